@@ -1,0 +1,254 @@
+import type { Sink } from '../connectors/sink.js';
+import { invalidArgument } from '../errors.js';
+import type { Edge, GraphNode, LogicalGraph, Partitioning } from '../plan/logical-graph.js';
+import type { Key } from '../runtime/key-groups.js';
+import type { Operator } from '../runtime/operator.js';
+import { FilterOperator } from '../runtime/operators/filter.js';
+import { FlatMapOperator } from '../runtime/operators/flat-map.js';
+import { KeyedProcessOperator } from '../runtime/operators/keyed-process.js';
+import { MapOperator } from '../runtime/operators/map.js';
+import { ProcessOperator } from '../runtime/operators/process.js';
+import { RollingReduceOperator } from '../runtime/operators/rolling-reduce.js';
+import { SinkOperator } from '../runtime/operators/sink.js';
+import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks.js';
+import type {
+  Collector,
+  KeyedProcessFunction,
+  ProcessFunction,
+  ReduceFunction,
+} from './functions.js';
+import type { OutputTag } from './output-tag.js';
+import { Triggers } from './triggers.js';
+import type { WatermarkStrategy } from './watermark-strategy.js';
+import { WindowedStream } from './windowed-stream.js';
+import type { WindowAssigner } from './windows.js';
+import { Windows } from './windows.js';
+
+/** @internal What a stream is made of: the outputs (node, side tag) it reads. */
+export interface StreamRef {
+  readonly node: number;
+  readonly tag: string | undefined;
+}
+
+/** @internal The environment as seen by streams. */
+export interface StreamBuilder {
+  readonly graph: LogicalGraph;
+  /** Registers a sink that collects into memory and returns the array it fills. */
+  collectInto<T>(stream: DataStream<T>): T[];
+  executeForCollect(name: string): Promise<void>;
+}
+
+/**
+ * A stream of records of type T. Transformations return new streams and add
+ * operators to the job; nothing runs until the environment executes.
+ */
+export class DataStream<T> {
+  /** @internal */
+  constructor(
+    protected readonly builder: StreamBuilder,
+    /** @internal */
+    readonly refs: readonly StreamRef[],
+  ) {}
+
+  /** @internal Adds an operator reading this stream. */
+  protected addOperator<OUT>(
+    name: string,
+    create: () => Operator<T, OUT>,
+    partitioning: Partitioning = { kind: 'forward' },
+    flags: { stateful?: boolean; keyed?: boolean; isSink?: boolean } = {},
+  ): DataStream<OUT> {
+    const inputs: Edge[] = this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning }));
+    const node = this.builder.graph.addOperator(
+      name,
+      inputs,
+      create as () => Operator<unknown, unknown>,
+      flags,
+    );
+    return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
+  }
+
+  /** The single node that produced this stream, for naming and configuring it. */
+  private producer(what: string): GraphNode {
+    if (this.refs.length !== 1 || this.refs[0]!.tag !== undefined) {
+      throw invalidArgument(
+        `${what} applies to an operator's output, not to a union or side output`,
+      );
+    }
+    return this.builder.graph.node(this.refs[0]!.node);
+  }
+
+  /** Sets the stable id of the operator that produced this stream (its state is keyed by it). */
+  uid(id: string): this {
+    if (id.length === 0) throw invalidArgument('uid must not be empty');
+    this.producer('uid()').uid = id;
+    return this;
+  }
+
+  /** Sets the display name of the operator that produced this stream. */
+  name(name: string): this {
+    this.producer('name()').name = name;
+    return this;
+  }
+
+  /** Sets how many subtasks run the operator that produced this stream. */
+  setParallelism(parallelism: number): this {
+    if (!Number.isInteger(parallelism) || parallelism < 1) {
+      throw invalidArgument(`parallelism must be a positive whole number, got ${parallelism}`);
+    }
+    this.producer('setParallelism()').parallelism = parallelism;
+    return this;
+  }
+
+  map<R>(fn: (value: T) => R): DataStream<R> {
+    return this.addOperator('map', () => new MapOperator(fn));
+  }
+
+  filter(predicate: (value: T) => boolean): DataStream<T> {
+    return this.addOperator('filter', () => new FilterOperator(predicate));
+  }
+
+  flatMap<R>(fn: (value: T, out: Collector<R>) => void): DataStream<R> {
+    return this.addOperator('flatMap', () => new FlatMapOperator(fn));
+  }
+
+  process<R>(fn: ProcessFunction<T, R>): DataStream<R> {
+    return this.addOperator('process', () => new ProcessOperator(fn));
+  }
+
+  /** Assigns event time to records and generates watermarks, per subtask. */
+  assignTimestampsAndWatermarks(strategy: WatermarkStrategy<T>): DataStream<T> {
+    const spec = strategy.toSpec();
+    return this.addOperator(
+      'timestamps/watermarks',
+      () => new TimestampsAndWatermarksOperator(spec),
+    );
+  }
+
+  /** Partitions by key: records with equal keys go to the same subtask and share state. */
+  keyBy<K extends Key>(selectKey: (value: T) => K, name = 'keyBy'): KeyedStream<T, K> {
+    return new KeyedStream<T, K>(this.builder, this.refs, selectKey, name);
+  }
+
+  /** Merges streams of the same type; event time is the minimum over the inputs. */
+  union(...others: DataStream<T>[]): DataStream<T> {
+    return new DataStream<T>(this.builder, [...this.refs, ...others.flatMap((o) => o.refs)]);
+  }
+
+  /** Spreads records evenly over the next operator's subtasks. */
+  rebalance(): DataStream<T> {
+    return this.addOperator('rebalance', () => new MapOperator<T, T>((v) => v), {
+      kind: 'rebalance',
+    });
+  }
+
+  /** Sends every record to every subtask of the next operator. */
+  broadcast(): DataStream<T> {
+    return this.addOperator('broadcast', () => new MapOperator<T, T>((v) => v), {
+      kind: 'broadcast',
+    });
+  }
+
+  /** The records the producing operator emitted to a side output. */
+  getSideOutput<S>(tag: OutputTag<S>): DataStream<S> {
+    const node = this.producer('getSideOutput()');
+    return new DataStream<S>(this.builder, [{ node: node.id, tag: tag.id }]);
+  }
+
+  /** Writes the stream to a sink. Returns the sink's stream handle for naming and parallelism. */
+  sinkTo(sink: Sink<T>): DataStream<never> {
+    return this.addOperator<never>(
+      `sink: ${sink.name}`,
+      () => new SinkOperator(sink),
+      { kind: 'forward' },
+      {
+        isSink: true,
+      },
+    );
+  }
+
+  /**
+   * Runs the job (bounded input only) and returns this stream's records. With
+   * parallelism above 1, records of different subtasks may interleave.
+   */
+  async executeAndCollect(jobName = 'collect'): Promise<T[]> {
+    const out = this.builder.collectInto(this);
+    await this.builder.executeForCollect(jobName);
+    return out;
+  }
+}
+
+/** A stream partitioned by key: the input of keyed state, timers and windows. */
+export class KeyedStream<T, K extends Key> {
+  /** @internal */
+  constructor(
+    private readonly builder: StreamBuilder,
+    private readonly refs: readonly StreamRef[],
+    private readonly selectKey: (value: T) => K,
+    private readonly keyName: string,
+  ) {}
+
+  /** @internal */
+  addKeyedOperator<OUT>(
+    name: string,
+    create: () => Operator<T, OUT>,
+    stateful = true,
+  ): DataStream<OUT> {
+    const partitioning: Partitioning = {
+      kind: 'keyed',
+      selectKey: this.selectKey as (value: never) => Key,
+      name: this.keyName,
+    };
+    const inputs: Edge[] = this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning }));
+    const node = this.builder.graph.addOperator(
+      name,
+      inputs,
+      create as () => Operator<unknown, unknown>,
+      { keyed: true, stateful },
+    );
+    return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
+  }
+
+  /** A running reduction per key: emits the updated value for every record. */
+  reduce(fn: ReduceFunction<T>): DataStream<T> {
+    return this.addKeyedOperator('reduce', () => new RollingReduceOperator(fn));
+  }
+
+  /** A keyed process function with keyed state and timers. */
+  process<R>(fn: KeyedProcessFunction<K, T, R>): DataStream<R> {
+    if (typeof fn?.processElement !== 'function') {
+      throw invalidArgument(
+        'process() needs an object with a processElement(value, ctx, out) method',
+      );
+    }
+    return this.addKeyedOperator('keyed process', () => new KeyedProcessOperator(fn));
+  }
+
+  /** Groups each key's records into windows. */
+  window(assigner: WindowAssigner<T>): WindowedStream<T, K> {
+    if (assigner === undefined || typeof assigner !== 'object' || !('kind' in assigner)) {
+      throw invalidArgument(
+        'window() needs a window assigner, e.g. Windows.tumbling(Time.seconds(10))',
+      );
+    }
+    return new WindowedStream<T, K>(this, assigner);
+  }
+
+  /**
+   * Count windows: every `size` records of a key form a window; with `slide`,
+   * a window of the last `size` records is emitted every `slide` records.
+   */
+  countWindow(size: number, slide?: number): WindowedStream<T, K> {
+    if (!Number.isInteger(size) || size <= 0) {
+      throw invalidArgument(`count window size must be a positive whole number, got ${size}`);
+    }
+    if (slide === undefined) {
+      return new WindowedStream<T, K>(this, Windows.global()).trigger(
+        Triggers.purging(Triggers.count<T>(size)),
+      );
+    }
+    if (!Number.isInteger(slide) || slide <= 0) {
+      throw invalidArgument(`count window slide must be a positive whole number, got ${slide}`);
+    }
+    return new WindowedStream<T, K>(this, Windows.global(), size).trigger(Triggers.count<T>(slide));
+  }
+}

@@ -1,0 +1,207 @@
+import { ArraySource } from '../connectors/collection/array-source.js';
+import { CollectSink } from '../connectors/collection/collect-sink.js';
+import {
+  GeneratorSource,
+  type GeneratorSourceOptions,
+} from '../connectors/generator/generator-source.js';
+import type { Source } from '../connectors/source.js';
+import { invalidArgument, WeirError } from '../errors.js';
+import { MetricRegistry, type MetricSample } from '../metrics/registry.js';
+import { LogicalGraph } from '../plan/logical-graph.js';
+import { buildPhysicalPlan, type PhysicalPlan } from '../plan/physical-plan.js';
+import { buildTasks } from '../runtime/build-tasks.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
+import { LocalExecutor } from '../runtime/executor.js';
+import { DEFAULT_MAX_PARALLELISM } from '../runtime/key-groups.js';
+import { ProcessingTimeScheduler } from '../runtime/timers.js';
+import { DataStream, type StreamBuilder } from './data-stream.js';
+import type { WatermarkStrategy } from './watermark-strategy.js';
+
+export interface EnvironmentOptions {
+  /** Default number of subtasks per operator. Default 1. */
+  readonly parallelism?: number;
+  /** Number of key groups: the upper bound for rescaling keyed state. Default 128. */
+  readonly maxParallelism?: number;
+  /** Records per batch read by bounded sources. Default 1024. */
+  readonly batchSize?: number;
+  /** Batches buffered per channel between tasks before the producer waits. Default 8. */
+  readonly channelCapacity?: number;
+  /** Run single-input forward operators in their producer's task. Default true. */
+  readonly chaining?: boolean;
+  /** Processing-time source; tests may inject their own. */
+  readonly clock?: Clock;
+}
+
+/** The outcome of a job run. */
+export interface JobResult {
+  readonly jobName: string;
+  readonly status: 'finished' | 'cancelled';
+  readonly durationMs: number;
+  readonly metrics: readonly MetricSample[];
+  /** Sum of a metric over all operators and subtasks. */
+  metric(name: string, labels?: Readonly<Record<string, string>>): number;
+}
+
+/** A running job. */
+export interface JobClient {
+  readonly jobName: string;
+  /** Resolves when the job finishes or is cancelled; rejects if it fails. */
+  readonly result: Promise<JobResult>;
+  /** Live metrics of the running job. */
+  readonly metrics: MetricRegistry;
+  /** Stops the job (pending windows are not fired) and waits until it has stopped. */
+  cancel(): Promise<JobResult>;
+}
+
+/**
+ * Where a job is described and from where it runs. Create sources on it,
+ * transform the streams, add sinks, then call `execute`.
+ *
+ * ```ts
+ * const env = new StreamEnvironment({ parallelism: 2 });
+ * env.fromArray(clicks)
+ *   .assignTimestampsAndWatermarks(WatermarkStrategy.forBoundedOutOfOrderness<Click>(5_000)
+ *     .withTimestampAssigner((c) => c.time))
+ *   .keyBy((c) => c.user)
+ *   .window(Windows.tumbling(Time.minutes(1)))
+ *   .aggregate(count())
+ *   .sinkTo(new PrintSink());
+ * await env.execute('clicks per minute');
+ * ```
+ */
+export class StreamEnvironment implements StreamBuilder {
+  /** @internal */
+  readonly graph = new LogicalGraph();
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  private readonly batchSize: number;
+  private readonly channelCapacity: number;
+  private readonly chaining: boolean;
+  private readonly clock: Clock;
+  private running = false;
+
+  constructor(options: EnvironmentOptions = {}) {
+    this.parallelism = positiveInt('parallelism', options.parallelism ?? 1);
+    this.maxParallelism = positiveInt(
+      'maxParallelism',
+      options.maxParallelism ?? DEFAULT_MAX_PARALLELISM,
+    );
+    if (this.maxParallelism > 32768) throw invalidArgument('maxParallelism must be at most 32768');
+    if (this.parallelism > this.maxParallelism) {
+      throw invalidArgument(
+        `parallelism (${this.parallelism}) must not exceed maxParallelism (${this.maxParallelism})`,
+      );
+    }
+    this.batchSize = positiveInt('batchSize', options.batchSize ?? 1024);
+    this.channelCapacity = positiveInt('channelCapacity', options.channelCapacity ?? 8);
+    this.chaining = options.chaining ?? true;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** A stream from any source; with a strategy, timestamps and watermarks are assigned right after it. */
+  fromSource<T>(
+    source: Source<T>,
+    strategy?: WatermarkStrategy<T>,
+    name = source.name,
+  ): DataStream<T> {
+    const node = this.graph.addSource(name, source as Source<unknown>);
+    const stream = new DataStream<T>(this, [{ node: node.id, tag: undefined }]);
+    return strategy === undefined ? stream : stream.assignTimestampsAndWatermarks(strategy);
+  }
+
+  /** A bounded stream of the given values, in order (parallelism 1). */
+  fromArray<T>(values: Iterable<T>, name = 'array'): DataStream<T> {
+    return this.fromSource(new ArraySource(values, name));
+  }
+
+  /** A deterministic generated stream; see {@link GeneratorSourceOptions}. */
+  fromGenerator<T>(options: GeneratorSourceOptions<T>): DataStream<T> {
+    return this.fromSource(new GeneratorSource(options));
+  }
+
+  /** @internal */
+  collectInto<T>(stream: DataStream<T>): T[] {
+    const sink = new CollectSink<T>();
+    stream.sinkTo(sink);
+    return sink.values;
+  }
+
+  /** @internal */
+  async executeForCollect(name: string): Promise<void> {
+    const result = await this.execute(name);
+    if (result.status !== 'finished')
+      throw new WeirError('JOB_CANCELLED', `job '${name}' did not finish`);
+  }
+
+  /** The plan the job would run with: parallelism per operator and chaining. */
+  plan(): PhysicalPlan {
+    return buildPhysicalPlan(this.graph, {
+      parallelism: this.parallelism,
+      maxParallelism: this.maxParallelism,
+      chaining: this.chaining,
+    });
+  }
+
+  /** Runs the job until its bounded input is exhausted (or forever for unbounded input). */
+  async execute(jobName = 'weir job'): Promise<JobResult> {
+    return this.executeAsync(jobName).result;
+  }
+
+  /** Starts the job and returns a handle to watch or cancel it. */
+  executeAsync(jobName = 'weir job'): JobClient {
+    if (this.running)
+      throw new WeirError('INVALID_JOB', 'this environment is already running a job');
+    const plan = this.plan();
+    const metrics = new MetricRegistry();
+    const timers = new ProcessingTimeScheduler(this.clock);
+    const tasks = buildTasks(plan, {
+      jobName,
+      batchSize: this.batchSize,
+      channelCapacity: this.channelCapacity,
+      clock: this.clock,
+      timers,
+      metrics,
+    });
+    const executor = new LocalExecutor(tasks, timers);
+    const started = performance.now();
+    this.running = true;
+    const result = executor
+      .run()
+      .then((outcome) =>
+        jobResult(jobName, outcome === 'finished' ? 'finished' : 'cancelled', started, metrics),
+      )
+      .finally(() => {
+        this.running = false;
+      });
+    return {
+      jobName,
+      result,
+      metrics,
+      cancel: async () => {
+        executor.stop();
+        return result;
+      },
+    };
+  }
+}
+
+function jobResult(
+  jobName: string,
+  status: 'finished' | 'cancelled',
+  started: number,
+  registry: MetricRegistry,
+): JobResult {
+  return {
+    jobName,
+    status,
+    durationMs: performance.now() - started,
+    metrics: registry.snapshot(),
+    metric: (name, labels) => registry.total(name, labels),
+  };
+}
+
+function positiveInt(name: string, n: number): number {
+  if (!Number.isInteger(n) || n < 1)
+    throw invalidArgument(`${name} must be a positive whole number, got ${n}`);
+  return n;
+}

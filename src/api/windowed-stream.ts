@@ -1,0 +1,215 @@
+import { invalidArgument } from '../errors.js';
+import type { Key } from '../runtime/key-groups.js';
+import type { Operator } from '../runtime/operator.js';
+import { SliceWindowOperator } from '../runtime/windowing/slice-window-operator.js';
+import {
+  aggregateAggregation,
+  evictingAggregation,
+  listAggregation,
+  processFiring,
+  reduceAggregation,
+  resultFiring,
+  type WindowAggregation,
+  type WindowFiring,
+} from '../runtime/windowing/window-aggregation.js';
+import { WindowOperator } from '../runtime/windowing/window-operator.js';
+import type { DataStream, KeyedStream } from './data-stream.js';
+import type { AggregateFunction, ReduceFunction } from './functions.js';
+import type { OutputTag } from './output-tag.js';
+import { type Trigger, Triggers } from './triggers.js';
+import type { ProcessWindowFunction, WindowResult } from './window-result.js';
+import type { WindowAssigner } from './windows.js';
+
+interface WindowSettings<T> {
+  readonly trigger: Trigger<T> | undefined;
+  readonly allowedLateness: number;
+  readonly lateDataTag: OutputTag<T> | undefined;
+}
+
+/**
+ * A keyed stream grouped into windows. Configure with `trigger`,
+ * `allowedLateness` and `sideOutputLateData`, then finish with a window
+ * function: `reduce`, `aggregate` or `process`.
+ */
+export class WindowedStream<T, K extends Key> {
+  private readonly settings: WindowSettings<T>;
+
+  /** @internal */
+  constructor(
+    private readonly input: KeyedStream<T, K>,
+    private readonly assigner: WindowAssigner<T>,
+    /** Count windows with a slide keep only this many most recent records. */
+    private readonly keepLast?: number,
+    settings?: WindowSettings<T>,
+  ) {
+    this.settings = settings ?? { trigger: undefined, allowedLateness: 0, lateDataTag: undefined };
+  }
+
+  private with(change: Partial<WindowSettings<T>>): WindowedStream<T, K> {
+    return new WindowedStream(this.input, this.assigner, this.keepLast, {
+      ...this.settings,
+      ...change,
+    });
+  }
+
+  /** Replaces the assigner's default trigger (event time, processing time, or never for global windows). */
+  trigger(trigger: Trigger<T>): WindowedStream<T, K> {
+    if (trigger.onMerge === undefined && this.assigner.kind === 'session') {
+      throw invalidArgument('session windows need a trigger that supports merging (onMerge)');
+    }
+    return this.with({ trigger });
+  }
+
+  /**
+   * Keeps each event-time window for `ms` after it fired. A late record within
+   * that time updates the window and its result is emitted again, marked as an update.
+   */
+  allowedLateness(ms: number): WindowedStream<T, K> {
+    if (!Number.isFinite(ms) || ms < 0 || !Number.isInteger(ms)) {
+      throw invalidArgument(`allowed lateness must be a whole number of ms >= 0, got ${ms}`);
+    }
+    return this.with({ allowedLateness: ms });
+  }
+
+  /** Records too late for any window go to this side output (they are counted either way). */
+  sideOutputLateData(tag: OutputTag<T>): WindowedStream<T, K> {
+    return this.with({ lateDataTag: tag });
+  }
+
+  /** Combines each window's records pairwise; emits one result per key and window. */
+  reduce(fn: ReduceFunction<T>): DataStream<WindowResult<K, T>>;
+  reduce<OUT>(fn: ReduceFunction<T>, windowFn: ProcessWindowFunction<T, OUT, K>): DataStream<OUT>;
+  reduce<OUT>(
+    fn: ReduceFunction<T>,
+    windowFn?: ProcessWindowFunction<T, OUT, K>,
+  ): DataStream<WindowResult<K, T>> | DataStream<OUT> {
+    return this.build('window reduce', reduceAggregation(fn), windowFn);
+  }
+
+  /** Folds each window's records into an accumulator incrementally. */
+  aggregate<ACC, R>(fn: AggregateFunction<T, ACC, R>): DataStream<WindowResult<K, R>>;
+  aggregate<ACC, R, OUT>(
+    fn: AggregateFunction<T, ACC, R>,
+    windowFn: ProcessWindowFunction<R, OUT, K>,
+  ): DataStream<OUT>;
+  aggregate<ACC, R, OUT>(
+    fn: AggregateFunction<T, ACC, R>,
+    windowFn?: ProcessWindowFunction<R, OUT, K>,
+  ): DataStream<WindowResult<K, R>> | DataStream<OUT> {
+    if (typeof fn?.add !== 'function' || typeof fn.createAccumulator !== 'function') {
+      throw invalidArgument(
+        'aggregate() needs an object with createAccumulator, add and getResult',
+      );
+    }
+    if (this.assigner.kind === 'session' && fn.merge === undefined) {
+      throw invalidArgument(
+        'aggregate() on session windows needs AggregateFunction.merge: sessions merge as records bridge them',
+      );
+    }
+    return this.build('window aggregate', aggregateAggregation(fn), windowFn);
+  }
+
+  /** Calls `fn` with all records of a window when it fires. */
+  process<OUT>(fn: ProcessWindowFunction<T, OUT, K>): DataStream<OUT> {
+    if (typeof fn?.process !== 'function') {
+      throw invalidArgument(
+        'process() needs an object with a process(key, context, elements, out) method',
+      );
+    }
+    return this.buildWith<T[], T[], OUT>(
+      'window process',
+      listAggregation<T>(),
+      () => processFiring<K, T, OUT>(fn, false) as WindowFiring<Key, T[], OUT>,
+    );
+  }
+
+  private build<ACC, R, OUT>(
+    name: string,
+    aggregation: WindowAggregation<T, ACC, R>,
+    windowFn: ProcessWindowFunction<R, OUT, K> | undefined,
+  ): DataStream<WindowResult<K, R>> | DataStream<OUT> {
+    if (windowFn === undefined) {
+      return this.buildWith<ACC, R, WindowResult<K, R>>(
+        name,
+        aggregation,
+        () => resultFiring<K, R>() as unknown as WindowFiring<Key, R, WindowResult<K, R>>,
+      );
+    }
+    return this.buildWith<ACC, R, OUT>(
+      name,
+      aggregation,
+      () => processFiring<K, R, OUT>(windowFn, true) as WindowFiring<Key, R, OUT>,
+    );
+  }
+
+  private buildWith<ACC, R, OUT>(
+    name: string,
+    aggregation: WindowAggregation<T, ACC, R>,
+    firing: () => WindowFiring<Key, R, OUT>,
+  ): DataStream<OUT> {
+    const { assigner, settings, keepLast } = this;
+    const { allowedLateness, lateDataTag } = settings;
+    const label = `${name} (${describeAssigner(assigner)})`;
+    // Time windows with the default trigger share per-slice partial aggregates
+    // (sliding windows need `merge` to combine slices).
+    const sliceable =
+      settings.trigger === undefined &&
+      keepLast === undefined &&
+      assigner.timeDomain === 'event-time' &&
+      (assigner.kind === 'tumbling' ||
+        (assigner.kind === 'sliding' && aggregation.merge !== undefined));
+    if (sliceable && (assigner.kind === 'tumbling' || assigner.kind === 'sliding')) {
+      const slide = assigner.kind === 'sliding' ? assigner.slide : assigner.size;
+      return this.input.addKeyedOperator<OUT>(
+        label,
+        () =>
+          new SliceWindowOperator<T, ACC, R, OUT>({
+            size: assigner.size,
+            slide,
+            offset: assigner.offset,
+            allowedLateness,
+            lateDataTag,
+            aggregation,
+            firing: firing(),
+          }) as Operator<T, OUT>,
+      );
+    }
+    const trigger = settings.trigger ?? defaultTrigger(assigner);
+    const contents =
+      keepLast === undefined
+        ? (aggregation as WindowAggregation<T, unknown, R>)
+        : (evictingAggregation(aggregation, keepLast) as WindowAggregation<T, unknown, R>);
+    return this.input.addKeyedOperator<OUT>(
+      label,
+      () =>
+        new WindowOperator<T, unknown, R, OUT>({
+          assigner,
+          trigger,
+          allowedLateness,
+          lateDataTag,
+          aggregation: contents,
+          firing: firing(),
+        }) as Operator<T, OUT>,
+    );
+  }
+}
+
+function defaultTrigger<T>(assigner: WindowAssigner<T>): Trigger<T> {
+  if (assigner.kind === 'global') return Triggers.never<T>();
+  return assigner.timeDomain === 'event-time'
+    ? Triggers.eventTime<T>()
+    : Triggers.processingTime<T>();
+}
+
+function describeAssigner(a: WindowAssigner<unknown>): string {
+  switch (a.kind) {
+    case 'tumbling':
+      return `tumbling ${a.size}ms`;
+    case 'sliding':
+      return `sliding ${a.size}ms/${a.slide}ms`;
+    case 'session':
+      return typeof a.gap === 'number' ? `session ${a.gap}ms` : 'session (dynamic gap)';
+    case 'global':
+      return 'global';
+  }
+}

@@ -1,0 +1,45 @@
+import type { MetricGroup } from '../metrics/registry.js';
+import type { Clock } from '../runtime/clock.js';
+import type { RecordBatch } from '../runtime/record-batch.js';
+
+/** What a source reader learns about where it runs. */
+export interface SourceContext {
+  readonly subtaskIndex: number;
+  readonly parallelism: number;
+  /** Preferred number of records per batch. Bounded sources use exactly this, so results are deterministic. */
+  readonly batchSize: number;
+  readonly clock: Clock;
+  readonly metrics: MetricGroup;
+  readonly operatorId: string;
+}
+
+/** Result of {@link SourceReader.poll} when no batch is ready. */
+export type PollStatus = 'wait' | 'end';
+
+/**
+ * Reads one share (split) of a source. `poll` is synchronous and never blocks:
+ * I/O happens in the background (filling a buffer) and `available` tells the
+ * runtime when polling is worthwhile again.
+ */
+export interface SourceReader<T> {
+  open(): Promise<void> | void;
+  /** The next batch, or `'wait'` when none is ready yet, or `'end'` when a bounded source is exhausted. */
+  poll(): RecordBatch<T> | PollStatus;
+  /** Resolves when `poll` may return something new after it returned `'wait'`. */
+  available(): Promise<void>;
+  close(): Promise<void> | void;
+}
+
+/** A source of records: a description from which the runtime creates one reader per subtask. */
+export interface Source<T> {
+  /** Shown in plans, errors and metrics. */
+  readonly name: string;
+  /** Whether the source ends by itself. */
+  readonly bounded: boolean;
+  /** Whether the source can be split over several subtasks; if not, it runs with parallelism 1. */
+  readonly parallelizable: boolean;
+  createReader(context: SourceContext): SourceReader<T>;
+}
+
+/** A promise that never resolves, for readers that are never waited on. */
+export const NEVER: Promise<void> = new Promise<void>(() => {});

@@ -1,0 +1,67 @@
+/**
+ * Weir: stream processing for TypeScript. This module is the public API;
+ * anything not exported here is internal and may change.
+ */
+
+export { DataStream, KeyedStream } from './api/data-stream.js';
+export {
+  type EnvironmentOptions,
+  type JobClient,
+  type JobResult,
+  StreamEnvironment,
+} from './api/environment.js';
+export type {
+  AggregateFunction,
+  Collector,
+  KeyedProcessContext,
+  KeyedProcessFunction,
+  KeyedRuntimeContext,
+  KeyedTimerService,
+  OnTimerContext,
+  ProcessContext,
+  ProcessFunction,
+  ReduceFunction,
+  RuntimeContext,
+  TimerService,
+} from './api/functions.js';
+export { OutputTag } from './api/output-tag.js';
+export type { KeyedStateStore, ListState, MapState, ValueState } from './api/state.js';
+export { Time } from './api/time.js';
+export { type Trigger, type TriggerContext, type TriggerResult, Triggers } from './api/triggers.js';
+export {
+  type TimestampAssigner,
+  type WatermarkGenerator,
+  type WatermarkOutput,
+  WatermarkStrategy,
+} from './api/watermark-strategy.js';
+export type {
+  FiringTiming,
+  ProcessWindowFunction,
+  WindowContext,
+  WindowResult,
+} from './api/window-result.js';
+export { WindowedStream } from './api/windowed-stream.js';
+export {
+  type GapFunction,
+  GLOBAL_WINDOW,
+  maxTimestamp,
+  type TimeDomain,
+  type Window,
+  type WindowAssigner,
+  Windows,
+} from './api/windows.js';
+export { ArraySource } from './connectors/collection/array-source.js';
+export { CollectSink, DiscardingSink } from './connectors/collection/collect-sink.js';
+export {
+  GeneratorSource,
+  type GeneratorSourceOptions,
+} from './connectors/generator/generator-source.js';
+export type { Sink, SinkContext, SinkWriter } from './connectors/sink.js';
+export type { PollStatus, Source, SourceContext, SourceReader } from './connectors/source.js';
+export { PrintSink, type PrintSinkOptions } from './connectors/stdout/print-sink.js';
+export { describeRecord, type ErrorDomain, WeirError, type WeirErrorCode } from './errors.js';
+export type { Counter, MetricGroup, MetricSample } from './metrics/registry.js';
+export type { Clock } from './runtime/clock.js';
+export type { Key } from './runtime/key-groups.js';
+export type { RecordBatch } from './runtime/record-batch.js';
+export { DeterministicRandom } from './util/random.js';

@@ -1,0 +1,137 @@
+import type { Source } from '../connectors/source.js';
+import { WeirError } from '../errors.js';
+import type { Key } from '../runtime/key-groups.js';
+import type { Operator } from '../runtime/operator.js';
+
+/** How records move from a producer's subtasks to a consumer's subtasks. */
+export type Partitioning =
+  | { readonly kind: 'forward' }
+  | { readonly kind: 'rebalance' }
+  | { readonly kind: 'broadcast' }
+  | { readonly kind: 'keyed'; readonly selectKey: (value: never) => Key; readonly name: string };
+
+export interface Edge {
+  readonly from: number;
+  /** Side output tag id, or undefined for the main output. */
+  readonly tag: string | undefined;
+  readonly partitioning: Partitioning;
+}
+
+interface NodeBase {
+  readonly id: number;
+  name: string;
+  /** User-set stable id; state is keyed by it (see docs/semantics.md). */
+  uid: string | undefined;
+  /** Explicit parallelism, or undefined for the default rule. */
+  parallelism: number | undefined;
+  readonly inputs: readonly Edge[];
+}
+
+export interface SourceNode extends NodeBase {
+  readonly kind: 'source';
+  readonly source: Source<unknown>;
+}
+
+export interface OperatorNode extends NodeBase {
+  readonly kind: 'operator';
+  /** Creates the operator of one subtask. */
+  readonly createOperator: () => Operator<unknown, unknown>;
+  /** Holds state or timers: must have a stable id. */
+  readonly stateful: boolean;
+  /** Consumes keyed input (its inputs are keyed exchanges). */
+  readonly keyed: boolean;
+  /** Writes outside the job: has no main output. */
+  readonly isSink: boolean;
+}
+
+export type GraphNode = SourceNode | OperatorNode;
+
+/** The job as the user described it: operators and the streams between them. */
+export class LogicalGraph {
+  readonly nodes: GraphNode[] = [];
+
+  addSource(name: string, source: Source<unknown>): SourceNode {
+    const node: SourceNode = {
+      kind: 'source',
+      id: this.nodes.length,
+      name,
+      uid: undefined,
+      parallelism: undefined,
+      inputs: [],
+      source,
+    };
+    this.nodes.push(node);
+    return node;
+  }
+
+  addOperator(
+    name: string,
+    inputs: readonly Edge[],
+    createOperator: () => Operator<unknown, unknown>,
+    flags: { stateful?: boolean; keyed?: boolean; isSink?: boolean } = {},
+  ): OperatorNode {
+    const node: OperatorNode = {
+      kind: 'operator',
+      id: this.nodes.length,
+      name,
+      uid: undefined,
+      parallelism: undefined,
+      inputs,
+      createOperator,
+      stateful: flags.stateful ?? false,
+      keyed: flags.keyed ?? false,
+      isSink: flags.isSink ?? false,
+    };
+    this.nodes.push(node);
+    return node;
+  }
+
+  node(id: number): GraphNode {
+    const n = this.nodes[id];
+    if (n === undefined) throw new WeirError('INTERNAL', `no node ${id}`, { domain: 'internal' });
+    return n;
+  }
+
+  /** The stable id of a node: its uid, or one derived from its position and name. */
+  operatorId(node: GraphNode): string {
+    if (node.uid !== undefined) return node.uid;
+    const slug = node.name
+      .replace(/[^A-Za-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .toLowerCase();
+    return `${slug || node.kind}-${node.id}`;
+  }
+
+  /** Fails if two operators claim the same uid: state could not be told apart. */
+  validate(): void {
+    const seen = new Map<string, GraphNode>();
+    for (const node of this.nodes) {
+      const id = this.operatorId(node);
+      const other = seen.get(id);
+      if (other !== undefined) {
+        throw new WeirError(
+          'INVALID_JOB',
+          `operator id '${id}' is used by both '${other.name}' and '${node.name}'; every operator id must be unique in a job`,
+        );
+      }
+      seen.set(id, node);
+    }
+    for (const node of this.nodes) {
+      if (node.kind === 'operator' && node.inputs.length === 0) {
+        throw new WeirError('INVALID_JOB', `operator '${node.name}' has no input`);
+      }
+    }
+  }
+
+  /** Edges that leave `node`, with their consumers. */
+  consumersOf(nodeId: number): { consumer: OperatorNode; edge: Edge; index: number }[] {
+    const out: { consumer: OperatorNode; edge: Edge; index: number }[] = [];
+    for (const n of this.nodes) {
+      if (n.kind !== 'operator') continue;
+      n.inputs.forEach((edge, index) => {
+        if (edge.from === nodeId) out.push({ consumer: n, edge, index });
+      });
+    }
+    return out;
+  }
+}

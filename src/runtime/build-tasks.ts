@@ -1,0 +1,229 @@
+import type { SourceContext } from '../connectors/source.js';
+import type { MetricRegistry } from '../metrics/registry.js';
+import type { PhysicalEdge, PhysicalPlan } from '../plan/physical-plan.js';
+import { Channel } from './channel.js';
+import type { Clock } from './clock.js';
+import {
+  BroadcastWriter,
+  type ExchangeWriter,
+  ForwardWriter,
+  KeyedWriter,
+  RebalanceWriter,
+} from './exchange.js';
+import type { Key } from './key-groups.js';
+import {
+  ChainedOutput,
+  DISCARDING_OUTPUT,
+  FanOutOutput,
+  type Operator,
+  type OperatorContext,
+  OperatorOutput,
+  type Output,
+} from './operator.js';
+import { type Blocking, InputTask, SourceTask, type Task } from './task.js';
+import type { ProcessingTimeScheduler } from './timers.js';
+
+export interface TaskBuildOptions {
+  readonly jobName: string;
+  readonly batchSize: number;
+  readonly channelCapacity: number;
+  readonly clock: Clock;
+  readonly timers: ProcessingTimeScheduler;
+  readonly metrics: MetricRegistry;
+}
+
+function isBlocking(op: unknown): op is Blocking {
+  return typeof (op as Partial<Blocking>).blocked === 'function';
+}
+
+/**
+ * Instantiates a physical plan: one operator object per (operator, subtask),
+ * channels for every non-chained edge, and one task per (chain, subtask).
+ * Returned in topological order (producers first).
+ */
+export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[] {
+  const { graph } = plan;
+  const par = (id: number) => plan.parallelism.get(id)!;
+
+  // channels[e][producerSubtask][consumerSubtask] for non-chained edges.
+  const channels = new Map<PhysicalEdge, Channel<unknown>[][]>();
+  for (const edge of plan.edges) {
+    if (edge.chained) continue;
+    const matrix: Channel<unknown>[][] = [];
+    for (let a = 0; a < par(edge.from); a++) {
+      const row: Channel<unknown>[] = [];
+      for (let b = 0; b < par(edge.to); b++) row.push(new Channel(options.channelCapacity));
+      matrix.push(row);
+    }
+    channels.set(edge, matrix);
+  }
+
+  const instances = new Map<string, Operator<unknown, unknown>>();
+  const instance = (nodeId: number, subtask: number): Operator<unknown, unknown> => {
+    const k = `${nodeId}/${subtask}`;
+    let op = instances.get(k);
+    if (op === undefined) {
+      const node = graph.node(nodeId);
+      if (node.kind !== 'operator') throw new Error(`node ${nodeId} is not an operator`);
+      op = node.createOperator();
+      instances.set(k, op);
+    }
+    return op;
+  };
+
+  const writersByHead = new Map<string, ExchangeWriter<unknown>[]>();
+  const outputFor = (nodeId: number, subtask: number): Output<unknown> => {
+    const head = plan.chainHead.get(nodeId)!;
+    const writers = writersByHead.get(`${head}/${subtask}`) ?? [];
+    writersByHead.set(`${head}/${subtask}`, writers);
+    const targetFor = (edge: PhysicalEdge): Output<unknown> => {
+      if (edge.chained) return new ChainedOutput(instance(edge.to, subtask));
+      const matrix = channels.get(edge)!;
+      const row = matrix[subtask]!;
+      const p = edge.partitioning;
+      let writer: ExchangeWriter<unknown>;
+      switch (p.kind) {
+        case 'forward':
+          writer = new ForwardWriter([row[subtask]!]);
+          break;
+        case 'rebalance':
+          writer = new RebalanceWriter(row, subtask);
+          break;
+        case 'broadcast':
+          writer = new BroadcastWriter(row);
+          break;
+        case 'keyed':
+          writer = new KeyedWriter(
+            row,
+            p.selectKey as (value: unknown) => Key,
+            plan.maxParallelism,
+            p.name,
+          );
+          break;
+      }
+      writers.push(writer);
+      return writer;
+    };
+    const combine = (targets: Output<unknown>[]): Output<unknown> =>
+      targets.length === 0
+        ? DISCARDING_OUTPUT
+        : targets.length === 1
+          ? targets[0]!
+          : new FanOutOutput(targets);
+    const outgoing = plan.edges.filter((e) => e.from === nodeId);
+    const main = combine(outgoing.filter((e) => e.tag === undefined).map(targetFor));
+    const sides = new Map<string, Output<unknown>>();
+    const tags = new Set(outgoing.filter((e) => e.tag !== undefined).map((e) => e.tag!));
+    for (const tag of tags) {
+      sides.set(tag, combine(outgoing.filter((e) => e.tag === tag).map(targetFor)));
+    }
+    const recordsOut = options.metrics
+      .group(labels(options.jobName, graph.operatorId(graph.node(nodeId)), subtask))
+      .counter('weir_operator_records_out_total', 'Records emitted by the operator');
+    return new CountingOutput(new OperatorOutput(main, sides), recordsOut);
+  };
+
+  const contextFor = (nodeId: number, subtask: number): OperatorContext => {
+    const node = graph.node(nodeId);
+    const operatorId = graph.operatorId(node);
+    return {
+      operatorId,
+      operatorName: node.name,
+      subtaskIndex: subtask,
+      parallelism: par(nodeId),
+      maxParallelism: plan.maxParallelism,
+      processingTime: options.timers,
+      metrics: options.metrics.group(labels(options.jobName, operatorId, subtask)),
+    };
+  };
+
+  // Set up every operator (consumers before producers is not needed: outputs are lazy objects).
+  const outputs = new Map<string, Output<unknown>>();
+  for (const node of graph.nodes) {
+    for (let s = 0; s < par(node.id); s++) {
+      const out = outputFor(node.id, s);
+      outputs.set(`${node.id}/${s}`, out);
+      if (node.kind === 'operator') instance(node.id, s).setup(contextFor(node.id, s), out);
+    }
+  }
+
+  const tasks: Task[] = [];
+  for (const node of graph.nodes) {
+    if (plan.chainHead.get(node.id) !== node.id) continue;
+    const members = graph.nodes.filter((n) => plan.chainHead.get(n.id) === node.id);
+    for (let s = 0; s < par(node.id); s++) {
+      const ops = members.filter((m) => m.kind === 'operator').map((m) => instance(m.id, s));
+      const writers = writersByHead.get(`${node.id}/${s}`) ?? [];
+      const blockers = ops.filter((o): o is Operator<unknown, unknown> & Blocking => isBlocking(o));
+      const name = `${node.name} (${s + 1}/${par(node.id)})`;
+      if (node.kind === 'source') {
+        const ctx = contextFor(node.id, s);
+        const sourceContext: SourceContext = {
+          subtaskIndex: s,
+          parallelism: par(node.id),
+          batchSize: options.batchSize,
+          clock: options.clock,
+          metrics: ctx.metrics,
+          operatorId: ctx.operatorId,
+        };
+        const reader = node.source.createReader(sourceContext);
+        const recordsOut = ctx.metrics.counter(
+          'weir_source_records_total',
+          'Records read by the source',
+        );
+        tasks.push(
+          new SourceTask(
+            name,
+            reader,
+            outputs.get(`${node.id}/${s}`)!,
+            recordsOut,
+            ops,
+            writers,
+            blockers,
+          ),
+        );
+      } else {
+        const gate: Channel<unknown>[] = [];
+        for (const edge of plan.edges) {
+          if (edge.to !== node.id) continue;
+          const matrix = channels.get(edge)!;
+          if (edge.partitioning.kind === 'forward') gate.push(matrix[s]![s]!);
+          else for (const row of matrix) gate.push(row[s]!);
+        }
+        tasks.push(new InputTask(name, gate, instance(node.id, s), ops, writers, blockers));
+      }
+    }
+  }
+  return tasks;
+}
+
+function labels(job: string, operator: string, subtask: number) {
+  return { job, operator, subtask: String(subtask) };
+}
+
+/** Counts records per batch on their way out of an operator. */
+class CountingOutput<T> implements Output<T> {
+  constructor(
+    private readonly inner: Output<T>,
+    private readonly counter: { inc(n: number): void },
+  ) {}
+  emit(batch: import('./record-batch.js').RecordBatch<T>): void {
+    this.counter.inc(batch.values.length);
+    this.inner.emit(batch);
+  }
+  emitWatermark(time: number): void {
+    this.inner.emitWatermark(time);
+  }
+  emitIdle(): void {
+    this.inner.emitIdle();
+  }
+  emitSide<S>(
+    tag: import('../api/output-tag.js').OutputTag<S>,
+    batch: import('./record-batch.js').RecordBatch<S>,
+  ): void {
+    this.inner.emitSide(tag, batch);
+  }
+  end(): void {
+    this.inner.end();
+  }
+}

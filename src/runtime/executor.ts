@@ -1,0 +1,111 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { WeirError } from '../errors.js';
+import type { Task } from './task.js';
+import type { ProcessingTimeScheduler } from './timers.js';
+
+/** How long the executor runs tasks before letting I/O callbacks and timers run. */
+const SLICE_MS = 8;
+/** Upper bound on a wait with nothing to wait for (guards against a missed wake-up). */
+const MAX_IDLE_WAIT_MS = 50;
+
+/**
+ * Runs the tasks of a job cooperatively on the current thread. Each round
+ * gives every task a step, downstream first so queues drain before producers
+ * refill them; processing-time timers fire between steps. When nothing can
+ * progress, it sleeps until a source has data, a sink has flushed, or a timer
+ * is due.
+ */
+export class LocalExecutor {
+  private stopRequested = false;
+
+  constructor(
+    /** In topological order: producers before consumers. */
+    private readonly tasks: readonly Task[],
+    private readonly timers: ProcessingTimeScheduler,
+  ) {}
+
+  /** Asks the loop to stop at the next step boundary. */
+  stop(): void {
+    this.stopRequested = true;
+  }
+
+  async run(): Promise<'finished' | 'stopped'> {
+    let outcome: 'finished' | 'stopped';
+    try {
+      for (const task of this.tasks) await task.open();
+      outcome = await this.loop();
+    } catch (failure) {
+      await this.closeAll();
+      throw failure;
+    }
+    const closeErrors = await this.closeAll();
+    if (closeErrors.length > 0) throw closeErrors[0];
+    return outcome;
+  }
+
+  /** Closes every task, collecting (not throwing) errors so all get the chance to clean up. */
+  private async closeAll(): Promise<unknown[]> {
+    const errors: unknown[] = [];
+    for (const task of this.tasks) {
+      try {
+        await task.close();
+      } catch (e) {
+        errors.push(e);
+      }
+    }
+    return errors;
+  }
+
+  private async loop(): Promise<'finished' | 'stopped'> {
+    const tasks = [...this.tasks].reverse();
+    let sliceStart = performance.now();
+    for (;;) {
+      if (this.stopRequested) return 'stopped';
+      let progressed = false;
+      let unfinished = 0;
+      for (const task of tasks) {
+        if (task.finished) continue;
+        if (task.step()) progressed = true;
+        if (!task.finished) unfinished++;
+      }
+      if (this.timers.fireDue()) progressed = true;
+      if (unfinished === 0) return 'finished';
+      if (progressed) {
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStart = performance.now();
+        }
+        continue;
+      }
+      await this.waitForWork(tasks);
+      sliceStart = performance.now();
+    }
+  }
+
+  private async waitForWork(tasks: readonly Task[]): Promise<void> {
+    const waits: Promise<unknown>[] = [];
+    for (const task of tasks) {
+      if (task.finished) continue;
+      const w = task.waitFor();
+      if (w !== undefined) waits.push(w);
+    }
+    const next = this.timers.nextTime();
+    let delay = MAX_IDLE_WAIT_MS;
+    if (next !== undefined) delay = Math.max(0, Math.min(delay, next - this.timers.clock.now()));
+    let handle: NodeJS.Timeout | undefined;
+    waits.push(
+      new Promise<void>((resolve) => {
+        handle = setTimeout(resolve, delay);
+      }),
+    );
+    try {
+      await Promise.race(waits);
+    } finally {
+      clearTimeout(handle);
+    }
+  }
+}
+
+export function jobCancelled(): WeirError {
+  return new WeirError('JOB_CANCELLED', 'the job was cancelled');
+}

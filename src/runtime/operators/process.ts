@@ -1,0 +1,67 @@
+import type { ProcessContext, ProcessFunction, TimerService } from '../../api/functions.js';
+import type { OutputTag } from '../../api/output-tag.js';
+import { userFunctionFailed } from '../../errors.js';
+import { MIN_WATERMARK } from '../messages.js';
+import { Operator } from '../operator.js';
+import type { RecordBatch } from '../record-batch.js';
+import { Emitter } from './emitter.js';
+
+interface MutableProcessContext extends ProcessContext {
+  timestamp: number;
+}
+
+/** Runs a non-keyed process function over every record. */
+export class ProcessOperator<IN, OUT> extends Operator<IN, OUT> {
+  private watermark = MIN_WATERMARK;
+  private emitter!: Emitter<OUT>;
+  private readonly fn: ProcessFunction<IN, OUT>;
+  private readonly ctx: MutableProcessContext;
+
+  constructor(fn: ProcessFunction<IN, OUT>) {
+    super();
+    // One instance per subtask: fields the function sets in `open` stay per subtask.
+    this.fn = Object.create(fn) as ProcessFunction<IN, OUT>;
+    const timerService: TimerService = {
+      currentWatermark: () => this.watermark,
+      currentProcessingTime: () => this.context.processingTime.clock.now(),
+    };
+    this.ctx = {
+      timestamp: 0,
+      timerService,
+      output: <S>(tag: OutputTag<S>, value: S) => this.emitter.side(tag, value),
+    };
+  }
+
+  override open(): void {
+    this.emitter = new Emitter(this.output);
+    this.fn.open?.({
+      operatorId: this.context.operatorId,
+      subtaskIndex: this.context.subtaskIndex,
+      parallelism: this.context.parallelism,
+    });
+  }
+
+  processBatch(batch: RecordBatch<IN>): void {
+    const { values, timestamps } = batch;
+    const { emitter, ctx } = this;
+    let i = 0;
+    try {
+      for (; i < values.length; i++) {
+        ctx.timestamp = emitter.timestamp = timestamps[i]!;
+        this.fn.processElement(values[i] as IN, ctx, emitter);
+      }
+    } catch (cause) {
+      throw userFunctionFailed(this.context.operatorId, 'process function', values[i], cause);
+    }
+    emitter.flush();
+  }
+
+  override processWatermark(time: number): void {
+    this.watermark = time;
+    this.output.emitWatermark(time);
+  }
+
+  override close(): void {
+    this.fn.close?.();
+  }
+}

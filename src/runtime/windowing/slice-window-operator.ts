@@ -1,0 +1,283 @@
+import type { OutputTag } from '../../api/output-tag.js';
+import type { FiringTiming } from '../../api/window-result.js';
+import { windowStart } from '../../api/windows.js';
+import { describeRecord, userFunctionFailed, WeirError } from '../../errors.js';
+import type { Counter } from '../../metrics/registry.js';
+import type { Key } from '../key-groups.js';
+import { MIN_WATERMARK } from '../messages.js';
+import { Operator } from '../operator.js';
+import { Emitter } from '../operators/emitter.js';
+import { missingKeys } from '../operators/keyed-process.js';
+import { NO_TIMESTAMP, type RecordBatch } from '../record-batch.js';
+import type { FiringContext, WindowAggregation, WindowFiring } from './window-aggregation.js';
+
+export interface SliceWindowSpec<IN, ACC, R, OUT> {
+  readonly size: number;
+  /** Equal to `size` for tumbling windows. */
+  readonly slide: number;
+  readonly offset: number;
+  readonly allowedLateness: number;
+  readonly lateDataTag: OutputTag<IN> | undefined;
+  readonly aggregation: WindowAggregation<IN, ACC, R>;
+  readonly firing: WindowFiring<Key, R, OUT>;
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/**
+ * Tumbling and sliding event-time windows with the default trigger.
+ *
+ * Records are not copied into every window they belong to. Time is cut into
+ * slices of gcd(size, slide); each record updates one accumulator in its
+ * slice, and a window's result is the merge of its slices when it fires. A
+ * one-hour window sliding by one second thus costs per record what a tumbling
+ * window does.
+ *
+ *   slide = 2, size = 6, slices of 2:
+ *   time    0   2   4   6   8
+ *   slices  |s0 |s1 |s2 |s3 |
+ *   window  [0 ........ 6)          = s0+s1+s2
+ *               [2 ........ 8)      = s1+s2+s3
+ *
+ * A window fires when the watermark reaches its last timestamp (end - 1). A
+ * record whose windows have all passed end - 1 + allowedLateness is late: it
+ * goes to the late-data side output (if any) and is counted. A record within
+ * the allowed lateness updates its windows, and each already-fired window is
+ * emitted again as an update.
+ */
+export class SliceWindowOperator<IN, ACC, R, OUT>
+  extends Operator<IN, OUT>
+  implements FiringContext
+{
+  private readonly pane: number;
+  /** Slice end -> key -> accumulator. */
+  private readonly slices = new Map<number, Map<Key, ACC>>();
+  private watermark = MIN_WATERMARK;
+  /** Every window ending at or before this has fired. */
+  private firedUpTo = MIN_WATERMARK;
+  private emitter!: Emitter<OUT>;
+  private lateRecords!: Counter;
+  private cachedSliceEnd = Number.NaN;
+  private cachedSlice: Map<Key, ACC> | undefined;
+
+  constructor(private readonly spec: SliceWindowSpec<IN, ACC, R, OUT>) {
+    super();
+    this.pane = gcd(spec.size, spec.slide);
+  }
+
+  override open(): void {
+    this.emitter = new Emitter(this.output);
+    this.lateRecords = this.context.metrics.counter(
+      'weir_window_late_records_total',
+      'Records that arrived after their windows closed (sent to the late-data side output if set, else dropped)',
+    );
+    this.context.metrics.gauge('weir_state_entries', 'Keyed state entries held', () => {
+      let n = 0;
+      for (const s of this.slices.values()) n += s.size;
+      return n;
+    });
+  }
+
+  currentWatermark(): number {
+    return this.watermark;
+  }
+  currentProcessingTime(): number {
+    return this.context.processingTime.clock.now();
+  }
+  emitSide<S>(tag: OutputTag<S>, value: S): void {
+    this.emitter.side(tag, value);
+  }
+
+  processBatch(batch: RecordBatch<IN>): void {
+    const { values, timestamps, keys } = batch;
+    if (keys === undefined) throw missingKeys(this.context.operatorId);
+    const { offset, aggregation } = this.spec;
+    const pane = this.pane;
+    const add = aggregation.add;
+    const wm = this.watermark;
+    let i = 0;
+    try {
+      for (; i < values.length; i++) {
+        const ts = timestamps[i]!;
+        const value = values[i] as IN;
+        const key = keys[i] as Key;
+        if (ts <= wm) {
+          // Possibly late: the slow path decides.
+          this.processLate(value, ts, key);
+          continue;
+        }
+        const r = (ts - offset) % pane;
+        const sliceEnd = ts - (r < 0 ? r + pane : r) + pane;
+        let slice = this.cachedSlice;
+        if (sliceEnd !== this.cachedSliceEnd) {
+          slice = this.sliceFor(sliceEnd);
+          this.cachedSliceEnd = sliceEnd;
+          this.cachedSlice = slice;
+        }
+        const acc = slice!.get(key);
+        slice!.set(key, add(value, acc === undefined ? aggregation.create() : acc));
+      }
+    } catch (cause) {
+      if (cause instanceof WeirError) throw cause;
+      throw userFunctionFailed(this.context.operatorId, 'window function', values[i], cause);
+    }
+    this.emitter.flush();
+  }
+
+  private sliceFor(sliceEnd: number): Map<Key, ACC> {
+    let slice = this.slices.get(sliceEnd);
+    if (slice === undefined) {
+      slice = new Map();
+      this.slices.set(sliceEnd, slice);
+    }
+    return slice;
+  }
+
+  private processLate(value: IN, ts: number, key: Key): void {
+    if (ts === NO_TIMESTAMP) {
+      throw new WeirError(
+        'INVALID_TIMESTAMP',
+        `event-time window '${this.context.operatorId}' received record ${describeRecord(value)} without a timestamp; call assignTimestampsAndWatermarks before windowing`,
+        { operatorId: this.context.operatorId, record: describeRecord(value) },
+      );
+    }
+    const { size, slide, offset, allowedLateness, aggregation } = this.spec;
+    const lastEnd = windowStart(ts, offset, slide) + size;
+    if (lastEnd - 1 + allowedLateness <= this.watermark) {
+      this.lateRecords.inc();
+      if (this.spec.lateDataTag !== undefined) this.emitter.side(this.spec.lateDataTag, value, ts);
+      return;
+    }
+    const r = (ts - offset) % this.pane;
+    const sliceEnd = ts - (r < 0 ? r + this.pane : r) + this.pane;
+    // Windows containing ts that already fired are emitted again with the update.
+    const refire: number[] = [];
+    for (let end = lastEnd; end > ts; end -= slide) {
+      if (end - 1 <= this.watermark && end - 1 + allowedLateness > this.watermark) refire.push(end);
+    }
+    const hadData = refire.map((end) => this.windowHasKey(end, key));
+    const slice = this.sliceFor(sliceEnd);
+    const acc = slice.get(key);
+    slice.set(key, aggregation.add(value, acc === undefined ? aggregation.create() : acc));
+    for (let j = refire.length - 1; j >= 0; j--) {
+      const end = refire[j]!;
+      this.emitWindow(end, key, this.windowAccumulator(end, key)!, 'late', hadData[j]!);
+    }
+  }
+
+  private windowHasKey(end: number, key: Key): boolean {
+    for (let s = end - this.spec.size + this.pane; s <= end; s += this.pane) {
+      if (this.slices.get(s)?.has(key)) return true;
+    }
+    return false;
+  }
+
+  /** Merge of a key's slices in the window ending at `end`; undefined if it has none. */
+  private windowAccumulator(end: number, key: Key): ACC | undefined {
+    const { aggregation, size } = this.spec;
+    if (size === this.pane) return this.slices.get(end)?.get(key);
+    let merged: ACC | undefined;
+    for (let s = end - size + this.pane; s <= end; s += this.pane) {
+      const acc = this.slices.get(s)?.get(key);
+      if (acc === undefined) continue;
+      merged = aggregation.merge!(merged === undefined ? aggregation.create() : merged, acc);
+    }
+    return merged;
+  }
+
+  private emitWindow(
+    end: number,
+    key: Key,
+    acc: ACC,
+    timing: FiringTiming,
+    isUpdate: boolean,
+  ): void {
+    const window = { start: end - this.spec.size, end };
+    this.emitter.timestamp = end - 1;
+    try {
+      this.spec.firing.emit(
+        key,
+        window,
+        this.spec.aggregation.result(acc),
+        timing,
+        isUpdate,
+        this,
+        this.emitter,
+      );
+    } catch (cause) {
+      throw userFunctionFailed(
+        this.context.operatorId,
+        `window function for window [${window.start}, ${window.end})`,
+        { key },
+        cause,
+      );
+    }
+  }
+
+  override processWatermark(time: number): void {
+    this.watermark = time;
+    this.fireUpTo(time);
+    this.cleanUp(time);
+    this.emitter.flush();
+    this.output.emitWatermark(time);
+  }
+
+  /** Fires, in order of end, every window with data whose last timestamp is at or before `time`. */
+  private fireUpTo(time: number): void {
+    if (this.slices.size === 0) {
+      this.firedUpTo = Math.max(this.firedUpTo, time);
+      return;
+    }
+    const { size, slide, offset } = this.spec;
+    const ends = new Set<number>();
+    for (const sliceEnd of this.slices.keys()) {
+      // Windows that contain slice (sliceEnd - pane, sliceEnd]: ends from sliceEnd to sliceEnd - pane + size.
+      const firstEnd = windowStart(sliceEnd - 1, offset, slide) + slide;
+      for (let end = firstEnd; end <= sliceEnd - this.pane + size; end += slide) {
+        if (end > this.firedUpTo && end - 1 <= time) ends.add(end);
+      }
+    }
+    const sorted = [...ends].sort((a, b) => a - b);
+    for (const end of sorted) {
+      if (size === this.pane) {
+        const slice = this.slices.get(end);
+        if (slice !== undefined)
+          for (const [key, acc] of slice) this.emitWindow(end, key, acc, 'on-time', false);
+        continue;
+      }
+      const merged = new Map<Key, ACC>();
+      const { aggregation } = this.spec;
+      for (let s = end - size + this.pane; s <= end; s += this.pane) {
+        const slice = this.slices.get(s);
+        if (slice === undefined) continue;
+        for (const [key, acc] of slice) {
+          const m = merged.get(key);
+          merged.set(key, aggregation.merge!(m === undefined ? aggregation.create() : m, acc));
+        }
+      }
+      for (const [key, acc] of merged) this.emitWindow(end, key, acc, 'on-time', false);
+    }
+    this.firedUpTo = Math.max(
+      this.firedUpTo,
+      time + 1 === Number.POSITIVE_INFINITY ? time : time + 1,
+    );
+  }
+
+  /** Drops slices whose every window is past its allowed lateness. */
+  private cleanUp(time: number): void {
+    const { size, slide, offset, allowedLateness } = this.spec;
+    for (const sliceEnd of this.slices.keys()) {
+      const lastEnd = windowStart(sliceEnd - this.pane + size, offset, slide);
+      if (lastEnd - 1 + allowedLateness <= time) {
+        this.slices.delete(sliceEnd);
+        if (sliceEnd === this.cachedSliceEnd) {
+          this.cachedSliceEnd = Number.NaN;
+          this.cachedSlice = undefined;
+        }
+      }
+    }
+  }
+}

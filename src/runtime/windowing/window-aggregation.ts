@@ -1,0 +1,142 @@
+import type { AggregateFunction, Collector, ReduceFunction } from '../../api/functions.js';
+import type { OutputTag } from '../../api/output-tag.js';
+import type {
+  FiringTiming,
+  ProcessWindowFunction,
+  WindowContext,
+  WindowResult,
+} from '../../api/window-result.js';
+import type { Window } from '../../api/windows.js';
+import type { Key } from '../key-groups.js';
+
+/**
+ * How a window's contents are kept: records fold into an accumulator. Every
+ * window function is expressed this way; a function that needs all records
+ * (`process`) uses a list as its accumulator.
+ */
+export interface WindowAggregation<IN, ACC, R> {
+  create(): ACC;
+  add(value: IN, accumulator: ACC): ACC;
+  /** Combines two accumulators without modifying `b` (slices are shared by windows). */
+  merge: ((a: ACC, b: ACC) => ACC) | undefined;
+  result(accumulator: ACC): R;
+}
+
+const EMPTY: unique symbol = Symbol('empty');
+type Reduced<T> = T | typeof EMPTY;
+
+export function reduceAggregation<T>(fn: ReduceFunction<T>): WindowAggregation<T, Reduced<T>, T> {
+  return {
+    create: () => EMPTY,
+    add: (value, acc) => (acc === EMPTY ? value : fn(acc, value)),
+    merge: (a, b) => (a === EMPTY ? b : b === EMPTY ? a : fn(a, b)),
+    result: (acc) => acc as T,
+  };
+}
+
+export function aggregateAggregation<IN, ACC, R>(
+  fn: AggregateFunction<IN, ACC, R>,
+): WindowAggregation<IN, ACC, R> {
+  const merge = fn.merge;
+  return {
+    create: () => fn.createAccumulator(),
+    add: (value, acc) => fn.add(value, acc),
+    merge: merge === undefined ? undefined : (a, b) => merge.call(fn, a, b),
+    result: (acc) => fn.getResult(acc),
+  };
+}
+
+export function listAggregation<T>(): WindowAggregation<T, T[], T[]> {
+  return {
+    create: () => [],
+    add: (value, acc) => {
+      acc.push(value);
+      return acc;
+    },
+    merge: (a, b) => {
+      for (const v of b) a.push(v);
+      return a;
+    },
+    result: (acc) => acc,
+  };
+}
+
+/**
+ * Keeps the records and evicts all but the last `keep` before each firing,
+ * then applies `inner` to what remains (count windows with a slide).
+ */
+export function evictingAggregation<IN, ACC, R>(
+  inner: WindowAggregation<IN, ACC, R>,
+  keep: number,
+): WindowAggregation<IN, IN[], R> {
+  return {
+    create: () => [],
+    add: (value, acc) => {
+      acc.push(value);
+      return acc;
+    },
+    merge: (a, b) => a.concat(b),
+    result: (list) => {
+      if (list.length > keep) list.splice(0, list.length - keep);
+      let acc = inner.create();
+      for (const v of list) acc = inner.add(v, acc);
+      return inner.result(acc);
+    },
+  };
+}
+
+/** Turns a fired window into output records. */
+export interface WindowFiring<K extends Key, R, OUT> {
+  emit(
+    key: K,
+    window: Window,
+    result: R,
+    timing: FiringTiming,
+    isUpdate: boolean,
+    context: FiringContext,
+    out: Collector<OUT>,
+  ): void;
+}
+
+/** Services a window function can use while a window fires. */
+export interface FiringContext {
+  currentWatermark(): number;
+  currentProcessingTime(): number;
+  emitSide<S>(tag: OutputTag<S>, value: S): void;
+}
+
+/** Emits `WindowResult` records. */
+export function resultFiring<K extends Key, R>(): WindowFiring<K, R, WindowResult<K, R>> {
+  return {
+    emit(key, window, value, timing, isUpdate, _ctx, out) {
+      out.collect({ key, window, value, timing, isUpdate });
+    },
+  };
+}
+
+/** Calls a user window function with the records (or a pre-aggregated result as a one-element list). */
+export function processFiring<K extends Key, IN, OUT>(
+  fn: ProcessWindowFunction<IN, OUT, K>,
+  wrapSingle: boolean,
+): WindowFiring<K, unknown, OUT> {
+  const instance = Object.create(fn) as ProcessWindowFunction<IN, OUT, K>;
+  return {
+    emit(key, window, result, timing, isUpdate, ctx, out) {
+      const context: WindowContext = {
+        window,
+        timing,
+        isUpdate,
+        currentWatermark: () => ctx.currentWatermark(),
+        currentProcessingTime: () => ctx.currentProcessingTime(),
+        output: (tag, value) => ctx.emitSide(tag, value),
+      };
+      const elements = wrapSingle ? [result as IN] : (result as readonly IN[]);
+      instance.process(key, context, elements, out);
+    },
+  };
+}
+
+/** Window identity inside one key, for maps and timers. */
+export function windowId(window: Window): string {
+  return `${window.start}:${window.end}`;
+}

@@ -1,0 +1,457 @@
+import type { OutputTag } from '../../api/output-tag.js';
+import type { ValueState } from '../../api/state.js';
+import type { Trigger, TriggerContext, TriggerResult } from '../../api/triggers.js';
+import type { FiringTiming } from '../../api/window-result.js';
+import {
+  GLOBAL_WINDOW,
+  maxTimestamp,
+  type TimeDomain,
+  type Window,
+  type WindowAssigner,
+  windowStart,
+} from '../../api/windows.js';
+import { describeRecord, userFunctionFailed, WeirError } from '../../errors.js';
+import type { Counter } from '../../metrics/registry.js';
+import type { Key } from '../key-groups.js';
+import { MIN_WATERMARK } from '../messages.js';
+import { Operator } from '../operator.js';
+import { Emitter } from '../operators/emitter.js';
+import { missingKeys } from '../operators/keyed-process.js';
+import { NO_TIMESTAMP, type RecordBatch } from '../record-batch.js';
+import { KeyedTimerQueue } from '../timers.js';
+import {
+  type FiringContext,
+  type WindowAggregation,
+  type WindowFiring,
+  windowId,
+} from './window-aggregation.js';
+
+export interface WindowOperatorSpec<IN, ACC, R, OUT> {
+  readonly assigner: WindowAssigner<IN>;
+  readonly trigger: Trigger<IN>;
+  readonly allowedLateness: number;
+  readonly lateDataTag: OutputTag<IN> | undefined;
+  readonly aggregation: WindowAggregation<IN, ACC, R>;
+  readonly firing: WindowFiring<Key, R, OUT>;
+}
+
+/** One window of one key. */
+interface WindowState<ACC> {
+  window: Window;
+  id: string;
+  /** Undefined when empty (never filled, or purged). */
+  acc: ACC | undefined;
+  /** A result was emitted and not purged since: the next one is an update. */
+  emitted: boolean;
+  /** The firing at the end of the window has happened; later ones are late. */
+  onTimeFired: boolean;
+  triggerState: Map<string, unknown> | undefined;
+}
+
+/**
+ * The general window operator: any assigner (including merging session
+ * windows), any trigger, event or processing time. Contents are kept per
+ * (key, window) and every window has its own trigger timers and a cleanup
+ * timer at its end plus the allowed lateness.
+ */
+export class WindowOperator<IN, ACC, R, OUT>
+  extends Operator<IN, OUT>
+  implements FiringContext, TriggerContext
+{
+  private readonly windowsByKey = new Map<Key, Map<string, WindowState<ACC>>>();
+  private readonly eventTimers = new KeyedTimerQueue<Key, string>();
+  private readonly processingTimers = new KeyedTimerQueue<Key, string>();
+  private readonly scheduledProcessingTimes = new Set<number>();
+  private readonly timeDomain: TimeDomain;
+  private watermark = MIN_WATERMARK;
+  private emitter!: Emitter<OUT>;
+  private lateRecords!: Counter;
+  private currentKey: Key = '';
+  private current: WindowState<ACC> | undefined;
+  private merging: readonly WindowState<ACC>[] = [];
+  private readonly triggerStates = new Map<string, ValueState<unknown>>();
+
+  constructor(private readonly spec: WindowOperatorSpec<IN, ACC, R, OUT>) {
+    super();
+    this.timeDomain = spec.assigner.timeDomain;
+  }
+
+  override open(): void {
+    this.emitter = new Emitter(this.output);
+    this.lateRecords = this.context.metrics.counter(
+      'weir_window_late_records_total',
+      'Records that arrived after their windows closed (sent to the late-data side output if set, else dropped)',
+    );
+    this.context.metrics.gauge('weir_state_entries', 'Keyed state entries held', () => {
+      let n = 0;
+      for (const w of this.windowsByKey.values()) n += w.size;
+      return n;
+    });
+    this.context.metrics.gauge(
+      'weir_timers_pending',
+      'Timers registered and not yet fired',
+      () => this.eventTimers.size + this.processingTimers.size,
+    );
+  }
+
+  // ---- FiringContext and TriggerContext -------------------------------------------------
+
+  currentWatermark(): number {
+    return this.watermark;
+  }
+  currentProcessingTime(): number {
+    return this.context.processingTime.clock.now();
+  }
+  emitSide<S>(tag: OutputTag<S>, value: S): void {
+    this.emitter.side(tag, value);
+  }
+  registerEventTimeTimer(time: number): void {
+    this.eventTimers.register(time, this.currentKey, this.current!.id);
+  }
+  deleteEventTimeTimer(time: number): void {
+    this.eventTimers.delete(time, this.currentKey, this.current!.id);
+  }
+  registerProcessingTimeTimer(time: number): void {
+    this.processingTimers.register(time, this.currentKey, this.current!.id);
+    if (this.scheduledProcessingTimes.has(time)) return;
+    this.scheduledProcessingTimes.add(time);
+    this.context.processingTime.schedule(time, (now) => {
+      this.scheduledProcessingTimes.delete(time);
+      this.onProcessingTime(now);
+    });
+  }
+  deleteProcessingTimeTimer(time: number): void {
+    this.processingTimers.delete(time, this.currentKey, this.current!.id);
+  }
+  getState<S>(name: string): ValueState<S> {
+    let state = this.triggerStates.get(name);
+    if (state === undefined) {
+      state = {
+        value: () => this.current!.triggerState?.get(name),
+        update: (v: unknown) => {
+          const c = this.current!;
+          if (c.triggerState === undefined) c.triggerState = new Map();
+          c.triggerState.set(name, v);
+        },
+        clear: () => {
+          this.current!.triggerState?.delete(name);
+        },
+      };
+      this.triggerStates.set(name, state);
+    }
+    return state as ValueState<S>;
+  }
+  mergedStates<S>(name: string): S[] {
+    const out: S[] = [];
+    for (const m of this.merging) {
+      const v = m.triggerState?.get(name);
+      if (v !== undefined) out.push(v as S);
+    }
+    return out;
+  }
+
+  // ---- records --------------------------------------------------------------------------
+
+  processBatch(batch: RecordBatch<IN>): void {
+    const { values, timestamps, keys } = batch;
+    if (keys === undefined) throw missingKeys(this.context.operatorId);
+    const eventTime = this.timeDomain === 'event-time';
+    const now = eventTime ? 0 : this.currentProcessingTime();
+    let i = 0;
+    try {
+      for (; i < values.length; i++) {
+        const value = values[i] as IN;
+        const ts = eventTime ? timestamps[i]! : now;
+        if (ts === NO_TIMESTAMP && this.spec.assigner.kind !== 'global') {
+          throw new WeirError(
+            'INVALID_TIMESTAMP',
+            `event-time window '${this.context.operatorId}' received record ${describeRecord(value)} without a timestamp; call assignTimestampsAndWatermarks before windowing`,
+            { operatorId: this.context.operatorId, record: describeRecord(value) },
+          );
+        }
+        this.currentKey = keys[i] as Key;
+        this.processRecord(value, ts, timestamps[i]!);
+      }
+    } catch (cause) {
+      if (cause instanceof WeirError) throw cause;
+      throw userFunctionFailed(
+        this.context.operatorId,
+        'window function or trigger',
+        values[i],
+        cause,
+      );
+    }
+    this.current = undefined;
+    this.emitter.flush();
+  }
+
+  private processRecord(value: IN, ts: number, recordTimestamp: number): void {
+    const assigner = this.spec.assigner;
+    let accepted = false;
+    if (assigner.kind === 'session') {
+      const gap = typeof assigner.gap === 'number' ? assigner.gap : assigner.gap(value);
+      if (!Number.isFinite(gap) || gap <= 0) {
+        throw new WeirError(
+          'INVALID_ARGUMENT',
+          `session gap function of '${this.context.operatorId}' returned ${gap} for record ${describeRecord(value)}; it must be a positive number of ms`,
+          { operatorId: this.context.operatorId, record: describeRecord(value) },
+        );
+      }
+      const state = this.mergeSession({ start: ts, end: ts + gap });
+      if (state !== undefined) {
+        this.addToWindow(state, value, ts);
+        accepted = true;
+      }
+    } else {
+      for (const window of this.assignWindows(ts)) {
+        if (this.isLate(window)) continue;
+        this.addToWindow(this.stateFor(window), value, ts);
+        accepted = true;
+      }
+    }
+    if (!accepted) {
+      this.lateRecords.inc();
+      if (this.spec.lateDataTag !== undefined)
+        this.emitter.side(this.spec.lateDataTag, value, recordTimestamp);
+    }
+  }
+
+  private assignWindows(ts: number): Window[] {
+    const a = this.spec.assigner;
+    switch (a.kind) {
+      case 'global':
+        return [GLOBAL_WINDOW];
+      case 'tumbling': {
+        const start = windowStart(ts, a.offset, a.size);
+        return [{ start, end: start + a.size }];
+      }
+      case 'sliding': {
+        const windows: Window[] = [];
+        for (
+          let start = windowStart(ts, a.offset, a.slide);
+          start > ts - a.size;
+          start -= a.slide
+        ) {
+          windows.push({ start, end: start + a.size });
+        }
+        return windows;
+      }
+      case 'session':
+        throw new Error('sessions are assigned by mergeSession');
+    }
+  }
+
+  private cleanupTime(window: Window): number {
+    const max = maxTimestamp(window);
+    return this.timeDomain === 'event-time' ? max + this.spec.allowedLateness : max;
+  }
+
+  private isLate(window: Window): boolean {
+    return this.timeDomain === 'event-time' && this.cleanupTime(window) <= this.watermark;
+  }
+
+  private keyWindows(): Map<string, WindowState<ACC>> {
+    let windows = this.windowsByKey.get(this.currentKey);
+    if (windows === undefined) {
+      windows = new Map();
+      this.windowsByKey.set(this.currentKey, windows);
+    }
+    return windows;
+  }
+
+  private stateFor(window: Window): WindowState<ACC> {
+    const windows = this.keyWindows();
+    const id = windowId(window);
+    let state = windows.get(id);
+    if (state === undefined) {
+      state = {
+        window,
+        id,
+        acc: undefined,
+        emitted: false,
+        onTimeFired: false,
+        triggerState: undefined,
+      };
+      windows.set(id, state);
+      this.current = state;
+      this.registerCleanup(state);
+    }
+    return state;
+  }
+
+  private registerCleanup(state: WindowState<ACC>): void {
+    const t = this.cleanupTime(state.window);
+    if (!Number.isFinite(t)) return;
+    this.current = state;
+    if (this.timeDomain === 'event-time') this.registerEventTimeTimer(t);
+    else this.registerProcessingTimeTimer(t);
+  }
+
+  /**
+   * Adds the session window of a new record to the key's sessions, merging
+   * every session it touches. Returns the (possibly merged) window to add the
+   * record to, or undefined if that window is already past its lateness.
+   */
+  private mergeSession(window: Window): WindowState<ACC> | undefined {
+    const windows = this.keyWindows();
+    const touching: WindowState<ACC>[] = [];
+    let start = window.start;
+    let end = window.end;
+    for (const s of windows.values()) {
+      if (s.window.start <= window.end && s.window.end >= window.start) {
+        touching.push(s);
+        if (s.window.start < start) start = s.window.start;
+        if (s.window.end > end) end = s.window.end;
+      }
+    }
+    const merged: Window = { start, end };
+    if (
+      touching.length === 1 &&
+      touching[0]!.window.start === start &&
+      touching[0]!.window.end === end
+    ) {
+      return touching[0];
+    }
+    if (this.isLate(merged)) return undefined;
+    if (touching.length === 0) return this.stateFor(window);
+    touching.sort((a, b) => a.window.start - b.window.start);
+    const merge = this.spec.aggregation.merge!;
+    let acc: ACC | undefined;
+    for (const s of touching) {
+      if (s.acc !== undefined) acc = acc === undefined ? s.acc : merge(acc, s.acc);
+    }
+    const target: WindowState<ACC> = {
+      window: merged,
+      id: windowId(merged),
+      acc,
+      emitted: touching.some((s) => s.emitted),
+      onTimeFired: touching.some((s) => s.onTimeFired),
+      triggerState: undefined,
+    };
+    for (const s of touching) {
+      this.current = s;
+      this.spec.trigger.clear(s.window, this);
+      const cleanup = this.cleanupTime(s.window);
+      if (this.timeDomain === 'event-time') this.deleteEventTimeTimer(cleanup);
+      else this.deleteProcessingTimeTimer(cleanup);
+      windows.delete(s.id);
+    }
+    windows.set(target.id, target);
+    this.current = target;
+    this.merging = touching;
+    this.spec.trigger.onMerge?.(merged, this);
+    this.merging = [];
+    this.registerCleanup(target);
+    return target;
+  }
+
+  private addToWindow(state: WindowState<ACC>, value: IN, ts: number): void {
+    const { aggregation, trigger } = this.spec;
+    state.acc = aggregation.add(value, state.acc === undefined ? aggregation.create() : state.acc);
+    this.current = state;
+    this.act(trigger.onElement(value, ts, state.window, this), state);
+  }
+
+  /** Carries out a trigger's decision for the current key and window. */
+  private act(result: TriggerResult, state: WindowState<ACC>): void {
+    if (result === 'continue') return;
+    if ((result === 'fire' || result === 'fire-and-purge') && state.acc !== undefined)
+      this.fire(state);
+    if (result === 'purge' || result === 'fire-and-purge') {
+      state.acc = undefined;
+      state.emitted = false;
+    }
+  }
+
+  private fire(state: WindowState<ACC>): void {
+    const max = maxTimestamp(state.window);
+    let timing: FiringTiming;
+    if (this.timeDomain === 'event-time') {
+      if (this.watermark < max) timing = 'early';
+      else if (!state.onTimeFired) {
+        timing = 'on-time';
+        state.onTimeFired = true;
+      } else timing = 'late';
+    } else timing = this.currentProcessingTime() < max ? 'early' : 'on-time';
+    const isUpdate = state.emitted;
+    state.emitted = true;
+    this.emitter.timestamp = max;
+    this.spec.firing.emit(
+      this.currentKey,
+      state.window,
+      this.spec.aggregation.result(state.acc as ACC),
+      timing,
+      isUpdate,
+      this,
+      this.emitter,
+    );
+  }
+
+  private clearWindow(state: WindowState<ACC>): void {
+    this.current = state;
+    this.spec.trigger.clear(state.window, this);
+    const windows = this.windowsByKey.get(this.currentKey);
+    windows?.delete(state.id);
+    if (windows?.size === 0) this.windowsByKey.delete(this.currentKey);
+  }
+
+  // ---- time -----------------------------------------------------------------------------
+
+  override processWatermark(time: number): void {
+    this.watermark = time;
+    try {
+      this.eventTimers.fireUpTo(time, (t, key, id) => this.onTimer(t, key, id, 'event-time'));
+    } catch (cause) {
+      if (cause instanceof WeirError) throw cause;
+      throw userFunctionFailed(
+        this.context.operatorId,
+        'window function or trigger',
+        { watermark: time },
+        cause,
+      );
+    }
+    this.current = undefined;
+    this.emitter.flush();
+    this.output.emitWatermark(time);
+  }
+
+  private onProcessingTime(now: number): void {
+    this.processingTimers.fireUpTo(now, (t, key, id) =>
+      this.onTimer(t, key, id, 'processing-time'),
+    );
+    this.current = undefined;
+    this.emitter.flush();
+  }
+
+  private onTimer(time: number, key: Key, id: string, domain: TimeDomain): void {
+    const state = this.windowsByKey.get(key)?.get(id);
+    if (state === undefined) return;
+    this.currentKey = key;
+    this.current = state;
+    const trigger = this.spec.trigger;
+    const result =
+      domain === 'event-time'
+        ? trigger.onEventTime(time, state.window, this)
+        : trigger.onProcessingTime(time, state.window, this);
+    this.act(result, state);
+    if (domain === this.timeDomain && time === this.cleanupTime(state.window))
+      this.clearWindow(state);
+  }
+
+  /** End of input: windows still holding records (global windows, processing-time windows) fire once. */
+  override endInput(): void {
+    for (const [key, windows] of [...this.windowsByKey]) {
+      this.currentKey = key;
+      for (const state of [...windows.values()]) {
+        this.current = state;
+        if (state.acc !== undefined) {
+          const result = this.spec.trigger.onEndOfInput?.(state.window, this) ?? 'fire';
+          this.act(result, state);
+        }
+        this.clearWindow(state);
+      }
+    }
+    this.current = undefined;
+    this.emitter.flush();
+  }
+}
