@@ -10,6 +10,7 @@ export {
   type JobResult,
   StreamEnvironment,
 } from './api/environment.js';
+export { defineJob, type JobContext, type JobDefinition } from './api/job.js';
 export type {
   AggregateFunction,
   Collector,

@@ -1,0 +1,178 @@
+/**
+ * Keyed tumbling-window count over generated events: Weir against a
+ * hand-fused loop that computes the same result with no engine at all (the
+ * ceiling for any JavaScript engine that hands records to user functions as
+ * objects). Each variant runs in its own child process, so peak RSS is its own.
+ *
+ *   npm run bench -- [--events N] [--keys K] [--reps R] [--parallelism P]
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  type AggregateFunction,
+  DiscardingSink,
+  StreamEnvironment,
+  WatermarkStrategy,
+  Windows,
+} from '../src/index.js';
+import type { DeterministicRandom } from '../src/util/random.js';
+import { DeterministicRandom as Rng } from '../src/util/random.js';
+
+interface Click {
+  readonly user: number;
+  readonly page: number;
+  readonly time: number;
+}
+
+const WINDOW_MS = 1000;
+const OUT_OF_ORDERNESS_MS = 1000;
+/** Event time advances 1 ms per 100 events: 10M events span 100 s of event time. */
+const EVENTS_PER_MS = 100;
+
+function makeClick(index: number, random: DeterministicRandom, keys: number): Click {
+  return {
+    user: random.int(keys),
+    page: random.int(50),
+    time: Math.floor(index / EVENTS_PER_MS) - random.int(500),
+  };
+}
+
+interface Outcome {
+  mode: string;
+  events: number;
+  seconds: number;
+  eventsPerSec: number;
+  peakRssMb: number;
+  results: number;
+  checksum: number;
+}
+
+function fused(events: number, keys: number): Omit<Outcome, 'mode' | 'events' | 'seconds' | 'eventsPerSec' | 'peakRssMb'> {
+  // window start -> user -> count; fires when maxTime - bound - 1 >= end - 1.
+  const windows = new Map<number, Map<number, number>>();
+  const random = new Rng();
+  let maxTime = Number.NEGATIVE_INFINITY;
+  let results = 0;
+  let checksum = 0;
+  const fire = (watermark: number) => {
+    for (const [start, counts] of windows) {
+      if (start + WINDOW_MS - 1 > watermark) continue;
+      for (const [user, n] of counts) {
+        results++;
+        checksum = (checksum + n * (user + 1) + start) % 1_000_000_007;
+      }
+      windows.delete(start);
+    }
+  };
+  for (let i = 0; i < events; i++) {
+    const c = makeClick(i, random.reseed(7, i), keys);
+    const start = c.time - (((c.time % WINDOW_MS) + WINDOW_MS) % WINDOW_MS);
+    let counts = windows.get(start);
+    if (counts === undefined) {
+      counts = new Map();
+      windows.set(start, counts);
+    }
+    counts.set(c.user, (counts.get(c.user) ?? 0) + 1);
+    if (c.time > maxTime) maxTime = c.time;
+    // Same watermark cadence as the engine: after every 1024 records.
+    if ((i & 1023) === 1023) fire(maxTime - OUT_OF_ORDERNESS_MS - 1);
+  }
+  fire(Number.POSITIVE_INFINITY);
+  return { results, checksum };
+}
+
+const count: AggregateFunction<Click, number, number> = {
+  createAccumulator: () => 0,
+  add: (_c, n) => n + 1,
+  getResult: (n) => n,
+  merge: (a, b) => a + b,
+};
+
+async function engine(events: number, keys: number, parallelism: number) {
+  const env = new StreamEnvironment({ parallelism });
+  let results = 0;
+  let checksum = 0;
+  env
+    .fromGenerator({ count: events, seed: 7, generate: (i, r) => makeClick(i, r, keys) })
+    .assignTimestampsAndWatermarks(
+      WatermarkStrategy.forBoundedOutOfOrderness<Click>(OUT_OF_ORDERNESS_MS).withTimestampAssigner(
+        (c) => c.time,
+      ),
+    )
+    .keyBy((c) => c.user)
+    .window(Windows.tumbling(WINDOW_MS))
+    .aggregate(count)
+    .map((r) => {
+      results++;
+      checksum = (checksum + r.value * (r.key + 1) + r.window.start) % 1_000_000_007;
+      return r;
+    })
+    .sinkTo(new DiscardingSink());
+  await env.execute('window-count');
+  return { results, checksum };
+}
+
+async function child(mode: string, events: number, keys: number, parallelism: number) {
+  const started = performance.now();
+  const r = mode === 'fused' ? fused(events, keys) : await engine(events, keys, parallelism);
+  const seconds = (performance.now() - started) / 1000;
+  const outcome: Outcome = {
+    mode,
+    events,
+    seconds,
+    eventsPerSec: events / seconds,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    ...r,
+  };
+  process.stdout.write(`${JSON.stringify(outcome)}\n`);
+}
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '10000000' },
+    keys: { type: 'string', default: '1000' },
+    reps: { type: 'string', default: '3' },
+    parallelism: { type: 'string', default: '1' },
+    child: { type: 'string' },
+  },
+});
+const events = Number(values.events);
+const keys = Number(values.keys);
+const parallelism = Number(values.parallelism);
+
+if (values.child !== undefined) {
+  await child(values.child, events, keys, parallelism);
+} else {
+  const self = fileURLToPath(import.meta.url);
+  const runs: Outcome[] = [];
+  for (let rep = 0; rep < Number(values.reps); rep++) {
+    for (const mode of ['fused', 'weir']) {
+      const out = execFileSync(
+        process.execPath,
+        [self, '--child', mode, '--events', String(events), '--keys', String(keys), '--parallelism', String(parallelism)],
+        { encoding: 'utf8', maxBuffer: 1 << 20 },
+      );
+      const o = JSON.parse(out.trim().split('\n').pop()!) as Outcome;
+      runs.push(o);
+      console.log(
+        `${mode.padEnd(6)} rep ${rep + 1}: ${(o.eventsPerSec / 1e6).toFixed(2)} M events/s, ${o.seconds.toFixed(2)} s, peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.results} results`,
+      );
+    }
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const by = (m: string) => runs.filter((r) => r.mode === m);
+  const f = by('fused');
+  const w = by('weir');
+  const agree = w.every((r) => r.checksum === f[0]!.checksum && r.results === f[0]!.results);
+  const fRate = median(f.map((r) => r.eventsPerSec));
+  const wRate = median(w.map((r) => r.eventsPerSec));
+  console.log('');
+  console.log(`events ${events}, keys ${keys}, tumbling ${WINDOW_MS} ms, parallelism ${parallelism}`);
+  console.log(`| variant | events/s (median of ${f.length}) | peak RSS MB |`);
+  console.log('|---|---|---|');
+  console.log(`| hand-fused loop | ${(fRate / 1e6).toFixed(2)} M | ${median(f.map((r) => r.peakRssMb)).toFixed(0)} |`);
+  console.log(`| Weir | ${(wRate / 1e6).toFixed(2)} M | ${median(w.map((r) => r.peakRssMb)).toFixed(0)} |`);
+  console.log(`Weir / fused: ${((wRate / fRate) * 100).toFixed(1)}%   results identical: ${agree}`);
+  if (!agree) process.exitCode = 1;
+}
