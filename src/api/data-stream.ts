@@ -208,6 +208,19 @@ export class KeyedStream<T, K extends Key> {
     return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
   }
 
+  /** Applies `fn` after partitioning by key (stateless; records of a key stay in order). */
+  map<R>(fn: (value: T) => R): DataStream<R> {
+    return this.addKeyedOperator('map', () => new MapOperator(fn), false);
+  }
+
+  filter(predicate: (value: T) => boolean): DataStream<T> {
+    return this.addKeyedOperator('filter', () => new FilterOperator(predicate), false);
+  }
+
+  flatMap<R>(fn: (value: T, out: Collector<R>) => void): DataStream<R> {
+    return this.addKeyedOperator('flatMap', () => new FlatMapOperator(fn), false);
+  }
+
   /** A running reduction per key: emits the updated value for every record. */
   reduce(fn: ReduceFunction<T>): DataStream<T> {
     return this.addKeyedOperator('reduce', () => new RollingReduceOperator(fn));
