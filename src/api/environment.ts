@@ -10,6 +10,21 @@ import { MetricRegistry, type MetricSample } from '../metrics/registry.js';
 import { LogicalGraph } from '../plan/logical-graph.js';
 import { buildPhysicalPlan, type PhysicalPlan } from '../plan/physical-plan.js';
 import { buildTasks } from '../runtime/build-tasks.js';
+import {
+  type CheckpointConfig,
+  type CheckpointOptions,
+  checkpointConfig,
+} from '../runtime/checkpoint/checkpoint-config.js';
+import {
+  CheckpointCoordinator,
+  type CheckpointedOperator,
+} from '../runtime/checkpoint/checkpoint-coordinator.js';
+import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
+import {
+  LocalCheckpointStorage,
+  readCheckpoint,
+} from '../runtime/checkpoint/checkpoint-storage.js';
+import { checkCompatibility } from '../runtime/checkpoint/restore.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { LocalExecutor } from '../runtime/executor.js';
 import { DEFAULT_MAX_PARALLELISM } from '../runtime/key-groups.js';
@@ -30,6 +45,20 @@ export interface EnvironmentOptions {
   readonly chaining?: boolean;
   /** Processing-time source; tests may inject their own. */
   readonly clock?: Clock;
+  /** Take periodic checkpoints (off when omitted). */
+  readonly checkpointing?: CheckpointOptions;
+}
+
+/** How to start a job. */
+export interface ExecuteOptions {
+  /**
+   * Restore from this checkpoint or savepoint directory, or from the newest
+   * checkpoint in the configured checkpoint directory (`'latest'`; a fresh
+   * start if there is none).
+   */
+  readonly restoreFrom?: string;
+  /** Start even if the checkpoint holds state of operators the job no longer has (that state is dropped). */
+  readonly allowNonRestoredState?: boolean;
 }
 
 /** The outcome of a job run. */
@@ -78,6 +107,7 @@ export class StreamEnvironment implements StreamBuilder {
   private readonly channelCapacity: number;
   private readonly chaining: boolean;
   private readonly clock: Clock;
+  private readonly checkpointing: CheckpointConfig | undefined;
   private running = false;
 
   constructor(options: EnvironmentOptions = {}) {
@@ -96,6 +126,8 @@ export class StreamEnvironment implements StreamBuilder {
     this.channelCapacity = positiveInt('channelCapacity', options.channelCapacity ?? 8);
     this.chaining = options.chaining ?? true;
     this.clock = options.clock ?? systemClock;
+    this.checkpointing =
+      options.checkpointing === undefined ? undefined : checkpointConfig(options.checkpointing);
   }
 
   /** A stream from any source; with a strategy, timestamps and watermarks are assigned right after it. */
@@ -143,46 +175,102 @@ export class StreamEnvironment implements StreamBuilder {
   }
 
   /** Runs the job until its bounded input is exhausted (or forever for unbounded input). */
-  async execute(jobName = 'weir job'): Promise<JobResult> {
-    return this.executeAsync(jobName).result;
+  async execute(jobName = 'weir job', options: ExecuteOptions = {}): Promise<JobResult> {
+    return this.executeAsync(jobName, options).result;
   }
 
   /** Starts the job and returns a handle to watch or cancel it. */
-  executeAsync(jobName = 'weir job'): JobClient {
+  executeAsync(jobName = 'weir job', options: ExecuteOptions = {}): JobClient {
     if (this.running)
       throw new WeirError('INVALID_JOB', 'this environment is already running a job');
     const plan = this.plan();
     const metrics = new MetricRegistry();
-    const timers = new ProcessingTimeScheduler(this.clock);
-    const tasks = buildTasks(plan, {
-      jobName,
-      batchSize: this.batchSize,
-      channelCapacity: this.channelCapacity,
-      clock: this.clock,
-      timers,
-      metrics,
-    });
-    const executor = new LocalExecutor(tasks, timers);
-    const started = performance.now();
+    let executor: LocalExecutor | undefined;
+    let cancelled = false;
     this.running = true;
-    const result = executor
-      .run()
-      .then((outcome) =>
-        jobResult(jobName, outcome === 'finished' ? 'finished' : 'cancelled', started, metrics),
-      )
-      .finally(() => {
-        this.running = false;
+    const started = performance.now();
+    const run = async (): Promise<JobResult> => {
+      const restore = await this.loadRestore(plan, options);
+      const timers = new ProcessingTimeScheduler(this.clock);
+      const tasks = buildTasks(plan, {
+        jobName,
+        batchSize: this.batchSize,
+        channelCapacity: this.channelCapacity,
+        clock: this.clock,
+        timers,
+        metrics,
+        ...(restore === undefined ? {} : { restoreFrom: restore }),
       });
+      const coordinator =
+        this.checkpointing === undefined
+          ? undefined
+          : new CheckpointCoordinator(
+              this.checkpointing,
+              new LocalCheckpointStorage(this.checkpointing.directory),
+              tasks,
+              checkpointedOperators(plan),
+              jobName,
+              this.maxParallelism,
+              this.clock,
+              metrics.group({ job: jobName }),
+              restore?.checkpointId,
+            );
+      executor = new LocalExecutor(tasks, timers, coordinator);
+      if (cancelled) executor.stop();
+      const outcome = await executor.run();
+      return jobResult(
+        jobName,
+        outcome === 'finished' ? 'finished' : 'cancelled',
+        started,
+        metrics,
+      );
+    };
+    const result = run().finally(() => {
+      this.running = false;
+    });
     return {
       jobName,
       result,
       metrics,
       cancel: async () => {
-        executor.stop();
+        cancelled = true;
+        executor?.stop();
         return result;
       },
     };
   }
+
+  private async loadRestore(
+    plan: PhysicalPlan,
+    options: ExecuteOptions,
+  ): Promise<CheckpointData | undefined> {
+    let path = options.restoreFrom;
+    if (path === undefined) return undefined;
+    if (path === 'latest') {
+      if (this.checkpointing === undefined) {
+        throw new WeirError('INVALID_JOB', "restoreFrom 'latest' needs checkpointing configured");
+      }
+      path = await new LocalCheckpointStorage(this.checkpointing.directory).latest();
+      if (path === undefined) return undefined;
+    }
+    const checkpoint = await readCheckpoint(path);
+    checkCompatibility(
+      checkpoint,
+      checkpointedOperators(plan),
+      this.maxParallelism,
+      options.allowNonRestoredState ?? false,
+    );
+    return checkpoint;
+  }
+}
+
+function checkpointedOperators(plan: PhysicalPlan): CheckpointedOperator[] {
+  return plan.graph.nodes.map((node) => ({
+    uid: plan.graph.operatorId(node),
+    name: node.name,
+    parallelism: plan.parallelism.get(node.id)!,
+    isSource: node.kind === 'source',
+  }));
 }
 
 function jobResult(

@@ -1,5 +1,6 @@
 import type { MetricGroup } from '../metrics/registry.js';
 import type { RecordBatch } from '../runtime/record-batch.js';
+import type { Json } from '../state/snapshot.js';
 
 export interface SinkContext {
   readonly subtaskIndex: number;
@@ -18,6 +19,31 @@ export interface SinkWriter<T> {
   blocked?(): Promise<void> | undefined;
   /** Flushes everything written; called once at the end of the job. */
   close(): Promise<void> | void;
+}
+
+/**
+ * A sink writer with exactly-once output through two-phase commit, driven by
+ * checkpoints:
+ *
+ * 1. records written after checkpoint n-1 form transaction n (begun implicitly);
+ * 2. at the barrier of checkpoint n, `preCommit(n)` seals transaction n (flush,
+ *    make durable, not yet visible) and returns its committable, which is stored
+ *    in the checkpoint;
+ * 3. when checkpoint n is complete, `commit` makes the committables visible;
+ * 4. on restore, `recover` receives the committables of ALL subtasks in the
+ *    restored checkpoint (committed or not: commit must be idempotent); each
+ *    writer commits those it owns and aborts what previous runs left behind,
+ *    so that transactions stay whole when the parallelism changes.
+ */
+export interface TwoPhaseCommitWriter<T> extends SinkWriter<T> {
+  preCommit(checkpointId: number): Json;
+  commit(committables: readonly Json[]): Promise<void> | void;
+  recover(committables: readonly Json[]): Promise<void> | void;
+}
+
+export function isTwoPhaseCommit<T>(writer: SinkWriter<T>): writer is TwoPhaseCommitWriter<T> {
+  const w = writer as Partial<TwoPhaseCommitWriter<T>>;
+  return typeof w.preCommit === 'function' && typeof w.commit === 'function';
 }
 
 /** A destination for records: the runtime creates one writer per subtask. */

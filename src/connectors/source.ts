@@ -1,6 +1,7 @@
 import type { MetricGroup } from '../metrics/registry.js';
 import type { Clock } from '../runtime/clock.js';
 import type { RecordBatch } from '../runtime/record-batch.js';
+import type { Json } from '../state/snapshot.js';
 
 /** What a source reader learns about where it runs. */
 export interface SourceContext {
@@ -11,6 +12,11 @@ export interface SourceContext {
   readonly clock: Clock;
   readonly metrics: MetricGroup;
   readonly operatorId: string;
+  /**
+   * The position this reader must resume from, as returned by `snapshot()` of
+   * the same subtask at the checkpoint being restored; undefined on a fresh start.
+   */
+  readonly restoredPosition: Json | undefined;
 }
 
 /** Result of {@link SourceReader.poll} when no batch is ready. */
@@ -28,6 +34,14 @@ export interface SourceReader<T> {
   /** Resolves when `poll` may return something new after it returned `'wait'`. */
   available(): Promise<void>;
   close(): Promise<void> | void;
+  /**
+   * The reader's position after the last record returned by `poll`, as JSON,
+   * for checkpoints. A reader created with it as `restoredPosition` resumes
+   * with exactly the next record. Readers without it cannot be checkpointed.
+   */
+  snapshot?(): Json;
+  /** The checkpoint holding `snapshot()`s up to this id is durable (e.g. acknowledge upstream). */
+  notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
 }
 
 /** A source of records: a description from which the runtime creates one reader per subtask. */

@@ -2,6 +2,8 @@ import type { SourceContext } from '../connectors/source.js';
 import type { MetricRegistry } from '../metrics/registry.js';
 import type { PhysicalEdge, PhysicalPlan } from '../plan/physical-plan.js';
 import { Channel } from './channel.js';
+import type { CheckpointData } from './checkpoint/checkpoint-data.js';
+import { restoredStateFor, sourcePositionFor } from './checkpoint/restore.js';
 import type { Clock } from './clock.js';
 import {
   BroadcastWriter,
@@ -20,7 +22,14 @@ import {
   OperatorOutput,
   type Output,
 } from './operator.js';
-import { type Blocking, InputTask, SourceTask, type Task } from './task.js';
+import {
+  type Blocking,
+  type ChainMember,
+  InputTask,
+  SourceTask,
+  type Task,
+  type TaskWiring,
+} from './task.js';
 import type { ProcessingTimeScheduler } from './timers.js';
 
 export interface TaskBuildOptions {
@@ -30,6 +39,8 @@ export interface TaskBuildOptions {
   readonly clock: Clock;
   readonly timers: ProcessingTimeScheduler;
   readonly metrics: MetricRegistry;
+  /** The checkpoint to restore operator state and source positions from. */
+  readonly restoreFrom?: CheckpointData;
 }
 
 function isBlocking(op: unknown): op is Blocking {
@@ -143,7 +154,18 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
     for (let s = 0; s < par(node.id); s++) {
       const out = outputFor(node.id, s);
       outputs.set(`${node.id}/${s}`, out);
-      if (node.kind === 'operator') instance(node.id, s).setup(contextFor(node.id, s), out);
+      if (node.kind !== 'operator') continue;
+      const op = instance(node.id, s);
+      op.setup(contextFor(node.id, s), out);
+      if (options.restoreFrom !== undefined) {
+        const restored = restoredStateFor(
+          options.restoreFrom,
+          graph.operatorId(node),
+          s,
+          par(node.id),
+        );
+        if (restored !== undefined) op.initializeState(restored);
+      }
     }
   }
 
@@ -152,10 +174,19 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
     if (plan.chainHead.get(node.id) !== node.id) continue;
     const members = graph.nodes.filter((n) => plan.chainHead.get(n.id) === node.id);
     for (let s = 0; s < par(node.id); s++) {
-      const ops = members.filter((m) => m.kind === 'operator').map((m) => instance(m.id, s));
-      const writers = writersByHead.get(`${node.id}/${s}`) ?? [];
-      const blockers = ops.filter((o): o is Operator<unknown, unknown> & Blocking => isBlocking(o));
-      const name = `${node.name} (${s + 1}/${par(node.id)})`;
+      const chain: ChainMember[] = members
+        .filter((m) => m.kind === 'operator')
+        .map((m) => ({ uid: graph.operatorId(m), operator: instance(m.id, s) }));
+      const wiring: TaskWiring = {
+        name: `${node.name} (${s + 1}/${par(node.id)})`,
+        subtask: s,
+        maxParallelism: plan.maxParallelism,
+        members: chain,
+        writers: writersByHead.get(`${node.id}/${s}`) ?? [],
+        blockers: chain
+          .map((m) => m.operator)
+          .filter((o): o is Operator<unknown, unknown> & Blocking => isBlocking(o)),
+      };
       if (node.kind === 'source') {
         const ctx = contextFor(node.id, s);
         const sourceContext: SourceContext = {
@@ -165,6 +196,10 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
           clock: options.clock,
           metrics: ctx.metrics,
           operatorId: ctx.operatorId,
+          restoredPosition:
+            options.restoreFrom === undefined
+              ? undefined
+              : sourcePositionFor(options.restoreFrom, ctx.operatorId, s),
         };
         const reader = node.source.createReader(sourceContext);
         const recordsOut = ctx.metrics.counter(
@@ -173,13 +208,11 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
         );
         tasks.push(
           new SourceTask(
-            name,
+            wiring,
+            ctx.operatorId,
             reader,
             outputs.get(`${node.id}/${s}`)!,
             recordsOut,
-            ops,
-            writers,
-            blockers,
           ),
         );
       } else {
@@ -190,7 +223,7 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
           if (edge.partitioning.kind === 'forward') gate.push(matrix[s]![s]!);
           else for (const row of matrix) gate.push(row[s]!);
         }
-        tasks.push(new InputTask(name, gate, instance(node.id, s), ops, writers, blockers));
+        tasks.push(new InputTask(wiring, gate, instance(node.id, s)));
       }
     }
   }

@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { WeirError } from '../errors.js';
+import type { CheckpointCoordinator } from './checkpoint/checkpoint-coordinator.js';
 import type { Task } from './task.js';
 import type { ProcessingTimeScheduler } from './timers.js';
 
@@ -22,6 +23,7 @@ export class LocalExecutor {
     /** In topological order: producers before consumers. */
     private readonly tasks: readonly Task[],
     private readonly timers: ProcessingTimeScheduler,
+    private readonly checkpoints?: CheckpointCoordinator,
   ) {}
 
   /** Asks the loop to stop at the next step boundary. */
@@ -34,7 +36,11 @@ export class LocalExecutor {
     try {
       for (const task of this.tasks) await task.open();
       outcome = await this.loop();
+      if (outcome === 'finished') await this.checkpoints?.finalCheckpoint();
+      else await this.checkpoints?.drain();
     } catch (failure) {
+      // Let a checkpoint being written finish, so no half-written files linger.
+      await this.checkpoints?.drain().catch(() => {});
       await this.closeAll();
       throw failure;
     }
@@ -69,6 +75,11 @@ export class LocalExecutor {
         if (!task.finished) unfinished++;
       }
       if (this.timers.fireDue()) progressed = true;
+      const checkpoints = this.checkpoints;
+      if (checkpoints !== undefined) {
+        if (checkpoints.failure !== undefined) throw checkpoints.failure;
+        if (checkpoints.tick()) progressed = true;
+      }
       if (unfinished === 0) return 'finished';
       if (progressed) {
         if (performance.now() - sliceStart > SLICE_MS) {

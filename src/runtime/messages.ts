@@ -10,6 +10,8 @@ export type StreamMessage<T> =
   | { readonly kind: 'watermark'; readonly time: number }
   /** The producer has no data for now: exclude it from watermark merging until it speaks again. */
   | { readonly kind: 'idle' }
+  /** Checkpoint barrier: everything before it belongs to checkpoint `checkpointId`. */
+  | { readonly kind: 'barrier'; readonly checkpointId: number }
   | { readonly kind: 'end' };
 
 export const END_MESSAGE: StreamMessage<never> = { kind: 'end' };

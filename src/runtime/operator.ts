@@ -1,5 +1,6 @@
 import type { OutputTag } from '../api/output-tag.js';
 import type { MetricGroup } from '../metrics/registry.js';
+import type { OperatorSnapshot, RestoredState } from '../state/snapshot.js';
 import type { Clock } from './clock.js';
 import type { RecordBatch } from './record-batch.js';
 
@@ -24,6 +25,13 @@ export interface ProcessingTimeService {
   readonly clock: Clock;
   /** Runs `callback(time)` once the clock reaches `time`. Returns a cancel handle. */
   schedule(time: number, callback: (time: number) => void): () => void;
+}
+
+/** Passed to {@link Operator.snapshotState}. */
+export interface SnapshotContext {
+  readonly checkpointId: number;
+  /** The key group of a key, for grouping keyed state. */
+  keyGroupOf(key: import('./key-groups.js').Key): number;
 }
 
 /** What an operator learns about where it runs. */
@@ -51,6 +59,24 @@ export abstract class Operator<IN, OUT> {
     this.context = context;
     this.output = output;
   }
+
+  /**
+   * Called before `open` when the job is restored from a checkpoint, with the
+   * state this subtask owns now (key groups of its range, its share of list state).
+   */
+  initializeState(_state: RestoredState): void {}
+
+  /**
+   * Called between batches when a checkpoint barrier passes this operator.
+   * Returns a copy of the operator's state as JSON data; the live state may
+   * change right after.
+   */
+  snapshotState(_context: SnapshotContext): OperatorSnapshot | undefined {
+    return undefined;
+  }
+
+  /** Checkpoint `checkpointId` is complete and durable: side effects tied to it may now be made visible. */
+  notifyCheckpointComplete(_checkpointId: number): void | Promise<void> {}
 
   open(): void {}
 

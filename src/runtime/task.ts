@@ -1,9 +1,11 @@
 import type { SourceReader } from '../connectors/source.js';
 import type { Counter } from '../metrics/registry.js';
+import type { Json, OperatorSnapshot } from '../state/snapshot.js';
 import type { Channel } from './channel.js';
 import type { ExchangeWriter } from './exchange.js';
+import { type Key, keyGroupOf } from './key-groups.js';
 import { MAX_WATERMARK } from './messages.js';
-import type { Operator, Output } from './operator.js';
+import type { Operator, Output, SnapshotContext } from './operator.js';
 import { WatermarkValve } from './watermark-valve.js';
 
 /** Something that can hold up a task for reasons of its own, such as a sink still flushing. */
@@ -12,24 +14,63 @@ export interface Blocking {
   blocked(): Promise<void> | undefined;
 }
 
+/** An operator of a task's chain, with the id its state is stored under. */
+export interface ChainMember {
+  readonly uid: string;
+  readonly operator: Operator<unknown, unknown>;
+}
+
+/** What one task contributes to a checkpoint. */
+export interface TaskSnapshot {
+  readonly subtask: number;
+  readonly operators: readonly {
+    readonly uid: string;
+    readonly snapshot: OperatorSnapshot | undefined;
+  }[];
+  readonly source?: { readonly uid: string; readonly position: Json };
+}
+
+/** Receives the snapshots of tasks as barriers pass them. */
+export interface CheckpointListener {
+  acknowledge(task: Task, checkpointId: number, snapshot: TaskSnapshot): void;
+}
+
+export interface TaskWiring {
+  readonly name: string;
+  readonly subtask: number;
+  readonly maxParallelism: number;
+  /** Operators of the chain, head first; opened in reverse so consumers are ready before producers. */
+  readonly members: readonly ChainMember[];
+  /** Exchange writers at the ends of the chain: the task runs only while all have room. */
+  readonly writers: readonly ExchangeWriter<unknown>[];
+  readonly blockers: readonly Blocking[];
+}
+
 /**
  * One subtask's chain of operators, driven by the executor. `step` runs a
  * bounded amount of synchronous work and reports whether anything happened.
  */
 export abstract class Task {
   finished = false;
+  checkpoints: CheckpointListener | undefined;
+  readonly name: string;
+  readonly subtask: number;
+  protected readonly members: readonly ChainMember[];
+  private readonly writers: readonly ExchangeWriter<unknown>[];
+  private readonly blockers: readonly Blocking[];
+  private readonly maxParallelism: number;
 
-  constructor(
-    readonly name: string,
-    /** Operators of the chain, head first; opened in reverse so consumers are ready before producers. */
-    protected readonly operators: readonly Operator<unknown, unknown>[],
-    /** Exchange writers at the ends of the chain: the task runs only while all have room. */
-    private readonly writers: readonly ExchangeWriter<unknown>[],
-    private readonly blockers: readonly Blocking[],
-  ) {}
+  constructor(wiring: TaskWiring) {
+    this.name = wiring.name;
+    this.subtask = wiring.subtask;
+    this.members = wiring.members;
+    this.writers = wiring.writers;
+    this.blockers = wiring.blockers;
+    this.maxParallelism = wiring.maxParallelism;
+  }
 
   async open(): Promise<void> {
-    for (let i = this.operators.length - 1; i >= 0; i--) this.operators[i]!.open();
+    for (let i = this.members.length - 1; i >= 0; i--) this.members[i]!.operator.open();
   }
 
   abstract step(): boolean;
@@ -49,11 +90,41 @@ export abstract class Task {
     return undefined;
   }
 
+  /** Snapshots every operator of the chain (the caller forwards the barrier). */
+  snapshotChain(checkpointId: number): TaskSnapshot['operators'] {
+    const maxParallelism = this.maxParallelism;
+    const context: SnapshotContext = {
+      checkpointId,
+      keyGroupOf: (key: Key) => keyGroupOf(key, maxParallelism),
+    };
+    return this.members.map((m) => ({ uid: m.uid, snapshot: m.operator.snapshotState(context) }));
+  }
+
+  /** Snapshot and barrier: everything this task emitted so far belongs to the checkpoint. */
+  protected checkpoint(checkpointId: number, source?: TaskSnapshot['source']): void {
+    const operators = this.snapshotChain(checkpointId);
+    for (const w of this.writers) w.emitBarrier(checkpointId);
+    this.checkpoints?.acknowledge(this, checkpointId, {
+      subtask: this.subtask,
+      operators,
+      ...(source === undefined ? {} : { source }),
+    });
+  }
+
+  /** A snapshot of a finished task, for the final checkpoint at end of input. */
+  finalSnapshot(checkpointId: number): TaskSnapshot {
+    return { subtask: this.subtask, operators: this.snapshotChain(checkpointId) };
+  }
+
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    for (const m of this.members) await m.operator.notifyCheckpointComplete(checkpointId);
+  }
+
   async close(): Promise<void> {
     let failure: unknown;
-    for (const op of this.operators) {
+    for (const m of this.members) {
       try {
-        await op.close();
+        await m.operator.close();
       } catch (e) {
         failure ??= e;
       }
@@ -67,15 +138,13 @@ export class SourceTask<T> extends Task {
   private waiting: Promise<void> | undefined;
 
   constructor(
-    name: string,
+    wiring: TaskWiring,
+    private readonly sourceUid: string,
     private readonly reader: SourceReader<T>,
     private readonly output: Output<T>,
     private readonly recordsOut: Counter,
-    operators: readonly Operator<unknown, unknown>[],
-    writers: readonly ExchangeWriter<unknown>[],
-    blockers: readonly Blocking[],
   ) {
-    super(name, operators, writers, blockers);
+    super(wiring);
   }
 
   override async open(): Promise<void> {
@@ -104,6 +173,30 @@ export class SourceTask<T> extends Task {
     return true;
   }
 
+  /** Starts checkpoint `checkpointId` at this source: position, chain state, then the barrier. */
+  triggerCheckpoint(checkpointId: number): boolean {
+    if (this.finished) return false;
+    const snapshot = this.reader.snapshot;
+    if (snapshot === undefined) return false;
+    this.checkpoint(checkpointId, { uid: this.sourceUid, position: snapshot.call(this.reader) });
+    return true;
+  }
+
+  get checkpointable(): boolean {
+    return typeof this.reader.snapshot === 'function';
+  }
+
+  override finalSnapshot(checkpointId: number): TaskSnapshot {
+    const base = super.finalSnapshot(checkpointId);
+    const position = this.reader.snapshot?.call(this.reader);
+    return position === undefined ? base : { ...base, source: { uid: this.sourceUid, position } };
+  }
+
+  override async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    await super.notifyCheckpointComplete(checkpointId);
+    await this.reader.notifyCheckpointComplete?.(checkpointId);
+  }
+
   override waitFor(): Promise<void> | undefined {
     return super.waitFor() ?? this.waiting;
   }
@@ -120,23 +213,29 @@ export class SourceTask<T> extends Task {
 /** Messages a task consumes per step before yielding to others; keeps queues short and fair. */
 const MESSAGES_PER_STEP = 8;
 
-/** A task whose chain starts at an input gate: the channels from upstream subtasks. */
+/**
+ * A task whose chain starts at an input gate: the channels from upstream
+ * subtasks. Checkpoint barriers are aligned: a channel that delivered the
+ * barrier is not read again until every channel has, so the snapshot holds
+ * exactly the effects of the records before the barrier.
+ */
 export class InputTask<T> extends Task {
   private readonly valve: WatermarkValve;
   private readonly ended: boolean[];
   private endedCount = 0;
   private nextChannel = 0;
+  private aligning: number | undefined;
+  private readonly barrierSeen: boolean[];
+  private barrierCount = 0;
 
   constructor(
-    name: string,
+    wiring: TaskWiring,
     private readonly channels: readonly Channel<T>[],
     private readonly head: Operator<T, unknown>,
-    operators: readonly Operator<unknown, unknown>[],
-    writers: readonly ExchangeWriter<unknown>[],
-    blockers: readonly Blocking[],
   ) {
-    super(name, operators, writers, blockers);
+    super(wiring);
     this.ended = new Array<boolean>(channels.length).fill(false);
+    this.barrierSeen = new Array<boolean>(channels.length).fill(false);
     this.valve = new WatermarkValve(
       channels.length,
       (t) => head.processWatermark(t),
@@ -154,7 +253,7 @@ export class InputTask<T> extends Task {
       let c = this.nextChannel;
       let tried = 0;
       do {
-        message = this.channels[c]!.shift();
+        message = this.barrierSeen[c] ? undefined : this.channels[c]!.shift();
         c = c + 1 === n ? 0 : c + 1;
       } while (message === undefined && ++tried < n);
       if (message === undefined) return progressed;
@@ -172,12 +271,16 @@ export class InputTask<T> extends Task {
         case 'idle':
           this.valve.markIdle(channel);
           break;
+        case 'barrier':
+          this.onBarrier(channel, message.checkpointId);
+          break;
         case 'end':
           if (!this.ended[channel]) {
             this.ended[channel] = true;
             this.endedCount++;
             this.valve.end(channel);
           }
+          this.completeAlignmentIfReady();
           if (this.endedCount === n) {
             this.head.endInput();
             this.head.endOutput();
@@ -188,5 +291,33 @@ export class InputTask<T> extends Task {
       }
     }
     return progressed;
+  }
+
+  private onBarrier(channel: number, checkpointId: number): void {
+    if (this.aligning !== undefined && checkpointId < this.aligning) return; // stale
+    if (this.aligning === undefined || checkpointId > this.aligning) {
+      // A newer checkpoint overtakes one still aligning: that one was abandoned.
+      this.barrierSeen.fill(false);
+      this.barrierCount = 0;
+      this.aligning = checkpointId;
+    }
+    if (!this.barrierSeen[channel]) {
+      this.barrierSeen[channel] = true;
+      this.barrierCount++;
+    }
+    this.completeAlignmentIfReady();
+  }
+
+  private completeAlignmentIfReady(): void {
+    const id = this.aligning;
+    if (id === undefined) return;
+    let aligned = 0;
+    for (let c = 0; c < this.channels.length; c++)
+      if (this.barrierSeen[c] || this.ended[c]) aligned++;
+    if (aligned < this.channels.length) return;
+    this.aligning = undefined;
+    this.barrierSeen.fill(false);
+    this.barrierCount = 0;
+    this.checkpoint(id);
   }
 }

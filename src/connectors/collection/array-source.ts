@@ -24,6 +24,10 @@ export class ArraySource<T> implements Source<T> {
   createReader(context: SourceContext): SourceReader<T> {
     const iterator = this.values[Symbol.iterator]();
     let done = false;
+    let position = 0;
+    // Resume after the records a checkpoint covered (the iterable must replay the same values).
+    const skip = typeof context.restoredPosition === 'number' ? context.restoredPosition : 0;
+    while (position < skip && !iterator.next().done) position++;
     return {
       open() {},
       poll(): RecordBatch<T> | PollStatus {
@@ -37,8 +41,10 @@ export class ArraySource<T> implements Source<T> {
           }
           batch.push(next.value);
         }
+        position += batch.length;
         return batch.length === 0 ? 'end' : untimedBatch(batch);
       },
+      snapshot: () => position,
       available: () => NEVER,
       close() {},
     };

@@ -50,7 +50,9 @@ export class GeneratorSource<T> implements Source<T> {
       rate === undefined
         ? context.batchSize
         : Math.max(1, Math.min(context.batchSize, Math.floor(rate / 50)));
-    let next = subtaskIndex;
+    // The restored position is the next index this subtask generates.
+    let next =
+      typeof context.restoredPosition === 'number' ? context.restoredPosition : subtaskIndex;
     let produced = 0;
     let startedAt = 0;
     let wakeUp: Promise<void> | undefined;
@@ -83,6 +85,7 @@ export class GeneratorSource<T> implements Source<T> {
         return { values, timestamps, keys: undefined };
       },
       available: () => wakeUp ?? Promise.resolve(),
+      snapshot: () => next,
       close() {},
     };
   }

@@ -1,6 +1,15 @@
 import { userFunctionFailed } from '../../errors.js';
+import {
+  decodeKey,
+  encodeKey,
+  type Json,
+  KeyedSnapshotBuilder,
+  type OperatorSnapshot,
+  type RestoredState,
+  restoredEntries,
+} from '../../state/snapshot.js';
 import type { Key } from '../key-groups.js';
-import { Operator } from '../operator.js';
+import { Operator, type SnapshotContext } from '../operator.js';
 import type { RecordBatch } from '../record-batch.js';
 import { missingKeys } from './keyed-process.js';
 
@@ -10,6 +19,20 @@ export class RollingReduceOperator<T> extends Operator<T, T> {
 
   constructor(private readonly reduce: (a: T, b: T) => T) {
     super();
+  }
+
+  override initializeState(state: RestoredState): void {
+    for (const entry of restoredEntries(state)) {
+      const [key, value] = entry as [Json, Json];
+      this.current.set(decodeKey(key), value as T);
+    }
+  }
+
+  /** Reduced values are stored as JSON: they must be JSON data. */
+  override snapshotState(context: SnapshotContext): OperatorSnapshot {
+    const keyed = new KeyedSnapshotBuilder(context.keyGroupOf);
+    for (const [key, value] of this.current) keyed.add(key, [encodeKey(key), value as Json]);
+    return { keyed: keyed.build() };
   }
 
   override open(): void {

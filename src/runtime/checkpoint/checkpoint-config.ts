@@ -1,0 +1,52 @@
+import { invalidArgument } from '../../errors.js';
+
+/** How a job takes checkpoints. */
+export interface CheckpointOptions {
+  /** Directory where checkpoints are written (created if missing). */
+  readonly directory: string;
+  /** Time between the start of two checkpoints. Default 1000 ms. */
+  readonly intervalMs?: number;
+  /** Least time between the end of one checkpoint and the start of the next. Default 0. */
+  readonly minPauseMs?: number;
+  /** A checkpoint not complete after this long is abandoned. Default 60 s. */
+  readonly timeoutMs?: number;
+  /** Consecutive failed checkpoints tolerated before the job fails. Default 0. */
+  readonly tolerableFailures?: number;
+  /** Completed checkpoints kept on disk. Default 3. */
+  readonly retained?: number;
+}
+
+export interface CheckpointConfig {
+  readonly directory: string;
+  readonly intervalMs: number;
+  readonly minPauseMs: number;
+  readonly timeoutMs: number;
+  readonly tolerableFailures: number;
+  readonly retained: number;
+}
+
+function nonNegative(name: string, n: number): number {
+  if (!Number.isFinite(n) || n < 0)
+    throw invalidArgument(`checkpoint ${name} must be a number >= 0, got ${n}`);
+  return n;
+}
+
+export function checkpointConfig(options: CheckpointOptions): CheckpointConfig {
+  if (typeof options.directory !== 'string' || options.directory.length === 0) {
+    throw invalidArgument('checkpointing needs a directory');
+  }
+  const retained = options.retained ?? 3;
+  if (!Number.isInteger(retained) || retained < 1) {
+    throw invalidArgument(`checkpoint retained must be a whole number >= 1, got ${retained}`);
+  }
+  const intervalMs = nonNegative('intervalMs', options.intervalMs ?? 1000);
+  if (intervalMs === 0) throw invalidArgument('checkpoint intervalMs must be positive');
+  return {
+    directory: options.directory,
+    intervalMs,
+    minPauseMs: nonNegative('minPauseMs', options.minPauseMs ?? 0),
+    timeoutMs: nonNegative('timeoutMs', options.timeoutMs ?? 60_000),
+    tolerableFailures: nonNegative('tolerableFailures', options.tolerableFailures ?? 0),
+    retained,
+  };
+}

@@ -1,0 +1,236 @@
+import { WeirError } from '../../errors.js';
+import type { MetricGroup } from '../../metrics/registry.js';
+import type { Json, OperatorSnapshot } from '../../state/snapshot.js';
+import type { Clock } from '../clock.js';
+import type { CheckpointListener, SourceTask, Task, TaskSnapshot } from '../task.js';
+import type { CheckpointConfig } from './checkpoint-config.js';
+import {
+  CHECKPOINT_FORMAT_VERSION,
+  type CheckpointData,
+  type OperatorCheckpoint,
+} from './checkpoint-data.js';
+import type { CheckpointStorage } from './checkpoint-storage.js';
+
+/** Operators of the job, as checkpoints describe them. */
+export interface CheckpointedOperator {
+  readonly uid: string;
+  readonly name: string;
+  readonly parallelism: number;
+  readonly isSource: boolean;
+}
+
+interface Pending {
+  readonly id: number;
+  readonly startedAt: number;
+  readonly awaiting: Set<Task>;
+  readonly snapshots: TaskSnapshot[];
+}
+
+/** Why a checkpoint did not complete. */
+export type CheckpointFailureReason = 'timeout' | 'storage-failed' | 'source-not-checkpointable';
+
+/**
+ * Runs checkpoints (Chandy-Lamport with aligned barriers): at each interval it
+ * asks every source task to snapshot its position and emit a barrier; tasks
+ * snapshot and forward the barrier once it arrived on all their inputs, and
+ * acknowledge here. When every task has acknowledged, the checkpoint is
+ * written to storage; once durable, every task is told it is complete, and
+ * only then do sinks commit and sources acknowledge upstream.
+ */
+export class CheckpointCoordinator implements CheckpointListener {
+  private nextId: number;
+  private pending: Pending | undefined;
+  private lastTriggerAt: number;
+  private lastCompletedAt = Number.NEGATIVE_INFINITY;
+  private consecutiveFailures = 0;
+  private inFlight: Promise<void> = Promise.resolve();
+  /** Set when the job must fail (too many failed checkpoints, a commit that failed). */
+  failure: unknown;
+  private readonly completedCounter;
+  private readonly failedCounter;
+  private lastDurationMs = 0;
+  private lastSizeBytes = 0;
+  lastCompletedId: number | undefined;
+
+  constructor(
+    private readonly config: CheckpointConfig,
+    private readonly storage: CheckpointStorage,
+    private readonly tasks: readonly Task[],
+    private readonly operators: readonly CheckpointedOperator[],
+    private readonly jobName: string,
+    private readonly maxParallelism: number,
+    private readonly clock: Clock,
+    metrics: MetricGroup,
+    restoredId: number | undefined,
+  ) {
+    this.nextId = (restoredId ?? 0) + 1;
+    this.lastTriggerAt = clock.now();
+    for (const t of tasks) t.checkpoints = this;
+    this.completedCounter = metrics.counter(
+      'weir_checkpoints_completed_total',
+      'Checkpoints completed',
+    );
+    this.failedCounter = metrics.counter(
+      'weir_checkpoints_failed_total',
+      'Checkpoints that failed or timed out',
+    );
+    metrics.gauge(
+      'weir_checkpoint_last_duration_seconds',
+      'Duration of the last completed checkpoint',
+      () => this.lastDurationMs / 1000,
+    );
+    metrics.gauge(
+      'weir_checkpoint_last_size_bytes',
+      'Size of the last completed checkpoint',
+      () => this.lastSizeBytes,
+    );
+  }
+
+  private get sources(): SourceTask<unknown>[] {
+    return this.tasks.filter((t): t is SourceTask<unknown> => 'triggerCheckpoint' in t);
+  }
+
+  /** Called by the executor between steps: starts a checkpoint when one is due, expires a stuck one. */
+  tick(): boolean {
+    const now = this.clock.now();
+    const pending = this.pending;
+    if (pending !== undefined) {
+      if (now - pending.startedAt > this.config.timeoutMs) this.fail(pending, 'timeout');
+      return false;
+    }
+    if (now - this.lastTriggerAt < this.config.intervalMs) return false;
+    if (now - this.lastCompletedAt < this.config.minPauseMs) return false;
+    const sources = this.sources;
+    // Checkpoints are taken while every source runs; after that, the final
+    // checkpoint at end of input covers the rest.
+    if (sources.length === 0 || sources.some((s) => s.finished)) return false;
+    if (sources.some((s) => !s.checkpointable)) return false;
+    this.trigger(now);
+    return true;
+  }
+
+  private trigger(now: number): void {
+    const id = this.nextId++;
+    this.lastTriggerAt = now;
+    const pending: Pending = { id, startedAt: now, awaiting: new Set(this.tasks), snapshots: [] };
+    this.pending = pending;
+    for (const source of this.sources) source.triggerCheckpoint(id);
+  }
+
+  acknowledge(task: Task, checkpointId: number, snapshot: TaskSnapshot): void {
+    const pending = this.pending;
+    if (pending === undefined || pending.id !== checkpointId || !pending.awaiting.delete(task))
+      return;
+    pending.snapshots.push(snapshot);
+    if (pending.awaiting.size > 0) return;
+    this.pending = undefined;
+    const data = this.assemble(checkpointId, pending.snapshots, 'checkpoint', false);
+    this.inFlight = this.inFlight.then(() => this.persistAndNotify(data, pending.startedAt));
+  }
+
+  private fail(pending: Pending, reason: CheckpointFailureReason): void {
+    this.pending = undefined;
+    this.failedCounter.inc();
+    this.consecutiveFailures++;
+    if (this.consecutiveFailures > this.config.tolerableFailures) {
+      this.failure ??= new WeirError(
+        'INTERNAL',
+        `checkpoint ${pending.id} failed (${reason}); ${this.consecutiveFailures} consecutive failures exceed the tolerated ${this.config.tolerableFailures}`,
+        { domain: 'external', retriable: true },
+      );
+    }
+  }
+
+  private async persistAndNotify(data: CheckpointData, startedAt: number): Promise<void> {
+    try {
+      await this.storage.write(data);
+      await this.storage.prune(this.config.retained);
+    } catch (cause) {
+      this.failedCounter.inc();
+      this.consecutiveFailures++;
+      if (this.consecutiveFailures > this.config.tolerableFailures) {
+        this.failure ??= new WeirError(
+          'INTERNAL',
+          `checkpoint ${data.checkpointId} could not be stored: ${cause instanceof Error ? cause.message : String(cause)}`,
+          { domain: 'external', cause, retriable: true },
+        );
+      }
+      return;
+    }
+    this.consecutiveFailures = 0;
+    this.lastCompletedAt = this.clock.now();
+    this.lastDurationMs = this.lastCompletedAt - startedAt;
+    this.lastSizeBytes = JSON.stringify(data.operators).length;
+    this.lastCompletedId = data.checkpointId;
+    this.completedCounter.inc();
+    try {
+      for (const task of this.tasks) await task.notifyCheckpointComplete(data.checkpointId);
+    } catch (cause) {
+      this.failure ??= cause;
+    }
+  }
+
+  /** Waits for checkpoints being written and their commits. */
+  async drain(): Promise<void> {
+    await this.inFlight;
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /**
+   * After all input has ended: one last checkpoint of the finished tasks, so
+   * sinks commit their last transaction through the same protocol (and a
+   * crash during that commit is recovered like any other).
+   */
+  async finalCheckpoint(): Promise<void> {
+    await this.drain();
+    const id = this.nextId++;
+    const started = this.clock.now();
+    const snapshots = this.tasks.map((t) => t.finalSnapshot(id));
+    const data = this.assemble(id, snapshots, 'checkpoint', true);
+    await this.persistAndNotify(data, started);
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** Snapshots the current state of all tasks into a savepoint-kind checkpoint (tasks must be idle). */
+  private assemble(
+    checkpointId: number,
+    snapshots: readonly TaskSnapshot[],
+    kind: 'checkpoint' | 'savepoint',
+    final: boolean,
+  ): CheckpointData {
+    const byUid = new Map<string, { subtasks: OperatorSnapshot[]; positions: Json[] }>();
+    for (const op of this.operators)
+      byUid.set(op.uid, { subtasks: new Array(op.parallelism).fill({}), positions: [] });
+    for (const s of snapshots) {
+      for (const { uid, snapshot } of s.operators) {
+        const entry = byUid.get(uid);
+        if (entry !== undefined && snapshot !== undefined) entry.subtasks[s.subtask] = snapshot;
+      }
+      if (s.source !== undefined) {
+        const entry = byUid.get(s.source.uid);
+        if (entry !== undefined) entry.positions[s.subtask] = s.source.position;
+      }
+    }
+    const operators: OperatorCheckpoint[] = this.operators.map((op) => {
+      const entry = byUid.get(op.uid)!;
+      return {
+        uid: op.uid,
+        name: op.name,
+        parallelism: op.parallelism,
+        subtasks: entry.subtasks,
+        ...(op.isSource ? { sourcePositions: entry.positions } : {}),
+      };
+    });
+    return {
+      format: 'weir-checkpoint',
+      version: CHECKPOINT_FORMAT_VERSION,
+      kind,
+      checkpointId,
+      jobName: this.jobName,
+      createdAt: new Date(this.clock.now()).toISOString(),
+      maxParallelism: this.maxParallelism,
+      final,
+      operators,
+    };
+  }
+}

@@ -1,0 +1,29 @@
+import type { Json, OperatorSnapshot } from '../../state/snapshot.js';
+
+/** Version of the checkpoint/savepoint format written by this code. */
+export const CHECKPOINT_FORMAT_VERSION = 1;
+
+/** The state of one operator (all its subtasks) in a checkpoint. */
+export interface OperatorCheckpoint {
+  readonly uid: string;
+  readonly name: string;
+  readonly parallelism: number;
+  /** Indexed by subtask. */
+  readonly subtasks: readonly OperatorSnapshot[];
+  /** For sources: the position of each subtask's reader. */
+  readonly sourcePositions?: readonly Json[];
+}
+
+/** A complete checkpoint or savepoint, as held in memory. */
+export interface CheckpointData {
+  readonly format: 'weir-checkpoint';
+  readonly version: number;
+  readonly kind: 'checkpoint' | 'savepoint';
+  readonly checkpointId: number;
+  readonly jobName: string;
+  readonly createdAt: string;
+  readonly maxParallelism: number;
+  /** True when taken after all input ended: restoring finishes the job at once. */
+  readonly final: boolean;
+  readonly operators: readonly OperatorCheckpoint[];
+}

@@ -1,0 +1,106 @@
+import { WeirError } from '../../errors.js';
+import type { Json, OperatorSnapshot, RestoredState } from '../../state/snapshot.js';
+import { keyGroupRange } from '../key-groups.js';
+import type { CheckpointData, OperatorCheckpoint } from './checkpoint-data.js';
+
+/** An operator of the job being restored. */
+export interface RestoringOperator {
+  readonly uid: string;
+  readonly name: string;
+  readonly parallelism: number;
+  readonly isSource: boolean;
+}
+
+/**
+ * Checks, before anything runs, that a checkpoint fits the job: same number
+ * of key groups, every piece of state has an operator to go to, and sources
+ * that cannot be split keep their parallelism. Explains any mismatch.
+ */
+export function checkCompatibility(
+  checkpoint: CheckpointData,
+  operators: readonly RestoringOperator[],
+  maxParallelism: number,
+  allowNonRestoredState: boolean,
+): void {
+  if (checkpoint.maxParallelism !== maxParallelism) {
+    throw new WeirError(
+      'INVALID_JOB',
+      `the checkpoint was taken with maxParallelism ${checkpoint.maxParallelism} but the job has ${maxParallelism}; keyed state is sharded by it, so it must stay the same`,
+    );
+  }
+  const byUid = new Map(operators.map((o) => [o.uid, o]));
+  const orphans = checkpoint.operators.filter((op) => !byUid.has(op.uid) && hasState(op));
+  if (orphans.length > 0 && !allowNonRestoredState) {
+    const list = orphans.map((o) => `'${o.uid}' (${o.name})`).join(', ');
+    const known = operators.map((o) => `'${o.uid}'`).join(', ');
+    throw new WeirError(
+      'INVALID_JOB',
+      `the checkpoint holds state for operator ids the job does not have: ${list}. The job's operator ids are ${known}. If an operator was renamed, give it its old id with .uid(); to drop that state on purpose, restore with allowNonRestoredState.`,
+    );
+  }
+  for (const op of checkpoint.operators) {
+    const now = byUid.get(op.uid);
+    if (now === undefined || !now.isSource) continue;
+    const positions = op.sourcePositions ?? [];
+    if (positions.length > 0 && positions.length !== now.parallelism) {
+      throw new WeirError(
+        'INVALID_JOB',
+        `source '${op.uid}' ran with parallelism ${positions.length} in the checkpoint and has ${now.parallelism} now; source positions cannot be redistributed, keep the source's parallelism`,
+      );
+    }
+  }
+}
+
+function hasState(op: OperatorCheckpoint): boolean {
+  if ((op.sourcePositions ?? []).length > 0) return true;
+  return op.subtasks.some(
+    (s) =>
+      (s.keyed !== undefined && Object.keys(s.keyed).length > 0) ||
+      (s.list !== undefined && s.list.length > 0) ||
+      (s.union !== undefined && s.union.length > 0),
+  );
+}
+
+/**
+ * The state subtask `subtask` of `parallelism` gets: the key groups of its
+ * range from every old subtask, list state entries dealt round-robin, and all
+ * union state. Works for any old and new parallelism.
+ */
+export function restoredStateFor(
+  checkpoint: CheckpointData,
+  uid: string,
+  subtask: number,
+  parallelism: number,
+): RestoredState | undefined {
+  const op = checkpoint.operators.find((o) => o.uid === uid);
+  if (op === undefined) return undefined;
+  const { first, last } = keyGroupRange(subtask, checkpoint.maxParallelism, parallelism);
+  const keyed = new Map<number, Json[]>();
+  const list: Json[] = [];
+  const union: Json[] = [];
+  let listIndex = 0;
+  for (const s of op.subtasks as OperatorSnapshot[]) {
+    for (const [g, entries] of Object.entries(s.keyed ?? {})) {
+      const group = Number(g);
+      if (group < first || group > last) continue;
+      const existing = keyed.get(group);
+      if (existing === undefined) keyed.set(group, [...entries]);
+      else existing.push(...entries);
+    }
+    for (const entry of s.list ?? []) {
+      if (listIndex++ % parallelism === subtask) list.push(entry);
+    }
+    union.push(...(s.union ?? []));
+  }
+  return { keyed, list, union };
+}
+
+/** Where source subtask `subtask` resumes, if the checkpoint has a position for it. */
+export function sourcePositionFor(
+  checkpoint: CheckpointData,
+  uid: string,
+  subtask: number,
+): Json | undefined {
+  const op = checkpoint.operators.find((o) => o.uid === uid);
+  return op?.sourcePositions?.[subtask] ?? undefined;
+}
