@@ -80,6 +80,14 @@ export interface JobClient {
   readonly metrics: MetricRegistry;
   /** Stops the job (pending windows are not fired) and waits until it has stopped. */
   cancel(): Promise<JobResult>;
+  /**
+   * Takes a savepoint of the running job into `directory` (a portable,
+   * self-contained checkpoint for restarts, upgrades and rescaling) and
+   * resolves with its path. Two-phase-commit sinks commit up to it.
+   */
+  triggerSavepoint(directory: string): Promise<string>;
+  /** Takes a savepoint, then stops the job; resolves with the savepoint's path. */
+  stopWithSavepoint(directory: string): Promise<string>;
 }
 
 /**
@@ -186,6 +194,8 @@ export class StreamEnvironment implements StreamBuilder {
     const plan = this.plan();
     const metrics = new MetricRegistry();
     let executor: LocalExecutor | undefined;
+    let coordinator: CheckpointCoordinator | undefined;
+    const savepointWaiters: ((c: CheckpointCoordinator) => void)[] = [];
     let cancelled = false;
     this.running = true;
     const started = performance.now();
@@ -201,20 +211,22 @@ export class StreamEnvironment implements StreamBuilder {
         metrics,
         ...(restore === undefined ? {} : { restoreFrom: restore }),
       });
-      const coordinator =
+      const storage =
         this.checkpointing === undefined
           ? undefined
-          : new CheckpointCoordinator(
-              this.checkpointing,
-              new LocalCheckpointStorage(this.checkpointing.directory),
-              tasks,
-              checkpointedOperators(plan),
-              jobName,
-              this.maxParallelism,
-              this.clock,
-              metrics.group({ job: jobName }),
-              restore?.checkpointId,
-            );
+          : new LocalCheckpointStorage(this.checkpointing.directory);
+      coordinator = new CheckpointCoordinator(
+        this.checkpointing,
+        storage,
+        tasks,
+        checkpointedOperators(plan),
+        jobName,
+        this.maxParallelism,
+        this.clock,
+        metrics.group({ job: jobName }),
+        restore?.checkpointId,
+      );
+      for (const waiter of savepointWaiters.splice(0)) waiter(coordinator);
       executor = new LocalExecutor(tasks, timers, coordinator);
       if (cancelled) executor.stop();
       const outcome = await executor.run();
@@ -236,6 +248,22 @@ export class StreamEnvironment implements StreamBuilder {
         cancelled = true;
         executor?.stop();
         return result;
+      },
+      triggerSavepoint: async (directory: string) => {
+        const c =
+          coordinator ??
+          (await new Promise<CheckpointCoordinator>((resolve) => savepointWaiters.push(resolve)));
+        return c.requestSavepoint(new LocalCheckpointStorage(directory));
+      },
+      stopWithSavepoint: async (directory: string) => {
+        const c =
+          coordinator ??
+          (await new Promise<CheckpointCoordinator>((resolve) => savepointWaiters.push(resolve)));
+        const path = await c.requestSavepoint(new LocalCheckpointStorage(directory));
+        cancelled = true;
+        executor?.stop();
+        await result;
+        return path;
       },
     };
   }

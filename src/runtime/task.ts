@@ -6,6 +6,7 @@ import type { ExchangeWriter } from './exchange.js';
 import { type Key, keyGroupOf } from './key-groups.js';
 import { MAX_WATERMARK } from './messages.js';
 import type { Operator, Output, SnapshotContext } from './operator.js';
+import { SinkOperator } from './operators/sink.js';
 import { WatermarkValve } from './watermark-valve.js';
 
 /** Something that can hold up a task for reasons of its own, such as a sink still flushing. */
@@ -114,6 +115,13 @@ export abstract class Task {
   /** A snapshot of a finished task, for the final checkpoint at end of input. */
   finalSnapshot(checkpointId: number): TaskSnapshot {
     return { subtask: this.subtask, operators: this.snapshotChain(checkpointId) };
+  }
+
+  /** At the end of a job without checkpoint storage: seal the sinks' last transactions. */
+  preCommitSinks(checkpointId: number): void {
+    const context: SnapshotContext = { checkpointId, keyGroupOf: () => 0 };
+    for (const m of this.members)
+      if (m.operator instanceof SinkOperator) m.operator.snapshotState(context);
   }
 
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {

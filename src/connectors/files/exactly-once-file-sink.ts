@@ -32,8 +32,13 @@ function isCommittable(json: Json): json is Json & Committable {
   );
 }
 
-/** Identifies this process's run, so recovery never mistakes its own files for leftovers. */
-const RUN_TOKEN = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+let writers = 0;
+
+/** Identifies one writer's files, so recovery never mistakes a live writer's files for leftovers. */
+function newToken(): string {
+  writers++;
+  return `${process.pid.toString(36)}${Date.now().toString(36)}${writers.toString(36)}`;
+}
 
 /**
  * Writes records to part files with exactly-once visibility, through
@@ -54,13 +59,14 @@ export class ExactlyOnceFileSink<T> implements Sink<T> {
     const prefix = this.options.prefix ?? 'part';
     const format = this.options.format ?? ((v: T) => JSON.stringify(v));
     const { subtaskIndex, parallelism, operatorId } = context;
+    const token = newToken();
     let fd: number | undefined;
     let inProgress: string | undefined;
     let ready: Promise<void> | undefined = mkdir(directory, { recursive: true }).then(() => {
       ready = undefined;
     });
     const pendingName = (checkpointId: number) =>
-      `.${prefix}-${subtaskIndex}-${checkpointId}.${RUN_TOKEN}.pending`;
+      `.${prefix}-${subtaskIndex}-${checkpointId}.${token}.pending`;
     const finalName = (checkpointId: number) =>
       `${prefix}-${subtaskIndex}-${String(checkpointId).padStart(10, '0')}.jsonl`;
 
@@ -87,7 +93,7 @@ export class ExactlyOnceFileSink<T> implements Sink<T> {
       write(batch: RecordBatch<T>) {
         if (batch.values.length === 0) return;
         if (fd === undefined) {
-          inProgress = join(directory, `.${prefix}-${subtaskIndex}.${RUN_TOKEN}.inprogress`);
+          inProgress = join(directory, `.${prefix}-${subtaskIndex}.${token}.inprogress`);
           fd = openSync(inProgress, 'a');
         }
         let text = '';
@@ -125,7 +131,7 @@ export class ExactlyOnceFileSink<T> implements Sink<T> {
         }
         for (const file of await readdir(directory)) {
           const m = /^\.(.+)-(\d+)(?:-\d+)?\.([a-z0-9]+)\.(inprogress|pending)$/.exec(file);
-          if (m === null || m[1] !== prefix || m[3] === RUN_TOKEN || keep.has(file)) continue;
+          if (m === null || m[1] !== prefix || m[3] === token || keep.has(file)) continue;
           if (mine(Number(m[2]))) await rm(join(directory, file), { force: true });
         }
       },

@@ -24,6 +24,13 @@ interface Pending {
   readonly startedAt: number;
   readonly awaiting: Set<Task>;
   readonly snapshots: TaskSnapshot[];
+  readonly savepoint: SavepointRequest | undefined;
+}
+
+interface SavepointRequest {
+  readonly storage: CheckpointStorage;
+  resolve(path: string): void;
+  reject(error: unknown): void;
 }
 
 /** Why a checkpoint did not complete. */
@@ -52,9 +59,12 @@ export class CheckpointCoordinator implements CheckpointListener {
   private lastSizeBytes = 0;
   lastCompletedId: number | undefined;
 
+  private readonly savepointRequests: SavepointRequest[] = [];
+
   constructor(
-    private readonly config: CheckpointConfig,
-    private readonly storage: CheckpointStorage,
+    /** Periodic checkpoints; undefined when only savepoints are taken. */
+    private readonly config: CheckpointConfig | undefined,
+    private readonly storage: CheckpointStorage | undefined,
     private readonly tasks: readonly Task[],
     private readonly operators: readonly CheckpointedOperator[],
     private readonly jobName: string,
@@ -94,25 +104,55 @@ export class CheckpointCoordinator implements CheckpointListener {
   tick(): boolean {
     const now = this.clock.now();
     const pending = this.pending;
+    const config = this.config;
     if (pending !== undefined) {
-      if (now - pending.startedAt > this.config.timeoutMs) this.fail(pending, 'timeout');
+      if (now - pending.startedAt > (config?.timeoutMs ?? 60_000)) this.fail(pending, 'timeout');
       return false;
     }
-    if (now - this.lastTriggerAt < this.config.intervalMs) return false;
-    if (now - this.lastCompletedAt < this.config.minPauseMs) return false;
+    const savepoint = this.savepointRequests[0];
+    if (savepoint === undefined) {
+      if (config === undefined) return false;
+      if (now - this.lastTriggerAt < config.intervalMs) return false;
+      if (now - this.lastCompletedAt < config.minPauseMs) return false;
+    }
     const sources = this.sources;
     // Checkpoints are taken while every source runs; after that, the final
     // checkpoint at end of input covers the rest.
-    if (sources.length === 0 || sources.some((s) => s.finished)) return false;
-    if (sources.some((s) => !s.checkpointable)) return false;
-    this.trigger(now);
+    const blocker =
+      sources.length === 0 || sources.some((s) => s.finished)
+        ? 'input has ended'
+        : sources.some((s) => !s.checkpointable)
+          ? 'a source cannot record its position'
+          : undefined;
+    if (blocker !== undefined) {
+      if (savepoint !== undefined) {
+        this.savepointRequests.shift();
+        savepoint.reject(new WeirError('INVALID_JOB', `cannot take a savepoint: ${blocker}`));
+      }
+      return false;
+    }
+    if (savepoint !== undefined) this.savepointRequests.shift();
+    this.trigger(now, savepoint);
     return true;
   }
 
-  private trigger(now: number): void {
+  /** Takes a savepoint into `storage` as soon as possible; resolves with its path. */
+  requestSavepoint(storage: CheckpointStorage): Promise<string> {
+    return new Promise((resolve, reject) =>
+      this.savepointRequests.push({ storage, resolve, reject }),
+    );
+  }
+
+  private trigger(now: number, savepoint: SavepointRequest | undefined): void {
     const id = this.nextId++;
     this.lastTriggerAt = now;
-    const pending: Pending = { id, startedAt: now, awaiting: new Set(this.tasks), snapshots: [] };
+    const pending: Pending = {
+      id,
+      startedAt: now,
+      awaiting: new Set(this.tasks),
+      snapshots: [],
+      savepoint,
+    };
     this.pending = pending;
     for (const source of this.sources) source.triggerCheckpoint(id);
   }
@@ -124,31 +164,49 @@ export class CheckpointCoordinator implements CheckpointListener {
     pending.snapshots.push(snapshot);
     if (pending.awaiting.size > 0) return;
     this.pending = undefined;
-    const data = this.assemble(checkpointId, pending.snapshots, 'checkpoint', false);
-    this.inFlight = this.inFlight.then(() => this.persistAndNotify(data, pending.startedAt));
+    const kind = pending.savepoint === undefined ? 'checkpoint' : 'savepoint';
+    const data = this.assemble(checkpointId, pending.snapshots, kind, false);
+    this.inFlight = this.inFlight.then(() =>
+      this.persistAndNotify(data, pending.startedAt, pending.savepoint),
+    );
   }
 
   private fail(pending: Pending, reason: CheckpointFailureReason): void {
     this.pending = undefined;
+    pending.savepoint?.reject(
+      new WeirError('INTERNAL', `savepoint ${pending.id} failed: ${reason}`),
+    );
     this.failedCounter.inc();
     this.consecutiveFailures++;
-    if (this.consecutiveFailures > this.config.tolerableFailures) {
+    if (this.consecutiveFailures > (this.config?.tolerableFailures ?? 0)) {
       this.failure ??= new WeirError(
         'INTERNAL',
-        `checkpoint ${pending.id} failed (${reason}); ${this.consecutiveFailures} consecutive failures exceed the tolerated ${this.config.tolerableFailures}`,
+        `checkpoint ${pending.id} failed (${reason}); ${this.consecutiveFailures} consecutive failures exceed the tolerated ${this.config?.tolerableFailures ?? 0}`,
         { domain: 'external', retriable: true },
       );
     }
   }
 
-  private async persistAndNotify(data: CheckpointData, startedAt: number): Promise<void> {
+  private async persistAndNotify(
+    data: CheckpointData,
+    startedAt: number,
+    savepoint?: SavepointRequest,
+  ): Promise<void> {
+    let path: string;
     try {
-      await this.storage.write(data);
-      await this.storage.prune(this.config.retained);
+      if (savepoint !== undefined) path = await savepoint.storage.write(data);
+      else {
+        path = await this.storage!.write(data);
+        await this.storage!.prune(this.config!.retained);
+      }
     } catch (cause) {
+      savepoint?.reject(cause);
       this.failedCounter.inc();
       this.consecutiveFailures++;
-      if (this.consecutiveFailures > this.config.tolerableFailures) {
+      if (
+        savepoint === undefined &&
+        this.consecutiveFailures > (this.config?.tolerableFailures ?? 0)
+      ) {
         this.failure ??= new WeirError(
           'INTERNAL',
           `checkpoint ${data.checkpointId} could not be stored: ${cause instanceof Error ? cause.message : String(cause)}`,
@@ -168,6 +226,7 @@ export class CheckpointCoordinator implements CheckpointListener {
     } catch (cause) {
       this.failure ??= cause;
     }
+    savepoint?.resolve(path);
   }
 
   /** Waits for checkpoints being written and their commits. */
@@ -183,6 +242,16 @@ export class CheckpointCoordinator implements CheckpointListener {
    */
   async finalCheckpoint(): Promise<void> {
     await this.drain();
+    for (const request of this.savepointRequests.splice(0)) {
+      request.reject(new WeirError('INVALID_JOB', 'cannot take a savepoint: input has ended'));
+    }
+    // Without checkpoint storage there is nothing to record; sinks still commit.
+    if (this.storage === undefined) {
+      const id = this.nextId++;
+      for (const t of this.tasks) t.preCommitSinks(id);
+      for (const t of this.tasks) await t.notifyCheckpointComplete(id);
+      return;
+    }
     const id = this.nextId++;
     const started = this.clock.now();
     const snapshots = this.tasks.map((t) => t.finalSnapshot(id));

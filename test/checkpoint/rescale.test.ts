@@ -1,0 +1,84 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ExactlyOnceFileSink } from '../../src/connectors/files/exactly-once-file-sink.js';
+import { StreamEnvironment } from '../../src/index.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'weir-rescale-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function committedLines(out: string): Promise<string[]> {
+  const files = (await readdir(out)).filter((f) => !f.startsWith('.'));
+  const lines: string[] = [];
+  for (const f of files)
+    lines.push(...(await readFile(join(out, f), 'utf8')).split('\n').filter(Boolean));
+  return lines.sort();
+}
+
+function job(parallelism: number, out: string, rate?: number): StreamEnvironment {
+  const env = new StreamEnvironment({ parallelism, batchSize: 50 });
+  env
+    .fromGenerator({
+      count: 12_000,
+      ...(rate === undefined ? {} : { ratePerSecond: rate }),
+      generate: (i) => ({ user: `u${i % 37}`, amount: i % 11 }),
+    })
+    .setParallelism(1)
+    .uid('orders')
+    .keyBy((o) => o.user)
+    .reduce((a, b) => ({ user: a.user, amount: a.amount + b.amount }))
+    .uid('totals')
+    .sinkTo(new ExactlyOnceFileSink({ directory: out }))
+    .uid('sink');
+  return env;
+}
+
+describe('rescaling from savepoints', () => {
+  it('1 -> 4 -> 2 subtasks gives the same results as never rescaling', async () => {
+    const reference = join(dir, 'reference');
+    await job(1, reference).execute('reference');
+    const expected = await committedLines(reference);
+    expect(expected).toHaveLength(12_000);
+
+    const out = join(dir, 'out');
+    const first = job(1, out, 30_000).executeAsync('p1');
+    await sleep(120);
+    const sp1 = await first.stopWithSavepoint(join(dir, 'sp1'));
+
+    const second = job(4, out, 30_000).executeAsync('p4', { restoreFrom: sp1 });
+    await sleep(120);
+    const sp2 = await second.stopWithSavepoint(join(dir, 'sp2'));
+
+    const third = job(2, out).executeAsync('p2', { restoreFrom: sp2 });
+    const result = await third.result;
+    expect(result.status).toBe('finished');
+    expect(await committedLines(out)).toEqual(expected);
+  });
+
+  it('explains a checkpoint that does not fit the job', async () => {
+    const out = join(dir, 'o');
+    const running = job(1, out, 20_000).executeAsync('p1');
+    await sleep(80);
+    const sp = await running.stopWithSavepoint(join(dir, 'sp'));
+    const renamed = new StreamEnvironment();
+    renamed
+      .fromGenerator({ count: 10, generate: (i) => i })
+      .uid('orders')
+      .keyBy((x) => x)
+      .reduce((a, b) => a + b)
+      .uid('renamed-totals');
+    await expect(renamed.execute('x', { restoreFrom: sp })).rejects.toThrow(
+      /state for operator ids the job does not have: 'totals'/,
+    );
+    const otherMax = new StreamEnvironment({ maxParallelism: 64 });
+    otherMax.fromGenerator({ count: 1, generate: (i) => i }).uid('orders');
+    await expect(otherMax.execute('x', { restoreFrom: sp })).rejects.toThrow(/maxParallelism 128/);
+  });
+});
