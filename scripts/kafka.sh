@@ -167,10 +167,9 @@ EOF
 # Command-line tools: warnings and errors only, to stderr.
 tools_log_config() {
   local f="$DIST/log4j2-tools.xml"
-  if [[ ! -f "$f" ]]; then
-    cat >"$f.tmp" <<'EOF'
+  cat >"$f.$$" <<'EOF'
 <?xml version="1.0" encoding="UTF-8"?>
-<Configuration status="warn">
+<Configuration status="warn" shutdownHook="disable">
   <Appenders>
     <Console name="stderr" target="SYSTEM_ERR"><PatternLayout pattern="[%d] %p %m (%c)%n"/></Console>
   </Appenders>
@@ -179,8 +178,7 @@ tools_log_config() {
   </Loggers>
 </Configuration>
 EOF
-    mv "$f.tmp" "$f"
-  fi
+  mv -f "$f.$$" "$f"
   printf '%s' "$f"
 }
 
@@ -355,7 +353,7 @@ cmd_reset() {
 }
 
 usage() {
-  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}" >&2
   exit 2
 }
 

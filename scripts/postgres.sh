@@ -214,7 +214,8 @@ cmd_up() {
       die "port $HOST:$PORT is already served by another PostgreSQL"
     fi
     log "starting on $HOST:$PORT, data $DATA"
-    if ! as_pg "$BIN/pg_ctl" -D "$DATA" -l "$LOGFILE" -w -t 60 -s start; then
+    # 9>&-: the server must not inherit (and so hold) the state lock.
+    if ! as_pg "$BIN/pg_ctl" -D "$DATA" -l "$LOGFILE" -w -t 60 -s start 9>&-; then
       log "---- last lines of $LOGFILE ----"
       tail -n 40 "$LOGFILE" >&2 || true
       die "PostgreSQL failed to start"
@@ -272,7 +273,7 @@ cmd_reset() {
 }
 
 usage() {
-  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}" >&2
   exit 2
 }
 
