@@ -40,6 +40,18 @@ export interface SourceReader<T> {
    * with exactly the next record. Readers without it cannot be checkpointed.
    */
   snapshot?(): Json;
+  /**
+   * For readers that assign event time themselves (for example per Kafka
+   * partition, merged as the minimum): the watermark after the records returned
+   * so far. Checked after every poll; only increases are forwarded.
+   */
+  currentWatermark?(): number;
+  /**
+   * True while the reader has nothing to read and should not hold event time
+   * back (for example every partition is caught up). Its next batch or
+   * watermark makes it active again.
+   */
+  isIdle?(): boolean;
   /** The checkpoint holding `snapshot()`s up to this id is durable (e.g. acknowledge upstream). */
   notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
 }

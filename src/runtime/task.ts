@@ -144,6 +144,8 @@ export abstract class Task {
 /** A task whose chain starts at a source reader. */
 export class SourceTask<T> extends Task {
   private waiting: Promise<void> | undefined;
+  private lastWatermark = Number.NEGATIVE_INFINITY;
+  private idle = false;
 
   constructor(
     wiring: TaskWiring,
@@ -165,7 +167,7 @@ export class SourceTask<T> extends Task {
     const result = this.reader.poll();
     if (result === 'wait') {
       this.waiting = this.reader.available();
-      return false;
+      return this.forwardSourceTime();
     }
     this.waiting = undefined;
     if (result === 'end') {
@@ -177,8 +179,30 @@ export class SourceTask<T> extends Task {
       return true;
     }
     this.recordsOut.inc(result.values.length);
+    this.idle = false;
     this.output.emit(result);
+    this.forwardSourceTime();
     return true;
+  }
+
+  /** Watermarks and idleness decided by the reader itself. Returns whether anything was emitted. */
+  private forwardSourceTime(): boolean {
+    const reader = this.reader;
+    if (reader.currentWatermark !== undefined) {
+      const w = reader.currentWatermark();
+      if (w > this.lastWatermark) {
+        this.lastWatermark = w;
+        this.idle = false;
+        this.output.emitWatermark(w);
+        return true;
+      }
+    }
+    if (!this.idle && reader.isIdle?.() === true) {
+      this.idle = true;
+      this.output.emitIdle();
+      return true;
+    }
+    return false;
   }
 
   /** Starts checkpoint `checkpointId` at this source: position, chain state, then the barrier. */
