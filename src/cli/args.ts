@@ -1,0 +1,220 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from './failure.js';
+
+/**
+ * The command line, parsed into one of the CLI's commands. Parsing is kept
+ * apart from running so every flag rule is checked before anything loads.
+ */
+export type Command =
+  | { readonly kind: 'help' }
+  | { readonly kind: 'version' }
+  | { readonly kind: 'run'; readonly options: RunOptions }
+  | { readonly kind: 'demo'; readonly options: DemoOptions };
+
+export interface RunOptions {
+  /** Path of the job module as given (resolved against the working directory later). */
+  readonly module: string;
+  readonly parallelism: number | undefined;
+  readonly maxParallelism: number | undefined;
+  readonly batchSize: number | undefined;
+  readonly name: string | undefined;
+  /** Everything after `--`, handed to the job as `context.args`. */
+  readonly jobArgs: readonly string[];
+  readonly verbose: boolean;
+}
+
+export interface DemoOptions {
+  /** Stop after this long; 0 means run until Ctrl-C. */
+  readonly durationMs: number;
+  readonly rate: number;
+  readonly parallelism: number;
+  readonly windowMs: number;
+  readonly verbose: boolean;
+}
+
+export const DEMO_DEFAULTS = {
+  durationSeconds: 20,
+  rate: 20_000,
+  parallelism: 1,
+  windowSeconds: 5,
+} as const;
+
+export const HELP_TEXT = `Usage:
+  weir run <job-module> [options] [-- job args...]
+  weir demo [options]
+  weir --help | --version
+
+Commands:
+  run     Run a job module: a .ts or .js file whose default export is
+          defineJob((env, ctx) => { ... }). Ctrl-C cancels the job.
+  demo    A live, generated click stream: per-page tumbling counts, per-user
+          sessions and late events, in event time.
+
+Run options:
+  -p, --parallelism N       default parallelism of operators (default 1)
+      --max-parallelism N   key groups: upper bound for parallelism (default 128)
+      --batch-size N        records per batch read by sources (default 1024)
+      --name NAME           job name (default: the module's file name)
+      --verbose             print stack traces on failure
+  Arguments after -- are passed to the job as ctx.args.
+
+Demo options:
+  -d, --duration SECONDS    stop after this long; 0 runs until Ctrl-C (default ${DEMO_DEFAULTS.durationSeconds})
+  -r, --rate N              events generated per second (default ${DEMO_DEFAULTS.rate})
+  -p, --parallelism N       parallelism of the job (default ${DEMO_DEFAULTS.parallelism})
+  -w, --window SECONDS      tumbling window size (default ${DEMO_DEFAULTS.windowSeconds})
+
+Exit status: 0 when the job finished or was stopped with Ctrl-C, 1 when it
+failed, 2 on a usage error. A second Ctrl-C exits at once (status 130).
+`;
+
+export function parseCommandLine(argv: readonly string[]): Command {
+  const [first, ...rest] = argv;
+  switch (first) {
+    case undefined:
+      throw new UsageError('missing command');
+    case '-h':
+    case '--help':
+    case 'help':
+      return { kind: 'help' };
+    case '-v':
+    case '--version':
+      return { kind: 'version' };
+    case 'run':
+      return parseRun(rest);
+    case 'demo':
+      return parseDemo(rest);
+    default:
+      throw new UsageError(
+        first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`,
+      );
+  }
+}
+
+function parseRun(argv: readonly string[]): Command {
+  // Split at the first `--` ourselves: parseArgs would mix job args into our positionals.
+  const separator = argv.indexOf('--');
+  const own = separator === -1 ? argv : argv.slice(0, separator);
+  const jobArgs = separator === -1 ? [] : argv.slice(separator + 1);
+  const { values, positionals } = parse(own, {
+    parallelism: { type: 'string', short: 'p' },
+    'max-parallelism': { type: 'string' },
+    'batch-size': { type: 'string' },
+    name: { type: 'string' },
+    verbose: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) return { kind: 'help' };
+  const [module, ...extra] = positionals;
+  if (module === undefined) throw new UsageError('missing the job module: weir run <job-module>');
+  if (extra.length > 0) {
+    throw new UsageError(
+      `unexpected argument '${extra[0]}'; pass arguments for the job after --, e.g. weir run ${module} -- ${extra.join(' ')}`,
+    );
+  }
+  const name = stringFlag(values.name);
+  if (name !== undefined && name.trim() === '') throw new UsageError('--name must not be empty');
+  return {
+    kind: 'run',
+    options: {
+      module,
+      parallelism: optionalInt('--parallelism', values.parallelism),
+      maxParallelism: optionalInt('--max-parallelism', values['max-parallelism']),
+      batchSize: optionalInt('--batch-size', values['batch-size']),
+      name,
+      jobArgs,
+      verbose: values.verbose === true,
+    },
+  };
+}
+
+function parseDemo(argv: readonly string[]): Command {
+  const { values, positionals } = parse(argv, {
+    duration: { type: 'string', short: 'd' },
+    rate: { type: 'string', short: 'r' },
+    parallelism: { type: 'string', short: 'p' },
+    window: { type: 'string', short: 'w' },
+    verbose: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) return { kind: 'help' };
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const duration = stringFlag(values.duration);
+  const durationSeconds =
+    duration === undefined ? DEMO_DEFAULTS.durationSeconds : seconds('--duration', duration, true);
+  const window = stringFlag(values.window);
+  const windowSeconds =
+    window === undefined ? DEMO_DEFAULTS.windowSeconds : seconds('--window', window, false);
+  if (!Number.isInteger(windowSeconds * 1000)) {
+    throw new UsageError('--window must be a whole number of milliseconds');
+  }
+  return {
+    kind: 'demo',
+    options: {
+      durationMs: Math.round(durationSeconds * 1000),
+      rate: optionalInt('--rate', values.rate) ?? DEMO_DEFAULTS.rate,
+      parallelism: optionalInt('--parallelism', values.parallelism) ?? DEMO_DEFAULTS.parallelism,
+      windowMs: windowSeconds * 1000,
+      verbose: values.verbose === true,
+    },
+  };
+}
+
+type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+
+/** parseArgs with its errors turned into short usage messages. */
+function parse(
+  argv: readonly string[],
+  options: FlagSpec,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: values as Record<string, string | boolean | undefined>, positionals };
+  } catch (error) {
+    throw new UsageError(usageMessage(error));
+  }
+}
+
+function usageMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code: unknown = Reflect.get(error, 'code');
+  const quoted = /'([^']+)'/.exec(error.message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted !== undefined) {
+    return `unknown option '${quoted}'`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && quoted !== undefined) {
+    // parseArgs quotes the option as "-d, --duration <value>".
+    const flag = /--[\w-]+/.exec(quoted)?.[0] ?? quoted;
+    return `option '${flag}' needs a value`;
+  }
+  return error.message;
+}
+
+function stringFlag(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function optionalInt(flag: string, value: string | boolean | undefined): number | undefined {
+  const text = stringFlag(value);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`${flag} must be a positive whole number, got '${text}'`);
+  }
+  return n;
+}
+
+function seconds(flag: string, text: string, zeroAllowed: boolean): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(n) || (n === 0 && !zeroAllowed)) {
+    throw new UsageError(
+      `${flag} must be a ${zeroAllowed ? '' : 'positive '}number of seconds, got '${text}'`,
+    );
+  }
+  return n;
+}

@@ -1,0 +1,131 @@
+import { StreamEnvironment } from '../../index.js';
+import type { DemoOptions } from '../args.js';
+import { describeFailure, EXIT_FAILURE, EXIT_OK } from '../failure.js';
+import { formatCount, formatDuration } from '../format.js';
+import { RateMeter } from '../rate-meter.js';
+import type { CliIO } from '../run-command.js';
+import { type StopReason, superviseJob } from '../supervise.js';
+import { DemoBoard } from './demo-board.js';
+import { buildClickDemo, DEMO_OPERATORS } from './demo-job.js';
+import {
+  type DemoDescription,
+  type DemoStatus,
+  renderFrame,
+  renderPlainUpdate,
+  renderSummary,
+  statusText,
+  TerminalScreen,
+} from './terminal-view.js';
+
+/** Redraws per second on a terminal: lively without costing the job noticeable time. */
+const TTY_TICK_MS = 250;
+/** Log lines every couple of seconds keep piped output readable. */
+const PLAIN_TICK_MS = 2000;
+
+/**
+ * `weir demo`: runs the click-stream job with in-memory sinks and shows its
+ * results live, as a redrawn screen on a terminal or as periodic plain lines
+ * otherwise. Stops after --duration or on Ctrl-C, then prints a summary.
+ */
+export async function runDemoCommand(options: DemoOptions, io: CliIO): Promise<number> {
+  const env = new StreamEnvironment({ parallelism: options.parallelism });
+  const board = new DemoBoard();
+  const description: DemoDescription = {
+    rate: options.rate,
+    windowMs: options.windowMs,
+    parallelism: options.parallelism,
+  };
+  buildClickDemo(
+    env,
+    { startTime: Date.now(), ratePerSecond: options.rate, windowMs: options.windowMs },
+    board.outputs(),
+  );
+
+  const client = env.executeAsync('weir demo');
+  const started = performance.now();
+  const meter = new RateMeter();
+  const sample = (): DemoStatus => {
+    const eventsTotal = client.metrics.total('weir_source_records_total');
+    const elapsedMs = performance.now() - started;
+    return {
+      now: Date.now(),
+      elapsedMs,
+      limitMs: options.durationMs,
+      eventsTotal,
+      eventsPerSecond: meter.sample(eventsTotal, elapsedMs),
+      watermark: board.currentWatermark(),
+      lateRecords: client.metrics.total('weir_window_late_records_total', {
+        operator: DEMO_OPERATORS.pageCounts,
+      }),
+    };
+  };
+
+  sample(); // the rate meter's starting point
+  const tty = io.stdout.isTTY === true;
+  const screen = tty ? new TerminalScreen(io.stdout, colorWanted(io.stdout)) : undefined;
+  const write = (lines: readonly string[]): void => {
+    if (lines.length > 0) io.stdout.write(`${lines.join('\n')}\n`);
+  };
+  const drawScreen = (status: DemoStatus): void =>
+    screen?.draw(renderFrame(board, status, description, { rows: io.stdout.rows ?? 24 }));
+
+  if (screen === undefined) {
+    write([
+      `weir demo: ${formatCount(options.rate)} clicks/s, ${formatDuration(options.windowMs)} windows per page, ` +
+        `sessions per user, parallelism ${options.parallelism}. Press Ctrl-C to stop.`,
+    ]);
+  } else {
+    screen.enter();
+    drawScreen(sample());
+  }
+
+  const run = await superviseJob(client, {
+    durationMs: options.durationMs,
+    tickMs: screen === undefined ? PLAIN_TICK_MS : TTY_TICK_MS,
+    onTick: () => {
+      const status = sample();
+      if (screen === undefined) write(renderPlainUpdate(board, status));
+      else drawScreen(status);
+    },
+    onStopRequested: (reason) => {
+      if (screen === undefined) write([`stopping (${stopText(reason)})…`]);
+    },
+    onForcedExit: () => {
+      screen?.leave();
+      io.stderr.write('weir: forced exit\n');
+    },
+  });
+
+  const final = sample();
+  if (screen !== undefined) {
+    screen.leave();
+    const frame = renderFrame(board, final, description, { rows: 40 }, true);
+    write(frame.map((line) => screen.styled(line, io.stdout.columns ?? 80)));
+  } else {
+    write(renderPlainUpdate(board, final));
+  }
+
+  if (run.outcome.kind === 'failed') {
+    const [message, ...details] = describeFailure(run.outcome.error, options.verbose);
+    io.stderr.write(`✗ the demo failed: ${message}\n${details.map((d) => `${d}\n`).join('')}`);
+    io.stderr.write(`  at: ${statusText(final, ' · ')}\n`);
+    return EXIT_FAILURE;
+  }
+  const stoppedBy = run.stopReason === undefined ? 'input ended' : stopText(run.stopReason);
+  write(['', ...renderSummary(board, final, stoppedBy)]);
+  return EXIT_OK;
+}
+
+function stopText(reason: StopReason): string {
+  return reason.kind === 'duration' ? 'time limit reached' : `${reason.signal} received`;
+}
+
+/** Colour only for people: a terminal that is not "dumb", and no NO_COLOR (https://no-color.org). */
+function colorWanted(stream: NodeJS.WriteStream): boolean {
+  const noColor = process.env.NO_COLOR;
+  return (
+    stream.isTTY === true &&
+    (noColor === undefined || noColor === '') &&
+    process.env.TERM !== 'dumb'
+  );
+}

@@ -1,0 +1,90 @@
+import type { JobClient, JobResult } from '../index.js';
+
+/** Why a job stopped before its input ended. */
+export type StopReason =
+  | { readonly kind: 'signal'; readonly signal: NodeJS.Signals }
+  | { readonly kind: 'duration' };
+
+export type RunOutcome =
+  | { readonly kind: 'finished' | 'cancelled'; readonly result: JobResult }
+  | { readonly kind: 'failed'; readonly error: unknown; readonly durationMs: number };
+
+export interface SupervisedRun {
+  readonly outcome: RunOutcome;
+  /** Set when the CLI cancelled the job (Ctrl-C, SIGTERM, or the time limit). */
+  readonly stopReason: StopReason | undefined;
+}
+
+export interface SuperviseOptions {
+  /** Cancel the job after this long; 0 or undefined runs until it ends. */
+  readonly durationMs?: number;
+  /** Called every `tickMs` while the job runs (live displays). */
+  readonly onTick?: () => void;
+  readonly tickMs?: number;
+  /** Called once when a stop is requested, before the job has stopped. */
+  readonly onStopRequested?: (reason: StopReason) => void;
+  /** Called on the second signal, right before the process exits with {@link forceExitCode}. */
+  readonly onForcedExit?: () => void;
+  readonly forceExitCode?: number;
+}
+
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+
+/**
+ * Waits for a running job while translating the outside world into job
+ * control: the first SIGINT/SIGTERM (or the time limit) cancels the job
+ * cleanly, so sinks close and a summary can be printed; a second signal
+ * exits at once for when cancelling itself hangs. Always removes its signal
+ * handlers and timers, whatever the outcome.
+ */
+export async function superviseJob(
+  client: JobClient,
+  options: SuperviseOptions = {},
+): Promise<SupervisedRun> {
+  const started = performance.now();
+  let stopReason: StopReason | undefined;
+
+  const requestStop = (reason: StopReason): void => {
+    if (stopReason !== undefined) return;
+    stopReason = reason;
+    options.onStopRequested?.(reason);
+    // The outcome is observed through `client.result` below.
+    client.cancel().catch(() => {});
+  };
+  let signalsSeen = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signalsSeen++;
+    if (signalsSeen > 1) {
+      options.onForcedExit?.();
+      process.exit(options.forceExitCode ?? 130);
+    }
+    requestStop({ kind: 'signal', signal });
+  };
+
+  for (const signal of SIGNALS) process.on(signal, onSignal);
+  const limit =
+    options.durationMs !== undefined && options.durationMs > 0
+      ? setTimeout(() => requestStop({ kind: 'duration' }), options.durationMs)
+      : undefined;
+  const ticker =
+    options.onTick === undefined ? undefined : setInterval(options.onTick, options.tickMs ?? 250);
+  // A job stuck on a promise that never settles (a sink whose close hangs) leaves
+  // nothing in the event loop, and Node would exit silently with status 13. Stay
+  // alive instead, so the user sees it hang and a second Ctrl-C ends it.
+  const keepAlive = setInterval(() => {}, 60_000);
+
+  try {
+    const result = await client.result;
+    return { outcome: { kind: result.status, result }, stopReason };
+  } catch (error) {
+    return {
+      outcome: { kind: 'failed', error, durationMs: performance.now() - started },
+      stopReason,
+    };
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, onSignal);
+    clearTimeout(limit);
+    clearInterval(ticker);
+    clearInterval(keepAlive);
+  }
+}
