@@ -10,7 +10,6 @@ export {
   type JobResult,
   StreamEnvironment,
 } from './api/environment.js';
-export { defineJob, type JobContext, type JobDefinition } from './api/job.js';
 export type {
   AggregateFunction,
   Collector,
@@ -25,6 +24,7 @@ export type {
   RuntimeContext,
   TimerService,
 } from './api/functions.js';
+export { defineJob, type JobContext, type JobDefinition } from './api/job.js';
 export { OutputTag } from './api/output-tag.js';
 export type { KeyedStateStore, ListState, MapState, ValueState } from './api/state.js';
 export { Time } from './api/time.js';
@@ -53,6 +53,29 @@ export {
 } from './api/windows.js';
 export { ArraySource } from './connectors/collection/array-source.js';
 export { CollectSink, DiscardingSink } from './connectors/collection/collect-sink.js';
+export {
+  BAD_RECORDS_METRIC,
+  type BadRecord,
+  type BadRecordPolicy,
+  type CsvDialectOptions,
+  type CsvHeaderOptions,
+  type CsvNoHeaderOptions,
+  type CsvRecord,
+  type DeadLetter,
+  DirectorySource,
+  type DirectorySourceOptions,
+  ExactlyOnceFileSink,
+  type ExactlyOnceFileSinkOptions,
+  FileFormat,
+  type FileNameFilter,
+  FileSource,
+  type FileSourceOptions,
+  type FormatOutput,
+  type JsonLinesFormatOptions,
+  JsonLinesSink,
+  type JsonLinesSinkOptions,
+  type RecordPosition,
+} from './connectors/files/index.js';
 export {
   GeneratorSource,
   type GeneratorSourceOptions,

@@ -1,6 +1,12 @@
 import { ArraySource } from '../connectors/collection/array-source.js';
 import { CollectSink } from '../connectors/collection/collect-sink.js';
 import {
+  DirectorySource,
+  type DirectorySourceOptions,
+} from '../connectors/files/directory-source.js';
+import { FileSource, type FileSourceOptions } from '../connectors/files/file-source.js';
+import type { FileFormat } from '../connectors/files/format.js';
+import {
   GeneratorSource,
   type GeneratorSourceOptions,
 } from '../connectors/generator/generator-source.js';
@@ -157,6 +163,24 @@ export class StreamEnvironment implements StreamBuilder {
   /** A deterministic generated stream; see {@link GeneratorSourceOptions}. */
   fromGenerator<T>(options: GeneratorSourceOptions<T>): DataStream<T> {
     return this.fromSource(new GeneratorSource(options));
+  }
+
+  /** A bounded stream of the records in one or more files, read in order (parallelism 1). */
+  fromFile<T>(
+    path: string | readonly string[],
+    format: FileFormat<T>,
+    options?: FileSourceOptions,
+  ): DataStream<T> {
+    return this.fromSource(new FileSource(path, format, options));
+  }
+
+  /** An unbounded stream of the records of every file that appears in a directory, each read once. */
+  watchDirectory<T>(
+    path: string,
+    format: FileFormat<T>,
+    options?: DirectorySourceOptions,
+  ): DataStream<T> {
+    return this.fromSource(new DirectorySource(path, format, options));
   }
 
   /** @internal */
