@@ -36,8 +36,9 @@ export interface Trigger<T> {
   /** The window is being removed: delete its timers. State is cleared by the runtime. */
   clear(window: Window, context: TriggerContext): void;
   /**
-   * End of bounded input with contents still in the window. Default `fire`:
-   * nothing a window holds is lost silently at end of input.
+   * End of bounded input, with records in the window that no firing has
+   * emitted yet. Default `fire`: nothing a window holds is lost silently at
+   * end of input.
    */
   onEndOfInput?(window: Window, context: TriggerContext): TriggerResult;
 }
@@ -148,10 +149,16 @@ function continuous<T>(interval: number, domain: 'event' | 'processing'): Trigge
     register(ctx, t);
   };
   const onTimer = (time: number, window: Window, ctx: TriggerContext): TriggerResult => {
-    if (domain === 'event' && time === maxTimestamp(window)) return 'fire';
+    const max = maxTimestamp(window);
+    if (domain === 'event' && time === max) return 'fire';
     const next = ctx.getState<number>('next-fire');
     if (next.value() !== time) return 'continue';
     next.clear();
+    // The watermark jumped past the end of the window: the firing at the end
+    // follows in the same advance, so an early firing now would only repeat it.
+    if (domain === 'event' && Number.isFinite(max) && max <= ctx.currentWatermark()) {
+      return 'continue';
+    }
     // Fire once for however many intervals time jumped over; the next early
     // firing is the first interval boundary after the current time.
     schedule(ctx, Math.max(time, now(ctx)), window);

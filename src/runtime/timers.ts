@@ -103,11 +103,21 @@ export class KeyedTimerQueue<K, N> {
   /**
    * Fires, in time order, every timer at or before `upTo`. A timer registered
    * by a callback for a time still `<= upTo` fires in the same call.
+   *
+   * `upTo = +Infinity` (end of input) fires every pending timer, and the timers
+   * callbacks register up to the latest time pending when the call began; later
+   * ones stay pending. Otherwise a timer that registers a later one each time it
+   * fires (a periodic timer) would keep the end of input from ever finishing.
    */
   fireUpTo(upTo: number, fire: (time: number, key: K, namespace: N) => void): void {
+    let limit = upTo;
+    if (upTo === Number.POSITIVE_INFINITY) {
+      limit = Number.NEGATIVE_INFINITY;
+      for (const t of this.byTime.keys()) if (t > limit) limit = t;
+    }
     for (;;) {
       const t = this.nextTime();
-      if (t === undefined || t > upTo) return;
+      if (t === undefined || t > limit) return;
       const keys = this.byTime.get(t)!;
       // Take the first entry; callbacks may add or remove timers at this time.
       const first = keys.entries().next();

@@ -58,13 +58,7 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
           throw userFunctionFailed(this.context.operatorId, 'timestamp assigner', value, cause);
         }
       }
-      if (typeof ts !== 'number' || !Number.isFinite(ts)) {
-        throw new WeirError(
-          'INVALID_TIMESTAMP',
-          `timestamp assigner in operator '${this.context.operatorId}' returned ${describeRecord(ts)} for record ${describeRecord(value)}; event time must be a finite number of epoch milliseconds`,
-          { operatorId: this.context.operatorId, record: describeRecord(value) },
-        );
-      }
+      if (typeof ts !== 'number' || !Number.isFinite(ts)) throw this.invalidTimestamp(ts, value);
       out[i] = ts;
       this.position = i + 1;
       if (generator !== undefined) {
@@ -81,6 +75,16 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
     this.lastActivity = this.context.processingTime.clock.now();
     this.scheduleIdleCheck();
     generator?.onPeriodicEmit(this);
+  }
+
+  private invalidTimestamp(ts: unknown, value: T): WeirError {
+    const { operatorId } = this.context;
+    const record = describeRecord(value);
+    const message =
+      this.assigner === undefined
+        ? `operator '${operatorId}' received record ${record} without an event time; give the watermark strategy a timestamp assigner (withTimestampAssigner) or use a source that attaches timestamps`
+        : `timestamp assigner in operator '${operatorId}' returned ${typeof ts === 'number' ? String(ts) : describeRecord(ts)} for record ${record}; event time must be a finite number of epoch milliseconds`;
+    return new WeirError('INVALID_TIMESTAMP', message, { operatorId, record });
   }
 
   /** Emits the scanned records not yet emitted, up to (excluding) index `end`. */

@@ -1,15 +1,20 @@
 import type { OutputTag } from '../../api/output-tag.js';
 import type { FiringTiming } from '../../api/window-result.js';
 import { windowStart } from '../../api/windows.js';
-import { describeRecord, userFunctionFailed, WeirError } from '../../errors.js';
+import { userFunctionFailed, WeirError } from '../../errors.js';
 import type { Counter } from '../../metrics/registry.js';
 import type { Key } from '../key-groups.js';
 import { MIN_WATERMARK } from '../messages.js';
 import { Operator } from '../operator.js';
 import { Emitter } from '../operators/emitter.js';
 import { missingKeys } from '../operators/keyed-process.js';
-import { NO_TIMESTAMP, type RecordBatch } from '../record-batch.js';
-import type { FiringContext, WindowAggregation, WindowFiring } from './window-aggregation.js';
+import type { RecordBatch } from '../record-batch.js';
+import {
+  type FiringContext,
+  invalidEventTime,
+  type WindowAggregation,
+  type WindowFiring,
+} from './window-aggregation.js';
 
 export interface SliceWindowSpec<IN, ACC, R, OUT> {
   readonly size: number;
@@ -104,8 +109,8 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
         const ts = timestamps[i]!;
         const value = values[i] as IN;
         const key = keys[i] as Key;
-        if (ts <= wm) {
-          // Possibly late: the slow path decides.
+        if (ts <= wm || ts === Number.POSITIVE_INFINITY) {
+          // Possibly late (or without a usable time): the slow path decides.
           this.processLate(value, ts, key);
           continue;
         }
@@ -137,13 +142,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   }
 
   private processLate(value: IN, ts: number, key: Key): void {
-    if (ts === NO_TIMESTAMP) {
-      throw new WeirError(
-        'INVALID_TIMESTAMP',
-        `event-time window '${this.context.operatorId}' received record ${describeRecord(value)} without a timestamp; call assignTimestampsAndWatermarks before windowing`,
-        { operatorId: this.context.operatorId, record: describeRecord(value) },
-      );
-    }
+    if (!Number.isFinite(ts)) throw invalidEventTime(this.context.operatorId, value, ts);
     const { size, slide, offset, allowedLateness, aggregation } = this.spec;
     const lastEnd = windowStart(ts, offset, slide) + size;
     if (lastEnd - 1 + allowedLateness <= this.watermark) {
@@ -225,53 +224,78 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     this.output.emitWatermark(time);
   }
 
-  /** Fires, in order of end, every window with data whose last timestamp is at or before `time`. */
+  /** End of the first window containing the slice that ends at `sliceEnd`. */
+  private firstEndOf(sliceEnd: number): number {
+    const { size, slide, offset } = this.spec;
+    // The smallest aligned start >= sliceEnd - size. Window ends are aligned to
+    // offset + size (mod slide), which differs from the starts' alignment when
+    // size is not a multiple of slide.
+    return windowStart(sliceEnd - size - 1, offset, slide) + slide + size;
+  }
+
+  /** End of the last window containing the slice that ends at `sliceEnd`. */
+  private lastEndOf(sliceEnd: number): number {
+    const { size, slide, offset } = this.spec;
+    return windowStart(sliceEnd - this.pane, offset, slide) + size;
+  }
+
+  /**
+   * Fires, in order of end, every window with data whose last timestamp is at
+   * or before `time` and that has not fired yet. Walks the slices in order of
+   * end; the windows of consecutive slices form overlapping runs of ends, so
+   * each window is visited once: the cost is the number of slices plus the
+   * number of windows that fire, whatever the ratio of size to slide.
+   */
   private fireUpTo(time: number): void {
+    const done = time + 1 === Number.POSITIVE_INFINITY ? time : time + 1;
+    if (this.firedUpTo === Number.POSITIVE_INFINITY) return;
     if (this.slices.size === 0) {
-      this.firedUpTo = Math.max(this.firedUpTo, time);
+      this.firedUpTo = Math.max(this.firedUpTo, done);
       return;
     }
     const { size, slide, offset } = this.spec;
-    const ends = new Set<number>();
-    for (const sliceEnd of this.slices.keys()) {
-      // Windows that contain slice (sliceEnd - pane, sliceEnd]: ends from sliceEnd to sliceEnd - pane + size.
-      const firstEnd = windowStart(sliceEnd - 1, offset, slide) + slide;
-      for (let end = firstEnd; end <= sliceEnd - this.pane + size; end += slide) {
-        if (end > this.firedUpTo && end - 1 <= time) ends.add(end);
+    const sliceEnds = [...this.slices.keys()].sort((a, b) => a - b);
+    // Smallest window end not fired yet (ends are aligned like firstEndOf's).
+    let next = Number.isFinite(this.firedUpTo)
+      ? windowStart(this.firedUpTo - size, offset, slide) + slide + size
+      : Number.NEGATIVE_INFINITY;
+    for (const sliceEnd of sliceEnds) {
+      const first = this.firstEndOf(sliceEnd);
+      if (first - 1 > time) break;
+      const last = this.lastEndOf(sliceEnd);
+      let end = Math.max(first, next);
+      for (; end <= last && end - 1 <= time; end += slide) this.fireWindow(end);
+      if (end > next) next = end;
+    }
+    this.firedUpTo = Math.max(this.firedUpTo, done);
+  }
+
+  /** Emits every key's result of the window ending at `end`. */
+  private fireWindow(end: number): void {
+    const { size, aggregation } = this.spec;
+    if (size === this.pane) {
+      const slice = this.slices.get(end);
+      if (slice !== undefined)
+        for (const [key, acc] of slice) this.emitWindow(end, key, acc, 'on-time', false);
+      return;
+    }
+    const merged = new Map<Key, ACC>();
+    for (let s = end - size + this.pane; s <= end; s += this.pane) {
+      const slice = this.slices.get(s);
+      if (slice === undefined) continue;
+      for (const [key, acc] of slice) {
+        const m = merged.get(key);
+        merged.set(key, aggregation.merge!(m === undefined ? aggregation.create() : m, acc));
       }
     }
-    const sorted = [...ends].sort((a, b) => a - b);
-    for (const end of sorted) {
-      if (size === this.pane) {
-        const slice = this.slices.get(end);
-        if (slice !== undefined)
-          for (const [key, acc] of slice) this.emitWindow(end, key, acc, 'on-time', false);
-        continue;
-      }
-      const merged = new Map<Key, ACC>();
-      const { aggregation } = this.spec;
-      for (let s = end - size + this.pane; s <= end; s += this.pane) {
-        const slice = this.slices.get(s);
-        if (slice === undefined) continue;
-        for (const [key, acc] of slice) {
-          const m = merged.get(key);
-          merged.set(key, aggregation.merge!(m === undefined ? aggregation.create() : m, acc));
-        }
-      }
-      for (const [key, acc] of merged) this.emitWindow(end, key, acc, 'on-time', false);
-    }
-    this.firedUpTo = Math.max(
-      this.firedUpTo,
-      time + 1 === Number.POSITIVE_INFINITY ? time : time + 1,
-    );
+    for (const [key, acc] of merged) this.emitWindow(end, key, acc, 'on-time', false);
   }
 
   /** Drops slices whose every window is past its allowed lateness. */
   private cleanUp(time: number): void {
-    const { size, slide, offset, allowedLateness } = this.spec;
+    const { allowedLateness } = this.spec;
     for (const sliceEnd of this.slices.keys()) {
-      const lastEnd = windowStart(sliceEnd - this.pane + size, offset, slide);
-      if (lastEnd - 1 + allowedLateness <= time) {
+      if (this.lastEndOf(sliceEnd) - 1 + allowedLateness <= time) {
         this.slices.delete(sliceEnd);
         if (sliceEnd === this.cachedSliceEnd) {
           this.cachedSliceEnd = Number.NaN;

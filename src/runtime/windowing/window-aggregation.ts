@@ -7,7 +7,9 @@ import type {
   WindowResult,
 } from '../../api/window-result.js';
 import type { Window } from '../../api/windows.js';
+import { describeRecord, WeirError } from '../../errors.js';
 import type { Key } from '../key-groups.js';
+import { NO_TIMESTAMP } from '../record-batch.js';
 
 /**
  * How a window's contents are kept: records fold into an accumulator. Every
@@ -130,10 +132,30 @@ export function processFiring<K extends Key, IN, OUT>(
         currentProcessingTime: () => ctx.currentProcessingTime(),
         output: (tag, value) => ctx.emitSide(tag, value),
       };
-      const elements = wrapSingle ? [result as IN] : (result as readonly IN[]);
+      // A copy: the window's own list keeps growing with later (late) records,
+      // and the function may emit the array it is given.
+      const elements = wrapSingle ? [result as IN] : (result as readonly IN[]).slice();
       instance.process(key, context, elements, out);
     },
   };
+}
+
+/**
+ * A record reached an event-time window without a usable event time: none
+ * (no timestamp assigner upstream) or +Infinity (the stamp of global and count
+ * window results, whose window never ends).
+ */
+export function invalidEventTime(operatorId: string, value: unknown, ts: number): WeirError {
+  const record = describeRecord(value);
+  const why =
+    ts === NO_TIMESTAMP
+      ? 'without a timestamp; call assignTimestampsAndWatermarks before windowing'
+      : `with event time ${ts}; results of global and count windows are stamped +Infinity, so give them new timestamps with assignTimestampsAndWatermarks before windowing them by event time`;
+  return new WeirError(
+    'INVALID_TIMESTAMP',
+    `event-time window '${operatorId}' received record ${record} ${why}`,
+    { operatorId, record },
+  );
 }
 
 /** Window identity inside one key, for maps and timers. */

@@ -17,10 +17,11 @@ import { MIN_WATERMARK } from '../messages.js';
 import { Operator } from '../operator.js';
 import { Emitter } from '../operators/emitter.js';
 import { missingKeys } from '../operators/keyed-process.js';
-import { NO_TIMESTAMP, type RecordBatch } from '../record-batch.js';
+import type { RecordBatch } from '../record-batch.js';
 import { KeyedTimerQueue } from '../timers.js';
 import {
   type FiringContext,
+  invalidEventTime,
   type WindowAggregation,
   type WindowFiring,
   windowId,
@@ -35,6 +36,11 @@ export interface WindowOperatorSpec<IN, ACC, R, OUT> {
   readonly firing: WindowFiring<Key, R, OUT>;
 }
 
+const GLOBAL_WINDOW_ID = windowId(GLOBAL_WINDOW);
+
+/** What made a window fire: a record, a timer, or the end of input. */
+type FiringCause = 'element' | 'timer' | 'end';
+
 /** One window of one key. */
 interface WindowState<ACC> {
   window: Window;
@@ -45,6 +51,8 @@ interface WindowState<ACC> {
   emitted: boolean;
   /** The firing at the end of the window has happened; later ones are late. */
   onTimeFired: boolean;
+  /** Records were added since the last firing (what end of input must not lose). */
+  pending: boolean;
   triggerState: Map<string, unknown> | undefined;
 }
 
@@ -162,12 +170,8 @@ export class WindowOperator<IN, ACC, R, OUT>
       for (; i < values.length; i++) {
         const value = values[i] as IN;
         const ts = eventTime ? timestamps[i]! : now;
-        if (ts === NO_TIMESTAMP && this.spec.assigner.kind !== 'global') {
-          throw new WeirError(
-            'INVALID_TIMESTAMP',
-            `event-time window '${this.context.operatorId}' received record ${describeRecord(value)} without a timestamp; call assignTimestampsAndWatermarks before windowing`,
-            { operatorId: this.context.operatorId, record: describeRecord(value) },
-          );
+        if (!Number.isFinite(ts) && this.spec.assigner.kind !== 'global') {
+          throw invalidEventTime(this.context.operatorId, value, ts);
         }
         this.currentKey = keys[i] as Key;
         this.processRecord(value, ts, timestamps[i]!);
@@ -202,6 +206,10 @@ export class WindowOperator<IN, ACC, R, OUT>
         this.addToWindow(state, value, ts);
         accepted = true;
       }
+    } else if (assigner.kind === 'global') {
+      // Count windows and global triggers: no per-record window allocation.
+      this.addToWindow(this.stateFor(GLOBAL_WINDOW), value, ts);
+      accepted = true;
     } else {
       for (const window of this.assignWindows(ts)) {
         if (this.isLate(window)) continue;
@@ -261,7 +269,7 @@ export class WindowOperator<IN, ACC, R, OUT>
 
   private stateFor(window: Window): WindowState<ACC> {
     const windows = this.keyWindows();
-    const id = windowId(window);
+    const id = window === GLOBAL_WINDOW ? GLOBAL_WINDOW_ID : windowId(window);
     let state = windows.get(id);
     if (state === undefined) {
       state = {
@@ -270,6 +278,7 @@ export class WindowOperator<IN, ACC, R, OUT>
         acc: undefined,
         emitted: false,
         onTimeFired: false,
+        pending: false,
         triggerState: undefined,
       };
       windows.set(id, state);
@@ -325,7 +334,10 @@ export class WindowOperator<IN, ACC, R, OUT>
       id: windowId(merged),
       acc,
       emitted: touching.some((s) => s.emitted),
-      onTimeFired: touching.some((s) => s.onTimeFired),
+      // The merged window's end may not have passed yet even if a part fired on
+      // time: then its next firing at the end is on time again (an update).
+      onTimeFired: touching.some((s) => s.onTimeFired) && maxTimestamp(merged) <= this.watermark,
+      pending: touching.some((s) => s.pending),
       triggerState: undefined,
     };
     for (const s of touching) {
@@ -348,26 +360,30 @@ export class WindowOperator<IN, ACC, R, OUT>
   private addToWindow(state: WindowState<ACC>, value: IN, ts: number): void {
     const { aggregation, trigger } = this.spec;
     state.acc = aggregation.add(value, state.acc === undefined ? aggregation.create() : state.acc);
+    state.pending = true;
     this.current = state;
-    this.act(trigger.onElement(value, ts, state.window, this), state);
+    this.act(trigger.onElement(value, ts, state.window, this), state, 'element');
   }
 
   /** Carries out a trigger's decision for the current key and window. */
-  private act(result: TriggerResult, state: WindowState<ACC>): void {
+  private act(result: TriggerResult, state: WindowState<ACC>, cause: FiringCause): void {
     if (result === 'continue') return;
     if ((result === 'fire' || result === 'fire-and-purge') && state.acc !== undefined)
-      this.fire(state);
+      this.fire(state, cause);
     if (result === 'purge' || result === 'fire-and-purge') {
       state.acc = undefined;
       state.emitted = false;
+      state.pending = false;
     }
   }
 
-  private fire(state: WindowState<ACC>): void {
+  private fire(state: WindowState<ACC>, cause: FiringCause): void {
     const max = maxTimestamp(state.window);
     let timing: FiringTiming;
     if (this.timeDomain === 'event-time') {
       if (this.watermark < max) timing = 'early';
+      // A record arriving when the watermark has passed the end is a late record.
+      else if (cause === 'element') timing = 'late';
       else if (!state.onTimeFired) {
         timing = 'on-time';
         state.onTimeFired = true;
@@ -375,6 +391,7 @@ export class WindowOperator<IN, ACC, R, OUT>
     } else timing = this.currentProcessingTime() < max ? 'early' : 'on-time';
     const isUpdate = state.emitted;
     state.emitted = true;
+    state.pending = false;
     this.emitter.timestamp = max;
     this.spec.firing.emit(
       this.currentKey,
@@ -416,9 +433,19 @@ export class WindowOperator<IN, ACC, R, OUT>
   }
 
   private onProcessingTime(now: number): void {
-    this.processingTimers.fireUpTo(now, (t, key, id) =>
-      this.onTimer(t, key, id, 'processing-time'),
-    );
+    try {
+      this.processingTimers.fireUpTo(now, (t, key, id) =>
+        this.onTimer(t, key, id, 'processing-time'),
+      );
+    } catch (cause) {
+      if (cause instanceof WeirError) throw cause;
+      throw userFunctionFailed(
+        this.context.operatorId,
+        'window function or trigger',
+        { processingTime: now },
+        cause,
+      );
+    }
     this.current = undefined;
     this.emitter.flush();
   }
@@ -433,20 +460,24 @@ export class WindowOperator<IN, ACC, R, OUT>
       domain === 'event-time'
         ? trigger.onEventTime(time, state.window, this)
         : trigger.onProcessingTime(time, state.window, this);
-    this.act(result, state);
+    this.act(result, state, 'timer');
     if (domain === this.timeDomain && time === this.cleanupTime(state.window))
       this.clearWindow(state);
   }
 
-  /** End of input: windows still holding records (global windows, processing-time windows) fire once. */
+  /**
+   * End of input: windows holding records not emitted yet (global windows,
+   * partial count windows, processing-time windows) fire once. A window whose
+   * contents were all emitted by its last firing does not repeat it.
+   */
   override endInput(): void {
     for (const [key, windows] of [...this.windowsByKey]) {
       this.currentKey = key;
       for (const state of [...windows.values()]) {
         this.current = state;
-        if (state.acc !== undefined) {
+        if (state.acc !== undefined && state.pending) {
           const result = this.spec.trigger.onEndOfInput?.(state.window, this) ?? 'fire';
-          this.act(result, state);
+          this.act(result, state, 'end');
         }
         this.clearWindow(state);
       }
