@@ -26,7 +26,23 @@ export type {
 } from './api/functions.js';
 export { defineJob, type JobContext, type JobDefinition } from './api/job.js';
 export { OutputTag } from './api/output-tag.js';
-export type { KeyedStateStore, ListState, MapState, ValueState } from './api/state.js';
+export type {
+  AggregatingState,
+  AggregatingStateDescriptor,
+  KeyedStateStore,
+  ListState,
+  ListStateDescriptor,
+  MapState,
+  MapStateDescriptor,
+  ReducingState,
+  ReducingStateDescriptor,
+  StateDescriptor,
+  StateSerializer,
+  StateTtlConfig,
+  TtlUpdate,
+  ValueState,
+  ValueStateDescriptor,
+} from './api/state.js';
 export { Time } from './api/time.js';
 export { type Trigger, type TriggerContext, type TriggerResult, Triggers } from './api/triggers.js';
 export {
@@ -84,8 +100,67 @@ export type { Sink, SinkContext, SinkWriter } from './connectors/sink.js';
 export type { PollStatus, Source, SourceContext, SourceReader } from './connectors/source.js';
 export { PrintSink, type PrintSinkOptions } from './connectors/stdout/print-sink.js';
 export { describeRecord, type ErrorDomain, WeirError, type WeirErrorCode } from './errors.js';
-export type { Counter, MetricGroup, MetricSample } from './metrics/registry.js';
+export type {
+  CheckpointCounts,
+  CheckpointEntry,
+  CheckpointStatus,
+} from './metrics/checkpoint-history.js';
+export {
+  estimateQuantile,
+  type Histogram,
+  type HistogramSnapshot,
+  LATENCY_BUCKETS_SECONDS,
+} from './metrics/histogram.js';
+export type {
+  EdgePartitioning,
+  JobGraph,
+  JobGraphEdge,
+  JobGraphOperator,
+  JobGraphTask,
+} from './metrics/job-graph.js';
+export type { ExceptionEntry, JobMonitor, JobStatus } from './metrics/job-monitor.js';
+export {
+  type HttpEndpoint,
+  type MetricsOptions,
+  startMetricsServer,
+} from './metrics/metrics-server.js';
+export { OPERATOR_METRICS } from './metrics/operator-probe.js';
+export { TASK_METRICS } from './metrics/plan-instrumentation.js';
+export { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './metrics/prometheus.js';
+export {
+  type Counter,
+  type MetricGroup,
+  type MetricKind,
+  type MetricLabels,
+  MetricRegistry,
+  type MetricSample,
+} from './metrics/registry.js';
+export type { TimeShares } from './metrics/step-timer.js';
+export type { CheckpointOptions } from './runtime/checkpoint/checkpoint-config.js';
+export type { CheckpointData } from './runtime/checkpoint/checkpoint-data.js';
+export {
+  type CheckpointStorage,
+  LocalCheckpointStorage,
+  readCheckpoint,
+} from './runtime/checkpoint/checkpoint-storage.js';
 export type { Clock } from './runtime/clock.js';
 export type { Key } from './runtime/key-groups.js';
 export type { RecordBatch } from './runtime/record-batch.js';
+export type { StateBackendOptions } from './state/create-backend.js';
+export type { DiskBackendOptions } from './state/disk/disk-keyed-state.js';
+export type { HeapBackendOptions } from './state/heap-keyed-state.js';
+export { Serializers } from './state/serializers.js';
+export type { Json } from './state/snapshot.js';
+export type {
+  BackpressureLevel,
+  JobCheckpoints,
+  JobDetails,
+  JobExceptions,
+  JobMetrics,
+  JobSummary,
+  LatencySummary,
+  OperatorMetrics,
+  SubtaskMetrics,
+} from './ui/job-view.js';
+export { DEFAULT_UI_PORT, startWebUi, type WebUi, type WebUiOptions } from './ui/server.js';
 export { DeterministicRandom } from './util/random.js';

@@ -12,6 +12,12 @@ import {
 } from '../connectors/generator/generator-source.js';
 import type { Source } from '../connectors/source.js';
 import { invalidArgument, WeirError } from '../errors.js';
+import { JobMonitor } from '../metrics/job-monitor.js';
+import {
+  type HttpEndpoint,
+  type MetricsOptions,
+  startMetricsServer,
+} from '../metrics/metrics-server.js';
 import { MetricRegistry, type MetricSample } from '../metrics/registry.js';
 import { LogicalGraph } from '../plan/logical-graph.js';
 import { buildPhysicalPlan, type PhysicalPlan } from '../plan/physical-plan.js';
@@ -35,6 +41,7 @@ import { type Clock, systemClock } from '../runtime/clock.js';
 import { LocalExecutor } from '../runtime/executor.js';
 import { DEFAULT_MAX_PARALLELISM } from '../runtime/key-groups.js';
 import { ProcessingTimeScheduler } from '../runtime/timers.js';
+import type { StateBackendOptions } from '../state/create-backend.js';
 import { DataStream, type StreamBuilder } from './data-stream.js';
 import type { WatermarkStrategy } from './watermark-strategy.js';
 
@@ -51,8 +58,15 @@ export interface EnvironmentOptions {
   readonly chaining?: boolean;
   /** Processing-time source; tests may inject their own. */
   readonly clock?: Clock;
+  /**
+   * Keyed state backend of stateful operators: `{ kind: 'heap' }` (default) or
+   * `{ kind: 'disk', ... }` for state larger than memory.
+   */
+  readonly stateBackend?: StateBackendOptions;
   /** Take periodic checkpoints (off when omitted). */
   readonly checkpointing?: CheckpointOptions;
+  /** Instrumentation and the Prometheus endpoint (off unless `port` is set); see docs/observability.md. */
+  readonly metrics?: MetricsOptions;
 }
 
 /** How to start a job. */
@@ -84,6 +98,10 @@ export interface JobClient {
   readonly result: Promise<JobResult>;
   /** Live metrics of the running job. */
   readonly metrics: MetricRegistry;
+  /** Unique id of this run of the job (used by the REST API). */
+  readonly jobId: string;
+  /** Status, job graph, checkpoint history and exceptions of the job. */
+  readonly monitor: JobMonitor;
   /** Stops the job (pending windows are not fired) and waits until it has stopped. */
   cancel(): Promise<JobResult>;
   /**
@@ -122,6 +140,8 @@ export class StreamEnvironment implements StreamBuilder {
   private readonly chaining: boolean;
   private readonly clock: Clock;
   private readonly checkpointing: CheckpointConfig | undefined;
+  private readonly stateBackend: StateBackendOptions | undefined;
+  private readonly metricsOptions: MetricsOptions;
   private running = false;
 
   constructor(options: EnvironmentOptions = {}) {
@@ -140,8 +160,10 @@ export class StreamEnvironment implements StreamBuilder {
     this.channelCapacity = positiveInt('channelCapacity', options.channelCapacity ?? 8);
     this.chaining = options.chaining ?? true;
     this.clock = options.clock ?? systemClock;
+    this.stateBackend = options.stateBackend;
     this.checkpointing =
       options.checkpointing === undefined ? undefined : checkpointConfig(options.checkpointing);
+    this.metricsOptions = options.metrics ?? {};
   }
 
   /** A stream from any source; with a strategy, timestamps and watermarks are assigned right after it. */
@@ -217,6 +239,9 @@ export class StreamEnvironment implements StreamBuilder {
       throw new WeirError('INVALID_JOB', 'this environment is already running a job');
     const plan = this.plan();
     const metrics = new MetricRegistry();
+    const monitor = new JobMonitor({ jobName, plan, metrics });
+    const metricsPort = this.metricsOptions.port;
+    let endpoint: HttpEndpoint | undefined;
     let executor: LocalExecutor | undefined;
     let coordinator: CheckpointCoordinator | undefined;
     const savepointWaiters: ((c: CheckpointCoordinator) => void)[] = [];
@@ -225,6 +250,14 @@ export class StreamEnvironment implements StreamBuilder {
     const started = performance.now();
     const run = async (): Promise<JobResult> => {
       const restore = await this.loadRestore(plan, options);
+      if (metricsPort !== undefined) {
+        const { host } = this.metricsOptions;
+        endpoint = await startMetricsServer(
+          { port: metricsPort, ...(host === undefined ? {} : { host }) },
+          () => [metrics],
+        );
+        monitor.metricsUrl = `${endpoint.url}/metrics`;
+      }
       const timers = new ProcessingTimeScheduler(this.clock);
       const tasks = buildTasks(plan, {
         jobName,
@@ -233,12 +266,15 @@ export class StreamEnvironment implements StreamBuilder {
         clock: this.clock,
         timers,
         metrics,
+        ...(this.stateBackend === undefined ? {} : { stateBackend: this.stateBackend }),
         ...(restore === undefined ? {} : { restoreFrom: restore }),
+        instrumentation: this.metricsOptions.instrumentation ?? true,
       });
       const storage =
         this.checkpointing === undefined
           ? undefined
-          : new LocalCheckpointStorage(this.checkpointing.directory);
+          : (this.checkpointing.storage ??
+            new LocalCheckpointStorage(this.checkpointing.directory));
       coordinator = new CheckpointCoordinator(
         this.checkpointing,
         storage,
@@ -250,6 +286,7 @@ export class StreamEnvironment implements StreamBuilder {
         metrics.group({ job: jobName }),
         restore?.checkpointId,
       );
+      monitor.started(tasks);
       for (const waiter of savepointWaiters.splice(0)) waiter(coordinator);
       executor = new LocalExecutor(tasks, timers, coordinator);
       if (cancelled) executor.stop();
@@ -261,13 +298,27 @@ export class StreamEnvironment implements StreamBuilder {
         metrics,
       );
     };
-    const result = run().finally(() => {
-      this.running = false;
-    });
+    const result = run()
+      .then(
+        (r) => {
+          monitor.ended(r.status);
+          return r;
+        },
+        (error: unknown) => {
+          monitor.ended('failed', error);
+          throw error;
+        },
+      )
+      .finally(async () => {
+        this.running = false;
+        await endpoint?.close();
+      });
     return {
       jobName,
       result,
       metrics,
+      jobId: monitor.jobId,
+      monitor,
       cancel: async () => {
         cancelled = true;
         executor?.stop();
@@ -277,12 +328,14 @@ export class StreamEnvironment implements StreamBuilder {
         const c =
           coordinator ??
           (await new Promise<CheckpointCoordinator>((resolve) => savepointWaiters.push(resolve)));
+        monitor.checkpoints.savepointRequested();
         return c.requestSavepoint(new LocalCheckpointStorage(directory));
       },
       stopWithSavepoint: async (directory: string) => {
         const c =
           coordinator ??
           (await new Promise<CheckpointCoordinator>((resolve) => savepointWaiters.push(resolve)));
+        monitor.checkpoints.savepointRequested();
         const path = await c.requestSavepoint(new LocalCheckpointStorage(directory));
         cancelled = true;
         executor?.stop();
@@ -302,7 +355,9 @@ export class StreamEnvironment implements StreamBuilder {
       if (this.checkpointing === undefined) {
         throw new WeirError('INVALID_JOB', "restoreFrom 'latest' needs checkpointing configured");
       }
-      path = await new LocalCheckpointStorage(this.checkpointing.directory).latest();
+      path = await (
+        this.checkpointing.storage ?? new LocalCheckpointStorage(this.checkpointing.directory)
+      ).latest();
       if (path === undefined) return undefined;
     }
     const checkpoint = await readCheckpoint(path);

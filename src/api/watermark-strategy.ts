@@ -1,4 +1,5 @@
 import { invalidArgument } from '../errors.js';
+import type { Json } from '../state/snapshot.js';
 
 /** Where a watermark generator sends its decisions. */
 export interface WatermarkOutput {
@@ -16,6 +17,12 @@ export interface WatermarkOutput {
 export interface WatermarkGenerator<T> {
   onEvent(value: T, timestamp: number, output: WatermarkOutput): void;
   onPeriodicEmit(output: WatermarkOutput): void;
+  /**
+   * The generator's memory (e.g. the largest timestamp seen), for checkpoints:
+   * a restored job then emits the watermarks the uninterrupted one would have.
+   */
+  snapshot?(): Json;
+  restore?(state: Json): void;
 }
 
 /** Extracts the event time (epoch ms) of a record; `recordTimestamp` is what the source attached, if anything. */
@@ -35,6 +42,12 @@ class BoundedOutOfOrdernessGenerator<T> implements WatermarkGenerator<T> {
     if (this.maxTimestamp !== Number.NEGATIVE_INFINITY) {
       output.emitWatermark(this.maxTimestamp - this.bound - 1);
     }
+  }
+  snapshot(): Json {
+    return Number.isFinite(this.maxTimestamp) ? this.maxTimestamp : null;
+  }
+  restore(state: Json): void {
+    if (typeof state === 'number') this.maxTimestamp = state;
   }
 }
 

@@ -24,6 +24,7 @@ interface WindowSettings<T> {
   readonly trigger: Trigger<T> | undefined;
   readonly allowedLateness: number;
   readonly lateDataTag: OutputTag<T> | undefined;
+  readonly processingTimeCloseMs: number | undefined;
 }
 
 /**
@@ -42,7 +43,12 @@ export class WindowedStream<T, K extends Key> {
     private readonly keepLast?: number,
     settings?: WindowSettings<T>,
   ) {
-    this.settings = settings ?? { trigger: undefined, allowedLateness: 0, lateDataTag: undefined };
+    this.settings = settings ?? {
+      trigger: undefined,
+      allowedLateness: 0,
+      lateDataTag: undefined,
+      processingTimeCloseMs: undefined,
+    };
   }
 
   private with(change: Partial<WindowSettings<T>>): WindowedStream<T, K> {
@@ -69,6 +75,25 @@ export class WindowedStream<T, K extends Key> {
       throw invalidArgument(`allowed lateness must be a whole number of ms >= 0, got ${ms}`);
     }
     return this.with({ allowedLateness: ms });
+  }
+
+  /**
+   * Closes windows by the wall clock when event time stalls: once the
+   * watermark trails the wall clock by more than `graceMs` (no newer events
+   * arrive), event time advances to `now - graceMs` and the windows that ended
+   * before it fire. Off by default; for live streams whose event time tracks
+   * wall-clock time, never for replays of old data.
+   */
+  closeByProcessingTime(graceMs: number): WindowedStream<T, K> {
+    if (!Number.isFinite(graceMs) || graceMs < 0) {
+      throw invalidArgument(
+        `processing-time close grace must be a number of ms >= 0, got ${graceMs}`,
+      );
+    }
+    if (this.assigner.timeDomain !== 'event-time') {
+      throw invalidArgument('closeByProcessingTime applies to event-time windows only');
+    }
+    return this.with({ processingTimeCloseMs: graceMs });
   }
 
   /** Records too late for any window go to this side output (they are counted either way). */
@@ -148,7 +173,7 @@ export class WindowedStream<T, K extends Key> {
     firing: () => WindowFiring<Key, R, OUT>,
   ): DataStream<OUT> {
     const { assigner, settings, keepLast } = this;
-    const { allowedLateness, lateDataTag } = settings;
+    const { allowedLateness, lateDataTag, processingTimeCloseMs } = settings;
     const label = `${name} (${describeAssigner(assigner)})`;
     // Time windows with the default trigger share per-slice partial aggregates
     // (sliding windows need `merge` to combine slices).
@@ -171,6 +196,7 @@ export class WindowedStream<T, K extends Key> {
             lateDataTag,
             aggregation,
             firing: firing(),
+            processingTimeCloseMs,
           }) as Operator<T, OUT>,
       );
     }
@@ -189,6 +215,7 @@ export class WindowedStream<T, K extends Key> {
           lateDataTag,
           aggregation: contents,
           firing: firing(),
+          processingTimeCloseMs,
         }) as Operator<T, OUT>,
     );
   }

@@ -1,6 +1,9 @@
 import type { SourceContext } from '../connectors/source.js';
+import { ObservedChainedOutput } from '../metrics/operator-probe.js';
+import { PlanInstrumentation } from '../metrics/plan-instrumentation.js';
 import type { MetricRegistry } from '../metrics/registry.js';
 import type { PhysicalEdge, PhysicalPlan } from '../plan/physical-plan.js';
+import type { StateBackendOptions } from '../state/create-backend.js';
 import { Channel } from './channel.js';
 import type { CheckpointData } from './checkpoint/checkpoint-data.js';
 import { restoredStateFor, sourcePositionFor } from './checkpoint/restore.js';
@@ -39,8 +42,12 @@ export interface TaskBuildOptions {
   readonly clock: Clock;
   readonly timers: ProcessingTimeScheduler;
   readonly metrics: MetricRegistry;
+  /** Keyed state backend of stateful operators. */
+  readonly stateBackend?: StateBackendOptions;
   /** The checkpoint to restore operator state and source positions from. */
   readonly restoreFrom?: CheckpointData;
+  /** Time task steps, count records in, track watermarks and sink latency. Default true. */
+  readonly instrumentation?: boolean;
 }
 
 function isBlocking(op: unknown): op is Blocking {
@@ -69,6 +76,11 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
     channels.set(edge, matrix);
   }
 
+  const probes =
+    options.instrumentation === false
+      ? undefined
+      : new PlanInstrumentation(plan, options.metrics, options.jobName, options.clock);
+
   const instances = new Map<string, Operator<unknown, unknown>>();
   const instance = (nodeId: number, subtask: number): Operator<unknown, unknown> => {
     const k = `${nodeId}/${subtask}`;
@@ -88,7 +100,12 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
     const writers = writersByHead.get(`${head}/${subtask}`) ?? [];
     writersByHead.set(`${head}/${subtask}`, writers);
     const targetFor = (edge: PhysicalEdge): Output<unknown> => {
-      if (edge.chained) return new ChainedOutput(instance(edge.to, subtask));
+      if (edge.chained) {
+        const next = instance(edge.to, subtask);
+        return probes === undefined
+          ? new ChainedOutput(next)
+          : new ObservedChainedOutput(next, probes.probe(edge.to, subtask));
+      }
       const matrix = channels.get(edge)!;
       const row = matrix[subtask]!;
       const p = edge.partitioning;
@@ -145,6 +162,7 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
       maxParallelism: plan.maxParallelism,
       processingTime: options.timers,
       metrics: options.metrics.group(labels(options.jobName, operatorId, subtask)),
+      stateBackend: options.stateBackend,
     };
   };
 
@@ -186,6 +204,8 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
         blockers: chain
           .map((m) => m.operator)
           .filter((o): o is Operator<unknown, unknown> & Blocking => isBlocking(o)),
+        stepTimer: probes?.timer(node.id, s),
+        input: node.kind === 'source' ? undefined : probes?.probe(node.id, s),
       };
       if (node.kind === 'source') {
         const ctx = contextFor(node.id, s);

@@ -11,7 +11,7 @@ export type StreamMessage<T> =
   /** The producer has no data for now: exclude it from watermark merging until it speaks again. */
   | { readonly kind: 'idle' }
   /** Checkpoint barrier: everything before it belongs to checkpoint `checkpointId`. */
-  | { readonly kind: 'barrier'; readonly checkpointId: number }
+  | { readonly kind: 'barrier'; readonly checkpointId: number; readonly savepoint: boolean }
   | { readonly kind: 'end' };
 
 export const END_MESSAGE: StreamMessage<never> = { kind: 'end' };

@@ -1,5 +1,6 @@
 import type { OutputTag } from '../api/output-tag.js';
 import type { MetricGroup } from '../metrics/registry.js';
+import type { StateBackendOptions } from '../state/create-backend.js';
 import type { OperatorSnapshot, RestoredState } from '../state/snapshot.js';
 import type { Clock } from './clock.js';
 import type { RecordBatch } from './record-batch.js';
@@ -30,6 +31,8 @@ export interface ProcessingTimeService {
 /** Passed to {@link Operator.snapshotState}. */
 export interface SnapshotContext {
   readonly checkpointId: number;
+  /** Savepoints must be self-contained (no incremental references). */
+  readonly kind: 'checkpoint' | 'savepoint';
   /** The key group of a key, for grouping keyed state. */
   keyGroupOf(key: import('./key-groups.js').Key): number;
 }
@@ -43,6 +46,8 @@ export interface OperatorContext {
   readonly maxParallelism: number;
   readonly processingTime: ProcessingTimeService;
   readonly metrics: MetricGroup;
+  /** Which keyed state backend stateful operators use (heap when undefined). */
+  readonly stateBackend: StateBackendOptions | undefined;
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { SourceReader } from '../connectors/source.js';
+import type { InputObserver } from '../metrics/operator-probe.js';
 import type { Counter } from '../metrics/registry.js';
+import type { StepTimer } from '../metrics/step-timer.js';
 import type { Json, OperatorSnapshot } from '../state/snapshot.js';
 import type { Channel } from './channel.js';
 import type { ExchangeWriter } from './exchange.js';
@@ -34,6 +36,8 @@ export interface TaskSnapshot {
 /** Receives the snapshots of tasks as barriers pass them. */
 export interface CheckpointListener {
   acknowledge(task: Task, checkpointId: number, snapshot: TaskSnapshot): void;
+  /** Checkpoint `checkpointId` is complete; called by every task before its operators hear of it. */
+  completed?(task: Task, checkpointId: number): void;
 }
 
 export interface TaskWiring {
@@ -45,6 +49,10 @@ export interface TaskWiring {
   /** Exchange writers at the ends of the chain: the task runs only while all have room. */
   readonly writers: readonly ExchangeWriter<unknown>[];
   readonly blockers: readonly Blocking[];
+  /** Instrumentation: where the task's time goes (the executor records each step). */
+  readonly stepTimer?: StepTimer | undefined;
+  /** Instrumentation of an input task's head operator: records in, input watermark. */
+  readonly input?: InputObserver | undefined;
 }
 
 /**
@@ -56,6 +64,9 @@ export abstract class Task {
   checkpoints: CheckpointListener | undefined;
   readonly name: string;
   readonly subtask: number;
+  readonly stepTimer: StepTimer | undefined;
+  /** How long the last checkpoint barrier waited for barriers on the other inputs (ms). */
+  lastAlignmentMs = 0;
   protected readonly members: readonly ChainMember[];
   private readonly writers: readonly ExchangeWriter<unknown>[];
   private readonly blockers: readonly Blocking[];
@@ -68,6 +79,7 @@ export abstract class Task {
     this.writers = wiring.writers;
     this.blockers = wiring.blockers;
     this.maxParallelism = wiring.maxParallelism;
+    this.stepTimer = wiring.stepTimer;
   }
 
   async open(): Promise<void> {
@@ -82,6 +94,11 @@ export abstract class Task {
     return true;
   }
 
+  /** Whether the task is held up downstream: an output channel is full or a sink is flushing. */
+  isBackpressured(): boolean {
+    return !this.outputHasRoom();
+  }
+
   /** What the task waits on when it cannot progress by itself. */
   waitFor(): Promise<void> | undefined {
     for (const b of this.blockers) {
@@ -92,19 +109,32 @@ export abstract class Task {
   }
 
   /** Snapshots every operator of the chain (the caller forwards the barrier). */
-  snapshotChain(checkpointId: number): TaskSnapshot['operators'] {
+  snapshotChain(checkpointId: number, savepoint = false): TaskSnapshot['operators'] {
     const maxParallelism = this.maxParallelism;
     const context: SnapshotContext = {
       checkpointId,
+      kind: savepoint ? 'savepoint' : 'checkpoint',
       keyGroupOf: (key: Key) => keyGroupOf(key, maxParallelism),
     };
-    return this.members.map((m) => ({ uid: m.uid, snapshot: m.operator.snapshotState(context) }));
+    // A deep copy at the barrier: the checkpoint is written asynchronously
+    // while operators go on changing the objects their snapshot refers to.
+    return this.members.map((m) => {
+      const snapshot = m.operator.snapshotState(context);
+      return {
+        uid: m.uid,
+        snapshot: snapshot === undefined ? undefined : structuredClone(snapshot),
+      };
+    });
   }
 
   /** Snapshot and barrier: everything this task emitted so far belongs to the checkpoint. */
-  protected checkpoint(checkpointId: number, source?: TaskSnapshot['source']): void {
-    const operators = this.snapshotChain(checkpointId);
-    for (const w of this.writers) w.emitBarrier(checkpointId);
+  protected checkpoint(
+    checkpointId: number,
+    savepoint: boolean,
+    source?: TaskSnapshot['source'],
+  ): void {
+    const operators = this.snapshotChain(checkpointId, savepoint);
+    for (const w of this.writers) w.emitBarrier(checkpointId, savepoint);
     this.checkpoints?.acknowledge(this, checkpointId, {
       subtask: this.subtask,
       operators,
@@ -119,12 +149,13 @@ export abstract class Task {
 
   /** At the end of a job without checkpoint storage: seal the sinks' last transactions. */
   preCommitSinks(checkpointId: number): void {
-    const context: SnapshotContext = { checkpointId, keyGroupOf: () => 0 };
+    const context: SnapshotContext = { checkpointId, kind: 'checkpoint', keyGroupOf: () => 0 };
     for (const m of this.members)
       if (m.operator instanceof SinkOperator) m.operator.snapshotState(context);
   }
 
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    this.checkpoints?.completed?.(this, checkpointId);
     for (const m of this.members) await m.operator.notifyCheckpointComplete(checkpointId);
   }
 
@@ -206,11 +237,14 @@ export class SourceTask<T> extends Task {
   }
 
   /** Starts checkpoint `checkpointId` at this source: position, chain state, then the barrier. */
-  triggerCheckpoint(checkpointId: number): boolean {
+  triggerCheckpoint(checkpointId: number, savepoint: boolean): boolean {
     if (this.finished) return false;
     const snapshot = this.reader.snapshot;
     if (snapshot === undefined) return false;
-    this.checkpoint(checkpointId, { uid: this.sourceUid, position: snapshot.call(this.reader) });
+    this.checkpoint(checkpointId, savepoint, {
+      uid: this.sourceUid,
+      position: snapshot.call(this.reader),
+    });
     return true;
   }
 
@@ -244,6 +278,8 @@ export class SourceTask<T> extends Task {
 
 /** Messages a task consumes per step before yielding to others; keeps queues short and fair. */
 const MESSAGES_PER_STEP = 8;
+/** A step also ends after this long, so slow operators do not starve timers and checkpoint I/O. */
+const STEP_BUDGET_MS = 4;
 
 /**
  * A task whose chain starts at an input gate: the channels from upstream
@@ -259,6 +295,8 @@ export class InputTask<T> extends Task {
   private aligning: number | undefined;
   private readonly barrierSeen: boolean[];
   private barrierCount = 0;
+  private alignmentStartedAt = 0;
+  private readonly input: InputObserver | undefined;
 
   constructor(
     wiring: TaskWiring,
@@ -268,9 +306,16 @@ export class InputTask<T> extends Task {
     super(wiring);
     this.ended = new Array<boolean>(channels.length).fill(false);
     this.barrierSeen = new Array<boolean>(channels.length).fill(false);
+    const input = wiring.input;
+    this.input = input;
     this.valve = new WatermarkValve(
       channels.length,
-      (t) => head.processWatermark(t),
+      input === undefined
+        ? (t) => head.processWatermark(t)
+        : (t) => {
+            input.onWatermark(t);
+            head.processWatermark(t);
+          },
       () => head.processIdle(),
     );
   }
@@ -279,8 +324,10 @@ export class InputTask<T> extends Task {
     if (this.finished) return false;
     let progressed = false;
     const n = this.channels.length;
+    const deadline = performance.now() + STEP_BUDGET_MS;
     for (let budget = MESSAGES_PER_STEP; budget > 0; budget--) {
       if (!this.outputHasRoom()) return progressed;
+      if (progressed && performance.now() > deadline) return true;
       let message: ReturnType<Channel<T>['shift']>;
       let c = this.nextChannel;
       let tried = 0;
@@ -295,6 +342,7 @@ export class InputTask<T> extends Task {
       switch (message.kind) {
         case 'batch':
           this.valve.activate(channel);
+          this.input?.onBatch(message.batch);
           this.head.processBatch(message.batch);
           break;
         case 'watermark':
@@ -304,7 +352,7 @@ export class InputTask<T> extends Task {
           this.valve.markIdle(channel);
           break;
         case 'barrier':
-          this.onBarrier(channel, message.checkpointId);
+          this.onBarrier(channel, message.checkpointId, message.savepoint);
           break;
         case 'end':
           if (!this.ended[channel]) {
@@ -325,13 +373,17 @@ export class InputTask<T> extends Task {
     return progressed;
   }
 
-  private onBarrier(channel: number, checkpointId: number): void {
+  private alignedSavepoint = false;
+
+  private onBarrier(channel: number, checkpointId: number, savepoint: boolean): void {
     if (this.aligning !== undefined && checkpointId < this.aligning) return; // stale
     if (this.aligning === undefined || checkpointId > this.aligning) {
       // A newer checkpoint overtakes one still aligning: that one was abandoned.
       this.barrierSeen.fill(false);
       this.barrierCount = 0;
       this.aligning = checkpointId;
+      this.alignedSavepoint = savepoint;
+      this.alignmentStartedAt = performance.now();
     }
     if (!this.barrierSeen[channel]) {
       this.barrierSeen[channel] = true;
@@ -350,6 +402,7 @@ export class InputTask<T> extends Task {
     this.aligning = undefined;
     this.barrierSeen.fill(false);
     this.barrierCount = 0;
-    this.checkpoint(id);
+    this.lastAlignmentMs = performance.now() - this.alignmentStartedAt;
+    this.checkpoint(id, this.alignedSavepoint);
   }
 }

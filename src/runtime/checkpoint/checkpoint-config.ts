@@ -1,4 +1,5 @@
 import { invalidArgument } from '../../errors.js';
+import type { CheckpointStorage } from './checkpoint-storage.js';
 
 /** How a job takes checkpoints. */
 export interface CheckpointOptions {
@@ -14,6 +15,8 @@ export interface CheckpointOptions {
   readonly tolerableFailures?: number;
   /** Completed checkpoints kept on disk. Default 3. */
   readonly retained?: number;
+  /** Where checkpoints go; a local directory storage on `directory` by default. */
+  readonly storage?: CheckpointStorage;
 }
 
 export interface CheckpointConfig {
@@ -23,6 +26,7 @@ export interface CheckpointConfig {
   readonly timeoutMs: number;
   readonly tolerableFailures: number;
   readonly retained: number;
+  readonly storage: CheckpointStorage | undefined;
 }
 
 function nonNegative(name: string, n: number): number {
@@ -48,5 +52,6 @@ export function checkpointConfig(options: CheckpointOptions): CheckpointConfig {
     timeoutMs: nonNegative('timeoutMs', options.timeoutMs ?? 60_000),
     tolerableFailures: nonNegative('tolerableFailures', options.tolerableFailures ?? 0),
     retained,
+    storage: options.storage,
   };
 }

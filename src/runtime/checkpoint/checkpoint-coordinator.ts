@@ -154,7 +154,7 @@ export class CheckpointCoordinator implements CheckpointListener {
       savepoint,
     };
     this.pending = pending;
-    for (const source of this.sources) source.triggerCheckpoint(id);
+    for (const source of this.sources) source.triggerCheckpoint(id, savepoint !== undefined);
   }
 
   acknowledge(task: Task, checkpointId: number, snapshot: TaskSnapshot): void {

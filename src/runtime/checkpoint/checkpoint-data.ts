@@ -1,7 +1,17 @@
 import type { Json, OperatorSnapshot } from '../../state/snapshot.js';
 
-/** Version of the checkpoint/savepoint format written by this code. */
-export const CHECKPOINT_FORMAT_VERSION = 1;
+/**
+ * Newest checkpoint/savepoint format this code reads and writes.
+ * 1: every operator subtask's keyed state is whole (`keyed`).
+ * 2: keyed state may be a `keyedDelta` on an earlier checkpoint of the same
+ *    directory (incremental checkpoints); `_metadata.json` lists the
+ *    checkpoints it references. Storage writes version 1 whenever a
+ *    checkpoint has no delta, so such checkpoints stay readable by older code.
+ */
+export const CHECKPOINT_FORMAT_VERSION = 2;
+
+/** The format version of checkpoints without incremental state. */
+export const FULL_CHECKPOINT_FORMAT_VERSION = 1;
 
 /** The state of one operator (all its subtasks) in a checkpoint. */
 export interface OperatorCheckpoint {

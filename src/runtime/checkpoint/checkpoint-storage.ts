@@ -1,8 +1,9 @@
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { WeirError } from '../../errors.js';
+import { deltaBaseFloor, deltaBases, resolveDeltas } from '../../state/resolve-deltas.js';
 import type { CheckpointData, OperatorCheckpoint } from './checkpoint-data.js';
-import { CHECKPOINT_FORMAT_VERSION } from './checkpoint-data.js';
+import { CHECKPOINT_FORMAT_VERSION, FULL_CHECKPOINT_FORMAT_VERSION } from './checkpoint-data.js';
 
 /**
  * Where completed checkpoints are kept. Separate from state backends: the
@@ -14,8 +15,21 @@ export interface CheckpointStorage {
   write(checkpoint: CheckpointData): Promise<string>;
   /** The newest complete checkpoint, if any. */
   latest(): Promise<string | undefined>;
-  /** Removes all but the newest `retain` checkpoints. */
+  /**
+   * Removes all but the newest `retain` checkpoints, except checkpoints that
+   * incremental state of kept ones, or of snapshots still to be written,
+   * may reference.
+   */
   prune(retain: number): Promise<void>;
+}
+
+/** What `_metadata.json` holds beyond the checkpoint header (format version 2 fields are optional). */
+interface Metadata extends Omit<CheckpointData, 'operators'> {
+  readonly operators: (Omit<OperatorCheckpoint, 'subtasks'> & { files: string[] })[];
+  /** Checkpoints (ids, same directory) whose files this one needs, transitively. */
+  readonly references?: readonly number[];
+  /** Future checkpoints may reference this checkpoint id and newer ones (see `deltaBaseFloor`). */
+  readonly keepFrom?: number;
 }
 
 const METADATA = '_metadata.json';
@@ -40,6 +54,8 @@ async function writeFileDurably(path: string, text: string): Promise<void> {
  *   chk-0000000042/<uid>-<subtask>.json state of one operator subtask
  */
 export class LocalCheckpointStorage implements CheckpointStorage {
+  private readonly metadataCache = new Map<number, Metadata>();
+
   constructor(readonly directory: string) {}
 
   static nameOf(checkpointId: number, kind: 'checkpoint' | 'savepoint'): string {
@@ -49,33 +65,78 @@ export class LocalCheckpointStorage implements CheckpointStorage {
   async write(checkpoint: CheckpointData): Promise<string> {
     await mkdir(this.directory, { recursive: true });
     const name = LocalCheckpointStorage.nameOf(checkpoint.checkpointId, checkpoint.kind);
+    const bases = deltaBases(checkpoint);
+    if (bases.size > 0 && checkpoint.kind === 'savepoint') {
+      throw new WeirError(
+        'INTERNAL',
+        `savepoint ${checkpoint.checkpointId} contains incremental keyed state; state backends must take full snapshots for savepoints`,
+        { domain: 'internal' },
+      );
+    }
+    // Everything the deltas need, transitively: kept by prune while this checkpoint is.
+    const references = new Set<number>();
+    for (const base of bases) {
+      references.add(base);
+      const meta = await this.metadataOf(base);
+      if (meta === undefined) {
+        throw new WeirError(
+          'INTERNAL',
+          `checkpoint ${checkpoint.checkpointId} is incremental on checkpoint ${base}, which is not in '${this.directory}'`,
+          { domain: 'internal', retriable: true },
+        );
+      }
+      for (const r of meta.references ?? []) references.add(r);
+    }
+    const keepFrom = deltaBaseFloor(checkpoint);
     const finalDir = join(this.directory, name);
     const tmpDir = join(this.directory, `.${name}.tmp-${process.pid}-${Date.now()}`);
     await mkdir(tmpDir, { recursive: true });
-    const operators = [];
-    for (const op of checkpoint.operators) {
-      const files: string[] = [];
-      for (let s = 0; s < op.subtasks.length; s++) {
+    // Files are written concurrently: a checkpoint costs a few event-loop
+    // turns, not one per operator subtask.
+    const writes: Promise<void>[] = [];
+    const operators = checkpoint.operators.map((op) => {
+      const files = op.subtasks.map((snapshot, s) => {
         const file = `${safeName(op.uid)}-${s}.json`;
-        await writeFileDurably(join(tmpDir, file), JSON.stringify(op.subtasks[s]));
-        files.push(file);
-      }
-      operators.push({
+        writes.push(writeFileDurably(join(tmpDir, file), JSON.stringify(snapshot)));
+        return file;
+      });
+      return {
         uid: op.uid,
         name: op.name,
         parallelism: op.parallelism,
         files,
         ...(op.sourcePositions === undefined ? {} : { sourcePositions: op.sourcePositions }),
-      });
-    }
+      };
+    });
+    await Promise.all(writes);
     const { operators: _omit, ...header } = checkpoint;
-    await writeFileDurably(
-      join(tmpDir, METADATA),
-      JSON.stringify({ ...header, operators }, null, 1),
-    );
+    const metadata: Metadata = {
+      ...header,
+      // Checkpoints without deltas stay readable by code that knows only version 1.
+      version: bases.size > 0 ? CHECKPOINT_FORMAT_VERSION : FULL_CHECKPOINT_FORMAT_VERSION,
+      operators,
+      ...(references.size > 0 ? { references: [...references].sort((a, b) => a - b) } : {}),
+      ...(keepFrom === undefined ? {} : { keepFrom }),
+    };
+    await writeFileDurably(join(tmpDir, METADATA), JSON.stringify(metadata, null, 1));
     await rm(finalDir, { recursive: true, force: true });
     await rename(tmpDir, finalDir);
+    if (checkpoint.kind === 'checkpoint') this.metadataCache.set(checkpoint.checkpointId, metadata);
     return finalDir;
+  }
+
+  /** The metadata of checkpoint `id` in this directory, if it is complete. */
+  private async metadataOf(id: number): Promise<Metadata | undefined> {
+    const cached = this.metadataCache.get(id);
+    if (cached !== undefined) return cached;
+    try {
+      const path = join(this.directory, LocalCheckpointStorage.nameOf(id, 'checkpoint'), METADATA);
+      const meta = JSON.parse(await readFile(path, 'utf8')) as Metadata;
+      this.metadataCache.set(id, meta);
+      return meta;
+    } catch {
+      return undefined;
+    }
   }
 
   async latest(): Promise<string | undefined> {
@@ -100,9 +161,25 @@ export class LocalCheckpointStorage implements CheckpointStorage {
 
   async prune(retain: number): Promise<void> {
     const entries = await readdir(this.directory);
-    const complete = entries.filter((e) => /^chk-\d+$/.test(e)).sort();
-    for (const old of complete.slice(0, Math.max(0, complete.length - retain))) {
-      await rm(join(this.directory, old), { recursive: true, force: true });
+    const ids = entries
+      .filter((e) => /^chk-\d+$/.test(e))
+      .map((e) => Number(e.slice(4)))
+      .sort((a, b) => a - b);
+    const keep = new Set(ids.slice(Math.max(0, ids.length - retain)));
+    // Snapshots not yet written may be deltas on the newest's floor or later.
+    const newest = ids.at(-1);
+    const floor = newest === undefined ? undefined : (await this.metadataOf(newest))?.keepFrom;
+    if (floor !== undefined) for (const id of ids) if (id >= floor) keep.add(id);
+    for (const id of [...keep]) {
+      for (const r of (await this.metadataOf(id))?.references ?? []) keep.add(r);
+    }
+    for (const id of ids) {
+      if (keep.has(id)) continue;
+      this.metadataCache.delete(id);
+      await rm(join(this.directory, LocalCheckpointStorage.nameOf(id, 'checkpoint')), {
+        recursive: true,
+        force: true,
+      });
     }
     // Leftovers of checkpoints that were being written when a process died.
     for (const e of entries) {
@@ -117,8 +194,31 @@ function safeName(uid: string): string {
   return uid.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
-/** Reads a checkpoint or savepoint directory written by {@link LocalCheckpointStorage}. */
+/**
+ * Reads a checkpoint or savepoint directory written by
+ * {@link LocalCheckpointStorage}. Incremental keyed state is resolved
+ * against the checkpoints it references (sibling directories `chk-<id>`), so
+ * the result holds whole key groups only.
+ */
 export async function readCheckpoint(path: string): Promise<CheckpointData> {
+  const data = await readCheckpointFiles(path);
+  const parent = dirname(path);
+  return resolveDeltas(data, async (id) => {
+    const basePath = join(parent, LocalCheckpointStorage.nameOf(id, 'checkpoint'));
+    try {
+      return await readCheckpointFiles(basePath);
+    } catch (cause) {
+      throw new WeirError(
+        'INVALID_JOB',
+        `checkpoint '${path}' is incremental and needs checkpoint ${id} ('${basePath}'), which cannot be read; incremental checkpoints must stay in the directory they were written to`,
+        { cause },
+      );
+    }
+  });
+}
+
+/** Reads one checkpoint directory as it is on disk (deltas unresolved). */
+async function readCheckpointFiles(path: string): Promise<CheckpointData> {
   let metadata: unknown;
   try {
     metadata = JSON.parse(await readFile(join(path, METADATA), 'utf8'));
@@ -129,9 +229,7 @@ export async function readCheckpoint(path: string): Promise<CheckpointData> {
       { cause },
     );
   }
-  const m = metadata as Omit<CheckpointData, 'operators'> & {
-    operators: (Omit<OperatorCheckpoint, 'subtasks'> & { files: string[] })[];
-  };
+  const m = metadata as Metadata;
   if (m.format !== 'weir-checkpoint') {
     throw new WeirError(
       'INVALID_JOB',
@@ -152,5 +250,6 @@ export async function readCheckpoint(path: string): Promise<CheckpointData> {
     const { files: _files, ...rest } = op;
     operators.push({ ...rest, subtasks });
   }
-  return { ...m, operators };
+  const { references: _references, keepFrom: _keepFrom, ...header } = m;
+  return { ...header, operators };
 }

@@ -1,5 +1,5 @@
 import { WeirError } from '../../errors.js';
-import type { Json, OperatorSnapshot, RestoredState } from '../../state/snapshot.js';
+import type { Json, OperatorSnapshot, RestoredState, StateMeta } from '../../state/snapshot.js';
 import { keyGroupRange } from '../key-groups.js';
 import type { CheckpointData, OperatorCheckpoint } from './checkpoint-data.js';
 
@@ -56,6 +56,7 @@ function hasState(op: OperatorCheckpoint): boolean {
   return op.subtasks.some(
     (s) =>
       (s.keyed !== undefined && Object.keys(s.keyed).length > 0) ||
+      s.keyedDelta !== undefined ||
       (s.list !== undefined && s.list.length > 0) ||
       (s.union !== undefined && s.union.length > 0),
   );
@@ -76,10 +77,29 @@ export function restoredStateFor(
   if (op === undefined) return undefined;
   const { first, last } = keyGroupRange(subtask, checkpoint.maxParallelism, parallelism);
   const keyed = new Map<number, Json[]>();
+  const states = new Map<string, StateMeta>();
   const list: Json[] = [];
   const union: Json[] = [];
   let listIndex = 0;
   for (const s of op.subtasks as OperatorSnapshot[]) {
+    if (s.keyedDelta !== undefined) {
+      throw new WeirError(
+        'INTERNAL',
+        `operator '${uid}' has incremental state that was not resolved; read checkpoints with readCheckpoint`,
+        { domain: 'internal', operatorId: uid },
+      );
+    }
+    for (const [name, meta] of Object.entries(s.states ?? {})) {
+      const known = states.get(name);
+      if (known === undefined) states.set(name, meta);
+      else if (JSON.stringify(known) !== JSON.stringify(meta)) {
+        throw new WeirError(
+          'INVALID_JOB',
+          `state '${name}' of operator '${uid}' is described differently by different subtasks of the checkpoint`,
+          { operatorId: uid },
+        );
+      }
+    }
     for (const [g, entries] of Object.entries(s.keyed ?? {})) {
       const group = Number(g);
       if (group < first || group > last) continue;
@@ -92,7 +112,7 @@ export function restoredStateFor(
     }
     union.push(...(s.union ?? []));
   }
-  return { keyed, list, union };
+  return { keyed, list, union, ...(states.size > 0 ? { states } : {}) };
 }
 
 /** Where source subtask `subtask` resumes, if the checkpoint has a position for it. */

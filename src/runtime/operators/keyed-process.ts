@@ -4,13 +4,17 @@ import type {
   OnTimerContext,
 } from '../../api/functions.js';
 import type { OutputTag } from '../../api/output-tag.js';
+import type { MapState } from '../../api/state.js';
 import { describeRecord, userFunctionFailed, WeirError } from '../../errors.js';
-import { HeapKeyedStateBackend } from '../../state/heap-keyed-state.js';
+import { createKeyedStateBackend } from '../../state/create-backend.js';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.js';
+import type { OperatorSnapshot, RestoredState } from '../../state/snapshot.js';
 import type { Key } from '../key-groups.js';
 import { MIN_WATERMARK } from '../messages.js';
-import { Operator } from '../operator.js';
+import { Operator, type SnapshotContext } from '../operator.js';
 import { NO_TIMESTAMP, type RecordBatch } from '../record-batch.js';
 import { KeyedTimerQueue } from '../timers.js';
+import { restoredTimeProgress, timeProgressEntry } from '../windowing/window-snapshot.js';
 import { Emitter } from './emitter.js';
 
 interface MutableContext<K extends Key> extends OnTimerContext<K> {
@@ -19,21 +23,29 @@ interface MutableContext<K extends Key> extends OnTimerContext<K> {
   timeDomain: 'event-time' | 'processing-time';
 }
 
+/** Internal states that hold each key's timers, so they are checkpointed with the key's state. */
+const EVENT_TIMERS = '__weir.event-timers';
+const PROCESSING_TIMERS = '__weir.processing-timers';
+
 /**
  * Runs a keyed process function: per-key state and per-key timers. Event-time
  * timers fire when the watermark passes them (all of them at end of input),
  * before the watermark is forwarded; processing-time timers fire from the
- * wall clock.
+ * wall clock. State lives in the configured keyed state backend; timers are
+ * queued in memory and mirrored into that backend, so checkpoints hold them.
  */
 export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, OUT> {
   private watermark = MIN_WATERMARK;
   private emitter!: Emitter<OUT>;
-  private state!: HeapKeyedStateBackend;
+  private state!: KeyedStateBackend;
+  private eventTimerState!: MapState<number, boolean>;
+  private processingTimerState!: MapState<number, boolean>;
   private readonly eventTimers = new KeyedTimerQueue<Key, 0>();
   private readonly processingTimers = new KeyedTimerQueue<Key, 0>();
   private readonly scheduledProcessingTimes = new Set<number>();
   private readonly fn: KeyedProcessFunction<K, IN, OUT>;
   private readonly ctx: MutableContext<K>;
+  private restored: RestoredState | undefined;
 
   constructor(fn: KeyedProcessFunction<K, IN, OUT>) {
     super();
@@ -41,10 +53,22 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
     const timerService: KeyedTimerService = {
       currentWatermark: () => this.watermark,
       currentProcessingTime: () => this.context.processingTime.clock.now(),
-      registerEventTimeTimer: (time) => this.eventTimers.register(time, this.ctx.key, 0),
-      deleteEventTimeTimer: (time) => this.eventTimers.delete(time, this.ctx.key, 0),
-      registerProcessingTimeTimer: (time) => this.registerProcessingTimer(time),
-      deleteProcessingTimeTimer: (time) => this.processingTimers.delete(time, this.ctx.key, 0),
+      registerEventTimeTimer: (time) => {
+        this.eventTimers.register(time, this.ctx.key, 0);
+        this.eventTimerState.put(time, true);
+      },
+      deleteEventTimeTimer: (time) => {
+        this.eventTimers.delete(time, this.ctx.key, 0);
+        this.eventTimerState.remove(time);
+      },
+      registerProcessingTimeTimer: (time) => {
+        this.registerProcessingTimer(time, this.ctx.key);
+        this.processingTimerState.put(time, true);
+      },
+      deleteProcessingTimeTimer: (time) => {
+        this.processingTimers.delete(time, this.ctx.key, 0);
+        this.processingTimerState.remove(time);
+      },
     };
     this.ctx = {
       timestamp: 0,
@@ -55,9 +79,29 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
     };
   }
 
+  override initializeState(state: RestoredState): void {
+    this.restored = state;
+    const progress = restoredTimeProgress(
+      state,
+      this.context.subtaskIndex,
+      this.context.parallelism,
+    );
+    if (progress !== undefined) this.watermark = progress.watermark;
+  }
+
   override open(): void {
     this.emitter = new Emitter(this.output);
-    this.state = new HeapKeyedStateBackend(this.context.operatorId);
+    this.state = createKeyedStateBackend(this.context.stateBackend, {
+      operatorId: this.context.operatorId,
+      subtaskIndex: this.context.subtaskIndex,
+      maxParallelism: this.context.maxParallelism,
+      clock: this.context.processingTime.clock,
+    });
+    if (this.restored !== undefined) this.state.restore(this.restored);
+    this.eventTimerState = this.state.getMapState<number, boolean>(EVENT_TIMERS);
+    this.processingTimerState = this.state.getMapState<number, boolean>(PROCESSING_TIMERS);
+    if (this.restored !== undefined) this.rebuildTimers();
+    this.restored = undefined;
     this.context.metrics.gauge('weir_state_entries', 'Keyed state entries held', () =>
       this.state.entryCount(),
     );
@@ -74,6 +118,24 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
     });
   }
 
+  /** After a restore, the timer queues are rebuilt from the timers kept in state. */
+  private rebuildTimers(): void {
+    const keys: Key[] = [];
+    this.state.forEachKeyAndNamespace(EVENT_TIMERS, (key) => keys.push(key));
+    for (const key of keys) {
+      this.state.currentKey = key;
+      for (const [time] of this.eventTimerState.entries()) this.eventTimers.register(time, key, 0);
+    }
+    keys.length = 0;
+    this.state.forEachKeyAndNamespace(PROCESSING_TIMERS, (key) => keys.push(key));
+    for (const key of keys) {
+      this.state.currentKey = key;
+      for (const [time] of this.processingTimerState.entries())
+        this.registerProcessingTimer(time, key);
+    }
+    this.state.currentKey = undefined;
+  }
+
   processBatch(batch: RecordBatch<IN>): void {
     const { values, timestamps, keys } = batch;
     if (keys === undefined) throw missingKeys(this.context.operatorId);
@@ -88,6 +150,7 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
         this.fn.processElement(values[i] as IN, ctx, emitter);
       }
     } catch (cause) {
+      if (cause instanceof WeirError && cause.code !== 'USER_FUNCTION_FAILED') throw cause;
       throw userFunctionFailed(this.context.operatorId, 'process function', values[i], cause);
     }
     state.currentKey = undefined;
@@ -95,22 +158,32 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
   }
 
   override processWatermark(time: number): void {
+    // After a restore the inputs may repeat older watermarks: only advances count.
+    if (time <= this.watermark) return;
     this.watermark = time;
     this.ctx.timeDomain = 'event-time';
-    this.eventTimers.fireUpTo(time, (t, key) => this.fireTimer(t, key, t));
+    this.eventTimers.fireUpTo(time, (t, key) => {
+      this.state.currentKey = key;
+      this.eventTimerState.remove(t);
+      this.fireTimer(t, key, t);
+    });
     this.state.currentKey = undefined;
     this.emitter.flush();
     this.output.emitWatermark(time);
   }
 
-  private registerProcessingTimer(time: number): void {
-    this.processingTimers.register(time, this.ctx.key, 0);
+  private registerProcessingTimer(time: number, key: Key): void {
+    this.processingTimers.register(time, key, 0);
     if (this.scheduledProcessingTimes.has(time)) return;
     this.scheduledProcessingTimes.add(time);
     this.context.processingTime.schedule(time, (now) => {
       this.scheduledProcessingTimes.delete(time);
       this.ctx.timeDomain = 'processing-time';
-      this.processingTimers.fireUpTo(now, (t, key) => this.fireTimer(t, key, NO_TIMESTAMP));
+      this.processingTimers.fireUpTo(now, (t, k) => {
+        this.state.currentKey = k;
+        this.processingTimerState.remove(t);
+        this.fireTimer(t, k, NO_TIMESTAMP);
+      });
       this.state.currentKey = undefined;
       this.emitter.flush();
     });
@@ -130,8 +203,29 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
     }
   }
 
+  /** Keyed state (with the timers) from the backend; the watermark as union state. */
+  override snapshotState(context: SnapshotContext): OperatorSnapshot {
+    const keyed = this.state.snapshot({
+      checkpointId: context.checkpointId,
+      keyGroupOf: context.keyGroupOf,
+      kind: context.kind,
+    });
+    return {
+      ...keyed,
+      union: [timeProgressEntry(this.context.subtaskIndex, { watermark: this.watermark, mark: 0 })],
+    };
+  }
+
+  override notifyCheckpointComplete(checkpointId: number): void {
+    this.state.notifyCheckpointComplete(checkpointId);
+  }
+
   override close(): void {
-    this.fn.close?.();
+    try {
+      this.fn.close?.();
+    } finally {
+      this.state?.dispose();
+    }
   }
 }
 

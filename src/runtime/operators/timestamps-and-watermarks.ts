@@ -5,8 +5,15 @@ import type {
   WatermarkStrategySpec,
 } from '../../api/watermark-strategy.js';
 import { describeRecord, userFunctionFailed, WeirError } from '../../errors.js';
+import {
+  decodeTime,
+  encodeTime,
+  type Json,
+  type OperatorSnapshot,
+  type RestoredState,
+} from '../../state/snapshot.js';
 import { MAX_WATERMARK, MIN_WATERMARK } from '../messages.js';
-import { Operator } from '../operator.js';
+import { Operator, type SnapshotContext } from '../operator.js';
 import type { RecordBatch } from '../record-batch.js';
 
 /**
@@ -32,8 +39,47 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
     this.assigner = spec.timestampAssigner;
   }
 
+  private restored: { watermark: number; generator: Json } | undefined;
+
+  /** Union state: each subtask's last watermark and generator memory. */
+  override snapshotState(_context: SnapshotContext): OperatorSnapshot {
+    return {
+      union: [
+        {
+          subtask: this.context.subtaskIndex,
+          watermark: encodeTime(this.lastWatermark),
+          generator: this.generator?.snapshot?.() ?? null,
+        },
+      ],
+    };
+  }
+
+  /**
+   * Resumes with this subtask's own progress when the parallelism is
+   * unchanged; otherwise with the lowest watermark and no generator memory.
+   */
+  override initializeState(state: RestoredState): void {
+    const entries = state.union as { subtask: number; watermark: Json; generator: Json }[];
+    if (entries.length === 0) return;
+    const own =
+      entries.length === this.context.parallelism
+        ? entries.find((e) => e.subtask === this.context.subtaskIndex)
+        : undefined;
+    if (own !== undefined) {
+      this.restored = { watermark: decodeTime(own.watermark), generator: own.generator };
+    } else {
+      const lowest = Math.min(...entries.map((e) => decodeTime(e.watermark)));
+      this.restored = { watermark: lowest, generator: null };
+    }
+  }
+
   override open(): void {
     this.generator = this.spec.createGenerator?.();
+    if (this.restored !== undefined) {
+      this.lastWatermark = this.restored.watermark;
+      if (this.restored.generator !== null) this.generator?.restore?.(this.restored.generator);
+      this.restored = undefined;
+    }
     this.lastActivity = this.context.processingTime.clock.now();
     this.scheduleIdleCheck();
   }

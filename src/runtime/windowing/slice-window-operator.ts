@@ -3,18 +3,31 @@ import type { FiringTiming } from '../../api/window-result.js';
 import { windowStart } from '../../api/windows.js';
 import { userFunctionFailed, WeirError } from '../../errors.js';
 import type { Counter } from '../../metrics/registry.js';
+import {
+  decodeKey,
+  decodeTime,
+  encodeKey,
+  encodeTime,
+  type Json,
+  KeyedSnapshotBuilder,
+  type OperatorSnapshot,
+  type RestoredState,
+  restoredEntries,
+} from '../../state/snapshot.js';
 import type { Key } from '../key-groups.js';
 import { MIN_WATERMARK } from '../messages.js';
-import { Operator } from '../operator.js';
+import { Operator, type SnapshotContext } from '../operator.js';
 import { Emitter } from '../operators/emitter.js';
 import { missingKeys } from '../operators/keyed-process.js';
 import type { RecordBatch } from '../record-batch.js';
+import { scheduleProcessingTimeClose } from './processing-time-close.js';
 import {
   type FiringContext,
   invalidEventTime,
   type WindowAggregation,
   type WindowFiring,
 } from './window-aggregation.js';
+import { restoredTimeProgress, timeProgressEntry } from './window-snapshot.js';
 
 export interface SliceWindowSpec<IN, ACC, R, OUT> {
   readonly size: number;
@@ -25,6 +38,8 @@ export interface SliceWindowSpec<IN, ACC, R, OUT> {
   readonly lateDataTag: OutputTag<IN> | undefined;
   readonly aggregation: WindowAggregation<IN, ACC, R>;
   readonly firing: WindowFiring<Key, R, OUT>;
+  /** Close windows by the wall clock after this grace when event time stalls (off when undefined). */
+  readonly processingTimeCloseMs?: number | undefined;
 }
 
 function gcd(a: number, b: number): number {
@@ -84,6 +99,16 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
       for (const s of this.slices.values()) n += s.size;
       return n;
     });
+    const grace = this.spec.processingTimeCloseMs;
+    if (grace !== undefined) {
+      scheduleProcessingTimeClose(
+        this.context.processingTime,
+        grace,
+        () => this.watermark,
+        (t) => this.processWatermark(t),
+        () => this.watermark === Number.POSITIVE_INFINITY,
+      );
+    }
   }
 
   currentWatermark(): number {
@@ -216,7 +241,47 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     }
   }
 
+  /**
+   * Snapshot: per key, its accumulators by slice (JSON data); and, as union
+   * state, the watermark and the fired-up-to bound.
+   */
+  override snapshotState(context: SnapshotContext): OperatorSnapshot {
+    const keyed = new KeyedSnapshotBuilder(context.keyGroupOf);
+    for (const [sliceEnd, slice] of this.slices) {
+      for (const [key, acc] of slice)
+        keyed.add(key, [encodeKey(key), encodeTime(sliceEnd), acc as Json]);
+    }
+    return {
+      keyed: keyed.build(),
+      union: [
+        timeProgressEntry(this.context.subtaskIndex, {
+          watermark: this.watermark,
+          mark: this.firedUpTo,
+        }),
+      ],
+    };
+  }
+
+  override initializeState(state: RestoredState): void {
+    const entries = [...restoredEntries(state)] as [Json, Json, Json][];
+    entries.sort((a, b) => decodeTime(a[1]) - decodeTime(b[1]));
+    for (const [key, sliceEnd, acc] of entries) {
+      this.sliceFor(decodeTime(sliceEnd)).set(decodeKey(key), acc as ACC);
+    }
+    const progress = restoredTimeProgress(
+      state,
+      this.context.subtaskIndex,
+      this.context.parallelism,
+    );
+    if (progress !== undefined) {
+      this.watermark = progress.watermark;
+      this.firedUpTo = progress.mark;
+    }
+  }
+
   override processWatermark(time: number): void {
+    // After a restore the inputs may repeat older watermarks: only advances count.
+    if (time <= this.watermark) return;
     this.watermark = time;
     this.fireUpTo(time);
     this.cleanUp(time);

@@ -12,13 +12,25 @@ import {
 } from '../../api/windows.js';
 import { describeRecord, userFunctionFailed, WeirError } from '../../errors.js';
 import type { Counter } from '../../metrics/registry.js';
+import {
+  decodeKey,
+  decodeTime,
+  encodeKey,
+  encodeTime,
+  type Json,
+  KeyedSnapshotBuilder,
+  type OperatorSnapshot,
+  type RestoredState,
+  restoredEntries,
+} from '../../state/snapshot.js';
 import type { Key } from '../key-groups.js';
 import { MIN_WATERMARK } from '../messages.js';
-import { Operator } from '../operator.js';
+import { Operator, type SnapshotContext } from '../operator.js';
 import { Emitter } from '../operators/emitter.js';
 import { missingKeys } from '../operators/keyed-process.js';
 import type { RecordBatch } from '../record-batch.js';
 import { KeyedTimerQueue } from '../timers.js';
+import { scheduleProcessingTimeClose } from './processing-time-close.js';
 import {
   type FiringContext,
   invalidEventTime,
@@ -26,6 +38,7 @@ import {
   type WindowFiring,
   windowId,
 } from './window-aggregation.js';
+import { restoredTimeProgress, timeProgressEntry } from './window-snapshot.js';
 
 export interface WindowOperatorSpec<IN, ACC, R, OUT> {
   readonly assigner: WindowAssigner<IN>;
@@ -34,6 +47,8 @@ export interface WindowOperatorSpec<IN, ACC, R, OUT> {
   readonly lateDataTag: OutputTag<IN> | undefined;
   readonly aggregation: WindowAggregation<IN, ACC, R>;
   readonly firing: WindowFiring<Key, R, OUT>;
+  /** Close event-time windows by the wall clock after this grace when event time stalls. */
+  readonly processingTimeCloseMs?: number | undefined;
 }
 
 const GLOBAL_WINDOW_ID = windowId(GLOBAL_WINDOW);
@@ -84,6 +99,23 @@ export class WindowOperator<IN, ACC, R, OUT>
     this.timeDomain = spec.assigner.timeDomain;
   }
 
+  /** Processing-time timers of a restored operator are scheduled again once it runs. */
+  private rescheduleRestoredTimers(): void {
+    const state = this.restored;
+    this.restored = undefined;
+    if (state === undefined) return;
+    for (const raw of restoredEntries(state)) {
+      const entry = raw as { key: Json; timers: [Json, string, 'e' | 'p'][] };
+      this.currentKey = decodeKey(entry.key);
+      for (const [t, id, domain] of entry.timers) {
+        if (domain !== 'p') continue;
+        this.current = this.windowsByKey.get(this.currentKey)?.get(id);
+        if (this.current !== undefined) this.registerProcessingTimeTimer(decodeTime(t));
+      }
+    }
+    this.current = undefined;
+  }
+
   override open(): void {
     this.emitter = new Emitter(this.output);
     this.lateRecords = this.context.metrics.counter(
@@ -100,6 +132,17 @@ export class WindowOperator<IN, ACC, R, OUT>
       'Timers registered and not yet fired',
       () => this.eventTimers.size + this.processingTimers.size,
     );
+    this.rescheduleRestoredTimers();
+    const grace = this.spec.processingTimeCloseMs;
+    if (grace !== undefined && this.timeDomain === 'event-time') {
+      scheduleProcessingTimeClose(
+        this.context.processingTime,
+        grace,
+        () => this.watermark,
+        (t) => this.processWatermark(t),
+        () => this.watermark === Number.POSITIVE_INFINITY,
+      );
+    }
   }
 
   // ---- FiringContext and TriggerContext -------------------------------------------------
@@ -414,7 +457,97 @@ export class WindowOperator<IN, ACC, R, OUT>
 
   // ---- time -----------------------------------------------------------------------------
 
+  /**
+   * Snapshot, per key: every window with its contents (JSON data), flags and
+   * trigger state, and the key's timers; as union state, the watermark.
+   */
+  override snapshotState(context: SnapshotContext): OperatorSnapshot {
+    const timers = new Map<Key, Json[]>();
+    const addTimer = (time: number, key: Key, id: string, domain: 'e' | 'p') => {
+      let list = timers.get(key);
+      if (list === undefined) timers.set(key, (list = []));
+      list.push([encodeTime(time), id, domain]);
+    };
+    for (const [t, k, id] of this.eventTimers.entries()) addTimer(t, k, id, 'e');
+    for (const [t, k, id] of this.processingTimers.entries()) addTimer(t, k, id, 'p');
+    const keyed = new KeyedSnapshotBuilder(context.keyGroupOf);
+    for (const [key, windows] of this.windowsByKey) {
+      const ws: Json[] = [];
+      for (const w of windows.values()) {
+        ws.push({
+          start: encodeTime(w.window.start),
+          end: encodeTime(w.window.end),
+          acc: w.acc === undefined ? null : { v: w.acc as Json },
+          emitted: w.emitted,
+          onTimeFired: w.onTimeFired,
+          pending: w.pending,
+          trigger:
+            w.triggerState === undefined ? null : (Object.fromEntries(w.triggerState) as Json),
+        });
+      }
+      keyed.add(key, { key: encodeKey(key), windows: ws, timers: timers.get(key) ?? [] });
+    }
+    return {
+      keyed: keyed.build(),
+      union: [timeProgressEntry(this.context.subtaskIndex, { watermark: this.watermark, mark: 0 })],
+    };
+  }
+
+  private restored: RestoredState | undefined;
+
+  override initializeState(state: RestoredState): void {
+    this.restored = state;
+    const progress = restoredTimeProgress(
+      state,
+      this.context.subtaskIndex,
+      this.context.parallelism,
+    );
+    if (progress !== undefined) this.watermark = progress.watermark;
+    type Entry = {
+      key: Json;
+      windows: {
+        start: Json;
+        end: Json;
+        acc: { v: Json } | null;
+        emitted: boolean;
+        onTimeFired: boolean;
+        pending: boolean;
+        trigger: Record<string, Json> | null;
+      }[];
+      timers: [Json, string, 'e' | 'p'][];
+    };
+    for (const raw of restoredEntries(state)) {
+      const entry = raw as unknown as Entry;
+      const key = decodeKey(entry.key);
+      const windows = new Map<string, WindowState<ACC>>();
+      for (const w of entry.windows) {
+        const start = decodeTime(w.start);
+        const end = decodeTime(w.end);
+        const window =
+          start === GLOBAL_WINDOW.start && end === GLOBAL_WINDOW.end
+            ? GLOBAL_WINDOW
+            : { start, end };
+        const id = windowId(window);
+        windows.set(id, {
+          window,
+          id,
+          acc: w.acc === null ? undefined : (w.acc.v as ACC),
+          emitted: w.emitted,
+          onTimeFired: w.onTimeFired,
+          pending: w.pending,
+          triggerState: w.trigger === null ? undefined : new Map(Object.entries(w.trigger)),
+        });
+      }
+      this.windowsByKey.set(key, windows);
+      for (const [t, id, domain] of entry.timers) {
+        if (domain === 'e') this.eventTimers.register(decodeTime(t), key, id);
+      }
+    }
+  }
+
   override processWatermark(time: number): void {
+    // After a restore the inputs may repeat older watermarks: only advances count.
+    if (time <= this.watermark) return;
     this.watermark = time;
     try {
       this.eventTimers.fireUpTo(time, (t, key, id) => this.onTimer(t, key, id, 'event-time'));
