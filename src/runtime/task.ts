@@ -294,7 +294,6 @@ export class InputTask<T> extends Task {
   private nextChannel = 0;
   private aligning: number | undefined;
   private readonly barrierSeen: boolean[];
-  private barrierCount = 0;
   private alignmentStartedAt = 0;
   private readonly input: InputObserver | undefined;
 
@@ -380,15 +379,11 @@ export class InputTask<T> extends Task {
     if (this.aligning === undefined || checkpointId > this.aligning) {
       // A newer checkpoint overtakes one still aligning: that one was abandoned.
       this.barrierSeen.fill(false);
-      this.barrierCount = 0;
       this.aligning = checkpointId;
       this.alignedSavepoint = savepoint;
       this.alignmentStartedAt = performance.now();
     }
-    if (!this.barrierSeen[channel]) {
-      this.barrierSeen[channel] = true;
-      this.barrierCount++;
-    }
+    this.barrierSeen[channel] = true;
     this.completeAlignmentIfReady();
   }
 
@@ -401,7 +396,6 @@ export class InputTask<T> extends Task {
     if (aligned < this.channels.length) return;
     this.aligning = undefined;
     this.barrierSeen.fill(false);
-    this.barrierCount = 0;
     this.lastAlignmentMs = performance.now() - this.alignmentStartedAt;
     this.checkpoint(id, this.alignedSavepoint);
   }

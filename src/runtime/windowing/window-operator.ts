@@ -465,7 +465,10 @@ export class WindowOperator<IN, ACC, R, OUT>
     const timers = new Map<Key, Json[]>();
     const addTimer = (time: number, key: Key, id: string, domain: 'e' | 'p') => {
       let list = timers.get(key);
-      if (list === undefined) timers.set(key, (list = []));
+      if (list === undefined) {
+        list = [];
+        timers.set(key, list);
+      }
       list.push([encodeTime(time), id, domain]);
     };
     for (const [t, k, id] of this.eventTimers.entries()) addTimer(t, k, id, 'e');
