@@ -5,6 +5,7 @@ import type { Key } from '../runtime/key-groups.js';
 import type { Operator } from '../runtime/operator.js';
 import { FilterOperator } from '../runtime/operators/filter.js';
 import { FlatMapOperator } from '../runtime/operators/flat-map.js';
+import { KeyedBroadcastProcessOperator } from '../runtime/operators/keyed-broadcast-process.js';
 import { KeyedProcessOperator } from '../runtime/operators/keyed-process.js';
 import { MapOperator } from '../runtime/operators/map.js';
 import { ProcessOperator } from '../runtime/operators/process.js';
@@ -13,6 +14,7 @@ import { SinkOperator } from '../runtime/operators/sink.js';
 import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks.js';
 import type {
   Collector,
+  KeyedBroadcastProcessFunction,
   KeyedProcessFunction,
   ProcessFunction,
   ReduceFunction,
@@ -219,6 +221,47 @@ export class KeyedStream<T, K extends Key> {
 
   flatMap<R>(fn: (value: T, out: Collector<R>) => void): DataStream<R> {
     return this.addKeyedOperator('flatMap', () => new FlatMapOperator(fn), false);
+  }
+
+  /**
+   * The broadcast state pattern: every record of `broadcast` reaches every
+   * subtask and updates its broadcast state (e.g. rules); this stream's keyed
+   * records read that state. Keyed state, timers and the broadcast state are
+   * checkpointed.
+   */
+  connectBroadcast<BC, OUT, BK extends Key, BV>(
+    broadcast: DataStream<BC>,
+    fn: KeyedBroadcastProcessFunction<K, T, BC, OUT, BK, BV>,
+  ): DataStream<OUT> {
+    if (
+      typeof fn?.processElement !== 'function' ||
+      typeof fn.processBroadcastElement !== 'function'
+    ) {
+      throw invalidArgument(
+        'connectBroadcast() needs an object with processElement and processBroadcastElement methods',
+      );
+    }
+    const keyed: Partitioning = {
+      kind: 'keyed',
+      selectKey: this.selectKey as (value: never) => Key,
+      name: this.keyName,
+    };
+    const inputs: Edge[] = [
+      ...this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning: keyed, input: 0 })),
+      ...broadcast.refs.map((r) => ({
+        from: r.node,
+        tag: r.tag,
+        partitioning: { kind: 'broadcast' } as const,
+        input: 1,
+      })),
+    ];
+    const node = this.builder.graph.addOperator(
+      'keyed broadcast process',
+      inputs,
+      () => new KeyedBroadcastProcessOperator(fn) as unknown as Operator<unknown, unknown>,
+      { keyed: true, stateful: true },
+    );
+    return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
   }
 
   /** A running reduction per key: emits the updated value for every record. */

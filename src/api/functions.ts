@@ -1,6 +1,6 @@
 import type { Key } from '../runtime/key-groups.js';
 import type { OutputTag } from './output-tag.js';
-import type { KeyedStateStore } from './state.js';
+import type { KeyedStateStore, OperatorStateStore } from './state.js';
 
 /** Receives the records a function emits. */
 export interface Collector<T> {
@@ -29,6 +29,11 @@ export interface RuntimeContext {
   readonly parallelism: number;
 }
 
+/** Passed to `open` of non-keyed process functions: adds operator (list and union) state. */
+export interface OperatorRuntimeContext extends RuntimeContext {
+  readonly operatorState: OperatorStateStore;
+}
+
 /** Passed to `open` of keyed functions: adds keyed state. */
 export interface KeyedRuntimeContext extends RuntimeContext {
   readonly state: KeyedStateStore;
@@ -44,7 +49,7 @@ export interface ProcessContext {
 
 /** A function over every record with access to time and side outputs. One instance per subtask. */
 export interface ProcessFunction<IN, OUT> {
-  open?(context: RuntimeContext): void;
+  open?(context: OperatorRuntimeContext): void;
   processElement(value: IN, context: ProcessContext, out: Collector<OUT>): void;
   close?(): void;
 }
@@ -87,3 +92,50 @@ export interface AggregateFunction<IN, ACC, OUT> {
 }
 
 export type ReduceFunction<T> = (a: T, b: T) => T;
+
+/** Broadcast state as a keyed function reads it: every subtask holds the same copy. */
+export interface ReadOnlyBroadcastState<BK extends Key, BV> {
+  get(key: BK): BV | undefined;
+  has(key: BK): boolean;
+  entries(): IterableIterator<[BK, BV]>;
+  readonly size: number;
+}
+
+/** Broadcast state as broadcast elements update it (identically in every subtask). */
+export interface BroadcastState<BK extends Key, BV> extends ReadOnlyBroadcastState<BK, BV> {
+  put(key: BK, value: BV): void;
+  remove(key: BK): void;
+  clear(): void;
+}
+
+export interface KeyedBroadcastContext<K extends Key, BK extends Key, BV>
+  extends KeyedProcessContext<K> {
+  /** Read-only: keyed records must not change what every subtask shares. */
+  readonly broadcastState: ReadOnlyBroadcastState<BK, BV>;
+}
+
+export interface BroadcastElementContext<BK extends Key, BV> {
+  /** Event time of the broadcast record. */
+  readonly timestamp: number;
+  readonly broadcastState: BroadcastState<BK, BV>;
+  output<S>(tag: OutputTag<S>, value: S): void;
+}
+
+/**
+ * Joins a keyed stream with a broadcast stream (for example rules pushed to
+ * every subtask): broadcast records update the broadcast state, which keyed
+ * records read. The broadcast function must update the state the same way in
+ * every subtask (it sees the same records in the same order), so all copies
+ * stay equal.
+ */
+export interface KeyedBroadcastProcessFunction<K extends Key, IN, BC, OUT, BK extends Key, BV> {
+  open?(context: KeyedRuntimeContext): void;
+  processElement(value: IN, context: KeyedBroadcastContext<K, BK, BV>, out: Collector<OUT>): void;
+  processBroadcastElement(
+    value: BC,
+    context: BroadcastElementContext<BK, BV>,
+    out: Collector<OUT>,
+  ): void;
+  onTimer?(timestamp: number, context: OnTimerContext<K>, out: Collector<OUT>): void;
+  close?(): void;
+}

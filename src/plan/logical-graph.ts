@@ -15,6 +15,8 @@ export interface Edge {
   /** Side output tag id, or undefined for the main output. */
   readonly tag: string | undefined;
   readonly partitioning: Partitioning;
+  /** Which input of a two-input operator this edge feeds (0, or 1 for the second). Default 0. */
+  readonly input?: number;
 }
 
 interface NodeBase {

@@ -15,6 +15,8 @@ export interface PhysicalEdge {
   readonly partitioning: Edge['partitioning'];
   /** Runs inside one task (a direct call), not through channels. */
   readonly chained: boolean;
+  /** Input of a two-input operator this edge feeds. */
+  readonly input: number;
 }
 
 export interface PhysicalPlan {
@@ -56,7 +58,14 @@ export function buildPhysicalPlan(graph: LogicalGraph, options: PlanOptions): Ph
       const chained =
         options.chaining && node.inputs.length === 1 && partitioning.kind === 'forward';
       if (chained) head = chainHead.get(edge.from)!;
-      edges.push({ from: edge.from, to: node.id, tag: edge.tag, partitioning, chained });
+      edges.push({
+        from: edge.from,
+        to: node.id,
+        tag: edge.tag,
+        partitioning,
+        chained,
+        input: edge.input ?? 0,
+      });
     });
     chainHead.set(node.id, head);
   }

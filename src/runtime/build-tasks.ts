@@ -237,13 +237,17 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
         );
       } else {
         const gate: Channel<unknown>[] = [];
+        const inputs: number[] = [];
         for (const edge of plan.edges) {
           if (edge.to !== node.id) continue;
           const matrix = channels.get(edge)!;
-          if (edge.partitioning.kind === 'forward') gate.push(matrix[s]![s]!);
-          else for (const row of matrix) gate.push(row[s]!);
+          const feeding = edge.partitioning.kind === 'forward' ? [matrix[s]![s]!] : matrix.map((row) => row[s]!);
+          for (const channel of feeding) {
+            gate.push(channel);
+            inputs.push(edge.input);
+          }
         }
-        tasks.push(new InputTask(wiring, gate, instance(node.id, s)));
+        tasks.push(new InputTask(wiring, gate, instance(node.id, s), inputs));
       }
     }
   }

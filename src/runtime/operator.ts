@@ -87,6 +87,11 @@ export abstract class Operator<IN, OUT> {
 
   abstract processBatch(batch: RecordBatch<IN>): void;
 
+  /** Records of the second input of a two-input operator. */
+  processSecondBatch(_batch: RecordBatch<unknown>): void {
+    throw new Error(`operator '${this.context.operatorId}' has a single input`);
+  }
+
   processWatermark(time: number): void {
     this.output.emitWatermark(time);
   }

@@ -301,6 +301,8 @@ export class InputTask<T> extends Task {
     wiring: TaskWiring,
     private readonly channels: readonly Channel<T>[],
     private readonly head: Operator<T, unknown>,
+    /** For each channel, the operator input it feeds (two-input operators); all 0 otherwise. */
+    private readonly channelInputs: readonly number[] = [],
   ) {
     super(wiring);
     this.ended = new Array<boolean>(channels.length).fill(false);
@@ -342,7 +344,8 @@ export class InputTask<T> extends Task {
         case 'batch':
           this.valve.activate(channel);
           this.input?.onBatch(message.batch);
-          this.head.processBatch(message.batch);
+          if (this.channelInputs[channel] === 1) this.head.processSecondBatch(message.batch);
+          else this.head.processBatch(message.batch);
           break;
         case 'watermark':
           this.valve.watermark(channel, message.time);

@@ -17,7 +17,7 @@ import { KeyedTimerQueue } from '../timers.js';
 import { restoredTimeProgress, timeProgressEntry } from '../windowing/window-snapshot.js';
 import { Emitter } from './emitter.js';
 
-interface MutableContext<K extends Key> extends OnTimerContext<K> {
+export interface MutableContext<K extends Key> extends OnTimerContext<K> {
   timestamp: number;
   key: K;
   timeDomain: 'event-time' | 'processing-time';
@@ -36,15 +36,15 @@ const PROCESSING_TIMERS = '__weir.processing-timers';
  */
 export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, OUT> {
   private watermark = MIN_WATERMARK;
-  private emitter!: Emitter<OUT>;
+  protected emitter!: Emitter<OUT>;
   private state!: KeyedStateBackend;
   private eventTimerState!: MapState<number, boolean>;
   private processingTimerState!: MapState<number, boolean>;
   private readonly eventTimers = new KeyedTimerQueue<Key, 0>();
   private readonly processingTimers = new KeyedTimerQueue<Key, 0>();
   private readonly scheduledProcessingTimes = new Set<number>();
-  private readonly fn: KeyedProcessFunction<K, IN, OUT>;
-  private readonly ctx: MutableContext<K>;
+  protected readonly fn: KeyedProcessFunction<K, IN, OUT>;
+  protected readonly ctx: MutableContext<K>;
   private restored: RestoredState | undefined;
 
   constructor(fn: KeyedProcessFunction<K, IN, OUT>) {

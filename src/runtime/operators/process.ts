@@ -1,6 +1,8 @@
 import type { ProcessContext, ProcessFunction, TimerService } from '../../api/functions.js';
 import type { OutputTag } from '../../api/output-tag.js';
 import { userFunctionFailed } from '../../errors.js';
+import { HeapOperatorStateStore } from '../../state/operator-state.js';
+import type { OperatorSnapshot, RestoredState } from '../../state/snapshot.js';
 import { MIN_WATERMARK } from '../messages.js';
 import { Operator } from '../operator.js';
 import type { RecordBatch } from '../record-batch.js';
@@ -32,13 +34,29 @@ export class ProcessOperator<IN, OUT> extends Operator<IN, OUT> {
     };
   }
 
+  private operatorState: HeapOperatorStateStore | undefined;
+  private restored: RestoredState | undefined;
+
+  override initializeState(state: RestoredState): void {
+    this.restored = state;
+  }
+
   override open(): void {
     this.emitter = new Emitter(this.output);
+    const operatorState = new HeapOperatorStateStore(this.context.operatorId);
+    if (this.restored !== undefined) operatorState.restore(this.restored);
+    this.restored = undefined;
+    this.operatorState = operatorState;
     this.fn.open?.({
       operatorId: this.context.operatorId,
       subtaskIndex: this.context.subtaskIndex,
       parallelism: this.context.parallelism,
+      operatorState,
     });
+  }
+
+  override snapshotState(): OperatorSnapshot | undefined {
+    return this.operatorState?.snapshot();
   }
 
   processBatch(batch: RecordBatch<IN>): void {
