@@ -11,7 +11,20 @@ export type Command =
   | { readonly kind: 'run'; readonly options: RunOptions }
   | { readonly kind: 'demo'; readonly options: DemoOptions };
 
-export interface RunOptions {
+/** Where the CLI exposes a running job: Prometheus metrics and the web UI, both off by default. */
+export interface ObserveOptions {
+  /** Serve Prometheus metrics on this port (0: any free port). */
+  readonly metricsPort: number | undefined;
+  /** Interface for the metrics endpoint; default 127.0.0.1. */
+  readonly metricsHost: string | undefined;
+  /** Serve the web UI on 127.0.0.1 at this port (0: any free port); undefined: no UI. */
+  readonly uiPort: number | undefined;
+}
+
+/** How `weir run` reports when not drawing a live status line: plain text or JSON lines. */
+export type LogFormat = 'text' | 'json';
+
+export interface RunOptions extends ObserveOptions {
   /** Path of the job module as given (resolved against the working directory later). */
   readonly module: string;
   readonly parallelism: number | undefined;
@@ -21,9 +34,15 @@ export interface RunOptions {
   /** Everything after `--`, handed to the job as `context.args`. */
   readonly jobArgs: readonly string[];
   readonly verbose: boolean;
+  readonly logFormat: LogFormat;
+  /** Seconds between status records in JSON logs. */
+  readonly statusIntervalMs: number;
+  /** Take checkpoints into this directory. */
+  readonly checkpointDir: string | undefined;
+  readonly checkpointIntervalMs: number | undefined;
 }
 
-export interface DemoOptions {
+export interface DemoOptions extends ObserveOptions {
   /** Stop after this long; 0 means run until Ctrl-C. */
   readonly durationMs: number;
   readonly rate: number;
@@ -38,6 +57,11 @@ export const DEMO_DEFAULTS = {
   parallelism: 1,
   windowSeconds: 5,
 } as const;
+
+/** The web UI's port when `--ui` is given without `--ui-port`. */
+export const DEFAULT_UI_PORT = 8081;
+/** Seconds between status records of `--log-format json`. */
+export const DEFAULT_STATUS_INTERVAL_SECONDS = 5;
 
 export const HELP_TEXT = `Usage:
   weir run <job-module> [options] [-- job args...]
@@ -56,7 +80,20 @@ Run options:
       --batch-size N        records per batch read by sources (default 1024)
       --name NAME           job name (default: the module's file name)
       --verbose             print stack traces on failure
+      --checkpoint-dir DIR  take checkpoints into DIR
+      --checkpoint-interval SECONDS
+                            time between checkpoints (default 1; needs --checkpoint-dir)
+      --log-format FORMAT   text (default) or json: one JSON object per line on stderr
+                            (job events, status every --status-interval seconds)
+      --status-interval SECONDS
+                            time between JSON status records (default ${DEFAULT_STATUS_INTERVAL_SECONDS})
   Arguments after -- are passed to the job as ctx.args.
+
+Observability options (run and demo):
+      --ui                  serve the web UI on http://127.0.0.1:${DEFAULT_UI_PORT}/
+      --ui-port N           serve the web UI on this port (0: any free port)
+      --metrics-port N      serve Prometheus metrics on http://127.0.0.1:N/metrics
+      --metrics-host HOST   interface for the metrics endpoint (default 127.0.0.1)
 
 Demo options:
   -d, --duration SECONDS    stop after this long; 0 runs until Ctrl-C (default ${DEMO_DEFAULTS.durationSeconds})
@@ -103,6 +140,11 @@ function parseRun(argv: readonly string[]): Command {
     name: { type: 'string' },
     verbose: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
+    'checkpoint-dir': { type: 'string' },
+    'checkpoint-interval': { type: 'string' },
+    'log-format': { type: 'string' },
+    'status-interval': { type: 'string' },
+    ...OBSERVE_FLAGS,
   });
   if (values.help === true) return { kind: 'help' };
   const [module, ...extra] = positionals;
@@ -114,6 +156,16 @@ function parseRun(argv: readonly string[]): Command {
   }
   const name = stringFlag(values.name);
   if (name !== undefined && name.trim() === '') throw new UsageError('--name must not be empty');
+  const logFormat = stringFlag(values['log-format']) ?? 'text';
+  if (logFormat !== 'text' && logFormat !== 'json') {
+    throw new UsageError(`--log-format must be text or json, got '${logFormat}'`);
+  }
+  const checkpointDir = stringFlag(values['checkpoint-dir']);
+  const interval = stringFlag(values['checkpoint-interval']);
+  if (interval !== undefined && checkpointDir === undefined) {
+    throw new UsageError('--checkpoint-interval needs --checkpoint-dir');
+  }
+  const status = stringFlag(values['status-interval']);
   return {
     kind: 'run',
     options: {
@@ -124,6 +176,18 @@ function parseRun(argv: readonly string[]): Command {
       name,
       jobArgs,
       verbose: values.verbose === true,
+      logFormat,
+      statusIntervalMs:
+        1000 *
+        (status === undefined
+          ? DEFAULT_STATUS_INTERVAL_SECONDS
+          : seconds('--status-interval', status, false)),
+      checkpointDir,
+      checkpointIntervalMs:
+        interval === undefined
+          ? undefined
+          : Math.round(1000 * seconds('--checkpoint-interval', interval, false)),
+      ...observeOptions(values),
     },
   };
 }
@@ -136,6 +200,7 @@ function parseDemo(argv: readonly string[]): Command {
     window: { type: 'string', short: 'w' },
     verbose: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
+    ...OBSERVE_FLAGS,
   });
   if (values.help === true) return { kind: 'help' };
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -156,8 +221,40 @@ function parseDemo(argv: readonly string[]): Command {
       parallelism: optionalInt('--parallelism', values.parallelism) ?? DEMO_DEFAULTS.parallelism,
       windowMs: windowSeconds * 1000,
       verbose: values.verbose === true,
+      ...observeOptions(values),
     },
   };
+}
+
+const OBSERVE_FLAGS = {
+  ui: { type: 'boolean' },
+  'ui-port': { type: 'string' },
+  'metrics-port': { type: 'string' },
+  'metrics-host': { type: 'string' },
+} as const;
+
+function observeOptions(values: Record<string, string | boolean | undefined>): ObserveOptions {
+  const uiPort = optionalPort('--ui-port', values['ui-port']);
+  const metricsHost = stringFlag(values['metrics-host']);
+  const metricsPort = optionalPort('--metrics-port', values['metrics-port']);
+  if (metricsHost !== undefined && metricsPort === undefined) {
+    throw new UsageError('--metrics-host needs --metrics-port');
+  }
+  return {
+    metricsPort,
+    metricsHost,
+    uiPort: uiPort ?? (values.ui === true ? DEFAULT_UI_PORT : undefined),
+  };
+}
+
+function optionalPort(flag: string, value: string | boolean | undefined): number | undefined {
+  const text = stringFlag(value);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 65535) {
+    throw new UsageError(`${flag} must be a port number (0 to 65535), got '${text}'`);
+  }
+  return n;
 }
 
 type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, HELP_TEXT, parseCommandLine } from './args.js';
 import { describeFailure, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './failure.js';
+import { JsonLog } from './json-log.js';
 import type { CliIO } from './run-command.js';
 
 async function main(argv: readonly string[], io: CliIO): Promise<number> {
@@ -38,6 +39,12 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) return reportUsage(error, io);
     const [message, ...details] = describeFailure(error, verbose);
+    if (command.kind === 'run' && command.options.logFormat === 'json') {
+      new JsonLog(io.stderr).write('error', 'run_failed', message ?? 'failed', {
+        details: details.map((d) => d.trim()),
+      });
+      return EXIT_FAILURE;
+    }
     io.stderr.write(`weir: ${message}\n`);
     for (const line of details) io.stderr.write(`${line}\n`);
     return EXIT_FAILURE;

@@ -37,7 +37,8 @@ export class LiveStatusLine {
 
   private draw(): void {
     if (!this.atLineStart) return;
-    const width = Math.max(10, (this.terminal.columns ?? 80) - 1);
+    // A terminal that does not know its size reports 0 columns.
+    const width = Math.max(10, (this.terminal.columns || 80) - 1);
     const shown = this.text.length > width ? `${this.text.slice(0, width - 1)}…` : this.text;
     this.writeToTerminal(`\r\x1b[2K${shown}`);
     this.visible = true;

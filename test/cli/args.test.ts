@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_DEFAULTS, parseCommandLine } from '../../src/cli/args.js';
+import { DEFAULT_UI_PORT, DEMO_DEFAULTS, parseCommandLine } from '../../src/cli/args.js';
 import { UsageError } from '../../src/cli/failure.js';
 
 describe('parseCommandLine', () => {
@@ -16,6 +16,13 @@ describe('parseCommandLine', () => {
         name: undefined,
         jobArgs: ['a', '--b'],
         verbose: false,
+        logFormat: 'text',
+        statusIntervalMs: 5000,
+        checkpointDir: undefined,
+        checkpointIntervalMs: undefined,
+        metricsPort: undefined,
+        metricsHost: undefined,
+        uiPort: undefined,
       },
     });
   });
@@ -29,6 +36,9 @@ describe('parseCommandLine', () => {
         parallelism: 1,
         windowMs: DEMO_DEFAULTS.windowSeconds * 1000,
         verbose: false,
+        metricsPort: undefined,
+        metricsHost: undefined,
+        uiPort: undefined,
       },
     });
     expect(parseCommandLine(['demo', '-d', '0', '--window', '0.5'])).toMatchObject({
@@ -36,7 +46,52 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('parses the observability flags', () => {
+    expect(
+      parseCommandLine([
+        'run',
+        'job.ts',
+        '--ui',
+        '--metrics-port',
+        '9249',
+        '--log-format',
+        'json',
+        '--status-interval',
+        '2.5',
+        '--checkpoint-dir',
+        'ckpt',
+        '--checkpoint-interval',
+        '0.5',
+      ]),
+    ).toMatchObject({
+      options: {
+        uiPort: DEFAULT_UI_PORT,
+        metricsPort: 9249,
+        metricsHost: undefined,
+        logFormat: 'json',
+        statusIntervalMs: 2500,
+        checkpointDir: 'ckpt',
+        checkpointIntervalMs: 500,
+      },
+    });
+    expect(parseCommandLine(['demo', '--ui-port', '0'])).toMatchObject({ options: { uiPort: 0 } });
+    expect(
+      parseCommandLine(['demo', '--metrics-port', '0', '--metrics-host', '0.0.0.0']),
+    ).toMatchObject({ options: { metricsPort: 0, metricsHost: '0.0.0.0', uiPort: undefined } });
+  });
+
   it.each([
+    [['run', 'job.ts', '--log-format', 'xml'], "--log-format must be text or json, got 'xml'"],
+    [
+      ['run', 'job.ts', '--ui-port', '70000'],
+      "--ui-port must be a port number (0 to 65535), got '70000'",
+    ],
+    [['demo', '--metrics-port', 'x'], '--metrics-port must be a port number'],
+    [['demo', '--metrics-host', '::1'], '--metrics-host needs --metrics-port'],
+    [
+      ['run', 'job.ts', '--checkpoint-interval', '1'],
+      '--checkpoint-interval needs --checkpoint-dir',
+    ],
     [[], 'missing command'],
     [['launch'], "unknown command 'launch'"],
     [['run'], 'missing the job module'],

@@ -1,7 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { StreamEnvironment } from '../../index.js';
 import type { DemoOptions } from '../args.js';
 import { describeFailure, EXIT_FAILURE, EXIT_OK } from '../failure.js';
 import { formatCount, formatDuration } from '../format.js';
+import { type Observers, startObservers } from '../observe.js';
 import { RateMeter } from '../rate-meter.js';
 import type { CliIO } from '../run-command.js';
 import { type StopReason, superviseJob } from '../supervise.js';
@@ -21,6 +25,8 @@ import {
 const TTY_TICK_MS = 250;
 /** Log lines every couple of seconds keep piped output readable. */
 const PLAIN_TICK_MS = 2000;
+/** With the web UI on, the demo checkpoints this often, so the UI has a history to show. */
+const UI_CHECKPOINT_INTERVAL_MS = 2000;
 
 /**
  * `weir demo`: runs the click-stream job with in-memory sinks and shows its
@@ -28,12 +34,40 @@ const PLAIN_TICK_MS = 2000;
  * otherwise. Stops after --duration or on Ctrl-C, then prints a summary.
  */
 export async function runDemoCommand(options: DemoOptions, io: CliIO): Promise<number> {
-  const env = new StreamEnvironment({ parallelism: options.parallelism });
+  const observers = await startObservers(options);
+  // Checkpoints (into a temporary directory, removed at the end) give the UI a history to show.
+  const checkpointDir =
+    options.uiPort === undefined ? undefined : await mkdtemp(join(tmpdir(), 'weir-demo-'));
+  try {
+    return await runDemo(options, io, observers, checkpointDir);
+  } finally {
+    await observers.close();
+    if (checkpointDir !== undefined) await rm(checkpointDir, { recursive: true, force: true });
+  }
+}
+
+async function runDemo(
+  options: DemoOptions,
+  io: CliIO,
+  observers: Observers,
+  checkpointDir: string | undefined,
+): Promise<number> {
+  const env = new StreamEnvironment({
+    parallelism: options.parallelism,
+    ...(checkpointDir === undefined
+      ? {}
+      : { checkpointing: { directory: checkpointDir, intervalMs: UI_CHECKPOINT_INTERVAL_MS } }),
+  });
   const board = new DemoBoard();
+  const links = [
+    observers.uiUrl === undefined ? '' : `web UI ${observers.uiUrl}`,
+    observers.metricsUrl === undefined ? '' : `metrics ${observers.metricsUrl}`,
+  ].filter((l) => l.length > 0);
   const description: DemoDescription = {
     rate: options.rate,
     windowMs: options.windowMs,
     parallelism: options.parallelism,
+    ...(links.length === 0 ? {} : { links: links.join(' · ') }),
   };
   buildClickDemo(
     env,
@@ -42,6 +76,7 @@ export async function runDemoCommand(options: DemoOptions, io: CliIO): Promise<n
   );
 
   const client = env.executeAsync('weir demo');
+  observers.attach(client);
   const started = performance.now();
   const meter = new RateMeter();
   const sample = (): DemoStatus => {
@@ -73,6 +108,7 @@ export async function runDemoCommand(options: DemoOptions, io: CliIO): Promise<n
     write([
       `weir demo: ${formatCount(options.rate)} clicks/s, ${formatDuration(options.windowMs)} windows per page, ` +
         `sessions per user, parallelism ${options.parallelism}. Press Ctrl-C to stop.`,
+      ...(description.links === undefined ? [] : [`Open the ${description.links}`]),
     ]);
   } else {
     screen.enter();

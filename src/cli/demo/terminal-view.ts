@@ -22,6 +22,8 @@ export interface DemoDescription {
   readonly rate: number;
   readonly windowMs: number;
   readonly parallelism: number;
+  /** Where the web UI and metrics are served, when they are. */
+  readonly links?: string;
 }
 
 export interface StyledLine {
@@ -129,7 +131,7 @@ export function renderFrame(
   size: { readonly rows: number },
   final = false,
 ): StyledLine[] {
-  const spare = Math.max(2, size.rows - 11);
+  const spare = Math.max(2, size.rows - 11 - (description.links === undefined ? 0 : 1));
   const windowRows = Math.min(12, Math.max(1, Math.ceil(spare * 0.6)));
   const sessionRows = Math.min(6, Math.max(1, spare - windowRows));
   const table = (lines: string[]): StyledLine[] =>
@@ -137,6 +139,9 @@ export function renderFrame(
   const lines: StyledLine[] = [
     { text: title(description), style: 'heading' },
     { text: statusText(status) + (final ? '' : ' │ Ctrl-C to stop') },
+    ...(description.links === undefined || final
+      ? []
+      : [{ text: description.links, style: 'muted' } as const]),
     { text: '' },
     { text: 'Page counts: latest windows (event time)', style: 'heading' },
     ...table(windowLines(board, status, description, windowRows)),

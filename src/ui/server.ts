@@ -1,0 +1,253 @@
+/**
+ * The web UI and its REST API, served from this package on the loopback
+ * interface (node:http; a handful of routes need no framework):
+ *
+ *   GET  /                         the UI (static files from ./static)
+ *   GET  /jobs                     jobs known to this server
+ *   GET  /jobs/:id                 summary and job graph
+ *   GET  /jobs/:id/metrics         per-operator metrics with rates
+ *   GET  /jobs/:id/checkpoints     checkpoint counts and history
+ *   GET  /jobs/:id/exceptions      latest exceptions
+ *   POST /jobs/:id/savepoints      {"directory": "..."} -> {"path": "..."}
+ *   GET  /metrics                  Prometheus text exposition of all jobs
+ *
+ * Documented in docs/observability.md.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { JobClient } from '../api/environment.js';
+import {
+  DEFAULT_METRICS_HOST,
+  type HttpEndpoint,
+  listen,
+  serveMetrics,
+} from '../metrics/metrics-server.js';
+import {
+  jobCheckpoints,
+  jobDetails,
+  jobExceptions,
+  jobMetrics,
+  jobSummary,
+  RateTracker,
+  rateTotals,
+} from './job-view.js';
+
+export interface WebUiOptions {
+  /** Port to listen on; 0 picks a free one. Default 8081. */
+  readonly port?: number;
+  /** Interface to bind. Default 127.0.0.1. */
+  readonly host?: string;
+  /** How often rates are sampled (ms). Default 1000. */
+  readonly sampleIntervalMs?: number;
+}
+
+export interface WebUi extends HttpEndpoint {
+  /** Shows `client` in the UI and the REST API; it stays listed after it ends. */
+  addJob(client: JobClient): void;
+}
+
+export const DEFAULT_UI_PORT = 8081;
+
+/** The static assets the UI consists of, with their content types. */
+const ASSETS: Readonly<Record<string, string>> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'graph.js': 'text/javascript; charset=utf-8',
+  'format.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+};
+
+/** Where the assets are: next to this module, in src/ui/static or (after the build) dist/ui/static. */
+const STATIC_DIR = new URL('./static/', import.meta.url);
+
+interface TrackedJob {
+  readonly client: JobClient;
+  readonly rates: RateTracker;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Starts the web UI; add jobs to it with `addJob`. */
+export async function startWebUi(options: WebUiOptions = {}): Promise<WebUi> {
+  const jobs = new Map<string, TrackedJob>();
+  const host = options.host ?? DEFAULT_METRICS_HOST;
+  const sampler = setInterval(() => {
+    const now = Date.now();
+    for (const job of jobs.values()) {
+      if (job.client.monitor.status === 'running') job.rates.sample(rateTotals(job.client), now);
+    }
+  }, options.sampleIntervalMs ?? 1000);
+  sampler.unref();
+
+  const server = createServer((request, response) => {
+    handle(request, response, jobs, isLoopback(host)).catch((error: unknown) => {
+      const status = error instanceof HttpError ? error.status : 500;
+      const message = error instanceof Error ? error.message : String(error);
+      sendJson(response, status, { error: message });
+    });
+  });
+  const endpoint = await listen(server, options.port ?? DEFAULT_UI_PORT, host);
+  return {
+    ...endpoint,
+    close: async () => {
+      clearInterval(sampler);
+      await endpoint.close();
+    },
+    addJob(client: JobClient): void {
+      const rates = new RateTracker();
+      rates.sample(rateTotals(client), Date.now());
+      jobs.set(client.jobId, { client, rates });
+    },
+  };
+}
+
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  jobs: ReadonlyMap<string, TrackedJob>,
+  loopbackOnly: boolean,
+): Promise<void> {
+  if (loopbackOnly) checkHost(request);
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const parts = url.pathname.split('/').filter((p) => p.length > 0);
+  const method = request.method ?? 'GET';
+  const isRead = method === 'GET' || method === 'HEAD';
+
+  if (parts.length === 0) return serveAsset(response, 'index.html');
+  if (parts[0] === 'static' && parts.length === 2 && isRead) {
+    return serveAsset(response, parts[1]!);
+  }
+  if (parts[0] === 'favicon.ico' && isRead) return serveAsset(response, 'favicon.svg');
+  if (parts[0] === 'metrics' && parts.length === 1 && isRead) {
+    return serveMetrics(
+      request,
+      response,
+      [...jobs.values()].map((j) => j.client.metrics),
+    );
+  }
+  if (parts[0] !== 'jobs') throw new HttpError(404, `no such resource: ${url.pathname}`);
+  if (parts.length === 1) {
+    requireRead(isRead);
+    return sendJson(response, 200, { jobs: [...jobs.values()].map((j) => jobSummary(j.client)) });
+  }
+  const job = jobs.get(decodeURIComponent(parts[1]!));
+  if (job === undefined) throw new HttpError(404, `no job with id '${parts[1]}'`);
+  const { client } = job;
+  const sub = parts.slice(2).join('/');
+  switch (sub) {
+    case '':
+      requireRead(isRead);
+      return sendJson(response, 200, jobDetails(client));
+    case 'metrics':
+      requireRead(isRead);
+      return sendJson(response, 200, jobMetrics(client, job.rates));
+    case 'checkpoints':
+      requireRead(isRead);
+      return sendJson(response, 200, jobCheckpoints(client));
+    case 'exceptions':
+      requireRead(isRead);
+      return sendJson(response, 200, jobExceptions(client));
+    case 'savepoints': {
+      if (method !== 'POST') throw new HttpError(405, 'use POST to trigger a savepoint');
+      checkOrigin(request);
+      const directory = savepointDirectory(await readJsonBody(request));
+      if (client.monitor.status !== 'running') {
+        throw new HttpError(409, `job is ${client.monitor.status}, not running`);
+      }
+      let path: string;
+      try {
+        path = await client.triggerSavepoint(directory);
+      } catch (error) {
+        throw new HttpError(409, error instanceof Error ? error.message : String(error));
+      }
+      return sendJson(response, 200, { path });
+    }
+    default:
+      throw new HttpError(404, `no such resource: ${url.pathname}`);
+  }
+}
+
+function requireRead(isRead: boolean): void {
+  if (!isRead) throw new HttpError(405, 'method not allowed');
+}
+
+/**
+ * Only requests addressed to this machine: a web page elsewhere could
+ * otherwise reach the loopback server through a DNS name it controls.
+ */
+function checkHost(request: IncomingMessage): void {
+  const hostHeader = request.headers.host ?? '';
+  const hostname = hostHeader.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  if (!isLoopback(hostname)) {
+    throw new HttpError(403, 'requests must be addressed to the loopback interface');
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** State-changing requests must come from this UI (or a non-browser client), as JSON. */
+function checkOrigin(request: IncomingMessage): void {
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== `http://${request.headers.host ?? ''}`) {
+    throw new HttpError(403, 'cross-origin requests are not allowed');
+  }
+  const type = request.headers['content-type'] ?? '';
+  if (!type.startsWith('application/json')) {
+    throw new HttpError(415, 'send the request body as application/json');
+  }
+}
+
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > 64 * 1024) throw new HttpError(413, 'request body too large');
+    chunks.push(buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'the request body is not valid JSON');
+  }
+}
+
+function savepointDirectory(body: unknown): string {
+  const directory: unknown =
+    typeof body === 'object' && body !== null ? Reflect.get(body, 'directory') : undefined;
+  if (typeof directory !== 'string' || directory.length === 0) {
+    throw new HttpError(400, 'give the savepoint directory: {"directory": "/path/to/savepoints"}');
+  }
+  return directory;
+}
+
+async function serveAsset(response: ServerResponse, name: string): Promise<void> {
+  const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+  if (type === undefined) throw new HttpError(404, `no such asset: ${name}`);
+  const body = await readFile(new URL(name, STATIC_DIR));
+  response.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'no-cache' });
+  response.end(body);
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  response.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+  });
+  response.end(JSON.stringify(body));
+}

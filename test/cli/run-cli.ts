@@ -1,0 +1,80 @@
+/**
+ * Spawns the `weir` CLI from source through tsx, for end-to-end tests: output
+ * is piped (so the CLI takes its non-terminal paths) and can be awaited.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface RunningCli {
+  readonly child: ChildProcess;
+  readonly done: Promise<CliResult>;
+  /** The output so far. */
+  output(stream: 'stdout' | 'stderr'): string;
+  /** Resolves with the first match of `pattern` in the stream's output. */
+  waitFor(stream: 'stdout' | 'stderr', pattern: RegExp): Promise<RegExpMatchArray>;
+}
+
+export function startWeir(args: readonly string[], hardTimeoutMs = 60_000): RunningCli {
+  const child = spawn(process.execPath, [...CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  const watchers: {
+    stream: 'stdout' | 'stderr';
+    pattern: RegExp;
+    resolve: (m: RegExpMatchArray) => void;
+  }[] = [];
+  const onData = (stream: 'stdout' | 'stderr') => (chunk: string) => {
+    output[stream] += chunk;
+    for (const w of [...watchers]) {
+      const match = output[w.stream].match(w.pattern);
+      if (match === null) continue;
+      watchers.splice(watchers.indexOf(w), 1);
+      w.resolve(match);
+    }
+  };
+  child.stdout!.setEncoding('utf8').on('data', onData('stdout'));
+  child.stderr!.setEncoding('utf8').on('data', onData('stderr'));
+  const done = new Promise<CliResult>((resolve, reject) => {
+    const guard = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`weir ${args.join(' ')} did not exit\n${JSON.stringify(output)}`));
+    }, hardTimeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(guard);
+      resolve({ code, signal, ...output });
+    });
+  });
+  return {
+    child,
+    done,
+    output: (stream) => output[stream],
+    waitFor: (stream, pattern) => {
+      const match = output[stream].match(pattern);
+      if (match !== null) return Promise.resolve(match);
+      return new Promise((resolve, reject) => {
+        watchers.push({ stream, pattern, resolve });
+        done.then(
+          (r) =>
+            reject(
+              new Error(`exited (${r.code}) before printing ${pattern}\n${r.stdout}\n${r.stderr}`),
+            ),
+          reject,
+        );
+      });
+    },
+  };
+}
