@@ -1,0 +1,134 @@
+/**
+ * Connection settings and the sessions the connector opens. Every session
+ * gets the same output settings, so that values read by the snapshot and
+ * values decoded by the walsender have exactly the same text form.
+ */
+import pg from 'pg';
+import { describeRecord, invalidArgument } from '../../errors.js';
+
+/** Where the database is: a `postgres://` URL, or its parts. */
+export type PostgresConnection =
+  | string
+  | {
+      readonly connectionString?: string;
+      readonly host?: string;
+      readonly port?: number;
+      readonly user?: string;
+      readonly password?: string;
+      readonly database?: string;
+      /** Application name shown in `pg_stat_activity`. */
+      readonly applicationName?: string;
+      /** Extra server settings for the connector's sessions, e.g. `-c wal_sender_timeout=30s`. */
+      readonly sessionOptions?: string;
+    };
+
+/** Session settings fixing the text form of values (dates ISO in UTC, intervals ISO 8601, bytea hex). */
+export const SESSION_OPTIONS =
+  '-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=iso_8601 -c extra_float_digits=3 -c bytea_output=hex -c client_encoding=UTF8';
+
+/** @internal Checks a connection setting when the connector is created. */
+export function checkConnection(connection: unknown, what: string): PostgresConnection {
+  if (typeof connection === 'string' && connection.length > 0) return connection;
+  if (connection !== null && typeof connection === 'object' && !Array.isArray(connection)) {
+    return connection as PostgresConnection;
+  }
+  throw invalidArgument(
+    `${what}: connection must be a postgres:// URL or an object with host, port, user, password, database; got ${describeRecord(connection)}`,
+  );
+}
+
+/** @internal A `pg` client configuration for a connection setting. */
+export function clientConfig(
+  connection: PostgresConnection,
+  extra: { readonly replication?: boolean; readonly applicationName?: string } = {},
+): pg.ClientConfig {
+  const base: pg.ClientConfig =
+    typeof connection === 'string'
+      ? { connectionString: connection }
+      : {
+          ...(connection.connectionString === undefined
+            ? {}
+            : { connectionString: connection.connectionString }),
+          ...(connection.host === undefined ? {} : { host: connection.host }),
+          ...(connection.port === undefined ? {} : { port: connection.port }),
+          ...(connection.user === undefined ? {} : { user: connection.user }),
+          ...(connection.password === undefined ? {} : { password: connection.password }),
+          ...(connection.database === undefined ? {} : { database: connection.database }),
+        };
+  const name =
+    extra.applicationName ??
+    (typeof connection === 'string' ? undefined : connection.applicationName) ??
+    'weir';
+  const extraOptions = typeof connection === 'string' ? undefined : connection.sessionOptions;
+  const config: pg.ClientConfig & { replication?: string } = {
+    ...base,
+    application_name: name,
+    options: extraOptions === undefined ? SESSION_OPTIONS : `${SESSION_OPTIONS} ${extraOptions}`,
+  };
+  if (extra.replication === true) config.replication = 'database';
+  return config;
+}
+
+/** @internal Opens a session. */
+export async function connect(
+  connection: PostgresConnection,
+  extra: { readonly replication?: boolean; readonly applicationName?: string } = {},
+): Promise<pg.Client> {
+  const client = new pg.Client(clientConfig(connection, extra));
+  // A session error surfaces through the query that is running; without a
+  // listener an idle connection's error would crash the process.
+  client.on('error', () => {});
+  await client.connect();
+  return client;
+}
+
+/** A quoted SQL identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A quoted SQL string literal. */
+export function quoteLiteral(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** A table name: schema and table. */
+export interface TableName {
+  readonly schema: string;
+  readonly table: string;
+}
+
+/** Parses `table`, `schema.table` or `"Quoted"."Names"` (unquoted names are folded to lower case, as SQL does). */
+export function parseTableName(text: string): TableName {
+  const parts: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === '"') {
+      let s = '';
+      i++;
+      while (i < text.length) {
+        if (text[i] === '"' && text[i + 1] === '"') {
+          s += '"';
+          i += 2;
+        } else if (text[i] === '"') {
+          i++;
+          break;
+        } else s += text[i++];
+      }
+      parts.push(s);
+    } else {
+      const end = text.indexOf('.', i);
+      parts.push(text.slice(i, end < 0 ? text.length : end).toLowerCase());
+      i = end < 0 ? text.length : end;
+    }
+    if (text[i] === '.') i++;
+  }
+  if (parts.length === 1 && parts[0]) return { schema: 'public', table: parts[0] };
+  if (parts.length === 2 && parts[0] && parts[1]) return { schema: parts[0], table: parts[1] };
+  throw invalidArgument(`'${text}' is not a table name (expected 'table' or 'schema.table')`);
+}
+
+/** `"schema"."table"`. */
+export function qualified(name: TableName): string {
+  return `${quoteIdent(name.schema)}.${quoteIdent(name.table)}`;
+}

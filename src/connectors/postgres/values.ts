@@ -1,0 +1,75 @@
+/**
+ * Values of change events, as Debezium's PostgreSQL connector represents
+ * them (see docs/connectors/postgres.md for the table of types).
+ */
+
+/** A column value in a change event or a row written by a sink. */
+export type PgValue =
+  | null
+  | boolean
+  | number
+  | string
+  | bigint
+  | Uint8Array
+  | readonly PgValue[]
+  | { readonly [field: string]: PgValue };
+
+/** A row: column name to value. */
+export type Row = { readonly [column: string]: PgValue };
+
+/** How NUMERIC, DECIMAL and MONEY values are represented (Debezium's `decimal.handling.mode`). */
+export type DecimalHandling = 'string' | 'double';
+
+/** How BIGINT and OID values are represented. `number` fails on values beyond ±2^53 rather than lose digits. */
+export type Int8Handling = 'number' | 'bigint' | 'string';
+
+/** How BYTEA (and other binary) values are represented (Debezium's `binary.handling.mode`). */
+export type BinaryHandling = 'bytes' | 'base64' | 'hex';
+
+/** Debezium's `time.precision.mode`. */
+export type TimePrecisionMode = 'adaptive' | 'adaptive_time_microseconds' | 'connect';
+
+/** Debezium's `interval.handling.mode`: microseconds, or an ISO 8601 string. */
+export type IntervalHandling = 'numeric' | 'string';
+
+/** Debezium's `hstore.handling.mode`: a JSON string, or an object. */
+export type HstoreHandling = 'json' | 'map';
+
+/** How column values become event values. Every field has Debezium's default except `decimal` (`string`). */
+export interface TypeMappingOptions {
+  /** Default `'string'`. */
+  readonly decimal?: DecimalHandling;
+  /** Default `'number'`. */
+  readonly int8?: Int8Handling;
+  /** Default `'bytes'` (a `Uint8Array`). */
+  readonly binary?: BinaryHandling;
+  /** Default `'adaptive'`. */
+  readonly timePrecision?: TimePrecisionMode;
+  /** Default `'numeric'`. */
+  readonly interval?: IntervalHandling;
+  /** Default `'json'`. */
+  readonly hstore?: HstoreHandling;
+  /**
+   * Stands for a TOASTed value that did not change in an update (the server
+   * does not send it unless the table has REPLICA IDENTITY FULL). Default
+   * Debezium's `'__debezium_unavailable_value'`.
+   */
+  readonly unavailableValuePlaceholder?: string;
+}
+
+/** {@link TypeMappingOptions} with every default applied. */
+export type ResolvedTypeMapping = Required<TypeMappingOptions>;
+
+export const DEFAULT_UNAVAILABLE_VALUE = '__debezium_unavailable_value';
+
+export function resolveTypeMapping(options: TypeMappingOptions = {}): ResolvedTypeMapping {
+  return {
+    decimal: options.decimal ?? 'string',
+    int8: options.int8 ?? 'number',
+    binary: options.binary ?? 'bytes',
+    timePrecision: options.timePrecision ?? 'adaptive',
+    interval: options.interval ?? 'numeric',
+    hstore: options.hstore ?? 'json',
+    unavailableValuePlaceholder: options.unavailableValuePlaceholder ?? DEFAULT_UNAVAILABLE_VALUE,
+  };
+}
