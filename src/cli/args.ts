@@ -9,7 +9,9 @@ export type Command =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'run'; readonly options: RunOptions }
-  | { readonly kind: 'demo'; readonly options: DemoOptions };
+  | { readonly kind: 'demo'; readonly options: DemoOptions }
+  | { readonly kind: 'savepoint'; readonly options: SavepointOptions }
+  | { readonly kind: 'jobs'; readonly options: JobsOptions };
 
 /** Where the CLI exposes a running job: Prometheus metrics and the web UI, both off by default. */
 export interface ObserveOptions {
@@ -40,7 +42,32 @@ export interface RunOptions extends ObserveOptions {
   /** Take checkpoints into this directory. */
   readonly checkpointDir: string | undefined;
   readonly checkpointIntervalMs: number | undefined;
+  /**
+   * Restore from this checkpoint or savepoint directory (as given), or
+   * `'latest'`: the newest checkpoint in {@link checkpointDir}.
+   */
+  readonly restoreFrom: string | undefined;
+  /** Start even if the checkpoint holds state of operators the job no longer has. */
+  readonly allowNonRestoredState: boolean;
+  /** On Ctrl-C or SIGTERM, take a savepoint into this directory before stopping. */
+  readonly savepointOnStop: string | undefined;
 }
+
+/** Where `weir savepoint` and `weir jobs` find a running `weir run` or `weir demo`. */
+export interface RemoteOptions {
+  /** Base URL of the REST API, normalized: `http://127.0.0.1:8081` (no trailing slash). */
+  readonly url: string;
+}
+
+/** `weir savepoint <job-id> --to DIR`: a savepoint of a job running in another process. */
+export interface SavepointOptions extends RemoteOptions {
+  readonly jobId: string;
+  /** Directory for the savepoint, as given (resolved against the working directory later). */
+  readonly directory: string;
+}
+
+/** `weir jobs`: the jobs of a running `weir run` or `weir demo`. */
+export type JobsOptions = RemoteOptions;
 
 export interface DemoOptions extends ObserveOptions {
   /** Stop after this long; 0 means run until Ctrl-C. */
@@ -60,19 +87,26 @@ export const DEMO_DEFAULTS = {
 
 /** The web UI's port when `--ui` is given without `--ui-port`. */
 export const DEFAULT_UI_PORT = 8081;
+/** Where `weir savepoint` and `weir jobs` look without `--url`: the web UI's default address. */
+export const DEFAULT_API_URL = `http://127.0.0.1:${DEFAULT_UI_PORT}`;
 /** Seconds between status records of `--log-format json`. */
 export const DEFAULT_STATUS_INTERVAL_SECONDS = 5;
 
 export const HELP_TEXT = `Usage:
   weir run <job-module> [options] [-- job args...]
   weir demo [options]
+  weir savepoint <job-id> --to DIR [--url URL]
+  weir jobs [--url URL]
   weir --help | --version
 
 Commands:
-  run     Run a job module: a .ts or .js file whose default export is
-          defineJob((env, ctx) => { ... }). Ctrl-C cancels the job.
-  demo    A live, generated click stream: per-page tumbling counts, per-user
-          sessions and late events, in event time.
+  run        Run a job module: a .ts or .js file whose default export is
+             defineJob((env, ctx) => { ... }). Ctrl-C cancels the job.
+  demo       A live, generated click stream: per-page tumbling counts, per-user
+             sessions and late events, in event time.
+  savepoint  Take a savepoint of a job running in a 'weir run' started with
+             --ui or --metrics-port; prints the savepoint's path.
+  jobs       List the jobs of a 'weir run' started with --ui or --metrics-port.
 
 Run options:
   -p, --parallelism N       default parallelism of operators (default 1)
@@ -83,6 +117,12 @@ Run options:
       --checkpoint-dir DIR  take checkpoints into DIR
       --checkpoint-interval SECONDS
                             time between checkpoints (default 1; needs --checkpoint-dir)
+      --from PATH|latest    restore from a checkpoint or savepoint directory, or from
+                            the newest checkpoint in --checkpoint-dir (latest)
+      --allow-non-restored-state
+                            with --from: drop state of operators the job no longer has
+      --savepoint-on-stop DIR
+                            on Ctrl-C or SIGTERM, stop with a savepoint into DIR
       --log-format FORMAT   text (default) or json: one JSON object per line on stderr
                             (job events, status every --status-interval seconds)
       --status-interval SECONDS
@@ -95,14 +135,21 @@ Observability options (run and demo):
       --metrics-port N      serve Prometheus metrics on http://127.0.0.1:N/metrics
       --metrics-host HOST   interface for the metrics endpoint (default 127.0.0.1)
 
+Savepoint and jobs options:
+      --to DIR              directory for the savepoint (savepoint only)
+      --url URL             address of the 'weir run' to ask: its --ui or --metrics-port
+                            address, or just the port (default ${DEFAULT_API_URL})
+
 Demo options:
   -d, --duration SECONDS    stop after this long; 0 runs until Ctrl-C (default ${DEMO_DEFAULTS.durationSeconds})
   -r, --rate N              events generated per second (default ${DEMO_DEFAULTS.rate})
   -p, --parallelism N       parallelism of the job (default ${DEMO_DEFAULTS.parallelism})
   -w, --window SECONDS      tumbling window size (default ${DEMO_DEFAULTS.windowSeconds})
 
-Exit status: 0 when the job finished or was stopped with Ctrl-C, 1 when it
+Exit status: 0 when the job finished or was stopped with Ctrl-C (and its
+savepoint was taken), 1 when it failed, could not be restored or its savepoint
 failed, 2 on a usage error. A second Ctrl-C exits at once (status 130).
+savepoint and jobs exit with 0 on success and 1 when the request failed.
 `;
 
 export function parseCommandLine(argv: readonly string[]): Command {
@@ -121,6 +168,10 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseRun(rest);
     case 'demo':
       return parseDemo(rest);
+    case 'savepoint':
+      return parseSavepoint(rest);
+    case 'jobs':
+      return parseJobs(rest);
     default:
       throw new UsageError(
         first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`,
@@ -144,6 +195,9 @@ function parseRun(argv: readonly string[]): Command {
     'checkpoint-interval': { type: 'string' },
     'log-format': { type: 'string' },
     'status-interval': { type: 'string' },
+    from: { type: 'string' },
+    'allow-non-restored-state': { type: 'boolean' },
+    'savepoint-on-stop': { type: 'string' },
     ...OBSERVE_FLAGS,
   });
   if (values.help === true) return { kind: 'help' };
@@ -166,6 +220,16 @@ function parseRun(argv: readonly string[]): Command {
     throw new UsageError('--checkpoint-interval needs --checkpoint-dir');
   }
   const status = stringFlag(values['status-interval']);
+  const restoreFrom = nonEmpty('--from', stringFlag(values.from));
+  if (restoreFrom === 'latest' && checkpointDir === undefined) {
+    throw new UsageError(
+      '--from latest needs --checkpoint-dir: the directory whose newest checkpoint to restore',
+    );
+  }
+  const allowNonRestoredState = values['allow-non-restored-state'] === true;
+  if (allowNonRestoredState && restoreFrom === undefined) {
+    throw new UsageError('--allow-non-restored-state needs --from');
+  }
   return {
     kind: 'run',
     options: {
@@ -187,6 +251,9 @@ function parseRun(argv: readonly string[]): Command {
         interval === undefined
           ? undefined
           : Math.round(1000 * seconds('--checkpoint-interval', interval, false)),
+      restoreFrom,
+      allowNonRestoredState,
+      savepointOnStop: nonEmpty('--savepoint-on-stop', stringFlag(values['savepoint-on-stop'])),
       ...observeOptions(values),
     },
   };
@@ -224,6 +291,66 @@ function parseDemo(argv: readonly string[]): Command {
       ...observeOptions(values),
     },
   };
+}
+
+function parseSavepoint(argv: readonly string[]): Command {
+  const { values, positionals } = parse(argv, {
+    to: { type: 'string' },
+    url: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) return { kind: 'help' };
+  const [jobId, ...extra] = positionals;
+  if (jobId === undefined || jobId.trim() === '') {
+    throw new UsageError(
+      "missing the job id: weir savepoint <job-id> --to DIR ('weir jobs' lists the ids)",
+    );
+  }
+  if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
+  const directory = nonEmpty('--to', stringFlag(values.to));
+  if (directory === undefined) {
+    throw new UsageError('missing --to DIR: the directory to write the savepoint into');
+  }
+  return { kind: 'savepoint', options: { jobId, directory, url: apiUrl(values.url) } };
+}
+
+function parseJobs(argv: readonly string[]): Command {
+  const { values, positionals } = parse(argv, {
+    url: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) return { kind: 'help' };
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  return { kind: 'jobs', options: { url: apiUrl(values.url) } };
+}
+
+/**
+ * The REST API's base URL from `--url`: a full URL (`http://127.0.0.1:9249`,
+ * also the printed `.../metrics` address), `host:port`, or just a port.
+ */
+export function apiUrl(value: string | boolean | undefined): string {
+  const text = stringFlag(value)?.trim();
+  if (text === undefined) return DEFAULT_API_URL;
+  const withScheme = /^\d+$/.test(text)
+    ? `http://127.0.0.1:${text}`
+    : /^[a-z][a-z0-9+.-]*:\/\//i.test(text)
+      ? text
+      : `http://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new UsageError(`--url must be an address like http://127.0.0.1:8081, got '${text}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--url must be an http:// address, got '${text}'`);
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError(`--url must not have a query or fragment, got '${text}'`);
+  }
+  // The metrics address the CLI prints (.../metrics) is accepted as is.
+  const path = url.pathname.replace(/\/+$/, '').replace(/\/metrics$/, '');
+  return `${url.origin}${path}`;
 }
 
 const OBSERVE_FLAGS = {
@@ -290,6 +417,12 @@ function usageMessage(error: unknown): string {
     return `option '${flag}' needs a value`;
   }
   return error.message;
+}
+
+/** A string flag that, when given, must not be blank. */
+function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new UsageError(`${flag} must not be empty`);
+  return value;
 }
 
 function stringFlag(value: string | boolean | undefined): string | undefined {

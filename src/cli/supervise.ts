@@ -23,6 +23,12 @@ export interface SuperviseOptions {
   readonly tickMs?: number;
   /** Called once when a stop is requested, before the job has stopped. */
   readonly onStopRequested?: (reason: StopReason) => void;
+  /**
+   * How a requested stop stops the job; `client.cancel()` when omitted. The
+   * outcome is still read from `client.result`: this promise's rejection is
+   * ignored, so it should handle its own errors (a savepoint that failed).
+   */
+  readonly stop?: (reason: StopReason) => Promise<unknown>;
   /** Called on the second signal, right before the process exits with {@link forceExitCode}. */
   readonly onForcedExit?: () => void;
   readonly forceExitCode?: number;
@@ -33,7 +39,8 @@ const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
 /**
  * Waits for a running job while translating the outside world into job
  * control: the first SIGINT/SIGTERM (or the time limit) cancels the job
- * cleanly, so sinks close and a summary can be printed; a second signal
+ * cleanly (or stops it as `options.stop` says, e.g. with a savepoint), so
+ * sinks close and a summary can be printed; a second signal
  * exits at once for when cancelling itself hangs. Always removes its signal
  * handlers and timers, whatever the outcome.
  */
@@ -49,7 +56,7 @@ export async function superviseJob(
     stopReason = reason;
     options.onStopRequested?.(reason);
     // The outcome is observed through `client.result` below.
-    client.cancel().catch(() => {});
+    (options.stop?.(reason) ?? client.cancel()).catch(() => {});
   };
   let signalsSeen = 0;
   const onSignal = (signal: NodeJS.Signals): void => {

@@ -39,7 +39,12 @@ export interface SourceReader<T> {
    * for checkpoints. A reader created with it as `restoredPosition` resumes
    * with exactly the next record. Readers without it cannot be checkpointed.
    */
-  snapshot?(): Json;
+  snapshot?(checkpointId: number): Json;
+  /**
+   * False while the reader cannot record a position it could resume from (for
+   * example during an initial database snapshot); checkpoints wait until it can.
+   */
+  canSnapshot?(): boolean;
   /**
    * For readers that assign event time themselves (for example per Kafka
    * partition, merged as the minimum): the watermark after the records returned

@@ -101,6 +101,11 @@ export abstract class Task {
 
   /** What the task waits on when it cannot progress by itself. */
   waitFor(): Promise<void> | undefined {
+    return this.waitForBlockers();
+  }
+
+  /** A flush in progress in one of the chain's sinks, if any. */
+  protected waitForBlockers(): Promise<void> | undefined {
     for (const b of this.blockers) {
       const p = b.blocked();
       if (p !== undefined) return p;
@@ -243,18 +248,27 @@ export class SourceTask<T> extends Task {
     if (snapshot === undefined) return false;
     this.checkpoint(checkpointId, savepoint, {
       uid: this.sourceUid,
-      position: snapshot.call(this.reader),
+      position: snapshot.call(this.reader, checkpointId),
     });
     return true;
   }
 
   get checkpointable(): boolean {
-    return typeof this.reader.snapshot === 'function';
+    return typeof this.reader.snapshot === 'function' && this.reader.canSnapshot?.() !== false;
+  }
+
+  /**
+   * A barrier may start here only between batches and while no sink of the
+   * chain is still flushing, so that everything before the barrier is in the
+   * sinks' current transaction.
+   */
+  get readyForBarrier(): boolean {
+    return this.waitForBlockers() === undefined;
   }
 
   override finalSnapshot(checkpointId: number): TaskSnapshot {
     const base = super.finalSnapshot(checkpointId);
-    const position = this.reader.snapshot?.call(this.reader);
+    const position = this.reader.snapshot?.call(this.reader, checkpointId);
     return position === undefined ? base : { ...base, source: { uid: this.sourceUid, position } };
   }
 

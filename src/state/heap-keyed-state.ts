@@ -1,115 +1,563 @@
-import type { KeyedStateStore, ListState, MapState, ValueState } from '../api/state.js';
-import { WeirError } from '../errors.js';
+import type {
+  AggregatingState,
+  AggregatingStateDescriptor,
+  ListState,
+  ListStateDescriptor,
+  MapState,
+  MapStateDescriptor,
+  ReducingState,
+  ReducingStateDescriptor,
+  ValueState,
+  ValueStateDescriptor,
+} from '../api/state.js';
+import { type Clock, systemClock } from '../runtime/clock.js';
 import type { Key } from '../runtime/key-groups.js';
+import {
+  type AnyDescriptor,
+  checkRestored,
+  checkSameKind,
+  type DeclaredState,
+  declareState,
+  noCurrentKey,
+} from './declared-state.js';
+import {
+  type BackendSnapshotContext,
+  DEFAULT_NAMESPACE,
+  type KeyedStateBackend,
+  type Namespace,
+} from './keyed-state-backend.js';
+import { RestoredRows } from './restored-rows.js';
+import { makeRow, type ParsedRow } from './rows.js';
+import {
+  type Json,
+  KeyedSnapshotBuilder,
+  type OperatorSnapshot,
+  type RestoredState,
+  type StateKind,
+  type StateMeta,
+} from './snapshot.js';
+
+/** Options of the heap backend. */
+export interface HeapBackendOptions {
+  /** Processing-time clock for TTL. Default the system clock. */
+  readonly clock?: Clock;
+  /** Entries of a TTL state examined for expiry on each access to it. Default 5. */
+  readonly ttlCleanupPerAccess?: number;
+}
+
+/** A value with its expiry, for states with a TTL. */
+interface TtlCell {
+  v: unknown;
+  e: number;
+}
+
+/** One declared state: namespace -> key -> value (map state: key -> map key -> value). */
+interface HeapState {
+  readonly decl: DeclaredState;
+  readonly byNs: Map<Namespace, Map<Key, unknown>>;
+  sweep: Generator<void, void, undefined> | undefined;
+  handle: unknown;
+}
 
 /**
- * Keyed state on the JavaScript heap: one `Map` per declared state, keyed by
- * the record key. The operator sets `currentKey` before calling user code.
+ * Keyed state on the JavaScript heap: live objects in nested `Map`s (state,
+ * namespace, key), serialized only when a snapshot is taken. Fast, bounded
+ * by memory. Values returned by state reads are the stored objects: mutating
+ * them mutates state. Snapshots are always full.
  */
-export class HeapKeyedStateBackend implements KeyedStateStore {
+export class HeapKeyedStateBackend implements KeyedStateBackend {
   currentKey: Key | undefined;
-  private readonly tables = new Map<string, { kind: string; table: Map<Key, unknown> }>();
+  private ns: Namespace = DEFAULT_NAMESPACE;
+  private readonly states = new Map<string, HeapState>();
+  private readonly restored = new RestoredRows();
+  private readonly clock: Clock;
+  private readonly cleanupPerAccess: number;
 
-  constructor(private readonly operatorId: string) {}
+  constructor(
+    private readonly operatorId: string,
+    options: HeapBackendOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.cleanupPerAccess = options.ttlCleanupPerAccess ?? 5;
+  }
 
-  private table<V>(name: string, kind: string): Map<Key, V> {
-    const existing = this.tables.get(name);
-    if (existing !== undefined) {
-      if (existing.kind !== kind) {
-        throw new WeirError(
-          'INVALID_JOB',
-          `state '${name}' of operator '${this.operatorId}' is declared as both ${existing.kind} and ${kind} state`,
-          { operatorId: this.operatorId },
-        );
-      }
-      return existing.table as Map<Key, V>;
-    }
-    const table = new Map<Key, V>();
-    this.tables.set(name, { kind, table: table as Map<Key, unknown> });
-    return table;
+  get currentNamespace(): Namespace {
+    return this.ns;
+  }
+
+  setCurrentNamespace(namespace: Namespace): void {
+    this.ns = namespace;
   }
 
   private key(): Key {
     const k = this.currentKey;
-    if (k === undefined) {
-      throw new WeirError(
-        'INVALID_JOB',
-        `keyed state of operator '${this.operatorId}' was used outside of processing a keyed record or timer`,
-        { operatorId: this.operatorId },
-      );
-    }
+    if (k === undefined) throw noCurrentKey(this.operatorId);
     return k;
   }
 
-  /** Number of (state, key) entries held; for metrics and tests of state growth. */
-  entryCount(): number {
-    let n = 0;
-    for (const { table } of this.tables.values()) n += table.size;
-    return n;
+  // -- declaration -------------------------------------------------------
+
+  private declare(kind: StateKind, descriptor: AnyDescriptor): HeapState {
+    const name = typeof descriptor === 'string' ? descriptor : descriptor.name;
+    const existing = this.states.get(name);
+    if (existing !== undefined) {
+      checkSameKind(this.operatorId, existing.decl, kind);
+      return existing;
+    }
+    const decl = declareState(this.operatorId, kind, descriptor);
+    const state: HeapState = { decl, byNs: new Map(), sweep: undefined, handle: undefined };
+    this.absorbRestored(state);
+    this.states.set(name, state);
+    return state;
   }
 
-  getValueState<T>(name: string): ValueState<T> {
-    const table = this.table<T>(name, 'value');
-    return {
-      value: () => table.get(this.key()),
+  /** Moves restored rows of the state into live maps, converting them with its serializers. */
+  private absorbRestored(state: HeapState): void {
+    const { decl } = state;
+    const taken = this.restored.take(decl.name);
+    if (taken === undefined) return;
+    checkRestored(this.operatorId, decl, taken.meta);
+    const version = taken.meta.serializer.version;
+    const keyVersion = taken.meta.keySerializer?.version ?? 1;
+    const now = this.clock.now();
+    for (const row of taken.rows) {
+      const cell = this.cellFromRow(decl, row, version, now);
+      if (cell === undefined) continue;
+      let table = state.byNs.get(row.namespace);
+      if (table === undefined) {
+        table = new Map();
+        state.byNs.set(row.namespace, table);
+      }
+      if (decl.kind === 'map') {
+        let inner = table.get(row.key) as Map<unknown, unknown> | undefined;
+        if (inner === undefined) {
+          inner = new Map();
+          table.set(row.key, inner);
+        }
+        inner.set(decl.keySerializer!.fromJson(row.userKey, keyVersion), cell.value);
+      } else {
+        table.set(row.key, cell.value);
+      }
+    }
+  }
+
+  private cellFromRow(
+    decl: DeclaredState,
+    row: ParsedRow,
+    version: number,
+    now: number,
+  ): { value: unknown } | undefined {
+    let v: unknown;
+    if (decl.kind === 'list') {
+      v = (row.value as Json[]).map((e) => decl.serializer.fromJson(e, version));
+    } else {
+      v = decl.serializer.fromJson(row.value, version);
+    }
+    if (decl.ttl === undefined) return { value: v };
+    // Restored without an expiry (TTL newly added): the lifetime starts now.
+    const e = row.expiresAt ?? now + decl.ttl.ttlMs;
+    if (e <= now) return undefined;
+    return { value: { v, e } satisfies TtlCell };
+  }
+
+  // -- access helpers ------------------------------------------------------
+
+  /** The table of the current namespace; created on demand. */
+  private table(state: HeapState, create: boolean): Map<Key, unknown> | undefined {
+    let t = state.byNs.get(this.ns);
+    if (t === undefined && create) {
+      t = new Map();
+      state.byNs.set(this.ns, t);
+    }
+    return t;
+  }
+
+  /** Reads a cell honouring TTL: expired cells are deleted and read as absent. */
+  private readCell(
+    state: HeapState,
+    table: Map<unknown, unknown>,
+    k: unknown,
+    now: number,
+  ): unknown {
+    const c = table.get(k);
+    if (c === undefined) return undefined;
+    const ttl = state.decl.ttl;
+    if (ttl === undefined) return c;
+    const cell = c as TtlCell;
+    if (cell.e <= now) {
+      table.delete(k);
+      return undefined;
+    }
+    if (ttl.refreshOnRead) cell.e = now + ttl.ttlMs;
+    return cell.v;
+  }
+
+  private writeCell(
+    state: HeapState,
+    table: Map<unknown, unknown>,
+    k: unknown,
+    v: unknown,
+    now: number,
+  ): void {
+    const ttl = state.decl.ttl;
+    table.set(k, ttl === undefined ? v : ({ v, e: now + ttl.ttlMs } satisfies TtlCell));
+  }
+
+  /** Runs before every access to a TTL state: examines a bounded number of entries for expiry. */
+  private cleanup(state: HeapState): void {
+    let sweep = state.sweep;
+    if (sweep === undefined) {
+      sweep = this.sweep(state);
+      state.sweep = sweep;
+    }
+    for (let i = 0; i < this.cleanupPerAccess; i++) {
+      if (sweep.next().done === true) {
+        state.sweep = undefined;
+        return;
+      }
+    }
+  }
+
+  /** Visits every entry of a TTL state once, deleting expired ones; one entry per `next()`. */
+  private *sweep(state: HeapState): Generator<void, void, undefined> {
+    const isMap = state.decl.kind === 'map';
+    for (const [ns, table] of state.byNs) {
+      for (const [key, c] of table) {
+        if (isMap) {
+          const inner = c as Map<unknown, TtlCell>;
+          for (const [mk, cell] of inner) {
+            if (cell.e <= this.clock.now()) inner.delete(mk);
+            yield;
+          }
+          if (inner.size === 0 && table.get(key) === inner) table.delete(key);
+        } else {
+          if ((c as TtlCell).e <= this.clock.now()) table.delete(key);
+          yield;
+        }
+      }
+      if (table.size === 0 && state.byNs.get(ns) === table) state.byNs.delete(ns);
+    }
+  }
+
+  private now(state: HeapState): number {
+    if (state.decl.ttl === undefined) return 0;
+    const now = this.clock.now();
+    this.cleanup(state);
+    return now;
+  }
+
+  // -- user-facing states -------------------------------------------------
+
+  getValueState<T>(descriptor: string | ValueStateDescriptor<T>): ValueState<T> {
+    const state = this.declare('value', descriptor as AnyDescriptor);
+    if (state.handle !== undefined) return state.handle as ValueState<T>;
+    const handle: ValueState<T> = {
+      value: () => {
+        const k = this.key();
+        const now = this.now(state);
+        const t = this.table(state, false);
+        return t === undefined ? undefined : (this.readCell(state, t, k, now) as T | undefined);
+      },
       update: (value: T) => {
-        table.set(this.key(), value);
+        const now = this.now(state);
+        this.writeCell(state, this.table(state, true)!, this.key(), value, now);
       },
       clear: () => {
-        table.delete(this.key());
+        const k = this.key();
+        this.now(state);
+        this.table(state, false)?.delete(k);
       },
     };
+    state.handle = handle;
+    return handle;
   }
 
-  getListState<T>(name: string): ListState<T> {
-    const table = this.table<T[]>(name, 'list');
+  getListState<T>(descriptor: string | ListStateDescriptor<T>): ListState<T> {
+    const state = this.declare('list', descriptor as AnyDescriptor);
+    if (state.handle !== undefined) return state.handle as ListState<T>;
     const empty: readonly T[] = Object.freeze([]);
-    return {
-      get: () => table.get(this.key()) ?? empty,
+    const read = (now: number): T[] | undefined => {
+      const k = this.key();
+      const t = this.table(state, false);
+      return t === undefined ? undefined : (this.readCell(state, t, k, now) as T[] | undefined);
+    };
+    const handle: ListState<T> = {
+      get: () => read(this.now(state)) ?? empty,
       add: (value: T) => {
-        const k = this.key();
-        const list = table.get(k);
-        if (list === undefined) table.set(k, [value]);
-        else list.push(value);
+        const now = this.now(state);
+        const list = read(now);
+        if (list === undefined)
+          this.writeCell(state, this.table(state, true)!, this.key(), [value], now);
+        else {
+          list.push(value);
+          // A write restarts the lifetime.
+          if (state.decl.ttl !== undefined)
+            this.writeCell(state, this.table(state, true)!, this.key(), list, now);
+        }
       },
       update: (values: readonly T[]) => {
-        if (values.length === 0) table.delete(this.key());
-        else table.set(this.key(), [...values]);
+        const k = this.key();
+        const now = this.now(state);
+        if (values.length === 0) this.table(state, false)?.delete(k);
+        else this.writeCell(state, this.table(state, true)!, k, [...values], now);
       },
       clear: () => {
-        table.delete(this.key());
+        const k = this.key();
+        this.now(state);
+        this.table(state, false)?.delete(k);
       },
     };
+    state.handle = handle;
+    return handle;
   }
 
-  getMapState<MK, MV>(name: string): MapState<MK, MV> {
-    const table = this.table<Map<MK, MV>>(name, 'map');
-    const current = (create: boolean): Map<MK, MV> | undefined => {
+  getMapState<MK, MV>(descriptor: string | MapStateDescriptor<MK, MV>): MapState<MK, MV> {
+    const state = this.declare('map', descriptor as AnyDescriptor);
+    if (state.handle !== undefined) return state.handle as MapState<MK, MV>;
+    const inner = (create: boolean): Map<MK, unknown> | undefined => {
       const k = this.key();
-      let m = table.get(k);
+      const t = this.table(state, create);
+      if (t === undefined) return undefined;
+      let m = t.get(k) as Map<MK, unknown> | undefined;
       if (m === undefined && create) {
         m = new Map();
-        table.set(k, m);
+        t.set(k, m);
       }
       return m;
     };
-    return {
-      get: (mk) => current(false)?.get(mk),
-      put: (mk, mv) => {
-        current(true)!.set(mk, mv);
+    const ttl = state.decl.ttl;
+    const live = function* (m: Map<MK, unknown>, now: number): Generator<[MK, MV]> {
+      for (const [mk, c] of m) {
+        if (ttl === undefined) yield [mk, c as MV];
+        else if ((c as TtlCell).e > now) yield [mk, (c as TtlCell).v as MV];
+      }
+    };
+    const handle: MapState<MK, MV> = {
+      get: (mk) => {
+        const now = this.now(state);
+        const m = inner(false);
+        return m === undefined ? undefined : (this.readCell(state, m, mk, now) as MV | undefined);
       },
-      has: (mk) => current(false)?.has(mk) ?? false,
+      put: (mk, mv) => {
+        const now = this.now(state);
+        this.writeCell(state, inner(true)!, mk, mv, now);
+      },
+      has: (mk) => {
+        const now = this.now(state);
+        const m = inner(false);
+        return m !== undefined && this.readCell(state, m, mk, now) !== undefined;
+      },
       remove: (mk) => {
-        const m = current(false);
+        this.now(state);
+        const m = inner(false);
         if (m === undefined) return;
         m.delete(mk);
-        if (m.size === 0) table.delete(this.key());
+        if (m.size === 0) this.table(state, false)?.delete(this.key());
       },
-      entries: () => (current(false) ?? new Map<MK, MV>()).entries(),
-      size: () => current(false)?.size ?? 0,
+      entries: () => {
+        const now = this.now(state);
+        const m = inner(false);
+        return m === undefined ? new Map<MK, MV>().entries() : live(m, now);
+      },
+      size: () => {
+        const now = this.now(state);
+        const m = inner(false);
+        if (m === undefined) return 0;
+        if (ttl === undefined) return m.size;
+        let n = 0;
+        for (const _ of live(m, now)) n++;
+        return n;
+      },
       clear: () => {
-        table.delete(this.key());
+        const k = this.key();
+        this.now(state);
+        this.table(state, false)?.delete(k);
       },
     };
+    state.handle = handle;
+    return handle;
+  }
+
+  getReducingState<T>(descriptor: ReducingStateDescriptor<T>): ReducingState<T> {
+    const state = this.declare('reducing', descriptor as AnyDescriptor);
+    if (state.handle !== undefined) return state.handle as ReducingState<T>;
+    const reduce = state.decl.reduce as (a: T, b: T) => T;
+    const handle: ReducingState<T> = {
+      get: () => {
+        const k = this.key();
+        const now = this.now(state);
+        const t = this.table(state, false);
+        return t === undefined ? undefined : (this.readCell(state, t, k, now) as T | undefined);
+      },
+      add: (value: T) => {
+        const now = this.now(state);
+        const t = this.table(state, true)!;
+        const k = this.key();
+        const prev = this.readCell(state, t, k, now) as T | undefined;
+        this.writeCell(state, t, k, prev === undefined ? value : reduce(prev, value), now);
+      },
+      clear: () => {
+        const k = this.key();
+        this.now(state);
+        this.table(state, false)?.delete(k);
+      },
+    };
+    state.handle = handle;
+    return handle;
+  }
+
+  getAggregatingState<IN, ACC, OUT>(
+    descriptor: AggregatingStateDescriptor<IN, ACC, OUT>,
+  ): AggregatingState<IN, OUT> {
+    const state = this.declare('aggregating', descriptor as unknown as AnyDescriptor);
+    if (state.handle !== undefined) return state.handle as AggregatingState<IN, OUT>;
+    const agg = state.decl.aggregate as AggregatingStateDescriptor<IN, ACC, OUT>['aggregate'];
+    const handle: AggregatingState<IN, OUT> = {
+      get: () => {
+        const k = this.key();
+        const now = this.now(state);
+        const t = this.table(state, false);
+        const acc =
+          t === undefined ? undefined : (this.readCell(state, t, k, now) as ACC | undefined);
+        return acc === undefined ? undefined : agg.getResult(acc);
+      },
+      add: (value: IN) => {
+        const now = this.now(state);
+        const t = this.table(state, true)!;
+        const k = this.key();
+        const prev = this.readCell(state, t, k, now) as ACC | undefined;
+        this.writeCell(
+          state,
+          t,
+          k,
+          agg.add(value, prev === undefined ? agg.createAccumulator() : prev),
+          now,
+        );
+      },
+      clear: () => {
+        const k = this.key();
+        this.now(state);
+        this.table(state, false)?.delete(k);
+      },
+    };
+    state.handle = handle;
+    return handle;
+  }
+
+  // -- runtime side ---------------------------------------------------------
+
+  forEachKeyAndNamespace(stateName: string, fn: (key: Key, namespace: Namespace) => void): void {
+    const state = this.states.get(stateName);
+    if (state === undefined) {
+      for (const row of this.restored.rowsOf(stateName)) fn(row.key, row.namespace);
+      return;
+    }
+    const now = this.clock.now();
+    const ttl = state.decl.ttl;
+    for (const [ns, table] of state.byNs) {
+      for (const [key, c] of table) {
+        if (ttl !== undefined) {
+          if (state.decl.kind === 'map') {
+            let alive = false;
+            for (const cell of (c as Map<unknown, TtlCell>).values())
+              if (cell.e > now) alive = true;
+            if (!alive) continue;
+          } else if ((c as TtlCell).e <= now) continue;
+        }
+        fn(key, ns);
+      }
+    }
+  }
+
+  namespacesOf(stateName: string): Namespace[] {
+    const key = this.key();
+    const state = this.states.get(stateName);
+    const out: Namespace[] = [];
+    if (state === undefined) return out;
+    const now = this.clock.now();
+    for (const [ns, table] of state.byNs) {
+      const c = table.get(key);
+      if (c === undefined) continue;
+      if (state.decl.ttl !== undefined && state.decl.kind !== 'map' && (c as TtlCell).e <= now)
+        continue;
+      out.push(ns);
+    }
+    return out;
+  }
+
+  snapshot(context: BackendSnapshotContext): OperatorSnapshot {
+    const builder = new KeyedSnapshotBuilder(context.keyGroupOf);
+    const states: Record<string, StateMeta> = {};
+    const now = this.clock.now();
+    for (const state of this.states.values()) {
+      const { decl } = state;
+      states[decl.name] = decl.meta;
+      const s = decl.serializer;
+      const ttl = decl.ttl !== undefined;
+      for (const [ns, table] of state.byNs) {
+        for (const [key, c] of table) {
+          if (decl.kind === 'map') {
+            const inner = c as Map<unknown, unknown>;
+            for (const [mk, mc] of inner) {
+              if (ttl && (mc as TtlCell).e <= now) {
+                inner.delete(mk);
+                continue;
+              }
+              const v = ttl ? (mc as TtlCell).v : mc;
+              const e = ttl ? (mc as TtlCell).e : undefined;
+              builder.add(
+                key,
+                makeRow(decl.name, key, ns, decl.keySerializer!.toJson(mk), s.toJson(v), e),
+              );
+            }
+            if (inner.size === 0) table.delete(key);
+            continue;
+          }
+          if (ttl && (c as TtlCell).e <= now) {
+            table.delete(key);
+            continue;
+          }
+          const v = ttl ? (c as TtlCell).v : c;
+          const json =
+            decl.kind === 'list' ? (v as unknown[]).map((e) => s.toJson(e)) : s.toJson(v);
+          builder.add(
+            key,
+            makeRow(decl.name, key, ns, null, json, ttl ? (c as TtlCell).e : undefined),
+          );
+        }
+        if (table.size === 0) state.byNs.delete(ns);
+      }
+      state.sweep = undefined;
+    }
+    // Restored state nobody declared (yet) is kept as it was.
+    for (const [name, { meta, rows }] of this.restored.all()) {
+      states[name] = meta;
+      for (const r of rows)
+        builder.add(r.key, makeRow(name, r.key, r.namespace, r.userKey, r.value, r.expiresAt));
+    }
+    return { keyed: builder.build(), states };
+  }
+
+  restore(state: RestoredState): void {
+    this.restored.add(state, this.operatorId, state.states ?? new Map<string, StateMeta>());
+    for (const s of this.states.values()) this.absorbRestored(s);
+  }
+
+  notifyCheckpointComplete(_checkpointId: number): void {}
+
+  entryCount(): number {
+    let n = 0;
+    for (const { decl, byNs } of this.states.values()) {
+      for (const table of byNs.values()) {
+        if (decl.kind !== 'map') n += table.size;
+        else for (const inner of table.values()) n += (inner as Map<unknown, unknown>).size;
+      }
+    }
+    return n + this.restored.size();
+  }
+
+  dispose(): void {
+    this.states.clear();
+    this.restored.clear();
   }
 }

@@ -131,6 +131,8 @@ export class CheckpointCoordinator implements CheckpointListener {
       }
       return false;
     }
+    // Wait (a round or so) until no source chain has a sink mid-flush.
+    if (sources.some((s) => !s.readyForBarrier)) return false;
     if (savepoint !== undefined) this.savepointRequests.shift();
     this.trigger(now, savepoint);
     return true;

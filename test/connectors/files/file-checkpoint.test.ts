@@ -48,7 +48,7 @@ async function readSome<T>(
     }
     got.push(r.values);
   }
-  const position = reader.snapshot?.();
+  const position = reader.snapshot?.(1);
   if (position === undefined) throw new Error('reader has no snapshot');
   return { got, position };
 }
