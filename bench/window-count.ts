@@ -7,6 +7,9 @@
  *   npm run bench -- [--events N] [--keys K] [--reps R] [--parallelism P]
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
@@ -48,7 +51,10 @@ interface Outcome {
   checksum: number;
 }
 
-function fused(events: number, keys: number): Omit<Outcome, 'mode' | 'events' | 'seconds' | 'eventsPerSec' | 'peakRssMb'> {
+function fused(
+  events: number,
+  keys: number,
+): Omit<Outcome, 'mode' | 'events' | 'seconds' | 'eventsPerSec' | 'peakRssMb'> {
   // window start -> user -> count; fires when maxTime - bound - 1 >= end - 1.
   const windows = new Map<number, Map<number, number>>();
   const random = new Rng();
@@ -89,8 +95,13 @@ const count: AggregateFunction<Click, number, number> = {
   merge: (a, b) => a + b,
 };
 
-async function engine(events: number, keys: number, parallelism: number) {
-  const env = new StreamEnvironment({ parallelism });
+async function engine(events: number, keys: number, parallelism: number, checkpointDir?: string) {
+  const env = new StreamEnvironment({
+    parallelism,
+    ...(checkpointDir === undefined
+      ? {}
+      : { checkpointing: { directory: checkpointDir, intervalMs: 1000 } }),
+  });
   let results = 0;
   let checksum = 0;
   env
@@ -115,7 +126,11 @@ async function engine(events: number, keys: number, parallelism: number) {
 
 async function child(mode: string, events: number, keys: number, parallelism: number) {
   const started = performance.now();
-  const r = mode === 'fused' ? fused(events, keys) : await engine(events, keys, parallelism);
+  let checkpointDir: string | undefined;
+  if (mode === 'weir+checkpoints') checkpointDir = await mkdtemp(join(tmpdir(), 'weir-bench-chk-'));
+  const r =
+    mode === 'fused' ? fused(events, keys) : await engine(events, keys, parallelism, checkpointDir);
+  if (checkpointDir !== undefined) await rm(checkpointDir, { recursive: true, force: true });
   const seconds = (performance.now() - started) / 1000;
   const outcome: Outcome = {
     mode,
@@ -147,10 +162,20 @@ if (values.child !== undefined) {
   const self = fileURLToPath(import.meta.url);
   const runs: Outcome[] = [];
   for (let rep = 0; rep < Number(values.reps); rep++) {
-    for (const mode of ['fused', 'weir']) {
+    for (const mode of ['fused', 'weir', 'weir+checkpoints']) {
       const out = execFileSync(
         process.execPath,
-        [self, '--child', mode, '--events', String(events), '--keys', String(keys), '--parallelism', String(parallelism)],
+        [
+          self,
+          '--child',
+          mode,
+          '--events',
+          String(events),
+          '--keys',
+          String(keys),
+          '--parallelism',
+          String(parallelism),
+        ],
         { encoding: 'utf8', maxBuffer: 1 << 20 },
       );
       const o = JSON.parse(out.trim().split('\n').pop()!) as Outcome;
@@ -164,15 +189,27 @@ if (values.child !== undefined) {
   const by = (m: string) => runs.filter((r) => r.mode === m);
   const f = by('fused');
   const w = by('weir');
-  const agree = w.every((r) => r.checksum === f[0]!.checksum && r.results === f[0]!.results);
+  const c = by('weir+checkpoints');
+  const agree = [...w, ...c].every((r) => r.checksum === f[0]!.checksum && r.results === f[0]!.results);
   const fRate = median(f.map((r) => r.eventsPerSec));
   const wRate = median(w.map((r) => r.eventsPerSec));
+  const cRate = median(c.map((r) => r.eventsPerSec));
   console.log('');
-  console.log(`events ${events}, keys ${keys}, tumbling ${WINDOW_MS} ms, parallelism ${parallelism}`);
+  console.log(
+    `events ${events}, keys ${keys}, tumbling ${WINDOW_MS} ms, parallelism ${parallelism}`,
+  );
   console.log(`| variant | events/s (median of ${f.length}) | peak RSS MB |`);
   console.log('|---|---|---|');
-  console.log(`| hand-fused loop | ${(fRate / 1e6).toFixed(2)} M | ${median(f.map((r) => r.peakRssMb)).toFixed(0)} |`);
-  console.log(`| Weir | ${(wRate / 1e6).toFixed(2)} M | ${median(w.map((r) => r.peakRssMb)).toFixed(0)} |`);
+  console.log(
+    `| hand-fused loop | ${(fRate / 1e6).toFixed(2)} M | ${median(f.map((r) => r.peakRssMb)).toFixed(0)} |`,
+  );
+  console.log(
+    `| Weir | ${(wRate / 1e6).toFixed(2)} M | ${median(w.map((r) => r.peakRssMb)).toFixed(0)} |`,
+  );
+  console.log(
+    `| Weir, checkpoint every 1 s | ${(cRate / 1e6).toFixed(2)} M | ${median(c.map((r) => r.peakRssMb)).toFixed(0)} |`,
+  );
   console.log(`Weir / fused: ${((wRate / fRate) * 100).toFixed(1)}%   results identical: ${agree}`);
+  console.log(`checkpointing every 1 s costs ${((1 - cRate / wRate) * 100).toFixed(1)}% of throughput`);
   if (!agree) process.exitCode = 1;
 }

@@ -25,12 +25,13 @@ export interface OperatorSnapshot {
    */
   readonly states?: Readonly<Record<string, StateMeta>>;
   /**
-   * The newest checkpoint this subtask's state backend knew to be complete
-   * when it took this snapshot. Later snapshots of the same backend may
-   * reference it (or newer ones) as a delta base, so checkpoint storage keeps
-   * it and everything newer until a newer snapshot raises this floor.
+   * The lowest checkpoint id this subtask's state backend may still use as
+   * the base of a later incremental snapshot: the last checkpoint it was
+   * told is complete or, if none, the oldest snapshot it took that may still
+   * be confirmed (snapshots run ahead of storage), or this checkpoint.
+   * Checkpoint storage keeps that checkpoint and every newer one.
    */
-  readonly confirmedCheckpoint?: number;
+  readonly deltaBaseFloor?: number;
   /** Operator list state: entries are spread round-robin over the subtasks on restore. */
   readonly list?: readonly Json[];
   /** Union list state: every subtask gets all entries of all subtasks on restore. */

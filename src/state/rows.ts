@@ -1,0 +1,68 @@
+import { WeirError } from '../errors.js';
+import type { Key } from '../runtime/key-groups.js';
+import type { Namespace } from './keyed-state-backend.js';
+import { decodeKey, encodeKey, type Json } from './snapshot.js';
+
+/**
+ * One keyed state entry in a snapshot, the same for every backend:
+ * `[state, key, namespace, userKey, value]` or, with a TTL,
+ * `[state, key, namespace, userKey, value, expiresAt]`. `userKey` is the
+ * serialized map key for map state and `null` otherwise; `value` is the
+ * serializer's JSON (for list state, an array of element JSON); `expiresAt`
+ * is an absolute processing time in milliseconds. The first four elements
+ * identify the entry (see `ROW_IDENTITY_LENGTH`).
+ */
+export type StateRow = Json[];
+
+/** How many leading elements of a {@link StateRow} identify it, for incremental snapshots. */
+export const ROW_IDENTITY_LENGTH = 4;
+
+/** A {@link StateRow} taken apart. */
+export interface ParsedRow {
+  readonly state: string;
+  readonly key: Key;
+  readonly namespace: Namespace;
+  readonly userKey: Json;
+  readonly value: Json;
+  readonly expiresAt: number | undefined;
+}
+
+/** Builds a snapshot row. */
+export function makeRow(
+  state: string,
+  key: Key,
+  namespace: Namespace,
+  userKey: Json,
+  value: Json,
+  expiresAt: number | undefined,
+): StateRow {
+  const keyJson = encodeKey(key);
+  return expiresAt === undefined
+    ? [state, keyJson, namespace, userKey, value]
+    : [state, keyJson, namespace, userKey, value, expiresAt];
+}
+
+/** Reads a snapshot row; fails with a WeirError on anything else. */
+export function parseRow(entry: Json, operatorId: string): ParsedRow {
+  if (
+    !Array.isArray(entry) ||
+    entry.length < 5 ||
+    typeof entry[0] !== 'string' ||
+    typeof entry[2] !== 'string' ||
+    (entry.length > 5 && typeof entry[5] !== 'number')
+  ) {
+    throw new WeirError(
+      'INVALID_JOB',
+      `keyed state of operator '${operatorId}' in the checkpoint is not in the state backend format: ${JSON.stringify(entry)?.slice(0, 100)}`,
+      { operatorId },
+    );
+  }
+  return {
+    state: entry[0],
+    key: decodeKey(entry[1]!),
+    namespace: entry[2],
+    userKey: entry[3]!,
+    value: entry[4]!,
+    expiresAt: entry.length > 5 ? (entry[5] as number) : undefined,
+  };
+}
