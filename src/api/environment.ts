@@ -339,7 +339,15 @@ export class StreamEnvironment implements StreamBuilder {
         const path = await c.requestSavepoint(new LocalCheckpointStorage(directory));
         cancelled = true;
         executor?.stop();
-        await result;
+        const outcome = await result;
+        if (outcome.status === 'finished') {
+          // The input ran out between the savepoint and the stop: the job
+          // committed output past the savepoint, so resuming from it would repeat that.
+          throw new WeirError(
+            'INVALID_JOB',
+            `job '${jobName}' finished its input before it could stop; savepoint ${path} is older than its final state and must not be resumed from`,
+          );
+        }
         return path;
       },
     };
