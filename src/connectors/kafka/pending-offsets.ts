@@ -1,0 +1,25 @@
+/**
+ * @internal Source positions by checkpoint id, kept until the checkpoint
+ * completes: then exactly that checkpoint's offsets are committed to the
+ * group, never offsets newer than a durable checkpoint.
+ */
+export class PendingOffsets {
+  private readonly byCheckpoint = new Map<number, Map<string, number>>();
+
+  /** Records the positions of `checkpointId` (at most `limit` checkpoints are kept). */
+  add(checkpointId: number, positions: Map<string, number>, limit = 32): void {
+    this.byCheckpoint.set(checkpointId, positions);
+    if (this.byCheckpoint.size > limit) {
+      const oldest = this.byCheckpoint.keys().next().value;
+      if (oldest !== undefined) this.byCheckpoint.delete(oldest);
+    }
+  }
+
+  /** The positions of a completed checkpoint; forgets it and every older one. */
+  complete(checkpointId: number): Map<string, number> | undefined {
+    const positions = this.byCheckpoint.get(checkpointId);
+    for (const id of [...this.byCheckpoint.keys()])
+      if (id <= checkpointId) this.byCheckpoint.delete(id);
+    return positions;
+  }
+}

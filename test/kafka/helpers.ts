@@ -1,0 +1,136 @@
+import { Admin, Producer } from '@platformatic/kafka';
+import { type KafkaFormat, KafkaFormats, KafkaSource } from '../../src/connectors/kafka/index.js';
+import { CollectSink, StreamEnvironment } from '../../src/index.js';
+
+export const BROKERS = ['127.0.0.1:9092'];
+
+let counter = 0;
+/** A topic name no other test (or earlier run) uses. */
+export function uniqueTopic(prefix: string): string {
+  counter++;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
+}
+
+export async function createTopic(topic: string, partitions: number): Promise<void> {
+  const admin = new Admin({ clientId: 'weir-test', bootstrapBrokers: BROKERS });
+  try {
+    await admin.createTopics({ topics: [topic], partitions, replicas: 1 });
+  } finally {
+    await admin.close();
+  }
+}
+
+export async function addPartitions(topic: string, count: number): Promise<void> {
+  const admin = new Admin({ clientId: 'weir-test', bootstrapBrokers: BROKERS });
+  try {
+    await admin.createPartitions({ topics: [{ name: topic, count, assignments: null }] });
+  } finally {
+    await admin.close();
+  }
+}
+
+export interface TestMessage {
+  readonly value: string | Buffer | null;
+  readonly key?: string;
+  readonly partition?: number;
+  readonly timestamp?: number;
+}
+
+/** Writes messages (acknowledged by the broker) in order. */
+export async function produce(topic: string, messages: readonly TestMessage[]): Promise<void> {
+  const producer = new Producer({
+    clientId: 'weir-test',
+    bootstrapBrokers: BROKERS,
+    idempotent: true,
+  });
+  try {
+    for (let i = 0; i < messages.length; i += 500) {
+      await producer.send({
+        messages: messages.slice(i, i + 500).map((m) => ({
+          topic,
+          ...(m.value === null
+            ? {}
+            : { value: typeof m.value === 'string' ? Buffer.from(m.value) : m.value }),
+          ...(m.key === undefined ? {} : { key: Buffer.from(m.key) }),
+          ...(m.partition === undefined ? {} : { partition: m.partition }),
+          ...(m.timestamp === undefined ? {} : { timestamp: BigInt(m.timestamp) }),
+        })) as never,
+      });
+    }
+  } finally {
+    await producer.close();
+  }
+}
+
+/** Everything committed in a topic now (a bounded read_committed source). */
+export async function readAll<T>(topic: string, format: KafkaFormat<T>): Promise<T[]> {
+  const env = new StreamEnvironment();
+  const sink = new CollectSink<T>();
+  env
+    .fromSource(new KafkaSource<T>({ brokers: BROKERS, topics: [topic], format, stopAt: 'latest' }))
+    .sinkTo(sink);
+  await env.execute('read all');
+  return sink.values;
+}
+
+export const json = KafkaFormats.json;
+
+/** Polls `check` until it returns true (or fails after `timeoutMs`). */
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  diagnose?: () => string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out waiting for ${what}${diagnose === undefined ? '' : `; ${diagnose()}`}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function commitOffsets(
+  groupId: string,
+  topic: string,
+  offsets: Record<number, number>,
+): Promise<void> {
+  const admin = new Admin({ clientId: 'weir-test', bootstrapBrokers: BROKERS });
+  try {
+    await admin.alterConsumerGroupOffsets({
+      groupId,
+      topics: [
+        {
+          name: topic,
+          partitionOffsets: Object.entries(offsets).map(([p, o]) => ({
+            partition: Number(p),
+            offset: BigInt(o),
+          })),
+        },
+      ],
+    });
+  } finally {
+    await admin.close();
+  }
+}
+
+export async function groupOffsets(
+  groupId: string,
+  topic: string,
+): Promise<Record<number, number>> {
+  const admin = new Admin({ clientId: 'weir-test', bootstrapBrokers: BROKERS });
+  try {
+    const groups = await admin.listConsumerGroupOffsets({ groups: [groupId] });
+    const out: Record<number, number> = {};
+    for (const g of groups)
+      for (const t of g.topics)
+        if (t.name === topic)
+          for (const p of t.partitions) out[p.partitionIndex] = Number(p.committedOffset);
+    return out;
+  } finally {
+    await admin.close();
+  }
+}

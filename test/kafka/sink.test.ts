@@ -1,0 +1,205 @@
+import { murmur2 } from '@platformatic/kafka';
+import { describe, expect, it } from 'vitest';
+import {
+  type AvroSchema,
+  type KafkaConsumerRecord,
+  KafkaFormats,
+  KafkaSink,
+  KafkaSource,
+} from '../../src/connectors/kafka/index.js';
+import type { TwoPhaseCommitWriter } from '../../src/connectors/sink.js';
+import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
+import { MetricRegistry } from '../../src/metrics/registry.js';
+import type { Json } from '../../src/state/snapshot.js';
+import { BROKERS, createTopic, json, readAll, uniqueTopic, waitFor } from './helpers.js';
+
+interface Row {
+  readonly id: number;
+  readonly user: string;
+  readonly p?: number;
+}
+
+async function records(topic: string, committedOnly = true): Promise<KafkaConsumerRecord[]> {
+  const env = new StreamEnvironment();
+  const sink = new CollectSink<KafkaConsumerRecord>();
+  env
+    .fromSource(
+      new KafkaSource<KafkaConsumerRecord>({
+        brokers: BROKERS,
+        topics: [topic],
+        deserializer: (r) => r,
+        stopAt: 'latest',
+        isolationLevel: committedOnly ? 'read_committed' : 'read_uncommitted',
+      }),
+    )
+    .sinkTo(sink);
+  await env.execute('records');
+  return sink.values;
+}
+
+/** Waits until a read_committed reader sees exactly these ids. */
+async function visible(topic: string, expected: number[]): Promise<void> {
+  let ids: number[] = [];
+  await waitFor(`ids ${expected.join(',')}`, async () => {
+    ids = (await readAll(topic, json<Row>())).map((r) => r.id).sort();
+    return ids.length >= expected.length;
+  }).catch(() => {});
+  expect(ids).toEqual(expected);
+}
+
+describe('Kafka sink', () => {
+  it('writes keys (Java-compatible partitioning), headers, per-record topics and a custom partitioner', async () => {
+    const byKey = uniqueTopic('keys');
+    const routed = uniqueTopic('routed');
+    await createTopic(byKey, 3);
+    await createTopic(routed, 4);
+    const rows: Row[] = Array.from({ length: 60 }, (_, id) => ({
+      id,
+      user: `u${id % 5}`,
+      p: id % 4,
+    }));
+    const env = new StreamEnvironment();
+    const stream = env.fromArray(rows);
+    stream.sinkTo(
+      new KafkaSink<Row>({
+        brokers: BROKERS,
+        topic: byKey,
+        format: json<Row>(),
+        key: (r) => r.user,
+        headers: (r) => ({ source: 'test', id: String(r.id) }),
+      }),
+    );
+    stream.sinkTo(
+      new KafkaSink<Row>({
+        brokers: BROKERS,
+        topic: () => routed,
+        format: json<Row>(),
+        partitioner: (r) => r.p!,
+      }),
+    );
+    await env.execute('write');
+    const got = await records(byKey);
+    expect(got).toHaveLength(60);
+    for (const r of got) {
+      const expected = (murmur2(r.key!) & 0x7fffffff) % 3;
+      expect(r.partition).toBe(expected);
+      const row = JSON.parse(r.value!.toString()) as Row;
+      expect(r.key!.toString()).toBe(row.user);
+      expect(Object.fromEntries(r.headers.map(([k, v]) => [k, v?.toString()]))).toEqual({
+        source: 'test',
+        id: String(row.id),
+      });
+    }
+    for (const r of await records(routed))
+      expect(r.partition).toBe((JSON.parse(r.value!.toString()) as Row).p);
+  });
+
+  it('refuses a transaction timeout the broker does not allow, or one shorter than the checkpoints need', async () => {
+    const topic = uniqueTopic('timeout');
+    const run = async (options: {
+      transactionTimeoutMs: number;
+      checkpointIntervalMs?: number;
+    }) => {
+      const env = new StreamEnvironment();
+      env.fromArray([{ id: 1, user: 'a' }]).sinkTo(
+        new KafkaSink<Row>({
+          brokers: BROKERS,
+          topic,
+          format: json<Row>(),
+          deliveryGuarantee: 'exactly-once',
+          transactionalIdPrefix: `${topic}-tx`,
+          ...options,
+        }),
+      );
+      return env.execute('timeouts');
+    };
+    const tooLong = run({ transactionTimeoutMs: 3_600_000 });
+    await expect(tooLong).rejects.toThrow(WeirError);
+    await expect(tooLong).rejects.toThrow(/transaction\.max\.timeout\.ms is 900000 ms/);
+    await expect(
+      run({ transactionTimeoutMs: 30_000, checkpointIntervalMs: 60_000 }),
+    ).rejects.toThrow(
+      /must exceed the checkpoint interval plus the checkpoint timeout \(120000 ms\)/,
+    );
+  });
+
+  it('commits a pre-committed transaction from a new writer after a crash, and fences the old one', async () => {
+    const topic = uniqueTopic('resume');
+    await createTopic(topic, 2);
+    const sink = new KafkaSink<Row>({
+      brokers: BROKERS,
+      topic,
+      format: json<Row>(),
+      deliveryGuarantee: 'exactly-once',
+      transactionalIdPrefix: `${topic}-tx`,
+    });
+    const context = {
+      subtaskIndex: 0,
+      parallelism: 1,
+      operatorId: 'sink',
+      metrics: new MetricRegistry().group({}),
+    };
+    const batch = (ids: number[]) => ({
+      values: ids.map((id) => ({ id, user: 'u' })),
+      timestamps: ids.map(() => 0),
+      keys: undefined,
+    });
+    const first = sink.createWriter(context) as TwoPhaseCommitWriter<Row>;
+    await first.recover([]);
+    first.write(batch([1, 2, 3]));
+    const committable: Json = first.preCommit(1);
+    first.write(batch([4, 5])); // the next transaction: open when the "crash" happens
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await readAll(topic, json<Row>())).toEqual([]);
+
+    // A new run restores checkpoint 1: it commits that transaction by producer id and epoch.
+    const second = sink.createWriter(context) as TwoPhaseCommitWriter<Row>;
+    await second.recover([committable]);
+    // EndTxn returns once the commit is decided; the markers reach the partitions just after.
+    await visible(topic, [1, 2, 3]);
+    // Committing again (a retried notification) changes nothing.
+    await second.commit([committable]);
+    // The old writer's open transaction was aborted and its producer fenced.
+    first.write(batch([7]));
+    expect(() => first.preCommit(2)).toThrow(/PRODUCER_FENCED|INVALID_PRODUCER_EPOCH|fenced/i);
+    expect(
+      (await records(topic, false)).map((r) => JSON.parse(r.value!.toString()).id).sort(),
+    ).toEqual([1, 2, 3, 4, 5]);
+    expect((await readAll(topic, json<Row>())).map((r) => r.id).sort()).toEqual([1, 2, 3]);
+    second.write(batch([6]));
+    const c2 = second.preCommit(2);
+    await second.commit([c2]);
+    await visible(topic, [1, 2, 3, 6]);
+    await Promise.allSettled([first.close(), second.close()]);
+  });
+
+  it('Avro values round-trip with schema evolution on read', async () => {
+    const topic = uniqueTopic('avro');
+    const v1: AvroSchema = {
+      type: 'record',
+      name: 'User',
+      fields: [{ name: 'name', type: 'string' }],
+    };
+    const v2: AvroSchema = {
+      type: 'record',
+      name: 'User',
+      fields: [
+        { name: 'name', type: 'string' },
+        { name: 'age', type: 'int', default: -1 },
+      ],
+    };
+    const env = new StreamEnvironment();
+    env
+      .fromArray([{ name: 'ada' }])
+      .sinkTo(
+        new KafkaSink({ brokers: BROKERS, topic, format: KafkaFormats.avro<{ name: string }>(v1) }),
+      );
+    await env.execute('avro v1');
+    expect(
+      await readAll(
+        topic,
+        KafkaFormats.avro<{ name: string; age: number }>(v1, { readerSchema: v2 }),
+      ),
+    ).toEqual([{ name: 'ada', age: -1 }]);
+  });
+});
