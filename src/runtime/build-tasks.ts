@@ -241,7 +241,8 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
         for (const edge of plan.edges) {
           if (edge.to !== node.id) continue;
           const matrix = channels.get(edge)!;
-          const feeding = edge.partitioning.kind === 'forward' ? [matrix[s]![s]!] : matrix.map((row) => row[s]!);
+          const feeding =
+            edge.partitioning.kind === 'forward' ? [matrix[s]![s]!] : matrix.map((row) => row[s]!);
           for (const channel of feeding) {
             gate.push(channel);
             inputs.push(edge.input);
