@@ -101,7 +101,8 @@ export const HELP_TEXT = `Usage:
 
 Commands:
   run        Run a job module: a .ts or .js file whose default export is
-             defineJob((env, ctx) => { ... }). Ctrl-C cancels the job.
+             defineJob((env, ctx) => { ... }). Ctrl-C cancels the job
+             (--savepoint-on-stop: stops it with a savepoint).
   demo       A live, generated click stream: per-page tumbling counts, per-user
              sessions and late events, in event time.
   savepoint  Take a savepoint of a job running in a 'weir run' started with
@@ -132,8 +133,10 @@ Run options:
 Observability options (run and demo):
       --ui                  serve the web UI on http://127.0.0.1:${DEFAULT_UI_PORT}/
       --ui-port N           serve the web UI on this port (0: any free port)
-      --metrics-port N      serve Prometheus metrics on http://127.0.0.1:N/metrics
-      --metrics-host HOST   interface for the metrics endpoint (default 127.0.0.1)
+      --metrics-port N      serve Prometheus metrics on http://127.0.0.1:N/metrics,
+                            and the REST API (weir jobs, weir savepoint) beside them
+      --metrics-host HOST   interface for the metrics endpoint (default 127.0.0.1;
+                            other than loopback, it serves /metrics only)
 
 Savepoint and jobs options:
       --to DIR              directory for the savepoint (savepoint only)

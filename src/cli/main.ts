@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * The `weir` command: `weir run <job-module>`, `weir demo`, `--help`,
- * `--version`. Parses the command line, dispatches, and turns every outcome
- * into an exit status (0 ok or stopped by the user, 1 failure, 2 usage).
+ * The `weir` command: `weir run <job-module>`, `weir demo`, `weir savepoint`,
+ * `weir jobs`, `--help`, `--version`. Parses the command line, dispatches,
+ * and turns every outcome into an exit status (0 ok or stopped by the user,
+ * 1 failure, 2 usage). Documented in docs/cli.md.
  */
 import { readFileSync } from 'node:fs';
 import { type Command, HELP_TEXT, parseCommandLine } from './args.js';
@@ -17,7 +18,7 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
   } catch (error) {
     return reportUsage(error, io);
   }
-  const verbose = 'options' in command && command.options.verbose;
+  const verbose = (command.kind === 'run' || command.kind === 'demo') && command.options.verbose;
   try {
     switch (command.kind) {
       case 'help':
@@ -34,6 +35,14 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
       case 'demo': {
         const { runDemoCommand } = await import('./demo/demo-command.js');
         return await runDemoCommand(command.options, io);
+      }
+      case 'savepoint': {
+        const { runSavepointCommand } = await import('./remote-commands.js');
+        return await runSavepointCommand(command.options, io);
+      }
+      case 'jobs': {
+        const { runJobsCommand } = await import('./remote-commands.js');
+        return await runJobsCommand(command.options, io);
       }
     }
   } catch (error) {

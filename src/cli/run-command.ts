@@ -1,5 +1,5 @@
-import { basename, extname, resolve } from 'node:path';
-import { type JobClient, StreamEnvironment } from '../index.js';
+import { basename, extname, join, resolve } from 'node:path';
+import { type JobClient, LocalCheckpointStorage, StreamEnvironment } from '../index.js';
 import type { RunOptions } from './args.js';
 import { describeFailure, EXIT_FAILURE, EXIT_OK, UsageError } from './failure.js';
 import { formatCount, formatDuration } from './format.js';
@@ -7,6 +7,13 @@ import { checkpointFields, JobStatusSampler, statusFields, statusLineText } from
 import { JsonLog } from './json-log.js';
 import { loadJobModule } from './load-job.js';
 import { startObservers } from './observe.js';
+import {
+  describeRestorePoint,
+  isRestoreFailure,
+  type RestorePoint,
+  resolveRestorePoint,
+  restoreHint,
+} from './restore.js';
 import { LiveStatusLine } from './status-line.js';
 import { superviseJob } from './supervise.js';
 
@@ -21,6 +28,11 @@ const SOURCE_RECORDS = 'weir_source_records_total';
 /** How often the live status line is redrawn. */
 const STATUS_LINE_MS = 250;
 
+/** What became of the savepoint `--savepoint-on-stop` asked for. */
+type SavepointOutcome =
+  | { readonly kind: 'taken'; readonly path: string }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
 /**
  * `weir run`: loads a job module, builds it on an environment configured from
  * the flags, runs it until its input ends or the user stops it, and reports.
@@ -31,24 +43,43 @@ const STATUS_LINE_MS = 250;
  */
 export async function runCommand(options: RunOptions, io: CliIO): Promise<number> {
   const env = createEnvironment(options, io.cwd);
+  const checkpointDir =
+    options.checkpointDir === undefined ? undefined : resolve(io.cwd, options.checkpointDir);
+  const savepointDir =
+    options.savepointOnStop === undefined ? undefined : resolve(io.cwd, options.savepointOnStop);
+  // Checked before the module loads: a mistyped --from fails at once.
+  const restore =
+    options.restoreFrom === undefined
+      ? undefined
+      : await resolveRestorePoint(options.restoreFrom, options.checkpointDir, io.cwd);
   const definition = await loadJobModule(options.module, io.cwd);
   const jobName = options.name ?? basename(options.module, extname(options.module));
   await definition(env, { args: options.jobArgs });
 
   const observers = await startObservers(options);
-  const client = env.executeAsync(jobName);
+  const client = env.executeAsync(jobName, {
+    ...(restore === undefined ? {} : { restoreFrom: restore.path }),
+    ...(options.allowNonRestoredState ? { allowNonRestoredState: true } : {}),
+  });
   observers.attach(client);
   const json = options.logFormat === 'json' ? new JsonLog(io.stderr, { job: jobName }) : undefined;
   const log = json?.with({ jobId: client.jobId });
+  const say = (line: string): void => {
+    io.stderr.write(`weir: ${line}\n`);
+  };
   const announce = (event: string, what: string, url: string | undefined): void => {
     if (url === undefined) return;
     if (log !== undefined) log.write('info', event, `${what} at ${url}`, { url });
-    else io.stderr.write(`weir: ${what} at ${url}\n`);
+    else say(`${what} at ${url}`);
   };
   log?.write('info', 'job_started', `job '${jobName}' started`, {
     parallelism: env.parallelism,
     operators: client.monitor.graph.operators.length,
+    ...(options.restoreFrom === undefined ? {} : { restoredFrom: restoreFields(restore) }),
   });
+  if (log === undefined && options.restoreFrom !== undefined) {
+    say(restoreText(jobName, restore, checkpointDir));
+  }
   announce('ui_started', 'web UI', observers.uiUrl);
   announce('metrics_started', 'Prometheus metrics', observers.metricsUrl);
 
@@ -59,33 +90,76 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
   if (status !== undefined) onTick = () => status.update(statusLineText(jobName, sampler.sample()));
   else if (log !== undefined) onTick = jsonTicker(log, sampler, options.statusIntervalMs);
 
+  let savepoint: SavepointOutcome | undefined;
+  /**
+   * `--savepoint-on-stop`: what `JobClient.stopWithSavepoint` does (savepoint,
+   * then stop), in two steps so that the path is known even if the job then
+   * fails while closing, and a failed savepoint still stops the job.
+   */
+  const stopWithSavepoint = async (directory: string): Promise<void> => {
+    try {
+      const path = await client.triggerSavepoint(directory);
+      savepoint = { kind: 'taken', path };
+      if (log !== undefined) {
+        log.write('info', 'savepoint_completed', `savepoint written to ${path}`, { path });
+      } else {
+        say(`savepoint written to ${path}`);
+      }
+    } catch (error) {
+      savepoint = { kind: 'failed', error };
+      const [message] = describeFailure(error, false);
+      if (log !== undefined) {
+        log.write('error', 'savepoint_failed', `savepoint failed: ${message}`, {
+          error: errorFields(error, options.verbose),
+        });
+      } else {
+        say(`savepoint failed: ${message}; cancelling the job without one`);
+      }
+    }
+    await client.cancel();
+  };
+
   const run = await superviseJob(client, {
     ...(onTick === undefined ? {} : { onTick, tickMs: STATUS_LINE_MS }),
+    ...(savepointDir === undefined ? {} : { stop: () => stopWithSavepoint(savepointDir) }),
     onStopRequested: (reason) => {
       const why = reason.kind === 'signal' ? reason.signal : 'time limit';
+      const how = savepointDir === undefined ? '' : ` with a savepoint into ${savepointDir}`;
       if (log !== undefined) {
-        log.write('info', 'job_stopping', `stopping '${jobName}' (${why})`, { reason: why });
+        log.write('info', 'job_stopping', `stopping '${jobName}'${how} (${why})`, {
+          reason: why,
+          ...(savepointDir === undefined ? {} : { savepointDirectory: savepointDir }),
+        });
       } else {
-        io.stderr.write(`weir: stopping '${jobName}' (${why}); press Ctrl-C again to force\n`);
+        say(`stopping '${jobName}'${how} (${why}); press Ctrl-C again to force`);
       }
     },
     onForcedExit: () => {
       status?.close();
       if (log !== undefined) log.write('error', 'forced_exit', 'forced exit');
-      else io.stderr.write('weir: forced exit\n');
+      else say('forced exit');
     },
   });
   status?.close();
   await observers.close();
 
   const { outcome } = run;
+  const checkpointLine =
+    checkpointDir === undefined
+      ? []
+      : [`  last checkpoint: ${lastCheckpointText(client, checkpointDir)}`];
   if (outcome.kind === 'failed') {
+    const read = recordsRead(client);
+    if (restore !== undefined && isRestoreFailure(outcome.error, read)) {
+      return reportRestoreFailure(outcome.error, restore, jobName, options.verbose, io, json);
+    }
     if (log !== undefined) {
       const [message] = describeFailure(outcome.error, false);
       log.write('error', 'job_failed', `job '${jobName}' failed: ${message}`, {
         durationMs: Math.round(outcome.durationMs),
-        recordsRead: recordsRead(client),
+        recordsRead: read,
         error: errorFields(outcome.error, options.verbose),
+        ...lastCheckpointFields(client, savepointDir, savepoint),
       });
       return EXIT_FAILURE;
     }
@@ -94,28 +168,133 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
       `✗ job '${jobName}' failed after ${formatDuration(outcome.durationMs)}: ${message}\n`,
     );
     for (const line of details) io.stderr.write(`${line}\n`);
-    io.stderr.write(`  records read: ${formatCount(recordsRead(client))}\n`);
+    io.stderr.write(`  records read: ${formatCount(read)}\n`);
+    for (const line of checkpointLine) io.stderr.write(`${line}\n`);
     return EXIT_FAILURE;
   }
   const { result } = outcome;
   const read = result.metric(SOURCE_RECORDS);
   const perSecond = result.durationMs > 0 ? (read * 1000) / result.durationMs : 0;
+  // A stop that was asked to take a savepoint and could not fails the run.
+  const savepointFailed = savepoint?.kind === 'failed' && outcome.kind === 'cancelled';
   if (log !== undefined) {
-    const last = client.monitor.lastCheckpoint();
     log.write('info', `job_${outcome.kind}`, `job '${jobName}' ${outcome.kind}`, {
       durationMs: Math.round(result.durationMs),
       recordsRead: read,
       recordsPerSecond: Math.round(perSecond),
-      lastCheckpoint: last === undefined ? null : checkpointFields(last),
+      ...lastCheckpointFields(client, savepointDir, savepoint),
     });
-    return EXIT_OK;
+    return savepointFailed ? EXIT_FAILURE : EXIT_OK;
   }
   const mark = outcome.kind === 'finished' ? '✓' : '■';
+  const what =
+    outcome.kind === 'cancelled' && savepoint?.kind === 'taken'
+      ? 'stopped with a savepoint'
+      : outcome.kind;
   io.stderr.write(
-    `${mark} job '${jobName}' ${outcome.kind} in ${formatDuration(result.durationMs)} · ` +
+    `${mark} job '${jobName}' ${what} in ${formatDuration(result.durationMs)} · ` +
       `${formatCount(read)} records read (${formatCount(perSecond)}/s)\n`,
   );
-  return EXIT_OK;
+  // A savepoint taken was announced when written (the job may take a while to close after it).
+  if (savepointDir !== undefined && run.stopReason !== undefined && savepoint?.kind !== 'taken') {
+    io.stderr.write(
+      savepoint === undefined
+        ? '  savepoint: none (the job ended before one could be taken)\n'
+        : `  savepoint: failed (${describeFailure(savepoint.error, false)[0]})\n`,
+    );
+  }
+  for (const line of checkpointLine) io.stderr.write(`${line}\n`);
+  return savepointFailed ? EXIT_FAILURE : EXIT_OK;
+}
+
+/** The restore announced on stderr: where from, or why from nowhere. */
+function restoreText(
+  jobName: string,
+  restore: RestorePoint | undefined,
+  checkpointDir: string | undefined,
+): string {
+  if (restore === undefined) {
+    return `no checkpoint in ${checkpointDir ?? 'the checkpoint directory'} yet; starting '${jobName}' without state`;
+  }
+  const written =
+    restore.jobName === undefined || restore.jobName === jobName
+      ? ''
+      : ` (written by job '${restore.jobName}')`;
+  const final = restore.final
+    ? '; it was taken after all input had ended, so the job finishes at once'
+    : '';
+  return `restoring '${jobName}' from ${describeRestorePoint(restore)}${written}${final}`;
+}
+
+/** The restore as JSON log fields; null when `--from latest` found no checkpoint. */
+function restoreFields(restore: RestorePoint | undefined): Record<string, unknown> | null {
+  if (restore === undefined) return null;
+  return {
+    path: restore.path,
+    kind: restore.kind,
+    checkpointId: restore.checkpointId,
+    final: restore.final,
+  };
+}
+
+/**
+ * A restore the engine refused (renamed operators, another max parallelism,
+ * a rescaled source, incompatible state): said as such, with what to do.
+ */
+function reportRestoreFailure(
+  error: unknown,
+  restore: RestorePoint,
+  jobName: string,
+  verbose: boolean,
+  io: CliIO,
+  json: JsonLog | undefined,
+): number {
+  const [message, ...details] = describeFailure(error, verbose);
+  const headline = `cannot restore job '${jobName}' from ${describeRestorePoint(restore)}: ${message}`;
+  const hint = restoreHint(error, restore);
+  // The restore was refused before anything ran: a stack trace helps no one unless asked for.
+  const lines = [
+    ...details.filter((d) => !d.includes('--verbose')),
+    ...(hint === undefined ? [] : [`  hint:     ${hint}`]),
+  ];
+  if (json !== undefined) {
+    json.write('error', 'run_failed', headline, {
+      details: lines.map((d) => d.trim()),
+      error: errorFields(error, verbose),
+    });
+    return EXIT_FAILURE;
+  }
+  io.stderr.write(`✗ ${headline}\n`);
+  for (const line of lines) io.stderr.write(`${line}\n`);
+  return EXIT_FAILURE;
+}
+
+/** The newest checkpoint this run completed (savepoints aside): "12 (/ckpt/chk-0000000012)". */
+function lastCheckpointText(client: JobClient, checkpointDir: string): string {
+  const last = lastCompletedCheckpoint(client);
+  if (last === undefined) return 'none';
+  return `${last} (${join(checkpointDir, LocalCheckpointStorage.nameOf(last, 'checkpoint'))})`;
+}
+
+function lastCompletedCheckpoint(client: JobClient): number | undefined {
+  return client.monitor.checkpoints
+    .entries()
+    .find((e) => e.kind === 'checkpoint' && e.status === 'completed')?.id;
+}
+
+/** `lastCheckpoint` (checkpoint or savepoint) and, with `--savepoint-on-stop`, `savepoint` for the final JSON record. */
+function lastCheckpointFields(
+  client: JobClient,
+  savepointDir: string | undefined,
+  savepoint: SavepointOutcome | undefined,
+): Record<string, unknown> {
+  const last = client.monitor.lastCheckpoint();
+  return {
+    lastCheckpoint: last === undefined ? null : checkpointFields(last),
+    ...(savepointDir === undefined
+      ? {}
+      : { savepoint: savepoint?.kind === 'taken' ? savepoint.path : null }),
+  };
 }
 
 /**

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_UI_PORT, DEMO_DEFAULTS, parseCommandLine } from '../../src/cli/args.js';
+import {
+  apiUrl,
+  DEFAULT_API_URL,
+  DEFAULT_UI_PORT,
+  DEMO_DEFAULTS,
+  parseCommandLine,
+} from '../../src/cli/args.js';
 import { UsageError } from '../../src/cli/failure.js';
 
 describe('parseCommandLine', () => {
@@ -20,6 +26,9 @@ describe('parseCommandLine', () => {
         statusIntervalMs: 5000,
         checkpointDir: undefined,
         checkpointIntervalMs: undefined,
+        restoreFrom: undefined,
+        allowNonRestoredState: false,
+        savepointOnStop: undefined,
         metricsPort: undefined,
         metricsHost: undefined,
         uiPort: undefined,
@@ -78,6 +87,79 @@ describe('parseCommandLine', () => {
     expect(
       parseCommandLine(['demo', '--metrics-port', '0', '--metrics-host', '0.0.0.0']),
     ).toMatchObject({ options: { metricsPort: 0, metricsHost: '0.0.0.0', uiPort: undefined } });
+  });
+
+  it('parses restore and savepoint flags of run', () => {
+    expect(
+      parseCommandLine([
+        'run',
+        'job.ts',
+        '--checkpoint-dir',
+        'ckpt',
+        '--from',
+        'latest',
+        '--allow-non-restored-state',
+        '--savepoint-on-stop',
+        'sp',
+        '-p',
+        '2',
+      ]),
+    ).toMatchObject({
+      kind: 'run',
+      options: {
+        checkpointDir: 'ckpt',
+        restoreFrom: 'latest',
+        allowNonRestoredState: true,
+        savepointOnStop: 'sp',
+        parallelism: 2,
+      },
+    });
+    expect(parseCommandLine(['run', 'job.ts', '--from', 'sp/savepoint-0000000007'])).toMatchObject({
+      options: { restoreFrom: 'sp/savepoint-0000000007', checkpointDir: undefined },
+    });
+  });
+
+  it('parses savepoint and jobs', () => {
+    expect(parseCommandLine(['savepoint', '5f0c', '--to', 'sp'])).toEqual({
+      kind: 'savepoint',
+      options: { jobId: '5f0c', directory: 'sp', url: DEFAULT_API_URL },
+    });
+    expect(
+      parseCommandLine(['savepoint', '5f0c', '--to', '/sp', '--url', 'http://127.0.0.1:9249']),
+    ).toMatchObject({ options: { url: 'http://127.0.0.1:9249' } });
+    expect(parseCommandLine(['jobs'])).toEqual({ kind: 'jobs', options: { url: DEFAULT_API_URL } });
+    expect(parseCommandLine(['jobs', '--url', '9000'])).toEqual({
+      kind: 'jobs',
+      options: { url: 'http://127.0.0.1:9000' },
+    });
+    expect(parseCommandLine(['savepoint', '--help'])).toEqual({ kind: 'help' });
+  });
+
+  it('normalizes --url', () => {
+    expect(apiUrl(undefined)).toBe('http://127.0.0.1:8081');
+    expect(apiUrl('9249')).toBe('http://127.0.0.1:9249');
+    expect(apiUrl('localhost:9249')).toBe('http://localhost:9249');
+    expect(apiUrl('http://127.0.0.1:9249/')).toBe('http://127.0.0.1:9249');
+    // The address `weir run --metrics-port` prints.
+    expect(apiUrl('http://127.0.0.1:9249/metrics')).toBe('http://127.0.0.1:9249');
+    expect(apiUrl('https://weir.example/api/')).toBe('https://weir.example/api');
+  });
+
+  it.each([
+    [['run', 'job.ts', '--from', 'latest'], '--from latest needs --checkpoint-dir'],
+    [['run', 'job.ts', '--from', ''], '--from must not be empty'],
+    [['run', 'job.ts', '--allow-non-restored-state'], '--allow-non-restored-state needs --from'],
+    [['run', 'job.ts', '--savepoint-on-stop'], "option '--savepoint-on-stop' needs a value"],
+    [['savepoint'], 'missing the job id'],
+    [['savepoint', '5f0c'], 'missing --to DIR'],
+    [['savepoint', '5f0c', 'extra', '--to', 'sp'], "unexpected argument 'extra'"],
+    [['savepoint', '5f0c', '--to', 'sp', '--url', 'ftp://host'], '--url must be an http://'],
+    [['savepoint', '5f0c', '--to', 'sp', '--url', '99999'], '--url must be an address like'],
+    [['jobs', 'all'], "unexpected argument 'all'"],
+    [['jobs', '--url', 'http://h:1/?x=1'], '--url must not have a query'],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(UsageError);
+    expect(() => parseCommandLine(argv)).toThrow(message);
   });
 
   it.each([

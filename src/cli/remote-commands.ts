@@ -1,0 +1,84 @@
+/**
+ * Commands that talk to a job running in another process through its REST
+ * API: `weir jobs` lists them, `weir savepoint` takes a savepoint of one.
+ * Results go to stdout (a savepoint's path alone, so scripts can capture
+ * it); errors are CliErrors, reported by main.ts with status 1.
+ */
+import { resolve } from 'node:path';
+import type { JobSummary } from '../index.js';
+import type { JobsOptions, SavepointOptions } from './args.js';
+import { CliError, EXIT_OK } from './failure.js';
+import { formatClock, formatDuration } from './format.js';
+import { errorMessage, listJobs, requestApi } from './rest-client.js';
+import type { CliIO } from './run-command.js';
+import { renderTable } from './table.js';
+
+/** `weir jobs`: a table of the jobs at `--url`, running and ended. */
+export async function runJobsCommand(options: JobsOptions, io: CliIO): Promise<number> {
+  const jobs = await listJobs(options.url);
+  if (jobs.length === 0) {
+    io.stdout.write(`no jobs at ${options.url}\n`);
+    return EXIT_OK;
+  }
+  const rows = jobs.map((job) => [
+    job.id,
+    job.name,
+    job.status,
+    formatClock(job.startTime),
+    formatDuration(job.durationMs),
+  ]);
+  const table = renderTable(
+    [
+      { header: 'ID' },
+      { header: 'NAME' },
+      { header: 'STATUS' },
+      { header: 'STARTED' },
+      { header: 'DURATION', align: 'right' },
+    ],
+    rows,
+  );
+  io.stdout.write(`${table.join('\n')}\n`);
+  return EXIT_OK;
+}
+
+/**
+ * `weir savepoint <job-id> --to DIR`: asks the job's process to take a
+ * savepoint (`POST /jobs/:id/savepoints`), waits until it is durable and
+ * prints its path. DIR is resolved here, against this command's working
+ * directory, so the job's process gets an absolute path.
+ */
+export async function runSavepointCommand(options: SavepointOptions, io: CliIO): Promise<number> {
+  const directory = resolve(io.cwd, options.directory);
+  const response = await requestApi(
+    options.url,
+    `/jobs/${encodeURIComponent(options.jobId)}/savepoints`,
+    // No time limit: the answer comes when the savepoint is durable, however large the state.
+    { method: 'POST', body: { directory } },
+  );
+  const path: unknown =
+    typeof response.body === 'object' && response.body !== null
+      ? Reflect.get(response.body, 'path')
+      : undefined;
+  if (response.status === 200 && typeof path === 'string') {
+    io.stdout.write(`${path}\n`);
+    return EXIT_OK;
+  }
+  if (response.status === 404) throw await noSuchJob(options);
+  throw new CliError(
+    `cannot take a savepoint of job '${options.jobId}': ${errorMessage(response)}`,
+  );
+}
+
+/** A 404 explained: which jobs there are instead, and whether the id given is one's name. */
+async function noSuchJob(options: SavepointOptions): Promise<CliError> {
+  const jobs = await listJobs(options.url).catch((): JobSummary[] => []);
+  const byName = jobs.filter((j) => j.name === options.jobId);
+  const known = jobs.map((j) => `${j.id} (${j.name}, ${j.status})`).join(', ');
+  const hint =
+    byName.length === 1
+      ? `; '${options.jobId}' is the name of job ${byName[0]!.id}: pass its id`
+      : jobs.length === 0
+        ? '; it has no jobs'
+        : `; its jobs: ${known}`;
+  return new CliError(`there is no job '${options.jobId}' at ${options.url}${hint}`);
+}
