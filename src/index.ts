@@ -8,6 +8,7 @@ export {
   type EnvironmentOptions,
   type JobClient,
   type JobResult,
+  type SavepointOptions,
   StreamEnvironment,
 } from './api/environment.js';
 export type {

@@ -69,6 +69,14 @@ export interface EnvironmentOptions {
   readonly metrics?: MetricsOptions;
 }
 
+export interface SavepointOptions {
+  /**
+   * The caller will stop the job after this savepoint: no checkpoint is taken
+   * after it, so nothing is committed past it and resuming from it is exact.
+   */
+  readonly final?: boolean;
+}
+
 /** How to start a job. */
 export interface ExecuteOptions {
   /**
@@ -109,7 +117,7 @@ export interface JobClient {
    * self-contained checkpoint for restarts, upgrades and rescaling) and
    * resolves with its path. Two-phase-commit sinks commit up to it.
    */
-  triggerSavepoint(directory: string): Promise<string>;
+  triggerSavepoint(directory: string, options?: SavepointOptions): Promise<string>;
   /** Takes a savepoint, then stops the job; resolves with the savepoint's path. */
   stopWithSavepoint(directory: string): Promise<string>;
 }
@@ -244,7 +252,16 @@ export class StreamEnvironment implements StreamBuilder {
     let endpoint: HttpEndpoint | undefined;
     let executor: LocalExecutor | undefined;
     let coordinator: CheckpointCoordinator | undefined;
-    const savepointWaiters: ((c: CheckpointCoordinator) => void)[] = [];
+    const savepointWaiters: {
+      resolve: (c: CheckpointCoordinator) => void;
+      reject: (e: unknown) => void;
+    }[] = [];
+    const coordinatorReady = () =>
+      coordinator !== undefined
+        ? Promise.resolve(coordinator)
+        : new Promise<CheckpointCoordinator>((resolve, reject) =>
+            savepointWaiters.push({ resolve, reject }),
+          );
     let cancelled = false;
     this.running = true;
     const started = performance.now();
@@ -287,7 +304,7 @@ export class StreamEnvironment implements StreamBuilder {
         restore?.checkpointId,
       );
       monitor.started(tasks);
-      for (const waiter of savepointWaiters.splice(0)) waiter(coordinator);
+      for (const waiter of savepointWaiters.splice(0)) waiter.resolve(coordinator);
       executor = new LocalExecutor(tasks, timers, coordinator);
       if (cancelled) executor.stop();
       const outcome = await executor.run();
@@ -309,6 +326,12 @@ export class StreamEnvironment implements StreamBuilder {
           throw error;
         },
       )
+      .finally(() => {
+        // A savepoint asked for while the job was starting or finishing can no longer be taken.
+        const ended = new WeirError('INVALID_JOB', `job '${jobName}' is no longer running`);
+        for (const waiter of savepointWaiters.splice(0)) waiter.reject(ended);
+        coordinator?.rejectPendingSavepoints(ended);
+      })
       .finally(async () => {
         this.running = false;
         await endpoint?.close();
@@ -324,19 +347,15 @@ export class StreamEnvironment implements StreamBuilder {
         executor?.stop();
         return result;
       },
-      triggerSavepoint: async (directory: string) => {
-        const c =
-          coordinator ??
-          (await new Promise<CheckpointCoordinator>((resolve) => savepointWaiters.push(resolve)));
+      triggerSavepoint: async (directory: string, options?: { final?: boolean }) => {
+        const c = await coordinatorReady();
         monitor.checkpoints.savepointRequested();
-        return c.requestSavepoint(new LocalCheckpointStorage(directory));
+        return c.requestSavepoint(new LocalCheckpointStorage(directory), options?.final ?? false);
       },
       stopWithSavepoint: async (directory: string) => {
-        const c =
-          coordinator ??
-          (await new Promise<CheckpointCoordinator>((resolve) => savepointWaiters.push(resolve)));
+        const c = await coordinatorReady();
         monitor.checkpoints.savepointRequested();
-        const path = await c.requestSavepoint(new LocalCheckpointStorage(directory));
+        const path = await c.requestSavepoint(new LocalCheckpointStorage(directory), true);
         cancelled = true;
         executor?.stop();
         const outcome = await result;

@@ -98,7 +98,7 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
    */
   const stopWithSavepoint = async (directory: string): Promise<void> => {
     try {
-      const path = await client.triggerSavepoint(directory);
+      const path = await client.triggerSavepoint(directory, { final: true });
       savepoint = { kind: 'taken', path };
       if (log !== undefined) {
         log.write('info', 'savepoint_completed', `savepoint written to ${path}`, { path });

@@ -29,6 +29,8 @@ interface Pending {
 
 interface SavepointRequest {
   readonly storage: CheckpointStorage;
+  /** The job stops after this savepoint: no checkpoint may follow its barrier. */
+  readonly final: boolean;
   resolve(path: string): void;
   reject(error: unknown): void;
 }
@@ -105,6 +107,7 @@ export class CheckpointCoordinator implements CheckpointListener {
     const now = this.clock.now();
     const pending = this.pending;
     const config = this.config;
+    if (this.suspended) return false;
     if (pending !== undefined) {
       if (now - pending.startedAt > (config?.timeoutMs ?? 60_000)) this.fail(pending, 'timeout');
       return false;
@@ -138,14 +141,26 @@ export class CheckpointCoordinator implements CheckpointListener {
     return true;
   }
 
-  /** Takes a savepoint into `storage` as soon as possible; resolves with its path. */
-  requestSavepoint(storage: CheckpointStorage): Promise<string> {
+  /**
+   * Takes a savepoint into `storage` as soon as possible; resolves with its
+   * path. With `final`, checkpointing stops at the savepoint's barrier, so no
+   * later checkpoint commits output past it before the job is stopped.
+   */
+  requestSavepoint(storage: CheckpointStorage, final = false): Promise<string> {
     return new Promise((resolve, reject) =>
-      this.savepointRequests.push({ storage, resolve, reject }),
+      this.savepointRequests.push({ storage, final, resolve, reject }),
     );
   }
 
+  /** Rejects savepoint requests that can no longer be served (the job ended or failed). */
+  rejectPendingSavepoints(reason: unknown): void {
+    for (const request of this.savepointRequests.splice(0)) request.reject(reason);
+  }
+
+  private suspended = false;
+
   private trigger(now: number, savepoint: SavepointRequest | undefined): void {
+    if (savepoint?.final === true) this.suspended = true;
     const id = this.nextId++;
     this.lastTriggerAt = now;
     const pending: Pending = {
