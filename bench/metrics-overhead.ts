@@ -14,40 +14,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DiscardingSink, StreamEnvironment, WatermarkStrategy, Windows } from '../src/index.js';
 import {
-  type AggregateFunction,
-  type DeterministicRandom,
-  DiscardingSink,
-  StreamEnvironment,
-  WatermarkStrategy,
-  Windows,
-} from '../src/index.js';
-
-interface Click {
-  readonly user: number;
-  readonly page: number;
-  readonly time: number;
-}
-
-const WINDOW_MS = 1000;
-const OUT_OF_ORDERNESS_MS = 1000;
-/** Event time advances 1 ms per 100 events, as in bench/window-count.ts. */
-const EVENTS_PER_MS = 100;
-
-function makeClick(index: number, random: DeterministicRandom, keys: number): Click {
-  return {
-    user: random.int(keys),
-    page: random.int(50),
-    time: Math.floor(index / EVENTS_PER_MS) - random.int(500),
-  };
-}
-
-const count: AggregateFunction<Click, number, number> = {
-  createAccumulator: () => 0,
-  add: (_c, n) => n + 1,
-  getResult: (n) => n,
-  merge: (a, b) => a + b,
-};
+  type Click,
+  countClicks,
+  makeClick,
+  OUT_OF_ORDERNESS_MS,
+  WINDOW_MS,
+} from './shared/clicks.js';
 
 /** off: no instrumentation; instr: instrumentation only; on: instrumentation, endpoint, scraper. */
 type Mode = 'off' | 'instr' | 'on';
@@ -79,7 +53,7 @@ async function child(mode: Mode, events: number, keys: number, parallelism: numb
     )
     .keyBy((c) => c.user)
     .window(Windows.tumbling(WINDOW_MS))
-    .aggregate(count)
+    .aggregate(countClicks)
     .map((r) => {
       results++;
       return r;

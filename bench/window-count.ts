@@ -12,34 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  type AggregateFunction,
-  DiscardingSink,
-  StreamEnvironment,
-  WatermarkStrategy,
-  Windows,
-} from '../src/index.js';
-import type { DeterministicRandom } from '../src/util/random.js';
+import { DiscardingSink, StreamEnvironment, WatermarkStrategy, Windows } from '../src/index.js';
 import { DeterministicRandom as Rng } from '../src/util/random.js';
-
-interface Click {
-  readonly user: number;
-  readonly page: number;
-  readonly time: number;
-}
-
-const WINDOW_MS = 1000;
-const OUT_OF_ORDERNESS_MS = 1000;
-/** Event time advances 1 ms per 100 events: 10M events span 100 s of event time. */
-const EVENTS_PER_MS = 100;
-
-function makeClick(index: number, random: DeterministicRandom, keys: number): Click {
-  return {
-    user: random.int(keys),
-    page: random.int(50),
-    time: Math.floor(index / EVENTS_PER_MS) - random.int(500),
-  };
-}
+import {
+  type Click,
+  countClicks,
+  makeClick,
+  OUT_OF_ORDERNESS_MS,
+  WINDOW_MS,
+} from './shared/clicks.js';
 
 interface Outcome {
   mode: string;
@@ -87,13 +68,6 @@ function fused(events: number, keys: number): Pick<Outcome, 'results' | 'checksu
   return { results, checksum };
 }
 
-const count: AggregateFunction<Click, number, number> = {
-  createAccumulator: () => 0,
-  add: (_c, n) => n + 1,
-  getResult: (n) => n,
-  merge: (a, b) => a + b,
-};
-
 async function engine(events: number, keys: number, parallelism: number, checkpointDir?: string) {
   const env = new StreamEnvironment({
     parallelism,
@@ -112,7 +86,7 @@ async function engine(events: number, keys: number, parallelism: number, checkpo
     )
     .keyBy((c) => c.user)
     .window(Windows.tumbling(WINDOW_MS))
-    .aggregate(count)
+    .aggregate(countClicks)
     .map((r) => {
       results++;
       checksum = (checksum + r.value * (r.key + 1) + r.window.start) % 1_000_000_007;
