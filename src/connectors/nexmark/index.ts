@@ -41,4 +41,5 @@ export {
   type Person,
   type PersonEvent,
 } from './model.js';
+export { NexmarkSource, type NexmarkSourceOptions } from './nexmark-source.js';
 export { mix32 } from './prng.js';
