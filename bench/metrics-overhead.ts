@@ -14,14 +14,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DiscardingSink, StreamEnvironment, WatermarkStrategy, Windows } from '../src/index.js';
-import {
-  type Click,
-  countClicks,
-  makeClick,
-  OUT_OF_ORDERNESS_MS,
-  WINDOW_MS,
-} from './shared/clicks.js';
+import { StreamEnvironment } from '../src/index.js';
+import { addClickCountJob, WINDOW_MS } from './shared/clicks.js';
 
 /** off: no instrumentation; instr: instrumentation only; on: instrumentation, endpoint, scraper. */
 type Mode = 'off' | 'instr' | 'on';
@@ -44,21 +38,9 @@ async function child(mode: Mode, events: number, keys: number, parallelism: numb
     metrics: mode === 'on' ? { port: 0 } : mode === 'instr' ? {} : { instrumentation: false },
   });
   let results = 0;
-  env
-    .fromGenerator({ count: events, seed: 7, generate: (i, r) => makeClick(i, r, keys) })
-    .assignTimestampsAndWatermarks(
-      WatermarkStrategy.forBoundedOutOfOrderness<Click>(OUT_OF_ORDERNESS_MS).withTimestampAssigner(
-        (c) => c.time,
-      ),
-    )
-    .keyBy((c) => c.user)
-    .window(Windows.tumbling(WINDOW_MS))
-    .aggregate(countClicks)
-    .map((r) => {
-      results++;
-      return r;
-    })
-    .sinkTo(new DiscardingSink());
+  addClickCountJob(env, events, keys, () => {
+    results++;
+  });
   const client = env.executeAsync('metrics-overhead');
   // Throughput is measured from the first records read to the end: one-time start-up
   // costs (binding the endpoint's socket) are not per-event costs.

@@ -12,15 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DiscardingSink, StreamEnvironment, WatermarkStrategy, Windows } from '../src/index.js';
+import { StreamEnvironment } from '../src/index.js';
 import { DeterministicRandom as Rng } from '../src/util/random.js';
-import {
-  type Click,
-  countClicks,
-  makeClick,
-  OUT_OF_ORDERNESS_MS,
-  WINDOW_MS,
-} from './shared/clicks.js';
+import { addClickCountJob, makeClick, OUT_OF_ORDERNESS_MS, WINDOW_MS } from './shared/clicks.js';
 
 interface Outcome {
   mode: string;
@@ -77,22 +71,10 @@ async function engine(events: number, keys: number, parallelism: number, checkpo
   });
   let results = 0;
   let checksum = 0;
-  env
-    .fromGenerator({ count: events, seed: 7, generate: (i, r) => makeClick(i, r, keys) })
-    .assignTimestampsAndWatermarks(
-      WatermarkStrategy.forBoundedOutOfOrderness<Click>(OUT_OF_ORDERNESS_MS).withTimestampAssigner(
-        (c) => c.time,
-      ),
-    )
-    .keyBy((c) => c.user)
-    .window(Windows.tumbling(WINDOW_MS))
-    .aggregate(countClicks)
-    .map((r) => {
-      results++;
-      checksum = (checksum + r.value * (r.key + 1) + r.window.start) % 1_000_000_007;
-      return r;
-    })
-    .sinkTo(new DiscardingSink());
+  addClickCountJob(env, events, keys, (r) => {
+    results++;
+    checksum = (checksum + r.value * (r.key + 1) + r.window.start) % 1_000_000_007;
+  });
   await env.execute('window-count');
   return { results, checksum };
 }

@@ -2,7 +2,15 @@
  * The workload of the keyed window benchmarks: generated clicks, counted per
  * user in 1 s tumbling event-time windows with 1 s of allowed disorder.
  */
-import type { AggregateFunction, DeterministicRandom } from '../../src/index.js';
+import {
+  type AggregateFunction,
+  type DeterministicRandom,
+  DiscardingSink,
+  type StreamEnvironment,
+  WatermarkStrategy,
+  type WindowResult,
+  Windows,
+} from '../../src/index.js';
 
 export interface Click {
   readonly user: number;
@@ -30,3 +38,30 @@ export const countClicks: AggregateFunction<Click, number, number> = {
   getResult: (n) => n,
   merge: (a, b) => a + b,
 };
+
+/**
+ * The benchmark job on `env`: generated clicks -> watermarks -> keyBy(user)
+ * -> 1 s tumbling count -> `onResult` -> a discarding sink.
+ */
+export function addClickCountJob(
+  env: StreamEnvironment,
+  events: number,
+  keys: number,
+  onResult: (result: WindowResult<number, number>) => void,
+): void {
+  env
+    .fromGenerator({ count: events, seed: 7, generate: (i, r) => makeClick(i, r, keys) })
+    .assignTimestampsAndWatermarks(
+      WatermarkStrategy.forBoundedOutOfOrderness<Click>(OUT_OF_ORDERNESS_MS).withTimestampAssigner(
+        (c) => c.time,
+      ),
+    )
+    .keyBy((c) => c.user)
+    .window(Windows.tumbling(WINDOW_MS))
+    .aggregate(countClicks)
+    .map((r) => {
+      onResult(r);
+      return r;
+    })
+    .sinkTo(new DiscardingSink());
+}
