@@ -1,7 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Admin, addPartitionsToTxnV3, Producer } from '@platformatic/kafka';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  endTransaction,
+  initTransactionalId,
+  transactionCoordinator,
+} from '../../src/connectors/kafka/client.js';
 import {
   type AvroSchema,
   KAFKA_BAD_RECORDS_METRIC,
@@ -525,5 +531,56 @@ describe('Kafka source: discovery, checkpoints and offsets', () => {
     await new Promise((r) => setTimeout(r, 300));
     await second.job.cancel();
     expect(ids(second.sink.values)).toEqual(Array.from({ length: 20 }, (_, i) => 100 + i));
+  });
+});
+
+describe('Kafka source: read_committed', () => {
+  it('skips aborted transactions, including one that wrote nothing to the partition', async () => {
+    const topic = uniqueTopic('txn');
+    await createTopic(topic, 1);
+    const message = (id: number) => ({
+      topic,
+      partition: 0,
+      value: Buffer.from(JSON.stringify({ id, t: id })),
+    });
+    // An aborted transaction with data: the broker lists it with the fetch.
+    const producer = new Producer({
+      clientId: 'weir-test',
+      bootstrapBrokers: BROKERS,
+      idempotent: true,
+      transactionalId: `${topic}-a`,
+    });
+    try {
+      const txn = await producer.beginTransaction();
+      await txn.send({ messages: [message(100), message(101)] });
+      await txn.abort();
+    } finally {
+      await producer.close();
+    }
+    // An aborted transaction that only added the partition: an abort marker the broker does not list.
+    const admin = new Admin({ clientId: 'weir-test', bootstrapBrokers: BROKERS });
+    try {
+      const tid = `${topic}-b`;
+      const coordinator = await transactionCoordinator(admin, tid);
+      const { producerId, producerEpoch } = await initTransactionalId(coordinator, tid, 60_000);
+      await addPartitionsToTxnV3.api.async(coordinator, [
+        {
+          transactionalId: tid,
+          producerId,
+          producerEpoch,
+          verifyOnly: false,
+          topics: [{ name: topic, partitions: [0] }],
+        },
+      ]);
+      await endTransaction(coordinator, tid, producerId, producerEpoch, false);
+    } finally {
+      await admin.close();
+    }
+    await produce(
+      topic,
+      [1, 2, 3].map((id) => ({ value: JSON.stringify({ id, t: id }) })),
+    );
+    const got = await readWith<Ev>({ topics: [topic], format: json<Ev>() });
+    expect(ids(got)).toEqual([1, 2, 3]);
   });
 });

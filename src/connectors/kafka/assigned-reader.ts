@@ -359,7 +359,7 @@ export class AssignedReader<T> implements SourceReader<T> {
     const topic = p.info.topic;
     const partition = p.info.partition;
     const stop = p.stopOffset;
-    let next = forEachRecord(rp, p.fetchOffset, this.config.readCommitted, (record, offset, ts) => {
+    let next = forEachRecord(rp, p.fetchOffset, (record, offset, ts) => {
       if (failure !== undefined || offset >= stop) return;
       let value: T;
       try {

@@ -9,10 +9,12 @@ import {
   ConfigResourceTypes,
   type Connection,
   Consumer,
+  type ConsumerOptions,
   endTxnV4,
   FindCoordinatorKeyTypes,
   initProducerIdV5,
 } from '@platformatic/kafka';
+import { filterAbortedTransactions } from './aborted-transactions.js';
 import type { KafkaConnection } from './config.js';
 
 /** A topic partition with its current leader. */
@@ -36,7 +38,7 @@ export function newAdmin(conn: KafkaConnection): Admin {
 
 /** A consumer used only for fetching and listing offsets; it never joins its group. */
 export function newFetcher(conn: KafkaConnection, isolationLevel: 0 | 1): Consumer {
-  return new Consumer({
+  return newConsumer({
     clientId: conn.clientId,
     groupId: `${conn.clientId}-weir-fetcher`,
     bootstrapBrokers: conn.brokers,
@@ -46,6 +48,13 @@ export function newFetcher(conn: KafkaConnection, isolationLevel: 0 | 1): Consum
     isolationLevel,
     autocreateTopics: false,
   });
+}
+
+/** Every consumer Weir makes: read_committed fetches are filtered by Kafka's algorithm first. */
+export function newConsumer(options: ConsumerOptions<Buffer, Buffer, Buffer, Buffer>): Consumer {
+  const consumer = new Consumer(options);
+  filterAbortedTransactions(consumer);
+  return consumer;
 }
 
 /** Partitions of the given topics (those that exist), leaders included. */

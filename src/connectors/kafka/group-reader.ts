@@ -1,10 +1,10 @@
-import { Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
+import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
 import { WeirError } from '../../errors.js';
 import type { Counter } from '../../metrics/registry.js';
 import type { RecordBatch } from '../../runtime/record-batch.js';
 import type { Json } from '../../state/snapshot.js';
 import type { PollStatus, SourceContext, SourceReader } from '../source.js';
-import { newAdmin, topicsMatching } from './client.js';
+import { newAdmin, newConsumer, topicsMatching } from './client.js';
 import { reasonOf } from './config.js';
 import { badRecordError, DeadLetters } from './dead-letter.js';
 import { PartitionTime, type SourceTimeSpec, sourceTimeSpec } from './partition-time.js';
@@ -73,7 +73,7 @@ export class GroupReader<T> implements SourceReader<T> {
         await admin.close();
       }
     }
-    this.consumer = new Consumer({
+    this.consumer = newConsumer({
       clientId: conn.clientId,
       groupId: this.config.groupId!,
       bootstrapBrokers: conn.brokers,

@@ -1,8 +1,9 @@
 /**
  * @internal Decoding fetched record batches: offsets, timestamps, control
- * batches and (for read_committed) records of aborted transactions.
+ * batches.
  */
 import type { fetchV17, KafkaRecord, RecordsBatch } from '@platformatic/kafka';
+import { IS_CONTROL } from './aborted-transactions.js';
 
 type FetchResponsePartition = fetchV17.FetchResponsePartition;
 
@@ -19,48 +20,24 @@ export interface KafkaConsumerRecord {
   readonly headers: readonly (readonly [string, Buffer | undefined])[];
 }
 
-const IS_TRANSACTIONAL = 1 << 4;
-const IS_CONTROL = 1 << 5;
-
-/** Calls `visit` for every committed data record at or after `from`; returns the next offset to fetch. */
+/**
+ * Calls `visit` for every data record at or after `from`; returns the next
+ * offset to fetch. Aborted transactions were already dropped from the response
+ * (see aborted-transactions.ts); control batches are skipped here.
+ */
 export function forEachRecord(
   partition: FetchResponsePartition,
   from: number,
-  readCommitted: boolean,
   visit: (record: KafkaRecord, offset: number, timestamp: number) => void,
 ): number {
   let next = from;
   const batches: RecordsBatch[] = partition.records ?? [];
-  // Aborted transactions that may cover the batches, by first offset (Kafka's algorithm).
-  const aborted = readCommitted
-    ? [...partition.abortedTransactions].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1))
-    : [];
-  let ai = 0;
-  const abortedProducers = new Set<bigint>();
   for (const batch of batches) {
     const first = Number(batch.firstOffset);
     const last = first + batch.lastOffsetDelta;
     if (last < from) continue;
     if (last + 1 > next) next = last + 1;
-    while (ai < aborted.length && Number(aborted[ai]!.firstOffset) <= last) {
-      abortedProducers.add(aborted[ai]!.producerId);
-      ai++;
-    }
-    if ((batch.attributes & IS_CONTROL) !== 0) {
-      // An abort marker ends the aborted range of its producer.
-      const key = batch.records[0]?.key;
-      if (key !== null && key !== undefined && key.length >= 4 && key.readInt16BE(2) === 0) {
-        abortedProducers.delete(batch.producerId);
-      }
-      continue;
-    }
-    if (
-      readCommitted &&
-      (batch.attributes & IS_TRANSACTIONAL) !== 0 &&
-      abortedProducers.has(batch.producerId)
-    ) {
-      continue;
-    }
+    if ((batch.attributes & IS_CONTROL) !== 0) continue;
     const baseTime = Number(batch.firstTimestamp);
     for (const record of batch.records) {
       const offset = first + record.offsetDelta;
