@@ -3,6 +3,13 @@
  * anything not exported here is internal and may change.
  */
 
+export {
+  acceptsChangelog,
+  type Change,
+  type ChangeKind,
+  type ChangelogMode,
+  Changes,
+} from './api/changelog.js';
 export { DataStream, KeyedStream } from './api/data-stream.js';
 export {
   type EnvironmentOptions,

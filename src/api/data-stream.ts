@@ -1,6 +1,12 @@
 import type { Sink } from '../connectors/sink.js';
-import { invalidArgument } from '../errors.js';
-import type { Edge, GraphNode, LogicalGraph, Partitioning } from '../plan/logical-graph.js';
+import { invalidArgument, WeirError } from '../errors.js';
+import type {
+  Edge,
+  GraphNode,
+  LogicalGraph,
+  OperatorFlags,
+  Partitioning,
+} from '../plan/logical-graph.js';
 import type { Key } from '../runtime/key-groups.js';
 import type { Operator } from '../runtime/operator.js';
 import { FilterOperator } from '../runtime/operators/filter.js';
@@ -12,6 +18,7 @@ import { ProcessOperator } from '../runtime/operators/process.js';
 import { RollingReduceOperator } from '../runtime/operators/rolling-reduce.js';
 import { SinkOperator } from '../runtime/operators/sink.js';
 import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks.js';
+import { acceptsChangelog, type ChangelogMode, widestChangelog } from './changelog.js';
 import type {
   Collector,
   KeyedBroadcastProcessFunction,
@@ -57,7 +64,7 @@ export class DataStream<T> {
     name: string,
     create: () => Operator<T, OUT>,
     partitioning: Partitioning = { kind: 'forward' },
-    flags: { stateful?: boolean; keyed?: boolean; isSink?: boolean } = {},
+    flags: OperatorFlags = {},
   ): DataStream<OUT> {
     const inputs: Edge[] = this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning }));
     const node = this.builder.graph.addOperator(
@@ -156,8 +163,29 @@ export class DataStream<T> {
     return new DataStream<S>(this.builder, [{ node: node.id, tag: tag.id }]);
   }
 
-  /** Writes the stream to a sink. Returns the sink's stream handle for naming and parallelism. */
+  /** @internal What this stream carries: `insert-only`, or changes in the widest mode of its parts. */
+  changelogMode(): ChangelogMode {
+    return widestChangelog(
+      this.refs.map((r) =>
+        r.tag === undefined ? this.builder.graph.changelogOf(r.node) : 'insert-only',
+      ),
+    );
+  }
+
+  /**
+   * Writes the stream to a sink. Returns the sink's stream handle for naming
+   * and parallelism. Refuses, when the job is built, a changelog stream the
+   * sink cannot apply (updates into an append-only sink).
+   */
   sinkTo(sink: Sink<T>): DataStream<never> {
+    const mode = this.changelogMode();
+    const accepted = sink.accepts ?? 'insert-only';
+    if (!acceptsChangelog(accepted, mode)) {
+      throw new WeirError(
+        'INVALID_JOB',
+        `sink '${sink.name}' accepts ${accepted} streams, but this stream is a ${mode} changelog (it carries ${mode === 'retract' ? 'update-before, update-after and delete' : 'updates and deletes'} changes); use a sink that accepts ${mode}, or turn the changes into plain records first`,
+      );
+    }
     return this.addOperator<never>(
       `sink: ${sink.name}`,
       () => new SinkOperator(sink),

@@ -1,3 +1,4 @@
+import type { ChangelogMode } from '../api/changelog.js';
 import type { MetricGroup } from '../metrics/registry.js';
 import type { RecordBatch } from '../runtime/record-batch.js';
 import type { Json } from '../state/snapshot.js';
@@ -49,5 +50,11 @@ export function isTwoPhaseCommit<T>(writer: SinkWriter<T>): writer is TwoPhaseCo
 /** A destination for records: the runtime creates one writer per subtask. */
 export interface Sink<T> {
   readonly name: string;
+  /**
+   * Which changelog streams this sink can write (see `ChangelogMode`):
+   * `insert-only` when absent. A job that sends updates or deletes to a sink
+   * that cannot apply them is refused when it is built.
+   */
+  readonly accepts?: ChangelogMode;
   createWriter(context: SinkContext): SinkWriter<T>;
 }

@@ -1,3 +1,4 @@
+import type { ChangelogMode } from '../api/changelog.js';
 import type { Source } from '../connectors/source.js';
 import { WeirError } from '../errors.js';
 import type { Key } from '../runtime/key-groups.js';
@@ -44,9 +45,22 @@ export interface OperatorNode extends NodeBase {
   readonly keyed: boolean;
   /** Writes outside the job: has no main output. */
   readonly isSink: boolean;
+  /**
+   * What the main output carries: changes (records of type `Change<T>`) in
+   * this mode, or plain records when undefined (`insert-only`).
+   */
+  readonly changelog: ChangelogMode | undefined;
 }
 
 export type GraphNode = SourceNode | OperatorNode;
+
+/** How an operator node behaves, as the plan needs to know. */
+export interface OperatorFlags {
+  readonly stateful?: boolean;
+  readonly keyed?: boolean;
+  readonly isSink?: boolean;
+  readonly changelog?: ChangelogMode | undefined;
+}
 
 /** The job as the user described it: operators and the streams between them. */
 export class LogicalGraph {
@@ -70,7 +84,7 @@ export class LogicalGraph {
     name: string,
     inputs: readonly Edge[],
     createOperator: () => Operator<unknown, unknown>,
-    flags: { stateful?: boolean; keyed?: boolean; isSink?: boolean } = {},
+    flags: OperatorFlags = {},
   ): OperatorNode {
     const node: OperatorNode = {
       kind: 'operator',
@@ -83,6 +97,7 @@ export class LogicalGraph {
       stateful: flags.stateful ?? false,
       keyed: flags.keyed ?? false,
       isSink: flags.isSink ?? false,
+      changelog: flags.changelog,
     };
     this.nodes.push(node);
     return node;
@@ -123,6 +138,12 @@ export class LogicalGraph {
         throw new WeirError('INVALID_JOB', `operator '${node.name}' has no input`);
       }
     }
+  }
+
+  /** What a node's main output carries: `insert-only` unless it emits changes. */
+  changelogOf(nodeId: number): ChangelogMode {
+    const n = this.node(nodeId);
+    return n.kind === 'operator' ? (n.changelog ?? 'insert-only') : 'insert-only';
   }
 
   /** Edges that leave `node`, with their consumers. */

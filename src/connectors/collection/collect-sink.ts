@@ -7,6 +7,8 @@ import type { Sink, SinkWriter } from '../sink.js';
  */
 export class CollectSink<T> implements Sink<T> {
   readonly name = 'collect';
+  /** Keeps whatever arrives, changes included. */
+  readonly accepts = 'retract';
   readonly values: T[] = [];
   /** Event time of each collected record, index-aligned with `values`. */
   readonly timestamps: number[] = [];
@@ -27,6 +29,8 @@ export class CollectSink<T> implements Sink<T> {
 /** A sink that drops everything it is given, after counting it. */
 export class DiscardingSink<T> implements Sink<T> {
   readonly name = 'discard';
+  /** Keeps whatever arrives, changes included. */
+  readonly accepts = 'retract';
   count = 0;
   createWriter(): SinkWriter<T> {
     return {

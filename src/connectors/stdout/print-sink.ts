@@ -13,6 +13,8 @@ export interface PrintSinkOptions {
 /** Prints one line per record; with parallelism above 1 the line starts with the subtask number. */
 export class PrintSink<T> implements Sink<T> {
   readonly name = 'print';
+  /** Prints changes as they come, like Flink's print sink. */
+  readonly accepts = 'retract';
   constructor(private readonly options: PrintSinkOptions = {}) {}
 
   createWriter(context: SinkContext): SinkWriter<T> {

@@ -1,0 +1,52 @@
+/**
+ * Streams of changes rather than inserts: what updating operators (a
+ * non-windowed aggregation, keep-last deduplication, top-N, outer joins)
+ * emit, and what sinks declare they can take.
+ */
+
+/**
+ * The kind of a change, in Flink's notation: `+I` insert, `-U` the old value
+ * of an update (update-before), `+U` the new value (update-after), `-D` delete.
+ */
+export type ChangeKind = '+I' | '-U' | '+U' | '-D';
+
+/** One change to a row. */
+export interface Change<T> {
+  readonly kind: ChangeKind;
+  readonly value: T;
+}
+
+/**
+ * What a stream may contain, or what a sink accepts:
+ * - `insert-only`: only `+I` (an ordinary append stream);
+ * - `upsert`: `+I`, `+U`, `-D` on a unique key (no `-U`: an update replaces the
+ *   row with the same key);
+ * - `retract`: all four kinds (an update is `-U` of the old row then `+U`).
+ *
+ * Each includes the ones before it: a sink that accepts `retract` accepts
+ * everything, one that accepts `upsert` also takes append streams.
+ */
+export type ChangelogMode = 'insert-only' | 'upsert' | 'retract';
+
+const RANK: Readonly<Record<ChangelogMode, number>> = { 'insert-only': 0, upsert: 1, retract: 2 };
+
+/** Whether a sink accepting `accepted` can take a stream of `mode`. */
+export function acceptsChangelog(accepted: ChangelogMode, mode: ChangelogMode): boolean {
+  return RANK[accepted] >= RANK[mode];
+}
+
+/** The widest of several modes (a union of streams). */
+export function widestChangelog(modes: Iterable<ChangelogMode>): ChangelogMode {
+  let widest: ChangelogMode = 'insert-only';
+  for (const m of modes) if (RANK[m] > RANK[widest]) widest = m;
+  return widest;
+}
+
+export const Changes = {
+  insert: <T>(value: T): Change<T> => ({ kind: '+I', value }),
+  updateBefore: <T>(value: T): Change<T> => ({ kind: '-U', value }),
+  updateAfter: <T>(value: T): Change<T> => ({ kind: '+U', value }),
+  delete: <T>(value: T): Change<T> => ({ kind: '-D', value }),
+  /** Whether a change adds its value to the result (`+I`, `+U`) or takes it away (`-U`, `-D`). */
+  isAccumulate: (change: Change<unknown>): boolean => change.kind === '+I' || change.kind === '+U',
+};
