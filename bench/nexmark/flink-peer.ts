@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
+import { sideInputFile } from './side-input.js';
 
 /** One line of the harness's timing output. */
 export interface FlinkJobReport {
@@ -170,6 +171,7 @@ export class FlinkPeer {
         `parallelism=${job.parallelism}`,
         ...(job.out === undefined ? [] : [`out=${resolve(job.out)}`]),
         ...(job.objectReuse === undefined ? [] : [`objectReuse=${job.objectReuse}`]),
+        `sideInput=${sideInputFile()}`,
         ...generatorOptions(job.config),
       ];
       args.push('--job', spec.join(','));

@@ -4,12 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BlackholeSink } from '../../bench/nexmark/blackhole-sink.js';
-import { nexmarkQuery, PENDING_QUERIES } from '../../bench/nexmark/queries/index.js';
+import {
+  NEXMARK_QUERIES,
+  nexmarkQuery,
+  PENDING_QUERIES,
+} from '../../bench/nexmark/queries/index.js';
 import { collectOnWeir, runOnWeir } from '../../bench/nexmark/weir-job.js';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
 import { CollectSink } from '../../src/index.js';
 import { multisetDiff } from './multiset.js';
-import { allBids, ORACLES } from './oracle.js';
+import { allBids, allEvents, ORACLES, ORDER_SENSITIVE } from './oracle.js';
 
 const CONFIGS: Readonly<Record<string, Partial<NexmarkConfig>>> = {
   // One event per second across midnight (two days, every hour class of q14).
@@ -18,14 +22,27 @@ const CONFIGS: Readonly<Record<string, Partial<NexmarkConfig>>> = {
   dense: { maxEvents: 30_000, seed: 5 },
 };
 
+const IMPLEMENTED = new Set(NEXMARK_QUERIES.map((q) => q.name));
+
 describe('Nexmark queries on Weir equal plain-loop oracles', () => {
   for (const [configName, config] of Object.entries(CONFIGS)) {
-    const bids = allBids(config);
+    const input = allEvents(config);
     for (const [name, oracle] of Object.entries(ORACLES)) {
+      if (!IMPLEMENTED.has(name)) continue;
       it(`${name} (${configName})`, async () => {
-        const expected = oracle(bids).map((row) => JSON.stringify(row));
+        const all = oracle(input).map((row) => JSON.stringify(row));
+        // One source subtask delivers events in order, so ties resolve as the oracle's; with
+        // more, rows of groups whose result depends on arrival order are left out.
+        const sensitive = ORDER_SENSITIVE[name];
+        const tied = sensitive?.tiedGroups(input) ?? new Set<string>();
+        const untied = (rows: string[]) =>
+          sensitive === undefined
+            ? rows
+            : rows.filter((r) => !tied.has(sensitive.groupOfRow(JSON.parse(r))));
         for (const parallelism of [1, 3]) {
-          const actual = await collectOnWeir(nexmarkQuery(name), { config, parallelism });
+          const expected = parallelism === 1 ? all : untied(all);
+          const rows = await collectOnWeir(nexmarkQuery(name), { config, parallelism });
+          const actual = parallelism === 1 ? rows : untied(rows);
           expect({ parallelism, ...multisetDiff(expected, actual) }).toEqual({
             parallelism,
             expectedRows: expected.length,
@@ -56,8 +73,8 @@ describe('Nexmark queries on Weir equal plain-loop oracles', () => {
   });
 
   it('names unknown and pending queries', () => {
-    expect(() => nexmarkQuery('q3')).toThrow(/not implemented yet/);
+    expect(() => nexmarkQuery('q6')).toThrow(/not implemented yet/);
     expect(() => nexmarkQuery('q99')).toThrow(/known: q0, q1/);
-    expect(PENDING_QUERIES).toContain('q8');
+    expect(PENDING_QUERIES).toContain('q10');
   });
 });

@@ -34,7 +34,8 @@ import org.apache.flink.types.Row;
  * </pre>
  *
  * A SPEC is {@code query=q5,mode=collect|blackhole,parallelism=2,out=DIR,events=N,...}; keys
- * other than query/mode/parallelism/out are generator options ({@link NexmarkConfig}). In
+ * other than query/mode/parallelism/out/objectReuse/sideInput are generator options ({@link
+ * NexmarkConfig}); {@code sideInput} is the CSV file of q13's side input table. In
  * {@code collect} mode {@code query} may list several queries ({@code q0+q5+q11}), run as one
  * job; each query's changelog is applied to a multiset and the final rows are written to {@code
  * DIR/<query>.jsonl} as JSON arrays, one per line. In {@code blackhole} mode one query's rows go
@@ -43,7 +44,7 @@ import org.apache.flink.types.Row;
  */
 public final class Harness {
   private static final Set<String> JOB_KEYS =
-      Set.of("query", "mode", "parallelism", "out", "objectReuse");
+      Set.of("query", "mode", "parallelism", "out", "objectReuse", "sideInput");
 
   private Harness() {}
 
@@ -115,12 +116,12 @@ public final class Harness {
       if (checksum == 42) System.err.println("unlikely checksum");
     } else if (mode.equals("collect")) {
       rows = collect(List.of(query.split("\\+")), parallelism, generatorOptions,
-          Path.of(spec.get("out")));
+          Path.of(spec.get("out")), spec.get("sideInput"));
       seconds = (System.nanoTime() - started) / 1e9;
       cpuSeconds = (processCpuNanos() - cpuStarted) / 1e9;
     } else {
       StreamTableEnvironment tEnv = tableEnvironment(parallelism, generatorOptions, objectReuse);
-      Table table = queryTable(tEnv, query);
+      Table table = queryTable(tEnv, query, spec.get("sideInput"));
       // Planning happens before submission; count the CPU of the job from submission on.
       TableResult result = table.executeInsert(TableDescriptor.forConnector("blackhole").build());
       long cpuSubmitted = processCpuNanos();
@@ -150,9 +151,18 @@ public final class Harness {
     return out.append('}').toString();
   }
 
-  /** Runs a query file's setup statements and returns the table of its final SELECT. */
-  private static Table queryTable(StreamTableEnvironment tEnv, String query) throws IOException {
-    List<String> statements = statements(resource("queries/" + query + ".sql"));
+  /**
+   * Runs a query file's setup statements and returns the table of its final SELECT. {@code
+   * ${SIDE_INPUT}} in the file stands for {@code sideInput}, required by the queries using it.
+   */
+  private static Table queryTable(StreamTableEnvironment tEnv, String query, String sideInput)
+      throws IOException {
+    String sql = resource("queries/" + query + ".sql");
+    if (sql.contains("${SIDE_INPUT}")) {
+      if (sideInput == null) throw new IllegalArgumentException(query + " needs sideInput=FILE");
+      sql = sql.replace("${SIDE_INPUT}", sideInput);
+    }
+    List<String> statements = statements(sql);
     for (String statement : statements.subList(0, statements.size() - 1)) {
       tEnv.executeSql(statement);
     }
@@ -165,7 +175,11 @@ public final class Harness {
    * Returns the total number of rows.
    */
   private static long collect(
-      List<String> queries, int parallelism, Map<String, String> generatorOptions, Path dir)
+      List<String> queries,
+      int parallelism,
+      Map<String, String> generatorOptions,
+      Path dir,
+      String sideInput)
       throws Exception {
     Files.createDirectories(dir);
     StreamTableEnvironment tEnv = tableEnvironment(parallelism, generatorOptions, false);
@@ -173,7 +187,7 @@ public final class Harness {
     for (String query : queries) {
       String path = dir.resolve(query + ".changelog").toString();
       set.add(
-          queryTable(tEnv, query)
+          queryTable(tEnv, query, sideInput)
               .insertInto(
                   TableDescriptor.forConnector("weir-changelog").option("path", path).build()));
     }
