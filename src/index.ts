@@ -39,6 +39,14 @@ export type {
   TimerService,
 } from './api/functions.js';
 export { defineJob, type JobContext, type JobDefinition } from './api/job.js';
+export {
+  type CoGroupWindowFunction,
+  TwoStreams,
+  TwoStreamsEqualTo,
+  TwoStreamsWhere,
+  WindowCoGroup,
+  WindowJoin,
+} from './api/joins.js';
 export { OutputTag } from './api/output-tag.js';
 export type {
   AggregatingState,

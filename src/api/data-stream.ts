@@ -18,7 +18,19 @@ import { ProcessOperator } from '../runtime/operators/process.js';
 import { RollingReduceOperator } from '../runtime/operators/rolling-reduce.js';
 import { SinkOperator } from '../runtime/operators/sink.js';
 import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks.js';
-import { acceptsChangelog, type ChangelogMode, widestChangelog } from './changelog.js';
+import {
+  acceptsChangelog,
+  type Change,
+  type ChangelogMode,
+  type GroupResult,
+  type RetractableAggregateFunction,
+  widestChangelog,
+} from './changelog.js';
+import type {
+  ChangelogApi,
+  ChangelogStream,
+  UpdatingAggregateOptions,
+} from './changelog-stream.js';
 import type {
   Collector,
   KeyedBroadcastProcessFunction,
@@ -26,6 +38,7 @@ import type {
   ProcessFunction,
   ReduceFunction,
 } from './functions.js';
+import { TwoStreams } from './joins.js';
 import type { OutputTag } from './output-tag.js';
 import { Triggers } from './triggers.js';
 import type { WatermarkStrategy } from './watermark-strategy.js';
@@ -45,6 +58,8 @@ export interface StreamBuilder {
   /** Registers a sink that collects into memory and returns the array it fills. */
   collectInto<T>(stream: DataStream<T>): T[];
   executeForCollect(name: string): Promise<void>;
+  /** Builds changelog operators (kept apart so this module needs no value import of them). */
+  readonly changelogs: ChangelogApi;
 }
 
 /**
@@ -54,7 +69,8 @@ export interface StreamBuilder {
 export class DataStream<T> {
   /** @internal */
   constructor(
-    protected readonly builder: StreamBuilder,
+    /** @internal */
+    readonly builder: StreamBuilder,
     /** @internal */
     readonly refs: readonly StreamRef[],
   ) {}
@@ -84,6 +100,37 @@ export class DataStream<T> {
       );
     }
     return this.builder.graph.node(this.refs[0]!.node);
+  }
+
+  /** @internal Adds a two-input operator reading this stream as input 0 and `other` as input 1. */
+  addTwoInputOperator<U, OUT>(
+    name: string,
+    other: DataStream<U>,
+    partitionings: readonly [Partitioning, Partitioning],
+    create: () => Operator<T, OUT>,
+    flags: OperatorFlags = {},
+  ): DataStream<OUT> {
+    const inputs: Edge[] = [
+      ...this.refs.map((r) => ({
+        from: r.node,
+        tag: r.tag,
+        partitioning: partitionings[0],
+        input: 0,
+      })),
+      ...other.refs.map((r) => ({
+        from: r.node,
+        tag: r.tag,
+        partitioning: partitionings[1],
+        input: 1,
+      })),
+    ];
+    const node = this.builder.graph.addOperator(
+      name,
+      inputs,
+      create as () => Operator<unknown, unknown>,
+      flags,
+    );
+    return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
   }
 
   /** Sets the stable id of the operator that produced this stream (its state is keyed by it). */
@@ -143,6 +190,23 @@ export class DataStream<T> {
     return new DataStream<T>(this.builder, [...this.refs, ...others.flatMap((o) => o.refs)]);
   }
 
+  /**
+   * A window join with `other`: `a.join(b).where(keyA).equalTo(keyB)
+   * .window(Windows.tumbling(10_000)).apply((l, r) => ...)` emits every pair
+   * with equal keys in the same event-time window when the window fires.
+   */
+  join<U>(other: DataStream<U>): TwoStreams<T, U, 'join'> {
+    return new TwoStreams(this, other, 'join');
+  }
+
+  /**
+   * A window co-group with `other`: like `join`, but the function sees all
+   * records of both sides per window and key (either side may be empty).
+   */
+  coGroup<U>(other: DataStream<U>): TwoStreams<T, U, 'coGroup'> {
+    return new TwoStreams(this, other, 'coGroup');
+  }
+
   /** Spreads records evenly over the next operator's subtasks. */
   rebalance(): DataStream<T> {
     return this.addOperator('rebalance', () => new MapOperator<T, T>((v) => v), {
@@ -161,6 +225,25 @@ export class DataStream<T> {
   getSideOutput<S>(tag: OutputTag<S>): DataStream<S> {
     const node = this.producer('getSideOutput()');
     return new DataStream<S>(this.builder, [{ node: node.id, tag: tag.id }]);
+  }
+
+  /** This stream as an insert-only changelog: every record becomes a `+I` change. */
+  toChangelog(): ChangelogStream<T> {
+    return this.builder.changelogs.toChangelog(this);
+  }
+
+  /**
+   * Declares a stream of `Change` records (for example decoded from a CDC
+   * topic) as a changelog of `mode`; an `upsert` changelog needs the key its
+   * changes replace rows by. Each record is checked: one that is not a change
+   * of that mode fails the job, naming it.
+   */
+  asChangelog<R>(
+    this: DataStream<Change<R>>,
+    mode: ChangelogMode,
+    upsertKey?: (row: R) => Key,
+  ): ChangelogStream<R> {
+    return this.builder.changelogs.asChangelog(this, mode, upsertKey);
   }
 
   /** @internal What this stream carries: `insert-only`, or changes in the widest mode of its parts. */
@@ -290,6 +373,28 @@ export class KeyedStream<T, K extends Key> {
       { keyed: true, stateful: true },
     );
     return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
+  }
+
+  /**
+   * A non-windowed GROUP BY: folds every record into its key's accumulator
+   * and emits the key's result as a change each time it changes: `+I` for a
+   * new key, then `-U old, +U new` (`retract`, the default) or `+U new`
+   * (`upsert` on the key). With `ttl`, a key's state is dropped after that
+   * long without records (processing time) and the key starts over with `+I`.
+   */
+  updatingAggregate<ACC, R>(
+    fn: RetractableAggregateFunction<T, ACC, R>,
+    options: UpdatingAggregateOptions<ACC> = {},
+  ): ChangelogStream<GroupResult<K, R>> {
+    return this.builder.changelogs.updatingAggregate<T, T, K, ACC, R>(
+      this.builder,
+      this.refs,
+      this.selectKey,
+      this.keyName,
+      fn,
+      options,
+      false,
+    );
   }
 
   /** A running reduction per key: emits the updated value for every record. */

@@ -37,7 +37,7 @@ const PROCESSING_TIMERS = '__weir.processing-timers';
 export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, OUT> {
   private watermark = MIN_WATERMARK;
   protected emitter!: Emitter<OUT>;
-  private state!: KeyedStateBackend;
+  protected state!: KeyedStateBackend;
   private eventTimerState!: MapState<number, boolean>;
   private processingTimerState!: MapState<number, boolean>;
   private readonly eventTimers = new KeyedTimerQueue<Key, 0>();

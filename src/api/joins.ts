@@ -1,0 +1,205 @@
+import { invalidArgument } from '../errors.js';
+import type { Partitioning } from '../plan/logical-graph.js';
+import type { Key } from '../runtime/key-groups.js';
+import type { Operator } from '../runtime/operator.js';
+import { KeyedCoProcessOperator } from '../runtime/operators/keyed-co-process.js';
+import {
+  type CoGroupWindowFunction,
+  type FixedWindows,
+  innerJoinPairs,
+  WINDOW_JOIN_LATE_METRIC,
+  WindowJoinFunction,
+} from '../runtime/operators/window-join.js';
+import type { DataStream } from './data-stream.js';
+import type { OutputTag } from './output-tag.js';
+import type { WindowAssigner } from './windows.js';
+
+export type { CoGroupWindowFunction } from '../runtime/operators/window-join.js';
+
+function keyedBy(selectKey: (value: never) => Key, name: string): Partitioning {
+  return { kind: 'keyed', selectKey, name };
+}
+
+function fixedWindows(assigner: WindowAssigner<never>, what: string): FixedWindows {
+  if (assigner === undefined || typeof assigner !== 'object' || !('kind' in assigner)) {
+    throw invalidArgument(
+      `${what}.window() needs a window assigner, e.g. Windows.tumbling(10_000)`,
+    );
+  }
+  if (assigner.timeDomain !== 'event-time') {
+    throw invalidArgument(`${what} runs in event time; use Windows.tumbling or Windows.sliding`);
+  }
+  switch (assigner.kind) {
+    case 'tumbling':
+      return { size: assigner.size, slide: assigner.size, offset: assigner.offset };
+    case 'sliding':
+      return { size: assigner.size, slide: assigner.slide, offset: assigner.offset };
+    default:
+      throw invalidArgument(
+        `${what} supports tumbling and sliding windows, not ${assigner.kind} windows`,
+      );
+  }
+}
+
+function checkKeySelector(fn: unknown, method: string): void {
+  if (typeof fn !== 'function') {
+    throw invalidArgument(`${method}() needs a key selector function, e.g. (r) => r.id`);
+  }
+}
+
+type Mode = 'join' | 'coGroup';
+
+/**
+ * `a.join(b)` or `a.coGroup(b)`: name the key of the first stream with `where`,
+ * the key of the second with `equalTo`, then the windows.
+ */
+export class TwoStreams<L, R, M extends Mode> {
+  /** @internal */
+  constructor(
+    private readonly left: DataStream<L>,
+    private readonly right: DataStream<R>,
+    private readonly mode: M,
+  ) {}
+
+  /** The key of the first stream's records. */
+  where<K extends Key>(keyOfLeft: (left: L) => K): TwoStreamsWhere<L, R, K, M> {
+    checkKeySelector(keyOfLeft, 'where');
+    return new TwoStreamsWhere(this.left, this.right, this.mode, keyOfLeft);
+  }
+}
+
+export class TwoStreamsWhere<L, R, K extends Key, M extends Mode> {
+  /** @internal */
+  constructor(
+    private readonly left: DataStream<L>,
+    private readonly right: DataStream<R>,
+    private readonly mode: M,
+    private readonly keyOfLeft: (left: L) => K,
+  ) {}
+
+  /** The key of the second stream's records; records join when the keys are equal (`===`). */
+  equalTo(keyOfRight: (right: R) => K): TwoStreamsEqualTo<L, R, K, M> {
+    checkKeySelector(keyOfRight, 'equalTo');
+    return new TwoStreamsEqualTo(this.left, this.right, this.mode, this.keyOfLeft, keyOfRight);
+  }
+}
+
+export class TwoStreamsEqualTo<L, R, K extends Key, M extends Mode> {
+  /** @internal */
+  constructor(
+    private readonly left: DataStream<L>,
+    private readonly right: DataStream<R>,
+    private readonly mode: M,
+    private readonly keyOfLeft: (left: L) => K,
+    private readonly keyOfRight: (right: R) => K,
+  ) {}
+
+  /**
+   * The event-time windows both streams are cut into: `Windows.tumbling` or
+   * `Windows.sliding`. Records meet only within a window.
+   */
+  window(
+    assigner: WindowAssigner<never>,
+  ): M extends 'join' ? WindowJoin<L, R, K> : WindowCoGroup<L, R, K> {
+    const windows = fixedWindows(assigner, this.mode);
+    const settings: WindowJoinSettings<L, R, K> = {
+      left: this.left,
+      right: this.right,
+      keyOfLeft: this.keyOfLeft,
+      keyOfRight: this.keyOfRight,
+      windows,
+      leftLateTag: undefined,
+      rightLateTag: undefined,
+    };
+    return (
+      this.mode === 'join' ? new WindowJoin(settings) : new WindowCoGroup(settings)
+    ) as M extends 'join' ? WindowJoin<L, R, K> : WindowCoGroup<L, R, K>;
+  }
+}
+
+interface WindowJoinSettings<L, R, K extends Key> {
+  readonly left: DataStream<L>;
+  readonly right: DataStream<R>;
+  readonly keyOfLeft: (left: L) => K;
+  readonly keyOfRight: (right: R) => K;
+  readonly windows: FixedWindows;
+  readonly leftLateTag: OutputTag<L> | undefined;
+  readonly rightLateTag: OutputTag<R> | undefined;
+}
+
+abstract class WindowedTwoStreams<L, R, K extends Key> {
+  /** @internal */
+  constructor(protected readonly settings: WindowJoinSettings<L, R, K>) {}
+
+  protected abstract with(settings: WindowJoinSettings<L, R, K>): this;
+
+  /** First-stream records that arrive after all their windows fired go to `tag` (they are always counted). */
+  sideOutputLeftLateData(tag: OutputTag<L>): this {
+    return this.with({ ...this.settings, leftLateTag: tag });
+  }
+
+  /** Second-stream records that arrive after all their windows fired go to `tag`. */
+  sideOutputRightLateData(tag: OutputTag<R>): this {
+    return this.with({ ...this.settings, rightLateTag: tag });
+  }
+
+  protected build<OUT>(name: string, apply: CoGroupWindowFunction<K, L, R, OUT>): DataStream<OUT> {
+    const s = this.settings;
+    const spec = {
+      windows: s.windows,
+      apply,
+      leftLateTag: s.leftLateTag,
+      rightLateTag: s.rightLateTag,
+    };
+    return s.left.addTwoInputOperator<R, OUT>(
+      name,
+      s.right,
+      [
+        keyedBy(s.keyOfLeft as (value: never) => Key, 'where'),
+        keyedBy(s.keyOfRight as (value: never) => Key, 'equalTo'),
+      ],
+      () =>
+        new KeyedCoProcessOperator(
+          new WindowJoinFunction(spec),
+          WINDOW_JOIN_LATE_METRIC,
+        ) as unknown as Operator<L, OUT>,
+      { keyed: true, stateful: true },
+    );
+  }
+}
+
+/**
+ * A window join: every pair (left, right) with equal keys in the same window,
+ * emitted when the window fires (the watermark, the minimum of both inputs,
+ * passes the window's last timestamp), stamped with that last timestamp.
+ */
+export class WindowJoin<L, R, K extends Key> extends WindowedTwoStreams<L, R, K> {
+  protected with(settings: WindowJoinSettings<L, R, K>): this {
+    return new WindowJoin(settings) as this;
+  }
+
+  /** Emits `join(left, right)` for every pair. */
+  apply<OUT>(join: (left: L, right: R) => OUT): DataStream<OUT> {
+    if (typeof join !== 'function')
+      throw invalidArgument('apply() needs a function (left, right) => result');
+    return this.build('window join', innerJoinPairs<K, L, R, OUT>(join));
+  }
+}
+
+/**
+ * A window co-group: once per fired window and key, the records of both
+ * sides (either list may be empty, so outer joins can be written with it).
+ */
+export class WindowCoGroup<L, R, K extends Key> extends WindowedTwoStreams<L, R, K> {
+  protected with(settings: WindowJoinSettings<L, R, K>): this {
+    return new WindowCoGroup(settings) as this;
+  }
+
+  /** Calls `fn(lefts, rights, out, { key, window })` per fired window and key. */
+  apply<OUT>(fn: CoGroupWindowFunction<K, L, R, OUT>): DataStream<OUT> {
+    if (typeof fn !== 'function') {
+      throw invalidArgument('apply() needs a function (lefts, rights, out, context) => void');
+    }
+    return this.build('window coGroup', fn);
+  }
+}
