@@ -7,6 +7,8 @@ import type { RecordBatch, Sink, SinkWriter } from '../../src/index.js';
  */
 export class BlackholeSink implements Sink<unknown> {
   readonly name = 'blackhole';
+  /** Takes changelogs too, as Flink's blackhole does. */
+  readonly accepts = 'retract';
   /** Records consumed, over all subtasks. */
   records = 0;
 

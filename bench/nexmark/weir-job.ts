@@ -1,7 +1,14 @@
 /** Runs a Nexmark query on Weir over the generated events. */
 
 import { type NexmarkConfig, NexmarkSource } from '../../src/connectors/nexmark/index.js';
-import { CollectSink, type JobResult, type Sink, StreamEnvironment } from '../../src/index.js';
+import {
+  type Change,
+  Changes,
+  CollectSink,
+  type JobResult,
+  type Sink,
+  StreamEnvironment,
+} from '../../src/index.js';
 import { nexmarkWatermarks } from './queries/common.js';
 import type { AnyNexmarkQuery, SqlValue } from './queries/index.js';
 
@@ -30,12 +37,35 @@ export async function runOnWeir(
   return env.execute(`nexmark ${query.name}`);
 }
 
-/** Runs `query` and returns its results as SQL rows (JSON-encoded arrays, as Flink's harness writes them). */
+/**
+ * Runs `query` and returns its results as SQL rows (JSON-encoded arrays, as Flink's harness
+ * writes them); for an updating query, the rows its changelog leaves.
+ */
 export async function collectOnWeir(
   query: AnyNexmarkQuery,
   options: NexmarkJobOptions,
 ): Promise<string[]> {
   const sink = new CollectSink<unknown>();
   await runOnWeir(query, options, sink);
-  return sink.values.map((r) => JSON.stringify(query.toRow(r) satisfies SqlValue[]));
+  const json = (r: unknown) => JSON.stringify(query.toRow(r) satisfies SqlValue[]);
+  if (!query.updating) return sink.values.map(json);
+  return materialize(sink.values as Change<unknown>[], json);
+}
+
+/**
+ * Applies a changelog to a multiset of rows (as the Flink harness does): `+I`/`+U` add a row,
+ * `-U`/`-D` take one away; taking away a row that is not there is an error.
+ */
+export function materialize<T>(changes: readonly Change<T>[], json: (row: T) => string): string[] {
+  const counts = new Map<string, number>();
+  for (const c of changes) {
+    const row = json(c.value);
+    const n = (counts.get(row) ?? 0) + (Changes.isAccumulate(c) ? 1 : -1);
+    if (n < 0) throw new Error(`changelog retracts a row it never added (${c.kind} ${row})`);
+    if (n === 0) counts.delete(row);
+    else counts.set(row, n);
+  }
+  const rows: string[] = [];
+  for (const [row, n] of counts) for (let i = 0; i < n; i++) rows.push(row);
+  return rows;
 }

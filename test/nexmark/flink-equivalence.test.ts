@@ -18,6 +18,7 @@ import {
   nexmarkEvent,
 } from '../../src/connectors/nexmark/index.js';
 import { multisetDiff } from './multiset.js';
+import { allEvents, withoutTiedGroups } from './oracle.js';
 
 interface Scenario {
   readonly name: string;
@@ -84,13 +85,20 @@ describe.skipIf(skip)('Nexmark: Weir equals Flink SQL', () => {
   for (const s of SCENARIOS) {
     for (const name of s.queries) {
       it(`${name} (${s.name}, ${s.config.maxEvents} events, parallelism ${s.parallelism})`, async () => {
-        const flink = readFileSync(join(outDir, s.name, `${name}.jsonl`), 'utf8')
-          .split('\n')
-          .filter((line) => line !== '');
-        const weir = await collectOnWeir(nexmarkQuery(name), {
-          config: s.config,
-          parallelism: s.parallelism,
-        });
+        // Groups whose result depends on the arrival order of ties (see ORDER_SENSITIVE) may
+        // differ between any two runs with several source subtasks; they are left out.
+        const untied = withoutTiedGroups(name, allEvents(s.config));
+        const flink = untied(
+          readFileSync(join(outDir, s.name, `${name}.jsonl`), 'utf8')
+            .split('\n')
+            .filter((line) => line !== ''),
+        );
+        const weir = untied(
+          await collectOnWeir(nexmarkQuery(name), {
+            config: s.config,
+            parallelism: s.parallelism,
+          }),
+        );
         expect(flink.length).toBeGreaterThan(0);
         expect(multisetDiff(flink, weir)).toEqual({
           expectedRows: flink.length,

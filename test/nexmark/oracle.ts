@@ -404,3 +404,17 @@ export const ORDER_SENSITIVE: Readonly<Record<string, OrderSensitivity>> = {
     },
   },
 };
+
+/**
+ * A filter dropping the result rows (JSON arrays) of `query`'s order-sensitive groups in
+ * `input`, for comparing runs whose arrival order may differ; the identity for other queries.
+ */
+export function withoutTiedGroups(
+  query: string,
+  input: OracleInput,
+): (rows: readonly string[]) => string[] {
+  const sensitive = ORDER_SENSITIVE[query];
+  if (sensitive === undefined) return (rows) => [...rows];
+  const tied = sensitive.tiedGroups(input);
+  return (rows) => rows.filter((r) => !tied.has(sensitive.groupOfRow(JSON.parse(r) as Row)));
+}

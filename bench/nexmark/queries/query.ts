@@ -4,7 +4,7 @@
  */
 
 import type { NexmarkEvent } from '../../../src/connectors/nexmark/index.js';
-import type { DataStream } from '../../../src/index.js';
+import type { Change, DataStream } from '../../../src/index.js';
 
 /** A SQL value as the Flink harness writes it: BIGINT/INT as number, DECIMAL as string, TIMESTAMP as epoch ms. */
 export type SqlValue = number | string | null;
@@ -30,24 +30,38 @@ export interface NexmarkQuery<R> {
 }
 
 /**
+ * A query whose SQL result is an updating table (a regular join feeding an aggregation,
+ * deduplication keeping the last row, top-N): `build` emits its changelog, and the result is
+ * the table the changes leave when applied in order (as Flink's changelog is).
+ */
+export interface UpdatingNexmarkQuery<R> extends Omit<NexmarkQuery<R>, 'build'> {
+  readonly updating: true;
+  build(events: DataStream<NexmarkEvent>): DataStream<Change<R>>;
+}
+
+/**
  * A query with its row type erased, so queries of different row types share one list. The
- * rows `build` produces are exactly those `toRow` accepts.
+ * records `build` produces are those `toRow` accepts, or when `updating`, changes of them.
  */
 export interface AnyNexmarkQuery {
   readonly name: string;
   readonly title: string;
   readonly deterministic: boolean;
+  /** Whether `build` emits `Change`s of rows rather than rows. */
+  readonly updating: boolean;
   build(events: DataStream<NexmarkEvent>): DataStream<unknown>;
   toRow(result: unknown): SqlValue[];
 }
 
 /** Erases a query's row type (see {@link AnyNexmarkQuery}). */
-export function eraseRowType<R>(query: NexmarkQuery<R>): AnyNexmarkQuery {
+export function eraseRowType<R>(query: NexmarkQuery<R> | UpdatingNexmarkQuery<R>): AnyNexmarkQuery {
   return {
     name: query.name,
     title: query.title,
     deterministic: query.deterministic,
-    // DataStream is invariant in its type; the stream's records are R, which toRow accepts.
+    updating: 'updating' in query,
+    // DataStream is invariant in its type; the stream's records are R (or changes of R), which
+    // toRow accepts (their values).
     build: (events) => query.build(events) as unknown as DataStream<unknown>,
     toRow: (result) => query.toRow(result as R),
   };
