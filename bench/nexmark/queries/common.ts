@@ -3,7 +3,7 @@
  * `bid` view, SQL-compatible formatting of times and decimals, and price ranks.
  */
 
-import type { Bid, NexmarkEvent } from '../../../src/connectors/nexmark/index.js';
+import type { Auction, Bid, NexmarkEvent, Person } from '../../../src/connectors/nexmark/index.js';
 import {
   type AggregateFunction,
   type Collector,
@@ -34,6 +34,24 @@ function pushBid(event: NexmarkEvent, out: Collector<Bid>): void {
 /** The reference's `bid` view: the bids among the events (one pass, no copy). */
 export function bids(events: DataStream<NexmarkEvent>): DataStream<Bid> {
   return events.flatMap(pushBid).name('bids');
+}
+
+function pushAuction(event: NexmarkEvent, out: Collector<Auction>): void {
+  if (event.type === 'auction') out.collect(event.auction);
+}
+
+/** The reference's `auction` view. */
+export function auctions(events: DataStream<NexmarkEvent>): DataStream<Auction> {
+  return events.flatMap(pushAuction).name('auctions');
+}
+
+function pushPerson(event: NexmarkEvent, out: Collector<Person>): void {
+  if (event.type === 'person') out.collect(event.person);
+}
+
+/** The reference's `person` view. */
+export function people(events: DataStream<NexmarkEvent>): DataStream<Person> {
+  return events.flatMap(pushPerson).name('people');
 }
 
 function pad(n: number, width: number): string {

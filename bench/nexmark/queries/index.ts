@@ -5,6 +5,7 @@ import { q1 } from './q1.js';
 import { q2 } from './q2.js';
 import { q5 } from './q5.js';
 import { q7 } from './q7.js';
+import { q8 } from './q8.js';
 import { q11 } from './q11.js';
 import { q12 } from './q12.js';
 import { q13 } from './q13.js';
@@ -25,6 +26,7 @@ export const NEXMARK_QUERIES: readonly AnyNexmarkQuery[] = [
   eraseRowType(q2),
   eraseRowType(q5),
   eraseRowType(q7),
+  eraseRowType(q8),
   eraseRowType(q11),
   eraseRowType(q12),
   eraseRowType(q13),
@@ -45,7 +47,6 @@ export const PENDING_QUERIES: readonly string[] = [
   'q3',
   'q4',
   'q6',
-  'q8',
   'q9',
   'q10',
   'q18',
