@@ -11,6 +11,12 @@ export {
   Changes,
 } from './api/changelog.js';
 export { DataStream, KeyedStream } from './api/data-stream.js';
+export type {
+  DeduplicateOptions,
+  DeduplicateOrder,
+  KeepFirstByArrival,
+  KeepRow,
+} from './api/deduplicate.js';
 export {
   type EnvironmentOptions,
   type JobClient,

@@ -38,11 +38,19 @@ import type {
   ProcessFunction,
   ReduceFunction,
 } from './functions.js';
+import {
+  type DeduplicateOptions,
+  deduplicate,
+  type KeepFirstByArrival,
+  type KeepRow,
+  windowDeduplicate,
+} from './deduplicate.js';
 import { TwoStreams } from './joins.js';
 import type { OutputTag } from './output-tag.js';
 import { Triggers } from './triggers.js';
 import type { WatermarkStrategy } from './watermark-strategy.js';
 import { WindowedStream } from './windowed-stream.js';
+import type { WindowResult } from './window-result.js';
 import type { WindowAssigner } from './windows.js';
 import { Windows } from './windows.js';
 
@@ -305,6 +313,7 @@ export class KeyedStream<T, K extends Key> {
     name: string,
     create: () => Operator<T, OUT>,
     stateful = true,
+    changelog?: ChangelogMode,
   ): DataStream<OUT> {
     const partitioning: Partitioning = {
       kind: 'keyed',
@@ -316,7 +325,7 @@ export class KeyedStream<T, K extends Key> {
       name,
       inputs,
       create as () => Operator<unknown, unknown>,
-      { keyed: true, stateful },
+      { keyed: true, stateful, changelog },
     );
     return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
   }
@@ -395,6 +404,35 @@ export class KeyedStream<T, K extends Key> {
       options,
       false,
     );
+  }
+
+  /**
+   * Deduplication per key (Flink's `ROW_NUMBER() ... = 1`): keeps the first or
+   * the last row of each key. Keep-first by arrival (the default for
+   * `keep: 'first'`) emits plain records: each key's first row, once. Every
+   * other variant may replace the kept row and emits changes: `+I` for a
+   * key's first row, then `-U old` / `+U new` (or only `+U new` in `upsert`
+   * mode) when a row replaces it. Keep-last by event time: the row with the
+   * largest timestamp wins, ties go to the later arrival. One state entry per
+   * key, forgotten after `ttl` if set. See docs/joins.md.
+   */
+  deduplicate(options: KeepFirstByArrival): DataStream<T>;
+  deduplicate(options: DeduplicateOptions): DataStream<Change<T>>;
+  deduplicate(options: DeduplicateOptions): DataStream<T> | DataStream<Change<T>> {
+    return deduplicate(this, options) as DataStream<Change<T>>;
+  }
+
+  /**
+   * Deduplication per key and event-time window (tumbling or sliding): when a
+   * window fires, emits the first (smallest timestamp) or last (largest) row
+   * of each key in it, once. Records behind every window they belong to are
+   * counted as late and go to `lateDataTag` if set.
+   */
+  windowDeduplicate(
+    assigner: WindowAssigner<never>,
+    options: { readonly keep: KeepRow; readonly lateDataTag?: OutputTag<T> },
+  ): DataStream<WindowResult<K, T>> {
+    return windowDeduplicate(this, assigner, options);
   }
 
   /** A running reduction per key: emits the updated value for every record. */

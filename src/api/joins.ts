@@ -2,10 +2,10 @@ import { invalidArgument } from '../errors.js';
 import type { Partitioning } from '../plan/logical-graph.js';
 import type { Key } from '../runtime/key-groups.js';
 import type { Operator } from '../runtime/operator.js';
+import { type FixedWindows, fixedWindowsOf } from '../runtime/operators/fixed-windows.js';
 import { KeyedCoProcessOperator } from '../runtime/operators/keyed-co-process.js';
 import {
   type CoGroupWindowFunction,
-  type FixedWindows,
   innerJoinPairs,
   WINDOW_JOIN_LATE_METRIC,
   WindowJoinFunction,
@@ -18,27 +18,6 @@ export type { CoGroupWindowFunction } from '../runtime/operators/window-join.js'
 
 function keyedBy(selectKey: (value: never) => Key, name: string): Partitioning {
   return { kind: 'keyed', selectKey, name };
-}
-
-function fixedWindows(assigner: WindowAssigner<never>, what: string): FixedWindows {
-  if (assigner === undefined || typeof assigner !== 'object' || !('kind' in assigner)) {
-    throw invalidArgument(
-      `${what}.window() needs a window assigner, e.g. Windows.tumbling(10_000)`,
-    );
-  }
-  if (assigner.timeDomain !== 'event-time') {
-    throw invalidArgument(`${what} runs in event time; use Windows.tumbling or Windows.sliding`);
-  }
-  switch (assigner.kind) {
-    case 'tumbling':
-      return { size: assigner.size, slide: assigner.size, offset: assigner.offset };
-    case 'sliding':
-      return { size: assigner.size, slide: assigner.slide, offset: assigner.offset };
-    default:
-      throw invalidArgument(
-        `${what} supports tumbling and sliding windows, not ${assigner.kind} windows`,
-      );
-  }
 }
 
 function checkKeySelector(fn: unknown, method: string): void {
@@ -101,7 +80,7 @@ export class TwoStreamsEqualTo<L, R, K extends Key, M extends Mode> {
   window(
     assigner: WindowAssigner<never>,
   ): M extends 'join' ? WindowJoin<L, R, K> : WindowCoGroup<L, R, K> {
-    const windows = fixedWindows(assigner, this.mode);
+    const windows = fixedWindowsOf(assigner, `${this.mode}.window()`);
     const settings: WindowJoinSettings<L, R, K> = {
       left: this.left,
       right: this.right,

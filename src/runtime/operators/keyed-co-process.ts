@@ -25,42 +25,19 @@ export interface KeyedCoProcessFunction<K extends Key, IN1, IN2, OUT> {
 }
 
 /**
- * Runs a keyed co-process function: input 0 goes to `processElement1`, input 1
- * to `processElement2`. Both inputs arrive through keyed exchanges; state,
- * timers and checkpoints are the keyed process operator's, shared by both.
+ * A keyed process operator whose (internal) function drops late records and
+ * counts them in a counter the operator registers under `lateMetric`.
  */
-export class KeyedCoProcessOperator<K extends Key, IN1, IN2, OUT> extends KeyedProcessOperator<
+export class LateCountingKeyedOperator<K extends Key, IN, OUT> extends KeyedProcessOperator<
   K,
-  IN1,
+  IN,
   OUT
 > {
-  /** Which input the batch being processed came from; read by the adapted function. */
-  private readonly route: { second: boolean };
-
   constructor(
-    fn: KeyedCoProcessFunction<K, IN1, IN2, OUT>,
-    /** Metric name of the late-record counter handed to the function, if it drops late records. */
-    private readonly lateMetric?: string,
+    fn: KeyedProcessFunction<K, IN, OUT>,
+    private readonly lateMetric: string | undefined,
   ) {
-    // The keyed process operator calls processElement: route it by input.
-    const route = { second: false };
-    const adapted = Object.create(fn) as KeyedCoProcessFunction<K, IN1, IN2, OUT> &
-      KeyedProcessFunction<K, IN1, OUT>;
-    adapted.processElement = function (this: typeof adapted, value, ctx, out) {
-      if (route.second) this.processElement2(value as unknown as IN2, ctx, out);
-      else this.processElement1(value, ctx, out);
-    };
-    super(adapted);
-    this.route = route;
-  }
-
-  override processSecondBatch(batch: RecordBatch<unknown>): void {
-    this.route.second = true;
-    try {
-      this.processBatch(batch as RecordBatch<IN1>);
-    } finally {
-      this.route.second = false;
-    }
+    super(fn);
   }
 
   override open(): void {
@@ -71,6 +48,46 @@ export class KeyedCoProcessOperator<K extends Key, IN1, IN2, OUT> extends KeyedP
       );
     }
     super.open();
+  }
+}
+
+/**
+ * Runs a keyed co-process function: input 0 goes to `processElement1`, input 1
+ * to `processElement2`. Both inputs arrive through keyed exchanges; state,
+ * timers and checkpoints are the keyed process operator's, shared by both.
+ */
+export class KeyedCoProcessOperator<K extends Key, IN1, IN2, OUT> extends LateCountingKeyedOperator<
+  K,
+  IN1,
+  OUT
+> {
+  /** Which input the batch being processed came from; read by the adapted function. */
+  private readonly route: { second: boolean };
+
+  constructor(
+    fn: KeyedCoProcessFunction<K, IN1, IN2, OUT>,
+    /** Metric name of the late-record counter handed to the function, if it drops late records. */
+    lateMetric?: string,
+  ) {
+    // The keyed process operator calls processElement: route it by input.
+    const route = { second: false };
+    const adapted = Object.create(fn) as KeyedCoProcessFunction<K, IN1, IN2, OUT> &
+      KeyedProcessFunction<K, IN1, OUT>;
+    adapted.processElement = function (this: typeof adapted, value, ctx, out) {
+      if (route.second) this.processElement2(value as unknown as IN2, ctx, out);
+      else this.processElement1(value, ctx, out);
+    };
+    super(adapted, lateMetric);
+    this.route = route;
+  }
+
+  override processSecondBatch(batch: RecordBatch<unknown>): void {
+    this.route.second = true;
+    try {
+      this.processBatch(batch as RecordBatch<IN1>);
+    } finally {
+      this.route.second = false;
+    }
   }
 }
 

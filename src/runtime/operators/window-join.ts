@@ -6,10 +6,11 @@ import type {
 } from '../../api/functions.js';
 import type { OutputTag } from '../../api/output-tag.js';
 import type { ListState } from '../../api/state.js';
-import { type Window, windowStart } from '../../api/windows.js';
+import type { Window } from '../../api/windows.js';
 import type { Counter } from '../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../state/keyed-state-backend.js';
 import type { Key } from '../key-groups.js';
+import { addToOpenWindows, type FixedWindows, windowOfTimer } from './fixed-windows.js';
 import {
   backendOf,
   type CountsLateRecords,
@@ -24,13 +25,6 @@ export type CoGroupWindowFunction<K extends Key, L, R, OUT> = (
   out: Collector<OUT>,
   context: { readonly key: K; readonly window: Window },
 ) => void;
-
-/** Fixed-size event-time windows: tumbling (`slide === size`) or sliding. */
-export interface FixedWindows {
-  readonly size: number;
-  readonly slide: number;
-  readonly offset: number;
-}
 
 export interface WindowJoinSpec<K extends Key, L, R, OUT> {
   readonly windows: FixedWindows;
@@ -74,21 +68,14 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
 
   /** Adds the record to every window of it that has not fired; false if none was left. */
   private add<T>(value: T, ctx: KeyedProcessContext<K>, list: ListState<T>): boolean {
-    const { size, slide, offset } = this.spec.windows;
-    const t = ctx.timestamp;
-    const watermark = ctx.timerService.currentWatermark();
-    let added = false;
-    for (let start = windowStart(t, offset, slide); start > t - size; start -= slide) {
-      const last = start + size - 1;
-      if (last <= watermark) continue;
-      this.backend.setCurrentNamespace(String(start));
-      list.add(value);
-      // Timers live in the default namespace.
-      this.backend.setCurrentNamespace(DEFAULT_NAMESPACE);
-      ctx.timerService.registerEventTimeTimer(last);
-      added = true;
-    }
-    return added;
+    return addToOpenWindows(
+      this.spec.windows,
+      ctx.timestamp,
+      ctx.timerService.currentWatermark(),
+      this.backend,
+      () => list.add(value),
+      (last) => ctx.timerService.registerEventTimeTimer(last),
+    );
   }
 
   private late<T>(value: T, ctx: KeyedProcessContext<K>, tag: OutputTag<T> | undefined): void {
@@ -97,8 +84,7 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
   }
 
   onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<OUT>): void {
-    const end = time + 1;
-    const start = end - this.spec.windows.size;
+    const { start, end } = windowOfTimer(this.spec.windows, time);
     this.backend.setCurrentNamespace(String(start));
     const lefts = this.left.get();
     const rights = this.right.get();

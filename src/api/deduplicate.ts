@@ -1,0 +1,111 @@
+import { describeRecord, invalidArgument } from '../errors.js';
+import type { Key } from '../runtime/key-groups.js';
+import type { Operator } from '../runtime/operator.js';
+import {
+  DeduplicateFunction,
+  type DeduplicateOrder,
+  type KeepRow,
+  WINDOW_LATE_METRIC,
+  WindowDeduplicateFunction,
+} from '../runtime/operators/deduplicate.js';
+import { fixedWindowsOf } from '../runtime/operators/fixed-windows.js';
+import { LateCountingKeyedOperator } from '../runtime/operators/keyed-co-process.js';
+import { KeyedProcessOperator } from '../runtime/operators/keyed-process.js';
+import type { Change } from './changelog.js';
+import type { DataStream, KeyedStream } from './data-stream.js';
+import type { OutputTag } from './output-tag.js';
+import type { StateTtlConfig } from './state.js';
+import type { WindowResult } from './window-result.js';
+import type { WindowAssigner } from './windows.js';
+
+export type { DeduplicateOrder, KeepRow } from '../runtime/operators/deduplicate.js';
+
+/** Keep-first by arrival: the only deduplication that never revises what it emitted. */
+export interface KeepFirstByArrival {
+  readonly keep: 'first';
+  readonly order?: 'arrival';
+  /** Forget a key this long (ms, processing time) after its first row; its next row counts as new. Default: never. */
+  readonly ttl?: number | StateTtlConfig;
+}
+
+/** Deduplication that may replace the kept row and so emits changes. */
+export interface DeduplicateOptions {
+  readonly keep: KeepRow;
+  /** Default `event-time`, except keep-first, whose default is `arrival`. */
+  readonly order?: DeduplicateOrder;
+  /** `retract` (default): `-U old`, `+U new`; `upsert`: only `+U new`, keyed by the stream's key. */
+  readonly mode?: 'retract' | 'upsert';
+  /** Forget a key this long (ms, processing time) after its kept row was written. Default: never. */
+  readonly ttl?: number | StateTtlConfig;
+}
+
+function ttlOf(ttl: number | StateTtlConfig | undefined): StateTtlConfig | undefined {
+  if (ttl === undefined) return undefined;
+  const config = typeof ttl === 'number' ? { ttlMs: ttl } : ttl;
+  if (!Number.isFinite(config?.ttlMs) || config.ttlMs <= 0) {
+    throw invalidArgument(
+      `deduplicate(): ttl must be a positive number of milliseconds, got ${describeRecord(ttl)}`,
+    );
+  }
+  return config;
+}
+
+/** @internal Builds `KeyedStream.deduplicate`. */
+export function deduplicate<T, K extends Key>(
+  keyed: KeyedStream<T, K>,
+  options: DeduplicateOptions,
+): DataStream<T | Change<T>> {
+  const keep = options?.keep;
+  if (keep !== 'first' && keep !== 'last') {
+    throw invalidArgument(
+      `deduplicate() needs keep: 'first' or 'last', got ${describeRecord(keep)}`,
+    );
+  }
+  const order = options.order ?? (keep === 'first' ? 'arrival' : 'event-time');
+  if (order !== 'event-time' && order !== 'arrival') {
+    throw invalidArgument(
+      `deduplicate() order must be 'event-time' or 'arrival', got ${describeRecord(order)}`,
+    );
+  }
+  const mode = options.mode ?? 'retract';
+  if (mode !== 'retract' && mode !== 'upsert') {
+    throw invalidArgument(
+      `deduplicate() mode must be 'retract' or 'upsert', got ${describeRecord(mode)}`,
+    );
+  }
+  const insertOnly = keep === 'first' && order === 'arrival';
+  const spec = { keep, order, mode, insertOnly, ttl: ttlOf(options.ttl) };
+  return keyed.addKeyedOperator(
+    `deduplicate (keep ${keep} by ${order})`,
+    () =>
+      new KeyedProcessOperator(new DeduplicateFunction<K, T>(spec)) as unknown as Operator<
+        T,
+        T | Change<T>
+      >,
+    true,
+    insertOnly ? undefined : mode,
+  );
+}
+
+/** @internal Builds `KeyedStream.windowDeduplicate`. */
+export function windowDeduplicate<T, K extends Key>(
+  keyed: KeyedStream<T, K>,
+  assigner: WindowAssigner<never>,
+  options: { readonly keep: KeepRow; readonly lateDataTag?: OutputTag<T> },
+): DataStream<WindowResult<K, T>> {
+  const windows = fixedWindowsOf(assigner, 'windowDeduplicate()');
+  const keep = options?.keep;
+  if (keep !== 'first' && keep !== 'last') {
+    throw invalidArgument(
+      `windowDeduplicate() needs keep: 'first' or 'last', got ${describeRecord(keep)}`,
+    );
+  }
+  return keyed.addKeyedOperator(
+    `window deduplicate (keep ${keep})`,
+    () =>
+      new LateCountingKeyedOperator(
+        new WindowDeduplicateFunction<K, T>(windows, keep, options.lateDataTag),
+        WINDOW_LATE_METRIC,
+      ) as unknown as Operator<T, WindowResult<K, T>>,
+  );
+}
