@@ -9,7 +9,18 @@ export {
   type ChangeKind,
   type ChangelogMode,
   Changes,
+  type GroupResult,
+  isChange,
+  type RetractableAggregateFunction,
 } from './api/changelog.js';
+export {
+  ChangelogStream,
+  GroupedChangelogStream,
+  type StateRetention,
+  TableView,
+  type TableViewOptions,
+  type UpdatingAggregateOptions,
+} from './api/changelog-stream.js';
 export { DataStream, KeyedStream } from './api/data-stream.js';
 export type {
   DeduplicateOptions,

@@ -50,3 +50,31 @@ export const Changes = {
   /** Whether a change adds its value to the result (`+I`, `+U`) or takes it away (`-U`, `-D`). */
   isAccumulate: (change: Change<unknown>): boolean => change.kind === '+I' || change.kind === '+U',
 };
+
+/** Whether `value` is a {@link Change} (an object with a valid `kind` and a `value`). */
+export function isChange(value: unknown): value is Change<unknown> {
+  if (value === null || typeof value !== 'object' || !('value' in value)) return false;
+  const kind = (value as { kind?: unknown }).kind;
+  return kind === '+I' || kind === '-U' || kind === '+U' || kind === '-D';
+}
+
+/**
+ * An aggregate function that can also take a row back out of its
+ * accumulator. Updating aggregations over a changelog call `retract` for
+ * `-U` and `-D` input; without it the operator keeps every input row of a
+ * group and recomputes the group after a retraction.
+ */
+export interface RetractableAggregateFunction<IN, ACC, OUT> {
+  createAccumulator(): ACC;
+  add(value: IN, accumulator: ACC): ACC;
+  /** Removes one earlier added `value` from the accumulator. */
+  retract?(value: IN, accumulator: ACC): ACC;
+  /** Must not return the accumulator itself (or a part that `add` mutates later). */
+  getResult(accumulator: ACC): OUT;
+}
+
+/** One row of an updating aggregation: the group's key and its current aggregate. */
+export interface GroupResult<K, R> {
+  readonly key: K;
+  readonly value: R;
+}

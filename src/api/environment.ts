@@ -42,6 +42,7 @@ import { LocalExecutor } from '../runtime/executor.js';
 import { DEFAULT_MAX_PARALLELISM } from '../runtime/key-groups.js';
 import { ProcessingTimeScheduler } from '../runtime/timers.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
+import { changelogApi } from './changelog-stream.js';
 import { DataStream, type StreamBuilder } from './data-stream.js';
 import type { WatermarkStrategy } from './watermark-strategy.js';
 
@@ -141,6 +142,8 @@ export interface JobClient {
 export class StreamEnvironment implements StreamBuilder {
   /** @internal */
   readonly graph = new LogicalGraph();
+  /** @internal */
+  readonly changelogs = changelogApi;
   readonly parallelism: number;
   readonly maxParallelism: number;
   private readonly batchSize: number;

@@ -13,6 +13,7 @@ import {
   type WindowFiring,
 } from '../runtime/windowing/window-aggregation.js';
 import { WindowOperator } from '../runtime/windowing/window-operator.js';
+import type { ChangelogStream } from './changelog-stream.js';
 import type { DataStream, KeyedStream } from './data-stream.js';
 import type { AggregateFunction, ReduceFunction } from './functions.js';
 import type { OutputTag } from './output-tag.js';
@@ -132,6 +133,39 @@ export class WindowedStream<T, K extends Key> {
       );
     }
     return this.build('window aggregate', aggregateAggregation(fn), windowFn);
+  }
+
+  /**
+   * Like `aggregate`, but the results come as a changelog keyed by (key,
+   * window): a window's first firing is `+I`; a later firing of the same
+   * window (after an early firing, or a late update within the allowed
+   * lateness) is `-U previous, +U new` (`retract`, default) or `+U new`
+   * (`upsert`). A window's last result is kept in keyed state until the
+   * watermark passes its end plus the allowed lateness.
+   */
+  aggregateChanges<ACC, R>(
+    fn: AggregateFunction<T, ACC, R>,
+    mode: 'retract' | 'upsert' = 'retract',
+  ): ChangelogStream<WindowResult<K, R>> {
+    const results = this.aggregate(fn);
+    return results.builder.changelogs.windowChangelog(
+      results,
+      this.settings.allowedLateness,
+      mode,
+    );
+  }
+
+  /** Like `reduce`, but the results come as a changelog; see {@link aggregateChanges}. */
+  reduceChanges(
+    fn: ReduceFunction<T>,
+    mode: 'retract' | 'upsert' = 'retract',
+  ): ChangelogStream<WindowResult<K, T>> {
+    const results = this.reduce(fn);
+    return results.builder.changelogs.windowChangelog(
+      results,
+      this.settings.allowedLateness,
+      mode,
+    );
   }
 
   /** Calls `fn` with all records of a window when it fires. */

@@ -9,6 +9,7 @@
  * are not yet in the table.
  */
 import type pg from 'pg';
+import { type Change, type ChangeKind, isChange } from '../../api/changelog.js';
 import { userFunctionFailed, WeirError } from '../../errors.js';
 import type { Counter } from '../../metrics/registry.js';
 import type { RecordBatch } from '../../runtime/record-batch.js';
@@ -36,23 +37,41 @@ export interface PendingMutation<T> {
   readonly mutation: SinkMutation;
 }
 
-/** @internal Converts a batch to mutations, naming the record when the user's function throws. */
+/**
+ * @internal Converts a batch to mutations, naming the record when the user's
+ * function throws. With `changes`, `Change` records are applied by kind: the
+ * row of `+I`/`+U` is upserted, the row of `-D` deleted by its key, and `-U`
+ * skipped (the `+U` that follows replaces the row).
+ */
 export function mutationsOf<T>(
   config: SinkConfig<T>,
   batch: RecordBatch<T>,
   operatorId: string,
   into: PendingMutation<T>[],
+  changes = false,
 ): void {
-  for (const record of batch.values) {
+  for (const input of batch.values) {
+    let record = input;
+    let kind: ChangeKind = '+I';
+    if (changes && isChange(input)) {
+      kind = input.kind;
+      if (kind === '-U') continue;
+      record = input.value as T;
+    }
     let mutation: SinkMutation | null | undefined;
     try {
       mutation = config.toMutation(record);
     } catch (cause) {
       throw userFunctionFailed(operatorId, 'toMutation', record, cause);
     }
-    if (mutation !== null && mutation !== undefined) into.push({ record, mutation });
+    if (mutation === null || mutation === undefined) continue;
+    if (kind === '-D' && mutation.kind === 'upsert') mutation = { kind: 'delete', key: mutation.row };
+    into.push({ record, mutation });
   }
 }
+
+/** The row type of a sink's records: the changed row for `Change` records. */
+export type RowOf<T> = T extends Change<infer R> ? R : T;
 
 /**
  * @internal Hands rejected records to the dead letter, or returns the
@@ -138,7 +157,7 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
 
   write(batch: RecordBatch<T>): void {
     this.check();
-    mutationsOf(this.config, batch, this.operatorId, this.pending);
+    mutationsOf(this.config, batch, this.operatorId, this.pending, true);
     this.startFlush();
   }
 
@@ -232,13 +251,17 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
  * Writes records to a PostgreSQL table by upserting (and deleting) rows by
  * key: at-least-once with checkpoints, and idempotent, so a restored job
  * leaves the same table. See {@link PostgresSinkOptions}.
+ *
+ * Accepts upsert changelogs: for `Change` records, `toMutation` receives the
+ * changed row; `+I` and `+U` upsert it, `-D` deletes the row with its key.
  */
 export class PostgresUpsertSink<T> implements Sink<T> {
   readonly name: string;
+  readonly accepts = 'upsert';
   private readonly config: SinkConfig<T>;
 
-  constructor(options: PostgresSinkOptions<T>) {
-    this.config = sinkConfig(options, 'PostgresUpsertSink');
+  constructor(options: PostgresSinkOptions<RowOf<T>>) {
+    this.config = sinkConfig(options as PostgresSinkOptions<T>, 'PostgresUpsertSink');
     this.name = `postgres upsert ${this.config.table.schema}.${this.config.table.table}`;
   }
 

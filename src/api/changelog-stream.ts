@@ -1,0 +1,441 @@
+import { describeRecord, invalidArgument, WeirError } from '../errors.js';
+import type { Edge, Partitioning } from '../plan/logical-graph.js';
+import type { Key } from '../runtime/key-groups.js';
+import type { Operator } from '../runtime/operator.js';
+import { tableViewFunction, type ViewOutput } from '../runtime/operators/changelog/table-view.js';
+import { updatingAggregateFunction } from '../runtime/operators/changelog/updating-aggregate.js';
+import { windowChangelogFunction } from '../runtime/operators/changelog/window-changelog.js';
+import { FilterOperator } from '../runtime/operators/filter.js';
+import { FlatMapOperator } from '../runtime/operators/flat-map.js';
+import { KeyedProcessOperator } from '../runtime/operators/keyed-process.js';
+import { MapOperator } from '../runtime/operators/map.js';
+import {
+  type Change,
+  type ChangelogMode,
+  type GroupResult,
+  isChange,
+  type RetractableAggregateFunction,
+} from './changelog.js';
+import { DataStream, type StreamBuilder, type StreamRef } from './data-stream.js';
+import type { KeyedProcessFunction } from './functions.js';
+import type { StateSerializer, StateTtlConfig } from './state.js';
+import type { WindowResult } from './window-result.js';
+
+/** A state time-to-live: milliseconds, or a full TTL configuration. */
+export type StateRetention = number | StateTtlConfig;
+
+/** How an updating aggregation emits and keeps its groups. */
+export interface UpdatingAggregateOptions<ACC> {
+  /**
+   * `retract` (default): an update is `-U old` then `+U new`; `upsert`: only
+   * `+U new`, keyed by the group key.
+   */
+  readonly mode?: 'retract' | 'upsert';
+  /** Drop a group's state this long after its last change (processing time). Default: kept forever. */
+  readonly ttl?: StateRetention;
+  /** Encodes the accumulator in checkpoints. Default: the accumulator is JSON data. */
+  readonly accumulatorSerializer?: StateSerializer<ACC>;
+}
+
+/** How a table view keeps its rows. */
+export interface TableViewOptions {
+  /** Forget a key's row this long after its last change (processing time). Default: kept forever. */
+  readonly ttl?: StateRetention;
+}
+
+function ttlConfig(
+  retention: StateRetention | undefined,
+  what: string,
+): StateTtlConfig | undefined {
+  if (retention === undefined) return undefined;
+  const config = typeof retention === 'number' ? { ttlMs: retention } : retention;
+  if (!Number.isFinite(config?.ttlMs) || config.ttlMs <= 0) {
+    throw invalidArgument(
+      `${what}: ttl must be a positive number of milliseconds, got ${describeRecord(retention)}`,
+    );
+  }
+  return config;
+}
+
+/** @internal Adds a keyed operator whose main output is a changelog (or plain records). */
+function keyedNode<IN, OUT>(
+  builder: StreamBuilder,
+  refs: readonly StreamRef[],
+  selectKey: (value: never) => Key,
+  keyName: string,
+  name: string,
+  create: () => Operator<IN, OUT>,
+  changelog: ChangelogMode | undefined,
+): StreamRef[] {
+  const partitioning: Partitioning = { kind: 'keyed', selectKey, name: keyName };
+  const inputs: Edge[] = refs.map((r) => ({ from: r.node, tag: r.tag, partitioning }));
+  const node = builder.graph.addOperator(name, inputs, create as () => Operator<unknown, unknown>, {
+    keyed: true,
+    stateful: true,
+    changelog,
+  });
+  return [{ node: node.id, tag: undefined }];
+}
+
+/** @internal Adds a forward operator declaring what its output carries. */
+function forwardNode<IN, OUT>(
+  builder: StreamBuilder,
+  refs: readonly StreamRef[],
+  name: string,
+  create: () => Operator<IN, OUT>,
+  changelog: ChangelogMode | undefined,
+): StreamRef[] {
+  const inputs: Edge[] = refs.map((r) => ({
+    from: r.node,
+    tag: r.tag,
+    partitioning: { kind: 'forward' },
+  }));
+  const node = builder.graph.addOperator(name, inputs, create as () => Operator<unknown, unknown>, {
+    changelog,
+  });
+  return [{ node: node.id, tag: undefined }];
+}
+
+function checkAggregate(fn: RetractableAggregateFunction<never, never, never>): void {
+  if (
+    typeof fn?.createAccumulator !== 'function' ||
+    typeof fn.add !== 'function' ||
+    typeof fn.getResult !== 'function'
+  ) {
+    throw invalidArgument(
+      'updatingAggregate() needs an object with createAccumulator, add and getResult (and retract, for changelog input)',
+    );
+  }
+}
+
+/**
+ * A stream of changes (`+I`, `-U`, `+U`, `-D`) to rows of type T: the output
+ * of updating operators, or a stream declared as one. Its mode
+ * (`insert-only`, `upsert`, `retract`) says which kinds it may carry; row
+ * transformations keep the mode, and sinks refuse a mode they cannot apply
+ * when the job is built.
+ */
+export class ChangelogStream<T> extends DataStream<Change<T>> {
+  /** @internal */
+  constructor(
+    builder: StreamBuilder,
+    refs: readonly StreamRef[],
+    /** The key an `upsert` stream's changes replace rows by; undefined for other modes. */
+    readonly upsertKey: ((row: T) => Key) | undefined,
+  ) {
+    super(builder, refs);
+  }
+
+  /** Which changes this stream may carry. */
+  get mode(): ChangelogMode {
+    return this.changelogMode();
+  }
+
+  private derived<R>(
+    refs: StreamRef[],
+    upsertKey: ((row: R) => Key) | undefined,
+  ): ChangelogStream<R> {
+    return new ChangelogStream<R>(this.builder, refs, upsertKey);
+  }
+
+  /** Keeps the changes `predicate` accepts, as a changelog of the same mode. */
+  override filter(predicate: (change: Change<T>) => boolean): ChangelogStream<T> {
+    const refs = forwardNode(
+      this.builder,
+      this.refs,
+      'filter',
+      () => new FilterOperator(predicate),
+      this.mode,
+    );
+    return this.derived(refs, this.upsertKey);
+  }
+
+  /**
+   * Keeps the rows `predicate` accepts (a WHERE over the changing rows): in a
+   * retract stream every change of a rejected row is dropped; in an upsert
+   * stream a rejected `+I`/`+U` becomes a `-D` of that row, so a row that
+   * stops matching leaves the result.
+   */
+  filterRows(predicate: (row: T) => boolean): ChangelogStream<T> {
+    const mode = this.mode;
+    const refs = forwardNode<Change<T>, Change<T>>(
+      this.builder,
+      this.refs,
+      'filter rows',
+      () =>
+        new FlatMapOperator<Change<T>, Change<T>>((change, out) => {
+          if (predicate(change.value)) out.collect(change);
+          else if (mode === 'upsert' && (change.kind === '+I' || change.kind === '+U')) {
+            out.collect({ kind: '-D', value: change.value });
+          }
+        }),
+      mode,
+    );
+    return this.derived(refs, this.upsertKey);
+  }
+
+  /**
+   * Maps every change's row, keeping its kind and the stream's mode. An
+   * upsert stream needs the key of the new rows (`upsertKey`).
+   */
+  mapRows<R>(fn: (row: T) => R, upsertKey?: (row: R) => Key): ChangelogStream<R> {
+    const mode = this.mode;
+    if (mode === 'upsert' && upsertKey === undefined) {
+      throw invalidArgument(
+        'mapRows() on an upsert changelog needs the upsert key of the mapped rows: mapRows(fn, (row) => row.id)',
+      );
+    }
+    const refs = forwardNode<Change<T>, Change<R>>(
+      this.builder,
+      this.refs,
+      'map rows',
+      () => new MapOperator<Change<T>, Change<R>>((c) => ({ kind: c.kind, value: fn(c.value) })),
+      mode,
+    );
+    return this.derived(refs, mode === 'upsert' ? upsertKey : undefined);
+  }
+
+  /** Merges changelogs (and insert-only streams of changes); the mode is the widest of them. */
+  override union(...others: DataStream<Change<T>>[]): ChangelogStream<T> {
+    return this.derived([...this.refs, ...others.flatMap((o) => o.refs)], this.upsertKey);
+  }
+
+  /** Groups the changing rows by key, for an updating aggregation. */
+  groupBy<K extends Key>(selectKey: (row: T) => K, name = 'groupBy'): GroupedChangelogStream<T, K> {
+    return new GroupedChangelogStream(this, selectKey, name);
+  }
+
+  /**
+   * The latest row per primary key, kept in keyed state (checkpointed): read
+   * it back as a stream with `toUpsertStream`, `toRetractStream` or (for an
+   * append-only input) `toInsertStream`.
+   */
+  materialize<K extends Key>(
+    primaryKey: (row: T) => K,
+    options: TableViewOptions = {},
+  ): TableView<T, K> {
+    if (typeof primaryKey !== 'function') {
+      throw invalidArgument('materialize() needs a primary key function, e.g. (row) => row.id');
+    }
+    return new TableView(this, primaryKey, ttlConfig(options.ttl, 'materialize()'));
+  }
+}
+
+/** A changelog grouped by a key: the input of an updating aggregation. */
+export class GroupedChangelogStream<T, K extends Key> {
+  /** @internal */
+  constructor(
+    private readonly input: ChangelogStream<T>,
+    private readonly selectKey: (row: T) => K,
+    private readonly keyName: string,
+  ) {}
+
+  /**
+   * A non-windowed GROUP BY over a changelog: `+I`/`+U` rows are added to
+   * their group, `-U`/`-D` rows taken out again (with `fn.retract`, or by
+   * recomputing from the rows the operator keeps when `fn` has none).
+   * Emits the group's result as changes; see {@link KeyedStream.updatingAggregate}.
+   */
+  updatingAggregate<ACC, R>(
+    fn: RetractableAggregateFunction<T, ACC, R>,
+    options: UpdatingAggregateOptions<ACC> = {},
+  ): ChangelogStream<GroupResult<K, R>> {
+    const select = this.selectKey;
+    return changelogApi.updatingAggregate<Change<T>, T, K, ACC, R>(
+      this.input.builder,
+      this.input.refs,
+      (c) => select(c.value),
+      this.keyName,
+      fn,
+      options,
+      true,
+    );
+  }
+}
+
+/**
+ * A keyed table view over a changelog: the latest row per primary key.
+ * Each `to...Stream` call adds a view operator (state keyed by the primary
+ * key) that emits how the view changes.
+ */
+export class TableView<T, K extends Key> {
+  /** @internal */
+  constructor(
+    /** @internal */
+    readonly input: ChangelogStream<T>,
+    /** The primary key of the view's rows. */
+    readonly primaryKey: (row: T) => K,
+    private readonly ttl: StateTtlConfig | undefined,
+  ) {}
+
+  private stream(output: ViewOutput): StreamRef[] {
+    const pk = this.primaryKey;
+    const ttl = this.ttl;
+    return keyedNode<Change<T>, Change<T> | T>(
+      this.input.builder,
+      this.input.refs,
+      ((c: Change<T>) => pk(c.value)) as (value: never) => Key,
+      'primary key',
+      `table view (${output})`,
+      () => new KeyedProcessOperator(tableViewFunction<K, T>(output, ttl)),
+      output === 'insert-only' ? undefined : output,
+    );
+  }
+
+  /** The view's changes as upserts on the primary key: `+I`, `+U` (new row), `-D`. */
+  toUpsertStream(): ChangelogStream<T> {
+    return new ChangelogStream<T>(this.input.builder, this.stream('upsert'), this.primaryKey);
+  }
+
+  /** The view's changes with retractions: `+I`, `-U` old then `+U` new, `-D`. */
+  toRetractStream(): ChangelogStream<T> {
+    return new ChangelogStream<T>(this.input.builder, this.stream('retract'), undefined);
+  }
+
+  /**
+   * The view's rows as plain records: only for an append-only (insert-only)
+   * input, refused when the job is built otherwise. A second row for a key
+   * fails the job, naming the key.
+   */
+  toInsertStream(): DataStream<T> {
+    const mode = this.input.mode;
+    if (mode !== 'insert-only') {
+      throw new WeirError(
+        'INVALID_JOB',
+        `toInsertStream() needs an append-only view, but its input is a ${mode} changelog (rows are updated or deleted); use toUpsertStream() or toRetractStream()`,
+      );
+    }
+    return new DataStream<T>(this.input.builder, this.stream('insert-only'));
+  }
+}
+
+/** @internal Builds changelog operators for streams; reached through the environment, so data-stream.ts needs no value import of this module. */
+export const changelogApi = {
+  toChangelog<T>(stream: DataStream<T>): ChangelogStream<T> {
+    const refs = forwardNode<T, Change<T>>(
+      stream.builder,
+      stream.refs,
+      'to changelog',
+      () => new MapOperator<T, Change<T>>((value) => ({ kind: '+I', value })),
+      'insert-only',
+    );
+    return new ChangelogStream<T>(stream.builder, refs, undefined);
+  },
+
+  asChangelog<T>(
+    stream: DataStream<Change<T>>,
+    mode: ChangelogMode,
+    upsertKey: ((row: T) => Key) | undefined,
+  ): ChangelogStream<T> {
+    if (mode !== 'insert-only' && mode !== 'upsert' && mode !== 'retract') {
+      throw invalidArgument(
+        `asChangelog() needs a mode of 'insert-only', 'upsert' or 'retract', got ${describeRecord(mode)}`,
+      );
+    }
+    if (mode === 'upsert' && typeof upsertKey !== 'function') {
+      throw invalidArgument(
+        "asChangelog('upsert') needs the upsert key: asChangelog('upsert', (row) => row.id)",
+      );
+    }
+    const allowed =
+      mode === 'insert-only'
+        ? ['+I']
+        : mode === 'upsert'
+          ? ['+I', '+U', '-D']
+          : ['+I', '-U', '+U', '-D'];
+    const refs = forwardNode<Change<T>, Change<T>>(
+      stream.builder,
+      stream.refs,
+      `changelog (${mode})`,
+      () =>
+        new MapOperator<Change<T>, Change<T>>((change) => {
+          if (!isChange(change) || !allowed.includes(change.kind)) {
+            throw new WeirError(
+              'BAD_RECORD',
+              `a ${mode} changelog record must be { kind: ${allowed.map((k) => `'${k}'`).join(' | ')}, value }, got ${describeRecord(change)}`,
+              { record: describeRecord(change) },
+            );
+          }
+          return change;
+        }),
+      mode,
+    );
+    return new ChangelogStream<T>(stream.builder, refs, mode === 'upsert' ? upsertKey : undefined);
+  },
+
+  updatingAggregate<IN, ROW, K extends Key, ACC, R>(
+    builder: StreamBuilder,
+    refs: readonly StreamRef[],
+    selectKey: (value: IN) => K,
+    keyName: string,
+    fn: RetractableAggregateFunction<ROW, ACC, R>,
+    options: UpdatingAggregateOptions<ACC>,
+    changelogInput: boolean,
+  ): ChangelogStream<GroupResult<K, R>> {
+    checkAggregate(fn as RetractableAggregateFunction<never, never, never>);
+    const mode = options.mode ?? 'retract';
+    if (mode !== 'retract' && mode !== 'upsert') {
+      throw invalidArgument(
+        `updatingAggregate() mode must be 'retract' or 'upsert', got ${describeRecord(mode)}`,
+      );
+    }
+    const ttl = ttlConfig(options.ttl, 'updatingAggregate()');
+    const spec = {
+      fn,
+      changelogInput,
+      mode,
+      ttl,
+      accumulatorSerializer: options.accumulatorSerializer,
+    };
+    const out = keyedNode(
+      builder,
+      refs,
+      selectKey as (value: never) => Key,
+      keyName,
+      'updating aggregate',
+      () =>
+        new KeyedProcessOperator(
+          updatingAggregateFunction<K, ROW, ACC, R>(spec) as KeyedProcessFunction<
+            K,
+            IN,
+            Change<GroupResult<K, R>>
+          >,
+        ),
+      mode,
+    );
+    return new ChangelogStream<GroupResult<K, R>>(
+      builder,
+      out,
+      mode === 'upsert' ? (r) => r.key : undefined,
+    );
+  },
+
+  windowChangelog<K extends Key, R>(
+    results: DataStream<WindowResult<K, R>>,
+    allowedLateness: number,
+    mode: 'retract' | 'upsert',
+  ): ChangelogStream<WindowResult<K, R>> {
+    if (mode !== 'retract' && mode !== 'upsert') {
+      throw invalidArgument(
+        `a window changelog's mode must be 'retract' or 'upsert', got ${describeRecord(mode)}`,
+      );
+    }
+    const refs = keyedNode(
+      results.builder,
+      results.refs,
+      ((r: WindowResult<K, R>) => r.key) as (value: never) => Key,
+      'window key',
+      `window changelog (${mode})`,
+      () => new KeyedProcessOperator(windowChangelogFunction<K, R>(mode, allowedLateness)),
+      mode,
+    );
+    return new ChangelogStream<WindowResult<K, R>>(
+      results.builder,
+      refs,
+      mode === 'upsert' ? (r) => `${String(r.key)}@${r.window.start}:${r.window.end}` : undefined,
+    );
+  },
+};
+
+/** @internal */
+export type ChangelogApi = typeof changelogApi;

@@ -1,0 +1,66 @@
+import type { Change } from '../../../api/changelog.js';
+import type { KeyedProcessFunction, KeyedRuntimeContext } from '../../../api/functions.js';
+import type { StateTtlConfig, ValueState } from '../../../api/state.js';
+import { describeRecord, WeirError } from '../../../errors.js';
+import type { Key } from '../../key-groups.js';
+import { sameRow } from './same-row.js';
+
+/** @internal What the view emits: its upsert or retract changelog, or plain inserts. */
+export type ViewOutput = 'upsert' | 'retract' | 'insert-only';
+
+type Self<K extends Key, T> = KeyedProcessFunction<K, Change<T>, Change<T> | T> & {
+  row?: ValueState<T>;
+};
+
+/**
+ * A keyed table view: the latest row per primary key, kept in keyed state.
+ * Every input change updates the view, and what the view changed is emitted:
+ * a new key `+I`, a changed row `-U old, +U new` (retract) or `+U new`
+ * (upsert), a deleted key `-D old`. Changes that leave the row as it was
+ * are not emitted.
+ */
+export function tableViewFunction<K extends Key, T>(
+  output: ViewOutput,
+  ttl: StateTtlConfig | undefined,
+): KeyedProcessFunction<K, Change<T>, Change<T> | T> {
+  const self: Self<K, T> = {
+    open(ctx: KeyedRuntimeContext) {
+      this.row = ctx.state.getValueState<T>({ name: 'row', ...(ttl === undefined ? {} : { ttl }) });
+    },
+    processElement(change, ctx, out) {
+      const state = this.row!;
+      const prev = state.value();
+      const { kind, value } = change;
+      if (output === 'insert-only') {
+        if (kind !== '+I' || prev !== undefined) {
+          throw new WeirError(
+            'BAD_RECORD',
+            `an append-only view got ${kind === '+I' ? 'a second row' : `a ${kind} change`} for key ${describeRecord(ctx.key)}: ${describeRecord(value)}; read the view as an upsert or retract stream instead`,
+            { record: describeRecord(change) },
+          );
+        }
+        state.update(value);
+        out.collect(value);
+        return;
+      }
+      if (kind === '+I' || kind === '+U') {
+        state.update(value);
+        if (prev === undefined) out.collect({ kind, value });
+        else if (!sameRow(prev, value)) {
+          if (output === 'retract') out.collect({ kind: '-U', value: prev });
+          out.collect({ kind: '+U', value });
+        }
+        return;
+      }
+      // -U or -D: the key's row goes away (an update's +U, if any, brings the new one).
+      if (prev === undefined) return;
+      state.clear();
+      out.collect(
+        output === 'retract' && kind === '-U'
+          ? { kind: '-U', value: prev }
+          : { kind: '-D', value: prev },
+      );
+    },
+  };
+  return self;
+}
