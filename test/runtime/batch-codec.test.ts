@@ -63,11 +63,11 @@ function sparse(items: unknown[], index: number): unknown[] {
   return items;
 }
 
-function roundTrip<T>(batch: RecordBatch<T>): RecordBatch<T> {
+function roundTrip<T>(batch: RecordBatch<T>, shareStringMemory = false): RecordBatch<T> {
   const encoded = encodeBatch(batch);
   // The header must survive structured cloning on its own (no buffers or typed arrays in it).
   const header = structuredClone({ ...encoded, buffers: [] });
-  return decodeBatch<T>({ ...header, buffers: encoded.buffers });
+  return decodeBatch<T>({ ...header, buffers: encoded.buffers }, { shareStringMemory });
 }
 
 function expectSame<T>(actual: RecordBatch<T>, expected: RecordBatch<T>): void {
@@ -194,8 +194,8 @@ const uniformBatch = fc
 describe('batch codec round trip', () => {
   it('keeps arbitrary plain values, keys and timestamps exactly', () => {
     fc.assert(
-      fc.property(anyBatch, (batch) => {
-        expectSame(roundTrip(batch), batch);
+      fc.property(anyBatch, fc.boolean(), (batch, share) => {
+        expectSame(roundTrip(batch, share), batch);
       }),
       { numRuns: 400 },
     );
@@ -203,10 +203,10 @@ describe('batch codec round trip', () => {
 
   it('keeps uniform object batches exactly, as one column per field', () => {
     fc.assert(
-      fc.property(uniformBatch, (batch) => {
+      fc.property(uniformBatch, fc.boolean(), (batch, shareStringMemory) => {
         const encoded = encodeBatch(batch);
         expect(encoded.values.kind).toBe('object');
-        expectSame(decodeBatch(encoded), batch);
+        expectSame(decodeBatch(encoded, { shareStringMemory }), batch);
       }),
       { numRuns: 200 },
     );
@@ -266,6 +266,7 @@ describe('batch codec round trip', () => {
       '',
     ];
     const batch = { values, timestamps: values.map(() => 0), keys: undefined };
+    expectSame(roundTrip(batch, true), batch);
     const decoded = roundTrip(batch);
     expectSame(decoded, batch);
     expect(Object.getPrototypeOf(decoded.values[4])).toBe(Object.prototype);

@@ -25,14 +25,16 @@ export type ColumnHeader =
   | { readonly kind: 'date'; readonly data: number }
   /**
    * Strings: UTF-8 bytes of all values concatenated, and a Uint32Array of
-   * `n + 1` byte offsets. `ascii` when every byte is below 0x80, so decoding
-   * can skip UTF-8 validation.
+   * `n + 1` byte offsets. `chars`, present only when some character takes more
+   * than one byte, is a Uint32Array of `n + 1` UTF-16 offsets into the decoded
+   * text of all bytes; without it every byte is ASCII and byte offsets are
+   * also character offsets.
    */
   | {
       readonly kind: 'string';
       readonly bytes: number;
       readonly offsets: number;
-      readonly ascii: boolean;
+      readonly chars: number | undefined;
     }
   /**
    * Strings drawn from a few distinct values: the distinct values (as a nested

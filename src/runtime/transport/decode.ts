@@ -8,13 +8,25 @@ import { deserialize } from 'node:v8';
 import { WeirError } from '../../errors.js';
 import type { RecordBatch } from '../record-batch.js';
 import type { ColumnHeader, EncodedBatch } from './columns.js';
+import { assembler } from './shapes.js';
+
+/** How {@link decodeBatch} materializes values. */
+export interface DecodeOptions {
+  /**
+   * Decode each string column as one string and hand out slices of it
+   * (several times faster for long strings). A slice keeps the whole column's
+   * text alive, so only use this where decoded records do not outlive the
+   * batch for long (stateless pipelines); the default copies every long string.
+   */
+  readonly shareStringMemory?: boolean;
+}
 
 /**
  * Rebuilds the batch {@link encodeBatch} encoded, typically on the thread that
  * received `encoded` through `postMessage`. The buffers are read, not kept: the
  * decoded values do not share memory with them.
  */
-export function decodeBatch<T>(encoded: EncodedBatch): RecordBatch<T> {
+export function decodeBatch<T>(encoded: EncodedBatch, options: DecodeOptions = {}): RecordBatch<T> {
   if (encoded.format !== 1) {
     throw new WeirError('INTERNAL', `unknown encoded batch format ${String(encoded.format)}`, {
       domain: 'internal',
@@ -22,8 +34,9 @@ export function decodeBatch<T>(encoded: EncodedBatch): RecordBatch<T> {
   }
   const { length, buffers } = encoded;
   const timestamps = Array.from(new Float64Array(buffer(buffers, encoded.timestamps)));
-  const keys = encoded.keys === undefined ? undefined : decodeColumn(encoded.keys, buffers, length);
-  const values = decodeColumn(encoded.values, buffers, length) as T[];
+  const keys =
+    encoded.keys === undefined ? undefined : decodeColumn(encoded.keys, buffers, length, options);
+  const values = decodeColumn(encoded.values, buffers, length, options) as T[];
   return { values, timestamps, keys };
 }
 
@@ -35,7 +48,12 @@ function buffer(buffers: readonly ArrayBuffer[], index: number): ArrayBuffer {
   return found;
 }
 
-function decodeColumn(column: ColumnHeader, buffers: readonly ArrayBuffer[], n: number): unknown[] {
+function decodeColumn(
+  column: ColumnHeader,
+  buffers: readonly ArrayBuffer[],
+  n: number,
+  options: DecodeOptions,
+): unknown[] {
   switch (column.kind) {
     case 'null':
       return new Array<unknown>(n).fill(null);
@@ -60,9 +78,9 @@ function decodeColumn(column: ColumnHeader, buffers: readonly ArrayBuffer[], n: 
       return out;
     }
     case 'string':
-      return decodeStrings(column, buffers, n);
+      return decodeStrings(column, buffers, n, options);
     case 'dictionary': {
-      const dictionary = decodeColumn(column.dictionary, buffers, column.distinct);
+      const dictionary = decodeColumn(column.dictionary, buffers, column.distinct, options);
       const data = column.wide
         ? new Uint16Array(buffer(buffers, column.indexes), 0, n)
         : new Uint8Array(buffer(buffers, column.indexes), 0, n);
@@ -81,12 +99,12 @@ function decodeColumn(column: ColumnHeader, buffers: readonly ArrayBuffer[], n: 
       return out;
     }
     case 'object': {
-      const fields = column.fields.map((field) => decodeColumn(field, buffers, n));
+      const fields = column.fields.map((field) => decodeColumn(field, buffers, n, options));
       return assembler(column.keys)(fields, n);
     }
     case 'array': {
       const offsets = new Uint32Array(buffer(buffers, column.offsets), 0, n + 1);
-      const items = decodeColumn(column.items, buffers, offsets[n] as number);
+      const items = decodeColumn(column.items, buffers, offsets[n] as number, options);
       const out = new Array<unknown>(n);
       for (let i = 0; i < n; i++) out[i] = items.slice(offsets[i], offsets[i + 1]);
       return out;
@@ -94,7 +112,7 @@ function decodeColumn(column: ColumnHeader, buffers: readonly ArrayBuffer[], n: 
     case 'union': {
       const tags = new Uint8Array(buffer(buffers, column.tags), 0, n);
       const members = column.members.map((member, m) =>
-        decodeColumn(member, buffers, column.counts[m] as number),
+        decodeColumn(member, buffers, column.counts[m] as number, options),
       );
       const cursors = new Array<number>(members.length).fill(0);
       const out = new Array<unknown>(n);
@@ -109,64 +127,38 @@ function decodeColumn(column: ColumnHeader, buffers: readonly ArrayBuffer[], n: 
   }
 }
 
+/**
+ * V8 copies substrings shorter than this; longer ones are slices that keep
+ * their whole parent string alive.
+ */
+const SHORT_STRING = 13;
+
 function decodeStrings(
   column: Extract<ColumnHeader, { kind: 'string' }>,
   buffers: readonly ArrayBuffer[],
   n: number,
+  options: DecodeOptions,
 ): unknown[] {
   const bytes = Buffer.from(buffer(buffers, column.bytes));
   const offsets = new Uint32Array(buffer(buffers, column.offsets), 0, n + 1);
-  const encoding = column.ascii ? 'latin1' : 'utf8';
+  const ascii = column.chars === undefined;
+  const chars = ascii ? offsets : new Uint32Array(buffer(buffers, column.chars), 0, n + 1);
+  const encoding = ascii ? 'latin1' : 'utf8';
+  const share = options.shareStringMemory === true;
+  // Decoding all text at once and slicing is fastest; a long slice, though, keeps the whole
+  // column's text alive for as long as the record lives (in state, a window), so unless the
+  // caller opts in, long strings are decoded one by one.
+  let joined: string | undefined;
   const out = new Array<unknown>(n);
   for (let i = 0; i < n; i++) {
-    out[i] = bytes.toString(encoding, offsets[i], offsets[i + 1]);
+    const start = chars[i] as number;
+    const end = chars[i + 1] as number;
+    if (share || end - start < SHORT_STRING) {
+      joined ??= bytes.toString(encoding);
+      out[i] = joined.slice(start, end);
+    } else {
+      out[i] = bytes.toString(encoding, offsets[i], offsets[i + 1]);
+    }
   }
   return out;
-}
-
-type Assembler = (fields: readonly unknown[][], n: number) => unknown[];
-
-/** Generated assemblers by key list; bounded so a stream of ever-new shapes cannot grow it forever. */
-const assemblers = new Map<string, Assembler>();
-const MAX_ASSEMBLERS = 1024;
-
-function assembler(keys: readonly string[]): Assembler {
-  const id = JSON.stringify(keys);
-  let found = assemblers.get(id);
-  if (found === undefined) {
-    found = makeAssembler(keys);
-    if (assemblers.size >= MAX_ASSEMBLERS) assemblers.clear();
-    assemblers.set(id, found);
-  }
-  return found;
-}
-
-function makeAssembler(keys: readonly string[]): Assembler {
-  // A quoted `"__proto__": v` in a literal would set the prototype; build such shapes key by key.
-  if (keys.includes('__proto__')) {
-    return (fields, n) => {
-      const out = new Array<unknown>(n);
-      for (let i = 0; i < n; i++) {
-        const record: Record<string, unknown> = {};
-        for (let k = 0; k < keys.length; k++) {
-          Object.defineProperty(record, keys[k] as string, {
-            value: (fields[k] as unknown[])[i],
-            writable: true,
-            enumerable: true,
-            configurable: true,
-          });
-        }
-        out[i] = record;
-      }
-      return out;
-    };
-  }
-  // Keys are embedded as JSON string literals, so any key text is safe in the source.
-  const columns = keys.map((_, k) => `const c${k} = fields[${k}];`).join('\n');
-  const literal = keys.map((key, k) => `${JSON.stringify(key)}: c${k}[i]`).join(', ');
-  const body = `${columns}
-const out = new Array(n);
-for (let i = 0; i < n; i++) out[i] = { ${literal} };
-return out;`;
-  return new Function('fields', 'n', body) as Assembler;
 }

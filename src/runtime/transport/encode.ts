@@ -14,6 +14,7 @@ import { WeirError } from '../../errors.js';
 import type { RecordBatch } from '../record-batch.js';
 import type { ColumnHeader, EncodedBatch } from './columns.js';
 import { findUnsupportedValue, isPlainObject, isSerializableLeaf } from './plain-data.js';
+import { extractor } from './shapes.js';
 
 /**
  * Values nested deeper than this (or cyclic) send the whole batch through
@@ -22,6 +23,8 @@ import { findUnsupportedValue, isPlainObject, isSerializableLeaf } from './plain
 const MAX_COLUMN_DEPTH = 32;
 /** More distinct kinds or object shapes than this in one column: `v8.serialize` it. */
 const MAX_UNION_MEMBERS = 32;
+/** A string column is joined into one string to encode; V8 strings are limited to about 2^29 characters. */
+const MAX_JOINED_CHARS = 1 << 28;
 /** At most this many distinct strings in a dictionary column. */
 const MAX_DICTIONARY = 4096;
 
@@ -67,7 +70,7 @@ export function encodeBatch<T>(batch: RecordBatch<T>): EncodedBatch {
 
 function encodeColumns<T>(batch: RecordBatch<T>, serialized: boolean): EncodedBatch {
   const buffers: ArrayBuffer[] = [];
-  const timestamps = push(buffers, new Float64Array(batch.timestamps).buffer);
+  const timestamps = push(buffers, toFloat64(batch.timestamps).buffer);
   const encode = serialized ? encodeSerialized : encodeTopColumn;
   const keys = batch.keys === undefined ? undefined : encode(batch.keys, buffers);
   const values = encode(batch.values, buffers);
@@ -240,17 +243,24 @@ function encodeLeaves(
 }
 
 function encodeNumbers(xs: readonly number[], buffers: ArrayBuffer[]): ColumnHeader {
-  const n = xs.length;
+  const data = toFloat64(xs);
   let int32 = true;
-  for (let i = 0; i < n; i++) {
-    const x = xs[i] as number;
+  for (let i = 0; i < data.length; i++) {
+    const x = data[i] as number;
     if ((x | 0) !== x || (x === 0 && 1 / x < 0)) {
       int32 = false;
       break;
     }
   }
-  if (int32) return { kind: 'i32', data: push(buffers, new Int32Array(xs).buffer) };
-  return { kind: 'f64', data: push(buffers, new Float64Array(xs).buffer) };
+  if (int32) return { kind: 'i32', data: push(buffers, new Int32Array(data).buffer) };
+  return { kind: 'f64', data: push(buffers, data.buffer) };
+}
+
+/** A plain loop: `new Float64Array(array)` takes a slow generic path for holey arrays. */
+function toFloat64(xs: readonly number[]): Float64Array {
+  const data = new Float64Array(xs.length);
+  for (let i = 0; i < xs.length; i++) data[i] = xs[i] as number;
+  return data;
 }
 
 function encodeStringsOrDictionary(xs: readonly string[], buffers: ArrayBuffer[]): ColumnHeader {
@@ -299,35 +309,40 @@ interface WellFormedCheck {
 
 function encodeStrings(xs: readonly string[], buffers: ArrayBuffer[]): ColumnHeader {
   const n = xs.length;
+  const chars = new Uint32Array(n + 1);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    total += (xs[i] as string).length;
+    chars[i + 1] = total;
+  }
+  if (total > MAX_JOINED_CHARS) return encodeSerialized(xs, buffers);
+  // One joined string and one UTF-8 write: a native call per column instead of per record.
+  const joined = xs.join('');
+  // UTF-8 would replace a lone surrogate with U+FFFD; v8.serialize keeps it.
+  if (!(joined as unknown as WellFormedCheck).isWellFormed()) return encodeSerialized(xs, buffers);
+  const size = Buffer.byteLength(joined, 'utf8');
+  // Not zero-filled (every byte is written next) and not from the shared pool (it is transferred).
+  const bytes = Buffer.allocUnsafeSlow(size);
+  bytes.write(joined, 0, 'utf8');
+  if (size === total) {
+    return {
+      kind: 'string',
+      bytes: push(buffers, bytes.buffer),
+      offsets: push(buffers, chars.buffer),
+      chars: undefined,
+    };
+  }
   const offsets = new Uint32Array(n + 1);
-  let chars = 0;
-  for (let i = 0; i < n; i++) chars += (xs[i] as string).length;
-  // Sized for ASCII; grows (rarely) when multi-byte characters need more.
-  let bytes = Buffer.from(new ArrayBuffer(chars + 16));
   let at = 0;
   for (let i = 0; i < n; i++) {
-    const s = xs[i] as string;
-    if (bytes.length - at < s.length * 3) {
-      const need = at + Buffer.byteLength(s);
-      if (need > bytes.length) {
-        const grown = Buffer.from(new ArrayBuffer(Math.max(need, bytes.length * 2)));
-        bytes.copy(grown, 0, 0, at);
-        bytes = grown;
-      }
-    }
-    const written = bytes.write(s, at, 'utf8');
-    // UTF-8 would replace a lone surrogate with U+FFFD; v8.serialize keeps it.
-    if (written !== s.length && !(s as unknown as WellFormedCheck).isWellFormed()) {
-      return encodeSerialized(xs, buffers);
-    }
-    at += written;
+    at += Buffer.byteLength(xs[i] as string, 'utf8');
     offsets[i + 1] = at;
   }
   return {
     kind: 'string',
     bytes: push(buffers, bytes.buffer),
     offsets: push(buffers, offsets.buffer),
-    ascii: at === chars,
+    chars: push(buffers, chars.buffer),
   };
 }
 
@@ -360,12 +375,9 @@ function encodeObjects(
   depth: number,
 ): ColumnHeader {
   const n = xs.length;
-  const fields: ColumnHeader[] = [];
-  const column = new Array<unknown>(n);
-  for (const key of keys) {
-    for (let i = 0; i < n; i++) column[i] = (xs[i] as Record<string, unknown>)[key];
-    fields.push(encodeColumn(column, buffers, depth + 1));
-  }
+  const columns = keys.map(() => new Array<unknown>(n));
+  extractor(keys)(xs, columns);
+  const fields = columns.map((column) => encodeColumn(column, buffers, depth + 1));
   return { kind: 'object', keys, fields };
 }
 

@@ -1,0 +1,78 @@
+/**
+ * Per-shape functions generated once and cached: reading the fields of many
+ * objects of one shape, and building objects of one shape. Generated code uses
+ * fixed property names, so V8 compiles each access to a monomorphic load or a
+ * literal with one hidden class instead of a generic keyed access per field.
+ * Keys enter the source only as JSON string literals, so any key text is safe.
+ */
+
+/** Copies field `k` of `records[i]` into `columns[k][i]` for every record and field. */
+export type Extractor = (records: readonly unknown[], columns: unknown[][]) => void;
+
+/** Builds `n` objects whose field `k` is `fields[k][i]`. */
+export type Assembler = (fields: readonly unknown[][], n: number) => unknown[];
+
+/** Bounded, so a stream of ever-new shapes cannot grow the caches forever. */
+const MAX_CACHED = 1024;
+const extractors = new Map<string, Extractor>();
+const assemblers = new Map<string, Assembler>();
+
+function cached<F>(cache: Map<string, F>, keys: readonly string[], make: () => F): F {
+  const id = JSON.stringify(keys);
+  let found = cache.get(id);
+  if (found === undefined) {
+    found = make();
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(id, found);
+  }
+  return found;
+}
+
+function columnLocals(keys: readonly string[], from: string): string {
+  return keys.map((_, k) => `const c${k} = ${from}[${k}];`).join('\n');
+}
+
+export function extractor(keys: readonly string[]): Extractor {
+  return cached(extractors, keys, () => {
+    // Reading `r["__proto__"]` finds an own property first, so reads need no special case.
+    const reads = keys.map((key, k) => `c${k}[i] = r[${JSON.stringify(key)}];`).join('\n');
+    const body = `${columnLocals(keys, 'columns')}
+for (let i = 0; i < records.length; i++) {
+  const r = records[i];
+  ${reads}
+}`;
+    return new Function('records', 'columns', body) as Extractor;
+  });
+}
+
+export function assembler(keys: readonly string[]): Assembler {
+  return cached(assemblers, keys, () => {
+    // A quoted `"__proto__": v` in a literal would set the prototype; build such shapes key by key.
+    if (keys.includes('__proto__')) return definingAssembler(keys);
+    const literal = keys.map((key, k) => `${JSON.stringify(key)}: c${k}[i]`).join(', ');
+    const body = `${columnLocals(keys, 'fields')}
+const out = new Array(n);
+for (let i = 0; i < n; i++) out[i] = { ${literal} };
+return out;`;
+    return new Function('fields', 'n', body) as Assembler;
+  });
+}
+
+function definingAssembler(keys: readonly string[]): Assembler {
+  return (fields, n) => {
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      const record: Record<string, unknown> = {};
+      for (let k = 0; k < keys.length; k++) {
+        Object.defineProperty(record, keys[k] as string, {
+          value: (fields[k] as unknown[])[i],
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      }
+      out[i] = record;
+    }
+    return out;
+  };
+}
