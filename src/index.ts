@@ -58,6 +58,10 @@ export type {
 export { defineJob, type JobContext, type JobDefinition } from './api/job.js';
 export {
   type CoGroupWindowFunction,
+  IntervalJoin,
+  type IntervalJoinContext,
+  IntervalJoined,
+  type ProcessJoinFunction,
   TwoStreams,
   TwoStreamsEqualTo,
   TwoStreamsWhere,

@@ -45,7 +45,7 @@ import {
   type KeepRow,
   windowDeduplicate,
 } from './deduplicate.js';
-import { TwoStreams } from './joins.js';
+import { IntervalJoin, type KeyedInput, TwoStreams } from './joins.js';
 import type { OutputTag } from './output-tag.js';
 import { Triggers } from './triggers.js';
 import type { WatermarkStrategy } from './watermark-strategy.js';
@@ -433,6 +433,27 @@ export class KeyedStream<T, K extends Key> {
     options: { readonly keep: KeepRow; readonly lateDataTag?: OutputTag<T> },
   ): DataStream<WindowResult<K, T>> {
     return windowDeduplicate(this, assigner, options);
+  }
+
+  /**
+   * An interval join with another keyed stream of the same key type:
+   * `a.keyBy(k).intervalJoin(b.keyBy(k)).between(lower, upper).join((l, r) => ...)`
+   * joins `l` and `r` with equal keys when `l.t + lower <= r.t <= l.t + upper`.
+   */
+  intervalJoin<U>(other: KeyedStream<U, K>): IntervalJoin<T, U, K> {
+    return new IntervalJoin<T, U, K>(this.asJoinInput(), other.asJoinInput());
+  }
+
+  /** @internal This stream as one input of a keyed two-input operator. */
+  asJoinInput(): KeyedInput<T> {
+    return {
+      stream: new DataStream<T>(this.builder, this.refs),
+      partitioning: {
+        kind: 'keyed',
+        selectKey: this.selectKey as (value: never) => Key,
+        name: this.keyName,
+      },
+    };
   }
 
   /** A running reduction per key: emits the updated value for every record. */

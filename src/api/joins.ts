@@ -3,17 +3,25 @@ import type { Partitioning } from '../plan/logical-graph.js';
 import type { Key } from '../runtime/key-groups.js';
 import type { Operator } from '../runtime/operator.js';
 import { type FixedWindows, fixedWindowsOf } from '../runtime/operators/fixed-windows.js';
+import {
+  IntervalJoinFunction,
+  JOIN_LATE_METRIC,
+  type ProcessJoinFunction,
+} from '../runtime/operators/interval-join.js';
 import { KeyedCoProcessOperator } from '../runtime/operators/keyed-co-process.js';
 import {
   type CoGroupWindowFunction,
   innerJoinPairs,
-  WINDOW_JOIN_LATE_METRIC,
   WindowJoinFunction,
 } from '../runtime/operators/window-join.js';
 import type { DataStream } from './data-stream.js';
 import type { OutputTag } from './output-tag.js';
 import type { WindowAssigner } from './windows.js';
 
+export type {
+  IntervalJoinContext,
+  ProcessJoinFunction,
+} from '../runtime/operators/interval-join.js';
 export type { CoGroupWindowFunction } from '../runtime/operators/window-join.js';
 
 function keyedBy(selectKey: (value: never) => Key, name: string): Partitioning {
@@ -137,11 +145,7 @@ abstract class WindowedTwoStreams<L, R, K extends Key> {
         keyedBy(s.keyOfLeft as (value: never) => Key, 'where'),
         keyedBy(s.keyOfRight as (value: never) => Key, 'equalTo'),
       ],
-      () =>
-        new KeyedCoProcessOperator(
-          new WindowJoinFunction(spec),
-          WINDOW_JOIN_LATE_METRIC,
-        ) as unknown as Operator<L, OUT>,
+      () => new KeyedCoProcessOperator(new WindowJoinFunction(spec)) as unknown as Operator<L, OUT>,
       { keyed: true, stateful: true },
     );
   }
@@ -180,5 +184,120 @@ export class WindowCoGroup<L, R, K extends Key> extends WindowedTwoStreams<L, R,
       throw invalidArgument('apply() needs a function (lefts, rights, out, context) => void');
     }
     return this.build('window coGroup', fn);
+  }
+}
+
+interface IntervalJoinSettings<L, R> {
+  readonly left: KeyedInput<L>;
+  readonly right: KeyedInput<R>;
+  readonly lower: number;
+  readonly upper: number;
+  readonly lowerExclusive: boolean;
+  readonly upperExclusive: boolean;
+  readonly leftLateTag: OutputTag<L> | undefined;
+  readonly rightLateTag: OutputTag<R> | undefined;
+}
+
+/** @internal A keyed stream as a join input: its records and how they are partitioned. */
+export interface KeyedInput<T> {
+  readonly stream: DataStream<T>;
+  readonly partitioning: Partitioning;
+}
+
+/** `left.keyBy(k).intervalJoin(right.keyBy(k))`: set the bounds with `between`. */
+export class IntervalJoin<L, R, K extends Key> {
+  /** @internal */
+  constructor(
+    private readonly left: KeyedInput<L>,
+    private readonly right: KeyedInput<R>,
+  ) {}
+
+  /**
+   * A right record joins a left record with the same key when
+   * `left.t + lower <= right.t <= left.t + upper` (both bounds inclusive,
+   * in ms, either may be negative; `lower <= upper`).
+   */
+  between(lower: number, upper: number): IntervalJoined<L, R, K> {
+    if (!Number.isInteger(lower) || !Number.isInteger(upper) || lower > upper) {
+      throw invalidArgument(
+        `intervalJoin().between(lower, upper) needs whole numbers of ms with lower <= upper, got (${lower}, ${upper})`,
+      );
+    }
+    return new IntervalJoined({
+      left: this.left,
+      right: this.right,
+      lower,
+      upper,
+      lowerExclusive: false,
+      upperExclusive: false,
+      leftLateTag: undefined,
+      rightLateTag: undefined,
+    });
+  }
+}
+
+/**
+ * An interval join with its bounds: finish with `join` or `process`. Late
+ * records (at or behind the watermark) of either side are never joined: they
+ * are counted in `weir_join_late_records_total` and go to the late-data tag
+ * of their side if set.
+ */
+export class IntervalJoined<L, R, K extends Key> {
+  /** @internal */
+  constructor(private readonly settings: IntervalJoinSettings<L, R>) {}
+
+  /** Makes the lower bound exclusive: `left.t + lower < right.t`. */
+  lowerBoundExclusive(): IntervalJoined<L, R, K> {
+    return new IntervalJoined({ ...this.settings, lowerExclusive: true });
+  }
+
+  /** Makes the upper bound exclusive: `right.t < left.t + upper`. */
+  upperBoundExclusive(): IntervalJoined<L, R, K> {
+    return new IntervalJoined({ ...this.settings, upperExclusive: true });
+  }
+
+  /** Late left records go to `tag`. */
+  sideOutputLeftLateData(tag: OutputTag<L>): IntervalJoined<L, R, K> {
+    return new IntervalJoined({ ...this.settings, leftLateTag: tag });
+  }
+
+  /** Late right records go to `tag`. */
+  sideOutputRightLateData(tag: OutputTag<R>): IntervalJoined<L, R, K> {
+    return new IntervalJoined({ ...this.settings, rightLateTag: tag });
+  }
+
+  /** Emits `join(left, right)` for every pair, stamped with the larger of the two timestamps. */
+  join<OUT>(join: (left: L, right: R) => OUT): DataStream<OUT> {
+    if (typeof join !== 'function') {
+      throw invalidArgument('join() needs a function (left, right) => result');
+    }
+    return this.process<OUT>((l, r, _ctx, out) => out.collect(join(l, r)));
+  }
+
+  /** Calls `fn(left, right, context, out)` for every pair (context: key, both timestamps, side outputs). */
+  process<OUT>(fn: ProcessJoinFunction<K, L, R, OUT>): DataStream<OUT> {
+    if (typeof fn !== 'function') {
+      throw invalidArgument('process() needs a function (left, right, context, out) => void');
+    }
+    const s = this.settings;
+    const lower = s.lowerExclusive ? s.lower + 1 : s.lower;
+    const upper = s.upperExclusive ? s.upper - 1 : s.upper;
+    if (lower > upper) {
+      throw invalidArgument(
+        `intervalJoin(): with exclusive bounds the interval (${s.lower}, ${s.upper}) is empty`,
+      );
+    }
+    const spec = { lower, upper, fn, leftLateTag: s.leftLateTag, rightLateTag: s.rightLateTag };
+    return s.left.stream.addTwoInputOperator<R, OUT>(
+      'interval join',
+      s.right.stream,
+      [s.left.partitioning, s.right.partitioning],
+      () =>
+        new KeyedCoProcessOperator(
+          new IntervalJoinFunction(spec),
+          JOIN_LATE_METRIC,
+        ) as unknown as Operator<L, OUT>,
+      { keyed: true, stateful: true },
+    );
   }
 }

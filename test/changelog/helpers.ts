@@ -65,7 +65,11 @@ export function perKey<T>(
 }
 
 async function committedChanges<T>(dir: string): Promise<Change<T>[]> {
-  const files = (await readdir(dir)).filter((f) => !f.startsWith('.')).sort();
+  // `<prefix>-<subtask>-<checkpoint>.jsonl`: in checkpoint order, so each key's changes stay in order.
+  const checkpointOf = (f: string) => f.split('-').at(-1) ?? '';
+  const files = (await readdir(dir))
+    .filter((f) => !f.startsWith('.'))
+    .sort((a, b) => checkpointOf(a).localeCompare(checkpointOf(b)) || a.localeCompare(b));
   const out: Change<T>[] = [];
   for (const f of files) {
     for (const line of (await readFile(join(dir, f), 'utf8')).split('\n')) {

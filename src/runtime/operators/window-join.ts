@@ -33,8 +33,6 @@ export interface WindowJoinSpec<K extends Key, L, R, OUT> {
   readonly rightLateTag: OutputTag<R> | undefined;
 }
 
-export const WINDOW_JOIN_LATE_METRIC = 'weir_join_late_records_total';
-
 /**
  * Window join / co-group: each side's records are kept per key and window
  * (list state in the window's namespace); when the watermark passes the
