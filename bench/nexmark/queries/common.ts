@@ -36,6 +36,29 @@ export function bids(events: DataStream<NexmarkEvent>): DataStream<Bid> {
   return events.flatMap(pushBid).name('bids');
 }
 
+/** The auction id of a bid or an auction (q4, q9 and q20 join on it). */
+export function auctionIdOf(e: NexmarkEvent): number {
+  if (e.type === 'bid') return e.bid.auction;
+  if (e.type === 'auction') return e.auction.id;
+  throw new Error(`expected a bid or an auction, got person ${e.person.id}`);
+}
+
+/** An auction's columns in the order of the `auction` view (`A.*`). */
+export function auctionColumns(a: Auction): (number | string)[] {
+  return [
+    a.id,
+    a.itemName,
+    a.description,
+    a.initialBid,
+    a.reserve,
+    a.dateTime,
+    a.expires,
+    a.seller,
+    a.category,
+    a.extra,
+  ];
+}
+
 function pushAuction(event: NexmarkEvent, out: Collector<Auction>): void {
   if (event.type === 'auction') out.collect(event.auction);
 }
