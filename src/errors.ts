@@ -14,6 +14,8 @@ export type WeirErrorCode =
   | 'SOURCE_FAILED'
   | 'SINK_FAILED'
   | 'JOB_CANCELLED'
+  | 'ASYNC_TIMEOUT'
+  | 'LOOKUP_FAILED'
   | 'INTERNAL';
 
 export interface WeirErrorDetails {

@@ -4,6 +4,16 @@
  */
 
 export {
+  type AsyncFunction,
+  type AsyncInvoke,
+  type AsyncOptions,
+  type AsyncOrder,
+  AsyncRetry,
+  type AsyncRetryPredicates,
+  type AsyncRetryStrategy,
+  type AsyncRuntimeContext,
+} from './api/async-io.js';
+export {
   acceptsChangelog,
   type Change,
   type ChangeKind,
@@ -16,6 +26,8 @@ export {
 export {
   ChangelogStream,
   GroupedChangelogStream,
+  type JoinResult,
+  type RegularJoinOptions,
   type StateRetention,
   TableView,
   type TableViewOptions,
@@ -68,6 +80,14 @@ export {
   WindowCoGroup,
   WindowJoin,
 } from './api/joins.js';
+export type {
+  InnerLookupJoinOptions,
+  LeftLookupJoinOptions,
+  LookupCacheOptions,
+  LookupJoinBaseOptions,
+  LookupJoinOptions,
+  LookupTable,
+} from './api/lookup-join.js';
 export { OutputTag } from './api/output-tag.js';
 export type {
   AggregatingState,
@@ -113,6 +133,11 @@ export {
 } from './api/windows.js';
 export { ArraySource } from './connectors/collection/array-source.js';
 export { CollectSink, DiscardingSink } from './connectors/collection/collect-sink.js';
+export {
+  InMemoryLookupTable,
+  type InMemoryLookupTableOptions,
+  type LookupTableStats,
+} from './connectors/collection/in-memory-lookup-table.js';
 export {
   BAD_RECORDS_METRIC,
   type BadRecord,
@@ -189,6 +214,9 @@ export {
 } from './runtime/checkpoint/checkpoint-storage.js';
 export type { Clock } from './runtime/clock.js';
 export type { Key } from './runtime/key-groups.js';
+export { LOOKUP_METRICS } from './runtime/lookup/lookup-join-function.js';
+export { ASYNC_METRICS } from './runtime/operators/async-wait.js';
+export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
 export type { RecordBatch } from './runtime/record-batch.js';
 export type { StateBackendOptions } from './state/create-backend.js';
 export type { DiskBackendOptions } from './state/disk/disk-keyed-state.js';

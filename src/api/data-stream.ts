@@ -8,7 +8,9 @@ import type {
   Partitioning,
 } from '../plan/logical-graph.js';
 import type { Key } from '../runtime/key-groups.js';
+import { LookupJoinFunction } from '../runtime/lookup/lookup-join-function.js';
 import type { Operator } from '../runtime/operator.js';
+import { AsyncWaitOperator } from '../runtime/operators/async-wait.js';
 import { FilterOperator } from '../runtime/operators/filter.js';
 import { FlatMapOperator } from '../runtime/operators/flat-map.js';
 import { KeyedBroadcastProcessOperator } from '../runtime/operators/keyed-broadcast-process.js';
@@ -18,6 +20,7 @@ import { ProcessOperator } from '../runtime/operators/process.js';
 import { RollingReduceOperator } from '../runtime/operators/rolling-reduce.js';
 import { SinkOperator } from '../runtime/operators/sink.js';
 import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks.js';
+import { type AsyncFunction, type AsyncInvoke, type AsyncOptions, asyncSpec } from './async-io.js';
 import {
   acceptsChangelog,
   type Change,
@@ -31,13 +34,6 @@ import type {
   ChangelogStream,
   UpdatingAggregateOptions,
 } from './changelog-stream.js';
-import type {
-  Collector,
-  KeyedBroadcastProcessFunction,
-  KeyedProcessFunction,
-  ProcessFunction,
-  ReduceFunction,
-} from './functions.js';
 import {
   type DeduplicateOptions,
   deduplicate,
@@ -45,12 +41,26 @@ import {
   type KeepRow,
   windowDeduplicate,
 } from './deduplicate.js';
+import type {
+  Collector,
+  KeyedBroadcastProcessFunction,
+  KeyedProcessFunction,
+  ProcessFunction,
+  ReduceFunction,
+} from './functions.js';
 import { IntervalJoin, type KeyedInput, TwoStreams } from './joins.js';
+import {
+  type InnerLookupJoinOptions,
+  type LeftLookupJoinOptions,
+  type LookupJoinOptions,
+  type LookupTable,
+  lookupJoinSpec,
+} from './lookup-join.js';
 import type { OutputTag } from './output-tag.js';
 import { Triggers } from './triggers.js';
 import type { WatermarkStrategy } from './watermark-strategy.js';
-import { WindowedStream } from './windowed-stream.js';
 import type { WindowResult } from './window-result.js';
+import { WindowedStream } from './windowed-stream.js';
 import type { WindowAssigner } from './windows.js';
 import { Windows } from './windows.js';
 
@@ -177,6 +187,48 @@ export class DataStream<T> {
 
   process<R>(fn: ProcessFunction<T, R>): DataStream<R> {
     return this.addOperator('process', () => new ProcessOperator(fn));
+  }
+
+  /**
+   * Async I/O: calls `fn` per record without blocking the stream, with up to
+   * `capacity` requests in flight; each record's results carry its
+   * timestamp. Results leave in input order (`order: 'ordered'`, default) or
+   * as they complete without crossing a watermark (`'unordered'`). Records
+   * in flight are checkpointed and requested again on restore. See
+   * docs/lookup-joins.md.
+   */
+  flatMapAsync<R>(
+    fn: AsyncFunction<T, R> | AsyncInvoke<T, R>,
+    options: AsyncOptions<T, R> = {},
+  ): DataStream<R> {
+    const spec = asyncSpec(options);
+    return this.addOperator('async', () => new AsyncWaitOperator(fn, spec));
+  }
+
+  /**
+   * Enriches each record with the row of its key in an external table
+   * (async I/O underneath: `capacity`, `order`, `timeoutMs`, `retry` as in
+   * {@link flatMapAsync}), with an optional per-subtask cache. Inner join by
+   * default: records without a row are dropped and counted; `join: 'left'`
+   * joins them with `null`. See docs/lookup-joins.md.
+   */
+  lookupJoin<K extends Key, V, R>(
+    table: LookupTable<K, V>,
+    options: InnerLookupJoinOptions<T, K, V, R>,
+  ): DataStream<R>;
+  lookupJoin<K extends Key, V, R>(
+    table: LookupTable<K, V>,
+    options: LeftLookupJoinOptions<T, K, V, R>,
+  ): DataStream<R>;
+  lookupJoin<K extends Key, V, R>(
+    table: LookupTable<K, V>,
+    options: LookupJoinOptions<T, K, V, R>,
+  ): DataStream<R> {
+    const spec = lookupJoinSpec(table, options);
+    return this.addOperator(
+      `lookup join: ${table.name}`,
+      () => new AsyncWaitOperator(new LookupJoinFunction(table, spec), spec.async),
+    );
   }
 
   /** Assigns event time to records and generates watermarks, per subtask. */

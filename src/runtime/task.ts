@@ -3,6 +3,7 @@ import type { InputObserver } from '../metrics/operator-probe.js';
 import type { Counter } from '../metrics/registry.js';
 import type { StepTimer } from '../metrics/step-timer.js';
 import type { Json, OperatorSnapshot } from '../state/snapshot.js';
+import { ChainAsyncWork } from './async-work.js';
 import type { Channel } from './channel.js';
 import type { ExchangeWriter } from './exchange.js';
 import { type Key, keyGroupOf } from './key-groups.js';
@@ -71,6 +72,10 @@ export abstract class Task {
   private readonly writers: readonly ExchangeWriter<unknown>[];
   private readonly blockers: readonly Blocking[];
   private readonly maxParallelism: number;
+  /** Async I/O operators of the chain (see async-work.ts); undefined when it has none. */
+  private readonly asyncWork: ChainAsyncWork | undefined;
+  /** All input has been handed to the chain; the task finishes once its async operators settle. */
+  protected inputEnded = false;
 
   constructor(wiring: TaskWiring) {
     this.name = wiring.name;
@@ -80,6 +85,7 @@ export abstract class Task {
     this.blockers = wiring.blockers;
     this.maxParallelism = wiring.maxParallelism;
     this.stepTimer = wiring.stepTimer;
+    this.asyncWork = ChainAsyncWork.of(wiring.members.map((m) => m.operator));
   }
 
   async open(): Promise<void> {
@@ -94,6 +100,23 @@ export abstract class Task {
     return true;
   }
 
+  /** Whether the chain may take more input: outputs have room and no async operator is full. */
+  protected canTakeInput(): boolean {
+    return this.outputHasRoom() && (this.asyncWork?.acceptsInput() ?? true);
+  }
+
+  /** Lets async operators emit what completed since the last step. Returns whether anything moved. */
+  protected advanceAsync(): boolean {
+    return this.asyncWork !== undefined && this.outputHasRoom() && this.asyncWork.advance();
+  }
+
+  /** After end of input: finishes once no async operator holds anything. Returns whether it finished. */
+  protected finishWhenSettled(): boolean {
+    this.inputEnded = true;
+    this.finished = this.asyncWork?.isSettled() ?? true;
+    return this.finished;
+  }
+
   /** Whether the task is held up downstream: an output channel is full or a sink is flushing. */
   isBackpressured(): boolean {
     return !this.outputHasRoom();
@@ -101,7 +124,7 @@ export abstract class Task {
 
   /** What the task waits on when it cannot progress by itself. */
   waitFor(): Promise<void> | undefined {
-    return this.waitForBlockers();
+    return this.waitForBlockers() ?? this.asyncWork?.nextCompletion();
   }
 
   /** A flush in progress in one of the chain's sinks, if any. */
@@ -199,11 +222,17 @@ export class SourceTask<T> extends Task {
   }
 
   step(): boolean {
-    if (this.finished || !this.outputHasRoom()) return false;
+    if (this.finished) return false;
+    const advanced = this.advanceAsync();
+    if (this.inputEnded) return this.finishWhenSettled() || advanced;
+    if (!this.canTakeInput()) {
+      this.waiting = undefined; // waiting on the chain now, not on the reader
+      return advanced;
+    }
     const result = this.reader.poll();
     if (result === 'wait') {
       this.waiting = this.reader.available();
-      return this.forwardSourceTime();
+      return this.forwardSourceTime() || advanced;
     }
     this.waiting = undefined;
     if (result === 'end') {
@@ -211,7 +240,7 @@ export class SourceTask<T> extends Task {
       // and event-time timer fires, then end-of-input flows down the chain.
       this.output.emitWatermark(MAX_WATERMARK);
       this.output.end();
-      this.finished = true;
+      this.finishWhenSettled();
       return true;
     }
     this.recordsOut.inc(result.values.length);
@@ -263,7 +292,8 @@ export class SourceTask<T> extends Task {
    * sinks' current transaction.
    */
   get readyForBarrier(): boolean {
-    return this.waitForBlockers() === undefined;
+    // After end of input (async operators still answering) the final checkpoint covers the rest.
+    return this.waitForBlockers() === undefined && !this.inputEnded;
   }
 
   override finalSnapshot(checkpointId: number): TaskSnapshot {
@@ -278,7 +308,11 @@ export class SourceTask<T> extends Task {
   }
 
   override waitFor(): Promise<void> | undefined {
-    return super.waitFor() ?? this.waiting;
+    const chain = super.waitFor();
+    const waiting = this.waiting;
+    return chain !== undefined && waiting !== undefined
+      ? Promise.race([chain, waiting])
+      : (chain ?? waiting);
   }
 
   override async close(): Promise<void> {
@@ -337,11 +371,12 @@ export class InputTask<T> extends Task {
 
   step(): boolean {
     if (this.finished) return false;
-    let progressed = false;
+    let progressed = this.advanceAsync();
+    if (this.inputEnded) return this.finishWhenSettled() || progressed;
     const n = this.channels.length;
     const deadline = performance.now() + STEP_BUDGET_MS;
     for (let budget = MESSAGES_PER_STEP; budget > 0; budget--) {
-      if (!this.outputHasRoom()) return progressed;
+      if (!this.canTakeInput()) return progressed;
       if (progressed && performance.now() > deadline) return true;
       let message: ReturnType<Channel<T>['shift']>;
       let c = this.nextChannel;
@@ -380,7 +415,7 @@ export class InputTask<T> extends Task {
           if (this.endedCount === n) {
             this.head.endInput();
             this.head.endOutput();
-            this.finished = true;
+            this.finishWhenSettled();
             return true;
           }
           break;
