@@ -16,6 +16,7 @@ import { q14 } from './q14.js';
 import { q15 } from './q15.js';
 import { q16 } from './q16.js';
 import { q17 } from './q17.js';
+import { q18 } from './q18.js';
 import { q20 } from './q20.js';
 import { q21 } from './q21.js';
 import { q22 } from './q22.js';
@@ -41,6 +42,7 @@ export const NEXMARK_QUERIES: readonly AnyNexmarkQuery[] = [
   eraseRowType(q15),
   eraseRowType(q16),
   eraseRowType(q17),
+  eraseRowType(q18),
   eraseRowType(q20),
   eraseRowType(q21),
   eraseRowType(q22),
