@@ -145,7 +145,11 @@ abstract class WindowedTwoStreams<L, R, K extends Key> {
         keyedBy(s.keyOfLeft as (value: never) => Key, 'where'),
         keyedBy(s.keyOfRight as (value: never) => Key, 'equalTo'),
       ],
-      () => new KeyedCoProcessOperator(new WindowJoinFunction(spec)) as unknown as Operator<L, OUT>,
+      () =>
+        new KeyedCoProcessOperator(
+          new WindowJoinFunction(spec),
+          JOIN_LATE_METRIC,
+        ) as unknown as Operator<L, OUT>,
       { keyed: true, stateful: true },
     );
   }

@@ -209,7 +209,7 @@ describe('deduplicate', () => {
           .deduplicate({ keep: 'last', order: 'event-time' })
           .uid('dedup')
           .map((c) => `${c.kind} ${c.value.k} ${c.value.id}`),
-      { parallelism: 2, restoreParallelism: 1, rate: 20_000, stopAfterMs: 120 },
+      { parallelism: 2, restoreParallelism: 1, rate: 5_000, stopAfterMs: 150 },
     );
     expect(beforeStop).toBeGreaterThan(0);
     expect(beforeStop).toBeLessThan(expected.length);

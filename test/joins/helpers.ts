@@ -54,6 +54,24 @@ export function deliver<E extends { t: number; id: number; delay: number }>(
     .map(({ delay: _d, ...rest }) => rest);
 }
 
+/**
+ * For each record id, the source's watermark just before the record (bounded
+ * out-of-orderness, one record per batch): an operator downstream has at most
+ * this watermark when the record reaches it.
+ */
+export function watermarksBefore(
+  arrival: readonly { t: number; id: number }[],
+  bound: number,
+): Map<number, number> {
+  const before = new Map<number, number>();
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const e of arrival) {
+    before.set(e.id, newest - bound - 1);
+    newest = Math.max(newest, e.t);
+  }
+  return before;
+}
+
 /** Both sides from one array source with bounded out-of-orderness, split by side. */
 export function twoSides(
   env: Env,

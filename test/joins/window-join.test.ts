@@ -12,7 +12,14 @@ import {
   WatermarkStrategy,
   Windows,
 } from '../../src/index.js';
-import { deliver, type Side, savepointRoundTrip, sidesArb, twoSides } from './helpers.js';
+import {
+  deliver,
+  type Side,
+  savepointRoundTrip,
+  sidesArb,
+  twoSides,
+  watermarksBefore,
+} from './helpers.js';
 
 type Spec = { size: number; slide: number };
 
@@ -168,13 +175,7 @@ describe('window join', () => {
     await fc.assert(
       fc.asyncProperty(sidesArb(120, DENSE), specArb, async (events, spec) => {
         const arrival = deliver(events);
-        // The source's watermark before each record: the join's watermark is at most this.
-        const wmBefore = new Map<number, number>();
-        let newest = Number.NEGATIVE_INFINITY;
-        for (const e of arrival) {
-          wmBefore.set(e.id, newest - BOUND - 1);
-          newest = Math.max(newest, e.t);
-        }
+        const wmBefore = watermarksBefore(arrival, BOUND);
         const surelyOpen = (e: Side, start: number) => start + spec.size - 1 > wmBefore.get(e.id)!;
         for (const parallelism of [1, 2]) {
           const got = await run(arrival, spec, { bound: BOUND, parallelism });
@@ -230,8 +231,8 @@ describe('window join', () => {
     const { expected, got, beforeStop } = await savepointRoundTrip(build, {
       parallelism: 2,
       restoreParallelism: 1,
-      rate: 20_000,
-      stopAfterMs: 120,
+      rate: 5_000,
+      stopAfterMs: 150,
     });
     expect(expected.length).toBeGreaterThan(10_000);
     expect(beforeStop).toBeGreaterThan(0);

@@ -67,7 +67,7 @@ export class KeyedCoProcessOperator<K extends Key, IN1, IN2, OUT> extends LateCo
   constructor(
     fn: KeyedCoProcessFunction<K, IN1, IN2, OUT>,
     /** Metric name of the late-record counter handed to the function, if it drops late records. */
-    lateMetric?: string,
+    lateMetric: string | undefined,
   ) {
     // The keyed process operator calls processElement: route it by input.
     const route = { second: false };
