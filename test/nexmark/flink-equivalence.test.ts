@@ -39,11 +39,12 @@ const SCENARIOS: readonly Scenario[] = [
     queries: DETERMINISTIC,
   },
   {
-    // 200 events per second for 200 s: busy windows and sessions, another split.
+    // 200 events per second for 200 s: busy windows and sessions, joins of many auctions,
+    // another split.
     name: 'busy',
     parallelism: 3,
     config: { maxEvents: 40_000, eventsPerSecond: 200, seed: 42 },
-    queries: ['q5', 'q7', 'q11'],
+    queries: ['q3', 'q4', 'q5', 'q7', 'q8', 'q9', 'q11', 'q20'],
   },
 ];
 

@@ -2,74 +2,49 @@
  * q4, average price per category: the winning (maximum) price of every auction among its bids
  * within its lifetime, averaged per category (`AVG` of a BIGINT truncates). Two updating
  * aggregations after a regular join, as in the SQL: per auction the maximum, whose changes
- * (`+I` first, then `-U` old, `+U` new) feed, per category, a sum and count that can retract.
+ * (`+I` first, then `-U` old, `+U` new) feed, per category, an average that retracts the old
+ * maximum when a new one arrives.
  */
 
-import {
-  type Change,
-  Changes,
-  type Collector,
-  type KeyedProcessContext,
-  type KeyedProcessFunction,
-  type KeyedRuntimeContext,
-  type ValueState,
-} from '../../../src/index.js';
+import type { RetractableAggregateFunction } from '../../../src/index.js';
 import { auctionBids } from './auction-bids.js';
 import type { UpdatingNexmarkQuery } from './query.js';
-import { topOne } from './top-one.js';
 
 /** An auction's winning price so far. */
 interface AuctionFinal {
-  readonly id: number;
   readonly category: number;
   readonly final: number;
 }
 
-/** A row of q4. */
+/** A row of q4: the category and the average winning price. */
 export interface Q4Row {
-  readonly category: number;
-  readonly avg: number;
+  readonly key: number;
+  readonly value: number;
 }
+
+/** `MAX(B.price) GROUP BY A.id, A.category` (an auction's category is fixed). */
+const maxPrice: RetractableAggregateFunction<
+  { readonly category: number; readonly price: number },
+  AuctionFinal | undefined,
+  AuctionFinal
+> = {
+  createAccumulator: () => undefined,
+  add: (x, acc) =>
+    acc === undefined || x.price > acc.final ? { category: x.category, final: x.price } : acc,
+  getResult: (acc) => acc!,
+};
 
 interface Average {
-  sum: number;
-  count: number;
+  readonly sum: number;
+  readonly count: number;
 }
 
-interface AveragePrice extends KeyedProcessFunction<number, Change<AuctionFinal>, Change<Q4Row>> {
-  acc?: ValueState<Average>;
-}
-
-const avgRow = (category: number, a: Average): Q4Row => ({
-  category,
-  avg: Math.trunc(a.sum / a.count),
-});
-
-/** `AVG(final) GROUP BY category` over a changelog, keyed by category. */
-const averagePrice: AveragePrice = {
-  open(context: KeyedRuntimeContext) {
-    this.acc = context.state.getValueState<Average>('sum and count');
-  },
-  processElement(
-    c: Change<AuctionFinal>,
-    ctx: KeyedProcessContext<number>,
-    out: Collector<Change<Q4Row>>,
-  ) {
-    const prev = this.acc!.value() ?? { sum: 0, count: 0 };
-    const sign = Changes.isAccumulate(c) ? 1 : -1;
-    const next = { sum: prev.sum + sign * c.value.final, count: prev.count + sign };
-    if (prev.count > 0 && next.count > 0) {
-      const before = avgRow(ctx.key, prev);
-      const after = avgRow(ctx.key, next);
-      if (before.avg !== after.avg) {
-        out.collect(Changes.updateBefore(before));
-        out.collect(Changes.updateAfter(after));
-      }
-    } else if (next.count > 0) out.collect(Changes.insert(avgRow(ctx.key, next)));
-    else if (prev.count > 0) out.collect(Changes.delete(avgRow(ctx.key, prev)));
-    if (next.count > 0) this.acc!.update(next);
-    else this.acc!.clear();
-  },
+/** `AVG(final)` over a changelog: a sum and a count that retractions take away from. */
+const averageFinal: RetractableAggregateFunction<AuctionFinal, Average, number> = {
+  createAccumulator: () => ({ sum: 0, count: 0 }),
+  add: (x, acc) => ({ sum: acc.sum + x.final, count: acc.count + 1 }),
+  retract: (x, acc) => ({ sum: acc.sum - x.final, count: acc.count - 1 }),
+  getResult: (acc) => Math.trunc(acc.sum / acc.count),
 };
 
 export const q4: UpdatingNexmarkQuery<Q4Row> = {
@@ -79,19 +54,11 @@ export const q4: UpdatingNexmarkQuery<Q4Row> = {
   updating: true,
   build: (events) =>
     auctionBids(events)
-      .map(
-        (x): AuctionFinal => ({
-          id: x.auction.id,
-          category: x.auction.category,
-          final: x.bid.price,
-        }),
-      )
-      // MAX(price) GROUP BY A.id, A.category (an auction's category is fixed).
+      .map((x) => ({ id: x.auction.id, category: x.auction.category, price: x.bid.price }))
       .keyBy((x) => x.id, 'auction id')
-      .process(topOne<AuctionFinal>((x, y) => x.final > y.final))
-      .name('max price per auction')
-      .keyBy((c) => c.value.category, 'category')
-      .process(averagePrice)
-      .name('average per category'),
-  toRow: (r) => [r.category, r.avg],
+      .updatingAggregate(maxPrice)
+      .mapRows((r) => r.value)
+      .groupBy((r) => r.category, 'category')
+      .updatingAggregate(averageFinal),
+  toRow: (r) => [r.key, r.value],
 };

@@ -3,13 +3,13 @@
  * earliest on equal prices, the first to arrive on equal prices and times), with the auction's
  * columns. The SQL is a regular join followed by `ROW_NUMBER() ... <= 1` per auction, an
  * updating result: whenever a better bid arrives, the auction's row is replaced (`-U` the old,
- * `+U` the new).
+ * `+U` the new). Top-1 without the row number is an updating aggregation keeping the best bid.
  */
 
+import type { RetractableAggregateFunction } from '../../../src/index.js';
 import { type AuctionBid, auctionBids } from './auction-bids.js';
 import { auctionColumns } from './common.js';
 import type { UpdatingNexmarkQuery } from './query.js';
-import { topOne } from './top-one.js';
 
 /** Whether `x` ranks before `y`: higher price, then earlier time (equal: the earlier arrival stays). */
 function better(x: AuctionBid, y: AuctionBid): boolean {
@@ -17,6 +17,13 @@ function better(x: AuctionBid, y: AuctionBid): boolean {
     x.bid.price > y.bid.price || (x.bid.price === y.bid.price && x.bid.dateTime < y.bid.dateTime)
   );
 }
+
+/** The best bid so far: an updating aggregation over an insert-only input needs no retract. */
+const winningBid: RetractableAggregateFunction<AuctionBid, AuctionBid | undefined, AuctionBid> = {
+  createAccumulator: () => undefined,
+  add: (x, best) => (best === undefined || better(x, best) ? x : best),
+  getResult: (best) => best!,
+};
 
 export const q9: UpdatingNexmarkQuery<AuctionBid> = {
   name: 'q9',
@@ -26,8 +33,8 @@ export const q9: UpdatingNexmarkQuery<AuctionBid> = {
   build: (events) =>
     auctionBids(events)
       .keyBy((x) => x.auction.id, 'auction id')
-      .process(topOne(better))
-      .name('top-1 per auction'),
+      .updatingAggregate(winningBid)
+      .mapRows((r) => r.value),
   toRow: ({ auction: a, bid: b }) => [
     ...auctionColumns(a),
     b.auction,

@@ -1,7 +1,8 @@
 /**
  * PostgreSQL connectors (`weir/postgres`): change data capture through
- * logical replication, an upsert sink and an exactly-once transactional
- * sink. A separate entry point so that the core never loads `pg`.
+ * logical replication, an upsert sink, an exactly-once transactional
+ * sink, and a lookup table for lookup joins. A separate entry point so
+ * that the core never loads `pg`.
  */
 export { dropReplicationSlot, replicationSlotLag, rollbackPreparedTransactions } from './admin.js';
 export type { PostgresCdcOptions } from './cdc-config.js';
@@ -14,6 +15,11 @@ export type {
   FlatRow,
   SourceInfo,
 } from './envelope.js';
+export {
+  type PostgresLookupRow,
+  PostgresLookupTable,
+  type PostgresLookupTableOptions,
+} from './lookup-table.js';
 export {
   defaultMutation,
   type PostgresSinkOptions,
