@@ -90,6 +90,14 @@ export type {
 } from './api/lookup-join.js';
 export { OutputTag } from './api/output-tag.js';
 export type {
+  RankComparator,
+  Ranked,
+  RankedTopNOptions,
+  TopNOptions,
+  WindowRanked,
+  WindowTopNOptions,
+} from './api/top-n.js';
+export type {
   AggregatingState,
   AggregatingStateDescriptor,
   KeyedStateStore,

@@ -57,6 +57,15 @@ import {
   lookupJoinSpec,
 } from './lookup-join.js';
 import type { OutputTag } from './output-tag.js';
+import {
+  type Ranked,
+  type RankedTopNOptions,
+  type TopNOptions,
+  topN,
+  type WindowRanked,
+  type WindowTopNOptions,
+  windowTopN,
+} from './top-n.js';
 import { Triggers } from './triggers.js';
 import type { WatermarkStrategy } from './watermark-strategy.js';
 import type { WindowResult } from './window-result.js';
@@ -506,6 +515,33 @@ export class KeyedStream<T, K extends Key> {
         name: this.keyName,
       },
     };
+  }
+
+  /**
+   * Top-N per key (Flink's `ROW_NUMBER() OVER (PARTITION BY key ORDER BY ...)
+   * <= n` over an insert-only stream): keeps the `n` first rows of each key by
+   * `compare` and emits changes as the ranking moves. Without rank numbers:
+   * `+I` for a row entering the top n, `-D` for the row it pushes out. With
+   * `rankNumber: true`: `Ranked` rows, `-U`/`+U` for every rank that changed
+   * (`+I` for a newly filled rank). State: at most `n` rows per key.
+   */
+  topN(options: RankedTopNOptions<T>): DataStream<Change<Ranked<T>>>;
+  topN(options: TopNOptions<T>): DataStream<Change<T>>;
+  topN(
+    options: TopNOptions<T> | RankedTopNOptions<T>,
+  ): DataStream<Change<T>> | DataStream<Change<Ranked<T>>> {
+    return topN(this, options) as DataStream<Change<T>>;
+  }
+
+  /**
+   * Top-N per key and event-time window (tumbling or sliding): when a window
+   * fires, emits its `n` first rows by `compare`, with rank numbers, once.
+   */
+  windowTopN(
+    assigner: WindowAssigner<never>,
+    options: WindowTopNOptions<T>,
+  ): DataStream<WindowRanked<K, T>> {
+    return windowTopN(this, assigner, options);
   }
 
   /** A running reduction per key: emits the updated value for every record. */
