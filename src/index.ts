@@ -90,14 +90,6 @@ export type {
 } from './api/lookup-join.js';
 export { OutputTag } from './api/output-tag.js';
 export type {
-  RankComparator,
-  Ranked,
-  RankedTopNOptions,
-  TopNOptions,
-  WindowRanked,
-  WindowTopNOptions,
-} from './api/top-n.js';
-export type {
   AggregatingState,
   AggregatingStateDescriptor,
   KeyedStateStore,
@@ -116,6 +108,14 @@ export type {
   ValueStateDescriptor,
 } from './api/state.js';
 export { Time } from './api/time.js';
+export type {
+  RankComparator,
+  Ranked,
+  RankedTopNOptions,
+  TopNOptions,
+  WindowRanked,
+  WindowTopNOptions,
+} from './api/top-n.js';
 export { type Trigger, type TriggerContext, type TriggerResult, Triggers } from './api/triggers.js';
 export {
   type TimestampAssigner,
