@@ -93,8 +93,12 @@ export interface EncodedBatch {
   readonly length: number;
   /** Index of the Float64Array of event timestamps in `buffers`. */
   readonly timestamps: number;
-  /** The keys column, or undefined when the batch carries no keys. */
-  readonly keys: ColumnHeader | undefined;
+  /**
+   * The keys column, or undefined when the batch carries no keys. When every
+   * key is the value of one field of its record (`keyBy((r) => r.user)`), only
+   * that field's name is sent and the decoder reads the keys back from the values.
+   */
+  readonly keys: ColumnHeader | { readonly kind: 'field'; readonly key: string } | undefined;
   /** The values column. */
   readonly values: ColumnHeader;
   /** Every column's data, each ArrayBuffer owned by this batch alone: the transfer list. */

@@ -34,9 +34,15 @@ export function decodeBatch<T>(encoded: EncodedBatch, options: DecodeOptions = {
   }
   const { length, buffers } = encoded;
   const timestamps = Array.from(new Float64Array(buffer(buffers, encoded.timestamps)));
-  const keys =
-    encoded.keys === undefined ? undefined : decodeColumn(encoded.keys, buffers, length, options);
   const values = decodeColumn(encoded.values, buffers, length, options) as T[];
+  let keys: unknown[] | undefined;
+  if (encoded.keys?.kind === 'field') {
+    const field = encoded.keys.key;
+    keys = new Array<unknown>(length);
+    for (let i = 0; i < length; i++) keys[i] = (values[i] as Record<string, unknown>)[field];
+  } else if (encoded.keys !== undefined) {
+    keys = decodeColumn(encoded.keys, buffers, length, options);
+  }
   return { values, timestamps, keys };
 }
 

@@ -72,9 +72,38 @@ function encodeColumns<T>(batch: RecordBatch<T>, serialized: boolean): EncodedBa
   const buffers: ArrayBuffer[] = [];
   const timestamps = push(buffers, toFloat64(batch.timestamps).buffer);
   const encode = serialized ? encodeSerialized : encodeTopColumn;
-  const keys = batch.keys === undefined ? undefined : encode(batch.keys, buffers);
   const values = encode(batch.values, buffers);
+  const keys =
+    batch.keys === undefined
+      ? undefined
+      : (keysField(batch.keys, batch.values, values) ?? encode(batch.keys, buffers));
   return { format: 1, length: batch.values.length, timestamps, keys, values, buffers };
+}
+
+/**
+ * The field every key was taken from, when there is one: the values are
+ * objects of one shape and `keys[i]` is identical to `values[i][field]`.
+ */
+function keysField(
+  keys: readonly unknown[],
+  values: readonly unknown[],
+  encoded: ColumnHeader,
+): { kind: 'field'; key: string } | undefined {
+  if (encoded.kind !== 'object' || keys.length === 0) return undefined;
+  const firstKey = keys[0];
+  const first = values[0] as Record<string, unknown>;
+  for (const field of encoded.keys) {
+    if (!Object.is(first[field], firstKey)) continue;
+    let all = true;
+    for (let i = 1; i < keys.length; i++) {
+      if (!Object.is((values[i] as Record<string, unknown>)[field], keys[i])) {
+        all = false;
+        break;
+      }
+    }
+    if (all) return { kind: 'field', key: field };
+  }
+  return undefined;
 }
 
 function encodeTopColumn(xs: readonly unknown[], buffers: ArrayBuffer[]): ColumnHeader {
