@@ -2,11 +2,13 @@ import { describeRecord, invalidArgument, WeirError } from '../errors.js';
 import type { Edge, Partitioning } from '../plan/logical-graph.js';
 import type { Key } from '../runtime/key-groups.js';
 import type { Operator } from '../runtime/operator.js';
+import { type JoinType, RegularJoinFunction } from '../runtime/operators/changelog/regular-join.js';
 import { tableViewFunction, type ViewOutput } from '../runtime/operators/changelog/table-view.js';
 import { updatingAggregateFunction } from '../runtime/operators/changelog/updating-aggregate.js';
 import { windowChangelogFunction } from '../runtime/operators/changelog/window-changelog.js';
 import { FilterOperator } from '../runtime/operators/filter.js';
 import { FlatMapOperator } from '../runtime/operators/flat-map.js';
+import { KeyedCoProcessOperator } from '../runtime/operators/keyed-co-process.js';
 import { KeyedProcessOperator } from '../runtime/operators/keyed-process.js';
 import { MapOperator } from '../runtime/operators/map.js';
 import {
@@ -55,6 +57,10 @@ function ttlConfig(
     );
   }
   return config;
+}
+
+function keyedBy<T>(selectKey: (value: T) => Key, name: string): Partitioning {
+  return { kind: 'keyed', selectKey: selectKey as (value: never) => Key, name };
 }
 
 /** @internal Adds a keyed operator whose main output is a changelog (or plain records). */
@@ -200,6 +206,73 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
     return this.derived([...this.refs, ...others.flatMap((o) => o.refs)], this.upsertKey);
   }
 
+  /**
+   * A regular (unbounded) join with `right` on equal keys, like SQL's
+   * `JOIN ... ON l.k = r.k [AND where]`: every change of either input is
+   * joined with the other input's current rows of its key, kept in keyed
+   * state (checkpointed) for the TTL. Emits `+I [l, r]` when a joined row
+   * appears and `-D [l, r]` when it goes; outer joins pad a row without a
+   * match with null (`+I [l, null]`), retract that (`-D [l, null]`) when the
+   * first match arrives, and restore it when the last match goes. The output
+   * is a retract changelog (insert-only for an inner join of insert-only
+   * inputs); its event time is the later of the two rows' times, and its
+   * watermark the minimum of both inputs'. Refused without a TTL or
+   * `unboundedState: true`.
+   */
+  regularJoin<R, K extends Key, J extends JoinType = 'inner'>(
+    right: ChangelogStream<R>,
+    options: RegularJoinOptions<T, R, K, J>,
+  ): ChangelogStream<JoinResult<T, R, J>> {
+    const type: JoinType = options?.type ?? 'inner';
+    if (!['inner', 'left', 'right', 'full'].includes(type)) {
+      throw invalidArgument(
+        `regularJoin() type must be 'inner', 'left', 'right' or 'full', got ${describeRecord(type)}`,
+      );
+    }
+    const { leftKey, rightKey, where } = options;
+    if (typeof leftKey !== 'function' || typeof rightKey !== 'function') {
+      throw invalidArgument(
+        'regularJoin() needs leftKey and rightKey functions, e.g. { leftKey: (l) => l.id, rightKey: (r) => r.id }',
+      );
+    }
+    if (where !== undefined && typeof where !== 'function') {
+      throw invalidArgument('regularJoin() where must be a function (left, right) => boolean');
+    }
+    const ttls = joinTtls(options as unknown as RegularJoinOptions<never, never, Key, JoinType>);
+    const spec = { type, where, leftTtl: ttls.left, rightTtl: ttls.right };
+    const insertOnly =
+      type === 'inner' && this.mode === 'insert-only' && right.mode === 'insert-only';
+    const inputs: Edge[] = [
+      ...this.refs.map((r) => ({
+        from: r.node,
+        tag: r.tag,
+        partitioning: keyedBy((c: Change<T>) => leftKey(c.value), 'leftKey'),
+        input: 0,
+      })),
+      ...right.refs.map((r) => ({
+        from: r.node,
+        tag: r.tag,
+        partitioning: keyedBy((c: Change<R>) => rightKey(c.value), 'rightKey'),
+        input: 1,
+      })),
+    ];
+    const node = this.builder.graph.addOperator(
+      `regular ${type} join`,
+      inputs,
+      () =>
+        new KeyedCoProcessOperator(
+          new RegularJoinFunction<K, T, R>(spec),
+          undefined,
+        ) as unknown as Operator<unknown, unknown>,
+      { keyed: true, stateful: true, changelog: insertOnly ? 'insert-only' : 'retract' },
+    );
+    return new ChangelogStream<JoinResult<T, R, J>>(
+      this.builder,
+      [{ node: node.id, tag: undefined }],
+      undefined,
+    );
+  }
+
   /** Groups the changing rows by key, for an updating aggregation. */
   groupBy<K extends Key>(selectKey: (row: T) => K, name = 'groupBy'): GroupedChangelogStream<T, K> {
     return new GroupedChangelogStream(this, selectKey, name);
@@ -219,6 +292,63 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
     }
     return new TableView(this, primaryKey, ttlConfig(options.ttl, 'materialize()'));
   }
+}
+
+/** The row type of a regular join's output: null on the side an outer join pads. */
+export type JoinResult<L, R, J extends JoinType> = J extends 'inner'
+  ? readonly [L, R]
+  : J extends 'left'
+    ? readonly [L, R | null]
+    : J extends 'right'
+      ? readonly [L | null, R]
+      : readonly [L | null, R | null];
+
+/** How a regular join matches rows and how long it keeps them. */
+export interface RegularJoinOptions<L, R, K extends Key, J extends JoinType> {
+  /** `inner` (default), `left`, `right` or `full` (outer). */
+  readonly type?: J;
+  /** The equality key of a left row. */
+  readonly leftKey: (left: L) => K;
+  /** The equality key of a right row; rows join when their keys are equal. */
+  readonly rightKey: (right: R) => K;
+  /** An extra condition on a pair with equal keys (a non-equi part of the ON clause). */
+  readonly where?: (left: L, right: R) => boolean;
+  /**
+   * How long each side's rows are kept after their last change (processing
+   * time): one retention for both sides, or one per side. Required unless
+   * `unboundedState` is set.
+   */
+  readonly ttl?:
+    | StateRetention
+    | { readonly left?: StateRetention; readonly right?: StateRetention };
+  /** Keep every row of both sides forever (state grows with the number of distinct rows). */
+  readonly unboundedState?: boolean;
+}
+
+function joinTtls(options: RegularJoinOptions<never, never, Key, JoinType>): {
+  left: StateTtlConfig | undefined;
+  right: StateTtlConfig | undefined;
+} {
+  const ttl = options.ttl;
+  const perSide =
+    ttl !== undefined && typeof ttl === 'object' && !('ttlMs' in ttl)
+      ? (ttl as { left?: StateRetention; right?: StateRetention })
+      : { left: ttl as StateRetention | undefined, right: ttl as StateRetention | undefined };
+  const left = ttlConfig(perSide.left, 'regularJoin() left');
+  const right = ttlConfig(perSide.right, 'regularJoin() right');
+  if (options.unboundedState !== true && (left === undefined || right === undefined)) {
+    const missing =
+      left === undefined && right === undefined
+        ? 'both inputs'
+        : left === undefined
+          ? 'the left input'
+          : 'the right input';
+    throw new WeirError(
+      'INVALID_JOB',
+      `regularJoin() keeps every row of its inputs in state, and no state TTL is set for ${missing}: set ttl (e.g. { ttl: 3_600_000 } or { ttl: { left: ..., right: ... } }), or unboundedState: true to keep rows forever`,
+    );
+  }
+  return { left, right };
 }
 
 /** A changelog grouped by a key: the input of an updating aggregation. */

@@ -1,0 +1,167 @@
+import type { Change } from '../../../api/changelog.js';
+import type {
+  Collector,
+  KeyedProcessContext,
+  KeyedRuntimeContext,
+} from '../../../api/functions.js';
+import type { MapState, StateTtlConfig } from '../../../api/state.js';
+import type { Key } from '../../key-groups.js';
+import { type KeyedCoProcessFunction, setOutputTimestamp } from '../keyed-co-process.js';
+import { rowText } from './same-row.js';
+
+/** Which rows of a regular join are kept without a match (padded with null). */
+export type JoinType = 'inner' | 'left' | 'right' | 'full';
+
+/** A joined row: `[left, right]`, with null for the missing side of an outer join. */
+export type JoinedRow<L, R> = readonly [L | null, R | null];
+
+/** @internal How a regular join is set up. */
+export interface RegularJoinSpec<L, R> {
+  readonly type: JoinType;
+  readonly where: ((left: L, right: R) => boolean) | undefined;
+  readonly leftTtl: StateTtlConfig | undefined;
+  readonly rightTtl: StateTtlConfig | undefined;
+}
+
+/** A stored row: the row, how many copies are held, the event time of the last one. */
+type Entry<T> = [row: T, count: number, time: number];
+
+/** One input as seen from the side a change arrives on. */
+interface Side<S, O> {
+  readonly mine: MapState<string, Entry<S>>;
+  readonly other: MapState<string, Entry<O>>;
+  /** This side's rows are kept (padded) when they have no match. */
+  readonly mineOuter: boolean;
+  readonly otherOuter: boolean;
+  readonly matches: (mine: S, other: O) => boolean;
+  readonly pair: (mine: S | null, other: O | null) => JoinedRow<unknown, unknown>;
+}
+
+/**
+ * A regular (unbounded) equi-join on changelog inputs: each side's rows are
+ * kept per key (a multiset, with a TTL), every change of one side is joined
+ * with the other side's current rows of the key, and the result is emitted
+ * as `+I` (a joined row appears) and `-D` (it disappears). Outer joins emit a
+ * row without a match padded with null, retract it when the first match
+ * arrives, and emit it again when the last match is retracted.
+ */
+export class RegularJoinFunction<K extends Key, L, R>
+  implements KeyedCoProcessFunction<K, Change<L>, Change<R>, Change<JoinedRow<L, R>>>
+{
+  // Set in open: the runtime runs each subtask on its own Object.create() of this function.
+  private fromLeft!: Side<L, R>;
+  private fromRight!: Side<R, L>;
+
+  constructor(private readonly spec: RegularJoinSpec<L, R>) {}
+
+  open(context: KeyedRuntimeContext): void {
+    const { leftTtl, rightTtl, where, type } = this.spec;
+    const left = context.state.getMapState<string, Entry<L>>({
+      name: 'left',
+      ...(leftTtl === undefined ? {} : { ttl: leftTtl }),
+    });
+    const right = context.state.getMapState<string, Entry<R>>({
+      name: 'right',
+      ...(rightTtl === undefined ? {} : { ttl: rightTtl }),
+    });
+    const leftOuter = type === 'left' || type === 'full';
+    const rightOuter = type === 'right' || type === 'full';
+    this.fromLeft = {
+      mine: left,
+      other: right,
+      mineOuter: leftOuter,
+      otherOuter: rightOuter,
+      matches: where === undefined ? () => true : (l, r) => where(l, r),
+      pair: (l, r) => [l, r],
+    };
+    this.fromRight = {
+      mine: right,
+      other: left,
+      mineOuter: rightOuter,
+      otherOuter: leftOuter,
+      matches: where === undefined ? () => true : (r, l) => where(l, r),
+      pair: (r, l) => [l, r],
+    };
+  }
+
+  processElement1(
+    change: Change<L>,
+    ctx: KeyedProcessContext<K>,
+    out: Collector<Change<JoinedRow<L, R>>>,
+  ): void {
+    apply(
+      this.fromLeft,
+      change,
+      ctx.timestamp,
+      out as Collector<Change<JoinedRow<unknown, unknown>>>,
+    );
+  }
+
+  processElement2(
+    change: Change<R>,
+    ctx: KeyedProcessContext<K>,
+    out: Collector<Change<JoinedRow<L, R>>>,
+  ): void {
+    apply(
+      this.fromRight,
+      change,
+      ctx.timestamp,
+      out as Collector<Change<JoinedRow<unknown, unknown>>>,
+    );
+  }
+}
+
+/** How many rows of `rows` match `other` (with multiplicity). */
+function matchCount<S, O>(
+  rows: MapState<string, Entry<S>>,
+  other: O,
+  matches: (mine: S, other: O) => boolean,
+): number {
+  let n = 0;
+  for (const [, [row, count]] of rows.entries()) if (matches(row, other)) n += count;
+  return n;
+}
+
+function emit(
+  out: Collector<Change<JoinedRow<unknown, unknown>>>,
+  kind: '+I' | '-D',
+  value: JoinedRow<unknown, unknown>,
+  times: number,
+  time: number,
+): void {
+  setOutputTimestamp(out, time);
+  for (let i = 0; i < times; i++) out.collect({ kind, value });
+}
+
+function apply<S, O>(
+  side: Side<S, O>,
+  change: Change<S>,
+  time: number,
+  out: Collector<Change<JoinedRow<unknown, unknown>>>,
+): void {
+  const { mine, other } = side;
+  const row = change.value;
+  const text = rowText(row);
+  const entry = mine.get(text);
+  const accumulate = change.kind === '+I' || change.kind === '+U';
+  if (!accumulate) {
+    // A retraction of a row not held (its state expired): nothing joined with it is left to retract.
+    if (entry === undefined) return;
+    if (entry[1] <= 1) mine.remove(text);
+    else mine.put(text, [entry[0], entry[1] - 1, entry[2]]);
+  }
+  const kind = accumulate ? '+I' : '-D';
+  let matched = false;
+  for (const [, [o, count, oTime]] of other.entries()) {
+    if (!side.matches(row, o)) continue;
+    matched = true;
+    const at = Math.max(time, oTime);
+    // An outer row of the other side is padded while no row of this side matches it.
+    const padded = side.otherOuter && matchCount(mine, o, side.matches) === 0;
+    if (padded && accumulate) emit(out, '-D', side.pair(null, o), count, at);
+    emit(out, kind, side.pair(row, o), count, at);
+    if (padded && !accumulate) emit(out, '+I', side.pair(null, o), count, at);
+  }
+  if (!matched && side.mineOuter) emit(out, kind, side.pair(row, null), 1, time);
+  if (accumulate) mine.put(text, [row, (entry?.[1] ?? 0) + 1, time]);
+}
