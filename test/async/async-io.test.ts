@@ -130,27 +130,40 @@ describe('flatMapAsync', () => {
     expect(out).toEqual(['1.0', '2.0', '2.1', '4.0', '5.0', '5.1']);
   });
 
-  for (const capacity of [1, 3, 10]) {
-    it(`never has more than capacity ${capacity} requests in flight, and fills it`, async () => {
-      let inFlight = 0;
-      let maxInFlight = 0;
-      const env = new StreamEnvironment({ batchSize: 7 });
-      const out = await env
-        .fromArray(Array.from({ length: 60 }, (_, i) => i))
-        .flatMapAsync(
-          async (n: number) => {
-            inFlight++;
-            maxInFlight = Math.max(maxInFlight, inFlight);
-            await sleep(1);
-            inFlight--;
-            return [n];
-          },
-          { capacity },
-        )
-        .executeAndCollect();
-      expect(out).toEqual(Array.from({ length: 60 }, (_, i) => i));
-      expect(maxInFlight).toBe(capacity);
-    });
+  for (const parallelism of [1, 2]) {
+    for (const capacity of [1, 3, 10]) {
+      it(`never has more than capacity ${capacity} requests in flight per subtask, and fills it (parallelism ${parallelism})`, async () => {
+        const inFlight = [0, 0];
+        const maxInFlight = [0, 0];
+        const env = new StreamEnvironment({ batchSize: 7, parallelism });
+        const sink = new CollectSink<number>();
+        env
+          .fromArray(Array.from({ length: 120 }, (_, i) => i))
+          .rebalance()
+          .flatMapAsync(
+            {
+              open(ctx) {
+                (this as { subtask?: number }).subtask = ctx.subtaskIndex;
+              },
+              async asyncInvoke(n: number) {
+                const s = (this as { subtask?: number }).subtask ?? 0;
+                inFlight[s]!++;
+                maxInFlight[s] = Math.max(maxInFlight[s]!, inFlight[s]!);
+                await sleep(1);
+                inFlight[s]!--;
+                return [n];
+              },
+            },
+            { capacity },
+          )
+          .sinkTo(sink);
+        await env.execute('capacity');
+        expect([...sink.values].sort((a, b) => a - b)).toEqual(
+          Array.from({ length: 120 }, (_, i) => i),
+        );
+        expect(maxInFlight.slice(0, parallelism)).toEqual(new Array(parallelism).fill(capacity));
+      });
+    }
   }
 
   it('holds completed results of an ordered operator within the capacity too', async () => {
