@@ -17,6 +17,7 @@ import { q15 } from './q15.js';
 import { q16 } from './q16.js';
 import { q17 } from './q17.js';
 import { q18 } from './q18.js';
+import { q19 } from './q19.js';
 import { q20 } from './q20.js';
 import { q21 } from './q21.js';
 import { q22 } from './q22.js';
@@ -43,6 +44,7 @@ export const NEXMARK_QUERIES: readonly AnyNexmarkQuery[] = [
   eraseRowType(q16),
   eraseRowType(q17),
   eraseRowType(q18),
+  eraseRowType(q19),
   eraseRowType(q20),
   eraseRowType(q21),
   eraseRowType(q22),
