@@ -33,7 +33,7 @@ export function decodeBatch<T>(encoded: EncodedBatch, options: DecodeOptions = {
     });
   }
   const { length, buffers } = encoded;
-  const timestamps = Array.from(new Float64Array(buffer(buffers, encoded.timestamps)));
+  const timestamps = toArray(new Float64Array(buffer(buffers, encoded.timestamps), 0, length));
   const values = decodeColumn(encoded.values, buffers, length, options) as T[];
   let keys: unknown[] | undefined;
   if (encoded.keys?.kind === 'field') {
@@ -44,6 +44,13 @@ export function decodeBatch<T>(encoded: EncodedBatch, options: DecodeOptions = {
     keys = decodeColumn(encoded.keys, buffers, length, options);
   }
   return { values, timestamps, keys };
+}
+
+/** A plain loop: several times faster than `Array.from` on a typed array. */
+function toArray<E>(data: { readonly length: number; readonly [i: number]: E }): E[] {
+  const out = new Array<E>(data.length);
+  for (let i = 0; i < data.length; i++) out[i] = data[i] as E;
+  return out;
 }
 
 function buffer(buffers: readonly ArrayBuffer[], index: number): ArrayBuffer {
@@ -66,9 +73,9 @@ function decodeColumn(
     case 'undefined':
       return new Array<unknown>(n).fill(undefined);
     case 'i32':
-      return Array.from(new Int32Array(buffer(buffers, column.data), 0, n));
+      return toArray(new Int32Array(buffer(buffers, column.data), 0, n));
     case 'f64':
-      return Array.from(new Float64Array(buffer(buffers, column.data), 0, n));
+      return toArray(new Float64Array(buffer(buffers, column.data), 0, n));
     case 'bool': {
       const data = new Uint8Array(buffer(buffers, column.data), 0, n);
       const out = new Array<unknown>(n);
@@ -76,7 +83,7 @@ function decodeColumn(
       return out;
     }
     case 'bigint':
-      return Array.from(new BigInt64Array(buffer(buffers, column.data), 0, n));
+      return toArray(new BigInt64Array(buffer(buffers, column.data), 0, n));
     case 'date': {
       const data = new Float64Array(buffer(buffers, column.data), 0, n);
       const out = new Array<unknown>(n);
