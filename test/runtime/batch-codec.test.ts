@@ -302,6 +302,29 @@ describe('batch codec round trip', () => {
     expect(decoded.values[13]).toEqual(/re+/gi);
   });
 
+  it('encodes a union of shapes as one object column per shape', () => {
+    const values = Array.from({ length: 300 }, (_, i) =>
+      i % 3 === 0
+        ? { type: 'person', person: { id: i, name: `p${i}` } }
+        : i % 3 === 1
+          ? { type: 'auction', auction: { id: i, reserve: i * 1.5 } }
+          : { type: 'bid', bid: { auction: i, price: i } },
+    );
+    const batch = { values, timestamps: values.map((_, i) => i), keys: undefined };
+    const encoded = encodeBatch(batch);
+    expect(encoded.values.kind).toBe('union');
+    expect(kinds(encoded.values).filter((k) => k === 'object')).toHaveLength(6);
+    expectSame(decodeBatch(encoded), batch);
+  });
+
+  it('serializes a column with too many shapes as one buffer', () => {
+    const values = Array.from({ length: 100 }, (_, i) => ({ [`field${i % 40}`]: i }));
+    const batch = { values, timestamps: values.map(() => 0), keys: undefined };
+    const encoded = encodeBatch(batch);
+    expect(encoded.values.kind).toBe('serialized');
+    expectSame(decodeBatch(encoded), batch);
+  });
+
   it('handles empty batches, with and without keys', () => {
     expectSame(roundTrip({ values: [], timestamps: [], keys: undefined }), {
       values: [],
@@ -422,12 +445,15 @@ describe('batch codec across threads', () => {
   it('moves the buffers through a MessageChannel with a transfer list', async () => {
     const { port1, port2 } = new MessageChannel();
     try {
+      const before = batch.values.map(fingerprint);
       const encoded = encodeBatch(batch);
       const received = new Promise<EncodedBatch>((resolve) => port2.once('message', resolve));
       port1.postMessage(encoded, encoded.buffers);
       // Transferred, not copied: the sender's buffers are detached.
       expect(encoded.buffers.every((b) => b.byteLength === 0)).toBe(true);
       expectSame(decodeBatch(await received), batch);
+      // The sender's batch is untouched: encoding copies, only the codec's own buffers move.
+      expect(batch.values.map(fingerprint)).toEqual(before);
     } finally {
       port1.close();
       port2.close();
