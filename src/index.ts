@@ -31,6 +31,8 @@ export {
   type StateRetention,
   TableView,
   type TableViewOptions,
+  type TemporalJoinOptions,
+  type TemporalJoinResult,
   type UpdatingAggregateOptions,
 } from './api/changelog-stream.js';
 export { DataStream, KeyedStream } from './api/data-stream.js';

@@ -4,6 +4,7 @@ import type { Key } from '../runtime/key-groups.js';
 import type { Operator } from '../runtime/operator.js';
 import { type JoinType, RegularJoinFunction } from '../runtime/operators/changelog/regular-join.js';
 import { tableViewFunction, type ViewOutput } from '../runtime/operators/changelog/table-view.js';
+import { TemporalJoinFunction } from '../runtime/operators/changelog/temporal-join.js';
 import { updatingAggregateFunction } from '../runtime/operators/changelog/updating-aggregate.js';
 import { windowChangelogFunction } from '../runtime/operators/changelog/window-changelog.js';
 import { FilterOperator } from '../runtime/operators/filter.js';
@@ -439,6 +440,19 @@ export class TableView<T, K extends Key> {
   }
 }
 
+/** How a temporal join finds the table row of a probe row. */
+export interface TemporalJoinOptions<P, K extends Key, J extends 'inner' | 'left'> {
+  /** The probe row's value of the table's primary key. */
+  readonly probeKey: (probe: P) => K;
+  /** `inner` (default) drops probe rows without a valid version; `left` keeps them with null. */
+  readonly type?: J;
+}
+
+/** The output row of a temporal join: the probe row and the table row valid at its time. */
+export type TemporalJoinResult<P, B, J extends 'inner' | 'left'> = J extends 'left'
+  ? readonly [P, B | null]
+  : readonly [P, B];
+
 /** @internal Builds changelog operators for streams; reached through the environment, so data-stream.ts needs no value import of this module. */
 export const changelogApi = {
   toChangelog<T>(stream: DataStream<T>): ChangelogStream<T> {
@@ -538,6 +552,56 @@ export const changelogApi = {
       out,
       mode === 'upsert' ? (r) => r.key : undefined,
     );
+  },
+
+  temporalJoin<P, B, K extends Key, J extends 'inner' | 'left'>(
+    probe: DataStream<P>,
+    table: TableView<B, K>,
+    options: TemporalJoinOptions<P, K, J>,
+  ): DataStream<TemporalJoinResult<P, B, J>> {
+    if (!(table instanceof TableView)) {
+      throw invalidArgument(
+        'temporalJoin() needs a versioned table: changelog.materialize((row) => row.primaryKey)',
+      );
+    }
+    const probeKey = options?.probeKey;
+    if (typeof probeKey !== 'function') {
+      throw invalidArgument(
+        "temporalJoin() needs probeKey, the probe row's value of the table's primary key: { probeKey: (p) => p.currency }",
+      );
+    }
+    const type = options.type ?? 'inner';
+    if (type !== 'inner' && type !== 'left') {
+      throw invalidArgument(
+        `temporalJoin() type must be 'inner' or 'left', got ${describeRecord(type)}`,
+      );
+    }
+    const pk = table.primaryKey;
+    const inputs: Edge[] = [
+      ...probe.refs.map((r) => ({
+        from: r.node,
+        tag: r.tag,
+        partitioning: keyedBy(probeKey, 'probeKey'),
+        input: 0,
+      })),
+      ...table.input.refs.map((r) => ({
+        from: r.node,
+        tag: r.tag,
+        partitioning: keyedBy((c: Change<B>) => pk(c.value), 'primaryKey'),
+        input: 1,
+      })),
+    ];
+    const node = probe.builder.graph.addOperator(
+      `temporal ${type} join`,
+      inputs,
+      () =>
+        new KeyedCoProcessOperator(
+          new TemporalJoinFunction<K, P, B>(type === 'left'),
+          undefined,
+        ) as unknown as Operator<unknown, unknown>,
+      { keyed: true, stateful: true },
+    );
+    return new DataStream(probe.builder, [{ node: node.id, tag: undefined }]);
   },
 
   windowChangelog<K extends Key, R>(

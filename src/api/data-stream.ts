@@ -32,6 +32,9 @@ import {
 import type {
   ChangelogApi,
   ChangelogStream,
+  TableView,
+  TemporalJoinOptions,
+  TemporalJoinResult,
   UpdatingAggregateOptions,
 } from './changelog-stream.js';
 import {
@@ -313,6 +316,22 @@ export class DataStream<T> {
     upsertKey?: (row: R) => Key,
   ): ChangelogStream<R> {
     return this.builder.changelogs.asChangelog(this, mode, upsertKey);
+  }
+
+  /**
+   * An event-time temporal join (SQL's `JOIN table FOR SYSTEM_TIME AS OF
+   * probe.time`): each record joins the row of `table` (a versioned table,
+   * `changelog.materialize(pk)`) with key `probeKey(record)` that was valid at
+   * the record's event time. Records wait until the watermark (the minimum of
+   * both inputs) passes their time; table versions are dropped once no
+   * waiting or future record can need them. `type: 'left'` keeps records
+   * without a valid row, with null. Insert-only output, at the records' times.
+   */
+  temporalJoin<B, K extends Key, J extends 'inner' | 'left' = 'inner'>(
+    table: TableView<B, K>,
+    options: TemporalJoinOptions<T, K, J>,
+  ): DataStream<TemporalJoinResult<T, B, J>> {
+    return this.builder.changelogs.temporalJoin(this, table, options);
   }
 
   /** @internal What this stream carries: `insert-only`, or changes in the widest mode of its parts. */

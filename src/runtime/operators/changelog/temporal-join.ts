@@ -1,0 +1,92 @@
+import type { Change } from '../../../api/changelog.js';
+import type {
+  Collector,
+  KeyedProcessContext,
+  KeyedRuntimeContext,
+  OnTimerContext,
+} from '../../../api/functions.js';
+import type { MapState } from '../../../api/state.js';
+import { describeRecord, WeirError } from '../../../errors.js';
+import type { Key } from '../../key-groups.js';
+import { NO_TIMESTAMP } from '../../record-batch.js';
+import type { KeyedCoProcessFunction } from '../keyed-co-process.js';
+
+/** A probe row with the version of the table row valid at its time (null: none, for a left join). */
+export type TemporalJoinRow<P, B> = readonly [P, B | null];
+
+/**
+ * An event-time temporal join (`FOR SYSTEM_TIME AS OF probe.time`): input 0
+ * are probe rows, input 1 the changelog of a versioned table keyed by its
+ * primary key. Each version is valid from its event time until the next
+ * change of its key; a `-D` (or `-U` without a `+U` at the same time) ends it.
+ * Probe rows wait in state until the watermark passes their time, then join
+ * the version valid at that time and leave, stamped with their own time.
+ * Versions older than the newest one at or before the time a timer fires
+ * are dropped: no probe still to come can need them.
+ */
+export class TemporalJoinFunction<K extends Key, P, B>
+  implements KeyedCoProcessFunction<K, P, Change<B>, TemporalJoinRow<P, B>>
+{
+  private probes!: MapState<number, P[]>;
+  /** Versions by event time; null marks a deletion. */
+  private versions!: MapState<number, B | null>;
+
+  constructor(private readonly keepUnmatched: boolean) {}
+
+  open(context: KeyedRuntimeContext): void {
+    this.probes = context.state.getMapState<number, P[]>('probes');
+    this.versions = context.state.getMapState<number, B | null>('versions');
+  }
+
+  processElement1(probe: P, ctx: KeyedProcessContext<K>): void {
+    const time = eventTime(ctx.timestamp, 'probe', probe);
+    const waiting = this.probes.get(time);
+    this.probes.put(time, waiting === undefined ? [probe] : [...waiting, probe]);
+    ctx.timerService.registerEventTimeTimer(time);
+  }
+
+  processElement2(change: Change<B>, ctx: KeyedProcessContext<K>): void {
+    const time = eventTime(ctx.timestamp, 'table', change);
+    // An update's -U and +U share a time: the +U, applied last, wins.
+    const accumulate = change.kind === '+I' || change.kind === '+U';
+    this.versions.put(time, accumulate ? change.value : null);
+    ctx.timerService.registerEventTimeTimer(time);
+  }
+
+  onTimer(time: number, _ctx: OnTimerContext<K>, out: Collector<TemporalJoinRow<P, B>>): void {
+    // The newest version at or before `time`; older ones are no longer needed.
+    let validFrom = Number.NEGATIVE_INFINITY;
+    let valid: B | null = null;
+    const stale: number[] = [];
+    for (const [from, row] of this.versions.entries()) {
+      if (from > time) continue;
+      if (from > validFrom) {
+        if (validFrom !== Number.NEGATIVE_INFINITY) stale.push(validFrom);
+        validFrom = from;
+        valid = row;
+      } else stale.push(from);
+    }
+    const waiting = this.probes.get(time);
+    if (waiting !== undefined) {
+      this.probes.remove(time);
+      for (const probe of waiting) {
+        if (valid !== null) out.collect([probe, valid]);
+        else if (this.keepUnmatched) out.collect([probe, null]);
+      }
+    }
+    for (const from of stale) this.versions.remove(from);
+    // A deletion as the newest version means the same as no version.
+    if (valid === null && validFrom !== Number.NEGATIVE_INFINITY) this.versions.remove(validFrom);
+  }
+}
+
+function eventTime(timestamp: number, side: string, record: unknown): number {
+  if (timestamp === NO_TIMESTAMP || !Number.isFinite(timestamp)) {
+    throw new WeirError(
+      'INVALID_TIMESTAMP',
+      `a temporal join needs event time on both inputs, but a ${side} record has none: ${describeRecord(record)}; assign timestamps and watermarks before the join`,
+      { record: describeRecord(record) },
+    );
+  }
+  return timestamp;
+}
