@@ -6,6 +6,8 @@
 import type { Auction, Bid, NexmarkEvent, Person } from '../../../src/connectors/nexmark/index.js';
 import {
   type AggregateFunction,
+  type Change,
+  type ChangelogStream,
   type Collector,
   type DataStream,
   WatermarkStrategy,
@@ -36,11 +38,22 @@ export function bids(events: DataStream<NexmarkEvent>): DataStream<Bid> {
   return events.flatMap(pushBid).name('bids');
 }
 
-/** The auction id of a bid or an auction (q4, q9 and q20 join on it). */
-export function auctionIdOf(e: NexmarkEvent): number {
-  if (e.type === 'bid') return e.bid.auction;
-  if (e.type === 'auction') return e.auction.id;
-  throw new Error(`expected a bid or an auction, got person ${e.person.id}`);
+function insertedRow<T>(change: Change<T>): T {
+  if (change.kind !== '+I') {
+    throw new Error(`expected only inserts, got ${change.kind} ${JSON.stringify(change.value)}`);
+  }
+  return change.value;
+}
+
+/**
+ * The rows of an insert-only changelog (such as an inner regular join of append streams) as
+ * plain records; refuses any other changelog when the job is built.
+ */
+export function insertedRows<T>(stream: ChangelogStream<T>): DataStream<T> {
+  if (stream.mode !== 'insert-only') {
+    throw new Error(`expected an insert-only changelog, got a ${stream.mode} one`);
+  }
+  return stream.map(insertedRow<T>).name('rows');
 }
 
 /** An auction's columns in the order of the `auction` view (`A.*`). */

@@ -54,7 +54,7 @@ export const q4: UpdatingNexmarkQuery<Q4Row> = {
   updating: true,
   build: (events) =>
     auctionBids(events)
-      .map((x) => ({ id: x.auction.id, category: x.auction.category, price: x.bid.price }))
+      .map(([a, b]) => ({ id: a.id, category: a.category, price: b.price }))
       .keyBy((x) => x.id, 'auction id')
       .updatingAggregate(maxPrice)
       .mapRows((r) => r.value)

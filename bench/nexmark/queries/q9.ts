@@ -12,10 +12,8 @@ import { auctionColumns } from './common.js';
 import type { UpdatingNexmarkQuery } from './query.js';
 
 /** Whether `x` ranks before `y`: higher price, then earlier time (equal: the earlier arrival stays). */
-function better(x: AuctionBid, y: AuctionBid): boolean {
-  return (
-    x.bid.price > y.bid.price || (x.bid.price === y.bid.price && x.bid.dateTime < y.bid.dateTime)
-  );
+function better([, x]: AuctionBid, [, y]: AuctionBid): boolean {
+  return x.price > y.price || (x.price === y.price && x.dateTime < y.dateTime);
 }
 
 /** The best bid so far: an updating aggregation over an insert-only input needs no retract. */
@@ -32,15 +30,8 @@ export const q9: UpdatingNexmarkQuery<AuctionBid> = {
   updating: true,
   build: (events) =>
     auctionBids(events)
-      .keyBy((x) => x.auction.id, 'auction id')
+      .keyBy(([a]) => a.id, 'auction id')
       .updatingAggregate(winningBid)
       .mapRows((r) => r.value),
-  toRow: ({ auction: a, bid: b }) => [
-    ...auctionColumns(a),
-    b.auction,
-    b.bidder,
-    b.price,
-    b.dateTime,
-    b.extra,
-  ],
+  toRow: ([a, b]) => [...auctionColumns(a), b.auction, b.bidder, b.price, b.dateTime, b.extra],
 };
