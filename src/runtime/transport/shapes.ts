@@ -41,8 +41,34 @@ for (let i = 0; i < records.length; i++) {
   const r = records[i];
   ${reads}
 }`;
-    return new Function('records', 'columns', body) as Extractor;
+    return compile<Extractor>(['records', 'columns'], body) ?? genericExtractor(keys);
   });
+}
+
+function genericExtractor(keys: readonly string[]): Extractor {
+  return (records, columns) => {
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k] as string;
+      const column = columns[k] as unknown[];
+      for (let i = 0; i < records.length; i++) {
+        column[i] = (records[i] as Record<string, unknown>)[key];
+      }
+    }
+  };
+}
+
+/**
+ * Compiles generated source; undefined where code generation from strings is
+ * disabled (`--disallow-code-generation-from-strings`), so callers fall back
+ * to generic loops.
+ */
+function compile<F>(parameters: readonly string[], body: string): F | undefined {
+  try {
+    return new Function(...parameters, body) as F;
+  } catch (error) {
+    if (error instanceof EvalError) return undefined;
+    throw error;
+  }
 }
 
 export function assembler(keys: readonly string[]): Assembler {
@@ -54,7 +80,7 @@ export function assembler(keys: readonly string[]): Assembler {
 const out = new Array(n);
 for (let i = 0; i < n; i++) out[i] = { ${literal} };
 return out;`;
-    return new Function('fields', 'n', body) as Assembler;
+    return compile<Assembler>(['fields', 'n'], body) ?? definingAssembler(keys);
   });
 }
 
