@@ -44,7 +44,7 @@ const SCENARIOS: readonly Scenario[] = [
     name: 'busy',
     parallelism: 3,
     config: { maxEvents: 40_000, eventsPerSecond: 200, seed: 42 },
-    queries: ['q3', 'q4', 'q5', 'q7', 'q8', 'q9', 'q11', 'q20'],
+    queries: ['q3', 'q4', 'q5', 'q7', 'q8', 'q9', 'q11', 'q18', 'q19', 'q20'],
   },
 ];
 
