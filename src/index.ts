@@ -23,6 +23,11 @@ export {
   isChange,
   type RetractableAggregateFunction,
 } from './api/changelog.js';
+export type {
+  BroadcastJoinOptions,
+  InnerBroadcastJoinOptions,
+  LeftBroadcastJoinOptions,
+} from './api/broadcast-join.js';
 export {
   ChangelogStream,
   GroupedChangelogStream,

@@ -37,6 +37,7 @@ import type {
   TemporalJoinResult,
   UpdatingAggregateOptions,
 } from './changelog-stream.js';
+import { type BroadcastJoinOptions, broadcastJoin } from './broadcast-join.js';
 import {
   type DeduplicateOptions,
   deduplicate,
@@ -135,7 +136,7 @@ export class DataStream<T> {
   /** @internal Adds a two-input operator reading this stream as input 0 and `other` as input 1. */
   addTwoInputOperator<U, OUT>(
     name: string,
-    other: DataStream<U>,
+    other: DataStream<U> | { readonly refs: readonly StreamRef[] },
     partitionings: readonly [Partitioning, Partitioning],
     create: () => Operator<T, OUT>,
     flags: OperatorFlags = {},
@@ -277,6 +278,34 @@ export class DataStream<T> {
    */
   coGroup<U>(other: DataStream<U>): TwoStreams<T, U, 'coGroup'> {
     return new TwoStreams(this, other, 'coGroup');
+  }
+
+  /**
+   * Joins every record with the row of its key in a small table built from
+   * `side`, which is broadcast to every subtask (for example a dimension
+   * table or a bounded file). Side rows upsert the table by `sideKey`. With a
+   * bounded side (or `waitForSide: true`), main records wait until the side
+   * has ended, so each sees the complete table; otherwise they join the table
+   * as it is when they arrive. Inner by default (`kind: 'left'` joins rows
+   * without a match with `undefined`). Output carries the main record's
+   * timestamp. See docs/joins.md.
+   */
+  broadcastJoin<S, BK extends Key, OUT>(
+    side: DataStream<S>,
+    options: BroadcastJoinOptions<T, S, BK, OUT>,
+  ): DataStream<OUT> {
+    return broadcastJoin(this, side, options, false);
+  }
+
+  /**
+   * Like `broadcastJoin`, with a side stream of changes (`Change<S>`): `+I`
+   * and `+U` put rows into the table, `-U` and `-D` remove them.
+   */
+  broadcastJoinChangelog<S, BK extends Key, OUT>(
+    side: DataStream<Change<S>>,
+    options: BroadcastJoinOptions<T, S, BK, OUT>,
+  ): DataStream<OUT> {
+    return broadcastJoin(this, side, options, true);
   }
 
   /** Spreads records evenly over the next operator's subtasks. */
