@@ -21,6 +21,7 @@ import { RollingReduceOperator } from '../runtime/operators/rolling-reduce.js';
 import { SinkOperator } from '../runtime/operators/sink.js';
 import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks.js';
 import { type AsyncFunction, type AsyncInvoke, type AsyncOptions, asyncSpec } from './async-io.js';
+import { type BroadcastJoinOptions, broadcastJoin } from './broadcast-join.js';
 import {
   acceptsChangelog,
   type Change,
@@ -37,7 +38,6 @@ import type {
   TemporalJoinResult,
   UpdatingAggregateOptions,
 } from './changelog-stream.js';
-import { type BroadcastJoinOptions, broadcastJoin } from './broadcast-join.js';
 import {
   type DeduplicateOptions,
   deduplicate,
