@@ -13,6 +13,11 @@ export {
   type AsyncRetryStrategy,
   type AsyncRuntimeContext,
 } from './api/async-io.js';
+export type {
+  BroadcastJoinOptions,
+  InnerBroadcastJoinOptions,
+  LeftBroadcastJoinOptions,
+} from './api/broadcast-join.js';
 export {
   acceptsChangelog,
   type Change,
@@ -23,11 +28,6 @@ export {
   isChange,
   type RetractableAggregateFunction,
 } from './api/changelog.js';
-export type {
-  BroadcastJoinOptions,
-  InnerBroadcastJoinOptions,
-  LeftBroadcastJoinOptions,
-} from './api/broadcast-join.js';
 export {
   ChangelogStream,
   GroupedChangelogStream,
