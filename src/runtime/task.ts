@@ -124,7 +124,10 @@ export abstract class Task {
 
   /** What the task waits on when it cannot progress by itself. */
   waitFor(): Promise<void> | undefined {
-    return this.waitForBlockers() ?? this.asyncWork?.nextCompletion();
+    const blocked = this.waitForBlockers();
+    if (blocked !== undefined || this.asyncWork === undefined) return blocked;
+    // With full outputs a completion changes nothing: the consumer's progress wakes the executor.
+    return this.outputHasRoom() ? this.asyncWork.nextCompletion() : undefined;
   }
 
   /** A flush in progress in one of the chain's sinks, if any. */
