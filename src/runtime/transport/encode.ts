@@ -6,8 +6,9 @@
  * is kept exact by `v8.serialize`.
  *
  * Each column is scanned once to pick its kind and once to fill one buffer;
- * no per-record allocation except the UTF-8 bytes of strings that do not fit
- * the first guess of the buffer size.
+ * a string column is joined and written as UTF-8 in one call. Nothing is
+ * allocated per record, except in unions (the values of each member are
+ * gathered into a list, and an object's shape is named by its joined keys).
  */
 import { serialize } from 'node:v8';
 import { WeirError } from '../../errors.js';
