@@ -60,7 +60,8 @@ async function run(
   joined.getSideOutput(leftLate).union(joined.getSideOutput(rightLate)).sinkTo(lateSink);
   const result = await env.execute();
   // The record's timestamp is the pair's: the larger of the two.
-  sink.values.forEach((p, i) => expect(p.endsWith(`@${sink.timestamps[i]}`)).toBe(true));
+  for (const [i, p] of sink.values.entries())
+    expect(p.endsWith(`@${sink.timestamps[i]}`)).toBe(true);
   return {
     pairs: [...sink.values].sort(),
     late: lateSink.values,
