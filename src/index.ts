@@ -12,6 +12,7 @@ export {
   type AsyncRetryPredicates,
   type AsyncRetryStrategy,
   type AsyncRuntimeContext,
+  type RecordSerializer,
 } from './api/async-io.js';
 export type {
   BroadcastJoinOptions,

@@ -1,5 +1,6 @@
 import { invalidArgument } from '../errors.js';
 import type { MetricGroup } from '../metrics/registry.js';
+import type { Json } from '../state/snapshot.js';
 import type { RuntimeContext } from './functions.js';
 import type { StateSerializer } from './state.js';
 
@@ -151,10 +152,19 @@ export interface AsyncOptions<IN, OUT> {
   readonly retry?: AsyncRetryStrategy<OUT>;
   /**
    * Encodes the records in flight in checkpoints (they are requested again
-   * after a restore). Default `Serializers.json()`.
+   * after a restore): a `StateSerializer<IN>`. Default `Serializers.json()`.
    */
-  readonly serializer?: StateSerializer<IN>;
+  readonly serializer?: RecordSerializer<IN>;
 }
+
+/**
+ * A {@link StateSerializer} of records as async options take it: `fromJson`
+ * must return an `IN`. (Typed loosely there so that a stream of a narrower
+ * record type stays assignable to one of a wider type.)
+ */
+export type RecordSerializer<IN> = Omit<StateSerializer<IN>, 'fromJson'> & {
+  fromJson(json: Json, writtenVersion: number): unknown;
+};
 
 /** @internal Options with defaults applied, checked when the job is built. */
 export interface AsyncSpec<IN, OUT> {
@@ -183,5 +193,11 @@ export function asyncSpec<IN, OUT>(options: AsyncOptions<IN, OUT>): AsyncSpec<IN
     throw invalidArgument(`async: timeoutMs must be a positive number, got ${timeoutMs}`);
   }
   if (options.retry !== undefined) checkAttempts(options.retry.maxAttempts);
-  return { order, capacity, timeoutMs, retry: options.retry, serializer: options.serializer };
+  return {
+    order,
+    capacity,
+    timeoutMs,
+    retry: options.retry,
+    serializer: options.serializer as StateSerializer<IN> | undefined,
+  };
 }

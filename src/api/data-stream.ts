@@ -53,13 +53,7 @@ import type {
   ReduceFunction,
 } from './functions.js';
 import { IntervalJoin, type KeyedInput, TwoStreams } from './joins.js';
-import {
-  type InnerLookupJoinOptions,
-  type LeftLookupJoinOptions,
-  type LookupJoinOptions,
-  type LookupTable,
-  lookupJoinSpec,
-} from './lookup-join.js';
+import { type LookupJoinOptions, type LookupTable, lookupJoinSpec } from './lookup-join.js';
 import type { OutputTag } from './output-tag.js';
 import {
   type Ranked,
@@ -225,14 +219,6 @@ export class DataStream<T> {
    * default: records without a row are dropped and counted; `join: 'left'`
    * joins them with `null`. See docs/lookup-joins.md.
    */
-  lookupJoin<K extends Key, V, R>(
-    table: LookupTable<K, V>,
-    options: InnerLookupJoinOptions<T, K, V, R>,
-  ): DataStream<R>;
-  lookupJoin<K extends Key, V, R>(
-    table: LookupTable<K, V>,
-    options: LeftLookupJoinOptions<T, K, V, R>,
-  ): DataStream<R>;
   lookupJoin<K extends Key, V, R>(
     table: LookupTable<K, V>,
     options: LookupJoinOptions<T, K, V, R>,

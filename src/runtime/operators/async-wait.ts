@@ -176,9 +176,10 @@ export class AsyncWaitOperator<IN, OUT> extends Operator<IN, OUT> implements Asy
       this.retryDue = [];
       for (const r of due) if (r.state === 'backoff') this.invoke(r);
     }
+    // Emit first: the slots it frees are refilled in the same step.
+    if (this.emitReady()) progressed = true;
     if (this.issueWaiting()) progressed = true;
     this.flushRequests();
-    if (this.emitReady()) progressed = true;
     return progressed;
   }
 
