@@ -18,6 +18,7 @@ import {
   type GroupResult,
   isChange,
   type RetractableAggregateFunction,
+  widestChangelog,
 } from './changelog.js';
 import { DataStream, type StreamBuilder, type StreamRef } from './data-stream.js';
 import type { KeyedProcessFunction } from './functions.js';
@@ -517,6 +518,15 @@ export const changelogApi = {
     changelogInput: boolean,
   ): ChangelogStream<GroupResult<K, R>> {
     checkAggregate(fn as RetractableAggregateFunction<never, never, never>);
+    const inputMode = widestChangelog(
+      refs.map((r) => (r.tag === undefined ? builder.graph.changelogOf(r.node) : 'insert-only')),
+    );
+    if (!changelogInput && inputMode !== 'insert-only') {
+      throw new WeirError(
+        'INVALID_JOB',
+        `updatingAggregate() after keyBy() of a ${inputMode} changelog would fold its changes in as plain records; use changelog.groupBy((row) => key).updatingAggregate(fn), which retracts -U and -D rows`,
+      );
+    }
     const mode = options.mode ?? 'retract';
     if (mode !== 'retract' && mode !== 'upsert') {
       throw invalidArgument(

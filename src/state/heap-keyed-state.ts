@@ -204,7 +204,8 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   /** Runs before every access to a TTL state: examines a bounded number of entries for expiry. */
-  private cleanup(state: HeapState): void {
+  private cleanup(state: HeapState, now: number): void {
+    this.sweepNow = now;
     let sweep = state.sweep;
     if (sweep === undefined) {
       sweep = this.sweep(state);
@@ -218,6 +219,9 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     }
   }
 
+  /** The time of the access driving the sweep: read once per access, not per entry examined. */
+  private sweepNow = 0;
+
   /** Visits every entry of a TTL state once, deleting expired ones; one entry per `next()`. */
   private *sweep(state: HeapState): Generator<void, void, undefined> {
     const isMap = state.decl.kind === 'map';
@@ -226,12 +230,12 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         if (isMap) {
           const inner = c as Map<unknown, TtlCell>;
           for (const [mk, cell] of inner) {
-            if (cell.e <= this.clock.now()) inner.delete(mk);
+            if (cell.e <= this.sweepNow) inner.delete(mk);
             yield;
           }
           if (inner.size === 0 && table.get(key) === inner) table.delete(key);
         } else {
-          if ((c as TtlCell).e <= this.clock.now()) table.delete(key);
+          if ((c as TtlCell).e <= this.sweepNow) table.delete(key);
           yield;
         }
       }
@@ -242,7 +246,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   private now(state: HeapState): number {
     if (state.decl.ttl === undefined) return 0;
     const now = this.clock.now();
-    this.cleanup(state);
+    this.cleanup(state, now);
     return now;
   }
 

@@ -44,6 +44,36 @@ export function materializeUpserts<T>(
   return [...table.values()].map((r) => JSON.stringify(r)).sort();
 }
 
+/** An operation on a table of rows by id: upsert a row, or delete an id. */
+export type TableOp<T> = { op: 'upsert'; row: T } | { op: 'delete'; id: number };
+
+/**
+ * Applies table operations by plain loops: the retract changelog an upstream
+ * updating operator would emit for them (`+I`, `-U old`/`+U new`, `-D`), and
+ * the final table.
+ */
+export function tableHistory<T>(
+  ops: readonly TableOp<T>[],
+  idOf: (row: T) => number,
+): { changes: Change<T>[]; final: T[] } {
+  const table = new Map<number, T>();
+  const changes: Change<T>[] = [];
+  for (const o of ops) {
+    if (o.op === 'delete') {
+      const prev = table.get(o.id);
+      if (prev !== undefined) changes.push({ kind: '-D', value: prev });
+      table.delete(o.id);
+      continue;
+    }
+    const id = idOf(o.row);
+    const prev = table.get(id);
+    table.set(id, o.row);
+    if (prev === undefined) changes.push({ kind: '+I', value: o.row });
+    else changes.push({ kind: '-U', value: prev }, { kind: '+U', value: o.row });
+  }
+  return { changes, final: [...table.values()] };
+}
+
 /** Changes rendered as `"<kind> <json>"`, for exact sequence comparisons. */
 export function render<T>(changes: readonly Change<T>[]): string[] {
   return changes.map((c) => `${c.kind} ${JSON.stringify(c.value)}`);

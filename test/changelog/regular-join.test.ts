@@ -15,7 +15,7 @@ import {
   StreamEnvironment,
   WatermarkStrategy,
 } from '../../src/index.js';
-import { materialize, render, withSavepoint } from './helpers.js';
+import { materialize, render, type TableOp, tableHistory, withSavepoint } from './helpers.js';
 
 interface Order {
   readonly id: number;
@@ -28,27 +28,7 @@ interface User {
   readonly name: string;
 }
 
-type Op<T> = { op: 'upsert'; row: T } | { op: 'delete'; id: number };
-
-/** Applies table operations by id; returns the changelog and the final table. */
-function history<T>(ops: readonly Op<T>[], idOf: (row: T) => number) {
-  const table = new Map<number, T>();
-  const changes: Change<T>[] = [];
-  for (const o of ops) {
-    if (o.op === 'delete') {
-      const prev = table.get(o.id);
-      if (prev !== undefined) changes.push({ kind: '-D', value: prev });
-      table.delete(o.id);
-      continue;
-    }
-    const id = idOf(o.row);
-    const prev = table.get(id);
-    table.set(id, o.row);
-    if (prev === undefined) changes.push({ kind: '+I', value: o.row });
-    else changes.push({ kind: '-U', value: prev }, { kind: '+U', value: o.row });
-  }
-  return { changes, final: [...table.values()] };
-}
+type Op<T> = TableOp<T>;
 
 /** The join of two tables by nested loops, with null padding for outer joins. */
 function nestedLoopJoin(
@@ -122,8 +102,8 @@ describe('regular join', () => {
         fc.constantFrom(1, 2),
         fc.boolean(),
         async (oOps, uOps, type, parallelism, filtered) => {
-          const orders = history(oOps, (o) => o.id);
-          const users = history(uOps, (u) => u.uid);
+          const orders = tableHistory(oOps, (o) => o.id);
+          const users = tableHistory(uOps, (u) => u.uid);
           const where = filtered
             ? (o: Order, u: User) => o.amount > 1 || u.name !== 'a'
             : () => true;

@@ -83,6 +83,17 @@ describe('sinks and changelog modes at build time', () => {
     ).not.toThrow();
   });
 
+  it('refuses an updating aggregation over keyBy() of a changelog, pointing to groupBy()', () => {
+    const env = new StreamEnvironment();
+    expect(() =>
+      counts(env)
+        .keyBy((c) => c.value.key)
+        .updatingAggregate(count as never),
+    ).toThrow(
+      'updatingAggregate() after keyBy() of a retract changelog would fold its changes in as plain records; use changelog.groupBy((row) => key).updatingAggregate(fn), which retracts -U and -D rows',
+    );
+  });
+
   it('row transformations keep the mode', () => {
     const env = new StreamEnvironment();
     const filtered = counts(env).filterRows((r) => r.value > 1);

@@ -6,7 +6,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Change, StreamEnvironment } from '../../src/index.js';
-import { materialize, materializeUpserts, perKey, withSavepoint } from './helpers.js';
+import {
+  materialize,
+  materializeUpserts,
+  perKey,
+  type TableOp,
+  tableHistory,
+  withSavepoint,
+} from './helpers.js';
 
 interface Account {
   readonly id: number;
@@ -15,7 +22,7 @@ interface Account {
 }
 
 /** Table operations; `upsert` of an existing id is an update (possibly to the same row). */
-type Op = { op: 'upsert'; row: Account } | { op: 'delete'; id: number };
+type Op = TableOp<Account>;
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -40,21 +47,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 /** The input as a retract changelog (as an upstream updating operator would emit it). */
 function changelogOf(ops: readonly Op[]): Change<Account>[] {
-  const table = new Map<number, Account>();
-  const out: Change<Account>[] = [];
-  for (const o of ops) {
-    if (o.op === 'delete') {
-      const prev = table.get(o.id);
-      if (prev !== undefined) out.push({ kind: '-D', value: prev });
-      table.delete(o.id);
-      continue;
-    }
-    const prev = table.get(o.row.id);
-    table.set(o.row.id, o.row);
-    if (prev === undefined) out.push({ kind: '+I', value: o.row });
-    else out.push({ kind: '-U', value: prev }, { kind: '+U', value: o.row });
-  }
-  return out;
+  return tableHistory(ops, (a) => a.id).changes;
 }
 
 /** What the view emits per key, by plain loops over the table operations. */
