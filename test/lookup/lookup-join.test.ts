@@ -6,10 +6,11 @@
  * timeouts, retries and lookup errors.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   AsyncRetry,
   CollectSink,
+  type DataStream,
   InMemoryLookupTable,
   type LookupTable,
   StreamEnvironment,
@@ -309,6 +310,29 @@ describe('lookupJoin', () => {
         .lookupJoin(table, { key: (o) => o.customer, select: (o) => o.id, timeoutMs: 50 })
         .executeAndCollect(),
     ).rejects.toThrow(/timed out after 50 ms \(1 attempt\) on record \{"id":2,"customer":2\}/);
+  });
+
+  it('types the row as V for inner joins and V | null for left joins', () => {
+    const env = new StreamEnvironment();
+    const table = new InMemoryLookupTable<number, Customer>([]);
+    const orders = env.fromArray<Order>([]);
+    const inner = orders.lookupJoin(table, {
+      key: (o) => o.customer,
+      select: (o, c) => {
+        expectTypeOf(c).toEqualTypeOf<Customer>();
+        return { ...o, tier: c.tier };
+      },
+    });
+    const left = orders.lookupJoin(table, {
+      key: (o) => o.customer,
+      join: 'left',
+      select: (_o, c) => {
+        expectTypeOf(c).toEqualTypeOf<Customer | null>();
+        return c?.name ?? null;
+      },
+    });
+    expectTypeOf(inner).toEqualTypeOf<DataStream<{ tier: number; id: number; customer: number }>>();
+    expectTypeOf(left).toEqualTypeOf<DataStream<string | null>>();
   });
 
   it('refuses a key that is not a primitive, naming the record', async () => {
