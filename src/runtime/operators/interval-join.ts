@@ -137,7 +137,13 @@ export class IntervalJoinFunction<K extends Key, L, R, OUT>
 
   private buffer<T>(state: MapState<number, T[]>, t: number, value: T): void {
     const list = state.get(t);
-    state.put(t, list === undefined ? [value] : [...list, value]);
+    if (list === undefined) {
+      state.put(t, [value]);
+      return;
+    }
+    // Put again after appending: backends that copy or track writes see the change.
+    list.push(value);
+    state.put(t, list);
   }
 
   private emit(
