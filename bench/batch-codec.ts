@@ -12,13 +12,21 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { deserialize, serialize } from 'node:v8';
+import { deserialize, serialize, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { nexmarkConfig } from '../src/connectors/nexmark/config.js';
 import { nexmarkEvent } from '../src/connectors/nexmark/generator.js';
 import type { Bid } from '../src/connectors/nexmark/model.js';
 import type { RecordBatch } from '../src/runtime/record-batch.js';
 import { decodeBatch, type EncodedBatch, encodeBatch } from '../src/runtime/transport/index.js';
+
+/**
+ * A full collection before each measured run, on both threads, so garbage left
+ * by one variant is not collected during the next one's run.
+ */
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
 type Mode = 'codec' | 'codec, shared strings' | 'clone' | 'v8';
 const MODES: readonly Mode[] = ['codec', 'codec, shared strings', 'clone', 'v8'];
@@ -28,7 +36,7 @@ type Message =
   | { mode: 'codec' | 'codec, shared strings'; batch: EncodedBatch }
   | { mode: 'clone'; batch: RecordBatch<unknown> }
   | { mode: 'v8'; batch: ArrayBuffer }
-  | { mode: 'report' };
+  | { mode: 'report'; collect: boolean };
 
 /**
  * Worker side: materialize each batch, acknowledge it with its record count.
@@ -41,6 +49,7 @@ function serve(): void {
   let since = performance.eventLoopUtilization();
   port.on('message', (message: Message) => {
     if (message.mode === 'report') {
+      if (message.collect) collectGarbage();
       const busyMs = performance.eventLoopUtilization(since).active;
       port.postMessage({ busyMs });
       since = performance.eventLoopUtilization();
@@ -119,10 +128,11 @@ async function run(worker: Worker, mode: Mode, input: RecordBatch<unknown>[]): P
   let sent = 0;
   let acked = 0;
   let records = 0;
-  // Reset the worker's busy-time window.
+  // Collect garbage on both threads and reset the worker's busy-time window.
+  collectGarbage();
   await new Promise((resolve) => {
     worker.once('message', resolve);
-    worker.postMessage({ mode: 'report' } satisfies Message);
+    worker.postMessage({ mode: 'report', collect: true } satisfies Message);
   });
   const since = performance.eventLoopUtilization();
   const start = performance.now();
@@ -156,7 +166,7 @@ async function run(worker: Worker, mode: Mode, input: RecordBatch<unknown>[]): P
   const sendMs = performance.eventLoopUtilization(since).active;
   const { busyMs } = await new Promise<{ busyMs: number }>((resolve) => {
     worker.once('message', resolve);
-    worker.postMessage({ mode: 'report' } satisfies Message);
+    worker.postMessage({ mode: 'report', collect: false } satisfies Message);
   });
   return {
     recordsPerSec: records / seconds,
