@@ -205,7 +205,26 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
 
   /** Merges changelogs (and insert-only streams of changes); the mode is the widest of them. */
   override union(...others: DataStream<Change<T>>[]): ChangelogStream<T> {
-    return this.derived([...this.refs, ...others.flatMap((o) => o.refs)], this.upsertKey);
+    let upsertKey = this.upsertKey;
+    for (const o of others) if (o instanceof ChangelogStream) upsertKey ??= o.upsertKey;
+    return this.derived([...this.refs, ...others.flatMap((o) => o.refs)], upsertKey);
+  }
+
+  /**
+   * @internal This changelog as one that retracts what it replaces: an
+   * upsert stream's `+U` overwrites a row without retracting it, so operators
+   * that add and remove rows (aggregations, joins) first pass it through a
+   * view keyed by the upsert key (Flink's changelog normalization).
+   */
+  retractable(what: string): ChangelogStream<T> {
+    if (this.mode !== 'upsert') return this;
+    if (this.upsertKey === undefined) {
+      throw new WeirError(
+        'INVALID_JOB',
+        `${what} over an upsert changelog needs its upsert key, and this stream has none; declare it with asChangelog('upsert', (row) => row.id)`,
+      );
+    }
+    return this.materialize(this.upsertKey).toRetractStream();
   }
 
   /**
@@ -244,14 +263,16 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
     const spec = { type, where, leftTtl: ttls.left, rightTtl: ttls.right };
     const insertOnly =
       type === 'inner' && this.mode === 'insert-only' && right.mode === 'insert-only';
+    const leftInput = this.retractable('regularJoin()');
+    const rightInput = right.retractable('regularJoin()');
     const inputs: Edge[] = [
-      ...this.refs.map((r) => ({
+      ...leftInput.refs.map((r) => ({
         from: r.node,
         tag: r.tag,
         partitioning: keyedBy((c: Change<T>) => leftKey(c.value), 'leftKey'),
         input: 0,
       })),
-      ...right.refs.map((r) => ({
+      ...rightInput.refs.map((r) => ({
         from: r.node,
         tag: r.tag,
         partitioning: keyedBy((c: Change<R>) => rightKey(c.value), 'rightKey'),
@@ -373,9 +394,10 @@ export class GroupedChangelogStream<T, K extends Key> {
     options: UpdatingAggregateOptions<ACC> = {},
   ): ChangelogStream<GroupResult<K, R>> {
     const select = this.selectKey;
+    const input = this.input.retractable('updatingAggregate()');
     return changelogApi.updatingAggregate<Change<T>, T, K, ACC, R>(
-      this.input.builder,
-      this.input.refs,
+      input.builder,
+      input.refs,
       (c) => select(c.value),
       this.keyName,
       fn,

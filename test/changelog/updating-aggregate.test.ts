@@ -235,6 +235,34 @@ describe('updating aggregation over a changelog', () => {
     );
   });
 
+  it('aggregates an upsert changelog (+U replaces the row with the same id) like its table (p=1 and 2)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 1, maxLength: 80 }),
+        fc.constantFrom(1, 2),
+        async (ops, parallelism) => {
+          const { changes, final } = retractChangelog(ops);
+          // The same history as upserts: no -U, and an update is only its +U.
+          const upserts = changes.filter((c) => c.kind !== '-U');
+          const env = new StreamEnvironment({ parallelism, batchSize: 5 });
+          const out = await env
+            .fromArray(upserts)
+            .asChangelog('upsert', (r) => r.id)
+            .groupBy((r) => r.shop)
+            .updatingAggregate(stats)
+            .executeAndCollect();
+          expect(materialize(out)).toEqual(
+            groupOracle(final, (g) => ({
+              count: g.length,
+              total: g.reduce((a, r) => a + r.amount, 0),
+            })),
+          );
+        },
+      ),
+      { numRuns: 20 },
+    );
+  });
+
   it('emits -D when the last row of a group is retracted', async () => {
     const env = new StreamEnvironment();
     const row = { id: 1, shop: 'a', amount: 3, t: 0 };
