@@ -99,6 +99,45 @@ describe('temporal join', () => {
     expect(render(all)).toEqual(['1:1', '2:-', '3:1.1', '4:1.1', '5:0.9', '6:-']);
   });
 
+  it('a late probe finds the version valid at its time only while that version is kept', async () => {
+    //  one timeline:  USD 1@0  2@10  3@20   order@25 (watermark 24)   late orders @15 @22
+    //  at watermark 24 only the version from 20 is kept: @15 finds none, @22 finds 3
+    type Tagged = { rate: Rate } | { order: Order };
+    const script: Tagged[] = [
+      { rate: { cur: 'USD', rate: 1, t: 0 } },
+      { rate: { cur: 'USD', rate: 2, t: 10 } },
+      { rate: { cur: 'USD', rate: 3, t: 20 } },
+      { order: { id: 1, cur: 'USD', t: 25 } },
+      { order: { id: 2, cur: 'USD', t: 15 } },
+      { order: { id: 3, cur: 'USD', t: 22 } },
+    ];
+    const env = new StreamEnvironment({ batchSize: 1 });
+    const timeline = env
+      .fromArray(script)
+      .assignTimestampsAndWatermarks(
+        WatermarkStrategy.forBoundedOutOfOrderness<Tagged>(0).withTimestampAssigner((x) =>
+          'rate' in x ? x.rate.t : x.order.t,
+        ),
+      );
+    const table = timeline
+      .flatMap<Change<Rate>>((x, out) => {
+        if ('rate' in x) out.collect({ kind: '+I', value: x.rate });
+      })
+      .asChangelog('insert-only')
+      .materialize((r) => r.cur);
+    const out = await timeline
+      .flatMap<Order>((x, out) => {
+        if ('order' in x) out.collect(x.order);
+      })
+      .temporalJoin(table, { probeKey: (o) => o.cur, type: 'left' })
+      .executeAndCollect();
+    expect(out.map(([o, r]) => `${o.id}@${o.t}:${r === null ? '-' : r.rate}`).sort()).toEqual([
+      '1@25:3',
+      '2@15:-',
+      '3@22:3',
+    ]);
+  });
+
   it('equals the plain-loop lookup over out-of-order input (inner and left, p=1 and 2)', async () => {
     const BOUND = 8;
     const arb = fc.record({

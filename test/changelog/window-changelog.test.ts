@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Change, type WindowResult, Windows } from '../../src/index.js';
+import { type Change, StreamEnvironment, type WindowResult, Windows } from '../../src/index.js';
 import { bounded, type CountSum, countSum, type Ev, env1, ev } from '../helpers/timeline.js';
-import { materialize, materializeUpserts, render } from './helpers.js';
+import { materialize, materializeUpserts, perKey, render, withSavepoint } from './helpers.js';
 
 const windowOf = (r: WindowResult<string, CountSum>) => `${r.key}@${r.window.start}`;
 
@@ -82,5 +82,43 @@ describe('window changelog', () => {
       ),
       { numRuns: 25 },
     );
+  });
+
+  it('a run stopped with a savepoint and restored (p=1 -> 2) emits the same window changes', async () => {
+    const N = 3_000;
+    const { uninterrupted, restored, beforeSavepoint } = await withSavepoint<
+      WindowResult<string, CountSum>
+    >(
+      (parallelism, rate) => {
+        const env = new StreamEnvironment({ parallelism, batchSize: 20 });
+        const changes = env
+          .fromGenerator({
+            count: N,
+            ...(rate === undefined ? {} : { ratePerSecond: rate }),
+            // Every 10th record is 300 ms late: within the allowed lateness, an update.
+            generate: (i): Ev => ({
+              k: `k${i % 5}`,
+              t: i * 10 - (i % 10 === 9 ? 300 : 0),
+              v: i % 4,
+            }),
+          })
+          .setParallelism(1)
+          .uid('events')
+          .assignTimestampsAndWatermarks(bounded(20))
+          .uid('times')
+          .keyBy((e) => e.k)
+          .window(Windows.tumbling(200))
+          .allowedLateness(1_000)
+          .aggregateChanges(countSum)
+          .uid('window-changes');
+        return { env, changes };
+      },
+      { parallelism: 1, restoredParallelism: 2, rate: 6_000 },
+    );
+    expect(beforeSavepoint).toBeGreaterThan(0);
+    expect(beforeSavepoint).toBeLessThan(uninterrupted.length);
+    expect(uninterrupted.some((c) => c.kind === '-U')).toBe(true);
+    const byWindow = (cs: Change<WindowResult<string, CountSum>>[]) => perKey(cs, windowOf);
+    expect(byWindow(restored)).toEqual(byWindow(uninterrupted));
   });
 });
