@@ -81,8 +81,11 @@ function buildJob(env: StreamEnvironment, out: string, c: Case, failAt?: number)
 /** Records the async operator held in the checkpoint a restore would use. */
 async function inFlightInLatest(checkpoints: string): Promise<number> {
   const latest = await new LocalCheckpointStorage(checkpoints).latest();
-  if (latest === undefined) return 0;
-  const data = await readCheckpoint(latest);
+  return latest === undefined ? 0 : inFlightIn(latest);
+}
+
+async function inFlightIn(path: string): Promise<number> {
+  const data = await readCheckpoint(path);
   const op = data.operators.find((o) => o.uid === 'async')!;
   let n = 0;
   for (const s of op.subtasks)
@@ -147,4 +150,33 @@ describe('async I/O checkpoints', () => {
       });
     }
   }
+
+  it('a job stopped with a savepoint while requests are in flight resumes to exactly the output of an uninterrupted run', async () => {
+    const c: Case = { order: 'unordered', shuffle: true, restoreParallelism: 2 };
+    const settings = (directory: string) => ({
+      batchSize: 50,
+      parallelism: 2,
+      checkpointing: { directory, intervalMs: 60_000 },
+    });
+    const clean = join(dir, 'clean');
+    const env1 = new StreamEnvironment(settings(join(dir, 'c1')));
+    buildJob(env1, clean, c);
+    await env1.execute('clean');
+    const expected = (await committedLines(clean)).sort();
+    expect(expected).toHaveLength(COUNT);
+
+    const out = join(dir, 'out');
+    const first = new StreamEnvironment(settings(join(dir, 'c2')));
+    buildJob(first, out, c);
+    const running = first.executeAsync('first');
+    await new Promise((r) => setTimeout(r, 50));
+    const savepoint = await running.stopWithSavepoint(join(dir, 'sp'));
+    expect(await inFlightIn(savepoint)).toBeGreaterThan(0);
+    expect((await committedLines(out)).length).toBeLessThan(COUNT);
+
+    const resumed = new StreamEnvironment(settings(join(dir, 'c3')));
+    buildJob(resumed, out, c);
+    await resumed.execute('resumed', { restoreFrom: savepoint });
+    expect((await committedLines(out)).sort()).toEqual(expected);
+  });
 });
