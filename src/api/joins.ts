@@ -12,6 +12,7 @@ import { KeyedCoProcessOperator } from '../runtime/operators/keyed-co-process.js
 import {
   type CoGroupWindowFunction,
   innerJoinPairs,
+  SessionJoinFunction,
   WindowJoinFunction,
 } from '../runtime/operators/window-join.js';
 import type { DataStream } from './data-stream.js';
@@ -82,13 +83,17 @@ export class TwoStreamsEqualTo<L, R, K extends Key, M extends Mode> {
   ) {}
 
   /**
-   * The event-time windows both streams are cut into: `Windows.tumbling` or
-   * `Windows.sliding`. Records meet only within a window.
+   * The event-time windows both streams are cut into: `Windows.tumbling`,
+   * `Windows.sliding` or `Windows.session(gap)` (sessions over the records of
+   * both streams together). Records meet only within a window.
    */
   window(
     assigner: WindowAssigner<never>,
   ): M extends 'join' ? WindowJoin<L, R, K> : WindowCoGroup<L, R, K> {
-    const windows = fixedWindowsOf(assigner, `${this.mode}.window()`);
+    const windows: JoinWindows =
+      assigner?.kind === 'session' && assigner.timeDomain === 'event-time'
+        ? { gap: sessionGap(assigner.gap, this.mode) }
+        : fixedWindowsOf(assigner, `${this.mode}.window()`);
     const settings: WindowJoinSettings<L, R, K> = {
       left: this.left,
       right: this.right,
@@ -109,9 +114,21 @@ interface WindowJoinSettings<L, R, K extends Key> {
   readonly right: DataStream<R>;
   readonly keyOfLeft: (left: L) => K;
   readonly keyOfRight: (right: R) => K;
-  readonly windows: FixedWindows;
+  readonly windows: JoinWindows;
   readonly leftLateTag: OutputTag<L> | undefined;
   readonly rightLateTag: OutputTag<R> | undefined;
+}
+
+/** Fixed windows, or event-time sessions with a fixed gap. */
+type JoinWindows = FixedWindows | { readonly gap: number };
+
+function sessionGap(gap: number | ((value: never) => number), mode: Mode): number {
+  if (typeof gap !== 'number') {
+    throw invalidArgument(
+      `${mode}.window() supports session windows with a fixed gap, not a dynamic gap`,
+    );
+  }
+  return gap;
 }
 
 abstract class WindowedTwoStreams<L, R, K extends Key> {
@@ -132,12 +149,12 @@ abstract class WindowedTwoStreams<L, R, K extends Key> {
 
   protected build<OUT>(name: string, apply: CoGroupWindowFunction<K, L, R, OUT>): DataStream<OUT> {
     const s = this.settings;
-    const spec = {
-      windows: s.windows,
-      apply,
-      leftLateTag: s.leftLateTag,
-      rightLateTag: s.rightLateTag,
-    };
+    const lateTags = { leftLateTag: s.leftLateTag, rightLateTag: s.rightLateTag };
+    const windows = s.windows;
+    const createFunction =
+      'gap' in windows
+        ? () => new SessionJoinFunction({ gap: windows.gap, apply, ...lateTags })
+        : () => new WindowJoinFunction({ windows, apply, ...lateTags });
     return s.left.addTwoInputOperator<R, OUT>(
       name,
       s.right,
@@ -146,10 +163,10 @@ abstract class WindowedTwoStreams<L, R, K extends Key> {
         keyedBy(s.keyOfRight as (value: never) => Key, 'equalTo'),
       ],
       () =>
-        new KeyedCoProcessOperator(
-          new WindowJoinFunction(spec),
-          JOIN_LATE_METRIC,
-        ) as unknown as Operator<L, OUT>,
+        new KeyedCoProcessOperator(createFunction(), JOIN_LATE_METRIC) as unknown as Operator<
+          L,
+          OUT
+        >,
       { keyed: true, stateful: true },
     );
   }

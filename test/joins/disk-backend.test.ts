@@ -38,6 +38,12 @@ async function runAll(options: EnvironmentOptions): Promise<Record<string, strin
     .equalTo((r) => r.k)
     .window(Windows.sliding(60, 20))
     .apply((l, r) => `${l.id}-${r.id}`);
+  const sessionJoin = left
+    .join(right)
+    .where((l) => l.k)
+    .equalTo((r) => r.k)
+    .window(Windows.session(25))
+    .apply((l, r) => `${l.id}-${r.id}`);
   const intervalJoin = left
     .keyBy((l) => l.k)
     .intervalJoin(right.keyBy((r) => r.k))
@@ -62,6 +68,7 @@ async function runAll(options: EnvironmentOptions): Promise<Record<string, strin
   // One job: every operator writes to its own collecting sink.
   const results = [
     ['windowJoin', windowJoin],
+    ['sessionJoin', sessionJoin],
     ['intervalJoin', intervalJoin],
     ['dedup', dedup],
     ['windowDedup', windowDedup],

@@ -56,9 +56,36 @@ function oracle(
   return out.sort();
 }
 
+/** Batch sessions per key over both sides (a record within `gap` of a session's end, inclusive, joins it). */
+function sessionOracle(events: readonly Side[], gap: number): string[] {
+  const out: string[] = [];
+  for (const k of new Set(events.map((e) => e.k))) {
+    const es = events.filter((e) => e.k === k).sort((a, b) => a.t - b.t);
+    let members: Side[] = [];
+    let end = Number.NEGATIVE_INFINITY;
+    const flush = () => {
+      for (const l of members)
+        if (l.side === 'L')
+          for (const r of members) if (r.side === 'R') out.push(pair(l, r, end - 1));
+    };
+    for (const e of es) {
+      if (members.length > 0 && e.t <= end) {
+        members.push(e);
+        end = Math.max(end, e.t + gap);
+      } else {
+        flush();
+        members = [e];
+        end = e.t + gap;
+      }
+    }
+    flush();
+  }
+  return out.sort();
+}
+
 async function run(
   arrival: readonly Side[],
-  spec: Spec,
+  spec: Spec | { gap: number },
   opts: { bound: number; parallelism: number },
 ): Promise<{ pairs: string[]; late: Side[]; lateCount: number }> {
   const env = new StreamEnvironment({ parallelism: opts.parallelism, batchSize: 1 });
@@ -70,9 +97,11 @@ async function run(
     .where((l) => l.k)
     .equalTo((r) => r.k)
     .window(
-      spec.slide === spec.size
-        ? Windows.tumbling(spec.size)
-        : Windows.sliding(spec.size, spec.slide),
+      'gap' in spec
+        ? Windows.session(spec.gap)
+        : spec.slide === spec.size
+          ? Windows.tumbling(spec.size)
+          : Windows.sliding(spec.size, spec.slide),
     )
     .sideOutputLeftLateData(leftLate)
     .sideOutputRightLateData(rightLate)
@@ -138,15 +167,42 @@ describe('window join', () => {
     expect(out.sort()).toEqual(['a [0,10) L2 R1', 'b [0,10) L0 R1', 'c [10,20) L1 R0']);
   });
 
-  it('rejects session and processing-time windows with a clear error', () => {
+  it('rejects dynamic-gap sessions and processing-time windows with a clear error', () => {
     const env = new StreamEnvironment();
     const s = env.fromArray([1, 2]);
     const eq = s
       .join(s)
       .where((x) => x)
       .equalTo((x) => x);
-    expect(() => eq.window(Windows.session(10))).toThrow(/tumbling and sliding/);
+    expect(() => eq.window(Windows.dynamicSession<never>(() => 10))).toThrow(/fixed gap/);
     expect(() => eq.window(Windows.tumblingProcessingTime(10))).toThrow(/event time/);
+  });
+
+  it('session windows: sessions form over both sides together and merge when they touch', async () => {
+    //  gap 5, key a:  L1@0  R2@3  (session [0,8))   L3@8 touches it: [0,13)   R4@20: [20,25)
+    //  pairs of [0,13): (L1,R2) (L3,R2) @12; [20,25) has no left record
+    const events: Side[] = [
+      { side: 'L', k: 'a', t: 0, id: 1 },
+      { side: 'R', k: 'a', t: 3, id: 2 },
+      { side: 'L', k: 'a', t: 8, id: 3 },
+      { side: 'R', k: 'a', t: 20, id: 4 },
+    ];
+    const got = await run(events, { gap: 5 }, { bound: 0, parallelism: 1 });
+    expect(got.pairs).toEqual(['a L1 R2 @12', 'a L3 R2 @12']);
+  });
+
+  it('session windows equal the batch sessions on out-of-order input within the bound, at parallelism 1 and 2', async () => {
+    await fc.assert(
+      fc.asyncProperty(sidesArb(15, DENSE), fc.constantFrom(3, 8, 20), async (events, gap) => {
+        const expected = sessionOracle(events, gap);
+        for (const parallelism of [1, 2]) {
+          const got = await run(deliver(events), { gap }, { bound: 15, parallelism });
+          expect(got.late).toEqual([]);
+          expect(got.pairs).toEqual(expected);
+        }
+      }),
+      { numRuns: 25 },
+    );
   });
 
   const specArb = fc.constantFrom<Spec>(
@@ -200,43 +256,49 @@ describe('window join', () => {
     );
   });
 
-  it('a run stopped with a savepoint and restored (also at another parallelism) equals an uninterrupted one', async () => {
-    const build = (env: StreamEnvironment, rate: number | undefined) => {
-      const events = env
-        .fromGenerator({
-          count: 6000,
-          ...(rate === undefined ? {} : { ratePerSecond: rate }),
-          generate: (i): Side => ({
-            side: i % 3 === 0 ? 'R' : 'L',
-            k: `k${i % 13}`,
-            t: i * 2 - (i % 5) * 7,
-            id: i,
-          }),
-        })
-        .setParallelism(1)
-        .uid('events')
-        .assignTimestampsAndWatermarks(
-          WatermarkStrategy.forBoundedOutOfOrderness<Side>(40).withTimestampAssigner((e) => e.t),
-        )
-        .uid('wm');
-      return events
-        .filter((e) => e.side === 'L')
-        .join(events.filter((e) => e.side === 'R'))
-        .where((l) => l.k)
-        .equalTo((r) => r.k)
-        .window(Windows.sliding(100, 50))
-        .apply((l, r) => `${l.id}-${r.id}`)
-        .uid('join');
-    };
-    const { expected, got, beforeStop } = await savepointRoundTrip(build, {
-      parallelism: 2,
-      restoreParallelism: 1,
-      rate: 5_000,
-      stopAfterMs: 150,
-    });
-    expect(expected.length).toBeGreaterThan(10_000);
-    expect(beforeStop).toBeGreaterThan(0);
-    expect(beforeStop).toBeLessThan(expected.length);
-    expect(got).toEqual(expected);
-  });
+  it.each([
+    ['sliding', Windows.sliding(100, 50), 10_000],
+    ['session', Windows.session(30), 1_000],
+  ] as const)(
+    '%s: a run stopped with a savepoint and restored (also at another parallelism) equals an uninterrupted one',
+    async (_name, assigner, minPairs) => {
+      const build = (env: StreamEnvironment, rate: number | undefined) => {
+        const events = env
+          .fromGenerator({
+            count: 6000,
+            ...(rate === undefined ? {} : { ratePerSecond: rate }),
+            generate: (i): Side => ({
+              side: i % 3 === 0 ? 'R' : 'L',
+              k: `k${i % 13}`,
+              t: i * 2 - (i % 5) * 7,
+              id: i,
+            }),
+          })
+          .setParallelism(1)
+          .uid('events')
+          .assignTimestampsAndWatermarks(
+            WatermarkStrategy.forBoundedOutOfOrderness<Side>(40).withTimestampAssigner((e) => e.t),
+          )
+          .uid('wm');
+        return events
+          .filter((e) => e.side === 'L')
+          .join(events.filter((e) => e.side === 'R'))
+          .where((l) => l.k)
+          .equalTo((r) => r.k)
+          .window(assigner)
+          .apply((l, r) => `${l.id}-${r.id}`)
+          .uid('join');
+      };
+      const { expected, got, beforeStop } = await savepointRoundTrip(build, {
+        parallelism: 2,
+        restoreParallelism: 1,
+        rate: 5_000,
+        stopAfterMs: 150,
+      });
+      expect(expected.length).toBeGreaterThan(minPairs);
+      expect(beforeStop).toBeGreaterThan(0);
+      expect(beforeStop).toBeLessThan(expected.length);
+      expect(got).toEqual(expected);
+    },
+  );
 });

@@ -5,7 +5,7 @@ import type {
   OnTimerContext,
 } from '../../api/functions.js';
 import type { OutputTag } from '../../api/output-tag.js';
-import type { ListState } from '../../api/state.js';
+import type { ListState, MapState } from '../../api/state.js';
 import type { Window } from '../../api/windows.js';
 import type { Counter } from '../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../state/keyed-state-backend.js';
@@ -101,4 +101,93 @@ export function innerJoinPairs<K extends Key, L, R, OUT>(
   return (lefts, rights, out) => {
     for (const l of lefts) for (const r of rights) out.collect(join(l, r));
   };
+}
+
+/** A session of one key: its extent and the records of both sides in it. */
+interface Session<L, R> {
+  readonly start: number;
+  readonly end: number;
+  readonly l: L[];
+  readonly r: R[];
+}
+
+export interface SessionJoinSpec<K extends Key, L, R, OUT> {
+  readonly gap: number;
+  readonly apply: CoGroupWindowFunction<K, L, R, OUT>;
+  readonly leftLateTag: OutputTag<L> | undefined;
+  readonly rightLateTag: OutputTag<R> | undefined;
+}
+
+/**
+ * Window join / co-group over event-time session windows: a record at `t`
+ * opens the window `[t, t + gap)`; windows of a key that overlap or touch
+ * merge, whichever side their records came from (as Flink sessions over the
+ * union of both inputs). A session fires when the watermark passes its last
+ * timestamp, and is then dropped. A record whose merged session has already
+ * ended by the watermark is late: dropped, counted, side-output.
+ */
+export class SessionJoinFunction<K extends Key, L, R, OUT>
+  implements KeyedCoProcessFunction<K, L, R, OUT>, CountsLateRecords
+{
+  lateRecords?: Counter;
+  /** Session start -> session, per key. */
+  private sessions!: MapState<number, Session<L, R>>;
+
+  constructor(private readonly spec: SessionJoinSpec<K, L, R, OUT>) {}
+
+  open(context: KeyedRuntimeContext): void {
+    this.sessions = context.state.getMapState<number, Session<L, R>>('session-join.sessions');
+  }
+
+  processElement1(value: L, ctx: KeyedProcessContext<K>): void {
+    if (!this.add(ctx, (s) => s.l.push(value))) this.late(value, ctx, this.spec.leftLateTag);
+  }
+
+  processElement2(value: R, ctx: KeyedProcessContext<K>): void {
+    if (!this.add(ctx, (s) => s.r.push(value))) this.late(value, ctx, this.spec.rightLateTag);
+  }
+
+  /** Merges the record's window with the sessions it touches; false if the result has already ended. */
+  private add(ctx: KeyedProcessContext<K>, put: (session: Session<L, R>) => void): boolean {
+    const t = ctx.timestamp;
+    let start = t;
+    let end = t + this.spec.gap;
+    const merged: Session<L, R>[] = [];
+    for (const [, s] of this.sessions.entries()) {
+      if (s.start <= end && s.end >= start) merged.push(s);
+    }
+    for (const s of merged) {
+      start = Math.min(start, s.start);
+      end = Math.max(end, s.end);
+    }
+    if (end - 1 <= ctx.timerService.currentWatermark()) return false;
+    const session: Session<L, R> = { start, end, l: [], r: [] };
+    for (const s of merged.sort((a, b) => a.start - b.start)) {
+      session.l.push(...s.l);
+      session.r.push(...s.r);
+      this.sessions.remove(s.start);
+      if (s.end !== end) ctx.timerService.deleteEventTimeTimer(s.end - 1);
+    }
+    put(session);
+    this.sessions.put(start, session);
+    ctx.timerService.registerEventTimeTimer(end - 1);
+    return true;
+  }
+
+  private late<T>(value: T, ctx: KeyedProcessContext<K>, tag: OutputTag<T> | undefined): void {
+    this.lateRecords?.inc();
+    if (tag !== undefined) ctx.output(tag, value);
+  }
+
+  onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<OUT>): void {
+    let due: Session<L, R> | undefined;
+    for (const [, s] of this.sessions.entries()) if (s.end - 1 === time) due = s;
+    if (due === undefined) return;
+    this.sessions.remove(due.start);
+    setOutputTimestamp(out, time);
+    this.spec.apply(due.l, due.r, out, {
+      key: ctx.key,
+      window: { start: due.start, end: due.end },
+    });
+  }
 }
