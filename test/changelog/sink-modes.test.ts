@@ -7,12 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { ExactlyOnceFileSink } from '../../src/connectors/files/exactly-once-file-sink.js';
 import { JsonLinesSink } from '../../src/connectors/files/json-lines-sink.js';
 import { KafkaFormats, KafkaSink } from '../../src/connectors/kafka/index.js';
-import { PostgresUpsertSink } from '../../src/connectors/postgres/index.js';
+import {
+  PostgresTransactionalSink,
+  PostgresUpsertSink,
+} from '../../src/connectors/postgres/index.js';
 import {
   type Change,
   CollectSink,
   type KeyedProcessFunction,
   OutputTag,
+  PrintSink,
   type RetractableAggregateFunction,
   type Sink,
   StreamEnvironment,
@@ -134,5 +138,13 @@ describe('sinks and changelog modes at build time', () => {
       format: KafkaFormats.json(),
     });
     expect(() => counts(env).sinkTo(kafka)).toThrow(/accepts insert-only streams/);
+    const transactional = new PostgresTransactionalSink<Change<{ key: number; value: number }>>({
+      connection: 'postgres://u@127.0.0.1:1/db',
+      table: 't',
+    });
+    expect(() => counts(env, 'upsert').sinkTo(transactional)).toThrow(
+      /accepts insert-only streams, but this stream is a upsert changelog/,
+    );
+    expect(new PrintSink().accepts).toBe('retract');
   });
 });
