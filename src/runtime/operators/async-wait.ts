@@ -81,6 +81,8 @@ export class AsyncWaitOperator<IN, OUT> extends Operator<IN, OUT> implements Asy
   private lastWatermark = Number.NEGATIVE_INFINITY;
   private restored: readonly Json[] = [];
   private closed = false;
+  /** Timeouts that fired and are waiting for a turn of the event loop (see `onTimer`). */
+  private timeoutsArriving = 0;
   private invokedSinceFlush = false;
   private retries!: Counter;
   private timeouts!: Counter;
@@ -192,8 +194,8 @@ export class AsyncWaitOperator<IN, OUT> extends Operator<IN, OUT> implements Asy
   }
 
   nextCompletion(): Promise<void> | undefined {
-    if (this.completions.length > 0) return Promise.resolve();
-    if (this.running === 0) return undefined;
+    if (this.completions.length > 0 || this.timedOut.length > 0) return Promise.resolve();
+    if (this.running === 0 && this.timeoutsArriving === 0) return undefined;
     if (this.wake === undefined) {
       let resolve!: () => void;
       const promise = new Promise<void>((r) => {
@@ -302,7 +304,7 @@ export class AsyncWaitOperator<IN, OUT> extends Operator<IN, OUT> implements Asy
       issued = true;
       const timeouts = this.context.processingTime;
       request.cancelTimeout = timeouts.schedule(timeouts.clock.now() + this.spec.timeoutMs, () =>
-        this.timedOut.push(request),
+        this.onTimer(request),
       );
       this.invoke(request);
     }
@@ -342,6 +344,25 @@ export class AsyncWaitOperator<IN, OUT> extends Operator<IN, OUT> implements Asy
     this.running--;
     request.outstanding = false;
     this.completions.push(completion);
+    this.wakeUp();
+  }
+
+  /**
+   * A request's time is up. It counts as timed out only after a turn of the
+   * event loop: an answer that arrived while the process was busy (or not
+   * scheduled) is delivered first, and then wins.
+   */
+  private onTimer(request: Request<IN, OUT>): void {
+    this.timeoutsArriving++;
+    setTimeout(() => {
+      this.timeoutsArriving--;
+      if (this.closed) return;
+      this.timedOut.push(request);
+      this.wakeUp();
+    }, 0);
+  }
+
+  private wakeUp(): void {
     const wake = this.wake;
     this.wake = undefined;
     wake?.resolve();
