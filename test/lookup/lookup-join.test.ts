@@ -175,7 +175,7 @@ describe('lookupJoin', () => {
         { records: ['1'] },
         { pauseMs: 60 },
         { records: ['2'] },
-        { pauseMs: 500 },
+        { pauseMs: 1300 },
         { records: ['3'] },
       ],
       true,
@@ -187,7 +187,7 @@ describe('lookupJoin', () => {
       .lookupJoin(table, {
         key: () => 'a',
         select: (n, row) => `${n}:${row}`,
-        cache: { ttlMs: 300, maxSize: 10 },
+        cache: { ttlMs: 1000, maxSize: 10 },
       })
       .sinkTo(sink);
     const job = env.executeAsync('ttl');

@@ -128,7 +128,7 @@ describe('PostgresLookupTable', () => {
         { records: ['1'] },
         { pauseMs: 100 },
         { records: ['2'] },
-        { pauseMs: 900 },
+        { pauseMs: 1800 },
         { records: ['3'] },
       ],
       true,
@@ -140,7 +140,7 @@ describe('PostgresLookupTable', () => {
       .lookupJoin(settings, {
         key: () => 'mode',
         select: (n, value) => `${n}:${value}`,
-        cache: { ttlMs: 500, maxSize: 10 },
+        cache: { ttlMs: 1500, maxSize: 10 },
       })
       .sinkTo(sink);
     const job = env.executeAsync('pg ttl');
