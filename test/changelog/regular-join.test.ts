@@ -222,6 +222,38 @@ describe('regular join', () => {
     }
   });
 
+  it("passes on the minimum of its inputs' watermarks", async () => {
+    // One source split in two; the right side's watermark lags 1,000 ms behind the left's.
+    const N = 400;
+    const env = new StreamEnvironment({ batchSize: 1 });
+    const events = env.fromArray(Array.from({ length: N }, (_, i) => ({ k: i % 10, t: i * 10 })));
+    const side = (bound: number) =>
+      events
+        .map((e) => ({ ...e }))
+        .assignTimestampsAndWatermarks(
+          WatermarkStrategy.forBoundedOutOfOrderness<{ k: number; t: number }>(
+            bound,
+          ).withTimestampAssigner((e) => e.t),
+        )
+        .toChangelog();
+    const seen: number[] = [];
+    await side(0)
+      .regularJoin(side(1_000), {
+        leftKey: (e) => e.k,
+        rightKey: (e) => e.k,
+        unboundedState: true,
+      })
+      .process<number>({
+        processElement(_change, ctx) {
+          seen.push(ctx.timerService.currentWatermark());
+        },
+      })
+      .executeAndCollect();
+    const maxTime = (N - 1) * 10;
+    expect(Math.max(...seen)).toBeGreaterThan(maxTime / 2);
+    expect(Math.max(...seen)).toBeLessThanOrEqual(maxTime - 1_000 - 1);
+  });
+
   it('is refused without a state TTL or an explicit unbounded opt-in', () => {
     const env = new StreamEnvironment();
     const a = env.fromArray([{ k: 1 }]).toChangelog();
