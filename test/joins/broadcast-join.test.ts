@@ -178,9 +178,8 @@ describe('broadcast join', () => {
   });
 
   it('a savepoint taken while the side is still loading (main records buffered) restores to the uninterrupted result, also at another parallelism', async () => {
-    // Weir takes checkpoints only while every source runs, so the savepoint is
-    // taken while the (slower) side is loading: the buffered main records and
-    // the partial table are in it.
+    // The savepoint is taken while the (slower) side is loading: the buffered
+    // main records and the partial table are in it.
     const { expected, got } = await savepointRoundTrip(
       (env, rate) => {
         const side = env
@@ -209,6 +208,32 @@ describe('broadcast join', () => {
       { parallelism: 2, restoreParallelism: 1, rate: 5_000, stopAfterMs: 150 },
     );
     expect(expected.length).toBe(4000);
+    expect(got).toEqual(expected);
+  });
+
+  it('after the bounded side has ended, checkpoints go on: a savepoint then restores to the uninterrupted result', async () => {
+    const rows: Row[] = Array.from({ length: 1000 }, (_, key) => ({ key, name: `n${key % 97}` }));
+    const { expected, got, beforeStop } = await savepointRoundTrip(
+      (env, rate) =>
+        env
+          .fromGenerator({
+            count: 6000,
+            ...(rate === undefined ? {} : { ratePerSecond: rate }),
+            generate: (i): Bid => ({ auction: (i * 31) % 1500, t: i, id: i }),
+          })
+          .setParallelism(1)
+          .uid('bids')
+          .broadcastJoin(env.fromArray(rows).uid('side'), {
+            mainKey: (b) => b.auction,
+            sideKey: (r) => r.key,
+            join: (b, r) => `${b.id} ${r.name}`,
+          })
+          .uid('bj'),
+      { parallelism: 2, restoreParallelism: 1, rate: 5_000, stopAfterMs: 200 },
+    );
+    expect(expected.length).toBe(4000);
+    expect(beforeStop).toBeGreaterThan(0);
+    expect(beforeStop).toBeLessThan(expected.length);
     expect(got).toEqual(expected);
   });
 });

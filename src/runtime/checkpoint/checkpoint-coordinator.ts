@@ -109,6 +109,13 @@ export class CheckpointCoordinator implements CheckpointListener {
     const config = this.config;
     if (this.suspended) return false;
     if (pending !== undefined) {
+      // A task that ended while the checkpoint ran gets no barrier (its inputs
+      // ended before they could send one): all its input came before the
+      // checkpoint, so its final state is its part of it.
+      for (const task of [...pending.awaiting]) {
+        if (task.finished) this.acknowledge(task, pending.id, task.finalSnapshot(pending.id));
+      }
+      if (this.pending !== pending) return true;
       if (now - pending.startedAt > (config?.timeoutMs ?? 60_000)) this.fail(pending, 'timeout');
       return false;
     }
@@ -119,14 +126,14 @@ export class CheckpointCoordinator implements CheckpointListener {
       if (now - this.lastCompletedAt < config.minPauseMs) return false;
     }
     const sources = this.sources;
-    // Checkpoints are taken while every source runs; after that, the final
+    // Checkpoints are taken while any source runs (a bounded side input may
+    // have ended long before the main input); once all have ended, the final
     // checkpoint at end of input covers the rest.
-    const blocker =
-      sources.length === 0 || sources.some((s) => s.finished)
-        ? 'input has ended'
-        : sources.some((s) => !s.checkpointable)
-          ? 'a source cannot record its position'
-          : undefined;
+    const blocker = !sources.some((s) => !s.finished)
+      ? 'input has ended'
+      : sources.some((s) => !s.checkpointable)
+        ? 'a source cannot record its position'
+        : undefined;
     if (blocker !== undefined) {
       if (savepoint !== undefined) {
         this.savepointRequests.shift();
@@ -135,7 +142,7 @@ export class CheckpointCoordinator implements CheckpointListener {
       return false;
     }
     // Wait (a round or so) until no source chain has a sink mid-flush.
-    if (sources.some((s) => !s.readyForBarrier)) return false;
+    if (sources.some((s) => !s.finished && !s.readyForBarrier)) return false;
     if (savepoint !== undefined) this.savepointRequests.shift();
     this.trigger(now, savepoint);
     return true;
@@ -163,15 +170,18 @@ export class CheckpointCoordinator implements CheckpointListener {
     if (savepoint?.final === true) this.suspended = true;
     const id = this.nextId++;
     this.lastTriggerAt = now;
+    // Tasks that have ended take no barrier: their final state is their part.
     const pending: Pending = {
       id,
       startedAt: now,
-      awaiting: new Set(this.tasks),
-      snapshots: [],
+      awaiting: new Set(this.tasks.filter((t) => !t.finished)),
+      snapshots: this.tasks.filter((t) => t.finished).map((t) => t.finalSnapshot(id)),
       savepoint,
     };
     this.pending = pending;
-    for (const source of this.sources) source.triggerCheckpoint(id, savepoint !== undefined);
+    for (const source of this.sources) {
+      if (!source.finished) source.triggerCheckpoint(id, savepoint !== undefined);
+    }
   }
 
   acknowledge(task: Task, checkpointId: number, snapshot: TaskSnapshot): void {
