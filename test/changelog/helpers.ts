@@ -88,7 +88,10 @@ export function perKey<T>(
   for (const c of changes) {
     const k = JSON.stringify(keyOf(c.value));
     let list = m.get(k);
-    if (list === undefined) m.set(k, (list = []));
+    if (list === undefined) {
+      list = [];
+      m.set(k, list);
+    }
     list.push(`${c.kind} ${JSON.stringify(c.value)}`);
   }
   return m;

@@ -152,14 +152,12 @@ describe('regular join', () => {
     ];
     const source = env.fromArray(script);
     const left = source
-      .flatMap<Change<Order>>((t, out) => {
-        if (t.side === 'l') out.collect(t.c);
-      })
+      .filter((t) => t.side === 'l')
+      .map((t) => t.c as Change<Order>)
       .asChangelog('retract');
     const right = source
-      .flatMap<Change<User>>((t, out) => {
-        if (t.side === 'r') out.collect(t.c);
-      })
+      .filter((t) => t.side === 'r')
+      .map((t) => t.c as Change<User>)
       .asChangelog('retract');
     const out = await left
       .regularJoin(right, {

@@ -120,15 +120,13 @@ describe('temporal join', () => {
         ),
       );
     const table = timeline
-      .flatMap<Change<Rate>>((x, out) => {
-        if ('rate' in x) out.collect({ kind: '+I', value: x.rate });
-      })
+      .filter((x) => 'rate' in x)
+      .map((x): Change<Rate> => ({ kind: '+I', value: (x as { rate: Rate }).rate }))
       .asChangelog('insert-only')
       .materialize((r) => r.cur);
     const out = await timeline
-      .flatMap<Order>((x, out) => {
-        if ('order' in x) out.collect(x.order);
-      })
+      .filter((x) => 'order' in x)
+      .map((x) => (x as { order: Order }).order)
       .temporalJoin(table, { probeKey: (o) => o.cur, type: 'left' })
       .executeAndCollect();
     expect(out.map(([o, r]) => `${o.id}@${o.t}:${r === null ? '-' : r.rate}`).sort()).toEqual([

@@ -65,7 +65,8 @@ export function mutationsOf<T>(
       throw userFunctionFailed(operatorId, 'toMutation', record, cause);
     }
     if (mutation === null || mutation === undefined) continue;
-    if (kind === '-D' && mutation.kind === 'upsert') mutation = { kind: 'delete', key: mutation.row };
+    if (kind === '-D' && mutation.kind === 'upsert')
+      mutation = { kind: 'delete', key: mutation.row };
     into.push({ record, mutation });
   }
 }
