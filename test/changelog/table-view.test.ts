@@ -10,6 +10,7 @@ import {
   materialize,
   materializeUpserts,
   perKey,
+  render,
   type TableOp,
   tableHistory,
   withSavepoint,
@@ -152,6 +153,28 @@ describe('table view', () => {
     ).rejects.toThrow(
       /an append-only view got a second row for key 2: \{"id":2,"owner":"bo","balance":6\}; read the view as an upsert or retract stream instead/,
     );
+  });
+
+  it('with a TTL, forgets a key idle longer than it: its next row is new again', async () => {
+    let now = 0;
+    const env = new StreamEnvironment({ batchSize: 1, clock: { now: () => now } });
+    const at = (t: number, balance: number) => ({ t, row: { id: 1, owner: 'ann', balance } });
+    const out = await env
+      .fromArray([at(0, 1), at(500, 2), at(5_000, 3)])
+      .map(({ t, row }): Change<Account> => {
+        now = t; // processing time follows the records
+        return { kind: '+U', value: row };
+      })
+      .asChangelog('upsert', (a) => a.id)
+      .materialize((a) => a.id, { ttl: 1_000 })
+      .toRetractStream()
+      .executeAndCollect();
+    expect(render(out)).toEqual([
+      '+U {"id":1,"owner":"ann","balance":1}',
+      '-U {"id":1,"owner":"ann","balance":1}',
+      '+U {"id":1,"owner":"ann","balance":2}',
+      '+U {"id":1,"owner":"ann","balance":3}',
+    ]);
   });
 
   it('refuses toInsertStream() on an updating input when the job is built', () => {

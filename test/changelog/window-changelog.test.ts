@@ -5,7 +5,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Change, StreamEnvironment, type WindowResult, Windows } from '../../src/index.js';
+import {
+  type Change,
+  DiscardingSink,
+  type JobClient,
+  StreamEnvironment,
+  type WindowResult,
+  Windows,
+} from '../../src/index.js';
 import { bounded, type CountSum, countSum, type Ev, env1, ev } from '../helpers/timeline.js';
 import { materialize, materializeUpserts, perKey, render, withSavepoint } from './helpers.js';
 
@@ -81,6 +88,41 @@ describe('window changelog', () => {
         },
       ),
       { numRuns: 25 },
+    );
+  });
+
+  it('forgets a window once the watermark passes its end plus the allowed lateness', async () => {
+    const N = 20_000;
+    const samples: number[] = [];
+    let job: JobClient | undefined;
+    const env = new StreamEnvironment({ batchSize: 100 });
+    env
+      .fromGenerator({ count: N, generate: (i): Ev => ({ k: `k${i % 50}`, t: i, v: 1 }) })
+      .map((e) => {
+        if (e.t % 1_000 === 0 && job !== undefined) {
+          samples.push(
+            job.metrics
+              .samples('weir_state_entries')
+              .filter((s) => s.labels.operator === 'window-changes')
+              .reduce((a, s) => a + s.value, 0),
+          );
+        }
+        return e;
+      })
+      .assignTimestampsAndWatermarks(bounded(10))
+      .keyBy((e) => e.k)
+      .window(Windows.tumbling(100))
+      .allowedLateness(200)
+      .aggregateChanges(countSum)
+      .uid('window-changes')
+      .sinkTo(new DiscardingSink());
+    job = env.executeAsync('window state');
+    await job.result;
+    expect(samples.length).toBeGreaterThan(10);
+    // 50 keys x (windows within end + lateness of the watermark, plus their timers): flat, not N / 100 x 50.
+    expect(Math.max(...samples)).toBeLessThan(1_000);
+    expect(Math.max(...samples.slice(samples.length / 2))).toBeLessThanOrEqual(
+      Math.max(...samples.slice(0, samples.length / 2)) + 100,
     );
   });
 
