@@ -9,6 +9,7 @@ import type {
 } from '../plan/logical-graph.js';
 import type { Key } from '../runtime/key-groups.js';
 import { LookupJoinFunction } from '../runtime/lookup/lookup-join-function.js';
+import { SyncLookupJoinOperator } from '../runtime/lookup/sync-lookup-join.js';
 import type { Operator } from '../runtime/operator.js';
 import { AsyncWaitOperator } from '../runtime/operators/async-wait.js';
 import { FilterOperator } from '../runtime/operators/filter.js';
@@ -224,6 +225,12 @@ export class DataStream<T> {
     options: LookupJoinOptions<T, K, V, R>,
   ): DataStream<R> {
     const spec = lookupJoinSpec(table, options);
+    if (typeof table.get === 'function') {
+      return this.addOperator(
+        `lookup join: ${table.name}`,
+        () => new SyncLookupJoinOperator(table, spec),
+      );
+    }
     return this.addOperator(
       `lookup join: ${table.name}`,
       () => new AsyncWaitOperator(new LookupJoinFunction(table, spec), spec.async),

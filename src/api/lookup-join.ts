@@ -24,6 +24,12 @@ export interface LookupTable<K extends Key, V> {
    * absent from the map; a rejection fails the lookup of every key asked for.
    */
   lookup(keys: readonly K[]): Promise<ReadonlyMap<K, V>>;
+  /**
+   * A table held in this process may also answer one key at once. The join
+   * then runs synchronously, record by record, without async I/O (so
+   * `capacity`, `order`, `timeoutMs`, `retry` and `cache` do not apply).
+   */
+  readonly get?: ((key: K) => V | undefined) | undefined;
   /** Called once per subtask when the job ends. */
   close?(): void | Promise<void>;
 }

@@ -169,7 +169,8 @@ describe('lookupJoin', () => {
   });
 
   it('looks a key up again once its cached row has expired, and sees the change', async () => {
-    const table = new InMemoryLookupTable<string, string>([['a', 'old']]);
+    // With a latency the table answers asynchronously, so the cache applies.
+    const table = new InMemoryLookupTable<string, string>([['a', 'old']], { latencyMs: 0 });
     const source = new ScriptedSource<string>(
       [
         { records: ['1'] },
@@ -310,6 +311,42 @@ describe('lookupJoin', () => {
         .lookupJoin(table, { key: (o) => o.customer, select: (o) => o.id, timeoutMs: 50 })
         .executeAndCollect(),
     ).rejects.toThrow(/timed out after 50 ms \(1 attempt\) on record \{"id":2,"customer":2\}/);
+  });
+
+  it('joins synchronously against a table held in memory, inner and left, counting unmatched records', async () => {
+    const rows = customers(5);
+    const orders = Array.from({ length: 40 }, (_, i) => ({ id: i, customer: i % 8 }));
+    const byId = new Map(rows);
+    for (const parallelism of [1, 2]) {
+      const table = new InMemoryLookupTable(rows);
+      const env = new StreamEnvironment({ parallelism, batchSize: 7 });
+      const src = env.fromArray<Order>(orders);
+      const inner = src.lookupJoin(table, {
+        key: (o) => o.customer,
+        select: (o, c) => `${o.id}:${c.name}`,
+      });
+      const left = src.lookupJoin(table, {
+        key: (o) => o.customer,
+        join: 'left',
+        select: (o, c) => `${o.id}:${c?.name ?? '-'}`,
+      });
+      const innerSink = new CollectSink<string>();
+      const leftSink = new CollectSink<string>();
+      inner.sinkTo(innerSink);
+      left.sinkTo(leftSink);
+      const result = await env.execute('sync lookup');
+      const expectedLeft = orders.map((o) => `${o.id}:${byId.get(o.customer)?.name ?? '-'}`);
+      expect([...leftSink.values].sort()).toEqual([...expectedLeft].sort());
+      expect([...innerSink.values].sort()).toEqual(
+        expectedLeft.filter((r) => !r.endsWith('-')).sort(),
+      );
+      // No async lookups: every key was answered by get().
+      expect(table.stats.lookups).toBe(0);
+      expect(table.stats.keys).toBe(80);
+      expect(result.metric('weir_lookup_unmatched_total')).toBe(
+        orders.filter((o) => !byId.has(o.customer)).length,
+      );
+    }
   });
 
   it('types the row as V for inner joins and V | null for left joins', () => {

@@ -7,7 +7,9 @@ export interface InMemoryLookupTableOptions<K> {
   readonly name?: string;
   /**
    * Simulated latency of each `lookup` call in milliseconds, fixed or per
-   * call (from its keys). Default 0: answered on the next turn of the event loop.
+   * call (from its keys), answered asynchronously (for tests of async
+   * behaviour). Default: none, and the table answers synchronously through
+   * `get`, so a lookup join against it runs without async I/O.
    */
   readonly latencyMs?: number | ((keys: readonly K[]) => number);
 }
@@ -37,7 +39,15 @@ export class InMemoryLookupTable<K extends Key, V> implements LookupTable<K, V> 
       throw invalidArgument(`InMemoryLookupTable: latencyMs must be >= 0, got ${latency}`);
     }
     this.latency = typeof latency === 'number' ? () => latency : latency;
+    if (options.latencyMs === undefined) {
+      this.get = (key) => {
+        this.stats.keys++;
+        return this.rows.get(key);
+      };
+    }
   }
+
+  readonly get: ((key: K) => V | undefined) | undefined;
 
   set(key: K, row: V): void {
     this.rows.set(key, row);
