@@ -148,11 +148,7 @@ export class WindowedStream<T, K extends Key> {
     mode: 'retract' | 'upsert' = 'retract',
   ): ChangelogStream<WindowResult<K, R>> {
     const results = this.aggregate(fn);
-    return results.builder.changelogs.windowChangelog(
-      results,
-      this.settings.allowedLateness,
-      mode,
-    );
+    return results.builder.changelogs.windowChangelog(results, this.settings.allowedLateness, mode);
   }
 
   /** Like `reduce`, but the results come as a changelog; see {@link aggregateChanges}. */
@@ -161,11 +157,7 @@ export class WindowedStream<T, K extends Key> {
     mode: 'retract' | 'upsert' = 'retract',
   ): ChangelogStream<WindowResult<K, T>> {
     const results = this.reduce(fn);
-    return results.builder.changelogs.windowChangelog(
-      results,
-      this.settings.allowedLateness,
-      mode,
-    );
+    return results.builder.changelogs.windowChangelog(results, this.settings.allowedLateness, mode);
   }
 
   /** Calls `fn` with all records of a window when it fires. */
