@@ -260,7 +260,14 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
       throw invalidArgument('regularJoin() where must be a function (left, right) => boolean');
     }
     const ttls = joinTtls(options as unknown as RegularJoinOptions<never, never, Key, JoinType>);
-    const spec = { type, where, leftTtl: ttls.left, rightTtl: ttls.right };
+    const spec = {
+      type,
+      where,
+      leftTtl: ttls.left,
+      rightTtl: ttls.right,
+      leftInsertOnly: this.mode === 'insert-only',
+      rightInsertOnly: right.mode === 'insert-only',
+    };
     const insertOnly =
       type === 'inner' && this.mode === 'insert-only' && right.mode === 'insert-only';
     const leftInput = this.retractable('regularJoin()');

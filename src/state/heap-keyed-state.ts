@@ -361,7 +361,9 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
       entries: () => {
         const now = this.now(state);
         const m = inner(false);
-        return m === undefined ? new Map<MK, MV>().entries() : live(m, now);
+        if (m === undefined) return new Map<MK, MV>().entries();
+        // Without a TTL the stored values are the values: iterate the map itself, no generator.
+        return ttl === undefined ? (m.entries() as IterableIterator<[MK, MV]>) : live(m, now);
       },
       size: () => {
         const now = this.now(state);

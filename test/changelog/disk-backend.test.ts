@@ -56,6 +56,19 @@ async function runAll(options: EnvironmentOptions) {
       ttl: 3_600_000,
     })
     .executeAndCollect();
+  // Insert-only inputs (rows appended, duplicates included) take the other storage path.
+  const envA = new StreamEnvironment({ batchSize: 16, parallelism: 2, ...options });
+  const inserted = (changes: Change<Item>[]) =>
+    envA.fromArray(changes.filter((c) => c.kind === '+I')).asChangelog('insert-only');
+  const appended = inserted(left)
+    .regularJoin(inserted(right), {
+      type: 'left',
+      leftKey: (x) => x.group,
+      rightKey: (x) => x.group,
+      where: (a, b) => a.n >= b.n,
+      ttl: 3_600_000,
+    })
+    .executeAndCollect();
   const env2 = new StreamEnvironment({ batchSize: 16, parallelism: 2, ...options });
   const maxes = env2
     .fromArray(left)
@@ -81,6 +94,7 @@ async function runAll(options: EnvironmentOptions) {
     .executeAndCollect();
   return {
     joined: materialize(await joined),
+    appended: materialize(await appended),
     maxes: materialize(await maxes),
     temporal: (await temporal).map((x) => JSON.stringify(x)).sort(),
   };
@@ -91,6 +105,7 @@ describe('changelog operators on the disk backend', () => {
     const heap = await runAll({});
     const disk = await runAll({ stateBackend: { kind: 'disk' } });
     expect(heap.joined.length).toBeGreaterThan(10);
+    expect(heap.appended.length).toBeGreaterThan(100);
     expect(heap.maxes.length).toBeGreaterThan(0);
     expect(heap.temporal.length).toBeGreaterThan(10);
     expect(disk).toEqual(heap);

@@ -134,6 +134,67 @@ describe('regular join', () => {
     );
   });
 
+  it('insert-only inputs (rows appended, duplicates kept) materialize to the nested-loop join, alone or with a changelog side', async () => {
+    const order = fc.record({
+      id: fc.integer({ min: 0, max: 3 }),
+      user: fc.integer({ min: 0, max: 4 }),
+      amount: fc.integer({ min: 1, max: 3 }),
+    });
+    const user = fc.record({
+      uid: fc.integer({ min: 0, max: 4 }),
+      name: fc.constantFrom<string>('a', 'b'),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(order, { maxLength: 30 }),
+        fc.array(userOps, { maxLength: 20 }),
+        fc.array(user, { maxLength: 20 }),
+        fc.constantFrom<JoinType>('inner', 'left', 'right', 'full'),
+        fc.constantFrom(1, 2),
+        fc.boolean(),
+        fc.boolean(),
+        async (orders, uOps, insertedUsers, type, parallelism, usersInsertOnly, withTtl) => {
+          const env = new StreamEnvironment({ parallelism, batchSize: 3 });
+          const history = tableHistory(uOps, (u) => u.uid);
+          const users = usersInsertOnly
+            ? env.fromArray(insertedUsers).toChangelog()
+            : env.fromArray(history.changes).asChangelog('retract');
+          const where = (o: Order, u: User) => o.amount > 1 || u.name !== 'a';
+          const joined = env
+            .fromArray(orders)
+            .toChangelog()
+            .regularJoin(users, {
+              type,
+              leftKey: (o) => o.user,
+              rightKey: (u) => u.uid,
+              where,
+              ...(withTtl ? { ttl: 3_600_000 } : { unboundedState: true }),
+            });
+          expect(joined.mode).toBe(type === 'inner' && usersInsertOnly ? 'insert-only' : 'retract');
+          const out = await joined.executeAndCollect();
+          const finalUsers = usersInsertOnly ? insertedUsers : history.final;
+          expect(materialize(out)).toEqual(nestedLoopJoin(orders, finalUsers, type, where));
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('an insert-only side refuses a retraction with an error naming it', async () => {
+    const env = new StreamEnvironment({ parallelism: 1 });
+    // Declared insert-only but carrying a delete: the declaration is checked before the join.
+    const orders = env
+      .fromArray<Change<Order>>([{ kind: '-D', value: { id: 1, user: 1, amount: 1 } }])
+      .asChangelog('insert-only');
+    const users = env.fromArray<User>([{ uid: 1, name: 'a' }]).toChangelog();
+    const joined = orders.regularJoin(users, {
+      leftKey: (o) => o.user,
+      rightKey: (u) => u.uid,
+      unboundedState: true,
+    });
+    await expect(joined.executeAndCollect()).rejects.toThrow(/insert-only changelog record/);
+  });
+
   it('outer join time-line: padded row, retracted by the first match, restored when the last match goes', async () => {
     //  left:   l1(k=1)                     retract-free
     //  right:           r1(k=1)   r2(k=1)   -D r1   -D r2
@@ -323,6 +384,57 @@ describe('regular join state', () => {
     expect(maxLate).toBeLessThanOrEqual(maxEarly * 1.2 + 200);
     expect(maxLate).toBeLessThan(5_000);
     expect(Math.max(...unbounded.map((s) => s.entries))).toBeGreaterThan(20_000);
+  });
+
+  it('an insert-only join stopped with a savepoint and restored at another parallelism (2 -> 1, 1 -> 2) equals the nested-loop join', async () => {
+    const N = 2_000;
+    // Orders repeat every 1,500 (identical rows, kept twice); users every 150.
+    const orderAt = (i: number): Order => ({ id: i % 1_500, user: i % 97, amount: i % 7 });
+    const userAt = (i: number): User => ({ uid: i % 150, name: `n${i % 150}` });
+    const all = Array.from({ length: N }, (_, i) => i);
+    for (const [parallelism, restoredParallelism] of [
+      [2, 1],
+      [1, 2],
+    ] as const) {
+      const { uninterrupted, restored, beforeSavepoint } = await withSavepoint<
+        readonly [Order, User | null]
+      >(
+        (p, rate) => {
+          const env = new StreamEnvironment({ parallelism: p, batchSize: 20 });
+          const source = <T>(name: string, generate: (i: number) => T) =>
+            env
+              .fromGenerator({
+                count: N,
+                ...(rate === undefined ? {} : { ratePerSecond: rate }),
+                generate,
+              })
+              .setParallelism(1)
+              .uid(name)
+              .toChangelog();
+          const changes = source('orders', orderAt)
+            .regularJoin(source('users', userAt), {
+              type: 'left',
+              leftKey: (o) => o.user,
+              rightKey: (u) => u.uid,
+              where: (o, u) => o.amount !== u.uid % 7,
+              unboundedState: true,
+            })
+            .uid('join');
+          return { env, changes };
+        },
+        { parallelism, restoredParallelism, rate: 4_000 },
+      );
+      expect(beforeSavepoint).toBeGreaterThan(0);
+      expect(beforeSavepoint).toBeLessThan(uninterrupted.length);
+      const oracle = nestedLoopJoin(
+        all.map(orderAt),
+        all.map(userAt),
+        'left',
+        (o, u) => o.amount !== u.uid % 7,
+      );
+      expect(materialize(uninterrupted)).toEqual(oracle);
+      expect(materialize(restored)).toEqual(oracle);
+    }
   });
 
   it('a run stopped with a savepoint and restored (p=1 -> 2) emits the same joined rows', async () => {

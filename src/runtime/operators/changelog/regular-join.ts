@@ -4,7 +4,8 @@ import type {
   KeyedProcessContext,
   KeyedRuntimeContext,
 } from '../../../api/functions.js';
-import type { MapState, StateTtlConfig } from '../../../api/state.js';
+import type { MapState, StateTtlConfig, ValueState } from '../../../api/state.js';
+import { describeRecord, WeirError } from '../../../errors.js';
 import type { Key } from '../../key-groups.js';
 import { type KeyedCoProcessFunction, setOutputTimestamp } from '../keyed-co-process.js';
 import { rowText } from './same-row.js';
@@ -21,15 +22,30 @@ export interface RegularJoinSpec<L, R> {
   readonly where: ((left: L, right: R) => boolean) | undefined;
   readonly leftTtl: StateTtlConfig | undefined;
   readonly rightTtl: StateTtlConfig | undefined;
+  /** The left input carries only `+I` (known when the job is built): its rows are appended. */
+  readonly leftInsertOnly?: boolean;
+  readonly rightInsertOnly?: boolean;
 }
 
 /** A stored row: the row, how many copies are held, the event time of the last one. */
 type Entry<T> = [row: T, count: number, time: number];
 
+/**
+ * Where a side keeps its rows. A changelog side keys each row by its JSON
+ * text, so that a retraction finds it. An insert-only side is never looked
+ * up by row: each row is appended under the next number of a per-key
+ * counter (kept in keyed state, so it moves with the key on rescaling and
+ * survives restore), which saves serializing every row and keeps TTL per row.
+ */
+type RowKey = string | number;
+
 /** One input as seen from the side a change arrives on. */
 interface Side<S, O> {
-  readonly mine: MapState<string, Entry<S>>;
-  readonly other: MapState<string, Entry<O>>;
+  readonly mine: MapState<RowKey, Entry<S>>;
+  readonly other: MapState<RowKey, Entry<O>>;
+  /** The per-key counter of an insert-only side; undefined for a changelog side. */
+  readonly nextId: ValueState<number> | undefined;
+  readonly name: 'left' | 'right';
   /** This side's rows are kept (padded) when they have no match. */
   readonly mineOuter: boolean;
   readonly otherOuter: boolean;
@@ -56,19 +72,27 @@ export class RegularJoinFunction<K extends Key, L, R>
 
   open(context: KeyedRuntimeContext): void {
     const { leftTtl, rightTtl, where, type } = this.spec;
-    const left = context.state.getMapState<string, Entry<L>>({
-      name: 'left',
+    const leftAppend = this.spec.leftInsertOnly === true;
+    const rightAppend = this.spec.rightInsertOnly === true;
+    // Appended rows live under other state names than JSON-keyed ones: the map keys differ in kind.
+    const left = context.state.getMapState<RowKey, Entry<L>>({
+      name: leftAppend ? 'left appended' : 'left',
       ...(leftTtl === undefined ? {} : { ttl: leftTtl }),
     });
-    const right = context.state.getMapState<string, Entry<R>>({
-      name: 'right',
+    const right = context.state.getMapState<RowKey, Entry<R>>({
+      name: rightAppend ? 'right appended' : 'right',
       ...(rightTtl === undefined ? {} : { ttl: rightTtl }),
     });
+    // The counter expires with the side's rows: it is written on every append, so it outlives them.
+    const counter = (name: string, ttl: StateTtlConfig | undefined) =>
+      context.state.getValueState<number>({ name, ...(ttl === undefined ? {} : { ttl }) });
     const leftOuter = type === 'left' || type === 'full';
     const rightOuter = type === 'right' || type === 'full';
     this.fromLeft = {
       mine: left,
       other: right,
+      nextId: leftAppend ? counter('left next id', leftTtl) : undefined,
+      name: 'left',
       mineOuter: leftOuter,
       otherOuter: rightOuter,
       matches: where === undefined ? () => true : (l, r) => where(l, r),
@@ -77,6 +101,8 @@ export class RegularJoinFunction<K extends Key, L, R>
     this.fromRight = {
       mine: right,
       other: left,
+      nextId: rightAppend ? counter('right next id', rightTtl) : undefined,
+      name: 'right',
       mineOuter: rightOuter,
       otherOuter: leftOuter,
       matches: where === undefined ? () => true : (r, l) => where(l, r),
@@ -113,7 +139,7 @@ export class RegularJoinFunction<K extends Key, L, R>
 
 /** How many rows of `rows` match `other` (with multiplicity). */
 function matchCount<S, O>(
-  rows: MapState<string, Entry<S>>,
+  rows: MapState<RowKey, Entry<S>>,
   other: O,
   matches: (mine: S, other: O) => boolean,
 ): number {
@@ -139,16 +165,26 @@ function apply<S, O>(
   time: number,
   out: Collector<Change<JoinedRow<unknown, unknown>>>,
 ): void {
-  const { mine, other } = side;
+  const { mine, other, nextId } = side;
   const row = change.value;
-  const text = rowText(row);
-  const entry = mine.get(text);
   const accumulate = change.kind === '+I' || change.kind === '+U';
-  if (!accumulate) {
-    // A retraction of a row not held (its state expired): nothing joined with it is left to retract.
-    if (entry === undefined) return;
-    if (entry[1] <= 1) mine.remove(text);
-    else mine.put(text, [entry[0], entry[1] - 1, entry[2]]);
+  let text: string | undefined;
+  let entry: Entry<S> | undefined;
+  if (nextId === undefined) {
+    text = rowText(row);
+    entry = mine.get(text);
+    if (!accumulate) {
+      // A retraction of a row not held (its state expired): nothing joined with it is left to retract.
+      if (entry === undefined) return;
+      if (entry[1] <= 1) mine.remove(text);
+      else mine.put(text, [entry[0], entry[1] - 1, entry[2]]);
+    }
+  } else if (change.kind !== '+I') {
+    throw new WeirError(
+      'BAD_RECORD',
+      `regularJoin() ${side.name} input is insert-only, but a '${change.kind}' change arrived: ${describeRecord(change)}`,
+      { record: describeRecord(change) },
+    );
   }
   const kind = accumulate ? '+I' : '-D';
   let matched = false;
@@ -163,5 +199,19 @@ function apply<S, O>(
     if (padded && !accumulate) emit(out, '+I', side.pair(null, o), count, at);
   }
   if (!matched && side.mineOuter) emit(out, kind, side.pair(row, null), 1, time);
-  if (accumulate) mine.put(text, [row, (entry?.[1] ?? 0) + 1, time]);
+  if (!accumulate) return;
+  if (text !== undefined) mine.put(text, [row, (entry?.[1] ?? 0) + 1, time]);
+  else mine.put(appendId(mine, nextId!), [row, 1, time]);
+}
+
+/** A fresh number for a row appended to the current key's rows. */
+function appendId<S>(rows: MapState<RowKey, Entry<S>>, nextId: ValueState<number>): number {
+  let id = nextId.value();
+  if (id === undefined) {
+    // A new key, or its counter expired: continue after any row still held.
+    id = 0;
+    for (const [k] of rows.entries()) if ((k as number) >= id) id = (k as number) + 1;
+  }
+  nextId.update(id + 1);
+  return id;
 }
