@@ -7,28 +7,22 @@
  *
  *   npm run bench:changelog -- [--events N] [--keys K] [--reps R] [--parallelism P]
  */
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import {
   type Change,
   type RetractableAggregateFunction,
   type Sink,
   StreamEnvironment,
 } from '../src/index.js';
+import { benchArgs, type Measured, measureChild, median, runModes } from './shared/modes.js';
 
 interface Event {
   readonly key: number;
   readonly value: number;
 }
 
-interface Outcome {
-  mode: string;
-  events: number;
-  seconds: number;
-  eventsPerSec: number;
-  eventsPerCpuSec: number;
-  outputs: number;
+interface Outcome extends Measured {
+  readonly outputs: number;
 }
 
 const MODES = [
@@ -94,57 +88,23 @@ async function run(mode: string, events: number, keys: number, parallelism: numb
   return out.n;
 }
 
-async function child(mode: string, events: number, keys: number, parallelism: number) {
-  const started = performance.now();
-  const cpuStart = process.cpuUsage();
-  const outputs = await run(mode, events, keys, parallelism);
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuStart);
-  const outcome: Outcome = {
-    mode,
-    events,
-    seconds,
-    eventsPerSec: events / seconds,
-    eventsPerCpuSec: events / ((cpu.user + cpu.system) / 1e6),
-    outputs,
-  };
-  process.stdout.write(`${JSON.stringify(outcome)}\n`);
-}
+const args = benchArgs({ events: 2_000_000, keys: 100_000 });
 
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '2000000' },
-    keys: { type: 'string', default: '100000' },
-    reps: { type: 'string', default: '3' },
-    parallelism: { type: 'string', default: '1' },
-    child: { type: 'string' },
-  },
-});
-const events = Number(values.events);
-const keys = Number(values.keys);
-const parallelism = Number(values.parallelism);
-
-if (values.child !== undefined) {
-  await child(values.child, events, keys, parallelism);
+if (args.child !== undefined) {
+  const mode = args.child;
+  await measureChild(mode, args.events, async () => ({
+    outputs: await run(mode, args.events, args.keys, args.parallelism),
+  }));
 } else {
-  const self = fileURLToPath(import.meta.url);
-  const runs: Outcome[] = [];
-  for (let rep = 0; rep < Number(values.reps); rep++) {
-    for (const mode of MODES) {
-      const args = [self, '--child', mode, '--events', String(events), '--keys', String(keys)];
-      args.push('--parallelism', String(parallelism));
-      const text = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
-      const o = JSON.parse(text.trim().split('\n').pop()!) as Outcome;
-      runs.push(o);
-      console.log(
-        `${mode.padEnd(20)} rep ${rep + 1}: ${(o.eventsPerSec / 1e6).toFixed(2)} M events/s, ${o.seconds.toFixed(2)} s, ${o.outputs} outputs`,
-      );
-    }
-  }
-  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const runs = runModes<Outcome>(
+    fileURLToPath(import.meta.url),
+    MODES,
+    args,
+    (o) => `${o.outputs} outputs`,
+  );
   const base = median(runs.filter((r) => r.mode === MODES[0]).map((r) => r.eventsPerSec));
   console.log('');
-  console.log(`events ${events}, keys ${keys}, parallelism ${parallelism}`);
+  console.log(`events ${args.events}, keys ${args.keys}, parallelism ${args.parallelism}`);
   console.log(
     '| operator | events/s (median) | events per CPU-second | outputs | vs keyed reduce |',
   );

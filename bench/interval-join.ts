@@ -9,9 +9,7 @@
  *
  * `--events` counts both streams together (half orders, half payments).
  */
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { DeterministicRandom } from '../src/index.js';
 import {
   type DataStream,
@@ -20,6 +18,7 @@ import {
   WatermarkStrategy,
   Windows,
 } from '../src/index.js';
+import { benchArgs, type Measured, measureChild, median, runModes } from './shared/modes.js';
 
 interface Order {
   readonly order: number;
@@ -55,14 +54,8 @@ function makePayment(i: number, random: DeterministicRandom, keys: number): Paym
 
 type Mode = 'passthrough' | 'interval-join' | 'window-join';
 
-interface Outcome {
-  mode: Mode;
-  events: number;
-  seconds: number;
-  eventsPerSec: number;
-  eventsPerCpuSec: number;
-  peakRssMb: number;
-  results: number;
+interface Outcome extends Measured {
+  readonly results: number;
 }
 
 function streams(env: StreamEnvironment, events: number, keys: number) {
@@ -84,9 +77,7 @@ function streams(env: StreamEnvironment, events: number, keys: number) {
   return { orders, payments };
 }
 
-async function child(mode: Mode, events: number, keys: number, parallelism: number) {
-  const started = performance.now();
-  const cpuStart = process.cpuUsage();
+async function run(mode: Mode, events: number, keys: number, parallelism: number) {
   const env = new StreamEnvironment({ parallelism });
   const { orders, payments } = streams(env, events, keys);
   let out: DataStream<number>;
@@ -109,57 +100,27 @@ async function child(mode: Mode, events: number, keys: number, parallelism: numb
   const sink = new DiscardingSink<number>();
   out.sinkTo(sink);
   await env.execute(mode);
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuStart);
-  const outcome: Outcome = {
-    mode,
-    events,
-    seconds,
-    eventsPerSec: events / seconds,
-    eventsPerCpuSec: events / ((cpu.user + cpu.system) / 1e6),
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
-    results: sink.count,
-  };
-  process.stdout.write(`${JSON.stringify(outcome)}\n`);
+  return { results: sink.count };
 }
 
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '2000000' },
-    keys: { type: 'string', default: '10000' },
-    reps: { type: 'string', default: '3' },
-    parallelism: { type: 'string', default: '1' },
-    child: { type: 'string' },
-  },
-});
-const events = Number(values.events);
-const keys = Number(values.keys);
-const parallelism = Number(values.parallelism);
 const MODES: readonly Mode[] = ['passthrough', 'interval-join', 'window-join'];
+const args = benchArgs({ events: 2_000_000, keys: 10_000 });
 
-if (values.child !== undefined) {
-  await child(values.child as Mode, events, keys, parallelism);
+if (args.child !== undefined) {
+  const mode = args.child as Mode;
+  await measureChild(mode, args.events, () => run(mode, args.events, args.keys, args.parallelism));
 } else {
-  const self = fileURLToPath(import.meta.url);
-  const runs: Outcome[] = [];
-  for (let rep = 0; rep < Number(values.reps); rep++) {
-    for (const mode of MODES) {
-      const args = [self, '--child', mode, '--events', String(events), '--keys', String(keys)];
-      args.push('--parallelism', String(parallelism));
-      const text = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
-      const o = JSON.parse(text.trim().split('\n').pop()!) as Outcome;
-      runs.push(o);
-      console.log(
-        `${mode.padEnd(13)} rep ${rep + 1}: ${(o.eventsPerSec / 1e6).toFixed(2)} M events/s (${(o.eventsPerCpuSec / 1e6).toFixed(2)} M per CPU-second), ${o.seconds.toFixed(2)} s, peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.results} results`,
-      );
-    }
-  }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const runs = runModes<Outcome>(
+    fileURLToPath(import.meta.url),
+    MODES,
+    args,
+    (o) => `peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.results} results`,
+  );
   const by = (m: Mode) => runs.filter((r) => r.mode === m);
   const base = median(by('passthrough').map((r) => r.eventsPerCpuSec));
   console.log('');
   console.log(
-    `events ${events} (half orders, half payments), keys ${keys}, parallelism ${parallelism}`,
+    `events ${args.events} (half orders, half payments), keys ${args.keys}, parallelism ${args.parallelism}`,
   );
   console.log(
     '| variant | events/s, wall (median) | events per CPU-second (median) | vs pass-through (CPU) | peak RSS MB | results |',

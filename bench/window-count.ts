@@ -6,26 +6,18 @@
  *
  *   npm run bench -- [--events N] [--keys K] [--reps R] [--parallelism P]
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { StreamEnvironment } from '../src/index.js';
 import { DeterministicRandom as Rng } from '../src/util/random.js';
 import { addClickCountJob, makeClick, OUT_OF_ORDERNESS_MS, WINDOW_MS } from './shared/clicks.js';
+import { benchArgs, type Measured, measureChild, median, runModes } from './shared/modes.js';
 
-interface Outcome {
-  mode: string;
-  events: number;
-  seconds: number;
-  eventsPerSec: number;
-  /** Events per second of this process's CPU time: robust to other load on the machine. */
-  eventsPerCpuSec: number;
-  peakRssMb: number;
-  results: number;
-  checksum: number;
+interface Outcome extends Measured {
+  readonly results: number;
+  readonly checksum: number;
 }
 
 function fused(events: number, keys: number): Pick<Outcome, 'results' | 'checksum'> {
@@ -79,72 +71,29 @@ async function engine(events: number, keys: number, parallelism: number, checkpo
   return { results, checksum };
 }
 
-async function child(mode: string, events: number, keys: number, parallelism: number) {
-  const started = performance.now();
-  const cpuStart = process.cpuUsage();
-  let checkpointDir: string | undefined;
-  if (mode === 'weir+checkpoints') checkpointDir = await mkdtemp(join(tmpdir(), 'weir-bench-chk-'));
-  const r =
-    mode === 'fused' ? fused(events, keys) : await engine(events, keys, parallelism, checkpointDir);
-  if (checkpointDir !== undefined) await rm(checkpointDir, { recursive: true, force: true });
-  const seconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuStart);
-  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  const outcome: Outcome = {
-    mode,
-    events,
-    seconds,
-    eventsPerSec: events / seconds,
-    eventsPerCpuSec: events / cpuSeconds,
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
-    ...r,
-  };
-  process.stdout.write(`${JSON.stringify(outcome)}\n`);
+async function work(mode: string, events: number, keys: number, parallelism: number) {
+  if (mode === 'fused') return fused(events, keys);
+  if (mode === 'weir') return engine(events, keys, parallelism);
+  const checkpointDir = await mkdtemp(join(tmpdir(), 'weir-bench-chk-'));
+  try {
+    return await engine(events, keys, parallelism, checkpointDir);
+  } finally {
+    await rm(checkpointDir, { recursive: true, force: true });
+  }
 }
 
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '10000000' },
-    keys: { type: 'string', default: '1000' },
-    reps: { type: 'string', default: '3' },
-    parallelism: { type: 'string', default: '1' },
-    child: { type: 'string' },
-  },
-});
-const events = Number(values.events);
-const keys = Number(values.keys);
-const parallelism = Number(values.parallelism);
+const args = benchArgs({ events: 10_000_000, keys: 1000 });
 
-if (values.child !== undefined) {
-  await child(values.child, events, keys, parallelism);
+if (args.child !== undefined) {
+  const mode = args.child;
+  await measureChild(mode, args.events, () => work(mode, args.events, args.keys, args.parallelism));
 } else {
-  const self = fileURLToPath(import.meta.url);
-  const runs: Outcome[] = [];
-  for (let rep = 0; rep < Number(values.reps); rep++) {
-    for (const mode of ['fused', 'weir', 'weir+checkpoints']) {
-      const out = execFileSync(
-        process.execPath,
-        [
-          self,
-          '--child',
-          mode,
-          '--events',
-          String(events),
-          '--keys',
-          String(keys),
-          '--parallelism',
-          String(parallelism),
-        ],
-        { encoding: 'utf8', maxBuffer: 1 << 20 },
-      );
-      const o = JSON.parse(out.trim().split('\n').pop()!) as Outcome;
-      runs.push(o);
-      console.log(
-        `${mode.padEnd(6)} rep ${rep + 1}: ${(o.eventsPerSec / 1e6).toFixed(2)} M events/s (${(o.eventsPerCpuSec / 1e6).toFixed(2)} M per CPU-second), ${o.seconds.toFixed(2)} s, peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.results} results`,
-      );
-    }
-  }
-  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const runs = runModes<Outcome>(
+    fileURLToPath(import.meta.url),
+    ['fused', 'weir', 'weir+checkpoints'],
+    args,
+    (o) => `peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.results} results`,
+  );
   const by = (m: string) => runs.filter((r) => r.mode === m);
   const f = by('fused');
   const w = by('weir');
@@ -160,7 +109,7 @@ if (values.child !== undefined) {
   const cCpu = median(c.map((r) => r.eventsPerCpuSec));
   console.log('');
   console.log(
-    `events ${events}, keys ${keys}, tumbling ${WINDOW_MS} ms, parallelism ${parallelism}`,
+    `events ${args.events}, keys ${args.keys}, tumbling ${WINDOW_MS} ms, parallelism ${args.parallelism}`,
   );
   console.log(
     `| variant | events/s (median of ${f.length}) | events per CPU-second | peak RSS MB |`,
