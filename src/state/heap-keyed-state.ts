@@ -55,8 +55,95 @@ interface TtlCell {
 interface HeapState {
   readonly decl: DeclaredState;
   readonly byNs: Map<Namespace, Map<Key, unknown>>;
-  sweep: Generator<void, void, undefined> | undefined;
+  sweep: Sweep | undefined;
   handle: unknown;
+}
+
+/**
+ * Where the incremental expiry sweep of a TTL state stands: plain iterators
+ * over the nested maps, resumed by `next`, so that each examined entry costs
+ * a map iteration step and no generator resumption.
+ */
+class Sweep {
+  private readonly namespaces: MapIterator<[Namespace, Map<Key, unknown>]>;
+  private ns: Namespace = DEFAULT_NAMESPACE;
+  private table: Map<Key, unknown> | undefined;
+  private keys: MapIterator<[Key, unknown]> | undefined;
+  private key: Key | undefined;
+  private inner: Map<unknown, TtlCell> | undefined;
+  private cells: MapIterator<[unknown, TtlCell]> | undefined;
+
+  constructor(
+    private readonly byNs: Map<Namespace, Map<Key, unknown>>,
+    private readonly isMap: boolean,
+  ) {
+    this.namespaces = byNs.entries();
+  }
+
+  /** Examines the next entry, deleting it if expired at `now`; false once every entry was visited. */
+  next(now: number): boolean {
+    for (;;) {
+      if (this.cells !== undefined) {
+        const r = this.cells.next();
+        if (r.done !== true) {
+          if (r.value[1].e <= now) this.inner!.delete(r.value[0]);
+          return true;
+        }
+        const inner = this.inner!;
+        if (inner.size === 0 && this.table!.get(this.key!) === inner) this.table!.delete(this.key!);
+        this.cells = undefined;
+        this.inner = undefined;
+      }
+      if (this.keys !== undefined) {
+        const r = this.keys.next();
+        if (r.done !== true) {
+          const [key, c] = r.value;
+          if (this.isMap) {
+            this.key = key;
+            this.inner = c as Map<unknown, TtlCell>;
+            this.cells = this.inner.entries();
+            continue;
+          }
+          if ((c as TtlCell).e <= now) this.table!.delete(key);
+          return true;
+        }
+        const table = this.table!;
+        if (table.size === 0 && this.byNs.get(this.ns) === table) this.byNs.delete(this.ns);
+        this.keys = undefined;
+        this.table = undefined;
+      }
+      const r = this.namespaces.next();
+      if (r.done === true) return false;
+      this.ns = r.value[0];
+      this.table = r.value[1];
+      this.keys = this.table.entries();
+    }
+  }
+}
+
+/** The unexpired entries of a TTL map, read lazily (entries deleted meanwhile are skipped). */
+class LiveEntries<MK, MV> implements IterableIterator<[MK, MV]> {
+  private readonly cells: MapIterator<[MK, TtlCell]>;
+
+  constructor(
+    map: Map<MK, TtlCell>,
+    private readonly now: number,
+  ) {
+    this.cells = map.entries();
+  }
+
+  next(): IteratorResult<[MK, MV]> {
+    for (;;) {
+      const r = this.cells.next();
+      if (r.done === true) return { done: true, value: undefined };
+      const [mk, cell] = r.value;
+      if (cell.e > this.now) return { done: false, value: [mk, cell.v as MV] };
+    }
+  }
+
+  [Symbol.iterator](): IterableIterator<[MK, MV]> {
+    return this;
+  }
 }
 
 /**
@@ -205,41 +292,16 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
 
   /** Runs before every access to a TTL state: examines a bounded number of entries for expiry. */
   private cleanup(state: HeapState, now: number): void {
-    this.sweepNow = now;
     let sweep = state.sweep;
     if (sweep === undefined) {
-      sweep = this.sweep(state);
+      sweep = new Sweep(state.byNs, state.decl.kind === 'map');
       state.sweep = sweep;
     }
     for (let i = 0; i < this.cleanupPerAccess; i++) {
-      if (sweep.next().done === true) {
+      if (!sweep.next(now)) {
         state.sweep = undefined;
         return;
       }
-    }
-  }
-
-  /** The time of the access driving the sweep: read once per access, not per entry examined. */
-  private sweepNow = 0;
-
-  /** Visits every entry of a TTL state once, deleting expired ones; one entry per `next()`. */
-  private *sweep(state: HeapState): Generator<void, void, undefined> {
-    const isMap = state.decl.kind === 'map';
-    for (const [ns, table] of state.byNs) {
-      for (const [key, c] of table) {
-        if (isMap) {
-          const inner = c as Map<unknown, TtlCell>;
-          for (const [mk, cell] of inner) {
-            if (cell.e <= this.sweepNow) inner.delete(mk);
-            yield;
-          }
-          if (inner.size === 0 && table.get(key) === inner) table.delete(key);
-        } else {
-          if ((c as TtlCell).e <= this.sweepNow) table.delete(key);
-          yield;
-        }
-      }
-      if (table.size === 0 && state.byNs.get(ns) === table) state.byNs.delete(ns);
     }
   }
 
@@ -330,12 +392,8 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
       return m;
     };
     const ttl = state.decl.ttl;
-    const live = function* (m: Map<MK, unknown>, now: number): Generator<[MK, MV]> {
-      for (const [mk, c] of m) {
-        if (ttl === undefined) yield [mk, c as MV];
-        else if ((c as TtlCell).e > now) yield [mk, (c as TtlCell).v as MV];
-      }
-    };
+    const live = (m: Map<MK, unknown>, now: number) =>
+      new LiveEntries<MK, MV>(m as Map<MK, TtlCell>, now);
     const handle: MapState<MK, MV> = {
       get: (mk) => {
         const now = this.now(state);
