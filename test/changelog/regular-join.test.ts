@@ -30,6 +30,20 @@ interface User {
 
 type Op<T> = TableOp<T>;
 
+/** A generator source at parallelism 1 under a stable uid, limited to `rate` records/s if set. */
+function generated<T>(
+  env: StreamEnvironment,
+  name: string,
+  count: number,
+  rate: number | undefined,
+  generate: (i: number) => T,
+) {
+  return env
+    .fromGenerator({ count, ...(rate === undefined ? {} : { ratePerSecond: rate }), generate })
+    .setParallelism(1)
+    .uid(name);
+}
+
 /** The join of two tables by nested loops, with null padding for outer joins. */
 function nestedLoopJoin(
   orders: readonly Order[],
@@ -402,15 +416,7 @@ describe('regular join state', () => {
         (p, rate) => {
           const env = new StreamEnvironment({ parallelism: p, batchSize: 20 });
           const source = <T>(name: string, generate: (i: number) => T) =>
-            env
-              .fromGenerator({
-                count: N,
-                ...(rate === undefined ? {} : { ratePerSecond: rate }),
-                generate,
-              })
-              .setParallelism(1)
-              .uid(name)
-              .toChangelog();
+            generated(env, name, N, rate, generate).toChangelog();
           const changes = source('orders', orderAt)
             .regularJoin(source('users', userAt), {
               type: 'left',
@@ -437,6 +443,61 @@ describe('regular join state', () => {
     }
   });
 
+  it('a savepoint restores when an input changes between insert-only and changelog: rows stay joined and retractable', async () => {
+    const N = 4_000;
+    const orderAt = (i: number): Order => ({ id: i, user: i % 150, amount: i % 7 });
+    // From event 3,000 on (after the savepoint), every third user change deletes an earlier user.
+    const userAt =
+      (deletes: boolean) =>
+      (i: number): Change<User> =>
+        deletes && i >= 3_000 && i % 3 === 0
+          ? { kind: '-D', value: { uid: (i - 3_000) % 150, name: `n${i - 3_000}` } }
+          : { kind: '+I', value: { uid: i % 150, name: `n${i}` } };
+    for (const insertOnlyFirst of [true, false]) {
+      // Deletes only where the restored run declares the users a changelog.
+      const deletes = insertOnlyFirst;
+      const { uninterrupted, restored, beforeSavepoint } = await withSavepoint<
+        readonly [Order, User | null]
+      >(
+        (p, rate) => {
+          const insertOnly = rate === undefined ? !insertOnlyFirst : insertOnlyFirst;
+          const env = new StreamEnvironment({ parallelism: p, batchSize: 20 });
+          const source = <T>(name: string, generate: (i: number) => T) =>
+            generated(env, name, N, rate, generate);
+          const changes = source('orders', orderAt)
+            .toChangelog()
+            .regularJoin(
+              source('users', userAt(deletes)).asChangelog(insertOnly ? 'insert-only' : 'retract'),
+              {
+                type: 'left',
+                leftKey: (o) => o.user,
+                rightKey: (u) => u.uid,
+                unboundedState: true,
+              },
+            )
+            .uid('join');
+          return { env, changes };
+        },
+        { parallelism: 1, restoredParallelism: 2, rate: 4_000 },
+      );
+      expect(beforeSavepoint).toBeGreaterThan(0);
+      const users = new Map<string, User>();
+      for (let i = 0; i < N; i++) {
+        const c = userAt(deletes)(i);
+        if (c.kind === '-D') users.delete(c.value.name);
+        else users.set(c.value.name, c.value);
+      }
+      const oracle = nestedLoopJoin(
+        Array.from({ length: N }, (_, i) => orderAt(i)),
+        [...users.values()],
+        'left',
+        () => true,
+      );
+      expect(materialize(uninterrupted)).toEqual(oracle);
+      expect(materialize(restored)).toEqual(oracle);
+    }
+  });
+
   it('a run stopped with a savepoint and restored (p=1 -> 2) emits the same joined rows', async () => {
     const N = 2_000;
     const { uninterrupted, restored, beforeSavepoint } = await withSavepoint<
@@ -445,15 +506,7 @@ describe('regular join state', () => {
       (parallelism, rate) => {
         const env = new StreamEnvironment({ parallelism, batchSize: 20 });
         const source = <T>(name: string, generate: (i: number) => Change<T>) =>
-          env
-            .fromGenerator({
-              count: N,
-              ...(rate === undefined ? {} : { ratePerSecond: rate }),
-              generate,
-            })
-            .setParallelism(1)
-            .uid(name)
-            .asChangelog('retract');
+          generated(env, name, N, rate, generate).asChangelog('retract');
         // Orders are inserted once; users are inserted, and every third deleted again later.
         const orders = source<Order>('orders', (i) => ({
           kind: '+I',

@@ -36,6 +36,8 @@ type Entry<T> = [row: T, count: number, time: number];
  * up by row: each row is appended under the next number of a per-key
  * counter (kept in keyed state, so it moves with the key on rescaling and
  * survives restore), which saves serializing every row and keeps TTL per row.
+ * Both kinds of key may meet in one map when a job is restored with an input
+ * whose mode changed.
  */
 type RowKey = string | number;
 
@@ -74,13 +76,14 @@ export class RegularJoinFunction<K extends Key, L, R>
     const { leftTtl, rightTtl, where, type } = this.spec;
     const leftAppend = this.spec.leftInsertOnly === true;
     const rightAppend = this.spec.rightInsertOnly === true;
-    // Appended rows live under other state names than JSON-keyed ones: the map keys differ in kind.
+    // Both layouts share one map: appended rows (number keys) join with rows restored
+    // under their JSON text (string keys), whose counts the loops honour.
     const left = context.state.getMapState<RowKey, Entry<L>>({
-      name: leftAppend ? 'left appended' : 'left',
+      name: 'left',
       ...(leftTtl === undefined ? {} : { ttl: leftTtl }),
     });
     const right = context.state.getMapState<RowKey, Entry<R>>({
-      name: rightAppend ? 'right appended' : 'right',
+      name: 'right',
       ...(rightTtl === undefined ? {} : { ttl: rightTtl }),
     });
     // The counter expires with the side's rows: it is written on every append, so it outlives them.
@@ -174,10 +177,13 @@ function apply<S, O>(
     text = rowText(row);
     entry = mine.get(text);
     if (!accumulate) {
+      let at: RowKey = text;
+      // Not under its text: appended while this input was insert-only (restored), or expired.
+      if (entry === undefined) [at, entry] = appendedCopy(mine, text);
       // A retraction of a row not held (its state expired): nothing joined with it is left to retract.
       if (entry === undefined) return;
-      if (entry[1] <= 1) mine.remove(text);
-      else mine.put(text, [entry[0], entry[1] - 1, entry[2]]);
+      if (entry[1] <= 1) mine.remove(at);
+      else mine.put(at, [entry[0], entry[1] - 1, entry[2]]);
     }
   } else if (change.kind !== '+I') {
     throw new WeirError(
@@ -204,13 +210,24 @@ function apply<S, O>(
   else mine.put(appendId(mine, nextId!), [row, 1, time]);
 }
 
+/** An appended (number-keyed) row of the current key whose JSON text is `text`. */
+function appendedCopy<S>(
+  rows: MapState<RowKey, Entry<S>>,
+  text: string,
+): [RowKey, Entry<S> | undefined] {
+  for (const [k, entry] of rows.entries()) {
+    if (typeof k === 'number' && rowText(entry[0]) === text) return [k, entry];
+  }
+  return [text, undefined];
+}
+
 /** A fresh number for a row appended to the current key's rows. */
 function appendId<S>(rows: MapState<RowKey, Entry<S>>, nextId: ValueState<number>): number {
   let id = nextId.value();
   if (id === undefined) {
     // A new key, or its counter expired: continue after any row still held.
     id = 0;
-    for (const [k] of rows.entries()) if ((k as number) >= id) id = (k as number) + 1;
+    for (const [k] of rows.entries()) if (typeof k === 'number' && k >= id) id = k + 1;
   }
   nextId.update(id + 1);
   return id;
