@@ -41,6 +41,7 @@ import { checkCompatibility } from '../runtime/checkpoint/restore.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { LocalExecutor } from '../runtime/executor.js';
 import { DEFAULT_MAX_PARALLELISM } from '../runtime/key-groups.js';
+import type { Task } from '../runtime/task.js';
 import { ProcessingTimeScheduler } from '../runtime/timers.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
 import { changelogApi } from './changelog-stream.js';
@@ -330,6 +331,22 @@ export class StreamEnvironment implements StreamBuilder {
           ? undefined
           : (this.checkpointing.storage ??
             new LocalCheckpointStorage(this.checkpointing.directory));
+      /** The checkpoint coordinator of this attempt; savepoint requests waiting for it get it. */
+      const coordinate = (tasks: readonly Task[]): CheckpointCoordinator => {
+        const c = new CheckpointCoordinator(
+          this.checkpointing,
+          storage,
+          tasks,
+          checkpointedOperators(plan),
+          jobName,
+          this.maxParallelism,
+          this.clock,
+          metrics.group({ job: jobName }),
+          restore?.checkpointId,
+        );
+        for (const waiter of savepointWaiters.splice(0)) waiter.resolve(c);
+        return c;
+      };
       const workers = this.workerCount;
       if (workers !== undefined) {
         const job = new WorkerJob({
@@ -352,18 +369,7 @@ export class StreamEnvironment implements StreamBuilder {
           },
         });
         workerJob = job;
-        coordinator = new CheckpointCoordinator(
-          this.checkpointing,
-          storage,
-          job.tasks,
-          checkpointedOperators(plan),
-          jobName,
-          this.maxParallelism,
-          this.clock,
-          metrics.group({ job: jobName }),
-          restore?.checkpointId,
-        );
-        for (const waiter of savepointWaiters.splice(0)) waiter.resolve(coordinator);
+        coordinator = coordinate(job.tasks);
         if (cancelled) job.stop();
         const { outcome, samples } = await job.run(coordinator, monitor);
         return jobResult(
@@ -386,19 +392,8 @@ export class StreamEnvironment implements StreamBuilder {
         ...(restore === undefined ? {} : { restoreFrom: restore }),
         instrumentation: this.metricsOptions.instrumentation ?? true,
       });
-      coordinator = new CheckpointCoordinator(
-        this.checkpointing,
-        storage,
-        tasks,
-        checkpointedOperators(plan),
-        jobName,
-        this.maxParallelism,
-        this.clock,
-        metrics.group({ job: jobName }),
-        restore?.checkpointId,
-      );
+      coordinator = coordinate(tasks);
       monitor.started(tasks);
-      for (const waiter of savepointWaiters.splice(0)) waiter.resolve(coordinator);
       executor = new LocalExecutor(tasks, timers, coordinator);
       if (cancelled) executor.stop();
       const outcome = await executor.run();

@@ -26,7 +26,12 @@ class WorkerHandle {
   finished = false;
   closed: { metrics: MetricSample[]; collected: CollectedRecords[] } | undefined;
   private nextReq = 0;
-  private readonly replies = new Map<number, (m: Extract<FromWorker, { t: 'reply' }>) => void>();
+  private readonly replies = new Map<
+    number,
+    { resolve: (m: Extract<FromWorker, { t: 'reply' }>) => void; reject: (e: unknown) => void }
+  >();
+  /** Why the worker can no longer answer: requests fail with it rather than wait forever. */
+  private dead: WeirError | undefined;
   private readonly memo = new Map<string, Promise<Extract<FromWorker, { t: 'reply' }>>>();
 
   constructor(
@@ -41,16 +46,22 @@ class WorkerHandle {
       if (m.t === 'reply') {
         const r = this.replies.get(m.req);
         this.replies.delete(m.req);
-        r?.(m);
-      } else if (m.t === 'failed') onFailure(workerError(index, m.error));
+        r?.resolve(m);
+      } else if (m.t === 'failed') fail(workerError(index, m.error));
       else if (m.t === 'closed') this.closed = { metrics: m.metrics, collected: m.collected };
       else if (m.t === 'finished') this.finished = true;
       onMessage(this, m);
     });
-    this.thread.on('error', (e) => onFailure(workerError(index, serialize(e))));
+    const fail = (error: WeirError) => {
+      this.dead ??= error;
+      for (const r of this.replies.values()) r.reject(error);
+      this.replies.clear();
+      onFailure(error);
+    };
+    this.thread.on('error', (e) => fail(workerError(index, serialize(e))));
     this.thread.on('exit', (code) => {
       if (this.closed === undefined)
-        onFailure(
+        fail(
           new WeirError('INTERNAL', `worker ${index} exited with code ${code} while the job ran`, {
             domain: 'internal',
             retriable: true,
@@ -69,7 +80,11 @@ class WorkerHandle {
     let p = this.memo.get(key);
     if (p === undefined) {
       const req = this.nextReq++;
-      p = new Promise((resolve) => this.replies.set(req, resolve));
+      const dead = this.dead;
+      p =
+        dead === undefined
+          ? new Promise((resolve, reject) => this.replies.set(req, { resolve, reject }))
+          : Promise.reject(dead);
       this.memo.set(key, p);
       this.post({ t: kind, req, id });
     }
