@@ -102,6 +102,8 @@ export {
   type JobModuleRun,
   type RunJobModuleOptions,
   runJobModule,
+  type StartedJobModule,
+  startJobModule,
 } from './api/run-job-module.js';
 export type {
   AggregatingState,

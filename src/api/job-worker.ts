@@ -77,6 +77,7 @@ async function main(parent: MessagePort, setup: WorkerSetup): Promise<void> {
   const agent = new WorkerAgent(parent, [...links.values()], tasks, slots, wakeup);
   const executor = new LocalExecutor(tasks, timers, agent);
   agent.onStop = () => executor.stop();
+  agent.reportStates();
   post({ t: 'started', slots });
   await executor.run();
 

@@ -5,6 +5,7 @@ import { SinkOperator } from '../runtime/operators/sink.js';
 import {
   type EnvironmentOptions,
   type ExecuteOptions,
+  type JobClient,
   type JobResult,
   StreamEnvironment,
 } from './environment.js';
@@ -27,23 +28,41 @@ export interface JobModuleRun {
   collected<T = unknown>(sinkId?: string): T[];
 }
 
+/** A started run of a job module. */
+export interface StartedJobModule {
+  readonly client: JobClient;
+  /** The records of a collecting sink so far (all of them once the job has ended); see {@link JobModuleRun}. */
+  collected<T = unknown>(sinkId?: string): T[];
+}
+
 /**
  * Loads a job module (`export default defineJob((env) => ...)`), builds it on
  * an environment with `options` and runs it to its end, as `weir run` does.
  * With `workers` set, the subtasks run on worker threads, each of which loads
- * the module itself; records of `CollectSink`s come back to this thread.
+ * the module itself; records of `CollectSink`s come back to this thread when
+ * the job ends.
  */
 export async function runJobModule(
   path: string,
   options: RunJobModuleOptions = {},
 ): Promise<JobModuleRun> {
+  const started = await startJobModule(path, options);
+  const result = await started.client.result;
+  return { result, collected: (sinkId) => started.collected(sinkId) };
+}
+
+/** {@link runJobModule} without waiting for the end: to watch, savepoint or cancel the job. */
+export async function startJobModule(
+  path: string,
+  options: RunJobModuleOptions = {},
+): Promise<StartedJobModule> {
   const { args = [], jobName, restoreFrom, allowNonRestoredState, ...envOptions } = options;
   const absolute = resolve(path);
   const env = new StreamEnvironment(envOptions);
   env.setJobModule(absolute, args);
   const definition = await loadJobModule(absolute, process.cwd());
   await definition(env, { args });
-  const result = await env.execute(jobName ?? basename(absolute, extname(absolute)), {
+  const client = env.executeAsync(jobName ?? basename(absolute, extname(absolute)), {
     ...(restoreFrom === undefined ? {} : { restoreFrom }),
     ...(allowNonRestoredState === undefined ? {} : { allowNonRestoredState }),
   });
@@ -55,7 +74,7 @@ export async function runJobModule(
       sinks.set(env.graph.operatorId(node), op.sink as CollectSink<unknown>);
   }
   return {
-    result,
+    client,
     collected<T>(sinkId?: string): T[] {
       if (sinkId === undefined) {
         if (sinks.size !== 1)

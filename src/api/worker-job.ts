@@ -24,6 +24,8 @@ const COORDINATOR_TICK_MS = 5;
 class WorkerHandle {
   readonly thread: Worker;
   finished = false;
+  /** The worker has built its tasks and reported its sources' state. */
+  started = false;
   closed: { metrics: MetricSample[]; collected: CollectedRecords[] } | undefined;
   private nextReq = 0;
   private readonly replies = new Map<
@@ -50,6 +52,7 @@ class WorkerHandle {
       } else if (m.t === 'failed') fail(workerError(index, m.error));
       else if (m.t === 'closed') this.closed = { metrics: m.metrics, collected: m.collected };
       else if (m.t === 'finished') this.finished = true;
+      else if (m.t === 'started') this.started = true;
       onMessage(this, m);
     });
     const fail = (error: WeirError) => {
@@ -324,7 +327,8 @@ export class WorkerJob {
           outcome = 'finished';
           break;
         }
-        coordinator.tick();
+        // Checkpoints start once every worker runs and has said what its sources can do.
+        if (this.handles.every((h) => h.started)) coordinator.tick();
         await Promise.race([
           this.wakeup.wait(),
           new Promise((resolve) => setTimeout(resolve, COORDINATOR_TICK_MS)),

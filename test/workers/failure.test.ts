@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runJobModule, StreamEnvironment, WeirError } from '../../src/index.js';
+import { runJobModule, StreamEnvironment, startJobModule, WeirError } from '../../src/index.js';
 import { fixture } from './harness.js';
 
 let dir: string;
@@ -22,6 +22,13 @@ async function committed(out: string): Promise<string[]> {
 }
 
 const job = fixture('checkpointed.ts');
+
+/** Resolves once the sink has written (not committed) output, then a little later. */
+async function recordsFlowingInto(out: string): Promise<void> {
+  while ((await readdir(out).catch(() => [])).length === 0)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  await new Promise((resolve) => setTimeout(resolve, 150));
+}
 
 describe('worker failures', () => {
   let expected: string[];
@@ -77,5 +84,31 @@ describe('worker failures', () => {
       .executeAndCollect();
     expect((await out).sort()).toContain(3);
     expect(calls).toBe(3);
+  });
+});
+
+describe('savepoints in worker mode', () => {
+  it('a savepoint taken on two workers restores on one thread, and the output is exactly once', async () => {
+    const reference = join(dir, 'sp-reference');
+    await runJobModule(job, { args: [reference], parallelism: 1 });
+    const out = join(dir, 'sp-out');
+    const started = await startJobModule(job, { args: [out], parallelism: 2, workers: 2 });
+    await recordsFlowingInto(out);
+    const savepoint = await started.client.stopWithSavepoint(join(dir, 'savepoints'));
+    const before = await committed(out);
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.length).toBeLessThan((await committed(reference)).length);
+    // Rescaled: the keyed state of two subtasks goes to one.
+    await runJobModule(job, { args: [out], parallelism: 1, restoreFrom: savepoint });
+    expect(await committed(out)).toEqual(await committed(reference));
+  });
+
+  it('a savepoint taken on one thread restores on two workers', async () => {
+    const out = join(dir, 'sp-out-2');
+    const started = await startJobModule(job, { args: [out], parallelism: 1 });
+    await recordsFlowingInto(out);
+    const savepoint = await started.client.stopWithSavepoint(join(dir, 'savepoints-2'));
+    await runJobModule(job, { args: [out], parallelism: 2, workers: 2, restoreFrom: savepoint });
+    expect(await committed(out)).toEqual(await committed(join(dir, 'sp-reference')));
   });
 });

@@ -120,7 +120,8 @@ export class WorkerAgent implements ExecutorDriver, CheckpointListener {
     return progressed;
   }
 
-  private reportStates(): void {
+  /** Tells the main thread which tasks finished and whether sources can take part in checkpoints. */
+  reportStates(): void {
     for (const task of this.tasks) {
       if (task.finished && !this.reportedFinished.has(task)) {
         this.reportedFinished.add(task);
