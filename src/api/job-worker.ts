@@ -49,6 +49,13 @@ async function main(parent: MessagePort, setup: WorkerSetup): Promise<void> {
   });
   const owns = (subtask: number) => workerOf(subtask, count) === index;
   const metrics = new MetricRegistry();
+  metrics
+    .group({ job: setup.jobName, worker: String(index) })
+    .gauge(
+      'weir_worker_peak_in_flight_batches',
+      'Most batches one channel to another worker had in flight (bounded by the channel capacity)',
+      () => Math.max(0, ...[...links.values()].map((l) => l.peakInFlight())),
+    );
   const timers = new ProcessingTimeScheduler(systemClock);
   const tasks = buildTasks(plan, {
     jobName: setup.jobName,

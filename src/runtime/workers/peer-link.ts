@@ -112,10 +112,10 @@ export class PeerLink {
     return true;
   }
 
-  /** Batches sent and not yet consumed, over all channels to the peer. */
-  inFlight(): number {
+  /** The most batches any one channel to the peer ever had sent and not yet consumed. */
+  peakInFlight(): number {
     let n = 0;
-    for (const s of this.senders.values()) n += s.inFlight;
+    for (const s of this.senders.values()) n = Math.max(n, s.peakInFlight);
     return n;
   }
 
@@ -157,6 +157,7 @@ export class PeerLink {
 /** The producing end of a channel to a subtask on another thread. */
 class RemoteSender implements ChannelEnd<unknown> {
   inFlight = 0;
+  peakInFlight = 0;
 
   constructor(
     private readonly link: PeerLink,
@@ -172,7 +173,7 @@ class RemoteSender implements ChannelEnd<unknown> {
     const ch = this.ch;
     switch (message.kind) {
       case 'batch':
-        this.inFlight++;
+        if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
         this.link.sendBatch(ch, message.batch);
         break;
       case 'watermark':
