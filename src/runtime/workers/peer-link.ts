@@ -1,4 +1,4 @@
-import type { MessagePort } from 'node:worker_threads';
+import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { ChannelEnd } from '../channel.js';
 import { END_MESSAGE, IDLE_MESSAGE, type StreamMessage } from '../messages.js';
 import type { RecordBatch } from '../record-batch.js';
@@ -120,6 +120,21 @@ export class PeerLink {
     const { encoded, transfer } = this.codec.encode(batch);
     this.outbox.push({ t: 'batch', ch, batch: encoded });
     for (const b of transfer) this.transfer.push(b);
+  }
+
+  /**
+   * Takes what the peer sent off the port now, without waiting for the event
+   * loop: a busy executor yields to it only every few milliseconds, and data
+   * and credits must not wait that long. Returns whether anything arrived.
+   */
+  poll(): boolean {
+    let any = false;
+    for (;;) {
+      const received = receiveMessageOnPort(this.port);
+      if (received === undefined) return any;
+      this.receive(received.message as WireMessage[]);
+      any = true;
+    }
   }
 
   /** Posts what was queued since the last flush; returns whether there was anything. */

@@ -116,7 +116,10 @@ export class WorkerAgent implements ExecutorDriver, CheckpointListener {
       progressed = true;
     }
     this.reportStates();
-    for (const link of this.links) link.flush();
+    for (const link of this.links) {
+      link.flush();
+      if (link.poll()) progressed = true;
+    }
     return progressed;
   }
 
