@@ -139,6 +139,7 @@ export class PeerLink {
 
   /** Posts what was queued since the last flush; returns whether there was anything. */
   flush(): boolean {
+    for (const s of this.senders.values()) s.seal();
     for (const r of this.receivers.values()) r.returnCredits();
     if (this.outbox.length === 0) return false;
     this.port.postMessage(this.outbox, this.transfer);
@@ -189,10 +190,20 @@ export class PeerLink {
   }
 }
 
+/**
+ * Batches smaller than this are gathered per channel until the end of the
+ * executor round: keyed exchanges and window firings emit many small batches,
+ * and each sent batch has a fixed cost (encoding its header, a transfer).
+ */
+const GATHER_BELOW = 512;
+
 /** The producing end of a channel to a subtask on another thread. */
 class RemoteSender implements ChannelEnd<unknown> {
   inFlight = 0;
   peakInFlight = 0;
+  private values: unknown[] = [];
+  private timestamps: number[] = [];
+  private keys: unknown[] | undefined;
 
   constructor(
     private readonly link: PeerLink,
@@ -206,11 +217,13 @@ class RemoteSender implements ChannelEnd<unknown> {
 
   push(message: StreamMessage<unknown>): void {
     const ch = this.ch;
+    if (message.kind === 'batch') {
+      this.gather(message.batch);
+      return;
+    }
+    // Control messages follow the records before them.
+    this.seal();
     switch (message.kind) {
-      case 'batch':
-        if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
-        this.link.sendBatch(ch, message.batch);
-        break;
       case 'watermark':
         this.link.send({ t: 'watermark', ch, time: message.time });
         break;
@@ -229,6 +242,38 @@ class RemoteSender implements ChannelEnd<unknown> {
         this.link.send({ t: 'end', ch });
         break;
     }
+  }
+
+  private gather(batch: RecordBatch<unknown>): void {
+    const pending = this.values.length;
+    if (pending > 0 && (batch.keys === undefined) !== (this.keys === undefined)) this.seal();
+    if (this.values.length === 0 && batch.values.length >= GATHER_BELOW) {
+      this.send(batch);
+      return;
+    }
+    const { values, timestamps, keys } = batch;
+    if (this.values.length === 0 && keys !== undefined) this.keys = [];
+    for (let i = 0; i < values.length; i++) {
+      this.values.push(values[i]);
+      this.timestamps.push(timestamps[i]!);
+    }
+    if (keys !== undefined) for (const k of keys) this.keys!.push(k);
+    if (this.values.length >= GATHER_BELOW) this.seal();
+  }
+
+  /** Sends the gathered records as one batch. */
+  seal(): void {
+    if (this.values.length === 0) return;
+    const batch = { values: this.values, timestamps: this.timestamps, keys: this.keys };
+    this.values = [];
+    this.timestamps = [];
+    this.keys = undefined;
+    this.send(batch);
+  }
+
+  private send(batch: RecordBatch<unknown>): void {
+    if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
+    this.link.sendBatch(this.ch, batch);
   }
 
   shift(): undefined {
