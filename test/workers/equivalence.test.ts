@@ -36,7 +36,10 @@ describe('worker mode gives the single-thread output', () => {
     expectSame(await bothWays(fixture('keyed-window.ts')), ['out']);
   });
 
-  for (const q of ['q1', 'q2', 'q5', 'q7', 'q11', 'q12', 'q14', 'q16', 'q17', 'q22']) {
+  // Queries whose results are insert-only (those emitting changelogs, q4, q9, q18, q19,
+  // emit intermediate updates that depend on arrival order across subtasks).
+  const queries = ['q1', 'q2', 'q3', 'q5', 'q7', 'q8', 'q11', 'q14', 'q16', 'q17', 'q20', 'q22'];
+  for (const q of queries) {
     it(`Nexmark ${q}`, async () => {
       expectSame(await bothWays(fixture('nexmark.ts'), undefined, { args: [q, '20000'] }), ['out']);
     });
