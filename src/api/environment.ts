@@ -372,12 +372,20 @@ export class StreamEnvironment implements StreamBuilder {
         coordinator = coordinate(job.tasks);
         if (cancelled) job.stop();
         const { outcome, samples } = await job.run(coordinator, monitor);
+        // The workers' final values join the job's registry, so the job's
+        // metrics read the same after a run on workers as on one thread.
+        for (const sample of samples) {
+          if (sample.kind === 'histogram') continue;
+          const group = metrics.group(sample.labels);
+          if (sample.kind === 'counter')
+            group.counterFrom(sample.name, sample.help, () => sample.value);
+          else group.gauge(sample.name, sample.help, () => sample.value);
+        }
         return jobResult(
           jobName,
           outcome === 'finished' ? 'finished' : 'cancelled',
           started,
           metrics,
-          samples,
         );
       }
       const timers = new ProcessingTimeScheduler(this.clock);
@@ -536,21 +544,13 @@ function jobResult(
   status: 'finished' | 'cancelled',
   started: number,
   registry: MetricRegistry,
-  /** Final metrics of the worker threads (worker mode). */
-  workerSamples: readonly MetricSample[] = [],
 ): JobResult {
   return {
     jobName,
     status,
     durationMs: performance.now() - started,
-    metrics: [...registry.snapshot(), ...workerSamples],
-    metric: (name, labels = {}) => {
-      let sum = registry.total(name, labels);
-      const wanted = Object.entries(labels);
-      for (const s of workerSamples)
-        if (s.name === name && wanted.every(([k, v]) => s.labels[k] === v)) sum += s.value;
-      return sum;
-    },
+    metrics: registry.snapshot(),
+    metric: (name, labels) => registry.total(name, labels),
   };
 }
 
