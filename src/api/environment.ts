@@ -375,7 +375,6 @@ export class StreamEnvironment implements StreamBuilder {
         // The workers' final values join the job's registry, so the job's
         // metrics read the same after a run on workers as on one thread.
         for (const sample of samples) {
-          if (sample.kind === 'histogram') continue;
           const group = metrics.group(sample.labels);
           if (sample.kind === 'counter')
             group.counterFrom(sample.name, sample.help, () => sample.value);

@@ -349,11 +349,24 @@ export class WorkerJob {
           poll();
         }),
       );
-      const samples: MetricSample[] = [];
+      // Every worker reports the series of all subtasks (zero where it ran
+      // none): counters add up; gauges of a subtask come from its worker.
+      const totals = new Map<string, MetricSample>();
       for (const h of this.handles) {
-        samples.push(...h.closed!.metrics);
+        for (const sample of h.closed!.metrics) {
+          if (sample.kind === 'histogram') continue;
+          const key = `${sample.name}${JSON.stringify(sample.labels)}`;
+          const seen = totals.get(key);
+          const subtask = sample.labels.subtask;
+          if (seen === undefined) totals.set(key, sample);
+          else if (sample.kind === 'counter')
+            totals.set(key, { ...seen, value: seen.value + sample.value });
+          else if (subtask !== undefined && Number(subtask) % this.handles.length === h.index)
+            totals.set(key, sample);
+        }
         for (const c of h.closed!.collected) collectInto(this.settings.plan, c);
       }
+      const samples = [...totals.values()];
       return { outcome, samples };
     } catch (error) {
       await coordinator.drain().catch(() => {});
