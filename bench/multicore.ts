@@ -69,11 +69,14 @@ const workloads: { name: string; events: number; args: string[] }[] = [
     events: Number(values.events),
     args: ['clicks', values.events, values.keys],
   },
-  ...values.queries.split(',').map((q) => ({
-    name: `nexmark ${q}`,
-    events: Number(values['nexmark-events']),
-    args: ['nexmark', q, values['nexmark-events']],
-  })),
+  ...values.queries
+    .split(',')
+    .filter((q) => q !== '')
+    .map((q) => ({
+      name: `nexmark ${q}`,
+      events: Number(values['nexmark-events']),
+      args: ['nexmark', q, values['nexmark-events']],
+    })),
 ];
 
 console.log(
@@ -90,7 +93,8 @@ for (const w of workloads) {
     cpu.push(m.cpuSeconds);
     results.add(m.results);
   }
-  if (results.size !== 1) throw new Error(`${w.name}: modes disagree on result counts: ${[...results]}`);
+  if (results.size !== 1)
+    throw new Error(`${w.name}: modes disagree on result counts: ${[...results]}`);
   const fmt = (r: number) => `${(r / 1e6).toFixed(2)} M/s`;
   console.log(
     `| ${w.name} | ${w.events.toLocaleString('en')} | ${rates.map(fmt).join(' | ')} | ${(rates[1]! / rates[0]!).toFixed(2)} | ${(rates[2]! / rates[1]!).toFixed(2)} | ${cpu.map((c) => c.toFixed(2)).join(' / ')} |`,
