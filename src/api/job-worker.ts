@@ -18,14 +18,10 @@ import {
   type FromWorker,
   serializeError,
   type WorkerSetup,
+  workerOf,
 } from '../runtime/workers/protocol.js';
 import { WorkerAgent } from '../runtime/workers/worker-agent.js';
 import { StreamEnvironment } from './environment.js';
-
-/** Subtask `s` of every operator runs on worker `s mod workers`. */
-export function workerOf(subtask: number, workers: number): number {
-  return subtask % workers;
-}
 
 async function main(parent: MessagePort, setup: WorkerSetup): Promise<void> {
   const post = (m: FromWorker) => parent.postMessage(m);

@@ -9,12 +9,13 @@ import type { CheckpointCoordinator } from '../runtime/checkpoint/checkpoint-coo
 import { SinkOperator } from '../runtime/operators/sink.js';
 import { Task, type TaskSnapshot } from '../runtime/task.js';
 import { Wakeup } from '../runtime/workers/peer-link.js';
-import type {
-  CollectedRecords,
-  FromWorker,
-  SerializedError,
-  ToWorker,
-  WorkerSetup,
+import {
+  type CollectedRecords,
+  type FromWorker,
+  type SerializedError,
+  type ToWorker,
+  type WorkerSetup,
+  workerOf,
 } from '../runtime/workers/protocol.js';
 
 /** How often the main thread looks at the checkpoint coordinator while workers run. */
@@ -245,7 +246,7 @@ export class WorkerJob {
     this.tasks = taskSlots(plan).map(({ head, subtask, isSource }, slot) => {
       const node = plan.graph.node(head);
       const name = `${node.name} (${subtask + 1}/${plan.parallelism.get(head)!})`;
-      const worker = this.handles[subtask % workers]!;
+      const worker = this.handles[workerOf(subtask, workers)]!;
       return isSource
         ? new RemoteSourceTask(name, subtask, plan.maxParallelism, slot, worker)
         : new RemoteTask(name, subtask, plan.maxParallelism, slot, worker);
@@ -361,7 +362,10 @@ export class WorkerJob {
           if (seen === undefined) totals.set(key, sample);
           else if (sample.kind === 'counter')
             totals.set(key, { ...seen, value: seen.value + sample.value });
-          else if (subtask !== undefined && Number(subtask) % this.handles.length === h.index)
+          else if (
+            subtask !== undefined &&
+            workerOf(Number(subtask), this.handles.length) === h.index
+          )
             totals.set(key, sample);
         }
         for (const c of h.closed!.collected) collectInto(this.settings.plan, c);

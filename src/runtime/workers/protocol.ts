@@ -4,6 +4,11 @@ import type { StateBackendOptions } from '../../state/create-backend.js';
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
 import type { TaskSnapshot } from '../task.js';
 
+/** Subtask `s` of every operator runs on worker `s mod workers`. */
+export function workerOf(subtask: number, workers: number): number {
+  return subtask % workers;
+}
+
 /** Environment options a worker rebuilds the job with (all plain data). */
 export interface WorkerEnvironmentOptions {
   readonly parallelism: number;
