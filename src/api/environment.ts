@@ -349,37 +349,32 @@ export class StreamEnvironment implements StreamBuilder {
       };
       const workers = this.workerCount;
       if (workers !== undefined) {
-        const job = new WorkerJob({
-          modulePath: this.jobModule!.path,
-          args: this.jobModule!.args,
-          jobName,
-          workers,
-          plan,
-          setup: {
-            options: {
-              parallelism: this.parallelism,
-              maxParallelism: this.maxParallelism,
-              batchSize: this.batchSize,
-              channelCapacity: this.channelCapacity,
-              chaining: this.chaining,
-              ...(this.stateBackend === undefined ? {} : { stateBackend: this.stateBackend }),
-              instrumentation: this.metricsOptions.instrumentation ?? true,
+        const job = new WorkerJob(
+          {
+            modulePath: this.jobModule!.path,
+            args: this.jobModule!.args,
+            jobName,
+            workers,
+            plan,
+            setup: {
+              options: {
+                parallelism: this.parallelism,
+                maxParallelism: this.maxParallelism,
+                batchSize: this.batchSize,
+                channelCapacity: this.channelCapacity,
+                chaining: this.chaining,
+                ...(this.stateBackend === undefined ? {} : { stateBackend: this.stateBackend }),
+                instrumentation: this.metricsOptions.instrumentation ?? true,
+              },
+              restore,
             },
-            restore,
           },
-        });
+          metrics,
+        );
         workerJob = job;
         coordinator = coordinate(job.tasks);
         if (cancelled) job.stop();
-        const { outcome, samples } = await job.run(coordinator, monitor);
-        // The workers' final values join the job's registry, so the job's
-        // metrics read the same after a run on workers as on one thread.
-        for (const sample of samples) {
-          const group = metrics.group(sample.labels);
-          if (sample.kind === 'counter')
-            group.counterFrom(sample.name, sample.help, () => sample.value);
-          else group.gauge(sample.name, sample.help, () => sample.value);
-        }
+        const outcome = await job.run(coordinator, monitor);
         return jobResult(
           jobName,
           outcome === 'finished' ? 'finished' : 'cancelled',

@@ -82,7 +82,13 @@ async function main(parent: MessagePort, setup: WorkerSetup): Promise<void> {
   agent.onStop = () => executor.stop();
   agent.reportStates();
   post({ t: 'started', slots });
-  await executor.run();
+  const reporter = setInterval(() => post({ t: 'metrics', metrics: metrics.snapshot() }), 500);
+  reporter.unref();
+  try {
+    await executor.run();
+  } finally {
+    clearInterval(reporter);
+  }
 
   // What the job's collecting sinks received here, for the main thread's copies of them.
   const collected: CollectedRecords[] = [];

@@ -2,7 +2,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { CollectSink } from '../connectors/collection/collect-sink.js';
 import { type ErrorDomain, WeirError, type WeirErrorCode } from '../errors.js';
 import type { JobMonitor } from '../metrics/job-monitor.js';
-import type { MetricSample } from '../metrics/registry.js';
+import type { MetricRegistry, MetricSample } from '../metrics/registry.js';
 import type { PhysicalPlan } from '../plan/physical-plan.js';
 import { taskSlots } from '../runtime/build-tasks.js';
 import type { CheckpointCoordinator } from '../runtime/checkpoint/checkpoint-coordinator.js';
@@ -27,7 +27,9 @@ class WorkerHandle {
   finished = false;
   /** The worker has built its tasks and reported its sources' state. */
   started = false;
-  closed: { metrics: MetricSample[]; collected: CollectedRecords[] } | undefined;
+  closed: { collected: CollectedRecords[] } | undefined;
+  /** The worker's newest metric samples (sent twice a second, and when it closes). */
+  metrics: MetricSample[] = [];
   private nextReq = 0;
   private readonly replies = new Map<
     number,
@@ -51,7 +53,10 @@ class WorkerHandle {
         this.replies.delete(m.req);
         r?.resolve(m);
       } else if (m.t === 'failed') fail(workerError(index, m.error));
-      else if (m.t === 'closed') this.closed = { metrics: m.metrics, collected: m.collected };
+      else if (m.t === 'closed') {
+        this.metrics = m.metrics;
+        this.closed = { collected: m.collected };
+      } else if (m.t === 'metrics') this.metrics = m.metrics;
       else if (m.t === 'finished') this.finished = true;
       else if (m.t === 'started') this.started = true;
       onMessage(this, m);
@@ -209,7 +214,11 @@ export class WorkerJob {
   private stopRequested = false;
   private readonly wakeup = new Wakeup();
 
-  constructor(private readonly settings: WorkerJobSettings) {
+  constructor(
+    private readonly settings: WorkerJobSettings,
+    /** The job's registry: the workers' metrics appear in it as they report them. */
+    private readonly registry: MetricRegistry,
+  ) {
     const { plan, workers } = settings;
     const ports: (MessagePort | undefined)[][] = [];
     for (let i = 0; i < workers; i++) ports.push(new Array(workers).fill(undefined));
@@ -253,8 +262,48 @@ export class WorkerJob {
     });
   }
 
+  /** The workers' metrics, merged: what the job's registry reads. */
+  private merged = new Map<string, MetricSample>();
+
+  /**
+   * Merges the workers' newest samples and registers every series in the
+   * job's registry (once; it reads the merged value). Every worker reports
+   * the series of all subtasks (zero where it ran none): counters add up,
+   * gauges of a subtask come from the worker running it.
+   */
+  private publishMetrics(): void {
+    const merged = new Map<string, MetricSample>();
+    for (const h of this.handles) {
+      for (const sample of h.metrics) {
+        if (sample.kind === 'histogram') continue;
+        const key = `${sample.name}${JSON.stringify(sample.labels)}`;
+        const seen = merged.get(key);
+        const subtask = sample.labels.subtask;
+        if (seen === undefined) merged.set(key, sample);
+        else if (sample.kind === 'counter')
+          merged.set(key, { ...seen, value: seen.value + sample.value });
+        else if (
+          subtask !== undefined &&
+          workerOf(Number(subtask), this.handles.length) === h.index
+        )
+          merged.set(key, sample);
+      }
+    }
+    for (const [key, sample] of merged) {
+      if (this.merged.has(key)) continue;
+      const group = this.registry.group(sample.labels);
+      const read = () => this.merged.get(key)?.value ?? 0;
+      if (sample.kind === 'counter') group.counterFrom(sample.name, sample.help, read);
+      else group.gauge(sample.name, sample.help, read);
+    }
+    this.merged = merged;
+  }
+
   private onMessage(_w: WorkerHandle, m: FromWorker): void {
     switch (m.t) {
+      case 'metrics':
+        this.publishMetrics();
+        break;
       case 'ack': {
         const task = this.tasks[m.slot]!;
         task.lastAlignmentMs = m.alignmentMs;
@@ -312,7 +361,7 @@ export class WorkerJob {
   async run(
     coordinator: CheckpointCoordinator,
     monitor: JobMonitor,
-  ): Promise<{ outcome: 'finished' | 'stopped'; samples: MetricSample[] }> {
+  ): Promise<'finished' | 'stopped'> {
     this.coordinator = coordinator;
     monitor.started(this.tasks);
     try {
@@ -350,28 +399,10 @@ export class WorkerJob {
           poll();
         }),
       );
-      // Every worker reports the series of all subtasks (zero where it ran
-      // none): counters add up; gauges of a subtask come from its worker.
-      const totals = new Map<string, MetricSample>();
-      for (const h of this.handles) {
-        for (const sample of h.closed!.metrics) {
-          if (sample.kind === 'histogram') continue;
-          const key = `${sample.name}${JSON.stringify(sample.labels)}`;
-          const seen = totals.get(key);
-          const subtask = sample.labels.subtask;
-          if (seen === undefined) totals.set(key, sample);
-          else if (sample.kind === 'counter')
-            totals.set(key, { ...seen, value: seen.value + sample.value });
-          else if (
-            subtask !== undefined &&
-            workerOf(Number(subtask), this.handles.length) === h.index
-          )
-            totals.set(key, sample);
-        }
+      for (const h of this.handles)
         for (const c of h.closed!.collected) collectInto(this.settings.plan, c);
-      }
-      const samples = [...totals.values()];
-      return { outcome, samples };
+      this.publishMetrics();
+      return outcome;
     } catch (error) {
       await coordinator.drain().catch(() => {});
       throw error;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runJobModule } from '../../src/index.js';
+import { runJobModule, startJobModule } from '../../src/index.js';
 import { fixture } from './harness.js';
 
 describe('backpressure between workers', () => {
@@ -21,5 +21,28 @@ describe('backpressure between workers', () => {
     expect(large).toBe(4); // the source did run ahead until the channel was full
     expect(small).toBeLessThanOrEqual(4);
     expect(large).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('metrics of workers', () => {
+  it('reach the job registry while the job runs, and add up to the final counts', async () => {
+    const { client } = await startJobModule(fixture('slow-sink.ts'), {
+      args: ['200000'],
+      parallelism: 2,
+      workers: 2,
+      batchSize: 100,
+      channelCapacity: 4,
+    });
+    let seenWhileRunning = 0;
+    while (seenWhileRunning === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seenWhileRunning = client.metrics.total('weir_source_records_total');
+    }
+    const result = await client.result;
+    expect(seenWhileRunning).toBeLessThan(200_000);
+    expect(result.metric('weir_source_records_total')).toBe(200_000);
+    expect(
+      client.metrics.total('weir_operator_records_in_total', { subtask: '1' }),
+    ).toBeGreaterThan(0);
   });
 });

@@ -87,6 +87,8 @@ export type FromWorker =
   | { readonly t: 'finished' }
   | { readonly t: 'reply'; readonly req: number; readonly snapshots?: [number, TaskSnapshot][] }
   | { readonly t: 'failed'; readonly error: SerializedError }
+  /** The worker's current metrics, sent twice a second while it runs. */
+  | { readonly t: 'metrics'; readonly metrics: MetricSample[] }
   | {
       readonly t: 'closed';
       readonly metrics: MetricSample[];
