@@ -52,6 +52,7 @@ export {
   type EnvironmentOptions,
   type JobClient,
   type JobResult,
+  type RestartStrategy,
   type SavepointOptions,
   StreamEnvironment,
 } from './api/environment.js';
@@ -97,6 +98,13 @@ export type {
   LookupTable,
 } from './api/lookup-join.js';
 export { OutputTag } from './api/output-tag.js';
+export {
+  type JobModuleRun,
+  type RunJobModuleOptions,
+  runJobModule,
+  type StartedJobModule,
+  startJobModule,
+} from './api/run-job-module.js';
 export type {
   AggregatingState,
   AggregatingStateDescriptor,

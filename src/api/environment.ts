@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ArraySource } from '../connectors/collection/array-source.js';
 import { CollectSink } from '../connectors/collection/collect-sink.js';
 import {
@@ -40,11 +41,13 @@ import { checkCompatibility } from '../runtime/checkpoint/restore.js';
 import { type Clock, systemClock } from '../runtime/clock.js';
 import { LocalExecutor } from '../runtime/executor.js';
 import { DEFAULT_MAX_PARALLELISM } from '../runtime/key-groups.js';
+import type { Task } from '../runtime/task.js';
 import { ProcessingTimeScheduler } from '../runtime/timers.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
 import { changelogApi } from './changelog-stream.js';
 import { DataStream, type StreamBuilder } from './data-stream.js';
 import type { WatermarkStrategy } from './watermark-strategy.js';
+import { WorkerJob } from './worker-job.js';
 
 export interface EnvironmentOptions {
   /** Default number of subtasks per operator. Default 1. */
@@ -68,7 +71,26 @@ export interface EnvironmentOptions {
   readonly checkpointing?: CheckpointOptions;
   /** Instrumentation and the Prometheus endpoint (off unless `port` is set); see docs/observability.md. */
   readonly metrics?: MetricsOptions;
+  /**
+   * Run the subtasks on this many worker threads (`'auto'`: one per core);
+   * subtask `s` of every operator runs on worker `s mod workers`. Only for a
+   * job that comes from a module (`runJobModule`, `weir run --workers`), which
+   * every worker loads to build the same graph; a job built inline runs on
+   * the calling thread whatever this says. Default: the calling thread.
+   */
+  readonly workers?: number | 'auto';
+  /** Restart a failed job from its latest checkpoint; see {@link RestartStrategy}. Default: no restarts. */
+  readonly restartStrategy?: RestartStrategy;
 }
+
+/**
+ * What happens when a job fails. `fixed-delay`: wait `delayMs`, then start
+ * again from the latest completed checkpoint (or from where the job was first
+ * started, if none completed yet), at most `attempts` times in all.
+ */
+export type RestartStrategy =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'fixed-delay'; readonly attempts: number; readonly delayMs: number };
 
 export interface SavepointOptions {
   /**
@@ -153,6 +175,9 @@ export class StreamEnvironment implements StreamBuilder {
   private readonly checkpointing: CheckpointConfig | undefined;
   private readonly stateBackend: StateBackendOptions | undefined;
   private readonly metricsOptions: MetricsOptions;
+  private readonly workers: number | undefined;
+  private readonly restartStrategy: RestartStrategy;
+  private jobModule: { readonly path: string; readonly args: readonly string[] } | undefined;
   private running = false;
 
   constructor(options: EnvironmentOptions = {}) {
@@ -175,6 +200,35 @@ export class StreamEnvironment implements StreamBuilder {
     this.checkpointing =
       options.checkpointing === undefined ? undefined : checkpointConfig(options.checkpointing);
     this.metricsOptions = options.metrics ?? {};
+    this.workers =
+      options.workers === undefined
+        ? undefined
+        : options.workers === 'auto'
+          ? availableParallelism()
+          : positiveInt('workers', options.workers);
+    this.restartStrategy = options.restartStrategy ?? { kind: 'none' };
+    if (this.restartStrategy.kind === 'fixed-delay') {
+      const { attempts, delayMs } = this.restartStrategy;
+      if (!Number.isInteger(attempts) || attempts < 0)
+        throw invalidArgument(
+          `restartStrategy.attempts must be a whole number >= 0, got ${attempts}`,
+        );
+      if (!(delayMs >= 0))
+        throw invalidArgument(`restartStrategy.delayMs must be >= 0, got ${delayMs}`);
+    }
+  }
+
+  /**
+   * @internal The job on this environment was built by the module at `path`:
+   * with `workers` set, each worker thread loads it to build the same graph.
+   */
+  setJobModule(path: string, args: readonly string[]): void {
+    this.jobModule = { path, args };
+  }
+
+  /** Worker threads the job will run on, or undefined when it runs on the calling thread. */
+  get workerCount(): number | undefined {
+    return this.jobModule === undefined ? undefined : this.workers;
   }
 
   /** A stream from any source; with a strategy, timestamps and watermarks are assigned right after it. */
@@ -268,15 +322,65 @@ export class StreamEnvironment implements StreamBuilder {
     let cancelled = false;
     this.running = true;
     const started = performance.now();
-    const run = async (): Promise<JobResult> => {
-      const restore = await this.loadRestore(plan, options);
-      if (metricsPort !== undefined) {
-        const { host } = this.metricsOptions;
-        endpoint = await startMetricsServer(
-          { port: metricsPort, ...(host === undefined ? {} : { host }) },
-          () => [metrics],
+    let workerJob: WorkerJob | undefined;
+    /** One attempt at running the job, from `restorePath` (or from scratch). */
+    const attempt = async (restorePath: string | undefined): Promise<JobResult> => {
+      const restore = await this.loadRestore(plan, { ...options, restoreFrom: restorePath });
+      const storage =
+        this.checkpointing === undefined
+          ? undefined
+          : (this.checkpointing.storage ??
+            new LocalCheckpointStorage(this.checkpointing.directory));
+      /** The checkpoint coordinator of this attempt; savepoint requests waiting for it get it. */
+      const coordinate = (tasks: readonly Task[]): CheckpointCoordinator => {
+        const c = new CheckpointCoordinator(
+          this.checkpointing,
+          storage,
+          tasks,
+          checkpointedOperators(plan),
+          jobName,
+          this.maxParallelism,
+          this.clock,
+          metrics.group({ job: jobName }),
+          restore?.checkpointId,
         );
-        monitor.metricsUrl = `${endpoint.url}/metrics`;
+        for (const waiter of savepointWaiters.splice(0)) waiter.resolve(c);
+        return c;
+      };
+      const workers = this.workerCount;
+      if (workers !== undefined) {
+        const job = new WorkerJob(
+          {
+            modulePath: this.jobModule!.path,
+            args: this.jobModule!.args,
+            jobName,
+            workers,
+            plan,
+            setup: {
+              options: {
+                parallelism: this.parallelism,
+                maxParallelism: this.maxParallelism,
+                batchSize: this.batchSize,
+                channelCapacity: this.channelCapacity,
+                chaining: this.chaining,
+                ...(this.stateBackend === undefined ? {} : { stateBackend: this.stateBackend }),
+                instrumentation: this.metricsOptions.instrumentation ?? true,
+              },
+              restore,
+            },
+          },
+          metrics,
+        );
+        workerJob = job;
+        coordinator = coordinate(job.tasks);
+        if (cancelled) job.stop();
+        const outcome = await job.run(coordinator, monitor);
+        return jobResult(
+          jobName,
+          outcome === 'finished' ? 'finished' : 'cancelled',
+          started,
+          metrics,
+        );
       }
       const timers = new ProcessingTimeScheduler(this.clock);
       const tasks = buildTasks(plan, {
@@ -290,24 +394,8 @@ export class StreamEnvironment implements StreamBuilder {
         ...(restore === undefined ? {} : { restoreFrom: restore }),
         instrumentation: this.metricsOptions.instrumentation ?? true,
       });
-      const storage =
-        this.checkpointing === undefined
-          ? undefined
-          : (this.checkpointing.storage ??
-            new LocalCheckpointStorage(this.checkpointing.directory));
-      coordinator = new CheckpointCoordinator(
-        this.checkpointing,
-        storage,
-        tasks,
-        checkpointedOperators(plan),
-        jobName,
-        this.maxParallelism,
-        this.clock,
-        metrics.group({ job: jobName }),
-        restore?.checkpointId,
-      );
+      coordinator = coordinate(tasks);
       monitor.started(tasks);
-      for (const waiter of savepointWaiters.splice(0)) waiter.resolve(coordinator);
       executor = new LocalExecutor(tasks, timers, coordinator);
       if (cancelled) executor.stop();
       const outcome = await executor.run();
@@ -317,6 +405,39 @@ export class StreamEnvironment implements StreamBuilder {
         started,
         metrics,
       );
+    };
+    const run = async (): Promise<JobResult> => {
+      if (metricsPort !== undefined) {
+        const { host } = this.metricsOptions;
+        endpoint = await startMetricsServer(
+          { port: metricsPort, ...(host === undefined ? {} : { host }) },
+          () => [metrics],
+        );
+        monitor.metricsUrl = `${endpoint.url}/metrics`;
+      }
+      let restorePath = options.restoreFrom;
+      for (let failures = 0; ; failures++) {
+        try {
+          return await attempt(restorePath);
+        } catch (error) {
+          const strategy = this.restartStrategy;
+          if (cancelled || strategy.kind === 'none' || failures >= strategy.attempts) throw error;
+          monitor.recordException(error, false);
+          monitor.restarted();
+          coordinator = undefined;
+          await new Promise((resolve) => setTimeout(resolve, strategy.delayMs));
+          if (cancelled) throw error;
+          // From the newest checkpoint the failed attempt (or an earlier one) completed.
+          const latest =
+            this.checkpointing === undefined
+              ? undefined
+              : await (
+                  this.checkpointing.storage ??
+                  new LocalCheckpointStorage(this.checkpointing.directory)
+                ).latest();
+          if (latest !== undefined) restorePath = latest;
+        }
+      }
     };
     const result = run()
       .then(
@@ -348,6 +469,7 @@ export class StreamEnvironment implements StreamBuilder {
       cancel: async () => {
         cancelled = true;
         executor?.stop();
+        workerJob?.stop();
         return result;
       },
       triggerSavepoint: async (directory: string, options?: { final?: boolean }) => {
@@ -361,6 +483,7 @@ export class StreamEnvironment implements StreamBuilder {
         const path = await c.requestSavepoint(new LocalCheckpointStorage(directory), true);
         cancelled = true;
         executor?.stop();
+        workerJob?.stop();
         const outcome = await result;
         if (outcome.status === 'finished') {
           // The input ran out between the savepoint and the stop: the job

@@ -32,6 +32,8 @@ export interface RunOptions extends ObserveOptions {
   readonly parallelism: number | undefined;
   readonly maxParallelism: number | undefined;
   readonly batchSize: number | undefined;
+  /** Run the subtasks on this many worker threads (`'auto'`: one per core); one thread when undefined. */
+  readonly workers: number | 'auto' | undefined;
   readonly name: string | undefined;
   /** Everything after `--`, handed to the job as `context.args`. */
   readonly jobArgs: readonly string[];
@@ -113,6 +115,8 @@ Run options:
   -p, --parallelism N       default parallelism of operators (default 1)
       --max-parallelism N   key groups: upper bound for parallelism (default 128)
       --batch-size N        records per batch read by sources (default 1024)
+      --workers N|auto      run the subtasks on N worker threads (auto: one per core);
+                            parallelism defaults to N (default: everything on one thread)
       --name NAME           job name (default: the module's file name)
       --verbose             print stack traces on failure
       --checkpoint-dir DIR  take checkpoints into DIR
@@ -182,6 +186,11 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
 }
 
+function workersFlag(value: string | undefined): number | 'auto' | undefined {
+  if (value === undefined || value === 'auto') return value;
+  return optionalInt('--workers', value);
+}
+
 function parseRun(argv: readonly string[]): Command {
   // Split at the first `--` ourselves: parseArgs would mix job args into our positionals.
   const separator = argv.indexOf('--');
@@ -191,6 +200,7 @@ function parseRun(argv: readonly string[]): Command {
     parallelism: { type: 'string', short: 'p' },
     'max-parallelism': { type: 'string' },
     'batch-size': { type: 'string' },
+    workers: { type: 'string' },
     name: { type: 'string' },
     verbose: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -240,6 +250,7 @@ function parseRun(argv: readonly string[]): Command {
       parallelism: optionalInt('--parallelism', values.parallelism),
       maxParallelism: optionalInt('--max-parallelism', values['max-parallelism']),
       batchSize: optionalInt('--batch-size', values['batch-size']),
+      workers: workersFlag(stringFlag(values.workers)),
       name,
       jobArgs,
       verbose: values.verbose === true,

@@ -86,7 +86,8 @@ function aliasWeirToSelf(): void {
     let target;
     export async function initialize(data) { target = data.target; }
     export async function resolve(specifier, context, next) {
-      if (specifier === 'weir') return { url: target, shortCircuit: true };
+      // Through the rest of the chain, so a TypeScript loader resolves (and later loads) it.
+      if (specifier === 'weir') return next(target, context);
       return next(specifier, context);
     }`;
   registerHooks(`data:text/javascript,${encodeURIComponent(hooks)}`, {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { type JobClient, LocalCheckpointStorage, StreamEnvironment } from '../index.js';
 import type { RunOptions } from './args.js';
@@ -53,6 +54,7 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
       ? undefined
       : await resolveRestorePoint(options.restoreFrom, options.checkpointDir, io.cwd);
   const definition = await loadJobModule(options.module, io.cwd);
+  env.setJobModule(resolve(io.cwd, options.module), options.jobArgs);
   const jobName = options.name ?? basename(options.module, extname(options.module));
   await definition(env, { args: options.jobArgs });
 
@@ -336,8 +338,12 @@ function errorFields(error: unknown, verbose: boolean): Record<string, unknown> 
 
 function createEnvironment(options: RunOptions, cwd: string): StreamEnvironment {
   try {
+    const workers =
+      options.workers === 'auto' ? availableParallelism() : (options.workers ?? undefined);
+    const parallelism = options.parallelism ?? workers;
     return new StreamEnvironment({
-      ...(options.parallelism === undefined ? {} : { parallelism: options.parallelism }),
+      ...(parallelism === undefined ? {} : { parallelism }),
+      ...(workers === undefined ? {} : { workers }),
       ...(options.maxParallelism === undefined ? {} : { maxParallelism: options.maxParallelism }),
       ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
       ...(options.checkpointDir === undefined

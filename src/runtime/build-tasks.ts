@@ -4,7 +4,7 @@ import { PlanInstrumentation } from '../metrics/plan-instrumentation.js';
 import type { MetricRegistry } from '../metrics/registry.js';
 import type { PhysicalEdge, PhysicalPlan } from '../plan/physical-plan.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
-import { Channel } from './channel.js';
+import { Channel, type ChannelEnd } from './channel.js';
 import type { CheckpointData } from './checkpoint/checkpoint-data.js';
 import { restoredStateFor, sourcePositionFor } from './checkpoint/restore.js';
 import type { Clock } from './clock.js';
@@ -48,6 +48,38 @@ export interface TaskBuildOptions {
   readonly restoreFrom?: CheckpointData;
   /** Time task steps, count records in, track watermarks and sink latency. Default true. */
   readonly instrumentation?: boolean;
+  /** Build only some subtasks, on this thread (worker mode); all of them when omitted. */
+  readonly placement?: TaskPlacement;
+}
+
+/**
+ * Which subtasks this thread runs, and how it reaches the others. A channel
+ * with both ends here is a plain {@link Channel}; one with a single end here
+ * gets that end from `remoteEnd`.
+ */
+export interface TaskPlacement {
+  owns(subtask: number): boolean;
+  /** `edge` indexes `plan.edges`; `from` and `to` are the producer and consumer subtasks. */
+  remoteEnd(
+    edge: number,
+    from: number,
+    to: number,
+    side: 'sender' | 'receiver',
+    capacity: number,
+  ): ChannelEnd<unknown>;
+}
+
+/** Every (chain, subtask) of a plan, in the order {@link buildTasks} creates tasks. */
+export function taskSlots(
+  plan: PhysicalPlan,
+): { readonly head: number; readonly subtask: number; readonly isSource: boolean }[] {
+  const slots: { head: number; subtask: number; isSource: boolean }[] = [];
+  for (const node of plan.graph.nodes) {
+    if (plan.chainHead.get(node.id) !== node.id) continue;
+    for (let s = 0; s < plan.parallelism.get(node.id)!; s++)
+      slots.push({ head: node.id, subtask: s, isSource: node.kind === 'source' });
+  }
+  return slots;
 }
 
 function isBlocking(op: unknown): op is Blocking {
@@ -63,18 +95,28 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
   const { graph } = plan;
   const par = (id: number) => plan.parallelism.get(id)!;
 
-  // channels[e][producerSubtask][consumerSubtask] for non-chained edges.
-  const channels = new Map<PhysicalEdge, Channel<unknown>[][]>();
-  for (const edge of plan.edges) {
-    if (edge.chained) continue;
-    const matrix: Channel<unknown>[][] = [];
-    for (let a = 0; a < par(edge.from); a++) {
-      const row: Channel<unknown>[] = [];
-      for (let b = 0; b < par(edge.to); b++) row.push(new Channel(options.channelCapacity));
-      matrix.push(row);
+  const placement = options.placement;
+  const owns = (subtask: number) => placement === undefined || placement.owns(subtask);
+  // Channels of non-chained edges, by edge index, producer and consumer subtask.
+  const channels = new Map<string, ChannelEnd<unknown>>();
+  const edgeIndex = new Map(plan.edges.map((e, i) => [e, i]));
+  const channel = (edge: PhysicalEdge, from: number, to: number): ChannelEnd<unknown> => {
+    const e = edgeIndex.get(edge)!;
+    const id = `${e}/${from}/${to}`;
+    let c = channels.get(id);
+    if (c === undefined) {
+      const capacity = options.channelCapacity;
+      if (owns(from) && owns(to)) c = new Channel(capacity);
+      else c = placement!.remoteEnd(e, from, to, owns(from) ? 'sender' : 'receiver', capacity);
+      channels.set(id, c);
     }
-    channels.set(edge, matrix);
-  }
+    return c;
+  };
+  const row = (edge: PhysicalEdge, from: number): ChannelEnd<unknown>[] => {
+    const out: ChannelEnd<unknown>[] = [];
+    for (let b = 0; b < par(edge.to); b++) out.push(channel(edge, from, b));
+    return out;
+  };
 
   const probes =
     options.instrumentation === false
@@ -106,23 +148,21 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
           ? new ChainedOutput(next)
           : new ObservedChainedOutput(next, probes.probe(edge.to, subtask));
       }
-      const matrix = channels.get(edge)!;
-      const row = matrix[subtask]!;
       const p = edge.partitioning;
       let writer: ExchangeWriter<unknown>;
       switch (p.kind) {
         case 'forward':
-          writer = new ForwardWriter([row[subtask]!]);
+          writer = new ForwardWriter([channel(edge, subtask, subtask)]);
           break;
         case 'rebalance':
-          writer = new RebalanceWriter(row, subtask);
+          writer = new RebalanceWriter(row(edge, subtask), subtask);
           break;
         case 'broadcast':
-          writer = new BroadcastWriter(row);
+          writer = new BroadcastWriter(row(edge, subtask));
           break;
         case 'keyed':
           writer = new KeyedWriter(
-            row,
+            row(edge, subtask),
             p.selectKey as (value: unknown) => Key,
             plan.maxParallelism,
             p.name,
@@ -170,6 +210,7 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
   const outputs = new Map<string, Output<unknown>>();
   for (const node of graph.nodes) {
     for (let s = 0; s < par(node.id); s++) {
+      if (!owns(s)) continue;
       const out = outputFor(node.id, s);
       outputs.set(`${node.id}/${s}`, out);
       if (node.kind !== 'operator') continue;
@@ -192,6 +233,7 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
     if (plan.chainHead.get(node.id) !== node.id) continue;
     const members = graph.nodes.filter((n) => plan.chainHead.get(n.id) === node.id);
     for (let s = 0; s < par(node.id); s++) {
+      if (!owns(s)) continue;
       const chain: ChainMember[] = members
         .filter((m) => m.kind === 'operator')
         .map((m) => ({ uid: graph.operatorId(m), operator: instance(m.id, s) }));
@@ -236,15 +278,15 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
           ),
         );
       } else {
-        const gate: Channel<unknown>[] = [];
+        const gate: ChannelEnd<unknown>[] = [];
         const inputs: number[] = [];
         for (const edge of plan.edges) {
-          if (edge.to !== node.id) continue;
-          const matrix = channels.get(edge)!;
-          const feeding =
-            edge.partitioning.kind === 'forward' ? [matrix[s]![s]!] : matrix.map((row) => row[s]!);
-          for (const channel of feeding) {
-            gate.push(channel);
+          if (edge.to !== node.id || edge.chained) continue;
+          const feeding: ChannelEnd<unknown>[] = [];
+          if (edge.partitioning.kind === 'forward') feeding.push(channel(edge, s, s));
+          else for (let a = 0; a < par(edge.from); a++) feeding.push(channel(edge, a, s));
+          for (const c of feeding) {
+            gate.push(c);
             inputs.push(edge.input);
           }
         }

@@ -1,6 +1,6 @@
 import type { OutputTag } from '../api/output-tag.js';
 import { describeRecord, WeirError } from '../errors.js';
-import type { Channel } from './channel.js';
+import type { ChannelEnd } from './channel.js';
 import { hashKey, type Key, subtaskForKeyGroup } from './key-groups.js';
 import { END_MESSAGE, IDLE_MESSAGE } from './messages.js';
 import type { Output } from './operator.js';
@@ -11,7 +11,7 @@ import type { RecordBatch } from './record-batch.js';
  * subtask gets each record. Control messages go to every channel.
  */
 abstract class ExchangeWriter<T> implements Output<T> {
-  constructor(protected readonly channels: readonly Channel<T>[]) {}
+  constructor(protected readonly channels: readonly ChannelEnd<T>[]) {}
 
   abstract emit(batch: RecordBatch<T>): void;
 
@@ -48,7 +48,7 @@ export class ForwardWriter<T> extends ExchangeWriter<T> {
 /** Whole batches round-robin over the consumers: balances load without per-record work. */
 export class RebalanceWriter<T> extends ExchangeWriter<T> {
   private next: number;
-  constructor(channels: readonly Channel<T>[], start: number) {
+  constructor(channels: readonly ChannelEnd<T>[], start: number) {
     super(channels);
     this.next = start % channels.length;
   }
@@ -72,7 +72,7 @@ export class BroadcastWriter<T> extends ExchangeWriter<T> {
  */
 export class KeyedWriter<T> extends ExchangeWriter<T> {
   constructor(
-    channels: readonly Channel<T>[],
+    channels: readonly ChannelEnd<T>[],
     private readonly selectKey: (value: T) => Key,
     private readonly maxParallelism: number,
     private readonly operatorId: string,

@@ -1,6 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { WeirError } from '../errors.js';
-import type { CheckpointCoordinator } from './checkpoint/checkpoint-coordinator.js';
 import type { Task } from './task.js';
 import type { ProcessingTimeScheduler } from './timers.js';
 
@@ -8,6 +7,24 @@ import type { ProcessingTimeScheduler } from './timers.js';
 const SLICE_MS = 8;
 /** Upper bound on a wait with nothing to wait for (guards against a missed wake-up). */
 const MAX_IDLE_WAIT_MS = 50;
+
+/**
+ * What the executor drives between task steps: the checkpoint coordinator
+ * of a job on one thread, or a worker's link to the coordinator on the main
+ * thread (which also exchanges data with the other workers).
+ */
+export interface ExecutorDriver {
+  /** Set when the job must fail. */
+  readonly failure: unknown;
+  /** Called every round; returns whether it did anything. */
+  tick(): boolean;
+  /** Waits for checkpoints being written and their commits (after a stop or failure). */
+  drain(): Promise<void>;
+  /** After all local tasks finished: the final checkpoint. */
+  finalCheckpoint(): Promise<void>;
+  /** Resolves when something outside the tasks may let them progress (messages from other threads). */
+  wakeUp?(): Promise<void>;
+}
 
 /**
  * Runs the tasks of a job cooperatively on the current thread. Each round
@@ -23,7 +40,7 @@ export class LocalExecutor {
     /** In topological order: producers before consumers. */
     private readonly tasks: readonly Task[],
     private readonly timers: ProcessingTimeScheduler,
-    private readonly checkpoints?: CheckpointCoordinator,
+    private readonly checkpoints?: ExecutorDriver,
   ) {}
 
   /** Asks the loop to stop at the next step boundary. */
@@ -108,6 +125,8 @@ export class LocalExecutor {
       const w = task.waitFor();
       if (w !== undefined) waits.push(w);
     }
+    const wake = this.checkpoints?.wakeUp?.();
+    if (wake !== undefined) waits.push(wake);
     const next = this.timers.nextTime();
     let delay = MAX_IDLE_WAIT_MS;
     if (next !== undefined) delay = Math.max(0, Math.min(delay, next - this.timers.clock.now()));

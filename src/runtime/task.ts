@@ -4,7 +4,7 @@ import type { Counter } from '../metrics/registry.js';
 import type { StepTimer } from '../metrics/step-timer.js';
 import type { Json, OperatorSnapshot } from '../state/snapshot.js';
 import { ChainAsyncWork } from './async-work.js';
-import type { Channel } from './channel.js';
+import type { ChannelEnd } from './channel.js';
 import type { ExchangeWriter } from './exchange.js';
 import { type Key, keyGroupOf } from './key-groups.js';
 import { MAX_WATERMARK } from './messages.js';
@@ -178,8 +178,13 @@ export abstract class Task {
     return { subtask: this.subtask, operators: this.snapshotChain(checkpointId) };
   }
 
+  /** {@link finalSnapshot}, for a coordinator that may wait for it (tasks on another thread). */
+  async collectFinalSnapshot(checkpointId: number): Promise<TaskSnapshot> {
+    return this.finalSnapshot(checkpointId);
+  }
+
   /** At the end of a job without checkpoint storage: seal the sinks' last transactions. */
-  preCommitSinks(checkpointId: number): void {
+  preCommitSinks(checkpointId: number): void | Promise<void> {
     const context: SnapshotContext = { checkpointId, kind: 'checkpoint', keyGroupOf: () => 0 };
     for (const m of this.members)
       if (m.operator instanceof SinkOperator) m.operator.snapshotState(context);
@@ -350,7 +355,7 @@ export class InputTask<T> extends Task {
 
   constructor(
     wiring: TaskWiring,
-    private readonly channels: readonly Channel<T>[],
+    private readonly channels: readonly ChannelEnd<T>[],
     private readonly head: Operator<T, unknown>,
     /** For each channel, the operator input it feeds (two-input operators); all 0 otherwise. */
     private readonly channelInputs: readonly number[] = [],
@@ -381,7 +386,7 @@ export class InputTask<T> extends Task {
     for (let budget = MESSAGES_PER_STEP; budget > 0; budget--) {
       if (!this.canTakeInput()) return progressed;
       if (progressed && performance.now() > deadline) return true;
-      let message: ReturnType<Channel<T>['shift']>;
+      let message: ReturnType<ChannelEnd<T>['shift']>;
       let c = this.nextChannel;
       let tried = 0;
       do {

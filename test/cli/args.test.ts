@@ -19,6 +19,7 @@ describe('parseCommandLine', () => {
         parallelism: 4,
         maxParallelism: undefined,
         batchSize: 256,
+        workers: undefined,
         name: undefined,
         jobArgs: ['a', '--b'],
         verbose: false,

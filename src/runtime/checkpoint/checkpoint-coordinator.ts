@@ -2,6 +2,7 @@ import { WeirError } from '../../errors.js';
 import type { MetricGroup } from '../../metrics/registry.js';
 import type { Json, OperatorSnapshot } from '../../state/snapshot.js';
 import type { Clock } from '../clock.js';
+import type { ExecutorDriver } from '../executor.js';
 import type { CheckpointListener, SourceTask, Task, TaskSnapshot } from '../task.js';
 import type { CheckpointConfig } from './checkpoint-config.js';
 import {
@@ -46,7 +47,7 @@ export type CheckpointFailureReason = 'timeout' | 'storage-failed' | 'source-not
  * written to storage; once durable, every task is told it is complete, and
  * only then do sinks commit and sources acknowledge upstream.
  */
-export class CheckpointCoordinator implements CheckpointListener {
+export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver {
   private nextId: number;
   private pending: Pending | undefined;
   private lastTriggerAt: number;
@@ -198,6 +199,18 @@ export class CheckpointCoordinator implements CheckpointListener {
     );
   }
 
+  /**
+   * A source could not take part in checkpoint `checkpointId` after all (its
+   * input ended, or it cannot record its position yet): the checkpoint is
+   * abandoned without counting as a failure, as one that was never started.
+   */
+  decline(checkpointId: number, reason: string): void {
+    const pending = this.pending;
+    if (pending === undefined || pending.id !== checkpointId) return;
+    this.pending = undefined;
+    pending.savepoint?.reject(new WeirError('INVALID_JOB', `cannot take a savepoint: ${reason}`));
+  }
+
   private fail(pending: Pending, reason: CheckpointFailureReason): void {
     this.pending = undefined;
     pending.savepoint?.reject(
@@ -275,13 +288,13 @@ export class CheckpointCoordinator implements CheckpointListener {
     // Without checkpoint storage there is nothing to record; sinks still commit.
     if (this.storage === undefined) {
       const id = this.nextId++;
-      for (const t of this.tasks) t.preCommitSinks(id);
+      for (const t of this.tasks) await t.preCommitSinks(id);
       for (const t of this.tasks) await t.notifyCheckpointComplete(id);
       return;
     }
     const id = this.nextId++;
     const started = this.clock.now();
-    const snapshots = this.tasks.map((t) => t.finalSnapshot(id));
+    const snapshots = await Promise.all(this.tasks.map((t) => t.collectFinalSnapshot(id)));
     const data = this.assemble(id, snapshots, 'checkpoint', true);
     await this.persistAndNotify(data, started);
     if (this.failure !== undefined) throw this.failure;

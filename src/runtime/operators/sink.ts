@@ -25,7 +25,7 @@ export class SinkOperator<T> extends Operator<T, never> implements Blocking {
   private toRecover: readonly Json[] = [];
   private recovery: Promise<void> | undefined;
 
-  constructor(private readonly sink: Sink<T>) {
+  constructor(readonly sink: Sink<T>) {
     super();
   }
 

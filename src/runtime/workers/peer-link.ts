@@ -1,0 +1,324 @@
+import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
+import type { ChannelEnd } from '../channel.js';
+import { END_MESSAGE, IDLE_MESSAGE, type StreamMessage } from '../messages.js';
+import type { RecordBatch } from '../record-batch.js';
+import { decodeBatch, type EncodedBatch, encodeBatch } from '../transport/index.js';
+
+/**
+ * How batches cross threads: typed-array columns transferred (moved, not
+ * copied) with the message, see `runtime/transport`. Structured cloning an
+ * array of objects costs about a microsecond per record; moving a column's
+ * buffer costs nothing per record.
+ */
+export interface BatchCodec {
+  encode(batch: RecordBatch<unknown>): { encoded: EncodedBatch; transfer: ArrayBuffer[] };
+  decode(encoded: EncodedBatch): RecordBatch<unknown>;
+}
+
+export const columnarCodec: BatchCodec = {
+  encode(batch) {
+    const encoded = encodeBatch(batch);
+    return { encoded, transfer: encoded.buffers };
+  },
+  decode: (encoded) => decodeBatch(encoded),
+};
+
+/**
+ * What travels on the port between two workers. Data and control messages of
+ * a channel share the port, so they arrive in the order they were sent.
+ */
+type WireMessage =
+  | { readonly t: 'batch'; readonly ch: string; readonly batch: EncodedBatch }
+  | { readonly t: 'watermark'; readonly ch: string; readonly time: number }
+  | { readonly t: 'idle'; readonly ch: string }
+  | {
+      readonly t: 'barrier';
+      readonly ch: string;
+      readonly checkpointId: number;
+      readonly savepoint: boolean;
+    }
+  | { readonly t: 'end'; readonly ch: string }
+  /** The receiver consumed `n` batches of the channel: the sender may send `n` more. */
+  | { readonly t: 'credit'; readonly ch: string; readonly n: number };
+
+/** Identifies a channel the same way on both threads: edge index, producer and consumer subtask. */
+export function channelId(edge: number, from: number, to: number): string {
+  return `${edge}/${from}/${to}`;
+}
+
+/**
+ * Wakes a thread's executor when a message from another thread arrives
+ * (data, credits, commands), so it waits on events rather than polling.
+ */
+export class Wakeup {
+  private waiting: (() => void) | undefined;
+  private pending = false;
+
+  notify(): void {
+    this.pending = true;
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.();
+  }
+
+  wait(): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.waiting = () => {
+        this.pending = false;
+        resolve();
+      };
+    });
+  }
+}
+
+/**
+ * One worker's end of the port to another worker, carrying every channel
+ * between them. Outgoing messages are queued and posted together once per
+ * executor round, so a batch and the watermark after it cost one post.
+ * Flow control is credit based: a sender has `capacity` credits per channel,
+ * spends one per batch, and gets it back when the receiver has taken the
+ * batch off its queue; so at most `capacity` batches per channel are in
+ * flight or queued, whatever the speed difference between the threads.
+ */
+export class PeerLink {
+  private outbox: WireMessage[] = [];
+  private transfer: ArrayBuffer[] = [];
+  private readonly senders = new Map<string, RemoteSender>();
+  private readonly receivers = new Map<string, RemoteReceiver>();
+
+  constructor(
+    private readonly port: MessagePort,
+    private readonly wakeup: Wakeup,
+    private readonly codec: BatchCodec = columnarCodec,
+  ) {
+    port.on('message', (messages: WireMessage[]) => this.receive(messages));
+  }
+
+  sender(ch: string, capacity: number): ChannelEnd<unknown> {
+    const s = new RemoteSender(this, ch, capacity);
+    this.senders.set(ch, s);
+    return s;
+  }
+
+  receiver(ch: string): ChannelEnd<unknown> {
+    const r = new RemoteReceiver(this, ch);
+    this.receivers.set(ch, r);
+    return r;
+  }
+
+  /** @internal */
+  send(message: WireMessage): void {
+    this.outbox.push(message);
+  }
+
+  /** @internal */
+  sendBatch(ch: string, batch: Parameters<BatchCodec['encode']>[0]): void {
+    const { encoded, transfer } = this.codec.encode(batch);
+    this.outbox.push({ t: 'batch', ch, batch: encoded });
+    for (const b of transfer) this.transfer.push(b);
+  }
+
+  /**
+   * Takes what the peer sent off the port now, without waiting for the event
+   * loop: a busy executor yields to it only every few milliseconds, and data
+   * and credits must not wait that long. Returns whether anything arrived.
+   */
+  poll(): boolean {
+    let any = false;
+    for (;;) {
+      const received = receiveMessageOnPort(this.port);
+      if (received === undefined) return any;
+      this.receive(received.message as WireMessage[]);
+      any = true;
+    }
+  }
+
+  /** Posts what was queued since the last flush; returns whether there was anything. */
+  flush(): boolean {
+    for (const s of this.senders.values()) s.seal();
+    for (const r of this.receivers.values()) r.returnCredits();
+    if (this.outbox.length === 0) return false;
+    this.port.postMessage(this.outbox, this.transfer);
+    this.outbox = [];
+    this.transfer = [];
+    return true;
+  }
+
+  /** The most batches any one channel to the peer ever had sent and not yet consumed. */
+  peakInFlight(): number {
+    let n = 0;
+    for (const s of this.senders.values()) n = Math.max(n, s.peakInFlight);
+    return n;
+  }
+
+  close(): void {
+    this.port.close();
+  }
+
+  private receive(messages: WireMessage[]): void {
+    for (const m of messages) {
+      if (m.t === 'credit') {
+        const s = this.senders.get(m.ch);
+        if (s !== undefined) s.inFlight -= m.n;
+        continue;
+      }
+      const r = this.receivers.get(m.ch);
+      if (r === undefined) throw new Error(`message for unknown channel ${m.ch}`);
+      switch (m.t) {
+        case 'batch':
+          r.deliver({ kind: 'batch', batch: this.codec.decode(m.batch) });
+          break;
+        case 'watermark':
+          r.deliver({ kind: 'watermark', time: m.time });
+          break;
+        case 'idle':
+          r.deliver(IDLE_MESSAGE);
+          break;
+        case 'barrier':
+          r.deliver({ kind: 'barrier', checkpointId: m.checkpointId, savepoint: m.savepoint });
+          break;
+        case 'end':
+          r.deliver(END_MESSAGE);
+          break;
+      }
+    }
+    this.wakeup.notify();
+  }
+}
+
+/**
+ * Batches smaller than this are gathered per channel until the end of the
+ * executor round: keyed exchanges and window firings emit many small batches,
+ * and each sent batch has a fixed cost (encoding its header, a transfer).
+ */
+const GATHER_BELOW = 512;
+
+/** The producing end of a channel to a subtask on another thread. */
+class RemoteSender implements ChannelEnd<unknown> {
+  inFlight = 0;
+  peakInFlight = 0;
+  private values: unknown[] = [];
+  private timestamps: number[] = [];
+  private keys: unknown[] | undefined;
+
+  constructor(
+    private readonly link: PeerLink,
+    private readonly ch: string,
+    private readonly capacity: number,
+  ) {}
+
+  hasRoom(): boolean {
+    return this.inFlight < this.capacity;
+  }
+
+  push(message: StreamMessage<unknown>): void {
+    const ch = this.ch;
+    if (message.kind === 'batch') {
+      this.gather(message.batch);
+      return;
+    }
+    // Control messages follow the records before them.
+    this.seal();
+    switch (message.kind) {
+      case 'watermark':
+        this.link.send({ t: 'watermark', ch, time: message.time });
+        break;
+      case 'idle':
+        this.link.send({ t: 'idle', ch });
+        break;
+      case 'barrier':
+        this.link.send({
+          t: 'barrier',
+          ch,
+          checkpointId: message.checkpointId,
+          savepoint: message.savepoint,
+        });
+        break;
+      case 'end':
+        this.link.send({ t: 'end', ch });
+        break;
+    }
+  }
+
+  private gather(batch: RecordBatch<unknown>): void {
+    const pending = this.values.length;
+    if (pending > 0 && (batch.keys === undefined) !== (this.keys === undefined)) this.seal();
+    if (this.values.length === 0 && batch.values.length >= GATHER_BELOW) {
+      this.send(batch);
+      return;
+    }
+    const { values, timestamps, keys } = batch;
+    if (this.values.length === 0 && keys !== undefined) this.keys = [];
+    for (let i = 0; i < values.length; i++) {
+      this.values.push(values[i]);
+      this.timestamps.push(timestamps[i]!);
+    }
+    if (keys !== undefined) for (const k of keys) this.keys!.push(k);
+    if (this.values.length >= GATHER_BELOW) this.seal();
+  }
+
+  /** Sends the gathered records as one batch. */
+  seal(): void {
+    if (this.values.length === 0) return;
+    const batch = { values: this.values, timestamps: this.timestamps, keys: this.keys };
+    this.values = [];
+    this.timestamps = [];
+    this.keys = undefined;
+    this.send(batch);
+  }
+
+  private send(batch: RecordBatch<unknown>): void {
+    if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
+    this.link.sendBatch(this.ch, batch);
+  }
+
+  shift(): undefined {
+    throw new Error('the sending end of a channel cannot be read');
+  }
+}
+
+/** The consuming end of a channel from a subtask on another thread. */
+class RemoteReceiver implements ChannelEnd<unknown> {
+  private queue: StreamMessage<unknown>[] = [];
+  private head = 0;
+  private consumed = 0;
+
+  constructor(
+    private readonly link: PeerLink,
+    private readonly ch: string,
+  ) {}
+
+  deliver(message: StreamMessage<unknown>): void {
+    this.queue.push(message);
+  }
+
+  hasRoom(): boolean {
+    return true;
+  }
+
+  push(): void {
+    throw new Error('the receiving end of a channel cannot be written');
+  }
+
+  shift(): StreamMessage<unknown> | undefined {
+    if (this.head >= this.queue.length) return undefined;
+    const message = this.queue[this.head]!;
+    this.queue[this.head++] = undefined as never;
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    }
+    if (message.kind === 'batch') this.consumed++;
+    return message;
+  }
+
+  returnCredits(): void {
+    if (this.consumed === 0) return;
+    this.link.send({ t: 'credit', ch: this.ch, n: this.consumed });
+    this.consumed = 0;
+  }
+}

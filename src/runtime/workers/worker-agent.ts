@@ -1,0 +1,165 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { ExecutorDriver } from '../executor.js';
+import { type CheckpointListener, SourceTask, type Task, type TaskSnapshot } from '../task.js';
+import type { PeerLink, Wakeup } from './peer-link.js';
+import type { FromWorker, ToWorker } from './protocol.js';
+
+/**
+ * A worker's side of the job: drives checkpoints of its tasks on behalf of
+ * the coordinator on the main thread (barriers are injected at its sources
+ * when asked, snapshots are sent back), flushes the links to the other
+ * workers once per executor round, and tells the main thread when its tasks
+ * have finished.
+ */
+export class WorkerAgent implements ExecutorDriver, CheckpointListener {
+  failure: unknown;
+  private readonly triggers: { slot: number; id: number; savepoint: boolean }[] = [];
+  private readonly sourceStates = new Map<number, string>();
+  private readonly reportedFinished = new Set<Task>();
+  private readonly slotOf: Map<Task, number>;
+  private readonly taskAt: Map<number, Task>;
+  private notifications: Promise<void> = Promise.resolve();
+  private closeRequested!: () => void;
+  private readonly closing = new Promise<void>((resolve) => {
+    this.closeRequested = resolve;
+  });
+  /** Set by the worker entry: stops the executor at its next step. */
+  onStop: (() => void) | undefined;
+
+  constructor(
+    private readonly parent: MessagePort,
+    private readonly links: readonly PeerLink[],
+    private readonly tasks: readonly Task[],
+    slots: readonly number[],
+    private readonly wakeup: Wakeup,
+  ) {
+    this.slotOf = new Map(tasks.map((t, i) => [t, slots[i]!]));
+    this.taskAt = new Map(tasks.map((t, i) => [slots[i]!, t]));
+    for (const t of tasks) t.checkpoints = this;
+    parent.on('message', (m: ToWorker) => this.onCommand(m));
+  }
+
+  private post(message: FromWorker): void {
+    this.parent.postMessage(message);
+  }
+
+  private onCommand(m: ToWorker): void {
+    switch (m.t) {
+      case 'trigger':
+        this.triggers.push(m);
+        break;
+      case 'complete': {
+        const done = this.notifications.then(async () => {
+          for (const t of this.tasks) await t.notifyCheckpointComplete(m.id);
+        });
+        this.notifications = done.catch((e: unknown) => {
+          this.failure ??= e;
+        });
+        done.then(
+          () => this.post({ t: 'reply', req: m.req }),
+          () => {},
+        );
+        break;
+      }
+      case 'final-snapshot': {
+        const snapshots: [number, TaskSnapshot][] = this.tasks.map((t) => [
+          this.slotOf.get(t)!,
+          t.finalSnapshot(m.id),
+        ]);
+        this.post({ t: 'reply', req: m.req, snapshots });
+        break;
+      }
+      case 'precommit':
+        Promise.all(this.tasks.map((t) => t.preCommitSinks(m.id))).then(
+          () => this.post({ t: 'reply', req: m.req }),
+          (e: unknown) => {
+            this.failure ??= e;
+          },
+        );
+        break;
+      case 'stop':
+        this.onStop?.();
+        this.closeRequested();
+        break;
+      case 'close':
+        this.closeRequested();
+        break;
+    }
+    this.wakeup.notify();
+  }
+
+  acknowledge(task: Task, checkpointId: number, snapshot: TaskSnapshot): void {
+    this.post({
+      t: 'ack',
+      slot: this.slotOf.get(task)!,
+      id: checkpointId,
+      snapshot,
+      alignmentMs: task.lastAlignmentMs,
+    });
+  }
+
+  tick(): boolean {
+    let progressed = false;
+    for (let i = 0; i < this.triggers.length; i++) {
+      const trigger = this.triggers[i]!;
+      const task = this.taskAt.get(trigger.slot);
+      if (!(task instanceof SourceTask)) continue;
+      if (task.finished || !task.checkpointable) {
+        this.post({
+          t: 'decline',
+          id: trigger.id,
+          reason: task.finished ? 'input has ended' : 'a source cannot record its position',
+        });
+      } else if (!task.readyForBarrier) continue;
+      else task.triggerCheckpoint(trigger.id, trigger.savepoint);
+      this.triggers.splice(i--, 1);
+      progressed = true;
+    }
+    this.reportStates();
+    for (const link of this.links) {
+      link.flush();
+      if (link.poll()) progressed = true;
+    }
+    return progressed;
+  }
+
+  /** Tells the main thread which tasks finished and whether sources can take part in checkpoints. */
+  reportStates(): void {
+    for (const task of this.tasks) {
+      if (task.finished && !this.reportedFinished.has(task)) {
+        this.reportedFinished.add(task);
+        this.post({ t: 'task-finished', slot: this.slotOf.get(task)! });
+      }
+      if (!(task instanceof SourceTask)) continue;
+      const slot = this.slotOf.get(task)!;
+      const state = `${task.finished}/${task.checkpointable}`;
+      if (this.sourceStates.get(slot) === state) continue;
+      this.sourceStates.set(slot, state);
+      this.post({
+        t: 'source-state',
+        slot,
+        finished: task.finished,
+        checkpointable: task.checkpointable,
+      });
+    }
+  }
+
+  wakeUp(): Promise<void> {
+    return this.wakeup.wait();
+  }
+
+  async drain(): Promise<void> {
+    await this.notifications;
+    for (const link of this.links) link.flush();
+  }
+
+  /** All local tasks finished: the main thread takes the final checkpoint, then says close. */
+  async finalCheckpoint(): Promise<void> {
+    this.reportStates();
+    for (const link of this.links) link.flush();
+    this.post({ t: 'finished' });
+    await this.closing;
+    await this.notifications;
+    if (this.failure !== undefined) throw this.failure;
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { runJobModule, startJobModule } from '../../src/index.js';
+import { fixture } from './harness.js';
+
+describe('backpressure between workers', () => {
+  it('a slow sink on one worker holds back a fast source on another: in-flight batches stay within the channel capacity', async () => {
+    const peakFor = async (records: number) => {
+      const { result } = await runJobModule(fixture('slow-sink.ts'), {
+        args: [String(records)],
+        parallelism: 2,
+        workers: 2,
+        batchSize: 100,
+        channelCapacity: 4,
+      });
+      expect(result.metric('weir_source_records_total')).toBe(records);
+      return result.metric('weir_worker_peak_in_flight_batches', { worker: '0' });
+    };
+    // 4x the input, same peak: memory does not grow with the backlog.
+    const small = await peakFor(20_000);
+    const large = await peakFor(80_000);
+    expect(large).toBe(4); // the source did run ahead until the channel was full
+    expect(small).toBeLessThanOrEqual(4);
+    expect(large).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('metrics of workers', () => {
+  it('reach the job registry while the job runs, and add up to the final counts', async () => {
+    const { client } = await startJobModule(fixture('slow-sink.ts'), {
+      args: ['200000'],
+      parallelism: 2,
+      workers: 2,
+      batchSize: 100,
+      channelCapacity: 4,
+    });
+    let seenWhileRunning = 0;
+    while (seenWhileRunning === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seenWhileRunning = client.metrics.total('weir_source_records_total');
+    }
+    const result = await client.result;
+    expect(seenWhileRunning).toBeLessThan(200_000);
+    expect(result.metric('weir_source_records_total')).toBe(200_000);
+    expect(
+      client.metrics.total('weir_operator_records_in_total', { subtask: '1' }),
+    ).toBeGreaterThan(0);
+  });
+});
