@@ -302,6 +302,58 @@ describe('batch codec round trip', () => {
     expect(decoded.values[13]).toEqual(/re+/gi);
   });
 
+  it('reads number fields of one shape straight into typed columns, and notices a record that does not fit', () => {
+    const records = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        key: i % 7,
+        value: i * 0.5,
+        t: 1_700_000_000_000 + i,
+      }));
+    const plain = {
+      values: records(300),
+      timestamps: records(300).map((r) => r.t),
+      keys: undefined,
+    };
+    const encoded = encodeBatch(plain);
+    expect(kinds(encoded.values)).toEqual(['object', 'i32', 'f64', 'f64']);
+    expectSame(decodeBatch(encoded), plain);
+    const nullProto = Object.assign(Object.create(null) as object, { key: 1, value: 2, t: 3 });
+    const misfits: unknown[] = [
+      { key: 1, value: 2, t: 3, extra: 4 },
+      { key: 1, value: 2 },
+      { value: 2, key: 1, t: 3 },
+      { key: '1', value: 2, t: 3 },
+      { key: 1, value: 2n, t: 3 },
+      { key: -0, value: Number.NaN, t: Number.POSITIVE_INFINITY },
+      nullProto,
+    ];
+    for (const misfit of misfits) {
+      for (const at of [1, 150, 299]) {
+        const values: unknown[] = records(300);
+        values[at] = misfit;
+        const batch = { values, timestamps: values.map((_, i) => i), keys: undefined };
+        // A null-prototype record comes back with the ordinary prototype, as with structured clone.
+        const expected =
+          misfit === nullProto
+            ? { ...batch, values: values.map((v) => ({ ...(v as object) })) }
+            : batch;
+        expectSame(roundTrip(batch), expected);
+      }
+    }
+    class Point {
+      constructor(
+        readonly key: number,
+        readonly value: number,
+        readonly t: number,
+      ) {}
+    }
+    const withInstance: unknown[] = records(10);
+    withInstance[5] = new Point(1, 2, 3);
+    expect(() =>
+      encodeBatch({ values: withInstance, timestamps: withInstance.map(() => 0), keys: undefined }),
+    ).toThrow(/record 5 cannot cross threads/);
+  });
+
   it('encodes a union of shapes as one object column per shape', () => {
     const values = Array.from({ length: 300 }, (_, i) =>
       i % 3 === 0

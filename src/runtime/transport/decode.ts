@@ -8,7 +8,7 @@ import { deserialize } from 'node:v8';
 import { WeirError } from '../../errors.js';
 import type { RecordBatch } from '../record-batch.js';
 import type { ColumnHeader, EncodedBatch } from './columns.js';
-import { assembler } from './shapes.js';
+import { assembler, type FieldColumn } from './shapes.js';
 
 /** How {@link decodeBatch} materializes values. */
 export interface DecodeOptions {
@@ -51,6 +51,16 @@ function toArray<E>(data: { readonly length: number; readonly [i: number]: E }):
   const out = new Array<E>(data.length);
   for (let i = 0; i < data.length; i++) out[i] = data[i] as E;
   return out;
+}
+
+function numberView(
+  column: ColumnHeader,
+  buffers: readonly ArrayBuffer[],
+  n: number,
+): Int32Array | Float64Array | undefined {
+  if (column.kind === 'i32') return new Int32Array(buffer(buffers, column.data), 0, n);
+  if (column.kind === 'f64') return new Float64Array(buffer(buffers, column.data), 0, n);
+  return undefined;
 }
 
 function buffer(buffers: readonly ArrayBuffer[], index: number): ArrayBuffer {
@@ -112,8 +122,13 @@ function decodeColumn(
       return out;
     }
     case 'object': {
-      const fields = column.fields.map((field) => decodeColumn(field, buffers, n, options));
-      return assembler(column.keys)(fields, n);
+      // Number columns are read by the assembler straight from their typed arrays.
+      let signature = '';
+      const fields = column.fields.map((field): FieldColumn => {
+        signature += field.kind === 'i32' ? 'i' : field.kind === 'f64' ? 'f' : 'a';
+        return numberView(field, buffers, n) ?? decodeColumn(field, buffers, n, options);
+      });
+      return assembler(column.keys, signature)(fields, n);
     }
     case 'array': {
       const offsets = new Uint32Array(buffer(buffers, column.offsets), 0, n + 1);

@@ -5,8 +5,11 @@
  * field; fields of mixed kinds become unions; anything with no columnar form
  * is kept exact by `v8.serialize`.
  *
- * Each column is scanned once to pick its kind and once to fill one buffer;
- * a string column is joined and written as UTF-8 in one call. Nothing is
+ * Objects of one shape are read in one pass (a generated reader per shape
+ * checks each record's keys and writes number fields straight into
+ * Float64Array columns); other columns are scanned once to pick their kind and
+ * once to fill one buffer; a string column is joined and written as UTF-8 in
+ * one call. Nothing is
  * allocated per record, except in unions (the values of each member are
  * gathered into a list, and an object's shape is named by its joined keys).
  */
@@ -15,7 +18,7 @@ import { WeirError } from '../../errors.js';
 import type { RecordBatch } from '../record-batch.js';
 import type { ColumnHeader, EncodedBatch } from './columns.js';
 import { findUnsupportedValue, isPlainObject, isSerializableLeaf } from './plain-data.js';
-import { extractor } from './shapes.js';
+import { extractor, shapeReader } from './shapes.js';
 
 /**
  * Values nested deeper than this (or cyclic) send the whole batch through
@@ -206,6 +209,8 @@ function encodeColumn(xs: readonly unknown[], buffers: ArrayBuffer[], depth: num
     }
     case Kind.Object: {
       const keys = Object.keys(first as object);
+      const read = encodeShape(xs, keys, buffers, depth);
+      if (read !== undefined) return read;
       for (let i = 1; i < n; i++) {
         if (!hasKeys(xs[i], keys)) {
           same = false;
@@ -220,6 +225,36 @@ function encodeColumn(xs: readonly unknown[], buffers: ArrayBuffer[], depth: num
   }
   if (same) return encodeLeaves(kind, xs, buffers, depth);
   return encodeUnion(xs, buffers, depth);
+}
+
+/**
+ * The common case in one pass: every value is an object of the first one's
+ * shape, and number fields stay numbers. Those go straight into Float64Array
+ * columns, with no intermediate array and no second scan for their kind.
+ * Undefined (having written no buffers) when some value does not fit.
+ */
+function encodeShape(
+  xs: readonly unknown[],
+  keys: readonly string[],
+  buffers: ArrayBuffer[],
+  depth: number,
+): ColumnHeader | undefined {
+  const first = xs[0] as Record<string, unknown>;
+  let signature = '';
+  for (const key of keys) signature += typeof first[key] === 'number' ? 'n' : 'v';
+  const read = shapeReader(keys, signature);
+  if (read === undefined) return undefined;
+  const n = xs.length;
+  const columns = keys.map((_, k) =>
+    signature[k] === 'n' ? new Float64Array(n) : new Array<unknown>(n),
+  );
+  if (read(xs, columns, keys) !== n) return undefined;
+  const fields = columns.map((column) =>
+    column instanceof Float64Array
+      ? encodeFloat64(column, buffers)
+      : encodeColumn(column, buffers, depth + 1),
+  );
+  return { kind: 'object', keys, fields };
 }
 
 /** Whether `value` is a plain object with exactly `keys` as own enumerable keys, in that order. */
@@ -273,7 +308,11 @@ function encodeLeaves(
 }
 
 function encodeNumbers(xs: readonly number[], buffers: ArrayBuffer[]): ColumnHeader {
-  const data = toFloat64(xs);
+  return encodeFloat64(toFloat64(xs), buffers);
+}
+
+/** Int32 when every number is one (so the decoder restores small integers), else float64. */
+function encodeFloat64(data: Float64Array, buffers: ArrayBuffer[]): ColumnHeader {
   let int32 = true;
   for (let i = 0; i < data.length; i++) {
     const x = data[i] as number;
