@@ -272,23 +272,16 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
       type === 'inner' && this.mode === 'insert-only' && right.mode === 'insert-only';
     const leftInput = this.retractable('regularJoin()');
     const rightInput = right.retractable('regularJoin()');
-    const inputs: Edge[] = [
-      ...leftInput.refs.map((r) => ({
-        from: r.node,
-        tag: r.tag,
-        partitioning: keyedBy((c: Change<T>) => leftKey(c.value), 'leftKey'),
-        input: 0,
-      })),
-      ...rightInput.refs.map((r) => ({
-        from: r.node,
-        tag: r.tag,
-        partitioning: keyedBy((c: Change<R>) => rightKey(c.value), 'rightKey'),
-        input: 1,
-      })),
-    ];
-    const node = this.builder.graph.addOperator(
+    const node = this.builder.graph.addTwoInputOperator(
       `regular ${type} join`,
-      inputs,
+      {
+        refs: leftInput.refs,
+        partitioning: keyedBy((c: Change<T>) => leftKey(c.value), 'leftKey'),
+      },
+      {
+        refs: rightInput.refs,
+        partitioning: keyedBy((c: Change<R>) => rightKey(c.value), 'rightKey'),
+      },
       () =>
         new KeyedCoProcessOperator(
           new RegularJoinFunction<K, T, R>(spec),
@@ -616,23 +609,13 @@ export const changelogApi = {
       );
     }
     const pk = table.primaryKey;
-    const inputs: Edge[] = [
-      ...probe.refs.map((r) => ({
-        from: r.node,
-        tag: r.tag,
-        partitioning: keyedBy(probeKey, 'probeKey'),
-        input: 0,
-      })),
-      ...table.input.refs.map((r) => ({
-        from: r.node,
-        tag: r.tag,
-        partitioning: keyedBy((c: Change<B>) => pk(c.value), 'primaryKey'),
-        input: 1,
-      })),
-    ];
-    const node = probe.builder.graph.addOperator(
+    const node = probe.builder.graph.addTwoInputOperator(
       `temporal ${type} join`,
-      inputs,
+      { refs: probe.refs, partitioning: keyedBy(probeKey, 'probeKey') },
+      {
+        refs: table.input.refs,
+        partitioning: keyedBy((c: Change<B>) => pk(c.value), 'primaryKey'),
+      },
       () =>
         new KeyedCoProcessOperator(
           new TemporalJoinFunction<K, P, B>(type === 'left'),

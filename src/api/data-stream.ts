@@ -136,23 +136,10 @@ export class DataStream<T> {
     create: () => Operator<T, OUT>,
     flags: OperatorFlags = {},
   ): DataStream<OUT> {
-    const inputs: Edge[] = [
-      ...this.refs.map((r) => ({
-        from: r.node,
-        tag: r.tag,
-        partitioning: partitionings[0],
-        input: 0,
-      })),
-      ...other.refs.map((r) => ({
-        from: r.node,
-        tag: r.tag,
-        partitioning: partitionings[1],
-        input: 1,
-      })),
-    ];
-    const node = this.builder.graph.addOperator(
+    const node = this.builder.graph.addTwoInputOperator(
       name,
-      inputs,
+      { refs: this.refs, partitioning: partitionings[0] },
+      { refs: other.refs, partitioning: partitionings[1] },
       create as () => Operator<unknown, unknown>,
       flags,
     );
@@ -468,18 +455,10 @@ export class KeyedStream<T, K extends Key> {
       selectKey: this.selectKey as (value: never) => Key,
       name: this.keyName,
     };
-    const inputs: Edge[] = [
-      ...this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning: keyed, input: 0 })),
-      ...broadcast.refs.map((r) => ({
-        from: r.node,
-        tag: r.tag,
-        partitioning: { kind: 'broadcast' } as const,
-        input: 1,
-      })),
-    ];
-    const node = this.builder.graph.addOperator(
+    const node = this.builder.graph.addTwoInputOperator(
       'keyed broadcast process',
-      inputs,
+      { refs: this.refs, partitioning: keyed },
+      { refs: broadcast.refs, partitioning: { kind: 'broadcast' } },
       () => new KeyedBroadcastProcessOperator(fn) as unknown as Operator<unknown, unknown>,
       { keyed: true, stateful: true },
     );

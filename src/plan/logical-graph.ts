@@ -54,6 +54,12 @@ export interface OperatorNode extends NodeBase {
 
 export type GraphNode = SourceNode | OperatorNode;
 
+/** One input of an operator: the outputs it reads (node, side tag) and how they are partitioned. */
+export interface OperatorInput {
+  readonly refs: readonly { readonly node: number; readonly tag: string | undefined }[];
+  readonly partitioning: Partitioning;
+}
+
 /** How an operator node behaves, as the plan needs to know. */
 export interface OperatorFlags {
   readonly stateful?: boolean;
@@ -101,6 +107,27 @@ export class LogicalGraph {
     };
     this.nodes.push(node);
     return node;
+  }
+
+  /**
+   * An operator with two inputs: edges of `first` feed input 0, those of
+   * `second` input 1 (each input may be a union of several outputs).
+   */
+  addTwoInputOperator(
+    name: string,
+    first: OperatorInput,
+    second: OperatorInput,
+    createOperator: () => Operator<unknown, unknown>,
+    flags: OperatorFlags = {},
+  ): OperatorNode {
+    const edges = (input: OperatorInput, index: number): Edge[] =>
+      input.refs.map((r) => ({
+        from: r.node,
+        tag: r.tag,
+        partitioning: input.partitioning,
+        input: index,
+      }));
+    return this.addOperator(name, [...edges(first, 0), ...edges(second, 1)], createOperator, flags);
   }
 
   node(id: number): GraphNode {

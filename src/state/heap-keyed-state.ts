@@ -312,6 +312,13 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     return now;
   }
 
+  /** Removes the current key's value of `state` (every state kind's `clear`). */
+  private clearCell(state: HeapState): void {
+    const k = this.key();
+    this.now(state);
+    this.table(state, false)?.delete(k);
+  }
+
   // -- user-facing states -------------------------------------------------
 
   getValueState<T>(descriptor: string | ValueStateDescriptor<T>): ValueState<T> {
@@ -328,11 +335,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         const now = this.now(state);
         this.writeCell(state, this.table(state, true)!, this.key(), value, now);
       },
-      clear: () => {
-        const k = this.key();
-        this.now(state);
-        this.table(state, false)?.delete(k);
-      },
+      clear: () => this.clearCell(state),
     };
     state.handle = handle;
     return handle;
@@ -367,11 +370,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         if (values.length === 0) this.table(state, false)?.delete(k);
         else this.writeCell(state, this.table(state, true)!, k, [...values], now);
       },
-      clear: () => {
-        const k = this.key();
-        this.now(state);
-        this.table(state, false)?.delete(k);
-      },
+      clear: () => this.clearCell(state),
     };
     state.handle = handle;
     return handle;
@@ -432,11 +431,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         for (const _ of live(m, now)) n++;
         return n;
       },
-      clear: () => {
-        const k = this.key();
-        this.now(state);
-        this.table(state, false)?.delete(k);
-      },
+      clear: () => this.clearCell(state),
     };
     state.handle = handle;
     return handle;
@@ -460,11 +455,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         const prev = this.readCell(state, t, k, now) as T | undefined;
         this.writeCell(state, t, k, prev === undefined ? value : reduce(prev, value), now);
       },
-      clear: () => {
-        const k = this.key();
-        this.now(state);
-        this.table(state, false)?.delete(k);
-      },
+      clear: () => this.clearCell(state),
     };
     state.handle = handle;
     return handle;
@@ -498,11 +489,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
           now,
         );
       },
-      clear: () => {
-        const k = this.key();
-        this.now(state);
-        this.table(state, false)?.delete(k);
-      },
+      clear: () => this.clearCell(state),
     };
     state.handle = handle;
     return handle;
