@@ -21,6 +21,7 @@ import { ProcessOperator } from '../runtime/operators/process.js';
 import { RollingReduceOperator } from '../runtime/operators/rolling-reduce.js';
 import { SinkOperator } from '../runtime/operators/sink.js';
 import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks.js';
+import type { TwoPhaseSwitch } from '../runtime/windowing/local-window-combiner.js';
 import { type AsyncFunction, type AsyncInvoke, type AsyncOptions, asyncSpec } from './async-io.js';
 import { type BroadcastJoinOptions, broadcastJoin } from './broadcast-join.js';
 import {
@@ -86,6 +87,8 @@ export interface StreamBuilder {
   executeForCollect(name: string): Promise<void>;
   /** Builds changelog operators (kept apart so this module needs no value import of them). */
   readonly changelogs: ChangelogApi;
+  /** Whether window aggregations may pre-aggregate before their exchange ({@link EnvironmentOptions.localAggregation}). */
+  readonly localAggregation: boolean;
 }
 
 /**
@@ -391,11 +394,60 @@ export class DataStream<T> {
 export class KeyedStream<T, K extends Key> {
   /** @internal */
   constructor(
-    private readonly builder: StreamBuilder,
+    readonly builder: StreamBuilder,
     private readonly refs: readonly StreamRef[],
     private readonly selectKey: (value: T) => K,
     private readonly keyName: string,
   ) {}
+
+  /** @internal The key selector of this stream. */
+  get keySelector(): (value: T) => K {
+    return this.selectKey;
+  }
+
+  /**
+   * @internal
+   * A keyed operator fed in two phases: `local` runs before the exchange
+   * (chained to the input) and sends {@link LocalWindowElement}s keyed by
+   * their `key`; once the plan knows the parallelism, `shouldFold` decides
+   * whether it does, or passes the records through (then keyed as usual).
+   * The local operator's id is the keyed one's with `/local` appended, so
+   * its state stays matched to the keyed operator's uid.
+   */
+  addTwoPhaseKeyedOperator<OUT, E extends { readonly key: Key }>(
+    name: string,
+    local: () => Operator<T, E | T>,
+    mode: TwoPhaseSwitch,
+    shouldFold: (localParallelism: number, keyedParallelism: number) => boolean,
+    create: () => Operator<T, OUT>,
+  ): DataStream<OUT> {
+    const graph = this.builder.graph;
+    const localNode = graph.addOperator(
+      `${name} (local)`,
+      this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning: { kind: 'forward' } })),
+      local as () => Operator<unknown, unknown>,
+      { stateful: true },
+    );
+    const selectKey = this.selectKey;
+    const partitioning: Partitioning = {
+      kind: 'keyed',
+      selectKey: ((value: E | T) => (mode.folding ? (value as E).key : selectKey(value as T))) as (
+        value: never,
+      ) => Key,
+      name: this.keyName,
+    };
+    const node = graph.addOperator(
+      name,
+      [{ from: localNode.id, tag: undefined, partitioning }],
+      create as () => Operator<unknown, unknown>,
+      { keyed: true, stateful: true },
+    );
+    localNode.idFrom = { node: node.id, suffix: '/local' };
+    graph.planListeners.push((parallelismOf) => {
+      mode.folding = shouldFold(parallelismOf(localNode.id), parallelismOf(node.id));
+    });
+    return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
+  }
 
   /** @internal */
   addKeyedOperator<OUT>(

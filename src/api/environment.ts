@@ -60,6 +60,14 @@ export interface EnvironmentOptions {
   readonly channelCapacity?: number;
   /** Run single-input forward operators in their producer's task. Default true. */
   readonly chaining?: boolean;
+  /**
+   * Two-phase window aggregation: at parallelism above 1, tumbling and
+   * sliding event-time windows whose function can merge accumulators (`reduce`,
+   * or `aggregate` with `merge`) fold records per key and slice before the
+   * keyed exchange, so the exchange moves partials instead of records.
+   * Results are the same either way. Default true.
+   */
+  readonly localAggregation?: boolean;
   /** Processing-time source; tests may inject their own. */
   readonly clock?: Clock;
   /**
@@ -171,6 +179,8 @@ export class StreamEnvironment implements StreamBuilder {
   private readonly batchSize: number;
   private readonly channelCapacity: number;
   private readonly chaining: boolean;
+  /** @internal */
+  readonly localAggregation: boolean;
   private readonly clock: Clock;
   private readonly checkpointing: CheckpointConfig | undefined;
   private readonly stateBackend: StateBackendOptions | undefined;
@@ -195,6 +205,7 @@ export class StreamEnvironment implements StreamBuilder {
     this.batchSize = positiveInt('batchSize', options.batchSize ?? 1024);
     this.channelCapacity = positiveInt('channelCapacity', options.channelCapacity ?? 8);
     this.chaining = options.chaining ?? true;
+    this.localAggregation = options.localAggregation ?? true;
     this.clock = options.clock ?? systemClock;
     this.stateBackend = options.stateBackend;
     this.checkpointing =
@@ -363,6 +374,7 @@ export class StreamEnvironment implements StreamBuilder {
                 batchSize: this.batchSize,
                 channelCapacity: this.channelCapacity,
                 chaining: this.chaining,
+                localAggregation: this.localAggregation,
                 ...(this.stateBackend === undefined ? {} : { stateBackend: this.stateBackend }),
                 instrumentation: this.metricsOptions.instrumentation ?? true,
               },

@@ -32,9 +32,12 @@ async function main(parent: MessagePort, setup: WorkerSetup): Promise<void> {
     batchSize: options.batchSize,
     channelCapacity: options.channelCapacity,
     chaining: options.chaining,
+    localAggregation: options.localAggregation,
     ...(options.stateBackend === undefined ? {} : { stateBackend: options.stateBackend }),
   });
-  const definition = await loadJobModule(setup.modulePath, process.cwd());
+  const definition = await loadJobModule(setup.modulePath, process.cwd(), {
+    aliasWeir: setup.aliasWeir,
+  });
   await definition(env, { args: setup.args });
   const plan = env.plan();
 

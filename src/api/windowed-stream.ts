@@ -1,7 +1,12 @@
 import { invalidArgument } from '../errors.js';
 import type { Key } from '../runtime/key-groups.js';
 import type { Operator } from '../runtime/operator.js';
-import { SliceWindowOperator } from '../runtime/windowing/slice-window-operator.js';
+import {
+  LocalWindowCombiner,
+  type LocalWindowElement,
+  TwoPhaseSwitch,
+} from '../runtime/windowing/local-window-combiner.js';
+import { gcd, SliceWindowOperator } from '../runtime/windowing/slice-window-operator.js';
 import {
   aggregateAggregation,
   evictingAggregation,
@@ -20,6 +25,9 @@ import type { OutputTag } from './output-tag.js';
 import { type Trigger, Triggers } from './triggers.js';
 import type { ProcessWindowFunction, WindowResult } from './window-result.js';
 import type { WindowAssigner } from './windows.js';
+
+/** Accumulators a two-phase window's local half holds before it flushes them all. */
+const LOCAL_COMBINER_MAX_ENTRIES = 65_536;
 
 interface WindowSettings<T> {
   readonly trigger: Trigger<T> | undefined;
@@ -211,19 +219,41 @@ export class WindowedStream<T, K extends Key> {
         (assigner.kind === 'sliding' && aggregation.merge !== undefined));
     if (sliceable && (assigner.kind === 'tumbling' || assigner.kind === 'sliding')) {
       const slide = assigner.kind === 'sliding' ? assigner.slide : assigner.size;
-      return this.input.addKeyedOperator<OUT>(
+      const create = (twoPhase?: TwoPhaseSwitch) => () =>
+        new SliceWindowOperator<T, ACC, R, OUT>({
+          size: assigner.size,
+          slide,
+          offset: assigner.offset,
+          allowedLateness,
+          lateDataTag,
+          aggregation,
+          firing: firing(),
+          processingTimeCloseMs,
+          ...(twoPhase === undefined ? {} : { twoPhase }),
+        }) as Operator<T, OUT>;
+      // A wall-clock close could fire a window before a partial reaches it.
+      if (aggregation.foldsLocally !== true || processingTimeCloseMs !== undefined) {
+        return this.input.addKeyedOperator<OUT>(label, create());
+      }
+      const twoPhase = new TwoPhaseSwitch();
+      const selectKey = this.input.keySelector;
+      const enabled = this.input.builder.localAggregation;
+      return this.input.addTwoPhaseKeyedOperator<OUT, LocalWindowElement<T, ACC>>(
         label,
         () =>
-          new SliceWindowOperator<T, ACC, R, OUT>({
-            size: assigner.size,
-            slide,
+          new LocalWindowCombiner<T, ACC>({
+            pane: gcd(assigner.size, slide),
             offset: assigner.offset,
-            allowedLateness,
-            lateDataTag,
             aggregation,
-            firing: firing(),
-            processingTimeCloseMs,
-          }) as Operator<T, OUT>,
+            selectKey,
+            mode: twoPhase,
+            maxEntries: LOCAL_COMBINER_MAX_ENTRIES,
+          }),
+        twoPhase,
+        // Folding pays only where records would cross to another subtask.
+        (localParallelism, windowParallelism) =>
+          enabled && (localParallelism > 1 || windowParallelism > 1),
+        create(twoPhase),
       );
     }
     const trigger = settings.trigger ?? defaultTrigger(assigner);

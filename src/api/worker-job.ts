@@ -1,4 +1,5 @@
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { weirAliasUsed } from '../cli/load-job.js';
 import { CollectSink } from '../connectors/collection/collect-sink.js';
 import { type ErrorDomain, WeirError, type WeirErrorCode } from '../errors.js';
 import type { JobMonitor } from '../metrics/job-monitor.js';
@@ -196,7 +197,7 @@ export interface WorkerJobSettings {
   readonly plan: PhysicalPlan;
   readonly setup: Omit<
     WorkerSetup,
-    'index' | 'count' | 'peers' | 'modulePath' | 'args' | 'jobName'
+    'index' | 'count' | 'peers' | 'modulePath' | 'args' | 'jobName' | 'aliasWeir'
   >;
 }
 
@@ -237,6 +238,8 @@ export class WorkerJob {
           {
             ...settings.setup,
             modulePath: settings.modulePath,
+            // The main thread has loaded the module already: workers need the alias only if it did.
+            aliasWeir: weirAliasUsed(),
             args: settings.args,
             jobName: settings.jobName,
             index: i,

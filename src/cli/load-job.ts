@@ -15,7 +15,21 @@ const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
  * uses are the same, wherever the job file lives. (The alias covers ES
  * modules; a job Node treats as CommonJS resolves `weir` the normal way.)
  */
-export async function loadJobModule(specifier: string, cwd: string): Promise<JobDefinition> {
+export interface LoadJobOptions {
+  /**
+   * Map bare `weir` imports to this copy of the library (default true).
+   * Worker threads pass {@link weirAliasUsed} of the main thread's load: the
+   * hook runs on a loader thread of its own, which costs every worker a few
+   * hundred milliseconds of start-up when the job does not need it.
+   */
+  readonly aliasWeir?: boolean;
+}
+
+export async function loadJobModule(
+  specifier: string,
+  cwd: string,
+  options: LoadJobOptions = {},
+): Promise<JobDefinition> {
   const path = resolve(cwd, specifier);
   const info = await stat(path).catch(() => undefined);
   if (info === undefined) {
@@ -23,7 +37,7 @@ export async function loadJobModule(specifier: string, cwd: string): Promise<Job
   }
   if (!info.isFile()) throw new CliError(`job module '${specifier}' is not a file`);
 
-  aliasWeirToSelf();
+  if (options.aliasWeir ?? true) aliasWeirToSelf();
   if (TYPESCRIPT_EXTENSIONS.has(extname(path))) await enableTypeScript();
 
   let loaded: unknown;
@@ -72,6 +86,13 @@ async function enableTypeScript(): Promise<void> {
 }
 
 let aliased = false;
+/** Set (to 1) by the resolve hook the first time it maps `weir`; shared with the loader thread. */
+const aliasUse = new Int32Array(new SharedArrayBuffer(4));
+
+/** Whether a job module loaded in this thread imported `weir` (directly or through its imports). */
+export function weirAliasUsed(): boolean {
+  return Atomics.load(aliasUse, 0) === 1;
+}
 
 /**
  * A resolve hook mapping the bare specifier `weir` to this CLI's entry point.
@@ -84,13 +105,18 @@ function aliasWeirToSelf(): void {
   const target = import.meta.resolve('../index.js');
   const hooks = `
     let target;
-    export async function initialize(data) { target = data.target; }
+    let used;
+    export async function initialize(data) {
+      target = data.target;
+      used = new Int32Array(data.used);
+    }
     export async function resolve(specifier, context, next) {
+      if (specifier !== 'weir') return next(specifier, context);
+      Atomics.store(used, 0, 1);
       // Through the rest of the chain, so a TypeScript loader resolves (and later loads) it.
-      if (specifier === 'weir') return next(target, context);
-      return next(specifier, context);
+      return next(target, context);
     }`;
   registerHooks(`data:text/javascript,${encodeURIComponent(hooks)}`, {
-    data: { target },
+    data: { target, used: aliasUse.buffer },
   });
 }

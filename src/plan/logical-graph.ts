@@ -25,6 +25,8 @@ interface NodeBase {
   name: string;
   /** User-set stable id; state is keyed by it (see docs/semantics.md). */
   uid: string | undefined;
+  /** Without a uid, the id is another node's id plus a suffix (a helper operator that belongs to it). */
+  idFrom?: { readonly node: number; readonly suffix: string };
   /** Explicit parallelism, or undefined for the default rule. */
   parallelism: number | undefined;
   readonly inputs: readonly Edge[];
@@ -71,6 +73,11 @@ export interface OperatorFlags {
 /** The job as the user described it: operators and the streams between them. */
 export class LogicalGraph {
   readonly nodes: GraphNode[] = [];
+  /**
+   * Called once the plan has decided every node's parallelism, before tasks
+   * are built: for operators whose shape depends on it (two-phase windows).
+   */
+  readonly planListeners: ((parallelismOf: (nodeId: number) => number) => void)[] = [];
 
   addSource(name: string, source: Source<unknown>): SourceNode {
     const node: SourceNode = {
@@ -139,6 +146,8 @@ export class LogicalGraph {
   /** The stable id of a node: its uid, or one derived from its position and name. */
   operatorId(node: GraphNode): string {
     if (node.uid !== undefined) return node.uid;
+    if (node.idFrom !== undefined)
+      return this.operatorId(this.node(node.idFrom.node)) + node.idFrom.suffix;
     const slug = node.name
       .replace(/[^A-Za-z0-9]+/g, '-')
       .replace(/^-|-$/g, '')

@@ -45,6 +45,7 @@ export function buildPhysicalPlan(graph: LogicalGraph, options: PlanOptions): Ph
   const parallelism = new Map<number, number>();
   for (const node of graph.nodes)
     parallelism.set(node.id, decideParallelism(node, parallelism, options));
+  for (const listener of graph.planListeners) listener((id) => parallelism.get(id)!);
 
   const edges: PhysicalEdge[] = [];
   const chainHead = new Map<number, number>();

@@ -203,6 +203,7 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
       processingTime: options.timers,
       metrics: options.metrics.group(labels(options.jobName, operatorId, subtask)),
       stateBackend: options.stateBackend,
+      restored: options.restoreFrom !== undefined,
     };
   };
 

@@ -48,6 +48,8 @@ export interface OperatorContext {
   readonly metrics: MetricGroup;
   /** Which keyed state backend stateful operators use (heap when undefined). */
   readonly stateBackend: StateBackendOptions | undefined;
+  /** The job resumes from a checkpoint or savepoint (whether or not it held state of this operator). */
+  readonly restored: boolean;
 }
 
 /**

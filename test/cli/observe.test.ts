@@ -142,7 +142,13 @@ describe.concurrent('weir run observability', () => {
     const details = (await (await fetch(`${url}jobs/${jobs[0]!.id}`)).json()) as {
       graph: { edges: { partitioning: string }[] };
     };
-    expect(details.graph.edges.map((e) => e.partitioning)).toEqual(['forward', 'keyed', 'forward']);
+    // generator -> watermarks -> window's local half -> (keyed) window -> sink
+    expect(details.graph.edges.map((e) => e.partitioning)).toEqual([
+      'forward',
+      'forward',
+      'keyed',
+      'forward',
+    ]);
     expect(await (await fetch(url)).text()).toContain('<title>Weir</title>');
     cli.child.kill('SIGINT');
     expect((await cli.done).code).toBe(0);

@@ -59,16 +59,19 @@ describe('operator instrumentation', () => {
       'generator-0',
       'timestamps-watermarks-1',
       'not-three-2',
+      // The window's local half (two-phase aggregation) takes the window's id plus /local.
+      'counts/local',
       'counts',
-      'out-4',
+      'out-5',
     ]);
     const total = (name: string, operator: string) => result.metric(name, { operator });
     expect(total('weir_source_records_total', 'generator-0')).toBe(10_000);
     for (const [from, to] of [
       ['generator-0', 'timestamps-watermarks-1'],
       ['timestamps-watermarks-1', 'not-three-2'],
-      ['not-three-2', 'counts'],
-      ['counts', 'out-4'],
+      ['not-three-2', 'counts/local'],
+      ['counts/local', 'counts'],
+      ['counts', 'out-5'],
     ] as const) {
       expect(total(OPERATOR_METRICS.recordsIn, to), `${from} -> ${to}`).toBe(
         total(OPERATOR_METRICS.recordsOut, from),
@@ -82,7 +85,7 @@ describe('operator instrumentation', () => {
     expect(perSubtask).toHaveLength(2);
     expect(perSubtask.every((n) => n > 0)).toBe(true);
     // 100 windows of 100 ms, 6 keys each.
-    expect(total(OPERATOR_METRICS.recordsIn, 'out-4')).toBe(600);
+    expect(total(OPERATOR_METRICS.recordsIn, 'out-5')).toBe(600);
   });
 
   it('tracks input watermarks and samples end-to-end latency at sinks', async () => {
@@ -99,7 +102,7 @@ describe('operator instrumentation', () => {
     expect(
       client.metrics.samples(OPERATOR_METRICS.watermarkLag, { operator: 'counts' })[0]!.value,
     ).toBeNaN();
-    const latency = client.metrics.histogram(OPERATOR_METRICS.latency, { operator: 'out-4' })!;
+    const latency = client.metrics.histogram(OPERATOR_METRICS.latency, { operator: 'out-5' })!;
     expect(latency.count).toBeGreaterThan(0);
     // Event times lie a minute in the past: every sample is around 58-60 s.
     expect(latency.sum / latency.count).toBeGreaterThan(55);

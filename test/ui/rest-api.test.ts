@@ -106,8 +106,10 @@ describe('REST API', () => {
     expect(details.graph.operators.map((o) => [o.id, o.kind, o.parallelism, o.task])).toEqual([
       ['generator-0', 'source', 2, 'generator-0'],
       ['timestamps-watermarks-1', 'operator', 2, 'generator-0'],
+      // The window's local half: records are folded per key and slice before the exchange.
+      ['counts/local', 'operator', 2, 'generator-0'],
       ['counts', 'operator', 2, 'counts'],
-      ['sink-3', 'sink', 2, 'counts'],
+      ['sink-4', 'sink', 2, 'counts'],
     ]);
     expect(details.graph.edges).toEqual([
       {
@@ -118,16 +120,22 @@ describe('REST API', () => {
       },
       {
         from: 'timestamps-watermarks-1',
+        to: 'counts/local',
+        partitioning: 'forward',
+        chained: true,
+      },
+      {
+        from: 'counts/local',
         to: 'counts',
         partitioning: 'keyed',
         key: 'page',
         chained: false,
       },
-      { from: 'counts', to: 'sink-3', partitioning: 'forward', chained: true },
+      { from: 'counts', to: 'sink-4', partitioning: 'forward', chained: true },
     ]);
     expect(details.graph.tasks.map((t) => t.operators)).toEqual([
-      ['generator-0', 'timestamps-watermarks-1'],
-      ['counts', 'sink-3'],
+      ['generator-0', 'timestamps-watermarks-1', 'counts/local'],
+      ['counts', 'sink-4'],
     ]);
   });
 
@@ -154,7 +162,7 @@ describe('REST API', () => {
     expect(window.stateEntries).toBeGreaterThanOrEqual(0);
     expect(window.busyRatio).toBeGreaterThanOrEqual(0);
     expect(window.backpressure).toBe('ok');
-    expect(byId.get('sink-3')!.lateRecords).toBeNull();
+    expect(byId.get('sink-4')!.lateRecords).toBeNull();
     await expect
       .poll(async () => (await api<JobMetrics>(`/jobs/${client.jobId}/metrics`)).latency.samples)
       .toBeGreaterThan(0);

@@ -20,6 +20,11 @@ import { Operator, type SnapshotContext } from '../operator.js';
 import { Emitter } from '../operators/emitter.js';
 import { missingKeys } from '../operators/keyed-process.js';
 import type { RecordBatch } from '../record-batch.js';
+import type {
+  LocalWindowCombiner,
+  LocalWindowElement,
+  TwoPhaseSwitch,
+} from './local-window-combiner.js';
 import { scheduleProcessingTimeClose } from './processing-time-close.js';
 import {
   type FiringContext,
@@ -40,9 +45,11 @@ export interface SliceWindowSpec<IN, ACC, R, OUT> {
   readonly firing: WindowFiring<Key, R, OUT>;
   /** Close windows by the wall clock after this grace when event time stalls (off when undefined). */
   readonly processingTimeCloseMs?: number | undefined;
+  /** Fed by a {@link LocalWindowCombiner} when this is on (two-phase aggregation). */
+  readonly twoPhase?: TwoPhaseSwitch;
 }
 
-function gcd(a: number, b: number): number {
+export function gcd(a: number, b: number): number {
   while (b !== 0) [a, b] = [b, a % b];
   return a;
 }
@@ -122,6 +129,10 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   }
 
   processBatch(batch: RecordBatch<IN>): void {
+    if (this.spec.twoPhase?.folding === true) {
+      this.processLocalBatch(batch as unknown as RecordBatch<LocalWindowElement<IN, ACC>>);
+      return;
+    }
     const { values, timestamps, keys } = batch;
     if (keys === undefined) throw missingKeys(this.context.operatorId);
     const { offset, aggregation } = this.spec;
@@ -155,6 +166,53 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
       throw userFunctionFailed(this.context.operatorId, 'window function', values[i], cause);
     }
     this.emitter.flush();
+  }
+
+  /**
+   * Input from a {@link LocalWindowCombiner}: partials, which arrive before
+   * the watermark that could fire a window of their slice and so only ever
+   * merge into an open slice, and records it did not fold, taken as usual.
+   */
+  private processLocalBatch(batch: RecordBatch<LocalWindowElement<IN, ACC>>): void {
+    const { values, timestamps } = batch;
+    const merge = this.spec.aggregation.merge!;
+    let i = 0;
+    try {
+      for (; i < values.length; i++) {
+        const element = values[i]!;
+        if (element.sliceEnd === undefined) {
+          this.addRecord(element.record, timestamps[i]!, element.key);
+          continue;
+        }
+        const { key, sliceEnd, accumulator } = element;
+        if (!(sliceEnd - 1 > this.watermark)) {
+          throw new WeirError(
+            'INTERNAL',
+            `window '${this.context.operatorId}' received a partial of the slice ending at ${sliceEnd} after watermark ${this.watermark}`,
+            { domain: 'internal', operatorId: this.context.operatorId },
+          );
+        }
+        const slice = this.sliceFor(sliceEnd);
+        const acc = slice.get(key);
+        slice.set(key, acc === undefined ? accumulator : merge(acc, accumulator));
+      }
+    } catch (cause) {
+      if (cause instanceof WeirError) throw cause;
+      throw userFunctionFailed(this.context.operatorId, 'window function', values[i], cause);
+    }
+    this.emitter.flush();
+  }
+
+  private addRecord(value: IN, ts: number, key: Key): void {
+    if (ts <= this.watermark || ts === Number.POSITIVE_INFINITY) {
+      this.processLate(value, ts, key);
+      return;
+    }
+    const { offset, aggregation } = this.spec;
+    const r = (ts - offset) % this.pane;
+    const slice = this.sliceFor(ts - (r < 0 ? r + this.pane : r) + this.pane);
+    const acc = slice.get(key);
+    slice.set(key, aggregation.add(value, acc === undefined ? aggregation.create() : acc));
   }
 
   private sliceFor(sliceEnd: number): Map<Key, ACC> {

@@ -21,6 +21,11 @@ export interface WindowAggregation<IN, ACC, R> {
   add(value: IN, accumulator: ACC): ACC;
   /** Combines two accumulators without modifying `b` (slices are shared by windows). */
   merge: ((a: ACC, b: ACC) => ACC) | undefined;
+  /**
+   * Accumulators are small and worth folding before an exchange (a reduce or
+   * an aggregate with `merge`; not a list of all records).
+   */
+  readonly foldsLocally?: boolean;
   result(accumulator: ACC): R;
 }
 
@@ -33,6 +38,7 @@ export function reduceAggregation<T>(fn: ReduceFunction<T>): WindowAggregation<T
     add: (value, acc) => (acc === EMPTY ? value : fn(acc, value)),
     merge: (a, b) => (a === EMPTY ? b : b === EMPTY ? a : fn(a, b)),
     result: (acc) => acc as T,
+    foldsLocally: true,
   };
 }
 
@@ -45,6 +51,7 @@ export function aggregateAggregation<IN, ACC, R>(
     add: (value, acc) => fn.add(value, acc),
     merge: merge === undefined ? undefined : (a, b) => merge.call(fn, a, b),
     result: (acc) => fn.getResult(acc),
+    foldsLocally: merge !== undefined,
   };
 }
 

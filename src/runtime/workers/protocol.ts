@@ -16,6 +16,7 @@ export interface WorkerEnvironmentOptions {
   readonly batchSize: number;
   readonly channelCapacity: number;
   readonly chaining: boolean;
+  readonly localAggregation: boolean;
   readonly stateBackend?: StateBackendOptions;
   readonly instrumentation: boolean;
 }
@@ -23,6 +24,8 @@ export interface WorkerEnvironmentOptions {
 /** What a worker is started with. */
 export interface WorkerSetup {
   readonly modulePath: string;
+  /** The job module imports `weir`: map it to this copy (see `loadJobModule`). */
+  readonly aliasWeir: boolean;
   readonly args: readonly string[];
   readonly jobName: string;
   readonly index: number;
