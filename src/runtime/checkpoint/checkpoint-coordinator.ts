@@ -61,6 +61,8 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
   private lastCompletedAt = Number.NEGATIVE_INFINITY;
   private consecutiveFailures = 0;
   private inFlight: Promise<void> = Promise.resolve();
+  /** Checkpoints snapshotted but not yet stored and notified. */
+  private storing = 0;
   /** Set when the job must fail (too many failed checkpoints, a commit that failed). */
   failure: unknown;
   private readonly completedCounter;
@@ -132,6 +134,8 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
     if (savepoint === undefined) {
       if (config === undefined) return false;
       if (now - this.lastTriggerAt < config.intervalMs) return false;
+      // A pause is measured from the end of the previous checkpoint: none may still be storing.
+      if (config.minPauseMs > 0 && this.storing > 0) return false;
       if (now - this.lastCompletedAt < config.minPauseMs) return false;
     }
     const sources = this.sources;
@@ -211,9 +215,12 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
     this.pending = undefined;
     const kind = pending.savepoint === undefined ? 'checkpoint' : 'savepoint';
     const data = this.assemble(checkpointId, pending.snapshots, kind, false);
-    this.inFlight = this.inFlight.then(() =>
-      this.persistAndNotify(data, pending.startedAt, pending.savepoint),
-    );
+    this.storing++;
+    this.inFlight = this.inFlight
+      .then(() => this.persistAndNotify(data, pending.startedAt, pending.savepoint))
+      .finally(() => {
+        this.storing--;
+      });
   }
 
   /**
@@ -279,7 +286,7 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
       ) {
         this.failure ??= new WeirError(
           'INTERNAL',
-          `checkpoint ${data.checkpointId} could not be stored: ${cause instanceof Error ? cause.message : String(cause)}`,
+          `checkpoint ${data.checkpointId} could not be stored (${cause instanceof Error ? cause.message : String(cause)}); ${this.consecutiveFailures} consecutive failures exceed the tolerated ${this.config?.tolerableFailures ?? 0}`,
           { domain: 'external', cause, retriable: true },
         );
       }
