@@ -69,6 +69,13 @@ function timerJob(parallelism: number, sink: CollectSink<string>): StreamEnviron
   return env;
 }
 
+/**
+ * Worker mode: the workers take a second or so to start and report their
+ * metrics twice a second, so the stop comes up to a second after records
+ * flow; at 1,000 records a second, that is midway.
+ */
+const workerRun = { parallelism: 2, workers: 2, batchSize: 20, args: ['1000'] };
+
 /** Runs `build` until ~`afterMs`, stops it with a savepoint, restores and runs to the end. */
 async function stopAndResume(
   build: (sink: CollectSink<string>) => StreamEnvironment,
@@ -113,7 +120,7 @@ describe('stop with savepoint', () => {
 
   it('on two workers, output ends exactly at the savepoint and resumes without repeats', async () => {
     const job = resolve(import.meta.dirname, 'fixtures', 'stop-job.ts');
-    const started = await startJobModule(job, { parallelism: 2, workers: 2, batchSize: 20 });
+    const started = await startJobModule(job, workerRun);
     // The workers report their metrics twice a second: stop once records flow.
     while (started.client.metrics.total('weir_operator_records_out_total') === 0) await sleep(10);
     const savepoint = await started.client.stopWithSavepoint(join(dir, 'savepoints'));
@@ -121,7 +128,7 @@ describe('stop with savepoint', () => {
     const before = started.collected<string>('out');
     expect(before.length).toBeGreaterThan(0);
     expect(before.length).toBeLessThan(N);
-    const resumed = await runJobModule(job, { parallelism: 2, workers: 2, restoreFrom: savepoint });
+    const resumed = await runJobModule(job, { ...workerRun, restoreFrom: savepoint });
     expect([...before, ...resumed.collected<string>('out')].sort()).toEqual(expected);
   });
 
@@ -135,6 +142,17 @@ describe('stop with savepoint', () => {
     const result = await running.result;
     expect(result.status).toBe('finished');
     expect([...sink.values].sort()).toEqual(expected);
+  });
+
+  it('on two workers, a stop whose savepoint cannot be written fails, and the job goes on', async () => {
+    const blocker = join(dir, 'a-file');
+    await writeFile(blocker, 'not a directory');
+    const job = resolve(import.meta.dirname, 'fixtures', 'stop-job.ts');
+    const started = await startJobModule(job, workerRun);
+    while (started.client.metrics.total('weir_operator_records_out_total') === 0) await sleep(10);
+    await expect(started.client.stopWithSavepoint(join(blocker, 'savepoints'))).rejects.toThrow();
+    expect((await started.client.result).status).toBe('finished');
+    expect([...started.collected<string>('out')].sort()).toEqual(expected);
   });
 
   it('a stop asked for after the input ran out fails without a savepoint', async () => {

@@ -49,6 +49,8 @@ export class WorkerAgent implements ExecutorDriver, CheckpointListener {
         this.triggers.push(m);
         break;
       case 'resume':
+        // The stop's savepoint was abandoned: a barrier still waiting here belongs to it.
+        this.triggers.length = 0;
         for (const t of this.tasks) t.resume();
         break;
       case 'complete': {
