@@ -208,7 +208,7 @@ export class ProcessingTimeScheduler implements ProcessingTimeService {
   fireDue(holdUnowned = false): boolean {
     const now = this.clock.now();
     let fired = false;
-    const held: [number, Scheduled][] = [];
+    let held: [number, Scheduled][] | undefined;
     try {
       for (;;) {
         const t = this.nextTime();
@@ -218,6 +218,7 @@ export class ProcessingTimeScheduler implements ProcessingTimeService {
         this.times.pop();
         for (const entry of list) {
           if (entry.owner === undefined ? holdUnowned : entry.owner.halted) {
+            held ??= [];
             held.push([t, entry]);
             continue;
           }
@@ -231,7 +232,7 @@ export class ProcessingTimeScheduler implements ProcessingTimeService {
         }
       }
     } finally {
-      for (const [t, entry] of held) this.add(t, entry);
+      if (held !== undefined) for (const [t, entry] of held) this.add(t, entry);
     }
   }
 }
