@@ -31,6 +31,7 @@ import {
 import {
   CheckpointCoordinator,
   type CheckpointedOperator,
+  InputEndedError,
 } from '../runtime/checkpoint/checkpoint-coordinator.js';
 import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
 import {
@@ -102,8 +103,11 @@ export type RestartStrategy =
 
 export interface SavepointOptions {
   /**
-   * The caller will stop the job after this savepoint: no checkpoint is taken
-   * after it, so nothing is committed past it and resuming from it is exact.
+   * The caller will stop the job after this savepoint: the job halts at its
+   * barrier (sources emit nothing more, tasks stop once it passed them) and
+   * no checkpoint follows, so nothing is emitted or committed past it and
+   * resuming from it is exact. The job stays halted until it is cancelled
+   * (or resumes running if the savepoint fails).
    */
   readonly final?: boolean;
 }
@@ -149,7 +153,15 @@ export interface JobClient {
    * resolves with its path. Two-phase-commit sinks commit up to it.
    */
   triggerSavepoint(directory: string, options?: SavepointOptions): Promise<string>;
-  /** Takes a savepoint, then stops the job; resolves with the savepoint's path. */
+  /**
+   * Stops the job at a savepoint and resolves with its path. Sources emit
+   * nothing after the savepoint's barrier and every task halts once the
+   * barrier has passed it, so the job's output (in every sink, two-phase or
+   * not) ends exactly at the savepoint; sinks commit, then the job ends as
+   * cancelled. Resuming from the savepoint neither repeats nor loses records.
+   * Fails (and the job goes on) if the savepoint fails; fails once the job
+   * has finished if its input ran out before the savepoint could start.
+   */
   stopWithSavepoint(directory: string): Promise<string>;
 }
 
@@ -324,12 +336,16 @@ export class StreamEnvironment implements StreamBuilder {
       resolve: (c: CheckpointCoordinator) => void;
       reject: (e: unknown) => void;
     }[] = [];
+    /** How the job ended, once it has: savepoints can no longer be taken. */
+    let ended: 'finished' | 'cancelled' | 'failed' | undefined;
     const coordinatorReady = () =>
-      coordinator !== undefined
-        ? Promise.resolve(coordinator)
-        : new Promise<CheckpointCoordinator>((resolve, reject) =>
-            savepointWaiters.push({ resolve, reject }),
-          );
+      ended !== undefined
+        ? Promise.reject(new WeirError('INVALID_JOB', `job '${jobName}' is no longer running`))
+        : coordinator !== undefined
+          ? Promise.resolve(coordinator)
+          : new Promise<CheckpointCoordinator>((resolve, reject) =>
+              savepointWaiters.push({ resolve, reject }),
+            );
     let cancelled = false;
     this.running = true;
     const started = performance.now();
@@ -454,10 +470,12 @@ export class StreamEnvironment implements StreamBuilder {
     const result = run()
       .then(
         (r) => {
+          ended = r.status;
           monitor.ended(r.status);
           return r;
         },
         (error: unknown) => {
+          ended = 'failed';
           monitor.ended('failed', error);
           throw error;
         },
@@ -490,16 +508,30 @@ export class StreamEnvironment implements StreamBuilder {
         return c.requestSavepoint(new LocalCheckpointStorage(directory), options?.final ?? false);
       },
       stopWithSavepoint: async (directory: string) => {
-        const c = await coordinatorReady();
-        monitor.checkpoints.savepointRequested();
-        const path = await c.requestSavepoint(new LocalCheckpointStorage(directory), true);
+        let path: string;
+        try {
+          const c = await coordinatorReady();
+          monitor.checkpoints.savepointRequested();
+          // The job halts at this savepoint's barrier: its output ends exactly there.
+          path = await c.requestSavepoint(new LocalCheckpointStorage(directory), true);
+        } catch (error) {
+          if (!(error instanceof InputEndedError) && ended !== 'finished') throw error;
+          // The input ran out before the savepoint's barrier could be sent:
+          // the job finishes by itself, with all its output committed.
+          await result;
+          throw new WeirError(
+            'INVALID_JOB',
+            `job '${jobName}' finished its input before it could stop; no savepoint was taken`,
+            { cause: error },
+          );
+        }
         cancelled = true;
         executor?.stop();
         workerJob?.stop();
         const outcome = await result;
         if (outcome.status === 'finished') {
-          // The input ran out between the savepoint and the stop: the job
-          // committed output past the savepoint, so resuming from it would repeat that.
+          // Cannot happen while tasks halt at the barrier; a savepoint older
+          // than committed output must never be resumed from, so say so.
           throw new WeirError(
             'INVALID_JOB',
             `job '${jobName}' finished its input before it could stop; savepoint ${path} is older than its final state and must not be resumed from`,

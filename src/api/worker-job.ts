@@ -172,6 +172,11 @@ class RemoteTask extends Task {
   override async preCommitSinks(checkpointId: number): Promise<void> {
     await this.worker.request('precommit', checkpointId);
   }
+
+  override resume(): void {
+    // The worker resumes all its tasks; the same message from its other tasks changes nothing.
+    this.worker.post({ t: 'resume' });
+  }
 }
 
 class RemoteSourceTask extends RemoteTask {
@@ -182,9 +187,9 @@ class RemoteSourceTask extends RemoteTask {
     return true;
   }
 
-  triggerCheckpoint(checkpointId: number, savepoint: boolean): boolean {
+  triggerCheckpoint(checkpointId: number, savepoint: boolean, stop = false): boolean {
     if (this.finished || !this.checkpointable) return false;
-    this.worker.post({ t: 'trigger', slot: this.slot, id: checkpointId, savepoint });
+    this.worker.post({ t: 'trigger', slot: this.slot, id: checkpointId, savepoint, stop });
     return true;
   }
 }

@@ -27,8 +27,8 @@ abstract class ExchangeWriter<T> implements Output<T> {
     for (const c of this.channels) c.push(IDLE_MESSAGE);
   }
   /** Barriers go to every consumer, after everything written before them. */
-  emitBarrier(checkpointId: number, savepoint: boolean): void {
-    for (const c of this.channels) c.push({ kind: 'barrier', checkpointId, savepoint });
+  emitBarrier(checkpointId: number, savepoint: boolean, stop: boolean): void {
+    for (const c of this.channels) c.push({ kind: 'barrier', checkpointId, savepoint, stop });
   }
   emitSide<S>(_tag: OutputTag<S>, _batch: RecordBatch<S>): void {
     throw new Error('side outputs are routed by OperatorOutput');

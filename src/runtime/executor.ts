@@ -51,7 +51,11 @@ export class LocalExecutor {
   async run(): Promise<'finished' | 'stopped'> {
     let outcome: 'finished' | 'stopped';
     try {
-      for (const task of this.tasks) await task.open();
+      for (const task of this.tasks) {
+        this.timers.owner = task;
+        await task.open();
+      }
+      this.timers.owner = undefined;
       outcome = await this.loop();
       if (outcome === 'finished') await this.checkpoints?.finalCheckpoint();
       else await this.checkpoints?.drain();
@@ -86,11 +90,20 @@ export class LocalExecutor {
       if (this.stopRequested) return 'stopped';
       let progressed = false;
       let unfinished = 0;
+      let halted = false;
       // Instrumented tasks time their steps: one clock read per step, chained from task to task.
       let mark = performance.now();
       for (const task of tasks) {
         if (task.finished) continue;
+        if (task.halted) {
+          // Past a stop's savepoint: waits, unfinished, until the job is stopped.
+          halted = true;
+          unfinished++;
+          continue;
+        }
+        this.timers.owner = task;
         const stepped = task.step();
+        this.timers.owner = undefined;
         if (stepped) progressed = true;
         if (!task.finished) unfinished++;
         const timer = task.stepTimer;
@@ -99,7 +112,7 @@ export class LocalExecutor {
           if (task.finished) timer.finish(mark);
         }
       }
-      if (this.timers.fireDue()) progressed = true;
+      if (this.timers.fireDue(halted)) progressed = true;
       const checkpoints = this.checkpoints;
       if (checkpoints !== undefined) {
         if (checkpoints.failure !== undefined) throw checkpoints.failure;
@@ -113,23 +126,26 @@ export class LocalExecutor {
         }
         continue;
       }
-      await this.waitForWork(tasks);
+      await this.waitForWork(tasks, halted);
       sliceStart = performance.now();
     }
   }
 
-  private async waitForWork(tasks: readonly Task[]): Promise<void> {
+  private async waitForWork(tasks: readonly Task[], halted: boolean): Promise<void> {
     const waits: Promise<unknown>[] = [];
     for (const task of tasks) {
-      if (task.finished) continue;
+      if (task.finished || task.halted) continue;
       const w = task.waitFor();
       if (w !== undefined) waits.push(w);
     }
     const wake = this.checkpoints?.wakeUp?.();
     if (wake !== undefined) waits.push(wake);
     const next = this.timers.nextTime();
+    const now = this.timers.clock.now();
     let delay = MAX_IDLE_WAIT_MS;
-    if (next !== undefined) delay = Math.max(0, Math.min(delay, next - this.timers.clock.now()));
+    // A timer due now that did not fire is held for a halted task: do not spin on it.
+    if (next !== undefined && !(halted && next <= now))
+      delay = Math.max(0, Math.min(delay, next - now));
     let handle: NodeJS.Timeout | undefined;
     waits.push(
       new Promise<void>((resolve) => {

@@ -10,8 +10,17 @@ export type StreamMessage<T> =
   | { readonly kind: 'watermark'; readonly time: number }
   /** The producer has no data for now: exclude it from watermark merging until it speaks again. */
   | { readonly kind: 'idle' }
-  /** Checkpoint barrier: everything before it belongs to checkpoint `checkpointId`. */
-  | { readonly kind: 'barrier'; readonly checkpointId: number; readonly savepoint: boolean }
+  /**
+   * Checkpoint barrier: everything before it belongs to checkpoint `checkpointId`.
+   * `stop`: the savepoint of a stop; nothing follows it on the channel unless
+   * that savepoint fails and the job goes on.
+   */
+  | {
+      readonly kind: 'barrier';
+      readonly checkpointId: number;
+      readonly savepoint: boolean;
+      readonly stop: boolean;
+    }
   | { readonly kind: 'end' };
 
 export const END_MESSAGE: StreamMessage<never> = { kind: 'end' };

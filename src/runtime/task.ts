@@ -62,6 +62,13 @@ export interface TaskWiring {
  */
 export abstract class Task {
   finished = false;
+  /**
+   * The task passed the barrier of a stop-with-savepoint: it does nothing
+   * more (no input, no async results, no processing-time timers), so its
+   * output ends exactly at the savepoint. Cleared by {@link resume} if that
+   * savepoint fails.
+   */
+  halted = false;
   checkpoints: CheckpointListener | undefined;
   readonly name: string;
   readonly subtask: number;
@@ -158,19 +165,29 @@ export abstract class Task {
     });
   }
 
-  /** Snapshot and barrier: everything this task emitted so far belongs to the checkpoint. */
+  /**
+   * Snapshot and barrier: everything this task emitted so far belongs to the
+   * checkpoint. With `stop` the task halts after the barrier.
+   */
   protected checkpoint(
     checkpointId: number,
     savepoint: boolean,
+    stop: boolean,
     source?: TaskSnapshot['source'],
   ): void {
     const operators = this.snapshotChain(checkpointId, savepoint);
-    for (const w of this.writers) w.emitBarrier(checkpointId, savepoint);
+    for (const w of this.writers) w.emitBarrier(checkpointId, savepoint, stop);
+    if (stop) this.halted = true;
     this.checkpoints?.acknowledge(this, checkpointId, {
       subtask: this.subtask,
       operators,
       ...(source === undefined ? {} : { source }),
     });
+  }
+
+  /** The stop-with-savepoint this task halted for failed: the job goes on running. */
+  resume(): void {
+    this.halted = false;
   }
 
   /** A snapshot of a finished task, for the final checkpoint at end of input. */
@@ -278,12 +295,16 @@ export class SourceTask<T> extends Task {
     return false;
   }
 
-  /** Starts checkpoint `checkpointId` at this source: position, chain state, then the barrier. */
-  triggerCheckpoint(checkpointId: number, savepoint: boolean): boolean {
-    if (this.finished) return false;
+  /**
+   * Starts checkpoint `checkpointId` at this source: position, chain state,
+   * then the barrier. With `stop` (the savepoint of a stop-with-savepoint) the
+   * source reads nothing more: the barrier is the last thing it emits.
+   */
+  triggerCheckpoint(checkpointId: number, savepoint: boolean, stop = false): boolean {
+    if (this.finished || this.halted) return false;
     const snapshot = this.reader.snapshot;
     if (snapshot === undefined) return false;
-    this.checkpoint(checkpointId, savepoint, {
+    this.checkpoint(checkpointId, savepoint, stop, {
       uid: this.sourceUid,
       position: snapshot.call(this.reader, checkpointId),
     });
@@ -411,7 +432,9 @@ export class InputTask<T> extends Task {
           this.valve.markIdle(channel);
           break;
         case 'barrier':
-          this.onBarrier(channel, message.checkpointId, message.savepoint);
+          this.onBarrier(channel, message.checkpointId, message.savepoint, message.stop);
+          // A stop's barrier was the last input: nothing more is read.
+          if (this.halted) return true;
           break;
         case 'end':
           if (!this.ended[channel]) {
@@ -420,6 +443,7 @@ export class InputTask<T> extends Task {
             this.valve.end(channel);
           }
           this.completeAlignmentIfReady();
+          if (this.halted) return true;
           if (this.endedCount === n) {
             this.head.endInput();
             this.head.endOutput();
@@ -433,14 +457,21 @@ export class InputTask<T> extends Task {
   }
 
   private alignedSavepoint = false;
+  private alignedStop = false;
 
-  private onBarrier(channel: number, checkpointId: number, savepoint: boolean): void {
+  private onBarrier(
+    channel: number,
+    checkpointId: number,
+    savepoint: boolean,
+    stop: boolean,
+  ): void {
     if (this.aligning !== undefined && checkpointId < this.aligning) return; // stale
     if (this.aligning === undefined || checkpointId > this.aligning) {
       // A newer checkpoint overtakes one still aligning: that one was abandoned.
       this.barrierSeen.fill(false);
       this.aligning = checkpointId;
       this.alignedSavepoint = savepoint;
+      this.alignedStop = stop;
       this.alignmentStartedAt = performance.now();
     }
     this.barrierSeen[channel] = true;
@@ -457,6 +488,6 @@ export class InputTask<T> extends Task {
     this.aligning = undefined;
     this.barrierSeen.fill(false);
     this.lastAlignmentMs = performance.now() - this.alignmentStartedAt;
-    this.checkpoint(id, this.alignedSavepoint);
+    this.checkpoint(id, this.alignedSavepoint, this.alignedStop);
   }
 }

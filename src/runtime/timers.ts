@@ -142,30 +142,50 @@ export class KeyedTimerQueue<K, N> {
   }
 }
 
+/** Whoever a callback was scheduled for (a task); its callbacks wait while it is halted. */
+export interface TimerOwner {
+  readonly halted: boolean;
+}
+
+interface Scheduled {
+  readonly callback: (time: number) => void;
+  readonly owner: TimerOwner | undefined;
+}
+
 /**
  * Processing-time callbacks for all operators run by one executor, fired on
  * the executor's thread between batches.
  */
 export class ProcessingTimeScheduler implements ProcessingTimeService {
-  private readonly callbacks = new Map<number, ((time: number) => void)[]>();
+  private readonly callbacks = new Map<number, Scheduled[]>();
   private readonly times = new TimeHeap();
+  /**
+   * The task running now (set by the executor around its steps): callbacks
+   * scheduled meanwhile belong to it, and so do those they schedule in turn.
+   */
+  owner: TimerOwner | undefined;
 
   constructor(readonly clock: Clock) {}
 
   schedule(time: number, callback: (time: number) => void): () => void {
+    const entry: Scheduled = { callback, owner: this.owner };
+    this.add(time, entry);
+    return () => {
+      const l = this.callbacks.get(time);
+      if (l === undefined) return;
+      const i = l.indexOf(entry);
+      if (i >= 0) l.splice(i, 1);
+    };
+  }
+
+  private add(time: number, entry: Scheduled): void {
     let list = this.callbacks.get(time);
     if (list === undefined) {
       list = [];
       this.callbacks.set(time, list);
       this.times.push(time);
     }
-    list.push(callback);
-    return () => {
-      const l = this.callbacks.get(time);
-      if (l === undefined) return;
-      const i = l.indexOf(callback);
-      if (i >= 0) l.splice(i, 1);
-    };
+    list.push(entry);
   }
 
   /** Earliest scheduled time, if any. */
@@ -180,20 +200,39 @@ export class ProcessingTimeScheduler implements ProcessingTimeService {
     }
   }
 
-  /** Runs every callback due at the current time. Returns whether any ran. */
-  fireDue(): boolean {
+  /**
+   * Runs every callback due at the current time. Returns whether any ran.
+   * Callbacks of a halted task stay pending, and so do those of no task when
+   * `holdUnowned` (some task is halted): nothing may emit past a stop's savepoint.
+   */
+  fireDue(holdUnowned = false): boolean {
     const now = this.clock.now();
     let fired = false;
-    for (;;) {
-      const t = this.nextTime();
-      if (t === undefined || t > now) return fired;
-      const list = this.callbacks.get(t)!;
-      this.callbacks.delete(t);
-      this.times.pop();
-      for (const cb of list) {
-        fired = true;
-        cb(t);
+    let held: [number, Scheduled][] | undefined;
+    try {
+      for (;;) {
+        const t = this.nextTime();
+        if (t === undefined || t > now) return fired;
+        const list = this.callbacks.get(t)!;
+        this.callbacks.delete(t);
+        this.times.pop();
+        for (const entry of list) {
+          if (entry.owner === undefined ? holdUnowned : entry.owner.halted) {
+            held ??= [];
+            held.push([t, entry]);
+            continue;
+          }
+          fired = true;
+          this.owner = entry.owner;
+          try {
+            entry.callback(t);
+          } finally {
+            this.owner = undefined;
+          }
+        }
       }
+    } finally {
+      if (held !== undefined) for (const [t, entry] of held) this.add(t, entry);
     }
   }
 }

@@ -36,6 +36,13 @@ interface SavepointRequest {
   reject(error: unknown): void;
 }
 
+/** A savepoint was asked for after all input ended: the job finishes by itself instead. */
+export class InputEndedError extends WeirError {
+  constructor() {
+    super('INVALID_JOB', 'cannot take a savepoint: input has ended');
+  }
+}
+
 /** Why a checkpoint did not complete. */
 export type CheckpointFailureReason = 'timeout' | 'storage-failed' | 'source-not-checkpointable';
 
@@ -54,6 +61,8 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
   private lastCompletedAt = Number.NEGATIVE_INFINITY;
   private consecutiveFailures = 0;
   private inFlight: Promise<void> = Promise.resolve();
+  /** Checkpoints snapshotted but not yet stored and notified. */
+  private storing = 0;
   /** Set when the job must fail (too many failed checkpoints, a commit that failed). */
   failure: unknown;
   private readonly completedCounter;
@@ -108,7 +117,6 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
     const now = this.clock.now();
     const pending = this.pending;
     const config = this.config;
-    if (this.suspended) return false;
     if (pending !== undefined) {
       // A task that ended while the checkpoint ran gets no barrier (its inputs
       // ended before they could send one): all its input came before the
@@ -120,10 +128,14 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
       if (now - pending.startedAt > (config?.timeoutMs ?? 60_000)) this.fail(pending, 'timeout');
       return false;
     }
+    // After a stop's savepoint the job is halted until it is stopped: no checkpoint follows.
+    if (this.suspended) return false;
     const savepoint = this.savepointRequests[0];
     if (savepoint === undefined) {
       if (config === undefined) return false;
       if (now - this.lastTriggerAt < config.intervalMs) return false;
+      // A pause is measured from the end of the previous checkpoint: none may still be storing.
+      if (config.minPauseMs > 0 && this.storing > 0) return false;
       if (now - this.lastCompletedAt < config.minPauseMs) return false;
     }
     const sources = this.sources;
@@ -138,7 +150,11 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
     if (blocker !== undefined) {
       if (savepoint !== undefined) {
         this.savepointRequests.shift();
-        savepoint.reject(new WeirError('INVALID_JOB', `cannot take a savepoint: ${blocker}`));
+        savepoint.reject(
+          blocker === 'input has ended'
+            ? new InputEndedError()
+            : new WeirError('INVALID_JOB', `cannot take a savepoint: ${blocker}`),
+        );
       }
       return false;
     }
@@ -151,8 +167,12 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
 
   /**
    * Takes a savepoint into `storage` as soon as possible; resolves with its
-   * path. With `final`, checkpointing stops at the savepoint's barrier, so no
-   * later checkpoint commits output past it before the job is stopped.
+   * path once it is durable and every task was told it is complete (sinks
+   * have committed up to it). With `final` (stop-with-savepoint) the job
+   * halts at the savepoint: sources emit nothing after its barrier, every
+   * task stops once the barrier passed it, and no checkpoint follows, so the
+   * job's output ends exactly at the savepoint; the caller then stops the
+   * job. If a final savepoint fails, the job resumes running.
    */
   requestSavepoint(storage: CheckpointStorage, final = false): Promise<string> {
     return new Promise((resolve, reject) =>
@@ -168,7 +188,8 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
   private suspended = false;
 
   private trigger(now: number, savepoint: SavepointRequest | undefined): void {
-    if (savepoint?.final === true) this.suspended = true;
+    const stop = savepoint?.final === true;
+    if (stop) this.suspended = true;
     const id = this.nextId++;
     this.lastTriggerAt = now;
     // Tasks that have ended take no barrier: their final state is their part.
@@ -181,7 +202,7 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
     };
     this.pending = pending;
     for (const source of this.sources) {
-      if (!source.finished) source.triggerCheckpoint(id, savepoint !== undefined);
+      if (!source.finished) source.triggerCheckpoint(id, savepoint !== undefined, stop);
     }
   }
 
@@ -194,25 +215,40 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
     this.pending = undefined;
     const kind = pending.savepoint === undefined ? 'checkpoint' : 'savepoint';
     const data = this.assemble(checkpointId, pending.snapshots, kind, false);
-    this.inFlight = this.inFlight.then(() =>
-      this.persistAndNotify(data, pending.startedAt, pending.savepoint),
-    );
+    this.storing++;
+    this.inFlight = this.inFlight
+      .then(() => this.persistAndNotify(data, pending.startedAt, pending.savepoint))
+      .finally(() => {
+        this.storing--;
+      });
   }
 
   /**
    * A source could not take part in checkpoint `checkpointId` after all (its
-   * input ended, or it cannot record its position yet): the checkpoint is
-   * abandoned without counting as a failure, as one that was never started.
+   * input ended, or it cannot record its position yet; the coordinator had
+   * not heard yet): the checkpoint is abandoned without counting as a
+   * failure, as one that was never started. A savepoint is asked for again:
+   * the next attempt skips a source that ended, and refuses as usual if no
+   * input is left or a source cannot record its position.
    */
-  decline(checkpointId: number, reason: string): void {
+  decline(checkpointId: number, _reason: string): void {
     const pending = this.pending;
     if (pending === undefined || pending.id !== checkpointId) return;
     this.pending = undefined;
-    pending.savepoint?.reject(new WeirError('INVALID_JOB', `cannot take a savepoint: ${reason}`));
+    this.resumeAfterFailedStop(pending.savepoint);
+    if (pending.savepoint !== undefined) this.savepointRequests.unshift(pending.savepoint);
+  }
+
+  /** A stop's savepoint failed: tasks halted at its barrier go on, and so do checkpoints. */
+  private resumeAfterFailedStop(savepoint: SavepointRequest | undefined): void {
+    if (savepoint?.final !== true) return;
+    this.suspended = false;
+    for (const task of this.tasks) task.resume();
   }
 
   private fail(pending: Pending, reason: CheckpointFailureReason): void {
     this.pending = undefined;
+    this.resumeAfterFailedStop(pending.savepoint);
     pending.savepoint?.reject(
       new WeirError('INTERNAL', `savepoint ${pending.id} failed: ${reason}`),
     );
@@ -240,6 +276,7 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
         await this.storage!.prune(this.config!.retained);
       }
     } catch (cause) {
+      this.resumeAfterFailedStop(savepoint);
       savepoint?.reject(cause);
       this.failedCounter.inc();
       this.consecutiveFailures++;
@@ -249,7 +286,7 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
       ) {
         this.failure ??= new WeirError(
           'INTERNAL',
-          `checkpoint ${data.checkpointId} could not be stored: ${cause instanceof Error ? cause.message : String(cause)}`,
+          `checkpoint ${data.checkpointId} could not be stored (${cause instanceof Error ? cause.message : String(cause)}); ${this.consecutiveFailures} consecutive failures exceed the tolerated ${this.config?.tolerableFailures ?? 0}`,
           { domain: 'external', cause, retriable: true },
         );
       }
@@ -283,7 +320,7 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
   async finalCheckpoint(): Promise<void> {
     await this.drain();
     for (const request of this.savepointRequests.splice(0)) {
-      request.reject(new WeirError('INVALID_JOB', 'cannot take a savepoint: input has ended'));
+      request.reject(new InputEndedError());
     }
     // Without checkpoint storage there is nothing to record; sinks still commit.
     if (this.storage === undefined) {

@@ -36,6 +36,7 @@ type WireMessage =
       readonly ch: string;
       readonly checkpointId: number;
       readonly savepoint: boolean;
+      readonly stop: boolean;
     }
   | { readonly t: 'end'; readonly ch: string }
   /** The receiver consumed `n` batches of the channel: the sender may send `n` more. */
@@ -179,7 +180,12 @@ export class PeerLink {
           r.deliver(IDLE_MESSAGE);
           break;
         case 'barrier':
-          r.deliver({ kind: 'barrier', checkpointId: m.checkpointId, savepoint: m.savepoint });
+          r.deliver({
+            kind: 'barrier',
+            checkpointId: m.checkpointId,
+            savepoint: m.savepoint,
+            stop: m.stop,
+          });
           break;
         case 'end':
           r.deliver(END_MESSAGE);
@@ -236,6 +242,7 @@ class RemoteSender implements ChannelEnd<unknown> {
           ch,
           checkpointId: message.checkpointId,
           savepoint: message.savepoint,
+          stop: message.stop,
         });
         break;
       case 'end':

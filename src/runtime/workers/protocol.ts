@@ -43,7 +43,11 @@ export type ToWorker =
       readonly slot: number;
       readonly id: number;
       readonly savepoint: boolean;
+      /** The savepoint of a stop: the source emits nothing after its barrier. */
+      readonly stop: boolean;
     }
+  /** A stop's savepoint failed: tasks halted at its barrier go on. */
+  | { readonly t: 'resume' }
   | { readonly t: 'complete'; readonly req: number; readonly id: number }
   | { readonly t: 'final-snapshot'; readonly req: number; readonly id: number }
   | { readonly t: 'precommit'; readonly req: number; readonly id: number }

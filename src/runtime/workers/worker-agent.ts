@@ -13,7 +13,7 @@ import type { FromWorker, ToWorker } from './protocol.js';
  */
 export class WorkerAgent implements ExecutorDriver, CheckpointListener {
   failure: unknown;
-  private readonly triggers: { slot: number; id: number; savepoint: boolean }[] = [];
+  private readonly triggers: { slot: number; id: number; savepoint: boolean; stop: boolean }[] = [];
   private readonly sourceStates = new Map<number, string>();
   private readonly reportedFinished = new Set<Task>();
   private readonly slotOf: Map<Task, number>;
@@ -47,6 +47,11 @@ export class WorkerAgent implements ExecutorDriver, CheckpointListener {
     switch (m.t) {
       case 'trigger':
         this.triggers.push(m);
+        break;
+      case 'resume':
+        // The stop's savepoint was abandoned: a barrier still waiting here belongs to it.
+        this.triggers.length = 0;
+        for (const t of this.tasks) t.resume();
         break;
       case 'complete': {
         const done = this.notifications.then(async () => {
@@ -111,7 +116,7 @@ export class WorkerAgent implements ExecutorDriver, CheckpointListener {
           reason: task.finished ? 'input has ended' : 'a source cannot record its position',
         });
       } else if (!task.readyForBarrier) continue;
-      else task.triggerCheckpoint(trigger.id, trigger.savepoint);
+      else task.triggerCheckpoint(trigger.id, trigger.savepoint, trigger.stop);
       this.triggers.splice(i--, 1);
       progressed = true;
     }
