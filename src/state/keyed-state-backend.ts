@@ -73,6 +73,12 @@ export interface KeyedStateBackend extends KeyedStateStore {
    */
   entryCount(): number;
   /**
+   * Bytes the stored entries occupy, for backends that know (the disk
+   * backend: LMDB pages in use); the heap backend does not define it, since
+   * the size of objects on the heap is not known cheaply. 0 after `dispose`.
+   */
+  storedBytes?(): number;
+  /**
    * Releases memory and files (the disk backend deletes its directory).
    * Idempotent; only `entryCount` may be called afterwards.
    */

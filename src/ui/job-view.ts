@@ -6,6 +6,7 @@
  */
 import type { JobClient } from '../api/environment.js';
 import type { CheckpointCounts, CheckpointEntry } from '../metrics/checkpoint-history.js';
+import { BYTES_METRICS } from '../metrics/connector-metrics.js';
 import { estimateQuantile } from '../metrics/histogram.js';
 import type { JobGraph } from '../metrics/job-graph.js';
 import type { ExceptionEntry, JobStatus } from '../metrics/job-monitor.js';
@@ -114,12 +115,6 @@ export interface JobExceptions {
   /** Newest first; at most the last 20. */
   readonly exceptions: readonly ExceptionEntry[];
 }
-
-/** Connector metrics the API reports as bytes read / written. */
-export const BYTES_METRICS = {
-  read: 'weir_source_bytes_read_total',
-  written: 'weir_sink_bytes_written_total',
-} as const;
 
 const SOURCE_RECORDS = 'weir_source_records_total';
 const LATE_RECORDS = 'weir_window_late_records_total';

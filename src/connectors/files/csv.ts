@@ -127,6 +127,7 @@ export function csvFormat(
       parser.resume();
       const stream = createReadStream(file, { highWaterMark: CHUNK_BYTES, signal });
       for await (const chunk of stream as AsyncIterable<Buffer>) {
+        output.bytesRead(chunk.length);
         // Records and bad records are reported synchronously, in file order, from within write.
         parser.write(chunk);
         if (failure !== undefined) throw failure;

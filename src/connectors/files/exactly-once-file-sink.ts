@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WeirError } from '../../errors.js';
+import { bytesWrittenCounter } from '../../metrics/connector-metrics.js';
 import type { RecordBatch } from '../../runtime/record-batch.js';
 import type { Json } from '../../state/snapshot.js';
 import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../sink.js';
@@ -60,6 +61,7 @@ export class ExactlyOnceFileSink<T> implements Sink<T> {
     const format = this.options.format ?? ((v: T) => JSON.stringify(v));
     const { subtaskIndex, parallelism, operatorId } = context;
     const token = newToken();
+    const bytes = bytesWrittenCounter(context.metrics);
     let fd: number | undefined;
     let inProgress: string | undefined;
     let ready: Promise<void> | undefined = mkdir(directory, { recursive: true }).then(() => {
@@ -98,7 +100,7 @@ export class ExactlyOnceFileSink<T> implements Sink<T> {
         }
         let text = '';
         for (const v of batch.values) text += `${format(v)}\n`;
-        writeSync(fd, text);
+        bytes.inc(writeSync(fd, text));
       },
       blocked: () => ready,
       preCommit(checkpointId: number): Json {

@@ -1,4 +1,5 @@
 import { describeRecord, WeirError } from '../../errors.js';
+import { bytesReadCounter } from '../../metrics/connector-metrics.js';
 import type { Counter } from '../../metrics/registry.js';
 import { type RecordBatch, untimedBatch } from '../../runtime/record-batch.js';
 import type { Json } from '../../state/snapshot.js';
@@ -116,6 +117,7 @@ export class FileReader<T> implements SourceReader<T> {
   private readonly highWater: number;
   private readonly badRecords: BadRecordHandler;
   private readonly filesRead: Counter;
+  private readonly bytes: Counter;
   private currentFile = '';
 
   constructor(
@@ -132,6 +134,7 @@ export class FileReader<T> implements SourceReader<T> {
       'weir_source_files_total',
       'Files the source has read to the end',
     );
+    this.bytes = bytesReadCounter(context.metrics);
   }
 
   open(): void {
@@ -212,6 +215,9 @@ export class FileReader<T> implements SourceReader<T> {
         text,
       });
       if (failure !== undefined) this.fail(failure);
+    },
+    bytesRead: (count: number): void => {
+      this.bytes.inc(count);
     },
     proceed: async (): Promise<void> => {
       for (;;) {

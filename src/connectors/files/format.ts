@@ -24,6 +24,11 @@ export interface FormatOutput<T> {
    * `'fail'`) or the reader is closing. Call it after each chunk of input.
    */
   readonly proceed: () => Promise<void>;
+  /**
+   * Bytes of the file read since the last call; call it once per chunk. They
+   * are counted as the source's `weir_source_bytes_read_total`.
+   */
+  readonly bytesRead: (count: number) => void;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import { describeRecord, invalidArgument, WeirError } from '../../errors.js';
+import { bytesWrittenCounter } from '../../metrics/connector-metrics.js';
 import type { RecordBatch } from '../../runtime/record-batch.js';
 import type { Sink, SinkContext, SinkWriter } from '../sink.js';
 import { reasonOf } from './bad-records.js';
@@ -97,6 +98,7 @@ export class JsonLinesSink<T> implements Sink<T> {
     stream.on('error', (cause) => {
       failure ??= writeFailed(file, cause, operatorId);
     });
+    const bytes = bytesWrittenCounter(context.metrics);
 
     const render = (value: T): string => {
       let line: unknown;
@@ -121,6 +123,8 @@ export class JsonLinesSink<T> implements Sink<T> {
         let text = '';
         for (let i = 0; i < values.length; i++) text += `${render(values[i] as T)}\n`;
         if (text.length === 0) return;
+        // Counted when handed to the file stream: UTF-8 bytes of the batch's lines.
+        bytes.inc(Buffer.byteLength(text, 'utf8'));
         if (!stream.write(text) && drained === undefined) {
           drained = new Promise<void>((resolve) => {
             const done = () => {

@@ -60,7 +60,11 @@ export function jsonLinesFormat<T = unknown>(
         signal,
       });
       let carry = '';
+      let counted = 0;
       for await (const chunk of stream as AsyncIterable<string>) {
+        // Bytes as read from the file (the chunk itself is decoded text).
+        output.bytesRead(stream.bytesRead - counted);
+        counted = stream.bytesRead;
         let start = 0;
         let nl = chunk.indexOf('\n');
         if (nl === -1) {
@@ -77,6 +81,7 @@ export function jsonLinesFormat<T = unknown>(
         await output.proceed();
       }
       if (carry.length > 0) handle(carry);
+      if (stream.bytesRead > counted) output.bytesRead(stream.bytesRead - counted);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Admin, Consumer } from '@platformatic/kafka';
 import { WeirError } from '../../errors.js';
+import { bytesReadCounter } from '../../metrics/connector-metrics.js';
 import type { Counter } from '../../metrics/registry.js';
 import type { RecordBatch } from '../../runtime/record-batch.js';
 import type { Json } from '../../state/snapshot.js';
@@ -101,6 +102,7 @@ export class AssignedReader<T> implements SourceReader<T> {
   /** Positions of checkpoints not yet complete. */
   private readonly pendingOffsets = new PendingOffsets();
   private readonly commitFailures: Counter;
+  private readonly bytesRead: Counter;
   private readonly restored: Map<string, number> | undefined;
 
   constructor(
@@ -113,6 +115,7 @@ export class AssignedReader<T> implements SourceReader<T> {
       'weir_kafka_offset_commit_failures_total',
       'Offset commits to the consumer group that failed (retried at the next checkpoint)',
     );
+    this.bytesRead = bytesReadCounter(context.metrics);
     this.restored = parsePosition(context.restoredPosition, context.operatorId);
     context.metrics.gauge(
       'weir_kafka_source_partitions',
@@ -359,8 +362,10 @@ export class AssignedReader<T> implements SourceReader<T> {
     const topic = p.info.topic;
     const partition = p.info.partition;
     const stop = p.stopOffset;
+    let bytes = 0;
     let next = forEachRecord(rp, p.fetchOffset, (record, offset, ts) => {
       if (failure !== undefined || offset >= stop) return;
+      bytes += (record.key?.length ?? 0) + (record.value?.length ?? 0);
       let value: T;
       try {
         value =
@@ -383,6 +388,7 @@ export class AssignedReader<T> implements SourceReader<T> {
       timestamps.push(ts);
       offsets.push(offset);
     });
+    this.bytesRead.inc(bytes);
     if (next > stop) next = stop;
     if (failure !== undefined) next = failedAt;
     // Dead letters are acknowledged before the position can pass them.

@@ -1,5 +1,6 @@
 import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
 import { WeirError } from '../../errors.js';
+import { bytesReadCounter } from '../../metrics/connector-metrics.js';
 import type { Counter } from '../../metrics/registry.js';
 import type { RecordBatch } from '../../runtime/record-batch.js';
 import type { Json } from '../../state/snapshot.js';
@@ -42,6 +43,7 @@ export class GroupReader<T> implements SourceReader<T> {
   private readonly pendingOffsets = new PendingOffsets();
   private commitTimer: NodeJS.Timeout | undefined;
   private readonly commitFailures: Counter;
+  private readonly bytesRead: Counter;
   private assigned = new Set<string>();
   private lastWatermark = Number.NEGATIVE_INFINITY;
 
@@ -55,6 +57,7 @@ export class GroupReader<T> implements SourceReader<T> {
       'weir_kafka_offset_commit_failures_total',
       'Offset commits to the consumer group that failed (retried at the next checkpoint)',
     );
+    this.bytesRead = bytesReadCounter(context.metrics);
     context.metrics.gauge(
       'weir_kafka_source_partitions',
       'Partitions assigned to this reader',
@@ -127,6 +130,8 @@ export class GroupReader<T> implements SourceReader<T> {
     const key = `${m.topic}:${m.partition}`;
     const offset = Number(m.offset);
     const timestamp = Number(m.timestamp);
+    // The stream hands over one message at a time: one addition each, no allocation.
+    this.bytesRead.inc((m.key?.length ?? 0) + (m.value?.length ?? 0));
     let value: T;
     try {
       const { decodeValue, decodeRecord } = this.config;

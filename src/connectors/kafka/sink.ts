@@ -11,6 +11,7 @@ import {
 } from 'node:worker_threads';
 import { murmur2 } from '@platformatic/kafka';
 import { describeRecord, invalidArgument, WeirError } from '../../errors.js';
+import { bytesWrittenCounter } from '../../metrics/connector-metrics.js';
 import type { Counter } from '../../metrics/registry.js';
 import type { RecordBatch } from '../../runtime/record-batch.js';
 import type { Json } from '../../state/snapshot.js';
@@ -257,6 +258,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     { resolve: () => void; reject: (e: unknown) => void }
   >();
   private readonly records: Counter;
+  private readonly bytesWritten: Counter;
   private readonly committed: Counter;
   private readonly aborted: Counter;
   private closed = false;
@@ -301,6 +303,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       'weir_kafka_sink_records_total',
       'Records handed to the Kafka producer',
     );
+    this.bytesWritten = bytesWrittenCounter(m);
     this.committed = m.counter(
       'weir_kafka_sink_transactions_committed_total',
       'Kafka transactions committed',
@@ -468,6 +471,8 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     this.worker.postMessage(request, [data.buffer]);
     this.outstanding += n;
     this.records.inc(n);
+    // Serialized keys and values, as handed to the producer (before compression).
+    this.bytesWritten.inc(size);
   }
 
   blocked(): Promise<void> | undefined {

@@ -8,6 +8,8 @@
  */
 import type pg from 'pg';
 import { WeirError } from '../../errors.js';
+import { bytesReadCounter } from '../../metrics/connector-metrics.js';
+import type { Counter } from '../../metrics/registry.js';
 import type { RecordBatch } from '../../runtime/record-batch.js';
 import type { Json } from '../../state/snapshot.js';
 import type { Source, SourceContext, SourceReader } from '../source.js';
@@ -71,6 +73,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
   private readonly pendingConfirmations: Lsn[] = [];
   private deferred: ReplicationMessage | undefined;
   private lastActivity: number;
+  private readonly bytesRead: Counter;
 
   private out: unknown[] = [];
   private outTimes: number[] = [];
@@ -87,6 +90,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
     this.types = new TypeMapper(config.types);
     this.recordOptions = { flatten, tombstonesOnDelete: config.tombstonesOnDelete };
     this.lastActivity = context.clock.now();
+    this.bytesRead = bytesReadCounter(context.metrics);
   }
 
   async open(): Promise<void> {
@@ -218,6 +222,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
       statusIntervalMs: c.statusIntervalMs,
       confirmed: () => this.confirmedLsn,
       now: () => Date.now(),
+      bytesRead: this.bytesRead,
     }).then(
       (stream) => {
         this.stream = stream;

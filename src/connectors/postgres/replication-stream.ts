@@ -14,6 +14,7 @@
  */
 import type pg from 'pg';
 import { WeirError } from '../../errors.js';
+import type { Counter } from '../../metrics/registry.js';
 import { connect, type PostgresConnection, quoteIdent, quoteLiteral } from './connection.js';
 import { formatLsn, type Lsn, maxLsn, parseLsn } from './lsn.js';
 import {
@@ -80,7 +81,12 @@ export interface StreamOptions {
   /** The position to confirm to the server (the last completed checkpoint's). */
   readonly confirmed: () => Lsn;
   readonly now: () => number;
+  /** Counts the bytes of the pgoutput messages received (without the XLogData header). */
+  readonly bytesRead: Counter;
 }
+
+/** XLogData's header before the pgoutput message: 'w', start, end and send time. */
+const XLOG_HEADER_BYTES = 25;
 
 /** A queued message and its size on the wire. */
 interface Queued {
@@ -142,8 +148,9 @@ export class ReplicationStream {
     if (message.kind === 'keepalive') {
       if (message.walEnd > this.received) this.received = message.walEnd;
       if (message.replyRequested) this.sendStatus(false);
-    } else if (message.walEnd > this.received) {
-      this.received = message.walEnd;
+    } else {
+      if (message.walEnd > this.received) this.received = message.walEnd;
+      this.options.bytesRead.inc(chunk.length - XLOG_HEADER_BYTES);
     }
     this.queue.push({ message, bytes: chunk.length });
     this.queuedBytes += chunk.length;

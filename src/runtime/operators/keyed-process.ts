@@ -105,6 +105,14 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
     this.context.metrics.gauge('weir_state_entries', 'Keyed state entries held', () =>
       this.state.entryCount(),
     );
+    const state = this.state;
+    if (state.storedBytes !== undefined) {
+      this.context.metrics.gauge(
+        'weir_state_bytes',
+        'Bytes of keyed state held on disk',
+        () => state.storedBytes?.() ?? 0,
+      );
+    }
     this.context.metrics.gauge(
       'weir_timers_pending',
       'Timers registered and not yet fired',

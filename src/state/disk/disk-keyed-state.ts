@@ -686,6 +686,12 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
     return this.store.count();
   }
 
+  storedBytes(): number {
+    if (this.disposed) return 0;
+    this.flush();
+    return this.store.byteSize();
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;

@@ -16,6 +16,8 @@ export interface SyncKvStore {
   range(start: string, end: string, limit?: number): IterableIterator<[string, string]>;
   /** Number of entries. */
   count(): number;
+  /** Bytes the entries occupy in the store (pages in use, not the file's size); cheap enough for a metric. */
+  byteSize(): number;
   /** Longest key accepted, in UTF-8 bytes. */
   readonly maxKeyBytes: number;
   /** Closes the store; its files stay until the caller removes them. */

@@ -69,6 +69,17 @@ export class LmdbStore implements SyncKvStore {
     return (this.db.getStats() as { entryCount: number }).entryCount;
   }
 
+  /** Pages of the database's B+tree (branch, leaf, overflow) times the page size; free pages are not counted. */
+  byteSize(): number {
+    const s = this.db.getStats() as {
+      pageSize: number;
+      treeBranchPageCount: number;
+      treeLeafPageCount: number;
+      overflowPages: number;
+    };
+    return (s.treeBranchPageCount + s.treeLeafPageCount + s.overflowPages) * s.pageSize;
+  }
+
   close(): void {
     void this.db.close();
   }
