@@ -2,6 +2,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { weirAliasUsed } from '../cli/load-job.js';
 import { CollectSink } from '../connectors/collection/collect-sink.js';
 import { type ErrorDomain, WeirError, type WeirErrorCode } from '../errors.js';
+import { Histogram } from '../metrics/histogram.js';
 import type { JobMonitor } from '../metrics/job-monitor.js';
 import type { MetricRegistry, MetricSample } from '../metrics/registry.js';
 import type { PhysicalPlan } from '../plan/physical-plan.js';
@@ -133,10 +134,22 @@ function workerError(index: number, e: SerializedError): WeirError {
       ...(e.operatorId === undefined ? {} : { operatorId: e.operatorId }),
       ...(e.record === undefined ? {} : { record: e.record }),
       retriable: e.retriable ?? false,
+      ...(e.cause === undefined ? {} : { cause: revived(e.cause) }),
     },
   );
   if (e.stack !== undefined)
     error.stack = `${error.name}: ${error.message}\n(worker ${index}) ${e.stack}`;
+  return error;
+}
+
+/** A plain Error standing for one a worker threw (its cause chain included). */
+function revived(e: SerializedError): Error {
+  const error = new Error(
+    e.message,
+    e.cause === undefined ? undefined : { cause: revived(e.cause) },
+  );
+  error.name = e.name;
+  if (e.stack !== undefined) error.stack = e.stack;
   return error;
 }
 
@@ -283,13 +296,18 @@ export class WorkerJob {
     const merged = new Map<string, MetricSample>();
     for (const h of this.handles) {
       for (const sample of h.metrics) {
-        if (sample.kind === 'histogram') continue;
         const key = `${sample.name}${JSON.stringify(sample.labels)}`;
         const seen = merged.get(key);
         const subtask = sample.labels.subtask;
         if (seen === undefined) merged.set(key, sample);
         else if (sample.kind === 'counter')
           merged.set(key, { ...seen, value: seen.value + sample.value });
+        else if (sample.kind === 'histogram' && seen.histogram && sample.histogram)
+          merged.set(key, {
+            ...seen,
+            value: seen.value + sample.value,
+            histogram: Histogram.merge(seen.histogram, sample.histogram),
+          });
         else if (
           subtask !== undefined &&
           workerOf(Number(subtask), this.handles.length) === h.index
@@ -298,6 +316,14 @@ export class WorkerJob {
       }
     }
     for (const [key, sample] of merged) {
+      if (sample.histogram !== undefined) {
+        // Histograms are mirrored (cumulative in every worker, summed here).
+        this.registry
+          .group(sample.labels)
+          .histogram(sample.name, sample.help, sample.histogram.buckets)
+          .assign(sample.histogram);
+        continue;
+      }
       if (this.merged.has(key)) continue;
       const group = this.registry.group(sample.labels);
       const read = () => this.merged.get(key)?.value ?? 0;

@@ -33,7 +33,8 @@ export interface RunOptions extends ObserveOptions {
   readonly maxParallelism: number | undefined;
   readonly batchSize: number | undefined;
   /** Run the subtasks on this many worker threads (`'auto'`: one per core); one thread when undefined. */
-  readonly workers: number | 'auto' | undefined;
+  /** Worker threads; 0 runs the job on the calling thread. */
+  readonly workers: number | 'auto';
   readonly name: string | undefined;
   /** Everything after `--`, handed to the job as `context.args`. */
   readonly jobArgs: readonly string[];
@@ -115,8 +116,9 @@ Run options:
   -p, --parallelism N       default parallelism of operators (default 1)
       --max-parallelism N   key groups: upper bound for parallelism (default 128)
       --batch-size N        records per batch read by sources (default 1024)
-      --workers N|auto      run the subtasks on N worker threads (auto: one per core);
-                            parallelism defaults to N (default: everything on one thread)
+      --workers N|auto      run the subtasks on N worker threads (default auto: one per
+                            core; 0: everything on the calling thread); parallelism
+                            defaults to the number of workers
       --name NAME           job name (default: the module's file name)
       --verbose             print stack traces on failure
       --checkpoint-dir DIR  take checkpoints into DIR
@@ -186,9 +188,11 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
 }
 
-function workersFlag(value: string | undefined): number | 'auto' | undefined {
-  if (value === undefined || value === 'auto') return value;
-  return optionalInt('--workers', value);
+/** Worker threads for `weir run`: one per core unless told otherwise; 0 means none. */
+function workersFlag(value: string | undefined): number | 'auto' {
+  if (value === undefined || value === 'auto') return 'auto';
+  if (value === '0') return 0;
+  return optionalInt('--workers', value)!;
 }
 
 function parseRun(argv: readonly string[]): Command {

@@ -338,8 +338,8 @@ function errorFields(error: unknown, verbose: boolean): Record<string, unknown> 
 
 function createEnvironment(options: RunOptions, cwd: string): StreamEnvironment {
   try {
-    const workers =
-      options.workers === 'auto' ? availableParallelism() : (options.workers ?? undefined);
+    const count = options.workers === 'auto' ? availableParallelism() : options.workers;
+    const workers = count === 0 ? undefined : count;
     const parallelism = options.parallelism ?? workers;
     return new StreamEnvironment({
       ...(parallelism === undefined ? {} : { parallelism }),

@@ -61,6 +61,19 @@ export class Histogram {
     };
   }
 
+  /**
+   * Takes over the state of `snapshot` (same buckets): a histogram that
+   * mirrors one kept elsewhere, such as the sum of the workers' histograms.
+   */
+  assign(snapshot: HistogramSnapshot): void {
+    if (snapshot.counts.length !== this.counts.length) {
+      throw new Error('cannot assign a histogram with different buckets');
+    }
+    this.counts.set(snapshot.counts);
+    this.sum = snapshot.sum;
+    this.count = snapshot.count;
+  }
+
   /** Adds two snapshots with the same buckets (series of one metric with different labels). */
   static merge(a: HistogramSnapshot, b: HistogramSnapshot): HistogramSnapshot {
     if (a.buckets.length !== b.buckets.length || a.buckets.some((x, i) => x !== b.buckets[i])) {

@@ -19,7 +19,7 @@ describe('parseCommandLine', () => {
         parallelism: 4,
         maxParallelism: undefined,
         batchSize: 256,
-        workers: undefined,
+        workers: 'auto',
         name: undefined,
         jobArgs: ['a', '--b'],
         verbose: false,

@@ -101,10 +101,12 @@ describe.concurrent('weir run observability', () => {
       'stderr',
       /Prometheus metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/,
     )) as [string, string];
+    // Worker threads (one per core by default) start and report their metrics after a moment.
     await expect
       .poll(
         async () =>
           (await (await fetch(url)).text()).match(/weir_source_records_total\{[^}]*\} (\d+)/)?.[1],
+        { timeout: 10_000 },
       )
       .toMatch(/^[1-9]/);
     const text = await (await fetch(url)).text();

@@ -65,6 +65,8 @@ export interface SerializedError {
   readonly operatorId?: string | undefined;
   readonly record?: string | undefined;
   readonly retriable?: boolean | undefined;
+  /** The error's `cause`, so the main thread can show the whole chain. */
+  readonly cause?: SerializedError | undefined;
 }
 
 /** Records a worker's collecting sinks received, by the sink's operator id. */
@@ -114,5 +116,6 @@ export function serializeError(error: unknown): SerializedError {
     operatorId: typeof e.operatorId === 'string' ? e.operatorId : undefined,
     record: typeof e.record === 'string' ? e.record : undefined,
     retriable: (error as { retriable?: unknown }).retriable === true,
+    cause: error.cause === undefined ? undefined : serializeError(error.cause),
   };
 }
