@@ -1,13 +1,17 @@
 /**
  * Worker mode against one thread: the keyed window benchmark (generated
  * clicks, 1 s tumbling counts per user) and Nexmark queries, each run on the
- * calling thread (parallelism 1), on 1 worker (parallelism 1) and on 2
- * workers (parallelism 2), in one process, best of `--reps` runs.
+ * calling thread (parallelism 1), on 1 worker (parallelism 1), on 2 workers
+ * (parallelism 2), and on 2 workers without two-phase window aggregation,
+ * in one process, best of `--reps` runs. For scale, the same run also times
+ * the machine's own ceiling: two separate processes, each running half of
+ * the events on one thread, side by side.
  *
  *   npm run bench:multicore -- [--events N] [--nexmark-events N] [--keys K] [--queries q1,q5,q8] [--reps R]
  */
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { type RunJobModuleOptions, runJobModule } from '../src/index.js';
 
 const { values } = parseArgs({
@@ -17,6 +21,8 @@ const { values } = parseArgs({
     keys: { type: 'string', default: '10000' },
     queries: { type: 'string', default: 'q1,q5,q8' },
     reps: { type: 'string', default: '2' },
+    /** Internal: run one workload on one thread and exit (a half of the ceiling measurement). */
+    half: { type: 'string' },
   },
 });
 const reps = Number(values.reps);
@@ -30,7 +36,32 @@ const MODES: readonly Mode[] = [
   { name: 'one thread', options: { parallelism: 1 } },
   { name: '1 worker', options: { parallelism: 1, workers: 1 } },
   { name: '2 workers', options: { parallelism: 2, workers: 2 } },
+  {
+    name: '2 workers, one phase',
+    options: { parallelism: 2, workers: 2, localAggregation: false },
+  },
 ];
+
+if (values.half !== undefined) {
+  await runJobModule(job, { parallelism: 1, args: JSON.parse(values.half) as string[] });
+  process.exit(0);
+}
+
+const run = promisify(execFile);
+
+/** Wall-clock seconds of two processes, each running `halfArgs` on one thread, side by side (best of reps). */
+async function twoProcesses(halfArgs: string[]): Promise<number> {
+  const self = fileURLToPath(import.meta.url);
+  let best = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < reps; r++) {
+    const started = performance.now();
+    await Promise.all(
+      [0, 1].map(() => run(process.execPath, [self, '--half', JSON.stringify(halfArgs)])),
+    );
+    best = Math.min(best, (performance.now() - started) / 1000);
+  }
+  return best;
+}
 
 interface Measured {
   /** Wall-clock seconds of the best run. */
@@ -63,11 +94,13 @@ async function measure(args: string[], mode: Mode): Promise<Measured> {
   return { seconds: best, cpuSeconds, results };
 }
 
-const workloads: { name: string; events: number; args: string[] }[] = [
+const half = (n: string) => String(Math.floor(Number(n) / 2));
+const workloads: { name: string; events: number; args: string[]; halfArgs: string[] }[] = [
   {
     name: `keyed window (${values.keys} keys)`,
     events: Number(values.events),
     args: ['clicks', values.events, values.keys],
+    halfArgs: ['clicks', half(values.events), values.keys],
   },
   ...values.queries
     .split(',')
@@ -76,13 +109,14 @@ const workloads: { name: string; events: number; args: string[] }[] = [
       name: `nexmark ${q}`,
       events: Number(values['nexmark-events']),
       args: ['nexmark', q, values['nexmark-events']],
+      halfArgs: ['nexmark', q, half(values['nexmark-events'])],
     })),
 ];
 
 console.log(
-  '| workload | events | one thread | 1 worker | 2 workers | 1 worker / one thread | 2 workers / 1 worker | CPU s (one thread / 1 worker / 2 workers) |',
+  '| workload | events | one thread | 1 worker | 2 workers | 2 workers, one phase | 2 processes × half | 1 worker / one thread | 2 workers / 1 worker | 2 processes / one thread | CPU s (one thread / 1 worker / 2 workers / one phase) |',
 );
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const w of workloads) {
   const rates: number[] = [];
   const cpu: number[] = [];
@@ -95,8 +129,9 @@ for (const w of workloads) {
   }
   if (results.size !== 1)
     throw new Error(`${w.name}: modes disagree on result counts: ${[...results]}`);
+  const ceiling = w.events / (await twoProcesses(w.halfArgs));
   const fmt = (r: number) => `${(r / 1e6).toFixed(2)} M/s`;
   console.log(
-    `| ${w.name} | ${w.events.toLocaleString('en')} | ${rates.map(fmt).join(' | ')} | ${(rates[1]! / rates[0]!).toFixed(2)} | ${(rates[2]! / rates[1]!).toFixed(2)} | ${cpu.map((c) => c.toFixed(2)).join(' / ')} |`,
+    `| ${w.name} | ${w.events.toLocaleString('en')} | ${rates.map(fmt).join(' | ')} | ${fmt(ceiling)} | ${(rates[1]! / rates[0]!).toFixed(2)} | ${(rates[2]! / rates[1]!).toFixed(2)} | ${(ceiling / rates[0]!).toFixed(2)} | ${cpu.map((c) => c.toFixed(2)).join(' / ')} |`,
   );
 }

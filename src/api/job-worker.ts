@@ -107,7 +107,7 @@ async function main(parent: MessagePort, setup: WorkerSetup): Promise<void> {
       });
     }
   }
-  for (const link of links.values()) link.flush();
+  for (const link of links.values()) link.flush(true);
   post({ t: 'closed', metrics: metrics.snapshot(), collected });
 }
 

@@ -76,10 +76,21 @@ export class Wakeup {
   }
 }
 
+/** Post at least this often while the executor is busy (ms): bounds the delay a queue adds. */
+const POST_INTERVAL_MS = 1;
+/** Post as soon as this many batches are queued. */
+const POST_BATCHES = 4;
+
 /**
  * One worker's end of the port to another worker, carrying every channel
- * between them. Outgoing messages are queued and posted together once per
- * executor round, so a batch and the watermark after it cost one post.
+ * between them. Outgoing messages are queued and posted together: when the
+ * executor is about to wait (nothing else can happen before the peer
+ * answers), when a few batches are queued, when a barrier, idle mark or end
+ * is queued, or a millisecond after the last post. A post costs tens of
+ * microseconds whatever it carries, and a busy source emits a batch and a
+ * watermark every round: posting every round cost more than the records.
+ * A watermark replaces the channel's previous one if nothing of that channel
+ * was queued after it.
  * Flow control is credit based: a sender has `capacity` credits per channel,
  * spends one per batch, and gets it back when the receiver has taken the
  * batch off its queue; so at most `capacity` batches per channel are in
@@ -88,6 +99,11 @@ export class Wakeup {
 export class PeerLink {
   private outbox: WireMessage[] = [];
   private transfer: ArrayBuffer[] = [];
+  /** Per channel, the index in the outbox of its last message if that is a watermark. */
+  private readonly lastWatermark = new Map<string, number>();
+  private queuedBatches = 0;
+  private urgent = false;
+  private lastPost = 0;
   private readonly senders = new Map<string, RemoteSender>();
   private readonly receivers = new Map<string, RemoteReceiver>();
 
@@ -113,13 +129,26 @@ export class PeerLink {
 
   /** @internal */
   send(message: WireMessage): void {
+    if (message.t === 'watermark') {
+      const at = this.lastWatermark.get(message.ch);
+      if (at !== undefined) {
+        this.outbox[at] = message;
+        return;
+      }
+      this.lastWatermark.set(message.ch, this.outbox.length);
+    } else {
+      this.lastWatermark.delete(message.ch);
+      if (message.t !== 'credit') this.urgent = true;
+    }
     this.outbox.push(message);
   }
 
   /** @internal */
   sendBatch(ch: string, batch: Parameters<BatchCodec['encode']>[0]): void {
     const { encoded, transfer } = this.codec.encode(batch);
+    this.lastWatermark.delete(ch);
     this.outbox.push({ t: 'batch', ch, batch: encoded });
+    this.queuedBatches++;
     for (const b of transfer) this.transfer.push(b);
   }
 
@@ -138,15 +167,32 @@ export class PeerLink {
     }
   }
 
-  /** Posts what was queued since the last flush; returns whether there was anything. */
-  flush(): boolean {
+  /**
+   * Posts what was queued since the last post, if it is time to (see the
+   * class comment) or `now` is set; returns whether anything was posted.
+   */
+  flush(now = false): boolean {
+    if (!now && !this.urgent && this.queuedBatches < POST_BATCHES) {
+      if (performance.now() - this.lastPost < POST_INTERVAL_MS && !this.creditsPressing())
+        return false;
+    }
     for (const s of this.senders.values()) s.seal();
     for (const r of this.receivers.values()) r.returnCredits();
+    this.lastPost = performance.now();
+    this.urgent = false;
+    this.queuedBatches = 0;
+    this.lastWatermark.clear();
     if (this.outbox.length === 0) return false;
     this.port.postMessage(this.outbox, this.transfer);
     this.outbox = [];
     this.transfer = [];
     return true;
+  }
+
+  /** Some channel has consumed enough batches that its sender may be waiting for the credits. */
+  private creditsPressing(): boolean {
+    for (const r of this.receivers.values()) if (r.consumedSinceCredit >= POST_BATCHES) return true;
+    return false;
   }
 
   /** The most batches any one channel to the peer ever had sent and not yet consumed. */
@@ -293,6 +339,10 @@ class RemoteReceiver implements ChannelEnd<unknown> {
   private queue: StreamMessage<unknown>[] = [];
   private head = 0;
   private consumed = 0;
+
+  get consumedSinceCredit(): number {
+    return this.consumed;
+  }
 
   constructor(
     private readonly link: PeerLink,

@@ -150,18 +150,20 @@ export class WorkerAgent implements ExecutorDriver, CheckpointListener {
   }
 
   wakeUp(): Promise<void> {
+    // The executor is about to wait: nothing held back may be what the peer waits for.
+    for (const link of this.links) link.flush(true);
     return this.wakeup.wait();
   }
 
   async drain(): Promise<void> {
     await this.notifications;
-    for (const link of this.links) link.flush();
+    for (const link of this.links) link.flush(true);
   }
 
   /** All local tasks finished: the main thread takes the final checkpoint, then says close. */
   async finalCheckpoint(): Promise<void> {
     this.reportStates();
-    for (const link of this.links) link.flush();
+    for (const link of this.links) link.flush(true);
     this.post({ t: 'finished' });
     await this.closing;
     await this.notifications;
