@@ -67,3 +67,10 @@ describe('worker mode gives the single-thread changelogs', () => {
     expect(table(r.single['join-full']).some((row) => row.startsWith('[null,'))).toBe(true);
   });
 });
+
+describe('worker mode gives the single-thread output of external calls', () => {
+  it('flatMapAsync (ordered, unordered before a window) and lookup joins', async () => {
+    const sinks = ['async-ordered', 'async-window', 'lookup-inner', 'lookup-left', 'lookup-sync'];
+    expectSame(await bothWays(fixture('async-lookup.ts'), sinks), sinks);
+  });
+});
