@@ -74,3 +74,19 @@ describe('worker mode gives the single-thread output of external calls', () => {
     expectSame(await bothWays(fixture('async-lookup.ts'), sinks), sinks);
   });
 });
+
+describe('worker mode gives the single-thread output of count and global windows', () => {
+  it('count windows, global windows with triggers, the rolling reduce', async () => {
+    const sinks = [
+      'count-tumbling',
+      'count-sliding',
+      'global-count',
+      'global-purging-count',
+      'global-continuous',
+      'tumbling-purging-continuous',
+      'rolling-reduce',
+    ];
+    // Small batches: a watermark every 64 records, so continuous triggers fire often.
+    expectSame(await bothWays(fixture('count-global.ts'), sinks, { batchSize: 64 }), sinks);
+  });
+});
