@@ -90,3 +90,17 @@ describe('worker mode gives the single-thread output of count and global windows
     expectSame(await bothWays(fixture('count-global.ts'), sinks, { batchSize: 64 }), sinks);
   });
 });
+
+describe('worker mode gives the single-thread output of two-phase windows', () => {
+  it('reduce and aggregate with merge, allowed lateness and late side outputs, over a split generator', async () => {
+    const sinks = ['reduce', 'reduce-late', 'aggregate', 'aggregate-late'];
+    const r = await bothWays(fixture('two-phase.ts'), sinks);
+    expectSame(r, sinks);
+    for (const name of ['reduce', 'aggregate']) {
+      expect(r.single[name]?.some((w) => w.includes('"isUpdate":true'))).toBe(true);
+    }
+    // The workers' run folded records before the exchange; the single thread has none to fold.
+    expect(r.results.workers.metric('weir_window_local_folded_records_total')).toBeGreaterThan(0);
+    expect(r.results.single.metric('weir_window_local_folded_records_total')).toBe(0);
+  });
+});
