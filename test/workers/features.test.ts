@@ -3,9 +3,13 @@
  * joins, changelog operators, async I/O and lookups, count and global windows, the two-phase
  * window aggregation and the file connectors.
  */
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
-import type { Change } from '../../src/index.js';
+import { type Change, runJobModule } from '../../src/index.js';
+import { events } from './fixtures/events.js';
 import { bothWays, fixture } from './harness.js';
 
 type Both = Awaited<ReturnType<typeof bothWays>>;
@@ -102,5 +106,59 @@ describe('worker mode gives the single-thread output of two-phase windows', () =
     // The workers' run folded records before the exchange; the single thread has none to fold.
     expect(r.results.workers.metric('weir_window_local_folded_records_total')).toBeGreaterThan(0);
     expect(r.results.single.metric('weir_window_local_folded_records_total')).toBe(0);
+  });
+});
+
+/** Every line of every visible file in `dir` (and its subdirectories), sorted. */
+async function linesIn(dir: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || entry.name.startsWith('.')) continue;
+    const text = await readFile(join(entry.parentPath, entry.name), 'utf8');
+    lines.push(...text.split('\n').filter((line) => line !== ''));
+  }
+  return lines.sort();
+}
+
+describe('worker mode writes the single-thread files', () => {
+  it('JSON Lines and CSV sources, JSON Lines and exactly-once file sinks', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weir-workers-files-'));
+    try {
+      const input = join(dir, 'in');
+      await mkdir(input);
+      const evs = events(3000, 31);
+      await writeFile(
+        join(input, 'events.jsonl'),
+        evs.map((e) => `${JSON.stringify(e)}\n`).join(''),
+      );
+      await writeFile(
+        join(input, 'events.csv'),
+        `k,t,v\n${evs.map((e) => `${e.k},${e.t},${e.v}\n`).join('')}`,
+      );
+      const outputs: Record<string, string[]>[] = [];
+      for (const [i, options] of [{ parallelism: 1 }, { parallelism: 2, workers: 2 }].entries()) {
+        const out = join(dir, `out${i}`);
+        await runJobModule(fixture('files.ts'), { ...options, args: [input, out] });
+        outputs.push({
+          windows: await linesIn(join(out, 'windows')),
+          reduced: await linesIn(join(out, 'exactly-once')),
+        });
+      }
+      // Both subtasks wrote: a JSON Lines file each, and part files of each.
+      expect((await readdir(join(dir, 'out1', 'windows'))).sort()).toEqual([
+        'windows-0.jsonl',
+        'windows-1.jsonl',
+      ]);
+      const parts = await readdir(join(dir, 'out1', 'exactly-once'));
+      for (const subtask of [0, 1]) {
+        expect(parts.some((f) => f.startsWith(`part-${subtask}-`))).toBe(true);
+      }
+      const [single, workers] = outputs as [Record<string, string[]>, Record<string, string[]>];
+      expect(single.windows?.length).toBeGreaterThan(100);
+      expect(single.reduced?.length).toBe(3000);
+      expect(workers).toEqual(single);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
