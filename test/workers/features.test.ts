@@ -21,7 +21,7 @@ function expectSame(r: Both, nonEmpty: readonly string[]) {
 }
 
 describe('worker mode gives the single-thread output', () => {
-  it('window join, co-group (sliding and session), interval join, broadcast join, deduplication, top-N', async () => {
+  it('window join (with late side outputs), co-group (sliding and session), interval join (with late side output), broadcast join, deduplication, top-N', async () => {
     const sinks = [
       'window-join',
       'co-group',
@@ -32,8 +32,13 @@ describe('worker mode gives the single-thread output', () => {
       'dedup-first',
       'dedup-last',
       'top-n',
+      'window-join-late',
+      'window-join-late-side',
+      'interval-join-late',
+      'interval-join-late-side',
     ];
-    expectSame(await bothWays(fixture('joins.ts'), sinks), sinks);
+    // Small batches: a watermark every 32 records (64 ms of event time).
+    expectSame(await bothWays(fixture('joins.ts'), sinks, { batchSize: 32 }), sinks);
   });
 });
 
