@@ -21,7 +21,7 @@ function expectSame(r: Both, nonEmpty: readonly string[]) {
 }
 
 describe('worker mode gives the single-thread output', () => {
-  it('window join (with late side outputs), co-group (sliding and session), interval join (with late side output), broadcast join, deduplication, top-N', async () => {
+  it('window join (with late side outputs), co-group (sliding and session), interval join (with late side output), broadcast join, deduplication and top-N (plain and per window)', async () => {
     const sinks = [
       'window-join',
       'co-group',
@@ -36,6 +36,10 @@ describe('worker mode gives the single-thread output', () => {
       'window-join-late-side',
       'interval-join-late',
       'interval-join-late-side',
+      'window-dedup',
+      'window-dedup-late',
+      'window-top-n',
+      'window-top-n-late',
     ];
     // Small batches: a watermark every 32 records (64 ms of event time).
     expectSame(await bothWays(fixture('joins.ts'), sinks, { batchSize: 32 }), sinks);
