@@ -64,11 +64,18 @@ export class ChainAsyncWork {
     return true;
   }
 
+  /**
+   * Waits only on the members {@link advance} would advance: one held back by a full member after
+   * it cannot act on its completions, and waking for them would spin the executor on resolved
+   * promises, starving the very timers and I/O the full member waits on.
+   */
   nextCompletion(): Promise<void> | undefined {
     const waits: Promise<void>[] = [];
-    for (const m of this.members) {
-      const p = m.nextCompletion();
+    for (let i = this.members.length - 1; i >= 0; i--) {
+      const member = this.members[i]!;
+      const p = member.nextCompletion();
       if (p !== undefined) waits.push(p);
+      if (!member.acceptsInput()) break;
     }
     if (waits.length === 0) return undefined;
     return waits.length === 1 ? waits[0] : Promise.race(waits);
