@@ -85,6 +85,8 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   private readonly pane: number;
   /** Slice end -> key -> accumulator. */
   private readonly slices = new Map<number, Map<Key, ACC>>();
+  /** The keys of `slices` in increasing order. */
+  private readonly sliceEnds: number[] = [];
   private watermark = MIN_WATERMARK;
   /** Every window ending at or before this has fired. */
   private firedUpTo = MIN_WATERMARK;
@@ -232,6 +234,10 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     if (slice === undefined) {
       slice = new Map();
       this.slices.set(sliceEnd, slice);
+      const ends = this.sliceEnds;
+      // Event time mostly advances: a new slice is usually the last one.
+      if (ends.length === 0 || ends[ends.length - 1]! < sliceEnd) ends.push(sliceEnd);
+      else ends.splice(firstAbove(ends, sliceEnd), 0, sliceEnd);
     }
     return slice;
   }
@@ -380,33 +386,34 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
 
   /**
    * Fires, in order of end, every window with data whose last timestamp is at
-   * or before `time` and that has not fired yet. Walks the slices in order of
-   * end; the windows of consecutive slices form overlapping runs of ends, so
-   * each window is visited once: the cost is the number of slices plus the
-   * number of windows that fire, whatever the ratio of size to slide.
+   * or before `time` and that has not fired yet. Steps through the window
+   * ends from the first not fired, jumping over ends whose windows hold no
+   * slice: the cost is a binary search plus the windows that fire and the
+   * slices they pass, not the number of slices held.
    */
   private fireUpTo(time: number): void {
     const done = time + 1 === Number.POSITIVE_INFINITY ? time : time + 1;
     if (this.firedUpTo === Number.POSITIVE_INFINITY) return;
-    if (this.slices.size === 0) {
-      this.firedUpTo = Math.max(this.firedUpTo, done);
-      return;
-    }
     const { size, slide, offset } = this.spec;
-    const sliceEnds = [...this.slices.keys()].sort((a, b) => a - b);
-    let queued = 0;
+    const sliceEnds = this.sliceEnds;
     // Smallest window end not fired yet (ends are aligned like firstEndOf's).
-    let next = Number.isFinite(this.firedUpTo)
+    let end = Number.isFinite(this.firedUpTo)
       ? windowStart(this.firedUpTo - size, offset, slide) + slide + size
       : Number.NEGATIVE_INFINITY;
-    for (const sliceEnd of sliceEnds) {
-      const first = this.firstEndOf(sliceEnd);
-      if (first - 1 > time) break;
-      const last = this.lastEndOf(sliceEnd);
-      let end = Math.max(first, next);
-      for (; end <= last && end - 1 <= time; end += slide)
-        queued = this.fireWindow(end, sliceEnds, queued);
-      if (end > next) next = end;
+    // The first slice in that window or a later one.
+    let i = firstAbove(sliceEnds, end - size);
+    let queued = i;
+    while (i < sliceEnds.length) {
+      const sliceEnd = sliceEnds[i]!;
+      if (sliceEnd <= end - size) {
+        i++;
+        continue;
+      }
+      // No slice before the window ending at `end`'s: skip to the first window of this one.
+      if (sliceEnd > end) end = this.firstEndOf(sliceEnd);
+      if (end - 1 > time) break;
+      queued = this.fireWindow(end, sliceEnds, queued);
+      end += slide;
     }
     this.firedUpTo = Math.max(this.firedUpTo, done);
   }
@@ -438,16 +445,31 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   /** Drops slices whose every window is past its allowed lateness. */
   private cleanUp(time: number): void {
     const { allowedLateness } = this.spec;
-    for (const sliceEnd of this.slices.keys()) {
-      if (this.lastEndOf(sliceEnd) - 1 + allowedLateness <= time) {
-        this.slices.delete(sliceEnd);
-        if (sliceEnd === this.cachedSliceEnd) {
-          this.cachedSliceEnd = Number.NaN;
-          this.cachedSlice = undefined;
-        }
+    const ends = this.sliceEnds;
+    // A slice's last window end grows with the slice's end: the dropped ones are the oldest.
+    let n = 0;
+    for (; n < ends.length && this.lastEndOf(ends[n]!) - 1 + allowedLateness <= time; n++) {
+      const sliceEnd = ends[n]!;
+      this.slices.delete(sliceEnd);
+      if (sliceEnd === this.cachedSliceEnd) {
+        this.cachedSliceEnd = Number.NaN;
+        this.cachedSlice = undefined;
       }
     }
+    if (n > 0) ends.splice(0, n);
     // Nothing left for any window: release what the firing stacks still hold.
     if (this.slices.size === 0) this.sliding?.clear();
   }
+}
+
+/** Index of the first of the ascending `values` above `bound` (their length if none). */
+function firstAbove(values: readonly number[], bound: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! <= bound) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
