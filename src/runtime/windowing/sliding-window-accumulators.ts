@@ -1,26 +1,22 @@
 import type { Key } from '../key-groups.js';
 import type { WindowAggregation } from './window-aggregation.js';
 
-/** One key's accumulator of one slice, as queued for that key. */
-interface QueuedSlice<ACC> {
-  readonly end: number;
-  /** The slice's own accumulator: read, never modified here. */
-  acc: ACC;
-  /** Queueing order; with `end` it gives the key's place among the window's keys. */
-  readonly seq: number;
-}
-
 /**
  * A key's slices inside the current window, oldest first, kept as two stacks
  * so that the window's merge costs O(1) amortized merges per firing with an
- * associative `merge` alone (no inverse). `slices[head, split)` is the front
- * stack, each with the merge of itself and every newer front slice
- * (`suffix`); `slices[split, length)` is the back stack, whose merge is
- * `back`. Evicting pops the front; when the front is empty the back is moved
- * over and its suffix merges computed once.
+ * associative `merge` alone (no inverse). Entry i is the slice ending at
+ * `ends[i]`, its accumulator `accs[i]` (the slice's own: read, never
+ * modified here) and `seqs[i]`, its queueing order, which with the end gives
+ * the key's place among the window's keys (parallel arrays: no object per
+ * entry). Entries [head, split) are the front stack, each with the merge of
+ * itself and every newer front entry (`suffix`); [split, length) are the
+ * back stack, whose merge is `back`. Evicting pops the front; when the front
+ * is empty the back is moved over and its suffix merges computed once.
  */
 class KeySlices<ACC> {
-  slices: QueuedSlice<ACC>[] = [];
+  ends: number[] = [];
+  accs: ACC[] = [];
+  seqs: number[] = [];
   suffix: (ACC | undefined)[] = [];
   head = 0;
   split = 0;
@@ -31,11 +27,13 @@ class KeySlices<ACC> {
   constructor(readonly key: Key) {}
 
   get size(): number {
-    return this.slices.length - this.head;
+    return this.ends.length - this.head;
   }
 
-  front(): QueuedSlice<ACC> {
-    return this.slices[this.head]!;
+  push(end: number, acc: ACC, seq: number): void {
+    this.ends.push(end);
+    this.accs.push(acc);
+    this.seqs.push(seq);
   }
 }
 
@@ -80,7 +78,7 @@ export class SlidingWindowAccumulators<ACC> {
         // Its first slice is newer than every other key's first: the order holds.
         this.keys.push(queue);
       }
-      queue.slices.push({ end, acc, seq: this.seq++ });
+      queue.push(end, acc, this.seq++);
       queue.back = merge(queue.back === undefined ? this.aggregation.create() : queue.back, acc);
     }
   }
@@ -95,7 +93,7 @@ export class SlidingWindowAccumulators<ACC> {
     const keys = this.keys;
     let kept = 0;
     for (const queue of keys) {
-      if (queue.front().end <= bound) {
+      if (queue.ends[queue.head]! <= bound) {
         evict(queue, bound);
         if (queue.size === 0) {
           this.byKey.delete(queue.key);
@@ -126,12 +124,16 @@ export class SlidingWindowAccumulators<ACC> {
       this.byKey.set(key, queue);
       this.keys.push(queue);
     }
-    const { slices } = queue;
-    let i = slices.length - 1;
-    while (i >= queue.head && slices[i]!.end > sliceEnd) i--;
-    if (i >= queue.head && slices[i]!.end === sliceEnd) slices[i]!.acc = acc;
-    // New to that slice: last in it, as in the slice's own map.
-    else slices.splice(i + 1, 0, { end: sliceEnd, acc, seq: this.seq++ });
+    const { ends } = queue;
+    let i = ends.length - 1;
+    while (i >= queue.head && ends[i]! > sliceEnd) i--;
+    if (i >= queue.head && ends[i] === sliceEnd) queue.accs[i] = acc;
+    else {
+      // New to that slice: last in it, as in the slice's own map.
+      ends.splice(i + 1, 0, sliceEnd);
+      queue.accs.splice(i + 1, 0, acc);
+      queue.seqs.splice(i + 1, 0, this.seq++);
+    }
     queue.stale = true;
     this.unordered = true;
   }
@@ -155,16 +157,16 @@ export class SlidingWindowAccumulators<ACC> {
   private flip(queue: KeySlices<ACC>): void {
     const { create } = this.aggregation;
     const merge = this.aggregation.merge!;
-    const { slices, suffix, head } = queue;
+    const { accs, suffix, head } = queue;
     let newer: ACC | undefined;
-    for (let i = slices.length - 1; i >= head; i--) {
+    for (let i = accs.length - 1; i >= head; i--) {
       // Fresh accumulators: the slices' own are shared by other windows.
-      const own = merge(create(), slices[i]!.acc);
+      const own = merge(create(), accs[i]!);
       newer = newer === undefined ? own : merge(own, newer);
       suffix[i] = newer;
     }
-    suffix.length = slices.length;
-    queue.split = slices.length;
+    suffix.length = accs.length;
+    queue.split = accs.length;
     queue.back = undefined;
     queue.stale = false;
   }
@@ -172,13 +174,17 @@ export class SlidingWindowAccumulators<ACC> {
 
 /** Drops a key's slices ending at or before `bound`. */
 function evict<ACC>(queue: KeySlices<ACC>, bound: number): void {
-  const { slices, suffix } = queue;
+  const { ends, suffix } = queue;
   let head = queue.head;
-  while (head < slices.length && slices[head]!.end <= bound) suffix[head++] = undefined;
+  while (head < ends.length && ends[head]! <= bound) suffix[head++] = undefined;
   // Into the back stack: its merge no longer applies, the next read flips.
   if (head > queue.split) queue.stale = true;
-  if (head > 32 && head * 2 > slices.length) {
-    queue.slices = slices.slice(head);
+  // Compact once more are dropped than kept: amortized O(1), and dropped
+  // accumulators are released rather than held until the queue empties.
+  if (head * 2 > ends.length) {
+    queue.ends = ends.slice(head);
+    queue.accs = queue.accs.slice(head);
+    queue.seqs = queue.seqs.slice(head);
     queue.suffix = suffix.slice(head);
     queue.split = Math.max(0, queue.split - head);
     head = 0;
@@ -187,7 +193,5 @@ function evict<ACC>(queue: KeySlices<ACC>, bound: number): void {
 }
 
 function byFirstSlice<ACC>(a: KeySlices<ACC>, b: KeySlices<ACC>): number {
-  const x = a.front();
-  const y = b.front();
-  return x.end - y.end || x.seq - y.seq;
+  return a.ends[a.head]! - b.ends[b.head]! || a.seqs[a.head]! - b.seqs[b.head]!;
 }
