@@ -289,13 +289,14 @@ const stepsArb = fc
       {
         weight: 5,
         arbitrary: fc.record({
-          k: fc.constantFrom('a', 'b', 'c', 'd'),
+          // One busy key, so its slices are often adjacent; three sparse ones.
+          k: fc.constantFrom('a', 'a', 'a', 'b', 'c', 'd'),
           t: fc.integer({ min: -10, max: 120 }),
         }),
       },
       { weight: 1, arbitrary: fc.record({ wm: fc.integer({ min: -10, max: 130 }) }) },
     ),
-    { maxLength: 80 },
+    { maxLength: 120, size: 'max' },
   )
   .map((raw) =>
     raw.map((s, i): Step => ('wm' in s ? { wm: s.wm } : { rec: { k: s.k, t: s.t, id: `r${i}` } })),
@@ -309,7 +310,7 @@ describe('incremental firing of sliding windows', () => {
         stepsArb,
         fc.boolean(),
         fc.boolean(),
-        fc.option(fc.nat({ max: 80 }), { nil: undefined }),
+        fc.option(fc.nat({ max: 120 }), { nil: undefined }),
         (spec, steps, immutable, twoPhase, restoreAt) => {
           const counter = { merges: 0 };
           const aggregation = immutable ? stringJoin(counter) : listJoin(counter);
@@ -362,6 +363,31 @@ describe('incremental firing of sliding windows', () => {
       'a [9,15) a9 on-time',
     ]);
     expect(oracle(spec, steps)).toEqual(lines);
+  });
+
+  /*
+   * size 5, slide 2 (slices of 1): windows end at 1, 3, 5, 7, ...; a@t for t = 0..11.
+   *
+   *   [-4,1) fires with slice 0 alone: the front stack is [0], later slices go behind.
+   *   [2,7) drops slices 0 and 1 at once: the front is emptied and one slice
+   *   leaves the back stack, whose running merge must not be used any more.
+   */
+  it('drops slices from both stacks in one step when the size is not a multiple of the slide', () => {
+    const spec: Spec = { size: 5, slide: 2, offset: 0, lateness: 0 };
+    const steps: Step[] = [];
+    for (let t = 0; t < 12; t++) steps.push({ rec: { k: 'a', t, id: `a${t}` } });
+    const lines = runOperator(spec, steps, {
+      aggregation: listJoin({ merges: 0 }),
+      twoPhase: false,
+    });
+    expect(lines.slice(0, 5)).toEqual([
+      'a [-4,1) a0 on-time',
+      'a [-2,3) a0 a1 a2 on-time',
+      'a [0,5) a0 a1 a2 a3 a4 on-time',
+      'a [2,7) a2 a3 a4 a5 a6 on-time',
+      'a [4,9) a4 a5 a6 a7 a8 on-time',
+    ]);
+    expect(lines).toEqual(oracle(spec, steps));
   });
 
   it('merges O(1) times per fired window and key, not once per slice', () => {
