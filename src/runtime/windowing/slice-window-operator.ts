@@ -409,7 +409,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
         i++;
         continue;
       }
-      // No slice before the window ending at `end`'s: skip to the first window of this one.
+      // The window ending at `end` holds no slice: skip to the first window holding this one.
       if (sliceEnd > end) end = this.firstEndOf(sliceEnd);
       if (end - 1 > time) break;
       queued = this.fireWindow(end, sliceEnds, queued);
