@@ -26,6 +26,7 @@ import type {
   TwoPhaseSwitch,
 } from './local-window-combiner.js';
 import { scheduleProcessingTimeClose } from './processing-time-close.js';
+import { SlidingWindowAccumulators } from './sliding-window-accumulators.js';
 import {
   type FiringContext,
   invalidEventTime,
@@ -61,7 +62,9 @@ export function gcd(a: number, b: number): number {
  * slices of gcd(size, slide); each record updates one accumulator in its
  * slice, and a window's result is the merge of its slices when it fires. A
  * one-hour window sliding by one second thus costs per record what a tumbling
- * window does.
+ * window does. Firing is incremental too: each key's slices in the window
+ * are kept as two stacks ({@link SlidingWindowAccumulators}), so a firing
+ * costs O(1) amortized merges per key, not one merge per slice.
  *
  *   slide = 2, size = 6, slices of 2:
  *   time    0   2   4   6   8
@@ -82,6 +85,8 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   private readonly pane: number;
   /** Slice end -> key -> accumulator. */
   private readonly slices = new Map<number, Map<Key, ACC>>();
+  /** The keys of `slices` in increasing order. */
+  private readonly sliceEnds: number[] = [];
   private watermark = MIN_WATERMARK;
   /** Every window ending at or before this has fired. */
   private firedUpTo = MIN_WATERMARK;
@@ -89,10 +94,19 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   private lateRecords!: Counter;
   private cachedSliceEnd = Number.NaN;
   private cachedSlice: Map<Key, ACC> | undefined;
+  /** Sliding windows only: the windows' merges, kept incrementally across firings. */
+  private readonly sliding: SlidingWindowAccumulators<ACC> | undefined;
 
   constructor(private readonly spec: SliceWindowSpec<IN, ACC, R, OUT>) {
     super();
     this.pane = gcd(spec.size, spec.slide);
+    this.sliding =
+      spec.size === this.pane
+        ? undefined
+        : new SlidingWindowAccumulators(
+            spec.aggregation as WindowAggregation<unknown, ACC, unknown>,
+            spec.size,
+          );
   }
 
   override open(): void {
@@ -220,6 +234,10 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     if (slice === undefined) {
       slice = new Map();
       this.slices.set(sliceEnd, slice);
+      const ends = this.sliceEnds;
+      // Event time mostly advances: a new slice is usually the last one.
+      if (ends.length === 0 || ends[ends.length - 1]! < sliceEnd) ends.push(sliceEnd);
+      else ends.splice(firstAbove(ends, sliceEnd), 0, sliceEnd);
     }
     return slice;
   }
@@ -243,7 +261,9 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     const hadData = refire.map((end) => this.windowHasKey(end, key));
     const slice = this.sliceFor(sliceEnd);
     const acc = slice.get(key);
-    slice.set(key, aggregation.add(value, acc === undefined ? aggregation.create() : acc));
+    const updated = aggregation.add(value, acc === undefined ? aggregation.create() : acc);
+    slice.set(key, updated);
+    this.sliding?.updated(key, sliceEnd, updated);
     for (let j = refire.length - 1; j >= 0; j--) {
       const end = refire[j]!;
       this.emitWindow(end, key, this.windowAccumulator(end, key)!, 'late', hadData[j]!);
@@ -321,6 +341,8 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   }
 
   override initializeState(state: RestoredState): void {
+    // The firing stacks derive from the slices: the next firing rebuilds them.
+    this.sliding?.clear();
     const entries = [...restoredEntries(state)] as [Json, Json, Json][];
     entries.sort((a, b) => decodeTime(a[1]) - decodeTime(b[1]));
     for (const [key, sliceEnd, acc] of entries) {
@@ -364,67 +386,90 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
 
   /**
    * Fires, in order of end, every window with data whose last timestamp is at
-   * or before `time` and that has not fired yet. Walks the slices in order of
-   * end; the windows of consecutive slices form overlapping runs of ends, so
-   * each window is visited once: the cost is the number of slices plus the
-   * number of windows that fire, whatever the ratio of size to slide.
+   * or before `time` and that has not fired yet. Steps through the window
+   * ends from the first not fired, jumping over ends whose windows hold no
+   * slice: the cost is a binary search plus the windows that fire and the
+   * slices they pass, not the number of slices held.
    */
   private fireUpTo(time: number): void {
     const done = time + 1 === Number.POSITIVE_INFINITY ? time : time + 1;
     if (this.firedUpTo === Number.POSITIVE_INFINITY) return;
-    if (this.slices.size === 0) {
-      this.firedUpTo = Math.max(this.firedUpTo, done);
-      return;
-    }
     const { size, slide, offset } = this.spec;
-    const sliceEnds = [...this.slices.keys()].sort((a, b) => a - b);
+    const sliceEnds = this.sliceEnds;
     // Smallest window end not fired yet (ends are aligned like firstEndOf's).
-    let next = Number.isFinite(this.firedUpTo)
+    let end = Number.isFinite(this.firedUpTo)
       ? windowStart(this.firedUpTo - size, offset, slide) + slide + size
       : Number.NEGATIVE_INFINITY;
-    for (const sliceEnd of sliceEnds) {
-      const first = this.firstEndOf(sliceEnd);
-      if (first - 1 > time) break;
-      const last = this.lastEndOf(sliceEnd);
-      let end = Math.max(first, next);
-      for (; end <= last && end - 1 <= time; end += slide) this.fireWindow(end);
-      if (end > next) next = end;
+    // The first slice in that window or a later one.
+    let i = firstAbove(sliceEnds, end - size);
+    let queued = i;
+    while (i < sliceEnds.length) {
+      const sliceEnd = sliceEnds[i]!;
+      if (sliceEnd <= end - size) {
+        i++;
+        continue;
+      }
+      // The window ending at `end` holds no slice: skip to the first window holding this one.
+      if (sliceEnd > end) end = this.firstEndOf(sliceEnd);
+      if (end - 1 > time) break;
+      queued = this.fireWindow(end, sliceEnds, queued);
+      end += slide;
     }
     this.firedUpTo = Math.max(this.firedUpTo, done);
   }
 
-  /** Emits every key's result of the window ending at `end`. */
-  private fireWindow(end: number): void {
-    const { size, aggregation } = this.spec;
-    if (size === this.pane) {
+  /**
+   * Emits every key's result of the window ending at `end`. `sliceEnds` are
+   * the slices' ends in order, of which those before index `queued` were
+   * looked at by earlier firings of this pass; returns the new index.
+   */
+  private fireWindow(end: number, sliceEnds: readonly number[], queued: number): number {
+    const sliding = this.sliding;
+    if (sliding === undefined) {
       const slice = this.slices.get(end);
       if (slice !== undefined)
         for (const [key, acc] of slice) this.emitWindow(end, key, acc, 'on-time', false);
-      return;
+      return queued;
     }
-    const merged = new Map<Key, ACC>();
-    for (let s = end - size + this.pane; s <= end; s += this.pane) {
-      const slice = this.slices.get(s);
-      if (slice === undefined) continue;
-      for (const [key, acc] of slice) {
-        const m = merged.get(key);
-        merged.set(key, aggregation.merge!(m === undefined ? aggregation.create() : m, acc));
-      }
+    // Slices entering the window; older ones are queued already or not in it.
+    const after = Math.max(sliding.queuedUpTo, end - this.spec.size);
+    for (; queued < sliceEnds.length; queued++) {
+      const sliceEnd = sliceEnds[queued]!;
+      if (sliceEnd > end) break;
+      if (sliceEnd > after) sliding.queueSlice(sliceEnd, this.slices.get(sliceEnd)!);
     }
-    for (const [key, acc] of merged) this.emitWindow(end, key, acc, 'on-time', false);
+    sliding.fire(end, (key, acc) => this.emitWindow(end, key, acc, 'on-time', false));
+    return queued;
   }
 
   /** Drops slices whose every window is past its allowed lateness. */
   private cleanUp(time: number): void {
     const { allowedLateness } = this.spec;
-    for (const sliceEnd of this.slices.keys()) {
-      if (this.lastEndOf(sliceEnd) - 1 + allowedLateness <= time) {
-        this.slices.delete(sliceEnd);
-        if (sliceEnd === this.cachedSliceEnd) {
-          this.cachedSliceEnd = Number.NaN;
-          this.cachedSlice = undefined;
-        }
+    const ends = this.sliceEnds;
+    // A slice's last window end grows with the slice's end: the dropped ones are the oldest.
+    let n = 0;
+    for (; n < ends.length && this.lastEndOf(ends[n]!) - 1 + allowedLateness <= time; n++) {
+      const sliceEnd = ends[n]!;
+      this.slices.delete(sliceEnd);
+      if (sliceEnd === this.cachedSliceEnd) {
+        this.cachedSliceEnd = Number.NaN;
+        this.cachedSlice = undefined;
       }
     }
+    if (n > 0) ends.splice(0, n);
+    // Nothing left for any window: release what the firing stacks still hold.
+    if (this.slices.size === 0) this.sliding?.clear();
   }
+}
+
+/** Index of the first of the ascending `values` above `bound` (their length if none). */
+function firstAbove(values: readonly number[], bound: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! <= bound) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
