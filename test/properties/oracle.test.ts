@@ -19,6 +19,7 @@ import {
   type WindowResult,
   Windows,
 } from '../../src/index.js';
+import { testStateBackend } from '../helpers/state-backend.js';
 import {
   bounded,
   type CountSum,
@@ -138,7 +139,11 @@ async function stream(
   spec: WindowSpec,
   opts: { bound: number; lateness: number; parallelism: number; batchSize: number; path: Path },
 ): Promise<StreamRun> {
-  const env = new StreamEnvironment({ parallelism: opts.parallelism, batchSize: opts.batchSize });
+  const env = new StreamEnvironment({
+    parallelism: opts.parallelism,
+    batchSize: opts.batchSize,
+    ...testStateBackend(),
+  });
   const lateTag = new OutputTag<Ev>('late');
   let windowed = env
     .fromArray(arrival)

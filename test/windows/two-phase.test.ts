@@ -18,6 +18,7 @@ import {
 } from '../../src/runtime/windowing/local-window-combiner.js';
 import { aggregateAggregation } from '../../src/runtime/windowing/window-aggregation.js';
 import { EMPTY_RESTORED_STATE } from '../../src/state/snapshot.js';
+import { testStateBackend } from '../helpers/state-backend.js';
 import {
   bounded,
   type CountSum,
@@ -64,6 +65,7 @@ async function run(
     parallelism: opts.parallelism,
     batchSize: opts.batchSize,
     localAggregation: opts.local,
+    ...testStateBackend(),
   });
   const lateTag = new OutputTag<Ev>('late');
   const source = opts.split

@@ -1,0 +1,177 @@
+/**
+ * With the disk state backend, window contents live in it: on disk,
+ * checkpointed incrementally (a small change gives a small delta), and
+ * cleaned up when windows are purged. With the heap backend they stay in the
+ * operator's own maps.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CollectSink,
+  GeneratorSource,
+  StreamEnvironment,
+  WatermarkStrategy,
+  Windows,
+} from '../../src/index.js';
+import { MetricRegistry } from '../../src/metrics/registry.js';
+import { systemClock } from '../../src/runtime/clock.js';
+import type { Key } from '../../src/runtime/key-groups.js';
+import type { Operator, OperatorContext, Output } from '../../src/runtime/operator.js';
+import type { RecordBatch } from '../../src/runtime/record-batch.js';
+import { SliceWindowOperator } from '../../src/runtime/windowing/slice-window-operator.js';
+import {
+  aggregateAggregation,
+  resultFiring,
+} from '../../src/runtime/windowing/window-aggregation.js';
+import type { StateBackendOptions } from '../../src/state/create-backend.js';
+import type { Json, OperatorSnapshot, RestoredState } from '../../src/state/snapshot.js';
+import { type CountSum, countSum, type Ev, ev } from '../helpers/timeline.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function diskOptions(): Promise<StateBackendOptions> {
+  const dir = await mkdtemp(join(tmpdir(), 'weir-disk-windows-'));
+  dirs.push(dir);
+  return { kind: 'disk', workingDirectory: dir };
+}
+
+/** An operator set up as a task would, with an output that keeps what it emits. */
+function harness<IN, OUT>(
+  operator: Operator<IN, OUT>,
+  stateBackend: StateBackendOptions,
+  restored?: RestoredState,
+) {
+  const out: OUT[] = [];
+  const output: Output<OUT> = {
+    emit: (batch) => {
+      out.push(...batch.values);
+    },
+    emitWatermark: () => {},
+    emitIdle: () => {},
+    emitSide: () => {},
+    end: () => {},
+  };
+  const registry = new MetricRegistry();
+  const context = {
+    operatorId: 'w',
+    operatorName: 'w',
+    subtaskIndex: 0,
+    parallelism: 1,
+    maxParallelism: 128,
+    metrics: registry.group({ job: 't', operator: 'w' }),
+    processingTime: { clock: systemClock, schedule: () => () => {} },
+    stateBackend,
+    restored: false,
+  } satisfies OperatorContext;
+  operator.setup(context, output);
+  if (restored !== undefined) operator.initializeState(restored);
+  operator.open();
+  const feed = (events: Ev[]) =>
+    operator.processBatch({
+      values: events as IN[],
+      timestamps: events.map((e) => e.t),
+      keys: events.map((e) => e.k as Key),
+    } as RecordBatch<IN>);
+  const gauge = (name: string) => registry.total(name, { operator: 'w' });
+  const snapshot = (checkpointId: number): OperatorSnapshot =>
+    operator.snapshotState({ checkpointId, kind: 'checkpoint', keyGroupOf: () => 0 })!;
+  return { out, feed, gauge, snapshot };
+}
+
+const puts = (s: OperatorSnapshot) =>
+  Object.values(s.keyedDelta?.groups ?? {}).flatMap((g) => g.put) as Json[][];
+const removes = (s: OperatorSnapshot) =>
+  Object.values(s.keyedDelta?.groups ?? {}).flatMap((g) => g.remove) as Json[][];
+const fullEntries = (s: OperatorSnapshot) => Object.values(s.keyed ?? {}).flat() as Json[][];
+
+const KEYS = 500;
+const keyName = (i: number) => `user-${i}`;
+
+describe('window contents in the disk state backend', () => {
+  it('slices are keyed state on disk: the checkpoint after a one-record change is a one-entry delta, and fired windows are removed', async () => {
+    const operator = new SliceWindowOperator<Ev, CountSum, CountSum, unknown>({
+      size: 10,
+      slide: 10,
+      offset: 0,
+      allowedLateness: 0,
+      lateDataTag: undefined,
+      aggregation: aggregateAggregation(countSum),
+      firing: resultFiring(),
+    });
+    const h = harness(operator, await diskOptions());
+    h.feed(Array.from({ length: KEYS }, (_, i) => ev(keyName(i), 3, i)));
+    expect(h.gauge('weir_state_entries')).toBe(KEYS);
+    expect(h.gauge('weir_state_bytes')).toBeGreaterThan(KEYS * 20);
+
+    const full = h.snapshot(1);
+    expect(full.keyedDelta).toBeUndefined();
+    expect(Object.keys(full.states ?? {})).toEqual(['__weir.window-slices']);
+    const entries = fullEntries(full);
+    expect(entries).toHaveLength(KEYS);
+    // [state, key, namespace (slice end), map key, accumulator]
+    expect(entries.find((e) => e[1] === keyName(7))).toEqual([
+      '__weir.window-slices',
+      keyName(7),
+      '10',
+      null,
+      { count: 1, sum: 7 },
+    ]);
+    operator.notifyCheckpointComplete(1);
+
+    h.feed([ev(keyName(7), 5, 100)]);
+    const delta = h.snapshot(2);
+    expect(delta.keyedDelta?.base).toBe(1);
+    expect(puts(delta)).toEqual([
+      ['__weir.window-slices', keyName(7), '10', null, { count: 2, sum: 107 }],
+    ]);
+    expect(removes(delta)).toEqual([]);
+    expect(JSON.stringify(delta).length).toBeLessThan(JSON.stringify(full).length / 50);
+    operator.notifyCheckpointComplete(2);
+
+    operator.processWatermark(9);
+    expect(h.out).toHaveLength(KEYS);
+    expect(h.gauge('weir_state_entries')).toBe(0);
+    const purged = h.snapshot(3);
+    expect(puts(purged)).toEqual([]);
+    expect(removes(purged)).toHaveLength(KEYS);
+    operator.close();
+  });
+
+  it('a window job on the disk backend shows its window state in weir_state_bytes; on the heap it has none', async () => {
+    const run = async (stateBackend: StateBackendOptions) => {
+      // One phase: a local fold would hold the records of a window that never fires.
+      const env = new StreamEnvironment({ parallelism: 2, stateBackend, localAggregation: false });
+      env
+        .fromSource(new GeneratorSource({ generate: (i) => i, ratePerSecond: 20_000 }))
+        .assignTimestampsAndWatermarks(
+          WatermarkStrategy.forBoundedOutOfOrderness<number>(0).withTimestampAssigner(() => 1_000),
+        )
+        .keyBy((i) => i % KEYS)
+        .window(Windows.tumbling(3_600_000))
+        .reduce((a, b) => a + b)
+        .uid('sums')
+        .sinkTo(new CollectSink());
+      const client = env.executeAsync('disk windows');
+      const entries = () => client.metrics.total('weir_state_entries', { operator: 'sums' });
+      const deadline = Date.now() + 15_000;
+      while (entries() < KEYS) {
+        if (Date.now() > deadline) throw new Error(`only ${entries()} state entries`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const bytes = client.metrics.total('weir_state_bytes', { operator: 'sums' });
+      const samples = client.metrics.samples('weir_state_bytes', { operator: 'sums' });
+      await client.cancel();
+      return { bytes, samples };
+    };
+    const disk = await run(await diskOptions());
+    expect(disk.samples).toHaveLength(2);
+    expect(disk.bytes).toBeGreaterThan(KEYS * 20);
+    const heap = await run({ kind: 'heap' });
+    expect(heap.samples).toEqual([]);
+  });
+});
