@@ -19,6 +19,7 @@ import { MetricRegistry } from '../../src/metrics/registry.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import type { Key } from '../../src/runtime/key-groups.js';
 import type { Operator, OperatorContext, Output } from '../../src/runtime/operator.js';
+import { RollingReduceOperator } from '../../src/runtime/operators/rolling-reduce.js';
 import type { RecordBatch } from '../../src/runtime/record-batch.js';
 import { SliceWindowOperator } from '../../src/runtime/windowing/slice-window-operator.js';
 import {
@@ -88,6 +89,14 @@ const puts = (s: OperatorSnapshot) =>
 const removes = (s: OperatorSnapshot) =>
   Object.values(s.keyedDelta?.groups ?? {}).flatMap((g) => g.remove) as Json[][];
 const fullEntries = (s: OperatorSnapshot) => Object.values(s.keyed ?? {}).flat() as Json[][];
+
+/** What a restore of a full snapshot of one subtask (key group 0) gives the operator. */
+const restoredFrom = (s: OperatorSnapshot): RestoredState => ({
+  keyed: new Map(Object.entries(s.keyed ?? {}).map(([g, entries]) => [Number(g), entries])),
+  states: new Map(Object.entries(s.states ?? {})),
+  list: [],
+  union: s.union ?? [],
+});
 
 const KEYS = 500;
 const keyName = (i: number) => `user-${i}`;
@@ -173,5 +182,31 @@ describe('window contents in the disk state backend', () => {
     expect(disk.bytes).toBeGreaterThan(KEYS * 20);
     const heap = await run({ kind: 'heap' });
     expect(heap.samples).toEqual([]);
+  });
+
+  it('the rolling reduce keeps its reductions there: incremental checkpoints, restored from a snapshot', async () => {
+    const sum = (a: Ev, b: Ev): Ev => ({ k: a.k, t: b.t, v: a.v + b.v });
+    const operator = new RollingReduceOperator<Ev>(sum);
+    const h = harness(operator, await diskOptions());
+    h.feed(Array.from({ length: KEYS }, (_, i) => ev(keyName(i), 1, i)));
+    h.feed([ev(keyName(3), 2, 10)]);
+    expect(h.gauge('weir_state_entries')).toBe(KEYS);
+    expect(h.gauge('weir_state_bytes')).toBeGreaterThan(KEYS * 20);
+    const full = h.snapshot(1);
+    expect(Object.keys(full.states ?? {})).toEqual(['__weir.reduced']);
+    expect(fullEntries(full)).toHaveLength(KEYS);
+    operator.notifyCheckpointComplete(1);
+    h.feed([ev(keyName(3), 3, 100)]);
+    const delta = h.snapshot(2);
+    expect(puts(delta)).toEqual([
+      ['__weir.reduced', keyName(3), '', null, { k: keyName(3), t: 3, v: 113 }],
+    ]);
+    operator.close();
+
+    const restored = new RollingReduceOperator<Ev>(sum);
+    const r = harness(restored, await diskOptions(), restoredFrom(full));
+    r.feed([ev(keyName(3), 4, 1000), ev(keyName(4), 4, 1)]);
+    expect(r.out.map((e) => e.v)).toEqual([1013, 5]);
+    restored.close();
   });
 });
