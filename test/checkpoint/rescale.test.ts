@@ -48,7 +48,7 @@ const milestones: KeyedProcessFunction<string, Order, string> & { count?: ValueS
 
 type Backend = 'heap' | 'disk';
 
-/** Keyed reduce, keyed process state and event-time windows, all written exactly once. */
+/** Keyed reduce, keyed process state, sliding and session windows, all written exactly once. */
 function job(
   parallelism: number,
   out: string,
@@ -98,6 +98,14 @@ function job(
     .map((r) => `window ${r.key} ${r.window.start} ${r.value} ${r.timing} ${r.isUpdate}`)
     .sinkTo(new ExactlyOnceFileSink({ directory: out, prefix: 'windows' }))
     .uid('windows-sink');
+  orders
+    .keyBy((o) => o.user)
+    .window(Windows.session(380))
+    .reduce((a, b) => ({ user: a.user, amount: a.amount + b.amount, time: b.time }))
+    .uid('sessions')
+    .map((r) => `session ${r.key} ${r.window.start} ${r.window.end} ${r.value.amount}`)
+    .sinkTo(new ExactlyOnceFileSink({ directory: out, prefix: 'sessions' }))
+    .uid('sessions-sink');
   return env;
 }
 

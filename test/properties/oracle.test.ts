@@ -19,7 +19,7 @@ import {
   type WindowResult,
   Windows,
 } from '../../src/index.js';
-import { testStateBackend } from '../helpers/state-backend.js';
+import { propertyRuns, testStateBackend } from '../helpers/state-backend.js';
 import {
   bounded,
   type CountSum,
@@ -231,7 +231,7 @@ describe('streaming windows equal the batch oracle', () => {
           expect(outputs[2], 'p=4').toEqual(outputs[0]);
         },
       ),
-      { numRuns: 250 },
+      { numRuns: propertyRuns(250) },
     );
   }, 30_000);
 
@@ -307,7 +307,7 @@ describe('streaming windows equal the batch oracle', () => {
           expect(outputs[2], 'p=4').toEqual(outputs[0]);
         },
       ),
-      { numRuns: 250 },
+      { numRuns: propertyRuns(250) },
     );
   }, 30_000);
 });

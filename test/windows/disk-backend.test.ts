@@ -12,7 +12,9 @@ import {
   CollectSink,
   GeneratorSource,
   StreamEnvironment,
+  Triggers,
   WatermarkStrategy,
+  type WindowResult,
   Windows,
 } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
@@ -26,6 +28,7 @@ import {
   aggregateAggregation,
   resultFiring,
 } from '../../src/runtime/windowing/window-aggregation.js';
+import { WindowOperator } from '../../src/runtime/windowing/window-operator.js';
 import type { StateBackendOptions } from '../../src/state/create-backend.js';
 import type { Json, OperatorSnapshot, RestoredState } from '../../src/state/snapshot.js';
 import { type CountSum, countSum, type Ev, ev } from '../helpers/timeline.js';
@@ -207,6 +210,56 @@ describe('window contents in the disk state backend', () => {
     const r = harness(restored, await diskOptions(), restoredFrom(full));
     r.feed([ev(keyName(3), 4, 1000), ev(keyName(4), 4, 1)]);
     expect(r.out.map((e) => e.v)).toEqual([1013, 5]);
+    restored.close();
+  });
+
+  it('general windows (sessions) are keyed state with their timers: a merge is a small delta, and a restore fires them', async () => {
+    const session = () =>
+      new WindowOperator<Ev, CountSum, CountSum, WindowResult<string, CountSum>>({
+        assigner: Windows.session(10),
+        trigger: Triggers.eventTime<Ev>(),
+        allowedLateness: 0,
+        lateDataTag: undefined,
+        aggregation: aggregateAggregation(countSum),
+        firing: resultFiring(),
+      });
+    const operator = session();
+    const h = harness(operator, await diskOptions());
+    h.feed(Array.from({ length: KEYS }, (_, i) => ev(keyName(i), 1, i)));
+    expect(h.gauge('weir_state_entries')).toBe(KEYS);
+    expect(h.gauge('weir_state_bytes')).toBeGreaterThan(KEYS * 20);
+    const full = h.snapshot(1);
+    expect(Object.keys(full.states ?? {})).toEqual(['__weir.windows']);
+    const entries = fullEntries(full);
+    expect(entries).toHaveLength(KEYS);
+    const seven = entries.find((e) => e[1] === keyName(7))!;
+    expect(seven.slice(0, 4)).toEqual(['__weir.windows', keyName(7), '1:11', null]);
+    // The window's contents and its cleanup timer (at its last timestamp, 10).
+    expect(seven[4]).toMatchObject({ acc: { v: { count: 1, sum: 7 } }, timers: ['e10'] });
+    operator.notifyCheckpointComplete(1);
+
+    // A record that extends one session: the old window goes, the merged one comes.
+    h.feed([ev(keyName(7), 5, 100)]);
+    const delta = h.snapshot(2);
+    expect(puts(delta).map((e) => e.slice(0, 4))).toEqual([
+      ['__weir.windows', keyName(7), '1:15', null],
+    ]);
+    expect(puts(delta)[0]![4]).toMatchObject({
+      acc: { v: { count: 2, sum: 107 } },
+      timers: ['e14'],
+    });
+    expect(removes(delta)).toEqual([['__weir.windows', keyName(7), '1:11', null]]);
+    operator.close();
+
+    const restored = session();
+    const r = harness(restored, await diskOptions(), restoredFrom(full));
+    restored.processWatermark(100);
+    expect(r.out).toHaveLength(KEYS);
+    expect(r.out.find((w) => w.key === keyName(7))).toMatchObject({
+      window: { start: 1, end: 11 },
+      value: { count: 1, sum: 7 },
+    });
+    expect(r.gauge('weir_state_entries')).toBe(0);
     restored.close();
   });
 });
