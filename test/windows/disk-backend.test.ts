@@ -101,20 +101,37 @@ const restoredFrom = (s: OperatorSnapshot): RestoredState => ({
   union: s.union ?? [],
 });
 
+type Result = WindowResult<string, CountSum>;
+
+/** Tumbling (size = slide) or sliding windows counting and summing, by slices. */
+const sliceWindows = (size: number, slide: number) =>
+  new SliceWindowOperator<Ev, CountSum, CountSum, Result>({
+    size,
+    slide,
+    offset: 0,
+    allowedLateness: 0,
+    lateDataTag: undefined,
+    aggregation: aggregateAggregation(countSum),
+    firing: resultFiring(),
+  });
+
+/** Session windows (gap 10) counting and summing, by the general window operator. */
+const sessionWindows = () =>
+  new WindowOperator<Ev, CountSum, CountSum, Result>({
+    assigner: Windows.session(10),
+    trigger: Triggers.eventTime<Ev>(),
+    allowedLateness: 0,
+    lateDataTag: undefined,
+    aggregation: aggregateAggregation(countSum),
+    firing: resultFiring(),
+  });
+
 const KEYS = 500;
 const keyName = (i: number) => `user-${i}`;
 
 describe('window contents in the disk state backend', () => {
   it('slices are keyed state on disk: the checkpoint after a one-record change is a one-entry delta, and fired windows are removed', async () => {
-    const operator = new SliceWindowOperator<Ev, CountSum, CountSum, unknown>({
-      size: 10,
-      slide: 10,
-      offset: 0,
-      allowedLateness: 0,
-      lateDataTag: undefined,
-      aggregation: aggregateAggregation(countSum),
-      firing: resultFiring(),
-    });
+    const operator = sliceWindows(10, 10);
     const h = harness(operator, await diskOptions());
     h.feed(Array.from({ length: KEYS }, (_, i) => ev(keyName(i), 3, i)));
     expect(h.gauge('weir_state_entries')).toBe(KEYS);
@@ -214,16 +231,7 @@ describe('window contents in the disk state backend', () => {
   });
 
   it('general windows (sessions) are keyed state with their timers: a merge is a small delta, and a restore fires them', async () => {
-    const session = () =>
-      new WindowOperator<Ev, CountSum, CountSum, WindowResult<string, CountSum>>({
-        assigner: Windows.session(10),
-        trigger: Triggers.eventTime<Ev>(),
-        allowedLateness: 0,
-        lateDataTag: undefined,
-        aggregation: aggregateAggregation(countSum),
-        firing: resultFiring(),
-      });
-    const operator = session();
+    const operator = sessionWindows();
     const h = harness(operator, await diskOptions());
     h.feed(Array.from({ length: KEYS }, (_, i) => ev(keyName(i), 1, i)));
     expect(h.gauge('weir_state_entries')).toBe(KEYS);
@@ -251,7 +259,7 @@ describe('window contents in the disk state backend', () => {
     expect(removes(delta)).toEqual([['__weir.windows', keyName(7), '1:11', null]]);
     operator.close();
 
-    const restored = session();
+    const restored = sessionWindows();
     const r = harness(restored, await diskOptions(), restoredFrom(full));
     restored.processWatermark(100);
     expect(r.out).toHaveLength(KEYS);
@@ -261,5 +269,38 @@ describe('window contents in the disk state backend', () => {
     });
     expect(r.gauge('weir_state_entries')).toBe(0);
     restored.close();
+  });
+
+  it('state written with the heap backend is taken over by the disk backend; disk state fails clearly on the heap', async () => {
+    const operators = {
+      slices: () => sliceWindows(10, 5),
+      sessions: sessionWindows,
+      reduce: () => new RollingReduceOperator<Ev>((a, b) => ({ k: a.k, t: b.t, v: a.v + b.v })),
+    };
+    const before = [ev('a', 1, 1), ev('b', 3, 2), ev('a', 7, 3)];
+    const after = [ev('a', 12, 4), ev('b', 30, 5)];
+    for (const [name, create] of Object.entries(operators)) {
+      const run = async (stateBackend: StateBackendOptions, restored?: RestoredState) => {
+        const operator = create() as Operator<Ev, unknown>;
+        const h = harness(operator, stateBackend, restored);
+        if (restored === undefined) h.feed(before);
+        const snapshot = h.snapshot(1);
+        const emitted = h.out.length;
+        h.feed(after);
+        operator.processWatermark(Number.POSITIVE_INFINITY);
+        operator.close();
+        const render = (xs: unknown[]) => xs.map((x) => JSON.stringify(x)).sort();
+        return { snapshot, out: render(h.out), afterSnapshot: render(h.out.slice(emitted)) };
+      };
+      const heap = await run({ kind: 'heap' });
+      const disk = await run(await diskOptions());
+      expect(disk.out, name).toEqual(heap.out);
+      const takenOver = await run(await diskOptions(), restoredFrom(heap.snapshot));
+      expect(takenOver.out, name).toEqual(heap.afterSnapshot);
+      expect(takenOver.out.length, name).toBeGreaterThan(0);
+      await expect(run({ kind: 'heap' }, restoredFrom(disk.snapshot)), name).rejects.toThrow(
+        /written with the disk state backend, but the job uses the heap backend/,
+      );
+    }
   });
 });

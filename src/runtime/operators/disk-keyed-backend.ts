@@ -1,5 +1,7 @@
+import { WeirError } from '../../errors.js';
 import { createKeyedStateBackend } from '../../state/create-backend.js';
 import type { KeyedStateBackend } from '../../state/keyed-state-backend.js';
+import type { RestoredState } from '../../state/snapshot.js';
 import type { OperatorContext } from '../operator.js';
 
 /**
@@ -24,4 +26,28 @@ export function diskKeyedBackend(context: OperatorContext): KeyedStateBackend | 
     () => backend.storedBytes?.() ?? 0,
   );
   return backend;
+}
+
+/**
+ * Which kind of backend wrote an operator's restored keyed state, for
+ * operators whose heap format is their own: state written with the disk
+ * backend declares `stateName`, heap state declares nothing. Undefined when
+ * there is none.
+ */
+export function restoredBackendKind(
+  state: RestoredState,
+  stateName: string,
+): 'heap' | 'disk' | undefined {
+  if (state.states?.has(stateName)) return 'disk';
+  for (const entries of state.keyed.values()) if (entries.length > 0) return 'heap';
+  return undefined;
+}
+
+/** State written with the disk backend cannot be restored into the operator's heap format. */
+export function diskStateOnHeap(operatorId: string): WeirError {
+  return new WeirError(
+    'INVALID_JOB',
+    `operator '${operatorId}': the snapshot holds its state as written with the disk state backend, but the job uses the heap backend; restore it with stateBackend kind 'disk'`,
+    { operatorId },
+  );
 }

@@ -13,7 +13,7 @@ import {
 import type { Key } from '../key-groups.js';
 import { Operator, type OperatorContext, type Output, type SnapshotContext } from '../operator.js';
 import type { RecordBatch } from '../record-batch.js';
-import { diskKeyedBackend } from './disk-keyed-backend.js';
+import { diskKeyedBackend, diskStateOnHeap, restoredBackendKind } from './disk-keyed-backend.js';
 import { missingKeys } from './keyed-process.js';
 
 /** Keyed state holding each key's reduction when the job uses the disk backend. */
@@ -41,14 +41,23 @@ export class RollingReduceOperator<T> extends Operator<T, T> {
   }
 
   override initializeState(state: RestoredState): void {
-    if (this.backend !== undefined) {
-      this.backend.restore(state);
+    const written = restoredBackendKind(state, REDUCED_STATE);
+    const { backend, reduced } = this;
+    if (written === 'disk') {
+      if (backend === undefined) throw diskStateOnHeap(this.context.operatorId);
+      backend.restore(state);
       return;
     }
     for (const entry of restoredEntries(state)) {
       const [key, value] = entry as [Json, Json];
-      this.current.set(decodeKey(key), value as T);
+      if (backend === undefined) this.current.set(decodeKey(key), value as T);
+      else {
+        // Written with the heap backend (or before the reduce used the disk one): taken over.
+        backend.currentKey = decodeKey(key);
+        reduced!.update(value as T);
+      }
     }
+    if (backend !== undefined) backend.currentKey = undefined;
   }
 
   /** Reduced values are stored as JSON: they must be JSON data. */

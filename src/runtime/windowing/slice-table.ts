@@ -13,7 +13,11 @@ import {
 } from '../../state/snapshot.js';
 import type { Key } from '../key-groups.js';
 import type { OperatorContext, SnapshotContext } from '../operator.js';
-import { diskKeyedBackend } from '../operators/disk-keyed-backend.js';
+import {
+  diskKeyedBackend,
+  diskStateOnHeap,
+  restoredBackendKind,
+} from '../operators/disk-keyed-backend.js';
 
 /** The accumulators of one slice, by key. */
 export interface SliceContents<ACC> extends Iterable<[Key, ACC]> {
@@ -51,7 +55,9 @@ export interface SliceTable<ACC> {
  */
 export function sliceTableFor<ACC>(context: OperatorContext): SliceTable<ACC> {
   const backend = diskKeyedBackend(context);
-  return backend === undefined ? new HeapSliceTable<ACC>() : new BackendSliceTable<ACC>(backend);
+  return backend === undefined
+    ? new HeapSliceTable<ACC>(context.operatorId)
+    : new BackendSliceTable<ACC>(backend);
 }
 
 /**
@@ -59,6 +65,10 @@ export function sliceTableFor<ACC>(context: OperatorContext): SliceTable<ACC> {
  * slice (`[key, sliceEnd, accumulator]` entries of JSON data).
  */
 export class HeapSliceTable<ACC> extends Map<number, Map<Key, ACC>> implements SliceTable<ACC> {
+  constructor(private readonly operatorId = '') {
+    super();
+  }
+
   open(sliceEnd: number): Map<Key, ACC> {
     let slice = this.get(sliceEnd);
     if (slice === undefined) {
@@ -78,6 +88,7 @@ export class HeapSliceTable<ACC> extends Map<number, Map<Key, ACC>> implements S
   }
 
   restore(state: RestoredState): void {
+    if (restoredBackendKind(state, SLICE_STATE) === 'disk') throw diskStateOnHeap(this.operatorId);
     const entries = [...restoredEntries(state)] as [Json, Json, Json][];
     entries.sort((a, b) => decodeTime(a[1]) - decodeTime(b[1]));
     for (const [key, sliceEnd, acc] of entries) {
@@ -153,6 +164,15 @@ export class BackendSliceTable<ACC> implements SliceTable<ACC> {
   }
 
   restore(state: RestoredState): void {
+    if (restoredBackendKind(state, SLICE_STATE) === 'heap') {
+      // Written with the heap backend (or before windows used the disk one): taken over.
+      const heap = new HeapSliceTable<ACC>();
+      heap.restore(state);
+      for (const [sliceEnd, slice] of heap)
+        for (const [key, acc] of slice) this.open(sliceEnd).set(key, acc);
+      this.backend.currentKey = undefined;
+      return;
+    }
     this.backend.restore(state);
     const found: [Key, number][] = [];
     this.backend.forEachKeyAndNamespace(SLICE_STATE, (key, namespace) =>

@@ -14,7 +14,11 @@ import {
 } from '../../state/snapshot.js';
 import type { Key } from '../key-groups.js';
 import type { OperatorContext, SnapshotContext } from '../operator.js';
-import { diskKeyedBackend } from '../operators/disk-keyed-backend.js';
+import {
+  diskKeyedBackend,
+  diskStateOnHeap,
+  restoredBackendKind,
+} from '../operators/disk-keyed-backend.js';
 import { windowId } from './window-aggregation.js';
 
 /** One window of one key, as the general window operator keeps it. */
@@ -78,7 +82,9 @@ export interface WindowTable<ACC> extends Iterable<[Key, KeyWindows<ACC>]> {
  */
 export function windowTableFor<ACC>(context: OperatorContext): WindowTable<ACC> {
   const backend = diskKeyedBackend(context);
-  return backend === undefined ? new HeapWindowTable<ACC>() : new BackendWindowTable<ACC>(backend);
+  return backend === undefined
+    ? new HeapWindowTable<ACC>(context.operatorId)
+    : new BackendWindowTable<ACC>(backend);
 }
 
 /** A window's state as JSON data (its contents must be JSON data). */
@@ -136,6 +142,10 @@ export class HeapWindowTable<ACC>
 {
   readonly keepsTimers = false;
 
+  constructor(private readonly operatorId = '') {
+    super();
+  }
+
   open(key: Key): Map<string, WindowState<ACC>> {
     let windows = this.get(key);
     if (windows === undefined) {
@@ -173,6 +183,7 @@ export class HeapWindowTable<ACC>
   }
 
   restore(state: RestoredState): WindowTimer[] {
+    if (restoredBackendKind(state, WINDOW_STATE) === 'disk') throw diskStateOnHeap(this.operatorId);
     type Entry = { key: Json; windows: WindowJson[]; timers: [Json, string, 'e' | 'p'][] };
     const timers: WindowTimer[] = [];
     for (const raw of restoredEntries(state)) {
@@ -285,6 +296,7 @@ export class BackendWindowTable<ACC> implements WindowTable<ACC> {
   }
 
   restore(state: RestoredState): WindowTimer[] {
+    if (restoredBackendKind(state, WINDOW_STATE) === 'heap') return this.takeOver(state);
     this.backend.restore(state);
     const found: [Key, string][] = [];
     this.backend.forEachKeyAndNamespace(WINDOW_STATE, (key, id) => found.push([key, id]));
@@ -301,6 +313,21 @@ export class BackendWindowTable<ACC> implements WindowTable<ACC> {
       }
     }
     this.backend.currentKey = undefined;
+    return timers;
+  }
+
+  /** Restores windows written with the heap backend (or before windows used the disk one). */
+  private takeOver(state: RestoredState): WindowTimer[] {
+    const heap = new HeapWindowTable<ACC>();
+    const timers = heap.restore(state);
+    for (const [key, windows] of heap) {
+      const own = this.open(key);
+      for (const w of windows.values()) own.set(w.id, { ...w, timers: new Set() });
+    }
+    for (const [time, key, id, domain] of timers) {
+      this.get(key)?.get(id)?.timers?.add(`${domain}${time}`);
+    }
+    this.flush();
     return timers;
   }
 
