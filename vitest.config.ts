@@ -2,12 +2,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // Real servers for the connector tests, started (idempotently) by their scripts.
-    globalSetup: ['test/setup/kafka.ts', 'test/setup/postgres.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [
-      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: ['test/**/*.test.ts'],
+          // Real servers for the connector tests, started (idempotently) by their scripts.
+          globalSetup: ['test/setup/kafka.ts', 'test/setup/postgres.ts'],
+        },
+      },
       {
         // With the disk backend, windows keep their contents in it: the window
         // conformance and oracle tests run there too (see test/helpers/state-backend.ts).
