@@ -22,7 +22,7 @@ export interface BenchArgs {
   readonly keys: number;
   readonly reps: number;
   readonly parallelism: number;
-  /** The keyed state backend of the engine's variants (`--state-backend heap|disk`, default heap). */
+  /** The keyed state backend of the engine's variants (`--state-backend heap|disk`, default heap); window-count uses it. */
   readonly stateBackend: 'heap' | 'disk';
   /** Set in a child process: the mode to run. */
   readonly child: string | undefined;
