@@ -2,10 +2,29 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Real servers for the connector tests, started (idempotently) by their scripts.
-    globalSetup: ['test/setup/kafka.ts', 'test/setup/postgres.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: ['test/**/*.test.ts'],
+          // Real servers for the connector tests, started (idempotently) by their scripts.
+          globalSetup: ['test/setup/kafka.ts', 'test/setup/postgres.ts'],
+        },
+      },
+      {
+        // With the disk backend, windows keep their contents in it: the window
+        // conformance and oracle tests run there too (see test/helpers/state-backend.ts).
+        extends: true,
+        test: {
+          name: 'disk-state',
+          include: ['test/windows/*.test.ts', 'test/properties/oracle.test.ts'],
+          exclude: ['test/windows/disk-backend.test.ts'],
+          env: { WEIR_TEST_STATE_BACKEND: 'disk' },
+        },
+      },
+    ],
   },
 });

@@ -4,7 +4,7 @@
  * ceiling for any JavaScript engine that hands records to user functions as
  * objects). Each variant runs in its own child process, so peak RSS is its own.
  *
- *   npm run bench -- [--events N] [--keys K] [--reps R] [--parallelism P]
+ *   npm run bench -- [--events N] [--keys K] [--reps R] [--parallelism P] [--state-backend heap|disk]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,6 +57,7 @@ function fused(events: number, keys: number): Pick<Outcome, 'results' | 'checksu
 async function engine(events: number, keys: number, parallelism: number, checkpointDir?: string) {
   const env = new StreamEnvironment({
     parallelism,
+    stateBackend: { kind: args.stateBackend },
     ...(checkpointDir === undefined
       ? {}
       : { checkpointing: { directory: checkpointDir, intervalMs: 1000 } }),
@@ -109,7 +110,7 @@ if (args.child !== undefined) {
   const cCpu = median(c.map((r) => r.eventsPerCpuSec));
   console.log('');
   console.log(
-    `events ${args.events}, keys ${args.keys}, tumbling ${WINDOW_MS} ms, parallelism ${args.parallelism}`,
+    `events ${args.events}, keys ${args.keys}, tumbling ${WINDOW_MS} ms, parallelism ${args.parallelism}, ${args.stateBackend} state backend`,
   );
   console.log(
     `| variant | events/s (median of ${f.length}) | events per CPU-second | peak RSS MB |`,

@@ -22,6 +22,8 @@ export interface BenchArgs {
   readonly keys: number;
   readonly reps: number;
   readonly parallelism: number;
+  /** The keyed state backend of the engine's variants (`--state-backend heap|disk`, default heap); window-count uses it. */
+  readonly stateBackend: 'heap' | 'disk';
   /** Set in a child process: the mode to run. */
   readonly child: string | undefined;
 }
@@ -33,14 +35,20 @@ export function benchArgs(defaults: { readonly events: number; readonly keys: nu
       keys: { type: 'string', default: String(defaults.keys) },
       reps: { type: 'string', default: '3' },
       parallelism: { type: 'string', default: '1' },
+      'state-backend': { type: 'string', default: 'heap' },
       child: { type: 'string' },
     },
   });
+  const stateBackend = values['state-backend'];
+  if (stateBackend !== 'heap' && stateBackend !== 'disk') {
+    throw new Error(`--state-backend must be heap or disk, got '${stateBackend}'`);
+  }
   return {
     events: Number(values.events),
     keys: Number(values.keys),
     reps: Number(values.reps),
     parallelism: Number(values.parallelism),
+    stateBackend,
     child: values.child,
   };
 }
@@ -87,6 +95,7 @@ export function runModes<O extends Measured>(
     for (const mode of modes) {
       const childArgs = [script, '--child', mode, '--events', String(args.events)];
       childArgs.push('--keys', String(args.keys), '--parallelism', String(args.parallelism));
+      childArgs.push('--state-backend', args.stateBackend);
       const text = execFileSync(process.execPath, childArgs, {
         encoding: 'utf8',
         maxBuffer: 1 << 20,

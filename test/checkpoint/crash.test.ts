@@ -92,6 +92,17 @@ async function latestCheckpoint(name: string): Promise<string | undefined> {
     .pop();
 }
 
+/** Keyed states declared in the newest checkpoint's files of the window operator ('counts'). */
+async function windowStateNames(name: string): Promise<string[]> {
+  const chk = join(dir, name, 'chk', (await latestCheckpoint(name))!);
+  const names = new Set<string>();
+  for (const f of (await readdir(chk)).filter((f) => f.startsWith('counts-'))) {
+    const snapshot = JSON.parse(await readFile(join(chk, f), 'utf8')) as { states?: object };
+    for (const state of Object.keys(snapshot.states ?? {})) names.add(state);
+  }
+  return [...names];
+}
+
 interface CrashRun {
   /** Times the process was killed (by the test, or by itself at an injected fault). */
   readonly deaths: number;
@@ -191,6 +202,10 @@ describe('crash and restore', () => {
           expect(run.deaths).toBe(KILLS);
           expect(run.restoredFrom).toBeGreaterThanOrEqual(KILLS / 4);
           expect(await committed(name)).toEqual(await reference(parallelism));
+          // With the disk backend the windows keep their contents in it too.
+          expect(await windowStateNames(name)).toEqual(
+            backend === 'disk' ? ['__weir.window-slices'] : [],
+          );
         }, 400_000);
       }
     }

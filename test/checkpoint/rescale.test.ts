@@ -46,9 +46,20 @@ const milestones: KeyedProcessFunction<string, Order, string> & { count?: ValueS
   },
 };
 
-/** Keyed reduce, keyed process state and event-time windows, all written exactly once. */
-function job(parallelism: number, out: string, rate?: number): StreamEnvironment {
-  const env = new StreamEnvironment({ parallelism, batchSize: 50 });
+type Backend = 'heap' | 'disk';
+
+/** Keyed reduce, keyed process state, sliding and session windows, all written exactly once. */
+function job(
+  parallelism: number,
+  out: string,
+  rate?: number,
+  backend?: Backend,
+): StreamEnvironment {
+  const env = new StreamEnvironment({
+    parallelism,
+    batchSize: 50,
+    ...(backend === undefined ? {} : { stateBackend: { kind: backend } }),
+  });
   const orders = env
     .fromGenerator({
       count: 12_000,
@@ -87,39 +98,50 @@ function job(parallelism: number, out: string, rate?: number): StreamEnvironment
     .map((r) => `window ${r.key} ${r.window.start} ${r.value} ${r.timing} ${r.isUpdate}`)
     .sinkTo(new ExactlyOnceFileSink({ directory: out, prefix: 'windows' }))
     .uid('windows-sink');
+  orders
+    .keyBy((o) => o.user)
+    .window(Windows.session(380))
+    .reduce((a, b) => ({ user: a.user, amount: a.amount + b.amount, time: b.time }))
+    .uid('sessions')
+    .map((r) => `session ${r.key} ${r.window.start} ${r.window.end} ${r.value.amount}`)
+    .sinkTo(new ExactlyOnceFileSink({ directory: out, prefix: 'sessions' }))
+    .uid('sessions-sink');
   return env;
 }
 
 describe('rescaling from savepoints', () => {
-  it('1 -> 4 -> 2 subtasks gives the same results as never rescaling', async () => {
-    const reference = join(dir, 'reference');
-    await job(1, reference).execute('reference');
-    const expected = await committedLines(reference);
-    expect(expected.length).toBeGreaterThan(12_000);
+  it.each(['heap', 'disk'] as const)(
+    '1 -> 4 -> 2 subtasks with the %s backend gives the same results as never rescaling',
+    async (backend) => {
+      const reference = join(dir, 'reference');
+      await job(1, reference).execute('reference');
+      const expected = await committedLines(reference);
+      expect(expected.length).toBeGreaterThan(12_000);
 
-    const out = join(dir, 'out');
-    const first = job(1, out, 8_000).executeAsync('p1');
-    await sleep(120);
-    const sp1 = await first.stopWithSavepoint(join(dir, 'sp1'));
+      const out = join(dir, 'out');
+      const first = job(1, out, 8_000, backend).executeAsync('p1');
+      await sleep(120);
+      const sp1 = await first.stopWithSavepoint(join(dir, 'sp1'));
 
-    const second = job(4, out, 8_000).executeAsync('p4', { restoreFrom: sp1 });
-    await sleep(120);
-    const sp2 = await second.stopWithSavepoint(join(dir, 'sp2'));
+      const second = job(4, out, 8_000, backend).executeAsync('p4', { restoreFrom: sp1 });
+      await sleep(120);
+      const sp2 = await second.stopWithSavepoint(join(dir, 'sp2'));
 
-    const third = job(2, out).executeAsync('p2', { restoreFrom: sp2 });
-    const result = await third.result;
-    expect(result.status).toBe('finished');
-    const got = await committedLines(out);
-    if (process.env.WEIR_DEBUG_RESCALE) {
-      const count = (xs: string[]) => {
-        const m = new Map<string, number>();
-        for (const x of xs) m.set(x.split(' ')[0]!, (m.get(x.split(' ')[0]!) ?? 0) + 1);
-        return m;
-      };
-      console.log('expected', count(expected), 'got', count(got));
-    }
-    expect(got).toEqual(expected);
-  });
+      const third = job(2, out, undefined, backend).executeAsync('p2', { restoreFrom: sp2 });
+      const result = await third.result;
+      expect(result.status).toBe('finished');
+      const got = await committedLines(out);
+      if (process.env.WEIR_DEBUG_RESCALE) {
+        const count = (xs: string[]) => {
+          const m = new Map<string, number>();
+          for (const x of xs) m.set(x.split(' ')[0]!, (m.get(x.split(' ')[0]!) ?? 0) + 1);
+          return m;
+        };
+        console.log('expected', count(expected), 'got', count(got));
+      }
+      expect(got).toEqual(expected);
+    },
+  );
 
   it('explains a checkpoint that does not fit the job', async () => {
     const out = join(dir, 'o');

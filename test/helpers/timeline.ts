@@ -18,6 +18,7 @@ import {
   WatermarkStrategy,
   type WindowResult,
 } from '../../src/index.js';
+import { testStateBackend } from './state-backend.js';
 
 /** A keyed event: key, event time, value. */
 export interface Ev {
@@ -43,7 +44,7 @@ export function bounded(bound: number): WatermarkStrategy<Ev> {
 
 /** One record per batch: a watermark follows every record, so timelines are exact. */
 export function env1(parallelism = 1): StreamEnvironment {
-  return new StreamEnvironment({ batchSize: 1, parallelism });
+  return new StreamEnvironment({ batchSize: 1, parallelism, ...testStateBackend() });
 }
 
 export interface CountSum {
@@ -116,7 +117,7 @@ export async function atParallelisms(
 ): Promise<string[][]> {
   const outputs: string[][] = [];
   for (const p of parallelisms) {
-    const env = new StreamEnvironment({ batchSize, parallelism: p });
+    const env = new StreamEnvironment({ batchSize, parallelism: p, ...testStateBackend() });
     const read = build(env);
     await env.execute(`p=${p}`);
     outputs.push(sorted(read()));

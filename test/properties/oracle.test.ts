@@ -19,6 +19,7 @@ import {
   type WindowResult,
   Windows,
 } from '../../src/index.js';
+import { propertyRuns, testStateBackend } from '../helpers/state-backend.js';
 import {
   bounded,
   type CountSum,
@@ -138,7 +139,11 @@ async function stream(
   spec: WindowSpec,
   opts: { bound: number; lateness: number; parallelism: number; batchSize: number; path: Path },
 ): Promise<StreamRun> {
-  const env = new StreamEnvironment({ parallelism: opts.parallelism, batchSize: opts.batchSize });
+  const env = new StreamEnvironment({
+    parallelism: opts.parallelism,
+    batchSize: opts.batchSize,
+    ...testStateBackend(),
+  });
   const lateTag = new OutputTag<Ev>('late');
   let windowed = env
     .fromArray(arrival)
@@ -226,7 +231,7 @@ describe('streaming windows equal the batch oracle', () => {
           expect(outputs[2], 'p=4').toEqual(outputs[0]);
         },
       ),
-      { numRuns: 250 },
+      { numRuns: propertyRuns(250) },
     );
   }, 30_000);
 
@@ -302,7 +307,7 @@ describe('streaming windows equal the batch oracle', () => {
           expect(outputs[2], 'p=4').toEqual(outputs[0]);
         },
       ),
-      { numRuns: 250 },
+      { numRuns: propertyRuns(250) },
     );
   }, 30_000);
 });

@@ -5,6 +5,7 @@ import {
   Triggers,
   Windows,
 } from '../../src/index.js';
+import { testStateBackend } from '../helpers/state-backend.js';
 import {
   collect,
   countSum,
@@ -141,7 +142,7 @@ describe('count windows', () => {
     const input = [...interleaved(7, 5), ...interleaved(0, 0)];
     for (const k of ['c', 'd', 'e']) for (let i = 1; i <= 4; i++) input.push(ev(k, 0, i));
     const run = async (p: number) => {
-      const env = new StreamEnvironment({ parallelism: p, batchSize: 3 });
+      const env = new StreamEnvironment({ parallelism: p, batchSize: 3, ...testStateBackend() });
       const sink = collect(
         env
           .fromArray(input)

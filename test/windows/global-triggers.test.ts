@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StreamEnvironment, Triggers, Windows } from '../../src/index.js';
+import { testStateBackend } from '../helpers/state-backend.js';
 import {
   bounded,
   collect,
@@ -226,7 +227,7 @@ describe('processing-time triggers', () => {
       ],
       true,
     );
-    const env = new StreamEnvironment();
+    const env = new StreamEnvironment(testStateBackend());
     const out = await env
       .fromSource(source)
       .keyBy((e) => e.k)
@@ -247,7 +248,7 @@ describe('processing-time triggers', () => {
       ],
       true,
     );
-    const env = new StreamEnvironment();
+    const env = new StreamEnvironment(testStateBackend());
     const out = await env
       .fromSource(source)
       .keyBy((e) => e.k)
@@ -263,7 +264,7 @@ describe('processing-time triggers', () => {
   }, 5000);
 
   it('processing-time windows still open at end of input fire once', async () => {
-    const env = new StreamEnvironment();
+    const env = new StreamEnvironment(testStateBackend());
     const out = await env
       .fromArray([ev('a', 0, 1), ev('a', 0, 2)])
       .keyBy((e) => e.k)

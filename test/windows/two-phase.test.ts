@@ -18,6 +18,7 @@ import {
 } from '../../src/runtime/windowing/local-window-combiner.js';
 import { aggregateAggregation } from '../../src/runtime/windowing/window-aggregation.js';
 import { EMPTY_RESTORED_STATE } from '../../src/state/snapshot.js';
+import { propertyRuns, testStateBackend } from '../helpers/state-backend.js';
 import {
   bounded,
   type CountSum,
@@ -64,6 +65,7 @@ async function run(
     parallelism: opts.parallelism,
     batchSize: opts.batchSize,
     localAggregation: opts.local,
+    ...testStateBackend(),
   });
   const lateTag = new OutputTag<Ev>('late');
   const source = opts.split
@@ -152,10 +154,10 @@ describe('two-phase window aggregation', () => {
           folded += two.folded;
         },
       ),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
     // The property is not vacuous: most records were folded before the exchange.
-    expect(folded).toBeGreaterThan(1000);
+    expect(folded).toBeGreaterThan(propertyRuns(1000));
   }, 60_000);
 
   // With several source subtasks, which records are late depends on how their
@@ -179,7 +181,7 @@ describe('two-phase window aggregation', () => {
           expect(two.folded).toBe(2 * arrival.length);
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   }, 60_000);
 

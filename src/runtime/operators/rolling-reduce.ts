@@ -1,4 +1,6 @@
+import type { ValueState } from '../../api/state.js';
 import { userFunctionFailed } from '../../errors.js';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.js';
 import {
   decodeKey,
   encodeKey,
@@ -9,37 +11,77 @@ import {
   restoredEntries,
 } from '../../state/snapshot.js';
 import type { Key } from '../key-groups.js';
-import { Operator, type SnapshotContext } from '../operator.js';
+import { Operator, type OperatorContext, type Output, type SnapshotContext } from '../operator.js';
 import type { RecordBatch } from '../record-batch.js';
+import { diskKeyedBackend, diskStateOnHeap, restoredBackendKind } from './disk-keyed-backend.js';
 import { missingKeys } from './keyed-process.js';
 
-/** Keyed running reduction: emits the updated reduction for every record. */
+/** Keyed state holding each key's reduction when the job uses the disk backend. */
+const REDUCED_STATE = '__weir.reduced';
+
+/**
+ * Keyed running reduction: emits the updated reduction for every record.
+ * Reductions are a map on the heap, snapshotted whole (`[key, value]`
+ * entries), or, when the job uses the disk backend, its value state
+ * `__weir.reduced`, checkpointed incrementally.
+ */
 export class RollingReduceOperator<T> extends Operator<T, T> {
   private readonly current = new Map<Key, T>();
+  private backend: KeyedStateBackend | undefined;
+  private reduced: ValueState<T> | undefined;
 
   constructor(private readonly reduce: (a: T, b: T) => T) {
     super();
   }
 
+  override setup(context: OperatorContext, output: Output<T>): void {
+    super.setup(context, output);
+    this.backend = diskKeyedBackend(context);
+    this.reduced = this.backend?.getValueState<T>(REDUCED_STATE);
+  }
+
   override initializeState(state: RestoredState): void {
+    const written = restoredBackendKind(state, REDUCED_STATE);
+    const { backend, reduced } = this;
+    if (written === 'disk') {
+      if (backend === undefined) throw diskStateOnHeap(this.context.operatorId);
+      backend.restore(state);
+      return;
+    }
     for (const entry of restoredEntries(state)) {
       const [key, value] = entry as [Json, Json];
-      this.current.set(decodeKey(key), value as T);
+      if (backend === undefined) this.current.set(decodeKey(key), value as T);
+      else {
+        // Written with the heap backend (or before the reduce used the disk one): taken over.
+        backend.currentKey = decodeKey(key);
+        reduced!.update(value as T);
+      }
     }
+    if (backend !== undefined) backend.currentKey = undefined;
   }
 
   /** Reduced values are stored as JSON: they must be JSON data. */
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
+    if (this.backend !== undefined) {
+      return this.backend.snapshot({
+        checkpointId: context.checkpointId,
+        keyGroupOf: context.keyGroupOf,
+        kind: context.kind,
+      });
+    }
     const keyed = new KeyedSnapshotBuilder(context.keyGroupOf);
     for (const [key, value] of this.current) keyed.add(key, [encodeKey(key), value as Json]);
     return { keyed: keyed.build() };
   }
 
+  override notifyCheckpointComplete(checkpointId: number): void {
+    this.backend?.notifyCheckpointComplete(checkpointId);
+  }
+
   override open(): void {
-    this.context.metrics.gauge(
-      'weir_state_entries',
-      'Keyed state entries held',
-      () => this.current.size,
+    const backend = this.backend;
+    this.context.metrics.gauge('weir_state_entries', 'Keyed state entries held', () =>
+      backend === undefined ? this.current.size : backend.entryCount(),
     );
   }
 
@@ -47,18 +89,34 @@ export class RollingReduceOperator<T> extends Operator<T, T> {
     const { values, keys } = batch;
     if (keys === undefined) throw missingKeys(this.context.operatorId);
     const out = new Array<T>(values.length);
+    const { backend, reduced } = this;
     let i = 0;
     try {
-      for (; i < values.length; i++) {
-        const key = keys[i] as Key;
-        const prev = this.current.get(key);
-        const next = prev === undefined ? (values[i] as T) : this.reduce(prev, values[i] as T);
-        this.current.set(key, next);
-        out[i] = next;
+      if (backend !== undefined && reduced !== undefined) {
+        for (; i < values.length; i++) {
+          backend.currentKey = keys[i] as Key;
+          const prev = reduced.value();
+          const next = prev === undefined ? (values[i] as T) : this.reduce(prev, values[i] as T);
+          reduced.update(next);
+          out[i] = next;
+        }
+        backend.currentKey = undefined;
+      } else {
+        for (; i < values.length; i++) {
+          const key = keys[i] as Key;
+          const prev = this.current.get(key);
+          const next = prev === undefined ? (values[i] as T) : this.reduce(prev, values[i] as T);
+          this.current.set(key, next);
+          out[i] = next;
+        }
       }
     } catch (cause) {
       throw userFunctionFailed(this.context.operatorId, 'reduce function', values[i], cause);
     }
     this.output.emit({ values: out, timestamps: batch.timestamps, keys });
+  }
+
+  override close(): void {
+    this.backend?.dispose();
   }
 }

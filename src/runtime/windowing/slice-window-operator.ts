@@ -3,20 +3,10 @@ import type { FiringTiming } from '../../api/window-result.js';
 import { windowStart } from '../../api/windows.js';
 import { userFunctionFailed, WeirError } from '../../errors.js';
 import type { Counter } from '../../metrics/registry.js';
-import {
-  decodeKey,
-  decodeTime,
-  encodeKey,
-  encodeTime,
-  type Json,
-  KeyedSnapshotBuilder,
-  type OperatorSnapshot,
-  type RestoredState,
-  restoredEntries,
-} from '../../state/snapshot.js';
+import type { OperatorSnapshot, RestoredState } from '../../state/snapshot.js';
 import type { Key } from '../key-groups.js';
 import { MIN_WATERMARK } from '../messages.js';
-import { Operator, type SnapshotContext } from '../operator.js';
+import { Operator, type OperatorContext, type Output, type SnapshotContext } from '../operator.js';
 import { Emitter } from '../operators/emitter.js';
 import { missingKeys } from '../operators/keyed-process.js';
 import type { RecordBatch } from '../record-batch.js';
@@ -26,6 +16,12 @@ import type {
   TwoPhaseSwitch,
 } from './local-window-combiner.js';
 import { scheduleProcessingTimeClose } from './processing-time-close.js';
+import {
+  HeapSliceTable,
+  type SliceContents,
+  type SliceTable,
+  sliceTableFor,
+} from './slice-table.js';
 import { SlidingWindowAccumulators } from './sliding-window-accumulators.js';
 import {
   type FiringContext,
@@ -83,8 +79,8 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   implements FiringContext
 {
   private readonly pane: number;
-  /** Slice end -> key -> accumulator. */
-  private readonly slices = new Map<number, Map<Key, ACC>>();
+  /** Slice end -> key -> accumulator: on the heap, or in the disk state backend. */
+  private slices: SliceTable<ACC> = new HeapSliceTable<ACC>();
   /** The keys of `slices` in increasing order. */
   private readonly sliceEnds: number[] = [];
   private watermark = MIN_WATERMARK;
@@ -93,7 +89,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   private emitter!: Emitter<OUT>;
   private lateRecords!: Counter;
   private cachedSliceEnd = Number.NaN;
-  private cachedSlice: Map<Key, ACC> | undefined;
+  private cachedSlice: SliceContents<ACC> | undefined;
   /** Sliding windows only: the windows' merges, kept incrementally across firings. */
   private readonly sliding: SlidingWindowAccumulators<ACC> | undefined;
 
@@ -107,6 +103,11 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
             spec.aggregation as WindowAggregation<unknown, ACC, unknown>,
             spec.size,
           );
+  }
+
+  override setup(context: OperatorContext, output: Output<OUT>): void {
+    super.setup(context, output);
+    this.slices = sliceTableFor<ACC>(context);
   }
 
   override open(): void {
@@ -229,17 +230,20 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     slice.set(key, aggregation.add(value, acc === undefined ? aggregation.create() : acc));
   }
 
-  private sliceFor(sliceEnd: number): Map<Key, ACC> {
+  private sliceFor(sliceEnd: number): SliceContents<ACC> {
     let slice = this.slices.get(sliceEnd);
     if (slice === undefined) {
-      slice = new Map();
-      this.slices.set(sliceEnd, slice);
-      const ends = this.sliceEnds;
-      // Event time mostly advances: a new slice is usually the last one.
-      if (ends.length === 0 || ends[ends.length - 1]! < sliceEnd) ends.push(sliceEnd);
-      else ends.splice(firstAbove(ends, sliceEnd), 0, sliceEnd);
+      slice = this.slices.open(sliceEnd);
+      this.addSliceEnd(sliceEnd);
     }
     return slice;
+  }
+
+  /** Keeps `sliceEnds` sorted. Event time mostly advances: a new slice is usually the last one. */
+  private addSliceEnd(sliceEnd: number): void {
+    const ends = this.sliceEnds;
+    if (ends.length === 0 || ends[ends.length - 1]! < sliceEnd) ends.push(sliceEnd);
+    else ends.splice(firstAbove(ends, sliceEnd), 0, sliceEnd);
   }
 
   private processLate(value: IN, ts: number, key: Key): void {
@@ -320,17 +324,12 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   }
 
   /**
-   * Snapshot: per key, its accumulators by slice (JSON data); and, as union
-   * state, the watermark and the fired-up-to bound.
+   * Snapshot: per key, its accumulators by slice (JSON data; see the slice
+   * table); and, as union state, the watermark and the fired-up-to bound.
    */
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
-    const keyed = new KeyedSnapshotBuilder(context.keyGroupOf);
-    for (const [sliceEnd, slice] of this.slices) {
-      for (const [key, acc] of slice)
-        keyed.add(key, [encodeKey(key), encodeTime(sliceEnd), acc as Json]);
-    }
     return {
-      keyed: keyed.build(),
+      ...this.slices.snapshot(context),
       union: [
         timeProgressEntry(this.context.subtaskIndex, {
           watermark: this.watermark,
@@ -343,11 +342,9 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   override initializeState(state: RestoredState): void {
     // The firing stacks derive from the slices: the next firing rebuilds them.
     this.sliding?.clear();
-    const entries = [...restoredEntries(state)] as [Json, Json, Json][];
-    entries.sort((a, b) => decodeTime(a[1]) - decodeTime(b[1]));
-    for (const [key, sliceEnd, acc] of entries) {
-      this.sliceFor(decodeTime(sliceEnd)).set(decodeKey(key), acc as ACC);
-    }
+    this.slices.restore(state);
+    this.sliceEnds.length = 0;
+    for (const end of [...this.slices.keys()].sort((a, b) => a - b)) this.addSliceEnd(end);
     const progress = restoredTimeProgress(
       state,
       this.context.subtaskIndex,
@@ -357,6 +354,14 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
       this.watermark = progress.watermark;
       this.firedUpTo = progress.mark;
     }
+  }
+
+  override notifyCheckpointComplete(checkpointId: number): void {
+    this.slices.notifyCheckpointComplete(checkpointId);
+  }
+
+  override close(): void {
+    this.slices.dispose();
   }
 
   override processWatermark(time: number): void {

@@ -68,7 +68,7 @@ export class SlidingWindowAccumulators<ACC> {
   }
 
   /** Queues each key's accumulator of the slice ending at `end`. */
-  queueSlice(end: number, slice: ReadonlyMap<Key, ACC>): void {
+  queueSlice(end: number, slice: Iterable<readonly [Key, ACC]>): void {
     const merge = this.aggregation.merge!;
     for (const [key, acc] of slice) {
       let queue = this.byKey.get(key);

@@ -12,20 +12,10 @@ import {
 } from '../../api/windows.js';
 import { describeRecord, userFunctionFailed, WeirError } from '../../errors.js';
 import type { Counter } from '../../metrics/registry.js';
-import {
-  decodeKey,
-  decodeTime,
-  encodeKey,
-  encodeTime,
-  type Json,
-  KeyedSnapshotBuilder,
-  type OperatorSnapshot,
-  type RestoredState,
-  restoredEntries,
-} from '../../state/snapshot.js';
+import type { OperatorSnapshot, RestoredState } from '../../state/snapshot.js';
 import type { Key } from '../key-groups.js';
 import { MIN_WATERMARK } from '../messages.js';
-import { Operator, type SnapshotContext } from '../operator.js';
+import { Operator, type OperatorContext, type Output, type SnapshotContext } from '../operator.js';
 import { Emitter } from '../operators/emitter.js';
 import { missingKeys } from '../operators/keyed-process.js';
 import type { RecordBatch } from '../record-batch.js';
@@ -39,6 +29,14 @@ import {
   windowId,
 } from './window-aggregation.js';
 import { restoredTimeProgress, timeProgressEntry } from './window-snapshot.js';
+import {
+  HeapWindowTable,
+  type KeyWindows,
+  type WindowState,
+  type WindowTable,
+  type WindowTimer,
+  windowTableFor,
+} from './window-table.js';
 
 export interface WindowOperatorSpec<IN, ACC, R, OUT> {
   readonly assigner: WindowAssigner<IN>;
@@ -56,21 +54,6 @@ const GLOBAL_WINDOW_ID = windowId(GLOBAL_WINDOW);
 /** What made a window fire: a record, a timer, or the end of input. */
 type FiringCause = 'element' | 'timer' | 'end';
 
-/** One window of one key. */
-interface WindowState<ACC> {
-  window: Window;
-  id: string;
-  /** Undefined when empty (never filled, or purged). */
-  acc: ACC | undefined;
-  /** A result was emitted and not purged since: the next one is an update. */
-  emitted: boolean;
-  /** The firing at the end of the window has happened; later ones are late. */
-  onTimeFired: boolean;
-  /** Records were added since the last firing (what end of input must not lose). */
-  pending: boolean;
-  triggerState: Map<string, unknown> | undefined;
-}
-
 /**
  * The general window operator: any assigner (including merging session
  * windows), any trigger, event or processing time. Contents are kept per
@@ -81,7 +64,8 @@ export class WindowOperator<IN, ACC, R, OUT>
   extends Operator<IN, OUT>
   implements FiringContext, TriggerContext
 {
-  private readonly windowsByKey = new Map<Key, Map<string, WindowState<ACC>>>();
+  /** Key -> window id -> window: on the heap, or in the disk state backend. */
+  private windows: WindowTable<ACC> = new HeapWindowTable<ACC>();
   private readonly eventTimers = new KeyedTimerQueue<Key, string>();
   private readonly processingTimers = new KeyedTimerQueue<Key, string>();
   private readonly scheduledProcessingTimes = new Set<number>();
@@ -99,21 +83,21 @@ export class WindowOperator<IN, ACC, R, OUT>
     this.timeDomain = spec.assigner.timeDomain;
   }
 
+  override setup(context: OperatorContext, output: Output<OUT>): void {
+    super.setup(context, output);
+    this.windows = windowTableFor<ACC>(context);
+  }
+
   /** Processing-time timers of a restored operator are scheduled again once it runs. */
   private rescheduleRestoredTimers(): void {
-    const state = this.restored;
-    this.restored = undefined;
-    if (state === undefined) return;
-    for (const raw of restoredEntries(state)) {
-      const entry = raw as { key: Json; timers: [Json, string, 'e' | 'p'][] };
-      this.currentKey = decodeKey(entry.key);
-      for (const [t, id, domain] of entry.timers) {
-        if (domain !== 'p') continue;
-        this.current = this.windowsByKey.get(this.currentKey)?.get(id);
-        if (this.current !== undefined) this.registerProcessingTimeTimer(decodeTime(t));
-      }
+    for (const [time, key, id] of this.restoredProcessingTimers) {
+      this.currentKey = key;
+      this.current = this.windows.get(key)?.get(id);
+      if (this.current !== undefined) this.registerProcessingTimeTimer(time);
     }
+    this.restoredProcessingTimers = [];
     this.current = undefined;
+    this.windows.flush();
   }
 
   override open(): void {
@@ -122,11 +106,9 @@ export class WindowOperator<IN, ACC, R, OUT>
       'weir_window_late_records_total',
       'Records that arrived after their windows closed (sent to the late-data side output if set, else dropped)',
     );
-    this.context.metrics.gauge('weir_state_entries', 'Keyed state entries held', () => {
-      let n = 0;
-      for (const w of this.windowsByKey.values()) n += w.size;
-      return n;
-    });
+    this.context.metrics.gauge('weir_state_entries', 'Keyed state entries held', () =>
+      this.windows.entryCount(),
+    );
     this.context.metrics.gauge(
       'weir_timers_pending',
       'Timers registered and not yet fired',
@@ -158,12 +140,15 @@ export class WindowOperator<IN, ACC, R, OUT>
   }
   registerEventTimeTimer(time: number): void {
     this.eventTimers.register(time, this.currentKey, this.current!.id);
+    this.current!.timers?.add(`e${time}`);
   }
   deleteEventTimeTimer(time: number): void {
     this.eventTimers.delete(time, this.currentKey, this.current!.id);
+    this.current!.timers?.delete(`e${time}`);
   }
   registerProcessingTimeTimer(time: number): void {
     this.processingTimers.register(time, this.currentKey, this.current!.id);
+    this.current!.timers?.add(`p${time}`);
     if (this.scheduledProcessingTimes.has(time)) return;
     this.scheduledProcessingTimes.add(time);
     this.context.processingTime.schedule(time, (now) => {
@@ -173,6 +158,7 @@ export class WindowOperator<IN, ACC, R, OUT>
   }
   deleteProcessingTimeTimer(time: number): void {
     this.processingTimers.delete(time, this.currentKey, this.current!.id);
+    this.current!.timers?.delete(`p${time}`);
   }
   getState<S>(name: string): ValueState<S> {
     let state = this.triggerStates.get(name);
@@ -218,6 +204,7 @@ export class WindowOperator<IN, ACC, R, OUT>
         }
         this.currentKey = keys[i] as Key;
         this.processRecord(value, ts, timestamps[i]!);
+        this.windows.flush();
       }
     } catch (cause) {
       if (cause instanceof WeirError) throw cause;
@@ -301,13 +288,8 @@ export class WindowOperator<IN, ACC, R, OUT>
     return this.timeDomain === 'event-time' && this.cleanupTime(window) <= this.watermark;
   }
 
-  private keyWindows(): Map<string, WindowState<ACC>> {
-    let windows = this.windowsByKey.get(this.currentKey);
-    if (windows === undefined) {
-      windows = new Map();
-      this.windowsByKey.set(this.currentKey, windows);
-    }
-    return windows;
+  private keyWindows(): KeyWindows<ACC> {
+    return this.windows.open(this.currentKey);
   }
 
   private stateFor(window: Window): WindowState<ACC> {
@@ -323,6 +305,7 @@ export class WindowOperator<IN, ACC, R, OUT>
         onTimeFired: false,
         pending: false,
         triggerState: undefined,
+        timers: this.windows.keepsTimers ? new Set() : undefined,
       };
       windows.set(id, state);
       this.current = state;
@@ -382,6 +365,7 @@ export class WindowOperator<IN, ACC, R, OUT>
       onTimeFired: touching.some((s) => s.onTimeFired) && maxTimestamp(merged) <= this.watermark,
       pending: touching.some((s) => s.pending),
       triggerState: undefined,
+      timers: this.windows.keepsTimers ? new Set() : undefined,
     };
     for (const s of touching) {
       this.current = s;
@@ -450,102 +434,52 @@ export class WindowOperator<IN, ACC, R, OUT>
   private clearWindow(state: WindowState<ACC>): void {
     this.current = state;
     this.spec.trigger.clear(state.window, this);
-    const windows = this.windowsByKey.get(this.currentKey);
+    const windows = this.windows.get(this.currentKey);
     windows?.delete(state.id);
-    if (windows?.size === 0) this.windowsByKey.delete(this.currentKey);
+    if (windows?.size === 0) this.windows.delete(this.currentKey);
   }
 
   // ---- time -----------------------------------------------------------------------------
 
   /**
-   * Snapshot, per key: every window with its contents (JSON data), flags and
-   * trigger state, and the key's timers; as union state, the watermark.
+   * Snapshot, per key: every window with its contents (JSON data), flags,
+   * trigger state and timers (see the window table); as union state, the
+   * watermark.
    */
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
-    const timers = new Map<Key, Json[]>();
-    const addTimer = (time: number, key: Key, id: string, domain: 'e' | 'p') => {
-      let list = timers.get(key);
-      if (list === undefined) {
-        list = [];
-        timers.set(key, list);
-      }
-      list.push([encodeTime(time), id, domain]);
-    };
-    for (const [t, k, id] of this.eventTimers.entries()) addTimer(t, k, id, 'e');
-    for (const [t, k, id] of this.processingTimers.entries()) addTimer(t, k, id, 'p');
-    const keyed = new KeyedSnapshotBuilder(context.keyGroupOf);
-    for (const [key, windows] of this.windowsByKey) {
-      const ws: Json[] = [];
-      for (const w of windows.values()) {
-        ws.push({
-          start: encodeTime(w.window.start),
-          end: encodeTime(w.window.end),
-          acc: w.acc === undefined ? null : { v: w.acc as Json },
-          emitted: w.emitted,
-          onTimeFired: w.onTimeFired,
-          pending: w.pending,
-          trigger:
-            w.triggerState === undefined ? null : (Object.fromEntries(w.triggerState) as Json),
-        });
-      }
-      keyed.add(key, { key: encodeKey(key), windows: ws, timers: timers.get(key) ?? [] });
-    }
     return {
-      keyed: keyed.build(),
+      ...this.windows.snapshot(context, () => this.pendingTimers()),
       union: [timeProgressEntry(this.context.subtaskIndex, { watermark: this.watermark, mark: 0 })],
     };
   }
 
-  private restored: RestoredState | undefined;
+  private *pendingTimers(): IterableIterator<WindowTimer> {
+    for (const [t, k, id] of this.eventTimers.entries()) yield [t, k, id, 'e'];
+    for (const [t, k, id] of this.processingTimers.entries()) yield [t, k, id, 'p'];
+  }
+
+  private restoredProcessingTimers: WindowTimer[] = [];
 
   override initializeState(state: RestoredState): void {
-    this.restored = state;
     const progress = restoredTimeProgress(
       state,
       this.context.subtaskIndex,
       this.context.parallelism,
     );
     if (progress !== undefined) this.watermark = progress.watermark;
-    type Entry = {
-      key: Json;
-      windows: {
-        start: Json;
-        end: Json;
-        acc: { v: Json } | null;
-        emitted: boolean;
-        onTimeFired: boolean;
-        pending: boolean;
-        trigger: Record<string, Json> | null;
-      }[];
-      timers: [Json, string, 'e' | 'p'][];
-    };
-    for (const raw of restoredEntries(state)) {
-      const entry = raw as unknown as Entry;
-      const key = decodeKey(entry.key);
-      const windows = new Map<string, WindowState<ACC>>();
-      for (const w of entry.windows) {
-        const start = decodeTime(w.start);
-        const end = decodeTime(w.end);
-        const window =
-          start === GLOBAL_WINDOW.start && end === GLOBAL_WINDOW.end
-            ? GLOBAL_WINDOW
-            : { start, end };
-        const id = windowId(window);
-        windows.set(id, {
-          window,
-          id,
-          acc: w.acc === null ? undefined : (w.acc.v as ACC),
-          emitted: w.emitted,
-          onTimeFired: w.onTimeFired,
-          pending: w.pending,
-          triggerState: w.trigger === null ? undefined : new Map(Object.entries(w.trigger)),
-        });
-      }
-      this.windowsByKey.set(key, windows);
-      for (const [t, id, domain] of entry.timers) {
-        if (domain === 'e') this.eventTimers.register(decodeTime(t), key, id);
-      }
+    for (const timer of this.windows.restore(state)) {
+      const [time, key, id, domain] = timer;
+      if (domain === 'e') this.eventTimers.register(time, key, id);
+      else this.restoredProcessingTimers.push(timer);
     }
+  }
+
+  override notifyCheckpointComplete(checkpointId: number): void {
+    this.windows.notifyCheckpointComplete(checkpointId);
+  }
+
+  override close(): void {
+    this.windows.dispose();
   }
 
   override processWatermark(time: number): void {
@@ -587,10 +521,11 @@ export class WindowOperator<IN, ACC, R, OUT>
   }
 
   private onTimer(time: number, key: Key, id: string, domain: TimeDomain): void {
-    const state = this.windowsByKey.get(key)?.get(id);
+    const state = this.windows.get(key)?.get(id);
     if (state === undefined) return;
     this.currentKey = key;
     this.current = state;
+    state.timers?.delete(`${domain === 'event-time' ? 'e' : 'p'}${time}`);
     const trigger = this.spec.trigger;
     const result =
       domain === 'event-time'
@@ -599,6 +534,7 @@ export class WindowOperator<IN, ACC, R, OUT>
     this.act(result, state, 'timer');
     if (domain === this.timeDomain && time === this.cleanupTime(state.window))
       this.clearWindow(state);
+    this.windows.flush();
   }
 
   /**
@@ -607,7 +543,7 @@ export class WindowOperator<IN, ACC, R, OUT>
    * contents were all emitted by its last firing does not repeat it.
    */
   override endInput(): void {
-    for (const [key, windows] of [...this.windowsByKey]) {
+    for (const [key, windows] of [...this.windows]) {
       this.currentKey = key;
       for (const state of [...windows.values()]) {
         this.current = state;
@@ -617,6 +553,7 @@ export class WindowOperator<IN, ACC, R, OUT>
         }
         this.clearWindow(state);
       }
+      this.windows.flush();
     }
     this.current = undefined;
     this.emitter.flush();
