@@ -250,6 +250,36 @@ describe('transactional sink', () => {
     await b.close();
   });
 
+  it('closes after a failure even when its writes wait on a transaction prepared for a checkpoint that never completed', async () => {
+    await sql(`CREATE TABLE ${SCHEMA}.locked (id int PRIMARY KEY, v text)`);
+    const sink = new PostgresTransactionalSink<{ id: number; v: string }>({
+      connection: PG_URL,
+      table: `${SCHEMA}.locked`,
+    });
+    const a = sink.createWriter(context(0)) as TwoPhaseCommitWriter<{ id: number; v: string }>;
+    await a.recover([]);
+    a.write(batch([{ id: 1, v: 'a' }]));
+    const c1 = a.preCommit(1); // prepared: holds the row lock on id 1 until resolved
+    expect(c1).not.toBeNull();
+    a.write(batch([{ id: 1, v: 'b' }])); // the next transaction waits for that lock
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    await a.close();
+    expect(Date.now() - started).toBeLessThan(5000);
+
+    // The restore rolls the stray transaction back; the waiting session is gone with it.
+    const b = sink.createWriter(context(0)) as TwoPhaseCommitWriter<{ id: number; v: string }>;
+    await b.recover([]);
+    expect(await rows('locked')).toEqual([]);
+    expect(
+      await sql("SELECT gid FROM pg_prepared_xacts WHERE gid LIKE 'weir:weir_pg_sink.locked:%'"),
+    ).toEqual([]);
+    b.write(batch([{ id: 1, v: 'c' }]));
+    await b.commit([b.preCommit(2)]);
+    expect(await rows('locked')).toEqual([{ id: 1, v: 'c' }]);
+    await b.close();
+  });
+
   it('is exactly-once across a failure and a restore from the latest checkpoint', async () => {
     await sql(
       `CREATE TABLE ${SCHEMA}.totals (k int PRIMARY KEY, total bigint NOT NULL, n int NOT NULL)`,

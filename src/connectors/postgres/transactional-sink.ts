@@ -14,6 +14,7 @@
  * wait is one round trip.
  */
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { describeRecord, invalidArgument, WeirError } from '../../errors.js';
 import type { Counter } from '../../metrics/registry.js';
@@ -84,6 +85,9 @@ function defaultPrefix(full: string): string {
   if (Buffer.byteLength(full) <= 150) return full;
   return `weir:${createHash('sha256').update(full).digest('hex').slice(0, 32)}`;
 }
+
+/** How long closing waits for writes in flight before it ends the session under them (ms). */
+const CLOSE_GRACE_MS = 1000;
 
 /** A flight of mutations sent to the worker and not yet accounted for. */
 interface Flight<T> {
@@ -337,9 +341,22 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
 
   async close(): Promise<void> {
     await this.ready;
-    await this.flightDone?.catch(() => {});
+    // Writes still in flight after a failure may wait for row locks of a
+    // transaction prepared for a checkpoint that never completed: only the
+    // next restore resolves it, so waiting here would hang the failing job.
+    // Past a short grace the worker is ended instead; its session goes with
+    // it, and the server rolls back the open transaction.
+    const landed =
+      this.flightDone === undefined ||
+      (await Promise.race([
+        this.flightDone.then(
+          () => true,
+          () => true,
+        ),
+        sleep(CLOSE_GRACE_MS).then(() => false),
+      ]));
     if (this.worker !== undefined) {
-      await this.worker.request({ op: 'close' }).catch(() => {});
+      if (landed) await this.worker.request({ op: 'close' }).catch(() => {});
       await this.worker.terminate();
     }
     await this.control?.end().catch(() => {});
