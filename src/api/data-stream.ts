@@ -394,41 +394,37 @@ export class DataStream<T> {
 export class KeyedStream<T, K extends Key> {
   /** @internal */
   constructor(
-    readonly builder: StreamBuilder,
+    private readonly builder: StreamBuilder,
     private readonly refs: readonly StreamRef[],
     private readonly selectKey: (value: T) => K,
     private readonly keyName: string,
   ) {}
 
-  /** @internal The key selector of this stream. */
-  get keySelector(): (value: T) => K {
-    return this.selectKey;
-  }
-
   /**
    * @internal
-   * A keyed operator fed in two phases: `local` runs before the exchange
-   * (chained to the input) and sends {@link LocalWindowElement}s keyed by
-   * their `key`; once the plan knows the parallelism, `shouldFold` decides
-   * whether it does, or passes the records through (then keyed as usual).
-   * The local operator's id is the keyed one's with `/local` appended, so
-   * its state stays matched to the keyed operator's uid.
+   * A keyed operator fed in two phases: `local` (given this stream's key
+   * selector) runs before the exchange, chained to the input, and sends
+   * {@link LocalWindowElement}s keyed by their `key`. Once the plan knows the
+   * parallelism, `mode` says whether it does: only where records would cross
+   * to another subtask, and if the environment allows local aggregation;
+   * otherwise records pass through and are keyed as usual. The local
+   * operator's id is the keyed one's with `/local` appended, so its state
+   * stays matched to the keyed operator's uid.
    */
   addTwoPhaseKeyedOperator<OUT, E extends { readonly key: Key }>(
     name: string,
-    local: () => Operator<T, E | T>,
+    local: (selectKey: (value: T) => K) => Operator<T, E | T>,
     mode: TwoPhaseSwitch,
-    shouldFold: (localParallelism: number, keyedParallelism: number) => boolean,
     create: () => Operator<T, OUT>,
   ): DataStream<OUT> {
     const graph = this.builder.graph;
+    const selectKey = this.selectKey;
     const localNode = graph.addOperator(
       `${name} (local)`,
       this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning: { kind: 'forward' } })),
-      local as () => Operator<unknown, unknown>,
+      (() => local(selectKey)) as () => Operator<unknown, unknown>,
       { stateful: true },
     );
-    const selectKey = this.selectKey;
     const partitioning: Partitioning = {
       kind: 'keyed',
       selectKey: ((value: E | T) => (mode.folding ? (value as E).key : selectKey(value as T))) as (
@@ -443,8 +439,9 @@ export class KeyedStream<T, K extends Key> {
       { keyed: true, stateful: true },
     );
     localNode.idFrom = { node: node.id, suffix: '/local' };
+    const enabled = this.builder.localAggregation;
     graph.planListeners.push((parallelismOf) => {
-      mode.folding = shouldFold(parallelismOf(localNode.id), parallelismOf(node.id));
+      mode.folding = enabled && (parallelismOf(localNode.id) > 1 || parallelismOf(node.id) > 1);
     });
     return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
   }

@@ -236,11 +236,9 @@ export class WindowedStream<T, K extends Key> {
         return this.input.addKeyedOperator<OUT>(label, create());
       }
       const twoPhase = new TwoPhaseSwitch();
-      const selectKey = this.input.keySelector;
-      const enabled = this.input.builder.localAggregation;
       return this.input.addTwoPhaseKeyedOperator<OUT, LocalWindowElement<T, ACC>>(
         label,
-        () =>
+        (selectKey) =>
           new LocalWindowCombiner<T, ACC>({
             pane: gcd(assigner.size, slide),
             offset: assigner.offset,
@@ -250,9 +248,6 @@ export class WindowedStream<T, K extends Key> {
             maxEntries: LOCAL_COMBINER_MAX_ENTRIES,
           }),
         twoPhase,
-        // Folding pays only where records would cross to another subtask.
-        (localParallelism, windowParallelism) =>
-          enabled && (localParallelism > 1 || windowParallelism > 1),
         create(twoPhase),
       );
     }

@@ -119,3 +119,8 @@ export function windowStart(timestamp: number, offset: number, period: number): 
   const r = (timestamp - offset) % period;
   return timestamp - (r < 0 ? r + period : r);
 }
+
+/** End (exclusive) of the slice of length `pane` holding `timestamp`. */
+export function sliceEndOf(timestamp: number, offset: number, pane: number): number {
+  return windowStart(timestamp, offset, pane) + pane;
+}

@@ -123,6 +123,7 @@ export class LocalWindowCombiner<IN, ACC> extends Operator<IN, LocalWindowElemen
       for (; i < values.length; i++) {
         const ts = timestamps[i]!;
         const value = values[i]!;
+        // sliceEndOf(ts, offset, pane), inline as in the window operator's loop.
         const r = (ts - offset) % pane;
         const sliceEnd = ts - (r < 0 ? r + pane : r) + pane;
         const key = selectKey(value);

@@ -1,6 +1,6 @@
 import type { OutputTag } from '../../api/output-tag.js';
 import type { FiringTiming } from '../../api/window-result.js';
-import { windowStart } from '../../api/windows.js';
+import { sliceEndOf, windowStart } from '../../api/windows.js';
 import { userFunctionFailed, WeirError } from '../../errors.js';
 import type { Counter } from '../../metrics/registry.js';
 import type { OperatorSnapshot, RestoredState } from '../../state/snapshot.js';
@@ -165,6 +165,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
           this.processLate(value, ts, key);
           continue;
         }
+        // sliceEndOf(ts, offset, pane), inline: the call costs a few % on this loop.
         const r = (ts - offset) % pane;
         const sliceEnd = ts - (r < 0 ? r + pane : r) + pane;
         let slice = this.cachedSlice;
@@ -224,8 +225,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
       return;
     }
     const { offset, aggregation } = this.spec;
-    const r = (ts - offset) % this.pane;
-    const slice = this.sliceFor(ts - (r < 0 ? r + this.pane : r) + this.pane);
+    const slice = this.sliceFor(sliceEndOf(ts, offset, this.pane));
     const acc = slice.get(key);
     slice.set(key, aggregation.add(value, acc === undefined ? aggregation.create() : acc));
   }
@@ -255,8 +255,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
       if (this.spec.lateDataTag !== undefined) this.emitter.side(this.spec.lateDataTag, value, ts);
       return;
     }
-    const r = (ts - offset) % this.pane;
-    const sliceEnd = ts - (r < 0 ? r + this.pane : r) + this.pane;
+    const sliceEnd = sliceEndOf(ts, offset, this.pane);
     // Windows containing ts that already fired are emitted again with the update.
     const refire: number[] = [];
     for (let end = lastEnd; end > ts; end -= slide) {
