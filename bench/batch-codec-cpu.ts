@@ -8,7 +8,7 @@
  *   tsc -p tsconfig.bench.json && node dist-bench/bench/batch-codec-cpu.js [--batch B] [--reps R]
  */
 import { parseArgs } from 'node:util';
-import type { RecordBatch } from '../src/runtime/record-batch.js';
+import type { RecordBatch } from '../src/core/record-batch.js';
 import { decodeBatch, encodeBatch } from '../src/runtime/transport/index.js';
 
 const { values: args } = parseArgs({

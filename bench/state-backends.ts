@@ -27,6 +27,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { systemClock } from '../src/core/clock.js';
+import { DEFAULT_MAX_PARALLELISM, type Key, keyGroupOf } from '../src/core/key-groups.js';
+import type { OperatorSnapshot } from '../src/core/snapshot.js';
 import type { CheckpointData } from '../src/runtime/checkpoint/checkpoint-data.js';
 import { CHECKPOINT_FORMAT_VERSION } from '../src/runtime/checkpoint/checkpoint-data.js';
 import {
@@ -34,10 +37,7 @@ import {
   readCheckpoint,
 } from '../src/runtime/checkpoint/checkpoint-storage.js';
 import { restoredStateFor } from '../src/runtime/checkpoint/restore.js';
-import { systemClock } from '../src/runtime/clock.js';
-import { DEFAULT_MAX_PARALLELISM, type Key, keyGroupOf } from '../src/runtime/key-groups.js';
 import { createKeyedStateBackend, type StateBackendOptions } from '../src/state/create-backend.js';
-import type { OperatorSnapshot } from '../src/state/snapshot.js';
 import { DeterministicRandom } from '../src/util/random.js';
 
 /** The operations the benchmark needs; `flush` may be asynchronous (then it is awaited). */

@@ -3,32 +3,11 @@
  * anything not exported here is internal and may change.
  */
 
-export {
-  type AsyncFunction,
-  type AsyncInvoke,
-  type AsyncOptions,
-  type AsyncOrder,
-  AsyncRetry,
-  type AsyncRetryPredicates,
-  type AsyncRetryStrategy,
-  type AsyncRuntimeContext,
-  type RecordSerializer,
-} from './api/async-io.js';
 export type {
   BroadcastJoinOptions,
   InnerBroadcastJoinOptions,
   LeftBroadcastJoinOptions,
 } from './api/broadcast-join.js';
-export {
-  acceptsChangelog,
-  type Change,
-  type ChangeKind,
-  type ChangelogMode,
-  Changes,
-  type GroupResult,
-  isChange,
-  type RetractableAggregateFunction,
-} from './api/changelog.js';
 export {
   ChangelogStream,
   GroupedChangelogStream,
@@ -56,27 +35,14 @@ export {
   type SavepointOptions,
   StreamEnvironment,
 } from './api/environment.js';
-export type {
-  AggregateFunction,
-  BroadcastElementContext,
-  BroadcastState,
-  Collector,
-  KeyedBroadcastContext,
-  KeyedBroadcastProcessFunction,
-  KeyedProcessContext,
-  KeyedProcessFunction,
-  KeyedRuntimeContext,
-  KeyedTimerService,
-  OnTimerContext,
-  OperatorRuntimeContext,
-  ProcessContext,
-  ProcessFunction,
-  ReadOnlyBroadcastState,
-  ReduceFunction,
-  RuntimeContext,
-  TimerService,
-} from './api/functions.js';
-export { defineJob, type JobContext, type JobDefinition } from './api/job.js';
+export { defineJob, type JobContext, type JobDefinition } from './api/job-module/job.js';
+export {
+  type JobModuleRun,
+  type RunJobModuleOptions,
+  runJobModule,
+  type StartedJobModule,
+  startJobModule,
+} from './api/job-module/run-job-module.js';
 export {
   type CoGroupWindowFunction,
   IntervalJoin,
@@ -89,40 +55,6 @@ export {
   WindowCoGroup,
   WindowJoin,
 } from './api/joins.js';
-export type {
-  InnerLookupJoinOptions,
-  LeftLookupJoinOptions,
-  LookupCacheOptions,
-  LookupJoinBaseOptions,
-  LookupJoinOptions,
-  LookupTable,
-} from './api/lookup-join.js';
-export { OutputTag } from './api/output-tag.js';
-export {
-  type JobModuleRun,
-  type RunJobModuleOptions,
-  runJobModule,
-  type StartedJobModule,
-  startJobModule,
-} from './api/run-job-module.js';
-export type {
-  AggregatingState,
-  AggregatingStateDescriptor,
-  KeyedStateStore,
-  ListState,
-  ListStateDescriptor,
-  MapState,
-  MapStateDescriptor,
-  OperatorStateStore,
-  ReducingState,
-  ReducingStateDescriptor,
-  StateDescriptor,
-  StateSerializer,
-  StateTtlConfig,
-  TtlUpdate,
-  ValueState,
-  ValueStateDescriptor,
-} from './api/state.js';
 export { Time } from './api/time.js';
 export type {
   RankComparator,
@@ -132,36 +64,14 @@ export type {
   WindowRanked,
   WindowTopNOptions,
 } from './api/top-n.js';
-export { type Trigger, type TriggerContext, type TriggerResult, Triggers } from './api/triggers.js';
-export {
-  type TimestampAssigner,
-  type WatermarkGenerator,
-  type WatermarkOutput,
-  WatermarkStrategy,
-} from './api/watermark-strategy.js';
-export type {
-  FiringTiming,
-  ProcessWindowFunction,
-  WindowContext,
-  WindowResult,
-} from './api/window-result.js';
 export { WindowedStream } from './api/windowed-stream.js';
-export {
-  type GapFunction,
-  GLOBAL_WINDOW,
-  maxTimestamp,
-  type TimeDomain,
-  type Window,
-  type WindowAssigner,
-  Windows,
-} from './api/windows.js';
-export { ArraySource } from './connectors/collection/array-source.js';
-export { CollectSink, DiscardingSink } from './connectors/collection/collect-sink.js';
 export {
   InMemoryLookupTable,
   type InMemoryLookupTableOptions,
   type LookupTableStats,
-} from './connectors/collection/in-memory-lookup-table.js';
+} from './connectors/collection/lookup/in-memory-lookup-table.js';
+export { CollectSink, DiscardingSink } from './connectors/collection/sink/collect-sink.js';
+export { ArraySource } from './connectors/collection/source/array-source.js';
 export {
   BAD_RECORDS_METRIC,
   type BadRecord,
@@ -188,37 +98,122 @@ export {
 export {
   GeneratorSource,
   type GeneratorSourceOptions,
-} from './connectors/generator/generator-source.js';
-export type { Sink, SinkContext, SinkWriter } from './connectors/sink.js';
-export type { PollStatus, Source, SourceContext, SourceReader } from './connectors/source.js';
-export { PrintSink, type PrintSinkOptions } from './connectors/stdout/print-sink.js';
-export { describeRecord, type ErrorDomain, WeirError, type WeirErrorCode } from './errors.js';
+} from './connectors/generator/source/generator-source.js';
+export { PrintSink, type PrintSinkOptions } from './connectors/stdout/sink/print-sink.js';
+export {
+  type AsyncFunction,
+  type AsyncInvoke,
+  type AsyncOptions,
+  type AsyncOrder,
+  AsyncRetry,
+  type AsyncRetryPredicates,
+  type AsyncRetryStrategy,
+  type AsyncRuntimeContext,
+  type RecordSerializer,
+} from './core/async-io.js';
+export {
+  acceptsChangelog,
+  type Change,
+  type ChangeKind,
+  type ChangelogMode,
+  Changes,
+  type GroupResult,
+  isChange,
+  type RetractableAggregateFunction,
+} from './core/changelog.js';
+export type { Clock } from './core/clock.js';
+export { describeRecord, type ErrorDomain, WeirError, type WeirErrorCode } from './core/errors.js';
 export type {
-  CheckpointCounts,
-  CheckpointEntry,
-  CheckpointStatus,
-} from './metrics/checkpoint-history.js';
+  AggregateFunction,
+  BroadcastElementContext,
+  BroadcastState,
+  Collector,
+  KeyedBroadcastContext,
+  KeyedBroadcastProcessFunction,
+  KeyedProcessContext,
+  KeyedProcessFunction,
+  KeyedRuntimeContext,
+  KeyedTimerService,
+  OnTimerContext,
+  OperatorRuntimeContext,
+  ProcessContext,
+  ProcessFunction,
+  ReadOnlyBroadcastState,
+  ReduceFunction,
+  RuntimeContext,
+  TimerService,
+} from './core/functions.js';
+export type { Key } from './core/key-groups.js';
+export type {
+  InnerLookupJoinOptions,
+  LeftLookupJoinOptions,
+  LookupCacheOptions,
+  LookupJoinBaseOptions,
+  LookupJoinOptions,
+  LookupTable,
+} from './core/lookup.js';
+export { OutputTag } from './core/output-tag.js';
+export type { RecordBatch } from './core/record-batch.js';
+export type { Sink, SinkContext, SinkWriter } from './core/sink.js';
+export type { Json } from './core/snapshot.js';
+export type { PollStatus, Source, SourceContext, SourceReader } from './core/source.js';
+export type {
+  AggregatingState,
+  AggregatingStateDescriptor,
+  KeyedStateStore,
+  ListState,
+  ListStateDescriptor,
+  MapState,
+  MapStateDescriptor,
+  OperatorStateStore,
+  ReducingState,
+  ReducingStateDescriptor,
+  StateDescriptor,
+  StateSerializer,
+  StateTtlConfig,
+  TtlUpdate,
+  ValueState,
+  ValueStateDescriptor,
+} from './core/state.js';
+export type { DiskBackendOptions, HeapBackendOptions } from './core/state-backend.js';
+export {
+  type Trigger,
+  type TriggerContext,
+  type TriggerResult,
+  Triggers,
+} from './core/triggers.js';
+export {
+  type TimestampAssigner,
+  type WatermarkGenerator,
+  type WatermarkOutput,
+  WatermarkStrategy,
+} from './core/watermarks.js';
+export type {
+  FiringTiming,
+  ProcessWindowFunction,
+  WindowContext,
+  WindowResult,
+} from './core/window-result.js';
+export {
+  type GapFunction,
+  GLOBAL_WINDOW,
+  maxTimestamp,
+  type TimeDomain,
+  type Window,
+  type WindowAssigner,
+  Windows,
+} from './core/windows.js';
 export {
   estimateQuantile,
   type Histogram,
   type HistogramSnapshot,
   LATENCY_BUCKETS_SECONDS,
 } from './metrics/histogram.js';
-export type {
-  EdgePartitioning,
-  JobGraph,
-  JobGraphEdge,
-  JobGraphOperator,
-  JobGraphTask,
-} from './metrics/job-graph.js';
-export type { ExceptionEntry, JobMonitor, JobStatus } from './metrics/job-monitor.js';
 export {
   type HttpEndpoint,
   type MetricsOptions,
   startMetricsServer,
 } from './metrics/metrics-server.js';
-export { OPERATOR_METRICS } from './metrics/operator-probe.js';
-export { TASK_METRICS } from './metrics/plan-instrumentation.js';
 export { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './metrics/prometheus.js';
 export {
   type Counter,
@@ -228,7 +223,6 @@ export {
   MetricRegistry,
   type MetricSample,
 } from './metrics/registry.js';
-export type { TimeShares } from './metrics/step-timer.js';
 export type { CheckpointOptions } from './runtime/checkpoint/checkpoint-config.js';
 export type { CheckpointData } from './runtime/checkpoint/checkpoint-data.js';
 export {
@@ -236,17 +230,27 @@ export {
   LocalCheckpointStorage,
   readCheckpoint,
 } from './runtime/checkpoint/checkpoint-storage.js';
-export type { Clock } from './runtime/clock.js';
-export type { Key } from './runtime/key-groups.js';
-export { LOOKUP_METRICS } from './runtime/lookup/lookup-join-function.js';
-export { ASYNC_METRICS } from './runtime/operators/async-wait.js';
+export { OPERATOR_METRICS } from './runtime/instrumentation/operator-probe.js';
+export { TASK_METRICS } from './runtime/instrumentation/plan-instrumentation.js';
+export type { TimeShares } from './runtime/instrumentation/step-timer.js';
+export type {
+  CheckpointCounts,
+  CheckpointEntry,
+  CheckpointStatus,
+} from './runtime/job/checkpoint-history.js';
+export type {
+  EdgePartitioning,
+  JobGraph,
+  JobGraphEdge,
+  JobGraphOperator,
+  JobGraphTask,
+} from './runtime/job/job-graph.js';
+export type { ExceptionEntry, JobMonitor, JobStatus } from './runtime/job/job-monitor.js';
+export { ASYNC_METRICS } from './runtime/operators/async/async-wait.js';
+export { LOOKUP_METRICS } from './runtime/operators/async/lookup-join-function.js';
 export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
-export type { RecordBatch } from './runtime/record-batch.js';
 export type { StateBackendOptions } from './state/create-backend.js';
-export type { DiskBackendOptions } from './state/disk/disk-keyed-state.js';
-export type { HeapBackendOptions } from './state/heap-keyed-state.js';
 export { Serializers } from './state/serializers.js';
-export type { Json } from './state/snapshot.js';
 export type {
   BackpressureLevel,
   JobCheckpoints,

@@ -1,11 +1,11 @@
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../core/errors.js';
+import type { Key } from '../core/key-groups.js';
+import type { Operator } from '../core/operator.js';
 import type { LogicalGraph } from '../plan/logical-graph.js';
-import type { Key } from '../runtime/key-groups.js';
-import type { Operator } from '../runtime/operator.js';
 import {
   BroadcastJoinOperator,
   SideEndMarkerOperator,
-} from '../runtime/operators/broadcast-join.js';
+} from '../runtime/operators/joins/broadcast-join.js';
 import type { DataStream } from './data-stream.js';
 
 /** How main records meet the broadcast side table. */

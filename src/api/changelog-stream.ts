@@ -1,17 +1,3 @@
-import { describeRecord, invalidArgument, WeirError } from '../errors.js';
-import type { Edge, Partitioning } from '../plan/logical-graph.js';
-import type { Key } from '../runtime/key-groups.js';
-import type { Operator } from '../runtime/operator.js';
-import { type JoinType, RegularJoinFunction } from '../runtime/operators/changelog/regular-join.js';
-import { tableViewFunction, type ViewOutput } from '../runtime/operators/changelog/table-view.js';
-import { TemporalJoinFunction } from '../runtime/operators/changelog/temporal-join.js';
-import { updatingAggregateFunction } from '../runtime/operators/changelog/updating-aggregate.js';
-import { windowChangelogFunction } from '../runtime/operators/changelog/window-changelog.js';
-import { FilterOperator } from '../runtime/operators/filter.js';
-import { FlatMapOperator } from '../runtime/operators/flat-map.js';
-import { KeyedCoProcessOperator } from '../runtime/operators/keyed-co-process.js';
-import { KeyedProcessOperator } from '../runtime/operators/keyed-process.js';
-import { MapOperator } from '../runtime/operators/map.js';
 import {
   type Change,
   type ChangelogMode,
@@ -19,11 +5,25 @@ import {
   isChange,
   type RetractableAggregateFunction,
   widestChangelog,
-} from './changelog.js';
+} from '../core/changelog.js';
+import { describeRecord, invalidArgument, WeirError } from '../core/errors.js';
+import type { KeyedProcessFunction } from '../core/functions.js';
+import type { Key } from '../core/key-groups.js';
+import type { Operator } from '../core/operator.js';
+import type { StateSerializer, StateTtlConfig } from '../core/state.js';
+import type { WindowResult } from '../core/window-result.js';
+import type { Edge, Partitioning } from '../plan/logical-graph.js';
+import { FilterOperator } from '../runtime/operators/basic/filter.js';
+import { FlatMapOperator } from '../runtime/operators/basic/flat-map.js';
+import { MapOperator } from '../runtime/operators/basic/map.js';
+import { type JoinType, RegularJoinFunction } from '../runtime/operators/changelog/regular-join.js';
+import { tableViewFunction, type ViewOutput } from '../runtime/operators/changelog/table-view.js';
+import { TemporalJoinFunction } from '../runtime/operators/changelog/temporal-join.js';
+import { updatingAggregateFunction } from '../runtime/operators/changelog/updating-aggregate.js';
+import { windowChangelogFunction } from '../runtime/operators/changelog/window-changelog.js';
+import { KeyedCoProcessOperator } from '../runtime/operators/keyed/keyed-co-process.js';
+import { KeyedProcessOperator } from '../runtime/operators/keyed/keyed-process.js';
 import { DataStream, type StreamBuilder, type StreamRef } from './data-stream.js';
-import type { KeyedProcessFunction } from './functions.js';
-import type { StateSerializer, StateTtlConfig } from './state.js';
-import type { WindowResult } from './window-result.js';
 
 /** A state time-to-live: milliseconds, or a full TTL configuration. */
 export type StateRetention = number | StateTtlConfig;

@@ -1,29 +1,9 @@
-import type { Sink } from '../connectors/sink.js';
-import { invalidArgument, WeirError } from '../errors.js';
-import type {
-  Edge,
-  GraphNode,
-  LogicalGraph,
-  OperatorFlags,
-  Partitioning,
-} from '../plan/logical-graph.js';
-import type { Key } from '../runtime/key-groups.js';
-import { LookupJoinFunction } from '../runtime/lookup/lookup-join-function.js';
-import { SyncLookupJoinOperator } from '../runtime/lookup/sync-lookup-join.js';
-import type { Operator } from '../runtime/operator.js';
-import { AsyncWaitOperator } from '../runtime/operators/async-wait.js';
-import { FilterOperator } from '../runtime/operators/filter.js';
-import { FlatMapOperator } from '../runtime/operators/flat-map.js';
-import { KeyedBroadcastProcessOperator } from '../runtime/operators/keyed-broadcast-process.js';
-import { KeyedProcessOperator } from '../runtime/operators/keyed-process.js';
-import { MapOperator } from '../runtime/operators/map.js';
-import { ProcessOperator } from '../runtime/operators/process.js';
-import { RollingReduceOperator } from '../runtime/operators/rolling-reduce.js';
-import { SinkOperator } from '../runtime/operators/sink.js';
-import { TimestampsAndWatermarksOperator } from '../runtime/operators/timestamps-and-watermarks.js';
-import type { TwoPhaseSwitch } from '../runtime/windowing/local-window-combiner.js';
-import { type AsyncFunction, type AsyncInvoke, type AsyncOptions, asyncSpec } from './async-io.js';
-import { type BroadcastJoinOptions, broadcastJoin } from './broadcast-join.js';
+import {
+  type AsyncFunction,
+  type AsyncInvoke,
+  type AsyncOptions,
+  asyncSpec,
+} from '../core/async-io.js';
 import {
   acceptsChangelog,
   type Change,
@@ -31,7 +11,46 @@ import {
   type GroupResult,
   type RetractableAggregateFunction,
   widestChangelog,
-} from './changelog.js';
+} from '../core/changelog.js';
+import { invalidArgument, WeirError } from '../core/errors.js';
+import type {
+  Collector,
+  KeyedBroadcastProcessFunction,
+  KeyedProcessFunction,
+  ProcessFunction,
+  ReduceFunction,
+} from '../core/functions.js';
+import type { Key } from '../core/key-groups.js';
+import { type LookupJoinOptions, type LookupTable, lookupJoinSpec } from '../core/lookup.js';
+import type { Operator } from '../core/operator.js';
+import type { OutputTag } from '../core/output-tag.js';
+import type { Sink } from '../core/sink.js';
+import { Triggers } from '../core/triggers.js';
+import type { WatermarkStrategy } from '../core/watermarks.js';
+import type { WindowResult } from '../core/window-result.js';
+import type { WindowAssigner } from '../core/windows.js';
+import { Windows } from '../core/windows.js';
+import type {
+  Edge,
+  GraphNode,
+  LogicalGraph,
+  OperatorFlags,
+  Partitioning,
+} from '../plan/logical-graph.js';
+import { AsyncWaitOperator } from '../runtime/operators/async/async-wait.js';
+import { LookupJoinFunction } from '../runtime/operators/async/lookup-join-function.js';
+import { SyncLookupJoinOperator } from '../runtime/operators/async/sync-lookup-join.js';
+import { FilterOperator } from '../runtime/operators/basic/filter.js';
+import { FlatMapOperator } from '../runtime/operators/basic/flat-map.js';
+import { MapOperator } from '../runtime/operators/basic/map.js';
+import { ProcessOperator } from '../runtime/operators/basic/process.js';
+import { SinkOperator } from '../runtime/operators/basic/sink.js';
+import { TimestampsAndWatermarksOperator } from '../runtime/operators/basic/timestamps-and-watermarks.js';
+import { KeyedBroadcastProcessOperator } from '../runtime/operators/keyed/keyed-broadcast-process.js';
+import { KeyedProcessOperator } from '../runtime/operators/keyed/keyed-process.js';
+import { RollingReduceOperator } from '../runtime/operators/keyed/rolling-reduce.js';
+import type { TwoPhaseSwitch } from '../runtime/windowing/local-window-combiner.js';
+import { type BroadcastJoinOptions, broadcastJoin } from './broadcast-join.js';
 import type {
   ChangelogApi,
   ChangelogStream,
@@ -47,16 +66,7 @@ import {
   type KeepRow,
   windowDeduplicate,
 } from './deduplicate.js';
-import type {
-  Collector,
-  KeyedBroadcastProcessFunction,
-  KeyedProcessFunction,
-  ProcessFunction,
-  ReduceFunction,
-} from './functions.js';
 import { IntervalJoin, type KeyedInput, TwoStreams } from './joins.js';
-import { type LookupJoinOptions, type LookupTable, lookupJoinSpec } from './lookup-join.js';
-import type { OutputTag } from './output-tag.js';
 import {
   type Ranked,
   type RankedTopNOptions,
@@ -66,12 +76,7 @@ import {
   type WindowTopNOptions,
   windowTopN,
 } from './top-n.js';
-import { Triggers } from './triggers.js';
-import type { WatermarkStrategy } from './watermark-strategy.js';
-import type { WindowResult } from './window-result.js';
 import { WindowedStream } from './windowed-stream.js';
-import type { WindowAssigner } from './windows.js';
-import { Windows } from './windows.js';
 
 /** @internal What a stream is made of: the outputs (node, side tag) it reads. */
 export interface StreamRef {

@@ -1,24 +1,24 @@
-import { describeRecord, invalidArgument } from '../errors.js';
-import type { Key } from '../runtime/key-groups.js';
-import type { Operator } from '../runtime/operator.js';
+import type { Change } from '../core/changelog.js';
+import { describeRecord, invalidArgument } from '../core/errors.js';
+import type { Key } from '../core/key-groups.js';
+import type { Operator } from '../core/operator.js';
+import type { OutputTag } from '../core/output-tag.js';
+import type { StateTtlConfig } from '../core/state.js';
+import type { WindowResult } from '../core/window-result.js';
+import type { WindowAssigner } from '../core/windows.js';
 import {
   DeduplicateFunction,
   type DeduplicateOrder,
   type KeepRow,
   WINDOW_LATE_METRIC,
   WindowDeduplicateFunction,
-} from '../runtime/operators/deduplicate.js';
-import { fixedWindowsOf } from '../runtime/operators/fixed-windows.js';
-import { LateCountingKeyedOperator } from '../runtime/operators/keyed-co-process.js';
-import { KeyedProcessOperator } from '../runtime/operators/keyed-process.js';
-import type { Change } from './changelog.js';
+} from '../runtime/operators/keyed/deduplicate.js';
+import { fixedWindowsOf } from '../runtime/operators/keyed/fixed-windows.js';
+import { LateCountingKeyedOperator } from '../runtime/operators/keyed/keyed-co-process.js';
+import { KeyedProcessOperator } from '../runtime/operators/keyed/keyed-process.js';
 import type { DataStream, KeyedStream } from './data-stream.js';
-import type { OutputTag } from './output-tag.js';
-import type { StateTtlConfig } from './state.js';
-import type { WindowResult } from './window-result.js';
-import type { WindowAssigner } from './windows.js';
 
-export type { DeduplicateOrder, KeepRow } from '../runtime/operators/deduplicate.js';
+export type { DeduplicateOrder, KeepRow } from '../runtime/operators/keyed/deduplicate.js';
 
 /** Keep-first by arrival: the only deduplication that never revises what it emitted. */
 export interface KeepFirstByArrival {

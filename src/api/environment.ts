@@ -1,19 +1,21 @@
 import { availableParallelism } from 'node:os';
-import { ArraySource } from '../connectors/collection/array-source.js';
-import { CollectSink } from '../connectors/collection/collect-sink.js';
+import { CollectSink } from '../connectors/collection/sink/collect-sink.js';
+import { ArraySource } from '../connectors/collection/source/array-source.js';
+import type { FileFormat } from '../connectors/files/formats/format.js';
 import {
   DirectorySource,
   type DirectorySourceOptions,
-} from '../connectors/files/directory-source.js';
-import { FileSource, type FileSourceOptions } from '../connectors/files/file-source.js';
-import type { FileFormat } from '../connectors/files/format.js';
+} from '../connectors/files/source/directory-source.js';
+import { FileSource, type FileSourceOptions } from '../connectors/files/source/file-source.js';
 import {
   GeneratorSource,
   type GeneratorSourceOptions,
-} from '../connectors/generator/generator-source.js';
-import type { Source } from '../connectors/source.js';
-import { invalidArgument, WeirError } from '../errors.js';
-import { JobMonitor } from '../metrics/job-monitor.js';
+} from '../connectors/generator/source/generator-source.js';
+import { type Clock, systemClock } from '../core/clock.js';
+import { invalidArgument, WeirError } from '../core/errors.js';
+import { DEFAULT_MAX_PARALLELISM } from '../core/key-groups.js';
+import type { Source } from '../core/source.js';
+import type { WatermarkStrategy } from '../core/watermarks.js';
 import {
   type HttpEndpoint,
   type MetricsOptions,
@@ -22,7 +24,6 @@ import {
 import { MetricRegistry, type MetricSample } from '../metrics/registry.js';
 import { LogicalGraph } from '../plan/logical-graph.js';
 import { buildPhysicalPlan, type PhysicalPlan } from '../plan/physical-plan.js';
-import { buildTasks } from '../runtime/build-tasks.js';
 import {
   type CheckpointConfig,
   type CheckpointOptions,
@@ -39,16 +40,16 @@ import {
   readCheckpoint,
 } from '../runtime/checkpoint/checkpoint-storage.js';
 import { checkCompatibility } from '../runtime/checkpoint/restore.js';
-import { type Clock, systemClock } from '../runtime/clock.js';
-import { LocalExecutor } from '../runtime/executor.js';
-import { DEFAULT_MAX_PARALLELISM } from '../runtime/key-groups.js';
-import type { Task } from '../runtime/task.js';
-import { ProcessingTimeScheduler } from '../runtime/timers.js';
+import { buildTasks } from '../runtime/execution/build-tasks.js';
+import { LocalExecutor } from '../runtime/execution/executor.js';
+import { JobMonitor } from '../runtime/job/job-monitor.js';
+import type { Task } from '../runtime/task/task.js';
+import { ProcessingTimeScheduler } from '../runtime/task/timers.js';
+import { WorkerJob } from '../runtime/workers/worker-job.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
 import { changelogApi } from './changelog-stream.js';
 import { DataStream, type StreamBuilder } from './data-stream.js';
-import type { WatermarkStrategy } from './watermark-strategy.js';
-import { WorkerJob } from './worker-job.js';
+import { weirAliasUsed } from './job-module/load-job-module.js';
 
 export interface EnvironmentOptions {
   /** Default number of subtasks per operator. Default 1. */
@@ -378,6 +379,12 @@ export class StreamEnvironment implements StreamBuilder {
       if (workers !== undefined) {
         const job = new WorkerJob(
           {
+            entry: new URL(
+              `./job-module/worker-entry.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
+              import.meta.url,
+            ),
+            // The main thread has loaded the module already: workers need the alias only if it did.
+            aliasWeir: weirAliasUsed(),
             modulePath: this.jobModule!.path,
             args: this.jobModule!.args,
             jobName,

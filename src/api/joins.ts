@@ -1,29 +1,29 @@
-import { invalidArgument } from '../errors.js';
+import { invalidArgument } from '../core/errors.js';
+import type { Key } from '../core/key-groups.js';
+import type { Operator } from '../core/operator.js';
+import type { OutputTag } from '../core/output-tag.js';
+import type { WindowAssigner } from '../core/windows.js';
 import type { Partitioning } from '../plan/logical-graph.js';
-import type { Key } from '../runtime/key-groups.js';
-import type { Operator } from '../runtime/operator.js';
-import { type FixedWindows, fixedWindowsOf } from '../runtime/operators/fixed-windows.js';
 import {
   IntervalJoinFunction,
   JOIN_LATE_METRIC,
   type ProcessJoinFunction,
-} from '../runtime/operators/interval-join.js';
-import { KeyedCoProcessOperator } from '../runtime/operators/keyed-co-process.js';
+} from '../runtime/operators/joins/interval-join.js';
 import {
   type CoGroupWindowFunction,
   innerJoinPairs,
   SessionJoinFunction,
   WindowJoinFunction,
-} from '../runtime/operators/window-join.js';
+} from '../runtime/operators/joins/window-join.js';
+import { type FixedWindows, fixedWindowsOf } from '../runtime/operators/keyed/fixed-windows.js';
+import { KeyedCoProcessOperator } from '../runtime/operators/keyed/keyed-co-process.js';
 import type { DataStream } from './data-stream.js';
-import type { OutputTag } from './output-tag.js';
-import type { WindowAssigner } from './windows.js';
 
 export type {
   IntervalJoinContext,
   ProcessJoinFunction,
-} from '../runtime/operators/interval-join.js';
-export type { CoGroupWindowFunction } from '../runtime/operators/window-join.js';
+} from '../runtime/operators/joins/interval-join.js';
+export type { CoGroupWindowFunction } from '../runtime/operators/joins/window-join.js';
 
 function keyedBy(selectKey: (value: never) => Key, name: string): Partitioning {
   return { kind: 'keyed', selectKey, name };

@@ -1,23 +1,23 @@
-import { describeRecord, invalidArgument } from '../errors.js';
-import type { Key } from '../runtime/key-groups.js';
-import type { Operator } from '../runtime/operator.js';
-import { fixedWindowsOf } from '../runtime/operators/fixed-windows.js';
-import { LateCountingKeyedOperator } from '../runtime/operators/keyed-co-process.js';
-import { KeyedProcessOperator } from '../runtime/operators/keyed-process.js';
+import type { Change } from '../core/changelog.js';
+import { describeRecord, invalidArgument } from '../core/errors.js';
+import type { Key } from '../core/key-groups.js';
+import type { Operator } from '../core/operator.js';
+import type { OutputTag } from '../core/output-tag.js';
+import type { StateTtlConfig } from '../core/state.js';
+import type { WindowAssigner } from '../core/windows.js';
+import { fixedWindowsOf } from '../runtime/operators/keyed/fixed-windows.js';
+import { LateCountingKeyedOperator } from '../runtime/operators/keyed/keyed-co-process.js';
+import { KeyedProcessOperator } from '../runtime/operators/keyed/keyed-process.js';
 import {
   type RankComparator,
   type Ranked,
   TopNFunction,
   type WindowRanked,
   WindowTopNFunction,
-} from '../runtime/operators/top-n.js';
-import type { Change } from './changelog.js';
+} from '../runtime/operators/keyed/top-n.js';
 import type { DataStream, KeyedStream } from './data-stream.js';
-import type { OutputTag } from './output-tag.js';
-import type { StateTtlConfig } from './state.js';
-import type { WindowAssigner } from './windows.js';
 
-export type { RankComparator, Ranked, WindowRanked } from '../runtime/operators/top-n.js';
+export type { RankComparator, Ranked, WindowRanked } from '../runtime/operators/keyed/top-n.js';
 
 /** Top-N per key: the `n` first rows by `compare`. */
 export interface TopNOptions<T> {

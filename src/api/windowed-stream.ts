@@ -1,6 +1,11 @@
-import { invalidArgument } from '../errors.js';
-import type { Key } from '../runtime/key-groups.js';
-import type { Operator } from '../runtime/operator.js';
+import { invalidArgument } from '../core/errors.js';
+import type { AggregateFunction, ReduceFunction } from '../core/functions.js';
+import type { Key } from '../core/key-groups.js';
+import type { Operator } from '../core/operator.js';
+import type { OutputTag } from '../core/output-tag.js';
+import { type Trigger, Triggers } from '../core/triggers.js';
+import type { ProcessWindowFunction, WindowResult } from '../core/window-result.js';
+import type { WindowAssigner } from '../core/windows.js';
 import {
   LocalWindowCombiner,
   type LocalWindowElement,
@@ -20,11 +25,6 @@ import {
 import { WindowOperator } from '../runtime/windowing/window-operator.js';
 import type { ChangelogStream } from './changelog-stream.js';
 import type { DataStream, KeyedStream } from './data-stream.js';
-import type { AggregateFunction, ReduceFunction } from './functions.js';
-import type { OutputTag } from './output-tag.js';
-import { type Trigger, Triggers } from './triggers.js';
-import type { ProcessWindowFunction, WindowResult } from './window-result.js';
-import type { WindowAssigner } from './windows.js';
 
 /** Accumulators a two-phase window's local half holds before it flushes them all. */
 const LOCAL_COMBINER_MAX_ENTRIES = 65_536;

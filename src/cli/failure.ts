@@ -1,3 +1,5 @@
+import { JobModuleError } from '../api/job-module/load-job-module.js';
+
 /**
  * How the CLI reports what went wrong. A failing job should say where and on
  * what it failed (a WeirError carries code, operator and record) without a
@@ -54,7 +56,7 @@ export function describeFailure(error: unknown, verbose: boolean): string[] {
       current = current.cause;
       prefix = 'Caused by: ';
     }
-  } else if (!(error instanceof CliError)) {
+  } else if (!(error instanceof CliError) && !(error instanceof JobModuleError)) {
     lines.push('  (run with --verbose for the stack trace)');
   }
   return lines;

@@ -4,7 +4,7 @@
  * as the terminal's status line or as a JSON status record.
  */
 import type { JobClient } from '../index.js';
-import type { CheckpointEntry } from '../metrics/checkpoint-history.js';
+import type { CheckpointEntry } from '../runtime/job/checkpoint-history.js';
 import { formatClock, formatCount, formatDuration } from './format.js';
 import { RateMeter } from './rate-meter.js';
 

@@ -1,12 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
+import { loadJobModule } from '../api/job-module/load-job-module.js';
 import { type JobClient, LocalCheckpointStorage, StreamEnvironment } from '../index.js';
 import type { RunOptions } from './args.js';
 import { describeFailure, EXIT_FAILURE, EXIT_OK, UsageError } from './failure.js';
 import { formatCount, formatDuration } from './format.js';
 import { checkpointFields, JobStatusSampler, statusFields, statusLineText } from './job-status.js';
 import { JsonLog } from './json-log.js';
-import { loadJobModule } from './load-job.js';
 import { startObservers } from './observe.js';
 import {
   describeRestorePoint,

@@ -9,16 +9,10 @@
  * Names follow Prometheus conventions: `weir_` prefix, base units in the name
  * (`_seconds`, `_bytes`), `_total` for counters.
  */
+import type { Counter, MetricGroup, MetricLabels } from '../core/metrics.js';
 import { Histogram, type HistogramSnapshot } from './histogram.js';
 
-export interface Counter {
-  inc(amount?: number): void;
-  readonly value: number;
-}
-
-export interface MetricLabels {
-  readonly [label: string]: string;
-}
+export type { Counter, MetricGroup, MetricLabels };
 
 /** What a metric is, in Prometheus' terms. */
 export type MetricKind = 'counter' | 'gauge' | 'histogram';
@@ -60,8 +54,8 @@ export class MetricRegistry {
   private readonly series = new Map<string, Series>();
   private readonly kinds = new Map<string, MetricKind>();
 
-  group(labels: MetricLabels): MetricGroup {
-    return new MetricGroup(this, labels);
+  group(labels: MetricLabels): RegistryGroup {
+    return new RegistryGroup(this, labels);
   }
 
   /**
@@ -172,8 +166,8 @@ export class MetricRegistry {
   }
 }
 
-/** Metrics of one scope (an operator subtask, a source), sharing its labels. */
-export class MetricGroup {
+/** The registry's {@link MetricGroup}: series registered under shared labels. */
+export class RegistryGroup implements MetricGroup {
   constructor(
     private readonly registry: MetricRegistry,
     readonly labels: MetricLabels,
@@ -215,8 +209,8 @@ export class MetricGroup {
     return this.registry.unregister(name, this.labels);
   }
 
-  child(extra: MetricLabels): MetricGroup {
-    return new MetricGroup(this.registry, { ...this.labels, ...extra });
+  child(extra: MetricLabels): RegistryGroup {
+    return new RegistryGroup(this.registry, { ...this.labels, ...extra });
   }
 }
 

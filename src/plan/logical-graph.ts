@@ -1,8 +1,8 @@
-import type { ChangelogMode } from '../api/changelog.js';
-import type { Source } from '../connectors/source.js';
-import { WeirError } from '../errors.js';
-import type { Key } from '../runtime/key-groups.js';
-import type { Operator } from '../runtime/operator.js';
+import type { ChangelogMode } from '../core/changelog.js';
+import { WeirError } from '../core/errors.js';
+import type { Key } from '../core/key-groups.js';
+import type { Operator } from '../core/operator.js';
+import type { Source } from '../core/source.js';
 
 /** How records move from a producer's subtasks to a consumer's subtasks. */
 export type Partitioning =

@@ -1,4 +1,4 @@
-import { WeirError } from '../errors.js';
+import { WeirError } from '../core/errors.js';
 import type { Edge, GraphNode, LogicalGraph } from './logical-graph.js';
 
 export interface PlanOptions {

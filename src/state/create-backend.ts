@@ -1,18 +1,9 @@
-import { invalidArgument } from '../errors.js';
-import type { Clock } from '../runtime/clock.js';
-import { type DiskBackendOptions, DiskKeyedStateBackend } from './disk/disk-keyed-state.js';
-import { type HeapBackendOptions, HeapKeyedStateBackend } from './heap-keyed-state.js';
+import type { Clock } from '../core/clock.js';
+import { invalidArgument } from '../core/errors.js';
+import type { StateBackendOptions } from '../core/state-backend.js';
+import { DiskKeyedStateBackend } from './disk/disk-keyed-state.js';
+import { HeapKeyedStateBackend } from './heap-keyed-state.js';
 import type { KeyedStateBackend } from './keyed-state-backend.js';
-
-/**
- * Which keyed state backend a job uses, and its settings. `heap` (the
- * default) keeps state as objects in memory and snapshots it whole; `disk`
- * keeps it in an embedded LMDB database per operator subtask, for state
- * larger than memory, with incremental checkpoints.
- */
-export type StateBackendOptions =
-  | ({ readonly kind: 'heap' } & Omit<HeapBackendOptions, 'clock'>)
-  | ({ readonly kind: 'disk' } & Omit<DiskBackendOptions, 'clock' | 'store'>);
 
 /** Where a backend runs: passed by the operator that owns it. */
 export interface StateBackendContext {
@@ -45,3 +36,5 @@ export function createKeyedStateBackend(
       );
   }
 }
+
+export type { StateBackendOptions };

@@ -1,3 +1,5 @@
+import { WeirError } from '../core/errors.js';
+import type { StateKind, StateMeta } from '../core/snapshot.js';
 import type {
   AggregatingStateDescriptor,
   MapStateDescriptor,
@@ -5,10 +7,8 @@ import type {
   StateDescriptor,
   StateSerializer,
   StateTtlConfig,
-} from '../api/state.js';
-import { WeirError } from '../errors.js';
+} from '../core/state.js';
 import { Serializers } from './serializers.js';
-import type { StateKind, StateMeta } from './snapshot.js';
 
 /** A TTL as backends apply it. */
 export interface TtlPolicy {

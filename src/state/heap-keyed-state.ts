@@ -1,3 +1,13 @@
+import { type Clock, systemClock } from '../core/clock.js';
+import type { Key } from '../core/key-groups.js';
+import {
+  type Json,
+  KeyedSnapshotBuilder,
+  type OperatorSnapshot,
+  type RestoredState,
+  type StateKind,
+  type StateMeta,
+} from '../core/snapshot.js';
 import type {
   AggregatingState,
   AggregatingStateDescriptor,
@@ -9,9 +19,8 @@ import type {
   ReducingStateDescriptor,
   ValueState,
   ValueStateDescriptor,
-} from '../api/state.js';
-import { type Clock, systemClock } from '../runtime/clock.js';
-import type { Key } from '../runtime/key-groups.js';
+} from '../core/state.js';
+import type { HeapBackendOptions } from '../core/state-backend.js';
 import {
   type AnyDescriptor,
   checkRestored,
@@ -28,22 +37,6 @@ import {
 } from './keyed-state-backend.js';
 import { RestoredRows } from './restored-rows.js';
 import { makeRow, type ParsedRow } from './rows.js';
-import {
-  type Json,
-  KeyedSnapshotBuilder,
-  type OperatorSnapshot,
-  type RestoredState,
-  type StateKind,
-  type StateMeta,
-} from './snapshot.js';
-
-/** Options of the heap backend. */
-export interface HeapBackendOptions {
-  /** Processing-time clock for TTL. Default the system clock. */
-  readonly clock?: Clock;
-  /** Entries of a TTL state examined for expiry on each access to it. Default 5. */
-  readonly ttlCleanupPerAccess?: number;
-}
 
 /** A value with its expiry, for states with a TTL. */
 interface TtlCell {

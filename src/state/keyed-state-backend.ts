@@ -1,6 +1,6 @@
-import type { KeyedStateStore } from '../api/state.js';
-import type { Key } from '../runtime/key-groups.js';
-import type { OperatorSnapshot, RestoredState } from './snapshot.js';
+import type { Key } from '../core/key-groups.js';
+import type { OperatorSnapshot, RestoredState } from '../core/snapshot.js';
+import type { KeyedStateStore } from '../core/state.js';
 
 /**
  * Scopes keyed state below the key: a window operator keeps one namespace

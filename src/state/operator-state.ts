@@ -1,6 +1,6 @@
-import type { ListState, OperatorStateStore } from '../api/state.js';
-import { WeirError } from '../errors.js';
-import type { Json, OperatorSnapshot, RestoredState } from './snapshot.js';
+import { WeirError } from '../core/errors.js';
+import type { Json, OperatorSnapshot, RestoredState } from '../core/snapshot.js';
+import type { ListState, OperatorStateStore } from '../core/state.js';
 
 interface NamedList {
   readonly mode: 'list' | 'union';

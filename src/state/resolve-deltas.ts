@@ -1,11 +1,11 @@
-import { WeirError } from '../errors.js';
-import { keyGroupRange, subtaskForKeyGroup } from '../runtime/key-groups.js';
+import { WeirError } from '../core/errors.js';
+import { keyGroupRange, subtaskForKeyGroup } from '../core/key-groups.js';
 import {
   applyKeyGroupChanges,
   type Json,
   type KeyGroupChanges,
   type OperatorSnapshot,
-} from './snapshot.js';
+} from '../core/snapshot.js';
 
 /** What delta resolution needs of a checkpoint (a structural view of `CheckpointData`). */
 export interface CheckpointView {

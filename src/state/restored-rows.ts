@@ -1,6 +1,6 @@
-import { WeirError } from '../errors.js';
+import { WeirError } from '../core/errors.js';
+import type { RestoredState, StateMeta } from '../core/snapshot.js';
 import { type ParsedRow, parseRow } from './rows.js';
-import type { RestoredState, StateMeta } from './snapshot.js';
 
 function sameMeta(a: StateMeta, b: StateMeta): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

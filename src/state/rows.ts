@@ -1,7 +1,7 @@
-import { WeirError } from '../errors.js';
-import type { Key } from '../runtime/key-groups.js';
+import { WeirError } from '../core/errors.js';
+import type { Key } from '../core/key-groups.js';
+import { decodeKey, encodeKey, type Json } from '../core/snapshot.js';
 import type { Namespace } from './keyed-state-backend.js';
-import { decodeKey, encodeKey, type Json } from './snapshot.js';
 
 /**
  * One keyed state entry in a snapshot, the same for every backend:

@@ -1,6 +1,6 @@
-import type { StateSerializer } from '../api/state.js';
-import { WeirError } from '../errors.js';
-import type { Json } from './snapshot.js';
+import { WeirError } from '../core/errors.js';
+import type { Json } from '../core/snapshot.js';
+import type { StateSerializer } from '../core/state.js';
 
 function malformed(id: string, json: Json): WeirError {
   return new WeirError(

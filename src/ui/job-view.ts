@@ -5,13 +5,13 @@
  * job's thread between steps, so every document is a consistent snapshot.
  */
 import type { JobClient } from '../api/environment.js';
-import type { CheckpointCounts, CheckpointEntry } from '../metrics/checkpoint-history.js';
 import { BYTES_METRICS } from '../metrics/connector-metrics.js';
 import { estimateQuantile } from '../metrics/histogram.js';
-import type { JobGraph } from '../metrics/job-graph.js';
-import type { ExceptionEntry, JobStatus } from '../metrics/job-monitor.js';
-import { OPERATOR_METRICS } from '../metrics/operator-probe.js';
 import type { MetricRegistry } from '../metrics/registry.js';
+import { OPERATOR_METRICS } from '../runtime/instrumentation/operator-probe.js';
+import type { CheckpointCounts, CheckpointEntry } from '../runtime/job/checkpoint-history.js';
+import type { JobGraph } from '../runtime/job/job-graph.js';
+import type { ExceptionEntry, JobStatus } from '../runtime/job/job-monitor.js';
 
 /** `GET /jobs` entries and the head of `GET /jobs/:id`. */
 export interface JobSummary {

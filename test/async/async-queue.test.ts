@@ -14,7 +14,7 @@ import {
   type QueueItem,
   type ResultQueue,
   UnorderedQueue,
-} from '../../src/runtime/operators/async-queue.js';
+} from '../../src/runtime/operators/async/async-queue.js';
 
 type Input = { kind: 'record'; id: number } | { kind: 'watermark'; time: number };
 

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ExactlyOnceFileSink } from '../../src/connectors/files/exactly-once-file-sink.js';
+import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
 import type { Change, ChangelogStream, StreamEnvironment } from '../../src/index.js';
 
 /**

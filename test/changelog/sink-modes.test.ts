@@ -4,8 +4,8 @@
  * why; side outputs and mapped records are plain streams.
  */
 import { describe, expect, it } from 'vitest';
-import { ExactlyOnceFileSink } from '../../src/connectors/files/exactly-once-file-sink.js';
-import { JsonLinesSink } from '../../src/connectors/files/json-lines-sink.js';
+import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
+import { JsonLinesSink } from '../../src/connectors/files/sink/json-lines-sink.js';
 import { KafkaFormats, KafkaSink } from '../../src/connectors/kafka/index.js';
 import {
   PostgresTransactionalSink,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExactlyOnceFileSink } from '../../src/connectors/files/exactly-once-file-sink.js';
+import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
 import {
   type KeyedProcessFunction,
   StreamEnvironment,

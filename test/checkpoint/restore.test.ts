@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExactlyOnceFileSink } from '../../src/connectors/files/exactly-once-file-sink.js';
+import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
 import { StreamEnvironment } from '../../src/index.js';
 
 let dir: string;

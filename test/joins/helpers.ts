@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
-import { ExactlyOnceFileSink } from '../../src/connectors/files/exactly-once-file-sink.js';
+import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
 import {
   type DataStream,
   type StreamEnvironment as Env,

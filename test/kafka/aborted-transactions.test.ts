@@ -1,6 +1,6 @@
 import type { fetchV17, RecordsBatch } from '@platformatic/kafka';
 import { describe, expect, it } from 'vitest';
-import { dropAbortedBatches } from '../../src/connectors/kafka/aborted-transactions.js';
+import { dropAbortedBatches } from '../../src/connectors/kafka/source/aborted-transactions.js';
 
 const TRANSACTIONAL = 1 << 4;
 const CONTROL = 1 << 5;

@@ -7,10 +7,10 @@ import {
   KafkaSink,
   KafkaSource,
 } from '../../src/connectors/kafka/index.js';
-import type { TwoPhaseCommitWriter } from '../../src/connectors/sink.js';
+import type { TwoPhaseCommitWriter } from '../../src/core/sink.js';
+import type { Json } from '../../src/core/snapshot.js';
 import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import type { Json } from '../../src/state/snapshot.js';
 import { BROKERS, createTopic, json, readAll, uniqueTopic, waitFor } from './helpers.js';
 
 interface Row {

@@ -16,7 +16,7 @@ import {
   StreamEnvironment,
   WeirError,
 } from '../../src/index.js';
-import { LookupCache } from '../../src/runtime/lookup/lookup-cache.js';
+import { LookupCache } from '../../src/runtime/operators/async/lookup-cache.js';
 import { ScriptedSource, waitUntil } from '../helpers/timeline.js';
 
 interface Order {

@@ -12,8 +12,8 @@ import {
   WatermarkStrategy,
   Windows,
 } from '../../src/index.js';
-import { OPERATOR_METRICS } from '../../src/metrics/operator-probe.js';
-import { TASK_METRICS } from '../../src/metrics/plan-instrumentation.js';
+import { OPERATOR_METRICS } from '../../src/runtime/instrumentation/operator-probe.js';
+import { TASK_METRICS } from '../../src/runtime/instrumentation/plan-instrumentation.js';
 
 interface Event {
   readonly key: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StepTimer } from '../../src/metrics/step-timer.js';
+import { StepTimer } from '../../src/runtime/instrumentation/step-timer.js';
 
 /** A timer on a clock the test moves by hand. */
 function fakeTimer() {

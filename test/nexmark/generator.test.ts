@@ -27,7 +27,7 @@ import {
   nextInt32,
   seedEvent,
   seedKey,
-} from '../../src/connectors/nexmark/prng.js';
+} from '../../src/connectors/nexmark/source/prng.js';
 
 function range(config: NexmarkConfig, start: number, count: number): NexmarkEvent[] {
   const out: NexmarkEvent[] = [];

@@ -6,9 +6,9 @@ import {
   nexmarkEvent,
   nexmarkEventTime,
 } from '../../src/connectors/nexmark/index.js';
+import { systemClock } from '../../src/core/clock.js';
 import { CollectSink, StreamEnvironment } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import { systemClock } from '../../src/runtime/clock.js';
 
 function context(subtaskIndex: number, parallelism: number, restoredPosition?: number) {
   return {

@@ -3,7 +3,7 @@
  * `weir_source_bytes_read_total`.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CollectSink } from '../../src/connectors/collection/collect-sink.js';
+import { CollectSink } from '../../src/connectors/collection/sink/collect-sink.js';
 import { type ChangeRecord, postgresCdc } from '../../src/connectors/postgres/index.js';
 import { StreamEnvironment } from '../../src/index.js';
 import { BYTES_METRICS } from '../../src/metrics/connector-metrics.js';

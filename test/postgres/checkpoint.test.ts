@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CollectSink } from '../../src/connectors/collection/collect-sink.js';
+import { CollectSink } from '../../src/connectors/collection/sink/collect-sink.js';
 import {
   type ChangeRecord,
   PostgresTransactionalSink,

@@ -1,11 +1,11 @@
 /** Option validation: mistakes fail when a connector is created, not when the job runs. */
 import { describe, expect, it } from 'vitest';
+import { formatLsn, parseLsn } from '../../src/connectors/postgres/cdc/lsn.js';
 import {
   PostgresTransactionalSink,
   PostgresUpsertSink,
   postgresCdc,
 } from '../../src/connectors/postgres/index.js';
-import { formatLsn, parseLsn } from '../../src/connectors/postgres/lsn.js';
 import {
   civilFromDays,
   daysFromCivil,

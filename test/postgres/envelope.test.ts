@@ -5,7 +5,7 @@
  * same for snapshot reads and streamed changes).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CollectSink } from '../../src/connectors/collection/collect-sink.js';
+import { CollectSink } from '../../src/connectors/collection/sink/collect-sink.js';
 import {
   type ChangeEvent,
   type ChangeRecord,

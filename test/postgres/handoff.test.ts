@@ -3,7 +3,7 @@
  * while inserts, updates and deletes run concurrently with the snapshot.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CollectSink } from '../../src/connectors/collection/collect-sink.js';
+import { CollectSink } from '../../src/connectors/collection/sink/collect-sink.js';
 import {
   type ChangeEvent,
   type ChangeRecord,

@@ -15,10 +15,10 @@ import {
   type RejectedRecord,
   type SinkMutation,
 } from '../../src/connectors/postgres/index.js';
-import type { TwoPhaseCommitWriter } from '../../src/connectors/sink.js';
+import type { RecordBatch } from '../../src/core/record-batch.js';
+import type { TwoPhaseCommitWriter } from '../../src/core/sink.js';
 import { StreamEnvironment } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import type { RecordBatch } from '../../src/runtime/record-batch.js';
 import { cleanup, dropSlots, freshSchema, PG_URL, running, sql, until } from './helpers.js';
 
 const SCHEMA = 'weir_pg_sink';

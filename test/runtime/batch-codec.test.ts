@@ -9,8 +9,8 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WeirError } from '../../src/errors.js';
-import type { RecordBatch } from '../../src/runtime/record-batch.js';
+import { WeirError } from '../../src/core/errors.js';
+import type { RecordBatch } from '../../src/core/record-batch.js';
 import {
   type ColumnHeader,
   decodeBatch,

@@ -5,7 +5,7 @@ import {
   keyGroupOf,
   keyGroupRange,
   subtaskForKeyGroup,
-} from '../../src/runtime/key-groups.js';
+} from '../../src/core/key-groups.js';
 
 describe('key groups', () => {
   it('assigns every key group to exactly one subtask, in contiguous ranges', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProcessingTimeScheduler } from '../../src/runtime/timers.js';
+import { ProcessingTimeScheduler } from '../../src/runtime/task/timers.js';
 
 /** A clock the test moves by hand. */
 function manualClock() {

@@ -3,20 +3,20 @@
  * test file calls `keyedStateBackendConformance` with a factory.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StateSerializer } from '../../src/api/state.js';
-import { WeirError } from '../../src/errors.js';
-import type { CheckpointData } from '../../src/runtime/checkpoint/checkpoint-data.js';
-import { restoredStateFor } from '../../src/runtime/checkpoint/restore.js';
-import type { Clock } from '../../src/runtime/clock.js';
-import { type Key, keyGroupOf, keyGroupRange } from '../../src/runtime/key-groups.js';
-import type { KeyedStateBackend } from '../../src/state/keyed-state-backend.js';
-import { Serializers } from '../../src/state/serializers.js';
+import type { Clock } from '../../src/core/clock.js';
+import { WeirError } from '../../src/core/errors.js';
+import { type Key, keyGroupOf, keyGroupRange } from '../../src/core/key-groups.js';
 import {
   EMPTY_RESTORED_STATE,
   type Json,
   type OperatorSnapshot,
   type RestoredState,
-} from '../../src/state/snapshot.js';
+} from '../../src/core/snapshot.js';
+import type { StateSerializer } from '../../src/core/state.js';
+import type { CheckpointData } from '../../src/runtime/checkpoint/checkpoint-data.js';
+import { restoredStateFor } from '../../src/runtime/checkpoint/restore.js';
+import type { KeyedStateBackend } from '../../src/state/keyed-state-backend.js';
+import { Serializers } from '../../src/state/serializers.js';
 
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {

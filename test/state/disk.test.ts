@@ -3,19 +3,17 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WeirError } from '../../src/errors.js';
+import { WeirError } from '../../src/core/errors.js';
+import { keyGroupOf } from '../../src/core/key-groups.js';
+import type { Json, OperatorSnapshot } from '../../src/core/snapshot.js';
+import type { DiskBackendOptions } from '../../src/core/state-backend.js';
 import type { CheckpointData } from '../../src/runtime/checkpoint/checkpoint-data.js';
 import {
   LocalCheckpointStorage,
   readCheckpoint,
 } from '../../src/runtime/checkpoint/checkpoint-storage.js';
 import { restoredStateFor } from '../../src/runtime/checkpoint/restore.js';
-import { keyGroupOf } from '../../src/runtime/key-groups.js';
-import {
-  type DiskBackendOptions,
-  DiskKeyedStateBackend,
-} from '../../src/state/disk/disk-keyed-state.js';
-import type { Json, OperatorSnapshot } from '../../src/state/snapshot.js';
+import { DiskKeyedStateBackend } from '../../src/state/disk/disk-keyed-state.js';
 import {
   checkpointOf,
   keyedStateBackendConformance,

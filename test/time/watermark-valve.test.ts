@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WatermarkValve } from '../../src/runtime/watermark-valve.js';
+import { WatermarkValve } from '../../src/runtime/task/watermark-valve.js';
 
 /** A valve over `n` channels that logs what it forwards: watermarks as numbers, idleness as 'idle'. */
 function valve(n: number): { v: WatermarkValve; log: (number | 'idle')[] } {

@@ -8,6 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import type { Key } from '../../src/core/key-groups.js';
+import type { Operator, OperatorContext, Output } from '../../src/core/operator.js';
+import type { RecordBatch } from '../../src/core/record-batch.js';
+import type { Json, OperatorSnapshot, RestoredState } from '../../src/core/snapshot.js';
 import {
   CollectSink,
   GeneratorSource,
@@ -18,11 +23,7 @@ import {
   Windows,
 } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import { systemClock } from '../../src/runtime/clock.js';
-import type { Key } from '../../src/runtime/key-groups.js';
-import type { Operator, OperatorContext, Output } from '../../src/runtime/operator.js';
-import { RollingReduceOperator } from '../../src/runtime/operators/rolling-reduce.js';
-import type { RecordBatch } from '../../src/runtime/record-batch.js';
+import { RollingReduceOperator } from '../../src/runtime/operators/keyed/rolling-reduce.js';
 import { SliceWindowOperator } from '../../src/runtime/windowing/slice-window-operator.js';
 import {
   aggregateAggregation,
@@ -30,7 +31,6 @@ import {
 } from '../../src/runtime/windowing/window-aggregation.js';
 import { WindowOperator } from '../../src/runtime/windowing/window-operator.js';
 import type { StateBackendOptions } from '../../src/state/create-backend.js';
-import type { Json, OperatorSnapshot, RestoredState } from '../../src/state/snapshot.js';
 import { type CountSum, countSum, type Ev, ev } from '../helpers/timeline.js';
 
 const dirs: string[] = [];

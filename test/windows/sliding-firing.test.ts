@@ -8,10 +8,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { OperatorContext, Output } from '../../src/core/operator.js';
+import type { RecordBatch } from '../../src/core/record-batch.js';
+import type { Json } from '../../src/core/snapshot.js';
 import type { WindowResult } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import type { OperatorContext, Output } from '../../src/runtime/operator.js';
-import type { RecordBatch } from '../../src/runtime/record-batch.js';
 import {
   type LocalWindowElement,
   TwoPhaseSwitch,
@@ -21,7 +22,6 @@ import {
   resultFiring,
   type WindowAggregation,
 } from '../../src/runtime/windowing/window-aggregation.js';
-import type { Json } from '../../src/state/snapshot.js';
 
 interface Rec {
   readonly k: string;

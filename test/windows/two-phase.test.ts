@@ -8,16 +8,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { OperatorContext, Output } from '../../src/core/operator.js';
+import { EMPTY_RESTORED_STATE } from '../../src/core/snapshot.js';
 import { OutputTag, StreamEnvironment, type WindowAssigner, Windows } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import type { OperatorContext, Output } from '../../src/runtime/operator.js';
 import {
   LocalWindowCombiner,
   type LocalWindowElement,
   TwoPhaseSwitch,
 } from '../../src/runtime/windowing/local-window-combiner.js';
 import { aggregateAggregation } from '../../src/runtime/windowing/window-aggregation.js';
-import { EMPTY_RESTORED_STATE } from '../../src/state/snapshot.js';
 import { propertyRuns, testStateBackend } from '../helpers/state-backend.js';
 import {
   bounded,

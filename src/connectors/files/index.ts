@@ -4,23 +4,23 @@ export {
   type BadRecord,
   type BadRecordPolicy,
   type DeadLetter,
-} from './bad-records.js';
+} from '../shared/bad-records.js';
 export type {
   CsvDialectOptions,
   CsvHeaderOptions,
   CsvNoHeaderOptions,
   CsvRecord,
-} from './csv.js';
+} from './formats/csv.js';
+export { FileFormat, type FormatOutput, type RecordPosition } from './formats/format.js';
+export type { JsonLinesFormatOptions } from './formats/json-lines.js';
+export {
+  ExactlyOnceFileSink,
+  type ExactlyOnceFileSinkOptions,
+} from './sink/exactly-once-file-sink.js';
+export { JsonLinesSink, type JsonLinesSinkOptions } from './sink/json-lines-sink.js';
 export {
   DirectorySource,
   type DirectorySourceOptions,
   type FileNameFilter,
-} from './directory-source.js';
-export {
-  ExactlyOnceFileSink,
-  type ExactlyOnceFileSinkOptions,
-} from './exactly-once-file-sink.js';
-export { FileSource, type FileSourceOptions } from './file-source.js';
-export { FileFormat, type FormatOutput, type RecordPosition } from './format.js';
-export type { JsonLinesFormatOptions } from './json-lines.js';
-export { JsonLinesSink, type JsonLinesSinkOptions } from './json-lines-sink.js';
+} from './source/directory-source.js';
+export { FileSource, type FileSourceOptions } from './source/file-source.js';

@@ -14,8 +14,8 @@ import {
   FindCoordinatorKeyTypes,
   initProducerIdV5,
 } from '@platformatic/kafka';
-import { filterAbortedTransactions } from './aborted-transactions.js';
 import type { KafkaConnection } from './config.js';
+import { filterAbortedTransactions } from './source/aborted-transactions.js';
 
 /** A topic partition with its current leader. */
 export interface PartitionInfo {

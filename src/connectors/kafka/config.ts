@@ -1,4 +1,4 @@
-import { describeRecord, invalidArgument } from '../../errors.js';
+import { describeRecord, invalidArgument } from '../../core/errors.js';
 
 /** Where the Kafka cluster is. */
 export interface KafkaConnectionOptions {

@@ -1,5 +1,5 @@
 import { Producer } from '@platformatic/kafka';
-import { describeRecord, invalidArgument, WeirError } from '../../errors.js';
+import { describeRecord, invalidArgument, WeirError } from '../../core/errors.js';
 import type { Counter, MetricGroup } from '../../metrics/registry.js';
 import { checkTopic, type KafkaConnection, reasonOf } from './config.js';
 import type { KafkaConsumerRecord } from './records.js';

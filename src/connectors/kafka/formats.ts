@@ -1,5 +1,5 @@
 import avro from 'avsc';
-import { invalidArgument } from '../../errors.js';
+import { invalidArgument } from '../../core/errors.js';
 
 /**
  * How record values (or keys) are turned into bytes and back. `deserialize`

@@ -8,12 +8,12 @@ export type { KafkaConnectionOptions } from './config.js';
 export { KAFKA_BAD_RECORDS_METRIC, type KafkaBadRecordPolicy } from './dead-letter.js';
 export { type AvroSchema, type KafkaFormat, KafkaFormats } from './formats.js';
 export type { KafkaConsumerRecord } from './records.js';
-export { type KafkaHeaders, KafkaSink, type KafkaSinkOptions } from './sink.js';
-export { KafkaSource } from './source.js';
+export { type KafkaHeaders, KafkaSink, type KafkaSinkOptions } from './sink/kafka-sink.js';
+export { KafkaSource } from './source/kafka-source.js';
 export {
   type KafkaDeserializerSourceOptions,
   type KafkaFormatSourceOptions,
   type KafkaSourceOptions,
   ownerOf,
   type StartingOffsets,
-} from './source-options.js';
+} from './source/source-options.js';

@@ -3,7 +3,7 @@
  * batches.
  */
 import type { fetchV17, KafkaRecord, RecordsBatch } from '@platformatic/kafka';
-import { IS_CONTROL } from './aborted-transactions.js';
+import { IS_CONTROL } from './source/aborted-transactions.js';
 
 type FetchResponsePartition = fetchV17.FetchResponsePartition;
 

@@ -9,6 +9,21 @@ export {
   validateNexmarkConfig,
 } from './config.js';
 export {
+  type Auction,
+  type AuctionEvent,
+  type Bid,
+  type BidEvent,
+  FIRST_AUCTION_ID,
+  FIRST_CATEGORY_ID,
+  FIRST_PERSON_ID,
+  type NexmarkEvent,
+  type NexmarkEventType,
+  NUM_CATEGORIES,
+  nexmarkEventTime,
+  type Person,
+  type PersonEvent,
+} from './model.js';
+export {
   AUCTION_ID_LEAD,
   EXTRA_POOL_LENGTH,
   HOT_AUCTION_BATCH,
@@ -25,21 +40,6 @@ export {
   nexmarkEventType,
   PERSON_ID_LEAD,
   TEXT_POOL_LENGTH,
-} from './generator.js';
-export {
-  type Auction,
-  type AuctionEvent,
-  type Bid,
-  type BidEvent,
-  FIRST_AUCTION_ID,
-  FIRST_CATEGORY_ID,
-  FIRST_PERSON_ID,
-  type NexmarkEvent,
-  type NexmarkEventType,
-  NUM_CATEGORIES,
-  nexmarkEventTime,
-  type Person,
-  type PersonEvent,
-} from './model.js';
-export { NexmarkSource, type NexmarkSourceOptions } from './nexmark-source.js';
-export { mix32 } from './prng.js';
+} from './source/generator.js';
+export { NexmarkSource, type NexmarkSourceOptions } from './source/nexmark-source.js';
+export { mix32 } from './source/prng.js';

@@ -1,7 +1,7 @@
 /** Housekeeping for replication slots, for operators and tests. */
-import { dropSlot } from './catalog.js';
+import { dropSlot } from './cdc/catalog.js';
+import { measureSlotLag, type SlotLag } from './cdc/slot-monitor.js';
 import { connect, type PostgresConnection, quoteIdent, quoteLiteral } from './connection.js';
-import { measureSlotLag, type SlotLag } from './slot-monitor.js';
 
 /**
  * Drops a replication slot (waiting briefly for a reader that just went

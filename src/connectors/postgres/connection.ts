@@ -4,7 +4,7 @@
  * values decoded by the walsender have exactly the same text form.
  */
 import pg from 'pg';
-import { describeRecord, invalidArgument } from '../../errors.js';
+import { describeRecord, invalidArgument } from '../../core/errors.js';
 
 /** Where the database is: a `postgres://` URL, or its parts. */
 export type PostgresConnection =

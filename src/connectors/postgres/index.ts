@@ -5,34 +5,34 @@
  * that the core never loads `pg`.
  */
 export { dropReplicationSlot, replicationSlotLag, rollbackPreparedTransactions } from './admin.js';
-export type { PostgresCdcOptions } from './cdc-config.js';
-export { PostgresCdcSource, postgresCdc } from './cdc-source.js';
-export type { PostgresConnection } from './connection.js';
+export type { PostgresCdcOptions } from './cdc/cdc-config.js';
+export { PostgresCdcSource, postgresCdc } from './cdc/cdc-source.js';
 export type {
   ChangeEvent,
   ChangeOperation,
   ChangeRecord,
   FlatRow,
   SourceInfo,
-} from './envelope.js';
+} from './cdc/envelope.js';
+export { SLOT_LAG_METRIC, SLOT_RETAINED_METRIC, type SlotLag } from './cdc/slot-monitor.js';
+export type { PostgresConnection } from './connection.js';
 export {
   type PostgresLookupRow,
   PostgresLookupTable,
   type PostgresLookupTableOptions,
-} from './lookup-table.js';
+} from './lookup/lookup-table.js';
 export {
   defaultMutation,
   type PostgresSinkOptions,
   type RejectedRecord,
   type RejectedRowPolicy,
-} from './sink-config.js';
-export type { SinkMutation } from './sink-table.js';
-export { SLOT_LAG_METRIC, SLOT_RETAINED_METRIC, type SlotLag } from './slot-monitor.js';
+} from './sink/sink-config.js';
+export type { SinkMutation } from './sink/sink-table.js';
 export {
   PostgresTransactionalSink,
   type PostgresTransactionalSinkOptions,
-} from './transactional-sink.js';
-export { PostgresUpsertSink, SINK_REJECTED_METRIC, SINK_ROWS_METRIC } from './upsert-sink.js';
+} from './sink/transactional-sink.js';
+export { PostgresUpsertSink, SINK_REJECTED_METRIC, SINK_ROWS_METRIC } from './sink/upsert-sink.js';
 export type {
   BinaryHandling,
   DecimalHandling,

@@ -1,4 +1,4 @@
-import { invalidArgument } from '../../errors.js';
+import { invalidArgument } from '../../core/errors.js';
 import type { CheckpointStorage } from './checkpoint-storage.js';
 
 /** How a job takes checkpoints. */

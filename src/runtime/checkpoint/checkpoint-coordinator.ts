@@ -1,9 +1,9 @@
-import { WeirError } from '../../errors.js';
+import type { Clock } from '../../core/clock.js';
+import { WeirError } from '../../core/errors.js';
+import type { Json, OperatorSnapshot } from '../../core/snapshot.js';
 import type { MetricGroup } from '../../metrics/registry.js';
-import type { Json, OperatorSnapshot } from '../../state/snapshot.js';
-import type { Clock } from '../clock.js';
-import type { ExecutorDriver } from '../executor.js';
-import type { CheckpointListener, SourceTask, Task, TaskSnapshot } from '../task.js';
+import type { ExecutorDriver } from '../execution/executor.js';
+import type { CheckpointListener, SourceTask, Task, TaskSnapshot } from '../task/task.js';
 import type { CheckpointConfig } from './checkpoint-config.js';
 import {
   CHECKPOINT_FORMAT_VERSION,

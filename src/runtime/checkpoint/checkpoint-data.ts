@@ -1,4 +1,4 @@
-import type { Json, OperatorSnapshot } from '../../state/snapshot.js';
+import type { Json, OperatorSnapshot } from '../../core/snapshot.js';
 
 /**
  * Newest checkpoint/savepoint format this code reads and writes.

@@ -1,6 +1,6 @@
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { WeirError } from '../../errors.js';
+import { WeirError } from '../../core/errors.js';
 import { deltaBaseFloor, deltaBases, resolveDeltas } from '../../state/resolve-deltas.js';
 import type { CheckpointData, OperatorCheckpoint } from './checkpoint-data.js';
 import { CHECKPOINT_FORMAT_VERSION, FULL_CHECKPOINT_FORMAT_VERSION } from './checkpoint-data.js';

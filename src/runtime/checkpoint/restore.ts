@@ -1,6 +1,6 @@
-import { WeirError } from '../../errors.js';
-import type { Json, OperatorSnapshot, RestoredState, StateMeta } from '../../state/snapshot.js';
-import { keyGroupRange } from '../key-groups.js';
+import { WeirError } from '../../core/errors.js';
+import { keyGroupRange } from '../../core/key-groups.js';
+import type { Json, OperatorSnapshot, RestoredState, StateMeta } from '../../core/snapshot.js';
 import type { CheckpointData, OperatorCheckpoint } from './checkpoint-data.js';
 
 /** An operator of the job being restored. */

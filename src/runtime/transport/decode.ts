@@ -5,8 +5,8 @@
  * so every decoded object of a shape shares one hidden class).
  */
 import { deserialize } from 'node:v8';
-import { WeirError } from '../../errors.js';
-import type { RecordBatch } from '../record-batch.js';
+import { WeirError } from '../../core/errors.js';
+import type { RecordBatch } from '../../core/record-batch.js';
 import type { ColumnHeader, EncodedBatch } from './columns.js';
 import { assembler, type FieldColumn } from './shapes.js';
 

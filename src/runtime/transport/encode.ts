@@ -14,8 +14,8 @@
  * gathered into a list, and an object's shape is named by its joined keys).
  */
 import { serialize } from 'node:v8';
-import { WeirError } from '../../errors.js';
-import type { RecordBatch } from '../record-batch.js';
+import { WeirError } from '../../core/errors.js';
+import type { RecordBatch } from '../../core/record-batch.js';
 import type { ColumnHeader, EncodedBatch } from './columns.js';
 import { findUnsupportedValue, isPlainObject, isSerializableLeaf } from './plain-data.js';
 import { extractor, shapeReader } from './shapes.js';

@@ -1,16 +1,16 @@
-import { userFunctionFailed, WeirError } from '../../errors.js';
-import type { Counter } from '../../metrics/registry.js';
+import { userFunctionFailed, WeirError } from '../../core/errors.js';
+import type { Key } from '../../core/key-groups.js';
+import { MIN_WATERMARK } from '../../core/messages.js';
+import { Operator, type SnapshotContext } from '../../core/operator.js';
+import { BatchBuilder, type RecordBatch } from '../../core/record-batch.js';
 import {
   decodeTime,
   encodeTime,
   type Json,
   type OperatorSnapshot,
   type RestoredState,
-} from '../../state/snapshot.js';
-import type { Key } from '../key-groups.js';
-import { MIN_WATERMARK } from '../messages.js';
-import { Operator, type SnapshotContext } from '../operator.js';
-import { BatchBuilder, type RecordBatch } from '../record-batch.js';
+} from '../../core/snapshot.js';
+import type { Counter } from '../../metrics/registry.js';
 import type { WindowAggregation } from './window-aggregation.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ProcessingTimeService } from '../operator.js';
+import type { ProcessingTimeService } from '../../core/operator.js';
 
 /**
  * Closes event-time windows by the wall clock when a stream goes quiet: when

@@ -1,5 +1,5 @@
-import type { ValueState } from '../../api/state.js';
-import type { KeyedStateBackend } from '../../state/keyed-state-backend.js';
+import type { Key } from '../../core/key-groups.js';
+import type { OperatorContext, SnapshotContext } from '../../core/operator.js';
 import {
   decodeKey,
   decodeTime,
@@ -10,14 +10,14 @@ import {
   type OperatorSnapshot,
   type RestoredState,
   restoredEntries,
-} from '../../state/snapshot.js';
-import type { Key } from '../key-groups.js';
-import type { OperatorContext, SnapshotContext } from '../operator.js';
+} from '../../core/snapshot.js';
+import type { ValueState } from '../../core/state.js';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.js';
 import {
   diskKeyedBackend,
   diskStateOnHeap,
   restoredBackendKind,
-} from '../operators/disk-keyed-backend.js';
+} from '../operators/keyed/disk-keyed-backend.js';
 
 /** The accumulators of one slice, by key. */
 export interface SliceContents<ACC> extends Iterable<[Key, ACC]> {

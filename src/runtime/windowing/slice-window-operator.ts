@@ -1,15 +1,20 @@
-import type { OutputTag } from '../../api/output-tag.js';
-import type { FiringTiming } from '../../api/window-result.js';
-import { sliceEndOf, windowStart } from '../../api/windows.js';
-import { userFunctionFailed, WeirError } from '../../errors.js';
+import { userFunctionFailed, WeirError } from '../../core/errors.js';
+import type { Key } from '../../core/key-groups.js';
+import { MIN_WATERMARK } from '../../core/messages.js';
+import {
+  Operator,
+  type OperatorContext,
+  type Output,
+  type SnapshotContext,
+} from '../../core/operator.js';
+import type { OutputTag } from '../../core/output-tag.js';
+import type { RecordBatch } from '../../core/record-batch.js';
+import type { OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
+import type { FiringTiming } from '../../core/window-result.js';
+import { sliceEndOf, windowStart } from '../../core/windows.js';
 import type { Counter } from '../../metrics/registry.js';
-import type { OperatorSnapshot, RestoredState } from '../../state/snapshot.js';
-import type { Key } from '../key-groups.js';
-import { MIN_WATERMARK } from '../messages.js';
-import { Operator, type OperatorContext, type Output, type SnapshotContext } from '../operator.js';
-import { Emitter } from '../operators/emitter.js';
-import { missingKeys } from '../operators/keyed-process.js';
-import type { RecordBatch } from '../record-batch.js';
+import { Emitter } from '../operators/basic/emitter.js';
+import { missingKeys } from '../operators/keyed/keyed-process.js';
 import type {
   LocalWindowCombiner,
   LocalWindowElement,

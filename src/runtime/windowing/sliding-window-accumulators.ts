@@ -1,4 +1,4 @@
-import type { Key } from '../key-groups.js';
+import type { Key } from '../../core/key-groups.js';
 import type { WindowAggregation } from './window-aggregation.js';
 
 /**

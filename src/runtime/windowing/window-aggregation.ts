@@ -1,15 +1,15 @@
-import type { AggregateFunction, Collector, ReduceFunction } from '../../api/functions.js';
-import type { OutputTag } from '../../api/output-tag.js';
+import { describeRecord, WeirError } from '../../core/errors.js';
+import type { AggregateFunction, Collector, ReduceFunction } from '../../core/functions.js';
+import type { Key } from '../../core/key-groups.js';
+import type { OutputTag } from '../../core/output-tag.js';
+import { NO_TIMESTAMP } from '../../core/record-batch.js';
 import type {
   FiringTiming,
   ProcessWindowFunction,
   WindowContext,
   WindowResult,
-} from '../../api/window-result.js';
-import type { Window } from '../../api/windows.js';
-import { describeRecord, WeirError } from '../../errors.js';
-import type { Key } from '../key-groups.js';
-import { NO_TIMESTAMP } from '../record-batch.js';
+} from '../../core/window-result.js';
+import type { Window } from '../../core/windows.js';
 
 /**
  * How a window's contents are kept: records fold into an accumulator. Every

@@ -1,7 +1,18 @@
-import type { OutputTag } from '../../api/output-tag.js';
-import type { ValueState } from '../../api/state.js';
-import type { Trigger, TriggerContext, TriggerResult } from '../../api/triggers.js';
-import type { FiringTiming } from '../../api/window-result.js';
+import { describeRecord, userFunctionFailed, WeirError } from '../../core/errors.js';
+import type { Key } from '../../core/key-groups.js';
+import { MIN_WATERMARK } from '../../core/messages.js';
+import {
+  Operator,
+  type OperatorContext,
+  type Output,
+  type SnapshotContext,
+} from '../../core/operator.js';
+import type { OutputTag } from '../../core/output-tag.js';
+import type { RecordBatch } from '../../core/record-batch.js';
+import type { OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
+import type { ValueState } from '../../core/state.js';
+import type { Trigger, TriggerContext, TriggerResult } from '../../core/triggers.js';
+import type { FiringTiming } from '../../core/window-result.js';
 import {
   GLOBAL_WINDOW,
   maxTimestamp,
@@ -9,17 +20,11 @@ import {
   type Window,
   type WindowAssigner,
   windowStart,
-} from '../../api/windows.js';
-import { describeRecord, userFunctionFailed, WeirError } from '../../errors.js';
+} from '../../core/windows.js';
 import type { Counter } from '../../metrics/registry.js';
-import type { OperatorSnapshot, RestoredState } from '../../state/snapshot.js';
-import type { Key } from '../key-groups.js';
-import { MIN_WATERMARK } from '../messages.js';
-import { Operator, type OperatorContext, type Output, type SnapshotContext } from '../operator.js';
-import { Emitter } from '../operators/emitter.js';
-import { missingKeys } from '../operators/keyed-process.js';
-import type { RecordBatch } from '../record-batch.js';
-import { KeyedTimerQueue } from '../timers.js';
+import { Emitter } from '../operators/basic/emitter.js';
+import { missingKeys } from '../operators/keyed/keyed-process.js';
+import { KeyedTimerQueue } from '../task/timers.js';
 import { scheduleProcessingTimeClose } from './processing-time-close.js';
 import {
   type FiringContext,

@@ -1,5 +1,5 @@
-import type { Json, RestoredState } from '../../state/snapshot.js';
-import { decodeTime, encodeTime } from '../../state/snapshot.js';
+import type { Json, RestoredState } from '../../core/snapshot.js';
+import { decodeTime, encodeTime } from '../../core/snapshot.js';
 
 /**
  * Event-time progress of a window operator subtask, kept as union state so a

@@ -1,6 +1,5 @@
-import type { ValueState } from '../../api/state.js';
-import { GLOBAL_WINDOW, type Window } from '../../api/windows.js';
-import type { KeyedStateBackend } from '../../state/keyed-state-backend.js';
+import type { Key } from '../../core/key-groups.js';
+import type { OperatorContext, SnapshotContext } from '../../core/operator.js';
 import {
   decodeKey,
   decodeTime,
@@ -11,14 +10,15 @@ import {
   type OperatorSnapshot,
   type RestoredState,
   restoredEntries,
-} from '../../state/snapshot.js';
-import type { Key } from '../key-groups.js';
-import type { OperatorContext, SnapshotContext } from '../operator.js';
+} from '../../core/snapshot.js';
+import type { ValueState } from '../../core/state.js';
+import { GLOBAL_WINDOW, type Window } from '../../core/windows.js';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.js';
 import {
   diskKeyedBackend,
   diskStateOnHeap,
   restoredBackendKind,
-} from '../operators/disk-keyed-backend.js';
+} from '../operators/keyed/disk-keyed-backend.js';
 import { windowId } from './window-aggregation.js';
 
 /** One window of one key, as the general window operator keeps it. */

@@ -1,7 +1,7 @@
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import type { ChannelEnd } from '../channel.js';
-import { END_MESSAGE, IDLE_MESSAGE, type StreamMessage } from '../messages.js';
-import type { RecordBatch } from '../record-batch.js';
+import { END_MESSAGE, IDLE_MESSAGE, type StreamMessage } from '../../core/messages.js';
+import type { RecordBatch } from '../../core/record-batch.js';
+import type { ChannelEnd } from '../task/channel.js';
 import { decodeBatch, type EncodedBatch, encodeBatch } from '../transport/index.js';
 
 /**

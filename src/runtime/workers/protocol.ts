@@ -2,7 +2,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { MetricSample } from '../../metrics/registry.js';
 import type { StateBackendOptions } from '../../state/create-backend.js';
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
-import type { TaskSnapshot } from '../task.js';
+import type { TaskSnapshot } from '../task/task.js';
 
 /** Subtask `s` of every operator runs on worker `s mod workers`. */
 export function workerOf(subtask: number, workers: number): number {

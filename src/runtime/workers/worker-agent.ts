@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { ExecutorDriver } from '../executor.js';
-import { type CheckpointListener, SourceTask, type Task, type TaskSnapshot } from '../task.js';
+import type { ExecutorDriver } from '../execution/executor.js';
+import { type CheckpointListener, SourceTask, type Task, type TaskSnapshot } from '../task/task.js';
 import type { PeerLink, Wakeup } from './peer-link.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 

@@ -1,6 +1,20 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Clock, systemClock } from '../../core/clock.js';
+import { WeirError } from '../../core/errors.js';
+import { type Key, keyGroupOf } from '../../core/key-groups.js';
+import type { SyncKvStore } from '../../core/kv-store.js';
+import {
+  decodeKey,
+  encodeKey,
+  type Json,
+  type KeyGroupChanges,
+  type OperatorSnapshot,
+  type RestoredState,
+  type StateKind,
+  type StateMeta,
+} from '../../core/snapshot.js';
 import type {
   AggregatingState,
   AggregatingStateDescriptor,
@@ -12,10 +26,8 @@ import type {
   ReducingStateDescriptor,
   ValueState,
   ValueStateDescriptor,
-} from '../../api/state.js';
-import { WeirError } from '../../errors.js';
-import { type Clock, systemClock } from '../../runtime/clock.js';
-import { type Key, keyGroupOf } from '../../runtime/key-groups.js';
+} from '../../core/state.js';
+import type { DiskBackendOptions } from '../../core/state-backend.js';
 import {
   type AnyDescriptor,
   checkRestored,
@@ -32,16 +44,6 @@ import {
 } from '../keyed-state-backend.js';
 import { conflictingMeta } from '../restored-rows.js';
 import { parseRow, ROW_IDENTITY_LENGTH } from '../rows.js';
-import {
-  decodeKey,
-  encodeKey,
-  type Json,
-  type KeyGroupChanges,
-  type OperatorSnapshot,
-  type RestoredState,
-  type StateKind,
-  type StateMeta,
-} from '../snapshot.js';
 import { ChangeTracker, type SnapshotPlan } from './change-tracker.js';
 import {
   type DiskRowAccess,
@@ -51,7 +53,6 @@ import {
   diskReducingState,
   diskValueState,
 } from './disk-states.js';
-import type { SyncKvStore } from './kv-store.js';
 import { LmdbStore } from './lmdb-store.js';
 import {
   type Cell,
@@ -63,35 +64,6 @@ import {
   SEP,
   splitRowKey,
 } from './row-keys.js';
-
-/** Options of the disk backend. */
-export interface DiskBackendOptions {
-  /** Processing-time clock for TTL. Default the system clock. */
-  readonly clock?: Clock;
-  /**
-   * Directory in which each backend makes its own data directory
-   * (`weir-state-<operator>-<subtask>-p<pid>-XXXXXX`), removed on dispose;
-   * directories of the same operator subtask left by dead processes are
-   * removed when a backend starts. Default the OS temp dir.
-   */
-  readonly workingDirectory?: string;
-  /** Row writes buffered in memory before one write transaction (bigger batches touch fewer B-tree pages per write). Default 100000. */
-  readonly writeBufferEntries?: number;
-  /** Write only changes at checkpoints. Default true. */
-  readonly incremental?: boolean;
-  /** Every n-th snapshot is full, so restore never applies more than n-1 deltas. Default 10. */
-  readonly fullSnapshotEvery?: number;
-  /** Changed rows remembered between checkpoints; beyond that the next snapshot is full. Default 2,000,000. */
-  readonly maxTrackedChanges?: number;
-  /** Entries of a TTL state examined for expiry on each access to it. Default 5. */
-  readonly ttlCleanupPerAccess?: number;
-  /** Entries of TTL states examined for expiry at each incremental snapshot. Default 10000. */
-  readonly ttlCleanupPerSnapshot?: number;
-  /** Upper bound of the store's size (LMDB map size). Default 64 GiB (address space, not disk). */
-  readonly maxStoreBytes?: number;
-  /** Store to use instead of LMDB (tests). */
-  readonly store?: (directory: string) => SyncKvStore;
-}
 
 /** Whether process `pid` exists (on this machine). */
 function alive(pid: number): boolean {

@@ -1,3 +1,4 @@
+import type { Json } from '../../core/snapshot.js';
 import type {
   AggregatingState,
   AggregatingStateDescriptor,
@@ -5,9 +6,8 @@ import type {
   MapState,
   ReducingState,
   ValueState,
-} from '../../api/state.js';
+} from '../../core/state.js';
 import type { DeclaredState } from '../declared-state.js';
-import type { Json } from '../snapshot.js';
 
 /**
  * What the state handles need of the disk backend: row keys of the current

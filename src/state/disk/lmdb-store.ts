@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { RootDatabase, RootDatabaseOptionsWithPath } from 'lmdb';
-import { WeirError } from '../../errors.js';
-import type { SyncKvStore } from './kv-store.js';
+import { WeirError } from '../../core/errors.js';
+import type { SyncKvStore } from '../../core/kv-store.js';
 
 type OpenFn = (options: RootDatabaseOptionsWithPath) => RootDatabase<string, string>;
 

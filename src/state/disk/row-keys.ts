@@ -1,4 +1,4 @@
-import type { Json } from '../snapshot.js';
+import type { Json } from '../../core/snapshot.js';
 
 /**
  * How the disk backend lays rows out in its store. A row key is

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExactlyOnceFileSink } from '../../../src/connectors/files/exactly-once-file-sink.js';
+import { ExactlyOnceFileSink } from '../../../src/connectors/files/sink/exactly-once-file-sink.js';
 import {
   CollectSink,
   FileFormat,

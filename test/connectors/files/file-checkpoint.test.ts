@@ -1,7 +1,8 @@
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExactlyOnceFileSink } from '../../../src/connectors/files/exactly-once-file-sink.js';
+import { ExactlyOnceFileSink } from '../../../src/connectors/files/sink/exactly-once-file-sink.js';
+import type { Json } from '../../../src/core/snapshot.js';
 import {
   type BadRecord,
   DirectorySource,
@@ -12,7 +13,6 @@ import {
   StreamEnvironment,
   WeirError,
 } from '../../../src/index.js';
-import type { Json } from '../../../src/state/snapshot.js';
 import { drain, readAll, readerContext, tempDir } from './helpers.js';
 
 interface Ev {

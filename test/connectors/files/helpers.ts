@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { systemClock } from '../../../src/core/clock.js';
 import type { Source, SourceReader } from '../../../src/index.js';
 import { MetricRegistry } from '../../../src/metrics/registry.js';
-import { systemClock } from '../../../src/runtime/clock.js';
 
 const made: string[] = [];
 

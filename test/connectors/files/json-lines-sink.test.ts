@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { untimedBatch } from '../../../src/core/record-batch.js';
 import {
   FileFormat,
   FileSource,
@@ -13,7 +14,6 @@ import {
   Windows,
 } from '../../../src/index.js';
 import { MetricRegistry } from '../../../src/metrics/registry.js';
-import { untimedBatch } from '../../../src/runtime/record-batch.js';
 import { linesOf, tempDir } from './helpers.js';
 
 async function jsonLines(file: string): Promise<unknown[]> {

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { NO_TIMESTAMP } from '../../../src/core/record-batch.js';
 import {
   type BadRecord,
   CollectSink,
@@ -10,7 +11,6 @@ import {
   WeirError,
 } from '../../../src/index.js';
 import { MetricRegistry } from '../../../src/metrics/registry.js';
-import { NO_TIMESTAMP } from '../../../src/runtime/record-batch.js';
 import { linesOf, RecordingSource, readAll, readerContext, tempDir } from './helpers.js';
 
 interface Ev {

@@ -1,13 +1,13 @@
-import type { Change } from '../../../api/changelog.js';
+import type { Change } from '../../../core/changelog.js';
+import { describeRecord, WeirError } from '../../../core/errors.js';
 import type {
   Collector,
   KeyedProcessContext,
   KeyedRuntimeContext,
-} from '../../../api/functions.js';
-import type { MapState, StateTtlConfig, ValueState } from '../../../api/state.js';
-import { describeRecord, WeirError } from '../../../errors.js';
-import type { Key } from '../../key-groups.js';
-import { type KeyedCoProcessFunction, setOutputTimestamp } from '../keyed-co-process.js';
+} from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import type { MapState, StateTtlConfig, ValueState } from '../../../core/state.js';
+import { type KeyedCoProcessFunction, setOutputTimestamp } from '../keyed/keyed-co-process.js';
 import { rowText } from './same-row.js';
 
 /** Which rows of a regular join are kept without a match (padded with null). */

@@ -1,8 +1,8 @@
-import type { Change } from '../../../api/changelog.js';
-import type { KeyedProcessFunction, KeyedRuntimeContext } from '../../../api/functions.js';
-import type { StateTtlConfig, ValueState } from '../../../api/state.js';
-import { describeRecord, WeirError } from '../../../errors.js';
-import type { Key } from '../../key-groups.js';
+import type { Change } from '../../../core/changelog.js';
+import { describeRecord, WeirError } from '../../../core/errors.js';
+import type { KeyedProcessFunction, KeyedRuntimeContext } from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import type { StateTtlConfig, ValueState } from '../../../core/state.js';
 import { sameRow } from './same-row.js';
 
 /** @internal What the view emits: its upsert or retract changelog, or plain inserts. */

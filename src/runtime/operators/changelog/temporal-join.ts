@@ -1,15 +1,15 @@
-import type { Change } from '../../../api/changelog.js';
+import type { Change } from '../../../core/changelog.js';
+import { describeRecord, WeirError } from '../../../core/errors.js';
 import type {
   Collector,
   KeyedProcessContext,
   KeyedRuntimeContext,
   OnTimerContext,
-} from '../../../api/functions.js';
-import type { MapState } from '../../../api/state.js';
-import { describeRecord, WeirError } from '../../../errors.js';
-import type { Key } from '../../key-groups.js';
-import { NO_TIMESTAMP } from '../../record-batch.js';
-import type { KeyedCoProcessFunction } from '../keyed-co-process.js';
+} from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import { NO_TIMESTAMP } from '../../../core/record-batch.js';
+import type { MapState } from '../../../core/state.js';
+import type { KeyedCoProcessFunction } from '../keyed/keyed-co-process.js';
 
 /** A probe row with the version of the table row valid at its time (null: none, for a left join). */
 export type TemporalJoinRow<P, B> = readonly [P, B | null];

@@ -1,11 +1,11 @@
-import type { Change, GroupResult, RetractableAggregateFunction } from '../../../api/changelog.js';
+import type { Change, GroupResult, RetractableAggregateFunction } from '../../../core/changelog.js';
 import type {
   Collector,
   KeyedProcessFunction,
   KeyedRuntimeContext,
-} from '../../../api/functions.js';
-import type { MapState, StateSerializer, StateTtlConfig, ValueState } from '../../../api/state.js';
-import type { Key } from '../../key-groups.js';
+} from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import type { MapState, StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
 import { rowText, sameRow } from './same-row.js';
 
 /** @internal How an updating aggregation is set up. */

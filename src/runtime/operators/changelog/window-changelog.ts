@@ -1,8 +1,8 @@
-import type { Change } from '../../../api/changelog.js';
-import type { KeyedProcessFunction, KeyedRuntimeContext } from '../../../api/functions.js';
-import type { MapState } from '../../../api/state.js';
-import type { WindowResult } from '../../../api/window-result.js';
-import type { Key } from '../../key-groups.js';
+import type { Change } from '../../../core/changelog.js';
+import type { KeyedProcessFunction, KeyedRuntimeContext } from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import type { MapState } from '../../../core/state.js';
+import type { WindowResult } from '../../../core/window-result.js';
 
 type Self<K extends Key, R> = KeyedProcessFunction<
   K,

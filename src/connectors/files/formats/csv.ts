@@ -1,0 +1,185 @@
+import { createReadStream } from 'node:fs';
+import { type CsvError, type Options as CsvParseOptions, type Parser, parse } from 'csv-parse';
+import { invalidArgument } from '../../../core/errors.js';
+import { reasonOf } from '../../shared/bad-records.js';
+import type { FileFormat, FormatOutput, RecordPosition } from './format.js';
+
+/** A CSV row read with a header: field values keyed by column name. */
+export type CsvRecord = Record<string, string>;
+
+/** Dialect options shared by every form of {@link csvFormat}. */
+export interface CsvDialectOptions {
+  /** Field separator; default `','`. */
+  readonly delimiter?: string;
+  /** Quote character; default `'"'`. A quote inside a quoted field is written twice. */
+  readonly quote?: string;
+  /** Remove whitespace around unquoted fields. Default false. */
+  readonly trim?: boolean;
+  /**
+   * Accept rows whose number of fields differs from the header (or, without
+   * a header, from the first row). Default false: such a row is a bad record.
+   */
+  readonly relaxColumnCount?: boolean;
+}
+
+/** CSV whose rows become objects keyed by column name. */
+export interface CsvHeaderOptions extends CsvDialectOptions {
+  /**
+   * `true`: the first row of each file holds the column names (it is not a
+   * record). An array: the column names, and every row of the file is data.
+   */
+  readonly header: true | readonly string[];
+}
+
+/** CSV whose rows become arrays of field values. */
+export interface CsvNoHeaderOptions extends CsvDialectOptions {
+  /** No header: every row is a record, an array of strings. */
+  readonly header?: false;
+}
+
+/** Size of the chunks read from the file. */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * CSV (RFC 4180 and common variants), parsed by `csv-parse`: UTF-8, a leading
+ * byte order mark ignored, `\n` or `\r\n` row ends, quoted fields may hold
+ * delimiters, quotes (doubled) and line breaks. Empty lines are skipped.
+ *
+ * With `header`, rows are {@link CsvRecord} objects, else `string[]`; pass
+ * `parse` to convert a row into your record type (e.g. numbers). A row that
+ * cannot be parsed (unclosed quote, wrong number of fields) or that `parse`
+ * rejects by throwing is a bad record, reported with the line where it starts
+ * and its text. Records come out in file order.
+ */
+export function csvFormat<T>(
+  options: CsvHeaderOptions & { readonly parse: (row: CsvRecord, at: RecordPosition) => T },
+): FileFormat<T>;
+export function csvFormat(options: CsvHeaderOptions): FileFormat<CsvRecord>;
+export function csvFormat<T>(
+  options: CsvNoHeaderOptions & { readonly parse: (row: string[], at: RecordPosition) => T },
+): FileFormat<T>;
+export function csvFormat(options?: CsvNoHeaderOptions): FileFormat<string[]>;
+export function csvFormat(
+  options: (CsvHeaderOptions | CsvNoHeaderOptions) & {
+    readonly parse?: (row: never, at: RecordPosition) => unknown;
+  } = {},
+): FileFormat<unknown> {
+  const parseRow = options.parse as ((row: unknown, at: RecordPosition) => unknown) | undefined;
+  const header = options.header;
+  const parserOptions: CsvParseOptions = {
+    bom: true,
+    columns: header === true ? true : Array.isArray(header) ? [...header] : false,
+    delimiter: options.delimiter ?? ',',
+    quote: options.quote ?? '"',
+    trim: options.trim ?? false,
+    relax_column_count: options.relaxColumnCount ?? false,
+    record_delimiter: ['\r\n', '\n'],
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    raw: true,
+  };
+  try {
+    parse({ ...parserOptions }).destroy();
+  } catch (e) {
+    throw invalidArgument(`invalid CSV options: ${reasonOf(e)}`);
+  }
+
+  return {
+    name: 'csv',
+    async read(file: string, output: FormatOutput<unknown>, signal: AbortSignal): Promise<void> {
+      // csv-parse counts a `\r\n` inside a quoted field as two lines; we count it as one.
+      let overcount = 0;
+      const locate = (lines: unknown, raw: string | undefined): { line: number; text: string } => {
+        const text = trimLineBreaks(raw ?? '');
+        overcount += countCrLf(text);
+        const end = (typeof lines === 'number' ? lines : 1) - overcount;
+        return { line: Math.max(1, end - countLineBreaks(text)), text };
+      };
+      const parser: Parser = parse({
+        ...parserOptions,
+        on_record: (wrapped: unknown, context) => {
+          const { record, raw } = unwrapRaw(wrapped);
+          const { line, text } = locate(context.lines, raw);
+          if (parseRow === undefined) {
+            output.record(record);
+            return null;
+          }
+          let value: unknown;
+          try {
+            value = parseRow(record, { file, line });
+          } catch (e) {
+            output.bad(line, text, e);
+            return null;
+          }
+          output.record(value);
+          return null;
+        },
+        on_skip: (error: CsvError | undefined, raw: string | undefined) => {
+          const { line, text } = locate(error?.lines, raw);
+          output.bad(line, text, error ?? 'malformed CSV');
+          return undefined;
+        },
+      });
+      let failure: unknown;
+      parser.on('error', (e: unknown) => {
+        failure ??= e;
+      });
+      parser.resume();
+      const stream = createReadStream(file, { highWaterMark: CHUNK_BYTES, signal });
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        output.bytesRead(chunk.length);
+        // Records and bad records are reported synchronously, in file order, from within write.
+        parser.write(chunk);
+        if (failure !== undefined) throw failure;
+        await output.proceed();
+      }
+      await new Promise<void>((resolve, reject) => {
+        parser.once('error', reject);
+        parser.end(() => resolve());
+      });
+      if (failure !== undefined) throw failure;
+    },
+  };
+}
+
+/** With option `raw`, csv-parse hands `on_record` the row wrapped as `{ record, raw }`. */
+function unwrapRaw(wrapped: unknown): { record: unknown; raw: string | undefined } {
+  if (typeof wrapped === 'object' && wrapped !== null && 'record' in wrapped) {
+    const raw = 'raw' in wrapped && typeof wrapped.raw === 'string' ? wrapped.raw : undefined;
+    return { record: wrapped.record, raw };
+  }
+  return { record: wrapped, raw: undefined };
+}
+
+/** Drops line breaks before and after a record's text (csv-parse's raw text includes them). */
+function trimLineBreaks(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isBreak(text.charCodeAt(start))) start++;
+  while (end > start && isBreak(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+function isBreak(c: number): boolean {
+  return c === 10 || c === 13;
+}
+
+function countCrLf(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\r\n'); i !== -1; i = text.indexOf('\r\n', i + 2)) n++;
+  return n;
+}
+
+/** Counts line breaks in `text`; `\r\n` is one break, as are a lone `\r` or `\n`. */
+function countLineBreaks(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) n++;
+    else if (c === 13) {
+      n++;
+      if (text.charCodeAt(i + 1) === 10) i++;
+    }
+  }
+  return n;
+}

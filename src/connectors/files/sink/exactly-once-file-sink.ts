@@ -1,0 +1,150 @@
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { WeirError } from '../../../core/errors.js';
+import type { RecordBatch } from '../../../core/record-batch.js';
+import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
+import type { Json } from '../../../core/snapshot.js';
+import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
+
+export interface ExactlyOnceFileSinkOptions<T> {
+  /** Directory that receives the committed part files. */
+  readonly directory: string;
+  /** Renders one record as one line (without the newline). JSON by default. */
+  readonly format?: (value: T) => string;
+  /** File name prefix. Default `part`. */
+  readonly prefix?: string;
+}
+
+interface Committable {
+  readonly pending: string;
+  readonly final: string;
+  readonly subtask: number;
+}
+
+function isCommittable(json: Json): json is Json & Committable {
+  return (
+    json !== null &&
+    typeof json === 'object' &&
+    !Array.isArray(json) &&
+    typeof json.pending === 'string' &&
+    typeof json.final === 'string' &&
+    typeof json.subtask === 'number'
+  );
+}
+
+let writers = 0;
+
+/** Identifies one writer's files, so recovery never mistakes a live writer's files for leftovers. */
+function newToken(): string {
+  writers++;
+  return `${process.pid.toString(36)}${Date.now().toString(36)}${writers.toString(36)}`;
+}
+
+/**
+ * Writes records to part files with exactly-once visibility, through
+ * checkpoints: records since the last checkpoint go to a hidden in-progress
+ * file; at the barrier it is made durable and renamed to a hidden pending
+ * file; when the checkpoint completes the pending file is renamed to
+ * `<prefix>-<subtask>-<checkpoint>.jsonl`. Readers that ignore dot-files see
+ * each record once, whatever crashes happen. Files of a run that died are
+ * committed (if its checkpoint covered them) or deleted on restore.
+ */
+export class ExactlyOnceFileSink<T> implements Sink<T> {
+  readonly name = 'exactly-once files';
+
+  constructor(private readonly options: ExactlyOnceFileSinkOptions<T>) {}
+
+  createWriter(context: SinkContext): TwoPhaseCommitWriter<T> {
+    const { directory } = this.options;
+    const prefix = this.options.prefix ?? 'part';
+    const format = this.options.format ?? ((v: T) => JSON.stringify(v));
+    const { subtaskIndex, parallelism, operatorId } = context;
+    const token = newToken();
+    const bytes = bytesWrittenCounter(context.metrics);
+    let fd: number | undefined;
+    let inProgress: string | undefined;
+    let ready: Promise<void> | undefined = mkdir(directory, { recursive: true }).then(() => {
+      ready = undefined;
+    });
+    const pendingName = (checkpointId: number) =>
+      `.${prefix}-${subtaskIndex}-${checkpointId}.${token}.pending`;
+    const finalName = (checkpointId: number) =>
+      `${prefix}-${subtaskIndex}-${String(checkpointId).padStart(10, '0')}.jsonl`;
+
+    const commitOne = async (c: Committable) => {
+      try {
+        await rename(join(directory, c.pending), join(directory, c.final));
+      } catch (cause) {
+        // Already committed by an earlier attempt?
+        const done = await stat(join(directory, c.final)).then(
+          () => true,
+          () => false,
+        );
+        if (!done) {
+          throw new WeirError(
+            'SINK_FAILED',
+            `sink '${operatorId}' cannot commit ${c.final}: neither ${c.pending} nor the committed file exists`,
+            { operatorId, cause, domain: 'external' },
+          );
+        }
+      }
+    };
+
+    return {
+      write(batch: RecordBatch<T>) {
+        if (batch.values.length === 0) return;
+        if (fd === undefined) {
+          inProgress = join(directory, `.${prefix}-${subtaskIndex}.${token}.inprogress`);
+          fd = openSync(inProgress, 'a');
+        }
+        let text = '';
+        for (const v of batch.values) text += `${format(v)}\n`;
+        bytes.inc(writeSync(fd, text));
+      },
+      blocked: () => ready,
+      preCommit(checkpointId: number): Json {
+        if (fd === undefined) return null;
+        fsyncSync(fd);
+        closeSync(fd);
+        fd = undefined;
+        const pending = pendingName(checkpointId);
+        // Synchronous on purpose: the barrier must not pass before the data is sealed.
+        renameSync(inProgress!, join(directory, pending));
+        const committable: Committable = {
+          pending,
+          final: finalName(checkpointId),
+          subtask: subtaskIndex,
+        };
+        return { ...committable };
+      },
+      async commit(committables: readonly Json[]) {
+        for (const c of committables) if (c !== null && isCommittable(c)) await commitOne(c);
+      },
+      async recover(committables: readonly Json[]) {
+        await mkdir(directory, { recursive: true });
+        // Each old subtask's files belong to exactly one new subtask.
+        const mine = (oldSubtask: number) => oldSubtask % parallelism === subtaskIndex;
+        const keep = new Set<string>();
+        for (const c of committables) {
+          if (c === null || !isCommittable(c) || !mine(c.subtask)) continue;
+          await commitOne(c);
+          keep.add(c.pending);
+        }
+        for (const file of await readdir(directory)) {
+          const m = /^\.(.+)-(\d+)(?:-\d+)?\.([a-z0-9]+)\.(inprogress|pending)$/.exec(file);
+          if (m === null || m[1] !== prefix || m[3] === token || keep.has(file)) continue;
+          if (mine(Number(m[2]))) await rm(join(directory, file), { force: true });
+        }
+      },
+      close() {
+        // Uncommitted data is never made visible here: the final checkpoint
+        // commits the last transaction; a cancelled job leaves it for recovery.
+        if (fd !== undefined) {
+          closeSync(fd);
+          fd = undefined;
+        }
+      },
+    };
+  }
+}

@@ -1,0 +1,539 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  MessageChannel,
+  type MessagePort,
+  receiveMessageOnPort,
+  Worker,
+} from 'node:worker_threads';
+import { murmur2 } from '@platformatic/kafka';
+import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
+import type { RecordBatch } from '../../../core/record-batch.js';
+import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
+import type { Json } from '../../../core/snapshot.js';
+import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
+import type { Counter } from '../../../metrics/registry.js';
+import {
+  checkTopic,
+  connectionOf,
+  type KafkaConnection,
+  type KafkaConnectionOptions,
+  positiveInt,
+  positiveMs,
+} from '../config.js';
+import type { KafkaFormat } from '../formats.js';
+import type {
+  Notice,
+  PackedBatch,
+  Request,
+  SyncReply,
+  TransactionCommittable,
+  WorkerConfig,
+} from './sink-protocol.js';
+
+/** Header values: strings are written as UTF-8. */
+export type KafkaHeaders = Readonly<Record<string, string | Uint8Array>>;
+
+export interface KafkaSinkOptions<T> extends KafkaConnectionOptions {
+  /** The topic of every record, or a function choosing it per record. */
+  readonly topic: string | ((value: T) => string);
+  /** Serializes record values. */
+  readonly format: KafkaFormat<T>;
+  /** The record key (strings as UTF-8). Records with a key go to `murmur2(key) % partitions`, as in Java clients. */
+  readonly key?: (value: T) => string | Uint8Array | undefined;
+  /** Headers per record. */
+  readonly headers?: (value: T) => KafkaHeaders | undefined;
+  /**
+   * Chooses the partition (taken modulo the topic's partition count). Default:
+   * by key hash as in Java clients; records without a key are spread round robin.
+   */
+  readonly partitioner?: (value: T, key: Uint8Array | undefined) => number;
+  /**
+   * `'at-least-once'` (default): every record is acknowledged by the brokers
+   * before a checkpoint completes; after a failure, records since the last
+   * checkpoint are written again. `'exactly-once'`: each checkpoint interval
+   * is one Kafka transaction, committed when the checkpoint completes;
+   * consumers with `read_committed` see every record once. Needs checkpoints.
+   */
+  readonly deliveryGuarantee?: 'at-least-once' | 'exactly-once';
+  /**
+   * Exactly-once: prefix of the transactional ids `<prefix>-<subtask>-<n>`.
+   * Must be stable across restarts of the job and unique to it on the cluster.
+   */
+  readonly transactionalIdPrefix?: string;
+  /**
+   * Exactly-once: the transaction timeout asked of the broker: the longest a
+   * pre-committed transaction waits for its commit, including while the job
+   * is down. At most the broker's `transaction.max.timeout.ms` (checked at
+   * start). Default 10 minutes.
+   */
+  readonly transactionTimeoutMs?: number;
+  /**
+   * Exactly-once: the job's checkpoint interval and timeout, checked against
+   * `transactionTimeoutMs` at start (the sink cannot read the job's
+   * checkpoint settings itself yet).
+   */
+  readonly checkpointIntervalMs?: number;
+  readonly checkpointTimeoutMs?: number;
+  /** `-1` (all in-sync replicas, default) or `1` (leader only; at-least-once only). */
+  readonly acks?: -1 | 1;
+  readonly compression?: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+  /** Records handed to the producer and not yet acknowledged before the sink applies backpressure. Default 50 000. */
+  readonly maxBufferedRecords?: number;
+  /** Longest a checkpoint barrier waits for outstanding records to be acknowledged. Default 60 s. */
+  readonly flushTimeoutMs?: number;
+  readonly name?: string;
+}
+
+interface SinkConfig<T> {
+  readonly connection: KafkaConnection;
+  readonly topicOf: (value: T) => string;
+  readonly fixedTopic: string | undefined;
+  readonly format: KafkaFormat<T>;
+  readonly key: ((value: T) => string | Uint8Array | undefined) | undefined;
+  readonly headers: ((value: T) => KafkaHeaders | undefined) | undefined;
+  readonly partitioner: ((value: T, key: Uint8Array | undefined) => number) | undefined;
+  readonly exactlyOnce: boolean;
+  readonly prefix: string;
+  readonly transactionTimeoutMs: number;
+  readonly checkpointIntervalMs: number | undefined;
+  readonly checkpointTimeoutMs: number | undefined;
+  readonly acks: -1 | 1;
+  readonly compression: WorkerConfig['compression'];
+  readonly maxBufferedRecords: number;
+  readonly flushTimeoutMs: number;
+}
+
+function sinkConfig<T>(o: KafkaSinkOptions<T>): SinkConfig<T> {
+  const what = 'KafkaSink';
+  if (o === null || typeof o !== 'object') throw invalidArgument(`${what}: options are required`);
+  const connection = connectionOf(o, what);
+  if (typeof o.topic !== 'function') checkTopic(what, o.topic);
+  if (o.format === undefined || typeof o.format.serialize !== 'function') {
+    throw invalidArgument(`${what}: format must be a KafkaFormat (see KafkaFormats)`);
+  }
+  for (const f of ['key', 'headers', 'partitioner'] as const) {
+    if (o[f] !== undefined && typeof o[f] !== 'function')
+      throw invalidArgument(`${what}: ${f} must be a function`);
+  }
+  const guarantee = o.deliveryGuarantee ?? 'at-least-once';
+  if (guarantee !== 'at-least-once' && guarantee !== 'exactly-once') {
+    throw invalidArgument(
+      `${what}: deliveryGuarantee must be 'at-least-once' or 'exactly-once', got ${describeRecord(guarantee)}`,
+    );
+  }
+  const exactlyOnce = guarantee === 'exactly-once';
+  const prefix = o.transactionalIdPrefix ?? '';
+  if (exactlyOnce && (typeof prefix !== 'string' || !/^[a-zA-Z0-9._-]{1,200}$/.test(prefix))) {
+    throw invalidArgument(
+      `${what}: exactly-once needs a transactionalIdPrefix (letters, digits, '.', '_', '-'), stable across restarts and unique to the job`,
+    );
+  }
+  const acks = o.acks ?? -1;
+  if (acks !== -1 && acks !== 1) throw invalidArgument(`${what}: acks must be -1 or 1`);
+  if (exactlyOnce && acks !== -1) throw invalidArgument(`${what}: exactly-once needs acks -1`);
+  const compression = o.compression ?? 'none';
+  if (!['none', 'gzip', 'snappy', 'lz4', 'zstd'].includes(compression)) {
+    throw invalidArgument(`${what}: unknown compression ${describeRecord(compression)}`);
+  }
+  const topic = o.topic;
+  return {
+    connection,
+    topicOf: typeof topic === 'function' ? topic : () => topic,
+    fixedTopic: typeof topic === 'function' ? undefined : topic,
+    format: o.format,
+    key: o.key,
+    headers: o.headers,
+    partitioner: o.partitioner,
+    exactlyOnce,
+    prefix,
+    transactionTimeoutMs: positiveMs(what, 'transactionTimeoutMs', o.transactionTimeoutMs, 600_000),
+    checkpointIntervalMs:
+      o.checkpointIntervalMs === undefined
+        ? undefined
+        : positiveMs(what, 'checkpointIntervalMs', o.checkpointIntervalMs, 0),
+    checkpointTimeoutMs:
+      o.checkpointTimeoutMs === undefined
+        ? undefined
+        : positiveMs(what, 'checkpointTimeoutMs', o.checkpointTimeoutMs, 0),
+    acks,
+    compression,
+    maxBufferedRecords: positiveInt(what, 'maxBufferedRecords', o.maxBufferedRecords, 50_000),
+    flushTimeoutMs: positiveMs(what, 'flushTimeoutMs', o.flushTimeoutMs, 60_000),
+  };
+}
+
+/**
+ * Writes records to Kafka. The producer runs on a worker thread; at each
+ * checkpoint barrier the writer waits (synchronously) until every record
+ * written before the barrier is acknowledged, so a completed checkpoint
+ * never depends on records still in flight.
+ *
+ * Exactly-once follows Flink's KafkaSink: one transaction per subtask and
+ * checkpoint interval, with transactional id `<prefix>-<subtask>-<n>`. At the
+ * barrier the transaction is flushed and its producer id and epoch go into
+ * the checkpoint; when the checkpoint completes it is committed by that id
+ * and epoch (EndTxn), which also works from a new process after a crash. On
+ * restore, the checkpoint's transactions are committed, and later ones that
+ * a crashed run left open are aborted (and their producers fenced) before
+ * anything new is written.
+ */
+export class KafkaSink<T> implements Sink<T> {
+  readonly name: string;
+  private readonly config: SinkConfig<T>;
+
+  constructor(options: KafkaSinkOptions<T>) {
+    this.config = sinkConfig(options);
+    this.name = options.name ?? 'kafka';
+  }
+
+  createWriter(context: SinkContext): TwoPhaseCommitWriter<T> {
+    return new KafkaWriter(this.config, context);
+  }
+}
+
+let bundled: string | undefined;
+
+/**
+ * The producer thread's entry file. From compiled JavaScript it is
+ * `producer-worker.js` beside this file. From TypeScript sources (tests,
+ * tsx) the worker is bundled once per process with esbuild (which tsx brings)
+ * into `node_modules/.cache/weir/`: loading TypeScript through a loader in a
+ * worker takes seconds, a bundle a fraction of one.
+ */
+function workerFile(): URL {
+  const self = import.meta.url;
+  if (!self.endsWith('.ts')) return new URL('./producer-worker.js', self);
+  if (bundled === undefined) {
+    const require = createRequire(self);
+    const esbuild = require('esbuild') as typeof import('esbuild');
+    const result = esbuild.buildSync({
+      entryPoints: [fileURLToPath(new URL('./producer-worker.ts', self))],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      write: false,
+      external: ['@platformatic/kafka'],
+      logLevel: 'silent',
+    });
+    const code = result.outputFiles[0]!.text;
+    // Beside node_modules, so the bundle resolves @platformatic/kafka like this file does.
+    const client = require.resolve('@platformatic/kafka');
+    const modules = client.slice(0, client.lastIndexOf(`${sep}node_modules${sep}`) + 14);
+    const dir = join(modules, '.cache', 'weir');
+    const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+    const file = join(dir, `kafka-producer-worker-${hash}.mjs`);
+    if (!existsSync(file)) {
+      mkdirSync(dir, { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, code);
+      renameSync(tmp, file);
+    }
+    bundled = pathToFileURL(file).href;
+  }
+  return new URL(bundled);
+}
+
+const encoder = new TextEncoder();
+
+function bytesOf(x: string | Uint8Array): Uint8Array {
+  return typeof x === 'string' ? encoder.encode(x) : x;
+}
+
+/** @internal */
+class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
+  private readonly worker: Worker;
+  private readonly syncPort: MessagePort;
+  private readonly signal: Int32Array;
+  private failure: WeirError | undefined;
+  private outstanding = 0;
+  private drained: { promise: Promise<void>; resolve: () => void } | undefined;
+  private nextId = 1;
+  private readonly pendingCalls = new Map<
+    number,
+    { resolve: () => void; reject: (e: unknown) => void }
+  >();
+  private readonly records: Counter;
+  private readonly bytesWritten: Counter;
+  private readonly committed: Counter;
+  private readonly aborted: Counter;
+  private closed = false;
+
+  constructor(
+    private readonly config: SinkConfig<T>,
+    private readonly context: SinkContext,
+  ) {
+    this.worker = new Worker(workerFile());
+    const channel = new MessageChannel();
+    this.syncPort = channel.port1;
+    const shared = new SharedArrayBuffer(4);
+    this.signal = new Int32Array(shared);
+    const workerConfig: WorkerConfig = {
+      connection: config.connection,
+      exactlyOnce: config.exactlyOnce,
+      transactionalIdPrefix: config.prefix,
+      transactionTimeoutMs: config.transactionTimeoutMs,
+      subtaskIndex: context.subtaskIndex,
+      parallelism: context.parallelism,
+      acks: config.acks,
+      compression: config.compression,
+      flushTimeoutMs: config.flushTimeoutMs,
+      checkpointIntervalMs: config.checkpointIntervalMs,
+      checkpointTimeoutMs: config.checkpointTimeoutMs,
+    };
+    const init: Request = {
+      op: 'init',
+      config: workerConfig,
+      syncPort: channel.port2,
+      signal: shared,
+    };
+    this.worker.postMessage(init, [channel.port2]);
+    this.worker.on('message', (n: Notice) => this.onNotice(n));
+    this.worker.on('error', (e) => this.workerGone(`the producer thread crashed: ${e.message}`));
+    this.worker.on('exit', (code) => {
+      if (!this.closed) this.workerGone(`the producer thread exited (code ${code})`);
+    });
+    this.worker.unref();
+    const m = context.metrics;
+    this.records = m.counter(
+      'weir_kafka_sink_records_total',
+      'Records handed to the Kafka producer',
+    );
+    this.bytesWritten = bytesWrittenCounter(m);
+    this.committed = m.counter(
+      'weir_kafka_sink_transactions_committed_total',
+      'Kafka transactions committed',
+    );
+    this.aborted = m.counter(
+      'weir_kafka_sink_transactions_aborted_total',
+      'Transactions left open by an earlier run and aborted on start',
+    );
+    m.gauge(
+      'weir_kafka_sink_outstanding_records',
+      'Records not yet acknowledged by the brokers',
+      () => this.outstanding,
+    );
+  }
+
+  private onNotice(n: Notice): void {
+    switch (n.kind) {
+      case 'acked':
+        this.outstanding -= n.records;
+        if (this.outstanding <= this.config.maxBufferedRecords / 2) this.release();
+        return;
+      case 'failed':
+        this.setFailure(n.error);
+        return;
+      case 'stat':
+        (n.name === 'committed' ? this.committed : this.aborted).inc(n.count);
+        return;
+      case 'done': {
+        const call = this.pendingCalls.get(n.id);
+        this.pendingCalls.delete(n.id);
+        if (n.error === undefined) call?.resolve();
+        else call?.reject(this.error(n.error));
+      }
+    }
+  }
+
+  private error(message: string): WeirError {
+    return new WeirError('SINK_FAILED', `Kafka sink '${this.context.operatorId}': ${message}`, {
+      operatorId: this.context.operatorId,
+      domain: 'external',
+      retriable: true,
+    });
+  }
+
+  private setFailure(message: string): void {
+    this.failure ??= this.error(message);
+    this.release();
+  }
+
+  private workerGone(message: string): void {
+    this.setFailure(message);
+    for (const call of this.pendingCalls.values()) call.reject(this.failure);
+    this.pendingCalls.clear();
+  }
+
+  private release(): void {
+    const d = this.drained;
+    this.drained = undefined;
+    d?.resolve();
+  }
+
+  private call(request: (id: number) => Request): Promise<void> {
+    const id = this.nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.pendingCalls.set(id, { resolve, reject });
+      this.worker.ref();
+      this.worker.postMessage(request(id));
+    }).finally(() => {
+      if (this.pendingCalls.size === 0) this.worker.unref();
+    });
+  }
+
+  /** Sends a request and blocks this thread until the worker answers on the synchronous port. */
+  private callSync(request: Request): SyncReply {
+    const before = Atomics.load(this.signal, 0);
+    this.worker.postMessage(request);
+    const deadline = Date.now() + this.config.flushTimeoutMs + 5_000;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw this.error(
+          `the producer thread did not answer within ${this.config.flushTimeoutMs} ms`,
+        );
+      const r = Atomics.wait(this.signal, 0, before, left);
+      if (r !== 'timed-out' || Atomics.load(this.signal, 0) !== before) break;
+    }
+    const reply = receiveMessageOnPort(this.syncPort);
+    if (reply === undefined) throw this.error('the producer thread answered nothing');
+    return reply.message as SyncReply;
+  }
+
+  write(batch: RecordBatch<T>): void {
+    if (this.failure !== undefined) throw this.failure;
+    const n = batch.values.length;
+    if (n === 0) return;
+    const { format, key, headers, partitioner, topicOf, fixedTopic } = this.config;
+    const topics: string[] = fixedTopic === undefined ? [] : [fixedTopic];
+    const topicIds = new Map<string, number>();
+    const topicIndex = new Int32Array(n);
+    const partitions = new Int32Array(n).fill(-1);
+    const keyLengths = new Int32Array(n).fill(-1);
+    const valueLengths = new Int32Array(n);
+    const parts: Uint8Array[] = [];
+    let hdrs: ([string, Uint8Array][] | undefined)[] | undefined;
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      const v = batch.values[i]!;
+      if (fixedTopic === undefined) {
+        const t = topicOf(v);
+        let ti = topicIds.get(t);
+        if (ti === undefined) {
+          checkTopic(`KafkaSink '${this.context.operatorId}'`, t);
+          ti = topics.length;
+          topics.push(t);
+          topicIds.set(t, ti);
+        }
+        topicIndex[i] = ti;
+      }
+      const k = key === undefined ? undefined : key(v);
+      const kb = k === undefined ? undefined : bytesOf(k);
+      if (kb !== undefined) {
+        keyLengths[i] = kb.length;
+        parts.push(kb);
+        size += kb.length;
+      }
+      if (partitioner !== undefined) {
+        const p = partitioner(v, kb);
+        if (!Number.isInteger(p) || p < 0) {
+          throw this.error(
+            `partitioner returned ${describeRecord(p)} (not a whole number >= 0) for ${describeRecord(v)}`,
+          );
+        }
+        partitions[i] = p;
+      } else if (kb !== undefined) {
+        partitions[i] = murmur2(Buffer.from(kb.buffer, kb.byteOffset, kb.length)) & 0x7fffffff;
+      }
+      const vb = format.serialize(v);
+      valueLengths[i] = vb.length;
+      parts.push(vb);
+      size += vb.length;
+      if (headers !== undefined) {
+        const h = headers(v);
+        if (h !== undefined) {
+          hdrs ??= new Array(n);
+          hdrs[i] = Object.entries(h).map(([name, value]) => [name, bytesOf(value)]);
+        }
+      }
+    }
+    const data = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      data.set(p, at);
+      at += p.length;
+    }
+    const packed: PackedBatch = {
+      topics,
+      topicIndex,
+      partitions,
+      keyLengths,
+      valueLengths,
+      headers: hdrs,
+      data: data.buffer,
+    };
+    const request: Request = { op: 'send', batch: packed };
+    this.worker.postMessage(request, [data.buffer]);
+    this.outstanding += n;
+    this.records.inc(n);
+    // Serialized keys and values, as handed to the producer (before compression).
+    this.bytesWritten.inc(size);
+  }
+
+  blocked(): Promise<void> | undefined {
+    if (this.failure !== undefined || this.outstanding < this.config.maxBufferedRecords)
+      return undefined;
+    if (this.drained === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.drained = { promise, resolve };
+    }
+    return this.drained.promise;
+  }
+
+  preCommit(): Json {
+    if (this.failure !== undefined) throw this.failure;
+    const reply = this.callSync({ op: 'preCommit' });
+    if (!reply.ok) {
+      this.setFailure(reply.error);
+      throw this.failure;
+    }
+    this.outstanding = 0;
+    return reply.committable === undefined ? null : { ...reply.committable };
+  }
+
+  commit(committables: readonly Json[]): Promise<void> {
+    const mine = committables.filter(isCommittable);
+    if (mine.length === 0) return Promise.resolve();
+    return this.call((id) => ({ op: 'commit', id, committables: mine }));
+  }
+
+  recover(committables: readonly Json[]): Promise<void> {
+    return this.call((id) => ({
+      op: 'recover',
+      id,
+      committables: committables.filter(isCommittable),
+    }));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.call((id) => ({ op: 'close', id }));
+    } finally {
+      await this.worker.terminate();
+    }
+  }
+}
+
+function isCommittable(json: Json): json is Json & TransactionCommittable {
+  return (
+    json !== null &&
+    typeof json === 'object' &&
+    !Array.isArray(json) &&
+    json.kind === 'kafka-txn' &&
+    typeof json.transactionalId === 'string' &&
+    typeof json.producerId === 'string' &&
+    typeof json.producerEpoch === 'number' &&
+    typeof json.subtask === 'number' &&
+    typeof json.seq === 'number'
+  );
+}

@@ -1,0 +1,417 @@
+/**
+ * @internal The Kafka producer of one sink writer, on its own thread. The
+ * writer hands it serialized batches; at a checkpoint barrier the writer
+ * blocks (Atomics.wait) until this thread reports that everything written so
+ * far is acknowledged by the brokers, which is what makes the barrier a
+ * synchronous flush. In exactly-once mode each checkpoint interval is one
+ * Kafka transaction with its own transactional id `<prefix>-<subtask>-<seq>`.
+ */
+import { type MessagePort, parentPort } from 'node:worker_threads';
+import { type Admin, type MessageToProduce, Producer } from '@platformatic/kafka';
+import {
+  apiErrors,
+  brokerConfig,
+  endTransaction,
+  hasApiError,
+  initTransactionalId,
+  newAdmin,
+  transactionCoordinator,
+} from '../client.js';
+import { reasonOf } from '../config.js';
+import type {
+  Notice,
+  PackedBatch,
+  Request,
+  SyncReply,
+  TransactionCommittable,
+  WorkerConfig,
+} from './sink-protocol.js';
+
+type Msg = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
+
+interface Txn {
+  readonly seq: number;
+  readonly transactionalId: string;
+  producer: Producer | undefined;
+  /** Resolves when the producer is initialized (InitProducerId done). */
+  ready: Promise<void>;
+  records: number;
+}
+
+const port = parentPort!;
+let config!: WorkerConfig;
+let syncPort!: MessagePort;
+let signal!: Int32Array;
+let admin!: Admin;
+let failure: string | undefined;
+/** Records waiting to be sent, in order. */
+let queue: Msg[] = [];
+let sending: Promise<void> | undefined;
+let plainProducer: Producer | undefined;
+let current: Txn | undefined;
+let nextSeq = 1;
+/** Serializes transaction starts, commits and recovery. */
+let control: Promise<void> = Promise.resolve();
+let recovered: Promise<void> | undefined;
+
+function notify(n: Notice): void {
+  port.postMessage(n);
+}
+
+function replySync(r: SyncReply): void {
+  syncPort.postMessage(r);
+  Atomics.add(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+
+function fail(error: unknown): void {
+  if (failure !== undefined) return;
+  failure = reasonOf(error);
+  const codes = apiErrors(error);
+  if (codes.length > 0) failure += ` [${codes.join(', ')}]`;
+  notify({ kind: 'failed', error: failure });
+}
+
+function unpack(b: PackedBatch): Msg[] {
+  const data = Buffer.from(b.data);
+  const n = b.topicIndex.length;
+  const out = new Array<Msg>(n);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const m = { topic: b.topics[b.topicIndex[i]!]! } as Msg & {
+      key?: Buffer;
+      value?: Buffer;
+      partition?: number;
+      headers?: Map<Buffer, Buffer>;
+    };
+    const kl = b.keyLengths[i]!;
+    if (kl >= 0) {
+      m.key = data.subarray(at, at + kl);
+      at += kl;
+    }
+    const vl = b.valueLengths[i]!;
+    if (vl >= 0) {
+      m.value = data.subarray(at, at + vl);
+      at += vl;
+    }
+    const p = b.partitions[i]!;
+    if (p >= 0) m.partition = p;
+    const h = b.headers?.[i];
+    if (h !== undefined) m.headers = new Map(h.map(([k, v]) => [Buffer.from(k), Buffer.from(v)]));
+    out[i] = m;
+  }
+  return out;
+}
+
+function transactionalId(subtask: number, seq: number): string {
+  return `${config.transactionalIdPrefix}-${subtask}-${seq}`;
+}
+
+function producerOptions(extra: object) {
+  return {
+    clientId: config.connection.clientId,
+    bootstrapBrokers: config.connection.brokers,
+    idempotent: true,
+    acks: config.acks,
+    retries: 5,
+    retryDelay: 250,
+    autocreateTopics: true,
+    ...(config.compression === 'none' ? {} : { compression: config.compression }),
+    ...extra,
+  };
+}
+
+/** Starts transaction `seq`: InitProducerId (fencing older sessions of the id) and begin. */
+function startTxn(seq: number): Txn {
+  const tid = transactionalId(config.subtaskIndex, seq);
+  const txn: Txn = {
+    seq,
+    transactionalId: tid,
+    producer: undefined,
+    ready: Promise.resolve(),
+    records: 0,
+  };
+  txn.ready = control.then(async () => {
+    // The producer's timeout is also the transaction timeout it asks for.
+    const producer = new Producer(
+      producerOptions({
+        transactionalId: tid,
+        timeout: config.transactionTimeoutMs,
+        producerId: -1n,
+        producerEpoch: -1,
+      }),
+    );
+    txn.producer = producer;
+    await producer.beginTransaction();
+  });
+  control = txn.ready.catch(() => {});
+  txn.ready.catch(fail);
+  return txn;
+}
+
+/** Sends everything queued, one request at a time (ordered, idempotent). */
+function pump(): Promise<void> {
+  if (sending !== undefined) return sending;
+  const run = async () => {
+    while (queue.length > 0 && failure === undefined) {
+      const messages = queue.length > 8192 ? queue.splice(0, 8192) : queue;
+      if (messages === queue) queue = [];
+      if (config.exactlyOnce) {
+        const txn = current!;
+        await txn.ready;
+        const tx = txn.producer!.transaction!;
+        await tx.send({ messages });
+        txn.records += messages.length;
+      } else {
+        plainProducer ??= new Producer(
+          producerOptions({ timeout: config.connection.requestTimeoutMs }),
+        );
+        await plainProducer.send({ messages });
+      }
+      notify({ kind: 'acked', records: messages.length });
+    }
+  };
+  sending = run()
+    .catch(fail)
+    .finally(() => {
+      sending = undefined;
+    });
+  return sending;
+}
+
+async function flush(): Promise<void> {
+  await recovered;
+  while (queue.length > 0 || sending !== undefined) {
+    await pump();
+    if (failure !== undefined) break;
+  }
+  if (failure !== undefined) throw new Error(failure);
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      t = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(t));
+}
+
+/** Flush, seal the current transaction into a committable, and start the next one. */
+async function preCommit(): Promise<TransactionCommittable | undefined> {
+  await flush();
+  if (!config.exactlyOnce) return undefined;
+  const txn = current!;
+  await txn.ready;
+  const producer = txn.producer!;
+  const committable: TransactionCommittable = {
+    kind: 'kafka-txn',
+    transactionalId: txn.transactionalId,
+    producerId: String(producer.producerId),
+    producerEpoch: producer.producerEpoch ?? 0,
+    empty: txn.records === 0,
+    subtask: config.subtaskIndex,
+    parallelism: config.parallelism,
+    seq: txn.seq,
+  };
+  current = startTxn(nextSeq++);
+  // The sealed transaction's producer is no longer needed: it is committed
+  // (or aborted) by producer id and epoch. Closing it must not end it.
+  void Promise.resolve(producer.close(true)).catch(() => {});
+  return committable;
+}
+
+const RETRIABLE = [
+  'CONCURRENT_TRANSACTIONS',
+  'COORDINATOR_LOAD_IN_PROGRESS',
+  'COORDINATOR_NOT_AVAILABLE',
+  'NOT_COORDINATOR',
+  'REQUEST_TIMED_OUT',
+];
+
+/** Commits a pre-committed transaction by its saved producer id and epoch (idempotent). */
+async function commitOne(c: TransactionCommittable): Promise<void> {
+  if (c.empty) return;
+  const deadline = Date.now() + 60_000;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const connection = await transactionCoordinator(admin, c.transactionalId);
+      await endTransaction(
+        connection,
+        c.transactionalId,
+        BigInt(c.producerId),
+        c.producerEpoch,
+        true,
+      );
+      notify({ kind: 'stat', name: 'committed', count: 1 });
+      return;
+    } catch (error) {
+      const retriable =
+        RETRIABLE.some((id) => hasApiError(error, id)) || apiErrors(error).length === 0;
+      if (retriable && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+        continue;
+      }
+      const codes = apiErrors(error).join(', ');
+      throw new Error(
+        `cannot commit Kafka transaction '${c.transactionalId}' (producer ${c.producerId}, epoch ${c.producerEpoch}): ${reasonOf(error)}${codes ? ` [${codes}]` : ''}. ` +
+          (hasApiError(error, 'PRODUCER_FENCED') ||
+          hasApiError(error, 'INVALID_PRODUCER_EPOCH') ||
+          hasApiError(error, 'INVALID_TXN_STATE')
+            ? "The broker no longer has this transaction open: it was most likely aborted because it outlived transactionTimeoutMs (the job was down too long), so its records are lost. Raise transactionTimeoutMs (up to the broker's transaction.max.timeout.ms) or restart failed jobs sooner."
+            : 'The transaction stays open on the broker; restoring the job from the same checkpoint retries the commit.'),
+      );
+    }
+  }
+}
+
+/** The new epoch of a transactional id after InitProducerId (which aborts what it left open). */
+async function fence(tid: string): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const connection = await transactionCoordinator(admin, tid);
+      const { producerEpoch } = await initTransactionalId(
+        connection,
+        tid,
+        config.transactionTimeoutMs,
+      );
+      return producerEpoch;
+    } catch (error) {
+      if (
+        attempt < 20 &&
+        (RETRIABLE.some((id) => hasApiError(error, id)) || apiErrors(error).length === 0)
+      ) {
+        await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+        continue;
+      }
+      throw error;
+    }
+  }
+}
+
+async function checkTimeouts(): Promise<void> {
+  const max = Number(await brokerConfig(admin, 'transaction.max.timeout.ms'));
+  const t = config.transactionTimeoutMs;
+  if (Number.isFinite(max) && t > max) {
+    throw new Error(
+      `transactionTimeoutMs is ${t} ms but the broker's transaction.max.timeout.ms is ${max} ms, so the broker would refuse every transaction. ` +
+        `Set the sink's transactionTimeoutMs to at most ${max}, or raise transaction.max.timeout.ms on the brokers.`,
+    );
+  }
+  const interval = config.checkpointIntervalMs;
+  if (interval !== undefined) {
+    const needed = interval + (config.checkpointTimeoutMs ?? 60_000);
+    if (t <= needed) {
+      throw new Error(
+        `transactionTimeoutMs (${t} ms) must exceed the checkpoint interval plus the checkpoint timeout (${needed} ms): a transaction stays open from its first record until the checkpoint after it completes, and the broker aborts it after transactionTimeoutMs` +
+          (Number.isFinite(max) ? ` (the broker allows at most ${max} ms)` : ''),
+      );
+    }
+  }
+}
+
+/**
+ * On start: commit the restored checkpoint's transactions this subtask owns,
+ * then abort whatever later transactions of the owned transactional ids are
+ * still open (probing `<prefix>-<s>-<seq>` upwards until an id that was never
+ * used), and continue numbering after them.
+ */
+async function recover(all: readonly TransactionCommittable[]): Promise<void> {
+  if (!config.exactlyOnce) return;
+  await checkTimeouts();
+  const { subtaskIndex, parallelism } = config;
+  const mine = (s: number) => s % parallelism === subtaskIndex;
+  const lastSeq = new Map<number, number>();
+  let oldParallelism = 0;
+  for (const c of all) {
+    oldParallelism = Math.max(oldParallelism, c.parallelism);
+    lastSeq.set(c.subtask, Math.max(lastSeq.get(c.subtask) ?? 0, c.seq));
+    if (mine(c.subtask)) await commitOne(c);
+  }
+  let aborted = 0;
+  for (let s = subtaskIndex; s < Math.max(parallelism, oldParallelism); s += parallelism) {
+    let seq = (lastSeq.get(s) ?? 0) + 1;
+    for (;;) {
+      const epoch = await fence(transactionalId(s, seq));
+      if (epoch === 0) break;
+      aborted++;
+      seq++;
+    }
+    if (s === subtaskIndex) nextSeq = seq;
+  }
+  if (aborted > 0) notify({ kind: 'stat', name: 'aborted', count: aborted });
+}
+
+port.on('message', (m: Request) => {
+  switch (m.op) {
+    case 'init':
+      config = m.config;
+      syncPort = m.syncPort;
+      signal = new Int32Array(m.signal);
+      admin = newAdmin(config.connection);
+      return;
+    case 'send':
+      for (const msg of unpack(m.batch)) queue.push(msg);
+      if (recovered !== undefined) void recovered.then(() => pump());
+      return;
+    case 'flush':
+      withTimeout(flush(), config.flushTimeoutMs, 'flushing the Kafka sink').then(
+        () => replySync({ ok: true }),
+        (e: unknown) => replySync({ ok: false, error: reasonOf(e) }),
+      );
+      return;
+    case 'preCommit':
+      withTimeout(preCommit(), config.flushTimeoutMs, 'flushing the Kafka transaction').then(
+        (committable) =>
+          replySync(committable === undefined ? { ok: true } : { ok: true, committable }),
+        (e: unknown) => replySync({ ok: false, error: reasonOf(e) }),
+      );
+      return;
+    case 'recover':
+      recovered = recover(m.committables).then(() => {
+        if (config.exactlyOnce) current = startTxn(nextSeq++);
+      });
+      recovered.then(
+        () => {
+          notify({ kind: 'done', id: m.id });
+          void pump();
+        },
+        (e: unknown) => notify({ kind: 'done', id: m.id, error: reasonOf(e) }),
+      );
+      return;
+    case 'commit': {
+      const id = m.id;
+      control = control.then(async () => {
+        for (const c of m.committables) await commitOne(c);
+      });
+      control.then(
+        () => notify({ kind: 'done', id }),
+        (e: unknown) => notify({ kind: 'done', id, error: reasonOf(e) }),
+      );
+      control = control.catch(() => {});
+      return;
+    }
+    case 'close': {
+      const id = m.id;
+      const closing = async () => {
+        // At-least-once: whatever was written goes out. Exactly-once: an open
+        // transaction is never committed here (no checkpoint covers it).
+        if (!config.exactlyOnce && failure === undefined) await flush();
+        await sending?.catch(() => {});
+        await current?.ready.catch(() => {});
+        // An open transaction is left for the next run's recovery to abort (or the broker's timeout).
+        await Promise.allSettled([
+          current?.producer?.close(true),
+          plainProducer?.close(),
+          admin.close(),
+        ]);
+      };
+      closing().then(
+        () => notify({ kind: 'done', id }),
+        (e: unknown) => notify({ kind: 'done', id, error: reasonOf(e) }),
+      );
+      return;
+    }
+  }
+});

@@ -1,0 +1,74 @@
+/** @internal Messages between a sink writer (main thread) and its producer worker. */
+import type { MessagePort } from 'node:worker_threads';
+import type { KafkaConnection } from '../config.js';
+
+export interface WorkerConfig {
+  readonly connection: KafkaConnection;
+  readonly exactlyOnce: boolean;
+  readonly transactionalIdPrefix: string;
+  readonly transactionTimeoutMs: number;
+  readonly subtaskIndex: number;
+  readonly parallelism: number;
+  readonly acks: -1 | 1;
+  readonly compression: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+  /** Longest time for a flush at a checkpoint barrier. */
+  readonly flushTimeoutMs: number;
+  /** Checkpoint settings, when known, checked against the broker's transaction.max.timeout.ms. */
+  readonly checkpointIntervalMs: number | undefined;
+  readonly checkpointTimeoutMs: number | undefined;
+}
+
+/** A batch of serialized records: one buffer, lengths per record (-1 for absent). */
+export interface PackedBatch {
+  readonly topics: string[];
+  /** Index into `topics` per record. */
+  readonly topicIndex: Int32Array;
+  /** Partition per record, or -1 to let the producer choose (round robin). */
+  readonly partitions: Int32Array;
+  readonly keyLengths: Int32Array;
+  readonly valueLengths: Int32Array;
+  /** Headers per record as [name, value] pairs (undefined when no record has headers). */
+  readonly headers: ([string, Uint8Array][] | undefined)[] | undefined;
+  readonly data: ArrayBuffer;
+}
+
+/** What a pre-committed transaction needs to be committed later, by this or another process. */
+export interface TransactionCommittable {
+  readonly kind: 'kafka-txn';
+  readonly transactionalId: string;
+  /** The producer id, as a decimal string (int64). */
+  readonly producerId: string;
+  readonly producerEpoch: number;
+  /** No record was written: nothing to commit. */
+  readonly empty: boolean;
+  readonly subtask: number;
+  readonly parallelism: number;
+  /** Sequence number in the transactional id (`<prefix>-<subtask>-<seq>`). */
+  readonly seq: number;
+}
+
+export type Request =
+  | {
+      readonly op: 'init';
+      readonly config: WorkerConfig;
+      readonly syncPort: MessagePort;
+      readonly signal: SharedArrayBuffer;
+    }
+  | { readonly op: 'send'; readonly batch: PackedBatch }
+  | { readonly op: 'flush' }
+  | { readonly op: 'preCommit' }
+  | { readonly op: 'commit'; readonly id: number; readonly committables: TransactionCommittable[] }
+  | { readonly op: 'recover'; readonly id: number; readonly committables: TransactionCommittable[] }
+  | { readonly op: 'close'; readonly id: number };
+
+/** Replies on the synchronous port. */
+export type SyncReply =
+  | { readonly ok: true; readonly committable?: TransactionCommittable }
+  | { readonly ok: false; readonly error: string };
+
+/** Asynchronous notifications and replies. */
+export type Notice =
+  | { readonly kind: 'acked'; readonly records: number }
+  | { readonly kind: 'failed'; readonly error: string }
+  | { readonly kind: 'done'; readonly id: number; readonly error?: string }
+  | { readonly kind: 'stat'; readonly name: 'committed' | 'aborted'; readonly count: number };

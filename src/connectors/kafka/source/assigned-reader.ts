@@ -1,0 +1,615 @@
+import type { Admin, Consumer } from '@platformatic/kafka';
+import { WeirError } from '../../../core/errors.js';
+import type { RecordBatch } from '../../../core/record-batch.js';
+import type { Json } from '../../../core/snapshot.js';
+import type { PollStatus, SourceContext, SourceReader } from '../../../core/source.js';
+import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
+import type { Counter } from '../../../metrics/registry.js';
+import {
+  commitGroupOffsets,
+  committedOffsets,
+  describePartitions,
+  EARLIEST,
+  hasApiError,
+  LATEST,
+  listOffsets,
+  newAdmin,
+  newFetcher,
+  type PartitionInfo,
+  topicsMatching,
+} from '../client.js';
+import { reasonOf } from '../config.js';
+import { badRecordError, DeadLetters } from '../dead-letter.js';
+import { consumerRecord, forEachRecord, type KafkaConsumerRecord } from '../records.js';
+import { PartitionTime, type SourceTimeSpec, sourceTimeSpec } from './partition-time.js';
+import { PendingOffsets } from './pending-offsets.js';
+import { ownerOf, type SourceConfig } from './source-options.js';
+
+/** Records fetched for one partition and not yet polled. */
+interface Chunk<T> {
+  readonly values: T[];
+  readonly timestamps: number[];
+  readonly offsets: number[];
+  /** Position after the whole chunk (skips control batches, aborted and skipped records). */
+  readonly end: number;
+  /** Under the 'fail' policy: the error to fail with once the records before it are polled. */
+  readonly failure: WeirError | undefined;
+  next: number;
+}
+
+/** One partition read by this reader. */
+class Partition<T> {
+  /** Offset of the next record `poll` returns: the checkpointed position. */
+  position: number;
+  /** Next offset to fetch. */
+  fetchOffset: number;
+  /** Log end (high watermark, or last stable offset for read_committed); -1 until known. */
+  endOffset = -1;
+  /** Bounded mode: where to stop. */
+  stopOffset = Number.POSITIVE_INFINITY;
+  readonly chunks: Chunk<T>[] = [];
+  buffered = 0;
+  readonly time: PartitionTime<T>;
+
+  constructor(
+    public info: PartitionInfo,
+    offset: number,
+    time: PartitionTime<T>,
+  ) {
+    this.position = offset;
+    this.fetchOffset = offset;
+    this.time = time;
+  }
+
+  get key(): string {
+    return `${this.info.topic}:${this.info.partition}`;
+  }
+
+  get done(): boolean {
+    return this.position >= this.stopOffset;
+  }
+
+  caughtUp(): boolean {
+    return this.buffered === 0 && this.endOffset >= 0 && this.fetchOffset >= this.endOffset;
+  }
+}
+
+const PER_PARTITION_MAX_BYTES = 4 << 20;
+
+/**
+ * A source reader that owns the partitions `ownerOf(topic, partition) ===
+ * subtask`, fetches them from their leaders in the background and keeps its
+ * positions in checkpoints.
+ */
+export class AssignedReader<T> implements SourceReader<T> {
+  private readonly partitions = new Map<string, Partition<T>>();
+  private order: Partition<T>[] = [];
+  private rr = 0;
+  private readonly time: SourceTimeSpec<T> | undefined;
+  private admin!: Admin;
+  private fetcher!: Consumer;
+  private readonly deadLetters: DeadLetters;
+  private failure: unknown;
+  private closed = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private dataArrived: { promise: Promise<void>; resolve: () => void } | undefined;
+  private lastDiscovery = 0;
+  private knownTopics: string[] = [];
+  private buffered = 0;
+  private lastWatermark = Number.NEGATIVE_INFINITY;
+  private holder: string | undefined;
+  /** Positions of checkpoints not yet complete. */
+  private readonly pendingOffsets = new PendingOffsets();
+  private readonly commitFailures: Counter;
+  private readonly bytesRead: Counter;
+  private readonly restored: Map<string, number> | undefined;
+
+  constructor(
+    private readonly config: SourceConfig<T>,
+    private readonly context: SourceContext,
+  ) {
+    this.time = sourceTimeSpec(config.watermarks);
+    this.deadLetters = new DeadLetters(config.onError, config.connection, context.metrics);
+    this.commitFailures = context.metrics.counter(
+      'weir_kafka_offset_commit_failures_total',
+      'Offset commits to the consumer group that failed (retried at the next checkpoint)',
+    );
+    this.bytesRead = bytesReadCounter(context.metrics);
+    this.restored = parsePosition(context.restoredPosition, context.operatorId);
+    context.metrics.gauge(
+      'weir_kafka_source_partitions',
+      'Partitions assigned to this reader',
+      () => this.partitions.size,
+    );
+  }
+
+  async open(): Promise<void> {
+    this.admin = newAdmin(this.config.connection);
+    this.fetcher = newFetcher(this.config.connection, this.config.readCommitted ? 1 : 0);
+    try {
+      await this.discover(true);
+    } catch (cause) {
+      await this.close();
+      throw new WeirError(
+        'SOURCE_FAILED',
+        `Kafka source '${this.context.operatorId}' cannot read its partitions from ${this.config.connection.brokers.join(',')}: ${reasonOf(cause)}`,
+        { cause, domain: 'external', retriable: true, operatorId: this.context.operatorId },
+      );
+    }
+    this.loop = this.run();
+  }
+
+  /** Finds the partitions this subtask owns and adds new ones, resolving where each starts. */
+  private async discover(initial: boolean): Promise<void> {
+    this.lastDiscovery = this.context.clock.now();
+    const topics =
+      this.config.topics !== undefined
+        ? [...this.config.topics]
+        : await topicsMatching(this.admin, this.config.topicPattern!);
+    this.knownTopics = topics;
+    const all = await describePartitions(this.fetcher, topics);
+    const { subtaskIndex, parallelism } = this.context;
+    const mine = all.filter((p) => ownerOf(p.topic, p.partition, parallelism) === subtaskIndex);
+    const fresh: PartitionInfo[] = [];
+    for (const info of mine) {
+      const existing = this.partitions.get(`${info.topic}:${info.partition}`);
+      if (existing !== undefined) existing.info = info;
+      else fresh.push(info);
+    }
+    if (fresh.length === 0 && !initial) return;
+    const starts = await this.startOffsets(fresh, initial);
+    let stops: Map<string, bigint> | undefined;
+    if (this.config.bounded) {
+      stops = await listOffsets(this.fetcher, fresh, LATEST, this.config.readCommitted ? 1 : 0);
+    }
+    const now = this.context.clock.now();
+    for (const info of fresh) {
+      const key = `${info.topic}:${info.partition}`;
+      const offset = starts.get(key) ?? 0;
+      const p = new Partition<T>(
+        info,
+        offset,
+        new PartitionTime<T>(this.time?.createGenerator?.(), now),
+      );
+      if (stops !== undefined) p.stopOffset = Number(stops.get(key) ?? 0n);
+      this.partitions.set(key, p);
+      this.registerMetrics(p);
+    }
+    this.order = [...this.partitions.values()];
+    this.wake?.();
+  }
+
+  /** Where new partitions start: the restored position, else the configured start (initially) or earliest (discovered later). */
+  private async startOffsets(
+    fresh: PartitionInfo[],
+    initial: boolean,
+  ): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    const rest: PartitionInfo[] = [];
+    for (const info of fresh) {
+      const key = `${info.topic}:${info.partition}`;
+      const restored = this.restored?.get(key);
+      if (restored !== undefined) out.set(key, restored);
+      else rest.push(info);
+    }
+    if (rest.length === 0) return out;
+    const iso = this.config.readCommitted ? 1 : 0;
+    const spec = initial && this.restored === undefined ? this.config.startFrom : 'earliest';
+    const resolve = async (parts: PartitionInfo[], which: 'earliest' | 'latest') => {
+      const offsets = await listOffsets(
+        this.fetcher,
+        parts,
+        which === 'earliest' ? EARLIEST : LATEST,
+        iso,
+      );
+      for (const [k, o] of offsets) out.set(k, Number(o));
+    };
+    if (spec === 'earliest' || spec === 'latest') {
+      await resolve(rest, spec);
+    } else if ('committed' in spec) {
+      const committed = await committedOffsets(this.admin, this.config.groupId!, rest);
+      for (const [k, o] of committed) out.set(k, Number(o));
+      await resolve(
+        rest.filter((p) => !committed.has(`${p.topic}:${p.partition}`)),
+        spec.committed,
+      );
+    } else if ('timestamp' in spec) {
+      const byTime = await listOffsets(this.fetcher, rest, BigInt(Math.floor(spec.timestamp)), iso);
+      const missing: PartitionInfo[] = [];
+      for (const p of rest) {
+        const o = byTime.get(`${p.topic}:${p.partition}`);
+        if (o === undefined || o < 0n) missing.push(p);
+        else out.set(`${p.topic}:${p.partition}`, Number(o));
+      }
+      await resolve(missing, 'latest');
+    } else {
+      const missing: PartitionInfo[] = [];
+      for (const p of rest) {
+        const o = spec.offsets[p.topic]?.[p.partition];
+        if (o === undefined) missing.push(p);
+        else out.set(`${p.topic}:${p.partition}`, o);
+      }
+      await resolve(missing, spec.fallback ?? 'earliest');
+    }
+    return out;
+  }
+
+  private registerMetrics(p: Partition<T>): void {
+    const m = this.context.metrics.child({
+      topic: p.info.topic,
+      partition: String(p.info.partition),
+    });
+    m.gauge(
+      'weir_kafka_partition_lag',
+      'Records between the position and the end of the partition',
+      () => (p.endOffset < 0 ? 0 : Math.max(0, p.endOffset - p.position)),
+    );
+    m.gauge('weir_kafka_partition_offset', 'Offset of the next record to emit', () => p.position);
+    m.gauge('weir_kafka_partition_watermark', 'Watermark of the partition', () => p.time.watermark);
+    m.gauge('weir_kafka_partition_idle', '1 while the partition is idle', () =>
+      this.partitionIdle(p, this.context.clock.now()) ? 1 : 0,
+    );
+    m.gauge(
+      'weir_kafka_partition_holds_watermark',
+      '1 on the partition whose watermark is the minimum, holding back the source',
+      () => (this.holder === p.key ? 1 : 0),
+    );
+  }
+
+  // ---------------------------------------------------------------- fetching
+
+  private async run(): Promise<void> {
+    while (!this.closed) {
+      try {
+        if (
+          this.config.discoveryIntervalMs > 0 &&
+          this.context.clock.now() - this.lastDiscovery >= this.config.discoveryIntervalMs
+        ) {
+          await this.discover(false);
+        }
+        const wanted = this.order.filter(
+          (p) => p.fetchOffset < p.stopOffset && p.buffered < this.config.maxBufferedRecords / 2,
+        );
+        if (wanted.length === 0 || this.buffered >= this.config.maxBufferedRecords) {
+          await this.sleep(this.config.fetchMaxWaitMs);
+          continue;
+        }
+        const byLeader = new Map<number, Partition<T>[]>();
+        for (const p of wanted) {
+          const list = byLeader.get(p.info.leader) ?? [];
+          list.push(p);
+          byLeader.set(p.info.leader, list);
+        }
+        await Promise.all([...byLeader].map(([leader, parts]) => this.fetchFrom(leader, parts)));
+      } catch (cause) {
+        if (this.closed) return;
+        if (cause instanceof WeirError) {
+          this.fail(cause);
+          return;
+        }
+        // Leadership moved, a broker restarted, a topic vanished: refresh and retry.
+        const code =
+          typeof cause === 'object' && cause !== null
+            ? (cause as { errorCode?: unknown }).errorCode
+            : undefined;
+        if (hasApiError(cause, 'OFFSET_OUT_OF_RANGE') || code === 1) {
+          await this.resetOutOfRange().catch(() => {});
+        }
+        await this.sleep(200);
+        try {
+          await this.discover(false);
+        } catch {
+          // retried next round
+        }
+      }
+    }
+  }
+
+  private async fetchFrom(leader: number, parts: Partition<T>[]): Promise<void> {
+    const byTopic = new Map<string, Partition<T>[]>();
+    for (const p of parts) {
+      const list = byTopic.get(p.info.topicId) ?? [];
+      list.push(p);
+      byTopic.set(p.info.topicId, list);
+    }
+    const response = await this.fetcher.fetch({
+      node: leader,
+      maxWaitTime: this.config.fetchMaxWaitMs,
+      minBytes: 1,
+      maxBytes: 32 << 20,
+      isolationLevel: this.config.readCommitted ? 1 : 0,
+      topics: [...byTopic].map(([topicId, ps]) => ({
+        topicId,
+        partitions: ps.map((p) => ({
+          partition: p.info.partition,
+          fetchOffset: BigInt(p.fetchOffset),
+          partitionMaxBytes: PER_PARTITION_MAX_BYTES,
+          currentLeaderEpoch: -1,
+          lastFetchedEpoch: -1,
+          logStartOffset: -1n,
+        })),
+      })),
+    });
+    if (this.closed) return;
+    let arrived = false;
+    for (const topic of response.responses) {
+      const ps = byTopic.get(topic.topicId);
+      if (ps === undefined) continue;
+      for (const rp of topic.partitions) {
+        const p = ps.find((x) => x.info.partition === rp.partitionIndex);
+        if (p === undefined) continue;
+        if (rp.errorCode !== 0)
+          throw Object.assign(new Error(`fetch error ${rp.errorCode}`), {
+            errorCode: rp.errorCode,
+          });
+        p.endOffset = Number(this.config.readCommitted ? rp.lastStableOffset : rp.highWatermark);
+        if (await this.accept(p, rp)) arrived = true;
+      }
+    }
+    if (arrived) this.signalData();
+  }
+
+  /** Decodes a partition's fetched records into a chunk; returns whether anything was queued. */
+  private async accept(p: Partition<T>, rp: Parameters<typeof forEachRecord>[0]): Promise<boolean> {
+    const values: T[] = [];
+    const timestamps: number[] = [];
+    const offsets: number[] = [];
+    const bad: { record: KafkaConsumerRecord; reason: string }[] = [];
+    let failure: WeirError | undefined;
+    let failedAt = -1;
+    const { decodeValue, decodeRecord } = this.config;
+    const topic = p.info.topic;
+    const partition = p.info.partition;
+    const stop = p.stopOffset;
+    let bytes = 0;
+    let next = forEachRecord(rp, p.fetchOffset, (record, offset, ts) => {
+      if (failure !== undefined || offset >= stop) return;
+      bytes += (record.key?.length ?? 0) + (record.value?.length ?? 0);
+      let value: T;
+      try {
+        value =
+          decodeValue !== undefined
+            ? decodeValue(record.value ?? undefined)
+            : decodeRecord!(consumerRecord(topic, partition, record, offset, ts));
+      } catch (cause) {
+        const full = consumerRecord(topic, partition, record, offset, ts);
+        const reason = reasonOf(cause);
+        this.deadLetters.counter.inc();
+        if (this.config.onError === 'fail') {
+          failure = badRecordError(full, reason, this.context.operatorId);
+          failedAt = offset;
+        } else if (this.config.onError !== 'skip') {
+          bad.push({ record: full, reason });
+        }
+        return;
+      }
+      values.push(value);
+      timestamps.push(ts);
+      offsets.push(offset);
+    });
+    this.bytesRead.inc(bytes);
+    if (next > stop) next = stop;
+    if (failure !== undefined) next = failedAt;
+    // Dead letters are acknowledged before the position can pass them.
+    if (bad.length > 0) await this.deadLetters.send(bad);
+    if (next <= p.fetchOffset && values.length === 0 && failure === undefined) return false;
+    p.fetchOffset = failure !== undefined ? Number.POSITIVE_INFINITY : next;
+    p.chunks.push({ values, timestamps, offsets, end: next, failure, next: 0 });
+    p.buffered += values.length;
+    this.buffered += values.length;
+    return true;
+  }
+
+  private async resetOutOfRange(): Promise<void> {
+    const parts = this.order;
+    const iso = this.config.readCommitted ? 1 : 0;
+    const earliest = await listOffsets(
+      this.fetcher,
+      parts.map((p) => p.info),
+      EARLIEST,
+      iso,
+    );
+    const latest = await listOffsets(
+      this.fetcher,
+      parts.map((p) => p.info),
+      LATEST,
+      iso,
+    );
+    for (const p of parts) {
+      const lo = Number(earliest.get(p.key) ?? 0n);
+      const hi = Number(latest.get(p.key) ?? 0n);
+      if (p.buffered === 0 && (p.fetchOffset < lo || p.fetchOffset > hi)) {
+        // Records were deleted by retention before they were read: start at the earliest left.
+        p.fetchOffset = lo;
+        p.position = lo;
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private signalData(): void {
+    const d = this.dataArrived;
+    this.dataArrived = undefined;
+    d?.resolve();
+  }
+
+  private fail(cause: unknown): void {
+    this.failure ??= cause;
+    this.signalData();
+  }
+
+  // ---------------------------------------------------------------- polling
+
+  poll(): RecordBatch<T> | PollStatus {
+    if (this.failure !== undefined) throw this.failure;
+    const max = this.context.batchSize;
+    const values: T[] = [];
+    const timestamps: number[] = [];
+    const now = this.context.clock.now();
+    const spec = this.time;
+    const assigner = spec?.assigner;
+    const parts = this.order;
+    let pendingFailure: WeirError | undefined;
+    for (let tried = 0; tried < parts.length && values.length < max; tried++) {
+      const p = parts[(this.rr + tried) % parts.length]!;
+      let took = false;
+      while (values.length < max && p.chunks.length > 0) {
+        const chunk = p.chunks[0]!;
+        const n = Math.min(max - values.length, chunk.values.length - chunk.next);
+        for (let i = chunk.next; i < chunk.next + n; i++) {
+          const v = chunk.values[i]!;
+          const kafkaTs = chunk.timestamps[i]!;
+          const ts = assigner === undefined ? kafkaTs : assigner(v, kafkaTs);
+          values.push(v);
+          timestamps.push(ts);
+          p.time.onRecord(v, ts, now);
+        }
+        if (n > 0) {
+          chunk.next += n;
+          p.position = chunk.offsets[chunk.next - 1]! + 1;
+          p.buffered -= n;
+          this.buffered -= n;
+          took = true;
+        }
+        if (chunk.next < chunk.values.length) break;
+        p.chunks.shift();
+        if (chunk.end > p.position) p.position = chunk.end;
+        if (chunk.failure !== undefined) {
+          pendingFailure = chunk.failure;
+          break;
+        }
+      }
+      if (took) p.time.periodic();
+      if (pendingFailure !== undefined) break;
+    }
+    this.rr = parts.length === 0 ? 0 : (this.rr + 1) % parts.length;
+    if (pendingFailure !== undefined) this.failure = pendingFailure;
+    if (values.length > 0) {
+      this.wake?.();
+      return { values, timestamps, keys: undefined };
+    }
+    if (this.failure !== undefined) throw this.failure;
+    if (this.config.bounded && this.order.every((p) => p.done)) return 'end';
+    this.wake?.();
+    return 'wait';
+  }
+
+  available(): Promise<void> {
+    if (this.failure !== undefined || this.buffered > 0) return Promise.resolve();
+    if (this.dataArrived === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.dataArrived = { promise, resolve };
+    }
+    return this.dataArrived.promise;
+  }
+
+  private partitionIdle(p: Partition<T>, now: number): boolean {
+    if (p.done) return true;
+    return p.time.idle(p.caughtUp(), now, this.time?.idlenessMs);
+  }
+
+  currentWatermark(): number {
+    if (this.time?.createGenerator === undefined) return Number.NEGATIVE_INFINITY;
+    const now = this.context.clock.now();
+    let min = Number.POSITIVE_INFINITY;
+    let holder: string | undefined;
+    for (const p of this.order) {
+      if (this.partitionIdle(p, now)) continue;
+      if (p.time.watermark < min) {
+        min = p.time.watermark;
+        holder = p.key;
+      }
+    }
+    this.holder = holder;
+    if (min === Number.POSITIVE_INFINITY) return this.lastWatermark;
+    if (min > this.lastWatermark) this.lastWatermark = min;
+    return min;
+  }
+
+  isIdle(): boolean {
+    if (this.order.length === 0) return true;
+    if (this.time === undefined) return false;
+    const now = this.context.clock.now();
+    return this.order.every((p) => this.partitionIdle(p, now));
+  }
+
+  // ---------------------------------------------------------------- checkpoints
+
+  snapshot(checkpointId: number): Json {
+    const offsets: Record<string, number> = {};
+    const positions = new Map<string, number>();
+    for (const p of this.order) {
+      offsets[p.key] = p.position;
+      positions.set(p.key, p.position);
+    }
+    if (this.config.commitOffsets) this.pendingOffsets.add(checkpointId, positions);
+    return { kafka: 1, offsets };
+  }
+
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    const positions = this.pendingOffsets.complete(checkpointId);
+    if (positions === undefined || this.closed) return;
+    try {
+      await commitGroupOffsets(
+        this.admin,
+        this.config.groupId!,
+        new Map([...positions].map(([k, v]) => [k, BigInt(v)])),
+      );
+    } catch {
+      this.commitFailures.inc();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    await this.loop?.catch(() => {});
+    await Promise.allSettled([
+      this.fetcher?.close(true),
+      this.admin?.close(),
+      this.deadLetters.close(),
+    ]);
+  }
+
+  /** @internal For tests and the group reader: topics currently read. */
+  get topics(): readonly string[] {
+    return this.knownTopics;
+  }
+}
+
+function parsePosition(
+  json: Json | undefined,
+  operatorId: string,
+): Map<string, number> | undefined {
+  if (json === undefined || json === null) return undefined;
+  if (typeof json !== 'object' || Array.isArray(json) || json.kafka !== 1) {
+    throw new WeirError(
+      'INVALID_JOB',
+      `source '${operatorId}': the checkpoint holds a position that is not a Kafka source's`,
+      { operatorId },
+    );
+  }
+  const offsets = json.offsets;
+  const out = new Map<string, number>();
+  if (offsets !== null && typeof offsets === 'object' && !Array.isArray(offsets)) {
+    for (const [k, v] of Object.entries(offsets)) if (typeof v === 'number') out.set(k, v);
+  }
+  return out;
+}

@@ -1,0 +1,297 @@
+import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
+import { WeirError } from '../../../core/errors.js';
+import type { RecordBatch } from '../../../core/record-batch.js';
+import type { Json } from '../../../core/snapshot.js';
+import type { PollStatus, SourceContext, SourceReader } from '../../../core/source.js';
+import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
+import type { Counter } from '../../../metrics/registry.js';
+import { newAdmin, newConsumer, topicsMatching } from '../client.js';
+import { reasonOf } from '../config.js';
+import { badRecordError, DeadLetters } from '../dead-letter.js';
+import type { KafkaConsumerRecord } from '../records.js';
+import { PartitionTime, type SourceTimeSpec, sourceTimeSpec } from './partition-time.js';
+import { PendingOffsets } from './pending-offsets.js';
+import type { SourceConfig } from './source-options.js';
+
+interface Buffered<T> {
+  readonly key: string;
+  readonly value: T;
+  readonly timestamp: number;
+  readonly offset: number;
+}
+
+/**
+ * A reader in a Kafka consumer group: the group coordinator spreads the
+ * partitions over all members (in this and other processes) and moves them
+ * when members come and go. Offsets come from the group: they are committed
+ * when a checkpoint completes (and every `autoCommitIntervalMs`, if set).
+ * At-least-once; meant for stateless jobs scaled out over processes.
+ */
+export class GroupReader<T> implements SourceReader<T> {
+  private consumer!: Consumer<Buffer, Buffer, Buffer, Buffer>;
+  private stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
+  private readonly queue: Buffered<T>[] = [];
+  private head = 0;
+  private readonly positions = new Map<string, number>();
+  private readonly times = new Map<string, PartitionTime<T>>();
+  private readonly time: SourceTimeSpec<T> | undefined;
+  private readonly deadLetters: DeadLetters;
+  private failure: unknown;
+  private waiter: (() => void) | undefined;
+  private paused = false;
+  private dlq: Promise<void> = Promise.resolve();
+  private readonly pendingOffsets = new PendingOffsets();
+  private commitTimer: NodeJS.Timeout | undefined;
+  private readonly commitFailures: Counter;
+  private readonly bytesRead: Counter;
+  private assigned = new Set<string>();
+  private lastWatermark = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly config: SourceConfig<T>,
+    private readonly context: SourceContext,
+  ) {
+    this.time = sourceTimeSpec(config.watermarks);
+    this.deadLetters = new DeadLetters(config.onError, config.connection, context.metrics);
+    this.commitFailures = context.metrics.counter(
+      'weir_kafka_offset_commit_failures_total',
+      'Offset commits to the consumer group that failed (retried at the next checkpoint)',
+    );
+    this.bytesRead = bytesReadCounter(context.metrics);
+    context.metrics.gauge(
+      'weir_kafka_source_partitions',
+      'Partitions assigned to this reader',
+      () => this.assigned.size,
+    );
+  }
+
+  async open(): Promise<void> {
+    const conn = this.config.connection;
+    let topics = this.config.topics === undefined ? [] : [...this.config.topics];
+    if (this.config.topicPattern !== undefined) {
+      const admin = newAdmin(conn);
+      try {
+        topics = await topicsMatching(admin, this.config.topicPattern);
+      } finally {
+        await admin.close();
+      }
+    }
+    this.consumer = newConsumer({
+      clientId: conn.clientId,
+      groupId: this.config.groupId!,
+      bootstrapBrokers: conn.brokers,
+      timeout: conn.requestTimeoutMs,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
+      rebalanceTimeout: 15_000,
+      isolationLevel: this.config.readCommitted ? 1 : 0,
+      maxWaitTime: this.config.fetchMaxWaitMs,
+    });
+    this.consumer.on('consumer:group:join', (payload) => {
+      const next = new Set<string>();
+      for (const a of payload.assignments ?? [])
+        for (const p of a.partitions) next.add(`${a.topic}:${p}`);
+      this.assigned = next;
+      for (const key of [...this.times.keys()]) if (!next.has(key)) this.times.delete(key);
+    });
+    const start = this.config.startFrom;
+    const fallback =
+      start === 'latest' ||
+      (typeof start === 'object' && 'committed' in start && start.committed === 'latest')
+        ? 'latest'
+        : 'earliest';
+    try {
+      this.stream = await this.consumer.consume({
+        topics,
+        mode: 'committed',
+        fallbackMode: fallback,
+        autocommit: false,
+        highWaterMark: 1024,
+      });
+    } catch (cause) {
+      await Promise.resolve(this.consumer.close(true)).catch(() => {});
+      throw new WeirError(
+        'SOURCE_FAILED',
+        `Kafka source '${this.context.operatorId}' cannot join group '${this.config.groupId}': ${reasonOf(cause)}`,
+        { cause, domain: 'external', retriable: true, operatorId: this.context.operatorId },
+      );
+    }
+    this.stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => this.onMessage(m));
+    this.stream.on('error', (e: unknown) => this.fail(e));
+    if (this.config.autoCommitIntervalMs > 0) {
+      this.commitTimer = setInterval(() => {
+        void this.commit(new Map(this.positions));
+      }, this.config.autoCommitIntervalMs);
+      this.commitTimer.unref();
+    }
+  }
+
+  private onMessage(m: Message<Buffer, Buffer, Buffer, Buffer>): void {
+    const key = `${m.topic}:${m.partition}`;
+    const offset = Number(m.offset);
+    const timestamp = Number(m.timestamp);
+    // The stream hands over one message at a time: one addition each, no allocation.
+    this.bytesRead.inc((m.key?.length ?? 0) + (m.value?.length ?? 0));
+    let value: T;
+    try {
+      const { decodeValue, decodeRecord } = this.config;
+      value =
+        decodeValue !== undefined ? decodeValue(m.value ?? undefined) : decodeRecord!(toRecord(m));
+    } catch (cause) {
+      const record = toRecord(m);
+      this.deadLetters.counter.inc();
+      if (this.config.onError === 'fail')
+        this.fail(badRecordError(record, reasonOf(cause), this.context.operatorId));
+      else if (this.config.onError !== 'skip') {
+        // Hold the stream until the dead letter is acknowledged.
+        this.stream?.pause();
+        this.dlq = this.dlq
+          .then(() => this.deadLetters.send([{ record, reason: reasonOf(cause) }]))
+          .then(
+            () => {
+              this.positions.set(key, Math.max(this.positions.get(key) ?? 0, offset + 1));
+              if (!this.paused) this.stream?.resume();
+            },
+            (e: unknown) => this.fail(e),
+          );
+      }
+      return;
+    }
+    this.queue.push({ key, value, timestamp, offset });
+    if (this.queue.length - this.head >= this.config.maxBufferedRecords && !this.paused) {
+      this.paused = true;
+      this.stream?.pause();
+    }
+    this.wakeUp();
+  }
+
+  private wakeUp(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+
+  private fail(cause: unknown): void {
+    this.failure ??= cause;
+    this.wakeUp();
+  }
+
+  poll(): RecordBatch<T> | PollStatus {
+    if (this.failure !== undefined) throw this.failure;
+    const n = Math.min(this.context.batchSize, this.queue.length - this.head);
+    if (n === 0) return 'wait';
+    const values: T[] = new Array<T>(n);
+    const timestamps: number[] = new Array<number>(n);
+    const now = this.context.clock.now();
+    const assigner = this.time?.assigner;
+    const touched = new Set<PartitionTime<T>>();
+    for (let i = 0; i < n; i++) {
+      const r = this.queue[this.head + i]!;
+      const ts = assigner === undefined ? r.timestamp : assigner(r.value, r.timestamp);
+      values[i] = r.value;
+      timestamps[i] = ts;
+      this.positions.set(r.key, r.offset + 1);
+      let pt = this.times.get(r.key);
+      if (pt === undefined) {
+        pt = new PartitionTime<T>(this.time?.createGenerator?.(), now);
+        this.times.set(r.key, pt);
+      }
+      pt.onRecord(r.value, ts, now);
+      touched.add(pt);
+    }
+    for (const pt of touched) pt.periodic();
+    this.head += n;
+    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    if (this.paused && this.queue.length - this.head < this.config.maxBufferedRecords / 2) {
+      this.paused = false;
+      this.stream?.resume();
+    }
+    return { values, timestamps, keys: undefined };
+  }
+
+  available(): Promise<void> {
+    if (this.failure !== undefined || this.queue.length > this.head) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  currentWatermark(): number {
+    if (this.time?.createGenerator === undefined) return Number.NEGATIVE_INFINITY;
+    const now = this.context.clock.now();
+    let min = Number.POSITIVE_INFINITY;
+    for (const [key, pt] of this.times) {
+      // Without the log end at hand, a partition with no records for the idleness timeout counts as caught up.
+      if (!this.assigned.has(key) || pt.idle(true, now, this.time.idlenessMs)) continue;
+      if (pt.watermark < min) min = pt.watermark;
+    }
+    if (min === Number.POSITIVE_INFINITY) return this.lastWatermark;
+    if (min > this.lastWatermark) this.lastWatermark = min;
+    return min;
+  }
+
+  isIdle(): boolean {
+    if (this.time === undefined) return this.assigned.size === 0;
+    const now = this.context.clock.now();
+    for (const [key, pt] of this.times) {
+      if (this.assigned.has(key) && !pt.idle(true, now, this.time.idlenessMs)) return false;
+    }
+    return this.queue.length === this.head;
+  }
+
+  snapshot(checkpointId: number): Json {
+    const offsets: Record<string, number> = {};
+    for (const [k, v] of this.positions) offsets[k] = v;
+    this.pendingOffsets.add(checkpointId, new Map(this.positions));
+    // Informational: on restore, group mode resumes from the group's committed offsets.
+    return { kafkaGroup: 1, offsets };
+  }
+
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    const positions = this.pendingOffsets.complete(checkpointId);
+    if (positions !== undefined && this.config.commitOffsets) await this.commit(positions);
+  }
+
+  private async commit(positions: ReadonlyMap<string, number>): Promise<void> {
+    const offsets = [...positions]
+      .filter(([key]) => this.assigned.has(key))
+      .map(([key, offset]) => {
+        const i = key.lastIndexOf(':');
+        return {
+          topic: key.slice(0, i),
+          partition: Number(key.slice(i + 1)),
+          offset: BigInt(offset),
+          leaderEpoch: -1,
+        };
+      });
+    if (offsets.length === 0) return;
+    try {
+      await this.consumer.commit({ offsets });
+    } catch {
+      this.commitFailures.inc();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.commitTimer !== undefined) clearInterval(this.commitTimer);
+    await this.dlq.catch(() => {});
+    await this.stream?.close().catch(() => {});
+    await Promise.resolve(this.consumer?.close(true)).catch(() => {});
+    await this.deadLetters.close();
+  }
+}
+
+function toRecord(m: Message<Buffer, Buffer, Buffer, Buffer>): KafkaConsumerRecord {
+  return {
+    topic: m.topic,
+    partition: m.partition,
+    offset: Number(m.offset),
+    timestamp: Number(m.timestamp),
+    key: m.key ?? undefined,
+    value: m.value ?? undefined,
+    headers: [...m.headers].map(([k, v]) => [k.toString('utf8'), v] as const),
+  };
+}

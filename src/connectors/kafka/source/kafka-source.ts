@@ -1,0 +1,46 @@
+import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
+import { AssignedReader } from './assigned-reader.js';
+import { GroupReader } from './group-reader.js';
+import { type KafkaSourceOptions, type SourceConfig, sourceConfig } from './source-options.js';
+
+/**
+ * Reads Kafka topics as a stream.
+ *
+ * ```ts
+ * const orders = env.fromSource(
+ *   new KafkaSource({
+ *     brokers: ['127.0.0.1:9092'],
+ *     topics: ['orders'],
+ *     format: KafkaFormats.json<Order>(),
+ *     startFrom: 'earliest',
+ *     watermarks: WatermarkStrategy.forBoundedOutOfOrderness<Order>(5_000)
+ *       .withTimestampAssigner((o) => o.time)
+ *       .withIdleness(10_000),
+ *   }),
+ * );
+ * ```
+ *
+ * In the default `'assign'` mode the partitions are split over the source's
+ * subtasks (`ownerOf(topic, partition, parallelism)`), offsets are part of
+ * checkpoints, and a restored job resumes exactly where its checkpoint was.
+ * Pass event time through `watermarks` (per partition, inside the source),
+ * not `env.fromSource(source, strategy)` (per subtask, after it).
+ */
+export class KafkaSource<T> implements Source<T> {
+  readonly name: string;
+  readonly bounded: boolean;
+  readonly parallelizable = true;
+  private readonly config: SourceConfig<T>;
+
+  constructor(options: KafkaSourceOptions<T>) {
+    this.config = sourceConfig(options);
+    this.name = this.config.name;
+    this.bounded = this.config.bounded;
+  }
+
+  createReader(context: SourceContext): SourceReader<T> {
+    return this.config.mode === 'group'
+      ? new GroupReader(this.config, context)
+      : new AssignedReader(this.config, context);
+  }
+}

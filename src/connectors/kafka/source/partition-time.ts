@@ -1,0 +1,73 @@
+import type {
+  TimestampAssigner,
+  WatermarkGenerator,
+  WatermarkOutput,
+  WatermarkStrategy,
+} from '../../../core/watermarks.js';
+
+/**
+ * @internal Event time of one partition: its own watermark generator (so a
+ * partition that lags does not have its records declared late by a faster
+ * one), and whether it is idle.
+ */
+export class PartitionTime<T> implements WatermarkOutput {
+  watermark = Number.NEGATIVE_INFINITY;
+  /** The generator called markIdle (until its next record). */
+  private markedIdle = false;
+  lastRecordAt: number;
+
+  constructor(
+    private readonly generator: WatermarkGenerator<T> | undefined,
+    now: number,
+  ) {
+    this.lastRecordAt = now;
+  }
+
+  emitWatermark(time: number): void {
+    if (time > this.watermark) this.watermark = time;
+    this.markedIdle = false;
+  }
+
+  markIdle(): void {
+    this.markedIdle = true;
+  }
+
+  onRecord(value: T, timestamp: number, now: number): void {
+    this.lastRecordAt = now;
+    this.markedIdle = false;
+    this.generator?.onEvent(value, timestamp, this);
+  }
+
+  periodic(): void {
+    this.generator?.onPeriodicEmit(this);
+  }
+
+  /**
+   * Idle when its generator says so, or when it is caught up with the end of
+   * the partition and has had no records for the idleness timeout.
+   */
+  idle(caughtUp: boolean, now: number, idlenessMs: number | undefined): boolean {
+    if (this.markedIdle) return true;
+    return idlenessMs !== undefined && caughtUp && now - this.lastRecordAt >= idlenessMs;
+  }
+}
+
+/** @internal The parts of a strategy the source uses. */
+export interface SourceTimeSpec<T> {
+  readonly assigner: TimestampAssigner<T> | undefined;
+  readonly createGenerator: (() => WatermarkGenerator<T>) | undefined;
+  readonly idlenessMs: number | undefined;
+}
+
+/** @internal */
+export function sourceTimeSpec<T>(
+  strategy: WatermarkStrategy<T> | undefined,
+): SourceTimeSpec<T> | undefined {
+  if (strategy === undefined) return undefined;
+  const spec = strategy.toSpec();
+  return {
+    assigner: spec.timestampAssigner,
+    createGenerator: spec.createGenerator,
+    idlenessMs: spec.idlenessMs,
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * A PostgreSQL table as a lookup-join table: one parameterized
+ * `SELECT ... WHERE key = ANY($1)` per batch of keys, on a connection pool
+ * per subtask.
+ */
+import pg from 'pg';
+import type { AsyncRuntimeContext } from '../../../core/async-io.js';
+import { describeRecord, invalidArgument } from '../../../core/errors.js';
+import type { Key } from '../../../core/key-groups.js';
+import type { LookupTable } from '../../../core/lookup.js';
+import {
+  checkConnection,
+  clientConfig,
+  type PostgresConnection,
+  parseTableName,
+  qualified,
+  quoteIdent,
+} from '../connection.js';
+
+/** A row as `pg` returns it: column name to value. */
+export type PostgresLookupRow = Record<string, unknown>;
+
+export interface PostgresLookupTableOptions<V = PostgresLookupRow> {
+  readonly connection: PostgresConnection;
+  /** `table`, `schema.table` or `"Quoted"."Names"` (schema `public` when omitted). */
+  readonly table: string;
+  /** The column looked up; it should be unique (a primary key): several rows for one key fail the lookup. */
+  readonly keyColumn: string;
+  /** Columns to read. Default: all of them. */
+  readonly columns?: readonly string[];
+  /** Turns a row into the value joined. Default: the row object as `pg` returns it. */
+  readonly row?: (row: PostgresLookupRow) => V;
+  /** Connections per subtask. Default 4. */
+  readonly poolSize?: number;
+}
+
+/** Alias of the key column's text form in the query, to match rows to the keys asked for. */
+const KEY_ALIAS = '__weir_lookup_key';
+
+/**
+ * Reads rows of a PostgreSQL table by key for `lookupJoin`. Keys are matched
+ * by their text form (`String(key)` against `key_column::text`), so number,
+ * bigint, string, boolean and uuid keys work as they are.
+ */
+export class PostgresLookupTable<K extends Key, V = PostgresLookupRow>
+  implements LookupTable<K, V>
+{
+  readonly name: string;
+  private readonly sql: string;
+  private readonly toValue: ((row: PostgresLookupRow) => V) | undefined;
+  private readonly connection: PostgresConnection;
+  private readonly poolSize: number;
+  private pool: pg.Pool | undefined;
+
+  constructor(options: PostgresLookupTableOptions<V>) {
+    const what = 'PostgresLookupTable';
+    this.connection = checkConnection(options.connection, what);
+    if (typeof options.table !== 'string' || options.table.length === 0) {
+      throw invalidArgument(
+        `${what}: table must be a table name, got ${describeRecord(options.table)}`,
+      );
+    }
+    if (typeof options.keyColumn !== 'string' || options.keyColumn.length === 0) {
+      throw invalidArgument(
+        `${what}: keyColumn must be a column name, got ${describeRecord(options.keyColumn)}`,
+      );
+    }
+    const poolSize = options.poolSize ?? 4;
+    if (!Number.isInteger(poolSize) || poolSize < 1) {
+      throw invalidArgument(`${what}: poolSize must be a whole number >= 1, got ${poolSize}`);
+    }
+    this.poolSize = poolSize;
+    const table = parseTableName(options.table);
+    const key = quoteIdent(options.keyColumn);
+    const columns =
+      options.columns === undefined || options.columns.length === 0
+        ? '*'
+        : options.columns.map(quoteIdent).join(', ');
+    this.name = `${table.schema}.${table.table}`;
+    this.sql = `SELECT ${columns}, ${key}::text AS ${KEY_ALIAS} FROM ${qualified(table)} WHERE ${key} = ANY($1)`;
+    this.toValue = options.row;
+  }
+
+  open(context: AsyncRuntimeContext): void {
+    const pool = new pg.Pool({
+      ...clientConfig(this.connection, {
+        applicationName: `weir lookup ${context.operatorId}/${context.subtaskIndex}`,
+      }),
+      max: this.poolSize,
+    });
+    // An idle connection's error (server restart) surfaces through the next query instead.
+    pool.on('error', () => {});
+    this.pool = pool;
+  }
+
+  async lookup(keys: readonly K[]): Promise<ReadonlyMap<K, V>> {
+    const pool = this.pool;
+    if (pool === undefined) throw new Error('the lookup table was not opened');
+    const byText = new Map<string, K>();
+    for (const k of keys) byText.set(String(k), k);
+    const params = keys.map((k) => (typeof k === 'bigint' ? k.toString() : k));
+    const { rows } = await pool.query<PostgresLookupRow>(this.sql, [params]);
+    const found = new Map<K, V>();
+    for (const row of rows) {
+      const text = row[KEY_ALIAS] as string;
+      const key = byText.get(text);
+      if (key === undefined) continue; // text forms differ (e.g. numeric scale): no match
+      if (found.has(key)) {
+        throw new Error(
+          `several rows for key ${describeRecord(key)}; the key column of a lookup table must be unique`,
+        );
+      }
+      delete row[KEY_ALIAS];
+      found.set(key, this.toValue === undefined ? (row as V) : this.toValue(row));
+    }
+    return found;
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.end();
+  }
+}

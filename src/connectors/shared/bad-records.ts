@@ -1,0 +1,180 @@
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { describeRecord, invalidArgument, WeirError } from '../../core/errors.js';
+import type { Counter, MetricGroup } from '../../metrics/registry.js';
+
+/** An input record that could not be read: malformed text, or rejected by a `parse` hook. */
+export interface BadRecord {
+  /** Path of the file, as the source was given it (or joined with the watched directory). */
+  readonly file: string;
+  /** 1-based line number where the record starts. */
+  readonly line: number;
+  /** Why it was rejected. */
+  readonly error: string;
+  /** The record's text as it appears in the file (without the line terminator), untruncated. */
+  readonly text: string;
+}
+
+/**
+ * Where bad records go instead of failing the job: a function called once per
+ * bad record (synchronously, while reading; if it throws, the job fails), or
+ * the path of a file to which each is appended as one JSON line
+ * `{"file","line","error","text"}` (the file and its directory are created if
+ * missing; the file is flushed when the source closes).
+ */
+export type DeadLetter = string | ((bad: BadRecord) => void);
+
+/**
+ * What a file source does with a bad record. No policy drops records
+ * silently: every bad record fails the job, or is counted in the metric
+ * `weir_source_bad_records_total` (and, for a dead letter, handed over).
+ *
+ * - `'fail'` (the default): the job fails with a {@link WeirError} of code
+ *   `BAD_RECORD` whose message names the file, the line number and the
+ *   (truncated) text of the record. Full batches read before the bad record
+ *   are still emitted.
+ * - `'skip'`: the record is dropped and counted.
+ * - `{ deadLetter }`: the record is counted and handed to the dead letter.
+ */
+export type BadRecordPolicy = 'fail' | 'skip' | { readonly deadLetter: DeadLetter };
+
+/** Name of the counter of bad records (of every policy) of a file source. */
+export const BAD_RECORDS_METRIC = 'weir_source_bad_records_total';
+
+/** Longest record text shown in a `BAD_RECORD` error message. */
+const SHOWN_TEXT_LENGTH = 200;
+
+/** @internal Validates a policy given by a user, so a typo fails when the source is created. */
+export function checkPolicy(policy: BadRecordPolicy): void {
+  if (policy === 'fail' || policy === 'skip') return;
+  if (typeof policy === 'object' && policy !== null) {
+    const target: unknown = policy.deadLetter;
+    if (typeof target === 'function') return;
+    if (typeof target === 'string' && target.length > 0) return;
+  }
+  throw invalidArgument(
+    `onError must be 'fail', 'skip' or { deadLetter: path | function }, got ${describeRecord(policy)}`,
+  );
+}
+
+/** @internal The error a job fails with under the `'fail'` policy. */
+export function badRecordError(bad: BadRecord, operatorId: string | undefined): WeirError {
+  const shown = describeRecord(bad.text, SHOWN_TEXT_LENGTH);
+  return new WeirError(
+    'BAD_RECORD',
+    `bad record in file '${bad.file}' at line ${bad.line}: ${bad.error}; text: ${shown} ` +
+      `(set the source's onError to 'skip' or a dead letter to continue past bad records)`,
+    { domain: 'user', record: shown, retriable: false, ...(operatorId ? { operatorId } : {}) },
+  );
+}
+
+/** @internal Reason text of anything thrown. */
+export function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * @internal Applies a {@link BadRecordPolicy} for one reader: counts, hands
+ * over to the dead letter, or turns the record into the job's failure.
+ */
+export class BadRecordHandler {
+  private readonly counter: Counter;
+  private file: WriteStream | undefined;
+  private fileError: unknown;
+  private drained: Promise<void> | undefined;
+
+  constructor(
+    private readonly policy: BadRecordPolicy,
+    metrics: MetricGroup,
+    private readonly operatorId: string | undefined,
+  ) {
+    this.counter = metrics.counter(
+      BAD_RECORDS_METRIC,
+      'Input records that could not be read (failed the job, skipped, or sent to a dead letter)',
+    );
+  }
+
+  /** Counts and disposes of a bad record; returns the job's failure under `'fail'`, or if the dead letter fails. */
+  handle(bad: BadRecord): WeirError | undefined {
+    this.counter.inc();
+    const policy = this.policy;
+    if (policy === 'skip') return undefined;
+    if (policy === 'fail') return badRecordError(bad, this.operatorId);
+    const target = policy.deadLetter;
+    if (typeof target === 'function') {
+      try {
+        target(bad);
+      } catch (cause) {
+        return new WeirError(
+          'USER_FUNCTION_FAILED',
+          `dead-letter function threw on the bad record at ${bad.file}:${bad.line}: ${reasonOf(cause)}`,
+          { cause, domain: 'user', record: describeRecord(bad.text) },
+        );
+      }
+      return undefined;
+    }
+    return this.append(target, bad);
+  }
+
+  /** Resolves once the dead-letter file has room again; undefined when it has room. */
+  room(): Promise<void> | undefined {
+    return this.drained;
+  }
+
+  /** Flushes and closes the dead-letter file, if one was opened. */
+  async close(): Promise<void> {
+    const file = this.file;
+    this.file = undefined;
+    if (file === undefined) return;
+    if (this.fileError === undefined) {
+      await new Promise<void>((resolve, reject) => {
+        file.once('error', reject);
+        file.end(() => resolve());
+      });
+    } else {
+      file.destroy();
+    }
+    if (this.fileError !== undefined) throw this.deadLetterFailed(this.fileError);
+  }
+
+  private append(path: string, bad: BadRecord): WeirError | undefined {
+    if (this.fileError !== undefined) return this.deadLetterFailed(this.fileError);
+    if (this.file === undefined) {
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+      } catch (cause) {
+        this.fileError = cause;
+        return this.deadLetterFailed(cause);
+      }
+      const file = createWriteStream(path, { flags: 'a', encoding: 'utf8' });
+      file.on('error', (cause) => {
+        this.fileError ??= cause;
+      });
+      this.file = file;
+    }
+    const line = `${JSON.stringify({ file: bad.file, line: bad.line, error: bad.error, text: bad.text })}\n`;
+    const file = this.file;
+    if (!file.write(line) && this.drained === undefined) {
+      this.drained = new Promise<void>((resolve) => {
+        const done = () => {
+          file.off('drain', done);
+          file.off('close', done);
+          this.drained = undefined;
+          resolve();
+        };
+        file.on('drain', done);
+        file.on('close', done);
+      });
+    }
+    return undefined;
+  }
+
+  private deadLetterFailed(cause: unknown): WeirError {
+    const target = typeof this.policy === 'object' ? this.policy.deadLetter : '';
+    return new WeirError(
+      'SOURCE_FAILED',
+      `cannot write to the dead-letter file '${String(target)}': ${reasonOf(cause)}`,
+      { cause, domain: 'external', retriable: true },
+    );
+  }
+}

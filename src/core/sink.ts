@@ -1,0 +1,60 @@
+import type { ChangelogMode } from './changelog.js';
+import type { MetricGroup } from './metrics.js';
+import type { RecordBatch } from './record-batch.js';
+import type { Json } from './snapshot.js';
+
+export interface SinkContext {
+  readonly subtaskIndex: number;
+  readonly parallelism: number;
+  readonly operatorId: string;
+  readonly metrics: MetricGroup;
+}
+
+/**
+ * Writes one subtask's records. `write` is synchronous; a writer doing I/O
+ * buffers and reports through `blocked` until its buffer drains, which holds
+ * the task (backpressure).
+ */
+export interface SinkWriter<T> {
+  write(batch: RecordBatch<T>): void;
+  blocked?(): Promise<void> | undefined;
+  /** Flushes everything written; called once at the end of the job. */
+  close(): Promise<void> | void;
+}
+
+/**
+ * A sink writer with exactly-once output through two-phase commit, driven by
+ * checkpoints:
+ *
+ * 1. records written after checkpoint n-1 form transaction n (begun implicitly);
+ * 2. at the barrier of checkpoint n, `preCommit(n)` seals transaction n (flush,
+ *    make durable, not yet visible) and returns its committable, which is stored
+ *    in the checkpoint;
+ * 3. when checkpoint n is complete, `commit` makes the committables visible;
+ * 4. on restore, `recover` receives the committables of ALL subtasks in the
+ *    restored checkpoint (committed or not: commit must be idempotent); each
+ *    writer commits those it owns and aborts what previous runs left behind,
+ *    so that transactions stay whole when the parallelism changes.
+ */
+export interface TwoPhaseCommitWriter<T> extends SinkWriter<T> {
+  preCommit(checkpointId: number): Json;
+  commit(committables: readonly Json[]): Promise<void> | void;
+  recover(committables: readonly Json[]): Promise<void> | void;
+}
+
+export function isTwoPhaseCommit<T>(writer: SinkWriter<T>): writer is TwoPhaseCommitWriter<T> {
+  const w = writer as Partial<TwoPhaseCommitWriter<T>>;
+  return typeof w.preCommit === 'function' && typeof w.commit === 'function';
+}
+
+/** A destination for records: the runtime creates one writer per subtask. */
+export interface Sink<T> {
+  readonly name: string;
+  /**
+   * Which changelog streams this sink can write (see `ChangelogMode`):
+   * `insert-only` when absent. A job that sends updates or deletes to a sink
+   * that cannot apply them is refused when it is built.
+   */
+  readonly accepts?: ChangelogMode;
+  createWriter(context: SinkContext): SinkWriter<T>;
+}

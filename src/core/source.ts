@@ -1,0 +1,76 @@
+import type { Clock } from './clock.js';
+import type { MetricGroup } from './metrics.js';
+import type { RecordBatch } from './record-batch.js';
+import type { Json } from './snapshot.js';
+
+/** What a source reader learns about where it runs. */
+export interface SourceContext {
+  readonly subtaskIndex: number;
+  readonly parallelism: number;
+  /** Preferred number of records per batch. Bounded sources use exactly this, so results are deterministic. */
+  readonly batchSize: number;
+  readonly clock: Clock;
+  readonly metrics: MetricGroup;
+  readonly operatorId: string;
+  /**
+   * The position this reader must resume from, as returned by `snapshot()` of
+   * the same subtask at the checkpoint being restored; undefined on a fresh start.
+   */
+  readonly restoredPosition: Json | undefined;
+}
+
+/** Result of {@link SourceReader.poll} when no batch is ready. */
+export type PollStatus = 'wait' | 'end';
+
+/**
+ * Reads one share (split) of a source. `poll` is synchronous and never blocks:
+ * I/O happens in the background (filling a buffer) and `available` tells the
+ * runtime when polling is worthwhile again.
+ */
+export interface SourceReader<T> {
+  open(): Promise<void> | void;
+  /** The next batch, or `'wait'` when none is ready yet, or `'end'` when a bounded source is exhausted. */
+  poll(): RecordBatch<T> | PollStatus;
+  /** Resolves when `poll` may return something new after it returned `'wait'`. */
+  available(): Promise<void>;
+  close(): Promise<void> | void;
+  /**
+   * The reader's position after the last record returned by `poll`, as JSON,
+   * for checkpoints. A reader created with it as `restoredPosition` resumes
+   * with exactly the next record. Readers without it cannot be checkpointed.
+   */
+  snapshot?(checkpointId: number): Json;
+  /**
+   * False while the reader cannot record a position it could resume from (for
+   * example during an initial database snapshot); checkpoints wait until it can.
+   */
+  canSnapshot?(): boolean;
+  /**
+   * For readers that assign event time themselves (for example per Kafka
+   * partition, merged as the minimum): the watermark after the records returned
+   * so far. Checked after every poll; only increases are forwarded.
+   */
+  currentWatermark?(): number;
+  /**
+   * True while the reader has nothing to read and should not hold event time
+   * back (for example every partition is caught up). Its next batch or
+   * watermark makes it active again.
+   */
+  isIdle?(): boolean;
+  /** The checkpoint holding `snapshot()`s up to this id is durable (e.g. acknowledge upstream). */
+  notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
+}
+
+/** A source of records: a description from which the runtime creates one reader per subtask. */
+export interface Source<T> {
+  /** Shown in plans, errors and metrics. */
+  readonly name: string;
+  /** Whether the source ends by itself. */
+  readonly bounded: boolean;
+  /** Whether the source can be split over several subtasks; if not, it runs with parallelism 1. */
+  readonly parallelizable: boolean;
+  createReader(context: SourceContext): SourceReader<T>;
+}
+
+/** A promise that never resolves, for readers that are never waited on. */
+export const NEVER: Promise<void> = new Promise<void>(() => {});

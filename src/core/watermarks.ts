@@ -1,0 +1,125 @@
+import { invalidArgument } from './errors.js';
+import type { Json } from './snapshot.js';
+
+/** Where a watermark generator sends its decisions. */
+export interface WatermarkOutput {
+  /** Promises that no record with a timestamp `<= time` follows. Lower values are ignored. */
+  emitWatermark(time: number): void;
+  /** The stream has nothing to say for now; downstream stops waiting for it. */
+  markIdle(): void;
+}
+
+/**
+ * Decides watermarks from the records seen. `onEvent` runs per record and may
+ * emit (punctuated watermarks); `onPeriodicEmit` runs after every batch. Batches
+ * of bounded sources have a fixed size, so watermarks are deterministic there.
+ */
+export interface WatermarkGenerator<T> {
+  onEvent(value: T, timestamp: number, output: WatermarkOutput): void;
+  onPeriodicEmit(output: WatermarkOutput): void;
+  /**
+   * The generator's memory (e.g. the largest timestamp seen), for checkpoints:
+   * a restored job then emits the watermarks the uninterrupted one would have.
+   */
+  snapshot?(): Json;
+  restore?(state: Json): void;
+}
+
+/** Extracts the event time (epoch ms) of a record; `recordTimestamp` is what the source attached, if anything. */
+export type TimestampAssigner<T> = (value: T, recordTimestamp: number) => number;
+
+/**
+ * Watermarks after a bounded delay: the watermark trails the largest timestamp
+ * seen by `maxOutOfOrderness` (minus 1 ms, so a record exactly that late is on time).
+ */
+class BoundedOutOfOrdernessGenerator<T> implements WatermarkGenerator<T> {
+  private maxTimestamp = Number.NEGATIVE_INFINITY;
+  constructor(private readonly bound: number) {}
+  onEvent(_value: T, timestamp: number): void {
+    if (timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
+  }
+  onPeriodicEmit(output: WatermarkOutput): void {
+    if (this.maxTimestamp !== Number.NEGATIVE_INFINITY) {
+      output.emitWatermark(this.maxTimestamp - this.bound - 1);
+    }
+  }
+  snapshot(): Json {
+    return Number.isFinite(this.maxTimestamp) ? this.maxTimestamp : null;
+  }
+  restore(state: Json): void {
+    if (typeof state === 'number') this.maxTimestamp = state;
+  }
+}
+
+/** @internal The parts of a strategy, as read by the runtime. */
+export interface WatermarkStrategySpec<T> {
+  readonly createGenerator: (() => WatermarkGenerator<T>) | undefined;
+  readonly timestampAssigner: TimestampAssigner<T> | undefined;
+  readonly idlenessMs: number | undefined;
+}
+
+/**
+ * How a stream's records get event times and how event time advances.
+ * Immutable: each `with...` returns a new strategy.
+ */
+export class WatermarkStrategy<T> {
+  private constructor(private readonly spec: WatermarkStrategySpec<T>) {}
+
+  /** Records arrive at most `maxOutOfOrdernessMs` later than the latest one seen. */
+  static forBoundedOutOfOrderness<T>(maxOutOfOrdernessMs: number): WatermarkStrategy<T> {
+    if (!Number.isFinite(maxOutOfOrdernessMs) || maxOutOfOrdernessMs < 0) {
+      throw invalidArgument(
+        `maxOutOfOrderness must be a finite number >= 0, got ${maxOutOfOrdernessMs}`,
+      );
+    }
+    return new WatermarkStrategy<T>({
+      createGenerator: () => new BoundedOutOfOrdernessGenerator<T>(maxOutOfOrdernessMs),
+      timestampAssigner: undefined,
+      idlenessMs: undefined,
+    });
+  }
+
+  /** Timestamps never decrease (per source subtask). */
+  static forMonotonousTimestamps<T>(): WatermarkStrategy<T> {
+    return WatermarkStrategy.forBoundedOutOfOrderness<T>(0);
+  }
+
+  /** A custom watermark generator; one instance is created per subtask. */
+  static forGenerator<T>(createGenerator: () => WatermarkGenerator<T>): WatermarkStrategy<T> {
+    return new WatermarkStrategy<T>({
+      createGenerator,
+      timestampAssigner: undefined,
+      idlenessMs: undefined,
+    });
+  }
+
+  /** Timestamps only, no watermarks (event time never advances before end of input). */
+  static noWatermarks<T>(): WatermarkStrategy<T> {
+    return new WatermarkStrategy<T>({
+      createGenerator: undefined,
+      timestampAssigner: undefined,
+      idlenessMs: undefined,
+    });
+  }
+
+  withTimestampAssigner(assigner: TimestampAssigner<T>): WatermarkStrategy<T> {
+    return new WatermarkStrategy<T>({ ...this.spec, timestampAssigner: assigner });
+  }
+
+  /**
+   * Marks the stream idle after `ms` of processing time without records, so an
+   * input with no traffic does not hold back event time downstream. It becomes
+   * active again with its next record.
+   */
+  withIdleness(ms: number): WatermarkStrategy<T> {
+    if (!Number.isFinite(ms) || ms <= 0) {
+      throw invalidArgument(`idleness timeout must be a positive number of ms, got ${ms}`);
+    }
+    return new WatermarkStrategy<T>({ ...this.spec, idlenessMs: ms });
+  }
+
+  /** @internal */
+  toSpec(): WatermarkStrategySpec<T> {
+    return this.spec;
+  }
+}

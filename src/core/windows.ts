@@ -1,0 +1,126 @@
+import { invalidArgument } from './errors.js';
+
+/**
+ * A window: the half-open interval `[start, end)` of event (or processing)
+ * time. The global window spans all time.
+ */
+export interface Window {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The last timestamp that belongs to a window: when event time passes it, the window is complete. */
+export function maxTimestamp(window: Window): number {
+  return window.end - 1;
+}
+
+export const GLOBAL_WINDOW: Window = Object.freeze({
+  start: Number.NEGATIVE_INFINITY,
+  end: Number.POSITIVE_INFINITY,
+});
+
+export type TimeDomain = 'event-time' | 'processing-time';
+
+/** The gap of a dynamic session window for a record (declared as a method so assigners stay assignable). */
+export type GapFunction<T> = { gap(value: T): number }['gap'];
+
+/** How records are grouped into windows. Build with {@link Windows}. */
+export type WindowAssigner<T = unknown> =
+  | {
+      readonly kind: 'tumbling';
+      readonly size: number;
+      readonly offset: number;
+      readonly timeDomain: TimeDomain;
+    }
+  | {
+      readonly kind: 'sliding';
+      readonly size: number;
+      readonly slide: number;
+      readonly offset: number;
+      readonly timeDomain: TimeDomain;
+    }
+  | {
+      readonly kind: 'session';
+      /** Gap in ms, or a function giving the gap of each record (dynamic gap). */
+      readonly gap: number | GapFunction<T>;
+      readonly timeDomain: TimeDomain;
+    }
+  | { readonly kind: 'global'; readonly timeDomain: 'event-time' };
+
+function positive(name: string, n: number): number {
+  if (!Number.isFinite(n) || n <= 0 || !Number.isInteger(n)) {
+    throw invalidArgument(`${name} must be a positive whole number of ms, got ${n}`);
+  }
+  return n;
+}
+
+function offsetWithin(offset: number, period: number): number {
+  if (!Number.isInteger(offset) || Math.abs(offset) >= period) {
+    throw invalidArgument(
+      `window offset must be a whole number of ms smaller than ${period}, got ${offset}`,
+    );
+  }
+  return offset;
+}
+
+function tumbling(size: number, offset: number, timeDomain: TimeDomain): WindowAssigner<never> {
+  positive('tumbling window size', size);
+  return { kind: 'tumbling', size, offset: offsetWithin(offset, size), timeDomain };
+}
+
+function sliding(
+  size: number,
+  slide: number,
+  offset: number,
+  timeDomain: TimeDomain,
+): WindowAssigner<never> {
+  positive('sliding window size', size);
+  positive('sliding window slide', slide);
+  if (slide > size) {
+    throw invalidArgument(
+      `sliding window slide (${slide} ms) must not exceed its size (${size} ms); records between windows would be lost`,
+    );
+  }
+  return { kind: 'sliding', size, slide, offset: offsetWithin(offset, slide), timeDomain };
+}
+
+/** Constructors of window assigners. Sizes are milliseconds (see `Time`). */
+export const Windows = {
+  /** Fixed-size, non-overlapping event-time windows aligned to the epoch (plus `offset`). */
+  tumbling: (size: number, offset = 0) => tumbling(size, offset, 'event-time'),
+  /** Windows of `size` starting every `slide`; a record belongs to `size / slide` of them. */
+  sliding: (size: number, slide: number, offset = 0) => sliding(size, slide, offset, 'event-time'),
+  /** Per-key activity sessions that close after `gap` without records; overlapping sessions merge. */
+  session: (gap: number): WindowAssigner<never> => ({
+    kind: 'session',
+    gap: positive('session gap', gap),
+    timeDomain: 'event-time',
+  }),
+  /** Sessions whose gap depends on the record. */
+  dynamicSession: <T>(gap: (value: T) => number): WindowAssigner<T> => ({
+    kind: 'session',
+    gap,
+    timeDomain: 'event-time',
+  }),
+  /** One window per key for all time; results come only from a trigger (or end of input). */
+  global: (): WindowAssigner<never> => ({ kind: 'global', timeDomain: 'event-time' }),
+  tumblingProcessingTime: (size: number, offset = 0) => tumbling(size, offset, 'processing-time'),
+  slidingProcessingTime: (size: number, slide: number, offset = 0) =>
+    sliding(size, slide, offset, 'processing-time'),
+  sessionProcessingTime: (gap: number): WindowAssigner<never> => ({
+    kind: 'session',
+    gap: positive('session gap', gap),
+    timeDomain: 'processing-time',
+  }),
+} as const;
+
+/** Start of the tumbling/sliding window period containing `timestamp` (handles negatives). */
+export function windowStart(timestamp: number, offset: number, period: number): number {
+  const r = (timestamp - offset) % period;
+  return timestamp - (r < 0 ? r + period : r);
+}
+
+/** End (exclusive) of the slice of length `pane` holding `timestamp`. */
+export function sliceEndOf(timestamp: number, offset: number, pane: number): number {
+  return windowStart(timestamp, offset, pane) + pane;
+}

@@ -1,0 +1,322 @@
+import type { Clock } from '../../core/clock.js';
+import type { Key } from '../../core/key-groups.js';
+import type { Blocking, Operator, OperatorContext, Output } from '../../core/operator.js';
+import type { SourceContext } from '../../core/source.js';
+import type { MetricRegistry } from '../../metrics/registry.js';
+import type { PhysicalEdge, PhysicalPlan } from '../../plan/physical-plan.js';
+import type { StateBackendOptions } from '../../state/create-backend.js';
+import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
+import { restoredStateFor, sourcePositionFor } from '../checkpoint/restore.js';
+import { ObservedChainedOutput } from '../instrumentation/operator-probe.js';
+import { PlanInstrumentation } from '../instrumentation/plan-instrumentation.js';
+import { Channel, type ChannelEnd } from '../task/channel.js';
+import {
+  BroadcastWriter,
+  type ExchangeWriter,
+  ForwardWriter,
+  KeyedWriter,
+  RebalanceWriter,
+} from '../task/exchange.js';
+import { ChainedOutput, DISCARDING_OUTPUT, FanOutOutput, OperatorOutput } from '../task/outputs.js';
+import {
+  type ChainMember,
+  InputTask,
+  SourceTask,
+  type Task,
+  type TaskWiring,
+} from '../task/task.js';
+import type { ProcessingTimeScheduler } from '../task/timers.js';
+
+export interface TaskBuildOptions {
+  readonly jobName: string;
+  readonly batchSize: number;
+  readonly channelCapacity: number;
+  readonly clock: Clock;
+  readonly timers: ProcessingTimeScheduler;
+  readonly metrics: MetricRegistry;
+  /** Keyed state backend of stateful operators. */
+  readonly stateBackend?: StateBackendOptions;
+  /** The checkpoint to restore operator state and source positions from. */
+  readonly restoreFrom?: CheckpointData;
+  /** Time task steps, count records in, track watermarks and sink latency. Default true. */
+  readonly instrumentation?: boolean;
+  /** Build only some subtasks, on this thread (worker mode); all of them when omitted. */
+  readonly placement?: TaskPlacement;
+}
+
+/**
+ * Which subtasks this thread runs, and how it reaches the others. A channel
+ * with both ends here is a plain {@link Channel}; one with a single end here
+ * gets that end from `remoteEnd`.
+ */
+export interface TaskPlacement {
+  owns(subtask: number): boolean;
+  /** `edge` indexes `plan.edges`; `from` and `to` are the producer and consumer subtasks. */
+  remoteEnd(
+    edge: number,
+    from: number,
+    to: number,
+    side: 'sender' | 'receiver',
+    capacity: number,
+  ): ChannelEnd<unknown>;
+}
+
+/** Every (chain, subtask) of a plan, in the order {@link buildTasks} creates tasks. */
+export function taskSlots(
+  plan: PhysicalPlan,
+): { readonly head: number; readonly subtask: number; readonly isSource: boolean }[] {
+  const slots: { head: number; subtask: number; isSource: boolean }[] = [];
+  for (const node of plan.graph.nodes) {
+    if (plan.chainHead.get(node.id) !== node.id) continue;
+    for (let s = 0; s < plan.parallelism.get(node.id)!; s++)
+      slots.push({ head: node.id, subtask: s, isSource: node.kind === 'source' });
+  }
+  return slots;
+}
+
+function isBlocking(op: unknown): op is Blocking {
+  return typeof (op as Partial<Blocking>).blocked === 'function';
+}
+
+/**
+ * Instantiates a physical plan: one operator object per (operator, subtask),
+ * channels for every non-chained edge, and one task per (chain, subtask).
+ * Returned in topological order (producers first).
+ */
+export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[] {
+  const { graph } = plan;
+  const par = (id: number) => plan.parallelism.get(id)!;
+
+  const placement = options.placement;
+  const owns = (subtask: number) => placement === undefined || placement.owns(subtask);
+  // Channels of non-chained edges, by edge index, producer and consumer subtask.
+  const channels = new Map<string, ChannelEnd<unknown>>();
+  const edgeIndex = new Map(plan.edges.map((e, i) => [e, i]));
+  const channel = (edge: PhysicalEdge, from: number, to: number): ChannelEnd<unknown> => {
+    const e = edgeIndex.get(edge)!;
+    const id = `${e}/${from}/${to}`;
+    let c = channels.get(id);
+    if (c === undefined) {
+      const capacity = options.channelCapacity;
+      if (owns(from) && owns(to)) c = new Channel(capacity);
+      else c = placement!.remoteEnd(e, from, to, owns(from) ? 'sender' : 'receiver', capacity);
+      channels.set(id, c);
+    }
+    return c;
+  };
+  const row = (edge: PhysicalEdge, from: number): ChannelEnd<unknown>[] => {
+    const out: ChannelEnd<unknown>[] = [];
+    for (let b = 0; b < par(edge.to); b++) out.push(channel(edge, from, b));
+    return out;
+  };
+
+  const probes =
+    options.instrumentation === false
+      ? undefined
+      : new PlanInstrumentation(plan, options.metrics, options.jobName, options.clock);
+
+  const instances = new Map<string, Operator<unknown, unknown>>();
+  const instance = (nodeId: number, subtask: number): Operator<unknown, unknown> => {
+    const k = `${nodeId}/${subtask}`;
+    let op = instances.get(k);
+    if (op === undefined) {
+      const node = graph.node(nodeId);
+      if (node.kind !== 'operator') throw new Error(`node ${nodeId} is not an operator`);
+      op = node.createOperator();
+      instances.set(k, op);
+    }
+    return op;
+  };
+
+  const writersByHead = new Map<string, ExchangeWriter<unknown>[]>();
+  const outputFor = (nodeId: number, subtask: number): Output<unknown> => {
+    const head = plan.chainHead.get(nodeId)!;
+    const writers = writersByHead.get(`${head}/${subtask}`) ?? [];
+    writersByHead.set(`${head}/${subtask}`, writers);
+    const targetFor = (edge: PhysicalEdge): Output<unknown> => {
+      if (edge.chained) {
+        const next = instance(edge.to, subtask);
+        return probes === undefined
+          ? new ChainedOutput(next)
+          : new ObservedChainedOutput(next, probes.probe(edge.to, subtask));
+      }
+      const p = edge.partitioning;
+      let writer: ExchangeWriter<unknown>;
+      switch (p.kind) {
+        case 'forward':
+          writer = new ForwardWriter([channel(edge, subtask, subtask)]);
+          break;
+        case 'rebalance':
+          writer = new RebalanceWriter(row(edge, subtask), subtask);
+          break;
+        case 'broadcast':
+          writer = new BroadcastWriter(row(edge, subtask));
+          break;
+        case 'keyed':
+          writer = new KeyedWriter(
+            row(edge, subtask),
+            p.selectKey as (value: unknown) => Key,
+            plan.maxParallelism,
+            p.name,
+          );
+          break;
+      }
+      writers.push(writer);
+      return writer;
+    };
+    const combine = (targets: Output<unknown>[]): Output<unknown> =>
+      targets.length === 0
+        ? DISCARDING_OUTPUT
+        : targets.length === 1
+          ? targets[0]!
+          : new FanOutOutput(targets);
+    const outgoing = plan.edges.filter((e) => e.from === nodeId);
+    const main = combine(outgoing.filter((e) => e.tag === undefined).map(targetFor));
+    const sides = new Map<string, Output<unknown>>();
+    const tags = new Set(outgoing.filter((e) => e.tag !== undefined).map((e) => e.tag!));
+    for (const tag of tags) {
+      sides.set(tag, combine(outgoing.filter((e) => e.tag === tag).map(targetFor)));
+    }
+    const recordsOut = options.metrics
+      .group(labels(options.jobName, graph.operatorId(graph.node(nodeId)), subtask))
+      .counter('weir_operator_records_out_total', 'Records emitted by the operator');
+    return new CountingOutput(new OperatorOutput(main, sides), recordsOut);
+  };
+
+  const contextFor = (nodeId: number, subtask: number): OperatorContext => {
+    const node = graph.node(nodeId);
+    const operatorId = graph.operatorId(node);
+    return {
+      operatorId,
+      operatorName: node.name,
+      subtaskIndex: subtask,
+      parallelism: par(nodeId),
+      maxParallelism: plan.maxParallelism,
+      processingTime: options.timers,
+      metrics: options.metrics.group(labels(options.jobName, operatorId, subtask)),
+      stateBackend: options.stateBackend,
+      restored: options.restoreFrom !== undefined,
+    };
+  };
+
+  // Set up every operator (consumers before producers is not needed: outputs are lazy objects).
+  const outputs = new Map<string, Output<unknown>>();
+  for (const node of graph.nodes) {
+    for (let s = 0; s < par(node.id); s++) {
+      if (!owns(s)) continue;
+      const out = outputFor(node.id, s);
+      outputs.set(`${node.id}/${s}`, out);
+      if (node.kind !== 'operator') continue;
+      const op = instance(node.id, s);
+      op.setup(contextFor(node.id, s), out);
+      if (options.restoreFrom !== undefined) {
+        const restored = restoredStateFor(
+          options.restoreFrom,
+          graph.operatorId(node),
+          s,
+          par(node.id),
+        );
+        if (restored !== undefined) op.initializeState(restored);
+      }
+    }
+  }
+
+  const tasks: Task[] = [];
+  for (const node of graph.nodes) {
+    if (plan.chainHead.get(node.id) !== node.id) continue;
+    const members = graph.nodes.filter((n) => plan.chainHead.get(n.id) === node.id);
+    for (let s = 0; s < par(node.id); s++) {
+      if (!owns(s)) continue;
+      const chain: ChainMember[] = members
+        .filter((m) => m.kind === 'operator')
+        .map((m) => ({ uid: graph.operatorId(m), operator: instance(m.id, s) }));
+      const wiring: TaskWiring = {
+        name: `${node.name} (${s + 1}/${par(node.id)})`,
+        subtask: s,
+        maxParallelism: plan.maxParallelism,
+        members: chain,
+        writers: writersByHead.get(`${node.id}/${s}`) ?? [],
+        blockers: chain
+          .map((m) => m.operator)
+          .filter((o): o is Operator<unknown, unknown> & Blocking => isBlocking(o)),
+        stepTimer: probes?.timer(node.id, s),
+        input: node.kind === 'source' ? undefined : probes?.probe(node.id, s),
+      };
+      if (node.kind === 'source') {
+        const ctx = contextFor(node.id, s);
+        const sourceContext: SourceContext = {
+          subtaskIndex: s,
+          parallelism: par(node.id),
+          batchSize: options.batchSize,
+          clock: options.clock,
+          metrics: ctx.metrics,
+          operatorId: ctx.operatorId,
+          restoredPosition:
+            options.restoreFrom === undefined
+              ? undefined
+              : sourcePositionFor(options.restoreFrom, ctx.operatorId, s),
+        };
+        const reader = node.source.createReader(sourceContext);
+        const recordsOut = ctx.metrics.counter(
+          'weir_source_records_total',
+          'Records read by the source',
+        );
+        tasks.push(
+          new SourceTask(
+            wiring,
+            ctx.operatorId,
+            reader,
+            outputs.get(`${node.id}/${s}`)!,
+            recordsOut,
+          ),
+        );
+      } else {
+        const gate: ChannelEnd<unknown>[] = [];
+        const inputs: number[] = [];
+        for (const edge of plan.edges) {
+          if (edge.to !== node.id || edge.chained) continue;
+          const feeding: ChannelEnd<unknown>[] = [];
+          if (edge.partitioning.kind === 'forward') feeding.push(channel(edge, s, s));
+          else for (let a = 0; a < par(edge.from); a++) feeding.push(channel(edge, a, s));
+          for (const c of feeding) {
+            gate.push(c);
+            inputs.push(edge.input);
+          }
+        }
+        tasks.push(new InputTask(wiring, gate, instance(node.id, s), inputs));
+      }
+    }
+  }
+  return tasks;
+}
+
+function labels(job: string, operator: string, subtask: number) {
+  return { job, operator, subtask: String(subtask) };
+}
+
+/** Counts records per batch on their way out of an operator. */
+class CountingOutput<T> implements Output<T> {
+  constructor(
+    private readonly inner: Output<T>,
+    private readonly counter: { inc(n: number): void },
+  ) {}
+  emit(batch: import('../../core/record-batch.js').RecordBatch<T>): void {
+    this.counter.inc(batch.values.length);
+    this.inner.emit(batch);
+  }
+  emitWatermark(time: number): void {
+    this.inner.emitWatermark(time);
+  }
+  emitIdle(): void {
+    this.inner.emitIdle();
+  }
+  emitSide<S>(
+    tag: import('../../core/output-tag.js').OutputTag<S>,
+    batch: import('../../core/record-batch.js').RecordBatch<S>,
+  ): void {
+    this.inner.emitSide(tag, batch);
+  }
+  end(): void {
+    this.inner.end();
+  }
+}

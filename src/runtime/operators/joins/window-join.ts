@@ -1,0 +1,193 @@
+import type {
+  Collector,
+  KeyedProcessContext,
+  KeyedRuntimeContext,
+  OnTimerContext,
+} from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import type { OutputTag } from '../../../core/output-tag.js';
+import type { ListState, MapState } from '../../../core/state.js';
+import type { Window } from '../../../core/windows.js';
+import type { Counter } from '../../../metrics/registry.js';
+import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
+import { addToOpenWindows, type FixedWindows, windowOfTimer } from '../keyed/fixed-windows.js';
+import {
+  backendOf,
+  type CountsLateRecords,
+  type KeyedCoProcessFunction,
+  setOutputTimestamp,
+} from '../keyed/keyed-co-process.js';
+
+/** Called once per fired window and key that holds records of either side. */
+export type CoGroupWindowFunction<K extends Key, L, R, OUT> = (
+  lefts: readonly L[],
+  rights: readonly R[],
+  out: Collector<OUT>,
+  context: { readonly key: K; readonly window: Window },
+) => void;
+
+export interface WindowJoinSpec<K extends Key, L, R, OUT> {
+  readonly windows: FixedWindows;
+  readonly apply: CoGroupWindowFunction<K, L, R, OUT>;
+  readonly leftLateTag: OutputTag<L> | undefined;
+  readonly rightLateTag: OutputTag<R> | undefined;
+}
+
+/**
+ * Window join / co-group: each side's records are kept per key and window
+ * (list state in the window's namespace); when the watermark passes the
+ * window's last timestamp, the function sees both lists, and the window's
+ * state is dropped. A record whose every window has fired is late: dropped,
+ * counted and sent to the side's late tag if one is set.
+ */
+export class WindowJoinFunction<K extends Key, L, R, OUT>
+  implements KeyedCoProcessFunction<K, L, R, OUT>, CountsLateRecords
+{
+  lateRecords?: Counter;
+  private backend!: KeyedStateBackend;
+  private left!: ListState<L>;
+  private right!: ListState<R>;
+
+  constructor(private readonly spec: WindowJoinSpec<K, L, R, OUT>) {}
+
+  open(context: KeyedRuntimeContext): void {
+    this.backend = backendOf(context);
+    this.left = context.state.getListState<L>('window-join.left');
+    this.right = context.state.getListState<R>('window-join.right');
+  }
+
+  processElement1(value: L, ctx: KeyedProcessContext<K>): void {
+    if (!this.add(value, ctx, this.left)) this.late(value, ctx, this.spec.leftLateTag);
+  }
+
+  processElement2(value: R, ctx: KeyedProcessContext<K>): void {
+    if (!this.add(value, ctx, this.right)) this.late(value, ctx, this.spec.rightLateTag);
+  }
+
+  /** Adds the record to every window of it that has not fired; false if none was left. */
+  private add<T>(value: T, ctx: KeyedProcessContext<K>, list: ListState<T>): boolean {
+    return addToOpenWindows(
+      this.spec.windows,
+      ctx.timestamp,
+      ctx.timerService.currentWatermark(),
+      this.backend,
+      () => list.add(value),
+      (last) => ctx.timerService.registerEventTimeTimer(last),
+    );
+  }
+
+  private late<T>(value: T, ctx: KeyedProcessContext<K>, tag: OutputTag<T> | undefined): void {
+    this.lateRecords?.inc();
+    if (tag !== undefined) ctx.output(tag, value);
+  }
+
+  onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<OUT>): void {
+    const { start, end } = windowOfTimer(this.spec.windows, time);
+    this.backend.setCurrentNamespace(String(start));
+    const lefts = this.left.get();
+    const rights = this.right.get();
+    this.left.clear();
+    this.right.clear();
+    this.backend.setCurrentNamespace(DEFAULT_NAMESPACE);
+    setOutputTimestamp(out, time);
+    this.spec.apply(lefts, rights, out, { key: ctx.key, window: { start, end } });
+  }
+}
+
+/** The inner join of a window: every pair with equal keys, in arrival order of the left then right side. */
+export function innerJoinPairs<K extends Key, L, R, OUT>(
+  join: (left: L, right: R) => OUT,
+): CoGroupWindowFunction<K, L, R, OUT> {
+  return (lefts, rights, out) => {
+    for (const l of lefts) for (const r of rights) out.collect(join(l, r));
+  };
+}
+
+/** A session of one key: its extent and the records of both sides in it. */
+interface Session<L, R> {
+  readonly start: number;
+  readonly end: number;
+  readonly l: L[];
+  readonly r: R[];
+}
+
+export interface SessionJoinSpec<K extends Key, L, R, OUT> {
+  readonly gap: number;
+  readonly apply: CoGroupWindowFunction<K, L, R, OUT>;
+  readonly leftLateTag: OutputTag<L> | undefined;
+  readonly rightLateTag: OutputTag<R> | undefined;
+}
+
+/**
+ * Window join / co-group over event-time session windows: a record at `t`
+ * opens the window `[t, t + gap)`; windows of a key that overlap or touch
+ * merge, whichever side their records came from (as Flink sessions over the
+ * union of both inputs). A session fires when the watermark passes its last
+ * timestamp, and is then dropped. A record whose merged session has already
+ * ended by the watermark is late: dropped, counted, side-output.
+ */
+export class SessionJoinFunction<K extends Key, L, R, OUT>
+  implements KeyedCoProcessFunction<K, L, R, OUT>, CountsLateRecords
+{
+  lateRecords?: Counter;
+  /** Session start -> session, per key. */
+  private sessions!: MapState<number, Session<L, R>>;
+
+  constructor(private readonly spec: SessionJoinSpec<K, L, R, OUT>) {}
+
+  open(context: KeyedRuntimeContext): void {
+    this.sessions = context.state.getMapState<number, Session<L, R>>('session-join.sessions');
+  }
+
+  processElement1(value: L, ctx: KeyedProcessContext<K>): void {
+    if (!this.add(ctx, (s) => s.l.push(value))) this.late(value, ctx, this.spec.leftLateTag);
+  }
+
+  processElement2(value: R, ctx: KeyedProcessContext<K>): void {
+    if (!this.add(ctx, (s) => s.r.push(value))) this.late(value, ctx, this.spec.rightLateTag);
+  }
+
+  /** Merges the record's window with the sessions it touches; false if the result has already ended. */
+  private add(ctx: KeyedProcessContext<K>, put: (session: Session<L, R>) => void): boolean {
+    const t = ctx.timestamp;
+    let start = t;
+    let end = t + this.spec.gap;
+    const merged: Session<L, R>[] = [];
+    for (const [, s] of this.sessions.entries()) {
+      if (s.start <= end && s.end >= start) merged.push(s);
+    }
+    for (const s of merged) {
+      start = Math.min(start, s.start);
+      end = Math.max(end, s.end);
+    }
+    if (end - 1 <= ctx.timerService.currentWatermark()) return false;
+    const session: Session<L, R> = { start, end, l: [], r: [] };
+    for (const s of merged.sort((a, b) => a.start - b.start)) {
+      session.l.push(...s.l);
+      session.r.push(...s.r);
+      this.sessions.remove(s.start);
+      if (s.end !== end) ctx.timerService.deleteEventTimeTimer(s.end - 1);
+    }
+    put(session);
+    this.sessions.put(start, session);
+    ctx.timerService.registerEventTimeTimer(end - 1);
+    return true;
+  }
+
+  private late<T>(value: T, ctx: KeyedProcessContext<K>, tag: OutputTag<T> | undefined): void {
+    this.lateRecords?.inc();
+    if (tag !== undefined) ctx.output(tag, value);
+  }
+
+  onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<OUT>): void {
+    let due: Session<L, R> | undefined;
+    for (const [, s] of this.sessions.entries()) if (s.end - 1 === time) due = s;
+    if (due === undefined) return;
+    this.sessions.remove(due.start);
+    setOutputTimestamp(out, time);
+    this.spec.apply(due.l, due.r, out, {
+      key: ctx.key,
+      window: { start: due.start, end: due.end },
+    });
+  }
+}

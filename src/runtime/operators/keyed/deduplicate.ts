@@ -1,0 +1,143 @@
+import type { Change } from '../../../core/changelog.js';
+import type {
+  Collector,
+  KeyedProcessContext,
+  KeyedProcessFunction,
+  KeyedRuntimeContext,
+  OnTimerContext,
+} from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import type { OutputTag } from '../../../core/output-tag.js';
+import type { StateTtlConfig, ValueState } from '../../../core/state.js';
+import type { WindowResult } from '../../../core/window-result.js';
+import type { Counter } from '../../../metrics/registry.js';
+import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
+import { addToOpenWindows, type FixedWindows, windowOfTimer } from './fixed-windows.js';
+import { backendOf, type CountsLateRecords, setOutputTimestamp } from './keyed-co-process.js';
+
+/** Which row of a key survives. */
+export type KeepRow = 'first' | 'last';
+
+/**
+ * What "first" and "last" are measured by: `event-time` (the record's
+ * timestamp; ties go to the later arrival for `last`, the earlier for
+ * `first`) or `arrival` (the order records reach the operator, Flink's
+ * processing-time deduplication).
+ */
+export type DeduplicateOrder = 'event-time' | 'arrival';
+
+/** The row kept for a key, with its event time. */
+interface Kept<T> {
+  readonly v: T;
+  readonly t: number;
+}
+
+export interface DeduplicateSpec {
+  readonly keep: KeepRow;
+  readonly order: DeduplicateOrder;
+  /** `retract`: an update is `-U old`, `+U new`; `upsert`: only `+U new`. */
+  readonly mode: 'retract' | 'upsert';
+  /** Emit plain records (keep-first by arrival never updates). */
+  readonly insertOnly: boolean;
+  readonly ttl: StateTtlConfig | undefined;
+}
+
+/**
+ * Deduplication per key (Flink's ROW_NUMBER() = 1 pattern): one state entry
+ * per key holds the surviving row. The first row of a key is emitted as an
+ * insert; a row that replaces it (keep-last: newer or equal event time, or any
+ * later arrival; keep-first by event time: an older event time) is emitted
+ * as an update. Everything else is dropped. With a TTL the key's entry
+ * expires (processing time) and the next row of the key counts as new.
+ */
+export class DeduplicateFunction<K extends Key, T>
+  implements KeyedProcessFunction<K, T, T | Change<T>>
+{
+  private kept!: ValueState<Kept<T>>;
+
+  constructor(private readonly spec: DeduplicateSpec) {}
+
+  open(context: KeyedRuntimeContext): void {
+    this.kept = context.state.getValueState<Kept<T>>({
+      name: 'dedup.kept',
+      ...(this.spec.ttl === undefined ? {} : { ttl: this.spec.ttl }),
+    });
+  }
+
+  processElement(value: T, ctx: KeyedProcessContext<K>, out: Collector<T | Change<T>>): void {
+    const { keep, order, insertOnly, mode } = this.spec;
+    const t = ctx.timestamp;
+    const prev = this.kept.value();
+    if (prev === undefined) {
+      // Keep-first by arrival never looks at the row again: store only that the key was seen.
+      this.kept.update(insertOnly ? ({ t } as Kept<T>) : { v: value, t });
+      out.collect(insertOnly ? value : { kind: '+I', value });
+      return;
+    }
+    const replaces =
+      order === 'arrival' ? keep === 'last' : keep === 'last' ? t >= prev.t : t < prev.t;
+    if (!replaces) return;
+    this.kept.update({ v: value, t });
+    if (mode === 'retract') out.collect({ kind: '-U', value: prev.v });
+    out.collect({ kind: '+U', value });
+  }
+}
+
+export const WINDOW_LATE_METRIC = 'weir_window_late_records_total';
+
+/**
+ * Deduplication per key and fixed event-time window (Flink's window
+ * deduplication): the kept row of each window is emitted once, insert-only,
+ * when the window fires, and its state is dropped. Late records (all their
+ * windows fired) are counted and sent to `lateTag` if set.
+ */
+export class WindowDeduplicateFunction<K extends Key, T>
+  implements KeyedProcessFunction<K, T, WindowResult<K, T>>, CountsLateRecords
+{
+  lateRecords?: Counter;
+  private backend!: KeyedStateBackend;
+  private kept!: ValueState<Kept<T>>;
+
+  constructor(
+    private readonly windows: FixedWindows,
+    private readonly keep: KeepRow,
+    private readonly lateTag: OutputTag<T> | undefined,
+  ) {}
+
+  open(context: KeyedRuntimeContext): void {
+    this.backend = backendOf(context);
+    this.kept = context.state.getValueState<Kept<T>>('window-dedup.kept');
+  }
+
+  processElement(value: T, ctx: KeyedProcessContext<K>): void {
+    const t = ctx.timestamp;
+    const added = addToOpenWindows(
+      this.windows,
+      t,
+      ctx.timerService.currentWatermark(),
+      this.backend,
+      () => {
+        const prev = this.kept.value();
+        if (prev === undefined || (this.keep === 'last' ? t >= prev.t : t < prev.t)) {
+          this.kept.update({ v: value, t });
+        }
+      },
+      (last) => ctx.timerService.registerEventTimeTimer(last),
+    );
+    if (!added) {
+      this.lateRecords?.inc();
+      if (this.lateTag !== undefined) ctx.output(this.lateTag, value);
+    }
+  }
+
+  onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<WindowResult<K, T>>): void {
+    const window = windowOfTimer(this.windows, time);
+    this.backend.setCurrentNamespace(String(window.start));
+    const kept = this.kept.value();
+    this.kept.clear();
+    this.backend.setCurrentNamespace(DEFAULT_NAMESPACE);
+    if (kept === undefined) return;
+    setOutputTimestamp(out, time);
+    out.collect({ key: ctx.key, window, value: kept.v, timing: 'on-time', isUpdate: false });
+  }
+}

@@ -1,0 +1,177 @@
+import type { Change } from '../../../core/changelog.js';
+import type {
+  Collector,
+  KeyedProcessContext,
+  KeyedProcessFunction,
+  KeyedRuntimeContext,
+  OnTimerContext,
+} from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import type { OutputTag } from '../../../core/output-tag.js';
+import type { StateTtlConfig, ValueState } from '../../../core/state.js';
+import type { Window } from '../../../core/windows.js';
+import type { Counter } from '../../../metrics/registry.js';
+import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
+import { addToOpenWindows, type FixedWindows, windowOfTimer } from './fixed-windows.js';
+import { backendOf, type CountsLateRecords, setOutputTimestamp } from './keyed-co-process.js';
+
+/** A row with its rank (1 = first) within its partition. */
+export interface Ranked<T> {
+  readonly rank: number;
+  readonly row: T;
+}
+
+/** One row of a window's final ranking. */
+export interface WindowRanked<K extends Key, T> extends Ranked<T> {
+  readonly key: K;
+  readonly window: Window;
+}
+
+/** Orders rows: negative when `a` ranks before `b`. Rows that compare equal keep arrival order. */
+export type RankComparator<T> = (a: T, b: T) => number;
+
+/**
+ * Inserts `row` into the sorted `top` (at most `n` rows; equal rows keep
+ * arrival order). Returns the new list, the position taken (or -1 when the row
+ * does not make the top `n`), and the row pushed out of it.
+ */
+export function insertRanked<T>(
+  top: readonly T[],
+  row: T,
+  n: number,
+  compare: RankComparator<T>,
+): { list: T[]; position: number; evicted: T | undefined } {
+  // Binary search for the first row that ranks strictly after `row`.
+  let lo = 0;
+  let hi = top.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(row, top[mid]!) < 0) hi = mid;
+    else lo = mid + 1;
+  }
+  const position = lo;
+  if (position >= n) return { list: top as T[], position: -1, evicted: undefined };
+  const list = [...top.slice(0, position), row, ...top.slice(position)];
+  const evicted = list.length > n ? list.pop() : undefined;
+  return { list, position, evicted };
+}
+
+export interface TopNSpec<T> {
+  readonly n: number;
+  readonly compare: RankComparator<T>;
+  readonly rankNumber: boolean;
+  /** With rank numbers: `retract` emits `-U`/`+U` per moved rank, `upsert` only `+U` (keyed by rank). */
+  readonly mode: 'retract' | 'upsert';
+  readonly ttl: StateTtlConfig | undefined;
+}
+
+/**
+ * Top-N per key over an insert-only stream (Flink's append-only Top-N): the
+ * state of a key is its current top `n` rows, sorted, because a row that
+ * falls out can never come back. Changes as the ranking moves:
+ * - without rank numbers: `+I` for a row entering the top n, `-D` for the
+ *   row it pushes out;
+ * - with rank numbers (`Ranked` rows): for every rank from the new row's down,
+ *   `-U` the old occupant and `+U` the new one (`+I` when the rank was empty);
+ *   in upsert mode only the `+U` (or `+I`).
+ */
+export class TopNFunction<K extends Key, T>
+  implements KeyedProcessFunction<K, T, Change<T> | Change<Ranked<T>>>
+{
+  private top!: ValueState<T[]>;
+
+  constructor(private readonly spec: TopNSpec<T>) {}
+
+  open(context: KeyedRuntimeContext): void {
+    this.top = context.state.getValueState<T[]>({
+      name: 'top-n.rows',
+      ...(this.spec.ttl === undefined ? {} : { ttl: this.spec.ttl }),
+    });
+  }
+
+  processElement(
+    value: T,
+    _ctx: KeyedProcessContext<K>,
+    out: Collector<Change<T> | Change<Ranked<T>>>,
+  ): void {
+    const { n, compare, rankNumber, mode } = this.spec;
+    const old = this.top.value() ?? [];
+    const { list, position, evicted } = insertRanked(old, value, n, compare);
+    if (position < 0) return;
+    this.top.update(list);
+    if (!rankNumber) {
+      out.collect({ kind: '+I', value });
+      if (evicted !== undefined) out.collect({ kind: '-D', value: evicted });
+      return;
+    }
+    for (let i = position; i < list.length; i++) {
+      const row = list[i]!;
+      if (i < old.length) {
+        if (mode === 'retract') out.collect({ kind: '-U', value: { rank: i + 1, row: old[i]! } });
+        out.collect({ kind: '+U', value: { rank: i + 1, row } });
+      } else {
+        out.collect({ kind: '+I', value: { rank: i + 1, row } });
+      }
+    }
+  }
+}
+
+/**
+ * Top-N per key and fixed event-time window (Flink's window Top-N): the top
+ * `n` rows of each window are kept (at most `n` per key and window) and
+ * emitted once, with their ranks, when the window fires; then dropped.
+ */
+export class WindowTopNFunction<K extends Key, T>
+  implements KeyedProcessFunction<K, T, WindowRanked<K, T>>, CountsLateRecords
+{
+  lateRecords?: Counter;
+  private backend!: KeyedStateBackend;
+  private top!: ValueState<T[]>;
+
+  constructor(
+    private readonly windows: FixedWindows,
+    private readonly n: number,
+    private readonly compare: RankComparator<T>,
+    private readonly lateTag: OutputTag<T> | undefined,
+  ) {}
+
+  open(context: KeyedRuntimeContext): void {
+    this.backend = backendOf(context);
+    this.top = context.state.getValueState<T[]>('window-top-n.rows');
+  }
+
+  processElement(value: T, ctx: KeyedProcessContext<K>): void {
+    const added = addToOpenWindows(
+      this.windows,
+      ctx.timestamp,
+      ctx.timerService.currentWatermark(),
+      this.backend,
+      () => {
+        const { list, position } = insertRanked(
+          this.top.value() ?? [],
+          value,
+          this.n,
+          this.compare,
+        );
+        if (position >= 0) this.top.update(list);
+      },
+      (last) => ctx.timerService.registerEventTimeTimer(last),
+    );
+    if (!added) {
+      this.lateRecords?.inc();
+      if (this.lateTag !== undefined) ctx.output(this.lateTag, value);
+    }
+  }
+
+  onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<WindowRanked<K, T>>): void {
+    const window = windowOfTimer(this.windows, time);
+    this.backend.setCurrentNamespace(String(window.start));
+    const rows = this.top.value() ?? [];
+    this.top.clear();
+    this.backend.setCurrentNamespace(DEFAULT_NAMESPACE);
+    setOutputTimestamp(out, time);
+    rows.forEach((row, i) => {
+      out.collect({ key: ctx.key, window, rank: i + 1, row });
+    });
+  }
+}
