@@ -49,7 +49,6 @@ import { TimestampsAndWatermarksOperator } from '../runtime/operators/basic/time
 import { KeyedBroadcastProcessOperator } from '../runtime/operators/keyed/keyed-broadcast-process.js';
 import { KeyedProcessOperator } from '../runtime/operators/keyed/keyed-process.js';
 import { RollingReduceOperator } from '../runtime/operators/keyed/rolling-reduce.js';
-import type { TwoPhaseSwitch } from '../runtime/windowing/local-window-combiner.js';
 import { type BroadcastJoinOptions, broadcastJoin } from './broadcast-join.js';
 import type {
   ChangelogApi,
@@ -77,6 +76,11 @@ import {
   windowTopN,
 } from './top-n.js';
 import { WindowedStream } from './windowed-stream.js';
+
+/** @internal Whether a two-phase window folds, set once the plan knows the parallelism. */
+export interface TwoPhaseDecision {
+  folding: boolean;
+}
 
 /** @internal What a stream is made of: the outputs (node, side tag) it reads. */
 export interface StreamRef {
@@ -419,7 +423,7 @@ export class KeyedStream<T, K extends Key> {
   addTwoPhaseKeyedOperator<OUT, E extends { readonly key: Key }>(
     name: string,
     local: (selectKey: (value: T) => K) => Operator<T, E | T>,
-    mode: TwoPhaseSwitch,
+    mode: TwoPhaseDecision,
     create: () => Operator<T, OUT>,
   ): DataStream<OUT> {
     const graph = this.builder.graph;

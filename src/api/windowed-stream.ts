@@ -9,7 +9,6 @@ import type { WindowAssigner } from '../core/windows.js';
 import {
   LocalWindowCombiner,
   type LocalWindowElement,
-  TwoPhaseSwitch,
 } from '../runtime/windowing/local-window-combiner.js';
 import { gcd, SliceWindowOperator } from '../runtime/windowing/slice-window-operator.js';
 import {
@@ -24,7 +23,7 @@ import {
 } from '../runtime/windowing/window-aggregation.js';
 import { WindowOperator } from '../runtime/windowing/window-operator.js';
 import type { ChangelogStream } from './changelog-stream.js';
-import type { DataStream, KeyedStream } from './data-stream.js';
+import type { DataStream, KeyedStream, TwoPhaseDecision } from './data-stream.js';
 
 /** Accumulators a two-phase window's local half holds before it flushes them all. */
 const LOCAL_COMBINER_MAX_ENTRIES = 65_536;
@@ -219,7 +218,7 @@ export class WindowedStream<T, K extends Key> {
         (assigner.kind === 'sliding' && aggregation.merge !== undefined));
     if (sliceable && (assigner.kind === 'tumbling' || assigner.kind === 'sliding')) {
       const slide = assigner.kind === 'sliding' ? assigner.slide : assigner.size;
-      const create = (twoPhase?: TwoPhaseSwitch) => () =>
+      const create = (twoPhase?: TwoPhaseDecision) => () =>
         new SliceWindowOperator<T, ACC, R, OUT>({
           size: assigner.size,
           slide,
@@ -229,13 +228,13 @@ export class WindowedStream<T, K extends Key> {
           aggregation,
           firing: firing(),
           processingTimeCloseMs,
-          ...(twoPhase === undefined ? {} : { twoPhase }),
+          ...(twoPhase === undefined ? {} : { localFolding: twoPhase.folding }),
         }) as Operator<T, OUT>;
       // A wall-clock close could fire a window before a partial reaches it.
       if (aggregation.foldsLocally !== true || processingTimeCloseMs !== undefined) {
         return this.input.addKeyedOperator<OUT>(label, create());
       }
-      const twoPhase = new TwoPhaseSwitch();
+      const twoPhase: TwoPhaseDecision = { folding: false };
       return this.input.addTwoPhaseKeyedOperator<OUT, LocalWindowElement<T, ACC>>(
         label,
         (selectKey) =>
@@ -244,7 +243,7 @@ export class WindowedStream<T, K extends Key> {
             offset: assigner.offset,
             aggregation,
             selectKey,
-            mode: twoPhase,
+            folding: twoPhase.folding,
             maxEntries: LOCAL_COMBINER_MAX_ENTRIES,
           }),
         twoPhase,

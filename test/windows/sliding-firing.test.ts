@@ -13,10 +13,7 @@ import type { RecordBatch } from '../../src/core/record-batch.js';
 import type { Json } from '../../src/core/snapshot.js';
 import type { WindowResult } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import {
-  type LocalWindowElement,
-  TwoPhaseSwitch,
-} from '../../src/runtime/windowing/local-window-combiner.js';
+import type { LocalWindowElement } from '../../src/runtime/windowing/local-window-combiner.js';
 import { SliceWindowOperator } from '../../src/runtime/windowing/slice-window-operator.js';
 import {
   resultFiring,
@@ -166,8 +163,6 @@ interface RunOptions {
 }
 
 function operatorFor(spec: Spec, options: RunOptions, lines: string[], restored: boolean) {
-  const twoPhase = new TwoPhaseSwitch();
-  twoPhase.folding = options.twoPhase;
   const op = new SliceWindowOperator<Rec, Acc, string, WindowResult<string, string>>({
     size: spec.size,
     slide: spec.slide,
@@ -176,7 +171,7 @@ function operatorFor(spec: Spec, options: RunOptions, lines: string[], restored:
     lateDataTag: undefined,
     aggregation: options.aggregation,
     firing: resultFiring<string, string>(),
-    twoPhase,
+    localFolding: options.twoPhase,
   });
   const output: Output<WindowResult<string, string>> = {
     emit: (batch) => {

@@ -15,7 +15,6 @@ import { MetricRegistry } from '../../src/metrics/registry.js';
 import {
   LocalWindowCombiner,
   type LocalWindowElement,
-  TwoPhaseSwitch,
 } from '../../src/runtime/windowing/local-window-combiner.js';
 import { aggregateAggregation } from '../../src/runtime/windowing/window-aggregation.js';
 import { propertyRuns, testStateBackend } from '../helpers/state-backend.js';
@@ -227,14 +226,12 @@ function harness(restored = false) {
     stateBackend: undefined,
     restored,
   } as unknown as OperatorContext;
-  const mode = new TwoPhaseSwitch();
-  mode.folding = true;
   const combiner = new LocalWindowCombiner<Ev, CountSum>({
     pane: 10,
     offset: 0,
     aggregation: aggregateAggregation(countSum),
     selectKey: (e) => e.k,
-    mode,
+    folding: true,
     maxEntries: 1000,
   });
   combiner.setup(context, output);

@@ -32,15 +32,6 @@ export interface UnfoldedRecord<IN> {
   readonly sliceEnd?: undefined;
 }
 
-/**
- * Whether a window runs in two phases, decided once the plan knows the
- * parallelism: both halves and the exchange between them read it.
- */
-export class TwoPhaseSwitch {
-  /** True: the exchange carries {@link LocalWindowElement}s; false: the records themselves. */
-  folding = false;
-}
-
 export interface LocalWindowCombinerSpec<IN, ACC> {
   /** Slice length: gcd(size, slide) of the windows downstream. */
   readonly pane: number;
@@ -48,7 +39,12 @@ export interface LocalWindowCombinerSpec<IN, ACC> {
   readonly aggregation: WindowAggregation<IN, ACC, unknown>;
   /** The key of the downstream `keyBy`. */
   readonly selectKey: (value: IN) => Key;
-  readonly mode: TwoPhaseSwitch;
+  /**
+   * Decided by the planner once it knows the parallelism. True: the
+   * exchange carries {@link LocalWindowElement}s; false: the records
+   * themselves pass unchanged (a single subtask on each side spares nothing).
+   */
+  readonly folding: boolean;
   /** Flush everything once this many (key, slice) accumulators are held. */
   readonly maxEntries: number;
 }
@@ -58,8 +54,8 @@ export interface LocalWindowCombinerSpec<IN, ACC> {
  * exchange, records of the same key and slice are folded into one
  * accumulator, so the exchange moves one partial per key and slice instead
  * of every record (Flink's planner does the same for SQL window aggregates).
- * When the plan runs a single subtask on each side ({@link TwoPhaseSwitch}
- * off), records pass unchanged and unwrapped.
+ * When the plan runs a single subtask on each side (`folding` off), records
+ * pass unchanged and unwrapped.
  *
  * Results do not change, because everything still travels on one channel per
  * subtask, in order with the watermarks, and a partial always reaches the
@@ -106,7 +102,7 @@ export class LocalWindowCombiner<IN, ACC> extends Operator<IN, LocalWindowElemen
 
   processBatch(batch: RecordBatch<IN>): void {
     // One phase (the plan found nothing to spare): the records go on as they are.
-    if (!this.spec.mode.folding) {
+    if (!this.spec.folding) {
       this.output.emit(batch);
       return;
     }

@@ -15,11 +15,7 @@ import { sliceEndOf, windowStart } from '../../core/windows.js';
 import type { Counter } from '../../metrics/registry.js';
 import { Emitter } from '../operators/basic/emitter.js';
 import { missingKeys } from '../operators/keyed/keyed-process.js';
-import type {
-  LocalWindowCombiner,
-  LocalWindowElement,
-  TwoPhaseSwitch,
-} from './local-window-combiner.js';
+import type { LocalWindowCombiner, LocalWindowElement } from './local-window-combiner.js';
 import { scheduleProcessingTimeClose } from './processing-time-close.js';
 import {
   HeapSliceTable,
@@ -47,8 +43,8 @@ export interface SliceWindowSpec<IN, ACC, R, OUT> {
   readonly firing: WindowFiring<Key, R, OUT>;
   /** Close windows by the wall clock after this grace when event time stalls (off when undefined). */
   readonly processingTimeCloseMs?: number | undefined;
-  /** Fed by a {@link LocalWindowCombiner} when this is on (two-phase aggregation). */
-  readonly twoPhase?: TwoPhaseSwitch;
+  /** Fed by a folding {@link LocalWindowCombiner} (two-phase aggregation): its input is {@link LocalWindowElement}s. */
+  readonly localFolding?: boolean;
 }
 
 export function gcd(a: number, b: number): number {
@@ -149,7 +145,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   }
 
   processBatch(batch: RecordBatch<IN>): void {
-    if (this.spec.twoPhase?.folding === true) {
+    if (this.spec.localFolding === true) {
       this.processLocalBatch(batch as unknown as RecordBatch<LocalWindowElement<IN, ACC>>);
       return;
     }
