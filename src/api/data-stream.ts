@@ -382,9 +382,7 @@ export class DataStream<T> {
       `sink: ${sink.name}`,
       () => new SinkOperator(sink),
       { kind: 'forward' },
-      {
-        isSink: true,
-      },
+      { sink: sink as Sink<unknown> },
     );
   }
 

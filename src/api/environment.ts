@@ -576,11 +576,11 @@ export class StreamEnvironment implements StreamBuilder {
 }
 
 function checkpointedOperators(plan: PhysicalPlan): CheckpointedOperator[] {
-  return plan.graph.nodes.map((node) => ({
-    uid: plan.graph.operatorId(node),
-    name: node.name,
-    parallelism: plan.parallelism.get(node.id)!,
-    isSource: node.kind === 'source',
+  return plan.vertices.map((v) => ({
+    uid: v.operatorId,
+    name: v.name,
+    parallelism: v.parallelism,
+    isSource: v.kind === 'source',
   }));
 }
 

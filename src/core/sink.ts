@@ -58,3 +58,19 @@ export interface Sink<T> {
   readonly accepts?: ChangelogMode;
   createWriter(context: SinkContext): SinkWriter<T>;
 }
+
+/**
+ * A sink that keeps what it receives in memory (tests, small jobs). In worker
+ * mode each worker's share is sent back to the main thread's copy of it when
+ * the job ends.
+ */
+export interface CollectingSink<T> extends Sink<T> {
+  readonly collects: true;
+  readonly values: T[];
+  /** Event time of each collected record, index-aligned with `values`. */
+  readonly timestamps: number[];
+}
+
+export function isCollectingSink(sink: Sink<unknown> | undefined): sink is CollectingSink<unknown> {
+  return (sink as Partial<CollectingSink<unknown>> | undefined)?.collects === true;
+}

@@ -1,15 +1,11 @@
 import type { ChangelogMode } from '../core/changelog.js';
 import { WeirError } from '../core/errors.js';
-import type { Key } from '../core/key-groups.js';
 import type { Operator } from '../core/operator.js';
+import type { Sink } from '../core/sink.js';
 import type { Source } from '../core/source.js';
+import type { Partitioning } from '../runtime/execution/execution-plan.js';
 
-/** How records move from a producer's subtasks to a consumer's subtasks. */
-export type Partitioning =
-  | { readonly kind: 'forward' }
-  | { readonly kind: 'rebalance' }
-  | { readonly kind: 'broadcast' }
-  | { readonly kind: 'keyed'; readonly selectKey: (value: never) => Key; readonly name: string };
+export type { Partitioning };
 
 export interface Edge {
   readonly from: number;
@@ -47,6 +43,8 @@ export interface OperatorNode extends NodeBase {
   readonly keyed: boolean;
   /** Writes outside the job: has no main output. */
   readonly isSink: boolean;
+  /** The sink, for a sink node. */
+  readonly sink: Sink<unknown> | undefined;
   /**
    * What the main output carries: changes (records of type `Change<T>`) in
    * this mode, or plain records when undefined (`insert-only`).
@@ -67,6 +65,7 @@ export interface OperatorFlags {
   readonly stateful?: boolean;
   readonly keyed?: boolean;
   readonly isSink?: boolean;
+  readonly sink?: Sink<unknown>;
   readonly changelog?: ChangelogMode | undefined;
 }
 
@@ -109,7 +108,8 @@ export class LogicalGraph {
       createOperator,
       stateful: flags.stateful ?? false,
       keyed: flags.keyed ?? false,
-      isSink: flags.isSink ?? false,
+      isSink: flags.isSink ?? flags.sink !== undefined,
+      sink: flags.sink,
       changelog: flags.changelog,
     };
     this.nodes.push(node);

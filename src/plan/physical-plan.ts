@@ -1,5 +1,10 @@
 import { WeirError } from '../core/errors.js';
-import type { Edge, GraphNode, LogicalGraph } from './logical-graph.js';
+import type {
+  ExecutionEdge,
+  ExecutionPlan,
+  ExecutionVertex,
+} from '../runtime/execution/execution-plan.js';
+import type { GraphNode, LogicalGraph } from './logical-graph.js';
 
 export interface PlanOptions {
   readonly parallelism: number;
@@ -7,26 +12,8 @@ export interface PlanOptions {
   readonly chaining: boolean;
 }
 
-/** An edge as it will run: forward only where both sides have the same parallelism. */
-export interface PhysicalEdge {
-  readonly from: number;
-  readonly to: number;
-  readonly tag: string | undefined;
-  readonly partitioning: Edge['partitioning'];
-  /** Runs inside one task (a direct call), not through channels. */
-  readonly chained: boolean;
-  /** Input of a two-input operator this edge feeds. */
-  readonly input: number;
-}
-
-export interface PhysicalPlan {
-  readonly graph: LogicalGraph;
-  readonly parallelism: ReadonlyMap<number, number>;
-  /** For every node, the node heading its task (itself when it starts a task). */
-  readonly chainHead: ReadonlyMap<number, number>;
-  readonly edges: readonly PhysicalEdge[];
-  readonly maxParallelism: number;
-}
+/** The plan the runtime executes; see {@link ExecutionPlan}. */
+export type PhysicalPlan = ExecutionPlan;
 
 /**
  * Decides each operator's parallelism and which operators share a task.
@@ -47,7 +34,7 @@ export function buildPhysicalPlan(graph: LogicalGraph, options: PlanOptions): Ph
     parallelism.set(node.id, decideParallelism(node, parallelism, options));
   for (const listener of graph.planListeners) listener((id) => parallelism.get(id)!);
 
-  const edges: PhysicalEdge[] = [];
+  const edges: ExecutionEdge[] = [];
   const chainHead = new Map<number, number>();
   for (const node of graph.nodes) {
     let head = node.id;
@@ -70,7 +57,19 @@ export function buildPhysicalPlan(graph: LogicalGraph, options: PlanOptions): Ph
     });
     chainHead.set(node.id, head);
   }
-  return { graph, parallelism, chainHead, edges, maxParallelism: options.maxParallelism };
+  const vertices = graph.nodes.map((node): ExecutionVertex => {
+    const base = {
+      id: node.id,
+      operatorId: graph.operatorId(node),
+      name: node.name,
+      parallelism: parallelism.get(node.id)!,
+      chainHead: chainHead.get(node.id)!,
+    };
+    return node.kind === 'source'
+      ? { ...base, kind: 'source', source: node.source }
+      : { ...base, kind: 'operator', createOperator: node.createOperator, sink: node.sink };
+  });
+  return { vertices, edges, maxParallelism: options.maxParallelism };
 }
 
 function decideParallelism(

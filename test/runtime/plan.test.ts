@@ -13,10 +13,10 @@ describe('physical plan', () => {
       .reduce((a, b) => a + b)
       .sinkTo(new DiscardingSink());
     const plan = env.plan();
-    const par = [...plan.parallelism.values()];
+    const par = plan.vertices.map((v) => v.parallelism);
     // source, map, filter inherit 1; keyed reduce and its sink run at 4.
     expect(par).toEqual([1, 1, 1, 4, 4]);
-    const head = [...plan.chainHead.values()];
+    const head = plan.vertices.map((v) => v.chainHead);
     expect(head).toEqual([0, 0, 0, 3, 3]);
     expect(plan.edges.find((e) => e.to === 3)?.partitioning.kind).toBe('keyed');
   });

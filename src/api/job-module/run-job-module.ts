@@ -1,6 +1,5 @@
 import { basename, extname, resolve } from 'node:path';
-import { CollectSink } from '../../connectors/collection/sink/collect-sink.js';
-import { SinkOperator } from '../../runtime/operators/basic/sink.js';
+import { type CollectingSink, isCollectingSink } from '../../core/sink.js';
 import {
   type EnvironmentOptions,
   type ExecuteOptions,
@@ -66,12 +65,10 @@ export async function startJobModule(
     ...(restoreFrom === undefined ? {} : { restoreFrom }),
     ...(allowNonRestoredState === undefined ? {} : { allowNonRestoredState }),
   });
-  const sinks = new Map<string, CollectSink<unknown>>();
+  const sinks = new Map<string, CollectingSink<unknown>>();
   for (const node of env.graph.nodes) {
-    if (node.kind !== 'operator' || !node.isSink) continue;
-    const op = node.createOperator();
-    if (op instanceof SinkOperator && op.sink instanceof CollectSink)
-      sinks.set(env.graph.operatorId(node), op.sink as CollectSink<unknown>);
+    if (node.kind === 'operator' && isCollectingSink(node.sink))
+      sinks.set(env.graph.operatorId(node), node.sink);
   }
   return {
     client,

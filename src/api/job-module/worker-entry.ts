@@ -4,12 +4,11 @@
  * subtasks this worker owns, and runs them until the main thread says close.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { CollectSink } from '../../connectors/collection/sink/collect-sink.js';
 import { systemClock } from '../../core/clock.js';
+import { isCollectingSink } from '../../core/sink.js';
 import { MetricRegistry } from '../../metrics/registry.js';
 import { buildTasks, taskSlots } from '../../runtime/execution/build-tasks.js';
 import { LocalExecutor } from '../../runtime/execution/executor.js';
-import { SinkOperator } from '../../runtime/operators/basic/sink.js';
 import { ProcessingTimeScheduler } from '../../runtime/task/timers.js';
 import { channelId, PeerLink, Wakeup } from '../../runtime/workers/peer-link.js';
 import {
@@ -95,15 +94,12 @@ async function main(parent: MessagePort, setup: WorkerSetup): Promise<void> {
 
   // What the job's collecting sinks received here, for the main thread's copies of them.
   const collected: CollectedRecords[] = [];
-  for (const node of plan.graph.nodes) {
-    if (node.kind !== 'operator' || !node.isSink) continue;
-    const op = node.createOperator();
-    if (op instanceof SinkOperator && op.sink instanceof CollectSink) {
-      const sink = op.sink as CollectSink<unknown>;
+  for (const vertex of plan.vertices) {
+    if (vertex.kind === 'operator' && isCollectingSink(vertex.sink)) {
       collected.push({
-        operatorId: plan.graph.operatorId(node),
-        values: sink.values,
-        timestamps: sink.timestamps,
+        operatorId: vertex.operatorId,
+        values: vertex.sink.values,
+        timestamps: vertex.sink.timestamps,
       });
     }
   }

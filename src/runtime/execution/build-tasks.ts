@@ -3,7 +3,6 @@ import type { Key } from '../../core/key-groups.js';
 import type { Blocking, Operator, OperatorContext, Output } from '../../core/operator.js';
 import type { SourceContext } from '../../core/source.js';
 import type { MetricRegistry } from '../../metrics/registry.js';
-import type { PhysicalEdge, PhysicalPlan } from '../../plan/physical-plan.js';
 import type { StateBackendOptions } from '../../state/create-backend.js';
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
 import { restoredStateFor, sourcePositionFor } from '../checkpoint/restore.js';
@@ -26,6 +25,12 @@ import {
   type TaskWiring,
 } from '../task/task.js';
 import type { ProcessingTimeScheduler } from '../task/timers.js';
+import {
+  chainOf,
+  type ExecutionEdge,
+  type ExecutionPlan,
+  type ExecutionVertex,
+} from './execution-plan.js';
 
 export interface TaskBuildOptions {
   readonly jobName: string;
@@ -63,13 +68,13 @@ export interface TaskPlacement {
 
 /** Every (chain, subtask) of a plan, in the order {@link buildTasks} creates tasks. */
 export function taskSlots(
-  plan: PhysicalPlan,
+  plan: ExecutionPlan,
 ): { readonly head: number; readonly subtask: number; readonly isSource: boolean }[] {
   const slots: { head: number; subtask: number; isSource: boolean }[] = [];
-  for (const node of plan.graph.nodes) {
-    if (plan.chainHead.get(node.id) !== node.id) continue;
-    for (let s = 0; s < plan.parallelism.get(node.id)!; s++)
-      slots.push({ head: node.id, subtask: s, isSource: node.kind === 'source' });
+  for (const v of plan.vertices) {
+    if (v.chainHead !== v.id) continue;
+    for (let s = 0; s < v.parallelism; s++)
+      slots.push({ head: v.id, subtask: s, isSource: v.kind === 'source' });
   }
   return slots;
 }
@@ -83,16 +88,16 @@ function isBlocking(op: unknown): op is Blocking {
  * channels for every non-chained edge, and one task per (chain, subtask).
  * Returned in topological order (producers first).
  */
-export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[] {
-  const { graph } = plan;
-  const par = (id: number) => plan.parallelism.get(id)!;
+export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task[] {
+  const vertex = (id: number): ExecutionVertex => plan.vertices[id]!;
+  const par = (id: number) => vertex(id).parallelism;
 
   const placement = options.placement;
   const owns = (subtask: number) => placement === undefined || placement.owns(subtask);
   // Channels of non-chained edges, by edge index, producer and consumer subtask.
   const channels = new Map<string, ChannelEnd<unknown>>();
   const edgeIndex = new Map(plan.edges.map((e, i) => [e, i]));
-  const channel = (edge: PhysicalEdge, from: number, to: number): ChannelEnd<unknown> => {
+  const channel = (edge: ExecutionEdge, from: number, to: number): ChannelEnd<unknown> => {
     const e = edgeIndex.get(edge)!;
     const id = `${e}/${from}/${to}`;
     let c = channels.get(id);
@@ -104,7 +109,7 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
     }
     return c;
   };
-  const row = (edge: PhysicalEdge, from: number): ChannelEnd<unknown>[] => {
+  const row = (edge: ExecutionEdge, from: number): ChannelEnd<unknown>[] => {
     const out: ChannelEnd<unknown>[] = [];
     for (let b = 0; b < par(edge.to); b++) out.push(channel(edge, from, b));
     return out;
@@ -120,9 +125,9 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
     const k = `${nodeId}/${subtask}`;
     let op = instances.get(k);
     if (op === undefined) {
-      const node = graph.node(nodeId);
-      if (node.kind !== 'operator') throw new Error(`node ${nodeId} is not an operator`);
-      op = node.createOperator();
+      const v = vertex(nodeId);
+      if (v.kind !== 'operator') throw new Error(`vertex ${nodeId} is not an operator`);
+      op = v.createOperator();
       instances.set(k, op);
     }
     return op;
@@ -130,10 +135,10 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
 
   const writersByHead = new Map<string, ExchangeWriter<unknown>[]>();
   const outputFor = (nodeId: number, subtask: number): Output<unknown> => {
-    const head = plan.chainHead.get(nodeId)!;
+    const head = vertex(nodeId).chainHead;
     const writers = writersByHead.get(`${head}/${subtask}`) ?? [];
     writersByHead.set(`${head}/${subtask}`, writers);
-    const targetFor = (edge: PhysicalEdge): Output<unknown> => {
+    const targetFor = (edge: ExecutionEdge): Output<unknown> => {
       if (edge.chained) {
         const next = instance(edge.to, subtask);
         return probes === undefined
@@ -178,17 +183,16 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
       sides.set(tag, combine(outgoing.filter((e) => e.tag === tag).map(targetFor)));
     }
     const recordsOut = options.metrics
-      .group(labels(options.jobName, graph.operatorId(graph.node(nodeId)), subtask))
+      .group(labels(options.jobName, vertex(nodeId).operatorId, subtask))
       .counter('weir_operator_records_out_total', 'Records emitted by the operator');
     return new CountingOutput(new OperatorOutput(main, sides), recordsOut);
   };
 
   const contextFor = (nodeId: number, subtask: number): OperatorContext => {
-    const node = graph.node(nodeId);
-    const operatorId = graph.operatorId(node);
+    const { operatorId, name } = vertex(nodeId);
     return {
       operatorId,
-      operatorName: node.name,
+      operatorName: name,
       subtaskIndex: subtask,
       parallelism: par(nodeId),
       maxParallelism: plan.maxParallelism,
@@ -201,8 +205,8 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
 
   // Set up every operator (consumers before producers is not needed: outputs are lazy objects).
   const outputs = new Map<string, Output<unknown>>();
-  for (const node of graph.nodes) {
-    for (let s = 0; s < par(node.id); s++) {
+  for (const node of plan.vertices) {
+    for (let s = 0; s < node.parallelism; s++) {
       if (!owns(s)) continue;
       const out = outputFor(node.id, s);
       outputs.set(`${node.id}/${s}`, out);
@@ -212,9 +216,9 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
       if (options.restoreFrom !== undefined) {
         const restored = restoredStateFor(
           options.restoreFrom,
-          graph.operatorId(node),
+          node.operatorId,
           s,
-          par(node.id),
+          node.parallelism,
         );
         if (restored !== undefined) op.initializeState(restored);
       }
@@ -222,14 +226,14 @@ export function buildTasks(plan: PhysicalPlan, options: TaskBuildOptions): Task[
   }
 
   const tasks: Task[] = [];
-  for (const node of graph.nodes) {
-    if (plan.chainHead.get(node.id) !== node.id) continue;
-    const members = graph.nodes.filter((n) => plan.chainHead.get(n.id) === node.id);
-    for (let s = 0; s < par(node.id); s++) {
+  for (const node of plan.vertices) {
+    if (node.chainHead !== node.id) continue;
+    const members = chainOf(plan, node.id);
+    for (let s = 0; s < node.parallelism; s++) {
       if (!owns(s)) continue;
       const chain: ChainMember[] = members
         .filter((m) => m.kind === 'operator')
-        .map((m) => ({ uid: graph.operatorId(m), operator: instance(m.id, s) }));
+        .map((m) => ({ uid: m.operatorId, operator: instance(m.id, s) }));
       const wiring: TaskWiring = {
         name: `${node.name} (${s + 1}/${par(node.id)})`,
         subtask: s,

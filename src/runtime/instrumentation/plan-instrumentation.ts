@@ -6,7 +6,7 @@
 
 import type { Clock } from '../../core/clock.js';
 import type { MetricLabels, MetricRegistry } from '../../metrics/registry.js';
-import type { PhysicalPlan } from '../../plan/physical-plan.js';
+import type { ExecutionPlan } from '../execution/execution-plan.js';
 import { OperatorProbe, type OperatorRole } from './operator-probe.js';
 import { StepTimer } from './step-timer.js';
 
@@ -27,14 +27,14 @@ export class PlanInstrumentation {
   private readonly probes = new Map<string, OperatorProbe>();
 
   constructor(
-    private readonly plan: PhysicalPlan,
+    private readonly plan: ExecutionPlan,
     private readonly registry: MetricRegistry,
     private readonly jobName: string,
     private readonly clock: Clock,
   ) {
     // Every operator subtask gets its metrics, whether or not something observes its input.
-    for (const node of plan.graph.nodes) {
-      for (let s = 0; s < plan.parallelism.get(node.id)!; s++) this.probe(node.id, s);
+    for (const v of plan.vertices) {
+      for (let s = 0; s < v.parallelism; s++) this.probe(v.id, s);
     }
   }
 
@@ -46,10 +46,9 @@ export class PlanInstrumentation {
       const t = new StepTimer();
       timer = t;
       this.timers.set(key, t);
-      const { graph } = this.plan;
       const group = this.registry.group({
         job: this.jobName,
-        task: graph.operatorId(graph.node(headId)),
+        task: this.plan.vertices[headId]!.operatorId,
         subtask: String(subtask),
       });
       group.counterFrom(
@@ -76,15 +75,14 @@ export class PlanInstrumentation {
     const key = `${nodeId}/${subtask}`;
     let probe = this.probes.get(key);
     if (probe === undefined) {
-      const { graph } = this.plan;
-      const node = graph.node(nodeId);
+      const v = this.plan.vertices[nodeId]!;
       const role: OperatorRole =
-        node.kind === 'source' ? 'source' : node.isSink ? 'sink' : 'operator';
+        v.kind === 'source' ? 'source' : v.sink !== undefined ? 'sink' : 'operator';
       probe = new OperatorProbe(
-        this.registry.group(operatorLabels(this.jobName, graph.operatorId(node), subtask)),
+        this.registry.group(operatorLabels(this.jobName, v.operatorId, subtask)),
         this.clock,
         role,
-        this.timer(this.plan.chainHead.get(nodeId)!, subtask),
+        this.timer(v.chainHead, subtask),
       );
       this.probes.set(key, probe);
     }

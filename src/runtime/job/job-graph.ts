@@ -3,7 +3,7 @@
  * parallelism and task (chain), and the edges between them with their
  * partitioning. Plain JSON data, derived once from the physical plan.
  */
-import type { PhysicalPlan } from '../../plan/physical-plan.js';
+import { chainOf, type ExecutionPlan } from '../execution/execution-plan.js';
 
 /** How records move along an edge. `keyed` is a hash partitioning by key. */
 export type EdgePartitioning = 'forward' | 'rebalance' | 'broadcast' | 'keyed';
@@ -45,15 +45,14 @@ export interface JobGraph {
   readonly maxParallelism: number;
 }
 
-export function describeJobGraph(plan: PhysicalPlan): JobGraph {
-  const { graph } = plan;
-  const idOf = (nodeId: number): string => graph.operatorId(graph.node(nodeId));
-  const operators: JobGraphOperator[] = graph.nodes.map((node) => ({
-    id: graph.operatorId(node),
-    name: node.name,
-    kind: node.kind === 'source' ? 'source' : node.isSink ? 'sink' : 'operator',
-    parallelism: plan.parallelism.get(node.id)!,
-    task: idOf(plan.chainHead.get(node.id)!),
+export function describeJobGraph(plan: ExecutionPlan): JobGraph {
+  const idOf = (id: number): string => plan.vertices[id]!.operatorId;
+  const operators: JobGraphOperator[] = plan.vertices.map((v) => ({
+    id: v.operatorId,
+    name: v.name,
+    kind: v.kind === 'source' ? 'source' : v.sink !== undefined ? 'sink' : 'operator',
+    parallelism: v.parallelism,
+    task: idOf(v.chainHead),
   }));
   const edges: JobGraphEdge[] = plan.edges.map((edge) => {
     const p = edge.partitioning;
@@ -67,14 +66,12 @@ export function describeJobGraph(plan: PhysicalPlan): JobGraph {
     };
   });
   const tasks: JobGraphTask[] = [];
-  for (const node of graph.nodes) {
-    if (plan.chainHead.get(node.id) !== node.id) continue;
+  for (const v of plan.vertices) {
+    if (v.chainHead !== v.id) continue;
     tasks.push({
-      id: idOf(node.id),
-      operators: graph.nodes
-        .filter((n) => plan.chainHead.get(n.id) === node.id)
-        .map((n) => idOf(n.id)),
-      parallelism: plan.parallelism.get(node.id)!,
+      id: v.operatorId,
+      operators: chainOf(plan, v.id).map((m) => m.operatorId),
+      parallelism: v.parallelism,
     });
   }
   return { operators, edges, tasks, maxParallelism: plan.maxParallelism };

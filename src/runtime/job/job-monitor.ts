@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Counter, MetricRegistry } from '../../metrics/registry.js';
-import type { PhysicalPlan } from '../../plan/physical-plan.js';
+import type { ExecutionPlan } from '../execution/execution-plan.js';
 import { OPERATOR_METRICS } from '../instrumentation/operator-probe.js';
 import type { Task } from '../task/task.js';
 import { type CheckpointEntry, CheckpointHistory } from './checkpoint-history.js';
@@ -36,7 +36,7 @@ const KEPT_EXCEPTIONS = 20;
 
 export interface JobMonitorOptions {
   readonly jobName: string;
-  readonly plan: PhysicalPlan;
+  readonly plan: ExecutionPlan;
   readonly metrics: MetricRegistry;
   /** The job id; random when omitted. */
   readonly jobId?: string;

@@ -1,13 +1,12 @@
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import { CollectSink } from '../../connectors/collection/sink/collect-sink.js';
 import { type ErrorDomain, WeirError, type WeirErrorCode } from '../../core/errors.js';
+import { isCollectingSink } from '../../core/sink.js';
 import { Histogram } from '../../metrics/histogram.js';
 import type { MetricRegistry, MetricSample } from '../../metrics/registry.js';
-import type { PhysicalPlan } from '../../plan/physical-plan.js';
 import type { CheckpointCoordinator } from '../checkpoint/checkpoint-coordinator.js';
 import { taskSlots } from '../execution/build-tasks.js';
+import type { ExecutionPlan } from '../execution/execution-plan.js';
 import type { JobMonitor } from '../job/job-monitor.js';
-import { SinkOperator } from '../operators/basic/sink.js';
 import { Task, type TaskSnapshot } from '../task/task.js';
 import { Wakeup } from './peer-link.js';
 import {
@@ -218,7 +217,7 @@ export interface WorkerJobSettings {
   readonly args: readonly string[];
   readonly jobName: string;
   readonly workers: number;
-  readonly plan: PhysicalPlan;
+  readonly plan: ExecutionPlan;
   readonly setup: Omit<
     WorkerSetup,
     'index' | 'count' | 'peers' | 'modulePath' | 'args' | 'jobName' | 'aliasWeir'
@@ -280,8 +279,8 @@ export class WorkerJob {
       );
     }
     this.tasks = taskSlots(plan).map(({ head, subtask, isSource }, slot) => {
-      const node = plan.graph.node(head);
-      const name = `${node.name} (${subtask + 1}/${plan.parallelism.get(head)!})`;
+      const v = plan.vertices[head]!;
+      const name = `${v.name} (${subtask + 1}/${v.parallelism})`;
       const worker = this.handles[workerOf(subtask, workers)]!;
       return isSource
         ? new RemoteSourceTask(name, subtask, plan.maxParallelism, slot, worker)
@@ -453,14 +452,12 @@ export class WorkerJob {
 }
 
 /** Adds what a worker's collecting sink received to the main thread's copy of that sink. */
-function collectInto(plan: PhysicalPlan, records: CollectedRecords): void {
-  for (const node of plan.graph.nodes) {
-    if (node.kind !== 'operator' || plan.graph.operatorId(node) !== records.operatorId) continue;
-    const op = node.createOperator();
-    if (op instanceof SinkOperator && op.sink instanceof CollectSink) {
-      const sink = op.sink as CollectSink<unknown>;
-      for (const v of records.values) sink.values.push(v);
-      for (const t of records.timestamps) sink.timestamps.push(t);
+function collectInto(plan: ExecutionPlan, records: CollectedRecords): void {
+  for (const vertex of plan.vertices) {
+    if (vertex.kind !== 'operator' || vertex.operatorId !== records.operatorId) continue;
+    if (isCollectingSink(vertex.sink)) {
+      for (const v of records.values) vertex.sink.values.push(v);
+      for (const t of records.timestamps) vertex.sink.timestamps.push(t);
     }
   }
 }

@@ -1,12 +1,13 @@
 import type { RecordBatch } from '../../../core/record-batch.js';
-import type { Sink, SinkWriter } from '../../../core/sink.js';
+import type { CollectingSink, Sink, SinkWriter } from '../../../core/sink.js';
 
 /**
  * Collects records into an array in memory, for tests and small jobs.
  * Records of all subtasks land in the same array.
  */
-export class CollectSink<T> implements Sink<T> {
+export class CollectSink<T> implements CollectingSink<T> {
   readonly name = 'collect';
+  readonly collects = true;
   /** Keeps whatever arrives, changes included. */
   readonly accepts = 'retract';
   readonly values: T[] = [];
