@@ -39,7 +39,7 @@ export class PartitionTime<T> implements WatermarkOutput {
   }
 
   periodic(): void {
-    this.generator?.onPeriodicEmit(this);
+    this.generator?.onPeriodicEmit?.(this);
   }
 
   /**
