@@ -37,12 +37,17 @@ export function invalidTimestamp(
 }
 
 /**
- * Checks the event times a source stamped on a batch: each must be a safe
- * integer or {@link NO_TIMESTAMP} (not stamped). Call it once per batch from
- * sources that stamp records themselves; it costs a comparison per record.
- * Throws {@link invalidTimestamp} for the first bad one.
+ * Checks the event times a source stamped on a batch and returns the batch:
+ * each must be a safe integer or {@link NO_TIMESTAMP} (not stamped). Sources
+ * that stamp records themselves call it once per batch, as they hand it out;
+ * it costs a comparison per record. Throws {@link invalidTimestamp} for the
+ * first bad one.
  */
-export function checkTimestamps<T>(batch: RecordBatch<T>, operatorId: string, what: string): void {
+export function checkTimestamps<B extends RecordBatch<unknown>>(
+  batch: B,
+  operatorId: string,
+  what: string,
+): B {
   const { timestamps } = batch;
   for (let i = 0; i < timestamps.length; i++) {
     const t = timestamps[i]!;
@@ -50,4 +55,5 @@ export function checkTimestamps<T>(batch: RecordBatch<T>, operatorId: string, wh
       throw invalidTimestamp(operatorId, what, batch.values[i], t);
     }
   }
+  return batch;
 }

@@ -71,3 +71,11 @@ export function sourceTimeSpec<T>(
     idlenessMs: spec.idlenessMs,
   };
 }
+
+/**
+ * @internal What gave a Kafka source's records their event time, for the
+ * error that refuses one that is not a safe integer.
+ */
+export function stamper(assigner: TimestampAssigner<never> | undefined): string {
+  return assigner === undefined ? 'Kafka record timestamp is' : 'timestamp assigner returned';
+}
