@@ -10,13 +10,26 @@ export interface WatermarkOutput {
 }
 
 /**
- * Decides watermarks from the records seen. `onEvent` runs per record and may
- * emit (punctuated watermarks); `onPeriodicEmit` runs after every batch. Batches
- * of bounded sources have a fixed size, so watermarks are deterministic there.
+ * Decides watermarks from the records seen. One instance runs per subtask.
+ *
+ * - `onEvent` runs for every record. A watermark it emits takes effect at that
+ *   record's position (punctuated watermarks): the records before it, this one
+ *   included, go out first, then the watermark, then the rest of the batch.
+ * - `onPeriodicEmit`, if present, runs after every batch and, with
+ *   {@link WatermarkStrategy.withPeriodicInterval}, also on a processing-time
+ *   interval while no batch arrives. A generator without it is purely punctuated.
+ *
+ * Batches of bounded sources have a fixed size, so a generator whose watermark
+ * depends only on the records it has seen gives the same watermarks every run.
  */
 export interface WatermarkGenerator<T> {
   onEvent(value: T, timestamp: number, output: WatermarkOutput): void;
-  onPeriodicEmit(output: WatermarkOutput): void;
+  /**
+   * Emits the watermark the records seen so far allow. Called again without
+   * new records (from the interval timer) it should emit nothing new unless it
+   * reads processing time: that keeps bounded jobs deterministic.
+   */
+  onPeriodicEmit?(output: WatermarkOutput): void;
   /**
    * The generator's memory (e.g. the largest timestamp seen), for checkpoints:
    * a restored job then emits the watermarks the uninterrupted one would have.
@@ -56,6 +69,8 @@ export interface WatermarkStrategySpec<T> {
   readonly createGenerator: (() => WatermarkGenerator<T>) | undefined;
   readonly timestampAssigner: TimestampAssigner<T> | undefined;
   readonly idlenessMs: number | undefined;
+  /** Processing time between calls of `onPeriodicEmit` while the input is quiet; none when undefined. */
+  readonly periodicIntervalMs: number | undefined;
 }
 
 /**
@@ -76,6 +91,7 @@ export class WatermarkStrategy<T> {
       createGenerator: () => new BoundedOutOfOrdernessGenerator<T>(maxOutOfOrdernessMs),
       timestampAssigner: undefined,
       idlenessMs: undefined,
+      periodicIntervalMs: undefined,
     });
   }
 
@@ -90,6 +106,7 @@ export class WatermarkStrategy<T> {
       createGenerator,
       timestampAssigner: undefined,
       idlenessMs: undefined,
+      periodicIntervalMs: undefined,
     });
   }
 
@@ -99,9 +116,11 @@ export class WatermarkStrategy<T> {
       createGenerator: undefined,
       timestampAssigner: undefined,
       idlenessMs: undefined,
+      periodicIntervalMs: undefined,
     });
   }
 
+  /** Takes each record's event time from `assigner` instead of the timestamp its source attached. */
   withTimestampAssigner(assigner: TimestampAssigner<T>): WatermarkStrategy<T> {
     return new WatermarkStrategy<T>({ ...this.spec, timestampAssigner: assigner });
   }
@@ -116,6 +135,24 @@ export class WatermarkStrategy<T> {
       throw invalidArgument(`idleness timeout must be a positive number of ms, got ${ms}`);
     }
     return new WatermarkStrategy<T>({ ...this.spec, idlenessMs: ms });
+  }
+
+  /**
+   * Also calls the generator's `onPeriodicEmit` every `ms` of processing time
+   * while no batch arrives (Flink's auto-watermark interval), so a generator
+   * that reads the wall clock can advance event time on a quiet input. It is
+   * still called after every batch, as without an interval: on bounded input,
+   * where batches follow each other without pause, the timer only repeats the
+   * call the last batch made, and a generator that does not read processing
+   * time emits nothing new from it.
+   */
+  withPeriodicInterval(ms: number): WatermarkStrategy<T> {
+    if (!Number.isFinite(ms) || ms <= 0) {
+      throw invalidArgument(
+        `periodic watermark interval must be a positive number of ms, got ${ms}`,
+      );
+    }
+    return new WatermarkStrategy<T>({ ...this.spec, periodicIntervalMs: ms });
   }
 
   /** @internal */

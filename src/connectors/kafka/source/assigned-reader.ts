@@ -3,6 +3,7 @@ import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { PollStatus, SourceContext, SourceReader } from '../../../core/source.js';
+import { checkTimestamps } from '../../../core/timestamps.js';
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import {
@@ -21,7 +22,7 @@ import {
 import { reasonOf } from '../config.js';
 import { badRecordError, DeadLetters } from '../dead-letter.js';
 import { consumerRecord, forEachRecord, type KafkaConsumerRecord } from '../records.js';
-import { PartitionTime, type SourceTimeSpec, sourceTimeSpec } from './partition-time.js';
+import { PartitionTime, type SourceTimeSpec, sourceTimeSpec, stamper } from './partition-time.js';
 import { PendingOffsets } from './pending-offsets.js';
 import { ownerOf, type SourceConfig } from './source-options.js';
 
@@ -500,7 +501,11 @@ export class AssignedReader<T> implements SourceReader<T> {
     if (pendingFailure !== undefined) this.failure = pendingFailure;
     if (values.length > 0) {
       this.wake?.();
-      return { values, timestamps, keys: undefined };
+      return checkTimestamps(
+        { values, timestamps, keys: undefined },
+        this.context.operatorId,
+        stamper(assigner),
+      );
     }
     if (this.failure !== undefined) throw this.failure;
     if (this.config.bounded && this.order.every((p) => p.done)) return 'end';

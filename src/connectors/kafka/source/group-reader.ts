@@ -3,13 +3,14 @@ import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { PollStatus, SourceContext, SourceReader } from '../../../core/source.js';
+import { checkTimestamps } from '../../../core/timestamps.js';
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { newAdmin, newConsumer, topicsMatching } from '../client.js';
 import { reasonOf } from '../config.js';
 import { badRecordError, DeadLetters } from '../dead-letter.js';
 import type { KafkaConsumerRecord } from '../records.js';
-import { PartitionTime, type SourceTimeSpec, sourceTimeSpec } from './partition-time.js';
+import { PartitionTime, type SourceTimeSpec, sourceTimeSpec, stamper } from './partition-time.js';
 import { PendingOffsets } from './pending-offsets.js';
 import type { SourceConfig } from './source-options.js';
 
@@ -209,7 +210,11 @@ export class GroupReader<T> implements SourceReader<T> {
       this.paused = false;
       this.stream?.resume();
     }
-    return { values, timestamps, keys: undefined };
+    return checkTimestamps(
+      { values, timestamps, keys: undefined },
+      this.context.operatorId,
+      stamper(assigner),
+    );
   }
 
   available(): Promise<void> {

@@ -39,7 +39,7 @@ export class PartitionTime<T> implements WatermarkOutput {
   }
 
   periodic(): void {
-    this.generator?.onPeriodicEmit(this);
+    this.generator?.onPeriodicEmit?.(this);
   }
 
   /**
@@ -70,4 +70,12 @@ export function sourceTimeSpec<T>(
     createGenerator: spec.createGenerator,
     idlenessMs: spec.idlenessMs,
   };
+}
+
+/**
+ * @internal What gave a Kafka source's records their event time, for the
+ * error that refuses one that is not a safe integer.
+ */
+export function stamper(assigner: TimestampAssigner<never> | undefined): string {
+  return assigner === undefined ? 'Kafka record timestamp is' : 'timestamp assigner returned';
 }

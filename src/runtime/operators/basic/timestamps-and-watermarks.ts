@@ -1,7 +1,7 @@
 import { describeRecord, userFunctionFailed, WeirError } from '../../../core/errors.js';
 import { MAX_WATERMARK, MIN_WATERMARK } from '../../../core/messages.js';
 import { Operator, type SnapshotContext } from '../../../core/operator.js';
-import type { RecordBatch } from '../../../core/record-batch.js';
+import { NO_TIMESTAMP, type RecordBatch } from '../../../core/record-batch.js';
 import {
   decodeTime,
   encodeTime,
@@ -9,6 +9,7 @@ import {
   type OperatorSnapshot,
   type RestoredState,
 } from '../../../core/snapshot.js';
+import { invalidTimestamp } from '../../../core/timestamps.js';
 import type {
   TimestampAssigner,
   WatermarkGenerator,
@@ -16,10 +17,25 @@ import type {
   WatermarkStrategySpec,
 } from '../../../core/watermarks.js';
 
+/** Settings of a {@link TimestampsAndWatermarksOperator} that come from the job rather than the strategy. */
+export interface TimestampsAndWatermarksOptions {
+  /**
+   * The periodic watermark interval (ms of processing time) for strategies
+   * that set none with `withPeriodicInterval`: the environment's
+   * auto-watermark interval. Undefined: `onPeriodicEmit` runs after batches only.
+   */
+  readonly periodicIntervalMs?: number | undefined;
+}
+
 /**
  * Gives records their event time and generates watermarks, per subtask.
  * Upstream watermarks are replaced by this operator's own, except the final
  * one at end of input.
+ *
+ * A watermark the generator emits from `onEvent` splits the batch right after
+ * that record. `onPeriodicEmit` runs after every batch and, with a periodic
+ * interval, from a processing-time timer while no batch has arrived for that
+ * long. Event times must be safe integers.
  */
 export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implements WatermarkOutput {
   private generator: WatermarkGenerator<T> | undefined;
@@ -34,9 +50,17 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
   private flushedUpTo = 0;
   private position = 0;
 
-  constructor(private readonly spec: WatermarkStrategySpec<T>) {
+  private readonly periodicIntervalMs: number | undefined;
+  // Processing time of the last onPeriodicEmit call made by the timer.
+  private lastTimerEmit = 0;
+
+  constructor(
+    private readonly spec: WatermarkStrategySpec<T>,
+    options: TimestampsAndWatermarksOptions = {},
+  ) {
     super();
     this.assigner = spec.timestampAssigner;
+    this.periodicIntervalMs = spec.periodicIntervalMs ?? options.periodicIntervalMs;
   }
 
   private restored: { watermark: number; generator: Json } | undefined;
@@ -81,7 +105,14 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
       this.restored = undefined;
     }
     this.lastActivity = this.context.processingTime.clock.now();
+    this.lastTimerEmit = this.lastActivity;
     this.scheduleIdleCheck();
+    if (this.periodicIntervalMs !== undefined && this.generator?.onPeriodicEmit !== undefined) {
+      this.schedulePeriodicEmit(
+        this.periodicIntervalMs,
+        this.lastActivity + this.periodicIntervalMs,
+      );
+    }
   }
 
   processBatch(batch: RecordBatch<T>): void {
@@ -104,10 +135,12 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
           throw userFunctionFailed(this.context.operatorId, 'timestamp assigner', value, cause);
         }
       }
-      if (typeof ts !== 'number' || !Number.isFinite(ts)) throw this.invalidTimestamp(ts, value);
+      // Also refuses non-numbers, NaN and ±Infinity (NO_TIMESTAMP among them).
+      if (!Number.isSafeInteger(ts)) throw this.invalidTimestamp(ts, value);
       out[i] = ts;
-      this.position = i + 1;
       if (generator !== undefined) {
+        // A watermark emitted now goes out after this record (see emitWatermark).
+        this.position = i + 1;
         try {
           generator.onEvent(value, ts, this);
         } catch (cause) {
@@ -120,17 +153,23 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
     this.idle = false;
     this.lastActivity = this.context.processingTime.clock.now();
     this.scheduleIdleCheck();
-    generator?.onPeriodicEmit(this);
+    generator?.onPeriodicEmit?.(this);
   }
 
   private invalidTimestamp(ts: unknown, value: T): WeirError {
     const { operatorId } = this.context;
+    if (this.assigner !== undefined) {
+      return invalidTimestamp(operatorId, 'timestamp assigner returned', value, ts);
+    }
+    if (ts !== NO_TIMESTAMP) {
+      return invalidTimestamp(operatorId, 'source attached event time', value, ts);
+    }
     const record = describeRecord(value);
-    const message =
-      this.assigner === undefined
-        ? `operator '${operatorId}' received record ${record} without an event time; give the watermark strategy a timestamp assigner (withTimestampAssigner) or use a source that attaches timestamps`
-        : `timestamp assigner in operator '${operatorId}' returned ${typeof ts === 'number' ? String(ts) : describeRecord(ts)} for record ${record}; event time must be a finite number of epoch milliseconds`;
-    return new WeirError('INVALID_TIMESTAMP', message, { operatorId, record });
+    return new WeirError(
+      'INVALID_TIMESTAMP',
+      `operator '${operatorId}' received record ${record} without an event time; give the watermark strategy a timestamp assigner (withTimestampAssigner) or use a source that attaches timestamps`,
+      { operatorId, record },
+    );
   }
 
   /** Emits the scanned records not yet emitted, up to (excluding) index `end`. */
@@ -150,6 +189,7 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
     this.flushedUpTo = end;
   }
 
+  /** From the generator: lower watermarks are ignored; from `onEvent`, it follows that record. */
   emitWatermark(time: number): void {
     if (!(time > this.lastWatermark)) return;
     // A punctuated watermark follows exactly the records scanned so far.
@@ -159,6 +199,7 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
     this.output.emitWatermark(time);
   }
 
+  /** From the generator or upstream: downstream stops waiting for this subtask. */
   markIdle(): void {
     if (this.idle) return;
     this.idle = true;
@@ -185,6 +226,33 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
       if (this.lastWatermark === MAX_WATERMARK) return;
       if (now - this.lastActivity >= timeout) this.markIdle();
       else this.scheduleIdleCheck();
+    });
+  }
+
+  /**
+   * Calls `onPeriodicEmit` once `interval` has passed since the last call,
+   * counting the call after each batch. While batches flow the timer finds a
+   * recent call and only re-arms, so on bounded input it adds nothing. As with
+   * Flink's idleness, a stream idle by timeout gets no periodic calls.
+   */
+  private schedulePeriodicEmit(interval: number, at: number): void {
+    this.context.processingTime.schedule(at, () => {
+      if (this.lastWatermark === MAX_WATERMARK) return;
+      const now = this.context.processingTime.clock.now();
+      const timeout = this.spec.idlenessMs;
+      if (timeout !== undefined && now - this.lastActivity >= timeout) {
+        this.schedulePeriodicEmit(interval, now + interval);
+        return;
+      }
+      if (now - Math.max(this.lastActivity, this.lastTimerEmit) >= interval) {
+        this.lastTimerEmit = now;
+        this.generator?.onPeriodicEmit?.(this);
+      }
+      // Strictly after now: the last call was less than `interval` ago.
+      this.schedulePeriodicEmit(
+        interval,
+        Math.max(this.lastActivity, this.lastTimerEmit) + interval,
+      );
     });
   }
 }

@@ -1,0 +1,59 @@
+import { describeRecord, WeirError } from './errors.js';
+import { NO_TIMESTAMP, type RecordBatch } from './record-batch.js';
+
+/**
+ * Whether `time` can be an event time: a whole number of epoch milliseconds
+ * within ±`Number.MAX_SAFE_INTEGER`. Beyond that range neighbouring
+ * milliseconds collapse into one double, so window ends (`end - 1`) and
+ * watermark comparisons (`t <= W`) would silently be wrong.
+ */
+export function isEventTime(time: unknown): time is number {
+  return Number.isSafeInteger(time);
+}
+
+/** Renders a bad timestamp for a message: `NaN`, `Infinity`, `1.5`, or a non-number as data. */
+function renderTime(time: unknown): string {
+  return typeof time === 'number' ? String(time) : describeRecord(time);
+}
+
+/**
+ * The `INVALID_TIMESTAMP` error for a record whose event time `time` is not a
+ * safe integer. `what` says who produced it and is followed by the value, e.g.
+ * "timestamp assigner returned" or "source attached event time", so the
+ * message points at what to fix.
+ */
+export function invalidTimestamp(
+  operatorId: string,
+  what: string,
+  record: unknown,
+  time: unknown,
+): WeirError {
+  const shown = describeRecord(record);
+  return new WeirError(
+    'INVALID_TIMESTAMP',
+    `${what} ${renderTime(time)} for record ${shown} in operator '${operatorId}'; event time must be an integer number of epoch milliseconds between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
+    { operatorId, record: shown },
+  );
+}
+
+/**
+ * Checks the event times a source stamped on a batch and returns the batch:
+ * each must be a safe integer or {@link NO_TIMESTAMP} (not stamped). Sources
+ * that stamp records themselves call it once per batch, as they hand it out;
+ * it costs a comparison per record. Throws {@link invalidTimestamp} for the
+ * first bad one.
+ */
+export function checkTimestamps<B extends RecordBatch<unknown>>(
+  batch: B,
+  operatorId: string,
+  what: string,
+): B {
+  const { timestamps } = batch;
+  for (let i = 0; i < timestamps.length; i++) {
+    const t = timestamps[i]!;
+    if (!Number.isSafeInteger(t) && t !== NO_TIMESTAMP) {
+      throw invalidTimestamp(operatorId, what, batch.values[i], t);
+    }
+  }
+  return batch;
+}
