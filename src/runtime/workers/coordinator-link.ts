@@ -30,7 +30,7 @@ export class CoordinatorLink implements ExecutorDriver, CheckpointListener {
 
   constructor(
     private readonly parent: MessagePort,
-    private readonly links: readonly PeerChannels[],
+    private readonly peers: readonly PeerChannels[],
     private readonly tasks: readonly Task[],
     slots: readonly number[],
     private readonly wakeup: Wakeup,
@@ -123,9 +123,9 @@ export class CoordinatorLink implements ExecutorDriver, CheckpointListener {
       progressed = true;
     }
     this.reportStates();
-    for (const link of this.links) {
-      link.flush();
-      if (link.poll()) progressed = true;
+    for (const peer of this.peers) {
+      peer.flush();
+      if (peer.poll()) progressed = true;
     }
     return progressed;
   }
@@ -153,19 +153,19 @@ export class CoordinatorLink implements ExecutorDriver, CheckpointListener {
 
   wakeUp(): Promise<void> {
     // The executor is about to wait: nothing held back may be what the peer waits for.
-    for (const link of this.links) link.flush(true);
+    for (const peer of this.peers) peer.flush(true);
     return this.wakeup.wait();
   }
 
   async drain(): Promise<void> {
     await this.notifications;
-    for (const link of this.links) link.flush(true);
+    for (const peer of this.peers) peer.flush(true);
   }
 
   /** All local tasks finished: the main thread takes the final checkpoint, then says close. */
   async finalCheckpoint(): Promise<void> {
     this.reportStates();
-    for (const link of this.links) link.flush(true);
+    for (const peer of this.peers) peer.flush(true);
     this.post({ t: 'finished' });
     await this.closing;
     await this.notifications;
