@@ -16,12 +16,7 @@ import { invalidArgument, WeirError } from '../core/errors.js';
 import { DEFAULT_MAX_PARALLELISM } from '../core/key-groups.js';
 import type { Source } from '../core/source.js';
 import type { WatermarkStrategy } from '../core/watermarks.js';
-import {
-  type HttpEndpoint,
-  type MetricsOptions,
-  startMetricsServer,
-} from '../metrics/metrics-server.js';
-import { MetricRegistry, type MetricSample } from '../metrics/registry.js';
+import type { MetricsOptions } from '../metrics/metrics-server.js';
 import { LogicalGraph } from '../plan/logical-graph.js';
 import { buildPhysicalPlan, type PhysicalPlan } from '../plan/physical-plan.js';
 import {
@@ -29,23 +24,13 @@ import {
   type CheckpointOptions,
   checkpointConfig,
 } from '../runtime/checkpoint/checkpoint-config.js';
-import {
-  CheckpointCoordinator,
-  type CheckpointedOperator,
-  InputEndedError,
-} from '../runtime/checkpoint/checkpoint-coordinator.js';
-import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
-import {
-  LocalCheckpointStorage,
-  readCheckpoint,
-} from '../runtime/checkpoint/checkpoint-storage.js';
-import { checkCompatibility } from '../runtime/checkpoint/restore.js';
-import { buildTasks } from '../runtime/execution/build-tasks.js';
-import { LocalExecutor } from '../runtime/execution/executor.js';
-import { JobMonitor } from '../runtime/job/job-monitor.js';
-import type { Task } from '../runtime/task/task.js';
-import { ProcessingTimeScheduler } from '../runtime/task/timers.js';
-import { WorkerJob } from '../runtime/workers/worker-job.js';
+import type {
+  ExecuteOptions,
+  JobClient,
+  JobResult,
+  RestartStrategy,
+} from '../runtime/job/job-client.js';
+import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
 import { changelogApi } from './changelog-stream.js';
 import { DataStream, type StreamBuilder } from './data-stream.js';
@@ -93,78 +78,13 @@ export interface EnvironmentOptions {
   readonly restartStrategy?: RestartStrategy;
 }
 
-/**
- * What happens when a job fails. `fixed-delay`: wait `delayMs`, then start
- * again from the latest completed checkpoint (or from where the job was first
- * started, if none completed yet), at most `attempts` times in all.
- */
-export type RestartStrategy =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'fixed-delay'; readonly attempts: number; readonly delayMs: number };
-
-export interface SavepointOptions {
-  /**
-   * The caller will stop the job after this savepoint: the job halts at its
-   * barrier (sources emit nothing more, tasks stop once it passed them) and
-   * no checkpoint follows, so nothing is emitted or committed past it and
-   * resuming from it is exact. The job stays halted until it is cancelled
-   * (or resumes running if the savepoint fails).
-   */
-  readonly final?: boolean;
-}
-
-/** How to start a job. */
-export interface ExecuteOptions {
-  /**
-   * Restore from this checkpoint or savepoint directory, or from the newest
-   * checkpoint in the configured checkpoint directory (`'latest'`; a fresh
-   * start if there is none).
-   */
-  readonly restoreFrom?: string;
-  /** Start even if the checkpoint holds state of operators the job no longer has (that state is dropped). */
-  readonly allowNonRestoredState?: boolean;
-}
-
-/** The outcome of a job run. */
-export interface JobResult {
-  readonly jobName: string;
-  readonly status: 'finished' | 'cancelled';
-  readonly durationMs: number;
-  readonly metrics: readonly MetricSample[];
-  /** Sum of a metric over all operators and subtasks. */
-  metric(name: string, labels?: Readonly<Record<string, string>>): number;
-}
-
-/** A running job. */
-export interface JobClient {
-  readonly jobName: string;
-  /** Resolves when the job finishes or is cancelled; rejects if it fails. */
-  readonly result: Promise<JobResult>;
-  /** Live metrics of the running job. */
-  readonly metrics: MetricRegistry;
-  /** Unique id of this run of the job (used by the REST API). */
-  readonly jobId: string;
-  /** Status, job graph, checkpoint history and exceptions of the job. */
-  readonly monitor: JobMonitor;
-  /** Stops the job (pending windows are not fired) and waits until it has stopped. */
-  cancel(): Promise<JobResult>;
-  /**
-   * Takes a savepoint of the running job into `directory` (a portable,
-   * self-contained checkpoint for restarts, upgrades and rescaling) and
-   * resolves with its path. Two-phase-commit sinks commit up to it.
-   */
-  triggerSavepoint(directory: string, options?: SavepointOptions): Promise<string>;
-  /**
-   * Stops the job at a savepoint and resolves with its path. Sources emit
-   * nothing after the savepoint's barrier and every task halts once the
-   * barrier has passed it, so the job's output (in every sink, two-phase or
-   * not) ends exactly at the savepoint; sinks commit, then the job ends as
-   * cancelled. Resuming from the savepoint neither repeats nor loses records.
-   * Fails (and the job goes on) if the savepoint fails; fails once the job
-   * has finished if its input ran out before the savepoint could start.
-   */
-  stopWithSavepoint(directory: string): Promise<string>;
-}
+export type {
+  ExecuteOptions,
+  JobClient,
+  JobResult,
+  RestartStrategy,
+  SavepointOptions,
+} from '../runtime/job/job-client.js';
 
 /**
  * Where a job is described and from where it runs. Create sources on it,
@@ -326,277 +246,51 @@ export class StreamEnvironment implements StreamBuilder {
   executeAsync(jobName = 'weir job', options: ExecuteOptions = {}): JobClient {
     if (this.running)
       throw new WeirError('INVALID_JOB', 'this environment is already running a job');
-    const plan = this.plan();
-    const metrics = new MetricRegistry();
-    const monitor = new JobMonitor({ jobName, plan, metrics });
-    const metricsPort = this.metricsOptions.port;
-    let endpoint: HttpEndpoint | undefined;
-    let executor: LocalExecutor | undefined;
-    let coordinator: CheckpointCoordinator | undefined;
-    const savepointWaiters: {
-      resolve: (c: CheckpointCoordinator) => void;
-      reject: (e: unknown) => void;
-    }[] = [];
-    /** How the job ended, once it has: savepoints can no longer be taken. */
-    let ended: 'finished' | 'cancelled' | 'failed' | undefined;
-    const coordinatorReady = () =>
-      ended !== undefined
-        ? Promise.reject(new WeirError('INVALID_JOB', `job '${jobName}' is no longer running`))
-        : coordinator !== undefined
-          ? Promise.resolve(coordinator)
-          : new Promise<CheckpointCoordinator>((resolve, reject) =>
-              savepointWaiters.push({ resolve, reject }),
-            );
-    let cancelled = false;
+    const runner = new JobRunner(this.plan(), this.jobSettings(jobName));
     this.running = true;
-    const started = performance.now();
-    let workerJob: WorkerJob | undefined;
-    /** One attempt at running the job, from `restorePath` (or from scratch). */
-    const attempt = async (restorePath: string | undefined): Promise<JobResult> => {
-      const restore = await this.loadRestore(plan, { ...options, restoreFrom: restorePath });
-      const storage =
-        this.checkpointing === undefined
-          ? undefined
-          : (this.checkpointing.storage ??
-            new LocalCheckpointStorage(this.checkpointing.directory));
-      /** The checkpoint coordinator of this attempt; savepoint requests waiting for it get it. */
-      const coordinate = (tasks: readonly Task[]): CheckpointCoordinator => {
-        const c = new CheckpointCoordinator(
-          this.checkpointing,
-          storage,
-          tasks,
-          checkpointedOperators(plan),
-          jobName,
-          this.maxParallelism,
-          this.clock,
-          metrics.group({ job: jobName }),
-          restore?.checkpointId,
-        );
-        for (const waiter of savepointWaiters.splice(0)) waiter.resolve(c);
-        return c;
-      };
-      const workers = this.workerCount;
-      if (workers !== undefined) {
-        const job = new WorkerJob(
-          {
-            entry: new URL(
-              `./job-module/worker-entry.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
-              import.meta.url,
-            ),
-            // The main thread has loaded the module already: workers need the alias only if it did.
-            aliasWeir: weirAliasUsed(),
-            modulePath: this.jobModule!.path,
-            args: this.jobModule!.args,
-            jobName,
-            workers,
-            plan,
-            setup: {
-              options: {
-                parallelism: this.parallelism,
-                maxParallelism: this.maxParallelism,
-                batchSize: this.batchSize,
-                channelCapacity: this.channelCapacity,
-                chaining: this.chaining,
-                localAggregation: this.localAggregation,
-                ...(this.stateBackend === undefined ? {} : { stateBackend: this.stateBackend }),
-                instrumentation: this.metricsOptions.instrumentation ?? true,
-              },
-              restore,
-            },
-          },
-          metrics,
-        );
-        workerJob = job;
-        coordinator = coordinate(job.tasks);
-        if (cancelled) job.stop();
-        const outcome = await job.run(coordinator, monitor);
-        return jobResult(
-          jobName,
-          outcome === 'finished' ? 'finished' : 'cancelled',
-          started,
-          metrics,
-        );
-      }
-      const timers = new ProcessingTimeScheduler(this.clock);
-      const tasks = buildTasks(plan, {
-        jobName,
-        batchSize: this.batchSize,
-        channelCapacity: this.channelCapacity,
-        clock: this.clock,
-        timers,
-        metrics,
-        ...(this.stateBackend === undefined ? {} : { stateBackend: this.stateBackend }),
-        ...(restore === undefined ? {} : { restoreFrom: restore }),
-        instrumentation: this.metricsOptions.instrumentation ?? true,
-      });
-      coordinator = coordinate(tasks);
-      monitor.started(tasks);
-      executor = new LocalExecutor(tasks, timers, coordinator);
-      if (cancelled) executor.stop();
-      const outcome = await executor.run();
-      return jobResult(
-        jobName,
-        outcome === 'finished' ? 'finished' : 'cancelled',
-        started,
-        metrics,
-      );
+    const client = runner.start(options);
+    const done = () => {
+      this.running = false;
     };
-    const run = async (): Promise<JobResult> => {
-      if (metricsPort !== undefined) {
-        const { host } = this.metricsOptions;
-        endpoint = await startMetricsServer(
-          { port: metricsPort, ...(host === undefined ? {} : { host }) },
-          () => [metrics],
-        );
-        monitor.metricsUrl = `${endpoint.url}/metrics`;
-      }
-      let restorePath = options.restoreFrom;
-      for (let failures = 0; ; failures++) {
-        try {
-          return await attempt(restorePath);
-        } catch (error) {
-          const strategy = this.restartStrategy;
-          if (cancelled || strategy.kind === 'none' || failures >= strategy.attempts) throw error;
-          monitor.recordException(error, false);
-          monitor.restarted();
-          coordinator = undefined;
-          await new Promise((resolve) => setTimeout(resolve, strategy.delayMs));
-          if (cancelled) throw error;
-          // From the newest checkpoint the failed attempt (or an earlier one) completed.
-          const latest =
-            this.checkpointing === undefined
-              ? undefined
-              : await (
-                  this.checkpointing.storage ??
-                  new LocalCheckpointStorage(this.checkpointing.directory)
-                ).latest();
-          if (latest !== undefined) restorePath = latest;
-        }
-      }
-    };
-    const result = run()
-      .then(
-        (r) => {
-          ended = r.status;
-          monitor.ended(r.status);
-          return r;
-        },
-        (error: unknown) => {
-          ended = 'failed';
-          monitor.ended('failed', error);
-          throw error;
-        },
-      )
-      .finally(() => {
-        // A savepoint asked for while the job was starting or finishing can no longer be taken.
-        const ended = new WeirError('INVALID_JOB', `job '${jobName}' is no longer running`);
-        for (const waiter of savepointWaiters.splice(0)) waiter.reject(ended);
-        coordinator?.rejectPendingSavepoints(ended);
-      })
-      .finally(async () => {
-        this.running = false;
-        await endpoint?.close();
-      });
+    client.result.then(done, done);
+    return client;
+  }
+
+  /** How the job runs besides its plan: on this thread, or on workers that rebuild the plan. */
+  private jobSettings(jobName: string): JobSettings {
+    const workers = this.workerCount;
     return {
       jobName,
-      result,
-      metrics,
-      jobId: monitor.jobId,
-      monitor,
-      cancel: async () => {
-        cancelled = true;
-        executor?.stop();
-        workerJob?.stop();
-        return result;
-      },
-      triggerSavepoint: async (directory: string, options?: { final?: boolean }) => {
-        const c = await coordinatorReady();
-        monitor.checkpoints.savepointRequested();
-        return c.requestSavepoint(new LocalCheckpointStorage(directory), options?.final ?? false);
-      },
-      stopWithSavepoint: async (directory: string) => {
-        let path: string;
-        try {
-          const c = await coordinatorReady();
-          monitor.checkpoints.savepointRequested();
-          // The job halts at this savepoint's barrier: its output ends exactly there.
-          path = await c.requestSavepoint(new LocalCheckpointStorage(directory), true);
-        } catch (error) {
-          if (!(error instanceof InputEndedError) && ended !== 'finished') throw error;
-          // The input ran out before the savepoint's barrier could be sent:
-          // the job finishes by itself, with all its output committed.
-          await result;
-          throw new WeirError(
-            'INVALID_JOB',
-            `job '${jobName}' finished its input before it could stop; no savepoint was taken`,
-            { cause: error },
-          );
-        }
-        cancelled = true;
-        executor?.stop();
-        workerJob?.stop();
-        const outcome = await result;
-        if (outcome.status === 'finished') {
-          // Cannot happen while tasks halt at the barrier; a savepoint older
-          // than committed output must never be resumed from, so say so.
-          throw new WeirError(
-            'INVALID_JOB',
-            `job '${jobName}' finished its input before it could stop; savepoint ${path} is older than its final state and must not be resumed from`,
-          );
-        }
-        return path;
-      },
+      checkpointing: this.checkpointing,
+      restartStrategy: this.restartStrategy,
+      clock: this.clock,
+      metrics: this.metricsOptions,
+      stateBackend: this.stateBackend,
+      batchSize: this.batchSize,
+      channelCapacity: this.channelCapacity,
+      deployment:
+        workers === undefined
+          ? { kind: 'this-thread' }
+          : {
+              kind: 'worker-threads',
+              workers,
+              entry: new URL(
+                `./job-module/worker-entry.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
+                import.meta.url,
+              ),
+              // The main thread has loaded the module already: workers need the alias only if it did.
+              aliasWeir: weirAliasUsed(),
+              modulePath: this.jobModule!.path,
+              args: this.jobModule!.args,
+              planOptions: {
+                parallelism: this.parallelism,
+                maxParallelism: this.maxParallelism,
+                chaining: this.chaining,
+                localAggregation: this.localAggregation,
+              },
+            },
     };
   }
-
-  private async loadRestore(
-    plan: PhysicalPlan,
-    options: ExecuteOptions,
-  ): Promise<CheckpointData | undefined> {
-    let path = options.restoreFrom;
-    if (path === undefined) return undefined;
-    if (path === 'latest') {
-      if (this.checkpointing === undefined) {
-        throw new WeirError('INVALID_JOB', "restoreFrom 'latest' needs checkpointing configured");
-      }
-      path = await (
-        this.checkpointing.storage ?? new LocalCheckpointStorage(this.checkpointing.directory)
-      ).latest();
-      if (path === undefined) return undefined;
-    }
-    const checkpoint = await readCheckpoint(path);
-    checkCompatibility(
-      checkpoint,
-      checkpointedOperators(plan),
-      this.maxParallelism,
-      options.allowNonRestoredState ?? false,
-    );
-    return checkpoint;
-  }
-}
-
-function checkpointedOperators(plan: PhysicalPlan): CheckpointedOperator[] {
-  return plan.vertices.map((v) => ({
-    uid: v.operatorId,
-    name: v.name,
-    parallelism: v.parallelism,
-    isSource: v.kind === 'source',
-  }));
-}
-
-function jobResult(
-  jobName: string,
-  status: 'finished' | 'cancelled',
-  started: number,
-  registry: MetricRegistry,
-): JobResult {
-  return {
-    jobName,
-    status,
-    durationMs: performance.now() - started,
-    metrics: registry.snapshot(),
-    metric: (name, labels) => registry.total(name, labels),
-  };
 }
 
 function positiveInt(name: string, n: number): number {

@@ -4,12 +4,13 @@
  * exceptions. Pure reads of the job's monitor and registry, done on the
  * job's thread between steps, so every document is a consistent snapshot.
  */
-import type { JobClient } from '../api/environment.js';
+
 import { BYTES_METRICS } from '../metrics/connector-metrics.js';
 import { estimateQuantile } from '../metrics/histogram.js';
 import type { MetricRegistry } from '../metrics/registry.js';
 import { OPERATOR_METRICS } from '../runtime/instrumentation/operator-probe.js';
 import type { CheckpointCounts, CheckpointEntry } from '../runtime/job/checkpoint-history.js';
+import type { JobClient } from '../runtime/job/job-client.js';
 import type { JobGraph } from '../runtime/job/job-graph.js';
 import type { ExceptionEntry, JobStatus } from '../runtime/job/job-monitor.js';
 

@@ -15,13 +15,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { JobClient } from '../api/environment.js';
 import {
   DEFAULT_METRICS_HOST,
   type HttpEndpoint,
   listen,
   serveMetrics,
 } from '../metrics/metrics-server.js';
+import type { JobClient } from '../runtime/job/job-client.js';
 import {
   jobCheckpoints,
   jobDetails,

@@ -3,7 +3,7 @@ import type { StreamMessage } from '../../core/messages.js';
 /**
  * Either end of a channel: the producer pushes and asks for room, the consumer
  * shifts. Within a thread both ends are one {@link Channel}; between worker
- * threads each end is its own object (see `runtime/workers/peer-link.ts`).
+ * threads each end is its own object (see `runtime/workers/peer-channels.ts`).
  */
 export interface ChannelEnd<T> {
   hasRoom(): boolean;

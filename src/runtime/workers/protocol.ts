@@ -76,6 +76,7 @@ export interface CollectedRecords {
   readonly timestamps: number[];
 }
 
+/** Reports and replies from a worker to the main thread. */
 export type FromWorker =
   | { readonly t: 'started'; readonly slots: readonly number[] }
   | {
@@ -104,6 +105,7 @@ export type FromWorker =
       readonly collected: CollectedRecords[];
     };
 
+/** An error as a worker sends it: plain data, with its code, operator, record and causes. */
 export function serializeError(error: unknown): SerializedError {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
   const e = error as Error & Partial<Record<'code' | 'domain' | 'operatorId' | 'record', string>>;

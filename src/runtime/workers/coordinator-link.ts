@@ -1,17 +1,19 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ExecutorDriver } from '../execution/executor.js';
 import { type CheckpointListener, SourceTask, type Task, type TaskSnapshot } from '../task/task.js';
-import type { PeerLink, Wakeup } from './peer-link.js';
+import type { PeerChannels } from './peer-channels.js';
 import type { FromWorker, ToWorker } from './protocol.js';
+import type { Wakeup } from './wakeup.js';
 
 /**
- * A worker's side of the job: drives checkpoints of its tasks on behalf of
- * the coordinator on the main thread (barriers are injected at its sources
- * when asked, snapshots are sent back), flushes the links to the other
- * workers once per executor round, and tells the main thread when its tasks
- * have finished.
+ * A worker's link to the checkpoint coordinator on the main thread, and the
+ * driver of the worker's executor: it drives checkpoints of the worker's
+ * tasks on the coordinator's behalf (barriers are injected at its sources
+ * when asked, snapshots are sent back), answers the main thread's commands,
+ * flushes the channels to the other workers once per executor round, and
+ * tells the main thread when its tasks have finished.
  */
-export class WorkerAgent implements ExecutorDriver, CheckpointListener {
+export class CoordinatorLink implements ExecutorDriver, CheckpointListener {
   failure: unknown;
   private readonly triggers: { slot: number; id: number; savepoint: boolean; stop: boolean }[] = [];
   private readonly sourceStates = new Map<number, string>();
@@ -23,12 +25,12 @@ export class WorkerAgent implements ExecutorDriver, CheckpointListener {
   private readonly closing = new Promise<void>((resolve) => {
     this.closeRequested = resolve;
   });
-  /** Set by the worker entry: stops the executor at its next step. */
+  /** Set by the worker's main loop: stops the executor at its next step. */
   onStop: (() => void) | undefined;
 
   constructor(
     private readonly parent: MessagePort,
-    private readonly links: readonly PeerLink[],
+    private readonly peers: readonly PeerChannels[],
     private readonly tasks: readonly Task[],
     slots: readonly number[],
     private readonly wakeup: Wakeup,
@@ -121,9 +123,9 @@ export class WorkerAgent implements ExecutorDriver, CheckpointListener {
       progressed = true;
     }
     this.reportStates();
-    for (const link of this.links) {
-      link.flush();
-      if (link.poll()) progressed = true;
+    for (const peer of this.peers) {
+      peer.flush();
+      if (peer.poll()) progressed = true;
     }
     return progressed;
   }
@@ -151,19 +153,19 @@ export class WorkerAgent implements ExecutorDriver, CheckpointListener {
 
   wakeUp(): Promise<void> {
     // The executor is about to wait: nothing held back may be what the peer waits for.
-    for (const link of this.links) link.flush(true);
+    for (const peer of this.peers) peer.flush(true);
     return this.wakeup.wait();
   }
 
   async drain(): Promise<void> {
     await this.notifications;
-    for (const link of this.links) link.flush(true);
+    for (const peer of this.peers) peer.flush(true);
   }
 
   /** All local tasks finished: the main thread takes the final checkpoint, then says close. */
   async finalCheckpoint(): Promise<void> {
     this.reportStates();
-    for (const link of this.links) link.flush(true);
+    for (const peer of this.peers) peer.flush(true);
     this.post({ t: 'finished' });
     await this.closing;
     await this.notifications;

@@ -3,6 +3,7 @@ import { END_MESSAGE, IDLE_MESSAGE, type StreamMessage } from '../../core/messag
 import type { RecordBatch } from '../../core/record-batch.js';
 import type { ChannelEnd } from '../task/channel.js';
 import { decodeBatch, type EncodedBatch, encodeBatch } from '../transport/index.js';
+import type { Wakeup } from './wakeup.js';
 
 /**
  * How batches cross threads: typed-array columns transferred (moved, not
@@ -15,6 +16,7 @@ export interface BatchCodec {
   decode(encoded: EncodedBatch): RecordBatch<unknown>;
 }
 
+/** The codec workers use: columns of typed arrays, their buffers transferred. */
 export const columnarCodec: BatchCodec = {
   encode(batch) {
     const encoded = encodeBatch(batch);
@@ -47,43 +49,14 @@ export function channelId(edge: number, from: number, to: number): string {
   return `${edge}/${from}/${to}`;
 }
 
-/**
- * Wakes a thread's executor when a message from another thread arrives
- * (data, credits, commands), so it waits on events rather than polling.
- */
-export class Wakeup {
-  private waiting: (() => void) | undefined;
-  private pending = false;
-
-  notify(): void {
-    this.pending = true;
-    const w = this.waiting;
-    this.waiting = undefined;
-    w?.();
-  }
-
-  wait(): Promise<void> {
-    if (this.pending) {
-      this.pending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      this.waiting = () => {
-        this.pending = false;
-        resolve();
-      };
-    });
-  }
-}
-
 /** Post at least this often while the executor is busy (ms): bounds the delay a queue adds. */
 const POST_INTERVAL_MS = 1;
 /** Post as soon as this many batches are queued. */
 const POST_BATCHES = 4;
 
 /**
- * One worker's end of the port to another worker, carrying every channel
- * between them. Outgoing messages are queued and posted together: when the
+ * The channels between this worker and one other worker, all carried by one
+ * message port (this object is this worker's end of it). Outgoing messages are queued and posted together: when the
  * executor is about to wait (nothing else can happen before the peer
  * answers), when a few batches are queued, when a barrier, idle mark or end
  * is queued, or a millisecond after the last post. A post costs tens of
@@ -96,7 +69,7 @@ const POST_BATCHES = 4;
  * batch off its queue; so at most `capacity` batches per channel are in
  * flight or queued, whatever the speed difference between the threads.
  */
-export class PeerLink {
+export class PeerChannels {
   private outbox: WireMessage[] = [];
   private transfer: ArrayBuffer[] = [];
   /** Per channel, the index in the outbox of its last message if that is a watermark. */
@@ -258,7 +231,7 @@ class RemoteSender implements ChannelEnd<unknown> {
   private keys: unknown[] | undefined;
 
   constructor(
-    private readonly link: PeerLink,
+    private readonly link: PeerChannels,
     private readonly ch: string,
     private readonly capacity: number,
   ) {}
@@ -345,7 +318,7 @@ class RemoteReceiver implements ChannelEnd<unknown> {
   }
 
   constructor(
-    private readonly link: PeerLink,
+    private readonly link: PeerChannels,
     private readonly ch: string,
   ) {}
 

@@ -1,0 +1,360 @@
+import type { Clock } from '../../core/clock.js';
+import { WeirError } from '../../core/errors.js';
+import {
+  type HttpEndpoint,
+  type MetricsOptions,
+  startMetricsServer,
+} from '../../metrics/metrics-server.js';
+import { MetricRegistry } from '../../metrics/registry.js';
+import type { StateBackendOptions } from '../../state/create-backend.js';
+import type { CheckpointConfig } from '../checkpoint/checkpoint-config.js';
+import {
+  CheckpointCoordinator,
+  type CheckpointedOperator,
+  InputEndedError,
+} from '../checkpoint/checkpoint-coordinator.js';
+import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
+import {
+  type CheckpointStorage,
+  LocalCheckpointStorage,
+  readCheckpoint,
+} from '../checkpoint/checkpoint-storage.js';
+import { checkCompatibility } from '../checkpoint/restore.js';
+import type { ExecutionPlan } from '../execution/execution-plan.js';
+import { ThreadedAttempt, type WorkerThreadsDeployment } from '../workers/threaded-attempt.js';
+import type { JobAttempt } from './job-attempt.js';
+import type {
+  ExecuteOptions,
+  JobClient,
+  JobResult,
+  RestartStrategy,
+  SavepointOptions,
+} from './job-client.js';
+import { JobMonitor } from './job-monitor.js';
+import { isEnded, type JobEvent, type JobState, nextState, restartDelayMs } from './job-state.js';
+import { LocalAttempt } from './local-attempt.js';
+
+/** Where a job's subtasks run: all on this thread, or spread over worker threads. */
+export type Deployment = { readonly kind: 'this-thread' } | WorkerThreadsDeployment;
+
+/** Everything about running a job besides its plan. */
+export interface JobSettings {
+  readonly jobName: string;
+  /** Periodic checkpoints; undefined when only savepoints are taken. */
+  readonly checkpointing: CheckpointConfig | undefined;
+  readonly restartStrategy: RestartStrategy;
+  /** Processing time of the checkpoint coordinator and of tasks on this thread. */
+  readonly clock: Clock;
+  /** The Prometheus endpoint (when `port` is set) and whether tasks are instrumented. */
+  readonly metrics: MetricsOptions;
+  readonly stateBackend: StateBackendOptions | undefined;
+  /** Records per batch read by bounded sources. */
+  readonly batchSize: number;
+  /** Batches buffered per channel between tasks. */
+  readonly channelCapacity: number;
+  readonly deployment: Deployment;
+}
+
+/** A savepoint request made while no checkpoint coordinator runs (starting or restarting). */
+interface CoordinatorWaiter {
+  resolve(coordinator: CheckpointCoordinator): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Runs one job from an {@link ExecutionPlan}: it makes attempts (tasks on
+ * this thread or on worker threads, a checkpoint coordinator each), restarts
+ * after failures as the restart strategy allows, takes savepoints, cancels,
+ * and serves the job's metrics while it runs. Its state ({@link JobState})
+ * changes only through {@link nextState}; the client's methods act on it.
+ */
+export class JobRunner {
+  private state: JobState = 'created';
+  private readonly metrics = new MetricRegistry();
+  private readonly monitor: JobMonitor;
+  /** The current attempt's coordinator; undefined while an attempt is being built. */
+  private coordinator: CheckpointCoordinator | undefined;
+  private attempt: JobAttempt | undefined;
+  private readonly waiters: CoordinatorWaiter[] = [];
+  /** Ends the wait before a restart early (the job was cancelled meanwhile). */
+  private interruptRestartDelay: (() => void) | undefined;
+  private endpoint: HttpEndpoint | undefined;
+  private startedAt = 0;
+  private client: JobClient | undefined;
+
+  constructor(
+    private readonly plan: ExecutionPlan,
+    private readonly settings: JobSettings,
+  ) {
+    this.monitor = new JobMonitor({ jobName: settings.jobName, plan, metrics: this.metrics });
+  }
+
+  /** Where the job is in its life. */
+  get jobState(): JobState {
+    return this.state;
+  }
+
+  /** Starts the job (once) and returns its client. */
+  start(options: ExecuteOptions = {}): JobClient {
+    if (this.client !== undefined)
+      throw new WeirError('INVALID_JOB', `job '${this.settings.jobName}' was started already`);
+    const { jobName } = this.settings;
+    this.startedAt = performance.now();
+    const result = this.run(options)
+      .then(
+        (r) => {
+          this.transition({
+            kind: 'ended',
+            outcome: r.status === 'finished' ? 'finished' : 'stopped',
+          });
+          this.monitor.ended(r.status);
+          return r;
+        },
+        (error: unknown) => {
+          this.transition({ kind: 'failed', restart: false });
+          this.monitor.ended('failed', error);
+          throw error;
+        },
+      )
+      .finally(() => {
+        // A savepoint asked for while the job was starting or finishing can no longer be taken.
+        const ended = this.noLongerRunning();
+        for (const waiter of this.waiters.splice(0)) waiter.reject(ended);
+        this.coordinator?.rejectPendingSavepoints(ended);
+      })
+      .finally(() => this.endpoint?.close());
+    const client: JobClient = {
+      jobName,
+      result,
+      metrics: this.metrics,
+      jobId: this.monitor.jobId,
+      monitor: this.monitor,
+      cancel: async () => {
+        this.stop();
+        return result;
+      },
+      triggerSavepoint: (directory, options) => this.triggerSavepoint(directory, options),
+      stopWithSavepoint: (directory) => this.stopWithSavepoint(directory, result),
+    };
+    this.client = client;
+    return client;
+  }
+
+  private transition(event: JobEvent): void {
+    this.state = nextState(this.state, event);
+  }
+
+  /** Cancels the job, or stops it after its stop's savepoint: it ends as cancelled. */
+  private stop(): void {
+    this.transition({ kind: 'stop' });
+    this.attempt?.stop();
+    this.interruptRestartDelay?.();
+  }
+
+  private noLongerRunning(): WeirError {
+    return new WeirError('INVALID_JOB', `job '${this.settings.jobName}' is no longer running`);
+  }
+
+  /** The coordinator to take a savepoint with: now, once the (next) attempt has one, or never. */
+  private coordinatorForSavepoint(): Promise<CheckpointCoordinator> {
+    if (isEnded(this.state)) return Promise.reject(this.noLongerRunning());
+    const coordinator = this.coordinator;
+    if (coordinator !== undefined) return Promise.resolve(coordinator);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  private async triggerSavepoint(directory: string, options?: SavepointOptions): Promise<string> {
+    const coordinator = await this.coordinatorForSavepoint();
+    this.monitor.checkpoints.savepointRequested();
+    return coordinator.requestSavepoint(
+      new LocalCheckpointStorage(directory),
+      options?.final ?? false,
+    );
+  }
+
+  private async stopWithSavepoint(directory: string, result: Promise<JobResult>): Promise<string> {
+    const { jobName } = this.settings;
+    let path: string;
+    try {
+      const coordinator = await this.coordinatorForSavepoint();
+      this.monitor.checkpoints.savepointRequested();
+      // The job halts at this savepoint's barrier: its output ends exactly there.
+      path = await coordinator.requestSavepoint(new LocalCheckpointStorage(directory), true);
+    } catch (error) {
+      if (!(error instanceof InputEndedError) && this.state !== 'finished') throw error;
+      // The input ran out before the savepoint's barrier could be sent:
+      // the job finishes by itself, with all its output committed.
+      await result;
+      throw new WeirError(
+        'INVALID_JOB',
+        `job '${jobName}' finished its input before it could stop; no savepoint was taken`,
+        { cause: error },
+      );
+    }
+    this.stop();
+    const outcome = await result;
+    if (outcome.status === 'finished') {
+      // Cannot happen while tasks halt at the barrier; a savepoint older
+      // than committed output must never be resumed from, so say so.
+      throw new WeirError(
+        'INVALID_JOB',
+        `job '${jobName}' finished its input before it could stop; savepoint ${path} is older than its final state and must not be resumed from`,
+      );
+    }
+    return path;
+  }
+
+  /** Serves metrics, then makes attempts until one ends or the restart strategy gives up. */
+  private async run(options: ExecuteOptions): Promise<JobResult> {
+    const { port, host } = this.settings.metrics;
+    if (port !== undefined) {
+      this.endpoint = await startMetricsServer(
+        { port, ...(host === undefined ? {} : { host }) },
+        () => [this.metrics],
+      );
+      this.monitor.metricsUrl = `${this.endpoint.url}/metrics`;
+    }
+    let restorePath = options.restoreFrom;
+    for (let failures = 0; ; failures++) {
+      try {
+        return await this.runAttempt({ ...options, restoreFrom: restorePath });
+      } catch (error) {
+        const delayMs = restartDelayMs(this.settings.restartStrategy, failures);
+        this.transition({ kind: 'failed', restart: delayMs !== undefined });
+        if (this.state !== 'restarting' || delayMs === undefined) throw error;
+        this.monitor.recordException(error, false);
+        this.monitor.restarted();
+        this.coordinator = undefined;
+        this.attempt = undefined;
+        await this.restartDelay(delayMs);
+        // Cancelled while waiting: no attempt is running, so the job ends here.
+        if (this.jobState === 'stopping') return this.result('cancelled');
+        // From the newest checkpoint the failed attempt (or an earlier one) completed.
+        const latest =
+          this.settings.checkpointing === undefined ? undefined : await this.storage().latest();
+        if (latest !== undefined) restorePath = latest;
+      }
+    }
+  }
+
+  /** Waits `ms` before a restart, or less if the job is cancelled meanwhile. */
+  private restartDelay(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.interruptRestartDelay = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.interruptRestartDelay = done;
+    });
+  }
+
+  /** One attempt at running the job, from `options.restoreFrom` (or from scratch). */
+  private async runAttempt(options: ExecuteOptions): Promise<JobResult> {
+    const restore = await this.loadRestore(options);
+    const { checkpointing, deployment, jobName } = this.settings;
+    const storage = checkpointing === undefined ? undefined : this.storage();
+    const attempt = this.createAttempt(deployment, restore);
+    this.attempt = attempt;
+    const coordinator = new CheckpointCoordinator(
+      checkpointing,
+      storage,
+      attempt.tasks,
+      checkpointedOperators(this.plan),
+      jobName,
+      this.plan.maxParallelism,
+      this.settings.clock,
+      this.metrics.group({ job: jobName }),
+      restore?.checkpointId,
+    );
+    this.coordinator = coordinator;
+    this.transition({ kind: 'started' });
+    for (const waiter of this.waiters.splice(0)) waiter.resolve(coordinator);
+    if (this.state === 'stopping') attempt.stop();
+    const outcome = await attempt.run(coordinator, this.monitor);
+    return this.result(outcome === 'finished' ? 'finished' : 'cancelled');
+  }
+
+  private createAttempt(deployment: Deployment, restore: CheckpointData | undefined): JobAttempt {
+    const { settings } = this;
+    const instrumentation = settings.metrics.instrumentation ?? true;
+    const stateBackend =
+      settings.stateBackend === undefined ? {} : { stateBackend: settings.stateBackend };
+    if (deployment.kind === 'this-thread') {
+      return new LocalAttempt(this.plan, {
+        jobName: settings.jobName,
+        batchSize: settings.batchSize,
+        channelCapacity: settings.channelCapacity,
+        clock: settings.clock,
+        metrics: this.metrics,
+        stateBackend: settings.stateBackend,
+        restore,
+        instrumentation,
+      });
+    }
+    return new ThreadedAttempt(
+      {
+        plan: this.plan,
+        jobName: settings.jobName,
+        deployment,
+        options: {
+          ...deployment.planOptions,
+          batchSize: settings.batchSize,
+          channelCapacity: settings.channelCapacity,
+          ...stateBackend,
+          instrumentation,
+        },
+        restore,
+      },
+      this.metrics,
+    );
+  }
+
+  /** The configured checkpoint storage (call only with checkpointing configured). */
+  private storage(): CheckpointStorage {
+    const checkpointing = this.settings.checkpointing!;
+    return checkpointing.storage ?? new LocalCheckpointStorage(checkpointing.directory);
+  }
+
+  private async loadRestore(options: ExecuteOptions): Promise<CheckpointData | undefined> {
+    let path = options.restoreFrom;
+    if (path === undefined) return undefined;
+    if (path === 'latest') {
+      if (this.settings.checkpointing === undefined) {
+        throw new WeirError('INVALID_JOB', "restoreFrom 'latest' needs checkpointing configured");
+      }
+      path = await this.storage().latest();
+      if (path === undefined) return undefined;
+    }
+    const checkpoint = await readCheckpoint(path);
+    checkCompatibility(
+      checkpoint,
+      checkpointedOperators(this.plan),
+      this.plan.maxParallelism,
+      options.allowNonRestoredState ?? false,
+    );
+    return checkpoint;
+  }
+
+  private result(status: 'finished' | 'cancelled'): JobResult {
+    const registry = this.metrics;
+    return {
+      jobName: this.settings.jobName,
+      status,
+      durationMs: performance.now() - this.startedAt,
+      metrics: registry.snapshot(),
+      metric: (name, labels) => registry.total(name, labels),
+    };
+  }
+}
+
+/** What the checkpoint coordinator and restore checks need to know of each vertex. */
+function checkpointedOperators(plan: ExecutionPlan): CheckpointedOperator[] {
+  return plan.vertices.map((v) => ({
+    uid: v.operatorId,
+    name: v.name,
+    parallelism: v.parallelism,
+    isSource: v.kind === 'source',
+  }));
+}
