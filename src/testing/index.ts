@@ -8,6 +8,6 @@ export type { OperatorSnapshot } from '../core/snapshot.js';
 export type { HarnessOptions } from './harness-options.js';
 export { KeyedOneInputHarness } from './keyed-one-input-harness.js';
 export { OneInputHarness, type SingleInputHarness } from './one-input-harness.js';
-export type { OperatorHarness } from './operator-harness.js';
+export type { OperatorHarness, Timestamps } from './operator-harness.js';
 export type { Emitted, StreamRecord } from './recording-output.js';
 export { TwoInputHarness, type TwoInputHarnessOptions } from './two-input-harness.js';

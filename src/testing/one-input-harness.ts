@@ -4,7 +4,7 @@ import type { Operator } from '../core/operator.js';
 import type { OperatorSnapshot } from '../core/snapshot.js';
 import { ProcessOperator } from '../runtime/operators/basic/process.js';
 import type { HarnessOptions } from './harness-options.js';
-import { batchOf, OperatorHarness } from './operator-harness.js';
+import { batchOf, OperatorHarness, type Timestamps } from './operator-harness.js';
 
 /** Feeding an operator with one input: records, watermarks, idleness, end of input. */
 export abstract class SingleInputHarness<IN, OUT> extends OperatorHarness<IN, OUT> {
@@ -18,9 +18,9 @@ export abstract class SingleInputHarness<IN, OUT> extends OperatorHarness<IN, OU
     );
   }
 
-  /** Processes `values` as one batch, with event times from `timestampOf` if given. */
-  processElements(values: readonly IN[], timestampOf?: (value: IN) => number): void {
-    this.operator.processBatch(batchOf(values, timestampOf, this.keyOf));
+  /** Processes `values` as one batch, with event times (per record, or a function of it) if given. */
+  processElements(values: readonly IN[], timestamps?: Timestamps<IN>): void {
+    this.operator.processBatch(batchOf(values, timestamps, this.keyOf));
   }
 
   /** Event time reaches `time`. Handed to the operator as is (the runtime passes only increases). */

@@ -167,15 +167,26 @@ export abstract class OperatorHarness<IN, OUT> {
   }
 }
 
-/** One batch of records, with their timestamps (none when a timestamp function is absent). */
+/** Event times of a batch: one per record, or a function of the record. */
+export type Timestamps<T> = readonly number[] | ((value: T) => number);
+
+/** One batch of records with their event times (none when `timestamps` is absent) and keys. */
 export function batchOf<T>(
   values: readonly T[],
-  timestampOf: ((value: T) => number) | undefined,
+  timestamps: Timestamps<T> | undefined,
   keyOf: ((value: T) => Key) | undefined,
 ): RecordBatch<T> {
+  if (Array.isArray(timestamps) && timestamps.length !== values.length) {
+    throw new RangeError(`${values.length} records but ${timestamps.length} timestamps`);
+  }
   return {
     values: [...values],
-    timestamps: values.map((v) => (timestampOf === undefined ? NO_TIMESTAMP : timestampOf(v))),
+    timestamps:
+      timestamps === undefined
+        ? values.map(() => NO_TIMESTAMP)
+        : typeof timestamps === 'function'
+          ? values.map(timestamps)
+          : [...timestamps],
     keys: keyOf === undefined ? undefined : values.map(keyOf),
   };
 }

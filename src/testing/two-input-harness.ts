@@ -3,7 +3,7 @@ import type { Operator } from '../core/operator.js';
 import type { OperatorSnapshot } from '../core/snapshot.js';
 import { WatermarkValve } from '../runtime/task/watermark-valve.js';
 import type { HarnessOptions } from './harness-options.js';
-import { batchOf, OperatorHarness } from './operator-harness.js';
+import { batchOf, OperatorHarness, type Timestamps } from './operator-harness.js';
 
 /** Settings of a two-input harness: those of every harness, plus keys for keyed operators. */
 export interface TwoInputHarnessOptions<IN1, IN2> extends HarnessOptions {
@@ -65,15 +65,15 @@ export class TwoInputHarness<IN1, IN2, OUT> extends OperatorHarness<IN1, OUT> {
   }
 
   /** Processes `values` as one batch of the first input. */
-  processElements1(values: readonly IN1[], timestampOf?: (value: IN1) => number): void {
+  processElements1(values: readonly IN1[], timestamps?: Timestamps<IN1>): void {
     this.valve.activate(0);
-    this.operator.processBatch(batchOf(values, timestampOf, this.keyOf1));
+    this.operator.processBatch(batchOf(values, timestamps, this.keyOf1));
   }
 
   /** Processes `values` as one batch of the second input. */
-  processElements2(values: readonly IN2[], timestampOf?: (value: IN2) => number): void {
+  processElements2(values: readonly IN2[], timestamps?: Timestamps<IN2>): void {
     this.valve.activate(1);
-    this.operator.processSecondBatch(batchOf(values, timestampOf, this.keyOf2));
+    this.operator.processSecondBatch(batchOf(values, timestamps, this.keyOf2));
   }
 
   /** The first input's watermark reaches `time`. */
