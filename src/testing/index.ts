@@ -5,6 +5,12 @@
  */
 
 export type { OperatorSnapshot } from '../core/snapshot.js';
+export {
+  type ConformanceCheck,
+  ConformanceError,
+} from './conformance/conformance-check.js';
+export { type SinkSubject, sinkChecks } from './conformance/sink-conformance.js';
+export { type SourceSubject, sourceChecks } from './conformance/source-conformance.js';
 export type { HarnessOptions } from './harness-options.js';
 export { KeyedOneInputHarness } from './keyed-one-input-harness.js';
 export { OneInputHarness, type SingleInputHarness } from './one-input-harness.js';
