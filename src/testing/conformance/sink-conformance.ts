@@ -21,6 +21,8 @@ export interface SinkSubject<T, S extends Sink<T> = Sink<T>> {
   create(): S | Promise<S>;
   /** Records to write. */
   readonly records: readonly T[];
+  /** The sink's writers commit in two phases ({@link TwoPhaseCommitWriter}): adds the checks of that protocol. */
+  readonly twoPhaseCommit?: boolean;
   /**
    * What the destination shows readers now, as records comparable to
    * `records` (in any order); omit for sinks whose output cannot be read back.
@@ -46,7 +48,7 @@ const CONTEXT: SinkContext = {
   metrics: new MetricRegistry().group({ job: 'conformance', operator: 'sink', subtask: '0' }),
 };
 
-/** Writes `records` in batches, waiting while the writer is blocked, as a task does. */
+/** Writes `records` in batches, waiting while the writer is blocked, as a task does, and until it is free after the last. */
 async function writeAll<T>(
   writer: SinkWriter<T>,
   records: readonly T[],
@@ -60,10 +62,13 @@ async function writeAll<T>(
       timestamps: values.map((_, j) => i + j),
       keys: undefined,
     };
-    writer.write(batch);
+    // A task writes only while the writer is not blocked.
     const blocked = writer.blocked?.();
     if (blocked !== undefined) await within(blocked, timeoutMs, 'a blocked writer');
+    writer.write(batch);
   }
+  const blocked = writer.blocked?.();
+  if (blocked !== undefined) await within(blocked, timeoutMs, 'a blocked writer');
 }
 
 /**
@@ -89,13 +94,15 @@ export function sinkChecks<T, S extends Sink<T>>(subject: SinkSubject<T, S>): Co
     expectRecords(what, await subject.visible(sink), expected, false);
   };
   const timed = <R>(p: Promise<R> | R, what: string) => within(Promise.resolve(p), timeoutMs, what);
-  /** A two-phase commit writer of a fresh sink, or undefined for other sinks. */
-  const twoPhase = async (): Promise<{ sink: S; writer: TwoPhaseCommitWriter<T> } | undefined> => {
+  /** A two-phase commit writer of a fresh sink. */
+  const twoPhase = async (): Promise<{ sink: S; writer: TwoPhaseCommitWriter<T> }> => {
     const sink = await subject.create();
     const writer = sink.createWriter(CONTEXT);
     if (isTwoPhaseCommit(writer)) return { sink, writer };
     await writer.close();
-    return undefined;
+    throw new ConformanceError(
+      'the subject says twoPhaseCommit, but the writer has no preCommit/commit',
+    );
   };
 
   const checks: ConformanceCheck[] = [
@@ -104,6 +111,11 @@ export function sinkChecks<T, S extends Sink<T>>(subject: SinkSubject<T, S>): Co
       run: async () => {
         const sink = await subject.create();
         const writer = sink.createWriter(CONTEXT);
+        if (isTwoPhaseCommit(writer) && subject.twoPhaseCommit !== true) {
+          throw new ConformanceError(
+            'the writer commits in two phases: set twoPhaseCommit in the subject so that protocol is checked too',
+          );
+        }
         await writeAll(writer, records, batchSize, timeoutMs);
         if (isTwoPhaseCommit(writer)) {
           // What a job does at its end: seal the last transaction, commit it, close.
@@ -114,12 +126,12 @@ export function sinkChecks<T, S extends Sink<T>>(subject: SinkSubject<T, S>): Co
         await visible(sink, 'after close', records);
       },
     },
+  ];
+  const twoPhaseChecks: ConformanceCheck[] = [
     {
       name: 'two-phase commit: nothing visible before the commit, everything after',
       run: async () => {
-        const subjectWriter = await twoPhase();
-        if (subjectWriter === undefined) return;
-        const { sink, writer } = subjectWriter;
+        const { sink, writer } = await twoPhase();
         await writeAll(writer, records, batchSize, timeoutMs);
         await visible(sink, 'written, not sealed', []);
         const committable = writer.preCommit(1);
@@ -135,9 +147,7 @@ export function sinkChecks<T, S extends Sink<T>>(subject: SinkSubject<T, S>): Co
     {
       name: 'two-phase commit: recover commits what was sealed, idempotently, and drops the rest',
       run: async () => {
-        const first = await twoPhase();
-        if (first === undefined) return;
-        const { sink, writer } = first;
+        const { sink, writer } = await twoPhase();
         const a = records.slice(0, half);
         const b = records.slice(half);
         await writeAll(writer, a, batchSize, timeoutMs);
@@ -159,6 +169,7 @@ export function sinkChecks<T, S extends Sink<T>>(subject: SinkSubject<T, S>): Co
       },
     },
   ];
+  if (subject.twoPhaseCommit === true) checks.push(...twoPhaseChecks);
   const createFailing = subject.createFailing;
   if (createFailing !== undefined) {
     checks.push({
