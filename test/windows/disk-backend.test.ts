@@ -8,11 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
-import type { Key } from '../../src/core/key-groups.js';
-import type { Operator, OperatorContext, Output } from '../../src/core/operator.js';
-import type { RecordBatch } from '../../src/core/record-batch.js';
-import type { Json, OperatorSnapshot, RestoredState } from '../../src/core/snapshot.js';
+import type { Operator } from '../../src/core/operator.js';
+import type { Json } from '../../src/core/snapshot.js';
 import {
   CollectSink,
   GeneratorSource,
@@ -22,7 +19,6 @@ import {
   type WindowResult,
   Windows,
 } from '../../src/index.js';
-import { MetricRegistry } from '../../src/metrics/registry.js';
 import { RollingReduceOperator } from '../../src/runtime/operators/keyed/rolling-reduce.js';
 import { SliceWindowOperator } from '../../src/runtime/windowing/slice-window-operator.js';
 import {
@@ -31,6 +27,7 @@ import {
 } from '../../src/runtime/windowing/window-aggregation.js';
 import { WindowOperator } from '../../src/runtime/windowing/window-operator.js';
 import type { StateBackendOptions } from '../../src/state/create-backend.js';
+import { KeyedOneInputHarness, type OperatorSnapshot } from '../../src/testing/index.js';
 import { type CountSum, countSum, type Ev, ev } from '../helpers/timeline.js';
 
 const dirs: string[] = [];
@@ -44,47 +41,26 @@ async function diskOptions(): Promise<StateBackendOptions> {
   return { kind: 'disk', workingDirectory: dir };
 }
 
-/** An operator set up as a task would, with an output that keeps what it emits. */
+/** An operator set up as a task would, in a harness that keeps what it emits. */
 function harness<IN, OUT>(
   operator: Operator<IN, OUT>,
   stateBackend: StateBackendOptions,
-  restored?: RestoredState,
+  restoreFrom?: OperatorSnapshot,
 ) {
-  const out: OUT[] = [];
-  const output: Output<OUT> = {
-    emit: (batch) => {
-      out.push(...batch.values);
-    },
-    emitWatermark: () => {},
-    emitIdle: () => {},
-    emitSide: () => {},
-    end: () => {},
-  };
-  const registry = new MetricRegistry();
-  const context = {
+  const h = new KeyedOneInputHarness(operator, (e: IN) => (e as Ev).k, {
     operatorId: 'w',
-    operatorName: 'w',
-    subtaskIndex: 0,
-    parallelism: 1,
-    maxParallelism: 128,
-    metrics: registry.group({ job: 't', operator: 'w' }),
-    processingTime: { clock: systemClock, schedule: () => () => {} },
     stateBackend,
-    restored: false,
-  } satisfies OperatorContext;
-  operator.setup(context, output);
-  if (restored !== undefined) operator.initializeState(restored);
-  operator.open();
-  const feed = (events: Ev[]) =>
-    operator.processBatch({
-      values: events as IN[],
-      timestamps: events.map((e) => e.t),
-      keys: events.map((e) => e.k as Key),
-    } as RecordBatch<IN>);
-  const gauge = (name: string) => registry.total(name, { operator: 'w' });
-  const snapshot = (checkpointId: number): OperatorSnapshot =>
-    operator.snapshotState({ checkpointId, kind: 'checkpoint', keyGroupOf: () => 0 })!;
-  return { out, feed, gauge, snapshot };
+    ...(restoreFrom === undefined ? {} : { restoreFrom }),
+  });
+  const feed = (events: Ev[]) => h.processElements(events as IN[], (e) => (e as Ev).t);
+  return {
+    get out(): OUT[] {
+      return h.outputValues();
+    },
+    feed,
+    gauge: (name: string) => h.metric(name),
+    snapshot: (checkpointId: number) => h.snapshot(checkpointId),
+  };
 }
 
 const puts = (s: OperatorSnapshot) =>
@@ -92,14 +68,6 @@ const puts = (s: OperatorSnapshot) =>
 const removes = (s: OperatorSnapshot) =>
   Object.values(s.keyedDelta?.groups ?? {}).flatMap((g) => g.remove) as Json[][];
 const fullEntries = (s: OperatorSnapshot) => Object.values(s.keyed ?? {}).flat() as Json[][];
-
-/** What a restore of a full snapshot of one subtask (key group 0) gives the operator. */
-const restoredFrom = (s: OperatorSnapshot): RestoredState => ({
-  keyed: new Map(Object.entries(s.keyed ?? {}).map(([g, entries]) => [Number(g), entries])),
-  states: new Map(Object.entries(s.states ?? {})),
-  list: [],
-  union: s.union ?? [],
-});
 
 type Result = WindowResult<string, CountSum>;
 
@@ -224,7 +192,7 @@ describe('window contents in the disk state backend', () => {
     operator.close();
 
     const restored = new RollingReduceOperator<Ev>(sum);
-    const r = harness(restored, await diskOptions(), restoredFrom(full));
+    const r = harness(restored, await diskOptions(), full);
     r.feed([ev(keyName(3), 4, 1000), ev(keyName(4), 4, 1)]);
     expect(r.out.map((e) => e.v)).toEqual([1013, 5]);
     restored.close();
@@ -260,7 +228,7 @@ describe('window contents in the disk state backend', () => {
     operator.close();
 
     const restored = sessionWindows();
-    const r = harness(restored, await diskOptions(), restoredFrom(full));
+    const r = harness(restored, await diskOptions(), full);
     restored.processWatermark(100);
     expect(r.out).toHaveLength(KEYS);
     expect(r.out.find((w) => w.key === keyName(7))).toMatchObject({
@@ -280,7 +248,7 @@ describe('window contents in the disk state backend', () => {
     const before = [ev('a', 1, 1), ev('b', 3, 2), ev('a', 7, 3)];
     const after = [ev('a', 12, 4), ev('b', 30, 5)];
     for (const [name, create] of Object.entries(operators)) {
-      const run = async (stateBackend: StateBackendOptions, restored?: RestoredState) => {
+      const run = async (stateBackend: StateBackendOptions, restored?: OperatorSnapshot) => {
         const operator = create() as Operator<Ev, unknown>;
         const h = harness(operator, stateBackend, restored);
         if (restored === undefined) h.feed(before);
@@ -295,10 +263,10 @@ describe('window contents in the disk state backend', () => {
       const heap = await run({ kind: 'heap' });
       const disk = await run(await diskOptions());
       expect(disk.out, name).toEqual(heap.out);
-      const takenOver = await run(await diskOptions(), restoredFrom(heap.snapshot));
+      const takenOver = await run(await diskOptions(), heap.snapshot);
       expect(takenOver.out, name).toEqual(heap.afterSnapshot);
       expect(takenOver.out.length, name).toBeGreaterThan(0);
-      await expect(run({ kind: 'heap' }, restoredFrom(disk.snapshot)), name).rejects.toThrow(
+      await expect(run({ kind: 'heap' }, disk.snapshot), name).rejects.toThrow(
         /written with the disk state backend, but the job uses the heap backend/,
       );
     }

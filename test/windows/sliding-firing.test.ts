@@ -8,17 +8,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { OperatorContext, Output } from '../../src/core/operator.js';
-import type { RecordBatch } from '../../src/core/record-batch.js';
-import type { Json } from '../../src/core/snapshot.js';
+import type { Operator } from '../../src/core/operator.js';
 import type { WindowResult } from '../../src/index.js';
-import { MetricRegistry } from '../../src/metrics/registry.js';
 import type { LocalWindowElement } from '../../src/runtime/windowing/local-window-combiner.js';
 import { SliceWindowOperator } from '../../src/runtime/windowing/slice-window-operator.js';
 import {
   resultFiring,
   type WindowAggregation,
 } from '../../src/runtime/windowing/window-aggregation.js';
+import { KeyedOneInputHarness, type OperatorSnapshot } from '../../src/testing/index.js';
 
 interface Rec {
   readonly k: string;
@@ -162,7 +160,10 @@ interface RunOptions {
   readonly restoreAt?: number | undefined;
 }
 
-function operatorFor(spec: Spec, options: RunOptions, lines: string[], restored: boolean) {
+type Input = Rec | LocalWindowElement<Rec, Acc>;
+
+/** The slice operator in a harness; `restoreFrom` continues from a snapshot in a fresh instance. */
+function harnessFor(spec: Spec, options: RunOptions, restoreFrom?: OperatorSnapshot) {
   const op = new SliceWindowOperator<Rec, Acc, string, WindowResult<string, string>>({
     size: spec.size,
     slide: spec.slide,
@@ -173,36 +174,26 @@ function operatorFor(spec: Spec, options: RunOptions, lines: string[], restored:
     firing: resultFiring<string, string>(),
     localFolding: options.twoPhase,
   });
-  const output: Output<WindowResult<string, string>> = {
-    emit: (batch) => {
-      for (const r of batch.values) {
-        lines.push(line(r.key, r.window.end, spec.size, r.value, r.timing, r.isUpdate));
-      }
-    },
-    emitWatermark: () => {},
-    emitIdle: () => {},
-    emitSide: () => {},
-    end: () => {},
-  };
-  const context = {
-    operatorId: 'w',
-    operatorName: 'w',
-    subtaskIndex: 0,
-    parallelism: 1,
-    maxParallelism: 128,
-    metrics: new MetricRegistry().group({ job: 't' }),
-    stateBackend: undefined,
-    restored,
-  } as unknown as OperatorContext;
-  op.setup(context, output);
-  return op;
+  // With two-phase input the operator takes the local half's elements instead of records.
+  return new KeyedOneInputHarness(
+    op as unknown as Operator<Input, WindowResult<string, string>>,
+    (e: Input) => ('k' in e ? e.k : e.key),
+    // One key group: a restore then keeps the keys in arrival order, as the oracle
+    // orders them (with many, keys come back in key-group order).
+    { operatorId: 'w', maxParallelism: 1, ...(restoreFrom === undefined ? {} : { restoreFrom }) },
+  );
 }
 
 /** Feeds the steps (consecutive records as one batch) and returns the emitted lines. */
 function runOperator(spec: Spec, steps: readonly Step[], options: RunOptions): string[] {
   const lines: string[] = [];
-  let op = operatorFor(spec, options, lines, false);
-  op.open();
+  const take = (h: ReturnType<typeof harnessFor>) => {
+    for (const r of h.outputValues()) {
+      lines.push(line(r.key, r.window.end, spec.size, r.value, r.timing, r.isUpdate));
+    }
+    h.clearOutput();
+  };
+  let h = harnessFor(spec, options);
   const pane = gcdOf(spec.size, spec.slide);
   const { aggregation } = options;
   let wm = Number.NEGATIVE_INFINITY;
@@ -222,42 +213,31 @@ function runOperator(spec: Spec, steps: readonly Step[], options: RunOptions): s
               : { key: r.k, record: r },
         )
       : pending;
-    const batch = {
+    h.processElements(
       values,
-      timestamps: pending.map((r) => r.t),
-      keys: pending.map((r) => r.k),
-    } as unknown as RecordBatch<Rec>;
-    op.processBatch(batch);
+      pending.map((r) => r.t),
+    );
     pending = [];
   };
   steps.forEach((step, i) => {
     if (i === options.restoreAt) {
       flush();
-      const snapshot = op.snapshotState({
-        checkpointId: 1,
-        kind: 'checkpoint',
-        keyGroupOf: () => 0,
-      });
-      // Through JSON, as stored: the restored operator shares no accumulator.
-      const stored = JSON.parse(JSON.stringify(snapshot)) as typeof snapshot;
-      op = operatorFor(spec, options, lines, true);
-      op.initializeState({
-        keyed: new Map([[0, (stored.keyed?.['0'] ?? []) as Json[]]]),
-        list: [],
-        union: stored.union ?? [],
-      });
-      op.open();
+      // Restored through JSON, as stored: the restored operator shares no accumulator.
+      const snapshot = h.snapshot(1);
+      take(h);
+      h = harnessFor(spec, options, snapshot);
     }
     if ('rec' in step) {
       pending.push(step.rec);
       return;
     }
     flush();
-    op.processWatermark(step.wm);
+    h.processWatermark(step.wm);
     wm = Math.max(wm, step.wm);
   });
   flush();
-  op.processWatermark(Number.POSITIVE_INFINITY);
+  h.processWatermark(Number.POSITIVE_INFINITY);
+  take(h);
   return lines;
 }
 

@@ -8,15 +8,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { OperatorContext, Output } from '../../src/core/operator.js';
-import { EMPTY_RESTORED_STATE } from '../../src/core/snapshot.js';
 import { OutputTag, StreamEnvironment, type WindowAssigner, Windows } from '../../src/index.js';
-import { MetricRegistry } from '../../src/metrics/registry.js';
 import {
   LocalWindowCombiner,
   type LocalWindowElement,
 } from '../../src/runtime/windowing/local-window-combiner.js';
 import { aggregateAggregation } from '../../src/runtime/windowing/window-aggregation.js';
+import { type Emitted, OneInputHarness, type OperatorSnapshot } from '../../src/testing/index.js';
 import { propertyRuns, testStateBackend } from '../helpers/state-backend.js';
 import {
   bounded,
@@ -197,35 +195,12 @@ describe('two-phase window aggregation', () => {
   });
 });
 
-/** The local half on its own, with an output that records what it is sent. */
-function harness(restored = false) {
-  const sent: string[] = [];
+/**
+ * The local half on its own in a harness, with the lines of what it sends.
+ * `restoreFrom` starts it as part of a restored job.
+ */
+function harness(restoreFrom?: OperatorSnapshot | readonly OperatorSnapshot[]) {
   type Element = LocalWindowElement<Ev, CountSum>;
-  const output: Output<Element | Ev> = {
-    emit: (batch) => {
-      for (const e of batch.values as Element[]) {
-        sent.push(
-          e.sliceEnd === undefined
-            ? `raw ${e.key}@${e.record.t}`
-            : `partial ${e.key}@${e.sliceEnd}=${e.accumulator.count}`,
-        );
-      }
-    },
-    emitWatermark: (t) => sent.push(`watermark ${t}`),
-    emitIdle: () => sent.push('idle'),
-    emitSide: () => sent.push('side?'),
-    end: () => sent.push('end'),
-  };
-  const context = {
-    operatorId: 'w/local',
-    operatorName: 'w (local)',
-    subtaskIndex: 0,
-    parallelism: 2,
-    maxParallelism: 128,
-    metrics: new MetricRegistry().group({ job: 't' }),
-    stateBackend: undefined,
-    restored,
-  } as unknown as OperatorContext;
   const combiner = new LocalWindowCombiner<Ev, CountSum>({
     pane: 10,
     offset: 0,
@@ -234,35 +209,53 @@ function harness(restored = false) {
     folding: true,
     maxEntries: 1000,
   });
-  combiner.setup(context, output);
+  const h = new OneInputHarness<Ev, Element | Ev>(combiner, {
+    operatorId: 'w/local',
+    parallelism: 2,
+    ...(restoreFrom === undefined ? {} : { restoreFrom }),
+  });
+  const line = (e: Emitted<Element | Ev>): string => {
+    if (e.kind === 'record') {
+      const el = e.value as Element;
+      return el.sliceEnd === undefined
+        ? `raw ${el.key}@${el.record.t}`
+        : `partial ${el.key}@${el.sliceEnd}=${el.accumulator.count}`;
+    }
+    if (e.kind === 'watermark') return `watermark ${e.time}`;
+    return e.kind === 'idle' ? 'idle' : 'side?';
+  };
+  // What the window half is sent; end of output (after endInput) is not part of it.
+  const sent = () =>
+    h
+      .emitted()
+      .filter((e) => e.kind !== 'end')
+      .map(line);
   const feed = (events: [string, number][]) =>
-    combiner.processBatch({
-      values: events.map(([k, t]) => ({ k, t, v: 1 })),
-      timestamps: events.map(([, t]) => t),
-      keys: undefined,
-    });
-  return { combiner, sent, feed };
+    h.processElements(
+      events.map(([k, t]) => ({ k, t, v: 1 })),
+      events.map(([, t]) => t),
+    );
+  return { h, sent, feed };
 }
 
 describe('the local half of a two-phase window', () => {
   it('sends a slice ahead of the watermark that reaches its end, and possibly late records as they are', () => {
-    const { combiner, sent, feed } = harness();
-    combiner.open();
+    const { h, sent, feed } = harness();
     feed([
       ['a', 1],
       ['a', 5],
       ['b', 12],
       ['a', 19],
     ]);
-    expect(sent).toEqual([]);
-    combiner.processWatermark(9); // slice [0,10) ends at 9
+    expect(sent()).toEqual([]);
+    h.processWatermark(9); // slice [0,10) ends at 9
     feed([
       ['a', 8],
       ['a', 15],
     ]); // 8 is at or behind the watermark: the window operator decides
-    combiner.processWatermark(25);
-    combiner.endInput();
-    expect(sent).toEqual([
+    h.processWatermark(25);
+    h.endInput();
+    expect(sent()).toEqual([
       'partial a@10=2',
       'watermark 9',
       'raw a@8',
@@ -273,60 +266,42 @@ describe('the local half of a two-phase window', () => {
   });
 
   it('flushes before a checkpoint barrier and keeps its watermark in the snapshot', () => {
-    const { combiner, sent, feed } = harness();
-    combiner.open();
-    combiner.processWatermark(3);
+    const { h, sent, feed } = harness();
+    h.processWatermark(3);
     feed([
       ['a', 4],
       ['b', 30],
     ]);
-    const snapshot = combiner.snapshotState({
-      checkpointId: 1,
-      kind: 'checkpoint',
-      keyGroupOf: () => 0,
-    });
-    expect(sent).toEqual(['watermark 3', 'partial a@10=1', 'partial b@40=1']);
+    const snapshot = h.snapshot(1);
+    expect(sent()).toEqual(['watermark 3', 'partial a@10=1', 'partial b@40=1']);
     expect(snapshot.union).toEqual([{ subtask: 0, watermark: 3, wasIdle: false }]);
 
     // Restored, it treats records of slices at or behind that watermark as possibly late.
-    combiner.processWatermark(12);
-    const later = combiner.snapshotState({
-      checkpointId: 2,
-      kind: 'checkpoint',
-      keyGroupOf: () => 0,
-    });
-    const restored = harness(true);
-    restored.combiner.initializeState({ ...EMPTY_RESTORED_STATE, union: later.union! });
-    restored.combiner.open();
+    h.processWatermark(12);
+    const later = h.snapshot(2);
+    const restored = harness(later);
     restored.feed([
       ['a', 2],
       ['a', 17],
     ]);
-    restored.combiner.endInput();
-    expect(restored.sent).toEqual(['raw a@2', 'partial a@20=1']);
+    restored.h.endInput();
+    expect(restored.sent()).toEqual(['raw a@2', 'partial a@20=1']);
   });
 
   it('stops folding once its input was idle, and after a restore without progress of its own', () => {
-    const { combiner, sent, feed } = harness();
-    combiner.open();
+    const { h, sent, feed } = harness();
     feed([['a', 4]]);
-    combiner.processIdle();
+    h.processIdle();
     feed([['a', 6]]);
-    expect(sent).toEqual(['partial a@10=1', 'idle', 'raw a@6']);
-    const snapshot = combiner.snapshotState({
-      checkpointId: 1,
-      kind: 'checkpoint',
-      keyGroupOf: () => 0,
-    });
-    const after = harness(true);
-    after.combiner.initializeState({ ...EMPTY_RESTORED_STATE, union: snapshot.union! });
-    after.combiner.open();
+    expect(sent()).toEqual(['partial a@10=1', 'idle', 'raw a@6']);
+    const snapshot = h.snapshot(1);
+    const after = harness(snapshot);
     after.feed([['b', 50]]);
-    expect(after.sent).toEqual(['raw b@50']);
+    expect(after.sent()).toEqual(['raw b@50']);
 
-    const fresh = harness(true);
-    fresh.combiner.open();
+    // A restored job that held no state of this operator.
+    const fresh = harness([]);
     fresh.feed([['b', 50]]);
-    expect(fresh.sent).toEqual(['raw b@50']);
+    expect(fresh.sent()).toEqual(['raw b@50']);
   });
 });

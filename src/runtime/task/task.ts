@@ -8,6 +8,7 @@ import type { InputObserver } from '../instrumentation/operator-probe.js';
 import type { StepTimer } from '../instrumentation/step-timer.js';
 import { SinkOperator } from '../operators/basic/sink.js';
 import { ChainAsyncWork } from './async-work.js';
+import { type AlignedCheckpoint, BarrierAligner } from './barrier-aligner.js';
 import type { ChannelEnd } from './channel.js';
 import type { ExchangeWriter } from './exchange.js';
 import { WatermarkValve } from './watermark-valve.js';
@@ -363,8 +364,7 @@ export class InputTask<T> extends Task {
   private readonly ended: boolean[];
   private endedCount = 0;
   private nextChannel = 0;
-  private aligning: number | undefined;
-  private readonly barrierSeen: boolean[];
+  private readonly aligner: BarrierAligner;
   private alignmentStartedAt = 0;
   private readonly input: InputObserver | undefined;
 
@@ -377,7 +377,7 @@ export class InputTask<T> extends Task {
   ) {
     super(wiring);
     this.ended = new Array<boolean>(channels.length).fill(false);
-    this.barrierSeen = new Array<boolean>(channels.length).fill(false);
+    this.aligner = new BarrierAligner(channels.length);
     const input = wiring.input;
     this.input = input;
     this.valve = new WatermarkValve(
@@ -405,7 +405,7 @@ export class InputTask<T> extends Task {
       let c = this.nextChannel;
       let tried = 0;
       do {
-        message = this.barrierSeen[c] ? undefined : this.channels[c]!.shift();
+        message = this.aligner.isBlocked(c) ? undefined : this.channels[c]!.shift();
         c = c + 1 === n ? 0 : c + 1;
       } while (message === undefined && ++tried < n);
       if (message === undefined) return progressed;
@@ -425,18 +425,27 @@ export class InputTask<T> extends Task {
         case 'idle':
           this.valve.markIdle(channel);
           break;
-        case 'barrier':
-          this.onBarrier(channel, message.checkpointId, message.savepoint, message.stop);
+        case 'barrier': {
+          const decision = this.aligner.barrier(
+            channel,
+            message.checkpointId,
+            message.savepoint,
+            message.stop,
+          );
+          if (decision.kind === 'started') this.alignmentStartedAt = performance.now();
+          else if (decision.kind === 'aligned') this.checkpointAligned(decision);
           // A stop's barrier was the last input: nothing more is read.
           if (this.halted) return true;
           break;
-        case 'end':
+        }
+        case 'end': {
           if (!this.ended[channel]) {
             this.ended[channel] = true;
             this.endedCount++;
             this.valve.end(channel);
           }
-          this.completeAlignmentIfReady();
+          const decision = this.aligner.channelEnded(channel);
+          if (decision.kind === 'aligned') this.checkpointAligned(decision);
           if (this.halted) return true;
           if (this.endedCount === n) {
             this.head.endInput();
@@ -445,43 +454,17 @@ export class InputTask<T> extends Task {
             return true;
           }
           break;
+        }
       }
     }
     return progressed;
   }
 
-  private alignedSavepoint = false;
-  private alignedStop = false;
-
-  private onBarrier(
-    channel: number,
-    checkpointId: number,
-    savepoint: boolean,
-    stop: boolean,
-  ): void {
-    if (this.aligning !== undefined && checkpointId < this.aligning) return; // stale
-    if (this.aligning === undefined || checkpointId > this.aligning) {
-      // A newer checkpoint overtakes one still aligning: that one was abandoned.
-      this.barrierSeen.fill(false);
-      this.aligning = checkpointId;
-      this.alignedSavepoint = savepoint;
-      this.alignedStop = stop;
-      this.alignmentStartedAt = performance.now();
-    }
-    this.barrierSeen[channel] = true;
-    this.completeAlignmentIfReady();
-  }
-
-  private completeAlignmentIfReady(): void {
-    const id = this.aligning;
-    if (id === undefined) return;
-    let aligned = 0;
-    for (let c = 0; c < this.channels.length; c++)
-      if (this.barrierSeen[c] || this.ended[c]) aligned++;
-    if (aligned < this.channels.length) return;
-    this.aligning = undefined;
-    this.barrierSeen.fill(false);
-    this.lastAlignmentMs = performance.now() - this.alignmentStartedAt;
-    this.checkpoint(id, this.alignedSavepoint, this.alignedStop);
+  /** Every channel delivered the barrier or ended: the chain's state now reflects exactly the records before it. */
+  private checkpointAligned(aligned: AlignedCheckpoint): void {
+    const now = performance.now();
+    if (aligned.started) this.alignmentStartedAt = now;
+    this.lastAlignmentMs = now - this.alignmentStartedAt;
+    this.checkpoint(aligned.checkpointId, aligned.savepoint, aligned.stop);
   }
 }

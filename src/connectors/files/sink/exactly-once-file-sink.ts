@@ -67,6 +67,9 @@ export class ExactlyOnceFileSink<T> implements Sink<T> {
     let ready: Promise<void> | undefined = mkdir(directory, { recursive: true }).then(() => {
       ready = undefined;
     });
+    // A failed mkdir surfaces through blocked() or recover(), not as an unhandled rejection
+    // when the job fails before anyone waits on it.
+    ready.catch(() => {});
     const pendingName = (checkpointId: number) =>
       `.${prefix}-${subtaskIndex}-${checkpointId}.${token}.pending`;
     const finalName = (checkpointId: number) =>

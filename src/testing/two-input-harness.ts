@@ -1,0 +1,115 @@
+import type { Key } from '../core/key-groups.js';
+import type { Operator } from '../core/operator.js';
+import type { OperatorSnapshot } from '../core/snapshot.js';
+import { WatermarkValve } from '../runtime/task/watermark-valve.js';
+import type { HarnessOptions } from './harness-options.js';
+import { batchOf, OperatorHarness, type Timestamps } from './operator-harness.js';
+
+/** Settings of a two-input harness: those of every harness, plus keys for keyed operators. */
+export interface TwoInputHarnessOptions<IN1, IN2> extends HarnessOptions {
+  /** Keys of the first input's records (keyed two-input operators). */
+  readonly keySelector1?: (value: IN1) => Key;
+  /** Keys of the second input's records (keyed two-input operators). */
+  readonly keySelector2?: (value: IN2) => Key;
+}
+
+/**
+ * Drives an operator with two inputs (joins, connected streams). Event time
+ * reaches the operator as a task merges it: the minimum of both inputs'
+ * watermarks, leaving out an idle input, and only when it advances.
+ *
+ * @example
+ * ```ts
+ * const h = new TwoInputHarness(joinOperator, { keySelector1: (o) => o.id, keySelector2: (p) => p.orderId });
+ * h.processElement1(order, 10);
+ * h.processElement2(payment, 12);
+ * h.processWatermark1(20);
+ * h.processWatermark2(15); // the operator sees 15
+ * ```
+ */
+export class TwoInputHarness<IN1, IN2, OUT> extends OperatorHarness<IN1, OUT> {
+  private readonly valve: WatermarkValve;
+  private readonly keyOf1: ((value: IN1) => Key) | undefined;
+  private readonly keyOf2: ((value: IN2) => Key) | undefined;
+  private readonly ended = [false, false];
+
+  /** Sets up, restores (with `options.restoreFrom`) and opens `operator`, an operator of the engine. */
+  constructor(operator: Operator<IN1, OUT>, options: TwoInputHarnessOptions<IN1, IN2> = {}) {
+    super(operator, options);
+    this.keyOf1 = options.keySelector1;
+    this.keyOf2 = options.keySelector2;
+    this.valve = new WatermarkValve(
+      2,
+      (t) => operator.processWatermark(t),
+      () => operator.processIdle(),
+    );
+  }
+
+  /** A fresh operator from `create`, restored from `snapshot` (one subtask's, or all of a run's). */
+  static restored<IN1, IN2, OUT>(
+    create: () => Operator<IN1, OUT>,
+    snapshot: OperatorSnapshot | readonly OperatorSnapshot[],
+    options: TwoInputHarnessOptions<IN1, IN2> = {},
+  ): TwoInputHarness<IN1, IN2, OUT> {
+    return new TwoInputHarness(create(), { ...options, restoreFrom: snapshot });
+  }
+
+  /** Processes one record of the first input, with event time `timestamp` if given. */
+  processElement1(value: IN1, timestamp?: number): void {
+    this.processElements1([value], timestamp === undefined ? undefined : () => timestamp);
+  }
+
+  /** Processes one record of the second input, with event time `timestamp` if given. */
+  processElement2(value: IN2, timestamp?: number): void {
+    this.processElements2([value], timestamp === undefined ? undefined : () => timestamp);
+  }
+
+  /** Processes `values` as one batch of the first input. */
+  processElements1(values: readonly IN1[], timestamps?: Timestamps<IN1>): void {
+    this.valve.activate(0);
+    this.operator.processBatch(batchOf(values, timestamps, this.keyOf1));
+  }
+
+  /** Processes `values` as one batch of the second input. */
+  processElements2(values: readonly IN2[], timestamps?: Timestamps<IN2>): void {
+    this.valve.activate(1);
+    this.operator.processSecondBatch(batchOf(values, timestamps, this.keyOf2));
+  }
+
+  /** The first input's watermark reaches `time`. */
+  processWatermark1(time: number): void {
+    this.valve.watermark(0, time);
+  }
+
+  /** The second input's watermark reaches `time`. */
+  processWatermark2(time: number): void {
+    this.valve.watermark(1, time);
+  }
+
+  /** The first input has no data for now: event time follows the second alone. */
+  processIdle1(): void {
+    this.valve.markIdle(0);
+  }
+
+  /** The second input has no data for now: event time follows the first alone. */
+  processIdle2(): void {
+    this.valve.markIdle(1);
+  }
+
+  /** The first input ended (its watermark counts as +Infinity); the operator's input ends with both. */
+  endInput1(): void {
+    this.endInput(0);
+  }
+
+  /** The second input ended (its watermark counts as +Infinity); the operator's input ends with both. */
+  endInput2(): void {
+    this.endInput(1);
+  }
+
+  private endInput(input: number): void {
+    if (this.ended[input]) return;
+    this.ended[input] = true;
+    this.valve.end(input);
+    if (this.ended[0] && this.ended[1]) this.endAll();
+  }
+}
