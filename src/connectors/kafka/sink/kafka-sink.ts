@@ -1,14 +1,4 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  MessageChannel,
-  type MessagePort,
-  receiveMessageOnPort,
-  Worker,
-} from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { murmur2 } from '@platformatic/kafka';
 import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
@@ -16,6 +6,8 @@ import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink
 import type { Json } from '../../../core/snapshot.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
+import { siblingModule, startWorker } from '../../../util/threads/start-worker.js';
+import { SyncChannel } from '../../../util/threads/sync-channel.js';
 import {
   checkTopic,
   connectionOf,
@@ -195,49 +187,6 @@ export class KafkaSink<T> implements Sink<T> {
   }
 }
 
-let bundled: string | undefined;
-
-/**
- * The producer thread's entry file. From compiled JavaScript it is
- * `producer-worker.js` beside this file. From TypeScript sources (tests,
- * tsx) the worker is bundled once per process with esbuild (which tsx brings)
- * into `node_modules/.cache/weir/`: loading TypeScript through a loader in a
- * worker takes seconds, a bundle a fraction of one.
- */
-function workerFile(): URL {
-  const self = import.meta.url;
-  if (!self.endsWith('.ts')) return new URL('./producer-worker.js', self);
-  if (bundled === undefined) {
-    const require = createRequire(self);
-    const esbuild = require('esbuild') as typeof import('esbuild');
-    const result = esbuild.buildSync({
-      entryPoints: [fileURLToPath(new URL('./producer-worker.ts', self))],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      write: false,
-      external: ['@platformatic/kafka'],
-      logLevel: 'silent',
-    });
-    const code = result.outputFiles[0]!.text;
-    // Beside node_modules, so the bundle resolves @platformatic/kafka like this file does.
-    const client = require.resolve('@platformatic/kafka');
-    const modules = client.slice(0, client.lastIndexOf(`${sep}node_modules${sep}`) + 14);
-    const dir = join(modules, '.cache', 'weir');
-    const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
-    const file = join(dir, `kafka-producer-worker-${hash}.mjs`);
-    if (!existsSync(file)) {
-      mkdirSync(dir, { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, code);
-      renameSync(tmp, file);
-    }
-    bundled = pathToFileURL(file).href;
-  }
-  return new URL(bundled);
-}
-
 const encoder = new TextEncoder();
 
 function bytesOf(x: string | Uint8Array): Uint8Array {
@@ -247,8 +196,8 @@ function bytesOf(x: string | Uint8Array): Uint8Array {
 /** @internal */
 class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly worker: Worker;
-  private readonly syncPort: MessagePort;
-  private readonly signal: Int32Array;
+  /** Where the producer thread answers the calls this thread blocks on (pre-commit). */
+  private readonly sync = new SyncChannel();
   private failure: WeirError | undefined;
   private outstanding = 0;
   private drained: { promise: Promise<void>; resolve: () => void } | undefined;
@@ -267,11 +216,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     private readonly config: SinkConfig<T>,
     private readonly context: SinkContext,
   ) {
-    this.worker = new Worker(workerFile());
-    const channel = new MessageChannel();
-    this.syncPort = channel.port1;
-    const shared = new SharedArrayBuffer(4);
-    this.signal = new Int32Array(shared);
+    this.worker = startWorker(siblingModule('producer-worker', import.meta.url));
     const workerConfig: WorkerConfig = {
       connection: config.connection,
       exactlyOnce: config.exactlyOnce,
@@ -285,13 +230,8 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       checkpointIntervalMs: config.checkpointIntervalMs,
       checkpointTimeoutMs: config.checkpointTimeoutMs,
     };
-    const init: Request = {
-      op: 'init',
-      config: workerConfig,
-      syncPort: channel.port2,
-      signal: shared,
-    };
-    this.worker.postMessage(init, [channel.port2]);
+    const init: Request = { op: 'init', config: workerConfig, sync: this.sync.remote };
+    this.worker.postMessage(init, [this.sync.remote.port]);
     this.worker.on('message', (n: Notice) => this.onNotice(n));
     this.worker.on('error', (e) => this.workerGone(`the producer thread crashed: ${e.message}`));
     this.worker.on('exit', (code) => {
@@ -376,22 +316,14 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     });
   }
 
-  /** Sends a request and blocks this thread until the worker answers on the synchronous port. */
+  /** Sends a request and blocks this thread until the worker answers on the synchronous channel. */
   private callSync(request: Request): SyncReply {
-    const before = Atomics.load(this.signal, 0);
     this.worker.postMessage(request);
-    const deadline = Date.now() + this.config.flushTimeoutMs + 5_000;
-    for (;;) {
-      const left = deadline - Date.now();
-      if (left <= 0)
-        throw this.error(
-          `the producer thread did not answer within ${this.config.flushTimeoutMs} ms`,
-        );
-      const r = Atomics.wait(this.signal, 0, before, left);
-      if (r !== 'timed-out' || Atomics.load(this.signal, 0) !== before) break;
-    }
-    const reply = receiveMessageOnPort(this.syncPort);
-    if (reply === undefined) throw this.error('the producer thread answered nothing');
+    const reply = this.sync.receiveSync(this.config.flushTimeoutMs + 5_000);
+    if (reply === undefined)
+      throw this.error(
+        `the producer thread did not answer within ${this.config.flushTimeoutMs} ms`,
+      );
     return reply.message as SyncReply;
   }
 
@@ -519,6 +451,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     try {
       await this.call((id) => ({ op: 'close', id }));
     } finally {
+      this.sync.close();
       await this.worker.terminate();
     }
   }

@@ -21,6 +21,7 @@ import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { Counter } from '../../../metrics/registry.js';
+import { siblingModule } from '../../../util/threads/start-worker.js';
 import { connect, quoteLiteral } from '../connection.js';
 import {
   loadSinkTable,
@@ -29,7 +30,7 @@ import {
   sinkConfig,
 } from './sink-config.js';
 import type { SinkTable } from './sink-table.js';
-import { SyncWorker, workerEntry } from './sync-worker.js';
+import { SyncWorker } from './sync-worker.js';
 import type { TransactionRequest, TransactionResponse } from './transaction-protocol.js';
 import {
   disposeRejections,
@@ -146,7 +147,7 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
     const name = `weir-sink-${this.operatorId}-${this.subtask}`;
     this.control = await connect(c.connection, { applicationName: name });
     this.table = await loadSinkTable(this.control, c.table, c.keyColumns, this.operatorId);
-    this.worker = new SyncWorker(workerEntry('transaction-worker', import.meta.url), name);
+    this.worker = new SyncWorker(siblingModule('transaction-worker', import.meta.url), name);
     this.answer(
       await this.worker.request({
         op: 'open',
