@@ -142,8 +142,12 @@ export function badFileRecordError(bad: BadRecord, operatorId: string | undefine
   });
 }
 
-/** @internal Reason text of anything thrown. */
+/** @internal Reason text of anything thrown (with the reasons inside an `AggregateError`). */
 export function reasonOf(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    const inner = error.errors.map((e) => reasonOf(e)).join('; ');
+    return `${error.message}: ${inner}`;
+  }
   return error instanceof Error ? error.message : String(error);
 }
 
