@@ -43,8 +43,8 @@ function typeScriptBootstrap(moduleUrl: URL): string {
     bootstrapPrefix = `Promise.all([import(${api('tsx/esm/api')}), import(${api('tsx/cjs/api')})])
       .then(([esm, cjs]) => { esm.register(); cjs.register(); return import(`;
   }
-  return `${bootstrapPrefix}${JSON.stringify(moduleUrl.href)}); })
-      .catch((error) => { console.error(error); process.exit(1); });`;
+  // No catch: a module that fails to load rejects, which the parent sees as the worker's 'error' event.
+  return `${bootstrapPrefix}${JSON.stringify(moduleUrl.href)}); });`;
 }
 
 /**
