@@ -15,9 +15,7 @@ import { parseArgs } from 'node:util';
 import { deserialize, serialize, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
-import { nexmarkConfig } from '../src/connectors/nexmark/config.js';
-import type { Bid } from '../src/connectors/nexmark/model.js';
-import { nexmarkEvent } from '../src/connectors/nexmark/source/generator.js';
+import { type Bid, nexmarkConfig, nexmarkEvent } from '../src/connectors/nexmark/index.js';
 import type { RecordBatch } from '../src/core/record-batch.js';
 import { decodeBatch, type EncodedBatch, encodeBatch } from '../src/runtime/transport/index.js';
 

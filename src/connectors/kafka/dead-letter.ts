@@ -1,72 +1,40 @@
 import { Producer } from '@platformatic/kafka';
-import { describeRecord, invalidArgument, WeirError } from '../../core/errors.js';
-import type { Counter, MetricGroup } from '../../metrics/registry.js';
-import { checkTopic, type KafkaConnection, reasonOf } from './config.js';
+import { describeRecord, WeirError } from '../../core/errors.js';
+import type { MetricGroup } from '../../metrics/registry.js';
+import { BAD_RECORDS_METRIC, BadRecordCounter, badRecordError } from '../shared/bad-records.js';
+import type { KafkaBadRecordPolicy, KafkaConnection } from './config.js';
+import { reasonOf } from './config.js';
 import type { KafkaConsumerRecord } from './records.js';
 
-/**
- * What the Kafka source does with a record it cannot deserialize (or whose
- * deserializer throws). Nothing is dropped silently: every bad record is
- * counted in `weir_source_bad_records_total`.
- *
- * - `'fail'` (default): the job fails with a `BAD_RECORD` WeirError naming the
- *   topic, partition and offset. Records before it are still emitted.
- * - `'skip'`: the record is counted and dropped.
- * - `{ deadLetterTopic }`: the record's key, value and headers are written to
- *   that topic, with headers `weir.error`, `weir.topic`, `weir.partition`,
- *   `weir.offset` and `weir.timestamp`. The partition does not advance past
- *   the record until the dead-letter write is acknowledged, so a crash never
- *   loses it (it may be written twice).
- */
-export type KafkaBadRecordPolicy = 'fail' | 'skip' | { readonly deadLetterTopic: string };
-
-/** Counter of bad records of every policy (the same name as the file sources'). */
-export const KAFKA_BAD_RECORDS_METRIC = 'weir_source_bad_records_total';
-
-/** @internal */
-export function checkBadRecordPolicy(what: string, policy: unknown): KafkaBadRecordPolicy {
-  if (policy === 'fail' || policy === 'skip') return policy;
-  if (typeof policy === 'object' && policy !== null && 'deadLetterTopic' in policy) {
-    checkTopic(
-      `${what}: deadLetterTopic`,
-      (policy as { deadLetterTopic: unknown }).deadLetterTopic,
-    );
-    return policy as KafkaBadRecordPolicy;
-  }
-  throw invalidArgument(
-    `${what}: onError must be 'fail', 'skip' or { deadLetterTopic }, got ${describeRecord(policy)}`,
-  );
-}
+/** Counter of bad records of every policy (the same name as every source's). */
+export const KAFKA_BAD_RECORDS_METRIC = BAD_RECORDS_METRIC;
 
 /** @internal The error a job fails with under the 'fail' policy. */
-export function badRecordError(
+export function kafkaBadRecordError(
   record: KafkaConsumerRecord,
   reason: string,
   operatorId: string,
 ): WeirError {
-  const shown = describeRecord(record.value?.toString('utf8') ?? null);
-  return new WeirError(
-    'BAD_RECORD',
-    `bad record in topic '${record.topic}' partition ${record.partition} at offset ${record.offset}: ${reason}; value: ${shown} ` +
-      `(set the source's onError to 'skip' or { deadLetterTopic } to continue past bad records)`,
-    { domain: 'user', operatorId, record: shown, retriable: false },
-  );
+  return badRecordError({
+    at: `topic '${record.topic}' partition ${record.partition} at offset ${record.offset}`,
+    reason,
+    label: 'value',
+    shown: describeRecord(record.value?.toString('utf8') ?? null),
+    deadLetter: '{ deadLetterTopic }',
+    operatorId,
+  });
 }
 
 /** @internal Counts bad records and writes dead letters. */
-export class DeadLetters {
-  readonly counter: Counter;
+export class DeadLetters extends BadRecordCounter<{ readonly deadLetterTopic: string }> {
   private producer: Producer | undefined;
 
   constructor(
-    readonly policy: KafkaBadRecordPolicy,
+    policy: KafkaBadRecordPolicy,
     private readonly connection: KafkaConnection,
     metrics: MetricGroup,
   ) {
-    this.counter = metrics.counter(
-      KAFKA_BAD_RECORDS_METRIC,
-      'Input records that could not be read (failed the job, skipped, or sent to a dead letter)',
-    );
+    super(policy, metrics);
   }
 
   /** Writes bad records to the dead-letter topic; resolves once the broker acknowledged them. */
@@ -108,6 +76,7 @@ export class DeadLetters {
     }
   }
 
+  /** Closes the dead-letter producer, if one was started. */
   async close(): Promise<void> {
     await this.producer?.close();
     this.producer = undefined;

@@ -4,38 +4,14 @@
  * values decoded by the walsender have exactly the same text form.
  */
 import pg from 'pg';
-import { describeRecord, invalidArgument } from '../../core/errors.js';
+import { invalidArgument } from '../../core/errors.js';
+import type { PostgresConnection } from './config.js';
 
-/** Where the database is: a `postgres://` URL, or its parts. */
-export type PostgresConnection =
-  | string
-  | {
-      readonly connectionString?: string;
-      readonly host?: string;
-      readonly port?: number;
-      readonly user?: string;
-      readonly password?: string;
-      readonly database?: string;
-      /** Application name shown in `pg_stat_activity`. */
-      readonly applicationName?: string;
-      /** Extra server settings for the connector's sessions, e.g. `-c wal_sender_timeout=30s`. */
-      readonly sessionOptions?: string;
-    };
+export type { PostgresConnection } from './config.js';
 
 /** Session settings fixing the text form of values (dates ISO in UTC, intervals ISO 8601, bytea hex). */
 export const SESSION_OPTIONS =
   '-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=iso_8601 -c extra_float_digits=3 -c bytea_output=hex -c client_encoding=UTF8';
-
-/** @internal Checks a connection setting when the connector is created. */
-export function checkConnection(connection: unknown, what: string): PostgresConnection {
-  if (typeof connection === 'string' && connection.length > 0) return connection;
-  if (connection !== null && typeof connection === 'object' && !Array.isArray(connection)) {
-    return connection as PostgresConnection;
-  }
-  throw invalidArgument(
-    `${what}: connection must be a postgres:// URL or an object with host, port, user, password, database; got ${describeRecord(connection)}`,
-  );
-}
 
 /** @internal A `pg` client configuration for a connection setting. */
 export function clientConfig(

@@ -1,3 +1,5 @@
+import type { ConfigOf } from '../shared/config.js';
+import type { typeMappingSchema } from './config.js';
 /**
  * Values of change events, as Debezium's PostgreSQL connector represents
  * them (see docs/connectors/postgres.md for the table of types).
@@ -35,41 +37,7 @@ export type IntervalHandling = 'numeric' | 'string';
 /** Debezium's `hstore.handling.mode`: a JSON string, or an object. */
 export type HstoreHandling = 'json' | 'map';
 
-/** How column values become event values. Every field has Debezium's default except `decimal` (`string`). */
-export interface TypeMappingOptions {
-  /** Default `'string'`. */
-  readonly decimal?: DecimalHandling;
-  /** Default `'number'`. */
-  readonly int8?: Int8Handling;
-  /** Default `'bytes'` (a `Uint8Array`). */
-  readonly binary?: BinaryHandling;
-  /** Default `'adaptive'`. */
-  readonly timePrecision?: TimePrecisionMode;
-  /** Default `'numeric'`. */
-  readonly interval?: IntervalHandling;
-  /** Default `'json'`. */
-  readonly hstore?: HstoreHandling;
-  /**
-   * Stands for a TOASTed value that did not change in an update (the server
-   * does not send it unless the table has REPLICA IDENTITY FULL). Default
-   * Debezium's `'__debezium_unavailable_value'`.
-   */
-  readonly unavailableValuePlaceholder?: string;
-}
+export type { TypeMappingOptions } from './config.js';
 
-/** {@link TypeMappingOptions} with every default applied. */
-export type ResolvedTypeMapping = Required<TypeMappingOptions>;
-
-export const DEFAULT_UNAVAILABLE_VALUE = '__debezium_unavailable_value';
-
-export function resolveTypeMapping(options: TypeMappingOptions = {}): ResolvedTypeMapping {
-  return {
-    decimal: options.decimal ?? 'string',
-    int8: options.int8 ?? 'number',
-    binary: options.binary ?? 'bytes',
-    timePrecision: options.timePrecision ?? 'adaptive',
-    interval: options.interval ?? 'numeric',
-    hstore: options.hstore ?? 'json',
-    unavailableValuePlaceholder: options.unavailableValuePlaceholder ?? DEFAULT_UNAVAILABLE_VALUE,
-  };
-}
+/** `TypeMappingOptions` with every default applied. */
+export type ResolvedTypeMapping = ConfigOf<typeof typeMappingSchema>;

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { type CsvError, type Options as CsvParseOptions, type Parser, parse } from 'csv-parse';
 import { invalidArgument } from '../../../core/errors.js';
 import { reasonOf } from '../../shared/bad-records.js';
-import type { FileFormat, FormatOutput, RecordPosition } from './format.js';
+import type { FileFormat, FormatOutput, RecordPosition } from './format-types.js';
 
 /** A CSV row read with a header: field values keyed by column name. */
 export type CsvRecord = Record<string, string>;

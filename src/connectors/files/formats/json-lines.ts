@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import type { FileFormat, FormatOutput, RecordPosition } from './format.js';
+import type { FileFormat, FormatOutput, RecordPosition } from './format-types.js';
 
 /** Options of {@link jsonLinesFormat}. */
 export interface JsonLinesFormatOptions<T> {

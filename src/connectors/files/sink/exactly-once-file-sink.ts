@@ -6,15 +6,10 @@ import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
+import { parseOptions } from '../../shared/config.js';
+import { type ExactlyOnceFileSinkOptions, exactlyOnceFileSinkSchema } from '../config.js';
 
-export interface ExactlyOnceFileSinkOptions<T> {
-  /** Directory that receives the committed part files. */
-  readonly directory: string;
-  /** Renders one record as one line (without the newline). JSON by default. */
-  readonly format?: (value: T) => string;
-  /** File name prefix. Default `part`. */
-  readonly prefix?: string;
-}
+export type { ExactlyOnceFileSinkOptions } from '../config.js';
 
 interface Committable {
   readonly pending: string;
@@ -53,7 +48,9 @@ function newToken(): string {
 export class ExactlyOnceFileSink<T> implements Sink<T> {
   readonly name = 'exactly-once files';
 
-  constructor(private readonly options: ExactlyOnceFileSinkOptions<T>) {}
+  constructor(private readonly options: ExactlyOnceFileSinkOptions<T>) {
+    parseOptions('ExactlyOnceFileSink', exactlyOnceFileSinkSchema, options);
+  }
 
   createWriter(context: SinkContext): TwoPhaseCommitWriter<T> {
     const { directory } = this.options;

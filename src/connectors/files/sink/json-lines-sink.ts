@@ -5,26 +5,10 @@ import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Sink, SinkContext, SinkWriter } from '../../../core/sink.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
 import { reasonOf } from '../../shared/bad-records.js';
+import { parseOptions } from '../../shared/config.js';
+import { type JsonLinesSinkOptions, jsonLinesSinkSchema } from '../config.js';
 
-/** Options of {@link JsonLinesSink}. */
-export interface JsonLinesSinkOptions<T> {
-  /**
-   * Renders a record as one line; `JSON.stringify` by default. The result
-   * must not contain a line break. A record it cannot render (it throws, or
-   * returns something other than a string, as `JSON.stringify` does for
-   * `undefined`) fails the job with code `SINK_FAILED`.
-   */
-  readonly serialize?: (value: T) => string;
-  /** Append to existing files instead of replacing them; default false. */
-  readonly append?: boolean;
-  /**
-   * Bytes buffered ahead of the disk per subtask; beyond that the sink holds
-   * its task back (backpressure) until the buffer drains. Default 1 MiB.
-   */
-  readonly bufferBytes?: number;
-  /** Shown in plans, errors and metrics; default `'jsonl file'`. */
-  readonly name?: string;
-}
+export type { JsonLinesSinkOptions } from '../config.js';
 
 /**
  * Writes records to a file as JSON Lines: one JSON value per line, UTF-8,
@@ -59,11 +43,7 @@ export class JsonLinesSink<T> implements Sink<T> {
     if (typeof path !== 'string' || path.length === 0) {
       throw invalidArgument('JsonLinesSink needs a file path');
     }
-    const bytes = options.bufferBytes;
-    if (bytes !== undefined && (!Number.isInteger(bytes) || bytes < 1)) {
-      throw invalidArgument(`bufferBytes must be a positive whole number, got ${bytes}`);
-    }
-    this.name = options.name ?? 'jsonl file';
+    this.name = parseOptions('JsonLinesSink', jsonLinesSinkSchema, options).name ?? 'jsonl file';
   }
 
   /**

@@ -2,33 +2,19 @@ import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
+import { invalidArgument, WeirError } from '../../../core/errors.js';
 import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
-import { type BadRecordPolicy, checkPolicy, reasonOf } from '../../shared/bad-records.js';
-import type { FileFormat } from '../formats/format.js';
+import { type BadRecordPolicy, reasonOf } from '../../shared/bad-records.js';
+import { parseOptions } from '../../shared/config.js';
+import {
+  type DirectorySourceOptions,
+  directorySourceSchema,
+  type FileNameFilter,
+} from '../config.js';
+import type { FileFormat } from '../formats/format-types.js';
 import { type FileFeed, FileReader, parsePosition } from './file-reader.js';
 
-/** Which file names a {@link DirectorySource} reads. */
-export type FileNameFilter = string | RegExp | ((name: string) => boolean);
-
-/** Options of {@link DirectorySource}. */
-export interface DirectorySourceOptions {
-  /** How often the directory is listed, in milliseconds; default 1000. */
-  readonly pollIntervalMs?: number;
-  /**
-   * Which file names to read; all by default. A string is a suffix such as
-   * `'.jsonl'` (a leading `*` is ignored, so `'*.jsonl'` works too), a RegExp
-   * is tested against the name, a function decides. Names starting with `.`
-   * or `_` (in-progress or hidden files, by convention) are never read.
-   */
-  readonly filter?: FileNameFilter;
-  /** Whether files already in the directory when the job starts are read; default true. */
-  readonly processExisting?: boolean;
-  /** What to do with records that cannot be read; default `'fail'`. See {@link BadRecordPolicy}. */
-  readonly onError?: BadRecordPolicy;
-  /** Shown in plans, errors and metrics; default `'<format> directory'`. */
-  readonly name?: string;
-}
+export type { DirectorySourceOptions, FileNameFilter } from '../config.js';
 
 /**
  * An unbounded source that watches a directory and reads each new file as it
@@ -76,16 +62,12 @@ export class DirectorySource<T> implements Source<T> {
     if (typeof path !== 'string' || path.length === 0) {
       throw invalidArgument('DirectorySource needs a directory path');
     }
-    const interval = options.pollIntervalMs ?? 1000;
-    if (!Number.isFinite(interval) || interval <= 0) {
-      throw invalidArgument(`pollIntervalMs must be a positive number, got ${interval}`);
-    }
-    this.pollIntervalMs = interval;
-    this.accept = nameFilter(options.filter);
-    this.processExisting = options.processExisting ?? true;
-    this.onError = options.onError ?? 'fail';
-    checkPolicy(this.onError);
-    this.name = options.name ?? `${format.name} directory`;
+    const config = parseOptions('DirectorySource', directorySourceSchema, options);
+    this.pollIntervalMs = config.pollIntervalMs;
+    this.accept = nameFilter(config.filter);
+    this.processExisting = config.processExisting;
+    this.onError = config.onError;
+    this.name = config.name ?? `${format.name} directory`;
   }
 
   createReader(context: SourceContext): SourceReader<T> {
@@ -169,8 +151,5 @@ function nameFilter(filter: FileNameFilter | undefined): (name: string) => boole
     const re = new RegExp(filter.source, filter.flags.replace(/[gy]/g, ''));
     return (name) => visible(name) && re.test(name);
   }
-  if (typeof filter === 'function') return (name) => visible(name) && filter(name);
-  throw invalidArgument(
-    `filter must be a string, RegExp or function, got ${describeRecord(filter)}`,
-  );
+  return (name) => visible(name) && filter(name);
 }

@@ -5,7 +5,7 @@ import type { PollStatus, SourceContext, SourceReader } from '../../../core/sour
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { BadRecordHandler, type BadRecordPolicy, reasonOf } from '../../shared/bad-records.js';
-import type { FileFormat, FormatOutput } from '../formats/format.js';
+import type { FileFormat, FormatOutput } from '../formats/format-types.js';
 
 /**
  * @internal The files a reader reads, in order: a fixed list for a bounded

@@ -1,16 +1,12 @@
 import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
 import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
-import { type BadRecordPolicy, checkPolicy } from '../../shared/bad-records.js';
-import type { FileFormat } from '../formats/format.js';
+import type { BadRecordPolicy } from '../../shared/bad-records.js';
+import { parseOptions } from '../../shared/config.js';
+import { type FileSourceOptions, fileSourceSchema } from '../config.js';
+import type { FileFormat } from '../formats/format-types.js';
 import { type FileFeed, FileReader, parsePosition } from './file-reader.js';
 
-/** Options of {@link FileSource}. */
-export interface FileSourceOptions {
-  /** What to do with records that cannot be read; default `'fail'`. See {@link BadRecordPolicy}. */
-  readonly onError?: BadRecordPolicy;
-  /** Shown in plans, errors and metrics; default `'<format> file'`. */
-  readonly name?: string;
-}
+export type { FileSourceOptions } from '../config.js';
 
 /**
  * A bounded source reading one file, or several one after another, in a
@@ -58,9 +54,9 @@ export class FileSource<T> implements Source<T> {
       }
     }
     this.paths = paths;
-    this.onError = options.onError ?? 'fail';
-    checkPolicy(this.onError);
-    this.name = options.name ?? `${format.name} file`;
+    const config = parseOptions('FileSource', fileSourceSchema, options);
+    this.onError = config.onError;
+    this.name = config.name ?? `${format.name} file`;
   }
 
   createReader(context: SourceContext): SourceReader<T> {

@@ -1,23 +1,11 @@
-import { invalidArgument } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import { NO_TIMESTAMP } from '../../../core/record-batch.js';
 import type { PollStatus, Source, SourceContext, SourceReader } from '../../../core/source.js';
 import { DeterministicRandom } from '../../../util/random.js';
+import { parseOptions } from '../../shared/config.js';
+import { type GeneratorSourceOptions, generatorSourceSchema } from '../config.js';
 
-export interface GeneratorSourceOptions<T> {
-  /**
-   * Produces record number `index`. `random` is seeded from (seed, index), so
-   * the record depends on nothing else: the same seed gives the same records
-   * at any parallelism.
-   */
-  readonly generate: (index: number, random: DeterministicRandom) => T;
-  /** Number of records; unbounded when omitted. */
-  readonly count?: number;
-  /** Records per second over all subtasks; as fast as possible when omitted. */
-  readonly ratePerSecond?: number;
-  readonly seed?: number;
-  readonly name?: string;
-}
+export type { GeneratorSourceOptions } from '../config.js';
 
 /**
  * A deterministic, splittable data generator. Subtask s of P produces records
@@ -30,15 +18,9 @@ export class GeneratorSource<T> implements Source<T> {
   readonly name: string;
 
   constructor(private readonly options: GeneratorSourceOptions<T>) {
-    const { count, ratePerSecond } = options;
-    if (count !== undefined && (!Number.isInteger(count) || count < 0)) {
-      throw invalidArgument(`generator count must be a whole number >= 0, got ${count}`);
-    }
-    if (ratePerSecond !== undefined && (!Number.isFinite(ratePerSecond) || ratePerSecond <= 0)) {
-      throw invalidArgument(`generator rate must be a positive number, got ${ratePerSecond}`);
-    }
-    this.bounded = count !== undefined;
-    this.name = options.name ?? 'generator';
+    const config = parseOptions('generator', generatorSourceSchema, options);
+    this.bounded = config.count !== undefined;
+    this.name = config.name ?? 'generator';
   }
 
   createReader(context: SourceContext): SourceReader<T> {

@@ -1,28 +1,21 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  MessageChannel,
-  type MessagePort,
-  receiveMessageOnPort,
-  Worker,
-} from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { murmur2 } from '@platformatic/kafka';
-import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
+import { describeRecord, WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
+import { siblingModule, startWorker } from '../../../util/threads/start-worker.js';
+import { SyncChannel } from '../../../util/threads/sync-channel.js';
+import { parseOptions } from '../../shared/config.js';
 import {
   checkTopic,
   connectionOf,
   type KafkaConnection,
-  type KafkaConnectionOptions,
-  positiveInt,
-  positiveMs,
+  type KafkaHeaders,
+  type KafkaSinkOptions,
+  kafkaSinkSchema,
 } from '../config.js';
 import type { KafkaFormat } from '../formats.js';
 import type {
@@ -34,59 +27,7 @@ import type {
   WorkerConfig,
 } from './sink-protocol.js';
 
-/** Header values: strings are written as UTF-8. */
-export type KafkaHeaders = Readonly<Record<string, string | Uint8Array>>;
-
-export interface KafkaSinkOptions<T> extends KafkaConnectionOptions {
-  /** The topic of every record, or a function choosing it per record. */
-  readonly topic: string | ((value: T) => string);
-  /** Serializes record values. */
-  readonly format: KafkaFormat<T>;
-  /** The record key (strings as UTF-8). Records with a key go to `murmur2(key) % partitions`, as in Java clients. */
-  readonly key?: (value: T) => string | Uint8Array | undefined;
-  /** Headers per record. */
-  readonly headers?: (value: T) => KafkaHeaders | undefined;
-  /**
-   * Chooses the partition (taken modulo the topic's partition count). Default:
-   * by key hash as in Java clients; records without a key are spread round robin.
-   */
-  readonly partitioner?: (value: T, key: Uint8Array | undefined) => number;
-  /**
-   * `'at-least-once'` (default): every record is acknowledged by the brokers
-   * before a checkpoint completes; after a failure, records since the last
-   * checkpoint are written again. `'exactly-once'`: each checkpoint interval
-   * is one Kafka transaction, committed when the checkpoint completes;
-   * consumers with `read_committed` see every record once. Needs checkpoints.
-   */
-  readonly deliveryGuarantee?: 'at-least-once' | 'exactly-once';
-  /**
-   * Exactly-once: prefix of the transactional ids `<prefix>-<subtask>-<n>`.
-   * Must be stable across restarts of the job and unique to it on the cluster.
-   */
-  readonly transactionalIdPrefix?: string;
-  /**
-   * Exactly-once: the transaction timeout asked of the broker: the longest a
-   * pre-committed transaction waits for its commit, including while the job
-   * is down. At most the broker's `transaction.max.timeout.ms` (checked at
-   * start). Default 10 minutes.
-   */
-  readonly transactionTimeoutMs?: number;
-  /**
-   * Exactly-once: the job's checkpoint interval and timeout, checked against
-   * `transactionTimeoutMs` at start (the sink cannot read the job's
-   * checkpoint settings itself yet).
-   */
-  readonly checkpointIntervalMs?: number;
-  readonly checkpointTimeoutMs?: number;
-  /** `-1` (all in-sync replicas, default) or `1` (leader only; at-least-once only). */
-  readonly acks?: -1 | 1;
-  readonly compression?: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
-  /** Records handed to the producer and not yet acknowledged before the sink applies backpressure. Default 50 000. */
-  readonly maxBufferedRecords?: number;
-  /** Longest a checkpoint barrier waits for outstanding records to be acknowledged. Default 60 s. */
-  readonly flushTimeoutMs?: number;
-  readonly name?: string;
-}
+export type { KafkaHeaders, KafkaSinkOptions } from '../config.js';
 
 interface SinkConfig<T> {
   readonly connection: KafkaConnection;
@@ -105,64 +46,31 @@ interface SinkConfig<T> {
   readonly compression: WorkerConfig['compression'];
   readonly maxBufferedRecords: number;
   readonly flushTimeoutMs: number;
+  readonly name: string;
 }
 
-function sinkConfig<T>(o: KafkaSinkOptions<T>): SinkConfig<T> {
-  const what = 'KafkaSink';
-  if (o === null || typeof o !== 'object') throw invalidArgument(`${what}: options are required`);
-  const connection = connectionOf(o, what);
-  if (typeof o.topic !== 'function') checkTopic(what, o.topic);
-  if (o.format === undefined || typeof o.format.serialize !== 'function') {
-    throw invalidArgument(`${what}: format must be a KafkaFormat (see KafkaFormats)`);
-  }
-  for (const f of ['key', 'headers', 'partitioner'] as const) {
-    if (o[f] !== undefined && typeof o[f] !== 'function')
-      throw invalidArgument(`${what}: ${f} must be a function`);
-  }
-  const guarantee = o.deliveryGuarantee ?? 'at-least-once';
-  if (guarantee !== 'at-least-once' && guarantee !== 'exactly-once') {
-    throw invalidArgument(
-      `${what}: deliveryGuarantee must be 'at-least-once' or 'exactly-once', got ${describeRecord(guarantee)}`,
-    );
-  }
-  const exactlyOnce = guarantee === 'exactly-once';
-  const prefix = o.transactionalIdPrefix ?? '';
-  if (exactlyOnce && (typeof prefix !== 'string' || !/^[a-zA-Z0-9._-]{1,200}$/.test(prefix))) {
-    throw invalidArgument(
-      `${what}: exactly-once needs a transactionalIdPrefix (letters, digits, '.', '_', '-'), stable across restarts and unique to the job`,
-    );
-  }
-  const acks = o.acks ?? -1;
-  if (acks !== -1 && acks !== 1) throw invalidArgument(`${what}: acks must be -1 or 1`);
-  if (exactlyOnce && acks !== -1) throw invalidArgument(`${what}: exactly-once needs acks -1`);
-  const compression = o.compression ?? 'none';
-  if (!['none', 'gzip', 'snappy', 'lz4', 'zstd'].includes(compression)) {
-    throw invalidArgument(`${what}: unknown compression ${describeRecord(compression)}`);
-  }
-  const topic = o.topic;
+/** Validates the options (once, when the sink is created) and applies defaults. */
+function sinkConfig<T>(options: KafkaSinkOptions<T>): SinkConfig<T> {
+  const o = parseOptions('KafkaSink', kafkaSinkSchema, options);
+  const topic = options.topic;
   return {
-    connection,
+    connection: connectionOf(o),
     topicOf: typeof topic === 'function' ? topic : () => topic,
     fixedTopic: typeof topic === 'function' ? undefined : topic,
-    format: o.format,
-    key: o.key,
-    headers: o.headers,
-    partitioner: o.partitioner,
-    exactlyOnce,
-    prefix,
-    transactionTimeoutMs: positiveMs(what, 'transactionTimeoutMs', o.transactionTimeoutMs, 600_000),
-    checkpointIntervalMs:
-      o.checkpointIntervalMs === undefined
-        ? undefined
-        : positiveMs(what, 'checkpointIntervalMs', o.checkpointIntervalMs, 0),
-    checkpointTimeoutMs:
-      o.checkpointTimeoutMs === undefined
-        ? undefined
-        : positiveMs(what, 'checkpointTimeoutMs', o.checkpointTimeoutMs, 0),
-    acks,
-    compression,
-    maxBufferedRecords: positiveInt(what, 'maxBufferedRecords', o.maxBufferedRecords, 50_000),
-    flushTimeoutMs: positiveMs(what, 'flushTimeoutMs', o.flushTimeoutMs, 60_000),
+    format: options.format,
+    key: options.key,
+    headers: options.headers,
+    partitioner: options.partitioner,
+    exactlyOnce: o.deliveryGuarantee === 'exactly-once',
+    prefix: o.transactionalIdPrefix,
+    transactionTimeoutMs: o.transactionTimeoutMs,
+    checkpointIntervalMs: o.checkpointIntervalMs,
+    checkpointTimeoutMs: o.checkpointTimeoutMs,
+    acks: o.acks,
+    compression: o.compression,
+    maxBufferedRecords: o.maxBufferedRecords,
+    flushTimeoutMs: o.flushTimeoutMs,
+    name: o.name,
   };
 }
 
@@ -187,55 +95,12 @@ export class KafkaSink<T> implements Sink<T> {
 
   constructor(options: KafkaSinkOptions<T>) {
     this.config = sinkConfig(options);
-    this.name = options.name ?? 'kafka';
+    this.name = this.config.name;
   }
 
   createWriter(context: SinkContext): TwoPhaseCommitWriter<T> {
     return new KafkaWriter(this.config, context);
   }
-}
-
-let bundled: string | undefined;
-
-/**
- * The producer thread's entry file. From compiled JavaScript it is
- * `producer-worker.js` beside this file. From TypeScript sources (tests,
- * tsx) the worker is bundled once per process with esbuild (which tsx brings)
- * into `node_modules/.cache/weir/`: loading TypeScript through a loader in a
- * worker takes seconds, a bundle a fraction of one.
- */
-function workerFile(): URL {
-  const self = import.meta.url;
-  if (!self.endsWith('.ts')) return new URL('./producer-worker.js', self);
-  if (bundled === undefined) {
-    const require = createRequire(self);
-    const esbuild = require('esbuild') as typeof import('esbuild');
-    const result = esbuild.buildSync({
-      entryPoints: [fileURLToPath(new URL('./producer-worker.ts', self))],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      write: false,
-      external: ['@platformatic/kafka'],
-      logLevel: 'silent',
-    });
-    const code = result.outputFiles[0]!.text;
-    // Beside node_modules, so the bundle resolves @platformatic/kafka like this file does.
-    const client = require.resolve('@platformatic/kafka');
-    const modules = client.slice(0, client.lastIndexOf(`${sep}node_modules${sep}`) + 14);
-    const dir = join(modules, '.cache', 'weir');
-    const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
-    const file = join(dir, `kafka-producer-worker-${hash}.mjs`);
-    if (!existsSync(file)) {
-      mkdirSync(dir, { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, code);
-      renameSync(tmp, file);
-    }
-    bundled = pathToFileURL(file).href;
-  }
-  return new URL(bundled);
 }
 
 const encoder = new TextEncoder();
@@ -247,8 +112,8 @@ function bytesOf(x: string | Uint8Array): Uint8Array {
 /** @internal */
 class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly worker: Worker;
-  private readonly syncPort: MessagePort;
-  private readonly signal: Int32Array;
+  /** Where the producer thread answers the calls this thread blocks on (pre-commit). */
+  private readonly sync = new SyncChannel();
   private failure: WeirError | undefined;
   private outstanding = 0;
   private drained: { promise: Promise<void>; resolve: () => void } | undefined;
@@ -267,11 +132,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     private readonly config: SinkConfig<T>,
     private readonly context: SinkContext,
   ) {
-    this.worker = new Worker(workerFile());
-    const channel = new MessageChannel();
-    this.syncPort = channel.port1;
-    const shared = new SharedArrayBuffer(4);
-    this.signal = new Int32Array(shared);
+    this.worker = startWorker(siblingModule('producer-worker', import.meta.url));
     const workerConfig: WorkerConfig = {
       connection: config.connection,
       exactlyOnce: config.exactlyOnce,
@@ -285,13 +146,8 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       checkpointIntervalMs: config.checkpointIntervalMs,
       checkpointTimeoutMs: config.checkpointTimeoutMs,
     };
-    const init: Request = {
-      op: 'init',
-      config: workerConfig,
-      syncPort: channel.port2,
-      signal: shared,
-    };
-    this.worker.postMessage(init, [channel.port2]);
+    const init: Request = { op: 'init', config: workerConfig, sync: this.sync.remote };
+    this.worker.postMessage(init, [this.sync.remote.port]);
     this.worker.on('message', (n: Notice) => this.onNotice(n));
     this.worker.on('error', (e) => this.workerGone(`the producer thread crashed: ${e.message}`));
     this.worker.on('exit', (code) => {
@@ -376,22 +232,14 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     });
   }
 
-  /** Sends a request and blocks this thread until the worker answers on the synchronous port. */
+  /** Sends a request and blocks this thread until the worker answers on the synchronous channel. */
   private callSync(request: Request): SyncReply {
-    const before = Atomics.load(this.signal, 0);
     this.worker.postMessage(request);
-    const deadline = Date.now() + this.config.flushTimeoutMs + 5_000;
-    for (;;) {
-      const left = deadline - Date.now();
-      if (left <= 0)
-        throw this.error(
-          `the producer thread did not answer within ${this.config.flushTimeoutMs} ms`,
-        );
-      const r = Atomics.wait(this.signal, 0, before, left);
-      if (r !== 'timed-out' || Atomics.load(this.signal, 0) !== before) break;
-    }
-    const reply = receiveMessageOnPort(this.syncPort);
-    if (reply === undefined) throw this.error('the producer thread answered nothing');
+    const reply = this.sync.receiveSync(this.config.flushTimeoutMs + 5_000);
+    if (reply === undefined)
+      throw this.error(
+        `the producer thread did not answer within ${this.config.flushTimeoutMs} ms`,
+      );
     return reply.message as SyncReply;
   }
 
@@ -519,6 +367,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     try {
       await this.call((id) => ({ op: 'close', id }));
     } finally {
+      this.sync.close();
       await this.worker.terminate();
     }
   }

@@ -6,8 +6,9 @@
  * synchronous flush. In exactly-once mode each checkpoint interval is one
  * Kafka transaction with its own transactional id `<prefix>-<subtask>-<seq>`.
  */
-import { type MessagePort, parentPort } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { type Admin, type MessageToProduce, Producer } from '@platformatic/kafka';
+import { syncReplier } from '../../../util/threads/sync-channel.js';
 import {
   apiErrors,
   brokerConfig,
@@ -40,8 +41,7 @@ interface Txn {
 
 const port = parentPort!;
 let config!: WorkerConfig;
-let syncPort!: MessagePort;
-let signal!: Int32Array;
+let replySync!: (reply: SyncReply) => void;
 let admin!: Admin;
 let failure: string | undefined;
 /** Records waiting to be sent, in order. */
@@ -56,12 +56,6 @@ let recovered: Promise<void> | undefined;
 
 function notify(n: Notice): void {
   port.postMessage(n);
-}
-
-function replySync(r: SyncReply): void {
-  syncPort.postMessage(r);
-  Atomics.add(signal, 0, 1);
-  Atomics.notify(signal, 0);
 }
 
 function fail(error: unknown): void {
@@ -347,8 +341,7 @@ port.on('message', (m: Request) => {
   switch (m.op) {
     case 'init':
       config = m.config;
-      syncPort = m.syncPort;
-      signal = new Int32Array(m.signal);
+      replySync = syncReplier(m.sync);
       admin = newAdmin(config.connection);
       return;
     case 'send':

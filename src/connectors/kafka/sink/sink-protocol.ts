@@ -1,5 +1,5 @@
 /** @internal Messages between a sink writer (main thread) and its producer worker. */
-import type { MessagePort } from 'node:worker_threads';
+import type { SyncChannelEnd } from '../../../util/threads/sync-channel.js';
 import type { KafkaConnection } from '../config.js';
 
 export interface WorkerConfig {
@@ -51,8 +51,8 @@ export type Request =
   | {
       readonly op: 'init';
       readonly config: WorkerConfig;
-      readonly syncPort: MessagePort;
-      readonly signal: SharedArrayBuffer;
+      /** Where the worker answers `preCommit` and `flush`, which the writer blocks on. */
+      readonly sync: SyncChannelEnd;
     }
   | { readonly op: 'send'; readonly batch: PackedBatch }
   | { readonly op: 'flush' }

@@ -20,7 +20,7 @@ import {
   topicsMatching,
 } from '../client.js';
 import { reasonOf } from '../config.js';
-import { badRecordError, DeadLetters } from '../dead-letter.js';
+import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { consumerRecord, forEachRecord, type KafkaConsumerRecord } from '../records.js';
 import { PartitionTime, type SourceTimeSpec, sourceTimeSpec, stamper } from './partition-time.js';
 import { PendingOffsets } from './pending-offsets.js';
@@ -376,11 +376,11 @@ export class AssignedReader<T> implements SourceReader<T> {
       } catch (cause) {
         const full = consumerRecord(topic, partition, record, offset, ts);
         const reason = reasonOf(cause);
-        this.deadLetters.counter.inc();
-        if (this.config.onError === 'fail') {
-          failure = badRecordError(full, reason, this.context.operatorId);
+        const policy = this.deadLetters.count();
+        if (policy === 'fail') {
+          failure = kafkaBadRecordError(full, reason, this.context.operatorId);
           failedAt = offset;
-        } else if (this.config.onError !== 'skip') {
+        } else if (policy !== 'skip') {
           bad.push({ record: full, reason });
         }
         return;

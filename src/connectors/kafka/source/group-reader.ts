@@ -8,7 +8,7 @@ import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { newAdmin, newConsumer, topicsMatching } from '../client.js';
 import { reasonOf } from '../config.js';
-import { badRecordError, DeadLetters } from '../dead-letter.js';
+import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import type { KafkaConsumerRecord } from '../records.js';
 import { PartitionTime, type SourceTimeSpec, sourceTimeSpec, stamper } from './partition-time.js';
 import { PendingOffsets } from './pending-offsets.js';
@@ -140,10 +140,10 @@ export class GroupReader<T> implements SourceReader<T> {
         decodeValue !== undefined ? decodeValue(m.value ?? undefined) : decodeRecord!(toRecord(m));
     } catch (cause) {
       const record = toRecord(m);
-      this.deadLetters.counter.inc();
-      if (this.config.onError === 'fail')
-        this.fail(badRecordError(record, reasonOf(cause), this.context.operatorId));
-      else if (this.config.onError !== 'skip') {
+      const policy = this.deadLetters.count();
+      if (policy === 'fail')
+        this.fail(kafkaBadRecordError(record, reasonOf(cause), this.context.operatorId));
+      else if (policy !== 'skip') {
         // Hold the stream until the dead letter is acknowledged.
         this.stream?.pause();
         this.dlq = this.dlq

@@ -5,11 +5,12 @@
  */
 import pg from 'pg';
 import type { AsyncRuntimeContext } from '../../../core/async-io.js';
-import { describeRecord, invalidArgument } from '../../../core/errors.js';
+import { describeRecord } from '../../../core/errors.js';
 import type { Key } from '../../../core/key-groups.js';
 import type { LookupTable } from '../../../core/lookup.js';
+import { type OptionsOf, parseOptions } from '../../shared/config.js';
+import { lookupTableSchema } from '../config.js';
 import {
-  checkConnection,
   clientConfig,
   type PostgresConnection,
   parseTableName,
@@ -20,19 +21,14 @@ import {
 /** A row as `pg` returns it: column name to value. */
 export type PostgresLookupRow = Record<string, unknown>;
 
-export interface PostgresLookupTableOptions<V = PostgresLookupRow> {
-  readonly connection: PostgresConnection;
-  /** `table`, `schema.table` or `"Quoted"."Names"` (schema `public` when omitted). */
-  readonly table: string;
-  /** The column looked up; it should be unique (a primary key): several rows for one key fail the lookup. */
-  readonly keyColumn: string;
-  /** Columns to read. Default: all of them. */
-  readonly columns?: readonly string[];
+/** Options of {@link PostgresLookupTable}. */
+export type PostgresLookupTableOptions<V = PostgresLookupRow> = Omit<
+  OptionsOf<typeof lookupTableSchema>,
+  'row'
+> & {
   /** Turns a row into the value joined. Default: the row object as `pg` returns it. */
   readonly row?: (row: PostgresLookupRow) => V;
-  /** Connections per subtask. Default 4. */
-  readonly poolSize?: number;
-}
+};
 
 /** Alias of the key column's text form in the query, to match rows to the keys asked for. */
 const KEY_ALIAS = '__weir_lookup_key';
@@ -53,23 +49,9 @@ export class PostgresLookupTable<K extends Key, V = PostgresLookupRow>
   private pool: pg.Pool | undefined;
 
   constructor(options: PostgresLookupTableOptions<V>) {
-    const what = 'PostgresLookupTable';
-    this.connection = checkConnection(options.connection, what);
-    if (typeof options.table !== 'string' || options.table.length === 0) {
-      throw invalidArgument(
-        `${what}: table must be a table name, got ${describeRecord(options.table)}`,
-      );
-    }
-    if (typeof options.keyColumn !== 'string' || options.keyColumn.length === 0) {
-      throw invalidArgument(
-        `${what}: keyColumn must be a column name, got ${describeRecord(options.keyColumn)}`,
-      );
-    }
-    const poolSize = options.poolSize ?? 4;
-    if (!Number.isInteger(poolSize) || poolSize < 1) {
-      throw invalidArgument(`${what}: poolSize must be a whole number >= 1, got ${poolSize}`);
-    }
-    this.poolSize = poolSize;
+    const config = parseOptions('PostgresLookupTable', lookupTableSchema, options);
+    this.connection = config.connection;
+    this.poolSize = config.poolSize;
     const table = parseTableName(options.table);
     const key = quoteIdent(options.keyColumn);
     const columns =

@@ -3,14 +3,11 @@
  * target table's description, and turning records into mutations.
  */
 import type pg from 'pg';
-import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
+import { describeRecord, WeirError } from '../../../core/errors.js';
+import type { ConfigOf, OptionsOf } from '../../shared/config.js';
 import type { ChangeEvent, ChangeRecord } from '../cdc/envelope.js';
-import {
-  checkConnection,
-  type PostgresConnection,
-  parseTableName,
-  qualified,
-} from '../connection.js';
+import type { upsertSinkSchema } from '../config.js';
+import { type PostgresConnection, parseTableName, qualified } from '../connection.js';
 import type { Row } from '../values.js';
 import {
   COLUMNS_QUERY,
@@ -40,12 +37,10 @@ export type RejectedRowPolicy<T> =
   | { readonly deadLetter: (rejected: RejectedRecord<T>) => void };
 
 /** Options of the PostgreSQL sinks. */
-export interface PostgresSinkOptions<T> {
-  readonly connection: PostgresConnection;
-  /** Target table, `'name'` (schema `public`) or `'schema.name'`. */
-  readonly table: string;
-  /** Conflict target: columns of a unique index. Default: the primary key. */
-  readonly keyColumns?: readonly string[];
+export type PostgresSinkOptions<T> = Omit<
+  OptionsOf<typeof upsertSinkSchema>,
+  'toMutation' | 'onRejected'
+> & {
   /**
    * The change a record makes. Default: CDC change records (envelope or
    * flattened; deletes and tombstones delete), otherwise the record is the row to upsert.
@@ -53,9 +48,7 @@ export interface PostgresSinkOptions<T> {
   readonly toMutation?: (record: T) => SinkMutation | null | undefined;
   /** See {@link RejectedRowPolicy}. */
   readonly onRejected?: RejectedRowPolicy<T>;
-  /** Most records written per flush. Default 5,000. */
-  readonly maxBatchSize?: number;
-}
+};
 
 /** @internal */
 export interface SinkConfig<T> {
@@ -67,40 +60,22 @@ export interface SinkConfig<T> {
   readonly maxBatchSize: number;
 }
 
-/** @internal Validates sink options. */
-export function sinkConfig<T>(options: PostgresSinkOptions<T>, what: string): SinkConfig<T> {
-  if (options === null || typeof options !== 'object')
-    throw invalidArgument(`${what} needs an options object`);
-  const connection = checkConnection(options.connection, what);
-  if (typeof options.table !== 'string')
-    throw invalidArgument(`${what}: table must be a table name`);
-  const table = parseTableName(options.table);
-  const keyColumns = options.keyColumns;
-  if (
-    keyColumns !== undefined &&
-    (!Array.isArray(keyColumns) ||
-      keyColumns.length === 0 ||
-      !keyColumns.every((k) => typeof k === 'string'))
-  ) {
-    throw invalidArgument(`${what}: keyColumns must be a non-empty list of column names`);
-  }
-  const onRejected = options.onRejected ?? 'fail';
-  if (
-    onRejected !== 'fail' &&
-    (typeof onRejected !== 'object' || typeof onRejected.deadLetter !== 'function')
-  ) {
-    throw invalidArgument(
-      `${what}: onRejected must be 'fail' or { deadLetter: function }, got ${describeRecord(onRejected)}`,
-    );
-  }
-  const maxBatchSize = options.maxBatchSize ?? 5_000;
-  if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
-    throw invalidArgument(`${what}: maxBatchSize must be a positive whole number`);
-  }
-  const toMutation = options.toMutation ?? (defaultMutation as (record: T) => SinkMutation | null);
-  if (typeof toMutation !== 'function')
-    throw invalidArgument(`${what}: toMutation must be a function`);
-  return { connection, table, keyColumns, toMutation, onRejected, maxBatchSize };
+/**
+ * @internal The settings every PostgreSQL sink shares, from its validated
+ * options `o` (see `upsertSinkSchema`) and the user's functions in `options`.
+ */
+export function sinkConfig<T>(
+  o: ConfigOf<typeof upsertSinkSchema>,
+  options: PostgresSinkOptions<T>,
+): SinkConfig<T> {
+  return {
+    connection: o.connection,
+    table: parseTableName(o.table),
+    keyColumns: o.keyColumns,
+    toMutation: options.toMutation ?? (defaultMutation as (record: T) => SinkMutation | null),
+    onRejected: options.onRejected ?? 'fail',
+    maxBatchSize: o.maxBatchSize,
+  };
 }
 
 function isChangeEvent(v: unknown): v is ChangeEvent {

@@ -5,23 +5,17 @@
  */
 import { workerData } from 'node:worker_threads';
 import type pg from 'pg';
+import { type SyncChannelEnd, syncReplier } from '../../../util/threads/sync-channel.js';
 import { connect, quoteLiteral } from '../connection.js';
 import { applyMutations, type SinkTable } from './sink-table.js';
-import type { SyncWorkerData } from './sync-worker.js';
 import type { TransactionRequest, TransactionResponse } from './transaction-protocol.js';
 
-const { port, signal } = workerData as SyncWorkerData;
-const counter = new Int32Array(signal);
+const channel = workerData as SyncChannelEnd;
+const respond: (response: TransactionResponse) => void = syncReplier(channel);
 let client: pg.Client | undefined;
 let table: SinkTable | undefined;
 let inTransaction = false;
 let queue: Promise<void> = Promise.resolve();
-
-function respond(response: TransactionResponse): void {
-  port.postMessage(response);
-  Atomics.add(counter, 0, 1);
-  Atomics.notify(counter, 0);
-}
 
 async function serve(request: TransactionRequest): Promise<TransactionResponse> {
   switch (request.op) {
@@ -52,7 +46,7 @@ async function serve(request: TransactionRequest): Promise<TransactionResponse> 
   }
 }
 
-port.on('message', (request: TransactionRequest) => {
+channel.port.on('message', (request: TransactionRequest) => {
   queue = queue.then(async () => {
     try {
       respond(await serve(request));

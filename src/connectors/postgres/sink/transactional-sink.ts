@@ -16,11 +16,14 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
+import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { Counter } from '../../../metrics/registry.js';
+import { siblingModule } from '../../../util/threads/start-worker.js';
+import { parseOptions } from '../../shared/config.js';
+import { transactionalSinkSchema } from '../config.js';
 import { connect, quoteLiteral } from '../connection.js';
 import {
   loadSinkTable,
@@ -29,7 +32,7 @@ import {
   sinkConfig,
 } from './sink-config.js';
 import type { SinkTable } from './sink-table.js';
-import { SyncWorker, workerEntry } from './sync-worker.js';
+import { SyncWorker } from './sync-worker.js';
 import type { TransactionRequest, TransactionResponse } from './transaction-protocol.js';
 import {
   disposeRejections,
@@ -146,7 +149,7 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
     const name = `weir-sink-${this.operatorId}-${this.subtask}`;
     this.control = await connect(c.connection, { applicationName: name });
     this.table = await loadSinkTable(this.control, c.table, c.keyColumns, this.operatorId);
-    this.worker = new SyncWorker(workerEntry('transaction-worker', import.meta.url), name);
+    this.worker = new SyncWorker(siblingModule('transaction-worker', import.meta.url), name);
     this.answer(
       await this.worker.request({
         op: 'open',
@@ -377,24 +380,11 @@ export class PostgresTransactionalSink<T> implements Sink<T> {
   private readonly prefix: string | undefined;
 
   constructor(options: PostgresTransactionalSinkOptions<T>) {
-    this.config = sinkConfig(options, 'PostgresTransactionalSink');
-    this.prepareTimeoutMs = options.prepareTimeoutMs ?? 60_000;
-    if (!(this.prepareTimeoutMs > 0)) {
-      throw invalidArgument(
-        `PostgresTransactionalSink: prepareTimeoutMs must be positive, got ${describeRecord(options.prepareTimeoutMs)}`,
-      );
-    }
-    const prefix = options.transactionPrefix;
-    // Transaction names are at most 200 bytes, and the suffix needs room.
-    if (
-      prefix !== undefined &&
-      (typeof prefix !== 'string' || prefix.length === 0 || Buffer.byteLength(prefix) > 150)
-    ) {
-      throw invalidArgument(
-        `PostgresTransactionalSink: transactionPrefix must be a string of 1-150 bytes, got ${describeRecord(prefix)}`,
-      );
-    }
-    this.prefix = prefix;
+    const o = parseOptions('PostgresTransactionalSink', transactionalSinkSchema, options);
+    this.config = sinkConfig(o, options);
+    this.prepareTimeoutMs = o.prepareTimeoutMs;
+    // Transaction names are at most 200 bytes; the schema leaves the suffix room.
+    this.prefix = o.transactionPrefix;
     this.name = `postgres transactional ${this.config.table.schema}.${this.config.table.table}`;
   }
 

@@ -15,6 +15,8 @@ import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Sink, SinkContext, SinkWriter, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { Counter } from '../../../metrics/registry.js';
+import { parseOptions } from '../../shared/config.js';
+import { upsertSinkSchema } from '../config.js';
 import { connect } from '../connection.js';
 import {
   loadSinkTable,
@@ -262,7 +264,10 @@ export class PostgresUpsertSink<T> implements Sink<T> {
   private readonly config: SinkConfig<T>;
 
   constructor(options: PostgresSinkOptions<RowOf<T>>) {
-    this.config = sinkConfig(options as PostgresSinkOptions<T>, 'PostgresUpsertSink');
+    this.config = sinkConfig(
+      parseOptions('PostgresUpsertSink', upsertSinkSchema, options),
+      options as PostgresSinkOptions<T>,
+    );
     this.name = `postgres upsert ${this.config.table.schema}.${this.config.table.table}`;
   }
 

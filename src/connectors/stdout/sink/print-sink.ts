@@ -1,21 +1,18 @@
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Sink, SinkContext, SinkWriter } from '../../../core/sink.js';
+import { parseOptions } from '../../shared/config.js';
+import { type PrintSinkOptions, printSinkSchema } from '../config.js';
 
-export interface PrintSinkOptions {
-  /** Printed before each record, e.g. a stream name. */
-  readonly prefix?: string;
-  /** How a record is rendered; JSON by default. */
-  readonly format?: (value: unknown) => string;
-  /** Where lines go; standard output by default. */
-  readonly stream?: NodeJS.WritableStream;
-}
+export type { PrintSinkOptions } from '../config.js';
 
 /** Prints one line per record; with parallelism above 1 the line starts with the subtask number. */
 export class PrintSink<T> implements Sink<T> {
   readonly name = 'print';
   /** Prints changes as they come, like Flink's print sink. */
   readonly accepts = 'retract';
-  constructor(private readonly options: PrintSinkOptions = {}) {}
+  constructor(private readonly options: PrintSinkOptions = {}) {
+    parseOptions('PrintSink', printSinkSchema, options);
+  }
 
   createWriter(context: SinkContext): SinkWriter<T> {
     const stream = this.options.stream ?? process.stdout;
