@@ -1,4 +1,4 @@
-/** @internal Messages between a sink writer (main thread) and its producer worker. */
+/** Messages between a sink writer (main thread) and its producer worker. */
 import type { MessagePort } from 'node:worker_threads';
 import type { KafkaConnection } from '../config.js';
 
