@@ -119,13 +119,18 @@ module.exports = {
       },
     },
     {
-      name: 'entry-point-never-reaches-clients',
-      comment: 'Nothing `weir` imports, directly or not, loads a Kafka or PostgreSQL client.',
+      name: 'entry-point-never-reaches-kafka-postgres-ui',
+      comment:
+        'Nothing `weir` imports, directly or not, is a Kafka or PostgreSQL ' +
+        'connector module, their client library, or the web UI.',
       severity: 'error',
       from: { path: '^src/index\\.ts$' },
       to: {
         reachable: true,
-        path: packagePath(clients.flatMap(({ packages }) => packages)),
+        path: [
+          '^src/(connectors/(kafka|postgres)|ui)/',
+          packagePath(clients.flatMap(({ packages }) => packages)),
+        ],
       },
     },
     {
