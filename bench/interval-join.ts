@@ -10,7 +10,6 @@
  * `--events` counts both streams together (half orders, half payments).
  */
 import { fileURLToPath } from 'node:url';
-import type { DeterministicRandom } from '../src/index.js';
 import {
   type DataStream,
   DiscardingSink,
@@ -18,6 +17,7 @@ import {
   WatermarkStrategy,
   Windows,
 } from '../src/index.js';
+import type { DeterministicRandom } from '../src/util/random.js';
 import { benchArgs, type Measured, measureChild, median, runModes } from './shared/modes.js';
 
 interface Order {

@@ -14,13 +14,8 @@
  */
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import {
-  DiscardingSink,
-  type DeterministicRandom as Random,
-  StreamEnvironment,
-  WatermarkStrategy,
-  Windows,
-} from '../src/index.js';
+import { DiscardingSink, StreamEnvironment, WatermarkStrategy, Windows } from '../src/index.js';
+import type { DeterministicRandom as Random } from '../src/util/random.js';
 import { type Click, countClicks } from './shared/clicks.js';
 import { benchArgs, type Measured, measureChild, median, runModes } from './shared/modes.js';
 

@@ -1,6 +1,11 @@
 /**
- * Weir: stream processing for TypeScript. This module is the public API;
- * anything not exported here is internal and may change.
+ * Weir: stream processing for TypeScript. This module (`weir`) is what a job
+ * author needs: streams and their environment, user functions, state,
+ * windows, triggers, watermarks, time, changelogs, joins, side outputs, the
+ * connectors that need no external client, errors and job modules. Kafka,
+ * PostgreSQL, monitoring and the web UI are the subpaths `weir/kafka`,
+ * `weir/postgres`, `weir/metrics` and `weir/ui`. Anything not exported from
+ * an entry point is internal and may change.
  */
 
 export type {
@@ -73,7 +78,6 @@ export {
 export { CollectSink, DiscardingSink } from './connectors/collection/sink/collect-sink.js';
 export { ArraySource } from './connectors/collection/source/array-source.js';
 export {
-  BAD_RECORDS_METRIC,
   type BadRecord,
   type BadRecordPolicy,
   type CsvDialectOptions,
@@ -152,6 +156,7 @@ export type {
   LookupJoinOptions,
   LookupTable,
 } from './core/lookup.js';
+export type { Counter, HistogramRecorder, MetricGroup, MetricLabels } from './core/metrics.js';
 export { OutputTag } from './core/output-tag.js';
 export type { RecordBatch } from './core/record-batch.js';
 export type { Sink, SinkContext, SinkWriter } from './core/sink.js';
@@ -203,64 +208,12 @@ export {
   type WindowAssigner,
   Windows,
 } from './core/windows.js';
-export {
-  estimateQuantile,
-  type Histogram,
-  type HistogramSnapshot,
-  LATENCY_BUCKETS_SECONDS,
-} from './metrics/histogram.js';
-export {
-  type HttpEndpoint,
-  type MetricsOptions,
-  startMetricsServer,
-} from './metrics/metrics-server.js';
-export { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './metrics/prometheus.js';
-export {
-  type Counter,
-  type MetricGroup,
-  type MetricKind,
-  type MetricLabels,
-  MetricRegistry,
-  type MetricSample,
-} from './metrics/registry.js';
 export type { CheckpointOptions } from './runtime/checkpoint/checkpoint-config.js';
 export type { CheckpointData } from './runtime/checkpoint/checkpoint-data.js';
 export {
   type CheckpointStorage,
   LocalCheckpointStorage,
-  readCheckpoint,
 } from './runtime/checkpoint/checkpoint-storage.js';
-export { OPERATOR_METRICS } from './runtime/instrumentation/operator-probe.js';
-export { TASK_METRICS } from './runtime/instrumentation/plan-instrumentation.js';
-export type { TimeShares } from './runtime/instrumentation/step-timer.js';
-export type {
-  CheckpointCounts,
-  CheckpointEntry,
-  CheckpointStatus,
-} from './runtime/job/checkpoint-history.js';
-export type {
-  EdgePartitioning,
-  JobGraph,
-  JobGraphEdge,
-  JobGraphOperator,
-  JobGraphTask,
-} from './runtime/job/job-graph.js';
-export type { ExceptionEntry, JobMonitor, JobStatus } from './runtime/job/job-monitor.js';
-export { ASYNC_METRICS } from './runtime/operators/async/async-wait.js';
-export { LOOKUP_METRICS } from './runtime/operators/async/lookup-join-function.js';
 export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
 export type { StateBackendOptions } from './state/create-backend.js';
 export { Serializers } from './state/serializers.js';
-export type {
-  BackpressureLevel,
-  JobCheckpoints,
-  JobDetails,
-  JobExceptions,
-  JobMetrics,
-  JobSummary,
-  LatencySummary,
-  OperatorMetrics,
-  SubtaskMetrics,
-} from './ui/job-view.js';
-export { DEFAULT_UI_PORT, startWebUi, type WebUi, type WebUiOptions } from './ui/server.js';
-export { DeterministicRandom } from './util/random.js';

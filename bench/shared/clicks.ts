@@ -4,13 +4,13 @@
  */
 import {
   type AggregateFunction,
-  type DeterministicRandom,
   DiscardingSink,
   type StreamEnvironment,
   WatermarkStrategy,
   type WindowResult,
   Windows,
 } from '../../src/index.js';
+import type { DeterministicRandom } from '../../src/util/random.js';
 
 export interface Click {
   readonly user: number;

@@ -88,15 +88,20 @@ export interface StreamRef {
   readonly tag: string | undefined;
 }
 
-/** @internal The environment as seen by streams. */
+/**
+ * The environment as seen by streams. Its members are internal; the interface
+ * itself is not, because `StreamEnvironment implements` it in the declarations.
+ */
 export interface StreamBuilder {
+  /** @internal */
   readonly graph: LogicalGraph;
-  /** Registers a sink that collects into memory and returns the array it fills. */
+  /** @internal Registers a sink that collects into memory and returns the array it fills. */
   collectInto<T>(stream: DataStream<T>): T[];
+  /** @internal */
   executeForCollect(name: string): Promise<void>;
-  /** Builds changelog operators (kept apart so this module needs no value import of them). */
+  /** @internal Builds changelog operators (kept apart so this module needs no value import of them). */
   readonly changelogs: ChangelogApi;
-  /** Whether window aggregations may pre-aggregate before their exchange ({@link EnvironmentOptions.localAggregation}). */
+  /** @internal Whether window aggregations may pre-aggregate before their exchange ({@link EnvironmentOptions.localAggregation}). */
   readonly localAggregation: boolean;
 }
 

@@ -5,7 +5,7 @@
  * it); errors are CliErrors, reported by main.ts with status 1.
  */
 import { resolve } from 'node:path';
-import type { JobSummary } from '../index.js';
+import type { JobSummary } from '../ui/index.js';
 import type { JobsOptions, SavepointOptions } from './args.js';
 import { CliError, EXIT_OK } from './failure.js';
 import { formatClock, formatDuration } from './format.js';

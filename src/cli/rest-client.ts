@@ -4,7 +4,7 @@
  * Every way of not getting an answer (nothing listening, a host that does
  * not resolve, something that is not Weir) becomes a CliError saying so.
  */
-import type { JobSummary } from '../index.js';
+import type { JobSummary } from '../ui/index.js';
 import { CliError } from './failure.js';
 
 /** A JSON answer of the API, whatever its status. */

@@ -166,7 +166,7 @@ export type RecordSerializer<IN> = Omit<StateSerializer<IN>, 'fromJson'> & {
   fromJson(json: Json, writtenVersion: number): unknown;
 };
 
-/** @internal Options with defaults applied, checked when the job is built. */
+/** Options with defaults applied, checked when the job is built. */
 export interface AsyncSpec<IN, OUT> {
   readonly order: AsyncOrder;
   readonly capacity: number;

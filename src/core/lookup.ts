@@ -81,7 +81,7 @@ export type LookupJoinOptions<T, K extends Key, V, R> =
 
 export const DEFAULT_LOOKUP_BATCH_SIZE = 100;
 
-/** @internal A lookup join's options, checked and with defaults applied. */
+/** A lookup join's options, checked and with defaults applied. */
 export interface LookupJoinSpec<T, K extends Key, V, R> {
   readonly join: 'inner' | 'left';
   readonly key: (record: T) => K | null | undefined;

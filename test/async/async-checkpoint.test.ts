@@ -13,9 +13,9 @@ import {
   ExactlyOnceFileSink,
   InMemoryLookupTable,
   LocalCheckpointStorage,
-  readCheckpoint,
   StreamEnvironment,
 } from '../../src/index.js';
+import { readCheckpoint } from '../../src/runtime/checkpoint/checkpoint-storage.js';
 import { committedLines } from '../helpers/committed-lines.js';
 
 let dir: string;

@@ -11,12 +11,12 @@ import {
   AsyncRetry,
   CollectSink,
   type DataStream,
-  DeterministicRandom,
   type ProcessFunction,
   StreamEnvironment,
   WatermarkStrategy,
   WeirError,
 } from '../../src/index.js';
+import { DeterministicRandom } from '../../src/util/random.js';
 
 interface Rec {
   readonly id: number;

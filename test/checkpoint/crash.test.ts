@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeterministicRandom } from '../../src/index.js';
+import { DeterministicRandom } from '../../src/util/random.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/crash-job.ts', import.meta.url));
 const EVENTS = 16_000;

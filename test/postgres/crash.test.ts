@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DeterministicRandom } from '../../src/index.js';
+import { DeterministicRandom } from '../../src/util/random.js';
 import { cleanup, client, freshSchema, PG_URL, sql, until } from './helpers.js';
 
 const SCHEMA = 'weir_pg_crash';

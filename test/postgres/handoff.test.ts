@@ -9,7 +9,8 @@ import {
   type ChangeRecord,
   postgresCdc,
 } from '../../src/connectors/postgres/index.js';
-import { DeterministicRandom, StreamEnvironment } from '../../src/index.js';
+import { StreamEnvironment } from '../../src/index.js';
+import { DeterministicRandom } from '../../src/util/random.js';
 import { cleanup, client, freshSchema, PG_URL, running, sql, until } from './helpers.js';
 
 const SCHEMA = 'weir_pg_handoff';

@@ -1,4 +1,4 @@
-import { DeterministicRandom } from '../../index.js';
+import { DeterministicRandom } from '../../util/random.js';
 
 /** One page view of the demo's click stream. */
 export interface Click {

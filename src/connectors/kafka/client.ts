@@ -1,5 +1,5 @@
 /**
- * @internal The few things Weir needs from the Kafka client
+ * The few things Weir needs from the Kafka client
  * (@platformatic/kafka), in one place: metadata, offsets, group offsets,
  * broker configuration, and the raw transaction-coordinator requests used to
  * resume a transaction after a crash.

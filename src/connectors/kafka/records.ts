@@ -1,5 +1,5 @@
 /**
- * @internal Decoding fetched record batches: offsets, timestamps, control
+ * Decoding fetched record batches: offsets, timestamps, control
  * batches.
  */
 import type { fetchV17, KafkaRecord, RecordsBatch } from '@platformatic/kafka';

@@ -1,5 +1,5 @@
 /**
- * @internal The Kafka producer of one sink writer, on its own thread. The
+ * The Kafka producer of one sink writer, on its own thread. The
  * writer hands it serialized batches; at a checkpoint barrier the writer
  * blocks (Atomics.wait) until this thread reports that everything written so
  * far is acknowledged by the brokers, which is what makes the barrier a

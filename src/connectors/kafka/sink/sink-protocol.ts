@@ -1,4 +1,4 @@
-/** @internal Messages between a sink writer (main thread) and its producer worker. */
+/** Messages between a sink writer (main thread) and its producer worker. */
 import type { SyncChannelEnd } from '../../../util/threads/sync-channel.js';
 import type { KafkaConnection } from '../config.js';
 

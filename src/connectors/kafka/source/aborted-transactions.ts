@@ -1,5 +1,5 @@
 /**
- * @internal read_committed filtering of fetch responses, by Kafka's own
+ * read_committed filtering of fetch responses, by Kafka's own
  * consumer algorithm.
  *
  * @platformatic/kafka 1.35 filters aborted transactions itself, but its pass

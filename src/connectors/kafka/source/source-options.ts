@@ -75,7 +75,7 @@ function javaHash(s: string): number {
   return h;
 }
 
-/** @internal The subtask that reads a partition: deterministic, spreading each topic's partitions round-robin. */
+/** The subtask that reads a partition: deterministic, spreading each topic's partitions round-robin. */
 export function ownerOf(topic: string, partition: number, parallelism: number): number {
   const start = ((Math.imul(javaHash(topic), 31) & 0x7fffffff) >>> 0) % parallelism;
   return (start + partition) % parallelism;

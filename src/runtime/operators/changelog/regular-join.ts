@@ -16,7 +16,7 @@ export type JoinType = 'inner' | 'left' | 'right' | 'full';
 /** A joined row: `[left, right]`, with null for the missing side of an outer join. */
 export type JoinedRow<L, R> = readonly [L | null, R | null];
 
-/** @internal How a regular join is set up. */
+/** How a regular join is set up. */
 export interface RegularJoinSpec<L, R> {
   readonly type: JoinType;
   readonly where: ((left: L, right: R) => boolean) | undefined;

@@ -1,0 +1,19 @@
+/**
+ * `weir/ui`: the web UI. `startWebUi` serves the REST API, `/metrics` and the
+ * static pages for the jobs registered with it; the view types describe the
+ * REST API's JSON. Kept off the main entry point so a job that never serves
+ * the UI does not load it.
+ */
+
+export type {
+  BackpressureLevel,
+  JobCheckpoints,
+  JobDetails,
+  JobExceptions,
+  JobMetrics,
+  JobSummary,
+  LatencySummary,
+  OperatorMetrics,
+  SubtaskMetrics,
+} from './job-view.js';
+export { DEFAULT_UI_PORT, startWebUi, type WebUi, type WebUiOptions } from './server.js';
