@@ -22,8 +22,8 @@ import {
   startMetricsServer,
 } from '../metrics/metrics-server.js';
 import { MetricRegistry, type MetricSample } from '../metrics/registry.js';
-import { LogicalGraph } from '../plan/logical-graph.js';
-import { buildPhysicalPlan, type PhysicalPlan } from '../plan/physical-plan.js';
+import { LogicalGraph } from '../plan/logical/logical-graph.js';
+import { buildPhysicalPlan, type PhysicalPlan, type PlanOptions } from '../plan/physical-plan.js';
 import {
   type CheckpointConfig,
   type CheckpointOptions,
@@ -261,7 +261,7 @@ export class StreamEnvironment implements StreamBuilder {
     strategy?: WatermarkStrategy<T>,
     name = source.name,
   ): DataStream<T> {
-    const node = this.graph.addSource(name, source as Source<unknown>);
+    const node = this.graph.add({ kind: 'source', source: source as Source<unknown> }, name, []);
     const stream = new DataStream<T>(this, [{ node: node.id, tag: undefined }]);
     return strategy === undefined ? stream : stream.assignTimestampsAndWatermarks(strategy);
   }
@@ -310,11 +310,16 @@ export class StreamEnvironment implements StreamBuilder {
 
   /** The plan the job would run with: parallelism per operator and chaining. */
   plan(): PhysicalPlan {
-    return buildPhysicalPlan(this.graph, {
+    return buildPhysicalPlan(this.graph, this.planOptions());
+  }
+
+  private planOptions(): PlanOptions {
+    return {
       parallelism: this.parallelism,
       maxParallelism: this.maxParallelism,
       chaining: this.chaining,
-    });
+      localAggregation: this.localAggregation,
+    };
   }
 
   /** Runs the job until its bounded input is exhausted (or forever for unbounded input). */
