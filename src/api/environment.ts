@@ -22,8 +22,10 @@ import {
   startMetricsServer,
 } from '../metrics/metrics-server.js';
 import { MetricRegistry, type MetricSample } from '../metrics/registry.js';
+import { explainPlan } from '../plan/explain.js';
 import { LogicalGraph } from '../plan/logical/logical-graph.js';
 import { buildPhysicalPlan, type PhysicalPlan, type PlanOptions } from '../plan/physical-plan.js';
+import { planJob } from '../plan/planner.js';
 import {
   type CheckpointConfig,
   type CheckpointOptions,
@@ -311,6 +313,14 @@ export class StreamEnvironment implements StreamBuilder {
   /** The plan the job would run with: parallelism per operator and chaining. */
   plan(): PhysicalPlan {
     return buildPhysicalPlan(this.graph, this.planOptions());
+  }
+
+  /**
+   * The job's logical graph (as built) and the physical plan it would run
+   * with (operators chosen, parallelism, tasks, exchanges), as text.
+   */
+  explain(): string {
+    return explainPlan(this.graph, planJob(this.graph, this.planOptions()));
   }
 
   private planOptions(): PlanOptions {
