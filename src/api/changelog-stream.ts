@@ -120,7 +120,11 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
     return new ChangelogStream<R>(this.builder, refs, upsertKey);
   }
 
-  /** Keeps the changes `predicate` accepts, as a changelog of the same mode. */
+  /** Keeps the changes `predicate` accepts, as a changelog of the same mode; a type guard on the rows narrows it. */
+  override filter<S extends T>(
+    predicate: (change: Change<T>) => change is Change<S>,
+  ): ChangelogStream<S>;
+  override filter(predicate: (change: Change<T>) => boolean): ChangelogStream<T>;
   override filter(predicate: (change: Change<T>) => boolean): ChangelogStream<T> {
     const refs = forwardNode(
       this.builder,

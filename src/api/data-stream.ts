@@ -79,6 +79,26 @@ import { WindowedStream } from './windowed-stream.js';
 
 type FlatMapFn = FlatMapNode['fn'];
 
+/** Side outputs to collect, by the name their records are returned under. */
+export type SideOutputTags = Readonly<Record<string, OutputTag<unknown>>>;
+
+/** The records of each collected side output, typed by its tag. */
+export type SideOutputRecords<S extends SideOutputTags> = {
+  -readonly [K in keyof S]: S[K] extends OutputTag<infer X> ? X[] : never;
+};
+
+/** How {@link DataStream.executeAndCollect} runs the job and which side outputs it collects. */
+export interface CollectOptions<S extends SideOutputTags> {
+  readonly jobName?: string;
+  readonly sideOutputs: S;
+}
+
+/** What {@link DataStream.executeAndCollect} returns when it collects side outputs too. */
+export interface CollectedWithSideOutputs<T, S extends SideOutputTags> {
+  readonly records: T[];
+  readonly sideOutputs: SideOutputRecords<S>;
+}
+
 /** @internal What a stream is made of: the outputs (node, side tag) it reads. */
 export type StreamRef = OutputRef;
 
@@ -390,10 +410,30 @@ export class DataStream<T> {
    * Runs the job (bounded input only) and returns this stream's records. With
    * parallelism above 1, records of different subtasks may interleave.
    */
-  async executeAndCollect(jobName = 'collect'): Promise<T[]> {
-    const out = this.builder.collectInto(this);
-    await this.builder.executeForCollect(jobName);
-    return out;
+  executeAndCollect(jobName?: string): Promise<T[]>;
+  /**
+   * Runs the job (bounded input only) and returns this stream's records and
+   * those of the producing operator's side outputs, one array per named tag:
+   * `{ sideOutputs: { late: lateTag } }` resolves to `{ records, sideOutputs: { late } }`.
+   */
+  executeAndCollect<S extends SideOutputTags>(
+    options: CollectOptions<S>,
+  ): Promise<CollectedWithSideOutputs<T, S>>;
+  async executeAndCollect<S extends SideOutputTags>(
+    arg?: string | CollectOptions<S>,
+  ): Promise<T[] | CollectedWithSideOutputs<T, S>> {
+    if (typeof arg !== 'object') {
+      const out = this.builder.collectInto(this);
+      await this.builder.executeForCollect(arg ?? 'collect');
+      return out;
+    }
+    const records = this.builder.collectInto(this);
+    const sideOutputs: Record<string, unknown[]> = {};
+    for (const [name, tag] of Object.entries(arg.sideOutputs)) {
+      sideOutputs[name] = this.builder.collectInto(this.getSideOutput(tag));
+    }
+    await this.builder.executeForCollect(arg.jobName ?? 'collect');
+    return { records, sideOutputs: sideOutputs as SideOutputRecords<S> };
   }
 }
 
