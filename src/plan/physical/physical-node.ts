@@ -4,7 +4,7 @@
  * the planner's rules from a logical graph; turned into the runtime's
  * {@link ExecutionPlan} by `toExecutionPlan` (./translate.ts).
  */
-import type { Partitioning } from '../../runtime/execution/execution-plan.js';
+import type { ExecutionEdge } from '../../runtime/execution/execution-plan.js';
 import type { LogicalNode, LookupJoinNode, SourceNode, WindowNode } from '../logical/nodes.js';
 
 /** Logical nodes that become exactly one operator, with no choice to make. */
@@ -39,14 +39,7 @@ export type PhysicalOperator =
   | { readonly kind: 'general-window'; readonly node: WindowNode };
 
 /** An input of a plan step: an output of step `from`, partitioned as it runs. */
-export interface PhysicalEdge {
-  readonly from: number;
-  /** Side output tag id, or undefined for the main output. */
-  readonly tag: string | undefined;
-  readonly partitioning: Partitioning;
-  /** Input of a two-input operator this edge feeds (0 or 1). */
-  readonly input: number;
-}
+export type PhysicalEdge = Omit<ExecutionEdge, 'to' | 'chained'>;
 
 /** A step of the plan before its parallelism is known. */
 export interface PhysicalNode {
@@ -75,12 +68,8 @@ export interface PlannedNode extends PhysicalNode {
   readonly chainHead: number;
 }
 
-/** An edge of the finished plan. */
-export interface PlannedEdge extends PhysicalEdge {
-  readonly to: number;
-  /** Runs inside one task (a direct call), not through channels. */
-  readonly chained: boolean;
-}
+/** An edge of the finished plan: as the runtime runs it. */
+export type PlannedEdge = ExecutionEdge;
 
 /** The finished plan: every physical choice made, nothing left to decide at run time. */
 export interface PlannedJob {

@@ -9,11 +9,7 @@ import type { Key } from '../../core/key-groups.js';
 import type { Operator } from '../../core/operator.js';
 import { Triggers } from '../../core/triggers.js';
 import type { WindowAssigner } from '../../core/windows.js';
-import type {
-  ExecutionEdge,
-  ExecutionPlan,
-  ExecutionVertex,
-} from '../../runtime/execution/execution-plan.js';
+import type { ExecutionPlan, ExecutionVertex } from '../../runtime/execution/execution-plan.js';
 import { AsyncWaitOperator } from '../../runtime/operators/async/async-wait.js';
 import { LookupJoinFunction } from '../../runtime/operators/async/lookup-join-function.js';
 import { SyncLookupJoinOperator } from '../../runtime/operators/async/sync-lookup-join.js';
@@ -93,17 +89,7 @@ export function toExecutionPlan(plan: PlannedJob): ExecutionPlan {
     const sink = op.kind === 'direct' && op.node.kind === 'sink' ? op.node.sink : undefined;
     return { ...base, kind: 'operator', createOperator: operatorFactory(node), sink };
   });
-  const edges = plan.edges.map(
-    (e): ExecutionEdge => ({
-      from: e.from,
-      to: e.to,
-      tag: e.tag,
-      partitioning: e.partitioning,
-      chained: e.chained,
-      input: e.input,
-    }),
-  );
-  return { vertices, edges, maxParallelism: plan.maxParallelism };
+  return { vertices, edges: plan.edges, maxParallelism: plan.maxParallelism };
 }
 
 function operatorFactory(node: PlannedNode): Factory {

@@ -23,7 +23,14 @@ export function chain(
       }
       const chained = chaining && node.inputs.length === 1 && partitioning.kind === 'forward';
       if (chained) head = chainHeads[edge.from]!;
-      edges.push({ ...edge, partitioning, to: node.id, chained });
+      edges.push({
+        from: edge.from,
+        to: node.id,
+        tag: edge.tag,
+        partitioning,
+        chained,
+        input: edge.input,
+      });
     }
     chainHeads.push(head);
   }
