@@ -1,12 +1,8 @@
 import { invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
-import type { Operator } from '../core/operator.js';
-import type { LogicalGraph } from '../plan/logical-graph.js';
-import {
-  BroadcastJoinOperator,
-  SideEndMarkerOperator,
-} from '../runtime/operators/joins/broadcast-join.js';
-import type { DataStream } from './data-stream.js';
+import type { LogicalGraph } from '../plan/logical/logical-graph.js';
+import type { BroadcastJoinSpec } from '../plan/logical/specs.js';
+import { addNode, type DataStream } from './data-stream.js';
 
 /** How main records meet the broadcast side table. */
 interface BroadcastJoinBase<T, S, BK extends Key> {
@@ -82,12 +78,15 @@ export function broadcastJoin<T, S, BK extends Key, OUT>(
       side.refs.map((r) => r.node),
     );
   // The side passes through a marker step on its own subtasks, which tells the join when it ended.
-  const marker = graph.addOperator(
+  const marked = addNode(
+    main.builder,
+    { kind: 'broadcast-side-end' },
     'side end marker',
-    side.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning: { kind: 'forward' } })),
-    () => new SideEndMarkerOperator<unknown>() as unknown as Operator<unknown, unknown>,
+    side.refs,
+    {
+      kind: 'forward',
+    },
   );
-  const marked = { refs: [{ node: marker.id, tag: undefined }] };
   const spec = {
     mainKey: options.mainKey,
     sideKey: options.sideKey,
@@ -96,11 +95,14 @@ export function broadcastJoin<T, S, BK extends Key, OUT>(
     sideChanges,
     waitForSide,
   };
-  return main.addTwoInputOperator<unknown, OUT>(
+  return main.addTwoInputNode<OUT>(
+    {
+      kind: 'broadcast-join',
+      spec: spec as unknown as BroadcastJoinSpec<unknown, unknown, Key, unknown>,
+    },
     sideChanges ? 'broadcast join (changelog side)' : 'broadcast join',
     marked,
     [{ kind: 'forward' }, { kind: 'broadcast' }],
-    () => new BroadcastJoinOperator(spec) as unknown as Operator<T, OUT>,
     { stateful: true },
   );
 }

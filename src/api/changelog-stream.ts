@@ -2,28 +2,17 @@ import {
   type Change,
   type ChangelogMode,
   type GroupResult,
-  isChange,
   type RetractableAggregateFunction,
   widestChangelog,
 } from '../core/changelog.js';
 import { describeRecord, invalidArgument, WeirError } from '../core/errors.js';
-import type { KeyedProcessFunction } from '../core/functions.js';
 import type { Key } from '../core/key-groups.js';
-import type { Operator } from '../core/operator.js';
 import type { StateSerializer, StateTtlConfig } from '../core/state.js';
 import type { WindowResult } from '../core/window-result.js';
-import type { Edge, Partitioning } from '../plan/logical-graph.js';
-import { FilterOperator } from '../runtime/operators/basic/filter.js';
-import { FlatMapOperator } from '../runtime/operators/basic/flat-map.js';
-import { MapOperator } from '../runtime/operators/basic/map.js';
-import { type JoinType, RegularJoinFunction } from '../runtime/operators/changelog/regular-join.js';
-import { tableViewFunction, type ViewOutput } from '../runtime/operators/changelog/table-view.js';
-import { TemporalJoinFunction } from '../runtime/operators/changelog/temporal-join.js';
-import { updatingAggregateFunction } from '../runtime/operators/changelog/updating-aggregate.js';
-import { windowChangelogFunction } from '../runtime/operators/changelog/window-changelog.js';
-import { KeyedCoProcessOperator } from '../runtime/operators/keyed/keyed-co-process.js';
-import { KeyedProcessOperator } from '../runtime/operators/keyed/keyed-process.js';
-import { DataStream, type StreamBuilder, type StreamRef } from './data-stream.js';
+import type { NodeData } from '../plan/logical/logical-graph.js';
+import type { FlatMapNode, MapNode, UpdatingAggregateNode } from '../plan/logical/nodes.js';
+import type { JoinType, RegularJoinSpec, ViewOutput } from '../plan/logical/specs.js';
+import { addNode, DataStream, keyedBy, type StreamBuilder, type StreamRef } from './data-stream.js';
 
 /** A state time-to-live: milliseconds, or a full TTL configuration. */
 export type StateRetention = number | StateTtlConfig;
@@ -61,47 +50,32 @@ function ttlConfig(
   return config;
 }
 
-function keyedBy<T>(selectKey: (value: T) => Key, name: string): Partitioning {
-  return { kind: 'keyed', selectKey: selectKey as (value: never) => Key, name };
-}
-
-/** @internal Adds a keyed operator whose main output is a changelog (or plain records). */
-function keyedNode<IN, OUT>(
+/** @internal Adds a keyed node whose main output is a changelog (or plain records). */
+function keyedNode(
   builder: StreamBuilder,
   refs: readonly StreamRef[],
   selectKey: (value: never) => Key,
   keyName: string,
   name: string,
-  create: () => Operator<IN, OUT>,
+  data: NodeData,
   changelog: ChangelogMode | undefined,
 ): StreamRef[] {
-  const partitioning: Partitioning = { kind: 'keyed', selectKey, name: keyName };
-  const inputs: Edge[] = refs.map((r) => ({ from: r.node, tag: r.tag, partitioning }));
-  const node = builder.graph.addOperator(name, inputs, create as () => Operator<unknown, unknown>, {
+  return addNode(builder, data, name, refs, keyedBy(selectKey, keyName), {
     keyed: true,
     stateful: true,
     changelog,
-  });
-  return [{ node: node.id, tag: undefined }];
+  }).refs.slice();
 }
 
-/** @internal Adds a forward operator declaring what its output carries. */
-function forwardNode<IN, OUT>(
+/** @internal Adds a forward node declaring what its output carries. */
+function forwardNode(
   builder: StreamBuilder,
   refs: readonly StreamRef[],
   name: string,
-  create: () => Operator<IN, OUT>,
+  data: NodeData,
   changelog: ChangelogMode | undefined,
 ): StreamRef[] {
-  const inputs: Edge[] = refs.map((r) => ({
-    from: r.node,
-    tag: r.tag,
-    partitioning: { kind: 'forward' },
-  }));
-  const node = builder.graph.addOperator(name, inputs, create as () => Operator<unknown, unknown>, {
-    changelog,
-  });
-  return [{ node: node.id, tag: undefined }];
+  return addNode(builder, data, name, refs, { kind: 'forward' }, { changelog }).refs.slice();
 }
 
 function checkAggregate(fn: RetractableAggregateFunction<never, never, never>): void {
@@ -146,13 +120,17 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
     return new ChangelogStream<R>(this.builder, refs, upsertKey);
   }
 
-  /** Keeps the changes `predicate` accepts, as a changelog of the same mode. */
+  /** Keeps the changes `predicate` accepts, as a changelog of the same mode; a type guard on the rows narrows it. */
+  override filter<S extends T>(
+    predicate: (change: Change<T>) => change is Change<S>,
+  ): ChangelogStream<S>;
+  override filter(predicate: (change: Change<T>) => boolean): ChangelogStream<T>;
   override filter(predicate: (change: Change<T>) => boolean): ChangelogStream<T> {
     const refs = forwardNode(
       this.builder,
       this.refs,
       'filter',
-      () => new FilterOperator(predicate),
+      { kind: 'filter', predicate },
       this.mode,
     );
     return this.derived(refs, this.upsertKey);
@@ -166,17 +144,17 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
    */
   filterRows(predicate: (row: T) => boolean): ChangelogStream<T> {
     const mode = this.mode;
-    const refs = forwardNode<Change<T>, Change<T>>(
+    const keepRows = (change: Change<T>, out: { collect(change: Change<T>): void }) => {
+      if (predicate(change.value)) out.collect(change);
+      else if (mode === 'upsert' && (change.kind === '+I' || change.kind === '+U')) {
+        out.collect({ kind: '-D', value: change.value });
+      }
+    };
+    const refs = forwardNode(
       this.builder,
       this.refs,
       'filter rows',
-      () =>
-        new FlatMapOperator<Change<T>, Change<T>>((change, out) => {
-          if (predicate(change.value)) out.collect(change);
-          else if (mode === 'upsert' && (change.kind === '+I' || change.kind === '+U')) {
-            out.collect({ kind: '-D', value: change.value });
-          }
-        }),
+      { kind: 'flat-map', fn: keepRows as FlatMapNode['fn'] },
       mode,
     );
     return this.derived(refs, this.upsertKey);
@@ -193,11 +171,12 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
         'mapRows() on an upsert changelog needs the upsert key of the mapped rows: mapRows(fn, (row) => row.id)',
       );
     }
-    const refs = forwardNode<Change<T>, Change<R>>(
+    const mapRow = (c: Change<T>): Change<R> => ({ kind: c.kind, value: fn(c.value) });
+    const refs = forwardNode(
       this.builder,
       this.refs,
       'map rows',
-      () => new MapOperator<Change<T>, Change<R>>((c) => ({ kind: c.kind, value: fn(c.value) })),
+      { kind: 'map', fn: mapRow as MapNode['fn'] },
       mode,
     );
     return this.derived(refs, mode === 'upsert' ? upsertKey : undefined);
@@ -272,28 +251,17 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
       type === 'inner' && this.mode === 'insert-only' && right.mode === 'insert-only';
     const leftInput = this.retractable('regularJoin()');
     const rightInput = right.retractable('regularJoin()');
-    const node = this.builder.graph.addTwoInputOperator(
+    const joined = leftInput.addTwoInputNode<never>(
+      { kind: 'regular-join', spec: spec as RegularJoinSpec<unknown, unknown> },
       `regular ${type} join`,
-      {
-        refs: leftInput.refs,
-        partitioning: keyedBy((c: Change<T>) => leftKey(c.value), 'leftKey'),
-      },
-      {
-        refs: rightInput.refs,
-        partitioning: keyedBy((c: Change<R>) => rightKey(c.value), 'rightKey'),
-      },
-      () =>
-        new KeyedCoProcessOperator(
-          new RegularJoinFunction<K, T, R>(spec),
-          undefined,
-        ) as unknown as Operator<unknown, unknown>,
+      rightInput,
+      [
+        keyedBy((c: Change<T>) => leftKey(c.value), 'leftKey'),
+        keyedBy((c: Change<R>) => rightKey(c.value), 'rightKey'),
+      ],
       { keyed: true, stateful: true, changelog: insertOnly ? 'insert-only' : 'retract' },
     );
-    return new ChangelogStream<JoinResult<T, R, J>>(
-      this.builder,
-      [{ node: node.id, tag: undefined }],
-      undefined,
-    );
+    return new ChangelogStream<JoinResult<T, R, J>>(this.builder, joined.refs, undefined);
   }
 
   /** Groups the changing rows by key, for an updating aggregation. */
@@ -425,13 +393,13 @@ export class TableView<T, K extends Key> {
   private stream(output: ViewOutput): StreamRef[] {
     const pk = this.primaryKey;
     const ttl = this.ttl;
-    return keyedNode<Change<T>, Change<T> | T>(
+    return keyedNode(
       this.input.builder,
       this.input.refs,
       ((c: Change<T>) => pk(c.value)) as (value: never) => Key,
       'primary key',
       `table view (${output})`,
-      () => new KeyedProcessOperator(tableViewFunction<K, T>(output, ttl)),
+      { kind: 'table-view', output, ttl },
       output === 'insert-only' ? undefined : output,
     );
   }
@@ -479,11 +447,11 @@ export type TemporalJoinResult<P, B, J extends 'inner' | 'left'> = J extends 'le
 /** @internal Builds changelog operators for streams; reached through the environment, so data-stream.ts needs no value import of this module. */
 export const changelogApi = {
   toChangelog<T>(stream: DataStream<T>): ChangelogStream<T> {
-    const refs = forwardNode<T, Change<T>>(
+    const refs = forwardNode(
       stream.builder,
       stream.refs,
       'to changelog',
-      () => new MapOperator<T, Change<T>>((value) => ({ kind: '+I', value })),
+      { kind: 'to-changelog' },
       'insert-only',
     );
     return new ChangelogStream<T>(stream.builder, refs, undefined);
@@ -504,27 +472,11 @@ export const changelogApi = {
         "asChangelog('upsert') needs the upsert key: asChangelog('upsert', (row) => row.id)",
       );
     }
-    const allowed =
-      mode === 'insert-only'
-        ? ['+I']
-        : mode === 'upsert'
-          ? ['+I', '+U', '-D']
-          : ['+I', '-U', '+U', '-D'];
-    const refs = forwardNode<Change<T>, Change<T>>(
+    const refs = forwardNode(
       stream.builder,
       stream.refs,
       `changelog (${mode})`,
-      () =>
-        new MapOperator<Change<T>, Change<T>>((change) => {
-          if (!isChange(change) || !allowed.includes(change.kind)) {
-            throw new WeirError(
-              'BAD_RECORD',
-              `a ${mode} changelog record must be { kind: ${allowed.map((k) => `'${k}'`).join(' | ')}, value }, got ${describeRecord(change)}`,
-              { record: describeRecord(change) },
-            );
-          }
-          return change;
-        }),
+      { kind: 'as-changelog', mode },
       mode,
     );
     return new ChangelogStream<T>(stream.builder, refs, mode === 'upsert' ? upsertKey : undefined);
@@ -569,14 +521,7 @@ export const changelogApi = {
       selectKey as (value: never) => Key,
       keyName,
       'updating aggregate',
-      () =>
-        new KeyedProcessOperator(
-          updatingAggregateFunction<K, ROW, ACC, R>(spec) as KeyedProcessFunction<
-            K,
-            IN,
-            Change<GroupResult<K, R>>
-          >,
-        ),
+      { kind: 'updating-aggregate', spec: spec as unknown as UpdatingAggregateNode['spec'] },
       mode,
     );
     return new ChangelogStream<GroupResult<K, R>>(
@@ -609,21 +554,13 @@ export const changelogApi = {
       );
     }
     const pk = table.primaryKey;
-    const node = probe.builder.graph.addTwoInputOperator(
+    return probe.addTwoInputNode<TemporalJoinResult<P, B, J>>(
+      { kind: 'temporal-join', joinType: type },
       `temporal ${type} join`,
-      { refs: probe.refs, partitioning: keyedBy(probeKey, 'probeKey') },
-      {
-        refs: table.input.refs,
-        partitioning: keyedBy((c: Change<B>) => pk(c.value), 'primaryKey'),
-      },
-      () =>
-        new KeyedCoProcessOperator(
-          new TemporalJoinFunction<K, P, B>(type === 'left'),
-          undefined,
-        ) as unknown as Operator<unknown, unknown>,
+      table.input,
+      [keyedBy(probeKey, 'probeKey'), keyedBy((c: Change<B>) => pk(c.value), 'primaryKey')],
       { keyed: true, stateful: true },
     );
-    return new DataStream(probe.builder, [{ node: node.id, tag: undefined }]);
   },
 
   windowChangelog<K extends Key, R>(
@@ -642,7 +579,7 @@ export const changelogApi = {
       ((r: WindowResult<K, R>) => r.key) as (value: never) => Key,
       'window key',
       `window changelog (${mode})`,
-      () => new KeyedProcessOperator(windowChangelogFunction<K, R>(mode, allowedLateness)),
+      { kind: 'window-changelog', mode, allowedLateness },
       mode,
     );
     return new ChangelogStream<WindowResult<K, R>>(

@@ -2,6 +2,7 @@ import {
   type AsyncFunction,
   type AsyncInvoke,
   type AsyncOptions,
+  type AsyncSpec,
   asyncSpec,
 } from '../core/async-io.js';
 import {
@@ -21,34 +22,33 @@ import type {
   ReduceFunction,
 } from '../core/functions.js';
 import type { Key } from '../core/key-groups.js';
-import { type LookupJoinOptions, type LookupTable, lookupJoinSpec } from '../core/lookup.js';
-import type { Operator } from '../core/operator.js';
+import {
+  type LookupJoinOptions,
+  type LookupJoinSpec,
+  type LookupTable,
+  lookupJoinSpec,
+} from '../core/lookup.js';
 import type { OutputTag } from '../core/output-tag.js';
 import type { Sink } from '../core/sink.js';
 import { Triggers } from '../core/triggers.js';
-import type { WatermarkStrategy } from '../core/watermarks.js';
+import type { WatermarkStrategy, WatermarkStrategySpec } from '../core/watermarks.js';
 import type { WindowResult } from '../core/window-result.js';
 import type { WindowAssigner } from '../core/windows.js';
 import { Windows } from '../core/windows.js';
+import {
+  edgesFrom,
+  type LogicalGraph,
+  type NodeData,
+  type NodeFlags,
+  type OutputRef,
+} from '../plan/logical/logical-graph.js';
 import type {
-  Edge,
-  GraphNode,
-  LogicalGraph,
-  OperatorFlags,
+  FlatMapNode,
+  KeyedBroadcastProcessNode,
+  KeyedProcessNode,
+  LogicalNode,
   Partitioning,
-} from '../plan/logical-graph.js';
-import { AsyncWaitOperator } from '../runtime/operators/async/async-wait.js';
-import { LookupJoinFunction } from '../runtime/operators/async/lookup-join-function.js';
-import { SyncLookupJoinOperator } from '../runtime/operators/async/sync-lookup-join.js';
-import { FilterOperator } from '../runtime/operators/basic/filter.js';
-import { FlatMapOperator } from '../runtime/operators/basic/flat-map.js';
-import { MapOperator } from '../runtime/operators/basic/map.js';
-import { ProcessOperator } from '../runtime/operators/basic/process.js';
-import { SinkOperator } from '../runtime/operators/basic/sink.js';
-import { TimestampsAndWatermarksOperator } from '../runtime/operators/basic/timestamps-and-watermarks.js';
-import { KeyedBroadcastProcessOperator } from '../runtime/operators/keyed/keyed-broadcast-process.js';
-import { KeyedProcessOperator } from '../runtime/operators/keyed/keyed-process.js';
-import { RollingReduceOperator } from '../runtime/operators/keyed/rolling-reduce.js';
+} from '../plan/logical/nodes.js';
 import { type BroadcastJoinOptions, broadcastJoin } from './broadcast-join.js';
 import type {
   ChangelogApi,
@@ -77,16 +77,30 @@ import {
 } from './top-n.js';
 import { WindowedStream } from './windowed-stream.js';
 
-/** @internal Whether a two-phase window folds, set once the plan knows the parallelism. */
-export interface TwoPhaseDecision {
-  folding: boolean;
+type FlatMapFn = FlatMapNode['fn'];
+
+/** Side outputs to collect, by the name their records are returned under. */
+export type SideOutputTags = Readonly<Record<string, OutputTag<unknown>>>;
+
+/** The records of each collected side output, typed by its tag. */
+export type SideOutputRecords<S extends SideOutputTags> = {
+  -readonly [K in keyof S]: S[K] extends OutputTag<infer X> ? X[] : never;
+};
+
+/** How {@link DataStream.executeAndCollect} runs the job and which side outputs it collects. */
+export interface CollectOptions<S extends SideOutputTags> {
+  readonly jobName?: string;
+  readonly sideOutputs: S;
+}
+
+/** What {@link DataStream.executeAndCollect} returns when it collects side outputs too. */
+export interface CollectedWithSideOutputs<T, S extends SideOutputTags> {
+  readonly records: T[];
+  readonly sideOutputs: SideOutputRecords<S>;
 }
 
 /** @internal What a stream is made of: the outputs (node, side tag) it reads. */
-export interface StreamRef {
-  readonly node: number;
-  readonly tag: string | undefined;
-}
+export type StreamRef = OutputRef;
 
 /**
  * The environment as seen by streams. Its members are internal; the interface
@@ -101,8 +115,24 @@ export interface StreamBuilder {
   executeForCollect(name: string): Promise<void>;
   /** @internal Builds changelog operators (kept apart so this module needs no value import of them). */
   readonly changelogs: ChangelogApi;
-  /** @internal Whether window aggregations may pre-aggregate before their exchange ({@link EnvironmentOptions.localAggregation}). */
-  readonly localAggregation: boolean;
+}
+
+/** @internal Appends a node reading `refs` to the builder's graph and returns the stream of its output. */
+export function addNode<OUT>(
+  builder: StreamBuilder,
+  data: NodeData,
+  name: string,
+  refs: readonly StreamRef[],
+  partitioning: Partitioning,
+  flags: NodeFlags = {},
+): DataStream<OUT> {
+  const node = builder.graph.add(data, name, edgesFrom(refs, partitioning), flags);
+  return new DataStream<OUT>(builder, [{ node: node.id, tag: undefined }]);
+}
+
+/** @internal The partitioning of a keyed exchange by `selectKey`, shown as `name`. */
+export function keyedBy<T>(selectKey: (value: T) => Key, name: string): Partitioning {
+  return { kind: 'keyed', selectKey: selectKey as (value: never) => Key, name };
 }
 
 /**
@@ -118,25 +148,18 @@ export class DataStream<T> {
     readonly refs: readonly StreamRef[],
   ) {}
 
-  /** @internal Adds an operator reading this stream. */
-  protected addOperator<OUT>(
+  /** @internal Adds a node reading this stream. */
+  protected addNode<OUT>(
+    data: NodeData,
     name: string,
-    create: () => Operator<T, OUT>,
     partitioning: Partitioning = { kind: 'forward' },
-    flags: OperatorFlags = {},
+    flags: NodeFlags = {},
   ): DataStream<OUT> {
-    const inputs: Edge[] = this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning }));
-    const node = this.builder.graph.addOperator(
-      name,
-      inputs,
-      create as () => Operator<unknown, unknown>,
-      flags,
-    );
-    return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
+    return addNode<OUT>(this.builder, data, name, this.refs, partitioning, flags);
   }
 
   /** The single node that produced this stream, for naming and configuring it. */
-  private producer(what: string): GraphNode {
+  private producer(what: string): LogicalNode {
     if (this.refs.length !== 1 || this.refs[0]!.tag !== undefined) {
       throw invalidArgument(
         `${what} applies to an operator's output, not to a union or side output`,
@@ -145,21 +168,19 @@ export class DataStream<T> {
     return this.builder.graph.node(this.refs[0]!.node);
   }
 
-  /** @internal Adds a two-input operator reading this stream as input 0 and `other` as input 1. */
-  addTwoInputOperator<U, OUT>(
+  /** @internal Adds a two-input node reading this stream as input 0 and `other` as input 1. */
+  addTwoInputNode<OUT>(
+    data: NodeData,
     name: string,
-    other: DataStream<U> | { readonly refs: readonly StreamRef[] },
+    other: { readonly refs: readonly StreamRef[] },
     partitionings: readonly [Partitioning, Partitioning],
-    create: () => Operator<T, OUT>,
-    flags: OperatorFlags = {},
+    flags: NodeFlags = {},
   ): DataStream<OUT> {
-    const node = this.builder.graph.addTwoInputOperator(
-      name,
-      { refs: this.refs, partitioning: partitionings[0] },
-      { refs: other.refs, partitioning: partitionings[1] },
-      create as () => Operator<unknown, unknown>,
-      flags,
-    );
+    const inputs = [
+      ...edgesFrom(this.refs, partitionings[0], 0),
+      ...edgesFrom(other.refs, partitionings[1], 1),
+    ];
+    const node = this.builder.graph.add(data, name, inputs, flags);
     return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
   }
 
@@ -185,20 +206,26 @@ export class DataStream<T> {
     return this;
   }
 
+  /** Applies `fn` to every record. */
   map<R>(fn: (value: T) => R): DataStream<R> {
-    return this.addOperator('map', () => new MapOperator(fn));
+    return this.addNode({ kind: 'map', fn }, 'map');
   }
 
+  /** Keeps the records `predicate` accepts; a type guard narrows the stream's type. */
+  filter<S extends T>(predicate: (value: T) => value is S): DataStream<S>;
+  filter(predicate: (value: T) => boolean): DataStream<T>;
   filter(predicate: (value: T) => boolean): DataStream<T> {
-    return this.addOperator('filter', () => new FilterOperator(predicate));
+    return this.addNode({ kind: 'filter', predicate }, 'filter');
   }
 
+  /** Emits zero or more records per record through `out`. */
   flatMap<R>(fn: (value: T, out: Collector<R>) => void): DataStream<R> {
-    return this.addOperator('flatMap', () => new FlatMapOperator(fn));
+    return this.addNode({ kind: 'flat-map', fn: fn as FlatMapFn }, 'flatMap');
   }
 
+  /** Calls a process function per record (side outputs, processing time). */
   process<R>(fn: ProcessFunction<T, R>): DataStream<R> {
-    return this.addOperator('process', () => new ProcessOperator(fn));
+    return this.addNode({ kind: 'process', fn: fn as ProcessFunction<never, unknown> }, 'process');
   }
 
   /**
@@ -214,7 +241,14 @@ export class DataStream<T> {
     options: AsyncOptions<T, R> = {},
   ): DataStream<R> {
     const spec = asyncSpec(options);
-    return this.addOperator('async', () => new AsyncWaitOperator(fn, spec));
+    return this.addNode(
+      {
+        kind: 'async',
+        fn: fn as AsyncFunction<never, unknown>,
+        spec: spec as AsyncSpec<never, unknown>,
+      },
+      'async',
+    );
   }
 
   /**
@@ -229,25 +263,20 @@ export class DataStream<T> {
     options: LookupJoinOptions<T, K, V, R>,
   ): DataStream<R> {
     const spec = lookupJoinSpec(table, options);
-    if (typeof table.get === 'function') {
-      return this.addOperator(
-        `lookup join: ${table.name}`,
-        () => new SyncLookupJoinOperator(table, spec),
-      );
-    }
-    return this.addOperator(
+    return this.addNode(
+      {
+        kind: 'lookup-join',
+        table: table as unknown as LookupTable<Key, unknown>,
+        spec: spec as unknown as LookupJoinSpec<unknown, Key, unknown, unknown>,
+      },
       `lookup join: ${table.name}`,
-      () => new AsyncWaitOperator(new LookupJoinFunction(table, spec), spec.async),
     );
   }
 
   /** Assigns event time to records and generates watermarks, per subtask. */
   assignTimestampsAndWatermarks(strategy: WatermarkStrategy<T>): DataStream<T> {
-    const spec = strategy.toSpec();
-    return this.addOperator(
-      'timestamps/watermarks',
-      () => new TimestampsAndWatermarksOperator(spec),
-    );
+    const spec = strategy.toSpec() as WatermarkStrategySpec<unknown>;
+    return this.addNode({ kind: 'timestamps-watermarks', spec }, 'timestamps/watermarks');
   }
 
   /** Partitions by key: records with equal keys go to the same subtask and share state. */
@@ -307,16 +336,12 @@ export class DataStream<T> {
 
   /** Spreads records evenly over the next operator's subtasks. */
   rebalance(): DataStream<T> {
-    return this.addOperator('rebalance', () => new MapOperator<T, T>((v) => v), {
-      kind: 'rebalance',
-    });
+    return this.addNode({ kind: 'rebalance' }, 'rebalance', { kind: 'rebalance' });
   }
 
   /** Sends every record to every subtask of the next operator. */
   broadcast(): DataStream<T> {
-    return this.addOperator('broadcast', () => new MapOperator<T, T>((v) => v), {
-      kind: 'broadcast',
-    });
+    return this.addNode({ kind: 'broadcast' }, 'broadcast', { kind: 'broadcast' });
   }
 
   /** The records the producing operator emitted to a side output. */
@@ -383,22 +408,37 @@ export class DataStream<T> {
         `sink '${sink.name}' accepts ${accepted} streams, but this stream is a ${mode} changelog (it carries ${mode === 'retract' ? 'update-before, update-after and delete' : 'updates and deletes'} changes); use a sink that accepts ${mode}, or turn the changes into plain records first`,
       );
     }
-    return this.addOperator<never>(
-      `sink: ${sink.name}`,
-      () => new SinkOperator(sink),
-      { kind: 'forward' },
-      { sink: sink as Sink<unknown> },
-    );
+    return this.addNode<never>({ kind: 'sink', sink: sink as Sink<unknown> }, `sink: ${sink.name}`);
   }
 
   /**
    * Runs the job (bounded input only) and returns this stream's records. With
    * parallelism above 1, records of different subtasks may interleave.
    */
-  async executeAndCollect(jobName = 'collect'): Promise<T[]> {
-    const out = this.builder.collectInto(this);
-    await this.builder.executeForCollect(jobName);
-    return out;
+  executeAndCollect(jobName?: string): Promise<T[]>;
+  /**
+   * Runs the job (bounded input only) and returns this stream's records and
+   * those of the producing operator's side outputs, one array per named tag:
+   * `{ sideOutputs: { late: lateTag } }` resolves to `{ records, sideOutputs: { late } }`.
+   */
+  executeAndCollect<S extends SideOutputTags>(
+    options: CollectOptions<S>,
+  ): Promise<CollectedWithSideOutputs<T, S>>;
+  async executeAndCollect<S extends SideOutputTags>(
+    arg?: string | CollectOptions<S>,
+  ): Promise<T[] | CollectedWithSideOutputs<T, S>> {
+    if (typeof arg !== 'object') {
+      const out = this.builder.collectInto(this);
+      await this.builder.executeForCollect(arg ?? 'collect');
+      return out;
+    }
+    const records = this.builder.collectInto(this);
+    const sideOutputs: Record<string, unknown[]> = {};
+    for (const [name, tag] of Object.entries(arg.sideOutputs)) {
+      sideOutputs[name] = this.builder.collectInto(this.getSideOutput(tag));
+    }
+    await this.builder.executeForCollect(arg.jobName ?? 'collect');
+    return { records, sideOutputs: sideOutputs as SideOutputRecords<S> };
   }
 }
 
@@ -412,85 +452,37 @@ export class KeyedStream<T, K extends Key> {
     private readonly keyName: string,
   ) {}
 
-  /**
-   * @internal
-   * A keyed operator fed in two phases: `local` (given this stream's key
-   * selector) runs before the exchange, chained to the input, and sends
-   * {@link LocalWindowElement}s keyed by their `key`. Once the plan knows the
-   * parallelism, `mode` says whether it does: only where records would cross
-   * to another subtask, and if the environment allows local aggregation;
-   * otherwise records pass through and are keyed as usual. The local
-   * operator's id is the keyed one's with `/local` appended, so its state
-   * stays matched to the keyed operator's uid.
-   */
-  addTwoPhaseKeyedOperator<OUT, E extends { readonly key: Key }>(
-    name: string,
-    local: (selectKey: (value: T) => K) => Operator<T, E | T>,
-    mode: TwoPhaseDecision,
-    create: () => Operator<T, OUT>,
-  ): DataStream<OUT> {
-    const graph = this.builder.graph;
-    const selectKey = this.selectKey;
-    const localNode = graph.addOperator(
-      `${name} (local)`,
-      this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning: { kind: 'forward' } })),
-      (() => local(selectKey)) as () => Operator<unknown, unknown>,
-      { stateful: true },
-    );
-    const partitioning: Partitioning = {
-      kind: 'keyed',
-      selectKey: ((value: E | T) => (mode.folding ? (value as E).key : selectKey(value as T))) as (
-        value: never,
-      ) => Key,
-      name: this.keyName,
-    };
-    const node = graph.addOperator(
-      name,
-      [{ from: localNode.id, tag: undefined, partitioning }],
-      create as () => Operator<unknown, unknown>,
-      { keyed: true, stateful: true },
-    );
-    localNode.idFrom = { node: node.id, suffix: '/local' };
-    const enabled = this.builder.localAggregation;
-    graph.planListeners.push((parallelismOf) => {
-      mode.folding = enabled && (parallelismOf(localNode.id) > 1 || parallelismOf(node.id) > 1);
-    });
-    return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
+  /** @internal The keyed exchange this stream's records go through. */
+  partitioning(): Partitioning {
+    return keyedBy(this.selectKey, this.keyName);
   }
 
-  /** @internal */
-  addKeyedOperator<OUT>(
-    name: string,
-    create: () => Operator<T, OUT>,
-    stateful = true,
-    changelog?: ChangelogMode,
-  ): DataStream<OUT> {
-    const partitioning: Partitioning = {
-      kind: 'keyed',
-      selectKey: this.selectKey as (value: never) => Key,
-      name: this.keyName,
-    };
-    const inputs: Edge[] = this.refs.map((r) => ({ from: r.node, tag: r.tag, partitioning }));
-    const node = this.builder.graph.addOperator(
-      name,
-      inputs,
-      create as () => Operator<unknown, unknown>,
-      { keyed: true, stateful, changelog },
-    );
-    return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
+  /** @internal Adds a keyed node reading this stream (stateful unless the flags say otherwise). */
+  addKeyedNode<OUT>(data: NodeData, name: string, flags: NodeFlags = {}): DataStream<OUT> {
+    return addNode<OUT>(this.builder, data, name, this.refs, this.partitioning(), {
+      stateful: true,
+      ...flags,
+      keyed: true,
+    });
   }
 
   /** Applies `fn` after partitioning by key (stateless; records of a key stay in order). */
   map<R>(fn: (value: T) => R): DataStream<R> {
-    return this.addKeyedOperator('map', () => new MapOperator(fn), false);
+    return this.addKeyedNode({ kind: 'map', fn }, 'map', { stateful: false });
   }
 
+  /** Keeps the records `predicate` accepts, after partitioning by key; a type guard narrows the type. */
+  filter<S extends T>(predicate: (value: T) => value is S): DataStream<S>;
+  filter(predicate: (value: T) => boolean): DataStream<T>;
   filter(predicate: (value: T) => boolean): DataStream<T> {
-    return this.addKeyedOperator('filter', () => new FilterOperator(predicate), false);
+    return this.addKeyedNode({ kind: 'filter', predicate }, 'filter', { stateful: false });
   }
 
+  /** Emits zero or more records per record through `out`, after partitioning by key. */
   flatMap<R>(fn: (value: T, out: Collector<R>) => void): DataStream<R> {
-    return this.addKeyedOperator('flatMap', () => new FlatMapOperator(fn), false);
+    return this.addKeyedNode({ kind: 'flat-map', fn: fn as FlatMapFn }, 'flatMap', {
+      stateful: false,
+    });
   }
 
   /**
@@ -511,19 +503,16 @@ export class KeyedStream<T, K extends Key> {
         'connectBroadcast() needs an object with processElement and processBroadcastElement methods',
       );
     }
-    const keyed: Partitioning = {
-      kind: 'keyed',
-      selectKey: this.selectKey as (value: never) => Key,
-      name: this.keyName,
-    };
-    const node = this.builder.graph.addTwoInputOperator(
+    return new DataStream<T>(this.builder, this.refs).addTwoInputNode<OUT>(
+      {
+        kind: 'keyed-broadcast-process',
+        fn: fn as unknown as KeyedBroadcastProcessNode['fn'],
+      },
       'keyed broadcast process',
-      { refs: this.refs, partitioning: keyed },
-      { refs: broadcast.refs, partitioning: { kind: 'broadcast' } },
-      () => new KeyedBroadcastProcessOperator(fn) as unknown as Operator<unknown, unknown>,
+      broadcast,
+      [this.partitioning(), { kind: 'broadcast' }],
       { keyed: true, stateful: true },
     );
-    return new DataStream<OUT>(this.builder, [{ node: node.id, tag: undefined }]);
   }
 
   /**
@@ -590,11 +579,7 @@ export class KeyedStream<T, K extends Key> {
   asJoinInput(): KeyedInput<T> {
     return {
       stream: new DataStream<T>(this.builder, this.refs),
-      partitioning: {
-        kind: 'keyed',
-        selectKey: this.selectKey as (value: never) => Key,
-        name: this.keyName,
-      },
+      partitioning: this.partitioning(),
     };
   }
 
@@ -627,7 +612,10 @@ export class KeyedStream<T, K extends Key> {
 
   /** A running reduction per key: emits the updated value for every record. */
   reduce(fn: ReduceFunction<T>): DataStream<T> {
-    return this.addKeyedOperator('reduce', () => new RollingReduceOperator(fn));
+    return this.addKeyedNode(
+      { kind: 'rolling-reduce', fn: fn as ReduceFunction<unknown> },
+      'reduce',
+    );
   }
 
   /** A keyed process function with keyed state and timers. */
@@ -637,7 +625,10 @@ export class KeyedStream<T, K extends Key> {
         'process() needs an object with a processElement(value, ctx, out) method',
       );
     }
-    return this.addKeyedOperator('keyed process', () => new KeyedProcessOperator(fn));
+    return this.addKeyedNode(
+      { kind: 'keyed-process', fn: fn as unknown as KeyedProcessNode['fn'] },
+      'keyed process',
+    );
   }
 
   /** Groups each key's records into windows. */
@@ -659,13 +650,17 @@ export class KeyedStream<T, K extends Key> {
       throw invalidArgument(`count window size must be a positive whole number, got ${size}`);
     }
     if (slide === undefined) {
-      return new WindowedStream<T, K>(this, Windows.global()).trigger(
+      return new WindowedStream<T, K>(this, Windows.global()).withTrigger(
         Triggers.purging(Triggers.count<T>(size)),
+        `count ${size}, purging`,
       );
     }
     if (!Number.isInteger(slide) || slide <= 0) {
       throw invalidArgument(`count window slide must be a positive whole number, got ${slide}`);
     }
-    return new WindowedStream<T, K>(this, Windows.global(), size).trigger(Triggers.count<T>(slide));
+    return new WindowedStream<T, K>(this, Windows.global(), size).withTrigger(
+      Triggers.count<T>(slide),
+      `count ${slide}, keep last ${size}`,
+    );
   }
 }

@@ -1,24 +1,14 @@
 import type { Change } from '../core/changelog.js';
 import { describeRecord, invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
-import type { Operator } from '../core/operator.js';
 import type { OutputTag } from '../core/output-tag.js';
 import type { StateTtlConfig } from '../core/state.js';
 import type { WindowResult } from '../core/window-result.js';
 import type { WindowAssigner } from '../core/windows.js';
-import {
-  DeduplicateFunction,
-  type DeduplicateOrder,
-  type KeepRow,
-  WINDOW_LATE_METRIC,
-  WindowDeduplicateFunction,
-} from '../runtime/operators/keyed/deduplicate.js';
-import { fixedWindowsOf } from '../runtime/operators/keyed/fixed-windows.js';
-import { LateCountingKeyedOperator } from '../runtime/operators/keyed/keyed-co-process.js';
-import { KeyedProcessOperator } from '../runtime/operators/keyed/keyed-process.js';
+import { type DeduplicateOrder, fixedWindowsOf, type KeepRow } from '../plan/logical/specs.js';
 import type { DataStream, KeyedStream } from './data-stream.js';
 
-export type { DeduplicateOrder, KeepRow } from '../runtime/operators/keyed/deduplicate.js';
+export type { DeduplicateOrder, KeepRow } from '../plan/logical/specs.js';
 
 /** Keep-first by arrival: the only deduplication that never revises what it emitted. */
 export interface KeepFirstByArrival {
@@ -75,15 +65,10 @@ export function deduplicate<T, K extends Key>(
   }
   const insertOnly = keep === 'first' && order === 'arrival';
   const spec = { keep, order, mode, insertOnly, ttl: ttlOf(options.ttl) };
-  return keyed.addKeyedOperator(
+  return keyed.addKeyedNode(
+    { kind: 'deduplicate', spec },
     `deduplicate (keep ${keep} by ${order})`,
-    () =>
-      new KeyedProcessOperator(new DeduplicateFunction<K, T>(spec)) as unknown as Operator<
-        T,
-        T | Change<T>
-      >,
-    true,
-    insertOnly ? undefined : mode,
+    { changelog: insertOnly ? undefined : mode },
   );
 }
 
@@ -100,12 +85,13 @@ export function windowDeduplicate<T, K extends Key>(
       `windowDeduplicate() needs keep: 'first' or 'last', got ${describeRecord(keep)}`,
     );
   }
-  return keyed.addKeyedOperator(
+  return keyed.addKeyedNode(
+    {
+      kind: 'window-deduplicate',
+      windows,
+      keep,
+      lateDataTag: options.lateDataTag as OutputTag<unknown> | undefined,
+    },
     `window deduplicate (keep ${keep})`,
-    () =>
-      new LateCountingKeyedOperator(
-        new WindowDeduplicateFunction<K, T>(windows, keep, options.lateDataTag),
-        WINDOW_LATE_METRIC,
-      ) as unknown as Operator<T, WindowResult<K, T>>,
   );
 }

@@ -17,8 +17,10 @@ import { DEFAULT_MAX_PARALLELISM } from '../core/key-groups.js';
 import type { Source } from '../core/source.js';
 import type { WatermarkStrategy } from '../core/watermarks.js';
 import type { MetricsOptions } from '../metrics/metrics-server.js';
-import { LogicalGraph } from '../plan/logical-graph.js';
-import { buildPhysicalPlan, type PhysicalPlan } from '../plan/physical-plan.js';
+import { explainPlan } from '../plan/explain.js';
+import { LogicalGraph } from '../plan/logical/logical-graph.js';
+import { buildPhysicalPlan, type PhysicalPlan, type PlanOptions } from '../plan/physical-plan.js';
+import { planJob } from '../plan/planner.js';
 import {
   type CheckpointConfig,
   type CheckpointOptions,
@@ -181,7 +183,7 @@ export class StreamEnvironment implements StreamBuilder {
     strategy?: WatermarkStrategy<T>,
     name = source.name,
   ): DataStream<T> {
-    const node = this.graph.addSource(name, source as Source<unknown>);
+    const node = this.graph.add({ kind: 'source', source: source as Source<unknown> }, name, []);
     const stream = new DataStream<T>(this, [{ node: node.id, tag: undefined }]);
     return strategy === undefined ? stream : stream.assignTimestampsAndWatermarks(strategy);
   }
@@ -230,11 +232,24 @@ export class StreamEnvironment implements StreamBuilder {
 
   /** The plan the job would run with: parallelism per operator and chaining. */
   plan(): PhysicalPlan {
-    return buildPhysicalPlan(this.graph, {
+    return buildPhysicalPlan(this.graph, this.planOptions());
+  }
+
+  /**
+   * The job's logical graph (as built) and the physical plan it would run
+   * with (operators chosen, parallelism, tasks, exchanges), as text.
+   */
+  explain(): string {
+    return explainPlan(this.graph, planJob(this.graph, this.planOptions()));
+  }
+
+  private planOptions(): PlanOptions {
+    return {
       parallelism: this.parallelism,
       maxParallelism: this.maxParallelism,
       chaining: this.chaining,
-    });
+      localAggregation: this.localAggregation,
+    };
   }
 
   /** Runs the job until its bounded input is exhausted (or forever for unbounded input). */

@@ -1,33 +1,21 @@
 import { invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
-import type { Operator } from '../core/operator.js';
 import type { OutputTag } from '../core/output-tag.js';
 import type { WindowAssigner } from '../core/windows.js';
-import type { Partitioning } from '../plan/logical-graph.js';
-import {
-  IntervalJoinFunction,
-  JOIN_LATE_METRIC,
-  type ProcessJoinFunction,
-} from '../runtime/operators/joins/interval-join.js';
+import type { IntervalJoinNode, Partitioning, WindowJoinApply } from '../plan/logical/nodes.js';
 import {
   type CoGroupWindowFunction,
-  innerJoinPairs,
-  SessionJoinFunction,
-  WindowJoinFunction,
-} from '../runtime/operators/joins/window-join.js';
-import { type FixedWindows, fixedWindowsOf } from '../runtime/operators/keyed/fixed-windows.js';
-import { KeyedCoProcessOperator } from '../runtime/operators/keyed/keyed-co-process.js';
-import type { DataStream } from './data-stream.js';
+  type FixedWindows,
+  fixedWindowsOf,
+  type ProcessJoinFunction,
+} from '../plan/logical/specs.js';
+import { type DataStream, keyedBy } from './data-stream.js';
 
 export type {
+  CoGroupWindowFunction,
   IntervalJoinContext,
   ProcessJoinFunction,
-} from '../runtime/operators/joins/interval-join.js';
-export type { CoGroupWindowFunction } from '../runtime/operators/joins/window-join.js';
-
-function keyedBy(selectKey: (value: never) => Key, name: string): Partitioning {
-  return { kind: 'keyed', selectKey, name };
-}
+} from '../plan/logical/specs.js';
 
 function checkKeySelector(fn: unknown, method: string): void {
   if (typeof fn !== 'function') {
@@ -147,26 +135,19 @@ abstract class WindowedTwoStreams<L, R, K extends Key> {
     return this.with({ ...this.settings, rightLateTag: tag });
   }
 
-  protected build<OUT>(name: string, apply: CoGroupWindowFunction<K, L, R, OUT>): DataStream<OUT> {
+  protected build<OUT>(name: string, apply: WindowJoinApply): DataStream<OUT> {
     const s = this.settings;
-    const lateTags = { leftLateTag: s.leftLateTag, rightLateTag: s.rightLateTag };
-    const windows = s.windows;
-    const createFunction =
-      'gap' in windows
-        ? () => new SessionJoinFunction({ gap: windows.gap, apply, ...lateTags })
-        : () => new WindowJoinFunction({ windows, apply, ...lateTags });
-    return s.left.addTwoInputOperator<R, OUT>(
+    return s.left.addTwoInputNode<OUT>(
+      {
+        kind: 'window-join',
+        windows: s.windows,
+        apply,
+        leftLateTag: s.leftLateTag as OutputTag<unknown> | undefined,
+        rightLateTag: s.rightLateTag as OutputTag<unknown> | undefined,
+      },
       name,
       s.right,
-      [
-        keyedBy(s.keyOfLeft as (value: never) => Key, 'where'),
-        keyedBy(s.keyOfRight as (value: never) => Key, 'equalTo'),
-      ],
-      () =>
-        new KeyedCoProcessOperator(createFunction(), JOIN_LATE_METRIC) as unknown as Operator<
-          L,
-          OUT
-        >,
+      [keyedBy(s.keyOfLeft, 'where'), keyedBy(s.keyOfRight, 'equalTo')],
       { keyed: true, stateful: true },
     );
   }
@@ -186,7 +167,10 @@ export class WindowJoin<L, R, K extends Key> extends WindowedTwoStreams<L, R, K>
   apply<OUT>(join: (left: L, right: R) => OUT): DataStream<OUT> {
     if (typeof join !== 'function')
       throw invalidArgument('apply() needs a function (left, right) => result');
-    return this.build('window join', innerJoinPairs<K, L, R, OUT>(join));
+    return this.build('window join', {
+      kind: 'join',
+      fn: join as (left: never, right: never) => unknown,
+    });
   }
 }
 
@@ -204,7 +188,10 @@ export class WindowCoGroup<L, R, K extends Key> extends WindowedTwoStreams<L, R,
     if (typeof fn !== 'function') {
       throw invalidArgument('apply() needs a function (lefts, rights, out, context) => void');
     }
-    return this.build('window coGroup', fn);
+    return this.build('window coGroup', {
+      kind: 'co-group',
+      fn: fn as unknown as CoGroupWindowFunction<Key, never, never, unknown>,
+    });
   }
 }
 
@@ -309,15 +296,11 @@ export class IntervalJoined<L, R, K extends Key> {
       );
     }
     const spec = { lower, upper, fn, leftLateTag: s.leftLateTag, rightLateTag: s.rightLateTag };
-    return s.left.stream.addTwoInputOperator<R, OUT>(
+    return s.left.stream.addTwoInputNode<OUT>(
+      { kind: 'interval-join', spec: spec as unknown as IntervalJoinNode['spec'] },
       'interval join',
       s.right.stream,
       [s.left.partitioning, s.right.partitioning],
-      () =>
-        new KeyedCoProcessOperator(
-          new IntervalJoinFunction(spec),
-          JOIN_LATE_METRIC,
-        ) as unknown as Operator<L, OUT>,
       { keyed: true, stateful: true },
     );
   }

@@ -1,23 +1,19 @@
 import type { Change } from '../core/changelog.js';
 import { describeRecord, invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
-import type { Operator } from '../core/operator.js';
 import type { OutputTag } from '../core/output-tag.js';
 import type { StateTtlConfig } from '../core/state.js';
 import type { WindowAssigner } from '../core/windows.js';
-import { fixedWindowsOf } from '../runtime/operators/keyed/fixed-windows.js';
-import { LateCountingKeyedOperator } from '../runtime/operators/keyed/keyed-co-process.js';
-import { KeyedProcessOperator } from '../runtime/operators/keyed/keyed-process.js';
 import {
+  fixedWindowsOf,
   type RankComparator,
   type Ranked,
-  TopNFunction,
+  type TopNSpec,
   type WindowRanked,
-  WindowTopNFunction,
-} from '../runtime/operators/keyed/top-n.js';
+} from '../plan/logical/specs.js';
 import type { DataStream, KeyedStream } from './data-stream.js';
 
-export type { RankComparator, Ranked, WindowRanked } from '../runtime/operators/keyed/top-n.js';
+export type { RankComparator, Ranked, WindowRanked } from '../plan/logical/specs.js';
 
 /** Top-N per key: the `n` first rows by `compare`. */
 export interface TopNOptions<T> {
@@ -81,15 +77,10 @@ export function topN<T, K extends Key>(
     }
   }
   const spec = { n, compare: options.compare, rankNumber, mode, ttl };
-  return keyed.addKeyedOperator(
+  return keyed.addKeyedNode(
+    { kind: 'top-n', spec: spec as TopNSpec<unknown> },
     `top ${n}${rankNumber ? ' with rank' : ''}`,
-    () =>
-      new KeyedProcessOperator(new TopNFunction<K, T>(spec)) as unknown as Operator<
-        T,
-        Change<T> | Change<Ranked<T>>
-      >,
-    true,
-    mode,
+    { changelog: mode },
   );
 }
 
@@ -101,12 +92,14 @@ export function windowTopN<T, K extends Key>(
 ): DataStream<WindowRanked<K, T>> {
   const windows = fixedWindowsOf(assigner, 'windowTopN()');
   const n = checkN(options?.n, options?.compare, 'windowTopN()');
-  return keyed.addKeyedOperator(
+  return keyed.addKeyedNode(
+    {
+      kind: 'window-top-n',
+      windows,
+      n,
+      compare: options.compare as RankComparator<unknown>,
+      lateDataTag: options.lateDataTag as OutputTag<unknown> | undefined,
+    },
     `window top ${n}`,
-    () =>
-      new LateCountingKeyedOperator(
-        new WindowTopNFunction<K, T>(windows, n, options.compare, options.lateDataTag),
-        'weir_window_late_records_total',
-      ) as unknown as Operator<T, WindowRanked<K, T>>,
   );
 }

@@ -1,35 +1,18 @@
 import { invalidArgument } from '../core/errors.js';
 import type { AggregateFunction, ReduceFunction } from '../core/functions.js';
 import type { Key } from '../core/key-groups.js';
-import type { Operator } from '../core/operator.js';
 import type { OutputTag } from '../core/output-tag.js';
-import { type Trigger, Triggers } from '../core/triggers.js';
+import type { Trigger } from '../core/triggers.js';
 import type { ProcessWindowFunction, WindowResult } from '../core/window-result.js';
 import type { WindowAssigner } from '../core/windows.js';
-import {
-  LocalWindowCombiner,
-  type LocalWindowElement,
-} from '../runtime/windowing/local-window-combiner.js';
-import { gcd, SliceWindowOperator } from '../runtime/windowing/slice-window-operator.js';
-import {
-  aggregateAggregation,
-  evictingAggregation,
-  listAggregation,
-  processFiring,
-  reduceAggregation,
-  resultFiring,
-  type WindowAggregation,
-  type WindowFiring,
-} from '../runtime/windowing/window-aggregation.js';
-import { WindowOperator } from '../runtime/windowing/window-operator.js';
+import { describeAssigner } from '../plan/logical/describe.js';
+import type { WindowAggregationSpec, WindowFiringSpec } from '../plan/logical/nodes.js';
 import type { ChangelogStream } from './changelog-stream.js';
-import type { DataStream, KeyedStream, TwoPhaseDecision } from './data-stream.js';
-
-/** Accumulators a two-phase window's local half holds before it flushes them all. */
-const LOCAL_COMBINER_MAX_ENTRIES = 65_536;
+import type { DataStream, KeyedStream } from './data-stream.js';
 
 interface WindowSettings<T> {
   readonly trigger: Trigger<T> | undefined;
+  readonly triggerLabel: string | undefined;
   readonly allowedLateness: number;
   readonly lateDataTag: OutputTag<T> | undefined;
   readonly processingTimeCloseMs: number | undefined;
@@ -53,6 +36,7 @@ export class WindowedStream<T, K extends Key> {
   ) {
     this.settings = settings ?? {
       trigger: undefined,
+      triggerLabel: undefined,
       allowedLateness: 0,
       lateDataTag: undefined,
       processingTimeCloseMs: undefined,
@@ -68,10 +52,15 @@ export class WindowedStream<T, K extends Key> {
 
   /** Replaces the assigner's default trigger (event time, processing time, or never for global windows). */
   trigger(trigger: Trigger<T>): WindowedStream<T, K> {
+    return this.withTrigger(trigger, 'custom');
+  }
+
+  /** @internal Replaces the trigger, saying how it reads in a plan (`count 5, purging`). */
+  withTrigger(trigger: Trigger<T>, label: string): WindowedStream<T, K> {
     if (trigger.onMerge === undefined && this.assigner.kind === 'session') {
       throw invalidArgument('session windows need a trigger that supports merging (onMerge)');
     }
-    return this.with({ trigger });
+    return this.with({ trigger, triggerLabel: label });
   }
 
   /**
@@ -116,7 +105,11 @@ export class WindowedStream<T, K extends Key> {
     fn: ReduceFunction<T>,
     windowFn?: ProcessWindowFunction<T, OUT, K>,
   ): DataStream<WindowResult<K, T>> | DataStream<OUT> {
-    return this.build('window reduce', reduceAggregation(fn), windowFn);
+    return this.build(
+      'window reduce',
+      { kind: 'reduce', fn: fn as ReduceFunction<unknown> },
+      windowFn,
+    );
   }
 
   /** Folds each window's records into an accumulator incrementally. */
@@ -139,7 +132,11 @@ export class WindowedStream<T, K extends Key> {
         'aggregate() on session windows needs AggregateFunction.merge: sessions merge as records bridge them',
       );
     }
-    return this.build('window aggregate', aggregateAggregation(fn), windowFn);
+    return this.build(
+      'window aggregate',
+      { kind: 'aggregate', fn: fn as AggregateFunction<unknown, unknown, unknown> },
+      windowFn,
+    );
   }
 
   /**
@@ -174,119 +171,54 @@ export class WindowedStream<T, K extends Key> {
         'process() needs an object with a process(key, context, elements, out) method',
       );
     }
-    return this.buildWith<T[], T[], OUT>(
-      'window process',
-      listAggregation<T>(),
-      () => processFiring<K, T, OUT>(fn, false) as WindowFiring<Key, T[], OUT>,
-    );
+    return this.buildWith<OUT>('window process', { kind: 'list' }, processing(fn, false));
   }
 
-  private build<ACC, R, OUT>(
+  private build<R, OUT>(
     name: string,
-    aggregation: WindowAggregation<T, ACC, R>,
+    aggregation: WindowAggregationSpec,
     windowFn: ProcessWindowFunction<R, OUT, K> | undefined,
   ): DataStream<WindowResult<K, R>> | DataStream<OUT> {
-    if (windowFn === undefined) {
-      return this.buildWith<ACC, R, WindowResult<K, R>>(
-        name,
-        aggregation,
-        () => resultFiring<K, R>() as unknown as WindowFiring<Key, R, WindowResult<K, R>>,
-      );
-    }
-    return this.buildWith<ACC, R, OUT>(
-      name,
-      aggregation,
-      () => processFiring<K, R, OUT>(windowFn, true) as WindowFiring<Key, R, OUT>,
-    );
+    return windowFn === undefined
+      ? this.buildWith<WindowResult<K, R>>(name, aggregation, { kind: 'result' })
+      : this.buildWith<OUT>(name, aggregation, processing(windowFn, true));
   }
 
-  private buildWith<ACC, R, OUT>(
+  /** Adds the window node; the planner chooses the operator that runs it. */
+  private buildWith<OUT>(
     name: string,
-    aggregation: WindowAggregation<T, ACC, R>,
-    firing: () => WindowFiring<Key, R, OUT>,
+    aggregation: WindowAggregationSpec,
+    firing: WindowFiringSpec,
   ): DataStream<OUT> {
     const { assigner, settings, keepLast } = this;
-    const { allowedLateness, lateDataTag, processingTimeCloseMs } = settings;
     const label = `${name} (${describeAssigner(assigner)})`;
-    // Time windows with the default trigger share per-slice partial aggregates
-    // (sliding windows need `merge` to combine slices).
-    const sliceable =
-      settings.trigger === undefined &&
-      keepLast === undefined &&
-      assigner.timeDomain === 'event-time' &&
-      (assigner.kind === 'tumbling' ||
-        (assigner.kind === 'sliding' && aggregation.merge !== undefined));
-    if (sliceable && (assigner.kind === 'tumbling' || assigner.kind === 'sliding')) {
-      const slide = assigner.kind === 'sliding' ? assigner.slide : assigner.size;
-      const create = (twoPhase?: TwoPhaseDecision) => () =>
-        new SliceWindowOperator<T, ACC, R, OUT>({
-          size: assigner.size,
-          slide,
-          offset: assigner.offset,
-          allowedLateness,
-          lateDataTag,
-          aggregation,
-          firing: firing(),
-          processingTimeCloseMs,
-          ...(twoPhase === undefined ? {} : { localFolding: twoPhase.folding }),
-        }) as Operator<T, OUT>;
-      // A wall-clock close could fire a window before a partial reaches it.
-      if (aggregation.foldsLocally !== true || processingTimeCloseMs !== undefined) {
-        return this.input.addKeyedOperator<OUT>(label, create());
-      }
-      const twoPhase: TwoPhaseDecision = { folding: false };
-      return this.input.addTwoPhaseKeyedOperator<OUT, LocalWindowElement<T, ACC>>(
+    return this.input.addKeyedNode<OUT>(
+      {
+        kind: 'window',
+        assigner: assigner as WindowAssigner<unknown>,
+        trigger: settings.trigger as Trigger<unknown> | undefined,
+        triggerLabel: settings.triggerLabel,
+        aggregation,
+        firing,
+        allowedLateness: settings.allowedLateness,
+        lateDataTag: settings.lateDataTag as OutputTag<unknown> | undefined,
+        processingTimeCloseMs: settings.processingTimeCloseMs,
+        keepLast,
         label,
-        (selectKey) =>
-          new LocalWindowCombiner<T, ACC>({
-            pane: gcd(assigner.size, slide),
-            offset: assigner.offset,
-            aggregation,
-            selectKey,
-            folding: twoPhase.folding,
-            maxEntries: LOCAL_COMBINER_MAX_ENTRIES,
-          }),
-        twoPhase,
-        create(twoPhase),
-      );
-    }
-    const trigger = settings.trigger ?? defaultTrigger(assigner);
-    const contents =
-      keepLast === undefined
-        ? (aggregation as WindowAggregation<T, unknown, R>)
-        : (evictingAggregation(aggregation, keepLast) as WindowAggregation<T, unknown, R>);
-    return this.input.addKeyedOperator<OUT>(
+      },
       label,
-      () =>
-        new WindowOperator<T, unknown, R, OUT>({
-          assigner,
-          trigger,
-          allowedLateness,
-          lateDataTag,
-          aggregation: contents,
-          firing: firing(),
-          processingTimeCloseMs,
-        }) as Operator<T, OUT>,
     );
   }
 }
 
-function defaultTrigger<T>(assigner: WindowAssigner<T>): Trigger<T> {
-  if (assigner.kind === 'global') return Triggers.never<T>();
-  return assigner.timeDomain === 'event-time'
-    ? Triggers.eventTime<T>()
-    : Triggers.processingTime<T>();
-}
-
-function describeAssigner(a: WindowAssigner<unknown>): string {
-  switch (a.kind) {
-    case 'tumbling':
-      return `tumbling ${a.size}ms`;
-    case 'sliding':
-      return `sliding ${a.size}ms/${a.slide}ms`;
-    case 'session':
-      return typeof a.gap === 'number' ? `session ${a.gap}ms` : 'session (dynamic gap)';
-    case 'global':
-      return 'global';
-  }
+/** Calls of a user window function: with the aggregate (`incremental`) or all records. */
+function processing<IN, OUT, K extends Key>(
+  fn: ProcessWindowFunction<IN, OUT, K>,
+  incremental: boolean,
+): WindowFiringSpec {
+  return {
+    kind: 'process',
+    fn: fn as unknown as ProcessWindowFunction<unknown, unknown, Key>,
+    incremental,
+  };
 }

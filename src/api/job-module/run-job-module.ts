@@ -1,5 +1,6 @@
 import { basename, extname, resolve } from 'node:path';
 import { type CollectingSink, isCollectingSink } from '../../core/sink.js';
+import { operatorIdsOf } from '../../plan/planner.js';
 import {
   type EnvironmentOptions,
   type ExecuteOptions,
@@ -66,9 +67,10 @@ export async function startJobModule(
     ...(allowNonRestoredState === undefined ? {} : { allowNonRestoredState }),
   });
   const sinks = new Map<string, CollectingSink<unknown>>();
+  const operatorIds = operatorIdsOf(env.graph);
   for (const node of env.graph.nodes) {
-    if (node.kind === 'operator' && isCollectingSink(node.sink))
-      sinks.set(env.graph.operatorId(node), node.sink);
+    if (node.kind === 'sink' && isCollectingSink(node.sink))
+      sinks.set(operatorIds.get(node.id)!, node.sink);
   }
   return {
     client,
