@@ -1,6 +1,7 @@
-import { type MessagePort, Worker } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import { type ErrorDomain, WeirError, type WeirErrorCode } from '../../core/errors.js';
 import type { MetricSample } from '../../metrics/registry.js';
+import { startWorker } from '../../util/threads/start-worker.js';
 import type {
   CollectedRecords,
   FromWorker,
@@ -102,18 +103,7 @@ export class WorkerThread {
 }
 
 function spawnWorker(entry: URL, setup: WorkerSetup, transfer: MessagePort[]): Worker {
-  const workerData = { weirWorker: true, setup };
-  const fromSource = entry.pathname.endsWith('.ts');
-  if (!fromSource) return new Worker(entry, { workerData, transferList: transfer });
-  // Running from TypeScript sources (tests, `node --import tsx`): the worker
-  // registers the same TypeScript loader before it loads its entry module.
-  const bootstrap = `
-    Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => {
-      esm.register();
-      cjs.register();
-      return import(${JSON.stringify(entry.href)});
-    });`;
-  return new Worker(bootstrap, { eval: true, workerData, transferList: transfer });
+  return startWorker(entry, { workerData: { weirWorker: true, setup }, transferList: transfer });
 }
 
 function serialize(e: unknown): SerializedError {

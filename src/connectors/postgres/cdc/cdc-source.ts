@@ -11,6 +11,7 @@ import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
+import { checkTimestamps } from '../../../core/timestamps.js';
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { connect } from '../connection.js';
@@ -263,7 +264,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
     this.out = [];
     this.outTimes = [];
     this.lastActivity = this.context.clock.now();
-    return batch;
+    return checkTimestamps(batch, this.context.operatorId, 'commit time');
   }
 
   private pollSnapshot(): RecordBatch<ChangeRecord<unknown>> | 'wait' {
