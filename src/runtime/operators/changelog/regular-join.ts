@@ -1,3 +1,7 @@
+import type { JoinedRow, JoinType } from '../../../core/joins.js';
+
+export type { JoinedRow, JoinType };
+
 import type { Change } from '../../../core/changelog.js';
 import { describeRecord, WeirError } from '../../../core/errors.js';
 import type {
@@ -9,12 +13,6 @@ import type { Key } from '../../../core/key-groups.js';
 import type { MapState, StateTtlConfig, ValueState } from '../../../core/state.js';
 import { type KeyedCoProcessFunction, setOutputTimestamp } from '../keyed/keyed-co-process.js';
 import { rowText } from './same-row.js';
-
-/** Which rows of a regular join are kept without a match (padded with null). */
-export type JoinType = 'inner' | 'left' | 'right' | 'full';
-
-/** A joined row: `[left, right]`, with null for the missing side of an outer join. */
-export type JoinedRow<L, R> = readonly [L | null, R | null];
 
 /** How a regular join is set up. */
 export interface RegularJoinSpec<L, R> {

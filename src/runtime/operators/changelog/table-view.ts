@@ -1,12 +1,13 @@
+import type { ViewOutput } from '../../../core/ranking.js';
+
+export type { ViewOutput };
+
 import type { Change } from '../../../core/changelog.js';
 import { describeRecord, WeirError } from '../../../core/errors.js';
 import type { KeyedProcessFunction, KeyedRuntimeContext } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import type { StateTtlConfig, ValueState } from '../../../core/state.js';
 import { sameRow } from './same-row.js';
-
-/** @internal What the view emits: its upsert or retract changelog, or plain inserts. */
-export type ViewOutput = 'upsert' | 'retract' | 'insert-only';
 
 type Self<K extends Key, T> = KeyedProcessFunction<K, Change<T>, Change<T> | T> & {
   row?: ValueState<T>;

@@ -1,3 +1,7 @@
+import type { IntervalJoinContext, ProcessJoinFunction } from '../../../core/joins.js';
+
+export type { IntervalJoinContext, ProcessJoinFunction };
+
 import type {
   Collector,
   KeyedProcessContext,
@@ -12,25 +16,6 @@ import {
   type KeyedCoProcessFunction,
   setOutputTimestamp,
 } from '../keyed/keyed-co-process.js';
-
-/** What an interval join function learns about a joined pair. */
-export interface IntervalJoinContext<K extends Key> {
-  readonly key: K;
-  readonly leftTimestamp: number;
-  readonly rightTimestamp: number;
-  /** The output's timestamp: the larger of the two. */
-  readonly timestamp: number;
-  /** Emits to a side output. */
-  output<S>(tag: OutputTag<S>, value: S): void;
-}
-
-/** Called once per joined pair. */
-export type ProcessJoinFunction<K extends Key, L, R, OUT> = (
-  left: L,
-  right: R,
-  context: IntervalJoinContext<K>,
-  out: Collector<OUT>,
-) => void;
 
 export interface IntervalJoinSpec<K extends Key, L, R, OUT> {
   /** Inclusive bounds: a right record joins a left one when `l.t + lower <= r.t <= l.t + upper`. */

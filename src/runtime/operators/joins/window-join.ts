@@ -1,3 +1,7 @@
+import type { CoGroupWindowFunction } from '../../../core/joins.js';
+
+export type { CoGroupWindowFunction };
+
 import type {
   Collector,
   KeyedProcessContext,
@@ -7,7 +11,6 @@ import type {
 import type { Key } from '../../../core/key-groups.js';
 import type { OutputTag } from '../../../core/output-tag.js';
 import type { ListState, MapState } from '../../../core/state.js';
-import type { Window } from '../../../core/windows.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import { addToOpenWindows, type FixedWindows, windowOfTimer } from '../keyed/fixed-windows.js';
@@ -17,14 +20,6 @@ import {
   type KeyedCoProcessFunction,
   setOutputTimestamp,
 } from '../keyed/keyed-co-process.js';
-
-/** Called once per fired window and key that holds records of either side. */
-export type CoGroupWindowFunction<K extends Key, L, R, OUT> = (
-  lefts: readonly L[],
-  rights: readonly R[],
-  out: Collector<OUT>,
-  context: { readonly key: K; readonly window: Window },
-) => void;
 
 export interface WindowJoinSpec<K extends Key, L, R, OUT> {
   readonly windows: FixedWindows;

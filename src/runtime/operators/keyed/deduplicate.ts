@@ -1,3 +1,7 @@
+import type { DeduplicateOrder, KeepRow } from '../../../core/ranking.js';
+
+export type { DeduplicateOrder, KeepRow };
+
 import type { Change } from '../../../core/changelog.js';
 import type {
   Collector,
@@ -14,17 +18,6 @@ import type { Counter } from '../../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import { addToOpenWindows, type FixedWindows, windowOfTimer } from './fixed-windows.js';
 import { backendOf, type CountsLateRecords, setOutputTimestamp } from './keyed-co-process.js';
-
-/** Which row of a key survives. */
-export type KeepRow = 'first' | 'last';
-
-/**
- * What "first" and "last" are measured by: `event-time` (the record's
- * timestamp; ties go to the later arrival for `last`, the earlier for
- * `first`) or `arrival` (the order records reach the operator, Flink's
- * processing-time deduplication).
- */
-export type DeduplicateOrder = 'event-time' | 'arrival';
 
 /** The row kept for a key, with its event time. */
 interface Kept<T> {

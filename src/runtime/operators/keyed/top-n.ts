@@ -1,3 +1,7 @@
+import type { RankComparator, Ranked, WindowRanked } from '../../../core/ranking.js';
+
+export type { RankComparator, Ranked, WindowRanked };
+
 import type { Change } from '../../../core/changelog.js';
 import type {
   Collector,
@@ -9,26 +13,10 @@ import type {
 import type { Key } from '../../../core/key-groups.js';
 import type { OutputTag } from '../../../core/output-tag.js';
 import type { StateTtlConfig, ValueState } from '../../../core/state.js';
-import type { Window } from '../../../core/windows.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import { addToOpenWindows, type FixedWindows, windowOfTimer } from './fixed-windows.js';
 import { backendOf, type CountsLateRecords, setOutputTimestamp } from './keyed-co-process.js';
-
-/** A row with its rank (1 = first) within its partition. */
-export interface Ranked<T> {
-  readonly rank: number;
-  readonly row: T;
-}
-
-/** One row of a window's final ranking. */
-export interface WindowRanked<K extends Key, T> extends Ranked<T> {
-  readonly key: K;
-  readonly window: Window;
-}
-
-/** Orders rows: negative when `a` ranks before `b`. Rows that compare equal keep arrival order. */
-export type RankComparator<T> = (a: T, b: T) => number;
 
 /**
  * Inserts `row` into the sorted `top` (at most `n` rows; equal rows keep
