@@ -8,38 +8,6 @@
  * an entry point is internal and may change.
  */
 
-export type {
-  BroadcastJoinOptions,
-  InnerBroadcastJoinOptions,
-  LeftBroadcastJoinOptions,
-} from './api/broadcast-join.js';
-export {
-  ChangelogStream,
-  GroupedChangelogStream,
-  type JoinResult,
-  type RegularJoinOptions,
-  type StateRetention,
-  TableView,
-  type TableViewOptions,
-  type TemporalJoinOptions,
-  type TemporalJoinResult,
-  type UpdatingAggregateOptions,
-} from './api/changelog-stream.js';
-export { DataStream, KeyedStream } from './api/data-stream.js';
-export type {
-  DeduplicateOptions,
-  DeduplicateOrder,
-  KeepFirstByArrival,
-  KeepRow,
-} from './api/deduplicate.js';
-export {
-  type EnvironmentOptions,
-  type JobClient,
-  type JobResult,
-  type RestartStrategy,
-  type SavepointOptions,
-  StreamEnvironment,
-} from './api/environment.js';
 export { defineJob, type JobContext, type JobDefinition } from './api/job-module/job.js';
 export {
   type JobModuleRun,
@@ -48,28 +16,60 @@ export {
   type StartedJobModule,
   startJobModule,
 } from './api/job-module/run-job-module.js';
-export {
-  type CoGroupWindowFunction,
+export type {
+  BroadcastJoinOptions,
+  CoGroupWindowFunction,
+  CollectedWithSideOutputs,
+  CollectOptions,
+  DeduplicateOptions,
+  DeduplicateOrder,
+  EnvironmentOptions,
+  ExecuteOptions,
+  InnerBroadcastJoinOptions,
+  IntervalJoinContext,
+  JobClient,
+  JobResult,
+  JoinResult,
+  KeepFirstByArrival,
+  KeepRow,
+  LeftBroadcastJoinOptions,
+  ProcessJoinFunction,
+  RankComparator,
+  Ranked,
+  RankedTopNOptions,
+  RegularJoinOptions,
+  RestartStrategy,
+  SavepointOptions,
+  SideOutputRecords,
+  SideOutputTags,
+  StateRetention,
+  TableViewOptions,
+  TemporalJoinOptions,
+  TemporalJoinResult,
+  TopNOptions,
+  UpdatingAggregateOptions,
+  WindowRanked,
+  WindowTopNOptions,
+} from './api/options.js';
+export { StreamEnvironment } from './api/stream-environment.js';
+export type {
+  ChangelogStream,
+  DataStream,
+  GroupedChangelogStream,
   IntervalJoin,
-  type IntervalJoinContext,
   IntervalJoined,
-  type ProcessJoinFunction,
+  KeyedStream,
+  StreamEnvironmentApi,
+  StreamEnvironmentConstructor,
+  TableView,
   TwoStreams,
   TwoStreamsEqualTo,
   TwoStreamsWhere,
   WindowCoGroup,
+  WindowedStream,
   WindowJoin,
-} from './api/joins.js';
+} from './api/streams.js';
 export { Time } from './api/time.js';
-export type {
-  RankComparator,
-  Ranked,
-  RankedTopNOptions,
-  TopNOptions,
-  WindowRanked,
-  WindowTopNOptions,
-} from './api/top-n.js';
-export { WindowedStream } from './api/windowed-stream.js';
 export {
   InMemoryLookupTable,
   type InMemoryLookupTableOptions,

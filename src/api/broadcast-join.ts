@@ -1,41 +1,11 @@
+/** The broadcast join of data streams: validation and the logical nodes. */
 import { invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
 import type { LogicalGraph } from '../plan/logical/logical-graph.js';
 import type { BroadcastJoinSpec } from '../plan/logical/specs.js';
-import { addNode, type DataStream } from './data-stream.js';
-
-/** How main records meet the broadcast side table. */
-interface BroadcastJoinBase<T, S, BK extends Key> {
-  /** The table key a main record looks up. */
-  readonly mainKey: (main: T) => BK;
-  /** The key of a side row in the table (a later row with the same key replaces it). */
-  readonly sideKey: (side: S) => BK;
-  /**
-   * Hold main records (and the watermark) until the side input has ended, so
-   * every main record sees the complete table. Default: true when every
-   * source of the side stream is bounded, false otherwise (main records then
-   * join the table as it is when they arrive).
-   */
-  readonly waitForSide?: boolean;
-}
-
-/** Inner: a main record without a side row produces nothing. */
-export interface InnerBroadcastJoinOptions<T, S, BK extends Key, OUT>
-  extends BroadcastJoinBase<T, S, BK> {
-  readonly kind?: 'inner';
-  readonly join: (main: T, side: S) => OUT;
-}
-
-/** Left: a main record without a side row is joined with `undefined`. */
-export interface LeftBroadcastJoinOptions<T, S, BK extends Key, OUT>
-  extends BroadcastJoinBase<T, S, BK> {
-  readonly kind: 'left';
-  readonly join: (main: T, side: S | undefined) => OUT;
-}
-
-export type BroadcastJoinOptions<T, S, BK extends Key, OUT> =
-  | InnerBroadcastJoinOptions<T, S, BK, OUT>
-  | LeftBroadcastJoinOptions<T, S, BK, OUT>;
+import type { BroadcastJoinOptions } from './options.js';
+import { addNodeRefs, addTwoInputNode, type StreamParts } from './stream-builder.js';
+import type { DataStream } from './streams.js';
 
 /** Whether every source that feeds `nodes` is bounded. */
 function allSourcesBounded(graph: LogicalGraph, nodes: readonly number[]): boolean {
@@ -53,10 +23,10 @@ function allSourcesBounded(graph: LogicalGraph, nodes: readonly number[]): boole
   return true;
 }
 
-/** @internal Builds `DataStream.broadcastJoin` and `broadcastJoinChangelog`. */
+/** Builds `DataStream.broadcastJoin` and `broadcastJoinChangelog`. */
 export function broadcastJoin<T, S, BK extends Key, OUT>(
-  main: DataStream<T>,
-  side: { readonly refs: DataStream<unknown>['refs'] },
+  main: StreamParts,
+  side: StreamParts,
   options: BroadcastJoinOptions<T, S, BK, OUT>,
   sideChanges: boolean,
 ): DataStream<OUT> {
@@ -78,15 +48,12 @@ export function broadcastJoin<T, S, BK extends Key, OUT>(
       side.refs.map((r) => r.node),
     );
   // The side passes through a marker step on its own subtasks, which tells the join when it ended.
-  const marked = addNode(
-    main.builder,
-    { kind: 'broadcast-side-end' },
-    'side end marker',
-    side.refs,
-    {
+  const marked: StreamParts = {
+    builder: main.builder,
+    refs: addNodeRefs(main.builder, { kind: 'broadcast-side-end' }, 'side end marker', side.refs, {
       kind: 'forward',
-    },
-  );
+    }),
+  };
   const spec = {
     mainKey: options.mainKey,
     sideKey: options.sideKey,
@@ -95,13 +62,14 @@ export function broadcastJoin<T, S, BK extends Key, OUT>(
     sideChanges,
     waitForSide,
   };
-  return main.addTwoInputNode<OUT>(
+  return addTwoInputNode<OUT>(
+    main,
+    marked,
     {
       kind: 'broadcast-join',
       spec: spec as unknown as BroadcastJoinSpec<unknown, unknown, Key, unknown>,
     },
     sideChanges ? 'broadcast join (changelog side)' : 'broadcast join',
-    marked,
     [{ kind: 'forward' }, { kind: 'broadcast' }],
     { stateful: true },
   );

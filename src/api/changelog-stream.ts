@@ -7,34 +7,33 @@ import {
 } from '../core/changelog.js';
 import { describeRecord, invalidArgument, WeirError } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
-import type { StateSerializer, StateTtlConfig } from '../core/state.js';
+import type { StateTtlConfig } from '../core/state.js';
 import type { WindowResult } from '../core/window-result.js';
 import type { NodeData } from '../plan/logical/logical-graph.js';
 import type { FlatMapNode, MapNode, UpdatingAggregateNode } from '../plan/logical/nodes.js';
 import type { JoinType, RegularJoinSpec, ViewOutput } from '../plan/logical/specs.js';
-import { addNode, DataStream, keyedBy, type StreamBuilder, type StreamRef } from './data-stream.js';
-
-/** A state time-to-live: milliseconds, or a full TTL configuration. */
-export type StateRetention = number | StateTtlConfig;
-
-/** How an updating aggregation emits and keeps its groups. */
-export interface UpdatingAggregateOptions<ACC> {
-  /**
-   * `retract` (default): an update is `-U old` then `+U new`; `upsert`: only
-   * `+U new`, keyed by the group key.
-   */
-  readonly mode?: 'retract' | 'upsert';
-  /** Drop a group's state this long after its last change (processing time). Default: kept forever. */
-  readonly ttl?: StateRetention;
-  /** Encodes the accumulator in checkpoints. Default: the accumulator is JSON data. */
-  readonly accumulatorSerializer?: StateSerializer<ACC>;
-}
-
-/** How a table view keeps its rows. */
-export interface TableViewOptions {
-  /** Forget a key's row this long after its last change (processing time). Default: kept forever. */
-  readonly ttl?: StateRetention;
-}
+import { DataStreamImpl } from './data-stream.js';
+import { implOf } from './impl-of.js';
+import type {
+  JoinResult,
+  RegularJoinOptions,
+  StateRetention,
+  TableViewOptions,
+  TemporalJoinOptions,
+  TemporalJoinResult,
+  UpdatingAggregateOptions,
+} from './options.js';
+import {
+  addNodeRefs,
+  addTwoInputNode,
+  addTwoInputNodeRefs,
+  keyedBy,
+  type StreamBuilder,
+  type StreamFactory,
+  type StreamParts,
+  type StreamRef,
+} from './stream-builder.js';
+import type { ChangelogStream, DataStream, GroupedChangelogStream, TableView } from './streams.js';
 
 function ttlConfig(
   retention: StateRetention | undefined,
@@ -50,32 +49,30 @@ function ttlConfig(
   return config;
 }
 
-/** @internal Adds a keyed node whose main output is a changelog (or plain records). */
+/** Adds a keyed node whose main output is a changelog (or plain records). */
 function keyedNode(
-  builder: StreamBuilder,
-  refs: readonly StreamRef[],
+  input: StreamParts,
   selectKey: (value: never) => Key,
   keyName: string,
   name: string,
   data: NodeData,
   changelog: ChangelogMode | undefined,
 ): StreamRef[] {
-  return addNode(builder, data, name, refs, keyedBy(selectKey, keyName), {
+  return addNodeRefs(input.builder, data, name, input.refs, keyedBy(selectKey, keyName), {
     keyed: true,
     stateful: true,
     changelog,
-  }).refs.slice();
+  });
 }
 
-/** @internal Adds a forward node declaring what its output carries. */
+/** Adds a forward node declaring what its output carries. */
 function forwardNode(
-  builder: StreamBuilder,
-  refs: readonly StreamRef[],
+  input: StreamParts,
   name: string,
   data: NodeData,
   changelog: ChangelogMode | undefined,
 ): StreamRef[] {
-  return addNode(builder, data, name, refs, { kind: 'forward' }, { changelog }).refs.slice();
+  return addNodeRefs(input.builder, data, name, input.refs, { kind: 'forward' }, { changelog });
 }
 
 function checkAggregate(fn: RetractableAggregateFunction<never, never, never>): void {
@@ -90,58 +87,40 @@ function checkAggregate(fn: RetractableAggregateFunction<never, never, never>): 
   }
 }
 
-/**
- * A stream of changes (`+I`, `-U`, `+U`, `-D`) to rows of type T: the output
- * of updating operators, or a stream declared as one. Its mode
- * (`insert-only`, `upsert`, `retract`) says which kinds it may carry; row
- * transformations keep the mode, and sinks refuse a mode they cannot apply
- * when the job is built.
- */
-export class ChangelogStream<T> extends DataStream<Change<T>> {
-  /** @internal */
+/** The implementation of {@link ChangelogStream}: a data stream of changes that knows its mode. */
+export class ChangelogStreamImpl<T>
+  extends DataStreamImpl<Change<T>>
+  implements ChangelogStream<T>
+{
   constructor(
     builder: StreamBuilder,
     refs: readonly StreamRef[],
-    /** The key an `upsert` stream's changes replace rows by; undefined for other modes. */
     readonly upsertKey: ((row: T) => Key) | undefined,
   ) {
     super(builder, refs);
   }
 
-  /** Which changes this stream may carry. */
   get mode(): ChangelogMode {
     return this.changelogMode();
   }
 
   private derived<R>(
-    refs: StreamRef[],
+    refs: readonly StreamRef[],
     upsertKey: ((row: R) => Key) | undefined,
-  ): ChangelogStream<R> {
-    return new ChangelogStream<R>(this.builder, refs, upsertKey);
+  ): ChangelogStreamImpl<R> {
+    return new ChangelogStreamImpl<R>(this.builder, refs, upsertKey);
   }
 
-  /** Keeps the changes `predicate` accepts, as a changelog of the same mode; a type guard on the rows narrows it. */
-  override filter<S extends T>(
-    predicate: (change: Change<T>) => change is Change<S>,
-  ): ChangelogStream<S>;
+  override filter<R extends T>(
+    predicate: (change: Change<T>) => change is Change<R>,
+  ): ChangelogStream<R>;
+  override filter<S extends Change<T>>(predicate: (value: Change<T>) => value is S): DataStream<S>;
   override filter(predicate: (change: Change<T>) => boolean): ChangelogStream<T>;
   override filter(predicate: (change: Change<T>) => boolean): ChangelogStream<T> {
-    const refs = forwardNode(
-      this.builder,
-      this.refs,
-      'filter',
-      { kind: 'filter', predicate },
-      this.mode,
-    );
+    const refs = forwardNode(this, 'filter', { kind: 'filter', predicate }, this.mode);
     return this.derived(refs, this.upsertKey);
   }
 
-  /**
-   * Keeps the rows `predicate` accepts (a WHERE over the changing rows): in a
-   * retract stream every change of a rejected row is dropped; in an upsert
-   * stream a rejected `+I`/`+U` becomes a `-D` of that row, so a row that
-   * stops matching leaves the result.
-   */
   filterRows(predicate: (row: T) => boolean): ChangelogStream<T> {
     const mode = this.mode;
     const keepRows = (change: Change<T>, out: { collect(change: Change<T>): void }) => {
@@ -151,8 +130,7 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
       }
     };
     const refs = forwardNode(
-      this.builder,
-      this.refs,
+      this,
       'filter rows',
       { kind: 'flat-map', fn: keepRows as FlatMapNode['fn'] },
       mode,
@@ -160,10 +138,6 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
     return this.derived(refs, this.upsertKey);
   }
 
-  /**
-   * Maps every change's row, keeping its kind and the stream's mode. An
-   * upsert stream needs the key of the new rows (`upsertKey`).
-   */
   mapRows<R>(fn: (row: T) => R, upsertKey?: (row: R) => Key): ChangelogStream<R> {
     const mode = this.mode;
     if (mode === 'upsert' && upsertKey === undefined) {
@@ -172,30 +146,28 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
       );
     }
     const mapRow = (c: Change<T>): Change<R> => ({ kind: c.kind, value: fn(c.value) });
-    const refs = forwardNode(
-      this.builder,
-      this.refs,
-      'map rows',
-      { kind: 'map', fn: mapRow as MapNode['fn'] },
-      mode,
-    );
+    const refs = forwardNode(this, 'map rows', { kind: 'map', fn: mapRow as MapNode['fn'] }, mode);
     return this.derived(refs, mode === 'upsert' ? upsertKey : undefined);
   }
 
-  /** Merges changelogs (and insert-only streams of changes); the mode is the widest of them. */
   override union(...others: DataStream<Change<T>>[]): ChangelogStream<T> {
     let upsertKey = this.upsertKey;
-    for (const o of others) if (o instanceof ChangelogStream) upsertKey ??= o.upsertKey;
-    return this.derived([...this.refs, ...others.flatMap((o) => o.refs)], upsertKey);
+    const refs = [...this.refs];
+    for (const other of others) {
+      const o = implOf(other, DataStreamImpl, 'union');
+      if (o instanceof ChangelogStreamImpl) upsertKey ??= (o as ChangelogStreamImpl<T>).upsertKey;
+      refs.push(...o.refs);
+    }
+    return this.derived(refs, upsertKey);
   }
 
   /**
-   * @internal This changelog as one that retracts what it replaces: an
-   * upsert stream's `+U` overwrites a row without retracting it, so operators
-   * that add and remove rows (aggregations, joins) first pass it through a
-   * view keyed by the upsert key (Flink's changelog normalization).
+   * This changelog as one that retracts what it replaces: an upsert stream's
+   * `+U` overwrites a row without retracting it, so operators that add and
+   * remove rows (aggregations, joins) first pass it through a view keyed by
+   * the upsert key (Flink's changelog normalization).
    */
-  retractable(what: string): ChangelogStream<T> {
+  retractable(what: string): ChangelogStreamImpl<T> {
     if (this.mode !== 'upsert') return this;
     if (this.upsertKey === undefined) {
       throw new WeirError(
@@ -203,26 +175,14 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
         `${what} over an upsert changelog needs its upsert key, and this stream has none; declare it with asChangelog('upsert', (row) => row.id)`,
       );
     }
-    return this.materialize(this.upsertKey).toRetractStream();
+    return new TableViewImpl(this, this.upsertKey, undefined).view('retract');
   }
 
-  /**
-   * A regular (unbounded) join with `right` on equal keys, like SQL's
-   * `JOIN ... ON l.k = r.k [AND where]`: every change of either input is
-   * joined with the other input's current rows of its key, kept in keyed
-   * state (checkpointed) for the TTL. Emits `+I [l, r]` when a joined row
-   * appears and `-D [l, r]` when it goes; outer joins pad a row without a
-   * match with null (`+I [l, null]`), retract that (`-D [l, null]`) when the
-   * first match arrives, and restore it when the last match goes. The output
-   * is a retract changelog (insert-only for an inner join of insert-only
-   * inputs); its event time is the later of the two rows' times, and its
-   * watermark the minimum of both inputs'. Refused without a TTL or
-   * `unboundedState: true`.
-   */
   regularJoin<R, K extends Key, J extends JoinType = 'inner'>(
     right: ChangelogStream<R>,
     options: RegularJoinOptions<T, R, K, J>,
   ): ChangelogStream<JoinResult<T, R, J>> {
+    const rightStream = implOf(right, ChangelogStreamImpl, 'regularJoin') as ChangelogStreamImpl<R>;
     const type: JoinType = options?.type ?? 'inner';
     if (!['inner', 'left', 'right', 'full'].includes(type)) {
       throw invalidArgument(
@@ -245,35 +205,30 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
       leftTtl: ttls.left,
       rightTtl: ttls.right,
       leftInsertOnly: this.mode === 'insert-only',
-      rightInsertOnly: right.mode === 'insert-only',
+      rightInsertOnly: rightStream.mode === 'insert-only',
     };
     const insertOnly =
-      type === 'inner' && this.mode === 'insert-only' && right.mode === 'insert-only';
+      type === 'inner' && this.mode === 'insert-only' && rightStream.mode === 'insert-only';
     const leftInput = this.retractable('regularJoin()');
-    const rightInput = right.retractable('regularJoin()');
-    const joined = leftInput.addTwoInputNode<never>(
+    const rightInput = rightStream.retractable('regularJoin()');
+    const refs = addTwoInputNodeRefs(
+      leftInput,
+      rightInput,
       { kind: 'regular-join', spec: spec as RegularJoinSpec<unknown, unknown> },
       `regular ${type} join`,
-      rightInput,
       [
         keyedBy((c: Change<T>) => leftKey(c.value), 'leftKey'),
         keyedBy((c: Change<R>) => rightKey(c.value), 'rightKey'),
       ],
       { keyed: true, stateful: true, changelog: insertOnly ? 'insert-only' : 'retract' },
     );
-    return new ChangelogStream<JoinResult<T, R, J>>(this.builder, joined.refs, undefined);
+    return new ChangelogStreamImpl<JoinResult<T, R, J>>(this.builder, refs, undefined);
   }
 
-  /** Groups the changing rows by key, for an updating aggregation. */
   groupBy<K extends Key>(selectKey: (row: T) => K, name = 'groupBy'): GroupedChangelogStream<T, K> {
-    return new GroupedChangelogStream(this, selectKey, name);
+    return new GroupedChangelogStreamImpl(this, selectKey, name);
   }
 
-  /**
-   * The latest row per primary key, kept in keyed state (checkpointed): read
-   * it back as a stream with `toUpsertStream`, `toRetractStream` or (for an
-   * append-only input) `toInsertStream`.
-   */
   materialize<K extends Key>(
     primaryKey: (row: T) => K,
     options: TableViewOptions = {},
@@ -281,39 +236,8 @@ export class ChangelogStream<T> extends DataStream<Change<T>> {
     if (typeof primaryKey !== 'function') {
       throw invalidArgument('materialize() needs a primary key function, e.g. (row) => row.id');
     }
-    return new TableView(this, primaryKey, ttlConfig(options.ttl, 'materialize()'));
+    return new TableViewImpl(this, primaryKey, ttlConfig(options.ttl, 'materialize()'));
   }
-}
-
-/** The row type of a regular join's output: null on the side an outer join pads. */
-export type JoinResult<L, R, J extends JoinType> = J extends 'inner'
-  ? readonly [L, R]
-  : J extends 'left'
-    ? readonly [L, R | null]
-    : J extends 'right'
-      ? readonly [L | null, R]
-      : readonly [L | null, R | null];
-
-/** How a regular join matches rows and how long it keeps them. */
-export interface RegularJoinOptions<L, R, K extends Key, J extends JoinType> {
-  /** `inner` (default), `left`, `right` or `full` (outer). */
-  readonly type?: J;
-  /** The equality key of a left row. */
-  readonly leftKey: (left: L) => K;
-  /** The equality key of a right row; rows join when their keys are equal. */
-  readonly rightKey: (right: R) => K;
-  /** An extra condition on a pair with equal keys (a non-equi part of the ON clause). */
-  readonly where?: (left: L, right: R) => boolean;
-  /**
-   * How long each side's rows are kept after their last change (processing
-   * time): one retention for both sides, or one per side. Required unless
-   * `unboundedState` is set.
-   */
-  readonly ttl?:
-    | StateRetention
-    | { readonly left?: StateRetention; readonly right?: StateRetention };
-  /** Keep every row of both sides forever (state grows with the number of distinct rows). */
-  readonly unboundedState?: boolean;
 }
 
 function joinTtls(options: RegularJoinOptions<never, never, Key, JoinType>): {
@@ -342,30 +266,22 @@ function joinTtls(options: RegularJoinOptions<never, never, Key, JoinType>): {
   return { left, right };
 }
 
-/** A changelog grouped by a key: the input of an updating aggregation. */
-export class GroupedChangelogStream<T, K extends Key> {
-  /** @internal */
+/** The implementation of {@link GroupedChangelogStream}: a changelog and its grouping key. */
+class GroupedChangelogStreamImpl<T, K extends Key> implements GroupedChangelogStream<T, K> {
   constructor(
-    private readonly input: ChangelogStream<T>,
+    private readonly input: ChangelogStreamImpl<T>,
     private readonly selectKey: (row: T) => K,
     private readonly keyName: string,
   ) {}
 
-  /**
-   * A non-windowed GROUP BY over a changelog: `+I`/`+U` rows are added to
-   * their group, `-U`/`-D` rows taken out again (with `fn.retract`, or by
-   * recomputing from the rows the operator keeps when `fn` has none).
-   * Emits the group's result as changes; see {@link KeyedStream.updatingAggregate}.
-   */
   updatingAggregate<ACC, R>(
     fn: RetractableAggregateFunction<T, ACC, R>,
     options: UpdatingAggregateOptions<ACC> = {},
   ): ChangelogStream<GroupResult<K, R>> {
     const select = this.selectKey;
     const input = this.input.retractable('updatingAggregate()');
-    return changelogApi.updatingAggregate<Change<T>, T, K, ACC, R>(
-      input.builder,
-      input.refs,
+    return updatingAggregate<Change<T>, T, K, ACC, R>(
+      input,
       (c) => select(c.value),
       this.keyName,
       fn,
@@ -375,17 +291,10 @@ export class GroupedChangelogStream<T, K extends Key> {
   }
 }
 
-/**
- * A keyed table view over a changelog: the latest row per primary key.
- * Each `to...Stream` call adds a view operator (state keyed by the primary
- * key) that emits how the view changes.
- */
-export class TableView<T, K extends Key> {
-  /** @internal */
+/** The implementation of {@link TableView}: a changelog and its primary key. */
+export class TableViewImpl<T, K extends Key> implements TableView<T, K> {
   constructor(
-    /** @internal */
-    readonly input: ChangelogStream<T>,
-    /** The primary key of the view's rows. */
+    readonly input: ChangelogStreamImpl<T>,
     readonly primaryKey: (row: T) => K,
     private readonly ttl: StateTtlConfig | undefined,
   ) {}
@@ -394,8 +303,7 @@ export class TableView<T, K extends Key> {
     const pk = this.primaryKey;
     const ttl = this.ttl;
     return keyedNode(
-      this.input.builder,
-      this.input.refs,
+      this.input,
       ((c: Change<T>) => pk(c.value)) as (value: never) => Key,
       'primary key',
       `table view (${output})`,
@@ -404,21 +312,20 @@ export class TableView<T, K extends Key> {
     );
   }
 
-  /** The view's changes as upserts on the primary key: `+I`, `+U` (new row), `-D`. */
+  /** The view's changes as a changelog of `mode`, keyed by the primary key when it upserts. */
+  view(mode: 'upsert' | 'retract'): ChangelogStreamImpl<T> {
+    const upsertKey = mode === 'upsert' ? this.primaryKey : undefined;
+    return new ChangelogStreamImpl<T>(this.input.builder, this.stream(mode), upsertKey);
+  }
+
   toUpsertStream(): ChangelogStream<T> {
-    return new ChangelogStream<T>(this.input.builder, this.stream('upsert'), this.primaryKey);
+    return this.view('upsert');
   }
 
-  /** The view's changes with retractions: `+I`, `-U` old then `+U` new, `-D`. */
   toRetractStream(): ChangelogStream<T> {
-    return new ChangelogStream<T>(this.input.builder, this.stream('retract'), undefined);
+    return this.view('retract');
   }
 
-  /**
-   * The view's rows as plain records: only for an append-only (insert-only)
-   * input, refused when the job is built otherwise. A second row for a key
-   * fails the job, naming the key.
-   */
   toInsertStream(): DataStream<T> {
     const mode = this.input.mode;
     if (mode !== 'insert-only') {
@@ -427,38 +334,75 @@ export class TableView<T, K extends Key> {
         `toInsertStream() needs an append-only view, but its input is a ${mode} changelog (rows are updated or deleted); use toUpsertStream() or toRetractStream()`,
       );
     }
-    return new DataStream<T>(this.input.builder, this.stream('insert-only'));
+    return new DataStreamImpl<T>(this.input.builder, this.stream('insert-only'));
   }
 }
 
-/** How a temporal join finds the table row of a probe row. */
-export interface TemporalJoinOptions<P, K extends Key, J extends 'inner' | 'left'> {
-  /** The probe row's value of the table's primary key. */
-  readonly probeKey: (probe: P) => K;
-  /** `inner` (default) drops probe rows without a valid version; `left` keeps them with null. */
-  readonly type?: J;
+/** `KeyedStream.updatingAggregate` and `GroupedChangelogStream.updatingAggregate`. */
+function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
+  input: StreamParts,
+  selectKey: (value: IN) => K,
+  keyName: string,
+  fn: RetractableAggregateFunction<ROW, ACC, R>,
+  options: UpdatingAggregateOptions<ACC>,
+  changelogInput: boolean,
+): ChangelogStream<GroupResult<K, R>> {
+  checkAggregate(fn as RetractableAggregateFunction<never, never, never>);
+  const { builder, refs } = input;
+  const inputMode = widestChangelog(
+    refs.map((r) => (r.tag === undefined ? builder.graph.changelogOf(r.node) : 'insert-only')),
+  );
+  if (!changelogInput && inputMode !== 'insert-only') {
+    throw new WeirError(
+      'INVALID_JOB',
+      `updatingAggregate() after keyBy() of a ${inputMode} changelog would fold its changes in as plain records; use changelog.groupBy((row) => key).updatingAggregate(fn), which retracts -U and -D rows`,
+    );
+  }
+  const mode = options.mode ?? 'retract';
+  if (mode !== 'retract' && mode !== 'upsert') {
+    throw invalidArgument(
+      `updatingAggregate() mode must be 'retract' or 'upsert', got ${describeRecord(mode)}`,
+    );
+  }
+  const ttl = ttlConfig(options.ttl, 'updatingAggregate()');
+  const spec = {
+    fn,
+    changelogInput,
+    mode,
+    ttl,
+    accumulatorSerializer: options.accumulatorSerializer,
+  };
+  const out = keyedNode(
+    input,
+    selectKey as (value: never) => Key,
+    keyName,
+    'updating aggregate',
+    { kind: 'updating-aggregate', spec: spec as unknown as UpdatingAggregateNode['spec'] },
+    mode,
+  );
+  return new ChangelogStreamImpl<GroupResult<K, R>>(
+    builder,
+    out,
+    mode === 'upsert' ? (r) => r.key : undefined,
+  );
 }
 
-/** The output row of a temporal join: the probe row and the table row valid at its time. */
-export type TemporalJoinResult<P, B, J extends 'inner' | 'left'> = J extends 'left'
-  ? readonly [P, B | null]
-  : readonly [P, B];
-
-/** @internal Builds changelog operators for streams; reached through the environment, so data-stream.ts needs no value import of this module. */
-export const changelogApi = {
-  toChangelog<T>(stream: DataStream<T>): ChangelogStream<T> {
-    const refs = forwardNode(
-      stream.builder,
-      stream.refs,
-      'to changelog',
-      { kind: 'to-changelog' },
-      'insert-only',
-    );
-    return new ChangelogStream<T>(stream.builder, refs, undefined);
+/**
+ * The changelog operations the factory hands to the other stream modules
+ * (`stream-factory.ts`), so `data-stream.ts`, `keyed-stream.ts` and
+ * `windowed-stream.ts` need no import of this module, which extends theirs.
+ */
+export const changelogOperations: Pick<
+  StreamFactory,
+  'toChangelog' | 'asChangelog' | 'updatingAggregate' | 'temporalJoin' | 'windowChangelog'
+> = {
+  toChangelog<T>(stream: StreamParts): ChangelogStream<T> {
+    const refs = forwardNode(stream, 'to changelog', { kind: 'to-changelog' }, 'insert-only');
+    return new ChangelogStreamImpl<T>(stream.builder, refs, undefined);
   },
 
   asChangelog<T>(
-    stream: DataStream<Change<T>>,
+    stream: StreamParts,
     mode: ChangelogMode,
     upsertKey: ((row: T) => Key) | undefined,
   ): ChangelogStream<T> {
@@ -472,71 +416,22 @@ export const changelogApi = {
         "asChangelog('upsert') needs the upsert key: asChangelog('upsert', (row) => row.id)",
       );
     }
-    const refs = forwardNode(
+    const refs = forwardNode(stream, `changelog (${mode})`, { kind: 'as-changelog', mode }, mode);
+    return new ChangelogStreamImpl<T>(
       stream.builder,
-      stream.refs,
-      `changelog (${mode})`,
-      { kind: 'as-changelog', mode },
-      mode,
+      refs,
+      mode === 'upsert' ? upsertKey : undefined,
     );
-    return new ChangelogStream<T>(stream.builder, refs, mode === 'upsert' ? upsertKey : undefined);
   },
 
-  updatingAggregate<IN, ROW, K extends Key, ACC, R>(
-    builder: StreamBuilder,
-    refs: readonly StreamRef[],
-    selectKey: (value: IN) => K,
-    keyName: string,
-    fn: RetractableAggregateFunction<ROW, ACC, R>,
-    options: UpdatingAggregateOptions<ACC>,
-    changelogInput: boolean,
-  ): ChangelogStream<GroupResult<K, R>> {
-    checkAggregate(fn as RetractableAggregateFunction<never, never, never>);
-    const inputMode = widestChangelog(
-      refs.map((r) => (r.tag === undefined ? builder.graph.changelogOf(r.node) : 'insert-only')),
-    );
-    if (!changelogInput && inputMode !== 'insert-only') {
-      throw new WeirError(
-        'INVALID_JOB',
-        `updatingAggregate() after keyBy() of a ${inputMode} changelog would fold its changes in as plain records; use changelog.groupBy((row) => key).updatingAggregate(fn), which retracts -U and -D rows`,
-      );
-    }
-    const mode = options.mode ?? 'retract';
-    if (mode !== 'retract' && mode !== 'upsert') {
-      throw invalidArgument(
-        `updatingAggregate() mode must be 'retract' or 'upsert', got ${describeRecord(mode)}`,
-      );
-    }
-    const ttl = ttlConfig(options.ttl, 'updatingAggregate()');
-    const spec = {
-      fn,
-      changelogInput,
-      mode,
-      ttl,
-      accumulatorSerializer: options.accumulatorSerializer,
-    };
-    const out = keyedNode(
-      builder,
-      refs,
-      selectKey as (value: never) => Key,
-      keyName,
-      'updating aggregate',
-      { kind: 'updating-aggregate', spec: spec as unknown as UpdatingAggregateNode['spec'] },
-      mode,
-    );
-    return new ChangelogStream<GroupResult<K, R>>(
-      builder,
-      out,
-      mode === 'upsert' ? (r) => r.key : undefined,
-    );
-  },
+  updatingAggregate,
 
   temporalJoin<P, B, K extends Key, J extends 'inner' | 'left'>(
-    probe: DataStream<P>,
+    probe: StreamParts,
     table: TableView<B, K>,
     options: TemporalJoinOptions<P, K, J>,
   ): DataStream<TemporalJoinResult<P, B, J>> {
-    if (!(table instanceof TableView)) {
+    if (!(table instanceof TableViewImpl)) {
       throw invalidArgument(
         'temporalJoin() needs a versioned table: changelog.materialize((row) => row.primaryKey)',
       );
@@ -554,41 +449,40 @@ export const changelogApi = {
       );
     }
     const pk = table.primaryKey;
-    return probe.addTwoInputNode<TemporalJoinResult<P, B, J>>(
+    return addTwoInputNode<TemporalJoinResult<P, B, J>>(
+      probe,
+      table.input,
       { kind: 'temporal-join', joinType: type },
       `temporal ${type} join`,
-      table.input,
       [keyedBy(probeKey, 'probeKey'), keyedBy((c: Change<B>) => pk(c.value), 'primaryKey')],
       { keyed: true, stateful: true },
     );
   },
 
-  windowChangelog<K extends Key, R>(
-    results: DataStream<WindowResult<K, R>>,
+  windowChangelog<R>(
+    results: StreamParts,
     allowedLateness: number,
     mode: 'retract' | 'upsert',
-  ): ChangelogStream<WindowResult<K, R>> {
+  ): ChangelogStream<R> {
     if (mode !== 'retract' && mode !== 'upsert') {
       throw invalidArgument(
         `a window changelog's mode must be 'retract' or 'upsert', got ${describeRecord(mode)}`,
       );
     }
     const refs = keyedNode(
-      results.builder,
-      results.refs,
-      ((r: WindowResult<K, R>) => r.key) as (value: never) => Key,
+      results,
+      ((r: WindowResult<Key, unknown>) => r.key) as (value: never) => Key,
       'window key',
       `window changelog (${mode})`,
       { kind: 'window-changelog', mode, allowedLateness },
       mode,
     );
-    return new ChangelogStream<WindowResult<K, R>>(
+    const upsertKey = (r: WindowResult<Key, unknown>) =>
+      `${String(r.key)}@${r.window.start}:${r.window.end}`;
+    return new ChangelogStreamImpl<R>(
       results.builder,
       refs,
-      mode === 'upsert' ? (r) => `${String(r.key)}@${r.window.start}:${r.window.end}` : undefined,
+      mode === 'upsert' ? (upsertKey as (row: R) => Key) : undefined,
     );
   },
 };
-
-/** @internal */
-export type ChangelogApi = typeof changelogApi;

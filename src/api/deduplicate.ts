@@ -1,3 +1,4 @@
+/** The deduplications of keyed streams: validation and the logical node. */
 import type { Change } from '../core/changelog.js';
 import { describeRecord, invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
@@ -5,29 +6,10 @@ import type { OutputTag } from '../core/output-tag.js';
 import type { StateTtlConfig } from '../core/state.js';
 import type { WindowResult } from '../core/window-result.js';
 import type { WindowAssigner } from '../core/windows.js';
-import { type DeduplicateOrder, fixedWindowsOf, type KeepRow } from '../plan/logical/specs.js';
-import type { DataStream, KeyedStream } from './data-stream.js';
-
-export type { DeduplicateOrder, KeepRow } from '../plan/logical/specs.js';
-
-/** Keep-first by arrival: the only deduplication that never revises what it emitted. */
-export interface KeepFirstByArrival {
-  readonly keep: 'first';
-  readonly order?: 'arrival';
-  /** Forget a key this long (ms, processing time) after its first row; its next row counts as new. Default: never. */
-  readonly ttl?: number | StateTtlConfig;
-}
-
-/** Deduplication that may replace the kept row and so emits changes. */
-export interface DeduplicateOptions {
-  readonly keep: KeepRow;
-  /** Default `event-time`, except keep-first, whose default is `arrival`. */
-  readonly order?: DeduplicateOrder;
-  /** `retract` (default): `-U old`, `+U new`; `upsert`: only `+U new`, keyed by the stream's key. */
-  readonly mode?: 'retract' | 'upsert';
-  /** Forget a key this long (ms, processing time) after its kept row was written. Default: never. */
-  readonly ttl?: number | StateTtlConfig;
-}
+import { fixedWindowsOf } from '../plan/logical/specs.js';
+import type { DeduplicateOptions, KeepRow } from './options.js';
+import { addKeyedNode, type KeyedParts } from './stream-builder.js';
+import type { DataStream } from './streams.js';
 
 function ttlOf(ttl: number | StateTtlConfig | undefined): StateTtlConfig | undefined {
   if (ttl === undefined) return undefined;
@@ -40,9 +22,9 @@ function ttlOf(ttl: number | StateTtlConfig | undefined): StateTtlConfig | undef
   return config;
 }
 
-/** @internal Builds `KeyedStream.deduplicate`. */
-export function deduplicate<T, K extends Key>(
-  keyed: KeyedStream<T, K>,
+/** Builds `KeyedStream.deduplicate`. */
+export function deduplicate<T>(
+  keyed: KeyedParts,
   options: DeduplicateOptions,
 ): DataStream<T | Change<T>> {
   const keep = options?.keep;
@@ -65,16 +47,17 @@ export function deduplicate<T, K extends Key>(
   }
   const insertOnly = keep === 'first' && order === 'arrival';
   const spec = { keep, order, mode, insertOnly, ttl: ttlOf(options.ttl) };
-  return keyed.addKeyedNode(
+  return addKeyedNode(
+    keyed,
     { kind: 'deduplicate', spec },
     `deduplicate (keep ${keep} by ${order})`,
     { changelog: insertOnly ? undefined : mode },
   );
 }
 
-/** @internal Builds `KeyedStream.windowDeduplicate`. */
+/** Builds `KeyedStream.windowDeduplicate`. */
 export function windowDeduplicate<T, K extends Key>(
-  keyed: KeyedStream<T, K>,
+  keyed: KeyedParts,
   assigner: WindowAssigner<never>,
   options: { readonly keep: KeepRow; readonly lateDataTag?: OutputTag<T> },
 ): DataStream<WindowResult<K, T>> {
@@ -85,7 +68,8 @@ export function windowDeduplicate<T, K extends Key>(
       `windowDeduplicate() needs keep: 'first' or 'last', got ${describeRecord(keep)}`,
     );
   }
-  return keyed.addKeyedNode(
+  return addKeyedNode(
+    keyed,
     {
       kind: 'window-deduplicate',
       windows,

@@ -7,7 +7,9 @@
  * All interfaces live in this one module: they refer to each other
  * (`DataStream.keyBy` returns a `KeyedStream`, whose windows end in a
  * `DataStream`), and keeping them together means no import cycle among them.
- * Only types are imported, so this module has no runtime dependencies.
+ * Only types are imported, and none from the implementation modules (their
+ * option types live in `options.ts`), so this module has no runtime
+ * dependencies and ties no implementation to another.
  */
 
 import type { FileFormat } from '../connectors/files/formats/format.js';
@@ -38,27 +40,33 @@ import type { Trigger } from '../core/triggers.js';
 import type { WatermarkStrategy } from '../core/watermarks.js';
 import type { ProcessWindowFunction, WindowResult } from '../core/window-result.js';
 import type { WindowAssigner } from '../core/windows.js';
-import type { JoinType } from '../runtime/operators/changelog/regular-join.js';
-import type { ProcessJoinFunction } from '../runtime/operators/joins/interval-join.js';
-import type { CoGroupWindowFunction } from '../runtime/operators/joins/window-join.js';
-import type { BroadcastJoinOptions } from './broadcast-join.js';
 import type {
+  BroadcastJoinOptions,
+  CoGroupWindowFunction,
+  CollectedWithSideOutputs,
+  CollectOptions,
+  DeduplicateOptions,
+  EnvironmentOptions,
+  ExecuteOptions,
+  JobClient,
+  JobResult,
   JoinResult,
+  JoinType,
+  KeepFirstByArrival,
+  KeepRow,
+  ProcessJoinFunction,
+  Ranked,
+  RankedTopNOptions,
   RegularJoinOptions,
+  SideOutputTags,
   TableViewOptions,
   TemporalJoinOptions,
   TemporalJoinResult,
-  UpdatingAggregateOptions,
-} from './changelog-stream.js';
-import type { DeduplicateOptions, KeepFirstByArrival, KeepRow } from './deduplicate.js';
-import type { EnvironmentOptions, ExecuteOptions, JobClient, JobResult } from './environment.js';
-import type {
-  Ranked,
-  RankedTopNOptions,
   TopNOptions,
+  UpdatingAggregateOptions,
   WindowRanked,
   WindowTopNOptions,
-} from './top-n.js';
+} from './options.js';
 
 /**
  * A stream of records of type T. Every transformation returns a new stream
@@ -258,13 +266,9 @@ export interface DataStream<T> {
    * its own name: `executeAndCollect({ sideOutputs: { late: lateTag } })`
    * resolves with `{ records, sideOutputs: { late } }`.
    */
-  executeAndCollect<S extends Record<string, OutputTag<unknown>>>(options: {
-    jobName?: string;
-    sideOutputs: S;
-  }): Promise<{
-    records: T[];
-    sideOutputs: { [K in keyof S]: S[K] extends OutputTag<infer X> ? X[] : never };
-  }>;
+  executeAndCollect<S extends SideOutputTags>(
+    options: CollectOptions<S>,
+  ): Promise<CollectedWithSideOutputs<T, S>>;
 }
 
 /**
@@ -758,6 +762,13 @@ export interface StreamEnvironmentApi {
    * cancel it. Throws if this environment already runs a job.
    */
   executeAsync(jobName?: string, options?: ExecuteOptions): JobClient;
+
+  /**
+   * The job's logical graph (as built) and the physical plan it would run
+   * with (operators chosen, parallelism, tasks, exchanges), as text. Throws
+   * on a job that cannot be planned (e.g. a duplicate uid).
+   */
+  explain(): string;
 }
 
 /** How `new StreamEnvironment(options)` is typed once the class itself is hidden. */

@@ -1,43 +1,14 @@
+/** The top-N operations of keyed streams: validation and the logical node. */
 import type { Change } from '../core/changelog.js';
 import { describeRecord, invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
 import type { OutputTag } from '../core/output-tag.js';
 import type { StateTtlConfig } from '../core/state.js';
 import type { WindowAssigner } from '../core/windows.js';
-import {
-  fixedWindowsOf,
-  type RankComparator,
-  type Ranked,
-  type TopNSpec,
-  type WindowRanked,
-} from '../plan/logical/specs.js';
-import type { DataStream, KeyedStream } from './data-stream.js';
-
-export type { RankComparator, Ranked, WindowRanked } from '../plan/logical/specs.js';
-
-/** Top-N per key: the `n` first rows by `compare`. */
-export interface TopNOptions<T> {
-  readonly n: number;
-  /** Negative when `a` ranks before `b` (e.g. `(a, b) => b.price - a.price` for the highest prices). */
-  readonly compare: RankComparator<T>;
-  /** Forget a key's ranking this long (ms, processing time) after it last changed. Default: never. */
-  readonly ttl?: number | StateTtlConfig;
-}
-
-/** Top-N with rank numbers: emits `Ranked` rows. */
-export interface RankedTopNOptions<T> extends TopNOptions<T> {
-  readonly rankNumber: true;
-  /** `retract` (default): `-U old` / `+U new` per moved rank; `upsert`: only `+U new`, keyed by (key, rank). */
-  readonly mode?: 'retract' | 'upsert';
-}
-
-/** Window Top-N: the final `n` first rows of each window. */
-export interface WindowTopNOptions<T> {
-  readonly n: number;
-  readonly compare: RankComparator<T>;
-  /** Records behind every window they belong to go here (they are always counted). */
-  readonly lateDataTag?: OutputTag<T>;
-}
+import { fixedWindowsOf, type RankComparator, type TopNSpec } from '../plan/logical/specs.js';
+import type { Ranked, TopNOptions, WindowRanked, WindowTopNOptions } from './options.js';
+import { addKeyedNode, type KeyedParts } from './stream-builder.js';
+import type { DataStream } from './streams.js';
 
 function checkN(n: unknown, compare: unknown, what: string): number {
   if (!Number.isInteger(n) || (n as number) < 1) {
@@ -49,9 +20,9 @@ function checkN(n: unknown, compare: unknown, what: string): number {
   return n as number;
 }
 
-/** @internal Builds `KeyedStream.topN`. */
-export function topN<T, K extends Key>(
-  keyed: KeyedStream<T, K>,
+/** Builds `KeyedStream.topN`. */
+export function topN<T>(
+  keyed: KeyedParts,
   options: TopNOptions<T> & { readonly rankNumber?: boolean; readonly mode?: 'retract' | 'upsert' },
 ): DataStream<Change<T> | Change<Ranked<T>>> {
   const n = checkN(options?.n, options?.compare, 'topN()');
@@ -77,22 +48,24 @@ export function topN<T, K extends Key>(
     }
   }
   const spec = { n, compare: options.compare, rankNumber, mode, ttl };
-  return keyed.addKeyedNode(
+  return addKeyedNode(
+    keyed,
     { kind: 'top-n', spec: spec as TopNSpec<unknown> },
     `top ${n}${rankNumber ? ' with rank' : ''}`,
     { changelog: mode },
   );
 }
 
-/** @internal Builds `KeyedStream.windowTopN`. */
+/** Builds `KeyedStream.windowTopN`. */
 export function windowTopN<T, K extends Key>(
-  keyed: KeyedStream<T, K>,
+  keyed: KeyedParts,
   assigner: WindowAssigner<never>,
   options: WindowTopNOptions<T>,
 ): DataStream<WindowRanked<K, T>> {
   const windows = fixedWindowsOf(assigner, 'windowTopN()');
   const n = checkN(options?.n, options?.compare, 'windowTopN()');
-  return keyed.addKeyedNode(
+  return addKeyedNode(
+    keyed,
     {
       kind: 'window-top-n',
       windows,

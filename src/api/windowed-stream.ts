@@ -2,13 +2,13 @@ import { invalidArgument } from '../core/errors.js';
 import type { AggregateFunction, ReduceFunction } from '../core/functions.js';
 import type { Key } from '../core/key-groups.js';
 import type { OutputTag } from '../core/output-tag.js';
-import type { Trigger } from '../core/triggers.js';
+import { type Trigger, Triggers } from '../core/triggers.js';
 import type { ProcessWindowFunction, WindowResult } from '../core/window-result.js';
-import type { WindowAssigner } from '../core/windows.js';
+import { type WindowAssigner, Windows } from '../core/windows.js';
 import { describeAssigner } from '../plan/logical/describe.js';
 import type { WindowAggregationSpec, WindowFiringSpec } from '../plan/logical/nodes.js';
-import type { ChangelogStream } from './changelog-stream.js';
-import type { DataStream, KeyedStream } from './data-stream.js';
+import { addNodeRefs, type KeyedParts, type StreamRef } from './stream-builder.js';
+import type { ChangelogStream, DataStream, WindowedStream } from './streams.js';
 
 interface WindowSettings<T> {
   readonly trigger: Trigger<T> | undefined;
@@ -19,16 +19,35 @@ interface WindowSettings<T> {
 }
 
 /**
- * A keyed stream grouped into windows. Configure with `trigger`,
- * `allowedLateness` and `sideOutputLateData`, then finish with a window
- * function: `reduce`, `aggregate` or `process`.
+ * The windows of a keyed stream (`keyBy(...).window(...)` or `countWindow`);
+ * count windows are a global window with a count trigger, and with a slide,
+ * eviction down to the last `size` records.
  */
-export class WindowedStream<T, K extends Key> {
+export function windowedStream<T, K extends Key>(
+  input: KeyedParts,
+  assigner: WindowAssigner<T>,
+  count?: { readonly size: number; readonly slide: number | undefined },
+): WindowedStream<T, K> {
+  if (count === undefined) return new WindowedStreamImpl<T, K>(input, assigner);
+  const { size, slide } = count;
+  if (slide === undefined) {
+    return new WindowedStreamImpl<T, K>(input, Windows.global()).withTrigger(
+      Triggers.purging(Triggers.count<T>(size)),
+      `count ${size}, purging`,
+    );
+  }
+  return new WindowedStreamImpl<T, K>(input, Windows.global(), size).withTrigger(
+    Triggers.count<T>(slide),
+    `count ${slide}, keep last ${size}`,
+  );
+}
+
+/** The implementation of {@link WindowedStream}: immutable settings over a keyed input. */
+class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
   private readonly settings: WindowSettings<T>;
 
-  /** @internal */
   constructor(
-    private readonly input: KeyedStream<T, K>,
+    private readonly input: KeyedParts,
     private readonly assigner: WindowAssigner<T>,
     /** Count windows with a slide keep only this many most recent records. */
     private readonly keepLast?: number,
@@ -43,30 +62,25 @@ export class WindowedStream<T, K extends Key> {
     };
   }
 
-  private with(change: Partial<WindowSettings<T>>): WindowedStream<T, K> {
-    return new WindowedStream(this.input, this.assigner, this.keepLast, {
+  private with(change: Partial<WindowSettings<T>>): WindowedStreamImpl<T, K> {
+    return new WindowedStreamImpl(this.input, this.assigner, this.keepLast, {
       ...this.settings,
       ...change,
     });
   }
 
-  /** Replaces the assigner's default trigger (event time, processing time, or never for global windows). */
   trigger(trigger: Trigger<T>): WindowedStream<T, K> {
     return this.withTrigger(trigger, 'custom');
   }
 
-  /** @internal Replaces the trigger, saying how it reads in a plan (`count 5, purging`). */
-  withTrigger(trigger: Trigger<T>, label: string): WindowedStream<T, K> {
+  /** Replaces the trigger, saying how it reads in a plan (`count 5, purging`). */
+  withTrigger(trigger: Trigger<T>, label: string): WindowedStreamImpl<T, K> {
     if (trigger.onMerge === undefined && this.assigner.kind === 'session') {
       throw invalidArgument('session windows need a trigger that supports merging (onMerge)');
     }
     return this.with({ trigger, triggerLabel: label });
   }
 
-  /**
-   * Keeps each event-time window for `ms` after it fired. A late record within
-   * that time updates the window and its result is emitted again, marked as an update.
-   */
   allowedLateness(ms: number): WindowedStream<T, K> {
     if (!Number.isFinite(ms) || ms < 0 || !Number.isInteger(ms)) {
       throw invalidArgument(`allowed lateness must be a whole number of ms >= 0, got ${ms}`);
@@ -74,13 +88,6 @@ export class WindowedStream<T, K extends Key> {
     return this.with({ allowedLateness: ms });
   }
 
-  /**
-   * Closes windows by the wall clock when event time stalls: once the
-   * watermark trails the wall clock by more than `graceMs` (no newer events
-   * arrive), event time advances to `now - graceMs` and the windows that ended
-   * before it fire. Off by default; for live streams whose event time tracks
-   * wall-clock time, never for replays of old data.
-   */
   closeByProcessingTime(graceMs: number): WindowedStream<T, K> {
     if (!Number.isFinite(graceMs) || graceMs < 0) {
       throw invalidArgument(
@@ -93,26 +100,19 @@ export class WindowedStream<T, K extends Key> {
     return this.with({ processingTimeCloseMs: graceMs });
   }
 
-  /** Records too late for any window go to this side output (they are counted either way). */
   sideOutputLateData(tag: OutputTag<T>): WindowedStream<T, K> {
     return this.with({ lateDataTag: tag });
   }
 
-  /** Combines each window's records pairwise; emits one result per key and window. */
   reduce(fn: ReduceFunction<T>): DataStream<WindowResult<K, T>>;
   reduce<OUT>(fn: ReduceFunction<T>, windowFn: ProcessWindowFunction<T, OUT, K>): DataStream<OUT>;
   reduce<OUT>(
     fn: ReduceFunction<T>,
     windowFn?: ProcessWindowFunction<T, OUT, K>,
   ): DataStream<WindowResult<K, T>> | DataStream<OUT> {
-    return this.build(
-      'window reduce',
-      { kind: 'reduce', fn: fn as ReduceFunction<unknown> },
-      windowFn,
-    );
+    return this.build('window reduce', reducing(fn), windowFn);
   }
 
-  /** Folds each window's records into an accumulator incrementally. */
   aggregate<ACC, R>(fn: AggregateFunction<T, ACC, R>): DataStream<WindowResult<K, R>>;
   aggregate<ACC, R, OUT>(
     fn: AggregateFunction<T, ACC, R>,
@@ -122,6 +122,44 @@ export class WindowedStream<T, K extends Key> {
     fn: AggregateFunction<T, ACC, R>,
     windowFn?: ProcessWindowFunction<R, OUT, K>,
   ): DataStream<WindowResult<K, R>> | DataStream<OUT> {
+    return this.build('window aggregate', this.aggregating(fn), windowFn);
+  }
+
+  aggregateChanges<ACC, R>(
+    fn: AggregateFunction<T, ACC, R>,
+    mode: 'retract' | 'upsert' = 'retract',
+  ): ChangelogStream<WindowResult<K, R>> {
+    const results = this.addWindow('window aggregate', this.aggregating(fn), { kind: 'result' });
+    return this.input.builder.streams.windowChangelog<WindowResult<K, R>>(
+      { builder: this.input.builder, refs: results },
+      this.settings.allowedLateness,
+      mode,
+    );
+  }
+
+  reduceChanges(
+    fn: ReduceFunction<T>,
+    mode: 'retract' | 'upsert' = 'retract',
+  ): ChangelogStream<WindowResult<K, T>> {
+    const results = this.addWindow('window reduce', reducing(fn), { kind: 'result' });
+    return this.input.builder.streams.windowChangelog<WindowResult<K, T>>(
+      { builder: this.input.builder, refs: results },
+      this.settings.allowedLateness,
+      mode,
+    );
+  }
+
+  process<OUT>(fn: ProcessWindowFunction<T, OUT, K>): DataStream<OUT> {
+    if (typeof fn?.process !== 'function') {
+      throw invalidArgument(
+        'process() needs an object with a process(key, context, elements, out) method',
+      );
+    }
+    return this.stream('window process', { kind: 'list' }, processing(fn, false));
+  }
+
+  /** The aggregation of `fn`, checked: sessions merge, so they need `fn.merge`. */
+  private aggregating<ACC, R>(fn: AggregateFunction<T, ACC, R>): WindowAggregationSpec {
     if (typeof fn?.add !== 'function' || typeof fn.createAccumulator !== 'function') {
       throw invalidArgument(
         'aggregate() needs an object with createAccumulator, add and getResult',
@@ -132,46 +170,7 @@ export class WindowedStream<T, K extends Key> {
         'aggregate() on session windows needs AggregateFunction.merge: sessions merge as records bridge them',
       );
     }
-    return this.build(
-      'window aggregate',
-      { kind: 'aggregate', fn: fn as AggregateFunction<unknown, unknown, unknown> },
-      windowFn,
-    );
-  }
-
-  /**
-   * Like `aggregate`, but the results come as a changelog keyed by (key,
-   * window): a window's first firing is `+I`; a later firing of the same
-   * window (after an early firing, or a late update within the allowed
-   * lateness) is `-U previous, +U new` (`retract`, default) or `+U new`
-   * (`upsert`). A window's last result is kept in keyed state until the
-   * watermark passes its end plus the allowed lateness.
-   */
-  aggregateChanges<ACC, R>(
-    fn: AggregateFunction<T, ACC, R>,
-    mode: 'retract' | 'upsert' = 'retract',
-  ): ChangelogStream<WindowResult<K, R>> {
-    const results = this.aggregate(fn);
-    return results.builder.changelogs.windowChangelog(results, this.settings.allowedLateness, mode);
-  }
-
-  /** Like `reduce`, but the results come as a changelog; see {@link aggregateChanges}. */
-  reduceChanges(
-    fn: ReduceFunction<T>,
-    mode: 'retract' | 'upsert' = 'retract',
-  ): ChangelogStream<WindowResult<K, T>> {
-    const results = this.reduce(fn);
-    return results.builder.changelogs.windowChangelog(results, this.settings.allowedLateness, mode);
-  }
-
-  /** Calls `fn` with all records of a window when it fires. */
-  process<OUT>(fn: ProcessWindowFunction<T, OUT, K>): DataStream<OUT> {
-    if (typeof fn?.process !== 'function') {
-      throw invalidArgument(
-        'process() needs an object with a process(key, context, elements, out) method',
-      );
-    }
-    return this.buildWith<OUT>('window process', { kind: 'list' }, processing(fn, false));
+    return { kind: 'aggregate', fn: fn as AggregateFunction<unknown, unknown, unknown> };
   }
 
   private build<R, OUT>(
@@ -180,19 +179,29 @@ export class WindowedStream<T, K extends Key> {
     windowFn: ProcessWindowFunction<R, OUT, K> | undefined,
   ): DataStream<WindowResult<K, R>> | DataStream<OUT> {
     return windowFn === undefined
-      ? this.buildWith<WindowResult<K, R>>(name, aggregation, { kind: 'result' })
-      : this.buildWith<OUT>(name, aggregation, processing(windowFn, true));
+      ? this.stream<WindowResult<K, R>>(name, aggregation, { kind: 'result' })
+      : this.stream<OUT>(name, aggregation, processing(windowFn, true));
   }
 
-  /** Adds the window node; the planner chooses the operator that runs it. */
-  private buildWith<OUT>(
+  private stream<OUT>(
     name: string,
     aggregation: WindowAggregationSpec,
     firing: WindowFiringSpec,
   ): DataStream<OUT> {
-    const { assigner, settings, keepLast } = this;
+    const refs = this.addWindow(name, aggregation, firing);
+    return this.input.builder.streams.dataStream<OUT>(this.input.builder, refs);
+  }
+
+  /** Adds the window node; the planner chooses the operator that runs it. */
+  private addWindow(
+    name: string,
+    aggregation: WindowAggregationSpec,
+    firing: WindowFiringSpec,
+  ): StreamRef[] {
+    const { assigner, settings, keepLast, input } = this;
     const label = `${name} (${describeAssigner(assigner)})`;
-    return this.input.addKeyedNode<OUT>(
+    return addNodeRefs(
+      input.builder,
       {
         kind: 'window',
         assigner: assigner as WindowAssigner<unknown>,
@@ -207,8 +216,16 @@ export class WindowedStream<T, K extends Key> {
         label,
       },
       label,
+      input.refs,
+      input.partitioning,
+      { stateful: true, keyed: true },
     );
   }
+}
+
+/** A window reduce's aggregation. */
+function reducing<T>(fn: ReduceFunction<T>): WindowAggregationSpec {
+  return { kind: 'reduce', fn: fn as ReduceFunction<unknown> };
 }
 
 /** Calls of a user window function: with the aggregate (`incremental`) or all records. */

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
+import { StreamEnvironmentImpl } from '../api/environment.js';
 import { loadJobModule } from '../api/job-module/load-job-module.js';
-import { type JobClient, LocalCheckpointStorage, StreamEnvironment } from '../index.js';
+import { type JobClient, LocalCheckpointStorage } from '../index.js';
 import type { RunOptions } from './args.js';
 import { describeFailure, EXIT_FAILURE, EXIT_OK, UsageError } from './failure.js';
 import { formatCount, formatDuration } from './format.js';
@@ -336,12 +337,12 @@ function errorFields(error: unknown, verbose: boolean): Record<string, unknown> 
   return fields;
 }
 
-function createEnvironment(options: RunOptions, cwd: string): StreamEnvironment {
+function createEnvironment(options: RunOptions, cwd: string): StreamEnvironmentImpl {
   try {
     const count = options.workers === 'auto' ? availableParallelism() : options.workers;
     const workers = count === 0 ? undefined : count;
     const parallelism = options.parallelism ?? workers;
-    return new StreamEnvironment({
+    return new StreamEnvironmentImpl({
       ...(parallelism === undefined ? {} : { parallelism }),
       ...(workers === undefined ? {} : { workers }),
       ...(options.maxParallelism === undefined ? {} : { maxParallelism: options.maxParallelism }),

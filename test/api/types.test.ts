@@ -163,9 +163,6 @@ describe('DataStream', () => {
     const shapes = env.fromArray<Shape>([]);
     // A predicate typed as boolean keeps the type, even if it calls a guard.
     expectTypeOf(shapes.filter((s): boolean => isCircle(s))).toEqualTypeOf<DataStream<Shape>>();
-    // PENDING #13 (filter type guard): once DataStream.filter has its type-guard
-    // overload, tsc reports this directive as unused; delete it then.
-    // @ts-expect-error
     expectTypeOf(shapes.filter(isCircle)).toEqualTypeOf<DataStream<Circle>>();
     // @ts-expect-error a predicate over another type
     clicks.filter((p: Page) => p.id > 0);
@@ -239,12 +236,8 @@ describe('DataStream', () => {
     expectTypeOf(collectNamed).returns.toEqualTypeOf<Promise<number[]>>();
     const late = new OutputTag<Click>('late');
     const errors = new OutputTag<string>('errors');
-    // PENDING #13 (executeAndCollect side outputs): once the overload exists,
-    // tsc reports these two directives as unused; delete them then.
-    // @ts-expect-error
     const collectAll = () => clicks.executeAndCollect({ sideOutputs: { late, errors } });
     type Collected = { records: Click[]; sideOutputs: { late: Click[]; errors: string[] } };
-    // @ts-expect-error
     expectTypeOf(collectAll).returns.toEqualTypeOf<Promise<Collected>>();
     // @ts-expect-error side outputs are named by tags
     clicks.executeAndCollect({ jobName: 'job', sideOutputs: { late: 'late' } });
@@ -357,9 +350,6 @@ describe('KeyedStream', () => {
       }),
     ).toEqualTypeOf<DataStream<string>>();
     const shapesByKind = env.fromArray<Shape>([]).keyBy((s) => s.kind);
-    // PENDING #13 (filter type guard): delete this directive once KeyedStream.filter
-    // has its type-guard overload (tsc then reports it as unused).
-    // @ts-expect-error
     expectTypeOf(shapesByKind.filter(isCircle)).toEqualTypeOf<DataStream<Circle>>();
     // @ts-expect-error a reduce function must return the record type
     byUser.reduce((a) => a.user);
@@ -592,9 +582,6 @@ describe('ChangelogStream', () => {
     const { env } = setup();
     const shapes = env.fromArray<Shape>([]).toChangelog();
     const circleChange = (c: Change<Shape>): c is Change<Circle> => c.value.kind === 'circle';
-    // PENDING #13 (filter type guard): delete this directive once
-    // ChangelogStream.filter has its type-guard overloads.
-    // @ts-expect-error
     expectTypeOf(shapes.filter(circleChange)).toEqualTypeOf<ChangelogStream<Circle>>();
     const inserts = (c: Change<Shape>): c is Change<Shape> & { readonly kind: '+I' } =>
       c.kind === '+I';

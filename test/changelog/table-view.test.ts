@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Change, StreamEnvironment } from '../../src/index.js';
+import { tableViewInput } from '../helpers/internals.js';
 import {
   materialize,
   materializeUpserts,
@@ -186,7 +187,7 @@ describe('table view', () => {
     expect(() => view.toInsertStream()).toThrow(
       'toInsertStream() needs an append-only view, but its input is a retract changelog (rows are updated or deleted); use toUpsertStream() or toRetractStream()',
     );
-    expect(() => view.input.materialize((a) => a.id, { ttl: 0 })).toThrow(
+    expect(() => tableViewInput(view).materialize((a) => a.id, { ttl: 0 })).toThrow(
       /materialize\(\): ttl must be a positive number of milliseconds/,
     );
   });

@@ -11,6 +11,7 @@ import {
   type WeirErrorCode,
   Windows,
 } from '../../src/index.js';
+import { envImpl } from '../helpers/internals.js';
 import {
   bounded,
   countSum,
@@ -532,7 +533,7 @@ describe('invalid keys and jobs', () => {
         .sinkTo({ name: 'nowhere', createWriter: () => ({ write() {}, close() {} }) });
       await rejectsWith(env.execute(), 'INVALID_JOB', "operator id 'same'", 'unique');
       // The environment is usable again after a rejected job (it did not start).
-      expect(() => env.plan()).toThrow(/operator id 'same'/);
+      expect(() => envImpl(env).plan()).toThrow(/operator id 'same'/);
     },
     FAST,
   );

@@ -13,6 +13,7 @@ import {
   WatermarkStrategy,
   Windows,
 } from '../../src/index.js';
+import { changelogModeOf } from '../helpers/internals.js';
 import { ScriptedSource } from '../helpers/timeline.js';
 import { deliver, KEYS, savepointRoundTrip } from './helpers.js';
 
@@ -124,7 +125,7 @@ describe('deduplicate', () => {
     const deduped = source(env, arrival, 100)
       .keyBy((e) => e.k)
       .deduplicate({ keep: 'first' });
-    expect(deduped.changelogMode()).toBe('insert-only');
+    expect(changelogModeOf(deduped)).toBe('insert-only');
     const out = await deduped.executeAndCollect();
     expect(out.map((e) => e.id).sort()).toEqual([0, 1]);
   });
@@ -132,9 +133,9 @@ describe('deduplicate', () => {
   it('declares its changelog: retract by default, upsert on request', () => {
     const env = new StreamEnvironment();
     const keyed = env.fromArray<Ev>([]).keyBy((e) => e.k);
-    expect(keyed.deduplicate({ keep: 'last' }).changelogMode()).toBe('retract');
-    expect(keyed.deduplicate({ keep: 'last', mode: 'upsert' }).changelogMode()).toBe('upsert');
-    expect(keyed.deduplicate({ keep: 'first', order: 'event-time' }).changelogMode()).toBe(
+    expect(changelogModeOf(keyed.deduplicate({ keep: 'last' }))).toBe('retract');
+    expect(changelogModeOf(keyed.deduplicate({ keep: 'last', mode: 'upsert' }))).toBe('upsert');
+    expect(changelogModeOf(keyed.deduplicate({ keep: 'first', order: 'event-time' }))).toBe(
       'retract',
     );
     expect(() => keyed.deduplicate({ keep: 'middle' as 'first' })).toThrow(

@@ -14,6 +14,7 @@ import {
   WatermarkStrategy,
   Windows,
 } from '../../src/index.js';
+import { changelogModeOf } from '../helpers/internals.js';
 import { deliver, KEYS, savepointRoundTrip } from './helpers.js';
 
 interface Bid {
@@ -135,7 +136,7 @@ describe('topN', () => {
     const ranked = source(env, bids, 0)
       .keyBy((b) => b.k)
       .topN({ n: 2, compare: byPrice, rankNumber: true });
-    expect(ranked.changelogMode()).toBe('retract');
+    expect(changelogModeOf(ranked)).toBe('retract');
     const out = await ranked
       .map((c) => `${c.kind}#${c.value.rank}=${c.value.row.price}`)
       .executeAndCollect();

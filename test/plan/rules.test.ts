@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js';
 import type { PlannedJob } from '../../src/plan/physical/physical-node.js';
 import { planJob } from '../../src/plan/planner.js';
+import { envImpl } from '../helpers/internals.js';
 
 interface Rec {
   readonly k: string;
@@ -29,7 +30,7 @@ function planOf(
 ): PlannedJob {
   const env = new StreamEnvironment({ parallelism: options.parallelism ?? 1 });
   build(env);
-  return planJob(env.graph, {
+  return planJob(envImpl(env).graph, {
     parallelism: env.parallelism,
     maxParallelism: env.maxParallelism,
     chaining: options.chaining ?? true,
@@ -213,13 +214,15 @@ describe('two-phase folding rule', () => {
     const env = new StreamEnvironment({ parallelism: 2 });
     job()(env);
     const options = { parallelism: 2, maxParallelism: 128, chaining: true };
-    const before = structuredClone(env.graph.nodes.map((n) => [n.id, n.kind, n.name, n.uid]));
-    const first = planJob(env.graph, options);
-    const second = planJob(env.graph, { ...options, localAggregation: false });
-    expect(planJob(env.graph, options)).toEqual(first);
+    const before = structuredClone(
+      envImpl(env).graph.nodes.map((n) => [n.id, n.kind, n.name, n.uid]),
+    );
+    const first = planJob(envImpl(env).graph, options);
+    const second = planJob(envImpl(env).graph, { ...options, localAggregation: false });
+    expect(planJob(envImpl(env).graph, options)).toEqual(first);
     expect(operators(second)[1]).toBe('local-window-combiner(folding=false)');
     expect(operators(first)[1]).toBe('local-window-combiner(folding=true)');
-    expect(env.graph.nodes.map((n) => [n.id, n.kind, n.name, n.uid])).toEqual(before);
+    expect(envImpl(env).graph.nodes.map((n) => [n.id, n.kind, n.name, n.uid])).toEqual(before);
   });
 });
 

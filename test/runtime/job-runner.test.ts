@@ -13,6 +13,7 @@ import {
   nextState,
   restartDelayMs,
 } from '../../src/runtime/job/job-state.js';
+import { envImpl } from '../helpers/internals.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -105,7 +106,7 @@ function numbers(
     .fromGenerator({ generate: (i) => i, ...options })
     .map(map)
     .sinkTo(sink);
-  return { plan: env.plan(), sink };
+  return { plan: envImpl(env).plan(), sink };
 }
 
 async function until(condition: () => boolean): Promise<void> {

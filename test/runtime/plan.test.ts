@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DiscardingSink, StreamEnvironment, Windows } from '../../src/index.js';
+import { envImpl } from '../helpers/internals.js';
 
 describe('physical plan', () => {
   it('chains forward operators and gives non-parallel sources parallelism 1', () => {
@@ -12,7 +13,7 @@ describe('physical plan', () => {
       .keyBy((x) => x % 2)
       .reduce((a, b) => a + b)
       .sinkTo(new DiscardingSink());
-    const plan = env.plan();
+    const plan = envImpl(env).plan();
     const par = plan.vertices.map((v) => v.parallelism);
     // source, map, filter inherit 1; keyed reduce and its sink run at 4.
     expect(par).toEqual([1, 1, 1, 4, 4]);
@@ -28,7 +29,7 @@ describe('physical plan', () => {
       .map((x) => x)
       .setParallelism(2)
       .sinkTo(new DiscardingSink());
-    const plan = env.plan();
+    const plan = envImpl(env).plan();
     expect(plan.edges.find((e) => e.to === 1)).toMatchObject({
       partitioning: { kind: 'rebalance' },
       chained: false,
@@ -42,7 +43,7 @@ describe('physical plan', () => {
       .reduce((a, b) => a + b)
       .uid('same');
     s.reduce((a, b) => a + b).uid('same');
-    expect(() => env.plan()).toThrow(/operator id 'same' is used by both/);
+    expect(() => envImpl(env).plan()).toThrow(/operator id 'same' is used by both/);
   });
 
   it('rejects a parallelism above maxParallelism and a split of a non-parallel source', () => {
@@ -52,9 +53,9 @@ describe('physical plan', () => {
       .map((x) => x)
       .setParallelism(8)
       .sinkTo(new DiscardingSink());
-    expect(() => env.plan()).toThrow(/exceeds maxParallelism/);
+    expect(() => envImpl(env).plan()).toThrow(/exceeds maxParallelism/);
     const env2 = new StreamEnvironment();
     env2.fromArray([1]).setParallelism(2).sinkTo(new DiscardingSink());
-    expect(() => env2.plan()).toThrow(/cannot be split/);
+    expect(() => envImpl(env2).plan()).toThrow(/cannot be split/);
   });
 });

@@ -1,4 +1,4 @@
-import type { StreamEnvironment } from '../environment.js';
+import type { StreamEnvironmentApi } from '../streams.js';
 
 /** What a job module is given besides the environment. */
 export interface JobContext {
@@ -11,7 +11,10 @@ export interface JobContext {
  * The caller executes it. Job modules must be importable more than once
  * (each worker may load the module) and must not start work at import time.
  */
-export type JobDefinition = (env: StreamEnvironment, context: JobContext) => void | Promise<void>;
+export type JobDefinition = (
+  env: StreamEnvironmentApi,
+  context: JobContext,
+) => void | Promise<void>;
 
 /** Declares a job module (`export default defineJob((env) => { ... })`); typing aid only. */
 export function defineJob(definition: JobDefinition): JobDefinition {

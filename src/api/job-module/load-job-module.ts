@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
-import { register as registerHooks } from 'node:module';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { JobDefinition } from './job.js';
+import { aliasWeirToSelf } from './weir-alias.js';
 
 /** A job module that cannot be loaded: the message says why, and needs no stack trace. */
 export class JobModuleError extends Error {
@@ -22,7 +22,7 @@ const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 export interface LoadJobOptions {
   /**
    * Map bare `weir` imports to this copy of the library (default true).
-   * Worker threads pass {@link weirAliasUsed} of the main thread's load: the
+   * Worker threads pass `weirAliasUsed()` (`weir-alias.ts`) of the main thread's load: the
    * hook runs on a loader thread of its own, which costs every worker a few
    * hundred milliseconds of start-up when the job does not need it.
    */
@@ -89,40 +89,4 @@ async function enableTypeScript(): Promise<void> {
   esm.register();
   cjs.register();
   typeScriptEnabled = true;
-}
-
-let aliased = false;
-/** Set (to 1) by the resolve hook the first time it maps `weir`; shared with the loader thread. */
-const aliasUse = new Int32Array(new SharedArrayBuffer(4));
-
-/** Whether a job module loaded in this thread imported `weir` (directly or through its imports). */
-export function weirAliasUsed(): boolean {
-  return Atomics.load(aliasUse, 0) === 1;
-}
-
-/**
- * A resolve hook mapping the bare specifier `weir` to this CLI's entry point.
- * Without it a job outside this package (or next to a different install)
- * would load a second copy of the library, or none at all.
- */
-function aliasWeirToSelf(): void {
-  if (aliased) return;
-  aliased = true;
-  const target = import.meta.resolve('../../index.js');
-  const hooks = `
-    let target;
-    let used;
-    export async function initialize(data) {
-      target = data.target;
-      used = new Int32Array(data.used);
-    }
-    export async function resolve(specifier, context, next) {
-      if (specifier !== 'weir') return next(specifier, context);
-      Atomics.store(used, 0, 1);
-      // Through the rest of the chain, so a TypeScript loader resolves (and later loads) it.
-      return next(target, context);
-    }`;
-  registerHooks(`data:text/javascript,${encodeURIComponent(hooks)}`, {
-    data: { target, used: aliasUse.buffer },
-  });
 }

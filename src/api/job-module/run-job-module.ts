@@ -1,13 +1,8 @@
 import { basename, extname, resolve } from 'node:path';
 import { type CollectingSink, isCollectingSink } from '../../core/sink.js';
 import { operatorIdsOf } from '../../plan/planner.js';
-import {
-  type EnvironmentOptions,
-  type ExecuteOptions,
-  type JobClient,
-  type JobResult,
-  StreamEnvironment,
-} from '../environment.js';
+import { StreamEnvironmentImpl } from '../environment.js';
+import type { EnvironmentOptions, ExecuteOptions, JobClient, JobResult } from '../options.js';
 import { loadJobModule } from './load-job-module.js';
 
 export interface RunJobModuleOptions extends EnvironmentOptions, ExecuteOptions {
@@ -58,7 +53,7 @@ export async function startJobModule(
 ): Promise<StartedJobModule> {
   const { args = [], jobName, restoreFrom, allowNonRestoredState, ...envOptions } = options;
   const absolute = resolve(path);
-  const env = new StreamEnvironment(envOptions);
+  const env = new StreamEnvironmentImpl(envOptions);
   env.setJobModule(absolute, args);
   const definition = await loadJobModule(absolute, process.cwd());
   await definition(env, { args });

@@ -8,19 +8,22 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { ExecutionPlan } from '../../runtime/execution/execution-plan.js';
 import type { WorkerSetup } from '../../runtime/workers/protocol.js';
 import { reportFailure, runWorkerThread } from '../../runtime/workers/worker-main.js';
-import { StreamEnvironment } from '../environment.js';
+import { StreamEnvironmentImpl } from '../environment.js';
 import { loadJobModule } from './load-job-module.js';
 
 /** Builds the job's plan on this thread, as the main thread built it. */
 async function buildPlan(setup: WorkerSetup): Promise<ExecutionPlan> {
   const { options } = setup;
-  const env = new StreamEnvironment({
+  const env = new StreamEnvironmentImpl({
     parallelism: options.parallelism,
     maxParallelism: options.maxParallelism,
     batchSize: options.batchSize,
     channelCapacity: options.channelCapacity,
     chaining: options.chaining,
     localAggregation: options.localAggregation,
+    ...(options.autoWatermarkIntervalMs === undefined
+      ? {}
+      : { autoWatermarkIntervalMs: options.autoWatermarkIntervalMs }),
     ...(options.stateBackend === undefined ? {} : { stateBackend: options.stateBackend }),
   });
   const definition = await loadJobModule(setup.modulePath, process.cwd(), {

@@ -17,6 +17,8 @@ export interface WorkerEnvironmentOptions {
   readonly channelCapacity: number;
   readonly chaining: boolean;
   readonly localAggregation: boolean;
+  /** The environment's auto-watermark interval, which the plan's watermark steps are built with. */
+  readonly autoWatermarkIntervalMs?: number;
   readonly stateBackend?: StateBackendOptions;
   readonly instrumentation: boolean;
 }

@@ -1,0 +1,201 @@
+import type { Change, GroupResult, RetractableAggregateFunction } from '../core/changelog.js';
+import { invalidArgument } from '../core/errors.js';
+import type {
+  Collector,
+  KeyedBroadcastProcessFunction,
+  KeyedProcessFunction,
+  ReduceFunction,
+} from '../core/functions.js';
+import type { Key } from '../core/key-groups.js';
+import type { OutputTag } from '../core/output-tag.js';
+import type { WindowResult } from '../core/window-result.js';
+import { type WindowAssigner, Windows } from '../core/windows.js';
+import type { NodeData, NodeFlags } from '../plan/logical/logical-graph.js';
+import type {
+  FlatMapNode,
+  KeyedBroadcastProcessNode,
+  KeyedProcessNode,
+  Partitioning,
+} from '../plan/logical/nodes.js';
+import { DataStreamImpl } from './data-stream.js';
+import { deduplicate, windowDeduplicate } from './deduplicate.js';
+import { implOf } from './impl-of.js';
+import type {
+  DeduplicateOptions,
+  KeepFirstByArrival,
+  KeepRow,
+  Ranked,
+  RankedTopNOptions,
+  TopNOptions,
+  UpdatingAggregateOptions,
+  WindowRanked,
+  WindowTopNOptions,
+} from './options.js';
+import {
+  addKeyedNode,
+  addTwoInputNode,
+  type KeyedParts,
+  keyedBy,
+  type StreamBuilder,
+  type StreamParts,
+  type StreamRef,
+} from './stream-builder.js';
+import type {
+  ChangelogStream,
+  DataStream,
+  IntervalJoin,
+  KeyedStream,
+  WindowedStream,
+} from './streams.js';
+import { topN, windowTopN } from './top-n.js';
+
+type FlatMapFn = FlatMapNode['fn'];
+
+/** The implementation of {@link KeyedStream}: a stream and the key it is partitioned by. */
+export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, KeyedParts {
+  readonly builder: StreamBuilder;
+  readonly refs: readonly StreamRef[];
+  /** The keyed exchange this stream's records go through. */
+  readonly partitioning: Partitioning;
+
+  constructor(
+    input: StreamParts,
+    private readonly selectKey: (value: T) => K,
+    private readonly keyName: string,
+  ) {
+    this.builder = input.builder;
+    this.refs = input.refs;
+    this.partitioning = keyedBy(selectKey, keyName);
+  }
+
+  /** Adds a keyed node reading this stream (stateful unless the flags say otherwise). */
+  private addKeyedNode<OUT>(data: NodeData, name: string, flags: NodeFlags = {}): DataStream<OUT> {
+    return addKeyedNode<OUT>(this, data, name, flags);
+  }
+
+  map<R>(fn: (value: T) => R): DataStream<R> {
+    return this.addKeyedNode({ kind: 'map', fn }, 'map', { stateful: false });
+  }
+
+  filter<S extends T>(predicate: (value: T) => value is S): DataStream<S>;
+  filter(predicate: (value: T) => boolean): DataStream<T>;
+  filter(predicate: (value: T) => boolean): DataStream<T> {
+    return this.addKeyedNode({ kind: 'filter', predicate }, 'filter', { stateful: false });
+  }
+
+  flatMap<R>(fn: (value: T, out: Collector<R>) => void): DataStream<R> {
+    return this.addKeyedNode({ kind: 'flat-map', fn: fn as FlatMapFn }, 'flatMap', {
+      stateful: false,
+    });
+  }
+
+  connectBroadcast<BC, OUT, BK extends Key, BV>(
+    broadcast: DataStream<BC>,
+    fn: KeyedBroadcastProcessFunction<K, T, BC, OUT, BK, BV>,
+  ): DataStream<OUT> {
+    if (
+      typeof fn?.processElement !== 'function' ||
+      typeof fn.processBroadcastElement !== 'function'
+    ) {
+      throw invalidArgument(
+        'connectBroadcast() needs an object with processElement and processBroadcastElement methods',
+      );
+    }
+    return addTwoInputNode<OUT>(
+      this,
+      implOf(broadcast, DataStreamImpl, 'connectBroadcast'),
+      {
+        kind: 'keyed-broadcast-process',
+        fn: fn as unknown as KeyedBroadcastProcessNode['fn'],
+      },
+      'keyed broadcast process',
+      [this.partitioning, { kind: 'broadcast' }],
+      { keyed: true, stateful: true },
+    );
+  }
+
+  updatingAggregate<ACC, R>(
+    fn: RetractableAggregateFunction<T, ACC, R>,
+    options: UpdatingAggregateOptions<ACC> = {},
+  ): ChangelogStream<GroupResult<K, R>> {
+    return this.builder.streams.updatingAggregate<T, T, K, ACC, R>(
+      this,
+      this.selectKey,
+      this.keyName,
+      fn,
+      options,
+      false,
+    );
+  }
+
+  deduplicate(options: KeepFirstByArrival): DataStream<T>;
+  deduplicate(options: DeduplicateOptions): DataStream<Change<T>>;
+  deduplicate(options: DeduplicateOptions): DataStream<T> | DataStream<Change<T>> {
+    return deduplicate<T>(this, options) as DataStream<Change<T>>;
+  }
+
+  windowDeduplicate(
+    assigner: WindowAssigner<never>,
+    options: { readonly keep: KeepRow; readonly lateDataTag?: OutputTag<T> },
+  ): DataStream<WindowResult<K, T>> {
+    return windowDeduplicate(this, assigner, options);
+  }
+
+  intervalJoin<U>(other: KeyedStream<U, K>): IntervalJoin<T, U, K> {
+    const right = implOf(other, KeyedStreamImpl, 'intervalJoin');
+    return this.builder.streams.intervalJoin<T, U, K>(this, right);
+  }
+
+  topN(options: RankedTopNOptions<T>): DataStream<Change<Ranked<T>>>;
+  topN(options: TopNOptions<T>): DataStream<Change<T>>;
+  topN(
+    options: TopNOptions<T> | RankedTopNOptions<T>,
+  ): DataStream<Change<T>> | DataStream<Change<Ranked<T>>> {
+    return topN<T>(this, options) as DataStream<Change<T>>;
+  }
+
+  windowTopN(
+    assigner: WindowAssigner<never>,
+    options: WindowTopNOptions<T>,
+  ): DataStream<WindowRanked<K, T>> {
+    return windowTopN(this, assigner, options);
+  }
+
+  reduce(fn: ReduceFunction<T>): DataStream<T> {
+    return this.addKeyedNode(
+      { kind: 'rolling-reduce', fn: fn as ReduceFunction<unknown> },
+      'reduce',
+    );
+  }
+
+  process<R>(fn: KeyedProcessFunction<K, T, R>): DataStream<R> {
+    if (typeof fn?.processElement !== 'function') {
+      throw invalidArgument(
+        'process() needs an object with a processElement(value, ctx, out) method',
+      );
+    }
+    return this.addKeyedNode(
+      { kind: 'keyed-process', fn: fn as unknown as KeyedProcessNode['fn'] },
+      'keyed process',
+    );
+  }
+
+  window(assigner: WindowAssigner<T>): WindowedStream<T, K> {
+    if (assigner === undefined || typeof assigner !== 'object' || !('kind' in assigner)) {
+      throw invalidArgument(
+        'window() needs a window assigner, e.g. Windows.tumbling(Time.seconds(10))',
+      );
+    }
+    return this.builder.streams.windowedStream<T, K>(this, assigner);
+  }
+
+  countWindow(size: number, slide?: number): WindowedStream<T, K> {
+    if (!Number.isInteger(size) || size <= 0) {
+      throw invalidArgument(`count window size must be a positive whole number, got ${size}`);
+    }
+    if (slide !== undefined && (!Number.isInteger(slide) || slide <= 0)) {
+      throw invalidArgument(`count window slide must be a positive whole number, got ${slide}`);
+    }
+    return this.builder.streams.windowedStream<T, K>(this, Windows.global(), { size, slide });
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The option and result types of the fluent API. Types only, and nothing of
+ * the stream implementations: the public interfaces (`streams.ts`) and every
+ * implementation module import them from here, so neither has to import the
+ * other.
+ */
+
+import type { Clock } from '../core/clock.js';
+import type { JoinType } from '../core/joins.js';
+import type { Key } from '../core/key-groups.js';
+import type { OutputTag } from '../core/output-tag.js';
+import type { DeduplicateOrder, KeepRow, RankComparator } from '../core/ranking.js';
+import type { StateSerializer, StateTtlConfig } from '../core/state.js';
+import type { MetricsOptions } from '../metrics/metrics-server.js';
+import type { CheckpointOptions } from '../runtime/checkpoint/checkpoint-config.js';
+import type { RestartStrategy } from '../runtime/job/job-client.js';
+import type { StateBackendOptions } from '../state/create-backend.js';
+
+export type {
+  CoGroupWindowFunction,
+  IntervalJoinContext,
+  JoinType,
+  ProcessJoinFunction,
+} from '../core/joins.js';
+export type {
+  DeduplicateOrder,
+  KeepRow,
+  RankComparator,
+  Ranked,
+  WindowRanked,
+} from '../core/ranking.js';
+export type {
+  ExecuteOptions,
+  JobClient,
+  JobResult,
+  RestartStrategy,
+  SavepointOptions,
+} from '../runtime/job/job-client.js';
+
+/** The settings of a `StreamEnvironment`; every one is optional. */
+export interface EnvironmentOptions {
+  /** Default number of subtasks per operator. Default 1. */
+  readonly parallelism?: number;
+  /** Number of key groups: the upper bound for rescaling keyed state. Default 128. */
+  readonly maxParallelism?: number;
+  /** Records per batch read by bounded sources. Default 1024. */
+  readonly batchSize?: number;
+  /** Batches buffered per channel between tasks before the producer waits. Default 8. */
+  readonly channelCapacity?: number;
+  /** Run single-input forward operators in their producer's task. Default true. */
+  readonly chaining?: boolean;
+  /**
+   * Two-phase window aggregation: at parallelism above 1, tumbling and
+   * sliding event-time windows whose function can merge accumulators (`reduce`,
+   * or `aggregate` with `merge`) fold records per key and slice before the
+   * keyed exchange, so the exchange moves partials instead of records.
+   * Results are the same either way. Default true.
+   */
+  readonly localAggregation?: boolean;
+  /**
+   * How often (ms of processing time, a positive whole number) watermark
+   * generators are asked for a watermark while their input is quiet, like
+   * Flink's `setAutoWatermarkInterval`. Applies to every
+   * `assignTimestampsAndWatermarks` step whose strategy sets no interval of
+   * its own (`withPeriodicInterval`). Unset (default): generators are asked
+   * after each batch only, so a live source that goes quiet holds its last
+   * watermark until the next record arrives.
+   */
+  readonly autoWatermarkIntervalMs?: number;
+  /** Processing-time source; tests may inject their own. */
+  readonly clock?: Clock;
+  /**
+   * Keyed state backend of stateful operators: `{ kind: 'heap' }` (default) or
+   * `{ kind: 'disk', ... }` for state larger than memory.
+   */
+  readonly stateBackend?: StateBackendOptions;
+  /** Take periodic checkpoints (off when omitted). */
+  readonly checkpointing?: CheckpointOptions;
+  /** Instrumentation and the Prometheus endpoint (off unless `port` is set); see docs/observability.md. */
+  readonly metrics?: MetricsOptions;
+  /**
+   * Run the subtasks on this many worker threads (`'auto'`: one per core);
+   * subtask `s` of every operator runs on worker `s mod workers`. Only for a
+   * job that comes from a module (`runJobModule`, `weir run --workers`), which
+   * every worker loads to build the same graph; a job built inline runs on
+   * the calling thread whatever this says. Default: the calling thread.
+   */
+  readonly workers?: number | 'auto';
+  /** Restart a failed job from its latest checkpoint; see {@link RestartStrategy}. Default: no restarts. */
+  readonly restartStrategy?: RestartStrategy;
+}
+
+/** Side outputs to collect, by the name their records are returned under. */
+export type SideOutputTags = Readonly<Record<string, OutputTag<unknown>>>;
+
+/** The records of each collected side output, typed by its tag. */
+export type SideOutputRecords<S extends SideOutputTags> = {
+  -readonly [K in keyof S]: S[K] extends OutputTag<infer X> ? X[] : never;
+};
+
+/** How `DataStream.executeAndCollect` runs the job and which side outputs it collects. */
+export interface CollectOptions<S extends SideOutputTags> {
+  /** The job's name (default `collect`). */
+  readonly jobName?: string;
+  /** The side outputs of the step that produced the stream, by the name to return them under. */
+  readonly sideOutputs: S;
+}
+
+/** What `DataStream.executeAndCollect` resolves with when it collects side outputs too. */
+export interface CollectedWithSideOutputs<T, S extends SideOutputTags> {
+  /** The stream's own records. */
+  records: T[];
+  /** The records of each side output, under the name it was given. */
+  sideOutputs: SideOutputRecords<S>;
+}
+
+/** A state time-to-live: milliseconds, or a full TTL configuration. */
+export type StateRetention = number | StateTtlConfig;
+
+/** How an updating aggregation emits and keeps its groups. */
+export interface UpdatingAggregateOptions<ACC> {
+  /**
+   * `retract` (default): an update is `-U old` then `+U new`; `upsert`: only
+   * `+U new`, keyed by the group key.
+   */
+  readonly mode?: 'retract' | 'upsert';
+  /** Drop a group's state this long after its last change (processing time). Default: kept forever. */
+  readonly ttl?: StateRetention;
+  /** Encodes the accumulator in checkpoints. Default: the accumulator is JSON data. */
+  readonly accumulatorSerializer?: StateSerializer<ACC>;
+}
+
+/** How a table view keeps its rows. */
+export interface TableViewOptions {
+  /** Forget a key's row this long after its last change (processing time). Default: kept forever. */
+  readonly ttl?: StateRetention;
+}
+
+/** The row type of a regular join's output: null on the side an outer join pads. */
+export type JoinResult<L, R, J extends JoinType> = J extends 'inner'
+  ? readonly [L, R]
+  : J extends 'left'
+    ? readonly [L, R | null]
+    : J extends 'right'
+      ? readonly [L | null, R]
+      : readonly [L | null, R | null];
+
+/** How a regular join matches rows and how long it keeps them. */
+export interface RegularJoinOptions<L, R, K extends Key, J extends JoinType> {
+  /** `inner` (default), `left`, `right` or `full` (outer). */
+  readonly type?: J;
+  /** The equality key of a left row. */
+  readonly leftKey: (left: L) => K;
+  /** The equality key of a right row; rows join when their keys are equal. */
+  readonly rightKey: (right: R) => K;
+  /** An extra condition on a pair with equal keys (a non-equi part of the ON clause). */
+  readonly where?: (left: L, right: R) => boolean;
+  /**
+   * How long each side's rows are kept after their last change (processing
+   * time): one retention for both sides, or one per side. Required unless
+   * `unboundedState` is set.
+   */
+  readonly ttl?:
+    | StateRetention
+    | { readonly left?: StateRetention; readonly right?: StateRetention };
+  /** Keep every row of both sides forever (state grows with the number of distinct rows). */
+  readonly unboundedState?: boolean;
+}
+
+/** How a temporal join finds the table row of a probe row. */
+export interface TemporalJoinOptions<P, K extends Key, J extends 'inner' | 'left'> {
+  /** The probe row's value of the table's primary key. */
+  readonly probeKey: (probe: P) => K;
+  /** `inner` (default) drops probe rows without a valid version; `left` keeps them with null. */
+  readonly type?: J;
+}
+
+/** The output row of a temporal join: the probe row and the table row valid at its time. */
+export type TemporalJoinResult<P, B, J extends 'inner' | 'left'> = J extends 'left'
+  ? readonly [P, B | null]
+  : readonly [P, B];
+
+/** Keep-first by arrival: the only deduplication that never revises what it emitted. */
+export interface KeepFirstByArrival {
+  readonly keep: 'first';
+  readonly order?: 'arrival';
+  /** Forget a key this long (ms, processing time) after its first row; its next row counts as new. Default: never. */
+  readonly ttl?: number | StateTtlConfig;
+}
+
+/** Deduplication that may replace the kept row and so emits changes. */
+export interface DeduplicateOptions {
+  readonly keep: KeepRow;
+  /** Default `event-time`, except keep-first, whose default is `arrival`. */
+  readonly order?: DeduplicateOrder;
+  /** `retract` (default): `-U old`, `+U new`; `upsert`: only `+U new`, keyed by the stream's key. */
+  readonly mode?: 'retract' | 'upsert';
+  /** Forget a key this long (ms, processing time) after its kept row was written. Default: never. */
+  readonly ttl?: number | StateTtlConfig;
+}
+
+/** Top-N per key: the `n` first rows by `compare`. */
+export interface TopNOptions<T> {
+  readonly n: number;
+  /** Negative when `a` ranks before `b` (e.g. `(a, b) => b.price - a.price` for the highest prices). */
+  readonly compare: RankComparator<T>;
+  /** Forget a key's ranking this long (ms, processing time) after it last changed. Default: never. */
+  readonly ttl?: number | StateTtlConfig;
+}
+
+/** Top-N with rank numbers: emits `Ranked` rows. */
+export interface RankedTopNOptions<T> extends TopNOptions<T> {
+  readonly rankNumber: true;
+  /** `retract` (default): `-U old` / `+U new` per moved rank; `upsert`: only `+U new`, keyed by (key, rank). */
+  readonly mode?: 'retract' | 'upsert';
+}
+
+/** Window Top-N: the final `n` first rows of each window. */
+export interface WindowTopNOptions<T> {
+  readonly n: number;
+  readonly compare: RankComparator<T>;
+  /** Records behind every window they belong to go here (they are always counted). */
+  readonly lateDataTag?: OutputTag<T>;
+}
+
+/** How main records meet the broadcast side table. */
+interface BroadcastJoinBase<T, S, BK extends Key> {
+  /** The table key a main record looks up. */
+  readonly mainKey: (main: T) => BK;
+  /** The key of a side row in the table (a later row with the same key replaces it). */
+  readonly sideKey: (side: S) => BK;
+  /**
+   * Hold main records (and the watermark) until the side input has ended, so
+   * every main record sees the complete table. Default: true when every
+   * source of the side stream is bounded, false otherwise (main records then
+   * join the table as it is when they arrive).
+   */
+  readonly waitForSide?: boolean;
+}
+
+/** Inner: a main record without a side row produces nothing. */
+export interface InnerBroadcastJoinOptions<T, S, BK extends Key, OUT>
+  extends BroadcastJoinBase<T, S, BK> {
+  readonly kind?: 'inner';
+  readonly join: (main: T, side: S) => OUT;
+}
+
+/** Left: a main record without a side row is joined with `undefined`. */
+export interface LeftBroadcastJoinOptions<T, S, BK extends Key, OUT>
+  extends BroadcastJoinBase<T, S, BK> {
+  readonly kind: 'left';
+  readonly join: (main: T, side: S | undefined) => OUT;
+}
+
+/** How `broadcastJoin` joins main records with the side table: inner or left. */
+export type BroadcastJoinOptions<T, S, BK extends Key, OUT> =
+  | InnerBroadcastJoinOptions<T, S, BK, OUT>
+  | LeftBroadcastJoinOptions<T, S, BK, OUT>;
