@@ -24,6 +24,11 @@ export interface PlanOptions {
   readonly chaining: boolean;
   /** Let two-phase windows fold records before their exchange. Default true. */
   readonly localAggregation?: boolean;
+  /**
+   * The environment's auto-watermark interval (ms): the periodic interval of
+   * watermark steps whose strategy sets none. Default: none.
+   */
+  readonly autoWatermarkIntervalMs?: number;
 }
 
 /** Plans the job: every physical choice, as data. Fails on an invalid job (duplicate ids, no input, bad parallelism). */
@@ -52,7 +57,9 @@ export function planJob(graph: LogicalGraph, options: PlanOptions): PlannedJob {
 
 /** Plans the job and hands back what the runtime executes. */
 export function buildPhysicalPlan(graph: LogicalGraph, options: PlanOptions): ExecutionPlan {
-  return toExecutionPlan(planJob(graph, options));
+  return toExecutionPlan(planJob(graph, options), {
+    autoWatermarkIntervalMs: options.autoWatermarkIntervalMs,
+  });
 }
 
 /** The operator id of every logical node's output step, without planning parallelism. */

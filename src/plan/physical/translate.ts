@@ -74,8 +74,17 @@ const LOCAL_COMBINER_MAX_ENTRIES = 65_536;
 /** An operator factory with its types erased: the plan wires operators by position, not by type. */
 type Factory = () => Operator<unknown, unknown>;
 
+/** Settings of the job, not of any one node, that operators are built with. */
+export interface TranslateOptions {
+  /**
+   * The periodic watermark interval (ms) for watermark steps whose strategy
+   * sets none; undefined: generators are asked after each batch only.
+   */
+  readonly autoWatermarkIntervalMs?: number | undefined;
+}
+
 /** What the runtime runs for `plan`. */
-export function toExecutionPlan(plan: PlannedJob): ExecutionPlan {
+export function toExecutionPlan(plan: PlannedJob, options: TranslateOptions = {}): ExecutionPlan {
   const vertices = plan.nodes.map((node): ExecutionVertex => {
     const base = {
       id: node.id,
@@ -87,18 +96,18 @@ export function toExecutionPlan(plan: PlannedJob): ExecutionPlan {
     const op = node.operator;
     if (op.kind === 'source') return { ...base, kind: 'source', source: op.node.source };
     const sink = op.kind === 'direct' && op.node.kind === 'sink' ? op.node.sink : undefined;
-    return { ...base, kind: 'operator', createOperator: operatorFactory(node), sink };
+    return { ...base, kind: 'operator', createOperator: operatorFactory(node, options), sink };
   });
   return { vertices, edges: plan.edges, maxParallelism: plan.maxParallelism };
 }
 
-function operatorFactory(node: PlannedNode): Factory {
+function operatorFactory(node: PlannedNode, options: TranslateOptions): Factory {
   const op = node.operator;
   switch (op.kind) {
     case 'source':
       throw new Error('a source has no operator');
     case 'direct':
-      return directFactory(op.node);
+      return directFactory(op.node, options);
     case 'sync-lookup-join': {
       const { table, spec } = op.node;
       return () => new SyncLookupJoinOperator(table, spec) as Operator<unknown, unknown>;
@@ -121,7 +130,7 @@ function operatorFactory(node: PlannedNode): Factory {
 }
 
 /** Operators that need no choice: one per logical kind. */
-function directFactory(node: DirectNode): Factory {
+function directFactory(node: DirectNode, options: TranslateOptions): Factory {
   switch (node.kind) {
     case 'map':
       return erase(() => new MapOperator(node.fn as (value: unknown) => unknown));
@@ -134,7 +143,12 @@ function directFactory(node: DirectNode): Factory {
     case 'async':
       return erase(() => new AsyncWaitOperator(node.fn, node.spec));
     case 'timestamps-watermarks':
-      return erase(() => new TimestampsAndWatermarksOperator(node.spec));
+      return erase(
+        () =>
+          new TimestampsAndWatermarksOperator(node.spec, {
+            periodicIntervalMs: options.autoWatermarkIntervalMs,
+          }),
+      );
     case 'rebalance':
     case 'broadcast':
       // The partitioning is on the edge; the records pass unchanged.
