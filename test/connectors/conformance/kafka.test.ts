@@ -16,6 +16,13 @@ interface Row {
 
 const rows: Row[] = Array.from({ length: 17 }, (_, i) => ({ id: i, text: `r${i}` }));
 const sourceTopic = uniqueTopic('conformance-source');
+/**
+ * No broker listens there: connecting is refused at once, and the connectors
+ * give up after a fixed few retries (the source in about 0.6 s, the sink in
+ * about 2 s). The short timeouts bound the wait should connecting hang instead.
+ */
+const UNREACHABLE = ['127.0.0.1:1'];
+const SHORT_TIMEOUT_MS = 2_000;
 /** Writers left behind as if their process had died; closed at the end. */
 const abandoned: SinkWriter<Row>[] = [];
 
@@ -42,9 +49,31 @@ conformance(
         stopAt: 'latest',
       }),
     expected: rows,
+    createFailing: () =>
+      new KafkaSource<Row>({
+        brokers: UNREACHABLE,
+        requestTimeoutMs: SHORT_TIMEOUT_MS,
+        topics: [sourceTopic],
+        format: json<Row>(),
+        stopAt: 'latest',
+      }),
   }),
   120_000,
 );
+
+/** A sink whose brokers cannot be reached. */
+const unreachableSink = (guarantee: 'at-least-once' | 'exactly-once') => {
+  const topic = uniqueTopic(`conformance-unreachable-${guarantee}`);
+  return new KafkaSink<Row>({
+    brokers: UNREACHABLE,
+    requestTimeoutMs: SHORT_TIMEOUT_MS,
+    flushTimeoutMs: SHORT_TIMEOUT_MS,
+    topic,
+    format: json<Row>(),
+    deliveryGuarantee: guarantee,
+    ...(guarantee === 'exactly-once' ? { transactionalIdPrefix: `${topic}-tx` } : {}),
+  });
+};
 
 /** A Kafka sink writing to a new topic, with that topic. */
 async function sinkTo(guarantee: 'at-least-once' | 'exactly-once') {
@@ -68,6 +97,7 @@ conformance(
     create: () => sinkTo('at-least-once'),
     records: rows,
     visible: (s) => readAll(s.topic, json<Row>()),
+    createFailing: () => unreachableSink('at-least-once'),
   }),
   120_000,
 );
@@ -82,6 +112,7 @@ conformance(
     abandon: (w) => {
       abandoned.push(w);
     },
+    createFailing: () => unreachableSink('exactly-once'),
   }),
   120_000,
 );

@@ -372,6 +372,11 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
     return stream.arrived.wait();
   }
 
+  /** False during the initial snapshot: a crash there starts over, so there is no position to record. */
+  canSnapshot(): boolean {
+    return this.snapshot !== undefined;
+  }
+
   private position(): Json {
     const d = this.decoder!;
     this.pendingConfirmations.push(d.resumeLsn);
