@@ -70,22 +70,27 @@ export interface KeyedParts extends StreamParts {
  * contract depends on no implementation module.
  */
 export interface StreamFactory {
+  /** A stream reading `refs`. */
   dataStream<T>(builder: StreamBuilder, refs: readonly StreamRef[]): DataStream<T>;
+  /** `DataStream.keyBy`. */
   keyedStream<T, K extends Key>(
     input: StreamParts,
     selectKey: (value: T) => K,
     keyName: string,
   ): KeyedStream<T, K>;
+  /** `KeyedStream.window` and `countWindow` (with `count`). */
   windowedStream<T, K extends Key>(
     input: KeyedParts,
     assigner: WindowAssigner<T>,
     count?: { readonly size: number; readonly slide: number | undefined },
   ): WindowedStream<T, K>;
+  /** `DataStream.join` and `coGroup`. */
   twoStreams<L, R, M extends 'join' | 'coGroup'>(
     left: StreamParts,
     right: StreamParts,
     mode: M,
   ): TwoStreams<L, R, M>;
+  /** `KeyedStream.intervalJoin`. */
   intervalJoin<L, R, K extends Key>(left: KeyedParts, right: KeyedParts): IntervalJoin<L, R, K>;
   /** `DataStream.toChangelog`. */
   toChangelog<T>(stream: StreamParts): ChangelogStream<T>;
