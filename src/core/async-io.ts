@@ -178,7 +178,7 @@ export interface AsyncSpec<IN, OUT> {
 export const DEFAULT_ASYNC_CAPACITY = 100;
 export const DEFAULT_ASYNC_TIMEOUT_MS = 60_000;
 
-/** @internal */
+/** */
 export function asyncSpec<IN, OUT>(options: AsyncOptions<IN, OUT>): AsyncSpec<IN, OUT> {
   const order = options.order ?? 'ordered';
   if (order !== 'ordered' && order !== 'unordered') {

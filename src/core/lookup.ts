@@ -91,7 +91,7 @@ export interface LookupJoinSpec<T, K extends Key, V, R> {
   readonly async: AsyncSpec<T, R>;
 }
 
-/** @internal */
+/** */
 export function lookupJoinSpec<T, K extends Key, V, R>(
   table: LookupTable<K, V>,
   options: LookupJoinOptions<T, K, V, R>,

@@ -2,14 +2,17 @@ import { describeRecord, WeirError } from './errors.js';
 import { NO_TIMESTAMP, type RecordBatch } from './record-batch.js';
 
 /**
- * Whether `time` can be an event time: a whole number of epoch milliseconds
- * within ±`Number.MAX_SAFE_INTEGER`. Beyond that range neighbouring
- * milliseconds collapse into one double, so window ends (`end - 1`) and
- * watermark comparisons (`t <= W`) would silently be wrong.
+ * Whether `time` can be an event time: a number of epoch milliseconds within
+ * ±`Number.MAX_SAFE_INTEGER` (so neither NaN nor ±Infinity). Beyond that
+ * range neighbouring milliseconds collapse into one double, so window ends
+ * (`end - 1`) and watermark comparisons (`t <= W`) would silently be wrong.
  */
 export function isEventTime(time: unknown): time is number {
-  return Number.isSafeInteger(time);
+  return typeof time === 'number' && time >= -MAX_EVENT_TIME && time <= MAX_EVENT_TIME;
 }
+
+/** The largest event time magnitude: the safe-integer bound. */
+export const MAX_EVENT_TIME = Number.MAX_SAFE_INTEGER;
 
 /** Renders a bad timestamp for a message: `NaN`, `Infinity`, `1.5`, or a non-number as data. */
 function renderTime(time: unknown): string {
@@ -17,8 +20,8 @@ function renderTime(time: unknown): string {
 }
 
 /**
- * The `INVALID_TIMESTAMP` error for a record whose event time `time` is not a
- * safe integer. `what` says who produced it and is followed by the value, e.g.
+ * The `INVALID_TIMESTAMP` error for a record whose event time `time` is not
+ * an event time ({@link isEventTime}). `what` says who produced it and is followed by the value, e.g.
  * "timestamp assigner returned" or "source attached event time", so the
  * message points at what to fix.
  */
@@ -31,14 +34,14 @@ export function invalidTimestamp(
   const shown = describeRecord(record);
   return new WeirError(
     'INVALID_TIMESTAMP',
-    `${what} ${renderTime(time)} for record ${shown} in operator '${operatorId}'; event time must be an integer number of epoch milliseconds between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
+    `${what} ${renderTime(time)} for record ${shown} in operator '${operatorId}'; event time must be a number of epoch milliseconds between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
     { operatorId, record: shown },
   );
 }
 
 /**
  * Checks the event times a source stamped on a batch and returns the batch:
- * each must be a safe integer or {@link NO_TIMESTAMP} (not stamped). Sources
+ * each must be an event time ({@link isEventTime}) or {@link NO_TIMESTAMP} (not stamped). Sources
  * that stamp records themselves call it once per batch, as they hand it out;
  * it costs a comparison per record. Throws {@link invalidTimestamp} for the
  * first bad one.
@@ -51,7 +54,7 @@ export function checkTimestamps<B extends RecordBatch<unknown>>(
   const { timestamps } = batch;
   for (let i = 0; i < timestamps.length; i++) {
     const t = timestamps[i]!;
-    if (!Number.isSafeInteger(t) && t !== NO_TIMESTAMP) {
+    if (!(t >= -MAX_EVENT_TIME && t <= MAX_EVENT_TIME) && t !== NO_TIMESTAMP) {
       throw invalidTimestamp(operatorId, what, batch.values[i], t);
     }
   }

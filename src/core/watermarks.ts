@@ -64,7 +64,7 @@ class BoundedOutOfOrdernessGenerator<T> implements WatermarkGenerator<T> {
   }
 }
 
-/** @internal The parts of a strategy, as read by the runtime. */
+/** The parts of a strategy, as read by the runtime. */
 export interface WatermarkStrategySpec<T> {
   readonly createGenerator: (() => WatermarkGenerator<T>) | undefined;
   readonly timestampAssigner: TimestampAssigner<T> | undefined;

@@ -1,6 +1,6 @@
 /**
  * The Kafka source stamps records itself (per partition, inside the source):
- * event times that are not safe integers fail the job there, naming the
+ * event times beyond the safe-integer range fail the job there, naming the
  * source, the record and the value. Needs the test broker.
  */
 import { describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ async function failure(job: Promise<unknown>): Promise<WeirError> {
 }
 
 /**
- * Two partitions, ids 0..5; id 3 carries `t: 2.5`. (Kafka timestamps beyond
+ * Two partitions, ids 0..5; id 3 carries `t: 2^60`. (Kafka timestamps beyond
  * the safe range are refused by the broker itself, so that path is covered
  * by the unit tests of `checkTimestamps`.)
  */
@@ -33,7 +33,7 @@ async function topicWithBadRecord(): Promise<string> {
   await produce(
     topic,
     Array.from({ length: 6 }, (_, id) => ({
-      value: JSON.stringify({ id, t: id === 3 ? 2.5 : id * 1000 }),
+      value: JSON.stringify({ id, t: id === 3 ? 2 ** 60 : id * 1000 }),
       partition: id % 2,
     })),
   );
@@ -62,7 +62,7 @@ describe.each([1, 2])('Kafka source event times at parallelism %i', (p) => {
       .executeAndCollect();
 
   it.each(['assign', 'group'] as const)(
-    'a timestamp assigner returning a fraction (%s mode)',
+    'a timestamp assigner returning a time beyond the safe range (%s mode)',
     async (mode) => {
       const topic = await topicWithBadRecord();
       const error = await failure(
@@ -74,9 +74,9 @@ describe.each([1, 2])('Kafka source event times at parallelism %i', (p) => {
       );
       expect(error.code).toBe('INVALID_TIMESTAMP');
       expect(error.operatorId).toBe('orders');
-      expect(error.record).toBe('{"id":3,"t":2.5}');
+      expect(error.record).toBe(`{"id":3,"t":${2 ** 60}}`);
       expect(error.message).toContain(
-        'timestamp assigner returned 2.5 for record {"id":3,"t":2.5}',
+        `timestamp assigner returned ${2 ** 60} for record {"id":3,"t":${2 ** 60}}`,
       );
     },
     30_000,

@@ -34,7 +34,7 @@ function isTopicName(x: unknown): x is string {
 /** A topic name. */
 const topicName = v.custom<string>(isTopicName, TOPIC_RULE);
 
-/** @internal Checks a topic name chosen per record by a sink's `topic` function (once per new topic). */
+/** Checks a topic name chosen per record by a sink's `topic` function (once per new topic). */
 export function checkTopic(what: string, topic: unknown): string {
   if (!isTopicName(topic))
     throw invalidArgument(`${what}: topic ${TOPIC_RULE}, got '${String(topic)}'`);
@@ -60,14 +60,14 @@ const connectionEntries = {
 /** Where the Kafka cluster is. */
 export type KafkaConnectionOptions = OptionsOf<v.ObjectSchema<typeof connectionEntries, undefined>>;
 
-/** @internal Validated connection settings (plain data, sent to worker threads). */
+/** Validated connection settings (plain data, sent to worker threads). */
 export interface KafkaConnection {
   readonly brokers: string[];
   readonly clientId: string;
   readonly requestTimeoutMs: number;
 }
 
-/** @internal The connection settings of validated options. */
+/** The connection settings of validated options. */
 export function connectionOf(options: KafkaConnection): KafkaConnection {
   return {
     brokers: [...options.brokers],

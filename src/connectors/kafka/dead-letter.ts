@@ -9,7 +9,7 @@ import type { KafkaConsumerRecord } from './records.js';
 /** Counter of bad records of every policy (the same name as every source's). */
 export const KAFKA_BAD_RECORDS_METRIC = BAD_RECORDS_METRIC;
 
-/** @internal The error a job fails with under the 'fail' policy. */
+/** The error a job fails with under the 'fail' policy. */
 export function kafkaBadRecordError(
   record: KafkaConsumerRecord,
   reason: string,
@@ -25,7 +25,7 @@ export function kafkaBadRecordError(
   });
 }
 
-/** @internal Counts bad records and writes dead letters. */
+/** Counts bad records and writes dead letters. */
 export class DeadLetters extends BadRecordCounter<{ readonly deadLetterTopic: string }> {
   private producer: Producer | undefined;
 

@@ -13,7 +13,7 @@ export type { PostgresConnection } from './config.js';
 export const SESSION_OPTIONS =
   '-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=iso_8601 -c extra_float_digits=3 -c bytea_output=hex -c client_encoding=UTF8';
 
-/** @internal A `pg` client configuration for a connection setting. */
+/** A `pg` client configuration for a connection setting. */
 export function clientConfig(
   connection: PostgresConnection,
   extra: { readonly replication?: boolean; readonly applicationName?: string } = {},
@@ -45,7 +45,7 @@ export function clientConfig(
   return config;
 }
 
-/** @internal Opens a session. */
+/** Opens a session. */
 export async function connect(
   connection: PostgresConnection,
   extra: { readonly replication?: boolean; readonly applicationName?: string } = {},

@@ -77,7 +77,7 @@ export const fileBadRecordPolicy = badRecordPolicySchema(
 );
 
 /**
- * @internal Counts a source's bad records, in {@link BAD_RECORDS_METRIC}
+ * Counts a source's bad records, in {@link BAD_RECORDS_METRIC}
  * whatever the policy, and says what to do with each.
  */
 export class BadRecordCounter<D extends object> {
@@ -115,7 +115,7 @@ export interface BadRecordSite {
   readonly operatorId: string | undefined;
 }
 
-/** @internal The error a job fails with under the `'fail'` policy. */
+/** The error a job fails with under the `'fail'` policy. */
 export function badRecordError(site: BadRecordSite): WeirError {
   return new WeirError(
     'BAD_RECORD',
@@ -130,7 +130,7 @@ export function badRecordError(site: BadRecordSite): WeirError {
   );
 }
 
-/** @internal The error a file source fails with under the `'fail'` policy. */
+/** The error a file source fails with under the `'fail'` policy. */
 export function badFileRecordError(bad: BadRecord, operatorId: string | undefined): WeirError {
   return badRecordError({
     at: `file '${bad.file}' at line ${bad.line}`,
@@ -142,7 +142,7 @@ export function badFileRecordError(bad: BadRecord, operatorId: string | undefine
   });
 }
 
-/** @internal Reason text of anything thrown (with the reasons inside an `AggregateError`). */
+/** Reason text of anything thrown (with the reasons inside an `AggregateError`). */
 export function reasonOf(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) {
     const inner = error.errors.map((e) => reasonOf(e)).join('; ');
@@ -152,7 +152,7 @@ export function reasonOf(error: unknown): string {
 }
 
 /**
- * @internal Applies a {@link BadRecordPolicy} for one reader: counts, hands
+ * Applies a {@link BadRecordPolicy} for one reader: counts, hands
  * over to the dead letter, or turns the record into the job's failure.
  */
 export class BadRecordHandler {

@@ -8,7 +8,7 @@ import { BadRecordHandler, type BadRecordPolicy, reasonOf } from '../../shared/b
 import type { FileFormat, FormatOutput } from '../formats/format-types.js';
 
 /**
- * @internal The files a reader reads, in order: a fixed list for a bounded
+ * The files a reader reads, in order: a fixed list for a bounded
  * source (the iterable ends), a watched directory for an unbounded one.
  */
 export interface FileFeed {
@@ -24,7 +24,7 @@ export interface FileFeed {
 }
 
 /**
- * @internal A file source reader's checkpointed position: the feed's state
+ * A file source reader's checkpointed position: the feed's state
  * (which files are done), the file being read and how many of its records
  * `poll` has handed out.
  */
@@ -34,7 +34,7 @@ export interface FilePosition {
   readonly records: number;
 }
 
-/** @internal Reads a restored position, failing clearly if it is not one of ours. */
+/** Reads a restored position, failing clearly if it is not one of ours. */
 export function parsePosition(json: Json | undefined, source: string): FilePosition | undefined {
   if (json === undefined) return undefined;
   if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
@@ -78,7 +78,7 @@ const MIN_BUFFERED_RECORDS = 1024;
 const COMPACT_AFTER = 4096;
 
 /**
- * @internal A source reader over a sequence of files. A background loop reads
+ * A source reader over a sequence of files. A background loop reads
  * the files one after another through a {@link FileFormat} into a buffer,
  * pausing while the buffer is full; `poll` hands out batches of exactly
  * `context.batchSize` records, except that a file's last batch may be

@@ -109,7 +109,7 @@ function bytesOf(x: string | Uint8Array): Uint8Array {
   return typeof x === 'string' ? encoder.encode(x) : x;
 }
 
-/** @internal */
+/** */
 class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly worker: Worker;
   /** Where the producer thread answers the calls this thread blocks on (pre-commit). */

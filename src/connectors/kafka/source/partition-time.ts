@@ -6,7 +6,7 @@ import type {
 } from '../../../core/watermarks.js';
 
 /**
- * @internal Event time of one partition: its own watermark generator (so a
+ * Event time of one partition: its own watermark generator (so a
  * partition that lags does not have its records declared late by a faster
  * one), and whether it is idle.
  */
@@ -52,14 +52,14 @@ export class PartitionTime<T> implements WatermarkOutput {
   }
 }
 
-/** @internal The parts of a strategy the source uses. */
+/** The parts of a strategy the source uses. */
 export interface SourceTimeSpec<T> {
   readonly assigner: TimestampAssigner<T> | undefined;
   readonly createGenerator: (() => WatermarkGenerator<T>) | undefined;
   readonly idlenessMs: number | undefined;
 }
 
-/** @internal */
+/** */
 export function sourceTimeSpec<T>(
   strategy: WatermarkStrategy<T> | undefined,
 ): SourceTimeSpec<T> | undefined {
@@ -73,7 +73,7 @@ export function sourceTimeSpec<T>(
 }
 
 /**
- * @internal What gave a Kafka source's records their event time, for the
+ * What gave a Kafka source's records their event time, for the
  * error that refuses one that is not a safe integer.
  */
 export function stamper(assigner: TimestampAssigner<never> | undefined): string {

@@ -1,5 +1,5 @@
 /**
- * @internal Source positions by checkpoint id, kept until the checkpoint
+ * Source positions by checkpoint id, kept until the checkpoint
  * completes: then exactly that checkpoint's offsets are committed to the
  * group, never offsets newer than a durable checkpoint.
  */

@@ -18,7 +18,7 @@ export type {
   StartingOffsets,
 } from '../config.js';
 
-/** @internal Validated source options. */
+/** Validated source options. */
 export interface SourceConfig<T> {
   readonly connection: KafkaConnection;
   readonly topics: readonly string[] | undefined;
@@ -42,7 +42,7 @@ export interface SourceConfig<T> {
   readonly decodeValue: ((bytes: Buffer | undefined) => T) | undefined;
 }
 
-/** @internal Validates the options (once, when the source is created) and applies defaults. */
+/** Validates the options (once, when the source is created) and applies defaults. */
 export function sourceConfig<T>(options: KafkaSourceOptions<T>): SourceConfig<T> {
   const o = parseOptions('KafkaSource', kafkaSourceSchema, options);
   const format = o.format as KafkaFormat<T> | undefined;

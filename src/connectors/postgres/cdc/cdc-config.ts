@@ -11,7 +11,7 @@ import type { ResolvedTypeMapping } from '../values.js';
 export type { PostgresCdcOptions } from '../config.js';
 export { HEARTBEAT_PREFIX } from '../config.js';
 
-/** @internal Validated options with defaults. */
+/** Validated options with defaults. */
 export interface CdcConfig {
   readonly connection: PostgresConnection;
   readonly tables: readonly TableName[];
@@ -35,7 +35,7 @@ export interface CdcConfig {
   readonly idleTimeoutMs: number;
 }
 
-/** @internal Validates options (once, when the source is created) and applies defaults. */
+/** Validates options (once, when the source is created) and applies defaults. */
 export function cdcConfig(options: PostgresCdcOptions): CdcConfig {
   const o = parseOptions('postgresCdc', cdcSchema, options);
   const tables = o.tables.map(parseTableName);

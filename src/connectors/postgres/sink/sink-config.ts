@@ -50,7 +50,7 @@ export type PostgresSinkOptions<T> = Omit<
   readonly onRejected?: RejectedRowPolicy<T>;
 };
 
-/** @internal */
+/** */
 export interface SinkConfig<T> {
   readonly connection: PostgresConnection;
   readonly table: { readonly schema: string; readonly table: string };
@@ -61,7 +61,7 @@ export interface SinkConfig<T> {
 }
 
 /**
- * @internal The settings every PostgreSQL sink shares, from its validated
+ * The settings every PostgreSQL sink shares, from its validated
  * options `o` (see `upsertSinkSchema`) and the user's functions in `options`.
  */
 export function sinkConfig<T>(
@@ -200,7 +200,7 @@ export async function loadSinkTable(
   };
 }
 
-/** @internal The error a job fails with when the database rejects a record under the `'fail'` policy. */
+/** The error a job fails with when the database rejects a record under the `'fail'` policy. */
 export function rejectedError<T>(operatorId: string, rejected: RejectedRecord<T>): WeirError {
   const shown = describeRecord(rejected.record);
   return new WeirError(

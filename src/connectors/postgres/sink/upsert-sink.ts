@@ -33,14 +33,14 @@ export const SINK_ROWS_METRIC = 'weir_postgres_sink_rows_total';
 /** Counter: records a PostgreSQL sink's table rejected (failed the job or went to the dead letter). */
 export const SINK_REJECTED_METRIC = 'weir_postgres_sink_rejected_total';
 
-/** @internal A record and the change it makes. */
+/** A record and the change it makes. */
 export interface PendingMutation<T> {
   readonly record: T;
   readonly mutation: SinkMutation;
 }
 
 /**
- * @internal Converts a batch to mutations, naming the record when the user's
+ * Converts a batch to mutations, naming the record when the user's
  * function throws. With `changes`, `Change` records are applied by kind: the
  * row of `+I`/`+U` is upserted, the row of `-D` deleted by its key, and `-U`
  * skipped (the `+U` that follows replaces the row).
@@ -77,7 +77,7 @@ export function mutationsOf<T>(
 export type RowOf<T> = T extends Change<infer R> ? R : T;
 
 /**
- * @internal Hands rejected records to the dead letter, or returns the
+ * Hands rejected records to the dead letter, or returns the
  * job's failure under the `'fail'` policy.
  */
 export function disposeRejections<T>(

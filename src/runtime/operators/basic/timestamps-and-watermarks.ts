@@ -9,7 +9,7 @@ import {
   type OperatorSnapshot,
   type RestoredState,
 } from '../../../core/snapshot.js';
-import { invalidTimestamp } from '../../../core/timestamps.js';
+import { invalidTimestamp, isEventTime } from '../../../core/timestamps.js';
 import type {
   TimestampAssigner,
   WatermarkGenerator,
@@ -35,7 +35,7 @@ export interface TimestampsAndWatermarksOptions {
  * A watermark the generator emits from `onEvent` splits the batch right after
  * that record. `onPeriodicEmit` runs after every batch and, with a periodic
  * interval, from a processing-time timer while no batch has arrived for that
- * long. Event times must be safe integers.
+ * long. Event times must be numbers within the safe-integer range.
  */
 export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implements WatermarkOutput {
   private generator: WatermarkGenerator<T> | undefined;
@@ -135,8 +135,8 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
           throw userFunctionFailed(this.context.operatorId, 'timestamp assigner', value, cause);
         }
       }
-      // Also refuses non-numbers, NaN and ±Infinity (NO_TIMESTAMP among them).
-      if (!Number.isSafeInteger(ts)) throw this.invalidTimestamp(ts, value);
+      // Refuses non-numbers, NaN, ±Infinity (NO_TIMESTAMP among them) and times beyond the safe range.
+      if (!isEventTime(ts)) throw this.invalidTimestamp(ts, value);
       out[i] = ts;
       if (generator !== undefined) {
         // A watermark emitted now goes out after this record (see emitWatermark).

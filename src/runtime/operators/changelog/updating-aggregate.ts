@@ -8,7 +8,7 @@ import type { Key } from '../../../core/key-groups.js';
 import type { MapState, StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
 import { rowText, sameRow } from './same-row.js';
 
-/** @internal How an updating aggregation is set up. */
+/** How an updating aggregation is set up. */
 export interface UpdatingAggregateSpec<IN, ACC, OUT> {
   readonly fn: RetractableAggregateFunction<IN, ACC, OUT>;
   /** The input carries `Change<IN>` records (otherwise plain inserts). */
