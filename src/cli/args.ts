@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isLoopback } from '../ui/loopback.js';
 import { UsageError } from './failure.js';
 
 /**
@@ -21,6 +22,19 @@ export interface ObserveOptions {
   readonly metricsHost: string | undefined;
   /** Serve the web UI on 127.0.0.1 at this port (0: any free port); undefined: no UI. */
   readonly uiPort: number | undefined;
+  /** Interface for the web UI; beyond loopback it needs {@link tlsCert} and {@link tlsKey}. */
+  readonly uiHost: string | undefined;
+  /** PEM certificate file: serve the UI and REST API over HTTPS. */
+  readonly tlsCert: string | undefined;
+  /** PEM private key file of {@link tlsCert}. */
+  readonly tlsKey: string | undefined;
+  /** Where to keep the REST token; default `defaultTokenFile(port)` (see src/ui/rest-token.ts). */
+  readonly tokenFile: string | undefined;
+  /**
+   * Directories the REST API may write savepoints into (as given); the first
+   * is the default. Undefined: the job's checkpoint and savepoint-on-stop directories.
+   */
+  readonly savepointDirs: readonly string[] | undefined;
 }
 
 /** How `weir run` reports when not drawing a live status line: plain text or JSON lines. */
@@ -67,6 +81,8 @@ export interface SavepointOptions extends RemoteOptions {
   readonly jobId: string;
   /** Directory for the savepoint, as given (resolved against the working directory later). */
   readonly directory: string;
+  /** File holding the job's REST token; default: where the job keeps it for that port. */
+  readonly tokenFile: string | undefined;
 }
 
 /** `weir jobs`: the jobs of a running `weir run` or `weir demo`. */
@@ -315,6 +331,7 @@ function parseSavepoint(argv: readonly string[]): Command {
   const { values, positionals } = parse(argv, {
     to: { type: 'string' },
     url: { type: 'string' },
+    'token-file': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help === true) return { kind: 'help' };
@@ -329,7 +346,8 @@ function parseSavepoint(argv: readonly string[]): Command {
   if (directory === undefined) {
     throw new UsageError('missing --to DIR: the directory to write the savepoint into');
   }
-  return { kind: 'savepoint', options: { jobId, directory, url: apiUrl(values.url) } };
+  const tokenFile = nonEmpty('--token-file', stringFlag(values['token-file']));
+  return { kind: 'savepoint', options: { jobId, directory, url: apiUrl(values.url), tokenFile } };
 }
 
 function parseJobs(argv: readonly string[]): Command {
@@ -346,7 +364,7 @@ function parseJobs(argv: readonly string[]): Command {
  * The REST API's base URL from `--url`: a full URL (`http://127.0.0.1:9249`,
  * also the printed `.../metrics` address), `host:port`, or just a port.
  */
-export function apiUrl(value: string | boolean | undefined): string {
+export function apiUrl(value: string | boolean | string[] | undefined): string {
   const text = stringFlag(value)?.trim();
   if (text === undefined) return DEFAULT_API_URL;
   const withScheme = /^\d+$/.test(text)
@@ -376,23 +394,53 @@ const OBSERVE_FLAGS = {
   'ui-port': { type: 'string' },
   'metrics-port': { type: 'string' },
   'metrics-host': { type: 'string' },
+  'ui-host': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'token-file': { type: 'string' },
+  'savepoint-dir': { type: 'string', multiple: true },
 } as const;
 
-function observeOptions(values: Record<string, string | boolean | undefined>): ObserveOptions {
+function observeOptions(values: FlagValues): ObserveOptions {
   const uiPort = optionalPort('--ui-port', values['ui-port']);
   const metricsHost = stringFlag(values['metrics-host']);
   const metricsPort = optionalPort('--metrics-port', values['metrics-port']);
   if (metricsHost !== undefined && metricsPort === undefined) {
     throw new UsageError('--metrics-host needs --metrics-port');
   }
+  const uiHost = nonEmpty('--ui-host', stringFlag(values['ui-host']));
+  const tlsCert = nonEmpty('--tls-cert', stringFlag(values['tls-cert']));
+  const tlsKey = nonEmpty('--tls-key', stringFlag(values['tls-key']));
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    throw new UsageError('--tls-cert and --tls-key go together');
+  }
+  const port = uiPort ?? (values.ui === true ? DEFAULT_UI_PORT : undefined);
+  if (port === undefined && (uiHost ?? tlsCert) !== undefined) {
+    throw new UsageError('--ui-host, --tls-cert and --tls-key need --ui or --ui-port');
+  }
+  if (uiHost !== undefined && !isLoopback(uiHost) && tlsCert === undefined) {
+    throw new UsageError(
+      `--ui-host ${uiHost} is beyond loopback: the REST API can take savepoints, so it needs TLS there (--tls-cert and --tls-key)`,
+    );
+  }
+  const dirs = values['savepoint-dir'];
+  const savepointDirs = Array.isArray(dirs) ? dirs : undefined;
+  if (savepointDirs?.some((d) => d.trim() === '')) {
+    throw new UsageError('--savepoint-dir must not be empty');
+  }
   return {
     metricsPort,
     metricsHost,
-    uiPort: uiPort ?? (values.ui === true ? DEFAULT_UI_PORT : undefined),
+    uiPort: port,
+    uiHost,
+    tlsCert,
+    tlsKey,
+    tokenFile: nonEmpty('--token-file', stringFlag(values['token-file'])),
+    savepointDirs,
   };
 }
 
-function optionalPort(flag: string, value: string | boolean | undefined): number | undefined {
+function optionalPort(flag: string, value: string | boolean | string[] | undefined): number | undefined {
   const text = stringFlag(value);
   if (text === undefined) return undefined;
   const n = Number(text);
@@ -402,13 +450,14 @@ function optionalPort(flag: string, value: string | boolean | undefined): number
   return n;
 }
 
-type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
 /** parseArgs with its errors turned into short usage messages. */
 function parse(
   argv: readonly string[],
   options: FlagSpec,
-): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+): { values: FlagValues; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({
       args: [...argv],
@@ -416,7 +465,7 @@ function parse(
       allowPositionals: true,
       strict: true,
     });
-    return { values: values as Record<string, string | boolean | undefined>, positionals };
+    return { values: values as FlagValues, positionals };
   } catch (error) {
     throw new UsageError(usageMessage(error));
   }
@@ -443,11 +492,11 @@ function nonEmpty(flag: string, value: string | undefined): string | undefined {
   return value;
 }
 
-function stringFlag(value: string | boolean | undefined): string | undefined {
+function stringFlag(value: string | boolean | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function optionalInt(flag: string, value: string | boolean | undefined): number | undefined {
+function optionalInt(flag: string, value: string | boolean | string[] | undefined): number | undefined {
   const text = stringFlag(value);
   if (text === undefined) return undefined;
   const n = Number(text);

@@ -8,8 +8,15 @@
  * `weir jobs` and `weir savepoint` reach a job started with only
  * `--metrics-port`. Bound to another interface (`--metrics-host`), it serves
  * `/metrics` alone: the API can write savepoints and must not be reachable
- * from the network.
+ * from the network. The web UI may be bound beyond loopback (`--ui-host`)
+ * only with TLS.
+ *
+ * Both servers share one REST token, made here and kept in a file readable
+ * by the job's user only (`--token-file`, default per port, see
+ * rest-token.ts); savepoints need it and go only into `--savepoint-dir`s.
  */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { JobClient } from '../index.js';
 import {
   DEFAULT_METRICS_HOST,
@@ -17,7 +24,14 @@ import {
   startMetricsServer,
 } from '../metrics/metrics-server.js';
 import type { MetricRegistry } from '../metrics/registry.js';
-import { startWebUi, type WebUi } from '../ui/server.js';
+import { isLoopback } from '../ui/loopback.js';
+import {
+  defaultTokenFile,
+  generateToken,
+  removeTokenFile,
+  writeTokenFile,
+} from '../ui/rest-token.js';
+import { startWebUi, type TlsOptions, type WebUi } from '../ui/server.js';
 import type { ObserveOptions } from './args.js';
 import { CliError } from './failure.js';
 
@@ -31,12 +45,34 @@ export interface Observers {
   close(): Promise<void>;
 }
 
-export async function startObservers(options: ObserveOptions): Promise<Observers> {
+/** What the command knows beyond its flags. */
+export interface ObserveContext {
+  /** Relative paths in the flags are resolved against this. */
+  readonly cwd: string;
+  /** Absolute directories savepoints may go into when no `--savepoint-dir` is given. */
+  readonly defaultSavepointDirs: readonly string[];
+}
+
+/** Starts the servers `options` ask for; see the module comment. */
+export async function startObservers(
+  options: ObserveOptions,
+  context: ObserveContext,
+): Promise<Observers> {
   const registries: MetricRegistry[] = [];
+  const token = generateToken();
+  const savepointDirs =
+    options.savepointDirs?.map((d) => resolve(context.cwd, d)) ?? context.defaultSavepointDirs;
+  const tls = await readTls(options, context.cwd);
   const ui =
     options.uiPort === undefined
       ? undefined
-      : await startWebUi({ port: options.uiPort }).catch((error: unknown) => {
+      : await startWebUi({
+          port: options.uiPort,
+          ...(options.uiHost === undefined ? {} : { host: options.uiHost }),
+          token,
+          savepointDirs,
+          ...(tls === undefined ? {} : { tls }),
+        }).catch((error: unknown) => {
           throw portError('the web UI', options.uiPort!, '--ui-port', error);
         });
   const metricsHost = options.metricsHost ?? DEFAULT_METRICS_HOST;
@@ -47,12 +83,29 @@ export async function startObservers(options: ObserveOptions): Promise<Observers
     metricsPort === undefined
       ? undefined
       : await (metricsApi
-          ? startWebUi({ port: metricsPort, host: metricsHost })
+          ? startWebUi({ port: metricsPort, host: metricsHost, token, savepointDirs })
           : startMetricsServer({ port: metricsPort, host: metricsHost }, () => registries)
         ).catch(async (error: unknown) => {
           await ui?.close();
           throw portError('metrics', metricsPort, '--metrics-port', error);
         });
+  const apiPorts = [ui?.port, metrics !== undefined && isWebUi(metrics) ? metrics.port : undefined];
+  const servedPorts = apiPorts.filter((port) => port !== undefined);
+  // One file per API port by default, so `weir savepoint --url` finds it from the port.
+  const tokenFiles =
+    servedPorts.length === 0
+      ? []
+      : options.tokenFile === undefined
+        ? servedPorts.map((port) => defaultTokenFile(port))
+        : [resolve(context.cwd, options.tokenFile)];
+  try {
+    for (const file of tokenFiles) await writeTokenFile(file, token);
+  } catch (error) {
+    await Promise.all([ui?.close(), metrics?.close()]);
+    throw new CliError(
+      `cannot write the REST token file: ${error instanceof Error ? error.message : String(error)} (choose another with --token-file)`,
+    );
+  }
   return {
     uiUrl: ui === undefined ? undefined : `${ui.url}/`,
     metricsUrl: metrics === undefined ? undefined : `${metrics.url}/metrics`,
@@ -62,18 +115,27 @@ export async function startObservers(options: ObserveOptions): Promise<Observers
       registries.push(client.metrics);
     },
     async close(): Promise<void> {
-      await Promise.all([ui?.close(), metrics?.close()]);
+      await Promise.all([ui?.close(), metrics?.close(), ...tokenFiles.map(removeTokenFile)]);
     },
+  };
+}
+
+async function readTls(options: ObserveOptions, cwd: string): Promise<TlsOptions | undefined> {
+  if (options.tlsCert === undefined || options.tlsKey === undefined) return undefined;
+  const read = (flag: string, path: string): Promise<Buffer> =>
+    readFile(resolve(cwd, path)).catch((error: unknown) => {
+      throw new CliError(
+        `cannot read ${flag} ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+  return {
+    cert: await read('--tls-cert', options.tlsCert),
+    key: await read('--tls-key', options.tlsKey),
   };
 }
 
 function isWebUi(endpoint: HttpEndpoint | WebUi): endpoint is WebUi {
   return 'addJob' in endpoint;
-}
-
-/** Whether `host` names the loopback interface (as the web UI's own check has it). */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 function portError(what: string, port: number, flag: string, error: unknown): CliError {

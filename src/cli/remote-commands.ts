@@ -6,6 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { JobSummary } from '../ui/index.js';
+import { defaultTokenFile, readTokenFile } from '../ui/rest-token.js';
 import type { JobsOptions, SavepointOptions } from './args.js';
 import { CliError, EXIT_OK } from './failure.js';
 import { formatClock, formatDuration } from './format.js';
@@ -49,11 +50,17 @@ export async function runJobsCommand(options: JobsOptions, io: CliIO): Promise<n
  */
 export async function runSavepointCommand(options: SavepointOptions, io: CliIO): Promise<number> {
   const directory = resolve(io.cwd, options.directory);
+  const tokenFile =
+    options.tokenFile === undefined
+      ? defaultTokenFile(portOf(options.url))
+      : resolve(io.cwd, options.tokenFile);
+  // Unreadable: asked without it, so that an unreachable job is reported as such first.
+  const token = await readTokenFile(tokenFile).catch(() => undefined);
   const response = await requestApi(
     options.url,
     `/jobs/${encodeURIComponent(options.jobId)}/savepoints`,
     // No time limit: the answer comes when the savepoint is durable, however large the state.
-    { method: 'POST', body: { directory } },
+    { method: 'POST', body: { directory }, ...(token === undefined ? {} : { token }) },
   );
   const path: unknown =
     typeof response.body === 'object' && response.body !== null
@@ -64,9 +71,20 @@ export async function runSavepointCommand(options: SavepointOptions, io: CliIO):
     return EXIT_OK;
   }
   if (response.status === 404) throw await noSuchJob(options);
+  if (response.status === 401) {
+    throw new CliError(
+      `job '${options.jobId}' refused the REST token ${token === undefined ? `: cannot read ${tokenFile}` : `in ${tokenFile}`}; pass the file the job wrote (its --token-file) with --token-file`,
+    );
+  }
   throw new CliError(
     `cannot take a savepoint of job '${options.jobId}': ${errorMessage(response)}`,
   );
+}
+
+/** The port of a base URL, as the job names its default token file. */
+function portOf(url: string): number {
+  const parsed = new URL(url);
+  return parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
 }
 
 /** A 404 explained: which jobs there are instead, and whether the id given is one's name. */

@@ -19,6 +19,8 @@ export interface ApiRequest {
   readonly body?: unknown;
   /** Give up after this long; no limit when omitted. */
   readonly timeoutMs?: number;
+  /** The job's REST token, sent as `Authorization: Bearer`. */
+  readonly token?: string;
 }
 
 /** How long `GET` requests may take: they are answered from memory. */
@@ -42,6 +44,7 @@ export async function requestApi(
       headers: {
         accept: 'application/json',
         ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(request.token === undefined ? {} : { authorization: `Bearer ${request.token}` }),
       },
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
       ...(request.timeoutMs === undefined

@@ -59,7 +59,10 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
   const jobName = options.name ?? basename(options.module, extname(options.module));
   await definition(env, { args: options.jobArgs });
 
-  const observers = await startObservers(options);
+  const observers = await startObservers(options, {
+    cwd: io.cwd,
+    defaultSavepointDirs: [checkpointDir, savepointDir].filter((d) => d !== undefined),
+  });
   const client = env.executeAsync(jobName, {
     ...(restore === undefined ? {} : { restoreFrom: restore.path }),
     ...(options.allowNonRestoredState ? { allowNonRestoredState: true } : {}),

@@ -4,6 +4,7 @@
  * route needs no framework), bound to the loopback interface by default.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './prometheus.js';
 import type { MetricRegistry } from './registry.js';
@@ -72,8 +73,16 @@ function reply(response: ServerResponse, status: number, type: string, body: str
   response.end(body);
 }
 
-/** Listens on host:port and resolves with the endpoint; rejects if the port is taken. */
-export function listen(server: Server, port: number, host: string): Promise<HttpEndpoint> {
+/**
+ * Listens on host:port and resolves with the endpoint; rejects if the port is
+ * taken. `scheme` is that of the endpoint's URL: `https` for a TLS server.
+ */
+export function listen(
+  server: Server | HttpsServer,
+  port: number,
+  host: string,
+  scheme: 'http' | 'https' = 'http',
+): Promise<HttpEndpoint> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error): void => reject(error);
     server.once('error', onError);
@@ -84,7 +93,7 @@ export function listen(server: Server, port: number, host: string): Promise<Http
       const address = server.address() as AddressInfo;
       const hostText = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       resolve({
-        url: `http://${hostText}:${address.port}`,
+        url: `${scheme}://${hostText}:${address.port}`,
         port: address.port,
         close: () =>
           new Promise<void>((done) => {

@@ -11,10 +11,15 @@
  *   POST /jobs/:id/savepoints      {"directory": "..."} -> {"path": "..."}
  *   GET  /metrics                  Prometheus text exposition of all jobs
  *
+ * Reads are open on loopback. The POST needs `Authorization: Bearer <token>`
+ * and a directory inside one of `savepointDirs`; without a token it is off.
+ * Any interface other than loopback needs TLS and a token.
+ *
  * Documented in docs/observability.md.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import {
   DEFAULT_METRICS_HOST,
   type HttpEndpoint,
@@ -31,6 +36,11 @@ import {
   RateTracker,
   rateTotals,
 } from './job-view.js';
+import { HttpError } from './http-error.js';
+import { isLoopback } from './loopback.js';
+import { parseRequestTarget } from './request-target.js';
+import { authorizes } from './rest-token.js';
+import { confineSavepointTarget } from './savepoint-targets.js';
 
 export interface WebUiOptions {
   /** Port to listen on; 0 picks a free one. Default 8081. */
@@ -39,6 +49,32 @@ export interface WebUiOptions {
   readonly host?: string;
   /** How often rates are sampled (ms). Default 1000. */
   readonly sampleIntervalMs?: number;
+  /**
+   * The bearer token state-changing requests (savepoints) must carry; see
+   * rest-token.ts. Without one they are refused: the API is read-only.
+   */
+  readonly token?: string;
+  /**
+   * Directories savepoints may be written into (absolute paths); a request
+   * naming no directory gets the first. Empty or omitted: savepoints are off.
+   */
+  readonly savepointDirs?: readonly string[];
+  /** Serve HTTPS with this certificate and key (PEM); required beyond loopback. */
+  readonly tls?: TlsOptions;
+}
+
+/** A certificate chain and private key, PEM-encoded. */
+export interface TlsOptions {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+}
+
+/** What the request handler needs to know of the server's configuration. */
+interface Policy {
+  readonly loopbackOnly: boolean;
+  readonly scheme: 'http' | 'https';
+  readonly token: string | undefined;
+  readonly savepointDirs: readonly string[];
 }
 
 export interface WebUi extends HttpEndpoint {
@@ -66,19 +102,21 @@ interface TrackedJob {
   readonly rates: RateTracker;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** Starts the web UI; add jobs to it with `addJob`. */
 export async function startWebUi(options: WebUiOptions = {}): Promise<WebUi> {
   const jobs = new Map<string, TrackedJob>();
   const host = options.host ?? DEFAULT_METRICS_HOST;
+  if (!isLoopback(host) && (options.tls === undefined || options.token === undefined)) {
+    throw new Error(
+      `the REST API may listen on '${host}' (beyond loopback) only with TLS and a token: give a certificate and key`,
+    );
+  }
+  const policy: Policy = {
+    loopbackOnly: isLoopback(host),
+    scheme: options.tls === undefined ? 'http' : 'https',
+    token: options.token,
+    savepointDirs: options.savepointDirs ?? [],
+  };
   const sampler = setInterval(() => {
     const now = Date.now();
     for (const job of jobs.values()) {
@@ -87,14 +125,18 @@ export async function startWebUi(options: WebUiOptions = {}): Promise<WebUi> {
   }, options.sampleIntervalMs ?? 1000);
   sampler.unref();
 
-  const server = createServer((request, response) => {
-    handle(request, response, jobs, isLoopback(host)).catch((error: unknown) => {
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+    handle(request, response, jobs, policy).catch((error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500;
       const message = error instanceof Error ? error.message : String(error);
-      sendJson(response, status, { error: message });
+      sendJson(response, status, { error: message }, error instanceof HttpError ? error.headers : {});
     });
-  });
-  const endpoint = await listen(server, options.port ?? DEFAULT_UI_PORT, host);
+  };
+  const server =
+    options.tls === undefined
+      ? createServer(onRequest)
+      : createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest);
+  const endpoint = await listen(server, options.port ?? DEFAULT_UI_PORT, host, policy.scheme);
   return {
     ...endpoint,
     close: async () => {
@@ -113,11 +155,10 @@ async function handle(
   request: IncomingMessage,
   response: ServerResponse,
   jobs: ReadonlyMap<string, TrackedJob>,
-  loopbackOnly: boolean,
+  policy: Policy,
 ): Promise<void> {
-  if (loopbackOnly) checkHost(request);
-  const url = new URL(request.url ?? '/', 'http://localhost');
-  const parts = url.pathname.split('/').filter((p) => p.length > 0);
+  if (policy.loopbackOnly) checkHost(request);
+  const { pathname, segments: parts } = parseRequestTarget(request.url);
   const method = request.method ?? 'GET';
   const isRead = method === 'GET' || method === 'HEAD';
 
@@ -133,12 +174,12 @@ async function handle(
       [...jobs.values()].map((j) => j.client.metrics),
     );
   }
-  if (parts[0] !== 'jobs') throw new HttpError(404, `no such resource: ${url.pathname}`);
+  if (parts[0] !== 'jobs') throw new HttpError(404, `no such resource: ${pathname}`);
   if (parts.length === 1) {
     requireRead(isRead);
     return sendJson(response, 200, { jobs: [...jobs.values()].map((j) => jobSummary(j.client)) });
   }
-  const job = jobs.get(decodeURIComponent(parts[1]!));
+  const job = jobs.get(parts[1]!);
   if (job === undefined) throw new HttpError(404, `no job with id '${parts[1]}'`);
   const { client } = job;
   const sub = parts.slice(2).join('/');
@@ -157,8 +198,12 @@ async function handle(
       return sendJson(response, 200, jobExceptions(client));
     case 'savepoints': {
       if (method !== 'POST') throw new HttpError(405, 'use POST to trigger a savepoint');
-      checkOrigin(request);
-      const directory = savepointDirectory(await readJsonBody(request));
+      checkToken(request, policy.token);
+      checkOrigin(request, policy.scheme);
+      const directory = await confineSavepointTarget(
+        savepointDirectory(await readJsonBody(request), policy.savepointDirs),
+        policy.savepointDirs,
+      );
       if (client.monitor.status !== 'running') {
         throw new HttpError(409, `job is ${client.monitor.status}, not running`);
       }
@@ -171,7 +216,7 @@ async function handle(
       return sendJson(response, 200, { path });
     }
     default:
-      throw new HttpError(404, `no such resource: ${url.pathname}`);
+      throw new HttpError(404, `no such resource: ${pathname}`);
   }
 }
 
@@ -191,14 +236,24 @@ function checkHost(request: IncomingMessage): void {
   }
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+/** State-changing requests carry the token; without a configured one they are off. */
+function checkToken(request: IncomingMessage, token: string | undefined): void {
+  if (token === undefined) {
+    throw new HttpError(403, 'this server is read-only: it was started without a REST token');
+  }
+  if (!authorizes(request.headers.authorization, token)) {
+    throw new HttpError(
+      401,
+      "send the REST token as 'Authorization: Bearer <token>' (weir savepoint reads it from the job's token file)",
+      { 'WWW-Authenticate': 'Bearer' },
+    );
+  }
 }
 
 /** State-changing requests must come from this UI (or a non-browser client), as JSON. */
-function checkOrigin(request: IncomingMessage): void {
+function checkOrigin(request: IncomingMessage, scheme: 'http' | 'https'): void {
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== `http://${request.headers.host ?? ''}`) {
+  if (origin !== undefined && origin !== `${scheme}://${request.headers.host ?? ''}`) {
     throw new HttpError(403, 'cross-origin requests are not allowed');
   }
   const type = request.headers['content-type'] ?? '';
@@ -223,9 +278,11 @@ async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   }
 }
 
-function savepointDirectory(body: unknown): string {
+/** The directory the body names, or the first allowed one when it names none. */
+function savepointDirectory(body: unknown, allowed: readonly string[]): string {
   const directory: unknown =
     typeof body === 'object' && body !== null ? Reflect.get(body, 'directory') : undefined;
+  if ((directory === undefined || directory === '') && allowed.length > 0) return allowed[0]!;
   if (typeof directory !== 'string' || directory.length === 0) {
     throw new HttpError(400, 'give the savepoint directory: {"directory": "/path/to/savepoints"}');
   }
@@ -240,12 +297,18 @@ async function serveAsset(response: ServerResponse, name: string): Promise<void>
   response.end(body);
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   if (response.headersSent) {
     response.end();
     return;
   }
   response.writeHead(status, {
+    ...headers,
     'Content-Type': 'application/json; charset=utf-8',
     'Cache-Control': 'no-store',
   });

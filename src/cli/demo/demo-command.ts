@@ -34,7 +34,8 @@ const UI_CHECKPOINT_INTERVAL_MS = 2000;
  * otherwise. Stops after --duration or on Ctrl-C, then prints a summary.
  */
 export async function runDemoCommand(options: DemoOptions, io: CliIO): Promise<number> {
-  const observers = await startObservers(options);
+  // Its checkpoints are temporary: savepoints only where --savepoint-dir allows.
+  const observers = await startObservers(options, { cwd: io.cwd, defaultSavepointDirs: [] });
   // Checkpoints (into a temporary directory, removed at the end) give the UI a history to show.
   const checkpointDir =
     options.uiPort === undefined ? undefined : await mkdtemp(join(tmpdir(), 'weir-demo-'));

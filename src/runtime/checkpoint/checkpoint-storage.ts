@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { WeirError } from '../../core/errors.js';
 import { deltaBaseFloor, deltaBases, resolveDeltas } from '../../state/resolve-deltas.js';
@@ -34,9 +34,23 @@ interface Metadata extends Omit<CheckpointData, 'operators'> {
 
 const METADATA = '_metadata.json';
 
+/**
+ * Checkpoint files hold the job's state, often user data: readable by the
+ * job's user only. Modes are set explicitly, whatever the umask.
+ */
+const PRIVATE_FILE = 0o600;
+const PRIVATE_DIR = 0o700;
+
+/** Creates `path` (and missing parents) readable by the job's user only. */
+async function mkdirPrivate(path: string): Promise<void> {
+  const created = await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
+  if (created !== undefined) await chmod(path, PRIVATE_DIR);
+}
+
 async function writeFileDurably(path: string, text: string): Promise<void> {
-  const handle = await open(path, 'w');
+  const handle = await open(path, 'w', PRIVATE_FILE);
   try {
+    await handle.chmod(PRIVATE_FILE);
     await handle.writeFile(text);
     await handle.sync();
   } finally {
@@ -63,7 +77,7 @@ export class LocalCheckpointStorage implements CheckpointStorage {
   }
 
   async write(checkpoint: CheckpointData): Promise<string> {
-    await mkdir(this.directory, { recursive: true });
+    await mkdirPrivate(this.directory);
     const name = LocalCheckpointStorage.nameOf(checkpoint.checkpointId, checkpoint.kind);
     const bases = deltaBases(checkpoint);
     if (bases.size > 0 && checkpoint.kind === 'savepoint') {
@@ -90,7 +104,8 @@ export class LocalCheckpointStorage implements CheckpointStorage {
     const keepFrom = deltaBaseFloor(checkpoint);
     const finalDir = join(this.directory, name);
     const tmpDir = join(this.directory, `.${name}.tmp-${process.pid}-${Date.now()}`);
-    await mkdir(tmpDir, { recursive: true });
+    await mkdir(tmpDir, { recursive: true, mode: PRIVATE_DIR });
+    await chmod(tmpDir, PRIVATE_DIR);
     // Files are written concurrently: a checkpoint costs a few event-loop
     // turns, not one per operator subtask.
     const writes: Promise<void>[] = [];

@@ -220,11 +220,13 @@ function every(ms, task) {
 async function triggerSavepoint(event) {
   event.preventDefault();
   const directory = $('savepoint-dir').value.trim();
+  // Pasted by the user from the job's token file; never stored by the page.
+  const token = $('savepoint-token').value.trim();
   setText('savepoint-result', 'taking savepoint…');
   try {
     const { path } = await getJson(`/jobs/${state.jobId}/savepoints`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
       body: JSON.stringify({ directory }),
     });
     setText('savepoint-result', `saved to ${path}`);
