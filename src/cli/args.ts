@@ -31,8 +31,8 @@ export interface ObserveOptions {
   /** Where to keep the REST token; default `defaultTokenFile(port)` (see src/ui/rest-token.ts). */
   readonly tokenFile: string | undefined;
   /**
-   * Directories the REST API may write savepoints into (as given); the first
-   * is the default. Undefined: the job's checkpoint and savepoint-on-stop directories.
+   * Directories the REST API may write savepoints into (as given). Undefined:
+   * the job's checkpoint and savepoint-on-stop directories.
    */
   readonly savepointDirs: readonly string[] | undefined;
 }
@@ -440,7 +440,10 @@ function observeOptions(values: FlagValues): ObserveOptions {
   };
 }
 
-function optionalPort(flag: string, value: string | boolean | string[] | undefined): number | undefined {
+function optionalPort(
+  flag: string,
+  value: string | boolean | string[] | undefined,
+): number | undefined {
   const text = stringFlag(value);
   if (text === undefined) return undefined;
   const n = Number(text);
@@ -496,7 +499,10 @@ function stringFlag(value: string | boolean | string[] | undefined): string | un
   return typeof value === 'string' ? value : undefined;
 }
 
-function optionalInt(flag: string, value: string | boolean | string[] | undefined): number | undefined {
+function optionalInt(
+  flag: string,
+  value: string | boolean | string[] | undefined,
+): number | undefined {
   const text = stringFlag(value);
   if (text === undefined) return undefined;
   const n = Number(text);

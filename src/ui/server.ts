@@ -27,6 +27,7 @@ import {
   serveMetrics,
 } from '../metrics/metrics-server.js';
 import type { JobClient } from '../runtime/job/job-client.js';
+import { HttpError } from './http-error.js';
 import {
   jobCheckpoints,
   jobDetails,
@@ -36,7 +37,6 @@ import {
   RateTracker,
   rateTotals,
 } from './job-view.js';
-import { HttpError } from './http-error.js';
 import { isLoopback } from './loopback.js';
 import { parseRequestTarget } from './request-target.js';
 import { authorizes } from './rest-token.js';
@@ -55,8 +55,8 @@ export interface WebUiOptions {
    */
   readonly token?: string;
   /**
-   * Directories savepoints may be written into (absolute paths); a request
-   * naming no directory gets the first. Empty or omitted: savepoints are off.
+   * Directories savepoints may be written into, or inside (absolute paths).
+   * Empty or omitted: savepoints are off.
    */
   readonly savepointDirs?: readonly string[];
   /** Serve HTTPS with this certificate and key (PEM); required beyond loopback. */
@@ -129,7 +129,12 @@ export async function startWebUi(options: WebUiOptions = {}): Promise<WebUi> {
     handle(request, response, jobs, policy).catch((error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500;
       const message = error instanceof Error ? error.message : String(error);
-      sendJson(response, status, { error: message }, error instanceof HttpError ? error.headers : {});
+      sendJson(
+        response,
+        status,
+        { error: message },
+        error instanceof HttpError ? error.headers : {},
+      );
     });
   };
   const server =
@@ -201,7 +206,7 @@ async function handle(
       checkToken(request, policy.token);
       checkOrigin(request, policy.scheme);
       const directory = await confineSavepointTarget(
-        savepointDirectory(await readJsonBody(request), policy.savepointDirs),
+        savepointDirectory(await readJsonBody(request)),
         policy.savepointDirs,
       );
       if (client.monitor.status !== 'running') {
@@ -278,11 +283,9 @@ async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** The directory the body names, or the first allowed one when it names none. */
-function savepointDirectory(body: unknown, allowed: readonly string[]): string {
+function savepointDirectory(body: unknown): string {
   const directory: unknown =
     typeof body === 'object' && body !== null ? Reflect.get(body, 'directory') : undefined;
-  if ((directory === undefined || directory === '') && allowed.length > 0) return allowed[0]!;
   if (typeof directory !== 'string' || directory.length === 0) {
     throw new HttpError(400, 'give the savepoint directory: {"directory": "/path/to/savepoints"}');
   }

@@ -146,6 +146,39 @@ describe('parseCommandLine', () => {
     expect(apiUrl('https://weir.example/api/')).toBe('https://weir.example/api');
   });
 
+  it('parses the REST API security flags', () => {
+    expect(
+      parseCommandLine([
+        'run',
+        'job.ts',
+        '--ui',
+        '--ui-host',
+        '0.0.0.0',
+        '--tls-cert',
+        'c.pem',
+        '--tls-key',
+        'k.pem',
+        '--token-file',
+        'tok',
+        '--savepoint-dir',
+        'a',
+        '--savepoint-dir',
+        'b',
+      ]),
+    ).toMatchObject({
+      options: {
+        uiHost: '0.0.0.0',
+        tlsCert: 'c.pem',
+        tlsKey: 'k.pem',
+        tokenFile: 'tok',
+        savepointDirs: ['a', 'b'],
+      },
+    });
+    expect(
+      parseCommandLine(['savepoint', '5f0c', '--to', 'sp', '--token-file', 'tok']),
+    ).toMatchObject({ options: { tokenFile: 'tok' } });
+  });
+
   it.each([
     [['run', 'job.ts', '--from', 'latest'], '--from latest needs --checkpoint-dir'],
     [['run', 'job.ts', '--from', ''], '--from must not be empty'],
@@ -157,6 +190,10 @@ describe('parseCommandLine', () => {
     [['savepoint', '5f0c', '--to', 'sp', '--url', 'ftp://host'], '--url must be an http://'],
     [['savepoint', '5f0c', '--to', 'sp', '--url', '99999'], '--url must be an address like'],
     [['jobs', 'all'], "unexpected argument 'all'"],
+    [['run', 'job.ts', '--ui', '--ui-host', '0.0.0.0'], '--ui-host 0.0.0.0 is beyond loopback'],
+    [['run', 'job.ts', '--ui', '--tls-cert', 'c.pem'], '--tls-cert and --tls-key go together'],
+    [['demo', '--tls-cert', 'c.pem', '--tls-key', 'k.pem'], 'need --ui or --ui-port'],
+    [['run', 'job.ts', '--savepoint-dir', ''], '--savepoint-dir must not be empty'],
     [['jobs', '--url', 'http://h:1/?x=1'], '--url must not have a query'],
   ])('rejects %j', (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(UsageError);

@@ -6,12 +6,22 @@
  * Savepoints of a running job are taken through its REST API with
  * `weir savepoint`, and refused restores fail clearly.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { defaultTokenFile } from '../../src/ui/rest-token.js';
 import { startWeir } from './run-cli.js';
 
 const JOB = 'test/cli/fixtures/running-counts.ts';
@@ -238,6 +248,8 @@ describe.concurrent('weir run --from and savepoints', { timeout: 300_000 }, () =
       'json',
       '--savepoint-on-stop',
       onStop,
+      '--savepoint-dir',
+      savepoints,
       '--',
       out,
       '30000',
@@ -256,10 +268,22 @@ describe.concurrent('weir run --from and savepoints', { timeout: 300_000 }, () =
     const [id, name, status] = row!.split(/ +/);
     expect({ name, status }).toEqual({ name: 'running-counts', status: 'running' });
 
-    const [taken, unknown] = await Promise.all([
+    // The token is in a file only this user can read, found from the port alone.
+    const tokenFile = defaultTokenFile(Number(new URL(url).port));
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    const wrongToken = fresh('token');
+    writeFileSync(wrongToken, 'not-the-token\n');
+    const [taken, unknown, outside, refused] = await Promise.all([
       weir('savepoint', id!, '--to', savepoints, '--url', url).done,
       weir('savepoint', 'running-counts', '--to', savepoints, '--url', url).done,
+      weir('savepoint', id!, '--to', `${savepoints}/../elsewhere`, '--url', url).done,
+      weir('savepoint', id!, '--to', savepoints, '--url', url, '--token-file', wrongToken).done,
     ]);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain(`savepoints may only be written into '${savepoints}'`);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`refused the REST token in ${wrongToken}`);
     expect(taken.code, taken.stderr).toBe(0);
     const path = taken.stdout.trim();
     expect(path).toMatch(new RegExp(`^${savepoints}/savepoint-\\d{10}$`));
@@ -267,6 +291,8 @@ describe.concurrent('weir run --from and savepoints', { timeout: 300_000 }, () =
       kind: string;
     };
     expect(metadata.kind).toBe('savepoint');
+    expect(statSync(path).mode & 0o777).toBe(0o700);
+    expect(statSync(join(path, '_metadata.json')).mode & 0o777).toBe(0o600);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(
       `there is no job 'running-counts' at ${url.replace(/\/metrics$/, '')}; 'running-counts' is the name of job ${id}: pass its id`,
@@ -282,6 +308,8 @@ describe.concurrent('weir run --from and savepoints', { timeout: 300_000 }, () =
     const completed = events.find((e) => e.event === 'savepoint_completed');
     expect(completed?.path).toMatch(new RegExp(`^${onStop}/savepoint-\\d{10}$`));
     expect(events.at(-1)).toMatchObject({ event: 'job_cancelled', savepoint: completed?.path });
+    expect(stopped.stderr).not.toContain(token);
+    expect(existsSync(tokenFile)).toBe(false);
   });
 
   it('says so when nothing answers at --url', async ({ expect }) => {

@@ -55,6 +55,9 @@ function rawRequest(
   });
 }
 
+const TOKEN = 'rest-api-test-token';
+const AUTHORIZED = { Authorization: `Bearer ${TOKEN}` };
+
 describe('REST API', () => {
   let ui: WebUi;
   let client: JobClient;
@@ -68,7 +71,7 @@ describe('REST API', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'weir-rest-'));
-    ui = await startWebUi({ port: 0, sampleIntervalMs: 100 });
+    ui = await startWebUi({ port: 0, sampleIntervalMs: 100, token: TOKEN, savepointDirs: [dir] });
     const env = new StreamEnvironment({
       parallelism: 2,
       checkpointing: { directory: join(dir, 'checkpoints'), intervalMs: 100 },
@@ -192,7 +195,7 @@ describe('REST API', () => {
     const post = (body: string, headers: Record<string, string> = {}) =>
       fetch(`${ui.url}/jobs/${client.jobId}/savepoints`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...headers },
+        headers: { 'Content-Type': 'application/json', ...AUTHORIZED, ...headers },
         body,
       });
     const ok = await post(JSON.stringify({ directory: target }));
@@ -269,7 +272,7 @@ describe('REST API', () => {
     expect(m.recordsReadPerSecond).toBe(0);
     const post = await fetch(`${ui.url}/jobs/${failing.jobId}/savepoints`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
+      headers: { 'Content-Type': 'application/json', ...AUTHORIZED },
       body: JSON.stringify({ directory: join(dir, 'never') }),
     });
     expect(post.status).toBe(409);
