@@ -114,7 +114,7 @@ export const DEFAULT_STATUS_INTERVAL_SECONDS = 5;
 export const HELP_TEXT = `Usage:
   weir run <job-module> [options] [-- job args...]
   weir demo [options]
-  weir savepoint <job-id> --to DIR [--url URL]
+  weir savepoint <job-id> --to DIR [--url URL] [--token-file PATH]
   weir jobs [--url URL]
   weir --help | --version
 
@@ -159,9 +159,19 @@ Observability options (run and demo):
                             and the REST API (weir jobs, weir savepoint) beside them
       --metrics-host HOST   interface for the metrics endpoint (default 127.0.0.1;
                             other than loopback, it serves /metrics only)
+      --ui-host HOST        interface for the web UI (default 127.0.0.1; other than
+                            loopback, it needs --tls-cert and --tls-key)
+      --tls-cert FILE, --tls-key FILE
+                            serve the web UI and REST API over HTTPS
+      --token-file PATH     keep the REST token (needed for savepoints) in PATH
+                            (default ~/.weir/rest-token-<port>, mode 0600)
+      --savepoint-dir DIR   allow savepoints through the REST API into DIR (repeatable;
+                            default: --checkpoint-dir and --savepoint-on-stop)
 
 Savepoint and jobs options:
       --to DIR              directory for the savepoint (savepoint only)
+      --token-file PATH     the job's REST token (savepoint only; default: the file
+                            the job wrote for the port of --url)
       --url URL             address of the 'weir run' to ask: its --ui or --metrics-port
                             address, or just the port (default ${DEFAULT_API_URL})
 
