@@ -40,6 +40,8 @@ export interface Observers {
   readonly uiUrl: string | undefined;
   /** Address of the Prometheus endpoint, e.g. `http://127.0.0.1:9249/metrics`. */
   readonly metricsUrl: string | undefined;
+  /** Where the REST token is kept: one file per port serving the API, or `--token-file`. */
+  readonly tokenFiles: readonly string[];
   /** Shows the job in the UI and on the metrics endpoint. */
   attach(client: JobClient): void;
   close(): Promise<void>;
@@ -109,6 +111,7 @@ export async function startObservers(
   return {
     uiUrl: ui === undefined ? undefined : `${ui.url}/`,
     metricsUrl: metrics === undefined ? undefined : `${metrics.url}/metrics`,
+    tokenFiles,
     attach(client: JobClient): void {
       ui?.addJob(client);
       if (metrics !== undefined && isWebUi(metrics)) metrics.addJob(client);

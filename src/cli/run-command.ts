@@ -88,6 +88,12 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
   }
   announce('ui_started', 'web UI', observers.uiUrl);
   announce('metrics_started', 'Prometheus metrics', observers.metricsUrl);
+  // Where, never what: the token itself stays out of every log.
+  for (const file of observers.tokenFiles) {
+    if (log !== undefined) {
+      log.write('info', 'rest_token', `REST token (for savepoints) in ${file}`, { file });
+    } else say(`REST token (for savepoints) in ${file}`);
+  }
 
   const live = log === undefined && io.stdout.isTTY === true && io.stderr.isTTY === true;
   const status = live ? new LiveStatusLine(io.stderr, [io.stdout, io.stderr]) : undefined;

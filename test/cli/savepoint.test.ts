@@ -308,6 +308,8 @@ describe.concurrent('weir run --from and savepoints', { timeout: 300_000 }, () =
     const completed = events.find((e) => e.event === 'savepoint_completed');
     expect(completed?.path).toMatch(new RegExp(`^${onStop}/savepoint-\\d{10}$`));
     expect(events.at(-1)).toMatchObject({ event: 'job_cancelled', savepoint: completed?.path });
+    expect(stopped.stderr).toContain(`"event":"rest_token"`);
+    expect(stopped.stderr).toContain(tokenFile);
     expect(stopped.stderr).not.toContain(token);
     expect(existsSync(tokenFile)).toBe(false);
   });
