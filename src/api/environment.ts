@@ -26,6 +26,7 @@ import {
   checkpointConfig,
 } from '../runtime/checkpoint/checkpoint-config.js';
 import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
+import { defaultRestartStrategy, resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
 import { weirAliasUsed } from './job-module/weir-alias.js';
 import type {
@@ -90,16 +91,10 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
         : options.workers === 'auto'
           ? availableParallelism()
           : positiveInt('workers', options.workers);
-    this.restartStrategy = options.restartStrategy ?? { kind: 'none' };
-    if (this.restartStrategy.kind === 'fixed-delay') {
-      const { attempts, delayMs } = this.restartStrategy;
-      if (!Number.isInteger(attempts) || attempts < 0)
-        throw invalidArgument(
-          `restartStrategy.attempts must be a whole number >= 0, got ${attempts}`,
-        );
-      if (!(delayMs >= 0))
-        throw invalidArgument(`restartStrategy.delayMs must be >= 0, got ${delayMs}`);
-    }
+    this.restartStrategy =
+      options.restartStrategy ?? defaultRestartStrategy(this.checkpointing !== undefined);
+    // Checked here so that a bad setting fails when the environment is made, not when the job runs.
+    resolveRestartStrategy(this.restartStrategy);
   }
 
   /**
