@@ -26,7 +26,7 @@ import {
   checkpointConfig,
 } from '../runtime/checkpoint/checkpoint-config.js';
 import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
-import { defaultRestartStrategy, resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
+import { resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
 import { weirAliasUsed } from './job-module/weir-alias.js';
 import type {
@@ -91,8 +91,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
         : options.workers === 'auto'
           ? availableParallelism()
           : positiveInt('workers', options.workers);
-    this.restartStrategy =
-      options.restartStrategy ?? defaultRestartStrategy(this.checkpointing !== undefined);
+    this.restartStrategy = options.restartStrategy ?? { kind: 'none' };
     // Checked here so that a bad setting fails when the environment is made, not when the job runs.
     resolveRestartStrategy(this.restartStrategy);
   }

@@ -3,6 +3,7 @@ import { basename, extname, join, resolve } from 'node:path';
 import { StreamEnvironmentImpl } from '../api/environment.js';
 import { loadJobModule } from '../api/job-module/load-job-module.js';
 import { type JobClient, LocalCheckpointStorage } from '../index.js';
+import { defaultRestartStrategy } from '../runtime/job/restart-strategy.js';
 import type { RunOptions } from './args.js';
 import { describeFailure, EXIT_FAILURE, EXIT_OK, UsageError } from './failure.js';
 import { formatCount, formatDuration } from './format.js';
@@ -83,6 +84,17 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
   if (log === undefined && options.restoreFrom !== undefined) {
     say(restoreText(jobName, restore, checkpointDir));
   }
+  client.monitor.onRestart(({ restart, cause, delayMs }) => {
+    const [message] = describeFailure(cause, false);
+    const text = `job '${jobName}' failed: ${message}; restart ${restart} in ${formatDuration(delayMs)}`;
+    if (log !== undefined) {
+      log.write('warn', 'job_restarting', text, {
+        restart,
+        delayMs,
+        error: errorFields(cause, options.verbose),
+      });
+    } else say(text);
+  });
   announce('ui_started', 'web UI', observers.uiUrl);
   announce('metrics_started', 'Prometheus metrics', observers.metricsUrl);
 
@@ -342,7 +354,11 @@ function createEnvironment(options: RunOptions, cwd: string): StreamEnvironmentI
     const count = options.workers === 'auto' ? availableParallelism() : options.workers;
     const workers = count === 0 ? undefined : count;
     const parallelism = options.parallelism ?? workers;
+    // Flink's rule: a job that takes checkpoints restarts from them unless told otherwise.
+    const restartStrategy =
+      options.restartStrategy ?? defaultRestartStrategy(options.checkpointDir !== undefined);
     return new StreamEnvironmentImpl({
+      restartStrategy,
       ...(parallelism === undefined ? {} : { parallelism }),
       ...(workers === undefined ? {} : { workers }),
       ...(options.maxParallelism === undefined ? {} : { maxParallelism: options.maxParallelism }),
