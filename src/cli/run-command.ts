@@ -185,6 +185,7 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
     for (const line of details) io.stderr.write(`${line}\n`);
     io.stderr.write(`  records read: ${formatCount(read)}\n`);
     for (const line of checkpointLine) io.stderr.write(`${line}\n`);
+    for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
     return EXIT_FAILURE;
   }
   const { result } = outcome;
@@ -219,6 +220,7 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
     );
   }
   for (const line of checkpointLine) io.stderr.write(`${line}\n`);
+  for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
   return savepointFailed ? EXIT_FAILURE : EXIT_OK;
 }
 
@@ -305,6 +307,7 @@ function lastCheckpointFields(
 ): Record<string, unknown> {
   const last = client.monitor.lastCheckpoint();
   return {
+    restarts: client.monitor.restarts(),
     lastCheckpoint: last === undefined ? null : checkpointFields(last),
     ...(savepointDir === undefined
       ? {}
@@ -378,6 +381,12 @@ function createEnvironment(options: RunOptions, cwd: string): StreamEnvironmentI
     // The environment rejects inconsistent settings (parallelism above max parallelism).
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** The summary's restart count, shown only when the job restarted. */
+function restartLine(client: JobClient): string[] {
+  const restarts = client.monitor.restarts();
+  return restarts === 0 ? [] : [`  restarts: ${restarts}`];
 }
 
 function recordsRead(client: JobClient): number {
