@@ -56,7 +56,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private readonly stateBackend: StateBackendOptions | undefined;
   private readonly metricsOptions: MetricsOptions;
   private readonly workers: number | undefined;
-  private readonly restartStrategy: RestartStrategy;
+  private restartStrategy: RestartStrategy;
   private jobModule: { readonly path: string; readonly args: readonly string[] } | undefined;
   private running = false;
 
@@ -94,6 +94,11 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
     this.restartStrategy = options.restartStrategy ?? { kind: 'none' };
     // Checked here so that a bad setting fails when the environment is made, not when the job runs.
     resolveRestartStrategy(this.restartStrategy);
+  }
+
+  setRestartStrategy(strategy: RestartStrategy): void {
+    resolveRestartStrategy(strategy);
+    this.restartStrategy = strategy;
   }
 
   /**

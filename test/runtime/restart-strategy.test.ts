@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WeirError } from '../../src/index.js';
+import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
 import {
   decideRestart,
   defaultRestartStrategy,
@@ -148,5 +148,31 @@ describe('restart strategies', () => {
       /failureIntervalMs must be positive/,
     );
     bad({ kind: 'restart-always' } as unknown as RestartStrategy, /kind must be none, fixed-delay/);
+  });
+});
+
+describe('StreamEnvironment.setRestartStrategy', () => {
+  it('sets how the job restarts, checking the strategy', async () => {
+    const env = new StreamEnvironment({ batchSize: 10 });
+    expect(() => env.setRestartStrategy({ kind: 'fixed-delay', attempts: -1, delayMs: 0 })).toThrow(
+      /attempts must be a whole number >= 0, got -1/,
+    );
+    env.setRestartStrategy({ kind: 'fixed-delay', attempts: 1, delayMs: 1 });
+    let failed = false;
+    const sink = new CollectSink<number>();
+    env
+      .fromArray([1, 2, 3])
+      .map((n) => {
+        if (n === 2 && !failed) {
+          failed = true;
+          throw new Error('once');
+        }
+        return n;
+      })
+      .sinkTo(sink);
+    const result = await env.execute('set restart strategy');
+    expect(result.metric('weir_job_restarts_total')).toBe(1);
+    // No checkpoints: the restart starts from scratch (and may repeat what reached the sink).
+    expect([...new Set(sink.values)]).toEqual([1, 2, 3]);
   });
 });
