@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
+import type { RestartEvent } from '../../src/runtime/job/job-monitor.js';
 import {
   decideRestart,
   defaultRestartStrategy,
@@ -174,5 +175,29 @@ describe('StreamEnvironment.setRestartStrategy', () => {
     expect(result.metric('weir_job_restarts_total')).toBe(1);
     // No checkpoints: the restart starts from scratch (and may repeat what reached the sink).
     expect([...new Set(sink.values)]).toEqual([1, 2, 3]);
+  });
+});
+
+describe('a restart, as the monitor shows it', () => {
+  it('tells listeners the cause and the delay, and the job is restarting meanwhile', async () => {
+    const env = new StreamEnvironment({
+      restartStrategy: { kind: 'fixed-delay', attempts: 1, delayMs: 60_000 },
+    });
+    env
+      .fromArray([1, 2, 3])
+      .map((): number => {
+        throw new Error('broken');
+      })
+      .sinkTo(new CollectSink<number>());
+    const client = env.executeAsync('watched restarts');
+    const events: RestartEvent[] = [];
+    client.monitor.onRestart((event) => events.push(event));
+    await expect.poll(() => client.monitor.status, { timeout: 20_000 }).toBe('restarting');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ restart: 1, delayMs: 60_000 });
+    expect(String(events[0]!.cause)).toContain('broken');
+    expect(client.monitor.exceptions()[0]).toMatchObject({ fatal: false });
+    expect(client.metrics.total('weir_job_restarts_total')).toBe(1);
+    expect((await client.cancel()).status).toBe('cancelled');
   });
 });

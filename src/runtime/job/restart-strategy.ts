@@ -203,20 +203,6 @@ export function decideRestart(
   }
 }
 
-/** A one-line account of a strategy for logs: "exponential-delay (1 s to 1 min, ×1.5)". */
-export function describeRestartStrategy(strategy: ResolvedRestartStrategy): string {
-  switch (strategy.kind) {
-    case 'none':
-      return 'none';
-    case 'fixed-delay':
-      return `fixed-delay (${strategy.attempts} attempts, ${strategy.delayMs} ms apart)`;
-    case 'exponential-delay':
-      return `exponential-delay (${strategy.initialBackoffMs} ms to ${strategy.maxBackoffMs} ms, x${strategy.multiplier})`;
-    case 'failure-rate':
-      return `failure-rate (at most ${strategy.maxFailuresPerInterval} failures per ${strategy.failureIntervalMs} ms, ${strategy.delayMs} ms apart)`;
-  }
-}
-
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
