@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { RestartStrategy } from '../index.js';
+import { EXPONENTIAL_DELAY_DEFAULTS } from '../runtime/job/restart-strategy.js';
 import { UsageError } from './failure.js';
 
 /**
@@ -444,7 +445,12 @@ function restartStrategyFlags(
     case 'fixed-delay':
       return { kind: 'fixed-delay', attempts: attempts ?? 1, delayMs: delayMs ?? 1000 };
     case 'exponential-delay': {
-      const maxBackoffMs = ms('--restart-max-delay');
+      // A first wait above the default longest one raises the longest: it is no error.
+      const maxBackoffMs =
+        ms('--restart-max-delay') ??
+        (delayMs !== undefined && delayMs > EXPONENTIAL_DELAY_DEFAULTS.maxBackoffMs
+          ? delayMs
+          : undefined);
       if (delayMs !== undefined && maxBackoffMs !== undefined && maxBackoffMs < delayMs) {
         throw new UsageError('--restart-max-delay must not be below --restart-delay');
       }
@@ -452,11 +458,7 @@ function restartStrategyFlags(
         kind: 'exponential-delay',
         ...(attempts === undefined ? {} : { attempts }),
         ...(delayMs === undefined ? {} : { initialBackoffMs: delayMs }),
-        ...(maxBackoffMs === undefined
-          ? delayMs !== undefined && delayMs > 60_000
-            ? { maxBackoffMs: delayMs }
-            : {}
-          : { maxBackoffMs }),
+        ...(maxBackoffMs === undefined ? {} : { maxBackoffMs }),
       };
     }
     case 'failure-rate': {
