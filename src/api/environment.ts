@@ -26,6 +26,7 @@ import {
   checkpointConfig,
 } from '../runtime/checkpoint/checkpoint-config.js';
 import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
+import { resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
 import { weirAliasUsed } from './job-module/weir-alias.js';
 import type {
@@ -55,7 +56,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private readonly stateBackend: StateBackendOptions | undefined;
   private readonly metricsOptions: MetricsOptions;
   private readonly workers: number | undefined;
-  private readonly restartStrategy: RestartStrategy;
+  private restartStrategy: RestartStrategy;
   private jobModule: { readonly path: string; readonly args: readonly string[] } | undefined;
   private running = false;
 
@@ -91,15 +92,13 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
           ? availableParallelism()
           : positiveInt('workers', options.workers);
     this.restartStrategy = options.restartStrategy ?? { kind: 'none' };
-    if (this.restartStrategy.kind === 'fixed-delay') {
-      const { attempts, delayMs } = this.restartStrategy;
-      if (!Number.isInteger(attempts) || attempts < 0)
-        throw invalidArgument(
-          `restartStrategy.attempts must be a whole number >= 0, got ${attempts}`,
-        );
-      if (!(delayMs >= 0))
-        throw invalidArgument(`restartStrategy.delayMs must be >= 0, got ${delayMs}`);
-    }
+    // Checked here so that a bad setting fails when the environment is made, not when the job runs.
+    resolveRestartStrategy(this.restartStrategy);
+  }
+
+  setRestartStrategy(strategy: RestartStrategy): void {
+    resolveRestartStrategy(strategy);
+    this.restartStrategy = strategy;
   }
 
   /**

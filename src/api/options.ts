@@ -86,7 +86,12 @@ export interface EnvironmentOptions {
    * the calling thread whatever this says. Default: the calling thread.
    */
   readonly workers?: number | 'auto';
-  /** Restart a failed job from its latest checkpoint; see {@link RestartStrategy}. Default: no restarts. */
+  /**
+   * Restart a failed job from its latest checkpoint; see {@link RestartStrategy}.
+   * Default: no restarts. (`weir run` gives a job with `--checkpoint-dir`
+   * `exponential-delay` unless told otherwise; a job built here is started by
+   * its caller, who decides.)
+   */
   readonly restartStrategy?: RestartStrategy;
 }
 

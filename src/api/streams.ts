@@ -58,6 +58,7 @@ import type {
   Ranked,
   RankedTopNOptions,
   RegularJoinOptions,
+  RestartStrategy,
   SideOutputTags,
   TableViewOptions,
   TemporalJoinOptions,
@@ -718,6 +719,14 @@ export interface StreamEnvironmentApi {
    * calling thread (always so for a job not loaded from a job module).
    */
   readonly workerCount: number | undefined;
+
+  /**
+   * How the job restarts after a failure (see {@link RestartStrategy}). It
+   * overrides `EnvironmentOptions.restartStrategy` and, in a job module, the
+   * `--restart-*` flags and default of `weir run`: the job knows best whether
+   * it can be restarted. Throws INVALID_ARGUMENT on a bad setting.
+   */
+  setRestartStrategy(strategy: RestartStrategy): void;
 
   /**
    * A stream from any source; with `strategy`, timestamps and watermarks are

@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import type { RestartStrategy } from '../index.js';
+import { EXPONENTIAL_DELAY_DEFAULTS } from '../runtime/job/restart-strategy.js';
 import { isLoopback } from '../ui/loopback.js';
 import { UsageError } from './failure.js';
 
@@ -68,6 +70,11 @@ export interface RunOptions extends ObserveOptions {
   readonly allowNonRestoredState: boolean;
   /** On Ctrl-C or SIGTERM, take a savepoint into this directory before stopping. */
   readonly savepointOnStop: string | undefined;
+  /**
+   * The `--restart-*` flags; undefined when not given: exponential-delay with
+   * `--checkpoint-dir`, none without.
+   */
+  readonly restartStrategy: RestartStrategy | undefined;
 }
 
 /** Where `weir savepoint` and `weir jobs` find a running `weir run` or `weir demo`. */
@@ -146,6 +153,19 @@ Run options:
                             with --from: drop state of operators the job no longer has
       --savepoint-on-stop DIR
                             on Ctrl-C or SIGTERM, stop with a savepoint into DIR
+      --restart-strategy none|fixed-delay|exponential-delay|failure-rate
+                            what a failure does: restart from the latest checkpoint
+                            (default exponential-delay with --checkpoint-dir, else none)
+      --restart-attempts N  restarts allowed: in all (fixed-delay, default 1), between
+                            resets of the backoff (exponential-delay, default no bound)
+                            or per --restart-failure-interval (failure-rate, default 1)
+      --restart-delay SECONDS
+                            wait before a restart; the first wait for exponential-delay
+                            (default 1)
+      --restart-max-delay SECONDS
+                            exponential-delay: longest wait (default 60)
+      --restart-failure-interval SECONDS
+                            failure-rate: the window failures are counted in (default 60)
       --log-format FORMAT   text (default) or json: one JSON object per line on stderr
                             (job events, status every --status-interval seconds)
       --status-interval SECONDS
@@ -241,6 +261,7 @@ function parseRun(argv: readonly string[]): Command {
     from: { type: 'string' },
     'allow-non-restored-state': { type: 'boolean' },
     'savepoint-on-stop': { type: 'string' },
+    ...RESTART_FLAGS,
     ...OBSERVE_FLAGS,
   });
   if (values.help === true) return { kind: 'help' };
@@ -298,6 +319,7 @@ function parseRun(argv: readonly string[]): Command {
       restoreFrom,
       allowNonRestoredState,
       savepointOnStop: nonEmpty('--savepoint-on-stop', stringFlag(values['savepoint-on-stop'])),
+      restartStrategy: restartStrategyFlags(values),
       ...observeOptions(values),
     },
   };
@@ -397,6 +419,102 @@ export function apiUrl(value: string | boolean | string[] | undefined): string {
   // The metrics address the CLI prints (.../metrics) is accepted as is.
   const path = url.pathname.replace(/\/+$/, '').replace(/\/metrics$/, '');
   return `${url.origin}${path}`;
+}
+
+const RESTART_FLAGS = {
+  'restart-strategy': { type: 'string' },
+  'restart-attempts': { type: 'string' },
+  'restart-delay': { type: 'string' },
+  'restart-max-delay': { type: 'string' },
+  'restart-failure-interval': { type: 'string' },
+} as const;
+
+/** Which `--restart-*` tuning flags each strategy takes. */
+const RESTART_FLAGS_OF: Readonly<Record<RestartStrategy['kind'], readonly string[]>> = {
+  none: [],
+  'fixed-delay': ['--restart-attempts', '--restart-delay'],
+  'exponential-delay': ['--restart-attempts', '--restart-delay', '--restart-max-delay'],
+  'failure-rate': ['--restart-attempts', '--restart-delay', '--restart-failure-interval'],
+};
+
+/**
+ * The restart strategy the `--restart-*` flags ask for; defaults as in Flink
+ * for settings not given. Undefined without `--restart-strategy` (the job's default).
+ */
+function restartStrategyFlags(
+  values: FlagValues,
+): RestartStrategy | undefined {
+  const kind = stringFlag(values['restart-strategy']);
+  const given = Object.keys(RESTART_FLAGS)
+    .filter((name) => name !== 'restart-strategy' && values[name] !== undefined)
+    .map((name) => `--${name}`);
+  if (kind === undefined) {
+    if (given.length > 0) throw new UsageError(`${given[0]} needs --restart-strategy`);
+    return undefined;
+  }
+  if (!Object.hasOwn(RESTART_FLAGS_OF, kind)) {
+    throw new UsageError(
+      `--restart-strategy must be none, fixed-delay, exponential-delay or failure-rate, got '${kind}'`,
+    );
+  }
+  const strategyKind = kind as RestartStrategy['kind'];
+  const unused = given.find((flag) => !RESTART_FLAGS_OF[strategyKind].includes(flag));
+  if (unused !== undefined)
+    throw new UsageError(`${unused} does not apply to --restart-strategy ${kind}`);
+  const attempts = optionalCount('--restart-attempts', stringFlag(values['restart-attempts']));
+  const ms = (flag: string): number | undefined => {
+    const text = stringFlag(values[flag.slice(2)]);
+    return text === undefined ? undefined : Math.round(1000 * seconds(flag, text, true));
+  };
+  const delayMs = ms('--restart-delay');
+  switch (strategyKind) {
+    case 'none':
+      return { kind: 'none' };
+    case 'fixed-delay':
+      return { kind: 'fixed-delay', attempts: attempts ?? 1, delayMs: delayMs ?? 1000 };
+    case 'exponential-delay': {
+      // A first wait above the default longest one raises the longest: it is no error.
+      const maxBackoffMs =
+        ms('--restart-max-delay') ??
+        (delayMs !== undefined && delayMs > EXPONENTIAL_DELAY_DEFAULTS.maxBackoffMs
+          ? delayMs
+          : undefined);
+      if (delayMs !== undefined && maxBackoffMs !== undefined && maxBackoffMs < delayMs) {
+        throw new UsageError('--restart-max-delay must not be below --restart-delay');
+      }
+      return {
+        kind: 'exponential-delay',
+        ...(attempts === undefined ? {} : { attempts }),
+        ...(delayMs === undefined ? {} : { initialBackoffMs: delayMs }),
+        ...(maxBackoffMs === undefined ? {} : { maxBackoffMs }),
+      };
+    }
+    case 'failure-rate': {
+      const interval = stringFlag(values['restart-failure-interval']);
+      if (attempts === 0)
+        throw new UsageError('--restart-attempts must be at least 1 for failure-rate');
+      return {
+        kind: 'failure-rate',
+        maxFailuresPerInterval: attempts ?? 1,
+        failureIntervalMs:
+          interval === undefined
+            ? 60_000
+            : Math.round(1000 * seconds('--restart-failure-interval', interval, false)),
+        delayMs: delayMs ?? 1000,
+      };
+    }
+  }
+}
+
+/** A whole number >= 0 from a flag, or undefined when not given. */
+function optionalCount(flag: string, value: string | boolean | undefined): number | undefined {
+  const text = stringFlag(value);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) {
+    throw new UsageError(`${flag} must be a whole number, got '${text}'`);
+  }
+  return n;
 }
 
 const OBSERVE_FLAGS = {

@@ -3,6 +3,7 @@ import { basename, extname, join, resolve } from 'node:path';
 import { StreamEnvironmentImpl } from '../api/environment.js';
 import { loadJobModule } from '../api/job-module/load-job-module.js';
 import { type JobClient, LocalCheckpointStorage } from '../index.js';
+import { defaultRestartStrategy } from '../runtime/job/restart-strategy.js';
 import type { RunOptions } from './args.js';
 import { describeFailure, EXIT_FAILURE, EXIT_OK, UsageError } from './failure.js';
 import { formatCount, formatDuration } from './format.js';
@@ -86,6 +87,17 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
   if (log === undefined && options.restoreFrom !== undefined) {
     say(restoreText(jobName, restore, checkpointDir));
   }
+  client.monitor.onRestart(({ restart, cause, delayMs }) => {
+    const [message] = describeFailure(cause, false);
+    const text = `job '${jobName}' failed: ${message}; restart ${restart} in ${formatDuration(delayMs)}`;
+    if (log !== undefined) {
+      log.write('warn', 'job_restarting', text, {
+        restart,
+        delayMs,
+        error: errorFields(cause, options.verbose),
+      });
+    } else say(text);
+  });
   announce('ui_started', 'web UI', observers.uiUrl);
   announce('metrics_started', 'Prometheus metrics', observers.metricsUrl);
   // Where, never what: the token itself stays out of every log.
@@ -182,6 +194,7 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
     for (const line of details) io.stderr.write(`${line}\n`);
     io.stderr.write(`  records read: ${formatCount(read)}\n`);
     for (const line of checkpointLine) io.stderr.write(`${line}\n`);
+    for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
     return EXIT_FAILURE;
   }
   const { result } = outcome;
@@ -216,6 +229,7 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
     );
   }
   for (const line of checkpointLine) io.stderr.write(`${line}\n`);
+  for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
   return savepointFailed ? EXIT_FAILURE : EXIT_OK;
 }
 
@@ -302,6 +316,7 @@ function lastCheckpointFields(
 ): Record<string, unknown> {
   const last = client.monitor.lastCheckpoint();
   return {
+    restarts: client.monitor.restarts(),
     lastCheckpoint: last === undefined ? null : checkpointFields(last),
     ...(savepointDir === undefined
       ? {}
@@ -351,7 +366,11 @@ function createEnvironment(options: RunOptions, cwd: string): StreamEnvironmentI
     const count = options.workers === 'auto' ? availableParallelism() : options.workers;
     const workers = count === 0 ? undefined : count;
     const parallelism = options.parallelism ?? workers;
+    // Flink's rule: a job that takes checkpoints restarts from them unless told otherwise.
+    const restartStrategy =
+      options.restartStrategy ?? defaultRestartStrategy(options.checkpointDir !== undefined);
     return new StreamEnvironmentImpl({
+      restartStrategy,
       ...(parallelism === undefined ? {} : { parallelism }),
       ...(workers === undefined ? {} : { workers }),
       ...(options.maxParallelism === undefined ? {} : { maxParallelism: options.maxParallelism }),
@@ -371,6 +390,12 @@ function createEnvironment(options: RunOptions, cwd: string): StreamEnvironmentI
     // The environment rejects inconsistent settings (parallelism above max parallelism).
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** The summary's restart count, shown only when the job restarted. */
+function restartLine(client: JobClient): string[] {
+  const restarts = client.monitor.restarts();
+  return restarts === 0 ? [] : [`  restarts: ${restarts}`];
 }
 
 function recordsRead(client: JobClient): number {

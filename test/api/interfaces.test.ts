@@ -56,6 +56,7 @@ describe('public stream types', () => {
       | 'parallelism'
       | 'maxParallelism'
       | 'workerCount'
+      | 'setRestartStrategy'
       | 'fromSource'
       | 'fromArray'
       | 'fromGenerator'

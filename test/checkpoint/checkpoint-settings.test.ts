@@ -9,9 +9,11 @@ import {
   CollectSink,
   DiscardingSink,
   LocalCheckpointStorage,
+  type RestartStrategy,
   StreamEnvironment,
   WeirError,
 } from '../../src/index.js';
+import { defaultRestartStrategy } from '../../src/runtime/job/restart-strategy.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -78,8 +80,13 @@ function stalling(
   checkpointing: CheckpointOptions,
   stallMs: number,
   sink: CollectSink<number>,
+  restartStrategy?: RestartStrategy,
 ): StreamEnvironment {
-  const env = new StreamEnvironment({ batchSize: 10, checkpointing });
+  const env = new StreamEnvironment({
+    batchSize: 10,
+    checkpointing,
+    ...(restartStrategy === undefined ? {} : { restartStrategy }),
+  });
   let stalled = false;
   env
     .fromGenerator({ count: COUNT, ratePerSecond: 4_000, generate: (i) => i })
@@ -164,6 +171,23 @@ describe('checkpoint settings', () => {
     expect((failure as WeirError).message).toMatch(
       /^checkpoint \d+ failed \(timeout\); 1 consecutive failures exceed the tolerated 0$/,
     );
+  });
+
+  it('a timed-out checkpoint does not end a job with the default restart strategy of checkpointed jobs', async () => {
+    const sink = new CollectSink<number>();
+    const client = stalling(
+      { directory: dir, intervalMs: 20, timeoutMs: 100 },
+      500,
+      sink,
+      defaultRestartStrategy(true),
+    ).executeAsync('outlives a slow checkpoint');
+    const result = await client.result;
+    expect(result.status).toBe('finished');
+    expect(result.metric('weir_checkpoints_failed_total')).toBeGreaterThanOrEqual(1);
+    expect(result.metric('weir_job_restarts_total')).toBe(1);
+    expect(client.monitor.exceptions().some((e) => /\(timeout\)/.test(e.message))).toBe(true);
+    // Restarted from a checkpoint: every record arrives, some of them twice.
+    expect(new Set(sink.values).size).toBe(COUNT);
   });
 
   it('tolerableFailures: that many consecutive failures are tolerated, one more fails the job', async () => {

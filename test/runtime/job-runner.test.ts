@@ -7,12 +7,7 @@ import { CollectSink, StreamEnvironment } from '../../src/index.js';
 import { checkpointConfig } from '../../src/runtime/checkpoint/checkpoint-config.js';
 import type { ExecutionPlan } from '../../src/runtime/execution/execution-plan.js';
 import { JobRunner, type JobSettings } from '../../src/runtime/job/job-runner.js';
-import {
-  type JobEvent,
-  type JobState,
-  nextState,
-  restartDelayMs,
-} from '../../src/runtime/job/job-state.js';
+import { type JobEvent, type JobState, nextState } from '../../src/runtime/job/job-state.js';
 import { envImpl } from '../helpers/internals.js';
 
 let dir: string;
@@ -69,14 +64,6 @@ describe('job state', () => {
     for (const state of ['finished', 'cancelled', 'failed'] as const)
       for (const event of [started, stop, restart, fail, finished, stopped])
         expect(nextState(state, event)).toBe(state);
-  });
-
-  it('restarts as often as the strategy allows, after its delay', () => {
-    expect(restartDelayMs({ kind: 'none' }, 0)).toBeUndefined();
-    const strategy = { kind: 'fixed-delay', attempts: 2, delayMs: 25 } as const;
-    expect(restartDelayMs(strategy, 0)).toBe(25);
-    expect(restartDelayMs(strategy, 1)).toBe(25);
-    expect(restartDelayMs(strategy, 2)).toBeUndefined();
   });
 });
 

@@ -5,14 +5,7 @@
 import type { MetricRegistry, MetricSample } from '../../metrics/registry.js';
 import type { JobMonitor } from './job-monitor.js';
 
-/**
- * What happens when a job fails. `fixed-delay`: wait `delayMs`, then start
- * again from the latest completed checkpoint (or from where the job was first
- * started, if none completed yet), at most `attempts` times in all.
- */
-export type RestartStrategy =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'fixed-delay'; readonly attempts: number; readonly delayMs: number };
+export type { RestartStrategy } from './restart-strategy.js';
 
 /** How a savepoint is taken ({@link JobClient.triggerSavepoint}). */
 export interface SavepointOptions {

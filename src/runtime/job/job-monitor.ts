@@ -13,7 +13,18 @@ import type { Task } from '../task/task.js';
 import { type CheckpointEntry, CheckpointHistory } from './checkpoint-history.js';
 import { describeJobGraph, type JobGraph } from './job-graph.js';
 
-export type JobStatus = 'created' | 'running' | 'finished' | 'cancelled' | 'failed';
+/** Where a job is; `restarting`: an attempt failed and the next one waits out the restart delay. */
+export type JobStatus = 'created' | 'running' | 'restarting' | 'finished' | 'cancelled' | 'failed';
+
+/** A restart after a failure, as told to {@link JobMonitor.onRestart} listeners. */
+export interface RestartEvent {
+  /** Restarts of the job so far, this one included. */
+  readonly restart: number;
+  /** The failure that caused it. */
+  readonly cause: unknown;
+  /** How long the job waits before the next attempt. */
+  readonly delayMs: number;
+}
 
 /** An error the job ran into: its failure, or a failed checkpoint. */
 export interface ExceptionEntry {
@@ -52,6 +63,7 @@ export class JobMonitor {
   private end: number | undefined;
   private readonly exceptionList: ExceptionEntry[] = [];
   private readonly restartCounter: Counter;
+  private readonly restartListeners: ((event: RestartEvent) => void)[] = [];
   readonly checkpoints: CheckpointHistory;
   /** Where the job's Prometheus endpoint listens (`EnvironmentOptions.metrics.port`), once it does. */
   metricsUrl: string | undefined;
@@ -115,9 +127,18 @@ export class JobMonitor {
     if (error !== undefined) this.recordException(error, true, this.end);
   }
 
-  /** @internal A restart after a failure (for restart strategies). */
-  restarted(): void {
+  /** @internal A restart after `cause`, in `delayMs` (for restart strategies). */
+  restarted(cause: unknown, delayMs: number): void {
     this.restartCounter.inc();
+    this.currentStatus = 'restarting';
+    this.recordException(cause, false);
+    const event: RestartEvent = { restart: this.restartCounter.value, cause, delayMs };
+    for (const listener of this.restartListeners) listener(event);
+  }
+
+  /** Calls `listener` on each restart of the job, before its restart delay (for logs). */
+  onRestart(listener: (event: RestartEvent) => void): void {
+    this.restartListeners.push(listener);
   }
 
   /** Records an error for the UI; connectors may report errors they recovered from. */

@@ -31,8 +31,14 @@ import type {
   SavepointOptions,
 } from './job-client.js';
 import { JobMonitor } from './job-monitor.js';
-import { isEnded, type JobEvent, type JobState, nextState, restartDelayMs } from './job-state.js';
+import { isEnded, type JobEvent, type JobState, nextState } from './job-state.js';
 import { LocalAttempt } from './local-attempt.js';
+import {
+  decideRestart,
+  NO_FAILURES,
+  type ResolvedRestartStrategy,
+  resolveRestartStrategy,
+} from './restart-strategy.js';
 
 /** Where a job's subtasks run: all on this thread, or spread over worker threads. */
 export type Deployment = { readonly kind: 'this-thread' } | WorkerThreadsDeployment;
@@ -43,6 +49,8 @@ export interface JobSettings {
   /** Periodic checkpoints; undefined when only savepoints are taken. */
   readonly checkpointing: CheckpointConfig | undefined;
   readonly restartStrategy: RestartStrategy;
+  /** The jitter of `exponential-delay`: numbers in [0, 1); Math.random unless given (tests). */
+  readonly random?: () => number;
   /** Processing time of the checkpoint coordinator and of tasks on this thread. */
   readonly clock: Clock;
   /** The Prometheus endpoint (when `port` is set) and whether tasks are instrumented. */
@@ -81,11 +89,15 @@ export class JobRunner {
   private endpoint: HttpEndpoint | undefined;
   private startedAt = 0;
   private client: JobClient | undefined;
+  private readonly restartStrategy: ResolvedRestartStrategy;
+  /** Set while an attempt loads the checkpoint to restore: a failure there is not restarted. */
+  private restoring = false;
 
   constructor(
     private readonly plan: ExecutionPlan,
     private readonly settings: JobSettings,
   ) {
+    this.restartStrategy = resolveRestartStrategy(settings.restartStrategy);
     this.monitor = new JobMonitor({ jobName: settings.jobName, plan, metrics: this.metrics });
   }
 
@@ -215,15 +227,27 @@ export class JobRunner {
       this.monitor.metricsUrl = `${this.endpoint.url}/metrics`;
     }
     let restorePath = options.restoreFrom;
-    for (let failures = 0; ; failures++) {
+    let history = NO_FAILURES;
+    const random = this.settings.random ?? Math.random;
+    for (;;) {
+      const attemptStart = performance.now();
       try {
         return await this.runAttempt({ ...options, restoreFrom: restorePath });
       } catch (error) {
-        const delayMs = restartDelayMs(this.settings.restartStrategy, failures);
+        // A checkpoint that cannot be restored stays so: restarting would fail the same way.
+        const decision = this.restoring
+          ? { delayMs: undefined, history }
+          : decideRestart(
+              this.restartStrategy,
+              history,
+              { at: performance.now(), attemptDurationMs: performance.now() - attemptStart },
+              random,
+            );
+        history = decision.history;
+        const { delayMs } = decision;
         this.transition({ kind: 'failed', restart: delayMs !== undefined });
         if (this.state !== 'restarting' || delayMs === undefined) throw error;
-        this.monitor.recordException(error, false);
-        this.monitor.restarted();
+        this.monitor.restarted(error, delayMs);
         this.coordinator = undefined;
         this.attempt = undefined;
         await this.restartDelay(delayMs);
@@ -252,7 +276,9 @@ export class JobRunner {
 
   /** One attempt at running the job, from `options.restoreFrom` (or from scratch). */
   private async runAttempt(options: ExecuteOptions): Promise<JobResult> {
+    this.restoring = true;
     const restore = await this.loadRestore(options);
+    this.restoring = false;
     const { checkpointing, deployment, jobName } = this.settings;
     const storage = checkpointing === undefined ? undefined : this.storage();
     const attempt = this.createAttempt(deployment, restore);

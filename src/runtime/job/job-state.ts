@@ -11,7 +11,6 @@
  * `stopping`: the job was cancelled, or stopped at a savepoint, and its
  * current attempt is winding down; it is never restarted.
  */
-import type { RestartStrategy } from './job-client.js';
 
 /** Where a job is in its life. */
 export type JobState =
@@ -54,13 +53,4 @@ export function nextState(state: JobState, event: JobEvent): JobState {
     case 'ended':
       return event.outcome === 'finished' ? 'finished' : 'cancelled';
   }
-}
-
-/**
- * How long to wait before restarting after the failure of attempt number
- * `failures + 1`, or undefined when the strategy allows no more restarts.
- */
-export function restartDelayMs(strategy: RestartStrategy, failures: number): number | undefined {
-  if (strategy.kind === 'none' || failures >= strategy.attempts) return undefined;
-  return strategy.delayMs;
 }

@@ -53,7 +53,7 @@ async function chooseJob() {
   const wanted = new URLSearchParams(location.search).get('job');
   const pick =
     jobs.find((j) => j.id === wanted) ??
-    [...jobs].reverse().find((j) => j.status === 'running') ??
+    [...jobs].reverse().find((j) => j.status === 'running' || j.status === 'restarting') ??
     jobs[jobs.length - 1];
   if (pick !== undefined) select.value = pick.id;
   return pick?.id ?? null;
