@@ -441,9 +441,7 @@ const RESTART_FLAGS_OF: Readonly<Record<RestartStrategy['kind'], readonly string
  * The restart strategy the `--restart-*` flags ask for; defaults as in Flink
  * for settings not given. Undefined without `--restart-strategy` (the job's default).
  */
-function restartStrategyFlags(
-  values: FlagValues,
-): RestartStrategy | undefined {
+function restartStrategyFlags(values: FlagValues): RestartStrategy | undefined {
   const kind = stringFlag(values['restart-strategy']);
   const given = Object.keys(RESTART_FLAGS)
     .filter((name) => name !== 'restart-strategy' && values[name] !== undefined)
