@@ -165,7 +165,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
         // Negated so that NaN and undefined (every comparison false) also take
         // the slow path, which refuses them: in slice arithmetic they would
         // open a slice that no watermark ever fires.
-        if (!(ts > wm && ts <= MAX_EVENT_TIME)) {
+        if (!(ts > wm && ts <= MAX_EVENT_TIME && ts >= -MAX_EVENT_TIME)) {
           // Possibly late (or without a usable time): the slow path decides.
           this.processLate(value, ts, key);
           continue;
@@ -225,7 +225,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   }
 
   private addRecord(value: IN, ts: number, key: Key): void {
-    if (!(ts > this.watermark && ts <= MAX_EVENT_TIME)) {
+    if (!(ts > this.watermark && ts <= MAX_EVENT_TIME && ts >= -MAX_EVENT_TIME)) {
       this.processLate(value, ts, key);
       return;
     }
