@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Admin } from '@platformatic/kafka';
 import { describe, expect, it } from 'vitest';
+import { deadLetterMessage } from '../../src/connectors/kafka/dead-letter.js';
 import {
   KAFKA_BAD_RECORDS_METRIC,
   type KafkaBadRecordPolicy,
@@ -252,4 +253,46 @@ describe('invalid UTF-8 in a JSON value', () => {
     expect(letter!.value!.equals(bad)).toBe(true);
     expect(headersOf(letter!)['weir.error']).toContain('not valid UTF-8');
   }, 30_000);
+});
+
+describe('the dead-letter message', () => {
+  const record = (value: Buffer): KafkaConsumerRecord => ({
+    topic: 't',
+    partition: 2,
+    offset: 7,
+    timestamp: 1000,
+    key: Buffer.from('k'),
+    value,
+    headers: [['h', Buffer.from('x')]],
+  });
+
+  it('keeps a value that fits, with no truncation headers', () => {
+    const { message } = deadLetterMessage(
+      { record: record(Buffer.from('abc')), reason: 'r' },
+      'dlq',
+      1024,
+    );
+    expect(message.value?.toString()).toBe('abc');
+    expect([...message.headers.keys()].map(String)).not.toContain('weir.truncated');
+  });
+
+  it('cuts a value to the configured limit, counting key and headers, and says so', () => {
+    const value = Buffer.alloc(10_000, 'y');
+    const { message, bytes } = deadLetterMessage(
+      { record: record(value), reason: 'r' },
+      'dlq',
+      1024,
+    );
+    expect(bytes).toBeLessThanOrEqual(1024);
+    expect(value.subarray(0, message.value!.length).equals(message.value!)).toBe(true);
+    const h = Object.fromEntries([...message.headers].map(([k, v]) => [String(k), String(v)]));
+    expect(h).toMatchObject({
+      h: 'x',
+      'weir.truncated': 'true',
+      'weir.original.size': '10000',
+      'weir.original.sha256': createHash('sha256').update(value).digest('hex'),
+      'weir.partition': '2',
+      'weir.offset': '7',
+    });
+  });
 });
