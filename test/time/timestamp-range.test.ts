@@ -15,6 +15,7 @@ import {
   StreamEnvironment,
   WatermarkStrategy,
   WeirError,
+  Windows,
 } from '../../src/index.js';
 import { type Ev, ev } from '../helpers/timeline.js';
 
@@ -149,6 +150,47 @@ describe.each([1, 2])('refused event times at parallelism %i', (p) => {
       .executeAndCollect();
     expect(out).toHaveLength(3);
   });
+});
+
+/** Times a custom source may stamp without checking them; a window must refuse each. */
+const unchecked: [string, number, string][] = [
+  ['undefined', undefined as unknown as number, 'undefined'],
+  ['NaN', Number.NaN, 'NaN'],
+  ['2^60', 2 ** 60, String(2 ** 60)],
+  ['-2^60', -(2 ** 60), String(-(2 ** 60))],
+];
+
+describe.each([1, 2])('event-time windows refuse unchecked times at parallelism %i', (p) => {
+  it.each(
+    unchecked.flatMap(([name, bad, shown]) =>
+      (['tumbling', 'session'] as const).map((kind) => [name, kind, bad, shown] as const),
+    ),
+  )(
+    'a source stamping %s, %s windows',
+    async (_name, kind, bad, shown) => {
+      const job = new StreamEnvironment({ parallelism: p })
+        // No strategy: nothing between the source and the window checks its times.
+        .fromSource(new StampingSource(records, [1, bad, 3]))
+        .keyBy((e) => e.k)
+        .window(kind === 'tumbling' ? Windows.tumbling(10) : Windows.session(10))
+        .aggregate({
+          createAccumulator: () => 0,
+          add: (_e: Ev, n: number) => n + 1,
+          getResult: (n) => n,
+          merge: (a, b) => a + b,
+        })
+        .uid('counts')
+        .executeAndCollect();
+      // A window that took the record would spin at the next watermark: the
+      // test's own timeout catches that.
+      const error = await failure(job);
+      expect(error.code).toBe('INVALID_TIMESTAMP');
+      expect(error.operatorId).toBe('counts');
+      expect(error.record).toContain(BAD);
+      expect(error.message).toContain(`with timestamp ${shown}, which is not an event time`);
+    },
+    10_000,
+  );
 });
 
 describe('the shared check', () => {

@@ -27,6 +27,33 @@ describe('worker mode with connectors gives the single-thread output', () => {
     expect(outputs[1]).toEqual(outputs[0]);
   });
 
+  it('Kafka records without an event time are skipped and counted, never reaching a window', async () => {
+    const input = uniqueTopic('workers-bad-times');
+    await createTopic(input, 2);
+    // Every tenth record has no time: the assigner returns undefined for it.
+    await produce(
+      input,
+      Array.from({ length: 400 }, (_, i) => ({
+        partition: i % 2,
+        value: JSON.stringify(i % 10 === 3 ? { user: 'u' } : { user: `u${i % 3}`, time: i }),
+      })),
+    );
+    const outputs: string[][] = [];
+    for (const options of [
+      { parallelism: 1 },
+      { parallelism: 2 },
+      { parallelism: 2, workers: 2 },
+    ]) {
+      const run = await runJobModule(fixture('kafka-bad-times.ts'), { ...options, args: [input] });
+      expect(run.result.metric('weir_source_bad_records_total')).toBe(40);
+      const counts = run.collected('counts') as string[];
+      expect(counts.reduce((n, line) => n + Number(line.split(' ')[2]), 0)).toBe(360);
+      outputs.push([...counts].sort());
+    }
+    expect(outputs[1]).toEqual(outputs[0]);
+    expect(outputs[2]).toEqual(outputs[0]);
+  }, 120_000);
+
   it('keyed windows -> PostgreSQL upsert sink', async () => {
     const schema = 'weir_workers_sink';
     await freshSchema(schema);

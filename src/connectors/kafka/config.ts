@@ -171,11 +171,19 @@ export const kafkaSourceSchema = v.pipe(
      * headers `weir.error`, `weir.topic`, `weir.partition`, `weir.offset` and
      * `weir.timestamp`; the partition does not advance past the record until
      * the dead-letter write is acknowledged, so a crash never loses it (it
-     * may be written twice).
+     * may be written twice). A value that would make the dead letter larger
+     * than `maxDeadLetterBytes` (default 512 KiB, half of Kafka's default
+     * `message.max.bytes`, counting key and headers) is truncated to fit, with
+     * headers `weir.truncated`, `weir.original.size` and `weir.original.sha256`
+     * (hex digest of the whole value). A refused write is retried with
+     * backoff, then fails the job naming the topic and the record's offset.
      */
     onError: badRecordPolicySchema(
-      v.object({ deadLetterTopic: topicName }),
-      "'fail', 'skip' or { deadLetterTopic }",
+      v.object({
+        deadLetterTopic: topicName,
+        maxDeadLetterBytes: v.optional(positiveInt()),
+      }),
+      "'fail', 'skip' or { deadLetterTopic, maxDeadLetterBytes? }",
     ),
     /** Default `'read_committed'`: records of aborted or open transactions are never read. */
     isolationLevel: v.optional(oneOf(['read_committed', 'read_uncommitted']), 'read_committed'),
@@ -223,7 +231,14 @@ export const kafkaSourceSchema = v.pipe(
  * dead-letter topic as its destination. Every bad record is counted in
  * `weir_source_bad_records_total`.
  */
-export type KafkaBadRecordPolicy = BadRecordPolicy<{ readonly deadLetterTopic: string }>;
+export type KafkaBadRecordPolicy = BadRecordPolicy<KafkaDeadLetterTarget>;
+
+/** Where a Kafka source's bad records go: a topic, and the largest dead letter written there. */
+export interface KafkaDeadLetterTarget {
+  readonly deadLetterTopic: string;
+  /** Bytes of key, value and headers above which the value is truncated. Default 512 KiB. */
+  readonly maxDeadLetterBytes?: number | undefined;
+}
 
 type CommonSourceOptions<T> = Omit<
   OptionsOf<typeof kafkaSourceSchema>,

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Producer } from '@platformatic/kafka';
 import { describeRecord, WeirError } from '../../core/errors.js';
 import type { MetricGroup } from '../../metrics/registry.js';
 import { BAD_RECORDS_METRIC, BadRecordCounter, badRecordError } from '../shared/bad-records.js';
-import type { KafkaBadRecordPolicy, KafkaConnection } from './config.js';
+import type { KafkaBadRecordPolicy, KafkaConnection, KafkaDeadLetterTarget } from './config.js';
 import { reasonOf } from './config.js';
 import type { KafkaConsumerRecord } from './records.js';
 
@@ -25,9 +27,89 @@ export function kafkaBadRecordError(
   });
 }
 
+/** Default largest dead letter: half of Kafka's default `message.max.bytes` (1 MiB), for batch overhead. */
+export const DEFAULT_MAX_DEAD_LETTER_BYTES = 512 * 1024;
+
+/** Longest `weir.error` header, in characters. */
+const MAX_REASON = 2000;
+
+/** Attempts at writing a group of dead letters before the job fails. */
+const SEND_ATTEMPTS = 5;
+/** Backoff before the second attempt; doubled after each failure. */
+const FIRST_BACKOFF_MS = 200;
+
+/** A bad record and why it was rejected. */
+export interface DeadLetter {
+  readonly record: KafkaConsumerRecord;
+  readonly reason: string;
+}
+
+interface DeadLetterMessage {
+  readonly topic: string;
+  readonly key?: Buffer;
+  readonly value?: Buffer;
+  readonly headers: Map<Buffer, Buffer>;
+}
+
+const header = (name: string, value: string): [Buffer, Buffer] => [
+  Buffer.from(name),
+  Buffer.from(value),
+];
+
+/**
+ * The message written for a bad record: its key, value and headers plus
+ * `weir.*` headers. A value that would take the message past `maxBytes` is cut
+ * so the broker cannot refuse it for its size (a refusal would fail the job at
+ * the same offset on every restart); the digest of the whole value still
+ * identifies it. Returns the message and its size.
+ */
+export function deadLetterMessage(
+  bad: DeadLetter,
+  topic: string,
+  maxBytes: number,
+): { readonly message: DeadLetterMessage; readonly bytes: number } {
+  const { record, reason } = bad;
+  const headers: [Buffer, Buffer][] = [
+    ...record.headers.map(([k, v]) => [Buffer.from(k), v ?? Buffer.alloc(0)] as [Buffer, Buffer]),
+    // A reason can quote the record; keep it from taking the value's room.
+    header('weir.error', reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}...` : reason),
+    header('weir.topic', record.topic),
+    header('weir.partition', String(record.partition)),
+    header('weir.offset', String(record.offset)),
+    header('weir.timestamp', String(record.timestamp)),
+  ];
+  let value = record.value;
+  if (value !== undefined) {
+    let overhead = record.key?.length ?? 0;
+    for (const [k, v] of headers) overhead += k.length + v.length;
+    // Room for the three headers added below.
+    const room = Math.max(0, maxBytes - overhead - 160);
+    if (value.length > room) {
+      headers.push(
+        header('weir.truncated', 'true'),
+        header('weir.original.size', String(value.length)),
+        header('weir.original.sha256', createHash('sha256').update(value).digest('hex')),
+      );
+      value = value.subarray(0, room);
+    }
+  }
+  let bytes = (record.key?.length ?? 0) + (value?.length ?? 0);
+  for (const [k, v] of headers) bytes += k.length + v.length;
+  return {
+    message: {
+      topic,
+      ...(record.key === undefined ? {} : { key: record.key }),
+      ...(value === undefined ? {} : { value }),
+      headers: new Map(headers),
+    },
+    bytes,
+  };
+}
+
 /** Counts bad records and writes dead letters. */
-export class DeadLetters extends BadRecordCounter<{ readonly deadLetterTopic: string }> {
+export class DeadLetters extends BadRecordCounter<KafkaDeadLetterTarget> {
   private producer: Producer | undefined;
+  private closed = false;
 
   constructor(
     policy: KafkaBadRecordPolicy,
@@ -37,10 +119,56 @@ export class DeadLetters extends BadRecordCounter<{ readonly deadLetterTopic: st
     super(policy, metrics);
   }
 
-  /** Writes bad records to the dead-letter topic; resolves once the broker acknowledged them. */
-  async send(bad: readonly { record: KafkaConsumerRecord; reason: string }[]): Promise<void> {
+  /**
+   * Writes bad records to the dead-letter topic; resolves once the broker
+   * acknowledged them. Messages go in groups of at most the size limit (the
+   * broker limits a batch, not only a record); a refused group is retried
+   * with backoff, then the returned promise rejects with `SOURCE_FAILED`
+   * naming the topic and the first record of the group.
+   */
+  async send(bad: readonly DeadLetter[]): Promise<void> {
     const policy = this.policy;
     if (typeof policy !== 'object' || bad.length === 0) return;
+    const topic = policy.deadLetterTopic;
+    const maxBytes = policy.maxDeadLetterBytes ?? DEFAULT_MAX_DEAD_LETTER_BYTES;
+    let group: DeadLetterMessage[] = [];
+    let first = 0;
+    let size = 0;
+    for (let i = 0; i < bad.length; i++) {
+      const { message, bytes } = deadLetterMessage(bad[i]!, topic, maxBytes);
+      if (group.length > 0 && size + bytes > maxBytes) {
+        await this.sendGroup(group, bad[first]!, bad.length);
+        group = [];
+        first = i;
+        size = 0;
+      }
+      group.push(message);
+      size += bytes;
+    }
+    await this.sendGroup(group, bad[first]!, bad.length);
+  }
+
+  private async sendGroup(
+    messages: DeadLetterMessage[],
+    first: DeadLetter,
+    total: number,
+  ): Promise<void> {
+    let backoff = FIRST_BACKOFF_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.producerFor().send({ messages });
+        return;
+      } catch (cause) {
+        if (attempt >= SEND_ATTEMPTS || this.closed) throw this.failed(cause, first, total);
+        // A producer that failed may hold a broken connection: start afresh.
+        await this.closeProducer();
+        await delay(backoff);
+        backoff *= 2;
+      }
+    }
+  }
+
+  private producerFor(): Producer {
     this.producer ??= new Producer({
       clientId: `${this.connection.clientId}-dead-letters`,
       bootstrapBrokers: this.connection.brokers,
@@ -49,35 +177,30 @@ export class DeadLetters extends BadRecordCounter<{ readonly deadLetterTopic: st
       autocreateTopics: true,
       retries: 5,
     });
-    try {
-      await this.producer.send({
-        messages: bad.map(({ record, reason }) => ({
-          topic: policy.deadLetterTopic,
-          ...(record.key === undefined ? {} : { key: record.key }),
-          ...(record.value === undefined ? {} : { value: record.value }),
-          headers: new Map<Buffer, Buffer>([
-            ...record.headers.map(
-              ([k, v]) => [Buffer.from(k), v ?? Buffer.alloc(0)] as [Buffer, Buffer],
-            ),
-            [Buffer.from('weir.error'), Buffer.from(reason)],
-            [Buffer.from('weir.topic'), Buffer.from(record.topic)],
-            [Buffer.from('weir.partition'), Buffer.from(String(record.partition))],
-            [Buffer.from('weir.offset'), Buffer.from(String(record.offset))],
-            [Buffer.from('weir.timestamp'), Buffer.from(String(record.timestamp))],
-          ]),
-        })),
-      });
-    } catch (cause) {
-      throw new WeirError(
-        'SOURCE_FAILED',
-        `cannot write ${bad.length} bad record(s) to the dead-letter topic '${policy.deadLetterTopic}': ${reasonOf(cause)}`,
-        { cause, domain: 'external', retriable: true },
-      );
-    }
+    return this.producer;
+  }
+
+  private failed(cause: unknown, first: DeadLetter, total: number): WeirError {
+    const topic = typeof this.policy === 'object' ? this.policy.deadLetterTopic : '';
+    const { record } = first;
+    return new WeirError(
+      'SOURCE_FAILED',
+      `cannot write ${total} bad record(s) to the dead-letter topic '${topic}' ` +
+        `(after ${SEND_ATTEMPTS} attempts; first: topic '${record.topic}' partition ${record.partition} ` +
+        `at offset ${record.offset}): ${reasonOf(cause)}`,
+      { cause, domain: 'external', retriable: true },
+    );
+  }
+
+  private async closeProducer(): Promise<void> {
+    const producer = this.producer;
+    this.producer = undefined;
+    await producer?.close().catch(() => undefined);
   }
 
   /** Closes the dead-letter producer, if one was started. */
   async close(): Promise<void> {
+    this.closed = true;
     await this.producer?.close();
     this.producer = undefined;
   }

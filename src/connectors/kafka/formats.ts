@@ -1,5 +1,6 @@
 import avro from 'avsc';
 import { invalidArgument } from '../../core/errors.js';
+import { decodeUtf8 } from '../shared/utf8.js';
 
 /**
  * How record values (or keys) are turned into bytes and back. `deserialize`
@@ -23,11 +24,12 @@ function required(bytes: Buffer | undefined, format: string): Buffer {
 
 /** Ready-made formats: JSON, UTF-8 strings, raw bytes and Avro (binary, with a given schema). */
 export const KafkaFormats = {
-  /** UTF-8 JSON text. Parse errors are bad records. */
+  /** UTF-8 JSON text. Parse errors and invalid UTF-8 (never replaced) are bad records. */
   json<T>(): KafkaFormat<T> {
     return {
       name: 'json',
-      deserialize: (bytes) => JSON.parse(required(bytes, 'json').toString('utf8')) as T,
+      deserialize: (bytes) =>
+        JSON.parse(decodeUtf8(required(bytes, 'json'), 'json: the value')) as T,
       serialize: (value) => {
         const text = JSON.stringify(value);
         if (text === undefined)

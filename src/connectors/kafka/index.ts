@@ -7,6 +7,7 @@
 export type {
   KafkaBadRecordPolicy,
   KafkaConnectionOptions,
+  KafkaDeadLetterTarget,
   KafkaDeserializerSourceOptions,
   KafkaFormatSourceOptions,
   KafkaHeaders,
@@ -14,7 +15,7 @@ export type {
   KafkaSourceOptions,
   StartingOffsets,
 } from './config.js';
-export { KAFKA_BAD_RECORDS_METRIC } from './dead-letter.js';
+export { DEFAULT_MAX_DEAD_LETTER_BYTES, KAFKA_BAD_RECORDS_METRIC } from './dead-letter.js';
 export { type AvroSchema, type KafkaFormat, KafkaFormats } from './formats.js';
 export type { KafkaConsumerRecord } from './records.js';
 export { KafkaSink } from './sink/kafka-sink.js';

@@ -10,6 +10,7 @@ import {
   type OperatorSnapshot,
   type RestoredState,
 } from '../../core/snapshot.js';
+import { MAX_EVENT_TIME } from '../../core/timestamps.js';
 import type { Counter } from '../../metrics/registry.js';
 import type { WindowAggregation } from './window-aggregation.js';
 
@@ -123,8 +124,9 @@ export class LocalWindowCombiner<IN, ACC> extends Operator<IN, LocalWindowElemen
         const r = (ts - offset) % pane;
         const sliceEnd = ts - (r < 0 ? r + pane : r) + pane;
         const key = selectKey(value);
-        // Not finite (no timestamp) or possibly late: the window operator decides.
-        if (!(sliceEnd - 1 > wm) || !Number.isFinite(sliceEnd)) {
+        // Not an event time (none, NaN, beyond the safe range) or possibly
+        // late: the window operator decides (and refuses the bad ones).
+        if (!(sliceEnd - 1 > wm && ts >= -MAX_EVENT_TIME && ts <= MAX_EVENT_TIME)) {
           this.pending.push({ key, record: value }, ts);
           continue;
         }

@@ -10,6 +10,7 @@ import {
 import type { OutputTag } from '../../core/output-tag.js';
 import type { RecordBatch } from '../../core/record-batch.js';
 import type { OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
+import { isEventTime, MAX_EVENT_TIME } from '../../core/timestamps.js';
 import type { FiringTiming } from '../../core/window-result.js';
 import { sliceEndOf, windowStart } from '../../core/windows.js';
 import type { Counter } from '../../metrics/registry.js';
@@ -161,7 +162,10 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
         const ts = timestamps[i]!;
         const value = values[i] as IN;
         const key = keys[i] as Key;
-        if (ts <= wm || ts === Number.POSITIVE_INFINITY) {
+        // Negated so that NaN and undefined (every comparison false) also take
+        // the slow path, which refuses them: in slice arithmetic they would
+        // open a slice that no watermark ever fires.
+        if (!(ts > wm && ts <= MAX_EVENT_TIME && ts >= -MAX_EVENT_TIME)) {
           // Possibly late (or without a usable time): the slow path decides.
           this.processLate(value, ts, key);
           continue;
@@ -221,7 +225,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   }
 
   private addRecord(value: IN, ts: number, key: Key): void {
-    if (ts <= this.watermark || ts === Number.POSITIVE_INFINITY) {
+    if (!(ts > this.watermark && ts <= MAX_EVENT_TIME && ts >= -MAX_EVENT_TIME)) {
       this.processLate(value, ts, key);
       return;
     }
@@ -248,7 +252,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   }
 
   private processLate(value: IN, ts: number, key: Key): void {
-    if (!Number.isFinite(ts)) throw invalidEventTime(this.context.operatorId, value, ts);
+    if (!isEventTime(ts)) throw invalidEventTime(this.context.operatorId, value, ts);
     const { size, slide, offset, allowedLateness, aggregation } = this.spec;
     const lastEnd = windowStart(ts, offset, slide) + size;
     if (lastEnd - 1 + allowedLateness <= this.watermark) {

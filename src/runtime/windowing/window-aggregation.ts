@@ -3,6 +3,7 @@ import type { AggregateFunction, Collector, ReduceFunction } from '../../core/fu
 import type { Key } from '../../core/key-groups.js';
 import type { OutputTag } from '../../core/output-tag.js';
 import { NO_TIMESTAMP } from '../../core/record-batch.js';
+import { MAX_EVENT_TIME } from '../../core/timestamps.js';
 import type {
   FiringTiming,
   ProcessWindowFunction,
@@ -157,7 +158,9 @@ export function invalidEventTime(operatorId: string, value: unknown, ts: number)
   const why =
     ts === NO_TIMESTAMP
       ? 'without a timestamp; call assignTimestampsAndWatermarks before windowing'
-      : `with event time ${ts}; results of global and count windows are stamped +Infinity, so give them new timestamps with assignTimestampsAndWatermarks before windowing them by event time`;
+      : ts === Number.POSITIVE_INFINITY
+        ? `with event time ${ts}; results of global and count windows are stamped +Infinity, so give them new timestamps with assignTimestampsAndWatermarks before windowing them by event time`
+        : `with timestamp ${typeof ts === 'number' ? String(ts) : describeRecord(ts)}, which is not an event time (a number of epoch milliseconds between -${MAX_EVENT_TIME} and ${MAX_EVENT_TIME}); the source or assigner that stamped it must give a valid one`;
   return new WeirError(
     'INVALID_TIMESTAMP',
     `event-time window '${operatorId}' received record ${record} ${why}`,

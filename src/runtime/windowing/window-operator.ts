@@ -11,6 +11,7 @@ import type { OutputTag } from '../../core/output-tag.js';
 import type { RecordBatch } from '../../core/record-batch.js';
 import type { OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
 import type { ValueState } from '../../core/state.js';
+import { MAX_EVENT_TIME } from '../../core/timestamps.js';
 import type { Trigger, TriggerContext, TriggerResult } from '../../core/triggers.js';
 import type { FiringTiming } from '../../core/window-result.js';
 import {
@@ -204,7 +205,12 @@ export class WindowOperator<IN, ACC, R, OUT>
       for (; i < values.length; i++) {
         const value = values[i] as IN;
         const ts = eventTime ? timestamps[i]! : now;
-        if (!Number.isFinite(ts) && this.spec.assigner.kind !== 'global') {
+        // Negated so that NaN and undefined fail too; beyond the safe range
+        // window bounds would be wrong.
+        if (
+          !(ts >= -MAX_EVENT_TIME && ts <= MAX_EVENT_TIME) &&
+          this.spec.assigner.kind !== 'global'
+        ) {
           throw invalidEventTime(this.context.operatorId, value, ts);
         }
         this.currentKey = keys[i] as Key;

@@ -270,6 +270,50 @@ describe('FileSource with JSON Lines', () => {
       expect(metrics.total('weir_source_bad_records_total')).toBe(2);
     });
 
+    it('invalid UTF-8: the line is a bad record, never decoded with replacements', async () => {
+      const dir = await tempDir();
+      const file = join(dir, 'bytes.jsonl');
+      const bytes = Buffer.concat([
+        Buffer.from('{"id":1,"name":"a"}\n{"id":2,"name":"a'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}\n{"id":3,"name":"\u00e9"}\n{"id":4,"name":"a'),
+        Buffer.from([0xff]),
+        Buffer.from('"}'),
+      ]);
+      await writeFile(file, bytes);
+      const bad: BadRecord[] = [];
+      const metrics = new MetricRegistry();
+      const source = new FileSource(file, FileFormat.jsonLines<Ev>(), {
+        onError: { deadLetter: (b) => bad.push(b) },
+      });
+      const records = (await readAll(source, 10, metrics)).flat();
+      // The names that came through are exactly what was written: no key altered.
+      expect(records).toEqual([
+        { id: 1, name: 'a' },
+        { id: 3, name: 'é' },
+      ]);
+      expect(bad.map((b) => [b.line, b.error])).toEqual([
+        [2, 'the line is not valid UTF-8'],
+        [4, 'the line is not valid UTF-8'],
+      ]);
+      expect(metrics.total('weir_source_bad_records_total')).toBe(2);
+    });
+
+    it('invalid UTF-8 under the default policy fails the job naming the line', async () => {
+      const dir = await tempDir();
+      const file = join(dir, 'bytes.jsonl');
+      await writeFile(
+        file,
+        Buffer.concat([Buffer.from('{"id":1}\n{"id":'), Buffer.from([0xfe]), Buffer.from('}\n')]),
+      );
+      const env = new StreamEnvironment();
+      env.fromSource(new FileSource(file, FileFormat.jsonLines())).sinkTo(new CollectSink());
+      const error = await failureOf(env.execute('utf8'));
+      expect(error.code).toBe('BAD_RECORD');
+      expect(error.message).toContain('at line 2');
+      expect(error.message).toContain('not valid UTF-8');
+    });
+
     it('rejects an invalid policy when the source is created', () => {
       expect(
         () =>

@@ -3,7 +3,6 @@ import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { PollStatus, SourceContext, SourceReader } from '../../../core/source.js';
-import { checkTimestamps } from '../../../core/timestamps.js';
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import {
@@ -22,7 +21,12 @@ import {
 import { reasonOf } from '../config.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { consumerRecord, forEachRecord, type KafkaConsumerRecord } from '../records.js';
-import { PartitionTime, type SourceTimeSpec, sourceTimeSpec, stamper } from './partition-time.js';
+import {
+  PartitionTime,
+  type SourceTimeSpec,
+  sourceTimeSpec,
+  stampRecord,
+} from './partition-time.js';
 import { PendingOffsets } from './pending-offsets.js';
 import { ownerOf, type SourceConfig } from './source-options.js';
 
@@ -34,7 +38,7 @@ interface Chunk<T> {
   /** Position after the whole chunk (skips control batches, aborted and skipped records). */
   readonly end: number;
   /** Under the 'fail' policy: the error to fail with once the records before it are polled. */
-  readonly failure: WeirError | undefined;
+  readonly failure: unknown;
   next: number;
 }
 
@@ -357,9 +361,23 @@ export class AssignedReader<T> implements SourceReader<T> {
     const timestamps: number[] = [];
     const offsets: number[] = [];
     const bad: { record: KafkaConsumerRecord; reason: string }[] = [];
-    let failure: WeirError | undefined;
+    let failure: unknown;
     let failedAt = -1;
     const { decodeValue, decodeRecord } = this.config;
+    const assigner = this.time?.assigner;
+    const operatorId = this.context.operatorId;
+    // A record that cannot be read or has no event time, under the policy;
+    // `asIs` is the error to fail with instead of BAD_RECORD.
+    const reject = (full: KafkaConsumerRecord, cause: unknown, asIs: WeirError | undefined) => {
+      const reason = reasonOf(cause);
+      const policy = this.deadLetters.count();
+      if (policy === 'fail') {
+        failure = asIs ?? kafkaBadRecordError(full, reason, operatorId);
+        failedAt = full.offset;
+      } else if (policy !== 'skip') {
+        bad.push({ record: full, reason });
+      }
+    };
     const topic = p.info.topic;
     const partition = p.info.partition;
     const stop = p.stopOffset;
@@ -374,19 +392,23 @@ export class AssignedReader<T> implements SourceReader<T> {
             ? decodeValue(record.value ?? undefined)
             : decodeRecord!(consumerRecord(topic, partition, record, offset, ts));
       } catch (cause) {
-        const full = consumerRecord(topic, partition, record, offset, ts);
-        const reason = reasonOf(cause);
-        const policy = this.deadLetters.count();
-        if (policy === 'fail') {
-          failure = kafkaBadRecordError(full, reason, this.context.operatorId);
-          failedAt = offset;
-        } else if (policy !== 'skip') {
-          bad.push({ record: full, reason });
-        }
+        reject(consumerRecord(topic, partition, record, offset, ts), cause, undefined);
+        return;
+      }
+      let time: number | WeirError;
+      try {
+        time = stampRecord(assigner, value, ts, operatorId);
+      } catch (cause) {
+        failure = cause;
+        failedAt = offset;
+        return;
+      }
+      if (typeof time !== 'number') {
+        reject(consumerRecord(topic, partition, record, offset, ts), time, time);
         return;
       }
       values.push(value);
-      timestamps.push(ts);
+      timestamps.push(time);
       offsets.push(offset);
     });
     this.bytesRead.inc(bytes);
@@ -461,10 +483,8 @@ export class AssignedReader<T> implements SourceReader<T> {
     const values: T[] = [];
     const timestamps: number[] = [];
     const now = this.context.clock.now();
-    const spec = this.time;
-    const assigner = spec?.assigner;
     const parts = this.order;
-    let pendingFailure: WeirError | undefined;
+    let pendingFailure: unknown;
     for (let tried = 0; tried < parts.length && values.length < max; tried++) {
       const p = parts[(this.rr + tried) % parts.length]!;
       let took = false;
@@ -473,8 +493,7 @@ export class AssignedReader<T> implements SourceReader<T> {
         const n = Math.min(max - values.length, chunk.values.length - chunk.next);
         for (let i = chunk.next; i < chunk.next + n; i++) {
           const v = chunk.values[i]!;
-          const kafkaTs = chunk.timestamps[i]!;
-          const ts = assigner === undefined ? kafkaTs : assigner(v, kafkaTs);
+          const ts = chunk.timestamps[i]!;
           values.push(v);
           timestamps.push(ts);
           p.time.onRecord(v, ts, now);
@@ -501,11 +520,8 @@ export class AssignedReader<T> implements SourceReader<T> {
     if (pendingFailure !== undefined) this.failure = pendingFailure;
     if (values.length > 0) {
       this.wake?.();
-      return checkTimestamps(
-        { values, timestamps, keys: undefined },
-        this.context.operatorId,
-        stamper(assigner),
-      );
+      // Event times were checked as the records were decoded (stampRecord).
+      return { values, timestamps, keys: undefined };
     }
     if (this.failure !== undefined) throw this.failure;
     if (this.config.bounded && this.order.every((p) => p.done)) return 'end';

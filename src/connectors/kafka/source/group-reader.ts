@@ -3,20 +3,25 @@ import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { PollStatus, SourceContext, SourceReader } from '../../../core/source.js';
-import { checkTimestamps } from '../../../core/timestamps.js';
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { newAdmin, newConsumer, topicsMatching } from '../client.js';
 import { reasonOf } from '../config.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import type { KafkaConsumerRecord } from '../records.js';
-import { PartitionTime, type SourceTimeSpec, sourceTimeSpec, stamper } from './partition-time.js';
+import {
+  PartitionTime,
+  type SourceTimeSpec,
+  sourceTimeSpec,
+  stampRecord,
+} from './partition-time.js';
 import { PendingOffsets } from './pending-offsets.js';
 import type { SourceConfig } from './source-options.js';
 
 interface Buffered<T> {
   readonly key: string;
   readonly value: T;
+  /** Event time, already checked (stampRecord). */
   readonly timestamp: number;
   readonly offset: number;
 }
@@ -139,31 +144,57 @@ export class GroupReader<T> implements SourceReader<T> {
       value =
         decodeValue !== undefined ? decodeValue(m.value ?? undefined) : decodeRecord!(toRecord(m));
     } catch (cause) {
-      const record = toRecord(m);
-      const policy = this.deadLetters.count();
-      if (policy === 'fail')
-        this.fail(kafkaBadRecordError(record, reasonOf(cause), this.context.operatorId));
-      else if (policy !== 'skip') {
-        // Hold the stream until the dead letter is acknowledged.
-        this.stream?.pause();
-        this.dlq = this.dlq
-          .then(() => this.deadLetters.send([{ record, reason: reasonOf(cause) }]))
-          .then(
-            () => {
-              this.positions.set(key, Math.max(this.positions.get(key) ?? 0, offset + 1));
-              if (!this.paused) this.stream?.resume();
-            },
-            (e: unknown) => this.fail(e),
-          );
-      }
+      this.reject(m, key, offset, cause, undefined);
       return;
     }
-    this.queue.push({ key, value, timestamp, offset });
+    let time: number | WeirError;
+    try {
+      time = stampRecord(this.time?.assigner, value, timestamp, this.context.operatorId);
+    } catch (cause) {
+      this.fail(cause);
+      return;
+    }
+    if (typeof time !== 'number') {
+      this.reject(m, key, offset, time, time);
+      return;
+    }
+    this.queue.push({ key, value, timestamp: time, offset });
     if (this.queue.length - this.head >= this.config.maxBufferedRecords && !this.paused) {
       this.paused = true;
       this.stream?.pause();
     }
     this.wakeUp();
+  }
+
+  /**
+   * A record that cannot be read or has no event time, under the policy;
+   * `asIs` is the error to fail with instead of BAD_RECORD.
+   */
+  private reject(
+    m: Message<Buffer, Buffer, Buffer, Buffer>,
+    key: string,
+    offset: number,
+    cause: unknown,
+    asIs: WeirError | undefined,
+  ): void {
+    const record = toRecord(m);
+    const reason = reasonOf(cause);
+    const policy = this.deadLetters.count();
+    if (policy === 'fail') {
+      this.fail(asIs ?? kafkaBadRecordError(record, reason, this.context.operatorId));
+    } else if (policy !== 'skip') {
+      // Hold the stream until the dead letter is acknowledged.
+      this.stream?.pause();
+      this.dlq = this.dlq
+        .then(() => this.deadLetters.send([{ record, reason }]))
+        .then(
+          () => {
+            this.positions.set(key, Math.max(this.positions.get(key) ?? 0, offset + 1));
+            if (!this.paused) this.stream?.resume();
+          },
+          (e: unknown) => this.fail(e),
+        );
+    }
   }
 
   private wakeUp(): void {
@@ -184,11 +215,10 @@ export class GroupReader<T> implements SourceReader<T> {
     const values: T[] = new Array<T>(n);
     const timestamps: number[] = new Array<number>(n);
     const now = this.context.clock.now();
-    const assigner = this.time?.assigner;
     const touched = new Set<PartitionTime<T>>();
     for (let i = 0; i < n; i++) {
       const r = this.queue[this.head + i]!;
-      const ts = assigner === undefined ? r.timestamp : assigner(r.value, r.timestamp);
+      const ts = r.timestamp;
       values[i] = r.value;
       timestamps[i] = ts;
       this.positions.set(r.key, r.offset + 1);
@@ -210,11 +240,8 @@ export class GroupReader<T> implements SourceReader<T> {
       this.paused = false;
       this.stream?.resume();
     }
-    return checkTimestamps(
-      { values, timestamps, keys: undefined },
-      this.context.operatorId,
-      stamper(assigner),
-    );
+    // Event times were checked as the records arrived (stampRecord).
+    return { values, timestamps, keys: undefined };
   }
 
   available(): Promise<void> {

@@ -1,3 +1,6 @@
+import type { WeirError } from '../../../core/errors.js';
+import { NO_TIMESTAMP } from '../../../core/record-batch.js';
+import { invalidTimestamp, MAX_EVENT_TIME } from '../../../core/timestamps.js';
 import type {
   TimestampAssigner,
   WatermarkGenerator,
@@ -78,4 +81,22 @@ export function sourceTimeSpec<T>(
  */
 export function stamper(assigner: TimestampAssigner<never> | undefined): string {
   return assigner === undefined ? 'Kafka record timestamp is' : 'timestamp assigner returned';
+}
+
+/**
+ * Stamps a decoded record with its event time (the assigner's, else Kafka's).
+ * Returns the time, or, when it is not an event time (NaN, `undefined`, beyond
+ * the safe-integer range), the `INVALID_TIMESTAMP` error the source then
+ * treats under its bad-record policy, so no such record reaches an operator.
+ * An assigner that throws fails the job (the exception propagates).
+ */
+export function stampRecord<T>(
+  assigner: TimestampAssigner<T> | undefined,
+  value: T,
+  kafkaTimestamp: number,
+  operatorId: string,
+): number | WeirError {
+  const ts = assigner === undefined ? kafkaTimestamp : assigner(value, kafkaTimestamp);
+  if ((ts >= -MAX_EVENT_TIME && ts <= MAX_EVENT_TIME) || ts === NO_TIMESTAMP) return ts;
+  return invalidTimestamp(operatorId, stamper(assigner), value, ts);
 }
