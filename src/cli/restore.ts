@@ -43,15 +43,15 @@ export async function resolveRestorePoint(
       throw new CliError('--from latest needs --checkpoint-dir');
     }
     const storage = new LocalCheckpointStorage(resolve(cwd, checkpointDir));
-    const latest = await storage.findLatest();
+    const { intact, skipped } = await storage.findLatest();
     // Passing over damaged checkpoints is safe only if none of their output was committed.
     try {
       refuseRestoreBehindCommit(
-        latest === undefined
+        intact === undefined
           ? undefined
-          : { checkpointId: latest.checkpoint.checkpointId, path: latest.path },
+          : { checkpointId: intact.checkpoint.checkpointId, path: intact.path },
         await storage.lastCommit(),
-        latest?.skipped ?? [],
+        skipped,
         allowDuplicateOutput,
       );
     } catch (error) {
@@ -59,7 +59,7 @@ export async function resolveRestorePoint(
         `cannot restore from the latest checkpoint in '${checkpointDir}': ${error instanceof Error ? error.message.replace('allowDuplicateOutput', '--allow-duplicate-output') : String(error)}`,
       );
     }
-    return latest === undefined ? undefined : readRestorePoint(latest.path, from);
+    return intact === undefined ? undefined : readRestorePoint(intact.path, from);
   }
   return readRestorePoint(resolve(cwd, from), from);
 }

@@ -213,6 +213,28 @@ describe('damaged checkpoints', () => {
     expect(await committedLines(dirs)).toEqual(expected);
   });
 
+  it('checkpoints written before checksums are still read', async () => {
+    const dirs = await runPartly('no-checksums');
+    const path = join(await newest(dirs), '_metadata.json');
+    const {
+      checksums: _checksums,
+      metadataChecksum: _metadataChecksum,
+      ...meta
+    } = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    expect(_checksums).toBeDefined();
+    await writeFile(path, JSON.stringify(meta));
+    await restore(dirs, 'latest');
+    expect(await committedLines(dirs)).toEqual(expected);
+  });
+
+  it('with every checkpoint damaged, the job does not start empty', async () => {
+    const dirs = await runPartly('all-damaged');
+    for (const name of await checkpoints(dirs)) await rm(join(dirs.chk, name, '_metadata.json'));
+    const error = await failure(restore(dirs, 'latest'));
+    expect(error.code).toBe('CHECKPOINT_DAMAGED');
+    expect(error.message).toContain('no checkpoint can be restored');
+  });
+
   it('restoring a checkpoint older than committed output is refused unless duplicates are allowed', async () => {
     const dirs = await runPartly('older');
     const all = await checkpoints(dirs);

@@ -45,8 +45,8 @@ export interface SkippedCheckpoint {
 
 /** The newest intact checkpoint of a directory, and the newer ones that are damaged. */
 export interface LatestCheckpoint {
-  readonly path: string;
-  readonly checkpoint: CheckpointData;
+  /** Undefined when no checkpoint is intact (or there is none). */
+  readonly intact: { readonly path: string; readonly checkpoint: CheckpointData } | undefined;
   /** Newer checkpoint directories that are damaged or incomplete, newest first. */
   readonly skipped: readonly SkippedCheckpoint[];
 }
@@ -173,7 +173,7 @@ export class LocalCheckpointStorage implements CheckpointStorage {
   }
 
   async latest(): Promise<string | undefined> {
-    return (await this.findLatest())?.path;
+    return (await this.findLatest()).intact?.path;
   }
 
   /**
@@ -182,12 +182,12 @@ export class LocalCheckpointStorage implements CheckpointStorage {
    * past damaged checkpoints is safe is for the caller to decide against
    * {@link lastCommit}.
    */
-  async findLatest(): Promise<LatestCheckpoint | undefined> {
+  async findLatest(): Promise<LatestCheckpoint> {
     let entries: string[];
     try {
       entries = await readdir(this.directory);
     } catch {
-      return undefined;
+      return { intact: undefined, skipped: [] };
     }
     const names = entries.filter((e) => CHECKPOINT_DIR.test(e)).sort();
     const skipped: SkippedCheckpoint[] = [];
@@ -195,13 +195,13 @@ export class LocalCheckpointStorage implements CheckpointStorage {
       const path = join(this.directory, names[i]!);
       try {
         const checkpoint = await readCheckpoint(path);
-        return { path, checkpoint, skipped };
+        return { intact: { path, checkpoint }, skipped };
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         skipped.push({ checkpointId: Number(names[i]!.slice(4)), path, reason });
       }
     }
-    return undefined;
+    return { intact: undefined, skipped };
   }
 
   async recordCommit(checkpointId: number, path: string): Promise<void> {

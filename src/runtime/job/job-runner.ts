@@ -336,15 +336,16 @@ export class JobRunner {
         storage instanceof LocalCheckpointStorage
           ? await storage.findLatest()
           : await latestOf(storage);
+      const { intact, skipped } = found;
       refuseRestoreBehindCommit(
-        found === undefined
+        intact === undefined
           ? undefined
-          : { checkpointId: found.checkpoint.checkpointId, path: found.path },
+          : { checkpointId: intact.checkpoint.checkpointId, path: intact.path },
         await storage.lastCommit?.(),
-        found?.skipped ?? [],
+        skipped,
         allowDuplicates,
       );
-      checkpoint = found?.checkpoint;
+      checkpoint = intact?.checkpoint;
       if (checkpoint === undefined) return undefined;
     } else {
       checkpoint = await readCheckpoint(path);
@@ -405,9 +406,10 @@ function checkpointedOperators(plan: ExecutionPlan): CheckpointedOperator[] {
 }
 
 /** The newest checkpoint of a storage that cannot report damaged ones. */
-async function latestOf(storage: CheckpointStorage): Promise<LatestCheckpoint | undefined> {
+async function latestOf(storage: CheckpointStorage): Promise<LatestCheckpoint> {
   const path = await storage.latest();
-  return path === undefined
-    ? undefined
-    : { path, checkpoint: await readCheckpoint(path), skipped: [] };
+  return {
+    intact: path === undefined ? undefined : { path, checkpoint: await readCheckpoint(path) },
+    skipped: [],
+  };
 }
