@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/failure.js';
+import { resolveRestorePoint } from '../../src/cli/restore.js';
 import {
   ExactlyOnceFileSink,
   type KeyedProcessFunction,
@@ -137,6 +139,21 @@ describe('damaged checkpoints', () => {
     expect(error.message).toContain('_metadata.json');
     expect(error.message).toContain(`committed output up to checkpoint ${committed}`);
     expect(error.message).toContain('duplicates');
+  });
+
+  it('weir run --from latest refuses the same fallback, naming --allow-duplicate-output', async () => {
+    const dirs = await runPartly('cli-latest');
+    const all = await checkpoints(dirs);
+    await rm(join(dirs.chk, all.at(-1)!, '_metadata.json'));
+    const error = await resolveRestorePoint('latest', dirs.chk, root).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as Error).message).toContain(all.at(-1)!);
+    expect((error as Error).message).toContain('--allow-duplicate-output');
+    const forced = await resolveRestorePoint('latest', dirs.chk, root, true);
+    expect(forced?.path).toBe(join(dirs.chk, all.at(-2)!));
   });
 
   const stateDamage: [string, (file: string) => Promise<void>][] = [
