@@ -205,6 +205,8 @@ export class LocalCheckpointStorage implements CheckpointStorage {
   }
 
   async recordCommit(checkpointId: number, path: string): Promise<void> {
+    // A savepoint may commit before the first checkpoint created the directory.
+    await mkdir(this.directory, { recursive: true });
     await writeCommitRecord(this.directory, checkpointId, path);
   }
 
