@@ -206,7 +206,7 @@ export class LocalCheckpointStorage implements CheckpointStorage {
 
   async recordCommit(checkpointId: number, path: string): Promise<void> {
     // A savepoint may commit before the first checkpoint created the directory.
-    await mkdir(this.directory, { recursive: true });
+    await mkdirPrivate(this.directory);
     await writeCommitRecord(this.directory, checkpointId, path);
   }
 
