@@ -212,8 +212,12 @@ export type { CheckpointOptions } from './runtime/checkpoint/checkpoint-config.j
 export type { CheckpointData } from './runtime/checkpoint/checkpoint-data.js';
 export {
   type CheckpointStorage,
+  type LatestCheckpoint,
   LocalCheckpointStorage,
+  type SkippedCheckpoint,
 } from './runtime/checkpoint/checkpoint-storage.js';
+export { refuseRestoreBehindCommit } from './runtime/checkpoint/commit-guard.js';
+export type { CommitRecord } from './runtime/checkpoint/commit-record.js';
 export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
 export type { StateBackendOptions } from './state/create-backend.js';
 export { Serializers } from './state/serializers.js';

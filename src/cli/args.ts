@@ -68,6 +68,8 @@ export interface RunOptions extends ObserveOptions {
   readonly restoreFrom: string | undefined;
   /** Start even if the checkpoint holds state of operators the job no longer has. */
   readonly allowNonRestoredState: boolean;
+  /** With `--from`: restore a checkpoint older than committed output, writing that output again. */
+  readonly allowDuplicateOutput?: boolean;
   /** On Ctrl-C or SIGTERM, take a savepoint into this directory before stopping. */
   readonly savepointOnStop: string | undefined;
   /**
@@ -151,6 +153,9 @@ Run options:
                             the newest checkpoint in --checkpoint-dir (latest)
       --allow-non-restored-state
                             with --from: drop state of operators the job no longer has
+      --allow-duplicate-output
+                            with --from: restore even a checkpoint older than output
+                            sinks have committed (that output is written again)
       --savepoint-on-stop DIR
                             on Ctrl-C or SIGTERM, stop with a savepoint into DIR
       --restart-strategy none|fixed-delay|exponential-delay|failure-rate
@@ -260,6 +265,7 @@ function parseRun(argv: readonly string[]): Command {
     'status-interval': { type: 'string' },
     from: { type: 'string' },
     'allow-non-restored-state': { type: 'boolean' },
+    'allow-duplicate-output': { type: 'boolean' },
     'savepoint-on-stop': { type: 'string' },
     ...RESTART_FLAGS,
     ...OBSERVE_FLAGS,
@@ -294,6 +300,10 @@ function parseRun(argv: readonly string[]): Command {
   if (allowNonRestoredState && restoreFrom === undefined) {
     throw new UsageError('--allow-non-restored-state needs --from');
   }
+  const allowDuplicateOutput = values['allow-duplicate-output'] === true;
+  if (allowDuplicateOutput && restoreFrom === undefined) {
+    throw new UsageError('--allow-duplicate-output needs --from');
+  }
   return {
     kind: 'run',
     options: {
@@ -318,6 +328,7 @@ function parseRun(argv: readonly string[]): Command {
           : Math.round(1000 * seconds('--checkpoint-interval', interval, false)),
       restoreFrom,
       allowNonRestoredState,
+      ...(allowDuplicateOutput ? { allowDuplicateOutput } : {}),
       savepointOnStop: nonEmpty('--savepoint-on-stop', stringFlag(values['savepoint-on-stop'])),
       restartStrategy: restartStrategyFlags(values),
       ...observeOptions(values),

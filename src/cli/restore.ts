@@ -5,7 +5,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { LocalCheckpointStorage } from '../index.js';
+import { LocalCheckpointStorage, refuseRestoreBehindCommit } from '../index.js';
 import { CliError } from './failure.js';
 
 /** A checkpoint or savepoint directory, as its `_metadata.json` describes it. */
@@ -35,14 +35,31 @@ export async function resolveRestorePoint(
   from: string,
   checkpointDir: string | undefined,
   cwd: string,
+  allowDuplicateOutput = false,
 ): Promise<RestorePoint | undefined> {
   if (from === 'latest') {
     if (checkpointDir === undefined) {
       // args.ts refuses this combination; kept as a guard for programmatic use.
       throw new CliError('--from latest needs --checkpoint-dir');
     }
-    const latest = await new LocalCheckpointStorage(resolve(cwd, checkpointDir)).latest();
-    return latest === undefined ? undefined : readRestorePoint(latest, from);
+    const storage = new LocalCheckpointStorage(resolve(cwd, checkpointDir));
+    const { intact, skipped } = await storage.findLatest();
+    // Passing over damaged checkpoints is safe only if none of their output was committed.
+    try {
+      refuseRestoreBehindCommit(
+        intact === undefined
+          ? undefined
+          : { checkpointId: intact.checkpoint.checkpointId, path: intact.path },
+        await storage.lastCommit(),
+        skipped,
+        allowDuplicateOutput,
+      );
+    } catch (error) {
+      throw new CliError(
+        `cannot restore from the latest checkpoint in '${checkpointDir}': ${error instanceof Error ? error.message.replace('allowDuplicateOutput', '--allow-duplicate-output') : String(error)}`,
+      );
+    }
+    return intact === undefined ? undefined : readRestorePoint(intact.path, from);
   }
   return readRestorePoint(resolve(cwd, from), from);
 }
@@ -144,7 +161,8 @@ export function describeRestorePoint(point: RestorePoint): string {
 export function isRestoreFailure(error: unknown, recordsRead: number): boolean {
   return (
     error instanceof Error &&
-    Reflect.get(error, 'code') === 'INVALID_JOB' &&
+    (Reflect.get(error, 'code') === 'INVALID_JOB' ||
+      Reflect.get(error, 'code') === 'CHECKPOINT_DAMAGED') &&
     // A job that has read records got past its restore.
     recordsRead === 0
   );
@@ -153,6 +171,9 @@ export function isRestoreFailure(error: unknown, recordsRead: number): boolean {
 /** What to do about a refused restore, in terms of the CLI's flags; undefined when unsure. */
 export function restoreHint(error: unknown, point: RestorePoint): string | undefined {
   const message = error instanceof Error ? error.message : String(error);
+  if (message.includes('allowDuplicateOutput')) {
+    return 'restore the checkpoint named as committed (or a newer one), or accept the duplicate output with --allow-duplicate-output';
+  }
   if (message.includes('allowNonRestoredState')) {
     return "give renamed operators their old id with .uid('...'), or drop their state with --allow-non-restored-state";
   }

@@ -54,7 +54,12 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
   const restore =
     options.restoreFrom === undefined
       ? undefined
-      : await resolveRestorePoint(options.restoreFrom, options.checkpointDir, io.cwd);
+      : await resolveRestorePoint(
+          options.restoreFrom,
+          options.checkpointDir,
+          io.cwd,
+          options.allowDuplicateOutput === true,
+        );
   const definition = await loadJobModule(options.module, io.cwd);
   env.setJobModule(resolve(io.cwd, options.module), options.jobArgs);
   const jobName = options.name ?? basename(options.module, extname(options.module));
@@ -67,6 +72,7 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
   const client = env.executeAsync(jobName, {
     ...(restore === undefined ? {} : { restoreFrom: restore.path }),
     ...(options.allowNonRestoredState ? { allowNonRestoredState: true } : {}),
+    ...(options.allowDuplicateOutput === true ? { allowDuplicateOutput: true } : {}),
   });
   observers.attach(client);
   const json = options.logFormat === 'json' ? new JsonLog(io.stderr, { job: jobName }) : undefined;

@@ -16,6 +16,7 @@ export type WeirErrorCode =
   | 'JOB_CANCELLED'
   | 'ASYNC_TIMEOUT'
   | 'LOOKUP_FAILED'
+  | 'CHECKPOINT_DAMAGED'
   | 'INTERNAL';
 
 export interface WeirErrorDetails {

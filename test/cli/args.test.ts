@@ -120,6 +120,20 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('parses --allow-duplicate-output', () => {
+    expect(
+      parseCommandLine([
+        'run',
+        'job.ts',
+        '--from',
+        'ckpt/chk-0000000003',
+        '--allow-duplicate-output',
+      ]),
+    ).toMatchObject({ options: { allowDuplicateOutput: true } });
+    const plain = parseCommandLine(['run', 'job.ts', '--from', 'ckpt/chk-0000000003']);
+    expect(plain.kind === 'run' && 'allowDuplicateOutput' in plain.options).toBe(false);
+  });
+
   it('parses savepoint and jobs', () => {
     expect(parseCommandLine(['savepoint', '5f0c', '--to', 'sp'])).toEqual({
       kind: 'savepoint',
@@ -183,6 +197,7 @@ describe('parseCommandLine', () => {
     [['run', 'job.ts', '--from', 'latest'], '--from latest needs --checkpoint-dir'],
     [['run', 'job.ts', '--from', ''], '--from must not be empty'],
     [['run', 'job.ts', '--allow-non-restored-state'], '--allow-non-restored-state needs --from'],
+    [['run', 'job.ts', '--allow-duplicate-output'], '--allow-duplicate-output needs --from'],
     [['run', 'job.ts', '--savepoint-on-stop'], "option '--savepoint-on-stop' needs a value"],
     [['savepoint'], 'missing the job id'],
     [['savepoint', '5f0c'], 'missing --to DIR'],

@@ -51,7 +51,14 @@ export async function startJobModule(
   path: string,
   options: RunJobModuleOptions = {},
 ): Promise<StartedJobModule> {
-  const { args = [], jobName, restoreFrom, allowNonRestoredState, ...envOptions } = options;
+  const {
+    args = [],
+    jobName,
+    restoreFrom,
+    allowNonRestoredState,
+    allowDuplicateOutput,
+    ...envOptions
+  } = options;
   const absolute = resolve(path);
   const env = new StreamEnvironmentImpl(envOptions);
   env.setJobModule(absolute, args);
@@ -60,6 +67,7 @@ export async function startJobModule(
   const client = env.executeAsync(jobName ?? basename(absolute, extname(absolute)), {
     ...(restoreFrom === undefined ? {} : { restoreFrom }),
     ...(allowNonRestoredState === undefined ? {} : { allowNonRestoredState }),
+    ...(allowDuplicateOutput === undefined ? {} : { allowDuplicateOutput }),
   });
   const sinks = new Map<string, CollectingSink<unknown>>();
   const operatorIds = operatorIdsOf(env.graph);

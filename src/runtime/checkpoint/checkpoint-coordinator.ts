@@ -275,6 +275,9 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
         path = await this.storage!.write(data);
         await this.storage!.prune(this.config!.retained);
       }
+      // Before any sink commits: a restore can then tell which checkpoints'
+      // output may already be committed, and refuse to write it twice.
+      await this.storage?.recordCommit?.(data.checkpointId, path);
     } catch (cause) {
       this.resumeAfterFailedStop(savepoint);
       savepoint?.reject(cause);

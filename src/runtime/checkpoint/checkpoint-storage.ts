@@ -1,9 +1,13 @@
-import { chmod, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { WeirError } from '../../core/errors.js';
+import type { OperatorSnapshot } from '../../core/snapshot.js';
 import { deltaBaseFloor, deltaBases, resolveDeltas } from '../../state/resolve-deltas.js';
 import type { CheckpointData, OperatorCheckpoint } from './checkpoint-data.js';
 import { CHECKPOINT_FORMAT_VERSION, FULL_CHECKPOINT_FORMAT_VERSION } from './checkpoint-data.js';
+import { checkpointDamaged, checksumOf, metadataChecksumOf } from './checkpoint-integrity.js';
+import { type CommitRecord, readCommitRecord, writeCommitRecord } from './commit-record.js';
+import { mkdirPrivate, PRIVATE_DIR, syncDirectory, writeFileDurably } from './durable-files.js';
 
 /**
  * Where completed checkpoints are kept. Separate from state backends: the
@@ -21,6 +25,30 @@ export interface CheckpointStorage {
    * may reference.
    */
   prune(retain: number): Promise<void>;
+  /**
+   * Records durably that sinks are about to commit output up to checkpoint
+   * (or savepoint) `checkpointId`, written to `path`. Storages without it
+   * cannot refuse restores that would duplicate committed output.
+   */
+  recordCommit?(checkpointId: number, path: string): Promise<void>;
+  /** The last commit recorded by {@link recordCommit}, if any. */
+  lastCommit?(): Promise<CommitRecord | undefined>;
+}
+
+/** A checkpoint directory that was passed over because it cannot be read. */
+export interface SkippedCheckpoint {
+  readonly checkpointId: number;
+  readonly path: string;
+  /** What is wrong with it. */
+  readonly reason: string;
+}
+
+/** The newest intact checkpoint of a directory, and the newer ones that are damaged. */
+export interface LatestCheckpoint {
+  /** Undefined when no checkpoint is intact (or there is none). */
+  readonly intact: { readonly path: string; readonly checkpoint: CheckpointData } | undefined;
+  /** Newer checkpoint directories that are damaged or incomplete, newest first. */
+  readonly skipped: readonly SkippedCheckpoint[];
 }
 
 /** What `_metadata.json` holds beyond the checkpoint header (format version 2 fields are optional). */
@@ -30,33 +58,14 @@ interface Metadata extends Omit<CheckpointData, 'operators'> {
   readonly references?: readonly number[];
   /** Future checkpoints may reference this checkpoint id and newer ones (see `deltaBaseFloor`). */
   readonly keepFrom?: number;
+  /** SHA-256 (hex) of every state file, by file name. Absent in checkpoints written before checksums. */
+  readonly checksums?: Readonly<Record<string, string>>;
+  /** SHA-256 (hex) of this metadata without this field, as serialized by `JSON.stringify`. */
+  readonly metadataChecksum?: string;
 }
 
 const METADATA = '_metadata.json';
-
-/**
- * Checkpoint files hold the job's state, often user data: readable by the
- * job's user only. Modes are set explicitly, whatever the umask.
- */
-const PRIVATE_FILE = 0o600;
-const PRIVATE_DIR = 0o700;
-
-/** Creates `path` (and missing parents) readable by the job's user only. */
-async function mkdirPrivate(path: string): Promise<void> {
-  const created = await mkdir(path, { recursive: true, mode: PRIVATE_DIR });
-  if (created !== undefined) await chmod(path, PRIVATE_DIR);
-}
-
-async function writeFileDurably(path: string, text: string): Promise<void> {
-  const handle = await open(path, 'w', PRIVATE_FILE);
-  try {
-    await handle.chmod(PRIVATE_FILE);
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+const CHECKPOINT_DIR = /^chk-\d+$/;
 
 /**
  * Checkpoints as directories `chk-<id>` in a local directory. Each is written
@@ -109,10 +118,13 @@ export class LocalCheckpointStorage implements CheckpointStorage {
     // Files are written concurrently: a checkpoint costs a few event-loop
     // turns, not one per operator subtask.
     const writes: Promise<void>[] = [];
+    const checksums: Record<string, string> = {};
     const operators = checkpoint.operators.map((op) => {
       const files = op.subtasks.map((snapshot, s) => {
         const file = `${safeName(op.uid)}-${s}.json`;
-        writes.push(writeFileDurably(join(tmpDir, file), JSON.stringify(snapshot)));
+        const text = JSON.stringify(snapshot);
+        checksums[file] = checksumOf(text);
+        writes.push(writeFileDurably(join(tmpDir, file), text));
         return file;
       });
       return {
@@ -125,17 +137,23 @@ export class LocalCheckpointStorage implements CheckpointStorage {
     });
     await Promise.all(writes);
     const { operators: _omit, ...header } = checkpoint;
-    const metadata: Metadata = {
+    const body: Metadata = {
       ...header,
-      // Checkpoints without deltas stay readable by code that knows only version 1.
+      // Checkpoints without deltas stay readable by code that knows only version 1
+      // (which ignores the checksums).
       version: bases.size > 0 ? CHECKPOINT_FORMAT_VERSION : FULL_CHECKPOINT_FORMAT_VERSION,
       operators,
       ...(references.size > 0 ? { references: [...references].sort((a, b) => a - b) } : {}),
       ...(keepFrom === undefined ? {} : { keepFrom }),
+      checksums,
     };
+    const metadata: Metadata = { ...body, metadataChecksum: metadataChecksumOf(body) };
+    // Metadata last, once every state file is on disk: its presence means the checkpoint is whole.
     await writeFileDurably(join(tmpDir, METADATA), JSON.stringify(metadata, null, 1));
+    await syncDirectory(tmpDir);
     await rm(finalDir, { recursive: true, force: true });
     await rename(tmpDir, finalDir);
+    await syncDirectory(this.directory);
     if (checkpoint.kind === 'checkpoint') this.metadataCache.set(checkpoint.checkpointId, metadata);
     return finalDir;
   }
@@ -155,29 +173,51 @@ export class LocalCheckpointStorage implements CheckpointStorage {
   }
 
   async latest(): Promise<string | undefined> {
+    return (await this.findLatest()).intact?.path;
+  }
+
+  /**
+   * The newest checkpoint that reads back intact (every checksum matches),
+   * with the newer directories passed over and why. Whether falling back
+   * past damaged checkpoints is safe is for the caller to decide against
+   * {@link lastCommit}.
+   */
+  async findLatest(): Promise<LatestCheckpoint> {
     let entries: string[];
     try {
       entries = await readdir(this.directory);
     } catch {
-      return undefined;
+      return { intact: undefined, skipped: [] };
     }
-    const complete = entries.filter((e) => /^chk-\d+$/.test(e)).sort();
-    for (let i = complete.length - 1; i >= 0; i--) {
-      const dir = join(this.directory, complete[i]!);
+    const names = entries.filter((e) => CHECKPOINT_DIR.test(e)).sort();
+    const skipped: SkippedCheckpoint[] = [];
+    for (let i = names.length - 1; i >= 0; i--) {
+      const path = join(this.directory, names[i]!);
       try {
-        await readFile(join(dir, METADATA));
-        return dir;
-      } catch {
-        // Not complete: ignore.
+        const checkpoint = await readCheckpoint(path);
+        return { intact: { path, checkpoint }, skipped };
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        skipped.push({ checkpointId: Number(names[i]!.slice(4)), path, reason });
       }
     }
-    return undefined;
+    return { intact: undefined, skipped };
+  }
+
+  async recordCommit(checkpointId: number, path: string): Promise<void> {
+    // A savepoint may commit before the first checkpoint created the directory.
+    await mkdirPrivate(this.directory);
+    await writeCommitRecord(this.directory, checkpointId, path);
+  }
+
+  lastCommit(): Promise<CommitRecord | undefined> {
+    return readCommitRecord(this.directory);
   }
 
   async prune(retain: number): Promise<void> {
     const entries = await readdir(this.directory);
     const ids = entries
-      .filter((e) => /^chk-\d+$/.test(e))
+      .filter((e) => CHECKPOINT_DIR.test(e))
       .map((e) => Number(e.slice(4)))
       .sort((a, b) => a - b);
     const keep = new Set(ids.slice(Math.max(0, ids.length - retain)));
@@ -223,6 +263,13 @@ export async function readCheckpoint(path: string): Promise<CheckpointData> {
     try {
       return await readCheckpointFiles(basePath);
     } catch (cause) {
+      if (cause instanceof WeirError && cause.code === 'CHECKPOINT_DAMAGED') {
+        throw new WeirError(
+          'CHECKPOINT_DAMAGED',
+          `checkpoint '${path}' is incremental on checkpoint ${id}, which is damaged: ${cause.message}`,
+          { domain: 'external', cause },
+        );
+      }
       throw new WeirError(
         'INVALID_JOB',
         `checkpoint '${path}' is incremental and needs checkpoint ${id} ('${basePath}'), which cannot be read; incremental checkpoints must stay in the directory they were written to`,
@@ -232,11 +279,11 @@ export async function readCheckpoint(path: string): Promise<CheckpointData> {
   });
 }
 
-/** Reads one checkpoint directory as it is on disk (deltas unresolved). */
+/** Reads one checkpoint directory as it is on disk (deltas unresolved), verifying every checksum. */
 async function readCheckpointFiles(path: string): Promise<CheckpointData> {
-  let metadata: unknown;
+  let text: string;
   try {
-    metadata = JSON.parse(await readFile(join(path, METADATA), 'utf8'));
+    text = await readFile(join(path, METADATA), 'utf8');
   } catch (cause) {
     throw new WeirError(
       'INVALID_JOB',
@@ -244,11 +291,28 @@ async function readCheckpointFiles(path: string): Promise<CheckpointData> {
       { cause },
     );
   }
+  let metadata: unknown;
+  try {
+    metadata = JSON.parse(text);
+  } catch (cause) {
+    throw checkpointDamaged(path, METADATA, 'is not valid JSON (cut short or overwritten)', cause);
+  }
+  if (typeof metadata !== 'object' || metadata === null) {
+    throw checkpointDamaged(path, METADATA, 'does not hold an object');
+  }
   const m = metadata as Metadata;
   if (m.format !== 'weir-checkpoint') {
     throw new WeirError(
       'INVALID_JOB',
       `'${path}' is not a Weir checkpoint (format '${String(m.format)}')`,
+    );
+  }
+  const { metadataChecksum, ...body } = m;
+  if (metadataChecksum !== undefined && metadataChecksum !== metadataChecksumOf(body)) {
+    throw checkpointDamaged(
+      path,
+      METADATA,
+      'does not match its checksum: it was changed after it was written',
     );
   }
   if (m.version > CHECKPOINT_FORMAT_VERSION) {
@@ -261,10 +325,46 @@ async function readCheckpointFiles(path: string): Promise<CheckpointData> {
   for (const op of m.operators) {
     const subtasks = [];
     for (const file of op.files)
-      subtasks.push(JSON.parse(await readFile(join(path, file), 'utf8')));
+      subtasks.push(await readStateFile(path, file, m.checksums?.[file]));
     const { files: _files, ...rest } = op;
     operators.push({ ...rest, subtasks });
   }
-  const { references: _references, keepFrom: _keepFrom, ...header } = m;
+  const {
+    references: _references,
+    keepFrom: _keepFrom,
+    checksums: _checksums,
+    metadataChecksum: _metadataChecksum,
+    ...header
+  } = m;
   return { ...header, operators };
+}
+
+/** One state file, checked against its recorded checksum (if the checkpoint has checksums) before parsing. */
+async function readStateFile(
+  path: string,
+  file: string,
+  checksum: string | undefined,
+): Promise<OperatorSnapshot> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(path, file));
+  } catch (cause) {
+    const missing = (cause as NodeJS.ErrnoException).code === 'ENOENT';
+    throw checkpointDamaged(path, file, missing ? 'is missing' : 'cannot be read', cause);
+  }
+  if (checksum !== undefined) {
+    const actual = checksumOf(bytes);
+    if (actual !== checksum) {
+      throw checkpointDamaged(
+        path,
+        file,
+        `does not match its checksum (${bytes.length} bytes, sha256 ${actual.slice(0, 12)}…, recorded ${checksum.slice(0, 12)}…): it was changed or cut short after it was written`,
+      );
+    }
+  }
+  try {
+    return JSON.parse(bytes.toString('utf8')) as OperatorSnapshot;
+  } catch (cause) {
+    throw checkpointDamaged(path, file, 'is not valid JSON (cut short or overwritten)', cause);
+  }
 }

@@ -29,6 +29,12 @@ export interface ExecuteOptions {
   readonly restoreFrom?: string;
   /** Start even if the checkpoint holds state of operators the job no longer has (that state is dropped). */
   readonly allowNonRestoredState?: boolean;
+  /**
+   * Restore even a checkpoint older than the newest one whose output sinks
+   * have committed (as recorded in the checkpoint directory), accepting that
+   * the output in between is written again. Refused by default.
+   */
+  readonly allowDuplicateOutput?: boolean;
 }
 
 /** The outcome of a job run. */

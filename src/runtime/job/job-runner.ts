@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { Clock } from '../../core/clock.js';
 import { WeirError } from '../../core/errors.js';
 import {
@@ -16,9 +17,12 @@ import {
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
 import {
   type CheckpointStorage,
+  type LatestCheckpoint,
   LocalCheckpointStorage,
   readCheckpoint,
 } from '../checkpoint/checkpoint-storage.js';
+import { refuseRestoreBehindCommit } from '../checkpoint/commit-guard.js';
+import { type CommitRecord, readCommitRecord } from '../checkpoint/commit-record.js';
 import { checkCompatibility } from '../checkpoint/restore.js';
 import type { ExecutionPlan } from '../execution/execution-plan.js';
 import { ThreadedAttempt, type WorkerThreadsDeployment } from '../workers/threaded-attempt.js';
@@ -256,7 +260,8 @@ export class JobRunner {
         // From the newest checkpoint the failed attempt (or an earlier one) completed.
         const latest =
           this.settings.checkpointing === undefined ? undefined : await this.storage().latest();
-        if (latest !== undefined) restorePath = latest;
+        // 'latest' again, not this path: it is checked against damaged newer ones and the commit record.
+        if (latest !== undefined) restorePath = 'latest';
       }
     }
   }
@@ -344,16 +349,39 @@ export class JobRunner {
   }
 
   private async loadRestore(options: ExecuteOptions): Promise<CheckpointData | undefined> {
-    let path = options.restoreFrom;
+    const path = options.restoreFrom;
     if (path === undefined) return undefined;
+    const allowDuplicates = options.allowDuplicateOutput ?? false;
+    let checkpoint: CheckpointData | undefined;
     if (path === 'latest') {
       if (this.settings.checkpointing === undefined) {
         throw new WeirError('INVALID_JOB', "restoreFrom 'latest' needs checkpointing configured");
       }
-      path = await this.storage().latest();
-      if (path === undefined) return undefined;
+      const storage = this.storage();
+      const found =
+        storage instanceof LocalCheckpointStorage
+          ? await storage.findLatest()
+          : await latestOf(storage);
+      const { intact, skipped } = found;
+      refuseRestoreBehindCommit(
+        intact === undefined
+          ? undefined
+          : { checkpointId: intact.checkpoint.checkpointId, path: intact.path },
+        await storage.lastCommit?.(),
+        skipped,
+        allowDuplicates,
+      );
+      checkpoint = intact?.checkpoint;
+      if (checkpoint === undefined) return undefined;
+    } else {
+      checkpoint = await readCheckpoint(path);
+      refuseRestoreBehindCommit(
+        { checkpointId: checkpoint.checkpointId, path },
+        await this.commitGuarding(path),
+        [],
+        allowDuplicates,
+      );
     }
-    const checkpoint = await readCheckpoint(path);
     checkCompatibility(
       checkpoint,
       checkpointedOperators(this.plan),
@@ -361,6 +389,24 @@ export class JobRunner {
       options.allowNonRestoredState ?? false,
     );
     return checkpoint;
+  }
+
+  /**
+   * The newest commit recorded where the checkpoint at `path` could have
+   * produced output: the job's checkpoint directory and the directory the
+   * checkpoint is in.
+   */
+  private async commitGuarding(path: string): Promise<CommitRecord | undefined> {
+    const records = [
+      this.settings.checkpointing === undefined ? undefined : await this.storage().lastCommit?.(),
+      await readCommitRecord(dirname(path)),
+    ];
+    let newest: CommitRecord | undefined;
+    for (const r of records) {
+      if (r !== undefined && (newest === undefined || r.checkpointId > newest.checkpointId))
+        newest = r;
+    }
+    return newest;
   }
 
   private result(status: 'finished' | 'cancelled'): JobResult {
@@ -383,4 +429,13 @@ function checkpointedOperators(plan: ExecutionPlan): CheckpointedOperator[] {
     parallelism: v.parallelism,
     isSource: v.kind === 'source',
   }));
+}
+
+/** The newest checkpoint of a storage that cannot report damaged ones. */
+async function latestOf(storage: CheckpointStorage): Promise<LatestCheckpoint> {
+  const path = await storage.latest();
+  return {
+    intact: path === undefined ? undefined : { path, checkpoint: await readCheckpoint(path) },
+    skipped: [],
+  };
 }
