@@ -60,6 +60,24 @@ const headersOf = (r: KafkaConsumerRecord) =>
 
 const ids = (evs: readonly Ev[]) => evs.map((e) => e.id).sort((a, b) => a - b);
 
+/** Reads `topic` to its end with a dead-letter policy into `dlq`: what passed, and the job result. */
+async function readDeadLettering(topic: string, dlq: string, jobName: string) {
+  const sink = new CollectSink<Ev>();
+  const env = new StreamEnvironment();
+  env
+    .fromSource(
+      new KafkaSource<Ev>({
+        brokers: BROKERS,
+        topics: [topic],
+        format: json<Ev>(),
+        onError: { deadLetterTopic: dlq },
+        stopAt: 'latest',
+      }),
+    )
+    .sinkTo(sink);
+  return { sink, result: await env.execute(jobName) };
+}
+
 describe('a 5 MB poison record under the dead-letter policy', () => {
   it('lands in the dead-letter topic truncated, with its size and digest; the job runs on', async () => {
     const topic = uniqueTopic('poison');
@@ -71,20 +89,7 @@ describe('a 5 MB poison record under the dead-letter policy', () => {
       { key: 'big', value: poison },
       { value: JSON.stringify({ id: 2 }) },
     ]);
-    const sink = new CollectSink<Ev>();
-    const env = new StreamEnvironment();
-    env
-      .fromSource(
-        new KafkaSource<Ev>({
-          brokers: BROKERS,
-          topics: [topic],
-          format: json<Ev>(),
-          onError: { deadLetterTopic: dlq },
-          stopAt: 'latest',
-        }),
-      )
-      .sinkTo(sink);
-    const result = await env.execute('poison');
+    const { sink, result } = await readDeadLettering(topic, dlq, 'poison');
     expect(ids(sink.values)).toEqual([0, 2]);
     expect(result.metric(KAFKA_BAD_RECORDS_METRIC)).toBe(1);
 
@@ -230,20 +235,7 @@ describe('invalid UTF-8 in a JSON value', () => {
       { key: 'a', value: bad },
       { value: JSON.stringify({ id: 2, k: 'a' }) },
     ]);
-    const sink = new CollectSink<Ev>();
-    const env = new StreamEnvironment();
-    env
-      .fromSource(
-        new KafkaSource<Ev>({
-          brokers: BROKERS,
-          topics: [topic],
-          format: json<Ev>(),
-          onError: { deadLetterTopic: dlq },
-          stopAt: 'latest',
-        }),
-      )
-      .sinkTo(sink);
-    const result = await env.execute('utf8');
+    const { sink, result } = await readDeadLettering(topic, dlq, 'utf8');
     expect(sink.values).toEqual([
       { id: 0, k: 'a' },
       { id: 2, k: 'a' },

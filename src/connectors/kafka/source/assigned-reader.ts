@@ -27,7 +27,7 @@ import {
   sourceTimeSpec,
   stampRecord,
 } from './partition-time.js';
-import { PendingOffsets } from './pending-offsets.js';
+import { offsetCommitFailures, PendingOffsets } from './pending-offsets.js';
 import { ownerOf, type SourceConfig } from './source-options.js';
 
 /** Records fetched for one partition and not yet polled. */
@@ -116,10 +116,7 @@ export class AssignedReader<T> implements SourceReader<T> {
   ) {
     this.time = sourceTimeSpec(config.watermarks);
     this.deadLetters = new DeadLetters(config.onError, config.connection, context.metrics);
-    this.commitFailures = context.metrics.counter(
-      'weir_kafka_offset_commit_failures_total',
-      'Offset commits to the consumer group that failed (retried at the next checkpoint)',
-    );
+    this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
     this.restored = parsePosition(context.restoredPosition, context.operatorId);
     context.metrics.gauge(

@@ -15,7 +15,7 @@ import {
   sourceTimeSpec,
   stampRecord,
 } from './partition-time.js';
-import { PendingOffsets } from './pending-offsets.js';
+import { offsetCommitFailures, PendingOffsets } from './pending-offsets.js';
 import type { SourceConfig } from './source-options.js';
 
 interface Buffered<T> {
@@ -59,10 +59,7 @@ export class GroupReader<T> implements SourceReader<T> {
   ) {
     this.time = sourceTimeSpec(config.watermarks);
     this.deadLetters = new DeadLetters(config.onError, config.connection, context.metrics);
-    this.commitFailures = context.metrics.counter(
-      'weir_kafka_offset_commit_failures_total',
-      'Offset commits to the consumer group that failed (retried at the next checkpoint)',
-    );
+    this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
     context.metrics.gauge(
       'weir_kafka_source_partitions',

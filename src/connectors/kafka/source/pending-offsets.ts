@@ -1,3 +1,5 @@
+import type { Counter, MetricGroup } from '../../../core/metrics.js';
+
 /**
  * Source positions by checkpoint id, kept until the checkpoint
  * completes: then exactly that checkpoint's offsets are committed to the
@@ -22,4 +24,12 @@ export class PendingOffsets {
       if (id <= checkpointId) this.byCheckpoint.delete(id);
     return positions;
   }
+}
+
+/** The counter of offset commits to the group that failed; both readers commit the same way. */
+export function offsetCommitFailures(metrics: MetricGroup): Counter {
+  return metrics.counter(
+    'weir_kafka_offset_commit_failures_total',
+    'Offset commits to the consumer group that failed (retried at the next checkpoint)',
+  );
 }

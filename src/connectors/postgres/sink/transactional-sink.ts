@@ -38,8 +38,7 @@ import {
   disposeRejections,
   mutationsOf,
   type PendingMutation,
-  SINK_REJECTED_METRIC,
-  SINK_ROWS_METRIC,
+  sinkRowCounters,
 } from './upsert-sink.js';
 
 /** Options of {@link PostgresTransactionalSink}. */
@@ -131,8 +130,7 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
       defaultPrefix(`weir:${config.table.schema}.${config.table.table}:${context.operatorId}`);
     writers++;
     this.token = `${process.pid.toString(36)}${Date.now().toString(36)}${writers.toString(36)}`;
-    this.rows = context.metrics.counter(SINK_ROWS_METRIC, 'Rows written to PostgreSQL');
-    this.rejected = context.metrics.counter(SINK_REJECTED_METRIC, 'Records PostgreSQL rejected');
+    ({ rows: this.rows, rejected: this.rejected } = sinkRowCounters(context.metrics));
     this.ready = this.open().then(
       () => {
         this.ready = undefined;

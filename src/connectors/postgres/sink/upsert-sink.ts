@@ -14,7 +14,7 @@ import { userFunctionFailed, WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Sink, SinkContext, SinkWriter, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
-import type { Counter } from '../../../metrics/registry.js';
+import type { Counter, MetricGroup } from '../../../metrics/registry.js';
 import { parseOptions } from '../../shared/config.js';
 import { upsertSinkSchema } from '../config.js';
 import { connect } from '../connection.js';
@@ -32,6 +32,14 @@ import { applyMutations, type Rejection, type SinkMutation, type SinkTable } fro
 export const SINK_ROWS_METRIC = 'weir_postgres_sink_rows_total';
 /** Counter: records a PostgreSQL sink's table rejected (failed the job or went to the dead letter). */
 export const SINK_REJECTED_METRIC = 'weir_postgres_sink_rejected_total';
+
+/** The row and rejection counters every PostgreSQL sink writer keeps. */
+export function sinkRowCounters(metrics: MetricGroup): { rows: Counter; rejected: Counter } {
+  return {
+    rows: metrics.counter(SINK_ROWS_METRIC, 'Rows written to PostgreSQL'),
+    rejected: metrics.counter(SINK_REJECTED_METRIC, 'Records PostgreSQL rejected'),
+  };
+}
 
 /** A record and the change it makes. */
 export interface PendingMutation<T> {
@@ -139,8 +147,7 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
     context: SinkContext,
   ) {
     this.operatorId = context.operatorId;
-    this.rows = context.metrics.counter(SINK_ROWS_METRIC, 'Rows written to PostgreSQL');
-    this.rejected = context.metrics.counter(SINK_REJECTED_METRIC, 'Records PostgreSQL rejected');
+    ({ rows: this.rows, rejected: this.rejected } = sinkRowCounters(context.metrics));
     this.ready = this.open().then(
       () => {
         this.ready = undefined;
