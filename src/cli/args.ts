@@ -14,6 +14,8 @@ export type Command =
   | { readonly kind: 'run'; readonly options: RunOptions }
   | { readonly kind: 'demo'; readonly options: DemoOptions }
   | { readonly kind: 'savepoint'; readonly options: SavepointOptions }
+  | { readonly kind: 'stop'; readonly options: SavepointOptions }
+  | { readonly kind: 'cancel'; readonly options: CancelOptions }
   | { readonly kind: 'jobs'; readonly options: JobsOptions };
 
 /** Where the CLI exposes a running job: Prometheus metrics and the web UI, both off by default. */
@@ -85,13 +87,20 @@ export interface RemoteOptions {
   readonly url: string;
 }
 
-/** `weir savepoint <job-id> --to DIR`: a savepoint of a job running in another process. */
-export interface SavepointOptions extends RemoteOptions {
+/** `weir cancel <job-id>`: cancels a job running in another process. */
+export interface CancelOptions extends RemoteOptions {
   readonly jobId: string;
-  /** Directory for the savepoint, as given (resolved against the working directory later). */
-  readonly directory: string;
   /** File holding the job's REST token; default: where the job keeps it for that port. */
   readonly tokenFile: string | undefined;
+}
+
+/**
+ * `weir savepoint <job-id> --to DIR` (a savepoint of a job running in another
+ * process) and `weir stop <job-id> --to DIR` (the same, then the job ends).
+ */
+export interface SavepointOptions extends CancelOptions {
+  /** Directory for the savepoint, as given (resolved against the working directory later). */
+  readonly directory: string;
 }
 
 /** `weir jobs`: the jobs of a running `weir run` or `weir demo`. */
@@ -124,6 +133,8 @@ export const HELP_TEXT = `Usage:
   weir run <job-module> [options] [-- job args...]
   weir demo [options]
   weir savepoint <job-id> --to DIR [--url URL] [--token-file PATH]
+  weir stop <job-id> --to DIR [--url URL] [--token-file PATH]
+  weir cancel <job-id> [--url URL] [--token-file PATH]
   weir jobs [--url URL]
   weir --help | --version
 
@@ -135,6 +146,9 @@ Commands:
              sessions and late events, in event time.
   savepoint  Take a savepoint of a job running in a 'weir run' started with
              --ui or --metrics-port; prints the savepoint's path.
+  stop       Stop such a job with a savepoint: its output ends exactly at the
+             savepoint; prints the savepoint's path.
+  cancel     Cancel such a job (no savepoint; pending windows do not fire).
   jobs       List the jobs of a 'weir run' started with --ui or --metrics-port.
 
 Run options:
@@ -193,10 +207,10 @@ Observability options (run and demo):
       --savepoint-dir DIR   allow savepoints through the REST API into DIR (repeatable;
                             default: --checkpoint-dir and --savepoint-on-stop)
 
-Savepoint and jobs options:
-      --to DIR              directory for the savepoint (savepoint only)
-      --token-file PATH     the job's REST token (savepoint only; default: the file
-                            the job wrote for the port of --url)
+Savepoint, stop, cancel and jobs options:
+      --to DIR              directory for the savepoint (savepoint and stop)
+      --token-file PATH     the job's REST token (savepoint, stop and cancel; default:
+                            the file the job wrote for the port of --url)
       --url URL             address of the 'weir run' to ask: its --ui or --metrics-port
                             address, or just the port (default ${DEFAULT_API_URL})
 
@@ -209,7 +223,8 @@ Demo options:
 Exit status: 0 when the job finished or was stopped with Ctrl-C (and its
 savepoint was taken), 1 when it failed, could not be restored or its savepoint
 failed, 2 on a usage error. A second Ctrl-C exits at once (status 130).
-savepoint and jobs exit with 0 on success and 1 when the request failed.
+savepoint, stop, cancel and jobs exit with 0 on success and 1 when the request
+failed.
 `;
 
 export function parseCommandLine(argv: readonly string[]): Command {
@@ -229,7 +244,10 @@ export function parseCommandLine(argv: readonly string[]): Command {
     case 'demo':
       return parseDemo(rest);
     case 'savepoint':
-      return parseSavepoint(rest);
+    case 'stop':
+      return parseSavepoint(first, rest);
+    case 'cancel':
+      return parseCancel(rest);
     case 'jobs':
       return parseJobs(rest);
     default:
@@ -370,27 +388,43 @@ function parseDemo(argv: readonly string[]): Command {
   };
 }
 
-function parseSavepoint(argv: readonly string[]): Command {
-  const { values, positionals } = parse(argv, {
-    to: { type: 'string' },
-    url: { type: 'string' },
-    'token-file': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help === true) return { kind: 'help' };
+/** The flags of the commands that act on a job in another process. */
+const JOB_ACTION_FLAGS = {
+  url: { type: 'string' },
+  'token-file': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The job id of `weir <command> <job-id>`, the only positional. */
+function jobIdArgument(command: string, positionals: readonly string[], usage: string): string {
   const [jobId, ...extra] = positionals;
   if (jobId === undefined || jobId.trim() === '') {
     throw new UsageError(
-      "missing the job id: weir savepoint <job-id> --to DIR ('weir jobs' lists the ids)",
+      `missing the job id: weir ${command} ${usage} ('weir jobs' lists the ids)`,
     );
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
+  return jobId;
+}
+
+function parseSavepoint(command: 'savepoint' | 'stop', argv: readonly string[]): Command {
+  const { values, positionals } = parse(argv, { ...JOB_ACTION_FLAGS, to: { type: 'string' } });
+  if (values.help === true) return { kind: 'help' };
+  const jobId = jobIdArgument(command, positionals, '<job-id> --to DIR');
   const directory = nonEmpty('--to', stringFlag(values.to));
   if (directory === undefined) {
     throw new UsageError('missing --to DIR: the directory to write the savepoint into');
   }
   const tokenFile = nonEmpty('--token-file', stringFlag(values['token-file']));
-  return { kind: 'savepoint', options: { jobId, directory, url: apiUrl(values.url), tokenFile } };
+  return { kind: command, options: { jobId, directory, url: apiUrl(values.url), tokenFile } };
+}
+
+function parseCancel(argv: readonly string[]): Command {
+  const { values, positionals } = parse(argv, JOB_ACTION_FLAGS);
+  if (values.help === true) return { kind: 'help' };
+  const jobId = jobIdArgument('cancel', positionals, '<job-id>');
+  const tokenFile = nonEmpty('--token-file', stringFlag(values['token-file']));
+  return { kind: 'cancel', options: { jobId, url: apiUrl(values.url), tokenFile } };
 }
 
 function parseJobs(argv: readonly string[]): Command {

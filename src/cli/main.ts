@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `weir` command: `weir run <job-module>`, `weir demo`, `weir savepoint`,
- * `weir jobs`, `--help`, `--version`. Parses the command line, dispatches,
+ * `weir stop`, `weir cancel`, `weir jobs`, `--help`, `--version`. Parses the command line, dispatches,
  * and turns every outcome into an exit status (0 ok or stopped by the user,
  * 1 failure, 2 usage). Documented in docs/cli.md.
  */
@@ -39,6 +39,14 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
       case 'savepoint': {
         const { runSavepointCommand } = await import('./remote-commands.js');
         return await runSavepointCommand(command.options, io);
+      }
+      case 'stop': {
+        const { runSavepointCommand } = await import('./remote-commands.js');
+        return await runSavepointCommand(command.options, io, 'stop');
+      }
+      case 'cancel': {
+        const { runCancelCommand } = await import('./remote-commands.js');
+        return await runCancelCommand(command.options, io);
       }
       case 'jobs': {
         const { runJobsCommand } = await import('./remote-commands.js');

@@ -10,6 +10,9 @@ import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './prometheus.js';
 import type { MetricRegistry } from './registry.js';
 
 /** How a job exposes its metrics (`EnvironmentOptions.metrics`). */
+/** How long closing waits for requests in flight before dropping their connections. */
+const CLOSE_GRACE_MS = 5_000;
+
 export interface MetricsOptions {
   /** Serve Prometheus metrics on this port (0: any free port). Off when omitted. */
   readonly port?: number;
@@ -97,8 +100,14 @@ export function listen(
         port: address.port,
         close: () =>
           new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
+            // Requests in flight (a stop or cancel that ends the job, and so
+            // closes this server) still get their answer, within a grace period.
+            const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+            server.close(() => {
+              clearTimeout(force);
+              done();
+            });
+            server.closeIdleConnections();
           }),
       });
     });

@@ -9,11 +9,14 @@
  *   GET  /jobs/:id/checkpoints     checkpoint counts and history
  *   GET  /jobs/:id/exceptions      latest exceptions
  *   POST /jobs/:id/savepoints      {"directory": "..."} -> {"path": "..."}
+ *   POST /jobs/:id/stop            {"directory": "..."} -> {"path": "..."}  (stop with a savepoint)
+ *   POST /jobs/:id/cancel          {} -> {"status": "cancelled"}
  *   GET  /metrics                  Prometheus text exposition of all jobs
  *
- * Reads are open on loopback. The POST needs `Authorization: Bearer <token>`
- * and a directory inside one of `savepointDirs`; without a token it is off.
- * Any interface other than loopback needs TLS and a token.
+ * Reads are open on loopback. Every POST needs `Authorization: Bearer
+ * <token>`, a JSON body and no foreign `Origin`; without a configured token
+ * they are off. Savepoint directories must lie inside one of
+ * `savepointDirs`. Any interface other than loopback needs TLS and a token.
  *
  * Documented in docs/observability.md.
  */
@@ -202,26 +205,78 @@ async function handle(
       requireRead(isRead);
       return sendJson(response, 200, jobExceptions(client));
     case 'savepoints': {
-      if (method !== 'POST') throw new HttpError(405, 'use POST to trigger a savepoint');
-      checkToken(request, policy.token);
-      checkOrigin(request, policy.scheme);
-      const directory = await confineSavepointTarget(
-        savepointDirectory(await readJsonBody(request)),
-        policy.savepointDirs,
-      );
-      if (client.monitor.status !== 'running') {
-        throw new HttpError(409, `job is ${client.monitor.status}, not running`);
-      }
-      let path: string;
-      try {
-        path = await client.triggerSavepoint(directory);
-      } catch (error) {
-        throw new HttpError(409, error instanceof Error ? error.message : String(error));
-      }
+      const directory = await authorizedSavepointTarget(request, method, policy, 'a savepoint');
+      requireRunning(client);
+      const path = await conflictOnFailure(() => client.triggerSavepoint(directory));
       return sendJson(response, 200, { path });
+    }
+    case 'stop': {
+      const directory = await authorizedSavepointTarget(
+        request,
+        method,
+        policy,
+        'a stop with a savepoint',
+      );
+      requireRunning(client);
+      const path = await conflictOnFailure(() => client.stopWithSavepoint(directory));
+      return sendJson(response, 200, { path });
+    }
+    case 'cancel': {
+      authorizeChange(request, method, policy, 'to cancel the job');
+      await readJsonBody(request);
+      const status = client.monitor.status;
+      if (status !== 'running' && status !== 'restarting' && status !== 'created') {
+        throw new HttpError(409, `job is ${status}: there is nothing to cancel`);
+      }
+      const result = await conflictOnFailure(() => client.cancel());
+      return sendJson(response, 200, { status: result.status });
     }
     default:
       throw new HttpError(404, `no such resource: ${pathname}`);
+  }
+}
+
+/**
+ * The checks every state-changing request passes, in this order: the right
+ * method, the token, then same-origin JSON (so a web page cannot forge one).
+ */
+function authorizeChange(
+  request: IncomingMessage,
+  method: string,
+  policy: Policy,
+  what: string,
+): void {
+  if (method !== 'POST') throw new HttpError(405, `use POST ${what}`);
+  checkToken(request, policy.token);
+  checkOrigin(request, policy.scheme);
+}
+
+/** An authorized request's savepoint directory, confined to the allowed ones. */
+async function authorizedSavepointTarget(
+  request: IncomingMessage,
+  method: string,
+  policy: Policy,
+  what: string,
+): Promise<string> {
+  authorizeChange(request, method, policy, `to trigger ${what}`);
+  return confineSavepointTarget(
+    savepointDirectory(await readJsonBody(request)),
+    policy.savepointDirs,
+  );
+}
+
+function requireRunning(client: JobClient): void {
+  if (client.monitor.status !== 'running') {
+    throw new HttpError(409, `job is ${client.monitor.status}, not running`);
+  }
+}
+
+/** Runs a job action; its failure (the job ended meanwhile, a savepoint failed) is a 409. */
+async function conflictOnFailure<T>(action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    throw new HttpError(409, error instanceof Error ? error.message : String(error));
   }
 }
 

@@ -314,6 +314,87 @@ describe.concurrent('weir run --from and savepoints', { timeout: 300_000 }, () =
     expect(existsSync(tokenFile)).toBe(false);
   });
 
+  it('stops a job with weir stop and resumes it exactly; cancels one with weir cancel', async ({
+    expect,
+  }) => {
+    const out = fresh('out');
+    const savepoints = fresh('sp');
+    const job = weir(
+      'run',
+      JOB,
+      '--metrics-port',
+      '0',
+      '--log-format',
+      'json',
+      '--savepoint-dir',
+      savepoints,
+      '--checkpoint-dir',
+      fresh('ckpt'),
+      '--checkpoint-interval',
+      '0.5',
+      '--',
+      out,
+      COUNT,
+      RATE,
+    );
+    const [, url] = (await job.waitFor(
+      'stderr',
+      /"event":"metrics_started".*?"url":"(http:\/\/127\.0\.0\.1:\d+)\/metrics"/,
+    )) as [string, string];
+    await firstCommit(out);
+    const id = (await weir('jobs', '--url', url).done).stdout
+      .trim()
+      .split('\n')[1]!
+      .split(/ +/)[0]!;
+
+    const outside = await weir('stop', id, '--to', `${savepoints}/../elsewhere`, '--url', url).done;
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain(`cannot stop job '${id}': savepoints may only be written`);
+    const stop = await weir('stop', id, '--to', savepoints, '--url', url).done;
+    expect(stop.code, stop.stderr).toBe(0);
+    const path = stop.stdout.trim();
+    expect(path).toMatch(new RegExp(`^${savepoints}/savepoint-\\d{10}$`));
+    const stopped = await job.done;
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stderr).toContain('"event":"job_cancelled"');
+    const partial = committedLines(out).length;
+    expect(partial).toBeLessThan(Number(COUNT));
+
+    // The output of the stopped run plus a run from its savepoint: exactly one uninterrupted run's.
+    const resumed = await weir('run', JOB, '--from', path, '--', out, COUNT, 'max').done;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(committedLines(out)).toEqual(await uninterrupted());
+
+    const second = weir(
+      'run',
+      JOB,
+      '--metrics-port',
+      '0',
+      '--log-format',
+      'json',
+      '--',
+      fresh('out'),
+      COUNT,
+      RATE,
+    );
+    const [, secondUrl] = (await second.waitFor(
+      'stderr',
+      /"event":"metrics_started".*?"url":"(http:\/\/127\.0\.0\.1:\d+)\/metrics"/,
+    )) as [string, string];
+    const secondId = (await weir('jobs', '--url', secondUrl).done).stdout
+      .trim()
+      .split('\n')[1]!
+      .split(/ +/)[0]!;
+    const cancel = await weir('cancel', secondId, '--url', secondUrl).done;
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(cancel.stdout.trim()).toBe(`cancelled ${secondId}`);
+    const cancelled = await second.done;
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stderr).toContain('"event":"job_cancelled"');
+    const gone = await weir('cancel', secondId, '--url', secondUrl).done;
+    expect(gone.code).toBe(1);
+  });
+
   it('says so when nothing answers at --url', async ({ expect }) => {
     // A port that was free a moment ago, and a server that is not Weir's.
     const closed = await new Promise<number>((resolve) => {

@@ -18,8 +18,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -32,47 +30,7 @@ import {
   writeTokenFile,
 } from '../../src/ui/rest-token.js';
 import { startWebUi, type WebUi } from '../../src/ui/server.js';
-
-interface Answer {
-  readonly status: number;
-  readonly body: string;
-}
-
-interface RawRequest {
-  readonly method?: string;
-  readonly path: string;
-  readonly headers?: Record<string, string>;
-  readonly body?: string;
-  /** The CA to trust: the request goes over HTTPS. */
-  readonly ca?: Buffer;
-}
-
-/** One request with the path sent exactly as given (fetch would normalize it). */
-function send(base: string, raw: RawRequest): Promise<Answer> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const options = {
-      host: hostname,
-      port: Number(port),
-      method: raw.method ?? 'GET',
-      path: raw.path,
-      headers: { Host: `127.0.0.1:${port}`, ...raw.headers },
-      ...(raw.ca === undefined ? {} : { ca: raw.ca, servername: 'localhost' }),
-    };
-    const onResponse = (response: import('node:http').IncomingMessage): void => {
-      const chunks: Buffer[] = [];
-      response.on('data', (c: Buffer) => chunks.push(c));
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
-      );
-      response.on('error', reject);
-    };
-    const request =
-      raw.ca === undefined ? httpRequest(options, onResponse) : httpsRequest(options, onResponse);
-    request.on('error', reject);
-    request.end(raw.body);
-  });
-}
+import { type Answer, send } from './http.js';
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 

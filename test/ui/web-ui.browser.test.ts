@@ -1,7 +1,8 @@
 /**
  * The web UI in a real browser: `weir demo --ui` serves it, headless
  * Chromium (Debian's, driven by playwright-core) opens it, and the test
- * checks that the job graph and the live numbers render and update. Leaves a
+ * checks that the job graph and the live numbers render and update, and that
+ * its Cancel button (with the token pasted) ends the job. Leaves a
  * screenshot in docs/ui-screenshot.png.
  */
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobDetails, JobMetrics } from '../../src/ui/job-view.js';
+import { defaultTokenFile, readTokenFile } from '../../src/ui/rest-token.js';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { type Browser, ensureChromium, launchBrowser } from './chromium.js';
 
@@ -56,6 +58,7 @@ describe('web UI in Chromium', () => {
     await page.goto(url);
     try {
       await checkPage(page, url, jobs[0]!.id, details, errors);
+      await cancelFromPage(page, url);
     } catch (error) {
       // Say what the job was doing: a failed job explains numbers that did not move.
       const job = await (await fetch(`${url}jobs/${jobs[0]!.id}/exceptions`)).text();
@@ -66,6 +69,20 @@ describe('web UI in Chromium', () => {
     }
   }, 90_000);
 });
+
+/** The page's Cancel button, with the token pasted from the job's token file, ends the job. */
+async function cancelFromPage(page: Page, url: string): Promise<void> {
+  const token = await readTokenFile(defaultTokenFile(Number(new URL(url).port)));
+  await page.click('button[value="cancel"]');
+  await expect
+    .poll(() => page.locator('#savepoint-result').textContent())
+    .toContain('failed: send the REST token');
+  await page.fill('#savepoint-token', token);
+  await page.click('button[value="cancel"]');
+  await expect
+    .poll(() => page.locator('#savepoint-result').textContent(), { timeout: 60_000 })
+    .toBe('cancelled');
+}
 
 async function checkPage(
   page: Page,

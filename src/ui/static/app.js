@@ -217,19 +217,31 @@ function every(ms, task) {
   return setInterval(run, ms);
 }
 
-async function triggerSavepoint(event) {
+/** What each button of the savepoint form asks of the job, and what the page says meanwhile. */
+const JOB_ACTIONS = {
+  savepoints: { pending: 'taking savepoint…', done: ({ path }) => `saved to ${path}` },
+  stop: {
+    pending: 'stopping with a savepoint…',
+    done: ({ path }) => `stopped; savepoint in ${path}`,
+  },
+  cancel: { pending: 'cancelling…', done: () => 'cancelled' },
+};
+
+async function requestJobAction(event) {
   event.preventDefault();
+  const action = event.submitter?.value ?? 'savepoints';
+  const { pending, done } = JOB_ACTIONS[action] ?? JOB_ACTIONS.savepoints;
   const directory = $('savepoint-dir').value.trim();
   // Pasted by the user from the job's token file; never stored by the page.
   const token = $('savepoint-token').value.trim();
-  setText('savepoint-result', 'taking savepoint…');
+  setText('savepoint-result', pending);
   try {
-    const { path } = await getJson(`/jobs/${state.jobId}/savepoints`, {
+    const answer = await getJson(`/jobs/${state.jobId}/${action}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-      body: JSON.stringify({ directory }),
+      body: JSON.stringify(action === 'cancel' ? {} : { directory }),
     });
-    setText('savepoint-result', `saved to ${path}`);
+    setText('savepoint-result', done(answer));
   } catch (error) {
     setText(
       'savepoint-result',
@@ -250,7 +262,7 @@ async function start() {
     url.searchParams.set('job', event.target.value);
     location.href = url.toString();
   });
-  $('savepoint-form').addEventListener('submit', triggerSavepoint);
+  $('savepoint-form').addEventListener('submit', requestJobAction);
   await loadDetails();
   every(METRICS_MS, refreshMetrics);
   every(SLOW_MS, refreshCheckpoints);
