@@ -146,7 +146,7 @@ export class Reconnector {
     this.retries++;
     this.counter.inc();
     this.log(
-      `${this.what} lost its connection while trying to ${action} (${reasonOf(cause)}); ` +
+      `${this.what} could not ${action}, the database is unreachable (${reasonOf(cause)}); ` +
         `retry ${this.retries} in ${delay} ms, ${seconds(elapsed)} into the outage (gives up after ${seconds(s.maxOutageMs)})`,
     );
     return delay;
@@ -156,7 +156,7 @@ export class Reconnector {
   recovered(): void {
     if (this.outageStart === undefined) return;
     this.log(
-      `${this.what} reconnected after ${seconds(this.now() - this.outageStart)} (${this.retries} retries)`,
+      `${this.what} reconnected after ${seconds(this.now() - this.outageStart)} (${this.retries} ${this.retries === 1 ? 'retry' : 'retries'})`,
     );
     this.outageStart = undefined;
     this.retries = 0;

@@ -15,7 +15,7 @@ import type { Source, SourceContext, SourceReader } from '../../../core/source.j
 import { checkTimestamps } from '../../../core/timestamps.js';
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
-import { connect } from '../connection.js';
+import { connect, sessionFailure } from '../connection.js';
 import { isConnectionLost, Reconnector, reconnectCounter } from '../reconnect.js';
 import { TypeMapper } from '../type-mapping.js';
 import {
@@ -118,7 +118,8 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
       const query = this.query;
       try {
         return await work(query);
-      } catch (cause) {
+      } catch (error) {
+        const cause = sessionFailure(query, error);
         if (isConnectionLost(cause) && this.query === query) {
           this.query = undefined;
           await query.end().catch(() => {});

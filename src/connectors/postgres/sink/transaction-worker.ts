@@ -13,7 +13,7 @@
 import { workerData } from 'node:worker_threads';
 import type pg from 'pg';
 import { type SyncChannelEnd, syncReplier } from '../../../util/threads/sync-channel.js';
-import { connect, type PostgresConnection, quoteLiteral } from '../connection.js';
+import { connect, type PostgresConnection, quoteLiteral, sessionFailure } from '../connection.js';
 import { isConnectionLost, Reconnector } from '../reconnect.js';
 import { applyMutations, type SinkMutation, type SinkTable } from './sink-table.js';
 import type { TransactionRequest, TransactionResponse } from './transaction-protocol.js';
@@ -48,7 +48,8 @@ function withSession<T>(action: string, work: (c: pg.Client) => Promise<T>): Pro
     const c = client;
     try {
       return await work(c);
-    } catch (cause) {
+    } catch (error) {
+      const cause = sessionFailure(c, error);
       if (isConnectionLost(cause)) {
         client = undefined;
         holdsTransaction = false;

@@ -24,7 +24,7 @@ import type { Counter } from '../../../metrics/registry.js';
 import { siblingModule } from '../../../util/threads/start-worker.js';
 import { parseOptions } from '../../shared/config.js';
 import { transactionalSinkSchema } from '../config.js';
-import { connect, quoteLiteral } from '../connection.js';
+import { connect, quoteLiteral, sessionFailure } from '../connection.js';
 import { isConnectionLost, Reconnector, reconnectCounter } from '../reconnect.js';
 import {
   loadSinkTable,
@@ -186,7 +186,8 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
       const control = this.control;
       try {
         return await work(control);
-      } catch (cause) {
+      } catch (error) {
+        const cause = sessionFailure(control, error);
         if (isConnectionLost(cause) && this.control === control) {
           this.control = undefined;
           await control.end().catch(() => {});

@@ -17,7 +17,7 @@ import type { Json } from '../../../core/snapshot.js';
 import type { Counter, MetricGroup } from '../../../metrics/registry.js';
 import { parseOptions } from '../../shared/config.js';
 import { upsertSinkSchema } from '../config.js';
-import { connect } from '../connection.js';
+import { connect, sessionFailure } from '../connection.js';
 import { isConnectionLost, Reconnector, reconnectCounter } from '../reconnect.js';
 import {
   loadSinkTable,
@@ -188,7 +188,8 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
       const client = this.client;
       try {
         return await work(client);
-      } catch (cause) {
+      } catch (error) {
+        const cause = sessionFailure(client, error);
         if (isConnectionLost(cause) && this.client === client) {
           this.client = undefined;
           await client.end().catch(() => {});
