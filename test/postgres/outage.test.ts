@@ -304,6 +304,7 @@ describe('PostgreSQL restarts', () => {
         `CDC outage: ${transactions.reduce((a, b) => a + b, 0)} writer transactions, ` +
           `${report.reconnects} reconnects, ${report.restarts} job restarts, ` +
           `progress again ${report.resumedAfterMs.join(' ms, ')} ms after the server was back`,
+        process.env.WEIR_TEST_VERBOSE === undefined ? '' : `\n${warnings.join('\n')}`,
       );
       expect(job.failed()).toBeUndefined();
       expect(got()).toEqual(want);

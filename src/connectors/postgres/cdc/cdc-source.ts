@@ -313,12 +313,18 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
    * skips the part of a transaction already emitted), after a backoff.
    * Throws once the outage has outlasted the reconnect budget.
    */
-  private restartStream(failure: unknown): void {
+  private restartStream(failure: WeirError): void {
+    if (!isConnectionLost(failure)) throw failure;
     const stream = this.stream!;
     this.stream = undefined;
     this.deferred = undefined;
     void stream.close();
-    const delay = this.reconnect.failed(failure, 'stream changes', 'SOURCE_FAILED');
+    // Report the session's own error, not the wrapper naming the slot.
+    const delay = this.reconnect.failed(
+      failure.cause ?? failure,
+      'stream changes',
+      'SOURCE_FAILED',
+    );
     const old = this.decoder!;
     const from: CdcPosition = {
       slot: this.config.slotName,

@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { MetricGroup } from '../../../metrics/registry.js';
-import { connect, type PostgresConnection } from '../connection.js';
+import { connect, type PostgresConnection, sessionFailure } from '../connection.js';
 import { isConnectionLost } from '../reconnect.js';
 
 /** Gauge: bytes of WAL between the server's current position and the slot's restart position (WAL kept on disk for it). */
@@ -146,7 +146,8 @@ export class SlotMonitor {
     }
   }
 
-  private report(cause: unknown): void {
+  private report(error: unknown): void {
+    const cause = this.client === undefined ? error : sessionFailure(this.client, error);
     if (isConnectionLost(cause)) {
       const lost = this.client;
       this.client = undefined;
