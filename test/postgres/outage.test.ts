@@ -82,7 +82,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   try {
-    await dropReplicationSlot(URL, SLOT, `${SLOT}_publication`).catch(() => {});
+    for (const slot of [SLOT, `${SLOT}_budget`])
+      await dropReplicationSlot(URL, slot, `${slot}_publication`).catch(() => {});
     await sql(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`).catch(() => {});
     await rm(dir, { recursive: true, force: true });
   } finally {
@@ -135,9 +136,15 @@ interface OutageReport {
  * while the job runs and after it has made progress; after each the job
  * must make progress and complete a checkpoint again by itself.
  */
-async function outages(job: Job, progress: () => Promise<number>): Promise<OutageReport> {
+type OutageKind = 'fast shutdown' | 'crash';
+
+async function outages(
+  job: Job,
+  progress: () => Promise<number>,
+  kinds: readonly OutageKind[] = ['fast shutdown', 'crash'],
+): Promise<OutageReport> {
   const resumedAfterMs: number[] = [];
-  for (const kind of ['fast shutdown', 'crash'] as const) {
+  for (const kind of kinds) {
     await moves(job, progress, `progress before the ${kind}`);
     if (kind === 'fast shutdown') await server.down();
     else await server.crash();
@@ -166,7 +173,7 @@ function environment(name: string): StreamEnvironment {
 }
 
 /** Small random transactions on the orders table until stopped, riding out the server's outages. */
-async function writer(seed: number, stop: () => boolean): Promise<number> {
+async function writer(table: string, seed: number, stop: () => boolean): Promise<number> {
   const random = new DeterministicRandom(seed);
   let c: pg.Client | undefined;
   let committed = 0;
@@ -178,27 +185,27 @@ async function writer(seed: number, stop: () => boolean): Promise<number> {
         const r = random.int(10);
         const [row] = (
           await c.query<{ id: number }>(
-            `SELECT id FROM ${SCHEMA}.orders ORDER BY id OFFSET $1 LIMIT 1`,
+            `SELECT id FROM ${SCHEMA}.${table} ORDER BY id OFFSET $1 LIMIT 1`,
             [random.int(400)],
           )
         ).rows;
         if (r < 4 || row === undefined) {
-          await c.query(`INSERT INTO ${SCHEMA}.orders (customer, amount) VALUES ($1, $2)`, [
+          await c.query(`INSERT INTO ${SCHEMA}.${table} (customer, amount) VALUES ($1, $2)`, [
             random.int(40),
             random.int(10_000),
           ]);
         } else if (r < 7) {
-          await c.query(`UPDATE ${SCHEMA}.orders SET amount = $2 WHERE id = $1`, [
+          await c.query(`UPDATE ${SCHEMA}.${table} SET amount = $2 WHERE id = $1`, [
             row.id,
             random.int(10_000),
           ]);
         } else if (r < 8) {
-          await c.query(`UPDATE ${SCHEMA}.orders SET customer = $2 WHERE id = $1`, [
+          await c.query(`UPDATE ${SCHEMA}.${table} SET customer = $2 WHERE id = $1`, [
             row.id,
             random.int(40),
           ]);
         } else {
-          await c.query(`DELETE FROM ${SCHEMA}.orders WHERE id = $1`, [row.id]);
+          await c.query(`DELETE FROM ${SCHEMA}.${table} WHERE id = $1`, [row.id]);
         }
       }
       await c.query('COMMIT');
@@ -237,25 +244,35 @@ function deltas(r: ChangeRecord, out: Collector<Total>): void {
 }
 
 describe('PostgreSQL restarts', () => {
-  it('under CDC: the source reconnects and resumes from its position; per-customer totals equal SQL over the table', async () => {
+  /**
+   * CDC of `table` -> per-customer totals (keyed reduce) -> a collecting
+   * sink, through the outages `kinds` while two writers change the table;
+   * then the last total of each customer must equal SQL over the table.
+   */
+  async function cdcUnderOutages(
+    table: string,
+    slot: string,
+    maxOutageMs: number,
+    kinds: readonly OutageKind[],
+  ): Promise<{ report: OutageReport; warnings: string[] }> {
     await sql(
-      `CREATE TABLE ${SCHEMA}.orders (id serial PRIMARY KEY, customer int NOT NULL, amount int NOT NULL)`,
+      `CREATE TABLE ${SCHEMA}.${table} (id serial PRIMARY KEY, customer int NOT NULL, amount int NOT NULL)`,
     );
-    await sql(`ALTER TABLE ${SCHEMA}.orders REPLICA IDENTITY FULL`);
+    await sql(`ALTER TABLE ${SCHEMA}.${table} REPLICA IDENTITY FULL`);
     await sql(
-      `INSERT INTO ${SCHEMA}.orders (customer, amount) SELECT g % 40, g FROM generate_series(1, 500) g`,
+      `INSERT INTO ${SCHEMA}.${table} (customer, amount) SELECT g % 40, g FROM generate_series(1, 500) g`,
     );
     const warnings: string[] = [];
     const sink = new CollectSink<Total>();
-    const env = environment('cdc');
+    const env = environment(table);
     env
       .fromSource(
         postgresCdc({
           connection: URL,
-          tables: [`${SCHEMA}.orders`],
-          slotName: SLOT,
+          tables: [`${SCHEMA}.${table}`],
+          slotName: slot,
           slotLagIntervalMs: 1000,
-          reconnect: { maxOutageMs: 120_000 },
+          reconnect: { maxOutageMs },
           onWarning: (w) => warnings.push(w),
         }),
       )
@@ -271,21 +288,21 @@ describe('PostgreSQL restarts', () => {
       .uid('totals')
       .sinkTo(sink as Sink<Total>)
       .uid('collect');
-    const job = start(env, 'cdc-outage');
+    const job = start(env, `${table}-outage`);
     let stopped = false;
     const writers: Promise<number>[] = [];
     try {
       await checkpointAfter(job, 0, 'a first checkpoint');
       writers.push(
-        writer(1, () => stopped),
-        writer(2, () => stopped),
+        writer(table, 1, () => stopped),
+        writer(table, 2, () => stopped),
       );
-      const report = await outages(job, async () => sink.values.length);
+      const report = await outages(job, async () => sink.values.length, kinds);
       stopped = true;
       const transactions = await Promise.all(writers);
       const expected = await sql<{ customer: number; amount: string; orders: number }>(
         `SELECT customer, sum(amount)::int8::text AS amount, count(*)::int AS orders
-         FROM ${SCHEMA}.orders GROUP BY customer ORDER BY customer`,
+         FROM ${SCHEMA}.${table} GROUP BY customer ORDER BY customer`,
       );
       const want = expected.map((r) => ({ ...r, amount: Number(r.amount) }));
       const got = () => {
@@ -301,7 +318,7 @@ describe('PostgreSQL restarts', () => {
         'the totals to reconcile',
       ).catch(() => {});
       console.log(
-        `CDC outage: ${transactions.reduce((a, b) => a + b, 0)} writer transactions, ` +
+        `${table} outage: ${transactions.reduce((a, b) => a + b, 0)} writer transactions, ` +
           `${report.reconnects} reconnects, ${report.restarts} job restarts, ` +
           `progress again ${report.resumedAfterMs.join(' ms, ')} ms after the server was back`,
         process.env.WEIR_TEST_VERBOSE === undefined ? '' : `\n${warnings.join('\n')}`,
@@ -309,16 +326,33 @@ describe('PostgreSQL restarts', () => {
       expect(job.failed()).toBeUndefined();
       expect(got()).toEqual(want);
       expect(job.monitor.status).toBe('running');
-      expect(report.reconnects).toBeGreaterThan(0);
-      // A pause, not a restart of the job.
-      expect(report.restarts).toBe(0);
-      expect(warnings.some((w) => /retry 1 in/.test(w))).toBe(true);
-      expect(warnings.some((w) => /reconnected after/.test(w))).toBe(true);
+      return { report, warnings };
     } finally {
       stopped = true;
       await Promise.all(writers);
       await job.cancel().catch(() => {});
+      await dropReplicationSlot(URL, slot, `${slot}_publication`).catch(() => {});
     }
+  }
+
+  it('under CDC: the source reconnects and resumes from its position; per-customer totals equal SQL over the table', async () => {
+    const { report, warnings } = await cdcUnderOutages('orders', SLOT, 120_000, [
+      'fast shutdown',
+      'crash',
+    ]);
+    expect(report.reconnects).toBeGreaterThan(0);
+    // A pause, not a restart of the job.
+    expect(report.restarts).toBe(0);
+    expect(warnings.some((w) => /retry 1 in/.test(w))).toBe(true);
+    expect(warnings.some((w) => /reconnected after/.test(w))).toBe(true);
+  }, 600_000);
+
+  it('under CDC past the outage budget: the task fails, the job restores its last checkpoint by itself, totals still exact', async () => {
+    const { report, warnings } = await cdcUnderOutages('budget_orders', `${SLOT}_budget`, 1_000, [
+      'fast shutdown',
+    ]);
+    expect(report.restarts).toBeGreaterThan(0);
+    expect(warnings.some((w) => /retry 1 in/.test(w))).toBe(true);
   }, 600_000);
 
   /** Records 0, 1, 2, ... as rows of `table`, at a steady rate. */
