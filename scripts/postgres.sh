@@ -3,6 +3,7 @@
 #
 #   scripts/postgres.sh up          install (Debian packages) if needed, initdb once, start; waits until ready
 #   scripts/postgres.sh down        stop (fast shutdown) and wait
+#   scripts/postgres.sh crash       stop at once (immediate shutdown: no checkpoint, crash recovery on the next up)
 #   scripts/postgres.sh status      exit 0 if the server accepts connections
 #   scripts/postgres.sh reset       stop and delete the cluster
 #   scripts/postgres.sh psql ARGS   psql as weir to database weir
@@ -254,6 +255,18 @@ cmd_down() {
   fi
 }
 
+cmd_crash() {
+  init_paths
+  BIN="$(find_bindir)" || die "PostgreSQL binaries not found"
+  lock_state
+  if pg_running; then
+    as_pg "$BIN/pg_ctl" -D "$DATA" -m immediate -w -t 30 -s stop
+    log "stopped (immediate)"
+  else
+    log "not running"
+  fi
+}
+
 cmd_status() {
   init_paths
   BIN="$(find_bindir)" || { echo "postgres: not installed"; return 1; }
@@ -283,6 +296,7 @@ main() {
   case "$cmd" in
     up) cmd_up ;;
     down) cmd_down ;;
+    crash) cmd_crash ;;
     status) cmd_status ;;
     reset) cmd_reset ;;
     psql)

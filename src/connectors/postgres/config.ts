@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { fn, nonEmptyString, type OptionsOf, oneOf, positiveInt } from '../shared/config.js';
+import { emitPostgresWarning, reconnectEntry } from './reconnect.js';
 
 const CONNECTION_RULE =
   'must be a postgres:// URL or an object with host, port, user, password, database';
@@ -69,6 +70,9 @@ export const typeMappingSchema = v.object({
 
 /** How column values become event values (see {@link typeMappingSchema}). */
 export type TypeMappingOptions = OptionsOf<typeof typeMappingSchema>;
+
+/** Receives warnings: retries after a lost connection, a slot retaining much WAL. Default `process.emitWarning`. */
+const warningEntry = v.optional(fn<(message: string) => void>(), () => emitPostgresWarning);
 
 /** Prefix of the logical messages the heartbeat writes (skipped by the source). */
 export const HEARTBEAT_PREFIX = 'weir_heartbeat';
@@ -135,11 +139,13 @@ export const cdcSchema = v.object({
   slotLagIntervalMs: v.optional(atLeastZero, 5_000),
   /** Warn (once per crossing) when the slot retains more WAL than this. Default 1 GiB. */
   slotLagWarningBytes: v.optional(atLeastZero, 1024 ** 3),
-  /** Receives warnings. Default `process.emitWarning`. */
-  onWarning: v.optional(
-    fn<(message: string) => void>(),
-    () => (message: string) => process.emitWarning(message, { code: 'WEIR_POSTGRES' }),
-  ),
+  onWarning: warningEntry,
+  /**
+   * How a lost connection is retried (a database restart, a failover):
+   * streaming resumes from the position of the last record emitted, so
+   * nothing is lost or repeated. Default: up to 60 s of outage.
+   */
+  reconnect: reconnectEntry,
   /** Replication data buffered before the source stops reading from the server. Default 16 MiB. */
   maxBufferedBytes: v.optional(positiveInt(), 16 * 1024 * 1024),
   /**
@@ -182,6 +188,9 @@ export const sinkEntries = {
   ),
   /** Most records written per flush. Default 5,000. */
   maxBatchSize: v.optional(positiveInt(), 5_000),
+  /** How a lost connection is retried (a database restart, a failover). Default: up to 60 s of outage. */
+  reconnect: reconnectEntry,
+  onWarning: warningEntry,
 };
 
 /** Schema of the upsert sink's options. */
@@ -225,4 +234,7 @@ export const lookupTableSchema = v.object({
   row: v.optional(fn<(row: never) => unknown>()),
   /** Connections per subtask. Default 4. */
   poolSize: v.optional(positiveInt('must be a whole number >= 1'), 4),
+  /** How a lookup retries after a lost connection (a database restart). Default: up to 60 s of outage. */
+  reconnect: reconnectEntry,
+  onWarning: warningEntry,
 });

@@ -52,10 +52,29 @@ export async function connect(
 ): Promise<pg.Client> {
   const client = new pg.Client(clientConfig(connection, extra));
   // A session error surfaces through the query that is running; without a
-  // listener an idle connection's error would crash the process.
-  client.on('error', () => {});
+  // listener an idle connection's error would crash the process. It is kept
+  // to explain the next query's "not queryable" (see `sessionFailure`).
+  client.on('error', (error) => sessionErrors.set(client, error));
   await client.connect();
   return client;
+}
+
+const sessionErrors = new WeakMap<pg.Client, Error>();
+
+/**
+ * What a failed query on `client` is best reported as: a query on a session
+ * that broke while idle fails with `pg`'s generic "not queryable", and the
+ * reason (for example "terminating connection due to administrator
+ * command", SQLSTATE 57P01) is the error the session received before.
+ */
+export function sessionFailure(client: pg.Client, error: unknown): unknown {
+  const earlier = sessionErrors.get(client);
+  if (earlier === undefined || earlier === error) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/not queryable|Connection terminated/i.test(message)) return error;
+  return Object.assign(new Error(`${message}: ${earlier.message}`, { cause: earlier }), {
+    code: (earlier as { code?: unknown }).code,
+  });
 }
 
 /** A quoted SQL identifier. */

@@ -21,6 +21,7 @@ export {
   PostgresLookupTable,
   type PostgresLookupTableOptions,
 } from './lookup/lookup-table.js';
+export { RECONNECTS_METRIC, type ReconnectOptions } from './reconnect.js';
 export {
   defaultMutation,
   type PostgresSinkOptions,

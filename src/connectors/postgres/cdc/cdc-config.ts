@@ -6,6 +6,7 @@ import { invalidArgument } from '../../../core/errors.js';
 import { parseOptions } from '../../shared/config.js';
 import { cdcSchema, type PostgresCdcOptions } from '../config.js';
 import { type PostgresConnection, parseTableName, type TableName } from '../connection.js';
+import type { ReconnectSettings } from '../reconnect.js';
 import type { ResolvedTypeMapping } from '../values.js';
 
 export type { PostgresCdcOptions } from '../config.js';
@@ -33,6 +34,7 @@ export interface CdcConfig {
   readonly maxBufferedBytes: number;
   readonly watermarkDelayMs: number;
   readonly idleTimeoutMs: number;
+  readonly reconnect: ReconnectSettings;
 }
 
 /** Validates options (once, when the source is created) and applies defaults. */

@@ -6,6 +6,7 @@
  * confirmed up to a position only once the checkpoint holding it has
  * completed, and a restored reader resumes from the checkpoint's position.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
@@ -14,7 +15,8 @@ import type { Source, SourceContext, SourceReader } from '../../../core/source.j
 import { checkTimestamps } from '../../../core/timestamps.js';
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
-import { connect } from '../connection.js';
+import { connect, sessionFailure } from '../connection.js';
+import { isConnectionLost, Reconnector, reconnectCounter } from '../reconnect.js';
 import { TypeMapper } from '../type-mapping.js';
 import {
   dropSlot,
@@ -75,6 +77,9 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
   private deferred: ReplicationMessage | undefined;
   private lastActivity: number;
   private readonly bytesRead: Counter;
+  private readonly reconnect: Reconnector;
+  /** Aborts a wait before reconnecting when the reader closes. */
+  private readonly closing = new AbortController();
 
   private out: unknown[] = [];
   private outTimes: number[] = [];
@@ -92,17 +97,48 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
     this.recordOptions = { flatten, tombstonesOnDelete: config.tombstonesOnDelete };
     this.lastActivity = context.clock.now();
     this.bytesRead = bytesReadCounter(context.metrics);
+    this.reconnect = new Reconnector(
+      config.reconnect,
+      `PostgreSQL CDC source '${config.slotName}'`,
+      config.onWarning,
+      reconnectCounter(context.metrics),
+    );
+  }
+
+  /**
+   * Runs `work` on the query session, opening it first if needed; after a
+   * lost connection the session is opened anew and `work` repeated, within
+   * the reconnect budget.
+   */
+  private withQuery<T>(action: string, work: (query: pg.Client) => Promise<T>): Promise<T> {
+    return this.reconnect.run(action, 'SOURCE_FAILED', async () => {
+      this.query ??= await connect(this.config.connection, {
+        applicationName: `weir-cdc-${this.config.slotName}`,
+      });
+      const query = this.query;
+      try {
+        return await work(query);
+      } catch (error) {
+        const cause = sessionFailure(query, error);
+        if (isConnectionLost(cause) && this.query === query) {
+          this.query = undefined;
+          await query.end().catch(() => {});
+        }
+        throw cause;
+      }
+    });
   }
 
   async open(): Promise<void> {
     const c = this.config;
-    const query = await connect(c.connection, { applicationName: `weir-cdc-${c.slotName}` });
-    this.query = query;
-    this.db = (await query.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db;
-    this.types.load(await loadTypes(query));
-    const tables = await loadTables(query, c.tables);
+    const tables = await this.withQuery('read the catalog', async (query) => {
+      this.db = (await query.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db;
+      this.types.load(await loadTypes(query));
+      const found = await loadTables(query, c.tables);
+      await ensurePublication(query, c.publicationName, c.tables, c.createPublication);
+      return found;
+    });
     this.tables = new Map(tables.map((t) => [`${t.schema}.${t.table}`, t]));
-    await ensurePublication(query, c.publicationName, c.tables, c.createPublication);
 
     const restored = this.context.restoredPosition;
     if (restored !== undefined) {
@@ -110,15 +146,13 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
     } else if (c.snapshot === 'initial') {
       await this.beginInitialSnapshot(tables);
     } else {
-      const info = await waitForSlotRelease(query, c.slotName);
-      let start: Lsn;
-      if (info === undefined) {
+      const start = await this.withQuery('find the slot', async (query): Promise<Lsn> => {
+        const info = await waitForSlotRelease(query, c.slotName);
+        if (info !== undefined) return info.confirmedFlush ?? 0n;
         const { session, slot } = await createSlot(c.connection, c.slotName, false);
         await session.end().catch(() => {});
-        start = slot.consistentPoint;
-      } else {
-        start = info.confirmedFlush ?? 0n;
-      }
+        return slot.consistentPoint;
+      });
       this.confirmedLsn = start;
       this.beginStreaming({
         slot: c.slotName,
@@ -139,13 +173,15 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
       },
       this.context.metrics,
     );
-    await this.monitor.start();
+    await this.reconnect.run('watch the slot', 'SOURCE_FAILED', () => this.monitor!.start());
   }
 
   /** Restarts from a checkpoint: the slot must still exist and must not have moved past the position. */
   private async resume(position: CdcPosition): Promise<void> {
     const c = this.config;
-    const info = await waitForSlotRelease(this.query!, c.slotName);
+    const info = await this.withQuery('find the slot', (query) =>
+      waitForSlotRelease(query, c.slotName),
+    );
     if (info === undefined) {
       throw new WeirError(
         'SOURCE_FAILED',
@@ -172,7 +208,8 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
    */
   private async beginInitialSnapshot(tables: readonly TableInfo[]): Promise<void> {
     const c = this.config;
-    const query = this.query!;
+    this.query ??= await connect(c.connection, { applicationName: `weir-cdc-${c.slotName}` });
+    const query = this.query;
     await dropSlot(query, c.slotName);
     const { session, slot } = await createSlot(c.connection, c.slotName, true);
     try {
@@ -195,9 +232,14 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
 
   /** From here on the reader has a position: checkpoints may include it. */
   private beginStreaming(from: CdcPosition): void {
+    this.decoder = this.createDecoder(from);
+    this.snapshot = () => this.position();
+    this.openStream(from.lsn, 0);
+  }
+
+  private createDecoder(from: CdcPosition): ChangeDecoder {
     const c = this.config;
-    this.phase = 'starting';
-    this.decoder = new ChangeDecoder(
+    return new ChangeDecoder(
       {
         name: c.name,
         db: this.db,
@@ -208,33 +250,91 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
         truncateEvents: c.truncateEvents,
         watermarkDelayMs: c.watermarkDelayMs,
         now: () => this.context.clock.now(),
-        reloadTypes: async () => this.types.load(await loadTypes(this.query!)),
+        reloadTypes: async () =>
+          this.types.load(await this.withQuery('reload types', (query) => loadTypes(query))),
       },
       from,
       this.push,
     );
-    this.snapshot = () => this.position();
-    this.starting = ReplicationStream.start({
-      connection: c.connection,
-      slotName: c.slotName,
-      publicationName: c.publicationName,
-      startLsn: from.lsn,
-      maxBufferedBytes: c.maxBufferedBytes,
-      statusIntervalMs: c.statusIntervalMs,
-      confirmed: () => this.confirmedLsn,
-      now: () => Date.now(),
-      bytesRead: this.bytesRead,
-    }).then(
-      (stream) => {
-        this.stream = stream;
-        this.phase = 'streaming';
-        this.starting = undefined;
-      },
-      (cause: unknown) => {
-        this.failure = cause;
-        this.starting = undefined;
-      },
+  }
+
+  /**
+   * Starts replication from `startLsn` after `delayMs`; a lost connection
+   * is retried within the reconnect budget. The stream counts as recovered
+   * once the server has accepted START_REPLICATION (the slot is ours again).
+   */
+  private openStream(startLsn: Lsn, delayMs: number): void {
+    const c = this.config;
+    this.phase = 'starting';
+    const signal = this.closing.signal;
+    this.starting = (delayMs > 0 ? sleep(delayMs, undefined, { signal }) : Promise.resolve())
+      .then(() =>
+        ReplicationStream.start({
+          connection: c.connection,
+          slotName: c.slotName,
+          publicationName: c.publicationName,
+          startLsn,
+          maxBufferedBytes: c.maxBufferedBytes,
+          statusIntervalMs: c.statusIntervalMs,
+          confirmed: () => this.confirmedLsn,
+          now: () => Date.now(),
+          bytesRead: this.bytesRead,
+          onStarted: () => this.reconnect.recovered(),
+        }),
+      )
+      .then(
+        (stream) => {
+          this.starting = undefined;
+          if (signal.aborted) {
+            void stream.close();
+            return;
+          }
+          this.stream = stream;
+          this.phase = 'streaming';
+        },
+        (cause: unknown) => {
+          this.starting = undefined;
+          if (signal.aborted) return;
+          try {
+            this.openStream(
+              startLsn,
+              this.reconnect.failed(cause, 'start replication', 'SOURCE_FAILED'),
+            );
+          } catch (failure) {
+            this.failure = failure;
+          }
+        },
+      );
+  }
+
+  /**
+   * The replication session was lost: drop what it had queued and stream
+   * again from the position after the last record emitted (the decoder
+   * skips the part of a transaction already emitted), after a backoff.
+   * Throws once the outage has outlasted the reconnect budget.
+   */
+  private restartStream(failure: WeirError): void {
+    if (!isConnectionLost(failure)) throw failure;
+    const stream = this.stream!;
+    this.stream = undefined;
+    this.deferred = undefined;
+    void stream.close();
+    // Report the session's own error, not the wrapper naming the slot.
+    const delay = this.reconnect.failed(
+      failure.cause ?? failure,
+      'stream changes',
+      'SOURCE_FAILED',
     );
+    const old = this.decoder!;
+    const from: CdcPosition = {
+      slot: this.config.slotName,
+      lsn: old.resumeLsn,
+      lastCommitLsn: old.lastCommitLsn,
+      partial: old.partial(),
+    };
+    this.decoder = this.createDecoder(from);
+    this.decoder.watermark = old.watermark;
+    this.openStream(from.lsn, delay);
   }
 
   poll(): RecordBatch<ChangeRecord<unknown>> | 'wait' {
@@ -335,7 +435,10 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
   private pollStream(): RecordBatch<ChangeRecord<unknown>> | 'wait' {
     const stream = this.stream!;
     const decoder = this.decoder!;
-    if (stream.failure !== undefined) throw stream.failure;
+    if (stream.failure !== undefined) {
+      this.restartStream(stream.failure);
+      return this.takeBatch();
+    }
     const limit = this.context.batchSize;
     while (this.out.length < limit && decoder.waitingFor === undefined) {
       const m = this.deferred ?? stream.next();
@@ -412,6 +515,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     this.loader?.stop();
     await this.starting;
     await this.stream?.close();

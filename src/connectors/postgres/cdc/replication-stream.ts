@@ -27,6 +27,8 @@ import { Queue, Signal } from './signal.js';
 /** The parts of `pg`'s internal connection a replication session uses. */
 interface CopyBothConnection {
   on(event: 'copyData', listener: (message: { chunk: Buffer }) => void): void;
+  /** CopyBothResponse: the server accepted START_REPLICATION. */
+  on(event: 'replicationStart', listener: () => void): void;
   sendCopyFromChunk(chunk: Buffer): void;
   readonly stream: { pause(): void; resume(): void };
 }
@@ -83,6 +85,8 @@ export interface StreamOptions {
   readonly now: () => number;
   /** Counts the bytes of the pgoutput messages received (without the XLogData header). */
   readonly bytesRead: Counter;
+  /** Called once the server has accepted START_REPLICATION (the slot is acquired). */
+  readonly onStarted?: () => void;
 }
 
 /** XLogData's header before the pgoutput message: 'w', start, end and send time. */
@@ -123,6 +127,7 @@ export class ReplicationStream {
     });
     const stream = new ReplicationStream(client, copyConnection(client), options);
     stream.connection.on('copyData', ({ chunk }) => stream.onData(chunk));
+    stream.connection.on('replicationStart', () => options.onStarted?.());
     client.on('error', (cause) => stream.fail(cause));
     client.on('end', () => stream.fail(new Error('the replication connection was closed')));
     const publications = quoteLiteral(quoteIdent(options.publicationName));

@@ -5,7 +5,8 @@
  */
 import type pg from 'pg';
 import type { MetricGroup } from '../../../metrics/registry.js';
-import { connect, type PostgresConnection } from '../connection.js';
+import { connect, type PostgresConnection, sessionFailure } from '../connection.js';
+import { isConnectionLost } from '../reconnect.js';
 
 /** Gauge: bytes of WAL between the server's current position and the slot's restart position (WAL kept on disk for it). */
 export const SLOT_RETAINED_METRIC = 'weir_postgres_slot_retained_wal_bytes';
@@ -75,9 +76,7 @@ export class SlotMonitor {
   async start(): Promise<void> {
     const o = this.options;
     if (o.lagIntervalMs <= 0 && o.heartbeatIntervalMs <= 0) return;
-    this.client = await connect(o.connection, {
-      applicationName: `weir-cdc-monitor-${o.slotName}`,
-    });
+    await this.session();
     if (o.lagIntervalMs > 0) {
       // The gauges appear with their first measurement.
       await this.measure();
@@ -108,9 +107,18 @@ export class SlotMonitor {
     this.timers.push(t);
   }
 
+  /** The monitor's session, opened again after it was lost (a database restart). */
+  private async session(): Promise<pg.Client> {
+    this.client ??= await connect(this.options.connection, {
+      applicationName: `weir-cdc-monitor-${this.options.slotName}`,
+    });
+    return this.client;
+  }
+
   private async measure(): Promise<void> {
     try {
-      const lag = await measureSlotLag(this.client!, this.options.slotName);
+      const lag = await measureSlotLag(await this.session(), this.options.slotName);
+      this.lastError = undefined;
       this.lag = lag;
       if (lag === undefined) return;
       if (lag.retainedBytes > this.options.warningBytes) {
@@ -131,13 +139,20 @@ export class SlotMonitor {
 
   private async heartbeat(): Promise<void> {
     try {
-      await this.client!.query(this.options.heartbeatQuery);
+      await (await this.session()).query(this.options.heartbeatQuery);
+      this.lastError = undefined;
     } catch (cause) {
       this.report(cause);
     }
   }
 
-  private report(cause: unknown): void {
+  private report(error: unknown): void {
+    const cause = this.client === undefined ? error : sessionFailure(this.client, error);
+    if (isConnectionLost(cause)) {
+      const lost = this.client;
+      this.client = undefined;
+      void lost?.end().catch(() => {});
+    }
     if (this.closed) return;
     const reason = cause instanceof Error ? cause.message : String(cause);
     if (reason === this.lastError) return;

@@ -17,6 +17,7 @@ import {
   qualified,
   quoteIdent,
 } from '../connection.js';
+import { Reconnector, type ReconnectSettings, reconnectCounter } from '../reconnect.js';
 
 /** A row as `pg` returns it: column name to value. */
 export type PostgresLookupRow = Record<string, unknown>;
@@ -47,11 +48,16 @@ export class PostgresLookupTable<K extends Key, V = PostgresLookupRow>
   private readonly connection: PostgresConnection;
   private readonly poolSize: number;
   private pool: pg.Pool | undefined;
+  private readonly reconnectSettings: ReconnectSettings;
+  private readonly onWarning: (message: string) => void;
+  private reconnect: Reconnector | undefined;
 
   constructor(options: PostgresLookupTableOptions<V>) {
     const config = parseOptions('PostgresLookupTable', lookupTableSchema, options);
     this.connection = config.connection;
     this.poolSize = config.poolSize;
+    this.reconnectSettings = config.reconnect;
+    this.onWarning = config.onWarning;
     const table = parseTableName(options.table);
     const key = quoteIdent(options.keyColumn);
     const columns =
@@ -73,6 +79,12 @@ export class PostgresLookupTable<K extends Key, V = PostgresLookupRow>
     // An idle connection's error (server restart) surfaces through the next query instead.
     pool.on('error', () => {});
     this.pool = pool;
+    this.reconnect = new Reconnector(
+      this.reconnectSettings,
+      `PostgreSQL lookup table ${this.name} (${context.operatorId}, subtask ${context.subtaskIndex})`,
+      this.onWarning,
+      reconnectCounter(context.metrics),
+    );
   }
 
   async lookup(keys: readonly K[]): Promise<ReadonlyMap<K, V>> {
@@ -81,7 +93,10 @@ export class PostgresLookupTable<K extends Key, V = PostgresLookupRow>
     const byText = new Map<string, K>();
     for (const k of keys) byText.set(String(k), k);
     const params = keys.map((k) => (typeof k === 'bigint' ? k.toString() : k));
-    const { rows } = await pool.query<PostgresLookupRow>(this.sql, [params]);
+    // The pool drops sessions a restart ended; a query on a new one is safe to repeat.
+    const { rows } = await this.reconnect!.run('look up keys', 'SOURCE_FAILED', () =>
+      pool.query<PostgresLookupRow>(this.sql, [params]),
+    );
     const found = new Map<K, V>();
     for (const row of rows) {
       const text = row[KEY_ALIAS] as string;

@@ -8,6 +8,7 @@ import type { ConfigOf, OptionsOf } from '../../shared/config.js';
 import type { ChangeEvent, ChangeRecord } from '../cdc/envelope.js';
 import type { upsertSinkSchema } from '../config.js';
 import { type PostgresConnection, parseTableName, qualified } from '../connection.js';
+import type { ReconnectSettings } from '../reconnect.js';
 import type { Row } from '../values.js';
 import {
   COLUMNS_QUERY,
@@ -58,6 +59,8 @@ export interface SinkConfig<T> {
   readonly toMutation: (record: T) => SinkMutation | null | undefined;
   readonly onRejected: RejectedRowPolicy<T>;
   readonly maxBatchSize: number;
+  readonly reconnect: ReconnectSettings;
+  readonly onWarning: (message: string) => void;
 }
 
 /**
@@ -75,6 +78,8 @@ export function sinkConfig<T>(
     toMutation: options.toMutation ?? (defaultMutation as (record: T) => SinkMutation | null),
     onRejected: options.onRejected ?? 'fail',
     maxBatchSize: o.maxBatchSize,
+    reconnect: o.reconnect,
+    onWarning: o.onWarning,
   };
 }
 

@@ -24,7 +24,8 @@ import type { Counter } from '../../../metrics/registry.js';
 import { siblingModule } from '../../../util/threads/start-worker.js';
 import { parseOptions } from '../../shared/config.js';
 import { transactionalSinkSchema } from '../config.js';
-import { connect, quoteLiteral } from '../connection.js';
+import { connect, quoteLiteral, sessionFailure } from '../connection.js';
+import { isConnectionLost, Reconnector, reconnectCounter } from '../reconnect.js';
 import {
   loadSinkTable,
   type PostgresSinkOptions,
@@ -115,6 +116,9 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly operatorId: string;
   private readonly subtask: number;
   private readonly parallelism: number;
+  private readonly reconnects: Counter;
+  private readonly reconnect: Reconnector;
+  private readonly what: string;
 
   constructor(
     private readonly config: SinkConfig<T>,
@@ -131,6 +135,14 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
     writers++;
     this.token = `${process.pid.toString(36)}${Date.now().toString(36)}${writers.toString(36)}`;
     ({ rows: this.rows, rejected: this.rejected } = sinkRowCounters(context.metrics));
+    this.reconnects = reconnectCounter(context.metrics);
+    this.what = `PostgreSQL transactional sink '${this.operatorId}' (subtask ${this.subtask})`;
+    this.reconnect = new Reconnector(
+      config.reconnect,
+      this.what,
+      config.onWarning,
+      this.reconnects,
+    );
     this.ready = this.open().then(
       () => {
         this.ready = undefined;
@@ -145,8 +157,9 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
   private async open(): Promise<void> {
     const c = this.config;
     const name = `weir-sink-${this.operatorId}-${this.subtask}`;
-    this.control = await connect(c.connection, { applicationName: name });
-    this.table = await loadSinkTable(this.control, c.table, c.keyColumns, this.operatorId);
+    this.table = await this.withControl('open a session', (control) =>
+      loadSinkTable(control, c.table, c.keyColumns, this.operatorId),
+    );
     this.worker = new SyncWorker(siblingModule('transaction-worker', import.meta.url), name);
     this.answer(
       await this.worker.request({
@@ -154,12 +167,45 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
         connection: c.connection,
         applicationName: name,
         table: this.table,
+        reconnect: c.reconnect,
+        what: `${this.what}, writing session`,
       }),
     );
   }
 
+  /**
+   * Runs `work` on the control session (commits, recovery), opening it
+   * again after a lost connection and repeating `work`, within the
+   * reconnect budget.
+   */
+  private withControl<R>(action: string, work: (control: pg.Client) => Promise<R>): Promise<R> {
+    return this.reconnect.run(action, 'SINK_FAILED', async () => {
+      this.control ??= await connect(this.config.connection, {
+        applicationName: `weir-sink-${this.operatorId}-${this.subtask}`,
+      });
+      const control = this.control;
+      try {
+        return await work(control);
+      } catch (error) {
+        const cause = sessionFailure(control, error);
+        if (isConnectionLost(cause) && this.control === control) {
+          this.control = undefined;
+          await control.end().catch(() => {});
+        }
+        throw cause;
+      }
+    });
+  }
+
+  /** Logs and counts the retries the writing session went through for a request. */
+  private noteRetries(res: TransactionResponse): void {
+    for (const w of res.warnings ?? []) this.config.onWarning(w);
+    if ((res.retries ?? 0) > 0) this.reconnects.inc(res.retries);
+  }
+
   /** A successful response, or the sink's failure. */
   private answer(res: TransactionResponse): TransactionResponse & { ok: true } {
+    this.noteRetries(res);
     if (res.ok) return res;
     throw new WeirError('SINK_FAILED', `sink '${this.operatorId}': ${res.message}`, {
       operatorId: this.operatorId,
@@ -218,6 +264,7 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
   private land(flight: Flight<T>, res: TransactionResponse): void {
     if (flight.settled) return;
     flight.settled = true;
+    this.noteRetries(res);
     if (this.flight === flight) this.flight = undefined;
     if (!res.ok) {
       this.failure ??= new WeirError('SINK_FAILED', `sink '${this.operatorId}': ${res.message}`, {
@@ -291,9 +338,16 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
   /** COMMIT PREPARED, tolerating a transaction that is already committed (by an earlier attempt). */
   private async commitOne(gid: string): Promise<void> {
     try {
-      await this.control!.query(`COMMIT PREPARED ${quoteLiteral(gid)}`);
+      await this.withControl('commit a prepared transaction', async (control) => {
+        try {
+          await control.query(`COMMIT PREPARED ${quoteLiteral(gid)}`);
+        } catch (cause) {
+          // No longer prepared: committed before (perhaps just before a lost answer).
+          if ((cause as { code?: string }).code !== '42704') throw cause;
+        }
+      });
     } catch (cause) {
-      if ((cause as { code?: string }).code === '42704') return; // no longer prepared: committed before
+      if (cause instanceof WeirError) throw cause;
       throw new WeirError(
         'SINK_FAILED',
         `sink '${this.operatorId}' cannot commit prepared transaction '${gid}': ${(cause as Error).message}`,
@@ -317,9 +371,11 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
     await this.ready;
     this.check();
     const mine = (oldSubtask: number) => oldSubtask % this.parallelism === this.subtask;
-    const prepared = await this.control!.query<{ gid: string }>(
-      'SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, $1)',
-      [`${this.prefix}:`],
+    const prepared = await this.withControl('list prepared transactions', (control) =>
+      control.query<{ gid: string }>(
+        'SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, $1)',
+        [`${this.prefix}:`],
+      ),
     );
     const present = new Set(prepared.rows.map((r) => r.gid));
     const keep = new Set<string>();
@@ -332,11 +388,13 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
       const parts = parseGid(gid);
       if (parts === undefined || parts.prefix !== this.prefix || keep.has(gid)) continue;
       if (parts.token === this.token || !mine(parts.subtask)) continue;
-      try {
-        await this.control!.query(`ROLLBACK PREPARED ${quoteLiteral(gid)}`);
-      } catch (cause) {
-        if ((cause as { code?: string }).code !== '42704') throw cause;
-      }
+      await this.withControl('roll back a prepared transaction', async (control) => {
+        try {
+          await control.query(`ROLLBACK PREPARED ${quoteLiteral(gid)}`);
+        } catch (cause) {
+          if ((cause as { code?: string }).code !== '42704') throw cause;
+        }
+      });
     }
   }
 

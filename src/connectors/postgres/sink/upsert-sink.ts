@@ -17,7 +17,8 @@ import type { Json } from '../../../core/snapshot.js';
 import type { Counter, MetricGroup } from '../../../metrics/registry.js';
 import { parseOptions } from '../../shared/config.js';
 import { upsertSinkSchema } from '../config.js';
-import { connect } from '../connection.js';
+import { connect, sessionFailure } from '../connection.js';
+import { isConnectionLost, Reconnector, reconnectCounter } from '../reconnect.js';
 import {
   loadSinkTable,
   type PostgresSinkOptions,
@@ -141,6 +142,7 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly rows: Counter;
   private readonly rejected: Counter;
   private readonly operatorId: string;
+  private readonly reconnect: Reconnector;
 
   constructor(
     private readonly config: SinkConfig<T>,
@@ -148,6 +150,12 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
   ) {
     this.operatorId = context.operatorId;
     ({ rows: this.rows, rejected: this.rejected } = sinkRowCounters(context.metrics));
+    this.reconnect = new Reconnector(
+      config.reconnect,
+      `PostgreSQL upsert sink '${this.operatorId}' (subtask ${context.subtaskIndex})`,
+      config.onWarning,
+      reconnectCounter(context.metrics),
+    );
     this.ready = this.open().then(
       () => {
         this.ready = undefined;
@@ -161,8 +169,34 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
 
   private async open(): Promise<void> {
     const c = this.config;
-    this.client = await connect(c.connection, { applicationName: `weir-sink-${this.operatorId}` });
-    this.table = await loadSinkTable(this.client, c.table, c.keyColumns, this.operatorId);
+    this.table = await this.withSession('open a session', (client) =>
+      loadSinkTable(client, c.table, c.keyColumns, this.operatorId),
+    );
+  }
+
+  /**
+   * Runs `work` on the session; after a lost connection, on a new session,
+   * within the reconnect budget. A batch is one transaction and upserts are
+   * idempotent, so writing a batch again whose COMMIT may or may not have
+   * happened leaves the same rows.
+   */
+  private withSession<R>(action: string, work: (client: pg.Client) => Promise<R>): Promise<R> {
+    return this.reconnect.run(action, 'SINK_FAILED', async () => {
+      this.client ??= await connect(this.config.connection, {
+        applicationName: `weir-sink-${this.operatorId}`,
+      });
+      const client = this.client;
+      try {
+        return await work(client);
+      } catch (error) {
+        const cause = sessionFailure(client, error);
+        if (isConnectionLost(cause) && this.client === client) {
+          this.client = undefined;
+          await client.end().catch(() => {});
+        }
+        throw cause;
+      }
+    });
   }
 
   write(batch: RecordBatch<T>): void {
@@ -199,8 +233,11 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
     );
   }
 
-  private async flush(batch: PendingMutation<T>[]): Promise<void> {
-    const client = this.client!;
+  private flush(batch: PendingMutation<T>[]): Promise<void> {
+    return this.withSession('write a batch', (client) => this.writeBatch(client, batch));
+  }
+
+  private async writeBatch(client: pg.Client, batch: PendingMutation<T>[]): Promise<void> {
     const table = this.table!;
     const mutations = batch.map((p) => p.mutation);
     for (let attempt = 1; ; attempt++) {
