@@ -1,7 +1,7 @@
 /**
  * No secret leaves the process: a connection password and the REST token
- * appear in no REST answer, no metric, no exception shown by the UI and no
- * error message, while a job runs and after it fails.
+ * appear in no REST answer, no metric, no exception shown by the UI, no
+ * logged warning and no error message, while a job runs and after it fails.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,13 +40,19 @@ describe('secrets', () => {
   });
 
   afterAll(async () => {
+    process.off('warning', onWarning);
     await Promise.all(clients.map((c) => c.cancel().catch(() => undefined)));
     await ui?.close();
     await sql(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function startJob(name: string, connection: string): JobClient {
+  /** Warnings the connectors emit (reconnect attempts name their cause). */
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(`${warning.message}\n${warning.stack ?? ''}`);
+  process.on('warning', onWarning);
+
+  function startJob(name: string, connection: string, maxOutageMs?: number): JobClient {
     const env = new StreamEnvironment({ parallelism: 1 });
     env
       .fromGenerator<{ id: number; v: number }>({
@@ -54,7 +60,13 @@ describe('secrets', () => {
         generate: (i) => ({ id: i % 50, v: i }),
       })
       .uid('numbers')
-      .sinkTo(new PostgresUpsertSink({ connection, table: `${SCHEMA}.items` }))
+      .sinkTo(
+        new PostgresUpsertSink({
+          connection,
+          table: `${SCHEMA}.items`,
+          ...(maxOutageMs === undefined ? {} : { reconnect: { maxOutageMs } }),
+        }),
+      )
       .uid('items');
     const client = env.executeAsync(name);
     clients.push(client);
@@ -91,8 +103,8 @@ describe('secrets', () => {
   });
 
   it('shows no password in the failure of a job that cannot connect', async () => {
-    // Nothing listens on port 1: the sink fails to connect.
-    const client = startJob('unreachable', connectionWithPassword(1));
+    // Nothing listens on port 1: the sink retries for a moment (logging each retry), then fails.
+    const client = startJob('unreachable', connectionWithPassword(1), 2_000);
     const failure = await client.result.then(
       () => undefined,
       (error: unknown) => error,
@@ -104,6 +116,8 @@ describe('secrets', () => {
     const shown = await everythingShown(client);
     expect(shown.join('\n')).toContain('ECONNREFUSED');
     for (const body of shown) expect(body).not.toContain(PASSWORD);
+    expect(warnings.join('\n')).toContain('ECONNREFUSED');
+    expect(warnings.join('\n')).not.toContain(PASSWORD);
   });
 
   it('shows no password when the connection setting is malformed', () => {
