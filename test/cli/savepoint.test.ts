@@ -63,6 +63,15 @@ async function firstCommit(directory: string): Promise<void> {
     .toBeGreaterThan(0);
 }
 
+/** The id of the one job `weir jobs --url url` lists. */
+async function onlyJobId(url: string): Promise<string> {
+  const jobs = await weir('jobs', '--url', url).done;
+  expect(jobs.code, jobs.stderr).toBe(0);
+  const [, row] = jobs.stdout.trim().split('\n');
+  expect(row, jobs.stdout).toBeDefined();
+  return row!.split(/ +/)[0]!;
+}
+
 /** The output of one uninterrupted run at full speed, shared by the tests that compare to it. */
 let reference: Promise<string[]> | undefined;
 function uninterrupted(): Promise<string[]> {
@@ -342,10 +351,7 @@ describe.concurrent('weir run --from and savepoints', { timeout: 300_000 }, () =
       /"event":"metrics_started".*?"url":"(http:\/\/127\.0\.0\.1:\d+)\/metrics"/,
     )) as [string, string];
     await firstCommit(out);
-    const id = (await weir('jobs', '--url', url).done).stdout
-      .trim()
-      .split('\n')[1]!
-      .split(/ +/)[0]!;
+    const id = await onlyJobId(url);
 
     const outside = await weir('stop', id, '--to', `${savepoints}/../elsewhere`, '--url', url).done;
     expect(outside.code).toBe(1);
@@ -381,10 +387,7 @@ describe.concurrent('weir run --from and savepoints', { timeout: 300_000 }, () =
       'stderr',
       /"event":"metrics_started".*?"url":"(http:\/\/127\.0\.0\.1:\d+)\/metrics"/,
     )) as [string, string];
-    const secondId = (await weir('jobs', '--url', secondUrl).done).stdout
-      .trim()
-      .split('\n')[1]!
-      .split(/ +/)[0]!;
+    const secondId = await onlyJobId(secondUrl);
     const cancel = await weir('cancel', secondId, '--url', secondUrl).done;
     expect(cancel.code, cancel.stderr).toBe(0);
     expect(cancel.stdout.trim()).toBe(`cancelled ${secondId}`);
