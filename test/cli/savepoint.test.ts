@@ -25,9 +25,13 @@ import { defaultTokenFile } from '../../src/ui/rest-token.js';
 import { startWeir } from './run-cli.js';
 
 const JOB = 'test/cli/fixtures/running-counts.ts';
-/** Records of every run; at RATE a run takes three seconds, time enough to interrupt it. */
+/**
+ * Records of every run; at RATE a run takes ten seconds, time enough to
+ * interrupt it even when the machine is so busy that starting the CLI and
+ * its first checkpoint take several seconds.
+ */
 const COUNT = '3000';
-const RATE = '1000';
+const RATE = '300';
 /**
  * Every process must be done long before the test times out. Generous: on a
  * machine shared with other work, starting a job (TypeScript loader, worker
