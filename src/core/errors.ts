@@ -17,6 +17,7 @@ export type WeirErrorCode =
   | 'ASYNC_TIMEOUT'
   | 'LOOKUP_FAILED'
   | 'CHECKPOINT_DAMAGED'
+  | 'CHECKPOINT_DIRECTORY_IN_USE'
   | 'INTERNAL';
 
 export interface WeirErrorDetails {

@@ -25,7 +25,7 @@ function records(stderr: string): LogRecord[] {
     .map((line) => JSON.parse(line) as LogRecord);
 }
 
-describe.concurrent('weir run observability', () => {
+describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
   it('writes structured JSON logs with --log-format json', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-cli-'));
     try {
@@ -106,7 +106,7 @@ describe.concurrent('weir run observability', () => {
       .poll(
         async () =>
           (await (await fetch(url)).text()).match(/weir_source_records_total\{[^}]*\} (\d+)/)?.[1],
-        { timeout: 10_000 },
+        { timeout: 60_000 },
       )
       .toMatch(/^[1-9]/);
     const text = await (await fetch(url)).text();

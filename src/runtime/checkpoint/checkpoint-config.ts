@@ -1,5 +1,6 @@
 import { invalidArgument } from '../../core/errors.js';
 import type { CheckpointStorage } from './checkpoint-storage.js';
+import { DEFAULT_LEASE_MS } from './directory-lease.js';
 
 /** How a job takes checkpoints. */
 export interface CheckpointOptions {
@@ -17,6 +18,13 @@ export interface CheckpointOptions {
   readonly retained?: number;
   /** Where checkpoints go; a local directory storage on `directory` by default. */
   readonly storage?: CheckpointStorage;
+  /**
+   * The job holds a lease on its checkpoint storage while it runs, so that a
+   * second job on the same directory is refused; a crashed owner's lease
+   * expires this long after its last renewal (at once on the same host when
+   * its process is gone). Default 30 s.
+   */
+  readonly leaseMs?: number;
 }
 
 export interface CheckpointConfig {
@@ -27,11 +35,17 @@ export interface CheckpointConfig {
   readonly tolerableFailures: number;
   readonly retained: number;
   readonly storage: CheckpointStorage | undefined;
+  readonly leaseMs: number;
 }
 
 function nonNegative(name: string, n: number): number {
   if (!Number.isFinite(n) || n < 0)
     throw invalidArgument(`checkpoint ${name} must be a number >= 0, got ${n}`);
+  return n;
+}
+
+function positive(name: string, n: number): number {
+  if (nonNegative(name, n) === 0) throw invalidArgument(`checkpoint ${name} must be positive`);
   return n;
 }
 
@@ -53,5 +67,6 @@ export function checkpointConfig(options: CheckpointOptions): CheckpointConfig {
     tolerableFailures: nonNegative('tolerableFailures', options.tolerableFailures ?? 0),
     retained,
     storage: options.storage,
+    leaseMs: positive('leaseMs', options.leaseMs ?? DEFAULT_LEASE_MS),
   };
 }

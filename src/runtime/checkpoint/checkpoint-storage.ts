@@ -7,6 +7,11 @@ import type { CheckpointData, OperatorCheckpoint } from './checkpoint-data.js';
 import { CHECKPOINT_FORMAT_VERSION, FULL_CHECKPOINT_FORMAT_VERSION } from './checkpoint-data.js';
 import { checkpointDamaged, checksumOf, metadataChecksumOf } from './checkpoint-integrity.js';
 import { type CommitRecord, readCommitRecord, writeCommitRecord } from './commit-record.js';
+import {
+  acquireDirectoryLease,
+  type DirectoryLease,
+  type LeaseOptions,
+} from './directory-lease.js';
 import { mkdirPrivate, PRIVATE_DIR, syncDirectory, writeFileDurably } from './durable-files.js';
 
 /**
@@ -33,6 +38,12 @@ export interface CheckpointStorage {
   recordCommit?(checkpointId: number, path: string): Promise<void>;
   /** The last commit recorded by {@link recordCommit}, if any. */
   lastCommit?(): Promise<CommitRecord | undefined>;
+  /**
+   * Takes the lease that makes this job the only writer of the storage, or
+   * fails with `CHECKPOINT_DIRECTORY_IN_USE` (see directory-lease.ts).
+   * Storages without it cannot refuse a second job.
+   */
+  acquireLease?(options: LeaseOptions): Promise<DirectoryLease>;
 }
 
 /** A checkpoint directory that was passed over because it cannot be read. */
@@ -80,6 +91,10 @@ export class LocalCheckpointStorage implements CheckpointStorage {
   private readonly metadataCache = new Map<number, Metadata>();
 
   constructor(readonly directory: string) {}
+
+  acquireLease(options: LeaseOptions): Promise<DirectoryLease> {
+    return acquireDirectoryLease(this.directory, options);
+  }
 
   static nameOf(checkpointId: number, kind: 'checkpoint' | 'savepoint'): string {
     return `${kind === 'checkpoint' ? 'chk' : 'savepoint'}-${String(checkpointId).padStart(10, '0')}`;

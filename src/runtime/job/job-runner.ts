@@ -23,6 +23,7 @@ import {
 } from '../checkpoint/checkpoint-storage.js';
 import { refuseRestoreBehindCommit } from '../checkpoint/commit-guard.js';
 import { type CommitRecord, readCommitRecord } from '../checkpoint/commit-record.js';
+import type { DirectoryLease } from '../checkpoint/directory-lease.js';
 import { checkCompatibility } from '../checkpoint/restore.js';
 import type { ExecutionPlan } from '../execution/execution-plan.js';
 import { ThreadedAttempt, type WorkerThreadsDeployment } from '../workers/threaded-attempt.js';
@@ -96,6 +97,8 @@ export class JobRunner {
   private readonly restartStrategy: ResolvedRestartStrategy;
   /** Set while an attempt loads the checkpoint to restore: a failure there is not restarted. */
   private restoring = false;
+  /** Set when another job took the checkpoint directory over: the job must stop writing it. */
+  private leaseLost: WeirError | undefined;
 
   constructor(
     private readonly plan: ExecutionPlan,
@@ -230,23 +233,56 @@ export class JobRunner {
       );
       this.monitor.metricsUrl = `${this.endpoint.url}/metrics`;
     }
+    const lease = await this.acquireLease();
+    try {
+      return await this.runAttempts(options);
+    } finally {
+      await lease?.release();
+    }
+  }
+
+  /**
+   * The lease that makes this job the only one writing its checkpoint
+   * directory, held across restarts until the job ends.
+   */
+  private async acquireLease(): Promise<DirectoryLease | undefined> {
+    const { checkpointing, jobName } = this.settings;
+    if (checkpointing === undefined) return undefined;
+    return this.storage().acquireLease?.({
+      jobName,
+      leaseMs: checkpointing.leaseMs,
+      onLost: (error) => {
+        this.leaseLost = error;
+        this.attempt?.stop();
+        this.interruptRestartDelay?.();
+      },
+    });
+  }
+
+  /** Makes attempts until one ends or the restart strategy gives up. */
+  private async runAttempts(options: ExecuteOptions): Promise<JobResult> {
     let restorePath = options.restoreFrom;
     let history = NO_FAILURES;
     const random = this.settings.random ?? Math.random;
     for (;;) {
       const attemptStart = performance.now();
       try {
-        return await this.runAttempt({ ...options, restoreFrom: restorePath });
-      } catch (error) {
+        const result = await this.runAttempt({ ...options, restoreFrom: restorePath });
+        if (this.leaseLost !== undefined) throw this.leaseLost;
+        return result;
+      } catch (caught) {
+        // Another job writes the checkpoint directory now: no restart may write it too.
+        const error = this.leaseLost ?? caught;
         // A checkpoint that cannot be restored stays so: restarting would fail the same way.
-        const decision = this.restoring
-          ? { delayMs: undefined, history }
-          : decideRestart(
-              this.restartStrategy,
-              history,
-              { at: performance.now(), attemptDurationMs: performance.now() - attemptStart },
-              random,
-            );
+        const decision =
+          this.restoring || this.leaseLost !== undefined
+            ? { delayMs: undefined, history }
+            : decideRestart(
+                this.restartStrategy,
+                history,
+                { at: performance.now(), attemptDurationMs: performance.now() - attemptStart },
+                random,
+              );
         history = decision.history;
         const { delayMs } = decision;
         this.transition({ kind: 'failed', restart: delayMs !== undefined });
@@ -255,6 +291,7 @@ export class JobRunner {
         this.coordinator = undefined;
         this.attempt = undefined;
         await this.restartDelay(delayMs);
+        if (this.leaseLost !== undefined) throw this.leaseLost;
         // Cancelled while waiting: no attempt is running, so the job ends here.
         if (this.jobState === 'stopping') return this.result('cancelled');
         // From the newest checkpoint the failed attempt (or an earlier one) completed.

@@ -1,0 +1,176 @@
+/**
+ * One job per checkpoint directory: a second job on a directory in use is
+ * refused with the holder's name; the directory is free again when the job
+ * ends, at once when its process was killed on this host, and when the lease
+ * of an owner elsewhere expires; a job whose lease was taken over stops.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DiscardingSink, type JobClient, StreamEnvironment, WeirError } from '../../src/index.js';
+import { OWNER_FILE } from '../../src/runtime/checkpoint/directory-lease.js';
+
+const root = mkdtempSync(join(tmpdir(), 'weir-lease-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let dirs = 0;
+const fresh = () => join(root, `ckpt-${++dirs}`);
+
+/** An unbounded job checkpointing into `directory`. */
+function startJob(name: string, directory: string, leaseMs?: number): JobClient {
+  const env = new StreamEnvironment({
+    parallelism: 1,
+    checkpointing: { directory, intervalMs: 100, ...(leaseMs === undefined ? {} : { leaseMs }) },
+  });
+  env
+    .fromGenerator<number>({ ratePerSecond: 1_000, generate: (i) => i })
+    .uid('numbers')
+    .sinkTo(new DiscardingSink());
+  return env.executeAsync(name);
+}
+
+async function failureOf(client: JobClient): Promise<WeirError> {
+  const error = await client.result.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(WeirError);
+  return error as WeirError;
+}
+
+const ownerOf = (directory: string) =>
+  JSON.parse(readFileSync(join(directory, OWNER_FILE), 'utf8')) as {
+    jobName: string;
+    pid: number;
+    ownerId: string;
+  };
+
+describe('checkpoint directory lease', () => {
+  it('refuses a second job on a directory in use, and frees it when the first ends', async () => {
+    const directory = fresh();
+    const first = startJob('first', directory);
+    await expect.poll(() => first.monitor.status, { timeout: 60_000 }).toBe('running');
+    expect(ownerOf(directory)).toMatchObject({ jobName: 'first', pid: process.pid });
+
+    const second = startJob('second', directory);
+    const refused = await failureOf(second);
+    expect(refused.code).toBe('CHECKPOINT_DIRECTORY_IN_USE');
+    expect(refused.message).toContain(
+      `the checkpoint directory '${directory}' is in use by job 'first'`,
+    );
+    expect(refused.message).toContain(`process ${process.pid}`);
+    expect(first.monitor.status).toBe('running');
+
+    await first.cancel();
+    expect(existsSync(join(directory, OWNER_FILE))).toBe(false);
+    const third = startJob('third', directory);
+    await expect.poll(() => third.monitor.status, { timeout: 60_000 }).toBe('running');
+    await third.cancel();
+  });
+
+  it('takes over at once from a killed process on this host', async () => {
+    const directory = fresh();
+    // A process that holds the lease, then dies without releasing it.
+    const holder = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      stdio: 'ignore',
+    });
+    mkdirSync(directory, { recursive: true });
+    writeFileSync(
+      join(directory, OWNER_FILE),
+      JSON.stringify({
+        ownerId: 'killed',
+        jobName: 'killed',
+        pid: holder.pid,
+        host: hostname(),
+        acquiredAt: Date.now(),
+        renewedAt: Date.now(),
+        leaseMs: 600_000,
+      }),
+    );
+    const refused = await failureOf(startJob('while-alive', directory));
+    expect(refused.code).toBe('CHECKPOINT_DIRECTORY_IN_USE');
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    holder.kill('SIGKILL');
+    await exited;
+    const next = startJob('after-kill', directory);
+    await expect.poll(() => next.monitor.status, { timeout: 60_000 }).toBe('running');
+    expect(ownerOf(directory).jobName).toBe('after-kill');
+    await next.cancel();
+  });
+
+  it('takes over from an owner on another host once its lease expires', async () => {
+    const directory = fresh();
+    mkdirSync(directory, { recursive: true });
+    const leaseMs = 1_500;
+    writeFileSync(
+      join(directory, OWNER_FILE),
+      JSON.stringify({
+        ownerId: 'elsewhere',
+        jobName: 'elsewhere',
+        pid: 1,
+        host: 'another-host.invalid',
+        acquiredAt: Date.now(),
+        renewedAt: Date.now(),
+        leaseMs,
+      }),
+    );
+    const refused = await failureOf(startJob('early', directory));
+    expect(refused.message).toMatch(
+      /in use by job 'elsewhere' \(process 1 on another-host\.invalid\)/,
+    );
+    expect(refused.message).toMatch(/its lease expires in \d s/);
+    // The recorded owner stopped renewing: after its lease, the directory is free.
+    await expect
+      .poll(
+        async () => {
+          const client = startJob('late', directory);
+          const outcome = await Promise.race([
+            client.result.then(
+              () => 'ended',
+              (e: unknown) => (e instanceof WeirError ? e.code : 'failed'),
+            ),
+            new Promise<string>((resolve) => {
+              const check = setInterval(() => {
+                if (client.monitor.status === 'running') {
+                  clearInterval(check);
+                  resolve('running');
+                }
+              }, 20);
+            }),
+          ]);
+          if (outcome === 'running') await client.cancel();
+          return outcome;
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe('running');
+  });
+
+  it('stops a job whose lease was taken over, without restarting it', async () => {
+    const directory = fresh();
+    const env = new StreamEnvironment({
+      parallelism: 1,
+      checkpointing: { directory, intervalMs: 100, leaseMs: 600 },
+    });
+    env.setRestartStrategy({ kind: 'fixed-delay', attempts: 5, delayMs: 10 });
+    env
+      .fromGenerator<number>({ ratePerSecond: 1_000, generate: (i) => i })
+      .sinkTo(new DiscardingSink());
+    const client = env.executeAsync('taken-over');
+    await expect.poll(() => client.monitor.status, { timeout: 60_000 }).toBe('running');
+    // Another job wrote itself in (as if this one had stopped renewing in time).
+    writeFileSync(
+      join(directory, OWNER_FILE),
+      JSON.stringify({ ...ownerOf(directory), ownerId: 'usurper', jobName: 'usurper' }),
+    );
+    const error = await failureOf(client);
+    expect(error.code).toBe('CHECKPOINT_DIRECTORY_IN_USE');
+    expect(error.message).toContain(`job 'taken-over' lost the checkpoint directory`);
+    expect(error.message).toContain("now held by job 'usurper'");
+    expect(client.monitor.restarts()).toBe(0);
+    // Not ours any more: left in place.
+    expect(ownerOf(directory).jobName).toBe('usurper');
+  });
+});
