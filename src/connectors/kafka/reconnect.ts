@@ -99,12 +99,28 @@ export function isClusterUnreachable(error: unknown): boolean {
   return walk(error, 0);
 }
 
-/** The first line of an error's message, short enough for a log line. */
+/** Kafka error codes in an error tree (`errors`, `cause`). */
+function apiCodes(error: unknown): string[] {
+  const out = new Set<string>();
+  const walk = (e: unknown, depth: number) => {
+    if (e === null || typeof e !== 'object' || depth > 6) return;
+    const x = e as { apiId?: unknown; errors?: unknown; cause?: unknown };
+    if (typeof x.apiId === 'string') out.add(x.apiId);
+    if (Array.isArray(x.errors)) for (const i of x.errors) walk(i, depth + 1);
+    walk(x.cause, depth + 1);
+  };
+  walk(error, 0);
+  return [...out];
+}
+
+/** An error's message cut to its first cause, with the Kafka error codes it carries, for a log line. */
 export function shortReason(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   // The client repeats the same cause once per attempt, joined by '; '.
-  const first = text.split('; ')[0] ?? text;
-  return first.length > 300 ? `${first.slice(0, 300)}...` : first;
+  let first = text.split('; ')[0] ?? text;
+  if (first.length > 300) first = `${first.slice(0, 300)}...`;
+  const codes = apiCodes(error).filter((c) => !first.includes(c));
+  return codes.length > 0 ? `${first} [${codes.join(', ')}]` : first;
 }
 
 function seconds(ms: number): string {
@@ -181,8 +197,9 @@ export class Reconnector {
     }
     this.retries++;
     this.report.counter?.inc();
+    const what = apiCodes(cause).length > 0 ? 'got a transient Kafka error' : 'cannot reach Kafka';
     this.report.log(
-      `${this.what} cannot reach Kafka while trying to ${action} (${shortReason(cause)}); ` +
+      `${this.what} ${what} while trying to ${action} (${shortReason(cause)}); ` +
         `retry ${this.retries} in ${delay} ms, ${seconds(elapsed)} into the outage (gives up after ${seconds(s.maxOutageMs)})`,
     );
     return delay;
