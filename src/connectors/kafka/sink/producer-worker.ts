@@ -60,6 +60,41 @@ let recovered: Promise<void> | undefined;
 /** Rides out an unreachable cluster; created on 'init'. */
 let reconnector!: Reconnector;
 
+/**
+ * Errors of a transaction coordinator that is busy for a moment (the previous
+ * transaction of an id is still being aborted, the coordinator moved). They
+ * come with every recovery, so they are retried quickly and quietly first.
+ */
+const COORDINATOR_BUSY = [
+  'CONCURRENT_TRANSACTIONS',
+  'COORDINATOR_LOAD_IN_PROGRESS',
+  'COORDINATOR_NOT_AVAILABLE',
+  'NOT_COORDINATOR',
+];
+/** Quick retries of a busy coordinator (20 ms doubling to 1 s: about 15 s) before it counts as an outage. */
+const QUICK_RETRIES = 20;
+
+/**
+ * Runs a request that is safe to repeat until it succeeds: quick retries
+ * while the coordinator is busy, then the reconnect budget while the cluster
+ * cannot be reached. Other errors are thrown at once.
+ */
+async function retrying<T>(action: string, attempt: () => Promise<T>): Promise<T> {
+  for (let quick = 0; ; ) {
+    try {
+      const result = await attempt();
+      reconnector.recovered();
+      return result;
+    } catch (error) {
+      if (quick < QUICK_RETRIES && COORDINATOR_BUSY.some((id) => hasApiError(error, id))) {
+        await sleep(Math.min(1000, 20 * 2 ** quick++));
+        continue;
+      }
+      await sleep(reconnector.failed(error, action, 'SINK_FAILED'));
+    }
+  }
+}
+
 function notify(n: Notice): void {
   port.postMessage(n);
 }
@@ -135,7 +170,7 @@ function startTxn(seq: number): Txn {
   // Nothing was written under this id yet, so a failed start can be repeated
   // with a fresh producer (its InitProducerId fences the failed one).
   txn.ready = control.then(() =>
-    reconnector.run(`begin transaction '${tid}'`, 'SINK_FAILED', async () => {
+    retrying(`begin transaction '${tid}'`, async () => {
       // The producer's timeout is also the transaction timeout it asks for.
       const producer = new Producer(
         producerOptions({
@@ -271,8 +306,10 @@ async function preCommit(): Promise<TransactionCommittable | undefined> {
 /** Commits a pre-committed transaction by its saved producer id and epoch (idempotent). */
 async function commitOne(c: TransactionCommittable): Promise<void> {
   if (c.empty) return;
-  for (;;) {
-    try {
+  try {
+    // Committing by producer id and epoch can be repeated: wait out a busy
+    // coordinator, or an unreachable cluster within the budget.
+    await retrying(`commit transaction '${c.transactionalId}'`, async () => {
       const connection = await transactionCoordinator(admin, c.transactionalId);
       await endTransaction(
         connection,
@@ -281,37 +318,24 @@ async function commitOne(c: TransactionCommittable): Promise<void> {
         c.producerEpoch,
         true,
       );
-      notify({ kind: 'stat', name: 'committed', count: 1 });
-      reconnector.recovered();
-      return;
-    } catch (failure) {
-      // Committing by producer id and epoch can be repeated: wait out an
-      // unreachable cluster (or a coordinator that moves) within the budget.
-      let error = failure;
-      try {
-        await sleep(
-          reconnector.failed(failure, `commit transaction '${c.transactionalId}'`, 'SINK_FAILED'),
-        );
-        continue;
-      } catch (final) {
-        error = final;
-      }
-      const codes = apiErrors(error).join(', ');
-      throw new Error(
-        `cannot commit Kafka transaction '${c.transactionalId}' (producer ${c.producerId}, epoch ${c.producerEpoch}): ${reasonOf(error)}${codes ? ` [${codes}]` : ''}. ` +
-          (hasApiError(error, 'PRODUCER_FENCED') ||
-          hasApiError(error, 'INVALID_PRODUCER_EPOCH') ||
-          hasApiError(error, 'INVALID_TXN_STATE')
-            ? "The broker no longer has this transaction open: it was most likely aborted because it outlived transactionTimeoutMs (the job was down too long), so its records are lost. Raise transactionTimeoutMs (up to the broker's transaction.max.timeout.ms) or restart failed jobs sooner."
-            : 'The transaction stays open on the broker; restoring the job from the same checkpoint retries the commit.'),
-      );
-    }
+    });
+    notify({ kind: 'stat', name: 'committed', count: 1 });
+  } catch (error) {
+    const codes = apiErrors(error).join(', ');
+    throw new Error(
+      `cannot commit Kafka transaction '${c.transactionalId}' (producer ${c.producerId}, epoch ${c.producerEpoch}): ${reasonOf(error)}${codes ? ` [${codes}]` : ''}. ` +
+        (hasApiError(error, 'PRODUCER_FENCED') ||
+        hasApiError(error, 'INVALID_PRODUCER_EPOCH') ||
+        hasApiError(error, 'INVALID_TXN_STATE')
+          ? "The broker no longer has this transaction open: it was most likely aborted because it outlived transactionTimeoutMs (the job was down too long), so its records are lost. Raise transactionTimeoutMs (up to the broker's transaction.max.timeout.ms) or restart failed jobs sooner."
+          : 'The transaction stays open on the broker; restoring the job from the same checkpoint retries the commit.'),
+    );
   }
 }
 
 /** The new epoch of a transactional id after InitProducerId (which aborts what it left open). */
 async function fence(tid: string): Promise<number> {
-  return reconnector.run(`abort what transaction '${tid}' left open`, 'SINK_FAILED', async () => {
+  return retrying(`abort what transaction '${tid}' left open`, async () => {
     const connection = await transactionCoordinator(admin, tid);
     const { producerEpoch } = await initTransactionalId(
       connection,
@@ -324,7 +348,7 @@ async function fence(tid: string): Promise<number> {
 
 async function checkTimeouts(): Promise<void> {
   const max = Number(
-    await reconnector.run('read the broker configuration', 'SINK_FAILED', () =>
+    await retrying('read the broker configuration', () =>
       brokerConfig(admin, 'transaction.max.timeout.ms'),
     ),
   );
