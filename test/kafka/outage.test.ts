@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Producer } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KafkaFormats, KafkaSource } from '../../src/connectors/kafka/index.js';
+import { KafkaFormats, KafkaSink, KafkaSource } from '../../src/connectors/kafka/index.js';
 import { CollectSink, StreamEnvironment } from '../../src/index.js';
 import { startWeir } from '../cli/run-cli.js';
 import { buildOutageJob, type OutageEvent, type OutageResult } from './fixtures/outage-job.js';
@@ -87,10 +87,10 @@ async function committed(topic: string): Promise<string[]> {
 const canon = (rs: readonly OutageResult[]) => rs.map((r) => `${r.key}/${r.i}/${r.count}`).sort();
 
 /** What a run without failures commits: per key, the running count after each of its records. */
-function expected(): string[] {
+function expected(records = RECORDS): string[] {
   const counts = new Map<string, number>();
   const out: OutageResult[] = [];
-  for (let i = 0; i < RECORDS; i++) {
+  for (let i = 0; i < records; i++) {
     const { key } = event(i);
     const count = (counts.get(key) ?? 0) + 1;
     counts.set(key, count);
@@ -99,13 +99,18 @@ function expected(): string[] {
   return canon(out);
 }
 
+/** Records of the generated job, written at {@link GENERATED_RATE} per second: they keep coming during the outage. */
+const GENERATED = 2_500;
+const GENERATED_RATE = 25;
+
 describe('a Kafka broker down for 60 s under exactly-once jobs', () => {
   it('pauses the jobs, which resume by themselves with exact output', async () => {
     const apiIn = uniqueTopic('outage-api-in');
     const apiOut = uniqueTopic('outage-api-out');
     const cliIn = uniqueTopic('outage-cli-in');
     const cliOut = uniqueTopic('outage-cli-out');
-    for (const t of [apiIn, apiOut, cliIn, cliOut]) await broker.createTopic(t, PARTITIONS);
+    const genOut = uniqueTopic('outage-gen-out');
+    for (const t of [apiIn, apiOut, cliIn, cliOut, genOut]) await broker.createTopic(t, PARTITIONS);
     await produce(apiIn, 0, RECORDS / 2);
     await produce(cliIn, 0, RECORDS / 2);
 
@@ -131,6 +136,53 @@ describe('a Kafka broker down for 60 s under exactly-once jobs', () => {
       },
       (e: unknown) => {
         ended = `failed: ${e instanceof Error ? e.message : String(e)}`;
+      },
+    );
+
+    // A job whose sink has records to write while the broker is away: its
+    // open transaction cannot be flushed, so the task fails and restarts from
+    // the last checkpoint (aborting that transaction) until the broker is back.
+    const genEnv = new StreamEnvironment({
+      parallelism: 2,
+      checkpointing: { directory: join(dir!, 'gen-checkpoints'), intervalMs: 1_000 },
+      restartStrategy: { kind: 'exponential-delay', maxBackoffMs: 10_000 },
+    });
+    genEnv
+      .fromGenerator<OutageResult>({
+        count: GENERATED,
+        ratePerSecond: GENERATED_RATE,
+        generate: (i) => ({ ...event(i), count: 1 }),
+      })
+      .uid('generated')
+      .setParallelism(1)
+      .keyBy((r) => r.key)
+      .reduce((a, b) => ({ key: a.key, i: b.i, count: a.count + b.count }))
+      .uid('count')
+      .sinkTo(
+        new KafkaSink<OutageResult>({
+          brokers: broker.brokers,
+          topic: genOut,
+          format: KafkaFormats.json<OutageResult>(),
+          key: (r) => r.key,
+          deliveryGuarantee: 'exactly-once',
+          transactionalIdPrefix: `${genOut}-tx`,
+          requestTimeoutMs: 5_000,
+          onWarning: () => {},
+        }),
+      )
+      .uid('sink');
+    const genClient = genEnv.executeAsync('outage generated');
+    const restartCauses: string[] = [];
+    genClient.monitor.onRestart(({ cause }) => {
+      restartCauses.push(cause instanceof Error ? cause.message : String(cause));
+    });
+    let genEnded: string | undefined;
+    genClient.result.then(
+      (r) => {
+        genEnded = r.status;
+      },
+      (e: unknown) => {
+        genEnded = `failed: ${e instanceof Error ? e.message : String(e)}`;
       },
     );
 
@@ -174,6 +226,11 @@ describe('a Kafka broker down for 60 s under exactly-once jobs', () => {
         async () => (await committed(cliOut)).length > 0,
         120_000,
       );
+      await waitFor(
+        'the generated job to commit output',
+        async () => (await committed(genOut)).length > 0,
+        120_000,
+      );
       const before = {
         api: (await committed(apiOut)).length,
         cli: (await committed(cliOut)).length,
@@ -184,6 +241,7 @@ describe('a Kafka broker down for 60 s under exactly-once jobs', () => {
       await new Promise((r) => setTimeout(r, OUTAGE_MS - (Date.now() - down)));
       // Paused, not ended.
       expect(ended).toBeUndefined();
+      expect(genEnded).toBeUndefined();
       expect(cliExited, cli.output('stderr')).toBe(false);
       await broker.up();
       const back = Date.now();
@@ -218,6 +276,16 @@ describe('a Kafka broker down for 60 s under exactly-once jobs', () => {
 
       expect(api).toEqual(want);
       expect(viaCli).toEqual(want);
+      // The generated job runs out of input and finishes, every result committed once.
+      await waitFor(
+        'the generated job to finish',
+        () => genEnded !== undefined,
+        240_000,
+        () => `${genClient.monitor.status}; restarts: ${restartCauses.join(' | ')}`,
+      );
+      expect(genEnded).toBe('finished');
+      expect(await committed(genOut)).toEqual(expected(GENERATED));
+      expect(restartCauses.length).toBeGreaterThanOrEqual(1);
       expect(ended).toBeUndefined();
       expect(client.monitor.status).toBe('running');
       expect(cliExited).toBe(false);
@@ -235,10 +303,12 @@ describe('a Kafka broker down for 60 s under exactly-once jobs', () => {
           `all ${want.length} committed ${resumedAfterMs} ms after the broker was back; ` +
           `api job: ${client.monitor.restarts()} restart(s), ${reconnects} reconnect retries, ` +
           `${client.metrics.total('weir_checkpoints_failed_total')} failed checkpoint(s); ` +
-          `cli job restarts logged: ${(cliErr.match(/; restart \d+ in/g) ?? []).length}`,
+          `cli job restarts logged: ${(cliErr.match(/; restart \d+ in/g) ?? []).length}; ` +
+          `generated job: ${restartCauses.length} restart(s), the first after: ${restartCauses[0]?.slice(0, 200)}`,
       );
     } finally {
       await client.cancel().catch(() => {});
+      await genClient.cancel().catch(() => {});
       cli.child.kill('SIGINT');
       await cli.done.catch(() => {});
     }
