@@ -9,8 +9,11 @@
  */
 import { Admin } from '@platformatic/kafka';
 import { describe, expect, it } from 'vitest';
-import { DEAD_LETTER_FAILURES_METRIC } from '../../src/connectors/kafka/dead-letter.js';
-import { KAFKA_BAD_RECORDS_METRIC, KafkaSource } from '../../src/connectors/kafka/index.js';
+import {
+  DEAD_LETTER_FAILURES_METRIC,
+  KAFKA_BAD_RECORDS_METRIC,
+  KafkaSource,
+} from '../../src/connectors/kafka/index.js';
 import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
 import { BROKERS, createTopic, json, produce, uniqueTopic } from './helpers.js';
 
