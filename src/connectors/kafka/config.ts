@@ -17,6 +17,7 @@ import {
   shaped,
 } from '../shared/config.js';
 import type { KafkaFormat } from './formats.js';
+import { emitKafkaWarning, type KafkaReconnectSettings, kafkaReconnectEntry } from './reconnect.js';
 import type { KafkaConsumerRecord } from './records.js';
 
 export { reasonOf } from '../shared/bad-records.js';
@@ -55,6 +56,17 @@ const connectionEntries = {
   clientId: v.optional(nonEmptyString(), 'weir'),
   /** Timeout of one request to a broker. Default 30 s. */
   requestTimeoutMs: v.optional(positiveMs(), 30_000),
+  /**
+   * How an unreachable cluster is ridden out (a broker restart, a leader
+   * election): requests that cannot reach a broker are retried with capped
+   * exponential backoff and jitter, each retry logged and counted in
+   * `weir_kafka_reconnects_total`, until the outage outlasts `maxOutageMs`
+   * (default 3 minutes); then the task fails and the job's restart strategy
+   * takes over. See docs/connectors/kafka.md.
+   */
+  reconnect: kafkaReconnectEntry,
+  /** Receives the connector's warnings (each retry, each reconnection). Default `process.emitWarning`. */
+  onWarning: v.optional(fn<(message: string) => void>(), () => emitKafkaWarning),
 };
 
 /** Where the Kafka cluster is. */
@@ -65,6 +77,7 @@ export interface KafkaConnection {
   readonly brokers: string[];
   readonly clientId: string;
   readonly requestTimeoutMs: number;
+  readonly reconnect: KafkaReconnectSettings;
 }
 
 /** The connection settings of validated options. */
@@ -73,6 +86,7 @@ export function connectionOf(options: KafkaConnection): KafkaConnection {
     brokers: [...options.brokers],
     clientId: options.clientId,
     requestTimeoutMs: options.requestTimeoutMs,
+    reconnect: { ...options.reconnect },
   };
 }
 

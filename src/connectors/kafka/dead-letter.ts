@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Producer } from '@platformatic/kafka';
 import { describeRecord, WeirError } from '../../core/errors.js';
-import type { MetricGroup } from '../../metrics/registry.js';
+import type { Counter, MetricGroup } from '../../metrics/registry.js';
 import { BAD_RECORDS_METRIC, BadRecordCounter, badRecordError } from '../shared/bad-records.js';
+import { apiErrors } from './client.js';
 import type { KafkaBadRecordPolicy, KafkaConnection, KafkaDeadLetterTarget } from './config.js';
 import { reasonOf } from './config.js';
+import { isClusterUnreachable, Reconnector, reconnectsCounter, shortReason } from './reconnect.js';
 import type { KafkaConsumerRecord } from './records.js';
 
 /** Counter of bad records of every policy (the same name as every source's). */
@@ -33,7 +35,10 @@ export const DEFAULT_MAX_DEAD_LETTER_BYTES = 512 * 1024;
 /** Longest `weir.error` header, in characters. */
 const MAX_REASON = 2000;
 
-/** Attempts at writing a group of dead letters before the job fails. */
+/** Counter: dead-letter writes the brokers refused (each failed attempt; an unreachable cluster counts as reconnects). */
+export const DEAD_LETTER_FAILURES_METRIC = 'weir_kafka_dead_letter_failures_total';
+
+/** Attempts at writing a group of dead letters the brokers refuse, before the job fails. */
 const SEND_ATTEMPTS = 5;
 /** Backoff before the second attempt; doubled after each failure. */
 const FIRST_BACKOFF_MS = 200;
@@ -110,13 +115,26 @@ export function deadLetterMessage(
 export class DeadLetters extends BadRecordCounter<KafkaDeadLetterTarget> {
   private producer: Producer | undefined;
   private closed = false;
+  private readonly refusals: Counter;
+  private readonly reconnector: Reconnector;
 
   constructor(
     policy: KafkaBadRecordPolicy,
     private readonly connection: KafkaConnection,
     metrics: MetricGroup,
+    /** Names the source in warnings, e.g. `Kafka source 'orders' (subtask 0)`. */
+    private readonly what = 'Kafka source',
+    private readonly warn: (message: string) => void = () => {},
   ) {
     super(policy, metrics);
+    this.refusals = metrics.counter(
+      DEAD_LETTER_FAILURES_METRIC,
+      'Attempts at writing dead letters that the Kafka brokers refused',
+    );
+    this.reconnector = new Reconnector(connection.reconnect, what, {
+      log: warn,
+      counter: reconnectsCounter(metrics),
+    });
   }
 
   /**
@@ -153,17 +171,42 @@ export class DeadLetters extends BadRecordCounter<KafkaDeadLetterTarget> {
     first: DeadLetter,
     total: number,
   ): Promise<void> {
+    const topic = typeof this.policy === 'object' ? this.policy.deadLetterTopic : '';
     let backoff = FIRST_BACKOFF_MS;
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; ; ) {
       try {
         await this.producerFor().send({ messages });
+        this.reconnector.recovered();
         return;
       } catch (cause) {
-        if (attempt >= SEND_ATTEMPTS || this.closed) throw this.failed(cause, first, total);
+        if (this.closed) throw this.failed(cause, first, total, attempt);
         // A producer that failed may hold a broken connection: start afresh.
         await this.closeProducer();
+        if (isClusterUnreachable(cause)) {
+          // Not a refusal: wait for the cluster within the outage budget.
+          let wait: number;
+          try {
+            wait = this.reconnector.failed(
+              cause,
+              `write dead letters to '${topic}'`,
+              'SOURCE_FAILED',
+            );
+          } catch (outage) {
+            throw this.failed(outage, first, total, attempt);
+          }
+          await delay(wait);
+          continue;
+        }
+        this.refusals.inc();
+        if (attempt >= SEND_ATTEMPTS) throw this.failed(cause, first, total, attempt);
+        this.warn(
+          `${this.what}: the brokers refused ${messages.length} dead letter(s) for topic '${topic}' ` +
+            `(attempt ${attempt} of ${SEND_ATTEMPTS}; first: topic '${first.record.topic}' partition ` +
+            `${first.record.partition} at offset ${first.record.offset}): ${shortReason(cause)}; retry in ${backoff} ms`,
+        );
         await delay(backoff);
         backoff *= 2;
+        attempt++;
       }
     }
   }
@@ -180,14 +223,16 @@ export class DeadLetters extends BadRecordCounter<KafkaDeadLetterTarget> {
     return this.producer;
   }
 
-  private failed(cause: unknown, first: DeadLetter, total: number): WeirError {
+  private failed(cause: unknown, first: DeadLetter, total: number, attempts: number): WeirError {
     const topic = typeof this.policy === 'object' ? this.policy.deadLetterTopic : '';
     const { record } = first;
+    const codes = apiErrors(cause);
     return new WeirError(
       'SOURCE_FAILED',
       `cannot write ${total} bad record(s) to the dead-letter topic '${topic}' ` +
-        `(after ${SEND_ATTEMPTS} attempts; first: topic '${record.topic}' partition ${record.partition} ` +
-        `at offset ${record.offset}): ${reasonOf(cause)}`,
+        `(after ${attempts} attempt(s); first: topic '${record.topic}' partition ${record.partition} ` +
+        `at offset ${record.offset}): ${shortReason(cause instanceof WeirError ? cause.message : reasonOf(cause))}` +
+        (codes.length > 0 ? ` [${codes.join(', ')}]` : ''),
       { cause, domain: 'external', retriable: true },
     );
   }

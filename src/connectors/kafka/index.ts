@@ -15,8 +15,13 @@ export type {
   KafkaSourceOptions,
   StartingOffsets,
 } from './config.js';
-export { DEFAULT_MAX_DEAD_LETTER_BYTES, KAFKA_BAD_RECORDS_METRIC } from './dead-letter.js';
+export {
+  DEAD_LETTER_FAILURES_METRIC,
+  DEFAULT_MAX_DEAD_LETTER_BYTES,
+  KAFKA_BAD_RECORDS_METRIC,
+} from './dead-letter.js';
 export { type AvroSchema, type KafkaFormat, KafkaFormats } from './formats.js';
+export { KAFKA_RECONNECTS_METRIC, type KafkaReconnectOptions } from './reconnect.js';
 export type { KafkaConsumerRecord } from './records.js';
 export { KafkaSink } from './sink/kafka-sink.js';
 export { KafkaSource } from './source/kafka-source.js';

@@ -18,6 +18,7 @@ import {
   kafkaSinkSchema,
 } from '../config.js';
 import type { KafkaFormat } from '../formats.js';
+import { reconnectsCounter } from '../reconnect.js';
 import type {
   Notice,
   PackedBatch,
@@ -47,6 +48,7 @@ interface SinkConfig<T> {
   readonly maxBufferedRecords: number;
   readonly flushTimeoutMs: number;
   readonly name: string;
+  readonly onWarning: (message: string) => void;
 }
 
 /** Validates the options (once, when the sink is created) and applies defaults. */
@@ -71,6 +73,7 @@ function sinkConfig<T>(options: KafkaSinkOptions<T>): SinkConfig<T> {
     maxBufferedRecords: o.maxBufferedRecords,
     flushTimeoutMs: o.flushTimeoutMs,
     name: o.name,
+    onWarning: o.onWarning,
   };
 }
 
@@ -126,6 +129,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly bytesWritten: Counter;
   private readonly committed: Counter;
   private readonly aborted: Counter;
+  private readonly reconnects: Counter;
   private closed = false;
 
   constructor(
@@ -138,6 +142,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       exactlyOnce: config.exactlyOnce,
       transactionalIdPrefix: config.prefix,
       transactionTimeoutMs: config.transactionTimeoutMs,
+      operatorId: context.operatorId,
       subtaskIndex: context.subtaskIndex,
       parallelism: context.parallelism,
       acks: config.acks,
@@ -168,6 +173,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       'weir_kafka_sink_transactions_aborted_total',
       'Transactions left open by an earlier run and aborted on start',
     );
+    this.reconnects = reconnectsCounter(m);
     m.gauge(
       'weir_kafka_sink_outstanding_records',
       'Records not yet acknowledged by the brokers',
@@ -185,7 +191,15 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
         this.setFailure(n.error);
         return;
       case 'stat':
-        (n.name === 'committed' ? this.committed : this.aborted).inc(n.count);
+        (n.name === 'committed'
+          ? this.committed
+          : n.name === 'aborted'
+            ? this.aborted
+            : this.reconnects
+        ).inc(n.count);
+        return;
+      case 'warning':
+        this.config.onWarning(n.message);
         return;
       case 'done': {
         const call = this.pendingCalls.get(n.id);

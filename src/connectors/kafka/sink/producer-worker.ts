@@ -6,6 +6,7 @@
  * synchronous flush. In exactly-once mode each checkpoint interval is one
  * Kafka transaction with its own transactional id `<prefix>-<subtask>-<seq>`.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parentPort } from 'node:worker_threads';
 import { type Admin, type MessageToProduce, Producer } from '@platformatic/kafka';
 import { syncReplier } from '../../../util/threads/sync-channel.js';
@@ -19,6 +20,7 @@ import {
   transactionCoordinator,
 } from '../client.js';
 import { reasonOf } from '../config.js';
+import { Reconnector } from '../reconnect.js';
 import type {
   Notice,
   PackedBatch,
@@ -36,6 +38,8 @@ interface Txn {
   producer: Producer | undefined;
   /** Resolves when the producer is initialized (InitProducerId done). */
   ready: Promise<void>;
+  /** Set once `ready` resolved. */
+  begun: boolean;
   records: number;
 }
 
@@ -53,6 +57,43 @@ let nextSeq = 1;
 /** Serializes transaction starts, commits and recovery. */
 let control: Promise<void> = Promise.resolve();
 let recovered: Promise<void> | undefined;
+/** Rides out an unreachable cluster; created on 'init'. */
+let reconnector!: Reconnector;
+
+/**
+ * Errors of a transaction coordinator that is busy for a moment (the previous
+ * transaction of an id is still being aborted, the coordinator moved). They
+ * come with every recovery, so they are retried quickly and quietly first.
+ */
+const COORDINATOR_BUSY = [
+  'CONCURRENT_TRANSACTIONS',
+  'COORDINATOR_LOAD_IN_PROGRESS',
+  'COORDINATOR_NOT_AVAILABLE',
+  'NOT_COORDINATOR',
+];
+/** Quick retries of a busy coordinator (20 ms doubling to 1 s: about 15 s) before it counts as an outage. */
+const QUICK_RETRIES = 20;
+
+/**
+ * Runs a request that is safe to repeat until it succeeds: quick retries
+ * while the coordinator is busy, then the reconnect budget while the cluster
+ * cannot be reached. Other errors are thrown at once.
+ */
+async function retrying<T>(action: string, attempt: () => Promise<T>): Promise<T> {
+  for (let quick = 0; ; ) {
+    try {
+      const result = await attempt();
+      reconnector.recovered();
+      return result;
+    } catch (error) {
+      if (quick < QUICK_RETRIES && COORDINATOR_BUSY.some((id) => hasApiError(error, id))) {
+        await sleep(Math.min(1000, 20 * 2 ** quick++));
+        continue;
+      }
+      await sleep(reconnector.failed(error, action, 'SINK_FAILED'));
+    }
+  }
+}
 
 function notify(n: Notice): void {
   port.postMessage(n);
@@ -123,21 +164,32 @@ function startTxn(seq: number): Txn {
     transactionalId: tid,
     producer: undefined,
     ready: Promise.resolve(),
+    begun: false,
     records: 0,
   };
-  txn.ready = control.then(async () => {
-    // The producer's timeout is also the transaction timeout it asks for.
-    const producer = new Producer(
-      producerOptions({
-        transactionalId: tid,
-        timeout: config.transactionTimeoutMs,
-        producerId: -1n,
-        producerEpoch: -1,
-      }),
-    );
-    txn.producer = producer;
-    await producer.beginTransaction();
-  });
+  // Nothing was written under this id yet, so a failed start can be repeated
+  // with a fresh producer (its InitProducerId fences the failed one).
+  txn.ready = control.then(() =>
+    retrying(`begin transaction '${tid}'`, async () => {
+      // The producer's timeout is also the transaction timeout it asks for.
+      const producer = new Producer(
+        producerOptions({
+          transactionalId: tid,
+          timeout: config.transactionTimeoutMs,
+          producerId: -1n,
+          producerEpoch: -1,
+        }),
+      );
+      try {
+        await producer.beginTransaction();
+      } catch (error) {
+        void Promise.resolve(producer.close(true)).catch(() => {});
+        throw error;
+      }
+      txn.producer = producer;
+      txn.begun = true;
+    }),
+  );
   control = txn.ready.catch(() => {});
   txn.ready.catch(fail);
   return txn;
@@ -157,10 +209,21 @@ function pump(): Promise<void> {
         await tx.send({ messages });
         txn.records += messages.length;
       } else {
-        plainProducer ??= new Producer(
-          producerOptions({ timeout: config.connection.requestTimeoutMs }),
-        );
-        await plainProducer.send({ messages });
+        // At-least-once allows a batch to be written again when its
+        // acknowledgement was lost with the connection.
+        await reconnector.run('write records', 'SINK_FAILED', async () => {
+          plainProducer ??= new Producer(
+            producerOptions({ timeout: config.connection.requestTimeoutMs }),
+          );
+          try {
+            await plainProducer.send({ messages });
+          } catch (error) {
+            const broken = plainProducer;
+            plainProducer = undefined;
+            void Promise.resolve(broken.close(true)).catch(() => {});
+            throw error;
+          }
+        });
       }
       notify({ kind: 'acked', records: messages.length });
     }
@@ -194,9 +257,33 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 
 /** Flush, seal the current transaction into a committable, and start the next one. */
 async function preCommit(): Promise<TransactionCommittable | undefined> {
+  const txn = current;
+  if (reconnector.inOutage && (queue.length > 0 || sending !== undefined)) {
+    // The task thread waits for this answer: fail the checkpoint now rather
+    // than hold the task for the whole outage (the restart resumes from the
+    // last completed checkpoint and aborts the transaction).
+    throw new Error(
+      'the Kafka cluster is unreachable, so records written since the last checkpoint cannot be flushed',
+    );
+  }
   await flush();
-  if (!config.exactlyOnce) return undefined;
-  const txn = current!;
+  if (!config.exactlyOnce || txn === undefined) return undefined;
+  if (!txn.begun && txn.records === 0) {
+    // The transaction is still being started (the cluster is away) and holds
+    // nothing: this checkpoint seals nothing, and the transaction carries on
+    // into the next interval. Its sequence number stays unsealed, so a
+    // recovery from this checkpoint still aborts it.
+    return {
+      kind: 'kafka-txn',
+      transactionalId: transactionalId(config.subtaskIndex, txn.seq - 1),
+      producerId: '-1',
+      producerEpoch: -1,
+      empty: true,
+      subtask: config.subtaskIndex,
+      parallelism: config.parallelism,
+      seq: txn.seq - 1,
+    };
+  }
   await txn.ready;
   const producer = txn.producer!;
   const committable: TransactionCommittable = {
@@ -216,20 +303,13 @@ async function preCommit(): Promise<TransactionCommittable | undefined> {
   return committable;
 }
 
-const RETRIABLE = [
-  'CONCURRENT_TRANSACTIONS',
-  'COORDINATOR_LOAD_IN_PROGRESS',
-  'COORDINATOR_NOT_AVAILABLE',
-  'NOT_COORDINATOR',
-  'REQUEST_TIMED_OUT',
-];
-
 /** Commits a pre-committed transaction by its saved producer id and epoch (idempotent). */
 async function commitOne(c: TransactionCommittable): Promise<void> {
   if (c.empty) return;
-  const deadline = Date.now() + 60_000;
-  for (let attempt = 0; ; attempt++) {
-    try {
+  try {
+    // Committing by producer id and epoch can be repeated: wait out a busy
+    // coordinator, or an unreachable cluster within the budget.
+    await retrying(`commit transaction '${c.transactionalId}'`, async () => {
       const connection = await transactionCoordinator(admin, c.transactionalId);
       await endTransaction(
         connection,
@@ -238,54 +318,40 @@ async function commitOne(c: TransactionCommittable): Promise<void> {
         c.producerEpoch,
         true,
       );
-      notify({ kind: 'stat', name: 'committed', count: 1 });
-      return;
-    } catch (error) {
-      const retriable =
-        RETRIABLE.some((id) => hasApiError(error, id)) || apiErrors(error).length === 0;
-      if (retriable && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
-        continue;
-      }
-      const codes = apiErrors(error).join(', ');
-      throw new Error(
-        `cannot commit Kafka transaction '${c.transactionalId}' (producer ${c.producerId}, epoch ${c.producerEpoch}): ${reasonOf(error)}${codes ? ` [${codes}]` : ''}. ` +
-          (hasApiError(error, 'PRODUCER_FENCED') ||
-          hasApiError(error, 'INVALID_PRODUCER_EPOCH') ||
-          hasApiError(error, 'INVALID_TXN_STATE')
-            ? "The broker no longer has this transaction open: it was most likely aborted because it outlived transactionTimeoutMs (the job was down too long), so its records are lost. Raise transactionTimeoutMs (up to the broker's transaction.max.timeout.ms) or restart failed jobs sooner."
-            : 'The transaction stays open on the broker; restoring the job from the same checkpoint retries the commit.'),
-      );
-    }
+    });
+    notify({ kind: 'stat', name: 'committed', count: 1 });
+  } catch (error) {
+    const codes = apiErrors(error).join(', ');
+    throw new Error(
+      `cannot commit Kafka transaction '${c.transactionalId}' (producer ${c.producerId}, epoch ${c.producerEpoch}): ${reasonOf(error)}${codes ? ` [${codes}]` : ''}. ` +
+        (hasApiError(error, 'PRODUCER_FENCED') ||
+        hasApiError(error, 'INVALID_PRODUCER_EPOCH') ||
+        hasApiError(error, 'INVALID_TXN_STATE')
+          ? "The broker no longer has this transaction open: it was most likely aborted because it outlived transactionTimeoutMs (the job was down too long), so its records are lost. Raise transactionTimeoutMs (up to the broker's transaction.max.timeout.ms) or restart failed jobs sooner."
+          : 'The transaction stays open on the broker; restoring the job from the same checkpoint retries the commit.'),
+    );
   }
 }
 
 /** The new epoch of a transactional id after InitProducerId (which aborts what it left open). */
 async function fence(tid: string): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const connection = await transactionCoordinator(admin, tid);
-      const { producerEpoch } = await initTransactionalId(
-        connection,
-        tid,
-        config.transactionTimeoutMs,
-      );
-      return producerEpoch;
-    } catch (error) {
-      if (
-        attempt < 20 &&
-        (RETRIABLE.some((id) => hasApiError(error, id)) || apiErrors(error).length === 0)
-      ) {
-        await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
-        continue;
-      }
-      throw error;
-    }
-  }
+  return retrying(`abort what transaction '${tid}' left open`, async () => {
+    const connection = await transactionCoordinator(admin, tid);
+    const { producerEpoch } = await initTransactionalId(
+      connection,
+      tid,
+      config.transactionTimeoutMs,
+    );
+    return producerEpoch;
+  });
 }
 
 async function checkTimeouts(): Promise<void> {
-  const max = Number(await brokerConfig(admin, 'transaction.max.timeout.ms'));
+  const max = Number(
+    await retrying('read the broker configuration', () =>
+      brokerConfig(admin, 'transaction.max.timeout.ms'),
+    ),
+  );
   const t = config.transactionTimeoutMs;
   if (Number.isFinite(max) && t > max) {
     throw new Error(
@@ -343,6 +409,14 @@ port.on('message', (m: Request) => {
       config = m.config;
       replySync = syncReplier(m.sync);
       admin = newAdmin(config.connection);
+      reconnector = new Reconnector(
+        config.connection.reconnect,
+        `Kafka sink '${config.operatorId}' (subtask ${config.subtaskIndex})`,
+        {
+          log: (message) => notify({ kind: 'warning', message }),
+          counter: { inc: () => notify({ kind: 'stat', name: 'reconnects', count: 1 }) },
+        },
+      );
       return;
     case 'send':
       for (const msg of unpack(m.batch)) queue.push(msg);

@@ -7,6 +7,8 @@ export interface WorkerConfig {
   readonly exactlyOnce: boolean;
   readonly transactionalIdPrefix: string;
   readonly transactionTimeoutMs: number;
+  /** Names the sink in warnings. */
+  readonly operatorId: string;
   readonly subtaskIndex: number;
   readonly parallelism: number;
   readonly acks: -1 | 1;
@@ -71,4 +73,10 @@ export type Notice =
   | { readonly kind: 'acked'; readonly records: number }
   | { readonly kind: 'failed'; readonly error: string }
   | { readonly kind: 'done'; readonly id: number; readonly error?: string }
-  | { readonly kind: 'stat'; readonly name: 'committed' | 'aborted'; readonly count: number };
+  /** A retry while the cluster is unreachable, or the reconnection after it: for the sink's log. */
+  | { readonly kind: 'warning'; readonly message: string }
+  | {
+      readonly kind: 'stat';
+      readonly name: 'committed' | 'aborted' | 'reconnects';
+      readonly count: number;
+    };

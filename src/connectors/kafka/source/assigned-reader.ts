@@ -20,6 +20,7 @@ import {
 } from '../client.js';
 import { reasonOf } from '../config.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
+import { isClusterUnreachable, Reconnector, reconnectsCounter } from '../reconnect.js';
 import { consumerRecord, forEachRecord, type KafkaConsumerRecord } from '../records.js';
 import {
   PartitionTime,
@@ -98,6 +99,7 @@ export class AssignedReader<T> implements SourceReader<T> {
   private closed = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  private stopBackoff: (() => void) | undefined;
   private dataArrived: { promise: Promise<void>; resolve: () => void } | undefined;
   private lastDiscovery = 0;
   private knownTopics: string[] = [];
@@ -109,16 +111,28 @@ export class AssignedReader<T> implements SourceReader<T> {
   private readonly commitFailures: Counter;
   private readonly bytesRead: Counter;
   private readonly restored: Map<string, number> | undefined;
+  private readonly reconnector: Reconnector;
 
   constructor(
     private readonly config: SourceConfig<T>,
     private readonly context: SourceContext,
   ) {
     this.time = sourceTimeSpec(config.watermarks);
-    this.deadLetters = new DeadLetters(config.onError, config.connection, context.metrics);
+    this.deadLetters = new DeadLetters(
+      config.onError,
+      config.connection,
+      context.metrics,
+      `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
+      config.onWarning,
+    );
     this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
     this.restored = parsePosition(context.restoredPosition, context.operatorId);
+    this.reconnector = new Reconnector(
+      config.connection.reconnect,
+      `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
+      { log: config.onWarning, counter: reconnectsCounter(context.metrics) },
+    );
     context.metrics.gauge(
       'weir_kafka_source_partitions',
       'Partitions assigned to this reader',
@@ -130,9 +144,15 @@ export class AssignedReader<T> implements SourceReader<T> {
     this.admin = newAdmin(this.config.connection);
     this.fetcher = newFetcher(this.config.connection, this.config.readCommitted ? 1 : 0);
     try {
-      await this.discover(true);
+      await this.reconnector.run(
+        'read its partitions',
+        'SOURCE_FAILED',
+        () => this.discover(true),
+        () => this.closed,
+      );
     } catch (cause) {
       await this.close();
+      if (cause instanceof WeirError) throw cause;
       throw new WeirError(
         'SOURCE_FAILED',
         `Kafka source '${this.context.operatorId}' cannot read its partitions from ${this.config.connection.brokers.join(',')}: ${reasonOf(cause)}`,
@@ -284,11 +304,23 @@ export class AssignedReader<T> implements SourceReader<T> {
           byLeader.set(p.info.leader, list);
         }
         await Promise.all([...byLeader].map(([leader, parts]) => this.fetchFrom(leader, parts)));
+        this.reconnector.recovered();
       } catch (cause) {
         if (this.closed) return;
         if (cause instanceof WeirError) {
           this.fail(cause);
           return;
+        }
+        if (isClusterUnreachable(cause)) {
+          // Positions stay where they are; fetching resumes from them.
+          try {
+            await this.backoff(this.reconnector.failed(cause, 'fetch records', 'SOURCE_FAILED'));
+          } catch (outage) {
+            this.fail(outage);
+            return;
+          }
+          await this.discover(false).catch(() => {});
+          continue;
         }
         // Leadership moved, a broker restarted, a topic vanished: refresh and retry.
         const code =
@@ -461,6 +493,21 @@ export class AssignedReader<T> implements SourceReader<T> {
     });
   }
 
+  /** Waits before a retry; only closing cuts it short (polls do not). */
+  private backoff(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.stopBackoff = undefined;
+        resolve();
+      }, ms);
+      this.stopBackoff = () => {
+        clearTimeout(t);
+        this.stopBackoff = undefined;
+        resolve();
+      };
+    });
+  }
+
   private signalData(): void {
     const d = this.dataArrived;
     this.dataArrived = undefined;
@@ -598,6 +645,7 @@ export class AssignedReader<T> implements SourceReader<T> {
   async close(): Promise<void> {
     this.closed = true;
     this.wake?.();
+    this.stopBackoff?.();
     await this.loop?.catch(() => {});
     await Promise.allSettled([
       this.fetcher?.close(true),

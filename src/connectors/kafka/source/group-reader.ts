@@ -58,7 +58,13 @@ export class GroupReader<T> implements SourceReader<T> {
     private readonly context: SourceContext,
   ) {
     this.time = sourceTimeSpec(config.watermarks);
-    this.deadLetters = new DeadLetters(config.onError, config.connection, context.metrics);
+    this.deadLetters = new DeadLetters(
+      config.onError,
+      config.connection,
+      context.metrics,
+      `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
+      config.onWarning,
+    );
     this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
     context.metrics.gauge(

@@ -36,6 +36,7 @@ export interface SourceConfig<T> {
   readonly maxBufferedRecords: number;
   readonly fetchMaxWaitMs: number;
   readonly name: string;
+  readonly onWarning: (message: string) => void;
   /** Decodes a record; only called when `decodeValue` is undefined. */
   readonly decodeRecord: ((record: KafkaConsumerRecord) => T) | undefined;
   /** Decodes a record's value bytes (the fast path). */
@@ -63,6 +64,7 @@ export function sourceConfig<T>(options: KafkaSourceOptions<T>): SourceConfig<T>
     maxBufferedRecords: o.maxBufferedRecords,
     fetchMaxWaitMs: o.fetchMaxWaitMs,
     name: o.name,
+    onWarning: o.onWarning,
     decodeValue: format === undefined ? undefined : (bytes) => format.deserialize(bytes),
     decodeRecord: 'deserializer' in options ? options.deserializer : undefined,
   };

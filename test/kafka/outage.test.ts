@@ -1,0 +1,316 @@
+/**
+ * A Kafka broker stopped for a minute while exactly-once jobs run costs a
+ * pause, not the job: one job runs through the API, one through `weir run`
+ * (both against a private broker that this file stops and starts again).
+ * Both resume by themselves, and their committed output is exactly that of a
+ * run without the outage.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Producer } from '@platformatic/kafka';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KafkaFormats, KafkaSink, KafkaSource } from '../../src/connectors/kafka/index.js';
+import { CollectSink, StreamEnvironment } from '../../src/index.js';
+import { startWeir } from '../cli/run-cli.js';
+import { buildOutageJob, type OutageEvent, type OutageResult } from './fixtures/outage-job.js';
+import { uniqueTopic, waitFor } from './helpers.js';
+import { PrivateBroker } from './private-broker.js';
+
+/** How long the broker stays down. */
+const OUTAGE_MS = 60_000;
+const KEYS = 5;
+/** Records per job: half before the outage, half after. */
+const RECORDS = 2_000;
+const PARTITIONS = 2;
+
+const broker = new PrivateBroker('kafka-outage-test', 19_092);
+let dir: string | undefined;
+
+beforeAll(async () => {
+  await broker.destroy();
+  await broker.up();
+  dir = await mkdtemp(join(tmpdir(), 'weir-outage-'));
+}, 240_000);
+
+afterAll(async () => {
+  await broker.destroy();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+}, 120_000);
+
+function event(i: number): OutageEvent {
+  return { key: `k${i % KEYS}`, i };
+}
+
+/** Keyed, so each key stays in one partition and its running count has one order. */
+async function produce(topic: string, from: number, to: number): Promise<void> {
+  const producer = new Producer({
+    clientId: 'weir-test',
+    bootstrapBrokers: broker.brokers,
+    idempotent: true,
+  });
+  try {
+    for (let i = from; i < to; i += 500) {
+      const slice = Array.from({ length: Math.min(500, to - i) }, (_, j) => event(i + j));
+      await producer.send({
+        messages: slice.map((e) => ({
+          topic,
+          key: Buffer.from(e.key),
+          value: Buffer.from(JSON.stringify(e)),
+        })),
+      });
+    }
+  } finally {
+    await producer.close();
+  }
+}
+
+/** Everything committed in `topic` now, read with read_committed. */
+async function committed(topic: string): Promise<string[]> {
+  const env = new StreamEnvironment();
+  const sink = new CollectSink<OutageResult>();
+  env
+    .fromSource(
+      new KafkaSource<OutageResult>({
+        brokers: broker.brokers,
+        topics: [topic],
+        format: KafkaFormats.json<OutageResult>(),
+        isolationLevel: 'read_committed',
+        stopAt: 'latest',
+      }),
+    )
+    .sinkTo(sink);
+  await env.execute('read committed output');
+  return canon(sink.values);
+}
+
+const canon = (rs: readonly OutageResult[]) => rs.map((r) => `${r.key}/${r.i}/${r.count}`).sort();
+
+/** What a run without failures commits: per key, the running count after each of its records. */
+function expected(records = RECORDS): string[] {
+  const counts = new Map<string, number>();
+  const out: OutageResult[] = [];
+  for (let i = 0; i < records; i++) {
+    const { key } = event(i);
+    const count = (counts.get(key) ?? 0) + 1;
+    counts.set(key, count);
+    out.push({ key, i, count });
+  }
+  return canon(out);
+}
+
+/** Records of the generated job, written at {@link GENERATED_RATE} per second: they keep coming during the outage. */
+const GENERATED = 2_500;
+const GENERATED_RATE = 25;
+
+describe('a Kafka broker down for 60 s under exactly-once jobs', () => {
+  it('pauses the jobs, which resume by themselves with exact output', async () => {
+    const apiIn = uniqueTopic('outage-api-in');
+    const apiOut = uniqueTopic('outage-api-out');
+    const cliIn = uniqueTopic('outage-cli-in');
+    const cliOut = uniqueTopic('outage-cli-out');
+    const genOut = uniqueTopic('outage-gen-out');
+    for (const t of [apiIn, apiOut, cliIn, cliOut, genOut]) await broker.createTopic(t, PARTITIONS);
+    await produce(apiIn, 0, RECORDS / 2);
+    await produce(cliIn, 0, RECORDS / 2);
+
+    // The job through the API: restart strategy as `weir run` sets it for checkpointed jobs.
+    const warnings: string[] = [];
+    const env = new StreamEnvironment({
+      parallelism: 2,
+      checkpointing: { directory: join(dir!, 'api-checkpoints'), intervalMs: 1_000 },
+      restartStrategy: { kind: 'exponential-delay', maxBackoffMs: 10_000 },
+    });
+    buildOutageJob(env, {
+      brokers: broker.brokers,
+      input: apiIn,
+      output: apiOut,
+      prefix: `${apiOut}-tx`,
+      onWarning: (m) => warnings.push(m),
+    });
+    const client = env.executeAsync('outage api');
+    let ended: string | undefined;
+    client.result.then(
+      (r) => {
+        ended = r.status;
+      },
+      (e: unknown) => {
+        ended = `failed: ${e instanceof Error ? e.message : String(e)}`;
+      },
+    );
+
+    // A job whose sink has records to write while the broker is away: its
+    // open transaction cannot be flushed, so the task fails and restarts from
+    // the last checkpoint (aborting that transaction) until the broker is back.
+    const genEnv = new StreamEnvironment({
+      parallelism: 2,
+      checkpointing: { directory: join(dir!, 'gen-checkpoints'), intervalMs: 1_000 },
+      restartStrategy: { kind: 'exponential-delay', maxBackoffMs: 10_000 },
+    });
+    genEnv
+      .fromGenerator<OutageResult>({
+        count: GENERATED,
+        ratePerSecond: GENERATED_RATE,
+        generate: (i) => ({ ...event(i), count: 1 }),
+      })
+      .uid('generated')
+      .setParallelism(1)
+      .keyBy((r) => r.key)
+      .reduce((a, b) => ({ key: a.key, i: b.i, count: a.count + b.count }))
+      .uid('count')
+      .sinkTo(
+        new KafkaSink<OutageResult>({
+          brokers: broker.brokers,
+          topic: genOut,
+          format: KafkaFormats.json<OutageResult>(),
+          key: (r) => r.key,
+          deliveryGuarantee: 'exactly-once',
+          transactionalIdPrefix: `${genOut}-tx`,
+          requestTimeoutMs: 5_000,
+          onWarning: () => {},
+        }),
+      )
+      .uid('sink');
+    const genClient = genEnv.executeAsync('outage generated');
+    const restartCauses: string[] = [];
+    genClient.monitor.onRestart(({ cause }) => {
+      restartCauses.push(cause instanceof Error ? cause.message : String(cause));
+    });
+    let genEnded: string | undefined;
+    genClient.result.then(
+      (r) => {
+        genEnded = r.status;
+      },
+      (e: unknown) => {
+        genEnded = `failed: ${e instanceof Error ? e.message : String(e)}`;
+      },
+    );
+
+    // The same job through `weir run`, with its defaults for a checkpointed job.
+    const cli = startWeir(
+      [
+        'run',
+        'test/kafka/fixtures/outage-job.ts',
+        '--workers',
+        '0',
+        '--parallelism',
+        '2',
+        '--checkpoint-dir',
+        join(dir!, 'cli-checkpoints'),
+        '--checkpoint-interval',
+        '1',
+        '--',
+        broker.brokers.join(','),
+        cliIn,
+        cliOut,
+        `${cliOut}-tx`,
+      ],
+      600_000,
+    );
+    let cliExited = false;
+    void cli.done.then(() => {
+      cliExited = true;
+    });
+
+    try {
+      // Both jobs run and commit before the outage.
+      await waitFor(
+        'the API job to complete checkpoints and commit output',
+        async () =>
+          client.metrics.total('weir_checkpoints_completed_total') >= 3 &&
+          (await committed(apiOut)).length > 0,
+        120_000,
+      );
+      await waitFor(
+        'the CLI job to commit output',
+        async () => (await committed(cliOut)).length > 0,
+        120_000,
+      );
+      await waitFor(
+        'the generated job to commit output',
+        async () => (await committed(genOut)).length > 0,
+        120_000,
+      );
+      const before = {
+        api: (await committed(apiOut)).length,
+        cli: (await committed(cliOut)).length,
+      };
+
+      const down = Date.now();
+      await broker.down();
+      await new Promise((r) => setTimeout(r, OUTAGE_MS - (Date.now() - down)));
+      // Paused, not ended.
+      expect(ended).toBeUndefined();
+      expect(genEnded).toBeUndefined();
+      expect(cliExited, cli.output('stderr')).toBe(false);
+      await broker.up();
+      const back = Date.now();
+
+      await produce(apiIn, RECORDS / 2, RECORDS);
+      await produce(cliIn, RECORDS / 2, RECORDS);
+      const want = expected();
+      let api: string[] = [];
+      let viaCli: string[] = [];
+      await waitFor(
+        'every result committed after the outage',
+        async () => {
+          api = await committed(apiOut);
+          viaCli = await committed(cliOut);
+          return api.length >= want.length && viaCli.length >= want.length;
+        },
+        240_000,
+        () =>
+          `api ${api.length}, cli ${viaCli.length} of ${want.length}; job ${client.monitor.status}; ` +
+          `cli stderr: ${cli.output('stderr').slice(-2000)}`,
+      );
+      const resumedAfterMs = Date.now() - back;
+      // A few more checkpoints: nothing more (no duplicate) may appear.
+      const more = client.metrics.total('weir_checkpoints_completed_total') + 2;
+      await waitFor(
+        'two more checkpoints',
+        () => client.metrics.total('weir_checkpoints_completed_total') >= more,
+        60_000,
+      );
+      api = await committed(apiOut);
+      viaCli = await committed(cliOut);
+
+      expect(api).toEqual(want);
+      expect(viaCli).toEqual(want);
+      // The generated job runs out of input and finishes, every result committed once.
+      await waitFor(
+        'the generated job to finish',
+        () => genEnded !== undefined,
+        240_000,
+        () => `${genClient.monitor.status}; restarts: ${restartCauses.join(' | ')}`,
+      );
+      expect(genEnded).toBe('finished');
+      expect(await committed(genOut)).toEqual(expected(GENERATED));
+      expect(restartCauses.length).toBeGreaterThanOrEqual(1);
+      expect(ended).toBeUndefined();
+      expect(client.monitor.status).toBe('running');
+      expect(cliExited).toBe(false);
+      // Every retry was logged with its cause and counted.
+      const reconnects = client.metrics.total('weir_kafka_reconnects_total');
+      expect(reconnects).toBeGreaterThan(0);
+      expect(
+        warnings.some((w) => /cannot reach Kafka while trying to .*; retry \d+ in/.test(w)),
+      ).toBe(true);
+      expect(warnings.some((w) => /reached Kafka again after/.test(w))).toBe(true);
+      const cliErr = cli.output('stderr');
+      expect(cliErr).toMatch(/WEIR_KAFKA.*cannot reach Kafka while trying to/);
+      console.log(
+        `outage ${OUTAGE_MS} ms; committed before it: api ${before.api}, cli ${before.cli}; ` +
+          `all ${want.length} committed ${resumedAfterMs} ms after the broker was back; ` +
+          `api job: ${client.monitor.restarts()} restart(s), ${reconnects} reconnect retries, ` +
+          `${client.metrics.total('weir_checkpoints_failed_total')} failed checkpoint(s); ` +
+          `cli job restarts logged: ${(cliErr.match(/; restart \d+ in/g) ?? []).length}; ` +
+          `generated job: ${restartCauses.length} restart(s), the first after: ${restartCauses[0]?.slice(0, 200)}`,
+      );
+    } finally {
+      await client.cancel().catch(() => {});
+      await genClient.cancel().catch(() => {});
+      cli.child.kill('SIGINT');
+      await cli.done.catch(() => {});
+    }
+  }, 600_000);
+});
