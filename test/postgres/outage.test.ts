@@ -344,7 +344,7 @@ describe('PostgreSQL restarts', () => {
     // A pause, not a restart of the job.
     expect(report.restarts).toBe(0);
     expect(warnings.some((w) => /retry 1 in/.test(w))).toBe(true);
-    expect(warnings.some((w) => /reconnected after/.test(w))).toBe(true);
+    expect(warnings.some((w) => /reconnected to the database after/.test(w))).toBe(true);
   }, 600_000);
 
   it('under CDC past the outage budget: the task fails, the job restores its last checkpoint by itself, totals still exact', async () => {

@@ -7,7 +7,12 @@ import { BAD_RECORDS_METRIC, BadRecordCounter, badRecordError } from '../shared/
 import { apiErrors } from './client.js';
 import type { KafkaBadRecordPolicy, KafkaConnection, KafkaDeadLetterTarget } from './config.js';
 import { reasonOf } from './config.js';
-import { isClusterUnreachable, Reconnector, reconnectsCounter, shortReason } from './reconnect.js';
+import {
+  isClusterUnreachable,
+  KafkaReconnector,
+  reconnectsCounter,
+  shortReason,
+} from './reconnect.js';
 import type { KafkaConsumerRecord } from './records.js';
 
 /** Counter of bad records of every policy (the same name as every source's). */
@@ -116,7 +121,7 @@ export class DeadLetters extends BadRecordCounter<KafkaDeadLetterTarget> {
   private producer: Producer | undefined;
   private closed = false;
   private readonly refusals: Counter;
-  private readonly reconnector: Reconnector;
+  private readonly reconnector: KafkaReconnector;
 
   constructor(
     policy: KafkaBadRecordPolicy,
@@ -131,7 +136,7 @@ export class DeadLetters extends BadRecordCounter<KafkaDeadLetterTarget> {
       DEAD_LETTER_FAILURES_METRIC,
       'Attempts at writing dead letters that the Kafka brokers refused',
     );
-    this.reconnector = new Reconnector(connection.reconnect, what, {
+    this.reconnector = new KafkaReconnector(connection.reconnect, what, {
       log: warn,
       counter: reconnectsCounter(metrics),
     });

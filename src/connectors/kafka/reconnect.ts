@@ -1,49 +1,36 @@
 /**
  * Riding out a Kafka cluster that is briefly away (a broker restart, a
  * leader election, a network blip): which errors mean "the cluster cannot be
- * reached now", and a policy that retries them with capped exponential
- * backoff and jitter until the outage has lasted longer than its budget.
- * Every retry is logged once with its cause and counted in
- * {@link KAFKA_RECONNECTS_METRIC}; only a longer outage fails the task, which
- * then leaves it to the job's restart strategy.
+ * reached now", counted in {@link KAFKA_RECONNECTS_METRIC}. The retry policy
+ * itself is the connectors' shared one (../shared/reconnect.ts).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import * as v from 'valibot';
-import { WeirError } from '../../core/errors.js';
 import type { Counter, MetricGroup } from '../../core/metrics.js';
-import { type ConfigOf, type OptionsOf, positiveMs } from '../shared/config.js';
+import {
+  type OutageKind,
+  type ReconnectOptions,
+  Reconnector,
+  type ReconnectReport,
+  type ReconnectSettings,
+  reconnectEntry,
+} from '../shared/reconnect.js';
 
 /** Counter: retries of a Kafka connector while the cluster could not be reached. */
 export const KAFKA_RECONNECTS_METRIC = 'weir_kafka_reconnects_total';
 
-/** A number of ms >= 0; `Infinity` allowed ("never give up"). */
-const budgetMs = v.pipe(
-  v.number('must be a number of milliseconds >= 0'),
-  v.minValue(0, 'must be a number of milliseconds >= 0'),
-);
-
-/** How a Kafka connector rides out an unreachable cluster. */
-export const kafkaReconnectSchema = v.object({
-  /**
-   * Longest outage retried, from the first failure to the last retry: past
-   * it the task fails (and the job's restart strategy takes over). Default
-   * 180,000 ms (3 minutes); 0 fails at the first failure; `Infinity` retries
-   * for ever.
-   */
-  maxOutageMs: v.optional(budgetMs, 180_000),
-  /** Wait before the first retry; it doubles with each retry. Default 200 ms. */
-  initialBackoffMs: v.optional(positiveMs(), 200),
-  /** Longest wait between two retries. Default 5,000 ms. */
-  maxBackoffMs: v.optional(positiveMs(), 5_000),
+/**
+ * How a Kafka connector rides out an unreachable cluster (`reconnect`):
+ * up to 3 minutes, retries from 200 ms doubling up to 5 s.
+ */
+export const kafkaReconnectEntry = reconnectEntry({
+  maxOutageMs: 180_000,
+  initialBackoffMs: 200,
+  maxBackoffMs: 5_000,
 });
 
-/** Options of `reconnect` (see {@link kafkaReconnectSchema}). */
-export type KafkaReconnectOptions = OptionsOf<typeof kafkaReconnectSchema>;
+/** Options of `reconnect` on the Kafka connectors. */
+export type KafkaReconnectOptions = ReconnectOptions;
 /** `reconnect` with defaults applied (plain data: it is sent to the producer thread). */
-export type KafkaReconnectSettings = ConfigOf<typeof kafkaReconnectSchema>;
-
-/** The `reconnect` entry of the Kafka connectors' options. */
-export const kafkaReconnectEntry = v.optional(kafkaReconnectSchema, {});
+export type KafkaReconnectSettings = ReconnectSettings;
 
 /** Kafka error codes of a cluster that is moving or starting, not of a request that is wrong. */
 const TRANSIENT_API_ERRORS = new Set([
@@ -123,16 +110,6 @@ export function shortReason(error: unknown): string {
   return codes.length > 0 ? `${first} [${codes.join(', ')}]` : first;
 }
 
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
-
-/** Where a {@link Reconnector} reports: a log line per retry, and the retry counter. */
-export interface ReconnectReport {
-  readonly log: (message: string) => void;
-  readonly counter: Pick<Counter, 'inc'> | undefined;
-}
-
 /** The retry counter of a connector's metric group. */
 export function reconnectsCounter(metrics: MetricGroup): Counter {
   return metrics.counter(
@@ -146,94 +123,25 @@ export function emitKafkaWarning(message: string): void {
   process.emitWarning(message, { code: 'WEIR_KAFKA' });
 }
 
-/**
- * The retry state of one connector instance across one outage at a time.
- * {@link failed} is called for each failure and says how long to wait (or
- * throws once the outage exceeds its budget); {@link recovered} ends the outage.
- */
-export class Reconnector {
-  private outageStart: number | undefined;
-  private retries = 0;
+/** A Kafka cluster being away: unreachable, or moving its leaders. */
+const KAFKA_OUTAGE: OutageKind = {
+  server: 'the Kafka cluster',
+  isTransient: isClusterUnreachable,
+  state: (error) =>
+    apiCodes(error).length > 0 ? 'answered with a transient error' : 'is unreachable',
+  reason: shortReason,
+};
 
+/** The {@link Reconnector} of a Kafka connector. */
+export class KafkaReconnector extends Reconnector {
   constructor(
-    private readonly settings: KafkaReconnectSettings,
+    settings: KafkaReconnectSettings,
     /** Names the connector in messages, e.g. `Kafka source 'orders'`. */
-    private readonly what: string,
-    private readonly report: ReconnectReport,
-    private readonly random: () => number = Math.random,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Whether an outage is in progress (a failure not yet followed by a success). */
-  get inOutage(): boolean {
-    return this.outageStart !== undefined;
-  }
-
-  /**
-   * A failure while doing `action`: the wait before the next attempt (ms).
-   * Rethrows `cause` untouched when the cluster was reachable (the request
-   * itself failed), and throws a retriable `code` error once the outage has
-   * lasted longer than `maxOutageMs`.
-   */
-  failed(cause: unknown, action: string, code: 'SOURCE_FAILED' | 'SINK_FAILED'): number {
-    if (!isClusterUnreachable(cause)) throw cause;
-    const now = this.now();
-    this.outageStart ??= now;
-    const elapsed = now - this.outageStart;
-    const s = this.settings;
-    const base = Math.min(s.maxBackoffMs, s.initialBackoffMs * 2 ** Math.min(this.retries, 30));
-    // Half fixed, half random: connectors failing together do not retry together.
-    const delay = Math.round(base / 2 + (base / 2) * this.random());
-    if (elapsed + delay > s.maxOutageMs) {
-      const retries = this.retries;
-      this.outageStart = undefined;
-      this.retries = 0;
-      throw new WeirError(
-        code,
-        `${this.what} could not ${action}: the Kafka cluster has been unreachable for ${seconds(elapsed)} ` +
-          `(${retries} retries; reconnect.maxOutageMs is ${s.maxOutageMs} ms): ${shortReason(cause)}`,
-        { domain: 'external', cause, retriable: true },
-      );
-    }
-    this.retries++;
-    this.report.counter?.inc();
-    const what = apiCodes(cause).length > 0 ? 'got a transient Kafka error' : 'cannot reach Kafka';
-    this.report.log(
-      `${this.what} ${what} while trying to ${action} (${shortReason(cause)}); ` +
-        `retry ${this.retries} in ${delay} ms, ${seconds(elapsed)} into the outage (gives up after ${seconds(s.maxOutageMs)})`,
-    );
-    return delay;
-  }
-
-  /** The cluster answers again: the next failure starts a new outage. */
-  recovered(): void {
-    if (this.outageStart === undefined) return;
-    this.report.log(
-      `${this.what} reached Kafka again after ${seconds(this.now() - this.outageStart)} (${this.retries} retries)`,
-    );
-    this.outageStart = undefined;
-    this.retries = 0;
-  }
-
-  /**
-   * Runs `attempt` until it succeeds, retrying while the cluster is
-   * unreachable as {@link failed} allows. `attempt` must be safe to repeat.
-   */
-  async run<T>(
-    action: string,
-    code: 'SOURCE_FAILED' | 'SINK_FAILED',
-    attempt: () => Promise<T>,
-    stopped: () => boolean = () => false,
-  ): Promise<T> {
-    for (;;) {
-      try {
-        const result = await attempt();
-        this.recovered();
-        return result;
-      } catch (cause) {
-        if (stopped()) throw cause;
-        await sleep(this.failed(cause, action, code));
-      }
-    }
+    what: string,
+    report: ReconnectReport,
+    random?: () => number,
+    now?: () => number,
+  ) {
+    super(settings, what, KAFKA_OUTAGE, report, random, now);
   }
 }

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { fn, nonEmptyString, type OptionsOf, oneOf, positiveInt } from '../shared/config.js';
-import { emitPostgresWarning, reconnectEntry } from './reconnect.js';
+import { emitPostgresWarning, postgresReconnectEntry } from './reconnect.js';
 
 const CONNECTION_RULE =
   'must be a postgres:// URL or an object with host, port, user, password, database';
@@ -145,7 +145,7 @@ export const cdcSchema = v.object({
    * streaming resumes from the position of the last record emitted, so
    * nothing is lost or repeated. Default: up to 60 s of outage.
    */
-  reconnect: reconnectEntry,
+  reconnect: postgresReconnectEntry,
   /** Replication data buffered before the source stops reading from the server. Default 16 MiB. */
   maxBufferedBytes: v.optional(positiveInt(), 16 * 1024 * 1024),
   /**
@@ -189,7 +189,7 @@ export const sinkEntries = {
   /** Most records written per flush. Default 5,000. */
   maxBatchSize: v.optional(positiveInt(), 5_000),
   /** How a lost connection is retried (a database restart, a failover). Default: up to 60 s of outage. */
-  reconnect: reconnectEntry,
+  reconnect: postgresReconnectEntry,
   onWarning: warningEntry,
 };
 
@@ -235,6 +235,6 @@ export const lookupTableSchema = v.object({
   /** Connections per subtask. Default 4. */
   poolSize: v.optional(positiveInt('must be a whole number >= 1'), 4),
   /** How a lookup retries after a lost connection (a database restart). Default: up to 60 s of outage. */
-  reconnect: reconnectEntry,
+  reconnect: postgresReconnectEntry,
   onWarning: warningEntry,
 });

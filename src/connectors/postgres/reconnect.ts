@@ -1,47 +1,32 @@
 /**
  * Riding out a database that is briefly away (a restart, a failover, a
- * network blip): which errors mean "the connection is gone", and a policy
- * that retries with capped exponential backoff and jitter until the outage
- * has lasted longer than its budget. Every retry is logged once with its
- * cause and counted in {@link RECONNECTS_METRIC}; only a longer outage fails
- * the task (and leaves it to the job's restart strategy).
+ * network blip): which errors mean "the connection is gone", counted in
+ * {@link RECONNECTS_METRIC}. The retry policy itself is the connectors'
+ * shared one (../shared/reconnect.ts).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import * as v from 'valibot';
-import { WeirError } from '../../core/errors.js';
 import type { Counter, MetricGroup } from '../../core/metrics.js';
-import { type ConfigOf, type OptionsOf, positiveMs } from '../shared/config.js';
+import {
+  type OutageKind,
+  type ReconnectOptions,
+  Reconnector,
+  type ReconnectSettings,
+  reconnectEntry,
+} from '../shared/reconnect.js';
+
+export type { ReconnectOptions, ReconnectSettings };
 
 /** Counter: times a PostgreSQL connector retried after losing its connection. */
 export const RECONNECTS_METRIC = 'weir_postgres_reconnects_total';
 
-/** A number of ms >= 0; `Infinity` allowed ("never give up"). */
-const budgetMs = v.pipe(
-  v.number('must be a number of milliseconds >= 0'),
-  v.minValue(0, 'must be a number of milliseconds >= 0'),
-);
-
-/** How a connector rides out a lost connection. */
-export const reconnectSchema = v.object({
-  /**
-   * Longest outage retried, from the first failure to the last retry:
-   * past it the task fails (and the job's restart strategy takes over).
-   * Default 60,000 ms; 0 fails at once; `Infinity` retries for ever.
-   */
-  maxOutageMs: v.optional(budgetMs, 60_000),
-  /** Wait before the first retry; it doubles with each retry. Default 100 ms. */
-  initialBackoffMs: v.optional(positiveMs(), 100),
-  /** Longest wait between two retries. Default 5,000 ms. */
-  maxBackoffMs: v.optional(positiveMs(), 5_000),
+/**
+ * How a PostgreSQL connector rides out a lost connection (`reconnect`): up to
+ * 60 s, retries from 100 ms doubling up to 5 s.
+ */
+export const postgresReconnectEntry = reconnectEntry({
+  maxOutageMs: 60_000,
+  initialBackoffMs: 100,
+  maxBackoffMs: 5_000,
 });
-
-/** Options of `reconnect` (see {@link reconnectSchema}). */
-export type ReconnectOptions = OptionsOf<typeof reconnectSchema>;
-/** `reconnect` with defaults applied. */
-export type ReconnectSettings = ConfigOf<typeof reconnectSchema>;
-
-/** The `reconnect` entry of a connector's options schema. */
-export const reconnectEntry = v.optional(reconnectSchema, {});
 
 /** SQLSTATEs of a server that is going away or not yet back. */
 const UNAVAILABLE_STATES = new Set([
@@ -88,99 +73,27 @@ function reasonOf(error: unknown): string {
   return typeof code === 'string' && !text.includes(code) ? `${text} [${code}]` : text;
 }
 
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
+/** A database being away: the session lost, or the server not accepting sessions. */
+const POSTGRES_OUTAGE: OutageKind = {
+  server: 'the database',
+  isTransient: isConnectionLost,
+  state: () => 'is unreachable',
+  reason: reasonOf,
+};
 
-/**
- * The retry state of one connector instance across one outage at a time.
- * `failed` is called for each failure and says how long to wait (or throws
- * once the outage exceeds its budget); `recovered` ends the outage.
- */
-export class Reconnector {
-  private outageStart: number | undefined;
-  private retries = 0;
-
+/** The {@link Reconnector} of a PostgreSQL connector. */
+export class PostgresReconnector extends Reconnector {
   constructor(
-    private readonly settings: ReconnectSettings,
+    settings: ReconnectSettings,
     /** Names the connector in messages, e.g. `PostgreSQL sink 'totals'`. */
-    private readonly what: string,
-    private readonly log: (message: string) => void,
+    what: string,
+    log: (message: string) => void,
     /** Counts retries (see {@link reconnectCounter}). */
-    private readonly counter: Pick<Counter, 'inc'>,
-    private readonly random: () => number = Math.random,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Whether an outage is in progress (a failure not yet followed by success). */
-  get inOutage(): boolean {
-    return this.outageStart !== undefined;
-  }
-
-  /**
-   * A failure while doing `action`: the wait before the next attempt (ms).
-   * Rethrows `cause` untouched when it is not a lost connection, and throws
-   * a retriable `failure` once the outage has lasted longer than
-   * `maxOutageMs`.
-   */
-  failed(cause: unknown, action: string, code: 'SOURCE_FAILED' | 'SINK_FAILED'): number {
-    if (!isConnectionLost(cause)) throw cause;
-    const now = this.now();
-    this.outageStart ??= now;
-    const elapsed = now - this.outageStart;
-    const s = this.settings;
-    const base = Math.min(s.maxBackoffMs, s.initialBackoffMs * 2 ** Math.min(this.retries, 30));
-    // Half fixed, half random: spread out, yet never much shorter than planned.
-    const delay = Math.round(base / 2 + (base / 2) * this.random());
-    if (elapsed + delay > s.maxOutageMs) {
-      const failure = new WeirError(
-        code,
-        `${this.what} could not ${action}: the database has been unreachable for ${seconds(elapsed)} ` +
-          `(${this.retries} retries; reconnect.maxOutageMs is ${s.maxOutageMs} ms): ${reasonOf(cause)}`,
-        { domain: 'external', cause, retriable: true },
-      );
-      this.outageStart = undefined;
-      this.retries = 0;
-      throw failure;
-    }
-    this.retries++;
-    this.counter.inc();
-    this.log(
-      `${this.what} could not ${action}, the database is unreachable (${reasonOf(cause)}); ` +
-        `retry ${this.retries} in ${delay} ms, ${seconds(elapsed)} into the outage (gives up after ${seconds(s.maxOutageMs)})`,
-    );
-    return delay;
-  }
-
-  /** The connection works again: the next failure starts a new outage. */
-  recovered(): void {
-    if (this.outageStart === undefined) return;
-    this.log(
-      `${this.what} reconnected after ${seconds(this.now() - this.outageStart)} (${this.retries} ${this.retries === 1 ? 'retry' : 'retries'})`,
-    );
-    this.outageStart = undefined;
-    this.retries = 0;
-  }
-
-  /**
-   * Runs `attempt` until it succeeds, retrying after lost connections as
-   * {@link failed} allows. `attempt` must be safe to repeat (it should open
-   * its own session).
-   */
-  async run<T>(
-    action: string,
-    code: 'SOURCE_FAILED' | 'SINK_FAILED',
-    attempt: () => Promise<T>,
-  ): Promise<T> {
-    for (;;) {
-      try {
-        const result = await attempt();
-        this.recovered();
-        return result;
-      } catch (cause) {
-        await sleep(this.failed(cause, action, code));
-      }
-    }
+    counter: Pick<Counter, 'inc'>,
+    random?: () => number,
+    now?: () => number,
+  ) {
+    super(settings, what, POSTGRES_OUTAGE, { log, counter }, random, now);
   }
 }
 

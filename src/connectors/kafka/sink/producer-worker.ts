@@ -20,7 +20,7 @@ import {
   transactionCoordinator,
 } from '../client.js';
 import { reasonOf } from '../config.js';
-import { Reconnector } from '../reconnect.js';
+import { KafkaReconnector } from '../reconnect.js';
 import type {
   Notice,
   PackedBatch,
@@ -58,7 +58,7 @@ let nextSeq = 1;
 let control: Promise<void> = Promise.resolve();
 let recovered: Promise<void> | undefined;
 /** Rides out an unreachable cluster; created on 'init'. */
-let reconnector!: Reconnector;
+let reconnector!: KafkaReconnector;
 
 /**
  * Errors of a transaction coordinator that is busy for a moment (the previous
@@ -409,7 +409,7 @@ port.on('message', (m: Request) => {
       config = m.config;
       replySync = syncReplier(m.sync);
       admin = newAdmin(config.connection);
-      reconnector = new Reconnector(
+      reconnector = new KafkaReconnector(
         config.connection.reconnect,
         `Kafka sink '${config.operatorId}' (subtask ${config.subtaskIndex})`,
         {

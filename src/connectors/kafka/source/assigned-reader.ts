@@ -20,7 +20,7 @@ import {
 } from '../client.js';
 import { reasonOf } from '../config.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
-import { isClusterUnreachable, Reconnector, reconnectsCounter } from '../reconnect.js';
+import { isClusterUnreachable, KafkaReconnector, reconnectsCounter } from '../reconnect.js';
 import { consumerRecord, forEachRecord, type KafkaConsumerRecord } from '../records.js';
 import {
   PartitionTime,
@@ -111,7 +111,7 @@ export class AssignedReader<T> implements SourceReader<T> {
   private readonly commitFailures: Counter;
   private readonly bytesRead: Counter;
   private readonly restored: Map<string, number> | undefined;
-  private readonly reconnector: Reconnector;
+  private readonly reconnector: KafkaReconnector;
 
   constructor(
     private readonly config: SourceConfig<T>,
@@ -128,7 +128,7 @@ export class AssignedReader<T> implements SourceReader<T> {
     this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
     this.restored = parsePosition(context.restoredPosition, context.operatorId);
-    this.reconnector = new Reconnector(
+    this.reconnector = new KafkaReconnector(
       config.connection.reconnect,
       `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
       { log: config.onWarning, counter: reconnectsCounter(context.metrics) },

@@ -16,7 +16,7 @@ import { checkTimestamps } from '../../../core/timestamps.js';
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { connect, sessionFailure } from '../connection.js';
-import { isConnectionLost, Reconnector, reconnectCounter } from '../reconnect.js';
+import { isConnectionLost, PostgresReconnector, reconnectCounter } from '../reconnect.js';
 import { TypeMapper } from '../type-mapping.js';
 import {
   dropSlot,
@@ -77,7 +77,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
   private deferred: ReplicationMessage | undefined;
   private lastActivity: number;
   private readonly bytesRead: Counter;
-  private readonly reconnect: Reconnector;
+  private readonly reconnect: PostgresReconnector;
   /** Aborts a wait before reconnecting when the reader closes. */
   private readonly closing = new AbortController();
 
@@ -97,7 +97,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
     this.recordOptions = { flatten, tombstonesOnDelete: config.tombstonesOnDelete };
     this.lastActivity = context.clock.now();
     this.bytesRead = bytesReadCounter(context.metrics);
-    this.reconnect = new Reconnector(
+    this.reconnect = new PostgresReconnector(
       config.reconnect,
       `PostgreSQL CDC source '${config.slotName}'`,
       config.onWarning,

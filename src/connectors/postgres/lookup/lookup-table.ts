@@ -17,7 +17,7 @@ import {
   qualified,
   quoteIdent,
 } from '../connection.js';
-import { Reconnector, type ReconnectSettings, reconnectCounter } from '../reconnect.js';
+import { PostgresReconnector, type ReconnectSettings, reconnectCounter } from '../reconnect.js';
 
 /** A row as `pg` returns it: column name to value. */
 export type PostgresLookupRow = Record<string, unknown>;
@@ -50,7 +50,7 @@ export class PostgresLookupTable<K extends Key, V = PostgresLookupRow>
   private pool: pg.Pool | undefined;
   private readonly reconnectSettings: ReconnectSettings;
   private readonly onWarning: (message: string) => void;
-  private reconnect: Reconnector | undefined;
+  private reconnect: PostgresReconnector | undefined;
 
   constructor(options: PostgresLookupTableOptions<V>) {
     const config = parseOptions('PostgresLookupTable', lookupTableSchema, options);
@@ -79,7 +79,7 @@ export class PostgresLookupTable<K extends Key, V = PostgresLookupRow>
     // An idle connection's error (server restart) surfaces through the next query instead.
     pool.on('error', () => {});
     this.pool = pool;
-    this.reconnect = new Reconnector(
+    this.reconnect = new PostgresReconnector(
       this.reconnectSettings,
       `PostgreSQL lookup table ${this.name} (${context.operatorId}, subtask ${context.subtaskIndex})`,
       this.onWarning,

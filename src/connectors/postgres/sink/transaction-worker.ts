@@ -14,7 +14,7 @@ import { workerData } from 'node:worker_threads';
 import type pg from 'pg';
 import { type SyncChannelEnd, syncReplier } from '../../../util/threads/sync-channel.js';
 import { connect, type PostgresConnection, quoteLiteral, sessionFailure } from '../connection.js';
-import { isConnectionLost, Reconnector } from '../reconnect.js';
+import { isConnectionLost, PostgresReconnector } from '../reconnect.js';
 import { applyMutations, type SinkMutation, type SinkTable } from './sink-table.js';
 import type { TransactionRequest, TransactionResponse } from './transaction-protocol.js';
 
@@ -27,7 +27,7 @@ let holdsTransaction = false;
 let connection: PostgresConnection | undefined;
 let applicationName = '';
 let table: SinkTable | undefined;
-let reconnector: Reconnector | undefined;
+let reconnector: PostgresReconnector | undefined;
 /** Mutations of the open transaction, to replay in a new session; undefined when none is open. */
 let transaction: (readonly SinkMutation[])[] | undefined;
 let queue: Promise<void> = Promise.resolve();
@@ -80,7 +80,7 @@ async function serve(request: TransactionRequest): Promise<TransactionResponse> 
       connection = request.connection;
       applicationName = request.applicationName;
       table = request.table;
-      reconnector = new Reconnector(
+      reconnector = new PostgresReconnector(
         request.reconnect,
         request.what,
         (message) => warnings.push(message),

@@ -25,7 +25,7 @@ import { siblingModule } from '../../../util/threads/start-worker.js';
 import { parseOptions } from '../../shared/config.js';
 import { transactionalSinkSchema } from '../config.js';
 import { connect, quoteLiteral, sessionFailure } from '../connection.js';
-import { isConnectionLost, Reconnector, reconnectCounter } from '../reconnect.js';
+import { isConnectionLost, PostgresReconnector, reconnectCounter } from '../reconnect.js';
 import {
   loadSinkTable,
   type PostgresSinkOptions,
@@ -117,7 +117,7 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly subtask: number;
   private readonly parallelism: number;
   private readonly reconnects: Counter;
-  private readonly reconnect: Reconnector;
+  private readonly reconnect: PostgresReconnector;
   private readonly what: string;
 
   constructor(
@@ -137,7 +137,7 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
     ({ rows: this.rows, rejected: this.rejected } = sinkRowCounters(context.metrics));
     this.reconnects = reconnectCounter(context.metrics);
     this.what = `PostgreSQL transactional sink '${this.operatorId}' (subtask ${this.subtask})`;
-    this.reconnect = new Reconnector(
+    this.reconnect = new PostgresReconnector(
       config.reconnect,
       this.what,
       config.onWarning,

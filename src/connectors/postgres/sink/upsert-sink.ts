@@ -18,7 +18,7 @@ import type { Counter, MetricGroup } from '../../../metrics/registry.js';
 import { parseOptions } from '../../shared/config.js';
 import { upsertSinkSchema } from '../config.js';
 import { connect, sessionFailure } from '../connection.js';
-import { isConnectionLost, Reconnector, reconnectCounter } from '../reconnect.js';
+import { isConnectionLost, PostgresReconnector, reconnectCounter } from '../reconnect.js';
 import {
   loadSinkTable,
   type PostgresSinkOptions,
@@ -142,7 +142,7 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly rows: Counter;
   private readonly rejected: Counter;
   private readonly operatorId: string;
-  private readonly reconnect: Reconnector;
+  private readonly reconnect: PostgresReconnector;
 
   constructor(
     private readonly config: SinkConfig<T>,
@@ -150,7 +150,7 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
   ) {
     this.operatorId = context.operatorId;
     ({ rows: this.rows, rejected: this.rejected } = sinkRowCounters(context.metrics));
-    this.reconnect = new Reconnector(
+    this.reconnect = new PostgresReconnector(
       config.reconnect,
       `PostgreSQL upsert sink '${this.operatorId}' (subtask ${context.subtaskIndex})`,
       config.onWarning,
