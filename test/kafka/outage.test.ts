@@ -293,7 +293,9 @@ describe('a Kafka broker down for 60 s under exactly-once jobs', () => {
       const reconnects = client.metrics.total('weir_kafka_reconnects_total');
       expect(reconnects).toBeGreaterThan(0);
       expect(
-        warnings.some((w) => /could not .*, the Kafka cluster is unreachable .*; retry \d+ in/.test(w)),
+        warnings.some((w) =>
+          /could not .*, the Kafka cluster is unreachable .*; retry \d+ in/.test(w),
+        ),
       ).toBe(true);
       expect(warnings.some((w) => /reconnected to the Kafka cluster after/.test(w))).toBe(true);
       const cliErr = cli.output('stderr');
