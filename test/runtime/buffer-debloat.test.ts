@@ -31,10 +31,13 @@ describe('the record limit of a channel', () => {
     expect(debloatedRecordLimit(Number.NaN, 1000)).toBe(1);
   });
 
-  it('falls at once when the rate falls, and at most doubles per period when it rises', () => {
+  it('falls at once when the rate falls, and rises at most to twice the limit or what was drained', () => {
     expect(nextRecordLimit(100_000, 300, 1000)).toBe(300);
+    expect(nextRecordLimit(100_000, 300, 1000, 50_000)).toBe(300);
     expect(nextRecordLimit(1, 1_000_000, 1000)).toBe(2);
     expect(nextRecordLimit(4096, 1_000_000, 1000)).toBe(8192);
+    expect(nextRecordLimit(1, 1_000_000, 1000, 30_000)).toBe(60_000);
+    expect(nextRecordLimit(1, 20_000, 1000, 30_000)).toBe(20_000);
     let limit = 1;
     for (let period = 0; period < 20; period++) limit = nextRecordLimit(limit, 1_000_000, 1000);
     expect(limit).toBe(1_000_000);

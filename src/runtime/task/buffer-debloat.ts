@@ -17,7 +17,11 @@ export const DEFAULT_DEBLOAT_TARGET_MS = 1000;
 export const DEBLOAT_PERIOD_MS = 100;
 /** Time constant of the drain rate's moving average (ms): smooths a consumer that takes batches in bursts. */
 export const DRAIN_RATE_TIME_CONSTANT_MS = 1000;
-/** A channel's record limit at most doubles per period: it starts at one batch and grows as the consumer proves its rate. */
+/**
+ * A channel's record limit grows per period to at most twice what it was or
+ * what the consumer took in the period, whichever is more: it starts at one
+ * batch and grows as the consumer proves its rate.
+ */
 export const MAX_LIMIT_GROWTH = 2;
 
 /**
@@ -52,19 +56,21 @@ export function nextDrainRate(
 
 /**
  * A channel's next record limit: what the rate drains within the target,
- * but at most {@link MAX_LIMIT_GROWTH} times the previous limit. A falling
- * rate lowers the limit at once; a rising one lifts it within a few periods
- * (from 1 to a million records in 2 s), so a burst at start-up does not fill
- * every channel to its capacity before the real rate is known.
+ * but at most {@link MAX_LIMIT_GROWTH} times the previous limit or the
+ * records `drained` in the last period, whichever is more. A falling rate
+ * lowers the limit at once; a rising one lifts it within a period or a few,
+ * so a burst at start-up does not fill every channel to its capacity before
+ * the real rate is known, while a fast consumer has full channels at once.
  */
 export function nextRecordLimit(
   previousLimit: number,
   recordsPerSecond: number,
   targetMs: number,
+  drained = 0,
 ): number {
   return Math.min(
     debloatedRecordLimit(recordsPerSecond, targetMs),
-    Math.max(1, previousLimit) * MAX_LIMIT_GROWTH,
+    Math.max(1, previousLimit, drained) * MAX_LIMIT_GROWTH,
   );
 }
 
@@ -116,8 +122,9 @@ export class InputDebloater {
     for (let i = 0; i < this.channels.length; i++) {
       const channel = this.channels[i]!;
       const consumed = channel.consumedRecords ?? 0;
-      const rate = nextDrainRate(this.rates[i]!, consumed - this.lastConsumed[i]!, elapsed);
-      const limit = nextRecordLimit(this.limits[i]!, rate, this.targetMs);
+      const drained = consumed - this.lastConsumed[i]!;
+      const rate = nextDrainRate(this.rates[i]!, drained, elapsed);
+      const limit = nextRecordLimit(this.limits[i]!, rate, this.targetMs, drained);
       this.lastConsumed[i] = consumed;
       this.rates[i] = rate;
       this.limits[i] = limit;
