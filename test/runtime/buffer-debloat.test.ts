@@ -50,8 +50,9 @@ describe('the drain rate estimate', () => {
     rate = nextDrainRate(rate, 500, 100); // 5000 records/s
     expect(rate).toBeGreaterThan(0);
     expect(rate).toBeLessThan(5000);
-    for (let i = 0; i < 100; i++) rate = nextDrainRate(rate, 500, 100);
-    expect(rate).toBeCloseTo(5000, 0);
+    for (let i = 0; i < 300; i++) rate = nextDrainRate(rate, 500, 100);
+    expect(rate).toBeGreaterThan(4990);
+    expect(rate).toBeLessThanOrEqual(5000);
   });
 
   it('weighs a sample by the time it covers', () => {
@@ -180,8 +181,8 @@ describe('the debloater of an input task', () => {
     c.push(batch(100));
     c.shift();
     d.tick(60_100);
-    // 100 records in the 100 ms since the first step, not in the last minute.
-    expect(d.drainRates[0]).toBeGreaterThan(50);
+    // 100 records in the 100 ms since the first step (1000/s), not in the last minute (under 2/s).
+    expect(d.drainRates[0]).toBeGreaterThan(20);
   });
 });
 

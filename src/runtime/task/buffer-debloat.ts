@@ -16,7 +16,7 @@ export const DEFAULT_DEBLOAT_TARGET_MS = 1000;
 /** How often a consuming task measures its channels' drain rates (ms). */
 export const DEBLOAT_PERIOD_MS = 100;
 /** Time constant of the drain rate's moving average (ms): smooths a consumer that takes batches in bursts. */
-export const DRAIN_RATE_TIME_CONSTANT_MS = 1000;
+export const DRAIN_RATE_TIME_CONSTANT_MS = 2000;
 /**
  * A channel's record limit grows per period to at most twice what it was or
  * what the consumer took in the period, whichever is more: it starts at one
