@@ -6,7 +6,7 @@
  * checkpoints took (trigger to durable), the longest barrier alignment, how
  * many completed, the records the sink took, and RSS sampled every 500 ms.
  *
- *   npm run bench:backpressure -- [--seconds S] [--sink-rate R] [--slow-after S] [--parallelism 1,2] [--modes off,on]
+ *   npm run bench:backpressure -- [--seconds S] [--sink-rate R] [--slow-after S] [--batch-size B] [--parallelism 1,2] [--modes off,on]
  *
  * `off` runs with buffer debloating off (channels bounded by batch count
  * only, as before debloating existed), `on` with the default 1 s target.
@@ -71,11 +71,13 @@ async function child(
   seconds: number,
   sinkRate: number,
   slowAfter: number,
+  batchSize: number,
 ) {
   const directory = await mkdtemp(join(tmpdir(), 'weir-bench-bp-'));
   const sink = new ThrottledSink(sinkRate, performance.now() + slowAfter * 1000);
   const env = new StreamEnvironment({
     parallelism,
+    batchSize,
     // A long timeout: the point is to see how long checkpoints take, not to fail them.
     checkpointing: { directory, intervalMs: 1000, timeoutMs: 600_000 },
     ...(mode === 'off' ? { bufferDebloating: false } : {}),
@@ -118,6 +120,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '40' },
     'sink-rate': { type: 'string', default: '500' },
     'slow-after': { type: 'string', default: '0' },
+    'batch-size': { type: 'string', default: '1024' },
     parallelism: { type: 'string', default: '1,2' },
     modes: { type: 'string', default: 'off,on' },
     child: { type: 'string' },
@@ -126,15 +129,16 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const sinkRate = Number(values['sink-rate']);
 const slowAfter = Number(values['slow-after']);
+const batchSize = Number(values['batch-size']);
 
 if (values.child !== undefined) {
-  await child(values.child, Number(values.parallelism), seconds, sinkRate, slowAfter);
+  await child(values.child, Number(values.parallelism), seconds, sinkRate, slowAfter, batchSize);
 } else {
   const pct = (xs: readonly number[], q: number) =>
     xs.length === 0 ? Number.NaN : [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)]!;
   const slow = slowAfter > 0 ? ` after ${slowAfter} s unthrottled` : '';
   console.log(
-    `${seconds} s per run, sink ${sinkRate} records/s per subtask${slow}, checkpoint every 1 s`,
+    `${seconds} s per run, sink ${sinkRate} records/s per subtask${slow}, batches of ${batchSize}, checkpoint every 1 s`,
   );
   console.log(
     '| parallelism | debloating | checkpoints completed | duration median / max (s) | longest alignment (s) | records sunk/s | RSS MB at 1/3, end, peak |',
@@ -144,7 +148,7 @@ if (values.child !== undefined) {
     for (const mode of values.modes.split(',')) {
       const args = [fileURLToPath(import.meta.url), '--child', mode, '--parallelism', String(p)];
       args.push('--seconds', String(seconds), '--sink-rate', String(sinkRate));
-      args.push('--slow-after', String(slowAfter));
+      args.push('--slow-after', String(slowAfter), '--batch-size', String(batchSize));
       const text = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 22 });
       const o = JSON.parse(text.trim().split('\n').pop()!) as Outcome;
       const third = o.rssMb[Math.floor(o.rssMb.length / 3)] ?? 0;
