@@ -375,7 +375,7 @@ export class InputTask<T> extends Task {
   private alignmentStartedAt = 0;
   private readonly input: InputObserver | undefined;
   /** Bounds what each input channel queues by the time this task needs to drain it. */
-  readonly debloater: InputDebloater | undefined;
+  private readonly debloater: InputDebloater | undefined;
 
   constructor(
     wiring: TaskWiring,
