@@ -1,6 +1,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { StreamMessage } from '../../src/core/messages.js';
+import { StreamEnvironment } from '../../src/index.js';
 import {
   DEBLOAT_PERIOD_MS,
   debloatedRecordLimit,
@@ -220,5 +221,17 @@ describe('the record limit across worker threads', () => {
     expect(receiver.consumedRecords).toBe(600);
     a.close();
     b.close();
+  });
+});
+
+describe('the bufferDebloating option', () => {
+  it('refuses a target that is not a positive whole number of milliseconds', () => {
+    for (const targetMs of [0, -5, 1.5, Number.NaN]) {
+      expect(() => new StreamEnvironment({ bufferDebloating: { targetMs } })).toThrow(
+        /bufferDebloating\.targetMs must be a positive whole number/,
+      );
+    }
+    expect(() => new StreamEnvironment({ bufferDebloating: { targetMs: 250 } })).not.toThrow();
+    expect(() => new StreamEnvironment({ bufferDebloating: false })).not.toThrow();
   });
 });
