@@ -3,7 +3,8 @@
  * consumer needs to drain it, not only by a batch count. Under backpressure a
  * checkpoint barrier waits behind everything queued before it on every
  * channel of its path; with full channels of 8 batches of 1,024 records in
- * front of a sink taking a few hundred records a second that is minutes.
+ * front of a sink taking a few hundred records a second that is tens of
+ * seconds per exchange.
  * Each consuming task measures how fast it takes records off each input
  * channel and lets the producer queue only what that rate drains within the
  * target time (at least one batch, so data always moves; never more than the
