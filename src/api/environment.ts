@@ -27,6 +27,7 @@ import {
 } from '../runtime/checkpoint/checkpoint-config.js';
 import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
 import { resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
+import { DEFAULT_DEBLOAT_TARGET_MS } from '../runtime/task/buffer-debloat.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
 import { weirAliasUsed } from './job-module/weir-alias.js';
 import type {
@@ -48,6 +49,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   readonly maxParallelism: number;
   private readonly batchSize: number;
   private readonly channelCapacity: number;
+  private readonly debloatTargetMs: number | undefined;
   private readonly chaining: boolean;
   private readonly localAggregation: boolean;
   private readonly autoWatermarkIntervalMs: number | undefined;
@@ -74,6 +76,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
     }
     this.batchSize = positiveInt('batchSize', options.batchSize ?? 1024);
     this.channelCapacity = positiveInt('channelCapacity', options.channelCapacity ?? 8);
+    this.debloatTargetMs = debloatTarget(options.bufferDebloating);
     this.chaining = options.chaining ?? true;
     this.localAggregation = options.localAggregation ?? true;
     this.autoWatermarkIntervalMs =
@@ -211,6 +214,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
       stateBackend: this.stateBackend,
       batchSize: this.batchSize,
       channelCapacity: this.channelCapacity,
+      debloatTargetMs: this.debloatTargetMs,
       deployment:
         workers === undefined
           ? { kind: 'this-thread' }
@@ -237,6 +241,17 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
             },
     };
   }
+}
+
+/** The debloating target of `EnvironmentOptions.bufferDebloating` (ms), or undefined when off. */
+function debloatTarget(option: EnvironmentOptions['bufferDebloating']): number | undefined {
+  if (option === false) return undefined;
+  if (option === undefined || option === true) return DEFAULT_DEBLOAT_TARGET_MS;
+  if (typeof option !== 'object' || option === null)
+    throw invalidArgument(
+      `bufferDebloating must be a boolean or { targetMs }, got ${JSON.stringify(option)}`,
+    );
+  return positiveInt('bufferDebloating.targetMs', option.targetMs ?? DEFAULT_DEBLOAT_TARGET_MS);
 }
 
 function positiveInt(name: string, n: number): number {

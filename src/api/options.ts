@@ -47,6 +47,16 @@ export interface EnvironmentOptions {
   readonly batchSize?: number;
   /** Batches buffered per channel between tasks before the producer waits. Default 8. */
   readonly channelCapacity?: number;
+  /**
+   * Buffer debloating: every task measures how fast it takes records off each
+   * input channel and lets the producer queue only what it drains within
+   * `targetMs` (at least one batch, at most `channelCapacity` batches), so
+   * under backpressure a checkpoint barrier waits about `targetMs` per
+   * exchange instead of behind full channels. `true` or omitted: on with a
+   * 1000 ms target; `false`: channels are bounded by `channelCapacity` only.
+   * See docs/checkpoints.md (Backpressure).
+   */
+  readonly bufferDebloating?: boolean | { readonly targetMs?: number };
   /** Run single-input forward operators in their producer's task. Default true. */
   readonly chaining?: boolean;
   /**

@@ -24,6 +24,31 @@ describe('backpressure between workers', () => {
   });
 });
 
+describe('buffer debloating between workers', () => {
+  it('keeps fewer records in flight to a slow sink on another worker than the channel capacity would', async () => {
+    // The remote sink subtask takes a batch of 512 every 400 ms: 1,280 records/s,
+    // so with a 1 s target about 1,280 records (3 batches) may be in flight, not 8
+    // batches. (Batches of 512 or more cross as they are; smaller ones are gathered.)
+    const peakWith = async (bufferDebloating: boolean) => {
+      const { result } = await runJobModule(fixture('throttled-sink.ts'), {
+        args: ['12288', '400'],
+        parallelism: 2,
+        workers: 2,
+        batchSize: 512,
+        channelCapacity: 8,
+        bufferDebloating,
+      });
+      expect(result.metric('weir_source_records_total')).toBe(12_288);
+      return result.metric('weir_worker_peak_in_flight_batches', { worker: '0' });
+    };
+    const off = await peakWith(false);
+    const on = await peakWith(true);
+    expect(off).toBe(8);
+    expect(on).toBeGreaterThanOrEqual(1);
+    expect(on).toBeLessThanOrEqual(4);
+  }, 120_000);
+});
+
 describe('metrics of workers', () => {
   it('reach the job registry while the job runs, and add up to the final counts', async () => {
     const { client } = await startJobModule(fixture('slow-sink.ts'), {

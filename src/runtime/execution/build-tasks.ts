@@ -36,6 +36,8 @@ export interface TaskBuildOptions {
   readonly jobName: string;
   readonly batchSize: number;
   readonly channelCapacity: number;
+  /** Buffer debloating: the time (ms) a channel's queued records may take to drain; off when undefined. */
+  readonly debloatTargetMs?: number | undefined;
   readonly clock: Clock;
   readonly timers: ProcessingTimeScheduler;
   readonly metrics: MetricRegistry;
@@ -245,6 +247,7 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
           .filter((o): o is Operator<unknown, unknown> & Blocking => isBlocking(o)),
         stepTimer: probes?.timer(node.id, s),
         input: node.kind === 'source' ? undefined : probes?.probe(node.id, s),
+        debloatTargetMs: node.kind === 'source' ? undefined : options.debloatTargetMs,
       };
       if (node.kind === 'source') {
         const ctx = contextFor(node.id, s);

@@ -65,6 +65,11 @@ export interface JobSettings {
   readonly batchSize: number;
   /** Batches buffered per channel between tasks. */
   readonly channelCapacity: number;
+  /**
+   * Buffer debloating: the time (ms) the records queued on a channel may take
+   * to drain at its consumer's rate; off when undefined.
+   */
+  readonly debloatTargetMs?: number | undefined;
   readonly deployment: Deployment;
 }
 
@@ -354,6 +359,7 @@ export class JobRunner {
         jobName: settings.jobName,
         batchSize: settings.batchSize,
         channelCapacity: settings.channelCapacity,
+        debloatTargetMs: settings.debloatTargetMs,
         clock: settings.clock,
         metrics: this.metrics,
         stateBackend: settings.stateBackend,
@@ -370,6 +376,9 @@ export class JobRunner {
           ...deployment.planOptions,
           batchSize: settings.batchSize,
           channelCapacity: settings.channelCapacity,
+          ...(settings.debloatTargetMs === undefined
+            ? {}
+            : { debloatTargetMs: settings.debloatTargetMs }),
           ...stateBackend,
           instrumentation,
         },

@@ -16,6 +16,8 @@ export interface LocalAttemptSettings {
   readonly jobName: string;
   readonly batchSize: number;
   readonly channelCapacity: number;
+  /** Buffer debloating target (ms); off when undefined. */
+  readonly debloatTargetMs: number | undefined;
   readonly clock: Clock;
   readonly metrics: MetricRegistry;
   readonly stateBackend: StateBackendOptions | undefined;
@@ -36,6 +38,7 @@ export class LocalAttempt implements JobAttempt {
       jobName: settings.jobName,
       batchSize: settings.batchSize,
       channelCapacity: settings.channelCapacity,
+      debloatTargetMs: settings.debloatTargetMs,
       clock: settings.clock,
       timers: this.timers,
       metrics: settings.metrics,

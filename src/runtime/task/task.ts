@@ -9,6 +9,7 @@ import type { StepTimer } from '../instrumentation/step-timer.js';
 import { SinkOperator } from '../operators/basic/sink.js';
 import { ChainAsyncWork } from './async-work.js';
 import { type AlignedCheckpoint, BarrierAligner } from './barrier-aligner.js';
+import { InputDebloater } from './buffer-debloat.js';
 import type { ChannelEnd } from './channel.js';
 import type { ExchangeWriter } from './exchange.js';
 import { WatermarkValve } from './watermark-valve.js';
@@ -49,6 +50,12 @@ export interface TaskWiring {
   readonly stepTimer?: StepTimer | undefined;
   /** Instrumentation of an input task's head operator: records in, input watermark. */
   readonly input?: InputObserver | undefined;
+  /**
+   * Buffer debloating of an input task's channels: the time (ms) the records
+   * queued on each may take to drain at the rate the task takes them;
+   * undefined: channels are bounded by their batch capacity only.
+   */
+  readonly debloatTargetMs?: number | undefined;
 }
 
 /**
@@ -367,6 +374,8 @@ export class InputTask<T> extends Task {
   private readonly aligner: BarrierAligner;
   private alignmentStartedAt = 0;
   private readonly input: InputObserver | undefined;
+  /** Bounds what each input channel queues by the time this task needs to drain it. */
+  private readonly debloater: InputDebloater | undefined;
 
   constructor(
     wiring: TaskWiring,
@@ -378,6 +387,10 @@ export class InputTask<T> extends Task {
     super(wiring);
     this.ended = new Array<boolean>(channels.length).fill(false);
     this.aligner = new BarrierAligner(channels.length);
+    this.debloater =
+      wiring.debloatTargetMs === undefined
+        ? undefined
+        : new InputDebloater(channels, wiring.debloatTargetMs);
     const input = wiring.input;
     this.input = input;
     this.valve = new WatermarkValve(
@@ -397,7 +410,9 @@ export class InputTask<T> extends Task {
     let progressed = this.advanceAsync();
     if (this.inputEnded) return this.finishWhenSettled() || progressed;
     const n = this.channels.length;
-    const deadline = performance.now() + STEP_BUDGET_MS;
+    const now = performance.now();
+    this.debloater?.tick(now);
+    const deadline = now + STEP_BUDGET_MS;
     for (let budget = MESSAGES_PER_STEP; budget > 0; budget--) {
       if (!this.canTakeInput()) return progressed;
       if (progressed && performance.now() > deadline) return true;

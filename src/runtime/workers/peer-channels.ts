@@ -41,8 +41,18 @@ type WireMessage =
       readonly stop: boolean;
     }
   | { readonly t: 'end'; readonly ch: string }
-  /** The receiver consumed `n` batches of the channel: the sender may send `n` more. */
-  | { readonly t: 'credit'; readonly ch: string; readonly n: number };
+  /**
+   * The receiver consumed `n` batches (`r` records) of the channel: the sender
+   * may send `n` more; `limit`, when set, is the receiver's new bound on the
+   * records in flight (buffer debloating).
+   */
+  | {
+      readonly t: 'credit';
+      readonly ch: string;
+      readonly n: number;
+      readonly r: number;
+      readonly limit?: number;
+    };
 
 /** Identifies a channel the same way on both threads: edge index, producer and consumer subtask. */
 export function channelId(edge: number, from: number, to: number): string {
@@ -68,6 +78,9 @@ const POST_BATCHES = 4;
  * spends one per batch, and gets it back when the receiver has taken the
  * batch off its queue; so at most `capacity` batches per channel are in
  * flight or queued, whatever the speed difference between the threads.
+ * With buffer debloating the receiver also sends, with its credits, a bound
+ * on the records in flight (what it drains within the target time), and the
+ * sender sends a batch only while fewer are in flight (or none at all).
  */
 export class PeerChannels {
   private outbox: WireMessage[] = [];
@@ -88,8 +101,13 @@ export class PeerChannels {
     port.on('message', (messages: WireMessage[]) => this.receive(messages));
   }
 
-  sender(ch: string, capacity: number): ChannelEnd<unknown> {
-    const s = new RemoteSender(this, ch, capacity);
+  /** `initialRecordLimit`: the sender's bound on records in flight until the receiver sends its own (buffer debloating). */
+  sender(
+    ch: string,
+    capacity: number,
+    initialRecordLimit = Number.POSITIVE_INFINITY,
+  ): ChannelEnd<unknown> {
+    const s = new RemoteSender(this, ch, capacity, initialRecordLimit);
     this.senders.set(ch, s);
     return s;
   }
@@ -164,7 +182,7 @@ export class PeerChannels {
 
   /** Some channel has consumed enough batches that its sender may be waiting for the credits. */
   private creditsPressing(): boolean {
-    for (const r of this.receivers.values()) if (r.consumedSinceCredit >= POST_BATCHES) return true;
+    for (const r of this.receivers.values()) if (r.batchesSinceCredit >= POST_BATCHES) return true;
     return false;
   }
 
@@ -182,8 +200,7 @@ export class PeerChannels {
   private receive(messages: WireMessage[]): void {
     for (const m of messages) {
       if (m.t === 'credit') {
-        const s = this.senders.get(m.ch);
-        if (s !== undefined) s.inFlight -= m.n;
+        this.senders.get(m.ch)?.credit(m.n, m.r, m.limit);
         continue;
       }
       const r = this.receivers.get(m.ch);
@@ -226,6 +243,7 @@ const GATHER_BELOW = 512;
 class RemoteSender implements ChannelEnd<unknown> {
   inFlight = 0;
   peakInFlight = 0;
+  private inFlightRecords = 0;
   private values: unknown[] = [];
   private timestamps: number[] = [];
   private keys: unknown[] | undefined;
@@ -234,10 +252,21 @@ class RemoteSender implements ChannelEnd<unknown> {
     private readonly link: PeerChannels,
     private readonly ch: string,
     private readonly capacity: number,
+    private recordLimit: number,
   ) {}
 
   hasRoom(): boolean {
-    return this.inFlight < this.capacity;
+    return (
+      this.inFlight < this.capacity &&
+      (this.inFlight === 0 || this.inFlightRecords < this.recordLimit)
+    );
+  }
+
+  /** The receiver took `batches` batches holding `records` records; `limit` is its new bound, if any. */
+  credit(batches: number, records: number, limit: number | undefined): void {
+    this.inFlight -= batches;
+    this.inFlightRecords -= records;
+    if (limit !== undefined) this.recordLimit = limit;
   }
 
   push(message: StreamMessage<unknown>): void {
@@ -299,6 +328,7 @@ class RemoteSender implements ChannelEnd<unknown> {
 
   private send(batch: RecordBatch<unknown>): void {
     if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
+    this.inFlightRecords += batch.values.length;
     this.link.sendBatch(this.ch, batch);
   }
 
@@ -312,8 +342,13 @@ class RemoteReceiver implements ChannelEnd<unknown> {
   private queue: StreamMessage<unknown>[] = [];
   private head = 0;
   private consumed = 0;
+  private consumedSinceCredit = 0;
+  consumedRecords = 0;
+  /** A record limit not yet sent to the sender. */
+  private limitToSend: number | undefined;
+  private limitSent = Number.POSITIVE_INFINITY;
 
-  get consumedSinceCredit(): number {
+  get batchesSinceCredit(): number {
     return this.consumed;
   }
 
@@ -342,13 +377,33 @@ class RemoteReceiver implements ChannelEnd<unknown> {
       this.queue = [];
       this.head = 0;
     }
-    if (message.kind === 'batch') this.consumed++;
+    if (message.kind === 'batch') {
+      this.consumed++;
+      const n = message.batch.values.length;
+      this.consumedSinceCredit += n;
+      this.consumedRecords += n;
+    }
     return message;
+  }
+
+  /** Sent with the next credits: the sender needs it only once it has something in flight, so credits follow. */
+  setRecordLimit(limit: number): void {
+    this.limitToSend = limit === this.limitSent ? undefined : limit;
   }
 
   returnCredits(): void {
     if (this.consumed === 0) return;
-    this.link.send({ t: 'credit', ch: this.ch, n: this.consumed });
+    const limit = this.limitToSend;
+    this.link.send({
+      t: 'credit',
+      ch: this.ch,
+      n: this.consumed,
+      r: this.consumedSinceCredit,
+      ...(limit === undefined ? {} : { limit }),
+    });
+    if (limit !== undefined) this.limitSent = limit;
+    this.limitToSend = undefined;
     this.consumed = 0;
+    this.consumedSinceCredit = 0;
   }
 }

@@ -15,6 +15,8 @@ export interface WorkerEnvironmentOptions {
   readonly maxParallelism: number;
   readonly batchSize: number;
   readonly channelCapacity: number;
+  /** Buffer debloating target (ms); off when absent. */
+  readonly debloatTargetMs?: number;
   readonly chaining: boolean;
   readonly localAggregation: boolean;
   /** The environment's auto-watermark interval, which the plan's watermark steps are built with. */

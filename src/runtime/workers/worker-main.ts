@@ -74,6 +74,7 @@ async function runSubtasks(
     jobName: setup.jobName,
     batchSize: options.batchSize,
     channelCapacity: options.channelCapacity,
+    debloatTargetMs: options.debloatTargetMs,
     clock: systemClock,
     timers,
     metrics,
@@ -86,7 +87,11 @@ async function runSubtasks(
         const peer = workerOf(side === 'sender' ? to : from, count);
         const channels = peers.get(peer)!;
         const id = channelId(edge, from, to);
-        return side === 'sender' ? channels.sender(id, capacity) : channels.receiver(id);
+        // With debloating the receiver starts by admitting one batch (see buffer-debloat.ts).
+        const initialLimit = options.debloatTargetMs === undefined ? Number.POSITIVE_INFINITY : 1;
+        return side === 'sender'
+          ? channels.sender(id, capacity, initialLimit)
+          : channels.receiver(id);
       },
     },
   });
