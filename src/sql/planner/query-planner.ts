@@ -333,7 +333,12 @@ function planSelect(select: Select, ctx: PlanContext): Relation {
     select.groupBy.length > 0 ||
     select.having !== undefined ||
     select.items.some((item) => item.kind === 'expr' && contains(item.expr, isAggregateCall));
-  if (aggregated) return planAggregation(select, from);
+  if (aggregated) {
+    const legacy = from.window === undefined ? legacyGroupWindow(select, from) : undefined;
+    return legacy === undefined
+      ? planAggregation(select, from)
+      : planAggregation(legacy.select, legacy.from);
+  }
   if (from.window !== undefined) from = materialize(from);
   let stream = from.stream;
   const scope = new Scope(from.columns);
@@ -365,6 +370,99 @@ function planSelect(select: Select, ctx: PlanContext): Relation {
         scope.resolve(item.expr.path, item.expr.at).fields.length === 0,
     );
   return { stream: identity ? stream : stream.map(fn).name('select'), columns };
+}
+
+const LEGACY_WINDOWS = new Set(['TUMBLE', 'HOP', 'SESSION']);
+const LEGACY_AUXILIARY: Readonly<Record<string, string>> = {
+  START: '$window_start',
+  END: '$window_end',
+  ROWTIME: '$window_time',
+};
+
+/**
+ * Flink's older group windows, `GROUP BY key, SESSION(rowtime, gap)` with `SESSION_START(...)`
+ * and `SESSION_END(...)` in the SELECT list (as Nexmark q11 uses), rewritten as the window TVF
+ * they mean: the same window operator plans both.
+ */
+function legacyGroupWindow(
+  select: Select,
+  from: Relation,
+): { select: Select; from: Relation } | undefined {
+  const windowCalls = select.groupBy.filter((g) => g.kind === 'call' && LEGACY_WINDOWS.has(g.name));
+  const call = windowCalls[0];
+  if (call === undefined || call.kind !== 'call') return undefined;
+  if (windowCalls.length > 1) sqlError('only one group window per GROUP BY', call.at);
+  const [time, ...intervals] = call.args;
+  if (time?.kind !== 'column')
+    return sqlError(`${call.name} needs the rowtime column as its first argument`, call.at);
+  const resolved = new Scope(from.columns).resolve(time.path, time.at);
+  if (!resolved.column.rowtime || resolved.fields.length > 0) {
+    return sqlError(
+      `'${time.path.join('.')}' is not an event-time attribute; processing-time windows are not supported by Weir SQL yet`,
+      time.at,
+    );
+  }
+  let window: WindowTvf;
+  if (call.name === 'TUMBLE') {
+    const size = intervalMs(intervals[0], 'size', call.at);
+    window = { kind: 'TUMBLE', size, slide: size, offset: 0, input: from };
+  } else if (call.name === 'HOP') {
+    window = {
+      kind: 'HOP',
+      slide: intervalMs(intervals[0], 'slide', call.at),
+      size: intervalMs(intervals[1], 'size', call.at),
+      offset: 0,
+      input: from,
+    };
+  } else {
+    window = {
+      kind: 'SESSION',
+      size: intervalMs(intervals[0], 'gap', call.at),
+      slide: 0,
+      offset: 0,
+      input: from,
+    };
+  }
+  const ts = T.timestamp(3, false);
+  const columns = [
+    ...from.columns.map((c) => ({ ...c, rowtime: false })),
+    { name: '$window_start', type: ts, qualifier: undefined, rowtime: false },
+    { name: '$window_end', type: ts, qualifier: undefined, rowtime: false },
+    { name: '$window_time', type: ts, qualifier: undefined, rowtime: true },
+  ];
+  const auxiliary = (e: Expr): Expr => {
+    if (e.kind === 'call') {
+      const cut = e.name.lastIndexOf('_');
+      const column = LEGACY_AUXILIARY[e.name.slice(cut + 1)];
+      if (cut > 0 && column !== undefined && LEGACY_WINDOWS.has(e.name.slice(0, cut))) {
+        if (e.name.slice(0, cut) !== call.name)
+          sqlError(`${e.name} does not match the GROUP BY window ${call.name}`, e.at);
+        return { kind: 'column', path: [column], at: e.at };
+      }
+    }
+    return mapChildren(e, auxiliary);
+  };
+  const at = call.at;
+  const groupBy = select.groupBy.flatMap((g): Expr[] =>
+    g === call
+      ? [
+          { kind: 'column', path: ['$window_start'], at },
+          { kind: 'column', path: ['$window_end'], at },
+        ]
+      : [g],
+  );
+  const items = select.items.map((item) =>
+    item.kind === 'expr' ? { ...item, expr: auxiliary(item.expr) } : item,
+  );
+  return {
+    select: {
+      ...select,
+      groupBy,
+      items,
+      having: select.having === undefined ? undefined : auxiliary(select.having),
+    },
+    from: { stream: from.stream, columns, window },
+  };
 }
 
 /** Column references replaced by their resolved position, so `b.auction` and `auction` compare equal. */
