@@ -49,10 +49,10 @@ function numberLiteral(text: string, at: SourcePosition): Compiled {
       return { code: `(${text})`, type: T.int('INTEGER', false) };
     if (n >= -(2n ** 63n) && n < 2n ** 63n) return { code: `(${text})`, type: T.bigint(false) };
   }
+  // As Calcite: every digit counts, a leading zero too (0.908 is DECIMAL(4, 3)).
   const digits = text.replace(/^-/, '');
-  const [whole = '', fraction = ''] = digits.split('.');
-  const scale = fraction.length;
-  const precision = Math.max(whole.replace(/^0+/, '').length + scale, 1, scale);
+  const scale = digits.length - digits.indexOf('.') - 1;
+  const precision = Math.max(digits.length - 1, 1);
   if (precision > MAX_PRECISION) sqlError(`numeric literal ${text} has more than 38 digits`, at);
   const unscaled = parseDecimal(text, scale) as bigint;
   return { code: `(${unscaled}n)`, type: T.decimal(precision, scale, false) };
@@ -383,7 +383,9 @@ function arithmetic(
         ? `h.intDivide(${x}, ${y})`
         : op === '%'
           ? `h.intMod(${x}, ${y})`
-          : wrapIfInteger(`(${x} ${op} ${y})`, type);
+          : op === '*' && type.kind === 'INTEGER'
+            ? `Math.imul(${x}, ${y})` // the exact 32-bit product; a double would round first
+            : wrapIfInteger(`(${x} ${op} ${y})`, type);
     return { code: nullSafe(g, [left, right], body), type };
   }
   if (type.kind !== 'DECIMAL')

@@ -168,11 +168,11 @@ export const runtime = {
   },
   intDivide(a: number, b: number): number {
     if (b === 0) fail('division by zero');
-    return Math.trunc(a / b);
+    return Math.trunc(a / b) + 0; // + 0 turns -0 into 0
   },
   intMod(a: number, b: number): number {
     if (b === 0) fail('division by zero');
-    return a % b;
+    return (a % b) + 0;
   },
   decimalMod(a: bigint, b: bigint): bigint {
     if (b === 0n) fail('division by zero');

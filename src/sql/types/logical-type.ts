@@ -156,6 +156,8 @@ export function formatType(t: LogicalType): string {
       return `ARRAY<${formatType(t.element)}>${notNull}`;
     case 'MAP':
       return `MAP<${formatType(t.key)}, ${formatType(t.value)}>${notNull}`;
+    case 'INTEGER':
+      return `INT${notNull}`;
     default:
       return `${t.kind}${notNull}`;
   }
