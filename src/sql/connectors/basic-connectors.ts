@@ -135,14 +135,10 @@ export const datagenConnector: SqlConnector = {
     {
       prefix: 'fields.',
       suffixes: ['kind', 'min', 'max', 'length', 'start', 'end', 'null-rate', 'max-past'],
+      allowed: { kind: ['random', 'sequence'] },
     },
   ],
   source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
-    for (const [key, o] of table.options) {
-      if (key.endsWith('.kind') && o.value !== 'random' && o.value !== 'sequence') {
-        sqlError(`option '${key}' is '${o.value}'; allowed values: random, sequence`, o.at);
-      }
-    }
     const generators = table.columns
       .filter((c) => c.computed === undefined)
       .map((c) => fieldGenerator(table, c.name, c.type));

@@ -30,6 +30,8 @@ export interface SqlConnector {
   readonly prefixedOptions?: readonly {
     readonly prefix: string;
     readonly suffixes: readonly string[];
+    /** The values some suffixes accept (`kind`: random, sequence). */
+    readonly allowed?: Readonly<Record<string, readonly string[]>>;
   }[];
   /** The table's physical columns as a stream of rows (physical columns only, in order). */
   source?(table: CatalogTable, env: StreamEnvironment): DataStream<Row>;
@@ -49,6 +51,13 @@ export function validateOptions(connector: SqlConnector, table: CatalogTable): v
         if (!prefixed.suffixes.includes(suffix)) {
           sqlError(
             `unknown option '${key}' of connector '${connector.name}': '${prefixed.prefix}<column>.' allows ${prefixed.suffixes.join(', ')}`,
+            option.at,
+          );
+        }
+        const values = prefixed.allowed?.[suffix];
+        if (values !== undefined && !values.includes(option.value)) {
+          sqlError(
+            `option '${key}' is '${option.value}'; allowed values: ${values.join(', ')}`,
             option.at,
           );
         }
