@@ -60,8 +60,10 @@ describe('window TVF aggregation', () => {
       const start = Math.floor(b.dateTime / 10_000) * 10_000;
       const key = `${b.auction}/${start}`;
       let g = groups.get(key);
-      if (g === undefined)
-        groups.set(key, (g = { auction: b.auction, start, prices: [], bidders: new Set() }));
+      if (g === undefined) {
+        g = { auction: b.auction, start, prices: [], bidders: new Set() };
+        groups.set(key, g);
+      }
       g.prices.push(b.price);
       g.bidders.add(b.bidder);
     }
