@@ -74,6 +74,28 @@ export class TableEnvironment {
    * job, started at the end of the script (as Flink submits an INSERT); await `job.result`.
    */
   executeSql(script: string, options: ExecuteSqlOptions = {}): SqlScriptResult {
+    const built = this.buildScript(script);
+    let job: JobClient | undefined;
+    if (built.inserts > 0) {
+      const { jobName, ...execute } = options;
+      job = this.env.executeAsync(
+        this.config.get('pipeline.name') ?? jobName ?? 'weir sql',
+        execute,
+      );
+    }
+    return { statements: built.statements, explained: built.explained, job };
+  }
+
+  /**
+   * Applies a script to the environment without starting the job: DDL fills the catalog and
+   * each INSERT INTO adds its query and sink to the job (which `env.execute` then runs, with
+   * whatever checkpointing and restore options the caller chose).
+   */
+  buildScript(script: string): {
+    readonly statements: readonly string[];
+    readonly explained: readonly string[];
+    readonly inserts: number;
+  } {
     const statements: string[] = [];
     const explained: string[] = [];
     let inserts = 0;
@@ -83,10 +105,6 @@ export class TableEnvironment {
         case 'explain':
           explained.push(this.explainStatement(statement.statement));
           break;
-        case 'insert':
-        case 'statement-set':
-          inserts += this.apply(statement, this.planContext(this.env));
-          break;
         case 'query':
           sqlError(
             'a SELECT in a script needs a sink: write INSERT INTO <table> SELECT ... (or use sqlQuery)',
@@ -94,18 +112,10 @@ export class TableEnvironment {
           );
           break;
         default:
-          this.apply(statement, this.planContext(this.env));
+          inserts += this.apply(statement, this.planContext(this.env));
       }
     }
-    let job: JobClient | undefined;
-    if (inserts > 0) {
-      const { jobName, ...execute } = options;
-      job = this.env.executeAsync(
-        this.config.get('pipeline.name') ?? jobName ?? 'weir sql',
-        execute,
-      );
-    }
-    return { statements, explained, job };
+    return { statements, explained, inserts };
   }
 
   /** Plans a SELECT (insert-only for now) into a stream of rows of this environment's job. */
