@@ -229,4 +229,23 @@ describe('DDL and statements', () => {
       [20, null],
     ]);
   }, 60_000);
+
+  it('EXECUTE STATEMENT SET puts several INSERTs into one job', async () => {
+    const env = new StreamEnvironment();
+    const tEnv = TableEnvironment.create(env);
+    const result = tEnv.executeSql(`
+      CREATE TABLE a (n INT) WITH ('connector' = 'blackhole');
+      CREATE TABLE b (n INT) WITH ('connector' = 'blackhole');
+      EXECUTE STATEMENT SET BEGIN
+        INSERT INTO a SELECT EXPR$0 FROM (VALUES (1), (2));
+        INSERT INTO b SELECT EXPR$0 + 1 FROM (VALUES (3));
+      END;
+    `);
+    expect(result.statements).toEqual([
+      'CREATE TABLE a',
+      'CREATE TABLE b',
+      'EXECUTE STATEMENT SET',
+    ]);
+    expect((await result.job?.result)?.status).toBe('finished');
+  }, 60_000);
 });
