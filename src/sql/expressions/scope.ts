@@ -27,6 +27,12 @@ export class Scope {
   resolve(path: readonly string[], at: SourcePosition): ResolvedColumn {
     const [first, second] = path;
     if (first === undefined) return sqlError('empty column name', at);
+    // `#3`: the column at position 3 (the planner's references; no name starts with #).
+    if (first.startsWith('#') && /^#\d+$/.test(first)) {
+      const index = Number(first.slice(1));
+      if (index >= this.columns.length) return sqlError(`no column at position ${index}`, at);
+      return this.fieldsOf(index, path.slice(1), at);
+    }
     if (second !== undefined && this.columns.some((c) => c.qualifier === first)) {
       const index = this.find(second, first, at);
       if (index >= 0) return this.fieldsOf(index, path.slice(2), at);

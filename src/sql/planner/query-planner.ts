@@ -25,8 +25,9 @@ import type { Expr, FromItem, Query, Select, SelectItem } from '../parser/ast.js
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
 import { type AggregateCallAst, rowAggregate } from './aggregates.js';
+import { type Calc, CalcRelation, inline, positional } from './calc.js';
 import { contains, exprKey, mapChildren } from './expr-tools.js';
-import { type Relation, requalify, type WindowTvf } from './relation.js';
+import type { Relation, WindowTvf } from './relation.js';
 import { planSource } from './source-planner.js';
 
 export interface PlanContext {
@@ -40,6 +41,16 @@ export interface PlanContext {
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
 const NULL_KEY = '\u0000null';
+
+/** The same columns under another table alias. */
+function requalify(relation: Relation, qualifier: string | undefined): Relation {
+  if (qualifier === undefined) return relation;
+  const columns = relation.columns.map((c) => ({ ...c, qualifier }));
+  if (relation instanceof CalcRelation) return relation.withColumns(columns);
+  return relation.window === undefined
+    ? { stream: relation.stream, columns }
+    : { ...relation, columns };
+}
 
 /** Plans a query into a relation whose rows are complete (window columns computed). */
 export function planQuery(query: Query, ctx: PlanContext): Relation {
@@ -340,36 +351,52 @@ function planSelect(select: Select, ctx: PlanContext): Relation {
       : planAggregation(legacy.select, legacy.from);
   }
   if (from.window !== undefined) from = materialize(from);
-  let stream = from.stream;
   const scope = new Scope(from.columns);
-  if (select.where !== undefined) {
-    if (contains(select.where, isAggregateCall))
-      sqlError('aggregates are not allowed in WHERE', select.where.at);
-    stream = stream.filter(compilePredicate(select.where, scope, 'WHERE condition')).name('where');
+  if (select.where !== undefined && contains(select.where, isAggregateCall)) {
+    sqlError('aggregates are not allowed in WHERE', select.where.at);
   }
+  // Checked over the query's own columns first, so that errors name what the user wrote.
+  if (select.where !== undefined) compilePredicate(select.where, scope, 'WHERE condition');
   const items = selectList(select, from.columns);
-  const { fn, types } = compileProjection(
+  const { types } = compileProjection(
     items.map((i) => i.expr),
     scope,
   );
-  const columns = items.map((item, i) => ({
-    name: item.name,
-    type: types[i] as LogicalType,
-    qualifier: undefined,
-    rowtime:
-      item.expr.kind === 'column' &&
-      scope.resolve(item.expr.path, item.expr.at).column.rowtime &&
-      scope.resolve(item.expr.path, item.expr.at).fields.length === 0,
-  }));
-  const identity =
-    items.length === from.columns.length &&
-    items.every(
-      (item, i) =>
-        item.expr.kind === 'column' &&
-        scope.resolve(item.expr.path, item.expr.at).index === i &&
-        scope.resolve(item.expr.path, item.expr.at).fields.length === 0,
-    );
-  return { stream: identity ? stream : stream.map(fn).name('select'), columns };
+  const columns = items.map((item, i): ScopeColumn => {
+    const r = item.expr.kind === 'column' ? scope.resolve(item.expr.path, item.expr.at) : undefined;
+    return {
+      name: item.name,
+      type: types[i] as LogicalType,
+      qualifier: undefined,
+      rowtime: r?.column.rowtime === true && r.fields.length === 0,
+    };
+  });
+  // Folded into the filter and projection below, if the input is one.
+  const fold = (base: Calc): Calc | undefined => {
+    const where = select.where === undefined ? undefined : inline(select.where, scope, base);
+    const project = items.map((item) => inline(item.expr, scope, base));
+    if (
+      (select.where !== undefined && where === undefined) ||
+      project.some((p) => p === undefined)
+    ) {
+      return undefined;
+    }
+    return {
+      input: base.input,
+      inputColumns: base.inputColumns,
+      where: where === undefined ? base.where : [...base.where, where],
+      project: project as Expr[],
+    };
+  };
+  const plain = (): Calc => ({
+    input: from.stream,
+    inputColumns: from.columns,
+    where: [],
+    project: from.columns.map((_, i) => positional(i, [], select.at)),
+  });
+  const calc =
+    (from instanceof CalcRelation ? fold(from.calc) : undefined) ?? (fold(plain()) as Calc);
+  return new CalcRelation(calc, columns);
 }
 
 const LEGACY_WINDOWS = new Set(['TUMBLE', 'HOP', 'SESSION']);

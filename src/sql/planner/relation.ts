@@ -23,12 +23,3 @@ export interface Relation {
    */
   readonly window?: WindowTvf;
 }
-
-/** The same columns under another table alias. */
-export function requalify(relation: Relation, qualifier: string | undefined): Relation {
-  if (qualifier === undefined) return relation;
-  const columns = relation.columns.map((c) => ({ ...c, qualifier }));
-  return relation.window === undefined
-    ? { stream: relation.stream, columns }
-    : { ...relation, columns };
-}
