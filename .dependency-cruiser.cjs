@@ -8,7 +8,8 @@
  * `connectors` is special-cased below: a connector folder may also import
  * `connectors/shared/` but no other connector folder. The entry points
  * src/index.ts (`weir`) and src/metrics/index.ts (`weir/metrics`) gather
- * names from several layers, so they sit at the api level.
+ * names from several layers: `weir` sits at the sql level (the highest layer it exports
+ * from), `weir/metrics` at the api level.
  */
 const layers = {
   core: { path: '^src/core/', may: [] },
@@ -19,16 +20,31 @@ const layers = {
   plan: { path: '^src/plan/', may: ['core', 'util', 'metrics', 'state', 'runtime'] },
   connectors: { path: '^src/connectors/', may: ['core', 'util', 'metrics'] },
   api: {
-    path: '^src/(api/|index\\.ts$|metrics/index\\.ts$)',
+    path: '^src/(api/|metrics/index\\.ts$)',
     may: ['core', 'util', 'metrics', 'state', 'runtime', 'plan', 'connectors'],
+  },
+  sql: {
+    path: '^src/(sql/|index\\.ts$)',
+    may: ['core', 'util', 'metrics', 'state', 'runtime', 'plan', 'connectors', 'api'],
   },
   testing: {
     path: '^src/testing/',
-    may: ['core', 'util', 'metrics', 'state', 'runtime', 'plan', 'connectors', 'api'],
+    may: ['core', 'util', 'metrics', 'state', 'runtime', 'plan', 'connectors', 'api', 'sql'],
   },
   ui: {
     path: '^src/ui/',
-    may: ['core', 'util', 'metrics', 'state', 'runtime', 'plan', 'connectors', 'api', 'testing'],
+    may: [
+      'core',
+      'util',
+      'metrics',
+      'state',
+      'runtime',
+      'plan',
+      'connectors',
+      'api',
+      'sql',
+      'testing',
+    ],
   },
   cli: {
     path: '^src/cli/',
@@ -41,6 +57,7 @@ const layers = {
       'plan',
       'connectors',
       'api',
+      'sql',
       'testing',
       'ui',
     ],

@@ -219,5 +219,15 @@ export {
 export { refuseRestoreBehindCommit } from './runtime/checkpoint/commit-guard.js';
 export type { CommitRecord } from './runtime/checkpoint/commit-record.js';
 export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
+export type { Row } from './sql/connectors/connector.js';
+export { type SourcePosition, SqlError } from './sql/sql-error.js';
+export {
+  type ExecuteSqlOptions,
+  type ResultColumn,
+  type SqlScriptResult,
+  type Table,
+  TableEnvironment,
+} from './sql/table-environment.js';
+export type { JsonValue } from './sql/types/values.js';
 export type { StateBackendOptions } from './state/create-backend.js';
 export { Serializers } from './state/serializers.js';

@@ -12,6 +12,7 @@ export type Command =
   | { readonly kind: 'help' }
   | { readonly kind: 'version' }
   | { readonly kind: 'run'; readonly options: RunOptions }
+  | { readonly kind: 'sql'; readonly options: RunOptions }
   | { readonly kind: 'demo'; readonly options: DemoOptions }
   | { readonly kind: 'savepoint'; readonly options: SavepointOptions }
   | { readonly kind: 'stop'; readonly options: SavepointOptions }
@@ -45,6 +46,8 @@ export interface ObserveOptions {
 export type LogFormat = 'text' | 'json';
 
 export interface RunOptions extends ObserveOptions {
+  /** `sql`: `module` is a SQL script (`weir sql -f`); otherwise a job module. */
+  readonly language?: 'sql';
   /** Path of the job module as given (resolved against the working directory later). */
   readonly module: string;
   readonly parallelism: number | undefined;
@@ -131,6 +134,7 @@ export const DEFAULT_STATUS_INTERVAL_SECONDS = 5;
 
 export const HELP_TEXT = `Usage:
   weir run <job-module> [options] [-- job args...]
+  weir sql -f <script.sql> [options]
   weir demo [options]
   weir savepoint <job-id> --to DIR [--url URL] [--token-file PATH]
   weir stop <job-id> --to DIR [--url URL] [--token-file PATH]
@@ -142,6 +146,9 @@ Commands:
   run        Run a job module: a .ts or .js file whose default export is
              defineJob((env, ctx) => { ... }). Ctrl-C cancels the job
              (--savepoint-on-stop: stops it with a savepoint).
+  sql        Run a SQL script (Flink's dialect: CREATE TABLE, CREATE VIEW, SET,
+             INSERT INTO) as one job, with the run options (checkpoints, --from,
+             restarts, --ui, metrics); it runs on the calling thread (--workers 0).
   demo       A live, generated click stream: per-page tumbling counts, per-user
              sessions and late events, in event time.
   savepoint  Take a savepoint of a job running in a 'weir run' started with
@@ -241,6 +248,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return { kind: 'version' };
     case 'run':
       return parseRun(rest);
+    case 'sql':
+      return parseSql(rest);
     case 'demo':
       return parseDemo(rest);
     case 'savepoint':
@@ -262,6 +271,32 @@ function workersFlag(value: string | undefined): number | 'auto' {
   if (value === undefined || value === 'auto') return 'auto';
   if (value === '0') return 0;
   return optionalInt('--workers', value)!;
+}
+
+/**
+ * `weir sql -f script.sql [run options]`: the run options, with the script in place of the job
+ * module. A SQL job is planned from its script in this process, so it runs without worker
+ * threads (which rebuild a job from its module).
+ */
+function parseSql(argv: readonly string[]): Command {
+  if (argv.includes('--')) throw new UsageError('weir sql takes no job arguments after --');
+  const rest = [...argv];
+  const at = rest.findIndex((a) => a === '-f' || a === '--file');
+  let file: string | undefined;
+  if (at >= 0) {
+    file = rest[at + 1];
+    if (file === undefined || file.startsWith('-'))
+      throw new UsageError(`${rest[at]} needs a file: weir sql -f job.sql`);
+    rest.splice(at, 2);
+  }
+  if (file === undefined) throw new UsageError('missing the script: weir sql -f <script.sql>');
+  const workers = rest.indexOf('--workers');
+  if (workers >= 0 && rest[workers + 1] !== '0') {
+    throw new UsageError('weir sql runs on the calling thread: --workers must be 0');
+  }
+  const parsed = parseRun([file, ...rest]);
+  if (parsed.kind !== 'run') return parsed;
+  return { kind: 'sql', options: { ...parsed.options, workers: 0, language: 'sql' } };
 }
 
 function parseRun(argv: readonly string[]): Command {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `weir` command: `weir run <job-module>`, `weir demo`, `weir savepoint`,
- * `weir stop`, `weir cancel`, `weir jobs`, `--help`, `--version`. Parses the command line, dispatches,
+ * The `weir` command: `weir run <job-module>`, `weir sql -f <script>`, `weir demo`,
+ * `weir savepoint`, `weir stop`, `weir cancel`, `weir jobs`, `--help`, `--version`.
+ * Parses the command line, dispatches,
  * and turns every outcome into an exit status (0 ok or stopped by the user,
  * 1 failure, 2 usage). Documented in docs/cli.md.
  */
@@ -18,7 +19,9 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
   } catch (error) {
     return reportUsage(error, io);
   }
-  const verbose = (command.kind === 'run' || command.kind === 'demo') && command.options.verbose;
+  const verbose =
+    (command.kind === 'run' || command.kind === 'sql' || command.kind === 'demo') &&
+    command.options.verbose;
   try {
     switch (command.kind) {
       case 'help':
@@ -28,7 +31,8 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
         io.stdout.write(`${version()}\n`);
         return EXIT_OK;
       // Commands load the engine lazily: --help, --version and usage errors stay instant.
-      case 'run': {
+      case 'run':
+      case 'sql': {
         const { runCommand } = await import('./run-command.js');
         return await runCommand(command.options, io);
       }
@@ -56,7 +60,10 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) return reportUsage(error, io);
     const [message, ...details] = describeFailure(error, verbose);
-    if (command.kind === 'run' && command.options.logFormat === 'json') {
+    if (
+      (command.kind === 'run' || command.kind === 'sql') &&
+      command.options.logFormat === 'json'
+    ) {
       new JsonLog(io.stderr).write('error', 'run_failed', message ?? 'failed', {
         details: details.map((d) => d.trim()),
       });

@@ -60,10 +60,16 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
           io.cwd,
           options.allowDuplicateOutput === true,
         );
-  const definition = await loadJobModule(options.module, io.cwd);
-  env.setJobModule(resolve(io.cwd, options.module), options.jobArgs);
   const jobName = options.name ?? basename(options.module, extname(options.module));
-  await definition(env, { args: options.jobArgs });
+  if (options.language === 'sql') {
+    const { buildSqlJob } = await import('./sql-job.js');
+    for (const plan of buildSqlJob(env, resolve(io.cwd, options.module)))
+      io.stdout.write(`${plan}\n`);
+  } else {
+    const definition = await loadJobModule(options.module, io.cwd);
+    env.setJobModule(resolve(io.cwd, options.module), options.jobArgs);
+    await definition(env, { args: options.jobArgs });
+  }
 
   const observers = await startObservers(options, {
     cwd: io.cwd,

@@ -126,7 +126,7 @@ describe('layer rules', () => {
           'postgres-client-only-in-its-connector: src/connectors/files/source.ts -> pg',
           // A cycle is reported once, from one of its modules; this one is type-only.
           'no-cycles: src/api/other.ts -> src/api/stream.ts',
-          'layer-api-not-ui: src/index.ts -> src/ui/server.ts',
+          'layer-sql-not-ui: src/index.ts -> src/ui/server.ts',
           'entry-point-stays-light: src/index.ts -> src/ui/server.ts',
           'entry-point-stays-light: src/index.ts -> src/metrics/metrics-server.ts',
           'entry-point-never-reaches-kafka-postgres-ui: src/index.ts -> pg',

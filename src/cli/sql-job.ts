@@ -1,0 +1,25 @@
+/** `weir sql -f script.sql`: a SQL script's statements applied to the job's environment. */
+import { readFileSync } from 'node:fs';
+import type { StreamEnvironment } from '../index.js';
+import { TableEnvironment } from '../index.js';
+import { UsageError } from './failure.js';
+
+/**
+ * Reads the script and adds its INSERT INTO statements to `env`'s job; refuses a script
+ * without one. Returns the plans its EXPLAIN statements asked for.
+ */
+export function buildSqlJob(env: StreamEnvironment, path: string): readonly string[] {
+  let script: string;
+  try {
+    script = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the SQL script ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const built = TableEnvironment.create(env).buildScript(script);
+  if (built.inserts === 0) {
+    throw new UsageError(`${path} has no INSERT INTO statement: nothing to run`);
+  }
+  return built.explained;
+}

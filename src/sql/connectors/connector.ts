@@ -1,0 +1,96 @@
+/**
+ * What a SQL connector (`'connector' = '...'` in CREATE TABLE) provides: its options, checked
+ * with messages that name the option and what it allows, a source of physical rows and a
+ * sink of rows.
+ */
+
+import type { StreamEnvironment } from '../../api/stream-environment.js';
+import type { DataStream } from '../../api/streams.js';
+import type { Sink } from '../../core/sink.js';
+import type { CatalogTable } from '../catalog/catalog.js';
+import { sqlError } from '../sql-error.js';
+
+/** A row of SQL values at fixed positions (see docs/sql.md for each type's JavaScript value). */
+export type Row = unknown[];
+
+export interface ConnectorOption {
+  readonly key: string;
+  readonly description: string;
+  /** The values the option accepts, when they are a fixed set. */
+  readonly allowed?: readonly string[];
+  /** `number`: a whole number; `positive`: a number > 0. */
+  readonly value?: 'number' | 'positive' | 'boolean';
+  readonly required?: boolean;
+}
+
+export interface SqlConnector {
+  readonly name: string;
+  readonly options: readonly ConnectorOption[];
+  /** Option keys of the form `prefix<column>.<suffix>` (datagen's `fields.<col>.kind`). */
+  readonly prefixedOptions?: readonly {
+    readonly prefix: string;
+    readonly suffixes: readonly string[];
+    /** The values some suffixes accept (`kind`: random, sequence). */
+    readonly allowed?: Readonly<Record<string, readonly string[]>>;
+  }[];
+  /** The table's physical columns as a stream of rows (physical columns only, in order). */
+  source?(table: CatalogTable, env: StreamEnvironment): DataStream<Row>;
+  sink?(table: CatalogTable): Sink<Row>;
+}
+
+/** Checks a table's options against its connector's: unknown keys, missing ones, bad values. */
+export function validateOptions(connector: SqlConnector, table: CatalogTable): void {
+  const known = new Map(connector.options.map((o) => [o.key, o]));
+  for (const [key, option] of table.options) {
+    if (key === 'connector') continue;
+    const spec = known.get(key);
+    if (spec === undefined) {
+      const prefixed = connector.prefixedOptions?.find((p) => key.startsWith(p.prefix));
+      if (prefixed !== undefined) {
+        const suffix = key.slice(key.lastIndexOf('.') + 1);
+        if (!prefixed.suffixes.includes(suffix)) {
+          sqlError(
+            `unknown option '${key}' of connector '${connector.name}': '${prefixed.prefix}<column>.' allows ${prefixed.suffixes.join(', ')}`,
+            option.at,
+          );
+        }
+        const values = prefixed.allowed?.[suffix];
+        if (values !== undefined && !values.includes(option.value)) {
+          sqlError(
+            `option '${key}' is '${option.value}'; allowed values: ${values.join(', ')}`,
+            option.at,
+          );
+        }
+        continue;
+      }
+      const allowed = [...known.keys()].sort().join(', ');
+      sqlError(
+        `unknown option '${key}' of connector '${connector.name}'; its options are: ${allowed}`,
+        option.at,
+      );
+    }
+    if (spec.allowed !== undefined && !spec.allowed.includes(option.value)) {
+      sqlError(
+        `option '${key}' of connector '${connector.name}' is '${option.value}'; allowed values: ${spec.allowed.join(', ')}`,
+        option.at,
+      );
+    }
+    if (spec.value === 'number' && !/^-?\d+$/.test(option.value)) {
+      sqlError(`option '${key}' must be a whole number, got '${option.value}'`, option.at);
+    }
+    if (spec.value === 'positive' && !(Number(option.value) > 0)) {
+      sqlError(`option '${key}' must be a number > 0, got '${option.value}'`, option.at);
+    }
+    if (spec.value === 'boolean' && option.value !== 'true' && option.value !== 'false') {
+      sqlError(`option '${key}' is '${option.value}'; allowed values: true, false`, option.at);
+    }
+  }
+  for (const spec of connector.options) {
+    if (spec.required === true && !table.options.has(spec.key)) {
+      sqlError(
+        `connector '${connector.name}' needs option '${spec.key}' (${spec.description})`,
+        table.at,
+      );
+    }
+  }
+}

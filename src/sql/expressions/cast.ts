@@ -1,0 +1,215 @@
+/**
+ * Flink's CAST rules for the types Weir SQL covers, as code: which casts exist, which may be
+ * implicit, and the conversion of a value. A CAST that cannot convert a value fails the job;
+ * TRY_CAST gives NULL instead (Flink's behaviour since 1.15).
+ */
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import {
+  formatType,
+  integerRank,
+  isApproximate,
+  isCharacterString,
+  isInteger,
+  isNumeric,
+  isTimestamp,
+  type LogicalType,
+  MAX_LENGTH,
+  withNullability,
+} from '../types/logical-type.js';
+import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
+
+const DAY_MS = 86_400_000;
+
+const INTEGER_RANGE = {
+  TINYINT: [-128, 127],
+  SMALLINT: [-32768, 32767],
+  INTEGER: [-2147483648, 2147483647],
+  BIGINT: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+} as const;
+
+/** Whether Flink converts `from` to `to` without a CAST (widening among numbers, strings, time). */
+export function canImplicitlyCast(from: LogicalType, to: LogicalType): boolean {
+  if (from.kind === 'NULL') return true;
+  if (from.kind === to.kind) return true;
+  if (isInteger(from) && isInteger(to)) return integerRank(from.kind) <= integerRank(to.kind);
+  if (isNumeric(from) && isNumeric(to)) {
+    if (isApproximate(to)) return true;
+    return to.kind === 'DECIMAL' && isInteger(from);
+  }
+  if (isCharacterString(from) && isCharacterString(to)) return true;
+  if (from.kind === 'DATE' && isTimestamp(to)) return true;
+  return isTimestamp(from) && isTimestamp(to);
+}
+
+function wrapInteger(code: string, to: LogicalType): string {
+  switch (to.kind) {
+    case 'TINYINT':
+      return `h.wrap8(${code})`;
+    case 'SMALLINT':
+      return `h.wrap16(${code})`;
+    case 'INTEGER':
+      return `((${code}) | 0)`;
+    default:
+      return code;
+  }
+}
+
+/** The conversion of a non-null value `v` of `from` to `to`, or undefined when there is no such cast. */
+function convert(
+  g: CodeGen,
+  v: string,
+  from: LogicalType,
+  to: LogicalType,
+  tryCast: boolean,
+): string | undefined {
+  const target = JSON.stringify(formatType(withNullability(to, true)));
+  const failed = tryCast ? 'null' : `h.castFailed(${v}, ${target})`;
+  if (from.kind === 'NULL') return 'null';
+  // Numbers to numbers.
+  if (isInteger(from)) {
+    if (isInteger(to))
+      return integerRank(from.kind) <= integerRank(to.kind) ? v : wrapInteger(v, to);
+    if (to.kind === 'DOUBLE') return v;
+    if (to.kind === 'FLOAT') return `Math.fround(${v})`;
+    if (to.kind === 'DECIMAL')
+      return `h.fitPrecision(BigInt(${v}) * ${10n ** BigInt(to.scale)}n, ${to.precision})`;
+  }
+  if (from.kind === 'DECIMAL') {
+    if (to.kind === 'DECIMAL')
+      return `h.fitPrecision(h.rescale(${v}, ${from.scale}, ${to.scale}), ${to.precision})`;
+    if (isInteger(to)) return wrapInteger(`Number(${v} / ${10n ** BigInt(from.scale)}n)`, to);
+    if (to.kind === 'DOUBLE') return `h.decimalToDouble(${v}, ${from.scale})`;
+    if (to.kind === 'FLOAT') return `Math.fround(h.decimalToDouble(${v}, ${from.scale}))`;
+  }
+  if (isApproximate(from)) {
+    if (to.kind === 'DOUBLE') return v;
+    if (to.kind === 'FLOAT') return `Math.fround(${v})`;
+    if (isInteger(to)) return wrapInteger(`(Number.isNaN(${v}) ? 0 : Math.trunc(${v}))`, to);
+    if (to.kind === 'DECIMAL') {
+      const d = g.temp();
+      return `((${d} = h.decimalOfDouble(${v}, ${to.scale})) === null ? null : h.fitPrecision(${d}, ${to.precision}))`;
+    }
+  }
+  // Booleans.
+  if (from.kind === 'BOOLEAN') {
+    if (to.kind === 'BOOLEAN') return v;
+    if (isInteger(to) || isApproximate(to)) return `(${v} ? 1 : 0)`;
+    if (to.kind === 'DECIMAL') return `(${v} ? ${10n ** BigInt(to.scale)}n : 0n)`;
+    if (isCharacterString(to)) return fitString(`(${v} ? 'TRUE' : 'FALSE')`, to);
+  }
+  if (isNumeric(from) && to.kind === 'BOOLEAN')
+    return from.kind === 'DECIMAL' ? `(${v} !== 0n)` : `(${v} !== 0)`;
+  // Anything to a string.
+  if (isCharacterString(to)) {
+    let text: string | undefined;
+    if (isCharacterString(from)) text = v;
+    else if (isInteger(from)) text = `String(${v})`;
+    else if (from.kind === 'DECIMAL') text = `h.formatDecimal(${v}, ${from.scale})`;
+    else if (isApproximate(from)) text = `h.formatDouble(${v})`;
+    else if (from.kind === 'DATE') text = `h.formatDate(${v})`;
+    else if (from.kind === 'TIME') text = `h.formatTime(${v}, ${from.precision})`;
+    else if (isTimestamp(from)) text = `h.formatTimestampDefault(${v}, ${from.precision})`;
+    return text === undefined ? undefined : fitString(text, to);
+  }
+  // Strings to anything.
+  if (isCharacterString(from)) {
+    const t = g.temp();
+    if (to.kind === 'BOOLEAN') return `((${t} = h.parseBoolean(${v})) === null ? ${failed} : ${t})`;
+    if (isInteger(to)) {
+      const [min, max] = INTEGER_RANGE[to.kind];
+      return `((${t} = h.parseInteger(${v}, ${min}, ${max})) === null ? ${failed} : ${t})`;
+    }
+    if (isApproximate(to))
+      return `((${t} = h.parseDouble(${v})) === null ? ${failed} : ${to.kind === 'FLOAT' ? `Math.fround(${t})` : t})`;
+    if (to.kind === 'DECIMAL') {
+      return `((${t} = h.parseDecimal(${v}, ${to.scale})) === undefined ? ${failed} : h.fitPrecision(${t}, ${to.precision}))`;
+    }
+    if (to.kind === 'DATE') return `((${t} = h.parseDate(${v})) === undefined ? ${failed} : ${t})`;
+    if (to.kind === 'TIME') return `((${t} = h.parseTime(${v})) === undefined ? ${failed} : ${t})`;
+    if (isTimestamp(to))
+      return `((${t} = h.parseTimestamp(${v})) === undefined ? ${failed} : ${truncateTime(t, to.precision)})`;
+  }
+  // Time to time.
+  if (from.kind === 'DATE') {
+    if (to.kind === 'DATE') return v;
+    if (isTimestamp(to)) return `(${v} * ${DAY_MS})`;
+  }
+  if (isTimestamp(from)) {
+    if (isTimestamp(to)) return to.precision >= from.precision ? v : truncateTime(v, to.precision);
+    if (to.kind === 'DATE') return `Math.floor(${v} / ${DAY_MS})`;
+    if (to.kind === 'TIME') return `(((${v} % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS})`;
+  }
+  if (from.kind === 'TIME' && to.kind === 'TIME') return v;
+  if (
+    from.kind === to.kind &&
+    (from.kind === 'INTERVAL_DAY_TIME' || from.kind === 'INTERVAL_YEAR_MONTH')
+  )
+    return v;
+  if (from.kind === 'ROW' && to.kind === 'ROW' && formatType(from) === formatType(to)) return v;
+  return undefined;
+}
+
+/** Timestamps are held in ms: a precision below 3 drops the finer digits. */
+function truncateTime(v: string, precision: number): string {
+  if (precision >= 3) return v;
+  const unit = 10 ** (3 - precision);
+  return `(Math.floor(${v} / ${unit}) * ${unit})`;
+}
+
+function fitString(code: string, to: LogicalType): string {
+  if (to.kind === 'CHAR') return `(${code}).padEnd(${to.length}).slice(0, ${to.length})`;
+  if (to.kind === 'VARCHAR' && to.length < MAX_LENGTH) return `(${code}).slice(0, ${to.length})`;
+  return code;
+}
+
+/** `value` cast to `to` (NULL stays NULL; the result is nullable when the value is, or on TRY_CAST). */
+export function castTo(
+  g: CodeGen,
+  value: Compiled,
+  to: LogicalType,
+  tryCast: boolean,
+  at: SourcePosition,
+): Compiled {
+  const from = value.type;
+  const sameType =
+    formatType(withNullability(from, true)) === formatType(withNullability(to, true));
+  const type = withNullability(to, from.nullable || tryCast || mayBecomeNull(from, to));
+  if (sameType) return { code: value.code, type: withNullability(to, from.nullable) };
+  if (from.kind === 'NULL') return { code: 'null', type: withNullability(to, true) };
+  let converted: string | undefined;
+  const code = nullSafe(g, [value], ([v]) => {
+    converted = convert(g, v as string, from, to, tryCast);
+    return converted ?? 'null';
+  });
+  if (converted === undefined) {
+    sqlError(`cannot cast ${formatType(from)} to ${formatType(to)}`, at);
+  }
+  return { code, type };
+}
+
+/** Casts whose result is NULL for some non-null input (decimal overflow). */
+function mayBecomeNull(from: LogicalType, to: LogicalType): boolean {
+  return to.kind === 'DECIMAL' && from.kind !== 'NULL';
+}
+
+/** `value` converted implicitly to `to`, or an error naming both types. */
+export function coerce(
+  g: CodeGen,
+  value: Compiled,
+  to: LogicalType,
+  at: SourcePosition,
+  what: string,
+): Compiled {
+  if (!canImplicitlyCast(value.type, to)) {
+    sqlError(
+      `${what}: ${formatType(value.type)} cannot be converted implicitly to ${formatType(to)}`,
+      at,
+    );
+  }
+  const result = castTo(g, value, to, false, at);
+  // An implicit widening never overflows: keep the nullability of the value.
+  if (isInteger(value.type) && to.kind === 'DECIMAL') {
+    return { code: result.code, type: withNullability(to, value.type.nullable) };
+  }
+  return result;
+}

@@ -1,0 +1,502 @@
+/**
+ * The expression compiler: type-checks an expression against a {@link Scope} and produces the
+ * JavaScript source that evaluates it over a row, with SQL's NULL semantics (three-valued
+ * logic, NULL in gives NULL out). Called once per query; rows never see the tree.
+ */
+import type { Expr } from '../parser/ast.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import { parseDecimal } from '../types/decimal.js';
+import {
+  asDecimal,
+  commonType,
+  formatType,
+  isCharacterString,
+  isInteger,
+  isNumeric,
+  isTimestamp,
+  type LogicalType,
+  MAX_LENGTH,
+  MAX_PRECISION,
+  T,
+  withNullability,
+} from '../types/logical-type.js';
+import { castTo, coerce } from './cast.js';
+import { CodeGen, type Compiled, nullSafe } from './code-gen.js';
+import { AGGREGATE_FUNCTIONS, callFunction } from './functions.js';
+import { runtime } from './runtime.js';
+import type { Scope } from './scope.js';
+import { arithmeticType, extract } from './typing.js';
+
+const UNIT_MS: Readonly<Record<string, number>> = {
+  DAY: 86_400_000,
+  HOUR: 3_600_000,
+  MINUTE: 60_000,
+  SECOND: 1000,
+  MILLISECOND: 1,
+};
+
+export interface CompileContext {
+  readonly scope: Scope;
+  readonly g: CodeGen;
+}
+
+/** The type of a numeric literal: INTEGER, BIGINT, DECIMAL(p, s) or DOUBLE (with an exponent). */
+function numberLiteral(text: string, at: SourcePosition): Compiled {
+  if (/[eE]/.test(text)) return { code: `(${Number(text)})`, type: T.double(false) };
+  if (!text.includes('.')) {
+    const n = BigInt(text);
+    if (n >= -2147483648n && n <= 2147483647n)
+      return { code: `(${text})`, type: T.int('INTEGER', false) };
+    if (n >= -(2n ** 63n) && n < 2n ** 63n) return { code: `(${text})`, type: T.bigint(false) };
+  }
+  // As Calcite: every digit counts, a leading zero too (0.908 is DECIMAL(4, 3)).
+  const digits = text.replace(/^-/, '');
+  const scale = digits.length - digits.indexOf('.') - 1;
+  const precision = Math.max(digits.length - 1, 1);
+  if (precision > MAX_PRECISION) sqlError(`numeric literal ${text} has more than 38 digits`, at);
+  const unscaled = parseDecimal(text, scale) as bigint;
+  return { code: `(${unscaled}n)`, type: T.decimal(precision, scale, false) };
+}
+
+function intervalLiteral(e: Extract<Expr, { kind: 'interval' }>): Compiled {
+  const value = Number(e.value) * (e.negative ? -1 : 1);
+  if (!Number.isFinite(value)) sqlError(`interval value '${e.value}' is not a number`, e.at);
+  if (e.unit === 'YEAR' || e.unit === 'MONTH') {
+    if (!Number.isInteger(value)) sqlError(`interval value '${e.value}' must be whole`, e.at);
+    return {
+      code: `(${e.unit === 'YEAR' ? value * 12 : value})`,
+      type: { kind: 'INTERVAL_YEAR_MONTH', nullable: false },
+    };
+  }
+  return {
+    code: `(${Math.round(value * (UNIT_MS[e.unit] as number))})`,
+    type: T.intervalDayTime(false),
+  };
+}
+
+function typedLiteral(e: Extract<Expr, { kind: 'typed-literal' }>): Compiled {
+  if (e.type === 'DATE') {
+    const days = runtime.parseDate(e.value);
+    if (days === undefined) sqlError(`'${e.value}' is not a DATE (yyyy-MM-dd)`, e.at);
+    return { code: `(${days})`, type: T.date(false) };
+  }
+  if (e.type === 'TIME') {
+    const ms = runtime.parseTime(e.value);
+    if (ms === undefined) sqlError(`'${e.value}' is not a TIME (HH:mm:ss)`, e.at);
+    return { code: `(${ms})`, type: { kind: 'TIME', nullable: false, precision: 0 } };
+  }
+  const ms = runtime.parseTimestamp(e.value);
+  if (ms === undefined)
+    sqlError(`'${e.value}' is not a TIMESTAMP (yyyy-MM-dd HH:mm:ss[.fff])`, e.at);
+  const fraction = /\.(\d+)$/.exec(e.value.trim())?.[1]?.length ?? 0;
+  return { code: `(${ms})`, type: T.timestamp(fraction, false) };
+}
+
+/** Compiles `e`; the result's code reads the row `r`. */
+export function compile(e: Expr, ctx: CompileContext): Compiled {
+  const { g } = ctx;
+  switch (e.kind) {
+    case 'number':
+      return numberLiteral(e.text, e.at);
+    case 'string':
+      return { code: JSON.stringify(e.value), type: T.char(Math.max(e.value.length, 1), false) };
+    case 'boolean':
+      return { code: String(e.value), type: T.boolean(false) };
+    case 'null':
+      return { code: 'null', type: T.null() };
+    case 'interval':
+      return intervalLiteral(e);
+    case 'typed-literal':
+      return typedLiteral(e);
+    case 'column': {
+      const resolved = ctx.scope.resolve(e.path, e.at);
+      let code = `r[${resolved.index}]`;
+      let parentNullable = resolved.column.type.nullable;
+      for (const field of resolved.fields) {
+        if (parentNullable) {
+          const t = g.temp();
+          code = `((${t} = ${code}) === null ? null : ${t}[${field.index}])`;
+        } else code = `${code}[${field.index}]`;
+        parentNullable = field.type.nullable;
+      }
+      return { code, type: resolved.type };
+    }
+    case 'unary': {
+      const arg = compile(e.arg, ctx);
+      if (e.op === 'NOT') {
+        const b = booleanOperand(g, arg, e.at, 'NOT');
+        return { code: nullSafe(g, [b], ([v]) => `!${v}`), type: b.type };
+      }
+      if (e.op === '+') return arg;
+      if (
+        !isNumeric(arg.type) &&
+        arg.type.kind !== 'INTERVAL_DAY_TIME' &&
+        arg.type.kind !== 'INTERVAL_YEAR_MONTH'
+      ) {
+        sqlError(`cannot negate ${formatType(arg.type)}`, e.at);
+      }
+      return {
+        code: nullSafe(g, [arg], ([v]) => wrapIfInteger(`(-${v})`, arg.type)),
+        type: arg.type,
+      };
+    }
+    case 'binary':
+      return binary(e, ctx);
+    case 'is': {
+      const arg = compile(e.arg, ctx);
+      let code: string;
+      if (e.test === 'NULL') code = `((${arg.code}) === null)`;
+      else {
+        if (arg.type.kind !== 'BOOLEAN' && arg.type.kind !== 'NULL')
+          sqlError(`IS ${e.test} needs a BOOLEAN, got ${formatType(arg.type)}`, e.at);
+        code =
+          e.test === 'UNKNOWN'
+            ? `((${arg.code}) === null)`
+            : `((${arg.code}) === ${e.test === 'TRUE'})`;
+      }
+      return { code: e.negated ? `(!${code})` : code, type: T.boolean(false) };
+    }
+    case 'between': {
+      const low: Expr = { kind: 'binary', op: '>=', left: e.arg, right: e.low, at: e.at };
+      const high: Expr = { kind: 'binary', op: '<=', left: e.arg, right: e.high, at: e.at };
+      const both: Expr = { kind: 'binary', op: 'AND', left: low, right: high, at: e.at };
+      return compile(e.negated ? { kind: 'unary', op: 'NOT', arg: both, at: e.at } : both, ctx);
+    }
+    case 'in': {
+      let any: Expr | undefined;
+      for (const item of e.list) {
+        const eq: Expr = { kind: 'binary', op: '=', left: e.arg, right: item, at: e.at };
+        any = any === undefined ? eq : { kind: 'binary', op: 'OR', left: any, right: eq, at: e.at };
+      }
+      const all = any as Expr;
+      return compile(e.negated ? { kind: 'unary', op: 'NOT', arg: all, at: e.at } : all, ctx);
+    }
+    case 'like': {
+      const arg = compile(e.arg, ctx);
+      const pattern = compile(e.pattern, ctx);
+      for (const [v, what] of [
+        [arg, 'LIKE operand'],
+        [pattern, 'LIKE pattern'],
+      ] as const) {
+        if (!isCharacterString(v.type) && v.type.kind !== 'NULL')
+          sqlError(`${what} must be a string, got ${formatType(v.type)}`, e.at);
+      }
+      let escapeCode = 'null';
+      if (e.escape !== undefined) {
+        if (e.escape.kind !== 'string' || e.escape.value.length !== 1)
+          sqlError('ESCAPE must be a string of one character', e.escape.at);
+        escapeCode = JSON.stringify(e.escape.value);
+      }
+      let body: (vars: string[]) => string;
+      if (e.pattern.kind === 'string') {
+        const re = g.constant(
+          runtime.likeToRegExp(
+            e.pattern.value,
+            e.escape?.kind === 'string' ? e.escape.value : null,
+          ),
+        );
+        body = ([v]) => `${re}.test(${v})`;
+        const code = nullSafe(g, [arg], body);
+        return {
+          code: e.negated ? not(g, code, arg.type.nullable) : code,
+          type: T.boolean(arg.type.nullable),
+        };
+      }
+      const code = nullSafe(g, [arg, pattern], ([v, p]) => `h.like(${v}, ${p}, ${escapeCode})`);
+      const nullable = arg.type.nullable || pattern.type.nullable;
+      return { code: e.negated ? not(g, code, nullable) : code, type: T.boolean(nullable) };
+    }
+    case 'case':
+      return caseExpression(e, ctx);
+    case 'cast':
+      return castTo(g, compile(e.arg, ctx), e.type, e.tryCast, e.at);
+    case 'extract': {
+      const arg = compile(e.arg, ctx);
+      return extract(g, arg, e.unit, e.at);
+    }
+    case 'call': {
+      if (e.over) sqlError(`${e.name}(...) OVER (...) is not supported by Weir SQL yet`, e.at);
+      if (AGGREGATE_FUNCTIONS.has(e.name))
+        sqlError(`aggregate ${e.name} is not allowed here`, e.at);
+      if (e.filter !== undefined) sqlError('FILTER (WHERE ...) applies only to aggregates', e.at);
+      if (e.star) sqlError(`${e.name}(*) is not a function`, e.at);
+      return callFunction(
+        e.name,
+        e.args.map((a) => compile(a, ctx)),
+        g,
+        e.at,
+        e.args,
+      );
+    }
+    case 'descriptor':
+    case 'table-arg':
+      return sqlError(
+        `${e.kind === 'descriptor' ? 'DESCRIPTOR' : 'TABLE'} is only allowed as an argument of a window table function`,
+        e.at,
+      );
+  }
+}
+
+function not(g: CodeGen, code: string, nullable: boolean): string {
+  if (!nullable) return `(!${code})`;
+  const t = g.temp();
+  return `((${t} = ${code}) === null ? null : !${t})`;
+}
+
+function booleanOperand(g: CodeGen, c: Compiled, at: SourcePosition, op: string): Compiled {
+  if (c.type.kind === 'NULL') return { code: 'null', type: T.boolean(true) };
+  if (c.type.kind !== 'BOOLEAN')
+    sqlError(`${op} needs BOOLEAN operands, got ${formatType(c.type)}`, at);
+  void g;
+  return c;
+}
+
+function wrapIfInteger(code: string, type: LogicalType): string {
+  switch (type.kind) {
+    case 'TINYINT':
+      return `h.wrap8(${code})`;
+    case 'SMALLINT':
+      return `h.wrap16(${code})`;
+    case 'INTEGER':
+      return `(${code} | 0)`;
+    default:
+      return code;
+  }
+}
+
+function binary(e: Extract<Expr, { kind: 'binary' }>, ctx: CompileContext): Compiled {
+  const { g } = ctx;
+  const left = compile(e.left, ctx);
+  const right = compile(e.right, ctx);
+  const nullable = left.type.nullable || right.type.nullable;
+  switch (e.op) {
+    case 'AND':
+    case 'OR': {
+      const a = booleanOperand(g, left, e.at, e.op);
+      const b = booleanOperand(g, right, e.at, e.op);
+      const decisive = e.op === 'AND' ? 'false' : 'true';
+      if (!nullable)
+        return {
+          code: `(${a.code} ${e.op === 'AND' ? '&&' : '||'} ${b.code})`,
+          type: T.boolean(false),
+        };
+      const ta = g.temp();
+      const tb = g.temp();
+      // Three-valued: FALSE AND NULL is FALSE, TRUE OR NULL is TRUE, otherwise NULL wins.
+      return {
+        code: `((${ta} = ${a.code}) === ${decisive} ? ${decisive} : (${tb} = ${b.code}) === ${decisive} ? ${decisive} : ${ta} === null || ${tb} === null ? null : ${e.op === 'AND' ? 'true' : 'false'})`,
+        type: T.boolean(true),
+      };
+    }
+    case '=':
+    case '<>':
+    case '<':
+    case '<=':
+    case '>':
+    case '>=': {
+      const common = comparisonType(left.type, right.type, e.at, e.op);
+      const a = coerce(g, left, common, e.at, `operand of ${e.op}`);
+      const b = coerce(g, right, common, e.at, `operand of ${e.op}`);
+      const op = e.op === '=' ? '===' : e.op === '<>' ? '!==' : e.op;
+      return {
+        code: nullSafe(g, [a, b], ([x, y]) => `(${x} ${op} ${y})`),
+        type: T.boolean(a.type.nullable || b.type.nullable),
+      };
+    }
+    case '||': {
+      for (const v of [left, right]) {
+        if (!isCharacterString(v.type) && v.type.kind !== 'NULL')
+          sqlError(`|| needs strings, got ${formatType(v.type)}`, e.at);
+      }
+      return {
+        code: nullSafe(g, [left, right], ([x, y]) => `(${x} + ${y})`),
+        type: T.string(nullable),
+      };
+    }
+    default:
+      return arithmetic(e.op, left, right, g, e.at);
+  }
+}
+
+function comparisonType(
+  a: LogicalType,
+  b: LogicalType,
+  at: SourcePosition,
+  op: string,
+): LogicalType {
+  const common = commonType([a, b]);
+  if (
+    common === undefined ||
+    common.kind === 'ROW' ||
+    common.kind === 'ARRAY' ||
+    common.kind === 'MAP'
+  ) {
+    return sqlError(`cannot compare ${formatType(a)} with ${formatType(b)} (${op})`, at);
+  }
+  return common.kind === 'NULL' ? T.boolean(true) : common;
+}
+
+function arithmetic(
+  op: '+' | '-' | '*' | '/' | '%',
+  left: Compiled,
+  right: Compiled,
+  g: CodeGen,
+  at: SourcePosition,
+): Compiled {
+  const nullable = left.type.nullable || right.type.nullable;
+  // Time arithmetic: TIMESTAMP +/- INTERVAL, INTERVAL +/- INTERVAL.
+  const lt = left.type;
+  const rt = right.type;
+  if (
+    (op === '+' || op === '-') &&
+    (isTimestamp(lt) || lt.kind === 'DATE' || lt.kind === 'INTERVAL_DAY_TIME') &&
+    rt.kind === 'INTERVAL_DAY_TIME'
+  ) {
+    if (lt.kind === 'DATE') sqlError('DATE +/- INTERVAL is not supported by Weir SQL yet', at);
+    return {
+      code: nullSafe(g, [left, right], ([x, y]) => `(${x} ${op} ${y})`),
+      type: withNullability(lt, nullable),
+    };
+  }
+  if (op === '+' && lt.kind === 'INTERVAL_DAY_TIME' && isTimestamp(rt)) {
+    return {
+      code: nullSafe(g, [left, right], ([x, y]) => `(${x} + ${y})`),
+      type: withNullability(rt, nullable),
+    };
+  }
+  if (lt.kind === 'NULL' || rt.kind === 'NULL') {
+    const other = lt.kind === 'NULL' ? rt : lt;
+    if (other.kind === 'NULL' || isNumeric(other))
+      return { code: 'null', type: withNullability(other.kind === 'NULL' ? T.int() : other, true) };
+  }
+  const type = arithmeticType(op, lt, rt);
+  if (type === undefined)
+    return sqlError(`cannot apply ${op} to ${formatType(lt)} and ${formatType(rt)}`, at);
+  if (type.kind === 'DOUBLE') {
+    const a = castTo(g, left, T.double(lt.nullable), false, at);
+    const b = castTo(g, right, T.double(rt.nullable), false, at);
+    return { code: nullSafe(g, [a, b], ([x, y]) => `(${x} ${op} ${y})`), type };
+  }
+  if (isInteger(type)) {
+    const body = ([x, y]: string[]) =>
+      op === '/'
+        ? `h.intDivide(${x}, ${y})`
+        : op === '%'
+          ? `h.intMod(${x}, ${y})`
+          : op === '*' && type.kind === 'INTEGER'
+            ? `Math.imul(${x}, ${y})` // the exact 32-bit product; a double would round first
+            : wrapIfInteger(`(${x} ${op} ${y})`, type);
+    return { code: nullSafe(g, [left, right], body), type };
+  }
+  if (type.kind !== 'DECIMAL')
+    return sqlError(`cannot apply ${op} to ${formatType(lt)} and ${formatType(rt)}`, at);
+  const da = asDecimal(lt) as { precision: number; scale: number };
+  const db = asDecimal(rt) as { precision: number; scale: number };
+  const a = isInteger(lt)
+    ? {
+        code: nullSafe(g, [left], ([v]) => `BigInt(${v})`),
+        type: T.decimal(da.precision, 0, lt.nullable),
+      }
+    : left;
+  const b = isInteger(rt)
+    ? {
+        code: nullSafe(g, [right], ([v]) => `BigInt(${v})`),
+        type: T.decimal(db.precision, 0, rt.nullable),
+      }
+    : right;
+  const s = type.scale;
+  const scaleUp = (v: string, from: number) =>
+    from === s ? v : `(${v} * ${10n ** BigInt(s - from)}n)`;
+  let body: (vars: string[]) => string;
+  switch (op) {
+    case '+':
+    case '-':
+      body = ([x, y]) =>
+        `h.fitPrecision(${scaleUp(x as string, da.scale)} ${op} ${scaleUp(y as string, db.scale)}, ${type.precision})`;
+      break;
+    case '*':
+      body = ([x, y]) =>
+        `h.fitPrecision(h.rescale(${x} * ${y}, ${da.scale + db.scale}, ${s}), ${type.precision})`;
+      break;
+    case '/':
+      body = ([x, y]) =>
+        `h.decimalDivide(${x}, ${da.scale}, ${y}, ${db.scale}, ${s}, ${type.precision})`;
+      break;
+    case '%':
+      body = ([x, y]) =>
+        `h.decimalMod(${scaleUp(x as string, da.scale)}, ${scaleUp(y as string, db.scale)})`;
+      break;
+  }
+  return { code: nullSafe(g, [a, b], body), type: withNullability(type, true) };
+}
+
+function caseExpression(e: Extract<Expr, { kind: 'case' }>, ctx: CompileContext): Compiled {
+  const { g } = ctx;
+  const conditions = e.whens.map((w) => {
+    const cond: Expr =
+      e.operand === undefined
+        ? w.when
+        : { kind: 'binary', op: '=', left: e.operand, right: w.when, at: w.when.at };
+    const c = compile(cond, ctx);
+    if (c.type.kind !== 'BOOLEAN' && c.type.kind !== 'NULL')
+      sqlError(`WHEN needs a BOOLEAN condition, got ${formatType(c.type)}`, w.when.at);
+    return c;
+  });
+  const results = e.whens.map((w) => compile(w.result, ctx));
+  const otherwise =
+    e.otherwise === undefined ? { code: 'null', type: T.null() } : compile(e.otherwise, ctx);
+  const all = [...results, otherwise];
+  const type = commonType(all.map((r) => r.type));
+  if (type === undefined)
+    return sqlError(
+      `CASE branches have no common type: ${all.map((r) => formatType(r.type)).join(', ')}`,
+      e.at,
+    );
+  const branch = (r: Compiled) =>
+    castTo(g, r, withNullability(type, r.type.nullable), false, e.at).code;
+  let code = branch(otherwise);
+  for (let i = conditions.length - 1; i >= 0; i--) {
+    code = `((${(conditions[i] as Compiled).code}) === true ? ${branch(results[i] as Compiled)} : ${code})`;
+  }
+  return {
+    code,
+    type: withNullability(
+      type,
+      all.some((r) => r.type.nullable),
+    ),
+  };
+}
+
+/** Compiles expressions into one function returning their values as a new row. */
+export function compileProjection(
+  exprs: readonly Expr[],
+  scope: Scope,
+): { fn: (row: unknown[]) => unknown[]; types: LogicalType[] } {
+  const g = new CodeGen();
+  const compiled = exprs.map((e) => compile(e, { scope, g }));
+  const fn = g.function<(row: unknown[]) => unknown[]>(
+    `return [${compiled.map((c) => c.code).join(', ')}];`,
+  );
+  return { fn, types: compiled.map((c) => c.type) };
+}
+
+/** Compiles a condition into a predicate that holds only when it is TRUE (not FALSE, not NULL). */
+export function compilePredicate(e: Expr, scope: Scope, what: string): (row: unknown[]) => boolean {
+  const g = new CodeGen();
+  const c = compile(e, { scope, g });
+  if (c.type.kind !== 'BOOLEAN' && c.type.kind !== 'NULL')
+    sqlError(`${what} must be BOOLEAN, got ${formatType(c.type)}`, e.at);
+  return g.function<(row: unknown[]) => boolean>(`return (${c.code}) === true;`);
+}
+
+/** Compiles one expression into a function of the row, with its type. */
+export function compileScalar(
+  e: Expr,
+  scope: Scope,
+): { fn: (row: unknown[]) => unknown; type: LogicalType } {
+  const g = new CodeGen();
+  const c = compile(e, { scope, g });
+  return { fn: g.function<(row: unknown[]) => unknown>(`return ${c.code};`), type: c.type };
+}
+
+export { MAX_LENGTH };

@@ -1,0 +1,459 @@
+/**
+ * Flink's built-in scalar functions that Weir SQL compiles: each entry checks its arguments'
+ * types and returns the code of the call. NULL arguments give NULL unless the function says
+ * otherwise (COALESCE, IF, NULLIF, CONCAT_WS's separator rules).
+ */
+import type { Expr } from '../parser/ast.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import {
+  commonType,
+  formatType,
+  isApproximate,
+  isCharacterString,
+  isInteger,
+  isNumeric,
+  isTimestamp,
+  type LogicalType,
+  T,
+  withNullability,
+} from '../types/logical-type.js';
+import { castTo, coerce } from './cast.js';
+import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
+import { arithmeticType, extract } from './typing.js';
+
+/** Names the planner treats as aggregates (in GROUP BY queries and window aggregations). */
+export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'COUNT',
+  'SUM',
+  'MIN',
+  'MAX',
+  'AVG',
+]);
+
+type FunctionCompiler = (
+  args: Compiled[],
+  g: CodeGen,
+  at: SourcePosition,
+  raw: readonly Expr[],
+) => Compiled;
+
+function arity(
+  name: string,
+  args: readonly Compiled[],
+  min: number,
+  max: number,
+  at: SourcePosition,
+): void {
+  if (args.length < min || args.length > max) {
+    const expected = min === max ? `${min}` : `${min} to ${max}`;
+    sqlError(`${name} takes ${expected} argument${max === 1 ? '' : 's'}, got ${args.length}`, at);
+  }
+}
+
+function requireString(name: string, c: Compiled, at: SourcePosition): void {
+  if (!isCharacterString(c.type) && c.type.kind !== 'NULL')
+    sqlError(`${name} needs a string argument, got ${formatType(c.type)}`, at);
+}
+
+function requireNumeric(name: string, c: Compiled, at: SourcePosition): void {
+  if (!isNumeric(c.type) && c.type.kind !== 'NULL')
+    sqlError(`${name} needs a numeric argument, got ${formatType(c.type)}`, at);
+}
+
+function requireInteger(name: string, c: Compiled, at: SourcePosition): void {
+  if (!isInteger(c.type) && c.type.kind !== 'NULL')
+    sqlError(`${name} needs an integer argument, got ${formatType(c.type)}`, at);
+}
+
+function anyNullable(args: readonly Compiled[]): boolean {
+  return args.some((a) => a.type.nullable);
+}
+
+/** A string function `fn(args)` over strings and integers, NULL in gives NULL out. */
+function stringFunction(
+  name: string,
+  min: number,
+  max: number,
+  result: (args: Compiled[]) => LogicalType,
+  body: (vars: string[], args: Compiled[]) => string,
+  check: (args: Compiled[], at: SourcePosition) => void,
+): FunctionCompiler {
+  return (args, g, at) => {
+    arity(name, args, min, max, at);
+    check(args, at);
+    return { code: nullSafe(g, args, (vars) => body(vars, args)), type: result(args) };
+  };
+}
+
+function timeFieldFunction(unit: string): FunctionCompiler {
+  return (args, g, at) => {
+    arity(unit, args, 1, 1, at);
+    return extract(g, args[0] as Compiled, unit === 'DAYOFMONTH' ? 'DAY' : unit, at);
+  };
+}
+
+const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
+  MOD: (args, g, at) => {
+    arity('MOD', args, 2, 2, at);
+    const [a, b] = args as [Compiled, Compiled];
+    requireNumeric('MOD', a, at);
+    requireNumeric('MOD', b, at);
+    const type = arithmeticType('%', a.type, b.type);
+    if (type === undefined || isApproximate(type))
+      return sqlError('MOD needs exact numeric arguments', at);
+    if (isInteger(type))
+      return { code: nullSafe(g, [a, b], ([x, y]) => `h.intMod(${x}, ${y})`), type };
+    const common = commonType([a.type, b.type]) as LogicalType;
+    const x = coerce(g, a, common, at, 'MOD');
+    const y = coerce(g, b, common, at, 'MOD');
+    return castTo(
+      g,
+      {
+        code: nullSafe(g, [x, y], ([p, q]) => `h.decimalMod(${p}, ${q})`),
+        type: withNullability(common, anyNullable(args)),
+      },
+      type,
+      false,
+      at,
+    );
+  },
+  ABS: (args, g, at) => {
+    arity('ABS', args, 1, 1, at);
+    const a = args[0] as Compiled;
+    requireNumeric('ABS', a, at);
+    const body =
+      a.type.kind === 'DECIMAL'
+        ? ([v]: string[]) => `(${v} < 0n ? -${v} : ${v})`
+        : ([v]: string[]) => `Math.abs(${v})`;
+    return { code: nullSafe(g, [a], body), type: a.type };
+  },
+  ROUND: (args, g, at, raw) => {
+    arity('ROUND', args, 1, 2, at);
+    const a = args[0] as Compiled;
+    requireNumeric('ROUND', a, at);
+    let digits = 0;
+    if (args.length === 2) {
+      const d = raw[1];
+      if (d?.kind !== 'number' || !/^-?\d+$/.test(d.text))
+        return sqlError('ROUND needs a whole number literal as its second argument', at);
+      digits = Number(d.text);
+    }
+    if (isInteger(a.type)) {
+      if (digits >= 0) return a;
+      const unit = 10 ** -digits;
+      return {
+        code: nullSafe(
+          g,
+          [a],
+          ([v]) => `(Math.sign(${v}) * Math.round(Math.abs(${v}) / ${unit}) * ${unit})`,
+        ),
+        type: a.type,
+      };
+    }
+    if (a.type.kind === 'DECIMAL') {
+      const scale = Math.max(Math.min(digits, a.type.scale), 0);
+      const precision = Math.min(38, Math.max(1, a.type.precision - a.type.scale + scale + 1));
+      const type = T.decimal(precision, scale, true);
+      const body =
+        digits >= 0
+          ? ([v]: string[]) =>
+              `h.fitPrecision(h.rescale(${v}, ${(a.type as { scale: number }).scale}, ${scale}), ${precision})`
+          : ([v]: string[]) =>
+              `h.fitPrecision(h.rescale(h.rescale(${v}, ${(a.type as { scale: number }).scale}, ${digits}), ${digits}, 0), ${precision})`;
+      return { code: nullSafe(g, [a], body), type };
+    }
+    return { code: nullSafe(g, [a], ([v]) => `h.roundDouble(${v}, ${digits})`), type: a.type };
+  },
+  FLOOR: (args, g, at) => roundingFunction('FLOOR', args, g, at),
+  CEIL: (args, g, at) => roundingFunction('CEIL', args, g, at),
+  CEILING: (args, g, at) => roundingFunction('CEIL', args, g, at),
+  POWER: (args, g, at) =>
+    doubleFunction('POWER', args, g, at, 2, ([x, y]) => `Math.pow(${x}, ${y})`),
+  SQRT: (args, g, at) => doubleFunction('SQRT', args, g, at, 1, ([x]) => `Math.sqrt(${x})`),
+  EXP: (args, g, at) => doubleFunction('EXP', args, g, at, 1, ([x]) => `Math.exp(${x})`),
+  LN: (args, g, at) => doubleFunction('LN', args, g, at, 1, ([x]) => `Math.log(${x})`),
+  LOG10: (args, g, at) => doubleFunction('LOG10', args, g, at, 1, ([x]) => `Math.log10(${x})`),
+  UPPER: stringFunction(
+    'UPPER',
+    1,
+    1,
+    (a) => T.string(anyNullable(a)),
+    ([s]) => `${s}.toUpperCase()`,
+    (a, at) => requireString('UPPER', a[0] as Compiled, at),
+  ),
+  LOWER: stringFunction(
+    'LOWER',
+    1,
+    1,
+    (a) => T.string(anyNullable(a)),
+    ([s]) => `${s}.toLowerCase()`,
+    (a, at) => requireString('LOWER', a[0] as Compiled, at),
+  ),
+  CHAR_LENGTH: stringFunction(
+    'CHAR_LENGTH',
+    1,
+    1,
+    (a) => T.int('INTEGER', anyNullable(a)),
+    ([s]) => `h.charLength(${s})`,
+    (a, at) => requireString('CHAR_LENGTH', a[0] as Compiled, at),
+  ),
+  CHARACTER_LENGTH: stringFunction(
+    'CHARACTER_LENGTH',
+    1,
+    1,
+    (a) => T.int('INTEGER', anyNullable(a)),
+    ([s]) => `h.charLength(${s})`,
+    (a, at) => requireString('CHARACTER_LENGTH', a[0] as Compiled, at),
+  ),
+  SUBSTRING: substring('SUBSTRING'),
+  SUBSTR: substring('SUBSTR'),
+  TRIM: (args, g, at, raw) => {
+    // The parser passes (mode, characters, string).
+    const mode = raw[0]?.kind === 'string' ? raw[0].value : 'BOTH';
+    const [, chars, s] = args as [Compiled, Compiled, Compiled];
+    requireString('TRIM', chars, at);
+    requireString('TRIM', s, at);
+    return {
+      code: nullSafe(g, [chars, s], ([c, v]) => `h.trim(${v}, ${c}, ${JSON.stringify(mode)})`),
+      type: T.string(chars.type.nullable || s.type.nullable),
+    };
+  },
+  LTRIM: stringFunction(
+    'LTRIM',
+    1,
+    1,
+    (a) => T.string(anyNullable(a)),
+    ([s]) => `h.trim(${s}, ' ', 'LEADING')`,
+    (a, at) => requireString('LTRIM', a[0] as Compiled, at),
+  ),
+  RTRIM: stringFunction(
+    'RTRIM',
+    1,
+    1,
+    (a) => T.string(anyNullable(a)),
+    ([s]) => `h.trim(${s}, ' ', 'TRAILING')`,
+    (a, at) => requireString('RTRIM', a[0] as Compiled, at),
+  ),
+  CONCAT: (args, g, at) => {
+    if (args.length === 0) sqlError('CONCAT needs at least one argument', at);
+    for (const a of args) requireString('CONCAT', a, at);
+    return {
+      code: nullSafe(g, args, (vars) => `(${vars.join(' + ')})`),
+      type: T.string(anyNullable(args)),
+    };
+  },
+  CONCAT_WS: (args, g, at) => {
+    if (args.length < 1) sqlError('CONCAT_WS needs a separator', at);
+    for (const a of args) requireString('CONCAT_WS', a, at);
+    const [sep, ...rest] = args as [Compiled, ...Compiled[]];
+    // NULL strings are skipped; a NULL separator gives NULL.
+    const parts = rest.map((r) => r.code);
+    return {
+      code: nullSafe(
+        g,
+        [sep],
+        ([s]) => `[${parts.join(', ')}].filter((x) => x !== null).join(${s})`,
+      ),
+      type: T.string(sep.type.nullable),
+    };
+  },
+  REPLACE: stringFunction(
+    'REPLACE',
+    3,
+    3,
+    (a) => T.string(anyNullable(a)),
+    ([s, f, r]) => `${s}.split(${f}).join(${r})`,
+    (a, at) => {
+      for (const x of a) requireString('REPLACE', x, at);
+    },
+  ),
+  POSITION: stringFunction(
+    'POSITION',
+    2,
+    2,
+    (a) => T.int('INTEGER', anyNullable(a)),
+    ([n, s]) => `(${s}.indexOf(${n}) + 1)`,
+    (a, at) => {
+      for (const x of a) requireString('POSITION', x, at);
+    },
+  ),
+  SPLIT_INDEX: (args, g, at) => {
+    arity('SPLIT_INDEX', args, 3, 3, at);
+    const [s, d, i] = args as [Compiled, Compiled, Compiled];
+    requireString('SPLIT_INDEX', s, at);
+    requireString('SPLIT_INDEX', d, at);
+    requireInteger('SPLIT_INDEX', i, at);
+    return {
+      code: nullSafe(g, args, ([x, y, z]) => `h.splitIndex(${x}, ${y}, ${z})`),
+      type: T.string(true),
+    };
+  },
+  REGEXP_EXTRACT: (args, g, at) => {
+    arity('REGEXP_EXTRACT', args, 2, 3, at);
+    requireString('REGEXP_EXTRACT', args[0] as Compiled, at);
+    requireString('REGEXP_EXTRACT', args[1] as Compiled, at);
+    if (args[2] !== undefined) requireInteger('REGEXP_EXTRACT', args[2], at);
+    return {
+      code: nullSafe(g, args, ([s, p, i]) => `h.regexpExtract(${s}, ${p}, ${i ?? 1})`),
+      type: T.string(true),
+    };
+  },
+  COALESCE: (args, g, at) => {
+    if (args.length === 0) sqlError('COALESCE needs at least one argument', at);
+    const type = commonType(args.map((a) => a.type));
+    if (type === undefined)
+      return sqlError(
+        `COALESCE arguments have no common type: ${args.map((a) => formatType(a.type)).join(', ')}`,
+        at,
+      );
+    let code = 'null';
+    for (let i = args.length - 1; i >= 0; i--) {
+      const c = castTo(g, args[i] as Compiled, withNullability(type, true), false, at);
+      const t = g.temp();
+      code = `((${t} = ${c.code}) !== null ? ${t} : ${code})`;
+    }
+    return {
+      code,
+      type: withNullability(
+        type,
+        args.every((a) => a.type.nullable),
+      ),
+    };
+  },
+  IF: (args, g, at) => {
+    arity('IF', args, 3, 3, at);
+    const [c, a, b] = args as [Compiled, Compiled, Compiled];
+    if (c.type.kind !== 'BOOLEAN' && c.type.kind !== 'NULL')
+      sqlError(`IF needs a BOOLEAN condition, got ${formatType(c.type)}`, at);
+    const type = commonType([a.type, b.type]);
+    if (type === undefined)
+      return sqlError(
+        `IF branches have no common type: ${formatType(a.type)}, ${formatType(b.type)}`,
+        at,
+      );
+    const x = castTo(g, a, withNullability(type, a.type.nullable), false, at);
+    const y = castTo(g, b, withNullability(type, b.type.nullable), false, at);
+    return {
+      code: `((${c.code}) === true ? ${x.code} : ${y.code})`,
+      type: withNullability(type, a.type.nullable || b.type.nullable),
+    };
+  },
+  NULLIF: (args, g, at) => {
+    arity('NULLIF', args, 2, 2, at);
+    const [a, b] = args as [Compiled, Compiled];
+    const type = commonType([a.type, b.type]);
+    if (type === undefined)
+      return sqlError(
+        `NULLIF arguments have no common type: ${formatType(a.type)}, ${formatType(b.type)}`,
+        at,
+      );
+    const x = coerce(g, a, withNullability(type, a.type.nullable), at, 'NULLIF');
+    const y = coerce(g, b, withNullability(type, b.type.nullable), at, 'NULLIF');
+    const tx = g.temp();
+    return {
+      code: `((${tx} = ${x.code}) === (${y.code}) ? null : ${tx})`,
+      type: withNullability(x.type, true),
+    };
+  },
+  DATE_FORMAT: (args, g, at) => {
+    arity('DATE_FORMAT', args, 2, 2, at);
+    const [t, f] = args as [Compiled, Compiled];
+    requireString('DATE_FORMAT', f, at);
+    let ms = t;
+    if (isCharacterString(t.type)) ms = castTo(g, t, T.timestamp(3), false, at);
+    else if (!isTimestamp(t.type) && t.type.kind !== 'NULL')
+      sqlError(`DATE_FORMAT needs a TIMESTAMP, got ${formatType(t.type)}`, at);
+    return {
+      code: nullSafe(g, [ms, f], ([v, p]) => `h.formatTimestamp(${v}, ${p})`),
+      type: T.string(ms.type.nullable || f.type.nullable),
+    };
+  },
+  HOUR: timeFieldFunction('HOUR'),
+  MINUTE: timeFieldFunction('MINUTE'),
+  SECOND: timeFieldFunction('SECOND'),
+  YEAR: timeFieldFunction('YEAR'),
+  MONTH: timeFieldFunction('MONTH'),
+  QUARTER: timeFieldFunction('QUARTER'),
+  DAYOFMONTH: timeFieldFunction('DAYOFMONTH'),
+  TO_TIMESTAMP: (args, g, at) => {
+    arity('TO_TIMESTAMP', args, 1, 1, at);
+    requireString('TO_TIMESTAMP', args[0] as Compiled, at);
+    return castTo(g, args[0] as Compiled, T.timestamp(3), true, at);
+  },
+};
+
+function roundingFunction(
+  name: 'FLOOR' | 'CEIL',
+  args: Compiled[],
+  g: CodeGen,
+  at: SourcePosition,
+): Compiled {
+  arity(name, args, 1, 1, at);
+  const a = args[0] as Compiled;
+  requireNumeric(name, a, at);
+  if (isInteger(a.type)) return a;
+  if (a.type.kind === 'DECIMAL') {
+    const { scale, precision } = a.type;
+    const unit = 10n ** BigInt(scale);
+    const type = T.decimal(Math.min(38, precision - scale + 1), 0, a.type.nullable);
+    const body =
+      name === 'FLOOR'
+        ? ([v]: string[]) => `((${v} - (((${v} % ${unit}n) + ${unit}n) % ${unit}n)) / ${unit}n)`
+        : ([v]: string[]) => `((${v} + (((-${v} % ${unit}n) + ${unit}n) % ${unit}n)) / ${unit}n)`;
+    return { code: nullSafe(g, [a], body), type };
+  }
+  return {
+    code: nullSafe(g, [a], ([v]) => `Math.${name === 'FLOOR' ? 'floor' : 'ceil'}(${v})`),
+    type: a.type,
+  };
+}
+
+function doubleFunction(
+  name: string,
+  args: Compiled[],
+  g: CodeGen,
+  at: SourcePosition,
+  n: number,
+  body: (vars: string[]) => string,
+): Compiled {
+  arity(name, args, n, n, at);
+  for (const a of args) requireNumeric(name, a, at);
+  const doubles = args.map((a) => castTo(g, a, T.double(a.type.nullable), false, at));
+  return { code: nullSafe(g, doubles, body), type: T.double(anyNullable(args)) };
+}
+
+function substring(name: string): FunctionCompiler {
+  return (args, g, at) => {
+    arity(name, args, 2, 3, at);
+    requireString(name, args[0] as Compiled, at);
+    requireInteger(name, args[1] as Compiled, at);
+    if (args[2] !== undefined) requireInteger(name, args[2], at);
+    return {
+      code: nullSafe(g, args, ([s, p, l]) => `h.substring(${s}, ${p}, ${l ?? 'undefined'})`),
+      type: T.string(anyNullable(args)),
+    };
+  };
+}
+
+/** Compiles a call of a built-in scalar function. */
+export function callFunction(
+  name: string,
+  args: Compiled[],
+  g: CodeGen,
+  at: SourcePosition,
+  raw: readonly Expr[],
+): Compiled {
+  const fn = FUNCTIONS[name];
+  if (fn === undefined) {
+    if (
+      name === 'PROCTIME' ||
+      name === 'NOW' ||
+      name === 'CURRENT_TIMESTAMP' ||
+      name === 'LOCALTIMESTAMP'
+    ) {
+      return sqlError(`${name}() (processing time) is not supported by Weir SQL yet`, at);
+    }
+    return sqlError(`unknown function ${name}`, at);
+  }
+  return fn(args, g, at, raw);
+}

@@ -1,0 +1,83 @@
+/** Result types of arithmetic (Flink's DECIMAL rules) and the time-field extraction both the compiler and the functions use. */
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import {
+  asDecimal,
+  formatType,
+  integerRank,
+  isApproximate,
+  isInteger,
+  isNumeric,
+  isTimestamp,
+  type LogicalType,
+  MAX_PRECISION,
+  T,
+  withNullability,
+} from '../types/logical-type.js';
+import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
+
+/** Flink's result type of `a op b` for numbers (DECIMAL rules of LogicalTypeMerging). */
+export function arithmeticType(
+  op: '+' | '-' | '*' | '/' | '%',
+  a: LogicalType,
+  b: LogicalType,
+): LogicalType | undefined {
+  const nullable = a.nullable || b.nullable;
+  if (!isNumeric(a) || !isNumeric(b)) return undefined;
+  if (isApproximate(a) || isApproximate(b)) return T.double(nullable);
+  if (isInteger(a) && isInteger(b)) {
+    if (op === '%') return withNullability(b, nullable);
+    return { kind: integerRank(a.kind) >= integerRank(b.kind) ? a.kind : b.kind, nullable };
+  }
+  const da = asDecimal(a) as { precision: number; scale: number };
+  const db = asDecimal(b) as { precision: number; scale: number };
+  switch (op) {
+    case '+':
+    case '-': {
+      const scale = Math.max(da.scale, db.scale);
+      const whole = Math.max(da.precision - da.scale, db.precision - db.scale) + 1;
+      return adjusted(whole + scale, scale, nullable);
+    }
+    case '*':
+      return adjusted(da.precision + db.precision, da.scale + db.scale, nullable);
+    case '/': {
+      const whole = da.precision - da.scale + db.scale;
+      let scale = Math.max(6, da.scale + db.precision + 1);
+      let precision = whole + scale;
+      if (precision > MAX_PRECISION) {
+        scale = Math.max(6, MAX_PRECISION - whole);
+        precision = MAX_PRECISION;
+      }
+      return T.decimal(precision, Math.min(scale, precision), nullable);
+    }
+    case '%': {
+      const scale = Math.max(da.scale, db.scale);
+      const precision = Math.min(da.precision - da.scale, db.precision - db.scale) + scale;
+      return T.decimal(Math.min(Math.max(precision, 1), MAX_PRECISION), scale, nullable);
+    }
+  }
+}
+
+/** Keeps a DECIMAL within 38 digits, giving up fraction digits (down to 6) first. */
+function adjusted(precision: number, scale: number, nullable: boolean): LogicalType {
+  if (precision <= MAX_PRECISION) return T.decimal(precision, scale, nullable);
+  const whole = precision - scale;
+  const newScale = Math.max(Math.min(scale, 6), MAX_PRECISION - whole);
+  return T.decimal(MAX_PRECISION, Math.min(newScale, MAX_PRECISION), nullable);
+}
+
+/** HOUR(t), EXTRACT(unit FROM t): a BIGINT of a TIMESTAMP or DATE. */
+export function extract(g: CodeGen, arg: Compiled, unit: string, at: SourcePosition): Compiled {
+  let ms = arg;
+  if (arg.type.kind === 'DATE')
+    ms = {
+      code: nullSafe(g, [arg], ([v]) => `(${v} * 86400000)`),
+      type: T.timestamp(0, arg.type.nullable),
+    };
+  else if (!isTimestamp(arg.type) && arg.type.kind !== 'NULL')
+    sqlError(`EXTRACT needs a DATE or TIMESTAMP, got ${formatType(arg.type)}`, at);
+  const u = JSON.stringify(unit);
+  return {
+    code: nullSafe(g, [ms], ([v]) => `h.extract(${v}, ${u})`),
+    type: T.bigint(arg.type.nullable),
+  };
+}

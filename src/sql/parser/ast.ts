@@ -1,0 +1,292 @@
+/**
+ * The syntax tree of Weir SQL (Flink's dialect) as plain data. Every node keeps the position
+ * of its first token, so later errors (unknown column, type mismatch) name a place.
+ */
+import type { SourcePosition } from '../sql-error.js';
+import type { LogicalType } from '../types/logical-type.js';
+
+export type IntervalUnit = 'YEAR' | 'MONTH' | 'DAY' | 'HOUR' | 'MINUTE' | 'SECOND' | 'MILLISECOND';
+
+export type Expr =
+  | { readonly kind: 'number'; readonly text: string; readonly at: SourcePosition }
+  | { readonly kind: 'string'; readonly value: string; readonly at: SourcePosition }
+  | { readonly kind: 'boolean'; readonly value: boolean; readonly at: SourcePosition }
+  | { readonly kind: 'null'; readonly at: SourcePosition }
+  | {
+      readonly kind: 'interval';
+      readonly value: string;
+      readonly unit: IntervalUnit;
+      readonly negative: boolean;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'typed-literal';
+      readonly type: 'DATE' | 'TIME' | 'TIMESTAMP';
+      readonly value: string;
+      readonly at: SourcePosition;
+    }
+  /** `a`, `t.a`, `person.id`, `t.person.id`: resolved against the scope later. */
+  | { readonly kind: 'column'; readonly path: readonly string[]; readonly at: SourcePosition }
+  | {
+      readonly kind: 'unary';
+      readonly op: '-' | '+' | 'NOT';
+      readonly arg: Expr;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'binary';
+      readonly op: BinaryOp;
+      readonly left: Expr;
+      readonly right: Expr;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'is';
+      readonly arg: Expr;
+      readonly test: 'NULL' | 'TRUE' | 'FALSE' | 'UNKNOWN';
+      readonly negated: boolean;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'between';
+      readonly arg: Expr;
+      readonly low: Expr;
+      readonly high: Expr;
+      readonly negated: boolean;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'in';
+      readonly arg: Expr;
+      readonly list: readonly Expr[];
+      readonly negated: boolean;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'like';
+      readonly arg: Expr;
+      readonly pattern: Expr;
+      readonly escape: Expr | undefined;
+      readonly negated: boolean;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'case';
+      readonly operand: Expr | undefined;
+      readonly whens: readonly { readonly when: Expr; readonly result: Expr }[];
+      readonly otherwise: Expr | undefined;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'cast';
+      readonly arg: Expr;
+      readonly type: LogicalType;
+      readonly tryCast: boolean;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'extract';
+      readonly unit: string;
+      readonly arg: Expr;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'call';
+      readonly name: string;
+      readonly args: readonly Expr[];
+      /** `COUNT(*)`. */
+      readonly star: boolean;
+      readonly distinct: boolean;
+      /** `agg(...) FILTER (WHERE cond)`. */
+      readonly filter: Expr | undefined;
+      /** `fn(...) OVER (...)`: parsed so that the planner can say it is not supported yet. */
+      readonly over: boolean;
+      readonly at: SourcePosition;
+    }
+  /** `DESCRIPTOR(col)` inside a window TVF. */
+  | {
+      readonly kind: 'descriptor';
+      readonly columns: readonly string[];
+      readonly at: SourcePosition;
+    }
+  /** `TABLE name` inside a table function call. */
+  | { readonly kind: 'table-arg'; readonly name: string; readonly at: SourcePosition };
+
+export type BinaryOp =
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '||'
+  | '='
+  | '<>'
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'AND'
+  | 'OR';
+
+export type SelectItem =
+  | { readonly kind: 'expr'; readonly expr: Expr; readonly alias: string | undefined }
+  | { readonly kind: 'star'; readonly qualifier: string | undefined; readonly at: SourcePosition };
+
+export type JoinType = 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS';
+
+export type FromItem =
+  | {
+      readonly kind: 'table';
+      readonly name: string;
+      /** `FOR SYSTEM_TIME AS OF expr` (a temporal join's versioned side). */
+      readonly asOf: Expr | undefined;
+      readonly alias: string | undefined;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'subquery';
+      readonly query: Query;
+      readonly alias: string | undefined;
+      readonly at: SourcePosition;
+    }
+  /** `TABLE(fn(args...))`: the window TVFs TUMBLE, HOP, CUMULATE, SESSION. */
+  | {
+      readonly kind: 'table-function';
+      readonly name: string;
+      readonly args: readonly Expr[];
+      readonly alias: string | undefined;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'join';
+      readonly type: JoinType;
+      readonly left: FromItem;
+      readonly right: FromItem;
+      readonly on: Expr | undefined;
+      readonly at: SourcePosition;
+    };
+
+export interface Select {
+  readonly kind: 'select';
+  readonly distinct: boolean;
+  readonly items: readonly SelectItem[];
+  readonly from: FromItem | undefined;
+  readonly where: Expr | undefined;
+  readonly groupBy: readonly Expr[];
+  readonly having: Expr | undefined;
+  readonly at: SourcePosition;
+}
+
+export interface OrderItem {
+  readonly expr: Expr;
+  readonly descending: boolean;
+}
+
+export type Query =
+  | Select
+  | {
+      readonly kind: 'set-operation';
+      readonly op: 'UNION' | 'INTERSECT' | 'EXCEPT';
+      readonly all: boolean;
+      readonly left: Query;
+      readonly right: Query;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'with';
+      readonly ctes: readonly { readonly name: string; readonly query: Query }[];
+      readonly body: Query;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'values';
+      readonly rows: readonly (readonly Expr[])[];
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'ordered';
+      readonly query: Query;
+      readonly orderBy: readonly OrderItem[];
+      readonly limit: Expr | undefined;
+      readonly at: SourcePosition;
+    };
+
+/** A column of CREATE TABLE. */
+export type ColumnDefinition =
+  | {
+      readonly kind: 'physical';
+      readonly name: string;
+      readonly type: LogicalType;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'computed';
+      readonly name: string;
+      readonly expr: Expr;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'metadata';
+      readonly name: string;
+      readonly type: LogicalType;
+      readonly key: string | undefined;
+      readonly virtual: boolean;
+      readonly at: SourcePosition;
+    };
+
+export interface TableOption {
+  readonly key: string;
+  readonly value: string;
+  readonly at: SourcePosition;
+}
+
+export type Statement =
+  | {
+      readonly kind: 'create-table';
+      readonly name: string;
+      readonly temporary: boolean;
+      readonly ifNotExists: boolean;
+      readonly columns: readonly ColumnDefinition[];
+      readonly watermark:
+        | { readonly column: string; readonly expr: Expr; readonly at: SourcePosition }
+        | undefined;
+      readonly primaryKey: readonly string[] | undefined;
+      readonly options: readonly TableOption[];
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'create-view';
+      readonly name: string;
+      readonly temporary: boolean;
+      readonly ifNotExists: boolean;
+      readonly query: Query;
+      /** The view's text, for DESCRIBE and EXPLAIN. */
+      readonly text: string;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'create-function';
+      readonly name: string;
+      readonly className: string;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'insert';
+      readonly table: string;
+      readonly columns: readonly string[] | undefined;
+      readonly query: Query;
+      readonly at: SourcePosition;
+    }
+  | { readonly kind: 'query'; readonly query: Query; readonly at: SourcePosition }
+  | { readonly kind: 'explain'; readonly statement: Statement; readonly at: SourcePosition }
+  | {
+      readonly kind: 'set';
+      readonly key: string;
+      readonly value: string;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'statement-set';
+      readonly inserts: readonly Statement[];
+      readonly at: SourcePosition;
+    };

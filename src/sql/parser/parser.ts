@@ -1,0 +1,1129 @@
+/**
+ * A recursive-descent parser for Flink's SQL dialect (the subset Weir runs, plus enough of the
+ * rest to refuse it by name). Keywords are case-insensitive; identifiers keep their case, as in
+ * Flink. Every error names the line and column of the token it stopped at.
+ */
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import { type LogicalType, MAX_LENGTH, type RowField } from '../types/logical-type.js';
+import type {
+  BinaryOp,
+  ColumnDefinition,
+  Expr,
+  FromItem,
+  IntervalUnit,
+  JoinType,
+  OrderItem,
+  Query,
+  Select,
+  SelectItem,
+  Statement,
+  TableOption,
+} from './ast.js';
+import { type Token, tokenize } from './lexer.js';
+
+/** Words that end an expression or a FROM item, so they are never taken for an implicit alias. */
+const RESERVED = new Set([
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'GROUP',
+  'HAVING',
+  'ORDER',
+  'LIMIT',
+  'UNION',
+  'INTERSECT',
+  'EXCEPT',
+  'JOIN',
+  'ON',
+  'INNER',
+  'LEFT',
+  'RIGHT',
+  'FULL',
+  'CROSS',
+  'OUTER',
+  'AS',
+  'AND',
+  'OR',
+  'NOT',
+  'WITH',
+  'WINDOW',
+  'BY',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'END',
+  'CASE',
+  'IS',
+  'IN',
+  'LIKE',
+  'BETWEEN',
+  'NULL',
+  'TRUE',
+  'FALSE',
+  'DISTINCT',
+  'ALL',
+  'VALUES',
+  'INSERT',
+  'INTO',
+  'CREATE',
+  'TABLE',
+  'FILTER',
+  'OVER',
+  'PARTITION',
+  'LATERAL',
+  'FOR',
+  'MATCH_RECOGNIZE',
+  'INTERVAL',
+  'EXISTS',
+]);
+
+const INTERVAL_UNITS = new Set<string>([
+  'YEAR',
+  'MONTH',
+  'DAY',
+  'HOUR',
+  'MINUTE',
+  'SECOND',
+  'MILLISECOND',
+]);
+
+/** Parses a script of statements separated by `;`. */
+export function parseScript(sql: string): Statement[] {
+  return new Parser(sql).script();
+}
+
+/** Parses one expression (for tests and option values). */
+export function parseExpression(sql: string): Expr {
+  const p = new Parser(sql);
+  const e = p.expression();
+  p.expectEnd();
+  return e;
+}
+
+class Parser {
+  private readonly tokens: Token[];
+  private i = 0;
+
+  constructor(private readonly sql: string) {
+    this.tokens = tokenize(sql);
+  }
+
+  // ---- token helpers ----
+
+  private get token(): Token {
+    return this.tokens[this.i] as Token;
+  }
+
+  private peek(ahead = 1): Token {
+    return this.tokens[Math.min(this.i + ahead, this.tokens.length - 1)] as Token;
+  }
+
+  private get at(): SourcePosition {
+    return this.token.position;
+  }
+
+  private isWord(word: string, token: Token = this.token): boolean {
+    return token.kind === 'word' && token.text.toUpperCase() === word;
+  }
+
+  private isSymbol(symbol: string, token: Token = this.token): boolean {
+    return token.kind === 'symbol' && token.text === symbol;
+  }
+
+  private acceptWord(...words: string[]): boolean {
+    for (let k = 0; k < words.length; k++) {
+      if (!this.isWord(words[k] as string, this.peek(k))) return false;
+    }
+    this.i += words.length;
+    return true;
+  }
+
+  private acceptSymbol(symbol: string): boolean {
+    if (!this.isSymbol(symbol)) return false;
+    this.i++;
+    return true;
+  }
+
+  private describe(token: Token): string {
+    switch (token.kind) {
+      case 'end':
+        return 'end of input';
+      case 'string':
+        return `'${token.text}'`;
+      case 'quoted':
+        return `\`${token.text}\``;
+      default:
+        return `'${token.text}'`;
+    }
+  }
+
+  private fail(expected: string): never {
+    sqlError(`expected ${expected} but found ${this.describe(this.token)}`, this.at);
+  }
+
+  private expectWord(word: string): void {
+    if (!this.acceptWord(word)) this.fail(word);
+  }
+
+  private expectSymbol(symbol: string): void {
+    if (!this.acceptSymbol(symbol)) this.fail(`'${symbol}'`);
+  }
+
+  private atEnd(): boolean {
+    return this.token.kind === 'end';
+  }
+
+  expectEnd(): void {
+    if (this.token.kind !== 'end') this.fail('end of input');
+  }
+
+  private identifier(what = 'an identifier'): string {
+    const t = this.token;
+    if (t.kind === 'quoted' || (t.kind === 'word' && !RESERVED.has(t.text.toUpperCase()))) {
+      this.i++;
+      return t.text;
+    }
+    return this.fail(what);
+  }
+
+  /** `a.b.c` as one dotted name (catalog and database parts are kept in the name). */
+  private qualifiedName(): string {
+    const parts = [this.identifier('a table name')];
+    while (this.acceptSymbol('.')) parts.push(this.identifier());
+    return parts.join('.');
+  }
+
+  private unsupported(what: string, at: SourcePosition = this.at): never {
+    sqlError(`${what} is not supported by Weir SQL yet`, at);
+  }
+
+  // ---- statements ----
+
+  script(): Statement[] {
+    const statements: Statement[] = [];
+    for (;;) {
+      while (this.acceptSymbol(';')) {}
+      if (this.atEnd()) return statements;
+      statements.push(this.statement());
+      if (!this.atEnd() && !this.isSymbol(';')) this.fail("';' or end of input");
+    }
+  }
+
+  private statement(): Statement {
+    const at = this.at;
+    if (this.acceptWord('CREATE')) return this.create(at);
+    if (this.isWord('INSERT')) return this.insert();
+    if (this.acceptWord('EXPLAIN')) {
+      this.acceptWord('PLAN', 'FOR');
+      return { kind: 'explain', statement: this.statement(), at };
+    }
+    if (this.acceptWord('SET')) return this.set(at);
+    if (
+      this.acceptWord('EXECUTE', 'STATEMENT', 'SET') ||
+      this.acceptWord('BEGIN', 'STATEMENT', 'SET')
+    ) {
+      return this.statementSet(at);
+    }
+    if (
+      this.isWord('SELECT') ||
+      this.isWord('WITH') ||
+      this.isWord('VALUES') ||
+      this.isSymbol('(')
+    ) {
+      return { kind: 'query', query: this.query(), at };
+    }
+    if (this.token.kind === 'word') {
+      const word = this.token.text.toUpperCase();
+      if (
+        [
+          'DROP',
+          'ALTER',
+          'SHOW',
+          'DESCRIBE',
+          'DESC',
+          'USE',
+          'RESET',
+          'LOAD',
+          'UNLOAD',
+          'ANALYZE',
+        ].includes(word)
+      ) {
+        this.unsupported(`the ${word} statement`);
+      }
+    }
+    return this.fail('a statement (CREATE, INSERT, SELECT, EXPLAIN, SET)');
+  }
+
+  private statementSet(at: SourcePosition): Statement {
+    const inserts: Statement[] = [];
+    if (this.acceptWord('BEGIN')) {
+      // EXECUTE STATEMENT SET BEGIN ... END;
+    }
+    for (;;) {
+      while (this.acceptSymbol(';')) {}
+      if (this.acceptWord('END')) break;
+      if (!this.isWord('INSERT')) this.fail('INSERT INTO or END');
+      inserts.push(this.insert());
+    }
+    return { kind: 'statement-set', inserts, at };
+  }
+
+  private set(at: SourcePosition): Statement {
+    const keyToken = this.token;
+    if (keyToken.kind !== 'string') this.fail("a quoted option key ('key' = 'value')");
+    this.i++;
+    this.expectSymbol('=');
+    const valueToken = this.token;
+    if (valueToken.kind !== 'string') this.fail('a quoted option value');
+    this.i++;
+    return { kind: 'set', key: keyToken.text, value: valueToken.text, at };
+  }
+
+  private create(at: SourcePosition): Statement {
+    const temporary = this.acceptWord('TEMPORARY');
+    this.acceptWord('SYSTEM');
+    if (this.acceptWord('TABLE')) return this.createTable(at, temporary);
+    if (this.acceptWord('VIEW')) {
+      const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
+      const name = this.qualifiedName();
+      if (this.isSymbol('(')) this.unsupported('a column list in CREATE VIEW');
+      this.expectWord('AS');
+      const start = this.token.offset;
+      const query = this.query();
+      return {
+        kind: 'create-view',
+        name,
+        temporary,
+        ifNotExists,
+        query,
+        text: this.sql.slice(start, this.token.offset).trim(),
+        at,
+      };
+    }
+    if (this.acceptWord('FUNCTION')) {
+      this.acceptWord('IF', 'NOT', 'EXISTS');
+      const name = this.qualifiedName();
+      this.expectWord('AS');
+      const t = this.token;
+      if (t.kind !== 'string') this.fail('the function implementation as a string');
+      this.i++;
+      if (this.acceptWord('LANGUAGE')) this.identifier();
+      return { kind: 'create-function', name, className: t.text, at };
+    }
+    if (this.isWord('CATALOG') || this.isWord('DATABASE'))
+      this.unsupported(`CREATE ${this.token.text.toUpperCase()}`);
+    return this.fail('TABLE, VIEW or FUNCTION');
+  }
+
+  private createTable(at: SourcePosition, temporary: boolean): Statement {
+    const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
+    const name = this.qualifiedName();
+    this.expectSymbol('(');
+    const columns: ColumnDefinition[] = [];
+    let watermark: { column: string; expr: Expr; at: SourcePosition } | undefined;
+    let primaryKey: string[] | undefined;
+    do {
+      const itemAt = this.at;
+      if (this.acceptWord('WATERMARK')) {
+        this.expectWord('FOR');
+        const column = this.identifier('the rowtime column');
+        this.expectWord('AS');
+        watermark = { column, expr: this.expression(), at: itemAt };
+      } else if (this.acceptWord('PRIMARY', 'KEY') || this.constraintPrimaryKey()) {
+        primaryKey = this.columnList();
+        this.expectWord('NOT');
+        this.expectWord('ENFORCED');
+      } else if (this.isWord('LIKE')) {
+        this.unsupported('CREATE TABLE ... LIKE');
+      } else {
+        columns.push(this.columnDefinition());
+      }
+    } while (this.acceptSymbol(','));
+    this.expectSymbol(')');
+    if (this.acceptWord('COMMENT')) this.stringLiteral();
+    if (this.acceptWord('PARTITIONED', 'BY')) this.unsupported('PARTITIONED BY', at);
+    let options: TableOption[] = [];
+    if (this.acceptWord('WITH')) options = this.options();
+    if (this.isWord('LIKE')) this.unsupported('CREATE TABLE ... LIKE');
+    if (this.isWord('AS')) this.unsupported('CREATE TABLE ... AS SELECT');
+    return {
+      kind: 'create-table',
+      name,
+      temporary,
+      ifNotExists,
+      columns,
+      watermark,
+      primaryKey,
+      options,
+      at,
+    };
+  }
+
+  private constraintPrimaryKey(): boolean {
+    if (!this.acceptWord('CONSTRAINT')) return false;
+    this.identifier('a constraint name');
+    this.expectWord('PRIMARY');
+    this.expectWord('KEY');
+    return true;
+  }
+
+  private stringLiteral(): string {
+    const t = this.token;
+    if (t.kind !== 'string') this.fail('a string literal');
+    this.i++;
+    return t.text;
+  }
+
+  private columnList(): string[] {
+    this.expectSymbol('(');
+    const names = [this.identifier('a column name')];
+    while (this.acceptSymbol(',')) names.push(this.identifier('a column name'));
+    this.expectSymbol(')');
+    return names;
+  }
+
+  private columnDefinition(): ColumnDefinition {
+    const at = this.at;
+    const name = this.identifier('a column name');
+    if (this.acceptWord('AS')) {
+      const expr = this.expression();
+      if (this.acceptWord('COMMENT')) this.stringLiteral();
+      return { kind: 'computed', name, expr, at };
+    }
+    const type = this.dataType();
+    if (this.acceptWord('METADATA')) {
+      let key: string | undefined;
+      if (this.acceptWord('FROM')) key = this.stringLiteral();
+      const virtual = this.acceptWord('VIRTUAL');
+      if (this.acceptWord('COMMENT')) this.stringLiteral();
+      return { kind: 'metadata', name, type, key, virtual, at };
+    }
+    if (this.acceptWord('PRIMARY', 'KEY')) {
+      this.unsupported('an inline PRIMARY KEY (use PRIMARY KEY (col) NOT ENFORCED)', at);
+    }
+    if (this.acceptWord('COMMENT')) this.stringLiteral();
+    return { kind: 'physical', name, type, at };
+  }
+
+  private options(): TableOption[] {
+    this.expectSymbol('(');
+    const options: TableOption[] = [];
+    if (this.acceptSymbol(')')) return options;
+    do {
+      const at = this.at;
+      const key = this.stringLiteral();
+      this.expectSymbol('=');
+      const value = this.stringLiteral();
+      options.push({ key, value, at });
+    } while (this.acceptSymbol(','));
+    this.expectSymbol(')');
+    return options;
+  }
+
+  private insert(): Statement {
+    const at = this.at;
+    this.expectWord('INSERT');
+    if (this.acceptWord('OVERWRITE')) this.unsupported('INSERT OVERWRITE', at);
+    this.expectWord('INTO');
+    const table = this.qualifiedName();
+    if (this.isWord('PARTITION')) this.unsupported('INSERT ... PARTITION');
+    let columns: string[] | undefined;
+    if (
+      this.isSymbol('(') &&
+      !this.isWord('SELECT', this.peek()) &&
+      !this.isWord('WITH', this.peek())
+    ) {
+      columns = this.columnList();
+    }
+    return { kind: 'insert', table, columns, query: this.query(), at };
+  }
+
+  // ---- queries ----
+
+  query(): Query {
+    const at = this.at;
+    if (this.acceptWord('WITH')) {
+      const ctes: { name: string; query: Query }[] = [];
+      do {
+        const name = this.identifier('a name for the WITH query');
+        if (this.isSymbol('(')) this.unsupported('a column list in WITH');
+        this.expectWord('AS');
+        this.expectSymbol('(');
+        const query = this.query();
+        this.expectSymbol(')');
+        ctes.push({ name, query });
+      } while (this.acceptSymbol(','));
+      return { kind: 'with', ctes, body: this.query(), at };
+    }
+    let query = this.setOperand();
+    for (;;) {
+      const opAt = this.at;
+      const op = this.acceptWord('UNION')
+        ? 'UNION'
+        : this.acceptWord('INTERSECT')
+          ? 'INTERSECT'
+          : this.acceptWord('EXCEPT')
+            ? 'EXCEPT'
+            : undefined;
+      if (op === undefined) break;
+      const all = this.acceptWord('ALL');
+      if (!all) this.acceptWord('DISTINCT');
+      query = { kind: 'set-operation', op, all, left: query, right: this.setOperand(), at: opAt };
+    }
+    if (this.isWord('ORDER') || this.isWord('LIMIT')) {
+      let orderBy: OrderItem[] = [];
+      if (this.acceptWord('ORDER')) {
+        this.expectWord('BY');
+        orderBy = this.orderItems();
+      }
+      const limit = this.acceptWord('LIMIT') ? this.expression() : undefined;
+      query = { kind: 'ordered', query, orderBy, limit, at };
+    }
+    return query;
+  }
+
+  private orderItems(): OrderItem[] {
+    const items: OrderItem[] = [];
+    do {
+      const expr = this.expression();
+      const descending = this.acceptWord('DESC');
+      if (!descending) this.acceptWord('ASC');
+      items.push({ expr, descending });
+    } while (this.acceptSymbol(','));
+    return items;
+  }
+
+  private setOperand(): Query {
+    const at = this.at;
+    if (this.acceptSymbol('(')) {
+      const q = this.query();
+      this.expectSymbol(')');
+      return q;
+    }
+    if (this.acceptWord('VALUES')) {
+      const rows: Expr[][] = [];
+      do {
+        this.expectSymbol('(');
+        rows.push(this.expressionList());
+        this.expectSymbol(')');
+      } while (this.acceptSymbol(','));
+      return { kind: 'values', rows, at };
+    }
+    return this.select();
+  }
+
+  private select(): Select {
+    const at = this.at;
+    this.expectWord('SELECT');
+    const distinct = this.acceptWord('DISTINCT');
+    if (!distinct) this.acceptWord('ALL');
+    const items: SelectItem[] = [];
+    do items.push(this.selectItem());
+    while (this.acceptSymbol(','));
+    const from = this.acceptWord('FROM') ? this.fromClause() : undefined;
+    const where = this.acceptWord('WHERE') ? this.expression() : undefined;
+    let groupBy: Expr[] = [];
+    if (this.acceptWord('GROUP')) {
+      this.expectWord('BY');
+      if (this.isWord('GROUPING') || this.isWord('ROLLUP') || this.isWord('CUBE')) {
+        this.unsupported(`GROUP BY ${this.token.text.toUpperCase()}`);
+      }
+      groupBy = this.expressionList();
+    }
+    const having = this.acceptWord('HAVING') ? this.expression() : undefined;
+    if (this.isWord('WINDOW')) this.unsupported('a named WINDOW clause');
+    return { kind: 'select', distinct, items, from, where, groupBy, having, at };
+  }
+
+  private selectItem(): SelectItem {
+    const at = this.at;
+    if (this.acceptSymbol('*')) return { kind: 'star', qualifier: undefined, at };
+    if (
+      (this.token.kind === 'word' || this.token.kind === 'quoted') &&
+      this.isSymbol('.', this.peek()) &&
+      this.isSymbol('*', this.peek(2))
+    ) {
+      const qualifier = this.identifier();
+      this.i += 2;
+      return { kind: 'star', qualifier, at };
+    }
+    const expr = this.expression();
+    return { kind: 'expr', expr, alias: this.alias() };
+  }
+
+  private alias(): string | undefined {
+    if (this.acceptWord('AS')) return this.identifier('an alias');
+    const t = this.token;
+    if (t.kind === 'quoted' || (t.kind === 'word' && !RESERVED.has(t.text.toUpperCase()))) {
+      this.i++;
+      return t.text;
+    }
+    return undefined;
+  }
+
+  private fromClause(): FromItem {
+    let left = this.fromItem();
+    for (;;) {
+      const at = this.at;
+      if (this.acceptSymbol(',')) {
+        left = { kind: 'join', type: 'CROSS', left, right: this.fromItem(), on: undefined, at };
+        continue;
+      }
+      let type: JoinType | undefined;
+      if (this.acceptWord('JOIN') || this.acceptWord('INNER', 'JOIN')) type = 'INNER';
+      else if (this.acceptWord('LEFT', 'JOIN') || this.acceptWord('LEFT', 'OUTER', 'JOIN'))
+        type = 'LEFT';
+      else if (this.acceptWord('RIGHT', 'JOIN') || this.acceptWord('RIGHT', 'OUTER', 'JOIN'))
+        type = 'RIGHT';
+      else if (this.acceptWord('FULL', 'JOIN') || this.acceptWord('FULL', 'OUTER', 'JOIN'))
+        type = 'FULL';
+      else if (this.acceptWord('CROSS', 'JOIN')) type = 'CROSS';
+      if (type === undefined) return left;
+      const right = this.fromItem();
+      let on: Expr | undefined;
+      if (type !== 'CROSS') {
+        if (this.isWord('USING')) this.unsupported('JOIN ... USING');
+        this.expectWord('ON');
+        on = this.expression();
+      }
+      left = { kind: 'join', type, left, right, on, at };
+    }
+  }
+
+  private fromItem(): FromItem {
+    const at = this.at;
+    if (this.acceptSymbol('(')) {
+      const query = this.query();
+      this.expectSymbol(')');
+      return { kind: 'subquery', query, alias: this.alias(), at };
+    }
+    if (this.isWord('LATERAL')) this.unsupported('LATERAL');
+    if (this.isWord('UNNEST')) this.unsupported('UNNEST');
+    if (this.isWord('TABLE') && this.isSymbol('(', this.peek())) {
+      this.i += 2;
+      const fnAt = this.at;
+      const name = this.identifier('a table function').toUpperCase();
+      this.expectSymbol('(');
+      const args: Expr[] = [];
+      if (!this.isSymbol(')')) {
+        do args.push(this.tableFunctionArgument());
+        while (this.acceptSymbol(','));
+      }
+      this.expectSymbol(')');
+      this.expectSymbol(')');
+      return { kind: 'table-function', name, args, alias: this.alias(), at: fnAt };
+    }
+    const name = this.qualifiedName();
+    let asOf: Expr | undefined;
+    if (this.acceptWord('FOR', 'SYSTEM_TIME', 'AS', 'OF')) asOf = this.additive();
+    return { kind: 'table', name, asOf, alias: this.alias(), at };
+  }
+
+  private tableFunctionArgument(): Expr {
+    const at = this.at;
+    if (this.isWord('DATA') && this.isWord('=>', this.peek())) this.unsupported('named arguments');
+    if (this.acceptWord('TABLE')) return { kind: 'table-arg', name: this.qualifiedName(), at };
+    if (this.acceptWord('DESCRIPTOR')) {
+      this.expectSymbol('(');
+      const columns = [this.identifier('a column name')];
+      while (this.acceptSymbol(',')) columns.push(this.identifier('a column name'));
+      this.expectSymbol(')');
+      return { kind: 'descriptor', columns, at };
+    }
+    return this.expression();
+  }
+
+  // ---- expressions ----
+
+  expressionList(): Expr[] {
+    const list = [this.expression()];
+    while (this.acceptSymbol(',')) list.push(this.expression());
+    return list;
+  }
+
+  expression(): Expr {
+    return this.or();
+  }
+
+  private or(): Expr {
+    let left = this.and();
+    for (;;) {
+      const at = this.at;
+      if (!this.acceptWord('OR')) return left;
+      left = { kind: 'binary', op: 'OR', left, right: this.and(), at };
+    }
+  }
+
+  private and(): Expr {
+    let left = this.not();
+    for (;;) {
+      const at = this.at;
+      if (!this.acceptWord('AND')) return left;
+      left = { kind: 'binary', op: 'AND', left, right: this.not(), at };
+    }
+  }
+
+  private not(): Expr {
+    const at = this.at;
+    if (this.acceptWord('NOT')) return { kind: 'unary', op: 'NOT', arg: this.not(), at };
+    return this.comparison();
+  }
+
+  private comparison(): Expr {
+    const left = this.additive();
+    const at = this.at;
+    for (const op of ['=', '<>', '!=', '<=', '>=', '<', '>'] as const) {
+      if (this.acceptSymbol(op)) {
+        const right = this.additive();
+        return { kind: 'binary', op: op === '!=' ? '<>' : op, left, right, at };
+      }
+    }
+    if (this.acceptWord('IS')) {
+      const negated = this.acceptWord('NOT');
+      if (this.acceptWord('DISTINCT', 'FROM')) this.unsupported('IS [NOT] DISTINCT FROM', at);
+      const test = this.acceptWord('NULL')
+        ? 'NULL'
+        : this.acceptWord('TRUE')
+          ? 'TRUE'
+          : this.acceptWord('FALSE')
+            ? 'FALSE'
+            : this.acceptWord('UNKNOWN')
+              ? 'UNKNOWN'
+              : this.fail('NULL, TRUE, FALSE or UNKNOWN');
+      return { kind: 'is', arg: left, test, negated, at };
+    }
+    const negated = this.acceptWord('NOT');
+    if (this.acceptWord('BETWEEN')) {
+      if (this.acceptWord('SYMMETRIC')) this.unsupported('BETWEEN SYMMETRIC', at);
+      this.acceptWord('ASYMMETRIC');
+      const low = this.additive();
+      this.expectWord('AND');
+      const high = this.additive();
+      return { kind: 'between', arg: left, low, high, negated, at };
+    }
+    if (this.acceptWord('IN')) {
+      this.expectSymbol('(');
+      if (this.isWord('SELECT') || this.isWord('WITH')) this.unsupported('IN (subquery)', at);
+      const list = this.expressionList();
+      this.expectSymbol(')');
+      return { kind: 'in', arg: left, list, negated, at };
+    }
+    if (this.acceptWord('LIKE')) {
+      const pattern = this.additive();
+      const escapeChar = this.acceptWord('ESCAPE') ? this.additive() : undefined;
+      return { kind: 'like', arg: left, pattern, escape: escapeChar, negated, at };
+    }
+    if (this.isWord('SIMILAR')) this.unsupported('SIMILAR TO', at);
+    if (negated) this.fail('BETWEEN, IN or LIKE after NOT');
+    return left;
+  }
+
+  private additive(): Expr {
+    let left = this.multiplicative();
+    for (;;) {
+      const at = this.at;
+      const op = this.acceptSymbol('+')
+        ? '+'
+        : this.acceptSymbol('-')
+          ? '-'
+          : this.acceptSymbol('||')
+            ? '||'
+            : undefined;
+      if (op === undefined) return left;
+      left = { kind: 'binary', op, left, right: this.multiplicative(), at };
+    }
+  }
+
+  private multiplicative(): Expr {
+    let left = this.unary();
+    for (;;) {
+      const at = this.at;
+      const op: BinaryOp | undefined = this.acceptSymbol('*')
+        ? '*'
+        : this.acceptSymbol('/')
+          ? '/'
+          : this.acceptSymbol('%')
+            ? '%'
+            : undefined;
+      if (op === undefined) return left;
+      left = { kind: 'binary', op, left, right: this.unary(), at };
+    }
+  }
+
+  private unary(): Expr {
+    const at = this.at;
+    if (this.acceptSymbol('-')) {
+      const arg = this.unary();
+      if (arg.kind === 'number') return { kind: 'number', text: `-${arg.text}`, at };
+      if (arg.kind === 'interval') return { ...arg, negative: !arg.negative, at };
+      return { kind: 'unary', op: '-', arg, at };
+    }
+    if (this.acceptSymbol('+')) return this.unary();
+    return this.primary();
+  }
+
+  private primary(): Expr {
+    const t = this.token;
+    const at = t.position;
+    if (t.kind === 'number') {
+      this.i++;
+      return { kind: 'number', text: t.text, at };
+    }
+    if (t.kind === 'string') {
+      this.i++;
+      return { kind: 'string', value: t.text, at };
+    }
+    if (this.acceptSymbol('(')) {
+      if (this.isWord('SELECT') || this.isWord('WITH')) this.unsupported('a scalar subquery', at);
+      const e = this.expression();
+      if (this.isSymbol(',')) this.unsupported('a row constructor', at);
+      this.expectSymbol(')');
+      return e;
+    }
+    if (t.kind === 'quoted') return this.columnOrCall();
+    if (t.kind !== 'word') return this.fail('an expression');
+    const word = t.text.toUpperCase();
+    switch (word) {
+      case 'NULL':
+        this.i++;
+        return { kind: 'null', at };
+      case 'TRUE':
+      case 'FALSE':
+        this.i++;
+        return { kind: 'boolean', value: word === 'TRUE', at };
+      case 'CASE':
+        this.i++;
+        return this.caseExpression(at);
+      case 'CAST':
+      case 'TRY_CAST': {
+        this.i++;
+        this.expectSymbol('(');
+        const arg = this.expression();
+        this.expectWord('AS');
+        const type = this.dataType();
+        this.expectSymbol(')');
+        return { kind: 'cast', arg, type, tryCast: word === 'TRY_CAST', at };
+      }
+      case 'INTERVAL':
+        this.i++;
+        return this.interval(at);
+      case 'DATE':
+      case 'TIME':
+      case 'TIMESTAMP':
+        if (this.peek().kind === 'string') {
+          this.i++;
+          const value = this.stringLiteral();
+          return { kind: 'typed-literal', type: word, value, at };
+        }
+        break;
+      case 'EXTRACT': {
+        if (!this.isSymbol('(', this.peek())) break;
+        this.i += 2;
+        const unit = this.identifier('a time unit').toUpperCase();
+        this.expectWord('FROM');
+        const arg = this.expression();
+        this.expectSymbol(')');
+        return { kind: 'extract', unit, arg, at };
+      }
+      case 'EXISTS':
+        this.unsupported('EXISTS (subquery)', at);
+        break;
+      case 'ROW':
+      case 'ARRAY':
+      case 'MAP':
+        if (this.isSymbol('(', this.peek()) || this.isSymbol('[', this.peek()))
+          this.unsupported(`${word} constructors`, at);
+        break;
+      default:
+        break;
+    }
+    if (RESERVED.has(word)) return this.fail('an expression');
+    return this.columnOrCall();
+  }
+
+  private columnOrCall(): Expr {
+    const at = this.at;
+    const first = this.identifier();
+    if (this.isSymbol('(') && this.tokens[this.i - 1]?.kind === 'word')
+      return this.call(first.toUpperCase(), at);
+    const path = [first];
+    while (this.isSymbol('.') && (this.peek().kind === 'word' || this.peek().kind === 'quoted')) {
+      this.i++;
+      path.push(this.identifier());
+    }
+    if (this.isSymbol('(')) this.unsupported('qualified function names', at);
+    return { kind: 'column', path, at };
+  }
+
+  private call(name: string, at: SourcePosition): Expr {
+    this.expectSymbol('(');
+    let star = false;
+    let distinct = false;
+    let args: Expr[] = [];
+    if (this.acceptSymbol('*')) star = true;
+    else if (!this.isSymbol(')')) {
+      distinct = this.acceptWord('DISTINCT');
+      if (!distinct) this.acceptWord('ALL');
+      if (name === 'TRIM') args = this.trimArguments();
+      else if (name === 'SUBSTRING' && this.substringFrom()) args = this.substringArguments();
+      else args = this.expressionList();
+    }
+    this.expectSymbol(')');
+    let filter: Expr | undefined;
+    if (this.acceptWord('FILTER')) {
+      this.expectSymbol('(');
+      this.expectWord('WHERE');
+      filter = this.expression();
+      this.expectSymbol(')');
+    }
+    if (this.isWord('WITHIN')) this.unsupported('WITHIN GROUP');
+    let over = false;
+    if (this.isWord('OVER')) {
+      // Consumed so that the planner can name the unsupported feature with its place.
+      this.i++;
+      over = true;
+      if (this.acceptSymbol('(')) {
+        let depth = 1;
+        while (depth > 0) {
+          if (this.token.kind === 'end') this.fail("')'");
+          if (this.isSymbol('(')) depth++;
+          if (this.isSymbol(')')) depth--;
+          this.i++;
+        }
+      } else this.identifier('a window name');
+    }
+    return { kind: 'call', name, args, star, distinct, filter, over, at };
+  }
+
+  /** Whether SUBSTRING uses the `FROM ... FOR ...` form (looks ahead for FROM at depth 0). */
+  private substringFrom(): boolean {
+    let depth = 0;
+    for (let k = this.i; k < this.tokens.length; k++) {
+      const t = this.tokens[k] as Token;
+      if (this.isSymbol('(', t)) depth++;
+      else if (this.isSymbol(')', t)) {
+        if (depth === 0) return false;
+        depth--;
+      } else if (depth === 0 && this.isWord('FROM', t)) return true;
+      else if (t.kind === 'end') return false;
+    }
+    return false;
+  }
+
+  private substringArguments(): Expr[] {
+    const args = [this.expression()];
+    this.expectWord('FROM');
+    args.push(this.expression());
+    if (this.acceptWord('FOR')) args.push(this.expression());
+    return args;
+  }
+
+  /** `TRIM([BOTH|LEADING|TRAILING] [chars] FROM s)` as (mode, chars, s). */
+  private trimArguments(): Expr[] {
+    const at = this.at;
+    let mode = 'BOTH';
+    if (this.acceptWord('BOTH')) mode = 'BOTH';
+    else if (this.acceptWord('LEADING')) mode = 'LEADING';
+    else if (this.acceptWord('TRAILING')) mode = 'TRAILING';
+    let chars: Expr = { kind: 'string', value: ' ', at };
+    if (!this.acceptWord('FROM')) {
+      const first = this.expression();
+      if (!this.acceptWord('FROM')) return [{ kind: 'string', value: mode, at }, chars, first];
+      chars = first;
+    }
+    return [{ kind: 'string', value: mode, at }, chars, this.expression()];
+  }
+
+  private caseExpression(at: SourcePosition): Expr {
+    const operand = this.isWord('WHEN') ? undefined : this.expression();
+    const whens: { when: Expr; result: Expr }[] = [];
+    while (this.acceptWord('WHEN')) {
+      const when = this.expression();
+      this.expectWord('THEN');
+      whens.push({ when, result: this.expression() });
+    }
+    if (whens.length === 0) this.fail('WHEN');
+    const otherwise = this.acceptWord('ELSE') ? this.expression() : undefined;
+    this.expectWord('END');
+    return { kind: 'case', operand, whens, otherwise, at };
+  }
+
+  private interval(at: SourcePosition): Expr {
+    let negative = false;
+    if (this.acceptSymbol('-')) negative = true;
+    else this.acceptSymbol('+');
+    const t = this.token;
+    let value: string;
+    if (t.kind === 'string' || t.kind === 'number') {
+      value = t.text;
+      this.i++;
+    } else return this.fail("an interval value such as '4'");
+    const unitToken = this.token;
+    const unit = unitToken.kind === 'word' ? unitToken.text.toUpperCase() : '';
+    if (!INTERVAL_UNITS.has(unit)) this.fail('an interval unit (DAY, HOUR, MINUTE, SECOND, ...)');
+    this.i++;
+    if (this.isSymbol('(')) {
+      // INTERVAL '1' SECOND(3): the precision does not change the value.
+      this.i++;
+      while (!this.acceptSymbol(')')) {
+        if (this.token.kind === 'end') this.fail("')'");
+        this.i++;
+      }
+    }
+    if (this.acceptWord('TO')) this.unsupported('compound intervals (INTERVAL ... TO ...)', at);
+    return { kind: 'interval', value, unit: unit as IntervalUnit, negative, at };
+  }
+
+  // ---- data types ----
+
+  private parenthesizedNumbers(): number[] {
+    const numbers: number[] = [];
+    if (!this.acceptSymbol('(')) return numbers;
+    do {
+      const t = this.token;
+      if (t.kind !== 'number' || !/^\d+$/.test(t.text)) this.fail('a whole number');
+      numbers.push(Number(t.text));
+      this.i++;
+    } while (this.acceptSymbol(','));
+    this.expectSymbol(')');
+    return numbers;
+  }
+
+  dataType(): LogicalType {
+    const at = this.at;
+    const t = this.baseType(at);
+    if (this.acceptWord('NOT', 'NULL')) return { ...t, nullable: false } as LogicalType;
+    this.acceptWord('NULL');
+    return t;
+  }
+
+  private baseType(at: SourcePosition): LogicalType {
+    const t = this.token;
+    if (t.kind !== 'word') return this.fail('a data type');
+    const word = t.text.toUpperCase();
+    this.i++;
+    const nullable = true;
+    switch (word) {
+      case 'BOOLEAN':
+        return { kind: 'BOOLEAN', nullable };
+      case 'TINYINT':
+      case 'SMALLINT':
+      case 'BIGINT':
+        return { kind: word, nullable };
+      case 'INT':
+      case 'INTEGER':
+        return { kind: 'INTEGER', nullable };
+      case 'FLOAT':
+      case 'REAL':
+        this.parenthesizedNumbers();
+        return { kind: 'FLOAT', nullable };
+      case 'DOUBLE':
+        this.acceptWord('PRECISION');
+        return { kind: 'DOUBLE', nullable };
+      case 'DECIMAL':
+      case 'DEC':
+      case 'NUMERIC': {
+        const [precision = 10, scale = 0] = this.parenthesizedNumbers();
+        if (precision < 1 || precision > 38)
+          sqlError(`DECIMAL precision must be between 1 and 38, got ${precision}`, at);
+        if (scale > precision)
+          sqlError(`DECIMAL scale ${scale} exceeds its precision ${precision}`, at);
+        return { kind: 'DECIMAL', nullable, precision, scale };
+      }
+      case 'CHAR':
+      case 'CHARACTER': {
+        if (this.acceptWord('VARYING'))
+          return {
+            kind: 'VARCHAR',
+            nullable,
+            length: this.parenthesizedNumbers()[0] ?? MAX_LENGTH,
+          };
+        return { kind: 'CHAR', nullable, length: this.parenthesizedNumbers()[0] ?? 1 };
+      }
+      case 'VARCHAR':
+        return { kind: 'VARCHAR', nullable, length: this.parenthesizedNumbers()[0] ?? MAX_LENGTH };
+      case 'STRING':
+        return { kind: 'VARCHAR', nullable, length: MAX_LENGTH };
+      case 'BINARY':
+        return { kind: 'BINARY', nullable, length: this.parenthesizedNumbers()[0] ?? 1 };
+      case 'VARBINARY':
+        return {
+          kind: 'VARBINARY',
+          nullable,
+          length: this.parenthesizedNumbers()[0] ?? MAX_LENGTH,
+        };
+      case 'BYTES':
+        return { kind: 'VARBINARY', nullable, length: MAX_LENGTH };
+      case 'DATE':
+        return { kind: 'DATE', nullable };
+      case 'TIME': {
+        const precision = this.parenthesizedNumbers()[0] ?? 0;
+        this.acceptWord('WITHOUT', 'TIME', 'ZONE');
+        return { kind: 'TIME', nullable, precision };
+      }
+      case 'TIMESTAMP': {
+        const precision = this.parenthesizedNumbers()[0] ?? 6;
+        if (precision > 9)
+          sqlError(`TIMESTAMP precision must be between 0 and 9, got ${precision}`, at);
+        if (this.acceptWord('WITH', 'LOCAL', 'TIME', 'ZONE'))
+          return { kind: 'TIMESTAMP_LTZ', nullable, precision };
+        if (this.acceptWord('WITH', 'TIME', 'ZONE'))
+          this.unsupported('TIMESTAMP WITH TIME ZONE', at);
+        this.acceptWord('WITHOUT', 'TIME', 'ZONE');
+        return { kind: 'TIMESTAMP', nullable, precision };
+      }
+      case 'TIMESTAMP_LTZ':
+        return { kind: 'TIMESTAMP_LTZ', nullable, precision: this.parenthesizedNumbers()[0] ?? 6 };
+      case 'INTERVAL': {
+        const unit = this.identifier('an interval unit').toUpperCase();
+        this.parenthesizedNumbers();
+        if (this.acceptWord('TO')) {
+          this.identifier('an interval unit');
+          this.parenthesizedNumbers();
+        }
+        return {
+          kind: unit === 'YEAR' || unit === 'MONTH' ? 'INTERVAL_YEAR_MONTH' : 'INTERVAL_DAY_TIME',
+          nullable,
+        };
+      }
+      case 'ROW':
+        return { kind: 'ROW', nullable, fields: this.rowFields() };
+      case 'ARRAY': {
+        this.expectSymbol('<');
+        const element = this.dataType();
+        this.expectSymbol('>');
+        return { kind: 'ARRAY', nullable, element };
+      }
+      case 'MAP': {
+        this.expectSymbol('<');
+        const key = this.dataType();
+        this.expectSymbol(',');
+        const value = this.dataType();
+        this.expectSymbol('>');
+        return { kind: 'MAP', nullable, key, value };
+      }
+      default:
+        if (['MULTISET', 'RAW', 'VARIANT', 'STRUCTURED'].includes(word))
+          this.unsupported(`the ${word} type`, at);
+        this.i--;
+        return this.fail('a data type');
+    }
+  }
+
+  private rowFields(): RowField[] {
+    let close = '>';
+    if (!this.acceptSymbol('<')) {
+      this.expectSymbol('(');
+      close = ')';
+    }
+    const fields: RowField[] = [];
+    if (this.acceptSymbol(close)) return fields;
+    do {
+      const name = this.identifier('a field name');
+      fields.push({ name, type: this.dataType() });
+      if (this.token.kind === 'string') this.i++; // a field comment
+    } while (this.acceptSymbol(','));
+    this.expectSymbol(close);
+    return fields;
+  }
+}

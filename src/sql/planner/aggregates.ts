@@ -1,0 +1,259 @@
+/**
+ * SQL aggregate functions (COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG, each with an optional
+ * FILTER (WHERE ...)) as one Weir AggregateFunction over rows. The accumulator is JSON data
+ * (DECIMAL values as decimal text), so window state checkpoints like any other.
+ */
+import type { AggregateFunction } from '../../core/functions.js';
+import type { Row } from '../connectors/connector.js';
+import { compilePredicate, compileScalar } from '../expressions/compile.js';
+import type { Scope } from '../expressions/scope.js';
+import type { Expr } from '../parser/ast.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import { divideHalfUp, fitPrecision, rescale } from '../types/decimal.js';
+import {
+  formatType,
+  isApproximate,
+  isInteger,
+  isNumeric,
+  type LogicalType,
+  T,
+  withNullability,
+} from '../types/logical-type.js';
+
+type AccState = null | number | string | boolean | Record<string, 1> | [number | string, number];
+
+interface AggregateSpec {
+  readonly init: () => AccState;
+  readonly add: (state: AccState, row: Row) => AccState;
+  readonly merge: (a: AccState, b: AccState) => AccState;
+  readonly result: (state: AccState) => unknown;
+  readonly type: LogicalType;
+}
+
+export interface AggregateCallAst {
+  readonly name: string;
+  readonly args: readonly Expr[];
+  readonly star: boolean;
+  readonly distinct: boolean;
+  readonly filter: Expr | undefined;
+  readonly at: SourcePosition;
+}
+
+/** DECIMAL values live in the accumulator as text (JSON has no bigint). */
+function codec(type: LogicalType): {
+  enc: (v: unknown) => number | string | boolean;
+  dec: (v: unknown) => unknown;
+} {
+  if (type.kind === 'DECIMAL') return { enc: (v) => String(v), dec: (v) => BigInt(v as string) };
+  return { enc: (v) => v as number | string | boolean, dec: (v) => v };
+}
+
+function distinctKey(v: unknown): string {
+  return `${typeof v}:${String(v)}`;
+}
+
+function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
+  const filter =
+    call.filter === undefined
+      ? undefined
+      : compilePredicate(call.filter, scope, 'FILTER condition');
+  const guard = (add: AggregateSpec['add']): AggregateSpec['add'] =>
+    filter === undefined ? add : (s, row) => (filter(row) ? add(s, row) : s);
+  if (call.name === 'COUNT' && (call.star || call.args.length === 0)) {
+    if (call.distinct) sqlError('COUNT(DISTINCT *) is not valid', call.at);
+    return {
+      init: () => 0,
+      add: guard((s) => (s as number) + 1),
+      merge: (a, b) => (a as number) + (b as number),
+      result: (s) => s,
+      type: T.bigint(false),
+    };
+  }
+  if (call.args.length !== 1)
+    sqlError(`${call.name} takes one argument, got ${call.args.length}`, call.at);
+  const arg = compileScalar(call.args[0] as Expr, scope);
+  const fn = arg.fn;
+  const argType = arg.type;
+  if (call.name === 'COUNT') {
+    if (call.distinct) {
+      return {
+        init: () => ({}),
+        add: guard((s, row) => {
+          const v = fn(row);
+          if (v !== null) (s as Record<string, 1>)[distinctKey(v)] = 1;
+          return s;
+        }),
+        merge: (a, b) => Object.assign({}, a, b),
+        result: (s) => Object.keys(s as Record<string, 1>).length,
+        type: T.bigint(false),
+      };
+    }
+    return {
+      init: () => 0,
+      add: guard((s, row) => (fn(row) === null ? s : (s as number) + 1)),
+      merge: (a, b) => (a as number) + (b as number),
+      result: (s) => s,
+      type: T.bigint(false),
+    };
+  }
+  if (call.distinct && call.name !== 'MIN' && call.name !== 'MAX')
+    sqlError(`${call.name}(DISTINCT ...) is not supported by Weir SQL yet`, call.at);
+  const { enc, dec } = codec(argType);
+  switch (call.name) {
+    case 'MIN':
+    case 'MAX': {
+      if (argType.kind === 'ROW' || argType.kind === 'ARRAY' || argType.kind === 'MAP')
+        sqlError(`${call.name} of ${formatType(argType)} is not supported`, call.at);
+      const better =
+        call.name === 'MIN'
+          ? (a: unknown, b: unknown) => (a as number) < (b as number)
+          : (a: unknown, b: unknown) => (a as number) > (b as number);
+      const pick = (a: AccState, b: AccState): AccState =>
+        a === null ? b : b === null ? a : better(dec(b), dec(a)) ? b : a;
+      return {
+        init: () => null,
+        add: guard((s, row) => {
+          const v = fn(row);
+          if (v === null) return s;
+          return s === null || better(v, dec(s)) ? enc(v) : s;
+        }),
+        merge: pick,
+        result: (s) => (s === null ? null : dec(s)),
+        type: withNullability(argType, true),
+      };
+    }
+    case 'SUM': {
+      if (!isNumeric(argType))
+        sqlError(`SUM needs a numeric argument, got ${formatType(argType)}`, call.at);
+      if (argType.kind === 'DECIMAL') {
+        const type = T.decimal(38, argType.scale, true);
+        const add = (a: AccState, b: bigint): AccState =>
+          String((a === null ? 0n : BigInt(a as string)) + b);
+        return {
+          init: () => null,
+          add: guard((s, row) => {
+            const v = fn(row);
+            return v === null ? s : add(s, v as bigint);
+          }),
+          merge: (a, b) => (a === null ? b : b === null ? a : add(a, BigInt(b as string))),
+          result: (s) => (s === null ? null : fitPrecision(BigInt(s as string), 38)),
+          type,
+        };
+      }
+      return {
+        init: () => null,
+        add: guard((s, row) => {
+          const v = fn(row);
+          return v === null ? s : ((s as number | null) ?? 0) + (v as number);
+        }),
+        merge: (a, b) => (a === null ? b : b === null ? a : (a as number) + (b as number)),
+        result: (s) => s,
+        type: withNullability(argType, true),
+      };
+    }
+    case 'AVG': {
+      if (!isNumeric(argType))
+        sqlError(`AVG needs a numeric argument, got ${formatType(argType)}`, call.at);
+      const isDecimal = argType.kind === 'DECIMAL';
+      const type = isDecimal
+        ? T.decimal(38, Math.max(argType.scale, 6), true)
+        : withNullability(argType, true);
+      return {
+        init: () => null,
+        add: guard((s, row) => {
+          const v = fn(row);
+          if (v === null) return s;
+          const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
+          return [
+            isDecimal
+              ? String(BigInt(sum as string) + (v as bigint))
+              : (sum as number) + (v as number),
+            n + 1,
+          ];
+        }),
+        merge: (a, b) => {
+          if (a === null) return b;
+          if (b === null) return a;
+          const [sa, na] = a as [number | string, number];
+          const [sb, nb] = b as [number | string, number];
+          return [
+            isDecimal
+              ? String(BigInt(sa as string) + BigInt(sb as string))
+              : (sa as number) + (sb as number),
+            na + nb,
+          ];
+        },
+        result: (s) => {
+          if (s === null) return null;
+          const [sum, n] = s as [number | string, number];
+          if (isDecimal) {
+            const scale = (type as { scale: number }).scale;
+            return fitPrecision(
+              divideHalfUp(
+                rescale(BigInt(sum as string), (argType as { scale: number }).scale, scale),
+                BigInt(n),
+              ),
+              38,
+            );
+          }
+          // Flink's AVG of an integer type is that integer type (the quotient truncated).
+          return isInteger(argType)
+            ? Math.trunc((sum as number) / n)
+            : isApproximate(argType)
+              ? (sum as number) / n
+              : (sum as number) / n;
+        },
+        type,
+      };
+    }
+    default:
+      return sqlError(`unknown aggregate ${call.name}`, call.at);
+  }
+}
+
+interface Accumulator {
+  /** The grouping key values of the first row (JSON-safe). */
+  k: unknown[] | null;
+  s: AccState[];
+}
+
+/**
+ * One AggregateFunction computing all of a query's aggregates, returning rows
+ * `[...keys, ...aggregates]`.
+ */
+export function rowAggregate(
+  keyFns: readonly ((row: Row) => unknown)[],
+  keyTypes: readonly LogicalType[],
+  calls: readonly AggregateCallAst[],
+  scope: Scope,
+): { fn: AggregateFunction<Row, Accumulator, Row>; types: LogicalType[] } {
+  const specs = calls.map((c) => compileAggregate(c, scope));
+  const keyCodecs = keyTypes.map(codec);
+  const n = specs.length;
+  const fn: AggregateFunction<Row, Accumulator, Row> = {
+    createAccumulator: () => ({ k: null, s: specs.map((s) => s.init()) }),
+    add(row, acc) {
+      if (acc.k === null)
+        acc.k = keyFns.map((f, i) => {
+          const v = f(row);
+          return v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).enc(v);
+        });
+      for (let i = 0; i < n; i++)
+        acc.s[i] = (specs[i] as AggregateSpec).add(acc.s[i] as AccState, row);
+      return acc;
+    },
+    getResult(acc) {
+      const keys = (acc.k ?? keyFns.map(() => null)).map((v, i) =>
+        v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).dec(v),
+      );
+      return [...keys, ...specs.map((s, i) => s.result(acc.s[i] as AccState))];
+    },
+    merge(a, b) {
+      return {
+        k: a.k ?? b.k,
+        s: specs.map((s, i) => s.merge(a.s[i] as AccState, b.s[i] as AccState)),
+      };
+    },
+  };
+  return { fn, types: [...keyTypes, ...specs.map((s) => s.type)] };
+}

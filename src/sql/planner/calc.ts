@@ -1,0 +1,112 @@
+/**
+ * A filter and a projection not yet turned into operators (Flink's Calc): a SELECT over a view
+ * or subquery that is itself a filter and projection is folded into it, so the chain
+ * `WHERE`, `SELECT`, view, `SELECT` becomes one operator and one row per record.
+ */
+import type { DataStream } from '../../api/streams.js';
+import type { Collector } from '../../core/functions.js';
+import type { Row } from '../connectors/connector.js';
+import { CodeGen } from '../expressions/code-gen.js';
+import { compile } from '../expressions/compile.js';
+import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import type { Expr } from '../parser/ast.js';
+import { sqlError } from '../sql-error.js';
+import { formatType, type LogicalType } from '../types/logical-type.js';
+import { mapChildren } from './expr-tools.js';
+import type { Relation } from './relation.js';
+
+export interface Calc {
+  readonly input: DataStream<Row>;
+  readonly inputColumns: readonly ScopeColumn[];
+  /** Conditions over the input (positional column references), all of which must hold. */
+  readonly where: readonly Expr[];
+  /** The output columns' expressions over the input. */
+  readonly project: readonly Expr[];
+}
+
+/** A reference to the input's column `index` (and fields below it) that no name can shadow. */
+export function positional(index: number, fields: readonly string[], at: Expr['at']): Expr {
+  return { kind: 'column', path: [`#${index}`, ...fields], at };
+}
+
+export class CalcRelation implements Relation {
+  readonly types: readonly LogicalType[];
+
+  constructor(
+    readonly calc: Calc,
+    readonly columns: readonly ScopeColumn[],
+    private readonly shared: { stream?: DataStream<Row> } = {},
+  ) {
+    const g = new CodeGen();
+    const scope = new Scope(calc.inputColumns);
+    this.types = calc.project.map((e) => compile(e, { scope, g }).type);
+  }
+
+  withColumns(columns: readonly ScopeColumn[]): CalcRelation {
+    return new CalcRelation(this.calc, columns, this.shared);
+  }
+
+  /** The operator, built on first use (once for all copies under other aliases). */
+  get stream(): DataStream<Row> {
+    if (this.shared.stream === undefined) this.shared.stream = build(this.calc);
+    return this.shared.stream;
+  }
+}
+
+function isIdentity(calc: Calc): boolean {
+  return (
+    calc.where.length === 0 &&
+    calc.project.length === calc.inputColumns.length &&
+    calc.project.every(
+      (e, i) => e.kind === 'column' && e.path.length === 1 && e.path[0] === `#${i}`,
+    )
+  );
+}
+
+function build(calc: Calc): DataStream<Row> {
+  if (isIdentity(calc)) return calc.input;
+  const g = new CodeGen();
+  const scope = new Scope(calc.inputColumns);
+  const conditions = calc.where.map((w) => {
+    const c = compile(w, { scope, g });
+    if (c.type.kind !== 'BOOLEAN' && c.type.kind !== 'NULL')
+      sqlError(`WHERE must be BOOLEAN, got ${formatType(c.type)}`, w.at);
+    return `(${c.code}) !== true`;
+  });
+  const values = calc.project.map((e) => compile(e, { scope, g }).code);
+  const projection = `return [${values.join(', ')}];`;
+  if (conditions.length === 0)
+    return calc.input.map(g.function<(r: Row) => Row>(projection)).name('select');
+  // One function: undefined for a row the conditions drop, the projected row otherwise.
+  const fn = g.function<(r: Row) => Row | undefined>(
+    `if (${conditions.join(' || ')}) return undefined; ${projection}`,
+  );
+  const filterAndProject = (row: Row, out: Collector<Row>): void => {
+    const result = fn(row);
+    if (result !== undefined) out.collect(result);
+  };
+  return calc.input.flatMap(filterAndProject).name('where, select');
+}
+
+/**
+ * `e` (over `outer`, the calc's output columns) rewritten over the calc's input; undefined
+ * when a reference cannot be inlined (a field of a computed ROW).
+ */
+export function inline(e: Expr, outer: Scope, calc: Calc): Expr | undefined {
+  let ok = true;
+  const visit = (x: Expr): Expr => {
+    if (x.kind === 'column') {
+      const r = outer.resolve(x.path, x.at);
+      const inner = calc.project[r.index] as Expr;
+      const fields = x.path.slice(x.path.length - r.fields.length);
+      if (fields.length === 0) return inner;
+      if (inner.kind === 'column')
+        return { kind: 'column', path: [...inner.path, ...fields], at: x.at };
+      ok = false;
+      return x;
+    }
+    return mapChildren(x, visit);
+  };
+  const result = visit(e);
+  return ok ? result : undefined;
+}

@@ -1,0 +1,60 @@
+/** Walking and comparing expression trees at plan time. */
+import type { Expr } from '../parser/ast.js';
+
+/** `e` with each direct child replaced by `f(child)`. */
+export function mapChildren(e: Expr, f: (child: Expr) => Expr): Expr {
+  switch (e.kind) {
+    case 'unary':
+      return { ...e, arg: f(e.arg) };
+    case 'binary':
+      return { ...e, left: f(e.left), right: f(e.right) };
+    case 'is':
+      return { ...e, arg: f(e.arg) };
+    case 'between':
+      return { ...e, arg: f(e.arg), low: f(e.low), high: f(e.high) };
+    case 'in':
+      return { ...e, arg: f(e.arg), list: e.list.map(f) };
+    case 'like':
+      return {
+        ...e,
+        arg: f(e.arg),
+        pattern: f(e.pattern),
+        escape: e.escape === undefined ? undefined : f(e.escape),
+      };
+    case 'case':
+      return {
+        ...e,
+        operand: e.operand === undefined ? undefined : f(e.operand),
+        whens: e.whens.map((w) => ({ when: f(w.when), result: f(w.result) })),
+        otherwise: e.otherwise === undefined ? undefined : f(e.otherwise),
+      };
+    case 'cast':
+      return { ...e, arg: f(e.arg) };
+    case 'extract':
+      return { ...e, arg: f(e.arg) };
+    case 'call':
+      return {
+        ...e,
+        args: e.args.map(f),
+        filter: e.filter === undefined ? undefined : f(e.filter),
+      };
+    default:
+      return e;
+  }
+}
+
+/** Whether `e` contains a node for which `test` holds. */
+export function contains(e: Expr, test: (node: Expr) => boolean): boolean {
+  if (test(e)) return true;
+  let found = false;
+  mapChildren(e, (child) => {
+    if (!found && contains(child, test)) found = true;
+    return child;
+  });
+  return found;
+}
+
+/** A key equal for structurally equal expressions (positions ignored). */
+export function exprKey(e: Expr): string {
+  return JSON.stringify(e, (key, value) => (key === 'at' ? undefined : value));
+}

@@ -1,0 +1,678 @@
+/**
+ * Plans a query onto the DataStream API, so a SQL query becomes the same logical graph (and
+ * the same operators) a hand-written job does: WHERE is a filter, the SELECT list one compiled
+ * projection, a window TVF grouped by its window a keyed window aggregation.
+ */
+import type { StreamEnvironment } from '../../api/stream-environment.js';
+import type { DataStream } from '../../api/streams.js';
+import type { Collector } from '../../core/functions.js';
+import type { Key } from '../../core/key-groups.js';
+import type { WindowResult } from '../../core/window-result.js';
+import { type WindowAssigner, Windows, windowStart } from '../../core/windows.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Row } from '../connectors/connector.js';
+import { castTo } from '../expressions/cast.js';
+import { CodeGen } from '../expressions/code-gen.js';
+import {
+  compile,
+  compilePredicate,
+  compileProjection,
+  compileScalar,
+} from '../expressions/compile.js';
+import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
+import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import type { Expr, FromItem, Query, Select, SelectItem } from '../parser/ast.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
+import { type AggregateCallAst, rowAggregate } from './aggregates.js';
+import { type Calc, CalcRelation, inline, positional } from './calc.js';
+import { contains, exprKey, mapChildren } from './expr-tools.js';
+import type { Relation, WindowTvf } from './relation.js';
+import { planSource } from './source-planner.js';
+
+export interface PlanContext {
+  readonly env: StreamEnvironment;
+  readonly catalog: Catalog;
+  /** WITH queries in scope, innermost last. */
+  readonly ctes: ReadonlyMap<string, Query>;
+  /** One source per table per job: every reference to a table reads the same stream. */
+  readonly sources: Map<string, Relation>;
+}
+
+const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
+const NULL_KEY = '\u0000null';
+
+/** The same columns under another table alias. */
+function requalify(relation: Relation, qualifier: string | undefined): Relation {
+  if (qualifier === undefined) return relation;
+  const columns = relation.columns.map((c) => ({ ...c, qualifier }));
+  if (relation instanceof CalcRelation) return relation.withColumns(columns);
+  return relation.window === undefined
+    ? { stream: relation.stream, columns }
+    : { ...relation, columns };
+}
+
+/** Plans a query into a relation whose rows are complete (window columns computed). */
+export function planQuery(query: Query, ctx: PlanContext): Relation {
+  switch (query.kind) {
+    case 'select':
+      return planSelect(query, ctx);
+    case 'with': {
+      const ctes = new Map(ctx.ctes);
+      for (const cte of query.ctes) ctes.set(cte.name, cte.query);
+      return planQuery(query.body, { ...ctx, ctes });
+    }
+    case 'set-operation':
+      if (query.op !== 'UNION' || !query.all) {
+        return sqlError(
+          `${query.op}${query.all ? ' ALL' : ''} is not supported by Weir SQL yet (UNION ALL is)`,
+          query.at,
+        );
+      }
+      return unionAll(planQuery(query.left, ctx), planQuery(query.right, ctx), query.at);
+    case 'values':
+      return planValues(query, ctx);
+    case 'ordered':
+      return sqlError('ORDER BY and LIMIT are not supported by Weir SQL yet', query.at);
+  }
+}
+
+function unionAll(left: Relation, right: Relation, at: SourcePosition): Relation {
+  if (left.columns.length !== right.columns.length) {
+    sqlError(`UNION ALL of ${left.columns.length} and ${right.columns.length} columns`, at);
+  }
+  const types = left.columns.map((c, i) => {
+    const r = right.columns[i] as ScopeColumn;
+    const t = commonType([c.type, r.type]);
+    if (t === undefined)
+      return sqlError(
+        `UNION ALL column ${i + 1}: ${formatType(c.type)} and ${formatType(r.type)} have no common type`,
+        at,
+      );
+    return t;
+  });
+  const conform = (rel: Relation): DataStream<Row> => {
+    if (rel.columns.every((c, i) => formatType(c.type) === formatType(types[i] as LogicalType)))
+      return rel.stream;
+    const g = new CodeGen();
+    const codes = rel.columns.map(
+      (c, i) =>
+        castTo(g, { code: `r[${i}]`, type: c.type }, types[i] as LogicalType, false, at).code,
+    );
+    return rel.stream.map(g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`));
+  };
+  const columns = left.columns.map((c, i) => ({
+    name: c.name,
+    type: types[i] as LogicalType,
+    qualifier: undefined,
+    rowtime: c.rowtime && (right.columns[i] as ScopeColumn).rowtime,
+  }));
+  return { stream: conform(left).union(conform(right)), columns };
+}
+
+function planValues(query: Extract<Query, { kind: 'values' }>, ctx: PlanContext): Relation {
+  const empty = new Scope([]);
+  const width = query.rows[0]?.length ?? 0;
+  const compiled = query.rows.map((row) => {
+    if (row.length !== width) sqlError('VALUES rows differ in their number of columns', query.at);
+    return row.map((e) => compileScalar(e, empty));
+  });
+  const types = Array.from({ length: width }, (_, i) => {
+    const t = commonType(compiled.map((r) => (r[i] as { type: LogicalType }).type));
+    if (t === undefined) return sqlError(`VALUES column ${i + 1} has no common type`, query.at);
+    return t.kind === 'NULL' ? T.int() : t;
+  });
+  const rows = query.rows.map((row) => {
+    const g = new CodeGen();
+    const codes = row.map(
+      (e, i) =>
+        castTo(g, compile(e, { scope: empty, g }), types[i] as LogicalType, false, e.at).code,
+    );
+    return g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`)([]);
+  });
+  const columns = types.map((type, i) => ({
+    name: `EXPR$${i}`,
+    type,
+    qualifier: undefined,
+    rowtime: false,
+  }));
+  return { stream: ctx.env.fromArray(rows, 'values'), columns };
+}
+
+/** A named table, view or WITH query. */
+function planNamed(name: string, at: SourcePosition, ctx: PlanContext): Relation {
+  const cte = ctx.ctes.get(name);
+  if (cte !== undefined) return requalify(planQuery(cte, ctx), name);
+  const object = ctx.catalog.get(name, at);
+  if (object.kind === 'view')
+    return requalify(planQuery(object.query, { ...ctx, ctes: new Map() }), name);
+  let source = ctx.sources.get(name);
+  if (source === undefined) {
+    source = planSource(object, ctx.env);
+    ctx.sources.set(name, source);
+  }
+  return source;
+}
+
+function planFrom(item: FromItem, ctx: PlanContext): Relation {
+  switch (item.kind) {
+    case 'table':
+      if (item.asOf !== undefined)
+        return sqlError(
+          'FOR SYSTEM_TIME AS OF (temporal joins) is not supported by Weir SQL yet',
+          item.at,
+        );
+      return requalify(planNamed(item.name, item.at, ctx), item.alias ?? item.name);
+    case 'subquery':
+      return requalify(planQuery(item.query, ctx), item.alias);
+    case 'table-function':
+      return requalify(planWindowTvf(item, ctx), item.alias);
+    case 'join':
+      return sqlError(`${item.type} JOIN is not supported by Weir SQL yet`, item.at);
+  }
+}
+
+function intervalMs(e: Expr | undefined, what: string, at: SourcePosition): number {
+  if (e === undefined) return sqlError(`missing ${what}`, at);
+  const c = compileScalar(e, new Scope([]));
+  if (c.type.kind !== 'INTERVAL_DAY_TIME')
+    sqlError(
+      `${what} must be an INTERVAL such as INTERVAL '10' SECOND, got ${formatType(c.type)}`,
+      e.at,
+    );
+  const ms = c.fn([]) as number;
+  if (!(ms > 0) && what !== 'offset') sqlError(`${what} must be positive`, e.at);
+  return ms;
+}
+
+function planWindowTvf(
+  item: Extract<FromItem, { kind: 'table-function' }>,
+  ctx: PlanContext,
+): Relation {
+  const { name, args, at } = item;
+  if (name !== 'TUMBLE' && name !== 'HOP' && name !== 'SESSION') {
+    return sqlError(
+      name === 'CUMULATE'
+        ? 'the CUMULATE window is not supported by Weir SQL yet'
+        : `unknown table function ${name}`,
+      at,
+    );
+  }
+  const [tableArg, descriptor, ...rest] = args;
+  if (tableArg?.kind !== 'table-arg')
+    return sqlError(`${name} needs TABLE <name> as its first argument`, tableArg?.at ?? at);
+  if (descriptor?.kind !== 'descriptor' || descriptor.columns.length !== 1) {
+    return sqlError(
+      `${name} needs DESCRIPTOR(<time column>) as its second argument`,
+      descriptor?.at ?? at,
+    );
+  }
+  let input = planNamed(tableArg.name, tableArg.at, ctx);
+  if (input.window !== undefined) input = materialize(input);
+  const timeColumn = descriptor.columns[0] as string;
+  const time = input.columns.find((c) => c.name === timeColumn);
+  if (time === undefined)
+    return sqlError(`column '${timeColumn}' not found in ${tableArg.name}`, descriptor.at);
+  if (!time.rowtime) {
+    return sqlError(
+      `'${timeColumn}' is not an event-time attribute (declare a WATERMARK for it); processing-time windows are not supported by Weir SQL yet`,
+      descriptor.at,
+    );
+  }
+  let window: WindowTvf;
+  if (name === 'TUMBLE') {
+    if (rest.length > 2) sqlError('TUMBLE takes a size and an optional offset', at);
+    window = {
+      kind: 'TUMBLE',
+      size: intervalMs(rest[0], 'size', at),
+      slide: 0,
+      offset: rest[1] === undefined ? 0 : intervalMs(rest[1], 'offset', at),
+      input,
+    };
+    window = { ...window, slide: window.size };
+  } else if (name === 'HOP') {
+    if (rest.length > 3) sqlError('HOP takes a slide, a size and an optional offset', at);
+    const slide = intervalMs(rest[0], 'slide', at);
+    const size = intervalMs(rest[1], 'size', at);
+    if (size % slide !== 0)
+      sqlError(`HOP size (${size} ms) must be a multiple of its slide (${slide} ms)`, at);
+    window = {
+      kind: 'HOP',
+      size,
+      slide,
+      offset: rest[2] === undefined ? 0 : intervalMs(rest[2], 'offset', at),
+      input,
+    };
+  } else {
+    if (rest.length !== 1)
+      sqlError('SESSION takes a gap (PARTITION BY in the table argument is not supported yet)', at);
+    window = { kind: 'SESSION', size: intervalMs(rest[0], 'gap', at), slide: 0, offset: 0, input };
+  }
+  const ts = T.timestamp(3, false);
+  const columns = [
+    ...input.columns,
+    { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
+    { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
+    { name: 'window_time', type: ts, qualifier: undefined, rowtime: true },
+  ];
+  // The input's rowtime stops being one: window_time takes its place.
+  return {
+    stream: input.stream,
+    columns: columns.map((c, i) => (i < input.columns.length ? { ...c, rowtime: false } : c)),
+    window,
+  };
+}
+
+/** Computes a window TVF's three columns for each row (one row per window it falls in). */
+function materialize(relation: Relation): Relation {
+  const w = relation.window;
+  if (w === undefined) return relation;
+  const timeIndex = w.input.columns.findIndex((c) => c.rowtime);
+  const n = w.input.columns.length;
+  let stream: DataStream<Row>;
+  if (w.kind === 'TUMBLE') {
+    const { size, offset } = w;
+    stream = w.input.stream.map((row) => {
+      const start = windowStart(row[timeIndex] as number, offset, size);
+      const out = row.slice(0, n);
+      out.push(start, start + size, start + size - 1);
+      return out;
+    });
+  } else if (w.kind === 'HOP') {
+    const { size, slide, offset } = w;
+    const emitWindows = (row: Row, collector: Collector<Row>): void => {
+      const t = row[timeIndex] as number;
+      for (let start = windowStart(t, offset, slide); start > t - size; start -= slide) {
+        const out = row.slice(0, n);
+        out.push(start, start + size, start + size - 1);
+        collector.collect(out);
+      }
+    };
+    stream = w.input.stream.flatMap(emitWindows);
+  } else {
+    throw sqlError('a SESSION window needs an aggregation grouped by window_start and window_end');
+  }
+  return { stream, columns: relation.columns };
+}
+
+function outputName(item: Extract<SelectItem, { kind: 'expr' }>, index: number): string {
+  if (item.alias !== undefined) return item.alias;
+  if (item.expr.kind === 'column') return item.expr.path[item.expr.path.length - 1] as string;
+  return `EXPR$${index}`;
+}
+
+function isAggregateCall(e: Expr): boolean {
+  return e.kind === 'call' && AGGREGATE_FUNCTIONS.has(e.name) && !e.over;
+}
+
+/** The SELECT list with `*` expanded, as expressions with output names. */
+function selectList(
+  select: Select,
+  columns: readonly ScopeColumn[],
+): { expr: Expr; name: string }[] {
+  const out: { expr: Expr; name: string }[] = [];
+  select.items.forEach((item, i) => {
+    if (item.kind === 'star') {
+      const matching = columns.filter(
+        (c) =>
+          (item.qualifier === undefined || c.qualifier === item.qualifier) &&
+          !c.name.startsWith('$'),
+      );
+      if (matching.length === 0) sqlError(`no columns match ${item.qualifier ?? ''}.*`, item.at);
+      for (const c of matching) {
+        out.push({
+          expr: {
+            kind: 'column',
+            path: c.qualifier === undefined ? [c.name] : [c.qualifier, c.name],
+            at: item.at,
+          },
+          name: c.name,
+        });
+      }
+    } else out.push({ expr: item.expr, name: outputName(item, i) });
+  });
+  return out;
+}
+
+function planSelect(select: Select, ctx: PlanContext): Relation {
+  if (select.from === undefined)
+    return sqlError('SELECT without FROM is not supported by Weir SQL yet (use VALUES)', select.at);
+  if (select.distinct)
+    return sqlError('SELECT DISTINCT is not supported by Weir SQL yet', select.at);
+  let from = planFrom(select.from, ctx);
+  const aggregated =
+    select.groupBy.length > 0 ||
+    select.having !== undefined ||
+    select.items.some((item) => item.kind === 'expr' && contains(item.expr, isAggregateCall));
+  if (aggregated) {
+    const legacy = from.window === undefined ? legacyGroupWindow(select, from) : undefined;
+    return legacy === undefined
+      ? planAggregation(select, from)
+      : planAggregation(legacy.select, legacy.from);
+  }
+  if (from.window !== undefined) from = materialize(from);
+  const scope = new Scope(from.columns);
+  if (select.where !== undefined && contains(select.where, isAggregateCall)) {
+    sqlError('aggregates are not allowed in WHERE', select.where.at);
+  }
+  // Checked over the query's own columns first, so that errors name what the user wrote.
+  if (select.where !== undefined) compilePredicate(select.where, scope, 'WHERE condition');
+  const items = selectList(select, from.columns);
+  const { types } = compileProjection(
+    items.map((i) => i.expr),
+    scope,
+  );
+  const columns = items.map((item, i): ScopeColumn => {
+    const r = item.expr.kind === 'column' ? scope.resolve(item.expr.path, item.expr.at) : undefined;
+    return {
+      name: item.name,
+      type: types[i] as LogicalType,
+      qualifier: undefined,
+      rowtime: r?.column.rowtime === true && r.fields.length === 0,
+    };
+  });
+  // Folded into the filter and projection below, if the input is one.
+  const fold = (base: Calc): Calc | undefined => {
+    const where = select.where === undefined ? undefined : inline(select.where, scope, base);
+    const project = items.map((item) => inline(item.expr, scope, base));
+    if (
+      (select.where !== undefined && where === undefined) ||
+      project.some((p) => p === undefined)
+    ) {
+      return undefined;
+    }
+    return {
+      input: base.input,
+      inputColumns: base.inputColumns,
+      where: where === undefined ? base.where : [...base.where, where],
+      project: project as Expr[],
+    };
+  };
+  const plain = (): Calc => ({
+    input: from.stream,
+    inputColumns: from.columns,
+    where: [],
+    project: from.columns.map((_, i) => positional(i, [], select.at)),
+  });
+  const calc =
+    (from instanceof CalcRelation ? fold(from.calc) : undefined) ?? (fold(plain()) as Calc);
+  return new CalcRelation(calc, columns);
+}
+
+const LEGACY_WINDOWS = new Set(['TUMBLE', 'HOP', 'SESSION']);
+const LEGACY_AUXILIARY: Readonly<Record<string, string>> = {
+  START: '$window_start',
+  END: '$window_end',
+  ROWTIME: '$window_time',
+};
+
+/**
+ * Flink's older group windows, `GROUP BY key, SESSION(rowtime, gap)` with `SESSION_START(...)`
+ * and `SESSION_END(...)` in the SELECT list (as Nexmark q11 uses), rewritten as the window TVF
+ * they mean: the same window operator plans both.
+ */
+function legacyGroupWindow(
+  select: Select,
+  from: Relation,
+): { select: Select; from: Relation } | undefined {
+  const windowCalls = select.groupBy.filter((g) => g.kind === 'call' && LEGACY_WINDOWS.has(g.name));
+  const call = windowCalls[0];
+  if (call === undefined || call.kind !== 'call') return undefined;
+  if (windowCalls.length > 1) sqlError('only one group window per GROUP BY', call.at);
+  const [time, ...intervals] = call.args;
+  if (time?.kind !== 'column')
+    return sqlError(`${call.name} needs the rowtime column as its first argument`, call.at);
+  const resolved = new Scope(from.columns).resolve(time.path, time.at);
+  if (!resolved.column.rowtime || resolved.fields.length > 0) {
+    return sqlError(
+      `'${time.path.join('.')}' is not an event-time attribute; processing-time windows are not supported by Weir SQL yet`,
+      time.at,
+    );
+  }
+  let window: WindowTvf;
+  if (call.name === 'TUMBLE') {
+    const size = intervalMs(intervals[0], 'size', call.at);
+    window = { kind: 'TUMBLE', size, slide: size, offset: 0, input: from };
+  } else if (call.name === 'HOP') {
+    window = {
+      kind: 'HOP',
+      slide: intervalMs(intervals[0], 'slide', call.at),
+      size: intervalMs(intervals[1], 'size', call.at),
+      offset: 0,
+      input: from,
+    };
+  } else {
+    window = {
+      kind: 'SESSION',
+      size: intervalMs(intervals[0], 'gap', call.at),
+      slide: 0,
+      offset: 0,
+      input: from,
+    };
+  }
+  const ts = T.timestamp(3, false);
+  const columns = [
+    ...from.columns.map((c) => ({ ...c, rowtime: false })),
+    { name: '$window_start', type: ts, qualifier: undefined, rowtime: false },
+    { name: '$window_end', type: ts, qualifier: undefined, rowtime: false },
+    { name: '$window_time', type: ts, qualifier: undefined, rowtime: true },
+  ];
+  const auxiliary = (e: Expr): Expr => {
+    if (e.kind === 'call') {
+      const cut = e.name.lastIndexOf('_');
+      const column = LEGACY_AUXILIARY[e.name.slice(cut + 1)];
+      if (cut > 0 && column !== undefined && LEGACY_WINDOWS.has(e.name.slice(0, cut))) {
+        if (e.name.slice(0, cut) !== call.name)
+          sqlError(`${e.name} does not match the GROUP BY window ${call.name}`, e.at);
+        return { kind: 'column', path: [column], at: e.at };
+      }
+    }
+    return mapChildren(e, auxiliary);
+  };
+  const at = call.at;
+  const groupBy = select.groupBy.flatMap((g): Expr[] =>
+    g === call
+      ? [
+          { kind: 'column', path: ['$window_start'], at },
+          { kind: 'column', path: ['$window_end'], at },
+        ]
+      : [g],
+  );
+  const items = select.items.map((item) =>
+    item.kind === 'expr' ? { ...item, expr: auxiliary(item.expr) } : item,
+  );
+  return {
+    select: {
+      ...select,
+      groupBy,
+      items,
+      having: select.having === undefined ? undefined : auxiliary(select.having),
+    },
+    from: { stream: from.stream, columns, window },
+  };
+}
+
+/** Column references replaced by their resolved position, so `b.auction` and `auction` compare equal. */
+function normalizedKey(e: Expr, scope: Scope): string {
+  const normalize = (x: Expr): Expr => {
+    if (x.kind === 'column') {
+      const r = scope.resolve(x.path, x.at);
+      return {
+        kind: 'column',
+        path: [`#${r.index}`, ...r.fields.map((f) => String(f.index))],
+        at: x.at,
+      };
+    }
+    return mapChildren(x, normalize);
+  };
+  return exprKey(normalize(e));
+}
+
+function planAggregation(select: Select, from: Relation): Relation {
+  const window = from.window;
+  if (window === undefined) {
+    return sqlError(
+      'GROUP BY without a window TVF (an updating aggregation) is not supported by Weir SQL yet; group by window_start and window_end of TUMBLE, HOP or SESSION',
+      select.at,
+    );
+  }
+  const inputColumns = window.input.columns;
+  const n = inputColumns.length;
+  const fullScope = new Scope(from.columns);
+  const inputScope = new Scope(from.columns.slice(0, n));
+  let input = window.input.stream;
+  if (select.where !== undefined) {
+    if (
+      contains(
+        select.where,
+        (e) => e.kind === 'column' && fullScope.resolve(e.path, e.at).index >= n,
+      )
+    ) {
+      sqlError(
+        'WHERE on window columns before a window aggregation is not supported by Weir SQL yet',
+        select.where.at,
+      );
+    }
+    input = input
+      .filter(compilePredicate(select.where, inputScope, 'WHERE condition'))
+      .name('where');
+  }
+  // Grouping: the window columns and the keys.
+  const windowSeen = new Set<string>();
+  const keys: Expr[] = [];
+  for (const g of select.groupBy) {
+    if (g.kind === 'column') {
+      const r = fullScope.resolve(g.path, g.at);
+      if (r.index >= n) {
+        windowSeen.add(WINDOW_COLUMNS[r.index - n] as string);
+        continue;
+      }
+    }
+    if (contains(g, isAggregateCall)) sqlError('aggregates are not allowed in GROUP BY', g.at);
+    keys.push(g);
+  }
+  if (!windowSeen.has('window_start') || !windowSeen.has('window_end')) {
+    return sqlError(
+      'a window aggregation must GROUP BY both window_start and window_end',
+      select.at,
+    );
+  }
+  const keyIndex = new Map(keys.map((k, i) => [normalizedKey(k, inputScope), i]));
+  const keyFns = keys.map((k) => compileScalar(k, inputScope));
+  const calls: AggregateCallAst[] = [];
+  const callIndex = new Map<string, number>();
+  const rewrite = (e: Expr): Expr => {
+    if (isAggregateCall(e) && e.kind === 'call') {
+      if (e.args.some((a) => contains(a, isAggregateCall)))
+        sqlError('aggregates cannot be nested', e.at);
+      const key = normalizedKey(e, fullScope);
+      let i = callIndex.get(key);
+      if (i === undefined) {
+        i = calls.length;
+        calls.push(e);
+        callIndex.set(key, i);
+      }
+      return { kind: 'column', path: [`$a${i}`], at: e.at };
+    }
+    if (e.kind === 'column') {
+      const r = fullScope.resolve(e.path, e.at);
+      if (r.index >= n)
+        return {
+          kind: 'column',
+          path: [WINDOW_COLUMNS[r.index - n] as string, ...e.path.slice(1)],
+          at: e.at,
+        };
+    }
+    const k = keyIndex.get(normalizedKey(e, fullScope));
+    if (k !== undefined) return { kind: 'column', path: [`$g${k}`], at: e.at };
+    if (e.kind === 'column') {
+      return sqlError(
+        `column '${e.path.join('.')}' must appear in GROUP BY or be used in an aggregate`,
+        e.at,
+      );
+    }
+    return mapChildren(e, rewrite);
+  };
+  const items = selectList(select, from.columns.slice(n)).map((item) => ({
+    name: item.name,
+    expr: rewrite(item.expr),
+  }));
+  const having = select.having === undefined ? undefined : rewrite(select.having);
+  const { fn: aggregate, types } = rowAggregate(
+    keyFns.map((k) => k.fn),
+    keyFns.map((k) => k.type),
+    calls,
+    inputScope,
+  );
+  const ts = T.timestamp(3, false);
+  const aggColumns: ScopeColumn[] = [
+    ...keys.map((_, i) => ({
+      name: `$g${i}`,
+      type: types[i] as LogicalType,
+      qualifier: undefined,
+      rowtime: false,
+    })),
+    ...calls.map((_, i) => ({
+      name: `$a${i}`,
+      type: types[keys.length + i] as LogicalType,
+      qualifier: undefined,
+      rowtime: false,
+    })),
+    { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
+    { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
+    { name: 'window_time', type: ts, qualifier: undefined, rowtime: true },
+  ];
+  const keyOf = groupKey(keyFns.map((k) => k.fn));
+  const assigner: WindowAssigner<Row> =
+    window.kind === 'TUMBLE'
+      ? Windows.tumbling(window.size, window.offset)
+      : window.kind === 'HOP'
+        ? Windows.sliding(window.size, window.slide, window.offset)
+        : Windows.session(window.size);
+  const results = input
+    .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
+    .window(assigner)
+    .aggregate(aggregate)
+    .map((r: WindowResult<Key, Row>) => {
+      const row = r.value;
+      row.push(r.window.start, r.window.end, r.window.end - 1);
+      return row;
+    })
+    .name('window columns');
+  const aggScope = new Scope(aggColumns);
+  let stream = results;
+  if (having !== undefined)
+    stream = stream.filter(compilePredicate(having, aggScope, 'HAVING condition')).name('having');
+  const { fn, types: outTypes } = compileProjection(
+    items.map((i) => i.expr),
+    aggScope,
+  );
+  const columns = items.map((item, i) => ({
+    name: item.name,
+    type: outTypes[i] as LogicalType,
+    qualifier: undefined,
+    rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time',
+  }));
+  return { stream: stream.map(fn).name('select'), columns };
+}
+
+/** The key of a row's group: the value itself for one key, a string for several. */
+function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) => Key {
+  if (fns.length === 0) return () => 0;
+  if (fns.length === 1) {
+    const f = fns[0] as (row: Row) => unknown;
+    return (row) => {
+      const v = f(row);
+      return v === null ? NULL_KEY : (v as Key);
+    };
+  }
+  return (row) => {
+    let key = '';
+    for (const f of fns) {
+      const v = f(row);
+      key += v === null ? '\u0000' : `${typeof v === 'string' ? 's' : 'v'}${String(v)}`;
+      key += '\u0001';
+    }
+    return key;
+  };
+}

@@ -1,0 +1,25 @@
+/** What planning a FROM item or a query gives: a stream of rows and the columns of its rows. */
+import type { DataStream } from '../../api/streams.js';
+import type { Row } from '../connectors/connector.js';
+import type { ScopeColumn } from '../expressions/scope.js';
+
+/** A window table function (TUMBLE, HOP, SESSION) not yet applied to its input. */
+export interface WindowTvf {
+  readonly kind: 'TUMBLE' | 'HOP' | 'SESSION';
+  readonly size: number;
+  readonly slide: number;
+  readonly offset: number;
+  /** The input relation (its rows lack the three window columns). */
+  readonly input: Relation;
+}
+
+export interface Relation {
+  readonly stream: DataStream<Row>;
+  readonly columns: readonly ScopeColumn[];
+  /**
+   * Set when the relation is a window TVF: `columns` are the input's plus `window_start`,
+   * `window_end` and `window_time`, which an aggregation grouping by the window computes;
+   * anything else materializes them first.
+   */
+  readonly window?: WindowTvf;
+}

@@ -1,0 +1,309 @@
+/**
+ * The SQL entry point: a table environment on a {@link StreamEnvironment}. DDL fills its
+ * catalog; queries and INSERT INTO add to the environment's logical graph through the
+ * DataStream API, so SQL and hand-written jobs share one planner and one runtime.
+ */
+import { StreamEnvironment } from '../api/stream-environment.js';
+import type { DataStream } from '../api/streams.js';
+import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
+import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
+import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
+import { type Row, validateOptions } from './connectors/connector.js';
+import { connectorOf } from './connectors/registry.js';
+import { coerce } from './expressions/cast.js';
+import { CodeGen } from './expressions/code-gen.js';
+import { compileScalar } from './expressions/compile.js';
+import { Scope } from './expressions/scope.js';
+import type { Statement } from './parser/ast.js';
+import { parseScript } from './parser/parser.js';
+import { type PlanContext, planQuery } from './planner/query-planner.js';
+import type { Relation } from './planner/relation.js';
+import { sqlError } from './sql-error.js';
+import { formatType, type LogicalType } from './types/logical-type.js';
+import { type JsonValue, toJsonValue } from './types/values.js';
+
+/** A column of a query result: its name and SQL type (e.g. `DECIMAL(23, 3)`). */
+export interface ResultColumn {
+  readonly name: string;
+  readonly type: string;
+}
+
+/** The result of {@link TableEnvironment.sqlQuery}: the rows of an insert-only query. */
+export interface Table {
+  readonly columns: readonly ResultColumn[];
+  /** The query's rows, one array per row, values at the columns' positions. */
+  toDataStream(): DataStream<Row>;
+  /** A row as JSON values (DECIMAL as its plain string, TIMESTAMP as epoch ms). */
+  toJson(row: Row): JsonValue[];
+}
+
+/** What {@link TableEnvironment.executeSql} did. */
+export interface SqlScriptResult {
+  /** One line per statement (`CREATE TABLE bid`, `INSERT INTO sink`, ...). */
+  readonly statements: readonly string[];
+  /** The text of each EXPLAIN statement. */
+  readonly explained: readonly string[];
+  /** The job running the script's INSERT INTO statements, if it had any. */
+  readonly job: JobClient | undefined;
+}
+
+export interface ExecuteSqlOptions extends ExecuteOptions {
+  /** Name of the job running the INSERTs; `SET 'pipeline.name'` overrides it. Default `weir sql`. */
+  readonly jobName?: string;
+}
+
+export class TableEnvironment {
+  private readonly catalog = new Catalog();
+  private readonly config = new Map<string, string>();
+  private readonly sources = new Map<string, Relation>();
+
+  private constructor(readonly env: StreamEnvironment) {}
+
+  /** A table environment adding to `env`'s job. */
+  static create(env: StreamEnvironment): TableEnvironment {
+    return new TableEnvironment(env);
+  }
+
+  /** `SET` options so far. */
+  get options(): ReadonlyMap<string, string> {
+    return this.config;
+  }
+
+  /**
+   * Runs a script: CREATE TABLE / VIEW, SET, EXPLAIN, and INSERT INTO. The INSERTs become one
+   * job, started at the end of the script (as Flink submits an INSERT); await `job.result`.
+   */
+  executeSql(script: string, options: ExecuteSqlOptions = {}): SqlScriptResult {
+    const built = this.buildScript(script);
+    let job: JobClient | undefined;
+    if (built.inserts > 0) {
+      const { jobName, ...execute } = options;
+      job = this.env.executeAsync(
+        this.config.get('pipeline.name') ?? jobName ?? 'weir sql',
+        execute,
+      );
+    }
+    return { statements: built.statements, explained: built.explained, job };
+  }
+
+  /**
+   * Applies a script to the environment without starting the job: DDL fills the catalog and
+   * each INSERT INTO adds its query and sink to the job (which `env.execute` then runs, with
+   * whatever checkpointing and restore options the caller chose).
+   */
+  buildScript(script: string): {
+    readonly statements: readonly string[];
+    readonly explained: readonly string[];
+    readonly inserts: number;
+  } {
+    const statements: string[] = [];
+    const explained: string[] = [];
+    let inserts = 0;
+    for (const statement of parseScript(script)) {
+      statements.push(this.describe(statement));
+      switch (statement.kind) {
+        case 'explain':
+          explained.push(this.explainStatement(statement.statement));
+          break;
+        case 'query':
+          sqlError(
+            'a SELECT in a script needs a sink: write INSERT INTO <table> SELECT ... (or use sqlQuery)',
+            statement.at,
+          );
+          break;
+        default:
+          inserts += this.apply(statement, this.planContext(this.env));
+      }
+    }
+    return { statements, explained, inserts };
+  }
+
+  /** Plans a SELECT (insert-only for now) into a stream of rows of this environment's job. */
+  sqlQuery(select: string): Table {
+    const statements = parseScript(select);
+    const statement = statements[0];
+    if (statements.length !== 1 || statement?.kind !== 'query') {
+      return sqlError(
+        'sqlQuery takes exactly one SELECT (or VALUES, or WITH ... SELECT)',
+        statement?.at,
+      );
+    }
+    const relation = planQuery(statement.query, this.planContext(this.env));
+    const types = relation.columns.map((c) => c.type);
+    return {
+      columns: relation.columns.map((c) => ({ name: c.name, type: formatType(c.type) })),
+      toDataStream: () => relation.stream,
+      toJson: (row) => row.map((v, i) => toJsonValue(v, types[i] as LogicalType)),
+    };
+  }
+
+  /** The plan of a query or INSERT (Weir's logical graph and physical plan), without running it. */
+  explainSql(sql: string): string {
+    const statements = parseScript(sql);
+    const statement = statements[0];
+    if (statements.length !== 1 || statement === undefined)
+      return sqlError('explainSql takes exactly one statement');
+    return this.explainStatement(statement.kind === 'explain' ? statement.statement : statement);
+  }
+
+  private explainStatement(statement: Statement): string {
+    // Planned into a scratch environment: explaining adds nothing to the real job.
+    const scratch = new StreamEnvironment({ parallelism: this.env.parallelism });
+    const ctx: PlanContext = {
+      env: scratch,
+      catalog: this.catalog,
+      ctes: new Map(),
+      sources: new Map(),
+    };
+    if (statement.kind === 'query') {
+      const relation = planQuery(statement.query, ctx);
+      relation.stream.sinkTo(new DiscardingSink<Row>());
+      const schema = relation.columns
+        .map((c) => `${c.name} ${formatType(c.type)}${c.rowtime ? ' *ROWTIME*' : ''}`)
+        .join(', ');
+      return `== Result ==\n(${schema})\n\n${scratch.explain()}`;
+    }
+    if (statement.kind === 'insert' || statement.kind === 'statement-set') {
+      this.apply(statement, ctx);
+      return scratch.explain();
+    }
+    return sqlError(`EXPLAIN of ${this.describe(statement)} is not supported`, statement.at);
+  }
+
+  private planContext(env: StreamEnvironment): PlanContext {
+    return {
+      env,
+      catalog: this.catalog,
+      ctes: new Map(),
+      sources: env === this.env ? this.sources : new Map(),
+    };
+  }
+
+  private describe(s: Statement): string {
+    switch (s.kind) {
+      case 'create-table':
+        return `CREATE TABLE ${s.name}`;
+      case 'create-view':
+        return `CREATE VIEW ${s.name}`;
+      case 'create-function':
+        return `CREATE FUNCTION ${s.name}`;
+      case 'insert':
+        return `INSERT INTO ${s.table}`;
+      case 'query':
+        return 'SELECT';
+      case 'explain':
+        return 'EXPLAIN';
+      case 'set':
+        return `SET ${s.key}`;
+      case 'statement-set':
+        return 'EXECUTE STATEMENT SET';
+    }
+  }
+
+  /** Applies a statement; returns the number of INSERTs it added. */
+  private apply(statement: Statement, ctx: PlanContext): number {
+    switch (statement.kind) {
+      case 'create-table':
+        this.createTable(statement);
+        return 0;
+      case 'create-view':
+        // Planned once now, so that a wrong view fails at CREATE VIEW, as in Flink.
+        planQuery(statement.query, this.planContext(new StreamEnvironment()));
+        this.catalog.register(
+          { kind: 'view', name: statement.name, query: statement.query, text: statement.text },
+          statement.ifNotExists,
+          statement.at,
+        );
+        return 0;
+      case 'create-function':
+        return sqlError('CREATE FUNCTION is not supported by Weir SQL yet', statement.at);
+      case 'set':
+        this.config.set(statement.key, statement.value);
+        return 0;
+      case 'insert':
+        this.insert(statement, ctx);
+        return 1;
+      case 'statement-set':
+        for (const s of statement.inserts) this.apply(s, ctx);
+        return statement.inserts.length;
+      default:
+        return sqlError(`${this.describe(statement)} cannot run here`, statement.at);
+    }
+  }
+
+  private createTable(s: Extract<Statement, { kind: 'create-table' }>): void {
+    const columns: TableColumn[] = [];
+    for (const c of s.columns) {
+      if (columns.some((x) => x.name === c.name))
+        sqlError(`column '${c.name}' is declared twice`, c.at);
+      if (c.kind === 'metadata')
+        sqlError('METADATA columns are not supported by Weir SQL yet', c.at);
+      if (c.kind === 'physical') columns.push({ name: c.name, type: c.type, computed: undefined });
+      else columns.push({ name: c.name, type: { kind: 'NULL', nullable: true }, computed: c.expr });
+    }
+    // Computed columns see the physical ones; their types come from their expressions.
+    const physical = new Scope(
+      columns
+        .filter((c) => c.computed === undefined)
+        .map((c) => ({ name: c.name, type: c.type, qualifier: undefined, rowtime: false })),
+    );
+    const typed = columns.map((c) =>
+      c.computed === undefined ? c : { ...c, type: compileScalar(c.computed, physical).type },
+    );
+    const options = new Map(s.options.map((o) => [o.key, o]));
+    const connector = options.get('connector');
+    if (connector === undefined)
+      sqlError(`table '${s.name}' needs a 'connector' option in WITH (...)`, s.at);
+    const table: CatalogTable = {
+      kind: 'table',
+      name: s.name,
+      columns: typed,
+      watermark:
+        s.watermark === undefined
+          ? undefined
+          : { column: s.watermark.column, expr: s.watermark.expr },
+      primaryKey: s.primaryKey,
+      options,
+      connector: connector.value,
+      at: s.at,
+    };
+    if (s.watermark !== undefined && !typed.some((c) => c.name === s.watermark?.column)) {
+      sqlError(`WATERMARK FOR '${s.watermark.column}': no such column`, s.watermark.at);
+    }
+    validateOptions(connectorOf(table), table);
+    this.catalog.register(table, s.ifNotExists, s.at);
+  }
+
+  private insert(s: Extract<Statement, { kind: 'insert' }>, ctx: PlanContext): void {
+    const target = this.catalog.get(s.table, s.at);
+    if (target.kind !== 'table') sqlError(`cannot INSERT INTO the view '${s.table}'`, s.at);
+    const connector = connectorOf(target);
+    if (connector.sink === undefined)
+      sqlError(`connector '${connector.name}' can only be read, not written`, s.at);
+    if (s.columns !== undefined)
+      sqlError('INSERT INTO with a column list is not supported by Weir SQL yet', s.at);
+    const relation = planQuery(s.query, ctx);
+    const sinkColumns = target.columns.filter((c) => c.computed === undefined);
+    if (relation.columns.length !== sinkColumns.length) {
+      sqlError(
+        `INSERT INTO ${s.table}: the query has ${relation.columns.length} columns, the table ${sinkColumns.length} (${sinkColumns.map((c) => c.name).join(', ')})`,
+        s.at,
+      );
+    }
+    const g = new CodeGen();
+    let changed = false;
+    const codes = sinkColumns.map((c, i) => {
+      const from = (relation.columns[i] as { type: LogicalType }).type;
+      const value = { code: `r[${i}]`, type: from };
+      const converted = coerce(g, value, c.type, s.at, `INSERT INTO ${s.table} column '${c.name}'`);
+      if (converted.code !== value.code) changed = true;
+      return converted.code;
+    });
+    const rows = changed
+      ? relation.stream
+          .map(g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`))
+          .name(`to ${s.table}`)
+      : relation.stream;
+    rows.sinkTo(connector.sink(target)).name(s.table);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * How SQL values are held in rows, and how they leave them. In a row: BOOLEAN a boolean,
+ * TINYINT..BIGINT and FLOAT/DOUBLE a number, DECIMAL(p, s) its unscaled bigint, CHAR/VARCHAR a
+ * string, BINARY/VARBINARY a Uint8Array, DATE days since 1970-01-01, TIME ms of the day,
+ * TIMESTAMP and TIMESTAMP_LTZ epoch ms (UTC), INTERVAL ms or months, ROW an array, NULL null.
+ */
+import { formatDecimal } from './decimal.js';
+import type { LogicalType } from './logical-type.js';
+
+/** A value as JSON carries it: DECIMAL as its plain string, times as epoch ms (as the Flink peer writes them). */
+export type JsonValue = null | boolean | number | string | JsonValue[];
+
+export function toJsonValue(value: unknown, type: LogicalType): JsonValue {
+  if (value === null || value === undefined) return null;
+  switch (type.kind) {
+    case 'DECIMAL':
+      return formatDecimal(value as bigint, type.scale);
+    case 'ROW':
+      return (value as unknown[]).map((v, i) =>
+        toJsonValue(v, (type.fields[i] as { type: LogicalType }).type),
+      );
+    case 'BINARY':
+    case 'VARBINARY':
+      return Buffer.from(value as Uint8Array).toString('base64');
+    default:
+      return value as JsonValue;
+  }
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+/** A value as Flink's print connector shows it (`2015-07-15T00:00:01.234`, `908.000`). */
+export function toDisplayString(value: unknown, type: LogicalType): string {
+  if (value === null || value === undefined) return '<NULL>';
+  switch (type.kind) {
+    case 'DECIMAL':
+      return formatDecimal(value as bigint, type.scale);
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ': {
+      const d = new Date(value as number);
+      const base = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}`;
+      const seconds = d.getUTCSeconds();
+      const ms = d.getUTCMilliseconds();
+      const text =
+        ms === 0
+          ? seconds === 0
+            ? base
+            : `${base}:${pad(seconds, 2)}`
+          : `${base}:${pad(seconds, 2)}.${pad(ms, 3)}`;
+      return type.kind === 'TIMESTAMP_LTZ' ? `${text}Z` : text;
+    }
+    case 'DATE': {
+      const d = new Date((value as number) * 86_400_000);
+      return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`;
+    }
+    case 'BOOLEAN':
+      return value ? 'TRUE' : 'FALSE';
+    case 'ROW':
+      return `(${(value as unknown[]).map((v, i) => toDisplayString(v, (type.fields[i] as { type: LogicalType }).type)).join(', ')})`;
+    default:
+      return String(value);
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * `weir sql -f script.sql`: the script runs as a job with the run options (here checkpoints),
+ * its print sink writes the rows a plain oracle expects, and a wrong script or command line
+ * gives a clear message and exit status.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startWeir } from '../cli/run-cli.js';
+import { allEvents } from '../nexmark/oracle.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'weir-sql-cli-'));
+const SCRIPT = 'test/sql/fixtures/bids-per-window.sql';
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('weir sql', () => {
+  it('runs a script with checkpoints; the print sink shows the window aggregates', async () => {
+    const checkpoints = join(dir, 'checkpoints');
+    const result = await startWeir(
+      ['sql', '-f', SCRIPT, '--checkpoint-dir', checkpoints, '--checkpoint-interval', '0.1'],
+      120_000,
+    ).done;
+    expect(result.stderr).toMatch(/✓ job 'bids-per-window' finished/);
+    expect(result.code).toBe(0);
+    // The oracle: bids per auction and 10 s window, with the highest price.
+    const windows = new Map<string, { auction: number; end: number; n: number; top: number }>();
+    for (const b of allEvents({ maxEvents: 3000, eventsPerSecond: 100 }).bids) {
+      const end = Math.floor(b.dateTime / 10_000) * 10_000 + 10_000;
+      const key = `${b.auction}/${end}`;
+      const w = windows.get(key) ?? { auction: b.auction, end, n: 0, top: 0 };
+      w.n++;
+      w.top = Math.max(w.top, b.price);
+      windows.set(key, w);
+    }
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/(:00)?\.000Z$/, '');
+    const expected = [...windows.values()]
+      .map((w) => `+I[${w.auction}, ${w.n}, ${w.top}, ${iso(w.end)}]`)
+      .sort();
+    const lines = result.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .sort();
+    expect(lines).toEqual(expected);
+  }, 150_000);
+
+  it('a syntax error names its line and column and fails with status 1', async () => {
+    const bad = join(dir, 'bad.sql');
+    writeFileSync(
+      bad,
+      "CREATE TABLE t (a INT) WITH ('connector' = 'blackhole');\nINSERT INTO t SELEC 1;\n",
+    );
+    const result = await startWeir(['sql', '-f', bad]).done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("weir: line 2, column 15: expected SELECT but found 'SELEC'");
+  }, 60_000);
+
+  it('refuses a missing script and worker threads as usage errors', async () => {
+    const missing = await startWeir(['sql']).done;
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('missing the script: weir sql -f <script.sql>');
+    const workers = await startWeir(['sql', '-f', SCRIPT, '--workers', '2']).done;
+    expect(workers.code).toBe(2);
+    expect(workers.stderr).toContain('--workers must be 0');
+  }, 60_000);
+});

@@ -1,0 +1,77 @@
+/**
+ * The Nexmark SQL texts this step of Weir SQL covers (q0, q1, q2 and q11), run verbatim (the
+ * peer's source.sql and queries/*.sql; only the generator options differ): at parallelism 1
+ * and 2 they give the same rows as Flink SQL on the same events (the Flink peer, built with
+ * Maven on first use) and as Weir's hand-written DataStream queries. Set WEIR_SKIP_FLINK=1 to
+ * leave out the comparison with Flink (it needs java and mvn).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FlinkPeer } from '../../bench/nexmark/flink-peer.js';
+import { nexmarkQuery } from '../../bench/nexmark/queries/index.js';
+import { collectOnWeir } from '../../bench/nexmark/weir-job.js';
+import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
+import { multisetDiff } from '../nexmark/multiset.js';
+import { collectSqlOnWeir } from './nexmark-sql.js';
+
+const QUERIES = ['q0', 'q1', 'q2', 'q11'];
+const CONFIG: Partial<NexmarkConfig> = { maxEvents: 20_000, eventsPerSecond: 200, seed: 3 };
+const PARALLELISMS = [1, 2];
+
+function same(expected: readonly string[], actual: readonly string[]): void {
+  expect(expected.length).toBeGreaterThan(0);
+  expect(multisetDiff(expected, actual)).toEqual({
+    expectedRows: expected.length,
+    actualRows: expected.length,
+    missing: [],
+    unexpected: [],
+  });
+}
+
+describe('Nexmark SQL texts on Weir SQL', () => {
+  for (const parallelism of PARALLELISMS) {
+    for (const name of QUERIES) {
+      it(`${name} equals the hand-written DataStream query (parallelism ${parallelism})`, async () => {
+        const sql = await collectSqlOnWeir(name, CONFIG, parallelism);
+        const hand = await collectOnWeir(nexmarkQuery(name), { config: CONFIG, parallelism });
+        same(hand, sql);
+      }, 120_000);
+    }
+  }
+});
+
+describe.skipIf(process.env.WEIR_SKIP_FLINK === '1')(
+  'Nexmark SQL texts: Weir SQL equals Flink SQL',
+  () => {
+    const outDir = mkdtempSync(join(tmpdir(), 'weir-sql-flink-'));
+
+    beforeAll(async () => {
+      const peer = await FlinkPeer.build({ timeoutMs: 10 * 60_000 });
+      await peer.runJobs(
+        PARALLELISMS.map((parallelism) => ({
+          query: QUERIES.join('+'),
+          mode: 'collect' as const,
+          parallelism,
+          out: join(outDir, `p${parallelism}`),
+          config: CONFIG,
+        })),
+        { timeoutMs: 5 * 60_000, jvmOptions: ['-Xmx1g'] },
+      );
+    }, 15 * 60_000);
+
+    afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+    for (const parallelism of PARALLELISMS) {
+      for (const name of QUERIES) {
+        it(`${name} at parallelism ${parallelism}`, async () => {
+          const flink = readFileSync(join(outDir, `p${parallelism}`, `${name}.jsonl`), 'utf8')
+            .split('\n')
+            .filter((line) => line !== '');
+          same(flink, await collectSqlOnWeir(name, CONFIG, parallelism));
+        }, 120_000);
+      }
+    }
+  },
+);
