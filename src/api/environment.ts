@@ -28,6 +28,7 @@ import {
 import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
 import { resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
+import { refuseSinksThatWouldNeverCommit } from './commit-check.js';
 import { weirAliasUsed } from './job-module/weir-alias.js';
 import type {
   EnvironmentOptions,
@@ -189,6 +190,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   executeAsync(jobName = 'weir job', options: ExecuteOptions = {}): JobClient {
     if (this.running)
       throw new WeirError('INVALID_JOB', 'this environment is already running a job');
+    if (this.checkpointing === undefined) refuseSinksThatWouldNeverCommit(this.graph);
     const runner = new JobRunner(this.plan(), this.jobSettings(jobName));
     this.running = true;
     const client = runner.start(options);
