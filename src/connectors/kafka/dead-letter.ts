@@ -6,7 +6,7 @@ import type { MetricGroup } from '../../metrics/registry.js';
 import { BAD_RECORDS_METRIC, BadRecordCounter, badRecordError } from '../shared/bad-records.js';
 import type { KafkaBadRecordPolicy, KafkaConnection, KafkaDeadLetterTarget } from './config.js';
 import { reasonOf } from './config.js';
-import type { KafkaConsumerRecord } from './records.js';
+import type { KafkaConsumerRecord } from './consumer-record.js';
 
 /** Counter of bad records of every policy (the same name as every source's). */
 export const KAFKA_BAD_RECORDS_METRIC = BAD_RECORDS_METRIC;
