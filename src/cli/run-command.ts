@@ -18,7 +18,7 @@ import {
   restoreHint,
 } from './restore.js';
 import { LiveStatusLine } from './status-line.js';
-import { superviseJob } from './supervise.js';
+import { startedByNpm, stopReasonText, superviseJob } from './supervise.js';
 
 /** Where the CLI talks to; injectable so commands can be run against fake streams. */
 export interface CliIO {
@@ -150,10 +150,11 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
   };
 
   const run = await superviseJob(client, {
+    watchParent: startedByNpm(),
     ...(onTick === undefined ? {} : { onTick, tickMs: STATUS_LINE_MS }),
     ...(savepointDir === undefined ? {} : { stop: () => stopWithSavepoint(savepointDir) }),
     onStopRequested: (reason) => {
-      const why = reason.kind === 'signal' ? reason.signal : 'time limit';
+      const why = stopReasonText(reason);
       const how = savepointDir === undefined ? '' : ` with a savepoint into ${savepointDir}`;
       if (log !== undefined) {
         log.write('info', 'job_stopping', `stopping '${jobName}'${how} (${why})`, {
