@@ -53,6 +53,40 @@ export interface SuperviseOptions {
    * passing it on, and the CLI would run on, orphaned.
    */
   readonly watchParent?: boolean;
+  /** The parent to watch: the one the CLI had when it started (default: the current one). */
+  readonly parentPid?: number;
+  /** A stop signal that arrived before the job started ({@link holdStopSignals}): stop at once. */
+  readonly pendingSignal?: NodeJS.Signals;
+}
+
+/** Signals caught before the job runs; see {@link holdStopSignals}. */
+export interface HeldSignals {
+  /** The CLI's parent when the hold began. */
+  readonly parentPid: number;
+  /** The first stop signal received so far, if any. */
+  first(): NodeJS.Signals | undefined;
+  /** Stops catching (after {@link superviseJob} has installed its own handlers). */
+  release(): void;
+}
+
+/**
+ * Catches SIGINT and SIGTERM from now until the job is supervised: without a
+ * listener Node dies of the signal at once, so one sent while the module
+ * loads or the job starts would kill the CLI without a summary or savepoint.
+ */
+export function holdStopSignals(): HeldSignals {
+  let first: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    first ??= signal;
+  };
+  for (const signal of SIGNALS) process.on(signal, onSignal);
+  return {
+    parentPid: process.ppid,
+    first: () => first,
+    release: () => {
+      for (const signal of SIGNALS) process.off(signal, onSignal);
+    },
+  };
 }
 
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
@@ -100,7 +134,7 @@ export async function superviseJob(
     }
     requestStop({ kind: 'signal', signal });
   };
-  const parent = process.ppid;
+  const parent = options.parentPid ?? process.ppid;
   const parentWatch =
     options.watchParent === true
       ? setInterval(() => {
@@ -110,6 +144,7 @@ export async function superviseJob(
       : undefined;
 
   for (const signal of SIGNALS) process.on(signal, onSignal);
+  if (options.pendingSignal !== undefined) onSignal(options.pendingSignal);
   const limit =
     options.durationMs !== undefined && options.durationMs > 0
       ? setTimeout(() => requestStop({ kind: 'duration' }), options.durationMs)
