@@ -1,3 +1,5 @@
+/// <reference types="node" preserve="true" />
+// The declarations use Node's types; a project whose tsconfig lists no `types` (TypeScript >= 6 by default) gets them through this reference.
 /**
  * Weir: stream processing for TypeScript. This module (`weir`) is what a job
  * author needs: streams and their environment, user functions, state,

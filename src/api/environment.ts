@@ -29,6 +29,7 @@ import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
 import { resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
 import { DEFAULT_DEBLOAT_TARGET_MS } from '../runtime/task/buffer-debloat.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
+import { refuseSinksThatWouldNeverCommit } from './commit-check.js';
 import { weirAliasUsed } from './job-module/weir-alias.js';
 import type {
   EnvironmentOptions,
@@ -192,6 +193,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   executeAsync(jobName = 'weir job', options: ExecuteOptions = {}): JobClient {
     if (this.running)
       throw new WeirError('INVALID_JOB', 'this environment is already running a job');
+    if (this.checkpointing === undefined) refuseSinksThatWouldNeverCommit(this.graph);
     const runner = new JobRunner(this.plan(), this.jobSettings(jobName));
     this.running = true;
     const client = runner.start(options);

@@ -159,7 +159,8 @@ Commands:
   jobs       List the jobs of a 'weir run' started with --ui or --metrics-port.
 
 Run options:
-  -p, --parallelism N       default parallelism of operators (default 1)
+  -p, --parallelism N       default parallelism of operators (default: the number of
+                            workers, so one per core; 1 with --workers 0)
       --max-parallelism N   key groups: upper bound for parallelism (default 128)
       --batch-size N        records per batch read by sources (default 1024)
       --workers N|auto      run the subtasks on N worker threads (default auto: one per

@@ -18,7 +18,13 @@ import {
   restoreHint,
 } from './restore.js';
 import { LiveStatusLine } from './status-line.js';
-import { superviseJob } from './supervise.js';
+import {
+  type HeldSignals,
+  holdStopSignals,
+  startedByNpm,
+  stopReasonText,
+  superviseJob,
+} from './supervise.js';
 
 /** Where the CLI talks to; injectable so commands can be run against fake streams. */
 export interface CliIO {
@@ -45,6 +51,15 @@ type SavepointOutcome =
  * stderr gets one JSON object per line instead.
  */
 export async function runCommand(options: RunOptions, io: CliIO): Promise<number> {
+  const held = holdStopSignals();
+  try {
+    return await runJob(options, io, held);
+  } finally {
+    held.release();
+  }
+}
+
+async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promise<number> {
   const env = createEnvironment(options, io.cwd);
   const checkpointDir =
     options.checkpointDir === undefined ? undefined : resolve(io.cwd, options.checkpointDir);
@@ -155,11 +170,15 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
     await client.cancel();
   };
 
-  const run = await superviseJob(client, {
+  const pendingSignal = held.first();
+  const supervised = superviseJob(client, {
+    watchParent: startedByNpm(),
+    parentPid: held.parentPid,
+    ...(pendingSignal === undefined ? {} : { pendingSignal }),
     ...(onTick === undefined ? {} : { onTick, tickMs: STATUS_LINE_MS }),
     ...(savepointDir === undefined ? {} : { stop: () => stopWithSavepoint(savepointDir) }),
     onStopRequested: (reason) => {
-      const why = reason.kind === 'signal' ? reason.signal : 'time limit';
+      const why = stopReasonText(reason);
       const how = savepointDir === undefined ? '' : ` with a savepoint into ${savepointDir}`;
       if (log !== undefined) {
         log.write('info', 'job_stopping', `stopping '${jobName}'${how} (${why})`, {
@@ -176,6 +195,9 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
       else say('forced exit');
     },
   });
+  // Its handlers are in place (it installs them before its first await).
+  held.release();
+  const run = await supervised;
   status?.close();
   await observers.close();
 

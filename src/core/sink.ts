@@ -56,6 +56,12 @@ export interface Sink<T> {
    * that cannot apply them is refused when it is built.
    */
   readonly accepts?: ChangelogMode;
+  /**
+   * True for a sink whose output becomes visible only when a checkpoint
+   * completes (two-phase commit). A job with such a sink and a source that
+   * never ends is refused unless it takes checkpoints: it would commit nothing.
+   */
+  readonly commitsOnCheckpoint?: boolean;
   createWriter(context: SinkContext): SinkWriter<T>;
 }
 

@@ -1,3 +1,5 @@
+/// <reference types="node" preserve="true" />
+// The declarations use Node's types; a project whose tsconfig lists no `types` (TypeScript >= 6 by default) gets them through this reference.
 /**
  * `weir/metrics`: monitoring a job from outside it. The metric registry and
  * its Prometheus rendering, the metrics HTTP server, the names of the metrics

@@ -1,3 +1,5 @@
+/// <reference types="node" preserve="true" />
+// The declarations use Node's types; a project whose tsconfig lists no `types` (TypeScript >= 6 by default) gets them through this reference.
 /**
  * `weir/testing`: harnesses that drive one operator or process function
  * under a manual processing-time clock, and conformance checks every source

@@ -1,3 +1,5 @@
+/// <reference types="node" preserve="true" />
+// The declarations use Node's types; a project whose tsconfig lists no `types` (TypeScript >= 6 by default) gets them through this reference.
 /**
  * `weir/ui`: the web UI. `startWebUi` serves the REST API, `/metrics` and the
  * static pages for the jobs registered with it; the view types describe the

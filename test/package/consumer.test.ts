@@ -20,7 +20,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 
 interface Manifest {
-  readonly exports: Readonly<Record<string, { readonly types: string; readonly import: string }>>;
+  readonly exports: Readonly<Record<string, { readonly types: string; readonly default: string }>>;
   readonly dependencies: Readonly<Record<string, string>>;
 }
 
@@ -40,13 +40,12 @@ async function link(name: string): Promise<void> {
 }
 
 /**
- * The errors of a tsc run that are in our declarations or the consumer. Other
- * packages' declarations are their business: @platformatic/kafka 1.35 names
- * `debug` types without depending on @types/debug.
+ * The errors of a tsc run, in any declarations: Weir's stay clear of those of
+ * the Kafka client, which do not type-check (it names `debug` types without
+ * depending on @types/debug).
  */
-function ownErrors(output: string): string[] {
-  const errors = output.split(/\n(?=\S)/).filter((e) => /\(\d+,\d+\): error /.test(e));
-  return errors.filter((e) => e.startsWith('consumer.ts(') || e.startsWith('node_modules/weir/'));
+function errors(output: string): string[] {
+  return output.split(/\n(?=\S)/).filter((e) => /\(\d+,\d+\): error /.test(e));
 }
 
 beforeAll(async () => {
@@ -65,9 +64,8 @@ beforeAll(async () => {
     'false',
   ]);
   await cp(join(root, 'package.json'), join(pkg, 'package.json'));
-  // What `npm install weir` brings along, and what a TypeScript project on Node has.
+  // What `npm install weir` brings along (Node's types included).
   for (const name of Object.keys(manifest.dependencies)) await link(name);
-  await link('@types/node');
   await writeFile(join(project, 'package.json'), '{ "type": "module", "private": true }\n');
 }, 120_000);
 
@@ -79,7 +77,7 @@ describe('published package', () => {
   it('has the files every subpath export points to', () => {
     for (const [subpath, target] of Object.entries(manifest.exports)) {
       expect(existsSync(join(pkg, target.types)), `${subpath} types`).toBe(true);
-      expect(existsSync(join(pkg, target.import)), `${subpath} import`).toBe(true);
+      expect(existsSync(join(pkg, target.default)), `${subpath} default`).toBe(true);
     }
   });
 
@@ -154,6 +152,6 @@ describe('published package', () => {
       () => '',
       (error: { stdout?: string }) => error.stdout ?? String(error),
     );
-    expect(ownErrors(output)).toEqual([]);
-  });
+    expect(errors(output)).toEqual([]);
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { JobDefinition } from './job.js';
 import { aliasWeirToSelf } from './weir-alias.js';
 
@@ -17,7 +18,9 @@ const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
  * `import ... from 'weir'` inside the job resolve to this CLI's own copy of
  * the library, so the environment the CLI creates and the classes the job
  * uses are the same, wherever the job file lives. (The alias covers ES
- * modules; a job Node treats as CommonJS resolves `weir` the normal way.)
+ * modules; a job Node treats as CommonJS resolves `weir` the normal way,
+ * from its own project, and gets Weir's ES modules through Node's require of
+ * ES modules.)
  */
 export interface LoadJobOptions {
   /**
@@ -46,7 +49,13 @@ export async function loadJobModule(
 
   let loaded: unknown;
   try {
-    loaded = await import(pathToFileURL(path).href);
+    // A .cts module is CommonJS whatever its package says. Through `import()`
+    // the TypeScript loader would hand Node its source, and Node's require for
+    // such modules cannot load ES modules such as `weir`; `require` can.
+    loaded =
+      extname(path) === '.cts'
+        ? { default: createRequire(import.meta.url)(path) }
+        : await import(pathToFileURL(path).href);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new JobModuleError(`failed to load job module '${specifier}': ${reason}`, {
@@ -87,6 +96,33 @@ async function enableTypeScript(): Promise<void> {
   // CommonJS to Node, and only tsx's require hook can load it.
   const [esm, cjs] = await Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]);
   esm.register();
+  const extensions = moduleExtensions();
+  const nativeJs = extensions['.js'];
   cjs.register();
+  const compiledJs = extensions['.js'];
+  if (nativeJs !== undefined && compiledJs !== undefined && nativeJs !== compiledJs) {
+    // tsx's require hook would compile Weir's own ES modules to CommonJS when a
+    // CommonJS job requires `weir`: a second copy of the library, whose classes
+    // and symbols are not the engine's. Node loads them itself (require of ES
+    // modules, Node >= 20.19), from the same module cache as this CLI.
+    const ownFiles = fileURLToPath(new URL('../../', import.meta.url));
+    extensions['.js'] = function (this: unknown, module: unknown, filename: string): unknown {
+      const own =
+        filename.startsWith(ownFiles) && !filename.includes('node_modules', ownFiles.length);
+      return (own ? nativeJs : compiledJs).call(this, module, filename);
+    };
+  }
   typeScriptEnabled = true;
+}
+
+type ExtensionHandler = (this: unknown, module: unknown, filename: string) => unknown;
+
+/** `Module._extensions`, the CommonJS loader's table of file handlers that require hooks replace. */
+function moduleExtensions(): Record<string, ExtensionHandler | undefined> {
+  const moduleClass: unknown = createRequire(import.meta.url)('node:module');
+  const table: unknown =
+    typeof moduleClass === 'function' ? Reflect.get(moduleClass, '_extensions') : undefined;
+  return typeof table === 'object' && table !== null
+    ? (table as Record<string, ExtensionHandler | undefined>)
+    : {};
 }

@@ -8,7 +8,7 @@ import { formatCount, formatDuration } from '../format.js';
 import { type Observers, startObservers } from '../observe.js';
 import { RateMeter } from '../rate-meter.js';
 import type { CliIO } from '../run-command.js';
-import { type StopReason, superviseJob } from '../supervise.js';
+import { type StopReason, startedByNpm, stopReasonText, superviseJob } from '../supervise.js';
 import { DemoBoard } from './demo-board.js';
 import { buildClickDemo, DEMO_OPERATORS } from './demo-job.js';
 import {
@@ -117,6 +117,7 @@ async function runDemo(
   }
 
   const run = await superviseJob(client, {
+    watchParent: startedByNpm(),
     durationMs: options.durationMs,
     tickMs: screen === undefined ? PLAIN_TICK_MS : TTY_TICK_MS,
     onTick: () => {
@@ -154,7 +155,8 @@ async function runDemo(
 }
 
 function stopText(reason: StopReason): string {
-  return reason.kind === 'duration' ? 'time limit reached' : `${reason.signal} received`;
+  if (reason.kind === 'duration') return 'time limit reached';
+  return reason.kind === 'signal' ? `${reason.signal} received` : stopReasonText(reason);
 }
 
 /** Colour only for people: a terminal that is not "dumb", and no NO_COLOR (https://no-color.org). */

@@ -16,9 +16,9 @@ import {
   positiveMs,
   shaped,
 } from '../shared/config.js';
+import type { KafkaConsumerRecord } from './consumer-record.js';
 import type { KafkaFormat } from './formats.js';
 import { emitKafkaWarning, type KafkaReconnectSettings, kafkaReconnectEntry } from './reconnect.js';
-import type { KafkaConsumerRecord } from './records.js';
 
 export { reasonOf } from '../shared/bad-records.js';
 

@@ -7,13 +7,13 @@ import { BAD_RECORDS_METRIC, BadRecordCounter, badRecordError } from '../shared/
 import { apiErrors } from './client.js';
 import type { KafkaBadRecordPolicy, KafkaConnection, KafkaDeadLetterTarget } from './config.js';
 import { reasonOf } from './config.js';
+import type { KafkaConsumerRecord } from './consumer-record.js';
 import {
   isClusterUnreachable,
   KafkaReconnector,
   reconnectsCounter,
   shortReason,
 } from './reconnect.js';
-import type { KafkaConsumerRecord } from './records.js';
 
 /** Counter of bad records of every policy (the same name as every source's). */
 export const KAFKA_BAD_RECORDS_METRIC = BAD_RECORDS_METRIC;

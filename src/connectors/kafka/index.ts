@@ -1,3 +1,5 @@
+/// <reference types="node" preserve="true" />
+// The declarations use Node's types; a project whose tsconfig lists no `types` (TypeScript >= 6 by default) gets them through this reference.
 /**
  * Kafka connectors for Weir (`import { KafkaSource, KafkaSink } from 'weir/kafka'`):
  * a checkpointed, per-partition event-time source and an at-least-once or
@@ -15,6 +17,7 @@ export type {
   KafkaSourceOptions,
   StartingOffsets,
 } from './config.js';
+export type { KafkaConsumerRecord } from './consumer-record.js';
 export {
   DEAD_LETTER_FAILURES_METRIC,
   DEFAULT_MAX_DEAD_LETTER_BYTES,
@@ -22,7 +25,6 @@ export {
 } from './dead-letter.js';
 export { type AvroSchema, type KafkaFormat, KafkaFormats } from './formats.js';
 export { KAFKA_RECONNECTS_METRIC, type KafkaReconnectOptions } from './reconnect.js';
-export type { KafkaConsumerRecord } from './records.js';
 export { KafkaSink } from './sink/kafka-sink.js';
 export { KafkaSource } from './source/kafka-source.js';
 export { ownerOf } from './source/source-options.js';

@@ -3,22 +3,10 @@
  * batches.
  */
 import type { fetchV17, KafkaRecord, RecordsBatch } from '@platformatic/kafka';
+import type { KafkaConsumerRecord } from './consumer-record.js';
 import { IS_CONTROL } from './source/aborted-transactions.js';
 
 type FetchResponsePartition = fetchV17.FetchResponsePartition;
-
-/** A record as it was stored in Kafka, with where it came from. */
-export interface KafkaConsumerRecord {
-  readonly topic: string;
-  readonly partition: number;
-  /** Offset within the partition (exact up to 2^53). */
-  readonly offset: number;
-  /** The record's timestamp (CreateTime or LogAppendTime), epoch ms. */
-  readonly timestamp: number;
-  readonly key: Buffer | undefined;
-  readonly value: Buffer | undefined;
-  readonly headers: readonly (readonly [string, Buffer | undefined])[];
-}
 
 /**
  * Calls `visit` for every data record at or after `from`; returns the next

@@ -1,3 +1,5 @@
+/// <reference types="node" preserve="true" />
+// The declarations use Node's types; a project whose tsconfig lists no `types` (TypeScript >= 6 by default) gets them through this reference.
 /**
  * PostgreSQL connectors (`weir/postgres`): change data capture through
  * logical replication, an upsert sink, an exactly-once transactional

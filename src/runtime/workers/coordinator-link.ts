@@ -27,6 +27,8 @@ export class CoordinatorLink implements ExecutorDriver, CheckpointListener {
   });
   /** Set by the worker's main loop: stops the executor at its next step. */
   onStop: (() => void) | undefined;
+  /** Set by the worker's main loop: sends its metrics to the main thread. */
+  onReportMetrics: (() => void) | undefined;
 
   constructor(
     private readonly parent: MessagePort,
@@ -90,6 +92,9 @@ export class CoordinatorLink implements ExecutorDriver, CheckpointListener {
         break;
       case 'close':
         this.closeRequested();
+        break;
+      case 'report-metrics':
+        this.onReportMetrics?.();
         break;
     }
     this.wakeup.notify();

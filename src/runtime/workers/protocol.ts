@@ -57,7 +57,9 @@ export type ToWorker =
   | { readonly t: 'precommit'; readonly req: number; readonly id: number }
   /** After the final checkpoint (or a stop): close the tasks and report. */
   | { readonly t: 'close' }
-  | { readonly t: 'stop' };
+  | { readonly t: 'stop' }
+  /** The job failed: send the current metrics now, for the failure summary. */
+  | { readonly t: 'report-metrics' };
 
 /** An error as it crosses threads. */
 export interface SerializedError {

@@ -230,12 +230,37 @@ export class ThreadedAttempt implements JobAttempt {
       return outcome;
     } catch (error) {
       await coordinator.drain().catch(() => {});
+      await this.flushMetrics();
       throw error;
     } finally {
       await Promise.all(workers.map((w) => w.thread.terminate()));
     }
   }
+
+  /**
+   * Asks every worker still there for its metrics and waits (briefly) for
+   * them: a job that fails before the periodic reports would otherwise say
+   * it read nothing.
+   */
+  private async flushMetrics(): Promise<void> {
+    const asked = this.workers.filter((w) => w.alive);
+    const before = asked.map((w) => w.metricReports);
+    for (const w of asked) w.post({ t: 'report-metrics' });
+    const deadline = performance.now() + METRICS_FLUSH_MS;
+    await new Promise<void>((resolve) => {
+      const poll = () => {
+        const answered = asked.every((w, i) => w.metricReports > before[i]! || !w.alive);
+        if (answered || performance.now() > deadline) resolve();
+        else setTimeout(poll, 5);
+      };
+      poll();
+    });
+    this.metrics.publish();
+  }
 }
+
+/** How long a failed job waits for the workers' last metrics before it reports. */
+const METRICS_FLUSH_MS = 2000;
 
 /** Adds what a worker's collecting sink received to the main thread's copy of that sink. */
 function collectInto(plan: ExecutionPlan, records: CollectedRecords): void {

@@ -101,16 +101,19 @@ async function runSubtasks(
     .map(({ i }) => i);
   const coordinator = new CoordinatorLink(parent, [...peers.values()], tasks, slots, wakeup);
   const executor = new LocalExecutor(tasks, timers, coordinator);
+  const reportMetrics = () => post({ t: 'metrics', metrics: metrics.snapshot() });
   coordinator.onStop = () => executor.stop();
+  coordinator.onReportMetrics = reportMetrics;
   coordinator.reportStates();
   post({ t: 'started', slots });
-  const reporter = setInterval(
-    () => post({ t: 'metrics', metrics: metrics.snapshot() }),
-    METRICS_REPORT_MS,
-  );
+  const reporter = setInterval(reportMetrics, METRICS_REPORT_MS);
   reporter.unref();
   try {
     await executor.run();
+  } catch (error) {
+    // Before the failure (messages keep their order): the summary counts what this worker did.
+    reportMetrics();
+    throw error;
   } finally {
     clearInterval(reporter);
   }

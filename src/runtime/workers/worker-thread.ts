@@ -29,6 +29,8 @@ export class WorkerThread {
   closed: { collected: CollectedRecords[] } | undefined;
   /** The worker's newest metric samples (sent twice a second, and when it closes). */
   metrics: MetricSample[] = [];
+  /** How many metric reports have arrived: to wait for one asked for. */
+  metricReports = 0;
   private nextReq = 0;
   private readonly replies = new Map<
     number,
@@ -55,9 +57,12 @@ export class WorkerThread {
       } else if (m.t === 'failed') fail(workerError(index, m.error));
       else if (m.t === 'closed') {
         this.metrics = m.metrics;
+        this.metricReports++;
         this.closed = { collected: m.collected };
-      } else if (m.t === 'metrics') this.metrics = m.metrics;
-      else if (m.t === 'finished') this.finished = true;
+      } else if (m.t === 'metrics') {
+        this.metrics = m.metrics;
+        this.metricReports++;
+      } else if (m.t === 'finished') this.finished = true;
       else if (m.t === 'started') this.started = true;
       onMessage(this, m);
     });
@@ -77,6 +82,11 @@ export class WorkerThread {
           }),
         );
     });
+  }
+
+  /** Whether the thread can still answer (it has not died, exited or been terminated). */
+  get alive(): boolean {
+    return this.dead === undefined;
   }
 
   /** Sends a command that needs no answer. */

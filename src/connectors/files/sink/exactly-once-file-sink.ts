@@ -47,6 +47,7 @@ function newToken(): string {
  */
 export class ExactlyOnceFileSink<T> implements Sink<T> {
   readonly name = 'exactly-once files';
+  readonly commitsOnCheckpoint = true;
 
   constructor(private readonly options: ExactlyOnceFileSinkOptions<T>) {
     parseOptions('ExactlyOnceFileSink', exactlyOnceFileSinkSchema, options);

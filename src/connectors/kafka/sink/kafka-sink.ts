@@ -94,11 +94,14 @@ function sinkConfig<T>(options: KafkaSinkOptions<T>): SinkConfig<T> {
  */
 export class KafkaSink<T> implements Sink<T> {
   readonly name: string;
+  /** Exactly-once: records are in Kafka transactions committed on checkpoints. */
+  readonly commitsOnCheckpoint: boolean;
   private readonly config: SinkConfig<T>;
 
   constructor(options: KafkaSinkOptions<T>) {
     this.config = sinkConfig(options);
     this.name = this.config.name;
+    this.commitsOnCheckpoint = this.config.exactlyOnce;
   }
 
   createWriter(context: SinkContext): TwoPhaseCommitWriter<T> {

@@ -19,9 +19,10 @@ import {
   topicsMatching,
 } from '../client.js';
 import { reasonOf } from '../config.js';
+import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { isClusterUnreachable, KafkaReconnector, reconnectsCounter } from '../reconnect.js';
-import { consumerRecord, forEachRecord, type KafkaConsumerRecord } from '../records.js';
+import { consumerRecord, forEachRecord } from '../records.js';
 import {
   PartitionTime,
   type SourceTimeSpec,

@@ -7,8 +7,8 @@ import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { newAdmin, newConsumer, topicsMatching } from '../client.js';
 import { reasonOf } from '../config.js';
+import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
-import type { KafkaConsumerRecord } from '../records.js';
 import {
   PartitionTime,
   type SourceTimeSpec,

@@ -8,8 +8,8 @@ import {
   kafkaSourceSchema,
   type StartingOffsets,
 } from '../config.js';
+import type { KafkaConsumerRecord } from '../consumer-record.js';
 import type { KafkaFormat } from '../formats.js';
-import type { KafkaConsumerRecord } from '../records.js';
 
 export type {
   KafkaDeserializerSourceOptions,

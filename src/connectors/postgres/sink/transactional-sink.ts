@@ -431,6 +431,7 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
  */
 export class PostgresTransactionalSink<T> implements Sink<T> {
   readonly name: string;
+  readonly commitsOnCheckpoint = true;
   private readonly config: SinkConfig<T>;
   private readonly prepareTimeoutMs: number;
   private readonly prefix: string | undefined;
