@@ -303,9 +303,13 @@ function pathsOf(
   out: (string | number)[][] = [],
 ): (string | number)[][] {
   out.push(at);
-  if (Array.isArray(json)) json.forEach((v, i) => pathsOf(v, [...at, i], out));
-  else if (typeof json === 'object' && json !== null)
+  if (Array.isArray(json)) {
+    json.forEach((v, i) => {
+      pathsOf(v, [...at, i], out);
+    });
+  } else if (typeof json === 'object' && json !== null) {
     for (const [k, v] of Object.entries(json)) pathsOf(v, [...at, k], out);
+  }
   return out;
 }
 
