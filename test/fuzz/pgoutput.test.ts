@@ -8,6 +8,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { TableInfo } from '../../src/connectors/postgres/cdc/catalog.js';
+import { ChangeDecoder } from '../../src/connectors/postgres/cdc/change-decoder.js';
 import { decodeRow, relationShape } from '../../src/connectors/postgres/cdc/changes.js';
 import {
   decodeReplicationMessage,
@@ -605,5 +607,130 @@ describe('fuzz: kept PostgreSQL text values', () => {
     const result = outcome(() => decodeRow(shape, [text], '__u'));
     expect('error' in result).toBe(true);
     if ('error' in result) expectOurError(result.error, ['SOURCE_FAILED'], /public\.t\.c \(/);
+  });
+});
+
+describe('fuzz: pgoutput message sequences', () => {
+  const tables = new Map<string, TableInfo>([
+    [
+      'public.a',
+      { schema: 'public', table: 'a', relationId: 1, primaryKey: ['id'], replicaIdentity: 'd' },
+    ],
+    [
+      'public.b',
+      { schema: 'public', table: 'b', relationId: 2, primaryKey: [], replicaIdentity: 'f' },
+    ],
+  ]);
+  const relation = (relationId: number, table: string, columns: number): PgOutputMessage => ({
+    tag: 'relation',
+    relationId,
+    schema: 'public',
+    table,
+    replicaIdentity: 'd',
+    columns: Array.from({ length: columns }, (_, i) => ({
+      name: i === 0 ? 'id' : `c${i}`,
+      isKey: i === 0,
+      typeOid: i === 0 ? 23 : 25,
+      typeMod: -1,
+    })),
+  });
+  const id = fc.constantFrom(1, 2, 3);
+  const row = fc.array(fc.oneof(fc.integer().map(String), tupleValue), { maxLength: 4 });
+  const message: fc.Arbitrary<PgOutputMessage> = fc.oneof(
+    fc.record({
+      tag: fc.constant('begin' as const),
+      finalLsn: lsn,
+      commitTimeUs: timeUs,
+      xid: u32,
+    }),
+    fc.record({
+      tag: fc.constant('commit' as const),
+      commitLsn: lsn,
+      endLsn: lsn,
+      commitTimeUs: timeUs,
+    }),
+    fc
+      .tuple(id, fc.constantFrom('a', 'b', 'c'), fc.nat({ max: 3 }))
+      .map(([r, t, n]) => relation(r, t, n)),
+    fc.record({ tag: fc.constant('insert' as const), relationId: id, newTuple: row }),
+    fc.record({
+      tag: fc.constant('update' as const),
+      relationId: id,
+      oldKind: fc.constantFrom('K' as const, 'O' as const, undefined),
+      oldTuple: fc.option(row, { nil: undefined }),
+      newTuple: row,
+    }),
+    fc.record({
+      tag: fc.constant('delete' as const),
+      relationId: id,
+      oldKind: fc.constantFrom('K' as const, 'O' as const),
+      oldTuple: row,
+    }),
+    fc.record({
+      tag: fc.constant('truncate' as const),
+      cascade: fc.boolean(),
+      restartIdentity: fc.boolean(),
+      relationIds: fc.array(id, { maxLength: 3 }),
+    }),
+  );
+
+  it('a row with fewer values than its relation has columns fails (its missing columns became null)', () => {
+    const types = new TypeMapper(mappings()[0]!);
+    const shape = relationShape(
+      'src',
+      'public',
+      'a',
+      [
+        { name: 'id', typeOid: 23, typeMod: -1, isKey: true },
+        { name: 'c1', typeOid: 25, typeMod: -1, isKey: false },
+      ],
+      ['id'],
+      'd',
+      types,
+    );
+    const result = outcome(() => decodeRow(shape, ['1'], '__u'));
+    expect('error' in result).toBe(true);
+    if ('error' in result)
+      expectOurError(result.error, ['SOURCE_FAILED'], /public\.a has 1 values for its 2 columns/);
+  });
+
+  it('any sequence: each message is handled or fails with SOURCE_FAILED; records are well-formed', () => {
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 30 }), fc.boolean(), (messages, flatten) => {
+        const types = new TypeMapper(mappings()[0]!);
+        const emitted: unknown[] = [];
+        const decoder = new ChangeDecoder(
+          {
+            name: 'src',
+            db: 'db',
+            tables,
+            types,
+            records: { flatten, tombstonesOnDelete: true },
+            placeholder: '__u',
+            truncateEvents: true,
+            watermarkDelayMs: 0,
+            now: () => 0,
+            reloadTypes: async () => {},
+          },
+          { lsn: 0n, lastCommitLsn: undefined, partial: undefined },
+          (record) => emitted.push(record),
+        );
+        for (const m of messages) {
+          const result = outcome(() =>
+            decoder.handle({ kind: 'xlog', start: 10n, walEnd: 20n, message: m }),
+          );
+          if ('error' in result) {
+            expectOurError(result.error, ['SOURCE_FAILED']);
+            return;
+          }
+        }
+        for (const r of emitted) {
+          expect(r).toHaveProperty('topic');
+          expect(r).toHaveProperty('key');
+          expect(r).toHaveProperty('value');
+        }
+      }),
+      fuzzParameters(),
+    );
   });
 });
