@@ -190,11 +190,32 @@ describe('fuzz: kept inputs', () => {
     { name: 'row under a header', bytes: [0x61, 0x0a, 0xff, 0x0a], header: true, bad: [2] },
     // csv-parse took FF FE for a UTF-16 byte order mark and decoded the file as UTF-16.
     { name: 'UTF-16 byte order mark', bytes: [0xff, 0xfe, 0x61, 0x0a], header: false, bad: [1] },
+    // A header with an invalid byte, then a skipped row: the header's line was forgotten
+    // when the skipped row was checked, and rows were keyed by a name with U+FFFD.
+    {
+      name: 'invalid header before a skipped row',
+      bytes: [0x2c, 0x80, 0x2c, 0x0a, 0x20, 0x0a, 0x2c, 0x2c, 0x0a],
+      header: true,
+      bad: [2, 3],
+    },
   ])('CSV: $name', async ({ bytes, header, bad }) => {
     const format = header ? FileFormat.csv({ header: true }) : FileFormat.csv();
     const result = await read<unknown>(await tempDir(), Buffer.from(bytes), format);
     expect(result.records).toEqual([]);
     expect(result.bad.map((b) => b.line)).toEqual(bad);
     expect(result.counted).toBe(bad.length);
+  });
+});
+
+describe('fuzz: kept JSON Lines inputs', () => {
+  // A line holding only a vertical tab was a bad record, one holding a space and a
+  // vertical tab a blank line: the fast path of the blank-line check missed white space.
+  it.each([
+    { name: 'vertical tab', bytes: [0x0b, 0x0a, 0x31, 0x0a], records: [1] },
+    { name: 'no-break space', bytes: [0xc2, 0xa0, 0x0a, 0x32], records: [2] },
+  ])('$name', async ({ bytes, records }) => {
+    const result = await read<unknown>(await tempDir(), Buffer.from(bytes), FileFormat.jsonLines());
+    expect(result.records).toEqual(records);
+    expect(result.bad).toEqual([]);
   });
 });

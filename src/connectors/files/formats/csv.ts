@@ -104,11 +104,17 @@ export function csvFormat(
       };
       // Invalid bytes are found ahead of the parser, which decodes them to U+FFFD.
       const invalid = new InvalidUtf8Lines();
+      // With a header, whether it is valid is known at the first record: csv-parse has
+      // decoded its names by then, and an invalid line before that record left U+FFFD in one.
       let headerInvalid = header === true ? undefined : false;
-      const notUtf8 = (at: RecordText): string | undefined => {
-        headerInvalid ??= at.line > 1 && invalid.within(1, at.line - 1);
-        if (headerInvalid) return 'the header row is not valid UTF-8';
-        return invalid.within(at.line, at.last) ? 'the record is not valid UTF-8' : undefined;
+      const notUtf8 = (at: RecordText, columns?: unknown): string | undefined => {
+        if (headerInvalid === undefined && columns !== undefined) {
+          headerInvalid = hasReplacement(columns) && invalid.within(1, at.line - 1).length > 0;
+        }
+        if (headerInvalid === true) return 'the header row is not valid UTF-8';
+        const bad = invalid.within(at.line, at.last).length > 0;
+        if (headerInvalid === false) invalid.forget(at.line);
+        return bad ? 'the record is not valid UTF-8' : undefined;
       };
       const parser: Parser = parse({
         ...parserOptions,
@@ -116,7 +122,8 @@ export function csvFormat(
           const { record, raw } = unwrapRaw(wrapped);
           const at = locate(context.lines, raw);
           const { line, text } = at;
-          const encodingError = notUtf8(at);
+          // The column names, as csv-parse decoded them (absent from its typings).
+          const encodingError = notUtf8(at, Reflect.get(context, 'columns') ?? []);
           if (encodingError !== undefined) {
             output.bad(line, text, encodingError);
             return null;
@@ -166,6 +173,15 @@ export function csvFormat(
       if (failure !== undefined) throw failure;
     },
   };
+}
+
+/** Whether csv-parse's column descriptions hold a name with U+FFFD. */
+function hasReplacement(columns: unknown): boolean {
+  if (!Array.isArray(columns)) return false;
+  return columns.some((c: unknown) => {
+    const name: unknown = typeof c === 'object' && c !== null ? Reflect.get(c, 'name') : c;
+    return typeof name === 'string' && name.includes('\uFFFD');
+  });
 }
 
 /** Where a record is (first and last line) and its text. */

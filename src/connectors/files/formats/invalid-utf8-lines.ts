@@ -36,16 +36,17 @@ export class InvalidUtf8Lines {
     if (tail !== undefined) this.scan(tail);
   }
 
-  /**
-   * Whether any of lines `from` to `to` (inclusive) holds invalid bytes.
-   * Calls come in file order: lines before `from` are forgotten.
-   */
-  within(from: number, to: number): boolean {
+  /** The lines from `from` to `to` (inclusive) that hold invalid bytes. */
+  within(from: number, to: number): number[] {
+    return this.pending.filter((line) => line >= from && line <= to);
+  }
+
+  /** Forgets lines before `line`: asked about already (calls come in file order). */
+  forget(line: number): void {
     const pending = this.pending;
     let drop = 0;
-    while (drop < pending.length && (pending[drop] as number) < from) drop++;
+    while (drop < pending.length && (pending[drop] as number) < line) drop++;
     if (drop > 0) pending.splice(0, drop);
-    return pending.length > 0 && (pending[0] as number) <= to;
   }
 
   private scan(bytes: Buffer): void {
