@@ -269,7 +269,10 @@ describe('fuzz: pgoutput payloads', () => {
           // such as the send time, may differ), nothing decoded with replacements.
           const again = encodeReplication(result.value);
           expect(again.length).toBe(bytes.length);
-          expect(decodeReplicationMessage(again)).toEqual(result.value);
+          // Times beyond ±2^53 microseconds (centuries away) are not exact as numbers.
+          if (exactTimes(result.value)) {
+            expect(decodeReplicationMessage(again)).toEqual(result.value);
+          }
           if (!bytes.includes(Buffer.from('\uFFFD'))) {
             expect(
               JSON.stringify(result.value, (_k, v: unknown) =>
@@ -283,6 +286,13 @@ describe('fuzz: pgoutput payloads', () => {
     );
   });
 });
+
+/** Whether the message's times are exact numbers (so re-encoding gives the same bytes). */
+function exactTimes(m: ReplicationMessage): boolean {
+  if (m.kind === 'keepalive') return Number.isSafeInteger(m.serverTimeMs * 1000);
+  const t = m.message;
+  return !('commitTimeUs' in t) || Number.isSafeInteger(t.commitTimeUs);
+}
 
 /** An xlog payload around a pgoutput message given as bytes. */
 function xlog(message: Buffer): Buffer {
