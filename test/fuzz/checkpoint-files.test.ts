@@ -284,6 +284,22 @@ describe('fuzz: kept checkpoint files', () => {
     await rm(base, { recursive: true, force: true });
   });
 
+  it('one bit flipped in the name "metadataChecksum" (found with seed 13): was read without checking, with an extra field', async () => {
+    const { dir, base } = await copy(2);
+    const path = join(dir, META);
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, text.replace('"metadataChecksum"', '"metadataChecksul"'));
+    const result = await readAndRestore(dir);
+    expect('error' in result).toBe(true);
+    if ('error' in result) {
+      expectRefused(result.error, base);
+      expect((result.error as WeirError).message).toMatch(
+        /_metadata\.json has a wrong 'metadataChecksul'/,
+      );
+    }
+    await rm(base, { recursive: true, force: true });
+  });
+
   it('a state file named like an Object.prototype member has no checksum (its "checksum" was a function, then a TypeError)', async () => {
     const { dir, base } = await copy(2);
     const meta = JSON.parse(await readFile(join(dir, META), 'utf8')) as Record<string, unknown>;

@@ -21,6 +21,37 @@ const STATE_KINDS: ReadonlySet<string> = new Set([
 
 type Problem = (field: string, problem: string) => WeirError;
 
+/** Fields Weir writes in `_metadata.json` and in each of its operators: any other is a damaged name. */
+const METADATA_FIELDS: ReadonlySet<string> = new Set([
+  'format',
+  'version',
+  'kind',
+  'checkpointId',
+  'jobName',
+  'createdAt',
+  'maxParallelism',
+  'final',
+  'operators',
+  'references',
+  'keepFrom',
+  'checksums',
+  'metadataChecksum',
+]);
+const OPERATOR_FIELDS: ReadonlySet<string> = new Set([
+  'uid',
+  'name',
+  'parallelism',
+  'files',
+  'sourcePositions',
+]);
+
+function unknownField(
+  value: Record<string, unknown>,
+  known: ReadonlySet<string>,
+): string | undefined {
+  return Object.keys(value).find((k) => !known.has(k));
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -46,6 +77,12 @@ function optional(value: unknown, check: (v: unknown) => boolean): boolean {
 export function checkMetadataShape(path: string, file: string, m: Record<string, unknown>): void {
   const fail: Problem = (field, problem) =>
     checkpointDamaged(path, file, `has a wrong '${field}': it ${problem}`);
+  const unknown = unknownField(m, METADATA_FIELDS);
+  if (unknown !== undefined) throw fail(unknown, 'is not a field of checkpoint metadata');
+  // Checksums of state files came with the metadata's own: one without the other is a damaged name.
+  if (m.checksums !== undefined && m.metadataChecksum === undefined) {
+    throw fail('metadataChecksum', 'is missing while the state files have checksums');
+  }
   if (!isCount(m.version, 1)) throw fail('version', 'is not a positive whole number');
   if (!optional(m.kind, (k) => k === 'checkpoint' || k === 'savepoint')) {
     throw fail('kind', "is neither 'checkpoint' nor 'savepoint'");
@@ -59,6 +96,8 @@ export function checkMetadataShape(path: string, file: string, m: Record<string,
   array(m.operators, 'operators', fail).forEach((op, i) => {
     const at = `operators[${i}]`;
     if (!isObject(op)) throw fail(at, 'is not an object');
+    const unknownOp = unknownField(op, OPERATOR_FIELDS);
+    if (unknownOp !== undefined) throw fail(`${at}.${unknownOp}`, 'is not a field of an operator');
     if (typeof op.uid !== 'string') throw fail(`${at}.uid`, 'is not a string');
     if (!optional(op.name, (n) => typeof n === 'string'))
       throw fail(`${at}.name`, 'is not a string');
