@@ -1,6 +1,8 @@
 import avro from 'avsc';
 import { invalidArgument } from '../../core/errors.js';
+import { reasonOf } from '../shared/bad-records.js';
 import { decodeUtf8 } from '../shared/utf8.js';
+import { checkAvroDatum } from './avro-check.js';
 
 /**
  * How record values (or keys) are turned into bytes and back. `deserialize`
@@ -28,8 +30,14 @@ export const KafkaFormats = {
   json<T>(): KafkaFormat<T> {
     return {
       name: 'json',
-      deserialize: (bytes) =>
-        JSON.parse(decodeUtf8(required(bytes, 'json'), 'json: the value')) as T,
+      deserialize: (bytes) => {
+        const text = decodeUtf8(required(bytes, 'json'), 'json: the value');
+        try {
+          return JSON.parse(text) as T;
+        } catch (cause) {
+          throw new Error(`json: the value is not valid JSON: ${reasonOf(cause)}`, { cause });
+        }
+      },
       serialize: (value) => {
         const text = JSON.stringify(value);
         if (text === undefined)
@@ -39,12 +47,14 @@ export const KafkaFormats = {
     };
   },
 
-  /** UTF-8 text; invalid UTF-8 is a bad record rather than silently replaced. */
+  /**
+   * UTF-8 text, byte for byte (a leading byte order mark is kept); invalid
+   * UTF-8 is a bad record rather than silently replaced.
+   */
   string(): KafkaFormat<string> {
-    const decoder = new TextDecoder('utf-8', { fatal: true });
     return {
       name: 'string',
-      deserialize: (bytes) => decoder.decode(required(bytes, 'string')),
+      deserialize: (bytes) => decodeUtf8(required(bytes, 'string'), 'string: the value'),
       serialize: (value) => Buffer.from(value, 'utf8'),
     };
   },
@@ -62,7 +72,10 @@ export const KafkaFormats = {
    * Avro binary encoding of a single datum with the given schema (no
    * container file, no schema-registry header). With `readerSchema`, data
    * written with `schema` is resolved into the reader's schema (schema
-   * evolution). Values that do not match the schema fail to serialize.
+   * evolution). Values that do not match the schema fail to serialize; bytes
+   * that are not one whole datum of `schema` (cut short, lengths or counts
+   * beyond the bytes there are, strings that are not valid UTF-8, bytes left
+   * over) fail to deserialize.
    */
   avro<T>(
     schema: AvroSchema,
@@ -84,10 +97,15 @@ export const KafkaFormats = {
       name: `avro(${writer.name ?? writer.typeName})`,
       deserialize: (bytes) => {
         const buf = required(bytes, 'avro');
-        // fromBuffer checks that the whole buffer was consumed (trailing garbage fails).
-        return (
-          resolver === undefined ? reader.fromBuffer(buf) : reader.fromBuffer(buf, resolver)
-        ) as T;
+        try {
+          // Lengths, counts and UTF-8 first: avsc itself reads past the end before it notices.
+          checkAvroDatum(writer, buf);
+          return (
+            resolver === undefined ? reader.fromBuffer(buf) : reader.fromBuffer(buf, resolver)
+          ) as T;
+        } catch (cause) {
+          throw new Error(`avro: the value cannot be decoded: ${reasonOf(cause)}`, { cause });
+        }
       },
       serialize: (value) => {
         const errors: string[] = [];

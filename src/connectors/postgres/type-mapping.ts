@@ -54,6 +54,9 @@ export function typeInfoFromRow(row: readonly unknown[]): TypeInfo {
   };
 }
 
+/** Most dimensions an array value may have (PostgreSQL's MAXDIM). */
+const MAX_ARRAY_DIMENSIONS = 6;
+
 /** Turns one text value into an event value. */
 export type Converter = (text: string) => PgValue;
 
@@ -93,11 +96,35 @@ function timePrecision(typeMod: number): number {
   return typeMod < 0 ? 6 : typeMod;
 }
 
+/** An integer as PostgreSQL writes it; anything else fails rather than becoming NaN. */
+function integerText(t: string): string {
+  if (!/^-?\d+$/.test(t)) throw new Error(`not an integer: '${t.slice(0, 40)}'`);
+  return t;
+}
+
+function integer(t: string): number {
+  return Number(integerText(t));
+}
+
+/** A float as PostgreSQL writes it (`NaN`, `Infinity` included); anything else fails. */
+function float(t: string): number {
+  if (!FLOAT_TEXT.test(t)) throw new Error(`not a number: '${t.slice(0, 40)}'`);
+  return Number(t);
+}
+
+const FLOAT_TEXT = /^(?:-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|NaN|-?Infinity)$/;
+
+function bool(t: string): boolean {
+  if (t === 't') return true;
+  if (t === 'f') return false;
+  throw new Error(`not a boolean: '${t.slice(0, 40)}'`);
+}
+
 function int8Converter(mode: ResolvedTypeMapping['int8']): Converter {
-  if (mode === 'bigint') return (t) => BigInt(t);
+  if (mode === 'bigint') return (t) => BigInt(integerText(t));
   if (mode === 'string') return (t) => t;
   return (t) => {
-    const n = Number(t);
+    const n = integer(t);
     if (!Number.isSafeInteger(n)) {
       throw new RangeError(
         `BIGINT value ${t} is beyond ±2^53 and would lose digits as a number; set the source's types.int8 to 'bigint' or 'string'`,
@@ -142,8 +169,8 @@ function moneyDecimal(text: string): string {
 function point(text: string, mode: ResolvedTypeMapping['binary']): PgValue {
   const m = /^\(([^,]+),([^)]+)\)$/.exec(text);
   if (m === null) throw new Error(`not a point: '${text}'`);
-  const x = Number(m[1]);
-  const y = Number(m[2]);
+  const x = float(m[1] as string);
+  const y = float(m[2] as string);
   const wkb = Buffer.alloc(21);
   wkb.writeUInt8(1, 0); // little endian
   wkb.writeUInt32LE(1, 1); // Point
@@ -193,12 +220,16 @@ export function parseHstore(text: string): Record<string, string | null> {
  * (null for NULL).
  */
 export function parseArrayLiteral(text: string, delimiter = ','): unknown[] {
+  const malformed = (): Error => new Error(`malformed array literal: '${text.slice(0, 40)}'`);
+  const n = text.length;
   let i = 0;
   if (text[0] === '[') {
     i = text.indexOf('=') + 1;
+    if (i === 0) throw malformed();
   }
-  const parse = (): unknown[] => {
-    if (text[i] !== '{') throw new Error(`malformed array literal: '${text.slice(0, 40)}'`);
+  // Every step below moves `i` forward or fails; nesting is bounded (PostgreSQL allows 6 dimensions).
+  const parse = (depth: number): unknown[] => {
+    if (depth > MAX_ARRAY_DIMENSIONS || text[i] !== '{') throw malformed();
     i++;
     const items: unknown[] = [];
     if (text[i] === '}') {
@@ -206,20 +237,22 @@ export function parseArrayLiteral(text: string, delimiter = ','): unknown[] {
       return items;
     }
     for (;;) {
-      if (text[i] === '{') items.push(parse());
+      if (text[i] === '{') items.push(parse(depth + 1));
       else if (text[i] === '"') {
         i++;
         let s = '';
-        while (text[i] !== '"') {
+        while (i < n && text[i] !== '"') {
           if (text[i] === '\\') i++;
+          if (i >= n) break;
           s += text[i];
           i++;
         }
+        if (i >= n) throw malformed();
         i++;
         items.push(s);
       } else {
         const start = i;
-        while (text[i] !== delimiter && text[i] !== '}') i++;
+        while (i < n && text[i] !== delimiter && text[i] !== '}') i++;
         const raw = text.slice(start, i).trim();
         items.push(raw === 'NULL' ? null : raw);
       }
@@ -231,10 +264,12 @@ export function parseArrayLiteral(text: string, delimiter = ','): unknown[] {
         i++;
         return items;
       }
-      throw new Error(`malformed array literal: '${text.slice(0, 40)}'`);
+      throw malformed();
     }
   };
-  return parse();
+  const items = parse(1);
+  if (i !== n) throw malformed();
+  return items;
 }
 
 /**
@@ -278,20 +313,20 @@ export class TypeMapper {
     const o = this.options;
     switch (oid) {
       case OID.bool:
-        return (t) => t === 't';
+        return bool;
       case OID.int2:
       case OID.int4:
-        return (t) => Number.parseInt(t, 10);
+        return integer;
       case OID.int8:
       case OID.oid:
         return int8Converter(o.int8);
       case OID.float4:
       case OID.float8:
-        return (t) => Number(t);
+        return float;
       case OID.numeric:
-        return o.decimal === 'double' ? (t) => Number(t) : (t) => t;
+        return o.decimal === 'double' ? float : (t) => t;
       case OID.money:
-        return o.decimal === 'double' ? (t) => Number(moneyDecimal(t)) : moneyDecimal;
+        return o.decimal === 'double' ? (t) => float(moneyDecimal(t)) : moneyDecimal;
       case OID.bytea:
         return (t) => binary(byteaBytes(t), o.binary);
       case OID.date:

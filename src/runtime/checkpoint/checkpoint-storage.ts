@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { chmod, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { WeirError } from '../../core/errors.js';
@@ -6,6 +7,7 @@ import { deltaBaseFloor, deltaBases, resolveDeltas } from '../../state/resolve-d
 import type { CheckpointData, OperatorCheckpoint } from './checkpoint-data.js';
 import { CHECKPOINT_FORMAT_VERSION, FULL_CHECKPOINT_FORMAT_VERSION } from './checkpoint-data.js';
 import { checkpointDamaged, checksumOf, metadataChecksumOf } from './checkpoint-integrity.js';
+import { checkMetadataShape, checkSnapshotShape } from './checkpoint-shape.js';
 import { type CommitRecord, readCommitRecord, writeCommitRecord } from './commit-record.js';
 import {
   acquireDirectoryLease,
@@ -178,10 +180,12 @@ export class LocalCheckpointStorage implements CheckpointStorage {
     const cached = this.metadataCache.get(id);
     if (cached !== undefined) return cached;
     try {
-      const path = join(this.directory, LocalCheckpointStorage.nameOf(id, 'checkpoint'), METADATA);
-      const meta = JSON.parse(await readFile(path, 'utf8')) as Metadata;
-      this.metadataCache.set(id, meta);
-      return meta;
+      const dir = join(this.directory, LocalCheckpointStorage.nameOf(id, 'checkpoint'));
+      const meta: unknown = JSON.parse(await readFile(join(dir, METADATA), 'utf8'));
+      if (typeof meta !== 'object' || meta === null) return undefined;
+      checkMetadataShape(dir, METADATA, meta as Record<string, unknown>);
+      this.metadataCache.set(id, meta as Metadata);
+      return meta as Metadata;
     } catch {
       return undefined;
     }
@@ -296,9 +300,9 @@ export async function readCheckpoint(path: string): Promise<CheckpointData> {
 
 /** Reads one checkpoint directory as it is on disk (deltas unresolved), verifying every checksum. */
 async function readCheckpointFiles(path: string): Promise<CheckpointData> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(join(path, METADATA), 'utf8');
+    bytes = await readFile(join(path, METADATA));
   } catch (cause) {
     throw new WeirError(
       'INVALID_JOB',
@@ -306,13 +310,14 @@ async function readCheckpointFiles(path: string): Promise<CheckpointData> {
       { cause },
     );
   }
+  if (!isUtf8(bytes)) throw checkpointDamaged(path, METADATA, 'is not valid UTF-8');
   let metadata: unknown;
   try {
-    metadata = JSON.parse(text);
+    metadata = JSON.parse(bytes.toString('utf8'));
   } catch (cause) {
     throw checkpointDamaged(path, METADATA, 'is not valid JSON (cut short or overwritten)', cause);
   }
-  if (typeof metadata !== 'object' || metadata === null) {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw checkpointDamaged(path, METADATA, 'does not hold an object');
   }
   const m = metadata as Metadata;
@@ -330,17 +335,18 @@ async function readCheckpointFiles(path: string): Promise<CheckpointData> {
       'does not match its checksum: it was changed after it was written',
     );
   }
-  if (m.version > CHECKPOINT_FORMAT_VERSION) {
+  if (typeof m.version === 'number' && m.version > CHECKPOINT_FORMAT_VERSION) {
     throw new WeirError(
       'INVALID_JOB',
       `checkpoint '${path}' has format version ${m.version}; this Weir reads up to ${CHECKPOINT_FORMAT_VERSION}`,
     );
   }
+  checkMetadataShape(path, METADATA, m as unknown as Record<string, unknown>);
   const operators: OperatorCheckpoint[] = [];
   for (const op of m.operators) {
     const subtasks = [];
     for (const file of op.files)
-      subtasks.push(await readStateFile(path, file, m.checksums?.[file]));
+      subtasks.push(await readStateFile(path, file, checksumFor(m.checksums, file), m));
     const { files: _files, ...rest } = op;
     operators.push({ ...rest, subtasks });
   }
@@ -359,6 +365,7 @@ async function readStateFile(
   path: string,
   file: string,
   checksum: string | undefined,
+  checkpoint: { checkpointId: number; maxParallelism: number },
 ): Promise<OperatorSnapshot> {
   let bytes: Buffer;
   try {
@@ -377,9 +384,21 @@ async function readStateFile(
       );
     }
   }
+  if (!isUtf8(bytes)) throw checkpointDamaged(path, file, 'is not valid UTF-8');
+  let snapshot: unknown;
   try {
-    return JSON.parse(bytes.toString('utf8')) as OperatorSnapshot;
+    snapshot = JSON.parse(bytes.toString('utf8'));
   } catch (cause) {
     throw checkpointDamaged(path, file, 'is not valid JSON (cut short or overwritten)', cause);
   }
+  checkSnapshotShape(path, file, snapshot, checkpoint);
+  return snapshot as OperatorSnapshot;
+}
+
+/** The recorded checksum of a file (an own property: a file named `constructor` has none by default). */
+function checksumFor(
+  checksums: Readonly<Record<string, string>> | undefined,
+  file: string,
+): string | undefined {
+  return checksums !== undefined && Object.hasOwn(checksums, file) ? checksums[file] : undefined;
 }

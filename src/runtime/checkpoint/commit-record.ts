@@ -51,10 +51,12 @@ export async function readCommitRecord(directory: string): Promise<CommitRecord 
   }
   const id =
     typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'checkpointId') : undefined;
-  if (typeof id !== 'number') {
+  const path =
+    typeof parsed === 'object' && parsed !== null ? Reflect.get(parsed, 'path') : undefined;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0 || typeof path !== 'string') {
     throw new WeirError(
       'CHECKPOINT_DAMAGED',
-      `the commit record '${join(directory, COMMIT_RECORD)}' is damaged (no checkpointId in it); it tells which checkpoints sinks have committed, so restores from '${directory}' are refused until it is repaired or removed`,
+      `the commit record '${join(directory, COMMIT_RECORD)}' is damaged (no checkpointId and path in it); it tells which checkpoints sinks have committed, so restores from '${directory}' are refused until it is repaired or removed`,
       { domain: 'external' },
     );
   }

@@ -32,14 +32,45 @@ export function decodeBatch<T>(encoded: EncodedBatch, options: DecodeOptions = {
       domain: 'internal',
     });
   }
+  try {
+    return decodeFrame<T>(encoded, options);
+  } catch (cause) {
+    // Frames come from our own encoder over postMessage: a frame that does not decode is a bug
+    // or memory damage, reported as such rather than as a TypeError or RangeError from a view.
+    if (cause instanceof WeirError) throw cause;
+    throw damaged(cause instanceof Error ? cause.message : String(cause), cause);
+  }
+}
+
+/**
+ * Columns without data of their own (nulls, undefineds, objects without
+ * fields) are bounded by this many values, so a damaged count cannot make
+ * the decoder allocate without end; every other column is bounded by its buffers.
+ */
+const MAX_VALUES_WITHOUT_DATA = 1 << 25;
+
+function damaged(problem: string, cause?: unknown): WeirError {
+  return new WeirError('INTERNAL', `damaged encoded batch: ${problem}`, {
+    domain: 'internal',
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+function decodeFrame<T>(encoded: EncodedBatch, options: DecodeOptions): RecordBatch<T> {
   const { length, buffers } = encoded;
+  if (!Number.isSafeInteger(length) || length < 0) throw damaged(`batch length ${length}`);
   const timestamps = toArray(new Float64Array(buffer(buffers, encoded.timestamps), 0, length));
   const values = decodeColumn(encoded.values, buffers, length, options) as T[];
   let keys: unknown[] | undefined;
   if (encoded.keys?.kind === 'field') {
     const field = encoded.keys.key;
     keys = new Array<unknown>(length);
-    for (let i = 0; i < length; i++) keys[i] = (values[i] as Record<string, unknown>)[field];
+    for (let i = 0; i < length; i++) {
+      const v = values[i];
+      if (typeof v !== 'object' || v === null)
+        throw damaged(`key field '${field}' of a non-object`);
+      keys[i] = (v as Record<string, unknown>)[field];
+    }
   } else if (encoded.keys !== undefined) {
     keys = decodeColumn(encoded.keys, buffers, length, options);
   }
@@ -64,8 +95,8 @@ function numberView(
 }
 
 function buffer(buffers: readonly ArrayBuffer[], index: number): ArrayBuffer {
-  const found = buffers[index];
-  if (found === undefined) {
+  const found = Number.isInteger(index) ? buffers[index] : undefined;
+  if (!(found instanceof ArrayBuffer)) {
     throw new WeirError('INTERNAL', `encoded batch lacks buffer ${index}`, { domain: 'internal' });
   }
   return found;
@@ -77,11 +108,12 @@ function decodeColumn(
   n: number,
   options: DecodeOptions,
 ): unknown[] {
+  if (!Number.isSafeInteger(n) || n < 0) throw damaged(`column length ${n}`);
   switch (column.kind) {
     case 'null':
-      return new Array<unknown>(n).fill(null);
+      return new Array<unknown>(withoutData(n)).fill(null);
     case 'undefined':
-      return new Array<unknown>(n).fill(undefined);
+      return new Array<unknown>(withoutData(n)).fill(undefined);
     case 'i32':
       return toArray(new Int32Array(buffer(buffers, column.data), 0, n));
     case 'f64':
@@ -89,7 +121,11 @@ function decodeColumn(
     case 'bool': {
       const data = new Uint8Array(buffer(buffers, column.data), 0, n);
       const out = new Array<unknown>(n);
-      for (let i = 0; i < n; i++) out[i] = data[i] === 1;
+      for (let i = 0; i < n; i++) {
+        const b = data[i];
+        if (b !== 0 && b !== 1) throw damaged(`boolean byte ${b}`);
+        out[i] = b === 1;
+      }
       return out;
     }
     case 'bigint':
@@ -108,12 +144,18 @@ function decodeColumn(
         ? new Uint16Array(buffer(buffers, column.indexes), 0, n)
         : new Uint8Array(buffer(buffers, column.indexes), 0, n);
       const out = new Array<unknown>(n);
-      for (let i = 0; i < n; i++) out[i] = dictionary[data[i] as number];
+      for (let i = 0; i < n; i++) {
+        const index = data[i] as number;
+        if (index >= column.distinct)
+          throw damaged(`dictionary index ${index} of ${column.distinct}`);
+        out[i] = dictionary[index];
+      }
       return out;
     }
     case 'bytes': {
       const bytes = buffer(buffers, column.bytes);
       const offsets = new Uint32Array(buffer(buffers, column.offsets), 0, n + 1);
+      checkOffsets(offsets, n, bytes.byteLength);
       const out = new Array<unknown>(n);
       for (let i = 0; i < n; i++) {
         const copy = bytes.slice(offsets[i] as number, offsets[i + 1] as number);
@@ -124,6 +166,9 @@ function decodeColumn(
     case 'object': {
       // Number columns are read by the assembler straight from their typed arrays.
       let signature = '';
+      if (column.keys.length === 0) withoutData(n);
+      if (column.keys.length !== column.fields.length)
+        throw damaged('object keys and fields differ');
       const fields = column.fields.map((field): FieldColumn => {
         signature += field.kind === 'i32' ? 'i' : field.kind === 'f64' ? 'f' : 'a';
         return numberView(field, buffers, n) ?? decodeColumn(field, buffers, n, options);
@@ -132,6 +177,7 @@ function decodeColumn(
     }
     case 'array': {
       const offsets = new Uint32Array(buffer(buffers, column.offsets), 0, n + 1);
+      checkOffsets(offsets, n, Number.MAX_SAFE_INTEGER);
       const items = decodeColumn(column.items, buffers, offsets[n] as number, options);
       const out = new Array<unknown>(n);
       for (let i = 0; i < n; i++) out[i] = items.slice(offsets[i], offsets[i + 1]);
@@ -139,6 +185,15 @@ function decodeColumn(
     }
     case 'union': {
       const tags = new Uint8Array(buffer(buffers, column.tags), 0, n);
+      const tagged = new Array<number>(column.members.length).fill(0);
+      for (let i = 0; i < n; i++) {
+        const m = tags[i] as number;
+        if (m >= tagged.length) throw damaged(`union tag ${m} of ${tagged.length} members`);
+        tagged[m] = (tagged[m] as number) + 1;
+      }
+      if (tagged.some((count, m) => count !== column.counts[m])) {
+        throw damaged('union member counts differ from its tags');
+      }
       const members = column.members.map((member, m) =>
         decodeColumn(member, buffers, column.counts[m] as number, options),
       );
@@ -150,9 +205,31 @@ function decodeColumn(
       }
       return out;
     }
-    case 'serialized':
-      return deserialize(Buffer.from(buffer(buffers, column.data))) as unknown[];
+    case 'serialized': {
+      const values: unknown = deserialize(Buffer.from(buffer(buffers, column.data)));
+      if (!Array.isArray(values) || values.length !== n) throw damaged('serialized column length');
+      return values;
+    }
+    default:
+      throw damaged(`unknown column kind '${String((column as { kind: unknown }).kind)}'`);
   }
+}
+
+/** A count of values for a column that has no buffer to bound it. */
+function withoutData(n: number): number {
+  if (n > MAX_VALUES_WITHOUT_DATA) throw damaged(`${n} values in a column without data`);
+  return n;
+}
+
+/** Offsets must rise (or stay) from 0 and end within `limit`. */
+function checkOffsets(offsets: Uint32Array, n: number, limit: number): void {
+  if (offsets[0] !== 0) throw damaged(`offsets start at ${offsets[0]}`);
+  for (let i = 0; i < n; i++) {
+    if ((offsets[i + 1] as number) < (offsets[i] as number))
+      throw damaged(`offsets fall at ${i + 1}`);
+  }
+  if ((offsets[n] as number) > limit)
+    throw damaged(`offsets end at ${offsets[n]}, beyond ${limit}`);
 }
 
 /**
@@ -169,8 +246,10 @@ function decodeStrings(
 ): unknown[] {
   const bytes = Buffer.from(buffer(buffers, column.bytes));
   const offsets = new Uint32Array(buffer(buffers, column.offsets), 0, n + 1);
+  checkOffsets(offsets, n, bytes.length);
   const ascii = column.chars === undefined;
   const chars = ascii ? offsets : new Uint32Array(buffer(buffers, column.chars), 0, n + 1);
+  if (!ascii) checkOffsets(chars, n, bytes.length);
   const encoding = ascii ? 'latin1' : 'utf8';
   const share = options.shareStringMemory === true;
   // Decoding all text at once and slicing is fastest; a long slice, though, keeps the whole
@@ -182,7 +261,10 @@ function decodeStrings(
     const start = chars[i] as number;
     const end = chars[i + 1] as number;
     if (share || end - start < SHORT_STRING) {
-      joined ??= bytes.toString(encoding);
+      if (joined === undefined) {
+        joined = bytes.toString(encoding);
+        if ((chars[n] as number) > joined.length) throw damaged('string offsets beyond the text');
+      }
       out[i] = joined.slice(start, end);
     } else {
       out[i] = bytes.toString(encoding, offsets[i], offsets[i + 1]);

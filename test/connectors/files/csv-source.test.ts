@@ -221,6 +221,114 @@ describe('FileSource with CSV', () => {
     });
   });
 
+  describe('invalid UTF-8', () => {
+    async function bytesFile(parts: readonly (string | readonly number[])[]): Promise<string> {
+      const file = join(await tempDir(), 'bytes.csv');
+      await writeFile(
+        file,
+        Buffer.concat(
+          parts.map((p) => Buffer.from(typeof p === 'string' ? p : Uint8Array.from(p))),
+        ),
+      );
+      return file;
+    }
+
+    it('a row with invalid bytes is a bad record, never decoded with replacements', async () => {
+      // Line 3 has a lone 0xff; lines 5-6 are one quoted field with a cut-off
+      // 3-byte sequence; a genuine U+FFFD (line 7) is valid and kept.
+      const file = await bytesFile([
+        'a,b\n1,é\n2,x',
+        [0xff],
+        'y\n3,z\n"4\n',
+        [0xe2, 0x82],
+        '",w\n5,\uFFFD\r\n6,\u20ac',
+      ]);
+      const bad: BadRecord[] = [];
+      const metrics = new MetricRegistry();
+      const rows = (
+        await readAll(
+          new FileSource(file, FileFormat.csv({ header: true }), {
+            onError: { deadLetter: (b) => bad.push(b) },
+          }),
+          10,
+          metrics,
+        )
+      ).flat();
+      expect(rows).toEqual([
+        { a: '1', b: 'é' },
+        { a: '3', b: 'z' },
+        { a: '5', b: '\uFFFD' },
+        { a: '6', b: '€' },
+      ]);
+      expect(bad.map((b) => [b.line, b.error])).toEqual([
+        [3, 'the record is not valid UTF-8'],
+        [5, 'the record is not valid UTF-8'],
+      ]);
+      expect(bad[0]!.text).toBe('2,x\uFFFDy');
+      expect(metrics.total('weir_source_bad_records_total')).toBe(2);
+    });
+
+    it('a character split across read chunks is valid; invalid bytes at a chunk end are not', async () => {
+      // 64 KiB chunks: a 4-byte character across the first boundary, then a
+      // truncated one at the very end of the file.
+      const head = 'x\n'.repeat(32_767); // 65534 bytes, lines 1..32767
+      const file = await bytesFile([head, 'a\u{1F600}b\n', 'c', [0xf0, 0x9f, 0x98]]);
+      const bad: BadRecord[] = [];
+      const rows = (
+        await readAll(
+          new FileSource(file, FileFormat.csv(), { onError: { deadLetter: (b) => bad.push(b) } }),
+          50_000,
+        )
+      ).flat();
+      expect(rows.length).toBe(32_768);
+      expect(rows.at(-1)).toEqual(['a\u{1F600}b']);
+      expect(bad.map((b) => [b.line, b.error])).toEqual([
+        [32_769, 'the record is not valid UTF-8'],
+      ]);
+    });
+
+    it('a header with invalid bytes makes every row under it bad', async () => {
+      const file = await bytesFile(['id,n', [0xc3], '\n1,2\n3,4\n']);
+      const metrics = new MetricRegistry();
+      const rows = (
+        await readAll(
+          new FileSource(file, FileFormat.csv({ header: true }), { onError: 'skip' }),
+          10,
+          metrics,
+        )
+      ).flat();
+      expect(rows).toEqual([]);
+      expect(metrics.total('weir_source_bad_records_total')).toBe(2);
+    });
+
+    it('fails the job under the default policy, naming file and line', async () => {
+      const file = await bytesFile(['a\nok\nb', [0x80], 'd\n']);
+      const env = new StreamEnvironment();
+      env.fromSource(new FileSource(file, FileFormat.csv())).sinkTo(new CollectSink());
+      const error = await env.execute('csv utf8').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(WeirError);
+      expect((error as WeirError).code).toBe('BAD_RECORD');
+      expect((error as WeirError).message).toContain(`file '${file}' at line 3`);
+      expect((error as WeirError).message).toContain('not valid UTF-8');
+    });
+
+    it('a UTF-16 byte order mark is not taken as a switch of encoding', async () => {
+      const file = await bytesFile([[0xff, 0xfe], 'a\n1\n']);
+      const bad: BadRecord[] = [];
+      const rows = (
+        await readAll(
+          new FileSource(file, FileFormat.csv(), { onError: { deadLetter: (b) => bad.push(b) } }),
+          10,
+        )
+      ).flat();
+      expect(rows).toEqual([['1']]);
+      expect(bad.map((b) => b.line)).toEqual([1]);
+    });
+  });
+
   it('types rows by header mode', () => {
     const objects: FileFormat<CsvRecord> = FileFormat.csv({ header: true });
     const arrays: FileFormat<string[]> = FileFormat.csv({ delimiter: '\t' });

@@ -3,6 +3,7 @@ import { type CsvError, type Options as CsvParseOptions, type Parser, parse } fr
 import { invalidArgument } from '../../../core/errors.js';
 import { reasonOf } from '../../shared/bad-records.js';
 import type { FileFormat, FormatOutput, RecordPosition } from './format-types.js';
+import { InvalidUtf8Lines } from './invalid-utf8-lines.js';
 
 /** A CSV row read with a header: field values keyed by column name. */
 export type CsvRecord = Record<string, string>;
@@ -40,10 +41,14 @@ export interface CsvNoHeaderOptions extends CsvDialectOptions {
 /** Size of the chunks read from the file. */
 const CHUNK_BYTES = 64 * 1024;
 
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
 /**
  * CSV (RFC 4180 and common variants), parsed by `csv-parse`: UTF-8, a leading
  * byte order mark ignored, `\n` or `\r\n` row ends, quoted fields may hold
- * delimiters, quotes (doubled) and line breaks. Empty lines are skipped.
+ * delimiters, quotes (doubled) and line breaks. Empty lines are skipped. A row
+ * with bytes that are not valid UTF-8 is a bad record (its bytes are never
+ * replaced); with `header: true`, so is every row under a header that is not.
  *
  * With `header`, rows are {@link CsvRecord} objects, else `string[]`; pass
  * `parse` to convert a row into your record type (e.g. numbers). A row that
@@ -67,7 +72,8 @@ export function csvFormat(
   const parseRow = options.parse as ((row: unknown, at: RecordPosition) => unknown) | undefined;
   const header = options.header;
   const parserOptions: CsvParseOptions = {
-    bom: true,
+    // A UTF-8 BOM is dropped by `read`; csv-parse's own detection would also switch to UTF-16.
+    bom: false,
     columns: header === true ? true : Array.isArray(header) ? [...header] : false,
     delimiter: options.delimiter ?? ',',
     quote: options.quote ?? '"',
@@ -89,17 +95,39 @@ export function csvFormat(
     async read(file: string, output: FormatOutput<unknown>, signal: AbortSignal): Promise<void> {
       // csv-parse counts a `\r\n` inside a quoted field as two lines; we count it as one.
       let overcount = 0;
-      const locate = (lines: unknown, raw: string | undefined): { line: number; text: string } => {
+      const locate = (lines: unknown, raw: string | undefined): RecordText => {
         const text = trimLineBreaks(raw ?? '');
         overcount += countCrLf(text);
         const end = (typeof lines === 'number' ? lines : 1) - overcount;
-        return { line: Math.max(1, end - countLineBreaks(text)), text };
+        const line = Math.max(1, end - countLineBreaks(text));
+        return { line, last: line + countLineBreaks(text), text };
+      };
+      // Invalid bytes are found ahead of the parser, which decodes them to U+FFFD.
+      const invalid = new InvalidUtf8Lines();
+      // With a header, whether it is valid is known at the first record: csv-parse has
+      // decoded its names by then, and an invalid line before that record left U+FFFD in one.
+      let headerInvalid = header === true ? undefined : false;
+      const notUtf8 = (at: RecordText, columns?: unknown): string | undefined => {
+        if (headerInvalid === undefined && columns !== undefined) {
+          headerInvalid = hasReplacement(columns) && invalid.within(1, at.line - 1).length > 0;
+        }
+        if (headerInvalid === true) return 'the header row is not valid UTF-8';
+        const bad = invalid.within(at.line, at.last).length > 0;
+        if (headerInvalid === false) invalid.forget(at.line);
+        return bad ? 'the record is not valid UTF-8' : undefined;
       };
       const parser: Parser = parse({
         ...parserOptions,
         on_record: (wrapped: unknown, context) => {
           const { record, raw } = unwrapRaw(wrapped);
-          const { line, text } = locate(context.lines, raw);
+          const at = locate(context.lines, raw);
+          const { line, text } = at;
+          // The column names, as csv-parse decoded them (absent from its typings).
+          const encodingError = notUtf8(at, Reflect.get(context, 'columns') ?? []);
+          if (encodingError !== undefined) {
+            output.bad(line, text, encodingError);
+            return null;
+          }
           if (parseRow === undefined) {
             output.record(record);
             return null;
@@ -115,8 +143,8 @@ export function csvFormat(
           return null;
         },
         on_skip: (error: CsvError | undefined, raw: string | undefined) => {
-          const { line, text } = locate(error?.lines, raw);
-          output.bad(line, text, error ?? 'malformed CSV');
+          const at = locate(error?.lines, raw);
+          output.bad(at.line, at.text, notUtf8(at) ?? error ?? 'malformed CSV');
           return undefined;
         },
       });
@@ -126,13 +154,18 @@ export function csvFormat(
       });
       parser.resume();
       const stream = createReadStream(file, { highWaterMark: CHUNK_BYTES, signal });
+      let first = true;
       for await (const chunk of stream as AsyncIterable<Buffer>) {
         output.bytesRead(chunk.length);
+        invalid.push(chunk);
+        const bom = first && chunk.subarray(0, 3).equals(UTF8_BOM);
+        first = false;
         // Records and bad records are reported synchronously, in file order, from within write.
-        parser.write(chunk);
+        parser.write(bom ? chunk.subarray(3) : chunk);
         if (failure !== undefined) throw failure;
         await output.proceed();
       }
+      invalid.end();
       await new Promise<void>((resolve, reject) => {
         parser.once('error', reject);
         parser.end(() => resolve());
@@ -140,6 +173,22 @@ export function csvFormat(
       if (failure !== undefined) throw failure;
     },
   };
+}
+
+/** Whether csv-parse's column descriptions hold a name with U+FFFD. */
+function hasReplacement(columns: unknown): boolean {
+  if (!Array.isArray(columns)) return false;
+  return columns.some((c: unknown) => {
+    const name: unknown = typeof c === 'object' && c !== null ? Reflect.get(c, 'name') : c;
+    return typeof name === 'string' && name.includes('\uFFFD');
+  });
+}
+
+/** Where a record is (first and last line) and its text. */
+interface RecordText {
+  readonly line: number;
+  readonly last: number;
+  readonly text: string;
 }
 
 /** With option `raw`, csv-parse hands `on_record` the row wrapped as `{ record, raw }`. */

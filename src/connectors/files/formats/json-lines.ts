@@ -119,7 +119,7 @@ function readLines(
 function isBlank(text: string): boolean {
   if (text.length === 0) return true;
   const c = text.charCodeAt(0);
-  // Fast path: almost every line starts with a non-space character.
-  if (c !== 32 && c !== 9 && c !== 13 && c !== 10 && c !== 0xa0 && c !== 0xfeff) return false;
+  // Fast path: almost every line starts with a printable ASCII character, which is not white space.
+  if (c > 32 && c < 127) return false;
   return text.trim().length === 0;
 }

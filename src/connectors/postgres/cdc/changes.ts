@@ -76,6 +76,14 @@ export function decodeRow(
 ): Row {
   const row: Record<string, PgValue> = {};
   const columns = shape.columns;
+  if (values.length !== columns.length) {
+    // The server sends every column: a mismatch means a row read with another relation's shape.
+    throw new WeirError(
+      'SOURCE_FAILED',
+      `a row of ${shape.schema}.${shape.table} has ${values.length} values for its ${columns.length} columns`,
+      { domain: 'external' },
+    );
+  }
   for (let i = 0; i < columns.length; i++) {
     const column = columns[i]!;
     const v = values[i];

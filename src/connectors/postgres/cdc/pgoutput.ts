@@ -7,6 +7,8 @@
  * Reference: "Streaming Replication Protocol" and "Logical Replication
  * Message Formats" in the PostgreSQL manual.
  */
+import { isUtf8 } from 'node:buffer';
+import { WeirError } from '../../../core/errors.js';
 import type { Lsn } from './lsn.js';
 
 /** Microseconds between the Unix epoch and PostgreSQL's epoch (2000-01-01 UTC). */
@@ -108,6 +110,19 @@ export type ReplicationMessage =
       readonly replyRequested: boolean;
     };
 
+/**
+ * A malformed payload: damaged on the way, or a protocol this decoder does
+ * not speak. Names the byte where decoding stopped.
+ */
+function malformed(offset: number, problem: string): WeirError {
+  return new WeirError(
+    'SOURCE_FAILED',
+    `malformed replication message at byte ${offset}: ${problem}`,
+    { domain: 'external' },
+  );
+}
+
+/** Reads a payload front to back; every read checks that the bytes are there. */
 class Reader {
   offset: number;
   constructor(
@@ -116,71 +131,109 @@ class Reader {
   ) {
     this.offset = offset;
   }
-  u8(): number {
-    return this.buf.readUInt8(this.offset++);
+  private take(n: number, what: string): number {
+    const at = this.offset;
+    if (n < 0 || at + n > this.buf.length) {
+      throw malformed(at, `${what} needs ${n} bytes, ${this.buf.length - at} left`);
+    }
+    this.offset = at + n;
+    return at;
   }
-  i16(): number {
-    const v = this.buf.readInt16BE(this.offset);
-    this.offset += 2;
-    return v;
+  u8(what = 'a byte'): number {
+    return this.buf[this.take(1, what)] as number;
   }
-  i32(): number {
-    const v = this.buf.readInt32BE(this.offset);
-    this.offset += 4;
-    return v;
+  i16(what = 'an int16'): number {
+    return this.buf.readInt16BE(this.take(2, what));
   }
-  u32(): number {
-    const v = this.buf.readUInt32BE(this.offset);
-    this.offset += 4;
-    return v;
+  i32(what = 'an int32'): number {
+    return this.buf.readInt32BE(this.take(4, what));
   }
-  u64(): bigint {
-    const v = this.buf.readBigUInt64BE(this.offset);
-    this.offset += 8;
-    return v;
+  u32(what = 'a uint32'): number {
+    return this.buf.readUInt32BE(this.take(4, what));
+  }
+  u64(what = 'an LSN'): bigint {
+    return this.buf.readBigUInt64BE(this.take(8, what));
   }
   /** A timestamp (int64 microseconds since 2000-01-01) as microseconds since the Unix epoch. */
   timeUs(): number {
-    const v = this.buf.readBigInt64BE(this.offset);
-    this.offset += 8;
-    return Number(v) + PG_EPOCH_US;
+    return Number(this.buf.readBigInt64BE(this.take(8, 'a timestamp'))) + PG_EPOCH_US;
   }
-  cstring(): string {
-    const end = this.buf.indexOf(0, this.offset);
-    if (end < 0) throw new Error('malformed pgoutput message: unterminated string');
-    const s = this.buf.toString('utf8', this.offset, end);
+  cstring(what: string): string {
+    const start = this.offset;
+    const end = this.buf.indexOf(0, start);
+    if (end < 0) throw malformed(start, `${what} is not terminated`);
     this.offset = end + 1;
-    return s;
+    return this.text(start, end, what);
   }
-  bytes(n: number): Buffer {
-    const b = this.buf.subarray(this.offset, this.offset + n);
-    this.offset += n;
-    return b;
+  bytes(n: number, what: string): Buffer {
+    const at = this.take(n, what);
+    return this.buf.subarray(at, at + n);
+  }
+  /** Text as the server sends it: UTF-8, refused rather than decoded with replacements. */
+  private text(start: number, end: number, what: string): string {
+    const bytes = this.buf.subarray(start, end);
+    if (!isUtf8(bytes)) {
+      throw malformed(start, `${what} is not valid UTF-8 (the database's encoding must be UTF8)`);
+    }
+    return bytes.toString('utf8');
   }
   tuple(): TupleValue[] {
-    const n = this.i16();
+    const at = this.offset;
+    const n = this.i16('a column count');
+    if (n < 0) throw malformed(at, `negative column count ${n}`);
     const values = new Array<TupleValue>(n);
-    const buf = this.buf;
     for (let i = 0; i < n; i++) {
-      const kind = buf[this.offset++];
+      const kindAt = this.offset;
+      const kind = this.u8('a column kind');
       if (kind === 0x74 /* t */) {
-        const len = buf.readInt32BE(this.offset);
-        this.offset += 4;
-        values[i] = buf.toString('utf8', this.offset, this.offset + len);
-        this.offset += len;
+        const len = this.i32('a value length');
+        const start = this.take(len, `column ${i}'s value`);
+        values[i] = this.text(start, start + len, `column ${i}'s value`);
       } else if (kind === 0x6e /* n */) {
         values[i] = null;
       } else if (kind === 0x75 /* u */) {
         values[i] = UNCHANGED_TOAST;
       } else {
-        throw new Error(
-          `unsupported tuple value kind '${String.fromCharCode(kind ?? 0)}' (binary mode is not used)`,
+        throw malformed(
+          kindAt,
+          `unsupported tuple value kind 0x${kind.toString(16)} (binary mode is not used)`,
         );
       }
     }
     return values;
   }
+  /** The next byte, not consumed. */
+  peek(): number {
+    if (this.offset >= this.buf.length) throw malformed(this.offset, 'the message ends early');
+    return this.buf[this.offset] as number;
+  }
+  /** Bytes not yet read. */
+  get remaining(): number {
+    return this.buf.length - this.offset;
+  }
+  /** Fails unless the next byte is `expected`. */
+  expect(expected: number, what: string): void {
+    const at = this.offset;
+    const got = this.u8(what);
+    if (got !== expected) {
+      throw malformed(
+        at,
+        `expected ${what} '${String.fromCharCode(expected)}', got 0x${got.toString(16)}`,
+      );
+    }
+  }
+  /** Fails if bytes are left after a whole message. */
+  end(): void {
+    if (this.offset !== this.buf.length) {
+      throw malformed(
+        this.offset,
+        `${this.buf.length - this.offset} bytes after the end of the message`,
+      );
+    }
+  }
 }
+
+const REPLICA_IDENTITIES: ReadonlySet<string> = new Set(['d', 'n', 'f', 'i']);
 
 function decodePgOutput(r: Reader): PgOutputMessage {
   const tag = r.u8();
@@ -203,14 +256,20 @@ function decodePgOutput(r: Reader): PgOutputMessage {
     case 0x52 /* R */:
       {
         const relationId = r.u32();
-        const schema = r.cstring();
-        const table = r.cstring();
-        const replicaIdentity = String.fromCharCode(r.u8()) as RelationMessage['replicaIdentity'];
-        const n = r.i16();
+        const schema = r.cstring('the schema name');
+        const table = r.cstring('the table name');
+        const identityAt = r.offset;
+        const replicaIdentity = String.fromCharCode(r.u8('the replica identity'));
+        if (!REPLICA_IDENTITIES.has(replicaIdentity)) {
+          throw malformed(identityAt, `unknown replica identity '${replicaIdentity}'`);
+        }
+        const countAt = r.offset;
+        const n = r.i16('a column count');
+        if (n < 0) throw malformed(countAt, `negative column count ${n}`);
         const columns: RelationColumn[] = [];
         for (let i = 0; i < n; i++) {
           const flags = r.u8();
-          const name = r.cstring();
+          const name = r.cstring(`column ${i}'s name`);
           const typeOid = r.u32();
           const typeMod = r.i32();
           columns.push({ name, isKey: (flags & 1) === 1, typeOid, typeMod });
@@ -220,46 +279,54 @@ function decodePgOutput(r: Reader): PgOutputMessage {
           relationId,
           schema: schema === '' ? 'pg_catalog' : schema,
           table,
-          replicaIdentity,
+          replicaIdentity: replicaIdentity as RelationMessage['replicaIdentity'],
           columns,
         };
       }
     case 0x59 /* Y */:
       {
         const typeOid = r.u32();
-        const schema = r.cstring();
-        const name = r.cstring();
+        const schema = r.cstring('the schema name');
+        const name = r.cstring('the type name');
         return { tag: 'type', typeOid, schema, name };
       }
     case 0x4f /* O */:
       {
         const lsn = r.u64();
-        const name = r.cstring();
+        const name = r.cstring('the origin name');
         return { tag: 'origin', lsn, name };
       }
     case 0x49 /* I */:
       {
         const relationId = r.u32();
-        r.u8(); // 'N'
+        r.expect(0x4e, 'the new tuple marker');
         return { tag: 'insert', relationId, newTuple: r.tuple() };
       }
     case 0x55 /* U */:
       {
         const relationId = r.u32();
-        let kind = r.u8();
+        const kind = r.peek();
         let oldKind: 'K' | 'O' | undefined;
         let oldTuple: TupleValue[] | undefined;
         if (kind === 0x4b /* K */ || kind === 0x4f /* O */) {
+          r.u8();
           oldKind = kind === 0x4b ? 'K' : 'O';
           oldTuple = r.tuple();
-          kind = r.u8();
         }
+        r.expect(0x4e, 'the new tuple marker');
         return { tag: 'update', relationId, oldKind, oldTuple, newTuple: r.tuple() };
       }
     case 0x44 /* D */:
       {
         const relationId = r.u32();
-        const kind = r.u8();
+        const kindAt = r.offset;
+        const kind = r.u8('the old tuple marker');
+        if (kind !== 0x4b /* K */ && kind !== 0x4f /* O */) {
+          throw malformed(
+            kindAt,
+            `expected the old tuple marker 'K' or 'O', got 0x${kind.toString(16)}`,
+          );
+        }
         return {
           tag: 'delete',
           relationId,
@@ -269,8 +336,12 @@ function decodePgOutput(r: Reader): PgOutputMessage {
       }
     case 0x54 /* T */:
       {
-        const n = r.u32();
+        const countAt = r.offset;
+        const n = r.u32('a relation count');
         const options = r.u8();
+        if (n * 4 > r.remaining) {
+          throw malformed(countAt, `${n} relation ids do not fit in ${r.remaining} bytes`);
+        }
         const relationIds: number[] = [];
         for (let i = 0; i < n; i++) relationIds.push(r.u32());
         return {
@@ -284,12 +355,13 @@ function decodePgOutput(r: Reader): PgOutputMessage {
       {
         const transactional = r.u8() === 1;
         const lsn = r.u64();
-        const prefix = r.cstring();
-        const len = r.u32();
-        return { tag: 'message', transactional, lsn, prefix, content: r.bytes(len) };
+        const prefix = r.cstring('the message prefix');
+        const len = r.u32('a content length');
+        return { tag: 'message', transactional, lsn, prefix, content: r.bytes(len, 'the content') };
       }
     default:
-      throw new Error(
+      throw malformed(
+        r.offset - 1,
         `unknown pgoutput message type '${String.fromCharCode(tag)}' (0x${tag.toString(16)})`,
       );
   }
@@ -302,16 +374,19 @@ export function decodeReplicationMessage(chunk: Buffer): ReplicationMessage {
   if (kind === 0x77 /* w */) {
     const start = r.u64();
     const walEnd = r.u64();
-    r.u64(); // send time
-    return { kind: 'xlog', start, walEnd, message: decodePgOutput(r) };
+    r.u64('the send time');
+    const message = decodePgOutput(r);
+    r.end();
+    return { kind: 'xlog', start, walEnd, message };
   }
   if (kind === 0x6b /* k */) {
     const walEnd = r.u64();
     const serverTimeMs = Math.floor(r.timeUs() / 1000);
     const replyRequested = r.u8() === 1;
+    r.end();
     return { kind: 'keepalive', walEnd, serverTimeMs, replyRequested };
   }
-  throw new Error(`unknown replication message type '${String.fromCharCode(kind)}'`);
+  throw malformed(0, `unknown replication message type 0x${kind.toString(16)}`);
 }
 
 /**
