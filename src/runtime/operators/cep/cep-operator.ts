@@ -83,8 +83,11 @@ class CepProcessFunction<T, OUT> implements KeyedProcessFunction<Key, T, OUT> {
       started: (startTs: number) => {
         if (this.withinMs <= 0) return;
         const timers = this.keyCtx.timerService;
-        if (this.eventTime) timers.registerEventTimeTimer(startTs + this.withinMs);
-        else timers.registerProcessingTimeTimer(startTs + this.withinMs);
+        const at = startTs + this.withinMs;
+        if (!this.eventTime) timers.registerProcessingTimeTimer(at);
+        // Catching up behind the watermark, the timer would be due already: the
+        // advance to the watermark that ends `onTimer` times the match out instead.
+        else if (at > timers.currentWatermark()) timers.registerEventTimeTimer(at);
       },
     });
   }
