@@ -44,8 +44,8 @@ function expectedAlerts(count: number): string[] {
   const byUser = new Map<string, { login: Login; i: number }[]>();
   for (let i = 0; i < count; i++) {
     const login = generateLogin(i, random.reseed(7, i));
-    let list = byUser.get(login.user);
-    if (list === undefined) byUser.set(login.user, (list = []));
+    const list = byUser.get(login.user) ?? [];
+    if (list.length === 0) byUser.set(login.user, list);
     list.push({ login, i });
   }
   const alerts: string[] = [];
