@@ -117,7 +117,9 @@ if (args.child !== undefined) {
     (o) => `peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.matches} matches`,
   );
   console.log('');
-  console.log(`events ${args.events}, keys ${args.keys}, parallelism ${args.parallelism}, heap state`);
+  console.log(
+    `events ${args.events}, keys ${args.keys}, parallelism ${args.parallelism}, heap state`,
+  );
   console.log(
     `| pattern | events/s (median of ${args.reps}) | events per CPU-second | peak RSS MB | matches |`,
   );

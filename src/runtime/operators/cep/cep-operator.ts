@@ -39,9 +39,7 @@ export const NFA_STATE = '__weir.cep.nfa';
 
 /** What one key's NFA state counts for in `weir_cep_buffered`. */
 function heldEntries<T>(s: KeyNfaState<T>): number {
-  let waiting = 0;
-  for (const q of s.queue.values()) waiting += q.length;
-  return s.partial.length + s.completed.length + s.buffer.size + waiting;
+  return s.partial.length + s.completed.length + s.buffer.size + s.waitingTimes.length;
 }
 
 /**
@@ -180,7 +178,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   /** The earliest time the key has work: a waiting record, or a partial match's timeout. */
   private nextDue(s: KeyNfaState<T>): number {
     let next = Number.POSITIVE_INFINITY;
-    for (const ts of s.queue.keys()) if (ts < next) next = ts;
+    for (const ts of s.waitingTimes) if (ts < next) next = ts;
     const within = this.nfa.withinMs;
     if (within > 0) {
       for (const pm of s.partial) if (pm.startTs + within < next) next = pm.startTs + within;
@@ -235,13 +233,10 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       return;
     }
     const s = this.nfaState.value() ?? emptyKeyNfaState<T>();
-    const waiting = s.queue.get(ts);
-    if (waiting === undefined) {
-      s.queue.set(ts, [value]);
-      this.schedule(ts, key);
-    } else {
-      waiting.push(value);
-    }
+    // A hint is needed only if the key had nothing due as early.
+    if (ts < this.nextDue(s)) this.schedule(ts, key);
+    s.waitingTimes.push(ts);
+    s.waitingRecords.push(value);
     this.buffered++;
     this.nfaState.update(s);
   }
@@ -283,16 +278,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       if (s === undefined || this.nextDue(s) > limit) continue;
       const before = heldEntries(s);
       if (this.eventTime) {
-        const ready: number[] = [];
-        for (const ts of s.queue.keys()) if (ts <= limit) ready.push(ts);
-        if (ready.length > 1) ready.sort((a, b) => a - b);
-        for (const ts of ready) {
-          const records = s.queue.get(ts)!;
-          s.queue.delete(ts);
-          emitter.timestamp = this.matchTime = ts;
-          runner.advanceTime(s, ts);
-          for (const r of records) runner.process(s, r, ts);
-        }
+        this.release(s, limit);
         emitter.timestamp = limit;
       } else {
         emitter.timestamp = NO_TIMESTAMP;
@@ -301,6 +287,41 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       runner.advanceTime(s, limit);
       this.save(s, before);
       this.schedule(this.nextDue(s), key);
+    }
+  }
+
+  /**
+   * Feeds the waiting records at or before `limit` to the NFA in timestamp
+   * order (a stable sort keeps arrival order within a timestamp), advancing
+   * time to each timestamp first.
+   */
+  private release(s: KeyNfaState<T>, limit: number): void {
+    const times = s.waitingTimes;
+    const records = s.waitingRecords;
+    let order: number[] = [];
+    const keptTimes: number[] = [];
+    const keptRecords: T[] = [];
+    for (let i = 0; i < times.length; i++) {
+      if (times[i]! <= limit) order.push(i);
+      else {
+        keptTimes.push(times[i]!);
+        keptRecords.push(records[i]!);
+      }
+    }
+    if (order.length === 0) return;
+    if (order.length > 1) order = order.sort((a, b) => times[a]! - times[b]! || a - b);
+    s.waitingTimes = keptTimes;
+    s.waitingRecords = keptRecords;
+    const { runner, emitter } = this;
+    let current = Number.NaN;
+    for (const i of order) {
+      const ts = times[i]!;
+      if (ts !== current) {
+        current = ts;
+        emitter.timestamp = this.matchTime = ts;
+        runner.advanceTime(s, ts);
+      }
+      runner.process(s, records[i]!, ts);
     }
   }
 

@@ -19,8 +19,9 @@ export interface KeyNfaState<T> {
   completed: PartialMatch[];
   readonly buffer: SharedBuffer<T>;
   nextEventId: number;
-  /** Event time: events by timestamp, waiting for the watermark. */
-  readonly queue: Map<number, T[]>;
+  /** Event time: records waiting for the watermark, in arrival order, and their timestamps. */
+  waitingTimes: number[];
+  waitingRecords: T[];
 }
 
 export function emptyKeyNfaState<T>(): KeyNfaState<T> {
@@ -29,12 +30,13 @@ export function emptyKeyNfaState<T>(): KeyNfaState<T> {
     completed: [],
     buffer: new SharedBuffer<T>(),
     nextEventId: 0,
-    queue: new Map(),
+    waitingTimes: [],
+    waitingRecords: [],
   };
 }
 
 export function isIdle<T>(s: KeyNfaState<T>): boolean {
-  return s.partial.length === 0 && s.completed.length === 0 && s.queue.size === 0;
+  return s.partial.length === 0 && s.completed.length === 0 && s.waitingTimes.length === 0;
 }
 
 /** Where the runner sends what it finds. */

@@ -39,8 +39,7 @@ export function keyNfaStateSerializer<T>(
       }
       const nodes: number[] = [];
       for (const [id, n] of s.buffer.nodes) nodes.push(id, n.event, n.stage, n.prev, n.refs);
-      const queue: Json[] = [];
-      for (const [ts, values] of s.queue) queue.push([ts, values.map((v) => events.toJson(v))]);
+      const waiting: Json[] = s.waitingRecords.map((v) => events.toJson(v));
       return {
         partial: matchesToJson(s.partial),
         completed: matchesToJson(s.completed),
@@ -48,7 +47,8 @@ export function keyNfaStateSerializer<T>(
         nodes,
         nextEventId: s.nextEventId,
         nextNode: s.buffer.nextNode,
-        queue,
+        waitingTimes: s.waitingTimes,
+        waiting,
       };
     },
     fromJson(json: Json): KeyNfaState<T> {
@@ -71,13 +71,8 @@ export function keyNfaStateSerializer<T>(
       }
       s.nextEventId = o.nextEventId as number;
       s.buffer.nextNode = o.nextNode as number;
-      for (const entry of o.queue as Json[][]) {
-        const [ts, values] = entry as [number, Json[]];
-        s.queue.set(
-          ts,
-          values.map((v) => events.fromJson(v, events.version)),
-        );
-      }
+      s.waitingTimes = [...(o.waitingTimes as number[])];
+      s.waitingRecords = (o.waiting as Json[]).map((v) => events.fromJson(v, events.version));
       return s;
     },
   };
