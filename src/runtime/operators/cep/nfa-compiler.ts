@@ -312,6 +312,7 @@ export function validatePattern<T>(spec: PatternSpec<T>, topLevel: boolean): voi
   const seen = new Set<string>();
   for (const s of stages) {
     if (s.group !== undefined) {
+      if (s.quantifier.greedy) throw invalidArgument('greedy() is not supported on a group');
       validatePattern(s.group, false);
       continue;
     }
