@@ -10,6 +10,20 @@
  * an entry point is internal and may change.
  */
 
+export {
+  AfterMatchSkipStrategy,
+  type LastStage,
+  type Match,
+  Pattern,
+  type PatternContext,
+  type StageTypes,
+} from './api/cep/pattern.js';
+export {
+  CEP,
+  type MatchProcessFunction,
+  PatternStream,
+  type TimedOut,
+} from './api/cep/pattern-stream.js';
 export { defineJob, type JobContext, type JobDefinition } from './api/job-module/job.js';
 export {
   type JobModuleRun,
@@ -117,6 +131,20 @@ export {
   type AsyncRuntimeContext,
   type RecordSerializer,
 } from './core/async-io.js';
+export type {
+  CepCondition,
+  CepConditionContext,
+  ConditionSpec,
+  Contiguity,
+  InnerContiguity,
+  MatchEvents,
+  PatternProcessContext,
+  PatternProcessFunction,
+  PatternSpec,
+  QuantifierSpec,
+  SkipStrategySpec,
+  StageSpec,
+} from './core/cep.js';
 export {
   acceptsChangelog,
   type Change,

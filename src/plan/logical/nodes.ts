@@ -25,6 +25,7 @@ import type { WatermarkStrategySpec } from '../../core/watermarks.js';
 import type { ProcessWindowFunction } from '../../core/window-result.js';
 import type { WindowAssigner } from '../../core/windows.js';
 import type { Partitioning } from '../../runtime/execution/execution-plan.js';
+import type { CepOperatorSpec } from '../../runtime/operators/cep/cep-operator.js';
 import type {
   BroadcastJoinSpec,
   CoGroupWindowFunction,
@@ -131,6 +132,12 @@ export interface RedistributeNode extends NodeBase {
 export interface KeyedProcessNode extends NodeBase {
   readonly kind: 'keyed-process';
   readonly fn: KeyedProcessFunction<Key, never, unknown>;
+}
+
+/** `CEP.pattern(...)`: a pattern's NFA run per key, and what to do with its matches. */
+export interface CepNode extends NodeBase {
+  readonly kind: 'cep';
+  readonly spec: CepOperatorSpec<unknown, unknown>;
 }
 
 /** `KeyedStream.reduce`: a running reduction per key. */
@@ -305,6 +312,7 @@ export type LogicalNode =
   | TimestampsWatermarksNode
   | RedistributeNode
   | KeyedProcessNode
+  | CepNode
   | RollingReduceNode
   | WindowNode
   | WindowJoinNode

@@ -19,6 +19,7 @@ import { MapOperator } from '../../runtime/operators/basic/map.js';
 import { ProcessOperator } from '../../runtime/operators/basic/process.js';
 import { SinkOperator } from '../../runtime/operators/basic/sink.js';
 import { TimestampsAndWatermarksOperator } from '../../runtime/operators/basic/timestamps-and-watermarks.js';
+import { CepOperator } from '../../runtime/operators/cep/cep-operator.js';
 import { RegularJoinFunction } from '../../runtime/operators/changelog/regular-join.js';
 import { tableViewFunction } from '../../runtime/operators/changelog/table-view.js';
 import { TemporalJoinFunction } from '../../runtime/operators/changelog/temporal-join.js';
@@ -157,6 +158,10 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
       return erase(() => new KeyedProcessOperator(node.fn));
     case 'rolling-reduce':
       return erase(() => new RollingReduceOperator(node.fn));
+    case 'cep': {
+      const spec = node.spec;
+      return erase(() => new CepOperator(spec));
+    }
     case 'window-join': {
       const { windows, leftLateTag, rightLateTag } = node;
       const apply = (

@@ -1,0 +1,135 @@
+/**
+ * Complex event processing over generated logins: three patterns, each in
+ * its own child process (so peak RSS is its own), on event time with keyed
+ * state on the heap.
+ *
+ * - fraud: three failures in a row, then a success from another country
+ *   than the first failure's, within ten minutes;
+ * - strict3: `a next b next c` within one minute;
+ * - loop-until: `a followedBy b+ until c followedBy d` within ten minutes.
+ *
+ *   npm run bench:cep -- [--events N] [--keys K] [--reps R]
+ */
+import { fileURLToPath } from 'node:url';
+import {
+  CEP,
+  DiscardingSink,
+  type LastStage,
+  Pattern,
+  type StageTypes,
+  StreamEnvironment,
+  WatermarkStrategy,
+} from '../src/index.js';
+import type { DeterministicRandom } from '../src/util/random.js';
+import { benchArgs, type Measured, measureChild, median, runModes } from './shared/modes.js';
+
+interface Event {
+  readonly user: number;
+  /** 0 failure, 1 success, 2 and 3 other activity; a b c d for the generic patterns. */
+  readonly type: number;
+  readonly country: number;
+  readonly time: number;
+}
+
+/** One event per millisecond of event time, up to 500 ms out of order. */
+function makeEvent(i: number, random: DeterministicRandom, keys: number): Event {
+  const user = random.int(keys);
+  const r = random.next();
+  return {
+    user,
+    type: r < 0.45 ? 0 : r < 0.8 ? 1 : r < 0.9 ? 2 : 3,
+    country: random.next() < 0.9 ? user % 8 : random.int(8),
+    time: i - random.int(500),
+  };
+}
+
+const MINUTE = 60_000;
+
+const patterns = {
+  fraud: Pattern.begin<Event>('fail')
+    .where((e) => e.type === 0)
+    .times(3)
+    .consecutive()
+    .followedBy('success')
+    .where((e, ctx) => e.type === 1 && e.country !== ctx.eventsFor('fail')[0]!.country)
+    .within(10 * MINUTE),
+  strict3: Pattern.begin<Event>('a')
+    .where((e) => e.type === 0)
+    .next('b')
+    .where((e) => e.type === 1)
+    .next('c')
+    .where((e) => e.type === 0)
+    .within(MINUTE),
+  'loop-until': Pattern.begin<Event>('a')
+    .where((e) => e.type === 2)
+    .followedBy('b')
+    .where((e) => e.type === 0)
+    .oneOrMore()
+    .until((e) => e.type === 1)
+    .followedBy('d')
+    .where((e) => e.type === 3)
+    .within(10 * MINUTE),
+} as const;
+
+type Mode = keyof typeof patterns;
+
+async function run(mode: Mode, events: number, keys: number, parallelism: number) {
+  const env = new StreamEnvironment({ parallelism });
+  let matches = 0;
+  let matchedEvents = 0;
+  const stream = env
+    .fromGenerator({ count: events, seed: 11, generate: (i, r) => makeEvent(i, r, keys) })
+    .assignTimestampsAndWatermarks(
+      WatermarkStrategy.forBoundedOutOfOrderness<Event>(1000).withTimestampAssigner((e) => e.time),
+    )
+    .keyBy((e) => e.user);
+  const count = <S extends StageTypes>(pattern: Pattern<Event, S, LastStage<S>>) =>
+    CEP.pattern(stream, pattern)
+      .select((m) => {
+        matches++;
+        for (const list of Object.values(m) as (readonly Event[])[]) matchedEvents += list.length;
+        return 0;
+      })
+      .sinkTo(new DiscardingSink());
+  if (mode === 'fraud') count(patterns.fraud);
+  else if (mode === 'strict3') count(patterns.strict3);
+  else count(patterns['loop-until']);
+  await env.execute(`cep-${mode}`);
+  return { matches, matchedEvents };
+}
+
+interface Outcome extends Measured {
+  readonly matches: number;
+  readonly matchedEvents: number;
+}
+
+const args = benchArgs({ events: 10_000_000, keys: 100_000 });
+const MODES = Object.keys(patterns) as Mode[];
+
+if (args.child !== undefined) {
+  const mode = args.child as Mode;
+  await measureChild(mode, args.events, () => run(mode, args.events, args.keys, args.parallelism));
+} else {
+  const runs = runModes<Outcome>(
+    fileURLToPath(import.meta.url),
+    MODES,
+    args,
+    (o) => `peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.matches} matches`,
+  );
+  console.log('');
+  console.log(
+    `events ${args.events}, keys ${args.keys}, parallelism ${args.parallelism}, heap state`,
+  );
+  console.log(
+    `| pattern | events/s (median of ${args.reps}) | events per CPU-second | peak RSS MB | matches |`,
+  );
+  console.log('|---|---|---|---|---|');
+  for (const mode of MODES) {
+    const rs = runs.filter((r) => r.mode === mode);
+    const same = rs.every((r) => r.matches === rs[0]!.matches);
+    console.log(
+      `| ${mode} | ${(median(rs.map((r) => r.eventsPerSec)) / 1e6).toFixed(2)} M | ${(median(rs.map((r) => r.eventsPerCpuSec)) / 1e6).toFixed(2)} M | ${median(rs.map((r) => r.peakRssMb)).toFixed(0)} | ${rs[0]!.matches}${same ? '' : ' (differs between reps!)'} |`,
+    );
+    if (!same) process.exitCode = 1;
+  }
+}

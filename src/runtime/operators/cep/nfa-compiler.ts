@@ -1,0 +1,349 @@
+import type {
+  CepConditionContext,
+  ConditionSpec,
+  Contiguity,
+  InnerContiguity,
+  PatternSpec,
+  StageSpec,
+} from '../../../core/cep.js';
+import { invalidArgument } from '../../../core/errors.js';
+
+/** A compiled condition; `undefined` stands for "always". */
+export type Test<T> = ((event: T, ctx: CepConditionContext<T>) => boolean) | undefined;
+
+/**
+ * - `take`: the event joins the partial match, which moves to `target`.
+ * - `ignore`: the event is skipped; the partial match waits in `target`.
+ * - `proceed`: moves to `target` without consuming the event (the same event
+ *   is then tried there); a proceed to the stop state ends the partial match.
+ */
+export type EdgeAction = 'take' | 'ignore' | 'proceed';
+
+export interface NfaEdge<T> {
+  readonly action: EdgeAction;
+  readonly target: number;
+  readonly test: Test<T>;
+}
+
+export type NfaStateKind = 'normal' | 'final' | 'stop';
+
+export interface NfaState<T> {
+  readonly id: number;
+  /** The stage whose events this state takes. */
+  readonly stage: string;
+  readonly kind: NfaStateKind;
+  readonly edges: NfaEdge<T>[];
+}
+
+/** The NFA of a pattern: states and edges as data, plus what the runtime needs. */
+export interface Nfa<T> {
+  readonly states: readonly NfaState<T>[];
+  readonly start: number;
+  readonly final: number;
+  readonly stop: number;
+  /** Names of the stages, in pattern order, each once (repeated groups share names). */
+  readonly stageNames: readonly string[];
+  readonly withinMs: number;
+}
+
+const ALWAYS = undefined;
+
+function compileCondition<T>(spec: ConditionSpec<T> | undefined): Test<T> {
+  if (spec === undefined) return ALWAYS;
+  switch (spec.kind) {
+    case 'where':
+      return spec.fn;
+    case 'subtype': {
+      const guard = spec.guard;
+      return (event) => guard(event);
+    }
+    case 'and': {
+      const parts = spec.parts.map(compileCondition).filter((p) => p !== undefined);
+      if (parts.length === 0) return ALWAYS;
+      if (parts.length === 1) return parts[0];
+      return (event, ctx) => {
+        for (const p of parts) if (!p(event, ctx)) return false;
+        return true;
+      };
+    }
+    case 'or': {
+      const parts = spec.parts.map(compileCondition);
+      if (parts.some((p) => p === undefined)) return ALWAYS;
+      const defined = parts as ((event: T, ctx: CepConditionContext<T>) => boolean)[];
+      return (event, ctx) => {
+        for (const p of defined) if (p(event, ctx)) return true;
+        return false;
+      };
+    }
+  }
+}
+
+const NEVER = (): boolean => false;
+
+function not<T>(test: Test<T>): Test<T> {
+  if (test === undefined) return NEVER;
+  return (event, ctx) => !test(event, ctx);
+}
+
+function and<T>(a: Test<T>, b: Test<T>): Test<T> {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return (event, ctx) => a(event, ctx) && b(event, ctx);
+}
+
+/** The ignore condition that a contiguity implies for a stage with take condition `take`. */
+function ignoreTest<T>(contiguity: InnerContiguity, take: Test<T>): Test<T> | null {
+  if (contiguity === 'strict') return null;
+  if (contiguity === 'any') return ALWAYS;
+  return not(take);
+}
+
+function asInner(c: Contiguity): InnerContiguity {
+  return c === 'strict' || c === 'any' ? c : 'relaxed';
+}
+
+/**
+ * Compiles a pattern into an NFA, building backwards from the final state as
+ * Flink's compiler does. Each stage becomes one state per event it still
+ * needs (a looping state for unbounded stages); a state that may also move on
+ * (optional, or past its minimum) skips events through a separate state that
+ * must take, so "skip and stay" and "move on and skip" are distinct paths.
+ */
+export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
+  validatePattern(spec, true);
+  const states: NfaState<T>[] = [];
+  const newState = (stage: string, kind: NfaStateKind = 'normal'): NfaState<T> => {
+    const s: NfaState<T> = { id: states.length, stage, kind, edges: [] };
+    states.push(s);
+    return s;
+  };
+  const final = newState('$final', 'final');
+  const stop = newState('$stop', 'stop');
+  const names: string[] = [];
+  collectNames(spec.stages, names);
+
+  const addStops = (state: NfaState<T>, nots: readonly Test<T>[]) => {
+    for (const n of nots) state.edges.push({ action: 'proceed', target: stop.id, test: n });
+  };
+
+  /** Compiles `stages` in front of `sink`; the first stage follows with `firstContiguity`. */
+  const compileSequence = (
+    stages: readonly StageSpec<T>[],
+    sink: NfaState<T>,
+    firstContiguity: Contiguity,
+  ): NfaState<T> => {
+    let next = sink;
+    let notsAfter: Test<T>[] = [];
+    for (let i = stages.length - 1; i >= 0; i--) {
+      const stage = stages[i]!;
+      const contiguity = i === 0 ? firstContiguity : stage.contiguity;
+      if (stage.contiguity === 'not-followed-by') {
+        const test = compileCondition(stage.condition);
+        notsAfter.push(test);
+        // While waiting for the following stage, a matching event ends the partial match.
+        addStops(next, [test]);
+        continue;
+      }
+      if (stage.contiguity === 'not-next') {
+        const test = compileCondition(stage.condition);
+        const state = newState(stage.name);
+        if (next.kind === 'final') {
+          // At the end, the match completes only once an event shows the negation held.
+          state.edges.push({ action: 'ignore', target: next.id, test: not(test) });
+        } else {
+          state.edges.push({ action: 'proceed', target: next.id, test: not(test) });
+        }
+        state.edges.push({ action: 'proceed', target: stop.id, test });
+        next = state;
+        continue;
+      }
+      next =
+        stage.group !== undefined
+          ? compileGroup(stage, next, contiguity)
+          : compileStage(stage, next, contiguity, notsAfter);
+      notsAfter = [];
+    }
+    return next;
+  };
+
+  const compileStage = (
+    stage: StageSpec<T>,
+    sink: NfaState<T>,
+    contiguity: Contiguity,
+    nots: readonly Test<T>[],
+  ): NfaState<T> => {
+    const q = stage.quantifier;
+    // An event meeting `until` is neither taken nor skipped by the stage: it ends the loop.
+    const until = stage.until === undefined ? ALWAYS : not(compileCondition(stage.until));
+    const take = and(compileCondition(stage.condition), until);
+    const outerIgnore = ignoreTest(asInner(contiguity), take);
+    const innerRaw = ignoreTest(q.inner, take);
+    const innerIgnore = innerRaw === null ? null : and(innerRaw, until);
+    const proceedTest = (t: Test<T>): Test<T> => (q.greedy ? not(t) : ALWAYS);
+
+    /** A state that takes toward `target`, optionally may move on to `sink`, and skips with `ignore`. */
+    const single = (
+      target: NfaState<T>,
+      takeTest: Test<T>,
+      ignore: Test<T> | null,
+      canProceed: boolean,
+      stopsHere: boolean,
+    ): NfaState<T> => {
+      const s = newState(stage.name);
+      s.edges.push({ action: 'take', target: target.id, test: takeTest });
+      if (canProceed)
+        s.edges.push({ action: 'proceed', target: sink.id, test: proceedTest(takeTest) });
+      if (ignore !== null) {
+        if (canProceed) {
+          const waiting = newState(stage.name);
+          waiting.edges.push({ action: 'take', target: target.id, test: takeTest });
+          waiting.edges.push({ action: 'ignore', target: waiting.id, test: ignore });
+          if (stopsHere) addStops(waiting, nots);
+          s.edges.push({ action: 'ignore', target: waiting.id, test: ignore });
+        } else {
+          s.edges.push({ action: 'ignore', target: s.id, test: ignore });
+        }
+      }
+      if (stopsHere) addStops(s, nots);
+      return s;
+    };
+
+    let after: NfaState<T>;
+    let count: number;
+    if (q.max === Number.POSITIVE_INFINITY) {
+      const loopTake = take;
+      const loop = newState(stage.name);
+      loop.edges.push({ action: 'take', target: loop.id, test: loopTake });
+      loop.edges.push({ action: 'proceed', target: sink.id, test: proceedTest(loopTake) });
+      if (innerIgnore !== null) {
+        const loopIgnore = innerIgnore;
+        const waiting = newState(stage.name);
+        waiting.edges.push({ action: 'take', target: loop.id, test: loopTake });
+        waiting.edges.push({ action: 'ignore', target: waiting.id, test: loopIgnore });
+        addStops(waiting, nots);
+        loop.edges.push({ action: 'ignore', target: waiting.id, test: loopIgnore });
+      }
+      addStops(loop, nots);
+      after = loop;
+      // The states before the loop take the first min events, the last of them into the loop.
+      count = Math.max(1, q.min);
+    } else {
+      after = sink;
+      count = q.max;
+    }
+    // States waiting for the count-th, ..., first event, built backwards.
+    for (let i = count; i >= 1; i--) {
+      const first = i === 1;
+      const canProceed = first ? q.optional || q.min === 0 : i > q.min;
+      after = single(after, take, first ? outerIgnore : innerIgnore, canProceed, !first);
+    }
+    return after;
+  };
+
+  const compileGroup = (
+    stage: StageSpec<T>,
+    sink: NfaState<T>,
+    contiguity: Contiguity,
+  ): NfaState<T> => {
+    const q = stage.quantifier;
+    const body = stage.group!.stages;
+    const inner: Contiguity = q.inner;
+    const branch = (to: NfaState<T>): NfaState<T> => {
+      const b = newState(stage.name);
+      b.edges.push({ action: 'proceed', target: to.id, test: ALWAYS });
+      b.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
+      return b;
+    };
+    let after: NfaState<T>;
+    let count: number;
+    if (q.max === Number.POSITIVE_INFINITY) {
+      // A branch state: repeat the group once more, or move on.
+      const loop = newState(stage.name);
+      const again = compileSequence(body, loop, inner);
+      loop.edges.push({ action: 'proceed', target: again.id, test: ALWAYS });
+      loop.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
+      after = loop;
+      count = Math.max(1, q.min);
+    } else {
+      after = sink;
+      count = q.max;
+    }
+    for (let i = count; i >= 1; i--) {
+      const first = i === 1;
+      const entry = compileSequence(body, after, first ? contiguity : inner);
+      const canProceed = first ? q.optional || q.min === 0 : i > q.min;
+      after = canProceed ? branch(entry) : entry;
+    }
+    return after;
+  };
+
+  const start = compileSequence(spec.stages, final, 'strict');
+  return {
+    states,
+    start: start.id,
+    final: final.id,
+    stop: stop.id,
+    stageNames: names,
+    withinMs: spec.withinMs ?? 0,
+  };
+}
+
+function collectNames<T>(stages: readonly StageSpec<T>[], into: string[]): void {
+  for (const s of stages) {
+    if (s.group !== undefined) collectNames(s.group.stages, into);
+    else if (!into.includes(s.name)) into.push(s.name);
+  }
+}
+
+/** Rejects what the NFA cannot express, with the reason. */
+export function validatePattern<T>(spec: PatternSpec<T>, topLevel: boolean): void {
+  const { stages } = spec;
+  if (stages.length === 0) throw invalidArgument('a pattern needs at least one stage');
+  const first = stages[0]!;
+  if (first.contiguity === 'not-next' || first.contiguity === 'not-followed-by') {
+    throw invalidArgument(`pattern cannot begin with a negation ('${first.name}')`);
+  }
+  const last = stages[stages.length - 1]!;
+  if (topLevel && last.contiguity === 'not-followed-by') {
+    throw invalidArgument(
+      `notFollowedBy ('${last.name}') cannot end a pattern: nothing would ever confirm the match`,
+    );
+  }
+  const seen = new Set<string>();
+  for (const s of stages) {
+    if (s.group !== undefined) {
+      if (s.quantifier.greedy) throw invalidArgument('greedy() is not supported on a group');
+      validatePattern(s.group, false);
+      continue;
+    }
+    if (seen.has(s.name)) throw invalidArgument(`stage name '${s.name}' is used twice`);
+    seen.add(s.name);
+    const q = s.quantifier;
+    if (
+      (s.contiguity === 'not-next' || s.contiguity === 'not-followed-by') &&
+      (q.optional || q.min !== 1 || q.max !== 1)
+    ) {
+      throw invalidArgument(`negated stage '${s.name}' cannot be optional or quantified`);
+    }
+    if (s.until !== undefined && q.max !== Number.POSITIVE_INFINITY) {
+      throw invalidArgument(`until() on '${s.name}' needs oneOrMore() or timesOrMore()`);
+    }
+  }
+  if (topLevel) {
+    const skip = spec.skip;
+    if (skip.kind === 'skip-to-first' || skip.kind === 'skip-to-last') {
+      const all: string[] = [];
+      collectNames(stages, all);
+      if (!all.includes(skip.stage)) {
+        throw invalidArgument(
+          `skip strategy names stage '${skip.stage}', which is not in the pattern`,
+        );
+      }
+    }
+    if (spec.withinMs !== undefined && !(spec.withinMs > 0)) {
+      throw invalidArgument(
+        `within() needs a positive number of milliseconds, got ${spec.withinMs}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,358 @@
+import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../../core/cep.js';
+import { invalidArgument } from '../../../core/errors.js';
+import type { Nfa, NfaEdge } from './nfa-compiler.js';
+import { NO_NODE, SharedBuffer } from './shared-buffer.js';
+
+/** A partial (or completed) match: where it stands and its newest buffer node. */
+export interface PartialMatch {
+  state: number;
+  node: number;
+  /** Time and id of its first event; ids grow with processing order. */
+  startTs: number;
+  startId: number;
+}
+
+/** Everything the NFA keeps for one key. */
+export interface KeyNfaState<T> {
+  partial: PartialMatch[];
+  /** Completed matches held back until no earlier-started partial match remains (skip strategies). */
+  completed: PartialMatch[];
+  readonly buffer: SharedBuffer<T>;
+  nextEventId: number;
+  /** Event time: records waiting for the watermark, in arrival order, and their timestamps. */
+  waitingTimes: number[];
+  waitingRecords: T[];
+}
+
+export function emptyKeyNfaState<T>(): KeyNfaState<T> {
+  return {
+    partial: [],
+    completed: [],
+    buffer: new SharedBuffer<T>(),
+    nextEventId: 0,
+    waitingTimes: [],
+    waitingRecords: [],
+  };
+}
+
+export function isIdle<T>(s: KeyNfaState<T>): boolean {
+  return s.partial.length === 0 && s.completed.length === 0 && s.waitingTimes.length === 0;
+}
+
+/** Where the runner sends what it finds. */
+export interface NfaListener<T> {
+  match(events: MatchEvents<T>): void;
+  timedOut(events: MatchEvents<T>, timeoutTimestamp: number): void;
+  /** A partial match began at `startTs` (so a timeout can be scheduled). */
+  started(startTs: number): void;
+}
+
+/** The start state is not stored: every event may begin a match. */
+const START_ID = -1;
+
+/**
+ * Runs a compiled NFA over the events of one key at a time (the caller
+ * supplies the key's {@link KeyNfaState}). For every partial match and the
+ * start, an event follows proceed edges (epsilon moves) to collect the take
+ * and ignore edges whose conditions hold; takes extend the match in the shared
+ * buffer, ignores keep it waiting, and reaching the stop state discards it.
+ */
+export class NfaRunner<T> {
+  private readonly stageIndex = new Map<string, number>();
+  private readonly stageOfState: Int32Array;
+  private readonly visited: Int32Array;
+  private visitMark = 0;
+  private readonly stack: number[] = [];
+  private readonly takes: NfaEdge<T>[] = [];
+  private readonly takeStages: number[] = [];
+  private readonly ignores: NfaEdge<T>[] = [];
+  private readonly seenTargets: number[] = [];
+  private state!: KeyNfaState<T>;
+  private readonly ctx: ConditionView<T>;
+  private readonly start: PartialMatch;
+
+  constructor(
+    private readonly nfa: Nfa<T>,
+    private readonly skip: SkipStrategySpec,
+    private readonly listener: NfaListener<T>,
+  ) {
+    for (const [i, n] of nfa.stageNames.entries()) this.stageIndex.set(n, i);
+    this.stageOfState = Int32Array.from(nfa.states, (s) => this.stageIndex.get(s.stage) ?? -1);
+    this.visited = new Int32Array(nfa.states.length);
+    this.ctx = new ConditionView(this.stageIndex);
+    this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
+  }
+
+  /** Feeds one event (in time order) to the key's NFA. */
+  process(state: KeyNfaState<T>, value: T, timestamp: number): void {
+    this.state = state;
+    const { buffer } = state;
+    this.ctx.buffer = buffer;
+    this.ctx.timestamp = timestamp;
+    const eventId = state.nextEventId++;
+    const next: PartialMatch[] = [];
+    let found = false;
+    const partial = state.partial;
+    for (let p = 0; p <= partial.length; p++) {
+      const pm = p < partial.length ? partial[p]! : this.start;
+      const isStart = pm === this.start;
+      this.ctx.node = pm.node;
+      if (!this.collectEdges(pm.state, value)) {
+        // A negation matched: the partial match ends here.
+        if (!isStart) buffer.release(pm.node);
+        continue;
+      }
+      // Takes first, so newer choices queue behind older ones (the order ties are emitted in).
+      const seen = this.seenTargets;
+      seen.length = 0;
+      const takes = this.takes;
+      for (let t = 0; t < takes.length; t++) {
+        const edge = takes[t]!;
+        const stage = this.takeStages[t]!;
+        const key = edge.target * 65_536 + stage;
+        if (seen.includes(key)) continue;
+        seen.push(key);
+        const node = buffer.append(eventId, value, timestamp, stage, pm.node);
+        const startTs = isStart ? timestamp : pm.startTs;
+        const startId = isStart ? eventId : pm.startId;
+        if (edge.target === this.nfa.final) {
+          found = this.complete(node, startTs, startId) || found;
+          // A node nobody else holds dies with this release only if complete() kept no reference.
+          this.dropIfUnheld(node);
+          continue;
+        }
+        buffer.retain(node);
+        next.push({ state: edge.target, node, startTs, startId });
+        if (isStart) this.listener.started(startTs);
+        this.ctx.node = node;
+        if (this.reachesFinal(edge.target, value)) {
+          found = this.complete(node, startTs, startId) || found;
+        }
+        this.ctx.node = pm.node;
+      }
+      seen.length = 0;
+      if (!isStart) {
+        for (const edge of this.ignores) {
+          if (seen.includes(edge.target)) continue;
+          seen.push(edge.target);
+          if (edge.target === this.nfa.final) {
+            found = this.complete(pm.node, pm.startTs, pm.startId) || found;
+            continue;
+          }
+          buffer.retain(pm.node);
+          next.push({
+            state: edge.target,
+            node: pm.node,
+            startTs: pm.startTs,
+            startId: pm.startId,
+          });
+          if (this.reachesFinal(edge.target, value)) {
+            found = this.complete(pm.node, pm.startTs, pm.startId) || found;
+          }
+        }
+      }
+      if (!isStart) buffer.release(pm.node);
+    }
+    state.partial = next;
+    if (found || state.completed.length > 0) this.emitCompleted();
+  }
+
+  /** Times out partial matches that began `within` or longer before `time`. */
+  advanceTime(state: KeyNfaState<T>, time: number): void {
+    this.state = state;
+    const within = this.nfa.withinMs;
+    if (within > 0 && state.partial.length > 0) {
+      const kept: PartialMatch[] = [];
+      for (const pm of state.partial) {
+        if (time - pm.startTs >= within) {
+          this.listener.timedOut(this.extract(pm.node), pm.startTs + within);
+          state.buffer.release(pm.node);
+        } else {
+          kept.push(pm);
+        }
+      }
+      if (kept.length !== state.partial.length) state.partial = kept;
+    }
+    if (state.completed.length > 0) this.emitCompleted();
+  }
+
+  /**
+   * Follows proceed edges from `from`, collecting the take and ignore edges
+   * whose conditions hold for `value`; false if the stop state was reached.
+   */
+  private collectEdges(from: number, value: T): boolean {
+    const { states, stop } = this.nfa;
+    const mark = ++this.visitMark;
+    const stack = this.stack;
+    this.takes.length = 0;
+    this.takeStages.length = 0;
+    this.ignores.length = 0;
+    stack.length = 0;
+    stack.push(from);
+    this.visited[from] = mark;
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      const edges = states[id]!.edges;
+      for (let e = 0; e < edges.length; e++) {
+        const edge = edges[e]!;
+        if (edge.test !== undefined && !edge.test(value, this.ctx)) continue;
+        if (edge.action === 'proceed') {
+          if (edge.target === stop) return false;
+          if (this.visited[edge.target] !== mark) {
+            this.visited[edge.target] = mark;
+            stack.push(edge.target);
+          }
+        } else if (edge.action === 'take') {
+          this.takes.push(edge);
+          this.takeStages.push(this.stageOfState[id]!);
+        } else {
+          this.ignores.push(edge);
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Whether proceed edges lead from `from` to the final state for `value`. */
+  private reachesFinal(from: number, value: T): boolean {
+    const { states, final } = this.nfa;
+    const mark = ++this.visitMark;
+    const stack = this.stack;
+    stack.length = 0;
+    stack.push(from);
+    this.visited[from] = mark;
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      for (const edge of states[id]!.edges) {
+        if (edge.action !== 'proceed' || this.visited[edge.target] === mark) continue;
+        if (edge.test !== undefined && !edge.test(value, this.ctx)) continue;
+        if (edge.target === final) return true;
+        this.visited[edge.target] = mark;
+        stack.push(edge.target);
+      }
+    }
+    return false;
+  }
+
+  private complete(node: number, startTs: number, startId: number): boolean {
+    const { completed } = this.state;
+    for (const c of completed) if (c.node === node) return false;
+    this.state.buffer.retain(node);
+    completed.push({ state: this.nfa.final, node, startTs, startId });
+    return true;
+  }
+
+  private dropIfUnheld(node: number): void {
+    const n = this.state.buffer.nodes.get(node);
+    if (n !== undefined && n.refs === 0) {
+      n.refs = 1;
+      this.state.buffer.release(node);
+    }
+  }
+
+  /**
+   * Emits completed matches in order of their first event. With a skip
+   * strategy a match waits while a partial match that began earlier is still
+   * running, and every emitted match prunes what the strategy discards.
+   */
+  private emitCompleted(): void {
+    const state = this.state;
+    const completed = state.completed;
+    if (completed.length > 1) completed.sort((a, b) => a.startId - b.startId);
+    if (this.skip.kind === 'no-skip') {
+      for (const c of completed) {
+        this.listener.match(this.extract(c.node));
+        state.buffer.release(c.node);
+      }
+      state.completed = [];
+      return;
+    }
+    while (state.completed.length > 0) {
+      const m = state.completed[0]!;
+      let earliest = Number.POSITIVE_INFINITY;
+      for (const pm of state.partial) if (pm.startId < earliest) earliest = pm.startId;
+      if (m.startId > earliest) break;
+      state.completed.shift();
+      this.listener.match(this.extract(m.node));
+      const prune = this.pruneBefore(m);
+      state.buffer.release(m.node);
+      if (prune !== undefined) {
+        state.partial = this.pruned(state.partial, prune.id, prune.inclusive);
+        state.completed = this.pruned(state.completed, prune.id, prune.inclusive);
+      }
+    }
+  }
+
+  /** The event id before (or up to) which partial matches must start to be discarded. */
+  private pruneBefore(m: PartialMatch): { id: number; inclusive: boolean } | undefined {
+    const skip = this.skip;
+    const buffer = this.state.buffer;
+    switch (skip.kind) {
+      case 'no-skip':
+        return undefined;
+      case 'skip-to-next':
+        return { id: m.startId, inclusive: true };
+      case 'skip-past-last-event': {
+        const n = buffer.nodes.get(m.node)!;
+        return { id: n.event, inclusive: true };
+      }
+      case 'skip-to-first':
+      case 'skip-to-last': {
+        const stage = this.stageIndex.get(skip.stage)!;
+        let id = -1;
+        buffer.forEachBack(m.node, (eventId, s) => {
+          if (s !== stage) return;
+          // Walking backwards: the last one seen is the first; the first seen is the last.
+          if (skip.kind === 'skip-to-first' || id === -1) id = eventId;
+        });
+        if (id === -1) {
+          if (skip.throwOnMiss) {
+            throw invalidArgument(`skip strategy: stage '${skip.stage}' is not in the match`);
+          }
+          return undefined;
+        }
+        return { id, inclusive: false };
+      }
+    }
+  }
+
+  private pruned(list: PartialMatch[], id: number, inclusive: boolean): PartialMatch[] {
+    const kept: PartialMatch[] = [];
+    for (const pm of list) {
+      if (pm.startId < id || (inclusive && pm.startId === id)) this.state.buffer.release(pm.node);
+      else kept.push(pm);
+    }
+    return kept;
+  }
+
+  /** The events of the match ending at `node`, by stage, oldest first; every stage present. */
+  private extract(node: number): MatchEvents<T> {
+    const names = this.nfa.stageNames;
+    const out: Record<string, T[]> = {};
+    for (const n of names) out[n] = [];
+    this.state.buffer.forEachBack(node, (_, stage, value) => {
+      out[names[stage]!]!.push(value);
+    });
+    for (const n of names) out[n]!.reverse();
+    return out;
+  }
+}
+
+/** The condition context of the partial match being tried; reused for every event. */
+class ConditionView<T> implements CepConditionContext<T> {
+  buffer!: SharedBuffer<T>;
+  node = NO_NODE;
+  timestamp = 0;
+
+  constructor(private readonly stageIndex: ReadonlyMap<string, number>) {}
+
+  eventsFor(stage: string): readonly T[] {
+    const index = this.stageIndex.get(stage);
+    if (index === undefined || this.node === NO_NODE) return [];
+    const found: T[] = [];
+    this.buffer.forEachBack(this.node, (_, s, value) => {
+      if (s === index) found.push(value);
+    });
+    return found.reverse();
+  }
+}
