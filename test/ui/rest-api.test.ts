@@ -93,6 +93,11 @@ describe('REST API', () => {
       .name('sink');
     client = env.executeAsync('clicks');
     ui.addJob(client);
+    // Starting takes a moment (the checkpoint directory's lease is taken first).
+    const since = Date.now();
+    while (client.monitor.status === 'created' && Date.now() - since < 60_000) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   });
 
   afterAll(async () => {
