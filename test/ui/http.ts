@@ -4,6 +4,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { JobClient } from '../../src/index.js';
 
 export interface Answer {
   readonly status: number;
@@ -44,4 +45,12 @@ export function send(base: string, raw: RawRequest): Promise<Answer> {
     request.on('error', reject);
     request.end(raw.body);
   });
+}
+
+/** Resolves once `client` has left `created` (or after a minute): its API answers as for a running job. */
+export async function untilStarted(client: JobClient): Promise<void> {
+  const since = Date.now();
+  while (client.monitor.status === 'created' && Date.now() - since < 60_000) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

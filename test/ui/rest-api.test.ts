@@ -20,6 +20,7 @@ import type {
   JobSummary,
 } from '../../src/ui/job-view.js';
 import { startWebUi, type WebUi } from '../../src/ui/server.js';
+import { untilStarted } from './http.js';
 
 interface Click {
   readonly page: string;
@@ -94,10 +95,7 @@ describe('REST API', () => {
     client = env.executeAsync('clicks');
     ui.addJob(client);
     // Starting takes a moment (the checkpoint directory's lease is taken first).
-    const since = Date.now();
-    while (client.monitor.status === 'created' && Date.now() - since < 60_000) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await untilStarted(client);
   });
 
   afterAll(async () => {

@@ -30,7 +30,7 @@ import {
   writeTokenFile,
 } from '../../src/ui/rest-token.js';
 import { startWebUi, type WebUi } from '../../src/ui/server.js';
-import { type Answer, send } from './http.js';
+import { type Answer, send, untilStarted } from './http.js';
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 
@@ -72,6 +72,8 @@ describe('REST API security', () => {
       .sinkTo(new DiscardingSink());
     client = env.executeAsync('numbers');
     ui.addJob(client);
+    // Starting takes a moment (the checkpoint directory's lease is taken first).
+    await untilStarted(client);
   });
 
   afterAll(async () => {
