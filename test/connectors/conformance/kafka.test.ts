@@ -53,6 +53,8 @@ conformance(
       new KafkaSource<Row>({
         brokers: UNREACHABLE,
         requestTimeoutMs: SHORT_TIMEOUT_MS,
+        // Unreachable for good: give up after a second rather than ride it out.
+        reconnect: { maxOutageMs: 1_000 },
         topics: [sourceTopic],
         format: json<Row>(),
         stopAt: 'latest',
@@ -68,6 +70,8 @@ const unreachableSink = (guarantee: 'at-least-once' | 'exactly-once') => {
     brokers: UNREACHABLE,
     requestTimeoutMs: SHORT_TIMEOUT_MS,
     flushTimeoutMs: SHORT_TIMEOUT_MS,
+    // Unreachable for good: give up after a second rather than ride it out.
+    reconnect: { maxOutageMs: 1_000 },
     topic,
     format: json<Row>(),
     deliveryGuarantee: guarantee,

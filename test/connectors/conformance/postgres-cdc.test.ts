@@ -112,6 +112,8 @@ conformance(
     createFailing: () =>
       postgresCdc({
         connection: 'postgres://weir:weir@127.0.0.1:1/weir',
+        // Unreachable for good: give up after a second rather than ride it out.
+        reconnect: { maxOutageMs: 1_000 },
         tables: [TABLE],
         slotName: UNREACHABLE_SLOT,
         flatten: true,
