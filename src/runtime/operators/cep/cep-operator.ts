@@ -12,11 +12,11 @@ import type { OutputTag } from '../../../core/output-tag.js';
 import { NO_TIMESTAMP, type RecordBatch } from '../../../core/record-batch.js';
 import type { OperatorSnapshot, RestoredState } from '../../../core/snapshot.js';
 import type { StateSerializer, ValueState } from '../../../core/state.js';
-import { createKeyedStateBackend } from '../../../state/create-backend.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import { Serializers } from '../../../state/serializers.js';
 import { restoredTimeProgress, timeProgressEntry } from '../../windowing/window-snapshot.js';
 import { Emitter } from '../basic/emitter.js';
+import { operatorKeyedBackend } from '../keyed/disk-keyed-backend.js';
 import { missingKeys } from '../keyed/keyed-process.js';
 import { DueQueue } from './due-queue.js';
 import { compileNfa, type Nfa } from './nfa-compiler.js';
@@ -92,12 +92,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
 
   override open(): void {
     this.emitter = new Emitter(this.output);
-    this.state = createKeyedStateBackend(this.context.stateBackend, {
-      operatorId: this.context.operatorId,
-      subtaskIndex: this.context.subtaskIndex,
-      maxParallelism: this.context.maxParallelism,
-      clock: this.context.processingTime.clock,
-    });
+    this.state = operatorKeyedBackend(this.context);
     if (this.restored !== undefined) this.state.restore(this.restored);
     this.nfaState = this.state.getValueState<KeyNfaState<T>>({
       name: NFA_STATE,

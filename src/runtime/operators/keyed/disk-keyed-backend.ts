@@ -4,6 +4,16 @@ import type { RestoredState } from '../../../core/snapshot.js';
 import { createKeyedStateBackend } from '../../../state/create-backend.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 
+/** The keyed state backend the job configured, for the operator of `context`. */
+export function operatorKeyedBackend(context: OperatorContext): KeyedStateBackend {
+  return createKeyedStateBackend(context.stateBackend, {
+    operatorId: context.operatorId,
+    subtaskIndex: context.subtaskIndex,
+    maxParallelism: context.maxParallelism,
+    clock: context.processingTime.clock,
+  });
+}
+
 /**
  * The keyed state backend for an operator that keeps its contents in its own
  * heap structures unless the job uses the disk backend (windows, the rolling
@@ -14,12 +24,7 @@ import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
  */
 export function diskKeyedBackend(context: OperatorContext): KeyedStateBackend | undefined {
   if (context.stateBackend?.kind !== 'disk') return undefined;
-  const backend = createKeyedStateBackend(context.stateBackend, {
-    operatorId: context.operatorId,
-    subtaskIndex: context.subtaskIndex,
-    maxParallelism: context.maxParallelism,
-    clock: context.processingTime.clock,
-  });
+  const backend = operatorKeyedBackend(context);
   context.metrics.gauge(
     'weir_state_bytes',
     'Bytes of keyed state held on disk',

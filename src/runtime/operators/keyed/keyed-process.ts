@@ -11,11 +11,11 @@ import type { OutputTag } from '../../../core/output-tag.js';
 import { NO_TIMESTAMP, type RecordBatch } from '../../../core/record-batch.js';
 import type { OperatorSnapshot, RestoredState } from '../../../core/snapshot.js';
 import type { MapState } from '../../../core/state.js';
-import { createKeyedStateBackend } from '../../../state/create-backend.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import { KeyedTimerQueue } from '../../task/timers.js';
 import { restoredTimeProgress, timeProgressEntry } from '../../windowing/window-snapshot.js';
 import { Emitter } from '../basic/emitter.js';
+import { operatorKeyedBackend } from './disk-keyed-backend.js';
 
 export interface MutableContext<K extends Key> extends OnTimerContext<K> {
   timestamp: number;
@@ -91,12 +91,7 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
 
   override open(): void {
     this.emitter = new Emitter(this.output);
-    this.state = createKeyedStateBackend(this.context.stateBackend, {
-      operatorId: this.context.operatorId,
-      subtaskIndex: this.context.subtaskIndex,
-      maxParallelism: this.context.maxParallelism,
-      clock: this.context.processingTime.clock,
-    });
+    this.state = operatorKeyedBackend(this.context);
     if (this.restored !== undefined) this.state.restore(this.restored);
     this.eventTimerState = this.state.getMapState<number, boolean>(EVENT_TIMERS);
     this.processingTimerState = this.state.getMapState<number, boolean>(PROCESSING_TIMERS);
