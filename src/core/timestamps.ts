@@ -2,13 +2,15 @@ import { describeRecord, WeirError } from './errors.js';
 import { NO_TIMESTAMP, type RecordBatch } from './record-batch.js';
 
 /**
- * Whether `time` can be an event time: a number of epoch milliseconds within
- * ±`Number.MAX_SAFE_INTEGER` (so neither NaN nor ±Infinity). Beyond that
- * range neighbouring milliseconds collapse into one double, so window ends
- * (`end - 1`) and watermark comparisons (`t <= W`) would silently be wrong.
+ * Whether `time` can be an event time: a whole number of epoch milliseconds
+ * within ±`Number.MAX_SAFE_INTEGER` (so neither NaN nor ±Infinity). Beyond
+ * that range neighbouring milliseconds collapse into one double, so window
+ * ends (`end - 1`) and watermark comparisons (`t <= W`) would silently be
+ * wrong; a fraction of a millisecond has no place in a window that ends at
+ * `end - 1` (Flink's event times are whole milliseconds too).
  */
 export function isEventTime(time: unknown): time is number {
-  return typeof time === 'number' && time >= -MAX_EVENT_TIME && time <= MAX_EVENT_TIME;
+  return Number.isInteger(time) && Math.abs(time as number) <= MAX_EVENT_TIME;
 }
 
 /** The largest event time magnitude: the safe-integer bound. */
@@ -34,7 +36,7 @@ export function invalidTimestamp(
   const shown = describeRecord(record);
   return new WeirError(
     'INVALID_TIMESTAMP',
-    `${what} ${renderTime(time)} for record ${shown} in operator '${operatorId}'; event time must be a number of epoch milliseconds between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
+    `${what} ${renderTime(time)} for record ${shown} in operator '${operatorId}'; event time must be a whole number of epoch milliseconds between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
     { operatorId, record: shown },
   );
 }
@@ -54,7 +56,7 @@ export function checkTimestamps<B extends RecordBatch<unknown>>(
   const { timestamps } = batch;
   for (let i = 0; i < timestamps.length; i++) {
     const t = timestamps[i]!;
-    if (!(t >= -MAX_EVENT_TIME && t <= MAX_EVENT_TIME) && t !== NO_TIMESTAMP) {
+    if (t !== NO_TIMESTAMP && !isEventTime(t)) {
       throw invalidTimestamp(operatorId, what, batch.values[i], t);
     }
   }

@@ -81,7 +81,7 @@ describe('REST API', () => {
     env
       .fromGenerator<Click>({
         ratePerSecond: 10_000,
-        generate: (i) => ({ page: `/p${i % 4}`, time: start + i / 10 }),
+        generate: (i) => ({ page: `/p${i % 4}`, time: start + Math.floor(i / 10) }),
       })
       .assignTimestampsAndWatermarks(
         WatermarkStrategy.forBoundedOutOfOrderness<Click>(50).withTimestampAssigner((c) => c.time),

@@ -160,7 +160,7 @@ export function invalidEventTime(operatorId: string, value: unknown, ts: number)
       ? 'without a timestamp; call assignTimestampsAndWatermarks before windowing'
       : ts === Number.POSITIVE_INFINITY
         ? `with event time ${ts}; results of global and count windows are stamped +Infinity, so give them new timestamps with assignTimestampsAndWatermarks before windowing them by event time`
-        : `with timestamp ${typeof ts === 'number' ? String(ts) : describeRecord(ts)}, which is not an event time (a number of epoch milliseconds between -${MAX_EVENT_TIME} and ${MAX_EVENT_TIME}); the source or assigner that stamped it must give a valid one`;
+        : `with timestamp ${typeof ts === 'number' ? String(ts) : describeRecord(ts)}, which is not an event time (a whole number of epoch milliseconds between -${MAX_EVENT_TIME} and ${MAX_EVENT_TIME}); the source or assigner that stamped it must give a valid one`;
   return new WeirError(
     'INVALID_TIMESTAMP',
     `event-time window '${operatorId}' received record ${record} ${why}`,

@@ -1,6 +1,6 @@
 import type { WeirError } from '../../../core/errors.js';
 import { NO_TIMESTAMP } from '../../../core/record-batch.js';
-import { invalidTimestamp, MAX_EVENT_TIME } from '../../../core/timestamps.js';
+import { invalidTimestamp, isEventTime } from '../../../core/timestamps.js';
 import type {
   TimestampAssigner,
   WatermarkGenerator,
@@ -97,6 +97,6 @@ export function stampRecord<T>(
   operatorId: string,
 ): number | WeirError {
   const ts = assigner === undefined ? kafkaTimestamp : assigner(value, kafkaTimestamp);
-  if ((ts >= -MAX_EVENT_TIME && ts <= MAX_EVENT_TIME) || ts === NO_TIMESTAMP) return ts;
+  if (isEventTime(ts) || ts === NO_TIMESTAMP) return ts;
   return invalidTimestamp(operatorId, stamper(assigner), value, ts);
 }
