@@ -115,7 +115,7 @@ describe('operator instrumentation', () => {
     env
       .fromGenerator<Event>({
         ratePerSecond: 2000,
-        generate: (i) => ({ key: i % 3, time: start + i / 2 }),
+        generate: (i) => ({ key: i % 3, time: start + Math.floor(i / 2) }),
       })
       .assignTimestampsAndWatermarks(
         WatermarkStrategy.forBoundedOutOfOrderness<Event>(100).withTimestampAssigner((e) => e.time),
