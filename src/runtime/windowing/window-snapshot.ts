@@ -1,5 +1,7 @@
-import type { Json, RestoredState } from '../../core/snapshot.js';
+import type { SnapshotContext } from '../../core/operator.js';
+import type { Json, OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
 import { decodeTime, encodeTime } from '../../core/snapshot.js';
+import type { KeyedStateBackend } from '../../state/keyed-state-backend.js';
 
 /**
  * Event-time progress of a window operator subtask, kept as union state so a
@@ -14,6 +16,24 @@ export interface TimeProgress {
 
 export function timeProgressEntry(subtask: number, progress: TimeProgress): Json {
   return { subtask, watermark: encodeTime(progress.watermark), mark: encodeTime(progress.mark) };
+}
+
+/**
+ * The snapshot of an operator whose state is all in its keyed backend, with
+ * its watermark as union state (keyed process functions, CEP).
+ */
+export function keyedSnapshotWithWatermark(
+  state: KeyedStateBackend,
+  context: SnapshotContext,
+  subtask: number,
+  watermark: number,
+): OperatorSnapshot {
+  const keyed = state.snapshot({
+    checkpointId: context.checkpointId,
+    keyGroupOf: context.keyGroupOf,
+    kind: context.kind,
+  });
+  return { ...keyed, union: [timeProgressEntry(subtask, { watermark, mark: 0 })] };
 }
 
 /**

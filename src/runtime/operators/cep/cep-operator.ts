@@ -14,7 +14,10 @@ import type { OperatorSnapshot, RestoredState } from '../../../core/snapshot.js'
 import type { StateSerializer, ValueState } from '../../../core/state.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import { Serializers } from '../../../state/serializers.js';
-import { restoredTimeProgress, timeProgressEntry } from '../../windowing/window-snapshot.js';
+import {
+  keyedSnapshotWithWatermark,
+  restoredTimeProgress,
+} from '../../windowing/window-snapshot.js';
 import { Emitter } from '../basic/emitter.js';
 import { operatorKeyedBackend } from '../keyed/disk-keyed-backend.js';
 import { missingKeys } from '../keyed/keyed-process.js';
@@ -338,15 +341,12 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
 
   /** Keyed state from the backend; the watermark as union state. */
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
-    const keyed = this.state.snapshot({
-      checkpointId: context.checkpointId,
-      keyGroupOf: context.keyGroupOf,
-      kind: context.kind,
-    });
-    return {
-      ...keyed,
-      union: [timeProgressEntry(this.context.subtaskIndex, { watermark: this.watermark, mark: 0 })],
-    };
+    return keyedSnapshotWithWatermark(
+      this.state,
+      context,
+      this.context.subtaskIndex,
+      this.watermark,
+    );
   }
 
   override notifyCheckpointComplete(checkpointId: number): void {

@@ -13,7 +13,10 @@ import type { OperatorSnapshot, RestoredState } from '../../../core/snapshot.js'
 import type { MapState } from '../../../core/state.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import { KeyedTimerQueue } from '../../task/timers.js';
-import { restoredTimeProgress, timeProgressEntry } from '../../windowing/window-snapshot.js';
+import {
+  keyedSnapshotWithWatermark,
+  restoredTimeProgress,
+} from '../../windowing/window-snapshot.js';
 import { Emitter } from '../basic/emitter.js';
 import { operatorKeyedBackend } from './disk-keyed-backend.js';
 
@@ -208,15 +211,12 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
 
   /** Keyed state (with the timers) from the backend; the watermark as union state. */
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
-    const keyed = this.state.snapshot({
-      checkpointId: context.checkpointId,
-      keyGroupOf: context.keyGroupOf,
-      kind: context.kind,
-    });
-    return {
-      ...keyed,
-      union: [timeProgressEntry(this.context.subtaskIndex, { watermark: this.watermark, mark: 0 })],
-    };
+    return keyedSnapshotWithWatermark(
+      this.state,
+      context,
+      this.context.subtaskIndex,
+      this.watermark,
+    );
   }
 
   override notifyCheckpointComplete(checkpointId: number): void {
