@@ -189,6 +189,16 @@ export type {
 export type { Counter, HistogramRecorder, MetricGroup, MetricLabels } from './core/metrics.js';
 export { OutputTag } from './core/output-tag.js';
 export type { RecordBatch } from './core/record-batch.js';
+export {
+  isReconcilableSink,
+  isReplayableSource,
+  type ReconcilableSink,
+  type ReconcileTarget,
+  type ReplayableSource,
+  type ReplayedValue,
+  type ReplayRange,
+  type WrittenRow,
+} from './core/replay.js';
 export type { Sink, SinkContext, SinkWriter } from './core/sink.js';
 export type { Json } from './core/snapshot.js';
 export type { PollStatus, Source, SourceContext, SourceReader } from './core/source.js';

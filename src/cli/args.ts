@@ -3,6 +3,12 @@ import type { RestartStrategy } from '../index.js';
 import { EXPONENTIAL_DELAY_DEFAULTS } from '../runtime/job/restart-strategy.js';
 import { isLoopback } from '../ui/loopback.js';
 import { UsageError } from './failure.js';
+import {
+  parseReconcile,
+  parseReplay,
+  type ReconcileCommandOptions,
+  type ReplayCommandOptions,
+} from './replay-args.js';
 
 /**
  * The command line, parsed into one of the CLI's commands. Parsing is kept
@@ -17,7 +23,9 @@ export type Command =
   | { readonly kind: 'savepoint'; readonly options: SavepointOptions }
   | { readonly kind: 'stop'; readonly options: SavepointOptions }
   | { readonly kind: 'cancel'; readonly options: CancelOptions }
-  | { readonly kind: 'jobs'; readonly options: JobsOptions };
+  | { readonly kind: 'jobs'; readonly options: JobsOptions }
+  | { readonly kind: 'replay'; readonly options: ReplayCommandOptions }
+  | { readonly kind: 'reconcile'; readonly options: ReconcileCommandOptions };
 
 /** Where the CLI exposes a running job: Prometheus metrics and the web UI, both off by default. */
 export interface ObserveOptions {
@@ -260,6 +268,14 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseCancel(rest);
     case 'jobs':
       return parseJobs(rest);
+    case 'replay': {
+      const options = parseReplay(rest);
+      return options === 'help' ? { kind: 'help' } : { kind: 'replay', options };
+    }
+    case 'reconcile': {
+      const options = parseReconcile(rest);
+      return options === 'help' ? { kind: 'help' } : { kind: 'reconcile', options };
+    }
     default:
       throw new UsageError(
         first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`,
