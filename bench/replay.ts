@@ -109,7 +109,7 @@ async function* iterate(rows: readonly WrittenRow[], tamper: boolean): AsyncIter
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     if (tamper && i % 1000 === 999) {
-      const v = row.value as { key: string; window: object; value: number };
+      const v = row.value as { key: string; window: { start: number; end: number }; value: number };
       yield { ...row, value: { ...v, value: v.value + 1 } };
     } else yield row;
   }
