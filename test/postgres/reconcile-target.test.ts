@@ -204,6 +204,39 @@ describe('upsert sink reconcile target', () => {
   });
 });
 
+describe('rows the table rejects', () => {
+  it('fail expected() under the fail policy, and are left out (without calling the dead letter) otherwise', async () => {
+    await sql(`CREATE TABLE ${SCHEMA}.checked (id int PRIMARY KEY, qty int CHECK (qty >= 0))`);
+    const values = [
+      { id: 1, qty: 5 },
+      { id: 2, qty: -1 },
+      { id: 3, qty: 7 },
+    ];
+    const failing = await new PostgresUpsertSink<{ id: number; qty: number }>({
+      connection: PG_URL,
+      table: `${SCHEMA}.checked`,
+    }).reconcileTarget();
+    await expect(collect(failing.expected(replayed(values)))).rejects.toThrow(
+      /rejected record \{"id":2,"qty":-1\}.*checked_qty_check/,
+    );
+    await failing.close();
+    const dead: unknown[] = [];
+    const lenient = await new PostgresUpsertSink<{ id: number; qty: number }>({
+      connection: PG_URL,
+      table: `${SCHEMA}.checked`,
+      onRejected: { deadLetter: (r) => dead.push(r) },
+    }).reconcileTarget();
+    const rows = await collect(lenient.expected(replayed(values)));
+    await lenient.close();
+    expect(rows.map((r) => r.value)).toEqual([
+      { id: 1, qty: 5 },
+      { id: 3, qty: 7 },
+    ]);
+    expect(dead).toEqual([]);
+    expect(await sql(`SELECT * FROM ${SCHEMA}.checked`)).toEqual([]);
+  });
+});
+
 describe('transactional sink reconcile target', () => {
   it('reads back what the job committed exactly as expected() computes it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weir-pg-reconcile-'));
