@@ -17,7 +17,7 @@ import { isReplayableSource } from '../../src/core/replay.js';
 import type { Source } from '../../src/core/source.js';
 import { CollectSink, StreamEnvironment } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import { cleanup, freshSchema, PG_URL, running, sql, until } from './helpers.js';
+import { cleanup, dropSlots, freshSchema, PG_URL, running, sql, until } from './helpers.js';
 
 const SCHEMA = 'weir_pg_replay';
 const PROD_SLOT = 'weir_replay_prod';
@@ -28,6 +28,7 @@ const ORDERS = 1234;
 const CUSTOMERS = 57;
 
 beforeAll(async () => {
+  await dropSlots(SLOTS); // left by an interrupted run
   await freshSchema(SCHEMA);
   await sql(`CREATE TABLE ${SCHEMA}.orders (id int PRIMARY KEY, customer text NOT NULL,
     amount numeric(12,2), placed timestamptz, payload jsonb, data bytea, day date)`);
