@@ -6,6 +6,7 @@ import {
   type KafkaSourceOptions,
 } from '../../src/connectors/kafka/index.js';
 import type { ReplayRange } from '../../src/core/replay.js';
+import type { Json } from '../../src/core/snapshot.js';
 import {
   CollectSink,
   type ProcessFunction,
@@ -240,6 +241,54 @@ describe('KafkaSource.replay', () => {
     );
     expect(first).toEqual(oracle);
     expect(original.parallelizable).toBe(true);
+  });
+
+  it('resumes a restored replay after its last batch, ending where it would have', async () => {
+    const topic = uniqueTopic('replay-restore');
+    const data = partitionData(2, 12);
+    await fill(topic, data);
+    const replayed = source(topic).replay({});
+    const whole = await pollAll(replayed, 5);
+    expect(whole).toEqual(expectedPolls(data, 5));
+    // Two batches, a checkpoint, and a partly built third batch that is lost.
+    const first = replayed.createReader(readerContext(5));
+    await first.open();
+    const ids: number[] = [];
+    let position: Json | undefined;
+    try {
+      const deadline = Date.now() + 60_000;
+      while (ids.length < 10) {
+        const r = first.poll();
+        if (r === 'end') throw new Error('ended early');
+        if (r === 'wait') {
+          if (Date.now() > deadline) throw new Error('no batches in time');
+          await first.available();
+          continue;
+        }
+        ids.push(...r.values.map((e) => e.id));
+      }
+      position = first.snapshot!(1);
+    } finally {
+      await first.close();
+    }
+    // The topic grows; the restored replay still ends at the ends it resolved.
+    await produce(topic, [{ value: JSON.stringify({ id: 999, t: 0 }), partition: 0 }]);
+    const second = replayed.createReader({ ...readerContext(5), restoredPosition: position });
+    await second.open();
+    try {
+      for (;;) {
+        const r = second.poll();
+        if (r === 'end') break;
+        if (r === 'wait') {
+          await second.available();
+          continue;
+        }
+        ids.push(...r.values.map((e) => e.id));
+      }
+    } finally {
+      await second.close();
+    }
+    expect(ids).toEqual(whole.flatMap((p) => p.ids));
   });
 
   it('ends at once on an empty range, and at ranges ending on transaction markers', async () => {

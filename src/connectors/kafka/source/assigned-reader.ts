@@ -70,6 +70,8 @@ export class AssignedReader<T> implements SourceReader<T> {
   private readonly commitFailures: Counter;
   private readonly bytesRead: Counter;
   private readonly restored: Map<string, number> | undefined;
+  /** A restored replay: the ends it resolved when it first opened. */
+  private readonly restoredEnds: Map<string, number> | undefined;
   private readonly reconnector: KafkaReconnector;
   /** Replay only: the deterministic poll. */
   private merge: ReplayMerge<T> | undefined;
@@ -88,7 +90,8 @@ export class AssignedReader<T> implements SourceReader<T> {
     );
     this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
-    this.restored = parsePosition(context.restoredPosition, context.operatorId);
+    this.restored = parsePosition(context.restoredPosition, context.operatorId, 'offsets');
+    this.restoredEnds = parsePosition(context.restoredPosition, context.operatorId, 'ends');
     this.reconnector = new KafkaReconnector(
       config.connection.reconnect,
       `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
@@ -164,7 +167,7 @@ export class AssignedReader<T> implements SourceReader<T> {
         offset,
         new PartitionTime<T>(this.time?.createGenerator?.(), now),
       );
-      if (stops !== undefined) p.stopOffset = stops.get(key) ?? 0;
+      if (stops !== undefined) p.stopOffset = this.restoredEnds?.get(key) ?? stops.get(key) ?? 0;
       this.partitions.set(key, p);
       this.registerMetrics(p);
     }
@@ -635,7 +638,11 @@ export class AssignedReader<T> implements SourceReader<T> {
       positions.set(p.key, position);
     }
     if (this.config.commitOffsets) this.pendingOffsets.add(checkpointId, positions);
-    return { kafka: 1, offsets };
+    if (this.merge === undefined) return { kafka: 1, offsets };
+    // A restored replay ends where it was going to, even if the topics grew since.
+    const ends: Record<string, number> = {};
+    for (const p of this.order) ends[p.key] = p.stopOffset;
+    return { kafka: 1, offsets, ends };
   }
 
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {
@@ -673,6 +680,7 @@ export class AssignedReader<T> implements SourceReader<T> {
 function parsePosition(
   json: Json | undefined,
   operatorId: string,
+  field: 'offsets' | 'ends',
 ): Map<string, number> | undefined {
   if (json === undefined || json === null) return undefined;
   if (typeof json !== 'object' || Array.isArray(json) || json.kafka !== 1) {
@@ -682,7 +690,8 @@ function parsePosition(
       { operatorId },
     );
   }
-  const offsets = json.offsets;
+  const offsets = json[field];
+  if (field === 'ends' && offsets === undefined) return undefined;
   const out = new Map<string, number>();
   if (offsets !== null && typeof offsets === 'object' && !Array.isArray(offsets)) {
     for (const [k, v] of Object.entries(offsets)) if (typeof v === 'number') out.set(k, v);
