@@ -136,10 +136,14 @@ export class AssignedReader<T> implements SourceReader<T> {
     this.knownTopics = topics;
     const all = await describePartitions(this.fetcher, topics);
     const { subtaskIndex, parallelism } = this.context;
+    const ends = this.restoredEnds;
     const mine =
-      this.config.replayStart !== undefined
-        ? all
-        : all.filter((p) => ownerOf(p.topic, p.partition, parallelism) === subtaskIndex);
+      this.config.replayStart === undefined
+        ? all.filter((p) => ownerOf(p.topic, p.partition, parallelism) === subtaskIndex)
+        : ends === undefined
+          ? all
+          : // A restored replay reads the partitions it read before, no new ones.
+            all.filter((p) => ends.has(`${p.topic}:${p.partition}`));
     const fresh: PartitionInfo[] = [];
     for (const info of mine) {
       const existing = this.partitions.get(`${info.topic}:${info.partition}`);
