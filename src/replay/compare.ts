@@ -19,7 +19,11 @@ export interface CompareOptions {
    * PostgreSQL numeric columns read). Default 0: exact.
    */
   readonly tolerance?: number;
-  /** Compare only rows whose timestamp is in [from, to); rows without one always count. */
+  /**
+   * Compare only rows whose time is in [from, to): a row's timestamp when the
+   * sink keeps one, else a window result's last millisecond (`window.end - 1`);
+   * rows with neither always count.
+   */
   readonly from?: number;
   readonly to?: number;
   /** How many differences to keep in full. Default 20. */
@@ -77,10 +81,14 @@ export async function compareOutputs(
   let expectedRows = 0;
   let writtenRows = 0;
   let outOfRange = 0;
-  const inRange = (row: WrittenRow) =>
-    row.timestamp === undefined ||
-    ((options.from === undefined || row.timestamp >= options.from) &&
-      (options.to === undefined || row.timestamp < options.to));
+  const inRange = (row: WrittenRow) => {
+    const time = row.timestamp ?? lastMillisecond(row.value);
+    return (
+      time === undefined ||
+      ((options.from === undefined || time >= options.from) &&
+        (options.to === undefined || time < options.to))
+    );
+  };
   const add = (row: WrittenRow, side: keyof Group) => {
     const id = identify(row);
     let group = groups.get(id);
@@ -225,6 +233,11 @@ export function windowOf(
   const { start, end } = window;
   if (typeof start !== 'number' || typeof end !== 'number') return undefined;
   return { key: value.key ?? null, start, end };
+}
+
+function lastMillisecond(value: Json): number | undefined {
+  const window = windowOf(value);
+  return window === undefined ? undefined : window.end - 1;
 }
 
 function pathValue(value: Json, path: string): Json {

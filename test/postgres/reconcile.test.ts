@@ -21,6 +21,8 @@ beforeAll(async () => {
   await sql(
     `CREATE TABLE ${SCHEMA}.orders (id int PRIMARY KEY, customer int NOT NULL, amount numeric(10,2) NOT NULL)`,
   );
+  // Deletes and updates must carry the old customer: the whole old row, not only its key.
+  await sql(`ALTER TABLE ${SCHEMA}.orders REPLICA IDENTITY FULL`);
   await sql(
     `CREATE TABLE ${SCHEMA}.customer_totals (customer int PRIMARY KEY, total_cents bigint NOT NULL, orders int NOT NULL)`,
   );
