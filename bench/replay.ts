@@ -39,7 +39,8 @@ const ROWS = Number(args.rows);
 const BROKERS = args.brokers!;
 const PARTITIONS = 4;
 const JOB = fileURLToPath(new URL('./jobs/replay-job.js', import.meta.url));
-const BASE = 1_767_225_600_000;
+/** Two days ago, on a minute: older log timestamps would fall to the broker's retention (7 days). */
+const BASE = Math.floor(Date.now() / 60_000) * 60_000 - 2 * 86_400_000;
 
 interface Outcome {
   readonly mode: string;

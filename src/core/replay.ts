@@ -38,6 +38,12 @@ export interface ReplayRange {
 export interface ReplayableSource<T> extends Source<T> {
   /** A bounded source over `range` of this source's input, meant to run as one subtask. */
   replay(range: ReplayRange): Source<T>;
+  /**
+   * The event time this source stamps on `value`, from the value alone (a
+   * record read back from a sink, such as a late-data side output, has lost
+   * it); undefined when the source needs more (its log timestamp, say).
+   */
+  eventTimeOf?(value: T): number | undefined;
 }
 
 export function isReplayableSource<T>(source: Source<T>): source is ReplayableSource<T> {

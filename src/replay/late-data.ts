@@ -96,8 +96,8 @@ async function indexStreamingLate(
       for await (const row of target.written()) {
         count++;
         const key = keyOf(late, row.value);
-        if (key !== undefined && row.timestamp !== undefined)
-          index.add(key, row.timestamp, slack, 'streaming');
+        const time = row.timestamp ?? late.eventTimeOf?.(row.value);
+        if (key !== undefined && time !== undefined) index.add(key, time, slack, 'streaming');
       }
     } finally {
       await target.close();

@@ -6,7 +6,13 @@ import { isReplayableSource, type ReplayRange } from '../core/replay.js';
 import type { Sink } from '../core/sink.js';
 import type { WindowAssigner } from '../core/windows.js';
 import type { LogicalGraph } from '../plan/logical/logical-graph.js';
-import type { LogicalNode, SinkNode, SourceNode, WindowNode } from '../plan/logical/nodes.js';
+import type {
+  LogicalEdge,
+  LogicalNode,
+  SinkNode,
+  SourceNode,
+  WindowNode,
+} from '../plan/logical/nodes.js';
 
 /** What the job's sinks receive in a replay: the original sink, and the values it would have been given. */
 export interface CapturedSink {
@@ -28,6 +34,8 @@ export interface CapturedLateData {
   readonly selectKey: ((value: never) => Key) | undefined;
   readonly assigner: WindowAssigner<unknown>;
   readonly capture: CollectSink<unknown>;
+  /** The event time of a window input record, from the record alone, if the job stamps it so. */
+  readonly eventTimeOf: ((value: unknown) => number | undefined) | undefined;
   /** A sink of the job fed by the window's late-data side output, if any: the streaming run's late records. */
   readonly jobSinks: readonly number[];
 }
@@ -140,8 +148,50 @@ function captureLateData(graph: LogicalGraph, node: WindowNode): CapturedLateDat
     selectKey: keyed?.kind === 'keyed' ? keyed.selectKey : undefined,
     assigner: node.assigner,
     capture,
+    eventTimeOf: eventTimeOf(graph, node),
     jobSinks,
   };
+}
+
+/**
+ * How the records a window reads got their event time, as a function of a
+ * record: the timestamp assigner of the step that stamped them, found by
+ * walking up through steps that pass records unchanged.
+ */
+function eventTimeOf(
+  graph: LogicalGraph,
+  window: WindowNode,
+): ((value: unknown) => number | undefined) | undefined {
+  let at: LogicalNode = window;
+  for (;;) {
+    const inputs: readonly LogicalEdge[] = at.inputs;
+    const edge = inputs[0];
+    if (edge === undefined || inputs.length > 1 || edge.tag !== undefined) return undefined;
+    const up: LogicalNode = graph.nodes[edge.from]!;
+    if (up.kind === 'timestamps-watermarks') {
+      const assign = up.spec.timestampAssigner;
+      return assign === undefined
+        ? undefined
+        : (value) => finiteOrUndefined(() => assign(value, Number.NaN));
+    }
+    if (up.kind === 'source') {
+      const source = up.source;
+      return isReplayableSource(source) && source.eventTimeOf !== undefined
+        ? (value) => source.eventTimeOf!(value)
+        : undefined;
+    }
+    if (up.kind !== 'filter' && up.kind !== 'rebalance') return undefined;
+    at = up;
+  }
+}
+
+function finiteOrUndefined(time: () => number): number | undefined {
+  try {
+    const t = time();
+    return Number.isFinite(t) ? t : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The node a name on the command line means: its uid, its name, or its name without `sink: `. */

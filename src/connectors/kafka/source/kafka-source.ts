@@ -60,6 +60,18 @@ export class KafkaSource<T> implements ReplayableSource<T> {
    * last stable offset (read_committed) or high watermark when it opens. One
    * reader reads every partition and merges them deterministically.
    */
+  eventTimeOf(value: T): number | undefined {
+    const assigner = this.config.watermarks?.toSpec().timestampAssigner;
+    if (assigner === undefined) return undefined;
+    try {
+      // The Kafka timestamp of a record read back from elsewhere is not its own.
+      const time = assigner(value, Number.NaN);
+      return Number.isFinite(time) ? time : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   replay(range: ReplayRange): Source<T> {
     return new KafkaReplaySource(replayConfig(this.config, range));
   }
