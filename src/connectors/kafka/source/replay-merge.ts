@@ -6,7 +6,14 @@ import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Partition } from './partition-buffer.js';
 
 type Next<T> =
-  | { readonly kind: 'take'; readonly partition: Partition<T> }
+  | {
+      readonly kind: 'take';
+      readonly partition: Partition<T>;
+      /** The smallest head time among the other partitions (+infinity if none). */
+      readonly limit: number;
+      /** Whether `partition` wins a tie at `limit` (it comes first in order). */
+      readonly winsTie: boolean;
+    }
   | { readonly kind: 'wait' }
   | { readonly kind: 'end' }
   | { readonly kind: 'fail'; readonly failure: unknown };
@@ -51,11 +58,12 @@ export class ReplayMerge<T> {
 
   /** The next batch, `'wait'` until the partitions it needs have data, or `'end'`. */
   poll(): RecordBatch<T> | 'wait' | 'end' {
+    const now = this.now();
     for (;;) {
       const next = this.pick();
       if (next.kind === 'wait') return 'wait';
       if (next.kind === 'take' && this.values.length < this.batchSize) {
-        this.take(next.partition);
+        this.takeRun(next, now);
         continue;
       }
       // A full batch, the end of the input, or a bad record failing the job
@@ -84,8 +92,12 @@ export class ReplayMerge<T> {
   private pick(): Next<T> {
     let best: Partition<T> | undefined;
     let bestTime = Number.POSITIVE_INFINITY;
+    let bestIndex = -1;
+    let secondTime = Number.POSITIVE_INFINITY;
+    let secondIndex = -1;
     let failure: { readonly kind: 'fail'; readonly failure: unknown } | undefined;
-    for (const p of this.partitions) {
+    for (let i = 0; i < this.partitions.length; i++) {
+      const p = this.partitions[i]!;
       const head = p.head();
       if (head === undefined) {
         if (p.fetchOffset >= p.stopOffset) continue;
@@ -97,25 +109,53 @@ export class ReplayMerge<T> {
       }
       const t = head.timestamps[head.next]!;
       if (best === undefined || t < bestTime) {
+        secondTime = bestTime;
+        secondIndex = bestIndex;
         best = p;
         bestTime = t;
+        bestIndex = i;
+      } else if (t < secondTime) {
+        secondTime = t;
+        secondIndex = i;
       }
     }
     if (failure !== undefined) return failure;
-    return best === undefined ? { kind: 'end' } : { kind: 'take', partition: best };
+    if (best === undefined) return { kind: 'end' };
+    return {
+      kind: 'take',
+      partition: best,
+      limit: secondTime,
+      winsTie: secondIndex < 0 || bestIndex < secondIndex,
+    };
   }
 
-  private take(p: Partition<T>): void {
-    const chunk = p.head()!;
-    const i = chunk.next++;
-    const value = chunk.values[i]!;
-    const ts = chunk.timestamps[i]!;
-    this.values.push(value);
-    this.timestamps.push(ts);
-    p.time.onRecord(value, ts, this.now());
-    p.position = chunk.offsets[i]! + 1;
-    p.buffered--;
-    this.taken(p);
+  /**
+   * Takes records from the chosen partition for as long as the rule would
+   * keep choosing it: its next record stays ahead of every other head (the
+   * other heads do not change meanwhile). Stops when the batch is full or the
+   * partition's buffer runs dry or holds a failure; `pick` decides then.
+   */
+  private takeRun(next: Extract<Next<T>, { kind: 'take' }>, now: number): void {
+    const { partition: p, limit, winsTie } = next;
+    let taken = 0;
+    for (;;) {
+      const chunk = p.head();
+      if (chunk === undefined || chunk.next >= chunk.values.length) break;
+      const i = chunk.next;
+      const ts = chunk.timestamps[i]!;
+      // The first record was chosen by `pick`; later ones must still win.
+      if (taken > 0 && !(ts < limit || (ts === limit && winsTie))) break;
+      chunk.next++;
+      const value = chunk.values[i]!;
+      this.values.push(value);
+      this.timestamps.push(ts);
+      p.time.onRecord(value, ts, now);
+      p.position = chunk.offsets[i]! + 1;
+      p.buffered--;
+      this.taken(p);
+      taken++;
+      if (this.values.length >= this.batchSize) break;
+    }
   }
 
   private emit(): RecordBatch<T> {
