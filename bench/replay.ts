@@ -12,6 +12,7 @@
  *   `weir reconcile` lines them up (one row in a thousand differs).
  *
  *   npm run bench:replay -- [--records 10000000] [--rows 1000000] [--reps 3] [--brokers 127.0.0.1:9092]
+ *                           [--keep-topic] [--topic <kept topic of --records records>]
  *
  * Needs the broker of scripts/kafka.sh; the input topic is created once per run.
  */
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     brokers: { type: 'string', default: '127.0.0.1:9092' },
     child: { type: 'string' },
     topic: { type: 'string' },
+    'keep-topic': { type: 'boolean' },
   },
 });
 const RECORDS = Number(args.records);
@@ -158,9 +160,11 @@ async function main(): Promise<void> {
     await child(args.child, args.topic ?? '');
     return;
   }
-  const topic = `bench-replay-${process.pid}-${Date.now().toString(36)}`;
+  // --topic reuses a topic an earlier run kept (--keep-topic), holding --records records.
+  const reuse = args.topic !== undefined;
+  const topic = args.topic ?? `bench-replay-${process.pid}-${Date.now().toString(36)}`;
   const t0 = performance.now();
-  await produceInput(topic);
+  if (!reuse) await produceInput(topic);
   console.log(
     `produced ${RECORDS.toLocaleString('en-US')} records into ${topic} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
@@ -208,6 +212,7 @@ async function main(): Promise<void> {
   console.log(
     `compare    ${ROWS.toLocaleString('en-US')} rows a side in ${wall('compare').toFixed(2)} s`,
   );
+  if (args['keep-topic'] === true) return;
   const admin = new Admin({ clientId: 'weir-bench', bootstrapBrokers: BROKERS.split(',') });
   await admin.deleteTopics({ topics: [topic] }).finally(() => admin.close());
 }
