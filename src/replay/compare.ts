@@ -206,7 +206,11 @@ function matchEqual(group: Group, tolerance: number, counts: { matched: number }
   return { expected: leftExpected, written: leftWritten };
 }
 
-/** The identity function of {@link CompareOptions.keyFields}. */
+/**
+ * The identity function of {@link CompareOptions.keyFields}. Identities are
+ * also what a report shows of a row, so they read as text: `"acct-7"
+ * [1764590400000, 1764590460000)` for a window result of key acct-7.
+ */
 export function identityOf(keyFields: readonly string[] | undefined): (row: WrittenRow) => string {
   if (keyFields !== undefined && keyFields.length > 0) {
     return (row) =>
@@ -217,9 +221,14 @@ export function identityOf(keyFields: readonly string[] | undefined): (row: Writ
   return (row) => {
     const window = windowOf(row.value);
     if (window === undefined) {
-      return row.key === undefined ? canonicalJson(row.value) : canonicalJson([row.key]);
+      return row.key === undefined ? canonicalJson(row.value) : JSON.stringify(row.key);
     }
-    return canonicalJson([row.key ?? null, window.key, window.start, window.end]);
+    const windowKey =
+      typeof window.key === 'object' ? canonicalJson(window.key) : JSON.stringify(window.key);
+    // The sink's key is left out when it only repeats the window's.
+    const sinkKey =
+      row.key === undefined || `"${row.key}"` === windowKey ? '' : `${JSON.stringify(row.key)} `;
+    return `${sinkKey}${windowKey} [${window.start}, ${window.end})`;
   };
 }
 
