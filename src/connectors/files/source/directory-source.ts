@@ -3,16 +3,21 @@ import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invalidArgument, WeirError } from '../../../core/errors.js';
-import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
+import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
+import type { SourceContext, SourceReader } from '../../../core/source.js';
 import { type BadRecordPolicy, reasonOf } from '../../shared/bad-records.js';
 import { parseOptions } from '../../shared/config.js';
+import { checkReplayRange } from '../../shared/replay-range.js';
 import {
   type DirectorySourceOptions,
   directorySourceSchema,
   type FileNameFilter,
 } from '../config.js';
+import { compareNames } from '../file-names.js';
 import type { FileFormat } from '../formats/format-types.js';
 import { type FileFeed, FileReader, parsePosition } from './file-reader.js';
+import { FileSource } from './file-source.js';
+import { listDirectoryFiles, resolveReplayFiles } from './replay-files.js';
 
 export type { DirectorySourceOptions, FileNameFilter } from '../config.js';
 
@@ -44,8 +49,11 @@ export type { DirectorySourceOptions, FileNameFilter } from '../config.js';
  * exactly the next record, then reads every file not yet read. The list of
  * names grows with every file (it is not compacted yet). Without a restore, a
  * new run starts afresh: with `processExisting` it reads the files present again.
+ *
+ * Replay (`weir replay`): {@link DirectorySource.replay} reads the files
+ * present now, or others named by path or glob, the same way, then ends.
  */
-export class DirectorySource<T> implements Source<T> {
+export class DirectorySource<T> implements ReplayableSource<T> {
   readonly bounded = false;
   readonly parallelizable = false;
   readonly name: string;
@@ -57,7 +65,7 @@ export class DirectorySource<T> implements Source<T> {
   constructor(
     readonly path: string,
     private readonly format: FileFormat<T>,
-    options: DirectorySourceOptions = {},
+    private readonly options: DirectorySourceOptions = {},
   ) {
     if (typeof path !== 'string' || path.length === 0) {
       throw invalidArgument('DirectorySource needs a directory path');
@@ -68,6 +76,28 @@ export class DirectorySource<T> implements Source<T> {
     this.processExisting = config.processExisting;
     this.onError = config.onError;
     this.name = config.name ?? `${format.name} directory`;
+  }
+
+  /**
+   * A bounded, single-subtask source reading `range.files` (paths or globs,
+   * resolved as {@link resolveReplayFiles} says: sorted, each must match) or,
+   * without them, the files the directory holds now that this source would
+   * read (the filter applies; `processExisting` does not, since the replay is
+   * of everything there), in name order; then it ends. Same format, `onError`
+   * policy and name. A time range (`from`/`to`) is refused, as for
+   * {@link FileSource.replay}.
+   */
+  replay(range: ReplayRange): FileSource<T> {
+    checkReplayRange(this.name, range, { files: true });
+    const files =
+      range.files === undefined
+        ? listDirectoryFiles(this.name, this.path, this.accept)
+        : resolveReplayFiles(this.name, range.files);
+    const { onError } = this.options;
+    return new FileSource(files, this.format, {
+      name: this.name,
+      ...(onError === undefined ? {} : { onError }),
+    });
   }
 
   createReader(context: SourceContext): SourceReader<T> {
@@ -133,10 +163,6 @@ export class DirectorySource<T> implements Source<T> {
     };
     return new FileReader(context, feed, this.format, this.onError, restored);
   }
-}
-
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function nameFilter(filter: FileNameFilter | undefined): (name: string) => boolean {

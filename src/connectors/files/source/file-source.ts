@@ -1,10 +1,13 @@
 import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
-import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
+import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
+import type { SourceContext, SourceReader } from '../../../core/source.js';
 import type { BadRecordPolicy } from '../../shared/bad-records.js';
 import { parseOptions } from '../../shared/config.js';
+import { checkReplayRange } from '../../shared/replay-range.js';
 import { type FileSourceOptions, fileSourceSchema } from '../config.js';
 import type { FileFormat } from '../formats/format-types.js';
 import { type FileFeed, FileReader, parsePosition } from './file-reader.js';
+import { resolveReplayFiles } from './replay-files.js';
 
 export type { FileSourceOptions } from '../config.js';
 
@@ -32,8 +35,11 @@ export type { FileSourceOptions } from '../config.js';
  * continues with exactly the next record (the files must not have changed).
  * Bad records before that point are not reported again; a dead letter may see
  * a few bad records after it twice.
+ *
+ * Replay (`weir replay`): {@link FileSource.replay} reads the same files, or
+ * others named by path or glob, the same way.
  */
-export class FileSource<T> implements Source<T> {
+export class FileSource<T> implements ReplayableSource<T> {
   readonly bounded = true;
   readonly parallelizable = false;
   readonly name: string;
@@ -44,7 +50,7 @@ export class FileSource<T> implements Source<T> {
   constructor(
     path: string | readonly string[],
     private readonly format: FileFormat<T>,
-    options: FileSourceOptions = {},
+    private readonly options: FileSourceOptions = {},
   ) {
     const paths = typeof path === 'string' ? [path] : [...path];
     if (paths.length === 0) throw invalidArgument('FileSource needs at least one file');
@@ -57,6 +63,22 @@ export class FileSource<T> implements Source<T> {
     const config = parseOptions('FileSource', fileSourceSchema, options);
     this.onError = config.onError;
     this.name = config.name ?? `${format.name} file`;
+  }
+
+  /**
+   * A bounded, single-subtask source reading `range.files` (paths or globs,
+   * resolved as {@link resolveReplayFiles} says: sorted, each must match) or,
+   * without them, this source's own files in their configured order, with the
+   * same format, `onError` policy and name. Its output depends only on the
+   * files' contents. A time range (`from`/`to`) is refused: file records get
+   * their event time downstream, so nothing in a file says which records a
+   * time range holds.
+   */
+  replay(range: ReplayRange): FileSource<T> {
+    checkReplayRange(this.name, range, { files: true });
+    const files =
+      range.files === undefined ? this.paths : resolveReplayFiles(this.name, range.files);
+    return new FileSource(files, this.format, { ...this.options, name: this.name });
   }
 
   createReader(context: SourceContext): SourceReader<T> {
