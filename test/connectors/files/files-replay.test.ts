@@ -163,7 +163,10 @@ describe('replaying file sources', () => {
     expectInvalid(() => source.replay({ files: [] }), /list of files is empty/);
     expectInvalid(() => source.replay({ from: 1000 }), /cannot replay a time range/);
     expectInvalid(() => source.replay({ to: 1000 }), /name the files to read/);
-    expectInvalid(() => source.replay({ positions: { 'a:0': [0, 1] } }), /no positions/);
+    expectInvalid(() => source.replay({ to: 1000 }), /--source-range/);
+    // Positions name other sources' splits (Kafka partitions): a file replay reads all its files.
+    const withOffsets = source.replay({ positions: { 'clicks:0': [0, 1] } });
+    expect((await readAll(withOffsets, 10)).flat()).toHaveLength(2);
     const empty = join(dir, 'empty');
     await mkdir(empty);
     const watcher = new DirectorySource(empty, FileFormat.jsonLines());
@@ -199,12 +202,15 @@ describe('replaying built-in sources', () => {
     expect(await readAll(source.replay({}), 100)).toEqual(once);
   });
 
-  it('a generator without count, or asked for a time range, is refused', () => {
+  it('a generator without count, or asked for a time range, is refused; files and positions are ignored', () => {
     const endless = new GeneratorSource({ generate: (i) => i });
     expectInvalid(() => endless.replay({}), /never ends/);
     const bounded = new GeneratorSource({ count: 3, generate: (i) => i });
     expectInvalid(() => bounded.replay({ from: 0, to: 10 }), /cannot replay a time range/);
-    expectInvalid(() => bounded.replay({ files: ['x'] }), /reads no files/);
+    // Files name the input of file sources: a generator replay ignores them.
+    expect(bounded.replay({ files: ['x.jsonl'], positions: { 'clicks:0': [0, 1] } }).bounded).toBe(
+      true,
+    );
   });
 
   it('an array replay yields the same values; a time range is refused', async () => {

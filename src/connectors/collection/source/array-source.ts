@@ -7,7 +7,7 @@ import {
   type SourceContext,
   type SourceReader,
 } from '../../../core/source.js';
-import { checkReplayRange } from '../../shared/replay-range.js';
+import { refuseTimeRange } from '../../shared/replay-range.js';
 
 /**
  * A bounded source over an in-memory array or iterable, read in order by a
@@ -24,9 +24,13 @@ export class ArraySource<T> implements ReplayableSource<T> {
     readonly name = 'array',
   ) {}
 
-  /** The same values, in the same order; a time range is refused (records carry no event time). */
+  /**
+   * The same values, in the same order. A time range is refused (records
+   * carry no event time); `files` and `positions` name other sources' input
+   * and are ignored.
+   */
   replay(range: ReplayRange): ArraySource<T> {
-    checkReplayRange(this.name, range, {});
+    refuseTimeRange(this.name, range);
     return new ArraySource(this.values, this.name);
   }
 

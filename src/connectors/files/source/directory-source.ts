@@ -7,7 +7,7 @@ import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
 import type { SourceContext, SourceReader } from '../../../core/source.js';
 import { type BadRecordPolicy, reasonOf } from '../../shared/bad-records.js';
 import { parseOptions } from '../../shared/config.js';
-import { checkReplayRange } from '../../shared/replay-range.js';
+import { refuseTimeRange } from '../../shared/replay-range.js';
 import {
   type DirectorySourceOptions,
   directorySourceSchema,
@@ -88,7 +88,7 @@ export class DirectorySource<T> implements ReplayableSource<T> {
    * {@link FileSource.replay}.
    */
   replay(range: ReplayRange): FileSource<T> {
-    checkReplayRange(this.name, range, { files: true });
+    refuseTimeRange(this.name, range, ' or name the files to read');
     const files =
       range.files === undefined
         ? listDirectoryFiles(this.name, this.path, this.accept)

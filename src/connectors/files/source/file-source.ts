@@ -3,7 +3,7 @@ import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
 import type { SourceContext, SourceReader } from '../../../core/source.js';
 import type { BadRecordPolicy } from '../../shared/bad-records.js';
 import { parseOptions } from '../../shared/config.js';
-import { checkReplayRange } from '../../shared/replay-range.js';
+import { refuseTimeRange } from '../../shared/replay-range.js';
 import { type FileSourceOptions, fileSourceSchema } from '../config.js';
 import type { FileFormat } from '../formats/format-types.js';
 import { type FileFeed, FileReader, parsePosition } from './file-reader.js';
@@ -72,10 +72,10 @@ export class FileSource<T> implements ReplayableSource<T> {
    * same format, `onError` policy and name. Its output depends only on the
    * files' contents. A time range (`from`/`to`) is refused: file records get
    * their event time downstream, so nothing in a file says which records a
-   * time range holds.
+   * time range holds. `positions` name other sources' splits and are ignored.
    */
   replay(range: ReplayRange): FileSource<T> {
-    checkReplayRange(this.name, range, { files: true });
+    refuseTimeRange(this.name, range, ' or name the files to read');
     const files =
       range.files === undefined ? this.paths : resolveReplayFiles(this.name, range.files);
     return new FileSource(files, this.format, { ...this.options, name: this.name });

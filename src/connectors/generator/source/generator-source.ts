@@ -5,7 +5,7 @@ import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
 import type { PollStatus, Source, SourceContext, SourceReader } from '../../../core/source.js';
 import { DeterministicRandom } from '../../../util/random.js';
 import { parseOptions } from '../../shared/config.js';
-import { checkReplayRange } from '../../shared/replay-range.js';
+import { refuseTimeRange } from '../../shared/replay-range.js';
 import { type GeneratorSourceOptions, generatorSourceSchema } from '../config.js';
 
 export type { GeneratorSourceOptions } from '../config.js';
@@ -36,9 +36,10 @@ export class GeneratorSource<T> implements ReplayableSource<T> {
    * and the seed, so these are the records of the original at any
    * parallelism. An unbounded generator (no `count`) has no end to replay to,
    * and a time range is refused: the generator stamps no event time.
+   * `files` and `positions` name other sources' input and are ignored.
    */
   replay(range: ReplayRange): Source<T> {
-    checkReplayRange(this.name, range, {});
+    refuseTimeRange(this.name, range);
     if (!this.bounded) {
       throw invalidArgument(
         `source '${this.name}' cannot be replayed: without a count it never ends`,
