@@ -1,0 +1,249 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ExactlyOnceFileSink } from '../../../src/connectors/files/sink/exactly-once-file-sink.js';
+import type { Json } from '../../../src/core/snapshot.js';
+import {
+  FileFormat,
+  FileSource,
+  type FormatOutput,
+  type SourceReader,
+  StreamEnvironment,
+} from '../../../src/index.js';
+import { committedLines } from '../../helpers/committed-lines.js';
+import { drain, eventually, readerContext, tempDir } from './helpers.js';
+
+interface Ev {
+  f: number;
+  n: number;
+}
+
+/** `files` JSON Lines files of `records` records each; returns their paths and every record's line. */
+async function writeFiles(
+  dir: string,
+  files: number,
+  records: number,
+): Promise<{ paths: string[]; lines: string[] }> {
+  const paths: string[] = [];
+  const lines: string[] = [];
+  for (let f = 0; f < files; f++) {
+    let text = '';
+    for (let n = 0; n < records; n++) {
+      const line = JSON.stringify({ f, n });
+      text += `${line}\n`;
+      lines.push(line);
+    }
+    const path = join(dir, `in-${String(f).padStart(2, '0')}.jsonl`);
+    await writeFile(path, text);
+    paths.push(path);
+  }
+  return { paths, lines: lines.sort() };
+}
+
+function reader(
+  source: FileSource<Ev>,
+  subtask: number,
+  parallelism: number,
+  batchSize: number,
+  restored: readonly Json[] | undefined,
+): SourceReader<Ev> {
+  return source.createReader({
+    ...readerContext(batchSize),
+    subtaskIndex: subtask,
+    parallelism,
+    ...(restored === undefined ? {} : { restoredPositions: restored }),
+  });
+}
+
+/** Polls up to `batches` batches, then returns them with the reader's position. */
+async function readSome(
+  r: SourceReader<Ev>,
+  batches: number,
+): Promise<{ got: Ev[]; position: Json }> {
+  const got: Ev[] = [];
+  let n = 0;
+  while (n < batches) {
+    const result = r.poll();
+    if (result === 'end') break;
+    if (result === 'wait') {
+      await r.available();
+      continue;
+    }
+    got.push(...result.values);
+    n++;
+  }
+  return { got, position: r.snapshot!(1) };
+}
+
+const lineOf = (e: Ev) => JSON.stringify({ f: e.f, n: e.n });
+
+describe('a parallel file source restores at another parallelism', () => {
+  it('readers split the files; positions of 2 readers restore at 1, 3 and 4 readers with every record exactly once', async () => {
+    const dir = await tempDir();
+    const { paths, lines } = await writeFiles(dir, 7, 23);
+    const source = new FileSource(paths, FileFormat.jsonLines<Ev>(), { parallel: true });
+    expect(source.parallelizable).toBe(true);
+    expect(source.rescalable).toBe(true);
+    for (const [cutA, cutB] of [
+      [0, 0],
+      [1, 3],
+      [4, 2],
+      [7, 9],
+      [30, 1],
+    ] as const) {
+      const before: Ev[] = [];
+      const positions: Json[] = [];
+      for (const [subtask, cut] of [cutA, cutB].entries()) {
+        const r = reader(source, subtask, 2, 5, undefined);
+        await r.open();
+        const { got, position } = await readSome(r, cut);
+        await r.close();
+        before.push(...got);
+        positions.push(position);
+      }
+      for (const parallelism of [1, 3, 4]) {
+        const after: Ev[] = [];
+        for (let s = 0; s < parallelism; s++) {
+          const r = reader(source, s, parallelism, 5, positions);
+          await r.open();
+          after.push(...(await drain(r)).flat());
+          await r.close();
+        }
+        expect(
+          [...before, ...after].map(lineOf).sort(),
+          `cut ${cutA}/${cutB} -> ${parallelism}`,
+        ).toEqual(lines);
+      }
+    }
+  });
+
+  it('each reader reads its files in list order: file i goes to subtask i mod parallelism', async () => {
+    const dir = await tempDir();
+    const { paths } = await writeFiles(dir, 5, 3);
+    const source = new FileSource(paths, FileFormat.jsonLines<Ev>(), { parallel: true });
+    const files = async (s: number) => {
+      const r = reader(source, s, 2, 10, undefined);
+      await r.open();
+      const got = (await drain(r)).flat();
+      await r.close();
+      return [...new Set(got.map((e) => e.f))];
+    };
+    expect(await files(0)).toEqual([0, 2, 4]);
+    expect(await files(1)).toEqual([1, 3]);
+  });
+
+  it('a parallel source restores a checkpoint of the single-subtask form, and refuses files it does not have', async () => {
+    const dir = await tempDir();
+    const { paths, lines } = await writeFiles(dir, 4, 10);
+    const single = new FileSource(paths, FileFormat.jsonLines<Ev>());
+    const r = single.createReader(readerContext(4));
+    await r.open();
+    const { got, position } = await readSome(r, 4); // file 0 done, 6 records of file 1
+    await r.close();
+    const parallel = new FileSource(paths, FileFormat.jsonLines<Ev>(), { parallel: true });
+    const after: Ev[] = [];
+    for (let s = 0; s < 3; s++) {
+      const rr = reader(parallel, s, 3, 4, [position]);
+      await rr.open();
+      after.push(...(await drain(rr)).flat());
+      await rr.close();
+    }
+    expect([...got, ...after].map(lineOf).sort()).toEqual(lines);
+
+    const fewer = new FileSource(paths.slice(2), FileFormat.jsonLines<Ev>(), { parallel: true });
+    expect(() =>
+      reader(fewer, 0, 1, 4, [{ feed: { done: [paths[0]!] }, file: null, records: 0 }]),
+    ).toThrow(/not one of the source's files/);
+    expect(
+      () => new FileSource([paths[0]!, paths[0]!], FileFormat.jsonLines(), { parallel: true }),
+    ).toThrow(/names each file once/);
+  });
+});
+
+/**
+ * JSON Lines whose reading stops after each chunk until `release()` (or the
+ * reader closes): so a job can be stopped while its readers are mid-file.
+ */
+function gatedJsonLines() {
+  const inner = FileFormat.jsonLines<Ev>();
+  const waiting: (() => void)[] = [];
+  let open = false;
+  const format = {
+    name: 'gated jsonl',
+    read(file: string, output: FormatOutput<Ev>, signal: AbortSignal): Promise<void> {
+      const proceed = async () => {
+        if (!open && !signal.aborted) {
+          await new Promise<void>((resolve) => {
+            waiting.push(resolve);
+            signal.addEventListener('abort', () => resolve(), { once: true });
+          });
+        }
+        await output.proceed();
+      };
+      return inner.read(file, { ...output, proceed }, signal);
+    },
+  };
+  const release = () => {
+    open = true;
+    for (const wake of waiting.splice(0)) wake();
+  };
+  return { format, release };
+}
+
+/** Source (parallel or not) -> map at the job's parallelism -> exactly-once files. */
+function job(
+  paths: readonly string[],
+  format: FileFormat<Ev>,
+  options: { parallel: boolean; parallelism: number; out: string; seen?: { n: number } },
+): StreamEnvironment {
+  const env = new StreamEnvironment({ parallelism: options.parallelism, batchSize: 40 });
+  const seen = options.seen;
+  env
+    .fromSource(new FileSource(paths, format, { parallel: options.parallel }))
+    .uid('files')
+    .map((e) => {
+      if (seen !== undefined) seen.n++;
+      return { f: e.f, n: e.n };
+    })
+    .uid('copy')
+    .sinkTo(new ExactlyOnceFileSink({ directory: options.out }))
+    .uid('sink');
+  return env;
+}
+
+describe('savepoints of file-source jobs at another parallelism', () => {
+  it.each([
+    [true, 1],
+    [true, 4],
+    [false, 4],
+  ])(
+    'parallel %s: stopped with a savepoint at parallelism 2 mid-file, resumed at %i, every record is committed exactly once',
+    async (parallel, resumeAt) => {
+      const dir = await tempDir();
+      const { paths, lines } = await writeFiles(dir, 6, 250);
+      const out = join(dir, 'out');
+      const gated = gatedJsonLines();
+      const seen = { n: 0 };
+      const first = job(paths, gated.format, { parallel, parallelism: 2, out, seen }).executeAsync(
+        'first',
+      );
+      // Each reader hands out the full batches of its first file, then waits for the gate.
+      const readers = parallel ? 2 : 1;
+      await eventually(() => seen.n >= readers * 240, 60_000);
+      const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
+      gated.release();
+      const stopped = await committedLines(out);
+      expect(stopped.length).toBeGreaterThan(0);
+      expect(stopped.length).toBeLessThan(lines.length);
+
+      const second = job(paths, FileFormat.jsonLines<Ev>(), {
+        parallel,
+        parallelism: resumeAt,
+        out,
+      }).executeAsync('second', { restoreFrom: savepoint });
+      expect((await second.result).status).toBe('finished');
+      expect((await committedLines(out)).sort()).toEqual(lines);
+    },
+    120_000,
+  );
+});
