@@ -44,6 +44,11 @@ export const directorySourceSchema = v.object({
   ),
   /** Whether files already in the directory when the job starts are read; default true. */
   processExisting: v.optional(v.boolean('must be true or false'), true),
+  /**
+   * Split the files over the source's subtasks (each name goes to the subtask
+   * a hash of it picks) instead of reading them all on one. Default false.
+   */
+  parallel: v.optional(v.boolean('must be true or false'), false),
   /** What to do with records that cannot be read; default `'fail'`. See `BadRecordPolicy`. */
   onError: fileBadRecordPolicy,
   /** Shown in plans, errors and metrics; default `'<format> directory'`. */

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ExactlyOnceFileSink } from '../../../src/connectors/files/sink/exactly-once-file-sink.js';
 import type { Json } from '../../../src/core/snapshot.js';
 import {
+  DirectorySource,
   FileFormat,
   FileSource,
   type FormatOutput,
@@ -157,6 +158,102 @@ describe('a parallel file source restores at another parallelism', () => {
     expect(
       () => new FileSource([paths[0]!, paths[0]!], FileFormat.jsonLines(), { parallel: true }),
     ).toThrow(/names each file once/);
+  });
+});
+
+/** Polls all readers (of an unbounded source) until `total` records came out or time is up. */
+async function readUntil(readers: readonly SourceReader<Ev>[], total: number): Promise<Ev[]> {
+  const got: Ev[] = [];
+  const deadline = Date.now() + 30_000;
+  while (got.length < total) {
+    if (Date.now() > deadline) throw new Error(`only ${got.length} of ${total} records in time`);
+    let polled = false;
+    for (const r of readers) {
+      for (let result = r.poll(); typeof result !== 'string'; result = r.poll()) {
+        got.push(...result.values);
+        polled = true;
+      }
+    }
+    if (!polled) await Promise.race(readers.map((r) => r.available()));
+  }
+  return got;
+}
+
+describe('a directory source restores at another parallelism', () => {
+  const open = async (source: DirectorySource<Ev>, parallelism: number, restored?: Json[]) => {
+    const readers = Array.from({ length: parallelism }, (_, s) =>
+      source.createReader({
+        ...readerContext(5),
+        subtaskIndex: s,
+        parallelism,
+        ...(restored === undefined ? {} : { restoredPositions: restored }),
+      }),
+    );
+    for (const r of readers) await r.open();
+    return readers;
+  };
+
+  it('parallel readers split the files; positions of 2 readers restore at 1 and 3 readers with every record exactly once', async () => {
+    const dir = await tempDir();
+    const { lines } = await writeFiles(dir, 9, 23);
+    const source = new DirectorySource(dir, FileFormat.jsonLines<Ev>(), {
+      parallel: true,
+      pollIntervalMs: 20,
+    });
+    expect(source.parallelizable).toBe(true);
+    expect(source.rescalable).toBe(true);
+
+    // A fresh run at 3 reads every file once, each file on one reader.
+    const fresh = await open(source, 3);
+    const all = await readUntil(fresh, lines.length);
+    for (const r of fresh) await r.close();
+    expect(all.map(lineOf).sort()).toEqual(lines);
+
+    for (const [cutA, cutB] of [
+      [0, 2],
+      [5, 3],
+      [11, 14],
+    ] as const) {
+      const before: Ev[] = [];
+      const positions: Json[] = [];
+      for (const [subtask, cut] of [cutA, cutB].entries()) {
+        const [r] = [
+          source.createReader({ ...readerContext(5), subtaskIndex: subtask, parallelism: 2 }),
+        ];
+        await r!.open();
+        const { got, position } = await readSome(r!, cut);
+        await r!.close();
+        before.push(...got);
+        positions.push(position);
+      }
+      for (const parallelism of [1, 3]) {
+        const readers = await open(source, parallelism, positions);
+        const after = await readUntil(readers, lines.length - before.length);
+        for (const r of readers) await r.close();
+        expect(
+          [...before, ...after].map(lineOf).sort(),
+          `cut ${cutA}/${cutB} -> ${parallelism}`,
+        ).toEqual(lines);
+      }
+    }
+  });
+
+  it('a checkpoint of the one-subtask form restores on parallel readers, the file being read first', async () => {
+    const dir = await tempDir();
+    const { lines } = await writeFiles(dir, 4, 10);
+    const single = new DirectorySource(dir, FileFormat.jsonLines<Ev>(), { pollIntervalMs: 20 });
+    const [r] = await open(single, 1);
+    const { got, position } = await readSome(r!, 4); // file 0 done, 6 records of file 1
+    await r!.close();
+    expect(new Set(got.map((e) => e.f))).toEqual(new Set([0, 1]));
+    const parallel = new DirectorySource(dir, FileFormat.jsonLines<Ev>(), {
+      parallel: true,
+      pollIntervalMs: 20,
+    });
+    const readers = await open(parallel, 2, [position]);
+    const after = await readUntil(readers, lines.length - got.length);
+    for (const rr of readers) await rr.close();
+    expect([...got, ...after].map(lineOf).sort()).toEqual(lines);
   });
 });
 

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { invalidArgument, WeirError } from '../../../core/errors.js';
 import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
+import type { Json } from '../../../core/snapshot.js';
 import type { SourceContext, SourceReader } from '../../../core/source.js';
 import { type BadRecordPolicy, reasonOf } from '../../shared/bad-records.js';
 import { parseOptions } from '../../shared/config.js';
@@ -13,7 +14,7 @@ import {
   directorySourceSchema,
   type FileNameFilter,
 } from '../config.js';
-import { compareNames } from '../file-names.js';
+import { compareNames, ownerOf } from '../file-names.js';
 import type { FileFormat } from '../formats/format-types.js';
 import { type FileFeed, FileReader, parsePosition } from './file-reader.js';
 import { FileSource } from './file-source.js';
@@ -50,12 +51,22 @@ export type { DirectorySourceOptions, FileNameFilter } from '../config.js';
  * names grows with every file (it is not compacted yet). Without a restore, a
  * new run starts afresh: with `processExisting` it reads the files present again.
  *
+ * With `parallel: true` every subtask lists the directory and reads the files
+ * whose names hash to it (in name order, as above), so one file is still read
+ * by one subtask. Positions are per file either way: a restore merges the
+ * positions of all old subtasks (a file settled anywhere is settled; a file
+ * being read resumes after its records handed out, first) and splits the rest
+ * anew, so a checkpoint restores at any parallelism, `parallel` on or off.
+ *
  * Replay (`weir replay`): {@link DirectorySource.replay} reads the files
  * present now, or others named by path or glob, the same way, then ends.
  */
 export class DirectorySource<T> implements ReplayableSource<T> {
   readonly bounded = false;
-  readonly parallelizable = false;
+  /** With option `parallel`: each subtask reads the files whose names hash to it. */
+  readonly parallelizable: boolean;
+  /** Positions are per file, so a checkpoint restores at any parallelism (and with `parallel` on or off). */
+  readonly rescalable = true;
   readonly name: string;
   private readonly pollIntervalMs: number;
   private readonly accept: (name: string) => boolean;
@@ -76,6 +87,7 @@ export class DirectorySource<T> implements ReplayableSource<T> {
     this.processExisting = config.processExisting;
     this.onError = config.onError;
     this.name = config.name ?? `${format.name} directory`;
+    this.parallelizable = config.parallel;
   }
 
   /**
@@ -101,27 +113,21 @@ export class DirectorySource<T> implements ReplayableSource<T> {
   }
 
   createReader(context: SourceContext): SourceReader<T> {
-    const restored = parsePosition(context.restoredPosition, `source '${this.name}'`);
-    const settled = new Set<string>();
-    if (restored !== undefined) {
-      const names = restored.feed;
-      if (!Array.isArray(names) || !names.every((n): n is string => typeof n === 'string')) {
-        throw new WeirError(
-          'INVALID_JOB',
-          `cannot resume source '${this.name}': the checkpoint holds no list of files read`,
-        );
-      }
-      for (const name of names) settled.add(name);
-    }
+    const own = context.restoredPosition;
+    const positions = context.restoredPositions ?? (own === undefined ? [] : [own]);
+    const { settled, reading } = this.mergePositions(positions);
     const { path, pollIntervalMs, accept } = this;
-    const processExisting = this.processExisting || restored !== undefined;
-    const resumeIn = restored?.file ?? null;
+    const { subtaskIndex, parallelism } = context;
+    const mine = (name: string) => parallelism === 1 || ownerOf(name, parallelism) === subtaskIndex;
+    const processExisting = this.processExisting || positions.length > 0;
+    // Files being read at the checkpoint come first, each resuming after its records handed out.
+    const resumeIn = [...reading.keys()].filter((file) => mine(basename(file))).sort(compareNames);
     const feed: FileFeed = {
       async *files(signal: AbortSignal) {
         const started = new Set<string>();
-        if (resumeIn !== null) {
-          started.add(basename(resumeIn));
-          yield resumeIn;
+        for (const file of resumeIn) {
+          started.add(basename(file));
+          yield file;
         }
         let first = true;
         while (!signal.aborted) {
@@ -141,7 +147,7 @@ export class DirectorySource<T> implements ReplayableSource<T> {
             if (!entry.isFile() || settled.has(name) || started.has(name) || !accept(name))
               continue;
             if (first && !processExisting) settled.add(name);
-            else fresh.push(name);
+            else if (mine(name)) fresh.push(name);
           }
           first = false;
           fresh.sort(compareNames);
@@ -160,8 +166,37 @@ export class DirectorySource<T> implements ReplayableSource<T> {
         settled.add(basename(file));
       },
       snapshot: () => [...settled],
+      resumedRecords: (file: string) => reading.get(file) ?? 0,
     };
-    return new FileReader(context, feed, this.format, this.onError, restored);
+    return new FileReader(context, feed, this.format, this.onError, undefined);
+  }
+
+  /**
+   * Merges the positions of every subtask of a checkpoint, at whatever
+   * parallelism it ran: the names of the files settled anywhere, and each
+   * file being read with the records of it handed out.
+   */
+  private mergePositions(positions: readonly Json[]): {
+    settled: Set<string>;
+    reading: Map<string, number>;
+  } {
+    const settled = new Set<string>();
+    const reading = new Map<string, number>();
+    for (const json of positions) {
+      const position = parsePosition(json, `source '${this.name}'`);
+      if (position === undefined) continue;
+      const names = position.feed;
+      if (!Array.isArray(names) || !names.every((n): n is string => typeof n === 'string')) {
+        throw new WeirError(
+          'INVALID_JOB',
+          `cannot resume source '${this.name}': the checkpoint holds no list of files read`,
+        );
+      }
+      for (const name of names) settled.add(name);
+      if (position.file !== null) reading.set(position.file, position.records);
+    }
+    for (const file of reading.keys()) if (settled.has(basename(file))) reading.delete(file);
+    return { settled, reading };
   }
 }
 
