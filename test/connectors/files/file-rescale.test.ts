@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExactlyOnceFileSink } from '../../../src/connectors/files/sink/exactly-once-file-sink.js';
@@ -8,6 +8,7 @@ import {
   FileFormat,
   FileSource,
   type FormatOutput,
+  type Source,
   type SourceReader,
   StreamEnvironment,
 } from '../../../src/index.js';
@@ -287,25 +288,44 @@ function gatedJsonLines() {
   return { format, release };
 }
 
-/** Source (parallel or not) -> map at the job's parallelism -> exactly-once files. */
+/**
+ * Source -> count -> running sum of `n` per file (keyed state) -> exactly-once
+ * files, at `parallelism`. Each file is read in order by one subtask, so the
+ * sums are the same in every run: an uninterrupted run is the oracle.
+ */
 function job(
-  paths: readonly string[],
-  format: FileFormat<Ev>,
-  options: { parallel: boolean; parallelism: number; out: string; seen?: { n: number } },
+  source: Source<Ev>,
+  parallelism: number,
+  out: string,
+  options: { seen?: { n: number }; checkpoints?: { directory: string; intervalMs: number } } = {},
 ): StreamEnvironment {
-  const env = new StreamEnvironment({ parallelism: options.parallelism, batchSize: 40 });
-  const seen = options.seen;
+  const { seen, checkpoints } = options;
+  const env = new StreamEnvironment({
+    parallelism,
+    batchSize: 40,
+    ...(checkpoints === undefined ? {} : { checkpointing: checkpoints }),
+  });
   env
-    .fromSource(new FileSource(paths, format, { parallel: options.parallel }))
+    .fromSource(source)
     .uid('files')
     .map((e) => {
       if (seen !== undefined) seen.n++;
       return { f: e.f, n: e.n };
     })
     .uid('copy')
-    .sinkTo(new ExactlyOnceFileSink({ directory: options.out }))
+    .keyBy((e) => e.f)
+    .reduce((a, b) => ({ f: a.f, n: a.n + b.n }))
+    .uid('sums')
+    .sinkTo(new ExactlyOnceFileSink({ directory: out }))
     .uid('sink');
   return env;
+}
+
+/** The output of an uninterrupted run over `paths`, sorted. */
+async function uninterrupted(dir: string, paths: readonly string[]): Promise<string[]> {
+  const out = join(dir, 'oracle');
+  await job(new FileSource(paths, FileFormat.jsonLines<Ev>()), 1, out).execute('oracle');
+  return (await committedLines(out)).sort();
 }
 
 describe('savepoints of file-source jobs at another parallelism', () => {
@@ -314,32 +334,71 @@ describe('savepoints of file-source jobs at another parallelism', () => {
     [true, 4],
     [false, 4],
   ])(
-    'parallel %s: stopped with a savepoint at parallelism 2 mid-file, resumed at %i, every record is committed exactly once',
+    'FileSource, parallel %s: stopped with a savepoint at parallelism 2 mid-file, resumed at %i, commits what an uninterrupted run does',
     async (parallel, resumeAt) => {
       const dir = await tempDir();
-      const { paths, lines } = await writeFiles(dir, 6, 250);
+      const { paths } = await writeFiles(dir, 6, 250);
+      const oracle = await uninterrupted(dir, paths);
+      expect(oracle).toHaveLength(6 * 250);
       const out = join(dir, 'out');
       const gated = gatedJsonLines();
       const seen = { n: 0 };
-      const first = job(paths, gated.format, { parallel, parallelism: 2, out, seen }).executeAsync(
-        'first',
-      );
-      // Each reader hands out the full batches of its first file, then waits for the gate.
-      const readers = parallel ? 2 : 1;
-      await eventually(() => seen.n >= readers * 240, 60_000);
+      const first = job(new FileSource(paths, gated.format, { parallel }), 2, out, {
+        seen,
+      }).executeAsync('first');
+      // A reader hands out the full batches of its first file, then waits for the gate.
+      await eventually(() => seen.n >= 240, 60_000);
       const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
       gated.release();
       const stopped = await committedLines(out);
       expect(stopped.length).toBeGreaterThan(0);
-      expect(stopped.length).toBeLessThan(lines.length);
+      expect(stopped.length).toBeLessThan(oracle.length);
 
-      const second = job(paths, FileFormat.jsonLines<Ev>(), {
-        parallel,
-        parallelism: resumeAt,
-        out,
-      }).executeAsync('second', { restoreFrom: savepoint });
+      const source = new FileSource(paths, FileFormat.jsonLines<Ev>(), { parallel });
+      const second = job(source, resumeAt, out).executeAsync('second', { restoreFrom: savepoint });
       expect((await second.result).status).toBe('finished');
-      expect((await committedLines(out)).sort()).toEqual(lines);
+      expect((await committedLines(out)).sort()).toEqual(oracle);
+    },
+    120_000,
+  );
+
+  it.each([1, 3])(
+    'parallel DirectorySource: stopped with a savepoint at parallelism 2 mid-file, resumed at %i, commits what an uninterrupted run does',
+    async (resumeAt) => {
+      const dir = await tempDir();
+      const input = join(dir, 'in');
+      await mkdir(input);
+      const { paths } = await writeFiles(input, 6, 250);
+      const oracle = await uninterrupted(dir, paths);
+      const out = join(dir, 'out');
+      const gated = gatedJsonLines();
+      const seen = { n: 0 };
+      const watch = (format: FileFormat<Ev>) =>
+        new DirectorySource(input, format, { parallel: true, pollIntervalMs: 20 });
+      const first = job(watch(gated.format), 2, out, {
+        seen,
+        checkpoints: { directory: join(dir, 'chk-1'), intervalMs: 600_000 },
+      }).executeAsync('first');
+      await eventually(() => seen.n >= 240, 60_000);
+      const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
+      gated.release();
+      expect((await committedLines(out)).length).toBeLessThan(oracle.length);
+
+      const second = job(watch(FileFormat.jsonLines<Ev>()), resumeAt, out, {
+        checkpoints: { directory: join(dir, 'chk-2'), intervalMs: 20 },
+      }).executeAsync('second', { restoreFrom: savepoint });
+      let failure: unknown;
+      second.result.catch((e: unknown) => {
+        failure = e;
+      });
+      // The source never ends: wait until the output is complete, then stop.
+      const deadline = Date.now() + 60_000;
+      while ((await committedLines(out)).length < oracle.length && Date.now() < deadline) {
+        if (failure !== undefined) throw failure;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await second.stopWithSavepoint(join(dir, 'savepoint-2'));
+      expect((await committedLines(out)).sort()).toEqual(oracle);
     },
     120_000,
   );

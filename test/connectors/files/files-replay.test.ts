@@ -116,6 +116,11 @@ describe('replaying file sources', () => {
     const source = new FileSource([b, a], FileFormat.jsonLines<Ev>());
     const got = (await readAll(source.replay({}), 3)).flat();
     expect(got).toEqual(await jsonLinesOracle([b, a]));
+    // A parallel source's replay is one subtask too, with the same records.
+    const parallel = new FileSource([b, a], FileFormat.jsonLines<Ev>(), { parallel: true });
+    const replay = parallel.replay({});
+    expect(replay.parallelizable).toBe(false);
+    expect((await readAll(replay, 3)).flat()).toEqual(got);
   });
 
   it('a replay keeps the bad-record policy: under fail, the first bad line fails it', async () => {
