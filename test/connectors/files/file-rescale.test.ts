@@ -162,20 +162,27 @@ describe('a parallel file source restores at another parallelism', () => {
   });
 });
 
-/** Polls all readers (of an unbounded source) until `total` records came out or time is up. */
+/** Polls all readers until `total` records came out (an unbounded source never ends) or time is up. */
 async function readUntil(readers: readonly SourceReader<Ev>[], total: number): Promise<Ev[]> {
   const got: Ev[] = [];
   const deadline = Date.now() + 30_000;
+  const live = new Set(readers);
   while (got.length < total) {
-    if (Date.now() > deadline) throw new Error(`only ${got.length} of ${total} records in time`);
+    if (Date.now() > deadline || live.size === 0) {
+      throw new Error(`only ${got.length} of ${total} records`);
+    }
     let polled = false;
-    for (const r of readers) {
-      for (let result = r.poll(); typeof result !== 'string'; result = r.poll()) {
+    for (const r of live) {
+      for (let result = r.poll(); result !== 'wait'; result = r.poll()) {
+        if (result === 'end') {
+          live.delete(r);
+          break;
+        }
         got.push(...result.values);
         polled = true;
       }
     }
-    if (!polled) await Promise.race(readers.map((r) => r.available()));
+    if (!polled && live.size > 0) await Promise.race([...live].map((r) => r.available()));
   }
   return got;
 }
@@ -256,6 +263,82 @@ describe('a directory source restores at another parallelism', () => {
     for (const rr of readers) await rr.close();
     expect([...got, ...after].map(lineOf).sort()).toEqual(lines);
   });
+});
+
+/** Polls up to `batches` batches, giving up on a reader that has nothing for a while (it may own no files). */
+async function readFor(r: SourceReader<Ev>, batches: number): Promise<Ev[]> {
+  const got: Ev[] = [];
+  for (let n = 0; n < batches; ) {
+    const result = r.poll();
+    if (result === 'end') break;
+    if (result === 'wait') {
+      const idle = Symbol('idle');
+      const woke = await Promise.race([
+        r.available().then(() => true),
+        new Promise<typeof idle>((resolve) => setTimeout(() => resolve(idle), 300)),
+      ]);
+      if (woke === idle) break;
+      continue;
+    }
+    got.push(...result.values);
+    n++;
+  }
+  return got;
+}
+
+describe('restoring again and again at other parallelisms', () => {
+  // Each hop: the readers' parallelism and how many batches each reads before the next checkpoint.
+  const hops: readonly (readonly [number, readonly number[]])[] = [
+    [2, [3, 3]],
+    [1, [1]],
+    [3, [2, 0, 5]],
+    [2, [1, 9]],
+  ];
+
+  it.each(['FileSource', 'DirectorySource'] as const)(
+    '%s: files resumed but not reached yet keep their position through the next checkpoint',
+    async (kind) => {
+      const dir = await tempDir();
+      const { paths, lines } = await writeFiles(dir, 7, 23);
+      const source: Source<Ev> =
+        kind === 'FileSource'
+          ? new FileSource(paths, FileFormat.jsonLines<Ev>(), { parallel: true })
+          : new DirectorySource(dir, FileFormat.jsonLines<Ev>(), {
+              parallel: true,
+              pollIntervalMs: 20,
+            });
+      const seen: Ev[] = [];
+      let positions: Json[] | undefined;
+      for (const [parallelism, cuts] of hops) {
+        const next: Json[] = [];
+        for (let s = 0; s < parallelism; s++) {
+          const r = source.createReader({
+            ...readerContext(5),
+            subtaskIndex: s,
+            parallelism,
+            ...(positions === undefined ? {} : { restoredPositions: positions }),
+          });
+          await r.open();
+          seen.push(...(await readFor(r, cuts[s]!)));
+          next.push(r.snapshot!(1));
+          await r.close();
+        }
+        positions = next;
+      }
+      const last = [0, 1].map((s) =>
+        source.createReader({
+          ...readerContext(5),
+          subtaskIndex: s,
+          parallelism: 2,
+          restoredPositions: positions!,
+        }),
+      );
+      for (const r of last) await r.open();
+      seen.push(...(await readUntil(last, lines.length - seen.length)));
+      for (const r of last) await r.close();
+      expect(seen.map(lineOf).sort()).toEqual(lines);
+    },
+  );
 });
 
 /**

@@ -121,7 +121,8 @@ export class DirectorySource<T> implements ReplayableSource<T> {
     const mine = (name: string) => parallelism === 1 || ownerOf(name, parallelism) === subtaskIndex;
     const processExisting = this.processExisting || positions.length > 0;
     // Files being read at the checkpoint come first, each resuming after its records handed out.
-    const resumeIn = [...reading.keys()].filter((file) => mine(basename(file))).sort(compareNames);
+    const resumed = new Map([...reading].filter(([file]) => mine(basename(file))));
+    const resumeIn = [...resumed.keys()].sort(compareNames);
     const feed: FileFeed = {
       async *files(signal: AbortSignal) {
         const started = new Set<string>();
@@ -164,9 +165,15 @@ export class DirectorySource<T> implements ReplayableSource<T> {
       },
       completed(file: string) {
         settled.add(basename(file));
+        resumed.delete(file);
       },
-      snapshot: () => [...settled],
-      resumedRecords: (file: string) => reading.get(file) ?? 0,
+      // Files resumed but not settled stay in the feed's position: the reader's own
+      // position names only the file it is handing out, not those read ahead or not reached.
+      snapshot: () =>
+        resumed.size === 0
+          ? [...settled]
+          : { settled: [...settled], reading: Object.fromEntries(resumed) },
+      resumedRecords: (file: string) => resumed.get(file) ?? 0,
     };
     return new FileReader(context, feed, this.format, this.onError, undefined);
   }
@@ -185,19 +192,46 @@ export class DirectorySource<T> implements ReplayableSource<T> {
     for (const json of positions) {
       const position = parsePosition(json, `source '${this.name}'`);
       if (position === undefined) continue;
-      const names = position.feed;
-      if (!Array.isArray(names) || !names.every((n): n is string => typeof n === 'string')) {
+      const feed = directoryFeedOf(position.feed);
+      if (feed === undefined) {
         throw new WeirError(
           'INVALID_JOB',
           `cannot resume source '${this.name}': the checkpoint holds no list of files read`,
         );
       }
-      for (const name of names) settled.add(name);
-      if (position.file !== null) reading.set(position.file, position.records);
+      for (const name of feed.settled) settled.add(name);
+      // A file resumed but not yet reached by its reader is in that reader's feed
+      // and, once reached, in its position too: the larger count is the later one.
+      const resume = (file: string, records: number) =>
+        reading.set(file, Math.max(reading.get(file) ?? -1, records));
+      for (const [file, records] of Object.entries(feed.reading)) resume(file, records);
+      if (position.file !== null) resume(position.file, position.records);
     }
     for (const file of reading.keys()) if (settled.has(basename(file))) reading.delete(file);
     return { settled, reading };
   }
+}
+
+/**
+ * A directory reader's feed position: the names settled, as a plain list, or
+ * with the files resumed after a restore whose reading has not ended.
+ */
+function directoryFeedOf(
+  feed: Json,
+): { settled: readonly string[]; reading: Record<string, number> } | undefined {
+  const names = (list: Json | undefined): list is string[] =>
+    Array.isArray(list) && list.every((n) => typeof n === 'string');
+  if (names(feed)) return { settled: feed, reading: {} };
+  if (typeof feed !== 'object' || feed === null || Array.isArray(feed)) return undefined;
+  const { settled, reading } = feed;
+  if (!names(settled) || typeof reading !== 'object' || reading === null || Array.isArray(reading))
+    return undefined;
+  const counts: Record<string, number> = {};
+  for (const [file, n] of Object.entries(reading)) {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) return undefined;
+    counts[file] = n;
+  }
+  return { settled, reading: counts };
 }
 
 function nameFilter(filter: FileNameFilter | undefined): (name: string) => boolean {

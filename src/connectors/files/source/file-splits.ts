@@ -35,16 +35,25 @@ export function mergeFileProgress(
       );
     }
   };
+  // A file resumed but not yet reached by its reader is in that reader's feed
+  // and, once reached, in its position too: the larger count is the later one.
+  const resume = (path: string, records: number) => {
+    partial.set(path, Math.max(partial.get(path) ?? 0, records));
+  };
   for (const json of positions) {
     const position = parsePosition(json, `source '${source}'`);
     if (position === undefined) continue;
     const { feed } = position;
     if (typeof feed === 'number' && Number.isInteger(feed) && feed >= 0 && feed <= paths.length) {
       for (const path of paths.slice(0, feed)) done.add(path);
-    } else if (isDoneList(feed)) {
+    } else if (isSplitFeed(feed)) {
       for (const path of feed.done) {
         check(path);
         done.add(path);
+      }
+      for (const [path, records] of Object.entries(feed.partial ?? {})) {
+        check(path);
+        resume(path, records);
       }
     } else {
       throw new WeirError(
@@ -54,17 +63,30 @@ export function mergeFileProgress(
     }
     if (position.file !== null && position.records > 0) {
       check(position.file);
-      partial.set(position.file, position.records);
+      resume(position.file, position.records);
     }
   }
   for (const path of done) partial.delete(path);
   return { done, partial };
 }
 
-function isDoneList(feed: Json): feed is { done: string[] } {
+/** A parallel reader's feed: files done, and files resumed whose reading has not ended. */
+interface SplitFeedJson {
+  readonly done: string[];
+  readonly partial?: Record<string, number>;
+}
+
+function isSplitFeed(feed: Json): feed is Json & SplitFeedJson {
   if (typeof feed !== 'object' || feed === null || Array.isArray(feed)) return false;
-  const list = feed.done;
-  return Array.isArray(list) && list.every((p) => typeof p === 'string');
+  const { done, partial } = feed;
+  if (!Array.isArray(done) || !done.every((p) => typeof p === 'string')) return false;
+  if (partial === undefined) return true;
+  return (
+    typeof partial === 'object' &&
+    partial !== null &&
+    !Array.isArray(partial) &&
+    Object.values(partial).every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)
+  );
 }
 
 /**
@@ -78,7 +100,9 @@ export function fileSplitFeed(
   parallelism: number,
   progress: FileProgress,
 ): FileFeed {
-  const { done, partial } = progress;
+  const { done } = progress;
+  const owned = new Set(paths.filter((_, i) => i % parallelism === subtask));
+  const partial = new Map([...progress.partial].filter(([path]) => owned.has(path)));
   return {
     async *files() {
       for (let i = subtask; i < paths.length; i += parallelism) {
@@ -88,8 +112,14 @@ export function fileSplitFeed(
     },
     completed(path: string) {
       done.add(path);
+      partial.delete(path);
     },
-    snapshot: () => ({ done: [...done] }),
+    // Files resumed but not done stay in the feed's position: the reader's own
+    // position names only the file it is handing out, not those read ahead or not reached.
+    snapshot(): Json {
+      if (partial.size === 0) return { done: [...done] };
+      return { done: [...done], partial: Object.fromEntries(partial) };
+    },
     resumedRecords: (path: string) => partial.get(path) ?? 0,
   };
 }
