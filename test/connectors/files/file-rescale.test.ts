@@ -156,6 +156,10 @@ describe('a parallel file source restores at another parallelism', () => {
     expect(() =>
       reader(fewer, 0, 1, 4, [{ feed: { done: [paths[0]!] }, file: null, records: 0 }]),
     ).toThrow(/not one of the source's files/);
+    const splitPosition = { feed: { done: [paths[0]!] }, file: null, records: 0 };
+    expect(() =>
+      single.createReader({ ...readerContext(4), restoredPosition: splitPosition }),
+    ).toThrow(/restore it with parallel: true/);
     expect(
       () => new FileSource([paths[0]!, paths[0]!], FileFormat.jsonLines(), { parallel: true }),
     ).toThrow(/names each file once/);

@@ -111,6 +111,13 @@ export class FileSource<T> implements ReplayableSource<T> {
     let completed = 0;
     if (restored !== undefined) {
       const n = restored.feed;
+      if (typeof n === 'object' && n !== null && !Array.isArray(n) && 'done' in n) {
+        throw new WeirError(
+          'INVALID_JOB',
+          `cannot resume source '${this.name}': the checkpoint was taken with option parallel, ` +
+            'whose positions track each file; restore it with parallel: true',
+        );
+      }
       if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > paths.length) {
         throw new WeirError(
           'INVALID_JOB',
