@@ -17,6 +17,14 @@ export interface SourceContext {
    * the same subtask at the checkpoint being restored; undefined on a fresh start.
    */
   readonly restoredPosition: Json | undefined;
+  /**
+   * For a source that is {@link Source.rescalable}, restored from a
+   * checkpoint: the positions of every subtask of the checkpoint, in subtask
+   * order, whatever the parallelism then. Each reader takes its share of
+   * them. `restoredPosition` is then this subtask's own position only when
+   * the parallelism is unchanged.
+   */
+  readonly restoredPositions?: readonly Json[];
 }
 
 /** Result of {@link SourceReader.poll} when no batch is ready. */
@@ -69,6 +77,13 @@ export interface Source<T> {
   readonly bounded: boolean;
   /** Whether the source can be split over several subtasks; if not, it runs with parallelism 1. */
   readonly parallelizable: boolean;
+  /**
+   * Whether a checkpoint of the source can be restored at another
+   * parallelism: its readers then get every old subtask's position (see
+   * `SourceContext.restoredPositions`) and split the work among themselves.
+   * Without it, a restore must keep the source's parallelism.
+   */
+  readonly rescalable?: boolean;
   createReader(context: SourceContext): SourceReader<T>;
 }
 

@@ -13,6 +13,12 @@ export type FileNameFilter = string | RegExp | ((name: string) => boolean);
 export const fileSourceSchema = v.object({
   /** What to do with records that cannot be read; default `'fail'`. See `BadRecordPolicy`. */
   onError: fileBadRecordPolicy,
+  /**
+   * Split the files over the source's subtasks (file `i` of the list to
+   * subtask `i` mod parallelism) instead of reading them all on one; its
+   * checkpoints then restore at any parallelism. Default false.
+   */
+  parallel: v.optional(v.boolean('must be true or false'), false),
   /** Shown in plans, errors and metrics; default `'<format> file'`. */
   name: v.optional(v.string('must be a string')),
 });
@@ -38,6 +44,11 @@ export const directorySourceSchema = v.object({
   ),
   /** Whether files already in the directory when the job starts are read; default true. */
   processExisting: v.optional(v.boolean('must be true or false'), true),
+  /**
+   * Split the files over the source's subtasks (each name goes to the subtask
+   * a hash of it picks) instead of reading them all on one. Default false.
+   */
+  parallel: v.optional(v.boolean('must be true or false'), false),
   /** What to do with records that cannot be read; default `'fail'`. See `BadRecordPolicy`. */
   onError: fileBadRecordPolicy,
   /** Shown in plans, errors and metrics; default `'<format> directory'`. */

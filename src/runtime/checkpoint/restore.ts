@@ -9,6 +9,8 @@ export interface RestoringOperator {
   readonly name: string;
   readonly parallelism: number;
   readonly isSource: boolean;
+  /** A source whose positions can be restored at another parallelism (`Source.rescalable`). */
+  readonly rescalable?: boolean;
 }
 
 /**
@@ -40,12 +42,12 @@ export function checkCompatibility(
   }
   for (const op of checkpoint.operators) {
     const now = byUid.get(op.uid);
-    if (now === undefined || !now.isSource) continue;
+    if (now === undefined || !now.isSource || now.rescalable === true) continue;
     const positions = op.sourcePositions ?? [];
     if (positions.length > 0 && positions.length !== now.parallelism) {
       throw new WeirError(
         'INVALID_JOB',
-        `source '${op.uid}' ran with parallelism ${positions.length} in the checkpoint and has ${now.parallelism} now; source positions cannot be redistributed, keep the source's parallelism`,
+        `source '${op.uid}' ran with parallelism ${positions.length} in the checkpoint and has ${now.parallelism} now; this source's positions cannot be redistributed, keep the source's parallelism`,
       );
     }
   }
@@ -113,6 +115,12 @@ export function restoredStateFor(
     union.push(...(s.union ?? []));
   }
   return { keyed, list, union, ...(states.size > 0 ? { states } : {}) };
+}
+
+/** The positions of every subtask of source `uid` in the checkpoint, for a rescalable source. */
+export function sourcePositionsOf(checkpoint: CheckpointData, uid: string): readonly Json[] {
+  const op = checkpoint.operators.find((o) => o.uid === uid);
+  return op?.sourcePositions ?? [];
 }
 
 /** Where source subtask `subtask` resumes, if the checkpoint has a position for it. */

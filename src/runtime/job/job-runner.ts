@@ -474,6 +474,7 @@ function checkpointedOperators(plan: ExecutionPlan): CheckpointedOperator[] {
     name: v.name,
     parallelism: v.parallelism,
     isSource: v.kind === 'source',
+    rescalable: v.kind === 'source' && v.source.rescalable === true,
   }));
 }
 

@@ -1,18 +1,21 @@
 import type { RecordBatch } from '../../../core/record-batch.js';
 import { untimedBatch } from '../../../core/record-batch.js';
+import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
 import {
   NEVER,
   type PollStatus,
-  type Source,
   type SourceContext,
   type SourceReader,
 } from '../../../core/source.js';
+import { refuseTimeRange } from '../../shared/replay-range.js';
 
 /**
  * A bounded source over an in-memory array or iterable, read in order by a
- * single subtask, in batches of the configured size.
+ * single subtask, in batches of the configured size. A replay (`weir replay`)
+ * reads the values again: the iterable must yield the same values each time
+ * it is iterated (an array does; a one-shot iterator does not).
  */
-export class ArraySource<T> implements Source<T> {
+export class ArraySource<T> implements ReplayableSource<T> {
   readonly bounded = true;
   readonly parallelizable = false;
 
@@ -20,6 +23,16 @@ export class ArraySource<T> implements Source<T> {
     private readonly values: Iterable<T>,
     readonly name = 'array',
   ) {}
+
+  /**
+   * The same values, in the same order. A time range is refused (records
+   * carry no event time); `files` and `positions` name other sources' input
+   * and are ignored.
+   */
+  replay(range: ReplayRange): ArraySource<T> {
+    refuseTimeRange(this.name, range);
+    return new ArraySource(this.values, this.name);
+  }
 
   createReader(context: SourceContext): SourceReader<T> {
     const iterator = this.values[Symbol.iterator]();

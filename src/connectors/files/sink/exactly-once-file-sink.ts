@@ -1,13 +1,17 @@
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, type Dirent, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
-import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
+import type { ReconcilableSink, ReconcileTarget } from '../../../core/replay.js';
+import type { SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
+import { reasonOf } from '../../shared/bad-records.js';
 import { parseOptions } from '../../shared/config.js';
 import { type ExactlyOnceFileSinkOptions, exactlyOnceFileSinkSchema } from '../config.js';
+import { compareNames } from '../file-names.js';
+import { lineFilesTarget } from './line-files-target.js';
 
 export type { ExactlyOnceFileSinkOptions } from '../config.js';
 
@@ -44,8 +48,11 @@ function newToken(): string {
  * `<prefix>-<subtask>-<checkpoint>.jsonl`. Readers that ignore dot-files see
  * each record once, whatever crashes happen. Files of a run that died are
  * committed (if its checkpoint covered them) or deleted on restore.
+ *
+ * `weir reconcile` reads the committed part files back
+ * ({@link ExactlyOnceFileSink.reconcileTarget}).
  */
-export class ExactlyOnceFileSink<T> implements Sink<T> {
+export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
   readonly name = 'exactly-once files';
   readonly commitsOnCheckpoint = true;
 
@@ -53,10 +60,32 @@ export class ExactlyOnceFileSink<T> implements Sink<T> {
     parseOptions('ExactlyOnceFileSink', exactlyOnceFileSinkSchema, options);
   }
 
+  /** Renders one record as its line (without the newline): the one rendering of writers and reconcile. */
+  private formatLine(): (value: T) => string {
+    return this.options.format ?? ((v: T) => JSON.stringify(v));
+  }
+
+  /**
+   * What the sink committed, for `weir reconcile`: the lines of its committed
+   * part files (`<prefix>-<subtask>-<checkpoint>.jsonl`, in name order), each
+   * decoded as JSON (see {@link lineFilesTarget}); hidden in-progress and
+   * pending files are not read, since no reader sees them yet. Replayed
+   * values are rendered with the sink's `format`.
+   */
+  reconcileTarget(): ReconcileTarget<T> {
+    const { directory } = this.options;
+    const prefix = this.options.prefix ?? 'part';
+    return lineFilesTarget<T>({
+      description: `committed files ${join(directory, `${prefix}-*.jsonl`)}`,
+      files: () => committedFiles(directory, prefix),
+      render: this.formatLine(),
+    });
+  }
+
   createWriter(context: SinkContext): TwoPhaseCommitWriter<T> {
     const { directory } = this.options;
     const prefix = this.options.prefix ?? 'part';
-    const format = this.options.format ?? ((v: T) => JSON.stringify(v));
+    const format = this.formatLine();
     const { subtaskIndex, parallelism, operatorId } = context;
     const token = newToken();
     const bytes = bytesWrittenCounter(context.metrics);
@@ -70,8 +99,7 @@ export class ExactlyOnceFileSink<T> implements Sink<T> {
     ready.catch(() => {});
     const pendingName = (checkpointId: number) =>
       `.${prefix}-${subtaskIndex}-${checkpointId}.${token}.pending`;
-    const finalName = (checkpointId: number) =>
-      `${prefix}-${subtaskIndex}-${String(checkpointId).padStart(10, '0')}.jsonl`;
+    const finalName = (checkpointId: number) => committedName(prefix, subtaskIndex, checkpointId);
 
     const commitOne = async (c: Committable) => {
       try {
@@ -148,4 +176,31 @@ export class ExactlyOnceFileSink<T> implements Sink<T> {
       },
     };
   }
+}
+
+/** The name a committed part file gets: `<prefix>-<subtask>-<checkpoint, 10 digits>.jsonl`. */
+function committedName(prefix: string, subtask: number, checkpointId: number): string {
+  return `${prefix}-${subtask}-${String(checkpointId).padStart(10, '0')}.jsonl`;
+}
+
+/** The committed part files of `directory` written with `prefix`, in name order. */
+async function committedFiles(directory: string, prefix: string): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(directory, { withFileTypes: true });
+  } catch (cause) {
+    // Nothing committed: every expected row will show up missing.
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new WeirError('SINK_FAILED', `cannot list directory '${directory}': ${reasonOf(cause)}`, {
+      cause,
+      domain: 'external',
+    });
+  }
+  const ours = (name: string) =>
+    name.startsWith(`${prefix}-`) && /^\d+-\d{10,}\.jsonl$/.test(name.slice(prefix.length + 1));
+  return entries
+    .filter((entry) => entry.isFile() && ours(entry.name))
+    .map((entry) => entry.name)
+    .sort(compareNames)
+    .map((name) => join(directory, name));
 }

@@ -1,12 +1,16 @@
-import { createWriteStream, mkdirSync } from 'node:fs';
-import { dirname, extname } from 'node:path';
+import { createWriteStream, type Dirent, mkdirSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
 import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
-import type { Sink, SinkContext, SinkWriter } from '../../../core/sink.js';
+import type { ReconcilableSink, ReconcileTarget } from '../../../core/replay.js';
+import type { SinkContext, SinkWriter } from '../../../core/sink.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
 import { reasonOf } from '../../shared/bad-records.js';
 import { parseOptions } from '../../shared/config.js';
 import { type JsonLinesSinkOptions, jsonLinesSinkSchema } from '../config.js';
+import { compareNames } from '../file-names.js';
+import { lineFilesTarget } from './line-files-target.js';
 
 export type { JsonLinesSinkOptions } from '../config.js';
 
@@ -33,7 +37,7 @@ export type { JsonLinesSinkOptions } from '../config.js';
  * holds what was written up to then, possibly ending in a partial line. Files
  * are not fsynced. A write error fails the job with code `SINK_FAILED`.
  */
-export class JsonLinesSink<T> implements Sink<T> {
+export class JsonLinesSink<T> implements ReconcilableSink<T> {
   readonly name: string;
 
   constructor(
@@ -57,10 +61,35 @@ export class JsonLinesSink<T> implements Sink<T> {
     return `${path.slice(0, path.length - ext.length)}-${subtaskIndex}${ext}`;
   }
 
+  /**
+   * What the sink wrote, for `weir reconcile`: the lines of `path` and of
+   * every subtask file beside it (`out-0.jsonl`, `out-1.jsonl`, ...), in name
+   * order, each decoded as JSON (see {@link lineFilesTarget}), compared with
+   * replayed values rendered by this sink's `serialize`. The sink has no
+   * transactions: read it once the job has ended. Files of an earlier run
+   * at another parallelism are read too, so remove them first.
+   */
+  reconcileTarget(): ReconcileTarget<T> {
+    const { serialize, custom } = this.serializer();
+    const path = this.path;
+    return lineFilesTarget<T>({
+      description: `JSON Lines file ${path}`,
+      files: () => subtaskFiles(path),
+      render: (value) => renderJsonLine(value, serialize, custom, this.name),
+    });
+  }
+
+  private serializer(): { serialize: (value: T) => string | undefined; custom: boolean } {
+    const custom = this.options.serialize;
+    return {
+      serialize: custom ?? ((value: T) => JSON.stringify(value) as string | undefined),
+      custom: custom !== undefined,
+    };
+  }
+
   createWriter(context: SinkContext): SinkWriter<T> {
     const file = JsonLinesSink.subtaskPath(this.path, context.subtaskIndex, context.parallelism);
-    const custom = this.options.serialize;
-    const serialize = custom ?? ((value: T) => JSON.stringify(value) as string | undefined);
+    const { serialize, custom } = this.serializer();
     const operatorId = context.operatorId;
     try {
       mkdirSync(dirname(file), { recursive: true });
@@ -80,21 +109,7 @@ export class JsonLinesSink<T> implements Sink<T> {
     });
     const bytes = bytesWrittenCounter(context.metrics);
 
-    const render = (value: T): string => {
-      let line: unknown;
-      try {
-        line = serialize(value);
-      } catch (cause) {
-        throw unwritable(value, reasonOf(cause), operatorId, cause);
-      }
-      if (typeof line !== 'string') {
-        throw unwritable(value, `serializer returned ${describeRecord(line)}`, operatorId);
-      }
-      if (custom !== undefined && (line.includes('\n') || line.includes('\r'))) {
-        throw unwritable(value, 'serializer returned a line break', operatorId);
-      }
-      return line;
-    };
+    const render = (value: T): string => renderJsonLine(value, serialize, custom, operatorId);
 
     return {
       write(batch: RecordBatch<T>): void {
@@ -144,6 +159,60 @@ export class JsonLinesSink<T> implements Sink<T> {
       },
     };
   }
+}
+
+/**
+ * Renders `value` as its JSON line (without the newline), or throws
+ * `SINK_FAILED` for a value that has none: the one rendering of the sink's
+ * writers and of its reconcile target.
+ */
+function renderJsonLine<T>(
+  value: T,
+  serialize: (value: T) => string | undefined,
+  custom: boolean,
+  operatorId: string,
+): string {
+  let line: unknown;
+  try {
+    line = serialize(value);
+  } catch (cause) {
+    throw unwritable(value, reasonOf(cause), operatorId, cause);
+  }
+  if (typeof line !== 'string') {
+    throw unwritable(value, `serializer returned ${describeRecord(line)}`, operatorId);
+  }
+  if (custom && (line.includes('\n') || line.includes('\r'))) {
+    throw unwritable(value, 'serializer returned a line break', operatorId);
+  }
+  return line;
+}
+
+/** `path` and the subtask files of `path` that exist, in name order (see `subtaskPath`). */
+async function subtaskFiles(path: string): Promise<string[]> {
+  const directory = dirname(path);
+  const ext = extname(path);
+  const base = basename(path).slice(0, basename(path).length - ext.length);
+  const ours = (name: string) => {
+    if (name === basename(path)) return true;
+    if (!name.startsWith(`${base}-`) || !name.endsWith(ext)) return false;
+    return /^\d+$/.test(name.slice(base.length + 1, name.length - ext.length));
+  };
+  let entries: Dirent[];
+  try {
+    entries = await readdir(directory, { withFileTypes: true });
+  } catch (cause) {
+    // Nothing written: every expected row will show up missing.
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new WeirError('SINK_FAILED', `cannot list directory '${directory}': ${reasonOf(cause)}`, {
+      cause,
+      domain: 'external',
+    });
+  }
+  return entries
+    .filter((entry) => entry.isFile() && ours(entry.name))
+    .map((entry) => entry.name)
+    .sort(compareNames)
+    .map((name) => join(directory, name));
 }
 
 function writeFailed(file: string, cause: unknown, operatorId: string): WeirError {

@@ -21,6 +21,12 @@ export interface FileFeed {
   completed(path: string): void;
   /** Which files are completed, as JSON; a feed created from it skips them. */
   snapshot(): Json;
+  /**
+   * Records of `path` handed out before the checkpoint being restored, which
+   * the reader skips: for feeds that resume several files (a source restored
+   * at another parallelism). Without it, only the position's own file resumes.
+   */
+  resumedRecords?(path: string): number;
 }
 
 /**
@@ -66,6 +72,8 @@ class ReaderStopped extends Error {
 /** A file whose records are (partly) in the buffer. */
 interface BufferedFile {
   readonly path: string;
+  /** Records of the file handed out before the restored checkpoint (skipped on reading). */
+  readonly before: number;
   /** Index in the buffer just past the file's last record, once the file has been read to its end. */
   end: number | undefined;
 }
@@ -99,8 +107,6 @@ export class FileReader<T> implements SourceReader<T> {
   private readonly files: BufferedFile[] = [];
   /** Records of `files[0]` handed out so far. */
   private handedOut = 0;
-  /** The buffered file that a restore resumed in the middle of. */
-  private restoredFile: BufferedFile | undefined;
   /** Records of the restored file still to skip (handed out before the checkpoint). */
   private skip = 0;
   /** All files of a bounded feed have been read. */
@@ -179,8 +185,7 @@ export class FileReader<T> implements SourceReader<T> {
   snapshot(): Json {
     const file = this.files[0];
     if (file === undefined) return { feed: this.feed.snapshot(), file: null, records: 0 };
-    const before = file === this.restoredFile ? (this.restored?.records ?? 0) : 0;
-    return { feed: this.feed.snapshot(), file: file.path, records: before + this.handedOut };
+    return { feed: this.feed.snapshot(), file: file.path, records: file.before + this.handedOut };
   }
 
   async close(): Promise<void> {
@@ -240,9 +245,9 @@ export class FileReader<T> implements SourceReader<T> {
       let first = true;
       for await (const path of this.feed.files(this.abort.signal)) {
         if (this.stopped) return;
-        const file: BufferedFile = { path, end: undefined };
         const resumeIn = first ? this.restored?.file : undefined;
         first = false;
+        let before = this.feed.resumedRecords?.(path) ?? 0;
         if (resumeIn !== undefined && resumeIn !== null) {
           if (path !== resumeIn) {
             throw new WeirError(
@@ -251,9 +256,10 @@ export class FileReader<T> implements SourceReader<T> {
                 `but the source now continues with '${path}'`,
             );
           }
-          this.restoredFile = file;
-          this.skip = this.restored?.records ?? 0;
+          before = this.restored?.records ?? 0;
         }
+        const file: BufferedFile = { path, before, end: undefined };
+        this.skip = before;
         this.currentFile = path;
         this.files.push(file);
         try {
