@@ -286,6 +286,65 @@ describe('config files', () => {
   });
 });
 
+describe('the run flags of a production run', () => {
+  it('parse checkpoint tuning, state backend, log level and --keep-ui, with their rules', async () => {
+    const none = await project({});
+    expect(
+      run(
+        [
+          'job.ts',
+          '--checkpoint-dir',
+          'c',
+          '--checkpoint-timeout',
+          '90',
+          '--checkpoint-min-pause',
+          '0',
+          '--checkpoints-retained',
+          '2',
+          '--state-backend',
+          'disk',
+          '--state-dir',
+          'state',
+          '--log-level',
+          'error',
+          '--ui',
+          '--keep-ui',
+        ],
+        none,
+      ),
+    ).toMatchObject({
+      checkpointTimeoutMs: 90_000,
+      checkpointMinPauseMs: 0,
+      checkpointsRetained: 2,
+      stateBackend: 'disk',
+      stateDir: 'state',
+      logLevel: 'error',
+      uiPort: 8081,
+      keepUi: true,
+    });
+    expect(run(['job.ts', '--state-backend', 'heap'], none).stateBackend).toBe('heap');
+    expect(usageError(['job.ts', '--checkpoint-timeout', '5'], none)).toBe(
+      '--checkpoint-timeout needs --checkpoint-dir',
+    );
+    expect(usageError(['job.ts', '--checkpoint-dir', 'c', '--checkpoint-timeout', '0'], none)).toBe(
+      "--checkpoint-timeout must be a positive number of seconds, got '0'",
+    );
+    expect(
+      usageError(['job.ts', '--checkpoint-dir', 'c', '--checkpoints-retained', '0'], none),
+    ).toBe("--checkpoints-retained must be a positive whole number, got '0'");
+    expect(usageError(['job.ts', '--state-backend', 'rocksdb'], none)).toBe(
+      "--state-backend must be heap or disk, got 'rocksdb'",
+    );
+    expect(usageError(['job.ts', '--state-dir', 's'], none)).toBe(
+      '--state-dir needs --state-backend disk',
+    );
+    expect(usageError(['job.ts', '--log-level', 'debug'], none)).toBe(
+      "--log-level must be info, warn, error, got 'debug'",
+    );
+    expect(usageError(['job.ts', '--keep-ui'], none)).toBe('--keep-ui needs --ui or --ui-port');
+  });
+});
+
 describe('weir run with a config file', () => {
   it('runs the job the file names, with its checkpoints, and a flag overriding it', async () => {
     const at0 = await project({});
@@ -302,7 +361,11 @@ describe('weir run with a config file', () => {
       ].join('\n'),
     });
     const cli = startWeir(['run', '--name', 'from-flag'], 90_000, { cwd: at });
-    await cli.waitFor('stderr', /"event":"checkpoint_completed"/);
+    // Checkpoint 4 or later: older ones have been pruned by then.
+    await cli.waitFor(
+      'stderr',
+      /"event":"checkpoint_completed".*"checkpoint":\{"id":(?:[4-9]|\d{2,})\b/,
+    );
     cli.child.kill('SIGINT');
     const result = await cli.done;
     expect(result.code, result.stderr).toBe(0);
@@ -313,8 +376,31 @@ describe('weir run with a config file', () => {
     expect(records[0]).toMatchObject({ event: 'config_file', file: 'weir.config.yaml' });
     expect(records.find((r) => r.event === 'job_started')).toMatchObject({ job: 'from-flag' });
     expect(existsSync(join(at, 'ckpt'))).toBe(true);
-    // checkpoints-retained: 1 keeps one completed checkpoint.
+    // checkpoints-retained: 1 keeps one completed checkpoint (heap state: no incremental base).
     const kept = (await readdir(join(at, 'ckpt'))).filter((f) => f.startsWith('chk-'));
-    expect(kept.length).toBe(1);
+    expect(kept).toHaveLength(1);
+  }, 120_000);
+
+  it('keeps keyed state on disk in the state-dir the file names', async () => {
+    const at0 = await project({});
+    const at = await project({
+      'weir.config.json': JSON.stringify({
+        module: join(FIXTURES, 'running-counts.ts'),
+        args: [join(at0, 'out'), '1000000', '500'],
+        'checkpoint-dir': 'ckpt',
+        'checkpoint-interval': 0.1,
+        'state-backend': 'disk',
+        'state-dir': 'state',
+        workers: 0,
+        'log-format': 'json',
+      }),
+    });
+    const cli = startWeir(['run'], 90_000, { cwd: at });
+    await cli.waitFor('stderr', /"event":"checkpoint_completed"/);
+    const stores = await readdir(join(at, 'state'));
+    expect(stores.some((d) => d.startsWith('weir-state-'))).toBe(true);
+    cli.child.kill('SIGINT');
+    const result = await cli.done;
+    expect(result.code, result.stderr).toBe(0);
   }, 120_000);
 });
