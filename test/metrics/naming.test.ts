@@ -71,6 +71,13 @@ describe('metric names', () => {
     ).toBe(true);
   });
 
+  it('promtool reports what breaks the conventions (so a clean report means something)', async () => {
+    const bad = '# HELP weir_x_ms A time\n# TYPE weir_x_ms counter\nweir_x_ms{job_name="a"} 1\n';
+    const { code, output } = await promtoolCheck(bad);
+    expect(code).not.toBe(0);
+    expect(output).toContain('counter metrics should have "_total" suffix');
+  });
+
   it('a job with Kafka, PostgreSQL, windows and checkpoints exports a clean exposition', async () => {
     const input = uniqueTopic('names-in');
     const output = uniqueTopic('names-out');
