@@ -381,6 +381,25 @@ describe('weir run with a config file', () => {
     expect(kept).toHaveLength(1);
   }, 120_000);
 
+  it('WEIR_LOG_LEVEL=warn leaves out the info records of the JSON log', async () => {
+    const at = await project({
+      'weir.config.json': JSON.stringify({
+        module: join(FIXTURES, 'throwing-map.ts'),
+        workers: 0,
+        'log-format': 'json',
+      }),
+    });
+    const result = await startWeir(['run'], 90_000, { cwd: at, env: { WEIR_LOG_LEVEL: 'warn' } })
+      .done;
+    expect(result.code).toBe(1);
+    const records = result.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: string; event: string });
+    expect(records.map((r) => r.event)).toEqual(['job_failed']);
+    expect(records[0]!.level).toBe('error');
+  }, 120_000);
+
   it('keeps keyed state on disk in the state-dir the file names', async () => {
     const at0 = await project({});
     const at = await project({
