@@ -93,7 +93,7 @@ export function configFlags(config: WeirConfig, given: ReadonlySet<string>): str
 }
 
 /** The file's settings overlaid with the environment's (the environment wins, key by key). */
-export function overlay(file: WeirConfig | undefined, env: WeirConfig): WeirConfig {
+function overlay(file: WeirConfig | undefined, env: WeirConfig): WeirConfig {
   return { ...file, ...env };
 }
 
