@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import type { RestartStrategy } from '../index.js';
 import { EXPONENTIAL_DELAY_DEFAULTS } from '../runtime/job/restart-strategy.js';
 import { isLoopback } from '../ui/loopback.js';
+import { LOG_LEVEL_NAMES, type LogLevelSetting } from './config/config-schema.js';
+import { runSettings } from './config/settings.js';
 import { UsageError } from './failure.js';
 import {
   parseReconcile,
@@ -33,6 +35,11 @@ export interface ObserveOptions {
   readonly metricsPort: number | undefined;
   /** Interface for the metrics endpoint; default 127.0.0.1. */
   readonly metricsHost: string | undefined;
+  /**
+   * `--keep-ui`: once the job has ended (finished, failed or cancelled), keep
+   * serving the web UI and REST API until Ctrl-C or SIGTERM.
+   */
+  readonly keepUi?: boolean;
   /** Serve the web UI on 127.0.0.1 at this port (0: any free port); undefined: no UI. */
   readonly uiPort: number | undefined;
   /** Interface for the web UI; beyond loopback it needs {@link tlsCert} and {@link tlsKey}. */
@@ -52,6 +59,17 @@ export interface ObserveOptions {
 
 /** How `weir run` reports when not drawing a live status line: plain text or JSON lines. */
 export type LogFormat = 'text' | 'json';
+export type { LogLevelSetting };
+
+/** Where keyed state lives: `--state-backend`. */
+export type StateBackendSetting = 'heap' | 'disk';
+
+/** What command-line parsing reads besides the arguments: for `weir run`'s config file and `WEIR_*` variables. */
+export interface ParseContext {
+  /** Where the default config file (`weir.config.*`) is looked for. */
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+}
 
 export interface RunOptions extends ObserveOptions {
   /** `sql`: `module` is a SQL script (`weir sql -f`); otherwise a job module. */
@@ -69,11 +87,25 @@ export interface RunOptions extends ObserveOptions {
   readonly jobArgs: readonly string[];
   readonly verbose: boolean;
   readonly logFormat: LogFormat;
+  /** `--log-level`: the least level reported on stderr; undefined: info. */
+  readonly logLevel?: LogLevelSetting;
   /** Seconds between status records in JSON logs. */
   readonly statusIntervalMs: number;
   /** Take checkpoints into this directory. */
   readonly checkpointDir: string | undefined;
   readonly checkpointIntervalMs: number | undefined;
+  /** `--checkpoint-timeout`: a checkpoint not complete after this long is abandoned. */
+  readonly checkpointTimeoutMs?: number;
+  /** `--checkpoint-min-pause`: least time between one checkpoint's end and the next one's start. */
+  readonly checkpointMinPauseMs?: number;
+  /** `--checkpoints-retained`: completed checkpoints kept on disk. */
+  readonly checkpointsRetained?: number;
+  /** `--state-backend`; undefined: the environment's default (heap). */
+  readonly stateBackend?: StateBackendSetting;
+  /** `--state-dir`: where the disk backend makes its stores. */
+  readonly stateDir?: string;
+  /** The config file the settings were read from (as found or given), if any. */
+  readonly configFile?: string;
   /**
    * Restore from this checkpoint or savepoint directory (as given), or
    * `'latest'`: the newest checkpoint in {@link checkpointDir}.
@@ -141,7 +173,7 @@ export const DEFAULT_API_URL = `http://127.0.0.1:${DEFAULT_UI_PORT}`;
 export const DEFAULT_STATUS_INTERVAL_SECONDS = 5;
 
 export const HELP_TEXT = `Usage:
-  weir run <job-module> [options] [-- job args...]
+  weir run [<job-module>] [options] [-- job args...]
   weir sql -f <script.sql> [options]
   weir demo [options]
   weir savepoint <job-id> --to DIR [--url URL] [--token-file PATH]
@@ -174,6 +206,10 @@ Commands:
              to its sink (a Kafka topic, a table, files); exits 3 on divergence.
 
 Run options:
+      --config FILE         read settings from FILE (.json, .yaml, .yml, .ts, .js); default:
+                            weir.config.* in the working directory, or $WEIR_CONFIG. Keys
+                            are the long flag names, plus module and args; flags win over
+                            WEIR_<FLAG> environment variables, which win over the file
   -p, --parallelism N       default parallelism of operators (default: the number of
                             workers, so one per core; 1 with --workers 0)
       --max-parallelism N   key groups: upper bound for parallelism (default 128)
@@ -186,6 +222,13 @@ Run options:
       --checkpoint-dir DIR  take checkpoints into DIR
       --checkpoint-interval SECONDS
                             time between checkpoints (default 1; needs --checkpoint-dir)
+      --checkpoint-timeout SECONDS
+                            abandon a checkpoint not complete after this long (default 60)
+      --checkpoint-min-pause SECONDS
+                            least time between one checkpoint's end and the next's start
+                            (default 0)
+      --checkpoints-retained N
+                            completed checkpoints kept on disk (default 3)
       --from PATH|latest    restore from a checkpoint or savepoint directory, or from
                             the newest checkpoint in --checkpoint-dir (latest)
       --allow-non-restored-state
@@ -208,8 +251,13 @@ Run options:
                             exponential-delay: longest wait (default 60)
       --restart-failure-interval SECONDS
                             failure-rate: the window failures are counted in (default 60)
+      --state-backend heap|disk
+                            where keyed state lives: heap (default) or disk (LMDB)
+      --state-dir DIR       with --state-backend disk: make the stores in DIR (default:
+                            the OS temp directory)
       --log-format FORMAT   text (default) or json: one JSON object per line on stderr
                             (job events, status every --status-interval seconds)
+      --log-level LEVEL     info (default), warn or error: the least level reported
       --status-interval SECONDS
                             time between JSON status records (default ${DEFAULT_STATUS_INTERVAL_SECONDS})
   Arguments after -- are passed to the job as ctx.args.
@@ -217,6 +265,9 @@ Run options:
 Observability options (run and demo):
       --ui                  serve the web UI on http://127.0.0.1:${DEFAULT_UI_PORT}/
       --ui-port N           serve the web UI on this port (0: any free port)
+      --keep-ui             run: once the job has ended, keep serving the web UI until
+                            Ctrl-C or SIGTERM (with --ui alone: after a failure, on a
+                            terminal); the exit status is still the job's
       --metrics-port N      serve Prometheus metrics on http://127.0.0.1:N/metrics,
                             and the REST API (weir jobs, weir savepoint) beside them
       --metrics-host HOST   interface for the metrics endpoint (default 127.0.0.1;
@@ -271,7 +322,10 @@ failed. replay exits 0 or 1; reconcile exits 0 when the outputs agree (apart
 from differences late data explains), 3 when they diverge, 1 when it failed.
 `;
 
-export function parseCommandLine(argv: readonly string[]): Command {
+export function parseCommandLine(
+  argv: readonly string[],
+  context: ParseContext = { cwd: process.cwd(), env: process.env },
+): Command {
   const [first, ...rest] = argv;
   switch (first) {
     case undefined:
@@ -284,9 +338,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
     case '--version':
       return { kind: 'version' };
     case 'run':
-      return parseRun(rest);
+      return parseRun(rest, context);
     case 'sql':
-      return parseSql(rest);
+      return parseSql(rest, context);
     case 'demo':
       return parseDemo(rest);
     case 'savepoint':
@@ -323,7 +377,7 @@ function workersFlag(value: string | undefined): number | 'auto' {
  * module. A SQL job is planned from its script in this process, so it runs without worker
  * threads (which rebuild a job from its module).
  */
-function parseSql(argv: readonly string[]): Command {
+function parseSql(argv: readonly string[], context: ParseContext): Command {
   if (argv.includes('--')) throw new UsageError('weir sql takes no job arguments after --');
   const rest = [...argv];
   const at = rest.findIndex((a) => a === '-f' || a === '--file');
@@ -339,17 +393,40 @@ function parseSql(argv: readonly string[]): Command {
   if (workers >= 0 && rest[workers + 1] !== '0') {
     throw new UsageError('weir sql runs on the calling thread: --workers must be 0');
   }
-  const parsed = parseRun([file, ...rest]);
+  const parsed = parseRun([file, ...rest], context);
   if (parsed.kind !== 'run') return parsed;
   return { kind: 'sql', options: { ...parsed.options, workers: 0, language: 'sql' } };
 }
 
-function parseRun(argv: readonly string[]): Command {
+function parseRun(argv: readonly string[], context: ParseContext): Command {
   // Split at the first `--` ourselves: parseArgs would mix job args into our positionals.
   const separator = argv.indexOf('--');
   const own = separator === -1 ? argv : argv.slice(0, separator);
-  const jobArgs = separator === -1 ? [] : argv.slice(separator + 1);
-  const { values, positionals } = parse(own, {
+  const given = parse(own, runFlags());
+  if (given.values.help === true) return { kind: 'help' };
+  // The config file and WEIR_* variables, as flags in front of the user's own (which win).
+  const settings = runSettings(given.values, context);
+  const { values, positionals } =
+    settings.flags.length === 0 ? given : parse([...settings.flags, ...own], runFlags());
+  const jobArgs = separator === -1 ? (settings.config?.args ?? []) : argv.slice(separator + 1);
+  const module = positionals[0] ?? settings.config?.module;
+  const extra = positionals.slice(1);
+  if (module === undefined) {
+    throw new UsageError(
+      'missing the job module: weir run <job-module> (or module in a config file)',
+    );
+  }
+  if (extra.length > 0) {
+    throw new UsageError(
+      `unexpected argument '${extra[0]}'; pass arguments for the job after --, e.g. weir run ${module} -- ${extra.join(' ')}`,
+    );
+  }
+  return { kind: 'run', options: runOptions(values, module, jobArgs, settings.file) };
+}
+
+/** The flags of `weir run` (and `weir sql`); a function, as it spreads constants defined below. */
+function runFlags(): FlagSpec {
+  return {
     parallelism: { type: 'string', short: 'p' },
     'max-parallelism': { type: 'string' },
     'batch-size': { type: 'string' },
@@ -365,17 +442,26 @@ function parseRun(argv: readonly string[]): Command {
     'allow-non-restored-state': { type: 'boolean' },
     'allow-duplicate-output': { type: 'boolean' },
     'savepoint-on-stop': { type: 'string' },
+    'checkpoint-timeout': { type: 'string' },
+    'checkpoint-min-pause': { type: 'string' },
+    'checkpoints-retained': { type: 'string' },
+    'state-backend': { type: 'string' },
+    'state-dir': { type: 'string' },
+    'log-level': { type: 'string' },
+    config: { type: 'string' },
+    'keep-ui': { type: 'boolean' },
     ...RESTART_FLAGS,
     ...OBSERVE_FLAGS,
-  });
-  if (values.help === true) return { kind: 'help' };
-  const [module, ...extra] = positionals;
-  if (module === undefined) throw new UsageError('missing the job module: weir run <job-module>');
-  if (extra.length > 0) {
-    throw new UsageError(
-      `unexpected argument '${extra[0]}'; pass arguments for the job after --, e.g. weir run ${module} -- ${extra.join(' ')}`,
-    );
-  }
+  };
+}
+
+/** RunOptions from the merged flags; every rule between options is checked here. */
+function runOptions(
+  values: FlagValues,
+  module: string,
+  jobArgs: readonly string[],
+  configFile: string | undefined,
+): RunOptions {
   const name = stringFlag(values.name);
   if (name !== undefined && name.trim() === '') throw new UsageError('--name must not be empty');
   const logFormat = stringFlag(values['log-format']) ?? 'text';
@@ -402,36 +488,84 @@ function parseRun(argv: readonly string[]): Command {
   if (allowDuplicateOutput && restoreFrom === undefined) {
     throw new UsageError('--allow-duplicate-output needs --from');
   }
+  const checkpointFlags = [
+    '--checkpoint-timeout',
+    '--checkpoint-min-pause',
+    '--checkpoints-retained',
+  ];
+  const orphan = checkpointFlags.find((f) => values[f.slice(2)] !== undefined);
+  if (orphan !== undefined && checkpointDir === undefined) {
+    throw new UsageError(`${orphan} needs --checkpoint-dir`);
+  }
+  const timeout = stringFlag(values['checkpoint-timeout']);
+  const minPause = stringFlag(values['checkpoint-min-pause']);
+  const retained = optionalInt('--checkpoints-retained', values['checkpoints-retained']);
+  const stateBackend = stringFlag(values['state-backend']);
+  if (stateBackend !== undefined && stateBackend !== 'heap' && stateBackend !== 'disk') {
+    throw new UsageError(`--state-backend must be heap or disk, got '${stateBackend}'`);
+  }
+  const stateDir = nonEmpty('--state-dir', stringFlag(values['state-dir']));
+  if (stateDir !== undefined && stateBackend !== 'disk') {
+    throw new UsageError('--state-dir needs --state-backend disk');
+  }
+  const logLevel = stringFlag(values['log-level']);
+  if (logLevel !== undefined && !LOG_LEVEL_NAMES.includes(logLevel as LogLevelSetting)) {
+    throw new UsageError(`--log-level must be ${LOG_LEVEL_NAMES.join(', ')}, got '${logLevel}'`);
+  }
   return {
-    kind: 'run',
-    options: {
-      module,
-      parallelism: optionalInt('--parallelism', values.parallelism),
-      maxParallelism: optionalInt('--max-parallelism', values['max-parallelism']),
-      batchSize: optionalInt('--batch-size', values['batch-size']),
-      workers: workersFlag(stringFlag(values.workers)),
-      name,
-      jobArgs,
-      verbose: values.verbose === true,
-      logFormat,
-      statusIntervalMs:
-        1000 *
-        (status === undefined
-          ? DEFAULT_STATUS_INTERVAL_SECONDS
-          : seconds('--status-interval', status, false)),
-      checkpointDir,
-      checkpointIntervalMs:
-        interval === undefined
-          ? undefined
-          : Math.round(1000 * seconds('--checkpoint-interval', interval, false)),
-      restoreFrom,
-      allowNonRestoredState,
-      ...(allowDuplicateOutput ? { allowDuplicateOutput } : {}),
-      savepointOnStop: nonEmpty('--savepoint-on-stop', stringFlag(values['savepoint-on-stop'])),
-      restartStrategy: restartStrategyFlags(values),
-      ...observeOptions(values),
-    },
+    module,
+    ...(configFile === undefined ? {} : { configFile }),
+    ...(logLevel === undefined ? {} : { logLevel: logLevel as LogLevelSetting }),
+    ...(timeout === undefined
+      ? {}
+      : {
+          checkpointTimeoutMs: Math.round(1000 * seconds('--checkpoint-timeout', timeout, false)),
+        }),
+    ...(minPause === undefined
+      ? {}
+      : {
+          checkpointMinPauseMs: Math.round(
+            1000 * seconds('--checkpoint-min-pause', minPause, true),
+          ),
+        }),
+    ...(retained === undefined ? {} : { checkpointsRetained: retained }),
+    ...(stateBackend === undefined ? {} : { stateBackend }),
+    ...(stateDir === undefined ? {} : { stateDir }),
+    parallelism: optionalInt('--parallelism', values.parallelism),
+    maxParallelism: optionalInt('--max-parallelism', values['max-parallelism']),
+    batchSize: optionalInt('--batch-size', values['batch-size']),
+    workers: workersFlag(stringFlag(values.workers)),
+    name,
+    jobArgs,
+    verbose: values.verbose === true,
+    logFormat,
+    statusIntervalMs:
+      1000 *
+      (status === undefined
+        ? DEFAULT_STATUS_INTERVAL_SECONDS
+        : seconds('--status-interval', status, false)),
+    checkpointDir,
+    checkpointIntervalMs:
+      interval === undefined
+        ? undefined
+        : Math.round(1000 * seconds('--checkpoint-interval', interval, false)),
+    restoreFrom,
+    allowNonRestoredState,
+    ...(allowDuplicateOutput ? { allowDuplicateOutput } : {}),
+    savepointOnStop: nonEmpty('--savepoint-on-stop', stringFlag(values['savepoint-on-stop'])),
+    restartStrategy: restartStrategyFlags(values),
+    ...observeOptions(values),
+    ...keepUiOption(values),
   };
+}
+
+/** `--keep-ui` needs a UI to keep. */
+function keepUiOption(values: FlagValues): { keepUi?: true } {
+  if (values['keep-ui'] !== true) return {};
+  if (values.ui !== true && values['ui-port'] === undefined) {
+    throw new UsageError('--keep-ui needs --ui or --ui-port');
+  }
+  return { keepUi: true };
 }
 
 function parseDemo(argv: readonly string[]): Command {

@@ -8,7 +8,8 @@ import type { RunOptions } from './args.js';
 import { describeFailure, EXIT_FAILURE, EXIT_OK, UsageError } from './failure.js';
 import { formatCount, formatDuration } from './format.js';
 import { checkpointFields, JobStatusSampler, statusFields, statusLineText } from './job-status.js';
-import { JsonLog } from './json-log.js';
+import { JsonLog, type LogLevel, shownAt } from './json-log.js';
+import { keepsUi, waitForStop } from './keep-serving.js';
 import { startObservers } from './observe.js';
 import {
   describeRestorePoint,
@@ -21,6 +22,7 @@ import { LiveStatusLine } from './status-line.js';
 import {
   type HeldSignals,
   holdStopSignals,
+  type SupervisedRun,
   startedByNpm,
   stopReasonText,
   superviseJob,
@@ -96,16 +98,28 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     ...(options.allowDuplicateOutput === true ? { allowDuplicateOutput: true } : {}),
   });
   observers.attach(client);
-  const json = options.logFormat === 'json' ? new JsonLog(io.stderr, { job: jobName }) : undefined;
+  const least = options.logLevel ?? 'info';
+  const json =
+    options.logFormat === 'json'
+      ? new JsonLog(io.stderr, { job: jobName }).atLeast(least)
+      : undefined;
   const log = json?.with({ jobId: client.jobId });
-  const say = (line: string): void => {
-    io.stderr.write(`weir: ${line}\n`);
+  /** A `weir:` line of the text log, at `level` for `--log-level`. */
+  const say = (line: string, level: LogLevel = 'info'): void => {
+    if (shownAt(level, least)) io.stderr.write(`weir: ${line}\n`);
   };
   const announce = (event: string, what: string, url: string | undefined): void => {
     if (url === undefined) return;
     if (log !== undefined) log.write('info', event, `${what} at ${url}`, { url });
     else say(`${what} at ${url}`);
   };
+  if (options.configFile !== undefined) {
+    if (log !== undefined) {
+      log.write('info', 'config_file', `settings from ${options.configFile}`, {
+        file: options.configFile,
+      });
+    } else say(`settings from ${options.configFile}`);
+  }
   log?.write('info', 'job_started', `job '${jobName}' started`, {
     parallelism: env.parallelism,
     operators: client.monitor.graph.operators.length,
@@ -123,7 +137,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
         delayMs,
         error: errorFields(cause, options.verbose),
       });
-    } else say(text);
+    } else say(text, 'warn');
   });
   announce('ui_started', 'web UI', observers.uiUrl);
   announce('metrics_started', 'Prometheus metrics', observers.metricsUrl);
@@ -164,7 +178,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
           error: errorFields(error, options.verbose),
         });
       } else {
-        say(`savepoint failed: ${message}; cancelling the job without one`);
+        say(`savepoint failed: ${message}; cancelling the job without one`, 'error');
       }
     }
     await client.cancel();
@@ -199,72 +213,87 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
   held.release();
   const run = await supervised;
   status?.close();
-  await observers.close();
-
-  const { outcome } = run;
-  const checkpointLine =
-    checkpointDir === undefined
-      ? []
-      : [`  last checkpoint: ${lastCheckpointText(client, checkpointDir)}`];
-  if (outcome.kind === 'failed') {
-    const read = recordsRead(client);
-    if (restore !== undefined && isRestoreFailure(outcome.error, read)) {
-      return reportRestoreFailure(outcome.error, restore, jobName, options.verbose, io, json);
+  const interactive = io.stderr.isTTY === true && process.stdin.isTTY === true;
+  const keep = observers.uiUrl !== undefined && keepsUi(options, run.outcome, interactive);
+  try {
+    return reportRun(run);
+  } finally {
+    if (keep) {
+      const text = `job '${jobName}' ended; the web UI stays at ${observers.uiUrl} until Ctrl-C or SIGTERM`;
+      if (log !== undefined) log.write('info', 'ui_kept', text, { url: observers.uiUrl });
+      else say(text);
+      await waitForStop({ watchParent: startedByNpm(), parentPid: held.parentPid });
     }
-    if (log !== undefined) {
-      const [message] = describeFailure(outcome.error, false);
-      log.write('error', 'job_failed', `job '${jobName}' failed: ${message}`, {
-        durationMs: Math.round(outcome.durationMs),
-        recordsRead: read,
-        error: errorFields(outcome.error, options.verbose),
-        ...lastCheckpointFields(client, savepointDir, savepoint),
-      });
+    await observers.close();
+  }
+
+  /** The summary of the run (stderr or the JSON log) and the exit status. */
+  function reportRun(run: SupervisedRun): number {
+    const { outcome } = run;
+    const checkpointLine =
+      checkpointDir === undefined
+        ? []
+        : [`  last checkpoint: ${lastCheckpointText(client, checkpointDir)}`];
+    if (outcome.kind === 'failed') {
+      const read = recordsRead(client);
+      if (restore !== undefined && isRestoreFailure(outcome.error, read)) {
+        return reportRestoreFailure(outcome.error, restore, jobName, options.verbose, io, json);
+      }
+      if (log !== undefined) {
+        const [message] = describeFailure(outcome.error, false);
+        log.write('error', 'job_failed', `job '${jobName}' failed: ${message}`, {
+          durationMs: Math.round(outcome.durationMs),
+          recordsRead: read,
+          error: errorFields(outcome.error, options.verbose),
+          ...lastCheckpointFields(client, savepointDir, savepoint),
+        });
+        return EXIT_FAILURE;
+      }
+      const [message, ...details] = describeFailure(outcome.error, options.verbose);
+      io.stderr.write(
+        `✗ job '${jobName}' failed after ${formatDuration(outcome.durationMs)}: ${message}\n`,
+      );
+      for (const line of details) io.stderr.write(`${line}\n`);
+      io.stderr.write(`  records read: ${formatCount(read)}\n`);
+      for (const line of checkpointLine) io.stderr.write(`${line}\n`);
+      for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
       return EXIT_FAILURE;
     }
-    const [message, ...details] = describeFailure(outcome.error, options.verbose);
+    const { result } = outcome;
+    const read = result.metric(SOURCE_RECORDS);
+    const perSecond = result.durationMs > 0 ? (read * 1000) / result.durationMs : 0;
+    // A stop that was asked to take a savepoint and could not fails the run.
+    const savepointFailed = savepoint?.kind === 'failed' && outcome.kind === 'cancelled';
+    if (log !== undefined) {
+      log.write('info', `job_${outcome.kind}`, `job '${jobName}' ${outcome.kind}`, {
+        durationMs: Math.round(result.durationMs),
+        recordsRead: read,
+        recordsPerSecond: Math.round(perSecond),
+        ...lastCheckpointFields(client, savepointDir, savepoint),
+      });
+      return savepointFailed ? EXIT_FAILURE : EXIT_OK;
+    }
+    const mark = outcome.kind === 'finished' ? '✓' : '■';
+    const what =
+      outcome.kind === 'cancelled' && savepoint?.kind === 'taken'
+        ? 'stopped with a savepoint'
+        : outcome.kind;
     io.stderr.write(
-      `✗ job '${jobName}' failed after ${formatDuration(outcome.durationMs)}: ${message}\n`,
+      `${mark} job '${jobName}' ${what} in ${formatDuration(result.durationMs)} · ` +
+        `${formatCount(read)} records read (${formatCount(perSecond)}/s)\n`,
     );
-    for (const line of details) io.stderr.write(`${line}\n`);
-    io.stderr.write(`  records read: ${formatCount(read)}\n`);
+    // A savepoint taken was announced when written (the job may take a while to close after it).
+    if (savepointDir !== undefined && run.stopReason !== undefined && savepoint?.kind !== 'taken') {
+      io.stderr.write(
+        savepoint === undefined
+          ? '  savepoint: none (the job ended before one could be taken)\n'
+          : `  savepoint: failed (${describeFailure(savepoint.error, false)[0]})\n`,
+      );
+    }
     for (const line of checkpointLine) io.stderr.write(`${line}\n`);
     for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
-    return EXIT_FAILURE;
-  }
-  const { result } = outcome;
-  const read = result.metric(SOURCE_RECORDS);
-  const perSecond = result.durationMs > 0 ? (read * 1000) / result.durationMs : 0;
-  // A stop that was asked to take a savepoint and could not fails the run.
-  const savepointFailed = savepoint?.kind === 'failed' && outcome.kind === 'cancelled';
-  if (log !== undefined) {
-    log.write('info', `job_${outcome.kind}`, `job '${jobName}' ${outcome.kind}`, {
-      durationMs: Math.round(result.durationMs),
-      recordsRead: read,
-      recordsPerSecond: Math.round(perSecond),
-      ...lastCheckpointFields(client, savepointDir, savepoint),
-    });
     return savepointFailed ? EXIT_FAILURE : EXIT_OK;
   }
-  const mark = outcome.kind === 'finished' ? '✓' : '■';
-  const what =
-    outcome.kind === 'cancelled' && savepoint?.kind === 'taken'
-      ? 'stopped with a savepoint'
-      : outcome.kind;
-  io.stderr.write(
-    `${mark} job '${jobName}' ${what} in ${formatDuration(result.durationMs)} · ` +
-      `${formatCount(read)} records read (${formatCount(perSecond)}/s)\n`,
-  );
-  // A savepoint taken was announced when written (the job may take a while to close after it).
-  if (savepointDir !== undefined && run.stopReason !== undefined && savepoint?.kind !== 'taken') {
-    io.stderr.write(
-      savepoint === undefined
-        ? '  savepoint: none (the job ended before one could be taken)\n'
-        : `  savepoint: failed (${describeFailure(savepoint.error, false)[0]})\n`,
-    );
-  }
-  for (const line of checkpointLine) io.stderr.write(`${line}\n`);
-  for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
-  return savepointFailed ? EXIT_FAILURE : EXIT_OK;
 }
 
 /** The restore announced on stderr: where from, or why from nowhere. */
@@ -417,7 +446,29 @@ function createEnvironment(options: RunOptions, cwd: string): StreamEnvironmentI
               ...(options.checkpointIntervalMs === undefined
                 ? {}
                 : { intervalMs: options.checkpointIntervalMs }),
+              ...(options.checkpointTimeoutMs === undefined
+                ? {}
+                : { timeoutMs: options.checkpointTimeoutMs }),
+              ...(options.checkpointMinPauseMs === undefined
+                ? {}
+                : { minPauseMs: options.checkpointMinPauseMs }),
+              ...(options.checkpointsRetained === undefined
+                ? {}
+                : { retained: options.checkpointsRetained }),
             },
+          }),
+      ...(options.stateBackend === undefined
+        ? {}
+        : {
+            stateBackend:
+              options.stateBackend === 'heap'
+                ? { kind: 'heap' }
+                : {
+                    kind: 'disk',
+                    ...(options.stateDir === undefined
+                      ? {}
+                      : { workingDirectory: resolve(cwd, options.stateDir) }),
+                  },
           }),
     });
   } catch (error) {

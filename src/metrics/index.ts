@@ -42,4 +42,9 @@ export {
 } from './histogram.js';
 export { type HttpEndpoint, type MetricsOptions, startMetricsServer } from './metrics-server.js';
 export { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './prometheus.js';
-export { type MetricKind, MetricRegistry, type MetricSample } from './registry.js';
+export {
+  JOB_LABELS,
+  type MetricKind,
+  MetricRegistry,
+  type MetricSample,
+} from './registry.js';

@@ -4,8 +4,11 @@
  * export); histograms count observations into fixed buckets.
  *
  * The registry is generic: the runtime, the checkpoint coordinator and
- * connectors all register into the same one, each with its own labels (job,
- * operator, subtask, and whatever a connector adds, such as a partition).
+ * connectors all register into the same one, each with its own labels
+ * (operator, subtask, and whatever a connector adds, such as a partition).
+ * A job's registry puts `job_name` and `job_id` in front of every series
+ * ({@link JOB_LABELS}): not `job`, which Prometheus sets itself on every
+ * scraped series and would rename ours to `exported_job`.
  * Names follow Prometheus conventions: `weir_` prefix, base units in the name
  * (`_seconds`, `_bytes`), `_total` for counters.
  */
@@ -48,14 +51,27 @@ interface Series {
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** Labels Prometheus attaches to every scraped series: a series of ours must not have them. */
+const SCRAPE_LABELS = new Set(['job', 'instance']);
+
+/** The labels a job's registry adds to every series it holds. */
+export const JOB_LABELS = { name: 'job_name', id: 'job_id' } as const;
+
+/** The labels of every series of a job: its name and the id that tells runs apart. */
+export function jobLabels(jobName: string, jobId: string): MetricLabels {
+  return { [JOB_LABELS.name]: jobName, [JOB_LABELS.id]: jobId };
+}
 
 /** Holds every metric of a job, across all operators and subtasks. */
 export class MetricRegistry {
   private readonly series = new Map<string, Series>();
   private readonly kinds = new Map<string, MetricKind>();
 
+  /** @param constantLabels put in front of the labels of every group (a job's {@link jobLabels}). */
+  constructor(private readonly constantLabels: MetricLabels = {}) {}
+
   group(labels: MetricLabels): RegistryGroup {
-    return new RegistryGroup(this, labels);
+    return new RegistryGroup(this, { ...this.constantLabels, ...labels });
   }
 
   /**
@@ -219,6 +235,11 @@ function checkName(name: string, labels: MetricLabels): void {
   for (const label of Object.keys(labels)) {
     if (!LABEL.test(label) || label.startsWith('__') || label === 'le') {
       throw new Error(`invalid label name '${label}' on metric '${name}'`);
+    }
+    if (SCRAPE_LABELS.has(label)) {
+      throw new Error(
+        `label '${label}' on metric '${name}' is one Prometheus sets when it scrapes (ours would become 'exported_${label}'); use job_name or another name`,
+      );
     }
   }
 }

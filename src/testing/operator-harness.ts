@@ -45,7 +45,7 @@ export abstract class OperatorHarness<IN, OUT> {
       maxParallelism,
       processingTime: this.timers,
       metrics: this.registry.group({
-        job: 'test',
+        job_name: 'test',
         operator: operatorId,
         subtask: String(subtaskIndex),
       }),

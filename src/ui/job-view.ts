@@ -7,7 +7,7 @@
 
 import { BYTES_METRICS } from '../metrics/connector-metrics.js';
 import { estimateQuantile } from '../metrics/histogram.js';
-import type { MetricRegistry } from '../metrics/registry.js';
+import { JOB_LABELS, type MetricLabels, type MetricRegistry } from '../metrics/registry.js';
 import { OPERATOR_METRICS } from '../runtime/instrumentation/operator-probe.js';
 import type { CheckpointCounts, CheckpointEntry } from '../runtime/job/checkpoint-history.js';
 import type { JobClient } from '../runtime/job/job-client.js';
@@ -156,7 +156,7 @@ export class RateTracker {
 /** The totals a job's rates are computed from, keyed `metric|operator|subtask`. */
 export function rateTotals(client: JobClient): [string, number][] {
   const out: [string, number][] = [];
-  const job = { job: client.jobName };
+  const job = jobMatch(client);
   for (const name of [OPERATOR_METRICS.recordsIn, OPERATOR_METRICS.recordsOut, SOURCE_RECORDS]) {
     for (const s of client.metrics.samples(name, job)) {
       out.push([rateKey(name, s.labels.operator ?? '', s.labels.subtask ?? ''), s.value]);
@@ -202,10 +202,15 @@ export function jobExceptions(client: JobClient): JobExceptions {
   return { exceptions: client.monitor.exceptions() };
 }
 
+/** The labels that pick the job's series (its id: two runs of a job may share the name). */
+function jobMatch(client: JobClient): MetricLabels {
+  return { [JOB_LABELS.id]: client.jobId };
+}
+
 /** Reads every series of a metric for the job, by operator and subtask. */
-function bySubtask(registry: MetricRegistry, name: string, job: string): Map<string, number> {
+function bySubtask(registry: MetricRegistry, name: string, job: MetricLabels): Map<string, number> {
   const out = new Map<string, number>();
-  for (const s of registry.samples(name, { job })) {
+  for (const s of registry.samples(name, job)) {
     const key = `${s.labels.operator ?? ''}|${s.labels.subtask ?? ''}`;
     out.set(key, (out.get(key) ?? 0) + s.value);
   }
@@ -213,7 +218,8 @@ function bySubtask(registry: MetricRegistry, name: string, job: string): Map<str
 }
 
 export function jobMetrics(client: JobClient, rates: RateTracker): JobMetrics {
-  const { monitor, metrics: registry, jobName: job } = client;
+  const { monitor, metrics: registry } = client;
+  const job = jobMatch(client);
   const now = Date.now();
   const read = (name: string) => bySubtask(registry, name, job);
   const recordsIn = read(OPERATOR_METRICS.recordsIn);
@@ -284,7 +290,7 @@ export function jobMetrics(client: JobClient, rates: RateTracker): JobMetrics {
 
   const watermark = monitor.watermark();
   const finiteWatermark = Number.isFinite(watermark) ? watermark : null;
-  const latency = registry.histogram(OPERATOR_METRICS.latency, { job });
+  const latency = registry.histogram(OPERATOR_METRICS.latency, job);
   const quantileMs = (q: number): number | null => {
     const v = latency === undefined ? undefined : estimateQuantile(latency, q);
     return v === undefined ? null : v * 1000;
@@ -299,7 +305,7 @@ export function jobMetrics(client: JobClient, rates: RateTracker): JobMetrics {
     status: monitor.status,
     uptimeMs: monitor.uptimeMs(),
     restarts: monitor.restarts(),
-    recordsRead: registry.total(SOURCE_RECORDS, { job }),
+    recordsRead: registry.total(SOURCE_RECORDS, job),
     recordsReadPerSecond: readPerSecond,
     watermark: finiteWatermark,
     watermarkLagMs: finiteWatermark === null ? null : now - finiteWatermark,

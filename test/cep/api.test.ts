@@ -102,7 +102,7 @@ describe('CEP through the DataStream API', () => {
       ]),
     );
     expect(lateOnes.values.map((e) => e.user)).toEqual(['cat']);
-    expect(result.metric('weir_cep_late_records')).toBe(1);
+    expect(result.metric('weir_cep_late_records_total')).toBe(1);
   });
 
   it('flatSelect and process on a non-keyed stream treat all records as one sequence', async () => {

@@ -132,7 +132,7 @@ function agree(
   h.processWatermark(Number.POSITIVE_INFINITY);
   const got = resultOf(h);
   expect(got.late).toEqual(late);
-  expect(h.metric('weir_cep_late_records')).toBe(late.length);
+  expect(h.metric('weir_cep_late_records_total')).toBe(late.length);
   const expected: string[] = [];
   for (const key of ['x', 'y']) {
     // Timestamp order; ties keep arrival order (a stable sort).

@@ -85,7 +85,7 @@ describe.concurrent('weir CLI', { timeout: 120_000 }, () => {
     expect(version.stdout.trim()).toBe(pkg.version);
     const help = await weir('--help');
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('weir run <job-module>');
+    expect(help.stdout).toContain('weir run [<job-module>]');
     expect(help.stdout).toContain('weir demo');
   });
 

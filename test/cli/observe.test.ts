@@ -126,7 +126,7 @@ describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
     ]) {
       expect(text, name).toContain(`# TYPE ${name} `);
     }
-    expect(text).toContain('job="steady",operator="counts",subtask="0"');
+    expect(text).toMatch(/job_name="steady",job_id="[0-9a-f]{16}",operator="counts",subtask="0"/);
     cli.child.kill('SIGINT');
     expect((await cli.done).code).toBe(0);
   });

@@ -24,10 +24,28 @@ export interface RunningCli {
   waitFor(stream: 'stdout' | 'stderr', pattern: RegExp): Promise<RegExpMatchArray>;
 }
 
-export function startWeir(args: readonly string[], hardTimeoutMs = 60_000): RunningCli {
-  const child = spawn(process.execPath, [...CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
+/** Where the CLI runs: another working directory, more environment variables. */
+export interface StartOptions {
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** The CLI's sources by absolute path, for a working directory other than the repository. */
+const CLI_ANYWHERE = [
+  '--import',
+  import.meta.resolve('tsx'),
+  fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url)),
+];
+
+export function startWeir(
+  args: readonly string[],
+  hardTimeoutMs = 60_000,
+  options: StartOptions = {},
+): RunningCli {
+  const cli = options.cwd === undefined ? CLI : CLI_ANYWHERE;
+  const child = spawn(process.execPath, [...cli, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = { stdout: '', stderr: '' };

@@ -297,10 +297,9 @@ describe('job metrics', () => {
     expect(response.headers.get('content-type')).toContain('text/plain; version=0.0.4');
     const text = await response.text();
     expect(text).toContain('# TYPE weir_source_records_total counter');
-    expect(text).toMatch(/weir_job_uptime_seconds\{job="scraped"\} [\d.]+/);
-    expect(text).toContain(
-      'weir_operator_busy_ratio{job="scraped",operator="generator-0",subtask="0"}',
-    );
+    const job = `job_name="scraped",job_id="${client.jobId}"`;
+    expect(text).toMatch(new RegExp(`weir_job_uptime_seconds\\{${job}\\} [\\d.]+`));
+    expect(text).toContain(`weir_operator_busy_ratio{${job},operator="generator-0",subtask="0"}`);
     await client.cancel();
     await expect(fetch(url)).rejects.toThrow();
   });

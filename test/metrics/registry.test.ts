@@ -1,18 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { estimateQuantile, Histogram } from '../../src/metrics/histogram.js';
 import { formatValue, renderPrometheus } from '../../src/metrics/prometheus.js';
-import { MetricRegistry } from '../../src/metrics/registry.js';
+import { jobLabels, MetricRegistry } from '../../src/metrics/registry.js';
 
 describe('MetricRegistry', () => {
   it('shares a counter registered twice with the same name and labels', () => {
     const registry = new MetricRegistry();
-    const a = registry.group({ job: 'j', operator: 'op' }).counter('weir_x_total', 'x');
-    const b = registry.group({ operator: 'op', job: 'j' }).counter('weir_x_total', 'x');
+    const a = registry.group({ job_name: 'j', operator: 'op' }).counter('weir_x_total', 'x');
+    const b = registry.group({ operator: 'op', job_name: 'j' }).counter('weir_x_total', 'x');
     a.inc(2);
     b.inc(3);
     expect(a).toBe(b);
     expect(registry.total('weir_x_total')).toBe(5);
     expect(registry.snapshot()).toHaveLength(1);
+  });
+
+  it('puts the constant labels of a job registry first, and refuses the labels a scrape sets', () => {
+    const registry = new MetricRegistry(jobLabels('orders', 'abc123'));
+    registry.group({ operator: 'op' }).counter('weir_x_total', 'x').inc();
+    expect(renderPrometheus([registry])).toContain(
+      'weir_x_total{job_name="orders",job_id="abc123",operator="op"} 1',
+    );
+    for (const label of ['job', 'instance']) {
+      expect(() =>
+        new MetricRegistry().group({ [label]: 'j' }).counter('weir_y_total', 'y'),
+      ).toThrow(`label '${label}' on metric 'weir_y_total' is one Prometheus sets`);
+    }
   });
 
   it('reads gauges on demand; a gauge registered again replaces the first; series can go', () => {
@@ -46,10 +59,13 @@ describe('MetricRegistry', () => {
   it('selects series by labels and sums or lists them', () => {
     const registry = new MetricRegistry();
     for (const subtask of ['0', '1']) {
-      registry.group({ job: 'j', operator: 'op', subtask }).counter('weir_r_total', 'r').inc(7);
+      registry
+        .group({ job_name: 'j', operator: 'op', subtask })
+        .counter('weir_r_total', 'r')
+        .inc(7);
     }
     registry
-      .group({ job: 'j', operator: 'other', subtask: '0' })
+      .group({ job_name: 'j', operator: 'other', subtask: '0' })
       .counter('weir_r_total', 'r')
       .inc(1);
     expect(registry.total('weir_r_total', { operator: 'op' })).toBe(14);
@@ -98,13 +114,13 @@ describe('Histogram', () => {
 describe('Prometheus exposition', () => {
   it('writes HELP and TYPE once per name, labels escaped, histograms cumulative', () => {
     const registry = new MetricRegistry();
-    const group = registry.group({ job: 'say "hi"\\now', operator: 'a\nb' });
+    const group = registry.group({ job_name: 'say "hi"\\now', operator: 'a\nb' });
     group.counter('weir_records_total', 'Records\nseen').inc(3);
-    registry.group({ job: 'j' }).counter('weir_records_total', 'Records').inc(1);
+    registry.group({ job_name: 'j' }).counter('weir_records_total', 'Records').inc(1);
     registry
-      .group({ job: 'j' })
+      .group({ job_name: 'j' })
       .gauge('weir_wm_seconds', 'Watermark', () => Number.NEGATIVE_INFINITY);
-    const h = registry.group({ job: 'j' }).histogram('weir_lat_seconds', 'Latency', [0.1, 1]);
+    const h = registry.group({ job_name: 'j' }).histogram('weir_lat_seconds', 'Latency', [0.1, 1]);
     h.observe(0.05);
     h.observe(0.5);
     h.observe(3);
@@ -112,18 +128,18 @@ describe('Prometheus exposition', () => {
       [
         '# HELP weir_records_total Records\\nseen',
         '# TYPE weir_records_total counter',
-        'weir_records_total{job="say \\"hi\\"\\\\now",operator="a\\nb"} 3',
-        'weir_records_total{job="j"} 1',
+        'weir_records_total{job_name="say \\"hi\\"\\\\now",operator="a\\nb"} 3',
+        'weir_records_total{job_name="j"} 1',
         '# HELP weir_wm_seconds Watermark',
         '# TYPE weir_wm_seconds gauge',
-        'weir_wm_seconds{job="j"} -Inf',
+        'weir_wm_seconds{job_name="j"} -Inf',
         '# HELP weir_lat_seconds Latency',
         '# TYPE weir_lat_seconds histogram',
-        'weir_lat_seconds_bucket{job="j",le="0.1"} 1',
-        'weir_lat_seconds_bucket{job="j",le="1"} 2',
-        'weir_lat_seconds_bucket{job="j",le="+Inf"} 3',
-        'weir_lat_seconds_sum{job="j"} 3.55',
-        'weir_lat_seconds_count{job="j"} 3',
+        'weir_lat_seconds_bucket{job_name="j",le="0.1"} 1',
+        'weir_lat_seconds_bucket{job_name="j",le="1"} 2',
+        'weir_lat_seconds_bucket{job_name="j",le="+Inf"} 3',
+        'weir_lat_seconds_sum{job_name="j"} 3.55',
+        'weir_lat_seconds_count{job_name="j"} 3',
         '',
       ].join('\n'),
     );
@@ -132,13 +148,13 @@ describe('Prometheus exposition', () => {
   it('merges the registries of several jobs, summing identical series', () => {
     const a = new MetricRegistry();
     const b = new MetricRegistry();
-    a.group({ job: 'x' }).counter('weir_n_total', 'n').inc(1);
-    b.group({ job: 'x' }).counter('weir_n_total', 'n').inc(2);
-    b.group({ job: 'y' }).counter('weir_n_total', 'n').inc(5);
+    a.group({ job_name: 'x' }).counter('weir_n_total', 'n').inc(1);
+    b.group({ job_name: 'x' }).counter('weir_n_total', 'n').inc(2);
+    b.group({ job_name: 'y' }).counter('weir_n_total', 'n').inc(5);
     const text = renderPrometheus([a, b]);
     expect(text.match(/# TYPE weir_n_total/g)).toHaveLength(1);
-    expect(text).toContain('weir_n_total{job="x"} 3\n');
-    expect(text).toContain('weir_n_total{job="y"} 5\n');
+    expect(text).toContain('weir_n_total{job_name="x"} 3\n');
+    expect(text).toContain('weir_n_total{job_name="y"} 5\n');
   });
 
   it('spells special values as Prometheus does', () => {

@@ -229,7 +229,7 @@ describe('REST API', () => {
     const metrics = await fetch(`${ui.url}/metrics`);
     expect(metrics.headers.get('content-type')).toContain('version=0.0.4');
     expect(await metrics.text()).toContain(
-      'weir_operator_records_in_total{job="clicks",operator="counts",subtask="0"}',
+      `weir_operator_records_in_total{job_name="clicks",job_id="${client.jobId}",operator="counts",subtask="0"}`,
     );
     const page = await fetch(`${ui.url}/`);
     expect(page.headers.get('content-type')).toContain('text/html');

@@ -69,7 +69,7 @@ export class PatternStream<T, S extends StageTypes> {
     });
   }
 
-  /** Records at or behind the watermark go to `tag` (they are counted in `weir_cep_late_records` either way). */
+  /** Records at or behind the watermark go to `tag` (they are counted in `weir_cep_late_records_total` either way). */
   sideOutputLateData(tag: OutputTag<T>): PatternStream<T, S> {
     return new PatternStream(this.input, this.pattern, { ...this.settings, lateTag: tag });
   }

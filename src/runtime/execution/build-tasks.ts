@@ -7,7 +7,7 @@ import type { StateBackendOptions } from '../../state/create-backend.js';
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
 import { restoredStateFor, sourcePositionFor, sourcePositionsOf } from '../checkpoint/restore.js';
 import { ObservedChainedOutput } from '../instrumentation/operator-probe.js';
-import { PlanInstrumentation } from '../instrumentation/plan-instrumentation.js';
+import { operatorLabels, PlanInstrumentation } from '../instrumentation/plan-instrumentation.js';
 import { Channel, type ChannelEnd } from '../task/channel.js';
 import {
   BroadcastWriter,
@@ -120,7 +120,7 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
   const probes =
     options.instrumentation === false
       ? undefined
-      : new PlanInstrumentation(plan, options.metrics, options.jobName, options.clock);
+      : new PlanInstrumentation(plan, options.metrics, options.clock);
 
   const instances = new Map<string, Operator<unknown, unknown>>();
   const instance = (nodeId: number, subtask: number): Operator<unknown, unknown> => {
@@ -185,7 +185,7 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
       sides.set(tag, combine(outgoing.filter((e) => e.tag === tag).map(targetFor)));
     }
     const recordsOut = options.metrics
-      .group(labels(options.jobName, vertex(nodeId).operatorId, subtask))
+      .group(operatorLabels(vertex(nodeId).operatorId, subtask))
       .counter('weir_operator_records_out_total', 'Records emitted by the operator');
     return new CountingOutput(new OperatorOutput(main, sides), recordsOut);
   };
@@ -199,7 +199,7 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
       parallelism: par(nodeId),
       maxParallelism: plan.maxParallelism,
       processingTime: options.timers,
-      metrics: options.metrics.group(labels(options.jobName, operatorId, subtask)),
+      metrics: options.metrics.group(operatorLabels(operatorId, subtask)),
       stateBackend: options.stateBackend,
       restored: options.restoreFrom !== undefined,
     };
@@ -305,10 +305,6 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
     }
   }
   return tasks;
-}
-
-function labels(job: string, operator: string, subtask: number) {
-  return { job, operator, subtask: String(subtask) };
 }
 
 /** Counts records per batch on their way out of an operator. */

@@ -17,9 +17,9 @@ export const TASK_METRICS = {
   backpressuredSeconds: 'weir_task_backpressured_seconds_total',
 } as const;
 
-/** The labels of an operator subtask's metrics. */
-export function operatorLabels(job: string, operator: string, subtask: number): MetricLabels {
-  return { job, operator, subtask: String(subtask) };
+/** The labels of an operator subtask's metrics (the job's registry adds the job's). */
+export function operatorLabels(operator: string, subtask: number): MetricLabels {
+  return { operator, subtask: String(subtask) };
 }
 
 export class PlanInstrumentation {
@@ -29,7 +29,6 @@ export class PlanInstrumentation {
   constructor(
     private readonly plan: ExecutionPlan,
     private readonly registry: MetricRegistry,
-    private readonly jobName: string,
     private readonly clock: Clock,
   ) {
     // Every operator subtask gets its metrics, whether or not something observes its input.
@@ -47,7 +46,6 @@ export class PlanInstrumentation {
       timer = t;
       this.timers.set(key, t);
       const group = this.registry.group({
-        job: this.jobName,
         task: this.plan.vertices[headId]!.operatorId,
         subtask: String(subtask),
       });
@@ -79,7 +77,7 @@ export class PlanInstrumentation {
       const role: OperatorRole =
         v.kind === 'source' ? 'source' : v.sink !== undefined ? 'sink' : 'operator';
       probe = new OperatorProbe(
-        this.registry.group(operatorLabels(this.jobName, v.operatorId, subtask)),
+        this.registry.group(operatorLabels(v.operatorId, subtask)),
         this.clock,
         role,
         this.timer(v.chainHead, subtask),

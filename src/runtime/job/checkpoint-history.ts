@@ -61,7 +61,6 @@ export class CheckpointHistory {
 
   constructor(
     private readonly registry: MetricRegistry,
-    private readonly jobLabels: { readonly job: string },
     metrics: RegistryGroup,
     /** Called once for every checkpoint found to have failed. */
     private readonly onFailure: (entry: CheckpointEntry) => void = () => {},
@@ -129,8 +128,8 @@ export class CheckpointHistory {
   counts(): CheckpointCounts {
     this.refresh();
     return {
-      completed: this.registry.total(COORDINATOR_METRICS.completed, this.jobLabels),
-      failed: this.registry.total(COORDINATOR_METRICS.failed, this.jobLabels),
+      completed: this.registry.total(COORDINATOR_METRICS.completed),
+      failed: this.registry.total(COORDINATOR_METRICS.failed),
       inProgress: this.list.filter((e) => e.status === 'in_progress').length,
     };
   }
@@ -164,12 +163,12 @@ export class CheckpointHistory {
   }
 
   private completed(id: number, taskCount: number): void {
-    const total = this.registry.total(COORDINATOR_METRICS.completed, this.jobLabels);
+    const total = this.registry.total(COORDINATOR_METRICS.completed);
     // Every task reports the completion; only the first, and only a durable one, counts.
     if (total <= this.completedSeen) return;
     this.completedSeen = total;
     const now = Date.now();
-    const durationMs = this.registry.total(COORDINATOR_METRICS.lastDuration, this.jobLabels) * 1000;
+    const durationMs = this.registry.total(COORDINATOR_METRICS.lastDuration) * 1000;
     let entry = this.find(id);
     if (entry === undefined) {
       // The final checkpoint at the end of input is taken without barriers.
@@ -188,7 +187,7 @@ export class CheckpointHistory {
     entry.status = 'completed';
     entry.completedAt = now;
     entry.durationMs = durationMs;
-    entry.sizeBytes = this.registry.total(COORDINATOR_METRICS.lastSize, this.jobLabels);
+    entry.sizeBytes = this.registry.total(COORDINATOR_METRICS.lastSize);
     this.lastCompleted = entry;
     this.durations.observe(durationMs / 1000);
     this.alignments.observe(entry.alignmentMs / 1000);
@@ -198,7 +197,7 @@ export class CheckpointHistory {
 
   /** Takes note of failures the coordinator counted since the last look. */
   private refresh(): void {
-    const failed = this.registry.total(COORDINATOR_METRICS.failed, this.jobLabels);
+    const failed = this.registry.total(COORDINATOR_METRICS.failed);
     while (this.failedSeen < failed) {
       this.failedSeen++;
       const open = this.list.find((e) => e.status === 'in_progress');

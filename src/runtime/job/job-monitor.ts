@@ -13,6 +13,11 @@ import type { Task } from '../task/task.js';
 import { type CheckpointEntry, CheckpointHistory } from './checkpoint-history.js';
 import { describeJobGraph, type JobGraph } from './job-graph.js';
 
+/** A fresh job id: 16 hex digits, like the ids the REST API and `weir jobs` show. */
+export function newJobId(): string {
+  return randomBytes(8).toString('hex');
+}
+
 /** Where a job is; `restarting`: an attempt failed and the next one waits out the restart delay. */
 export type JobStatus = 'created' | 'running' | 'restarting' | 'finished' | 'cancelled' | 'failed';
 
@@ -69,11 +74,10 @@ export class JobMonitor {
   metricsUrl: string | undefined;
 
   constructor(private readonly options: JobMonitorOptions) {
-    this.jobId = options.jobId ?? randomBytes(8).toString('hex');
+    this.jobId = options.jobId ?? newJobId();
     this.jobName = options.jobName;
     this.graph = describeJobGraph(options.plan);
-    const labels = { job: options.jobName };
-    const group = options.metrics.group(labels);
+    const group = options.metrics.group({});
     group.gauge(
       'weir_job_uptime_seconds',
       'Time since the job was submitted (until it ended)',
@@ -83,7 +87,7 @@ export class JobMonitor {
       'weir_job_restarts_total',
       'Times the job was restarted after a failure',
     );
-    this.checkpoints = new CheckpointHistory(options.metrics, labels, group, (entry) =>
+    this.checkpoints = new CheckpointHistory(options.metrics, group, (entry) =>
       this.recordException(
         new Error(`${entry.kind} ${entry.id} failed`),
         false,
@@ -160,9 +164,7 @@ export class JobMonitor {
     const sinks = new Set(this.graph.operators.filter((o) => o.kind === 'sink').map((o) => o.id));
     let min = Number.POSITIVE_INFINITY;
     let any = false;
-    for (const s of this.options.metrics.samples(OPERATOR_METRICS.inputWatermark, {
-      job: this.jobName,
-    })) {
+    for (const s of this.options.metrics.samples(OPERATOR_METRICS.inputWatermark)) {
       if (sinks.size > 0 && !sinks.has(s.labels.operator ?? '')) continue;
       any = true;
       const ms = s.value * 1000;

@@ -6,7 +6,7 @@ import {
   type MetricsOptions,
   startMetricsServer,
 } from '../../metrics/metrics-server.js';
-import { MetricRegistry } from '../../metrics/registry.js';
+import { jobLabels, MetricRegistry } from '../../metrics/registry.js';
 import type { StateBackendOptions } from '../../state/create-backend.js';
 import type { CheckpointConfig } from '../checkpoint/checkpoint-config.js';
 import {
@@ -35,7 +35,7 @@ import type {
   RestartStrategy,
   SavepointOptions,
 } from './job-client.js';
-import { JobMonitor } from './job-monitor.js';
+import { JobMonitor, newJobId } from './job-monitor.js';
 import { isEnded, type JobEvent, type JobState, nextState } from './job-state.js';
 import { LocalAttempt } from './local-attempt.js';
 import {
@@ -88,7 +88,7 @@ interface CoordinatorWaiter {
  */
 export class JobRunner {
   private state: JobState = 'created';
-  private readonly metrics = new MetricRegistry();
+  private readonly metrics: MetricRegistry;
   private readonly monitor: JobMonitor;
   /** The current attempt's coordinator; undefined while an attempt is being built. */
   private coordinator: CheckpointCoordinator | undefined;
@@ -110,7 +110,14 @@ export class JobRunner {
     private readonly settings: JobSettings,
   ) {
     this.restartStrategy = resolveRestartStrategy(settings.restartStrategy);
-    this.monitor = new JobMonitor({ jobName: settings.jobName, plan, metrics: this.metrics });
+    const jobId = newJobId();
+    this.metrics = new MetricRegistry(jobLabels(settings.jobName, jobId));
+    this.monitor = new JobMonitor({
+      jobName: settings.jobName,
+      jobId,
+      plan,
+      metrics: this.metrics,
+    });
   }
 
   /** Where the job is in its life. */
@@ -338,7 +345,7 @@ export class JobRunner {
       jobName,
       this.plan.maxParallelism,
       this.settings.clock,
-      this.metrics.group({ job: jobName }),
+      this.metrics.group({}),
       restore?.checkpointId,
     );
     this.coordinator = coordinator;

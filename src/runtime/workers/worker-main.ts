@@ -63,7 +63,7 @@ async function runSubtasks(
   const owns = (subtask: number) => workerOf(subtask, count) === index;
   const metrics = new MetricRegistry();
   metrics
-    .group({ job: setup.jobName, worker: String(index) })
+    .group({ worker: String(index) })
     .gauge(
       'weir_worker_peak_in_flight_batches',
       'Most batches one channel to another worker had in flight (bounded by the channel capacity)',

@@ -49,7 +49,7 @@ const CONTEXT: SinkContext = {
   subtaskIndex: 0,
   parallelism: 1,
   operatorId: 'sink',
-  metrics: new MetricRegistry().group({ job: 'conformance', operator: 'sink', subtask: '0' }),
+  metrics: new MetricRegistry().group({ job_name: 'conformance', operator: 'sink', subtask: '0' }),
 };
 
 /** Writes `records` in batches, waiting while the writer is blocked, as a task does, and until it is free after the last. */

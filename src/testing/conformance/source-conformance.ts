@@ -47,7 +47,11 @@ function contextFor(
     parallelism: 1,
     batchSize,
     clock: systemClock,
-    metrics: new MetricRegistry().group({ job: 'conformance', operator: 'source', subtask: '0' }),
+    metrics: new MetricRegistry().group({
+      job_name: 'conformance',
+      operator: 'source',
+      subtask: '0',
+    }),
     operatorId: 'source',
     restoredPosition,
   };

@@ -266,7 +266,11 @@ export class AssignedReader<T> implements SourceReader<T> {
       () => (p.endOffset < 0 ? 0 : Math.max(0, p.endOffset - p.position)),
     );
     m.gauge('weir_kafka_partition_offset', 'Offset of the next record to emit', () => p.position);
-    m.gauge('weir_kafka_partition_watermark', 'Watermark of the partition', () => p.time.watermark);
+    m.gauge(
+      'weir_kafka_partition_watermark_timestamp_seconds',
+      'Watermark of the partition, in seconds since the epoch',
+      () => p.time.watermark / 1000,
+    );
     m.gauge('weir_kafka_partition_idle', '1 while the partition is idle', () =>
       this.partitionIdle(p, this.context.clock.now()) ? 1 : 0,
     );

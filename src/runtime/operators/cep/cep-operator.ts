@@ -148,7 +148,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       );
     }
     metrics.counterFrom(
-      'weir_cep_late_records',
+      'weir_cep_late_records_total',
       'Records at or behind the watermark, not matched',
       () => this.lateRecords,
     );
