@@ -4,7 +4,8 @@
  * (a Java port of Weir's generator). See docs/nexmark.md.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
@@ -147,18 +148,38 @@ export class FlinkPeer {
     return new FlinkPeer(dir, `${join(dir, 'target', 'classes')}:${deps}`);
   }
 
-  private javaArgs(jvmOptions: readonly string[], args: readonly string[]): string[] {
-    return [...ADD_OPENS, ...jvmOptions, '-cp', this.classpath, 'weir.nexmark.Harness', ...args];
+  /**
+   * The harness's command line, with a temporary directory of its own: Flink
+   * unpacks its RPC system (a 21 MB flink-rpc-akka jar) and web uploads into
+   * java.io.tmpdir on every start and leaves them there; `cleanUp` removes them.
+   */
+  private javaArgs(
+    jvmOptions: readonly string[],
+    args: readonly string[],
+  ): { args: string[]; cleanUp: () => void } {
+    const temp = mkdtempSync(join(tmpdir(), 'weir-flink-peer-'));
+    return {
+      args: [
+        ...ADD_OPENS,
+        `-Djava.io.tmpdir=${temp}`,
+        ...jvmOptions,
+        '-cp',
+        this.classpath,
+        'weir.nexmark.Harness',
+        ...args,
+      ],
+      cleanUp: () => rmSync(temp, { recursive: true, force: true }),
+    };
   }
 
   /** Writes events `0 .. maxEvents-1` of `config` as JSON lines (as `JSON.stringify` of Weir's events). */
   async dump(out: string, config: Partial<NexmarkConfig>, timeoutMs: number): Promise<void> {
-    await run(
-      'java',
-      this.javaArgs([], ['dump', resolve(out), ...generatorOptions(config)]),
-      this.dir,
-      timeoutMs,
-    );
+    const java = this.javaArgs([], ['dump', resolve(out), ...generatorOptions(config)]);
+    try {
+      await run('java', java.args, this.dir, timeoutMs);
+    } finally {
+      java.cleanUp();
+    }
   }
 
   /** Runs the jobs one after another in one JVM; resolves with their reports. */
@@ -177,10 +198,12 @@ export class FlinkPeer {
       args.push('--job', spec.join(','));
     }
     return new Promise((resolvePromise, reject) => {
-      const child = spawn('java', this.javaArgs(options.jvmOptions ?? [], args), {
+      const java = this.javaArgs(options.jvmOptions ?? [], args);
+      const child = spawn('java', java.args, {
         cwd: this.dir,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
+      child.on('exit', java.cleanUp);
       const reports: FlinkJobReport[] = [];
       let stdout = '';
       let stderr = '';
@@ -204,6 +227,7 @@ export class FlinkPeer {
       });
       child.on('error', (e) => {
         clearTimeout(timer);
+        java.cleanUp();
         reject(e);
       });
       child.on('close', (code, signal) => {
