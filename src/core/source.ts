@@ -17,6 +17,13 @@ export interface SourceContext {
    * the same subtask at the checkpoint being restored; undefined on a fresh start.
    */
   readonly restoredPosition: Json | undefined;
+  /**
+   * For sources with {@link Source.redistributesOnRestore}: the positions of
+   * every subtask at the checkpoint being restored, in subtask order, whatever
+   * the parallelism then was (like Flink's union list state). Each reader takes
+   * its own share of them. Undefined on a fresh start and for other sources.
+   */
+  readonly restoredPositions?: readonly Json[] | undefined;
 }
 
 /** Result of {@link SourceReader.poll} when no batch is ready. */
@@ -69,6 +76,13 @@ export interface Source<T> {
   readonly bounded: boolean;
   /** Whether the source can be split over several subtasks; if not, it runs with parallelism 1. */
   readonly parallelizable: boolean;
+  /**
+   * True when the source's readers restore from `restoredPositions` (the
+   * positions of all subtasks at the checkpoint) and share them out among
+   * themselves, as Flink's split enumerators do. Such a source may restore at
+   * another parallelism than the checkpoint's; any other source must keep it.
+   */
+  readonly redistributesOnRestore?: boolean;
   createReader(context: SourceContext): SourceReader<T>;
 }
 

@@ -9,6 +9,8 @@ export interface RestoringOperator {
   readonly name: string;
   readonly parallelism: number;
   readonly isSource: boolean;
+  /** A source that shares its positions out again on restore, so may change parallelism. */
+  readonly redistributesOnRestore?: boolean;
 }
 
 /**
@@ -40,12 +42,12 @@ export function checkCompatibility(
   }
   for (const op of checkpoint.operators) {
     const now = byUid.get(op.uid);
-    if (now === undefined || !now.isSource) continue;
+    if (now === undefined || !now.isSource || now.redistributesOnRestore === true) continue;
     const positions = op.sourcePositions ?? [];
     if (positions.length > 0 && positions.length !== now.parallelism) {
       throw new WeirError(
         'INVALID_JOB',
-        `source '${op.uid}' ran with parallelism ${positions.length} in the checkpoint and has ${now.parallelism} now; source positions cannot be redistributed, keep the source's parallelism`,
+        `source '${op.uid}' ran with parallelism ${positions.length} in the checkpoint and has ${now.parallelism} now; this source's positions cannot be redistributed, keep the source's parallelism`,
       );
     }
   }
@@ -123,4 +125,17 @@ export function sourcePositionFor(
 ): Json | undefined {
   const op = checkpoint.operators.find((o) => o.uid === uid);
   return op?.sourcePositions?.[subtask] ?? undefined;
+}
+
+/**
+ * The positions of every subtask of source `uid` at the checkpoint, in subtask
+ * order, for sources that redistribute them on restore; undefined if none.
+ */
+export function sourcePositionsOf(
+  checkpoint: CheckpointData,
+  uid: string,
+): readonly Json[] | undefined {
+  const op = checkpoint.operators.find((o) => o.uid === uid);
+  const positions = op?.sourcePositions;
+  return positions === undefined || positions.length === 0 ? undefined : positions;
 }

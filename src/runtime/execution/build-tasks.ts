@@ -5,7 +5,7 @@ import type { SourceContext } from '../../core/source.js';
 import type { MetricRegistry } from '../../metrics/registry.js';
 import type { StateBackendOptions } from '../../state/create-backend.js';
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
-import { restoredStateFor, sourcePositionFor } from '../checkpoint/restore.js';
+import { restoredStateFor, sourcePositionFor, sourcePositionsOf } from '../checkpoint/restore.js';
 import { ObservedChainedOutput } from '../instrumentation/operator-probe.js';
 import { PlanInstrumentation } from '../instrumentation/plan-instrumentation.js';
 import { Channel, type ChannelEnd } from '../task/channel.js';
@@ -262,6 +262,9 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
             options.restoreFrom === undefined
               ? undefined
               : sourcePositionFor(options.restoreFrom, ctx.operatorId, s),
+          ...(options.restoreFrom !== undefined && node.source.redistributesOnRestore === true
+            ? { restoredPositions: sourcePositionsOf(options.restoreFrom, ctx.operatorId) }
+            : {}),
         };
         const reader = node.source.createReader(sourceContext);
         const recordsOut = ctx.metrics.counter(

@@ -4,6 +4,7 @@ import type { PollStatus, Source, SourceContext, SourceReader } from '../../../c
 import { DeterministicRandom } from '../../../util/random.js';
 import { parseOptions } from '../../shared/config.js';
 import { type GeneratorSourceOptions, generatorSourceSchema } from '../config.js';
+import { assignSplits, lowestSplit, splitsPosition } from './splits.js';
 
 export type { GeneratorSourceOptions } from '../config.js';
 
@@ -11,10 +12,16 @@ export type { GeneratorSourceOptions } from '../config.js';
  * A deterministic, splittable data generator. Subtask s of P produces records
  * s, s+P, s+2P, ... Batches have a fixed size (smaller under a low rate limit)
  * so that watermarks, which follow batches, do not depend on timing.
+ *
+ * Its position is the records still to generate, as index progressions
+ * (splits); on restore the readers share out the splits of every old subtask,
+ * so a checkpoint restores at any parallelism and each record is generated
+ * exactly once.
  */
 export class GeneratorSource<T> implements Source<T> {
   readonly bounded: boolean;
   readonly parallelizable = true;
+  readonly redistributesOnRestore = true;
   readonly name: string;
 
   constructor(private readonly options: GeneratorSourceOptions<T>) {
@@ -32,9 +39,15 @@ export class GeneratorSource<T> implements Source<T> {
       rate === undefined
         ? context.batchSize
         : Math.max(1, Math.min(context.batchSize, Math.floor(rate / 50)));
-    // The restored position is the next index this subtask generates.
-    let next =
-      typeof context.restoredPosition === 'number' ? context.restoredPosition : subtaskIndex;
+    // The indices this subtask still generates: its own stride, or its share of a checkpoint's.
+    const splits = assignSplits(
+      this.name,
+      count,
+      subtaskIndex,
+      parallelism,
+      context.restoredPositions,
+      context.restoredPosition,
+    );
     let produced = 0;
     let startedAt = 0;
     let wakeUp: Promise<void> | undefined;
@@ -43,7 +56,8 @@ export class GeneratorSource<T> implements Source<T> {
         startedAt = clock.now();
       },
       poll(): RecordBatch<T> | PollStatus {
-        if (next >= count) return 'end';
+        let split = lowestSplit(splits);
+        if (split === undefined || split.next >= count) return 'end';
         let n = chunk;
         if (rate !== undefined) {
           const due = Math.floor(((clock.now() - startedAt) * rate) / 1000) - produced;
@@ -58,16 +72,18 @@ export class GeneratorSource<T> implements Source<T> {
         }
         const values: T[] = [];
         const timestamps: number[] = [];
-        while (n-- > 0 && next < count) {
-          values.push(generate(next, random.reseed(seed, next)));
+        while (n-- > 0 && split !== undefined && split.next < count) {
+          const index = split.next;
+          values.push(generate(index, random.reseed(seed, index)));
           timestamps.push(NO_TIMESTAMP);
-          next += parallelism;
+          split.next += split.step;
+          if (splits.length > 1) split = lowestSplit(splits);
         }
         produced += values.length;
         return { values, timestamps, keys: undefined };
       },
       available: () => wakeUp ?? Promise.resolve(),
-      snapshot: () => next,
+      snapshot: () => splitsPosition(splits),
       close() {},
     };
   }
