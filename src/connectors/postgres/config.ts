@@ -68,7 +68,7 @@ export const typeMappingSchema = v.object({
   unavailableValuePlaceholder: v.optional(v.string(), '__debezium_unavailable_value'),
 });
 
-/** How column values become event values (see {@link typeMappingSchema}). */
+/** How column values become event values (the `types` option of the CDC source and lookup table). */
 export type TypeMappingOptions = OptionsOf<typeof typeMappingSchema>;
 
 /** Receives warnings: retries after a lost connection, a slot retaining much WAL. Default `process.emitWarning`. */
