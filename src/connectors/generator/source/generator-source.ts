@@ -12,15 +12,16 @@ export type { GeneratorSourceOptions } from '../config.js';
  * A deterministic, splittable data generator. Subtask s of P produces records
  * s, s+P, s+2P, ... Batches have a fixed size (smaller under a low rate limit)
  * so that watermarks, which follow batches, do not depend on timing.
- *
- * Its position is the records still to generate, as index progressions
- * (splits); on restore the readers share out the splits of every old subtask,
- * so a checkpoint restores at any parallelism and each record is generated
- * exactly once.
  */
 export class GeneratorSource<T> implements Source<T> {
   readonly bounded: boolean;
   readonly parallelizable = true;
+  /**
+   * Its position is the records still to generate, as index progressions
+   * (splits, see splits.ts); on restore the readers share out the splits of
+   * every old subtask, so a checkpoint restores at any parallelism and each
+   * record is generated exactly once.
+   */
   readonly redistributesOnRestore = true;
   readonly name: string;
 
