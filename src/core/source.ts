@@ -18,12 +18,13 @@ export interface SourceContext {
    */
   readonly restoredPosition: Json | undefined;
   /**
-   * For sources with {@link Source.redistributesOnRestore}: the positions of
-   * every subtask at the checkpoint being restored, in subtask order, whatever
-   * the parallelism then was (like Flink's union list state). Each reader takes
-   * its own share of them. Undefined on a fresh start and for other sources.
+   * For a source that is {@link Source.rescalable}, restored from a
+   * checkpoint: the positions of every subtask of the checkpoint, in subtask
+   * order, whatever the parallelism then. Each reader takes its share of
+   * them. `restoredPosition` is then this subtask's own position only when
+   * the parallelism is unchanged.
    */
-  readonly restoredPositions?: readonly Json[] | undefined;
+  readonly restoredPositions?: readonly Json[];
 }
 
 /** Result of {@link SourceReader.poll} when no batch is ready. */
@@ -77,12 +78,12 @@ export interface Source<T> {
   /** Whether the source can be split over several subtasks; if not, it runs with parallelism 1. */
   readonly parallelizable: boolean;
   /**
-   * True when the source's readers restore from `restoredPositions` (the
-   * positions of all subtasks at the checkpoint) and share them out among
-   * themselves, as Flink's split enumerators do. Such a source may restore at
-   * another parallelism than the checkpoint's; any other source must keep it.
+   * Whether a checkpoint of the source can be restored at another
+   * parallelism: its readers then get every old subtask's position (see
+   * `SourceContext.restoredPositions`) and split the work among themselves.
+   * Without it, a restore must keep the source's parallelism.
    */
-  readonly redistributesOnRestore?: boolean;
+  readonly rescalable?: boolean;
   createReader(context: SourceContext): SourceReader<T>;
 }
 

@@ -18,8 +18,6 @@ export interface CheckpointedOperator {
   readonly name: string;
   readonly parallelism: number;
   readonly isSource: boolean;
-  /** A source that shares its positions out again on restore, so may change parallelism. */
-  readonly redistributesOnRestore?: boolean;
 }
 
 interface Pending {

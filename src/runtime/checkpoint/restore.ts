@@ -9,8 +9,8 @@ export interface RestoringOperator {
   readonly name: string;
   readonly parallelism: number;
   readonly isSource: boolean;
-  /** A source that shares its positions out again on restore, so may change parallelism. */
-  readonly redistributesOnRestore?: boolean;
+  /** A source whose positions can be restored at another parallelism (`Source.rescalable`). */
+  readonly rescalable?: boolean;
 }
 
 /**
@@ -42,7 +42,7 @@ export function checkCompatibility(
   }
   for (const op of checkpoint.operators) {
     const now = byUid.get(op.uid);
-    if (now === undefined || !now.isSource || now.redistributesOnRestore === true) continue;
+    if (now === undefined || !now.isSource || now.rescalable === true) continue;
     const positions = op.sourcePositions ?? [];
     if (positions.length > 0 && positions.length !== now.parallelism) {
       throw new WeirError(
@@ -117,6 +117,12 @@ export function restoredStateFor(
   return { keyed, list, union, ...(states.size > 0 ? { states } : {}) };
 }
 
+/** The positions of every subtask of source `uid` in the checkpoint, for a rescalable source. */
+export function sourcePositionsOf(checkpoint: CheckpointData, uid: string): readonly Json[] {
+  const op = checkpoint.operators.find((o) => o.uid === uid);
+  return op?.sourcePositions ?? [];
+}
+
 /** Where source subtask `subtask` resumes, if the checkpoint has a position for it. */
 export function sourcePositionFor(
   checkpoint: CheckpointData,
@@ -125,17 +131,4 @@ export function sourcePositionFor(
 ): Json | undefined {
   const op = checkpoint.operators.find((o) => o.uid === uid);
   return op?.sourcePositions?.[subtask] ?? undefined;
-}
-
-/**
- * The positions of every subtask of source `uid` at the checkpoint, in subtask
- * order, for sources that redistribute them on restore; undefined if none.
- */
-export function sourcePositionsOf(
-  checkpoint: CheckpointData,
-  uid: string,
-): readonly Json[] | undefined {
-  const op = checkpoint.operators.find((o) => o.uid === uid);
-  const positions = op?.sourcePositions;
-  return positions === undefined || positions.length === 0 ? undefined : positions;
 }

@@ -251,6 +251,12 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
       };
       if (node.kind === 'source') {
         const ctx = contextFor(node.id, s);
+        const restoreFrom = options.restoreFrom;
+        // A rescalable source gets every old position; its own only at an unchanged parallelism.
+        const allPositions =
+          restoreFrom !== undefined && node.source.rescalable === true
+            ? sourcePositionsOf(restoreFrom, ctx.operatorId)
+            : undefined;
         const sourceContext: SourceContext = {
           subtaskIndex: s,
           parallelism: par(node.id),
@@ -259,12 +265,13 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
           metrics: ctx.metrics,
           operatorId: ctx.operatorId,
           restoredPosition:
-            options.restoreFrom === undefined
+            restoreFrom === undefined ||
+            (allPositions !== undefined && allPositions.length !== par(node.id))
               ? undefined
-              : sourcePositionFor(options.restoreFrom, ctx.operatorId, s),
-          ...(options.restoreFrom !== undefined && node.source.redistributesOnRestore === true
-            ? { restoredPositions: sourcePositionsOf(options.restoreFrom, ctx.operatorId) }
-            : {}),
+              : sourcePositionFor(restoreFrom, ctx.operatorId, s),
+          ...(allPositions === undefined || allPositions.length === 0
+            ? {}
+            : { restoredPositions: allPositions }),
         };
         const reader = node.source.createReader(sourceContext);
         const recordsOut = ctx.metrics.counter(

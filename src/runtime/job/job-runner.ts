@@ -474,7 +474,7 @@ function checkpointedOperators(plan: ExecutionPlan): CheckpointedOperator[] {
     name: v.name,
     parallelism: v.parallelism,
     isSource: v.kind === 'source',
-    redistributesOnRestore: v.kind === 'source' && v.source.redistributesOnRestore === true,
+    rescalable: v.kind === 'source' && v.source.rescalable === true,
   }));
 }
 

@@ -22,7 +22,7 @@ export class GeneratorSource<T> implements Source<T> {
    * every old subtask, so a checkpoint restores at any parallelism and each
    * record is generated exactly once.
    */
-  readonly redistributesOnRestore = true;
+  readonly rescalable = true;
   readonly name: string;
 
   constructor(private readonly options: GeneratorSourceOptions<T>) {
