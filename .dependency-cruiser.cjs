@@ -27,6 +27,10 @@ const layers = {
     path: '^src/(sql/|index\\.ts$)',
     may: ['core', 'util', 'metrics', 'state', 'runtime', 'plan', 'connectors', 'api'],
   },
+  replay: {
+    path: '^src/replay/',
+    may: ['core', 'util', 'metrics', 'state', 'runtime', 'plan', 'connectors', 'api'],
+  },
   testing: {
     path: '^src/testing/',
     may: ['core', 'util', 'metrics', 'state', 'runtime', 'plan', 'connectors', 'api', 'sql'],
@@ -60,6 +64,7 @@ const layers = {
       'sql',
       'testing',
       'ui',
+      'replay',
     ],
   },
 };

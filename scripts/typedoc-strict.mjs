@@ -38,6 +38,10 @@ const KNOWN = new Map([
     'The comment for weir/kafka.StartingOffsets links to "startingOffsetsSchema" which was resolved but is not included in the documentation. To fix this warning export it or add { "weir": { "startingOffsetsSchema": "#" }} to the externalSymbolLinkMappings option',
     '{@link startingOffsetsSchema} in src/connectors/kafka/config.ts links to an internal schema',
   ],
+  [
+    'The comment for weir/kafka.StoppingOffsets links to "stoppingOffsetsSchema" which was resolved but is not included in the documentation. To fix this warning export it or add { "weir": { "stoppingOffsetsSchema": "#" }} to the externalSymbolLinkMappings option',
+    '{@link stoppingOffsetsSchema} in src/connectors/kafka/config.ts links to an internal schema',
+  ],
 ]);
 
 const MULTIPLE = / has multiple declarations with a comment\. /;

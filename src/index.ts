@@ -195,6 +195,16 @@ export type {
 export type { Counter, HistogramRecorder, MetricGroup, MetricLabels } from './core/metrics.js';
 export { OutputTag } from './core/output-tag.js';
 export { NO_TIMESTAMP, type RecordBatch } from './core/record-batch.js';
+export {
+  isReconcilableSink,
+  isReplayableSource,
+  type ReconcilableSink,
+  type ReconcileTarget,
+  type ReplayableSource,
+  type ReplayedValue,
+  type ReplayRange,
+  type WrittenRow,
+} from './core/replay.js';
 export type {
   CollectingSink,
   Sink,

@@ -3,6 +3,12 @@ import type { RestartStrategy } from '../index.js';
 import { EXPONENTIAL_DELAY_DEFAULTS } from '../runtime/job/restart-strategy.js';
 import { isLoopback } from '../ui/loopback.js';
 import { UsageError } from './failure.js';
+import {
+  parseReconcile,
+  parseReplay,
+  type ReconcileCommandOptions,
+  type ReplayCommandOptions,
+} from './replay-args.js';
 
 /**
  * The command line, parsed into one of the CLI's commands. Parsing is kept
@@ -17,7 +23,9 @@ export type Command =
   | { readonly kind: 'savepoint'; readonly options: SavepointOptions }
   | { readonly kind: 'stop'; readonly options: SavepointOptions }
   | { readonly kind: 'cancel'; readonly options: CancelOptions }
-  | { readonly kind: 'jobs'; readonly options: JobsOptions };
+  | { readonly kind: 'jobs'; readonly options: JobsOptions }
+  | { readonly kind: 'replay'; readonly options: ReplayCommandOptions }
+  | { readonly kind: 'reconcile'; readonly options: ReconcileCommandOptions };
 
 /** Where the CLI exposes a running job: Prometheus metrics and the web UI, both off by default. */
 export interface ObserveOptions {
@@ -140,6 +148,8 @@ export const HELP_TEXT = `Usage:
   weir stop <job-id> --to DIR [--url URL] [--token-file PATH]
   weir cancel <job-id> [--url URL] [--token-file PATH]
   weir jobs [--url URL]
+  weir replay <job-module> [range options] [--output DIR] [-- job args...]
+  weir reconcile <job-module> [range options] [--against SINK] [-- job args...]
   weir --help | --version
 
 Commands:
@@ -157,6 +167,11 @@ Commands:
              savepoint; prints the savepoint's path.
   cancel     Cancel such a job (no savepoint; pending windows do not fire).
   jobs       List the jobs of a 'weir run' started with --ui or --metrics-port.
+  replay     Run a job module unchanged over a bounded slice of its sources, in
+             event time, and write what its sinks would receive into a
+             directory (never to the job's own sinks unless --production-sinks).
+  reconcile  Replay, then compare the result with what the streaming job wrote
+             to its sink (a Kafka topic, a table, files); exits 3 on divergence.
 
 Run options:
   -p, --parallelism N       default parallelism of operators (default: the number of
@@ -222,6 +237,26 @@ Savepoint, stop, cancel and jobs options:
       --url URL             address of the 'weir run' to ask: its --ui or --metrics-port
                             address, or just the port (default ${DEFAULT_API_URL})
 
+Replay and reconcile options (docs/reconcile.md):
+      --range FROM..TO      event-log time range, ISO 8601 or epoch ms, either side
+                            open (default: all input there is now)
+      --offsets TOPIC:P=FIRST-END
+                            exact Kafka offsets per partition (repeatable, END exclusive)
+      --files GLOB          files a file source reads instead of its own (repeatable)
+      --source-range NAME=FROM..TO
+                            a time range for one source, by uid or name
+  -p, --parallelism N       parallelism of the keyed part (default 1); output is equal
+  -o, --output DIR          replay: write the output here (default ./replay-output);
+                            reconcile: also write it here
+      --production-sinks    replay: write to the job's own sinks instead
+      --against SINK        reconcile: the sink to compare, by uid or name
+      --key FIELDS          reconcile: fields identifying a row (default: the sink's
+                            key, and the window of window results)
+      --tolerance X         reconcile: relative tolerance for numbers (default 0)
+      --show N              reconcile: differences printed in full (default 20)
+      --report FILE         reconcile: write the report as JSON (- for stdout)
+      --metrics-file FILE   reconcile: write weir_reconcile_* metrics (Prometheus text)
+
 Demo options:
   -d, --duration SECONDS    stop after this long; 0 runs until Ctrl-C (default ${DEMO_DEFAULTS.durationSeconds})
   -r, --rate N              events generated per second (default ${DEMO_DEFAULTS.rate})
@@ -232,7 +267,8 @@ Exit status: 0 when the job finished or was stopped with Ctrl-C (and its
 savepoint was taken), 1 when it failed, could not be restored or its savepoint
 failed, 2 on a usage error. A second Ctrl-C exits at once (status 130).
 savepoint, stop, cancel and jobs exit with 0 on success and 1 when the request
-failed.
+failed. replay exits 0 or 1; reconcile exits 0 when the outputs agree (apart
+from differences late data explains), 3 when they diverge, 1 when it failed.
 `;
 
 export function parseCommandLine(argv: readonly string[]): Command {
@@ -260,6 +296,14 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseCancel(rest);
     case 'jobs':
       return parseJobs(rest);
+    case 'replay': {
+      const options = parseReplay(rest);
+      return options === 'help' ? { kind: 'help' } : { kind: 'replay', options };
+    }
+    case 'reconcile': {
+      const options = parseReconcile(rest);
+      return options === 'help' ? { kind: 'help' } : { kind: 'reconcile', options };
+    }
     default:
       throw new UsageError(
         first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`,

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The `weir` command: `weir run <job-module>`, `weir sql -f <script>`, `weir demo`,
- * `weir savepoint`, `weir stop`, `weir cancel`, `weir jobs`, `--help`, `--version`.
+ * `weir savepoint`, `weir stop`, `weir cancel`, `weir jobs`, `weir replay`, `weir reconcile`,
+ * `--help`, `--version`.
  * Parses the command line, dispatches,
  * and turns every outcome into an exit status (0 ok or stopped by the user,
- * 1 failure, 2 usage). Documented in docs/cli.md.
+ * 1 failure, 2 usage, 3 a reconciliation that diverged). Documented in docs/cli.md.
  */
 import { readFileSync } from 'node:fs';
 import { type Command, HELP_TEXT, parseCommandLine } from './args.js';
@@ -55,6 +56,14 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
       case 'jobs': {
         const { runJobsCommand } = await import('./remote-commands.js');
         return await runJobsCommand(command.options, io);
+      }
+      case 'replay': {
+        const { runReplayCommand } = await import('./replay-command.js');
+        return await runReplayCommand(command.options, io);
+      }
+      case 'reconcile': {
+        const { runReconcileCommand } = await import('./replay-command.js');
+        return await runReconcileCommand(command.options, io);
       }
     }
   } catch (error) {

@@ -58,7 +58,11 @@ export interface WrittenRow {
   readonly key: string | undefined;
   /** The row's content as JSON: a decoded value, or the row's columns by name. */
   readonly value: Json;
-  /** The event time the sink stored with the row (Kafka record timestamp), if any. */
+  /**
+   * The event time the sink stored with the row, if it stores one. The Kafka
+   * sink does not (Kafka stamps its records with the produce time), so its
+   * rows leave this out on both sides.
+   */
   readonly timestamp?: number;
   /** Where the row was read, for reports: `topic/partition@offset`, `table`, `file:line`. */
   readonly origin: string;

@@ -137,6 +137,49 @@ const startingOffsetsSchema = v.union(
 /** See {@link startingOffsetsSchema}. */
 export type StartingOffsets = v.InferInput<typeof startingOffsetsSchema>;
 
+/**
+ * Bounded mode: where each partition ends (exclusive), resolved when the
+ * reader opens (partitions discovered later resolve when they are found).
+ *
+ * - `'latest'`: the end of the partition then (the last stable offset with read_committed)
+ * - `{ timestamp }`: the first record with a timestamp >= it (the end if none)
+ * - `{ offsets: { topic: { partition: offset } } }`: exact end offsets;
+ *   partitions not named end at `'latest'`
+ */
+const stoppingOffsetsSchema = v.union(
+  [
+    v.literal('latest'),
+    v.object({
+      timestamp: v.pipe(
+        v.number('stopAt { timestamp } must be epoch milliseconds >= 0'),
+        v.safeInteger('stopAt { timestamp } must be whole epoch milliseconds >= 0'),
+        v.minValue(0, 'stopAt { timestamp } must be epoch milliseconds >= 0'),
+      ),
+    }),
+    v.object({
+      offsets: v.record(
+        topicName,
+        v.record(
+          v.pipe(
+            v.string(),
+            v.regex(/^\d+$/, 'stopAt { offsets }: keys must be partition numbers'),
+          ),
+          v.pipe(
+            v.number('stopAt { offsets } must map partitions to offsets >= 0'),
+            v.safeInteger('stopAt { offsets } must map partitions to whole offsets >= 0'),
+            v.minValue(0, 'stopAt { offsets } must map partitions to offsets >= 0'),
+          ),
+        ),
+        'stopAt { offsets } must be { topic: { partition: offset } }',
+      ),
+    }),
+  ],
+  "must be 'latest', { timestamp } or { offsets: { topic: { partition: offset } } }",
+);
+
+/** See {@link stoppingOffsetsSchema}. */
+export type StoppingOffsets = v.InferInput<typeof stoppingOffsetsSchema>;
+
 /** Schema of the Kafka source's options. */
 export const kafkaSourceSchema = v.pipe(
   v.object({
@@ -147,8 +190,8 @@ export const kafkaSourceSchema = v.pipe(
     topicPattern: v.optional(v.instance(RegExp, 'must be a RegExp')),
     /** Where to start without a checkpoint. Default `'earliest'`. */
     startFrom: v.optional(startingOffsetsSchema, 'earliest'),
-    /** Bounded mode: stop at the end offsets seen when the reader opens. */
-    stopAt: v.optional(oneOf(['latest'])),
+    /** Bounded mode: where each partition ends; see {@link stoppingOffsetsSchema}. Default: unbounded. */
+    stopAt: v.optional(stoppingOffsetsSchema),
     /**
      * Consumer group: committed offsets for `startFrom: { committed }`, where
      * offsets are committed after every completed checkpoint (so lag shows in

@@ -16,6 +16,7 @@ export type {
   KafkaSinkOptions,
   KafkaSourceOptions,
   StartingOffsets,
+  StoppingOffsets,
 } from './config.js';
 export type { KafkaConsumerRecord } from './consumer-record.js';
 export {

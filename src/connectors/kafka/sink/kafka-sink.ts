@@ -2,23 +2,23 @@ import type { Worker } from 'node:worker_threads';
 import { murmur2 } from '@platformatic/kafka';
 import { describeRecord, WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
-import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
+import type { ReconcilableSink, ReconcileTarget } from '../../../core/replay.js';
+import type { SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { siblingModule, startWorker } from '../../../util/threads/start-worker.js';
 import { SyncChannel } from '../../../util/threads/sync-channel.js';
-import { parseOptions } from '../../shared/config.js';
-import {
-  checkTopic,
-  connectionOf,
-  type KafkaConnection,
-  type KafkaHeaders,
-  type KafkaSinkOptions,
-  kafkaSinkSchema,
-} from '../config.js';
-import type { KafkaFormat } from '../formats.js';
+import { checkTopic, type KafkaSinkOptions } from '../config.js';
 import { reconnectsCounter } from '../reconnect.js';
+import { KafkaReconcileTarget } from './reconcile-target.js';
+import {
+  recordHeaders,
+  recordKey,
+  recordValue,
+  type SinkConfig,
+  sinkConfig,
+} from './sink-options.js';
 import type {
   Notice,
   PackedBatch,
@@ -29,53 +29,6 @@ import type {
 } from './sink-protocol.js';
 
 export type { KafkaHeaders, KafkaSinkOptions } from '../config.js';
-
-interface SinkConfig<T> {
-  readonly connection: KafkaConnection;
-  readonly topicOf: (value: T) => string;
-  readonly fixedTopic: string | undefined;
-  readonly format: KafkaFormat<T>;
-  readonly key: ((value: T) => string | Uint8Array | undefined) | undefined;
-  readonly headers: ((value: T) => KafkaHeaders | undefined) | undefined;
-  readonly partitioner: ((value: T, key: Uint8Array | undefined) => number) | undefined;
-  readonly exactlyOnce: boolean;
-  readonly prefix: string;
-  readonly transactionTimeoutMs: number;
-  readonly checkpointIntervalMs: number | undefined;
-  readonly checkpointTimeoutMs: number | undefined;
-  readonly acks: -1 | 1;
-  readonly compression: WorkerConfig['compression'];
-  readonly maxBufferedRecords: number;
-  readonly flushTimeoutMs: number;
-  readonly name: string;
-  readonly onWarning: (message: string) => void;
-}
-
-/** Validates the options (once, when the sink is created) and applies defaults. */
-function sinkConfig<T>(options: KafkaSinkOptions<T>): SinkConfig<T> {
-  const o = parseOptions('KafkaSink', kafkaSinkSchema, options);
-  const topic = options.topic;
-  return {
-    connection: connectionOf(o),
-    topicOf: typeof topic === 'function' ? topic : () => topic,
-    fixedTopic: typeof topic === 'function' ? undefined : topic,
-    format: options.format,
-    key: options.key,
-    headers: options.headers,
-    partitioner: options.partitioner,
-    exactlyOnce: o.deliveryGuarantee === 'exactly-once',
-    prefix: o.transactionalIdPrefix,
-    transactionTimeoutMs: o.transactionTimeoutMs,
-    checkpointIntervalMs: o.checkpointIntervalMs,
-    checkpointTimeoutMs: o.checkpointTimeoutMs,
-    acks: o.acks,
-    compression: o.compression,
-    maxBufferedRecords: o.maxBufferedRecords,
-    flushTimeoutMs: o.flushTimeoutMs,
-    name: o.name,
-    onWarning: o.onWarning,
-  };
-}
 
 /**
  * Writes records to Kafka. The producer runs on a worker thread; at each
@@ -92,7 +45,7 @@ function sinkConfig<T>(options: KafkaSinkOptions<T>): SinkConfig<T> {
  * a crashed run left open are aborted (and their producers fenced) before
  * anything new is written.
  */
-export class KafkaSink<T> implements Sink<T> {
+export class KafkaSink<T> implements ReconcilableSink<T> {
   readonly name: string;
   /** Exactly-once: records are in Kafka transactions committed on checkpoints. */
   readonly commitsOnCheckpoint: boolean;
@@ -107,12 +60,15 @@ export class KafkaSink<T> implements Sink<T> {
   createWriter(context: SinkContext): TwoPhaseCommitWriter<T> {
     return new KafkaWriter(this.config, context);
   }
-}
 
-const encoder = new TextEncoder();
-
-function bytesOf(x: string | Uint8Array): Uint8Array {
-  return typeof x === 'string' ? encoder.encode(x) : x;
+  /**
+   * For `weir reconcile`: reads back what the sink committed to its topic
+   * (read_committed, earliest to the last stable offset) and turns replayed
+   * values into rows through the same serialization. Needs a fixed topic.
+   */
+  reconcileTarget(): ReconcileTarget<T> {
+    return new KafkaReconcileTarget(this.config);
+  }
 }
 
 /** */
@@ -264,7 +220,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     if (this.failure !== undefined) throw this.failure;
     const n = batch.values.length;
     if (n === 0) return;
-    const { format, key, headers, partitioner, topicOf, fixedTopic } = this.config;
+    const { headers, partitioner, topicOf, fixedTopic } = this.config;
     const topics: string[] = fixedTopic === undefined ? [] : [fixedTopic];
     const topicIds = new Map<string, number>();
     const topicIndex = new Int32Array(n);
@@ -287,8 +243,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
         }
         topicIndex[i] = ti;
       }
-      const k = key === undefined ? undefined : key(v);
-      const kb = k === undefined ? undefined : bytesOf(k);
+      const kb = recordKey(this.config, v);
       if (kb !== undefined) {
         keyLengths[i] = kb.length;
         parts.push(kb);
@@ -305,7 +260,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       } else if (kb !== undefined) {
         partitions[i] = murmur2(Buffer.from(kb.buffer, kb.byteOffset, kb.length)) & 0x7fffffff;
       }
-      const vb = format.serialize(v);
+      const vb = recordValue(this.config, v);
       valueLengths[i] = vb.length;
       parts.push(vb);
       size += vb.length;
@@ -313,7 +268,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
         const h = headers(v);
         if (h !== undefined) {
           hdrs ??= new Array(n);
-          hdrs[i] = Object.entries(h).map(([name, value]) => [name, bytesOf(value)]);
+          hdrs[i] = recordHeaders(h);
         }
       }
     }

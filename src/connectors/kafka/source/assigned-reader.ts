@@ -23,6 +23,8 @@ import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { isClusterUnreachable, KafkaReconnector, reconnectsCounter } from '../reconnect.js';
 import { consumerRecord, forEachRecord } from '../records.js';
+import { resolveBound } from './offset-bounds.js';
+import { Partition } from './partition-buffer.js';
 import {
   PartitionTime,
   type SourceTimeSpec,
@@ -30,56 +32,8 @@ import {
   stampRecord,
 } from './partition-time.js';
 import { offsetCommitFailures, PendingOffsets } from './pending-offsets.js';
+import { ReplayMerge } from './replay-merge.js';
 import { ownerOf, type SourceConfig } from './source-options.js';
-
-/** Records fetched for one partition and not yet polled. */
-interface Chunk<T> {
-  readonly values: T[];
-  readonly timestamps: number[];
-  readonly offsets: number[];
-  /** Position after the whole chunk (skips control batches, aborted and skipped records). */
-  readonly end: number;
-  /** Under the 'fail' policy: the error to fail with once the records before it are polled. */
-  readonly failure: unknown;
-  next: number;
-}
-
-/** One partition read by this reader. */
-class Partition<T> {
-  /** Offset of the next record `poll` returns: the checkpointed position. */
-  position: number;
-  /** Next offset to fetch. */
-  fetchOffset: number;
-  /** Log end (high watermark, or last stable offset for read_committed); -1 until known. */
-  endOffset = -1;
-  /** Bounded mode: where to stop. */
-  stopOffset = Number.POSITIVE_INFINITY;
-  readonly chunks: Chunk<T>[] = [];
-  buffered = 0;
-  readonly time: PartitionTime<T>;
-
-  constructor(
-    public info: PartitionInfo,
-    offset: number,
-    time: PartitionTime<T>,
-  ) {
-    this.position = offset;
-    this.fetchOffset = offset;
-    this.time = time;
-  }
-
-  get key(): string {
-    return `${this.info.topic}:${this.info.partition}`;
-  }
-
-  get done(): boolean {
-    return this.position >= this.stopOffset;
-  }
-
-  caughtUp(): boolean {
-    return this.buffered === 0 && this.endOffset >= 0 && this.fetchOffset >= this.endOffset;
-  }
-}
 
 const PER_PARTITION_MAX_BYTES = 4 << 20;
 
@@ -87,6 +41,10 @@ const PER_PARTITION_MAX_BYTES = 4 << 20;
  * A source reader that owns the partitions `ownerOf(topic, partition) ===
  * subtask`, fetches them from their leaders in the background and keeps its
  * positions in checkpoints.
+ *
+ * A replay (`config.replayStart` set) reads every partition in one reader and
+ * polls through a {@link ReplayMerge}, so its output is a function of the
+ * records in the range alone.
  */
 export class AssignedReader<T> implements SourceReader<T> {
   private readonly partitions = new Map<string, Partition<T>>();
@@ -112,7 +70,11 @@ export class AssignedReader<T> implements SourceReader<T> {
   private readonly commitFailures: Counter;
   private readonly bytesRead: Counter;
   private readonly restored: Map<string, number> | undefined;
+  /** A restored replay: the ends it resolved when it first opened. */
+  private readonly restoredEnds: Map<string, number> | undefined;
   private readonly reconnector: KafkaReconnector;
+  /** Replay only: the deterministic poll. */
+  private merge: ReplayMerge<T> | undefined;
 
   constructor(
     private readonly config: SourceConfig<T>,
@@ -128,7 +90,8 @@ export class AssignedReader<T> implements SourceReader<T> {
     );
     this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
-    this.restored = parsePosition(context.restoredPosition, context.operatorId);
+    this.restored = parsePosition(context.restoredPosition, context.operatorId, 'offsets');
+    this.restoredEnds = parsePosition(context.restoredPosition, context.operatorId, 'ends');
     this.reconnector = new KafkaReconnector(
       config.connection.reconnect,
       `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
@@ -173,18 +136,31 @@ export class AssignedReader<T> implements SourceReader<T> {
     this.knownTopics = topics;
     const all = await describePartitions(this.fetcher, topics);
     const { subtaskIndex, parallelism } = this.context;
-    const mine = all.filter((p) => ownerOf(p.topic, p.partition, parallelism) === subtaskIndex);
+    const ends = this.restoredEnds;
+    const mine =
+      this.config.replayStart === undefined
+        ? all.filter((p) => ownerOf(p.topic, p.partition, parallelism) === subtaskIndex)
+        : ends === undefined
+          ? all
+          : // A restored replay reads the partitions it read before, no new ones.
+            all.filter((p) => ends.has(`${p.topic}:${p.partition}`));
     const fresh: PartitionInfo[] = [];
     for (const info of mine) {
       const existing = this.partitions.get(`${info.topic}:${info.partition}`);
       if (existing !== undefined) existing.info = info;
       else fresh.push(info);
     }
-    if (fresh.length === 0 && !initial) return;
+    // A replay reads the partitions there were when it opened, no others.
+    if (!initial && (fresh.length === 0 || this.merge !== undefined)) return;
     const starts = await this.startOffsets(fresh, initial);
-    let stops: Map<string, bigint> | undefined;
-    if (this.config.bounded) {
-      stops = await listOffsets(this.fetcher, fresh, LATEST, this.config.readCommitted ? 1 : 0);
+    let stops: Map<string, number> | undefined;
+    if (this.config.stopAt !== undefined) {
+      stops = await resolveBound(
+        this.fetcher,
+        fresh,
+        this.config.stopAt,
+        this.config.readCommitted ? 1 : 0,
+      );
     }
     const now = this.context.clock.now();
     for (const info of fresh) {
@@ -195,11 +171,27 @@ export class AssignedReader<T> implements SourceReader<T> {
         offset,
         new PartitionTime<T>(this.time?.createGenerator?.(), now),
       );
-      if (stops !== undefined) p.stopOffset = Number(stops.get(key) ?? 0n);
+      if (stops !== undefined) p.stopOffset = this.restoredEnds?.get(key) ?? stops.get(key) ?? 0;
       this.partitions.set(key, p);
       this.registerMetrics(p);
     }
     this.order = [...this.partitions.values()];
+    if (this.config.replayStart !== undefined) {
+      // Discovery is off in a replay: this runs once, when the reader opens.
+      this.order.sort((a, b) =>
+        a.info.topic < b.info.topic
+          ? -1
+          : a.info.topic > b.info.topic
+            ? 1
+            : a.info.partition - b.info.partition,
+      );
+      this.merge = new ReplayMerge(
+        this.order,
+        this.context.batchSize,
+        () => this.context.clock.now(),
+        () => this.buffered--,
+      );
+    }
     this.wake?.();
   }
 
@@ -218,6 +210,11 @@ export class AssignedReader<T> implements SourceReader<T> {
     }
     if (rest.length === 0) return out;
     const iso = this.config.readCommitted ? 1 : 0;
+    if (this.config.replayStart !== undefined) {
+      for (const [k, o] of await resolveBound(this.fetcher, rest, this.config.replayStart, iso))
+        out.set(k, o);
+      return out;
+    }
     const spec = initial && this.restored === undefined ? this.config.startFrom : 'earliest';
     const resolve = async (parts: PartitionInfo[], which: 'earliest' | 'latest') => {
       const offsets = await listOffsets(
@@ -291,10 +288,16 @@ export class AssignedReader<T> implements SourceReader<T> {
         ) {
           await this.discover(false);
         }
+        const max = this.config.maxBufferedRecords;
         const wanted = this.order.filter(
-          (p) => p.fetchOffset < p.stopOffset && p.buffered < this.config.maxBufferedRecords / 2,
+          (p) =>
+            p.fetchOffset < p.stopOffset &&
+            ((p.buffered < max / 2 && this.buffered < max) ||
+              // The replay's merge waits for a partition with nothing buffered:
+              // fetch it whatever the others hold, or the merge would never move.
+              (this.merge !== undefined && p.chunks.length === 0)),
         );
-        if (wanted.length === 0 || this.buffered >= this.config.maxBufferedRecords) {
+        if (wanted.length === 0) {
           await this.sleep(this.config.fetchMaxWaitMs);
           continue;
         }
@@ -524,6 +527,11 @@ export class AssignedReader<T> implements SourceReader<T> {
 
   poll(): RecordBatch<T> | PollStatus {
     if (this.failure !== undefined) throw this.failure;
+    if (this.merge !== undefined) {
+      const result = this.merge.poll();
+      this.wake?.();
+      return result;
+    }
     const max = this.context.batchSize;
     const values: T[] = [];
     const timestamps: number[] = [];
@@ -575,7 +583,8 @@ export class AssignedReader<T> implements SourceReader<T> {
   }
 
   available(): Promise<void> {
-    if (this.failure !== undefined || this.buffered > 0) return Promise.resolve();
+    if (this.failure !== undefined) return Promise.resolve();
+    if (this.merge === undefined ? this.buffered > 0 : this.merge.ready()) return Promise.resolve();
     if (this.dataArrived === undefined) {
       let resolve!: () => void;
       const promise = new Promise<void>((r) => {
@@ -588,11 +597,13 @@ export class AssignedReader<T> implements SourceReader<T> {
 
   private partitionIdle(p: Partition<T>, now: number): boolean {
     if (p.done) return true;
+    if (this.merge !== undefined) return false;
     return p.time.idle(p.caughtUp(), now, this.time?.idlenessMs);
   }
 
   currentWatermark(): number {
     if (this.time?.createGenerator === undefined) return Number.NEGATIVE_INFINITY;
+    if (this.merge !== undefined) return this.merge.watermark;
     const now = this.context.clock.now();
     let min = Number.POSITIVE_INFINITY;
     let holder: string | undefined;
@@ -610,6 +621,8 @@ export class AssignedReader<T> implements SourceReader<T> {
   }
 
   isIdle(): boolean {
+    // A replay is never idle: the clock must not shape its output.
+    if (this.merge !== undefined) return false;
     if (this.order.length === 0) return true;
     if (this.time === undefined) return false;
     const now = this.context.clock.now();
@@ -621,12 +634,19 @@ export class AssignedReader<T> implements SourceReader<T> {
   snapshot(checkpointId: number): Json {
     const offsets: Record<string, number> = {};
     const positions = new Map<string, number>();
+    // A replay holds records of its next batch: its position is the last batch's.
+    const at = this.merge?.position();
     for (const p of this.order) {
-      offsets[p.key] = p.position;
-      positions.set(p.key, p.position);
+      const position = at?.get(p.key) ?? p.position;
+      offsets[p.key] = position;
+      positions.set(p.key, position);
     }
     if (this.config.commitOffsets) this.pendingOffsets.add(checkpointId, positions);
-    return { kafka: 1, offsets };
+    if (this.merge === undefined) return { kafka: 1, offsets };
+    // A restored replay ends where it was going to, even if the topics grew since.
+    const ends: Record<string, number> = {};
+    for (const p of this.order) ends[p.key] = p.stopOffset;
+    return { kafka: 1, offsets, ends };
   }
 
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {
@@ -664,6 +684,7 @@ export class AssignedReader<T> implements SourceReader<T> {
 function parsePosition(
   json: Json | undefined,
   operatorId: string,
+  field: 'offsets' | 'ends',
 ): Map<string, number> | undefined {
   if (json === undefined || json === null) return undefined;
   if (typeof json !== 'object' || Array.isArray(json) || json.kafka !== 1) {
@@ -673,7 +694,8 @@ function parsePosition(
       { operatorId },
     );
   }
-  const offsets = json.offsets;
+  const offsets = json[field];
+  if (field === 'ends' && offsets === undefined) return undefined;
   const out = new Map<string, number>();
   if (offsets !== null && typeof offsets === 'object' && !Array.isArray(offsets)) {
     for (const [k, v] of Object.entries(offsets)) if (typeof v === 'number') out.set(k, v);

@@ -1,7 +1,13 @@
+import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
 import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
 import { AssignedReader } from './assigned-reader.js';
 import { GroupReader } from './group-reader.js';
-import { type KafkaSourceOptions, type SourceConfig, sourceConfig } from './source-options.js';
+import {
+  type KafkaSourceOptions,
+  replayConfig,
+  type SourceConfig,
+  sourceConfig,
+} from './source-options.js';
 
 /**
  * Reads Kafka topics as a stream.
@@ -25,8 +31,11 @@ import { type KafkaSourceOptions, type SourceConfig, sourceConfig } from './sour
  * checkpoints, and a restored job resumes exactly where its checkpoint was.
  * Pass event time through `watermarks` (per partition, inside the source),
  * not `env.fromSource(source, strategy)` (per subtask, after it).
+ *
+ * `replay(range)` gives a bounded copy for `weir replay`: see
+ * docs/connectors/kafka.md, "Replay and reconcile".
  */
-export class KafkaSource<T> implements Source<T> {
+export class KafkaSource<T> implements ReplayableSource<T> {
   readonly name: string;
   readonly bounded: boolean;
   readonly parallelizable = true;
@@ -42,5 +51,32 @@ export class KafkaSource<T> implements Source<T> {
     return this.config.mode === 'group'
       ? new GroupReader(this.config, context)
       : new AssignedReader(this.config, context);
+  }
+
+  /**
+   * A bounded source over `range`: per partition from `positions[0]`, else the
+   * first offset with a log timestamp >= `from`, else the earliest; to
+   * `positions[1]`, else the first offset with a timestamp >= `to`, else the
+   * last stable offset (read_committed) or high watermark when it opens. One
+   * reader reads every partition and merges them deterministically.
+   */
+  replay(range: ReplayRange): Source<T> {
+    return new KafkaReplaySource(replayConfig(this.config, range));
+  }
+}
+
+/** The bounded, single-reader source a {@link KafkaSource} replays through. */
+class KafkaReplaySource<T> implements Source<T> {
+  readonly name: string;
+  readonly bounded = true;
+  /** The deterministic merge needs every partition in one reader. */
+  readonly parallelizable = false;
+
+  constructor(private readonly config: SourceConfig<T>) {
+    this.name = config.name;
+  }
+
+  createReader(context: SourceContext): SourceReader<T> {
+    return new AssignedReader(this.config, context);
   }
 }

@@ -1,3 +1,5 @@
+import { invalidArgument } from '../../../core/errors.js';
+import type { ReplayRange } from '../../../core/replay.js';
 import type { WatermarkStrategy } from '../../../core/watermarks.js';
 import { parseOptions } from '../../shared/config.js';
 import {
@@ -10,6 +12,7 @@ import {
 } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import type { KafkaFormat } from '../formats.js';
+import { type OffsetBound, stopBound } from './offset-bounds.js';
 
 export type {
   KafkaDeserializerSourceOptions,
@@ -25,6 +28,13 @@ export interface SourceConfig<T> {
   readonly topicPattern: RegExp | undefined;
   readonly startFrom: StartingOffsets;
   readonly bounded: boolean;
+  /** Bounded mode: where each partition ends (exclusive). */
+  readonly stopAt: OffsetBound | undefined;
+  /**
+   * Replay: where each partition starts (instead of `startFrom`); also turns
+   * on the deterministic merge of partitions (see replay-merge.ts).
+   */
+  readonly replayStart: OffsetBound | undefined;
   readonly groupId: string | undefined;
   readonly mode: 'assign' | 'group';
   readonly commitOffsets: boolean;
@@ -52,7 +62,9 @@ export function sourceConfig<T>(options: KafkaSourceOptions<T>): SourceConfig<T>
     topics: o.topics,
     topicPattern: o.topicPattern,
     startFrom: o.startFrom,
-    bounded: o.stopAt === 'latest',
+    bounded: o.stopAt !== undefined,
+    stopAt: o.stopAt === undefined ? undefined : stopBound(o.stopAt),
+    replayStart: undefined,
     groupId: o.groupId,
     mode: o.mode,
     commitOffsets: o.groupId !== undefined && o.commitOffsets,
@@ -67,6 +79,51 @@ export function sourceConfig<T>(options: KafkaSourceOptions<T>): SourceConfig<T>
     onWarning: o.onWarning,
     decodeValue: format === undefined ? undefined : (bytes) => format.deserialize(bytes),
     decodeRecord: 'deserializer' in options ? options.deserializer : undefined,
+  };
+}
+
+/**
+ * The configuration of a replay of `range`: the same topics, decoding,
+ * bad-record policy, event time and isolation level, read by one reader in
+ * assign mode from each partition's start to its end in the range, with no
+ * consumer group, no offset commits, no partition discovery and no idleness
+ * by the clock.
+ */
+export function replayConfig<T>(config: SourceConfig<T>, range: ReplayRange): SourceConfig<T> {
+  const what = `KafkaSource '${config.name}' replay`;
+  for (const [name, t] of [
+    ['from', range.from],
+    ['to', range.to],
+  ] as const) {
+    if (t !== undefined && !(Number.isSafeInteger(t) && t >= 0))
+      throw invalidArgument(`${what}: ${name} must be whole epoch milliseconds >= 0, got ${t}`);
+  }
+  if (range.files !== undefined)
+    throw invalidArgument(`${what}: files name the input of file sources, not of Kafka`);
+  const starts = new Map<string, number>();
+  const ends = new Map<string, number>();
+  for (const [key, pair] of Object.entries(range.positions ?? {})) {
+    if (!/^.+:\d+$/.test(key))
+      throw invalidArgument(`${what}: position keys are 'topic:partition', got '${key}'`);
+    const [first, end] = pair;
+    if (!(Number.isSafeInteger(first) && first >= 0 && Number.isSafeInteger(end) && end >= 0))
+      throw invalidArgument(
+        `${what}: the position of '${key}' must be [first, end) offsets >= 0, got [${first}, ${end}]`,
+      );
+    starts.set(key, first);
+    ends.set(key, end);
+  }
+  return {
+    ...config,
+    startFrom: 'earliest',
+    bounded: true,
+    stopAt: { exact: ends, timestamp: range.to, otherwise: 'latest' },
+    replayStart: { exact: starts, timestamp: range.from, otherwise: 'earliest' },
+    groupId: undefined,
+    mode: 'assign',
+    commitOffsets: false,
+    autoCommitIntervalMs: 0,
+    discoveryIntervalMs: 0,
   };
 }
 

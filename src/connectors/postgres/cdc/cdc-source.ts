@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
+import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
 import { checkTimestamps } from '../../../core/timestamps.js';
@@ -28,26 +29,16 @@ import {
 } from './catalog.js';
 import { type CdcConfig, cdcConfig, type PostgresCdcOptions } from './cdc-config.js';
 import { ChangeDecoder } from './change-decoder.js';
-import {
-  decodeRow,
-  type EventContext,
-  emitRead,
-  type RecordOptions,
-  type RelationShape,
-  relationShape,
-} from './changes.js';
+import type { EventContext, RecordOptions } from './changes.js';
 import type { ChangeEvent, ChangeRecord, FlatRow } from './envelope.js';
 import { formatLsn, type Lsn, lsnToNumber } from './lsn.js';
 import type { ReplicationMessage } from './pgoutput.js';
 import { type CdcPosition, decodePosition, encodePosition } from './position.js';
+import { checkSnapshotRange, PostgresSnapshotReplay } from './replay-source.js';
 import { createSlot, ReplicationStream } from './replication-stream.js';
 import { SlotMonitor } from './slot-monitor.js';
-import {
-  beginSnapshot,
-  type SnapshotField,
-  SnapshotLoader,
-  type SnapshotStart,
-} from './snapshot.js';
+import { beginSnapshot, SnapshotLoader, type SnapshotStart } from './snapshot.js';
+import { SnapshotReads } from './snapshot-reads.js';
 
 type Phase = 'snapshot' | 'starting' | 'streaming';
 
@@ -65,7 +56,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
   private loader: SnapshotLoader | undefined;
   private snapshotStart: SnapshotStart | undefined;
   private consistentPoint: Lsn = 0n;
-  private readonly snapshotShapes = new WeakMap<readonly SnapshotField[], RelationShape>();
+  private readonly snapshotReads: SnapshotReads;
   private stream: ReplicationStream | undefined;
   private starting: Promise<void> | undefined;
   private monitor: SlotMonitor | undefined;
@@ -95,6 +86,12 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
   ) {
     this.types = new TypeMapper(config.types);
     this.recordOptions = { flatten, tombstonesOnDelete: config.tombstonesOnDelete };
+    this.snapshotReads = new SnapshotReads(
+      config.name,
+      this.types,
+      config.types.unavailableValuePlaceholder,
+      this.recordOptions,
+    );
     this.lastActivity = context.clock.now();
     this.bytesRead = bytesReadCounter(context.metrics);
     this.reconnect = new PostgresReconnector(
@@ -388,17 +385,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
       const emit = (record: ChangeRecord<unknown>) => this.push(record, time);
       for (let i = 0; i < n; i++) {
         const row = loader.rows.shift()!;
-        const shape = this.snapshotShape(row.table, row.fields);
-        const last = loader.done && loader.rows.length === 0;
-        const values = decodeRow(shape, row.values, this.config.types.unavailableValuePlaceholder);
-        emitRead(
-          emit,
-          shape,
-          last ? { ...ctx, snapshot: 'last' } : ctx,
-          lsn,
-          values,
-          this.recordOptions,
-        );
+        this.snapshotReads.emit(emit, row, ctx, lsn, loader.done && loader.rows.length === 0);
       }
       loader.taken();
     }
@@ -413,23 +400,6 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
       });
     }
     return this.takeBatch();
-  }
-
-  private snapshotShape(table: TableInfo, fields: readonly SnapshotField[]): RelationShape {
-    let shape = this.snapshotShapes.get(fields);
-    if (shape === undefined) {
-      shape = relationShape(
-        this.config.name,
-        table.schema,
-        table.table,
-        fields.map((f) => ({ ...f, isKey: false })),
-        table.primaryKey,
-        table.replicaIdentity,
-        this.types,
-      );
-      this.snapshotShapes.set(fields, shape);
-    }
-    return shape;
   }
 
   private pollStream(): RecordBatch<ChangeRecord<unknown>> | 'wait' {
@@ -525,7 +495,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
 }
 
 /** A PostgreSQL CDC source; see {@link postgresCdc}. */
-export class PostgresCdcSource<V> implements Source<ChangeRecord<V>> {
+export class PostgresCdcSource<V> implements ReplayableSource<ChangeRecord<V>> {
   readonly bounded = false;
   readonly parallelizable = false;
   readonly name: string;
@@ -543,6 +513,17 @@ export class PostgresCdcSource<V> implements Source<ChangeRecord<V>> {
     return new CdcReader(this.config, this.flat, context) as unknown as SourceReader<
       ChangeRecord<V>
     >;
+  }
+
+  /**
+   * A bounded snapshot of the captured tables as they are now: the read
+   * records of the initial snapshot, in primary-key order, from one
+   * REPEATABLE READ transaction. Creates and touches no slot or publication.
+   * A snapshot has no history, so `range` must be empty.
+   */
+  replay(range: ReplayRange): Source<ChangeRecord<V>> {
+    checkSnapshotRange(range, this.name);
+    return new PostgresSnapshotReplay<V>(this.config, this.flat);
   }
 }
 

@@ -71,6 +71,8 @@ export class SnapshotLoader {
     private readonly tables: readonly TableInfo[],
     private readonly fetchSize: number,
     private readonly maxBufferedRows: number,
+    /** The query reading one table (the initial snapshot needs no order; a replay sorts by key). */
+    private readonly select: (table: TableInfo) => string = (t) => `SELECT * FROM ${qualified(t)}`,
   ) {}
 
   start(): void {
@@ -123,9 +125,7 @@ export class SnapshotLoader {
   private async run(): Promise<void> {
     for (const table of this.tables) {
       this.lastFields = undefined;
-      await this.client.query(
-        `DECLARE weir_snapshot NO SCROLL CURSOR FOR SELECT * FROM ${qualified(table)}`,
-      );
+      await this.client.query(`DECLARE weir_snapshot NO SCROLL CURSOR FOR ${this.select(table)}`);
       for (;;) {
         while (this.rows.length >= this.maxBufferedRows && !this.stopped) await this.drained.wait();
         if (this.stopped) return;

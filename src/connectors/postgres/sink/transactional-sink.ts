@@ -18,7 +18,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
-import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
+import type { ReconcilableSink, ReconcileTarget } from '../../../core/replay.js';
+import type { SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { siblingModule } from '../../../util/threads/start-worker.js';
@@ -26,6 +27,7 @@ import { parseOptions } from '../../shared/config.js';
 import { transactionalSinkSchema } from '../config.js';
 import { connect, quoteLiteral, sessionFailure } from '../connection.js';
 import { isConnectionLost, PostgresReconnector, reconnectCounter } from '../reconnect.js';
+import { PostgresTableTarget } from './reconcile-target.js';
 import {
   loadSinkTable,
   type PostgresSinkOptions,
@@ -429,7 +431,7 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
  * > 0 on the server). Rows become visible when their checkpoint completes.
  * Upserts and deletes by key as {@link PostgresUpsertSink}.
  */
-export class PostgresTransactionalSink<T> implements Sink<T> {
+export class PostgresTransactionalSink<T> implements ReconcilableSink<T> {
   readonly name: string;
   readonly commitsOnCheckpoint = true;
   private readonly config: SinkConfig<T>;
@@ -447,5 +449,17 @@ export class PostgresTransactionalSink<T> implements Sink<T> {
 
   createWriter(context: SinkContext): TwoPhaseCommitWriter<T> {
     return new TransactionalWriter(this.config, this.prepareTimeoutMs, this.prefix, context);
+  }
+
+  /**
+   * The table for `weir reconcile`: rows by key (mode `upsert`: the sink
+   * upserts and deletes by key too), records turned into mutations as the
+   * writer does (no changelog unwrapping).
+   */
+  reconcileTarget(): ReconcileTarget<T> {
+    const config = this.config;
+    return new PostgresTableTarget(config, (batch, into) =>
+      mutationsOf(config, batch, this.name, into),
+    );
   }
 }

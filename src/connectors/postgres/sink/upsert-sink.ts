@@ -12,13 +12,15 @@ import type pg from 'pg';
 import { type Change, type ChangeKind, isChange } from '../../../core/changelog.js';
 import { userFunctionFailed, WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
-import type { Sink, SinkContext, SinkWriter, TwoPhaseCommitWriter } from '../../../core/sink.js';
+import type { ReconcilableSink, ReconcileTarget } from '../../../core/replay.js';
+import type { SinkContext, SinkWriter, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { Counter, MetricGroup } from '../../../metrics/registry.js';
 import { parseOptions } from '../../shared/config.js';
 import { upsertSinkSchema } from '../config.js';
 import { connect, sessionFailure } from '../connection.js';
 import { isConnectionLost, PostgresReconnector, reconnectCounter } from '../reconnect.js';
+import { PostgresTableTarget } from './reconcile-target.js';
 import {
   loadSinkTable,
   type PostgresSinkOptions,
@@ -302,7 +304,7 @@ class UpsertWriter<T> implements TwoPhaseCommitWriter<T> {
  * Accepts upsert changelogs: for `Change` records, `toMutation` receives the
  * changed row; `+I` and `+U` upsert it, `-D` deletes the row with its key.
  */
-export class PostgresUpsertSink<T> implements Sink<T> {
+export class PostgresUpsertSink<T> implements ReconcilableSink<T> {
   readonly name: string;
   readonly accepts = 'upsert';
   private readonly config: SinkConfig<T>;
@@ -317,5 +319,13 @@ export class PostgresUpsertSink<T> implements Sink<T> {
 
   createWriter(context: SinkContext): SinkWriter<T> {
     return new UpsertWriter(this.config, context);
+  }
+
+  /** The table for `weir reconcile`: rows by key (mode `upsert`), changelogs applied as the writer does. */
+  reconcileTarget(): ReconcileTarget<T> {
+    const config = this.config;
+    return new PostgresTableTarget(config, (batch, into) =>
+      mutationsOf(config, batch, this.name, into, true),
+    );
   }
 }
