@@ -6,16 +6,19 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assignSplits } from '../../src/connectors/generator/source/splits.js';
 import {
   CollectSink,
   type KeyedProcessFunction,
+  runJobModule,
   StreamEnvironment,
+  startJobModule,
   type ValueState,
 } from '../../src/index.js';
+import { RESCALE_JOB_RECORDS } from './fixtures/rescale-generator-job.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -163,6 +166,36 @@ describe('restoring generated input at another parallelism', () => {
       const after = await runToEnd((s) => job('collection', parallelism, s), savepoint);
       expect([...before, ...after].sort()).toEqual(oracle);
     }
+  });
+});
+
+describe('restoring generated input at another parallelism on worker threads', () => {
+  it('a savepoint taken on 2 workers at parallelism 2 restores at parallelism 4', {
+    timeout: 120_000,
+  }, async () => {
+    const job = resolve(import.meta.dirname, 'fixtures', 'rescale-generator-job.ts');
+    const expected = Array.from({ length: RESCALE_JOB_RECORDS }, (_, i) => `record ${i}`).sort();
+    const started = await startJobModule(job, {
+      parallelism: 2,
+      workers: 2,
+      batchSize: 20,
+      args: ['1000'],
+    });
+    // The workers report their metrics twice a second: stop once records flow.
+    while (started.client.metrics.total('weir_operator_records_out_total') === 0) await sleep(10);
+    const savepoint = await started.client.stopWithSavepoint(join(dir, 'savepoints'));
+    expect((await started.client.result).status).toBe('cancelled');
+    const before = started.collected<string>('out');
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.length).toBeLessThan(RESCALE_JOB_RECORDS);
+    const resumed = await runJobModule(job, {
+      parallelism: 4,
+      workers: 2,
+      batchSize: 20,
+      restoreFrom: savepoint,
+    });
+    expect(resumed.result.status).toBe('finished');
+    expect([...before, ...resumed.collected<string>('out')].sort()).toEqual(expected);
   });
 });
 
