@@ -1,5 +1,5 @@
 /**
- * The code samples of the user guides compile, and those of the testing guide
+ * The code samples of the README and the user guides compile, and those of the testing guide
  * pass. Every ```ts block of DOCS is type-checked as written (importing
  * `weir`, `weir/testing`, ... as a user would), each as its own module; a
  * block whose opening line names a file (```ts word-count.job.ts) is that
@@ -15,6 +15,8 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const DOCS = [
+  'README.md',
+  'docs/getting-started.md',
   'docs/testing-jobs.md',
   'docs/connectors/generator.md',
   'docs/connectors/collection.md',
