@@ -156,7 +156,13 @@ export {
   type RetractableAggregateFunction,
 } from './core/changelog.js';
 export type { Clock } from './core/clock.js';
-export { describeRecord, type ErrorDomain, WeirError, type WeirErrorCode } from './core/errors.js';
+export {
+  describeRecord,
+  type ErrorDomain,
+  WeirError,
+  type WeirErrorCode,
+  type WeirErrorDetails,
+} from './core/errors.js';
 export type {
   AggregateFunction,
   BroadcastElementContext,
@@ -188,7 +194,7 @@ export type {
 } from './core/lookup.js';
 export type { Counter, HistogramRecorder, MetricGroup, MetricLabels } from './core/metrics.js';
 export { OutputTag } from './core/output-tag.js';
-export type { RecordBatch } from './core/record-batch.js';
+export { NO_TIMESTAMP, type RecordBatch } from './core/record-batch.js';
 export {
   isReconcilableSink,
   isReplayableSource,
@@ -199,7 +205,13 @@ export {
   type ReplayRange,
   type WrittenRow,
 } from './core/replay.js';
-export type { Sink, SinkContext, SinkWriter } from './core/sink.js';
+export type {
+  CollectingSink,
+  Sink,
+  SinkContext,
+  SinkWriter,
+  TwoPhaseCommitWriter,
+} from './core/sink.js';
 export type { Json } from './core/snapshot.js';
 export type { PollStatus, Source, SourceContext, SourceReader } from './core/source.js';
 export type {
@@ -258,6 +270,7 @@ export {
 } from './runtime/checkpoint/checkpoint-storage.js';
 export { refuseRestoreBehindCommit } from './runtime/checkpoint/commit-guard.js';
 export type { CommitRecord } from './runtime/checkpoint/commit-record.js';
+export type { ExponentialDelaySettings } from './runtime/job/restart-strategy.js';
 export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
 export type { Row } from './sql/connectors/connector.js';
 export { type SourcePosition, SqlError } from './sql/sql-error.js';
@@ -271,3 +284,4 @@ export {
 export type { JsonValue } from './sql/types/values.js';
 export type { StateBackendOptions } from './state/create-backend.js';
 export { Serializers } from './state/serializers.js';
+export type { DeterministicRandom } from './util/random.js';

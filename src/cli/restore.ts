@@ -180,7 +180,7 @@ export function restoreHint(error: unknown, point: RestorePoint): string | undef
   if (/maxParallelism \d+ but the job has \d+/.test(message)) {
     return `run with --max-parallelism ${point.maxParallelism}, the value the ${point.kind} was taken with`;
   }
-  if (message.includes('source positions cannot be redistributed')) {
+  if (message.includes('positions cannot be redistributed')) {
     return "fix the source's parallelism in the job with .setParallelism(n) (n as when the checkpoint was taken), so --parallelism rescales only the other operators";
   }
   return undefined;

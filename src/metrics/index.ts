@@ -30,7 +30,12 @@ export type {
   JobGraphOperator,
   JobGraphTask,
 } from '../runtime/job/job-graph.js';
-export type { ExceptionEntry, JobMonitor, JobStatus } from '../runtime/job/job-monitor.js';
+export type {
+  ExceptionEntry,
+  JobMonitor,
+  JobStatus,
+  RestartEvent,
+} from '../runtime/job/job-monitor.js';
 export { ASYNC_METRICS } from '../runtime/operators/async/async-wait.js';
 export { LOOKUP_METRICS } from '../runtime/operators/async/lookup-join-function.js';
 export { BYTES_METRICS } from './connector-metrics.js';

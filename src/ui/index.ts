@@ -18,4 +18,10 @@ export type {
   OperatorMetrics,
   SubtaskMetrics,
 } from './job-view.js';
-export { DEFAULT_UI_PORT, startWebUi, type WebUi, type WebUiOptions } from './server.js';
+export {
+  DEFAULT_UI_PORT,
+  startWebUi,
+  type TlsOptions,
+  type WebUi,
+  type WebUiOptions,
+} from './server.js';

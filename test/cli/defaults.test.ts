@@ -31,6 +31,10 @@ describe('default parallelism', () => {
     expect(docs).not.toMatch(
       /`--parallelism N` +\| default parallelism of operators \(default 1\)/,
     );
+    const gettingStarted = readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8');
+    expect(gettingStarted.replace(/\s+/g, ' ')).toContain(
+      '`weir run` runs a job on one worker thread per core, and its default parallelism is the number of workers',
+    );
   });
 
   it('is the core count with default flags, and 1 with --workers 0', async () => {

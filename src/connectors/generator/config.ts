@@ -29,15 +29,14 @@ export const generatorSourceSchema = v.object({
   name: v.optional(v.string('must be a string')),
 });
 
+// An interface rather than a type alias, so that the API reference lists every option.
 /** Options of `GeneratorSource`. */
-export type GeneratorSourceOptions<T> = Omit<
-  OptionsOf<typeof generatorSourceSchema>,
-  'generate'
-> & {
+export interface GeneratorSourceOptions<T>
+  extends Omit<OptionsOf<typeof generatorSourceSchema>, 'generate'> {
   /**
    * Produces record number `index`. `random` is seeded from (seed, index), so
    * the record depends on nothing else: the same seed gives the same records
    * at any parallelism.
    */
   readonly generate: (index: number, random: DeterministicRandom) => T;
-};
+}

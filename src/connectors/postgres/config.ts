@@ -68,7 +68,10 @@ export const typeMappingSchema = v.object({
   unavailableValuePlaceholder: v.optional(v.string(), '__debezium_unavailable_value'),
 });
 
-/** How column values become event values (see {@link typeMappingSchema}). */
+/**
+ * How column values become event values (the `types` option of the CDC source and lookup table).
+ * @interface
+ */
 export type TypeMappingOptions = OptionsOf<typeof typeMappingSchema>;
 
 /** Receives warnings: retries after a lost connection, a slot retaining much WAL. Default `process.emitWarning`. */
@@ -158,7 +161,10 @@ export const cdcSchema = v.object({
   idleTimeoutMs: v.optional(atLeastZero, Number.POSITIVE_INFINITY),
 });
 
-/** Options of `postgresCdc`. */
+/**
+ * Options of `postgresCdc`.
+ * @interface
+ */
 export type PostgresCdcOptions = OptionsOf<typeof cdcSchema>;
 
 /** Entries of the options every PostgreSQL sink shares. */

@@ -17,5 +17,9 @@ export const printSinkSchema = v.object({
   ),
 });
 
-/** Options of `PrintSink`. */
+// `@interface`: the API reference lists every option rather than the inferred type.
+/**
+ * Options of `PrintSink`.
+ * @interface
+ */
 export type PrintSinkOptions = OptionsOf<typeof printSinkSchema>;

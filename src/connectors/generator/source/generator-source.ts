@@ -7,6 +7,7 @@ import { DeterministicRandom } from '../../../util/random.js';
 import { parseOptions } from '../../shared/config.js';
 import { refuseTimeRange } from '../../shared/replay-range.js';
 import { type GeneratorSourceOptions, generatorSourceSchema } from '../config.js';
+import { assignSplits, lowestSplit, splitsPosition } from './splits.js';
 
 export type { GeneratorSourceOptions } from '../config.js';
 
@@ -21,6 +22,13 @@ export type { GeneratorSourceOptions } from '../config.js';
 export class GeneratorSource<T> implements ReplayableSource<T> {
   readonly bounded: boolean;
   readonly parallelizable = true;
+  /**
+   * Its position is the records still to generate, as index progressions
+   * (splits, see splits.ts); on restore the readers share out the splits of
+   * every old subtask, so a checkpoint restores at any parallelism and each
+   * record is generated exactly once.
+   */
+  readonly rescalable = true;
   readonly name: string;
 
   constructor(private readonly options: GeneratorSourceOptions<T>) {
@@ -65,9 +73,15 @@ export class GeneratorSource<T> implements ReplayableSource<T> {
       rate === undefined
         ? context.batchSize
         : Math.max(1, Math.min(context.batchSize, Math.floor(rate / 50)));
-    // The restored position is the next index this subtask generates.
-    let next =
-      typeof context.restoredPosition === 'number' ? context.restoredPosition : subtaskIndex;
+    // The indices this subtask still generates: its own stride, or its share of a checkpoint's.
+    const splits = assignSplits(
+      this.name,
+      count,
+      subtaskIndex,
+      parallelism,
+      context.restoredPositions,
+      context.restoredPosition,
+    );
     let produced = 0;
     let startedAt = 0;
     let wakeUp: Promise<void> | undefined;
@@ -76,7 +90,8 @@ export class GeneratorSource<T> implements ReplayableSource<T> {
         startedAt = clock.now();
       },
       poll(): RecordBatch<T> | PollStatus {
-        if (next >= count) return 'end';
+        let split = lowestSplit(splits);
+        if (split === undefined || split.next >= count) return 'end';
         let n = chunk;
         if (rate !== undefined) {
           const due = Math.floor(((clock.now() - startedAt) * rate) / 1000) - produced;
@@ -91,16 +106,18 @@ export class GeneratorSource<T> implements ReplayableSource<T> {
         }
         const values: T[] = [];
         const timestamps: number[] = [];
-        while (n-- > 0 && next < count) {
-          values.push(generate(next, random.reseed(seed, next)));
+        while (n-- > 0 && split !== undefined && split.next < count) {
+          const index = split.next;
+          values.push(generate(index, random.reseed(seed, index)));
           timestamps.push(NO_TIMESTAMP);
-          next += parallelism;
+          split.next += split.step;
+          if (splits.length > 1) split = lowestSplit(splits);
         }
         produced += values.length;
         return { values, timestamps, keys: undefined };
       },
       available: () => wakeUp ?? Promise.resolve(),
-      snapshot: () => next,
+      snapshot: () => splitsPosition(splits),
       close() {},
     };
   }
