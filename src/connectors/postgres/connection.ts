@@ -6,6 +6,7 @@
 import pg from 'pg';
 import { invalidArgument } from '../../core/errors.js';
 import type { PostgresConnection } from './config.js';
+import { pgSsl, splitSsl } from './tls.js';
 
 export type { PostgresConnection } from './config.js';
 
@@ -18,6 +19,9 @@ export function clientConfig(
   connection: PostgresConnection,
   extra: { readonly replication?: boolean; readonly applicationName?: string } = {},
 ): pg.ClientConfig {
+  // TLS settings are Weir's to apply (see tls.ts); pg gets the rest.
+  const { rest, ssl } = splitSsl(connection);
+  connection = rest;
   const base: pg.ClientConfig =
     typeof connection === 'string'
       ? { connectionString: connection }
@@ -42,6 +46,7 @@ export function clientConfig(
     options: extraOptions === undefined ? SESSION_OPTIONS : `${SESSION_OPTIONS} ${extraOptions}`,
   };
   if (extra.replication === true) config.replication = 'database';
+  if (ssl !== undefined) config.ssl = pgSsl(ssl);
   return config;
 }
 

@@ -23,6 +23,7 @@ import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { isClusterUnreachable, KafkaReconnector, reconnectsCounter } from '../reconnect.js';
 import { consumerRecord, forEachRecord } from '../records.js';
+import { isSecurityFailure } from '../security.js';
 import {
   PartitionTime,
   type SourceTimeSpec,
@@ -130,7 +131,7 @@ export class AssignedReader<T> implements SourceReader<T> {
     this.bytesRead = bytesReadCounter(context.metrics);
     this.restored = parsePosition(context.restoredPosition, context.operatorId);
     this.reconnector = new KafkaReconnector(
-      config.connection.reconnect,
+      config.connection,
       `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
       { log: config.onWarning, counter: reconnectsCounter(context.metrics) },
     );
@@ -142,8 +143,9 @@ export class AssignedReader<T> implements SourceReader<T> {
   }
 
   async open(): Promise<void> {
-    this.admin = newAdmin(this.config.connection);
-    this.fetcher = newFetcher(this.config.connection, this.config.readCommitted ? 1 : 0);
+    const what = `Kafka source '${this.context.operatorId}' (subtask ${this.context.subtaskIndex})`;
+    this.admin = newAdmin(this.config.connection, what);
+    this.fetcher = newFetcher(this.config.connection, this.config.readCommitted ? 1 : 0, what);
     try {
       await this.reconnector.run(
         'read its partitions',
@@ -312,7 +314,7 @@ export class AssignedReader<T> implements SourceReader<T> {
           this.fail(cause);
           return;
         }
-        if (isClusterUnreachable(cause)) {
+        if (isClusterUnreachable(cause) || isSecurityFailure(cause)) {
           // Positions stay where they are; fetching resumes from them.
           try {
             await this.backoff(this.reconnector.failed(cause, 'fetch records', 'SOURCE_FAILED'));
