@@ -13,6 +13,7 @@ import type { SASLOptions } from '@platformatic/kafka';
 import * as v from 'valibot';
 import { WeirError } from '../../core/errors.js';
 import { fn, nonEmptyString } from '../shared/config.js';
+import { isTlsFailureCode } from '../shared/tls.js';
 
 /** Returns a fresh OAUTHBEARER token (a JWT, without the `Bearer ` prefix). */
 export type KafkaTokenProvider = () => string | Promise<string>;
@@ -182,21 +183,6 @@ const SASL_API_ERRORS = new Set([
   'ILLEGAL_SASL_STATE',
 ]);
 
-/** Node's codes of a certificate that does not verify. */
-const CERTIFICATE_CODES = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
 /** What went wrong when a connection could not be secured. */
 export interface SecurityFailure {
   readonly kind: 'sasl' | 'tls';
@@ -227,10 +213,7 @@ export function securityFailureOf(error: unknown): SecurityFailure | undefined {
       detail ??= `${message} [${x.apiId}]`;
     } else if (code === 'PLT_KFK_AUTHENTICATION') {
       kind ??= 'sasl';
-    } else if (
-      code !== undefined &&
-      (CERTIFICATE_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_OSSL_'))
-    ) {
+    } else if (code !== undefined && isTlsFailureCode(code)) {
       kind ??= 'tls';
       detail ??= `${message} [${code}]`;
     } else if (code === 'PLT_KFK_USER' && /TLS handshake failed/.test(message)) {

@@ -4,7 +4,8 @@
  * values decoded by the walsender have exactly the same text form.
  */
 import pg from 'pg';
-import { invalidArgument } from '../../core/errors.js';
+import { invalidArgument, WeirError } from '../../core/errors.js';
+import { tlsFailureOf } from '../shared/tls.js';
 import type { PostgresConnection } from './config.js';
 import { pgSsl, splitSsl } from './tls.js';
 
@@ -60,11 +61,30 @@ export async function connect(
   // listener an idle connection's error would crash the process. It is kept
   // to explain the next query's "not queryable" (see `sessionFailure`).
   client.on('error', (error) => sessionErrors.set(client, error));
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    throw tlsError(error, client) ?? error;
+  }
   return client;
 }
 
 const sessionErrors = new WeakMap<pg.Client, Error>();
+
+/**
+ * A failed TLS handshake as an error naming the server and what to check
+ * (a certificate does not fix itself: it is not retried as an outage).
+ */
+function tlsError(error: unknown, client: pg.Client): WeirError | undefined {
+  const failure = tlsFailureOf(error);
+  if (failure === undefined) return undefined;
+  return new WeirError(
+    'INVALID_ARGUMENT',
+    `PostgreSQL server ${client.host}:${client.port}: TLS handshake failed: ${failure.message} [${failure.code}]; ` +
+      'check sslrootcert (the CA that signed the server certificate), the host name in the certificate (verify-full), and sslcert/sslkey',
+    { cause: error, domain: 'user' },
+  );
+}
 
 /**
  * What a failed query on `client` is best reported as: a query on a session

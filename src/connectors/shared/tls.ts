@@ -1,0 +1,36 @@
+/**
+ * Telling a TLS handshake that failed (an untrusted or mismatched
+ * certificate, a refused client certificate, a bad key) from an outage:
+ * waiting does not fix it, so connectors report it at once.
+ */
+
+/** Node's codes of a peer certificate that does not verify. */
+const CERTIFICATE_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Whether an error code is one of a failed TLS handshake (certificates, alerts, keys). */
+export function isTlsFailureCode(code: string): boolean {
+  return CERTIFICATE_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_OSSL_');
+}
+
+/** The first error in `error`'s cause chain whose code says a TLS handshake failed. */
+export function tlsFailureOf(error: unknown): (Error & { code: string }) | undefined {
+  let e: unknown = error;
+  for (let depth = 0; depth < 8 && e !== null && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && isTlsFailureCode(code)) return e as Error & { code: string };
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
