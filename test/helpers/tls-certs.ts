@@ -106,3 +106,23 @@ export async function makeTestCertificates(): Promise<TestCertificates> {
     clientKeyFile: join(dir, 'client.key'),
   };
 }
+
+/** The client key encrypted with `password` (AES-256), in a new file beside it; returns its path. */
+export async function encryptedClientKey(
+  certs: TestCertificates,
+  password: string,
+): Promise<string> {
+  const file = join(certs.dir, `client-encrypted-${Date.now().toString(36)}.key`);
+  await openssl(
+    certs.dir,
+    'pkey',
+    '-in',
+    certs.clientKeyFile,
+    '-aes256',
+    '-passout',
+    `pass:${password}`,
+    '-out',
+    file,
+  );
+  return file;
+}

@@ -7,9 +7,7 @@
  * over secure connections and when a login is refused. Needs a private
  * broker with secure listeners.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { inspect, promisify } from 'node:util';
 import { Producer } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +16,7 @@ import { CollectSink, type JobClient, StreamEnvironment } from '../../src/index.
 import { generateToken } from '../../src/ui/rest-token.js';
 import { startWebUi, type WebUi } from '../../src/ui/server.js';
 import { startWeir } from '../cli/run-cli.js';
+import { encryptedClientKey } from '../helpers/tls-certs.js';
 import { send } from '../ui/http.js';
 import { uniqueTopic } from './helpers.js';
 import { type SecureBroker, startSecureBroker, unsecuredJwt } from './secure-broker.js';
@@ -59,17 +58,7 @@ function expectNoSecrets(where: string, text: string): void {
 beforeAll(async () => {
   process.on('warning', onWarning);
   sb = await startSecureBroker('kafka-credential-leak-test', PORT, USER, PASSWORD);
-  encryptedKeyFile = join(sb.certs.dir, 'client-encrypted.key');
-  await promisify(execFile)('openssl', [
-    'pkey',
-    '-in',
-    sb.certs.clientKeyFile,
-    '-aes256',
-    '-passout',
-    `pass:${KEY_PASSWORD}`,
-    '-out',
-    encryptedKeyFile,
-  ]);
+  encryptedKeyFile = await encryptedClientKey(sb.certs, KEY_PASSWORD);
   ui = await startWebUi({ port: 0, token: restToken });
 }, 240_000);
 

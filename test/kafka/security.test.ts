@@ -16,6 +16,7 @@ import {
   KafkaSource,
 } from '../../src/connectors/kafka/index.js';
 import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
+import { encryptedClientKey } from '../helpers/tls-certs.js';
 import { uniqueTopic } from './helpers.js';
 import { type SecureBroker, startSecureBroker, unsecuredJwt } from './secure-broker.js';
 
@@ -275,6 +276,25 @@ describe('Kafka security failures', () => {
     expect(error.message).toContain(
       `tls.caFile '${sb.certs.dir}/nowhere.pem' cannot be read (ENOENT)`,
     );
+  }, 60_000);
+
+  it('a client key that cannot be decrypted fails when the connector opens, without the password', async () => {
+    const keyFile = await encryptedClientKey(sb.certs, 'right-Key-pw');
+    const { error } = await failure(
+      {
+        brokers: sb.ssl,
+        tls: {
+          caFile: sb.certs.caFile,
+          certFile: sb.certs.clientCertFile,
+          keyFile,
+          keyPassword: 'wrong-Key-pw',
+        },
+      },
+      undefined,
+    );
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.message).toContain('the key cannot be decrypted with tls.keyPassword');
+    expect(error.message).not.toContain('wrong-Key-pw');
   }, 60_000);
 
   it('checks the options when the connector is made, without showing secrets', () => {

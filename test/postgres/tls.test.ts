@@ -18,7 +18,11 @@ import {
   postgresCdc,
 } from '../../src/connectors/postgres/index.js';
 import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
-import { makeTestCertificates, type TestCertificates } from '../helpers/tls-certs.js';
+import {
+  encryptedClientKey,
+  makeTestCertificates,
+  type TestCertificates,
+} from '../helpers/tls-certs.js';
 import { running, until } from './helpers.js';
 import { PrivatePostgres } from './private-server.js';
 
@@ -196,6 +200,25 @@ describe('PostgreSQL over TLS (verify-full, client certificate)', () => {
     await expect(env.execute('missing file')).rejects.toThrow(
       `sslrootcert '${certs.dir}/missing.pem' cannot be read (ENOENT)`,
     );
+    const env2 = new StreamEnvironment();
+    env2.fromArray([{ id: 9, name: 'nine' }]).sinkTo(
+      new PostgresUpsertSink({
+        connection: url({
+          sslmode: 'verify-full',
+          sslrootcert: certs.caFile,
+          sslcert: certs.clientCertFile,
+          sslkey: await encryptedClientKey(certs, 'right-Key-pw'),
+          sslpassword: 'wrong-Key-pw',
+        }),
+        table: 'mirror',
+      }),
+    );
+    const wrongKey = await env2.execute('wrong key password').then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(wrongKey?.message).toContain('the key cannot be decrypted with sslPassword');
+    expect(wrongKey?.message).not.toContain('wrong-Key-pw');
     expect(
       () =>
         new PostgresUpsertSink({

@@ -13,7 +13,7 @@ import type { SASLOptions } from '@platformatic/kafka';
 import * as v from 'valibot';
 import { WeirError } from '../../core/errors.js';
 import { fn, nonEmptyString } from '../shared/config.js';
-import { isTlsFailureCode } from '../shared/tls.js';
+import { checkKeyPair, isTlsFailureCode } from '../shared/tls.js';
 
 /** Returns a fresh OAUTHBEARER token (a JWT, without the `Bearer ` prefix). */
 export type KafkaTokenProvider = () => string | Promise<string>;
@@ -147,6 +147,7 @@ export function clientSecurity(
     if (tls.certFile !== undefined) options.cert = readPem(what, 'certFile', tls.certFile);
     if (tls.keyFile !== undefined) options.key = readPem(what, 'keyFile', tls.keyFile);
     if (tls.keyPassword !== undefined) options.passphrase = tls.keyPassword;
+    checkKeyPair(options, what, 'tls.');
     out.tls = options;
   }
   const sasl = settings.sasl;

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { invalidArgument, WeirError } from '../../core/errors.js';
+import { checkKeyPair } from '../shared/tls.js';
 
 /** The modes Weir supports; `allow` and `prefer` need a fallback to plaintext that `pg` cannot make. */
 export const SSL_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
@@ -146,6 +147,7 @@ export function pgSsl(ssl: SslSettings): TlsOptions | false {
   if (ssl.cert !== undefined) options.cert = readPem('sslcert', ssl.cert);
   if (ssl.key !== undefined) options.key = readPem('sslkey', ssl.key);
   if (ssl.password !== undefined) options.passphrase = ssl.password;
+  checkKeyPair(options, 'PostgreSQL connection', 'ssl');
   // libpq: `require` encrypts only, unless a root certificate is given (then as verify-ca).
   if (mode === 'require' && options.ca === undefined) options.rejectUnauthorized = false;
   else if (mode === 'require' || mode === 'verify-ca')

@@ -4,6 +4,9 @@
  * waiting does not fix it, so connectors report it at once.
  */
 
+import { createSecureContext } from 'node:tls';
+import { WeirError } from '../../core/errors.js';
+
 /** Node's codes of a peer certificate that does not verify. */
 const CERTIFICATE_CODES = new Set([
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -33,4 +36,36 @@ export function tlsFailureOf(error: unknown): (Error & { code: string }) | undef
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * Checks that a client key (decrypted with its password, if any) and its
+ * certificate can be used, when a connector opens: Node would otherwise
+ * throw from inside the client library's connect. Names the options with
+ * `prefix` (`tls.`, `ssl`), never the password.
+ */
+export function checkKeyPair(
+  options: { cert?: unknown; key?: unknown; passphrase?: string | undefined },
+  what: string,
+  prefix: string,
+): void {
+  if (options.key === undefined) return;
+  try {
+    createSecureContext({
+      cert: options.cert as string,
+      key: options.key as string,
+      ...(options.passphrase === undefined ? {} : { passphrase: options.passphrase }),
+    });
+  } catch (cause) {
+    const code = String((cause as { code?: unknown }).code ?? '');
+    const reason =
+      code === 'ERR_OSSL_BAD_DECRYPT' || /bad decrypt|bad password/i.test(String(cause))
+        ? `the key cannot be decrypted with ${prefix}${prefix === 'tls.' ? 'keyPassword' : 'Password'}`
+        : /KEY_VALUES_MISMATCH|does not match/i.test(`${code} ${String(cause)}`)
+          ? 'the key does not belong to the certificate'
+          : `the certificate or key is unusable (${(cause as Error).message})`;
+    throw new WeirError('INVALID_ARGUMENT', `${what}: ${reason} [${code || 'TLS'}]`, {
+      domain: 'user',
+    });
+  }
 }
