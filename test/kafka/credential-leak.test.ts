@@ -8,7 +8,7 @@
  * broker with secure listeners.
  */
 import { readFileSync } from 'node:fs';
-import { inspect, promisify } from 'node:util';
+import { inspect } from 'node:util';
 import { Producer } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KafkaFormats, KafkaSink, KafkaSource } from '../../src/connectors/kafka/index.js';
