@@ -7,6 +7,9 @@
  * fail at once with an error naming the broker and the mechanism, instead
  * of riding out the reconnect budget.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Producer } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -166,6 +169,71 @@ describe('Kafka over TLS and SASL', () => {
     // The sink's producer thread asks the writer's provider too.
     expect(asked).toBeGreaterThan(1);
   }, 120_000);
+
+  it('writes exactly-once (Kafka transactions) over SCRAM-SHA-512 and TLS', async () => {
+    const security: Security = {
+      brokers: sb.saslSsl,
+      tls: { caFile: sb.certs.caFile },
+      sasl: { mechanism: 'SCRAM-SHA-512', username: USER, password: PASSWORD },
+    };
+    const output = uniqueTopic('sec-eos');
+    const dir = await mkdtemp(join(tmpdir(), 'weir-sec-eos-'));
+    try {
+      const env = new StreamEnvironment({ checkpointing: { directory: dir, intervalMs: 200 } });
+      env.fromArray(Array.from({ length: 10 }, (_, i) => ({ id: i }))).sinkTo(
+        new KafkaSink<Ev>({
+          ...security,
+          topic: output,
+          format: KafkaFormats.json<Ev>(),
+          deliveryGuarantee: 'exactly-once',
+          transactionalIdPrefix: `${output}-tx`,
+          checkpointIntervalMs: 200,
+        }),
+      );
+      await env.execute('secure exactly-once');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    // read_committed: only committed transactions, each record once.
+    const ids = (await readAll(security, output)).map((v) => (JSON.parse(v) as Ev).id);
+    expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+  }, 90_000);
+
+  it("reads in mode 'group' (Kafka's group protocol) over SCRAM-SHA-256", async () => {
+    const input = uniqueTopic('sec-group');
+    await sb.broker.createTopic(input, 2);
+    await produce(
+      input,
+      Array.from({ length: 10 }, (_, i) => JSON.stringify({ id: i })),
+    );
+    const sink = new CollectSink<Ev>();
+    const env = new StreamEnvironment({ parallelism: 1 });
+    env
+      .fromSource(
+        new KafkaSource<Ev>({
+          brokers: sb.saslPlaintext,
+          sasl: { mechanism: 'SCRAM-SHA-256', username: USER, password: PASSWORD },
+          topics: [input],
+          format: KafkaFormats.json<Ev>(),
+          mode: 'group',
+          groupId: `${input}-group`,
+        }),
+      )
+      .sinkTo(sink);
+    const job = env.executeAsync('secure group');
+    let failed: unknown;
+    job.result.catch((e: unknown) => {
+      failed = e;
+    });
+    try {
+      await expect
+        .poll(() => (failed === undefined ? sink.values.length : -1), { timeout: 60_000 })
+        .toBeGreaterThanOrEqual(10);
+    } finally {
+      await job.cancel();
+    }
+    expect(new Set(sink.values.map((e) => e.id)).size).toBe(10);
+  }, 90_000);
 
   it('round-trips over mutual TLS (a client certificate)', async () => {
     expectRoundTrip(
