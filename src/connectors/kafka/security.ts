@@ -9,7 +9,6 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
-import type { SASLOptions } from '@platformatic/kafka';
 import * as v from 'valibot';
 import { WeirError } from '../../core/errors.js';
 import { fn, nonEmptyString } from '../shared/config.js';
@@ -132,14 +131,27 @@ function readPem(what: string, option: string, path: string): string {
 }
 
 /**
+ * The client's `sasl` setting (a subset of @platformatic/kafka's
+ * `SASLOptions`, declared here so that the published declarations of the
+ * options never load the client's types).
+ */
+export interface ClientSasl {
+  readonly mechanism: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512' | 'OAUTHBEARER';
+  readonly username?: string;
+  readonly password?: string;
+  readonly token?: string | KafkaTokenProvider;
+  readonly oauthBearerExtensions?: Record<string, string>;
+}
+
+/**
  * The client's `tls` and `sasl` settings, files read now. `what` names the
  * connector in the error a missing file raises.
  */
 export function clientSecurity(
   settings: SecuritySettings,
   what: string,
-): { tls?: TlsOptions; sasl?: SASLOptions } {
-  const out: { tls?: TlsOptions; sasl?: SASLOptions } = {};
+): { tls?: TlsOptions; sasl?: ClientSasl } {
+  const out: { tls?: TlsOptions; sasl?: ClientSasl } = {};
   const tls = settings.tls;
   if (tls !== undefined) {
     const options: TlsOptions = {};
