@@ -17,8 +17,12 @@ export class PrivateBroker {
   private readonly env: NodeJS.ProcessEnv;
   private readonly state: string;
 
-  /** `name` names the state directory (`.weir/<name>`); `port` + 1 is the controller's port. */
-  constructor(name: string, port: number) {
+  /**
+   * `name` names the state directory (`.weir/<name>`); `port` + 1 is the
+   * controller's port. `env` adds settings of scripts/kafka.sh (such as
+   * `WEIR_KAFKA_SECURE_DIR`, whose listeners take `port` + 2 to + 4).
+   */
+  constructor(name: string, port: number, env: Readonly<Record<string, string>> = {}) {
     this.state = join(ROOT, '.weir', name);
     this.brokers = [`127.0.0.1:${port}`];
     this.env = {
@@ -28,6 +32,7 @@ export class PrivateBroker {
       WEIR_KAFKA_STATE: this.state,
       // A busy machine may take a while to start a JVM.
       WEIR_KAFKA_READY_TIMEOUT: '180',
+      ...env,
     };
   }
 

@@ -17,13 +17,20 @@ export class PrivatePostgres {
   constructor(
     readonly port: number,
     readonly state = `${REPO}.weir/postgres-port-${port}`,
+    /** More settings of scripts/postgres.sh, such as `WEIR_PG_TLS_DIR`. */
+    private readonly env: Readonly<Record<string, string>> = {},
   ) {
     this.url = `postgres://weir:weir@127.0.0.1:${port}/weir`;
   }
 
   private async script(command: string): Promise<void> {
     await run('bash', [SCRIPT, command], {
-      env: { ...process.env, WEIR_PG_PORT: String(this.port), WEIR_PG_STATE: this.state },
+      env: {
+        ...process.env,
+        WEIR_PG_PORT: String(this.port),
+        WEIR_PG_STATE: this.state,
+        ...this.env,
+      },
       timeout: 120_000,
     });
   }
@@ -41,5 +48,10 @@ export class PrivatePostgres {
   /** Stops it at once, as a crash would (immediate shutdown: crash recovery on the next start). */
   crash(): Promise<void> {
     return this.script('crash');
+  }
+
+  /** Stops it and deletes its state. */
+  reset(): Promise<void> {
+    return this.script('reset');
   }
 }

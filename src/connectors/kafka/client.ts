@@ -15,6 +15,7 @@ import {
   initProducerIdV5,
 } from '@platformatic/kafka';
 import type { KafkaConnection } from './config.js';
+import { clientSecurity } from './security.js';
 import { filterAbortedTransactions } from './source/aborted-transactions.js';
 
 /** A topic partition with its current leader. */
@@ -26,23 +27,29 @@ export interface PartitionInfo {
   readonly leaderEpoch: number;
 }
 
-export function newAdmin(conn: KafkaConnection): Admin {
-  return new Admin({
+/**
+ * The options every client of a connection shares: brokers, client id,
+ * request timeout, and its `tls` and `sasl` settings (certificate files are
+ * read now). `what` names the connector in the error a missing file raises.
+ */
+export function clientBase(conn: KafkaConnection, what = 'Kafka connector') {
+  return {
     clientId: conn.clientId,
     bootstrapBrokers: conn.brokers,
     timeout: conn.requestTimeoutMs,
-    retries: 5,
-    retryDelay: 200,
-  });
+    ...clientSecurity(conn, what),
+  };
+}
+
+export function newAdmin(conn: KafkaConnection, what?: string): Admin {
+  return new Admin({ ...clientBase(conn, what), retries: 5, retryDelay: 200 });
 }
 
 /** A consumer used only for fetching and listing offsets; it never joins its group. */
-export function newFetcher(conn: KafkaConnection, isolationLevel: 0 | 1): Consumer {
+export function newFetcher(conn: KafkaConnection, isolationLevel: 0 | 1, what?: string): Consumer {
   return newConsumer({
-    clientId: conn.clientId,
+    ...clientBase(conn, what),
     groupId: `${conn.clientId}-weir-fetcher`,
-    bootstrapBrokers: conn.brokers,
-    timeout: conn.requestTimeoutMs,
     retries: 3,
     retryDelay: 200,
     isolationLevel,

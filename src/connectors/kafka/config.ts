@@ -19,6 +19,7 @@ import {
 import type { KafkaConsumerRecord } from './consumer-record.js';
 import type { KafkaFormat } from './formats.js';
 import { emitKafkaWarning, type KafkaReconnectSettings, kafkaReconnectEntry } from './reconnect.js';
+import { type KafkaSasl, type KafkaTls, saslEntry, tlsEntry, tlsOf } from './security.js';
 
 export { reasonOf } from '../shared/bad-records.js';
 
@@ -67,6 +68,17 @@ const connectionEntries = {
   reconnect: kafkaReconnectEntry,
   /** Receives the connector's warnings (each retry, each reconnection). Default `process.emitWarning`. */
   onWarning: v.optional(fn<(message: string) => void>(), () => emitKafkaWarning),
+  /**
+   * SASL login: `{ mechanism: 'PLAIN' | 'SCRAM-SHA-256' | 'SCRAM-SHA-512',
+   * username, password }` or `{ mechanism: 'OAUTHBEARER', token |
+   * tokenProvider, extensions? }`. Default: none. See docs/connectors/kafka.md.
+   */
+  sasl: saslEntry,
+  /**
+   * TLS: `true` (the CAs Node trusts) or `{ caFile?, certFile?, keyFile?,
+   * keyPassword? }` (PEM files, read when the connector opens). Default: plaintext.
+   */
+  tls: tlsEntry,
 };
 
 /** Where the Kafka cluster is. */
@@ -78,15 +90,23 @@ export interface KafkaConnection {
   readonly clientId: string;
   readonly requestTimeoutMs: number;
   readonly reconnect: KafkaReconnectSettings;
+  /** SASL login (an OAUTHBEARER `tokenProvider` is a function: see `workerConnection`). */
+  readonly sasl?: KafkaSasl | undefined;
+  /** TLS, file paths not yet read. */
+  readonly tls?: KafkaTls | undefined;
 }
 
 /** The connection settings of validated options. */
-export function connectionOf(options: KafkaConnection): KafkaConnection {
+export function connectionOf(
+  options: Omit<KafkaConnection, 'tls'> & { readonly tls?: true | KafkaTls | undefined },
+): KafkaConnection {
   return {
     brokers: [...options.brokers],
     clientId: options.clientId,
     requestTimeoutMs: options.requestTimeoutMs,
     reconnect: { ...options.reconnect },
+    ...(options.sasl === undefined ? {} : { sasl: options.sasl }),
+    ...(options.tls === undefined ? {} : { tls: tlsOf(options.tls) }),
   };
 }
 

@@ -4,7 +4,7 @@ import { Producer } from '@platformatic/kafka';
 import { describeRecord, WeirError } from '../../core/errors.js';
 import type { Counter, MetricGroup } from '../../metrics/registry.js';
 import { BAD_RECORDS_METRIC, BadRecordCounter, badRecordError } from '../shared/bad-records.js';
-import { apiErrors } from './client.js';
+import { apiErrors, clientBase } from './client.js';
 import type { KafkaBadRecordPolicy, KafkaConnection, KafkaDeadLetterTarget } from './config.js';
 import { reasonOf } from './config.js';
 import type { KafkaConsumerRecord } from './consumer-record.js';
@@ -14,6 +14,7 @@ import {
   reconnectsCounter,
   shortReason,
 } from './reconnect.js';
+import { isSecurityFailure } from './security.js';
 
 /** Counter of bad records of every policy (the same name as every source's). */
 export const KAFKA_BAD_RECORDS_METRIC = BAD_RECORDS_METRIC;
@@ -136,7 +137,7 @@ export class DeadLetters extends BadRecordCounter<KafkaDeadLetterTarget> {
       DEAD_LETTER_FAILURES_METRIC,
       'Attempts at writing dead letters that the Kafka brokers refused',
     );
-    this.reconnector = new KafkaReconnector(connection.reconnect, what, {
+    this.reconnector = new KafkaReconnector(connection, what, {
       log: warn,
       counter: reconnectsCounter(metrics),
     });
@@ -187,7 +188,7 @@ export class DeadLetters extends BadRecordCounter<KafkaDeadLetterTarget> {
         if (this.closed) throw this.failed(cause, first, total, attempt);
         // A producer that failed may hold a broken connection: start afresh.
         await this.closeProducer();
-        if (isClusterUnreachable(cause)) {
+        if (isClusterUnreachable(cause) || isSecurityFailure(cause)) {
           // Not a refusal: wait for the cluster within the outage budget.
           let wait: number;
           try {
@@ -218,9 +219,8 @@ export class DeadLetters extends BadRecordCounter<KafkaDeadLetterTarget> {
 
   private producerFor(): Producer {
     this.producer ??= new Producer({
+      ...clientBase(this.connection, this.what),
       clientId: `${this.connection.clientId}-dead-letters`,
-      bootstrapBrokers: this.connection.brokers,
-      timeout: this.connection.requestTimeoutMs,
       idempotent: true,
       autocreateTopics: true,
       retries: 5,

@@ -26,6 +26,7 @@ export {
 } from './dead-letter.js';
 export { type AvroSchema, type KafkaFormat, KafkaFormats } from './formats.js';
 export { KAFKA_RECONNECTS_METRIC, type KafkaReconnectOptions } from './reconnect.js';
+export type { KafkaTokenProvider } from './security.js';
 export { KafkaSink } from './sink/kafka-sink.js';
 export { KafkaSource } from './source/kafka-source.js';
 export { ownerOf } from './source/source-options.js';

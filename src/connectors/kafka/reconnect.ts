@@ -13,6 +13,7 @@ import {
   type ReconnectSettings,
   reconnectEntry,
 } from '../shared/reconnect.js';
+import { isSecurityFailure, type SecuritySettings, securityError } from './security.js';
 
 /** Counter: retries of a Kafka connector while the cluster could not be reached. */
 export const KAFKA_RECONNECTS_METRIC = 'weir_kafka_reconnects_total';
@@ -71,6 +72,8 @@ const LOST_MESSAGES =
  * could not be reached or is between leaders: an error worth waiting out.
  */
 export function isClusterUnreachable(error: unknown): boolean {
+  // A refused login or certificate comes wrapped in the client's network error.
+  if (isSecurityFailure(error)) return false;
   const seen = new Set<unknown>();
   const walk = (e: unknown, depth: number): boolean => {
     if (e === null || typeof e !== 'object' || depth > 6 || seen.has(e)) return false;
@@ -134,14 +137,46 @@ const KAFKA_OUTAGE: OutageKind = {
 
 /** The {@link Reconnector} of a Kafka connector. */
 export class KafkaReconnector extends Reconnector {
+  private readonly connector: string;
+  private readonly security:
+    | (SecuritySettings & { readonly brokers: readonly string[] })
+    | undefined;
+
   constructor(
-    settings: KafkaReconnectSettings,
+    /** The connection (whose `tls` and `sasl` name a refused login), or only its `reconnect` settings. */
+    settings:
+      | KafkaReconnectSettings
+      | (SecuritySettings & {
+          readonly brokers: readonly string[];
+          readonly reconnect: KafkaReconnectSettings;
+        }),
     /** Names the connector in messages, e.g. `Kafka source 'orders'`. */
     what: string,
     report: ReconnectReport,
     random?: () => number,
     now?: () => number,
   ) {
-    super(settings, what, KAFKA_OUTAGE, report, random, now);
+    const connection = 'reconnect' in settings ? settings : undefined;
+    super(
+      connection?.reconnect ?? (settings as KafkaReconnectSettings),
+      what,
+      KAFKA_OUTAGE,
+      report,
+      random,
+      now,
+    );
+    this.security = connection;
+    this.connector = what;
+  }
+
+  /**
+   * As {@link Reconnector.failed}, but a refused login or an untrusted
+   * certificate fails at once with an error naming the broker and the
+   * mechanism: waiting would not help.
+   */
+  override failed(cause: unknown, action: string, code: 'SOURCE_FAILED' | 'SINK_FAILED'): number {
+    const refused = securityError(cause, this.security ?? { brokers: [] }, this.connector, code);
+    if (refused !== undefined) throw refused;
+    return super.failed(cause, action, code);
   }
 }

@@ -6,34 +6,55 @@
 import * as v from 'valibot';
 import { fn, nonEmptyString, type OptionsOf, oneOf, positiveInt } from '../shared/config.js';
 import { emitPostgresWarning, postgresReconnectEntry } from './reconnect.js';
+import { type ObjectConnection, sslProblem } from './tls.js';
 
 const CONNECTION_RULE =
   'must be a postgres:// URL or an object with host, port, user, password, database';
 
 /** Where the database is: a `postgres://` URL, or its parts. */
-export const connectionSchema = v.union(
-  [
-    v.pipe(v.string(), v.minLength(1)),
-    v.object({
-      connectionString: v.optional(v.string()),
-      host: v.optional(v.string()),
-      port: v.optional(v.number()),
-      user: v.optional(v.string()),
-      password: v.optional(v.string()),
-      database: v.optional(v.string()),
-      /** Application name shown in `pg_stat_activity`. */
-      applicationName: v.optional(v.string()),
-      /** Extra server settings for the connector's sessions, e.g. `-c wal_sender_timeout=30s`. */
-      sessionOptions: v.optional(v.string()),
-    }),
-  ],
-  CONNECTION_RULE,
+export const connectionSchema = v.pipe(
+  v.union(
+    [
+      v.pipe(v.string(), v.minLength(1)),
+      v.object({
+        connectionString: v.optional(v.string()),
+        host: v.optional(v.string()),
+        port: v.optional(v.number()),
+        user: v.optional(v.string()),
+        password: v.optional(v.string()),
+        database: v.optional(v.string()),
+        /** Application name shown in `pg_stat_activity`. */
+        applicationName: v.optional(v.string()),
+        /** Extra server settings for the connector's sessions, e.g. `-c wal_sender_timeout=30s`. */
+        sessionOptions: v.optional(v.string()),
+        /**
+         * TLS as libpq's `sslmode`: `'disable'`, `'require'` (encrypted, not
+         * verified), `'verify-ca'` or `'verify-full'` (default when another
+         * `ssl*` setting is given). See docs/connectors/postgres.md.
+         */
+        sslMode: v.optional(v.string()),
+        /** PEM file of the CA(s) that signed the server certificate; `'system'` for the CAs Node trusts. */
+        sslRootCert: v.optional(v.string()),
+        /** PEM file of a client certificate (with `sslKey`). */
+        sslCert: v.optional(v.string()),
+        /** PEM file of the client certificate's key. */
+        sslKey: v.optional(v.string()),
+        /** Password of an encrypted `sslKey`. */
+        sslPassword: v.optional(v.string()),
+      }),
+    ],
+    CONNECTION_RULE,
+  ),
+  v.check(
+    (c) => sslProblem(c) === undefined,
+    (issue) => sslProblem(issue.input as string | ObjectConnection) ?? 'has unusable TLS settings',
+  ),
 );
 
 /** Where the database is: a `postgres://` URL, or its parts. */
 export type PostgresConnection = string | OptionsOf<v.ObjectSchema<ConnectionEntries, undefined>>;
 type ConnectionEntries = Extract<
-  (typeof connectionSchema)['options'][number],
+  (typeof connectionSchema)['pipe'][0]['options'][number],
   { type: 'object' }
 >['entries'];
 

@@ -4,8 +4,10 @@
  * values decoded by the walsender have exactly the same text form.
  */
 import pg from 'pg';
-import { invalidArgument } from '../../core/errors.js';
+import { invalidArgument, WeirError } from '../../core/errors.js';
+import { tlsFailureOf } from '../shared/tls.js';
 import type { PostgresConnection } from './config.js';
+import { pgSsl, splitSsl } from './tls.js';
 
 export type { PostgresConnection } from './config.js';
 
@@ -18,6 +20,9 @@ export function clientConfig(
   connection: PostgresConnection,
   extra: { readonly replication?: boolean; readonly applicationName?: string } = {},
 ): pg.ClientConfig {
+  // TLS settings are Weir's to apply (see tls.ts); pg gets the rest.
+  const { rest, ssl } = splitSsl(connection);
+  connection = rest;
   const base: pg.ClientConfig =
     typeof connection === 'string'
       ? { connectionString: connection }
@@ -42,6 +47,7 @@ export function clientConfig(
     options: extraOptions === undefined ? SESSION_OPTIONS : `${SESSION_OPTIONS} ${extraOptions}`,
   };
   if (extra.replication === true) config.replication = 'database';
+  if (ssl !== undefined) config.ssl = pgSsl(ssl);
   return config;
 }
 
@@ -55,11 +61,30 @@ export async function connect(
   // listener an idle connection's error would crash the process. It is kept
   // to explain the next query's "not queryable" (see `sessionFailure`).
   client.on('error', (error) => sessionErrors.set(client, error));
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    throw tlsError(error, client) ?? error;
+  }
   return client;
 }
 
 const sessionErrors = new WeakMap<pg.Client, Error>();
+
+/**
+ * A failed TLS handshake as an error naming the server and what to check
+ * (a certificate does not fix itself: it is not retried as an outage).
+ */
+function tlsError(error: unknown, client: pg.Client): WeirError | undefined {
+  const failure = tlsFailureOf(error);
+  if (failure === undefined) return undefined;
+  return new WeirError(
+    'INVALID_ARGUMENT',
+    `PostgreSQL server ${client.host}:${client.port}: TLS handshake failed: ${failure.message} [${failure.code}]; ` +
+      'check sslrootcert (the CA that signed the server certificate), the host name in the certificate (verify-full), and sslcert/sslkey',
+    { cause: error, domain: 'user' },
+  );
+}
 
 /**
  * What a failed query on `client` is best reported as: a query on a session

@@ -50,7 +50,29 @@ export function parseOptions<S extends OptionSchema>(
         : `${what} needs an options object, got ${describeRecord(input)}`,
     );
   }
-  throw toError(`${what}: ${path} ${issue.message}, got ${describe(issue.input)}`);
+  const shown = SECRET_NAME.test(path.slice(path.lastIndexOf('.') + 1))
+    ? `a ${typeof issue.input}`
+    : describe(withoutSecrets(issue.input));
+  throw toError(`${what}: ${path} ${issue.message}, got ${shown}`);
+}
+
+/**
+ * Options whose values are never shown in a message: passwords, tokens, key
+ * passwords, and connection strings (which may hold a password).
+ */
+const SECRET_NAME = /password|passphrase|secret|token|^connection/i;
+
+/** `value` with the values of secret options (at any depth) replaced by `'***'`. */
+function withoutSecrets(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object' || depth > 4) return value;
+  if (value instanceof RegExp) return value;
+  if (Array.isArray(value)) return value.map((x) => withoutSecrets(x, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, x]) => [
+      k,
+      SECRET_NAME.test(k) && typeof x !== 'function' ? '***' : withoutSecrets(x, depth + 1),
+    ]),
+  );
 }
 
 /** Fallback message of a check that declares none: what valibot expected. */

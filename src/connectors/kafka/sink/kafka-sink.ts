@@ -19,6 +19,7 @@ import {
   type SinkConfig,
   sinkConfig,
 } from './sink-options.js';
+import { clientSecurity, type KafkaTokenProvider } from '../security.js';
 import type {
   Notice,
   PackedBatch,
@@ -90,14 +91,24 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly aborted: Counter;
   private readonly reconnects: Counter;
   private closed = false;
+  private readonly tokenProvider: KafkaTokenProvider | undefined;
 
   constructor(
     private readonly config: SinkConfig<T>,
     private readonly context: SinkContext,
   ) {
+    // Certificate files are read now, so a missing one fails the writer when it opens.
+    clientSecurity(config.connection, `Kafka sink '${context.operatorId}'`);
     this.worker = startWorker(siblingModule('producer-worker', import.meta.url));
+    const { sasl } = config.connection;
+    // A function cannot go to another thread: the producer asks this one for tokens.
+    const fromWriter = sasl?.mechanism === 'OAUTHBEARER' && sasl.tokenProvider !== undefined;
+    this.tokenProvider = fromWriter ? sasl.tokenProvider : undefined;
     const workerConfig: WorkerConfig = {
-      connection: config.connection,
+      connection: fromWriter
+        ? { ...config.connection, sasl: { ...sasl, tokenProvider: undefined } }
+        : config.connection,
+      tokenFromWriter: fromWriter,
       exactlyOnce: config.exactlyOnce,
       transactionalIdPrefix: config.prefix,
       transactionTimeoutMs: config.transactionTimeoutMs,
@@ -160,6 +171,9 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       case 'warning':
         this.config.onWarning(n.message);
         return;
+      case 'token-wanted':
+        void this.sendToken();
+        return;
       case 'done': {
         const call = this.pendingCalls.get(n.id);
         this.pendingCalls.delete(n.id);
@@ -167,6 +181,20 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
         else call?.reject(this.error(n.error));
       }
     }
+  }
+
+  /** Asks the OAUTHBEARER token provider for a token, for the producer thread. */
+  private sendToken(): Promise<void> {
+    const provider = this.tokenProvider;
+    if (provider === undefined) return Promise.resolve();
+    return (async () => provider())().then(
+      (token) => this.worker.postMessage({ op: 'token', token: String(token) } satisfies Request),
+      (e: unknown) =>
+        this.worker.postMessage({
+          op: 'token',
+          error: `the OAUTHBEARER tokenProvider failed: ${e instanceof Error ? e.message : String(e)}`,
+        } satisfies Request),
+    );
   }
 
   private error(message: string): WeirError {
@@ -325,7 +353,10 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     return this.call((id) => ({ op: 'commit', id, committables: mine }));
   }
 
-  recover(committables: readonly Json[]): Promise<void> {
+  async recover(committables: readonly Json[]): Promise<void> {
+    // The producer thread gets a first token before it connects: during a
+    // checkpoint flush this thread is blocked and cannot run the provider.
+    if (this.tokenProvider !== undefined) await this.sendToken();
     return this.call((id) => ({
       op: 'recover',
       id,

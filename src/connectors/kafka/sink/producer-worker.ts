@@ -13,13 +13,14 @@ import { syncReplier } from '../../../util/threads/sync-channel.js';
 import {
   apiErrors,
   brokerConfig,
+  clientBase,
   endTransaction,
   hasApiError,
   initTransactionalId,
   newAdmin,
   transactionCoordinator,
 } from '../client.js';
-import { reasonOf } from '../config.js';
+import { type KafkaConnection, reasonOf } from '../config.js';
 import { KafkaReconnector } from '../reconnect.js';
 import type {
   Notice,
@@ -59,6 +60,51 @@ let control: Promise<void> = Promise.resolve();
 let recovered: Promise<void> | undefined;
 /** Rides out an unreachable cluster; created on 'init'. */
 let reconnector!: KafkaReconnector;
+/** The connection, with an OAUTHBEARER token provider that asks the writer where it has one. */
+let connection!: KafkaConnection;
+/** A flush or pre-commit is running: the writer's thread is blocked and cannot answer. */
+let syncCalls = 0;
+let lastToken: string | undefined;
+let tokenWaiters: { resolve: (token: string) => void; reject: (e: Error) => void }[] = [];
+
+function what(): string {
+  return `Kafka sink '${config.operatorId}' (subtask ${config.subtaskIndex})`;
+}
+
+/**
+ * A token from the writer's `tokenProvider`. While the writer's thread waits
+ * for a flush it cannot run the provider, so the last token is used then
+ * (a connection made during a flush is the rare case).
+ */
+function tokenFromWriter(): Promise<string> {
+  if (syncCalls > 0 && lastToken !== undefined) return Promise.resolve(lastToken);
+  return new Promise((resolve, reject) => {
+    tokenWaiters.push({ resolve, reject });
+    if (tokenWaiters.length === 1) notify({ kind: 'token-wanted' });
+  });
+}
+
+/** A flush or pre-commit begins: the writer's thread blocks, so waiting tokens come from the last one. */
+function syncCallStarted(): void {
+  syncCalls++;
+  if (lastToken !== undefined && tokenWaiters.length > 0) tokenArrived(lastToken, undefined);
+}
+
+function tokenArrived(token: string | undefined, error: string | undefined): void {
+  const waiters = tokenWaiters;
+  tokenWaiters = [];
+  if (token !== undefined) lastToken = token;
+  for (const w of waiters) {
+    if (token !== undefined) w.resolve(token);
+    else w.reject(new Error(error ?? 'no OAUTHBEARER token'));
+  }
+}
+
+function workerConnection(c: WorkerConfig): KafkaConnection {
+  const sasl = c.connection.sasl;
+  if (!c.tokenFromWriter || sasl?.mechanism !== 'OAUTHBEARER') return c.connection;
+  return { ...c.connection, sasl: { ...sasl, tokenProvider: tokenFromWriter } };
+}
 
 /**
  * Errors of a transaction coordinator that is busy for a moment (the previous
@@ -144,8 +190,7 @@ function transactionalId(subtask: number, seq: number): string {
 
 function producerOptions(extra: object) {
   return {
-    clientId: config.connection.clientId,
-    bootstrapBrokers: config.connection.brokers,
+    ...clientBase(connection, what()),
     idempotent: true,
     acks: config.acks,
     retries: 5,
@@ -407,33 +452,39 @@ port.on('message', (m: Request) => {
   switch (m.op) {
     case 'init':
       config = m.config;
+      connection = workerConnection(config);
       replySync = syncReplier(m.sync);
-      admin = newAdmin(config.connection);
-      reconnector = new KafkaReconnector(
-        config.connection.reconnect,
-        `Kafka sink '${config.operatorId}' (subtask ${config.subtaskIndex})`,
-        {
-          log: (message) => notify({ kind: 'warning', message }),
-          counter: { inc: () => notify({ kind: 'stat', name: 'reconnects', count: 1 }) },
-        },
-      );
+      admin = newAdmin(connection, what());
+      reconnector = new KafkaReconnector(connection, what(), {
+        log: (message) => notify({ kind: 'warning', message }),
+        counter: { inc: () => notify({ kind: 'stat', name: 'reconnects', count: 1 }) },
+      });
       return;
     case 'send':
       for (const msg of unpack(m.batch)) queue.push(msg);
       if (recovered !== undefined) void recovered.then(() => pump());
       return;
     case 'flush':
-      withTimeout(flush(), config.flushTimeoutMs, 'flushing the Kafka sink').then(
-        () => replySync({ ok: true }),
-        (e: unknown) => replySync({ ok: false, error: reasonOf(e) }),
-      );
+      syncCallStarted();
+      withTimeout(flush(), config.flushTimeoutMs, 'flushing the Kafka sink')
+        .finally(() => syncCalls--)
+        .then(
+          () => replySync({ ok: true }),
+          (e: unknown) => replySync({ ok: false, error: reasonOf(e) }),
+        );
       return;
     case 'preCommit':
-      withTimeout(preCommit(), config.flushTimeoutMs, 'flushing the Kafka transaction').then(
-        (committable) =>
-          replySync(committable === undefined ? { ok: true } : { ok: true, committable }),
-        (e: unknown) => replySync({ ok: false, error: reasonOf(e) }),
-      );
+      syncCallStarted();
+      withTimeout(preCommit(), config.flushTimeoutMs, 'flushing the Kafka transaction')
+        .finally(() => syncCalls--)
+        .then(
+          (committable) =>
+            replySync(committable === undefined ? { ok: true } : { ok: true, committable }),
+          (e: unknown) => replySync({ ok: false, error: reasonOf(e) }),
+        );
+      return;
+    case 'token':
+      tokenArrived(m.token, m.error);
       return;
     case 'recover':
       recovered = recover(m.committables).then(() => {

@@ -3,7 +3,10 @@ import type { SyncChannelEnd } from '../../../util/threads/sync-channel.js';
 import type { KafkaConnection } from '../config.js';
 
 export interface WorkerConfig {
+  /** Plain data: an OAUTHBEARER `tokenProvider` stays with the writer (see `tokenFromWriter`). */
   readonly connection: KafkaConnection;
+  /** OAUTHBEARER tokens come from the writer's `tokenProvider`: ask with a `token-wanted` notice. */
+  readonly tokenFromWriter: boolean;
   readonly exactlyOnce: boolean;
   readonly transactionalIdPrefix: string;
   readonly transactionTimeoutMs: number;
@@ -61,7 +64,9 @@ export type Request =
   | { readonly op: 'preCommit' }
   | { readonly op: 'commit'; readonly id: number; readonly committables: TransactionCommittable[] }
   | { readonly op: 'recover'; readonly id: number; readonly committables: TransactionCommittable[] }
-  | { readonly op: 'close'; readonly id: number };
+  | { readonly op: 'close'; readonly id: number }
+  /** The answer to a `token-wanted` notice: a token, or why the provider failed. */
+  | { readonly op: 'token'; readonly token?: string; readonly error?: string };
 
 /** Replies on the synchronous port. */
 export type SyncReply =
@@ -75,6 +80,8 @@ export type Notice =
   | { readonly kind: 'done'; readonly id: number; readonly error?: string }
   /** A retry while the cluster is unreachable, or the reconnection after it: for the sink's log. */
   | { readonly kind: 'warning'; readonly message: string }
+  /** The producer logs in with OAUTHBEARER: the writer's `tokenProvider` is asked for a token. */
+  | { readonly kind: 'token-wanted' }
   | {
       readonly kind: 'stat';
       readonly name: 'committed' | 'aborted' | 'reconnects';

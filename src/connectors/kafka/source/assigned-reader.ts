@@ -25,6 +25,7 @@ import { isClusterUnreachable, KafkaReconnector, reconnectsCounter } from '../re
 import { consumerRecord, forEachRecord } from '../records.js';
 import { resolveBound } from './offset-bounds.js';
 import { Partition } from './partition-buffer.js';
+import { isSecurityFailure } from '../security.js';
 import {
   PartitionTime,
   type SourceTimeSpec,
@@ -93,7 +94,7 @@ export class AssignedReader<T> implements SourceReader<T> {
     this.restored = parsePosition(context.restoredPosition, context.operatorId, 'offsets');
     this.restoredEnds = parsePosition(context.restoredPosition, context.operatorId, 'ends');
     this.reconnector = new KafkaReconnector(
-      config.connection.reconnect,
+      config.connection,
       `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
       { log: config.onWarning, counter: reconnectsCounter(context.metrics) },
     );
@@ -105,8 +106,9 @@ export class AssignedReader<T> implements SourceReader<T> {
   }
 
   async open(): Promise<void> {
-    this.admin = newAdmin(this.config.connection);
-    this.fetcher = newFetcher(this.config.connection, this.config.readCommitted ? 1 : 0);
+    const what = `Kafka source '${this.context.operatorId}' (subtask ${this.context.subtaskIndex})`;
+    this.admin = newAdmin(this.config.connection, what);
+    this.fetcher = newFetcher(this.config.connection, this.config.readCommitted ? 1 : 0, what);
     try {
       await this.reconnector.run(
         'read its partitions',
@@ -319,7 +321,7 @@ export class AssignedReader<T> implements SourceReader<T> {
           this.fail(cause);
           return;
         }
-        if (isClusterUnreachable(cause)) {
+        if (isClusterUnreachable(cause) || isSecurityFailure(cause)) {
           // Positions stay where they are; fetching resumes from them.
           try {
             await this.backoff(this.reconnector.failed(cause, 'fetch records', 'SOURCE_FAILED'));

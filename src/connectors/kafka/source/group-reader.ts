@@ -5,10 +5,11 @@ import type { Json } from '../../../core/snapshot.js';
 import type { PollStatus, SourceContext, SourceReader } from '../../../core/source.js';
 import { bytesReadCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
-import { newAdmin, newConsumer, topicsMatching } from '../client.js';
+import { clientBase, newAdmin, newConsumer, topicsMatching } from '../client.js';
 import { reasonOf } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
+import { securityError } from '../security.js';
 import {
   PartitionTime,
   type SourceTimeSpec,
@@ -53,6 +54,11 @@ export class GroupReader<T> implements SourceReader<T> {
   private assigned = new Set<string>();
   private lastWatermark = Number.NEGATIVE_INFINITY;
 
+  /** Names the reader in messages. */
+  private get what(): string {
+    return `Kafka source '${this.context.operatorId}' (subtask ${this.context.subtaskIndex})`;
+  }
+
   constructor(
     private readonly config: SourceConfig<T>,
     private readonly context: SourceContext,
@@ -78,18 +84,18 @@ export class GroupReader<T> implements SourceReader<T> {
     const conn = this.config.connection;
     let topics = this.config.topics === undefined ? [] : [...this.config.topics];
     if (this.config.topicPattern !== undefined) {
-      const admin = newAdmin(conn);
+      const admin = newAdmin(conn, this.what);
       try {
         topics = await topicsMatching(admin, this.config.topicPattern);
+      } catch (cause) {
+        throw securityError(cause, conn, this.what, 'SOURCE_FAILED') ?? cause;
       } finally {
         await admin.close();
       }
     }
     this.consumer = newConsumer({
-      clientId: conn.clientId,
+      ...clientBase(conn, this.what),
       groupId: this.config.groupId!,
-      bootstrapBrokers: conn.brokers,
-      timeout: conn.requestTimeoutMs,
       sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
       rebalanceTimeout: 15_000,
@@ -119,6 +125,8 @@ export class GroupReader<T> implements SourceReader<T> {
       });
     } catch (cause) {
       await Promise.resolve(this.consumer.close(true)).catch(() => {});
+      const refused = securityError(cause, conn, this.what, 'SOURCE_FAILED');
+      if (refused !== undefined) throw refused;
       throw new WeirError(
         'SOURCE_FAILED',
         `Kafka source '${this.context.operatorId}' cannot join group '${this.config.groupId}': ${reasonOf(cause)}`,
