@@ -24,7 +24,29 @@ export {
   KAFKA_BAD_RECORDS_METRIC,
 } from './dead-letter.js';
 export { type AvroSchema, type KafkaFormat, KafkaFormats } from './formats.js';
+export type { ProtobufDescriptor, ProtobufLongs } from './protobuf-schema.js';
 export { KAFKA_RECONNECTS_METRIC, type KafkaReconnectOptions } from './reconnect.js';
+export {
+  type CompatibilityResult,
+  type RegisteredSchema,
+  type RegistryClientOptions,
+  type SchemaDefinition,
+  type SchemaReference,
+  SchemaRegistryClient,
+  SchemaRegistryError,
+  type SchemaType,
+  type SubjectVersion,
+} from './registry/client.js';
+export {
+  type JsonSchema,
+  type RegistryAvroOptions,
+  type RegistryFormatOptions,
+  RegistryFormats,
+  type RegistryJsonSchemaOptions,
+  type RegistryProtobufOptions,
+} from './registry/formats.js';
+export type { RegistryTlsOptions } from './registry/http.js';
+export type { SubjectNameStrategy } from './registry/subject.js';
 export { KafkaSink } from './sink/kafka-sink.js';
 export { KafkaSource } from './source/kafka-source.js';
 export { ownerOf } from './source/source-options.js';

@@ -134,6 +134,8 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly aborted: Counter;
   private readonly reconnects: Counter;
   private closed = false;
+  /** Until the format is ready to serialize (see prepareFormat). */
+  private formatReady: Promise<void> | undefined;
 
   constructor(
     private readonly config: SinkConfig<T>,
@@ -177,10 +179,37 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       'Transactions left open by an earlier run and aborted on start',
     );
     this.reconnects = reconnectsCounter(m);
+    this.formatReady = this.prepareFormat();
     m.gauge(
       'weir_kafka_sink_outstanding_records',
       'Records not yet acknowledged by the brokers',
       () => this.outstanding,
+    );
+  }
+
+  /**
+   * A format that registers or looks up its schema (a schema registry) does
+   * so now; `blocked()` holds the task, so nothing is written before it has.
+   */
+  private prepareFormat(): Promise<void> | undefined {
+    const ready = this.config.format.prepareToWrite?.(this.config.fixedTopic);
+    return ready?.then(
+      () => {
+        this.formatReady = undefined;
+      },
+      (cause: unknown) => {
+        this.formatReady = undefined;
+        const id = this.context.operatorId;
+        this.failure ??=
+          cause instanceof WeirError
+            ? new WeirError(cause.code, `Kafka sink '${id}': ${cause.message}`, {
+                cause,
+                domain: cause.domain,
+                retriable: cause.retriable,
+                operatorId: id,
+              })
+            : this.error(cause instanceof Error ? cause.message : String(cause));
+      },
     );
   }
 
@@ -341,6 +370,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   }
 
   blocked(): Promise<void> | undefined {
+    if (this.formatReady !== undefined) return this.formatReady;
     if (this.failure !== undefined || this.outstanding < this.config.maxBufferedRecords)
       return undefined;
     if (this.drained === undefined) {

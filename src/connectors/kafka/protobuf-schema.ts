@@ -1,0 +1,136 @@
+/**
+ * Protobuf schemas through protobufjs: parsing `.proto` text or a protobufjs
+ * JSON descriptor, finding a message type, its Confluent message indexes,
+ * and turning messages into plain objects and back.
+ */
+import protobuf from 'protobufjs';
+import { invalidArgument } from '../../core/errors.js';
+
+/** A parsed schema file: its root, and the namespace of its `package` (the root without one). */
+export interface ProtoFile {
+  readonly root: protobuf.Root;
+  readonly scope: protobuf.Namespace;
+}
+
+/** A protobufjs JSON descriptor (`Root.toJSON()`, or `pbjs -t json`). */
+export type ProtobufDescriptor = protobuf.INamespace;
+
+/** How 64-bit integers come out of decoding: numbers (exact up to 2^53) or decimal strings. */
+export type ProtobufLongs = 'number' | 'string';
+
+/** Parses `.proto` text (field names kept as written, not camel-cased). */
+export function parseProto(text: string, what: string): ProtoFile {
+  try {
+    const parsed = protobuf.parse(text, { keepCase: true });
+    parsed.root.resolveAll();
+    const scope = parsed.package === undefined ? parsed.root : parsed.root.lookup(parsed.package);
+    if (!(scope instanceof protobuf.Namespace)) throw new Error(`no package ${parsed.package}`);
+    return { root: parsed.root, scope };
+  } catch (cause) {
+    throw invalidArgument(`${what}: invalid .proto schema: ${messageOf(cause)}`);
+  }
+}
+
+/** Loads a {@link ProtobufDescriptor}. */
+export function protoFromDescriptor(descriptor: ProtobufDescriptor, what: string): ProtoFile {
+  try {
+    const root = protobuf.Root.fromJSON(descriptor);
+    root.resolveAll();
+    return { root, scope: root };
+  } catch (cause) {
+    throw invalidArgument(`${what}: invalid protobuf descriptor: ${messageOf(cause)}`);
+  }
+}
+
+function messageTypes(ns: protobuf.NamespaceBase): protobuf.Type[] {
+  return ns.nestedArray.filter((x): x is protobuf.Type => x instanceof protobuf.Type);
+}
+
+/** The message named `name` (full or relative to the package), or the file's first message. */
+export function messageType(
+  file: ProtoFile,
+  name: string | undefined,
+  what: string,
+): protobuf.Type {
+  if (name === undefined) {
+    const first = messageTypes(file.scope)[0];
+    if (first === undefined) throw invalidArgument(`${what}: the schema declares no message`);
+    return first;
+  }
+  const found = file.scope.lookup(name) ?? file.root.lookup(name);
+  if (!(found instanceof protobuf.Type))
+    throw invalidArgument(`${what}: the schema has no message '${name}'`);
+  return found;
+}
+
+/** The full name of a message, without protobufjs' leading dot. */
+export function fullNameOf(type: protobuf.Type): string {
+  return type.fullName.replace(/^\./, '');
+}
+
+/** The path of indexes of a message through the file's messages and their nested messages. */
+export function messageIndexesOf(file: ProtoFile, type: protobuf.Type): number[] {
+  const path: number[] = [];
+  let at: protobuf.ReflectionObject = type;
+  while (at !== file.scope) {
+    const parent: protobuf.Namespace | null = at.parent;
+    if (parent === null)
+      throw new Error(`message ${type.fullName} is outside the schema's package`);
+    path.unshift(messageTypes(parent).indexOf(at as protobuf.Type));
+    at = parent;
+  }
+  return path;
+}
+
+/** The message at a path of indexes (see {@link messageIndexesOf}). */
+export function messageAt(file: ProtoFile, indexes: readonly number[]): protobuf.Type {
+  let ns: protobuf.NamespaceBase = file.scope;
+  let type: protobuf.Type | undefined;
+  for (const i of indexes) {
+    type = messageTypes(ns)[i];
+    if (type === undefined) throw new Error(`the schema has no message at indexes [${indexes}]`);
+    ns = type;
+  }
+  if (type === undefined) throw new Error('empty message indexes');
+  return type;
+}
+
+/** Decodes one message into a plain object (enums as names, defaults filled in). */
+export function decodeMessage<T>(type: protobuf.Type, bytes: Uint8Array, longs: ProtobufLongs): T {
+  const message = type.decode(bytes);
+  return type.toObject(message, {
+    longs: longs === 'string' ? String : Number,
+    enums: String,
+    defaults: true,
+    arrays: true,
+    objects: true,
+  }) as T;
+}
+
+/**
+ * Encodes a plain object (enum names or numbers, 64-bit integers as numbers,
+ * strings or bigints) after checking it against the message.
+ */
+export function encodeMessage(type: protobuf.Type, value: unknown): Buffer {
+  const message = type.fromObject(toPlainLongs(value) as Record<string, unknown>);
+  const problem = type.verify(message);
+  if (problem !== null) throw new Error(`protobuf: value does not match ${type.name}: ${problem}`);
+  const bytes = type.encode(message).finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/** protobufjs reads 64-bit integers from numbers and strings, not bigints. */
+function toPlainLongs(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return value.map(toPlainLongs);
+  if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toPlainLongs(v);
+    return out;
+  }
+  return value;
+}
+
+function messageOf(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}

@@ -1,0 +1,469 @@
+/**
+ * Schema registry formats against a real registry (scripts/registry.sh:
+ * Apicurio Registry's Confluent-compatible API) and the test broker:
+ * round trips, schema evolution, caching, bad framing, subject naming, and
+ * plain Protobuf.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type AvroSchema,
+  type KafkaBadRecordPolicy,
+  type KafkaConsumerRecord,
+  type KafkaFormat,
+  KafkaFormats,
+  KafkaSink,
+  KafkaSource,
+  RegistryFormats,
+  SchemaRegistryClient,
+} from '../../src/connectors/kafka/index.js';
+import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
+import { BROKERS, createTopic, produce, readAll, uniqueTopic } from './helpers.js';
+
+const REGISTRY_URL = `http://127.0.0.1:${process.env.WEIR_REGISTRY_PORT ?? '58081'}/apis/ccompat/v7`;
+
+const registryClient = () => new SchemaRegistryClient({ url: REGISTRY_URL });
+
+/** Writes `values` to `topic` through a job with a Kafka sink. */
+async function write<T>(
+  topic: string,
+  format: KafkaFormat<T>,
+  values: readonly T[],
+): Promise<void> {
+  const env = new StreamEnvironment();
+  env.fromArray([...values]).sinkTo(new KafkaSink<T>({ brokers: BROKERS, topic, format }));
+  await env.execute('write');
+}
+
+/** Reads `topic` to its end under `onError`: what passed. */
+async function read<T>(
+  topic: string,
+  format: KafkaFormat<T>,
+  onError: KafkaBadRecordPolicy = 'fail',
+): Promise<T[]> {
+  const env = new StreamEnvironment();
+  const sink = new CollectSink<T>();
+  env
+    .fromSource(
+      new KafkaSource<T>({ brokers: BROKERS, topics: [topic], format, onError, stopAt: 'latest' }),
+    )
+    .sinkTo(sink);
+  await env.execute('read');
+  return sink.values;
+}
+
+const raw = (topic: string) =>
+  readAll<KafkaConsumerRecord['value']>(
+    topic,
+    KafkaFormats.bytes() as KafkaFormat<Buffer | undefined>,
+  );
+
+async function letters(topic: string): Promise<KafkaConsumerRecord[]> {
+  const sink = new CollectSink<KafkaConsumerRecord>();
+  const env = new StreamEnvironment();
+  env
+    .fromSource(
+      new KafkaSource<KafkaConsumerRecord>({
+        brokers: BROKERS,
+        topics: [topic],
+        deserializer: (r) => r,
+        stopAt: 'latest',
+      }),
+    )
+    .sinkTo(sink);
+  await env.execute('read dead letters');
+  return sink.values;
+}
+
+const headersOf = (r: KafkaConsumerRecord) =>
+  Object.fromEntries(r.headers.map(([k, v]) => [k, v?.toString('utf8')]));
+
+interface OrderV1 {
+  readonly id: number;
+  readonly item: string;
+}
+interface OrderV2 extends OrderV1 {
+  readonly qty: number;
+}
+
+const orderV1: AvroSchema = {
+  type: 'record',
+  name: 'Order',
+  namespace: 'shop',
+  fields: [
+    { name: 'id', type: 'int' },
+    { name: 'item', type: 'string' },
+  ],
+};
+const orderV2: AvroSchema = {
+  type: 'record',
+  name: 'Order',
+  namespace: 'shop',
+  fields: [
+    { name: 'id', type: 'int' },
+    { name: 'item', type: 'string' },
+    { name: 'qty', type: 'int', default: 1 },
+  ],
+};
+/** Cannot read v1 data: `qty` has no default. */
+const orderNoDefault: AvroSchema = {
+  type: 'record',
+  name: 'Order',
+  namespace: 'shop',
+  fields: [
+    { name: 'id', type: 'int' },
+    { name: 'item', type: 'string' },
+    { name: 'qty', type: 'int' },
+  ],
+};
+
+const orders: OrderV1[] = Array.from({ length: 20 }, (_, id) => ({ id, item: `item-${id}` }));
+
+const PROTO = `
+syntax = "proto3";
+package shop.v1;
+
+message Header { string source = 1; }
+
+message Payment {
+  enum Method { CARD = 0; CASH = 1; }
+  message Line { string sku = 1; int64 cents = 2; }
+  int32 id = 1;
+  Method method = 2;
+  repeated Line lines = 3;
+  Header header = 4;
+}
+`;
+
+interface Payment {
+  readonly id: number;
+  readonly method: 'CARD' | 'CASH';
+  readonly lines: { readonly sku: string; readonly cents: number }[];
+  readonly header: { readonly source: string } | null;
+}
+
+const payments: Payment[] = Array.from({ length: 10 }, (_, id) => ({
+  id,
+  method: id % 2 === 0 ? 'CARD' : 'CASH',
+  lines: [{ sku: `s${id}`, cents: 2 ** 40 + id }],
+  header: { source: 'pos' },
+}));
+
+describe('schema registry formats', () => {
+  it('round-trips Avro through the registry in the Confluent wire format', async () => {
+    const topic = uniqueTopic('sr-avro');
+    await createTopic(topic, 2);
+    const registry = registryClient();
+    const format = RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 });
+    await write(topic, format, orders);
+
+    const registered = await registry.subjectVersion(`${topic}-value`, 'latest');
+    expect(registered.schemaType).toBe('AVRO');
+    const bytes = (await raw(topic)) as Buffer[];
+    expect(bytes).toHaveLength(20);
+    for (const b of bytes) {
+      expect(b[0]).toBe(0);
+      expect(b.readUInt32BE(1)).toBe(registered.id);
+    }
+    const got = await read(topic, RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }));
+    expect([...got].sort((a, b) => a.id - b.id)).toEqual(orders);
+    // Without a reader schema, records decode with their writer schema.
+    const asWritten = await read(
+      topic,
+      RegistryFormats.avro<OrderV1>({ registry: registryClient() }),
+    );
+    expect(asWritten).toHaveLength(20);
+  });
+
+  it('round-trips Protobuf (nested message, message indexes) through the registry', async () => {
+    const topic = uniqueTopic('sr-proto');
+    const registry = registryClient();
+    const format = RegistryFormats.protobuf<Payment>({
+      registry,
+      schema: PROTO,
+      messageName: 'Payment',
+    });
+    await write(topic, format, payments);
+    const bytes = (await raw(topic)) as Buffer[];
+    // Payment is the second message of the file: indexes [1], a count 1 and index 1, zigzag-encoded.
+    for (const b of bytes) expect([...b.subarray(5, 7)]).toEqual([2, 2]);
+    const got = await read(
+      topic,
+      RegistryFormats.protobuf<Payment>({ registry: registryClient() }),
+    );
+    expect(got).toEqual(payments);
+
+    // A nested message type written by another writer: indexes [1, 0].
+    const lines = uniqueTopic('sr-proto-lines');
+    await write(
+      lines,
+      RegistryFormats.protobuf<{ sku: string; cents: number }>({
+        registry,
+        schema: PROTO,
+        messageName: 'Payment.Line',
+      }),
+      [{ sku: 'a', cents: 5 }],
+    );
+    const [line] = (await raw(lines)) as Buffer[];
+    expect([...line!.subarray(5, 8)]).toEqual([4, 2, 0]);
+    expect(await read(lines, RegistryFormats.protobuf({ registry }))).toEqual([
+      { sku: 'a', cents: 5 },
+    ]);
+  });
+
+  it('round-trips JSON Schema, validating writes and (optionally) reads', async () => {
+    const topic = uniqueTopic('sr-json');
+    const registry = registryClient();
+    const schema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      title: 'Reading',
+      type: 'object',
+      properties: { sensor: { type: 'string' }, value: { type: 'number' } },
+      required: ['sensor', 'value'],
+      additionalProperties: false,
+    };
+    const readings = [
+      { sensor: 'a', value: 1.5 },
+      { sensor: 'b', value: -2 },
+    ];
+    await write(topic, RegistryFormats.jsonSchema({ registry, schema }), readings);
+    const got = await read(
+      topic,
+      RegistryFormats.jsonSchema({ registry: registryClient(), validateReads: true }),
+    );
+    expect(got).toEqual(readings);
+
+    // A writer refuses what its schema does not accept, naming the field.
+    const env = new StreamEnvironment();
+    env.fromArray([{ sensor: 'c' }]).sinkTo(
+      new KafkaSink({
+        brokers: BROKERS,
+        topic,
+        format: RegistryFormats.jsonSchema({ registry, schema }),
+      }),
+    );
+    await expect(env.execute('invalid')).rejects.toThrow(/must have required property 'value'/);
+  });
+
+  it('resolves old data into a newer reader schema, and reports a reader that cannot read it', async () => {
+    const topic = uniqueTopic('sr-evolve');
+    const registry = registryClient();
+    await write(topic, RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }), orders);
+
+    const evolved = await read(topic, RegistryFormats.avro<OrderV2>({ registry, schema: orderV2 }));
+    expect(evolved.sort((a, b) => a.id - b.id)).toEqual(orders.map((o) => ({ ...o, qty: 1 })));
+
+    const failed = read(topic, RegistryFormats.avro<OrderV2>({ registry, schema: orderNoDefault }));
+    await expect(failed).rejects.toBeInstanceOf(WeirError);
+    await expect(failed).rejects.toMatchObject({ code: 'BAD_RECORD' });
+    await expect(failed).rejects.toThrow(
+      /the reader schema shop\.Order cannot read data written with schema id \d+ \(shop\.Order\)/,
+    );
+  });
+
+  it('sends only the records whose writer schema the reader cannot read to the dead letter topic', async () => {
+    const topic = uniqueTopic('sr-mixed');
+    const dlq = uniqueTopic('sr-mixed-dlq');
+    const registry = registryClient();
+    // The subject allows any change, so an incompatible writer can register.
+    await registry.register(`${topic}-value`, {
+      schemaType: 'AVRO',
+      schema: JSON.stringify(orderV1),
+    });
+    await registry.setCompatibility(`${topic}-value`, 'NONE');
+    await write(
+      topic,
+      RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }),
+      orders.slice(0, 3),
+    );
+    const itemIsNumber: AvroSchema = {
+      type: 'record',
+      name: 'Order',
+      namespace: 'shop',
+      fields: [
+        { name: 'id', type: 'int' },
+        { name: 'item', type: 'long' },
+      ],
+    };
+    await write(topic, RegistryFormats.avro({ registry, schema: itemIsNumber }), [
+      { id: 100, item: 7 },
+    ]);
+
+    const got = await read(topic, RegistryFormats.avro<OrderV2>({ registry, schema: orderV2 }), {
+      deadLetterTopic: dlq,
+    });
+    expect(got.map((o) => o.id)).toEqual([0, 1, 2]);
+    const [letter, ...more] = await letters(dlq);
+    expect(more).toHaveLength(0);
+    expect(headersOf(letter!)['weir.offset']).toBe('3');
+    expect(headersOf(letter!)['weir.error']).toMatch(
+      /the reader schema shop\.Order cannot read data written with schema id \d+ \(shop\.Order\): cannot read "long" as "string"/,
+    );
+  });
+
+  it('looks each schema id up once per client: a second reader makes no more requests', async () => {
+    const topic = uniqueTopic('sr-cache');
+    await createTopic(topic, 3);
+    const writer = registryClient();
+    await write(
+      topic,
+      RegistryFormats.avro<OrderV1>({ registry: writer, schema: orderV1 }),
+      orders,
+    );
+    expect(writer.requests).toBe(1); // one registration, shared by the sink's subtasks
+
+    const registry = registryClient();
+    expect(
+      await read(topic, RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 })),
+    ).toHaveLength(20);
+    expect(registry.requests).toBe(1); // one id, looked up once for 3 partitions and 20 records
+    expect(
+      await read(topic, RegistryFormats.avro<OrderV1>({ registry, schema: orderV2 })),
+    ).toHaveLength(20);
+    expect(registry.requests).toBe(1);
+  });
+
+  it('sends a wrong magic byte and an unknown schema id to the dead letter topic, naming the offset', async () => {
+    const topic = uniqueTopic('sr-bad');
+    const dlq = uniqueTopic('sr-bad-dlq');
+    const registry = registryClient();
+    await write(
+      topic,
+      RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }),
+      orders.slice(0, 2),
+    );
+    const unknownId = Buffer.from([0, 0x7f, 0xff, 0xff, 0xf0, 2, 2, 0x61]);
+    await produce(topic, [{ value: Buffer.from('{"id":9}') }, { value: unknownId }]);
+    await write(
+      topic,
+      RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }),
+      orders.slice(2, 3),
+    );
+
+    const got = await read(topic, RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }), {
+      deadLetterTopic: dlq,
+    });
+    expect(got.map((o) => o.id)).toEqual([0, 1, 2]);
+    const dead = await letters(dlq);
+    expect(dead.map((r) => headersOf(r)['weir.offset'])).toEqual(['2', '3']);
+    expect(headersOf(dead[0]!)['weir.error']).toMatch(/magic byte 123, expected 0/);
+    expect(headersOf(dead[1]!)['weir.error']).toMatch(
+      new RegExp(`schema id ${0x7ffffff0} is not in the registry http://127\\.0\\.0\\.1`),
+    );
+    expect(dead[1]!.value).toEqual(unknownId);
+
+    // Under the default policy the job fails, naming where the record is.
+    const failed = read(topic, RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }));
+    await expect(failed).rejects.toMatchObject({ code: 'BAD_RECORD' });
+    await expect(failed).rejects.toThrow(/partition 0 at offset 2/);
+  });
+
+  it('names subjects by topic, record or topic and record', async () => {
+    const topic = uniqueTopic('sr-subjects');
+    const registry = registryClient();
+    const record = `shop.rec${Date.now().toString(36)}`;
+    const schema: AvroSchema = {
+      ...(orderV1 as object),
+      name: record.split('.')[1]!,
+      namespace: 'shop',
+    } as AvroSchema;
+    await write(
+      topic,
+      RegistryFormats.avro<OrderV1>({ registry, schema, subjectNameStrategy: 'record' }),
+      orders.slice(0, 1),
+    );
+    await write(
+      topic,
+      RegistryFormats.avro<OrderV1>({ registry, schema, subjectNameStrategy: 'topic-record' }),
+      orders.slice(1, 2),
+    );
+    const byRecord = await registry.subjectVersion(record, 'latest');
+    const byTopicRecord = await registry.subjectVersion(`${topic}-${record}`, 'latest');
+    expect(byTopicRecord.id).toBe(byRecord.id);
+    await expect(registry.subjectVersion(`${topic}-value`, 'latest')).rejects.toMatchObject({
+      status: 404,
+    });
+    expect(await read(topic, RegistryFormats.avro<OrderV1>({ registry }))).toEqual(
+      orders.slice(0, 2),
+    );
+  });
+
+  it('writes with a registered version without registering, and fails clearly when the subject has none', async () => {
+    const topic = uniqueTopic('sr-version');
+    const registry = registryClient();
+    const id = await registry.register(`${topic}-value`, {
+      schemaType: 'AVRO',
+      schema: JSON.stringify(orderV2),
+    });
+    await write(topic, RegistryFormats.avro<OrderV2>({ registry, useVersion: 'latest' }), [
+      { id: 1, item: 'x', qty: 3 },
+    ]);
+    const [bytes] = (await raw(topic)) as Buffer[];
+    expect(bytes!.readUInt32BE(1)).toBe(id);
+
+    const missing = uniqueTopic('sr-missing');
+    const env = new StreamEnvironment();
+    env.fromArray(orders).sinkTo(
+      new KafkaSink<OrderV1>({
+        brokers: BROKERS,
+        topic: missing,
+        format: RegistryFormats.avro<OrderV1>({ registry, schema: orderV1, autoRegister: false }),
+      }),
+    );
+    const failed = env.execute('unregistered');
+    await expect(failed).rejects.toMatchObject({ code: 'SINK_FAILED' });
+    await expect(failed).rejects.toThrow(
+      new RegExp(
+        `cannot find the schema \\(autoRegister is off\\) in subject '${missing}-value': schema registry http://127\\.0\\.0\\.1:\\d+/apis/ccompat/v7: .*HTTP 404`,
+      ),
+    );
+  });
+
+  it('never shows the password in errors', async () => {
+    const registry = new SchemaRegistryClient({
+      url: 'http://127.0.0.1:19299/',
+      auth: { username: 'weir', password: 's3cret-pw' },
+      retryForMs: 0,
+      requestTimeoutMs: 2_000,
+    });
+    const err = (await registry.schemaById(1).then(
+      () => new Error('resolved'),
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toMatch(/schema registry http:\/\/127\.0\.0\.1:19299: schema id 1: /);
+    expect(err.message).not.toContain('s3cret');
+    const inUrl = new SchemaRegistryClient({
+      url: 'http://weir:s3cret-pw@127.0.0.1:19299',
+      retryForMs: 0,
+    });
+    expect(inUrl.url).toBe('http://127.0.0.1:19299');
+  });
+});
+
+describe('plain Protobuf format', () => {
+  it('round-trips messages from .proto text and from a descriptor', async () => {
+    const topic = uniqueTopic('proto-plain');
+    const format = KafkaFormats.protobuf<Payment>({ proto: PROTO, messageType: 'shop.v1.Payment' });
+    await write(topic, format, payments);
+    expect(await read(topic, format)).toEqual(payments);
+
+    const descriptor = {
+      nested: {
+        Point: {
+          fields: { x: { type: 'sint64', id: 1 }, label: { type: 'string', id: 2 } },
+        },
+      },
+    };
+    const points = uniqueTopic('proto-desc');
+    const pointFormat = KafkaFormats.protobuf<{ x: string; label: string }>({
+      proto: descriptor,
+      messageType: 'Point',
+      longs: 'string',
+    });
+    await write(points, pointFormat, [{ x: '-9007199254740993', label: 'far' }]);
+    expect(await read(points, pointFormat)).toEqual([{ x: '-9007199254740993', label: 'far' }]);
+
+    // Bytes that are not a Payment are bad records.
+    await produce(topic, [{ value: Buffer.from([0xff, 0xff, 0xff]) }]);
+    await expect(read(topic, format)).rejects.toThrow(/protobuf: the value cannot be decoded/);
+  });
+});
