@@ -51,7 +51,6 @@ need_java() {
 fetch_app() {
   [[ -f "$DIST/.complete" ]] && return 0
   command -v mvn >/dev/null 2>&1 || die "mvn not found; needed once to fetch Apicurio Registry"
-  command -v unzip >/dev/null 2>&1 || die "unzip not found; needed once to unpack Apicurio Registry"
   mkdir -p "$DIST"
   exec 8>"$DIST/.fetch.lock"
   flock 8
@@ -69,7 +68,12 @@ fetch_app() {
     rm -rf "$tmp"
     die "maven could not fetch io.apicurio:apicurio-registry-app:$VERSION:zip:all"
   fi
-  unzip -q -o "$tmp/apicurio-registry-app-$VERSION-all.zip" -d "$tmp/app"
+  local zip="$tmp/apicurio-registry-app-$VERSION-all.zip"
+  if command -v unzip >/dev/null 2>&1; then
+    unzip -q -o "$zip" -d "$tmp/app"
+  else
+    mkdir -p "$tmp/app" && (cd "$tmp/app" && jar xf "$zip")
+  fi
   [[ -f "$tmp/app/apicurio-registry-app-$VERSION-runner.jar" ]] || { rm -rf "$tmp"; die "runner jar missing after fetch"; }
   (cd "$tmp/app" && cp -r . "$DIST/")
   rm -rf "$tmp"

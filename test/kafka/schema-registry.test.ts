@@ -17,7 +17,7 @@ import {
   SchemaRegistryClient,
 } from '../../src/connectors/kafka/index.js';
 import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
-import { BROKERS, createTopic, produce, readAll, uniqueTopic } from './helpers.js';
+import { BROKERS, createTopic, produce, readAll, uniqueTopic, waitFor } from './helpers.js';
 
 const REGISTRY_URL = `http://127.0.0.1:${process.env.WEIR_REGISTRY_PORT ?? '58081'}/apis/ccompat/v7`;
 
@@ -298,6 +298,43 @@ describe('schema registry formats', () => {
     expect(headersOf(letter!)['weir.error']).toMatch(
       /the reader schema shop\.Order cannot read data written with schema id \d+ \(shop\.Order\): cannot read "long" as "string"/,
     );
+  });
+
+  it('in a consumer group, holds records in order while their writer schemas are looked up', async () => {
+    const topic = uniqueTopic('sr-group');
+    const registry = registryClient();
+    await registry.register(`${topic}-value`, { schemaType: 'AVRO', schema: JSON.stringify(orderV1) });
+    await registry.setCompatibility(`${topic}-value`, 'NONE');
+    const v1 = RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 });
+    const v2 = RegistryFormats.avro<OrderV2>({ registry, schema: orderV2 });
+    // Alternating writer schemas: each new id is met mid-stream.
+    await write(topic, v1, orders.slice(0, 5));
+    await write(topic, v2, orders.slice(5, 10).map((o) => ({ ...o, qty: 7 })));
+    await write(topic, v1, orders.slice(10, 15));
+
+    const env = new StreamEnvironment();
+    const sink = new CollectSink<OrderV2>();
+    env
+      .fromSource(
+        new KafkaSource<OrderV2>({
+          brokers: BROKERS,
+          topics: [topic],
+          format: RegistryFormats.avro<OrderV2>({ registry: registryClient(), schema: orderV2 }),
+          mode: 'group',
+          groupId: uniqueTopic('sr-group-id'),
+          fetchMaxWaitMs: 50,
+        }),
+      )
+      .sinkTo(sink);
+    const client = env.executeAsync('group read');
+    try {
+      await waitFor('every record', () => sink.values.length >= 15, 40_000);
+      expect(sink.values).toEqual(
+        orders.slice(0, 15).map((o) => ({ ...o, qty: o.id >= 5 && o.id < 10 ? 7 : 1 })),
+      );
+    } finally {
+      await client.cancel();
+    }
   });
 
   it('looks each schema id up once per client: a second reader makes no more requests', async () => {
