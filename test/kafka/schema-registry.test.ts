@@ -303,13 +303,20 @@ describe('schema registry formats', () => {
   it('in a consumer group, holds records in order while their writer schemas are looked up', async () => {
     const topic = uniqueTopic('sr-group');
     const registry = registryClient();
-    await registry.register(`${topic}-value`, { schemaType: 'AVRO', schema: JSON.stringify(orderV1) });
+    await registry.register(`${topic}-value`, {
+      schemaType: 'AVRO',
+      schema: JSON.stringify(orderV1),
+    });
     await registry.setCompatibility(`${topic}-value`, 'NONE');
     const v1 = RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 });
     const v2 = RegistryFormats.avro<OrderV2>({ registry, schema: orderV2 });
     // Alternating writer schemas: each new id is met mid-stream.
     await write(topic, v1, orders.slice(0, 5));
-    await write(topic, v2, orders.slice(5, 10).map((o) => ({ ...o, qty: 7 })));
+    await write(
+      topic,
+      v2,
+      orders.slice(5, 10).map((o) => ({ ...o, qty: 7 })),
+    );
     await write(topic, v1, orders.slice(10, 15));
 
     const env = new StreamEnvironment();
