@@ -4,6 +4,13 @@
  * round trips, schema evolution, caching, bad framing, subject naming, and
  * plain Protobuf.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   type AvroSchema,
@@ -460,6 +467,100 @@ describe('schema registry formats', () => {
         `cannot find the schema \\(autoRegister is off\\) in subject '${missing}-value': schema registry http://127\\.0\\.0\\.1:\\d+/apis/ccompat/v7: .*HTTP 404`,
       ),
     );
+  });
+
+  it('speaks TLS with a private CA and basic auth (an HTTPS proxy in front of the registry)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weir-registry-tls-'));
+    const keyFile = join(dir, 'key.pem');
+    const certFile = join(dir, 'cert.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    const cert = await readFile(certFile);
+    const expected = `Basic ${Buffer.from('weir:pa55word').toString('base64')}`;
+    const upstream = new URL(REGISTRY_URL);
+    const proxy = https.createServer({ key: await readFile(keyFile), cert }, (req, res) => {
+      if (req.headers.authorization !== expected) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error_code: 40101, message: 'Unauthorized' }));
+        return;
+      }
+      const forward = http.request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(forward);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const port = (proxy.address() as AddressInfo).port;
+    const url = `https://127.0.0.1:${port}/apis/ccompat/v7`;
+    try {
+      const registry = new SchemaRegistryClient({
+        url,
+        auth: { username: 'weir', password: 'pa55word' },
+        tls: { ca: cert },
+      });
+      const topic = uniqueTopic('sr-tls');
+      await write(
+        topic,
+        RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }),
+        orders.slice(0, 3),
+      );
+      expect(await read(topic, RegistryFormats.avro<OrderV1>({ registry }))).toEqual(
+        orders.slice(0, 3),
+      );
+
+      // The server's certificate is not trusted without the CA: not retried, named.
+      const untrusted = new SchemaRegistryClient({
+        url,
+        auth: { username: 'weir', password: 'pa55word' },
+      });
+      await expect(untrusted.schemaById(1)).rejects.toThrow(
+        new RegExp(`schema registry ${url.replace(/\./g, '\\.')}: schema id 1: .*certificate`),
+      );
+      // A wrong password is refused; the message does not show it.
+      const refused = new SchemaRegistryClient({
+        url,
+        auth: { username: 'weir', password: 'wrong-pw' },
+        tls: { ca: cert },
+      });
+      const err = (await refused.schemaById(1).then(
+        () => new Error('resolved'),
+        (e: unknown) => e,
+      )) as Error;
+      expect(err.message).toMatch(/HTTP 401 \(error 40101\): Unauthorized/);
+      expect(err.message).not.toContain('wrong-pw');
+    } finally {
+      await new Promise((r) => proxy.close(r));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('never shows the password in errors', async () => {

@@ -4,7 +4,9 @@
  * Kafka connectors for Weir (`import { KafkaSource, KafkaSink } from 'weir/kafka'`):
  * a checkpointed, per-partition event-time source and an at-least-once or
  * exactly-once (transactional) sink. Built on @platformatic/kafka; the core
- * `weir` entry point never loads it.
+ * `weir` entry point never loads it. Formats: JSON, strings, bytes, Avro and
+ * Protobuf (`KafkaFormats`), and Avro, Protobuf and JSON Schema through a
+ * schema registry (`RegistryFormats`, `SchemaRegistryClient`).
  */
 export type {
   KafkaBadRecordPolicy,
