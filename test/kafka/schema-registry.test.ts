@@ -469,6 +469,40 @@ describe('schema registry formats', () => {
     );
   });
 
+  it('tests compatibility, and a sink whose schema the subject refuses fails naming it', async () => {
+    const topic = uniqueTopic('sr-incompatible');
+    const subject = `${topic}-value`;
+    const registry = registryClient();
+    await registry.register(subject, { schemaType: 'AVRO', schema: JSON.stringify(orderV1) });
+    await registry.setCompatibility(subject, 'BACKWARD');
+    const compatible = await registry.testCompatibility(subject, {
+      schemaType: 'AVRO',
+      schema: JSON.stringify(orderV2),
+    });
+    expect(compatible).toEqual({ compatible: true, messages: expect.any(Array) });
+    const refused = await registry.testCompatibility(subject, {
+      schemaType: 'AVRO',
+      schema: JSON.stringify(orderNoDefault),
+    });
+    expect(refused.compatible).toBe(false);
+
+    const env = new StreamEnvironment();
+    env.fromArray(orders).sinkTo(
+      new KafkaSink<OrderV1>({
+        brokers: BROKERS,
+        topic,
+        format: RegistryFormats.avro<OrderV1>({ registry, schema: orderNoDefault }),
+      }),
+    );
+    const failed = env.execute('incompatible');
+    await expect(failed).rejects.toMatchObject({ code: 'SINK_FAILED', retriable: false });
+    await expect(failed).rejects.toThrow(
+      new RegExp(
+        `cannot register the schema under subject '${subject}': schema registry .*HTTP 409`,
+      ),
+    );
+  });
+
   it('speaks TLS with a private CA and basic auth (an HTTPS proxy in front of the registry)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weir-registry-tls-'));
     const keyFile = join(dir, 'key.pem');
