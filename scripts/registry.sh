@@ -13,7 +13,7 @@
 #   ${WEIR_CACHE:-~/.cache/weir}/apicurio-registry-<version>
 # Listens on 127.0.0.1:${WEIR_REGISTRY_PORT:-58081} only. Schemas live in
 # memory: a restart forgets them. State (pid, log) lives in
-# ${WEIR_REGISTRY_STATE:-<repo>/.weir/registry[-<port>]}.
+# ${WEIR_REGISTRY_STATE:-<repo>/.weir/registry[-<port>]}; registry.out there is its log.
 set -euo pipefail
 
 VERSION="${WEIR_REGISTRY_VERSION:-2.6.13.Final}"
@@ -151,7 +151,6 @@ cmd_up() {
   setsid "$JAVA" -Xms64m -Xmx"$HEAP" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
     -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
     -Dquarkus.http.host=$HOST -Dquarkus.http.port="$PORT" \
-    -Dquarkus.log.level=WARN -Dquarkus.log.category.\"io.quarkus\".level=INFO \
     -jar "$JAR" </dev/null >>"$OUTFILE" 2>&1 9>&- &
   echo $! >"$PIDFILE"
   log "starting Apicurio Registry $VERSION (pid $!) on $HOST:$PORT"
