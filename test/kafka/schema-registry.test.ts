@@ -11,6 +11,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import avro from 'avsc';
+import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import {
   type AvroSchema,
@@ -350,6 +352,83 @@ describe('schema registry formats', () => {
       await client.cancel();
     }
   });
+
+  it('reads records whose writer schemas reference other subjects (Avro named types, Protobuf imports)', async () => {
+    const topic = uniqueTopic('sr-refs');
+    const registry = registryClient();
+    const itemSubject = `${topic}-item`;
+    await registry.register(itemSubject, {
+      schemaType: 'AVRO',
+      schema: JSON.stringify({
+        type: 'record',
+        name: 'Item',
+        namespace: 'shop',
+        fields: [{ name: 'sku', type: 'string' }],
+      }),
+    });
+    const lineSchema = {
+      type: 'record',
+      name: 'Line',
+      namespace: 'shop',
+      fields: [
+        { name: 'item', type: 'shop.Item' },
+        { name: 'qty', type: 'int' },
+      ],
+    };
+    const avroId = await registry.register(`${topic}-value`, {
+      schemaType: 'AVRO',
+      schema: JSON.stringify(lineSchema),
+      references: [{ name: 'shop.Item', subject: itemSubject, version: 1 }],
+    });
+    // What a Java producer with the referenced type compiled in would write.
+    const typeRegistry = {};
+    avro.Type.forSchema(
+      {
+        type: 'record',
+        name: 'Item',
+        namespace: 'shop',
+        fields: [{ name: 'sku', type: 'string' }],
+      },
+      { registry: typeRegistry },
+    );
+    const lineType = avro.Type.forSchema(lineSchema as AvroSchema, { registry: typeRegistry });
+    const frame = (id: number, body: Buffer) => {
+      const header = Buffer.from([0, 0, 0, 0, 0]);
+      header.writeUInt32BE(id, 1);
+      return Buffer.concat([header, body]);
+    };
+    const line = { item: { sku: 'a-1' }, qty: 2 };
+    await createTopic(topic, 1);
+    await produce(topic, [{ value: frame(avroId, lineType.toBuffer(line)) }]);
+    expect(await read(topic, RegistryFormats.avro({ registry }))).toEqual([line]);
+
+    const protoTopic = uniqueTopic('sr-refs-proto');
+    const money =
+      'syntax = "proto3";\npackage shop;\nmessage Money { int64 cents = 1; string currency = 2; }\n';
+    const price =
+      'syntax = "proto3";\npackage shop;\nimport "shop/money.proto";\nmessage Note { string text = 1; }\nmessage Price { Money amount = 1; Note note = 2; }\n';
+    await registry.register(`${protoTopic}-money`, { schemaType: 'PROTOBUF', schema: money });
+    const protoId = await registry.register(`${protoTopic}-value`, {
+      schemaType: 'PROTOBUF',
+      schema: price,
+      references: [{ name: 'shop/money.proto', subject: `${protoTopic}-money`, version: 1 }],
+    });
+    const root = new protobuf.Root();
+    protobuf.parse(money, root, { keepCase: true });
+    protobuf.parse(price, root, { keepCase: true });
+    const Price = root.lookupType('shop.Price');
+    const body = Price.encode(
+      Price.fromObject({ amount: { cents: 250, currency: 'EUR' }, note: { text: 'sale' } }),
+    ).finish();
+    // Price is the second message of its own file (Money, imported, does not count): indexes [1].
+    await createTopic(protoTopic, 1);
+    await produce(protoTopic, [
+      { value: frame(protoId, Buffer.concat([Buffer.from([2, 2]), body])) },
+    ]);
+    expect(await read(protoTopic, RegistryFormats.protobuf({ registry }))).toEqual([
+      { amount: { cents: 250, currency: 'EUR' }, note: { text: 'sale' } },
+    ]);
+  }, 90_000);
 
   it('looks each schema id up once per client: a second reader makes no more requests', async () => {
     const topic = uniqueTopic('sr-cache');

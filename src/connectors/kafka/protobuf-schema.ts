@@ -6,10 +6,22 @@
 import protobuf from 'protobufjs';
 import { invalidArgument } from '../../core/errors.js';
 
-/** A parsed schema file: its root, and the namespace of its `package` (the root without one). */
+/**
+ * A parsed schema file: the root with every type it can use (its own and
+ * its imports'), the namespace of its `package` there (the root without
+ * one), and the same namespace holding only the file's own messages, whose
+ * order the message indexes count.
+ */
 export interface ProtoFile {
   readonly root: protobuf.Root;
   readonly scope: protobuf.Namespace;
+  readonly own: protobuf.Namespace;
+}
+
+/** An imported `.proto` file: the name the importing file uses for it, and its text. */
+export interface ProtoImport {
+  readonly name: string;
+  readonly schema: string;
 }
 
 /** A protobufjs JSON descriptor (`Root.toJSON()`, or `pbjs -t json`). */
@@ -18,17 +30,36 @@ export type ProtobufDescriptor = protobuf.INamespace;
 /** How 64-bit integers come out of decoding: numbers (exact up to 2^53) or decimal strings. */
 export type ProtobufLongs = 'number' | 'string';
 
-/** Parses `.proto` text (field names kept as written, not camel-cased). */
-export function parseProto(text: string, what: string): ProtoFile {
+/**
+ * Parses `.proto` text (field names kept as written, not camel-cased), with
+ * the files it imports given as text (dependencies first).
+ */
+export function parseProto(
+  text: string,
+  what: string,
+  imports: readonly ProtoImport[] = [],
+): ProtoFile {
   try {
-    const parsed = protobuf.parse(text, { keepCase: true });
-    parsed.root.resolveAll();
-    const scope = parsed.package === undefined ? parsed.root : parsed.root.lookup(parsed.package);
-    if (!(scope instanceof protobuf.Namespace)) throw new Error(`no package ${parsed.package}`);
-    return { root: parsed.root, scope };
+    const alone = protobuf.parse(text, { keepCase: true });
+    const own = packageOf(alone.root, alone.package);
+    if (imports.length === 0) {
+      alone.root.resolveAll();
+      return { root: alone.root, scope: own, own };
+    }
+    const root = new protobuf.Root();
+    for (const i of imports) protobuf.parse(i.schema, root, { keepCase: true });
+    const parsed = protobuf.parse(text, root, { keepCase: true });
+    root.resolveAll();
+    return { root, scope: packageOf(root, parsed.package), own };
   } catch (cause) {
     throw invalidArgument(`${what}: invalid .proto schema: ${messageOf(cause)}`);
   }
+}
+
+function packageOf(root: protobuf.Root, name: string | undefined): protobuf.Namespace {
+  const scope = name === undefined ? root : root.lookup(name);
+  if (!(scope instanceof protobuf.Namespace)) throw new Error(`no package ${name}`);
+  return scope;
 }
 
 /** Loads a {@link ProtobufDescriptor}. */
@@ -36,7 +67,7 @@ export function protoFromDescriptor(descriptor: ProtobufDescriptor, what: string
   try {
     const root = protobuf.Root.fromJSON(descriptor);
     root.resolveAll();
-    return { root, scope: root };
+    return { root, scope: root, own: root };
   } catch (cause) {
     throw invalidArgument(`${what}: invalid protobuf descriptor: ${messageOf(cause)}`);
   }
@@ -53,9 +84,9 @@ export function messageType(
   what: string,
 ): protobuf.Type {
   if (name === undefined) {
-    const first = messageTypes(file.scope)[0];
+    const first = messageTypes(file.own)[0];
     if (first === undefined) throw invalidArgument(`${what}: the schema declares no message`);
-    return first;
+    return inRoot(file, first);
   }
   const found = file.scope.lookup(name) ?? file.root.lookup(name);
   if (!(found instanceof protobuf.Type))
@@ -71,8 +102,9 @@ export function fullNameOf(type: protobuf.Type): string {
 /** The path of indexes of a message through the file's messages and their nested messages. */
 export function messageIndexesOf(file: ProtoFile, type: protobuf.Type): number[] {
   const path: number[] = [];
-  let at: protobuf.ReflectionObject = type;
-  while (at !== file.scope) {
+  let at: protobuf.ReflectionObject | null = file.own.root.lookup(type.fullName);
+  if (at === null) throw new Error(`message ${type.fullName} is not declared in the schema file`);
+  while (at !== file.own) {
     const parent: protobuf.Namespace | null = at.parent;
     if (parent === null)
       throw new Error(`message ${type.fullName} is outside the schema's package`);
@@ -84,7 +116,7 @@ export function messageIndexesOf(file: ProtoFile, type: protobuf.Type): number[]
 
 /** The message at a path of indexes (see {@link messageIndexesOf}). */
 export function messageAt(file: ProtoFile, indexes: readonly number[]): protobuf.Type {
-  let ns: protobuf.NamespaceBase = file.scope;
+  let ns: protobuf.NamespaceBase = file.own;
   let type: protobuf.Type | undefined;
   for (const i of indexes) {
     type = messageTypes(ns)[i];
@@ -92,7 +124,12 @@ export function messageAt(file: ProtoFile, indexes: readonly number[]): protobuf
     ns = type;
   }
   if (type === undefined) throw new Error('empty message indexes');
-  return type;
+  return inRoot(file, type);
+}
+
+/** A message of the file's own namespace as the root with its imports has it (fields resolved). */
+function inRoot(file: ProtoFile, type: protobuf.Type): protobuf.Type {
+  return file.own === file.scope ? type : file.root.lookupType(type.fullName);
 }
 
 /** Decodes one message into a plain object (enums as names, defaults filled in). */

@@ -41,8 +41,12 @@ export function avroCodec<T>(schema: AvroSchema | undefined): RegistryCodec<T> {
       local === undefined
         ? undefined
         : { text: JSON.stringify(local.schema()), recordName: local.name },
-    reader(writer, id) {
-      const written = avro.Type.forSchema(JSON.parse(writer.schema) as AvroSchema);
+    reader(writer, id, references) {
+      // Named types of referenced schemas first, in one registry the writer schema then uses.
+      const registry: Record<string, avro.Type> = {};
+      for (const ref of references)
+        avro.Type.forSchema(JSON.parse(ref.schema) as AvroSchema, { registry });
+      const written = avro.Type.forSchema(JSON.parse(writer.schema) as AvroSchema, { registry });
       let resolver: avro.Resolver | undefined;
       if (local !== undefined && !local.equals(written)) {
         try {

@@ -4,12 +4,17 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { invalidArgument } from '../../../core/errors.js';
 import { reasonOf } from '../../shared/bad-records.js';
 import { decodeUtf8 } from '../../shared/utf8.js';
+import type { ResolvedReference } from './references.js';
 import type { RegistryCodec } from './registry-format.js';
 
 /** A JSON Schema document. */
 export type JsonSchema = Readonly<Record<string, unknown>> | boolean;
 
-function compile(schema: JsonSchema, what: string): ValidateFunction {
+function compile(
+  schema: JsonSchema,
+  what: string,
+  references: readonly ResolvedReference[] = [],
+): ValidateFunction {
   // Registered schemas may carry keywords Ajv does not know (strict: false);
   // draft 2020-12 needs Ajv's 2020 class, the others (draft-07 and older) the default one.
   const draft2020 = typeof schema === 'object' && String(schema.$schema ?? '').includes('2020-12');
@@ -17,6 +22,8 @@ function compile(schema: JsonSchema, what: string): ValidateFunction {
     ? new Ajv2020({ strict: false, allErrors: false })
     : new Ajv({ strict: false, allErrors: false });
   try {
+    // A `$ref` names a referenced schema as the reference's name.
+    for (const ref of references) ajv.addSchema(JSON.parse(ref.schema) as JsonSchema, ref.name);
     return ajv.compile(schema);
   } catch (cause) {
     throw invalidArgument(`json-schema: invalid ${what}: ${reasonOf(cause)}`);
@@ -46,9 +53,9 @@ export function jsonSchemaCodec<T>(
     kind: 'json-schema',
     schemaType: 'JSON',
     local: schema === undefined ? undefined : { text: JSON.stringify(schema), recordName: title },
-    reader(writer) {
+    reader(writer, _id, references) {
       const validate = validateReads
-        ? compile(JSON.parse(writer.schema) as JsonSchema, 'writer schema')
+        ? compile(JSON.parse(writer.schema) as JsonSchema, 'writer schema', references)
         : undefined;
       return (bytes, at) => {
         const value: unknown = JSON.parse(decodeUtf8(bytes.subarray(at), 'json-schema: the value'));

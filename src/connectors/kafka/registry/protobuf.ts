@@ -31,8 +31,8 @@ export function protobufCodec<T>(
     kind: 'protobuf',
     schemaType: 'PROTOBUF',
     local: schema === undefined ? undefined : { text: schema, recordName: fullNameOf(localType!) },
-    reader(writer) {
-      const file = parseProto(writer.schema, 'protobuf: the writer schema');
+    reader(writer, _id, references) {
+      const file = parseProto(writer.schema, 'protobuf: the writer schema', references);
       const types = new Map<string, protobuf.Type>();
       return (bytes, at) => {
         const { indexes, next } = decodeMessageIndexes(bytes, at);

@@ -27,6 +27,7 @@ import type {
   SchemaType,
 } from './client.js';
 import { SchemaRegistryError } from './client.js';
+import { type ResolvedReference, resolveReferences } from './references.js';
 import { type SubjectNameStrategy, subjectOf } from './subject.js';
 import { HEADER_LENGTH, headerOf, peekSchemaId, schemaIdOf } from './wire.js';
 
@@ -44,8 +45,15 @@ export interface RegistryCodec<T> {
   readonly schemaType: SchemaType;
   /** The local schema (as registered text) and its record name; undefined when none was given. */
   readonly local: { readonly text: string; readonly recordName: string | undefined } | undefined;
-  /** A decoder of data written with `writer` (id `id`); throws when the reader cannot read it. */
-  reader(writer: RegisteredSchema, id: number): (bytes: Buffer, at: number) => T;
+  /**
+   * A decoder of data written with `writer` (id `id`), whose references are
+   * `references` (dependencies first); throws when the reader cannot read it.
+   */
+  reader(
+    writer: RegisteredSchema,
+    id: number,
+    references: readonly ResolvedReference[],
+  ): (bytes: Buffer, at: number) => T;
   /** An encoder writing with the schema text `text` (the local schema or a registered version). */
   writer(text: string): WriterCodec<T>;
 }
@@ -108,8 +116,10 @@ export class RegistryFormat<T> implements KafkaFormat<T> {
   private async resolveReader(id: number): Promise<void> {
     const registry = this.options.registry;
     let writer: RegisteredSchema;
+    let references: ResolvedReference[];
     try {
       writer = await registry.schemaById(id);
+      references = writer.references.length === 0 ? [] : await resolveReferences(registry, writer);
     } catch (cause) {
       if (cause instanceof SchemaRegistryError && cause.notFound) {
         this.readers.set(id, { error: `schema id ${id} is not in the registry ${registry.url}` });
@@ -128,7 +138,7 @@ export class RegistryFormat<T> implements KafkaFormat<T> {
       return;
     }
     try {
-      this.readers.set(id, this.codec.reader(writer, id));
+      this.readers.set(id, this.codec.reader(writer, id, references));
     } catch (cause) {
       this.readers.set(id, { error: reasonOf(cause) });
     }
