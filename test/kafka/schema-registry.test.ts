@@ -157,7 +157,8 @@ const payments: Payment[] = Array.from({ length: 10 }, (_, id) => ({
   header: { source: 'pos' },
 }));
 
-describe('schema registry formats', () => {
+// Each test runs several jobs against the broker and the registry: generous for a busy machine.
+describe('schema registry formats', { timeout: 120_000 }, () => {
   it('round-trips Avro through the registry in the Confluent wire format', async () => {
     const topic = uniqueTopic('sr-avro');
     await createTopic(topic, 2);
@@ -428,7 +429,7 @@ describe('schema registry formats', () => {
     expect(await read(protoTopic, RegistryFormats.protobuf({ registry }))).toEqual([
       { amount: { cents: 250, currency: 'EUR' }, note: { text: 'sale' } },
     ]);
-  }, 90_000);
+  });
 
   it('looks each schema id up once per client: a second reader makes no more requests', async () => {
     const topic = uniqueTopic('sr-cache');
@@ -697,7 +698,7 @@ describe('schema registry formats', () => {
   });
 });
 
-describe('plain Protobuf format', () => {
+describe('plain Protobuf format', { timeout: 120_000 }, () => {
   it('round-trips messages from .proto text and from a descriptor', async () => {
     const topic = uniqueTopic('proto-plain');
     const format = KafkaFormats.protobuf<Payment>({ proto: PROTO, messageType: 'shop.v1.Payment' });
@@ -719,6 +720,20 @@ describe('plain Protobuf format', () => {
     });
     await write(points, pointFormat, [{ x: '-9007199254740993', label: 'far' }]);
     expect(await read(points, pointFormat)).toEqual([{ x: '-9007199254740993', label: 'far' }]);
+
+    // Google's well-known types come with the format, for writers and readers.
+    const events = uniqueTopic('proto-wkt');
+    const wkt =
+      'syntax = "proto3";\npackage shop;\nimport "google/protobuf/timestamp.proto";\nmessage Ev { google.protobuf.Timestamp at = 1; string id = 2; }\n';
+    const ev = { at: { seconds: 1_700_000_000, nanos: 5 }, id: 'e1' };
+    await write(events, KafkaFormats.protobuf({ proto: wkt }), [ev]);
+    expect(await read(events, KafkaFormats.protobuf({ proto: wkt }))).toEqual([ev]);
+    const registered = uniqueTopic('proto-wkt-registry');
+    const registry = registryClient();
+    await write(registered, RegistryFormats.protobuf({ registry, schema: wkt }), [ev]);
+    expect(
+      await read(registered, RegistryFormats.protobuf({ registry: registryClient() })),
+    ).toEqual([ev]);
 
     // Bytes that are not a Payment are bad records.
     await produce(topic, [{ value: Buffer.from([0xff, 0xff, 0xff]) }]);

@@ -40,15 +40,26 @@ export function parseProto(
   imports: readonly ProtoImport[] = [],
 ): ProtoFile {
   try {
+    // The file alone, to know which messages are its own (message indexes count only those).
     const alone = protobuf.parse(text, { keepCase: true });
     const own = packageOf(alone.root, alone.package);
-    if (imports.length === 0) {
-      alone.root.resolveAll();
-      return { root: alone.root, scope: own, own };
-    }
     const root = new protobuf.Root();
-    for (const i of imports) protobuf.parse(i.schema, root, { keepCase: true });
-    const parsed = protobuf.parse(text, root, { keepCase: true });
+    const wanted = new Set<string>();
+    const parse = (source: string) => {
+      const parsed = protobuf.parse(source, root, { keepCase: true });
+      for (const name of [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])])
+        wanted.add(name);
+      return parsed;
+    };
+    for (const i of imports) parse(i.schema);
+    const parsed = parse(text);
+    // Google's well-known types (timestamp, duration, wrappers, ...) come with protobufjs
+    // when no given file provides them.
+    const given = new Set(imports.map((i) => i.name));
+    for (const name of wanted) {
+      const known = given.has(name) ? undefined : protobuf.common.get(name);
+      if (known?.nested !== undefined) root.addJSON(known.nested);
+    }
     root.resolveAll();
     return { root, scope: packageOf(root, parsed.package), own };
   } catch (cause) {
