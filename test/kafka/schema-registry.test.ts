@@ -583,6 +583,31 @@ describe('schema registry formats', { timeout: 120_000 }, () => {
     );
   });
 
+  it('refuses a writer format shared by sinks of two subjects, and a per-record topic without a subject', async () => {
+    const registry = registryClient();
+    const shared = RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 });
+    const a = uniqueTopic('sr-shared-a');
+    await shared.prepareToWrite!(a);
+    await expect(shared.prepareToWrite!(a)).resolves.toBeUndefined();
+    await expect(shared.prepareToWrite!(uniqueTopic('sr-shared-b'))).rejects.toThrow(
+      new RegExp(
+        `writes under subject '${a}-value' and cannot also write under .*give each sink its own format`,
+      ),
+    );
+
+    const env = new StreamEnvironment();
+    env.fromArray(orders).sinkTo(
+      new KafkaSink<OrderV1>({
+        brokers: BROKERS,
+        topic: () => uniqueTopic('sr-per-record'),
+        format: RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }),
+      }),
+    );
+    await expect(env.execute('per-record topics')).rejects.toThrow(
+      /subject name strategy 'topic' needs the topic: write to one fixed topic, or give the format a 'topic' or a 'subject'/,
+    );
+  });
+
   it('speaks TLS with a private CA and basic auth (an HTTPS proxy in front of the registry)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weir-registry-tls-'));
     const keyFile = join(dir, 'key.pem');

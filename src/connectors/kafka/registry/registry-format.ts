@@ -89,6 +89,7 @@ export class RegistryFormat<T> implements KafkaFormat<T> {
   private readonly resolving = new Map<number, Promise<void>>();
   private writing: { readonly header: Buffer; readonly codec: WriterCodec<T> } | undefined;
   private writerReady: Promise<void> | undefined;
+  private writerSubject: string | undefined;
 
   constructor(
     private readonly codec: RegistryCodec<T>,
@@ -166,21 +167,41 @@ export class RegistryFormat<T> implements KafkaFormat<T> {
   }
 
   prepareToWrite(topic: string | undefined): Promise<void> {
-    this.writerReady ??= this.resolveWriter(topic);
+    // `serialize` has no topic argument, so one format writes under one subject.
+    let subject: string;
+    try {
+      subject = this.subjectFor(topic);
+    } catch (cause) {
+      return Promise.reject(cause);
+    }
+    if (this.writerSubject !== undefined && subject !== this.writerSubject) {
+      return Promise.reject(
+        new WeirError(
+          'INVALID_ARGUMENT',
+          `${this.codec.kind}: this format writes under subject '${this.writerSubject}' and cannot also write under '${subject}': give each sink its own format`,
+        ),
+      );
+    }
+    this.writerSubject = subject;
+    this.writerReady ??= this.resolveWriter(subject);
     return this.writerReady;
   }
 
-  private async resolveWriter(sinkTopic: string | undefined): Promise<void> {
-    const { registry, useVersion } = this.options;
-    const { kind, local, schemaType } = this.codec;
-    const subject =
+  private subjectFor(sinkTopic: string | undefined): string {
+    return (
       this.options.subject ??
       subjectOf(
         this.options.subjectNameStrategy ?? 'topic',
         this.options.topic ?? sinkTopic,
-        local?.recordName,
-        kind,
-      );
+        this.codec.local?.recordName,
+        this.codec.kind,
+      )
+    );
+  }
+
+  private async resolveWriter(subject: string): Promise<void> {
+    const { registry, useVersion } = this.options;
+    const { kind, local, schemaType } = this.codec;
     if (useVersion === undefined && local === undefined) {
       throw new WeirError(
         'INVALID_ARGUMENT',
