@@ -157,14 +157,36 @@ export function decodeMessage<T>(type: protobuf.Type, bytes: Uint8Array, longs: 
 
 /**
  * Encodes a plain object (enum names or numbers, 64-bit integers as numbers,
- * strings or bigints) after checking it against the message.
+ * strings or bigints). protobufjs' `fromObject` converts leniently and drops
+ * fields the message does not have, so those (typos, mostly) are refused
+ * first, naming the path.
  */
 export function encodeMessage(type: protobuf.Type, value: unknown): Buffer {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`protobuf: a ${type.name} must be an object, got ${typeof value}`);
+  checkFields(type, value as Record<string, unknown>, type.name);
   const message = type.fromObject(toPlainLongs(value) as Record<string, unknown>);
-  const problem = type.verify(message);
-  if (problem !== null) throw new Error(`protobuf: value does not match ${type.name}: ${problem}`);
   const bytes = type.encode(message).finish();
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/** Throws on a field the message does not declare, in the value or its nested messages. */
+function checkFields(type: protobuf.Type, value: Record<string, unknown>, path: string): void {
+  for (const [name, v] of Object.entries(value)) {
+    const field = type.fields[name];
+    if (field === undefined)
+      throw new Error(
+        `protobuf: ${path} has no field '${name}' (message ${type.fullName.slice(1)})`,
+      );
+    const nested = field.resolve().resolvedType;
+    if (!(nested instanceof protobuf.Type) || v === null || v === undefined) continue;
+    // Well-known wrappers (google.protobuf.Any, ...) take other shapes: left to protobufjs.
+    if (nested.fullName.startsWith('.google.protobuf.')) continue;
+    const items = field.repeated ? (Array.isArray(v) ? v : []) : field.map ? Object.values(v) : [v];
+    for (const item of items)
+      if (item !== null && typeof item === 'object' && !(item instanceof Uint8Array))
+        checkFields(nested, item as Record<string, unknown>, `${path}.${name}`);
+  }
 }
 
 /** protobufjs reads 64-bit integers from numbers and strings, not bigints. */
