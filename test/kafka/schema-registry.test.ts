@@ -702,6 +702,26 @@ describe('schema registry formats', { timeout: 120_000 }, () => {
     }
   });
 
+  it('fails the source (retriable) when the registry cannot be reached, naming it and the id', async () => {
+    const topic = uniqueTopic('sr-away');
+    const registry = registryClient();
+    await write(
+      topic,
+      RegistryFormats.avro<OrderV1>({ registry, schema: orderV1 }),
+      orders.slice(0, 1),
+    );
+    const id = (await registry.subjectVersion(`${topic}-value`, 'latest')).id;
+    const away = new SchemaRegistryClient({ url: 'http://127.0.0.1:19298', retryForMs: 1_000 });
+    const failed = read(topic, RegistryFormats.avro<OrderV1>({ registry: away }));
+    await expect(failed).rejects.toMatchObject({ code: 'SOURCE_FAILED', retriable: true });
+    await expect(failed).rejects.toThrow(
+      new RegExp(
+        `avro: cannot look up the writer schema: schema registry http://127\\.0\\.0\\.1:19298: schema id ${id}: .*ECONNREFUSED.*\\(retried for \\d+ ms\\)`,
+      ),
+    );
+    expect(away.requests).toBeGreaterThan(1);
+  });
+
   it('never shows the password in errors', async () => {
     const registry = new SchemaRegistryClient({
       url: 'http://127.0.0.1:19299/',
