@@ -15,7 +15,7 @@ export default defineConfig({
           name: 'default',
           include: ['test/**/*.test.ts'],
           // Real servers for the connector tests, started (idempotently) by their scripts.
-          globalSetup: ['test/setup/kafka.ts', 'test/setup/postgres.ts'],
+          globalSetup: ['test/setup/kafka.ts', 'test/setup/postgres.ts', 'test/setup/registry.ts'],
         },
       },
       {

@@ -3,6 +3,15 @@ import { invalidArgument } from '../../core/errors.js';
 import { reasonOf } from '../shared/bad-records.js';
 import { decodeUtf8 } from '../shared/utf8.js';
 import { checkAvroDatum } from './avro-check.js';
+import {
+  decodeMessage,
+  encodeMessage,
+  messageType,
+  type ProtobufDescriptor,
+  type ProtobufLongs,
+  parseProto,
+  protoFromDescriptor,
+} from './protobuf-schema.js';
 
 /**
  * How record values (or keys) are turned into bytes and back. `deserialize`
@@ -14,6 +23,23 @@ export interface KafkaFormat<T> {
   /** Bytes of a record as stored in Kafka (`undefined` for a null value, a tombstone). */
   deserialize(bytes: Buffer | undefined): T;
   serialize(value: T): Buffer;
+  /**
+   * For formats that need a server to decode (a schema registry's writer
+   * schemas, by the id in each value): fetches what `deserialize` will need
+   * for these values, or returns undefined when it has it all. The source
+   * awaits it for every fetched chunk before decoding the chunk, so
+   * `deserialize` stays synchronous. It rejects only when the server cannot
+   * answer; bytes it cannot make sense of fail later, in `deserialize`, as
+   * bad records.
+   */
+  prepareToRead?(values: readonly (Buffer | undefined)[]): Promise<void> | undefined;
+  /**
+   * For formats that need a server to encode (registering or looking up the
+   * writer's schema): the sink calls it when a writer is created, with its
+   * topic (undefined when chosen per record), and writes nothing until it
+   * has settled; a rejection fails the sink.
+   */
+  prepareToWrite?(topic: string | undefined): Promise<void>;
 }
 
 /** A JSON-compatible Avro schema (record, enum, primitive, ...), as `avsc` accepts it. */
@@ -24,7 +50,11 @@ function required(bytes: Buffer | undefined, format: string): Buffer {
   return bytes;
 }
 
-/** Ready-made formats: JSON, UTF-8 strings, raw bytes and Avro (binary, with a given schema). */
+/**
+ * Ready-made formats: JSON, UTF-8 strings, raw bytes, Avro and Protobuf
+ * (binary, with a given schema). Formats with a schema registry are in
+ * `RegistryFormats`.
+ */
 export const KafkaFormats = {
   /** UTF-8 JSON text. Parse errors and invalid UTF-8 (never replaced) are bad records. */
   json<T>(): KafkaFormat<T> {
@@ -116,6 +146,39 @@ export const KafkaFormats = {
         }
         return writer.toBuffer(value);
       },
+    };
+  },
+
+  /**
+   * Protobuf binary encoding of one message of a given schema (no schema
+   * registry header): `proto` is `.proto` text or a protobufjs JSON
+   * descriptor, `messageType` the message's name (default: the first message
+   * of the `.proto`). Values are plain objects: field names as in the
+   * schema, enums as names (numbers are accepted when writing), 64-bit
+   * integers as numbers (or strings with `longs: 'string'`), defaults
+   * filled in. Bytes that are not a message of the type are bad records.
+   */
+  protobuf<T>(options: {
+    readonly proto: string | ProtobufDescriptor;
+    readonly messageType?: string;
+    readonly longs?: ProtobufLongs;
+  }): KafkaFormat<T> {
+    const file =
+      typeof options.proto === 'string'
+        ? parseProto(options.proto, 'protobuf')
+        : protoFromDescriptor(options.proto, 'protobuf');
+    const type = messageType(file, options.messageType, 'protobuf');
+    const longs = options.longs ?? 'number';
+    return {
+      name: `protobuf(${type.name})`,
+      deserialize: (bytes) => {
+        try {
+          return decodeMessage<T>(type, required(bytes, 'protobuf'), longs);
+        } catch (cause) {
+          throw new Error(`protobuf: the value cannot be decoded: ${reasonOf(cause)}`, { cause });
+        }
+      },
+      serialize: (value) => encodeMessage(type, value),
     };
   },
 } as const;

@@ -4,7 +4,9 @@
  * Kafka connectors for Weir (`import { KafkaSource, KafkaSink } from 'weir/kafka'`):
  * a checkpointed, per-partition event-time source and an at-least-once or
  * exactly-once (transactional) sink. Built on @platformatic/kafka; the core
- * `weir` entry point never loads it.
+ * `weir` entry point never loads it. Formats: JSON, strings, bytes, Avro and
+ * Protobuf (`KafkaFormats`), and Avro, Protobuf and JSON Schema through a
+ * schema registry (`RegistryFormats`, `SchemaRegistryClient`).
  */
 export type {
   KafkaBadRecordPolicy,
@@ -25,7 +27,29 @@ export {
   KAFKA_BAD_RECORDS_METRIC,
 } from './dead-letter.js';
 export { type AvroSchema, type KafkaFormat, KafkaFormats } from './formats.js';
+export type { ProtobufDescriptor, ProtobufLongs } from './protobuf-schema.js';
 export { KAFKA_RECONNECTS_METRIC, type KafkaReconnectOptions } from './reconnect.js';
+export {
+  type CompatibilityResult,
+  type RegisteredSchema,
+  type RegistryClientOptions,
+  type SchemaDefinition,
+  type SchemaReference,
+  SchemaRegistryClient,
+  SchemaRegistryError,
+  type SchemaType,
+  type SubjectVersion,
+} from './registry/client.js';
+export {
+  type JsonSchema,
+  type RegistryAvroOptions,
+  type RegistryFormatOptions,
+  RegistryFormats,
+  type RegistryJsonSchemaOptions,
+  type RegistryProtobufOptions,
+} from './registry/formats.js';
+export type { RegistryTlsOptions } from './registry/http.js';
+export type { SubjectNameStrategy } from './registry/subject.js';
 export type { KafkaTokenProvider } from './security.js';
 export { KafkaSink } from './sink/kafka-sink.js';
 export { KafkaSource } from './source/kafka-source.js';

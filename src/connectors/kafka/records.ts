@@ -54,3 +54,14 @@ export function consumerRecord(
     headers: record.headers.map(([k, v]) => [k?.toString('utf8') ?? '', v ?? undefined] as const),
   };
 }
+
+/** Hands the values of a fetched partition (from offset `from` on) to a format's `prepareToRead`. */
+export async function prepareChunk(
+  partition: FetchResponsePartition,
+  from: number,
+  prepare: (values: readonly (Buffer | undefined)[]) => Promise<void> | undefined,
+): Promise<void> {
+  const values: (Buffer | undefined)[] = [];
+  forEachRecord(partition, from, (record) => values.push(record.value ?? undefined));
+  if (values.length > 0) await prepare(values);
+}

@@ -11,6 +11,7 @@ import { siblingModule, startWorker } from '../../../util/threads/start-worker.j
 import { SyncChannel } from '../../../util/threads/sync-channel.js';
 import { checkTopic, type KafkaSinkOptions } from '../config.js';
 import { reconnectsCounter } from '../reconnect.js';
+import { clientSecurity, type KafkaTokenProvider } from '../security.js';
 import { KafkaReconcileTarget } from './reconcile-target.js';
 import {
   recordHeaders,
@@ -19,7 +20,6 @@ import {
   type SinkConfig,
   sinkConfig,
 } from './sink-options.js';
-import { clientSecurity, type KafkaTokenProvider } from '../security.js';
 import type {
   Notice,
   PackedBatch,
@@ -92,6 +92,8 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly reconnects: Counter;
   private closed = false;
   private readonly tokenProvider: KafkaTokenProvider | undefined;
+  /** Until the format is ready to serialize (see prepareFormat). */
+  private formatReady: Promise<void> | undefined;
 
   constructor(
     private readonly config: SinkConfig<T>,
@@ -144,10 +146,37 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       'Transactions left open by an earlier run and aborted on start',
     );
     this.reconnects = reconnectsCounter(m);
+    this.formatReady = this.prepareFormat();
     m.gauge(
       'weir_kafka_sink_outstanding_records',
       'Records not yet acknowledged by the brokers',
       () => this.outstanding,
+    );
+  }
+
+  /**
+   * A format that registers or looks up its schema (a schema registry) does
+   * so now; `blocked()` holds the task, so nothing is written before it has.
+   */
+  private prepareFormat(): Promise<void> | undefined {
+    const ready = this.config.format.prepareToWrite?.(this.config.fixedTopic);
+    return ready?.then(
+      () => {
+        this.formatReady = undefined;
+      },
+      (cause: unknown) => {
+        this.formatReady = undefined;
+        const id = this.context.operatorId;
+        this.failure ??=
+          cause instanceof WeirError
+            ? new WeirError(cause.code, `Kafka sink '${id}': ${cause.message}`, {
+                cause,
+                domain: cause.domain,
+                retriable: cause.retriable,
+                operatorId: id,
+              })
+            : this.error(cause instanceof Error ? cause.message : String(cause));
+      },
     );
   }
 
@@ -324,6 +353,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   }
 
   blocked(): Promise<void> | undefined {
+    if (this.formatReady !== undefined) return this.formatReady;
     if (this.failure !== undefined || this.outstanding < this.config.maxBufferedRecords)
       return undefined;
     if (this.drained === undefined) {

@@ -22,10 +22,10 @@ import { reasonOf } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { isClusterUnreachable, KafkaReconnector, reconnectsCounter } from '../reconnect.js';
-import { consumerRecord, forEachRecord } from '../records.js';
+import { consumerRecord, forEachRecord, prepareChunk } from '../records.js';
+import { isSecurityFailure } from '../security.js';
 import { resolveBound } from './offset-bounds.js';
 import { Partition } from './partition-buffer.js';
-import { isSecurityFailure } from '../security.js';
 import {
   PartitionTime,
   type SourceTimeSpec,
@@ -396,6 +396,9 @@ export class AssignedReader<T> implements SourceReader<T> {
 
   /** Decodes a partition's fetched records into a chunk; returns whether anything was queued. */
   private async accept(p: Partition<T>, rp: Parameters<typeof forEachRecord>[0]): Promise<boolean> {
+    // A format that looks schemas up (a registry) does so for the whole chunk before it is decoded.
+    if (this.config.prepareValues !== undefined)
+      await prepareChunk(rp, p.fetchOffset, this.config.prepareValues);
     const values: T[] = [];
     const timestamps: number[] = [];
     const offsets: number[] = [];

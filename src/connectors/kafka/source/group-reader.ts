@@ -46,6 +46,8 @@ export class GroupReader<T> implements SourceReader<T> {
   private failure: unknown;
   private waiter: (() => void) | undefined;
   private paused = false;
+  /** Messages waiting for the format's schema lookups (see onMessage). */
+  private held: Message<Buffer, Buffer, Buffer, Buffer>[] | undefined;
   private dlq: Promise<void> = Promise.resolve();
   private readonly pendingOffsets = new PendingOffsets();
   private commitTimer: NodeJS.Timeout | undefined;
@@ -144,6 +146,22 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   private onMessage(m: Message<Buffer, Buffer, Buffer, Buffer>): void {
+    // A format that must look a schema up first (a registry) holds this
+    // message, and those after it in order, until it has.
+    if (this.held !== undefined) {
+      this.held.push(m);
+      return;
+    }
+    const ready = this.config.prepareValues?.([m.value ?? undefined]);
+    if (ready !== undefined) {
+      this.held = [m];
+      this.stream?.pause();
+      ready.then(
+        () => this.releaseHeld(),
+        (cause: unknown) => this.fail(cause),
+      );
+      return;
+    }
     const key = `${m.topic}:${m.partition}`;
     const offset = Number(m.offset);
     const timestamp = Number(m.timestamp);
@@ -175,6 +193,20 @@ export class GroupReader<T> implements SourceReader<T> {
       this.stream?.pause();
     }
     this.wakeUp();
+  }
+
+  private releaseHeld(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (let i = 0; i < held.length; i++) {
+      if (this.held !== undefined) {
+        // A later message needs another lookup: it and the rest wait for that one.
+        (this.held as Message<Buffer, Buffer, Buffer, Buffer>[]).push(...held.slice(i));
+        return;
+      }
+      this.onMessage(held[i]!);
+    }
+    if (this.held === undefined && !this.paused) this.stream?.resume();
   }
 
   /**

@@ -51,6 +51,10 @@ export interface SourceConfig<T> {
   readonly decodeRecord: ((record: KafkaConsumerRecord) => T) | undefined;
   /** Decodes a record's value bytes (the fast path). */
   readonly decodeValue: ((bytes: Buffer | undefined) => T) | undefined;
+  /** The format's `prepareToRead`, awaited before values are decoded (schema registry lookups). */
+  readonly prepareValues:
+    | ((values: readonly (Buffer | undefined)[]) => Promise<void> | undefined)
+    | undefined;
 }
 
 /** Validates the options (once, when the source is created) and applies defaults. */
@@ -78,6 +82,8 @@ export function sourceConfig<T>(options: KafkaSourceOptions<T>): SourceConfig<T>
     name: o.name,
     onWarning: o.onWarning,
     decodeValue: format === undefined ? undefined : (bytes) => format.deserialize(bytes),
+    prepareValues:
+      format?.prepareToRead === undefined ? undefined : (values) => format.prepareToRead!(values),
     decodeRecord: 'deserializer' in options ? options.deserializer : undefined,
   };
 }
