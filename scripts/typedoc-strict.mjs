@@ -21,28 +21,7 @@
 import { readFileSync } from 'node:fs';
 
 /** Tolerated warning → why. */
-const KNOWN = new Map([
-  [
-    '"weir.CsvDialectOptions" links to "weir.FileFormat.__type.csv.__type", but the link cannot be resolved. TypeDoc requires valid TSDoc declaration references for clickable links.',
-    '{@link csvFormat} in src/connectors/files/formats/csv.ts: csvFormat is published only as FileFormat.csv',
-  ],
-  [
-    '"weir.JsonLinesFormatOptions" links to "weir.FileFormat.__type.jsonLines.__type", but the link cannot be resolved. TypeDoc requires valid TSDoc declaration references for clickable links.',
-    '{@link jsonLinesFormat} in src/connectors/files/formats/json-lines.ts: published only as FileFormat.jsonLines',
-  ],
-  [
-    'The comment for weir.JsonLinesSinkOptions.__type.serialize links to "jsonLinesSinkSchema" which was resolved but is not included in the documentation. To fix this warning export it or add { "weir": { "jsonLinesSinkSchema": "#" }} to the externalSymbolLinkMappings option',
-    '{@link jsonLinesSinkSchema} in src/connectors/files/config.ts links to an internal schema',
-  ],
-  [
-    'The comment for weir/kafka.StartingOffsets links to "startingOffsetsSchema" which was resolved but is not included in the documentation. To fix this warning export it or add { "weir": { "startingOffsetsSchema": "#" }} to the externalSymbolLinkMappings option',
-    '{@link startingOffsetsSchema} in src/connectors/kafka/config.ts links to an internal schema',
-  ],
-  [
-    'The comment for weir/kafka.StoppingOffsets links to "stoppingOffsetsSchema" which was resolved but is not included in the documentation. To fix this warning export it or add { "weir": { "stoppingOffsetsSchema": "#" }} to the externalSymbolLinkMappings option',
-    '{@link stoppingOffsetsSchema} in src/connectors/kafka/config.ts links to an internal schema',
-  ],
-]);
+const KNOWN = new Map([]);
 
 const MULTIPLE = / has multiple declarations with a comment\. /;
 const LOCATIONS = /^The comments for .* are declared at:\n/;

@@ -67,7 +67,7 @@ export class MetricRegistry {
   private readonly series = new Map<string, Series>();
   private readonly kinds = new Map<string, MetricKind>();
 
-  /** @param constantLabels put in front of the labels of every group (a job's {@link jobLabels}). */
+  /** @param constantLabels put in front of the labels of every group (a job's `jobLabels`). */
   constructor(private readonly constantLabels: MetricLabels = {}) {}
 
   group(labels: MetricLabels): RegistryGroup {

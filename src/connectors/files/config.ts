@@ -80,7 +80,7 @@ export const jsonLinesSinkSchema = v.object({
 
 /** Options of `JsonLinesSink`. */
 export type JsonLinesSinkOptions<T> = Omit<OptionsOf<typeof jsonLinesSinkSchema>, 'serialize'> & {
-  /** See `serialize` in {@link jsonLinesSinkSchema}: renders a record as one line. */
+  /** See `serialize` in the JSON Lines sink's option schema: renders a record as one line. */
   readonly serialize?: (value: T) => string;
 };
 

@@ -154,7 +154,7 @@ const startingOffsetsSchema = v.union(
   "must be 'earliest', 'latest', { committed }, { timestamp } or { offsets }",
 );
 
-/** See {@link startingOffsetsSchema}. */
+/** Where a partition starts: `'earliest'`, `'latest'`, `{ committed }`, `{ timestamp }` or `{ offsets }` (docs/connectors/kafka.md). */
 export type StartingOffsets = v.InferInput<typeof startingOffsetsSchema>;
 
 /**
@@ -197,7 +197,7 @@ const stoppingOffsetsSchema = v.union(
   "must be 'latest', { timestamp } or { offsets: { topic: { partition: offset } } }",
 );
 
-/** See {@link stoppingOffsetsSchema}. */
+/** Where a bounded read ends: `'latest'`, `{ timestamp }` or `{ offsets }` (docs/connectors/kafka.md). */
 export type StoppingOffsets = v.InferInput<typeof stoppingOffsetsSchema>;
 
 /** Schema of the Kafka source's options. */
@@ -210,7 +210,7 @@ export const kafkaSourceSchema = v.pipe(
     topicPattern: v.optional(v.instance(RegExp, 'must be a RegExp')),
     /** Where to start without a checkpoint. Default `'earliest'`. */
     startFrom: v.optional(startingOffsetsSchema, 'earliest'),
-    /** Bounded mode: where each partition ends; see {@link stoppingOffsetsSchema}. Default: unbounded. */
+    /** Bounded mode: where each partition ends (`StoppingOffsets`). Default: unbounded. */
     stopAt: v.optional(stoppingOffsetsSchema),
     /**
      * Consumer group: committed offsets for `startFrom: { committed }`, where

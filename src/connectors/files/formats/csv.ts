@@ -8,7 +8,7 @@ import { InvalidUtf8Lines } from './invalid-utf8-lines.js';
 /** A CSV row read with a header: field values keyed by column name. */
 export type CsvRecord = Record<string, string>;
 
-/** Dialect options shared by every form of {@link csvFormat}. */
+/** Dialect options shared by every form of `FileFormat.csv`. */
 export interface CsvDialectOptions {
   /** Field separator; default `','`. */
   readonly delimiter?: string;

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import type { FileFormat, FormatOutput, RecordPosition } from './format-types.js';
 
-/** Options of {@link jsonLinesFormat}. */
+/** Options of `FileFormat.jsonLines`. */
 export interface JsonLinesFormatOptions<T> {
   /**
    * Converts the parsed JSON of a line into a record, e.g. validates it or

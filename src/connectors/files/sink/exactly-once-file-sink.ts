@@ -68,7 +68,7 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
   /**
    * What the sink committed, for `weir reconcile`: the lines of its committed
    * part files (`<prefix>-<subtask>-<checkpoint>.jsonl`, in name order), each
-   * decoded as JSON (see {@link lineFilesTarget}); hidden in-progress and
+   * decoded as JSON (see `lineFilesTarget`); hidden in-progress and
    * pending files are not read, since no reader sees them yet. Replayed
    * values are rendered with the sink's `format`.
    */

@@ -64,7 +64,7 @@ export class JsonLinesSink<T> implements ReconcilableSink<T> {
   /**
    * What the sink wrote, for `weir reconcile`: the lines of `path` and of
    * every subtask file beside it (`out-0.jsonl`, `out-1.jsonl`, ...), in name
-   * order, each decoded as JSON (see {@link lineFilesTarget}), compared with
+   * order, each decoded as JSON (see `lineFilesTarget`), compared with
    * replayed values rendered by this sink's `serialize`. The sink has no
    * transactions: read it once the job has ended. Files of an earlier run
    * at another parallelism are read too, so remove them first.

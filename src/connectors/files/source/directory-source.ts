@@ -92,7 +92,7 @@ export class DirectorySource<T> implements ReplayableSource<T> {
 
   /**
    * A bounded, single-subtask source reading `range.files` (paths or globs,
-   * resolved as {@link resolveReplayFiles} says: sorted, each must match) or,
+   * resolved as `resolveReplayFiles` says: sorted, each must match) or,
    * without them, the files the directory holds now that this source would
    * read (the filter applies; `processExisting` does not, since the replay is
    * of everything there), in name order; then it ends. Same format, `onError`

@@ -86,7 +86,7 @@ export class FileSource<T> implements ReplayableSource<T> {
 
   /**
    * A bounded, single-subtask source reading `range.files` (paths or globs,
-   * resolved as {@link resolveReplayFiles} says: sorted, each must match) or,
+   * resolved as `resolveReplayFiles` says: sorted, each must match) or,
    * without them, this source's own files in their configured order, with the
    * same format, `onError` policy and name. Its output depends only on the
    * files' contents. A time range (`from`/`to`) is refused: file records get
