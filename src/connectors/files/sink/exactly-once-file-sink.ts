@@ -1,4 +1,4 @@
-import { closeSync, type Dirent, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WeirError } from '../../../core/errors.js';
@@ -7,11 +7,9 @@ import type { ReconcilableSink, ReconcileTarget } from '../../../core/replay.js'
 import type { SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
-import { reasonOf } from '../../shared/bad-records.js';
 import { parseOptions } from '../../shared/config.js';
 import { type ExactlyOnceFileSinkOptions, exactlyOnceFileSinkSchema } from '../config.js';
-import { compareNames } from '../file-names.js';
-import { lineFilesTarget } from './line-files-target.js';
+import { filesNamed, lineFilesTarget } from './line-files-target.js';
 
 export type { ExactlyOnceFileSinkOptions } from '../config.js';
 
@@ -184,23 +182,10 @@ function committedName(prefix: string, subtask: number, checkpointId: number): s
 }
 
 /** The committed part files of `directory` written with `prefix`, in name order. */
-async function committedFiles(directory: string, prefix: string): Promise<string[]> {
-  let entries: Dirent[];
-  try {
-    entries = await readdir(directory, { withFileTypes: true });
-  } catch (cause) {
-    // Nothing committed: every expected row will show up missing.
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new WeirError('SINK_FAILED', `cannot list directory '${directory}': ${reasonOf(cause)}`, {
-      cause,
-      domain: 'external',
-    });
-  }
-  const ours = (name: string) =>
-    name.startsWith(`${prefix}-`) && /^\d+-\d{10,}\.jsonl$/.test(name.slice(prefix.length + 1));
-  return entries
-    .filter((entry) => entry.isFile() && ours(entry.name))
-    .map((entry) => entry.name)
-    .sort(compareNames)
-    .map((name) => join(directory, name));
+function committedFiles(directory: string, prefix: string): Promise<string[]> {
+  return filesNamed(
+    directory,
+    (name) =>
+      name.startsWith(`${prefix}-`) && /^\d+-\d{10,}\.jsonl$/.test(name.slice(prefix.length + 1)),
+  );
 }

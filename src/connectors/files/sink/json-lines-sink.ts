@@ -1,6 +1,5 @@
-import { createWriteStream, type Dirent, mkdirSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { basename, dirname, extname } from 'node:path';
 import { describeRecord, invalidArgument, WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { ReconcilableSink, ReconcileTarget } from '../../../core/replay.js';
@@ -9,8 +8,7 @@ import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
 import { reasonOf } from '../../shared/bad-records.js';
 import { parseOptions } from '../../shared/config.js';
 import { type JsonLinesSinkOptions, jsonLinesSinkSchema } from '../config.js';
-import { compareNames } from '../file-names.js';
-import { lineFilesTarget } from './line-files-target.js';
+import { filesNamed, lineFilesTarget } from './line-files-target.js';
 
 export type { JsonLinesSinkOptions } from '../config.js';
 
@@ -197,22 +195,7 @@ async function subtaskFiles(path: string): Promise<string[]> {
     if (!name.startsWith(`${base}-`) || !name.endsWith(ext)) return false;
     return /^\d+$/.test(name.slice(base.length + 1, name.length - ext.length));
   };
-  let entries: Dirent[];
-  try {
-    entries = await readdir(directory, { withFileTypes: true });
-  } catch (cause) {
-    // Nothing written: every expected row will show up missing.
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new WeirError('SINK_FAILED', `cannot list directory '${directory}': ${reasonOf(cause)}`, {
-      cause,
-      domain: 'external',
-    });
-  }
-  return entries
-    .filter((entry) => entry.isFile() && ours(entry.name))
-    .map((entry) => entry.name)
-    .sort(compareNames)
-    .map((name) => join(directory, name));
+  return filesNamed(directory, ours);
 }
 
 function writeFailed(file: string, cause: unknown, operatorId: string): WeirError {

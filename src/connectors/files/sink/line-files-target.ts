@@ -1,6 +1,11 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, type Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { WeirError } from '../../../core/errors.js';
 import type { ReconcileTarget, ReplayedValue, WrittenRow } from '../../../core/replay.js';
 import type { Json } from '../../../core/snapshot.js';
+import { reasonOf } from '../../shared/bad-records.js';
+import { compareNames } from '../file-names.js';
 
 /** What a line-per-record file sink tells `weir reconcile` about its output. */
 export interface LineFilesOutput<T> {
@@ -91,4 +96,30 @@ export async function* linesOf(file: string): AsyncIterable<{ line: number; text
 
 function withoutCr(text: string): string {
   return text.charCodeAt(text.length - 1) === 13 ? text.slice(0, -1) : text;
+}
+
+/**
+ * The files of `directory` whose names `ours` accepts, as paths in name
+ * order; none when the directory does not exist (nothing was written, so
+ * every expected row shows up missing).
+ */
+export async function filesNamed(
+  directory: string,
+  ours: (name: string) => boolean,
+): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(directory, { withFileTypes: true });
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new WeirError('SINK_FAILED', `cannot list directory '${directory}': ${reasonOf(cause)}`, {
+      cause,
+      domain: 'external',
+    });
+  }
+  return entries
+    .filter((entry) => entry.isFile() && ours(entry.name))
+    .map((entry) => entry.name)
+    .sort(compareNames)
+    .map((name) => join(directory, name));
 }
