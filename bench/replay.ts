@@ -17,6 +17,9 @@
  * Needs the broker of scripts/kafka.sh; the input topic is created once per run.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Admin, Producer } from '@platformatic/kafka';
@@ -76,6 +79,20 @@ async function child(mode: string, topic: string): Promise<void> {
       const run = await runJobModule(JOB, { args: jobArgs, parallelism: 1 });
       return run.collected().length;
     });
+  } else if (mode === 'checkpointed') {
+    const directory = await mkdtemp(join(tmpdir(), 'weir-bench-replay-'));
+    try {
+      await measure(mode, RECORDS, async () => {
+        const run = await runJobModule(JOB, {
+          args: jobArgs,
+          parallelism: 1,
+          checkpointing: { directory, intervalMs: 1000 },
+        });
+        return run.collected().length;
+      });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   } else if (mode === 'replay') {
     await measure(mode, RECORDS, async () => {
       const run = await replayJob({ module: JOB, args: jobArgs, parallelism: 1 });
@@ -171,7 +188,7 @@ async function main(): Promise<void> {
   const script = fileURLToPath(import.meta.url);
   const runs: Outcome[] = [];
   for (let rep = 0; rep < Number(args.reps); rep++) {
-    for (const mode of ['streaming', 'replay', 'compare']) {
+    for (const mode of ['streaming', 'checkpointed', 'replay', 'compare']) {
       const text = execFileSync(
         process.execPath,
         [
