@@ -8,6 +8,8 @@
  *   saw at start), once as `weir replay` runs it (the replayed source merging
  *   partitions in event-time order into fixed batches). Both keep the window
  *   results in memory. Reported: records per CPU-second, and replay's ratio.
+ * - checkpointed: the streaming run as it runs in production, with a
+ *   checkpoint every second (a replay takes none).
  * - compare: `compareOutputs` over R window-result rows on each side, as
  *   `weir reconcile` lines them up (one row in a thousand differs).
  *
