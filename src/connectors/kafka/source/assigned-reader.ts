@@ -91,8 +91,12 @@ export class AssignedReader<T> implements SourceReader<T> {
     );
     this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
-    this.restored = parsePosition(context.restoredPosition, context.operatorId, 'offsets');
-    this.restoredEnds = parsePosition(context.restoredPosition, context.operatorId, 'ends');
+    // At another parallelism every old subtask's offsets arrive: together
+    // they cover every partition once, and `discover` keeps the ones this
+    // subtask owns now.
+    const restored = context.restoredPositions ?? [context.restoredPosition];
+    this.restored = mergePositions(restored, context.operatorId, 'offsets');
+    this.restoredEnds = mergePositions(restored, context.operatorId, 'ends');
     this.reconnector = new KafkaReconnector(
       config.connection,
       `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
@@ -688,6 +692,22 @@ export class AssignedReader<T> implements SourceReader<T> {
   get topics(): readonly string[] {
     return this.knownTopics;
   }
+}
+
+/** The positions of several snapshots as one map (undefined when none holds any). */
+function mergePositions(
+  snapshots: readonly (Json | undefined)[],
+  operatorId: string,
+  field: 'offsets' | 'ends',
+): Map<string, number> | undefined {
+  let merged: Map<string, number> | undefined;
+  for (const json of snapshots) {
+    const one = parsePosition(json, operatorId, field);
+    if (one === undefined) continue;
+    merged ??= new Map();
+    for (const [k, v] of one) merged.set(k, v);
+  }
+  return merged;
 }
 
 function parsePosition(

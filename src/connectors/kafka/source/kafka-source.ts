@@ -39,11 +39,17 @@ export class KafkaSource<T> implements ReplayableSource<T> {
   readonly name: string;
   readonly bounded: boolean;
   readonly parallelizable = true;
+  /**
+   * In assign mode a checkpoint holds each partition's offset, so it can be
+   * restored at any parallelism; in group mode the group's offsets rule.
+   */
+  readonly rescalable: boolean;
   private readonly config: SourceConfig<T>;
 
   constructor(options: KafkaSourceOptions<T>) {
     this.config = sourceConfig(options);
     this.name = this.config.name;
+    this.rescalable = this.config.mode === 'assign';
     this.bounded = this.config.bounded;
   }
 

@@ -12,7 +12,7 @@ import {
 } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import type { KafkaFormat } from '../formats.js';
-import { type OffsetBound, stopBound } from './offset-bounds.js';
+import { type OffsetBound, stopBound } from './offset-bound.js';
 
 export type {
   KafkaDeserializerSourceOptions,
