@@ -4,6 +4,7 @@ import type { Key } from '../core/key-groups.js';
 import { OutputTag } from '../core/output-tag.js';
 import { isReplayableSource, type ReplayRange } from '../core/replay.js';
 import type { Sink } from '../core/sink.js';
+import type { Source } from '../core/source.js';
 import type { WindowAssigner } from '../core/windows.js';
 import type { LogicalGraph } from '../plan/logical/logical-graph.js';
 import type {
@@ -73,10 +74,13 @@ export function rewriteForReplay(graph: LogicalGraph, options: ReplayGraphOption
   const sinks: CapturedSink[] = [];
   const late: CapturedLateData[] = [];
   const preKey = new Set<number>();
+  /** The job's own sources: they know how they stamp event time; their replays need not. */
+  const originals = new Map<number, Source<unknown>>();
   const count = graph.nodes.length;
   for (let id = 0; id < count; id++) {
     const node = graph.nodes[id]!;
     if (node.kind === 'source') {
+      originals.set(id, node.source);
       graph.nodes[id] = replaySource(node, options, sources);
       preKey.add(id);
     } else if (
@@ -94,7 +98,7 @@ export function rewriteForReplay(graph: LogicalGraph, options: ReplayGraphOption
       if (capture !== undefined) graph.nodes[id] = { ...node, sink: capture } satisfies SinkNode;
       sinks.push({ nodeId: id, name: node.name, uid: node.uid, original: node.sink, capture });
     } else if (node.kind === 'window' && node.assigner.timeDomain === 'event-time') {
-      late.push(captureLateData(graph, node));
+      late.push(captureLateData(graph, node, originals));
     }
   }
   return { sinks, lateData: late, sources };
@@ -118,7 +122,11 @@ function replaySource(
 }
 
 /** Adds a capture of `node`'s late records, giving it a late-data side output if it has none. */
-function captureLateData(graph: LogicalGraph, node: WindowNode): CapturedLateData {
+function captureLateData(
+  graph: LogicalGraph,
+  node: WindowNode,
+  originals: ReadonlyMap<number, Source<unknown>>,
+): CapturedLateData {
   let tag = node.lateDataTag;
   if (tag === undefined) {
     tag = new OutputTag<unknown>(`weir-replay-late-${node.id}`);
@@ -148,7 +156,7 @@ function captureLateData(graph: LogicalGraph, node: WindowNode): CapturedLateDat
     selectKey: keyed?.kind === 'keyed' ? keyed.selectKey : undefined,
     assigner: node.assigner,
     capture,
-    eventTimeOf: eventTimeOf(graph, node),
+    eventTimeOf: eventTimeOf(graph, node, originals),
     jobSinks,
   };
 }
@@ -161,12 +169,14 @@ function captureLateData(graph: LogicalGraph, node: WindowNode): CapturedLateDat
 function eventTimeOf(
   graph: LogicalGraph,
   window: WindowNode,
+  originals: ReadonlyMap<number, Source<unknown>>,
 ): ((value: unknown) => number | undefined) | undefined {
   let at: LogicalNode = window;
   for (;;) {
     const inputs: readonly LogicalEdge[] = at.inputs;
     const edge = inputs[0];
-    if (edge === undefined || inputs.length > 1 || edge.tag !== undefined) return undefined;
+    // A main output's tag is undefined or null, depending on how the edge was made.
+    if (edge === undefined || inputs.length > 1 || edge.tag != null) return undefined;
     const up: LogicalNode = graph.nodes[edge.from]!;
     if (up.kind === 'timestamps-watermarks') {
       const assign = up.spec.timestampAssigner;
@@ -175,7 +185,7 @@ function eventTimeOf(
         : (value) => finiteOrUndefined(() => assign(value, Number.NaN));
     }
     if (up.kind === 'source') {
-      const source = up.source;
+      const source = originals.get(up.id) ?? up.source;
       return isReplayableSource(source) && source.eventTimeOf !== undefined
         ? (value) => source.eventTimeOf!(value)
         : undefined;
