@@ -226,7 +226,18 @@ async function main(): Promise<void> {
     `replay     ${(perCpu('replay') / 1e6).toFixed(2)} M records per CPU-second, ${wall('replay').toFixed(1)} s`,
   );
   console.log(
-    `replay / streaming per CPU-second: ${(perCpu('replay') / perCpu('streaming')).toFixed(2)}x`,
+    `checkpointed  ${(perCpu('checkpointed') / 1e6).toFixed(2)} M records per CPU-second, ${wall('checkpointed').toFixed(1)} s`,
+  );
+  // Per repetition too: the modes of one repetition ran back to back, under the same load.
+  const reps = Number(args.reps);
+  for (let rep = 0; rep < reps; rep++) {
+    const cpu = (mode: string) => runs.filter((r) => r.mode === mode)[rep]!.cpuSeconds;
+    console.log(
+      `rep ${rep + 1}: replay / streaming per CPU-second ${(cpu('streaming') / cpu('replay')).toFixed(2)}x, replay / checkpointed ${(cpu('checkpointed') / cpu('replay')).toFixed(2)}x`,
+    );
+  }
+  console.log(
+    `replay / streaming per CPU-second (medians): ${(perCpu('replay') / perCpu('streaming')).toFixed(2)}x`,
   );
   console.log(
     `compare    ${ROWS.toLocaleString('en-US')} rows a side in ${wall('compare').toFixed(2)} s`,
