@@ -61,13 +61,8 @@ fi
 
 log() { printf 'kafka.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
-
-need_java() {
-  command -v "$JAVA" >/dev/null 2>&1 || die "java not found (Kafka $KAFKA_VERSION needs Java 17+)"
-  local v
-  v="$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')"
-  [[ "${v%%.*}" =~ ^[0-9]+$ && "${v%%.*}" -ge 17 ]] || die "Java 17+ required, found '${v:-unknown}' ($JAVA)"
-}
+# shellcheck source=lib/jvm-service.sh
+source "$REPO_ROOT/scripts/lib/jvm-service.sh"
 
 # ---------------------------------------------------------------- jars
 
@@ -262,13 +257,6 @@ run_bootstrap_tool() { # CLASS ARGS...
   run_tool "$cls" --bootstrap-server "$BOOTSTRAP" "$@"
 }
 
-read_pid() {
-  [[ -f "$PIDFILE" ]] || return 1
-  local pid
-  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  printf '%s' "$pid"
-}
 
 # True if the pid file names a live Kafka process started from this state dir.
 proc_alive() {
@@ -298,14 +286,9 @@ log_tail() {
   fi
 }
 
-lock_state() {
-  mkdir -p "$STATE"
-  exec 9>"$STATE/.lock"
-  flock 9
-}
 
 cmd_up() {
-  need_java
+  need_java "Kafka $KAFKA_VERSION"
   fetch_libs
   lock_state
   if proc_alive && port_open "$PORT"; then
@@ -314,7 +297,7 @@ cmd_up() {
   fi
   if proc_alive; then
     log "process $(read_pid) exists but $BOOTSTRAP is closed; restarting"
-    stop_proc
+    stop_proc 60
   fi
   rm -f "$PIDFILE"
   local p
@@ -358,7 +341,7 @@ cmd_up() {
     fi
     if ((SECONDS >= deadline)); then
       log_tail
-      stop_proc
+      stop_proc 60
       die "Kafka not ready after ${READY_TIMEOUT}s"
     fi
     sleep 0.5
@@ -366,30 +349,12 @@ cmd_up() {
   log "ready on $BOOTSTRAP"
 }
 
-stop_proc() {
-  local pid
-  pid="$(read_pid)" || return 0
-  if proc_alive; then
-    kill -TERM "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 600; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "pid $pid did not stop within 60s; killing"
-      kill -KILL "$pid" 2>/dev/null || true
-      while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-    fi
-  fi
-  rm -f "$PIDFILE"
-}
 
 cmd_down() {
   lock_state
   if proc_alive; then
     log "stopping (pid $(read_pid))"
-    stop_proc
+    stop_proc 60
     log "stopped"
   else
     rm -f "$PIDFILE"
@@ -430,13 +395,13 @@ main() {
     status) cmd_status ;;
     reset) cmd_reset ;;
     topics)
-      need_java
+      need_java "Kafka $KAFKA_VERSION"
       fetch_libs
       run_bootstrap_tool org.apache.kafka.tools.TopicCommand "$@"
       ;;
     produce)
       [[ $# -ge 1 ]] || usage
-      need_java
+      need_java "Kafka $KAFKA_VERSION"
       fetch_libs
       local topic="$1"
       shift
@@ -444,7 +409,7 @@ main() {
       ;;
     consume)
       [[ $# -ge 1 ]] || usage
-      need_java
+      need_java "Kafka $KAFKA_VERSION"
       fetch_libs
       local topic="$1"
       shift
@@ -452,7 +417,7 @@ main() {
       ;;
     run)
       [[ $# -ge 1 ]] || usage
-      need_java
+      need_java "Kafka $KAFKA_VERSION"
       fetch_libs
       run_tool "$@"
       ;;

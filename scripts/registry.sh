@@ -40,13 +40,9 @@ fi
 
 log() { printf 'registry.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+# shellcheck source=lib/jvm-service.sh
+source "$REPO_ROOT/scripts/lib/jvm-service.sh"
 
-need_java() {
-  command -v "$JAVA" >/dev/null 2>&1 || die "java not found (Apicurio Registry $VERSION needs Java 17+)"
-  local v
-  v="$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p')"
-  [[ "${v%%.*}" =~ ^[0-9]+$ && "${v%%.*}" -ge 17 ]] || die "Java 17+ required, found '${v:-unknown}' ($JAVA)"
-}
 
 fetch_app() {
   [[ -f "$DIST/.complete" ]] && return 0
@@ -82,13 +78,6 @@ fetch_app() {
   log "cached $(find "$DIST/lib" -name '*.jar' | wc -l) jars"
 }
 
-read_pid() {
-  [[ -f "$PIDFILE" ]] || return 1
-  local pid
-  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  printf '%s' "$pid"
-}
 
 # True if the pid file names a live registry started for this port.
 proc_alive() {
@@ -104,33 +93,10 @@ answers() {
   curl -fsS --max-time 5 -o /dev/null "$BASE/subjects" 2>/dev/null
 }
 
-lock_state() {
-  mkdir -p "$STATE"
-  exec 9>"$STATE/.lock"
-  flock 9
-}
 
-stop_proc() {
-  local pid
-  pid="$(read_pid)" || return 0
-  if proc_alive; then
-    kill -TERM "$pid" 2>/dev/null || true
-    local i
-    for ((i = 0; i < 300; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "pid $pid did not stop within 30s; killing"
-      kill -KILL "$pid" 2>/dev/null || true
-      while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-    fi
-  fi
-  rm -f "$PIDFILE"
-}
 
 cmd_up() {
-  need_java
+  need_java "Apicurio Registry $VERSION"
   command -v curl >/dev/null 2>&1 || die "curl not found"
   fetch_app
   lock_state
@@ -140,7 +106,7 @@ cmd_up() {
   fi
   if proc_alive; then
     log "process $(read_pid) exists but does not answer; restarting"
-    stop_proc
+    stop_proc 30
   fi
   rm -f "$PIDFILE"
   port_open && die "port $HOST:$PORT is already in use by another process"
@@ -164,7 +130,7 @@ cmd_up() {
     fi
     if ((SECONDS >= deadline)); then
       tail -n 40 "$OUTFILE" >&2 || true
-      stop_proc
+      stop_proc 30
       die "the registry is not ready after ${READY_TIMEOUT}s"
     fi
     sleep 0.3
@@ -176,7 +142,7 @@ cmd_down() {
   lock_state
   if proc_alive; then
     log "stopping (pid $(read_pid))"
-    stop_proc
+    stop_proc 30
     log "stopped"
   else
     rm -f "$PIDFILE"

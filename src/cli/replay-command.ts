@@ -1,5 +1,5 @@
 /** `weir replay` and `weir reconcile`: a job recomputed over a slice of its input, and compared. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ReplayRange, WrittenRow } from '../core/replay.js';
 import { renderPrometheus } from '../metrics/prometheus.js';
@@ -71,7 +71,6 @@ function replayOptions(options: ReplayCommandOptions, io: CliIO) {
 
 /** A textfile collector must never read half a file: write beside it, then rename. */
 async function writeAtomically(path: string, text: string): Promise<void> {
-  const { rename } = await import('node:fs/promises');
   await mkdir(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, text);
