@@ -5,6 +5,7 @@
  */
 import { StreamEnvironment } from '../api/stream-environment.js';
 import type { DataStream } from '../api/streams.js';
+import { acceptsChangelog, type Change, type ChangelogMode } from '../core/changelog.js';
 import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
 import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
@@ -17,6 +18,7 @@ import { Scope } from './expressions/scope.js';
 import type { Statement } from './parser/ast.js';
 import { parseScript } from './parser/parser.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
+import { changelogModeOf, changesOf, isUpdating } from './planner/changelog-relation.js';
 import type { Relation } from './planner/relation.js';
 import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
@@ -28,11 +30,18 @@ export interface ResultColumn {
   readonly type: string;
 }
 
-/** The result of {@link TableEnvironment.sqlQuery}: the rows of an insert-only query. */
+/** The result of {@link TableEnvironment.sqlQuery}. */
 export interface Table {
   readonly columns: readonly ResultColumn[];
-  /** The query's rows, one array per row, values at the columns' positions. */
+  /**
+   * What the query emits, as Flink infers it: `insert-only` rows, or changes (`retract`:
+   * `+I`, `-U`/`+U`, `-D`) for an updating query (unwindowed GROUP BY, outer joins, ...).
+   */
+  readonly changelogMode: ChangelogMode;
+  /** The query's rows, one array per row, values at the columns' positions (insert-only queries). */
   toDataStream(): DataStream<Row>;
+  /** The query's changes (any query; each row of an insert-only one is a `+I`). */
+  toChangelogStream(): DataStream<Change<Row>>;
   /** A row as JSON values (DECIMAL as its plain string, TIMESTAMP as epoch ms). */
   toJson(row: Row): JsonValue[];
 }
@@ -130,9 +139,19 @@ export class TableEnvironment {
     }
     const relation = planQuery(statement.query, this.planContext(this.env));
     const types = relation.columns.map((c) => c.type);
+    const changelogMode = changelogModeOf(relation);
     return {
       columns: relation.columns.map((c) => ({ name: c.name, type: formatType(c.type) })),
-      toDataStream: () => relation.stream,
+      changelogMode,
+      toDataStream: () => {
+        if (isUpdating(relation))
+          sqlError(
+            `the query is updating (it emits a ${changelogMode} changelog): read it with toChangelogStream()`,
+            statement.at,
+          );
+        return relation.stream;
+      },
+      toChangelogStream: () => changesOf(relation),
       toJson: (row) => row.map((v, i) => toJsonValue(v, types[i] as LogicalType)),
     };
   }
@@ -157,11 +176,12 @@ export class TableEnvironment {
     };
     if (statement.kind === 'query') {
       const relation = planQuery(statement.query, ctx);
-      relation.stream.sinkTo(new DiscardingSink<Row>());
+      if (isUpdating(relation)) changesOf(relation).sinkTo(new DiscardingSink<Change<Row>>());
+      else relation.stream.sinkTo(new DiscardingSink<Row>());
       const schema = relation.columns
         .map((c) => `${c.name} ${formatType(c.type)}${c.rowtime ? ' *ROWTIME*' : ''}`)
         .join(', ');
-      return `== Result ==\n(${schema})\n\n${scratch.explain()}`;
+      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}\n\n${scratch.explain()}`;
     }
     if (statement.kind === 'insert' || statement.kind === 'statement-set') {
       this.apply(statement, ctx);
@@ -299,11 +319,22 @@ export class TableEnvironment {
       if (converted.code !== value.code) changed = true;
       return converted.code;
     });
-    const rows = changed
-      ? relation.stream
-          .map(g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`))
-          .name(`to ${s.table}`)
-      : relation.stream;
+    const convert = g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`);
+    if (isUpdating(relation)) {
+      const mode = changelogModeOf(relation);
+      const sink = connector.changelogSink?.(target);
+      const accepted = sink?.accepts ?? 'insert-only';
+      if (sink === undefined || !acceptsChangelog(accepted, mode)) {
+        sqlError(
+          `INSERT INTO ${s.table}: the query is updating (it emits a ${mode} changelog, with ${mode === 'retract' ? 'update-before, update-after and delete' : 'update and delete'} changes), but connector '${connector.name}' accepts ${accepted === 'insert-only' ? 'only inserts' : `${accepted} changelogs`}; write to a table whose connector accepts updates`,
+          s.at,
+        );
+      }
+      const changes = changesOf(relation);
+      (changed ? changes.mapRows(convert) : changes).sinkTo(sink).name(s.table);
+      return;
+    }
+    const rows = changed ? relation.stream.map(convert).name(`to ${s.table}`) : relation.stream;
     rows.sinkTo(connector.sink(target)).name(s.table);
   }
 }

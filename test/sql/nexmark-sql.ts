@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { flinkPeerDir } from '../../bench/nexmark/flink-peer.js';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
+import type { Change } from '../../src/core/changelog.js';
 import { CollectSink, StreamEnvironment, TableEnvironment } from '../../src/index.js';
 
 /** Where the harness splices in the generator options. */
@@ -24,7 +25,10 @@ export function nexmarkQuerySql(name: string): string {
   return readFileSync(join(resources(), 'queries', `${name}.sql`), 'utf8');
 }
 
-/** Runs query `name` over the events of `config`; its rows as JSON arrays (as the peer writes them). */
+/**
+ * Runs query `name` over the events of `config`; its final rows as JSON arrays (as the peer
+ * writes them): an updating query's changes applied to a multiset, as the peer's harness does.
+ */
 export async function collectSqlOnWeir(
   name: string,
   config: Partial<NexmarkConfig>,
@@ -34,8 +38,24 @@ export async function collectSqlOnWeir(
   const tEnv = TableEnvironment.create(env);
   tEnv.executeSql(nexmarkSourceSql(config));
   const table = tEnv.sqlQuery(nexmarkQuerySql(name));
-  const sink = new CollectSink<unknown[]>();
-  table.toDataStream().sinkTo(sink);
+  const sink = new CollectSink<Change<unknown[]>>();
+  table.toChangelogStream().sinkTo(sink);
   await env.execute(`nexmark sql ${name}`);
-  return sink.values.map((row) => JSON.stringify(table.toJson(row)));
+  return applyChanges(sink.values.map((c) => ({ kind: c.kind, value: JSON.stringify(table.toJson(c.value)) })));
+}
+
+/** The rows a changelog leaves; a retraction of a row that is not there is reported as a row `retracted but absent: ...`. */
+export function applyChanges(changes: readonly Change<string>[]): string[] {
+  const counts = new Map<string, number>();
+  const absent: string[] = [];
+  for (const { kind, value } of changes) {
+    const n = counts.get(value) ?? 0;
+    if (kind === '+I' || kind === '+U') counts.set(value, n + 1);
+    else if (n === 0) absent.push(`retracted but absent: ${value}`);
+    else if (n === 1) counts.delete(value);
+    else counts.set(value, n - 1);
+  }
+  const rows: string[] = [...absent];
+  for (const [value, n] of counts) for (let i = 0; i < n; i++) rows.push(value);
+  return rows;
 }

@@ -8,6 +8,7 @@ import type { DataStream } from '../../api/streams.js';
 import { DiscardingSink } from '../../connectors/collection/sink/collect-sink.js';
 import { GeneratorSource } from '../../connectors/generator/source/generator-source.js';
 import { PrintSink } from '../../connectors/stdout/sink/print-sink.js';
+import type { Change } from '../../core/changelog.js';
 import type { Sink } from '../../core/sink.js';
 import type { DeterministicRandom } from '../../util/random.js';
 import type { CatalogTable } from '../catalog/catalog.js';
@@ -171,10 +172,22 @@ export const printConnector: SqlConnector = {
         `+I[${(row as Row).map((v, i) => toDisplayString(v, types[i] as LogicalType)).join(', ')}]`,
     });
   },
+  changelogSink(table: CatalogTable): Sink<Change<Row>> {
+    const types = table.columns.filter((c) => c.computed === undefined).map((c) => c.type);
+    const identifier = option(table, 'print-identifier');
+    // Flink's print format: the change's kind, then the row.
+    return new PrintSink<Change<Row>>({
+      ...(identifier === undefined ? {} : { prefix: identifier }),
+      ...(option(table, 'standard-error') === 'true' ? { stream: process.stderr } : {}),
+      format: (change) =>
+        `${(change as Change<Row>).kind}[${(change as Change<Row>).value.map((v, i) => toDisplayString(v, types[i] as LogicalType)).join(', ')}]`,
+    });
+  },
 };
 
 export const blackholeConnector: SqlConnector = {
   name: 'blackhole',
   options: [],
   sink: (): Sink<Row> => new DiscardingSink<Row>(),
+  changelogSink: (): Sink<Change<Row>> => new DiscardingSink<Change<Row>>(),
 };

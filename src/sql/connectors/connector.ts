@@ -6,6 +6,7 @@
 
 import type { StreamEnvironment } from '../../api/stream-environment.js';
 import type { DataStream } from '../../api/streams.js';
+import type { Change } from '../../core/changelog.js';
 import type { Sink } from '../../core/sink.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import { sqlError } from '../sql-error.js';
@@ -36,6 +37,11 @@ export interface SqlConnector {
   /** The table's physical columns as a stream of rows (physical columns only, in order). */
   source?(table: CatalogTable, env: StreamEnvironment): DataStream<Row>;
   sink?(table: CatalogTable): Sink<Row>;
+  /**
+   * A sink of changes, for updating queries; its `accepts` says which changelog mode it
+   * applies (a query emitting more is refused when it is planned).
+   */
+  changelogSink?(table: CatalogTable): Sink<Change<Row>>;
 }
 
 /** Checks a table's options against its connector's: unknown keys, missing ones, bad values. */

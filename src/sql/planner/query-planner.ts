@@ -19,16 +19,20 @@ import {
   compileProjection,
   compileScalar,
 } from '../expressions/compile.js';
-import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, FromItem, Query, Select, SelectItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
 import { type AggregateCallAst, rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
-import { contains, exprKey, mapChildren } from './expr-tools.js';
+import { contains, mapChildren } from './expr-tools.js';
+import { groupKey, isAggregateCall, normalizedKey, selectList } from './grouping.js';
 import type { Relation, WindowTvf } from './relation.js';
 import { planSource } from './source-planner.js';
+import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
+import { isUpdating, withColumns } from './changelog-relation.js';
+import { planGroupAggregate } from './group-aggregate-planner.js';
+import { planJoin } from './join-planner.js';
 
 export interface PlanContext {
   readonly env: StreamEnvironment;
@@ -40,12 +44,12 @@ export interface PlanContext {
 }
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
-const NULL_KEY = '\u0000null';
 
 /** The same columns under another table alias. */
 function requalify(relation: Relation, qualifier: string | undefined): Relation {
   if (qualifier === undefined) return relation;
   const columns = relation.columns.map((c) => ({ ...c, qualifier }));
+  if (relation.changes !== undefined) return withColumns(relation, columns);
   if (relation instanceof CalcRelation) return relation.withColumns(columns);
   return relation.window === undefined
     ? { stream: relation.stream, columns }
@@ -78,6 +82,7 @@ export function planQuery(query: Query, ctx: PlanContext): Relation {
 }
 
 function unionAll(left: Relation, right: Relation, at: SourcePosition): Relation {
+  if (isUpdating(left) || isUpdating(right)) return unionAllChanges(left, right, at);
   if (left.columns.length !== right.columns.length) {
     sqlError(`UNION ALL of ${left.columns.length} and ${right.columns.length} columns`, at);
   }
@@ -154,7 +159,8 @@ function planNamed(name: string, at: SourcePosition, ctx: PlanContext): Relation
   return source;
 }
 
-function planFrom(item: FromItem, ctx: PlanContext): Relation {
+/** `where`: the WHERE clause, the condition of a comma join (`FROM a, b`). */
+function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
   switch (item.kind) {
     case 'table':
       if (item.asOf !== undefined)
@@ -168,7 +174,7 @@ function planFrom(item: FromItem, ctx: PlanContext): Relation {
     case 'table-function':
       return requalify(planWindowTvf(item, ctx), item.alias);
     case 'join':
-      return sqlError(`${item.type} JOIN is not supported by Weir SQL yet`, item.at);
+      return planJoin(item, (input) => materialize(planFrom(input, ctx)), where);
   }
 }
 
@@ -295,51 +301,14 @@ function materialize(relation: Relation): Relation {
   return { stream, columns: relation.columns };
 }
 
-function outputName(item: Extract<SelectItem, { kind: 'expr' }>, index: number): string {
-  if (item.alias !== undefined) return item.alias;
-  if (item.expr.kind === 'column') return item.expr.path[item.expr.path.length - 1] as string;
-  return `EXPR$${index}`;
-}
-
-function isAggregateCall(e: Expr): boolean {
-  return e.kind === 'call' && AGGREGATE_FUNCTIONS.has(e.name) && !e.over;
-}
-
-/** The SELECT list with `*` expanded, as expressions with output names. */
-function selectList(
-  select: Select,
-  columns: readonly ScopeColumn[],
-): { expr: Expr; name: string }[] {
-  const out: { expr: Expr; name: string }[] = [];
-  select.items.forEach((item, i) => {
-    if (item.kind === 'star') {
-      const matching = columns.filter(
-        (c) =>
-          (item.qualifier === undefined || c.qualifier === item.qualifier) &&
-          !c.name.startsWith('$'),
-      );
-      if (matching.length === 0) sqlError(`no columns match ${item.qualifier ?? ''}.*`, item.at);
-      for (const c of matching) {
-        out.push({
-          expr: {
-            kind: 'column',
-            path: c.qualifier === undefined ? [c.name] : [c.qualifier, c.name],
-            at: item.at,
-          },
-          name: c.name,
-        });
-      }
-    } else out.push({ expr: item.expr, name: outputName(item, i) });
-  });
-  return out;
-}
-
-function planSelect(select: Select, ctx: PlanContext): Relation {
+function planSelect(query: Select, ctx: PlanContext): Relation {
+  let select = query;
   if (select.from === undefined)
     return sqlError('SELECT without FROM is not supported by Weir SQL yet (use VALUES)', select.at);
-  if (select.distinct)
-    return sqlError('SELECT DISTINCT is not supported by Weir SQL yet', select.at);
-  let from = planFrom(select.from, ctx);
+  const commaJoin = select.from.kind === 'join' && select.from.type === 'CROSS';
+  let from = planFrom(select.from, ctx, commaJoin ? select.where : undefined);
+  if (commaJoin) select = { ...select, where: undefined };
+  if (select.distinct) select = distinctAsGroupBy(select, from);
   const aggregated =
     select.groupBy.length > 0 ||
     select.having !== undefined ||
@@ -351,6 +320,7 @@ function planSelect(select: Select, ctx: PlanContext): Relation {
       : planAggregation(legacy.select, legacy.from);
   }
   if (from.window !== undefined) from = materialize(from);
+  if (isUpdating(from)) return planChangelogCalc(select, from);
   const scope = new Scope(from.columns);
   if (select.where !== undefined && contains(select.where, isAggregateCall)) {
     sqlError('aggregates are not allowed in WHERE', select.where.at);
@@ -492,30 +462,9 @@ function legacyGroupWindow(
   };
 }
 
-/** Column references replaced by their resolved position, so `b.auction` and `auction` compare equal. */
-function normalizedKey(e: Expr, scope: Scope): string {
-  const normalize = (x: Expr): Expr => {
-    if (x.kind === 'column') {
-      const r = scope.resolve(x.path, x.at);
-      return {
-        kind: 'column',
-        path: [`#${r.index}`, ...r.fields.map((f) => String(f.index))],
-        at: x.at,
-      };
-    }
-    return mapChildren(x, normalize);
-  };
-  return exprKey(normalize(e));
-}
-
 function planAggregation(select: Select, from: Relation): Relation {
   const window = from.window;
-  if (window === undefined) {
-    return sqlError(
-      'GROUP BY without a window TVF (an updating aggregation) is not supported by Weir SQL yet; group by window_start and window_end of TUMBLE, HOP or SESSION',
-      select.at,
-    );
-  }
+  if (window === undefined) return planGroupAggregate(select, from);
   const inputColumns = window.input.columns;
   const n = inputColumns.length;
   const fullScope = new Scope(from.columns);
@@ -654,25 +603,4 @@ function planAggregation(select: Select, from: Relation): Relation {
     rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time',
   }));
   return { stream: stream.map(fn).name('select'), columns };
-}
-
-/** The key of a row's group: the value itself for one key, a string for several. */
-function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) => Key {
-  if (fns.length === 0) return () => 0;
-  if (fns.length === 1) {
-    const f = fns[0] as (row: Row) => unknown;
-    return (row) => {
-      const v = f(row);
-      return v === null ? NULL_KEY : (v as Key);
-    };
-  }
-  return (row) => {
-    let key = '';
-    for (const f of fns) {
-      const v = f(row);
-      key += v === null ? '\u0000' : `${typeof v === 'string' ? 's' : 'v'}${String(v)}`;
-      key += '\u0001';
-    }
-    return key;
-  };
 }

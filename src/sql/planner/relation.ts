@@ -1,5 +1,5 @@
 /** What planning a FROM item or a query gives: a stream of rows and the columns of its rows. */
-import type { DataStream } from '../../api/streams.js';
+import type { ChangelogStream, DataStream } from '../../api/streams.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 
@@ -22,4 +22,9 @@ export interface Relation {
    * anything else materializes them first.
    */
   readonly window?: WindowTvf;
+  /**
+   * Set when the query's rows change (an updating aggregation, an outer join): its changes,
+   * whose `mode` is the changelog mode Flink would infer. `stream` is then not usable.
+   */
+  readonly changes?: ChangelogStream<Row>;
 }

@@ -1,0 +1,59 @@
+/**
+ * Relations whose rows change: how a query's changelog mode is carried through the plan
+ * (insert-only, upsert or retract, as Flink infers it), and the refusal of operators that
+ * can only read rows that never change.
+ */
+import type { ChangelogStream, DataStream } from '../../api/streams.js';
+import type { ChangelogMode } from '../../core/changelog.js';
+import type { Row } from '../connectors/connector.js';
+import type { ScopeColumn } from '../expressions/scope.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import type { Relation } from './relation.js';
+
+/** A relation of changing rows; `what` names the operator that makes them (for errors). */
+export function updatingRelation(
+  changes: ChangelogStream<Row>,
+  columns: readonly ScopeColumn[],
+  what: string,
+): Relation {
+  return {
+    columns,
+    changes,
+    get stream(): DataStream<Row> {
+      return sqlError(
+        `this operation reads an updating input (the ${changes.mode} changelog of ${what}), which Weir SQL does not support here yet`,
+      );
+    },
+  };
+}
+
+/** Whether the relation's rows may change. */
+export function isUpdating(relation: Relation): boolean {
+  return relation.changes !== undefined && relation.changes.mode !== 'insert-only';
+}
+
+/** The relation's changelog mode. */
+export function changelogModeOf(relation: Relation): ChangelogMode {
+  return relation.changes?.mode ?? 'insert-only';
+}
+
+/** The relation as changes (`+I` for each row of an insert-only relation). */
+export function changesOf(relation: Relation): ChangelogStream<Row> {
+  return relation.changes ?? relation.stream.toChangelog();
+}
+
+/** The same relation under other columns (another alias). */
+export function withColumns(relation: Relation, columns: readonly ScopeColumn[]): Relation {
+  if (relation.changes === undefined) return { ...relation, columns };
+  return updatingRelation(relation.changes, columns, 'its input');
+}
+
+/** Refuses an updating relation where only insert-only rows can go. */
+export function requireInsertOnly(relation: Relation, what: string, at?: SourcePosition): void {
+  if (isUpdating(relation)) {
+    sqlError(
+      `${what} needs an insert-only input, but its input is a ${changelogModeOf(relation)} changelog (an updating query); Weir SQL does not support that yet`,
+      at,
+    );
+  }
+}

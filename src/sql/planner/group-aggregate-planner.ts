@@ -1,0 +1,101 @@
+/**
+ * Unwindowed GROUP BY (Flink's GroupAggregate): an updating aggregation whose result rows
+ * change as input arrives. Planned onto the DataStream API's updating aggregation, so its
+ * output is a retract changelog (`+I`, `-U`/`+U` per update, `-D` when a group empties),
+ * as Flink emits it. Over a changelog input the aggregation takes retracted rows back out.
+ */
+import type { ChangelogStream } from '../../api/streams.js';
+import type { Row } from '../connectors/connector.js';
+import { compilePredicate, compileProjection, compileScalar } from '../expressions/compile.js';
+import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import type { Expr, Select } from '../parser/ast.js';
+import { sqlError } from '../sql-error.js';
+import type { LogicalType } from '../types/logical-type.js';
+import { type AggregateCallAst, rowAggregate } from './aggregates.js';
+import { isUpdating, updatingRelation } from './changelog-relation.js';
+import { contains, mapChildren } from './expr-tools.js';
+import { groupKey, isAggregateCall, normalizedKey, selectList } from './grouping.js';
+import type { Relation } from './relation.js';
+
+export function planGroupAggregate(select: Select, from: Relation): Relation {
+  const scope = new Scope(from.columns);
+  const where =
+    select.where === undefined
+      ? undefined
+      : compilePredicate(select.where, scope, 'WHERE condition');
+  for (const g of select.groupBy) {
+    if (contains(g, isAggregateCall)) sqlError('aggregates are not allowed in GROUP BY', g.at);
+  }
+  const keys = select.groupBy;
+  const keyIndex = new Map(keys.map((k, i) => [normalizedKey(k, scope), i]));
+  const keyFns = keys.map((k) => compileScalar(k, scope));
+  const calls: AggregateCallAst[] = [];
+  const callIndex = new Map<string, number>();
+  const rewrite = (e: Expr): Expr => {
+    if (isAggregateCall(e) && e.kind === 'call') {
+      if (e.args.some((a) => contains(a, isAggregateCall)))
+        sqlError('aggregates cannot be nested', e.at);
+      const key = normalizedKey(e, scope);
+      let i = callIndex.get(key);
+      if (i === undefined) {
+        i = calls.length;
+        calls.push(e);
+        callIndex.set(key, i);
+      }
+      return { kind: 'column', path: [`$a${i}`], at: e.at };
+    }
+    const k = keyIndex.get(normalizedKey(e, scope));
+    if (k !== undefined) return { kind: 'column', path: [`$g${k}`], at: e.at };
+    if (e.kind === 'column') {
+      return sqlError(
+        `column '${e.path.join('.')}' must appear in GROUP BY or be used in an aggregate`,
+        e.at,
+      );
+    }
+    return mapChildren(e, rewrite);
+  };
+  const items = selectList(select, from.columns).map((item) => ({
+    name: item.name,
+    expr: rewrite(item.expr),
+  }));
+  const having = select.having === undefined ? undefined : rewrite(select.having);
+  const { fn: aggregate, types } = rowAggregate(
+    keyFns.map((k) => k.fn),
+    keyFns.map((k) => k.type),
+    calls,
+    scope,
+  );
+  const keyOf = groupKey(keyFns.map((k) => k.fn));
+  const keyName = keys.length === 0 ? 'group (global)' : 'group key';
+  let groups: ChangelogStream<Row>;
+  if (isUpdating(from) && from.changes !== undefined) {
+    const input = where === undefined ? from.changes : from.changes.filterRows(where);
+    groups = input
+      .groupBy(keyOf, keyName)
+      .updatingAggregate(aggregate)
+      .mapRows((r) => r.value);
+  } else {
+    const input = where === undefined ? from.stream : from.stream.filter(where).name('where');
+    groups = input
+      .keyBy(keyOf, keyName)
+      .updatingAggregate(aggregate)
+      .mapRows((r) => r.value);
+  }
+  const aggColumns: ScopeColumn[] = [
+    ...keys.map((_, i) => column(`$g${i}`, types[i] as LogicalType)),
+    ...calls.map((_, i) => column(`$a${i}`, types[keys.length + i] as LogicalType)),
+  ];
+  const aggScope = new Scope(aggColumns);
+  if (having !== undefined)
+    groups = groups.filterRows(compilePredicate(having, aggScope, 'HAVING condition'));
+  const { fn, types: outTypes } = compileProjection(
+    items.map((i) => i.expr),
+    aggScope,
+  );
+  const columns = items.map((item, i) => column(item.name, outTypes[i] as LogicalType));
+  return updatingRelation(groups.mapRows(fn), columns, 'GROUP BY');
+}
+
+function column(name: string, type: LogicalType): ScopeColumn {
+  return { name, type, qualifier: undefined, rowtime: false };
+}

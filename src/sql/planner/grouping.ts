@@ -1,0 +1,90 @@
+/**
+ * What the window and the updating aggregation planners share: recognising aggregate calls,
+ * expanding the SELECT list, comparing expressions by the columns they resolve to, and the
+ * key of a row's group.
+ */
+import type { Key } from '../../core/key-groups.js';
+import type { Row } from '../connectors/connector.js';
+import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
+import type { Scope, ScopeColumn } from '../expressions/scope.js';
+import type { Expr, Select, SelectItem } from '../parser/ast.js';
+import { sqlError } from '../sql-error.js';
+import { exprKey, mapChildren } from './expr-tools.js';
+
+const NULL_KEY = '\u0000null';
+
+export function isAggregateCall(e: Expr): boolean {
+  return e.kind === 'call' && AGGREGATE_FUNCTIONS.has(e.name) && !e.over;
+}
+
+function outputName(item: Extract<SelectItem, { kind: 'expr' }>, index: number): string {
+  if (item.alias !== undefined) return item.alias;
+  if (item.expr.kind === 'column') return item.expr.path[item.expr.path.length - 1] as string;
+  return `EXPR$${index}`;
+}
+
+/** The SELECT list with `*` expanded, as expressions with output names. */
+export function selectList(
+  select: Select,
+  columns: readonly ScopeColumn[],
+): { expr: Expr; name: string }[] {
+  const out: { expr: Expr; name: string }[] = [];
+  select.items.forEach((item, i) => {
+    if (item.kind === 'star') {
+      const matching = columns.filter(
+        (c) =>
+          (item.qualifier === undefined || c.qualifier === item.qualifier) &&
+          !c.name.startsWith('$'),
+      );
+      if (matching.length === 0) sqlError(`no columns match ${item.qualifier ?? ''}.*`, item.at);
+      for (const c of matching) {
+        out.push({
+          expr: {
+            kind: 'column',
+            path: c.qualifier === undefined ? [c.name] : [c.qualifier, c.name],
+            at: item.at,
+          },
+          name: c.name,
+        });
+      }
+    } else out.push({ expr: item.expr, name: outputName(item, i) });
+  });
+  return out;
+}
+
+/** Column references replaced by their resolved position, so `b.auction` and `auction` compare equal. */
+export function normalizedKey(e: Expr, scope: Scope): string {
+  const normalize = (x: Expr): Expr => {
+    if (x.kind === 'column') {
+      const r = scope.resolve(x.path, x.at);
+      return {
+        kind: 'column',
+        path: [`#${r.index}`, ...r.fields.map((f) => String(f.index))],
+        at: x.at,
+      };
+    }
+    return mapChildren(x, normalize);
+  };
+  return exprKey(normalize(e));
+}
+
+/** The key of a row's group: the value itself for one key, a string for several. */
+export function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) => Key {
+  if (fns.length === 0) return () => 0;
+  if (fns.length === 1) {
+    const f = fns[0] as (row: Row) => unknown;
+    return (row) => {
+      const v = f(row);
+      return v === null ? NULL_KEY : (v as Key);
+    };
+  }
+  return (row) => {
+    let key = '';
+    for (const f of fns) {
+      const v = f(row);
+      key += v === null ? '\u0000' : `${typeof v === 'string' ? 's' : 'v'}${String(v)}`;
+      key += '\u0001';
+    }
+    return key;
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * Regular joins (`[INNER | LEFT | RIGHT | FULL] JOIN ... ON`, and `FROM a, b WHERE ...`) on
+ * equality keys, planned onto the DataStream API's regular join. The ON condition is split
+ * into its AND-ed parts: equalities between a column expression of each side are the join
+ * key, conditions on one side of an inner join filter that side before the join, and the
+ * rest is checked on each pair. As in Flink, an inner join of insert-only inputs emits
+ * insert-only rows; any other join emits a retract changelog. Rows are kept until they are
+ * retracted (Flink's default `table.exec.state.ttl` of 0: no expiry).
+ */
+import type { ChangelogStream } from '../../api/streams.js';
+import type { JoinType } from '../../core/joins.js';
+import type { Key } from '../../core/key-groups.js';
+import type { Row } from '../connectors/connector.js';
+import { compilePredicate, compileScalar } from '../expressions/compile.js';
+import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import type { Expr, FromItem } from '../parser/ast.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import { formatType, withNullability } from '../types/logical-type.js';
+import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js';
+import { contains } from './expr-tools.js';
+import type { Relation } from './relation.js';
+
+type JoinItem = Extract<FromItem, { kind: 'join' }>;
+
+const JOIN_TYPES: Readonly<Record<JoinItem['type'], JoinType>> = {
+  INNER: 'inner',
+  CROSS: 'inner',
+  LEFT: 'left',
+  RIGHT: 'right',
+  FULL: 'full',
+};
+
+/** The AND-ed parts of a condition. */
+export function conjuncts(e: Expr | undefined): Expr[] {
+  if (e === undefined) return [];
+  if (e.kind === 'binary' && e.op === 'AND') return [...conjuncts(e.left), ...conjuncts(e.right)];
+  return [e];
+}
+
+function and(parts: readonly Expr[], at: SourcePosition): Expr | undefined {
+  if (parts.length === 0) return undefined;
+  return parts.reduce((l, r) => ({ kind: 'binary', op: 'AND', left: l, right: r, at }));
+}
+
+/** Which sides of the join an expression's columns come from. */
+function sidesOf(e: Expr, scope: Scope, leftWidth: number): { left: boolean; right: boolean } {
+  const isColumn = (x: Expr): x is Extract<Expr, { kind: 'column' }> => x.kind === 'column';
+  return {
+    left: contains(e, (x) => isColumn(x) && scope.resolve(x.path, x.at).index < leftWidth),
+    right: contains(e, (x) => isColumn(x) && scope.resolve(x.path, x.at).index >= leftWidth),
+  };
+}
+
+/**
+ * The join key of one side: the key values themselves for one key, a string for several.
+ * A row with a NULL key matches nothing (SQL's `NULL = NULL` is not true), so it gets a key
+ * of its own side that no row of the other side has.
+ */
+function joinKey(
+  fns: readonly ((row: Row) => unknown)[],
+  side: 'left' | 'right',
+): (row: Row) => Key {
+  const nullKey = `\u0000null ${side}`;
+  if (fns.length === 1) {
+    const f = fns[0] as (row: Row) => unknown;
+    return (row) => {
+      const v = f(row);
+      return v === null ? nullKey : (v as Key);
+    };
+  }
+  return (row) => {
+    let key = '';
+    for (const f of fns) {
+      const v = f(row);
+      if (v === null) return nullKey;
+      key += `${typeof v === 'string' ? 's' : 'v'}${String(v)}\u0001`;
+    }
+    return key;
+  };
+}
+
+/**
+ * Plans `item`; `planFrom` plans its two inputs. A comma join (`FROM a, b`) is an inner join
+ * whose condition is `where`, the SELECT's WHERE clause.
+ */
+export function planJoin(
+  item: JoinItem,
+  planFrom: (item: FromItem) => Relation,
+  where?: Expr,
+): Relation {
+  if (item.type === 'CROSS' && where === undefined)
+    sqlError('a join needs an equality condition between its two sides (no CROSS JOIN)', item.at);
+  const condition = item.type === 'CROSS' ? where : item.on;
+  let left = planFrom(item.left);
+  let right = planFrom(item.right);
+  const type = JOIN_TYPES[item.type];
+  const leftWidth = left.columns.length;
+  const scope = new Scope([...left.columns, ...right.columns]);
+  const leftScope = new Scope(left.columns);
+  const rightScope = new Scope(right.columns);
+  const leftKeys: Expr[] = [];
+  const rightKeys: Expr[] = [];
+  const leftOnly: Expr[] = [];
+  const rightOnly: Expr[] = [];
+  const residual: Expr[] = [];
+  for (const part of conjuncts(condition)) {
+    // Type-checked as written first, so that errors name the user's expression.
+    compilePredicate(part, scope, 'join condition');
+    const sides = sidesOf(part, scope, leftWidth);
+    if (part.kind === 'binary' && part.op === '=') {
+      const l = sidesOf(part.left, scope, leftWidth);
+      const r = sidesOf(part.right, scope, leftWidth);
+      if (l.left && !l.right && r.right && !r.left) {
+        leftKeys.push(part.left);
+        rightKeys.push(part.right);
+        continue;
+      }
+      if (l.right && !l.left && r.left && !r.right) {
+        leftKeys.push(part.right);
+        rightKeys.push(part.left);
+        continue;
+      }
+    }
+    if (type === 'inner' && sides.left && !sides.right) leftOnly.push(part);
+    else if (type === 'inner' && sides.right && !sides.left) rightOnly.push(part);
+    else residual.push(part);
+  }
+  if (leftKeys.length === 0) {
+    return sqlError(
+      'a join needs at least one equality condition between a column of each side (Weir SQL has no cross or theta joins)',
+      condition?.at ?? item.at,
+    );
+  }
+  const leftKeyFns = leftKeys.map((k) => compileScalar(k, leftScope));
+  const rightKeyFns = rightKeys.map((k) => compileScalar(k, rightScope));
+  leftKeyFns.forEach((l, i) => {
+    const r = rightKeyFns[i] as (typeof rightKeyFns)[number];
+    const decimal = (t: typeof l.type) => (t.kind === 'DECIMAL' ? t.scale : -1);
+    if (decimal(l.type) !== decimal(r.type)) {
+      sqlError(
+        `join keys of types ${formatType(l.type)} and ${formatType(r.type)} are not supported yet; CAST one side to the other's type`,
+        (leftKeys[i] as Expr).at,
+      );
+    }
+  });
+  left = filtered(left, leftOnly, item.at);
+  right = filtered(right, rightOnly, item.at);
+  const rightWidth = right.columns.length;
+  const pairCondition = and(residual, item.at);
+  const test =
+    pairCondition === undefined
+      ? undefined
+      : compilePredicate(pairCondition, scope, 'join condition');
+  const nullsLeft: Row = new Array<unknown>(leftWidth).fill(null);
+  const nullsRight: Row = new Array<unknown>(rightWidth).fill(null);
+  const concat = (pair: readonly [Row | null, Row | null]): Row => [
+    ...(pair[0] ?? nullsLeft),
+    ...(pair[1] ?? nullsRight),
+  ];
+  const joined = changesOf(left).regularJoin(changesOf(right), {
+    type,
+    leftKey: joinKey(
+      leftKeyFns.map((k) => k.fn),
+      'left',
+    ),
+    rightKey: joinKey(
+      rightKeyFns.map((k) => k.fn),
+      'right',
+    ),
+    ...(test === undefined ? {} : { where: (l: Row, r: Row) => test([...l, ...r]) }),
+    unboundedState: true,
+  }) as ChangelogStream<readonly [Row | null, Row | null]>;
+  // Padded sides may be NULL; no column stays an event-time attribute (as in Flink).
+  const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({
+    ...c,
+    type: padded ? withNullability(c.type, true) : c.type,
+    rowtime: false,
+  });
+  const columns = [
+    ...left.columns.map((c) => pad(c, type === 'right' || type === 'full')),
+    ...right.columns.map((c) => pad(c, type === 'left' || type === 'full')),
+  ];
+  if (type === 'inner' && !isUpdating(left) && !isUpdating(right))
+    return { stream: joined.map((c) => concat(c.value)).name('join rows'), columns };
+  return updatingRelation(joined.mapRows(concat), columns, `${item.type} JOIN`);
+}
+
+/** `relation` with the rows for which every condition holds. */
+function filtered(relation: Relation, conditions: readonly Expr[], at: SourcePosition): Relation {
+  const condition = and(conditions, at);
+  if (condition === undefined) return relation;
+  const test = compilePredicate(condition, new Scope(relation.columns), 'join condition');
+  if (relation.changes !== undefined && isUpdating(relation))
+    return updatingRelation(relation.changes.filterRows(test), relation.columns, 'its input');
+  return { stream: relation.stream.filter(test).name('join input filter'), columns: relation.columns };
+}
