@@ -5,8 +5,8 @@
  */
 import { StreamEnvironment } from '../api/stream-environment.js';
 import type { DataStream } from '../api/streams.js';
-import { acceptsChangelog, type Change, type ChangelogMode } from '../core/changelog.js';
 import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
+import type { Change, ChangelogMode } from '../core/changelog.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
 import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
 import { type Row, validateOptions } from './connectors/connector.js';
@@ -17,8 +17,14 @@ import { compileScalar } from './expressions/compile.js';
 import { Scope } from './expressions/scope.js';
 import type { Statement } from './parser/ast.js';
 import { parseScript } from './parser/parser.js';
+import {
+  changelogModeOf,
+  changesOf,
+  isUpdating,
+  refuseUnappliableChangelog,
+} from './planner/changelog-relation.js';
+import { withStateLines } from './planner/explain-state.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
-import { changelogModeOf, changesOf, isUpdating } from './planner/changelog-relation.js';
 import type { Relation } from './planner/relation.js';
 import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
@@ -181,11 +187,11 @@ export class TableEnvironment {
       const schema = relation.columns
         .map((c) => `${c.name} ${formatType(c.type)}${c.rowtime ? ' *ROWTIME*' : ''}`)
         .join(', ');
-      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}\n\n${scratch.explain()}`;
+      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}\n\n${withStateLines(scratch.explain())}`;
     }
     if (statement.kind === 'insert' || statement.kind === 'statement-set') {
       this.apply(statement, ctx);
-      return scratch.explain();
+      return withStateLines(scratch.explain());
     }
     return sqlError(`EXPLAIN of ${this.describe(statement)} is not supported`, statement.at);
   }
@@ -323,13 +329,14 @@ export class TableEnvironment {
     if (isUpdating(relation)) {
       const mode = changelogModeOf(relation);
       const sink = connector.changelogSink?.(target);
-      const accepted = sink?.accepts ?? 'insert-only';
-      if (sink === undefined || !acceptsChangelog(accepted, mode)) {
-        sqlError(
-          `INSERT INTO ${s.table}: the query is updating (it emits a ${mode} changelog, with ${mode === 'retract' ? 'update-before, update-after and delete' : 'update and delete'} changes), but connector '${connector.name}' accepts ${accepted === 'insert-only' ? 'only inserts' : `${accepted} changelogs`}; write to a table whose connector accepts updates`,
-          s.at,
-        );
-      }
+      refuseUnappliableChangelog(
+        s.table,
+        connector.name,
+        sink?.accepts ?? 'insert-only',
+        mode,
+        s.at,
+      );
+      if (sink === undefined) return;
       const changes = changesOf(relation);
       (changed ? changes.mapRows(convert) : changes).sinkTo(sink).name(s.table);
       return;

@@ -1,20 +1,31 @@
 /**
- * The Nexmark SQL texts this step of Weir SQL covers (q0, q1, q2 and q11), run verbatim (the
- * peer's source.sql and queries/*.sql; only the generator options differ): at parallelism 1
- * and 2 they give the same rows as Flink SQL on the same events (the Flink peer, built with
- * Maven on first use) and as Weir's hand-written DataStream queries. Set WEIR_SKIP_FLINK=1 to
- * leave out the comparison with Flink (it needs java and mvn).
+ * The Nexmark SQL texts Weir SQL covers, run verbatim (the peer's source.sql and
+ * queries/*.sql; only the generator options differ), at parallelism 1 and 2:
+ * - q0, q1, q2 and q11 give the same rows as Flink SQL on the same events (the Flink peer,
+ *   built with Maven on first use) and as Weir's hand-written DataStream queries. Set
+ *   WEIR_SKIP_FLINK=1 to leave out the comparison with Flink (it needs java and mvn).
+ * - the relational texts (joins, updating aggregations, Top-N and deduplication) leave the
+ *   same final rows as Flink SQL, recorded as a golden file (row count and digest of the
+ *   sorted rows; `npx tsx bench/nexmark/flink-sql-golden.ts` regenerates it). An updating
+ *   query's changes are applied to a multiset, as the peer does with Flink's.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlinkPeer } from '../../bench/nexmark/flink-peer.js';
+import {
+  GOLDEN_CONFIG,
+  GOLDEN_FILE,
+  GOLDEN_QUERIES,
+  type GoldenAnswer,
+  multisetDigest,
+} from '../../bench/nexmark/flink-sql-golden.js';
 import { nexmarkQuery } from '../../bench/nexmark/queries/index.js';
 import { collectOnWeir } from '../../bench/nexmark/weir-job.js';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
 import { multisetDiff } from '../nexmark/multiset.js';
-import { collectSqlOnWeir } from './nexmark-sql.js';
+import { collectSqlOnWeir, collectSqlsOnWeir } from './nexmark-sql.js';
 
 const QUERIES = ['q0', 'q1', 'q2', 'q11'];
 const CONFIG: Partial<NexmarkConfig> = { maxEvents: 20_000, eventsPerSecond: 200, seed: 3 };
@@ -75,3 +86,35 @@ describe.skipIf(process.env.WEIR_SKIP_FLINK === '1')(
     }
   },
 );
+
+describe('Nexmark relational SQL texts: Weir SQL equals Flink SQL (golden)', () => {
+  const golden = JSON.parse(readFileSync(GOLDEN_FILE, 'utf8')) as {
+    config: typeof GOLDEN_CONFIG;
+    answers: Record<string, GoldenAnswer>;
+  };
+
+  it('the golden file was recorded over the events the test generates', () => {
+    expect(golden.config).toEqual(GOLDEN_CONFIG);
+    expect(Object.keys(golden.answers).sort()).toEqual([...GOLDEN_QUERIES].sort());
+  });
+
+  for (const parallelism of PARALLELISMS) {
+    describe(`parallelism ${parallelism}`, () => {
+      // All queries in one job: the events are generated once.
+      let results: Map<string, string[]>;
+      beforeAll(async () => {
+        results = await collectSqlsOnWeir(GOLDEN_QUERIES, GOLDEN_CONFIG, parallelism);
+      }, 240_000);
+
+      for (const name of GOLDEN_QUERIES) {
+        it(name, () => {
+          const rows = results.get(name) as string[];
+          const expected = golden.answers[name] as GoldenAnswer;
+          expect(expected.rows).toBeGreaterThan(0);
+          expect(rows.filter((r) => r.startsWith('retracted but absent'))).toEqual([]);
+          expect(multisetDigest(rows)).toEqual(expected);
+        });
+      }
+    });
+  }
+});

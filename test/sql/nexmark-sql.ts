@@ -34,14 +34,33 @@ export async function collectSqlOnWeir(
   config: Partial<NexmarkConfig>,
   parallelism: number,
 ): Promise<string[]> {
+  return (await collectSqlsOnWeir([name], config, parallelism)).get(name) as string[];
+}
+
+/** Like {@link collectSqlOnWeir} for several queries, run as one job over one source. */
+export async function collectSqlsOnWeir(
+  names: readonly string[],
+  config: Partial<NexmarkConfig>,
+  parallelism: number,
+): Promise<Map<string, string[]>> {
   const env = new StreamEnvironment({ parallelism });
   const tEnv = TableEnvironment.create(env);
   tEnv.executeSql(nexmarkSourceSql(config));
-  const table = tEnv.sqlQuery(nexmarkQuerySql(name));
-  const sink = new CollectSink<Change<unknown[]>>();
-  table.toChangelogStream().sinkTo(sink);
-  await env.execute(`nexmark sql ${name}`);
-  return applyChanges(sink.values.map((c) => ({ kind: c.kind, value: JSON.stringify(table.toJson(c.value)) })));
+  const collected = names.map((name) => {
+    const table = tEnv.sqlQuery(nexmarkQuerySql(name));
+    const sink = new CollectSink<Change<unknown[]>>();
+    table.toChangelogStream().sinkTo(sink);
+    return { name, table, sink };
+  });
+  await env.execute(`nexmark sql ${names.join(' ')}`);
+  return new Map(
+    collected.map(({ name, table, sink }) => [
+      name,
+      applyChanges(
+        sink.values.map((c) => ({ kind: c.kind, value: JSON.stringify(table.toJson(c.value)) })),
+      ),
+    ]),
+  );
 }
 
 /** The rows a changelog leaves; a retraction of a row that is not there is reported as a row `retracted but absent: ...`. */

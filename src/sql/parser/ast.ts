@@ -99,8 +99,10 @@ export type Expr =
       readonly distinct: boolean;
       /** `agg(...) FILTER (WHERE cond)`. */
       readonly filter: Expr | undefined;
-      /** `fn(...) OVER (...)`: parsed so that the planner can say it is not supported yet. */
+      /** `fn(...) OVER (...)`. */
       readonly over: boolean;
+      /** The `OVER (...)` window's PARTITION BY and ORDER BY (undefined for a named window). */
+      readonly overWindow?: OverWindow;
       readonly at: SourcePosition;
     }
   /** `DESCRIPTOR(col)` inside a window TVF. */
@@ -175,6 +177,14 @@ export interface Select {
   readonly groupBy: readonly Expr[];
   readonly having: Expr | undefined;
   readonly at: SourcePosition;
+}
+
+/** `OVER (PARTITION BY ... ORDER BY ... [frame])`. */
+export interface OverWindow {
+  readonly partitionBy: readonly Expr[];
+  readonly orderBy: readonly OrderItem[];
+  /** The frame clause's text (`ROWS BETWEEN 2 PRECEDING AND CURRENT ROW`), if any. */
+  readonly frame: string | undefined;
 }
 
 export interface OrderItem {

@@ -13,6 +13,7 @@ import type {
   IntervalUnit,
   JoinType,
   OrderItem,
+  OverWindow,
   Query,
   Select,
   SelectItem,
@@ -878,21 +879,41 @@ class Parser {
     }
     if (this.isWord('WITHIN')) this.unsupported('WITHIN GROUP');
     let over = false;
+    let overWindow: OverWindow | undefined;
     if (this.isWord('OVER')) {
-      // Consumed so that the planner can name the unsupported feature with its place.
       this.i++;
       over = true;
-      if (this.acceptSymbol('(')) {
-        let depth = 1;
-        while (depth > 0) {
-          if (this.token.kind === 'end') this.fail("')'");
-          if (this.isSymbol('(')) depth++;
-          if (this.isSymbol(')')) depth--;
-          this.i++;
-        }
-      } else this.identifier('a window name');
+      if (this.acceptSymbol('(')) overWindow = this.overWindow();
+      else this.identifier('a window name');
     }
-    return { kind: 'call', name, args, star, distinct, filter, over, at };
+    return overWindow === undefined
+      ? { kind: 'call', name, args, star, distinct, filter, over, at }
+      : { kind: 'call', name, args, star, distinct, filter, over, overWindow, at };
+  }
+
+  /** The inside of `OVER (...)`, after its '('; the frame clause is kept as text. */
+  private overWindow(): OverWindow {
+    let partitionBy: Expr[] = [];
+    let orderBy: OrderItem[] = [];
+    if (this.acceptWord('PARTITION')) {
+      this.expectWord('BY');
+      partitionBy = this.expressionList();
+    }
+    if (this.acceptWord('ORDER')) {
+      this.expectWord('BY');
+      orderBy = this.orderItems();
+    }
+    const words: string[] = [];
+    let depth = 1;
+    for (;;) {
+      if (this.token.kind === 'end') this.fail("')'");
+      if (this.isSymbol('(')) depth++;
+      if (this.isSymbol(')') && --depth === 0) break;
+      words.push(this.token.text);
+      this.i++;
+    }
+    this.i++;
+    return { partitionBy, orderBy, frame: words.length === 0 ? undefined : words.join(' ') };
   }
 
   /** Whether SUBSTRING uses the `FROM ... FOR ...` form (looks ahead for FROM at depth 0). */

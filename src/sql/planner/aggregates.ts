@@ -20,7 +20,13 @@ import {
   withNullability,
 } from '../types/logical-type.js';
 
-type AccState = null | number | string | boolean | Record<string, 1> | [number | string, number];
+/** COUNT(DISTINCT): the values seen, and how many (so a result costs no counting). */
+interface DistinctState {
+  n: number;
+  seen: Record<string, 1>;
+}
+
+type AccState = null | number | string | boolean | DistinctState | [number | string, number];
 
 interface AggregateSpec {
   readonly init: () => AccState;
@@ -77,14 +83,23 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
   if (call.name === 'COUNT') {
     if (call.distinct) {
       return {
-        init: () => ({}),
+        init: (): DistinctState => ({ n: 0, seen: {} }),
         add: guard((s, row) => {
           const v = fn(row);
-          if (v !== null) (s as Record<string, 1>)[distinctKey(v)] = 1;
-          return s;
+          if (v === null) return s;
+          const d = s as DistinctState;
+          const key = distinctKey(v);
+          if (d.seen[key] === undefined) {
+            d.seen[key] = 1;
+            d.n++;
+          }
+          return d;
         }),
-        merge: (a, b) => Object.assign({}, a, b),
-        result: (s) => Object.keys(s as Record<string, 1>).length,
+        merge: (a, b) => {
+          const seen = Object.assign({}, (a as DistinctState).seen, (b as DistinctState).seen);
+          return { n: Object.keys(seen).length, seen };
+        },
+        result: (s) => (s as DistinctState).n,
         type: T.bigint(false),
       };
     }

@@ -42,8 +42,14 @@ export function planChangelogCalc(select: Select, from: Relation): Relation {
 
 /** `SELECT DISTINCT items` as `SELECT items GROUP BY items`. */
 export function distinctAsGroupBy(select: Select, from: Relation): Select {
-  if (select.groupBy.length > 0 || select.items.some((i) => i.kind === 'expr' && contains(i.expr, isAggregateCall)))
-    return sqlError('SELECT DISTINCT with GROUP BY or aggregates is not supported by Weir SQL yet', select.at);
+  if (
+    select.groupBy.length > 0 ||
+    select.items.some((i) => i.kind === 'expr' && contains(i.expr, isAggregateCall))
+  )
+    return sqlError(
+      'SELECT DISTINCT with GROUP BY or aggregates is not supported by Weir SQL yet',
+      select.at,
+    );
   return {
     ...select,
     distinct: false,

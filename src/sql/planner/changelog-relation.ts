@@ -4,7 +4,7 @@
  * can only read rows that never change.
  */
 import type { ChangelogStream, DataStream } from '../../api/streams.js';
-import type { ChangelogMode } from '../../core/changelog.js';
+import { acceptsChangelog, type ChangelogMode } from '../../core/changelog.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
@@ -56,4 +56,22 @@ export function requireInsertOnly(relation: Relation, what: string, at?: SourceP
       at,
     );
   }
+}
+
+/**
+ * Refuses, at plan time, an INSERT whose query emits changes the sink cannot apply (an
+ * updating query into an append-only sink), as Flink does.
+ */
+export function refuseUnappliableChangelog(
+  table: string,
+  connector: string,
+  accepted: ChangelogMode,
+  mode: ChangelogMode,
+  at?: SourcePosition,
+): void {
+  if (acceptsChangelog(accepted, mode)) return;
+  sqlError(
+    `INSERT INTO ${table}: the query is updating (it emits a ${mode} changelog, with ${mode === 'retract' ? 'update-before, update-after and delete' : 'update and delete'} changes), but connector '${connector}' accepts ${accepted === 'insert-only' ? 'only inserts' : `${accepted} changelogs`}; write to a table whose connector accepts updates`,
+    at,
+  );
 }

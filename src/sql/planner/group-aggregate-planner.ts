@@ -5,6 +5,8 @@
  * as Flink emits it. Over a changelog input the aggregation takes retracted rows back out.
  */
 import type { ChangelogStream } from '../../api/streams.js';
+import type { GroupResult } from '../../core/changelog.js';
+import type { Key } from '../../core/key-groups.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileProjection, compileScalar } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
@@ -67,33 +69,33 @@ export function planGroupAggregate(select: Select, from: Relation): Relation {
   );
   const keyOf = groupKey(keyFns.map((k) => k.fn));
   const keyName = keys.length === 0 ? 'group (global)' : 'group key';
-  let groups: ChangelogStream<Row>;
+  let groups: ChangelogStream<GroupResult<Key, Row>>;
   if (isUpdating(from) && from.changes !== undefined) {
     const input = where === undefined ? from.changes : from.changes.filterRows(where);
-    groups = input
-      .groupBy(keyOf, keyName)
-      .updatingAggregate(aggregate)
-      .mapRows((r) => r.value);
+    groups = input.groupBy(keyOf, keyName).updatingAggregate(aggregate);
   } else {
     const input = where === undefined ? from.stream : from.stream.filter(where).name('where');
-    groups = input
-      .keyBy(keyOf, keyName)
-      .updatingAggregate(aggregate)
-      .mapRows((r) => r.value);
+    groups = input.keyBy(keyOf, keyName).updatingAggregate(aggregate);
   }
   const aggColumns: ScopeColumn[] = [
     ...keys.map((_, i) => column(`$g${i}`, types[i] as LogicalType)),
     ...calls.map((_, i) => column(`$a${i}`, types[keys.length + i] as LogicalType)),
   ];
   const aggScope = new Scope(aggColumns);
-  if (having !== undefined)
-    groups = groups.filterRows(compilePredicate(having, aggScope, 'HAVING condition'));
+  if (having !== undefined) {
+    const test = compilePredicate(having, aggScope, 'HAVING condition');
+    groups = groups.filterRows((r) => test(r.value));
+  }
   const { fn, types: outTypes } = compileProjection(
     items.map((i) => i.expr),
     aggScope,
   );
   const columns = items.map((item, i) => column(item.name, outTypes[i] as LogicalType));
-  return updatingRelation(groups.mapRows(fn), columns, 'GROUP BY');
+  return updatingRelation(
+    groups.mapRows((r) => fn(r.value)),
+    columns,
+    'GROUP BY',
+  );
 }
 
 function column(name: string, type: LogicalType): ScopeColumn {

@@ -192,5 +192,8 @@ function filtered(relation: Relation, conditions: readonly Expr[], at: SourcePos
   const test = compilePredicate(condition, new Scope(relation.columns), 'join condition');
   if (relation.changes !== undefined && isUpdating(relation))
     return updatingRelation(relation.changes.filterRows(test), relation.columns, 'its input');
-  return { stream: relation.stream.filter(test).name('join input filter'), columns: relation.columns };
+  return {
+    stream: relation.stream.filter(test).name('join input filter'),
+    columns: relation.columns,
+  };
 }

@@ -20,19 +20,20 @@ import {
   compileScalar,
 } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
-import type { Expr, FromItem, Query, Select, SelectItem } from '../parser/ast.js';
+import type { Expr, FromItem, Query, Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
 import { type AggregateCallAst, rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
-import { contains, mapChildren } from './expr-tools.js';
-import { groupKey, isAggregateCall, normalizedKey, selectList } from './grouping.js';
-import type { Relation, WindowTvf } from './relation.js';
-import { planSource } from './source-planner.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { isUpdating, withColumns } from './changelog-relation.js';
+import { contains, mapChildren } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
+import { groupKey, isAggregateCall, normalizedKey, selectList } from './grouping.js';
 import { planJoin } from './join-planner.js';
+import { planRank, rankPattern } from './rank-planner.js';
+import type { Relation, WindowTvf } from './relation.js';
+import { planSource } from './source-planner.js';
 
 export interface PlanContext {
   readonly env: StreamEnvironment;
@@ -305,8 +306,13 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
   let select = query;
   if (select.from === undefined)
     return sqlError('SELECT without FROM is not supported by Weir SQL yet (use VALUES)', select.at);
+  const rank = rankPattern(select);
   const commaJoin = select.from.kind === 'join' && select.from.type === 'CROSS';
-  let from = planFrom(select.from, ctx, commaJoin ? select.where : undefined);
+  let from =
+    rank !== undefined
+      ? planRank(rank, (inner) => planSelect(inner, ctx))
+      : planFrom(select.from, ctx, commaJoin ? select.where : undefined);
+  if (rank !== undefined) select = { ...select, where: rank.where };
   if (commaJoin) select = { ...select, where: undefined };
   if (select.distinct) select = distinctAsGroupBy(select, from);
   const aggregated =

@@ -1,0 +1,30 @@
+/**
+ * What EXPLAIN adds for SQL: under each stateful operator of the logical plan, the state it
+ * keeps and for how long, beside the changelog mode every changing operator already shows.
+ */
+
+const STATE: Readonly<Record<string, string>> = {
+  'regular-join': 'state: every row of both inputs by join key, kept until retracted',
+  'updating-aggregate':
+    'state: one accumulator per group (over a changelog input also the rows of the group), kept forever',
+  'top-n': 'state: the first N rows per partition',
+  deduplicate: 'state: one row per key',
+  window:
+    'state: per key and window, an accumulator (sessions: per session), dropped when the window fires',
+  'interval-join': 'state: each input row until the watermark passes its interval',
+};
+
+/** The plan text with a state line under each stateful node of its logical plan. */
+export function withStateLines(plan: string): string {
+  const out: string[] = [];
+  let logical = false;
+  for (const line of plan.split('\n')) {
+    out.push(line);
+    if (line.startsWith('Logical plan')) logical = true;
+    else if (line.startsWith('Physical plan')) logical = false;
+    const kind = logical ? /^ {2}#\d+ (\S+) "/.exec(line)?.[1] : undefined;
+    const state = kind === undefined ? undefined : STATE[kind];
+    if (state !== undefined) out.push(`      ${state}`);
+  }
+  return out.join('\n');
+}
