@@ -7,12 +7,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { materialize } from '../../bench/nexmark/weir-job.js';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
 import type { Change } from '../../src/core/changelog.js';
 import { CollectSink, SqlError, StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { refuseUnappliableChangelog } from '../../src/sql/planner/changelog-relation.js';
 import { allEvents } from '../nexmark/oracle.js';
-import { applyChanges, nexmarkSourceSql } from './nexmark-sql.js';
+import { nexmarkSourceSql } from './nexmark-sql.js';
 
 type Cell = number | null;
 
@@ -33,9 +34,7 @@ async function finalRows(
   });
   await env.execute('relational sql test');
   return sinks.map(({ table, sink }) =>
-    applyChanges(
-      sink.values.map((c) => ({ kind: c.kind, value: JSON.stringify(table.toJson(c.value)) })),
-    ).sort(),
+    materialize(sink.values, (row) => JSON.stringify(table.toJson(row))).sort(),
   );
 }
 
