@@ -138,6 +138,11 @@ describe('unwindowed GROUP BY equals a batch aggregation', () => {
         `SELECT auction, price, rn FROM (
            SELECT *, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC, bidder ASC) AS rn
            FROM bid) WHERE rn <= 2`,
+        // Over a changelog: COUNT and AVG take retracted rows out; SUM and MAX recompute.
+        `SELECT MOD(n, 3) AS m, COUNT(*) AS c, AVG(n) AS a
+         FROM (SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction) GROUP BY MOD(n, 3)`,
+        `SELECT MOD(n, 3) AS m, SUM(n) AS s, MAX(n) AS x
+         FROM (SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction) GROUP BY MOD(n, 3)`,
       ],
       2,
     );
@@ -173,6 +178,15 @@ describe('unwindowed GROUP BY equals a batch aggregation', () => {
     const perCount = new Map<number, number>();
     for (const n of perAuction.values()) perCount.set(n, (perCount.get(n) ?? 0) + 1);
     expect(results[1]).toEqual(sortedJson([...perCount]));
+    const byMod = new Map<number, number[]>();
+    for (const n of perAuction.values()) byMod.set(n % 3, [...(byMod.get(n % 3) ?? []), n]);
+    const sum = (ns: number[]) => ns.reduce((a, b) => a + b, 0);
+    expect(results[5]).toEqual(
+      sortedJson([...byMod].map(([m, ns]) => [m, ns.length, Math.trunc(sum(ns) / ns.length)])),
+    );
+    expect(results[6]).toEqual(
+      sortedJson([...byMod].map(([m, ns]) => [m, sum(ns), Math.max(...ns)])),
+    );
     expect(results[2]).toEqual(
       [...new Set(bids.map((b) => JSON.stringify([b.auction % 5, b.channel])))].sort(),
     );

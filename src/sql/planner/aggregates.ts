@@ -31,6 +31,8 @@ type AccState = null | number | string | boolean | DistinctState | [number | str
 interface AggregateSpec {
   readonly init: () => AccState;
   readonly add: (state: AccState, row: Row) => AccState;
+  /** Takes an added row back out (an updating aggregation over a changelog); not every aggregate can. */
+  readonly retract?: (state: AccState, row: Row) => AccState;
   readonly merge: (a: AccState, b: AccState) => AccState;
   readonly result: (state: AccState) => unknown;
   readonly type: LogicalType;
@@ -70,6 +72,7 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
     return {
       init: () => 0,
       add: guard((s) => (s as number) + 1),
+      retract: guard((s) => (s as number) - 1),
       merge: (a, b) => (a as number) + (b as number),
       result: (s) => s,
       type: T.bigint(false),
@@ -106,6 +109,7 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
     return {
       init: () => 0,
       add: guard((s, row) => (fn(row) === null ? s : (s as number) + 1)),
+      retract: guard((s, row) => (fn(row) === null ? s : (s as number) - 1)),
       merge: (a, b) => (a as number) + (b as number),
       result: (s) => s,
       type: T.bigint(false),
@@ -186,6 +190,18 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
             n + 1,
           ];
         }),
+        retract: guard((s, row) => {
+          const v = fn(row);
+          if (v === null || s === null) return s;
+          const [sum, n] = s as [number | string, number];
+          if (n <= 1) return null;
+          return [
+            isDecimal
+              ? String(BigInt(sum as string) - (v as bigint))
+              : (sum as number) - (v as number),
+            n - 1,
+          ];
+        }),
         merge: (a, b) => {
           if (a === null) return b;
           if (b === null) return a;
@@ -232,6 +248,11 @@ interface Accumulator {
   s: AccState[];
 }
 
+/** With `retract` when every aggregate of the query can take a row back out (COUNT, AVG). */
+type RowAggregateFunction = AggregateFunction<Row, Accumulator, Row> & {
+  retract?: (row: Row, acc: Accumulator) => Accumulator;
+};
+
 /**
  * One AggregateFunction computing all of a query's aggregates, returning rows
  * `[...keys, ...aggregates]`.
@@ -241,11 +262,11 @@ export function rowAggregate(
   keyTypes: readonly LogicalType[],
   calls: readonly AggregateCallAst[],
   scope: Scope,
-): { fn: AggregateFunction<Row, Accumulator, Row>; types: LogicalType[] } {
+): { fn: RowAggregateFunction; types: LogicalType[] } {
   const specs = calls.map((c) => compileAggregate(c, scope));
   const keyCodecs = keyTypes.map(codec);
   const n = specs.length;
-  const fn: AggregateFunction<Row, Accumulator, Row> = {
+  const fn: RowAggregateFunction = {
     createAccumulator: () => ({ k: null, s: specs.map((s) => s.init()) }),
     add(row, acc) {
       if (acc.k === null)
@@ -263,6 +284,20 @@ export function rowAggregate(
       );
       return [...keys, ...specs.map((s, i) => s.result(acc.s[i] as AccState))];
     },
+    ...(specs.every((s) => s.retract !== undefined)
+      ? {
+          retract(row: Row, acc: Accumulator): Accumulator {
+            for (let i = 0; i < n; i++) {
+              const spec = specs[i] as AggregateSpec;
+              acc.s[i] = (spec.retract as NonNullable<AggregateSpec['retract']>)(
+                acc.s[i] as AccState,
+                row,
+              );
+            }
+            return acc;
+          },
+        }
+      : {}),
     merge(a, b) {
       return {
         k: a.k ?? b.k,
