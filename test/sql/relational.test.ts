@@ -211,6 +211,47 @@ describe('unwindowed GROUP BY equals a batch aggregation', () => {
   }, 120_000);
 });
 
+describe('interval joins equal a nested-loop join on the rowtimes', () => {
+  const CONFIG: Partial<NexmarkConfig> = { maxEvents: 3000, eventsPerSecond: 100, seed: 7 };
+  const { bids, auctions } = allEvents(CONFIG);
+
+  it('BETWEEN with inclusive bounds, and < / > with exclusive ones, at parallelism 2', async () => {
+    const results = await finalRows(
+      nexmarkSourceSql(CONFIG),
+      [
+        `SELECT b.auction, b.price, b.\`dateTime\`, a.\`dateTime\` FROM bid b JOIN auction a
+         ON b.auction = a.id
+         AND b.\`dateTime\` BETWEEN a.\`dateTime\` AND a.\`dateTime\` + INTERVAL '20' SECOND`,
+        `SELECT b.auction, b.price FROM auction a, bid b
+         WHERE a.id = b.auction AND a.\`dateTime\` > b.\`dateTime\` - INTERVAL '20' SECOND
+           AND b.\`dateTime\` > a.\`dateTime\` AND b.price > 1000`,
+      ],
+      2,
+    );
+    const pairs = auctions.flatMap((a) =>
+      bids.filter((b) => b.auction === a.id).map((b) => ({ a, b })),
+    );
+    expect(results[0]).toEqual(
+      sortedJson(
+        pairs
+          .filter(({ a, b }) => b.dateTime >= a.dateTime && b.dateTime <= a.dateTime + 20_000)
+          .map(({ a, b }) => [b.auction, b.price, b.dateTime, a.dateTime]),
+      ),
+    );
+    expect(results[0]?.length).toBeGreaterThan(10);
+    expect(results[1]).toEqual(
+      sortedJson(
+        pairs
+          .filter(
+            ({ a, b }) =>
+              b.dateTime > a.dateTime && b.dateTime < a.dateTime + 20_000 && b.price > 1000,
+          )
+          .map(({ b }) => [b.auction, b.price]),
+      ),
+    );
+  }, 60_000);
+});
+
 describe('plan-time checks and EXPLAIN', () => {
   const env = new StreamEnvironment();
   const tEnv = TableEnvironment.create(env);
@@ -272,5 +313,11 @@ describe('plan-time checks and EXPLAIN', () => {
     expect(text).toMatch(/updating-aggregate "updating aggregate" changelog=retract/);
     expect(text).toContain('state: every row of both inputs by join key, kept until retracted');
     expect(text).toContain('state: one accumulator per group');
+    const interval = tEnv.explainSql(
+      "SELECT * FROM bid b JOIN auction a ON b.auction = a.id AND b.`dateTime` BETWEEN a.`dateTime` - INTERVAL '1' SECOND AND a.`dateTime`",
+    );
+    expect(interval).toContain('changelog mode: insert-only');
+    expect(interval).toMatch(/interval-join ".*" <- #\d+ keyed\(leftKey\), #\d+ keyed\(rightKey\)/);
+    expect(interval).toContain('state: each input row until the watermark passes its interval');
   });
 });

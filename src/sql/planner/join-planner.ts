@@ -1,6 +1,7 @@
 /**
  * Regular joins (`[INNER | LEFT | RIGHT | FULL] JOIN ... ON`, and `FROM a, b WHERE ...`) on
- * equality keys, planned onto the DataStream API's regular join. The ON condition is split
+ * equality keys, planned onto the DataStream API's regular join, or its interval join when the
+ * condition bounds the two rowtimes from both sides (`interval-bounds.ts`). The ON condition is split
  * into its AND-ed parts: equalities between a column expression of each side are the join
  * key, conditions on one side of an inner join filter that side before the join, and the
  * rest is checked on each pair. As in Flink, an inner join of insert-only inputs emits
@@ -18,6 +19,7 @@ import { type SourcePosition, sqlError } from '../sql-error.js';
 import { formatType, withNullability } from '../types/logical-type.js';
 import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
+import { intervalBounds } from './interval-bounds.js';
 import type { Relation } from './relation.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
@@ -145,6 +147,35 @@ export function planJoin(
   });
   left = filtered(left, leftOnly, item.at);
   right = filtered(right, rightOnly, item.at);
+  const leftKey = joinKey(
+    leftKeyFns.map((k) => k.fn),
+    'left',
+  );
+  const rightKey = joinKey(
+    rightKeyFns.map((k) => k.fn),
+    'right',
+  );
+  if (type === 'inner' && !isUpdating(left) && !isUpdating(right)) {
+    const rowtimeAt = (e: Expr): number | undefined => {
+      if (e.kind !== 'column') return undefined;
+      const r = scope.resolve(e.path, e.at);
+      return r.fields.length === 0 && r.column.rowtime ? r.index : undefined;
+    };
+    const interval = intervalBounds(residual, rowtimeAt, leftWidth);
+    if (interval !== undefined) {
+      let joined = left.stream
+        .keyBy(leftKey, 'leftKey')
+        .intervalJoin(right.stream.keyBy(rightKey, 'rightKey'))
+        .between(interval.bounds.lower, interval.bounds.upper);
+      if (interval.bounds.lowerExclusive) joined = joined.lowerBoundExclusive();
+      if (interval.bounds.upperExclusive) joined = joined.upperBoundExclusive();
+      let rows = joined.join((l: Row, r: Row): Row => [...l, ...r]);
+      const rest = and(interval.rest, item.at);
+      if (rest !== undefined)
+        rows = rows.filter(compilePredicate(rest, scope, 'join condition')).name('join condition');
+      return { stream: rows, columns: scope.columns.map((c) => ({ ...c, rowtime: false })) };
+    }
+  }
   const rightWidth = right.columns.length;
   const pairCondition = and(residual, item.at);
   const test =
@@ -159,14 +190,8 @@ export function planJoin(
   ];
   const joined = changesOf(left).regularJoin(changesOf(right), {
     type,
-    leftKey: joinKey(
-      leftKeyFns.map((k) => k.fn),
-      'left',
-    ),
-    rightKey: joinKey(
-      rightKeyFns.map((k) => k.fn),
-      'right',
-    ),
+    leftKey,
+    rightKey,
     ...(test === undefined ? {} : { where: (l: Row, r: Row) => test([...l, ...r]) }),
     unboundedState: true,
   }) as ChangelogStream<readonly [Row | null, Row | null]>;

@@ -1,0 +1,104 @@
+/**
+ * Recognises an interval join in a join condition, as Flink does: bounds on the difference
+ * of the two inputs' rowtimes (`r.t BETWEEN l.t - INTERVAL '5' SECOND AND l.t + INTERVAL
+ * '5' SECOND`, or `>=`/`<=`/`>`/`<` pairs) that limit it from both sides. Such a join keeps
+ * each row only until the watermark passes its interval, and emits insert-only rows.
+ */
+import { compileScalar } from '../expressions/compile.js';
+import { Scope } from '../expressions/scope.js';
+import type { Expr } from '../parser/ast.js';
+
+/** `r.t - l.t` lies between `lower` and `upper` (ms). */
+export interface IntervalBounds {
+  readonly lower: number;
+  readonly upper: number;
+  readonly lowerExclusive: boolean;
+  readonly upperExclusive: boolean;
+}
+
+/** A rowtime column plus a constant: `t`, `t + INTERVAL ...`, `t - INTERVAL ...`. */
+interface TimeTerm {
+  readonly index: number;
+  readonly offset: number;
+}
+
+type Op = '<' | '<=' | '>' | '>=';
+
+const FLIP: Readonly<Record<Op, Op>> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
+
+function intervalMs(e: Expr): number | undefined {
+  if (e.kind !== 'interval') return undefined;
+  const c = compileScalar(e, new Scope([]));
+  return c.type.kind === 'INTERVAL_DAY_TIME' ? (c.fn([]) as number) : undefined;
+}
+
+/**
+ * The bounds in `parts`, and the parts that are not bounds; undefined unless both a lower
+ * and an upper bound are found. `isRowtime(e)` gives the position of a rowtime column
+ * reference (left columns before right ones), or undefined.
+ */
+export function intervalBounds(
+  parts: readonly Expr[],
+  isRowtime: (e: Expr) => number | undefined,
+  leftWidth: number,
+): { bounds: IntervalBounds; rest: Expr[] } | undefined {
+  const term = (e: Expr): TimeTerm | undefined => {
+    const index = isRowtime(e);
+    if (index !== undefined) return { index, offset: 0 };
+    if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
+      const base = isRowtime(e.left);
+      const ms = intervalMs(e.right);
+      if (base !== undefined && ms !== undefined)
+        return { index: base, offset: e.op === '+' ? ms : -ms };
+    }
+    return undefined;
+  };
+  let lower: { value: number; exclusive: boolean } | undefined;
+  let upper: { value: number; exclusive: boolean } | undefined;
+  /** Applies `a op b`; false when it is no bound between the two sides. */
+  const apply = (a: Expr, op: Op, b: Expr): boolean => {
+    let x = term(a);
+    let y = term(b);
+    if (x === undefined || y === undefined) return false;
+    let o = op;
+    // Normalise to `right.t op left.t + c`.
+    if (x.index < leftWidth && y.index >= leftWidth) {
+      [x, y] = [y, x];
+      o = FLIP[op];
+    } else if (!(x.index >= leftWidth && y.index < leftWidth)) return false;
+    const c = y.offset - x.offset;
+    const exclusive = o === '<' || o === '>';
+    if (o === '>' || o === '>=') {
+      if (lower === undefined || c > lower.value || (c === lower.value && exclusive))
+        lower = { value: c, exclusive };
+    } else if (upper === undefined || c < upper.value || (c === upper.value && exclusive)) {
+      upper = { value: c, exclusive };
+    }
+    return true;
+  };
+  const rest: Expr[] = [];
+  for (const part of parts) {
+    if (part.kind === 'between' && !part.negated) {
+      const before = { lower, upper };
+      if (apply(part.arg, '>=', part.low) && apply(part.arg, '<=', part.high)) continue;
+      ({ lower, upper } = before);
+    } else if (
+      part.kind === 'binary' &&
+      (part.op === '<' || part.op === '<=' || part.op === '>' || part.op === '>=') &&
+      apply(part.left, part.op, part.right)
+    ) {
+      continue;
+    }
+    rest.push(part);
+  }
+  if (lower === undefined || upper === undefined) return undefined;
+  return {
+    bounds: {
+      lower: lower.value,
+      upper: upper.value,
+      lowerExclusive: lower.exclusive,
+      upperExclusive: upper.exclusive,
+    },
+    rest,
+  };
+}
