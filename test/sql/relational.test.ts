@@ -143,6 +143,12 @@ describe('unwindowed GROUP BY equals a batch aggregation', () => {
          FROM (SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction) GROUP BY MOD(n, 3)`,
         `SELECT MOD(n, 3) AS m, SUM(n) AS s, MAX(n) AS x
          FROM (SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction) GROUP BY MOD(n, 3)`,
+        // A Top-N per window of a window TVF (as a Top-N partitioned by the window).
+        `SELECT * FROM (
+           SELECT auction, price, window_start, ROW_NUMBER() OVER (
+             PARTITION BY window_start, window_end ORDER BY price DESC, auction) AS rn
+           FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(\`dateTime\`), INTERVAL '10' SECOND)))
+         WHERE rn <= 3`,
       ],
       2,
     );
@@ -183,6 +189,21 @@ describe('unwindowed GROUP BY equals a batch aggregation', () => {
     const sum = (ns: number[]) => ns.reduce((a, b) => a + b, 0);
     expect(results[5]).toEqual(
       sortedJson([...byMod].map(([m, ns]) => [m, ns.length, Math.trunc(sum(ns) / ns.length)])),
+    );
+    const windows = new Map<number, { auction: number; price: number }[]>();
+    for (const b of bids) {
+      const start = Math.floor(b.dateTime / 10_000) * 10_000;
+      windows.set(start, [...(windows.get(start) ?? []), b]);
+    }
+    expect(results[7]).toEqual(
+      sortedJson(
+        [...windows].flatMap(([start, rows]) =>
+          rows
+            .sort((x, y) => y.price - x.price || x.auction - y.auction)
+            .slice(0, 3)
+            .map((row, i) => [row.auction, row.price, start, i + 1]),
+        ),
+      ),
     );
     expect(results[6]).toEqual(
       sortedJson([...byMod].map(([m, ns]) => [m, sum(ns), Math.max(...ns)])),
