@@ -325,6 +325,15 @@ describe('plan-time checks and EXPLAIN', () => {
     );
   });
 
+  it('INSERT INTO a sink that applies changes runs an updating query', async () => {
+    const tEnv2 = TableEnvironment.create(new StreamEnvironment({ parallelism: 2 }));
+    const result = tEnv2.executeSql(`${nexmarkSourceSql({ maxEvents: 500 })}
+      CREATE TABLE counts (auction BIGINT, n BIGINT) WITH ('connector' = 'blackhole');
+      INSERT INTO counts SELECT auction, COUNT(*) FROM bid GROUP BY auction;`);
+    expect(result.statements.at(-1)).toBe('INSERT INTO counts');
+    await expect(result.job?.result).resolves.toBeDefined();
+  });
+
   it('EXPLAIN shows the changelog mode of the result and of each operator, and the state of stateful ones', () => {
     const text = tEnv.explainSql(
       'SELECT category, COUNT(*) FROM auction a JOIN bid b ON a.id = b.auction GROUP BY category',
