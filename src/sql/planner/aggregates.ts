@@ -144,30 +144,37 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
     case 'SUM': {
       if (!isNumeric(argType))
         sqlError(`SUM needs a numeric argument, got ${formatType(argType)}`, call.at);
-      if (argType.kind === 'DECIMAL') {
-        const type = T.decimal(38, argType.scale, true);
-        const add = (a: AccState, b: bigint): AccState =>
-          String((a === null ? 0n : BigInt(a as string)) + b);
-        return {
-          init: () => null,
-          add: guard((s, row) => {
-            const v = fn(row);
-            return v === null ? s : add(s, v as bigint);
-          }),
-          merge: (a, b) => (a === null ? b : b === null ? a : add(a, BigInt(b as string))),
-          result: (s) => (s === null ? null : fitPrecision(BigInt(s as string), 38)),
-          type,
+      // [sum, number of non-NULL values]: the count tells when retractions leave no value (NULL).
+      const isDecimal = argType.kind === 'DECIMAL';
+      const plus = (a: number | string, v: unknown, sign: 1 | -1): number | string =>
+        isDecimal
+          ? String(BigInt(a as string) + BigInt(sign) * (v as bigint))
+          : (a as number) + sign * (v as number);
+      const step =
+        (sign: 1 | -1) =>
+        (s: AccState, row: Row): AccState => {
+          const v = fn(row);
+          if (v === null || (s === null && sign < 0)) return s;
+          const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
+          return n + sign === 0 ? null : [plus(sum, v, sign), n + sign];
         };
-      }
       return {
         init: () => null,
-        add: guard((s, row) => {
-          const v = fn(row);
-          return v === null ? s : ((s as number | null) ?? 0) + (v as number);
-        }),
-        merge: (a, b) => (a === null ? b : b === null ? a : (a as number) + (b as number)),
-        result: (s) => s,
-        type: withNullability(argType, true),
+        add: guard(step(1)),
+        retract: guard(step(-1)),
+        merge: (a, b) => {
+          if (a === null) return b;
+          if (b === null) return a;
+          const [sb, nb] = b as [number | string, number];
+          const [sa, na] = a as [number | string, number];
+          return [plus(sa, isDecimal ? BigInt(sb as string) : sb, 1), na + nb];
+        },
+        result: (s) => {
+          if (s === null) return null;
+          const sum = (s as [number | string, number])[0];
+          return isDecimal ? fitPrecision(BigInt(sum as string), 38) : sum;
+        },
+        type: isDecimal ? T.decimal(38, argType.scale, true) : withNullability(argType, true),
       };
     }
     case 'AVG': {
@@ -248,7 +255,7 @@ interface Accumulator {
   s: AccState[];
 }
 
-/** With `retract` when every aggregate of the query can take a row back out (COUNT, AVG). */
+/** With `retract` when every aggregate of the query can take a row back out (COUNT, SUM, AVG). */
 type RowAggregateFunction = AggregateFunction<Row, Accumulator, Row> & {
   retract?: (row: Row, acc: Accumulator) => Accumulator;
 };
