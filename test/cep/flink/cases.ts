@@ -76,6 +76,19 @@ const negation: CaseJson[] = [
     'a1 c2',
   ),
   kase(
+    'notFollowedBy at the end after a loop, with within',
+    pattern([begin('a', { q: oneOrMore }), notFollowedBy('b')], { within: 4 }),
+    'a1 a2 c3 a7 b8 a12',
+  ),
+  kase(
+    'notFollowedBy at the end with skipPastLastEvent',
+    pattern([begin('a'), followedBy('c'), notFollowedBy('b')], {
+      within: 5,
+      skip: { kind: 'skip-past-last-event' },
+    }),
+    'a1 a2 c3 d4 a8 c9 b10 a11 c12',
+  ),
+  kase(
     'notFollowedBy after a loop',
     pattern([begin('a', { q: oneOrMore }), notFollowedBy('b'), followedBy('c')]),
     'a1 a2 b3 a4 c5',
@@ -93,6 +106,26 @@ const negation: CaseJson[] = [
 ];
 
 const quantifiers: CaseJson[] = [
+  kase(
+    'oneOrMore greedy until, then a stage taking the same events',
+    pattern([
+      begin('a'),
+      followedBy('b', { q: quantifier(1, null, { greedy: true }), until: isType('u') }),
+      followedBy('x', { where: isType('x', 'b') }),
+    ]),
+    'a1 b2 b3 u4 b5 x6',
+  ),
+  kase(
+    'timesOrMore(2) consecutive, within, skipToLast',
+    pattern(
+      [begin('a'), next('b', { q: quantifier(2, null, { inner: 'strict' }) }), followedBy('c')],
+      {
+        within: 6,
+        skip: { kind: 'skip-to-last', stage: 'b', throwOnMiss: false },
+      },
+    ),
+    'a1 b2 b3 b4 c5 a6 b7 b8 d9 c10 a11 b12 b13 b14 b15 b16 b17 c18',
+  ),
   kase(
     'times(2)',
     pattern([begin('a'), followedBy('b', { q: quantifier(2, 2) }), followedBy('c')]),
@@ -181,6 +214,11 @@ const quantifiers: CaseJson[] = [
 ];
 
 const groups: CaseJson[] = [
+  kase(
+    'followedByAny a group',
+    pattern([begin('s'), group('any', 'g', [begin('a'), next('b')]), followedBy('c')]),
+    's1 a2 b3 a4 b5 c6',
+  ),
   kase(
     'group oneOrMore relaxed: events skipped at the head of a repetition',
     pattern([
