@@ -91,7 +91,12 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
   private readonly metadataCache = new Map<number, Metadata>();
 
   /** @internal */
-  constructor(readonly store: CheckpointStore) {}
+  readonly store: CheckpointStore;
+
+  /** @internal */
+  constructor(store: CheckpointStore) {
+    this.store = store;
+  }
 
   /** The checkpoint directory: a path or `s3://bucket/prefix`. */
   get directory(): string {

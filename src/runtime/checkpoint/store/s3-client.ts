@@ -36,7 +36,10 @@ export interface S3Objects {
   list(prefix: string, delimited: boolean): Promise<{ keys: string[]; prefixes: string[] }>;
   /** Deletes `keys`; missing ones are no error. */
   deleteMany(keys: readonly string[]): Promise<void>;
-  /** Deletes one key if it still has ETag `ifMatch` (servers that ignore the condition delete it anyway). */
+  /**
+   * Deletes one key if it still has ETag `ifMatch`. Servers that ignore the
+   * condition delete it anyway; one that answers 501 gets a plain delete.
+   */
   deleteIfMatch(key: string, ifMatch: string): Promise<void>;
 }
 
@@ -154,8 +157,18 @@ export function s3Objects(bucket: string): S3Objects {
     async deleteIfMatch(key, ifMatch) {
       try {
         await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key, IfMatch: ifMatch }));
+        return;
       } catch (error) {
-        if (statusOf(error) === 412 || statusOf(error) === 404) return;
+        const status = statusOf(error);
+        if (status === 412 || status === 404) return;
+        if (status !== 501 && nameOf(error) !== 'NotImplemented') {
+          throw failure('delete', where(key), error);
+        }
+      }
+      // A server without conditional deletes: the lease was read as ours just before.
+      try {
+        await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      } catch (error) {
         throw failure('delete', where(key), error);
       }
     },
