@@ -386,14 +386,23 @@ async function readCheckpointFiles(store: CheckpointStore, name: string): Promis
     );
   }
   checkMetadataShape(path, METADATA, m as unknown as Record<string, unknown>);
-  const operators: OperatorCheckpoint[] = [];
-  for (const op of m.operators) {
-    const subtasks = [];
-    for (const file of op.files)
-      subtasks.push(await readStateFile(store, name, file, checksumFor(m.checksums, file), m));
+  // Read concurrently (in an object store each read is a round trip); the
+  // first damaged file in the metadata's order is the one reported.
+  const reads = await Promise.all(
+    m.operators.map((op) =>
+      Promise.allSettled(
+        op.files.map((file) => readStateFile(store, name, file, checksumFor(m.checksums, file), m)),
+      ),
+    ),
+  );
+  const operators: OperatorCheckpoint[] = m.operators.map((op, i) => {
+    const subtasks = reads[i]!.map((read) => {
+      if (read.status === 'rejected') throw read.reason;
+      return read.value;
+    });
     const { files: _files, ...rest } = op;
-    operators.push({ ...rest, subtasks });
-  }
+    return { ...rest, subtasks };
+  });
   const {
     references: _references,
     keepFrom: _keepFrom,
