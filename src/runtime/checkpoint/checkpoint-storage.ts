@@ -176,10 +176,12 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
   private async metadataOf(id: number): Promise<Metadata | undefined> {
     const cached = this.metadataCache.get(id);
     if (cached !== undefined) return cached;
+    const name = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
+    // A store that cannot be read fails (retention must not take an
+    // unreachable checkpoint for a missing one); unparsable metadata is absent.
+    const bytes = await this.store.read(`${name}/${METADATA}`);
+    if (bytes === undefined) return undefined;
     try {
-      const name = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
-      const bytes = await this.store.read(`${name}/${METADATA}`);
-      if (bytes === undefined) return undefined;
       const meta: unknown = JSON.parse(bytes.toString('utf8'));
       if (typeof meta !== 'object' || meta === null) return undefined;
       checkMetadataShape(this.store.locate(name), METADATA, meta as Record<string, unknown>);
@@ -242,8 +244,12 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
     if (this.store.atomicDirectories) return ids;
     const complete: number[] = [];
     const incomplete: number[] = [];
-    for (const id of ids)
-      ((await this.metadataOf(id)) === undefined ? incomplete : complete).push(id);
+    for (const id of ids) {
+      const name = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
+      const whole =
+        this.metadataCache.has(id) || (await this.store.read(`${name}/${METADATA}`)) !== undefined;
+      (whole ? complete : incomplete).push(id);
+    }
     const newest = complete.at(-1) ?? -1;
     for (const id of incomplete) {
       if (id < newest)

@@ -29,7 +29,8 @@ export class LocalStore implements CheckpointStore {
     try {
       return await readFile(join(this.location, name));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw error;
     }
   }
