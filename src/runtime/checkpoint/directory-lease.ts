@@ -8,6 +8,9 @@
  * A crashed owner does not hold the directory forever: its lease expires
  * `leaseMs` after its last renewal, and on the same host an owner whose
  * process is gone (SIGKILL, a crash) is passed over at once.
+ *
+ * The file's atomic operations are the store's (`LeaseFile`): a hard link
+ * and a rename aside in a local directory, conditional writes in S3.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
