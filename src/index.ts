@@ -264,6 +264,8 @@ export type { CheckpointOptions } from './runtime/checkpoint/checkpoint-config.j
 export type { CheckpointData } from './runtime/checkpoint/checkpoint-data.js';
 export {
   type CheckpointStorage,
+  checkpointStorageAt,
+  DirectoryCheckpointStorage,
   type LatestCheckpoint,
   LocalCheckpointStorage,
   type SkippedCheckpoint,

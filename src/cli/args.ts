@@ -219,7 +219,7 @@ Run options:
                             defaults to the number of workers
       --name NAME           job name (default: the module's file name)
       --verbose             print stack traces on failure
-      --checkpoint-dir DIR  take checkpoints into DIR
+      --checkpoint-dir DIR  take checkpoints into DIR (a path, or s3://bucket/prefix)
       --checkpoint-interval SECONDS
                             time between checkpoints (default 1; needs --checkpoint-dir)
       --checkpoint-timeout SECONDS
