@@ -2,6 +2,8 @@
 import { readFileSync } from 'node:fs';
 import type { StreamEnvironment } from '../index.js';
 import { TableEnvironment } from '../index.js';
+import { externalSqlConnectors } from '../sql/connectors/external-connectors.js';
+import { registerSqlConnectors } from '../sql/connectors/registry.js';
 import { UsageError } from './failure.js';
 
 /**
@@ -17,6 +19,7 @@ export function buildSqlJob(env: StreamEnvironment, path: string): readonly stri
       `cannot read the SQL script ${path}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  registerSqlConnectors(externalSqlConnectors);
   const built = TableEnvironment.create(env).buildScript(script);
   if (built.inserts === 0) {
     throw new UsageError(`${path} has no INSERT INTO statement: nothing to run`);

@@ -237,8 +237,14 @@ export class TableEnvironment {
       if (columns.some((x) => x.name === c.name))
         sqlError(`column '${c.name}' is declared twice`, c.at);
       if (c.kind === 'metadata')
-        sqlError('METADATA columns are not supported by Weir SQL yet', c.at);
-      if (c.kind === 'physical') columns.push({ name: c.name, type: c.type, computed: undefined });
+        columns.push({
+          name: c.name,
+          type: c.type,
+          computed: undefined,
+          metadata: { key: c.key ?? c.name, virtual: c.virtual },
+        });
+      else if (c.kind === 'physical')
+        columns.push({ name: c.name, type: c.type, computed: undefined });
       else columns.push({ name: c.name, type: { kind: 'NULL', nullable: true }, computed: c.expr });
     }
     // Computed columns see the physical ones; their types come from their expressions.
@@ -283,7 +289,10 @@ export class TableEnvironment {
     if (s.columns !== undefined)
       sqlError('INSERT INTO with a column list is not supported by Weir SQL yet', s.at);
     const relation = planQuery(s.query, ctx);
-    const sinkColumns = target.columns.filter((c) => c.computed === undefined);
+    // VIRTUAL metadata columns are read-only: INSERT INTO leaves them out, as Flink does.
+    const sinkColumns = target.columns.filter(
+      (c) => c.computed === undefined && c.metadata?.virtual !== true,
+    );
     if (relation.columns.length !== sinkColumns.length) {
       sqlError(
         `INSERT INTO ${s.table}: the query has ${relation.columns.length} columns, the table ${sinkColumns.length} (${sinkColumns.map((c) => c.name).join(', ')})`,

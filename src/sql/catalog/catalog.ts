@@ -9,6 +9,12 @@ export interface TableColumn {
   readonly type: LogicalType;
   /** The expression of a computed column (`name AS expr`); undefined for a physical column. */
   readonly computed: Expr | undefined;
+  /**
+   * A METADATA column: the connector's metadata key it reads (`offset`, `timestamp`) and whether
+   * it is VIRTUAL (read only, not written by INSERT INTO). Its value sits in the row like a
+   * physical column's.
+   */
+  readonly metadata?: { readonly key: string; readonly virtual: boolean };
 }
 
 export interface CatalogTable {

@@ -5,7 +5,7 @@ import { blackholeConnector, datagenConnector, printConnector } from './basic-co
 import type { SqlConnector } from './connector.js';
 import { nexmarkConnector } from './nexmark-connector.js';
 
-const CONNECTORS: ReadonlyMap<string, SqlConnector> = new Map(
+const CONNECTORS = new Map<string, SqlConnector>(
   [
     nexmarkConnector('nexmark'),
     nexmarkConnector('weir-nexmark'),
@@ -15,11 +15,28 @@ const CONNECTORS: ReadonlyMap<string, SqlConnector> = new Map(
   ].map((c) => [c.name, c]),
 );
 
+/**
+ * The connectors that need a client library (`kafka`, `jdbc`, ...): not built in, so that the
+ * `weir` entry point never loads Kafka or PostgreSQL code. `weir sql` adds them at start
+ * (see external-connectors.ts); a program adds them with `registerSqlConnectors`.
+ */
+const EXTERNAL = ['kafka', 'upsert-kafka', 'jdbc', 'postgres-cdc'];
+
+/** Makes connectors available to every table environment of the process, by name. */
+export function registerSqlConnectors(connectors: readonly SqlConnector[]): void {
+  for (const c of connectors) CONNECTORS.set(c.name, c);
+}
+
 /** The connector a table names, or an error listing the connectors there are. */
 export function connectorOf(table: CatalogTable): SqlConnector {
   const connector = CONNECTORS.get(table.connector);
   if (connector === undefined) {
     const option = table.options.get('connector');
+    if (EXTERNAL.includes(table.connector))
+      sqlError(
+        `connector '${table.connector}' is not loaded in this process: \`weir sql\` loads it; a program calls registerSqlConnectors(externalSqlConnectors) first`,
+        option?.at ?? table.at,
+      );
     sqlError(
       `unknown connector '${table.connector}'; allowed values: ${[...CONNECTORS.keys()].join(', ')}`,
       option?.at ?? table.at,
