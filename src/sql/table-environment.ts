@@ -269,6 +269,7 @@ export class TableEnvironment {
           ? undefined
           : { column: s.watermark.column, expr: s.watermark.expr },
       primaryKey: s.primaryKey,
+      ...(s.partitionedBy === undefined ? {} : { partitionKeys: s.partitionedBy }),
       options,
       connector: connector.value,
       at: s.at,

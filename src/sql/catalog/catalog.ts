@@ -24,6 +24,8 @@ export interface CatalogTable {
   readonly columns: readonly TableColumn[];
   readonly watermark: { readonly column: string; readonly expr: Expr } | undefined;
   readonly primaryKey: readonly string[] | undefined;
+  /** `PARTITIONED BY` columns (the filesystem connector writes a directory per value). */
+  readonly partitionKeys?: readonly string[];
   readonly options: ReadonlyMap<string, TableOption>;
   readonly connector: string;
   readonly at: SourcePosition;

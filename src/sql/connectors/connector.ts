@@ -33,6 +33,8 @@ export interface SqlConnector {
     /** The values some suffixes accept (`kind`: random, sequence). */
     readonly allowed?: Readonly<Record<string, readonly string[]>>;
   }[];
+  /** Whether the connector writes `PARTITIONED BY` tables (a directory per partition). */
+  readonly partitioned?: boolean;
   /**
    * Checks the table's options (and METADATA columns) itself, instead of through `options`:
    * the connectors whose options are a valibot schema (see sql-options.ts).
@@ -48,6 +50,8 @@ export interface SqlConnector {
 
 /** Checks a table's options against its connector's: unknown keys, missing ones, bad values. */
 export function validateOptions(connector: SqlConnector, table: CatalogTable): void {
+  if (table.partitionKeys !== undefined && connector.partitioned !== true)
+    sqlError(`connector '${connector.name}' does not support PARTITIONED BY`, table.at);
   if (connector.validate !== undefined) {
     connector.validate(table);
     return;

@@ -3,6 +3,7 @@ import type { CatalogTable } from '../catalog/catalog.js';
 import { sqlError } from '../sql-error.js';
 import { blackholeConnector, datagenConnector, printConnector } from './basic-connectors.js';
 import type { SqlConnector } from './connector.js';
+import { filesystemConnector } from './filesystem/filesystem-connector.js';
 import { nexmarkConnector } from './nexmark-connector.js';
 
 const CONNECTORS = new Map<string, SqlConnector>(
@@ -12,6 +13,7 @@ const CONNECTORS = new Map<string, SqlConnector>(
     datagenConnector,
     printConnector,
     blackholeConnector,
+    filesystemConnector,
   ].map((c) => [c.name, c]),
 );
 
@@ -20,7 +22,10 @@ const CONNECTORS = new Map<string, SqlConnector>(
  * `weir` entry point never loads Kafka or PostgreSQL code. `weir sql` adds them at start
  * (see external-connectors.ts); a program adds them with `registerSqlConnectors`.
  */
-const EXTERNAL = ['kafka', 'upsert-kafka', 'jdbc', 'postgres-cdc'];
+const EXTERNAL = ['kafka', 'jdbc'];
+
+/** Flink connectors that produce a changelog, which the planner does not take from a source yet. */
+const NOT_YET = ['upsert-kafka', 'postgres-cdc'];
 
 /** Makes connectors available to every table environment of the process, by name. */
 export function registerSqlConnectors(connectors: readonly SqlConnector[]): void {
@@ -32,13 +37,18 @@ export function connectorOf(table: CatalogTable): SqlConnector {
   const connector = CONNECTORS.get(table.connector);
   if (connector === undefined) {
     const option = table.options.get('connector');
+    if (NOT_YET.includes(table.connector))
+      sqlError(
+        `connector '${table.connector}' is not supported by Weir SQL yet (changelog sources)`,
+        option?.at ?? table.at,
+      );
     if (EXTERNAL.includes(table.connector))
       sqlError(
         `connector '${table.connector}' is not loaded in this process: \`weir sql\` loads it; a program calls registerSqlConnectors(externalSqlConnectors) first`,
         option?.at ?? table.at,
       );
     sqlError(
-      `unknown connector '${table.connector}'; allowed values: ${[...CONNECTORS.keys()].join(', ')}`,
+      `unknown connector '${table.connector}'; allowed values: ${[...new Set([...CONNECTORS.keys(), ...EXTERNAL])].join(', ')}`,
       option?.at ?? table.at,
     );
   }

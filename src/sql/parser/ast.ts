@@ -252,6 +252,8 @@ export type Statement =
         | undefined;
       readonly primaryKey: readonly string[] | undefined;
       readonly options: readonly TableOption[];
+      /** `PARTITIONED BY (cols)`: the filesystem connector's partition directories. */
+      readonly partitionedBy?: readonly string[];
       readonly at: SourcePosition;
     }
   | {

@@ -341,7 +341,7 @@ class Parser {
     } while (this.acceptSymbol(','));
     this.expectSymbol(')');
     if (this.acceptWord('COMMENT')) this.stringLiteral();
-    if (this.acceptWord('PARTITIONED', 'BY')) this.unsupported('PARTITIONED BY', at);
+    const partitionedBy = this.acceptWord('PARTITIONED', 'BY') ? this.columnList() : undefined;
     let options: TableOption[] = [];
     if (this.acceptWord('WITH')) options = this.options();
     if (this.isWord('LIKE')) this.unsupported('CREATE TABLE ... LIKE');
@@ -355,6 +355,7 @@ class Parser {
       watermark,
       primaryKey,
       options,
+      ...(partitionedBy === undefined ? {} : { partitionedBy }),
       at,
     };
   }
