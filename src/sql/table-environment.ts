@@ -20,7 +20,7 @@ import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
-import { type JsonValue, toJsonValue } from './types/values.js';
+import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
 
 /** A column of a query result: its name and SQL type (e.g. `DECIMAL(23, 3)`). */
 export interface ResultColumn {
@@ -35,6 +35,8 @@ export interface Table {
   toDataStream(): DataStream<Row>;
   /** A row as JSON values (DECIMAL as its plain string, TIMESTAMP as epoch ms). */
   toJson(row: Row): JsonValue[];
+  /** A row's values as Flink's print connector and SQL client show them (`<NULL>` for null). */
+  display(row: Row): string[];
 }
 
 /** What {@link TableEnvironment.executeSql} did. */
@@ -134,7 +136,47 @@ export class TableEnvironment {
       columns: relation.columns.map((c) => ({ name: c.name, type: formatType(c.type) })),
       toDataStream: () => relation.stream,
       toJson: (row) => row.map((v, i) => toJsonValue(v, types[i] as LogicalType)),
+      display: (row) => row.map((v, i) => toDisplayString(v, types[i] as LogicalType)),
     };
+  }
+
+  /** The tables and views created so far, by name in creation order (`SHOW TABLES`). */
+  listTables(): string[] {
+    return this.catalog.names();
+  }
+
+  /**
+   * The columns of a table or view (`DESCRIBE t`): name, SQL type and what else Flink shows
+   * in `extras` (computed expression, METADATA, WATERMARK, PRIMARY KEY).
+   */
+  describeTable(name: string): { readonly name: string; readonly type: string; readonly extras: string }[] {
+    const object = this.catalog.get(name);
+    if (object.kind === 'view') {
+      return this.sqlQueryColumns(`SELECT * FROM ${name}`).map((c) => ({ ...c, extras: '' }));
+    }
+    return object.columns.map((c) => {
+      const extras: string[] = [];
+      if (c.computed !== undefined) extras.push('computed');
+      if (c.metadata !== undefined)
+        extras.push(`METADATA FROM '${c.metadata.key}'${c.metadata.virtual ? ' VIRTUAL' : ''}`);
+      if (object.primaryKey?.includes(c.name) === true) extras.push('PRIMARY KEY');
+      if (object.watermark?.column === c.name) extras.push('WATERMARK');
+      if (object.partitionKeys?.includes(c.name) === true) extras.push('PARTITION KEY');
+      return { name: c.name, type: formatType(c.type), extras: extras.join(', ') };
+    });
+  }
+
+  private sqlQueryColumns(select: string): ResultColumn[] {
+    const statement = parseScript(select)[0];
+    if (statement?.kind !== 'query') return [];
+    const scratch = new StreamEnvironment({ parallelism: 1 });
+    const relation = planQuery(statement.query, {
+      env: scratch,
+      catalog: this.catalog,
+      ctes: new Map(),
+      sources: new Map(),
+    });
+    return relation.columns.map((c) => ({ name: c.name, type: formatType(c.type) }));
   }
 
   /** The plan of a query or INSERT (Weir's logical graph and physical plan), without running it. */

@@ -51,7 +51,7 @@ export class Catalog {
     this.objects.set(object.name, object);
   }
 
-  get(name: string, at: SourcePosition): CatalogObject {
+  get(name: string, at?: SourcePosition): CatalogObject {
     const object = this.objects.get(name);
     if (object === undefined) {
       const known = [...this.objects.keys()];

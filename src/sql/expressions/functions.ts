@@ -436,6 +436,11 @@ function substring(name: string): FunctionCompiler {
 }
 
 /** Compiles a call of a built-in scalar function. */
+/** The built-in scalar functions' names, for `SHOW FUNCTIONS`. */
+export function builtInFunctionNames(): string[] {
+  return [...Object.keys(FUNCTIONS), ...AGGREGATE_FUNCTIONS].sort();
+}
+
 export function callFunction(
   name: string,
   args: Compiled[],
