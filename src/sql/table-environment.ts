@@ -149,7 +149,9 @@ export class TableEnvironment {
    * The columns of a table or view (`DESCRIBE t`): name, SQL type and what else Flink shows
    * in `extras` (computed expression, METADATA, WATERMARK, PRIMARY KEY).
    */
-  describeTable(name: string): { readonly name: string; readonly type: string; readonly extras: string }[] {
+  describeTable(
+    name: string,
+  ): { readonly name: string; readonly type: string; readonly extras: string }[] {
     const object = this.catalog.get(name);
     if (object.kind === 'view') {
       return this.sqlQueryColumns(`SELECT * FROM ${name}`).map((c) => ({ ...c, extras: '' }));
