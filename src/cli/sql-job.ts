@@ -10,7 +10,10 @@ import { UsageError } from './failure.js';
  * Reads the script and adds its INSERT INTO statements to `env`'s job; refuses a script
  * without one. Returns the plans its EXPLAIN statements asked for.
  */
-export function buildSqlJob(env: StreamEnvironment, path: string): readonly string[] {
+export async function buildSqlJob(
+  env: StreamEnvironment,
+  path: string,
+): Promise<readonly string[]> {
   let script: string;
   try {
     script = readFileSync(path, 'utf8');
@@ -20,7 +23,10 @@ export function buildSqlJob(env: StreamEnvironment, path: string): readonly stri
     );
   }
   registerSqlConnectors(externalSqlConnectors);
-  const built = TableEnvironment.create(env).buildScript(script);
+  const tEnv = TableEnvironment.create(env);
+  // CREATE FUNCTION modules load first: the statements themselves run synchronously.
+  await tEnv.loadFunctionModules(script);
+  const built = tEnv.buildScript(script);
   if (built.inserts === 0) {
     throw new UsageError(`${path} has no INSERT INTO statement: nothing to run`);
   }

@@ -14,6 +14,13 @@ import { coerce } from './expressions/cast.js';
 import { CodeGen } from './expressions/code-gen.js';
 import { compileScalar } from './expressions/compile.js';
 import { Scope } from './expressions/scope.js';
+import {
+  FunctionCatalog,
+  loadedFunction,
+  loadFunctionModules,
+  type ScalarFunction,
+  withFunctions,
+} from './functions/user-functions.js';
 import type { Statement } from './parser/ast.js';
 import { parseScript } from './parser/parser.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
@@ -56,6 +63,7 @@ export interface ExecuteSqlOptions extends ExecuteOptions {
 
 export class TableEnvironment {
   private readonly catalog = new Catalog();
+  private readonly functions = new FunctionCatalog();
   private readonly config = new Map<string, string>();
   private readonly sources = new Map<string, Relation>();
 
@@ -98,6 +106,39 @@ export class TableEnvironment {
     readonly explained: readonly string[];
     readonly inserts: number;
   } {
+    return withFunctions(this.functions, () => this.buildScriptWithFunctions(script));
+  }
+
+  /**
+   * Registers a TypeScript scalar function under `name` for this environment's statements
+   * (Flink's `createTemporarySystemFunction`); see `defineScalarFunction`.
+   */
+  createTemporarySystemFunction(name: string, fn: ScalarFunction): void {
+    this.functions.register(name, fn);
+  }
+
+  /**
+   * Loads the modules a script's `CREATE FUNCTION name AS 'file.ts#export'` statements name
+   * (relative to the working directory), so that executeSql can run them; `weir sql` does this
+   * itself.
+   */
+  async loadFunctionModules(script: string): Promise<void> {
+    const references = parseScript(script).flatMap((s) =>
+      s.kind === 'create-function' ? [s.className] : [],
+    );
+    await loadFunctionModules(references, process.cwd());
+  }
+
+  /** The names of the functions registered (`SHOW FUNCTIONS` lists them after the built-in ones). */
+  listFunctions(): string[] {
+    return this.functions.names();
+  }
+
+  private buildScriptWithFunctions(script: string): {
+    readonly statements: readonly string[];
+    readonly explained: readonly string[];
+    readonly inserts: number;
+  } {
     const statements: string[] = [];
     const explained: string[] = [];
     let inserts = 0;
@@ -122,6 +163,10 @@ export class TableEnvironment {
 
   /** Plans a SELECT (insert-only for now) into a stream of rows of this environment's job. */
   sqlQuery(select: string): Table {
+    return withFunctions(this.functions, () => this.planTable(select));
+  }
+
+  private planTable(select: string): Table {
     const statements = parseScript(select);
     const statement = statements[0];
     if (statements.length !== 1 || statement?.kind !== 'query') {
@@ -134,7 +179,8 @@ export class TableEnvironment {
     const types = relation.columns.map((c) => c.type);
     return {
       columns: relation.columns.map((c) => ({ name: c.name, type: formatType(c.type) })),
-      toDataStream: () => relation.stream,
+      // The projection compiles when the stream is first asked for: user functions must be in scope.
+      toDataStream: () => withFunctions(this.functions, () => relation.stream),
       toJson: (row) => row.map((v, i) => toJsonValue(v, types[i] as LogicalType)),
       display: (row) => row.map((v, i) => toDisplayString(v, types[i] as LogicalType)),
     };
@@ -154,7 +200,9 @@ export class TableEnvironment {
   ): { readonly name: string; readonly type: string; readonly extras: string }[] {
     const object = this.catalog.get(name);
     if (object.kind === 'view') {
-      return this.sqlQueryColumns(`SELECT * FROM ${name}`).map((c) => ({ ...c, extras: '' }));
+      return withFunctions(this.functions, () => this.sqlQueryColumns(`SELECT * FROM ${name}`)).map(
+        (c) => ({ ...c, extras: '' }),
+      );
     }
     return object.columns.map((c) => {
       const extras: string[] = [];
@@ -183,6 +231,10 @@ export class TableEnvironment {
 
   /** The plan of a query or INSERT (Weir's logical graph and physical plan), without running it. */
   explainSql(sql: string): string {
+    return withFunctions(this.functions, () => this.explainText(sql));
+  }
+
+  private explainText(sql: string): string {
     const statements = parseScript(sql);
     const statement = statements[0];
     if (statements.length !== 1 || statement === undefined)
@@ -259,8 +311,20 @@ export class TableEnvironment {
           statement.at,
         );
         return 0;
-      case 'create-function':
-        return sqlError('CREATE FUNCTION is not supported by Weir SQL yet', statement.at);
+      case 'create-function': {
+        const language = statement.language ?? 'TYPESCRIPT';
+        if (language !== 'TYPESCRIPT' && language !== 'JAVASCRIPT')
+          sqlError(
+            `CREATE FUNCTION ... LANGUAGE ${language}: Weir runs TYPESCRIPT (or JAVASCRIPT) functions`,
+            statement.at,
+          );
+        this.functions.register(
+          statement.name,
+          loadedFunction(statement.className, process.cwd(), statement.at),
+          statement.at,
+        );
+        return 0;
+      }
       case 'set':
         this.config.set(statement.key, statement.value);
         return 0;

@@ -164,7 +164,7 @@ export class SqlClient {
       return;
     }
     if (/^show\s+functions$/i.test(statement)) {
-      this.say(builtInFunctionNames().join('\n'));
+      this.say([...builtInFunctionNames(), ...this.catalog.listFunctions()].join('\n'));
       return;
     }
     const describe = /^(?:describe|desc)\s+([A-Za-z_][\w.]*|`[^`]+`)$/i.exec(statement);
@@ -192,6 +192,7 @@ export class SqlClient {
         return;
       }
       default: {
+        if (first.kind === 'create-function') await this.catalog.loadFunctionModules(statement);
         this.catalog.executeSql(statement);
         this.definitions.push(statement);
         this.say('[INFO] Execute statement succeeded.');

@@ -20,7 +20,7 @@ const CONNECTORS = new Map<string, SqlConnector>(
 /**
  * The connectors that need a client library (`kafka`, `jdbc`, ...): not built in, so that the
  * `weir` entry point never loads Kafka or PostgreSQL code. `weir sql` adds them at start
- * (see external-connectors.ts); a program adds them with `registerSqlConnectors`.
+ * (see external-connectors.ts) with `registerSqlConnectors`.
  */
 const EXTERNAL = ['kafka', 'jdbc'];
 
@@ -44,7 +44,7 @@ export function connectorOf(table: CatalogTable): SqlConnector {
       );
     if (EXTERNAL.includes(table.connector))
       sqlError(
-        `connector '${table.connector}' is not loaded in this process: \`weir sql\` loads it; a program calls registerSqlConnectors(externalSqlConnectors) first`,
+        `connector '${table.connector}' uses a client library that the \`weir\` entry point does not load: \`weir sql\` loads it (registerSqlConnectors)`,
         option?.at ?? table.at,
       );
     sqlError(

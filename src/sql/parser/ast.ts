@@ -270,6 +270,8 @@ export type Statement =
       readonly kind: 'create-function';
       readonly name: string;
       readonly className: string;
+      /** `LANGUAGE x`, upper-cased; Weir runs TYPESCRIPT (and JAVASCRIPT) functions. */
+      readonly language?: string;
       readonly at: SourcePosition;
     }
   | {
