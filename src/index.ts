@@ -276,6 +276,7 @@ export type { Row } from './sql/connectors/connector.js';
 export { defineScalarFunction, type ScalarFunction } from './sql/functions/user-functions.js';
 export { type SourcePosition, SqlError } from './sql/sql-error.js';
 export {
+  type DataStreamSchema,
   type ExecuteSqlOptions,
   type ResultColumn,
   type SqlScriptResult,

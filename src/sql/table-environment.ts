@@ -4,7 +4,7 @@
  * DataStream API, so SQL and hand-written jobs share one planner and one runtime.
  */
 import { StreamEnvironment } from '../api/stream-environment.js';
-import type { DataStream } from '../api/streams.js';
+import type { ChangelogStream, DataStream } from '../api/streams.js';
 import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
 import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
@@ -22,7 +22,7 @@ import {
   withFunctions,
 } from './functions/user-functions.js';
 import type { Statement } from './parser/ast.js';
-import { parseScript } from './parser/parser.js';
+import { parseDataType, parseExpression, parseScript } from './parser/parser.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { sqlError } from './sql-error.js';
@@ -40,10 +40,20 @@ export interface Table {
   readonly columns: readonly ResultColumn[];
   /** The query's rows, one array per row, values at the columns' positions. */
   toDataStream(): DataStream<Row>;
+  /** The query's rows as a changelog (every row a `+I` change while queries are insert-only). */
+  toChangelogStream(): ChangelogStream<Row>;
   /** A row as JSON values (DECIMAL as its plain string, TIMESTAMP as epoch ms). */
   toJson(row: Row): JsonValue[];
   /** A row's values as Flink's print connector and SQL client show them (`<NULL>` for null). */
   display(row: Row): string[];
+}
+
+/** The schema of a DataStream registered as a table ({@link TableEnvironment.fromDataStream}). */
+export interface DataStreamSchema {
+  /** Each column's name and SQL type (`BIGINT`, `DECIMAL(10, 2)`, `TIMESTAMP(3)`). */
+  readonly columns: readonly { readonly name: string; readonly type: string }[];
+  /** The rowtime column and its watermark expression, as in `WATERMARK FOR col AS expr`. */
+  readonly watermark?: { readonly column: string; readonly expression: string };
 }
 
 /** What {@link TableEnvironment.executeSql} did. */
@@ -129,6 +139,52 @@ export class TableEnvironment {
     await loadFunctionModules(references, process.cwd());
   }
 
+  /**
+   * Registers a DataStream as table `name` of this environment's job: `schema.columns` name
+   * and type the values (an array per record in column order, or an object read by column
+   * name), `schema.watermark` makes a column the rowtime with Flink's `WATERMARK FOR col AS
+   * expr`. Queries of this environment read it like any table.
+   */
+  fromDataStream<T>(name: string, stream: DataStream<T>, schema: DataStreamSchema): void {
+    const columns: TableColumn[] = schema.columns.map((c) => ({
+      name: c.name,
+      type: parseDataType(c.type),
+      computed: undefined,
+    }));
+    const names = columns.map((c) => c.name);
+    const rows = stream
+      .map((v: T): Row => {
+        if (Array.isArray(v)) return v as Row;
+        const o = v as Record<string, unknown>;
+        return names.map((n) => o[n] ?? null);
+      })
+      .name(`${name}: rows`);
+    const at = { line: 1, column: 1 };
+    const watermark =
+      schema.watermark === undefined
+        ? undefined
+        : { column: schema.watermark.column, expr: parseExpression(schema.watermark.expression) };
+    if (watermark !== undefined && !names.includes(watermark.column))
+      sqlError(
+        `fromDataStream '${name}': the watermark column '${watermark.column}' is not a column`,
+      );
+    this.catalog.register(
+      {
+        kind: 'table',
+        name,
+        columns,
+        watermark,
+        primaryKey: undefined,
+        options: new Map(),
+        connector: 'datastream',
+        dataStream: { env: this.env, stream: rows },
+        at,
+      },
+      false,
+      at,
+    );
+  }
+
   /** The names of the functions registered (`SHOW FUNCTIONS` lists them after the built-in ones). */
   listFunctions(): string[] {
     return this.functions.names();
@@ -181,6 +237,7 @@ export class TableEnvironment {
       columns: relation.columns.map((c) => ({ name: c.name, type: formatType(c.type) })),
       // The projection compiles when the stream is first asked for: user functions must be in scope.
       toDataStream: () => withFunctions(this.functions, () => relation.stream),
+      toChangelogStream: () => withFunctions(this.functions, () => relation.stream.toChangelog()),
       toJson: (row) => row.map((v, i) => toJsonValue(v, types[i] as LogicalType)),
       display: (row) => row.map((v, i) => toDisplayString(v, types[i] as LogicalType)),
     };

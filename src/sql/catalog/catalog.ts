@@ -1,4 +1,6 @@
 /** The tables and views a table environment knows, by name (Flink's temporary objects). */
+import type { StreamEnvironment } from '../../api/stream-environment.js';
+import type { DataStream } from '../../api/streams.js';
 import type { Expr, Query, TableOption } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
@@ -28,6 +30,11 @@ export interface CatalogTable {
   readonly partitionKeys?: readonly string[];
   readonly options: ReadonlyMap<string, TableOption>;
   readonly connector: string;
+  /**
+   * A table made from a DataStream of rows (`TableEnvironment.fromDataStream`): its rows come
+   * from that stream, which belongs to one environment's job.
+   */
+  readonly dataStream?: { readonly env: StreamEnvironment; readonly stream: DataStream<unknown[]> };
   readonly at: SourcePosition;
 }
 

@@ -8,7 +8,7 @@ import type { Json } from '../../core/snapshot.js';
 import type { WatermarkGenerator, WatermarkOutput } from '../../core/watermarks.js';
 import { WatermarkStrategy } from '../../core/watermarks.js';
 import type { CatalogTable } from '../catalog/catalog.js';
-import type { Row } from '../connectors/connector.js';
+import type { Row, SqlConnector } from '../connectors/connector.js';
 import { connectorOf } from '../connectors/registry.js';
 import { compileProjection, compileScalar } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
@@ -35,6 +35,21 @@ class ExpressionWatermarks implements WatermarkGenerator<Row> {
   }
 }
 
+/** The rows of a table made from a DataStream, in that stream's own environment only. */
+const DATASTREAM_CONNECTOR: SqlConnector = {
+  name: 'datastream',
+  options: [],
+  source: (t, env) => {
+    const bound = t.dataStream;
+    if (bound === undefined || bound.env !== env)
+      sqlError(
+        `table '${t.name}' comes from a DataStream of another job; it can only be read in that job`,
+        t.at,
+      );
+    return bound.stream;
+  },
+};
+
 export function tableColumns(table: CatalogTable): ScopeColumn[] {
   return table.columns.map((c) => ({
     name: c.name,
@@ -45,7 +60,7 @@ export function tableColumns(table: CatalogTable): ScopeColumn[] {
 }
 
 export function planSource(table: CatalogTable, env: StreamEnvironment): Relation {
-  const connector = connectorOf(table);
+  const connector = table.dataStream === undefined ? connectorOf(table) : DATASTREAM_CONNECTOR;
   if (connector.source === undefined)
     sqlError(
       `connector '${connector.name}' can only be written to (INSERT INTO), not read`,
