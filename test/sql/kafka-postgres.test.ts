@@ -3,13 +3,14 @@
  * tutorial of docs/sql.md (a Kafka topic of JSON orders into a PostgreSQL table, exactly once),
  * a Kafka round trip with key, metadata and computed columns, and option errors.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CollectSink, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { externalSqlConnectors } from '../../src/sql/connectors/external-connectors.js';
 import { registerSqlConnectors } from '../../src/sql/connectors/registry.js';
+import { startWeir } from '../cli/run-cli.js';
 import { BROKERS, createTopic, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
 import { cleanup, freshSchema, sql, until } from '../postgres/helpers.js';
 
@@ -191,6 +192,34 @@ describe('kafka and jdbc SQL connectors', () => {
       ['a', 1, 1500n, 0, 0, {}, 2],
       ['b', 2, 125n, 0, 1, {}, 4],
     ]);
+  }, 120_000);
+
+  it('weir sql -f loads the jdbc connector and CREATE FUNCTION modules, and upserts at least once', async () => {
+    await sql(`CREATE TABLE ${SCHEMA}.labels (n int PRIMARY KEY, label text)`);
+    await sql(`INSERT INTO ${SCHEMA}.labels VALUES (3, 'stale')`);
+    const script = join(dir, 'labels.sql');
+    writeFileSync(
+      script,
+      `CREATE FUNCTION label AS 'test/sql/fixtures/functions.ts#label';
+      CREATE TABLE nums (n BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '20',
+        'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '20');
+      CREATE TABLE labels (n INT, label STRING, PRIMARY KEY (n) NOT ENFORCED) WITH (
+        'connector' = 'jdbc', 'url' = 'jdbc:postgresql://127.0.0.1:54329/weir',
+        'table-name' = '${SCHEMA}.labels', 'username' = 'weir', 'password' = 'weir');
+      INSERT INTO labels SELECT CAST(n AS INT), label(n) FROM nums;\n`,
+    );
+    const result = await startWeir(['sql', '-f', script], 90_000).done;
+    expect(result.stderr).toMatch(/finished/);
+    expect(result.code).toBe(0);
+    const rows = await sql<{ n: number; label: string }>(
+      `SELECT n, label FROM ${SCHEMA}.labels ORDER BY n`,
+    );
+    expect(rows).toEqual(
+      Array.from({ length: 20 }, (_, i) => ({
+        n: i + 1,
+        label: `${(i + 1) % 2 === 0 ? 'even' : 'odd'}-${i + 1}`,
+      })),
+    );
   }, 120_000);
 
   it('names a wrong option, a missing one and an unknown metadata key with positions', () => {
