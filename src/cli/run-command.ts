@@ -86,7 +86,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
   const jobName = options.name ?? basename(options.module, extname(options.module));
   if (options.language === 'sql') {
     const { buildSqlJob } = await import('./sql-job.js');
-    for (const plan of buildSqlJob(env, resolve(io.cwd, options.module)))
+    for (const plan of await buildSqlJob(env, resolve(io.cwd, options.module)))
       io.stdout.write(`${plan}\n`);
   } else {
     const definition = await loadJobModule(options.module, io.cwd);
