@@ -7,6 +7,8 @@ import { StreamEnvironment } from '../api/stream-environment.js';
 import type { ChangelogStream, DataStream } from '../api/streams.js';
 import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
 import type { Change, ChangelogMode } from '../core/changelog.js';
+import type { Key } from '../core/key-groups.js';
+import type { Sink } from '../core/sink.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
 import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
 import { type Row, validateOptions } from './connectors/connector.js';
@@ -33,7 +35,7 @@ import {
 import { withStateLines } from './planner/explain-state.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
-import { sqlError } from './sql-error.js';
+import { type SourcePosition, sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
 
@@ -499,21 +501,39 @@ export class TableEnvironment {
     });
     const convert = g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`);
     if (isUpdating(relation)) {
-      const mode = changelogModeOf(relation);
-      const sink = connector.changelogSink?.(target);
-      refuseUnappliableChangelog(
-        s.table,
-        connector.name,
-        sink?.accepts ?? 'insert-only',
-        mode,
-        s.at,
-      );
-      if (sink === undefined) return;
-      const changes = changesOf(relation);
-      (changed ? changes.mapRows(convert) : changes).sinkTo(sink).name(s.table);
+      let changes = changesOf(relation);
+      if (changed) changes = changes.mapRows(convert);
+      const sink =
+        connector.changelogSink?.(target) ??
+        (connector.sink(target) as unknown as Sink<Change<Row>>);
+      const accepted = sink.accepts ?? 'insert-only';
+      const key = primaryKeyOf(target, sinkColumns, s.at);
+      if (accepted === 'upsert' && changes.mode === 'retract' && key !== undefined) {
+        // An upsert sink with a primary key applies a retract changelog without its
+        // update-befores (the new row replaces the old one by key), as Flink's sinks do.
+        changes = changes.filter((c) => c.kind !== '-U').asChangelog('upsert', key);
+      }
+      refuseUnappliableChangelog(s.table, connector.name, accepted, changes.mode, s.at);
+      changes.sinkTo(sink).name(s.table);
       return;
     }
     const rows = changed ? relation.stream.map(convert).name(`to ${s.table}`) : relation.stream;
     rows.sinkTo(connector.sink(target)).name(s.table);
   }
+}
+
+/** The key of a sink table's rows by its PRIMARY KEY (undefined without one). */
+function primaryKeyOf(
+  table: CatalogTable,
+  columns: readonly { readonly name: string }[],
+  at: SourcePosition,
+): ((row: Row) => Key) | undefined {
+  if (table.primaryKey === undefined || table.primaryKey.length === 0) return undefined;
+  const positions = table.primaryKey.map((name) => {
+    const i = columns.findIndex((c) => c.name === name);
+    if (i < 0) sqlError(`PRIMARY KEY column '${name}' of '${table.name}' is not a column`, at);
+    return i;
+  });
+  const text = (v: unknown): string => (v === null ? '\u0000' : `${typeof v}:${String(v)}`);
+  return (row) => positions.map((p) => text(row[p])).join('\u0001');
 }
