@@ -56,7 +56,7 @@ export interface FlinkRunOptions {
 }
 
 /** Lets Flink's serializers reach JDK internals on Java 17, as Flink's own scripts do. */
-const ADD_OPENS = [
+export const ADD_OPENS = [
   'java.base/java.lang',
   'java.base/java.lang.reflect',
   'java.base/java.io',

@@ -27,6 +27,7 @@ import { commonType, formatType, type LogicalType, T } from '../types/logical-ty
 import { type AggregateCallAst, rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
 import { contains, exprKey, mapChildren } from './expr-tools.js';
+import { planMatchRecognize } from './match-recognize-planner.js';
 import type { Relation, WindowTvf } from './relation.js';
 import { planSource } from './source-planner.js';
 
@@ -169,6 +170,8 @@ function planFrom(item: FromItem, ctx: PlanContext): Relation {
       return requalify(planWindowTvf(item, ctx), item.alias);
     case 'join':
       return sqlError(`${item.type} JOIN is not supported by Weir SQL yet`, item.at);
+    case 'match-recognize':
+      return requalify(planMatchRecognize(item, planFrom(item.input, ctx)), item.alias);
   }
 }
 
