@@ -103,7 +103,9 @@ function alternation(p: ClauseParser): RowPattern {
 function sequence(p: ClauseParser): RowPattern {
   const at = p.at;
   const items: RowPattern[] = [];
-  while (!p.isSymbol(')') && !p.isSymbol('|') && p.token.kind !== 'end') items.push(quantified(p));
+  // DEFINE and WITHIN are keywords, never variables: stopping there reports a missing ')'.
+  const ends = () => p.isSymbol(')') || p.isSymbol('|') || p.isWord('DEFINE') || p.isWord('WITHIN');
+  while (!ends() && p.token.kind !== 'end') items.push(quantified(p));
   if (items.length === 0) p.fail('a pattern variable');
   return items.length === 1 ? (items[0] as RowPattern) : { kind: 'sequence', items, at };
 }

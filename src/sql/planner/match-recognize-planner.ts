@@ -90,7 +90,9 @@ function checkStages(stages: readonly Stage[]): void {
   for (let i = 1; i < stages.length; i++) {
     const before = stages[i - 1] as Stage;
     const s = stages[i] as Stage;
-    if (s.min === 0 && isGreedy(before))
+    // Flink's check sits in Pattern.optional(), which `?` and `*` use and {0,n} does not.
+    const optional = s.min === 0 && (s.max === 1 || s.max === Number.POSITIVE_INFINITY);
+    if (optional && isGreedy(before))
       sqlError(
         `optional variable ${s.name} right after the greedy ${before.name} is not supported (as in Flink CEP: an optional pattern cannot be preceded by a greedy one); make ${before.name}'s quantifier reluctant`,
         s.at,
