@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { parseScript } from '../../src/sql/parser/parser.js';
 import { SqlError } from '../../src/sql/sql-error.js';
 import { type MatchCase, matchRecognizeCases } from './match-recognize/cases.js';
@@ -132,6 +133,63 @@ describe('MATCH_RECOGNIZE refusals name their place', () => {
     expect(await plan("PATTERN (A B) WITHIN INTERVAL '0' SECOND DEFINE B AS B.price > 1")).toMatch(
       /WITHIN must be a positive interval/,
     );
+  });
+});
+
+describe('MATCH_RECOGNIZE in event time', () => {
+  const table = (rows: (string | number)[][]): MatchCase['table'] => ({
+    name: 'T',
+    columns: [
+      ['k', 'STRING'],
+      ['v', 'INT'],
+      ['ts', 'TIMESTAMP(3)'],
+    ],
+    watermark: 'ts',
+    rows,
+  });
+  const sql = `SELECT * FROM T MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+    MEASURES A.v AS a, B.v AS b, MATCH_ROWTIME() AS t
+    AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) DEFINE B AS B.v > A.v)`;
+
+  it('matches in rowtime order and drops rows behind the watermark, as Flink', async () => {
+    // Arrival: 1@1s 7@4s 5@3s 9@6s 2@5s 3@8s, the watermark following each row. 5@3s comes
+    // after the watermark reached 4s and 2@5s after it reached 6s: both are late and dropped.
+    // Kept, they would give (1,5) and (2,9); dropped, the rows 1 7 9 3 give (1,7) only.
+    const rows = [
+      ['x', 1, 1000],
+      ['x', 7, 4000],
+      ['x', 5, 3000],
+      ['x', 9, 6000],
+      ['x', 2, 5000],
+      ['x', 3, 8000],
+    ];
+    const inOrder = [
+      ['x', 1, 1000],
+      ['x', 5, 3000],
+      ['x', 7, 4000],
+      ['x', 2, 5000],
+      ['x', 9, 6000],
+      ['x', 3, 8000],
+    ];
+    const watermarkAt = (r: (string | number)[]) => r[2] as number;
+    const late = new Set([2, 4].map((i) => watermarkAt(rows[i] as (string | number)[])));
+    const oracle = inOrder.filter((r) => !late.has(watermarkAt(r)));
+    const expected = await runOnWeir({ name: 'oracle', table: table(oracle), sql }, 1);
+    expect(expected).toEqual({ rows: ['["x",1,7,4000]'] });
+    const actual = await runOnWeir({ name: 'late', table: table(rows), sql }, 1, {
+      eagerWatermarks: true,
+    });
+    expect(actual).toEqual(expected);
+  }, 60_000);
+
+  it('plans through the TableEnvironment, with MATCH_ROWTIME() as the time attribute', () => {
+    const tEnv = TableEnvironment.create(new StreamEnvironment({ parallelism: 2 }));
+    tEnv.executeSql(`CREATE TABLE T (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+      WITH ('connector' = 'datagen')`);
+    const plan = tEnv.explainSql(sql);
+    expect(plan).toMatch(/\(k STRING, a INT, b INT, t TIMESTAMP\(3\) NOT NULL \*ROWTIME\*\)/);
+    expect(plan).toMatch(/MATCH_RECOGNIZE/);
+    expect(tEnv.sqlQuery(sql).columns.map((c) => c.name)).toEqual(['k', 'a', 'b', 't']);
   });
 });
 

@@ -39,10 +39,16 @@ const TYPES: Record<ColumnType, LogicalType> = {
 /** The largest WATERMARK value seen, emitted periodically (as Flink's generated watermarks). */
 class MaxWatermark implements WatermarkGenerator<Row> {
   private max = Number.NEGATIVE_INFINITY;
-  constructor(private readonly expr: (row: Row) => unknown) {}
-  onEvent(row: Row): void {
+  constructor(
+    private readonly expr: (row: Row) => unknown,
+    private readonly eager: boolean,
+  ) {}
+  onEvent(row: Row, _timestamp: number, output: WatermarkOutput): void {
     const w = this.expr(row);
-    if (typeof w === 'number' && w > this.max) this.max = w;
+    if (typeof w === 'number' && w > this.max) {
+      this.max = w;
+      if (this.eager) output.emitWatermark(w);
+    }
   }
   onPeriodicEmit(output: WatermarkOutput): void {
     if (Number.isFinite(this.max)) output.emitWatermark(this.max);
@@ -76,8 +82,15 @@ function catalogTable(table: RowsTable): CatalogTable {
 
 const sorted = (rows: string[]): string[] => [...rows].sort();
 
-/** Runs a case on Weir SQL at `parallelism`. */
-export async function runOnWeir(c: MatchCase, parallelism: number): Promise<CaseResult> {
+/**
+ * Runs a case on Weir SQL at `parallelism`. With `eagerWatermarks` the watermark follows every
+ * row at once (so rows behind it are late), otherwise it is emitted periodically as Flink's.
+ */
+export async function runOnWeir(
+  c: MatchCase,
+  parallelism: number,
+  options: { readonly eagerWatermarks?: boolean } = {},
+): Promise<CaseResult> {
   const env = new StreamEnvironment({ parallelism });
   const table = catalogTable(c.table);
   const catalog = new Catalog();
@@ -93,9 +106,9 @@ export async function runOnWeir(c: MatchCase, parallelism: number): Promise<Case
   const stream = env
     .fromArray(c.table.rows.map((r) => [...r]) as Row[], c.table.name)
     .assignTimestampsAndWatermarks(
-      WatermarkStrategy.forGenerator<Row>(() => new MaxWatermark(watermark)).withTimestampAssigner(
-        (row) => row[rowtime] as number,
-      ),
+      WatermarkStrategy.forGenerator<Row>(
+        () => new MaxWatermark(watermark, options.eagerWatermarks === true),
+      ).withTimestampAssigner((row) => row[rowtime] as number),
     );
   const statement = parseScript(c.sql)[0];
   if (statement?.kind !== 'query') throw new Error(`${c.name}: not a query`);
