@@ -24,10 +24,15 @@ import { mapChildren } from './expr-tools.js';
 /** Every row of the match, in pattern order (Calcite's universal pattern variable). */
 export const ALL_ROWS = '*';
 
-/** What a slot reads: the rows of the match so far, by variable. */
+/**
+ * What a slot reads: the rows of the match so far, by variable, oldest first. Rows are read
+ * by position so that no list is copied per evaluation (a long loop would make it quadratic).
+ */
 export interface MatchView {
-  /** Rows mapped to `variable` (or to any variable, for {@link ALL_ROWS}), oldest first. */
-  rows(variable: string): readonly Row[];
+  /** How many rows are mapped to `variable` (or to any variable, for {@link ALL_ROWS}). */
+  count(variable: string): number;
+  /** The `index`-th row mapped to `variable`, oldest first. */
+  row(variable: string, index: number): Row | undefined;
   /** The match's time (MATCH_ROWTIME). */
   readonly timestamp: number;
   processingTime(): number;
@@ -118,10 +123,9 @@ function navigationSlot(
     type: withNullability(type, true),
     rowtime: false,
     read(view) {
-      const rows = view.rows(variable);
-      const index = fromFirst ? offset : rows.length - offset - 1;
-      const row = rows[index];
-      return index >= 0 && row !== undefined ? fn(row) : null;
+      const index = fromFirst ? offset : view.count(variable) - offset - 1;
+      const row = index >= 0 ? view.row(variable, index) : undefined;
+      return row === undefined ? null : fn(row);
     },
   };
 }
@@ -146,7 +150,8 @@ function aggregateSlot(call: Extract<Expr, { kind: 'call' }>, scope: MatchScope)
     rowtime: false,
     read(view) {
       let acc = fn.createAccumulator();
-      for (const row of view.rows(variable)) acc = fn.add(row, acc);
+      const n = view.count(variable);
+      for (let i = 0; i < n; i++) acc = fn.add(view.row(variable, i) as Row, acc);
       return (fn.getResult(acc) as Row)[0];
     },
   };

@@ -200,6 +200,16 @@ function partitionKey(indexes: readonly number[]): (row: Row) => Key {
   };
 }
 
+/** Rows of several lists as one, by position (the universal variable over all of them). */
+function concatenated(lists: readonly (readonly Row[])[], index: number): Row | undefined {
+  let i = index;
+  for (const list of lists) {
+    if (i < list.length) return list[i];
+    i -= list.length;
+  }
+  return undefined;
+}
+
 /** The rows of a partial match, as a DEFINE condition of `defining` sees them. */
 function defineView(
   event: Row,
@@ -207,17 +217,16 @@ function defineView(
   defining: string,
   variables: readonly string[],
 ): MatchView {
+  // In DEFINE the row being tested is the last row of `defining` and of the whole match.
+  const lists = (variable: string): readonly (readonly Row[])[] =>
+    variable === ALL_ROWS
+      ? [...variables.map((v) => ctx.eventsFor(v)), [event]]
+      : variable === defining
+        ? [ctx.eventsFor(variable), [event]]
+        : [ctx.eventsFor(variable)];
   return {
-    rows(variable) {
-      if (variable === ALL_ROWS) {
-        const all: Row[] = [];
-        for (const v of variables) for (const r of ctx.eventsFor(v)) all.push(r);
-        all.push(event);
-        return all;
-      }
-      const rows = ctx.eventsFor(variable);
-      return variable === defining ? [...rows, event] : rows;
-    },
+    count: (variable) => lists(variable).reduce((n, l) => n + l.length, 0),
+    row: (variable, index) => concatenated(lists(variable), index),
     timestamp: ctx.timestamp,
     processingTime: () => Date.now(),
   };
@@ -230,9 +239,11 @@ function matchView(
   timestamp: number,
   processingTime: () => number,
 ): MatchView {
+  const lists = (variable: string): readonly (readonly Row[])[] =>
+    variable === ALL_ROWS ? variables.map((v) => match[v] ?? []) : [match[variable] ?? []];
   return {
-    rows: (variable) =>
-      variable === ALL_ROWS ? variables.flatMap((v) => match[v] ?? []) : (match[variable] ?? []),
+    count: (variable) => lists(variable).reduce((n, l) => n + l.length, 0),
+    row: (variable, index) => concatenated(lists(variable), index),
     timestamp,
     processingTime,
   };
