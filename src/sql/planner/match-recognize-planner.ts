@@ -217,16 +217,39 @@ function defineView(
   defining: string,
   variables: readonly string[],
 ): MatchView {
+  // The engine gathers a stage's events by walking the partial match: once per variable here.
+  const gathered = new Map<string, readonly Row[]>();
+  const eventsFor = (variable: string): readonly Row[] => {
+    let rows = gathered.get(variable);
+    if (rows === undefined) {
+      rows = ctx.eventsFor(variable);
+      gathered.set(variable, rows);
+    }
+    return rows;
+  };
   // In DEFINE the row being tested is the last row of `defining` and of the whole match.
-  const lists = (variable: string): readonly (readonly Row[])[] =>
-    variable === ALL_ROWS
-      ? [...variables.map((v) => ctx.eventsFor(v)), [event]]
-      : variable === defining
-        ? [ctx.eventsFor(variable), [event]]
-        : [ctx.eventsFor(variable)];
   return {
-    count: (variable) => lists(variable).reduce((n, l) => n + l.length, 0),
-    row: (variable, index) => concatenated(lists(variable), index),
+    count(variable) {
+      if (variable !== ALL_ROWS)
+        return eventsFor(variable).length + (variable === defining ? 1 : 0);
+      let n = 1;
+      for (const v of variables) n += eventsFor(v).length;
+      return n;
+    },
+    row(variable, index) {
+      if (variable !== ALL_ROWS) {
+        const rows = eventsFor(variable);
+        if (index < rows.length) return rows[index];
+        return variable === defining && index === rows.length ? event : undefined;
+      }
+      let i = index;
+      for (const v of variables) {
+        const rows = eventsFor(v);
+        if (i < rows.length) return rows[i];
+        i -= rows.length;
+      }
+      return i === 0 ? event : undefined;
+    },
     timestamp: ctx.timestamp,
     processingTime: () => Date.now(),
   };
