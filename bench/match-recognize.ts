@@ -147,7 +147,7 @@ interface Outcome extends Measured {
   readonly checksum: number;
 }
 
-const args = benchArgs({ events: 1_000_000, keys: 100 });
+const args = benchArgs({ events: 300_000, keys: 100 });
 
 if (args.child !== undefined) {
   const mode = args.child as Mode;

@@ -19,7 +19,7 @@ import type { Expr } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { formatType, type LogicalType, withNullability } from '../types/logical-type.js';
 import { rowAggregate } from './aggregates.js';
-import { mapChildren } from './expr-tools.js';
+import { exprKey, mapChildren } from './expr-tools.js';
 
 /** Every row of the match, in pattern order (Calcite's universal pattern variable). */
 export const ALL_ROWS = '*';
@@ -157,14 +157,27 @@ function aggregateSlot(call: Extract<Expr, { kind: 'call' }>, scope: MatchScope)
   };
 }
 
-function rewrite(e: Expr, scope: MatchScope, slots: Slot[]): Expr {
-  const slot = (s: Slot, at: SourcePosition): Expr => {
-    slots.push(s);
-    return { kind: 'column', path: [`#${slots.length - 1}`], at };
-  };
+/** The slots of one expression; the same navigation or aggregate twice is one slot. */
+class Slots {
+  readonly list: Slot[] = [];
+  private readonly byKey = new Map<string, number>();
+
+  /** A column reading the slot `make()` builds, made once per distinct `source`. */
+  ref(source: Expr, make: () => Slot): Expr {
+    const key = exprKey(source);
+    let index = this.byKey.get(key);
+    if (index === undefined) {
+      index = this.list.push(make()) - 1;
+      this.byKey.set(key, index);
+    }
+    return { kind: 'column', path: [`#${index}`], at: source.at };
+  }
+}
+
+function rewrite(e: Expr, scope: MatchScope, slots: Slots): Expr {
   if (e.kind === 'column') {
     const variable = qualifierOf(e, scope) ?? ALL_ROWS;
-    return slot(navigationSlot(variable, false, 0, e, scope), e.at);
+    return slots.ref(e, () => navigationSlot(variable, false, 0, e, scope));
   }
   if (e.kind !== 'call') return mapChildren(e, (c) => rewrite(c, scope, slots));
   const name = e.name;
@@ -194,28 +207,24 @@ function rewrite(e: Expr, scope: MatchScope, slots: Slot[]): Expr {
       return rewrite(folded, scope, slots);
     }
     const variable = variableOf([arg], arg.at, scope, name);
-    return slot(
+    return slots.ref(e, () =>
       navigationSlot(variable, name === 'FIRST', offsetOf(offset, name), arg, scope),
-      e.at,
     );
   }
   if (name === 'NEXT')
     sqlError('NEXT is not supported in MATCH_RECOGNIZE (a stream cannot look ahead)', e.at);
-  if (AGGREGATE_FUNCTIONS.has(name)) return slot(aggregateSlot(e, scope), e.at);
+  if (AGGREGATE_FUNCTIONS.has(name)) return slots.ref(e, () => aggregateSlot(e, scope));
   if (name === 'MATCH_ROWTIME' || name === 'MATCH_PROCTIME') {
     if (scope.defining !== undefined) sqlError(`${name}() is only allowed in MEASURES`, e.at);
     if (e.args.length > 0) sqlError(`${name}() takes no arguments`, e.at);
     const rowtime = name === 'MATCH_ROWTIME';
-    return slot(
-      {
-        type: rowtime
-          ? withNullability(scope.rowtimeType, false)
-          : { kind: 'TIMESTAMP_LTZ', nullable: false, precision: 3 },
-        rowtime,
-        read: (view) => (rowtime ? view.timestamp : view.processingTime()),
-      },
-      e.at,
-    );
+    return slots.ref(e, () => ({
+      type: rowtime
+        ? withNullability(scope.rowtimeType, false)
+        : { kind: 'TIMESTAMP_LTZ', nullable: false, precision: 3 },
+      rowtime,
+      read: (view) => (rowtime ? view.timestamp : view.processingTime()),
+    }));
   }
   if (name === 'CLASSIFIER' || name === 'MATCH_NUMBER' || name === 'RUNNING' || name === 'FINAL')
     sqlError(`${name} is not supported in MATCH_RECOGNIZE by Weir SQL yet`, e.at);
@@ -224,9 +233,10 @@ function rewrite(e: Expr, scope: MatchScope, slots: Slot[]): Expr {
 
 /** Compiles a DEFINE condition or a measure over the rows of a match. */
 export function compileMatchExpression(e: Expr, scope: MatchScope): MatchExpression {
-  const slots: Slot[] = [];
+  const slots = new Slots();
   const rewritten = rewrite(e, scope, slots);
-  const columns = slots.map((s, i) => ({
+  const list = slots.list;
+  const columns = list.map((s, i) => ({
     name: `#${i}`,
     type: s.type,
     qualifier: undefined,
@@ -235,11 +245,16 @@ export function compileMatchExpression(e: Expr, scope: MatchScope): MatchExpress
   const g = new CodeGen();
   const compiled = compile(rewritten, { scope: new Scope(columns), g });
   const fn = g.function<(values: unknown[]) => unknown>(`return ${compiled.code};`);
-  const onlySlot = rewritten.kind === 'column' && slots.length === 1 ? slots[0] : undefined;
+  const onlySlot = rewritten.kind === 'column' && list.length === 1 ? list[0] : undefined;
+  // One array of slot values per expression, refilled each time (evaluation never nests).
+  const values = new Array<unknown>(list.length);
   return {
     type: compiled.type,
     rowtime: onlySlot?.rowtime ?? false,
-    evaluate: (view) => fn(slots.map((s) => s.read(view))),
+    evaluate(view) {
+      for (let i = 0; i < list.length; i++) values[i] = (list[i] as Slot).read(view);
+      return fn(values);
+    },
   };
 }
 
