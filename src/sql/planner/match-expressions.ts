@@ -185,27 +185,12 @@ function rewrite(e: Expr, scope: MatchScope, slots: Slots): Expr {
     const [arg, offset] = e.args;
     if (arg === undefined || e.args.length > 2)
       sqlError(`${name} takes a column and an optional offset`, e.at);
-    if (name === 'PREV' && (arg.kind !== 'call' || arg.name !== 'LAST'))
-      // Flink runs PREV only where it folds into LAST (offsets within the partition, no).
+    if (name === 'PREV')
+      // Flink plans PREV as a physical offset within the partition, which it does not run.
       sqlError(
-        'PREV with an offset within the partition is not supported (as in Flink SQL); use LAST(A.col, n)',
+        'PREV is not supported in MATCH_RECOGNIZE (as in Flink SQL: no physical offsets within the partition); use LAST(A.col, n)',
         e.at,
       );
-    if (name === 'PREV') {
-      const inner = arg as Extract<Expr, { kind: 'call' }>;
-      const folded: Expr = {
-        ...inner,
-        args: [
-          inner.args[0] as Expr,
-          {
-            kind: 'number',
-            text: String(offsetOf(inner.args[1], 'LAST') + offsetOf(offset, 'PREV') || 1),
-            at: e.at,
-          },
-        ],
-      };
-      return rewrite(folded, scope, slots);
-    }
     const variable = variableOf([arg], arg.at, scope, name);
     return slots.ref(e, () =>
       navigationSlot(variable, name === 'FIRST', offsetOf(offset, name), arg, scope),
