@@ -22,10 +22,11 @@ import {
 
 /**
  * Cases where Weir's CEP engine and Flink CEP disagree (not the SQL layer: the pattern Weir
- * builds is the one Flink's planner builds). Flink's greedy quantifiers guard their way out
- * with the next variable's condition as well, so a greedy `{n,m}` or `*` ahead of another
- * variable ends differently; and Flink fails the job when SKIP TO FIRST would restart at the
- * match's own first row. `it.fails` keeps them honest: once the engine agrees, these fail.
+ * builds is the one Flink's planner builds). Flink decides when a greedy quantifier leaves its
+ * loop with the following variable's condition as well, so a greedy `{n,m}` or `*` ahead of
+ * another variable ends differently; and Flink fails the job when SKIP TO FIRST would restart
+ * at the match's own first row. `it.fails` keeps them honest: once the engine agrees, these
+ * fail.
  */
 const ENGINE_DIFFERENCES = new Set(['gen-15', 'gen-17', 'gen-20', 'gen-22', 'gen-27', 'gen-29']);
 
