@@ -7,6 +7,7 @@
  * rejects it too (at planning, with a position), and the other way round.
  */
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { parseScript } from '../../src/sql/parser/parser.js';
@@ -105,6 +106,32 @@ describe('MATCH_RECOGNIZE refusals name their place', () => {
     );
     expect(refusal(clause('PATTERN (A B DEFINE A AS A.price > 1'))).toMatch(
       /^line 1, column \d+: expected '\)' but found 'DEFINE'/,
+    );
+  });
+
+  it('parses any PATTERN text into a tree or a SqlError with a position', () => {
+    const token = fc.constantFrom(
+      'A',
+      'B',
+      'C',
+      '(',
+      ')',
+      '*',
+      '+',
+      '?',
+      '|',
+      '{',
+      '}',
+      ',',
+      '2',
+      '-',
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 12 }), (tokens) => {
+        const text = refusal(clause(`PATTERN (${tokens.join(' ')}) DEFINE A AS A.price > 1`));
+        expect(text === 'parsed' || /^line 1, column \d+: /.test(text)).toBe(true);
+      }),
+      { numRuns: 300, seed: 15 },
     );
   });
 
