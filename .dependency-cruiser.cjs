@@ -129,6 +129,27 @@ module.exports = {
       to: { path: packagePath(packages) },
     })),
     {
+      name: 'aws-sdk-only-in-s3-client',
+      comment:
+        'Only src/runtime/checkpoint/store/s3-client.ts imports the AWS SDK, so that ' +
+        'one module decides how it is configured and what its errors say.',
+      severity: 'error',
+      from: { pathNot: '^src/runtime/checkpoint/store/s3-client\\.ts$' },
+      to: { path: packagePath(['@aws-sdk/[^/]+', '@smithy/[^/]+']) },
+    },
+    {
+      name: 's3-client-loaded-on-demand',
+      comment:
+        'The AWS SDK loads only when an s3:// location is used: s3-client.ts is ' +
+        'imported dynamically (or for its types only).',
+      severity: 'error',
+      from: {},
+      to: {
+        path: '^src/runtime/checkpoint/store/s3-client\\.ts$',
+        dependencyTypesNot: ['dynamic-import', 'type-only'],
+      },
+    },
+    {
       name: 'entry-point-stays-light',
       comment:
         'The `weir` entry point loads no Kafka, PostgreSQL, web UI or metrics ' +

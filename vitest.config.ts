@@ -15,7 +15,12 @@ export default defineConfig({
           name: 'default',
           include: ['test/**/*.test.ts'],
           // Real servers for the connector tests, started (idempotently) by their scripts.
-          globalSetup: ['test/setup/kafka.ts', 'test/setup/postgres.ts', 'test/setup/registry.ts'],
+          globalSetup: [
+            'test/setup/kafka.ts',
+            'test/setup/postgres.ts',
+            'test/setup/registry.ts',
+            'test/setup/s3.ts',
+          ],
         },
       },
       {

@@ -8,6 +8,10 @@
  * - strict3: `a next b next c` within one minute;
  * - loop-until: `a followedBy b+ until c followedBy d` within ten minutes.
  *
+ * The same patterns then run on Flink CEP over the same events (bench/peers/flink,
+ * weir.cep.CepBench: a port of this generator), one JVM per run, unless WEIR_SKIP_FLINK=1;
+ * both engines must find the same number of matches.
+ *
  *   npm run bench:cep -- [--events N] [--keys K] [--reps R]
  */
 import { fileURLToPath } from 'node:url';
@@ -21,6 +25,7 @@ import {
   WatermarkStrategy,
 } from '../src/index.js';
 import type { DeterministicRandom } from '../src/util/random.js';
+import { runPeerMain } from './peers/flink-cep.js';
 import { benchArgs, type Measured, measureChild, median, runModes } from './shared/modes.js';
 
 interface Event {
@@ -116,20 +121,49 @@ if (args.child !== undefined) {
     args,
     (o) => `peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.matches} matches`,
   );
+  const flink = process.env.WEIR_SKIP_FLINK === '1' ? [] : await runFlink(MODES, args);
   console.log('');
   console.log(
     `events ${args.events}, keys ${args.keys}, parallelism ${args.parallelism}, heap state`,
   );
   console.log(
-    `| pattern | events/s (median of ${args.reps}) | events per CPU-second | peak RSS MB | matches |`,
+    `| pattern | engine | events/s (median of ${args.reps}) | events per CPU-second | peak RSS MB | matches |`,
   );
-  console.log('|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|');
   for (const mode of MODES) {
     const rs = runs.filter((r) => r.mode === mode);
-    const same = rs.every((r) => r.matches === rs[0]!.matches);
-    console.log(
-      `| ${mode} | ${(median(rs.map((r) => r.eventsPerSec)) / 1e6).toFixed(2)} M | ${(median(rs.map((r) => r.eventsPerCpuSec)) / 1e6).toFixed(2)} M | ${median(rs.map((r) => r.peakRssMb)).toFixed(0)} | ${rs[0]!.matches}${same ? '' : ' (differs between reps!)'} |`,
-    );
-    if (!same) process.exitCode = 1;
+    const fs = flink.filter((r) => r.mode === mode);
+    for (const [engine, outcomes] of [
+      ['Weir', rs],
+      ['Flink CEP', fs],
+    ] as const) {
+      if (outcomes.length === 0) continue;
+      // Every run of either engine must find the matches of Weir's first run.
+      const same = outcomes.every((r) => r.matches === rs[0]!.matches);
+      console.log(
+        `| ${mode} | ${engine} | ${(median(outcomes.map((r) => r.eventsPerSec)) / 1e6).toFixed(3)} M | ${(median(outcomes.map((r) => r.eventsPerCpuSec)) / 1e6).toFixed(3)} M | ${median(outcomes.map((r) => r.peakRssMb)).toFixed(0)} | ${outcomes[0]!.matches}${same ? '' : ' (differs!)'} |`,
+      );
+      if (!same) process.exitCode = 1;
+    }
   }
+}
+
+/** Runs every pattern `args.reps` times on Flink CEP, each run in its own JVM. */
+async function runFlink(modes: readonly Mode[], a: typeof args): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  for (let rep = 0; rep < a.reps; rep++) {
+    for (const mode of modes) {
+      const stdout = await runPeerMain(
+        'weir.cep.CepBench',
+        [mode, String(a.events), String(a.keys)],
+        { timeoutMs: 60 * 60_000, jvmOptions: ['-Xmx2g'] },
+      );
+      const o = JSON.parse(stdout.trim().split('\n').pop()!) as Outcome;
+      outcomes.push(o);
+      console.log(
+        `flink ${mode} rep ${rep + 1}: ${(o.eventsPerSec / 1e6).toFixed(3)} M events/s (${(o.eventsPerCpuSec / 1e6).toFixed(3)} M per CPU-second), ${o.seconds.toFixed(2)} s, peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.matches} matches`,
+      );
+    }
+  }
+  return outcomes;
 }

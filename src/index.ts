@@ -264,6 +264,8 @@ export type { CheckpointOptions } from './runtime/checkpoint/checkpoint-config.j
 export type { CheckpointData } from './runtime/checkpoint/checkpoint-data.js';
 export {
   type CheckpointStorage,
+  checkpointStorageAt,
+  DirectoryCheckpointStorage,
   type LatestCheckpoint,
   LocalCheckpointStorage,
   type SkippedCheckpoint,
@@ -273,8 +275,10 @@ export type { CommitRecord } from './runtime/checkpoint/commit-record.js';
 export type { ExponentialDelaySettings } from './runtime/job/restart-strategy.js';
 export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
 export type { Row } from './sql/connectors/connector.js';
+export { defineScalarFunction, type ScalarFunction } from './sql/functions/user-functions.js';
 export { type SourcePosition, SqlError } from './sql/sql-error.js';
 export {
+  type DataStreamSchema,
   type ExecuteSqlOptions,
   type ResultColumn,
   type SqlScriptResult,

@@ -5,6 +5,11 @@
  * own. Prints a table and appends JSON lines to bench/results/.
  *
  *   npm run bench:nexmark -- --queries q0,q5 --events 1000000 --parallelism 1 [--peer flink]
+ *     [--engine weir-sql]
+ *
+ * `--engine weir-sql` also runs each query's SQL text (the peer's, verbatim) on Weir SQL,
+ * beside the hand-written query, and reports planning time and the ratios SQL / hand-written
+ * and SQL / Flink SQL.
  *
  * `gen` (the default list starts with it) is the generator alone in a plain loop: the ceiling
  * for any query. Options: --rate (event-time events/s, default 10000), --seed, --reps,
@@ -26,11 +31,14 @@ import { BlackholeSink } from './blackhole-sink.js';
 import { FlinkPeer, flinkPeerDir } from './flink-peer.js';
 import { NEXMARK_QUERIES, nexmarkQuery } from './queries/index.js';
 import { runOnWeir } from './weir-job.js';
+import { runSqlOnWeir } from './weir-sql-job.js';
 
 /** One measurement: the JSON line written to bench/results. */
 interface Measurement {
   readonly query: string;
-  readonly engine: 'weir' | 'flink';
+  readonly engine: 'weir' | 'weir-sql' | 'flink';
+  /** weir-sql: milliseconds from parsing the SQL to the physical plan. */
+  readonly planningMs?: number;
   readonly events: number;
   /** Wall-clock seconds of the job (Flink: its net runtime, without planning and start-up). */
   readonly seconds: number;
@@ -58,6 +66,8 @@ const { values } = parseArgs({
     'flink-object-reuse': { type: 'string', default: 'true' },
     out: { type: 'string' },
     child: { type: 'string' },
+    engine: { type: 'string', default: 'weir' },
+    sql: { type: 'boolean', default: false },
   },
 });
 
@@ -85,8 +95,13 @@ async function child(query: string): Promise<void> {
   const started = performance.now();
   const cpu = process.cpuUsage();
   let rows = -1;
+  let planningMs: number | undefined;
   if (query === 'gen') {
     if (generateOnly() < 0) throw new Error('unreachable');
+  } else if (values.sql) {
+    const sink = new BlackholeSink();
+    planningMs = (await runSqlOnWeir(query, config, parallelism, sink)).planningMs;
+    rows = sink.records;
   } else {
     const sink = new BlackholeSink();
     await runOnWeir(nexmarkQuery(query), { config, parallelism }, sink);
@@ -97,7 +112,8 @@ async function child(query: string): Promise<void> {
   const cpuSeconds = (used.user + used.system) / 1e6;
   const m: Measurement = {
     query,
-    engine: 'weir',
+    engine: values.sql ? 'weir-sql' : 'weir',
+    ...(planningMs === undefined ? {} : { planningMs }),
     events,
     seconds,
     eventsPerSec: events / seconds,
@@ -110,9 +126,9 @@ async function child(query: string): Promise<void> {
   process.stdout.write(`${JSON.stringify(m)}\n`);
 }
 
-function runWeir(query: string): Measurement {
+function runWeir(query: string, sql = false): Measurement {
   const self = fileURLToPath(import.meta.url);
-  const args = [self, '--child', query, '--events', String(events)];
+  const args = [self, '--child', query, '--events', String(events), ...(sql ? ['--sql'] : [])];
   args.push('--parallelism', String(parallelism), '--rate', values.rate, '--seed', values.seed);
   const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split('\n').pop()!) as Measurement;
@@ -153,6 +169,9 @@ async function main(): Promise<void> {
   const queries = values.queries.split(',').map((q) => q.trim());
   for (const q of queries) if (q !== 'gen') nexmarkQuery(q);
   const withFlink = values.peer === 'flink';
+  const withSql = values.engine.split(',').includes('weir-sql');
+  for (const e of values.engine.split(','))
+    if (e !== 'weir' && e !== 'weir-sql') throw new Error(`unknown engine '${e}' (weir, weir-sql)`);
   if (values.peer !== undefined && !withFlink) throw new Error(`unknown peer '${values.peer}'`);
   const resultsDir = join(dirname(flinkPeerDir()), '..', 'results');
   mkdirSync(resultsDir, { recursive: true });
@@ -168,16 +187,23 @@ async function main(): Promise<void> {
     all.push(m);
     appendFileSync(outFile, `${JSON.stringify(m)}\n`);
     console.log(
-      `${m.query.padEnd(4)} ${m.engine.padEnd(5)} ${rate(m.eventsPerSec).padStart(8)} events/s  ${rate(m.eventsPerCpuSec).padStart(8)} events/CPU-s  ${m.seconds.toFixed(2).padStart(7)} s  peak RSS ${m.peakRssMb.toFixed(0).padStart(5)} MB${m.rows >= 0 ? `  ${m.rows} rows` : ''}`,
+      `${m.query.padEnd(4)} ${m.engine.padEnd(8)} ${rate(m.eventsPerSec).padStart(8)} events/s  ${rate(m.eventsPerCpuSec).padStart(8)} events/CPU-s  ${m.seconds.toFixed(2).padStart(7)} s  peak RSS ${m.peakRssMb.toFixed(0).padStart(5)} MB${m.rows >= 0 ? `  ${m.rows} rows` : ''}${m.planningMs === undefined ? '' : `  planned in ${m.planningMs.toFixed(0)} ms`}`,
     );
   };
   for (let rep = 0; rep < Number(values.reps); rep++) {
     for (const q of queries) {
       // Alternate which engine goes first, so neither always gets the cooler machine.
-      const order = rep % 2 === 0 ? ['weir', 'flink'] : ['flink', 'weir'];
+      const engines = withSql && q !== 'gen' ? ['weir', 'weir-sql', 'flink'] : ['weir', 'flink'];
+      const order = rep % 2 === 0 ? engines : [...engines].reverse();
       for (const engine of order) {
         if (engine === 'weir') record(runWeir(q));
-        else if (peer !== undefined) record(await runFlink(peer, q));
+        else if (engine === 'weir-sql') {
+          try {
+            record(runWeir(q, true));
+          } catch {
+            console.log(`${q.padEnd(4)} weir-sql not supported by Weir SQL yet (the child failed)`);
+          }
+        } else if (peer !== undefined) record(await runFlink(peer, q));
       }
     }
   }
@@ -207,6 +233,26 @@ async function main(): Promise<void> {
     } else {
       const rows = w[0]?.rows ?? -1;
       console.log(`| ${q} | ${rate(wRate)} | ${rate(wCpu)} | ${wRss} | ${rows >= 0 ? rows : ''} |`);
+    }
+  }
+  if (withSql) {
+    console.log('');
+    console.log(
+      '| query | SQL events/CPU-s | hand-written events/CPU-s | SQL / hand-written | Flink SQL events/CPU-s | SQL / Flink SQL | planning ms |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const q of queries) {
+      const of = (engine: string) => all.filter((m) => m.query === q && m.engine === engine);
+      const s = of('weir-sql');
+      if (s.length === 0) continue;
+      const sCpu = median(s.map((m) => m.eventsPerCpuSec));
+      const hCpu = median(of('weir').map((m) => m.eventsPerCpuSec));
+      const fCpu = median(of('flink').map((m) => m.eventsPerCpuSec));
+      const plan = median(s.map((m) => m.planningMs ?? Number.NaN));
+      const ratio = (a: number, b: number) => (Number.isNaN(b) ? '' : `${(a / b).toFixed(2)}x`);
+      console.log(
+        `| ${q} | ${rate(sCpu)} | ${rate(hCpu)} | ${ratio(sCpu, hCpu)} | ${Number.isNaN(fCpu) ? '' : rate(fCpu)} | ${ratio(sCpu, fCpu)} | ${plan.toFixed(0)} |`,
+      );
     }
   }
   console.log(`\nresults appended to ${outFile}`);

@@ -21,6 +21,8 @@ export type Command =
   | { readonly kind: 'version' }
   | { readonly kind: 'run'; readonly options: RunOptions }
   | { readonly kind: 'sql'; readonly options: RunOptions }
+  /** `weir sql` without a script: the interactive client. */
+  | { readonly kind: 'sql-client' }
   | { readonly kind: 'demo'; readonly options: DemoOptions }
   | { readonly kind: 'savepoint'; readonly options: SavepointOptions }
   | { readonly kind: 'stop'; readonly options: SavepointOptions }
@@ -175,6 +177,7 @@ export const DEFAULT_STATUS_INTERVAL_SECONDS = 5;
 export const HELP_TEXT = `Usage:
   weir run [<job-module>] [options] [-- job args...]
   weir sql -f <script.sql> [options]
+  weir sql
   weir demo [options]
   weir savepoint <job-id> --to DIR [--url URL] [--token-file PATH]
   weir stop <job-id> --to DIR [--url URL] [--token-file PATH]
@@ -191,6 +194,8 @@ Commands:
   sql        Run a SQL script (Flink's dialect: CREATE TABLE, CREATE VIEW, SET,
              INSERT INTO) as one job, with the run options (checkpoints, --from,
              restarts, --ui, metrics); it runs on the calling thread (--workers 0).
+             Without -f: the interactive SQL client (SELECT shows a live result
+             table; history in ~/.weir_sql_history or $WEIR_SQL_HISTORY).
   demo       A live, generated click stream: per-page tumbling counts, per-user
              sessions and late events, in event time.
   savepoint  Take a savepoint of a job running in a 'weir run' started with
@@ -219,7 +224,7 @@ Run options:
                             defaults to the number of workers
       --name NAME           job name (default: the module's file name)
       --verbose             print stack traces on failure
-      --checkpoint-dir DIR  take checkpoints into DIR
+      --checkpoint-dir DIR  take checkpoints into DIR (a path, or s3://bucket/prefix)
       --checkpoint-interval SECONDS
                             time between checkpoints (default 1; needs --checkpoint-dir)
       --checkpoint-timeout SECONDS
@@ -388,7 +393,12 @@ function parseSql(argv: readonly string[], context: ParseContext): Command {
       throw new UsageError(`${rest[at]} needs a file: weir sql -f job.sql`);
     rest.splice(at, 2);
   }
-  if (file === undefined) throw new UsageError('missing the script: weir sql -f <script.sql>');
+  if (file === undefined) {
+    if (rest.length === 0) return { kind: 'sql-client' };
+    throw new UsageError(
+      'missing the script: weir sql -f <script.sql> (or no options: the interactive client)',
+    );
+  }
   const workers = rest.indexOf('--workers');
   if (workers >= 0 && rest[workers + 1] !== '0') {
     throw new UsageError('weir sql runs on the calling thread: --workers must be 0');

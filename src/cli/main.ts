@@ -37,6 +37,10 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
         const { runCommand } = await import('./run-command.js');
         return await runCommand(command.options, io);
       }
+      case 'sql-client': {
+        const { runSqlClient } = await import('./sql-client/sql-client.js');
+        return await runSqlClient({ stdin: process.stdin, stdout: process.stdout });
+      }
       case 'demo': {
         const { runDemoCommand } = await import('./demo/demo-command.js');
         return await runDemoCommand(command.options, io);

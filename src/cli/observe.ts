@@ -24,6 +24,7 @@ import {
   startMetricsServer,
 } from '../metrics/metrics-server.js';
 import type { MetricRegistry } from '../metrics/registry.js';
+import { resolveLocation } from '../runtime/checkpoint/store/open-store.js';
 import { isLoopback } from '../ui/loopback.js';
 import {
   defaultTokenFile,
@@ -63,7 +64,8 @@ export async function startObservers(
   const registries: MetricRegistry[] = [];
   const token = generateToken();
   const savepointDirs =
-    options.savepointDirs?.map((d) => resolve(context.cwd, d)) ?? context.defaultSavepointDirs;
+    options.savepointDirs?.map((d) => resolveLocation(context.cwd, d)) ??
+    context.defaultSavepointDirs;
   const tls = await readTls(options, context.cwd);
   const ui =
     options.uiPort === undefined

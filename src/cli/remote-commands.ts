@@ -6,6 +6,7 @@
  * it); errors are CliErrors, reported by main.ts with status 1.
  */
 import { resolve } from 'node:path';
+import { resolveLocation } from '../runtime/checkpoint/store/open-store.js';
 import type { JobSummary } from '../ui/index.js';
 import { defaultTokenFile, readTokenFile } from '../ui/rest-token.js';
 import type { CancelOptions, JobsOptions, SavepointOptions } from './args.js';
@@ -55,7 +56,7 @@ export async function runSavepointCommand(
   io: CliIO,
   mode: 'savepoint' | 'stop' = 'savepoint',
 ): Promise<number> {
-  const directory = resolve(io.cwd, options.directory);
+  const directory = resolveLocation(io.cwd, options.directory);
   const action = mode === 'stop' ? 'stop' : 'savepoints';
   // No time limit: the answer comes when the savepoint is durable, however large the state.
   const response = await requestJobAction(options, io, action, { directory });

@@ -3,14 +3,20 @@
  * that it is one before the job is built, and explains a restore that the
  * engine refused (in terms of the CLI's flags, not the API's options).
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { LocalCheckpointStorage, refuseRestoreBehindCommit } from '../index.js';
+import { stat } from 'node:fs/promises';
+import { refuseRestoreBehindCommit } from '../index.js';
+import { checkpointStorageAt } from '../runtime/checkpoint/checkpoint-storage.js';
+import {
+  openStore,
+  resolveLocation,
+  splitLocation,
+} from '../runtime/checkpoint/store/open-store.js';
+import { isS3Location } from '../runtime/checkpoint/store/s3-store.js';
 import { CliError } from './failure.js';
 
 /** A checkpoint or savepoint directory, as its `_metadata.json` describes it. */
 export interface RestorePoint {
-  /** Absolute path of the directory. */
+  /** Absolute path of the directory, or its `s3://` location. */
   readonly path: string;
   readonly kind: 'checkpoint' | 'savepoint';
   readonly checkpointId: number;
@@ -22,14 +28,14 @@ export interface RestorePoint {
 }
 
 const METADATA = '_metadata.json';
-/** Names of complete checkpoint and savepoint directories (`LocalCheckpointStorage.nameOf`). */
+/** Names of complete checkpoint and savepoint directories (`DirectoryCheckpointStorage.nameOf`). */
 const CHECKPOINT_NAME = /^(chk|savepoint)-(\d+)$/;
 
 /**
  * Resolves `--from`: `'latest'` is the newest complete checkpoint in
  * `checkpointDir` (undefined when there is none yet: the job starts
- * afresh); anything else is a path, relative to `cwd`, that must be a
- * checkpoint or savepoint directory.
+ * afresh); anything else is a path, relative to `cwd`, or an `s3://`
+ * location, that must be a checkpoint or savepoint directory.
  */
 export async function resolveRestorePoint(
   from: string,
@@ -42,7 +48,7 @@ export async function resolveRestorePoint(
       // args.ts refuses this combination; kept as a guard for programmatic use.
       throw new CliError('--from latest needs --checkpoint-dir');
     }
-    const storage = new LocalCheckpointStorage(resolve(cwd, checkpointDir));
+    const storage = checkpointStorageAt(resolveLocation(cwd, checkpointDir));
     const { intact, skipped } = await storage.findLatest();
     // Passing over damaged checkpoints is safe only if none of their output was committed.
     try {
@@ -61,26 +67,34 @@ export async function resolveRestorePoint(
     }
     return intact === undefined ? undefined : readRestorePoint(intact.path, from);
   }
-  return readRestorePoint(resolve(cwd, from), from);
+  return readRestorePoint(resolveLocation(cwd, from), from);
 }
 
 async function readRestorePoint(path: string, given: string): Promise<RestorePoint> {
-  const info = await stat(path).catch(() => undefined);
-  if (info === undefined) {
-    throw new CliError(`cannot restore from '${given}': there is no such directory (${path})`);
+  if (!isS3Location(path)) {
+    const info = await stat(path).catch(() => undefined);
+    if (info === undefined) {
+      throw new CliError(`cannot restore from '${given}': there is no such directory (${path})`);
+    }
+    if (!info.isDirectory()) {
+      throw new CliError(`cannot restore from '${given}': it is not a directory`);
+    }
   }
-  if (!info.isDirectory()) {
-    throw new CliError(`cannot restore from '${given}': it is not a directory`);
-  }
-  let text: string;
+  const { parent, name } = splitLocation(path);
+  let bytes: Buffer | undefined;
   try {
-    text = await readFile(join(path, METADATA), 'utf8');
-  } catch {
+    bytes = await openStore(parent).read(`${name}/${METADATA}`);
+  } catch (error) {
+    throw new CliError(
+      `cannot restore from '${given}': ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (bytes === undefined) {
     throw new CliError(
       `cannot restore from '${given}': it is not a checkpoint or savepoint (no ${METADATA})${await childHint(path, given)}`,
     );
   }
-  const meta = parseMetadata(text);
+  const meta = parseMetadata(bytes.toString('utf8'));
   if (meta === undefined) {
     throw new CliError(
       `cannot restore from '${given}': its ${METADATA} is not that of a Weir checkpoint`,
@@ -125,19 +139,17 @@ function parseMetadata(text: string): Omit<RestorePoint, 'path'> | undefined {
  * savepoint `--to` directory) rather than one checkpoint: which to pass.
  */
 async function childHint(path: string, given: string): Promise<string> {
-  const entries = await readdir(path).catch((): string[] => []);
+  const store = openStore(path);
+  const entries = await store.list().catch((): string[] => []);
   const complete: string[] = [];
   for (const name of entries.filter((e) => CHECKPOINT_NAME.test(e))) {
-    const hasMetadata = await stat(join(path, name, METADATA)).then(
-      () => true,
-      () => false,
-    );
-    if (hasMetadata) complete.push(name);
+    const metadata = await store.read(`${name}/${METADATA}`).catch(() => undefined);
+    if (metadata !== undefined) complete.push(name);
   }
   // Zero-padded ids: the names sort by id within each kind.
   const newest = complete.sort((a, b) => idOf(a) - idOf(b)).at(-1);
   if (newest === undefined) return '';
-  const child = join(given, newest);
+  const child = openStore(given).locate(newest);
   const latest = complete.some((name) => name.startsWith('chk-'))
     ? `, or --from latest --checkpoint-dir ${given}`
     : '';

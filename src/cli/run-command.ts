@@ -1,8 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import { StreamEnvironmentImpl } from '../api/environment.js';
 import { loadJobModule } from '../api/job-module/load-job-module.js';
-import { type JobClient, LocalCheckpointStorage } from '../index.js';
+import type { JobClient } from '../index.js';
+import { DirectoryCheckpointStorage } from '../runtime/checkpoint/checkpoint-storage.js';
+import { openStore, resolveLocation } from '../runtime/checkpoint/store/open-store.js';
 import { defaultRestartStrategy } from '../runtime/job/restart-strategy.js';
 import type { RunOptions } from './args.js';
 import { describeFailure, EXIT_FAILURE, EXIT_OK, UsageError } from './failure.js';
@@ -64,9 +66,13 @@ export async function runCommand(options: RunOptions, io: CliIO): Promise<number
 async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promise<number> {
   const env = createEnvironment(options, io.cwd);
   const checkpointDir =
-    options.checkpointDir === undefined ? undefined : resolve(io.cwd, options.checkpointDir);
+    options.checkpointDir === undefined
+      ? undefined
+      : resolveLocation(io.cwd, options.checkpointDir);
   const savepointDir =
-    options.savepointOnStop === undefined ? undefined : resolve(io.cwd, options.savepointOnStop);
+    options.savepointOnStop === undefined
+      ? undefined
+      : resolveLocation(io.cwd, options.savepointOnStop);
   // Checked before the module loads: a mistyped --from fails at once.
   const restore =
     options.restoreFrom === undefined
@@ -80,7 +86,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
   const jobName = options.name ?? basename(options.module, extname(options.module));
   if (options.language === 'sql') {
     const { buildSqlJob } = await import('./sql-job.js');
-    for (const plan of buildSqlJob(env, resolve(io.cwd, options.module)))
+    for (const plan of await buildSqlJob(env, resolve(io.cwd, options.module)))
       io.stdout.write(`${plan}\n`);
   } else {
     const definition = await loadJobModule(options.module, io.cwd);
@@ -362,7 +368,7 @@ function reportRestoreFailure(
 function lastCheckpointText(client: JobClient, checkpointDir: string): string {
   const last = lastCompletedCheckpoint(client);
   if (last === undefined) return 'none';
-  return `${last} (${join(checkpointDir, LocalCheckpointStorage.nameOf(last, 'checkpoint'))})`;
+  return `${last} (${openStore(checkpointDir).locate(DirectoryCheckpointStorage.nameOf(last, 'checkpoint'))})`;
 }
 
 function lastCompletedCheckpoint(client: JobClient): number | undefined {
@@ -442,7 +448,7 @@ function createEnvironment(options: RunOptions, cwd: string): StreamEnvironmentI
         ? {}
         : {
             checkpointing: {
-              directory: resolve(cwd, options.checkpointDir),
+              directory: resolveLocation(cwd, options.checkpointDir),
               ...(options.checkpointIntervalMs === undefined
                 ? {}
                 : { intervalMs: options.checkpointIntervalMs }),

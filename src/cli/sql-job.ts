@@ -2,13 +2,18 @@
 import { readFileSync } from 'node:fs';
 import type { StreamEnvironment } from '../index.js';
 import { TableEnvironment } from '../index.js';
+import { externalSqlConnectors } from '../sql/connectors/external-connectors.js';
+import { registerSqlConnectors } from '../sql/connectors/registry.js';
 import { UsageError } from './failure.js';
 
 /**
  * Reads the script and adds its INSERT INTO statements to `env`'s job; refuses a script
  * without one. Returns the plans its EXPLAIN statements asked for.
  */
-export function buildSqlJob(env: StreamEnvironment, path: string): readonly string[] {
+export async function buildSqlJob(
+  env: StreamEnvironment,
+  path: string,
+): Promise<readonly string[]> {
   let script: string;
   try {
     script = readFileSync(path, 'utf8');
@@ -17,7 +22,11 @@ export function buildSqlJob(env: StreamEnvironment, path: string): readonly stri
       `cannot read the SQL script ${path}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const built = TableEnvironment.create(env).buildScript(script);
+  registerSqlConnectors(externalSqlConnectors);
+  const tEnv = TableEnvironment.create(env);
+  // CREATE FUNCTION modules load first: the statements themselves run synchronously.
+  await tEnv.loadFunctionModules(script);
+  const built = tEnv.buildScript(script);
   if (built.inserts === 0) {
     throw new UsageError(`${path} has no INSERT INTO statement: nothing to run`);
   }

@@ -18,6 +18,7 @@ export type WeirErrorCode =
   | 'LOOKUP_FAILED'
   | 'CHECKPOINT_DAMAGED'
   | 'CHECKPOINT_DIRECTORY_IN_USE'
+  | 'CHECKPOINT_STORAGE_FAILED'
   | 'INTERNAL';
 
 export interface WeirErrorDetails {

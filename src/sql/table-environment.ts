@@ -4,7 +4,7 @@
  * DataStream API, so SQL and hand-written jobs share one planner and one runtime.
  */
 import { StreamEnvironment } from '../api/stream-environment.js';
-import type { DataStream } from '../api/streams.js';
+import type { ChangelogStream, DataStream } from '../api/streams.js';
 import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
 import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
@@ -14,13 +14,20 @@ import { coerce } from './expressions/cast.js';
 import { CodeGen } from './expressions/code-gen.js';
 import { compileScalar } from './expressions/compile.js';
 import { Scope } from './expressions/scope.js';
+import {
+  FunctionCatalog,
+  loadedFunction,
+  loadFunctionModules,
+  type ScalarFunction,
+  withFunctions,
+} from './functions/user-functions.js';
 import type { Statement } from './parser/ast.js';
-import { parseScript } from './parser/parser.js';
+import { parseDataType, parseExpression, parseScript } from './parser/parser.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
-import { type JsonValue, toJsonValue } from './types/values.js';
+import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
 
 /** A column of a query result: its name and SQL type (e.g. `DECIMAL(23, 3)`). */
 export interface ResultColumn {
@@ -33,8 +40,20 @@ export interface Table {
   readonly columns: readonly ResultColumn[];
   /** The query's rows, one array per row, values at the columns' positions. */
   toDataStream(): DataStream<Row>;
+  /** The query's rows as a changelog (every row a `+I` change while queries are insert-only). */
+  toChangelogStream(): ChangelogStream<Row>;
   /** A row as JSON values (DECIMAL as its plain string, TIMESTAMP as epoch ms). */
   toJson(row: Row): JsonValue[];
+  /** A row's values as Flink's print connector and SQL client show them (`<NULL>` for null). */
+  display(row: Row): string[];
+}
+
+/** The schema of a DataStream registered as a table ({@link TableEnvironment.fromDataStream}). */
+export interface DataStreamSchema {
+  /** Each column's name and SQL type (`BIGINT`, `DECIMAL(10, 2)`, `TIMESTAMP(3)`). */
+  readonly columns: readonly { readonly name: string; readonly type: string }[];
+  /** The rowtime column and its watermark expression, as in `WATERMARK FOR col AS expr`. */
+  readonly watermark?: { readonly column: string; readonly expression: string };
 }
 
 /** What {@link TableEnvironment.executeSql} did. */
@@ -54,6 +73,7 @@ export interface ExecuteSqlOptions extends ExecuteOptions {
 
 export class TableEnvironment {
   private readonly catalog = new Catalog();
+  private readonly functions = new FunctionCatalog();
   private readonly config = new Map<string, string>();
   private readonly sources = new Map<string, Relation>();
 
@@ -96,6 +116,85 @@ export class TableEnvironment {
     readonly explained: readonly string[];
     readonly inserts: number;
   } {
+    return withFunctions(this.functions, () => this.buildScriptWithFunctions(script));
+  }
+
+  /**
+   * Registers a TypeScript scalar function under `name` for this environment's statements
+   * (Flink's `createTemporarySystemFunction`); see `defineScalarFunction`.
+   */
+  createTemporarySystemFunction(name: string, fn: ScalarFunction): void {
+    this.functions.register(name, fn);
+  }
+
+  /**
+   * Loads the modules a script's `CREATE FUNCTION name AS 'file.ts#export'` statements name
+   * (relative to the working directory), so that executeSql can run them; `weir sql` does this
+   * itself.
+   */
+  async loadFunctionModules(script: string): Promise<void> {
+    const references = parseScript(script).flatMap((s) =>
+      s.kind === 'create-function' ? [s.className] : [],
+    );
+    await loadFunctionModules(references, process.cwd());
+  }
+
+  /**
+   * Registers a DataStream as table `name` of this environment's job: `schema.columns` name
+   * and type the values (an array per record in column order, or an object read by column
+   * name), `schema.watermark` makes a column the rowtime with Flink's `WATERMARK FOR col AS
+   * expr`. Queries of this environment read it like any table.
+   */
+  fromDataStream<T>(name: string, stream: DataStream<T>, schema: DataStreamSchema): void {
+    const columns: TableColumn[] = schema.columns.map((c) => ({
+      name: c.name,
+      type: parseDataType(c.type),
+      computed: undefined,
+    }));
+    const names = columns.map((c) => c.name);
+    const rows = stream
+      .map((v: T): Row => {
+        if (Array.isArray(v)) return v as Row;
+        const o = v as Record<string, unknown>;
+        return names.map((n) => o[n] ?? null);
+      })
+      .name(`${name}: rows`);
+    const at = { line: 1, column: 1 };
+    const watermark =
+      schema.watermark === undefined
+        ? undefined
+        : { column: schema.watermark.column, expr: parseExpression(schema.watermark.expression) };
+    if (watermark !== undefined && !names.includes(watermark.column))
+      sqlError(
+        `fromDataStream '${name}': the watermark column '${watermark.column}' is not a column`,
+      );
+    this.catalog.register(
+      {
+        kind: 'table',
+        name,
+        columns,
+        watermark,
+        primaryKey: undefined,
+        options: new Map(),
+        connector: 'datastream',
+        dataStream: { env: this.env, stream: rows },
+        at,
+      },
+      false,
+      at,
+    );
+  }
+
+  /** The names of the functions registered (`SHOW FUNCTIONS` lists them after the built-in ones). */
+  listFunctions(): string[] {
+    return this.functions.names();
+  }
+
+  private buildScriptWithFunctions(script: string): {
+    readonly statements: readonly string[];
+    readonly explained: readonly string[];
+    readonly inserts: number;
+  } {
     const statements: string[] = [];
     const explained: string[] = [];
     let inserts = 0;
@@ -120,6 +219,10 @@ export class TableEnvironment {
 
   /** Plans a SELECT (insert-only for now) into a stream of rows of this environment's job. */
   sqlQuery(select: string): Table {
+    return withFunctions(this.functions, () => this.planTable(select));
+  }
+
+  private planTable(select: string): Table {
     const statements = parseScript(select);
     const statement = statements[0];
     if (statements.length !== 1 || statement?.kind !== 'query') {
@@ -132,13 +235,63 @@ export class TableEnvironment {
     const types = relation.columns.map((c) => c.type);
     return {
       columns: relation.columns.map((c) => ({ name: c.name, type: formatType(c.type) })),
-      toDataStream: () => relation.stream,
+      // The projection compiles when the stream is first asked for: user functions must be in scope.
+      toDataStream: () => withFunctions(this.functions, () => relation.stream),
+      toChangelogStream: () => withFunctions(this.functions, () => relation.stream.toChangelog()),
       toJson: (row) => row.map((v, i) => toJsonValue(v, types[i] as LogicalType)),
+      display: (row) => row.map((v, i) => toDisplayString(v, types[i] as LogicalType)),
     };
+  }
+
+  /** The tables and views created so far, by name in creation order (`SHOW TABLES`). */
+  listTables(): string[] {
+    return this.catalog.names();
+  }
+
+  /**
+   * The columns of a table or view (`DESCRIBE t`): name, SQL type and what else Flink shows
+   * in `extras` (computed expression, METADATA, WATERMARK, PRIMARY KEY).
+   */
+  describeTable(
+    name: string,
+  ): { readonly name: string; readonly type: string; readonly extras: string }[] {
+    const object = this.catalog.get(name);
+    if (object.kind === 'view') {
+      return withFunctions(this.functions, () => this.sqlQueryColumns(`SELECT * FROM ${name}`)).map(
+        (c) => ({ ...c, extras: '' }),
+      );
+    }
+    return object.columns.map((c) => {
+      const extras: string[] = [];
+      if (c.computed !== undefined) extras.push('computed');
+      if (c.metadata !== undefined)
+        extras.push(`METADATA FROM '${c.metadata.key}'${c.metadata.virtual ? ' VIRTUAL' : ''}`);
+      if (object.primaryKey?.includes(c.name) === true) extras.push('PRIMARY KEY');
+      if (object.watermark?.column === c.name) extras.push('WATERMARK');
+      if (object.partitionKeys?.includes(c.name) === true) extras.push('PARTITION KEY');
+      return { name: c.name, type: formatType(c.type), extras: extras.join(', ') };
+    });
+  }
+
+  private sqlQueryColumns(select: string): ResultColumn[] {
+    const statement = parseScript(select)[0];
+    if (statement?.kind !== 'query') return [];
+    const scratch = new StreamEnvironment({ parallelism: 1 });
+    const relation = planQuery(statement.query, {
+      env: scratch,
+      catalog: this.catalog,
+      ctes: new Map(),
+      sources: new Map(),
+    });
+    return relation.columns.map((c) => ({ name: c.name, type: formatType(c.type) }));
   }
 
   /** The plan of a query or INSERT (Weir's logical graph and physical plan), without running it. */
   explainSql(sql: string): string {
+    return withFunctions(this.functions, () => this.explainText(sql));
+  }
+
+  private explainText(sql: string): string {
     const statements = parseScript(sql);
     const statement = statements[0];
     if (statements.length !== 1 || statement === undefined)
@@ -215,8 +368,20 @@ export class TableEnvironment {
           statement.at,
         );
         return 0;
-      case 'create-function':
-        return sqlError('CREATE FUNCTION is not supported by Weir SQL yet', statement.at);
+      case 'create-function': {
+        const language = statement.language ?? 'TYPESCRIPT';
+        if (language !== 'TYPESCRIPT' && language !== 'JAVASCRIPT')
+          sqlError(
+            `CREATE FUNCTION ... LANGUAGE ${language}: Weir runs TYPESCRIPT (or JAVASCRIPT) functions`,
+            statement.at,
+          );
+        this.functions.register(
+          statement.name,
+          loadedFunction(statement.className, process.cwd(), statement.at),
+          statement.at,
+        );
+        return 0;
+      }
       case 'set':
         this.config.set(statement.key, statement.value);
         return 0;
@@ -237,8 +402,14 @@ export class TableEnvironment {
       if (columns.some((x) => x.name === c.name))
         sqlError(`column '${c.name}' is declared twice`, c.at);
       if (c.kind === 'metadata')
-        sqlError('METADATA columns are not supported by Weir SQL yet', c.at);
-      if (c.kind === 'physical') columns.push({ name: c.name, type: c.type, computed: undefined });
+        columns.push({
+          name: c.name,
+          type: c.type,
+          computed: undefined,
+          metadata: { key: c.key ?? c.name, virtual: c.virtual },
+        });
+      else if (c.kind === 'physical')
+        columns.push({ name: c.name, type: c.type, computed: undefined });
       else columns.push({ name: c.name, type: { kind: 'NULL', nullable: true }, computed: c.expr });
     }
     // Computed columns see the physical ones; their types come from their expressions.
@@ -263,6 +434,7 @@ export class TableEnvironment {
           ? undefined
           : { column: s.watermark.column, expr: s.watermark.expr },
       primaryKey: s.primaryKey,
+      ...(s.partitionedBy === undefined ? {} : { partitionKeys: s.partitionedBy }),
       options,
       connector: connector.value,
       at: s.at,
@@ -283,7 +455,10 @@ export class TableEnvironment {
     if (s.columns !== undefined)
       sqlError('INSERT INTO with a column list is not supported by Weir SQL yet', s.at);
     const relation = planQuery(s.query, ctx);
-    const sinkColumns = target.columns.filter((c) => c.computed === undefined);
+    // VIRTUAL metadata columns are read-only: INSERT INTO leaves them out, as Flink does.
+    const sinkColumns = target.columns.filter(
+      (c) => c.computed === undefined && c.metadata?.virtual !== true,
+    );
     if (relation.columns.length !== sinkColumns.length) {
       sqlError(
         `INSERT INTO ${s.table}: the query has ${relation.columns.length} columns, the table ${sinkColumns.length} (${sinkColumns.map((c) => c.name).join(', ')})`,

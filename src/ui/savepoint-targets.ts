@@ -5,6 +5,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isS3Location } from '../runtime/checkpoint/store/s3-store.js';
 import { HttpError } from './http-error.js';
 
 /**
@@ -22,6 +23,7 @@ export async function confineSavepointTarget(
       'savepoints through the REST API are off: start the job with --savepoint-dir DIR to allow them into DIR',
     );
   }
+  if (isS3Location(requested)) return confineS3Target(requested, allowed);
   if (!isAbsolute(requested) || requested.includes('\0')) {
     throw new HttpError(400, 'the savepoint directory must be an absolute path');
   }
@@ -29,6 +31,26 @@ export async function confineSavepointTarget(
   for (const dir of allowed) {
     const root = await realTarget(resolve(dir));
     if (isWithin(target, root)) return target;
+  }
+  throw new HttpError(
+    403,
+    `savepoints may only be written into ${allowed.map((d) => `'${d}'`).join(', ')} (or directories inside; see --savepoint-dir)`,
+  );
+}
+
+/** An `s3://` target is allowed below an allowed `s3://` location, with no `.` or `..` part. */
+function confineS3Target(requested: string, allowed: readonly string[]): string {
+  const parts = requested.slice('s3://'.length).replace(/\/+$/, '').split('/');
+  if (parts.some((p) => p === '' || p === '.' || p === '..') || requested.includes('\0')) {
+    throw new HttpError(
+      400,
+      `the savepoint location '${requested}' has an empty, '.' or '..' part`,
+    );
+  }
+  const target = `s3://${parts.join('/')}`;
+  for (const dir of allowed.filter(isS3Location)) {
+    const root = dir.replace(/\/+$/, '');
+    if (target === root || target.startsWith(`${root}/`)) return target;
   }
   throw new HttpError(
     403,

@@ -132,8 +132,10 @@ describe('quantifiers', () => {
       .oneOrMore()
       .followedBy('e')
       .where(isType('e'));
+    // Twice, as Flink CEP gives it: x4 is skipped both while waiting for another repetition
+    // and after moving on to e (test/cep/flink/cases.ts has the same case).
     expect(matches(loop, 's1 a2 b3 x4 a5 b6 e7')).toEqual(
-      sorted(['s1 a2 b3 e7', 's1 a2 a5 b3 b6 e7']),
+      sorted(['s1 a2 b3 e7', 's1 a2 b3 e7', 's1 a2 a5 b3 b6 e7']),
     );
   });
 });
@@ -184,7 +186,7 @@ describe('negation', () => {
     expect(matches(p, 'a1 b2 c3 a4 d5 c6')).toEqual(['a4 c6']);
   });
 
-  it('rejects a pattern ending with notFollowedBy', () => {
+  it('rejects a pattern ending with notFollowedBy without within', () => {
     const p = Pattern.begin<Ev>('a').where(a).notFollowedBy('nb').where(b);
     expect(() => runPattern(p.toSpec(), [])).toThrow(/cannot end a pattern/);
   });

@@ -24,6 +24,7 @@ import {
 } from '../../src/runtime/checkpoint/checkpoint-storage.js';
 import { readCommitRecord } from '../../src/runtime/checkpoint/commit-record.js';
 import { restoredStateFor, sourcePositionFor } from '../../src/runtime/checkpoint/restore.js';
+import { LocalStore } from '../../src/runtime/checkpoint/store/local-store.js';
 import { expectOurError, fuzzParameters, mutated, timedAsync } from './fuzz.js';
 
 const META = '_metadata.json';
@@ -212,7 +213,7 @@ describe('fuzz: damaged checkpoint files', () => {
         await cp(original, dir, { recursive: true });
         await writeFile(join(dir, '_committed.json'), bytes);
         try {
-          const read = await timedAsync(() => readCommitRecord(dir));
+          const read = await timedAsync(() => readCommitRecord(new LocalStore(dir)));
           expect(typeof read?.checkpointId).toBe('number');
           expect(typeof read?.path).toBe('string');
         } catch (error) {

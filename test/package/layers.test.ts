@@ -94,6 +94,10 @@ describe('layer rules', () => {
       'src/index.ts':
         "export { s } from './api/stream.js';\nexport { ui } from './ui/server.js';\nexport { server } from './metrics/metrics-server.js';\n",
       'src/util/unused.ts': 'export const unused = 1;\n',
+      'src/runtime/checkpoint/store/s3-client.ts':
+        "import { S3Client } from '@aws-sdk/client-s3';\nexport const client = S3Client;\n",
+      'src/runtime/checkpoint/store/s3-store.ts':
+        "import { S3Client } from '@aws-sdk/client-s3';\nimport { client } from './s3-client.js';\nexport const store = [S3Client, client, import('./s3-client.js')];\n",
       'tsconfig.json': JSON.stringify({
         compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true },
       }),
@@ -133,6 +137,8 @@ describe('layer rules', () => {
           'entry-point-never-reaches-kafka-postgres-ui: src/index.ts -> src/connectors/postgres/cdc.ts',
           'entry-point-never-reaches-kafka-postgres-ui: src/index.ts -> src/ui/server.ts',
           'no-orphans: src/util/unused.ts -> src/util/unused.ts',
+          'aws-sdk-only-in-s3-client: src/runtime/checkpoint/store/s3-store.ts -> @aws-sdk/client-s3',
+          's3-client-loaded-on-demand: src/runtime/checkpoint/store/s3-store.ts -> src/runtime/checkpoint/store/s3-client.ts',
         ].sort(),
       );
     });

@@ -57,7 +57,7 @@ describe('weir sql', () => {
   }, 60_000);
 
   it('refuses a missing script and worker threads as usage errors', async () => {
-    const missing = await startWeir(['sql']).done;
+    const missing = await startWeir(['sql', '--checkpoint-interval', '1']).done;
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('missing the script: weir sql -f <script.sql>');
     const workers = await startWeir(['sql', '-f', SCRIPT, '--workers', '2']).done;

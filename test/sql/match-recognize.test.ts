@@ -21,15 +21,6 @@ import {
   runOnWeir,
 } from './match-recognize/run-cases.js';
 
-/**
- * Cases where Weir's CEP engine and Flink CEP disagree (not the SQL layer: the pattern Weir
- * builds is the one Flink's planner builds). Flink decides when a greedy quantifier leaves its
- * loop with the following variable's condition as well, so a greedy `{n,m}` or `*` ahead of
- * another variable ends differently. `it.fails` keeps them honest: once the engine agrees,
- * these fail.
- */
-const ENGINE_DIFFERENCES = new Set(['gen-15', 'gen-20', 'gen-22', 'gen-27', 'gen-29']);
-
 const cases = matchRecognizeCases();
 const golden = parseFlinkLines(readFileSync(GOLDEN_FILE, 'utf8'));
 
@@ -62,8 +53,7 @@ describe('MATCH_RECOGNIZE equals Flink SQL (recorded rows)', () => {
   });
 
   for (const c of cases) {
-    const test = ENGINE_DIFFERENCES.has(c.name) ? it.fails : it;
-    test(`${c.name}`, async () => {
+    it(`${c.name}`, async () => {
       expectSame(golden.get(c.name), await onWeir(c, 1));
     }, 60_000);
   }

@@ -7,6 +7,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import type * as v from 'valibot';
+import { resolveLocation } from '../../runtime/checkpoint/store/open-store.js';
 import { UsageError } from '../failure.js';
 import {
   CONFIG_FLAG_KEYS,
@@ -117,11 +118,12 @@ function resolvePaths(config: WeirConfig, base: string): WeirConfig {
   const out: Record<string, unknown> = { ...config };
   for (const key of PATH_KEYS) {
     const value = config[key];
-    if (value !== undefined) out[key] = resolve(base, value);
+    if (value !== undefined) out[key] = resolveLocation(base, value);
   }
-  if (config.from !== undefined && config.from !== 'latest') out.from = resolve(base, config.from);
+  if (config.from !== undefined && config.from !== 'latest')
+    out.from = resolveLocation(base, config.from);
   if (config['savepoint-dir'] !== undefined) {
-    out['savepoint-dir'] = config['savepoint-dir'].map((d) => resolve(base, d));
+    out['savepoint-dir'] = config['savepoint-dir'].map((d) => resolveLocation(base, d));
   }
   return out as WeirConfig;
 }

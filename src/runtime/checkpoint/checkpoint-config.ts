@@ -1,10 +1,15 @@
 import { invalidArgument } from '../../core/errors.js';
 import type { CheckpointStorage } from './checkpoint-storage.js';
 import { DEFAULT_LEASE_MS } from './directory-lease.js';
+import { openStore } from './store/open-store.js';
 
 /** How a job takes checkpoints. */
 export interface CheckpointOptions {
-  /** Directory where checkpoints are written (created if missing). */
+  /**
+   * Directory where checkpoints are written (created if missing), or
+   * `s3://bucket/prefix` for S3 and S3-compatible object stores
+   * (docs/checkpoints.md, Object storage).
+   */
   readonly directory: string;
   /** Time between the start of two checkpoints. Default 1000 ms. */
   readonly intervalMs?: number;
@@ -53,6 +58,8 @@ export function checkpointConfig(options: CheckpointOptions): CheckpointConfig {
   if (typeof options.directory !== 'string' || options.directory.length === 0) {
     throw invalidArgument('checkpointing needs a directory');
   }
+  // A malformed s3:// location fails here, when the job is defined, not at its first checkpoint.
+  if (options.storage === undefined) openStore(options.directory);
   const retained = options.retained ?? 3;
   if (!Number.isInteger(retained) || retained < 1) {
     throw invalidArgument(`checkpoint retained must be a whole number >= 1, got ${retained}`);

@@ -1,6 +1,4 @@
 import { isUtf8 } from 'node:buffer';
-import { chmod, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { WeirError } from '../../core/errors.js';
 import type { OperatorSnapshot } from '../../core/snapshot.js';
 import { deltaBaseFloor, deltaBases, resolveDeltas } from '../../state/resolve-deltas.js';
@@ -9,12 +7,11 @@ import { CHECKPOINT_FORMAT_VERSION, FULL_CHECKPOINT_FORMAT_VERSION } from './che
 import { checkpointDamaged, checksumOf, metadataChecksumOf } from './checkpoint-integrity.js';
 import { checkMetadataShape, checkSnapshotShape } from './checkpoint-shape.js';
 import { type CommitRecord, readCommitRecord, writeCommitRecord } from './commit-record.js';
-import {
-  acquireDirectoryLease,
-  type DirectoryLease,
-  type LeaseOptions,
-} from './directory-lease.js';
-import { mkdirPrivate, PRIVATE_DIR, syncDirectory, writeFileDurably } from './durable-files.js';
+import { acquireLease, type DirectoryLease, type LeaseOptions } from './directory-lease.js';
+import { OWNER_FILE } from './lease-owner.js';
+import type { CheckpointStore } from './store/checkpoint-store.js';
+import { LocalStore } from './store/local-store.js';
+import { openStore, splitLocation } from './store/open-store.js';
 
 /**
  * Where completed checkpoints are kept. Separate from state backends: the
@@ -81,21 +78,33 @@ const METADATA = '_metadata.json';
 const CHECKPOINT_DIR = /^chk-\d+$/;
 
 /**
- * Checkpoints as directories `chk-<id>` in a local directory. Each is written
- * under a temporary name and renamed when complete, and its `_metadata.json`
- * is written last, so a half-written checkpoint is never taken for a good one.
+ * Checkpoints as directories `chk-<id>` in a checkpoint directory, local or
+ * in an object store (see `store/`). Each one's `_metadata.json` is written
+ * last, once every state file is durable, so a half-written checkpoint is
+ * never taken for a good one.
  *
  * Layout (documented in docs/checkpoints.md):
  *   chk-0000000042/_metadata.json      format, version, operators and their files
  *   chk-0000000042/<uid>-<subtask>.json state of one operator subtask
  */
-export class LocalCheckpointStorage implements CheckpointStorage {
+export class DirectoryCheckpointStorage implements CheckpointStorage {
   private readonly metadataCache = new Map<number, Metadata>();
 
-  constructor(readonly directory: string) {}
+  /** @internal */
+  readonly store: CheckpointStore;
+
+  /** @internal */
+  constructor(store: CheckpointStore) {
+    this.store = store;
+  }
+
+  /** The checkpoint directory: a path or `s3://bucket/prefix`. */
+  get directory(): string {
+    return this.store.location;
+  }
 
   acquireLease(options: LeaseOptions): Promise<DirectoryLease> {
-    return acquireDirectoryLease(this.directory, options);
+    return acquireLease(this.store.leaseFile(OWNER_FILE), this.store.location, options);
   }
 
   static nameOf(checkpointId: number, kind: 'checkpoint' | 'savepoint'): string {
@@ -103,8 +112,7 @@ export class LocalCheckpointStorage implements CheckpointStorage {
   }
 
   async write(checkpoint: CheckpointData): Promise<string> {
-    await mkdirPrivate(this.directory);
-    const name = LocalCheckpointStorage.nameOf(checkpoint.checkpointId, checkpoint.kind);
+    const name = DirectoryCheckpointStorage.nameOf(checkpoint.checkpointId, checkpoint.kind);
     const bases = deltaBases(checkpoint);
     if (bases.size > 0 && checkpoint.kind === 'savepoint') {
       throw new WeirError(
@@ -128,31 +136,24 @@ export class LocalCheckpointStorage implements CheckpointStorage {
       for (const r of meta.references ?? []) references.add(r);
     }
     const keepFrom = deltaBaseFloor(checkpoint);
-    const finalDir = join(this.directory, name);
-    const tmpDir = join(this.directory, `.${name}.tmp-${process.pid}-${Date.now()}`);
-    await mkdir(tmpDir, { recursive: true, mode: PRIVATE_DIR });
-    await chmod(tmpDir, PRIVATE_DIR);
-    // Files are written concurrently: a checkpoint costs a few event-loop
-    // turns, not one per operator subtask.
-    const writes: Promise<void>[] = [];
+    const files: [string, string][] = [];
     const checksums: Record<string, string> = {};
     const operators = checkpoint.operators.map((op) => {
-      const files = op.subtasks.map((snapshot, s) => {
+      const names = op.subtasks.map((snapshot, s) => {
         const file = `${safeName(op.uid)}-${s}.json`;
         const text = JSON.stringify(snapshot);
         checksums[file] = checksumOf(text);
-        writes.push(writeFileDurably(join(tmpDir, file), text));
+        files.push([file, text]);
         return file;
       });
       return {
         uid: op.uid,
         name: op.name,
         parallelism: op.parallelism,
-        files,
+        files: names,
         ...(op.sourcePositions === undefined ? {} : { sourcePositions: op.sourcePositions }),
       };
     });
-    await Promise.all(writes);
     const { operators: _omit, ...header } = checkpoint;
     const body: Metadata = {
       ...header,
@@ -165,25 +166,25 @@ export class LocalCheckpointStorage implements CheckpointStorage {
       checksums,
     };
     const metadata: Metadata = { ...body, metadataChecksum: metadataChecksumOf(body) };
-    // Metadata last, once every state file is on disk: its presence means the checkpoint is whole.
-    await writeFileDurably(join(tmpDir, METADATA), JSON.stringify(metadata, null, 1));
-    await syncDirectory(tmpDir);
-    await rm(finalDir, { recursive: true, force: true });
-    await rename(tmpDir, finalDir);
-    await syncDirectory(this.directory);
+    // Metadata last, once every state file is stored: its presence means the checkpoint is whole.
+    await this.store.writeDirectory(name, files, [METADATA, JSON.stringify(metadata, null, 1)]);
     if (checkpoint.kind === 'checkpoint') this.metadataCache.set(checkpoint.checkpointId, metadata);
-    return finalDir;
+    return this.store.locate(name);
   }
 
   /** The metadata of checkpoint `id` in this directory, if it is complete. */
   private async metadataOf(id: number): Promise<Metadata | undefined> {
     const cached = this.metadataCache.get(id);
     if (cached !== undefined) return cached;
+    const name = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
+    // A store that cannot be read fails (retention must not take an
+    // unreachable checkpoint for a missing one); unparsable metadata is absent.
+    const bytes = await this.store.read(`${name}/${METADATA}`);
+    if (bytes === undefined) return undefined;
     try {
-      const dir = join(this.directory, LocalCheckpointStorage.nameOf(id, 'checkpoint'));
-      const meta: unknown = JSON.parse(await readFile(join(dir, METADATA), 'utf8'));
+      const meta: unknown = JSON.parse(bytes.toString('utf8'));
       if (typeof meta !== 'object' || meta === null) return undefined;
-      checkMetadataShape(dir, METADATA, meta as Record<string, unknown>);
+      checkMetadataShape(this.store.locate(name), METADATA, meta as Record<string, unknown>);
       this.metadataCache.set(id, meta as Metadata);
       return meta as Metadata;
     } catch {
@@ -195,6 +196,14 @@ export class LocalCheckpointStorage implements CheckpointStorage {
     return (await this.findLatest()).intact?.path;
   }
 
+  /** Ids of the checkpoint directories, ascending (complete or not). */
+  private async checkpointIds(): Promise<number[]> {
+    return (await this.store.list())
+      .filter((e) => CHECKPOINT_DIR.test(e))
+      .map((e) => Number(e.slice(4)))
+      .sort((a, b) => a - b);
+  }
+
   /**
    * The newest checkpoint that reads back intact (every checksum matches),
    * with the newer directories passed over and why. Whether falling back
@@ -202,43 +211,63 @@ export class LocalCheckpointStorage implements CheckpointStorage {
    * {@link lastCommit}.
    */
   async findLatest(): Promise<LatestCheckpoint> {
-    let entries: string[];
-    try {
-      entries = await readdir(this.directory);
-    } catch {
-      return { intact: undefined, skipped: [] };
-    }
-    const names = entries.filter((e) => CHECKPOINT_DIR.test(e)).sort();
+    const ids = await this.checkpointIds();
     const skipped: SkippedCheckpoint[] = [];
-    for (let i = names.length - 1; i >= 0; i--) {
-      const path = join(this.directory, names[i]!);
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const name = DirectoryCheckpointStorage.nameOf(ids[i]!, 'checkpoint');
+      const path = this.store.locate(name);
+      // In an object store, a checkpoint without metadata was never completed.
+      if (
+        !this.store.atomicDirectories &&
+        (await this.store.read(`${name}/${METADATA}`)) === undefined
+      ) {
+        continue;
+      }
       try {
-        const checkpoint = await readCheckpoint(path);
+        const checkpoint = await readFrom(this.store, name);
         return { intact: { path, checkpoint }, skipped };
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        skipped.push({ checkpointId: Number(names[i]!.slice(4)), path, reason });
+        skipped.push({ checkpointId: ids[i]!, path, reason });
       }
     }
     return { intact: undefined, skipped };
   }
 
+  /**
+   * Ids of the checkpoints that count for retention. In an object store,
+   * checkpoints without metadata were never completed (a writer died): they
+   * do not count, and those older than a complete one are removed.
+   */
+  private async completeIds(): Promise<number[]> {
+    const ids = await this.checkpointIds();
+    if (this.store.atomicDirectories) return ids;
+    const complete: number[] = [];
+    const incomplete: number[] = [];
+    for (const id of ids) {
+      const name = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
+      const whole =
+        this.metadataCache.has(id) || (await this.store.read(`${name}/${METADATA}`)) !== undefined;
+      (whole ? complete : incomplete).push(id);
+    }
+    const newest = complete.at(-1) ?? -1;
+    for (const id of incomplete) {
+      if (id < newest)
+        await this.store.removeDirectory(DirectoryCheckpointStorage.nameOf(id, 'checkpoint'));
+    }
+    return complete;
+  }
+
   async recordCommit(checkpointId: number, path: string): Promise<void> {
-    // A savepoint may commit before the first checkpoint created the directory.
-    await mkdirPrivate(this.directory);
-    await writeCommitRecord(this.directory, checkpointId, path);
+    await writeCommitRecord(this.store, checkpointId, path);
   }
 
   lastCommit(): Promise<CommitRecord | undefined> {
-    return readCommitRecord(this.directory);
+    return readCommitRecord(this.store);
   }
 
   async prune(retain: number): Promise<void> {
-    const entries = await readdir(this.directory);
-    const ids = entries
-      .filter((e) => CHECKPOINT_DIR.test(e))
-      .map((e) => Number(e.slice(4)))
-      .sort((a, b) => a - b);
+    const ids = await this.completeIds();
     const keep = new Set(ids.slice(Math.max(0, ids.length - retain)));
     // Snapshots not yet written may be deltas on the newest's floor or later.
     const newest = ids.at(-1);
@@ -250,18 +279,26 @@ export class LocalCheckpointStorage implements CheckpointStorage {
     for (const id of ids) {
       if (keep.has(id)) continue;
       this.metadataCache.delete(id);
-      await rm(join(this.directory, LocalCheckpointStorage.nameOf(id, 'checkpoint')), {
-        recursive: true,
-        force: true,
-      });
+      await this.store.removeDirectory(DirectoryCheckpointStorage.nameOf(id, 'checkpoint'));
     }
-    // Leftovers of checkpoints that were being written when a process died.
-    for (const e of entries) {
-      if (e.startsWith('.chk-') && !e.includes(`.tmp-${process.pid}-`)) {
-        await rm(join(this.directory, e), { recursive: true, force: true });
-      }
-    }
+    await this.store.removeLeftovers();
   }
+}
+
+/** Checkpoints in a local directory (see {@link DirectoryCheckpointStorage}). */
+export class LocalCheckpointStorage extends DirectoryCheckpointStorage {
+  constructor(directory: string) {
+    super(new LocalStore(directory));
+  }
+}
+
+/**
+ * The storage of checkpoint directory `location`: a local path, or
+ * `s3://bucket/prefix` for S3 and S3-compatible servers (docs/checkpoints.md,
+ * Object storage).
+ */
+export function checkpointStorageAt(location: string): DirectoryCheckpointStorage {
+  return new DirectoryCheckpointStorage(openStore(location));
 }
 
 function safeName(uid: string): string {
@@ -270,17 +307,23 @@ function safeName(uid: string): string {
 
 /**
  * Reads a checkpoint or savepoint directory written by
- * {@link LocalCheckpointStorage}. Incremental keyed state is resolved
- * against the checkpoints it references (sibling directories `chk-<id>`), so
- * the result holds whole key groups only.
+ * {@link DirectoryCheckpointStorage} (a path or an `s3://` location).
+ * Incremental keyed state is resolved against the checkpoints it references
+ * (sibling directories `chk-<id>`), so the result holds whole key groups only.
  */
 export async function readCheckpoint(path: string): Promise<CheckpointData> {
-  const data = await readCheckpointFiles(path);
-  const parent = dirname(path);
+  const { parent, name } = splitLocation(path);
+  return readFrom(openStore(parent), name);
+}
+
+/** Reads checkpoint `name` of `store`, resolving incremental state against its siblings. */
+async function readFrom(store: CheckpointStore, name: string): Promise<CheckpointData> {
+  const data = await readCheckpointFiles(store, name);
+  const path = store.locate(name);
   return resolveDeltas(data, async (id) => {
-    const basePath = join(parent, LocalCheckpointStorage.nameOf(id, 'checkpoint'));
+    const baseName = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
     try {
-      return await readCheckpointFiles(basePath);
+      return await readCheckpointFiles(store, baseName);
     } catch (cause) {
       if (cause instanceof WeirError && cause.code === 'CHECKPOINT_DAMAGED') {
         throw new WeirError(
@@ -291,23 +334,30 @@ export async function readCheckpoint(path: string): Promise<CheckpointData> {
       }
       throw new WeirError(
         'INVALID_JOB',
-        `checkpoint '${path}' is incremental and needs checkpoint ${id} ('${basePath}'), which cannot be read; incremental checkpoints must stay in the directory they were written to`,
+        `checkpoint '${path}' is incremental and needs checkpoint ${id} ('${store.locate(baseName)}'), which cannot be read; incremental checkpoints must stay in the directory they were written to`,
         { cause },
       );
     }
   });
 }
 
-/** Reads one checkpoint directory as it is on disk (deltas unresolved), verifying every checksum. */
-async function readCheckpointFiles(path: string): Promise<CheckpointData> {
-  let bytes: Buffer;
+/** Reads one checkpoint directory as it is stored (deltas unresolved), verifying every checksum. */
+async function readCheckpointFiles(store: CheckpointStore, name: string): Promise<CheckpointData> {
+  const path = store.locate(name);
+  let bytes: Buffer | undefined;
   try {
-    bytes = await readFile(join(path, METADATA));
+    bytes = await store.read(`${name}/${METADATA}`);
   } catch (cause) {
     throw new WeirError(
       'INVALID_JOB',
-      `'${path}' is not a complete Weir checkpoint or savepoint (no readable ${METADATA})`,
+      `'${path}' is not a complete Weir checkpoint or savepoint (no readable ${METADATA}: ${cause instanceof Error ? cause.message : String(cause)})`,
       { cause },
+    );
+  }
+  if (bytes === undefined) {
+    throw new WeirError(
+      'INVALID_JOB',
+      `'${path}' is not a complete Weir checkpoint or savepoint (no readable ${METADATA})`,
     );
   }
   if (!isUtf8(bytes)) throw checkpointDamaged(path, METADATA, 'is not valid UTF-8');
@@ -342,14 +392,23 @@ async function readCheckpointFiles(path: string): Promise<CheckpointData> {
     );
   }
   checkMetadataShape(path, METADATA, m as unknown as Record<string, unknown>);
-  const operators: OperatorCheckpoint[] = [];
-  for (const op of m.operators) {
-    const subtasks = [];
-    for (const file of op.files)
-      subtasks.push(await readStateFile(path, file, checksumFor(m.checksums, file), m));
+  // Read concurrently (in an object store each read is a round trip); the
+  // first damaged file in the metadata's order is the one reported.
+  const reads = await Promise.all(
+    m.operators.map((op) =>
+      Promise.allSettled(
+        op.files.map((file) => readStateFile(store, name, file, checksumFor(m.checksums, file), m)),
+      ),
+    ),
+  );
+  const operators: OperatorCheckpoint[] = m.operators.map((op, i) => {
+    const subtasks = reads[i]!.map((read) => {
+      if (read.status === 'rejected') throw read.reason;
+      return read.value;
+    });
     const { files: _files, ...rest } = op;
-    operators.push({ ...rest, subtasks });
-  }
+    return { ...rest, subtasks };
+  });
   const {
     references: _references,
     keepFrom: _keepFrom,
@@ -362,18 +421,20 @@ async function readCheckpointFiles(path: string): Promise<CheckpointData> {
 
 /** One state file, checked against its recorded checksum (if the checkpoint has checksums) before parsing. */
 async function readStateFile(
-  path: string,
+  store: CheckpointStore,
+  name: string,
   file: string,
   checksum: string | undefined,
   checkpoint: { checkpointId: number; maxParallelism: number },
 ): Promise<OperatorSnapshot> {
-  let bytes: Buffer;
+  const path = store.locate(name);
+  let bytes: Buffer | undefined;
   try {
-    bytes = await readFile(join(path, file));
+    bytes = await store.read(`${name}/${file}`);
   } catch (cause) {
-    const missing = (cause as NodeJS.ErrnoException).code === 'ENOENT';
-    throw checkpointDamaged(path, file, missing ? 'is missing' : 'cannot be read', cause);
+    throw checkpointDamaged(path, file, 'cannot be read', cause);
   }
+  if (bytes === undefined) throw checkpointDamaged(path, file, 'is missing');
   if (checksum !== undefined) {
     const actual = checksumOf(bytes);
     if (actual !== checksum) {

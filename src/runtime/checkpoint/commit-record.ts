@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { WeirError } from '../../core/errors.js';
-import { replaceFileAtomically } from './durable-files.js';
+import type { CheckpointStore } from './store/checkpoint-store.js';
 
 /**
  * The newest checkpoint (or savepoint) whose completion was announced to the
@@ -21,12 +19,13 @@ export const COMMIT_RECORD = '_committed.json';
 
 /** Records, atomically, that sinks may commit up to checkpoint `checkpointId`. */
 export async function writeCommitRecord(
-  directory: string,
+  store: CheckpointStore,
   checkpointId: number,
   path: string,
 ): Promise<void> {
   const record: CommitRecord = { checkpointId, path, committedAt: new Date().toISOString() };
-  await replaceFileAtomically(join(directory, COMMIT_RECORD), JSON.stringify(record));
+  // A savepoint may commit before the first checkpoint created the directory: replace creates it.
+  await store.replace(COMMIT_RECORD, JSON.stringify(record));
 }
 
 /**
@@ -35,14 +34,10 @@ export async function writeCommitRecord(
  * One that cannot be read is treated as absent only if it is missing:
  * a damaged record fails, since it guards against duplicate output.
  */
-export async function readCommitRecord(directory: string): Promise<CommitRecord | undefined> {
-  let text: string;
-  try {
-    text = await readFile(join(directory, COMMIT_RECORD), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+export async function readCommitRecord(store: CheckpointStore): Promise<CommitRecord | undefined> {
+  const bytes = await store.read(COMMIT_RECORD);
+  if (bytes === undefined) return undefined;
+  const text = bytes.toString('utf8');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -56,7 +51,7 @@ export async function readCommitRecord(directory: string): Promise<CommitRecord 
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0 || typeof path !== 'string') {
     throw new WeirError(
       'CHECKPOINT_DAMAGED',
-      `the commit record '${join(directory, COMMIT_RECORD)}' is damaged (no checkpointId and path in it); it tells which checkpoints sinks have committed, so restores from '${directory}' are refused until it is repaired or removed`,
+      `the commit record '${store.locate(COMMIT_RECORD)}' is damaged (no checkpointId and path in it); it tells which checkpoints sinks have committed, so restores from '${store.location}' are refused until it is repaired or removed`,
       { domain: 'external' },
     );
   }

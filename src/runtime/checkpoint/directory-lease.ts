@@ -8,31 +8,20 @@
  * A crashed owner does not hold the directory forever: its lease expires
  * `leaseMs` after its last renewal, and on the same host an owner whose
  * process is gone (SIGKILL, a crash) is passed over at once.
+ *
+ * The file's atomic operations are the store's (`LeaseFile`): a hard link
+ * and a rename aside in a local directory, conditional writes in S3.
  */
 import { randomUUID } from 'node:crypto';
-import { link, readFile, rename, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { WeirError } from '../../core/errors.js';
-import { mkdirPrivate, replaceFileAtomically, writeFileDurably } from './durable-files.js';
+import type { DirectoryOwner } from './lease-owner.js';
+import type { LeaseFile } from './store/checkpoint-store.js';
 
-export const OWNER_FILE = '_owner.json';
+export { type DirectoryOwner, OWNER_FILE } from './lease-owner.js';
 
 /** Default lease: a job that stops renewing loses the directory after this long. */
 export const DEFAULT_LEASE_MS = 30_000;
-
-/** What `_owner.json` holds. */
-export interface DirectoryOwner {
-  /** Unique per lease: tells a renewed lease from one taken over by another job. */
-  readonly ownerId: string;
-  readonly jobName: string;
-  readonly pid: number;
-  readonly host: string;
-  /** Epoch milliseconds. */
-  readonly acquiredAt: number;
-  readonly renewedAt: number;
-  readonly leaseMs: number;
-}
 
 /** A held lease. */
 export interface DirectoryLease {
@@ -50,10 +39,11 @@ export interface LeaseOptions {
 }
 
 /**
- * Takes the lease on `directory` (created if missing), or fails with
- * `CHECKPOINT_DIRECTORY_IN_USE` naming the job that holds it.
+ * Takes the lease of checkpoint directory `directory`, kept in `file`, or
+ * fails with `CHECKPOINT_DIRECTORY_IN_USE` naming the job that holds it.
  */
-export async function acquireDirectoryLease(
+export async function acquireLease(
+  file: LeaseFile,
   directory: string,
   options: LeaseOptions,
 ): Promise<DirectoryLease> {
@@ -62,8 +52,6 @@ export async function acquireDirectoryLease(
   if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
     throw new WeirError('INVALID_ARGUMENT', `checkpoint leaseMs must be positive, got ${leaseMs}`);
   }
-  await mkdirPrivate(directory);
-  const path = join(directory, OWNER_FILE);
   const at = now();
   const owner: DirectoryOwner = {
     ownerId: randomUUID(),
@@ -74,16 +62,16 @@ export async function acquireDirectoryLease(
     renewedAt: at,
     leaseMs,
   };
-  // Each round either creates the file, refuses, or removes a stale owner and tries again.
+  // Each round either creates the file, refuses, or takes a stale owner's place.
   for (let round = 0; ; round++) {
-    if (await createExclusively(path, owner)) break;
-    const current = await readOwner(path);
-    if (current === undefined) continue; // removed meanwhile, or unreadable and set aside
-    const stale = staleness(current, now());
-    if (stale === undefined || round >= 10) throw inUse(directory, current, now());
-    await removeStaleOwner(path, current);
+    if (await file.create(owner)) break;
+    const current = await file.read();
+    if (current === undefined) continue; // removed meanwhile
+    const stale = staleness(current.owner, now());
+    if (stale === undefined || round >= 10) throw inUse(directory, current.owner, now());
+    if (await file.takeOver(current, owner)) break;
   }
-  return new HeldLease(directory, path, owner, now, options.onLost);
+  return new HeldLease(directory, file, owner, now, options.onLost);
 }
 
 class HeldLease implements DirectoryLease {
@@ -93,7 +81,7 @@ class HeldLease implements DirectoryLease {
 
   constructor(
     private readonly directory: string,
-    private readonly path: string,
+    private readonly file: LeaseFile,
     private owner: DirectoryOwner,
     private readonly now: () => number,
     private readonly onLost: ((error: WeirError) => void) | undefined,
@@ -110,13 +98,17 @@ class HeldLease implements DirectoryLease {
 
   private async renew(): Promise<void> {
     if (this.released) return;
-    const current = await readOwner(this.path);
-    if (current?.ownerId !== this.owner.ownerId) {
-      this.lost(current);
+    const current = await this.file.read().catch(() => 'unknown' as const);
+    // A store that cannot be read now is tried again at the next renewal.
+    if (current === 'unknown') return;
+    if (current?.owner.ownerId !== this.owner.ownerId) {
+      this.lost(current?.owner);
       return;
     }
-    this.owner = { ...this.owner, renewedAt: this.now() };
-    await replaceFileAtomically(this.path, JSON.stringify(this.owner)).catch(() => undefined);
+    const renewed = { ...this.owner, renewedAt: this.now() };
+    const kept = await this.file.replace(current, renewed).catch(() => true);
+    if (kept) this.owner = renewed;
+    else this.lost((await this.file.read().catch(() => undefined))?.owner);
   }
 
   private lost(current: DirectoryOwner | undefined): void {
@@ -138,8 +130,10 @@ class HeldLease implements DirectoryLease {
     this.released = true;
     clearInterval(this.timer);
     await this.renewing;
-    const current = await readOwner(this.path);
-    if (current?.ownerId === this.owner.ownerId) await unlink(this.path).catch(() => undefined);
+    const current = await this.file.read().catch(() => undefined);
+    if (current?.owner.ownerId === this.owner.ownerId) {
+      await this.file.remove(current).catch(() => undefined);
+    }
   }
 }
 
@@ -158,90 +152,6 @@ function isAlive(pid: number): boolean {
     // EPERM: the process exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/**
- * Creates `path` holding `owner` unless it exists. The content is written to
- * a temporary file first and linked into place, so nobody ever reads a
- * half-written owner.
- */
-async function createExclusively(path: string, owner: DirectoryOwner): Promise<boolean> {
-  const tmp = `${path}.new-${owner.ownerId}`;
-  await writeFileDurably(tmp, JSON.stringify(owner));
-  try {
-    await link(tmp, path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  } finally {
-    await unlink(tmp).catch(() => undefined);
-  }
-}
-
-/**
- * Removes `_owner.json` if it still holds `stale`. It is renamed aside first,
- * which only one of several contenders can do; if what was renamed is not
- * the stale owner (another contender replaced it meanwhile), it is put back.
- */
-async function removeStaleOwner(path: string, stale: DirectoryOwner): Promise<void> {
-  const aside = `${path}.stale-${randomUUID()}`;
-  try {
-    await rename(path, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  const moved = await readOwner(aside);
-  if (moved !== undefined && moved.ownerId !== stale.ownerId) {
-    // A live lease: restore it unless yet another one was created meanwhile.
-    await link(aside, path).catch(() => undefined);
-  }
-  await unlink(aside).catch(() => undefined);
-}
-
-/**
- * The owner recorded in `path`; undefined if there is none. A file that does
- * not parse (damaged on disk: owners are linked into place whole) counts as
- * an owner whose lease has expired, so it does not lock the directory forever.
- */
-async function readOwner(path: string): Promise<DirectoryOwner | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const parsed = JSON.parse(text) as Partial<DirectoryOwner>;
-    if (
-      typeof parsed.ownerId === 'string' &&
-      typeof parsed.renewedAt === 'number' &&
-      typeof parsed.leaseMs === 'number'
-    ) {
-      return {
-        ownerId: parsed.ownerId,
-        jobName: String(parsed.jobName ?? 'unknown'),
-        pid: Number(parsed.pid ?? 0),
-        host: String(parsed.host ?? 'unknown'),
-        acquiredAt: Number(parsed.acquiredAt ?? parsed.renewedAt),
-        renewedAt: parsed.renewedAt,
-        leaseMs: parsed.leaseMs,
-      };
-    }
-  } catch {
-    // Falls through: unreadable.
-  }
-  return {
-    ownerId: `unreadable:${text.length}`,
-    jobName: 'unknown',
-    pid: 0,
-    host: '',
-    acquiredAt: 0,
-    renewedAt: 0,
-    leaseMs: 0,
-  };
 }
 
 function describe(owner: DirectoryOwner): string {

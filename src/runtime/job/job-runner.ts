@@ -1,4 +1,3 @@
-import { dirname } from 'node:path';
 import type { Clock } from '../../core/clock.js';
 import { WeirError } from '../../core/errors.js';
 import {
@@ -17,14 +16,16 @@ import {
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
 import {
   type CheckpointStorage,
+  checkpointStorageAt,
+  DirectoryCheckpointStorage,
   type LatestCheckpoint,
-  LocalCheckpointStorage,
   readCheckpoint,
 } from '../checkpoint/checkpoint-storage.js';
 import { refuseRestoreBehindCommit } from '../checkpoint/commit-guard.js';
 import { type CommitRecord, readCommitRecord } from '../checkpoint/commit-record.js';
 import type { DirectoryLease } from '../checkpoint/directory-lease.js';
 import { checkCompatibility } from '../checkpoint/restore.js';
+import { openStore, splitLocation } from '../checkpoint/store/open-store.js';
 import type { ExecutionPlan } from '../execution/execution-plan.js';
 import { ThreadedAttempt, type WorkerThreadsDeployment } from '../workers/threaded-attempt.js';
 import type { JobAttempt } from './job-attempt.js';
@@ -97,6 +98,7 @@ export class JobRunner {
   /** Ends the wait before a restart early (the job was cancelled meanwhile). */
   private interruptRestartDelay: (() => void) | undefined;
   private endpoint: HttpEndpoint | undefined;
+  private checkpointStorage: CheckpointStorage | undefined;
   private startedAt = 0;
   private client: JobClient | undefined;
   private readonly restartStrategy: ResolvedRestartStrategy;
@@ -197,10 +199,7 @@ export class JobRunner {
   private async triggerSavepoint(directory: string, options?: SavepointOptions): Promise<string> {
     const coordinator = await this.coordinatorForSavepoint();
     this.monitor.checkpoints.savepointRequested();
-    return coordinator.requestSavepoint(
-      new LocalCheckpointStorage(directory),
-      options?.final ?? false,
-    );
+    return coordinator.requestSavepoint(checkpointStorageAt(directory), options?.final ?? false);
   }
 
   private async stopWithSavepoint(directory: string, result: Promise<JobResult>): Promise<string> {
@@ -210,7 +209,7 @@ export class JobRunner {
       const coordinator = await this.coordinatorForSavepoint();
       this.monitor.checkpoints.savepointRequested();
       // The job halts at this savepoint's barrier: its output ends exactly there.
-      path = await coordinator.requestSavepoint(new LocalCheckpointStorage(directory), true);
+      path = await coordinator.requestSavepoint(checkpointStorageAt(directory), true);
     } catch (error) {
       if (!(error instanceof InputEndedError) && this.state !== 'finished') throw error;
       // The input ran out before the savepoint's barrier could be sent:
@@ -398,7 +397,10 @@ export class JobRunner {
   /** The configured checkpoint storage (call only with checkpointing configured). */
   private storage(): CheckpointStorage {
     const checkpointing = this.settings.checkpointing!;
-    return checkpointing.storage ?? new LocalCheckpointStorage(checkpointing.directory);
+    // One instance for the job: it caches metadata (and an object store's client).
+    this.checkpointStorage ??=
+      checkpointing.storage ?? checkpointStorageAt(checkpointing.directory);
+    return this.checkpointStorage;
   }
 
   private async loadRestore(options: ExecuteOptions): Promise<CheckpointData | undefined> {
@@ -412,7 +414,7 @@ export class JobRunner {
       }
       const storage = this.storage();
       const found =
-        storage instanceof LocalCheckpointStorage
+        storage instanceof DirectoryCheckpointStorage
           ? await storage.findLatest()
           : await latestOf(storage);
       const { intact, skipped } = found;
@@ -452,7 +454,7 @@ export class JobRunner {
   private async commitGuarding(path: string): Promise<CommitRecord | undefined> {
     const records = [
       this.settings.checkpointing === undefined ? undefined : await this.storage().lastCommit?.(),
-      await readCommitRecord(dirname(path)),
+      await readCommitRecord(openStore(splitLocation(path).parent)),
     ];
     let newest: CommitRecord | undefined;
     for (const r of records) {

@@ -1,4 +1,6 @@
 /** The tables and views a table environment knows, by name (Flink's temporary objects). */
+import type { StreamEnvironment } from '../../api/stream-environment.js';
+import type { DataStream } from '../../api/streams.js';
 import type { Expr, Query, TableOption } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
@@ -9,6 +11,12 @@ export interface TableColumn {
   readonly type: LogicalType;
   /** The expression of a computed column (`name AS expr`); undefined for a physical column. */
   readonly computed: Expr | undefined;
+  /**
+   * A METADATA column: the connector's metadata key it reads (`offset`, `timestamp`) and whether
+   * it is VIRTUAL (read only, not written by INSERT INTO). Its value sits in the row like a
+   * physical column's.
+   */
+  readonly metadata?: { readonly key: string; readonly virtual: boolean };
 }
 
 export interface CatalogTable {
@@ -18,8 +26,15 @@ export interface CatalogTable {
   readonly columns: readonly TableColumn[];
   readonly watermark: { readonly column: string; readonly expr: Expr } | undefined;
   readonly primaryKey: readonly string[] | undefined;
+  /** `PARTITIONED BY` columns (the filesystem connector writes a directory per value). */
+  readonly partitionKeys?: readonly string[];
   readonly options: ReadonlyMap<string, TableOption>;
   readonly connector: string;
+  /**
+   * A table made from a DataStream of rows (`TableEnvironment.fromDataStream`): its rows come
+   * from that stream, which belongs to one environment's job.
+   */
+  readonly dataStream?: { readonly env: StreamEnvironment; readonly stream: DataStream<unknown[]> };
   readonly at: SourcePosition;
 }
 
@@ -43,7 +58,7 @@ export class Catalog {
     this.objects.set(object.name, object);
   }
 
-  get(name: string, at: SourcePosition): CatalogObject {
+  get(name: string, at?: SourcePosition): CatalogObject {
     const object = this.objects.get(name);
     if (object === undefined) {
       const known = [...this.objects.keys()];

@@ -33,13 +33,36 @@ export interface SqlConnector {
     /** The values some suffixes accept (`kind`: random, sequence). */
     readonly allowed?: Readonly<Record<string, readonly string[]>>;
   }[];
-  /** The table's physical columns as a stream of rows (physical columns only, in order). */
+  /** Whether the connector writes `PARTITIONED BY` tables (a directory per partition). */
+  readonly partitioned?: boolean;
+  /**
+   * Checks the table's options (and METADATA columns) itself, instead of through `options`:
+   * the connectors whose options are a valibot schema (see sql-options.ts).
+   */
+  validate?(table: CatalogTable): void;
+  /**
+   * The table's stored columns (physical and METADATA, in declaration order) as a stream of
+   * rows.
+   */
   source?(table: CatalogTable, env: StreamEnvironment): DataStream<Row>;
   sink?(table: CatalogTable): Sink<Row>;
 }
 
 /** Checks a table's options against its connector's: unknown keys, missing ones, bad values. */
 export function validateOptions(connector: SqlConnector, table: CatalogTable): void {
+  if (table.partitionKeys !== undefined && connector.partitioned !== true)
+    sqlError(`connector '${connector.name}' does not support PARTITIONED BY`, table.at);
+  if (connector.validate !== undefined) {
+    connector.validate(table);
+    return;
+  }
+  const metadata = table.columns.find((c) => c.metadata !== undefined);
+  if (metadata !== undefined) {
+    sqlError(
+      `connector '${connector.name}' has no metadata; column '${metadata.name}' cannot be METADATA`,
+      table.at,
+    );
+  }
   const known = new Map(connector.options.map((o) => [o.key, o]));
   for (const [key, option] of table.options) {
     if (key === 'connector') continue;

@@ -480,6 +480,23 @@ export function compileProjection(
   return { fn, types: compiled.map((c) => c.type) };
 }
 
+/**
+ * Compiles expressions whose values are appended to the row they read (a table's computed
+ * columns after its stored ones): the row grows in place instead of being copied, for a row
+ * that no other operator holds.
+ */
+export function compileAppend(
+  exprs: readonly Expr[],
+  scope: Scope,
+): { fn: (row: unknown[]) => unknown[]; types: LogicalType[] } {
+  const g = new CodeGen();
+  const compiled = exprs.map((e) => compile(e, { scope, g }));
+  const fn = g.function<(row: unknown[]) => unknown[]>(
+    `r.push(${compiled.map((c) => c.code).join(', ')}); return r;`,
+  );
+  return { fn, types: compiled.map((c) => c.type) };
+}
+
 /** Compiles a condition into a predicate that holds only when it is TRUE (not FALSE, not NULL). */
 export function compilePredicate(e: Expr, scope: Scope, what: string): (row: unknown[]) => boolean {
   const g = new CodeGen();

@@ -3,6 +3,8 @@
  * types and returns the code of the call. NULL arguments give NULL unless the function says
  * otherwise (COALESCE, IF, NULLIF, CONCAT_WS's separator rules).
  */
+
+import { compileUserFunction } from '../functions/user-functions.js';
 import type { Expr } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import {
@@ -436,6 +438,11 @@ function substring(name: string): FunctionCompiler {
 }
 
 /** Compiles a call of a built-in scalar function. */
+/** The built-in scalar functions' names, for `SHOW FUNCTIONS`. */
+export function builtInFunctionNames(): string[] {
+  return [...Object.keys(FUNCTIONS), ...AGGREGATE_FUNCTIONS].sort();
+}
+
 export function callFunction(
   name: string,
   args: Compiled[],
@@ -445,6 +452,8 @@ export function callFunction(
 ): Compiled {
   const fn = FUNCTIONS[name];
   if (fn === undefined) {
+    const user = compileUserFunction(name, args, g, at);
+    if (user !== undefined) return user;
     if (
       name === 'PROCTIME' ||
       name === 'NOW' ||

@@ -310,6 +310,8 @@ export type Statement =
         | undefined;
       readonly primaryKey: readonly string[] | undefined;
       readonly options: readonly TableOption[];
+      /** `PARTITIONED BY (cols)`: the filesystem connector's partition directories. */
+      readonly partitionedBy?: readonly string[];
       readonly at: SourcePosition;
     }
   | {
@@ -326,6 +328,8 @@ export type Statement =
       readonly kind: 'create-function';
       readonly name: string;
       readonly className: string;
+      /** `LANGUAGE x`, upper-cased; Weir runs TYPESCRIPT (and JAVASCRIPT) functions. */
+      readonly language?: string;
       readonly at: SourcePosition;
     }
   | {

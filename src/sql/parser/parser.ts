@@ -93,6 +93,14 @@ export function parseScript(sql: string): Statement[] {
   return new Parser(sql).script();
 }
 
+/** Parses a SQL type (`DECIMAL(10, 2)`, `ROW<a INT>`), e.g. a user function's declared type. */
+export function parseDataType(sql: string): LogicalType {
+  const p = new Parser(sql);
+  const t = p.dataType();
+  p.expectEnd();
+  return t;
+}
+
 /** Parses one expression (for tests and option values). */
 export function parseExpression(sql: string): Expr {
   const p = new Parser(sql);
@@ -308,8 +316,14 @@ class Parser {
       const t = this.token;
       if (t.kind !== 'string') this.fail('the function implementation as a string');
       this.i++;
-      if (this.acceptWord('LANGUAGE')) this.identifier();
-      return { kind: 'create-function', name, className: t.text, at };
+      const language = this.acceptWord('LANGUAGE') ? this.identifier().toUpperCase() : undefined;
+      return {
+        kind: 'create-function',
+        name,
+        className: t.text,
+        ...(language === undefined ? {} : { language }),
+        at,
+      };
     }
     if (this.isWord('CATALOG') || this.isWord('DATABASE'))
       this.unsupported(`CREATE ${this.token.text.toUpperCase()}`);
@@ -342,7 +356,7 @@ class Parser {
     } while (this.acceptSymbol(','));
     this.expectSymbol(')');
     if (this.acceptWord('COMMENT')) this.stringLiteral();
-    if (this.acceptWord('PARTITIONED', 'BY')) this.unsupported('PARTITIONED BY', at);
+    const partitionedBy = this.acceptWord('PARTITIONED', 'BY') ? this.columnList() : undefined;
     let options: TableOption[] = [];
     if (this.acceptWord('WITH')) options = this.options();
     if (this.isWord('LIKE')) this.unsupported('CREATE TABLE ... LIKE');
@@ -356,6 +370,7 @@ class Parser {
       watermark,
       primaryKey,
       options,
+      ...(partitionedBy === undefined ? {} : { partitionedBy }),
       at,
     };
   }

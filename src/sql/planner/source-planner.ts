@@ -8,9 +8,9 @@ import type { Json } from '../../core/snapshot.js';
 import type { WatermarkGenerator, WatermarkOutput } from '../../core/watermarks.js';
 import { WatermarkStrategy } from '../../core/watermarks.js';
 import type { CatalogTable } from '../catalog/catalog.js';
-import type { Row } from '../connectors/connector.js';
+import type { Row, SqlConnector } from '../connectors/connector.js';
 import { connectorOf } from '../connectors/registry.js';
-import { compileProjection, compileScalar } from '../expressions/compile.js';
+import { compileAppend, compileProjection, compileScalar } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, isTimestamp } from '../types/logical-type.js';
@@ -35,6 +35,21 @@ class ExpressionWatermarks implements WatermarkGenerator<Row> {
   }
 }
 
+/** The rows of a table made from a DataStream, in that stream's own environment only. */
+const DATASTREAM_CONNECTOR: SqlConnector = {
+  name: 'datastream',
+  options: [],
+  source: (t, env) => {
+    const bound = t.dataStream;
+    if (bound === undefined || bound.env !== env)
+      sqlError(
+        `table '${t.name}' comes from a DataStream of another job; it can only be read in that job`,
+        t.at,
+      );
+    return bound.stream;
+  },
+};
+
 export function tableColumns(table: CatalogTable): ScopeColumn[] {
   return table.columns.map((c) => ({
     name: c.name,
@@ -45,7 +60,7 @@ export function tableColumns(table: CatalogTable): ScopeColumn[] {
 }
 
 export function planSource(table: CatalogTable, env: StreamEnvironment): Relation {
-  const connector = connectorOf(table);
+  const connector = table.dataStream === undefined ? connectorOf(table) : DATASTREAM_CONNECTOR;
   if (connector.source === undefined)
     sqlError(
       `connector '${connector.name}' can only be written to (INSERT INTO), not read`,
@@ -57,10 +72,20 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
   if (physical < columns.length) {
     // Computed columns see the physical ones (Flink allows no computed column in another's expression).
     const scope = new Scope(columns.slice(0, physical));
-    const exprs = table.columns.map(
-      (c) => c.computed ?? { kind: 'column' as const, path: [c.name], at: table.at },
-    );
-    const { fn } = compileProjection(exprs, scope);
+    const trailing = table.columns.slice(physical).every((c) => c.computed !== undefined);
+    // The connector's rows are fresh and this map is their only reader: computed columns after
+    // the stored ones are appended to each row rather than copied into a new one.
+    const { fn } = trailing
+      ? compileAppend(
+          table.columns.slice(physical).map((c) => c.computed as NonNullable<typeof c.computed>),
+          scope,
+        )
+      : compileProjection(
+          table.columns.map(
+            (c) => c.computed ?? { kind: 'column' as const, path: [c.name], at: table.at },
+          ),
+          scope,
+        );
     stream = stream.map(fn).name(`${table.name}: computed columns`);
   }
   if (table.watermark !== undefined) {

@@ -25,7 +25,8 @@ export interface NfaEdge<T> {
   readonly test: Test<T>;
 }
 
-export type NfaStateKind = 'normal' | 'final' | 'stop';
+/** `pending`: a trailing `notFollowedBy` waiting for the window to close (then it is a match). */
+export type NfaStateKind = 'normal' | 'final' | 'stop' | 'pending';
 
 export interface NfaState<T> {
   readonly id: number;
@@ -91,6 +92,14 @@ function and<T>(a: Test<T>, b: Test<T>): Test<T> {
   return (event, ctx) => a(event, ctx) && b(event, ctx);
 }
 
+/** Every edge of `state` needs `test` too. */
+function restrictEdges<T>(state: NfaState<T>, test: Test<T>): void {
+  for (let i = 0; i < state.edges.length; i++) {
+    const e = state.edges[i]!;
+    state.edges[i] = { ...e, test: and(e.test, test) };
+  }
+}
+
 /** The ignore condition that a contiguity implies for a stage with take condition `take`. */
 function ignoreTest<T>(contiguity: InnerContiguity, take: Test<T>): Test<T> | null {
   if (contiguity === 'strict') return null;
@@ -122,6 +131,15 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
   const names: string[] = [];
   collectNames(spec.stages, names);
 
+  /** A state with the same edges (a self-loop stays a self-loop of the copy). */
+  const copyState = (state: NfaState<T>): NfaState<T> => {
+    const copy = newState(state.stage, state.kind);
+    for (const e of state.edges) {
+      copy.edges.push(e.target === state.id ? { ...e, target: copy.id } : e);
+    }
+    return copy;
+  };
+
   const addStops = (state: NfaState<T>, nots: readonly Test<T>[]) => {
     for (const n of nots) state.edges.push({ action: 'proceed', target: stop.id, test: n });
   };
@@ -139,6 +157,15 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
       const contiguity = i === 0 ? firstContiguity : stage.contiguity;
       if (stage.contiguity === 'not-followed-by') {
         const test = compileCondition(stage.condition);
+        if (next === final) {
+          // At the end (only with within): a matching event ends the partial match; the window
+          // closing without one completes it, as Flink's pending state does.
+          const pending = newState(stage.name, 'pending');
+          pending.edges.push({ action: 'proceed', target: stop.id, test });
+          pending.edges.push({ action: 'ignore', target: pending.id, test: not(test) });
+          next = pending;
+          continue;
+        }
         notsAfter.push(test);
         // While waiting for the following stage, a matching event ends the partial match.
         addStops(next, [test]);
@@ -179,7 +206,6 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
     const outerIgnore = ignoreTest(asInner(contiguity), take);
     const innerRaw = ignoreTest(q.inner, take);
     const innerIgnore = innerRaw === null ? null : and(innerRaw, until);
-    const proceedTest = (t: Test<T>): Test<T> => (q.greedy ? not(t) : ALWAYS);
 
     /** A state that takes toward `target`, optionally may move on to `sink`, and skips with `ignore`. */
     const single = (
@@ -191,8 +217,7 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
     ): NfaState<T> => {
       const s = newState(stage.name);
       s.edges.push({ action: 'take', target: target.id, test: takeTest });
-      if (canProceed)
-        s.edges.push({ action: 'proceed', target: sink.id, test: proceedTest(takeTest) });
+      if (canProceed) s.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
       if (ignore !== null) {
         if (canProceed) {
           const waiting = newState(stage.name);
@@ -208,13 +233,28 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
       return s;
     };
 
+    // Greedy, as Flink compiles it: the following stage may neither take nor skip an event this
+    // stage could take. An event meeting `until` leaves the loop for an unrestricted copy.
+    let untilSink: NfaState<T> | undefined;
+    if (q.greedy && q.min !== q.max) {
+      const raw = compileCondition(stage.condition);
+      if (stage.until !== undefined) untilSink = copyState(sink);
+      restrictEdges(sink, not(raw));
+    }
+
     let after: NfaState<T>;
     let count: number;
     if (q.max === Number.POSITIVE_INFINITY) {
       const loopTake = take;
       const loop = newState(stage.name);
       loop.edges.push({ action: 'take', target: loop.id, test: loopTake });
-      loop.edges.push({ action: 'proceed', target: sink.id, test: proceedTest(loopTake) });
+      if (untilSink !== undefined) {
+        const untilTest = compileCondition(stage.until);
+        loop.edges.push({ action: 'proceed', target: untilSink.id, test: untilTest });
+        loop.edges.push({ action: 'proceed', target: sink.id, test: not(untilTest) });
+      } else {
+        loop.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
+      }
       if (innerIgnore !== null) {
         const loopIgnore = innerIgnore;
         const waiting = newState(stage.name);
@@ -254,15 +294,20 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
       b.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
       return b;
     };
+    // A repetition after the first that may be left out moves on from the head state of the
+    // group, as Flink compiles it: so also after skipping events there (under `next`, too).
+    const mayLeave = (head: NfaState<T>): NfaState<T> => {
+      head.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
+      return head;
+    };
     let after: NfaState<T>;
     let count: number;
     if (q.max === Number.POSITIVE_INFINITY) {
-      // A branch state: repeat the group once more, or move on.
+      // The loop: each repetition ends in `loop`, which starts the next at `again`'s head.
       const loop = newState(stage.name);
-      const again = compileSequence(body, loop, inner);
+      const again = mayLeave(compileSequence(body, loop, inner));
       loop.edges.push({ action: 'proceed', target: again.id, test: ALWAYS });
-      loop.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
-      after = loop;
+      after = again;
       count = Math.max(1, q.min);
     } else {
       after = sink;
@@ -271,8 +316,8 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
     for (let i = count; i >= 1; i--) {
       const first = i === 1;
       const entry = compileSequence(body, after, first ? contiguity : inner);
-      const canProceed = first ? q.optional || q.min === 0 : i > q.min;
-      after = canProceed ? branch(entry) : entry;
+      if (first) after = q.optional || q.min === 0 ? branch(entry) : entry;
+      else after = i > q.min ? mayLeave(entry) : entry;
     }
     return after;
   };
@@ -304,9 +349,9 @@ export function validatePattern<T>(spec: PatternSpec<T>, topLevel: boolean): voi
     throw invalidArgument(`pattern cannot begin with a negation ('${first.name}')`);
   }
   const last = stages[stages.length - 1]!;
-  if (topLevel && last.contiguity === 'not-followed-by') {
+  if (topLevel && last.contiguity === 'not-followed-by' && !((spec.withinMs ?? 0) > 0)) {
     throw invalidArgument(
-      `notFollowedBy ('${last.name}') cannot end a pattern: nothing would ever confirm the match`,
+      `notFollowedBy ('${last.name}') cannot end a pattern without within(): nothing would ever confirm the match`,
     );
   }
   const seen = new Set<string>();

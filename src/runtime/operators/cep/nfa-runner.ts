@@ -165,7 +165,12 @@ export class NfaRunner<T> {
       const kept: PartialMatch[] = [];
       for (const pm of state.partial) {
         if (time - pm.startTs >= within) {
-          this.listener.timedOut(this.extract(pm.node), pm.startTs + within);
+          // A trailing notFollowedBy that saw no matching event in the window is a match.
+          if (this.nfa.states[pm.state]!.kind === 'pending') {
+            this.complete(pm.node, pm.startTs, pm.startId);
+          } else {
+            this.listener.timedOut(this.extract(pm.node), pm.startTs + within);
+          }
           state.buffer.release(pm.node);
         } else {
           kept.push(pm);

@@ -1,0 +1,274 @@
+/**
+ * `weir sql` without a script: an interactive SQL client in the manner of Flink's. Statements
+ * end with `;` and may span lines; `SHOW TABLES`, `SHOW FUNCTIONS`, `DESCRIBE t`, `EXPLAIN`,
+ * `SET`, DDL, `INSERT INTO` (a job started in the background) and `SELECT` (a result table
+ * updated as changes arrive; on a pipe, one `+I[...]` line per change). A wrong statement
+ * prints its error with line and column and the client carries on.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Sink, SinkWriter } from '../../core/sink.js';
+import { StreamEnvironment } from '../../index.js';
+import type { JobClient } from '../../runtime/job/job-client.js';
+import { externalSqlConnectors } from '../../sql/connectors/external-connectors.js';
+import { registerSqlConnectors } from '../../sql/connectors/registry.js';
+import { builtInFunctionNames } from '../../sql/expressions/functions.js';
+import { parseScript } from '../../sql/parser/parser.js';
+import { TableEnvironment } from '../../sql/table-environment.js';
+import { asChange, changeLine, MaterializedResult } from './result-view.js';
+import { splitStatements } from './statement-splitter.js';
+
+export interface SqlClientIO {
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; rows?: number };
+}
+
+const PROMPT = 'Weir SQL> ';
+const CONTINUATION = '        > ';
+const HISTORY_LINES = 1000;
+const REFRESH_MS = 1000;
+
+/** The history file: `WEIR_SQL_HISTORY`, else `~/.weir_sql_history`. */
+function historyFile(): string {
+  return process.env.WEIR_SQL_HISTORY ?? join(homedir(), '.weir_sql_history');
+}
+
+function loadHistory(file: string): string[] {
+  try {
+    // readline wants the newest entry first.
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .slice(-HISTORY_LINES)
+      .reverse();
+  } catch {
+    return [];
+  }
+}
+
+/** Calls `onValue` for each record, in this process (the client's jobs run on its thread). */
+class CallbackSink<T> implements Sink<T> {
+  readonly name = 'sql client';
+  readonly accepts = 'retract' as const;
+  constructor(private readonly onValue: (value: T) => void) {}
+  createWriter(): SinkWriter<T> {
+    return {
+      write: (batch) => {
+        for (const v of batch.values) this.onValue(v);
+      },
+      close: () => {},
+    };
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class SqlClient {
+  /** Statements that shape later ones (CREATE, SET), replayed into each job's environment. */
+  private readonly definitions: string[] = [];
+  private catalog = TableEnvironment.create(new StreamEnvironment({ parallelism: 1 }));
+  private readonly jobs = new Set<JobClient>();
+  private query: JobClient | undefined;
+  private readonly tty: boolean;
+
+  constructor(private readonly io: SqlClientIO) {
+    this.tty = io.stdout.isTTY === true && io.stdin.isTTY === true;
+    registerSqlConnectors(externalSqlConnectors);
+  }
+
+  private say(text: string): void {
+    this.io.stdout.write(`${text}\n`);
+  }
+
+  /** Reads statements until the input ends (or `QUIT;`), then waits for running INSERT jobs. */
+  async run(): Promise<number> {
+    const file = historyFile();
+    const rl = createInterface({
+      input: this.io.stdin,
+      output: this.io.stdout,
+      terminal: this.tty,
+      history: this.tty ? loadHistory(file) : [],
+      historySize: HISTORY_LINES,
+    });
+    const interrupt = () => {
+      if (this.query !== undefined) void this.query.cancel().catch(() => {});
+      else if (this.tty) rl.write('\n');
+    };
+    rl.on('SIGINT', interrupt);
+    process.on('SIGINT', interrupt);
+    if (this.tty)
+      this.say("Weir SQL client. Statements end with ';'. Type HELP; for help, QUIT; to leave.");
+    let pending = '';
+    const prompt = () => {
+      if (!this.tty) return;
+      rl.setPrompt(pending.trim() === '' ? PROMPT : CONTINUATION);
+      rl.prompt();
+    };
+    prompt();
+    try {
+      for await (const line of rl) {
+        const { statements, rest } = splitStatements(`${pending}${line}\n`);
+        pending = rest;
+        for (const statement of statements) {
+          if (this.tty) {
+            try {
+              appendFileSync(file, `${statement.replace(/\s*\n\s*/g, ' ')};\n`);
+            } catch {
+              // A history that cannot be written is no reason to stop.
+            }
+          }
+          if (/^(quit|exit)$/i.test(statement)) {
+            rl.close();
+            return await this.finish();
+          }
+          await this.execute(statement);
+        }
+        prompt();
+      }
+    } finally {
+      process.off('SIGINT', interrupt);
+    }
+    if (pending.trim() !== '')
+      this.say(`[WARNING] ignored an unfinished statement (no ';'): ${pending.trim()}`);
+    return await this.finish();
+  }
+
+  private async finish(): Promise<number> {
+    if (this.jobs.size > 0)
+      this.say(`[INFO] waiting for ${this.jobs.size} running job(s) to finish`);
+    await Promise.allSettled([...this.jobs].map((j) => j.result));
+    return 0;
+  }
+
+  /** Runs one statement; errors are printed, never thrown. */
+  async execute(statement: string): Promise<void> {
+    try {
+      await this.dispatch(statement);
+    } catch (error) {
+      this.say(`[ERROR] ${messageOf(error)}`);
+    }
+  }
+
+  private async dispatch(statement: string): Promise<void> {
+    if (/^help$/i.test(statement)) {
+      this.say(HELP);
+      return;
+    }
+    if (/^show\s+tables$/i.test(statement)) {
+      const names = this.catalog.listTables();
+      this.say(names.length === 0 ? 'Empty set' : names.join('\n'));
+      return;
+    }
+    if (/^show\s+functions$/i.test(statement)) {
+      this.say([...builtInFunctionNames(), ...this.catalog.listFunctions()].join('\n'));
+      return;
+    }
+    const describe = /^(?:describe|desc)\s+([A-Za-z_][\w.]*|`[^`]+`)$/i.exec(statement);
+    if (describe !== null) {
+      const name = (describe[1] as string).replaceAll('`', '');
+      const rows = this.catalog.describeTable(name);
+      for (const r of rows)
+        this.say(`${r.name} ${r.type}${r.extras === '' ? '' : `  ${r.extras}`}`);
+      return;
+    }
+    const parsed = parseScript(statement);
+    const first = parsed[0];
+    if (parsed.length !== 1 || first === undefined) return;
+    switch (first.kind) {
+      case 'query':
+        await this.select(statement);
+        return;
+      case 'insert':
+      case 'statement-set':
+        this.insert(statement);
+        return;
+      case 'explain': {
+        const result = this.catalog.executeSql(statement);
+        for (const plan of result.explained) this.say(plan);
+        return;
+      }
+      default: {
+        if (first.kind === 'create-function') await this.catalog.loadFunctionModules(statement);
+        this.catalog.executeSql(statement);
+        this.definitions.push(statement);
+        this.say('[INFO] Execute statement succeeded.');
+      }
+    }
+  }
+
+  /** A table environment on a fresh job with every definition so far. */
+  private freshEnvironment(): { env: StreamEnvironment; tEnv: TableEnvironment } {
+    const parallelism = Number(this.catalog.options.get('parallelism.default') ?? 1);
+    const env = new StreamEnvironment({
+      parallelism: Number.isInteger(parallelism) && parallelism > 0 ? parallelism : 1,
+    });
+    const tEnv = TableEnvironment.create(env);
+    if (this.definitions.length > 0) tEnv.buildScript(`${this.definitions.join(';\n')};`);
+    return { env, tEnv };
+  }
+
+  private insert(statement: string): void {
+    const { tEnv } = this.freshEnvironment();
+    const result = tEnv.executeSql(statement);
+    const job = result.job;
+    if (job === undefined) return;
+    this.jobs.add(job);
+    this.say(`[INFO] Submitted job ${job.jobId}`);
+    job.result.then(
+      () => this.say(`[INFO] Job ${job.jobId} finished`),
+      (error: unknown) => this.say(`[ERROR] Job ${job.jobId} failed: ${messageOf(error)}`),
+    );
+    void job.result.finally(() => this.jobs.delete(job)).catch(() => {});
+  }
+
+  private async select(statement: string): Promise<void> {
+    const { env, tEnv } = this.freshEnvironment();
+    const table = tEnv.sqlQuery(statement);
+    const result = new MaterializedResult();
+    const render = () => {
+      const height = Math.max(5, (this.io.stdout.rows ?? 24) - 4);
+      this.io.stdout.write(`\x1b[2J\x1b[H${result.render(table.columns, height)}\n`);
+      this.io.stdout.write(
+        `rows: ${result.size}, changes: ${result.changes}; Ctrl-C stops the query\n`,
+      );
+    };
+    table.toDataStream().sinkTo(
+      new CallbackSink<unknown>((value) => {
+        const change = asChange(value, (row) => table.display(row));
+        if (this.tty) result.apply(change);
+        else this.say(changeLine(change));
+      }),
+    );
+    const job = env.executeAsync('sql client query');
+    this.query = job;
+    const timer = this.tty ? setInterval(render, REFRESH_MS) : undefined;
+    try {
+      const outcome = await job.result;
+      if (this.tty) render();
+      this.say(outcome.status === 'cancelled' ? '[INFO] Query stopped' : '[INFO] Query finished');
+    } catch (error) {
+      if (this.tty) render();
+      this.say(`[ERROR] ${messageOf(error)}`);
+    } finally {
+      if (timer !== undefined) clearInterval(timer);
+      this.query = undefined;
+    }
+  }
+}
+
+const HELP = `Statements end with ';' and may span lines.
+  CREATE TABLE / VIEW, SET 'key' = 'value'   define tables, views, options
+  SHOW TABLES; SHOW FUNCTIONS; DESCRIBE t;   what is defined
+  EXPLAIN SELECT ...;                          the plan of a query
+  SELECT ...;                                  run a query and show its result (Ctrl-C stops it)
+  INSERT INTO t SELECT ...;                    start a job in the background
+  QUIT;                                        leave (waits for running jobs)`;
+
+/** Runs the client on the process's terminal or pipes. */
+export function runSqlClient(io: SqlClientIO): Promise<number> {
+  return new SqlClient(io).run();
+}

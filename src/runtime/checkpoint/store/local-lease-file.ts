@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { link, readFile, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { mkdirPrivate, replaceFileAtomically, writeFileDurably } from '../durable-files.js';
+import { type DirectoryOwner, parseOwner } from '../lease-owner.js';
+import type { LeaseFile, LeaseVersion } from './checkpoint-store.js';
+
+/**
+ * The lease file of a local checkpoint directory. A file is created with a
+ * hard link (which fails if the name exists) and a stale one is renamed
+ * aside before it is replaced, which only one of several contenders can do.
+ * A version's tag is its owner id.
+ */
+export class LocalLeaseFile implements LeaseFile {
+  constructor(readonly where: string) {}
+
+  async create(owner: DirectoryOwner): Promise<boolean> {
+    await mkdirPrivate(dirname(this.where));
+    return createExclusively(this.where, owner);
+  }
+
+  async read(): Promise<LeaseVersion | undefined> {
+    const owner = await readOwner(this.where);
+    return owner === undefined ? undefined : { owner, tag: owner.ownerId };
+  }
+
+  async replace(_current: LeaseVersion, owner: DirectoryOwner): Promise<boolean> {
+    await replaceFileAtomically(this.where, JSON.stringify(owner));
+    return true;
+  }
+
+  async takeOver(current: LeaseVersion, owner: DirectoryOwner): Promise<boolean> {
+    await removeStaleOwner(this.where, current.owner);
+    return createExclusively(this.where, owner);
+  }
+
+  async remove(_current: LeaseVersion): Promise<void> {
+    await unlink(this.where).catch(() => undefined);
+  }
+}
+
+/**
+ * Creates `path` holding `owner` unless it exists. The content is written to
+ * a temporary file first and linked into place, so nobody ever reads a
+ * half-written owner.
+ */
+async function createExclusively(path: string, owner: DirectoryOwner): Promise<boolean> {
+  const tmp = `${path}.new-${owner.ownerId}`;
+  await writeFileDurably(tmp, JSON.stringify(owner));
+  try {
+    await link(tmp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
+}
+
+/**
+ * Removes `_owner.json` if it still holds `stale`. It is renamed aside first,
+ * which only one of several contenders can do; if what was renamed is not
+ * the stale owner (another contender replaced it meanwhile), it is put back.
+ */
+async function removeStaleOwner(path: string, stale: DirectoryOwner): Promise<void> {
+  const aside = `${path}.stale-${randomUUID()}`;
+  try {
+    await rename(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const moved = await readOwner(aside);
+  if (moved !== undefined && moved.ownerId !== stale.ownerId) {
+    // A live lease: restore it unless yet another one was created meanwhile.
+    await link(aside, path).catch(() => undefined);
+  }
+  await unlink(aside).catch(() => undefined);
+}
+
+/** The owner recorded in `path`; undefined if there is none. */
+async function readOwner(path: string): Promise<DirectoryOwner | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return parseOwner(text);
+}

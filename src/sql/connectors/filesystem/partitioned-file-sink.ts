@@ -1,0 +1,161 @@
+/**
+ * The filesystem connector's sink: rows as lines in part files committed on checkpoints
+ * (`ExactlyOnceFileSink`), one directory per partition (`dt=2026-01-01/hm=10:05/`) for a
+ * `PARTITIONED BY` table. A partition is committed (Flink's `sink.partition-commit`) with a
+ * `_SUCCESS` file once a checkpoint has committed its files and its commit time has come:
+ * for `process-time`, the partition's creation plus the delay; for `partition-time`, the
+ * partition's time (from `partition.time-extractor.timestamp-pattern`) plus the delay, compared
+ * with the largest event time this subtask has written.
+ */
+import { mkdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ExactlyOnceFileSink } from '../../../connectors/files/sink/exactly-once-file-sink.js';
+import type { RecordBatch } from '../../../core/record-batch.js';
+import type { Sink, SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
+import type { Json } from '../../../core/snapshot.js';
+import type { Row } from '../connector.js';
+
+export interface PartitionCommit {
+  readonly trigger: 'process-time' | 'partition-time';
+  readonly delayMs: number;
+  /** Write `_SUCCESS` into a committed partition (`policy.kind` includes `success-file`). */
+  readonly successFile: boolean;
+  /** The partition's time from its values (`partition-time`), epoch ms; undefined if unknown. */
+  readonly timeOf: (values: readonly string[]) => number | undefined;
+}
+
+export interface PartitionedFileSinkOptions {
+  readonly directory: string;
+  readonly name: string;
+  /** Positions of the partition columns in a row; empty for an unpartitioned table. */
+  readonly partitionPositions: readonly number[];
+  readonly partitionNames: readonly string[];
+  /** The partition value of a row's column as text (`__DEFAULT_PARTITION__` for null). */
+  readonly partitionText: (row: Row, position: number) => string;
+  /** One line of a part file, from the row without its partition columns. */
+  readonly line: (row: Row) => string;
+  readonly commit: PartitionCommit;
+}
+
+/** Flink's name for the partition of a null value. */
+export const DEFAULT_PARTITION = '__DEFAULT_PARTITION__';
+
+interface Partition {
+  readonly values: readonly string[];
+  readonly writer: TwoPhaseCommitWriter<Row>;
+  readonly createdAt: number;
+  committed: boolean;
+}
+
+export class PartitionedFileSink implements Sink<Row> {
+  readonly name: string;
+  readonly commitsOnCheckpoint = true;
+
+  constructor(private readonly options: PartitionedFileSinkOptions) {
+    this.name = options.name;
+  }
+
+  createWriter(context: SinkContext): TwoPhaseCommitWriter<Row> {
+    const o = this.options;
+    const partitions = new Map<string, Partition>();
+    let maxEventTime = Number.NEGATIVE_INFINITY;
+    const relative = (values: readonly string[]) =>
+      values.map((v, i) => `${o.partitionNames[i]}=${encodeURIComponent(v)}`).join('/');
+    const partition = (values: readonly string[]): Partition => {
+      const path = relative(values);
+      let p = partitions.get(path);
+      if (p === undefined) {
+        // Made now: rows of a new partition are written at once, without waiting for `blocked`.
+        mkdirSync(join(o.directory, path), { recursive: true });
+        const sink = new ExactlyOnceFileSink<Row>({
+          directory: join(o.directory, path),
+          format: o.line,
+        });
+        p = { values, writer: sink.createWriter(context), createdAt: Date.now(), committed: false };
+        partitions.set(path, p);
+      }
+      return p;
+    };
+    const due = (p: Partition): boolean => {
+      if (o.commit.trigger === 'process-time') return Date.now() >= p.createdAt + o.commit.delayMs;
+      const time = o.commit.timeOf(p.values);
+      return time !== undefined && maxEventTime >= time + o.commit.delayMs;
+    };
+    const byPartition = (committables: readonly Json[]): Map<string, Json[]> => {
+      const out = new Map<string, Json[]>();
+      for (const c of committables) {
+        if (c === null || typeof c !== 'object' || Array.isArray(c)) continue;
+        for (const [path, inner] of Object.entries(c)) {
+          const list = out.get(path) ?? [];
+          list.push(inner as Json);
+          out.set(path, list);
+        }
+      }
+      return out;
+    };
+    const valuesOf = (path: string): string[] =>
+      path === ''
+        ? []
+        : path.split('/').map((kv) => decodeURIComponent(kv.slice(kv.indexOf('=') + 1)));
+    return {
+      write(batch: RecordBatch<Row>) {
+        const groups = new Map<string, { values: string[]; rows: Row[]; times: number[] }>();
+        for (let i = 0; i < batch.values.length; i++) {
+          const row = batch.values[i] as Row;
+          const time = batch.timestamps[i] as number;
+          if (time > maxEventTime) maxEventTime = time;
+          const values = o.partitionPositions.map((at) => o.partitionText(row, at));
+          const key = values.join('\u0000');
+          let g = groups.get(key);
+          if (g === undefined) {
+            g = { values, rows: [], times: [] };
+            groups.set(key, g);
+          }
+          g.rows.push(row);
+          g.times.push(time);
+        }
+        for (const g of groups.values()) {
+          partition(g.values).writer.write({
+            values: g.rows,
+            timestamps: g.times,
+            keys: undefined,
+          });
+        }
+      },
+      blocked() {
+        const waits = [...partitions.values()]
+          .map((p) => p.writer.blocked?.())
+          .filter((w) => w !== undefined);
+        return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
+      },
+      preCommit(checkpointId: number): Json {
+        const out: Record<string, Json> = {};
+        for (const [path, p] of partitions) {
+          const c = p.writer.preCommit(checkpointId);
+          if (c !== null) out[path] = c;
+        }
+        return out;
+      },
+      async commit(committables: readonly Json[]) {
+        for (const [path, list] of byPartition(committables)) {
+          await partition(valuesOf(path)).writer.commit(list);
+        }
+        if (!o.commit.successFile) return;
+        for (const [path, p] of partitions) {
+          if (p.committed || !due(p)) continue;
+          await writeFile(join(o.directory, path, '_SUCCESS'), '');
+          p.committed = true;
+        }
+      },
+      async recover(committables: readonly Json[]) {
+        for (const [path, list] of byPartition(committables)) {
+          await partition(valuesOf(path)).writer.recover(list);
+        }
+      },
+      async close() {
+        for (const p of partitions.values()) await p.writer.close();
+      },
+    };
+  }
+}

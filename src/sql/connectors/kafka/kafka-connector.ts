@@ -1,0 +1,416 @@
+/**
+ * The `kafka` SQL connector, with Flink's option names: a table over a topic read by
+ * `KafkaSource` (startup and bounded modes, key and value formats, the METADATA columns
+ * `topic`, `partition`, `offset`, `timestamp`, `timestamp-type` and `headers`) and written by
+ * `KafkaSink` (`sink.delivery-guarantee` = `exactly-once` makes it transactional).
+ */
+import { optional } from 'valibot';
+import type { StreamEnvironment } from '../../../api/stream-environment.js';
+import type { DataStream } from '../../../api/streams.js';
+import {
+  type KafkaConsumerRecord,
+  type KafkaFormat,
+  type KafkaHeaders,
+  KafkaSink,
+  KafkaSource,
+  type StartingOffsets,
+  type StoppingOffsets,
+} from '../../../connectors/kafka/index.js';
+import type { Sink } from '../../../core/sink.js';
+import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
+import { sqlError } from '../../sql-error.js';
+import { formatType, isInteger, type LogicalType } from '../../types/logical-type.js';
+import type { Row, SqlConnector } from '../connector.js';
+import { FieldError } from '../formats/field-values.js';
+import {
+  type FormatColumn,
+  ROW_FORMATS,
+  type RowFormat,
+  rowFormat,
+} from '../formats/row-formats.js';
+import { choice, duration, flag, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
+
+const kafkaOptions = {
+  connector: 'kafka',
+  entries: {
+    topic: optional(text('a topic name')),
+    'topic-pattern': optional(text('a regular expression')),
+    'properties.bootstrap.servers': text("a list of 'host:port'"),
+    'properties.group.id': optional(text('a consumer group id')),
+    'properties.client.id': optional(text('a client id')),
+    'properties.isolation.level': optional(choice(['read_committed', 'read_uncommitted'])),
+    'properties.transaction.timeout.ms': optional(wholeNumber()),
+    format: optional(choice(ROW_FORMATS)),
+    'value.format': optional(choice(ROW_FORMATS)),
+    'key.format': optional(choice(ROW_FORMATS)),
+    'key.fields': optional(text("column names separated by ';'")),
+    'key.fields-prefix': optional(text('a prefix')),
+    'value.fields-include': optional(choice(['ALL', 'EXCEPT_KEY'])),
+    'scan.startup.mode': optional(
+      choice([
+        'earliest-offset',
+        'latest-offset',
+        'group-offsets',
+        'timestamp',
+        'specific-offsets',
+      ]),
+    ),
+    'scan.startup.timestamp-millis': optional(wholeNumber()),
+    'scan.startup.specific-offsets': optional(text("'partition:0,offset:42;partition:1,offset:7'")),
+    'scan.bounded.mode': optional(
+      choice(['unbounded', 'latest-offset', 'timestamp', 'specific-offsets']),
+    ),
+    'scan.bounded.timestamp-millis': optional(wholeNumber()),
+    'scan.bounded.specific-offsets': optional(text("'partition:0,offset:42;partition:1,offset:7'")),
+    'scan.topic-partition-discovery.interval': optional(duration()),
+    'sink.delivery-guarantee': optional(choice(['none', 'at-least-once', 'exactly-once'])),
+    'sink.transactional-id-prefix': optional(text('a transactional id prefix')),
+    'json.fail-on-missing-field': optional(flag()),
+    'json.ignore-parse-errors': optional(flag()),
+    'csv.field-delimiter': optional(text('one character')),
+  },
+  rules: [
+    {
+      check: (o: { topic?: string; 'topic-pattern'?: string }) =>
+        (o.topic === undefined) !== (o['topic-pattern'] === undefined),
+      message: "give exactly one of 'topic' and 'topic-pattern'",
+    },
+    {
+      check: (o: { format?: string; 'value.format'?: string }) =>
+        (o.format === undefined) !== (o['value.format'] === undefined),
+      message: "give exactly one of 'format' and 'value.format' (allowed values: json, raw, csv)",
+    },
+    {
+      check: (o: { 'key.format'?: string; 'key.fields'?: string }) =>
+        (o['key.format'] === undefined) === (o['key.fields'] === undefined),
+      message: "'key.format' and 'key.fields' go together",
+    },
+    {
+      check: (o: { 'sink.delivery-guarantee'?: string; 'sink.transactional-id-prefix'?: string }) =>
+        o['sink.delivery-guarantee'] !== 'exactly-once' ||
+        o['sink.transactional-id-prefix'] !== undefined,
+      message: "'sink.delivery-guarantee' = 'exactly-once' needs 'sink.transactional-id-prefix'",
+    },
+    {
+      check: (o: { 'scan.startup.mode'?: string; 'scan.startup.timestamp-millis'?: string }) =>
+        o['scan.startup.mode'] !== 'timestamp' || o['scan.startup.timestamp-millis'] !== undefined,
+      message: "'scan.startup.mode' = 'timestamp' needs 'scan.startup.timestamp-millis'",
+    },
+    {
+      check: (o: { 'scan.startup.mode'?: string; 'scan.startup.specific-offsets'?: string }) =>
+        o['scan.startup.mode'] !== 'specific-offsets' ||
+        o['scan.startup.specific-offsets'] !== undefined,
+      message: "'scan.startup.mode' = 'specific-offsets' needs 'scan.startup.specific-offsets'",
+    },
+    {
+      check: (o: { 'scan.startup.mode'?: string; 'properties.group.id'?: string }) =>
+        o['scan.startup.mode'] !== 'group-offsets' || o['properties.group.id'] !== undefined,
+      message: "'scan.startup.mode' = 'group-offsets' needs 'properties.group.id'",
+    },
+    {
+      check: (o: { 'scan.bounded.mode'?: string; 'scan.bounded.timestamp-millis'?: string }) =>
+        o['scan.bounded.mode'] !== 'timestamp' || o['scan.bounded.timestamp-millis'] !== undefined,
+      message: "'scan.bounded.mode' = 'timestamp' needs 'scan.bounded.timestamp-millis'",
+    },
+    {
+      check: (o: { 'scan.bounded.mode'?: string; 'scan.bounded.specific-offsets'?: string }) =>
+        o['scan.bounded.mode'] !== 'specific-offsets' ||
+        o['scan.bounded.specific-offsets'] !== undefined,
+      message: "'scan.bounded.mode' = 'specific-offsets' needs 'scan.bounded.specific-offsets'",
+    },
+  ],
+} as const;
+
+type KafkaOptions = ReturnType<typeof parseKafkaOptions>;
+
+function parseKafkaOptions(table: CatalogTable) {
+  return parseSqlOptions(kafkaOptions, table);
+}
+
+/** A metadata key: its allowed types, and whether a sink writes it. */
+const METADATA: Readonly<
+  Record<
+    string,
+    {
+      readonly accepts: (t: LogicalType) => boolean;
+      readonly type: string;
+      readonly writable: boolean;
+    }
+  >
+> = {
+  topic: { accepts: isString, type: 'STRING', writable: false },
+  partition: { accepts: isInteger, type: 'INT', writable: false },
+  offset: { accepts: isInteger, type: 'BIGINT', writable: false },
+  timestamp: {
+    accepts: (t) => t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP',
+    type: 'TIMESTAMP_LTZ(3)',
+    writable: false,
+  },
+  'timestamp-type': { accepts: isString, type: 'STRING', writable: false },
+  headers: {
+    accepts: (t) =>
+      t.kind === 'MAP' &&
+      isString(t.key) &&
+      (isString(t.value) || t.value.kind === 'VARBINARY' || t.value.kind === 'BINARY'),
+    type: 'MAP<STRING, BYTES>',
+    writable: true,
+  },
+};
+
+function isString(t: LogicalType): boolean {
+  return t.kind === 'VARCHAR' || t.kind === 'CHAR';
+}
+
+function checkMetadata(table: CatalogTable): void {
+  for (const c of table.columns) {
+    if (c.metadata === undefined) continue;
+    const spec = METADATA[c.metadata.key];
+    if (spec === undefined)
+      sqlError(
+        `column '${c.name}': connector 'kafka' has no metadata key '${c.metadata.key}'; allowed: ${Object.keys(METADATA).join(', ')}`,
+        table.at,
+      );
+    if (!spec.accepts(c.type))
+      sqlError(
+        `column '${c.name}': metadata '${c.metadata.key}' is ${spec.type}, not ${formatType(c.type)}`,
+        table.at,
+      );
+  }
+}
+
+function stored(table: CatalogTable): TableColumn[] {
+  return table.columns.filter((c) => c.computed === undefined);
+}
+
+/** How the stored columns split between the record key, its value and metadata. */
+interface Layout {
+  readonly key: RowFormat | undefined;
+  /** Positions in the stored row of the key's columns. */
+  readonly keyPositions: readonly number[];
+  readonly value: RowFormat;
+  readonly valuePositions: readonly number[];
+}
+
+function layout(table: CatalogTable, o: KafkaOptions, columns: readonly TableColumn[]): Layout {
+  const physical = columns.flatMap((c, i) => (c.metadata === undefined ? [i] : []));
+  const formatOptions = {
+    failOnMissingField: o['json.fail-on-missing-field'] === 'true',
+    ...(o['csv.field-delimiter'] === undefined ? {} : { fieldDelimiter: o['csv.field-delimiter'] }),
+  };
+  const prefix = o['key.fields-prefix'] ?? '';
+  let keyPositions: number[] = [];
+  let key: RowFormat | undefined;
+  if (o['key.fields'] !== undefined && o['key.format'] !== undefined) {
+    keyPositions = o['key.fields'].split(';').map((name) => {
+      const at = columns.findIndex((c) => c.name === name.trim() && c.metadata === undefined);
+      if (at < 0)
+        sqlError(
+          `'key.fields' names '${name.trim()}', which is not a physical column`,
+          table.options.get('key.fields')?.at,
+        );
+      return at;
+    });
+    const keyColumns: FormatColumn[] = keyPositions.map((i) => {
+      const c = columns[i] as TableColumn;
+      return {
+        name: c.name.startsWith(prefix) ? c.name.slice(prefix.length) : c.name,
+        type: c.type,
+      };
+    });
+    key = rowFormat(o['key.format'], keyColumns, formatOptions, table.at);
+  }
+  const valuePositions =
+    o['value.fields-include'] === 'EXCEPT_KEY'
+      ? physical.filter((i) => !keyPositions.includes(i))
+      : physical;
+  const valueColumns = valuePositions.map((i) => columns[i] as TableColumn);
+  const format = (o.format ?? o['value.format']) as (typeof ROW_FORMATS)[number];
+  return {
+    key,
+    keyPositions,
+    value: rowFormat(format, valueColumns, formatOptions, table.at),
+    valuePositions,
+  };
+}
+
+function startingOffsets(o: KafkaOptions, topic: string | undefined): StartingOffsets {
+  switch (o['scan.startup.mode'] ?? 'group-offsets') {
+    case 'earliest-offset':
+      return 'earliest';
+    case 'latest-offset':
+      return 'latest';
+    case 'timestamp':
+      return { timestamp: Number(o['scan.startup.timestamp-millis']) };
+    case 'specific-offsets':
+      return {
+        offsets: specificOffsets(o['scan.startup.specific-offsets'] ?? '', topic),
+        fallback: 'earliest',
+      };
+    default:
+      // Flink's default, group-offsets, falls back to earliest without a group (Flink's would fail).
+      return o['properties.group.id'] === undefined ? 'earliest' : { committed: 'earliest' };
+  }
+}
+
+function stoppingOffsets(o: KafkaOptions, topic: string | undefined): StoppingOffsets | undefined {
+  switch (o['scan.bounded.mode'] ?? 'unbounded') {
+    case 'latest-offset':
+      return 'latest';
+    case 'timestamp':
+      return { timestamp: Number(o['scan.bounded.timestamp-millis']) };
+    case 'specific-offsets':
+      return { offsets: specificOffsets(o['scan.bounded.specific-offsets'] ?? '', topic) };
+    default:
+      return undefined;
+  }
+}
+
+/** Flink's `partition:0,offset:42;partition:1,offset:300`. */
+function specificOffsets(
+  spec: string,
+  topic: string | undefined,
+): Record<string, Record<string, number>> {
+  if (topic === undefined) sqlError("specific offsets need 'topic' (not 'topic-pattern')");
+  const offsets: Record<string, number> = {};
+  for (const part of spec.split(';')) {
+    const m = /^\s*partition:(\d+),\s*offset:(\d+)\s*$/.exec(part);
+    if (m === null) sqlError(`specific offsets: '${part}' is not 'partition:<n>,offset:<n>'`);
+    offsets[m[1] as string] = Number(m[2]);
+  }
+  return { [topic]: offsets };
+}
+
+function headersOf(record: KafkaConsumerRecord, type: LogicalType): Record<string, unknown> {
+  const asText = type.kind === 'MAP' && isString(type.value);
+  const out: Record<string, unknown> = {};
+  for (const [k, value] of record.headers) {
+    out[k] = value === undefined ? null : asText ? value.toString('utf8') : new Uint8Array(value);
+  }
+  return out;
+}
+
+function metadataValue(record: KafkaConsumerRecord, key: string, type: LogicalType): unknown {
+  switch (key) {
+    case 'topic':
+      return record.topic;
+    case 'partition':
+      return record.partition;
+    case 'offset':
+      return record.offset;
+    case 'timestamp':
+      return record.timestamp;
+    case 'timestamp-type':
+      return 'CreateTime';
+    default:
+      return headersOf(record, type);
+  }
+}
+
+function brokersOf(o: KafkaOptions): string[] {
+  return o['properties.bootstrap.servers'].split(',').map((s) => s.trim());
+}
+
+function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
+  const o = parseKafkaOptions(table);
+  const columns = stored(table);
+  const { key, keyPositions, value, valuePositions } = layout(table, o, columns);
+  const metadata = columns.flatMap((c, i) =>
+    c.metadata === undefined ? [] : [{ at: i, key: c.metadata.key, type: c.type }],
+  );
+  const width = columns.length;
+  const deserializer = (record: KafkaConsumerRecord): Row => {
+    const row: Row = new Array(width);
+    try {
+      const values = value.decode(record.value);
+      for (let i = 0; i < valuePositions.length; i++) row[valuePositions[i] as number] = values[i];
+      if (key !== undefined) {
+        const keys = key.decode(record.key);
+        for (let i = 0; i < keyPositions.length; i++) row[keyPositions[i] as number] = keys[i];
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `table '${table.name}': record at topic ${record.topic} partition ${record.partition} offset ${record.offset}: ${error instanceof FieldError ? reason : `${value.name} value: ${reason}`}`,
+      );
+    }
+    for (const m of metadata) row[m.at] = metadataValue(record, m.key, m.type);
+    return row;
+  };
+  const topic = o.topic;
+  const stopAt = stoppingOffsets(o, topic);
+  const discovery = o['scan.topic-partition-discovery.interval'];
+  const kafka = new KafkaSource<Row>({
+    brokers: brokersOf(o),
+    ...(topic === undefined
+      ? { topicPattern: new RegExp(o['topic-pattern'] ?? '') }
+      : { topics: [topic] }),
+    startFrom: startingOffsets(o, topic),
+    ...(stopAt === undefined ? {} : { stopAt }),
+    ...(o['properties.group.id'] === undefined ? {} : { groupId: o['properties.group.id'] }),
+    ...(o['properties.client.id'] === undefined ? {} : { clientId: o['properties.client.id'] }),
+    ...(o['properties.isolation.level'] === undefined
+      ? {}
+      : { isolationLevel: o['properties.isolation.level'] }),
+    ...(discovery === undefined ? {} : { partitionDiscoveryIntervalMs: discovery }),
+    onError: o['json.ignore-parse-errors'] === 'true' ? 'skip' : 'fail',
+    deserializer,
+    name: `kafka ${table.name}`,
+  });
+  return env.fromSource(kafka);
+}
+
+function sink(table: CatalogTable): Sink<Row> {
+  const o = parseKafkaOptions(table);
+  if (o.topic === undefined)
+    sqlError(`table '${table.name}': a Kafka sink needs 'topic'`, table.at);
+  // The sink's rows hold the stored columns but VIRTUAL metadata (see INSERT INTO).
+  const columns = stored(table).filter((c) => c.metadata?.virtual !== true);
+  const readOnly = columns.find(
+    (c) => c.metadata !== undefined && METADATA[c.metadata.key]?.writable !== true,
+  );
+  if (readOnly !== undefined)
+    sqlError(
+      `table '${table.name}': metadata column '${readOnly.name}' cannot be written; declare it METADATA VIRTUAL`,
+      table.at,
+    );
+  const { key, keyPositions, value, valuePositions } = layout(table, o, columns);
+  const headersAt = columns.findIndex((c) => c.metadata?.key === 'headers');
+  const format: KafkaFormat<Row> = {
+    name: value.name,
+    serialize: (row) => value.encode(valuePositions.map((i) => row[i])),
+    deserialize: () => sqlError('a Kafka sink table is not read through its sink format'),
+  };
+  const guarantee = o['sink.delivery-guarantee'] ?? 'at-least-once';
+  const timeout = o['properties.transaction.timeout.ms'];
+  return new KafkaSink<Row>({
+    brokers: brokersOf(o),
+    topic: o.topic,
+    format,
+    ...(key === undefined
+      ? {}
+      : { key: (row: Row) => key.encode(keyPositions.map((i) => row[i])) }),
+    ...(headersAt < 0
+      ? {}
+      : { headers: (row: Row) => (row[headersAt] ?? undefined) as KafkaHeaders | undefined }),
+    deliveryGuarantee: guarantee === 'exactly-once' ? 'exactly-once' : 'at-least-once',
+    ...(guarantee === 'none' ? { acks: 1 } : {}),
+    ...(o['sink.transactional-id-prefix'] === undefined
+      ? {}
+      : { transactionalIdPrefix: o['sink.transactional-id-prefix'] }),
+    ...(timeout === undefined ? {} : { transactionTimeoutMs: Number(timeout) }),
+    ...(o['properties.client.id'] === undefined ? {} : { clientId: o['properties.client.id'] }),
+    name: `kafka ${table.name}`,
+  });
+}
+
+export const kafkaConnector: SqlConnector = {
+  name: 'kafka',
+  options: [],
+  validate(table) {
+    const o = parseKafkaOptions(table);
+    checkMetadata(table);
+    layout(table, o, stored(table));
+  },
+  source,
+  sink,
+};

@@ -1,0 +1,181 @@
+/**
+ * TypeScript scalar functions in SQL: a function declares its argument and result SQL types
+ * (`defineScalarFunction`), a table environment registers it by name (from TypeScript, or with
+ * `CREATE FUNCTION name AS 'module.ts#export'`), and the expression compiler calls it as a
+ * constant of the generated code, after converting each argument to its declared type.
+ */
+
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { coerce } from '../expressions/cast.js';
+import type { CodeGen, Compiled } from '../expressions/code-gen.js';
+import { parseDataType } from '../parser/parser.js';
+import { type SourcePosition, SqlError, sqlError } from '../sql-error.js';
+import { formatType, type LogicalType, withNullability } from '../types/logical-type.js';
+
+/**
+ * A scalar function for SQL. Values cross as rows hold them (docs/sql.md): DECIMAL is the
+ * unscaled bigint, TIMESTAMP epoch ms, NULL `null` (the function is called with it).
+ */
+export interface ScalarFunction {
+  readonly kind: 'scalar';
+  /** The SQL types of the arguments, e.g. `['DECIMAL(10, 2)', 'INT']`. */
+  readonly arguments: readonly string[];
+  /** The SQL type of the result. */
+  readonly result: string;
+  readonly eval: (...args: never[]) => unknown;
+}
+
+/** A scalar function with its declared types (checked when it is registered). */
+export function defineScalarFunction(spec: Omit<ScalarFunction, 'kind'>): ScalarFunction {
+  return { kind: 'scalar', ...spec };
+}
+
+interface Resolved {
+  readonly name: string;
+  readonly arguments: readonly LogicalType[];
+  readonly result: LogicalType;
+  readonly eval: (...args: never[]) => unknown;
+}
+
+function isScalarFunction(x: unknown): x is ScalarFunction {
+  const f = x as Partial<ScalarFunction> | null;
+  return (
+    f !== null &&
+    typeof f === 'object' &&
+    f.kind === 'scalar' &&
+    Array.isArray(f.arguments) &&
+    typeof f.result === 'string' &&
+    typeof f.eval === 'function'
+  );
+}
+
+function parseType(text: string, what: string, at: SourcePosition | undefined): LogicalType {
+  try {
+    return parseDataType(text);
+  } catch (error) {
+    return sqlError(
+      `${what}: '${text}' is not a SQL type (${error instanceof Error ? error.message : String(error)})`,
+      at,
+    );
+  }
+}
+
+/** The functions of one table environment, by upper-cased name. */
+export class FunctionCatalog {
+  private readonly functions = new Map<string, Resolved>();
+
+  register(name: string, fn: unknown, at?: SourcePosition): void {
+    const key = name.toUpperCase();
+    if (!isScalarFunction(fn))
+      sqlError(
+        `function '${name}' must be a scalar function made with defineScalarFunction({ arguments, result, eval })`,
+        at,
+      );
+    if (this.functions.has(key)) sqlError(`a function named '${name}' already exists`, at);
+    this.functions.set(key, {
+      name: key,
+      arguments: fn.arguments.map((t, i) =>
+        parseType(t, `function '${name}' argument ${i + 1}`, at),
+      ),
+      result: withNullability(parseType(fn.result, `function '${name}' result`, at), true),
+      eval: fn.eval,
+    });
+  }
+
+  names(): string[] {
+    return [...this.functions.keys()];
+  }
+
+  get(name: string): Resolved | undefined {
+    return this.functions.get(name.toUpperCase());
+  }
+}
+
+/**
+ * The catalog planning is under: planning is synchronous, so the table environment sets it
+ * around each statement it plans, and the compiler finds user functions without every
+ * planner function passing it along.
+ */
+let active: FunctionCatalog | undefined;
+
+export function withFunctions<T>(catalog: FunctionCatalog, body: () => T): T {
+  const outer = active;
+  active = catalog;
+  try {
+    return body();
+  } finally {
+    active = outer;
+  }
+}
+
+/** The call of a user function `name`, or undefined when there is none of that name. */
+export function compileUserFunction(
+  name: string,
+  args: readonly Compiled[],
+  g: CodeGen,
+  at: SourcePosition,
+): Compiled | undefined {
+  const fn = active?.get(name);
+  if (fn === undefined) return undefined;
+  if (args.length !== fn.arguments.length)
+    sqlError(
+      `${name} takes ${fn.arguments.length} arguments (${fn.arguments.map(formatType).join(', ')}), got ${args.length}`,
+      at,
+    );
+  const codes = args.map(
+    (a, i) => coerce(g, a, fn.arguments[i] as LogicalType, at, `argument ${i + 1} of ${name}`).code,
+  );
+  return { code: `${g.constant(fn.eval)}(${codes.join(', ')})`, type: fn.result };
+}
+
+/** Exports of modules named by CREATE FUNCTION, loaded ahead of the (synchronous) statements. */
+const loaded = new Map<string, unknown>();
+
+function referenceKey(
+  reference: string,
+  baseDir: string,
+): { file: string; name: string; key: string } {
+  const hash = reference.lastIndexOf('#');
+  const file = resolve(baseDir, hash < 0 ? reference : reference.slice(0, hash));
+  const name = hash < 0 ? 'default' : reference.slice(hash + 1);
+  return { file, name, key: `${file}#${name}` };
+}
+
+/** Imports every module a script's CREATE FUNCTION statements name (relative to `baseDir`). */
+export async function loadFunctionModules(
+  references: readonly string[],
+  baseDir: string,
+): Promise<void> {
+  for (const reference of references) {
+    const { file, name, key } = referenceKey(reference, baseDir);
+    if (loaded.has(key)) continue;
+    let module: Record<string, unknown>;
+    try {
+      module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    } catch (error) {
+      throw new SqlError(
+        `CREATE FUNCTION: cannot load '${file}': ${error instanceof Error ? error.message : String(error)}`,
+        undefined,
+      );
+    }
+    if (!(name in module)) {
+      throw new SqlError(
+        `CREATE FUNCTION: '${file}' has no export '${name}'; it exports ${Object.keys(module).join(', ')}`,
+        undefined,
+      );
+    }
+    loaded.set(key, module[name]);
+  }
+}
+
+/** The export a CREATE FUNCTION names, once `loadFunctionModules` has loaded it. */
+export function loadedFunction(reference: string, baseDir: string, at: SourcePosition): unknown {
+  const { key } = referenceKey(reference, baseDir);
+  if (!loaded.has(key))
+    sqlError(
+      `CREATE FUNCTION: '${reference}' is not loaded; a program awaits tEnv.loadFunctionModules(script) before executeSql`,
+      at,
+    );
+  return loaded.get(key);
+}

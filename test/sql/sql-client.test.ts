@@ -1,0 +1,79 @@
+/**
+ * The interactive `weir sql` client, driven through the stdin and stdout of the real CLI
+ * process (a pipe, so the client prints changes as `+I[...]` lines): statements over several
+ * lines and several on one line, SHOW, DESCRIBE, EXPLAIN, a query's rows, and errors with
+ * their position that leave the client running.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../cli/run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'weir-sql-client-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the client with `input` on stdin; resolves with its exit code and output. */
+function client(input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sql'], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', WEIR_SQL_HISTORY: join(dir, 'history') },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    const guard = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the client did not exit\n${stdout}\n${stderr}`));
+    }, 90_000);
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('weir sql (interactive client)', () => {
+  it('runs statements typed over several lines and shows results, plans and errors', async () => {
+    const { code, stdout, stderr } = await client(
+      [
+        'CREATE TABLE nums (',
+        "  n INT, label STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '5',",
+        "  'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '5');",
+        'CREATE VIEW evens AS SELECT n, n * 10 AS tens FROM nums WHERE MOD(n, 2) = 0; SHOW TABLES;',
+        'DESCRIBE nums;',
+        'SELECT n, tens',
+        'FROM evens;',
+        'SELECT nope FROM nums;',
+        'SELEC 1;',
+        'EXPLAIN SELECT n FROM evens;',
+        'SHOW FUNCTIONS;',
+        'QUIT;',
+      ].join('\n'),
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines.filter((l) => l.startsWith('[INFO] Execute'))).toHaveLength(2);
+    // SHOW TABLES and DESCRIBE.
+    expect(stdout).toContain('[INFO] Execute statement succeeded.\nnums\nevens\n');
+    expect(stdout).toContain('n INT\nlabel STRING\n');
+    // The query's rows, as changes.
+    expect(lines.filter((l) => l.startsWith('+I'))).toEqual(['+I[2, 20]', '+I[4, 40]']);
+    expect(stdout).toContain('[INFO] Query finished');
+    // Errors name line and column, and the client goes on.
+    expect(stdout).toMatch(/\[ERROR\] line 1, column 8: .*nope/);
+    expect(stdout).toMatch(/\[ERROR\] line 1, column 1: .*SELEC/);
+    expect(stdout).toContain('== Result ==');
+    expect(lines).toContain('UPPER');
+  }, 120_000);
+});
