@@ -154,6 +154,9 @@ export async function runOnFlink(
           ...ADD_OPENS,
           `-Djava.io.tmpdir=${dir}`,
           '-Xmx1g',
+          // Short runs: the C1 compiler alone and the serial collector take less time.
+          '-XX:TieredStopAtLevel=1',
+          '-XX:+UseSerialGC',
           '-cp',
           peer.classpath,
           'weir.sql.RowsQueryRunner',
