@@ -159,6 +159,14 @@ export type FromItem =
       readonly alias: string | undefined;
       readonly at: SourcePosition;
     }
+  /** `table MATCH_RECOGNIZE (...) [AS alias]`. */
+  | {
+      readonly kind: 'match-recognize';
+      readonly input: FromItem;
+      readonly clause: MatchRecognize;
+      readonly alias: string | undefined;
+      readonly at: SourcePosition;
+    }
   | {
       readonly kind: 'join';
       readonly type: JoinType;
@@ -167,6 +175,56 @@ export type FromItem =
       readonly on: Expr | undefined;
       readonly at: SourcePosition;
     };
+
+/** A PATTERN of MATCH_RECOGNIZE, as its regular expression over pattern variables. */
+export type RowPattern =
+  | { readonly kind: 'variable'; readonly name: string; readonly at: SourcePosition }
+  | {
+      readonly kind: 'sequence';
+      readonly items: readonly RowPattern[];
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'alternation';
+      readonly options: readonly RowPattern[];
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'quantified';
+      readonly pattern: RowPattern;
+      readonly min: number;
+      /** `Infinity` for `*`, `+` and `{n,}`. */
+      readonly max: number;
+      readonly reluctant: boolean;
+      readonly at: SourcePosition;
+    };
+
+/** What follows a match: the row the next match may start at. */
+export type AfterMatchSkip =
+  | { readonly kind: 'past-last-row' }
+  | { readonly kind: 'to-next-row' }
+  | {
+      readonly kind: 'to-first' | 'to-last';
+      readonly variable: string;
+      readonly at: SourcePosition;
+    };
+
+/** The body of `MATCH_RECOGNIZE (...)`. */
+export interface MatchRecognize {
+  readonly partitionBy: readonly Expr[];
+  readonly orderBy: readonly OrderItem[];
+  readonly measures: readonly { readonly expr: Expr; readonly alias: string }[];
+  /** Absent: Flink's default, SKIP TO NEXT ROW. */
+  readonly after: AfterMatchSkip | undefined;
+  readonly pattern: RowPattern;
+  readonly within: Expr | undefined;
+  readonly define: readonly {
+    readonly variable: string;
+    readonly condition: Expr;
+    readonly at: SourcePosition;
+  }[];
+  readonly at: SourcePosition;
+}
 
 export interface Select {
   readonly kind: 'select';

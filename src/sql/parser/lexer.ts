@@ -37,6 +37,11 @@ const SYMBOLS = [
   ',',
   '.',
   ';',
+  // Row pattern syntax of MATCH_RECOGNIZE: quantifiers {n,m}, reluctance, alternation.
+  '{',
+  '}',
+  '?',
+  '|',
 ];
 
 function isWordStart(c: string): boolean {

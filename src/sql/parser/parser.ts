@@ -21,6 +21,7 @@ import type {
   TableOption,
 } from './ast.js';
 import { type Token, tokenize } from './lexer.js';
+import { type ClauseParser, parseMatchRecognize } from './match-recognize.js';
 
 /** Words that end an expression or a FROM item, so they are never taken for an implicit alias. */
 const RESERVED = new Set([
@@ -632,7 +633,40 @@ class Parser {
     const name = this.qualifiedName();
     let asOf: Expr | undefined;
     if (this.acceptWord('FOR', 'SYSTEM_TIME', 'AS', 'OF')) asOf = this.additive();
+    if (asOf === undefined && this.isWord('MATCH_RECOGNIZE')) {
+      const mrAt = this.at;
+      this.i++;
+      const input: FromItem = { kind: 'table', name, asOf, alias: undefined, at };
+      const clause = parseMatchRecognize(this.clauseParser(), mrAt);
+      return { kind: 'match-recognize', input, clause, alias: this.alias(), at: mrAt };
+    }
     return { kind: 'table', name, asOf, alias: this.alias(), at };
+  }
+
+  /** This parser's cursor, for the clause parsers in their own modules. */
+  private clauseParser(): ClauseParser {
+    const self = this;
+    return {
+      get token() {
+        return self.token;
+      },
+      get at() {
+        return self.at;
+      },
+      isWord: (word) => self.isWord(word),
+      isSymbol: (symbol) => self.isSymbol(symbol),
+      acceptWord: (...words) => self.acceptWord(...words),
+      acceptSymbol: (symbol) => self.acceptSymbol(symbol),
+      expectWord: (word) => self.expectWord(word),
+      expectSymbol: (symbol) => self.expectSymbol(symbol),
+      identifier: (what) => self.identifier(what),
+      expression: () => self.expression(),
+      orderItems: () => self.orderItems(),
+      fail: (expected) => self.fail(expected),
+      advance: () => {
+        self.i++;
+      },
+    };
   }
 
   private tableFunctionArgument(): Expr {

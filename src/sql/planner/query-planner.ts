@@ -31,6 +31,7 @@ import { contains, mapChildren } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
 import { groupKey, isAggregateCall, normalizedKey, selectList } from './grouping.js';
 import { planJoin } from './join-planner.js';
+import { planMatchRecognize } from './match-recognize-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowTvf } from './relation.js';
 import { planSource } from './source-planner.js';
@@ -176,6 +177,8 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
       return requalify(planWindowTvf(item, ctx), item.alias);
     case 'join':
       return planJoin(item, (input) => materialize(planFrom(input, ctx)), where);
+    case 'match-recognize':
+      return requalify(planMatchRecognize(item, planFrom(item.input, ctx)), item.alias);
   }
 }
 

@@ -316,6 +316,12 @@ export class NfaRunner<T> {
           }
           return undefined;
         }
+        if (skip.throwOnMiss && id === m.startId) {
+          // As Flink CEP: the next match would start where this one did, and find it again.
+          throw invalidArgument(
+            `skip strategy: skipping to '${skip.stage}' would restart at the match's first event`,
+          );
+        }
         return { id, inclusive: false };
       }
     }
