@@ -1,7 +1,8 @@
 /**
  * The Flink peer (bench/peers/flink): builds it with Maven when needed and runs its harness,
- * which executes the Nexmark queries as Flink SQL in a local MiniCluster over the same events
- * (a Java port of Weir's generator). See docs/nexmark.md.
+ * which executes the Nexmark queries in a local MiniCluster over the same events (a Java port
+ * of Weir's generator), either as Flink SQL or as DataStream jobs written with the algorithms
+ * of Weir's queries. See docs/nexmark.md.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -11,10 +12,14 @@ import { fileURLToPath } from 'node:url';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
 import { sideInputFile } from './side-input.js';
 
+/** Which of Flink's APIs runs the queries: the Nexmark SQL texts, or DataStream jobs. */
+export type FlinkApi = 'sql' | 'datastream';
+
 /** One line of the harness's timing output. */
 export interface FlinkJobReport {
   readonly query: string;
   readonly engine: 'flink';
+  readonly api: FlinkApi;
   readonly events: number;
   /** Net job runtime (blackhole mode) or wall time including planning (collect mode). */
   readonly seconds: number;
@@ -43,6 +48,8 @@ export interface FlinkJob {
   readonly config: Partial<NexmarkConfig>;
   /** Sets `pipeline.object-reuse` (off by default, as in the reference setup). */
   readonly objectReuse?: boolean;
+  /** Default `sql`. */
+  readonly api?: FlinkApi;
 }
 
 /** Options of a harness run. */
@@ -192,6 +199,7 @@ export class FlinkPeer {
         `parallelism=${job.parallelism}`,
         ...(job.out === undefined ? [] : [`out=${resolve(job.out)}`]),
         ...(job.objectReuse === undefined ? [] : [`objectReuse=${job.objectReuse}`]),
+        `engine=${job.api ?? 'sql'}`,
         `sideInput=${sideInputFile()}`,
         ...generatorOptions(job.config),
       ];

@@ -1,15 +1,16 @@
 /**
- * Weir's Nexmark queries against the same queries as Flink SQL (bench/peers/flink) over the
- * same events: the Java port of the generator must emit byte-identical events, and every
- * deterministic query must produce the same final rows (as multisets). Builds the Flink peer
- * with Maven on first use (Flink lands in ~/.m2), then runs every Flink query of a scenario
- * as one job, all scenarios in one JVM. Set WEIR_SKIP_FLINK=1 to skip (needs java and mvn).
+ * Weir's Nexmark queries against the same queries on Flink (bench/peers/flink), as Flink SQL
+ * and as Flink DataStream jobs, over the same events: the Java port of the generator must emit
+ * byte-identical events, and every deterministic query must produce the same final rows (as
+ * multisets) on all three. Builds the Flink peer with Maven on first use (Flink lands in
+ * ~/.m2), then runs every Flink query of a scenario as one job per API, all in one JVM. Set
+ * WEIR_SKIP_FLINK=1 to skip (needs java and mvn).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FlinkPeer } from '../../bench/nexmark/flink-peer.js';
+import { type FlinkApi, FlinkPeer } from '../../bench/nexmark/flink-peer.js';
 import { NEXMARK_QUERIES, nexmarkQuery } from '../../bench/nexmark/queries/index.js';
 import { collectOnWeir } from '../../bench/nexmark/weir-job.js';
 import {
@@ -50,21 +51,40 @@ const SCENARIOS: readonly Scenario[] = [
 
 const skip = process.env.WEIR_SKIP_FLINK === '1';
 
-describe.skipIf(skip)('Nexmark: Weir equals Flink SQL', () => {
+const APIS: readonly { readonly api: FlinkApi; readonly label: string }[] = [
+  { api: 'sql', label: 'Flink SQL' },
+  { api: 'datastream', label: 'Flink DataStream' },
+];
+
+describe.skipIf(skip)('Nexmark: Weir equals Flink SQL and Flink DataStream', () => {
   const outDir = mkdtempSync(join(tmpdir(), 'weir-nexmark-flink-'));
   let peer: FlinkPeer;
+  /** Weir's rows per scenario and query, computed once for both comparisons. */
+  const weirRows = new Map<string, Promise<string[]>>();
+  const onWeir = (s: Scenario, name: string): Promise<string[]> => {
+    const key = `${s.name}/${name}`;
+    let rows = weirRows.get(key);
+    if (rows === undefined) {
+      rows = collectOnWeir(nexmarkQuery(name), { config: s.config, parallelism: s.parallelism });
+      weirRows.set(key, rows);
+    }
+    return rows;
+  };
 
   beforeAll(async () => {
     peer = await FlinkPeer.build({ timeoutMs: 10 * 60_000 });
     await peer.runJobs(
-      SCENARIOS.map((s) => ({
-        query: s.queries.join('+'),
-        mode: 'collect' as const,
-        parallelism: s.parallelism,
-        out: join(outDir, s.name),
-        config: s.config,
-      })),
-      { timeoutMs: 5 * 60_000, jvmOptions: ['-Xmx1g'] },
+      SCENARIOS.flatMap((s) =>
+        APIS.map(({ api }) => ({
+          query: s.queries.join('+'),
+          mode: 'collect' as const,
+          parallelism: s.parallelism,
+          out: join(outDir, api, s.name),
+          config: s.config,
+          api,
+        })),
+      ),
+      { timeoutMs: 8 * 60_000, jvmOptions: ['-Xmx1g'] },
     );
   }, 15 * 60_000);
 
@@ -85,29 +105,26 @@ describe.skipIf(skip)('Nexmark: Weir equals Flink SQL', () => {
 
   for (const s of SCENARIOS) {
     for (const name of s.queries) {
-      it(`${name} (${s.name}, ${s.config.maxEvents} events, parallelism ${s.parallelism})`, async () => {
-        // Groups whose result depends on the arrival order of ties (see ORDER_SENSITIVE) may
-        // differ between any two runs with several source subtasks; they are left out.
-        const untied = withoutTiedGroups(name, allEvents(s.config));
-        const flink = untied(
-          readFileSync(join(outDir, s.name, `${name}.jsonl`), 'utf8')
-            .split('\n')
-            .filter((line) => line !== ''),
-        );
-        const weir = untied(
-          await collectOnWeir(nexmarkQuery(name), {
-            config: s.config,
-            parallelism: s.parallelism,
-          }),
-        );
-        expect(flink.length).toBeGreaterThan(0);
-        expect(multisetDiff(flink, weir)).toEqual({
-          expectedRows: flink.length,
-          actualRows: flink.length,
-          missing: [],
-          unexpected: [],
+      for (const { api, label } of APIS) {
+        it(`${name} on ${label} (${s.name}, ${s.config.maxEvents} events, parallelism ${s.parallelism})`, async () => {
+          // Groups whose result depends on the arrival order of ties (see ORDER_SENSITIVE) may
+          // differ between any two runs with several source subtasks; they are left out.
+          const untied = withoutTiedGroups(name, allEvents(s.config));
+          const flink = untied(
+            readFileSync(join(outDir, api, s.name, `${name}.jsonl`), 'utf8')
+              .split('\n')
+              .filter((line) => line !== ''),
+          );
+          const weir = untied(await onWeir(s, name));
+          expect(flink.length).toBeGreaterThan(0);
+          expect(multisetDiff(flink, weir)).toEqual({
+            expectedRows: flink.length,
+            actualRows: flink.length,
+            missing: [],
+            unexpected: [],
+          });
         });
-      });
+      }
     }
   }
 });

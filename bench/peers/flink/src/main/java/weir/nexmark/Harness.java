@@ -14,7 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.StatementSet;
@@ -23,6 +25,7 @@ import org.apache.flink.table.api.TableDescriptor;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
+import weir.nexmark.datastream.DataStreamJobs;
 
 /**
  * Runs Nexmark queries as Flink SQL in a local MiniCluster, over the events of {@link
@@ -34,17 +37,19 @@ import org.apache.flink.types.Row;
  * </pre>
  *
  * A SPEC is {@code query=q5,mode=collect|blackhole,parallelism=2,out=DIR,events=N,...}; keys
- * other than query/mode/parallelism/out/objectReuse/sideInput are generator options ({@link
+ * other than query/mode/parallelism/out/objectReuse/sideInput/engine are generator options ({@link
  * NexmarkConfig}); {@code sideInput} is the CSV file of q13's side input table. In
  * {@code collect} mode {@code query} may list several queries ({@code q0+q5+q11}), run as one
  * job; each query's changelog is applied to a multiset and the final rows are written to {@code
  * DIR/<query>.jsonl} as JSON arrays, one per line. In {@code blackhole} mode one query's rows go
- * to Flink's blackhole connector and {@code seconds} is the job's net runtime. Query {@code gen} times the generator alone in a plain loop. For
+ * to Flink's blackhole connector and {@code seconds} is the job's net runtime. {@code
+ * engine=datastream} runs the queries written on the DataStream API ({@code
+ * weir.nexmark.datastream}) instead of SQL (collect mode: as one job, its rows written alike). Query {@code gen} times the generator alone in a plain loop. For
  * every job one JSON line of timings goes to stdout.
  */
 public final class Harness {
   private static final Set<String> JOB_KEYS =
-      Set.of("query", "mode", "parallelism", "out", "objectReuse", "sideInput");
+      Set.of("query", "mode", "parallelism", "out", "objectReuse", "sideInput", "engine");
 
   private Harness() {}
 
@@ -98,6 +103,11 @@ public final class Harness {
     generatorOptions.keySet().removeAll(JOB_KEYS);
     NexmarkConfig config = NexmarkConfig.of(generatorOptions);
     boolean objectReuse = Boolean.parseBoolean(spec.getOrDefault("objectReuse", "false"));
+    String engine = spec.getOrDefault("engine", "sql");
+    if (!engine.equals("sql") && !engine.equals("datastream")) {
+      throw new IllegalArgumentException("engine must be sql or datastream, got " + engine);
+    }
+    boolean dataStream = engine.equals("datastream");
     long rows = -1;
     double seconds;
     double cpuSeconds;
@@ -114,11 +124,23 @@ public final class Harness {
       seconds = (System.nanoTime() - started) / 1e9;
       cpuSeconds = (processCpuNanos() - cpuStarted) / 1e9;
       if (checksum == 42) System.err.println("unlikely checksum");
+    } else if (mode.equals("collect") && dataStream) {
+      rows = DataStreamJobs.collect(List.of(query.split("\\+")), parallelism, config,
+          Path.of(spec.get("out")), spec.get("sideInput"));
+      seconds = (System.nanoTime() - started) / 1e9;
+      cpuSeconds = (processCpuNanos() - cpuStarted) / 1e9;
     } else if (mode.equals("collect")) {
       rows = collect(List.of(query.split("\\+")), parallelism, generatorOptions,
           Path.of(spec.get("out")), spec.get("sideInput"));
       seconds = (System.nanoTime() - started) / 1e9;
       cpuSeconds = (processCpuNanos() - cpuStarted) / 1e9;
+    } else if (dataStream) {
+      JobClient client =
+          DataStreamJobs.blackhole(query, parallelism, config, objectReuse, spec.get("sideInput"));
+      long cpuSubmitted = processCpuNanos();
+      JobExecutionResult result = client.getJobExecutionResult().get();
+      cpuSeconds = (processCpuNanos() - cpuSubmitted) / 1e9;
+      seconds = result.getNetRuntime(TimeUnit.MILLISECONDS) / 1e3;
     } else {
       StreamTableEnvironment tEnv = tableEnvironment(parallelism, generatorOptions, objectReuse);
       Table table = queryTable(tEnv, query, spec.get("sideInput"));
@@ -140,7 +162,8 @@ public final class Harness {
     StringBuilder out = new StringBuilder("{");
     out.append("\"query\":");
     Json.string(out, query);
-    out.append(",\"engine\":\"flink\",\"events\":").append(config.maxEvents);
+    out.append(",\"engine\":\"flink\",\"api\":\"").append(engine);
+    out.append("\",\"events\":").append(config.maxEvents);
     out.append(",\"seconds\":").append(seconds);
     out.append(",\"wallSeconds\":").append(wallSeconds);
     out.append(",\"cpuSeconds\":").append(cpuSeconds);

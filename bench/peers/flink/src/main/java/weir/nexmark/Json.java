@@ -13,10 +13,10 @@ import weir.nexmark.Events.Person;
  * numbers, DECIMAL as its plain string, TIMESTAMP as epoch ms (UTC), strings as strings. Events
  * are written like JSON.stringify of Weir's NexmarkEvent (same keys, same order).
  */
-final class Json {
+public final class Json {
   private Json() {}
 
-  static void value(StringBuilder out, Object v) {
+  public static void value(StringBuilder out, Object v) {
     if (v == null) {
       out.append("null");
     } else if (v instanceof Long || v instanceof Integer || v instanceof Short) {
@@ -34,7 +34,7 @@ final class Json {
     }
   }
 
-  static void string(StringBuilder out, String s) {
+  public static void string(StringBuilder out, String s) {
     out.append('"');
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);

@@ -13,6 +13,7 @@ import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.util.function.SerializableFunction;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -23,16 +24,29 @@ import weir.nexmark.Events.Event;
 import weir.nexmark.Events.Person;
 
 /**
- * The Nexmark stream as a Flink source of {@link RowData} rows {@code (event_type, person,
- * auction, bid)}, split exactly as Weir's NexmarkSource: at parallelism P, reader s generates
- * indexes s, s+P, s+2P, ... (each reader's events are in event-time order).
+ * The Nexmark stream as a Flink source, split exactly as Weir's NexmarkSource: at parallelism
+ * P, reader s generates indexes s, s+P, s+2P, ... (each reader's events are in event-time
+ * order). SQL reads {@link RowData} rows {@code (event_type, person, auction, bid)} ({@link
+ * #rows}); DataStream jobs read the {@link Event}s themselves ({@link #events}).
  */
-public final class NexmarkSource implements Source<RowData, NexmarkSplit, List<NexmarkSplit>> {
+public final class NexmarkSource<T> implements Source<T, NexmarkSplit, List<NexmarkSplit>> {
   private static final long serialVersionUID = 1L;
   private final NexmarkConfig config;
+  private final SerializableFunction<Event, T> convert;
 
-  public NexmarkSource(NexmarkConfig config) {
+  private NexmarkSource(NexmarkConfig config, SerializableFunction<Event, T> convert) {
     this.config = config;
+    this.convert = convert;
+  }
+
+  /** The rows of the reference DDL's physical columns. */
+  public static NexmarkSource<RowData> rows(NexmarkConfig config) {
+    return new NexmarkSource<>(config, NexmarkSource::toRow);
+  }
+
+  /** The events as generated. */
+  public static NexmarkSource<Event> events(NexmarkConfig config) {
+    return new NexmarkSource<>(config, e -> e);
   }
 
   @Override
@@ -68,8 +82,8 @@ public final class NexmarkSource implements Source<RowData, NexmarkSplit, List<N
   }
 
   @Override
-  public SourceReader<RowData, NexmarkSplit> createReader(SourceReaderContext context) {
-    return new Reader(config);
+  public SourceReader<T, NexmarkSplit> createReader(SourceReaderContext context) {
+    return new Reader<>(config, convert);
   }
 
   /** Hands split s to reader s when it registers; there are no further splits. */
@@ -116,8 +130,9 @@ public final class NexmarkSource implements Source<RowData, NexmarkSplit, List<N
   }
 
   /** Generates the events of its splits, one per poll. */
-  private static final class Reader implements SourceReader<RowData, NexmarkSplit> {
+  private static final class Reader<T> implements SourceReader<T, NexmarkSplit> {
     private final NexmarkConfig config;
+    private final SerializableFunction<Event, T> convert;
     private final NexmarkGenerator generator;
     private final ArrayDeque<NexmarkSplit> queued = new ArrayDeque<>();
     private NexmarkSplit current;
@@ -125,8 +140,9 @@ public final class NexmarkSource implements Source<RowData, NexmarkSplit, List<N
     private boolean noMoreSplits;
     private CompletableFuture<Void> available = new CompletableFuture<>();
 
-    Reader(NexmarkConfig config) {
+    Reader(NexmarkConfig config, SerializableFunction<Event, T> convert) {
       this.config = config;
+      this.convert = convert;
       this.generator = new NexmarkGenerator(config);
     }
 
@@ -134,7 +150,7 @@ public final class NexmarkSource implements Source<RowData, NexmarkSplit, List<N
     public void start() {}
 
     @Override
-    public InputStatus pollNext(ReaderOutput<RowData> output) {
+    public InputStatus pollNext(ReaderOutput<T> output) {
       while (current == null || next >= config.maxEvents) {
         current = queued.poll();
         if (current == null) {
@@ -144,7 +160,7 @@ public final class NexmarkSource implements Source<RowData, NexmarkSplit, List<N
         }
         next = current.nextIndex;
       }
-      output.collect(toRow(generator.event(next)));
+      output.collect(convert.apply(generator.event(next)));
       next += current.parallelism;
       return InputStatus.MORE_AVAILABLE;
     }

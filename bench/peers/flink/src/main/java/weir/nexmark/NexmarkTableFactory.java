@@ -70,7 +70,7 @@ public final class NexmarkTableFactory implements DynamicTableSourceFactory {
 
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-      return SourceProvider.of(new NexmarkSource(config));
+      return SourceProvider.of(NexmarkSource.rows(config));
     }
 
     @Override
