@@ -35,6 +35,12 @@ export function emptyKeyNfaState<T>(): KeyNfaState<T> {
   };
 }
 
+/** Makes an idle state (see {@link isIdle}) as good as new, so it can be reused without allocating. */
+export function resetKeyNfaState<T>(s: KeyNfaState<T>): void {
+  s.nextEventId = 0;
+  s.buffer.clear();
+}
+
 export function isIdle<T>(s: KeyNfaState<T>): boolean {
   return s.partial.length === 0 && s.completed.length === 0 && s.waitingTimes.length === 0;
 }

@@ -73,6 +73,13 @@ export class SharedBuffer<T> {
     }
   }
 
+  /** Empties the buffer and restarts node ids. */
+  clear(): void {
+    if (this.events.size > 0) this.events.clear();
+    if (this.nodes.size > 0) this.nodes.clear();
+    this.nextNode = 0;
+  }
+
   get size(): number {
     return this.events.size + this.nodes.size;
   }
