@@ -1,12 +1,12 @@
 import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../../core/cep.js';
 import { invalidArgument } from '../../../core/errors.js';
 import type { Nfa, NfaEdge } from './nfa-compiler.js';
-import { NO_NODE, SharedBuffer } from './shared-buffer.js';
+import { type BufferedEvent, type BufferNode, NO_NODE, SharedBuffer } from './shared-buffer.js';
 
 /** A partial (or completed) match: where it stands and its newest buffer node. */
-export interface PartialMatch {
+export interface PartialMatch<T> {
   state: number;
-  node: number;
+  node: BufferNode<T> | null;
   /** Time and id of its first event; ids grow with processing order. */
   startTs: number;
   startId: number;
@@ -14,9 +14,9 @@ export interface PartialMatch {
 
 /** Everything the NFA keeps for one key. */
 export interface KeyNfaState<T> {
-  partial: PartialMatch[];
+  partial: PartialMatch<T>[];
   /** Completed matches held back until no earlier-started partial match remains (skip strategies). */
-  completed: PartialMatch[];
+  completed: PartialMatch<T>[];
   readonly buffer: SharedBuffer<T>;
   nextEventId: number;
   /** Event time: records waiting for the watermark, in arrival order, and their timestamps. */
@@ -75,7 +75,9 @@ export class NfaRunner<T> {
   private readonly seenTargets: number[] = [];
   private state!: KeyNfaState<T>;
   private readonly ctx: ConditionView<T>;
-  private readonly start: PartialMatch;
+  private readonly start: PartialMatch<T>;
+  /** The partial matches an event leads to; swapped with the key's list, so no list is allocated per event. */
+  private next: PartialMatch<T>[] = [];
 
   constructor(
     private readonly nfa: Nfa<T>,
@@ -96,7 +98,10 @@ export class NfaRunner<T> {
     this.ctx.buffer = buffer;
     this.ctx.timestamp = timestamp;
     const eventId = state.nextEventId++;
-    const next: PartialMatch[] = [];
+    // The event enters the buffer only if some match takes it.
+    let event: BufferedEvent<T> | undefined;
+    const next = this.next;
+    next.length = 0;
     let found = false;
     const partial = state.partial;
     for (let p = 0; p <= partial.length; p++) {
@@ -118,7 +123,8 @@ export class NfaRunner<T> {
         const key = edge.target * 65_536 + stage;
         if (seen.includes(key)) continue;
         seen.push(key);
-        const node = buffer.append(eventId, value, timestamp, stage, pm.node);
+        event ??= SharedBuffer.event(eventId, value, timestamp);
+        const node = buffer.append(event, stage, pm.node);
         const startTs = isStart ? timestamp : pm.startTs;
         const startId = isStart ? eventId : pm.startId;
         if (edge.target === this.nfa.final) {
@@ -159,6 +165,8 @@ export class NfaRunner<T> {
       }
       if (!isStart) buffer.release(pm.node);
     }
+    partial.length = 0;
+    this.next = partial;
     state.partial = next;
     if (found || state.completed.length > 0) this.emitCompleted();
   }
@@ -168,7 +176,7 @@ export class NfaRunner<T> {
     this.state = state;
     const within = this.nfa.withinMs;
     if (within > 0 && state.partial.length > 0) {
-      const kept: PartialMatch[] = [];
+      const kept: PartialMatch<T>[] = [];
       for (const pm of state.partial) {
         if (time - pm.startTs >= within) {
           this.listener.timedOut(this.extract(pm.node), pm.startTs + within);
@@ -240,7 +248,7 @@ export class NfaRunner<T> {
     return false;
   }
 
-  private complete(node: number, startTs: number, startId: number): boolean {
+  private complete(node: BufferNode<T> | null, startTs: number, startId: number): boolean {
     const { completed } = this.state;
     for (const c of completed) if (c.node === node) return false;
     this.state.buffer.retain(node);
@@ -248,10 +256,9 @@ export class NfaRunner<T> {
     return true;
   }
 
-  private dropIfUnheld(node: number): void {
-    const n = this.state.buffer.nodes.get(node);
-    if (n !== undefined && n.refs === 0) {
-      n.refs = 1;
+  private dropIfUnheld(node: BufferNode<T>): void {
+    if (node.refs === 0) {
+      node.refs = 1;
       this.state.buffer.release(node);
     }
   }
@@ -290,7 +297,7 @@ export class NfaRunner<T> {
   }
 
   /** The event id before (or up to) which partial matches must start to be discarded. */
-  private pruneBefore(m: PartialMatch): { id: number; inclusive: boolean } | undefined {
+  private pruneBefore(m: PartialMatch<T>): { id: number; inclusive: boolean } | undefined {
     const skip = this.skip;
     const buffer = this.state.buffer;
     switch (skip.kind) {
@@ -298,10 +305,8 @@ export class NfaRunner<T> {
         return undefined;
       case 'skip-to-next':
         return { id: m.startId, inclusive: true };
-      case 'skip-past-last-event': {
-        const n = buffer.nodes.get(m.node)!;
-        return { id: n.event, inclusive: true };
-      }
+      case 'skip-past-last-event':
+        return { id: m.node!.event.id, inclusive: true };
       case 'skip-to-first':
       case 'skip-to-last': {
         const stage = this.stageIndex.get(skip.stage)!;
@@ -322,8 +327,8 @@ export class NfaRunner<T> {
     }
   }
 
-  private pruned(list: PartialMatch[], id: number, inclusive: boolean): PartialMatch[] {
-    const kept: PartialMatch[] = [];
+  private pruned(list: PartialMatch<T>[], id: number, inclusive: boolean): PartialMatch<T>[] {
+    const kept: PartialMatch<T>[] = [];
     for (const pm of list) {
       if (pm.startId < id || (inclusive && pm.startId === id)) this.state.buffer.release(pm.node);
       else kept.push(pm);
@@ -332,7 +337,7 @@ export class NfaRunner<T> {
   }
 
   /** The events of the match ending at `node`, by stage, oldest first; every stage present. */
-  private extract(node: number): MatchEvents<T> {
+  private extract(node: BufferNode<T> | null): MatchEvents<T> {
     const names = this.nfa.stageNames;
     const out: Record<string, T[]> = {};
     for (const n of names) out[n] = [];
@@ -347,7 +352,7 @@ export class NfaRunner<T> {
 /** The condition context of the partial match being tried; reused for every event. */
 class ConditionView<T> implements CepConditionContext<T> {
   buffer!: SharedBuffer<T>;
-  node = NO_NODE;
+  node: BufferNode<T> | null = NO_NODE;
   timestamp = 0;
 
   constructor(private readonly stageIndex: ReadonlyMap<string, number>) {}
