@@ -25,6 +25,7 @@ import { DueQueue } from './due-queue.js';
 import { EventTimeQueue } from './event-time-queue.js';
 import { compileNfa, type Nfa } from './nfa-compiler.js';
 import {
+  dropWaiting,
   emptyKeyNfaState,
   isIdle,
   type KeyNfaState,
@@ -191,8 +192,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         for (let i = 0; i < s.waitingTimes.length; i++) {
           this.waiting.push(s.waitingTimes[i]!, key, s.waitingRecords[i]!);
         }
-        s.waitingTimes = [];
-        s.waitingRecords = [];
+        dropWaiting(s);
         if (isIdle(s)) {
           this.nfaState.clear();
           continue;
@@ -383,29 +383,36 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     }
   }
 
-  private writeWaitingToState(): Set<Key> {
-    const touched = new Set<Key>();
-    const { state, nfaState } = this;
+  private writeWaitingToState(): Iterable<Key> {
+    const byKey = new Map<Key, { times: number[]; records: T[] }>();
     this.waiting.forEachInArrivalOrder((ts, key, value) => {
+      let w = byKey.get(key);
+      if (w === undefined) {
+        w = { times: [], records: [] };
+        byKey.set(key, w);
+      }
+      w.times.push(ts);
+      w.records.push(value);
+    });
+    const { state, nfaState } = this;
+    for (const [key, w] of byKey) {
       state.currentKey = key;
       const s = nfaState.value() ?? emptyKeyNfaState<T>();
-      touched.add(key);
-      s.waitingTimes.push(ts);
-      s.waitingRecords.push(value);
+      s.waitingTimes = w.times;
+      s.waitingRecords = w.records;
       nfaState.update(s);
-    });
+    }
     state.currentKey = undefined;
-    return touched;
+    return byKey.keys();
   }
 
-  private takeWaitingFromState(touched: ReadonlySet<Key>): void {
+  private takeWaitingFromState(touched: Iterable<Key>): void {
     const { state, nfaState } = this;
     for (const key of touched) {
       state.currentKey = key;
       const s = nfaState.value();
       if (s === undefined) continue;
-      s.waitingTimes = [];
-      s.waitingRecords = [];
+      dropWaiting(s);
       if (isIdle(s)) nfaState.clear();
       else nfaState.update(s);
     }

@@ -19,20 +19,33 @@ export interface KeyNfaState<T> {
   completed: PartialMatch<T>[];
   readonly buffer: SharedBuffer<T>;
   nextEventId: number;
-  /** Event time: records waiting for the watermark, in arrival order, and their timestamps. */
-  waitingTimes: number[];
-  waitingRecords: T[];
+  /**
+   * Event time, only while a snapshot is written or read: records waiting
+   * for the watermark, in arrival order, and their timestamps (in between,
+   * they wait in the operator's queue).
+   */
+  waitingTimes: readonly number[];
+  waitingRecords: readonly T[];
 }
+
+/** The lists a state has while they are empty: shared, and frozen so that nobody adds to them. */
+const NONE: readonly never[] = Object.freeze([]);
 
 export function emptyKeyNfaState<T>(): KeyNfaState<T> {
   return {
     partial: [],
-    completed: [],
+    completed: NONE as never[],
     buffer: new SharedBuffer<T>(),
     nextEventId: 0,
-    waitingTimes: [],
-    waitingRecords: [],
+    waitingTimes: NONE,
+    waitingRecords: NONE,
   };
+}
+
+/** Forgets the waiting records a snapshot wrote into `s`. */
+export function dropWaiting<T>(s: KeyNfaState<T>): void {
+  s.waitingTimes = NONE;
+  s.waitingRecords = NONE;
 }
 
 /** Makes an idle state (see {@link isIdle}) as good as new, so it can be reused without allocating. */
@@ -68,11 +81,14 @@ export class NfaRunner<T> {
   private readonly stageOfState: Int32Array;
   private readonly visited: Int32Array;
   private visitMark = 0;
-  private readonly stack: number[] = [];
+  /** States still to visit; each is pushed at most once per walk. */
+  private readonly stack: Int32Array;
+  // The edges `collectEdges` found; reused, with counts instead of resizing per event.
   private readonly takes: NfaEdge<T>[] = [];
   private readonly takeStages: number[] = [];
+  private takeCount = 0;
   private readonly ignores: NfaEdge<T>[] = [];
-  private readonly seenTargets: number[] = [];
+  private ignoreCount = 0;
   private state!: KeyNfaState<T>;
   private readonly ctx: ConditionView<T>;
   private readonly start: PartialMatch<T>;
@@ -87,6 +103,7 @@ export class NfaRunner<T> {
     for (const [i, n] of nfa.stageNames.entries()) this.stageIndex.set(n, i);
     this.stageOfState = Int32Array.from(nfa.states, (s) => this.stageIndex.get(s.stage) ?? -1);
     this.visited = new Int32Array(nfa.states.length);
+    this.stack = new Int32Array(nfa.states.length);
     this.ctx = new ConditionView(this.stageIndex);
     this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
   }
@@ -114,15 +131,11 @@ export class NfaRunner<T> {
         continue;
       }
       // Takes first, so newer choices queue behind older ones (the order ties are emitted in).
-      const seen = this.seenTargets;
-      seen.length = 0;
-      const takes = this.takes;
-      for (let t = 0; t < takes.length; t++) {
+      const { takes, takeStages, ignores, takeCount, ignoreCount } = this;
+      for (let t = 0; t < takeCount; t++) {
         const edge = takes[t]!;
-        const stage = this.takeStages[t]!;
-        const key = edge.target * 65_536 + stage;
-        if (seen.includes(key)) continue;
-        seen.push(key);
+        const stage = takeStages[t]!;
+        if (this.takenBefore(t, edge.target, stage)) continue;
         event ??= SharedBuffer.event(eventId, value, timestamp);
         const node = buffer.append(event, stage, pm.node);
         const startTs = isStart ? timestamp : pm.startTs;
@@ -142,11 +155,10 @@ export class NfaRunner<T> {
         }
         this.ctx.node = pm.node;
       }
-      seen.length = 0;
       if (!isStart) {
-        for (const edge of this.ignores) {
-          if (seen.includes(edge.target)) continue;
-          seen.push(edge.target);
+        for (let g = 0; g < ignoreCount; g++) {
+          const edge = ignores[g]!;
+          if (this.ignoredBefore(g, edge.target)) continue;
           if (edge.target === this.nfa.final) {
             found = this.complete(pm.node, pm.startTs, pm.startId) || found;
             continue;
@@ -190,59 +202,77 @@ export class NfaRunner<T> {
     if (state.completed.length > 0) this.emitCompleted();
   }
 
+  /** Whether take `t` repeats an earlier take into the same state by the same stage. */
+  private takenBefore(t: number, target: number, stage: number): boolean {
+    for (let i = 0; i < t; i++) {
+      if (this.takes[i]!.target === target && this.takeStages[i] === stage) return true;
+    }
+    return false;
+  }
+
+  private ignoredBefore(g: number, target: number): boolean {
+    for (let i = 0; i < g; i++) if (this.ignores[i]!.target === target) return true;
+    return false;
+  }
+
   /**
    * Follows proceed edges from `from`, collecting the take and ignore edges
    * whose conditions hold for `value`; false if the stop state was reached.
    */
   private collectEdges(from: number, value: T): boolean {
     const { states, stop } = this.nfa;
+    const { stack, visited, takes, takeStages, ignores, ctx } = this;
     const mark = ++this.visitMark;
-    const stack = this.stack;
-    this.takes.length = 0;
-    this.takeStages.length = 0;
-    this.ignores.length = 0;
-    stack.length = 0;
-    stack.push(from);
-    this.visited[from] = mark;
-    while (stack.length > 0) {
-      const id = stack.pop()!;
+    let takeCount = 0;
+    let ignoreCount = 0;
+    let top = 0;
+    stack[top++] = from;
+    visited[from] = mark;
+    let reachedStop = false;
+    while (top > 0 && !reachedStop) {
+      const id = stack[--top]!;
       const edges = states[id]!.edges;
       for (let e = 0; e < edges.length; e++) {
         const edge = edges[e]!;
-        if (edge.test !== undefined && !edge.test(value, this.ctx)) continue;
+        if (edge.test !== undefined && !edge.test(value, ctx)) continue;
         if (edge.action === 'proceed') {
-          if (edge.target === stop) return false;
-          if (this.visited[edge.target] !== mark) {
-            this.visited[edge.target] = mark;
-            stack.push(edge.target);
+          if (edge.target === stop) {
+            reachedStop = true;
+            break;
+          }
+          if (visited[edge.target] !== mark) {
+            visited[edge.target] = mark;
+            stack[top++] = edge.target;
           }
         } else if (edge.action === 'take') {
-          this.takes.push(edge);
-          this.takeStages.push(this.stageOfState[id]!);
+          takes[takeCount] = edge;
+          takeStages[takeCount++] = this.stageOfState[id]!;
         } else {
-          this.ignores.push(edge);
+          ignores[ignoreCount++] = edge;
         }
       }
     }
-    return true;
+    this.takeCount = takeCount;
+    this.ignoreCount = ignoreCount;
+    return !reachedStop;
   }
 
   /** Whether proceed edges lead from `from` to the final state for `value`. */
   private reachesFinal(from: number, value: T): boolean {
     const { states, final } = this.nfa;
     const mark = ++this.visitMark;
-    const stack = this.stack;
-    stack.length = 0;
-    stack.push(from);
-    this.visited[from] = mark;
-    while (stack.length > 0) {
-      const id = stack.pop()!;
+    const { stack, visited } = this;
+    let top = 0;
+    stack[top++] = from;
+    visited[from] = mark;
+    while (top > 0) {
+      const id = stack[--top]!;
       for (const edge of states[id]!.edges) {
-        if (edge.action !== 'proceed' || this.visited[edge.target] === mark) continue;
+        if (edge.action !== 'proceed' || visited[edge.target] === mark) continue;
         if (edge.test !== undefined && !edge.test(value, this.ctx)) continue;
         if (edge.target === final) return true;
-        this.visited[edge.target] = mark;
-        stack.push(edge.target);
+        visited[edge.target] = mark;
+        stack[top++] = edge.target;
       }
     }
     return false;
@@ -252,7 +282,9 @@ export class NfaRunner<T> {
     const { completed } = this.state;
     for (const c of completed) if (c.node === node) return false;
     this.state.buffer.retain(node);
-    completed.push({ state: this.nfa.final, node, startTs, startId });
+    const held: PartialMatch<T> = { state: this.nfa.final, node, startTs, startId };
+    if (completed.length === 0) this.state.completed = [held];
+    else completed.push(held);
     return true;
   }
 
@@ -277,7 +309,7 @@ export class NfaRunner<T> {
         this.listener.match(this.extract(c.node));
         state.buffer.release(c.node);
       }
-      state.completed = [];
+      state.completed = NONE as never[];
       return;
     }
     while (state.completed.length > 0) {

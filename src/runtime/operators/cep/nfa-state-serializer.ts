@@ -82,7 +82,7 @@ export function keyNfaStateSerializer<T>(
         nodes,
         nextEventId: s.nextEventId,
         nextNode: ids.size,
-        waitingTimes: s.waitingTimes,
+        waitingTimes: [...s.waitingTimes],
         waiting,
       };
     },
