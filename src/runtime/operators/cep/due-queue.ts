@@ -40,7 +40,7 @@ export class DueQueue {
       this.fifoHead === this.fifoTimes.length
         ? Number.POSITIVE_INFINITY
         : this.fifoTimes[this.fifoHead]!;
-    return heap < fifo ? heap : fifo;
+    return Math.min(heap, fifo);
   }
 
   /** Removes the earliest entry and returns its key. */
