@@ -187,7 +187,7 @@ export class NfaRunner<T> {
   advanceTime(state: KeyNfaState<T>, time: number): void {
     this.state = state;
     const within = this.nfa.withinMs;
-    if (within > 0 && state.partial.length > 0) {
+    if (within > 0 && state.partial.length > 0 && this.anyTimedOut(state.partial, time, within)) {
       const kept: PartialMatch<T>[] = [];
       for (const pm of state.partial) {
         if (time - pm.startTs >= within) {
@@ -200,6 +200,12 @@ export class NfaRunner<T> {
       if (kept.length !== state.partial.length) state.partial = kept;
     }
     if (state.completed.length > 0) this.emitCompleted();
+  }
+
+  /** Checked first, so that the common case (nothing times out) allocates nothing. */
+  private anyTimedOut(partial: readonly PartialMatch<T>[], time: number, within: number): boolean {
+    for (let i = 0; i < partial.length; i++) if (time - partial[i]!.startTs >= within) return true;
+    return false;
   }
 
   /** Whether take `t` repeats an earlier take into the same state by the same stage. */
