@@ -137,16 +137,23 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       output: <S>(tag: OutputTag<S>, value: S) => emitter.side(tag, value),
     };
     const within = this.nfa.withinMs;
+    const onTimeout = fn.processTimedOutMatch;
+    // Without a timeout handler the runner does not even gather a timed-out match's events.
+    const timedOut =
+      onTimeout === undefined
+        ? undefined
+        : (events: MatchEvents<T>, timeoutTimestamp: number) => {
+            const savedTimestamp = emitter.timestamp;
+            const savedMatchTime = this.matchTime;
+            emitter.timestamp = this.eventTime ? timeoutTimestamp : NO_TIMESTAMP;
+            this.matchTime = timeoutTimestamp;
+            onTimeout.call(fn, events, ctx);
+            emitter.timestamp = savedTimestamp;
+            this.matchTime = savedMatchTime;
+          };
     return new NfaRunner(this.nfa, this.spec.pattern.skip, {
       match: (events: MatchEvents<T>) => fn.processMatch(events, ctx, emitter),
-      timedOut: (events: MatchEvents<T>, timeoutTimestamp: number) => {
-        if (fn.processTimedOutMatch === undefined) return;
-        const saved = [emitter.timestamp, this.matchTime] as const;
-        emitter.timestamp = this.eventTime ? timeoutTimestamp : NO_TIMESTAMP;
-        this.matchTime = timeoutTimestamp;
-        fn.processTimedOutMatch(events, ctx);
-        [emitter.timestamp, this.matchTime] = saved;
-      },
+      ...(timedOut === undefined ? {} : { timedOut }),
       started: (startTs: number) => {
         if (within > 0) this.schedule(startTs + within, this.currentKey);
       },

@@ -61,7 +61,8 @@ export function isIdle<T>(s: KeyNfaState<T>): boolean {
 /** Where the runner sends what it finds. */
 export interface NfaListener<T> {
   match(events: MatchEvents<T>): void;
-  timedOut(events: MatchEvents<T>, timeoutTimestamp: number): void;
+  /** Absent when nobody wants timed-out matches (their events are then not gathered). */
+  timedOut?(events: MatchEvents<T>, timeoutTimestamp: number): void;
   /** A partial match began at `startTs` (so a timeout can be scheduled). */
   started(startTs: number): void;
 }
@@ -118,7 +119,7 @@ export class NfaRunner<T> {
     // The event enters the buffer only if some match takes it.
     let event: BufferedEvent<T> | undefined;
     const next = this.next;
-    next.length = 0;
+    if (next.length !== 0) next.length = 0;
     let found = false;
     const partial = state.partial;
     for (let p = 0; p <= partial.length; p++) {
@@ -177,7 +178,7 @@ export class NfaRunner<T> {
       }
       if (!isStart) buffer.release(pm.node);
     }
-    partial.length = 0;
+    if (partial.length !== 0) partial.length = 0;
     this.next = partial;
     state.partial = next;
     if (found || state.completed.length > 0) this.emitCompleted();
@@ -191,7 +192,7 @@ export class NfaRunner<T> {
       const kept: PartialMatch<T>[] = [];
       for (const pm of state.partial) {
         if (time - pm.startTs >= within) {
-          this.listener.timedOut(this.extract(pm.node), pm.startTs + within);
+          this.listener.timedOut?.(this.extract(pm.node), pm.startTs + within);
           state.buffer.release(pm.node);
         } else {
           kept.push(pm);
