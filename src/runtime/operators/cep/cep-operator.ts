@@ -22,8 +22,16 @@ import { Emitter } from '../basic/emitter.js';
 import { operatorKeyedBackend } from '../keyed/disk-keyed-backend.js';
 import { missingKeys } from '../keyed/keyed-process.js';
 import { DueQueue } from './due-queue.js';
+import { EventTimeQueue } from './event-time-queue.js';
 import { compileNfa, type Nfa } from './nfa-compiler.js';
-import { emptyKeyNfaState, isIdle, type KeyNfaState, NfaRunner } from './nfa-runner.js';
+import {
+  dropWaiting,
+  emptyKeyNfaState,
+  isIdle,
+  type KeyNfaState,
+  NfaRunner,
+  resetKeyNfaState,
+} from './nfa-runner.js';
 import { keyNfaStateSerializer } from './nfa-state-serializer.js';
 
 /** Everything the CEP operator needs: the pattern, what to do with matches, and how time works. */
@@ -40,9 +48,9 @@ export interface CepOperatorSpec<T, OUT> {
 /** Keyed state holding each key's NFA: partial matches, shared buffer, waiting events. */
 export const NFA_STATE = '__weir.cep.nfa';
 
-/** What one key's NFA state counts for in `weir_cep_buffered`. */
+/** What one key's NFA state counts for in `weir_cep_buffered` (waiting records are counted apart). */
 function heldEntries<T>(s: KeyNfaState<T>): number {
-  return s.partial.length + s.completed.length + s.buffer.size + s.waitingTimes.length;
+  return s.partial.length + s.completed.length + s.buffer.size;
 }
 
 /**
@@ -52,13 +60,17 @@ function heldEntries<T>(s: KeyNfaState<T>): number {
  * rescaled by key group like any keyed state, on the heap or on disk; a key
  * with nothing pending holds no state.
  *
- * In event time, records wait until the watermark passes their timestamp,
- * then enter the NFA in timestamp order (records of one timestamp in arrival
- * order); then time advances to the watermark, timing out partial matches
- * older than the window. Which keys have work at which time is an in-memory
- * queue of hints, rebuilt from the state after a restore, so nothing but the
- * NFA state is written per record. In processing time, records enter the
- * NFA on arrival and timeouts follow the clock.
+ * In event time, records wait in one operator-wide queue until the
+ * watermark passes their timestamp, then enter their key's NFA in timestamp
+ * order (records of one timestamp in arrival order, so each key sees exactly
+ * the sequence Flink's per-key buffer gives it); then time advances to the
+ * watermark, timing out partial matches older than the window. A record's
+ * arrival touches no keyed state; the waiting records are written into their
+ * keys' state only while a snapshot is taken, and taken back out of it on
+ * restore. Which keys have timeouts due when is an in-memory queue of hints,
+ * rebuilt from the state after a restore. A key whose records start nothing
+ * holds no state and costs no allocation. In processing time, records enter
+ * the NFA on arrival and timeouts follow the clock.
  */
 export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private watermark = MIN_WATERMARK;
@@ -69,11 +81,16 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private readonly nfa: Nfa<T>;
   private readonly eventTime: boolean;
   private readonly due = new DueQueue();
+  /** Event time: records waiting for the watermark, all keys. */
+  private readonly waiting = new EventTimeQueue<T>();
+  /** The state a key without stored state runs on; kept only if the key ends up holding something. */
+  private scratch: KeyNfaState<T> = emptyKeyNfaState<T>();
   private currentKey: Key = 0;
   private lateRecords = 0;
   /** What `ctx.timestamp` says: the time being processed (records emitted in processing time carry none). */
   private matchTime = 0;
-  private buffered = 0;
+  /** Partial and held matches and shared-buffer entries over all keys. */
+  private held = 0;
   private scheduledAt = Number.POSITIVE_INFINITY;
   private restored: RestoredState | undefined;
 
@@ -120,16 +137,23 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       output: <S>(tag: OutputTag<S>, value: S) => emitter.side(tag, value),
     };
     const within = this.nfa.withinMs;
+    const onTimeout = fn.processTimedOutMatch;
+    // Without a timeout handler the runner does not even gather a timed-out match's events.
+    const timedOut =
+      onTimeout === undefined
+        ? undefined
+        : (events: MatchEvents<T>, timeoutTimestamp: number) => {
+            const savedTimestamp = emitter.timestamp;
+            const savedMatchTime = this.matchTime;
+            emitter.timestamp = this.eventTime ? timeoutTimestamp : NO_TIMESTAMP;
+            this.matchTime = timeoutTimestamp;
+            onTimeout.call(fn, events, ctx);
+            emitter.timestamp = savedTimestamp;
+            this.matchTime = savedMatchTime;
+          };
     return new NfaRunner(this.nfa, this.spec.pattern.skip, {
       match: (events: MatchEvents<T>) => fn.processMatch(events, ctx, emitter),
-      timedOut: (events: MatchEvents<T>, timeoutTimestamp: number) => {
-        if (fn.processTimedOutMatch === undefined) return;
-        const saved = [emitter.timestamp, this.matchTime] as const;
-        emitter.timestamp = this.eventTime ? timeoutTimestamp : NO_TIMESTAMP;
-        this.matchTime = timeoutTimestamp;
-        fn.processTimedOutMatch(events, ctx);
-        [emitter.timestamp, this.matchTime] = saved;
-      },
+      ...(timedOut === undefined ? {} : { timedOut }),
       started: (startTs: number) => {
         if (within > 0) this.schedule(startTs + within, this.currentKey);
       },
@@ -155,11 +179,15 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     metrics.gauge(
       'weir_cep_buffered',
       'Partial and held matches, shared-buffer events and nodes, and records waiting for the watermark, over all keys',
-      () => this.buffered,
+      () => this.bufferedTotal(),
     );
   }
 
-  /** After a restore: every key with state gets its next due time, and the gauge its total. */
+  /**
+   * After a restore: waiting records move from the keys' state to the
+   * operator's queue (each key's in its arrival order), every key with
+   * partial matches gets its next timeout, and the gauge its total.
+   */
   private rebuildDueQueue(): void {
     const keys: Key[] = [];
     this.state.forEachKeyAndNamespace(NFA_STATE, (key) => keys.push(key));
@@ -167,16 +195,26 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       this.state.currentKey = key;
       const s = this.nfaState.value();
       if (s === undefined) continue;
-      this.buffered += heldEntries(s);
+      if (s.waitingTimes.length > 0) {
+        for (let i = 0; i < s.waitingTimes.length; i++) {
+          this.waiting.push(s.waitingTimes[i]!, key, s.waitingRecords[i]!);
+        }
+        dropWaiting(s);
+        if (isIdle(s)) {
+          this.nfaState.clear();
+          continue;
+        }
+        this.nfaState.update(s);
+      }
+      this.held += heldEntries(s);
       this.schedule(this.nextDue(s), key);
     }
     this.state.currentKey = undefined;
   }
 
-  /** The earliest time the key has work: a waiting record, or a partial match's timeout. */
+  /** The earliest time the key has work: a partial match's timeout. */
   private nextDue(s: KeyNfaState<T>): number {
     let next = Number.POSITIVE_INFINITY;
-    for (const ts of s.waitingTimes) if (ts < next) next = ts;
     const within = this.nfa.withinMs;
     if (within > 0) {
       for (const pm of s.partial) if (pm.startTs + within < next) next = pm.startTs + within;
@@ -223,32 +261,47 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     emitter.flush();
   }
 
-  /** Event time: the record waits in the key's state for the watermark (or is late). */
+  /** Event time: the record waits in the operator's queue for the watermark (or is late). */
   private buffer(value: T, ts: number, key: Key): void {
     if (ts <= this.watermark) {
       this.lateRecords++;
       if (this.spec.lateTag !== undefined) this.emitter.side(this.spec.lateTag, value, ts);
       return;
     }
-    const s = this.nfaState.value() ?? emptyKeyNfaState<T>();
-    // A hint is needed only if the key had nothing due as early.
-    if (ts < this.nextDue(s)) this.schedule(ts, key);
-    s.waitingTimes.push(ts);
-    s.waitingRecords.push(value);
-    this.buffered++;
-    this.nfaState.update(s);
+    this.waiting.push(ts, key, value);
   }
 
   /** Processing time: the record enters the NFA now. */
   private processNow(value: T): void {
     const now = this.context.processingTime.clock.now();
-    const s = this.nfaState.value() ?? emptyKeyNfaState<T>();
-    const before = heldEntries(s);
     this.emitter.timestamp = NO_TIMESTAMP;
     this.matchTime = now;
-    this.runner.advanceTime(s, now);
-    this.runner.process(s, value, now);
-    this.save(s, before);
+    this.step(value, now);
+  }
+
+  /**
+   * Feeds one record to the current key's NFA after advancing its time. A
+   * key without stored state runs on the scratch state, which is stored (and
+   * replaced) only if the record left something behind.
+   */
+  private step(value: T, ts: number): void {
+    const stored = this.nfaState.value();
+    if (stored === undefined) {
+      const s = this.scratch;
+      this.runner.process(s, value, ts);
+      if (isIdle(s)) {
+        resetKeyNfaState(s);
+        return;
+      }
+      this.scratch = emptyKeyNfaState<T>();
+      this.nfaState.update(s);
+      this.held += heldEntries(s);
+      return;
+    }
+    const before = heldEntries(stored);
+    this.runner.advanceTime(stored, ts);
+    this.runner.process(stored, value, ts);
+    this.save(stored, before);
   }
 
   override processWatermark(time: number): void {
@@ -256,6 +309,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     if (time <= this.watermark) return;
     this.watermark = time;
     try {
+      this.release(time);
       this.fireDue(time);
     } catch (cause) {
       throw this.failure(cause, { key: this.currentKey });
@@ -265,7 +319,25 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     this.output.emitWatermark(time);
   }
 
-  /** Runs every key with work due at or before `limit` (the watermark, or the clock). */
+  /**
+   * Feeds the waiting records at or before `limit` to their keys' NFAs in
+   * timestamp order (arrival order within a timestamp).
+   */
+  private release(limit: number): void {
+    const { waiting, state, emitter } = this;
+    while (waiting.size > 0 && waiting.peekTime() <= limit) {
+      const ts = waiting.peekTime();
+      const key = waiting.peekKey();
+      const value = waiting.peekValue();
+      waiting.pop();
+      state.currentKey = key;
+      this.currentKey = key;
+      emitter.timestamp = this.matchTime = ts;
+      this.step(value, ts);
+    }
+  }
+
+  /** Times out the partial matches of every key with a timeout due at or before `limit` (the watermark, or the clock). */
   private fireDue(limit: number): void {
     const { due, state, runner, emitter } = this;
     while (due.size > 0 && due.peekTime() <= limit) {
@@ -275,12 +347,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       const s = this.nfaState.value();
       if (s === undefined || this.nextDue(s) > limit) continue;
       const before = heldEntries(s);
-      if (this.eventTime) {
-        this.release(s, limit);
-        emitter.timestamp = limit;
-      } else {
-        emitter.timestamp = NO_TIMESTAMP;
-      }
+      emitter.timestamp = this.eventTime ? limit : NO_TIMESTAMP;
       this.matchTime = limit;
       runner.advanceTime(s, limit);
       this.save(s, before);
@@ -288,50 +355,15 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     }
   }
 
-  /**
-   * Feeds the waiting records at or before `limit` to the NFA in timestamp
-   * order (a stable sort keeps arrival order within a timestamp), advancing
-   * time to each timestamp first.
-   */
-  private release(s: KeyNfaState<T>, limit: number): void {
-    const times = s.waitingTimes;
-    const records = s.waitingRecords;
-    let order: number[] = [];
-    const keptTimes: number[] = [];
-    const keptRecords: T[] = [];
-    for (let i = 0; i < times.length; i++) {
-      if (times[i]! <= limit) order.push(i);
-      else {
-        keptTimes.push(times[i]!);
-        keptRecords.push(records[i]!);
-      }
-    }
-    if (order.length === 0) return;
-    if (order.length > 1) order = order.sort((a, b) => times[a]! - times[b]! || a - b);
-    s.waitingTimes = keptTimes;
-    s.waitingRecords = keptRecords;
-    const { runner, emitter } = this;
-    let current = Number.NaN;
-    for (const i of order) {
-      const ts = times[i]!;
-      if (ts !== current) {
-        current = ts;
-        emitter.timestamp = this.matchTime = ts;
-        runner.advanceTime(s, ts);
-      }
-      runner.process(s, records[i]!, ts);
-    }
-  }
-
   /** Idle keys hold no state at all, so keys that stopped matching cost nothing. */
   private save(s: KeyNfaState<T>, before: number): void {
     if (isIdle(s)) {
       this.nfaState.clear();
-      this.buffered -= before;
+      this.held -= before;
       return;
     }
     this.nfaState.update(s);
-    this.buffered += heldEntries(s) - before;
+    this.held += heldEntries(s) - before;
   }
 
   private failure(cause: unknown, record: unknown): unknown {
@@ -339,14 +371,59 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     return userFunctionFailed(this.context.operatorId, 'pattern', record, cause);
   }
 
-  /** Keyed state from the backend; the watermark as union state. */
+  /**
+   * Keyed state from the backend, with each key's waiting records written
+   * into its NFA state for the time of the snapshot (so they are restored and
+   * rescaled with the key); the watermark as union state.
+   */
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
-    return keyedSnapshotWithWatermark(
-      this.state,
-      context,
-      this.context.subtaskIndex,
-      this.watermark,
-    );
+    const touched = this.writeWaitingToState();
+    try {
+      return keyedSnapshotWithWatermark(
+        this.state,
+        context,
+        this.context.subtaskIndex,
+        this.watermark,
+      );
+    } finally {
+      this.takeWaitingFromState(touched);
+    }
+  }
+
+  private writeWaitingToState(): Iterable<Key> {
+    const byKey = new Map<Key, { times: number[]; records: T[] }>();
+    this.waiting.forEachInArrivalOrder((ts, key, value) => {
+      let w = byKey.get(key);
+      if (w === undefined) {
+        w = { times: [], records: [] };
+        byKey.set(key, w);
+      }
+      w.times.push(ts);
+      w.records.push(value);
+    });
+    const { state, nfaState } = this;
+    for (const [key, w] of byKey) {
+      state.currentKey = key;
+      const s = nfaState.value() ?? emptyKeyNfaState<T>();
+      s.waitingTimes = w.times;
+      s.waitingRecords = w.records;
+      nfaState.update(s);
+    }
+    state.currentKey = undefined;
+    return byKey.keys();
+  }
+
+  private takeWaitingFromState(touched: Iterable<Key>): void {
+    const { state, nfaState } = this;
+    for (const key of touched) {
+      state.currentKey = key;
+      const s = nfaState.value();
+      if (s === undefined) continue;
+      dropWaiting(s);
+      if (isIdle(s)) nfaState.clear();
+      else nfaState.update(s);
+    }
+    state.currentKey = undefined;
   }
 
   override notifyCheckpointComplete(checkpointId: number): void {
@@ -359,6 +436,6 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
 
   /** Partial matches, buffer entries and waiting records over all keys (the `weir_cep_buffered` gauge). */
   bufferedTotal(): number {
-    return this.buffered;
+    return this.held + this.waiting.size;
   }
 }

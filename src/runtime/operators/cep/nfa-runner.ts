@@ -1,12 +1,12 @@
 import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../../core/cep.js';
 import { invalidArgument } from '../../../core/errors.js';
 import type { Nfa, NfaEdge } from './nfa-compiler.js';
-import { NO_NODE, SharedBuffer } from './shared-buffer.js';
+import { type BufferedEvent, type BufferNode, NO_NODE, SharedBuffer } from './shared-buffer.js';
 
 /** A partial (or completed) match: where it stands and its newest buffer node. */
-export interface PartialMatch {
+export interface PartialMatch<T> {
   state: number;
-  node: number;
+  node: BufferNode<T> | null;
   /** Time and id of its first event; ids grow with processing order. */
   startTs: number;
   startId: number;
@@ -14,25 +14,44 @@ export interface PartialMatch {
 
 /** Everything the NFA keeps for one key. */
 export interface KeyNfaState<T> {
-  partial: PartialMatch[];
+  partial: PartialMatch<T>[];
   /** Completed matches held back until no earlier-started partial match remains (skip strategies). */
-  completed: PartialMatch[];
+  completed: PartialMatch<T>[];
   readonly buffer: SharedBuffer<T>;
   nextEventId: number;
-  /** Event time: records waiting for the watermark, in arrival order, and their timestamps. */
-  waitingTimes: number[];
-  waitingRecords: T[];
+  /**
+   * Event time, only while a snapshot is written or read: records waiting
+   * for the watermark, in arrival order, and their timestamps (in between,
+   * they wait in the operator's queue).
+   */
+  waitingTimes: readonly number[];
+  waitingRecords: readonly T[];
 }
+
+/** The lists a state has while they are empty: shared, and frozen so that nobody adds to them. */
+const NONE: readonly never[] = Object.freeze([]);
 
 export function emptyKeyNfaState<T>(): KeyNfaState<T> {
   return {
     partial: [],
-    completed: [],
+    completed: NONE as never[],
     buffer: new SharedBuffer<T>(),
     nextEventId: 0,
-    waitingTimes: [],
-    waitingRecords: [],
+    waitingTimes: NONE,
+    waitingRecords: NONE,
   };
+}
+
+/** Forgets the waiting records a snapshot wrote into `s`. */
+export function dropWaiting<T>(s: KeyNfaState<T>): void {
+  s.waitingTimes = NONE;
+  s.waitingRecords = NONE;
+}
+
+/** Makes an idle state (see {@link isIdle}) as good as new, so it can be reused without allocating. */
+export function resetKeyNfaState<T>(s: KeyNfaState<T>): void {
+  s.nextEventId = 0;
+  s.buffer.clear();
 }
 
 export function isIdle<T>(s: KeyNfaState<T>): boolean {
@@ -42,7 +61,8 @@ export function isIdle<T>(s: KeyNfaState<T>): boolean {
 /** Where the runner sends what it finds. */
 export interface NfaListener<T> {
   match(events: MatchEvents<T>): void;
-  timedOut(events: MatchEvents<T>, timeoutTimestamp: number): void;
+  /** Absent when nobody wants timed-out matches (their events are then not gathered). */
+  timedOut?(events: MatchEvents<T>, timeoutTimestamp: number): void;
   /** A partial match began at `startTs` (so a timeout can be scheduled). */
   started(startTs: number): void;
 }
@@ -62,14 +82,19 @@ export class NfaRunner<T> {
   private readonly stageOfState: Int32Array;
   private readonly visited: Int32Array;
   private visitMark = 0;
-  private readonly stack: number[] = [];
+  /** States still to visit; each is pushed at most once per walk. */
+  private readonly stack: Int32Array;
+  // The edges `collectEdges` found; reused, with counts instead of resizing per event.
   private readonly takes: NfaEdge<T>[] = [];
   private readonly takeStages: number[] = [];
+  private takeCount = 0;
   private readonly ignores: NfaEdge<T>[] = [];
-  private readonly seenTargets: number[] = [];
+  private ignoreCount = 0;
   private state!: KeyNfaState<T>;
   private readonly ctx: ConditionView<T>;
-  private readonly start: PartialMatch;
+  private readonly start: PartialMatch<T>;
+  /** The partial matches an event leads to; swapped with the key's list, so no list is allocated per event. */
+  private next: PartialMatch<T>[] = [];
 
   constructor(
     private readonly nfa: Nfa<T>,
@@ -79,6 +104,7 @@ export class NfaRunner<T> {
     for (const [i, n] of nfa.stageNames.entries()) this.stageIndex.set(n, i);
     this.stageOfState = Int32Array.from(nfa.states, (s) => this.stageIndex.get(s.stage) ?? -1);
     this.visited = new Int32Array(nfa.states.length);
+    this.stack = new Int32Array(nfa.states.length);
     this.ctx = new ConditionView(this.stageIndex);
     this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
   }
@@ -90,7 +116,10 @@ export class NfaRunner<T> {
     this.ctx.buffer = buffer;
     this.ctx.timestamp = timestamp;
     const eventId = state.nextEventId++;
-    const next: PartialMatch[] = [];
+    // The event enters the buffer only if some match takes it.
+    let event: BufferedEvent<T> | undefined;
+    const next = this.next;
+    if (next.length !== 0) next.length = 0;
     let found = false;
     const partial = state.partial;
     for (let p = 0; p <= partial.length; p++) {
@@ -103,16 +132,13 @@ export class NfaRunner<T> {
         continue;
       }
       // Takes first, so newer choices queue behind older ones (the order ties are emitted in).
-      const seen = this.seenTargets;
-      seen.length = 0;
-      const takes = this.takes;
-      for (let t = 0; t < takes.length; t++) {
+      const { takes, takeStages, ignores, takeCount, ignoreCount } = this;
+      for (let t = 0; t < takeCount; t++) {
         const edge = takes[t]!;
-        const stage = this.takeStages[t]!;
-        const key = edge.target * 65_536 + stage;
-        if (seen.includes(key)) continue;
-        seen.push(key);
-        const node = buffer.append(eventId, value, timestamp, stage, pm.node);
+        const stage = takeStages[t]!;
+        if (this.takenBefore(t, edge.target, stage)) continue;
+        event ??= SharedBuffer.event(eventId, value, timestamp);
+        const node = buffer.append(event, stage, pm.node);
         const startTs = isStart ? timestamp : pm.startTs;
         const startId = isStart ? eventId : pm.startId;
         if (edge.target === this.nfa.final) {
@@ -130,11 +156,10 @@ export class NfaRunner<T> {
         }
         this.ctx.node = pm.node;
       }
-      seen.length = 0;
       if (!isStart) {
-        for (const edge of this.ignores) {
-          if (seen.includes(edge.target)) continue;
-          seen.push(edge.target);
+        for (let g = 0; g < ignoreCount; g++) {
+          const edge = ignores[g]!;
+          if (this.ignoredBefore(g, edge.target)) continue;
           if (edge.target === this.nfa.final) {
             found = this.complete(pm.node, pm.startTs, pm.startId) || found;
             continue;
@@ -153,6 +178,8 @@ export class NfaRunner<T> {
       }
       if (!isStart) buffer.release(pm.node);
     }
+    if (partial.length !== 0) partial.length = 0;
+    this.next = partial;
     state.partial = next;
     if (found || state.completed.length > 0) this.emitCompleted();
   }
@@ -161,15 +188,15 @@ export class NfaRunner<T> {
   advanceTime(state: KeyNfaState<T>, time: number): void {
     this.state = state;
     const within = this.nfa.withinMs;
-    if (within > 0 && state.partial.length > 0) {
-      const kept: PartialMatch[] = [];
+    if (within > 0 && state.partial.length > 0 && this.anyTimedOut(state.partial, time, within)) {
+      const kept: PartialMatch<T>[] = [];
       for (const pm of state.partial) {
         if (time - pm.startTs >= within) {
           // A trailing notFollowedBy that saw no matching event in the window is a match.
           if (this.nfa.states[pm.state]!.kind === 'pending') {
             this.complete(pm.node, pm.startTs, pm.startId);
           } else {
-            this.listener.timedOut(this.extract(pm.node), pm.startTs + within);
+            this.listener.timedOut?.(this.extract(pm.node), pm.startTs + within);
           }
           state.buffer.release(pm.node);
         } else {
@@ -181,76 +208,101 @@ export class NfaRunner<T> {
     if (state.completed.length > 0) this.emitCompleted();
   }
 
+  /** Checked first, so that the common case (nothing times out) allocates nothing. */
+  private anyTimedOut(partial: readonly PartialMatch<T>[], time: number, within: number): boolean {
+    for (let i = 0; i < partial.length; i++) if (time - partial[i]!.startTs >= within) return true;
+    return false;
+  }
+
+  /** Whether take `t` repeats an earlier take into the same state by the same stage. */
+  private takenBefore(t: number, target: number, stage: number): boolean {
+    for (let i = 0; i < t; i++) {
+      if (this.takes[i]!.target === target && this.takeStages[i] === stage) return true;
+    }
+    return false;
+  }
+
+  private ignoredBefore(g: number, target: number): boolean {
+    for (let i = 0; i < g; i++) if (this.ignores[i]!.target === target) return true;
+    return false;
+  }
+
   /**
    * Follows proceed edges from `from`, collecting the take and ignore edges
    * whose conditions hold for `value`; false if the stop state was reached.
    */
   private collectEdges(from: number, value: T): boolean {
     const { states, stop } = this.nfa;
+    const { stack, visited, takes, takeStages, ignores, ctx } = this;
     const mark = ++this.visitMark;
-    const stack = this.stack;
-    this.takes.length = 0;
-    this.takeStages.length = 0;
-    this.ignores.length = 0;
-    stack.length = 0;
-    stack.push(from);
-    this.visited[from] = mark;
-    while (stack.length > 0) {
-      const id = stack.pop()!;
+    let takeCount = 0;
+    let ignoreCount = 0;
+    let top = 0;
+    stack[top++] = from;
+    visited[from] = mark;
+    let reachedStop = false;
+    while (top > 0 && !reachedStop) {
+      const id = stack[--top]!;
       const edges = states[id]!.edges;
       for (let e = 0; e < edges.length; e++) {
         const edge = edges[e]!;
-        if (edge.test !== undefined && !edge.test(value, this.ctx)) continue;
+        if (edge.test !== undefined && !edge.test(value, ctx)) continue;
         if (edge.action === 'proceed') {
-          if (edge.target === stop) return false;
-          if (this.visited[edge.target] !== mark) {
-            this.visited[edge.target] = mark;
-            stack.push(edge.target);
+          if (edge.target === stop) {
+            reachedStop = true;
+            break;
+          }
+          if (visited[edge.target] !== mark) {
+            visited[edge.target] = mark;
+            stack[top++] = edge.target;
           }
         } else if (edge.action === 'take') {
-          this.takes.push(edge);
-          this.takeStages.push(this.stageOfState[id]!);
+          takes[takeCount] = edge;
+          takeStages[takeCount++] = this.stageOfState[id]!;
         } else {
-          this.ignores.push(edge);
+          ignores[ignoreCount++] = edge;
         }
       }
     }
-    return true;
+    this.takeCount = takeCount;
+    this.ignoreCount = ignoreCount;
+    return !reachedStop;
   }
 
   /** Whether proceed edges lead from `from` to the final state for `value`. */
   private reachesFinal(from: number, value: T): boolean {
     const { states, final } = this.nfa;
     const mark = ++this.visitMark;
-    const stack = this.stack;
-    stack.length = 0;
-    stack.push(from);
-    this.visited[from] = mark;
-    while (stack.length > 0) {
-      const id = stack.pop()!;
+    const { stack, visited } = this;
+    let top = 0;
+    stack[top++] = from;
+    visited[from] = mark;
+    while (top > 0) {
+      const id = stack[--top]!;
       for (const edge of states[id]!.edges) {
-        if (edge.action !== 'proceed' || this.visited[edge.target] === mark) continue;
+        if (edge.action !== 'proceed' || visited[edge.target] === mark) continue;
         if (edge.test !== undefined && !edge.test(value, this.ctx)) continue;
         if (edge.target === final) return true;
-        this.visited[edge.target] = mark;
-        stack.push(edge.target);
+        visited[edge.target] = mark;
+        stack[top++] = edge.target;
       }
     }
     return false;
   }
 
-  private complete(node: number, startTs: number, startId: number): boolean {
+  private complete(node: BufferNode<T> | null, startTs: number, startId: number): boolean {
     const { completed } = this.state;
     for (const c of completed) if (c.node === node) return false;
     this.state.buffer.retain(node);
-    completed.push({ state: this.nfa.final, node, startTs, startId });
+    const held: PartialMatch<T> = { state: this.nfa.final, node, startTs, startId };
+    if (completed.length === 0) this.state.completed = [held];
+    else completed.push(held);
     return true;
   }
 
-  private dropIfUnheld(node: number): void {
-    const n = this.state.buffer.nodes.get(node);
-    if (n !== undefined && n.refs === 0) {
-      n.refs = 1;
+  private dropIfUnheld(node: BufferNode<T>): void {
+    if (node.refs === 0) {
+      node.refs = 1;
       this.state.buffer.release(node);
     }
   }
@@ -269,7 +321,7 @@ export class NfaRunner<T> {
         this.listener.match(this.extract(c.node));
         state.buffer.release(c.node);
       }
-      state.completed = [];
+      state.completed = NONE as never[];
       return;
     }
     while (state.completed.length > 0) {
@@ -289,7 +341,7 @@ export class NfaRunner<T> {
   }
 
   /** The event id before (or up to) which partial matches must start to be discarded. */
-  private pruneBefore(m: PartialMatch): { id: number; inclusive: boolean } | undefined {
+  private pruneBefore(m: PartialMatch<T>): { id: number; inclusive: boolean } | undefined {
     const skip = this.skip;
     const buffer = this.state.buffer;
     switch (skip.kind) {
@@ -297,10 +349,8 @@ export class NfaRunner<T> {
         return undefined;
       case 'skip-to-next':
         return { id: m.startId, inclusive: true };
-      case 'skip-past-last-event': {
-        const n = buffer.nodes.get(m.node)!;
-        return { id: n.event, inclusive: true };
-      }
+      case 'skip-past-last-event':
+        return { id: m.node!.event.id, inclusive: true };
       case 'skip-to-first':
       case 'skip-to-last': {
         const stage = this.stageIndex.get(skip.stage)!;
@@ -327,8 +377,8 @@ export class NfaRunner<T> {
     }
   }
 
-  private pruned(list: PartialMatch[], id: number, inclusive: boolean): PartialMatch[] {
-    const kept: PartialMatch[] = [];
+  private pruned(list: PartialMatch<T>[], id: number, inclusive: boolean): PartialMatch<T>[] {
+    const kept: PartialMatch<T>[] = [];
     for (const pm of list) {
       if (pm.startId < id || (inclusive && pm.startId === id)) this.state.buffer.release(pm.node);
       else kept.push(pm);
@@ -337,7 +387,7 @@ export class NfaRunner<T> {
   }
 
   /** The events of the match ending at `node`, by stage, oldest first; every stage present. */
-  private extract(node: number): MatchEvents<T> {
+  private extract(node: BufferNode<T> | null): MatchEvents<T> {
     const names = this.nfa.stageNames;
     const out: Record<string, T[]> = {};
     for (const n of names) out[n] = [];
@@ -352,7 +402,7 @@ export class NfaRunner<T> {
 /** The condition context of the partial match being tried; reused for every event. */
 class ConditionView<T> implements CepConditionContext<T> {
   buffer!: SharedBuffer<T>;
-  node = NO_NODE;
+  node: BufferNode<T> | null = NO_NODE;
   timestamp = 0;
 
   constructor(private readonly stageIndex: ReadonlyMap<string, number>) {}
