@@ -61,8 +61,8 @@ fi
 
 log() { printf 'kafka.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
-# shellcheck source=lib/jvm-service.sh
-source "$REPO_ROOT/scripts/lib/jvm-service.sh"
+# shellcheck source=lib/service.sh
+source "$REPO_ROOT/scripts/lib/service.sh"
 
 # ---------------------------------------------------------------- jars
 

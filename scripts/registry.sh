@@ -40,8 +40,8 @@ fi
 
 log() { printf 'registry.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
-# shellcheck source=lib/jvm-service.sh
-source "$REPO_ROOT/scripts/lib/jvm-service.sh"
+# shellcheck source=lib/service.sh
+source "$REPO_ROOT/scripts/lib/service.sh"
 
 
 fetch_app() {
@@ -121,20 +121,7 @@ cmd_up() {
   echo $! >"$PIDFILE"
   log "starting Apicurio Registry $VERSION (pid $!) on $HOST:$PORT"
 
-  local deadline=$((SECONDS + READY_TIMEOUT))
-  until answers; do
-    if ! proc_alive; then
-      tail -n 40 "$OUTFILE" >&2 || true
-      rm -f "$PIDFILE"
-      die "the registry exited during startup"
-    fi
-    if ((SECONDS >= deadline)); then
-      tail -n 40 "$OUTFILE" >&2 || true
-      stop_proc 30
-      die "the registry is not ready after ${READY_TIMEOUT}s"
-    fi
-    sleep 0.3
-  done
+  await_ready "the registry" "$READY_TIMEOUT" 30 0.3 answers
   log "ready on $BASE"
 }
 

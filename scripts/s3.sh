@@ -36,8 +36,8 @@ URL="http://$HOST:$PORT"
 log() { printf 's3.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 # read_pid, lock_state and stop_proc (the Java check there is not used).
-# shellcheck source=lib/jvm-service.sh
-source "$REPO_ROOT/scripts/lib/jvm-service.sh"
+# shellcheck source=lib/service.sh
+source "$REPO_ROOT/scripts/lib/service.sh"
 
 build_server() {
   [[ -x "$BIN" && -f "$DIST/.complete" ]] && return 0
@@ -99,20 +99,7 @@ cmd_up() {
   echo $! >"$PIDFILE"
   log "starting gofakes3 $VERSION (pid $!) on $HOST:$PORT"
 
-  local deadline=$((SECONDS + READY_TIMEOUT))
-  until answers; do
-    if ! proc_alive; then
-      tail -n 40 "$OUTFILE" >&2 || true
-      rm -f "$PIDFILE"
-      die "gofakes3 exited during startup"
-    fi
-    if ((SECONDS >= deadline)); then
-      tail -n 40 "$OUTFILE" >&2 || true
-      stop_proc 10
-      die "gofakes3 is not ready after ${READY_TIMEOUT}s"
-    fi
-    sleep 0.2
-  done
+  await_ready "gofakes3" "$READY_TIMEOUT" 10 0.2 answers
   log "ready on $URL (bucket $BUCKET)"
 }
 

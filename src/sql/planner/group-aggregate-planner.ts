@@ -13,10 +13,16 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, Select } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
-import { type AggregateCallAst, rowAggregate } from './aggregates.js';
+import { rowAggregate } from './aggregates.js';
 import { isUpdating, updatingRelation } from './changelog-relation.js';
 import { contains, mapChildren } from './expr-tools.js';
-import { groupKey, isAggregateCall, normalizedKey, selectList } from './grouping.js';
+import {
+  AggregateCalls,
+  groupKey,
+  isAggregateCall,
+  normalizedKey,
+  selectList,
+} from './grouping.js';
 import type { Relation } from './relation.js';
 
 export function planGroupAggregate(select: Select, from: Relation): Relation {
@@ -31,21 +37,10 @@ export function planGroupAggregate(select: Select, from: Relation): Relation {
   const keys = select.groupBy;
   const keyIndex = new Map(keys.map((k, i) => [normalizedKey(k, scope), i]));
   const keyFns = keys.map((k) => compileScalar(k, scope));
-  const calls: AggregateCallAst[] = [];
-  const callIndex = new Map<string, number>();
+  const aggregateCalls = new AggregateCalls(scope);
+  const calls = aggregateCalls.calls;
   const rewrite = (e: Expr): Expr => {
-    if (isAggregateCall(e) && e.kind === 'call') {
-      if (e.args.some((a) => contains(a, isAggregateCall)))
-        sqlError('aggregates cannot be nested', e.at);
-      const key = normalizedKey(e, scope);
-      let i = callIndex.get(key);
-      if (i === undefined) {
-        i = calls.length;
-        calls.push(e);
-        callIndex.set(key, i);
-      }
-      return { kind: 'column', path: [`$a${i}`], at: e.at };
-    }
+    if (isAggregateCall(e) && e.kind === 'call') return aggregateCalls.columnFor(e);
     const k = keyIndex.get(normalizedKey(e, scope));
     if (k !== undefined) return { kind: 'column', path: [`$g${k}`], at: e.at };
     if (e.kind === 'column') {

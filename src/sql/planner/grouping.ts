@@ -9,7 +9,8 @@ import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import type { Scope, ScopeColumn } from '../expressions/scope.js';
 import type { Expr, Select, SelectItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
-import { exprKey, mapChildren } from './expr-tools.js';
+import type { AggregateCallAst } from './aggregates.js';
+import { contains, exprKey, mapChildren } from './expr-tools.js';
 
 const NULL_KEY = '\u0000null';
 
@@ -87,4 +88,29 @@ export function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) =>
     }
     return key;
   };
+}
+
+/**
+ * The distinct aggregate calls of one query, each read back by the rewritten SELECT, HAVING
+ * and ORDER BY through the column `$a<i>` of the aggregation's result.
+ */
+export class AggregateCalls {
+  readonly calls: AggregateCallAst[] = [];
+  private readonly index = new Map<string, number>();
+
+  constructor(private readonly scope: Scope) {}
+
+  /** The column that reads the result of `call`, registering the call the first time. */
+  columnFor(call: Expr & { kind: 'call' }): Expr {
+    if (call.args.some((a) => contains(a, isAggregateCall)))
+      sqlError('aggregates cannot be nested', call.at);
+    const key = normalizedKey(call, this.scope);
+    let i = this.index.get(key);
+    if (i === undefined) {
+      i = this.calls.length;
+      this.calls.push(call as AggregateCallAst);
+      this.index.set(key, i);
+    }
+    return { kind: 'column', path: [`$a${i}`], at: call.at };
+  }
 }

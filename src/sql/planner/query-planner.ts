@@ -23,13 +23,19 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, FromItem, Query, Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
-import { type AggregateCallAst, rowAggregate } from './aggregates.js';
+import { rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { isUpdating, withColumns } from './changelog-relation.js';
 import { contains, mapChildren } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
-import { groupKey, isAggregateCall, normalizedKey, selectList } from './grouping.js';
+import {
+  AggregateCalls,
+  groupKey,
+  isAggregateCall,
+  normalizedKey,
+  selectList,
+} from './grouping.js';
 import { planJoin } from './join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
@@ -517,21 +523,10 @@ function planAggregation(select: Select, from: Relation): Relation {
   }
   const keyIndex = new Map(keys.map((k, i) => [normalizedKey(k, inputScope), i]));
   const keyFns = keys.map((k) => compileScalar(k, inputScope));
-  const calls: AggregateCallAst[] = [];
-  const callIndex = new Map<string, number>();
+  const aggregateCalls = new AggregateCalls(fullScope);
+  const calls = aggregateCalls.calls;
   const rewrite = (e: Expr): Expr => {
-    if (isAggregateCall(e) && e.kind === 'call') {
-      if (e.args.some((a) => contains(a, isAggregateCall)))
-        sqlError('aggregates cannot be nested', e.at);
-      const key = normalizedKey(e, fullScope);
-      let i = callIndex.get(key);
-      if (i === undefined) {
-        i = calls.length;
-        calls.push(e);
-        callIndex.set(key, i);
-      }
-      return { kind: 'column', path: [`$a${i}`], at: e.at };
-    }
+    if (isAggregateCall(e) && e.kind === 'call') return aggregateCalls.columnFor(e);
     if (e.kind === 'column') {
       const r = fullScope.resolve(e.path, e.at);
       if (r.index >= n)

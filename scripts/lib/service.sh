@@ -1,7 +1,7 @@
-# Process handling shared by the scripts that run a JVM server for the tests
-# (kafka.sh, registry.sh). Sourced after the script has set JAVA, STATE and
-# PIDFILE and defined log, die and proc_alive (whose test of the process's
-# command line is the script's own).
+# Process handling shared by the scripts that run a server for the tests
+# (kafka.sh, registry.sh, s3.sh). Sourced after the script has set STATE,
+# PIDFILE and OUTFILE (and JAVA, for need_java) and defined log, die and
+# proc_alive (whose test of the process's command line is the script's own).
 
 need_java() { # WHAT
   command -v "$JAVA" >/dev/null 2>&1 || die "java not found ($1 needs Java 17+)"
@@ -42,4 +42,25 @@ stop_proc() { # SECONDS to wait for a clean stop before SIGKILL
     fi
   fi
   rm -f "$PIDFILE"
+}
+
+# Waits until READY_CMD succeeds; fails (with the server's last log lines) if
+# the process dies first or TIMEOUT seconds pass, stopping it in the latter case.
+await_ready() { # NAME TIMEOUT STOP_SECONDS POLL_SECONDS READY_CMD...
+  local name="$1" timeout="$2" stop_secs="$3" poll="$4"
+  shift 4
+  local deadline=$((SECONDS + timeout))
+  until "$@"; do
+    if ! proc_alive; then
+      tail -n 40 "$OUTFILE" >&2 || true
+      rm -f "$PIDFILE"
+      die "$name exited during startup"
+    fi
+    if ((SECONDS >= deadline)); then
+      tail -n 40 "$OUTFILE" >&2 || true
+      stop_proc "$stop_secs"
+      die "$name is not ready after ${timeout}s"
+    fi
+    sleep "$poll"
+  done
 }
