@@ -46,6 +46,11 @@ export interface SqlConnector {
    * rows.
    */
   source?(table: CatalogTable, env: StreamEnvironment): DataStream<Row>;
+  /**
+   * Whether `source`'s rows already have a slot (null) for each computed column after the
+   * stored ones, so they are filled in place: appending to a row literal reallocates it.
+   */
+  readonly slotsForComputed?: boolean;
   sink?(table: CatalogTable): Sink<Row>;
   /**
    * A sink of changes, for updating queries; its `accepts` says which changelog mode it

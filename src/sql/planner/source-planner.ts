@@ -10,7 +10,12 @@ import { WatermarkStrategy } from '../../core/watermarks.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import type { Row, SqlConnector } from '../connectors/connector.js';
 import { connectorOf } from '../connectors/registry.js';
-import { compileAppend, compileProjection, compileScalar } from '../expressions/compile.js';
+import {
+  compileAppend,
+  compileFill,
+  compileProjection,
+  compileScalar,
+} from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, isTimestamp } from '../types/logical-type.js';
@@ -75,17 +80,18 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
     const trailing = table.columns.slice(physical).every((c) => c.computed !== undefined);
     // The connector's rows are fresh and this map is their only reader: computed columns after
     // the stored ones are appended to each row rather than copied into a new one.
-    const { fn } = trailing
-      ? compileAppend(
-          table.columns.slice(physical).map((c) => c.computed as NonNullable<typeof c.computed>),
-          scope,
-        )
-      : compileProjection(
+    const computed = () =>
+      table.columns.slice(physical).map((c) => c.computed as NonNullable<typeof c.computed>);
+    const { fn } = !trailing
+      ? compileProjection(
           table.columns.map(
             (c) => c.computed ?? { kind: 'column' as const, path: [c.name], at: table.at },
           ),
           scope,
-        );
+        )
+      : connector.slotsForComputed === true
+        ? compileFill(computed(), scope, physical)
+        : compileAppend(computed(), scope);
     stream = stream.map(fn).name(`${table.name}: computed columns`);
   }
   if (table.watermark !== undefined) {
