@@ -45,10 +45,16 @@ export interface SqlConnector {
    * The table's stored columns (physical and METADATA, in declaration order) as a stream of
    * rows.
    */
-  source?(table: CatalogTable, env: StreamEnvironment): DataStream<Row>;
+  source?(
+    table: CatalogTable,
+    env: StreamEnvironment,
+    computed?: (row: Row) => Row,
+  ): DataStream<Row>;
   /**
    * Whether `source`'s rows already have a slot (null) for each computed column after the
-   * stored ones, so they are filled in place: appending to a row literal reallocates it.
+   * stored ones, so they are filled in place: appending to a row literal reallocates it. Such
+   * a connector is also given `computed`, the function that fills them, to apply in its own
+   * conversion step (one operator per record fewer).
    */
   readonly slotsForComputed?: boolean;
   sink?(table: CatalogTable): Sink<Row>;

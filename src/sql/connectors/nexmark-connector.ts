@@ -83,11 +83,19 @@ export const nexmarkConnector = (name: string): SqlConnector => ({
   name,
   options: OPTIONS,
   slotsForComputed: true,
-  source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
+  source(
+    table: CatalogTable,
+    env: StreamEnvironment,
+    computed?: (row: Row) => Row,
+  ): DataStream<Row> {
     const toRow = rowConverter(table);
+    const convert =
+      computed === undefined ? toRow : (event: NexmarkEvent) => computed(toRow(event));
     return env
       .fromSource(new NexmarkSource({ config: generatorConfig(table), name: table.name }))
-      .map(toRow)
-      .name(`${table.name}: rows`);
+      .map(convert)
+      .name(
+        computed === undefined ? `${table.name}: rows` : `${table.name}: rows, computed columns`,
+      );
   },
 });

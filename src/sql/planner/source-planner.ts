@@ -71,29 +71,36 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
       `connector '${connector.name}' can only be written to (INSERT INTO), not read`,
       table.at,
     );
-  let stream = connector.source(table, env);
   const columns = tableColumns(table);
   const physical = table.columns.filter((c) => c.computed === undefined).length;
+  let computed: ((row: Row) => Row) | undefined;
   if (physical < columns.length) {
     // Computed columns see the physical ones (Flink allows no computed column in another's expression).
     const scope = new Scope(columns.slice(0, physical));
     const trailing = table.columns.slice(physical).every((c) => c.computed !== undefined);
-    // The connector's rows are fresh and this map is their only reader: computed columns after
-    // the stored ones are appended to each row rather than copied into a new one.
-    const computed = () =>
+    // The connector's rows are fresh and this function is their only reader: computed columns
+    // after the stored ones are appended to each row (or written into its slots) rather than
+    // copied into a new one.
+    const exprs = () =>
       table.columns.slice(physical).map((c) => c.computed as NonNullable<typeof c.computed>);
-    const { fn } = !trailing
-      ? compileProjection(
-          table.columns.map(
-            (c) => c.computed ?? { kind: 'column' as const, path: [c.name], at: table.at },
-          ),
-          scope,
-        )
-      : connector.slotsForComputed === true
-        ? compileFill(computed(), scope, physical)
-        : compileAppend(computed(), scope);
-    stream = stream.map(fn).name(`${table.name}: computed columns`);
+    computed = (
+      !trailing
+        ? compileProjection(
+            table.columns.map(
+              (c) => c.computed ?? { kind: 'column' as const, path: [c.name], at: table.at },
+            ),
+            scope,
+          )
+        : connector.slotsForComputed === true
+          ? compileFill(exprs(), scope, physical)
+          : compileAppend(exprs(), scope)
+    ).fn;
   }
+  // A connector with slots for the computed columns fills them in its own conversion step.
+  const fused = computed !== undefined && connector.slotsForComputed === true;
+  let stream = connector.source(table, env, fused ? computed : undefined);
+  if (computed !== undefined && !fused)
+    stream = stream.map(computed).name(`${table.name}: computed columns`);
   if (table.watermark !== undefined) {
     const { column, expr } = table.watermark;
     const index = columns.findIndex((c) => c.name === column);
