@@ -81,7 +81,7 @@ const clickArb = fc.record({
 describe('CUMULATE window', () => {
   it('aggregates each growing window once, dropping rows late for a window', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(clickArb, { minLength: 1, maxLength: 60 }), async (clicks) => {
+      fc.asyncProperty(fc.array(clickArb, { minLength: 20, maxLength: 60 }), async (clicks) => {
         const changes = await run(
           clicks,
           `SELECT user, COUNT(*), SUM(amount), MAX(amount), window_start, window_end, window_time

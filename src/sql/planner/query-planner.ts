@@ -37,6 +37,7 @@ import { planGroupAggregate } from './group-aggregate-planner.js';
 import { groupKey, isAggregateCall, normalizedKey, selectList } from './grouping.js';
 import { planJoin } from './join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
+import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowTvf } from './relation.js';
 import { planSource } from './source-planner.js';
@@ -352,6 +353,9 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
       : planAggregation(legacy.select, legacy.from);
   }
   if (from.window !== undefined) from = materialize(from);
+  if (select.items.some((item) => item.kind === 'expr' && contains(item.expr, isOverAggregate))) {
+    ({ select, from } = planOver(select, from));
+  }
   if (isUpdating(from)) return planChangelogCalc(select, from);
   const scope = new Scope(from.columns);
   if (select.where !== undefined && contains(select.where, isAggregateCall)) {
