@@ -79,7 +79,11 @@ function oracle(events: readonly Event[], frame: Frame): string[] {
   return out.sort();
 }
 
-async function run(events: readonly Event[], frameSql: string): Promise<Change<Row>[]> {
+async function run(
+  events: readonly Event[],
+  frameSql: string,
+  named = false,
+): Promise<Change<Row>[]> {
   // One row per batch: the watermark follows each row, so lateness is deterministic.
   const env = new StreamEnvironment({ parallelism: 1, batchSize: 1 });
   const tEnv = TableEnvironment.create(env);
@@ -91,13 +95,14 @@ async function run(events: readonly Event[], frameSql: string): Promise<Change<R
     ],
     watermark: { column: 'ts', expression: "ts - INTERVAL '1' SECOND" },
   });
-  const w = `PARTITION BY k ORDER BY ts ${frameSql}`;
+  const spec = `PARTITION BY k ORDER BY ts ${frameSql}`;
+  const w = named ? 'w' : `(${spec})`;
   const sink = new CollectSink<Change<Row>>();
   tEnv
     .sqlQuery(
-      `SELECT k, v, ts, COUNT(*) OVER (${w}), SUM(v) OVER (${w}), MIN(v) OVER (${w}),
-         MAX(v) OVER (${w}), AVG(v) OVER (${w})
-       FROM events WHERE v > 0`,
+      `SELECT k, v, ts, COUNT(*) OVER ${w}, SUM(v) OVER ${w}, MIN(v) OVER ${w},
+         MAX(v) OVER ${w}, AVG(v) OVER ${w}
+       FROM events WHERE v > 0${named ? ` WINDOW w AS (${spec})` : ''}`,
     )
     .toChangelogStream()
     .sinkTo(sink);
@@ -128,6 +133,20 @@ describe('OVER aggregation', () => {
       );
     }, 60_000);
   }
+
+  it('reads a named window of the WINDOW clause', async () => {
+    const [{ sql, frame }] = FRAMES as [(typeof FRAMES)[number]];
+    await fc.assert(
+      fc.asyncProperty(fc.array(eventArb, { minLength: 30, maxLength: 80 }), async (events) => {
+        const changes = await run(events, sql, true);
+        const got = changes.map((c) =>
+          JSON.stringify([c.value[0], ...c.value.slice(1).map((v) => Number(v))]),
+        );
+        expect(got.sort()).toEqual(oracle(events, frame));
+      }),
+      { seed: 15, numRuns: 2 },
+    );
+  });
 
   it('refuses an OVER window not ordered by the rowtime', () => {
     const env = new StreamEnvironment();

@@ -34,9 +34,10 @@ export interface OverFrame {
   readonly preceding: number;
 }
 
-type OverCall = Extract<Expr, { kind: 'call' }> & { readonly overWindow: OverWindow };
+type CallExpr = Extract<Expr, { kind: 'call' }>;
+type OverCall = CallExpr & { readonly overWindow: OverWindow };
 
-export function isOverAggregate(e: Expr): e is OverCall {
+export function isOverAggregate(e: Expr): e is CallExpr {
   return e.kind === 'call' && e.over && AGGREGATE_FUNCTIONS.has(e.name);
 }
 
@@ -187,13 +188,16 @@ export function planOver(select: Select, from: Relation): { select: Select; from
   const index = new Map<string, number>();
   const rewrite = (e: Expr): Expr => {
     if (isOverAggregate(e)) {
-      if (e.overWindow === undefined)
-        return sqlError('named windows (OVER w) are not supported by Weir SQL yet', e.at);
-      const key = normalizedKey(e, scope);
+      const overWindow =
+        e.overWindow ?? (e.overName === undefined ? undefined : select.windows?.get(e.overName));
+      if (overWindow === undefined)
+        return sqlError(`no window '${e.overName ?? ''}' in the WINDOW clause`, e.at);
+      const call: OverCall = { ...e, overWindow, overName: undefined };
+      const key = normalizedKey(call, scope);
       let i = index.get(key);
       if (i === undefined) {
         i = calls.length;
-        calls.push(e);
+        calls.push(call);
         index.set(key, i);
       }
       return { kind: 'column', path: [`$over${i}`], at: e.at };
