@@ -148,6 +148,19 @@ describe('OVER aggregation', () => {
     );
   });
 
+  it('explains the keyed process function and its state, and names the columns as Flink does', () => {
+    const tEnv = TableEnvironment.create(new StreamEnvironment());
+    tEnv.executeSql(`CREATE TABLE e (k STRING, v INT, ts TIMESTAMP(3),
+      WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen')`);
+    const plan = tEnv.explainSql(
+      'SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM e',
+    );
+    expect(plan).toContain('(k STRING, EXPR$1 INT)');
+    expect(plan).toContain('changelog mode: insert-only');
+    expect(plan).toContain('keyed-process "over aggregate"');
+    expect(plan).toContain('state: each row until the watermark passes its rowtime');
+  });
+
   it('refuses an OVER window not ordered by the rowtime', () => {
     const env = new StreamEnvironment();
     const tEnv = TableEnvironment.create(env);

@@ -204,9 +204,12 @@ export function planOver(select: Select, from: Relation): { select: Select; from
     }
     return mapChildren(e, rewrite);
   };
-  const items = select.items.map(
-    (item): SelectItem => (item.kind === 'expr' ? { ...item, expr: rewrite(item.expr) } : item),
-  );
+  // An unnamed item keeps the name it would have had (EXPR$i), not the hidden column's.
+  const items = select.items.map((item, i): SelectItem => {
+    if (item.kind !== 'expr') return item;
+    const alias = item.alias ?? (item.expr.kind === 'column' ? undefined : `EXPR$${i}`);
+    return { ...item, expr: rewrite(item.expr), alias };
+  });
   const first = calls[0] as OverCall;
   const window = first.overWindow;
   const windowKey = (w: OverWindow): string =>
