@@ -12,6 +12,7 @@ import {
   StreamEnvironment,
   TableEnvironment,
 } from '../../src/index.js';
+import { ROWS_SERIALIZER } from '../../src/sql/planner/row-serializer.js';
 
 interface Event {
   k: string;
@@ -159,6 +160,15 @@ describe('OVER aggregation', () => {
     expect(plan).toContain('changelog mode: insert-only');
     expect(plan).toContain('keyed-process "over aggregate"');
     expect(plan).toContain('state: each row until the watermark passes its rowtime');
+  });
+
+  it('keeps rows with DECIMAL and non-finite DOUBLE values in state through JSON', () => {
+    const rows = [
+      [1n, Number.NaN, 'x', null, [Number.POSITIVE_INFINITY, -3n], true],
+      [-12345678901234567890n, 2.5, '', false, [], 7],
+    ];
+    const json = JSON.parse(JSON.stringify(ROWS_SERIALIZER.toJson(rows)));
+    expect(ROWS_SERIALIZER.fromJson(json, 1)).toEqual(rows);
   });
 
   it('refuses an OVER window not ordered by the rowtime', () => {

@@ -27,6 +27,7 @@ import { requireInsertOnly } from './changelog-relation.js';
 import { contains, mapChildren } from './expr-tools.js';
 import { groupKey, normalizedKey } from './grouping.js';
 import type { Relation } from './relation.js';
+import { ROWS_SERIALIZER } from './row-serializer.js';
 
 /** The frame of an OVER window; `preceding` is a row count (ROWS) or milliseconds (RANGE). */
 export interface OverFrame {
@@ -105,9 +106,15 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
   ) {}
 
   open(context: KeyedRuntimeContext): void {
-    this.pending = context.state.getMapState<number, Row[]>('over-pending');
+    this.pending = context.state.getMapState<number, Row[]>({
+      name: 'over-pending',
+      serializer: ROWS_SERIALIZER,
+    });
     this.acc = context.state.getValueState<unknown>('over-acc');
-    this.history = context.state.getValueState<Row[]>('over-history');
+    this.history = context.state.getValueState<Row[]>({
+      name: 'over-history',
+      serializer: ROWS_SERIALIZER,
+    });
   }
 
   processElement(row: Row, context: KeyedProcessContext<Key>): void {
