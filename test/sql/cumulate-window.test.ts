@@ -54,9 +54,14 @@ function oracle(clicks: readonly Click[]): string[] {
     .sort();
 }
 
-async function run(clicks: readonly Click[], select: string): Promise<Change<Row>[]> {
-  // One row per batch: the watermark follows each row, so lateness is deterministic.
-  const env = new StreamEnvironment({ parallelism: 1, batchSize: 1 });
+async function run(
+  clicks: readonly Click[],
+  select: string,
+  parallelism = 1,
+): Promise<Change<Row>[]> {
+  // One row per batch from one source subtask: the watermark follows each row on every
+  // channel, so lateness is deterministic at any parallelism.
+  const env = new StreamEnvironment({ parallelism, batchSize: 1 });
   const tEnv = TableEnvironment.create(env);
   tEnv.fromDataStream('clicks', env.fromArray([...clicks]), {
     columns: [
@@ -81,19 +86,24 @@ const clickArb = fc.record({
 describe('CUMULATE window', () => {
   it('aggregates each growing window once, dropping rows late for a window', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(clickArb, { minLength: 20, maxLength: 60 }), async (clicks) => {
-        const changes = await run(
-          clicks,
-          `SELECT user, COUNT(*), SUM(amount), MAX(amount), window_start, window_end, window_time
+      fc.asyncProperty(
+        fc.array(clickArb, { minLength: 20, maxLength: 60 }),
+        fc.constantFrom(1, 2),
+        async (clicks, parallelism) => {
+          const changes = await run(
+            clicks,
+            `SELECT user, COUNT(*), SUM(amount), MAX(amount), window_start, window_end, window_time
            FROM TABLE(CUMULATE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND))
            GROUP BY user, window_start, window_end, window_time`,
-        );
-        expect(changes.every((c) => c.kind === '+I')).toBe(true);
-        const got = changes.map((c) =>
-          JSON.stringify([c.value[0], ...c.value.slice(1).map((v) => Number(v))]),
-        );
-        expect(got.sort()).toEqual(oracle(clicks));
-      }),
+            parallelism,
+          );
+          expect(changes.every((c) => c.kind === '+I')).toBe(true);
+          const got = changes.map((c) =>
+            JSON.stringify([c.value[0], ...c.value.slice(1).map((v) => Number(v))]),
+          );
+          expect(got.sort()).toEqual(oracle(clicks));
+        },
+      ),
       { seed: 14, numRuns: 6 },
     );
   }, 60_000);
