@@ -11,6 +11,8 @@ import {
   type Row,
   StreamEnvironment,
   TableEnvironment,
+  WatermarkStrategy,
+  Windows,
 } from '../../src/index.js';
 
 interface Click {
@@ -129,6 +131,36 @@ describe('CUMULATE window', () => {
         .map((r) => JSON.stringify(r))
         .sort(),
     );
+  });
+
+  it('is the DataStream API assigner Windows.cumulative, with an offset and a late row', async () => {
+    const env = new StreamEnvironment({ batchSize: 1 });
+    const records = await env
+      .fromArray([{ t: 11 }, { t: 14 }, { t: 21 }, { t: 12 }, { t: 35 }])
+      .assignTimestampsAndWatermarks(
+        WatermarkStrategy.forMonotonousTimestamps<{ t: number }>().withTimestampAssigner(
+          (e) => e.t,
+        ),
+      )
+      .keyBy(() => 'all')
+      .window(Windows.cumulative(20, 5, 10))
+      .aggregate({
+        createAccumulator: () => 0,
+        add: (_e: { t: number }, n: number) => n + 1,
+        getResult: (n: number) => n,
+      })
+      .executeAndCollect();
+    // 12 arrives when the watermark is 20: [10, 15) and [10, 20) have fired without it.
+    expect(records.map((r) => [r.window.start, r.window.end, r.value])).toEqual([
+      [10, 15, 2],
+      [10, 20, 2],
+      [10, 25, 4],
+      [10, 30, 4],
+      [30, 40, 1],
+      [30, 45, 1],
+      [30, 50, 1],
+    ]);
+    expect(() => Windows.cumulative(20, 6)).toThrow('must be a multiple of its step');
   });
 
   it('refuses a max size that is not a multiple of the step', () => {
