@@ -191,5 +191,15 @@ describe('OVER aggregation', () => {
     expect(() =>
       tEnv.sqlQuery('SELECT SUM(v) OVER (PARTITION BY k ORDER BY v) FROM events'),
     ).toThrow('ORDER BY the event-time attribute');
+    expect(() =>
+      tEnv.sqlQuery(`SELECT SUM(v) OVER (ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW),
+        COUNT(*) OVER (ORDER BY ts) FROM events`),
+    ).toThrow('must use the same window');
+    expect(() =>
+      tEnv.sqlQuery(
+        'SELECT SUM(v) OVER (ORDER BY ts ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM events',
+      ),
+    ).toThrow('must end at CURRENT ROW');
+    expect(() => tEnv.sqlQuery('SELECT SUM(v) OVER w FROM events')).toThrow("no window 'W'");
   });
 });
