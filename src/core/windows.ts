@@ -40,6 +40,14 @@ export type WindowAssigner<T = unknown> =
       readonly timeDomain: TimeDomain;
     }
   | {
+      /** Windows `[start, start + k * step)` for k = 1 .. maxSize / step, starts aligned to maxSize. */
+      readonly kind: 'cumulative';
+      readonly maxSize: number;
+      readonly step: number;
+      readonly offset: number;
+      readonly timeDomain: TimeDomain;
+    }
+  | {
       readonly kind: 'session';
       /** Gap in ms, or a function giving the gap of each record (dynamic gap). */
       readonly gap: number | GapFunction<T>;
@@ -84,12 +92,35 @@ function sliding(
   return { kind: 'sliding', size, slide, offset: offsetWithin(offset, slide), timeDomain };
 }
 
+function cumulative(
+  maxSize: number,
+  step: number,
+  offset: number,
+  timeDomain: TimeDomain,
+): WindowAssigner<never> {
+  positive('cumulative window max size', maxSize);
+  positive('cumulative window step', step);
+  if (maxSize % step !== 0) {
+    throw invalidArgument(
+      `cumulative window max size (${maxSize} ms) must be a multiple of its step (${step} ms)`,
+    );
+  }
+  return { kind: 'cumulative', maxSize, step, offset: offsetWithin(offset, maxSize), timeDomain };
+}
+
 /** Constructors of window assigners. Sizes are milliseconds (see `Time`). */
 export const Windows = {
   /** Fixed-size, non-overlapping event-time windows aligned to the epoch (plus `offset`). */
   tumbling: (size: number, offset = 0) => tumbling(size, offset, 'event-time'),
   /** Windows of `size` starting every `slide`; a record belongs to `size / slide` of them. */
   sliding: (size: number, slide: number, offset = 0) => sliding(size, slide, offset, 'event-time'),
+  /**
+   * Windows that grow by `step` from a start aligned to `maxSize` (plus `offset`) until they
+   * span `maxSize`, as Flink SQL's CUMULATE: a record belongs to every window of its period
+   * that ends after it. Each window fires once, when event time passes its end.
+   */
+  cumulative: (maxSize: number, step: number, offset = 0) =>
+    cumulative(maxSize, step, offset, 'event-time'),
   /** Per-key activity sessions that close after `gap` without records; overlapping sessions merge. */
   session: (gap: number): WindowAssigner<never> => ({
     kind: 'session',
@@ -123,4 +154,19 @@ export function windowStart(timestamp: number, offset: number, period: number): 
 /** End (exclusive) of the slice of length `pane` holding `timestamp`. */
 export function sliceEndOf(timestamp: number, offset: number, pane: number): number {
   return windowStart(timestamp, offset, pane) + pane;
+}
+
+/** The cumulative windows holding `timestamp`, shortest first. */
+export function cumulativeWindowsOf(
+  timestamp: number,
+  maxSize: number,
+  step: number,
+  offset: number,
+): Window[] {
+  const start = windowStart(timestamp, offset, maxSize);
+  const windows: Window[] = [];
+  for (let end = windowStart(timestamp, offset, step) + step; end <= start + maxSize; end += step) {
+    windows.push({ start, end });
+  }
+  return windows;
 }

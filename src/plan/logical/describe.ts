@@ -7,6 +7,8 @@ export function describeAssigner(a: WindowAssigner<unknown>): string {
       return `tumbling ${a.size}ms`;
     case 'sliding':
       return `sliding ${a.size}ms/${a.slide}ms`;
+    case 'cumulative':
+      return `cumulative ${a.maxSize}ms/${a.step}ms`;
     case 'session':
       return typeof a.gap === 'number' ? `session ${a.gap}ms` : 'session (dynamic gap)';
     case 'global':

@@ -15,6 +15,7 @@ import { MAX_EVENT_TIME } from '../../core/timestamps.js';
 import type { Trigger, TriggerContext, TriggerResult } from '../../core/triggers.js';
 import type { FiringTiming } from '../../core/window-result.js';
 import {
+  cumulativeWindowsOf,
   GLOBAL_WINDOW,
   maxTimestamp,
   type TimeDomain,
@@ -285,6 +286,8 @@ export class WindowOperator<IN, ACC, R, OUT>
         }
         return windows;
       }
+      case 'cumulative':
+        return cumulativeWindowsOf(ts, a.maxSize, a.step, a.offset);
       case 'session':
         throw new Error('sessions are assigned by mergeSession');
     }

@@ -103,6 +103,8 @@ export type Expr =
       readonly over: boolean;
       /** The `OVER (...)` window's PARTITION BY and ORDER BY (undefined for a named window). */
       readonly overWindow?: OverWindow;
+      /** `OVER w`: the name of a window of the SELECT's WINDOW clause. */
+      readonly overName?: string;
       readonly at: SourcePosition;
     }
   /** `DESCRIPTOR(col)` inside a window TVF. */
@@ -234,6 +236,8 @@ export interface Select {
   readonly where: Expr | undefined;
   readonly groupBy: readonly Expr[];
   readonly having: Expr | undefined;
+  /** `WINDOW w AS (...)`: the named OVER windows. */
+  readonly windows?: ReadonlyMap<string, OverWindow>;
   readonly at: SourcePosition;
 }
 

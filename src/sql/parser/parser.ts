@@ -548,8 +548,16 @@ class Parser {
       groupBy = this.expressionList();
     }
     const having = this.acceptWord('HAVING') ? this.expression() : undefined;
-    if (this.isWord('WINDOW')) this.unsupported('a named WINDOW clause');
-    return { kind: 'select', distinct, items, from, where, groupBy, having, at };
+    if (!this.acceptWord('WINDOW'))
+      return { kind: 'select', distinct, items, from, where, groupBy, having, at };
+    const windows = new Map<string, OverWindow>();
+    do {
+      const name = this.identifier('a window name');
+      this.expectWord('AS');
+      this.expectSymbol('(');
+      windows.set(name.toUpperCase(), this.overWindow());
+    } while (this.acceptSymbol(','));
+    return { kind: 'select', distinct, items, from, where, groupBy, having, windows, at };
   }
 
   private selectItem(): SelectItem {
@@ -929,15 +937,18 @@ class Parser {
     if (this.isWord('WITHIN')) this.unsupported('WITHIN GROUP');
     let over = false;
     let overWindow: OverWindow | undefined;
+    let overName: string | undefined;
     if (this.isWord('OVER')) {
       this.i++;
       over = true;
       if (this.acceptSymbol('(')) overWindow = this.overWindow();
-      else this.identifier('a window name');
+      else overName = this.identifier('a window name').toUpperCase();
     }
-    return overWindow === undefined
+    if (overWindow !== undefined)
+      return { kind: 'call', name, args, star, distinct, filter, over, overWindow, at };
+    return overName === undefined
       ? { kind: 'call', name, args, star, distinct, filter, over, at }
-      : { kind: 'call', name, args, star, distinct, filter, over, overWindow, at };
+      : { kind: 'call', name, args, star, distinct, filter, over, overName, at };
   }
 
   /** The inside of `OVER (...)`, after its '('; the frame clause is kept as text. */

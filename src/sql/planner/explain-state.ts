@@ -12,6 +12,9 @@ const STATE: Readonly<Record<string, string>> = {
   window:
     'state: per key and window, an accumulator (sessions: per session), dropped when the window fires',
   'interval-join': 'state: each input row until the watermark passes its interval',
+  // Only OVER aggregations plan onto a keyed process function.
+  'keyed-process':
+    'state: each row until the watermark passes its rowtime; per partition the running accumulator or the rows a later frame reaches, kept forever',
 };
 
 /** The plan text with a state line under each stateful node of its logical plan. */

@@ -8,7 +8,12 @@ import type { DataStream } from '../../api/streams.js';
 import type { Collector } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
 import type { WindowResult } from '../../core/window-result.js';
-import { type WindowAssigner, Windows, windowStart } from '../../core/windows.js';
+import {
+  cumulativeWindowsOf,
+  type WindowAssigner,
+  Windows,
+  windowStart,
+} from '../../core/windows.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Row } from '../connectors/connector.js';
 import { castTo } from '../expressions/cast.js';
@@ -38,6 +43,7 @@ import {
 } from './grouping.js';
 import { planJoin } from './join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
+import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowTvf } from './relation.js';
 import { planSource } from './source-planner.js';
@@ -206,13 +212,8 @@ function planWindowTvf(
   ctx: PlanContext,
 ): Relation {
   const { name, args, at } = item;
-  if (name !== 'TUMBLE' && name !== 'HOP' && name !== 'SESSION') {
-    return sqlError(
-      name === 'CUMULATE'
-        ? 'the CUMULATE window is not supported by Weir SQL yet'
-        : `unknown table function ${name}`,
-      at,
-    );
+  if (name !== 'TUMBLE' && name !== 'HOP' && name !== 'CUMULATE' && name !== 'SESSION') {
+    return sqlError(`unknown table function ${name}`, at);
   }
   const [tableArg, descriptor, ...rest] = args;
   if (tableArg?.kind !== 'table-arg')
@@ -256,6 +257,19 @@ function planWindowTvf(
       kind: 'HOP',
       size,
       slide,
+      offset: rest[2] === undefined ? 0 : intervalMs(rest[2], 'offset', at),
+      input,
+    };
+  } else if (name === 'CUMULATE') {
+    if (rest.length > 3) sqlError('CUMULATE takes a step, a max size and an optional offset', at);
+    const step = intervalMs(rest[0], 'step', at);
+    const size = intervalMs(rest[1], 'max size', at);
+    if (size % step !== 0)
+      sqlError(`CUMULATE max size (${size} ms) must be a multiple of its step (${step} ms)`, at);
+    window = {
+      kind: 'CUMULATE',
+      size,
+      slide: step,
       offset: rest[2] === undefined ? 0 : intervalMs(rest[2], 'offset', at),
       input,
     };
@@ -305,6 +319,16 @@ function materialize(relation: Relation): Relation {
       }
     };
     stream = w.input.stream.flatMap(emitWindows);
+  } else if (w.kind === 'CUMULATE') {
+    const { size, slide, offset } = w;
+    const emitCumulative = (row: Row, collector: Collector<Row>): void => {
+      for (const win of cumulativeWindowsOf(row[timeIndex] as number, size, slide, offset)) {
+        const out = row.slice(0, n);
+        out.push(win.start, win.end, win.end - 1);
+        collector.collect(out);
+      }
+    };
+    stream = w.input.stream.flatMap(emitCumulative);
   } else {
     throw sqlError('a SESSION window needs an aggregation grouped by window_start and window_end');
   }
@@ -335,6 +359,9 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
       : planAggregation(legacy.select, legacy.from);
   }
   if (from.window !== undefined) from = materialize(from);
+  if (select.items.some((item) => item.kind === 'expr' && contains(item.expr, isOverAggregate))) {
+    ({ select, from } = planOver(select, from));
+  }
   if (isUpdating(from)) return planChangelogCalc(select, from);
   const scope = new Scope(from.columns);
   if (select.where !== undefined && contains(select.where, isAggregateCall)) {
@@ -581,7 +608,9 @@ function planAggregation(select: Select, from: Relation): Relation {
       ? Windows.tumbling(window.size, window.offset)
       : window.kind === 'HOP'
         ? Windows.sliding(window.size, window.slide, window.offset)
-        : Windows.session(window.size);
+        : window.kind === 'CUMULATE'
+          ? Windows.cumulative(window.size, window.slide, window.offset)
+          : Windows.session(window.size);
   const results = input
     .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
     .window(assigner)

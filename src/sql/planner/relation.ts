@@ -3,10 +3,12 @@ import type { ChangelogStream, DataStream } from '../../api/streams.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 
-/** A window table function (TUMBLE, HOP, SESSION) not yet applied to its input. */
+/** A window table function (TUMBLE, HOP, CUMULATE, SESSION) not yet applied to its input. */
 export interface WindowTvf {
-  readonly kind: 'TUMBLE' | 'HOP' | 'SESSION';
+  readonly kind: 'TUMBLE' | 'HOP' | 'CUMULATE' | 'SESSION';
+  /** The size, CUMULATE's max size, SESSION's gap. */
   readonly size: number;
+  /** HOP's slide, CUMULATE's step. */
   readonly slide: number;
   readonly offset: number;
   /** The input relation (its rows lack the three window columns). */

@@ -1,0 +1,277 @@
+/**
+ * OVER aggregations, `agg(x) OVER (PARTITION BY k ORDER BY rowtime <frame>)`, as Flink runs
+ * them over event time: rows wait in keyed state until the watermark passes their rowtime,
+ * then are processed in rowtime order, each emitted once with its frame's aggregates
+ * (insert-only). Rows at or behind the watermark on arrival are dropped. Frames: ROWS or
+ * RANGE from UNBOUNDED PRECEDING, `ROWS n PRECEDING`, `RANGE INTERVAL ... PRECEDING`, all to
+ * the current row; in RANGE mode rows with the same rowtime see each other.
+ */
+import type {
+  Collector,
+  KeyedProcessContext,
+  KeyedProcessFunction,
+  KeyedRuntimeContext,
+  OnTimerContext,
+} from '../../core/functions.js';
+import type { Key } from '../../core/key-groups.js';
+import type { MapState, ValueState } from '../../core/state.js';
+import type { Row } from '../connectors/connector.js';
+import { compilePredicate, compileScalar } from '../expressions/compile.js';
+import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
+import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import type { LogicalType } from '../types/logical-type.js';
+import { type AggregateCallAst, rowAggregate } from './aggregates.js';
+import { requireInsertOnly } from './changelog-relation.js';
+import { contains, mapChildren } from './expr-tools.js';
+import { groupKey, normalizedKey } from './grouping.js';
+import type { Relation } from './relation.js';
+import { ROWS_SERIALIZER } from './row-serializer.js';
+
+/** The frame of an OVER window; `preceding` is a row count (ROWS) or milliseconds (RANGE). */
+export interface OverFrame {
+  readonly mode: 'ROWS' | 'RANGE';
+  readonly preceding: number;
+}
+
+type CallExpr = Extract<Expr, { kind: 'call' }>;
+type OverCall = CallExpr & { readonly overWindow: OverWindow };
+
+export function isOverAggregate(e: Expr): e is CallExpr {
+  return e.kind === 'call' && e.over && AGGREGATE_FUNCTIONS.has(e.name);
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = {
+  MILLISECOND: 1,
+  SECOND: 1_000,
+  MINUTE: 60_000,
+  HOUR: 3_600_000,
+  DAY: 86_400_000,
+};
+
+/** Parses the frame text the parser keeps; none means RANGE UNBOUNDED PRECEDING (Flink's default). */
+export function parseFrame(text: string | undefined, at: SourcePosition): OverFrame {
+  if (text === undefined) return { mode: 'RANGE', preceding: Number.POSITIVE_INFINITY };
+  const words = text.toUpperCase().split(' ');
+  const mode = words[0];
+  if (mode !== 'ROWS' && mode !== 'RANGE') return sqlError(`unsupported frame '${text}'`, at);
+  let rest = words.slice(1);
+  if (rest[0] === 'BETWEEN') {
+    if (rest.slice(-3).join(' ') !== 'AND CURRENT ROW')
+      return sqlError(`an OVER frame must end at CURRENT ROW, got '${text}'`, at);
+    rest = rest.slice(1, -3);
+  }
+  const bound = rest.join(' ');
+  if (bound === 'UNBOUNDED PRECEDING') return { mode, preceding: Number.POSITIVE_INFINITY };
+  if (bound === 'CURRENT ROW') return { mode, preceding: 0 };
+  if (
+    mode === 'ROWS' &&
+    rest.length === 2 &&
+    rest[1] === 'PRECEDING' &&
+    /^\d+$/.test(rest[0] ?? '')
+  )
+    return { mode, preceding: Number(rest[0]) };
+  if (mode === 'RANGE' && rest.length === 4 && rest[0] === 'INTERVAL' && rest[3] === 'PRECEDING') {
+    const unit = UNIT_MS[(rest[2] ?? '').replace(/S$/, '')];
+    const value = Number(rest[1]);
+    if (unit !== undefined && Number.isFinite(value) && value >= 0)
+      return { mode, preceding: Math.round(value * unit) };
+  }
+  return sqlError(
+    `unsupported OVER frame '${text}' (Weir SQL supports ROWS n PRECEDING, RANGE INTERVAL 'x' unit PRECEDING and UNBOUNDED PRECEDING, to CURRENT ROW)`,
+    at,
+  );
+}
+
+interface Aggregator {
+  createAccumulator(): unknown;
+  add(row: Row, acc: unknown): unknown;
+  getResult(acc: unknown): Row;
+}
+
+/** The keyed function: holds rows until the watermark passes them, then emits them with their aggregates. */
+class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
+  /** Rows waiting for the watermark, by rowtime, in arrival order. */
+  private pending!: MapState<number, Row[]>;
+  /** Unbounded frames: the running accumulator. */
+  private acc!: ValueState<unknown>;
+  /** Bounded frames: the rows still inside a later row's frame, in processing order. */
+  private history!: ValueState<Row[]>;
+
+  constructor(
+    private readonly frame: OverFrame,
+    private readonly timeIndex: number,
+    private readonly agg: Aggregator,
+  ) {}
+
+  open(context: KeyedRuntimeContext): void {
+    this.pending = context.state.getMapState<number, Row[]>({
+      name: 'over-pending',
+      serializer: ROWS_SERIALIZER,
+    });
+    this.acc = context.state.getValueState<unknown>('over-acc');
+    this.history = context.state.getValueState<Row[]>({
+      name: 'over-history',
+      serializer: ROWS_SERIALIZER,
+    });
+  }
+
+  processElement(row: Row, context: KeyedProcessContext<Key>): void {
+    const ts = row[this.timeIndex] as number;
+    // Late: the rows before it have been emitted already.
+    if (ts <= context.timerService.currentWatermark()) return;
+    const waiting = this.pending.get(ts);
+    if (waiting === undefined) {
+      this.pending.put(ts, [row]);
+      context.timerService.registerEventTimeTimer(ts);
+    } else {
+      waiting.push(row);
+      this.pending.put(ts, waiting);
+    }
+  }
+
+  onTimer(time: number, _context: OnTimerContext<Key>, out: Collector<Row>): void {
+    const rows = this.pending.get(time);
+    if (rows === undefined) return;
+    this.pending.remove(time);
+    const { frame, agg, timeIndex } = this;
+    const emit = (row: Row, result: Row): void => out.collect([...row, ...result]);
+    if (frame.preceding === Number.POSITIVE_INFINITY) {
+      let acc = this.acc.value() ?? agg.createAccumulator();
+      for (const row of rows) {
+        acc = agg.add(row, acc);
+        if (frame.mode === 'ROWS') emit(row, agg.getResult(acc));
+      }
+      this.acc.update(acc);
+      if (frame.mode === 'RANGE') {
+        const result = agg.getResult(acc);
+        for (const row of rows) emit(row, result);
+      }
+      return;
+    }
+    let history = this.history.value() ?? [];
+    if (frame.mode === 'ROWS') {
+      for (const row of rows) {
+        history.push(row);
+        if (history.length > frame.preceding + 1) history.shift();
+        emit(row, this.over(history));
+      }
+      history = history.slice(Math.max(0, history.length - frame.preceding));
+    } else {
+      const from = time - frame.preceding;
+      history = history.filter((r) => (r[timeIndex] as number) >= from);
+      history.push(...rows);
+      const result = this.over(history);
+      for (const row of rows) emit(row, result);
+    }
+    if (history.length === 0) this.history.clear();
+    else this.history.update(history);
+  }
+
+  /** Bounded frames are recomputed: MIN and MAX cannot take a row back out. */
+  private over(rows: readonly Row[]): Row {
+    let acc = this.agg.createAccumulator();
+    for (const r of rows) acc = this.agg.add(r, acc);
+    return this.agg.getResult(acc);
+  }
+}
+
+/**
+ * Plans the OVER aggregates of a SELECT: its WHERE filters the input first, then one keyed
+ * function adds a column per OVER aggregate. Returns the relation with those columns (named
+ * `$over<i>`) and the SELECT rewritten to read them, without its WHERE.
+ */
+export function planOver(select: Select, from: Relation): { select: Select; from: Relation } {
+  requireInsertOnly(from, 'an OVER aggregation', select.at);
+  const scope = new Scope(from.columns);
+  let stream = from.stream;
+  if (select.where !== undefined) {
+    if (contains(select.where, isOverAggregate))
+      sqlError('OVER aggregates are not allowed in WHERE', select.where.at);
+    stream = stream.filter(compilePredicate(select.where, scope, 'WHERE condition')).name('where');
+  }
+  const calls: OverCall[] = [];
+  const index = new Map<string, number>();
+  const rewrite = (e: Expr): Expr => {
+    if (isOverAggregate(e)) {
+      const overWindow =
+        e.overWindow ?? (e.overName === undefined ? undefined : select.windows?.get(e.overName));
+      if (overWindow === undefined)
+        return sqlError(`no window '${e.overName ?? ''}' in the WINDOW clause`, e.at);
+      const call: OverCall = { ...e, overWindow, overName: undefined };
+      const key = normalizedKey(call, scope);
+      let i = index.get(key);
+      if (i === undefined) {
+        i = calls.length;
+        calls.push(call);
+        index.set(key, i);
+      }
+      return { kind: 'column', path: [`$over${i}`], at: e.at };
+    }
+    return mapChildren(e, rewrite);
+  };
+  // An unnamed item keeps the name it would have had (EXPR$i), not the hidden column's.
+  const items = select.items.map((item, i): SelectItem => {
+    if (item.kind !== 'expr') return item;
+    const alias = item.alias ?? (item.expr.kind === 'column' ? undefined : `EXPR$${i}`);
+    return { ...item, expr: rewrite(item.expr), alias };
+  });
+  const first = calls[0] as OverCall;
+  const window = first.overWindow;
+  const windowKey = (w: OverWindow): string =>
+    JSON.stringify([
+      w.partitionBy.map((p) => normalizedKey(p, scope)),
+      w.orderBy.map((o) => [normalizedKey(o.expr, scope), o.descending]),
+      w.frame ?? '',
+    ]);
+  for (const c of calls) {
+    if (windowKey(c.overWindow) !== windowKey(window))
+      sqlError('all OVER aggregates of a SELECT must use the same window', c.at);
+  }
+  const order = window.orderBy[0];
+  const orderColumn =
+    order?.expr.kind === 'column' ? scope.resolve(order.expr.path, order.expr.at) : undefined;
+  if (
+    window.orderBy.length !== 1 ||
+    order?.descending === true ||
+    orderColumn === undefined ||
+    !orderColumn.column.rowtime ||
+    orderColumn.fields.length > 0
+  ) {
+    sqlError(
+      'an OVER window must be ORDER BY the event-time attribute, ascending (processing time is not supported by Weir SQL yet)',
+      first.at,
+    );
+  }
+  const timeIndex = (orderColumn as { index: number }).index;
+  const frame = parseFrame(window.frame, first.at);
+  const keyFns = window.partitionBy.map((p) => compileScalar(p, scope).fn);
+  const aggregateCalls: AggregateCallAst[] = calls.map((c) => ({
+    name: c.name,
+    args: c.args,
+    star: c.star,
+    distinct: c.distinct,
+    filter: c.filter,
+    at: c.at,
+  }));
+  const { fn, types } = rowAggregate([], [], aggregateCalls, scope);
+  const agg = fn as unknown as Aggregator;
+  const rows = stream
+    .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
+    .process(new OverFunction(frame, timeIndex, agg))
+    .name('over aggregate');
+  const columns: ScopeColumn[] = [
+    ...from.columns,
+    ...calls.map((_, i) => ({
+      name: `$over${i}`,
+      type: types[i] as LogicalType,
+      qualifier: undefined,
+      rowtime: false,
+    })),
+  ];
+  return {
+    select: { ...select, items, where: undefined },
+    from: { stream: rows, columns },
+  };
+}
