@@ -23,13 +23,17 @@ async function committedLines(out: string): Promise<string[]> {
 
 function buildJob(env: StreamEnvironment, out: string, failAt?: number) {
   let seen = 0;
+  // One source subtask, so each reducer reads one channel: the running sums it emits depend on
+  // the order its input arrives in, which two interleaved source subtasks would leave to timing.
   env
     .fromGenerator({ count: 20_000, ratePerSecond: 40_000, generate: (i) => ({ k: i % 7, v: i }) })
     .uid('gen')
+    .setParallelism(1)
     .map((r) => {
       if (failAt !== undefined && ++seen === failAt) throw new Error('injected failure');
       return r;
     })
+    .setParallelism(1)
     .keyBy((r) => r.k)
     .reduce((a, b) => ({ k: a.k, v: a.v + b.v }))
     .uid('sum')
