@@ -51,7 +51,11 @@ export interface RunResult {
 
 export function cepHarness(
   pattern: PatternSpec<Ev>,
-  options: { stateBackend?: StateBackendOptions; processingTime?: boolean } = {},
+  options: {
+    stateBackend?: StateBackendOptions;
+    processingTime?: boolean;
+    timeouts?: boolean;
+  } = {},
 ): KeyedOneInputHarness<string, Ev, string> {
   return new KeyedOneInputHarness<string, Ev, string>(cepOperator(pattern, options), (e) => e.key, {
     ...(options.stateBackend === undefined ? {} : { stateBackend: options.stateBackend }),
@@ -60,7 +64,7 @@ export function cepHarness(
 
 export function cepOperator(
   pattern: PatternSpec<Ev>,
-  options: { processingTime?: boolean } = {},
+  options: { processingTime?: boolean; timeouts?: boolean } = {},
 ): CepOperator<Ev, string> {
   const stages = stageNames(pattern);
   return new CepOperator<Ev, string>({
@@ -69,8 +73,13 @@ export function cepOperator(
     lateTag,
     fn: {
       processMatch: (m, _ctx, out) => out.collect(matchText(m, stages)),
-      processTimedOutMatch: (m, ctx) =>
-        ctx.output(timedOutTag, { text: matchText(m, stages), at: ctx.timestamp }),
+      // Without a handler the operator may apply timeouts lazily (nobody sees them).
+      ...(options.timeouts === false
+        ? {}
+        : {
+            processTimedOutMatch: (m, ctx) =>
+              ctx.output(timedOutTag, { text: matchText(m, stages), at: ctx.timestamp }),
+          }),
     },
   });
 }

@@ -48,6 +48,22 @@ for (const [suite, cases] of Object.entries(SUITES)) {
   });
 }
 
+describe('CEP without a timed-out handler (timeouts applied lazily): the same matches', () => {
+  for (const suite of Object.keys(SUITES)) {
+    it(`${suite} cases`, () => {
+      for (const c of readGoldens(suite).cases) {
+        const eager = runOnWeir(c);
+        const lazy = runOnWeir(c, { timeouts: false });
+        if ('error' in eager) {
+          expect(lazy, c.name).toEqual(eager);
+          continue;
+        }
+        expect(lazy, c.name).toEqual({ ...eager, timedOut: [] });
+      }
+    });
+  }
+});
+
 /** Every ninth hand case and every fortieth random one: several kinds, in one short job. */
 function liveSample(): GoldenCase[] {
   const hand = readGoldens('hand').cases.filter((_, i) => i % 9 === 3);

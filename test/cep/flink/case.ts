@@ -212,7 +212,7 @@ const LATE = new OutputTag<Ev>('late');
  * final watermark (as Flink's bounded source ends with one). In processing time every element
  * is processed on arrival.
  */
-export function runOnWeir(c: CaseJson): CaseResult {
+export function runOnWeir(c: CaseJson, options: { timeouts?: boolean } = {}): CaseResult {
   const stages = stageNamesOf(c.pattern.stages);
   let operator: CepOperator<Ev, string>;
   try {
@@ -222,8 +222,13 @@ export function runOnWeir(c: CaseJson): CaseResult {
       lateTag: LATE,
       fn: {
         processMatch: (m, _ctx, out) => out.collect(matchText(m, stages)),
-        processTimedOutMatch: (m, ctx) =>
-          ctx.output(TIMED_OUT, `${matchText(m, stages)}@${ctx.timestamp}`),
+        // Without a handler, timeouts that nobody sees may be applied lazily.
+        ...(options.timeouts === false
+          ? {}
+          : {
+              processTimedOutMatch: (m, ctx) =>
+                ctx.output(TIMED_OUT, `${matchText(m, stages)}@${ctx.timestamp}`),
+            }),
       },
     });
   } catch (e) {

@@ -48,6 +48,12 @@ export interface CepOperatorSpec<T, OUT> {
 /** Keyed state holding each key's NFA: partial matches, shared buffer, waiting events. */
 export const NFA_STATE = '__weir.cep.nfa';
 
+/** Idle states kept for reuse; enough to absorb the churn between two watermarks. */
+const SPARE_STATES = 4096;
+
+/** Records released and warmed together. */
+const CHUNK = 64;
+
 /** What one key's NFA state counts for in `weir_cep_buffered` (waiting records are counted apart). */
 function heldEntries<T>(s: KeyNfaState<T>): number {
   return s.partial.length + s.completed.length + s.buffer.size;
@@ -85,6 +91,15 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private readonly waiting = new EventTimeQueue<T>();
   /** The state a key without stored state runs on; kept only if the key ends up holding something. */
   private scratch: KeyNfaState<T> = emptyKeyNfaState<T>();
+  /** States of keys that went idle, reused as the next scratch state (no allocation per key that starts a match). */
+  private readonly spare: KeyNfaState<T>[] = [];
+  // Records released together, and their keys' states while they are warmed (see `warm`).
+  private readonly chunkKeys: Key[] = [];
+  private readonly chunkValues: T[] = [];
+  private readonly chunkTimes: number[] = [];
+  private readonly chunkStates: (KeyNfaState<T> | undefined)[] = [];
+  /** Keeps the warming reads from being optimized away. */
+  warmth = 0;
   private currentKey: Key = 0;
   private lateRecords = 0;
   /** What `ctx.timestamp` says: the time being processed (records emitted in processing time carry none). */
@@ -93,11 +108,28 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private held = 0;
   private scheduledAt = Number.POSITIVE_INFINITY;
   private restored: RestoredState | undefined;
+  /**
+   * Event time, when a timeout has no visible effect (no timed-out handler, no
+   * trailing notFollowedBy, no skip strategy holding matches back): partial
+   * matches past `within` are dropped when their key next sees a record, or
+   * by a sweep over the keys with state once per `within` of watermark
+   * progress, instead of one timeout hint per partial match. State stays
+   * bounded (by two windows instead of one) and every key's output is the same.
+   */
+  private readonly lazyTimeouts: boolean;
+  /** Watermark at the last sweep (lazy timeouts). */
+  private sweptAt = MIN_WATERMARK;
 
   constructor(private readonly spec: CepOperatorSpec<T, OUT>) {
     super();
     this.nfa = compileNfa(spec.pattern);
     this.eventTime = spec.timeDomain === 'event-time';
+    this.lazyTimeouts =
+      this.eventTime &&
+      this.nfa.withinMs > 0 &&
+      spec.fn.processTimedOutMatch === undefined &&
+      spec.pattern.skip.kind === 'no-skip' &&
+      !this.nfa.states.some((s) => s.kind === 'pending');
   }
 
   override initializeState(state: RestoredState): void {
@@ -155,7 +187,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       match: (events: MatchEvents<T>) => fn.processMatch(events, ctx, emitter),
       ...(timedOut === undefined ? {} : { timedOut }),
       started: (startTs: number) => {
-        if (within > 0) this.schedule(startTs + within, this.currentKey);
+        if (within > 0 && !this.lazyTimeouts) this.schedule(startTs + within, this.currentKey);
       },
     });
   }
@@ -207,9 +239,10 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         this.nfaState.update(s);
       }
       this.held += heldEntries(s);
-      this.schedule(this.nextDue(s), key);
+      if (!this.lazyTimeouts) this.schedule(this.nextDue(s), key);
     }
     this.state.currentKey = undefined;
+    this.sweptAt = this.watermark;
   }
 
   /** The earliest time the key has work: a partial match's timeout. */
@@ -293,7 +326,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         resetKeyNfaState(s);
         return;
       }
-      this.scratch = emptyKeyNfaState<T>();
+      this.scratch = this.spare.pop() ?? emptyKeyNfaState<T>();
       this.nfaState.update(s);
       this.held += heldEntries(s);
       return;
@@ -310,7 +343,8 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     this.watermark = time;
     try {
       this.release(time);
-      this.fireDue(time);
+      if (this.lazyTimeouts) this.sweep(time);
+      else this.fireDue(time);
     } catch (cause) {
       throw this.failure(cause, { key: this.currentKey });
     }
@@ -324,17 +358,58 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
    * timestamp order (arrival order within a timestamp).
    */
   private release(limit: number): void {
-    const { waiting, state, emitter } = this;
+    const { waiting, state, emitter, chunkKeys, chunkValues, chunkTimes } = this;
     while (waiting.size > 0 && waiting.peekTime() <= limit) {
-      const ts = waiting.peekTime();
-      const key = waiting.peekKey();
-      const value = waiting.peekValue();
-      waiting.pop();
-      state.currentKey = key;
-      this.currentKey = key;
-      emitter.timestamp = this.matchTime = ts;
-      this.step(value, ts);
+      let n = 0;
+      while (n < CHUNK && waiting.size > 0 && waiting.peekTime() <= limit) {
+        chunkTimes[n] = waiting.peekTime();
+        chunkKeys[n] = waiting.peekKey();
+        chunkValues[n] = waiting.peekValue();
+        waiting.pop();
+        n++;
+      }
+      this.warm(n);
+      for (let i = 0; i < n; i++) {
+        const key = chunkKeys[i]!;
+        const ts = chunkTimes[i]!;
+        state.currentKey = key;
+        this.currentKey = key;
+        emitter.timestamp = this.matchTime = ts;
+        this.step(chunkValues[i] as T, ts);
+      }
     }
+  }
+
+  /**
+   * Reads the state the next `n` records will touch, one level at a time over
+   * all of them: with many keys each read misses the cache, and reads that do
+   * not depend on each other overlap in the processor, where the same reads
+   * made record by record would wait one after another.
+   */
+  private warm(n: number): void {
+    const { state, chunkKeys, chunkStates } = this;
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      state.currentKey = chunkKeys[i]!;
+      chunkStates[i] = this.nfaState.value();
+    }
+    for (let i = 0; i < n; i++) {
+      const s = chunkStates[i];
+      if (s !== undefined) sum += s.partial.length;
+    }
+    for (let i = 0; i < n; i++) {
+      const s = chunkStates[i];
+      if (s !== undefined && s.partial.length > 0) sum += s.partial[0]!.state;
+    }
+    for (let i = 0; i < n; i++) {
+      const s = chunkStates[i];
+      if (s !== undefined && s.partial.length > 0) {
+        const node = s.partial[0]!.node;
+        if (node !== null) sum += node.event.id;
+      }
+      chunkStates[i] = undefined;
+    }
+    this.warmth = sum;
   }
 
   /** Times out the partial matches of every key with a timeout due at or before `limit` (the watermark, or the clock). */
@@ -355,11 +430,32 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     }
   }
 
+  /** Lazy timeouts: once per `within` of watermark progress, drops every key's timed-out partial matches. */
+  private sweep(watermark: number): void {
+    if (watermark - this.sweptAt < this.nfa.withinMs) return;
+    this.sweptAt = watermark;
+    const keys: Key[] = [];
+    this.state.forEachKeyAndNamespace(NFA_STATE, (key) => keys.push(key));
+    const { state, runner } = this;
+    for (const key of keys) {
+      state.currentKey = key;
+      const s = this.nfaState.value();
+      if (s === undefined) continue;
+      const before = heldEntries(s);
+      runner.advanceTime(s, watermark);
+      this.save(s, before);
+    }
+  }
+
   /** Idle keys hold no state at all, so keys that stopped matching cost nothing. */
   private save(s: KeyNfaState<T>, before: number): void {
     if (isIdle(s)) {
       this.nfaState.clear();
       this.held -= before;
+      if (this.spare.length < SPARE_STATES) {
+        resetKeyNfaState(s);
+        this.spare.push(s);
+      }
       return;
     }
     this.nfaState.update(s);

@@ -67,6 +67,8 @@ export interface NfaListener<T> {
   started(startTs: number): void;
 }
 
+const SPARE_MATCHES = 65_536;
+
 /** The start state is not stored: every event may begin a match. */
 const START_ID = -1;
 
@@ -95,6 +97,8 @@ export class NfaRunner<T> {
   private readonly start: PartialMatch<T>;
   /** The partial matches an event leads to; swapped with the key's list, so no list is allocated per event. */
   private next: PartialMatch<T>[] = [];
+  /** Partial match objects that ended, for reuse. */
+  private readonly spare: PartialMatch<T>[] = [];
 
   constructor(
     private readonly nfa: Nfa<T>,
@@ -125,10 +129,19 @@ export class NfaRunner<T> {
     for (let p = 0; p <= partial.length; p++) {
       const pm = p < partial.length ? partial[p]! : this.start;
       const isStart = pm === this.start;
-      this.ctx.node = pm.node;
+      // The first continuation of a partial match reuses its object (most steps have one), so
+      // what it was is read into locals here.
+      const pmNode = pm.node;
+      const pmStartTs = pm.startTs;
+      const pmStartId = pm.startId;
+      let reusable = !isStart;
+      this.ctx.node = pmNode;
       if (!this.collectEdges(pm.state, value)) {
         // A negation matched: the partial match ends here.
-        if (!isStart) buffer.release(pm.node);
+        if (!isStart) {
+          buffer.release(pmNode);
+          this.recycle(pm);
+        }
         continue;
       }
       // Takes first, so newer choices queue behind older ones (the order ties are emitted in).
@@ -138,9 +151,9 @@ export class NfaRunner<T> {
         const stage = takeStages[t]!;
         if (this.takenBefore(t, edge.target, stage)) continue;
         event ??= SharedBuffer.event(eventId, value, timestamp);
-        const node = buffer.append(event, stage, pm.node);
-        const startTs = isStart ? timestamp : pm.startTs;
-        const startId = isStart ? eventId : pm.startId;
+        const node = buffer.append(event, stage, pmNode);
+        const startTs = isStart ? timestamp : pmStartTs;
+        const startId = isStart ? eventId : pmStartId;
         if (edge.target === this.nfa.final) {
           found = this.complete(node, startTs, startId) || found;
           // A node nobody else holds dies with this release only if complete() kept no reference.
@@ -148,35 +161,47 @@ export class NfaRunner<T> {
           continue;
         }
         buffer.retain(node);
-        next.push({ state: edge.target, node, startTs, startId });
+        if (reusable) {
+          reusable = false;
+          pm.state = edge.target;
+          pm.node = node;
+          next.push(pm);
+        } else {
+          next.push(this.partialMatch(edge.target, node, startTs, startId));
+        }
         if (isStart) this.listener.started(startTs);
         this.ctx.node = node;
         if (this.reachesFinal(edge.target, value)) {
           found = this.complete(node, startTs, startId) || found;
         }
-        this.ctx.node = pm.node;
+        this.ctx.node = pmNode;
       }
       if (!isStart) {
         for (let g = 0; g < ignoreCount; g++) {
           const edge = ignores[g]!;
           if (this.ignoredBefore(g, edge.target)) continue;
           if (edge.target === this.nfa.final) {
-            found = this.complete(pm.node, pm.startTs, pm.startId) || found;
+            found = this.complete(pmNode, pmStartTs, pmStartId) || found;
             continue;
           }
-          buffer.retain(pm.node);
-          next.push({
-            state: edge.target,
-            node: pm.node,
-            startTs: pm.startTs,
-            startId: pm.startId,
-          });
+          buffer.retain(pmNode);
+          if (reusable) {
+            reusable = false;
+            pm.state = edge.target;
+            pm.node = pmNode;
+            next.push(pm);
+          } else {
+            next.push(this.partialMatch(edge.target, pmNode, pmStartTs, pmStartId));
+          }
           if (this.reachesFinal(edge.target, value)) {
-            found = this.complete(pm.node, pm.startTs, pm.startId) || found;
+            found = this.complete(pmNode, pmStartTs, pmStartId) || found;
           }
         }
       }
-      if (!isStart) buffer.release(pm.node);
+      if (!isStart) {
+        buffer.release(pmNode);
+        if (reusable) this.recycle(pm);
+      }
     }
     if (partial.length !== 0) partial.length = 0;
     this.next = partial;
@@ -199,6 +224,7 @@ export class NfaRunner<T> {
             this.listener.timedOut?.(this.extract(pm.node), pm.startTs + within);
           }
           state.buffer.release(pm.node);
+          this.recycle(pm);
         } else {
           kept.push(pm);
         }
@@ -206,6 +232,30 @@ export class NfaRunner<T> {
       if (kept.length !== state.partial.length) state.partial = kept;
     }
     if (state.completed.length > 0) this.emitCompleted();
+  }
+
+  /** A partial match object, reused from one that ended if there is one. */
+  private partialMatch(
+    state: number,
+    node: BufferNode<T> | null,
+    startTs: number,
+    startId: number,
+  ): PartialMatch<T> {
+    const pm = this.spare.pop();
+    if (pm === undefined) return { state, node, startTs, startId };
+    pm.state = state;
+    pm.node = node;
+    pm.startTs = startTs;
+    pm.startId = startId;
+    return pm;
+  }
+
+  /** Keeps an ended partial match for reuse (see SharedBuffer's pools for why). */
+  private recycle(pm: PartialMatch<T>): void {
+    if (this.spare.length < SPARE_MATCHES) {
+      pm.node = null;
+      this.spare.push(pm);
+    }
   }
 
   /** Checked first, so that the common case (nothing times out) allocates nothing. */

@@ -1,9 +1,9 @@
 /** An event some partial match holds; stored once however many matches hold it. */
 export interface BufferedEvent<T> {
   /** Position of the event in the key's processing order. */
-  readonly id: number;
-  readonly value: T;
-  readonly timestamp: number;
+  id: number;
+  value: T;
+  timestamp: number;
   /** Nodes that point at this event. */
   refs: number;
 }
@@ -14,8 +14,8 @@ export interface BufferedEvent<T> {
  * partial match is a pointer to its newest node.
  */
 export interface BufferNode<T> {
-  readonly event: BufferedEvent<T>;
-  readonly stage: number;
+  event: BufferedEvent<T>;
+  stage: number;
   /** The node before, or null for a match's first event. */
   prev: BufferNode<T> | null;
   /** Partial matches, completed matches and later nodes that point at this node. */
@@ -23,6 +23,18 @@ export interface BufferNode<T> {
 }
 
 export const NO_NODE = null;
+
+/**
+ * Events and nodes that left every buffer, kept for reuse. They would
+ * otherwise die old: with many keys a key's next record comes many records
+ * later, so buffer entries outlive young-generation collections, are
+ * promoted, and cost old-generation marking. One thread runs one operator
+ * at a time, so the pools are shared by all buffers of the thread.
+ */
+const freeEvents: BufferedEvent<unknown>[] = [];
+const freeNodes: BufferNode<unknown>[] = [];
+/** Enough for the churn of many keys between two collections; more is left to the collector. */
+const POOL_LIMIT = 65_536;
 
 /**
  * The shared buffer of one key: events and the nodes that chain them into
@@ -37,7 +49,13 @@ export class SharedBuffer<T> {
 
   /** An event not yet held by any node; it counts once a node takes it. */
   static event<T>(id: number, value: T, timestamp: number): BufferedEvent<T> {
-    return { id, value, timestamp, refs: 0 };
+    const e = freeEvents.pop() as BufferedEvent<T> | undefined;
+    if (e === undefined) return { id, value, timestamp, refs: 0 };
+    e.id = id;
+    e.value = value;
+    e.timestamp = timestamp;
+    e.refs = 0;
+    return e;
   }
 
   /** A new node (holding no reference yet) for `event`, taken by `stage` after `prev`. */
@@ -45,7 +63,13 @@ export class SharedBuffer<T> {
     if (event.refs++ === 0) this.size++;
     if (prev !== null) prev.refs++;
     this.size++;
-    return { event, stage, prev, refs: 0 };
+    const n = freeNodes.pop() as BufferNode<T> | undefined;
+    if (n === undefined) return { event, stage, prev, refs: 0 };
+    n.event = event;
+    n.stage = stage;
+    n.prev = prev;
+    n.refs = 0;
+    return n;
   }
 
   retain(node: BufferNode<T> | null): void {
@@ -58,8 +82,21 @@ export class SharedBuffer<T> {
     while (n !== null) {
       if (--n.refs > 0) return;
       this.size--;
-      if (--n.event.refs === 0) this.size--;
-      n = n.prev;
+      const event = n.event;
+      if (--event.refs === 0) {
+        this.size--;
+        if (freeEvents.length < POOL_LIMIT) {
+          // The user's record must not outlive the buffer through the pool.
+          event.value = undefined as T;
+          freeEvents.push(event as BufferedEvent<unknown>);
+        }
+      }
+      const prev = n.prev;
+      if (freeNodes.length < POOL_LIMIT) {
+        n.prev = null;
+        freeNodes.push(n as BufferNode<unknown>);
+      }
+      n = prev;
     }
   }
 
