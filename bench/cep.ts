@@ -113,6 +113,8 @@ interface Outcome extends Measured {
 
 const args = benchArgs({ events: 10_000_000, keys: 100_000 });
 const MODES = Object.keys(patterns) as Mode[];
+/** Weir only: the same job without a pattern, the floor under every pattern's cost. */
+const FLOOR = 'pipeline';
 
 if (args.child !== undefined) {
   const mode = args.child as Mode | 'pipeline';
@@ -120,7 +122,7 @@ if (args.child !== undefined) {
 } else {
   const runs = runModes<Outcome>(
     fileURLToPath(import.meta.url),
-    MODES,
+    [FLOOR, ...MODES],
     args,
     (o) => `peak RSS ${o.peakRssMb.toFixed(0)} MB, ${o.matches} matches`,
   );
@@ -133,6 +135,10 @@ if (args.child !== undefined) {
     `| pattern | engine | events/s (median of ${args.reps}) | events per CPU-second | peak RSS MB | matches |`,
   );
   console.log('|---|---|---|---|---|---|');
+  const floor = runs.filter((r) => r.mode === FLOOR);
+  console.log(
+    `| none (source, watermarks, keyBy) | Weir | ${(median(floor.map((r) => r.eventsPerSec)) / 1e6).toFixed(3)} M | ${(median(floor.map((r) => r.eventsPerCpuSec)) / 1e6).toFixed(3)} M | ${median(floor.map((r) => r.peakRssMb)).toFixed(0)} | - |`,
+  );
   for (const mode of MODES) {
     const rs = runs.filter((r) => r.mode === mode);
     const fs = flink.filter((r) => r.mode === mode);
