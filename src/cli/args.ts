@@ -193,7 +193,8 @@ Commands:
              (--savepoint-on-stop: stops it with a savepoint).
   sql        Run a SQL script (Flink's dialect: CREATE TABLE, CREATE VIEW, SET,
              INSERT INTO) as one job, with the run options (checkpoints, --from,
-             restarts, --ui, metrics); it runs on the calling thread (--workers 0).
+             restarts, --ui, metrics, --workers N); it runs on the calling thread
+             unless --workers is given.
              Without -f: the interactive SQL client (SELECT shows a live result
              table; history in ~/.weir_sql_history or $WEIR_SQL_HISTORY).
   demo       A live, generated click stream: per-page tumbling counts, per-user
@@ -399,13 +400,12 @@ function parseSql(argv: readonly string[], context: ParseContext): Command {
       'missing the script: weir sql -f <script.sql> (or no options: the interactive client)',
     );
   }
-  const workers = rest.indexOf('--workers');
-  if (workers >= 0 && rest[workers + 1] !== '0') {
-    throw new UsageError('weir sql runs on the calling thread: --workers must be 0');
-  }
   const parsed = parseRun([file, ...rest], context);
   if (parsed.kind !== 'run') return parsed;
-  return { kind: 'sql', options: { ...parsed.options, workers: 0, language: 'sql' } };
+  // A script runs on the calling thread unless --workers asks for threads: planning it again
+  // in every worker costs start-up that small scripts do not repay.
+  const workers = rest.includes('--workers') ? parsed.options.workers : 0;
+  return { kind: 'sql', options: { ...parsed.options, workers, language: 'sql' } };
 }
 
 function parseRun(argv: readonly string[], context: ParseContext): Command {

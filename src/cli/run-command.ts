@@ -85,9 +85,11 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
         );
   const jobName = options.name ?? basename(options.module, extname(options.module));
   if (options.language === 'sql') {
-    const { buildSqlJob } = await import('./sql-job.js');
-    for (const plan of await buildSqlJob(env, resolve(io.cwd, options.module)))
-      io.stdout.write(`${plan}\n`);
+    const { buildSqlJob, sqlJobModulePath } = await import('./sql-job.js');
+    const script = resolve(io.cwd, options.module);
+    // Worker threads build the same job from the script through a job module of their own.
+    env.setJobModule(sqlJobModulePath(), [script]);
+    for (const plan of await buildSqlJob(env, script)) io.stdout.write(`${plan}\n`);
   } else {
     const definition = await loadJobModule(options.module, io.cwd);
     env.setJobModule(resolve(io.cwd, options.module), options.jobArgs);

@@ -1,5 +1,7 @@
 /** `weir sql -f script.sql`: a SQL script's statements applied to the job's environment. */
 import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { StreamEnvironment } from '../index.js';
 import { TableEnvironment } from '../index.js';
 import { externalSqlConnectors } from '../sql/connectors/external-connectors.js';
@@ -31,4 +33,10 @@ export async function buildSqlJob(
     throw new UsageError(`${path} has no INSERT INTO statement: nothing to run`);
   }
   return built.explained;
+}
+
+/** The job module worker threads load to build a script's job (`.ts` under tsx, `.js` when built). */
+export function sqlJobModulePath(): string {
+  const here = fileURLToPath(import.meta.url);
+  return fileURLToPath(new URL(`./sql-job-module${extname(here)}`, import.meta.url));
 }

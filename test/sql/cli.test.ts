@@ -56,12 +56,40 @@ describe('weir sql', () => {
     expect(result.stderr).toContain("weir: line 2, column 15: expected SELECT but found 'SELEC'");
   }, 60_000);
 
-  it('refuses a missing script and worker threads as usage errors', async () => {
+  it('refuses a missing script as a usage error', async () => {
     const missing = await startWeir(['sql', '--checkpoint-interval', '1']).done;
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('missing the script: weir sql -f <script.sql>');
-    const workers = await startWeir(['sql', '-f', SCRIPT, '--workers', '2']).done;
-    expect(workers.code).toBe(2);
-    expect(workers.stderr).toContain('--workers must be 0');
   }, 60_000);
+
+  it('runs a script on worker threads with the rows of the calling thread', async () => {
+    const run = (extra: readonly string[]) =>
+      startWeir(
+        [
+          'sql',
+          '-f',
+          SCRIPT,
+          '--checkpoint-dir',
+          join(dir, `checkpoints-${extra.join('-')}`),
+          '--checkpoint-interval',
+          '0.1',
+          ...extra,
+        ],
+        120_000,
+      ).done;
+    // At parallelism 2 the print sink prefixes each row with its subtask, as Flink's does.
+    const rows = (stdout: string) =>
+      stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.replace(/^\d+> /, ''))
+        .sort();
+    const [one, two] = [await run([]), await run(['--workers', '2'])];
+    expect(two.stderr).toMatch(/✓ job 'bids-per-window' finished/);
+    expect(two.code).toBe(0);
+    expect(one.code).toBe(0);
+    expect(two.stdout).toMatch(/^[12]> \+I\[/m);
+    expect(rows(two.stdout).length).toBeGreaterThan(0);
+    expect(rows(two.stdout)).toEqual(rows(one.stdout));
+  }, 300_000);
 });
