@@ -8,6 +8,7 @@
 import { type SourcePosition, sqlError } from '../../sql-error.js';
 import { formatType, type LogicalType } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
+import { avroRowFormat } from './avro-row-format.js';
 import { FieldError, fromJson, parseText, toJsonText, toText } from './field-values.js';
 
 export interface FormatColumn {
@@ -22,7 +23,7 @@ export interface RowFormat {
   encode(row: Row): Buffer;
 }
 
-export const ROW_FORMATS = ['json', 'raw', 'csv'] as const;
+export const ROW_FORMATS = ['json', 'raw', 'csv', 'avro'] as const;
 export type RowFormatName = (typeof ROW_FORMATS)[number];
 
 export interface RowFormatOptions {
@@ -170,5 +171,7 @@ export function rowFormat(
       return rawRowFormat(columns, at);
     case 'csv':
       return csvRowFormat(columns, options);
+    case 'avro':
+      return avroRowFormat(columns, at);
   }
 }

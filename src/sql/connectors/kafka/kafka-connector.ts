@@ -78,7 +78,7 @@ const kafkaOptions = {
     {
       check: (o: { format?: string; 'value.format'?: string }) =>
         (o.format === undefined) !== (o['value.format'] === undefined),
-      message: "give exactly one of 'format' and 'value.format' (allowed values: json, raw, csv)",
+      message: `give exactly one of 'format' and 'value.format' (allowed values: ${ROW_FORMATS.join(', ')})`,
     },
     {
       check: (o: { 'key.format'?: string; 'key.fields'?: string }) =>
