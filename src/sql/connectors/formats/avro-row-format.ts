@@ -13,7 +13,7 @@ import { fitPrecision } from '../../types/decimal.js';
 import { formatType, type LogicalType } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
 import { FieldError } from './field-values.js';
-import type { FormatColumn, RowFormat } from './row-formats.js';
+import type { FormatColumn, RowFormat } from './format-types.js';
 
 type AvroSchema = avro.Schema;
 

@@ -10,18 +10,9 @@ import { formatType, type LogicalType } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
 import { avroRowFormat } from './avro-row-format.js';
 import { FieldError, fromJson, parseText, toJsonText, toText } from './field-values.js';
+import type { FormatColumn, RowFormat } from './format-types.js';
 
-export interface FormatColumn {
-  readonly name: string;
-  readonly type: LogicalType;
-}
-
-/** Bytes of a record to a row and back. `undefined` bytes (a Kafka tombstone) decode to null values. */
-export interface RowFormat {
-  readonly name: string;
-  decode(bytes: Buffer | undefined): Row;
-  encode(row: Row): Buffer;
-}
+export type { FormatColumn, RowFormat } from './format-types.js';
 
 export const ROW_FORMATS = ['json', 'raw', 'csv', 'avro'] as const;
 export type RowFormatName = (typeof ROW_FORMATS)[number];
