@@ -233,6 +233,10 @@ describe('functions', () => {
     ["DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", { ts: Date.UTC(2015, 6, 5, 3, 4) }, '2015-07-05 03:04'],
     ["ts + INTERVAL '4' SECOND", { ts: 1000 }, 5000],
     ["SPLIT_INDEX(s, '/', 1)", { s: 'a/b/c' }, 'b'],
+    // Flink's form; the needle is not an `x IN (list)` predicate.
+    ["POSITION('c' IN s)", { s: 'abcabc' }, 3],
+    ["POSITION(s IN 'abc') + 1", { s: 'z' }, 1],
+    ["POSITION('a' IN s)", { s: null }, null],
     ["REGEXP_EXTRACT(s, '([a-z]+)=([0-9]+)', 2)", { s: 'k=42' }, '42'],
   ];
   for (const [sql, values, expected] of cases) {

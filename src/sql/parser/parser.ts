@@ -923,7 +923,9 @@ class Parser {
       distinct = this.acceptWord('DISTINCT');
       if (!distinct) this.acceptWord('ALL');
       if (name === 'TRIM') args = this.trimArguments();
-      else if (name === 'SUBSTRING' && this.substringFrom()) args = this.substringArguments();
+      else if (name === 'SUBSTRING' && this.wordBeforeClose('FROM'))
+        args = this.substringArguments();
+      else if (name === 'POSITION' && this.wordBeforeClose('IN')) args = this.positionArguments();
       else args = this.expressionList();
     }
     this.expectSymbol(')');
@@ -976,8 +978,11 @@ class Parser {
     return { partitionBy, orderBy, frame: words.length === 0 ? undefined : words.join(' ') };
   }
 
-  /** Whether SUBSTRING uses the `FROM ... FOR ...` form (looks ahead for FROM at depth 0). */
-  private substringFrom(): boolean {
+  /**
+   * Whether the call's arguments hold `word` outside parentheses: SUBSTRING's `FROM ... FOR
+   * ...` form, POSITION's `needle IN haystack`.
+   */
+  private wordBeforeClose(word: string): boolean {
     let depth = 0;
     for (let k = this.i; k < this.tokens.length; k++) {
       const t = this.tokens[k] as Token;
@@ -985,7 +990,7 @@ class Parser {
       else if (this.isSymbol(')', t)) {
         if (depth === 0) return false;
         depth--;
-      } else if (depth === 0 && this.isWord('FROM', t)) return true;
+      } else if (depth === 0 && this.isWord(word, t)) return true;
       else if (t.kind === 'end') return false;
     }
     return false;
@@ -997,6 +1002,13 @@ class Parser {
     args.push(this.expression());
     if (this.acceptWord('FOR')) args.push(this.expression());
     return args;
+  }
+
+  /** `POSITION(needle IN haystack)`: the needle stops before IN (no `x IN (list)` there). */
+  private positionArguments(): Expr[] {
+    const needle = this.additive();
+    this.expectWord('IN');
+    return [needle, this.additive()];
   }
 
   /** `TRIM([BOTH|LEADING|TRAILING] [chars] FROM s)` as (mode, chars, s). */
