@@ -138,6 +138,11 @@ function trimChars(s: string, chars: string, leading: boolean, trailing: boolean
   return s.slice(start, end);
 }
 
+function daysInMonth(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
 function fail(message: string): never {
   throw new WeirError('USER_FUNCTION_FAILED', message);
 }
@@ -205,6 +210,22 @@ export const runtime = {
     const ms = /^\d{1,4}-\d{1,2}-\d{1,2}$/.test(text.trim()) ? parseTimestamp(text) : undefined;
     return ms === undefined ? undefined : Math.floor(ms / DAY_MS);
   },
+  /**
+   * CAST of text to DATE as Flink does it, looser than a literal or a format's field: `y`,
+   * `y-m` or `y-m-d` (each part an integer, missing ones 1), anything after a space ignored
+   * (`2017-12-12 09:30:00`); year 0 to 9999.
+   */
+  castDate(text: string): number | undefined {
+    const space = text.indexOf(' ');
+    const parts = (space > 0 ? text.slice(0, space) : text).split('-');
+    // A leading '-' is a sign only in Java's parseInt of a part, never a separator here.
+    if (parts.length > 3 || parts.some((p) => !/^\s*[+-]?\d{1,9}\s*$/.test(p))) return undefined;
+    const [y = 0, m = 1, d = 1] = parts.map(Number);
+    if (y < 0 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return undefined;
+    const date = new Date(0);
+    date.setUTCFullYear(y, m - 1, d);
+    return Math.round(date.getTime() / DAY_MS);
+  },
   parseTime(text: string): number | undefined {
     const m = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?$/.exec(text.trim());
     if (m === null) return undefined;
@@ -271,7 +292,8 @@ export const runtime = {
     return n;
   },
   splitIndex(s: string, delimiter: string, index: number): string | null {
-    if (index < 0) return null;
+    // Flink splits keeping empty tokens, but the empty string has no token at all.
+    if (index < 0 || s === '') return null;
     const parts = s.split(delimiter);
     return parts[index] ?? null;
   },
@@ -298,6 +320,13 @@ export const runtime = {
     const t = s.trim();
     if (!/^[+-]?\d+$/.test(t)) return null;
     const n = Number(t);
+    return n < min || n > max ? null : n;
+  },
+  /** CAST of text to an integer type as Flink does it: a fraction is cut off (`3.9` is 3). */
+  castInteger(s: string, min: number, max: number): number | null {
+    const t = s.trim();
+    if (!/^[+-]?\d+(\.\d*)?$/.test(t)) return null;
+    const n = Number(t.split('.')[0]);
     return n < min || n > max ? null : n;
   },
   parseDouble(s: string): number | null {
