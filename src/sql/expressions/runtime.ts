@@ -213,15 +213,15 @@ export const runtime = {
   /**
    * CAST of text to DATE as Flink does it, looser than a literal or a format's field: `y`,
    * `y-m` or `y-m-d` (each part an integer, missing ones 1), anything after a space ignored
-   * (`2017-12-12 09:30:00`); year 0 to 9999.
+   * (`2017-12-12 09:30:00`); year 1 to 9999.
    */
   castDate(text: string): number | undefined {
     const space = text.indexOf(' ');
     const parts = (space > 0 ? text.slice(0, space) : text).split('-');
-    // A leading '-' is a sign only in Java's parseInt of a part, never a separator here.
-    if (parts.length > 3 || parts.some((p) => !/^\s*[+-]?\d{1,9}\s*$/.test(p))) return undefined;
+    // Each part is digits only: '-7' and '+2024-1-5' are not dates.
+    if (parts.length > 3 || parts.some((p) => !/^\s*\d{1,9}\s*$/.test(p))) return undefined;
     const [y = 0, m = 1, d = 1] = parts.map(Number);
-    if (y < 0 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return undefined;
+    if (y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return undefined;
     const date = new Date(0);
     date.setUTCFullYear(y, m - 1, d);
     return Math.round(date.getTime() / DAY_MS);
@@ -322,11 +322,11 @@ export const runtime = {
     const n = Number(t);
     return n < min || n > max ? null : n;
   },
-  /** CAST of text to an integer type as Flink does it: a fraction is cut off (`3.9` is 3). */
+  /** CAST of text to an integer type as Flink does it: a fraction is cut off (`3.9` is 3, `.5` 0). */
   castInteger(s: string, min: number, max: number): number | null {
     const t = s.trim();
-    if (!/^[+-]?\d+(\.\d*)?$/.test(t)) return null;
-    const n = Number(t.split('.')[0]);
+    if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(t)) return null;
+    const n = Math.trunc(Number(t)) || 0; // no -0
     return n < min || n > max ? null : n;
   },
   parseDouble(s: string): number | null {
