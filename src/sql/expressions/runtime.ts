@@ -138,6 +138,13 @@ function trimChars(s: string, chars: string, leading: boolean, trailing: boolean
   return s.slice(start, end);
 }
 
+const FIXED_UNIT_MS: Readonly<Record<string, number>> = {
+  SECOND: 1000,
+  MINUTE: 60_000,
+  HOUR: 3_600_000,
+  DAY: 86_400_000,
+};
+
 function daysInMonth(year: number, month: number): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   return month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
@@ -290,6 +297,27 @@ export const runtime = {
     let n = 0;
     for (const _ of s) n++;
     return n;
+  },
+  /** The start of `unit` (SECOND ... YEAR, UTC) that holds the epoch ms `ms`. */
+  floorTime(ms: number, unit: string): number {
+    const fixed = FIXED_UNIT_MS[unit];
+    if (fixed !== undefined) return ms - (((ms % fixed) + fixed) % fixed);
+    const d = new Date(ms);
+    const month = d.getUTCMonth();
+    const first = unit === 'YEAR' ? 0 : unit === 'QUARTER' ? month - (month % 3) : month;
+    const start = new Date(0);
+    start.setUTCFullYear(d.getUTCFullYear(), first, 1);
+    return start.getTime();
+  },
+  /** `ms` itself when it starts a `unit`, otherwise the start of the next one. */
+  ceilTime(ms: number, unit: string): number {
+    const floor = runtime.floorTime(ms, unit);
+    if (floor === ms) return ms;
+    const fixed = FIXED_UNIT_MS[unit];
+    if (fixed !== undefined) return floor + fixed;
+    const next = new Date(floor);
+    next.setUTCMonth(next.getUTCMonth() + (unit === 'YEAR' ? 12 : unit === 'QUARTER' ? 3 : 1));
+    return next.getTime();
   },
   splitIndex(s: string, delimiter: string, index: number): string | null {
     // Flink splits keeping empty tokens, but the empty string has no token at all.

@@ -913,7 +913,8 @@ class Parser {
     return { kind: 'column', path, at };
   }
 
-  private call(name: string, at: SourcePosition): Expr {
+  private call(called: string, at: SourcePosition): Expr {
+    let name = called;
     this.expectSymbol('(');
     let star = false;
     let distinct = false;
@@ -926,7 +927,11 @@ class Parser {
       else if (name === 'SUBSTRING' && this.wordBeforeClose('FROM'))
         args = this.substringArguments();
       else if (name === 'POSITION' && this.wordBeforeClose('IN')) args = this.positionArguments();
-      else args = this.expressionList();
+      else if (/^(FLOOR|CEIL|CEILING)$/.test(name) && this.wordBeforeClose('TO')) {
+        // `FLOOR(ts TO HOUR)`: a function of its own, under a name no SQL text can call.
+        name = `${name === 'FLOOR' ? 'FLOOR' : 'CEIL'} TO`;
+        args = this.timeUnitArguments();
+      } else args = this.expressionList();
     }
     this.expectSymbol(')');
     let filter: Expr | undefined;
@@ -1002,6 +1007,14 @@ class Parser {
     args.push(this.expression());
     if (this.acceptWord('FOR')) args.push(this.expression());
     return args;
+  }
+
+  /** `ts TO unit` as (ts, the unit's name as a string). */
+  private timeUnitArguments(): Expr[] {
+    const arg = this.expression();
+    this.expectWord('TO');
+    const at = this.at;
+    return [arg, { kind: 'string', value: this.identifier('a time unit').toUpperCase(), at }];
   }
 
   /** `POSITION(needle IN haystack)`: the needle stops before IN (no `x IN (list)` there). */
