@@ -8,10 +8,6 @@ const TUMBLE_OFFSET =
   "Flink 2.2.1 emits only 2 of the 6 windows of TUMBLE(..., INTERVAL '10' SECOND, INTERVAL '3' SECOND) over this input (14 of its 48 rows); Weir emits all 6, equal to a batch computation (checked in differential.test.ts)";
 
 export const EXPECTED_DIFFERENCES: ReadonlyMap<string, string> = new Map([
-  [
-    'fn-floor-ts',
-    'FLOOR/CEIL(timestamp TO unit) is not supported by Weir SQL yet (refused with its position)',
-  ],
   ...['by-key-0', 'by-key-1', 'by-key-2', 'by-key-3', 'all', 'having'].map(
     (s): [string, string] => [`window-tumble-offset-${s}`, TUMBLE_OFFSET],
   ),

@@ -197,6 +197,14 @@ function functions(): SuiteCase[] {
       sql: "SELECT id, ts + INTERVAL '1' HOUR, ts - INTERVAL '90' SECOND FROM t",
     },
     { name: 'fn-floor-ts', sql: 'SELECT id, FLOOR(ts TO MINUTE), CEIL(ts TO HOUR) FROM t' },
+    {
+      name: 'fn-floor-ceil-ts-units',
+      sql: 'SELECT id, FLOOR(ts TO SECOND), CEIL(ts TO SECOND), FLOOR(ts TO DAY), CEIL(ts TO DAY), FLOOR(ts TO MONTH), CEIL(ts TO QUARTER), FLOOR(ts TO YEAR), CEIL(ts TO YEAR) FROM t',
+    },
+    {
+      name: 'fn-floor-ts-of-date',
+      sql: "SELECT id, FLOOR(CAST(dt AS TIMESTAMP(3)) TO MONTH), CEIL(ts - INTERVAL '400' DAY TO MONTH) FROM t",
+    },
   ];
 }
 

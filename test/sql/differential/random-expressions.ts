@@ -209,3 +209,41 @@ export function randomExpressionCases(seed: number, count: number): SuiteCase[] 
   }
   return cases;
 }
+
+const NUMERIC: readonly Kind[] = ['INT', 'BIGINT', 'DOUBLE', 'DECIMAL'];
+
+/** A random aggregate call over random expressions, with a FILTER now and then. */
+function randomAggregate(gen: ExpressionGenerator, rnd: DeterministicRandom): string {
+  const call = rnd.pick([
+    () => `SUM(${gen.expr(rnd.pick(NUMERIC), 2)})`,
+    () => `AVG(${gen.expr(rnd.pick(NUMERIC), 2)})`,
+    () => `${rnd.pick(['MIN', 'MAX'])}(${gen.expr(rnd.pick(COMPARABLE), 2)})`,
+    () => `COUNT(${gen.expr(rnd.pick(KINDS), 2)})`,
+    () => `COUNT(DISTINCT ${gen.expr(rnd.pick(['INT', 'STRING', 'BOOLEAN'] as const), 2)})`,
+    () => 'COUNT(*)',
+  ])();
+  return rnd.chance(0.25) ? `${call} FILTER (WHERE ${gen.bool(1)})` : call;
+}
+
+/**
+ * `count` random aggregations: aggregates of random expressions under a random WHERE, grouped
+ * by a key (an updating GROUP BY) or by a key and a TUMBLE window (insert-only).
+ */
+export function randomAggregateCases(seed: number, count: number): SuiteCase[] {
+  const cases: SuiteCase[] = [];
+  for (let n = 0; n < count; n++) {
+    const gen = new ExpressionGenerator(new DeterministicRandom().reseed(seed + 2, n));
+    const rnd = new DeterministicRandom().reseed(seed + 3, n);
+    const key = rnd.pick(['k', 'b', 'MOD(id, 4)']);
+    const aggregates = [0, 1, 2].map((c) => `${randomAggregate(gen, rnd)} AS a${c}`).join(', ');
+    const where = rnd.chance(0.6) ? ` WHERE ${gen.bool(2)}` : '';
+    const windowed = n % 3 === 2;
+    cases.push({
+      name: `random-aggregate-${n}`,
+      sql: windowed
+        ? `SELECT ${key} AS g, window_end, ${aggregates} FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND))${where} GROUP BY ${key}, window_start, window_end`
+        : `SELECT ${key} AS g, ${aggregates} FROM t${where} GROUP BY ${key}`,
+    });
+  }
+  return cases;
+}

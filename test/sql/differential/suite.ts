@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handWrittenCases, type SuiteCase } from './families.js';
-import { randomExpressionCases } from './random-expressions.js';
+import { randomAggregateCases, randomExpressionCases } from './random-expressions.js';
 import { joinTable, mainTable, type SuiteTable } from './tables.js';
 
 export type { SuiteCase } from './families.js';
@@ -20,13 +20,18 @@ export const GOLDEN_FILE = join(
 
 const SEED = 14;
 export const RANDOM_QUERIES = 160;
+export const RANDOM_AGGREGATIONS = 45;
 
 export function suiteTables(): SuiteTable[] {
   return [mainTable(SEED, 48), joinTable(SEED + 1, 30, 48)];
 }
 
 export function suiteCases(): SuiteCase[] {
-  return [...handWrittenCases(), ...randomExpressionCases(SEED, RANDOM_QUERIES)];
+  return [
+    ...handWrittenCases(),
+    ...randomExpressionCases(SEED, RANDOM_QUERIES),
+    ...randomAggregateCases(SEED, RANDOM_AGGREGATIONS),
+  ];
 }
 
 /** What a golden answer is for: the query's text and every input row (a changed generator shows). */

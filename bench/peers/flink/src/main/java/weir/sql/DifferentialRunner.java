@@ -1,15 +1,9 @@
 package weir.sql;
 
 import java.io.BufferedWriter;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,11 +17,9 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Arra
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
@@ -51,7 +43,7 @@ import org.apache.flink.util.CloseableIterator;
  * values are written as they were read (TIME as milliseconds of the day).
  */
 public final class DifferentialRunner {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = JsonRows.JSON;
 
   private DifferentialRunner() {}
 
@@ -91,12 +83,7 @@ public final class DifferentialRunner {
     List<Map<String, Integer>> finals = new ArrayList<>();
     boolean[] updating = new boolean[batch.size()];
     DataStream<String> all = null;
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setParallelism(1);
-    StreamTableEnvironment tEnv =
-        StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-    tEnv.getConfig().set("table.local-time-zone", "UTC");
-    for (JsonNode table : tables) register(env, tEnv, table);
+    StreamTableEnvironment tEnv = tableEnvironment(tables);
     for (int i = 0; i < batch.size(); i++) {
       ObjectNode line = JSON.createObjectNode();
       line.put("name", batch.get(i).get("name").asText());
@@ -145,7 +132,7 @@ public final class DifferentialRunner {
     @Override
     public String map(Row row) throws Exception {
       ArrayNode values = JSON.createArrayNode();
-      for (int i = 0; i < row.getArity(); i++) values.add(json(row.getField(i)));
+      for (int i = 0; i < row.getArity(); i++) values.add(JsonRows.json(row.getField(i)));
       return index + "\t" + row.getKind().toByteValue() + "\t" + JSON.writeValueAsString(values);
     }
   }
@@ -186,12 +173,7 @@ public final class DifferentialRunner {
   }
 
   private static void run(JsonNode tables, String sql, ObjectNode line) throws Exception {
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setParallelism(1);
-    StreamTableEnvironment tEnv =
-        StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-    tEnv.getConfig().set("table.local-time-zone", "UTC");
-    for (JsonNode table : tables) register(env, tEnv, table);
+    StreamTableEnvironment tEnv = tableEnvironment(tables);
     // The final table: each row's JSON text and how many times it is there.
     Map<String, Integer> counts = new TreeMap<>();
     boolean updating = false;
@@ -199,12 +181,23 @@ public final class DifferentialRunner {
       while (it.hasNext()) {
         Row row = it.next();
         ArrayNode values = JSON.createArrayNode();
-        for (int i = 0; i < row.getArity(); i++) values.add(json(row.getField(i)));
+        for (int i = 0; i < row.getArity(); i++) values.add(JsonRows.json(row.getField(i)));
         if (row.getKind() != RowKind.INSERT) updating = true;
         apply(counts, row.getKind(), JSON.writeValueAsString(values));
       }
     }
     setRows(line, updating, counts);
+  }
+
+  /** A fresh job at parallelism 1 in UTC with the suite's tables. */
+  private static StreamTableEnvironment tableEnvironment(JsonNode tables) {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(1);
+    StreamTableEnvironment tEnv =
+        StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+    tEnv.getConfig().set("table.local-time-zone", "UTC");
+    for (JsonNode table : tables) register(env, tEnv, table);
+    return tEnv;
   }
 
   private static void register(
@@ -218,8 +211,8 @@ public final class DifferentialRunner {
     for (int i = 0; i < width; i++) {
       names[i] = columns.get(i).get(0).asText();
       types[i] = columns.get(i).get(1).asText();
-      infos[i] = typeInfo(types[i]);
-      schema.column(names[i], dataType(types[i]));
+      infos[i] = JsonRows.typeInfo(types[i]);
+      schema.column(names[i], JsonRows.dataType(types[i]));
     }
     JsonNode watermark = table.get("watermark");
     if (watermark != null && !watermark.isNull()) {
@@ -228,101 +221,10 @@ public final class DifferentialRunner {
     List<Row> rows = new ArrayList<>();
     for (JsonNode r : table.get("rows")) {
       Row row = new Row(width);
-      for (int i = 0; i < width; i++) row.setField(i, value(r.get(i), types[i]));
+      for (int i = 0; i < width; i++) row.setField(i, JsonRows.value(r.get(i), types[i]));
       rows.add(row);
     }
     DataStream<Row> stream = env.fromData(rows, Types.ROW_NAMED(names, infos));
     tEnv.createTemporaryView(table.get("name").asText(), stream, schema.build());
-  }
-
-  private static TypeInformation<?> typeInfo(String type) {
-    if (type.startsWith("DECIMAL")) return Types.BIG_DEC;
-    switch (type) {
-      case "STRING":
-        return Types.STRING;
-      case "INT":
-        return Types.INT;
-      case "BIGINT":
-        return Types.LONG;
-      case "DOUBLE":
-        return Types.DOUBLE;
-      case "BOOLEAN":
-        return Types.BOOLEAN;
-      case "DATE":
-        return Types.LOCAL_DATE;
-      case "TIMESTAMP(3)":
-        return Types.LOCAL_DATE_TIME;
-      default:
-        throw new IllegalArgumentException("unsupported column type " + type);
-    }
-  }
-
-  private static DataType dataType(String type) {
-    if (type.startsWith("DECIMAL")) {
-      String[] ps = type.substring(type.indexOf('(') + 1, type.indexOf(')')).split(",");
-      return DataTypes.DECIMAL(Integer.parseInt(ps[0].trim()), Integer.parseInt(ps[1].trim()));
-    }
-    switch (type) {
-      case "STRING":
-        return DataTypes.STRING();
-      case "INT":
-        return DataTypes.INT();
-      case "BIGINT":
-        return DataTypes.BIGINT();
-      case "DOUBLE":
-        return DataTypes.DOUBLE();
-      case "BOOLEAN":
-        return DataTypes.BOOLEAN();
-      case "DATE":
-        return DataTypes.DATE();
-      case "TIMESTAMP(3)":
-        return DataTypes.TIMESTAMP(3);
-      default:
-        throw new IllegalArgumentException("unsupported column type " + type);
-    }
-  }
-
-  private static Object value(JsonNode v, String type) {
-    if (v == null || v.isNull()) return null;
-    if (type.startsWith("DECIMAL")) return new BigDecimal(v.asText());
-    switch (type) {
-      case "STRING":
-        return v.asText();
-      case "INT":
-        return v.asInt();
-      case "BIGINT":
-        return v.asLong();
-      case "DOUBLE":
-        return v.asDouble();
-      case "BOOLEAN":
-        return v.asBoolean();
-      case "DATE":
-        return LocalDate.ofEpochDay(v.asLong());
-      default:
-        return LocalDateTime.ofEpochSecond(
-            Math.floorDiv(v.asLong(), 1000L),
-            (int) Math.floorMod(v.asLong(), 1000L) * 1_000_000,
-            ZoneOffset.UTC);
-    }
-  }
-
-  private static JsonNode json(Object v) {
-    if (v == null) return JSON.nullNode();
-    if (v instanceof LocalDateTime) {
-      return JSON.getNodeFactory()
-          .numberNode(((LocalDateTime) v).toInstant(ZoneOffset.UTC).toEpochMilli());
-    }
-    if (v instanceof Instant) return JSON.getNodeFactory().numberNode(((Instant) v).toEpochMilli());
-    if (v instanceof LocalDate) return JSON.getNodeFactory().numberNode(((LocalDate) v).toEpochDay());
-    if (v instanceof LocalTime) {
-      return JSON.getNodeFactory().numberNode(((LocalTime) v).toNanoOfDay() / 1_000_000L);
-    }
-    if (v instanceof BigDecimal) {
-      return JSON.getNodeFactory().textNode(((BigDecimal) v).toPlainString());
-    }
-    if (v instanceof Double && !Double.isFinite((Double) v)) {
-      return JSON.getNodeFactory().textNode(v.toString());
-    }
-    return JSON.valueToTree(v);
   }
 }
