@@ -22,15 +22,8 @@ const COLUMNS: Record<Kind, readonly string[]> = {
   TIMESTAMP: ['ts'],
 };
 
-const COMPARABLE: readonly Kind[] = [
-  'INT',
-  'BIGINT',
-  'DOUBLE',
-  'DECIMAL',
-  'STRING',
-  'DATE',
-  'TIMESTAMP',
-];
+const KINDS = Object.keys(COLUMNS) as readonly Kind[];
+const COMPARABLE = KINDS.filter((k) => k !== 'BOOLEAN');
 const CAST_NAME: Record<Kind, string> = {
   BOOLEAN: 'BOOLEAN',
   INT: 'INT',
@@ -185,17 +178,6 @@ class ExpressionGenerator {
     ])();
   }
 }
-
-const KINDS: readonly Kind[] = [
-  'BOOLEAN',
-  'INT',
-  'BIGINT',
-  'DOUBLE',
-  'DECIMAL',
-  'STRING',
-  'DATE',
-  'TIMESTAMP',
-];
 
 /** `count` random queries `SELECT id, e1, e2, e3 FROM t WHERE p`, from `seed`. */
 export function randomExpressionCases(seed: number, count: number): SuiteCase[] {

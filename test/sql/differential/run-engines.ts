@@ -3,15 +3,11 @@
  * as DataStreams with their watermarks) and on Flink SQL (the peer's DifferentialRunner, every
  * query in one JVM), each answer the final rows after applying the query's changelog.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ADD_OPENS, FlinkPeer } from '../../../bench/nexmark/flink-peer.js';
 import { materialize } from '../../../bench/nexmark/weir-job.js';
 import type { Change } from '../../../src/core/changelog.js';
 import { CollectSink, type Row, StreamEnvironment, TableEnvironment } from '../../../src/index.js';
 import { parseDecimal } from '../../../src/sql/types/decimal.js';
+import { runFlinkSqlRunner } from '../flink-sql-runner.js';
 import { type Answer, normalRows, type SuiteCase } from './suite.js';
 import type { Cell, ColumnType, SuiteTable } from './tables.js';
 
@@ -69,43 +65,18 @@ export async function runOnFlink(
   tables: readonly SuiteTable[],
   timeoutMs: number,
 ): Promise<Map<string, Answer>> {
-  const peer = await FlinkPeer.build({ timeoutMs });
-  const dir = mkdtempSync(join(tmpdir(), 'weir-sql-differential-'));
-  try {
-    const input = join(dir, 'suite.json');
-    const output = join(dir, 'out.jsonl');
-    writeFileSync(input, JSON.stringify({ tables, cases }));
-    await new Promise<void>((resolve, reject) => {
-      execFile(
-        'java',
-        [
-          ...ADD_OPENS,
-          `-Djava.io.tmpdir=${dir}`,
-          '-Xmx1g',
-          // Short runs: the C1 compiler alone and the serial collector take less time.
-          '-XX:TieredStopAtLevel=1',
-          '-XX:+UseSerialGC',
-          '-cp',
-          peer.classpath,
-          'weir.sql.DifferentialRunner',
-          input,
-          output,
-        ],
-        { cwd: peer.dir, timeout: timeoutMs, maxBuffer: 64 << 20, killSignal: 'SIGKILL' },
-        (error, _stdout, stderr) =>
-          error === null ? resolve() : reject(new Error(`${error.message}\n${stderr}`)),
-      );
-    });
-    const answers = new Map<string, Answer>();
-    for (const line of readFileSync(output, 'utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      const parsed = JSON.parse(line) as FlinkLine;
-      answers.set(parsed.name, flinkAnswer(parsed));
-    }
-    return answers;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const output = await runFlinkSqlRunner(
+    'weir.sql.DifferentialRunner',
+    { tables, cases },
+    timeoutMs,
+  );
+  const answers = new Map<string, Answer>();
+  for (const line of output.split('\n')) {
+    if (line.trim() === '') continue;
+    const parsed = JSON.parse(line) as FlinkLine;
+    answers.set(parsed.name, flinkAnswer(parsed));
   }
+  return answers;
 }
 
 /** One line of the runner's output (and of the golden file, which adds the case's hash). */
