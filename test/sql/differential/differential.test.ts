@@ -19,6 +19,7 @@ import {
   GOLDEN_FILE,
   normalRows,
   RANDOM_AGGREGATIONS,
+  RANDOM_OPERATOR_QUERIES,
   RANDOM_QUERIES,
   type SuiteCase,
   suiteCases,
@@ -60,7 +61,8 @@ describe('SQL differential suite against Flink SQL (recorded answers)', () => {
   it('has at least 300 queries, a third of them random, and an answer for each', () => {
     expect(cases.length).toBeGreaterThanOrEqual(300);
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
-    expect((RANDOM_QUERIES + RANDOM_AGGREGATIONS) * 3).toBeGreaterThanOrEqual(cases.length);
+    const random = RANDOM_QUERIES + RANDOM_AGGREGATIONS + RANDOM_OPERATOR_QUERIES;
+    expect(random * 3).toBeGreaterThanOrEqual(cases.length);
     expect(cases.map((c) => c.name).filter((n) => !golden.has(n))).toEqual([]);
     expect(lines.map((l) => l.name).filter((n) => !cases.some((c) => c.name === n))).toEqual([]);
     for (const name of EXPECTED_DIFFERENCES.keys()) expect(golden.has(name), name).toBe(true);

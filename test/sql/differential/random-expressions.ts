@@ -36,7 +36,10 @@ const CAST_NAME: Record<Kind, string> = {
 };
 
 class ExpressionGenerator {
-  constructor(private readonly rnd: DeterministicRandom) {}
+  constructor(
+    private readonly rnd: DeterministicRandom,
+    private readonly columns: Record<Kind, readonly string[]> = COLUMNS,
+  ) {}
 
   literal(kind: Kind): string {
     const r = this.rnd;
@@ -65,7 +68,7 @@ class ExpressionGenerator {
   expr(kind: Kind, depth: number): string {
     const r = this.rnd;
     if (depth <= 0 || r.chance(0.25)) {
-      return r.chance(0.7) ? r.pick(COLUMNS[kind]) : this.literal(kind);
+      return r.chance(0.7) ? r.pick(this.columns[kind]) : this.literal(kind);
     }
     const d = depth - 1;
     if (r.chance(0.12)) return this.generic(kind, d);
@@ -226,6 +229,64 @@ export function randomAggregateCases(seed: number, count: number): SuiteCase[] {
         ? `SELECT ${key} AS g, window_end, ${aggregates} FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND))${where} GROUP BY ${key}, window_start, window_end`
         : `SELECT ${key} AS g, ${aggregates} FROM t${where} GROUP BY ${key}`,
     });
+  }
+  return cases;
+}
+
+/** The columns of `t JOIN u`, qualified (both tables have a `k`). */
+const JOIN_COLUMNS: Record<Kind, readonly string[]> = {
+  BOOLEAN: ['t.b'],
+  INT: ['t.i', 't.id', 'u.v', 'u.uid'],
+  BIGINT: ['t.l'],
+  DOUBLE: ['t.d'],
+  DECIMAL: ['t.m', 'u.p'],
+  STRING: ['t.s', 't.k', 'u.k'],
+  DATE: ['t.dt'],
+  TIMESTAMP: ['t.ts', 'u.uts'],
+};
+
+/**
+ * `count` random queries of the stateful operators over random expressions, in turn: a join
+ * of every kind on `k` with a random further condition over both sides, a Top-N ordered by a
+ * random expression (then `id`, so that ties do not depend on arrival), and an OVER aggregate
+ * of a random expression over a random frame.
+ */
+export function randomOperatorCases(seed: number, count: number): SuiteCase[] {
+  const cases: SuiteCase[] = [];
+  for (let n = 0; n < count; n++) {
+    const rnd = new DeterministicRandom().reseed(seed + 5, n);
+    const where = (gen: ExpressionGenerator) => (rnd.chance(0.5) ? ` WHERE ${gen.bool(1)}` : '');
+    let sql: string;
+    if (n % 3 === 0) {
+      const gen = new ExpressionGenerator(
+        new DeterministicRandom().reseed(seed + 4, n),
+        JOIN_COLUMNS,
+      );
+      const kind = rnd.pick(['JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN']);
+      const select = [0, 1].map((c) => `${gen.expr(rnd.pick(KINDS), 2)} AS e${c}`).join(', ');
+      sql = `SELECT t.id, u.uid, ${select} FROM t ${kind} u ON t.k = u.k AND ${gen.bool(2)}`;
+    } else if (n % 3 === 1) {
+      const gen = new ExpressionGenerator(new DeterministicRandom().reseed(seed + 4, n));
+      const order = `${gen.expr(rnd.pick(COMPARABLE), 2)}${rnd.pick(['', ' DESC'])}, id`;
+      const partition = rnd.pick(['k', 'b', 'MOD(id, 3)']);
+      sql = `SELECT * FROM (SELECT id, k, b, ROW_NUMBER() OVER (PARTITION BY ${partition} ORDER BY ${order}) AS rn FROM t${where(gen)}) WHERE rn <= ${rnd.between(1, 3)}`;
+    } else {
+      const gen = new ExpressionGenerator(new DeterministicRandom().reseed(seed + 4, n));
+      const aggregate = rnd.pick([
+        () => `SUM(${gen.expr(rnd.pick(['INT', 'DECIMAL', 'DOUBLE'] as const), 2)})`,
+        () => `${rnd.pick(['MIN', 'MAX'])}(${gen.expr(rnd.pick(COMPARABLE), 2)})`,
+        () => `COUNT(${gen.expr(rnd.pick(KINDS), 2)})`,
+        () => `AVG(${gen.expr(rnd.pick(['INT', 'DECIMAL'] as const), 2)})`,
+      ])();
+      const frame = rnd.pick([
+        `ROWS BETWEEN ${rnd.between(0, 3)} PRECEDING AND CURRENT ROW`,
+        `RANGE BETWEEN INTERVAL '${rnd.between(1, 5)}' SECOND PRECEDING AND CURRENT ROW`,
+        'ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW',
+      ]);
+      const partition = rnd.pick(['k', 'b', 'MOD(id, 3)']);
+      sql = `SELECT id, ${aggregate} OVER (PARTITION BY ${partition} ORDER BY ts ${frame}) AS o FROM t${where(gen)}`;
+    }
+    cases.push({ name: `random-operator-${n}`, sql });
   }
   return cases;
 }

@@ -6,7 +6,11 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handWrittenCases, type SuiteCase } from './families.js';
-import { randomAggregateCases, randomExpressionCases } from './random-expressions.js';
+import {
+  randomAggregateCases,
+  randomExpressionCases,
+  randomOperatorCases,
+} from './random-expressions.js';
 import { joinTable, mainTable, type SuiteTable } from './tables.js';
 
 export type { SuiteCase } from './families.js';
@@ -21,6 +25,7 @@ export const GOLDEN_FILE = join(
 const SEED = 14;
 export const RANDOM_QUERIES = 160;
 export const RANDOM_AGGREGATIONS = 45;
+export const RANDOM_OPERATOR_QUERIES = 36;
 
 export function suiteTables(): SuiteTable[] {
   return [mainTable(SEED, 48), joinTable(SEED + 1, 30, 48)];
@@ -31,6 +36,7 @@ export function suiteCases(): SuiteCase[] {
     ...handWrittenCases(),
     ...randomExpressionCases(SEED, RANDOM_QUERIES),
     ...randomAggregateCases(SEED, RANDOM_AGGREGATIONS),
+    ...randomOperatorCases(SEED, RANDOM_OPERATOR_QUERIES),
   ];
 }
 
