@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -18,7 +17,6 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
-import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
@@ -164,11 +162,9 @@ public final class DifferentialRunner {
     try {
       run(tables, c.get("sql").asText(), line);
     } catch (Exception e) {
-      Throwable root = e;
-      while (root.getCause() != null) root = root.getCause();
       line.remove("updating");
       line.remove("rows");
-      line.put("error", e.getMessage() + (root == e ? "" : " / " + root.getMessage()));
+      line.put("error", JsonRows.errorText(e));
     }
   }
 
@@ -196,35 +192,7 @@ public final class DifferentialRunner {
     StreamTableEnvironment tEnv =
         StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
     tEnv.getConfig().set("table.local-time-zone", "UTC");
-    for (JsonNode table : tables) register(env, tEnv, table);
+    for (JsonNode table : tables) JsonRows.register(env, tEnv, table);
     return tEnv;
-  }
-
-  private static void register(
-      StreamExecutionEnvironment env, StreamTableEnvironment tEnv, JsonNode table) {
-    JsonNode columns = table.get("columns");
-    int width = columns.size();
-    String[] names = new String[width];
-    String[] types = new String[width];
-    TypeInformation<?>[] infos = new TypeInformation<?>[width];
-    Schema.Builder schema = Schema.newBuilder();
-    for (int i = 0; i < width; i++) {
-      names[i] = columns.get(i).get(0).asText();
-      types[i] = columns.get(i).get(1).asText();
-      infos[i] = JsonRows.typeInfo(types[i]);
-      schema.column(names[i], JsonRows.dataType(types[i]));
-    }
-    JsonNode watermark = table.get("watermark");
-    if (watermark != null && !watermark.isNull()) {
-      schema.watermark(watermark.asText().trim().split("\\s+")[0], watermark.asText());
-    }
-    List<Row> rows = new ArrayList<>();
-    for (JsonNode r : table.get("rows")) {
-      Row row = new Row(width);
-      for (int i = 0; i < width; i++) row.setField(i, JsonRows.value(r.get(i), types[i]));
-      rows.add(row);
-    }
-    DataStream<Row> stream = env.fromData(rows, Types.ROW_NAMED(names, infos));
-    tEnv.createTemporaryView(table.get("name").asText(), stream, schema.build());
   }
 }

@@ -6,12 +6,19 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.types.Row;
 
 /**
  * Column types and values of the JSON tables the SQL runners read: STRING, INT, BIGINT, DOUBLE,
@@ -113,5 +120,41 @@ final class JsonRows {
       return JSON.getNodeFactory().textNode(v.toString());
     }
     return JSON.valueToTree(v);
+  }
+
+  /** Registers a JSON table as a view over its rows, with its watermark if it has one. */
+  static void register(
+      StreamExecutionEnvironment env, StreamTableEnvironment tEnv, JsonNode table) {
+    JsonNode columns = table.get("columns");
+    int width = columns.size();
+    String[] names = new String[width];
+    String[] types = new String[width];
+    TypeInformation<?>[] infos = new TypeInformation<?>[width];
+    Schema.Builder schema = Schema.newBuilder();
+    for (int i = 0; i < width; i++) {
+      names[i] = columns.get(i).get(0).asText();
+      types[i] = columns.get(i).get(1).asText();
+      infos[i] = typeInfo(types[i]);
+      schema.column(names[i], dataType(types[i]));
+    }
+    JsonNode watermark = table.get("watermark");
+    if (watermark != null && !watermark.isNull()) {
+      schema.watermark(watermark.asText().trim().split("\\s+")[0], watermark.asText());
+    }
+    List<Row> rows = new ArrayList<>();
+    for (JsonNode r : table.get("rows")) {
+      Row row = new Row(width);
+      for (int i = 0; i < width; i++) row.setField(i, value(r.get(i), types[i]));
+      rows.add(row);
+    }
+    DataStream<Row> stream = env.fromData(rows, Types.ROW_NAMED(names, infos));
+    tEnv.createTemporaryView(table.get("name").asText(), stream, schema.build());
+  }
+
+  /** An error's message, with its root cause's when that is another. */
+  static String errorText(Exception e) {
+    Throwable root = e;
+    while (root.getCause() != null) root = root.getCause();
+    return e.getMessage() + (root == e ? "" : " / " + root.getMessage());
   }
 }

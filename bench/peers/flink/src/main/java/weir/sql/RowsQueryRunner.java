@@ -4,18 +4,13 @@ import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
-import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
@@ -54,9 +49,7 @@ public final class RowsQueryRunner {
         try {
           line.set("rows", run(c));
         } catch (Exception e) {
-          Throwable root = e;
-          while (root.getCause() != null) root = root.getCause();
-          line.put("error", e.getMessage() + (root == e ? "" : " / " + root.getMessage()));
+          line.put("error", JsonRows.errorText(e));
         }
         out.write(JSON.writeValueAsString(line));
         out.write('\n');
@@ -73,30 +66,7 @@ public final class RowsQueryRunner {
     StreamTableEnvironment tEnv =
         StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
     tEnv.getConfig().set("table.local-time-zone", "UTC");
-    JsonNode table = c.get("table");
-    JsonNode columns = table.get("columns");
-    int width = columns.size();
-    String[] names = new String[width];
-    String[] types = new String[width];
-    TypeInformation<?>[] infos = new TypeInformation<?>[width];
-    Schema.Builder schema = Schema.newBuilder();
-    for (int i = 0; i < width; i++) {
-      names[i] = columns.get(i).get(0).asText();
-      types[i] = columns.get(i).get(1).asText();
-      infos[i] = JsonRows.typeInfo(types[i]);
-      schema.column(names[i], JsonRows.dataType(types[i]));
-    }
-    String watermark = table.get("watermark").asText();
-    String rowtime = watermark.trim().split("\\s+")[0];
-    schema.watermark(rowtime, watermark);
-    List<Row> rows = new ArrayList<>();
-    for (JsonNode r : table.get("rows")) {
-      Row row = new Row(width);
-      for (int i = 0; i < width; i++) row.setField(i, JsonRows.value(r.get(i), types[i]));
-      rows.add(row);
-    }
-    DataStream<Row> stream = env.fromData(rows, Types.ROW_NAMED(names, infos));
-    tEnv.createTemporaryView(table.get("name").asText(), stream, schema.build());
+    JsonRows.register(env, tEnv, c.get("table"));
     ArrayNode result = JSON.createArrayNode();
     try (CloseableIterator<Row> it = tEnv.sqlQuery(c.get("sql").asText()).execute().collect()) {
       while (it.hasNext()) {
