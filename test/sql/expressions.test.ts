@@ -233,6 +233,31 @@ describe('functions', () => {
     ["DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm')", { ts: Date.UTC(2015, 6, 5, 3, 4) }, '2015-07-05 03:04'],
     ["ts + INTERVAL '4' SECOND", { ts: 1000 }, 5000],
     ["SPLIT_INDEX(s, '/', 1)", { s: 'a/b/c' }, 'b'],
+    ["SPLIT_INDEX(s, ' ', 0)", { s: ' a ' }, ''],
+    [
+      'FLOOR(ts TO MINUTE)',
+      { ts: Date.UTC(2026, 2, 29, 10, 7, 30, 5) },
+      Date.UTC(2026, 2, 29, 10, 7),
+    ],
+    ['CEIL(ts TO HOUR)', { ts: Date.UTC(2026, 2, 29, 10, 7) }, Date.UTC(2026, 2, 29, 11)],
+    ['CEIL(ts TO HOUR)', { ts: Date.UTC(2026, 2, 29, 10) }, Date.UTC(2026, 2, 29, 10)],
+    ['FLOOR(ts TO DAY)', { ts: Date.UTC(1969, 11, 31, 23) }, Date.UTC(1969, 11, 31)],
+    ['FLOOR(ts TO QUARTER)', { ts: Date.UTC(2026, 4, 20) }, Date.UTC(2026, 3, 1)],
+    ['CEILING(ts TO MONTH)', { ts: Date.UTC(2026, 11, 2) }, Date.UTC(2027, 0, 1)],
+    ['CEIL(ts TO YEAR)', { ts: Date.UTC(2026, 0, 1) }, Date.UTC(2026, 0, 1)],
+    ['FLOOR(ts TO HOUR)', { ts: null }, null],
+    ["SPLIT_INDEX(s, ' ', 0)", { s: '' }, null],
+    ['TRY_CAST(s AS INT)', { s: ' -3.9 ' }, -3],
+    ['TRY_CAST(s AS BIGINT)', { s: '1e2' }, null],
+    ['TRY_CAST(s AS DATE)', { s: '42' }, -704187],
+    ['TRY_CAST(s AS DATE)', { s: '2024-3' }, 19783],
+    ['TRY_CAST(s AS DATE)', { s: '2024-01-05 10:00:00' }, 19727],
+    ['TRY_CAST(s AS DATE)', { s: '2023-02-29' }, null],
+    ['TRY_CAST(s AS DATE)', { s: '-7' }, null],
+    // Flink's form; the needle is not an `x IN (list)` predicate.
+    ["POSITION('c' IN s)", { s: 'abcabc' }, 3],
+    ["POSITION(s IN 'abc') + 1", { s: 'z' }, 1],
+    ["POSITION('a' IN s)", { s: null }, null],
     ["REGEXP_EXTRACT(s, '([a-z]+)=([0-9]+)', 2)", { s: 'k=42' }, '42'],
   ];
   for (const [sql, values, expected] of cases) {
@@ -246,6 +271,13 @@ describe('functions', () => {
     expect(() => typeOf('UPPER(a)')).toThrow(/UPPER needs a string argument, got INT/);
     expect(() => typeOf('a + s')).toThrow(/cannot apply \+ to INT and STRING/);
     expect(() => typeOf('MAX(a)')).toThrow(/aggregate MAX is not allowed here/);
+    expect(() => typeOf('FLOOR(a TO DAY)')).toThrow(
+      /FLOOR\(\.\.\. TO DAY\) expects a TIMESTAMP, got INT/,
+    );
+    expect(() => typeOf('CEIL(ts TO WEEK)')).toThrow(
+      /line 1, column 1: CEIL\(\.\.\. TO WEEK\) is not supported by Weir SQL yet/,
+    );
+    expect(() => typeOf('FLOOR(ts TO)')).toThrow(/line 1, column 12: expected a time unit/);
   });
 });
 

@@ -123,6 +123,24 @@ describe('unwindowed GROUP BY equals a batch aggregation', () => {
   const CONFIG: Partial<NexmarkConfig> = { maxEvents: 3000, eventsPerSecond: 100, seed: 5 };
   const { bids } = allEvents(CONFIG);
 
+  it('MIN, MAX, SUM and AVG of DECIMAL, whose results are bigints in the rows', async () => {
+    // Cents per key; the updates compare old and new result rows, which hold bigints.
+    const cents = Array.from({ length: 40 }, (_, i) => [i % 3, ((i * 7919) % 2001) - 1000]);
+    const values = cents.map(([k, c]) => `(${k}, CAST(${(c as number) / 100} AS DECIMAL(10, 2)))`);
+    const [rows] = await finalRows(
+      `CREATE TEMPORARY VIEW v AS SELECT EXPR$0 AS k, EXPR$1 AS m FROM (VALUES ${values.join(', ')});`,
+      ['SELECT k, MIN(m), MAX(m), SUM(m) FROM v GROUP BY k'],
+      1,
+    );
+    const expected = [0, 1, 2].map((k) => {
+      const mine = cents.filter(([key]) => key === k).map(([, c]) => c as number);
+      const text = (c: number) => (c / 100).toFixed(2);
+      const sum = mine.reduce((a, b) => a + b, 0);
+      return JSON.stringify([k, text(Math.min(...mine)), text(Math.max(...mine)), text(sum)]);
+    });
+    expect(rows).toEqual(expected.sort());
+  });
+
   it('HAVING, COUNT(DISTINCT), FILTER, MIN/MAX; a GROUP BY of a GROUP BY; DISTINCT; UNION ALL; Top-N', async () => {
     const results = await finalRows(
       nexmarkSourceSql(CONFIG),

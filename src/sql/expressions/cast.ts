@@ -117,14 +117,14 @@ function convert(
     if (to.kind === 'BOOLEAN') return `((${t} = h.parseBoolean(${v})) === null ? ${failed} : ${t})`;
     if (isInteger(to)) {
       const [min, max] = INTEGER_RANGE[to.kind];
-      return `((${t} = h.parseInteger(${v}, ${min}, ${max})) === null ? ${failed} : ${t})`;
+      return `((${t} = h.castInteger(${v}, ${min}, ${max})) === null ? ${failed} : ${t})`;
     }
     if (isApproximate(to))
       return `((${t} = h.parseDouble(${v})) === null ? ${failed} : ${to.kind === 'FLOAT' ? `Math.fround(${t})` : t})`;
     if (to.kind === 'DECIMAL') {
       return `((${t} = h.parseDecimal(${v}, ${to.scale})) === undefined ? ${failed} : h.fitPrecision(${t}, ${to.precision}))`;
     }
-    if (to.kind === 'DATE') return `((${t} = h.parseDate(${v})) === undefined ? ${failed} : ${t})`;
+    if (to.kind === 'DATE') return `((${t} = h.castDate(${v})) === undefined ? ${failed} : ${t})`;
     if (to.kind === 'TIME') return `((${t} = h.parseTime(${v})) === undefined ? ${failed} : ${t})`;
     if (isTimestamp(to))
       return `((${t} = h.parseTimestamp(${v})) === undefined ? ${failed} : ${truncateTime(t, to.precision)})`;

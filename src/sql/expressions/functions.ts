@@ -169,6 +169,8 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   FLOOR: (args, g, at) => roundingFunction('FLOOR', args, g, at),
   CEIL: (args, g, at) => roundingFunction('CEIL', args, g, at),
   CEILING: (args, g, at) => roundingFunction('CEIL', args, g, at),
+  'FLOOR TO': (args, g, at) => roundTime('FLOOR', args, g, at),
+  'CEIL TO': (args, g, at) => roundTime('CEIL', args, g, at),
   POWER: (args, g, at) =>
     doubleFunction('POWER', args, g, at, 2, ([x, y]) => `Math.pow(${x}, ${y})`),
   SQRT: (args, g, at) => doubleFunction('SQRT', args, g, at, 1, ([x]) => `Math.sqrt(${x})`),
@@ -408,6 +410,25 @@ function roundingFunction(
     code: nullSafe(g, [a], ([v]) => `Math.${name === 'FLOOR' ? 'floor' : 'ceil'}(${v})`),
     type: a.type,
   };
+}
+
+const TIME_UNITS = ['SECOND', 'MINUTE', 'HOUR', 'DAY', 'MONTH', 'QUARTER', 'YEAR'];
+
+/** `FLOOR(ts TO unit)` / `CEIL(ts TO unit)` of a TIMESTAMP: its start of the unit, or the next. */
+function roundTime(
+  name: 'FLOOR' | 'CEIL',
+  args: Compiled[],
+  g: CodeGen,
+  at: SourcePosition,
+): Compiled {
+  const [a, unitArg] = args as [Compiled, Compiled];
+  const unit = JSON.parse(unitArg.code) as string;
+  if (!isTimestamp(a.type))
+    sqlError(`${name}(... TO ${unit}) expects a TIMESTAMP, got ${formatType(a.type)}`, at);
+  if (!TIME_UNITS.includes(unit))
+    sqlError(`${name}(... TO ${unit}) is not supported by Weir SQL yet`, at);
+  const fn = name === 'FLOOR' ? 'floorTime' : 'ceilTime';
+  return { code: nullSafe(g, [a], ([v]) => `h.${fn}(${v}, '${unit}')`), type: a.type };
 }
 
 function doubleFunction(

@@ -138,6 +138,18 @@ function trimChars(s: string, chars: string, leading: boolean, trailing: boolean
   return s.slice(start, end);
 }
 
+const FIXED_UNIT_MS: Readonly<Record<string, number>> = {
+  SECOND: 1000,
+  MINUTE: 60_000,
+  HOUR: 3_600_000,
+  DAY: 86_400_000,
+};
+
+function daysInMonth(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
 function fail(message: string): never {
   throw new WeirError('USER_FUNCTION_FAILED', message);
 }
@@ -205,6 +217,22 @@ export const runtime = {
     const ms = /^\d{1,4}-\d{1,2}-\d{1,2}$/.test(text.trim()) ? parseTimestamp(text) : undefined;
     return ms === undefined ? undefined : Math.floor(ms / DAY_MS);
   },
+  /**
+   * CAST of text to DATE as Flink does it, looser than a literal or a format's field: `y`,
+   * `y-m` or `y-m-d` (each part an integer, missing ones 1), anything after a space ignored
+   * (`2017-12-12 09:30:00`); year 1 to 9999.
+   */
+  castDate(text: string): number | undefined {
+    const space = text.indexOf(' ');
+    const parts = (space > 0 ? text.slice(0, space) : text).split('-');
+    // Each part is digits only: '-7' and '+2024-1-5' are not dates.
+    if (parts.length > 3 || parts.some((p) => !/^\s*\d{1,9}\s*$/.test(p))) return undefined;
+    const [y = 0, m = 1, d = 1] = parts.map(Number);
+    if (y < 1 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return undefined;
+    const date = new Date(0);
+    date.setUTCFullYear(y, m - 1, d);
+    return Math.round(date.getTime() / DAY_MS);
+  },
   parseTime(text: string): number | undefined {
     const m = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?$/.exec(text.trim());
     if (m === null) return undefined;
@@ -270,8 +298,30 @@ export const runtime = {
     for (const _ of s) n++;
     return n;
   },
+  /** The start of `unit` (SECOND ... YEAR, UTC) that holds the epoch ms `ms`. */
+  floorTime(ms: number, unit: string): number {
+    const fixed = FIXED_UNIT_MS[unit];
+    if (fixed !== undefined) return ms - (((ms % fixed) + fixed) % fixed);
+    const d = new Date(ms);
+    const month = d.getUTCMonth();
+    const first = unit === 'YEAR' ? 0 : unit === 'QUARTER' ? month - (month % 3) : month;
+    const start = new Date(0);
+    start.setUTCFullYear(d.getUTCFullYear(), first, 1);
+    return start.getTime();
+  },
+  /** `ms` itself when it starts a `unit`, otherwise the start of the next one. */
+  ceilTime(ms: number, unit: string): number {
+    const floor = runtime.floorTime(ms, unit);
+    if (floor === ms) return ms;
+    const fixed = FIXED_UNIT_MS[unit];
+    if (fixed !== undefined) return floor + fixed;
+    const next = new Date(floor);
+    next.setUTCMonth(next.getUTCMonth() + (unit === 'YEAR' ? 12 : unit === 'QUARTER' ? 3 : 1));
+    return next.getTime();
+  },
   splitIndex(s: string, delimiter: string, index: number): string | null {
-    if (index < 0) return null;
+    // Flink splits keeping empty tokens, but the empty string has no token at all.
+    if (index < 0 || s === '') return null;
     const parts = s.split(delimiter);
     return parts[index] ?? null;
   },
@@ -298,6 +348,13 @@ export const runtime = {
     const t = s.trim();
     if (!/^[+-]?\d+$/.test(t)) return null;
     const n = Number(t);
+    return n < min || n > max ? null : n;
+  },
+  /** CAST of text to an integer type as Flink does it: a fraction is cut off (`3.9` is 3, `.5` 0). */
+  castInteger(s: string, min: number, max: number): number | null {
+    const t = s.trim();
+    if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(t)) return null;
+    const n = Math.trunc(Number(t)) || 0; // no -0
     return n < min || n > max ? null : n;
   },
   parseDouble(s: string): number | null {

@@ -913,7 +913,8 @@ class Parser {
     return { kind: 'column', path, at };
   }
 
-  private call(name: string, at: SourcePosition): Expr {
+  private call(called: string, at: SourcePosition): Expr {
+    let name = called;
     this.expectSymbol('(');
     let star = false;
     let distinct = false;
@@ -923,8 +924,14 @@ class Parser {
       distinct = this.acceptWord('DISTINCT');
       if (!distinct) this.acceptWord('ALL');
       if (name === 'TRIM') args = this.trimArguments();
-      else if (name === 'SUBSTRING' && this.substringFrom()) args = this.substringArguments();
-      else args = this.expressionList();
+      else if (name === 'SUBSTRING' && this.wordBeforeClose('FROM'))
+        args = this.substringArguments();
+      else if (name === 'POSITION' && this.wordBeforeClose('IN')) args = this.positionArguments();
+      else if (/^(FLOOR|CEIL|CEILING)$/.test(name) && this.wordBeforeClose('TO')) {
+        // `FLOOR(ts TO HOUR)`: a function of its own, under a name no SQL text can call.
+        name = `${name === 'FLOOR' ? 'FLOOR' : 'CEIL'} TO`;
+        args = this.timeUnitArguments();
+      } else args = this.expressionList();
     }
     this.expectSymbol(')');
     let filter: Expr | undefined;
@@ -976,8 +983,11 @@ class Parser {
     return { partitionBy, orderBy, frame: words.length === 0 ? undefined : words.join(' ') };
   }
 
-  /** Whether SUBSTRING uses the `FROM ... FOR ...` form (looks ahead for FROM at depth 0). */
-  private substringFrom(): boolean {
+  /**
+   * Whether the call's arguments hold `word` outside parentheses: SUBSTRING's `FROM ... FOR
+   * ...` form, POSITION's `needle IN haystack`.
+   */
+  private wordBeforeClose(word: string): boolean {
     let depth = 0;
     for (let k = this.i; k < this.tokens.length; k++) {
       const t = this.tokens[k] as Token;
@@ -985,7 +995,7 @@ class Parser {
       else if (this.isSymbol(')', t)) {
         if (depth === 0) return false;
         depth--;
-      } else if (depth === 0 && this.isWord('FROM', t)) return true;
+      } else if (depth === 0 && this.isWord(word, t)) return true;
       else if (t.kind === 'end') return false;
     }
     return false;
@@ -997,6 +1007,21 @@ class Parser {
     args.push(this.expression());
     if (this.acceptWord('FOR')) args.push(this.expression());
     return args;
+  }
+
+  /** `ts TO unit` as (ts, the unit's name as a string). */
+  private timeUnitArguments(): Expr[] {
+    const arg = this.expression();
+    this.expectWord('TO');
+    const at = this.at;
+    return [arg, { kind: 'string', value: this.identifier('a time unit').toUpperCase(), at }];
+  }
+
+  /** `POSITION(needle IN haystack)`: the needle stops before IN (no `x IN (list)` there). */
+  private positionArguments(): Expr[] {
+    const needle = this.additive();
+    this.expectWord('IN');
+    return [needle, this.additive()];
   }
 
   /** `TRIM([BOTH|LEADING|TRAILING] [chars] FROM s)` as (mode, chars, s). */

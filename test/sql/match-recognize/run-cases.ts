@@ -2,11 +2,6 @@
  * Runs the MATCH_RECOGNIZE cases on Weir SQL (over an in-memory table with the case's
  * watermark) and on Flink SQL through the peer's RowsQueryRunner, each giving rows as JSON.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ADD_OPENS, FlinkPeer } from '../../../bench/nexmark/flink-peer.js';
 import type { Json } from '../../../src/core/snapshot.js';
 import {
   type WatermarkGenerator,
@@ -22,6 +17,7 @@ import { parseExpression, parseScript } from '../../../src/sql/parser/parser.js'
 import { planQuery } from '../../../src/sql/planner/query-planner.js';
 import { type LogicalType, T } from '../../../src/sql/types/logical-type.js';
 import { toJsonValue } from '../../../src/sql/types/values.js';
+import { runFlinkSqlRunner } from '../flink-sql-runner.js';
 import type { ColumnType, MatchCase, RowsTable } from './cases.js';
 
 /** A case's outcome: its rows as JSON text (sorted), or that it was refused. */
@@ -141,37 +137,7 @@ export async function runOnFlink(
   cases: readonly MatchCase[],
   timeoutMs: number,
 ): Promise<Map<string, CaseResult>> {
-  const peer = await FlinkPeer.build({ timeoutMs });
-  const dir = mkdtempSync(join(tmpdir(), 'weir-match-recognize-'));
-  try {
-    const input = join(dir, 'cases.json');
-    const output = join(dir, 'out.jsonl');
-    writeFileSync(input, JSON.stringify(cases));
-    await new Promise<void>((resolve, reject) => {
-      execFile(
-        'java',
-        [
-          ...ADD_OPENS,
-          `-Djava.io.tmpdir=${dir}`,
-          '-Xmx1g',
-          // Short runs: the C1 compiler alone and the serial collector take less time.
-          '-XX:TieredStopAtLevel=1',
-          '-XX:+UseSerialGC',
-          '-cp',
-          peer.classpath,
-          'weir.sql.RowsQueryRunner',
-          input,
-          output,
-        ],
-        { cwd: peer.dir, timeout: timeoutMs, maxBuffer: 64 << 20, killSignal: 'SIGKILL' },
-        (error, _stdout, stderr) =>
-          error === null ? resolve() : reject(new Error(`${error.message}\n${stderr}`)),
-      );
-    });
-    return parseFlinkLines(readFileSync(output, 'utf8'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return parseFlinkLines(await runFlinkSqlRunner('weir.sql.RowsQueryRunner', cases, timeoutMs));
 }
 
 /** The runner's output (or a golden file) by case name. */

@@ -1,28 +1,17 @@
 package weir.sql;
 
 import java.io.BufferedWriter;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.List;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.EnvironmentSettings;
-import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
@@ -43,7 +32,7 @@ import org.apache.flink.util.CloseableIterator;
  * plain text.
  */
 public final class RowsQueryRunner {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = JsonRows.JSON;
 
   private RowsQueryRunner() {}
 
@@ -60,9 +49,7 @@ public final class RowsQueryRunner {
         try {
           line.set("rows", run(c));
         } catch (Exception e) {
-          Throwable root = e;
-          while (root.getCause() != null) root = root.getCause();
-          line.put("error", e.getMessage() + (root == e ? "" : " / " + root.getMessage()));
+          line.put("error", JsonRows.errorText(e));
         }
         out.write(JSON.writeValueAsString(line));
         out.write('\n');
@@ -79,107 +66,15 @@ public final class RowsQueryRunner {
     StreamTableEnvironment tEnv =
         StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
     tEnv.getConfig().set("table.local-time-zone", "UTC");
-    JsonNode table = c.get("table");
-    JsonNode columns = table.get("columns");
-    int width = columns.size();
-    String[] names = new String[width];
-    String[] types = new String[width];
-    TypeInformation<?>[] infos = new TypeInformation<?>[width];
-    Schema.Builder schema = Schema.newBuilder();
-    for (int i = 0; i < width; i++) {
-      names[i] = columns.get(i).get(0).asText();
-      types[i] = columns.get(i).get(1).asText();
-      infos[i] = typeInfo(types[i]);
-      schema.column(names[i], dataType(types[i]));
-    }
-    String watermark = table.get("watermark").asText();
-    String rowtime = watermark.trim().split("\\s+")[0];
-    schema.watermark(rowtime, watermark);
-    List<Row> rows = new ArrayList<>();
-    for (JsonNode r : table.get("rows")) {
-      Row row = new Row(width);
-      for (int i = 0; i < width; i++) row.setField(i, value(r.get(i), types[i]));
-      rows.add(row);
-    }
-    DataStream<Row> stream = env.fromData(rows, Types.ROW_NAMED(names, infos));
-    tEnv.createTemporaryView(table.get("name").asText(), stream, schema.build());
+    JsonRows.register(env, tEnv, c.get("table"));
     ArrayNode result = JSON.createArrayNode();
     try (CloseableIterator<Row> it = tEnv.sqlQuery(c.get("sql").asText()).execute().collect()) {
       while (it.hasNext()) {
         Row row = it.next();
         ArrayNode out = result.addArray();
-        for (int i = 0; i < row.getArity(); i++) out.add(json(row.getField(i)));
+        for (int i = 0; i < row.getArity(); i++) out.add(JsonRows.json(row.getField(i)));
       }
     }
     return result;
-  }
-
-  private static TypeInformation<?> typeInfo(String type) {
-    switch (type) {
-      case "STRING":
-        return Types.STRING;
-      case "INT":
-        return Types.INT;
-      case "BIGINT":
-        return Types.LONG;
-      case "DOUBLE":
-        return Types.DOUBLE;
-      case "BOOLEAN":
-        return Types.BOOLEAN;
-      case "TIMESTAMP(3)":
-        return Types.LOCAL_DATE_TIME;
-      default:
-        throw new IllegalArgumentException("unsupported column type " + type);
-    }
-  }
-
-  private static DataType dataType(String type) {
-    switch (type) {
-      case "STRING":
-        return DataTypes.STRING();
-      case "INT":
-        return DataTypes.INT();
-      case "BIGINT":
-        return DataTypes.BIGINT();
-      case "DOUBLE":
-        return DataTypes.DOUBLE();
-      case "BOOLEAN":
-        return DataTypes.BOOLEAN();
-      case "TIMESTAMP(3)":
-        return DataTypes.TIMESTAMP(3);
-      default:
-        throw new IllegalArgumentException("unsupported column type " + type);
-    }
-  }
-
-  private static Object value(JsonNode v, String type) {
-    if (v == null || v.isNull()) return null;
-    switch (type) {
-      case "STRING":
-        return v.asText();
-      case "INT":
-        return v.asInt();
-      case "BIGINT":
-        return v.asLong();
-      case "DOUBLE":
-        return v.asDouble();
-      case "BOOLEAN":
-        return v.asBoolean();
-      default:
-        return LocalDateTime.ofEpochSecond(
-            Math.floorDiv(v.asLong(), 1000L),
-            (int) Math.floorMod(v.asLong(), 1000L) * 1_000_000,
-            ZoneOffset.UTC);
-    }
-  }
-
-  private static JsonNode json(Object v) {
-    if (v == null) return JSON.nullNode();
-    if (v instanceof LocalDateTime) {
-      return JSON.getNodeFactory().numberNode(((LocalDateTime) v).toInstant(ZoneOffset.UTC).toEpochMilli());
-    }
-    if (v instanceof Instant) return JSON.getNodeFactory().numberNode(((Instant) v).toEpochMilli());
-    if (v instanceof BigDecimal) return JSON.getNodeFactory().textNode(((BigDecimal) v).toPlainString());
-    return JSON.valueToTree(v);
   }
 }

@@ -1,0 +1,455 @@
+/**
+ * The hand-written query families of the differential suite, over the tables of tables.ts:
+ * projections and filters, CASE, CAST and TRY_CAST between every pair of types, the supported
+ * functions, every window TVF, unwindowed GROUP BY, every join kind, Top-N and deduplication,
+ * OVER frames and UNION ALL. Each family is a list of (name, SQL); names are stable, so a
+ * golden row set stays attached to its query.
+ */
+
+export interface SuiteCase {
+  readonly name: string;
+  readonly sql: string;
+}
+
+const TYPED_COLUMNS: readonly (readonly [string, string])[] = [
+  ['b', 'BOOLEAN'],
+  ['i', 'INT'],
+  ['l', 'BIGINT'],
+  ['d', 'DOUBLE'],
+  ['m', 'DECIMAL'],
+  ['s', 'STRING'],
+  ['dt', 'DATE'],
+  ['ts', 'TIMESTAMP'],
+];
+
+const CAST_TARGETS = [
+  'BOOLEAN',
+  'INT',
+  'BIGINT',
+  'DOUBLE',
+  'DECIMAL(12, 3)',
+  'STRING',
+  'DATE',
+  'TIMESTAMP(3)',
+];
+
+function projections(): SuiteCase[] {
+  const cases: SuiteCase[] = [
+    { name: 'select-star', sql: 'SELECT * FROM t' },
+    { name: 'select-columns', sql: 'SELECT id, k, m, ts FROM t' },
+    { name: 'where-and-or', sql: "SELECT id FROM t WHERE (i > 0 AND b) OR k = 'a'" },
+    { name: 'where-not', sql: 'SELECT id FROM t WHERE NOT (i > 0 AND b)' },
+    { name: 'where-between', sql: 'SELECT id, i FROM t WHERE i BETWEEN -10 AND 10' },
+    { name: 'where-not-between', sql: 'SELECT id, m FROM t WHERE m NOT BETWEEN -100 AND 100' },
+    { name: 'where-in', sql: "SELECT id, k FROM t WHERE k IN ('a', 'c')" },
+    { name: 'where-not-in', sql: "SELECT id, k FROM t WHERE k NOT IN ('a', 'c')" },
+    { name: 'where-like', sql: "SELECT id, s FROM t WHERE s LIKE '%b%'" },
+    { name: 'where-like-escape', sql: "SELECT id, s FROM t WHERE s LIKE 'x!_%' ESCAPE '!'" },
+    { name: 'where-not-like', sql: "SELECT id, s FROM t WHERE s NOT LIKE '_b%'" },
+    { name: 'where-ts', sql: "SELECT id FROM t WHERE ts >= TIMESTAMP '2026-03-29 00:00:00'" },
+    { name: 'where-date', sql: "SELECT id, dt FROM t WHERE dt < DATE '2026-01-01'" },
+    { name: 'arith-int', sql: 'SELECT id, i + 1, i - id, i * 3, i / 7, i % 7, -i FROM t' },
+    { name: 'arith-bigint', sql: 'SELECT id, l + i, l * 2, l / 3, l % 5 FROM t' },
+    { name: 'arith-double', sql: 'SELECT id, d + 1.5, d * d, d - i, d / 4 FROM t' },
+    { name: 'arith-decimal', sql: 'SELECT id, m + 1.25, m * 2, m - m, m * 0.5 FROM t' },
+    { name: 'arith-decimal-div', sql: 'SELECT id, m / 3, m % 7 FROM t WHERE m <> 0' },
+    { name: 'arith-mixed', sql: 'SELECT id, m + i, m + d, i + d, l + m FROM t' },
+    { name: 'int-division-by-literal', sql: 'SELECT id, i / 2, i / -3, l / 4 FROM t' },
+    { name: 'self-equality', sql: 'SELECT id, l = l, d <> d, s = s FROM t' },
+    { name: 'self-equality-is-true', sql: 'SELECT id FROM t WHERE (l = l) IS TRUE' },
+    { name: 'concat-op', sql: "SELECT id, s || k, k || '-' || s FROM t" },
+  ];
+  for (const [col, type] of TYPED_COLUMNS) {
+    cases.push({
+      name: `null-tests-${col}`,
+      sql: `SELECT id, ${col} IS NULL, ${col} IS NOT NULL FROM t`,
+    });
+    if (type !== 'BOOLEAN')
+      cases.push({
+        name: `compare-${col}`,
+        sql: `SELECT a.id, b.id, a.${col} = b.${col}, a.${col} < b.${col}, a.${col} >= b.${col} FROM t a, t b WHERE a.id = b.id + 1`,
+      });
+  }
+  cases.push(
+    {
+      name: 'bool-tests',
+      sql: 'SELECT id, b IS TRUE, b IS NOT TRUE, b IS FALSE, b IS UNKNOWN FROM t',
+    },
+    { name: 'three-valued', sql: 'SELECT id, b AND i > 0, b OR i > 0, NOT b FROM t' },
+  );
+  return cases;
+}
+
+function conditionals(): SuiteCase[] {
+  return [
+    {
+      name: 'case-searched',
+      sql: "SELECT id, CASE WHEN i > 0 THEN 'pos' WHEN i < 0 THEN 'neg' END FROM t",
+    },
+    {
+      name: 'case-simple',
+      sql: "SELECT id, CASE k WHEN 'a' THEN 1 WHEN 'b' THEN 2 ELSE 0 END FROM t",
+    },
+    { name: 'case-null-branch', sql: 'SELECT id, CASE WHEN b THEN m ELSE NULL END FROM t' },
+    { name: 'case-mixed-numeric', sql: 'SELECT id, CASE WHEN b THEN i ELSE m END FROM t' },
+    { name: 'case-literal-lengths', sql: "SELECT id, CASE WHEN b THEN 'yes' ELSE 'no' END FROM t" },
+    {
+      name: 'coalesce',
+      sql: "SELECT id, COALESCE(i, 0), COALESCE(s, k, 'none'), COALESCE(m, 0) FROM t",
+    },
+    { name: 'if', sql: 'SELECT id, IF(b, i, -1), IF(i > 0, s, k) FROM t' },
+    { name: 'nullif', sql: "SELECT id, NULLIF(i, 0), NULLIF(k, 'a') FROM t" },
+  ];
+}
+
+function casts(): SuiteCase[] {
+  const cases: SuiteCase[] = [];
+  for (const [col] of TYPED_COLUMNS) {
+    for (const target of CAST_TARGETS) {
+      const slug = target.replace(/[^A-Z0-9]+/g, '').toLowerCase();
+      // A string that does not convert fails the job with CAST: TRY_CAST gives NULL instead.
+      const fn = col === 's' ? 'TRY_CAST' : 'CAST';
+      cases.push({
+        name: `${fn.toLowerCase()}-${col}-${slug}`,
+        sql: `SELECT id, ${fn}(${col} AS ${target}) FROM t`,
+      });
+    }
+  }
+  cases.push(
+    { name: 'cast-string-failing', sql: 'SELECT id, CAST(s AS INT) FROM t' },
+    {
+      name: 'cast-literals',
+      sql: "SELECT id, CAST('12' AS INT), CAST('1.50' AS DECIMAL(5, 2)), CAST('2026-03-01' AS DATE), CAST(1.5 AS INT) FROM t WHERE id = 0",
+    },
+    {
+      name: 'cast-decimal-narrow',
+      sql: 'SELECT id, TRY_CAST(m AS DECIMAL(4, 1)), CAST(m AS DECIMAL(12, 0)) FROM t',
+    },
+    {
+      name: 'try-cast-text-integers',
+      sql: "SELECT id, TRY_CAST(' 7 ' AS INT), TRY_CAST('5.' AS INT), TRY_CAST('.5' AS INT), TRY_CAST('+3' AS INT), TRY_CAST('1e2' AS INT), TRY_CAST('-3.9' AS BIGINT), TRY_CAST('99999999999' AS INT) FROM t WHERE id = 0",
+    },
+    {
+      name: 'try-cast-text-dates',
+      sql: "SELECT id, TRY_CAST('2024' AS DATE), TRY_CAST('2024-3' AS DATE), TRY_CAST('2024-02-30' AS DATE), TRY_CAST(' 2024-01-05 ' AS DATE), TRY_CAST('2024-01-05 10:00:00' AS DATE), TRY_CAST('+2024-1-5' AS DATE), TRY_CAST('2023-02-29' AS DATE), TRY_CAST('10000-1-1' AS DATE) FROM t WHERE id = 0",
+    },
+    {
+      name: 'cast-double-int-rounding',
+      sql: 'SELECT id, CAST(d AS INT), CAST(d * 1.5 AS BIGINT) FROM t',
+    },
+  );
+  return cases;
+}
+
+function functions(): SuiteCase[] {
+  return [
+    { name: 'fn-upper-lower', sql: 'SELECT id, UPPER(s), LOWER(s) FROM t' },
+    { name: 'fn-char-length', sql: 'SELECT id, CHAR_LENGTH(s) FROM t' },
+    {
+      name: 'fn-substring',
+      sql: 'SELECT id, SUBSTRING(s, 2), SUBSTRING(s, 1, 3), SUBSTR(s, 3, 2) FROM t',
+    },
+    { name: 'fn-substring-from-for', sql: 'SELECT id, SUBSTRING(s FROM 2 FOR 2) FROM t' },
+    { name: 'fn-concat', sql: "SELECT id, CONCAT(s, k), CONCAT(k, '!', s) FROM t" },
+    { name: 'fn-concat-ws', sql: "SELECT id, CONCAT_WS('-', s, k), CONCAT_WS(k, 'x', 'y') FROM t" },
+    {
+      name: 'fn-trim',
+      sql: "SELECT id, TRIM(s), LTRIM(s), RTRIM(s), TRIM(BOTH 'a' FROM s) FROM t",
+    },
+    { name: 'fn-replace', sql: "SELECT id, REPLACE(s, 'b', 'XY') FROM t" },
+    { name: 'fn-position', sql: "SELECT id, POSITION('b' IN s), POSITION(k IN s) FROM t" },
+    {
+      name: 'fn-split-index',
+      sql: "SELECT id, SPLIT_INDEX(s, ',', 1), SPLIT_INDEX(s, ' ', 0) FROM t",
+    },
+    { name: 'fn-regexp-extract', sql: "SELECT id, REGEXP_EXTRACT(s, '([a-z]+)', 1) FROM t" },
+    { name: 'fn-abs', sql: 'SELECT id, ABS(i), ABS(l), ABS(d), ABS(m) FROM t' },
+    { name: 'fn-mod', sql: 'SELECT id, MOD(i, 7), MOD(l, 3), MOD(i, -4) FROM t' },
+    {
+      name: 'fn-round',
+      sql: 'SELECT id, ROUND(m, 1), ROUND(m, 0), ROUND(d, 1), ROUND(i, -1) FROM t',
+    },
+    { name: 'fn-floor-ceil', sql: 'SELECT id, FLOOR(m), CEIL(m), FLOOR(d), CEIL(d) FROM t' },
+    { name: 'fn-power-sqrt', sql: 'SELECT id, POWER(d, 2), SQRT(ABS(d)), POWER(i, 2) FROM t' },
+    {
+      name: 'fn-exp-ln',
+      sql: 'SELECT id, EXP(i / 10), LN(ABS(d) + 1), LOG10(ABS(d) + 1) FROM t WHERE i BETWEEN -50 AND 50',
+    },
+    {
+      name: 'fn-date-format',
+      sql: "SELECT id, DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), DATE_FORMAT(ts, 'HH:mm') FROM t",
+    },
+    {
+      name: 'fn-extract',
+      sql: 'SELECT id, EXTRACT(YEAR FROM ts), EXTRACT(MONTH FROM dt), EXTRACT(DAY FROM ts), EXTRACT(HOUR FROM ts) FROM t',
+    },
+    {
+      name: 'fn-date-parts',
+      sql: 'SELECT id, YEAR(dt), QUARTER(dt), MONTH(dt), DAYOFMONTH(dt) FROM t',
+    },
+    { name: 'fn-time-parts', sql: 'SELECT id, HOUR(ts), MINUTE(ts), SECOND(ts) FROM t' },
+    {
+      name: 'fn-to-timestamp',
+      sql: "SELECT id, TO_TIMESTAMP('2026-03-01 10:20:30') FROM t WHERE id < 3",
+    },
+    {
+      name: 'fn-ts-interval',
+      sql: "SELECT id, ts + INTERVAL '1' HOUR, ts - INTERVAL '90' SECOND FROM t",
+    },
+    { name: 'fn-floor-ts', sql: 'SELECT id, FLOOR(ts TO MINUTE), CEIL(ts TO HOUR) FROM t' },
+    {
+      name: 'fn-floor-ceil-ts-units',
+      sql: 'SELECT id, FLOOR(ts TO SECOND), CEIL(ts TO SECOND), FLOOR(ts TO DAY), CEIL(ts TO DAY), FLOOR(ts TO MONTH), CEIL(ts TO QUARTER), FLOOR(ts TO YEAR), CEIL(ts TO YEAR) FROM t',
+    },
+    {
+      name: 'fn-floor-ts-of-date',
+      sql: "SELECT id, FLOOR(CAST(dt AS TIMESTAMP(3)) TO MONTH), CEIL(ts - INTERVAL '400' DAY TO MONTH) FROM t",
+    },
+  ];
+}
+
+const AGGREGATES = [
+  'COUNT(*) AS c, SUM(i) AS si, MIN(s) AS mn, MAX(m) AS mx',
+  'COUNT(k) AS c, AVG(d) AS ad, SUM(m) AS sm, COUNT(DISTINCT k) AS dk',
+  'MIN(dt) AS mn, MAX(ts) AS mx, AVG(i) AS ai, SUM(l) AS sl',
+  "COUNT(*) FILTER (WHERE b) AS cb, SUM(i) FILTER (WHERE k = 'a') AS sa, AVG(m) AS am",
+];
+
+function windows(): SuiteCase[] {
+  const tvfs: [string, string][] = [
+    ['tumble', "TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)"],
+    ['tumble-offset', "TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND, INTERVAL '3' SECOND)"],
+    ['hop', "HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '4' SECOND, INTERVAL '12' SECOND)"],
+    ['cumulate', "CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)"],
+  ];
+  const cases: SuiteCase[] = [];
+  for (const [name, tvf] of tvfs) {
+    AGGREGATES.forEach((aggs, n) => {
+      cases.push({
+        name: `window-${name}-by-key-${n}`,
+        sql: `SELECT k, window_start, window_end, ${aggs} FROM TABLE(${tvf}) GROUP BY k, window_start, window_end`,
+      });
+    });
+    cases.push(
+      {
+        name: `window-${name}-all`,
+        sql: `SELECT window_start, window_end, COUNT(*) AS c, MAX(i) AS mi FROM TABLE(${tvf}) GROUP BY window_start, window_end`,
+      },
+      {
+        name: `window-${name}-having`,
+        sql: `SELECT k, window_end, SUM(i) AS si FROM TABLE(${tvf}) GROUP BY k, window_start, window_end HAVING COUNT(*) > 1`,
+      },
+    );
+    cases.push({
+      name: `window-${name}-rows`,
+      sql: `SELECT id, window_start, window_end, window_time FROM TABLE(${tvf})`,
+    });
+  }
+  cases.push(
+    {
+      name: 'window-session-all',
+      sql: "SELECT window_start, window_end, COUNT(*) AS c, SUM(i) AS si FROM TABLE(SESSION(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end",
+    },
+    {
+      name: 'window-session-by-key',
+      sql: "SELECT k, window_start, window_end, COUNT(*) AS c, MIN(m) AS mm FROM TABLE(SESSION(TABLE t, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end",
+    },
+    {
+      name: 'window-session-partition',
+      sql: "SELECT k, window_start, window_end, COUNT(*) AS c FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end",
+    },
+    {
+      name: 'window-legacy-tumble',
+      sql: "SELECT k, TUMBLE_START(ts, INTERVAL '5' SECOND) AS ws, TUMBLE_END(ts, INTERVAL '5' SECOND) AS we, COUNT(*) AS c FROM t GROUP BY k, TUMBLE(ts, INTERVAL '5' SECOND)",
+    },
+    {
+      name: 'window-legacy-hop',
+      sql: "SELECT HOP_END(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) AS we, SUM(m) AS sm FROM t GROUP BY HOP(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND)",
+    },
+    {
+      name: 'window-legacy-session',
+      sql: "SELECT k, SESSION_START(ts, INTERVAL '2' SECOND) AS ws, SESSION_END(ts, INTERVAL '2' SECOND) AS we, COUNT(*) AS c FROM t GROUP BY k, SESSION(ts, INTERVAL '2' SECOND)",
+    },
+    {
+      name: 'window-where-expr-key',
+      sql: "SELECT UPPER(k) AS uk, window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) WHERE i IS NOT NULL GROUP BY UPPER(k), window_start, window_end",
+    },
+  );
+  return cases;
+}
+
+function groupBys(): SuiteCase[] {
+  const cases: SuiteCase[] = AGGREGATES.map((aggs, n) => ({
+    name: `group-by-key-${n}`,
+    sql: `SELECT k, ${aggs} FROM t GROUP BY k`,
+  }));
+  cases.push(
+    { name: 'group-all', sql: 'SELECT COUNT(*), SUM(m), MIN(i), MAX(s), AVG(d) FROM t' },
+    { name: 'group-having', sql: 'SELECT k, COUNT(*) AS c FROM t GROUP BY k HAVING SUM(i) > 0' },
+    {
+      name: 'group-two-keys',
+      sql: 'SELECT k, b, COUNT(*) AS c, SUM(m) AS sm FROM t GROUP BY k, b',
+    },
+    {
+      name: 'group-expr-key',
+      sql: 'SELECT MOD(id, 3) AS g, COUNT(*), MAX(d) FROM t GROUP BY MOD(id, 3)',
+    },
+    {
+      name: 'group-distinct-count',
+      sql: 'SELECT b, COUNT(DISTINCT k), COUNT(DISTINCT s) FROM t GROUP BY b',
+    },
+    {
+      name: 'group-filter-distinct',
+      sql: 'SELECT k, COUNT(DISTINCT s) FILTER (WHERE i > 0) FROM t GROUP BY k',
+    },
+    { name: 'select-distinct', sql: 'SELECT DISTINCT k, b FROM t' },
+    {
+      name: 'group-of-group',
+      sql: 'SELECT c, COUNT(*) AS n FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k) GROUP BY c',
+    },
+    {
+      name: 'group-where-on-changelog',
+      sql: 'SELECT k, c FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k) WHERE c > 5',
+    },
+    { name: 'group-avg-int', sql: 'SELECT k, AVG(i), AVG(l) FROM t GROUP BY k' },
+    {
+      name: 'group-min-max-changelog',
+      sql: 'SELECT MIN(c), MAX(c) FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k)',
+    },
+    { name: 'group-decimal-sum-avg', sql: 'SELECT b, SUM(m), AVG(m), MIN(m) FROM t GROUP BY b' },
+  );
+  return cases;
+}
+
+function joins(): SuiteCase[] {
+  const cases: SuiteCase[] = [];
+  for (const kind of ['JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN']) {
+    const slug = kind.split(' ')[0]?.toLowerCase() ?? kind;
+    cases.push(
+      { name: `join-${slug}`, sql: `SELECT t.id, u.uid, t.k, u.v FROM t ${kind} u ON t.k = u.k` },
+      {
+        name: `join-${slug}-non-equi`,
+        sql: `SELECT t.id, u.uid, t.i, u.v FROM t ${kind} u ON t.k = u.k AND t.i > u.v`,
+      },
+      {
+        name: `join-${slug}-expr-key`,
+        sql: `SELECT t.id, u.uid FROM t ${kind} u ON UPPER(t.k) = UPPER(u.k) AND t.id < 10`,
+      },
+    );
+  }
+  cases.push(
+    { name: 'join-comma-where', sql: 'SELECT t.id, u.uid FROM t, u WHERE t.k = u.k AND u.v > 0' },
+    { name: 'join-self', sql: 'SELECT a.id, b.id FROM t a JOIN t b ON a.k = b.k AND a.id < b.id' },
+    {
+      name: 'join-interval-between',
+      sql: "SELECT t.id, u.uid FROM t JOIN u ON t.k = u.k AND u.uts BETWEEN t.ts - INTERVAL '3' SECOND AND t.ts",
+    },
+    {
+      name: 'join-interval-open',
+      sql: "SELECT t.id, u.uid, t.m + u.p FROM t JOIN u ON t.k = u.k AND u.uts > t.ts - INTERVAL '2' SECOND AND u.uts < t.ts + INTERVAL '2' SECOND",
+    },
+    {
+      name: 'join-interval-extra',
+      sql: "SELECT t.id, u.uid FROM t, u WHERE t.k = u.k AND t.ts BETWEEN u.uts AND u.uts + INTERVAL '5' SECOND AND t.i <> u.v",
+    },
+    {
+      name: 'join-then-group',
+      sql: 'SELECT t.k, COUNT(*) AS c, SUM(u.v) AS sv FROM t JOIN u ON t.k = u.k GROUP BY t.k',
+    },
+    {
+      name: 'join-left-then-group',
+      sql: 'SELECT t.k, COUNT(u.uid) AS c FROM t LEFT JOIN u ON t.k = u.k GROUP BY t.k',
+    },
+  );
+  return cases;
+}
+
+function ranking(): SuiteCase[] {
+  const topN = (
+    name: string,
+    partition: string,
+    order: string,
+    bound: string,
+    cols = 'id, k, i, rn',
+  ) => ({
+    name,
+    sql: `SELECT ${cols} FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY ${partition} ORDER BY ${order}) AS rn FROM t) WHERE ${bound}`,
+  });
+  return [
+    topN('top-2-by-i-desc', 'k', 'i DESC', 'rn <= 2'),
+    topN('top-3-by-m', 'k', 'm', 'rn <= 3', 'id, k, m, rn'),
+    topN('top-1-by-d', 'b', 'd DESC', 'rn = 1', 'id, b, d'),
+    topN('top-2-lt', 'k', 'id DESC', 'rn < 3'),
+    topN('top-2-two-keys', 'k', 'i DESC, id', 'rn <= 2'),
+    topN('top-2-no-rn', 'k', 's', 'rn <= 2', 'id, k, s'),
+    topN('dedup-first', 'k', 'ts', 'rn = 1', 'id, k, ts'),
+    topN('dedup-last', 'k', 'ts DESC', 'rn = 1', 'id, k, ts'),
+    topN('dedup-last-by-b', 'b', 'ts DESC', 'rn = 1', 'id, b, i'),
+    {
+      name: 'window-top-2',
+      sql: "SELECT * FROM (SELECT k, window_start, window_end, c, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY c DESC, k) AS rn FROM (SELECT k, window_start, window_end, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end)) WHERE rn <= 2",
+    },
+  ];
+}
+
+function overs(): SuiteCase[] {
+  const over = (name: string, aggs: string, frame: string, partition = 'k') => ({
+    name,
+    sql: `SELECT id, ${aggs} OVER (PARTITION BY ${partition} ORDER BY ts ${frame}) FROM t`,
+  });
+  return [
+    over('over-rows-2', 'SUM(i)', 'ROWS BETWEEN 2 PRECEDING AND CURRENT ROW'),
+    over('over-rows-unbounded', 'COUNT(*)', 'ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'),
+    over(
+      'over-range-interval',
+      'MAX(m)',
+      "RANGE BETWEEN INTERVAL '3' SECOND PRECEDING AND CURRENT ROW",
+    ),
+    over('over-range-unbounded', 'MIN(s)', 'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW'),
+    over('over-avg-double', 'AVG(d)', 'ROWS BETWEEN 3 PRECEDING AND CURRENT ROW', 'b'),
+    over('over-no-frame', 'SUM(m)', ''),
+    {
+      name: 'over-named-window',
+      sql: 'SELECT id, COUNT(i) OVER w, SUM(l) OVER w, AVG(i) OVER w FROM t WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)',
+    },
+    {
+      name: 'over-where',
+      sql: 'SELECT id, MAX(i) OVER (PARTITION BY b ORDER BY ts ROWS BETWEEN 5 PRECEDING AND CURRENT ROW) FROM t WHERE k IS NOT NULL',
+    },
+  ];
+}
+
+function unions(): SuiteCase[] {
+  return [
+    { name: 'union-all', sql: 'SELECT id, k FROM t WHERE i > 0 UNION ALL SELECT uid, k FROM u' },
+    { name: 'union-all-types', sql: 'SELECT i AS x FROM t UNION ALL SELECT v FROM u' },
+    {
+      name: 'union-all-changelog',
+      sql: 'SELECT k, COUNT(*) AS c FROM t GROUP BY k UNION ALL SELECT k, CAST(COUNT(*) AS BIGINT) FROM u GROUP BY k',
+    },
+    {
+      name: 'union-all-values',
+      sql: "SELECT id, s FROM t WHERE id < 3 UNION ALL SELECT * FROM (VALUES (100, 'v'))",
+    },
+    {
+      name: 'cte',
+      sql: 'WITH pos AS (SELECT id, k, i FROM t WHERE i > 0) SELECT k, COUNT(*) FROM pos GROUP BY k',
+    },
+  ];
+}
+
+/** Every hand-written case, in a fixed order. */
+export function handWrittenCases(): SuiteCase[] {
+  return [
+    ...projections(),
+    ...conditionals(),
+    ...casts(),
+    ...functions(),
+    ...windows(),
+    ...groupBys(),
+    ...joins(),
+    ...ranking(),
+    ...overs(),
+    ...unions(),
+  ];
+}

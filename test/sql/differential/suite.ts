@@ -1,0 +1,73 @@
+/**
+ * The SQL differential suite: its tables, its queries (hand-written families and random
+ * expressions), where Flink's answers are recorded, and how two answers are compared.
+ */
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { handWrittenCases, type SuiteCase } from './families.js';
+import {
+  randomAggregateCases,
+  randomExpressionCases,
+  randomOperatorCases,
+} from './random-expressions.js';
+import { joinTable, mainTable, type SuiteTable } from './tables.js';
+
+export type { SuiteCase } from './families.js';
+
+export const GOLDEN_FILE = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'fixtures',
+  'sql-differential-flink.jsonl',
+);
+
+const SEED = 14;
+export const RANDOM_QUERIES = 160;
+export const RANDOM_AGGREGATIONS = 45;
+export const RANDOM_OPERATOR_QUERIES = 36;
+
+export function suiteTables(): SuiteTable[] {
+  return [mainTable(SEED, 48), joinTable(SEED + 1, 30, 48)];
+}
+
+export function suiteCases(): SuiteCase[] {
+  return [
+    ...handWrittenCases(),
+    ...randomExpressionCases(SEED, RANDOM_QUERIES),
+    ...randomAggregateCases(SEED, RANDOM_AGGREGATIONS),
+    ...randomOperatorCases(SEED, RANDOM_OPERATOR_QUERIES),
+  ];
+}
+
+/** What a golden answer is for: the query's text and every input row (a changed generator shows). */
+export function caseHash(c: SuiteCase, tables: readonly SuiteTable[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify(tables))
+    .update('\n')
+    .update(c.sql)
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** An engine's answer: the final rows (as JSON texts, sorted) or that it refused the query. */
+export type Answer =
+  | { readonly updating: boolean; readonly rows: readonly string[] }
+  | { readonly error: string };
+
+/**
+ * One cell as the comparison sees it. DOUBLE results are rounded to 12 significant digits
+ * (both engines compute IEEE doubles, but an aggregate may add them in another order; the
+ * inputs are multiples of 1/4, so sums are exact anyway); infinities and NaN as Java prints
+ * them. Everything else (DECIMAL text, integers, strings, times in ms) compares exactly.
+ */
+function normalCell(v: unknown): unknown {
+  if (typeof v !== 'number') return Array.isArray(v) ? v.map(normalCell) : v;
+  if (!Number.isFinite(v)) return String(v);
+  return Number.isInteger(v) ? v : Number(v.toPrecision(12));
+}
+
+/** Rows as sorted JSON texts of normalized cells. */
+export function normalRows(rows: readonly (readonly unknown[])[]): string[] {
+  return rows.map((r) => JSON.stringify(r.map(normalCell))).sort();
+}
