@@ -11,7 +11,7 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType } from '../types/logical-type.js';
-import { changesOf, updatingRelation } from './changelog-relation.js';
+import { changesOf, retracting, updatingRelation } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { isAggregateCall, selectList } from './grouping.js';
 import type { Relation } from './relation.js';
@@ -21,7 +21,7 @@ export function planChangelogCalc(select: Select, from: Relation): Relation {
   const scope = new Scope(from.columns);
   if (select.where !== undefined && contains(select.where, isAggregateCall))
     sqlError('aggregates are not allowed in WHERE', select.where.at);
-  let changes = changesOf(from);
+  let changes = retracting(changesOf(from));
   if (select.where !== undefined)
     changes = changes.filterRows(compilePredicate(select.where, scope, 'WHERE condition'));
   const items = selectList(select, from.columns);
@@ -72,7 +72,7 @@ export function unionAllChanges(left: Relation, right: Relation, at: SourcePosit
     return t;
   });
   const conform = (rel: Relation) => {
-    const changes = changesOf(rel);
+    const changes = retracting(changesOf(rel));
     if (rel.columns.every((c, i) => formatType(c.type) === formatType(types[i] as LogicalType)))
       return changes;
     const g = new CodeGen();
