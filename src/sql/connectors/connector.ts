@@ -63,9 +63,9 @@ export interface SqlConnector {
   /**
    * The table's changes, for a connector whose rows are updated and deleted (`upsert-kafka`,
    * `postgres-cdc`, `kafka` with `debezium-json`): changes of rows of the stored columns, as
-   * `source` gives rows. Called instead of `source` when it is there.
+   * `source` gives rows. Undefined for a table whose rows are only inserted (read by `source`).
    */
-  changelogSource?(table: CatalogTable, env: StreamEnvironment): ChangelogSource;
+  changelogSource?(table: CatalogTable, env: StreamEnvironment): ChangelogSource | undefined;
   /**
    * Whether `source`'s rows already have a slot (null) for each computed column after the
    * stored ones, so they are filled in place: appending to a row literal reallocates it. Such

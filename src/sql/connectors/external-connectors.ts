@@ -4,6 +4,11 @@
  */
 import type { SqlConnector } from './connector.js';
 import { kafkaConnector } from './kafka/kafka-connector.js';
+import { upsertKafkaConnector } from './kafka/upsert-kafka-connector.js';
 import { jdbcConnector } from './postgres/jdbc-connector.js';
 
-export const externalSqlConnectors: readonly SqlConnector[] = [kafkaConnector, jdbcConnector];
+export const externalSqlConnectors: readonly SqlConnector[] = [
+  kafkaConnector,
+  upsertKafkaConnector,
+  jdbcConnector,
+];

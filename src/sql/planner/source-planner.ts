@@ -9,7 +9,7 @@ import type { Json } from '../../core/snapshot.js';
 import type { WatermarkGenerator, WatermarkOutput } from '../../core/watermarks.js';
 import { WatermarkStrategy } from '../../core/watermarks.js';
 import type { CatalogTable } from '../catalog/catalog.js';
-import type { Row, SqlConnector } from '../connectors/connector.js';
+import type { ChangelogSource, Row, SqlConnector } from '../connectors/connector.js';
 import { connectorOf } from '../connectors/registry.js';
 import {
   compileAppend,
@@ -102,8 +102,8 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
   // A connector with slots for the computed columns fills them in its own conversion step.
   const fused = computed !== undefined && connector.slotsForComputed === true;
   const rowtime = rowtimeOf(table, columns);
-  if (connector.changelogSource !== undefined)
-    return planChangelogSource(table, env, connector.changelogSource, columns, computed, rowtime);
+  const changes = connector.changelogSource?.(table, env);
+  if (changes !== undefined) return planChangelogSource(table, changes, columns, computed, rowtime);
   if (connector.source === undefined)
     return sqlError(`connector '${connector.name}' has no source`, table.at);
   let stream = connector.source(table, env, fused ? computed : undefined);
@@ -151,13 +151,11 @@ function rowtimeOf(
  */
 function planChangelogSource(
   table: CatalogTable,
-  env: StreamEnvironment,
-  changelogSource: NonNullable<SqlConnector['changelogSource']>,
+  source: ChangelogSource,
   columns: ScopeColumn[],
   computed: ((row: Row) => Row) | undefined,
   rowtime: ReturnType<typeof rowtimeOf>,
 ): Relation {
-  const source = changelogSource(table, env);
   let changes = source.changes;
   if (computed !== undefined) {
     const fill = computed;
