@@ -21,7 +21,7 @@ export function planChangelogCalc(select: Select, from: Relation): Relation {
   const scope = new Scope(from.columns);
   if (select.where !== undefined && contains(select.where, isAggregateCall))
     sqlError('aggregates are not allowed in WHERE', select.where.at);
-  let changes = retracting(changesOf(from));
+  let changes = changesOf(from);
   if (select.where !== undefined)
     changes = changes.filterRows(compilePredicate(select.where, scope, 'WHERE condition'));
   const items = selectList(select, from.columns);
@@ -37,7 +37,17 @@ export function planChangelogCalc(select: Select, from: Relation): Relation {
       rowtime: false,
     }),
   );
-  return updatingRelation(changes.mapRows(fn), columns, 'SELECT');
+  // `SELECT *` (the columns as they are) keeps an upsert changelog and its key; any other
+  // projection may drop or rewrite the key, so an upsert input is normalized first.
+  const identity =
+    items.length === from.columns.length &&
+    items.every((item, i) => {
+      if (item.expr.kind !== 'column') return false;
+      const r = scope.resolve(item.expr.path, item.expr.at);
+      return r.index === i && r.fields.length === 0;
+    });
+  if (identity) return updatingRelation(changes, columns, 'SELECT');
+  return updatingRelation(retracting(changes).mapRows(fn), columns, 'SELECT');
 }
 
 /** `SELECT DISTINCT items` as `SELECT items GROUP BY items`. */
