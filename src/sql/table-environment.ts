@@ -34,9 +34,9 @@ import {
   retracting,
 } from './planner/changelog-relation.js';
 import { withStateLines } from './planner/explain-state.js';
-import { primaryKeyOf } from './planner/row-key.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
+import { primaryKeyOf } from './planner/row-key.js';
 import { type SourcePosition, sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
@@ -523,4 +523,3 @@ export class TableEnvironment {
     rows.sinkTo(connector.sink(target)).name(s.table);
   }
 }
-

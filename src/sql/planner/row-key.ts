@@ -22,8 +22,18 @@ export function columnPositions(
  * equal keys whatever their JavaScript type (1 and 1n differ in type, so in key).
  */
 export function rowKeyOf(positions: readonly number[]): (row: Row) => Key {
-  const text = (v: unknown): string => (v === null ? '\u0000' : `${typeof v}:${String(v)}`);
-  return (row) => positions.map((p) => text(row[p])).join('\u0001');
+  return (row) => valuesKey(positions.map((p) => row[p]));
+}
+
+/** The key of some values, as {@link rowKeyOf} makes it. */
+export function valuesKey(values: readonly unknown[]): string {
+  let key = '';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) key += '\u0001';
+    key += v === null ? '\u0000' : `${typeof v}:${String(v)}`;
+  }
+  return key;
 }
 
 /** The key of a table's rows by its PRIMARY KEY (undefined without one). */
@@ -33,5 +43,7 @@ export function primaryKeyOf(
   at?: SourcePosition,
 ): ((row: Row) => Key) | undefined {
   if (table.primaryKey === undefined || table.primaryKey.length === 0) return undefined;
-  return rowKeyOf(columnPositions(table.primaryKey, columns, `PRIMARY KEY of '${table.name}':`, at));
+  return rowKeyOf(
+    columnPositions(table.primaryKey, columns, `PRIMARY KEY of '${table.name}':`, at),
+  );
 }

@@ -179,9 +179,5 @@ function planChangelogSource(
       `table '${table.name}' is an upsert changelog and needs a PRIMARY KEY (...) NOT ENFORCED`,
       table.at,
     );
-  return updatingRelation(
-    changes.asChangelog(source.mode, key),
-    columns,
-    `table '${table.name}'`,
-  );
+  return updatingRelation(changes.asChangelog(source.mode, key), columns, `table '${table.name}'`);
 }

@@ -78,7 +78,7 @@ export function debeziumJsonFormat(
         if (parsed === null || typeof parsed !== 'object' || !('payload' in parsed))
           throw new FieldError(
             'payload',
-            "is missing ('debezium-json.schema-include' = 'true' expects {\"schema\": ..., \"payload\": ...})",
+            'is missing (\'debezium-json.schema-include\' = \'true\' expects {"schema": ..., "payload": ...})',
           );
         parsed = (parsed as { payload: unknown }).payload;
       }

@@ -207,7 +207,11 @@ interface Layout {
   readonly valuePositions: readonly number[];
 }
 
-export function layout(table: CatalogTable, o: KafkaOptions, columns: readonly TableColumn[]): Layout {
+export function layout(
+  table: CatalogTable,
+  o: KafkaOptions,
+  columns: readonly TableColumn[],
+): Layout {
   const physical = columns.flatMap((c, i) => (c.metadata === undefined ? [i] : []));
   const formatOptions = {
     failOnMissingField: o['json.fail-on-missing-field'] === 'true',
