@@ -7,7 +7,6 @@ import { StreamEnvironment } from '../api/stream-environment.js';
 import type { ChangelogStream, DataStream } from '../api/streams.js';
 import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
 import type { Change, ChangelogMode } from '../core/changelog.js';
-import type { Key } from '../core/key-groups.js';
 import type { Sink } from '../core/sink.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
 import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
@@ -37,7 +36,7 @@ import { withStateLines } from './planner/explain-state.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { primaryKeyOf } from './planner/row-key.js';
-import { type SourcePosition, sqlError } from './sql-error.js';
+import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
 

@@ -191,7 +191,7 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
     case 'table':
       if (item.asOf !== undefined)
         return sqlError(
-          'FOR SYSTEM_TIME AS OF (temporal joins) is not supported by Weir SQL yet',
+          'FOR SYSTEM_TIME AS OF is supported on the right side of a JOIN (a temporal join) only',
           item.at,
         );
       return requalify(planNamed(item.name, item.at, ctx), item.alias ?? item.name);

@@ -447,12 +447,11 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
   };
   const skip = o['debezium-json.ignore-parse-errors'] === 'true';
   const records = env.fromSource(topicSource(table, o, deserializer, skip));
+  const each = (list: Change<Row>[], out: Collector<Change<Row>>): void => {
+    for (const c of list) out.collect(c);
+  };
   return {
-    changes: records
-      .flatMap((list: Change<Row>[], out: Collector<Change<Row>>) => {
-        for (const c of list) out.collect(c);
-      })
-      .name(`${table.name}: debezium-json changes`),
+    changes: records.flatMap(each).name(`${table.name}: debezium-json changes`),
     mode: 'retract',
   };
 }

@@ -161,22 +161,23 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
   };
   const source = postgresCdc(options);
   const where = `${o['schema-name']}.${o['table-name']}`;
+  const decode = (record: ChangeRecord<ChangeEvent>, out: Collector<Change<Row>>): void => {
+    const event = record.value;
+    if (event === null) return;
+    let list: Change<Row>[];
+    try {
+      list = changesOf(event, columns, keyColumns);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `table '${table.name}': change of ${where} (op '${event.op}', LSN ${event.source.lsn ?? 'snapshot'}): ${reason}`,
+      );
+    }
+    for (const c of list) out.collect(c);
+  };
   const changes = env
     .fromSource(source)
-    .flatMap((record: ChangeRecord<ChangeEvent>, out: Collector<Change<Row>>) => {
-      const event = record.value;
-      if (event === null) return;
-      let list: Change<Row>[];
-      try {
-        list = changesOf(event, columns, keyColumns);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new Error(
-          `table '${table.name}': change of ${where} (op '${event.op}', LSN ${event.source.lsn ?? 'snapshot'}): ${reason}`,
-        );
-      }
-      for (const c of list) out.collect(c);
-    })
+    .flatMap(decode)
     .name(`${table.name}: postgres-cdc changes`);
   return { changes, mode: 'upsert' };
 }
