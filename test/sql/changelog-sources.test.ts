@@ -166,10 +166,7 @@ describe('upsert-kafka', () => {
   });
 
   it('writes an updating query as keys and values, deletes as tombstones; read back, the topic holds the batch result', async () => {
-    const source = uniqueTopic('sql-upsert-in');
-    const target = uniqueTopic('sql-upsert-out');
-    await createTopic(source, 1);
-    await createTopic(target, 1);
+    const [source, target] = await topicPair('sql-upsert');
     const ops: Op[] = [];
     for (let i = 0; i < 200; i++) {
       ops.push(
@@ -293,6 +290,13 @@ describe('upsert-kafka', () => {
   });
 });
 
+/** A new input and output topic of one partition each. */
+async function topicPair(prefix: string): Promise<[string, string]> {
+  const pair: [string, string] = [uniqueTopic(`${prefix}-in`), uniqueTopic(`${prefix}-out`)];
+  for (const topic of pair) await createTopic(topic, 1);
+  return pair;
+}
+
 /** The records of a topic with their keys as text (null for a tombstone's value). */
 async function readKeyed(topic: string): Promise<{ key: string; value: string | null }[]> {
   const env = new StreamEnvironment();
@@ -392,10 +396,7 @@ describe('kafka with debezium-json', () => {
   });
 
   it('writes an updating query as envelopes that read back to the same final table', async () => {
-    const source = uniqueTopic('sql-debezium-in');
-    const target = uniqueTopic('sql-debezium-out');
-    await createTopic(source, 1);
-    await createTopic(target, 1);
+    const [source, target] = await topicPair('sql-debezium');
     const ops: Op[] = Array.from(
       { length: 120 },
       (_, i): Op =>

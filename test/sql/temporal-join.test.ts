@@ -147,17 +147,21 @@ async function runJoin(
   return { inner: sorted(inner.values), left: sorted(left.values) };
 }
 
+/** A versioned table and orders, for planning only. */
+const PLANNED_TABLES = `
+  CREATE TABLE rates (currency STRING, rate INT, t TIMESTAMP(3),
+    PRIMARY KEY (currency) NOT ENFORCED, WATERMARK FOR t AS t)
+  WITH ('connector' = 'upsert-kafka', 'topic' = 'r', 'properties.bootstrap.servers' = 'x:1',
+    'key.format' = 'json', 'value.format' = 'json');
+  CREATE TABLE orders (id INT, currency STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+  WITH ('connector' = 'datagen');`;
+
 function planError(query: string): SqlError {
   const tEnv = TableEnvironment.create(new StreamEnvironment());
   tEnv.executeSql(`
-    CREATE TABLE rates (currency STRING, rate INT, t TIMESTAMP(3),
-      PRIMARY KEY (currency) NOT ENFORCED, WATERMARK FOR t AS t)
-    WITH ('connector' = 'upsert-kafka', 'topic' = 'r', 'properties.bootstrap.servers' = 'x:1',
-      'key.format' = 'json', 'value.format' = 'json');
     CREATE TABLE plain (currency STRING, rate INT, t TIMESTAMP(3), WATERMARK FOR t AS t)
     WITH ('connector' = 'datagen');
-    CREATE TABLE orders (id INT, currency STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
-    WITH ('connector' = 'datagen');`);
+    ${PLANNED_TABLES}`);
   try {
     tEnv.sqlQuery(query);
   } catch (error) {
@@ -225,12 +229,7 @@ describe('event-time temporal join', () => {
   it('EXPLAIN shows the temporal join over the versioned table', () => {
     const tEnv = TableEnvironment.create(new StreamEnvironment());
     tEnv.executeSql(`
-      CREATE TABLE rates (currency STRING, rate INT, t TIMESTAMP(3),
-        PRIMARY KEY (currency) NOT ENFORCED, WATERMARK FOR t AS t)
-      WITH ('connector' = 'upsert-kafka', 'topic' = 'r', 'properties.bootstrap.servers' = 'x:1',
-        'key.format' = 'json', 'value.format' = 'json');
-      CREATE TABLE orders (id INT, currency STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
-      WITH ('connector' = 'datagen');`);
+    ${PLANNED_TABLES}`);
     const plan = tEnv.explainSql(
       'SELECT o.id, r.rate FROM orders o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.currency = r.currency',
     );
