@@ -46,6 +46,17 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
 );
 
+/** The ops as `upsert-kafka` records: the key, and the row or a tombstone. */
+function upsertRecords(ops: readonly Op[]): { key: string; value: string | null }[] {
+  return ops.map((op) => ({
+    key: JSON.stringify({ id: op.id }),
+    value:
+      op.kind === 'delete'
+        ? null
+        : JSON.stringify({ id: op.id, owner: op.owner, balance: op.balance }),
+  }));
+}
+
 /** The table the changes leave: applied in order, the last upsert of an id wins, a delete removes it. */
 function finalTable(ops: readonly Op[]): Map<number, { owner: string; balance: number }> {
   const table = new Map<number, { owner: string; balance: number }>();
@@ -134,16 +145,7 @@ describe('upsert-kafka', () => {
         const topic = uniqueTopic('sql-upsert-src');
         // Two partitions: a key's records stay on one (by the key's hash), so their order holds.
         await createTopic(topic, 2);
-        await produce(
-          topic,
-          ops.map((op) => ({
-            key: JSON.stringify({ id: op.id }),
-            value:
-              op.kind === 'delete'
-                ? null
-                : JSON.stringify({ id: op.id, owner: op.owner, balance: op.balance }),
-          })),
-        );
+        await produce(topic, upsertRecords(ops));
         const [rows, totals, rich] = await runQueries(upsertKafkaTable('accounts', topic), [
           'SELECT id, owner, balance FROM accounts',
           'SELECT owner, COUNT(*) AS n, SUM(balance) AS total FROM accounts GROUP BY owner',
@@ -186,16 +188,7 @@ describe('upsert-kafka', () => {
         { kind: 'delete', id },
         { kind: 'upsert', id, owner: id % 2 === 0 ? 'ann' : 'bob', balance: id },
       );
-    await produce(
-      source,
-      ops.map((op) => ({
-        key: JSON.stringify({ id: op.id }),
-        value:
-          op.kind === 'delete'
-            ? null
-            : JSON.stringify({ id: op.id, owner: op.owner, balance: op.balance }),
-      })),
-    );
+    await produce(source, upsertRecords(ops));
     const env = new StreamEnvironment({ parallelism: 2 });
     const tEnv = TableEnvironment.create(env);
     const result = tEnv.executeSql(`
