@@ -207,18 +207,8 @@ describe('upsert-kafka', () => {
     `);
     await result.job?.result;
     // Compacting the topic by key: the last record of each key, a tombstone removing it.
-    const keyed = await readKeyed(target);
-    const compacted = new Map<string, string | null>();
-    for (const r of keyed) compacted.set(r.key, r.value);
-    const left = [...compacted.values()].filter((v): v is string => v !== null);
-    expect(
-      left
-        .map((v) => {
-          const o = JSON.parse(v) as { owner: string; n: number; total: number };
-          return JSON.stringify([o.owner, o.n, o.total]);
-        })
-        .sort(),
-    ).toEqual(ownerTotals(finalTable(ops)));
+    const compacted = await compactedTopic(target);
+    expect(totalsIn(compacted)).toEqual(ownerTotals(finalTable(ops)));
     // The owners whose accounts all moved away were deleted with a tombstone.
     expect(compacted.get(JSON.stringify({ owner: 'cy' }))).toBeNull();
     expect(compacted.get(JSON.stringify({ owner: 'dee' }))).toBeNull();
@@ -267,17 +257,7 @@ describe('upsert-kafka', () => {
         run?.metric('weir_source_records_total') ?? 0;
       expect(read(secondRun)).toBeGreaterThanOrEqual(60);
       expect(read(firstRun) + read(secondRun)).toBe(160);
-      const compacted = new Map<string, string | null>();
-      for (const r of await readKeyed(target)) compacted.set(r.key, r.value);
-      const left = [...compacted.values()].filter((v): v is string => v !== null);
-      expect(
-        left
-          .map((v) => {
-            const o = JSON.parse(v) as { owner: string; n: number; total: number };
-            return JSON.stringify([o.owner, o.n, o.total]);
-          })
-          .sort(),
-      ).toEqual(ownerTotals(finalTable(ops)));
+      expect(totalsIn(await compactedTopic(target))).toEqual(ownerTotals(finalTable(ops)));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -350,6 +330,24 @@ async function topicPair(prefix: string): Promise<[string, string]> {
   const pair: [string, string] = [uniqueTopic(`${prefix}-in`), uniqueTopic(`${prefix}-out`)];
   for (const topic of pair) await createTopic(topic, 1);
   return pair;
+}
+
+/** A topic as compaction leaves it: the last value of each key (null: a tombstone). */
+async function compactedTopic(topic: string): Promise<Map<string, string | null>> {
+  const compacted = new Map<string, string | null>();
+  for (const r of await readKeyed(topic)) compacted.set(r.key, r.value);
+  return compacted;
+}
+
+/** The `totals` rows of a compacted topic, as `ownerTotals` gives them. */
+function totalsIn(compacted: Map<string, string | null>): string[] {
+  return [...compacted.values()]
+    .filter((v): v is string => v !== null)
+    .map((v) => {
+      const o = JSON.parse(v) as { owner: string; n: number; total: number };
+      return JSON.stringify([o.owner, o.n, o.total]);
+    })
+    .sort();
 }
 
 /** The records of a topic with their keys as text (null for a tombstone's value). */
