@@ -123,8 +123,11 @@ export class ChangelogStreamImpl<T>
 
   filterRows(predicate: (row: T) => boolean): ChangelogStream<T> {
     const mode = this.mode;
+    // In an upsert stream a delete passes whatever its row: it may hold only the key (a
+    // tombstone), and deleting a key that was filtered out before changes nothing.
     const keepRows = (change: Change<T>, out: { collect(change: Change<T>): void }) => {
-      if (predicate(change.value)) out.collect(change);
+      if (mode === 'upsert' && change.kind === '-D') out.collect(change);
+      else if (predicate(change.value)) out.collect(change);
       else if (mode === 'upsert' && (change.kind === '+I' || change.kind === '+U')) {
         out.collect({ kind: '-D', value: change.value });
       }

@@ -7,7 +7,6 @@ import { StreamEnvironment } from '../api/stream-environment.js';
 import type { ChangelogStream, DataStream } from '../api/streams.js';
 import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
 import type { Change, ChangelogMode } from '../core/changelog.js';
-import type { Key } from '../core/key-groups.js';
 import type { Sink } from '../core/sink.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
 import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
@@ -31,11 +30,13 @@ import {
   changesOf,
   isUpdating,
   refuseUnappliableChangelog,
+  retracting,
 } from './planner/changelog-relation.js';
 import { withStateLines } from './planner/explain-state.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
-import { type SourcePosition, sqlError } from './sql-error.js';
+import { primaryKeyOf } from './planner/row-key.js';
+import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
 
@@ -502,7 +503,7 @@ export class TableEnvironment {
     const convert = g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`);
     if (isUpdating(relation)) {
       let changes = changesOf(relation);
-      if (changed) changes = changes.mapRows(convert);
+      if (changed) changes = retracting(changes).mapRows(convert);
       const sink =
         connector.changelogSink?.(target) ??
         (connector.sink(target) as unknown as Sink<Change<Row>>);
@@ -520,20 +521,4 @@ export class TableEnvironment {
     const rows = changed ? relation.stream.map(convert).name(`to ${s.table}`) : relation.stream;
     rows.sinkTo(connector.sink(target)).name(s.table);
   }
-}
-
-/** The key of a sink table's rows by its PRIMARY KEY (undefined without one). */
-function primaryKeyOf(
-  table: CatalogTable,
-  columns: readonly { readonly name: string }[],
-  at: SourcePosition,
-): ((row: Row) => Key) | undefined {
-  if (table.primaryKey === undefined || table.primaryKey.length === 0) return undefined;
-  const positions = table.primaryKey.map((name) => {
-    const i = columns.findIndex((c) => c.name === name);
-    if (i < 0) sqlError(`PRIMARY KEY column '${name}' of '${table.name}' is not a column`, at);
-    return i;
-  });
-  const text = (v: unknown): string => (v === null ? '\u0000' : `${typeof v}:${String(v)}`);
-  return (row) => positions.map((p) => text(row[p])).join('\u0001');
 }

@@ -141,7 +141,7 @@ describe('DDL and statements', () => {
       tEnv.executeSql("CREATE TABLE t (a INT) WITH ('connector' = 'kafkaa')"),
     );
     expect(connector.message).toMatch(
-      /^line 1, column 30: unknown connector 'kafkaa'; allowed values: nexmark, weir-nexmark, datagen, print, blackhole, filesystem, kafka, jdbc$/,
+      /^line 1, column 30: unknown connector 'kafkaa'; allowed values: nexmark, weir-nexmark, datagen, print, blackhole, filesystem, kafka, upsert-kafka, jdbc, postgres-cdc$/,
     );
     const kind = sqlError(() =>
       tEnv.executeSql(

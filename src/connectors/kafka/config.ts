@@ -354,6 +354,12 @@ export const kafkaSinkSchema = v.pipe(
     ),
     /** The record key (strings as UTF-8). Records with a key go to `murmur2(key) % partitions`, as in Java clients. */
     key: v.optional(fn<(value: never) => string | Uint8Array | undefined>()),
+    /**
+     * Records for which it returns true are written without a value (a
+     * tombstone: the delete of their key in a compacted topic); the format is
+     * not called for them.
+     */
+    tombstone: v.optional(fn<(value: never) => boolean>()),
     /** Headers per record. */
     headers: v.optional(fn<(value: never) => KafkaHeaders | undefined>()),
     /**
@@ -417,7 +423,7 @@ export type KafkaHeaders = Readonly<Record<string, string | Uint8Array>>;
 /** Options of `KafkaSink`. */
 export type KafkaSinkOptions<T> = Omit<
   OptionsOf<typeof kafkaSinkSchema>,
-  'topic' | 'format' | 'key' | 'headers' | 'partitioner'
+  'topic' | 'format' | 'key' | 'headers' | 'partitioner' | 'tombstone'
 > & {
   /** The topic of every record, or a function choosing it per record. */
   readonly topic: string | ((value: T) => string);
@@ -427,6 +433,8 @@ export type KafkaSinkOptions<T> = Omit<
   readonly key?: (value: T) => string | Uint8Array | undefined;
   /** Headers per record. */
   readonly headers?: (value: T) => KafkaHeaders | undefined;
+  /** Whether a record is written as a tombstone (no value; a delete of its key in a compacted topic). */
+  readonly tombstone?: (value: T) => boolean;
   /**
    * Chooses the partition (taken modulo the topic's partition count). Default:
    * by key hash as in Java clients; records without a key are spread round robin.

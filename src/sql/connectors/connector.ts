@@ -14,6 +14,16 @@ import { sqlError } from '../sql-error.js';
 /** A row of SQL values at fixed positions (see docs/sql.md for each type's JavaScript value). */
 export type Row = unknown[];
 
+/** What a changelog source gives: its changes, and which kinds they are. */
+export interface ChangelogSource {
+  readonly changes: DataStream<Change<Row>>;
+  /**
+   * `upsert`: `+I`, `+U` and `-D` replace and delete rows by the table's PRIMARY KEY (a `-D`
+   * may hold only the key's values); `retract`: all four kinds, each with the whole row.
+   */
+  readonly mode: 'upsert' | 'retract';
+}
+
 export interface ConnectorOption {
   readonly key: string;
   readonly description: string;
@@ -50,6 +60,12 @@ export interface SqlConnector {
     env: StreamEnvironment,
     computed?: (row: Row) => Row,
   ): DataStream<Row>;
+  /**
+   * The table's changes, for a connector whose rows are updated and deleted (`upsert-kafka`,
+   * `postgres-cdc`, `kafka` with `debezium-json`): changes of rows of the stored columns, as
+   * `source` gives rows. Undefined for a table whose rows are only inserted (read by `source`).
+   */
+  changelogSource?(table: CatalogTable, env: StreamEnvironment): ChangelogSource | undefined;
   /**
    * Whether `source`'s rows already have a slot (null) for each computed column after the
    * stored ones, so they are filled in place: appending to a row literal reallocates it. Such

@@ -4,6 +4,13 @@
  */
 import type { SqlConnector } from './connector.js';
 import { kafkaConnector } from './kafka/kafka-connector.js';
+import { upsertKafkaConnector } from './kafka/upsert-kafka-connector.js';
 import { jdbcConnector } from './postgres/jdbc-connector.js';
+import { postgresCdcConnector } from './postgres/postgres-cdc-connector.js';
 
-export const externalSqlConnectors: readonly SqlConnector[] = [kafkaConnector, jdbcConnector];
+export const externalSqlConnectors: readonly SqlConnector[] = [
+  kafkaConnector,
+  upsertKafkaConnector,
+  jdbcConnector,
+  postgresCdcConnector,
+];

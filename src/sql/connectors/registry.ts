@@ -22,10 +22,7 @@ const CONNECTORS = new Map<string, SqlConnector>(
  * `weir` entry point never loads Kafka or PostgreSQL code. `weir sql` adds them at start
  * (see external-connectors.ts) with `registerSqlConnectors`.
  */
-const EXTERNAL = ['kafka', 'jdbc'];
-
-/** Flink connectors that produce a changelog, which the planner does not take from a source yet. */
-const NOT_YET = ['upsert-kafka', 'postgres-cdc'];
+const EXTERNAL = ['kafka', 'upsert-kafka', 'jdbc', 'postgres-cdc'];
 
 /** Makes connectors available to every table environment of the process, by name. */
 export function registerSqlConnectors(connectors: readonly SqlConnector[]): void {
@@ -37,11 +34,6 @@ export function connectorOf(table: CatalogTable): SqlConnector {
   const connector = CONNECTORS.get(table.connector);
   if (connector === undefined) {
     const option = table.options.get('connector');
-    if (NOT_YET.includes(table.connector))
-      sqlError(
-        `connector '${table.connector}' is not supported by Weir SQL yet (changelog sources)`,
-        option?.at ?? table.at,
-      );
     if (EXTERNAL.includes(table.connector))
       sqlError(
         `connector '${table.connector}' uses a client library that the \`weir\` entry point does not load: \`weir sql\` loads it (registerSqlConnectors)`,

@@ -11,7 +11,7 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType } from '../types/logical-type.js';
-import { changesOf, updatingRelation } from './changelog-relation.js';
+import { changesOf, retracting, updatingRelation } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { isAggregateCall, selectList } from './grouping.js';
 import type { Relation } from './relation.js';
@@ -37,7 +37,17 @@ export function planChangelogCalc(select: Select, from: Relation): Relation {
       rowtime: false,
     }),
   );
-  return updatingRelation(changes.mapRows(fn), columns, 'SELECT');
+  // `SELECT *` (the columns as they are) keeps an upsert changelog and its key; any other
+  // projection may drop or rewrite the key, so an upsert input is normalized first.
+  const identity =
+    items.length === from.columns.length &&
+    items.every((item, i) => {
+      if (item.expr.kind !== 'column') return false;
+      const r = scope.resolve(item.expr.path, item.expr.at);
+      return r.index === i && r.fields.length === 0;
+    });
+  if (identity) return updatingRelation(changes, columns, 'SELECT');
+  return updatingRelation(retracting(changes).mapRows(fn), columns, 'SELECT');
 }
 
 /** `SELECT DISTINCT items` as `SELECT items GROUP BY items`. */
@@ -72,7 +82,7 @@ export function unionAllChanges(left: Relation, right: Relation, at: SourcePosit
     return t;
   });
   const conform = (rel: Relation) => {
-    const changes = changesOf(rel);
+    const changes = retracting(changesOf(rel));
     if (rel.columns.every((c, i) => formatType(c.type) === formatType(types[i] as LogicalType)))
       return changes;
     const g = new CodeGen();

@@ -42,6 +42,17 @@ export function changesOf(relation: Relation): ChangelogStream<Row> {
   return relation.changes ?? relation.stream.toChangelog();
 }
 
+/**
+ * The changes with every update retracting the row it replaces: an upsert changelog (an
+ * `upsert-kafka` or `postgres-cdc` table) passes through a view keyed by its upsert key, as
+ * Flink's ChangelogNormalize, before an operator that changes its rows' columns (a
+ * projection drops or rewrites the key); other modes pass as they are.
+ */
+export function retracting(changes: ChangelogStream<Row>): ChangelogStream<Row> {
+  if (changes.mode !== 'upsert' || changes.upsertKey === undefined) return changes;
+  return changes.materialize(changes.upsertKey).toRetractStream();
+}
+
 /** The same relation under other columns (another alias). */
 export function withColumns(relation: Relation, columns: readonly ScopeColumn[]): Relation {
   if (relation.changes === undefined) return { ...relation, columns };

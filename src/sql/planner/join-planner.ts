@@ -39,7 +39,8 @@ export function conjuncts(e: Expr | undefined): Expr[] {
   return [e];
 }
 
-function and(parts: readonly Expr[], at: SourcePosition): Expr | undefined {
+/** The parts AND-ed together (undefined for none). */
+export function and(parts: readonly Expr[], at: SourcePosition): Expr | undefined {
   if (parts.length === 0) return undefined;
   return parts.reduce((l, r) => ({ kind: 'binary', op: 'AND', left: l, right: r, at }));
 }

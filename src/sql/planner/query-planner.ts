@@ -47,6 +47,7 @@ import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowTvf } from './relation.js';
 import { planSource } from './source-planner.js';
+import { isTemporalJoin, planTemporalJoin } from './temporal-join-planner.js';
 
 export interface PlanContext {
   readonly env: StreamEnvironment;
@@ -173,13 +174,24 @@ function planNamed(name: string, at: SourcePosition, ctx: PlanContext): Relation
   return source;
 }
 
+/** The PRIMARY KEY of a catalog table (a versioned table); undefined for views and WITH queries. */
+function versionedKey(
+  name: string,
+  at: SourcePosition,
+  ctx: PlanContext,
+): readonly string[] | undefined {
+  if (ctx.ctes.has(name)) return undefined;
+  const object = ctx.catalog.get(name, at);
+  return object.kind === 'table' ? object.primaryKey : undefined;
+}
+
 /** `where`: the WHERE clause, the condition of a comma join (`FROM a, b`). */
 function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
   switch (item.kind) {
     case 'table':
       if (item.asOf !== undefined)
         return sqlError(
-          'FOR SYSTEM_TIME AS OF (temporal joins) is not supported by Weir SQL yet',
+          'FOR SYSTEM_TIME AS OF is supported on the right side of a JOIN (a temporal join) only',
           item.at,
         );
       return requalify(planNamed(item.name, item.at, ctx), item.alias ?? item.name);
@@ -188,6 +200,12 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
     case 'table-function':
       return requalify(planWindowTvf(item, ctx), item.alias);
     case 'join':
+      if (isTemporalJoin(item))
+        return planTemporalJoin(
+          item,
+          (input) => materialize(planFrom(input, ctx)),
+          (name, at) => versionedKey(name, at, ctx),
+        );
       return planJoin(item, (input) => materialize(planFrom(input, ctx)), where);
     case 'match-recognize':
       return requalify(planMatchRecognize(item, planFrom(item.input, ctx)), item.alias);

@@ -4,11 +4,12 @@
  * largest value of the WATERMARK expression seen (Flink's periodic watermark).
  */
 import type { StreamEnvironment } from '../../api/stream-environment.js';
+import type { Change } from '../../core/changelog.js';
 import type { Json } from '../../core/snapshot.js';
 import type { WatermarkGenerator, WatermarkOutput } from '../../core/watermarks.js';
 import { WatermarkStrategy } from '../../core/watermarks.js';
 import type { CatalogTable } from '../catalog/catalog.js';
-import type { Row, SqlConnector } from '../connectors/connector.js';
+import type { ChangelogSource, Row, SqlConnector } from '../connectors/connector.js';
 import { connectorOf } from '../connectors/registry.js';
 import {
   compileAppend,
@@ -19,13 +20,15 @@ import {
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, isTimestamp } from '../types/logical-type.js';
+import { updatingRelation } from './changelog-relation.js';
 import type { Relation } from './relation.js';
+import { primaryKeyOf } from './row-key.js';
 
 /** The watermark of `WATERMARK FOR col AS expr`: the largest `expr` over the rows seen. */
-class ExpressionWatermarks implements WatermarkGenerator<Row> {
+class ExpressionWatermarks<T> implements WatermarkGenerator<T> {
   private max = Number.NEGATIVE_INFINITY;
-  constructor(private readonly expr: (row: Row) => unknown) {}
-  onEvent(value: Row): void {
+  constructor(private readonly expr: (value: T) => unknown) {}
+  onEvent(value: T): void {
     const w = this.expr(value);
     if (typeof w === 'number' && w > this.max) this.max = w;
   }
@@ -66,7 +69,7 @@ export function tableColumns(table: CatalogTable): ScopeColumn[] {
 
 export function planSource(table: CatalogTable, env: StreamEnvironment): Relation {
   const connector = table.dataStream === undefined ? connectorOf(table) : DATASTREAM_CONNECTOR;
-  if (connector.source === undefined)
+  if (connector.source === undefined && connector.changelogSource === undefined)
     sqlError(
       `connector '${connector.name}' can only be written to (INSERT INTO), not read`,
       table.at,
@@ -98,29 +101,83 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
   }
   // A connector with slots for the computed columns fills them in its own conversion step.
   const fused = computed !== undefined && connector.slotsForComputed === true;
+  const rowtime = rowtimeOf(table, columns);
+  const changes = connector.changelogSource?.(table, env);
+  if (changes !== undefined) return planChangelogSource(table, changes, columns, computed, rowtime);
+  if (connector.source === undefined)
+    return sqlError(`connector '${connector.name}' has no source`, table.at);
   let stream = connector.source(table, env, fused ? computed : undefined);
   if (computed !== undefined && !fused)
     stream = stream.map(computed).name(`${table.name}: computed columns`);
-  if (table.watermark !== undefined) {
-    const { column, expr } = table.watermark;
-    const index = columns.findIndex((c) => c.name === column);
-    const rowtime = columns[index];
-    if (rowtime === undefined) sqlError(`WATERMARK FOR '${column}': no such column`, table.at);
-    if (!isTimestamp(rowtime.type))
-      sqlError(
-        `the rowtime column '${column}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), got ${formatType(rowtime.type)}`,
-        table.at,
-      );
-    const watermark = compileScalar(expr, new Scope(columns));
-    if (!isTimestamp(watermark.type))
-      sqlError(
-        `the WATERMARK expression must give a TIMESTAMP, got ${formatType(watermark.type)}`,
-        expr.at,
-      );
+  if (rowtime !== undefined) {
+    const { index, watermark } = rowtime;
     const strategy = WatermarkStrategy.forGenerator<Row>(
-      () => new ExpressionWatermarks(watermark.fn),
+      () => new ExpressionWatermarks(watermark),
     ).withTimestampAssigner((row) => row[index] as number);
     stream = stream.assignTimestampsAndWatermarks(strategy);
   }
   return { stream, columns };
+}
+
+/** The rowtime column's position and the WATERMARK expression, checked. */
+function rowtimeOf(
+  table: CatalogTable,
+  columns: readonly ScopeColumn[],
+): { readonly index: number; readonly watermark: (row: Row) => unknown } | undefined {
+  if (table.watermark === undefined) return undefined;
+  const { column, expr } = table.watermark;
+  const index = columns.findIndex((c) => c.name === column);
+  const rowtime = columns[index];
+  if (rowtime === undefined) sqlError(`WATERMARK FOR '${column}': no such column`, table.at);
+  if (!isTimestamp(rowtime.type))
+    sqlError(
+      `the rowtime column '${column}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), got ${formatType(rowtime.type)}`,
+      table.at,
+    );
+  const watermark = compileScalar(expr, new Scope(columns));
+  if (!isTimestamp(watermark.type))
+    sqlError(
+      `the WATERMARK expression must give a TIMESTAMP, got ${formatType(watermark.type)}`,
+      expr.at,
+    );
+  return { index, watermark: watermark.fn };
+}
+
+/**
+ * A table whose rows change: the connector's changes with the computed columns added to each
+ * change's row, event time from the rowtime column (a delete that holds only its key has no
+ * rowtime and keeps the time the connector gave it: the Kafka record's timestamp, the commit
+ * time), as an upsert changelog keyed by the PRIMARY KEY or a retract changelog.
+ */
+function planChangelogSource(
+  table: CatalogTable,
+  source: ChangelogSource,
+  columns: ScopeColumn[],
+  computed: ((row: Row) => Row) | undefined,
+  rowtime: ReturnType<typeof rowtimeOf>,
+): Relation {
+  let changes = source.changes;
+  if (computed !== undefined) {
+    const fill = computed;
+    changes = changes
+      .map((c): Change<Row> => ({ kind: c.kind, value: fill(c.value) }))
+      .name(`${table.name}: computed columns`);
+  }
+  if (rowtime !== undefined) {
+    const { index, watermark } = rowtime;
+    const strategy = WatermarkStrategy.forGenerator<Change<Row>>(
+      () => new ExpressionWatermarks((c: Change<Row>) => watermark(c.value)),
+    ).withTimestampAssigner((c, previous) => {
+      const t = c.value[index];
+      return typeof t === 'number' ? t : previous;
+    });
+    changes = changes.assignTimestampsAndWatermarks(strategy);
+  }
+  const key = primaryKeyOf(table, columns, table.at);
+  if (source.mode === 'upsert' && key === undefined)
+    sqlError(
+      `table '${table.name}' is an upsert changelog and needs a PRIMARY KEY (...) NOT ENFORCED`,
+      table.at,
+    );
+  return updatingRelation(changes.asChangelog(source.mode, key), columns, `table '${table.name}'`);
 }

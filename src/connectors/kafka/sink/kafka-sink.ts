@@ -318,9 +318,12 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
         partitions[i] = murmur2(Buffer.from(kb.buffer, kb.byteOffset, kb.length)) & 0x7fffffff;
       }
       const vb = recordValue(this.config, v);
-      valueLengths[i] = vb.length;
-      parts.push(vb);
-      size += vb.length;
+      if (vb === undefined) valueLengths[i] = -1;
+      else {
+        valueLengths[i] = vb.length;
+        parts.push(vb);
+        size += vb.length;
+      }
       if (headers !== undefined) {
         const h = headers(v);
         if (h !== undefined) {

@@ -18,6 +18,7 @@ export interface SinkConfig<T> {
   readonly format: KafkaFormat<T>;
   readonly key: ((value: T) => string | Uint8Array | undefined) | undefined;
   readonly headers: ((value: T) => KafkaHeaders | undefined) | undefined;
+  readonly tombstone: ((value: T) => boolean) | undefined;
   readonly partitioner: ((value: T, key: Uint8Array | undefined) => number) | undefined;
   readonly exactlyOnce: boolean;
   readonly prefix: string;
@@ -43,6 +44,7 @@ export function sinkConfig<T>(options: KafkaSinkOptions<T>): SinkConfig<T> {
     format: options.format,
     key: options.key,
     headers: options.headers,
+    tombstone: options.tombstone,
     partitioner: options.partitioner,
     exactlyOnce: o.deliveryGuarantee === 'exactly-once',
     prefix: o.transactionalIdPrefix,
@@ -74,8 +76,9 @@ export function recordKey<T>(config: SinkConfig<T>, value: T): Uint8Array | unde
   return k === undefined ? undefined : bytesOf(k);
 }
 
-/** The record value's bytes as the sink writes them. */
-export function recordValue<T>(config: SinkConfig<T>, value: T): Uint8Array {
+/** The record value's bytes as the sink writes them; undefined for a tombstone. */
+export function recordValue<T>(config: SinkConfig<T>, value: T): Uint8Array | undefined {
+  if (config.tombstone?.(value) === true) return undefined;
   return config.format.serialize(value);
 }
 

@@ -16,11 +16,14 @@ import {
   type StartingOffsets,
   type StoppingOffsets,
 } from '../../../connectors/kafka/index.js';
+import type { Change } from '../../../core/changelog.js';
+import type { Collector } from '../../../core/functions.js';
 import type { Sink } from '../../../core/sink.js';
 import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
 import { sqlError } from '../../sql-error.js';
 import { formatType, isInteger, type LogicalType } from '../../types/logical-type.js';
-import type { Row, SqlConnector } from '../connector.js';
+import type { ChangelogSource, Row, SqlConnector } from '../connector.js';
+import { type DebeziumJsonFormat, debeziumJsonFormat } from '../formats/debezium-json.js';
 import { FieldError } from '../formats/field-values.js';
 import {
   type FormatColumn,
@@ -29,6 +32,9 @@ import {
   rowFormat,
 } from '../formats/row-formats.js';
 import { choice, duration, flag, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
+
+/** The value formats: the row formats, and Debezium's change envelope (a changelog). */
+const VALUE_FORMATS = [...ROW_FORMATS, 'debezium-json'] as const;
 
 const kafkaOptions = {
   connector: 'kafka',
@@ -40,8 +46,8 @@ const kafkaOptions = {
     'properties.client.id': optional(text('a client id')),
     'properties.isolation.level': optional(choice(['read_committed', 'read_uncommitted'])),
     'properties.transaction.timeout.ms': optional(wholeNumber()),
-    format: optional(choice(ROW_FORMATS)),
-    'value.format': optional(choice(ROW_FORMATS)),
+    format: optional(choice(VALUE_FORMATS)),
+    'value.format': optional(choice(VALUE_FORMATS)),
     'key.format': optional(choice(ROW_FORMATS)),
     'key.fields': optional(text("column names separated by ';'")),
     'key.fields-prefix': optional(text('a prefix')),
@@ -68,6 +74,8 @@ const kafkaOptions = {
     'json.fail-on-missing-field': optional(flag()),
     'json.ignore-parse-errors': optional(flag()),
     'csv.field-delimiter': optional(text('one character')),
+    'debezium-json.schema-include': optional(flag()),
+    'debezium-json.ignore-parse-errors': optional(flag()),
   },
   rules: [
     {
@@ -78,7 +86,13 @@ const kafkaOptions = {
     {
       check: (o: { format?: string; 'value.format'?: string }) =>
         (o.format === undefined) !== (o['value.format'] === undefined),
-      message: `give exactly one of 'format' and 'value.format' (allowed values: ${ROW_FORMATS.join(', ')})`,
+      message: `give exactly one of 'format' and 'value.format' (allowed values: ${VALUE_FORMATS.join(', ')})`,
+    },
+    {
+      check: (o: { format?: string; 'value.format'?: string; 'key.fields'?: string }) =>
+        (o.format ?? o['value.format']) !== 'debezium-json' || o['key.fields'] === undefined,
+      message:
+        "'debezium-json' carries whole rows in its envelope; 'key.fields' is not supported with it",
     },
     {
       check: (o: { 'key.format'?: string; 'key.fields'?: string }) =>
@@ -121,7 +135,7 @@ const kafkaOptions = {
   ],
 } as const;
 
-type KafkaOptions = ReturnType<typeof parseKafkaOptions>;
+export type KafkaOptions = ReturnType<typeof parseKafkaOptions>;
 
 function parseKafkaOptions(table: CatalogTable) {
   return parseSqlOptions(kafkaOptions, table);
@@ -161,7 +175,7 @@ function isString(t: LogicalType): boolean {
   return t.kind === 'VARCHAR' || t.kind === 'CHAR';
 }
 
-function checkMetadata(table: CatalogTable): void {
+export function checkMetadata(table: CatalogTable): void {
   for (const c of table.columns) {
     if (c.metadata === undefined) continue;
     const spec = METADATA[c.metadata.key];
@@ -178,7 +192,7 @@ function checkMetadata(table: CatalogTable): void {
   }
 }
 
-function stored(table: CatalogTable): TableColumn[] {
+export function stored(table: CatalogTable): TableColumn[] {
   return table.columns.filter((c) => c.computed === undefined);
 }
 
@@ -187,11 +201,17 @@ interface Layout {
   readonly key: RowFormat | undefined;
   /** Positions in the stored row of the key's columns. */
   readonly keyPositions: readonly number[];
+  /** The value's format; for `debezium-json`, `changes` reads and writes the envelope. */
   readonly value: RowFormat;
+  readonly changes: DebeziumJsonFormat | undefined;
   readonly valuePositions: readonly number[];
 }
 
-function layout(table: CatalogTable, o: KafkaOptions, columns: readonly TableColumn[]): Layout {
+export function layout(
+  table: CatalogTable,
+  o: KafkaOptions,
+  columns: readonly TableColumn[],
+): Layout {
   const physical = columns.flatMap((c, i) => (c.metadata === undefined ? [i] : []));
   const formatOptions = {
     failOnMissingField: o['json.fail-on-missing-field'] === 'true',
@@ -224,11 +244,24 @@ function layout(table: CatalogTable, o: KafkaOptions, columns: readonly TableCol
       ? physical.filter((i) => !keyPositions.includes(i))
       : physical;
   const valueColumns = valuePositions.map((i) => columns[i] as TableColumn);
-  const format = (o.format ?? o['value.format']) as (typeof ROW_FORMATS)[number];
+  const format = (o.format ?? o['value.format']) as (typeof VALUE_FORMATS)[number];
+  if (format === 'debezium-json') {
+    const changes = debeziumJsonFormat(valueColumns, {
+      schemaInclude: o['debezium-json.schema-include'] === 'true',
+      failOnMissingField: formatOptions.failOnMissingField,
+    });
+    const value: RowFormat = {
+      name: format,
+      decode: () => sqlError('a debezium-json value is read as changes'),
+      encode: (row) => changes.encode({ kind: '+I', value: row }),
+    };
+    return { key, keyPositions, value, changes, valuePositions };
+  }
   return {
     key,
     keyPositions,
     value: rowFormat(format, valueColumns, formatOptions, table.at),
+    changes: undefined,
     valuePositions,
   };
 }
@@ -310,36 +343,42 @@ function brokersOf(o: KafkaOptions): string[] {
   return o['properties.bootstrap.servers'].split(',').map((s) => s.trim());
 }
 
-function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
-  const o = parseKafkaOptions(table);
-  const columns = stored(table);
-  const { key, keyPositions, value, valuePositions } = layout(table, o, columns);
+/** Where a record came from, prefixed to its decoding error. */
+export function recordError(
+  table: CatalogTable,
+  record: KafkaConsumerRecord,
+  format: string,
+  error: unknown,
+): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(
+    `table '${table.name}': record at topic ${record.topic} partition ${record.partition} offset ${record.offset}: ${error instanceof FieldError ? reason : `${format} value: ${reason}`}`,
+  );
+}
+
+/** Fills the METADATA columns of a row from its record. */
+export function metadataFiller(
+  columns: readonly TableColumn[],
+): (record: KafkaConsumerRecord, row: Row) => void {
   const metadata = columns.flatMap((c, i) =>
     c.metadata === undefined ? [] : [{ at: i, key: c.metadata.key, type: c.type }],
   );
-  const width = columns.length;
-  const deserializer = (record: KafkaConsumerRecord): Row => {
-    const row: Row = new Array(width);
-    try {
-      const values = value.decode(record.value);
-      for (let i = 0; i < valuePositions.length; i++) row[valuePositions[i] as number] = values[i];
-      if (key !== undefined) {
-        const keys = key.decode(record.key);
-        for (let i = 0; i < keyPositions.length; i++) row[keyPositions[i] as number] = keys[i];
-      }
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(
-        `table '${table.name}': record at topic ${record.topic} partition ${record.partition} offset ${record.offset}: ${error instanceof FieldError ? reason : `${value.name} value: ${reason}`}`,
-      );
-    }
+  return (record, row) => {
     for (const m of metadata) row[m.at] = metadataValue(record, m.key, m.type);
-    return row;
   };
+}
+
+/** The source of a table's topic, decoding each record with `deserializer`. */
+export function topicSource<T>(
+  table: CatalogTable,
+  o: KafkaOptions,
+  deserializer: (record: KafkaConsumerRecord) => T,
+  skipBadRecords: boolean,
+): KafkaSource<T> {
   const topic = o.topic;
   const stopAt = stoppingOffsets(o, topic);
   const discovery = o['scan.topic-partition-discovery.interval'];
-  const kafka = new KafkaSource<Row>({
+  return new KafkaSource<T>({
     brokers: brokersOf(o),
     ...(topic === undefined
       ? { topicPattern: new RegExp(o['topic-pattern'] ?? '') }
@@ -352,18 +391,73 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
       ? {}
       : { isolationLevel: o['properties.isolation.level'] }),
     ...(discovery === undefined ? {} : { partitionDiscoveryIntervalMs: discovery }),
-    onError: o['json.ignore-parse-errors'] === 'true' ? 'skip' : 'fail',
+    onError: skipBadRecords ? 'skip' : 'fail',
     deserializer,
     name: `kafka ${table.name}`,
   });
-  return env.fromSource(kafka);
 }
 
-function sink(table: CatalogTable): Sink<Row> {
+function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
   const o = parseKafkaOptions(table);
-  if (o.topic === undefined)
-    sqlError(`table '${table.name}': a Kafka sink needs 'topic'`, table.at);
-  // The sink's rows hold the stored columns but VIRTUAL metadata (see INSERT INTO).
+  const columns = stored(table);
+  const { key, keyPositions, value, valuePositions } = layout(table, o, columns);
+  const fillMetadata = metadataFiller(columns);
+  const width = columns.length;
+  const deserializer = (record: KafkaConsumerRecord): Row => {
+    const row: Row = new Array(width);
+    try {
+      const values = value.decode(record.value);
+      for (let i = 0; i < valuePositions.length; i++) row[valuePositions[i] as number] = values[i];
+      if (key !== undefined) {
+        const keys = key.decode(record.key);
+        for (let i = 0; i < keyPositions.length; i++) row[keyPositions[i] as number] = keys[i];
+      }
+    } catch (error) {
+      throw recordError(table, record, value.name, error);
+    }
+    fillMetadata(record, row);
+    return row;
+  };
+  return env.fromSource(
+    topicSource(table, o, deserializer, o['json.ignore-parse-errors'] === 'true'),
+  );
+}
+
+/** A `debezium-json` table's changes (undefined for the other formats: their rows are inserts). */
+function changelogSource(table: CatalogTable, env: StreamEnvironment): ChangelogSource | undefined {
+  const o = parseKafkaOptions(table);
+  const columns = stored(table);
+  const { changes, valuePositions } = layout(table, o, columns);
+  if (changes === undefined) return undefined;
+  const fillMetadata = metadataFiller(columns);
+  const width = columns.length;
+  const deserializer = (record: KafkaConsumerRecord): Change<Row>[] => {
+    let decoded: Change<Row>[];
+    try {
+      decoded = changes.decode(record.value);
+    } catch (error) {
+      throw recordError(table, record, 'debezium-json', error);
+    }
+    return decoded.map(({ kind, value }) => {
+      const row: Row = new Array(width);
+      for (let i = 0; i < valuePositions.length; i++) row[valuePositions[i] as number] = value[i];
+      fillMetadata(record, row);
+      return { kind, value: row };
+    });
+  };
+  const skip = o['debezium-json.ignore-parse-errors'] === 'true';
+  const records = env.fromSource(topicSource(table, o, deserializer, skip));
+  const each = (list: Change<Row>[], out: Collector<Change<Row>>): void => {
+    for (const c of list) out.collect(c);
+  };
+  return {
+    changes: records.flatMap(each).name(`${table.name}: debezium-json changes`),
+    mode: 'retract',
+  };
+}
+
+/** The stored columns a sink writes: VIRTUAL metadata is left out (see INSERT INTO). */
+export function writtenColumns(table: CatalogTable): TableColumn[] {
   const columns = stored(table).filter((c) => c.metadata?.virtual !== true);
   const readOnly = columns.find(
     (c) => c.metadata !== undefined && METADATA[c.metadata.key]?.writable !== true,
@@ -373,25 +467,48 @@ function sink(table: CatalogTable): Sink<Row> {
       `table '${table.name}': metadata column '${readOnly.name}' cannot be written; declare it METADATA VIRTUAL`,
       table.at,
     );
-  const { key, keyPositions, value, valuePositions } = layout(table, o, columns);
+  return columns;
+}
+
+/**
+ * A sink of records to the table's topic, made of rows by `rowOf`: `value` gives the value's
+ * bytes, `key` the key's (records without a value are tombstones).
+ */
+export function topicSink<T>(
+  table: CatalogTable,
+  o: KafkaOptions,
+  columns: readonly TableColumn[],
+  rowOf: (record: T) => Row,
+  parts: {
+    readonly value: (record: T) => Buffer;
+    readonly valueName: string;
+    readonly key: ((row: Row) => Buffer) | undefined;
+    readonly tombstone?: (record: T) => boolean;
+  },
+): KafkaSink<T> {
+  if (o.topic === undefined)
+    sqlError(`table '${table.name}': a Kafka sink needs 'topic'`, table.at);
   const headersAt = columns.findIndex((c) => c.metadata?.key === 'headers');
-  const format: KafkaFormat<Row> = {
-    name: value.name,
-    serialize: (row) => value.encode(valuePositions.map((i) => row[i])),
+  const format: KafkaFormat<T> = {
+    name: parts.valueName,
+    serialize: parts.value,
     deserialize: () => sqlError('a Kafka sink table is not read through its sink format'),
   };
+  const key = parts.key;
   const guarantee = o['sink.delivery-guarantee'] ?? 'at-least-once';
   const timeout = o['properties.transaction.timeout.ms'];
-  return new KafkaSink<Row>({
+  return new KafkaSink<T>({
     brokers: brokersOf(o),
     topic: o.topic,
     format,
-    ...(key === undefined
-      ? {}
-      : { key: (row: Row) => key.encode(keyPositions.map((i) => row[i])) }),
+    ...(key === undefined ? {} : { key: (record: T) => key(rowOf(record)) }),
+    ...(parts.tombstone === undefined ? {} : { tombstone: parts.tombstone }),
     ...(headersAt < 0
       ? {}
-      : { headers: (row: Row) => (row[headersAt] ?? undefined) as KafkaHeaders | undefined }),
+      : {
+          headers: (record: T) =>
+            (rowOf(record)[headersAt] ?? undefined) as KafkaHeaders | undefined,
+        }),
     deliveryGuarantee: guarantee === 'exactly-once' ? 'exactly-once' : 'at-least-once',
     ...(guarantee === 'none' ? { acks: 1 } : {}),
     ...(o['sink.transactional-id-prefix'] === undefined
@@ -403,6 +520,38 @@ function sink(table: CatalogTable): Sink<Row> {
   });
 }
 
+function sink(table: CatalogTable): Sink<Row> {
+  return rowSink(table, parseKafkaOptions(table));
+}
+
+/** A sink of rows (an insert-only query) to the table's topic, each as its key and value. */
+export function rowSink(table: CatalogTable, o: KafkaOptions): Sink<Row> {
+  const columns = writtenColumns(table);
+  const { key, keyPositions, value, valuePositions } = layout(table, o, columns);
+  return topicSink<Row>(table, o, columns, (row) => row, {
+    value: (row) => value.encode(valuePositions.map((i) => row[i])),
+    valueName: value.name,
+    key: key === undefined ? undefined : (row) => key.encode(keyPositions.map((i) => row[i])),
+  });
+}
+
+/**
+ * Changes into a `debezium-json` table, each as its envelope (a retract changelog: Flink's
+ * format writes an update as a delete and a create); the other formats take only inserts.
+ */
+function changelogSink(table: CatalogTable): Sink<Change<Row>> {
+  const o = parseKafkaOptions(table);
+  const columns = writtenColumns(table);
+  const { changes, valuePositions } = layout(table, o, columns);
+  if (changes === undefined) return sink(table) as unknown as Sink<Change<Row>>;
+  const out = topicSink<Change<Row>>(table, o, columns, (c) => c.value, {
+    value: (c) => changes.encode({ kind: c.kind, value: valuePositions.map((i) => c.value[i]) }),
+    valueName: 'debezium-json',
+    key: undefined,
+  });
+  return Object.assign(out, { accepts: 'retract' as const });
+}
+
 export const kafkaConnector: SqlConnector = {
   name: 'kafka',
   options: [],
@@ -412,5 +561,7 @@ export const kafkaConnector: SqlConnector = {
     layout(table, o, stored(table));
   },
   source,
+  changelogSource,
   sink,
+  changelogSink,
 };

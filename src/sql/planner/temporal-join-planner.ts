@@ -1,0 +1,156 @@
+/**
+ * Event-time temporal joins: `FROM o [LEFT] JOIN v FOR SYSTEM_TIME AS OF o.rowtime ON o.k = v.pk`
+ * against a versioned table (a table with a PRIMARY KEY and a WATERMARK, whose rows change:
+ * `upsert-kafka`, `postgres-cdc`, `debezium-json`). Planned onto the DataStream API's temporal
+ * join: each left row waits until the watermark passes its rowtime, then joins the version of
+ * its key valid at that time; versions older than the one valid at the watermark are dropped.
+ * The ON condition must equate the whole primary key with left-side expressions; further
+ * conditions filter the left rows (INNER only) or the joined rows (INNER only).
+ */
+import type { Row } from '../connectors/connector.js';
+import { compilePredicate, compileScalar } from '../expressions/compile.js';
+import { Scope } from '../expressions/scope.js';
+import type { Expr, FromItem } from '../parser/ast.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import { formatType, withNullability } from '../types/logical-type.js';
+import { changesOf, requireInsertOnly } from './changelog-relation.js';
+import { contains } from './expr-tools.js';
+import { and, conjuncts } from './join-planner.js';
+import type { Relation } from './relation.js';
+import { columnPositions, rowKeyOf, valuesKey } from './row-key.js';
+
+type JoinItem = Extract<FromItem, { kind: 'join' }>;
+type TableItem = Extract<FromItem, { kind: 'table' }>;
+
+/** Whether `item` joins a table `FOR SYSTEM_TIME AS OF` (its right side). */
+export function isTemporalJoin(item: JoinItem): boolean {
+  return item.right.kind === 'table' && item.right.asOf !== undefined;
+}
+
+/**
+ * Plans `item`, whose right side is `FOR SYSTEM_TIME AS OF`; `planFrom` plans an input,
+ * `primaryKey` gives the PRIMARY KEY of a catalog table (undefined for a view or a table
+ * without one).
+ */
+export function planTemporalJoin(
+  item: JoinItem,
+  planFrom: (item: FromItem) => Relation,
+  primaryKey: (name: string, at: SourcePosition) => readonly string[] | undefined,
+): Relation {
+  const versioned = item.right as TableItem;
+  const asOf = versioned.asOf as Expr;
+  const name = versioned.alias ?? versioned.name;
+  if (item.type !== 'INNER' && item.type !== 'LEFT')
+    sqlError(
+      `a temporal join (FOR SYSTEM_TIME AS OF) is an INNER or LEFT JOIN, not ${item.type}`,
+      item.at,
+    );
+  const left = planFrom(item.left);
+  requireInsertOnly(left, 'a temporal join (FOR SYSTEM_TIME AS OF)', item.at);
+  const right = planFrom({ ...versioned, asOf: undefined });
+  const key = primaryKey(versioned.name, versioned.at);
+  if (key === undefined || key.length === 0)
+    sqlError(
+      `FOR SYSTEM_TIME AS OF needs a versioned table: '${versioned.name}' has no PRIMARY KEY (...) NOT ENFORCED`,
+      versioned.at,
+    );
+  if (!right.columns.some((c) => c.rowtime))
+    sqlError(
+      `FOR SYSTEM_TIME AS OF needs a versioned table: '${versioned.name}' has no event-time attribute (declare a WATERMARK)`,
+      versioned.at,
+    );
+  const leftScope = new Scope(left.columns);
+  const time = asOf.kind === 'column' ? leftScope.resolve(asOf.path, asOf.at) : undefined;
+  if (time === undefined || time.fields.length > 0 || !time.column.rowtime)
+    sqlError(
+      "FOR SYSTEM_TIME AS OF must name the left side's event-time attribute (a column with a WATERMARK, e.g. o.order_time); processing-time lookup joins are planned elsewhere",
+      asOf.at,
+    );
+
+  const leftWidth = left.columns.length;
+  const scope = new Scope([...left.columns, ...right.columns]);
+  const pkPositions = columnPositions(key, right.columns, `PRIMARY KEY of '${versioned.name}':`);
+  const probeKeys = new Map<number, Expr>();
+  const leftOnly: Expr[] = [];
+  const residual: Expr[] = [];
+  const onRight = (e: Expr): number | undefined => {
+    if (e.kind !== 'column') return undefined;
+    const r = scope.resolve(e.path, e.at);
+    return r.index >= leftWidth && r.fields.length === 0 ? r.index - leftWidth : undefined;
+  };
+  const onlyLeft = (e: Expr): boolean =>
+    !contains(e, (x) => x.kind === 'column' && scope.resolve(x.path, x.at).index >= leftWidth);
+  for (const part of conjuncts(item.on)) {
+    compilePredicate(part, scope, 'join condition');
+    if (part.kind === 'binary' && part.op === '=') {
+      const [column, other] =
+        onRight(part.right) !== undefined ? [part.right, part.left] : [part.left, part.right];
+      const at = onRight(column);
+      if (at !== undefined && pkPositions.includes(at) && onlyLeft(other)) {
+        probeKeys.set(at, other);
+        continue;
+      }
+    }
+    if (onlyLeft(part)) leftOnly.push(part);
+    else residual.push(part);
+  }
+  const missing = pkPositions.filter((p) => !probeKeys.has(p));
+  if (missing.length > 0)
+    sqlError(
+      `a temporal join's condition must equate the whole primary key (${key.join(', ')}) of '${versioned.name}' with the left side; missing: ${missing.map((p) => right.columns[p]?.name).join(', ')}`,
+      item.on?.at ?? item.at,
+    );
+  if (item.type === 'LEFT' && leftOnly.length + residual.length > 0)
+    sqlError(
+      'a LEFT temporal join with conditions besides the primary-key equality is not supported by Weir SQL yet',
+      (leftOnly[0] ?? residual[0] ?? item).at,
+    );
+
+  const probeFns = pkPositions.map((p) => {
+    const probe = compileScalar(probeKeys.get(p) as Expr, leftScope);
+    const column = right.columns[p] as (typeof right.columns)[number];
+    const scale = (t: typeof probe.type) => (t.kind === 'DECIMAL' ? t.scale : -1);
+    if (scale(probe.type) !== scale(column.type))
+      sqlError(
+        `temporal join key of type ${formatType(probe.type)} against ${formatType(column.type)} is not supported yet; CAST it to the key's type`,
+        (probeKeys.get(p) as Expr).at,
+      );
+    return probe.fn;
+  });
+  // A left row with a NULL key matches no version (SQL's NULL = NULL is not true).
+  const noMatch = '\u0000no key';
+  const probeKey = (row: Row) => {
+    const values = probeFns.map((f) => f(row));
+    return values.includes(null) ? noMatch : valuesKey(values);
+  };
+  let probes = left.stream;
+  if (leftOnly.length > 0) {
+    const test = compilePredicate(and(leftOnly, item.at) as Expr, leftScope, 'join condition');
+    probes = probes.filter(test).name('temporal join input filter');
+  }
+  // An update's -U holds the old row at its old rowtime: the +U that follows starts the new
+  // version, so the versions are the table's +I, +U and -D changes.
+  const versions = changesOf(right)
+    .filter((c) => c.kind !== '-U')
+    .materialize(rowKeyOf(pkPositions));
+  const type = item.type === 'LEFT' ? 'left' : 'inner';
+  const nulls: Row = new Array<unknown>(right.columns.length).fill(null);
+  let rows = probes
+    .temporalJoin(versions, { probeKey, type })
+    .map((pair): Row => [...pair[0], ...(pair[1] ?? nulls)])
+    .name(`temporal join ${name}`);
+  if (residual.length > 0) {
+    const test = compilePredicate(and(residual, item.at) as Expr, scope, 'join condition');
+    rows = rows.filter(test).name('temporal join condition');
+  }
+  // The left rowtime stays the event-time attribute: rows leave with their own time.
+  const columns = [
+    ...left.columns,
+    ...right.columns.map((c) => ({
+      ...c,
+      type: type === 'left' ? withNullability(c.type, true) : c.type,
+      rowtime: false,
+    })),
+  ];
+  return { stream: rows, columns };
+}
