@@ -24,7 +24,7 @@ export interface TaskGroupOptions {
   readonly topics: readonly string[];
   /** Names this member in client ids and messages. */
   readonly memberName?: string;
-  /** How long the broker waits for this member to give up revoked tasks (default 15 s). */
+  /** How long the broker waits for this member to give up revoked tasks (at least and by default 60 s). */
   readonly rebalanceTimeoutMs?: number;
 }
 
@@ -63,16 +63,15 @@ export class TaskGroup {
   /** Joins the group; resolves once the member is registered (its first tasks may come later). */
   static async join(options: TaskGroupOptions): Promise<TaskGroup> {
     const name = options.memberName ?? `pid-${process.pid}`;
-    const rebalanceTimeout = options.rebalanceTimeoutMs ?? 15_000;
+    // The broker owns the session timeout under this protocol, but the client
+    // still checks the rebalance timeout against its own (classic) default of 60 s.
+    const rebalanceTimeout = Math.max(options.rebalanceTimeoutMs ?? 60_000, 60_000);
     const consumer = newConsumer({
       clientId: `weir-${options.applicationId}-${name}`,
       bootstrapBrokers: [...options.brokers],
       groupId: options.applicationId,
       groupProtocol: 'consumer',
       groupRemoteAssignor: ASSIGNOR,
-      // The broker owns the session timeout under this protocol; the client
-      // only checks that the rebalance timeout is not below its own setting.
-      sessionTimeout: rebalanceTimeout,
       rebalanceTimeout,
       isolationLevel: 1,
       retries: 5,
