@@ -24,16 +24,47 @@ export interface TaskGroupOptions {
   readonly topics: readonly string[];
   /** Names this member in client ids and messages. */
   readonly memberName?: string;
-  /** How long the broker waits for this member to give up revoked tasks (at least and by default 60 s). */
-  readonly rebalanceTimeoutMs?: number;
 }
 
 /**
- * The broker's assignor for the consumer protocol (KIP-848): `uniform` keeps
- * each partition where it was unless balance needs it elsewhere, so a
- * member joining or leaving moves only the tasks it takes or gives up.
+ * Consumer options of a member of a process group: the consumer protocol
+ * (KIP-848) with the broker's `uniform` assignor, which keeps each partition
+ * where it was unless balance needs it elsewhere, so a member joining or
+ * leaving moves only the tasks it takes or gives up. The broker owns the
+ * session timeout under this protocol, but the client still checks the
+ * rebalance timeout against its own (classic) default of 60 s.
  */
-const ASSIGNOR = 'uniform';
+export const PROCESS_GROUP_CONSUMER = {
+  groupProtocol: 'consumer',
+  groupRemoteAssignor: 'uniform',
+  rebalanceTimeout: 60_000,
+} as const;
+
+/**
+ * Calls `onChange` with the consumer's partitions (`topic:partition`) after
+ * every change. The consumer protocol delivers assignments in heartbeat
+ * responses; the client applies them after a metadata lookup and heartbeats
+ * again at once, so every change is visible at the end of some heartbeat.
+ */
+export function watchAssignment(
+  consumer: Consumer,
+  onChange: (tasks: ReadonlyMap<string, GroupTask>) => void,
+): void {
+  let last = '';
+  const check = (): void => {
+    const next = new Map<string, GroupTask>();
+    for (const a of consumer.assignments ?? []) {
+      for (const partition of a.partitions)
+        next.set(taskKey(a.topic, partition), { topic: a.topic, partition });
+    }
+    const signature = [...next.keys()].sort().join(',');
+    if (signature === last) return;
+    last = signature;
+    onChange(next);
+  };
+  consumer.on('consumer:heartbeat:end', check);
+  consumer.on('consumer:group:join', check);
+}
 
 /**
  * Membership of one process in a job's process group. The group is a Kafka
@@ -53,26 +84,17 @@ export class TaskGroup {
     readonly records: MessagesStream<Buffer, Buffer, Buffer, Buffer>,
     private readonly options: TaskGroupOptions,
   ) {
-    // The consumer protocol delivers assignments in heartbeat responses; the
-    // client applies them after a metadata lookup and heartbeats again at
-    // once, so every change is visible at the end of some heartbeat.
-    consumer.on('consumer:heartbeat:end', () => this.refresh());
-    consumer.on('consumer:group:join', () => this.refresh());
+    watchAssignment(consumer, (next) => this.update(next));
   }
 
   /** Joins the group; resolves once the member is registered (its first tasks may come later). */
   static async join(options: TaskGroupOptions): Promise<TaskGroup> {
     const name = options.memberName ?? `pid-${process.pid}`;
-    // The broker owns the session timeout under this protocol, but the client
-    // still checks the rebalance timeout against its own (classic) default of 60 s.
-    const rebalanceTimeout = Math.max(options.rebalanceTimeoutMs ?? 60_000, 60_000);
     const consumer = newConsumer({
       clientId: `weir-${options.applicationId}-${name}`,
       bootstrapBrokers: [...options.brokers],
       groupId: options.applicationId,
-      groupProtocol: 'consumer',
-      groupRemoteAssignor: ASSIGNOR,
-      rebalanceTimeout,
+      ...PROCESS_GROUP_CONSUMER,
       isolationLevel: 1,
       retries: 5,
       retryDelay: 200,
@@ -114,18 +136,12 @@ export class TaskGroup {
     this.listeners.push(listener);
   }
 
-  private refresh(): void {
+  private update(next: ReadonlyMap<string, GroupTask>): void {
     if (this.closed) return;
-    const next = new Map<string, GroupTask>();
-    for (const a of this.consumer.assignments ?? []) {
-      for (const partition of a.partitions) {
-        next.set(taskKey(a.topic, partition), { topic: a.topic, partition });
-      }
-    }
     const assigned = [...next].filter(([k]) => !this.current.has(k)).map(([, t]) => t);
     const revoked = [...this.current].filter(([k]) => !next.has(k)).map(([, t]) => t);
     if (assigned.length === 0 && revoked.length === 0) return;
-    this.current = next;
+    this.current = new Map(next);
     const change = {
       assigned: sortTasks(assigned),
       revoked: sortTasks(revoked),

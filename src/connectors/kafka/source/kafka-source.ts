@@ -1,9 +1,15 @@
 import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
-import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
+import type {
+  ProcessGroupSpec,
+  Source,
+  SourceContext,
+  SourceReader,
+} from '../../../core/source.js';
 import { AssignedReader } from './assigned-reader.js';
 import { GroupReader } from './group-reader.js';
 import {
   type KafkaSourceOptions,
+  processGroupConfig,
   replayConfig,
   type SourceConfig,
   sourceConfig,
@@ -80,6 +86,32 @@ export class KafkaSource<T> implements ReplayableSource<T> {
 
   replay(range: ReplayRange): Source<T> {
     return new KafkaReplaySource(replayConfig(this.config, range));
+  }
+
+  /**
+   * In a process group every Kafka source reads in group mode, in the
+   * job's group on the consumer protocol: each partition is a task, and the
+   * broker spreads them over the processes (see docs/deployment.md).
+   */
+  inProcessGroup(group: ProcessGroupSpec): Source<T> {
+    return new KafkaProcessGroupSource(processGroupConfig(this.config, group));
+  }
+}
+
+/** A {@link KafkaSource} in a process group: its readers read the partitions the group gives this process. */
+class KafkaProcessGroupSource<T> implements Source<T> {
+  readonly name: string;
+  readonly bounded = false;
+  readonly parallelizable = true;
+  /** The group's committed offsets rule on restore, not the checkpoint. */
+  readonly rescalable = false;
+
+  constructor(private readonly config: SourceConfig<T>) {
+    this.name = config.name;
+  }
+
+  createReader(context: SourceContext): SourceReader<T> {
+    return new GroupReader(this.config, context);
   }
 }
 
