@@ -87,7 +87,7 @@ describe('repartition topic', () => {
       for (const m of messages) {
         const entry = decodeEntry<{ n: number }>(
           m.value ?? null,
-          new Map(m.headers.map(([k, v]) => [Buffer.from(k), v])),
+          new Map(m.headers.map(([k, v]) => [Buffer.from(k), v ?? Buffer.alloc(0)])),
           `${m.topic}:${m.partition}@${m.offset}`,
         );
         if (entry.kind === 'record') {
