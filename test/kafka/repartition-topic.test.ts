@@ -10,28 +10,8 @@ import {
   sendToRepartition,
 } from '../../src/connectors/kafka/group/repartition-topic.js';
 import { RepartitionWatermark } from '../../src/connectors/kafka/group/repartition-watermarks.js';
-import { KafkaSource } from '../../src/connectors/kafka/index.js';
 import { keyGroupOf, keyGroupRange } from '../../src/core/key-groups.js';
-import { CollectSink, StreamEnvironment } from '../../src/index.js';
-import { BROKERS, uniqueTopic } from './helpers.js';
-
-/** Every message of the topic with its partition and offset, in offset order per partition. */
-async function readRaw(topic: string): Promise<KafkaConsumerRecord[]> {
-  const env = new StreamEnvironment();
-  const sink = new CollectSink<KafkaConsumerRecord>();
-  env
-    .fromSource(
-      new KafkaSource<KafkaConsumerRecord>({
-        brokers: BROKERS,
-        topics: [topic],
-        deserializer: (r) => r,
-        stopAt: 'latest',
-      }),
-    )
-    .sinkTo(sink);
-  await env.execute('read raw');
-  return sink.values;
-}
+import { BROKERS, readRecords, uniqueTopic } from './helpers.js';
 
 describe('repartition topic', () => {
   it('is named after the job and operator uid, in characters Kafka allows', () => {
@@ -75,7 +55,7 @@ describe('repartition topic', () => {
       await producer.close();
     }
 
-    const raw = await readRaw(topic);
+    const raw = await readRecords(topic);
     const byPartition = new Map<number, KafkaConsumerRecord[]>();
     for (const m of raw) byPartition.set(m.partition, [...(byPartition.get(m.partition) ?? []), m]);
     expect([...byPartition.keys()].sort()).toEqual([0, 1, 2]);

@@ -85,7 +85,7 @@ export class KafkaSource<T> implements ReplayableSource<T> {
   }
 
   replay(range: ReplayRange): Source<T> {
-    return new KafkaReplaySource(replayConfig(this.config, range));
+    return new DerivedKafkaSource(replayConfig(this.config, range));
   }
 
   /**
@@ -94,39 +94,31 @@ export class KafkaSource<T> implements ReplayableSource<T> {
    * broker spreads them over the processes (see docs/deployment.md).
    */
   inProcessGroup(group: ProcessGroupSpec): Source<T> {
-    return new KafkaProcessGroupSource(processGroupConfig(this.config, group));
+    return new DerivedKafkaSource(processGroupConfig(this.config, group));
   }
 }
 
-/** A {@link KafkaSource} in a process group: its readers read the partitions the group gives this process. */
-class KafkaProcessGroupSource<T> implements Source<T> {
+/**
+ * A {@link KafkaSource} as another configuration makes it: a replay (bounded,
+ * in one reader, since the deterministic merge needs every partition in
+ * one), or a member of a process group (group mode: the group's committed
+ * offsets rule on restore, not the checkpoint).
+ */
+class DerivedKafkaSource<T> implements Source<T> {
   readonly name: string;
-  readonly bounded = false;
-  readonly parallelizable = true;
-  /** The group's committed offsets rule on restore, not the checkpoint. */
+  readonly bounded: boolean;
+  readonly parallelizable: boolean;
   readonly rescalable = false;
 
   constructor(private readonly config: SourceConfig<T>) {
     this.name = config.name;
+    this.bounded = config.bounded;
+    this.parallelizable = config.mode === 'group';
   }
 
   createReader(context: SourceContext): SourceReader<T> {
-    return new GroupReader(this.config, context);
-  }
-}
-
-/** The bounded, single-reader source a {@link KafkaSource} replays through. */
-class KafkaReplaySource<T> implements Source<T> {
-  readonly name: string;
-  readonly bounded = true;
-  /** The deterministic merge needs every partition in one reader. */
-  readonly parallelizable = false;
-
-  constructor(private readonly config: SourceConfig<T>) {
-    this.name = config.name;
-  }
-
-  createReader(context: SourceContext): SourceReader<T> {
-    return new AssignedReader(this.config, context);
+    return this.config.mode === 'group'
+      ? new GroupReader(this.config, context)
+      : new AssignedReader(this.config, context);
   }
 }
