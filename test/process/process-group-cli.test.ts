@@ -41,43 +41,59 @@ function member(app: string, input: string, output: string, name: string): Runni
   return cli;
 }
 
+/** A job's topics and a producer of ids 0, 1, 2, ... over 6 partitions, with reads of the output. */
+async function scenario() {
+  const input = uniqueTopic('pg-in');
+  const output = uniqueTopic('pg-out');
+  const app = uniqueTopic('pg-app');
+  await createTopic(input, 6);
+  await createTopic(output, 1);
+  let next = 0;
+  /** Produces `n` more ids, spread over the 6 partitions. */
+  const send = async (n: number): Promise<void> => {
+    const batch = Array.from({ length: n }, (_, i) => next + i);
+    next += n;
+    await produce(
+      input,
+      batch.map((id) => ({ value: JSON.stringify({ id }), partition: id % 6 })),
+    );
+  };
+  let out: Out[] = [];
+  const read = async (): Promise<Out[]> => {
+    out = await readAll(output, json<Out>());
+    return out;
+  };
+  const diagnose = () =>
+    `${out.length} records out; stderr: ${running.map((r) => r.output('stderr').slice(-600)).join(' | ')}`;
+  /** Keeps producing until `check` holds on the output: members join and leave meanwhile. */
+  const produceUntil = async (what: string, check: (o: Out[]) => boolean) => {
+    await waitFor(
+      what,
+      async () => {
+        await send(30);
+        return check(await read());
+      },
+      150_000,
+      diagnose,
+    );
+  };
+
+  return {
+    app,
+    input,
+    output,
+    send,
+    read,
+    produceUntil,
+    diagnose,
+    sent: () => next,
+    last: () => out,
+  };
+}
+
 describe('weir run --group', () => {
   it('processes started with one group id share the input, and scale 1 -> 3 -> 2 loses nothing', async () => {
-    const input = uniqueTopic('pg-in');
-    const output = uniqueTopic('pg-out');
-    const app = uniqueTopic('pg-app');
-    await createTopic(input, 6);
-    await createTopic(output, 1);
-    let next = 0;
-    /** Produces `n` more ids, spread over the 6 partitions. */
-    const send = async (n: number): Promise<void> => {
-      const batch = Array.from({ length: n }, (_, i) => next + i);
-      next += n;
-      await produce(
-        input,
-        batch.map((id) => ({ value: JSON.stringify({ id }), partition: id % 6 })),
-      );
-    };
-    let out: Out[] = [];
-    const read = async (): Promise<Out[]> => {
-      out = await readAll(output, json<Out>());
-      return out;
-    };
-    const diagnose = () =>
-      `${out.length} records out; stderr: ${running.map((r) => r.output('stderr').slice(-600)).join(' | ')}`;
-    /** Keeps producing until `check` holds on the output: members join and leave meanwhile. */
-    const produceUntil = async (what: string, check: (o: Out[]) => boolean) => {
-      await waitFor(
-        what,
-        async () => {
-          await send(30);
-          return check(await read());
-        },
-        90_000,
-        diagnose,
-      );
-    };
-
+    const { app, input, output, send, read, produceUntil, diagnose, sent, last } = await scenario();
     const a = member(app, input, output, 'a');
     await send(60);
     await waitFor(
@@ -86,9 +102,9 @@ describe('weir run --group', () => {
       60_000,
       diagnose,
     );
-    expect(new Set(out.map((r) => r.member))).toEqual(new Set(['a']));
+    expect(new Set(last().map((r) => r.member))).toEqual(new Set(['a']));
 
-    const seen = out.length;
+    const seen = last().length;
     member(app, input, output, 'b');
     const c = member(app, input, output, 'c');
     await produceUntil('b and c to take over tasks', (o) => {
@@ -99,7 +115,7 @@ describe('weir run --group', () => {
     // c leaves (Ctrl-C: it stops and leaves the group); a and b take its tasks.
     c.child.kill('SIGTERM');
     expect((await c.done).code).not.toBeNull();
-    const afterLeave = out.length;
+    const afterLeave = last().length;
     await produceUntil('a and b to carry on without c', (o) => {
       const later = o.slice(afterLeave);
       return later.length >= 180 && !later.slice(-60).some((r) => r.member === 'c');
@@ -107,18 +123,56 @@ describe('weir run --group', () => {
 
     // Everything sent came out (at least once: a task that moved may repeat
     // records after its last committed offset, never skip one).
-    const total = next;
+    const total = sent();
     await waitFor(
       'every record sent to come out',
       async () => new Set((await read()).map((r) => r.id)).size === total,
       60_000,
       diagnose,
     );
-    expect([...new Set(out.map((r) => r.id))].sort((x, y) => x - y)).toEqual(
+    expect([...new Set(last().map((r) => r.id))].sort((x, y) => x - y)).toEqual(
       Array.from({ length: total }, (_, i) => i),
     );
     a.child.kill('SIGTERM');
     await a.done;
+  }, 240_000);
+
+  it('a member killed with SIGKILL loses nothing: the broker gives its tasks to the others, a restarted one takes some back', async () => {
+    const { app, input, output, read, produceUntil, diagnose, sent, last } = await scenario();
+    member(app, input, output, 'a');
+    const b = member(app, input, output, 'b');
+    await produceUntil('a and b to hold tasks', (o) => {
+      const members = new Set(o.map((r) => r.member));
+      return members.has('a') && members.has('b');
+    });
+    // SIGKILL: no leave request, no flush; b's uncommitted progress is read again by its heir.
+    b.child.kill('SIGKILL');
+    await b.done;
+    const afterKill = last().length;
+    await produceUntil(
+      'a to take over b’s tasks once the broker’s session timeout has passed',
+      (o) => {
+        const later = o.slice(afterKill);
+        // Every partition reached a again: ids of all six residues, after b's last record.
+        const residues = new Set(later.filter((r) => r.member === 'a').map((r) => r.id % 6));
+        return residues.size === 6;
+      },
+    );
+    const beforeRestart = last().length;
+    member(app, input, output, 'b2');
+    await produceUntil('the restarted member to take tasks again', (o) =>
+      o.slice(beforeRestart).some((r) => r.member === 'b2'),
+    );
+    const total = sent();
+    await waitFor(
+      'every record sent to come out',
+      async () => new Set((await read()).map((r) => r.id)).size === total,
+      60_000,
+      diagnose,
+    );
+    expect([...new Set(last().map((r) => r.id))].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: total }, (_, i) => i),
+    );
   }, 240_000);
 
   it('refuses a job whose keyed exchange would need a repartition topic, naming the operator', async () => {
