@@ -78,6 +78,24 @@ async function scenario() {
     );
   };
 
+  /**
+   * Waits until every id sent is in the output, then checks there is no
+   * other: at least once, as a task that moved may repeat records after its
+   * last committed offset, never skip one.
+   */
+  const everySentCameOut = async (): Promise<void> => {
+    const total = next;
+    await waitFor(
+      'every record sent to come out',
+      async () => new Set((await read()).map((r) => r.id)).size === total,
+      60_000,
+      diagnose,
+    );
+    expect([...new Set(out.map((r) => r.id))].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: total }, (_, i) => i),
+    );
+  };
+
   return {
     app,
     input,
@@ -86,14 +104,15 @@ async function scenario() {
     read,
     produceUntil,
     diagnose,
-    sent: () => next,
+    everySentCameOut,
     last: () => out,
   };
 }
 
 describe('weir run --group', () => {
   it('processes started with one group id share the input, and scale 1 -> 3 -> 2 loses nothing', async () => {
-    const { app, input, output, send, read, produceUntil, diagnose, sent, last } = await scenario();
+    const { app, input, output, send, read, produceUntil, diagnose, everySentCameOut, last } =
+      await scenario();
     const a = member(app, input, output, 'a');
     await send(60);
     await waitFor(
@@ -121,24 +140,13 @@ describe('weir run --group', () => {
       return later.length >= 180 && !later.slice(-60).some((r) => r.member === 'c');
     });
 
-    // Everything sent came out (at least once: a task that moved may repeat
-    // records after its last committed offset, never skip one).
-    const total = sent();
-    await waitFor(
-      'every record sent to come out',
-      async () => new Set((await read()).map((r) => r.id)).size === total,
-      60_000,
-      diagnose,
-    );
-    expect([...new Set(last().map((r) => r.id))].sort((x, y) => x - y)).toEqual(
-      Array.from({ length: total }, (_, i) => i),
-    );
+    await everySentCameOut();
     a.child.kill('SIGTERM');
     await a.done;
   }, 240_000);
 
   it('a member killed with SIGKILL loses nothing: the broker gives its tasks to the others, a restarted one takes some back', async () => {
-    const { app, input, output, read, produceUntil, diagnose, sent, last } = await scenario();
+    const { app, input, output, produceUntil, everySentCameOut, last } = await scenario();
     member(app, input, output, 'a');
     const b = member(app, input, output, 'b');
     await produceUntil('a and b to hold tasks', (o) => {
@@ -163,16 +171,7 @@ describe('weir run --group', () => {
     await produceUntil('the restarted member to take tasks again', (o) =>
       o.slice(beforeRestart).some((r) => r.member === 'b2'),
     );
-    const total = sent();
-    await waitFor(
-      'every record sent to come out',
-      async () => new Set((await read()).map((r) => r.id)).size === total,
-      60_000,
-      diagnose,
-    );
-    expect([...new Set(last().map((r) => r.id))].sort((x, y) => x - y)).toEqual(
-      Array.from({ length: total }, (_, i) => i),
-    );
+    await everySentCameOut();
   }, 240_000);
 
   it('refuses a job whose keyed exchange would need a repartition topic, naming the operator', async () => {
