@@ -213,7 +213,13 @@ export type {
   TwoPhaseCommitWriter,
 } from './core/sink.js';
 export type { Json } from './core/snapshot.js';
-export type { PollStatus, Source, SourceContext, SourceReader } from './core/source.js';
+export type {
+  PollStatus,
+  ProcessGroupSpec,
+  Source,
+  SourceContext,
+  SourceReader,
+} from './core/source.js';
 export type {
   AggregatingState,
   AggregatingStateDescriptor,

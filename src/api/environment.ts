@@ -14,7 +14,7 @@ import {
 import { type Clock, systemClock } from '../core/clock.js';
 import { invalidArgument, WeirError } from '../core/errors.js';
 import { DEFAULT_MAX_PARALLELISM } from '../core/key-groups.js';
-import type { Source } from '../core/source.js';
+import type { ProcessGroupSpec, Source } from '../core/source.js';
 import type { WatermarkStrategy } from '../core/watermarks.js';
 import type { MetricsOptions } from '../metrics/metrics-server.js';
 import { explainPlan } from '../plan/explain.js';
@@ -38,6 +38,7 @@ import type {
   JobResult,
   RestartStrategy,
 } from './options.js';
+import { applyProcessGroup } from './process-group.js';
 import type { StreamBuilder } from './stream-builder.js';
 import { streamFactory } from './stream-factory.js';
 import type { DataStream, StreamEnvironmentApi } from './streams.js';
@@ -59,6 +60,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private readonly stateBackend: StateBackendOptions | undefined;
   private readonly metricsOptions: MetricsOptions;
   private readonly workers: number | undefined;
+  private processGroup: ProcessGroupSpec | undefined;
   private restartStrategy: RestartStrategy;
   private jobModule: { readonly path: string; readonly args: readonly string[] } | undefined;
   private running = false;
@@ -111,6 +113,15 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
    */
   setJobModule(path: string, args: readonly string[]): void {
     this.jobModule = { path, args };
+  }
+
+  /**
+   * Runs the job as one member of a process group (`weir run --group`): its
+   * sources read the partitions the group assigns to this process. Applied
+   * when the job starts; the job then runs on this thread.
+   */
+  runInProcessGroup(group: ProcessGroupSpec): void {
+    this.processGroup = group;
   }
 
   get workerCount(): number | undefined {
@@ -194,6 +205,13 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
     if (this.running)
       throw new WeirError('INVALID_JOB', 'this environment is already running a job');
     if (this.checkpointing === undefined) refuseSinksThatWouldNeverCommit(this.graph);
+    if (this.processGroup !== undefined) {
+      // Worker threads rebuild the graph from the module, without the group.
+      if (this.workerCount !== undefined)
+        throw invalidArgument('a process group member runs on one thread: set workers to 0');
+      applyProcessGroup(this.graph, this.processGroup);
+      this.processGroup = undefined;
+    }
     const runner = new JobRunner(this.plan(), this.jobSettings(jobName));
     this.running = true;
     const client = runner.start(options);

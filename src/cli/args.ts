@@ -124,6 +124,8 @@ export interface RunOptions extends ObserveOptions {
    * `--checkpoint-dir`, none without.
    */
   readonly restartStrategy: RestartStrategy | undefined;
+  /** `--group` and `--bootstrap`: run as one member of this process group. */
+  readonly processGroup?: { readonly applicationId: string; readonly brokers: readonly string[] };
 }
 
 /** Where `weir savepoint` and `weir jobs` find a running `weir run` or `weir demo`. */
@@ -257,6 +259,13 @@ Run options:
                             exponential-delay: longest wait (default 60)
       --restart-failure-interval SECONDS
                             failure-rate: the window failures are counted in (default 60)
+      --group APPLICATION-ID
+                            run as one member of this process group: every process
+                            started with the same id forms one job, and Kafka's group
+                            coordinator spreads the Kafka sources' partitions over them
+                            (needs --bootstrap and --checkpoint-dir; one thread each)
+      --bootstrap HOST:PORT[,HOST:PORT...]
+                            Kafka brokers of the process group
       --state-backend heap|disk
                             where keyed state lives: heap (default) or disk (LMDB)
       --state-dir DIR       with --state-backend disk: make the stores in DIR (default:
@@ -460,6 +469,8 @@ function runFlags(): FlagSpec {
     'log-level': { type: 'string' },
     config: { type: 'string' },
     'keep-ui': { type: 'boolean' },
+    group: { type: 'string' },
+    bootstrap: { type: 'string' },
     ...RESTART_FLAGS,
     ...OBSERVE_FLAGS,
   };
@@ -522,6 +533,7 @@ function runOptions(
   if (logLevel !== undefined && !LOG_LEVEL_NAMES.includes(logLevel as LogLevelSetting)) {
     throw new UsageError(`--log-level must be ${LOG_LEVEL_NAMES.join(', ')}, got '${logLevel}'`);
   }
+  const processGroup = processGroupOption(values, checkpointDir);
   return {
     module,
     ...(configFile === undefined ? {} : { configFile }),
@@ -544,7 +556,8 @@ function runOptions(
     parallelism: optionalInt('--parallelism', values.parallelism),
     maxParallelism: optionalInt('--max-parallelism', values['max-parallelism']),
     batchSize: optionalInt('--batch-size', values['batch-size']),
-    workers: workersFlag(stringFlag(values.workers)),
+    workers: processGroup === undefined ? workersFlag(stringFlag(values.workers)) : 0,
+    ...(processGroup === undefined ? {} : { processGroup }),
     name,
     jobArgs,
     verbose: values.verbose === true,
@@ -567,6 +580,39 @@ function runOptions(
     ...observeOptions(values),
     ...keepUiOption(values),
   };
+}
+
+/**
+ * `--group` with `--bootstrap`: a member of a process group runs on one
+ * thread (the group, not worker threads, spreads the work) and commits the
+ * group's offsets when its checkpoints complete, so it needs checkpoints.
+ */
+function processGroupOption(
+  values: FlagValues,
+  checkpointDir: string | undefined,
+): RunOptions['processGroup'] {
+  const group = nonEmpty('--group', stringFlag(values.group));
+  const bootstrap = nonEmpty('--bootstrap', stringFlag(values.bootstrap));
+  if (group === undefined) {
+    if (bootstrap !== undefined) throw new UsageError('--bootstrap needs --group');
+    return undefined;
+  }
+  if (bootstrap === undefined)
+    throw new UsageError('--group needs --bootstrap: the Kafka brokers that run the group');
+  const workers = stringFlag(values.workers);
+  if (workers !== undefined && workers !== '0')
+    throw new UsageError(
+      '--group runs each process on one thread: --workers must be 0 (start more processes instead)',
+    );
+  if (checkpointDir === undefined)
+    throw new UsageError(
+      "--group needs --checkpoint-dir: the group's offsets are committed when a checkpoint completes (give every process its own directory)",
+    );
+  const brokers = bootstrap.split(',').map((b) => b.trim());
+  const bad = brokers.find((b) => !/^[^\s:]+:\d+$/.test(b));
+  if (bad !== undefined)
+    throw new UsageError(`--bootstrap takes host:port[,host:port...], got '${bad}'`);
+  return { applicationId: group, brokers };
 }
 
 /** `--keep-ui` needs a UI to keep. */

@@ -19,6 +19,7 @@ export type WeirErrorCode =
   | 'CHECKPOINT_DAMAGED'
   | 'CHECKPOINT_DIRECTORY_IN_USE'
   | 'CHECKPOINT_STORAGE_FAILED'
+  | 'PROCESS_GROUP_FAILED'
   | 'INTERNAL';
 
 export interface WeirErrorDetails {

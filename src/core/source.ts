@@ -85,6 +85,21 @@ export interface Source<T> {
    */
   readonly rescalable?: boolean;
   createReader(context: SourceContext): SourceReader<T>;
+  /**
+   * For a job run as a process group (`weir run --group`): a copy of this
+   * source that reads only the partitions the group assigns to this process,
+   * and follows the group as members come and go. Called once, before the
+   * job starts. A source without it cannot run in a process group.
+   */
+  inProcessGroup?(group: ProcessGroupSpec): Source<T>;
+}
+
+/** The process group a job runs in: its Kafka consumer group and where Kafka is. */
+export interface ProcessGroupSpec {
+  /** The group id, the same in every process of the job. */
+  readonly applicationId: string;
+  /** Bootstrap brokers of the Kafka cluster whose group coordinator runs the group. */
+  readonly brokers: readonly string[];
 }
 
 /** A promise that never resolves, for readers that are never waited on. */

@@ -37,6 +37,41 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('parses --group and --bootstrap: one thread, with checkpoints', () => {
+    const parsed = parseCommandLine([
+      'run',
+      'job.ts',
+      '--group',
+      'orders',
+      '--bootstrap',
+      'k1:9092,k2:9092',
+      '--checkpoint-dir',
+      'c',
+    ]);
+    expect(parsed).toMatchObject({
+      kind: 'run',
+      options: {
+        workers: 0,
+        processGroup: { applicationId: 'orders', brokers: ['k1:9092', 'k2:9092'] },
+      },
+    });
+    const refused = (argv: string[], message: string) => {
+      expect(() => parseCommandLine(['run', 'job.ts', ...argv])).toThrow(UsageError);
+      expect(() => parseCommandLine(['run', 'job.ts', ...argv])).toThrow(message);
+    };
+    refused(['--group', 'g', '--checkpoint-dir', 'c'], '--group needs --bootstrap');
+    refused(['--bootstrap', 'k:9092'], '--bootstrap needs --group');
+    refused(['--group', 'g', '--bootstrap', 'k:9092'], '--group needs --checkpoint-dir');
+    refused(
+      ['--group', 'g', '--bootstrap', 'k:9092', '--checkpoint-dir', 'c', '--workers', '2'],
+      '--workers must be 0',
+    );
+    refused(
+      ['--group', 'g', '--bootstrap', 'k', '--checkpoint-dir', 'c'],
+      "--bootstrap takes host:port[,host:port...], got 'k'",
+    );
+  });
+
   it('applies demo defaults', () => {
     expect(parseCommandLine(['demo'])).toEqual({
       kind: 'demo',

@@ -1,4 +1,5 @@
 import { Admin, Producer } from '@platformatic/kafka';
+import type { KafkaConsumerRecord } from '../../src/connectors/kafka/consumer-record.js';
 import { type KafkaFormat, KafkaFormats, KafkaSource } from '../../src/connectors/kafka/index.js';
 import { CollectSink, StreamEnvironment } from '../../src/index.js';
 
@@ -64,10 +65,24 @@ export async function produce(topic: string, messages: readonly TestMessage[]): 
 
 /** Everything committed in a topic now (a bounded read_committed source). */
 export async function readAll<T>(topic: string, format: KafkaFormat<T>): Promise<T[]> {
+  return readWith(topic, { format });
+}
+
+/** Every committed message of a topic, whole (partition, offset, key, value, headers), in offset order per partition. */
+export async function readRecords(topic: string): Promise<KafkaConsumerRecord[]> {
+  return readWith(topic, { deserializer: (r: KafkaConsumerRecord) => r });
+}
+
+async function readWith<T>(
+  topic: string,
+  read: { format: KafkaFormat<T> } | { deserializer: (r: KafkaConsumerRecord) => T },
+): Promise<T[]> {
   const env = new StreamEnvironment();
   const sink = new CollectSink<T>();
   env
-    .fromSource(new KafkaSource<T>({ brokers: BROKERS, topics: [topic], format, stopAt: 'latest' }))
+    .fromSource(
+      new KafkaSource<T>({ brokers: BROKERS, topics: [topic], ...read, stopAt: 'latest' }),
+    )
     .sinkTo(sink);
   await env.execute('read all');
   return sink.values;

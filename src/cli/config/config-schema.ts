@@ -133,6 +133,10 @@ export const CONFIG_SCHEMA = v.strictObject({
     oneOf(['heap', 'disk'], 'Where keyed state lives: heap (default) or disk (LMDB)'),
   ),
   'state-dir': v.optional(text('Disk backend: the directory its stores are made in')),
+  group: v.optional(
+    text('Run as one member of this process group (the Kafka group id, the same in every process)'),
+  ),
+  bootstrap: v.optional(text('Kafka brokers of the process group (host:port, comma-separated)')),
   ui: v.optional(flag('Serve the web UI (default port 8081)')),
   'ui-port': v.optional(port('Serve the web UI on this port (0: any free port)')),
   'ui-host': v.optional(text('Interface for the web UI (beyond loopback it needs TLS)')),

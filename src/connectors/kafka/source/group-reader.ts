@@ -9,6 +9,7 @@ import { clientBase, newAdmin, newConsumer, topicsMatching } from '../client.js'
 import { reasonOf } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
+import { PROCESS_GROUP_CONSUMER, watchAssignment } from '../group/task-group.js';
 import { securityError } from '../security.js';
 import {
   PartitionTime,
@@ -95,22 +96,29 @@ export class GroupReader<T> implements SourceReader<T> {
         await admin.close();
       }
     }
-    this.consumer = newConsumer({
+    const common = {
       ...clientBase(conn, this.what),
       groupId: this.config.groupId!,
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1_000,
-      rebalanceTimeout: 15_000,
       isolationLevel: this.config.readCommitted ? 1 : 0,
       maxWaitTime: this.config.fetchMaxWaitMs,
-    });
-    this.consumer.on('consumer:group:join', (payload) => {
-      const next = new Set<string>();
-      for (const a of payload.assignments ?? [])
-        for (const p of a.partitions) next.add(`${a.topic}:${p}`);
-      this.assigned = next;
-      for (const key of [...this.times.keys()]) if (!next.has(key)) this.times.delete(key);
-    });
+    };
+    if (this.config.groupProtocol === 'consumer') {
+      this.consumer = newConsumer({ ...common, ...PROCESS_GROUP_CONSUMER });
+      watchAssignment(this.consumer, (tasks) => this.assign(new Set(tasks.keys())));
+    } else {
+      this.consumer = newConsumer({
+        ...common,
+        sessionTimeout: 10_000,
+        heartbeatInterval: 1_000,
+        rebalanceTimeout: 15_000,
+      });
+      this.consumer.on('consumer:group:join', (payload) => {
+        const next = new Set<string>();
+        for (const a of payload.assignments ?? [])
+          for (const p of a.partitions) next.add(`${a.topic}:${p}`);
+        this.assign(next);
+      });
+    }
     const start = this.config.startFrom;
     const fallback =
       start === 'latest' ||
@@ -143,6 +151,11 @@ export class GroupReader<T> implements SourceReader<T> {
       }, this.config.autoCommitIntervalMs);
       this.commitTimer.unref();
     }
+  }
+
+  private assign(next: Set<string>): void {
+    this.assigned = next;
+    for (const key of [...this.times.keys()]) if (!next.has(key)) this.times.delete(key);
   }
 
   private onMessage(m: Message<Buffer, Buffer, Buffer, Buffer>): void {

@@ -1,9 +1,15 @@
 import type { ReplayableSource, ReplayRange } from '../../../core/replay.js';
-import type { Source, SourceContext, SourceReader } from '../../../core/source.js';
+import type {
+  ProcessGroupSpec,
+  Source,
+  SourceContext,
+  SourceReader,
+} from '../../../core/source.js';
 import { AssignedReader } from './assigned-reader.js';
 import { GroupReader } from './group-reader.js';
 import {
   type KafkaSourceOptions,
+  processGroupConfig,
   replayConfig,
   type SourceConfig,
   sourceConfig,
@@ -79,22 +85,40 @@ export class KafkaSource<T> implements ReplayableSource<T> {
   }
 
   replay(range: ReplayRange): Source<T> {
-    return new KafkaReplaySource(replayConfig(this.config, range));
+    return new DerivedKafkaSource(replayConfig(this.config, range));
+  }
+
+  /**
+   * In a process group every Kafka source reads in group mode, in the
+   * job's group on the consumer protocol: each partition is a task, and the
+   * broker spreads them over the processes (see docs/deployment.md).
+   */
+  inProcessGroup(group: ProcessGroupSpec): Source<T> {
+    return new DerivedKafkaSource(processGroupConfig(this.config, group));
   }
 }
 
-/** The bounded, single-reader source a {@link KafkaSource} replays through. */
-class KafkaReplaySource<T> implements Source<T> {
+/**
+ * A {@link KafkaSource} as another configuration makes it: a replay (bounded,
+ * in one reader, since the deterministic merge needs every partition in
+ * one), or a member of a process group (group mode: the group's committed
+ * offsets rule on restore, not the checkpoint).
+ */
+class DerivedKafkaSource<T> implements Source<T> {
   readonly name: string;
-  readonly bounded = true;
-  /** The deterministic merge needs every partition in one reader. */
-  readonly parallelizable = false;
+  readonly bounded: boolean;
+  readonly parallelizable: boolean;
+  readonly rescalable = false;
 
   constructor(private readonly config: SourceConfig<T>) {
     this.name = config.name;
+    this.bounded = config.bounded;
+    this.parallelizable = config.mode === 'group';
   }
 
   createReader(context: SourceContext): SourceReader<T> {
-    return new AssignedReader(this.config, context);
+    return this.config.mode === 'group'
+      ? new GroupReader(this.config, context)
+      : new AssignedReader(this.config, context);
   }
 }

@@ -1,5 +1,6 @@
 import { invalidArgument } from '../../../core/errors.js';
 import type { ReplayRange } from '../../../core/replay.js';
+import type { ProcessGroupSpec } from '../../../core/source.js';
 import type { WatermarkStrategy } from '../../../core/watermarks.js';
 import { parseOptions } from '../../shared/config.js';
 import {
@@ -37,6 +38,12 @@ export interface SourceConfig<T> {
   readonly replayStart: OffsetBound | undefined;
   readonly groupId: string | undefined;
   readonly mode: 'assign' | 'group';
+  /**
+   * Group mode: the classic protocol (client-side assignment) for a
+   * `mode: 'group'` source, or the consumer protocol (KIP-848, broker-side
+   * sticky assignment) when the job runs as a process group.
+   */
+  readonly groupProtocol: 'classic' | 'consumer';
   readonly commitOffsets: boolean;
   readonly autoCommitIntervalMs: number;
   readonly watermarks: WatermarkStrategy<T> | undefined;
@@ -71,6 +78,7 @@ export function sourceConfig<T>(options: KafkaSourceOptions<T>): SourceConfig<T>
     replayStart: undefined,
     groupId: o.groupId,
     mode: o.mode,
+    groupProtocol: 'classic',
     commitOffsets: o.groupId !== undefined && o.commitOffsets,
     autoCommitIntervalMs: o.autoCommitIntervalMs,
     watermarks: options.watermarks,
@@ -130,6 +138,32 @@ export function replayConfig<T>(config: SourceConfig<T>, range: ReplayRange): So
     commitOffsets: false,
     autoCommitIntervalMs: 0,
     discoveryIntervalMs: 0,
+  };
+}
+
+/**
+ * The configuration of a source in a process group (`weir run --group`):
+ * group mode on the consumer protocol, in the job's group, with offsets
+ * committed when a checkpoint completes. Refused for a source whose brokers
+ * are not the group's cluster, or whose input ends (the group has no end).
+ */
+export function processGroupConfig<T>(
+  config: SourceConfig<T>,
+  group: ProcessGroupSpec,
+): SourceConfig<T> {
+  const what = `KafkaSource '${config.name}'`;
+  if (!config.connection.brokers.some((b) => group.brokers.includes(b)))
+    throw invalidArgument(
+      `${what} reads brokers ${config.connection.brokers.join(',')}, but the process group '${group.applicationId}' runs on ${group.brokers.join(',')}: a process group reads Kafka sources of its own cluster`,
+    );
+  if (config.bounded) throw invalidArgument(`${what}: stopAt is not supported in a process group`);
+  return {
+    ...config,
+    mode: 'group',
+    groupProtocol: 'consumer',
+    groupId: group.applicationId,
+    commitOffsets: true,
+    autoCommitIntervalMs: 0,
   };
 }
 
