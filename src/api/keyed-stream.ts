@@ -7,7 +7,6 @@ import type {
   ReduceFunction,
 } from '../core/functions.js';
 import type { Key } from '../core/key-groups.js';
-import type { OutputTag } from '../core/output-tag.js';
 import type { WindowResult } from '../core/window-result.js';
 import { type RecordWindows, type WindowAssigner, Windows } from '../core/windows.js';
 import type { NodeData, NodeFlags } from '../plan/logical/logical-graph.js';
@@ -23,7 +22,6 @@ import { implOf } from './impl-of.js';
 import type {
   DeduplicateOptions,
   KeepFirstByArrival,
-  KeepRow,
   Ranked,
   RankedTopNOptions,
   TopNOptions,

@@ -53,7 +53,6 @@ import type {
   JoinResult,
   JoinType,
   KeepFirstByArrival,
-  KeepRow,
   ProcessJoinFunction,
   Ranked,
   RankedTopNOptions,

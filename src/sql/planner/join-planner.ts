@@ -21,6 +21,7 @@ import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js
 import { contains } from './expr-tools.js';
 import { intervalBounds } from './interval-bounds.js';
 import type { Relation } from './relation.js';
+import { planWindowJoin, windowJoinColumns } from './window-join-planner.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
 
@@ -155,6 +156,22 @@ export function planJoin(
     rightKeyFns.map((k) => k.fn),
     'right',
   );
+  if (!isUpdating(left) && !isUpdating(right)) {
+    const windows = windowJoinColumns(leftKeys, rightKeys, leftScope, rightScope);
+    if (windows !== undefined) {
+      const pairCondition = and(residual, item.at);
+      return planWindowJoin(left, right, {
+        type,
+        leftKey,
+        rightKey,
+        windows,
+        test:
+          pairCondition === undefined
+            ? undefined
+            : compilePredicate(pairCondition, scope, 'join condition'),
+      });
+    }
+  }
   if (type === 'inner' && !isUpdating(left) && !isUpdating(right)) {
     const rowtimeAt = (e: Expr): number | undefined => {
       if (e.kind !== 'column') return undefined;
