@@ -324,6 +324,31 @@ describe('EXPLAIN of the window operators', () => {
       ON L.user = R.user AND L.window_start = R.window_start`);
     expect(regular).toMatch(/regular-join/);
   });
+
+  it('refuses PARTITION BY outside SESSION and an unknown PARTITION BY column, with positions', () => {
+    const tEnv = TableEnvironment.create(new StreamEnvironment());
+    tEnv.executeSql(`
+      CREATE TABLE clicks (user STRING, amount BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+      WITH ('connector' = 'datagen', 'number-of-rows' = '10')`);
+    const refusal = (sql: string) => {
+      try {
+        tEnv.explainSql(sql);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'planned';
+    };
+    expect(
+      refusal(`SELECT user, COUNT(*) FROM TABLE(
+        TUMBLE(TABLE clicks PARTITION BY user, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+        GROUP BY user, window_start, window_end`),
+    ).toBe('line 2, column 16: TUMBLE takes no PARTITION BY (only SESSION does)');
+    expect(
+      refusal(`SELECT COUNT(*) FROM TABLE(
+        SESSION(TABLE clicks PARTITION BY (user, nobody), DESCRIPTOR(ts), INTERVAL '1' SECOND))
+        GROUP BY window_start, window_end`),
+    ).toBe("line 2, column 17: PARTITION BY column 'nobody' not found in clicks");
+  });
 });
 
 describe('the window operators against Flink SQL', () => {

@@ -10,6 +10,7 @@
  */
 import type { ChangelogStream } from '../../api/streams.js';
 import type { Ranked } from '../../core/ranking.js';
+import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
@@ -19,6 +20,7 @@ import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import { groupKey } from './grouping.js';
 import { conjuncts } from './join-planner.js';
 import type { Relation } from './relation.js';
+import { ttlOption } from './state-ttl.js';
 import { planWindowRank, windowOfPartition } from './window-rank-planner.js';
 
 /** A SELECT over a ranked subquery, taken apart. */
@@ -137,7 +139,11 @@ function isTimestamp(column: ScopeColumn): boolean {
  * Plans the pattern; `planSelect` plans the subquery (with the partition and order
  * expressions as hidden columns). The result's columns are the subquery's and the row number.
  */
-export function planRank(p: RankPattern, planSelect: (s: Select) => Relation): Relation {
+export function planRank(
+  p: RankPattern,
+  planSelect: (s: Select) => Relation,
+  stateTtl?: StateTtlConfig,
+): Relation {
   const { window } = p;
   const hidden = (prefix: string, e: Expr, i: number): SelectItem => ({
     kind: 'expr',
@@ -186,11 +192,12 @@ export function planRank(p: RankPattern, planSelect: (s: Select) => Relation): R
     const deduplicated = keyed.deduplicate({
       keep: first.descending ? 'last' : 'first',
       order: 'event-time',
+      ...ttlOption(stateTtl),
     });
     changes = deduplicated.asChangelog('retract').mapRows((row) => [...row.slice(0, width), 1]);
   } else {
     changes = keyed
-      .topN({ n: p.limit, compare: order.compare, rankNumber: true })
+      .topN({ n: p.limit, compare: order.compare, rankNumber: true, ...ttlOption(stateTtl) })
       .asChangelog('retract')
       .mapRows((r: Ranked<Row>) => [...r.row.slice(0, width), r.rank]);
   }

@@ -77,6 +77,26 @@ export function windowCases(): MatchCase[] {
     'join-right-hop': joined('RIGHT', HOP),
     'join-full-tumble': joined('FULL OUTER', TUMBLE),
     'join-full-cumulate': joined('FULL', CUMULATE),
+    'session-partitioned': `
+      SELECT item, window_start, window_end, COUNT(*) AS n, SUM(price) AS total
+      FROM TABLE(SESSION(TABLE bids PARTITION BY item, DESCRIPTOR(bidtime), INTERVAL '20' SECOND))
+      GROUP BY item, window_start, window_end`,
+    'session-partitioned-two-columns': `
+      SELECT supplier, item, window_start, window_end, MAX(price) AS top
+      FROM TABLE(SESSION(TABLE bids PARTITION BY (item, supplier), DESCRIPTOR(bidtime),
+                         INTERVAL '30' SECOND))
+      GROUP BY window_start, window_end, supplier, item`,
+    'session-grouped-beyond-partition': `
+      SELECT item, supplier, window_start, window_end, COUNT(*) AS n
+      FROM TABLE(SESSION(TABLE bids PARTITION BY item, DESCRIPTOR(bidtime), INTERVAL '20' SECOND))
+      GROUP BY item, supplier, window_start, window_end`,
+    'session-partitioned-top1': `
+      SELECT * FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC, item) AS rn
+        FROM (SELECT item, window_start, window_end, COUNT(*) AS n
+              FROM TABLE(SESSION(TABLE bids PARTITION BY item, DESCRIPTOR(bidtime), INTERVAL '20' SECOND))
+              GROUP BY item, window_start, window_end))
+      WHERE rn = 1`,
   };
   return Object.entries(sql).map(([name, text]) => ({ name, table, sql: text }));
 }
