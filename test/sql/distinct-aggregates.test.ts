@@ -6,13 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
-import {
-  type Change,
-  CollectSink,
-  type Row,
-  StreamEnvironment,
-  TableEnvironment,
-} from '../../src/index.js';
+import { queryChanges } from './query-changes.js';
 
 interface Click {
   user: string;
@@ -23,23 +17,21 @@ interface Click {
 const BASE = Date.UTC(2026, 0, 1);
 
 async function run(clicks: readonly Click[], queries: readonly string[], parallelism: number) {
-  const env = new StreamEnvironment({ parallelism, batchSize: 4 });
-  const tEnv = TableEnvironment.create(env);
-  tEnv.fromDataStream('clicks', env.fromArray([...clicks].sort((a, b) => a.ts - b.ts)), {
-    columns: [
-      { name: 'user', type: 'STRING' },
-      { name: 'amount', type: 'BIGINT' },
-      { name: 'ts', type: 'TIMESTAMP(3)' },
-    ],
-    watermark: { column: 'ts', expression: 'ts' },
-  });
-  const sinks = queries.map((q) => {
-    const sink = new CollectSink<Change<Row>>();
-    tEnv.sqlQuery(q).toChangelogStream().sinkTo(sink);
-    return sink;
-  });
-  await env.execute('distinct aggregates');
-  return sinks.map((s) => materialize(s.values, (row) => JSON.stringify(row)).sort());
+  const changes = await queryChanges(
+    {
+      name: 'clicks',
+      rows: [...clicks].sort((a, b) => a.ts - b.ts),
+      columns: [
+        { name: 'user', type: 'STRING' },
+        { name: 'amount', type: 'BIGINT' },
+        { name: 'ts', type: 'TIMESTAMP(3)' },
+      ],
+      watermark: { column: 'ts', expression: 'ts' },
+    },
+    queries,
+    { parallelism, batchSize: 4 },
+  );
+  return changes.map((c) => materialize(c, (row) => JSON.stringify(row)).sort());
 }
 
 /** [SUM(DISTINCT), AVG(DISTINCT) truncated as Flink's BIGINT AVG, COUNT(DISTINCT)] of the values. */

@@ -10,14 +10,9 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type Change,
-  CollectSink,
-  type Row,
-  StreamEnvironment,
-  TableEnvironment,
-} from '../../src/index.js';
+import { type Change, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { parseFlinkLines, runOnWeir } from './match-recognize/run-cases.js';
+import { queryChanges } from './query-changes.js';
 import { windowCases } from './window-operators/cases.js';
 import { WINDOW_GOLDEN_FILE } from './window-operators/golden.js';
 
@@ -32,31 +27,28 @@ const BASE = Date.UTC(2026, 0, 1);
 const DELAY = 1_500;
 
 /** Runs the queries in one job over `clicks` in the given order; each query's changes. */
-async function run(
+function run(
   clicks: readonly Click[],
   queries: readonly string[],
   parallelism: number,
 ): Promise<Change<Row>[][]> {
   // One row per batch from one source subtask: the watermark follows each row on every
   // channel, so a single-input operator sees rows and watermarks in source order.
-  const env = new StreamEnvironment({ parallelism, batchSize: 1 });
-  const tEnv = TableEnvironment.create(env);
-  tEnv.fromDataStream('clicks', env.fromArray([...clicks]), {
-    columns: [
-      { name: 'side', type: 'STRING' },
-      { name: 'user', type: 'STRING' },
-      { name: 'amount', type: 'BIGINT' },
-      { name: 'ts', type: 'TIMESTAMP(3)' },
-    ],
-    watermark: { column: 'ts', expression: "ts - INTERVAL '1.5' SECOND" },
-  });
-  const sinks = queries.map((q) => {
-    const sink = new CollectSink<Change<Row>>();
-    tEnv.sqlQuery(q).toChangelogStream().sinkTo(sink);
-    return sink;
-  });
-  await env.execute('window operators');
-  return sinks.map((s) => s.values);
+  return queryChanges(
+    {
+      name: 'clicks',
+      rows: clicks,
+      columns: [
+        { name: 'side', type: 'STRING' },
+        { name: 'user', type: 'STRING' },
+        { name: 'amount', type: 'BIGINT' },
+        { name: 'ts', type: 'TIMESTAMP(3)' },
+      ],
+      watermark: { column: 'ts', expression: "ts - INTERVAL '1.5' SECOND" },
+    },
+    queries,
+    { parallelism, batchSize: 1 },
+  );
 }
 
 /** Insert-only changes as sorted JSON rows (BIGINT and TIMESTAMP values as numbers). */

@@ -189,3 +189,19 @@ export function parseFlinkLines(text: string): Map<string, CaseResult> {
   }
   return results;
 }
+
+/** Runs `cases` on the Flink peer and writes its answers to `file`, one JSON line per case. */
+export async function recordFlinkGoldens(cases: readonly MatchCase[], file: string): Promise<void> {
+  const results = await runOnFlink(cases, 20 * 60_000);
+  const lines = cases.map((c) => {
+    const r = results.get(c.name);
+    if (r === undefined) throw new Error(`no result for ${c.name}`);
+    return JSON.stringify(
+      'error' in r
+        ? { name: c.name, error: r.error }
+        : { name: c.name, rows: r.rows.map((row) => JSON.parse(row) as unknown) },
+    );
+  });
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  console.log(`${lines.length} cases -> ${file}`);
+}
