@@ -25,6 +25,14 @@ interface Click {
 }
 
 const BASE = Date.UTC(2026, 0, 1);
+
+/** The columns of the clicks table. */
+const CLICK_COLUMNS = [
+  { name: 'side', type: 'STRING' },
+  { name: 'user', type: 'STRING' },
+  { name: 'amount', type: 'BIGINT' },
+  { name: 'ts', type: 'TIMESTAMP(3)' },
+];
 const DELAY = 1_500;
 
 /** Runs the queries in one job over `clicks` in the given order; each query's changes. */
@@ -39,12 +47,7 @@ function run(
     {
       name: 'clicks',
       rows: clicks,
-      columns: [
-        { name: 'side', type: 'STRING' },
-        { name: 'user', type: 'STRING' },
-        { name: 'amount', type: 'BIGINT' },
-        { name: 'ts', type: 'TIMESTAMP(3)' },
-      ],
+      columns: CLICK_COLUMNS,
       watermark: { column: 'ts', expression: "ts - INTERVAL '1.5' SECOND" },
     },
     queries,
@@ -311,12 +314,7 @@ describe('window operators restored from a savepoint', () => {
           .setParallelism(1)
           .uid('clicks');
         tEnv.fromDataStream('clicks', rows, {
-          columns: [
-            { name: 'side', type: 'STRING' },
-            { name: 'user', type: 'STRING' },
-            { name: 'amount', type: 'BIGINT' },
-            { name: 'ts', type: 'TIMESTAMP(3)' },
-          ],
+          columns: CLICK_COLUMNS,
           watermark: { column: 'ts', expression: "ts - INTERVAL '0.1' SECOND" },
         });
         const text = (sql: string) =>
