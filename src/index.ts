@@ -64,6 +64,7 @@ export type {
   TemporalJoinResult,
   TopNOptions,
   UpdatingAggregateOptions,
+  WindowDeduplicateOptions,
   WindowRanked,
   WindowTopNOptions,
 } from './api/options.js';

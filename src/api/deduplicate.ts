@@ -5,9 +5,9 @@ import type { Key } from '../core/key-groups.js';
 import type { OutputTag } from '../core/output-tag.js';
 import type { StateTtlConfig } from '../core/state.js';
 import type { WindowResult } from '../core/window-result.js';
-import type { WindowAssigner } from '../core/windows.js';
-import { fixedWindowsOf } from '../plan/logical/specs.js';
-import type { DeduplicateOptions, KeepRow } from './options.js';
+import type { RecordWindows, WindowAssigner } from '../core/windows.js';
+import { keyedWindowsOf } from '../plan/logical/specs.js';
+import type { DeduplicateOptions, WindowDeduplicateOptions } from './options.js';
 import { addKeyedNode, type KeyedParts } from './stream-builder.js';
 import type { DataStream } from './streams.js';
 
@@ -58,10 +58,10 @@ export function deduplicate<T>(
 /** Builds `KeyedStream.windowDeduplicate`. */
 export function windowDeduplicate<T, K extends Key>(
   keyed: KeyedParts,
-  assigner: WindowAssigner<never>,
-  options: { readonly keep: KeepRow; readonly lateDataTag?: OutputTag<T> },
+  assigner: WindowAssigner<never> | RecordWindows<T>,
+  options: WindowDeduplicateOptions<T>,
 ): DataStream<WindowResult<K, T>> {
-  const windows = fixedWindowsOf(assigner, 'windowDeduplicate()');
+  const windows = keyedWindowsOf(assigner as RecordWindows<never>, 'windowDeduplicate()');
   const keep = options?.keep;
   if (keep !== 'first' && keep !== 'last') {
     throw invalidArgument(
@@ -75,6 +75,7 @@ export function windowDeduplicate<T, K extends Key>(
       windows,
       keep,
       lateDataTag: options.lateDataTag as OutputTag<unknown> | undefined,
+      timeOf: options.timeOf as ((record: never) => number) | undefined,
     },
     `window deduplicate (keep ${keep})`,
   );

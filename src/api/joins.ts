@@ -1,12 +1,13 @@
 import { invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
 import type { OutputTag } from '../core/output-tag.js';
-import type { WindowAssigner } from '../core/windows.js';
+import type { RecordWindows, RecordWindowsOfSides, WindowAssigner } from '../core/windows.js';
 import type { IntervalJoinNode, WindowJoinApply } from '../plan/logical/nodes.js';
 import {
   type CoGroupWindowFunction,
   type FixedWindows,
   fixedWindowsOf,
+  keyedWindowsOf,
   type ProcessJoinFunction,
 } from '../plan/logical/specs.js';
 import { addTwoInputNode, type KeyedParts, keyedBy, type StreamParts } from './stream-builder.js';
@@ -73,12 +74,9 @@ class TwoStreamsEqualToImpl<L, R, K extends Key, M extends Mode>
   ) {}
 
   window(
-    assigner: WindowAssigner<never>,
+    assigner: WindowAssigner<never> | RecordWindowsOfSides<L, R>,
   ): M extends 'join' ? WindowJoin<L, R, K> : WindowCoGroup<L, R, K> {
-    const windows: JoinWindows =
-      assigner?.kind === 'session' && assigner.timeDomain === 'event-time'
-        ? { gap: sessionGap(assigner.gap, this.mode) }
-        : fixedWindowsOf(assigner, `${this.mode}.window()`);
+    const windows = joinWindowsOf(assigner, this.mode);
     const settings: WindowJoinSettings<L, R, K> = {
       left: this.left,
       right: this.right,
@@ -104,8 +102,23 @@ interface WindowJoinSettings<L, R, K extends Key> {
   readonly rightLateTag: OutputTag<R> | undefined;
 }
 
-/** Fixed windows, or event-time sessions with a fixed gap. */
-type JoinWindows = FixedWindows | { readonly gap: number };
+/** Fixed windows, event-time sessions with a fixed gap, or windows each side's records name. */
+type JoinWindows = FixedWindows | { readonly gap: number } | RecordWindowsOfSides<never, never>;
+
+function joinWindowsOf(
+  windows: WindowAssigner<never> | RecordWindowsOfSides<never, never>,
+  mode: Mode,
+): JoinWindows {
+  if (windows !== null && typeof windows === 'object' && 'left' in windows) {
+    const what = `${mode}.window()`;
+    keyedWindowsOf(windows.left as RecordWindows<never>, `${what} left`);
+    keyedWindowsOf(windows.right as RecordWindows<never>, `${what} right`);
+    return windows;
+  }
+  return windows?.kind === 'session' && windows.timeDomain === 'event-time'
+    ? { gap: sessionGap(windows.gap, mode) }
+    : fixedWindowsOf(windows, `${mode}.window()`);
+}
 
 function sessionGap(gap: number | ((value: never) => number), mode: Mode): number {
   if (typeof gap !== 'number') {

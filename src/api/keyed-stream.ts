@@ -7,9 +7,8 @@ import type {
   ReduceFunction,
 } from '../core/functions.js';
 import type { Key } from '../core/key-groups.js';
-import type { OutputTag } from '../core/output-tag.js';
 import type { WindowResult } from '../core/window-result.js';
-import { type WindowAssigner, Windows } from '../core/windows.js';
+import { type RecordWindows, type WindowAssigner, Windows } from '../core/windows.js';
 import type { NodeData, NodeFlags } from '../plan/logical/logical-graph.js';
 import type {
   FlatMapNode,
@@ -23,11 +22,11 @@ import { implOf } from './impl-of.js';
 import type {
   DeduplicateOptions,
   KeepFirstByArrival,
-  KeepRow,
   Ranked,
   RankedTopNOptions,
   TopNOptions,
   UpdatingAggregateOptions,
+  WindowDeduplicateOptions,
   WindowRanked,
   WindowTopNOptions,
 } from './options.js';
@@ -135,8 +134,8 @@ export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, Key
   }
 
   windowDeduplicate(
-    assigner: WindowAssigner<never>,
-    options: { readonly keep: KeepRow; readonly lateDataTag?: OutputTag<T> },
+    assigner: WindowAssigner<never> | RecordWindows<T>,
+    options: WindowDeduplicateOptions<T>,
   ): DataStream<WindowResult<K, T>> {
     return windowDeduplicate(this, assigner, options);
   }
@@ -155,7 +154,7 @@ export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, Key
   }
 
   windowTopN(
-    assigner: WindowAssigner<never>,
+    assigner: WindowAssigner<never> | RecordWindows<T>,
     options: WindowTopNOptions<T>,
   ): DataStream<WindowRanked<K, T>> {
     return windowTopN(this, assigner, options);

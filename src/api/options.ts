@@ -214,6 +214,15 @@ export interface DeduplicateOptions {
   readonly ttl?: number | StateTtlConfig;
 }
 
+/** Window deduplication: the first or last record of each window by event time. */
+export interface WindowDeduplicateOptions<T> {
+  readonly keep: KeepRow;
+  /** Records behind every window they belong to go here (they are always counted). */
+  readonly lateDataTag?: OutputTag<T>;
+  /** The event time that orders a window's records (a row's rowtime column). Default: their timestamps. */
+  readonly timeOf?: (record: T) => number;
+}
+
 /** Top-N per key: the `n` first rows by `compare`. */
 export interface TopNOptions<T> {
   readonly n: number;

@@ -39,7 +39,7 @@ import type { Source } from '../core/source.js';
 import type { Trigger } from '../core/triggers.js';
 import type { WatermarkStrategy } from '../core/watermarks.js';
 import type { ProcessWindowFunction, WindowResult } from '../core/window-result.js';
-import type { WindowAssigner } from '../core/windows.js';
+import type { RecordWindows, RecordWindowsOfSides, WindowAssigner } from '../core/windows.js';
 import type {
   BroadcastJoinOptions,
   CoGroupWindowFunction,
@@ -53,7 +53,6 @@ import type {
   JoinResult,
   JoinType,
   KeepFirstByArrival,
-  KeepRow,
   ProcessJoinFunction,
   Ranked,
   RankedTopNOptions,
@@ -65,6 +64,7 @@ import type {
   TemporalJoinResult,
   TopNOptions,
   UpdatingAggregateOptions,
+  WindowDeduplicateOptions,
   WindowRanked,
   WindowTopNOptions,
 } from './options.js';
@@ -333,14 +333,15 @@ export interface KeyedStream<T, K extends Key> {
   deduplicate(options: DeduplicateOptions): DataStream<Change<T>>;
 
   /**
-   * Deduplication per key and event-time window (tumbling or sliding): when a
-   * window fires, emits the first (smallest timestamp) or last (largest) row
-   * of each key in it, once. Records behind every window they belong to are
+   * Deduplication per key and event-time window (tumbling or sliding, or the
+   * windows the records name, `{ windowOf }`): when a window fires, emits the
+   * first (smallest timestamp) or last (largest) row of each key in it, once,
+   * and drops its state. Records behind every window they belong to are
    * counted as late and go to `lateDataTag` if set.
    */
   windowDeduplicate(
-    assigner: WindowAssigner<never>,
-    options: { readonly keep: KeepRow; readonly lateDataTag?: OutputTag<T> },
+    assigner: WindowAssigner<never> | RecordWindows<T>,
+    options: WindowDeduplicateOptions<T>,
   ): DataStream<WindowResult<K, T>>;
 
   /**
@@ -366,11 +367,12 @@ export interface KeyedStream<T, K extends Key> {
   topN(options: TopNOptions<T>): DataStream<Change<T>>;
 
   /**
-   * Top-N per key and event-time window (tumbling or sliding): when a window
-   * fires, emits its `n` first rows by `compare`, with rank numbers, once.
+   * Top-N per key and event-time window (tumbling or sliding, or the windows
+   * the records name, `{ windowOf }`): when a window fires, emits its `n`
+   * first rows by `compare`, with rank numbers, once, and drops its state.
    */
   windowTopN(
-    assigner: WindowAssigner<never>,
+    assigner: WindowAssigner<never> | RecordWindows<T>,
     options: WindowTopNOptions<T>,
   ): DataStream<WindowRanked<K, T>>;
 
@@ -612,10 +614,12 @@ export interface TwoStreamsEqualTo<L, R, K extends Key, M extends 'join' | 'coGr
   /**
    * The event-time windows both streams are cut into: `Windows.tumbling`,
    * `Windows.sliding` or `Windows.session(gap)` (sessions over the records of
-   * both streams together, fixed gap only). Records meet only within a window.
+   * both streams together, fixed gap only), or the windows each side's
+   * records name (`{ left: { windowOf }, right: { windowOf } }`, as the rows of
+   * two SQL window table functions do). Records meet only within a window.
    */
   window(
-    assigner: WindowAssigner<never>,
+    assigner: WindowAssigner<never> | RecordWindowsOfSides<L, R>,
   ): M extends 'join' ? WindowJoin<L, R, K> : WindowCoGroup<L, R, K>;
 }
 

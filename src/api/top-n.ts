@@ -4,8 +4,8 @@ import { describeRecord, invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
 import type { OutputTag } from '../core/output-tag.js';
 import type { StateTtlConfig } from '../core/state.js';
-import type { WindowAssigner } from '../core/windows.js';
-import { fixedWindowsOf, type RankComparator, type TopNSpec } from '../plan/logical/specs.js';
+import type { RecordWindows, WindowAssigner } from '../core/windows.js';
+import { keyedWindowsOf, type RankComparator, type TopNSpec } from '../plan/logical/specs.js';
 import type { Ranked, TopNOptions, WindowRanked, WindowTopNOptions } from './options.js';
 import { addKeyedNode, type KeyedParts } from './stream-builder.js';
 import type { DataStream } from './streams.js';
@@ -59,10 +59,10 @@ export function topN<T>(
 /** Builds `KeyedStream.windowTopN`. */
 export function windowTopN<T, K extends Key>(
   keyed: KeyedParts,
-  assigner: WindowAssigner<never>,
+  assigner: WindowAssigner<never> | RecordWindows<T>,
   options: WindowTopNOptions<T>,
 ): DataStream<WindowRanked<K, T>> {
-  const windows = fixedWindowsOf(assigner, 'windowTopN()');
+  const windows = keyedWindowsOf(assigner as RecordWindows<never>, 'windowTopN()');
   const n = checkN(options?.n, options?.compare, 'windowTopN()');
   return addKeyedNode(
     keyed,

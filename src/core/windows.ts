@@ -14,6 +14,22 @@ export function maxTimestamp(window: Window): number {
   return window.end - 1;
 }
 
+/**
+ * Windows that records name themselves, as the rows of SQL's window table functions carry
+ * `window_start` and `window_end`: each record belongs to the one window `windowOf` returns.
+ * Of one key, windows that end together must start together (true of tumbling, hopping and
+ * cumulating windows, and of sessions).
+ */
+export interface RecordWindows<T> {
+  readonly windowOf: (record: T) => Window;
+}
+
+/** The record windows of the two inputs of a window join. */
+export interface RecordWindowsOfSides<L, R> {
+  readonly left: RecordWindows<L>;
+  readonly right: RecordWindows<R>;
+}
+
 export const GLOBAL_WINDOW: Window = Object.freeze({
   start: Number.NEGATIVE_INFINITY,
   end: Number.POSITIVE_INFINITY,

@@ -3,10 +3,12 @@
  * described, and what the planner made of it (operators, parallelism,
  * tasks, exchanges, two-phase windows).
  */
+import type { RecordWindows } from '../core/windows.js';
 import type { Partitioning } from '../runtime/execution/execution-plan.js';
 import { describeAssigner } from './logical/describe.js';
 import type { LogicalGraph } from './logical/logical-graph.js';
 import type { LogicalNode, WindowNode } from './logical/nodes.js';
+import type { KeyedWindows } from './logical/specs.js';
 import type { PlannedJob, PlannedNode } from './physical/physical-node.js';
 
 /** Both plans, one line per node (details indented below it), ending with a newline. */
@@ -81,17 +83,17 @@ function detailsOf(node: LogicalNode): string | undefined {
     case 'lookup-join':
       return `table ${node.table.name}, ${node.spec.join}`;
     case 'window-join':
-      return `${node.apply.kind}, ${'gap' in node.windows ? `session ${node.windows.gap}ms` : `windows ${node.windows.size}ms/${node.windows.slide}ms`}`;
+      return `${node.apply.kind}, ${'gap' in node.windows ? `session ${node.windows.gap}ms` : describeWindows('size' in node.windows ? node.windows : node.windows.left)}`;
     case 'interval-join':
       return `between ${node.spec.lower}ms and ${node.spec.upper}ms`;
     case 'deduplicate':
       return `keep ${node.spec.keep} by ${node.spec.order}`;
     case 'window-deduplicate':
-      return `keep ${node.keep}, windows ${node.windows.size}ms/${node.windows.slide}ms`;
+      return `keep ${node.keep}, ${describeWindows(node.windows)}`;
     case 'top-n':
       return `n=${node.spec.n}${node.spec.rankNumber ? ', rank numbers' : ''}`;
     case 'window-top-n':
-      return `n=${node.n}, windows ${node.windows.size}ms/${node.windows.slide}ms`;
+      return `n=${node.n}, ${describeWindows(node.windows)}`;
     case 'as-changelog':
     case 'window-changelog':
       return `mode ${node.mode}`;
@@ -130,4 +132,11 @@ function describeWindow(node: WindowNode): string {
     aggregation,
     firing,
   ].join(', ');
+}
+
+/** Fixed windows by size and slide; record windows as the records' own. */
+function describeWindows(windows: KeyedWindows | RecordWindows<never>): string {
+  return 'size' in windows
+    ? `windows ${windows.size}ms/${windows.slide}ms`
+    : 'windows of the records (window_start, window_end)';
 }

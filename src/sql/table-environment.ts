@@ -36,7 +36,8 @@ import { withStateLines } from './planner/explain-state.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { primaryKeyOf } from './planner/row-key.js';
-import { sqlError } from './sql-error.js';
+import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
+import { type SourcePosition, sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
 
@@ -332,6 +333,7 @@ export class TableEnvironment {
       catalog: this.catalog,
       ctes: new Map(),
       sources: new Map(),
+      ...this.stateTtl(),
     };
     if (statement.kind === 'query') {
       const relation = planQuery(statement.query, ctx);
@@ -355,7 +357,14 @@ export class TableEnvironment {
       catalog: this.catalog,
       ctes: new Map(),
       sources: env === this.env ? this.sources : new Map(),
+      ...this.stateTtl(),
     };
+  }
+
+  /** The `table.exec.state.ttl` set so far, as a plan context field. */
+  private stateTtl(): Pick<PlanContext, 'stateTtl'> {
+    const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
+    return ttl === undefined ? {} : { stateTtl: ttl };
   }
 
   private describe(s: Statement): string {
@@ -409,6 +418,8 @@ export class TableEnvironment {
         return 0;
       }
       case 'set':
+        // Checked here, so that a bad value is an error at its SET.
+        if (statement.key === STATE_TTL_OPTION) stateTtlOf(statement.value, statement.at);
         this.config.set(statement.key, statement.value);
         return 0;
       case 'insert':

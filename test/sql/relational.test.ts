@@ -161,7 +161,7 @@ describe('unwindowed GROUP BY equals a batch aggregation', () => {
          FROM (SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction) GROUP BY MOD(n, 3)`,
         `SELECT MOD(n, 3) AS m, SUM(n) AS s, MAX(n) AS x
          FROM (SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction) GROUP BY MOD(n, 3)`,
-        // A Top-N per window of a window TVF (as a Top-N partitioned by the window).
+        // A window Top-N over a window TVF (insert-only, emitted as each window fires).
         `SELECT * FROM (
            SELECT auction, price, window_start, ROW_NUMBER() OVER (
              PARTITION BY window_start, window_end ORDER BY price DESC, auction) AS rn

@@ -23,7 +23,7 @@ import type { StateTtlConfig } from '../../core/state.js';
 import type { Trigger } from '../../core/triggers.js';
 import type { WatermarkStrategySpec } from '../../core/watermarks.js';
 import type { ProcessWindowFunction } from '../../core/window-result.js';
-import type { WindowAssigner } from '../../core/windows.js';
+import type { RecordWindowsOfSides, WindowAssigner } from '../../core/windows.js';
 import type { Partitioning } from '../../runtime/execution/execution-plan.js';
 import type { CepOperatorSpec } from '../../runtime/operators/cep/cep-operator.js';
 import type {
@@ -33,6 +33,7 @@ import type {
   FixedWindows,
   IntervalJoinSpec,
   KeepRow,
+  KeyedWindows,
   RankComparator,
   RegularJoinSpec,
   TopNSpec,
@@ -192,8 +193,8 @@ export type WindowJoinApply =
 /** `join(...).window(...)` / `coGroup(...).window(...)`: input 0 is the left stream. */
 export interface WindowJoinNode extends NodeBase {
   readonly kind: 'window-join';
-  /** Fixed windows, or event-time sessions with a fixed gap. */
-  readonly windows: FixedWindows | { readonly gap: number };
+  /** Fixed windows, event-time sessions with a fixed gap, or windows each side's records name. */
+  readonly windows: FixedWindows | { readonly gap: number } | RecordWindowsOfSides<never, never>;
   readonly apply: WindowJoinApply;
   readonly leftLateTag: OutputTag<unknown> | undefined;
   readonly rightLateTag: OutputTag<unknown> | undefined;
@@ -231,8 +232,10 @@ export interface DeduplicateNode extends NodeBase {
 /** `windowDeduplicate`. */
 export interface WindowDeduplicateNode extends NodeBase {
   readonly kind: 'window-deduplicate';
-  readonly windows: FixedWindows;
+  readonly windows: KeyedWindows;
   readonly keep: KeepRow;
+  /** The event time that orders a window's records; default their timestamps. */
+  readonly timeOf: ((record: never) => number) | undefined;
   readonly lateDataTag: OutputTag<unknown> | undefined;
 }
 
@@ -245,7 +248,7 @@ export interface TopNNode extends NodeBase {
 /** `windowTopN`. */
 export interface WindowTopNNode extends NodeBase {
   readonly kind: 'window-top-n';
-  readonly windows: FixedWindows;
+  readonly windows: KeyedWindows;
   readonly n: number;
   readonly compare: RankComparator<unknown>;
   readonly lateDataTag: OutputTag<unknown> | undefined;

@@ -26,5 +26,7 @@ export type { DeduplicateSpec } from '../../runtime/operators/keyed/deduplicate.
 export {
   type FixedWindows,
   fixedWindowsOf,
+  type KeyedWindows,
+  keyedWindowsOf,
 } from '../../runtime/operators/keyed/fixed-windows.js';
 export type { TopNSpec } from '../../runtime/operators/keyed/top-n.js';

@@ -192,7 +192,12 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
       return erase(
         () =>
           new LateCountingKeyedOperator(
-            new WindowDeduplicateFunction<Key, unknown>(node.windows, node.keep, node.lateDataTag),
+            new WindowDeduplicateFunction<Key, unknown>(
+              node.windows,
+              node.keep,
+              node.lateDataTag,
+              node.timeOf as ((record: unknown) => number) | undefined,
+            ),
             WINDOW_LATE_METRIC,
           ),
       );

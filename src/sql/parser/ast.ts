@@ -113,8 +113,13 @@ export type Expr =
       readonly columns: readonly string[];
       readonly at: SourcePosition;
     }
-  /** `TABLE name` inside a table function call. */
-  | { readonly kind: 'table-arg'; readonly name: string; readonly at: SourcePosition };
+  /** `TABLE name [PARTITION BY col | (col, ...)]` inside a table function call. */
+  | {
+      readonly kind: 'table-arg';
+      readonly name: string;
+      readonly partitionBy?: readonly string[];
+      readonly at: SourcePosition;
+    };
 
 export type BinaryOp =
   | '+'

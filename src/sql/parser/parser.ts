@@ -680,7 +680,20 @@ class Parser {
   private tableFunctionArgument(): Expr {
     const at = this.at;
     if (this.isWord('DATA') && this.isWord('=>', this.peek())) this.unsupported('named arguments');
-    if (this.acceptWord('TABLE')) return { kind: 'table-arg', name: this.qualifiedName(), at };
+    if (this.acceptWord('TABLE')) {
+      const name = this.qualifiedName();
+      if (!this.acceptWord('PARTITION', 'BY')) return { kind: 'table-arg', name, at };
+      // Flink's form: one column bare, several in parentheses.
+      const partitionBy: string[] = [];
+      if (this.acceptSymbol('(')) {
+        do partitionBy.push(this.identifier('a column name'));
+        while (this.acceptSymbol(','));
+        this.expectSymbol(')');
+      } else {
+        partitionBy.push(this.identifier('a column name'));
+      }
+      return { kind: 'table-arg', name, partitionBy, at };
+    }
     if (this.acceptWord('DESCRIPTOR')) {
       this.expectSymbol('(');
       const columns = [this.identifier('a column name')];

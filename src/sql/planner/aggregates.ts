@@ -1,5 +1,5 @@
 /**
- * SQL aggregate functions (COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG, each with an optional
+ * SQL aggregate functions (COUNT, SUM, AVG, each also DISTINCT, MIN, MAX, each with an optional
  * FILTER (WHERE ...)) as one Weir AggregateFunction over rows. The accumulator is JSON data
  * (DECIMAL values as decimal text), so window state checkpoints like any other.
  */
@@ -26,7 +26,19 @@ interface DistinctState {
   seen: Record<string, 1>;
 }
 
-type AccState = null | number | string | boolean | DistinctState | [number | string, number];
+/** SUM and AVG DISTINCT: each distinct value by its text. */
+interface DistinctValues {
+  values: Record<string, number | string | boolean>;
+}
+
+type AccState =
+  | null
+  | number
+  | string
+  | boolean
+  | DistinctState
+  | DistinctValues
+  | [number | string, number];
 
 interface AggregateSpec {
   readonly init: () => AccState;
@@ -115,8 +127,6 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
       type: T.bigint(false),
     };
   }
-  if (call.distinct && call.name !== 'MIN' && call.name !== 'MAX')
-    sqlError(`${call.name}(DISTINCT ...) is not supported by Weir SQL yet`, call.at);
   const { enc, dec } = codec(argType);
   switch (call.name) {
     case 'MIN':
@@ -141,112 +151,165 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
         type: withNullability(argType, true),
       };
     }
-    case 'SUM': {
-      if (!isNumeric(argType))
-        sqlError(`SUM needs a numeric argument, got ${formatType(argType)}`, call.at);
-      // [sum, number of non-NULL values]: the count tells when retractions leave no value (NULL).
-      const isDecimal = argType.kind === 'DECIMAL';
-      const plus = (a: number | string, v: unknown, sign: 1 | -1): number | string =>
-        isDecimal
-          ? String(BigInt(a as string) + BigInt(sign) * (v as bigint))
-          : (a as number) + sign * (v as number);
-      const step =
-        (sign: 1 | -1) =>
-        (s: AccState, row: Row): AccState => {
-          const v = fn(row);
-          if (v === null || (s === null && sign < 0)) return s;
-          const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
-          return n + sign === 0 ? null : [plus(sum, v, sign), n + sign];
-        };
-      return {
-        init: () => null,
-        add: guard(step(1)),
-        retract: guard(step(-1)),
-        merge: (a, b) => {
-          if (a === null) return b;
-          if (b === null) return a;
-          const [sb, nb] = b as [number | string, number];
-          const [sa, na] = a as [number | string, number];
-          return [plus(sa, isDecimal ? BigInt(sb as string) : sb, 1), na + nb];
-        },
-        result: (s) => {
-          if (s === null) return null;
-          const sum = (s as [number | string, number])[0];
-          return isDecimal ? fitPrecision(BigInt(sum as string), 38) : sum;
-        },
-        type: isDecimal ? T.decimal(38, argType.scale, true) : withNullability(argType, true),
-      };
-    }
+    case 'SUM':
     case 'AVG': {
-      if (!isNumeric(argType))
-        sqlError(`AVG needs a numeric argument, got ${formatType(argType)}`, call.at);
-      const isDecimal = argType.kind === 'DECIMAL';
-      const type = isDecimal
-        ? T.decimal(38, Math.max(argType.scale, 6), true)
-        : withNullability(argType, true);
-      return {
-        init: () => null,
-        add: guard((s, row) => {
-          const v = fn(row);
-          if (v === null) return s;
-          const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
-          return [
-            isDecimal
-              ? String(BigInt(sum as string) + (v as bigint))
-              : (sum as number) + (v as number),
-            n + 1,
-          ];
-        }),
-        retract: guard((s, row) => {
-          const v = fn(row);
-          if (v === null || s === null) return s;
-          const [sum, n] = s as [number | string, number];
-          if (n <= 1) return null;
-          return [
-            isDecimal
-              ? String(BigInt(sum as string) - (v as bigint))
-              : (sum as number) - (v as number),
-            n - 1,
-          ];
-        }),
-        merge: (a, b) => {
-          if (a === null) return b;
-          if (b === null) return a;
-          const [sa, na] = a as [number | string, number];
-          const [sb, nb] = b as [number | string, number];
-          return [
-            isDecimal
-              ? String(BigInt(sa as string) + BigInt(sb as string))
-              : (sa as number) + (sb as number),
-            na + nb,
-          ];
-        },
-        result: (s) => {
-          if (s === null) return null;
-          const [sum, n] = s as [number | string, number];
-          if (isDecimal) {
-            const scale = (type as { scale: number }).scale;
-            return fitPrecision(
-              divideHalfUp(
-                rescale(BigInt(sum as string), (argType as { scale: number }).scale, scale),
-                BigInt(n),
-              ),
-              38,
-            );
-          }
-          // Flink's AVG of an integer type is that integer type (the quotient truncated).
-          return isInteger(argType)
-            ? Math.trunc((sum as number) / n)
-            : isApproximate(argType)
-              ? (sum as number) / n
-              : (sum as number) / n;
-        },
-        type,
-      };
+      const spec = call.name === 'SUM' ? sumSpec : avgSpec;
+      if (!call.distinct) return spec(fn, argType, guard, call.at);
+      // DISTINCT: the distinct values, summed or averaged when the result is asked for.
+      const base = spec(
+        (r) => r[0],
+        argType,
+        (add) => add,
+        call.at,
+      );
+      return distinctValues(fn, argType, guard, base);
     }
     default:
       return sqlError(`unknown aggregate ${call.name}`, call.at);
   }
+}
+
+type Guard = (add: AggregateSpec['add']) => AggregateSpec['add'];
+
+function sumSpec(
+  fn: (row: Row) => unknown,
+  argType: LogicalType,
+  guard: Guard,
+  at: SourcePosition,
+): AggregateSpec {
+  if (!isNumeric(argType)) sqlError(`SUM needs a numeric argument, got ${formatType(argType)}`, at);
+  // [sum, number of non-NULL values]: the count tells when retractions leave no value (NULL).
+  const isDecimal = argType.kind === 'DECIMAL';
+  const plus = (a: number | string, v: unknown, sign: 1 | -1): number | string =>
+    isDecimal
+      ? String(BigInt(a as string) + BigInt(sign) * (v as bigint))
+      : (a as number) + sign * (v as number);
+  const step =
+    (sign: 1 | -1) =>
+    (s: AccState, row: Row): AccState => {
+      const v = fn(row);
+      if (v === null || (s === null && sign < 0)) return s;
+      const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
+      return n + sign === 0 ? null : [plus(sum, v, sign), n + sign];
+    };
+  return {
+    init: () => null,
+    add: guard(step(1)),
+    retract: guard(step(-1)),
+    merge: (a, b) => {
+      if (a === null) return b;
+      if (b === null) return a;
+      const [sb, nb] = b as [number | string, number];
+      const [sa, na] = a as [number | string, number];
+      return [plus(sa, isDecimal ? BigInt(sb as string) : sb, 1), na + nb];
+    },
+    result: (s) => {
+      if (s === null) return null;
+      const sum = (s as [number | string, number])[0];
+      return isDecimal ? fitPrecision(BigInt(sum as string), 38) : sum;
+    },
+    type: isDecimal ? T.decimal(38, argType.scale, true) : withNullability(argType, true),
+  };
+}
+
+function avgSpec(
+  fn: (row: Row) => unknown,
+  argType: LogicalType,
+  guard: Guard,
+  at: SourcePosition,
+): AggregateSpec {
+  if (!isNumeric(argType)) sqlError(`AVG needs a numeric argument, got ${formatType(argType)}`, at);
+  const isDecimal = argType.kind === 'DECIMAL';
+  const type = isDecimal
+    ? T.decimal(38, Math.max(argType.scale, 6), true)
+    : withNullability(argType, true);
+  return {
+    init: () => null,
+    add: guard((s, row) => {
+      const v = fn(row);
+      if (v === null) return s;
+      const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
+      return [
+        isDecimal ? String(BigInt(sum as string) + (v as bigint)) : (sum as number) + (v as number),
+        n + 1,
+      ];
+    }),
+    retract: guard((s, row) => {
+      const v = fn(row);
+      if (v === null || s === null) return s;
+      const [sum, n] = s as [number | string, number];
+      if (n <= 1) return null;
+      return [
+        isDecimal ? String(BigInt(sum as string) - (v as bigint)) : (sum as number) - (v as number),
+        n - 1,
+      ];
+    }),
+    merge: (a, b) => {
+      if (a === null) return b;
+      if (b === null) return a;
+      const [sa, na] = a as [number | string, number];
+      const [sb, nb] = b as [number | string, number];
+      return [
+        isDecimal
+          ? String(BigInt(sa as string) + BigInt(sb as string))
+          : (sa as number) + (sb as number),
+        na + nb,
+      ];
+    },
+    result: (s) => {
+      if (s === null) return null;
+      const [sum, n] = s as [number | string, number];
+      if (isDecimal) {
+        const scale = (type as { scale: number }).scale;
+        return fitPrecision(
+          divideHalfUp(
+            rescale(BigInt(sum as string), (argType as { scale: number }).scale, scale),
+            BigInt(n),
+          ),
+          38,
+        );
+      }
+      // Flink's AVG of an integer type is that integer type (the quotient truncated).
+      return isInteger(argType)
+        ? Math.trunc((sum as number) / n)
+        : isApproximate(argType)
+          ? (sum as number) / n
+          : (sum as number) / n;
+    },
+    type,
+  };
+}
+
+/**
+ * An aggregate over the distinct non-NULL values of `fn` (SUM and AVG DISTINCT): the values
+ * are kept by their text, and `base` folds them when the result is asked for.
+ */
+function distinctValues(
+  fn: (row: Row) => unknown,
+  argType: LogicalType,
+  guard: Guard,
+  base: AggregateSpec,
+): AggregateSpec {
+  const { enc, dec } = codec(argType);
+  return {
+    init: (): DistinctValues => ({ values: {} }),
+    add: guard((s, row) => {
+      const v = fn(row);
+      if (v === null) return s;
+      const d = s as DistinctValues;
+      d.values[distinctKey(v)] ??= enc(v);
+      return d;
+    }),
+    merge: (a, b) => ({
+      values: Object.assign({}, (a as DistinctValues).values, (b as DistinctValues).values),
+    }),
+    result: (s) => {
+      let acc = base.init();
+      for (const v of Object.values((s as DistinctValues).values)) acc = base.add(acc, [dec(v)]);
+      return base.result(acc);
+    },
+    type: base.type,
+  };
 }
 
 interface Accumulator {

@@ -11,6 +11,12 @@ const STATE: Readonly<Record<string, string>> = {
   deduplicate: 'state: one row per key',
   window:
     'state: per key and window, an accumulator (sessions: per session), dropped when the window fires',
+  'window-top-n':
+    'state: per partition and window, the first N rows, dropped when the window fires',
+  'window-deduplicate':
+    'state: per partition and window, the kept row, dropped when the window fires',
+  'window-join':
+    'state: per join key and window, the rows of both inputs, dropped when the window fires',
   'interval-join': 'state: each input row until the watermark passes its interval',
   // Only OVER aggregations plan onto a keyed process function.
   'keyed-process':

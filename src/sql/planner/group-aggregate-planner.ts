@@ -7,6 +7,7 @@
 import type { ChangelogStream } from '../../api/streams.js';
 import type { GroupResult } from '../../core/changelog.js';
 import type { Key } from '../../core/key-groups.js';
+import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileProjection, compileScalar } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
@@ -24,8 +25,13 @@ import {
   selectList,
 } from './grouping.js';
 import type { Relation } from './relation.js';
+import { ttlOption } from './state-ttl.js';
 
-export function planGroupAggregate(select: Select, from: Relation): Relation {
+export function planGroupAggregate(
+  select: Select,
+  from: Relation,
+  stateTtl?: StateTtlConfig,
+): Relation {
   const scope = new Scope(from.columns);
   const where =
     select.where === undefined
@@ -67,10 +73,10 @@ export function planGroupAggregate(select: Select, from: Relation): Relation {
   let groups: ChangelogStream<GroupResult<Key, Row>>;
   if (isUpdating(from) && from.changes !== undefined) {
     const input = where === undefined ? from.changes : from.changes.filterRows(where);
-    groups = input.groupBy(keyOf, keyName).updatingAggregate(aggregate);
+    groups = input.groupBy(keyOf, keyName).updatingAggregate(aggregate, ttlOption(stateTtl));
   } else {
     const input = where === undefined ? from.stream : from.stream.filter(where).name('where');
-    groups = input.keyBy(keyOf, keyName).updatingAggregate(aggregate);
+    groups = input.keyBy(keyOf, keyName).updatingAggregate(aggregate, ttlOption(stateTtl));
   }
   const aggColumns: ScopeColumn[] = [
     ...keys.map((_, i) => column(`$g${i}`, types[i] as LogicalType)),

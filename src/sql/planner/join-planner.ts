@@ -6,11 +6,12 @@
  * key, conditions on one side of an inner join filter that side before the join, and the
  * rest is checked on each pair. As in Flink, an inner join of insert-only inputs emits
  * insert-only rows; any other join emits a retract changelog. Rows are kept until they are
- * retracted (Flink's default `table.exec.state.ttl` of 0: no expiry).
+ * retracted (Flink's default `table.exec.state.ttl` of 0), or until idle for the TTL if one is set.
  */
 import type { ChangelogStream } from '../../api/streams.js';
 import type { JoinType } from '../../core/joins.js';
 import type { Key } from '../../core/key-groups.js';
+import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
@@ -21,6 +22,7 @@ import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js
 import { contains } from './expr-tools.js';
 import { intervalBounds } from './interval-bounds.js';
 import type { Relation } from './relation.js';
+import { planWindowJoin, windowJoinColumns } from './window-join-planner.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
 
@@ -89,7 +91,8 @@ function joinKey(
 export function planJoin(
   item: JoinItem,
   planFrom: (item: FromItem) => Relation,
-  where?: Expr,
+  where: Expr | undefined,
+  stateTtl: StateTtlConfig | undefined,
 ): Relation {
   if (item.type === 'CROSS' && where === undefined)
     sqlError('a join needs an equality condition between its two sides (no CROSS JOIN)', item.at);
@@ -156,6 +159,22 @@ export function planJoin(
     rightKeyFns.map((k) => k.fn),
     'right',
   );
+  if (!isUpdating(left) && !isUpdating(right)) {
+    const windows = windowJoinColumns(leftKeys, rightKeys, leftScope, rightScope);
+    if (windows !== undefined) {
+      const pairCondition = and(residual, item.at);
+      return planWindowJoin(left, right, {
+        type,
+        leftKey,
+        rightKey,
+        windows,
+        test:
+          pairCondition === undefined
+            ? undefined
+            : compilePredicate(pairCondition, scope, 'join condition'),
+      });
+    }
+  }
   if (type === 'inner' && !isUpdating(left) && !isUpdating(right)) {
     const rowtimeAt = (e: Expr): number | undefined => {
       if (e.kind !== 'column') return undefined;
@@ -194,7 +213,7 @@ export function planJoin(
     leftKey,
     rightKey,
     ...(test === undefined ? {} : { where: (l: Row, r: Row) => test([...l, ...r]) }),
-    unboundedState: true,
+    ...(stateTtl === undefined ? { unboundedState: true } : { ttl: stateTtl }),
   }) as ChangelogStream<readonly [Row | null, Row | null]>;
   // Padded sides may be NULL; no column stays an event-time attribute (as in Flink).
   const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({

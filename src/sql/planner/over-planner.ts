@@ -14,7 +14,7 @@ import type {
   OnTimerContext,
 } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
-import type { MapState, ValueState } from '../../core/state.js';
+import type { MapState, StateTtlConfig, ValueState } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
@@ -28,6 +28,7 @@ import { contains, mapChildren } from './expr-tools.js';
 import { groupKey, normalizedKey } from './grouping.js';
 import type { Relation } from './relation.js';
 import { ROWS_SERIALIZER } from './row-serializer.js';
+import { ttlOption } from './state-ttl.js';
 
 /** The frame of an OVER window; `preceding` is a row count (ROWS) or milliseconds (RANGE). */
 export interface OverFrame {
@@ -103,6 +104,8 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
     private readonly frame: OverFrame,
     private readonly timeIndex: number,
     private readonly agg: Aggregator,
+    /** Drops a partition's accumulator and frame rows once idle this long (not its waiting rows). */
+    private readonly stateTtl: StateTtlConfig | undefined,
   ) {}
 
   open(context: KeyedRuntimeContext): void {
@@ -110,10 +113,14 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
       name: 'over-pending',
       serializer: ROWS_SERIALIZER,
     });
-    this.acc = context.state.getValueState<unknown>('over-acc');
+    this.acc = context.state.getValueState<unknown>({
+      name: 'over-acc',
+      ...ttlOption(this.stateTtl),
+    });
     this.history = context.state.getValueState<Row[]>({
       name: 'over-history',
       serializer: ROWS_SERIALIZER,
+      ...ttlOption(this.stateTtl),
     });
   }
 
@@ -182,7 +189,11 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
  * function adds a column per OVER aggregate. Returns the relation with those columns (named
  * `$over<i>`) and the SELECT rewritten to read them, without its WHERE.
  */
-export function planOver(select: Select, from: Relation): { select: Select; from: Relation } {
+export function planOver(
+  select: Select,
+  from: Relation,
+  stateTtl?: StateTtlConfig,
+): { select: Select; from: Relation } {
   requireInsertOnly(from, 'an OVER aggregation', select.at);
   const scope = new Scope(from.columns);
   let stream = from.stream;
@@ -259,7 +270,7 @@ export function planOver(select: Select, from: Relation): { select: Select; from
   const agg = fn as unknown as Aggregator;
   const rows = stream
     .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
-    .process(new OverFunction(frame, timeIndex, agg))
+    .process(new OverFunction(frame, timeIndex, agg, stateTtl))
     .name('over aggregate');
   const columns: ScopeColumn[] = [
     ...from.columns,

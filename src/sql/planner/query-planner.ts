@@ -7,6 +7,7 @@ import type { StreamEnvironment } from '../../api/stream-environment.js';
 import type { DataStream } from '../../api/streams.js';
 import type { Collector } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
+import type { StateTtlConfig } from '../../core/state.js';
 import type { WindowResult } from '../../core/window-result.js';
 import {
   cumulativeWindowsOf,
@@ -56,6 +57,8 @@ export interface PlanContext {
   readonly ctes: ReadonlyMap<string, Query>;
   /** One source per table per job: every reference to a table reads the same stream. */
   readonly sources: Map<string, Relation>;
+  /** `table.exec.state.ttl`: how long the relational operators keep idle state. */
+  readonly stateTtl?: StateTtlConfig;
 }
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
@@ -206,7 +209,7 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
           (input) => materialize(planFrom(input, ctx)),
           (name, at) => versionedKey(name, at, ctx),
         );
-      return planJoin(item, (input) => materialize(planFrom(input, ctx)), where);
+      return planJoin(item, (input) => materialize(planFrom(input, ctx)), where, ctx.stateTtl);
     case 'match-recognize':
       return requalify(planMatchRecognize(item, planFrom(item.input, ctx)), item.alias);
   }
@@ -292,10 +295,23 @@ function planWindowTvf(
       input,
     };
   } else {
-    if (rest.length !== 1)
-      sqlError('SESSION takes a gap (PARTITION BY in the table argument is not supported yet)', at);
-    window = { kind: 'SESSION', size: intervalMs(rest[0], 'gap', at), slide: 0, offset: 0, input };
+    if (rest.length !== 1) sqlError('SESSION takes a gap', at);
+    const partitionBy = tableArg.partitionBy;
+    for (const column of partitionBy ?? []) {
+      if (!input.columns.some((c) => c.name === column))
+        sqlError(`PARTITION BY column '${column}' not found in ${tableArg.name}`, tableArg.at);
+    }
+    window = {
+      kind: 'SESSION',
+      size: intervalMs(rest[0], 'gap', at),
+      slide: 0,
+      offset: 0,
+      input,
+      ...(partitionBy === undefined ? {} : { partitionBy }),
+    };
   }
+  if (name !== 'SESSION' && tableArg.partitionBy !== undefined)
+    sqlError(`${name} takes no PARTITION BY (only SESSION does)`, tableArg.at);
   const ts = T.timestamp(3, false);
   const columns = [
     ...input.columns,
@@ -361,7 +377,7 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
   const commaJoin = select.from.kind === 'join' && select.from.type === 'CROSS';
   let from =
     rank !== undefined
-      ? planRank(rank, (inner) => planSelect(inner, ctx))
+      ? planRank(rank, (inner) => planSelect(inner, ctx), ctx.stateTtl)
       : planFrom(select.from, ctx, commaJoin ? select.where : undefined);
   if (rank !== undefined) select = { ...select, where: rank.where };
   if (commaJoin) select = { ...select, where: undefined };
@@ -373,12 +389,12 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
   if (aggregated) {
     const legacy = from.window === undefined ? legacyGroupWindow(select, from) : undefined;
     return legacy === undefined
-      ? planAggregation(select, from)
-      : planAggregation(legacy.select, legacy.from);
+      ? planAggregation(select, from, ctx.stateTtl)
+      : planAggregation(legacy.select, legacy.from, ctx.stateTtl);
   }
   if (from.window !== undefined) from = materialize(from);
   if (select.items.some((item) => item.kind === 'expr' && contains(item.expr, isOverAggregate))) {
-    ({ select, from } = planOver(select, from));
+    ({ select, from } = planOver(select, from, ctx.stateTtl));
   }
   if (isUpdating(from)) return planChangelogCalc(select, from);
   const scope = new Scope(from.columns);
@@ -522,9 +538,13 @@ function legacyGroupWindow(
   };
 }
 
-function planAggregation(select: Select, from: Relation): Relation {
+function planAggregation(
+  select: Select,
+  from: Relation,
+  stateTtl: StateTtlConfig | undefined,
+): Relation {
   const window = from.window;
-  if (window === undefined) return planGroupAggregate(select, from);
+  if (window === undefined) return planGroupAggregate(select, from, stateTtl);
   const inputColumns = window.input.columns;
   const n = inputColumns.length;
   const fullScope = new Scope(from.columns);

@@ -4,9 +4,13 @@
  * the rowtime alone with N = 1 it is a deduplication (keep the first row by event time for
  * ASC, the last for DESC); otherwise a Top-N per partition with rank numbers. Both emit a
  * retract changelog. Planned onto the DataStream API's `deduplicate` and `topN`.
+ *
+ * Partitioned by `window_start` and `window_end` (of a window TVF or a window aggregation),
+ * they are Flink's window Top-N and window deduplication instead (`window-rank-planner.ts`).
  */
 import type { ChangelogStream } from '../../api/streams.js';
 import type { Ranked } from '../../core/ranking.js';
+import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
@@ -16,6 +20,8 @@ import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import { groupKey } from './grouping.js';
 import { conjuncts } from './join-planner.js';
 import type { Relation } from './relation.js';
+import { ttlOption } from './state-ttl.js';
+import { planWindowRank, windowOfPartition } from './window-rank-planner.js';
 
 /** A SELECT over a ranked subquery, taken apart. */
 export interface RankPattern {
@@ -104,11 +110,40 @@ function compareValues(a: unknown, b: unknown): number {
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }
 
+/** The ORDER BY of a ranking as a comparator of rows whose order values start at `orderAt`. */
+function rankOrder(
+  window: OverWindow,
+  orderAt: number,
+): { readonly compare: (a: Row, b: Row) => number; readonly n: number } {
+  const directions = window.orderBy.map((o) => (o.descending ? -1 : 1));
+  const n = directions.length;
+  const compare = (a: Row, b: Row): number => {
+    for (let i = 0; i < n; i++) {
+      const c = compareValues(a[orderAt + i], b[orderAt + i]);
+      if (c !== 0) return c * (directions[i] as number);
+    }
+    return 0;
+  };
+  return { compare, n };
+}
+
+/**
+ * A column a window deduplication orders by: a TIMESTAMP, such as the TVF input's time
+ * column (which, as in Flink, is a plain TIMESTAMP after the window TVF).
+ */
+function isTimestamp(column: ScopeColumn): boolean {
+  return column.type.kind === 'TIMESTAMP' || column.type.kind === 'TIMESTAMP_LTZ';
+}
+
 /**
  * Plans the pattern; `planSelect` plans the subquery (with the partition and order
  * expressions as hidden columns). The result's columns are the subquery's and the row number.
  */
-export function planRank(p: RankPattern, planSelect: (s: Select) => Relation): Relation {
+export function planRank(
+  p: RankPattern,
+  planSelect: (s: Select) => Relation,
+  stateTtl?: StateTtlConfig,
+): Relation {
   const { window } = p;
   const hidden = (prefix: string, e: Expr, i: number): SelectItem => ({
     kind: 'expr',
@@ -138,26 +173,31 @@ export function planRank(p: RankPattern, planSelect: (s: Select) => Relation): R
     ...visible,
     { name: p.rankName, type: T.bigint(false), qualifier: p.alias, rowtime: false },
   ];
+  const order = rankOrder(window, orderAt);
+  const windowed = windowOfPartition(window, partitionAt);
+  if (windowed !== undefined) {
+    const rows = planWindowRank(keyed, windowed, {
+      limit: p.limit,
+      width,
+      compare: order.compare,
+      // Flink's window deduplication: the first or last row of a window by a time column.
+      dedupTime: p.limit === 1 && order.n === 1 && isTimestamp(orderColumn) ? orderAt : undefined,
+      descending: first?.descending === true,
+    });
+    return { stream: rows, columns };
+  }
   let changes: ChangelogStream<Row>;
   if (p.limit === 1 && window.orderBy.length === 1 && first !== undefined && orderColumn.rowtime) {
     // Deduplication: the row with the smallest (ASC) or largest (DESC) event time per key.
     const deduplicated = keyed.deduplicate({
       keep: first.descending ? 'last' : 'first',
       order: 'event-time',
+      ...ttlOption(stateTtl),
     });
     changes = deduplicated.asChangelog('retract').mapRows((row) => [...row.slice(0, width), 1]);
   } else {
-    const directions = window.orderBy.map((o) => (o.descending ? -1 : 1));
-    const n = directions.length;
-    const compare = (a: Row, b: Row): number => {
-      for (let i = 0; i < n; i++) {
-        const c = compareValues(a[orderAt + i], b[orderAt + i]);
-        if (c !== 0) return c * (directions[i] as number);
-      }
-      return 0;
-    };
     changes = keyed
-      .topN({ n: p.limit, compare, rankNumber: true })
+      .topN({ n: p.limit, compare: order.compare, rankNumber: true, ...ttlOption(stateTtl) })
       .asChangelog('retract')
       .mapRows((r: Ranked<Row>) => [...r.row.slice(0, width), r.rank]);
   }

@@ -11,6 +11,8 @@ export interface WindowTvf {
   /** HOP's slide, CUMULATE's step. */
   readonly slide: number;
   readonly offset: number;
+  /** SESSION's `PARTITION BY` columns of the table argument, if any. */
+  readonly partitionBy?: readonly string[];
   /** The input relation (its rows lack the three window columns). */
   readonly input: Relation;
 }

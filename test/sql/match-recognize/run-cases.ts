@@ -2,6 +2,7 @@
  * Runs the MATCH_RECOGNIZE cases on Weir SQL (over an in-memory table with the case's
  * watermark) and on Flink SQL through the peer's RowsQueryRunner, each giving rows as JSON.
  */
+import { writeFileSync } from 'node:fs';
 import type { Json } from '../../../src/core/snapshot.js';
 import {
   type WatermarkGenerator,
@@ -154,4 +155,20 @@ export function parseFlinkLines(text: string): Map<string, CaseResult> {
     );
   }
   return results;
+}
+
+/** Runs `cases` on the Flink peer and writes its answers to `file`, one JSON line per case. */
+export async function recordFlinkGoldens(cases: readonly MatchCase[], file: string): Promise<void> {
+  const results = await runOnFlink(cases, 20 * 60_000);
+  const lines = cases.map((c) => {
+    const r = results.get(c.name);
+    if (r === undefined) throw new Error(`no result for ${c.name}`);
+    return JSON.stringify(
+      'error' in r
+        ? { name: c.name, error: r.error }
+        : { name: c.name, rows: r.rows.map((row) => JSON.parse(row) as unknown) },
+    );
+  });
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  console.log(`${lines.length} cases -> ${file}`);
 }

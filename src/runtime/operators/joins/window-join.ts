@@ -11,9 +11,16 @@ import type {
 import type { Key } from '../../../core/key-groups.js';
 import type { OutputTag } from '../../../core/output-tag.js';
 import type { ListState, MapState } from '../../../core/state.js';
+import type { RecordWindowsOfSides } from '../../../core/windows.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
-import { addToOpenWindows, type FixedWindows, windowOfTimer } from '../keyed/fixed-windows.js';
+import {
+  addToOpenWindows,
+  type FixedWindows,
+  type KeyedWindows,
+  namespaceOfTimer,
+  windowOfTimer,
+} from '../keyed/fixed-windows.js';
 import {
   backendOf,
   type CountsLateRecords,
@@ -22,7 +29,7 @@ import {
 } from '../keyed/keyed-co-process.js';
 
 export interface WindowJoinSpec<K extends Key, L, R, OUT> {
-  readonly windows: FixedWindows;
+  readonly windows: FixedWindows | RecordWindowsOfSides<never, never>;
   readonly apply: CoGroupWindowFunction<K, L, R, OUT>;
   readonly leftLateTag: OutputTag<L> | undefined;
   readonly rightLateTag: OutputTag<R> | undefined;
@@ -52,17 +59,30 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
   }
 
   processElement1(value: L, ctx: KeyedProcessContext<K>): void {
-    if (!this.add(value, ctx, this.left)) this.late(value, ctx, this.spec.leftLateTag);
+    if (!this.add(value, ctx, this.left, this.sideWindows('left')))
+      this.late(value, ctx, this.spec.leftLateTag);
   }
 
   processElement2(value: R, ctx: KeyedProcessContext<K>): void {
-    if (!this.add(value, ctx, this.right)) this.late(value, ctx, this.spec.rightLateTag);
+    if (!this.add(value, ctx, this.right, this.sideWindows('right')))
+      this.late(value, ctx, this.spec.rightLateTag);
+  }
+
+  private sideWindows(side: 'left' | 'right'): KeyedWindows {
+    const w = this.spec.windows;
+    return 'size' in w ? w : w[side];
   }
 
   /** Adds the record to every window of it that has not fired; false if none was left. */
-  private add<T>(value: T, ctx: KeyedProcessContext<K>, list: ListState<T>): boolean {
+  private add<T>(
+    value: T,
+    ctx: KeyedProcessContext<K>,
+    list: ListState<T>,
+    windows: KeyedWindows,
+  ): boolean {
     return addToOpenWindows(
-      this.spec.windows,
+      windows,
+      value,
       ctx.timestamp,
       ctx.timerService.currentWatermark(),
       this.backend,
@@ -77,15 +97,19 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
   }
 
   onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<OUT>): void {
-    const { start, end } = windowOfTimer(this.spec.windows, time);
-    this.backend.setCurrentNamespace(String(start));
+    // Both sides' namespaces are the same for a timer (record windows: the window's end).
+    this.backend.setCurrentNamespace(namespaceOfTimer(this.sideWindows('left'), time));
     const lefts = this.left.get();
     const rights = this.right.get();
     this.left.clear();
     this.right.clear();
     this.backend.setCurrentNamespace(DEFAULT_NAMESPACE);
+    const kept = lefts[0] ?? rights[0];
+    if (kept === undefined) return;
+    const side = lefts.length > 0 ? 'left' : 'right';
+    const window = windowOfTimer(this.sideWindows(side), time, kept);
     setOutputTimestamp(out, time);
-    this.spec.apply(lefts, rights, out, { key: ctx.key, window: { start, end } });
+    this.spec.apply(lefts, rights, out, { key: ctx.key, window });
   }
 }
 

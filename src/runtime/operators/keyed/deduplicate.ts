@@ -16,7 +16,12 @@ import type { StateTtlConfig, ValueState } from '../../../core/state.js';
 import type { WindowResult } from '../../../core/window-result.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
-import { addToOpenWindows, type FixedWindows, windowOfTimer } from './fixed-windows.js';
+import {
+  addToOpenWindows,
+  type KeyedWindows,
+  namespaceOfTimer,
+  windowOfTimer,
+} from './fixed-windows.js';
 import { backendOf, type CountsLateRecords, setOutputTimestamp } from './keyed-co-process.js';
 
 /** The row kept for a key, with its event time. */
@@ -92,9 +97,11 @@ export class WindowDeduplicateFunction<K extends Key, T>
   private kept!: ValueState<Kept<T>>;
 
   constructor(
-    private readonly windows: FixedWindows,
+    private readonly windows: KeyedWindows,
     private readonly keep: KeepRow,
     private readonly lateTag: OutputTag<T> | undefined,
+    /** The event time that orders a window's records; default their timestamps. */
+    private readonly timeOf?: (record: T) => number,
   ) {}
 
   open(context: KeyedRuntimeContext): void {
@@ -103,10 +110,11 @@ export class WindowDeduplicateFunction<K extends Key, T>
   }
 
   processElement(value: T, ctx: KeyedProcessContext<K>): void {
-    const t = ctx.timestamp;
+    const t = this.timeOf === undefined ? ctx.timestamp : this.timeOf(value);
     const added = addToOpenWindows(
       this.windows,
-      t,
+      value,
+      ctx.timestamp,
       ctx.timerService.currentWatermark(),
       this.backend,
       () => {
@@ -124,12 +132,12 @@ export class WindowDeduplicateFunction<K extends Key, T>
   }
 
   onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<WindowResult<K, T>>): void {
-    const window = windowOfTimer(this.windows, time);
-    this.backend.setCurrentNamespace(String(window.start));
+    this.backend.setCurrentNamespace(namespaceOfTimer(this.windows, time));
     const kept = this.kept.value();
     this.kept.clear();
     this.backend.setCurrentNamespace(DEFAULT_NAMESPACE);
     if (kept === undefined) return;
+    const window = windowOfTimer(this.windows, time, kept.v);
     setOutputTimestamp(out, time);
     out.collect({ key: ctx.key, window, value: kept.v, timing: 'on-time', isUpdate: false });
   }

@@ -15,7 +15,12 @@ import type { OutputTag } from '../../../core/output-tag.js';
 import type { StateTtlConfig, ValueState } from '../../../core/state.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
-import { addToOpenWindows, type FixedWindows, windowOfTimer } from './fixed-windows.js';
+import {
+  addToOpenWindows,
+  type KeyedWindows,
+  namespaceOfTimer,
+  windowOfTimer,
+} from './fixed-windows.js';
 import { backendOf, type CountsLateRecords, setOutputTimestamp } from './keyed-co-process.js';
 
 /**
@@ -117,7 +122,7 @@ export class WindowTopNFunction<K extends Key, T>
   private top!: ValueState<T[]>;
 
   constructor(
-    private readonly windows: FixedWindows,
+    private readonly windows: KeyedWindows,
     private readonly n: number,
     private readonly compare: RankComparator<T>,
     private readonly lateTag: OutputTag<T> | undefined,
@@ -131,6 +136,7 @@ export class WindowTopNFunction<K extends Key, T>
   processElement(value: T, ctx: KeyedProcessContext<K>): void {
     const added = addToOpenWindows(
       this.windows,
+      value,
       ctx.timestamp,
       ctx.timerService.currentWatermark(),
       this.backend,
@@ -152,11 +158,12 @@ export class WindowTopNFunction<K extends Key, T>
   }
 
   onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<WindowRanked<K, T>>): void {
-    const window = windowOfTimer(this.windows, time);
-    this.backend.setCurrentNamespace(String(window.start));
+    this.backend.setCurrentNamespace(namespaceOfTimer(this.windows, time));
     const rows = this.top.value() ?? [];
     this.top.clear();
     this.backend.setCurrentNamespace(DEFAULT_NAMESPACE);
+    if (rows.length === 0) return;
+    const window = windowOfTimer(this.windows, time, rows[0]);
     setOutputTimestamp(out, time);
     rows.forEach((row, i) => {
       out.collect({ key: ctx.key, window, rank: i + 1, row });

@@ -1,0 +1,121 @@
+/**
+ * Window joins: a join whose condition equates `window_start` and `window_end` of two inputs
+ * that carry them (window TVFs or window aggregations), as Flink recognises them. Each side's
+ * rows are kept per join key and window until the watermark passes the window's end; then
+ * the window's pairs (and, for outer joins, its unmatched rows padded with NULLs) are
+ * emitted once, insert-only, and its state is dropped. A row whose window has already fired
+ * is late: dropped and counted (`weir_join_late_records_total`).
+ */
+import type { DataStream } from '../../api/streams.js';
+import type { JoinType } from '../../core/joins.js';
+import type { Key } from '../../core/key-groups.js';
+import type { Row } from '../connectors/connector.js';
+import type { Scope, ScopeColumn } from '../expressions/scope.js';
+import type { Expr } from '../parser/ast.js';
+import { withNullability } from '../types/logical-type.js';
+import type { Relation } from './relation.js';
+import { recordWindows, type WindowColumns } from './window-rank-planner.js';
+
+/** The window columns of the two sides, found in the equalities of the join key. */
+export interface WindowJoinColumns {
+  readonly left: WindowColumns;
+  readonly right: WindowColumns;
+}
+
+/** The position of the column `name` if `e` is that column of `scope`'s rows. */
+function columnAt(e: Expr, name: string, scope: Scope): number | undefined {
+  if (e.kind !== 'column' || e.path[e.path.length - 1]?.toLowerCase() !== name) return undefined;
+  const r = scope.resolve(e.path, e.at);
+  return r.fields.length === 0 ? r.index : undefined;
+}
+
+/**
+ * The window columns of both sides when the key equalities include `window_start = window_start`
+ * and `window_end = window_end`; undefined for any other join.
+ */
+export function windowJoinColumns(
+  leftKeys: readonly Expr[],
+  rightKeys: readonly Expr[],
+  leftScope: Scope,
+  rightScope: Scope,
+): WindowJoinColumns | undefined {
+  const find = (name: string): [number, number] | undefined => {
+    for (let i = 0; i < leftKeys.length; i++) {
+      const l = columnAt(leftKeys[i] as Expr, name, leftScope);
+      const r = columnAt(rightKeys[i] as Expr, name, rightScope);
+      if (l !== undefined && r !== undefined) return [l, r];
+    }
+    return undefined;
+  };
+  const start = find('window_start');
+  const end = find('window_end');
+  if (start === undefined || end === undefined) return undefined;
+  return {
+    left: { startAt: start[0], endAt: end[0] },
+    right: { startAt: start[1], endAt: end[1] },
+  };
+}
+
+export interface WindowJoinSpec {
+  readonly type: JoinType;
+  /** The join keys, which include the window columns. */
+  readonly leftKey: (row: Row) => Key;
+  readonly rightKey: (row: Row) => Key;
+  readonly windows: WindowJoinColumns;
+  /** The condition on each pair beyond the key, over the concatenated row. */
+  readonly test: ((row: Row) => boolean) | undefined;
+}
+
+/** Plans the window join of two insert-only relations; its output is insert-only. */
+export function planWindowJoin(left: Relation, right: Relation, spec: WindowJoinSpec): Relation {
+  const { type, test } = spec;
+  const nullsLeft: Row = new Array<unknown>(left.columns.length).fill(null);
+  const nullsRight: Row = new Array<unknown>(right.columns.length).fill(null);
+  const padLeft = type === 'right' || type === 'full';
+  const padRight = type === 'left' || type === 'full';
+  const joinWindow = (
+    lefts: readonly Row[],
+    rights: readonly Row[],
+    out: { collect(row: Row): void },
+  ) => {
+    const matchedRight = new Array<boolean>(rights.length).fill(false);
+    for (const l of lefts) {
+      let matched = false;
+      rights.forEach((r, j) => {
+        const row = [...l, ...r];
+        if (test !== undefined && !test(row)) return;
+        out.collect(row);
+        matched = true;
+        matchedRight[j] = true;
+      });
+      if (!matched && padRight) out.collect([...l, ...nullsRight]);
+    }
+    if (padLeft) {
+      rights.forEach((r, j) => {
+        if (!matchedRight[j]) out.collect([...nullsLeft, ...r]);
+      });
+    }
+  };
+  const stream: DataStream<Row> = left.stream
+    .coGroup(right.stream)
+    .where(spec.leftKey)
+    .equalTo(spec.rightKey)
+    .window({
+      left: recordWindows(spec.windows.left),
+      right: recordWindows(spec.windows.right),
+    })
+    .apply(joinWindow);
+  // Padded sides may be NULL; no column stays an event-time attribute.
+  const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({
+    ...c,
+    type: padded ? withNullability(c.type, true) : c.type,
+    rowtime: false,
+  });
+  return {
+    stream: stream.name(`window ${type} join`),
+    columns: [
+      ...left.columns.map((c) => pad(c, padLeft)),
+      ...right.columns.map((c) => pad(c, padRight)),
+    ],
+  };
+}

@@ -1,0 +1,36 @@
+/** Runs SQL queries over an in-memory table in one job and returns each query's changes. */
+import {
+  type Change,
+  CollectSink,
+  type Row,
+  StreamEnvironment,
+  TableEnvironment,
+} from '../../src/index.js';
+
+export interface InMemoryTable<T> {
+  readonly name: string;
+  /** Rows in arrival order, one source subtask. */
+  readonly rows: readonly T[];
+  readonly columns: readonly { readonly name: string; readonly type: string }[];
+  readonly watermark: { readonly column: string; readonly expression: string };
+}
+
+export async function queryChanges<T>(
+  table: InMemoryTable<T>,
+  queries: readonly string[],
+  options: { readonly parallelism: number; readonly batchSize: number },
+): Promise<Change<Row>[][]> {
+  const env = new StreamEnvironment(options);
+  const tEnv = TableEnvironment.create(env);
+  tEnv.fromDataStream(table.name, env.fromArray([...table.rows]), {
+    columns: table.columns,
+    watermark: table.watermark,
+  });
+  const sinks = queries.map((q) => {
+    const sink = new CollectSink<Change<Row>>();
+    tEnv.sqlQuery(q).toChangelogStream().sinkTo(sink);
+    return sink;
+  });
+  await env.execute(`queries over ${table.name}`);
+  return sinks.map((s) => s.values);
+}
