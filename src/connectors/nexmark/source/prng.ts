@@ -26,7 +26,7 @@
  *
  * In TypeScript `*` on 32-bit ints is `Math.imul`, `(int)` is `| 0` and unsigned reads are
  * `>>> 0`. For `n <= 2^21` the product `u32 * n` is below 2^53, so the double computation
- * `Math.floor(u32 * n / 2^32)` is exact. Since `mix32` is a bijection, the 2^32 event numbers
+ * `Math.floor(u32 * n * 2^-32)` is exact (scaling by a power of two rounds nothing). Since `mix32` is a bijection, the 2^32 event numbers
  * sharing one `hi` all start from distinct states.
  *
  * The generator keeps its state in a module-level one-element `Int32Array`: seeding and drawing
