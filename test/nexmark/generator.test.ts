@@ -196,7 +196,7 @@ describe('nexmark generator', () => {
         (1 / c.hotAuctionRatio) * (10 / (c.numInFlightAuctions + 11)) + 0.01,
       );
     }
-  });
+  }, 300_000); // 180,000 events with a dozen expectations each: over a minute on a loaded machine
 
   it('picks hot auctions, bidders and sellers at the configured ratios', () => {
     const c = defaults;

@@ -298,16 +298,22 @@ export function lastBase0AuctionId(eventId: number, config: NexmarkConfig): numb
   return epoch * config.auctionProportion + offset;
 }
 
-/** Cold person pick: uniform over the last `numActivePeople` people plus PERSON_ID_LEAD ahead. */
-function nextBase0PersonId(eventId: number, config: NexmarkConfig): number {
-  const numPeople = lastBase0PersonId(eventId, config) + 1;
+/**
+ * Cold person pick: uniform over the last `numActivePeople` people plus PERSON_ID_LEAD ahead;
+ * `lastPerson` is {@link lastBase0PersonId} of the event.
+ */
+function nextBase0PersonId(lastPerson: number, config: NexmarkConfig): number {
+  const numPeople = lastPerson + 1;
   const active = Math.min(numPeople, config.numActivePeople);
   return numPeople - active + nextBelow(active + PERSON_ID_LEAD);
 }
 
-/** Cold auction pick: uniform over the last `numInFlightAuctions` auctions plus a lead. */
-function nextBase0AuctionId(eventId: number, config: NexmarkConfig): number {
-  const maxAuction = lastBase0AuctionId(eventId, config);
+/**
+ * Cold auction pick: uniform over the last `numInFlightAuctions` auctions plus a lead;
+ * `lastAuction` is {@link lastBase0AuctionId} of the event.
+ */
+function nextBase0AuctionId(lastAuction: number, config: NexmarkConfig): number {
+  const maxAuction = lastAuction;
   const minAuction = Math.max(maxAuction - config.numInFlightAuctions, 0);
   return minAuction + nextBelow(maxAuction - minAuction + 1 + AUCTION_ID_LEAD);
 }
@@ -341,8 +347,8 @@ export function nexmarkEventType(index: number, config: NexmarkConfig): NexmarkE
  * Draw order: name `nextBelow(99)`; e-mail local part `nextString(7)`, domain `nextString(5)`;
  * four credit-card groups `nextBelow(10000)`; city `nextBelow(10)`; state `nextBelow(6)`; extra.
  */
-function nextPerson(index: number, timestamp: number, config: NexmarkConfig): Person {
-  const id = lastBase0PersonId(index, config) + FIRST_PERSON_ID;
+function nextPerson(lastPerson: number, timestamp: number, config: NexmarkConfig): Person {
+  const id = lastPerson + FIRST_PERSON_ID;
   const name = FULL_NAMES[nextBelow(99)]!;
   const local = nextString(7);
   const emailAddress = `${local}@${nextString(5)}.com`;
@@ -364,13 +370,20 @@ function nextPerson(index: number, timestamp: number, config: NexmarkConfig): Pe
  * category `nextBelow(5)`; initial bid price; auction length; item name `nextString(20)`;
  * description `nextString(100)`; reserve increment price; extra.
  */
-function nextAuction(index: number, timestamp: number, config: NexmarkConfig): Auction {
-  const id = lastBase0AuctionId(index, config) + FIRST_AUCTION_ID;
+function nextAuction(
+  index: number,
+  timestamp: number,
+  lastPerson: number,
+  lastAuction: number,
+  layout: Layout,
+): Auction {
+  const config = layout.config;
+  const id = lastAuction + FIRST_AUCTION_ID;
   let seller: number;
   if (nextBelow(config.hotSellersRatio) > 0) {
-    seller = Math.floor(lastBase0PersonId(index, config) / HOT_SELLER_BATCH) * HOT_SELLER_BATCH;
+    seller = Math.floor(lastPerson / HOT_SELLER_BATCH) * HOT_SELLER_BATCH;
   } else {
-    seller = nextBase0PersonId(index, config);
+    seller = nextBase0PersonId(lastPerson, config);
   }
   seller += FIRST_PERSON_ID;
   const category = FIRST_CATEGORY_ID + nextBelow(NUM_CATEGORIES);
@@ -378,10 +391,7 @@ function nextAuction(index: number, timestamp: number, config: NexmarkConfig): A
   let averageLength = config.avgAuctionLengthMs;
   if (averageLength === null) {
     // Event-time span until numInFlightAuctions more auctions have been opened.
-    const eventsAhead = Math.floor(
-      (config.numInFlightAuctions * totalProportion(config)) / config.auctionProportion,
-    );
-    averageLength = nexmarkEventTimestamp(index + eventsAhead, config) - timestamp;
+    averageLength = nexmarkEventTimestamp(index + layout.auctionEventsAhead, config) - timestamp;
   }
   const expires = timestamp + 1 + nextBelow(Math.max(averageLength * 2, 1));
   const itemName = nextString(20);
@@ -409,19 +419,24 @@ function nextAuction(index: number, timestamp: number, config: NexmarkConfig): A
  * price; hot-channel test `nextBelow(2) > 0` then `nextBelow(4)` (hot) or
  * `nextBelow(numChannels)`; extra.
  */
-function nextBid(index: number, timestamp: number, config: NexmarkConfig): Bid {
+function nextBid(
+  timestamp: number,
+  lastPerson: number,
+  lastAuction: number,
+  config: NexmarkConfig,
+): Bid {
   let auction: number;
   if (nextBelow(config.hotAuctionRatio) > 0) {
-    auction = Math.floor(lastBase0AuctionId(index, config) / HOT_AUCTION_BATCH) * HOT_AUCTION_BATCH;
+    auction = Math.floor(lastAuction / HOT_AUCTION_BATCH) * HOT_AUCTION_BATCH;
   } else {
-    auction = nextBase0AuctionId(index, config);
+    auction = nextBase0AuctionId(lastAuction, config);
   }
   auction += FIRST_AUCTION_ID;
   let bidder: number;
   if (nextBelow(config.hotBiddersRatio) > 0) {
-    bidder = Math.floor(lastBase0PersonId(index, config) / HOT_BIDDER_BATCH) * HOT_BIDDER_BATCH + 1;
+    bidder = Math.floor(lastPerson / HOT_BIDDER_BATCH) * HOT_BIDDER_BATCH + 1;
   } else {
-    bidder = nextBase0PersonId(index, config);
+    bidder = nextBase0PersonId(lastPerson, config);
   }
   bidder += FIRST_PERSON_ID;
   const price = nextPrice();
@@ -445,17 +460,67 @@ function nextBid(index: number, timestamp: number, config: NexmarkConfig): Bid {
  * Pure in `(config, index)`: any process, in any order, produces the same event.
  */
 export function nexmarkEvent(index: number, config: NexmarkConfig): NexmarkEvent {
+  return nexmarkEventAt(index, nexmarkEventTimestamp(index, config), config);
+}
+
+/**
+ * {@link nexmarkEvent} with its event time already computed (`timestamp` must be
+ * {@link nexmarkEventTimestamp} of `index`), for callers that need the time too.
+ */
+export function nexmarkEventAt(
+  index: number,
+  timestamp: number,
+  config: NexmarkConfig,
+): NexmarkEvent {
+  const layout = layoutOf(config);
+  seedEvent(layout.seedKey, index);
+  // The event's place in its proportion cycle gives its kind and the last person and auction
+  // ids issued at or before it (lastBase0PersonId / lastBase0AuctionId, computed once here).
+  const persons = config.personProportion;
+  const auctions = config.auctionProportion;
+  const epoch = Math.floor(index / layout.total);
+  const slot = index - epoch * layout.total;
+  if (slot < persons) {
+    const lastPerson = epoch * persons + slot;
+    return { type: 'person', person: nextPerson(lastPerson, timestamp, config) };
+  }
+  const lastPerson = epoch * persons + persons - 1;
+  if (slot < persons + auctions) {
+    const lastAuction = epoch * auctions + slot - persons;
+    return {
+      type: 'auction',
+      auction: nextAuction(index, timestamp, lastPerson, lastAuction, layout),
+    };
+  }
+  const lastAuction = epoch * auctions + auctions - 1;
+  return { type: 'bid', bid: nextBid(timestamp, lastPerson, lastAuction, config) };
+}
+
+/** What the generator derives from a config, once per config (configs are frozen). */
+interface Layout {
+  readonly config: NexmarkConfig;
+  readonly seedKey: number;
+  readonly total: number;
+  /** Events until `numInFlightAuctions` more auctions have been opened. */
+  readonly auctionEventsAhead: number;
+}
+
+/** The layout of the config used last: a job generates from one config, so one entry suffices. */
+let lastLayout: Layout | undefined;
+
+function layoutOf(config: NexmarkConfig): Layout {
+  const last = lastLayout;
+  if (last !== undefined && last.config === config) return last;
   if (config.numChannels > builtChannels) buildTables(config.numChannels);
-  seedEvent(seedKey(config.seed), index);
-  const timestamp = nexmarkEventTimestamp(index, config);
-  const slot = index % totalProportion(config);
-  if (slot < config.personProportion) {
-    return { type: 'person', person: nextPerson(index, timestamp, config) };
-  }
-  if (slot < config.personProportion + config.auctionProportion) {
-    return { type: 'auction', auction: nextAuction(index, timestamp, config) };
-  }
-  return { type: 'bid', bid: nextBid(index, timestamp, config) };
+  const total = totalProportion(config);
+  const layout: Layout = {
+    config,
+    seedKey: seedKey(config.seed),
+    total,
+    auctionEventsAhead: Math.floor((config.numInFlightAuctions * total) / config.auctionProportion),
+  };
+  lastLayout = layout;
+  return layout;
 }
 
 /**

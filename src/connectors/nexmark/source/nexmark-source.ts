@@ -7,7 +7,7 @@ import type { RecordBatch } from '../../../core/record-batch.js';
 import type { PollStatus, Source, SourceContext, SourceReader } from '../../../core/source.js';
 import { type NexmarkConfig, nexmarkConfig } from '../config.js';
 import type { NexmarkEvent } from '../model.js';
-import { nexmarkEvent, nexmarkEventTimestamp } from './generator.js';
+import { nexmarkEventAt, nexmarkEventTimestamp } from './generator.js';
 
 /** Options of {@link NexmarkSource}. */
 export interface NexmarkSourceOptions {
@@ -60,8 +60,9 @@ export class NexmarkSource implements Source<NexmarkEvent> {
         const values: NexmarkEvent[] = [];
         const timestamps: number[] = [];
         for (let n = 0; n < batchSize && next < end; n++) {
-          values.push(nexmarkEvent(next, config));
-          timestamps.push(nexmarkEventTimestamp(next, config));
+          const timestamp = nexmarkEventTimestamp(next, config);
+          values.push(nexmarkEventAt(next, timestamp, config));
+          timestamps.push(timestamp);
           next += parallelism;
         }
         return { values, timestamps, keys: undefined };

@@ -118,11 +118,13 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
   processBatch(batch: RecordBatch<T>): void {
     const { values, timestamps } = batch;
     const n = values.length;
-    const out = new Array<number>(n);
+    const assigner = this.assigner;
+    // Without an assigner the source's timestamps stand: they are checked, not copied (batches
+    // are never written to downstream, so the array can be shared).
+    const out = assigner === undefined ? timestamps : new Array<number>(n);
     this.batch = batch;
     this.newTimestamps = out;
     this.flushedUpTo = 0;
-    const assigner = this.assigner;
     const generator = this.generator;
     for (let i = 0; i < n; i++) {
       const value = values[i] as T;
@@ -134,10 +136,10 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
         } catch (cause) {
           throw userFunctionFailed(this.context.operatorId, 'timestamp assigner', value, cause);
         }
+        out[i] = ts;
       }
       // Refuses non-numbers, NaN, ±Infinity (NO_TIMESTAMP among them) and times beyond the safe range.
       if (!isEventTime(ts)) throw this.invalidTimestamp(ts, value);
-      out[i] = ts;
       if (generator !== undefined) {
         // A watermark emitted now goes out after this record (see emitWatermark).
         this.position = i + 1;
