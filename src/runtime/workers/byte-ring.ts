@@ -217,6 +217,11 @@ export class RingReader extends RingBase {
     }
   }
 
+  /** Bytes read since the start, modulo 2^32: it moves whenever the reader makes room. */
+  position(): number {
+    return Atomics.load(this.control, READ);
+  }
+
   /** Whether nothing is waiting to be read. */
   empty(): boolean {
     return Atomics.load(this.control, WRITE) === Atomics.load(this.control, READ);

@@ -156,9 +156,12 @@ export class PeerChannels {
    * loop. Returns whether anything arrived.
    */
   poll(): boolean {
+    const before = this.reader.position();
     const n = this.reader.drain((bytes) => this.receive(readFrame(bytes)));
-    // The peer's frames waited for room: tell it there is some now.
-    if (n > 0 && this.reader.takeWriterWaiting()) this.port.postMessage(0);
+    // The peer's frames waited for room: tell it there is some now (parts of a long
+    // message make room too, before the message is complete).
+    if (this.reader.position() !== before && this.reader.takeWriterWaiting())
+      this.port.postMessage(0);
     return n > 0;
   }
 
