@@ -118,6 +118,7 @@ describe('worker links over rings', () => {
   const batchOf = (from: number, n: number) => ({
     values: Array.from({ length: n }, (_, i) => ({ id: from + i, name: `r${from + i}` })),
     timestamps: Array.from({ length: n }, (_, i) => from + i),
+    keys: undefined,
   });
 
   /** Messages until the port's doorbells have been handled and nothing more arrives. */

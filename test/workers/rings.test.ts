@@ -5,28 +5,12 @@
  * a worker that dies while its rings hold data. Every run must give what one
  * thread gives.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runJobModule, StreamEnvironment, WeirError } from '../../src/index.js';
-import { bothWays, fixture } from './harness.js';
+import { bothWays, committed, fixture, referenceOutput, scratchDirectory } from './harness.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'weir-rings-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-/** The lines of every committed part file (hidden files are uncommitted). */
-async function committed(out: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const f of (await readdir(out)).filter((f) => !f.startsWith('.')))
-    lines.push(...(await readFile(join(out, f), 'utf8')).split('\n').filter(Boolean));
-  return lines.sort();
-}
+const scratch = scratchDirectory('weir-rings-');
 
 const job = fixture('checkpointed.ts');
 const TINY_RING = 256;
@@ -35,9 +19,7 @@ describe('rings between workers', () => {
   let expected: string[];
 
   beforeAll(async () => {
-    const out = join(dir, 'reference');
-    await runJobModule(job, { args: [out], parallelism: 1 });
-    expected = await committed(out);
+    expected = await referenceOutput(job, scratch());
     expect(expected.length).toBeGreaterThan(100);
   }, 120_000);
 
@@ -50,13 +32,13 @@ describe('rings between workers', () => {
   }, 120_000);
 
   it('barriers behind full rings: checkpoints complete and the exactly-once output equals one thread', async () => {
-    const out = join(dir, 'out-barriers');
+    const out = join(scratch(), 'out-barriers');
     const run = await runJobModule(job, {
       args: [out],
       parallelism: 2,
       workers: 2,
       workerRingBytes: TINY_RING,
-      checkpointing: { directory: join(dir, 'chk-barriers'), intervalMs: 50 },
+      checkpointing: { directory: join(scratch(), 'chk-barriers'), intervalMs: 50 },
     });
     expect(run.result.metric('weir_worker_ring_full_total')).toBeGreaterThan(0);
     expect(run.result.metric('weir_checkpoints_completed_total')).toBeGreaterThan(0);
@@ -65,13 +47,13 @@ describe('rings between workers', () => {
   }, 120_000);
 
   it('a worker that dies while its rings hold data: the job restarts from its checkpoint, exactly once', async () => {
-    const out = join(dir, 'out-exit');
+    const out = join(scratch(), 'out-exit');
     const run = await runJobModule(job, {
       args: [out, 'exit', '2500'],
       parallelism: 2,
       workers: 2,
       workerRingBytes: TINY_RING,
-      checkpointing: { directory: join(dir, 'chk-exit'), intervalMs: 50 },
+      checkpointing: { directory: join(scratch(), 'chk-exit'), intervalMs: 50 },
       restartStrategy: { kind: 'fixed-delay', attempts: 2, delayMs: 10 },
     });
     expect(run.result.metric('weir_job_restarts_total')).toBe(1);
@@ -80,7 +62,7 @@ describe('rings between workers', () => {
 
   it('a worker that dies while its rings hold data, without restarts: the job fails naming the worker', async () => {
     const failure = await runJobModule(job, {
-      args: [join(dir, 'out-exit-fail'), 'exit', '500'],
+      args: [join(scratch(), 'out-exit-fail'), 'exit', '500'],
       parallelism: 2,
       workers: 2,
       workerRingBytes: TINY_RING,

@@ -237,6 +237,11 @@ export class RingReader extends RingBase {
     return this.empty();
   }
 
+  /** The reader is awake (it reads every round): writes need no doorbell. */
+  awake(): void {
+    Atomics.store(this.control, READER_WAITING, 0);
+  }
+
   /** The writer found the ring full and asked to be told of room: clears the request and returns true. */
   takeWriterWaiting(): boolean {
     return Atomics.exchange(this.control, WRITER_WAITING, 0) === 1;

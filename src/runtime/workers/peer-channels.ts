@@ -156,6 +156,8 @@ export class PeerChannels {
    * loop. Returns whether anything arrived.
    */
   poll(): boolean {
+    // Awake again: a flag left from the last sleep would make every write ring a doorbell.
+    this.reader.awake();
     const before = this.reader.position();
     const n = this.reader.drain((bytes) => this.receive(readFrame(bytes)));
     // The peer's frames waited for room: tell it there is some now (parts of a long
