@@ -100,7 +100,7 @@ export interface EnvironmentOptions {
    * Bytes of each shared-memory ring between two workers (one per direction
    * and pair): a power of two, at least 256. Batches that do not fit wait in
    * order on the sender; a batch larger than half the ring crosses in parts.
-   * Default 2 MiB.
+   * N workers hold N(N-1) rings. Default 2 MiB.
    */
   readonly workerRingBytes?: number;
   /**

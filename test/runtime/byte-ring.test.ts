@@ -9,6 +9,11 @@ import {
 } from '../../src/runtime/workers/byte-ring.js';
 import { connectPeers, PeerChannels } from '../../src/runtime/workers/peer-channels.js';
 import { Wakeup } from '../../src/runtime/workers/wakeup.js';
+import {
+  controlFrame,
+  readFrame,
+  type WireMessage,
+} from '../../src/runtime/workers/wire-frames.js';
 
 /** A message of `n` bytes counting up from `seed` (one chunk). */
 function bytes(n: number, seed: number): Uint8Array {
@@ -189,3 +194,39 @@ describe('worker links over rings', () => {
     b.close();
   });
 });
+
+describe('frames between workers', () => {
+  const roundTrip = (m: WireMessage) => readFrame(messageBytes(controlFrame(m)));
+
+  it('keep infinite watermarks (end of input) and record limits, which JSON alone would turn into null', () => {
+    for (const time of [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0, -5, 1.5e12]) {
+      expect(roundTrip({ t: 'watermark', ch: '0/0/1', time })).toEqual({
+        t: 'watermark',
+        ch: '0/0/1',
+        time,
+      });
+    }
+    expect(
+      roundTrip({ t: 'credit', ch: '1/1/0', n: 2, r: 900, limit: Number.POSITIVE_INFINITY }),
+    ).toEqual({ t: 'credit', ch: '1/1/0', n: 2, r: 900, limit: Number.POSITIVE_INFINITY });
+    expect(
+      roundTrip({ t: 'barrier', ch: '2/0/0', checkpointId: 3, savepoint: true, stop: false }),
+    ).toEqual({ t: 'barrier', ch: '2/0/0', checkpointId: 3, savepoint: true, stop: false });
+  });
+
+  it('refuse a frame whose lengths reach past its end, naming the problem', () => {
+    const bytes = messageBytes(controlFrame({ t: 'end', ch: '0/0/0' }));
+    expect(() => readFrame(bytes.subarray(0, 10))).toThrow(/damaged frame between workers/);
+  });
+});
+
+/** A frame's chunks laid out as a ring reader sees them. */
+function messageBytes(message: RingMessage): Uint8Array {
+  const memory = createRing(4096);
+  new RingWriter(memory).write(message);
+  let out: Uint8Array | undefined;
+  new RingReader(memory).drain((m) => {
+    out = m.slice();
+  });
+  return out!;
+}

@@ -72,8 +72,15 @@ function prefixed(description: object): Uint8Array[] {
   return [prefix, text];
 }
 
+/** JSON has no infinities; watermarks have (end of input) and so may record limits: sent as strings. */
+const finite = (x: number): number | string => (Number.isFinite(x) ? x : String(x));
+const fromJson = (x: number | string): number => (typeof x === 'string' ? Number(x) : x);
+
 /** The frame of a control message. */
 export function controlFrame(message: WireMessage): RingMessage {
+  if (message.t === 'watermark') return prefixed({ ...message, time: finite(message.time) });
+  if (message.t === 'credit' && message.limit !== undefined)
+    return prefixed({ ...message, limit: finite(message.limit) });
   return prefixed(message);
 }
 
@@ -105,6 +112,9 @@ export function readFrame(bytes: Uint8Array): ReceivedMessage {
     throw damagedFrame(`a description of ${n} bytes in ${bytes.byteLength}`);
   const text = Buffer.from(bytes.buffer, bytes.byteOffset + 8, n).toString('utf8');
   const message = JSON.parse(text) as WireMessage | BatchDescription;
+  if (message.t === 'watermark') return { ...message, time: fromJson(message.time) };
+  if (message.t === 'credit' && message.limit !== undefined)
+    return { ...message, limit: fromJson(message.limit) };
   if (message.t !== 'batch') return message;
   const columns: Uint8Array[] = [];
   let at = 8 + align8(n);
