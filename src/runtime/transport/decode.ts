@@ -53,7 +53,7 @@ export function decodeBatchColumns<T>(
   try {
     return decodeFrame<T>(header, columns, options);
   } catch (cause) {
-    // Frames come from our own encoder over postMessage: a frame that does not decode is a bug
+    // Frames come from our own encoder (posted, or through a worker ring): one that does not decode is a bug
     // or memory damage, reported as such rather than as a TypeError or RangeError from a view.
     if (cause instanceof WeirError) throw cause;
     throw damaged(cause instanceof Error ? cause.message : String(cause), cause);

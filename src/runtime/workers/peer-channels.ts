@@ -284,7 +284,7 @@ export class PeerChannels {
 /**
  * Batches smaller than this are gathered per channel until the end of the
  * executor round: keyed exchanges and window firings emit many small batches,
- * and each sent batch has a fixed cost (encoding its header, a transfer).
+ * and each sent batch has a fixed cost (encoding its header, a frame).
  */
 const GATHER_BELOW = 512;
 
