@@ -28,6 +28,8 @@ import {
 import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
 import { resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
 import { DEFAULT_DEBLOAT_TARGET_MS } from '../runtime/task/buffer-debloat.js';
+import { MIN_RING_BYTES } from '../runtime/workers/byte-ring.js';
+import { DEFAULT_RING_BYTES } from '../runtime/workers/peer-channels.js';
 import type { StateBackendOptions } from '../state/create-backend.js';
 import { refuseSinksThatWouldNeverCommit } from './commit-check.js';
 import { weirAliasUsed } from './job-module/weir-alias.js';
@@ -61,6 +63,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private readonly metricsOptions: MetricsOptions;
   private readonly workers: number | undefined;
   private processGroup: ProcessGroupSpec | undefined;
+  private readonly workerRingBytes: number;
   private restartStrategy: RestartStrategy;
   private jobModule: { readonly path: string; readonly args: readonly string[] } | undefined;
   private running = false;
@@ -97,6 +100,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
         : options.workers === 'auto'
           ? availableParallelism()
           : positiveInt('workers', options.workers);
+    this.workerRingBytes = ringBytes(options.workerRingBytes ?? DEFAULT_RING_BYTES);
     this.restartStrategy = options.restartStrategy ?? { kind: 'none' };
     // Checked here so that a bad setting fails when the environment is made, not when the job runs.
     resolveRestartStrategy(this.restartStrategy);
@@ -241,6 +245,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
           : {
               kind: 'worker-threads',
               workers,
+              ringBytes: this.workerRingBytes,
               entry: new URL(
                 `./job-module/worker-entry.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
                 import.meta.url,
@@ -272,6 +277,14 @@ function debloatTarget(option: EnvironmentOptions['bufferDebloating']): number |
       `bufferDebloating must be a boolean or { targetMs }, got ${JSON.stringify(option)}`,
     );
   return positiveInt('bufferDebloating.targetMs', option.targetMs ?? DEFAULT_DEBLOAT_TARGET_MS);
+}
+
+function ringBytes(n: number): number {
+  if (!Number.isInteger(n) || n < MIN_RING_BYTES || n > 2 ** 30 || (n & (n - 1)) !== 0)
+    throw invalidArgument(
+      `workerRingBytes must be a power of two from ${MIN_RING_BYTES} to 2^30, got ${n}`,
+    );
+  return n;
 }
 
 function positiveInt(name: string, n: number): number {

@@ -97,6 +97,13 @@ export interface EnvironmentOptions {
    */
   readonly workers?: number | 'auto';
   /**
+   * Bytes of each shared-memory ring between two workers (one per direction
+   * and pair): a power of two, at least 256. Batches that do not fit wait in
+   * order on the sender; a batch larger than half the ring crosses in parts.
+   * N workers hold N(N-1) rings. Default 2 MiB.
+   */
+  readonly workerRingBytes?: number;
+  /**
    * Restart a failed job from its latest checkpoint; see {@link RestartStrategy}.
    * Default: no restarts. (`weir run` gives a job with `--checkpoint-dir`
    * `exponential-delay` unless told otherwise; a job built here is started by

@@ -1,4 +1,3 @@
-import { MessageChannel } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import type { StreamMessage } from '../../src/core/messages.js';
 import { StreamEnvironment } from '../../src/index.js';
@@ -10,7 +9,7 @@ import {
   nextRecordLimit,
 } from '../../src/runtime/task/buffer-debloat.js';
 import { Channel } from '../../src/runtime/task/channel.js';
-import { PeerChannels } from '../../src/runtime/workers/peer-channels.js';
+import { connectPeers, PeerChannels } from '../../src/runtime/workers/peer-channels.js';
 import { Wakeup } from '../../src/runtime/workers/wakeup.js';
 
 const batch = (n: number): StreamMessage<number> => ({
@@ -189,9 +188,9 @@ describe('the debloater of an input task', () => {
 
 describe('the record limit across worker threads', () => {
   it('travels with the credits: the sender keeps fewer records in flight than the receiver allows', async () => {
-    const { port1, port2 } = new MessageChannel();
-    const a = new PeerChannels(port1, new Wakeup());
-    const b = new PeerChannels(port2, new Wakeup());
+    const [linkA, linkB] = connectPeers();
+    const a = new PeerChannels(linkA, new Wakeup());
+    const b = new PeerChannels(linkB, new Wakeup());
     const sender = a.sender('0/0/0', 8, 1);
     const receiver = b.receiver('0/0/0');
     const deliver = async (from: PeerChannels, to: PeerChannels) => {

@@ -1,25 +1,10 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runJobModule, StreamEnvironment, startJobModule, WeirError } from '../../src/index.js';
-import { fixture } from './harness.js';
+import { committed, fixture, referenceOutput, scratchDirectory } from './harness.js';
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'weir-workers-'));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-/** The lines of every committed part file (hidden files are uncommitted). */
-async function committed(out: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const f of (await readdir(out)).filter((f) => !f.startsWith('.')))
-    lines.push(...(await readFile(join(out, f), 'utf8')).split('\n').filter(Boolean));
-  return lines.sort();
-}
+const scratch = scratchDirectory('weir-workers-');
 
 const job = fixture('checkpointed.ts');
 
@@ -34,20 +19,18 @@ describe('worker failures', () => {
   let expected: string[];
 
   beforeAll(async () => {
-    const out = join(dir, 'reference');
-    await runJobModule(job, { args: [out], parallelism: 1 });
-    expected = await committed(out);
+    expected = await referenceOutput(job, scratch());
     expect(expected.length).toBeGreaterThan(100);
   });
 
   for (const fault of ['throw', 'exit'] as const) {
     it(`a worker that ${fault === 'throw' ? 'throws' : 'exits'} restarts the job from its latest checkpoint, exactly once`, async () => {
-      const out = join(dir, `out-${fault}`);
+      const out = join(scratch(), `out-${fault}`);
       const run = await runJobModule(job, {
         args: [out, fault, '2500'],
         parallelism: 2,
         workers: 2,
-        checkpointing: { directory: join(dir, `chk-${fault}`), intervalMs: 50 },
+        checkpointing: { directory: join(scratch(), `chk-${fault}`), intervalMs: 50 },
         restartStrategy: { kind: 'fixed-delay', attempts: 2, delayMs: 10 },
       });
       expect(run.result.metric('weir_job_restarts_total')).toBe(1);
@@ -56,7 +39,7 @@ describe('worker failures', () => {
   }
 
   it('without restarts, the job fails naming the error, the operator and the worker', async () => {
-    const out = join(dir, 'out-fail');
+    const out = join(scratch(), 'out-fail');
     const failure = await runJobModule(job, {
       args: [out, 'throw', '500'],
       parallelism: 2,
@@ -89,12 +72,12 @@ describe('worker failures', () => {
 
 describe('savepoints in worker mode', () => {
   it('a savepoint taken on two workers restores on one thread, and the output is exactly once', async () => {
-    const reference = join(dir, 'sp-reference');
+    const reference = join(scratch(), 'sp-reference');
     await runJobModule(job, { args: [reference], parallelism: 1 });
-    const out = join(dir, 'sp-out');
+    const out = join(scratch(), 'sp-out');
     const started = await startJobModule(job, { args: [out], parallelism: 2, workers: 2 });
     await recordsFlowingInto(out);
-    const savepoint = await started.client.stopWithSavepoint(join(dir, 'savepoints'));
+    const savepoint = await started.client.stopWithSavepoint(join(scratch(), 'savepoints'));
     const before = await committed(out);
     expect(before.length).toBeGreaterThan(0);
     expect(before.length).toBeLessThan((await committed(reference)).length);
@@ -104,11 +87,11 @@ describe('savepoints in worker mode', () => {
   });
 
   it('a savepoint taken on one thread restores on two workers', async () => {
-    const out = join(dir, 'sp-out-2');
+    const out = join(scratch(), 'sp-out-2');
     const started = await startJobModule(job, { args: [out], parallelism: 1 });
     await recordsFlowingInto(out);
-    const savepoint = await started.client.stopWithSavepoint(join(dir, 'savepoints-2'));
+    const savepoint = await started.client.stopWithSavepoint(join(scratch(), 'savepoints-2'));
     await runJobModule(job, { args: [out], parallelism: 2, workers: 2, restoreFrom: savepoint });
-    expect(await committed(out)).toEqual(await committed(join(dir, 'sp-reference')));
+    expect(await committed(out)).toEqual(await committed(join(scratch(), 'sp-reference')));
   });
 });

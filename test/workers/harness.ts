@@ -3,10 +3,43 @@
  * parallelism 2 on two worker threads, and returns what each collecting sink
  * received, sorted (subtasks interleave differently on different threads).
  */
-import { resolve } from 'node:path';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { type JobResult, type RunJobModuleOptions, runJobModule } from '../../src/index.js';
 
 export const fixture = (name: string) => resolve(import.meta.dirname, 'fixtures', name);
+
+/** A temporary directory made before the file's tests and removed after them; call inside the tests for its path. */
+export function scratchDirectory(prefix: string): () => string {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+  return () => {
+    if (dir === undefined) throw new Error('the scratch directory exists only while tests run');
+    return dir;
+  };
+}
+
+/** The committed output of `job` (a checkpointed file job) on one thread, written under `dir`. */
+export async function referenceOutput(job: string, dir: string): Promise<string[]> {
+  const out = join(dir, 'reference');
+  await runJobModule(job, { args: [out], parallelism: 1 });
+  return committed(out);
+}
+
+/** The lines of every committed part file (hidden files are uncommitted), sorted. */
+export async function committed(out: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const f of (await readdir(out)).filter((f) => !f.startsWith('.')))
+    lines.push(...(await readFile(join(out, f), 'utf8')).split('\n').filter(Boolean));
+  return lines.sort();
+}
 
 async function run(
   path: string,

@@ -27,15 +27,33 @@ export interface DecodeOptions {
  * decoded values do not share memory with them.
  */
 export function decodeBatch<T>(encoded: EncodedBatch, options: DecodeOptions = {}): RecordBatch<T> {
-  if (encoded.format !== 1) {
-    throw new WeirError('INTERNAL', `unknown encoded batch format ${String(encoded.format)}`, {
+  return decodeBatchColumns<T>(
+    encoded,
+    encoded.buffers.map((b) => new Uint8Array(b)),
+    options,
+  );
+}
+
+/**
+ * Like {@link decodeBatch}, with the column data as views (of a shared ring,
+ * say) rather than whole ArrayBuffers: `columns[i]` holds what
+ * `encoded.buffers[i]` would, starting at an 8-byte aligned offset. The views
+ * are read, not kept.
+ */
+export function decodeBatchColumns<T>(
+  header: Omit<EncodedBatch, 'buffers'>,
+  columns: readonly Uint8Array[],
+  options: DecodeOptions = {},
+): RecordBatch<T> {
+  if (header.format !== 1) {
+    throw new WeirError('INTERNAL', `unknown encoded batch format ${String(header.format)}`, {
       domain: 'internal',
     });
   }
   try {
-    return decodeFrame<T>(encoded, options);
+    return decodeFrame<T>(header, columns, options);
   } catch (cause) {
-    // Frames come from our own encoder over postMessage: a frame that does not decode is a bug
+    // Frames come from our own encoder (posted, or through a worker ring): one that does not decode is a bug
     // or memory damage, reported as such rather than as a TypeError or RangeError from a view.
     if (cause instanceof WeirError) throw cause;
     throw damaged(cause instanceof Error ? cause.message : String(cause), cause);
@@ -56,10 +74,14 @@ function damaged(problem: string, cause?: unknown): WeirError {
   });
 }
 
-function decodeFrame<T>(encoded: EncodedBatch, options: DecodeOptions): RecordBatch<T> {
-  const { length, buffers } = encoded;
+function decodeFrame<T>(
+  encoded: Omit<EncodedBatch, 'buffers'>,
+  buffers: Columns,
+  options: DecodeOptions,
+): RecordBatch<T> {
+  const { length } = encoded;
   if (!Number.isSafeInteger(length) || length < 0) throw damaged(`batch length ${length}`);
-  const timestamps = toArray(new Float64Array(buffer(buffers, encoded.timestamps), 0, length));
+  const timestamps = toArray(view(buffers, encoded.timestamps, Float64Array, length));
   const values = decodeColumn(encoded.values, buffers, length, options) as T[];
   let keys: unknown[] | undefined;
   if (encoded.keys?.kind === 'field') {
@@ -86,25 +108,48 @@ function toArray<E>(data: { readonly length: number; readonly [i: number]: E }):
 
 function numberView(
   column: ColumnHeader,
-  buffers: readonly ArrayBuffer[],
+  buffers: Columns,
   n: number,
 ): Int32Array | Float64Array | undefined {
-  if (column.kind === 'i32') return new Int32Array(buffer(buffers, column.data), 0, n);
-  if (column.kind === 'f64') return new Float64Array(buffer(buffers, column.data), 0, n);
+  if (column.kind === 'i32') return view(buffers, column.data, Int32Array, n);
+  if (column.kind === 'f64') return view(buffers, column.data, Float64Array, n);
   return undefined;
 }
 
-function buffer(buffers: readonly ArrayBuffer[], index: number): ArrayBuffer {
+/** Column data by index: views, each starting at an 8-byte aligned offset of its buffer. */
+type Columns = readonly Uint8Array[];
+
+function buffer(buffers: Columns, index: number): Uint8Array {
   const found = Number.isInteger(index) ? buffers[index] : undefined;
-  if (!(found instanceof ArrayBuffer)) {
+  if (!(found instanceof Uint8Array)) {
     throw new WeirError('INTERNAL', `encoded batch lacks buffer ${index}`, { domain: 'internal' });
   }
   return found;
 }
 
+interface TypedArrayOf<A> {
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): A;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/**
+ * `n` elements of column `index` as a typed array over the column's memory.
+ * The bound is checked here: the view's buffer may be larger than the column
+ * (a shared ring), so the constructor's own check would not catch a damaged count.
+ */
+function view<A>(buffers: Columns, index: number, type: TypedArrayOf<A>, n: number): A {
+  const data = buffer(buffers, index);
+  if (!Number.isSafeInteger(n) || n < 0 || n * type.BYTES_PER_ELEMENT > data.byteLength) {
+    throw damaged(
+      `${n} values of ${type.BYTES_PER_ELEMENT} bytes in a column of ${data.byteLength}`,
+    );
+  }
+  return new type(data.buffer, data.byteOffset, n);
+}
+
 function decodeColumn(
   column: ColumnHeader,
-  buffers: readonly ArrayBuffer[],
+  buffers: Columns,
   n: number,
   options: DecodeOptions,
 ): unknown[] {
@@ -115,11 +160,11 @@ function decodeColumn(
     case 'undefined':
       return new Array<unknown>(withoutData(n)).fill(undefined);
     case 'i32':
-      return toArray(new Int32Array(buffer(buffers, column.data), 0, n));
+      return toArray(view(buffers, column.data, Int32Array, n));
     case 'f64':
-      return toArray(new Float64Array(buffer(buffers, column.data), 0, n));
+      return toArray(view(buffers, column.data, Float64Array, n));
     case 'bool': {
-      const data = new Uint8Array(buffer(buffers, column.data), 0, n);
+      const data = view(buffers, column.data, Uint8Array, n);
       const out = new Array<unknown>(n);
       for (let i = 0; i < n; i++) {
         const b = data[i];
@@ -129,9 +174,9 @@ function decodeColumn(
       return out;
     }
     case 'bigint':
-      return toArray(new BigInt64Array(buffer(buffers, column.data), 0, n));
+      return toArray(view(buffers, column.data, BigInt64Array, n));
     case 'date': {
-      const data = new Float64Array(buffer(buffers, column.data), 0, n);
+      const data = view(buffers, column.data, Float64Array, n);
       const out = new Array<unknown>(n);
       for (let i = 0; i < n; i++) out[i] = new Date(data[i] as number);
       return out;
@@ -141,8 +186,8 @@ function decodeColumn(
     case 'dictionary': {
       const dictionary = decodeColumn(column.dictionary, buffers, column.distinct, options);
       const data = column.wide
-        ? new Uint16Array(buffer(buffers, column.indexes), 0, n)
-        : new Uint8Array(buffer(buffers, column.indexes), 0, n);
+        ? view(buffers, column.indexes, Uint16Array, n)
+        : view(buffers, column.indexes, Uint8Array, n);
       const out = new Array<unknown>(n);
       for (let i = 0; i < n; i++) {
         const index = data[i] as number;
@@ -154,12 +199,13 @@ function decodeColumn(
     }
     case 'bytes': {
       const bytes = buffer(buffers, column.bytes);
-      const offsets = new Uint32Array(buffer(buffers, column.offsets), 0, n + 1);
+      const offsets = view(buffers, column.offsets, Uint32Array, n + 1);
       checkOffsets(offsets, n, bytes.byteLength);
       const out = new Array<unknown>(n);
       for (let i = 0; i < n; i++) {
+        // A copy: the column may be a view of shared memory that is about to be reused.
         const copy = bytes.slice(offsets[i] as number, offsets[i + 1] as number);
-        out[i] = column.buffer ? Buffer.from(copy) : new Uint8Array(copy);
+        out[i] = column.buffer ? Buffer.from(copy.buffer, 0, copy.byteLength) : copy;
       }
       return out;
     }
@@ -176,7 +222,7 @@ function decodeColumn(
       return assembler(column.keys, signature)(fields, n);
     }
     case 'array': {
-      const offsets = new Uint32Array(buffer(buffers, column.offsets), 0, n + 1);
+      const offsets = view(buffers, column.offsets, Uint32Array, n + 1);
       checkOffsets(offsets, n, Number.MAX_SAFE_INTEGER);
       const items = decodeColumn(column.items, buffers, offsets[n] as number, options);
       const out = new Array<unknown>(n);
@@ -184,7 +230,7 @@ function decodeColumn(
       return out;
     }
     case 'union': {
-      const tags = new Uint8Array(buffer(buffers, column.tags), 0, n);
+      const tags = view(buffers, column.tags, Uint8Array, n);
       const tagged = new Array<number>(column.members.length).fill(0);
       for (let i = 0; i < n; i++) {
         const m = tags[i] as number;
@@ -206,13 +252,18 @@ function decodeColumn(
       return out;
     }
     case 'serialized': {
-      const values: unknown = deserialize(Buffer.from(buffer(buffers, column.data)));
+      const values: unknown = deserialize(asBuffer(buffer(buffers, column.data)));
       if (!Array.isArray(values) || values.length !== n) throw damaged('serialized column length');
       return values;
     }
     default:
       throw damaged(`unknown column kind '${String((column as { kind: unknown }).kind)}'`);
   }
+}
+
+/** A Buffer over the same memory (no copy). */
+function asBuffer(data: Uint8Array): Buffer {
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
 
 /** A count of values for a column that has no buffer to bound it. */
@@ -240,15 +291,15 @@ const SHORT_STRING = 13;
 
 function decodeStrings(
   column: Extract<ColumnHeader, { kind: 'string' }>,
-  buffers: readonly ArrayBuffer[],
+  buffers: Columns,
   n: number,
   options: DecodeOptions,
 ): unknown[] {
-  const bytes = Buffer.from(buffer(buffers, column.bytes));
-  const offsets = new Uint32Array(buffer(buffers, column.offsets), 0, n + 1);
+  const bytes = asBuffer(buffer(buffers, column.bytes));
+  const offsets = view(buffers, column.offsets, Uint32Array, n + 1);
   checkOffsets(offsets, n, bytes.length);
   const ascii = column.chars === undefined;
-  const chars = ascii ? offsets : new Uint32Array(buffer(buffers, column.chars), 0, n + 1);
+  const chars = ascii ? offsets : view(buffers, column.chars, Uint32Array, n + 1);
   if (!ascii) checkOffsets(chars, n, bytes.length);
   const encoding = ascii ? 'latin1' : 'utf8';
   const share = options.shareStringMemory === true;

@@ -4,5 +4,5 @@
  * {@link decodeBatch} rebuilds it on the receiving thread.
  */
 export type { ColumnHeader, EncodedBatch } from './columns.js';
-export { type DecodeOptions, decodeBatch } from './decode.js';
+export { type DecodeOptions, decodeBatch, decodeBatchColumns } from './decode.js';
 export { encodeBatch } from './encode.js';

@@ -158,7 +158,13 @@ export class CoordinatorLink implements ExecutorDriver, CheckpointListener {
 
   wakeUp(): Promise<void> {
     // The executor is about to wait: nothing held back may be what the peer waits for.
-    for (const peer of this.peers) peer.flush(true);
+    let sleep = true;
+    for (const peer of this.peers) {
+      peer.flush(true);
+      if (!peer.prepareToSleep()) sleep = false;
+    }
+    // Data came in between the last poll and now: go round again rather than wait.
+    if (!sleep) this.wakeup.notify();
     return this.wakeup.wait();
   }
 

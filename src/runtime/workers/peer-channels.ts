@@ -1,79 +1,76 @@
-import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { END_MESSAGE, IDLE_MESSAGE, type StreamMessage } from '../../core/messages.js';
 import type { RecordBatch } from '../../core/record-batch.js';
 import type { ChannelEnd } from '../task/channel.js';
-import { decodeBatch, type EncodedBatch, encodeBatch } from '../transport/index.js';
+import { decodeBatchColumns, type EncodedBatch, encodeBatch } from '../transport/index.js';
+import { createRing, type RingMessage, RingReader, RingWriter } from './byte-ring.js';
 import type { Wakeup } from './wakeup.js';
+import {
+  batchFrame,
+  controlFrame,
+  type ReceivedMessage,
+  readFrame,
+  type WireMessage,
+} from './wire-frames.js';
 
 /**
- * How batches cross threads: typed-array columns transferred (moved, not
- * copied) with the message, see `runtime/transport`. Structured cloning an
- * array of objects costs about a microsecond per record; moving a column's
- * buffer costs nothing per record.
+ * One worker's end of its link to another: a ring it writes, a ring it reads
+ * (shared memory, see `byte-ring.ts`) and a message port that only rings a
+ * doorbell: when the peer sleeps and data arrives, or when the peer's ring was
+ * full and room was made.
  */
-export interface BatchCodec {
-  encode(batch: RecordBatch<unknown>): { encoded: EncodedBatch; transfer: ArrayBuffer[] };
-  decode(encoded: EncodedBatch): RecordBatch<unknown>;
+export interface PeerLink {
+  readonly port: MessagePort;
+  readonly outgoing: SharedArrayBuffer;
+  readonly incoming: SharedArrayBuffer;
 }
 
-/** The codec workers use: columns of typed arrays, their buffers transferred. */
-export const columnarCodec: BatchCodec = {
-  encode(batch) {
-    const encoded = encodeBatch(batch);
-    return { encoded, transfer: encoded.buffers };
-  },
-  decode: (encoded) => decodeBatch(encoded),
-};
-
 /**
- * What travels on the port between two workers. Data and control messages of
- * a channel share the port, so they arrive in the order they were sent.
+ * Bytes of each ring (one per direction and pair of workers). A batch of 512
+ * Nexmark bids encodes to about 100 KB, so a ring holds a few channels'
+ * worth of in-flight batches; larger batches cross in parts.
  */
-type WireMessage =
-  | { readonly t: 'batch'; readonly ch: string; readonly batch: EncodedBatch }
-  | { readonly t: 'watermark'; readonly ch: string; readonly time: number }
-  | { readonly t: 'idle'; readonly ch: string }
-  | {
-      readonly t: 'barrier';
-      readonly ch: string;
-      readonly checkpointId: number;
-      readonly savepoint: boolean;
-      readonly stop: boolean;
-    }
-  | { readonly t: 'end'; readonly ch: string }
-  /**
-   * The receiver consumed `n` batches (`r` records) of the channel: the sender
-   * may send `n` more; `limit`, when set, is the receiver's new bound on the
-   * records in flight (buffer debloating).
-   */
-  | {
-      readonly t: 'credit';
-      readonly ch: string;
-      readonly n: number;
-      readonly r: number;
-      readonly limit?: number;
-    };
+export const DEFAULT_RING_BYTES = 1 << 21;
+
+/** The two ends of a new link between two workers. */
+export function connectPeers(ringBytes = DEFAULT_RING_BYTES): [PeerLink, PeerLink] {
+  const { port1, port2 } = new MessageChannel();
+  const aToB = createRing(ringBytes);
+  const bToA = createRing(ringBytes);
+  return [
+    { port: port1, outgoing: aToB, incoming: bToA },
+    { port: port2, outgoing: bToA, incoming: aToB },
+  ];
+}
 
 /** Identifies a channel the same way on both threads: edge index, producer and consumer subtask. */
 export function channelId(edge: number, from: number, to: number): string {
   return `${edge}/${from}/${to}`;
 }
 
-/** Post at least this often while the executor is busy (ms): bounds the delay a queue adds. */
+/** Write at least this often while the executor is busy (ms): bounds the delay a queue adds. */
 const POST_INTERVAL_MS = 1;
-/** Post as soon as this many batches are queued. */
+/** Write as soon as this many batches are queued. */
 const POST_BATCHES = 4;
+
+/** An outgoing message before it is written: batches are encoded (bad records fail at once), not yet framed. */
+type Outgoing =
+  | WireMessage
+  | { readonly t: 'batch'; readonly ch: string; readonly encoded: EncodedBatch };
 
 /**
  * The channels between this worker and one other worker, all carried by one
- * message port (this object is this worker's end of it). Outgoing messages are queued and posted together: when the
- * executor is about to wait (nothing else can happen before the peer
- * answers), when a few batches are queued, when a barrier, idle mark or end
- * is queued, or a millisecond after the last post. A post costs tens of
- * microseconds whatever it carries, and a busy source emits a batch and a
- * watermark every round: posting every round cost more than the records.
- * A watermark replaces the channel's previous one if nothing of that channel
- * was queued after it.
+ * pair of shared-memory rings. Outgoing messages are queued and written
+ * together: when the executor is about to wait (nothing else can happen
+ * before the peer answers), when a few batches are queued, when a barrier,
+ * idle mark or end is queued, or a millisecond after the last write, so a
+ * channel's watermark can replace its previous one if nothing of that channel
+ * was queued after it. A batch is encoded into columns (`runtime/transport`)
+ * and its columns are copied once, into the ring; the receiver decodes them
+ * where they lie. A write costs no message: the peer reads its ring every
+ * executor round, and only a peer that sleeps is woken through the port.
+ * When the ring is full, frames wait here in order (barriers too, behind the
+ * data before them) and are written as the peer makes room.
  * Flow control is credit based: a sender has `capacity` credits per channel,
  * spends one per batch, and gets it back when the receiver has taken the
  * batch off its queue; so at most `capacity` batches per channel are in
@@ -83,22 +80,34 @@ const POST_BATCHES = 4;
  * sender sends a batch only while fewer are in flight (or none at all).
  */
 export class PeerChannels {
-  private outbox: WireMessage[] = [];
-  private transfer: ArrayBuffer[] = [];
+  private outbox: Outgoing[] = [];
   /** Per channel, the index in the outbox of its last message if that is a watermark. */
   private readonly lastWatermark = new Map<string, number>();
+  /** Frames that did not fit in the ring yet, oldest first (the writer may hold a part of one more). */
+  private readonly pending: RingMessage[] = [];
+  private pendingHead = 0;
   private queuedBatches = 0;
   private urgent = false;
   private lastPost = 0;
   private readonly senders = new Map<string, RemoteSender>();
   private readonly receivers = new Map<string, RemoteReceiver>();
+  private readonly port: MessagePort;
+  private readonly writer: RingWriter;
+  private readonly reader: RingReader;
 
   constructor(
-    private readonly port: MessagePort,
+    link: PeerLink,
     private readonly wakeup: Wakeup,
-    private readonly codec: BatchCodec = columnarCodec,
   ) {
-    port.on('message', (messages: WireMessage[]) => this.receive(messages));
+    this.port = link.port;
+    this.writer = new RingWriter(link.outgoing);
+    this.reader = new RingReader(link.incoming);
+    // The doorbell: data for a sleeping executor, or room for frames waiting here. Handled
+    // on the event loop, so frames move on even while the executor is not running (closing).
+    this.port.on('message', () => {
+      this.pump();
+      if (this.poll()) this.wakeup.notify();
+    });
   }
 
   /** `initialRecordLimit`: the sender's bound on records in flight until the receiver sends its own (buffer debloating). */
@@ -135,32 +144,32 @@ export class PeerChannels {
   }
 
   /** @internal */
-  sendBatch(ch: string, batch: Parameters<BatchCodec['encode']>[0]): void {
-    const { encoded, transfer } = this.codec.encode(batch);
+  sendBatch(ch: string, batch: RecordBatch<unknown>): void {
+    const encoded = encodeBatch(batch);
     this.lastWatermark.delete(ch);
-    this.outbox.push({ t: 'batch', ch, batch: encoded });
+    this.outbox.push({ t: 'batch', ch, encoded });
     this.queuedBatches++;
-    for (const b of transfer) this.transfer.push(b);
   }
 
   /**
-   * Takes what the peer sent off the port now, without waiting for the event
-   * loop: a busy executor yields to it only every few milliseconds, and data
-   * and credits must not wait that long. Returns whether anything arrived.
+   * Reads what the peer wrote to the ring, without waiting for the event
+   * loop. Returns whether anything arrived.
    */
   poll(): boolean {
-    let any = false;
-    for (;;) {
-      const received = receiveMessageOnPort(this.port);
-      if (received === undefined) return any;
-      this.receive(received.message as WireMessage[]);
-      any = true;
-    }
+    // Awake again: a flag left from the last sleep would make every write ring a doorbell.
+    this.reader.awake();
+    const before = this.reader.position();
+    const n = this.reader.drain((bytes) => this.receive(readFrame(bytes)));
+    // The peer's frames waited for room: tell it there is some now (parts of a long
+    // message make room too, before the message is complete).
+    if (this.reader.position() !== before && this.reader.takeWriterWaiting())
+      this.port.postMessage(0);
+    return n > 0;
   }
 
   /**
-   * Posts what was queued since the last post, if it is time to (see the
-   * class comment) or `now` is set; returns whether anything was posted.
+   * Writes what was queued since the last write, if it is time to (see the
+   * class comment) or `now` is set; returns whether anything was written.
    */
   flush(now = false): boolean {
     if (!now && !this.urgent && this.queuedBatches < POST_BATCHES) {
@@ -173,11 +182,48 @@ export class PeerChannels {
     this.urgent = false;
     this.queuedBatches = 0;
     this.lastWatermark.clear();
-    if (this.outbox.length === 0) return false;
-    this.port.postMessage(this.outbox, this.transfer);
+    if (this.outbox.length === 0) return this.pump();
+    for (const m of this.outbox) {
+      this.pending.push(m.t === 'batch' ? batchFrame(m.ch, m.encoded) : controlFrame(m));
+    }
     this.outbox = [];
-    this.transfer = [];
-    return true;
+    return this.pump();
+  }
+
+  /**
+   * The executor is about to sleep. Returns false if it should not (data has
+   * arrived since the last poll); otherwise the peer will ring the doorbell
+   * when it writes, or when it makes room for frames still waiting here.
+   */
+  prepareToSleep(): boolean {
+    if (this.writer.blocked || this.pendingHead < this.pending.length) {
+      this.writer.waitForRoom();
+      this.pump();
+    }
+    return this.reader.sleep();
+  }
+
+  /** Writes waiting frames into the ring, in order, as far as they fit; true if any progress was made. */
+  private pump(): boolean {
+    const before = this.writer.framesWritten;
+    for (;;) {
+      if (this.writer.resume()) {
+        const next = this.pending[this.pendingHead];
+        if (next === undefined) break;
+        this.pending[this.pendingHead++] = undefined as never;
+        if (this.writer.write(next)) continue;
+      }
+      // Full. The peer may have made room just before the request: try once more.
+      this.writer.waitForRoom();
+      if (!this.writer.resume()) break;
+    }
+    if (this.pendingHead === this.pending.length) {
+      this.pending.length = 0;
+      this.pendingHead = 0;
+    }
+    const progressed = this.writer.framesWritten !== before;
+    if (progressed && this.writer.takeReaderWaiting()) this.port.postMessage(0);
+    return progressed;
   }
 
   /** Some channel has consumed enough batches that its sender may be waiting for the credits. */
@@ -193,49 +239,52 @@ export class PeerChannels {
     return n;
   }
 
+  /** How many times a write to the peer found the ring full. */
+  ringFullCount(): number {
+    return this.writer.fullCount;
+  }
+
   close(): void {
     this.port.close();
   }
 
-  private receive(messages: WireMessage[]): void {
-    for (const m of messages) {
-      if (m.t === 'credit') {
-        this.senders.get(m.ch)?.credit(m.n, m.r, m.limit);
-        continue;
-      }
-      const r = this.receivers.get(m.ch);
-      if (r === undefined) throw new Error(`message for unknown channel ${m.ch}`);
-      switch (m.t) {
-        case 'batch':
-          r.deliver({ kind: 'batch', batch: this.codec.decode(m.batch) });
-          break;
-        case 'watermark':
-          r.deliver({ kind: 'watermark', time: m.time });
-          break;
-        case 'idle':
-          r.deliver(IDLE_MESSAGE);
-          break;
-        case 'barrier':
-          r.deliver({
-            kind: 'barrier',
-            checkpointId: m.checkpointId,
-            savepoint: m.savepoint,
-            stop: m.stop,
-          });
-          break;
-        case 'end':
-          r.deliver(END_MESSAGE);
-          break;
-      }
+  private receive(m: ReceivedMessage): void {
+    if (m.t === 'credit') {
+      this.senders.get(m.ch)?.credit(m.n, m.r, m.limit);
+      return;
     }
-    this.wakeup.notify();
+    const r = this.receivers.get(m.ch);
+    if (r === undefined) throw new Error(`message for unknown channel ${m.ch}`);
+    switch (m.t) {
+      case 'batch':
+        // Decoded before the frame's space is released: the columns are views of the ring.
+        r.deliver({ kind: 'batch', batch: decodeBatchColumns(m.header, m.columns) });
+        break;
+      case 'watermark':
+        r.deliver({ kind: 'watermark', time: m.time });
+        break;
+      case 'idle':
+        r.deliver(IDLE_MESSAGE);
+        break;
+      case 'barrier':
+        r.deliver({
+          kind: 'barrier',
+          checkpointId: m.checkpointId,
+          savepoint: m.savepoint,
+          stop: m.stop,
+        });
+        break;
+      case 'end':
+        r.deliver(END_MESSAGE);
+        break;
+    }
   }
 }
 
 /**
  * Batches smaller than this are gathered per channel until the end of the
  * executor round: keyed exchanges and window firings emit many small batches,
- * and each sent batch has a fixed cost (encoding its header, a transfer).
+ * and each sent batch has a fixed cost (encoding its header, a frame).
  */
 const GATHER_BELOW = 512;
 

@@ -1,8 +1,8 @@
-import type { MessagePort } from 'node:worker_threads';
 import type { MetricSample } from '../../metrics/registry.js';
 import type { StateBackendOptions } from '../../state/create-backend.js';
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
 import type { TaskSnapshot } from '../task/task.js';
+import type { PeerLink } from './peer-channels.js';
 
 /** Subtask `s` of every operator runs on worker `s mod workers`. */
 export function workerOf(subtask: number, workers: number): number {
@@ -36,8 +36,8 @@ export interface WorkerSetup {
   readonly count: number;
   readonly options: WorkerEnvironmentOptions;
   readonly restore: CheckpointData | undefined;
-  /** Ports to the other workers, by worker index (undefined for itself). */
-  readonly peers: readonly (MessagePort | undefined)[];
+  /** Links to the other workers (rings and a doorbell port), by worker index (undefined for itself). */
+  readonly peers: readonly (PeerLink | undefined)[];
 }
 
 /** Commands from the main thread; those with `req` are answered with a `reply`. */

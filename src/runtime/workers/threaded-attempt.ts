@@ -1,4 +1,3 @@
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { WeirError } from '../../core/errors.js';
 import { isCollectingSink } from '../../core/sink.js';
 import type { MetricRegistry } from '../../metrics/registry.js';
@@ -8,6 +7,7 @@ import { taskSlots } from '../execution/build-tasks.js';
 import type { ExecutionPlan } from '../execution/execution-plan.js';
 import type { JobAttempt } from '../job/job-attempt.js';
 import type { JobMonitor } from '../job/job-monitor.js';
+import { connectPeers, type PeerLink } from './peer-channels.js';
 import {
   type CollectedRecords,
   type FromWorker,
@@ -35,6 +35,8 @@ export type WorkerPlanOptions = Pick<
 export interface WorkerThreadsDeployment {
   readonly kind: 'worker-threads';
   readonly workers: number;
+  /** Bytes of each ring between two workers (see `connectPeers`). */
+  readonly ringBytes: number;
   /**
    * The module each worker thread starts with: it builds the job's plan
    * (from `modulePath`) and runs its share of the subtasks.
@@ -79,17 +81,15 @@ export class ThreadedAttempt implements JobAttempt {
   ) {
     const { plan, deployment } = settings;
     const count = deployment.workers;
-    const ports: (MessagePort | undefined)[][] = [];
-    for (let i = 0; i < count; i++) ports.push(new Array(count).fill(undefined));
+    const links: (PeerLink | undefined)[][] = [];
+    for (let i = 0; i < count; i++) links.push(new Array(count).fill(undefined));
     for (let i = 0; i < count; i++) {
       for (let j = i + 1; j < count; j++) {
-        const { port1, port2 } = new MessageChannel();
-        ports[i]![j] = port1;
-        ports[j]![i] = port2;
+        [links[i]![j], links[j]![i]] = connectPeers(deployment.ringBytes);
       }
     }
     for (let i = 0; i < count; i++) {
-      const peers = ports[i]!;
+      const peers = links[i]!;
       this.workers.push(
         new WorkerThread(
           i,
@@ -105,7 +105,7 @@ export class ThreadedAttempt implements JobAttempt {
             count,
             peers,
           },
-          peers.filter((p): p is MessagePort => p !== undefined),
+          peers.flatMap((p) => (p === undefined ? [] : [p.port])),
           (_w, m) => this.onMessage(m),
           (error) => {
             this.failure ??= error;

@@ -57,18 +57,22 @@ async function runSubtasks(
   const { options, index, count } = setup;
   const wakeup = new Wakeup();
   const peers = new Map<number, PeerChannels>();
-  setup.peers.forEach((port, peer) => {
-    if (port !== undefined) peers.set(peer, new PeerChannels(port, wakeup));
+  setup.peers.forEach((link, peer) => {
+    if (link !== undefined) peers.set(peer, new PeerChannels(link, wakeup));
   });
   const owns = (subtask: number) => workerOf(subtask, count) === index;
   const metrics = new MetricRegistry();
-  metrics
-    .group({ worker: String(index) })
-    .gauge(
-      'weir_worker_peak_in_flight_batches',
-      'Most batches one channel to another worker had in flight (bounded by the channel capacity)',
-      () => Math.max(0, ...[...peers.values()].map((l) => l.peakInFlight())),
-    );
+  const workerMetrics = metrics.group({ worker: String(index) });
+  workerMetrics.gauge(
+    'weir_worker_peak_in_flight_batches',
+    'Most batches one channel to another worker had in flight (bounded by the channel capacity)',
+    () => Math.max(0, ...[...peers.values()].map((l) => l.peakInFlight())),
+  );
+  workerMetrics.gauge(
+    'weir_worker_ring_full_total',
+    'Times a write to another worker found the shared ring full (the frames waited for room)',
+    () => [...peers.values()].reduce((n, l) => n + l.ringFullCount(), 0),
+  );
   const timers = new ProcessingTimeScheduler(systemClock);
   const tasks = buildTasks(plan, {
     jobName: setup.jobName,
