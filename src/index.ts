@@ -262,6 +262,8 @@ export {
   type GapFunction,
   GLOBAL_WINDOW,
   maxTimestamp,
+  type RecordWindows,
+  type RecordWindowsOfSides,
   type TimeDomain,
   type Window,
   type WindowAssigner,

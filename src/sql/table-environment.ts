@@ -37,7 +37,7 @@ import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { primaryKeyOf } from './planner/row-key.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
-import { type SourcePosition, sqlError } from './sql-error.js';
+import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
 
