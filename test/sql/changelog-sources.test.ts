@@ -289,12 +289,12 @@ describe('upsert-kafka', () => {
       planError(
         table(
           ', PRIMARY KEY (id) NOT ENFORCED',
-          ", 'key.format' = 'json', 'value.format' = 'avro'",
+          ", 'key.format' = 'json', 'value.format' = 'parquet'",
         ),
         '',
       ).message,
     ).toMatch(
-      /line 1, column \d+: option 'value.format' of connector 'upsert-kafka' is 'avro'; allowed values: json, raw, csv/,
+      /line 1, column \d+: option 'value.format' of connector 'upsert-kafka' is 'parquet'; allowed values: json, raw, csv, avro/,
     );
     expect(
       planError(table(', PRIMARY KEY (id) NOT ENFORCED', ", 'value.format' = 'json'"), '').message,
