@@ -904,6 +904,22 @@ class Parser {
     const first = this.identifier();
     if (this.isSymbol('(') && this.tokens[this.i - 1]?.kind === 'word')
       return this.call(first.toUpperCase(), at);
+    // Niladic functions of the standard, written without parentheses.
+    const upper = first.toUpperCase();
+    if (
+      (upper === 'CURRENT_TIMESTAMP' || upper === 'LOCALTIMESTAMP') &&
+      this.tokens[this.i - 1]?.kind === 'word'
+    )
+      return {
+        kind: 'call',
+        name: upper,
+        args: [],
+        star: false,
+        distinct: false,
+        filter: undefined,
+        over: false,
+        at,
+      };
     const path = [first];
     while (this.isSymbol('.') && (this.peek().kind === 'word' || this.peek().kind === 'quoted')) {
       this.i++;

@@ -42,6 +42,7 @@ import {
   selectList,
 } from './grouping.js';
 import { planJoin } from './join-planner.js';
+import { isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
 import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
@@ -179,7 +180,7 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
     case 'table':
       if (item.asOf !== undefined)
         return sqlError(
-          'FOR SYSTEM_TIME AS OF (temporal joins) is not supported by Weir SQL yet',
+          'FOR SYSTEM_TIME AS OF is the right side of a lookup join (JOIN t FOR SYSTEM_TIME AS OF ... ON ...)',
           item.at,
         );
       return requalify(planNamed(item.name, item.at, ctx), item.alias ?? item.name);
@@ -188,6 +189,15 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
     case 'table-function':
       return requalify(planWindowTvf(item, ctx), item.alias);
     case 'join':
+      if (isLookupJoin(item)) {
+        const dim = ctx.catalog.get(item.right.name, item.right.at);
+        if (dim.kind === 'view')
+          return sqlError(
+            `'${item.right.name}' is a view; FOR SYSTEM_TIME AS OF looks up a table`,
+            item.right.at,
+          );
+        return planLookupJoin(item, materialize(planFrom(item.left, ctx)), dim);
+      }
       return planJoin(item, (input) => materialize(planFrom(input, ctx)), where);
     case 'match-recognize':
       return requalify(planMatchRecognize(item, planFrom(item.input, ctx)), item.alias);
@@ -381,6 +391,9 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
       type: types[i] as LogicalType,
       qualifier: undefined,
       rowtime: r?.column.rowtime === true && r.fields.length === 0,
+      proctime:
+        (item.expr.kind === 'call' && item.expr.name === 'PROCTIME') ||
+        (r?.column.proctime === true && r.fields.length === 0),
     };
   });
   // Folded into the filter and projection below, if the input is one.
