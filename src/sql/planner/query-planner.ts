@@ -240,12 +240,15 @@ function planWindowTvf(
   const time = input.columns.find((c) => c.name === timeColumn);
   if (time === undefined)
     return sqlError(`column '${timeColumn}' not found in ${tableArg.name}`, descriptor.at);
-  if (!time.rowtime) {
+  if (!time.rowtime && time.proctime !== true) {
     return sqlError(
-      `'${timeColumn}' is not an event-time attribute (declare a WATERMARK for it); processing-time windows are not supported by Weir SQL yet`,
+      `'${timeColumn}' is not a time attribute: declare a WATERMARK for it (event time) or compute it as PROCTIME() (processing time)`,
       descriptor.at,
     );
   }
+  const processingTime = !time.rowtime;
+  if (processingTime && name === 'CUMULATE')
+    sqlError('CUMULATE over processing time is not supported by Weir SQL yet', descriptor.at);
   let window: WindowTvf;
   if (name === 'TUMBLE') {
     if (rest.length > 2) sqlError('TUMBLE takes a size and an optional offset', at);
@@ -288,17 +291,20 @@ function planWindowTvf(
       sqlError('SESSION takes a gap (PARTITION BY in the table argument is not supported yet)', at);
     window = { kind: 'SESSION', size: intervalMs(rest[0], 'gap', at), slide: 0, offset: 0, input };
   }
+  if (processingTime) window = { ...window, processingTime };
   const ts = T.timestamp(3, false);
   const columns = [
     ...input.columns,
     { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
-    { name: 'window_time', type: ts, qualifier: undefined, rowtime: true },
+    windowTimeColumn(processingTime),
   ];
-  // The input's rowtime stops being one: window_time takes its place.
+  // The input's time attribute stops being one: window_time takes its place.
   return {
     stream: input.stream,
-    columns: columns.map((c, i) => (i < input.columns.length ? { ...c, rowtime: false } : c)),
+    columns: columns.map((c, i) =>
+      i < input.columns.length ? { ...c, rowtime: false, proctime: false } : c,
+    ),
     window,
   };
 }
@@ -307,7 +313,10 @@ function planWindowTvf(
 function materialize(relation: Relation): Relation {
   const w = relation.window;
   if (w === undefined) return relation;
-  const timeIndex = w.input.columns.findIndex((c) => c.rowtime);
+  // A processing-time window of a row without aggregation is the one its PROCTIME() value falls in.
+  const timeIndex = w.input.columns.findIndex((c) =>
+    w.processingTime === true ? c.proctime === true : c.rowtime,
+  );
   const n = w.input.columns.length;
   let stream: DataStream<Row>;
   if (w.kind === 'TUMBLE') {
@@ -429,7 +438,19 @@ const LEGACY_AUXILIARY: Readonly<Record<string, string>> = {
   START: '$window_start',
   END: '$window_end',
   ROWTIME: '$window_time',
+  PROCTIME: '$window_time',
 };
+
+/** `window_time`: an event-time attribute, or a processing-time one for processing-time windows. */
+function windowTimeColumn(processingTime: boolean): ScopeColumn {
+  return {
+    name: 'window_time',
+    type: T.timestamp(3, false),
+    qualifier: undefined,
+    rowtime: !processingTime,
+    proctime: processingTime,
+  };
+}
 
 /**
  * Flink's older group windows, `GROUP BY key, SESSION(rowtime, gap)` with `SESSION_START(...)`
@@ -448,12 +469,16 @@ function legacyGroupWindow(
   if (time?.kind !== 'column')
     return sqlError(`${call.name} needs the rowtime column as its first argument`, call.at);
   const resolved = new Scope(from.columns).resolve(time.path, time.at);
-  if (!resolved.column.rowtime || resolved.fields.length > 0) {
+  if (
+    (!resolved.column.rowtime && resolved.column.proctime !== true) ||
+    resolved.fields.length > 0
+  ) {
     return sqlError(
-      `'${time.path.join('.')}' is not an event-time attribute; processing-time windows are not supported by Weir SQL yet`,
+      `'${time.path.join('.')}' is not a time attribute (a WATERMARK column or a PROCTIME() column)`,
       time.at,
     );
   }
+  const processingTime = !resolved.column.rowtime;
   let window: WindowTvf;
   if (call.name === 'TUMBLE') {
     const size = intervalMs(intervals[0], 'size', call.at);
@@ -475,12 +500,13 @@ function legacyGroupWindow(
       input: from,
     };
   }
+  if (processingTime) window = { ...window, processingTime };
   const ts = T.timestamp(3, false);
   const columns = [
-    ...from.columns.map((c) => ({ ...c, rowtime: false })),
+    ...from.columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
     { name: '$window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: '$window_end', type: ts, qualifier: undefined, rowtime: false },
-    { name: '$window_time', type: ts, qualifier: undefined, rowtime: true },
+    { ...windowTimeColumn(processingTime), name: '$window_time' },
   ];
   const auxiliary = (e: Expr): Expr => {
     if (e.kind === 'call') {
@@ -613,17 +639,10 @@ function planAggregation(select: Select, from: Relation): Relation {
     })),
     { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
-    { name: 'window_time', type: ts, qualifier: undefined, rowtime: true },
+    windowTimeColumn(window.processingTime === true),
   ];
   const keyOf = groupKey(keyFns.map((k) => k.fn));
-  const assigner: WindowAssigner<Row> =
-    window.kind === 'TUMBLE'
-      ? Windows.tumbling(window.size, window.offset)
-      : window.kind === 'HOP'
-        ? Windows.sliding(window.size, window.slide, window.offset)
-        : window.kind === 'CUMULATE'
-          ? Windows.cumulative(window.size, window.slide, window.offset)
-          : Windows.session(window.size);
+  const assigner = windowAssigner(window);
   const results = input
     .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
     .window(assigner)
@@ -646,7 +665,29 @@ function planAggregation(select: Select, from: Relation): Relation {
     name: item.name,
     type: outTypes[i] as LogicalType,
     qualifier: undefined,
-    rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time',
+    ...(window.processingTime === true
+      ? {
+          rowtime: false,
+          proctime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time',
+        }
+      : { rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time' }),
   }));
   return { stream: stream.map(fn).name('select'), columns };
+}
+
+function windowAssigner(window: WindowTvf): WindowAssigner<Row> {
+  if (window.processingTime === true) {
+    return window.kind === 'TUMBLE'
+      ? Windows.tumblingProcessingTime(window.size, window.offset)
+      : window.kind === 'HOP'
+        ? Windows.slidingProcessingTime(window.size, window.slide, window.offset)
+        : Windows.sessionProcessingTime(window.size);
+  }
+  return window.kind === 'TUMBLE'
+    ? Windows.tumbling(window.size, window.offset)
+    : window.kind === 'HOP'
+      ? Windows.sliding(window.size, window.slide, window.offset)
+      : window.kind === 'CUMULATE'
+        ? Windows.cumulative(window.size, window.slide, window.offset)
+        : Windows.session(window.size);
 }
