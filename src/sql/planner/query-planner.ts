@@ -47,6 +47,7 @@ import { planMatchRecognize } from './match-recognize-planner.js';
 import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowTvf } from './relation.js';
+import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
 
 export interface PlanContext {
@@ -92,7 +93,12 @@ export function planQuery(query: Query, ctx: PlanContext): Relation {
     case 'values':
       return planValues(query, ctx);
     case 'ordered':
-      return sqlError('ORDER BY and LIMIT are not supported by Weir SQL yet', query.at);
+      return planSortLimit(
+        materialize(planQuery(query.query, ctx)),
+        query.orderBy,
+        query.limit,
+        query.at,
+      );
   }
 }
 
