@@ -275,7 +275,12 @@ export type { CommitRecord } from './runtime/checkpoint/commit-record.js';
 export type { ExponentialDelaySettings } from './runtime/job/restart-strategy.js';
 export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
 export type { Row } from './sql/connectors/connector.js';
-export { defineScalarFunction, type ScalarFunction } from './sql/functions/user-functions.js';
+export {
+  type AggregateFunctionSpec,
+  defineAggregateFunction,
+  defineScalarFunction,
+  type ScalarFunction,
+} from './sql/functions/user-functions.js';
 export { type SourcePosition, SqlError } from './sql/sql-error.js';
 export {
   type DataStreamSchema,

@@ -18,6 +18,7 @@ import { CodeGen } from './expressions/code-gen.js';
 import { compileScalar } from './expressions/compile.js';
 import { Scope } from './expressions/scope.js';
 import {
+  type AggregateFunctionSpec,
   FunctionCatalog,
   loadedFunction,
   loadFunctionModules,
@@ -135,10 +136,11 @@ export class TableEnvironment {
   }
 
   /**
-   * Registers a TypeScript scalar function under `name` for this environment's statements
-   * (Flink's `createTemporarySystemFunction`); see `defineScalarFunction`.
+   * Registers a TypeScript scalar or aggregate function under `name` for this environment's
+   * statements (Flink's `createTemporarySystemFunction`); see `defineScalarFunction` and
+   * `defineAggregateFunction`.
    */
-  createTemporarySystemFunction(name: string, fn: ScalarFunction): void {
+  createTemporarySystemFunction(name: string, fn: ScalarFunction | AggregateFunctionSpec): void {
     this.functions.register(name, fn);
   }
 

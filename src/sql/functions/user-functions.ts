@@ -31,11 +31,48 @@ export function defineScalarFunction(spec: Omit<ScalarFunction, 'kind'>): Scalar
   return { kind: 'scalar', ...spec };
 }
 
+/**
+ * An aggregate function for SQL (Flink's `AggregateFunction`): rows fold into an accumulator
+ * with `accumulate`, called with the declared arguments' values (NULLs included). The
+ * accumulator is kept in window and group state, so it must be JSON data (objects, arrays,
+ * numbers, strings, booleans, null) to be checkpointed. `retract` lets the function read an
+ * updating input (a changelog); `merge` lets sliding and session windows combine partial
+ * accumulators. `accumulate`, `retract` and `merge` may change the accumulator they get and
+ * return it.
+ */
+export interface AggregateFunctionSpec<ACC = unknown> {
+  readonly kind: 'aggregate';
+  readonly arguments: readonly string[];
+  readonly result: string;
+  // Methods rather than function properties: a function of any accumulator type is then an
+  // AggregateFunctionSpec<unknown>, which is what the function catalog keeps.
+  createAccumulator(): ACC;
+  accumulate(accumulator: ACC, ...args: never[]): ACC;
+  retract?(accumulator: ACC, ...args: never[]): ACC;
+  merge?(a: ACC, b: ACC): ACC;
+  getValue(accumulator: ACC): unknown;
+}
+
+/** An aggregate function with its declared types (checked when it is registered). */
+export function defineAggregateFunction<ACC>(
+  spec: Omit<AggregateFunctionSpec<ACC>, 'kind'>,
+): AggregateFunctionSpec<ACC> {
+  return { kind: 'aggregate', ...spec };
+}
+
 interface Resolved {
   readonly name: string;
   readonly arguments: readonly LogicalType[];
   readonly result: LogicalType;
   readonly eval: (...args: never[]) => unknown;
+}
+
+/** A registered aggregate function, its types parsed. */
+export interface ResolvedAggregate {
+  readonly name: string;
+  readonly arguments: readonly LogicalType[];
+  readonly result: LogicalType;
+  readonly spec: AggregateFunctionSpec;
 }
 
 function isScalarFunction(x: unknown): x is ScalarFunction {
@@ -47,6 +84,20 @@ function isScalarFunction(x: unknown): x is ScalarFunction {
     Array.isArray(f.arguments) &&
     typeof f.result === 'string' &&
     typeof f.eval === 'function'
+  );
+}
+
+function isAggregateFunctionSpec(x: unknown): x is AggregateFunctionSpec {
+  const f = x as Partial<AggregateFunctionSpec> | null;
+  return (
+    f !== null &&
+    typeof f === 'object' &&
+    f.kind === 'aggregate' &&
+    Array.isArray(f.arguments) &&
+    typeof f.result === 'string' &&
+    typeof f.createAccumulator === 'function' &&
+    typeof f.accumulate === 'function' &&
+    typeof f.getValue === 'function'
   );
 }
 
@@ -64,27 +115,36 @@ function parseType(text: string, what: string, at: SourcePosition | undefined): 
 /** The functions of one table environment, by upper-cased name. */
 export class FunctionCatalog {
   private readonly functions = new Map<string, Resolved>();
+  private readonly aggregates = new Map<string, ResolvedAggregate>();
 
   register(name: string, fn: unknown, at?: SourcePosition): void {
     const key = name.toUpperCase();
-    if (!isScalarFunction(fn))
+    if (!isScalarFunction(fn) && !isAggregateFunctionSpec(fn))
       sqlError(
-        `function '${name}' must be a scalar function made with defineScalarFunction({ arguments, result, eval })`,
+        `function '${name}' must be made with defineScalarFunction({ arguments, result, eval }) or defineAggregateFunction({ arguments, result, createAccumulator, accumulate, getValue })`,
         at,
       );
-    if (this.functions.has(key)) sqlError(`a function named '${name}' already exists`, at);
-    this.functions.set(key, {
-      name: key,
+    if (this.functions.has(key) || this.aggregates.has(key))
+      sqlError(`a function named '${name}' already exists`, at);
+    const types = {
       arguments: fn.arguments.map((t, i) =>
         parseType(t, `function '${name}' argument ${i + 1}`, at),
       ),
       result: withNullability(parseType(fn.result, `function '${name}' result`, at), true),
-      eval: fn.eval,
-    });
+    };
+    if (isAggregateFunctionSpec(fn)) {
+      this.aggregates.set(key, { name: key, ...types, spec: fn });
+      return;
+    }
+    this.functions.set(key, { name: key, ...types, eval: fn.eval });
   }
 
   names(): string[] {
-    return [...this.functions.keys()];
+    return [...this.functions.keys(), ...this.aggregates.keys()];
+  }
+
+  aggregate(name: string): ResolvedAggregate | undefined {
+    return this.aggregates.get(name.toUpperCase());
   }
 
   get(name: string): Resolved | undefined {
@@ -107,6 +167,11 @@ export function withFunctions<T>(catalog: FunctionCatalog, body: () => T): T {
   } finally {
     active = outer;
   }
+}
+
+/** The user aggregate function `name` of the statement being planned, if there is one. */
+export function userAggregate(name: string): ResolvedAggregate | undefined {
+  return active?.aggregate(name);
 }
 
 /** The call of a user function `name`, or undefined when there is none of that name. */
