@@ -8,40 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
 import type { Change } from '../../src/core/changelog.js';
-import {
-  CollectSink,
-  defineAggregateFunction,
-  StreamEnvironment,
-  TableEnvironment,
-} from '../../src/index.js';
-
-interface Acc {
-  sum: number;
-  weight: number;
-}
-
-/** SUM(v * w) / SUM(w), NULL without weight; rows with a NULL value or weight are skipped. */
-export const weightedAverage = defineAggregateFunction<Acc>({
-  arguments: ['BIGINT', 'INT'],
-  result: 'DOUBLE',
-  createAccumulator: () => ({ sum: 0, weight: 0 }),
-  accumulate(acc, v: number | null, w: number | null) {
-    if (v !== null && w !== null) {
-      acc.sum += v * w;
-      acc.weight += w;
-    }
-    return acc;
-  },
-  retract(acc, v: number | null, w: number | null) {
-    if (v !== null && w !== null) {
-      acc.sum -= v * w;
-      acc.weight -= w;
-    }
-    return acc;
-  },
-  merge: (a, b) => ({ sum: a.sum + b.sum, weight: a.weight + b.weight }),
-  getValue: (acc) => (acc.weight === 0 ? null : acc.sum / acc.weight),
-});
+import { CollectSink, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { weightedAverage } from './fixtures/functions.js';
 
 interface Reading {
   key: string;
@@ -175,7 +143,7 @@ describe('TypeScript aggregate functions', () => {
   it('is registered by CREATE FUNCTION and refuses wrong calls and definitions', async () => {
     const { tEnv } = environment([], 1);
     const script =
-      "CREATE TEMPORARY FUNCTION wavg2 AS 'test/sql/aggregate-functions.test.ts#weightedAverage'";
+      "CREATE TEMPORARY FUNCTION wavg2 AS 'test/sql/fixtures/functions.ts#weightedAverage'";
     await tEnv.loadFunctionModules(script);
     tEnv.executeSql(script);
     expect(tEnv.listFunctions().sort()).toEqual(['WAVG', 'WAVG2']);
