@@ -279,7 +279,9 @@ export {
   type AggregateFunctionSpec,
   defineAggregateFunction,
   defineScalarFunction,
+  defineTableFunction,
   type ScalarFunction,
+  type TableFunctionSpec,
 } from './sql/functions/user-functions.js';
 export { type SourcePosition, SqlError } from './sql/sql-error.js';
 export {

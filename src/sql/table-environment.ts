@@ -23,6 +23,7 @@ import {
   loadedFunction,
   loadFunctionModules,
   type ScalarFunction,
+  type TableFunctionSpec,
   withFunctions,
 } from './functions/user-functions.js';
 import type { Statement } from './parser/ast.js';
@@ -136,11 +137,14 @@ export class TableEnvironment {
   }
 
   /**
-   * Registers a TypeScript scalar or aggregate function under `name` for this environment's
-   * statements (Flink's `createTemporarySystemFunction`); see `defineScalarFunction` and
-   * `defineAggregateFunction`.
+   * Registers a TypeScript scalar, aggregate or table function under `name` for this
+   * environment's statements (Flink's `createTemporarySystemFunction`); see
+   * `defineScalarFunction`, `defineAggregateFunction` and `defineTableFunction`.
    */
-  createTemporarySystemFunction(name: string, fn: ScalarFunction | AggregateFunctionSpec): void {
+  createTemporarySystemFunction(
+    name: string,
+    fn: ScalarFunction | AggregateFunctionSpec | TableFunctionSpec,
+  ): void {
     this.functions.register(name, fn);
   }
 

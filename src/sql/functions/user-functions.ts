@@ -60,6 +60,36 @@ export function defineAggregateFunction<ACC>(
   return { kind: 'aggregate', ...spec };
 }
 
+/**
+ * A table function for SQL (Flink's `TableFunction`, called with `LATERAL TABLE(fn(...))`):
+ * `eval` returns the rows for one call (any iterable, possibly empty). With a `ROW<...>`
+ * result each row is an array of the fields' values, which name the columns; with another
+ * type each row is one value, in a column named `f0`, as in Flink.
+ */
+export interface TableFunctionSpec {
+  readonly kind: 'table';
+  readonly arguments: readonly string[];
+  /** `ROW<word STRING, len INT>`, or one type for a single column. */
+  readonly result: string;
+  readonly eval: (...args: never[]) => Iterable<unknown>;
+}
+
+/** A table function with its declared types (checked when it is registered). */
+export function defineTableFunction(spec: Omit<TableFunctionSpec, 'kind'>): TableFunctionSpec {
+  return { kind: 'table', ...spec };
+}
+
+/** A registered table function, its types parsed. */
+export interface ResolvedTableFunction {
+  readonly name: string;
+  readonly arguments: readonly LogicalType[];
+  /** The columns of a row it returns. */
+  readonly columns: readonly { readonly name: string; readonly type: LogicalType }[];
+  /** Whether a row is an array of the columns (a ROW result) rather than one value. */
+  readonly rowResult: boolean;
+  readonly eval: (...args: never[]) => Iterable<unknown>;
+}
+
 interface Resolved {
   readonly name: string;
   readonly arguments: readonly LogicalType[];
@@ -101,6 +131,18 @@ function isAggregateFunctionSpec(x: unknown): x is AggregateFunctionSpec {
   );
 }
 
+function isTableFunctionSpec(x: unknown): x is TableFunctionSpec {
+  const f = x as Partial<TableFunctionSpec> | null;
+  return (
+    f !== null &&
+    typeof f === 'object' &&
+    f.kind === 'table' &&
+    Array.isArray(f.arguments) &&
+    typeof f.result === 'string' &&
+    typeof f.eval === 'function'
+  );
+}
+
 function parseType(text: string, what: string, at: SourcePosition | undefined): LogicalType {
   try {
     return parseDataType(text);
@@ -116,15 +158,16 @@ function parseType(text: string, what: string, at: SourcePosition | undefined): 
 export class FunctionCatalog {
   private readonly functions = new Map<string, Resolved>();
   private readonly aggregates = new Map<string, ResolvedAggregate>();
+  private readonly tables = new Map<string, ResolvedTableFunction>();
 
   register(name: string, fn: unknown, at?: SourcePosition): void {
     const key = name.toUpperCase();
-    if (!isScalarFunction(fn) && !isAggregateFunctionSpec(fn))
+    if (!isScalarFunction(fn) && !isAggregateFunctionSpec(fn) && !isTableFunctionSpec(fn))
       sqlError(
-        `function '${name}' must be made with defineScalarFunction({ arguments, result, eval }) or defineAggregateFunction({ arguments, result, createAccumulator, accumulate, getValue })`,
+        `function '${name}' must be made with defineScalarFunction({ arguments, result, eval }), defineAggregateFunction({ arguments, result, createAccumulator, accumulate, getValue }) or defineTableFunction({ arguments, result, eval })`,
         at,
       );
-    if (this.functions.has(key) || this.aggregates.has(key))
+    if (this.functions.has(key) || this.aggregates.has(key) || this.tables.has(key))
       sqlError(`a function named '${name}' already exists`, at);
     const types = {
       arguments: fn.arguments.map((t, i) =>
@@ -132,6 +175,21 @@ export class FunctionCatalog {
       ),
       result: withNullability(parseType(fn.result, `function '${name}' result`, at), true),
     };
+    if (isTableFunctionSpec(fn)) {
+      const result = types.result;
+      const rowResult = result.kind === 'ROW';
+      const columns = rowResult
+        ? result.fields.map((f) => ({ name: f.name, type: withNullability(f.type, true) }))
+        : [{ name: 'f0', type: result }];
+      this.tables.set(key, {
+        name: key,
+        arguments: types.arguments,
+        columns,
+        rowResult,
+        eval: fn.eval,
+      });
+      return;
+    }
     if (isAggregateFunctionSpec(fn)) {
       this.aggregates.set(key, { name: key, ...types, spec: fn });
       return;
@@ -140,7 +198,11 @@ export class FunctionCatalog {
   }
 
   names(): string[] {
-    return [...this.functions.keys(), ...this.aggregates.keys()];
+    return [...this.functions.keys(), ...this.aggregates.keys(), ...this.tables.keys()];
+  }
+
+  table(name: string): ResolvedTableFunction | undefined {
+    return this.tables.get(name.toUpperCase());
   }
 
   aggregate(name: string): ResolvedAggregate | undefined {
@@ -167,6 +229,11 @@ export function withFunctions<T>(catalog: FunctionCatalog, body: () => T): T {
   } finally {
     active = outer;
   }
+}
+
+/** The user table function `name` of the statement being planned, if there is one. */
+export function userTableFunction(name: string): ResolvedTableFunction | undefined {
+  return active?.table(name);
 }
 
 /** The user aggregate function `name` of the statement being planned, if there is one. */

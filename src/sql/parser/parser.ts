@@ -622,7 +622,24 @@ class Parser {
       this.expectSymbol(')');
       return { kind: 'subquery', query, alias: this.alias(), at };
     }
-    if (this.isWord('LATERAL')) this.unsupported('LATERAL');
+    if (this.acceptWord('LATERAL')) {
+      this.expectWord('TABLE');
+      this.expectSymbol('(');
+      const fnAt = this.at;
+      const name = this.identifier('a table function').toUpperCase();
+      this.expectSymbol('(');
+      const args = this.isSymbol(')') ? [] : this.expressionList();
+      this.expectSymbol(')');
+      this.expectSymbol(')');
+      const alias = this.alias();
+      let columns: string[] | undefined;
+      if (alias !== undefined && this.acceptSymbol('(')) {
+        columns = [this.identifier('a column name')];
+        while (this.acceptSymbol(',')) columns.push(this.identifier('a column name'));
+        this.expectSymbol(')');
+      }
+      return { kind: 'lateral', name, args, alias, columns, at: fnAt };
+    }
     if (this.isWord('UNNEST')) this.unsupported('UNNEST');
     if (this.isWord('TABLE') && this.isSymbol('(', this.peek())) {
       this.i += 2;

@@ -42,6 +42,7 @@ import {
   selectList,
 } from './grouping.js';
 import { planJoin } from './join-planner.js';
+import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
 import { isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
 import { isOverAggregate, planOver } from './over-planner.js';
@@ -194,7 +195,14 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
       return requalify(planQuery(item.query, ctx), item.alias);
     case 'table-function':
       return requalify(planWindowTvf(item, ctx), item.alias);
+    case 'lateral':
+      return sqlError(
+        'LATERAL TABLE(...) is joined to a table: FROM t, LATERAL TABLE(fn(t.a)) AS x',
+        item.at,
+      );
     case 'join':
+      if (isLateralJoin(item))
+        return planLateralJoin(item, materialize(planFrom(item.left, ctx)), where);
       if (isLookupJoin(item)) {
         const dim = ctx.catalog.get(item.right.name, item.right.at);
         if (dim.kind === 'view')
