@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { splitStatements } from '../../src/cli/sql-client/statement-splitter.js';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
 import { flinkPeerDir } from './flink-peer.js';
 import { sideInputFile } from './side-input.js';
@@ -45,4 +46,15 @@ export function nexmarkQueryScriptForWeir(name: string): string {
       `'connector' = 'filesystem', 'path' = '${sideInputFile()}', 'format' = 'csv'`,
     )
     .replace(COUNT_CHAR_CLASS, `'${countChar}#countChar'`);
+}
+
+/**
+ * {@link nexmarkQueryScriptForWeir} split into what sets the query up (views, tables and
+ * functions, as a script; empty for most queries) and the final SELECT.
+ */
+export function nexmarkQueryPartsForWeir(name: string): { setup: string; query: string } {
+  const split = splitStatements(nexmarkQueryScriptForWeir(name));
+  const statements = [...split.statements];
+  const query = split.rest.trim() !== '' ? split.rest : (statements.pop() ?? '');
+  return { setup: statements.map((s) => `${s};`).join('\n'), query };
 }

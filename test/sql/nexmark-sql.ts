@@ -1,7 +1,6 @@
 /** Runs the Nexmark SQL texts of the Flink peer, verbatim, on Weir SQL. */
-import { nexmarkQueryScriptForWeir, nexmarkSourceSql } from '../../bench/nexmark/sql-texts.js';
+import { nexmarkQueryPartsForWeir, nexmarkSourceSql } from '../../bench/nexmark/sql-texts.js';
 import { materialize } from '../../bench/nexmark/weir-job.js';
-import { splitStatements } from '../../src/cli/sql-client/statement-splitter.js';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
 import type { Change } from '../../src/core/changelog.js';
 import { CollectSink, StreamEnvironment, type Table, TableEnvironment } from '../../src/index.js';
@@ -32,13 +31,10 @@ export async function collectSqlsOnWeir(
   const collected: { name: string; table: Table; sink: CollectSink<Change<unknown[]>> }[] = [];
   for (const name of names) {
     // A query file may set up views, tables and functions before its SELECT (q12, q13, q14).
-    const split = splitStatements(nexmarkQueryScriptForWeir(name));
-    const statements = [...split.statements];
-    const rest = split.rest.trim() !== '' ? split.rest : (statements.pop() ?? '');
-    const setup = statements.map((s) => `${s};`).join('\n');
+    const { setup, query } = nexmarkQueryPartsForWeir(name);
     await tEnv.loadFunctionModules(setup);
     if (setup !== '') tEnv.executeSql(setup);
-    const table = tEnv.sqlQuery(rest);
+    const table = tEnv.sqlQuery(query);
     const sink = new CollectSink<Change<unknown[]>>();
     table.toChangelogStream().sinkTo(sink);
     collected.push({ name, table, sink });
