@@ -167,7 +167,7 @@ describe('TypeScript table functions', () => {
       'SPLIT returns 2 columns, but 1 names are given',
     );
     expect(plan('SELECT * FROM sentences, LATERAL TABLE(split(text)) AS T(w, p)')).toThrow(
-      'SPLIT takes 2 arguments, got 1',
+      'SPLIT takes 2 arguments (STRING, STRING), got 1',
     );
 
     const env = new StreamEnvironment();

@@ -5,9 +5,7 @@
  */
 import type { AggregateFunction } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
-import { coerce } from '../expressions/cast.js';
-import { CodeGen } from '../expressions/code-gen.js';
-import { compile, compilePredicate, compileScalar } from '../expressions/compile.js';
+import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import type { Scope } from '../expressions/scope.js';
 import {
   type AggregateFunctionSpec,
@@ -26,6 +24,7 @@ import {
   T,
   withNullability,
 } from '../types/logical-type.js';
+import { compileArguments } from './function-arguments.js';
 
 /** COUNT(DISTINCT): the values seen, and how many (so a result costs no counting). */
 interface DistinctState {
@@ -69,18 +68,7 @@ function userAggregateSpec(
       `${call.name}(${call.star ? '*' : 'DISTINCT ...'}) is not supported for a TypeScript aggregate function`,
       call.at,
     );
-  if (call.args.length !== fn.arguments.length)
-    sqlError(
-      `${call.name} takes ${fn.arguments.length} arguments (${fn.arguments.map(formatType).join(', ')}), got ${call.args.length}`,
-      call.at,
-    );
-  const g = new CodeGen();
-  const codes = call.args.map((a, i) => {
-    const c = compile(a, { scope, g });
-    return coerce(g, c, fn.arguments[i] as LogicalType, a.at, `argument ${i + 1} of ${call.name}`)
-      .code;
-  });
-  const argsOf = g.function<(row: Row) => never[]>(`return [${codes.join(', ')}];`);
+  const argsOf = compileArguments(call.name, call.args, fn.arguments, scope, call.at);
   // Called as methods of the function object, so `this` in them is the object.
   const spec = fn.spec as AggregateFunctionSpec;
   return {

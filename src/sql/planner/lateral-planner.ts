@@ -7,15 +7,13 @@
  */
 import type { Collector } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
-import { coerce } from '../expressions/cast.js';
-import { CodeGen } from '../expressions/code-gen.js';
-import { compile, compilePredicate } from '../expressions/compile.js';
+import { compilePredicate } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
-import { type ResolvedTableFunction, userTableFunction } from '../functions/user-functions.js';
+import { userTableFunction } from '../functions/user-functions.js';
 import type { Expr, FromItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
-import type { LogicalType } from '../types/logical-type.js';
 import { isUpdating } from './changelog-relation.js';
+import { compileArguments } from './function-arguments.js';
 import type { Relation } from './relation.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
@@ -60,7 +58,13 @@ export function planLateralJoin(
     qualifier,
     rowtime: false,
   }));
-  const argsOf = argumentsFunction(fn, call, new Scope(left.columns));
+  const argsOf = compileArguments(
+    call.name,
+    call.args,
+    fn.arguments,
+    new Scope(left.columns),
+    call.at,
+  );
   const scope = new Scope([...left.columns, ...columns]);
   const conditionExpr = item.type === 'CROSS' ? where : outer ? undefined : item.on;
   const condition =
@@ -93,24 +97,4 @@ export function planLateralJoin(
     stream: left.stream.flatMap(joinRows).name(`LATERAL TABLE(${name})`),
     columns: scope.columns,
   };
-}
-
-/** The call's arguments for a left row, each converted to its declared type. */
-function argumentsFunction(
-  fn: ResolvedTableFunction,
-  call: Extract<FromItem, { kind: 'lateral' }>,
-  scope: Scope,
-): (row: Row) => unknown[] {
-  if (call.args.length !== fn.arguments.length)
-    sqlError(
-      `${call.name} takes ${fn.arguments.length} arguments, got ${call.args.length}`,
-      call.at,
-    );
-  const g = new CodeGen();
-  const codes = call.args.map((a, i) => {
-    const c = compile(a, { scope, g });
-    return coerce(g, c, fn.arguments[i] as LogicalType, a.at, `argument ${i + 1} of ${call.name}`)
-      .code;
-  });
-  return g.function<(row: Row) => unknown[]>(`return [${codes.join(', ')}];`);
 }

@@ -17,7 +17,7 @@ import type {
   OnTimerContext,
 } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
-import type { MapState, ValueState } from '../../core/state.js';
+import type { ValueState } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compileScalar } from '../expressions/compile.js';
 import { Scope } from '../expressions/scope.js';
@@ -25,7 +25,7 @@ import type { Expr, OrderItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import type { Relation } from './relation.js';
-import { ROWS_SERIALIZER } from './row-serializer.js';
+import { RowtimeBuffer } from './rowtime-buffer.js';
 
 type RowComparator = (a: Row, b: Row) => number;
 
@@ -105,7 +105,9 @@ export function planSortLimit(
 
 /** Rows by rowtime until the watermark passes it, then in rowtime order. */
 class TemporalSort implements KeyedProcessFunction<Key, Row, Row> {
-  private pending!: MapState<number, Row[]>;
+  // Made in open: the runtime copies this object per subtask (Object.create), so a buffer made
+  // in the constructor would be shared by the subtasks.
+  private pending!: RowtimeBuffer;
 
   constructor(
     private readonly timeIndex: number,
@@ -113,32 +115,17 @@ class TemporalSort implements KeyedProcessFunction<Key, Row, Row> {
   ) {}
 
   open(context: KeyedRuntimeContext): void {
-    this.pending = context.state.getMapState<number, Row[]>({
-      name: 'sort-pending',
-      serializer: ROWS_SERIALIZER,
-    });
+    this.pending = new RowtimeBuffer('sort-pending', this.timeIndex);
+    this.pending.open(context);
   }
 
   processElement(row: Row, context: KeyedProcessContext<Key>): void {
-    const ts = row[this.timeIndex] as number;
-    // Late: rows after it have left already, so it cannot take its place in the order.
-    if (ts <= context.timerService.currentWatermark()) return;
-    const waiting = this.pending.get(ts);
-    if (waiting === undefined) {
-      this.pending.put(ts, [row]);
-      context.timerService.registerEventTimeTimer(ts);
-    } else {
-      waiting.push(row);
-      this.pending.put(ts, waiting);
-    }
+    this.pending.add(row, context);
   }
 
   onTimer(time: number, _context: OnTimerContext<Key>, out: Collector<Row>): void {
-    const rows = this.pending.get(time);
-    if (rows === undefined) return;
-    this.pending.remove(time);
     // Array.prototype.sort is stable: equal rows keep their arrival order.
-    for (const row of rows.sort(this.ties)) out.collect(row);
+    for (const row of this.pending.take(time)?.sort(this.ties) ?? []) out.collect(row);
   }
 }
 
