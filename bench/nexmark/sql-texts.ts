@@ -1,6 +1,6 @@
 /** The Nexmark SQL texts of the Flink peer (its source.sql and queries/*.sql), for Weir SQL. */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { splitStatements } from '../../src/cli/sql-client/statement-splitter.js';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
@@ -39,7 +39,9 @@ const COUNT_CHAR_CLASS = "'weir.nexmark.CountChar'";
  */
 export function nexmarkQueryScriptForWeir(name: string): string {
   const text = nexmarkQuerySql(name);
-  const countChar = join(dirname(fileURLToPath(import.meta.url)), 'count-char.ts');
+  // count-char.ts beside this file, or count-char.js when the benchmark runs compiled.
+  const here = fileURLToPath(import.meta.url);
+  const countChar = join(dirname(here), `count-char${extname(here)}`);
   return text
     .replace(
       SIDE_INPUT_OPTIONS,
