@@ -284,7 +284,14 @@ export type { CommitRecord } from './runtime/checkpoint/commit-record.js';
 export type { ExponentialDelaySettings } from './runtime/job/restart-strategy.js';
 export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
 export type { Row } from './sql/connectors/connector.js';
-export { defineScalarFunction, type ScalarFunction } from './sql/functions/user-functions.js';
+export {
+  type AggregateFunctionSpec,
+  defineAggregateFunction,
+  defineScalarFunction,
+  defineTableFunction,
+  type ScalarFunction,
+  type TableFunctionSpec,
+} from './sql/functions/user-functions.js';
 export { type SourcePosition, SqlError } from './sql/sql-error.js';
 export {
   type DataStreamSchema,

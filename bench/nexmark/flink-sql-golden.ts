@@ -24,12 +24,16 @@ export const GOLDEN_QUERIES = [
   'q7',
   'q8',
   'q9',
+  'q13',
+  'q14',
   'q15',
   'q16',
   'q17',
   'q18',
   'q19',
   'q20',
+  'q21',
+  'q22',
 ] as const;
 export const GOLDEN_CONFIG: Partial<NexmarkConfig> = {
   maxEvents: 20_000,

@@ -17,10 +17,12 @@ import { CodeGen } from './expressions/code-gen.js';
 import { compileScalar } from './expressions/compile.js';
 import { Scope } from './expressions/scope.js';
 import {
+  type AggregateFunctionSpec,
   FunctionCatalog,
   loadedFunction,
   loadFunctionModules,
   type ScalarFunction,
+  type TableFunctionSpec,
   withFunctions,
 } from './functions/user-functions.js';
 import type { Statement } from './parser/ast.js';
@@ -137,10 +139,14 @@ export class TableEnvironment {
   }
 
   /**
-   * Registers a TypeScript scalar function under `name` for this environment's statements
-   * (Flink's `createTemporarySystemFunction`); see `defineScalarFunction`.
+   * Registers a TypeScript scalar, aggregate or table function under `name` for this
+   * environment's statements (Flink's `createTemporarySystemFunction`); see
+   * `defineScalarFunction`, `defineAggregateFunction` and `defineTableFunction`.
    */
-  createTemporarySystemFunction(name: string, fn: ScalarFunction): void {
+  createTemporarySystemFunction(
+    name: string,
+    fn: ScalarFunction | AggregateFunctionSpec | TableFunctionSpec,
+  ): void {
     this.functions.register(name, fn);
   }
 

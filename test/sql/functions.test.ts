@@ -69,7 +69,7 @@ describe('user functions', () => {
     const bad = "CREATE FUNCTION g AS 'test/sql/fixtures/functions.ts#notAFunction'";
     await other.loadFunctionModules(bad);
     expect(() => other.executeSql(bad)).toThrow(
-      "function 'g' must be a scalar function made with defineScalarFunction",
+      "function 'g' must be made with defineScalarFunction",
     );
     await expect(
       other.loadFunctionModules("CREATE FUNCTION h AS 'test/sql/fixtures/functions.ts#nope'"),

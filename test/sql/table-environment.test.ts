@@ -178,7 +178,7 @@ describe('DDL and statements', () => {
           "SELECT * FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(price), INTERVAL '1' SECOND))",
         ),
       ).message,
-    ).toMatch(/^line 1, column 39: 'price' is not an event-time attribute/);
+    ).toMatch(/^line 1, column 39: 'price' is not a time attribute/);
     expect(
       sqlError(() => tEnv.sqlQuery('SELECT auction, COUNT(*) FROM bid GROUP BY bidder')).message,
     ).toBe("line 1, column 8: column 'auction' must appear in GROUP BY or be used in an aggregate");

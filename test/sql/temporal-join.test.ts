@@ -217,7 +217,7 @@ describe('event-time temporal join', () => {
         'SELECT * FROM orders o JOIN rates FOR SYSTEM_TIME AS OF o.id AS r ON o.currency = r.currency',
       ).message,
     ).toMatch(
-      /^line 1, column \d+: FOR SYSTEM_TIME AS OF must name the left side's event-time attribute/,
+      /^line 1, column \d+: FOR SYSTEM_TIME AS OF must name a time attribute of the left side: its rowtime/,
     );
     expect(
       planError(

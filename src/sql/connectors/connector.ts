@@ -7,6 +7,8 @@
 import type { StreamEnvironment } from '../../api/stream-environment.js';
 import type { DataStream } from '../../api/streams.js';
 import type { Change } from '../../core/changelog.js';
+import type { Key } from '../../core/key-groups.js';
+import type { LookupCacheOptions, LookupTable } from '../../core/lookup.js';
 import type { Sink } from '../../core/sink.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import { sqlError } from '../sql-error.js';
@@ -79,6 +81,20 @@ export interface SqlConnector {
    * applies (a query emitting more is refused when it is planned).
    */
   changelogSink?(table: CatalogTable): Sink<Change<Row>>;
+  /**
+   * The table read by one column's value, for lookup joins (`FOR SYSTEM_TIME AS OF` a
+   * processing-time attribute): each key's row of stored columns, with the cache and retries
+   * its `lookup.*` options ask for.
+   */
+  lookup?(table: CatalogTable, keyColumn: string): SqlLookupSource;
+}
+
+/** A lookup table of SQL rows and how a lookup join should call it. */
+export interface SqlLookupSource {
+  readonly table: LookupTable<Key, Row>;
+  readonly cache?: LookupCacheOptions;
+  /** Retries of a failed lookup (Flink's `lookup.max-retries`). */
+  readonly maxRetries?: number;
 }
 
 /** Checks a table's options against its connector's: unknown keys, missing ones, bad values. */

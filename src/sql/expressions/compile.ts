@@ -3,6 +3,7 @@
  * JavaScript source that evaluates it over a row, with SQL's NULL semantics (three-valued
  * logic, NULL in gives NULL out). Called once per query; rows never see the tree.
  */
+import { userAggregate } from '../functions/user-functions.js';
 import type { Expr } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { parseDecimal } from '../types/decimal.js';
@@ -216,7 +217,7 @@ export function compile(e: Expr, ctx: CompileContext): Compiled {
     }
     case 'call': {
       if (e.over) sqlError(`${e.name}(...) OVER (...) is not supported by Weir SQL yet`, e.at);
-      if (AGGREGATE_FUNCTIONS.has(e.name))
+      if (AGGREGATE_FUNCTIONS.has(e.name) || userAggregate(e.name) !== undefined)
         sqlError(`aggregate ${e.name} is not allowed here`, e.at);
       if (e.filter !== undefined) sqlError('FILTER (WHERE ...) applies only to aggregates', e.at);
       if (e.star) sqlError(`${e.name}(*) is not a function`, e.at);

@@ -52,6 +52,14 @@ function arity(
   }
 }
 
+/** A function of no arguments giving the current time in epoch milliseconds. */
+function wallClock(name: string, kind: 'TIMESTAMP' | 'TIMESTAMP_LTZ'): FunctionCompiler {
+  return (args, _g, at) => {
+    arity(name, args, 0, 0, at);
+    return { code: 'Date.now()', type: { kind, nullable: false, precision: 3 } };
+  };
+}
+
 function requireString(name: string, c: Compiled, at: SourcePosition): void {
   if (!isCharacterString(c.type) && c.type.kind !== 'NULL')
     sqlError(`${name} needs a string argument, got ${formatType(c.type)}`, at);
@@ -372,6 +380,13 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
       type: T.string(ms.type.nullable || f.type.nullable),
     };
   },
+  // Processing time: the wall clock when the row is computed (Flink evaluates NOW() and
+  // CURRENT_TIMESTAMP per record in streaming mode). Session time zone is UTC, so LOCALTIMESTAMP
+  // is the same instant as a TIMESTAMP.
+  PROCTIME: wallClock('PROCTIME', 'TIMESTAMP_LTZ'),
+  NOW: wallClock('NOW', 'TIMESTAMP_LTZ'),
+  CURRENT_TIMESTAMP: wallClock('CURRENT_TIMESTAMP', 'TIMESTAMP_LTZ'),
+  LOCALTIMESTAMP: wallClock('LOCALTIMESTAMP', 'TIMESTAMP'),
   HOUR: timeFieldFunction('HOUR'),
   MINUTE: timeFieldFunction('MINUTE'),
   SECOND: timeFieldFunction('SECOND'),
@@ -475,14 +490,6 @@ export function callFunction(
   if (fn === undefined) {
     const user = compileUserFunction(name, args, g, at);
     if (user !== undefined) return user;
-    if (
-      name === 'PROCTIME' ||
-      name === 'NOW' ||
-      name === 'CURRENT_TIMESTAMP' ||
-      name === 'LOCALTIMESTAMP'
-    ) {
-      return sqlError(`${name}() (processing time) is not supported by Weir SQL yet`, at);
-    }
     return sqlError(`unknown function ${name}`, at);
   }
   return fn(args, g, at, raw);

@@ -10,6 +10,8 @@ export interface ScopeColumn {
   readonly qualifier: string | undefined;
   /** An event-time attribute (the rowtime column, window_start/window_end/window_time). */
   readonly rowtime: boolean;
+  /** A processing-time attribute (`PROCTIME()`): what lookup joins and processing-time windows take. */
+  readonly proctime?: boolean;
 }
 
 /** A column found for a name, and the ROW fields below it (`person.id`: field `id` of `person`). */

@@ -31,11 +31,78 @@ export function defineScalarFunction(spec: Omit<ScalarFunction, 'kind'>): Scalar
   return { kind: 'scalar', ...spec };
 }
 
+/**
+ * An aggregate function for SQL (Flink's `AggregateFunction`): rows fold into an accumulator
+ * with `accumulate`, called with the declared arguments' values (NULLs included). The
+ * accumulator is kept in window and group state, so it must be JSON data (objects, arrays,
+ * numbers, strings, booleans, null) to be checkpointed. `retract` lets the function read an
+ * updating input (a changelog); `merge` lets sliding and session windows combine partial
+ * accumulators. `accumulate`, `retract` and `merge` may change the accumulator they get and
+ * return it.
+ */
+export interface AggregateFunctionSpec<ACC = unknown> {
+  readonly kind: 'aggregate';
+  readonly arguments: readonly string[];
+  readonly result: string;
+  // Methods rather than function properties: a function of any accumulator type is then an
+  // AggregateFunctionSpec<unknown>, which is what the function catalog keeps.
+  createAccumulator(): ACC;
+  accumulate(accumulator: ACC, ...args: never[]): ACC;
+  retract?(accumulator: ACC, ...args: never[]): ACC;
+  merge?(a: ACC, b: ACC): ACC;
+  getValue(accumulator: ACC): unknown;
+}
+
+/** An aggregate function with its declared types (checked when it is registered). */
+export function defineAggregateFunction<ACC>(
+  spec: Omit<AggregateFunctionSpec<ACC>, 'kind'>,
+): AggregateFunctionSpec<ACC> {
+  return { kind: 'aggregate', ...spec };
+}
+
+/**
+ * A table function for SQL (Flink's `TableFunction`, called with `LATERAL TABLE(fn(...))`):
+ * `eval` returns the rows for one call (any iterable, possibly empty). With a `ROW<...>`
+ * result each row is an array of the fields' values, which name the columns; with another
+ * type each row is one value, in a column named `f0`, as in Flink.
+ */
+export interface TableFunctionSpec {
+  readonly kind: 'table';
+  readonly arguments: readonly string[];
+  /** `ROW<word STRING, len INT>`, or one type for a single column. */
+  readonly result: string;
+  readonly eval: (...args: never[]) => Iterable<unknown>;
+}
+
+/** A table function with its declared types (checked when it is registered). */
+export function defineTableFunction(spec: Omit<TableFunctionSpec, 'kind'>): TableFunctionSpec {
+  return { kind: 'table', ...spec };
+}
+
+/** A registered table function, its types parsed. */
+export interface ResolvedTableFunction {
+  readonly name: string;
+  readonly arguments: readonly LogicalType[];
+  /** The columns of a row it returns. */
+  readonly columns: readonly { readonly name: string; readonly type: LogicalType }[];
+  /** Whether a row is an array of the columns (a ROW result) rather than one value. */
+  readonly rowResult: boolean;
+  readonly eval: (...args: never[]) => Iterable<unknown>;
+}
+
 interface Resolved {
   readonly name: string;
   readonly arguments: readonly LogicalType[];
   readonly result: LogicalType;
   readonly eval: (...args: never[]) => unknown;
+}
+
+/** A registered aggregate function, its types parsed. */
+export interface ResolvedAggregate {
+  readonly name: string;
+  readonly arguments: readonly LogicalType[];
+  readonly result: LogicalType;
+  readonly spec: AggregateFunctionSpec;
 }
 
 function isScalarFunction(x: unknown): x is ScalarFunction {
@@ -44,6 +111,32 @@ function isScalarFunction(x: unknown): x is ScalarFunction {
     f !== null &&
     typeof f === 'object' &&
     f.kind === 'scalar' &&
+    Array.isArray(f.arguments) &&
+    typeof f.result === 'string' &&
+    typeof f.eval === 'function'
+  );
+}
+
+function isAggregateFunctionSpec(x: unknown): x is AggregateFunctionSpec {
+  const f = x as Partial<AggregateFunctionSpec> | null;
+  return (
+    f !== null &&
+    typeof f === 'object' &&
+    f.kind === 'aggregate' &&
+    Array.isArray(f.arguments) &&
+    typeof f.result === 'string' &&
+    typeof f.createAccumulator === 'function' &&
+    typeof f.accumulate === 'function' &&
+    typeof f.getValue === 'function'
+  );
+}
+
+function isTableFunctionSpec(x: unknown): x is TableFunctionSpec {
+  const f = x as Partial<TableFunctionSpec> | null;
+  return (
+    f !== null &&
+    typeof f === 'object' &&
+    f.kind === 'table' &&
     Array.isArray(f.arguments) &&
     typeof f.result === 'string' &&
     typeof f.eval === 'function'
@@ -64,27 +157,56 @@ function parseType(text: string, what: string, at: SourcePosition | undefined): 
 /** The functions of one table environment, by upper-cased name. */
 export class FunctionCatalog {
   private readonly functions = new Map<string, Resolved>();
+  private readonly aggregates = new Map<string, ResolvedAggregate>();
+  private readonly tables = new Map<string, ResolvedTableFunction>();
 
   register(name: string, fn: unknown, at?: SourcePosition): void {
     const key = name.toUpperCase();
-    if (!isScalarFunction(fn))
+    if (!isScalarFunction(fn) && !isAggregateFunctionSpec(fn) && !isTableFunctionSpec(fn))
       sqlError(
-        `function '${name}' must be a scalar function made with defineScalarFunction({ arguments, result, eval })`,
+        `function '${name}' must be made with defineScalarFunction({ arguments, result, eval }), defineAggregateFunction({ arguments, result, createAccumulator, accumulate, getValue }) or defineTableFunction({ arguments, result, eval })`,
         at,
       );
-    if (this.functions.has(key)) sqlError(`a function named '${name}' already exists`, at);
-    this.functions.set(key, {
-      name: key,
+    if (this.functions.has(key) || this.aggregates.has(key) || this.tables.has(key))
+      sqlError(`a function named '${name}' already exists`, at);
+    const types = {
       arguments: fn.arguments.map((t, i) =>
         parseType(t, `function '${name}' argument ${i + 1}`, at),
       ),
       result: withNullability(parseType(fn.result, `function '${name}' result`, at), true),
-      eval: fn.eval,
-    });
+    };
+    if (isTableFunctionSpec(fn)) {
+      const result = types.result;
+      const rowResult = result.kind === 'ROW';
+      const columns = rowResult
+        ? result.fields.map((f) => ({ name: f.name, type: withNullability(f.type, true) }))
+        : [{ name: 'f0', type: result }];
+      this.tables.set(key, {
+        name: key,
+        arguments: types.arguments,
+        columns,
+        rowResult,
+        eval: fn.eval,
+      });
+      return;
+    }
+    if (isAggregateFunctionSpec(fn)) {
+      this.aggregates.set(key, { name: key, ...types, spec: fn });
+      return;
+    }
+    this.functions.set(key, { name: key, ...types, eval: fn.eval });
   }
 
   names(): string[] {
-    return [...this.functions.keys()];
+    return [...this.functions.keys(), ...this.aggregates.keys(), ...this.tables.keys()];
+  }
+
+  table(name: string): ResolvedTableFunction | undefined {
+    return this.tables.get(name.toUpperCase());
+  }
+
+  aggregate(name: string): ResolvedAggregate | undefined {
+    return this.aggregates.get(name.toUpperCase());
   }
 
   get(name: string): Resolved | undefined {
@@ -107,6 +229,16 @@ export function withFunctions<T>(catalog: FunctionCatalog, body: () => T): T {
   } finally {
     active = outer;
   }
+}
+
+/** The user table function `name` of the statement being planned, if there is one. */
+export function userTableFunction(name: string): ResolvedTableFunction | undefined {
+  return active?.table(name);
+}
+
+/** The user aggregate function `name` of the statement being planned, if there is one. */
+export function userAggregate(name: string): ResolvedAggregate | undefined {
+  return active?.aggregate(name);
 }
 
 /** The call of a user function `name`, or undefined when there is none of that name. */

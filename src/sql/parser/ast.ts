@@ -166,6 +166,16 @@ export type FromItem =
       readonly alias: string | undefined;
       readonly at: SourcePosition;
     }
+  /** `LATERAL TABLE(fn(args...)) [AS] alias[(column, ...)]`: a user table function per row. */
+  | {
+      readonly kind: 'lateral';
+      readonly name: string;
+      readonly args: readonly Expr[];
+      readonly alias: string | undefined;
+      /** New names of the function's columns, in order. */
+      readonly columns: readonly string[] | undefined;
+      readonly at: SourcePosition;
+    }
   /** `table MATCH_RECOGNIZE (...) [AS alias]`. */
   | {
       readonly kind: 'match-recognize';

@@ -622,7 +622,24 @@ class Parser {
       this.expectSymbol(')');
       return { kind: 'subquery', query, alias: this.alias(), at };
     }
-    if (this.isWord('LATERAL')) this.unsupported('LATERAL');
+    if (this.acceptWord('LATERAL')) {
+      this.expectWord('TABLE');
+      this.expectSymbol('(');
+      const fnAt = this.at;
+      const name = this.identifier('a table function').toUpperCase();
+      this.expectSymbol('(');
+      const args = this.isSymbol(')') ? [] : this.expressionList();
+      this.expectSymbol(')');
+      this.expectSymbol(')');
+      const alias = this.alias();
+      let columns: string[] | undefined;
+      if (alias !== undefined && this.acceptSymbol('(')) {
+        columns = [this.identifier('a column name')];
+        while (this.acceptSymbol(',')) columns.push(this.identifier('a column name'));
+        this.expectSymbol(')');
+      }
+      return { kind: 'lateral', name, args, alias, columns, at: fnAt };
+    }
     if (this.isWord('UNNEST')) this.unsupported('UNNEST');
     if (this.isWord('TABLE') && this.isSymbol('(', this.peek())) {
       this.i += 2;
@@ -917,6 +934,22 @@ class Parser {
     const first = this.identifier();
     if (this.isSymbol('(') && this.tokens[this.i - 1]?.kind === 'word')
       return this.call(first.toUpperCase(), at);
+    // Niladic functions of the standard, written without parentheses.
+    const upper = first.toUpperCase();
+    if (
+      (upper === 'CURRENT_TIMESTAMP' || upper === 'LOCALTIMESTAMP') &&
+      this.tokens[this.i - 1]?.kind === 'word'
+    )
+      return {
+        kind: 'call',
+        name: upper,
+        args: [],
+        star: false,
+        distinct: false,
+        filter: undefined,
+        over: false,
+        at,
+      };
     const path = [first];
     while (this.isSymbol('.') && (this.peek().kind === 'word' || this.peek().kind === 'quoted')) {
       this.i++;

@@ -7,6 +7,11 @@ import type { AggregateFunction } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import type { Scope } from '../expressions/scope.js';
+import {
+  type AggregateFunctionSpec,
+  type ResolvedAggregate,
+  userAggregate,
+} from '../functions/user-functions.js';
 import type { Expr } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { divideHalfUp, fitPrecision, rescale } from '../types/decimal.js';
@@ -19,6 +24,7 @@ import {
   T,
   withNullability,
 } from '../types/logical-type.js';
+import { compileArguments } from './function-arguments.js';
 
 /** COUNT(DISTINCT): the values seen, and how many (so a result costs no counting). */
 interface DistinctState {
@@ -59,6 +65,51 @@ export interface AggregateCallAst {
   readonly at: SourcePosition;
 }
 
+/**
+ * A TypeScript aggregate function: its arguments converted to the declared types as for a
+ * scalar function, its accumulator kept as the function made it (JSON data).
+ */
+function userAggregateSpec(
+  fn: ResolvedAggregate,
+  call: AggregateCallAst,
+  scope: Scope,
+  guard: (add: AggregateSpec['add']) => AggregateSpec['add'],
+): AggregateSpec {
+  if (call.star || call.distinct)
+    sqlError(
+      `${call.name}(${call.star ? '*' : 'DISTINCT ...'}) is not supported for a TypeScript aggregate function`,
+      call.at,
+    );
+  const argsOf = compileArguments(call.name, call.args, fn.arguments, scope, call.at);
+  // Called as methods of the function object, so `this` in them is the object.
+  const spec = fn.spec as AggregateFunctionSpec;
+  return {
+    init: () => spec.createAccumulator() as AccState,
+    add: guard((s, row) => spec.accumulate(s, ...argsOf(row)) as AccState),
+    ...(spec.retract === undefined
+      ? {}
+      : {
+          retract: guard(
+            (s, row) =>
+              (spec.retract as NonNullable<AggregateFunctionSpec['retract']>).call(
+                spec,
+                s,
+                ...argsOf(row),
+              ) as AccState,
+          ),
+        }),
+    merge: (a, b) => {
+      if (spec.merge === undefined)
+        throw new Error(
+          `aggregate function ${call.name} has no merge, which these windows need (sliding or session): give it merge(a, b)`,
+        );
+      return spec.merge(a, b) as AccState;
+    },
+    result: (s) => spec.getValue(s),
+    type: fn.result,
+  };
+}
+
 /** DECIMAL values live in the accumulator as text (JSON has no bigint). */
 function codec(type: LogicalType): {
   enc: (v: unknown) => number | string | boolean;
@@ -79,6 +130,8 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
       : compilePredicate(call.filter, scope, 'FILTER condition');
   const guard = (add: AggregateSpec['add']): AggregateSpec['add'] =>
     filter === undefined ? add : (s, row) => (filter(row) ? add(s, row) : s);
+  const user = userAggregate(call.name);
+  if (user !== undefined) return userAggregateSpec(user, call, scope, guard);
   if (call.name === 'COUNT' && (call.star || call.args.length === 0)) {
     if (call.distinct) sqlError('COUNT(DISTINCT *) is not valid', call.at);
     return {

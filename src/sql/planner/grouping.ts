@@ -7,6 +7,7 @@ import type { Key } from '../../core/key-groups.js';
 import type { Row } from '../connectors/connector.js';
 import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import type { Scope, ScopeColumn } from '../expressions/scope.js';
+import { userAggregate } from '../functions/user-functions.js';
 import type { Expr, Select, SelectItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import type { AggregateCallAst } from './aggregates.js';
@@ -15,7 +16,11 @@ import { contains, exprKey, mapChildren } from './expr-tools.js';
 const NULL_KEY = '\u0000null';
 
 export function isAggregateCall(e: Expr): boolean {
-  return e.kind === 'call' && AGGREGATE_FUNCTIONS.has(e.name) && !e.over;
+  return (
+    e.kind === 'call' &&
+    (AGGREGATE_FUNCTIONS.has(e.name) || userAggregate(e.name) !== undefined) &&
+    !e.over
+  );
 }
 
 function outputName(item: Extract<SelectItem, { kind: 'expr' }>, index: number): string {

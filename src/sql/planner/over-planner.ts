@@ -14,7 +14,7 @@ import type {
   OnTimerContext,
 } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
-import type { MapState, StateTtlConfig, ValueState } from '../../core/state.js';
+import type { StateTtlConfig, ValueState } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
@@ -28,6 +28,7 @@ import { contains, mapChildren } from './expr-tools.js';
 import { groupKey, normalizedKey } from './grouping.js';
 import type { Relation } from './relation.js';
 import { ROWS_SERIALIZER } from './row-serializer.js';
+import { RowtimeBuffer } from './rowtime-buffer.js';
 import { ttlOption } from './state-ttl.js';
 
 /** The frame of an OVER window; `preceding` is a row count (ROWS) or milliseconds (RANGE). */
@@ -94,7 +95,9 @@ interface Aggregator {
 /** The keyed function: holds rows until the watermark passes them, then emits them with their aggregates. */
 class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
   /** Rows waiting for the watermark, by rowtime, in arrival order. */
-  private pending!: MapState<number, Row[]>;
+  // Made in open: the runtime copies this object per subtask (Object.create), so a buffer made
+  // in the constructor would be shared by the subtasks.
+  private pending!: RowtimeBuffer;
   /** Unbounded frames: the running accumulator. */
   private acc!: ValueState<unknown>;
   /** Bounded frames: the rows still inside a later row's frame, in processing order. */
@@ -109,10 +112,8 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
   ) {}
 
   open(context: KeyedRuntimeContext): void {
-    this.pending = context.state.getMapState<number, Row[]>({
-      name: 'over-pending',
-      serializer: ROWS_SERIALIZER,
-    });
+    this.pending = new RowtimeBuffer('over-pending', this.timeIndex);
+    this.pending.open(context);
     this.acc = context.state.getValueState<unknown>({
       name: 'over-acc',
       ...ttlOption(this.stateTtl),
@@ -125,23 +126,12 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
   }
 
   processElement(row: Row, context: KeyedProcessContext<Key>): void {
-    const ts = row[this.timeIndex] as number;
-    // Late: the rows before it have been emitted already.
-    if (ts <= context.timerService.currentWatermark()) return;
-    const waiting = this.pending.get(ts);
-    if (waiting === undefined) {
-      this.pending.put(ts, [row]);
-      context.timerService.registerEventTimeTimer(ts);
-    } else {
-      waiting.push(row);
-      this.pending.put(ts, waiting);
-    }
+    this.pending.add(row, context);
   }
 
   onTimer(time: number, _context: OnTimerContext<Key>, out: Collector<Row>): void {
-    const rows = this.pending.get(time);
+    const rows = this.pending.take(time);
     if (rows === undefined) return;
-    this.pending.remove(time);
     const { frame, agg, timeIndex } = this;
     const emit = (row: Row, result: Row): void => out.collect([...row, ...result]);
     if (frame.preceding === Number.POSITIVE_INFINITY) {

@@ -43,12 +43,15 @@ import {
   selectList,
 } from './grouping.js';
 import { planJoin } from './join-planner.js';
+import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
+import { asOfAttribute, isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
 import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowTvf } from './relation.js';
+import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
-import { isTemporalJoin, planTemporalJoin } from './temporal-join-planner.js';
+import { planTemporalJoin } from './temporal-join-planner.js';
 
 export interface PlanContext {
   readonly env: StreamEnvironment;
@@ -95,7 +98,12 @@ export function planQuery(query: Query, ctx: PlanContext): Relation {
     case 'values':
       return planValues(query, ctx);
     case 'ordered':
-      return sqlError('ORDER BY and LIMIT are not supported by Weir SQL yet', query.at);
+      return planSortLimit(
+        materialize(planQuery(query.query, ctx)),
+        query.orderBy,
+        query.limit,
+        query.at,
+      );
   }
 }
 
@@ -194,7 +202,7 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
     case 'table':
       if (item.asOf !== undefined)
         return sqlError(
-          'FOR SYSTEM_TIME AS OF is supported on the right side of a JOIN (a temporal join) only',
+          'FOR SYSTEM_TIME AS OF is the right side of a JOIN: a temporal join (AS OF the left rowtime) or a lookup join (AS OF its PROCTIME())',
           item.at,
         );
       return requalify(planNamed(item.name, item.at, ctx), item.alias ?? item.name);
@@ -202,13 +210,31 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
       return requalify(planQuery(item.query, ctx), item.alias);
     case 'table-function':
       return requalify(planWindowTvf(item, ctx), item.alias);
+    case 'lateral':
+      return sqlError(
+        'LATERAL TABLE(...) is joined to a table: FROM t, LATERAL TABLE(fn(t.a)) AS x',
+        item.at,
+      );
     case 'join':
-      if (isTemporalJoin(item))
-        return planTemporalJoin(
-          item,
-          (input) => materialize(planFrom(input, ctx)),
-          (name, at) => versionedKey(name, at, ctx),
-        );
+      if (isLateralJoin(item))
+        return planLateralJoin(item, materialize(planFrom(item.left, ctx)), where);
+      if (isLookupJoin(item)) {
+        // AS OF a processing-time attribute looks the table up; AS OF the rowtime joins versions.
+        const left = materialize(planFrom(item.left, ctx));
+        if (asOfAttribute(item.right.asOf as Expr, left) === 'rowtime')
+          return planTemporalJoin(
+            item,
+            (input) => (input === item.left ? left : materialize(planFrom(input, ctx))),
+            (name, at) => versionedKey(name, at, ctx),
+          );
+        const dim = ctx.catalog.get(item.right.name, item.right.at);
+        if (dim.kind === 'view')
+          return sqlError(
+            `'${item.right.name}' is a view; FOR SYSTEM_TIME AS OF looks up a table`,
+            item.right.at,
+          );
+        return planLookupJoin(item, left, dim);
+      }
       return planJoin(item, (input) => materialize(planFrom(input, ctx)), where, ctx.stateTtl);
     case 'match-recognize':
       return requalify(planMatchRecognize(item, planFrom(item.input, ctx)), item.alias);
@@ -251,12 +277,15 @@ function planWindowTvf(
   const time = input.columns.find((c) => c.name === timeColumn);
   if (time === undefined)
     return sqlError(`column '${timeColumn}' not found in ${tableArg.name}`, descriptor.at);
-  if (!time.rowtime) {
+  if (!time.rowtime && time.proctime !== true) {
     return sqlError(
-      `'${timeColumn}' is not an event-time attribute (declare a WATERMARK for it); processing-time windows are not supported by Weir SQL yet`,
+      `'${timeColumn}' is not a time attribute: declare a WATERMARK for it (event time) or compute it as PROCTIME() (processing time)`,
       descriptor.at,
     );
   }
+  const processingTime = !time.rowtime;
+  if (processingTime && name === 'CUMULATE')
+    sqlError('CUMULATE over processing time is not supported by Weir SQL yet', descriptor.at);
   let window: WindowTvf;
   if (name === 'TUMBLE') {
     if (rest.length > 2) sqlError('TUMBLE takes a size and an optional offset', at);
@@ -312,17 +341,20 @@ function planWindowTvf(
   }
   if (name !== 'SESSION' && tableArg.partitionBy !== undefined)
     sqlError(`${name} takes no PARTITION BY (only SESSION does)`, tableArg.at);
+  if (processingTime) window = { ...window, processingTime };
   const ts = T.timestamp(3, false);
   const columns = [
     ...input.columns,
     { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
-    { name: 'window_time', type: ts, qualifier: undefined, rowtime: true },
+    windowTimeColumn(processingTime),
   ];
-  // The input's rowtime stops being one: window_time takes its place.
+  // The input's time attribute stops being one: window_time takes its place.
   return {
     stream: input.stream,
-    columns: columns.map((c, i) => (i < input.columns.length ? { ...c, rowtime: false } : c)),
+    columns: columns.map((c, i) =>
+      i < input.columns.length ? { ...c, rowtime: false, proctime: false } : c,
+    ),
     window,
   };
 }
@@ -331,7 +363,10 @@ function planWindowTvf(
 function materialize(relation: Relation): Relation {
   const w = relation.window;
   if (w === undefined) return relation;
-  const timeIndex = w.input.columns.findIndex((c) => c.rowtime);
+  // A processing-time window of a row without aggregation is the one its PROCTIME() value falls in.
+  const timeIndex = w.input.columns.findIndex((c) =>
+    w.processingTime === true ? c.proctime === true : c.rowtime,
+  );
   const n = w.input.columns.length;
   let stream: DataStream<Row>;
   if (w.kind === 'TUMBLE') {
@@ -415,6 +450,9 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
       type: types[i] as LogicalType,
       qualifier: undefined,
       rowtime: r?.column.rowtime === true && r.fields.length === 0,
+      proctime:
+        (item.expr.kind === 'call' && item.expr.name === 'PROCTIME') ||
+        (r?.column.proctime === true && r.fields.length === 0),
     };
   });
   // Folded into the filter and projection below, if the input is one.
@@ -450,7 +488,19 @@ const LEGACY_AUXILIARY: Readonly<Record<string, string>> = {
   START: '$window_start',
   END: '$window_end',
   ROWTIME: '$window_time',
+  PROCTIME: '$window_time',
 };
+
+/** `window_time`: an event-time attribute, or a processing-time one for processing-time windows. */
+function windowTimeColumn(processingTime: boolean): ScopeColumn {
+  return {
+    name: 'window_time',
+    type: T.timestamp(3, false),
+    qualifier: undefined,
+    rowtime: !processingTime,
+    proctime: processingTime,
+  };
+}
 
 /**
  * Flink's older group windows, `GROUP BY key, SESSION(rowtime, gap)` with `SESSION_START(...)`
@@ -469,12 +519,16 @@ function legacyGroupWindow(
   if (time?.kind !== 'column')
     return sqlError(`${call.name} needs the rowtime column as its first argument`, call.at);
   const resolved = new Scope(from.columns).resolve(time.path, time.at);
-  if (!resolved.column.rowtime || resolved.fields.length > 0) {
+  if (
+    (!resolved.column.rowtime && resolved.column.proctime !== true) ||
+    resolved.fields.length > 0
+  ) {
     return sqlError(
-      `'${time.path.join('.')}' is not an event-time attribute; processing-time windows are not supported by Weir SQL yet`,
+      `'${time.path.join('.')}' is not a time attribute (a WATERMARK column or a PROCTIME() column)`,
       time.at,
     );
   }
+  const processingTime = !resolved.column.rowtime;
   let window: WindowTvf;
   if (call.name === 'TUMBLE') {
     const size = intervalMs(intervals[0], 'size', call.at);
@@ -496,12 +550,13 @@ function legacyGroupWindow(
       input: from,
     };
   }
+  if (processingTime) window = { ...window, processingTime };
   const ts = T.timestamp(3, false);
   const columns = [
-    ...from.columns.map((c) => ({ ...c, rowtime: false })),
+    ...from.columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
     { name: '$window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: '$window_end', type: ts, qualifier: undefined, rowtime: false },
-    { name: '$window_time', type: ts, qualifier: undefined, rowtime: true },
+    { ...windowTimeColumn(processingTime), name: '$window_time' },
   ];
   const auxiliary = (e: Expr): Expr => {
     if (e.kind === 'call') {
@@ -638,17 +693,10 @@ function planAggregation(
     })),
     { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
-    { name: 'window_time', type: ts, qualifier: undefined, rowtime: true },
+    windowTimeColumn(window.processingTime === true),
   ];
   const keyOf = groupKey(keyFns.map((k) => k.fn));
-  const assigner: WindowAssigner<Row> =
-    window.kind === 'TUMBLE'
-      ? Windows.tumbling(window.size, window.offset)
-      : window.kind === 'HOP'
-        ? Windows.sliding(window.size, window.slide, window.offset)
-        : window.kind === 'CUMULATE'
-          ? Windows.cumulative(window.size, window.slide, window.offset)
-          : Windows.session(window.size);
+  const assigner = windowAssigner(window);
   const results = input
     .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
     .window(assigner)
@@ -671,7 +719,29 @@ function planAggregation(
     name: item.name,
     type: outTypes[i] as LogicalType,
     qualifier: undefined,
-    rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time',
+    ...(window.processingTime === true
+      ? {
+          rowtime: false,
+          proctime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time',
+        }
+      : { rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time' }),
   }));
   return { stream: stream.map(fn).name('select'), columns };
+}
+
+function windowAssigner(window: WindowTvf): WindowAssigner<Row> {
+  if (window.processingTime === true) {
+    return window.kind === 'TUMBLE'
+      ? Windows.tumblingProcessingTime(window.size, window.offset)
+      : window.kind === 'HOP'
+        ? Windows.slidingProcessingTime(window.size, window.slide, window.offset)
+        : Windows.sessionProcessingTime(window.size);
+  }
+  return window.kind === 'TUMBLE'
+    ? Windows.tumbling(window.size, window.offset)
+    : window.kind === 'HOP'
+      ? Windows.sliding(window.size, window.slide, window.offset)
+      : window.kind === 'CUMULATE'
+        ? Windows.cumulative(window.size, window.slide, window.offset)
+        : Windows.session(window.size);
 }

@@ -15,6 +15,11 @@ export interface WindowTvf {
   readonly partitionBy?: readonly string[];
   /** The input relation (its rows lack the three window columns). */
   readonly input: Relation;
+  /**
+   * Windows of processing time (the DESCRIPTOR names a `PROCTIME()` column): rows are
+   * assigned by the wall clock when they reach the window operator, as in Flink.
+   */
+  readonly processingTime?: boolean;
 }
 
 export interface Relation {

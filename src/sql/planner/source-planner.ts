@@ -64,6 +64,7 @@ export function tableColumns(table: CatalogTable): ScopeColumn[] {
     type: c.type,
     qualifier: table.name,
     rowtime: table.watermark?.column === c.name,
+    proctime: c.computed?.kind === 'call' && c.computed.name === 'PROCTIME',
   }));
 }
 

@@ -22,11 +22,6 @@ import { columnPositions, rowKeyOf, valuesKey } from './row-key.js';
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
 type TableItem = Extract<FromItem, { kind: 'table' }>;
 
-/** Whether `item` joins a table `FOR SYSTEM_TIME AS OF` (its right side). */
-export function isTemporalJoin(item: JoinItem): boolean {
-  return item.right.kind === 'table' && item.right.asOf !== undefined;
-}
-
 /**
  * Plans `item`, whose right side is `FOR SYSTEM_TIME AS OF`; `planFrom` plans an input,
  * `primaryKey` gives the PRIMARY KEY of a catalog table (undefined for a view or a table

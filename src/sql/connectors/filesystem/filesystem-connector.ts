@@ -17,15 +17,17 @@ import { FileSource } from '../../../connectors/files/source/file-source.js';
 import type { Sink } from '../../../core/sink.js';
 import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
 import { sqlError } from '../../sql-error.js';
-import type { Row, SqlConnector } from '../connector.js';
+import type { Row, SqlConnector, SqlLookupSource } from '../connector.js';
 import { FieldError, fromJson, parseText, toText } from '../formats/field-values.js';
 import {
   csvFieldsToRow,
   csvLine,
+  csvRowFormat,
   type FormatColumn,
   jsonRowFormat,
 } from '../formats/row-formats.js';
 import { choice, duration, flag, parseSqlOptions, text } from '../sql-options.js';
+import { fileLookupTable } from './file-lookup-table.js';
 import { DEFAULT_PARTITION, PartitionedFileSink } from './partitioned-file-sink.js';
 
 const filesystemOptions = {
@@ -250,6 +252,41 @@ function sink(table: CatalogTable): Sink<Row> {
   });
 }
 
+/** The table's rows by `keyColumn`, read into memory on the first lookup. */
+function lookup(table: CatalogTable, keyColumn: string): SqlLookupSource {
+  const o = parseFilesystemOptions(table);
+  const { columns, keys } = layout(table);
+  if (keys.length > 0)
+    sqlError(`a PARTITIONED BY table cannot be looked up yet ('${table.name}')`, table.at);
+  if (o['source.monitor-interval'] !== undefined)
+    sqlError(`a watched directory cannot be looked up yet ('${table.name}')`, table.at);
+  const root = localPath(o.path);
+  const format =
+    o.format === 'json'
+      ? jsonRowFormat(columns, { failOnMissingField: o['json.fail-on-missing-field'] === 'true' })
+      : csvRowFormat(
+          columns,
+          o['csv.field-delimiter'] === undefined
+            ? {}
+            : { fieldDelimiter: o['csv.field-delimiter'] },
+        );
+  const files = (): string[] => {
+    try {
+      return statSync(root).isDirectory() ? listFiles(root) : [root];
+    } catch {
+      throw new Error(`table '${table.name}': path '${o.path}' does not exist`);
+    }
+  };
+  return {
+    table: fileLookupTable({
+      name: table.name,
+      files,
+      format,
+      keyIndex: columns.findIndex((c) => c.name === keyColumn),
+    }),
+  };
+}
+
 export const filesystemConnector: SqlConnector = {
   name: 'filesystem',
   options: [],
@@ -266,4 +303,5 @@ export const filesystemConnector: SqlConnector = {
   },
   source,
   sink,
+  lookup,
 };

@@ -21,8 +21,9 @@ import type { Sink } from '../../../core/sink.js';
 import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
 import { sqlError } from '../../sql-error.js';
 import type { LogicalType } from '../../types/logical-type.js';
-import type { Row, SqlConnector } from '../connector.js';
+import type { Row, SqlConnector, SqlLookupSource } from '../connector.js';
 import { fromJson, toText } from '../formats/field-values.js';
+import { lookupCache, lookupMaxRetries, lookupOptionEntries } from '../lookup-options.js';
 import { choice, duration, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
 
 const jdbcOptions = {
@@ -36,8 +37,7 @@ const jdbcOptions = {
     'sink.buffer-flush.max-rows': optional(wholeNumber()),
     'sink.delivery-guarantee': optional(choice(['at-least-once', 'exactly-once'])),
     'sink.transaction-prefix': optional(text('a prefix of prepared transaction names')),
-    'lookup.max-retries': optional(wholeNumber()),
-    'lookup.cache': optional(choice(['NONE'])),
+    ...lookupOptionEntries,
     'connection.max-retry-timeout': optional(duration()),
   },
 } as const;
@@ -156,7 +156,7 @@ function fromPg(value: unknown, type: LogicalType, field: string): unknown {
 
 /**
  * The table as a lookup table on `keyColumn`: each key's row, as a SQL row of the table's
- * columns. For lookup joins (`FOR SYSTEM_TIME AS OF`), once the planner plans them.
+ * columns. For lookup joins (`FOR SYSTEM_TIME AS OF`).
  */
 export function jdbcLookupTable(
   table: CatalogTable,
@@ -175,8 +175,19 @@ export function jdbcLookupTable(
   });
 }
 
+function lookup(table: CatalogTable, keyColumn: string): SqlLookupSource {
+  const o = parseJdbcOptions(table);
+  const cache = lookupCache(o, table);
+  return {
+    table: jdbcLookupTable(table, keyColumn),
+    maxRetries: lookupMaxRetries(o),
+    ...(cache === undefined ? {} : { cache }),
+  };
+}
+
 export const jdbcConnector: SqlConnector = {
   name: 'jdbc',
+  lookup,
   options: [],
   validate(table) {
     const o = parseJdbcOptions(table);

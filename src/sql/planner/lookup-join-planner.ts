@@ -1,0 +1,204 @@
+/**
+ * Lookup joins: `JOIN dim FOR SYSTEM_TIME AS OF o.proc_time AS d ON d.key = ...`, where
+ * `proc_time` is a processing-time attribute of the left side. Each left row looks up the row
+ * of its key in the table as it is when the row is processed (Flink's lookup join), through
+ * the DataStream API's `lookupJoin` and the connector's lookup table (`jdbc`, `filesystem`).
+ * The first equality between a column of the table and an expression of the left side is
+ * the lookup key; every other condition is checked on the joined row. The output is
+ * insert-only and keeps the left side's time attributes.
+ */
+import { AsyncRetry } from '../../core/async-io.js';
+import type { Key } from '../../core/key-groups.js';
+import type { CatalogTable } from '../catalog/catalog.js';
+import type { Row } from '../connectors/connector.js';
+import { connectorOf } from '../connectors/registry.js';
+import { coerce } from '../expressions/cast.js';
+import { CodeGen } from '../expressions/code-gen.js';
+import { compile, compilePredicate } from '../expressions/compile.js';
+import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import type { Expr, FromItem } from '../parser/ast.js';
+import { sqlError } from '../sql-error.js';
+import {
+  formatType,
+  isCharacterString,
+  isInteger,
+  type LogicalType,
+  withNullability,
+} from '../types/logical-type.js';
+import { isUpdating } from './changelog-relation.js';
+import { contains } from './expr-tools.js';
+import { conjuncts } from './join-planner.js';
+import type { Relation } from './relation.js';
+
+type JoinItem = Extract<FromItem, { kind: 'join' }>;
+type TableItem = Extract<FromItem, { kind: 'table' }>;
+
+/** Flink's delay between lookup retries is a second per attempt; a fixed second here. */
+const RETRY_DELAY_MS = 1_000;
+
+/** Whether `item` is a lookup join: its right side is a table `FOR SYSTEM_TIME AS OF`. */
+export function isLookupJoin(item: JoinItem): item is JoinItem & { right: TableItem } {
+  return item.right.kind === 'table' && item.right.asOf !== undefined;
+}
+
+export function planLookupJoin(
+  item: JoinItem & { right: TableItem },
+  left: Relation,
+  table: CatalogTable,
+): Relation {
+  const dimItem = item.right;
+  if (item.type !== 'INNER' && item.type !== 'LEFT')
+    sqlError(
+      `a lookup join (FOR SYSTEM_TIME AS OF) must be an INNER or LEFT JOIN, not ${item.type}`,
+      item.at,
+    );
+  if (isUpdating(left))
+    sqlError('a lookup join over a changing input is not supported by Weir SQL yet', item.at);
+  const leftScope = new Scope(left.columns);
+  checkAsOf(dimItem.asOf as Expr, leftScope, dimItem.name);
+  const stored = table.columns.filter((c) => c.computed === undefined);
+  if (stored.length !== table.columns.length)
+    sqlError(
+      `table '${table.name}' has computed columns; a lookup join reads only tables without them yet`,
+      dimItem.at,
+    );
+  const qualifier = dimItem.alias ?? dimItem.name;
+  const outer = item.type === 'LEFT';
+  const dimColumns: ScopeColumn[] = stored.map((c) => ({
+    name: c.name,
+    type: outer ? withNullability(c.type, true) : c.type,
+    qualifier,
+    rowtime: false,
+  }));
+  const leftWidth = left.columns.length;
+  const scope = new Scope([...left.columns, ...dimColumns]);
+  const sideOf = (e: Expr) => ({
+    left: contains(e, (x) => x.kind === 'column' && scope.resolve(x.path, x.at).index < leftWidth),
+    dim: contains(e, (x) => x.kind === 'column' && scope.resolve(x.path, x.at).index >= leftWidth),
+  });
+  /** The table's column that `e` is, bare (no ROW field), or undefined. */
+  const dimColumnOf = (e: Expr): number | undefined => {
+    if (e.kind !== 'column') return undefined;
+    const r = scope.resolve(e.path, e.at);
+    return r.index >= leftWidth && r.fields.length === 0 ? r.index - leftWidth : undefined;
+  };
+  let key: { column: number; expr: Expr } | undefined;
+  const residual: Expr[] = [];
+  for (const part of conjuncts(item.on)) {
+    compilePredicate(part, scope, 'join condition');
+    if (key === undefined && part.kind === 'binary' && part.op === '=') {
+      const pairs: [Expr, Expr][] = [
+        [part.left, part.right],
+        [part.right, part.left],
+      ];
+      const found = pairs.find(([d, l]) => dimColumnOf(d) !== undefined && !sideOf(l).dim);
+      if (found !== undefined) {
+        key = { column: dimColumnOf(found[0]) as number, expr: found[1] };
+        continue;
+      }
+    }
+    residual.push(part);
+  }
+  if (key === undefined)
+    return sqlError(
+      `a lookup join needs an equality between a column of '${table.name}' and an expression of the other side`,
+      item.on?.at ?? item.at,
+    );
+  const keyColumn = stored[key.column] as (typeof stored)[number];
+  const keyType = keyColumn.type;
+  if (!isInteger(keyType) && !isCharacterString(keyType) && keyType.kind !== 'BOOLEAN')
+    sqlError(
+      `lookup key '${keyColumn.name}' is ${formatType(keyType)}; Weir looks rows up by integer, string or BOOLEAN columns`,
+      key.expr.at,
+    );
+  const keyFn = lookupKey(key.expr, leftScope, keyType);
+  const connector = connectorOf(table);
+  if (connector.lookup === undefined)
+    return sqlError(
+      `connector '${connector.name}' cannot be looked up (FOR SYSTEM_TIME AS OF); 'jdbc' and 'filesystem' can`,
+      dimItem.at,
+    );
+  const source = connector.lookup(table, keyColumn.name);
+  const condition = residual.length === 0 ? undefined : compileConjunction(residual, scope);
+  const nulls: Row = new Array<unknown>(stored.length).fill(null);
+  const common = {
+    key: keyFn,
+    ...(source.cache === undefined ? {} : { cache: source.cache }),
+    ...(source.maxRetries === undefined || source.maxRetries === 0
+      ? {}
+      : {
+          retry: AsyncRetry.fixedDelay<Row>({
+            maxAttempts: source.maxRetries + 1,
+            delayMs: RETRY_DELAY_MS,
+          }),
+        }),
+  };
+  let stream = outer
+    ? left.stream.lookupJoin(source.table, {
+        ...common,
+        join: 'left',
+        // A row whose match fails the other conditions is padded, as an outer join does.
+        select: (l: Row, d: Row | null): Row => {
+          if (d === null) return [...l, ...nulls];
+          const joined = [...l, ...d];
+          return condition === undefined || condition(joined) ? joined : [...l, ...nulls];
+        },
+      })
+    : left.stream.lookupJoin(source.table, {
+        ...common,
+        select: (l: Row, d: Row): Row => [...l, ...d],
+      });
+  if (!outer && condition !== undefined) stream = stream.filter(condition).name('join condition');
+  return { stream, columns: scope.columns };
+}
+
+/**
+ * What `asOf` names on `left`: its processing-time attribute (a lookup join), its event-time
+ * attribute (a temporal join), or neither (refused, with its position).
+ */
+export function asOfAttribute(asOf: Expr, left: Relation): 'proctime' | 'rowtime' {
+  if (asOf.kind === 'column') {
+    const r = new Scope(left.columns).resolve(asOf.path, asOf.at);
+    if (r.fields.length === 0 && r.column.proctime === true) return 'proctime';
+    if (r.fields.length === 0 && r.column.rowtime) return 'rowtime';
+  }
+  return sqlError(
+    'FOR SYSTEM_TIME AS OF must name a time attribute of the left side: its rowtime (a temporal join) or a PROCTIME() column (a lookup join)',
+    asOf.at,
+  );
+}
+
+/** `FOR SYSTEM_TIME AS OF` must name a processing-time attribute of the left side. */
+function checkAsOf(asOf: Expr, leftScope: Scope, table: string): void {
+  const r = asOf.kind === 'column' ? leftScope.resolve(asOf.path, asOf.at) : undefined;
+  if (r?.fields.length === 0 && r.column.proctime === true) return;
+  if (r?.fields.length === 0 && r.column.rowtime)
+    sqlError(
+      `FOR SYSTEM_TIME AS OF an event-time attribute (a temporal join of '${table}') is not supported by Weir SQL yet; lookup joins take a processing-time attribute (PROCTIME())`,
+      asOf.at,
+    );
+  sqlError(
+    `FOR SYSTEM_TIME AS OF must name a processing-time attribute of the left side (a column computed as PROCTIME())`,
+    asOf.at,
+  );
+}
+
+/** The left row's lookup key, converted to the key column's type; NULL matches no row. */
+function lookupKey(e: Expr, scope: Scope, type: LogicalType): (row: Row) => Key | null {
+  const g = new CodeGen();
+  const value = coerce(
+    g,
+    compile(e, { scope, g }),
+    withNullability(type, true),
+    e.at,
+    'lookup key',
+  );
+  return g.function<(row: Row) => Key | null>(`return ${value.code};`);
+}
+
+function compileConjunction(parts: readonly Expr[], scope: Scope): (row: Row) => boolean {
+  const all = parts.reduce(
+    (l, r): Expr => ({ kind: 'binary', op: 'AND', left: l, right: r, at: l.at }),
+  );
+  return compilePredicate(all, scope, 'join condition');
+}
