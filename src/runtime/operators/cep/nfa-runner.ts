@@ -1,6 +1,6 @@
 import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../../core/cep.js';
 import { invalidArgument } from '../../../core/errors.js';
-import type { Nfa, NfaEdge } from './nfa-compiler.js';
+import { type Nfa, type NfaEdge, negationOf } from './nfa-compiler.js';
 import { type BufferedEvent, type BufferNode, NO_NODE, SharedBuffer } from './shared-buffer.js';
 
 /** A partial (or completed) match: where it stands and its newest buffer node. */
@@ -86,6 +86,14 @@ export class NfaRunner<T> {
   private visitMark = 0;
   /** States still to visit; each is pushed at most once per walk. */
   private readonly stack: Int32Array;
+  /**
+   * Per state, per edge: `2 * i + negated` when the edge's test is the test of
+   * the state's earlier edge `i` (or its negation), so its result is reused
+   * rather than computed again; -1 otherwise.
+   */
+  private readonly reuse: Int16Array[];
+  /** Test results of the edges of the state being walked. */
+  private readonly passed: Uint8Array;
   // The edges `collectEdges` found; reused, with counts instead of resizing per event.
   private readonly takes: NfaEdge<T>[] = [];
   private readonly takeStages: number[] = [];
@@ -109,6 +117,8 @@ export class NfaRunner<T> {
     this.stageOfState = Int32Array.from(nfa.states, (s) => this.stageIndex.get(s.stage) ?? -1);
     this.visited = new Int32Array(nfa.states.length);
     this.stack = new Int32Array(nfa.states.length);
+    this.reuse = nfa.states.map((s) => reusedResults(s.edges));
+    this.passed = new Uint8Array(Math.max(1, ...nfa.states.map((s) => s.edges.length)));
     this.ctx = new ConditionView(this.stageIndex);
     this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
   }
@@ -123,7 +133,7 @@ export class NfaRunner<T> {
     // The event enters the buffer only if some match takes it.
     let event: BufferedEvent<T> | undefined;
     const next = this.next;
-    if (next.length !== 0) next.length = 0;
+    emptyList(next);
     let found = false;
     const partial = state.partial;
     for (let p = 0; p <= partial.length; p++) {
@@ -203,7 +213,7 @@ export class NfaRunner<T> {
         if (reusable) this.recycle(pm);
       }
     }
-    if (partial.length !== 0) partial.length = 0;
+    emptyList(partial);
     this.next = partial;
     state.partial = next;
     if (found || state.completed.length > 0) this.emitCompleted();
@@ -283,7 +293,7 @@ export class NfaRunner<T> {
    */
   private collectEdges(from: number, value: T): boolean {
     const { states, stop } = this.nfa;
-    const { stack, visited, takes, takeStages, ignores, ctx } = this;
+    const { stack, visited, takes, takeStages, ignores, ctx, reuse, passed } = this;
     const mark = ++this.visitMark;
     let takeCount = 0;
     let ignoreCount = 0;
@@ -294,9 +304,16 @@ export class NfaRunner<T> {
     while (top > 0 && !reachedStop) {
       const id = stack[--top]!;
       const edges = states[id]!.edges;
+      const reused = reuse[id]!;
       for (let e = 0; e < edges.length; e++) {
         const edge = edges[e]!;
-        if (edge.test !== undefined && !edge.test(value, ctx)) continue;
+        const r = reused[e]!;
+        const pass =
+          r >= 0
+            ? (passed[r >> 1] === 1) !== ((r & 1) === 1)
+            : edge.test === undefined || edge.test(value, ctx);
+        passed[e] = pass ? 1 : 0;
+        if (!pass) continue;
         if (edge.action === 'proceed') {
           if (edge.target === stop) {
             reachedStop = true;
@@ -449,6 +466,33 @@ export class NfaRunner<T> {
   }
 }
 
+/**
+ * Empties a list but keeps its storage: `list.length = 0` frees the backing
+ * store, so the next push allocates a new one, and the lists of keys with
+ * partial matches live long enough to be copied and promoted by the collector.
+ */
+function emptyList(list: unknown[]): void {
+  while (list.length > 0) list.pop();
+}
+
+/** See `NfaRunner.reuse`. */
+function reusedResults<T>(edges: readonly NfaEdge<T>[]): Int16Array {
+  const out = new Int16Array(edges.length).fill(-1);
+  for (let e = 0; e < edges.length; e++) {
+    const test = edges[e]!.test;
+    if (test === undefined) continue;
+    const negated = negationOf(test);
+    for (let i = 0; i < e; i++) {
+      const earlier = edges[i]!.test;
+      if (earlier === test) out[e] = 2 * i;
+      else if (negated !== undefined && earlier === negated) out[e] = 2 * i + 1;
+      else continue;
+      break;
+    }
+  }
+  return out;
+}
+
 /** The condition context of the partial match being tried; reused for every event. */
 class ConditionView<T> implements CepConditionContext<T> {
   buffer!: SharedBuffer<T>;
@@ -460,10 +504,15 @@ class ConditionView<T> implements CepConditionContext<T> {
   eventsFor(stage: string): readonly T[] {
     const index = this.stageIndex.get(stage);
     if (index === undefined || this.node === NO_NODE) return [];
-    const found: T[] = [];
-    this.buffer.forEachBack(this.node, (_, s, value) => {
-      if (s === index) found.push(value);
-    });
-    return found.reverse();
+    // Counted first, so that the list is allocated once at its size (conditions run per event).
+    let count = 0;
+    for (let n: BufferNode<T> | null = this.node; n !== null; n = n.prev) {
+      if (n.stage === index) count++;
+    }
+    const found = new Array<T>(count);
+    for (let n: BufferNode<T> | null = this.node; n !== null; n = n.prev) {
+      if (n.stage === index) found[--count] = n.event.value;
+    }
+    return found;
   }
 }
