@@ -17,7 +17,12 @@ export interface KeyNfaState<T> {
   partial: PartialMatch<T>[];
   /** Completed matches held back until no earlier-started partial match remains (skip strategies). */
   completed: PartialMatch<T>[];
-  readonly buffer: SharedBuffer<T>;
+  /**
+   * Events and nodes of the shared buffer this key's matches hold. The nodes
+   * themselves are reached from the matches; the runner's one buffer object
+   * counts them while it runs the key (no buffer object per key to miss in cache).
+   */
+  bufferSize: number;
   nextEventId: number;
   /**
    * Event time, only while a snapshot is written or read: records waiting
@@ -35,7 +40,7 @@ export function emptyKeyNfaState<T>(): KeyNfaState<T> {
   return {
     partial: [],
     completed: NONE as never[],
-    buffer: new SharedBuffer<T>(),
+    bufferSize: 0,
     nextEventId: 0,
     waitingTimes: NONE,
     waitingRecords: NONE,
@@ -51,7 +56,7 @@ export function dropWaiting<T>(s: KeyNfaState<T>): void {
 /** Makes an idle state (see {@link isIdle}) as good as new, so it can be reused without allocating. */
 export function resetKeyNfaState<T>(s: KeyNfaState<T>): void {
   s.nextEventId = 0;
-  s.buffer.clear();
+  s.bufferSize = 0;
 }
 
 export function isIdle<T>(s: KeyNfaState<T>): boolean {
@@ -101,6 +106,8 @@ export class NfaRunner<T> {
   private readonly ignores: NfaEdge<T>[] = [];
   private ignoreCount = 0;
   private state!: KeyNfaState<T>;
+  /** The shared buffer of the key being run: its size is the key's `bufferSize` meanwhile. */
+  private readonly buffer = new SharedBuffer<T>();
   private readonly ctx: ConditionView<T>;
   private readonly start: PartialMatch<T>;
   /** The partial matches an event leads to; swapped with the key's list, so no list is allocated per event. */
@@ -119,15 +126,15 @@ export class NfaRunner<T> {
     this.stack = new Int32Array(nfa.states.length);
     this.reuse = nfa.states.map((s) => reusedResults(s.edges));
     this.passed = new Uint8Array(Math.max(1, ...nfa.states.map((s) => s.edges.length)));
-    this.ctx = new ConditionView(this.stageIndex);
+    this.ctx = new ConditionView(this.stageIndex, this.buffer);
     this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
   }
 
   /** Feeds one event (in time order) to the key's NFA. */
   process(state: KeyNfaState<T>, value: T, timestamp: number): void {
     this.state = state;
-    const { buffer } = state;
-    this.ctx.buffer = buffer;
+    const buffer = this.buffer;
+    buffer.size = state.bufferSize;
     this.ctx.timestamp = timestamp;
     const eventId = state.nextEventId++;
     // The event enters the buffer only if some match takes it.
@@ -217,15 +224,25 @@ export class NfaRunner<T> {
     this.next = partial;
     state.partial = next;
     if (found || state.completed.length > 0) this.emitCompleted();
+    state.bufferSize = buffer.size;
   }
 
-  /** Times out partial matches that began `within` or longer before `time`. */
-  advanceTime(state: KeyNfaState<T>, time: number): void {
+  /**
+   * Times out partial matches that began `within` or longer before `time`;
+   * false if the state is unchanged (nothing timed out, nothing was emitted).
+   */
+  advanceTime(state: KeyNfaState<T>, time: number): boolean {
     this.state = state;
+    this.buffer.size = state.bufferSize;
     const within = this.nfa.withinMs;
-    if (within > 0 && state.partial.length > 0 && this.anyTimedOut(state.partial, time, within)) {
-      const kept: PartialMatch<T>[] = [];
-      for (const pm of state.partial) {
+    const partial = state.partial;
+    let changed = false;
+    if (within > 0 && partial.length > 0 && this.anyTimedOut(partial, time, within)) {
+      changed = true;
+      // Compacted in place: a new list would outlive young-generation collections with the key.
+      let kept = 0;
+      for (let i = 0; i < partial.length; i++) {
+        const pm = partial[i]!;
         if (time - pm.startTs >= within) {
           // A trailing notFollowedBy that saw no matching event in the window is a match.
           if (this.nfa.states[pm.state]!.kind === 'pending') {
@@ -233,15 +250,20 @@ export class NfaRunner<T> {
           } else {
             this.listener.timedOut?.(this.extract(pm.node), pm.startTs + within);
           }
-          state.buffer.release(pm.node);
+          this.buffer.release(pm.node);
           this.recycle(pm);
         } else {
-          kept.push(pm);
+          partial[kept++] = pm;
         }
       }
-      if (kept.length !== state.partial.length) state.partial = kept;
+      while (partial.length > kept) partial.pop();
     }
-    if (state.completed.length > 0) this.emitCompleted();
+    if (state.completed.length > 0) {
+      changed = true;
+      this.emitCompleted();
+    }
+    state.bufferSize = this.buffer.size;
+    return changed;
   }
 
   /** A partial match object, reused from one that ended if there is one. */
@@ -360,7 +382,7 @@ export class NfaRunner<T> {
   private complete(node: BufferNode<T> | null, startTs: number, startId: number): boolean {
     const { completed } = this.state;
     for (const c of completed) if (c.node === node) return false;
-    this.state.buffer.retain(node);
+    this.buffer.retain(node);
     const held: PartialMatch<T> = { state: this.nfa.final, node, startTs, startId };
     if (completed.length === 0) this.state.completed = [held];
     else completed.push(held);
@@ -370,7 +392,7 @@ export class NfaRunner<T> {
   private dropIfUnheld(node: BufferNode<T>): void {
     if (node.refs === 0) {
       node.refs = 1;
-      this.state.buffer.release(node);
+      this.buffer.release(node);
     }
   }
 
@@ -386,7 +408,7 @@ export class NfaRunner<T> {
     if (this.skip.kind === 'no-skip') {
       for (const c of completed) {
         this.listener.match(this.extract(c.node));
-        state.buffer.release(c.node);
+        this.buffer.release(c.node);
       }
       state.completed = NONE as never[];
       return;
@@ -399,7 +421,7 @@ export class NfaRunner<T> {
       state.completed.shift();
       this.listener.match(this.extract(m.node));
       const prune = this.pruneBefore(m);
-      state.buffer.release(m.node);
+      this.buffer.release(m.node);
       if (prune !== undefined) {
         state.partial = this.pruned(state.partial, prune.id, prune.inclusive);
         state.completed = this.pruned(state.completed, prune.id, prune.inclusive);
@@ -410,7 +432,7 @@ export class NfaRunner<T> {
   /** The event id before (or up to) which partial matches must start to be discarded. */
   private pruneBefore(m: PartialMatch<T>): { id: number; inclusive: boolean } | undefined {
     const skip = this.skip;
-    const buffer = this.state.buffer;
+    const buffer = this.buffer;
     switch (skip.kind) {
       case 'no-skip':
         return undefined;
@@ -447,7 +469,7 @@ export class NfaRunner<T> {
   private pruned(list: PartialMatch<T>[], id: number, inclusive: boolean): PartialMatch<T>[] {
     const kept: PartialMatch<T>[] = [];
     for (const pm of list) {
-      if (pm.startId < id || (inclusive && pm.startId === id)) this.state.buffer.release(pm.node);
+      if (pm.startId < id || (inclusive && pm.startId === id)) this.buffer.release(pm.node);
       else kept.push(pm);
     }
     return kept;
@@ -458,7 +480,7 @@ export class NfaRunner<T> {
     const names = this.nfa.stageNames;
     const out: Record<string, T[]> = {};
     for (const n of names) out[n] = [];
-    this.state.buffer.forEachBack(node, (_, stage, value) => {
+    this.buffer.forEachBack(node, (_, stage, value) => {
       out[names[stage]!]!.push(value);
     });
     for (const n of names) out[n]!.reverse();
@@ -495,11 +517,13 @@ function reusedResults<T>(edges: readonly NfaEdge<T>[]): Int16Array {
 
 /** The condition context of the partial match being tried; reused for every event. */
 class ConditionView<T> implements CepConditionContext<T> {
-  buffer!: SharedBuffer<T>;
   node: BufferNode<T> | null = NO_NODE;
   timestamp = 0;
 
-  constructor(private readonly stageIndex: ReadonlyMap<string, number>) {}
+  constructor(
+    private readonly stageIndex: ReadonlyMap<string, number>,
+    private readonly buffer: SharedBuffer<T>,
+  ) {}
 
   eventsFor(stage: string): readonly T[] {
     const index = this.stageIndex.get(stage);
