@@ -126,7 +126,7 @@ export class NfaRunner<T> {
     this.stack = new Int32Array(nfa.states.length);
     this.reuse = nfa.states.map((s) => reusedResults(s.edges));
     this.passed = new Uint8Array(Math.max(1, ...nfa.states.map((s) => s.edges.length)));
-    this.ctx = new ConditionView(this.stageIndex, this.buffer);
+    this.ctx = new ConditionView(this.stageIndex);
     this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
   }
 
@@ -520,10 +520,7 @@ class ConditionView<T> implements CepConditionContext<T> {
   node: BufferNode<T> | null = NO_NODE;
   timestamp = 0;
 
-  constructor(
-    private readonly stageIndex: ReadonlyMap<string, number>,
-    private readonly buffer: SharedBuffer<T>,
-  ) {}
+  constructor(private readonly stageIndex: ReadonlyMap<string, number>) {}
 
   eventsFor(stage: string): readonly T[] {
     const index = this.stageIndex.get(stage);
