@@ -499,15 +499,17 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     const now = this.clock.now();
     const ttl = state.decl.ttl;
     for (const [ns, table] of state.byNs) {
+      if (ttl === undefined) {
+        // Keys alone: iterating entries would allocate a pair per key (sweeps visit every key).
+        for (const key of table.keys()) fn(key, ns);
+        continue;
+      }
       for (const [key, c] of table) {
-        if (ttl !== undefined) {
-          if (state.decl.kind === 'map') {
-            let alive = false;
-            for (const cell of (c as Map<unknown, TtlCell>).values())
-              if (cell.e > now) alive = true;
-            if (!alive) continue;
-          } else if ((c as TtlCell).e <= now) continue;
-        }
+        if (state.decl.kind === 'map') {
+          let alive = false;
+          for (const cell of (c as Map<unknown, TtlCell>).values()) if (cell.e > now) alive = true;
+          if (!alive) continue;
+        } else if ((c as TtlCell).e <= now) continue;
         fn(key, ns);
       }
     }

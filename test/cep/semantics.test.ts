@@ -168,6 +168,41 @@ describe('conditions', () => {
     }));
     expect(sorted(runPattern(rising.toSpec(), input).matches)).toEqual(['e3 e4 e5']);
   });
+
+  it('a relaxed stage runs its condition once per event and partial match', () => {
+    // Its skip is the negation of its take: the result is reused, not computed again.
+    const calls: string[] = [];
+    const p = Pattern.begin<Ev>('a')
+      .where(a)
+      .followedBy('b')
+      .where((e, ctx) => {
+        const held = ctx.eventsFor('a').map((x) => x.id);
+        calls.push(`${e.id} after ${held.join(' ')}`);
+        return b(e);
+      });
+    expect(matches(p, 'a1 c2 a3 b4')).toEqual(['a1 b4', 'a3 b4']);
+    expect(calls).toEqual(['c2 after a1', 'a3 after a1', 'b4 after a1', 'b4 after a3']);
+  });
+
+  it("eventsFor lists a stage's events oldest first, and none for a stage not reached", () => {
+    const seen: string[] = [];
+    const p = Pattern.begin<Ev>('a')
+      .where(a)
+      .times(3)
+      .consecutive()
+      .next('b')
+      .where((e, ctx) => {
+        seen.push(
+          `${ctx
+            .eventsFor('a')
+            .map((x) => x.id)
+            .join(' ')}|${ctx.eventsFor('b').length}`,
+        );
+        return b(e);
+      });
+    expect(matches(p, 'a1 a2 a3 b4')).toEqual(['a1 a2 a3 b4']);
+    expect(seen).toEqual(['a1 a2 a3|0']);
+  });
 });
 
 describe('negation', () => {

@@ -56,7 +56,7 @@ const CHUNK = 64;
 
 /** What one key's NFA state counts for in `weir_cep_buffered` (waiting records are counted apart). */
 function heldEntries<T>(s: KeyNfaState<T>): number {
-  return s.partial.length + s.completed.length + s.buffer.size;
+  return s.partial.length + s.completed.length + s.bufferSize;
 }
 
 /**
@@ -442,8 +442,8 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       const s = this.nfaState.value();
       if (s === undefined) continue;
       const before = heldEntries(s);
-      runner.advanceTime(s, watermark);
-      this.save(s, before);
+      // Most keys have nothing to time out yet: their state need not be written back.
+      if (runner.advanceTime(s, watermark)) this.save(s, before);
     }
   }
 

@@ -81,9 +81,23 @@ function compileCondition<T>(spec: ConditionSpec<T> | undefined): Test<T> {
 
 const NEVER = (): boolean => false;
 
+/** Each negation made by `not`, to the test it negates (see {@link negationOf}). */
+const negations = new WeakMap<object, object>();
+
 function not<T>(test: Test<T>): Test<T> {
   if (test === undefined) return NEVER;
-  return (event, ctx) => !test(event, ctx);
+  const negated: Test<T> = (event, ctx) => !test(event, ctx);
+  negations.set(negated, test);
+  return negated;
+}
+
+/**
+ * The test that `test` is the negation of, if `not` made it: a relaxed stage
+ * skips exactly the events it does not take, and the runner can then reuse
+ * the take's result instead of running the user's condition twice.
+ */
+export function negationOf<T>(test: Test<T>): Test<T> {
+  return test === undefined ? undefined : (negations.get(test) as Test<T>);
 }
 
 function and<T>(a: Test<T>, b: Test<T>): Test<T> {

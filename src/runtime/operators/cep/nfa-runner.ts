@@ -1,6 +1,6 @@
 import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../../core/cep.js';
 import { invalidArgument } from '../../../core/errors.js';
-import type { Nfa, NfaEdge } from './nfa-compiler.js';
+import { type Nfa, type NfaEdge, negationOf } from './nfa-compiler.js';
 import { type BufferedEvent, type BufferNode, NO_NODE, SharedBuffer } from './shared-buffer.js';
 
 /** A partial (or completed) match: where it stands and its newest buffer node. */
@@ -17,7 +17,12 @@ export interface KeyNfaState<T> {
   partial: PartialMatch<T>[];
   /** Completed matches held back until no earlier-started partial match remains (skip strategies). */
   completed: PartialMatch<T>[];
-  readonly buffer: SharedBuffer<T>;
+  /**
+   * Events and nodes of the shared buffer this key's matches hold. The nodes
+   * themselves are reached from the matches; the runner's one buffer object
+   * counts them while it runs the key (no buffer object per key to miss in cache).
+   */
+  bufferSize: number;
   nextEventId: number;
   /**
    * Event time, only while a snapshot is written or read: records waiting
@@ -35,7 +40,7 @@ export function emptyKeyNfaState<T>(): KeyNfaState<T> {
   return {
     partial: [],
     completed: NONE as never[],
-    buffer: new SharedBuffer<T>(),
+    bufferSize: 0,
     nextEventId: 0,
     waitingTimes: NONE,
     waitingRecords: NONE,
@@ -51,7 +56,7 @@ export function dropWaiting<T>(s: KeyNfaState<T>): void {
 /** Makes an idle state (see {@link isIdle}) as good as new, so it can be reused without allocating. */
 export function resetKeyNfaState<T>(s: KeyNfaState<T>): void {
   s.nextEventId = 0;
-  s.buffer.clear();
+  s.bufferSize = 0;
 }
 
 export function isIdle<T>(s: KeyNfaState<T>): boolean {
@@ -86,6 +91,14 @@ export class NfaRunner<T> {
   private visitMark = 0;
   /** States still to visit; each is pushed at most once per walk. */
   private readonly stack: Int32Array;
+  /**
+   * Per state, per edge: `2 * i + negated` when the edge's test is the test of
+   * the state's earlier edge `i` (or its negation), so its result is reused
+   * rather than computed again; -1 otherwise.
+   */
+  private readonly reuse: Int16Array[];
+  /** Test results of the edges of the state being walked. */
+  private readonly passed: Uint8Array;
   // The edges `collectEdges` found; reused, with counts instead of resizing per event.
   private readonly takes: NfaEdge<T>[] = [];
   private readonly takeStages: number[] = [];
@@ -93,6 +106,8 @@ export class NfaRunner<T> {
   private readonly ignores: NfaEdge<T>[] = [];
   private ignoreCount = 0;
   private state!: KeyNfaState<T>;
+  /** The shared buffer of the key being run: its size is the key's `bufferSize` meanwhile. */
+  private readonly buffer = new SharedBuffer<T>();
   private readonly ctx: ConditionView<T>;
   private readonly start: PartialMatch<T>;
   /** The partial matches an event leads to; swapped with the key's list, so no list is allocated per event. */
@@ -109,6 +124,8 @@ export class NfaRunner<T> {
     this.stageOfState = Int32Array.from(nfa.states, (s) => this.stageIndex.get(s.stage) ?? -1);
     this.visited = new Int32Array(nfa.states.length);
     this.stack = new Int32Array(nfa.states.length);
+    this.reuse = nfa.states.map((s) => reusedResults(s.edges));
+    this.passed = new Uint8Array(Math.max(1, ...nfa.states.map((s) => s.edges.length)));
     this.ctx = new ConditionView(this.stageIndex);
     this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
   }
@@ -116,14 +133,14 @@ export class NfaRunner<T> {
   /** Feeds one event (in time order) to the key's NFA. */
   process(state: KeyNfaState<T>, value: T, timestamp: number): void {
     this.state = state;
-    const { buffer } = state;
-    this.ctx.buffer = buffer;
+    const buffer = this.buffer;
+    buffer.size = state.bufferSize;
     this.ctx.timestamp = timestamp;
     const eventId = state.nextEventId++;
     // The event enters the buffer only if some match takes it.
     let event: BufferedEvent<T> | undefined;
     const next = this.next;
-    if (next.length !== 0) next.length = 0;
+    emptyList(next);
     let found = false;
     const partial = state.partial;
     for (let p = 0; p <= partial.length; p++) {
@@ -203,19 +220,29 @@ export class NfaRunner<T> {
         if (reusable) this.recycle(pm);
       }
     }
-    if (partial.length !== 0) partial.length = 0;
+    emptyList(partial);
     this.next = partial;
     state.partial = next;
     if (found || state.completed.length > 0) this.emitCompleted();
+    state.bufferSize = buffer.size;
   }
 
-  /** Times out partial matches that began `within` or longer before `time`. */
-  advanceTime(state: KeyNfaState<T>, time: number): void {
+  /**
+   * Times out partial matches that began `within` or longer before `time`;
+   * false if the state is unchanged (nothing timed out, nothing was emitted).
+   */
+  advanceTime(state: KeyNfaState<T>, time: number): boolean {
     this.state = state;
+    this.buffer.size = state.bufferSize;
     const within = this.nfa.withinMs;
-    if (within > 0 && state.partial.length > 0 && this.anyTimedOut(state.partial, time, within)) {
-      const kept: PartialMatch<T>[] = [];
-      for (const pm of state.partial) {
+    const partial = state.partial;
+    let changed = false;
+    if (within > 0 && partial.length > 0 && this.anyTimedOut(partial, time, within)) {
+      changed = true;
+      // Compacted in place: a new list would outlive young-generation collections with the key.
+      let kept = 0;
+      for (let i = 0; i < partial.length; i++) {
+        const pm = partial[i]!;
         if (time - pm.startTs >= within) {
           // A trailing notFollowedBy that saw no matching event in the window is a match.
           if (this.nfa.states[pm.state]!.kind === 'pending') {
@@ -223,15 +250,20 @@ export class NfaRunner<T> {
           } else {
             this.listener.timedOut?.(this.extract(pm.node), pm.startTs + within);
           }
-          state.buffer.release(pm.node);
+          this.buffer.release(pm.node);
           this.recycle(pm);
         } else {
-          kept.push(pm);
+          partial[kept++] = pm;
         }
       }
-      if (kept.length !== state.partial.length) state.partial = kept;
+      while (partial.length > kept) partial.pop();
     }
-    if (state.completed.length > 0) this.emitCompleted();
+    if (state.completed.length > 0) {
+      changed = true;
+      this.emitCompleted();
+    }
+    state.bufferSize = this.buffer.size;
+    return changed;
   }
 
   /** A partial match object, reused from one that ended if there is one. */
@@ -283,7 +315,7 @@ export class NfaRunner<T> {
    */
   private collectEdges(from: number, value: T): boolean {
     const { states, stop } = this.nfa;
-    const { stack, visited, takes, takeStages, ignores, ctx } = this;
+    const { stack, visited, takes, takeStages, ignores, ctx, reuse, passed } = this;
     const mark = ++this.visitMark;
     let takeCount = 0;
     let ignoreCount = 0;
@@ -294,9 +326,16 @@ export class NfaRunner<T> {
     while (top > 0 && !reachedStop) {
       const id = stack[--top]!;
       const edges = states[id]!.edges;
+      const reused = reuse[id]!;
       for (let e = 0; e < edges.length; e++) {
         const edge = edges[e]!;
-        if (edge.test !== undefined && !edge.test(value, ctx)) continue;
+        const r = reused[e]!;
+        const pass =
+          r >= 0
+            ? (passed[r >> 1] === 1) !== ((r & 1) === 1)
+            : edge.test === undefined || edge.test(value, ctx);
+        passed[e] = pass ? 1 : 0;
+        if (!pass) continue;
         if (edge.action === 'proceed') {
           if (edge.target === stop) {
             reachedStop = true;
@@ -343,7 +382,7 @@ export class NfaRunner<T> {
   private complete(node: BufferNode<T> | null, startTs: number, startId: number): boolean {
     const { completed } = this.state;
     for (const c of completed) if (c.node === node) return false;
-    this.state.buffer.retain(node);
+    this.buffer.retain(node);
     const held: PartialMatch<T> = { state: this.nfa.final, node, startTs, startId };
     if (completed.length === 0) this.state.completed = [held];
     else completed.push(held);
@@ -353,7 +392,7 @@ export class NfaRunner<T> {
   private dropIfUnheld(node: BufferNode<T>): void {
     if (node.refs === 0) {
       node.refs = 1;
-      this.state.buffer.release(node);
+      this.buffer.release(node);
     }
   }
 
@@ -369,7 +408,7 @@ export class NfaRunner<T> {
     if (this.skip.kind === 'no-skip') {
       for (const c of completed) {
         this.listener.match(this.extract(c.node));
-        state.buffer.release(c.node);
+        this.buffer.release(c.node);
       }
       state.completed = NONE as never[];
       return;
@@ -382,7 +421,7 @@ export class NfaRunner<T> {
       state.completed.shift();
       this.listener.match(this.extract(m.node));
       const prune = this.pruneBefore(m);
-      state.buffer.release(m.node);
+      this.buffer.release(m.node);
       if (prune !== undefined) {
         state.partial = this.pruned(state.partial, prune.id, prune.inclusive);
         state.completed = this.pruned(state.completed, prune.id, prune.inclusive);
@@ -393,7 +432,7 @@ export class NfaRunner<T> {
   /** The event id before (or up to) which partial matches must start to be discarded. */
   private pruneBefore(m: PartialMatch<T>): { id: number; inclusive: boolean } | undefined {
     const skip = this.skip;
-    const buffer = this.state.buffer;
+    const buffer = this.buffer;
     switch (skip.kind) {
       case 'no-skip':
         return undefined;
@@ -430,7 +469,7 @@ export class NfaRunner<T> {
   private pruned(list: PartialMatch<T>[], id: number, inclusive: boolean): PartialMatch<T>[] {
     const kept: PartialMatch<T>[] = [];
     for (const pm of list) {
-      if (pm.startId < id || (inclusive && pm.startId === id)) this.state.buffer.release(pm.node);
+      if (pm.startId < id || (inclusive && pm.startId === id)) this.buffer.release(pm.node);
       else kept.push(pm);
     }
     return kept;
@@ -441,7 +480,7 @@ export class NfaRunner<T> {
     const names = this.nfa.stageNames;
     const out: Record<string, T[]> = {};
     for (const n of names) out[n] = [];
-    this.state.buffer.forEachBack(node, (_, stage, value) => {
+    this.buffer.forEachBack(node, (_, stage, value) => {
       out[names[stage]!]!.push(value);
     });
     for (const n of names) out[n]!.reverse();
@@ -449,9 +488,35 @@ export class NfaRunner<T> {
   }
 }
 
+/**
+ * Empties a list but keeps its storage: `list.length = 0` frees the backing
+ * store, so the next push allocates a new one, and the lists of keys with
+ * partial matches live long enough to be copied and promoted by the collector.
+ */
+function emptyList(list: unknown[]): void {
+  while (list.length > 0) list.pop();
+}
+
+/** See `NfaRunner.reuse`. */
+function reusedResults<T>(edges: readonly NfaEdge<T>[]): Int16Array {
+  const out = new Int16Array(edges.length).fill(-1);
+  for (let e = 0; e < edges.length; e++) {
+    const test = edges[e]!.test;
+    if (test === undefined) continue;
+    const negated = negationOf(test);
+    for (let i = 0; i < e; i++) {
+      const earlier = edges[i]!.test;
+      if (earlier === test) out[e] = 2 * i;
+      else if (negated !== undefined && earlier === negated) out[e] = 2 * i + 1;
+      else continue;
+      break;
+    }
+  }
+  return out;
+}
+
 /** The condition context of the partial match being tried; reused for every event. */
 class ConditionView<T> implements CepConditionContext<T> {
-  buffer!: SharedBuffer<T>;
   node: BufferNode<T> | null = NO_NODE;
   timestamp = 0;
 
@@ -460,10 +525,15 @@ class ConditionView<T> implements CepConditionContext<T> {
   eventsFor(stage: string): readonly T[] {
     const index = this.stageIndex.get(stage);
     if (index === undefined || this.node === NO_NODE) return [];
-    const found: T[] = [];
-    this.buffer.forEachBack(this.node, (_, s, value) => {
-      if (s === index) found.push(value);
-    });
-    return found.reverse();
+    // Counted first, so that the list is allocated once at its size (conditions run per event).
+    let count = 0;
+    for (let n: BufferNode<T> | null = this.node; n !== null; n = n.prev) {
+      if (n.stage === index) count++;
+    }
+    const found = new Array<T>(count);
+    for (let n: BufferNode<T> | null = this.node; n !== null; n = n.prev) {
+      if (n.stage === index) found[--count] = n.event.value;
+    }
+    return found;
   }
 }

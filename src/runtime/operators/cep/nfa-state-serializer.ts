@@ -110,7 +110,7 @@ export function keyNfaStateSerializer<T>(
       }
       s.partial = matchesFromJson(o.partial as number[], nodes);
       s.completed = matchesFromJson(o.completed as number[], nodes);
-      s.buffer.size = byId.size + nodes.size;
+      s.bufferSize = byId.size + nodes.size;
       s.nextEventId = o.nextEventId as number;
       s.waitingTimes = [...(o.waitingTimes as number[])];
       s.waitingRecords = (o.waiting as Json[]).map((v) => events.fromJson(v, events.version));

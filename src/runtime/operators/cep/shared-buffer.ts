@@ -37,14 +37,17 @@ const freeNodes: BufferNode<unknown>[] = [];
 const POOL_LIMIT = 65_536;
 
 /**
- * The shared buffer of one key: events and the nodes that chain them into
- * partial matches, linked by reference rather than looked up by id (no map
- * per key, nothing to look up per step). Reference counts say what is still
- * held, so `size` (events plus nodes) is exact; memory is the garbage
- * collector's. Ids are given only when a snapshot writes the buffer.
+ * The shared buffer: events and the nodes that chain them into partial
+ * matches, linked by reference rather than looked up by id (no map per key,
+ * nothing to look up per step). Reference counts say what is still held, so
+ * `size` (events plus nodes) is exact; memory is the garbage collector's. The
+ * nodes of a key are reached only from its matches, so one buffer object
+ * serves every key: the runner loads a key's count into `size` before a step
+ * and stores it back after. Ids are given only when a snapshot writes the
+ * buffer.
  */
 export class SharedBuffer<T> {
-  /** Events and nodes held. */
+  /** Events and nodes held by the key being run. */
   size = 0;
 
   /** An event not yet held by any node; it counts once a node takes it. */
@@ -106,10 +109,5 @@ export class SharedBuffer<T> {
     fn: (eventId: number, stage: number, value: T) => void,
   ): void {
     for (let n = node; n !== null; n = n.prev) fn(n.event.id, n.stage, n.event.value);
-  }
-
-  /** Forgets everything (for a state that holds nothing any more). */
-  clear(): void {
-    this.size = 0;
   }
 }
