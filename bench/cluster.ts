@@ -293,9 +293,10 @@ async function singleOwnerFailover(rounds: number): Promise<void> {
   let owner = startMember(group, 'owner-0', args('owner-0'), dir);
   await owner.waitForLine(/this member owns task/);
   say(
-    'round | SIGKILL -> standby owns the task (s) | SIGKILL -> first output of the new owner (s)',
+    'round | SIGKILL -> standby owns the task (s) | -> job started from the checkpoint (s) | -> first output of the new owner (s)',
   );
   const owned: number[] = [];
+  const restored: number[] = [];
   const firsts: number[] = [];
   for (let r = 1; r <= rounds; r++) {
     const standby = startMember(group, `owner-${r}`, args(`owner-${r}`), dir);
@@ -308,16 +309,22 @@ async function singleOwnerFailover(rounds: number): Promise<void> {
     const killedAt = performance.now();
     await stop(owner, 'SIGKILL');
     const ownsAt = await standby.waitForLine(/this member owns task/);
+    const restoredAt = await standby.waitForLine(/restoring '.*' from checkpoint/);
     const firstAt = await watcher.until('the new owner to write', () =>
       watcher.arrivals.some((a) => a.member === standby.name),
     );
     const firstOutput = watcher.arrivals.find((a) => a.member === standby.name)!.at;
     owned.push((ownsAt - killedAt) / 1000);
+    restored.push((restoredAt - killedAt) / 1000);
     firsts.push((Math.min(firstAt, firstOutput) - killedAt) / 1000);
-    say(`${r} | ${owned.at(-1)!.toFixed(2)} | ${firsts.at(-1)!.toFixed(2)}`);
+    say(
+      `${r} | ${owned.at(-1)!.toFixed(2)} | ${restored.at(-1)!.toFixed(2)} | ${firsts.at(-1)!.toFixed(2)}`,
+    );
     owner = standby;
   }
-  say(`median | ${median(owned).toFixed(2)} | ${median(firsts).toFixed(2)}`);
+  say(
+    `median | ${median(owned).toFixed(2)} | ${median(restored).toFixed(2)} | ${median(firsts).toFixed(2)}`,
+  );
   await stop(owner);
   await watcher.close();
 }
