@@ -14,6 +14,7 @@ import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { freshS3Location, S3_ENV } from '../helpers/s3.js';
 import { createTopic, json, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
 import { cleanup, client, freshSchema, PG_URL } from '../postgres/helpers.js';
+import { groupMemberArgs } from './group-member-args.js';
 
 const FIXTURE = 'test/cli/fixtures/cdc-owner.ts';
 const SCHEMA = 'weir_single_owner';
@@ -66,24 +67,13 @@ describe('weir run --group with a single-owner job', () => {
       await createTopic(output, 1);
       const member = (name: string): RunningCli => {
         const cli = startWeir(
-          [
-            'run',
-            FIXTURE,
-            '--group',
-            app,
-            '--bootstrap',
-            '127.0.0.1:9092',
-            '--checkpoint-dir',
-            checkpointDir,
-            '--checkpoint-interval',
-            '0.2',
-            '--',
+          groupMemberArgs(FIXTURE, app, checkpointDir, [
             PG_URL,
             `${SCHEMA}.${table}`,
             slot,
             output,
             name,
-          ],
+          ]),
           200_000,
           { env },
         );
