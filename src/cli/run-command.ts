@@ -98,6 +98,12 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     await definition(env, { args: options.jobArgs });
   }
   let owned: OwnedTask | undefined;
+  /** Before the job's log exists: the ownership steps, as text or as JSON records. */
+  const ownerLog = (event: string, line: string): void => {
+    if (options.logFormat === 'json')
+      new JsonLog(io.stderr, { job: jobName }).write('info', event, line);
+    else io.stderr.write(`weir: ${line}\n`);
+  };
   if (options.processGroup !== undefined && env.processGroupPlacement() === 'single-owner') {
     owned = await takeSingleOwnerTask({
       group: options.processGroup,
@@ -108,10 +114,10 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       explicitRestore: restore,
       allowDuplicateOutput: options.allowDuplicateOutput === true,
       held,
-      say: (line) => io.stderr.write(`weir: ${line}\n`),
+      say: (line) => ownerLog('single_owner', line),
     });
     if (owned === undefined) {
-      io.stderr.write(`weir: stopped before this member owned task '${jobName}'\n`);
+      ownerLog('single_owner_stopped', `stopped before this member owned task '${jobName}'`);
       return EXIT_OK;
     }
     env.moveCheckpoints(owned.directory);
