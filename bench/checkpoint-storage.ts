@@ -15,11 +15,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CheckpointData } from '../src/runtime/checkpoint/checkpoint-data.js';
 import {
   checkpointStorageAt,
   type DirectoryCheckpointStorage,
 } from '../src/runtime/checkpoint/checkpoint-storage.js';
+import { syntheticCheckpoint } from './shared/synthetic-checkpoint.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,30 +33,6 @@ const files = Number(values.files);
 const fileKb = Number(values['file-kb']);
 const rounds = Number(values.rounds);
 
-/** A checkpoint whose state files hold about `fileKb` KB of list state each. */
-function checkpoint(id: number): CheckpointData {
-  const entry = 'x'.repeat(1000);
-  const list = Array.from({ length: fileKb }, (_, i) => `${id}-${i}-${entry}`);
-  return {
-    format: 'weir-checkpoint',
-    version: 1,
-    kind: 'checkpoint',
-    checkpointId: id,
-    jobName: 'bench',
-    createdAt: new Date().toISOString(),
-    maxParallelism: 128,
-    final: false,
-    operators: [
-      {
-        uid: 'op',
-        name: 'op',
-        parallelism: files,
-        subtasks: Array.from({ length: files }, () => ({ list })),
-      },
-    ],
-  };
-}
-
 interface Timings {
   write: number[];
   prune: number[];
@@ -66,7 +42,7 @@ interface Timings {
 async function measure(storage: DirectoryCheckpointStorage): Promise<Timings> {
   const t: Timings = { write: [], prune: [], read: [] };
   for (let id = 1; id <= rounds; id++) {
-    const data = checkpoint(id);
+    const data = syntheticCheckpoint(id, files, fileKb);
     let start = performance.now();
     await storage.write(data);
     t.write.push(performance.now() - start);

@@ -187,6 +187,10 @@ transaction.max.timeout.ms=900000
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
+# Let a process group ask for a 6 s session and 1 s heartbeats (KIP-848 group
+# configs), so a killed member is noticed in seconds rather than 45 s.
+group.consumer.min.session.timeout.ms=6000
+group.consumer.min.heartbeat.interval.ms=1000
 num.network.threads=2
 num.io.threads=4
 num.recovery.threads.per.data.dir=1

@@ -40,7 +40,7 @@ import type {
   JobResult,
   RestartStrategy,
 } from './options.js';
-import { applyProcessGroup } from './process-group.js';
+import { applyProcessGroup, type GroupPlacement, placementInGroup } from './process-group.js';
 import type { StreamBuilder } from './stream-builder.js';
 import { streamFactory } from './stream-factory.js';
 import type { DataStream, StreamEnvironmentApi } from './streams.js';
@@ -58,7 +58,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private readonly localAggregation: boolean;
   private readonly autoWatermarkIntervalMs: number | undefined;
   private readonly clock: Clock;
-  private readonly checkpointing: CheckpointConfig | undefined;
+  private checkpointing: CheckpointConfig | undefined;
   private readonly stateBackend: StateBackendOptions | undefined;
   private readonly metricsOptions: MetricsOptions;
   private readonly workers: number | undefined;
@@ -126,6 +126,31 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
    */
   runInProcessGroup(group: ProcessGroupSpec): void {
     this.processGroup = group;
+  }
+
+  /**
+   * How the job built on this environment runs in its process group, or
+   * undefined outside one (see {@link placementInGroup}).
+   */
+  processGroupPlacement(): GroupPlacement | undefined {
+    return this.processGroup === undefined
+      ? undefined
+      : placementInGroup(this.graph, this.processGroup);
+  }
+
+  /**
+   * Checkpoints go to `directory` instead: a single-owner task of a process
+   * group keeps them under a path of its own, which every member shares. The
+   * group has made this process the task's owner, so it takes the
+   * directory's lease even from a holder it cannot see is dead (a lost
+   * machine), instead of waiting for the lease to expire.
+   */
+  moveCheckpoints(directory: string): void {
+    const current = this.checkpointing;
+    if (current === undefined || current.storage !== undefined)
+      throw invalidArgument('moveCheckpoints needs checkpointing into a directory');
+    const { storage: _, ...settings } = current;
+    this.checkpointing = checkpointConfig({ ...settings, directory, takeOverLease: true });
   }
 
   get workerCount(): number | undefined {

@@ -4,17 +4,49 @@ import type { LogicalGraph } from '../plan/logical/logical-graph.js';
 import type { LogicalNode } from '../plan/logical/nodes.js';
 
 /**
- * Prepares the graph of a job run as a process group (`weir run --group`):
- * every source becomes its group copy ({@link Source.inProcessGroup}), so
- * each process reads the tasks (partitions) the group assigns to it.
+ * How a job runs in a process group:
+ * - `partitioned`: its sources are shared by partition (Kafka), each member
+ *   reads the partitions the group assigns to it;
+ * - `single-owner`: none of its sources can be shared (PostgreSQL CDC,
+ *   files), so the whole job is one task that exactly one member runs at a
+ *   time, and a new owner restores it from its latest checkpoint.
+ */
+export type GroupPlacement = 'partitioned' | 'single-owner';
+
+/**
+ * The placement of `graph` in `group`. A job mixing both kinds of source is
+ * refused, naming the source that cannot be shared: its partitions would
+ * spread over members while the other source stayed on one.
+ */
+export function placementInGroup(graph: LogicalGraph, group: ProcessGroupSpec): GroupPlacement {
+  const sources = graph.nodes.filter((n) => n.kind === 'source');
+  const shared = sources.filter((n) => n.source.inProcessGroup !== undefined);
+  if (shared.length === 0) return 'single-owner';
+  const single = sources.find((n) => n.source.inProcessGroup === undefined);
+  if (single !== undefined)
+    throw new WeirError(
+      'INVALID_JOB',
+      `source '${single.source.name}' cannot run in process group '${group.applicationId}' next to Kafka source '${shared[0]!.source.name}': a job in a group reads either only Kafka sources (shared by partition) or none (run by one member at a time)`,
+      { domain: 'user', operatorId: single.uid ?? single.name },
+    );
+  return 'partitioned';
+}
+
+/**
+ * Prepares the graph of a job run as a process group (`weir run --group`).
+ * A single-owner job runs whole on its owner and needs no change. In a
+ * partitioned one, every source becomes its group copy
+ * ({@link Source.inProcessGroup}), so each process reads the tasks
+ * (partitions) the group assigns to it.
  *
- * What runs in a group today is what is correct when each process sees only
- * its partitions: per-record pipelines (map, filter, process, sinks) from
- * Kafka sources. Keyed and broadcast exchanges, and stateful operators,
- * would see only this process's share of a key's records; they are refused
- * until exchanges between processes go through repartition topics.
+ * What runs partitioned today is what is correct when each process sees
+ * only its partitions: per-record pipelines (map, filter, process, sinks).
+ * Keyed and broadcast exchanges, and stateful operators, would see only this
+ * process's share of a key's records; they are refused until exchanges
+ * between processes go through repartition topics.
  */
 export function applyProcessGroup(graph: LogicalGraph, group: ProcessGroupSpec): void {
+  if (placementInGroup(graph, group) === 'single-owner') return;
   for (const node of graph.nodes) refuseInGroup(node, group);
   for (let i = 0; i < graph.nodes.length; i++) {
     const node = graph.nodes[i]!;
@@ -33,10 +65,6 @@ function refuseInGroup(node: LogicalNode, group: ProcessGroupSpec): void {
       { domain: 'user', operatorId: node.uid ?? node.name },
     );
   };
-  if (node.kind === 'source' && node.source.inProcessGroup === undefined)
-    refuse(
-      `source '${node.source.name}' cannot share its input over processes (in a process group, sources are Kafka sources)`,
-    );
   for (const edge of node.inputs) {
     if (edge.partitioning.kind === 'keyed' || edge.partitioning.kind === 'broadcast')
       refuse(

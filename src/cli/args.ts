@@ -585,7 +585,8 @@ function runOptions(
 /**
  * `--group` with `--bootstrap`: a member of a process group runs on one
  * thread (the group, not worker threads, spreads the work) and commits the
- * group's offsets when its checkpoints complete, so it needs checkpoints.
+ * group's offsets when its checkpoints complete, or, running a single-owner
+ * task, hands its checkpoints to the next owner, so it needs checkpoints.
  */
 function processGroupOption(
   values: FlagValues,
@@ -606,7 +607,7 @@ function processGroupOption(
     );
   if (checkpointDir === undefined)
     throw new UsageError(
-      "--group needs --checkpoint-dir: the group's offsets are committed when a checkpoint completes (give every process its own directory)",
+      '--group needs --checkpoint-dir: a member commits its progress when a checkpoint completes (a job reading Kafka: a directory per process; a single-owner job, e.g. PostgreSQL CDC: storage every member shares, such as s3://)',
     );
   const brokers = bootstrap.split(',').map((b) => b.trim());
   const bad = brokers.find((b) => !/^[^\s:]+:\d+$/.test(b));

@@ -20,6 +20,7 @@ import {
   resolveRestorePoint,
   restoreHint,
 } from './restore.js';
+import { type OwnedTask, takeSingleOwnerTask } from './single-owner-run.js';
 import { LiveStatusLine } from './status-line.js';
 import {
   type HeldSignals,
@@ -74,7 +75,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       ? undefined
       : resolveLocation(io.cwd, options.savepointOnStop);
   // Checked before the module loads: a mistyped --from fails at once.
-  const restore =
+  let restore =
     options.restoreFrom === undefined
       ? undefined
       : await resolveRestorePoint(
@@ -96,6 +97,32 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     env.setJobModule(resolve(io.cwd, options.module), options.jobArgs);
     await definition(env, { args: options.jobArgs });
   }
+  let owned: OwnedTask | undefined;
+  /** Before the job's log exists: the ownership steps, as text or as JSON records. */
+  const ownerLog = (event: string, line: string): void => {
+    if (options.logFormat === 'json')
+      new JsonLog(io.stderr, { job: jobName }).write('info', event, line);
+    else io.stderr.write(`weir: ${line}\n`);
+  };
+  if (options.processGroup !== undefined && env.processGroupPlacement() === 'single-owner') {
+    owned = await takeSingleOwnerTask({
+      group: options.processGroup,
+      // args.ts makes --group need --checkpoint-dir.
+      checkpointDir: checkpointDir!,
+      task: jobName,
+      cwd: io.cwd,
+      explicitRestore: restore,
+      allowDuplicateOutput: options.allowDuplicateOutput === true,
+      held,
+      say: (line) => ownerLog('single_owner', line),
+    });
+    if (owned === undefined) {
+      ownerLog('single_owner_stopped', `stopped before this member owned task '${jobName}'`);
+      return EXIT_OK;
+    }
+    env.moveCheckpoints(owned.directory);
+    restore = owned.restore;
+  }
 
   const observers = await startObservers(options, {
     cwd: io.cwd,
@@ -107,6 +134,12 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     ...(options.allowDuplicateOutput === true ? { allowDuplicateOutput: true } : {}),
   });
   observers.attach(client);
+  let taskLost = false;
+  owned?.owner.onLost(() => {
+    // Another member owns the task now (this one missed its heartbeats): stop at once.
+    taskLost = true;
+    client.cancel().catch(() => {});
+  });
   const least = options.logLevel ?? 'info';
   const json =
     options.logFormat === 'json'
@@ -132,9 +165,11 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
   log?.write('info', 'job_started', `job '${jobName}' started`, {
     parallelism: env.parallelism,
     operators: client.monitor.graph.operators.length,
-    ...(options.restoreFrom === undefined ? {} : { restoredFrom: restoreFields(restore) }),
+    ...(options.restoreFrom === undefined && owned === undefined
+      ? {}
+      : { restoredFrom: restoreFields(restore) }),
   });
-  if (log === undefined && options.restoreFrom !== undefined) {
+  if (log === undefined && (options.restoreFrom !== undefined || owned !== undefined)) {
     say(restoreText(jobName, restore, checkpointDir));
   }
   client.monitor.onRestart(({ restart, cause, delayMs }) => {
@@ -222,6 +257,12 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
   held.release();
   const run = await supervised;
   status?.close();
+  await owned?.owner.close();
+  if (taskLost) {
+    say(`job '${jobName}' stopped: the group gave task '${jobName}' to another member`, 'error');
+    await observers.close();
+    return EXIT_FAILURE;
+  }
   const interactive = io.stderr.isTTY === true && process.stdin.isTTY === true;
   const keep = observers.uiUrl !== undefined && keepsUi(options, run.outcome, interactive);
   try {

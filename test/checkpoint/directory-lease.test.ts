@@ -10,6 +10,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DiscardingSink, type JobClient, StreamEnvironment, WeirError } from '../../src/index.js';
+import { checkpointStorageAt } from '../../src/runtime/checkpoint/checkpoint-storage.js';
 import { OWNER_FILE } from '../../src/runtime/checkpoint/directory-lease.js';
 
 const root = mkdtempSync(join(tmpdir(), 'weir-lease-'));
@@ -172,5 +173,29 @@ describe('checkpoint directory lease', () => {
     expect(client.monitor.restarts()).toBe(0);
     // Not ours any more: left in place.
     expect(ownerOf(directory).jobName).toBe('usurper');
+  });
+
+  it('with takeOver, takes the lease of a live holder at once, and the holder stops', async () => {
+    const directory = fresh();
+    const env = new StreamEnvironment({
+      parallelism: 1,
+      checkpointing: { directory, intervalMs: 100, leaseMs: 600 },
+    });
+    env
+      .fromGenerator<number>({ ratePerSecond: 1_000, generate: (i) => i })
+      .sinkTo(new DiscardingSink());
+    const holder = env.executeAsync('old-owner');
+    await expect.poll(() => holder.monitor.status, { timeout: 60_000 }).toBe('running');
+    const storage = checkpointStorageAt(directory);
+    // Without takeOver the live holder keeps it; with it (the group chose the new owner) it moves.
+    await expect(storage.acquireLease({ jobName: 'new-owner' })).rejects.toThrow(
+      /in use by job 'old-owner'/,
+    );
+    const lease = await storage.acquireLease({ jobName: 'new-owner', takeOver: true });
+    expect(ownerOf(directory).jobName).toBe('new-owner');
+    const error = await failureOf(holder);
+    expect(error.message).toContain(`job 'old-owner' lost the checkpoint directory`);
+    expect(ownerOf(directory).jobName).toBe('new-owner');
+    await lease.release();
   });
 });

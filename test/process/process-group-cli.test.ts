@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { createTopic, json, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
+import { groupMemberArgs } from './group-member-args.js';
 
 const FIXTURE = 'test/cli/fixtures/group-member.ts';
 const running: RunningCli[] = [];
@@ -19,22 +20,7 @@ interface Out {
 function member(app: string, input: string, output: string, name: string): RunningCli {
   const dir = mkdtempSync(join(tmpdir(), `weir-group-${name}-`));
   const cli = startWeir(
-    [
-      'run',
-      FIXTURE,
-      '--group',
-      app,
-      '--bootstrap',
-      '127.0.0.1:9092',
-      '--checkpoint-dir',
-      join(dir, 'checkpoints'),
-      '--checkpoint-interval',
-      '0.2',
-      '--',
-      input,
-      output,
-      name,
-    ],
+    groupMemberArgs(FIXTURE, app, join(dir, 'checkpoints'), [input, output, name]),
     170_000,
   );
   running.push(cli);

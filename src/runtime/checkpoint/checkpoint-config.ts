@@ -30,6 +30,11 @@ export interface CheckpointOptions {
    * its process is gone). Default 30 s.
    */
   readonly leaseMs?: number;
+  /**
+   * Take the lease from a live holder at once (see `LeaseOptions.takeOver`):
+   * for a job whose single run is guaranteed by other means. Default false.
+   */
+  readonly takeOverLease?: boolean;
 }
 
 export interface CheckpointConfig {
@@ -41,6 +46,7 @@ export interface CheckpointConfig {
   readonly retained: number;
   readonly storage: CheckpointStorage | undefined;
   readonly leaseMs: number;
+  readonly takeOverLease: boolean;
 }
 
 function nonNegative(name: string, n: number): number {
@@ -75,5 +81,6 @@ export function checkpointConfig(options: CheckpointOptions): CheckpointConfig {
     retained,
     storage: options.storage,
     leaseMs: positive('leaseMs', options.leaseMs ?? DEFAULT_LEASE_MS),
+    takeOverLease: options.takeOverLease === true,
   };
 }

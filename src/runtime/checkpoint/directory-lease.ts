@@ -34,6 +34,12 @@ export interface LeaseOptions {
   readonly leaseMs?: number;
   /** Called once if another job took the directory over (this one stopped renewing in time). */
   readonly onLost?: (error: WeirError) => void;
+  /**
+   * Take the directory from a live holder too: set when something else
+   * already decided this job is the one to run (the owner of a process
+   * group's single-owner task). The old holder stops at its next renewal.
+   */
+  readonly takeOver?: boolean;
   /** Wall clock (epoch ms); tests may inject one. */
   readonly now?: () => number;
 }
@@ -67,7 +73,7 @@ export async function acquireLease(
     if (await file.create(owner)) break;
     const current = await file.read();
     if (current === undefined) continue; // removed meanwhile
-    const stale = staleness(current.owner, now());
+    const stale = options.takeOver === true ? 'handed over' : staleness(current.owner, now());
     if (stale === undefined || round >= 10) throw inUse(directory, current.owner, now());
     if (await file.takeOver(current, owner)) break;
   }

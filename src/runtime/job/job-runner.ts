@@ -262,6 +262,7 @@ export class JobRunner {
     return this.storage().acquireLease?.({
       jobName,
       leaseMs: checkpointing.leaseMs,
+      takeOver: checkpointing.takeOverLease,
       onLost: (error) => {
         this.leaseLost = error;
         this.attempt?.stop();

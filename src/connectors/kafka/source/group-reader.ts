@@ -9,6 +9,7 @@ import { clientBase, newAdmin, newConsumer, topicsMatching } from '../client.js'
 import { reasonOf } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
+import { applyGroupTimeouts } from '../group/group-timeouts.js';
 import { PROCESS_GROUP_CONSUMER, watchAssignment } from '../group/task-group.js';
 import { securityError } from '../security.js';
 import {
@@ -103,6 +104,7 @@ export class GroupReader<T> implements SourceReader<T> {
       maxWaitTime: this.config.fetchMaxWaitMs,
     };
     if (this.config.groupProtocol === 'consumer') {
+      await this.askForFastFailover();
       this.consumer = newConsumer({ ...common, ...PROCESS_GROUP_CONSUMER });
       watchAssignment(this.consumer, (tasks) => this.assign(new Set(tasks.keys())));
     } else {
@@ -150,6 +152,25 @@ export class GroupReader<T> implements SourceReader<T> {
         void this.commit(new Map(this.positions));
       }, this.config.autoCommitIntervalMs);
       this.commitTimer.unref();
+    }
+  }
+
+  /**
+   * A process group's members: the group's session timeout as short as the
+   * brokers allow (they own it under the consumer protocol). A refusal (no
+   * ALTER_CONFIGS right on the group, a broker before 3.8) leaves the
+   * broker's default and says so; the group works either way.
+   */
+  private async askForFastFailover(): Promise<void> {
+    const admin = newAdmin(this.config.connection, this.what);
+    try {
+      await applyGroupTimeouts(admin, this.config.groupId!);
+    } catch (cause) {
+      this.config.onWarning(
+        `${this.what}: cannot set the session timeout of group '${this.config.groupId}', so a killed member is noticed only after the broker's default (group.consumer.session.timeout.ms): ${reasonOf(cause)}`,
+      );
+    } finally {
+      await admin.close().catch(() => {});
     }
   }
 

@@ -1,0 +1,567 @@
+/**
+ * Process groups on one machine (`weir run --group`), against the shared
+ * Kafka on 127.0.0.1:9092, with every process a real `weir run` child:
+ *
+ * 1. throughput of a per-record Kafka job (parse, tag, write) on 1 and 2
+ *    members of a group, against the machine's ceiling: two independent
+ *    processes (two groups), each reading half of the input;
+ * 2. failover of a single-owner task (a generator job: not Kafka, so one
+ *    member runs it): SIGKILL of the owner -> the standby owns the task ->
+ *    its first record in the output;
+ * 3. pause of a partitioned job's tasks while a member joins and while one
+ *    leaves (SIGTERM), and failover after a SIGKILL, under a steady input;
+ * 4. restore rate: reading and verifying a checkpoint from a local directory
+ *    and from S3.
+ *
+ * 5. a keyed exchange through a repartition topic (`repartition-topic.ts`:
+ *    encode, produce, fetch, decode) against one inside a process.
+ *
+ *   npm run bench:cluster -- [--records N] [--failovers K] [--restore-mb M] [--exchange-records N]
+ *     [--skip-partitioned-failover] [--only 1,2,3,4,5]
+ *
+ * Times come from the clock of this process; CPU seconds of each member
+ * from /proc/<pid>/stat (user + system), read at the start and end of the
+ * measured window. S3 needs the test server's environment (scripts/s3.sh).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Admin, Consumer, Producer } from '@platformatic/kafka';
+import { decodeEntry, sendToRepartition } from '../src/connectors/kafka/group/repartition-topic.js';
+import { DiscardingSink, StreamEnvironment } from '../src/index.js';
+import { checkpointStorageAt } from '../src/runtime/checkpoint/checkpoint-storage.js';
+import type { ClusterRecord } from './jobs/cluster-job.js';
+import { syntheticCheckpoint } from './shared/synthetic-checkpoint.js';
+
+const { values } = parseArgs({
+  options: {
+    records: { type: 'string', default: '400000' },
+    failovers: { type: 'string', default: '3' },
+    'restore-mb': { type: 'string', default: '64' },
+    'skip-partitioned-failover': { type: 'boolean', default: false },
+    'exchange-records': { type: 'string', default: '200000' },
+    /** Sections to run, e.g. `2,3` (all by default). */
+    only: { type: 'string' },
+    s3: { type: 'string', default: `s3://weir-test/bench-cluster-${Date.now()}` },
+  },
+});
+const RECORDS = Number(values.records);
+const BROKERS = ['127.0.0.1:9092'];
+const PARTITIONS = 4;
+const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const JOB = fileURLToPath(new URL('./jobs/cluster-job.js', import.meta.url));
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS = 100;
+const run = randomUUID().slice(0, 8);
+const scratch = mkdtempSync(join(tmpdir(), 'weir-bench-cluster-'));
+const members: Member[] = [];
+
+function say(line: string): void {
+  console.log(line);
+}
+
+// ---------- processes ----------
+
+interface Member {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** stderr lines with the time (performance.now()) each arrived. */
+  readonly lines: { at: number; text: string }[];
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<number>;
+}
+
+function startMember(
+  group: string,
+  name: string,
+  jobArgs: string[],
+  checkpointDir: string,
+): Member {
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'run',
+      JOB,
+      '--group',
+      group,
+      '--bootstrap',
+      BROKERS.join(','),
+      '--checkpoint-dir',
+      checkpointDir,
+      '--checkpoint-interval',
+      '1',
+      '--',
+      ...jobArgs,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+  );
+  const lines: { at: number; text: string }[] = [];
+  let partial = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop()!;
+    for (const text of parts) lines.push({ at: performance.now(), text });
+  });
+  const member: Member = {
+    name,
+    child,
+    lines,
+    async waitForLine(pattern, timeoutMs = 120_000) {
+      const deadline = performance.now() + timeoutMs;
+      for (;;) {
+        const hit = lines.find((l) => pattern.test(l.text));
+        if (hit !== undefined) return hit.at;
+        if (child.exitCode !== null)
+          throw new Error(`${name} exited: ${lines.map((l) => l.text).join('\n')}`);
+        if (performance.now() > deadline)
+          throw new Error(`${name}: no line matching ${pattern} in ${timeoutMs} ms`);
+        await sleep(20);
+      }
+    },
+  };
+  members.push(member);
+  return member;
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+async function stop(member: Member, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (member.child.exitCode !== null || member.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => member.child.once('exit', resolve));
+  member.child.kill(signal);
+  await exited;
+}
+
+// ---------- Kafka ----------
+
+const admin = new Admin({ clientId: `bench-cluster-${run}`, bootstrapBrokers: BROKERS });
+const producer = new Producer({ clientId: `bench-cluster-${run}`, bootstrapBrokers: BROKERS });
+
+const created: string[] = [];
+
+async function topic(name: string, partitions: number): Promise<string> {
+  const full = `bench-cluster-${run}-${name}`;
+  await admin.createTopics({ topics: [full], partitions, replicas: 1 });
+  created.push(full);
+  return full;
+}
+
+const PAYLOAD = 'x'.repeat(100);
+
+/** Records `from` to `to - 1`, record `id` to partition `id % partitions`. */
+async function produceRange(target: string, from: number, to: number, partitions: number) {
+  for (let start = from; start < to; start += 2000) {
+    const end = Math.min(to, start + 2000);
+    await producer.send({
+      messages: Array.from({ length: end - start }, (_, i) => ({
+        topic: target,
+        partition: (start + i) % partitions,
+        value: Buffer.from(JSON.stringify({ id: start + i, payload: PAYLOAD })),
+      })),
+    });
+  }
+}
+
+/** Reads a topic from the start as records arrive, keeping each record's arrival time. */
+class OutputWatcher {
+  count = 0;
+  readonly arrivals: { at: number; id: number; member: string }[] = [];
+  private readonly consumer: Consumer;
+  private stream: Awaited<ReturnType<Consumer['consume']>> | undefined;
+
+  constructor(private readonly target: string) {
+    this.consumer = new Consumer({
+      clientId: `bench-cluster-${run}-watch`,
+      groupId: `bench-cluster-${run}-watch-${target}`,
+      bootstrapBrokers: BROKERS,
+    });
+  }
+
+  async start(): Promise<this> {
+    this.stream = await this.consumer.consume({
+      topics: [this.target],
+      mode: 'earliest',
+      autocommit: false,
+      maxWaitTime: 20,
+    });
+    this.stream.on('data', (m) => {
+      const r = JSON.parse(m.value!.toString('utf8')) as ClusterRecord;
+      this.count++;
+      this.arrivals.push({ at: performance.now(), id: r.id, member: r.member });
+    });
+    return this;
+  }
+
+  async until(what: string, check: () => boolean, timeoutMs = 300_000): Promise<number> {
+    const deadline = performance.now() + timeoutMs;
+    while (!check()) {
+      if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(5);
+    }
+    return performance.now();
+  }
+
+  async close(): Promise<void> {
+    await this.stream?.close().catch(() => {});
+    await Promise.resolve(this.consumer.close(true)).catch(() => {});
+  }
+}
+
+// ---------- 1. throughput ----------
+
+interface Throughput {
+  readonly recordsPerSecond: number;
+  readonly cpuMicrosPerRecord: number;
+}
+
+/**
+ * Rate over the output between 20% and 90% of `total` (past start-up and
+ * the first assignment, before the tail), with the members' CPU in it.
+ */
+async function measureThroughput(
+  groups: { group: string; input: string; members: number }[],
+  total: number,
+): Promise<Throughput> {
+  const output = await topic(`out-${randomUUID().slice(0, 6)}`, 1);
+  const watcher = await new OutputWatcher(output).start();
+  const started: Member[] = [];
+  for (const g of groups)
+    for (let m = 0; m < g.members; m++) {
+      const dir = join(scratch, `${g.group}-${m}`);
+      started.push(startMember(g.group, `m${m}`, ['kafka', g.input, output, `m${m}`], dir));
+    }
+  const from = Math.floor(total * 0.2);
+  const to = Math.floor(total * 0.9);
+  const t0 = await watcher.until('20% of the output', () => watcher.count >= from);
+  const cpu0 = started.map((m) => cpuSeconds(m.child.pid!));
+  const n0 = watcher.count;
+  const t1 = await watcher.until('90% of the output', () => watcher.count >= to);
+  const cpu1 = started.map((m) => cpuSeconds(m.child.pid!));
+  const n1 = watcher.count;
+  await Promise.all(started.map((m) => stop(m)));
+  await watcher.close();
+  const cpu = cpu1.reduce((a, c, i) => a + c - cpu0[i]!, 0);
+  return {
+    recordsPerSecond: ((n1 - n0) * 1000) / (t1 - t0),
+    cpuMicrosPerRecord: (cpu * 1e6) / (n1 - n0),
+  };
+}
+
+async function throughput(): Promise<void> {
+  say(
+    `\n## 1. Throughput: per-record Kafka job, ${RECORDS} records of ~130 bytes, ${PARTITIONS} partitions`,
+  );
+  const input = await topic('in', PARTITIONS);
+  const halves = [await topic('half-a', PARTITIONS / 2), await topic('half-b', PARTITIONS / 2)];
+  await produceRange(input, 0, RECORDS, PARTITIONS);
+  await produceRange(halves[0]!, 0, RECORDS / 2, PARTITIONS / 2);
+  await produceRange(halves[1]!, 0, RECORDS / 2, PARTITIONS / 2);
+  const one = await measureThroughput([{ group: `bench-${run}-one`, input, members: 1 }], RECORDS);
+  const two = await measureThroughput([{ group: `bench-${run}-two`, input, members: 2 }], RECORDS);
+  const ceiling = await measureThroughput(
+    halves.map((h, i) => ({ group: `bench-${run}-ceiling-${i}`, input: h, members: 1 })),
+    RECORDS,
+  );
+  say('setup | records/s | CPU µs/record | of the ceiling');
+  for (const [name, t] of [
+    ['1 process (group of 1)', one],
+    ['2 processes (group of 2)', two],
+    ['ceiling: 2 independent processes', ceiling],
+  ] as const) {
+    say(
+      `${name} | ${Math.round(t.recordsPerSecond)} | ${t.cpuMicrosPerRecord.toFixed(1)} | ${((100 * t.recordsPerSecond) / ceiling.recordsPerSecond).toFixed(0)}%`,
+    );
+  }
+  const perRecord = two.cpuMicrosPerRecord;
+  say(
+    `projection (16 machines of 2 cores, 2 processes each, from the CPU cost of the group of 2: ${perRecord.toFixed(1)} µs/record): ${Math.round((16 * 2 * 1e6) / perRecord)} records/s if the brokers keep up`,
+  );
+}
+
+// ---------- 2. single-owner failover ----------
+
+async function singleOwnerFailover(rounds: number): Promise<void> {
+  say(
+    '\n## 2. Failover of a single-owner task (generator job, 2000 records/s), SIGKILL of the owner',
+  );
+  const group = `bench-${run}-single`;
+  const output = await topic('single-out', 1);
+  const watcher = await new OutputWatcher(output).start();
+  const dir = join(scratch, 'single-owner-checkpoints');
+  const args = (name: string) => ['generator', output, name, '2000'];
+  let owner = startMember(group, 'owner-0', args('owner-0'), dir);
+  await owner.waitForLine(/this member owns task/);
+  say(
+    'round | SIGKILL -> standby owns the task (s) | SIGKILL -> first output of the new owner (s) | CPU s of the new owner from owning to its first output',
+  );
+  const owned: number[] = [];
+  const restored: number[] = [];
+  const firsts: number[] = [];
+  for (let r = 1; r <= rounds; r++) {
+    const standby = startMember(group, `owner-${r}`, args(`owner-${r}`), dir);
+    await standby.waitForLine(/waiting until the group/);
+    // Steady state: the owner writes, and a checkpoint or two completes.
+    await watcher.until('the owner to write', () =>
+      watcher.arrivals.some((a) => a.member === owner.name),
+    );
+    await sleep(3_000);
+    const killedAt = performance.now();
+    await stop(owner, 'SIGKILL');
+    const ownsAt = await standby.waitForLine(/this member owns task/);
+    const cpuAtOwning = cpuSeconds(standby.child.pid!);
+    const firstAt = await watcher.until('the new owner to write', () =>
+      watcher.arrivals.some((a) => a.member === standby.name),
+    );
+    const firstOutput = watcher.arrivals.find((a) => a.member === standby.name)!.at;
+    owned.push((ownsAt - killedAt) / 1000);
+    // The CPU the new owner spent starting the task: on a loaded machine, the wall time it took is mostly waiting for a core.
+    restored.push(cpuSeconds(standby.child.pid!) - cpuAtOwning);
+    firsts.push((Math.min(firstAt, firstOutput) - killedAt) / 1000);
+    say(
+      `${r} | ${owned.at(-1)!.toFixed(2)} | ${firsts.at(-1)!.toFixed(2)} | ${restored.at(-1)!.toFixed(2)}`,
+    );
+    owner = standby;
+  }
+  say(
+    `median | ${median(owned).toFixed(2)} | ${median(firsts).toFixed(2)} | ${median(restored).toFixed(2)}`,
+  );
+  await stop(owner);
+  await watcher.close();
+}
+
+// ---------- 3. planned rebalance and partitioned failover ----------
+
+/** The longest time any partition of the input went without output in [from, to]. */
+function longestGap(watcher: OutputWatcher, from: number, to: number): number {
+  let worst = 0;
+  for (let p = 0; p < PARTITIONS; p++) {
+    let last = from;
+    for (const a of watcher.arrivals) {
+      if (a.id % PARTITIONS !== p || a.at < from) continue;
+      if (a.at > to) break;
+      worst = Math.max(worst, a.at - last);
+      last = a.at;
+    }
+    worst = Math.max(worst, to - last);
+  }
+  return worst / 1000;
+}
+
+async function partitioned(withFailover: boolean): Promise<void> {
+  say(
+    `\n## 3. Partitioned job under a steady input (1000 records/s over ${PARTITIONS} partitions): pauses`,
+  );
+  const group = `bench-${run}-partitioned`;
+  const input = await topic('steady-in', PARTITIONS);
+  const output = await topic('steady-out', 1);
+  const watcher = await new OutputWatcher(output).start();
+  let next = 0;
+  let producing = true;
+  const feeder = (async () => {
+    while (producing) {
+      await produceRange(input, next, next + 50, PARTITIONS);
+      next += 50;
+      await sleep(50);
+    }
+  })();
+  const args = (name: string) => ['kafka', input, output, name];
+  const a = startMember(group, 'a', args('a'), join(scratch, 'p-a'));
+  await watcher.until('a to write', () => watcher.arrivals.some((x) => x.member === 'a'));
+  await sleep(5_000);
+  const quiet = longestGap(watcher, performance.now() - 4_000, performance.now());
+  const joinAt = performance.now();
+  const b = startMember(group, 'b', args('b'), join(scratch, 'p-b'));
+  await watcher.until('b to take tasks', () => watcher.arrivals.some((x) => x.member === 'b'));
+  await sleep(5_000);
+  const joinPause = longestGap(watcher, joinAt, performance.now());
+  const leaveAt = performance.now();
+  await stop(b, 'SIGTERM');
+  await sleep(8_000);
+  const leavePause = longestGap(watcher, leaveAt, performance.now());
+  say('event | longest time a partition went without output (s)');
+  say(`steady, no change (baseline) | ${quiet.toFixed(2)}`);
+  say(`a member joins (its start-up included) | ${joinPause.toFixed(2)}`);
+  say(`a member leaves (SIGTERM) | ${leavePause.toFixed(2)}`);
+  if (withFailover) {
+    const c = startMember(group, 'c', args('c'), join(scratch, 'p-c'));
+    await watcher.until('c to take tasks', () => watcher.arrivals.some((x) => x.member === 'c'));
+    await sleep(3_000);
+    const killedAt = performance.now();
+    const victims = new Set(
+      watcher.arrivals.filter((x) => x.member === 'c').map((x) => x.id % PARTITIONS),
+    );
+    await stop(c, 'SIGKILL');
+    const back = await watcher.until(
+      'a to take over the killed member’s partitions',
+      () =>
+        watcher.arrivals.some(
+          (x) => x.at > killedAt && x.member === 'a' && victims.has(x.id % PARTITIONS),
+        ),
+      180_000,
+    );
+    say(
+      `a member is killed (SIGKILL): first output of its partitions from the survivor | ${((back - killedAt) / 1000).toFixed(2)}`,
+    );
+  }
+  producing = false;
+  await feeder;
+  await stop(a);
+  await watcher.close();
+}
+
+// ---------- 4. restore rate ----------
+
+function bytesUnder(path: string): number {
+  let total = 0;
+  for (const e of readdirSync(path, { withFileTypes: true, recursive: true }))
+    if (e.isFile()) total += statSync(join(e.parentPath, e.name)).size;
+  return total;
+}
+
+async function restoreRate(mb: number): Promise<void> {
+  say(`\n## 4. Restore rate: reading and verifying a ${mb} MB checkpoint (16 state files)`);
+  const data = syntheticCheckpoint(1, 16, Math.round((mb * 1024) / 16));
+  const localDir = join(scratch, 'restore');
+  const local = checkpointStorageAt(localDir);
+  await local.write(data);
+  const bytes = bytesUnder(localDir);
+  say('storage | MB | seconds | MB/s');
+  for (const [name, storage] of [
+    ['local directory', local],
+    ['S3 (scripts/s3.sh on this machine)', checkpointStorageAt(values.s3!)],
+  ] as const) {
+    if (storage !== local) await storage.write(data);
+    const start = performance.now();
+    const latest = await storage.findLatest();
+    const seconds = (performance.now() - start) / 1000;
+    if (latest.intact?.checkpoint.checkpointId !== 1) throw new Error(`${name}: nothing read back`);
+    say(
+      `${name} | ${(bytes / 1e6).toFixed(1)} | ${seconds.toFixed(2)} | ${(bytes / 1e6 / seconds).toFixed(0)}`,
+    );
+  }
+}
+
+// ---------- 5. repartition through Kafka against an in-process exchange ----------
+
+/** CPU seconds of this process (user + system) while `work` runs, and its wall seconds. */
+async function timed(work: () => Promise<void>): Promise<{ cpu: number; wall: number }> {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await work();
+  const used = process.cpuUsage(cpu0);
+  return { cpu: (used.user + used.system) / 1e6, wall: (performance.now() - t0) / 1000 };
+}
+
+async function repartitionCost(n: number): Promise<void> {
+  say(`\n## 5. A keyed exchange of ${n} records: through a repartition topic against in-process`);
+  const maxParallelism = 128;
+  const records = Array.from({ length: n }, (_, id) => ({
+    key: id,
+    value: { id, payload: PAYLOAD },
+    timestamp: id,
+  }));
+  const target = await topic('repartition', 2);
+  const send = await timed(async () => {
+    for (let i = 0; i < n; i += 1000)
+      await sendToRepartition(
+        producer,
+        target,
+        'bench',
+        records.slice(i, i + 1000),
+        { kind: 'watermark', watermark: i },
+        maxParallelism,
+        2,
+      );
+  });
+  const consumer = new Consumer({
+    clientId: `bench-cluster-${run}-repartition`,
+    groupId: `bench-cluster-${run}-repartition`,
+    bootstrapBrokers: BROKERS,
+  });
+  let decoded = 0;
+  const receive = await timed(async () => {
+    const stream = await consumer.consume({
+      topics: [target],
+      mode: 'earliest',
+      autocommit: false,
+      maxWaitTime: 20,
+    });
+    await new Promise<void>((resolve) => {
+      stream.on('data', (m) => {
+        const entry = decodeEntry(m.value, m.headers, `${m.topic}/${m.partition}/${m.offset}`);
+        if (entry.kind === 'record' && ++decoded === n) resolve();
+      });
+    });
+    await stream.close();
+  });
+  await Promise.resolve(consumer.close(true)).catch(() => {});
+  // The same records over a keyed exchange between two subtasks of one process, and without one.
+  const local = async (keyed: boolean) =>
+    timed(async () => {
+      const env = new StreamEnvironment({ parallelism: keyed ? 2 : 1 });
+      const stream = env.fromArray(records).setParallelism(1);
+      (keyed ? stream.keyBy((r) => r.key).map((r) => r) : stream.map((r) => r)).sinkTo(
+        new DiscardingSink(),
+      );
+      await env.execute('exchange');
+    });
+  const forward = await local(false);
+  const keyed = await local(true);
+  const us = (cpu: number) => ((cpu * 1e6) / n).toFixed(2);
+  say('path | CPU µs/record (this process) | wall s');
+  say(
+    `repartition topic: encode + produce (sendToRepartition) | ${us(send.cpu)} | ${send.wall.toFixed(2)}`,
+  );
+  say(
+    `repartition topic: fetch + decode (decodeEntry) | ${us(receive.cpu)} | ${receive.wall.toFixed(2)}`,
+  );
+  say(
+    `in process: job with a keyed exchange (2 subtasks, one thread) | ${us(keyed.cpu)} | ${keyed.wall.toFixed(2)}`,
+  );
+  say(
+    `in process: the same job without the exchange | ${us(forward.cpu)} | ${forward.wall.toFixed(2)}`,
+  );
+  say(
+    `through Kafka, per record: ${us(send.cpu + receive.cpu)} µs in Weir's processes (the broker's CPU not counted); in process, the exchange adds ${us(keyed.cpu - forward.cpu)} µs`,
+  );
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+const only = new Set((values.only ?? '1,2,3,4,5').split(','));
+try {
+  say(
+    `# bench:cluster, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at start`,
+  );
+  if (only.has('1')) await throughput();
+  if (only.has('2')) await singleOwnerFailover(Number(values.failovers));
+  if (only.has('3')) await partitioned(!values['skip-partitioned-failover']);
+  if (only.has('4')) await restoreRate(Number(values['restore-mb']));
+  if (only.has('5')) await repartitionCost(Number(values['exchange-records']));
+  say(
+    `\nload average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end`,
+  );
+} finally {
+  for (const m of members) await stop(m, 'SIGKILL');
+  await producer.close().catch(() => {});
+  await admin.deleteTopics({ topics: created }).catch(() => {});
+  await admin.close().catch(() => {});
+  rmSync(scratch, { recursive: true, force: true });
+}

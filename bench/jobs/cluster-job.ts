@@ -1,0 +1,62 @@
+/**
+ * The job module of the cluster benchmark (every process of a group loads it):
+ *   -- kafka <input topic> <output topic> <member>
+ *   -- generator <output topic> <member> <records per second>
+ * `kafka`: a per-record job (parse, tag with the member, write), run
+ * partitioned by the group. `generator`: numbered records at a steady rate,
+ * a source that is not Kafka, so the group runs the job as a single-owner
+ * task. Both write JSON to a Kafka topic, at least once (visible at once,
+ * so the first record a new owner writes marks the end of a failover).
+ */
+import { KafkaFormats, KafkaSink, KafkaSource } from '../../src/connectors/kafka/index.js';
+import { defineJob } from '../../src/index.js';
+
+export interface ClusterRecord {
+  readonly id: number;
+  readonly member: string;
+  readonly payload: string;
+}
+
+const BROKERS = ['127.0.0.1:9092'];
+
+export default defineJob((env, { args }) => {
+  const [kind] = args;
+  const sink = (topic: string) =>
+    new KafkaSink<ClusterRecord>({
+      brokers: BROKERS,
+      topic,
+      format: KafkaFormats.json<ClusterRecord>(),
+    });
+  if (kind === 'kafka') {
+    const [, input, output, member] = args as [string, string, string, string];
+    env
+      .fromSource(
+        new KafkaSource<Omit<ClusterRecord, 'member'>>({
+          brokers: BROKERS,
+          topics: [input],
+          format: KafkaFormats.json<Omit<ClusterRecord, 'member'>>(),
+          startFrom: 'earliest',
+          fetchMaxWaitMs: 50,
+        }),
+      )
+      .uid('input')
+      .map((r): ClusterRecord => ({ id: r.id, member, payload: r.payload }))
+      .uid('tag')
+      .sinkTo(sink(output))
+      .uid('output');
+    return;
+  }
+  if (kind === 'generator') {
+    const [, output, member, rate] = args as [string, string, string, string];
+    env
+      .fromGenerator<ClusterRecord>({
+        ratePerSecond: Number(rate),
+        generate: (id) => ({ id, member, payload: '' }),
+      })
+      .uid('numbers')
+      .sinkTo(sink(output))
+      .uid('output');
+    return;
+  }
+  throw new Error(`the first argument must be kafka or generator, got '${kind}'`);
+});

@@ -1,0 +1,94 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SingleOwnerTask } from '../connectors/kafka/group/single-owner.js';
+import type { ProcessGroupSpec } from '../core/source.js';
+import { type RestorePoint, resolveRestorePoint } from './restore.js';
+import type { HeldSignals } from './supervise.js';
+
+/** How often a waiting member looks for a stop signal. */
+const SIGNAL_POLL_MS = 200;
+
+/** A member that owns the job's single-owner task, and where the task's checkpoints are. */
+export interface OwnedTask {
+  readonly owner: SingleOwnerTask;
+  /** `<checkpoint dir>/tasks/<task>`: the same for every member, so a new owner finds them. */
+  readonly directory: string;
+  /** The task's latest complete checkpoint, else what `--from` named, else none. */
+  readonly restore: RestorePoint | undefined;
+}
+
+export interface SingleOwnerRunOptions {
+  readonly group: ProcessGroupSpec;
+  /** The job's checkpoint location as given (a shared directory or `s3://`). */
+  readonly checkpointDir: string;
+  readonly task: string;
+  readonly cwd: string;
+  readonly explicitRestore: RestorePoint | undefined;
+  readonly allowDuplicateOutput: boolean;
+  readonly held: HeldSignals;
+  readonly say: (line: string) => void;
+}
+
+/** Where a single-owner task's checkpoints go under the job's checkpoint location. */
+export function taskCheckpointDirectory(checkpointDir: string, task: string): string {
+  const base = checkpointDir.endsWith('/') ? checkpointDir.slice(0, -1) : checkpointDir;
+  return `${base}/tasks/${task.replace(/[^a-zA-Z0-9._-]/g, '_')}`;
+}
+
+/**
+ * Joins the owners of the job's task and waits until the group makes this
+ * member the owner (a standby waits as long as the owner lives), then finds
+ * the task's latest checkpoint: the previous owner's, if there was one.
+ * Resolves undefined if a stop signal came while waiting.
+ */
+export async function takeSingleOwnerTask(
+  options: SingleOwnerRunOptions,
+): Promise<OwnedTask | undefined> {
+  const { group, task, say } = options;
+  const owner = await SingleOwnerTask.join({
+    brokers: group.brokers,
+    applicationId: group.applicationId,
+    task,
+  });
+  try {
+    if (!owner.isOwner)
+      say(
+        `task '${task}' runs on one member at a time: waiting until the group '${group.applicationId}' gives it to this one`,
+      );
+    const stopped = await untilOwnerOrSignal(owner, options.held);
+    if (stopped) {
+      await owner.close();
+      return undefined;
+    }
+    const directory = taskCheckpointDirectory(options.checkpointDir, task);
+    const latest = await resolveRestorePoint(
+      'latest',
+      directory,
+      options.cwd,
+      options.allowDuplicateOutput,
+    );
+    say(`this member owns task '${task}'; its checkpoints are in ${directory}`);
+    return { owner, directory, restore: latest ?? options.explicitRestore };
+  } catch (error) {
+    await owner.close();
+    throw error;
+  }
+}
+
+/** True if a stop signal came first. */
+async function untilOwnerOrSignal(owner: SingleOwnerTask, held: HeldSignals): Promise<boolean> {
+  let done = false;
+  const acquired = owner.acquired().then(() => {
+    done = true;
+    return false;
+  });
+  const signalled = (async () => {
+    while (!done) {
+      if (held.first() !== undefined) return true;
+      await sleep(SIGNAL_POLL_MS);
+    }
+    return false;
+  })();
+  const stopped = await Promise.race([acquired, signalled]);
+  done = true;
+  return stopped;
+}
