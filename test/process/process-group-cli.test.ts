@@ -174,7 +174,7 @@ describe('weir run --group', () => {
     await everySentCameOut();
   }, 240_000);
 
-  it('refuses a job whose keyed exchange would need a repartition topic, naming the operator', async () => {
+  it('refuses a keyed operator without a uid, which its repartition topic would be named after', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-group-keyed-'));
     const cli = startWeir([
       'run',
@@ -195,7 +195,7 @@ describe('weir run --group', () => {
     const result = await cli.done;
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(
-      /cannot run in process group 'never-joins': its input is a keyed exchange/,
+      /cannot run in process group 'never-joins': give it a \.uid\(\): the repartition topic/,
     );
   }, 60_000);
 });

@@ -9,6 +9,7 @@ import { clientBase, newAdmin, newConsumer, topicsMatching } from '../client.js'
 import { reasonOf } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
+import { setHeldTasks } from '../group/held-tasks.js';
 import { PROCESS_GROUP_CONSUMER, watchAssignment } from '../group/task-group.js';
 import { securityError } from '../security.js';
 import {
@@ -155,6 +156,7 @@ export class GroupReader<T> implements SourceReader<T> {
 
   private assign(next: Set<string>): void {
     this.assigned = next;
+    setHeldTasks(this, next);
     for (const key of [...this.times.keys()]) if (!next.has(key)) this.times.delete(key);
   }
 
@@ -364,6 +366,7 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   async close(): Promise<void> {
+    setHeldTasks(this, new Set());
     if (this.commitTimer !== undefined) clearInterval(this.commitTimer);
     await this.dlq.catch(() => {});
     await this.stream?.close().catch(() => {});

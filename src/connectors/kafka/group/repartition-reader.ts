@@ -1,0 +1,328 @@
+import { Admin, type Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
+import { WeirError } from '../../../core/errors.js';
+import type { RecordBatch } from '../../../core/record-batch.js';
+import type { Json } from '../../../core/snapshot.js';
+import type {
+  ExchangedRecord,
+  ExchangeSpec,
+  PollStatus,
+  Source,
+  SourceContext,
+  SourceReader,
+} from '../../../core/source.js';
+import { describePartitions, newConsumer } from '../client.js';
+import { reasonOf } from '../config.js';
+import { offsetCommitFailures, PendingOffsets } from '../source/pending-offsets.js';
+import { setHeldTasks } from './held-tasks.js';
+import { decodeEntry, ensureRepartitionTopic } from './repartition-topic.js';
+import { RepartitionWatermark } from './repartition-watermarks.js';
+import { PROCESS_GROUP_CONSUMER, taskKey, watchAssignment } from './task-group.js';
+
+/**
+ * The consuming end of a keyed exchange between processes: reads the
+ * partitions (tasks) of the repartition topic the group assigns to this
+ * process, with each partition's watermark the minimum over the producing
+ * tasks that wrote into it.
+ */
+export class RepartitionSource implements Source<ExchangedRecord> {
+  readonly name: string;
+  readonly bounded = false;
+  readonly parallelizable = false;
+  readonly groupTopics: readonly string[];
+
+  constructor(
+    private readonly brokers: readonly string[],
+    private readonly applicationId: string,
+    private readonly spec: ExchangeSpec,
+  ) {
+    this.name = `repartition ${spec.topic}`;
+    this.groupTopics = [spec.topic];
+  }
+
+  createReader(context: SourceContext): SourceReader<ExchangedRecord> {
+    return new RepartitionReader(this.brokers, this.applicationId, this.spec, context);
+  }
+}
+
+interface Entry {
+  readonly task: string;
+  readonly offset: number;
+  /** A record, or undefined for a watermark mark (already applied to its partition). */
+  readonly record: ExchangedRecord | undefined;
+  readonly timestamp: number;
+  readonly apply: (() => void) | undefined;
+}
+
+class RepartitionReader implements SourceReader<ExchangedRecord> {
+  private consumer: Consumer<Buffer, Buffer, Buffer, Buffer> | undefined;
+  private stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
+  private producers: string[] = [];
+  private readonly queue: Entry[] = [];
+  private head = 0;
+  private assigned = new Set<string>();
+  private readonly watermarks = new Map<string, RepartitionWatermark>();
+  private readonly positions = new Map<string, number>();
+  /** Tasks from which this process has read records into its keyed state. */
+  private readonly withData = new Set<string>();
+  /** Tasks of which this member has seen a message since it was given them. */
+  private readonly seen = new Set<string>();
+  private readonly pendingOffsets = new PendingOffsets();
+  private failure: unknown;
+  private waiter: (() => void) | undefined;
+  private lastWatermark = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly brokers: readonly string[],
+    private readonly applicationId: string,
+    private readonly spec: ExchangeSpec,
+    private readonly context: SourceContext,
+  ) {
+    context.metrics.gauge(
+      'weir_kafka_source_partitions',
+      'Partitions assigned to this reader',
+      () => this.assigned.size,
+    );
+  }
+
+  private get what(): string {
+    return `repartition topic '${this.spec.topic}'`;
+  }
+
+  async open(): Promise<void> {
+    const clientId = `weir-${this.applicationId}-${this.context.operatorId}-${process.pid}`;
+    const admin = new Admin({ clientId: `${clientId}-admin`, bootstrapBrokers: [...this.brokers] });
+    try {
+      await ensureRepartitionTopic(
+        admin,
+        this.spec.topic,
+        this.spec.partitions,
+        this.spec.maxParallelism,
+      );
+      const found = await describePartitions(admin, this.spec.producerTopics.flat());
+      this.producers = this.spec.producerTopics.flatMap((topics, input) =>
+        found
+          .filter((p) => topics.includes(p.topic))
+          .map((p) => `${input}/${taskKey(p.topic, p.partition)}`),
+      );
+    } catch (cause) {
+      throw this.error(`cannot prepare it: ${reasonOf(cause)}`, cause);
+    } finally {
+      await admin.close().catch(() => {});
+    }
+    const consumer = newConsumer({
+      clientId,
+      bootstrapBrokers: [...this.brokers],
+      groupId: this.applicationId,
+      ...PROCESS_GROUP_CONSUMER,
+      isolationLevel: 1,
+      maxWaitTime: 50,
+      retries: 5,
+      retryDelay: 200,
+    });
+    this.consumer = consumer;
+    watchAssignment(consumer, (tasks) => this.assign(new Set(tasks.keys())));
+    try {
+      this.stream = await consumer.consume({
+        topics: [this.spec.topic],
+        mode: 'committed',
+        fallbackMode: 'earliest',
+        autocommit: false,
+        highWaterMark: 1024,
+      });
+    } catch (cause) {
+      await Promise.resolve(consumer.close(true)).catch(() => {});
+      throw this.error(`cannot join group '${this.applicationId}': ${reasonOf(cause)}`, cause);
+    }
+    this.stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => this.onMessage(m));
+    this.stream.on('error', (e: unknown) => this.fail(e));
+  }
+
+  private assign(next: Set<string>): void {
+    for (const task of this.assigned) {
+      // Keyed state does not move between processes yet: the records of a
+      // task this process has folded into its state cannot go elsewhere.
+      if (!next.has(task) && this.withData.has(task))
+        this.fail(
+          this.error(
+            `task ${task} moved to another member after this one had read records of it; keyed state does not move between processes yet, so the job cannot go on correctly`,
+          ),
+        );
+    }
+    for (const task of next)
+      if (!this.watermarks.has(task))
+        this.watermarks.set(task, new RepartitionWatermark(this.producers));
+    for (const task of [...this.watermarks.keys()])
+      if (!next.has(task)) {
+        this.watermarks.delete(task);
+        this.seen.delete(task);
+      }
+    this.assigned = next;
+    setHeldTasks(this, next);
+    this.wakeUp();
+  }
+
+  private onMessage(m: Message<Buffer, Buffer, Buffer, Buffer>): void {
+    const task = taskKey(m.topic, m.partition);
+    const offset = Number(m.offset);
+    const where = `${task}@${offset}`;
+    this.checkFirst(task, offset);
+    let entry: Entry;
+    try {
+      const e = decodeEntry<ExchangedRecord>(m.value, m.headers, where);
+      if (e.kind === 'mark') {
+        const { producer, mark } = e;
+        entry = {
+          task,
+          offset,
+          record: undefined,
+          timestamp: 0,
+          apply: () => {
+            const w = this.watermarks.get(task);
+            w?.observe(producer, mark);
+            // Taken at once: producers going idle next must not undo what they reached.
+            w?.current();
+          },
+        };
+      } else {
+        entry = {
+          task,
+          offset,
+          record: e.record.value,
+          timestamp: e.record.timestamp,
+          apply: undefined,
+        };
+      }
+    } catch (cause) {
+      this.fail(cause);
+      return;
+    }
+    this.queue.push(entry);
+    this.wakeUp();
+  }
+
+  /**
+   * Offsets are committed only after records of a task were read, so a task
+   * whose first message here is past the start of its partition was read
+   * by another member: its keyed state is there, not here.
+   */
+  private checkFirst(task: string, offset: number): void {
+    if (this.seen.has(task) || !this.assigned.has(task)) return;
+    this.seen.add(task);
+    if (offset > 0)
+      this.fail(
+        this.error(
+          `task ${task} came to this member at offset ${offset}, after another member had read records of it; keyed state does not move between processes yet`,
+        ),
+      );
+  }
+
+  poll(): RecordBatch<ExchangedRecord> | PollStatus {
+    if (this.failure !== undefined) throw this.failure;
+    const values: ExchangedRecord[] = [];
+    const timestamps: number[] = [];
+    while (this.head < this.queue.length && values.length < this.context.batchSize) {
+      const e = this.queue[this.head++]!;
+      if (!this.assigned.has(e.task)) continue;
+      this.positions.set(e.task, e.offset + 1);
+      if (e.apply !== undefined) {
+        e.apply();
+        continue;
+      }
+      this.withData.add(e.task);
+      values.push(e.record!);
+      timestamps.push(e.timestamp);
+    }
+    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    if (values.length === 0) return 'wait';
+    return { values, timestamps, keys: undefined };
+  }
+
+  available(): Promise<void> {
+    if (this.failure !== undefined || this.queue.length > this.head) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  /**
+   * The minimum over the partitions held that have an active producer; when
+   * every producer of every partition is idle, the minimum of what the
+   * partitions reached before (a partition that never heard a watermark
+   * holds nothing back then).
+   */
+  currentWatermark(): number {
+    let active = Number.POSITIVE_INFINITY;
+    let reached = Number.POSITIVE_INFINITY;
+    for (const [task, w] of this.watermarks) {
+      if (!this.assigned.has(task)) continue;
+      const t = w.current();
+      if (!w.idle()) active = Math.min(active, t);
+      else if (t > Number.NEGATIVE_INFINITY) reached = Math.min(reached, t);
+    }
+    const min = active < Number.POSITIVE_INFINITY ? active : reached;
+    if (min === Number.POSITIVE_INFINITY || min <= this.lastWatermark) return this.lastWatermark;
+    this.lastWatermark = min;
+    return min;
+  }
+
+  isIdle(): boolean {
+    if (this.queue.length > this.head) return false;
+    for (const [task, w] of this.watermarks) if (this.assigned.has(task) && !w.idle()) return false;
+    return true;
+  }
+
+  snapshot(checkpointId: number): Json {
+    // Offsets are committed only for tasks with records read, so a task
+    // that carried only watermarks so far can move without its state.
+    const positions = new Map([...this.positions].filter(([task]) => this.withData.has(task)));
+    this.pendingOffsets.add(checkpointId, positions);
+    return { kafkaGroup: 1, offsets: Object.fromEntries(positions) };
+  }
+
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    const positions = this.pendingOffsets.complete(checkpointId);
+    if (positions === undefined || this.consumer === undefined) return;
+    const offsets = [...positions]
+      .filter(([task]) => this.assigned.has(task))
+      .map(([task, offset]) => ({
+        topic: this.spec.topic,
+        partition: Number(task.slice(task.lastIndexOf(':') + 1)),
+        offset: BigInt(offset),
+        leaderEpoch: -1,
+      }));
+    if (offsets.length === 0) return;
+    try {
+      await this.consumer.commit({ offsets });
+    } catch {
+      offsetCommitFailures(this.context.metrics).inc();
+    }
+  }
+
+  async close(): Promise<void> {
+    setHeldTasks(this, new Set());
+    await this.stream?.close().catch(() => {});
+    await Promise.resolve(this.consumer?.close(true)).catch(() => {});
+  }
+
+  private wakeUp(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+
+  private fail(cause: unknown): void {
+    this.failure ??= cause;
+    this.wakeUp();
+  }
+
+  private error(message: string, cause?: unknown): WeirError {
+    return new WeirError('SOURCE_FAILED', `${this.what}: ${message}`, {
+      cause,
+      domain: 'external',
+      retriable: false,
+    });
+  }
+}
