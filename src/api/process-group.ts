@@ -29,9 +29,12 @@ export const DEFAULT_STAGE_TASKS = 4;
  */
 export function applyProcessGroup(
   graph: LogicalGraph,
-  group: ProcessGroupSpec,
+  spec: ProcessGroupSpec,
   maxParallelism: number,
 ): void {
+  // Keyed state stays where it is (it does not move between processes yet), so tasks must too.
+  const keyed = graph.nodes.some((n) => n.inputs.some((e) => e.partitioning.kind === 'keyed'));
+  const group = keyed ? { ...spec, pinTasks: true } : spec;
   const out: LogicalNode[] = [];
   const moved = new Map<number, number>();
   const append = (node: LogicalNode): number => {

@@ -107,6 +107,11 @@ export interface ProcessGroupSpec {
   readonly applicationId: string;
   /** Bootstrap brokers of the Kafka cluster whose group coordinator runs the group. */
   readonly brokers: readonly string[];
+  /**
+   * The job keeps keyed state, which does not move between processes yet:
+   * a task must stay with the member that read records of it.
+   */
+  readonly pinTasks?: boolean;
   /** Builds the ends of keyed exchanges between processes; without it a keyed exchange is refused. */
   readonly exchange?: GroupExchange;
 }

@@ -221,11 +221,56 @@ async function run(processes: number, seed: number): Promise<void> {
 }
 
 describe('weir run --group with a keyed stage', () => {
-  it.each([1, 3])(
+  it.each([1, 2, 3])(
     'keyed windows with late data over %i process(es) equal the batch computation (an idle input partition)',
     async (processes) => {
       await run(processes, 7);
     },
     200_000,
   );
+
+  it('stops with an error naming the task, rather than go on without its state, when a task read by one member moves to another', async () => {
+    const inTopic = uniqueTopic('kg-in');
+    const outTopic = uniqueTopic('kg-out');
+    const app = uniqueTopic('kg-app');
+    await createTopic(inTopic, PARTITIONS);
+    await createTopic(outTopic, 1);
+    const a = member(app, inTopic, outTopic, 'a');
+    const diagnose = () => a.cli.output('stderr').slice(-800);
+    await waitFor(
+      'a to hold every task',
+      async () => {
+        const held = await heldTasks(a.port);
+        return held.length === 2 && held.every((n) => n === PARTITIONS);
+      },
+      90_000,
+      diagnose,
+    );
+    const { onTime } = input(11);
+    await produce(
+      inTopic,
+      onTime.map((e) => ({ value: JSON.stringify(e), partition: partitionOf(e) })),
+    );
+    const repartition = repartitionTopicName(app, 'counts');
+    await waitFor(
+      'a to read the records',
+      async () =>
+        (await readRecords(repartition)).filter((r) => r.headers.length === 0).length ===
+        onTime.length,
+      60_000,
+      diagnose,
+    );
+    const b = member(app, inTopic, outTopic, 'b');
+    const stopped =
+      /moved to another member after this one had read records of it|came to this member at offset \d+, after another member had read records of it/;
+    await waitFor(
+      'a or b to refuse the moved task',
+      () => stopped.test(a.cli.output('stderr')) || stopped.test(b.cli.output('stderr')),
+      90_000,
+      () => `${diagnose()} | ${b.cli.output('stderr').slice(-800)}`,
+    );
+    expect(`${a.cli.output('stderr')}${b.cli.output('stderr')}`).toMatch(
+      /keyed state, which does not move between processes yet/,
+    );
+  }, 200_000);
 });

@@ -14,6 +14,7 @@ import { describePartitions, newConsumer } from '../client.js';
 import { reasonOf } from '../config.js';
 import { offsetCommitFailures, PendingOffsets } from '../source/pending-offsets.js';
 import { setHeldTasks } from './held-tasks.js';
+import { PinnedTasks } from './pinned-tasks.js';
 import { decodeEntry, ensureRepartitionTopic } from './repartition-topic.js';
 import { RepartitionWatermark } from './repartition-watermarks.js';
 import { PROCESS_GROUP_CONSUMER, taskKey, watchAssignment } from './task-group.js';
@@ -62,10 +63,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
   private assigned = new Set<string>();
   private readonly watermarks = new Map<string, RepartitionWatermark>();
   private readonly positions = new Map<string, number>();
-  /** Tasks from which this process has read records into its keyed state. */
-  private readonly withData = new Set<string>();
-  /** Tasks of which this member has seen a message since it was given them. */
-  private readonly seen = new Set<string>();
+  private readonly pinned: PinnedTasks;
   private readonly pendingOffsets = new PendingOffsets();
   private failure: unknown;
   private waiter: (() => void) | undefined;
@@ -77,6 +75,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
     private readonly spec: ExchangeSpec,
     private readonly context: SourceContext,
   ) {
+    this.pinned = new PinnedTasks(this.what, (e) => this.fail(e));
     context.metrics.gauge(
       'weir_kafka_source_partitions',
       'Partitions assigned to this reader',
@@ -138,24 +137,12 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
   }
 
   private assign(next: Set<string>): void {
-    for (const task of this.assigned) {
-      // Keyed state does not move between processes yet: the records of a
-      // task this process has folded into its state cannot go elsewhere.
-      if (!next.has(task) && this.withData.has(task))
-        this.fail(
-          this.error(
-            `task ${task} moved to another member after this one had read records of it; keyed state does not move between processes yet, so the job cannot go on correctly`,
-          ),
-        );
-    }
+    this.pinned.reassigned(this.assigned, next);
     for (const task of next)
       if (!this.watermarks.has(task))
         this.watermarks.set(task, new RepartitionWatermark(this.producers));
     for (const task of [...this.watermarks.keys()])
-      if (!next.has(task)) {
-        this.watermarks.delete(task);
-        this.seen.delete(task);
-      }
+      if (!next.has(task)) this.watermarks.delete(task);
     this.assigned = next;
     setHeldTasks(this, next);
     this.wakeUp();
@@ -165,7 +152,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
     const task = taskKey(m.topic, m.partition);
     const offset = Number(m.offset);
     const where = `${task}@${offset}`;
-    this.checkFirst(task, offset);
+    if (this.assigned.has(task)) this.pinned.firstMessage(task, offset);
     let entry: Entry;
     try {
       const e = decodeEntry<ExchangedRecord>(m.value, m.headers, where);
@@ -200,22 +187,6 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
     this.wakeUp();
   }
 
-  /**
-   * Offsets are committed only after records of a task were read, so a task
-   * whose first message here is past the start of its partition was read
-   * by another member: its keyed state is there, not here.
-   */
-  private checkFirst(task: string, offset: number): void {
-    if (this.seen.has(task) || !this.assigned.has(task)) return;
-    this.seen.add(task);
-    if (offset > 0)
-      this.fail(
-        this.error(
-          `task ${task} came to this member at offset ${offset}, after another member had read records of it; keyed state does not move between processes yet`,
-        ),
-      );
-  }
-
   poll(): RecordBatch<ExchangedRecord> | PollStatus {
     if (this.failure !== undefined) throw this.failure;
     const values: ExchangedRecord[] = [];
@@ -228,7 +199,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
         e.apply();
         continue;
       }
-      this.withData.add(e.task);
+      this.pinned.recordRead(e.task);
       values.push(e.record!);
       timestamps.push(e.timestamp);
     }
@@ -277,7 +248,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
   snapshot(checkpointId: number): Json {
     // Offsets are committed only for tasks with records read, so a task
     // that carried only watermarks so far can move without its state.
-    const positions = new Map([...this.positions].filter(([task]) => this.withData.has(task)));
+    const positions = new Map([...this.positions].filter(([task]) => this.pinned.hasRead(task)));
     this.pendingOffsets.add(checkpointId, positions);
     return { kafkaGroup: 1, offsets: Object.fromEntries(positions) };
   }

@@ -10,6 +10,7 @@ import { reasonOf } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { setHeldTasks } from '../group/held-tasks.js';
+import { PinnedTasks } from '../group/pinned-tasks.js';
 import { PROCESS_GROUP_CONSUMER, watchAssignment } from '../group/task-group.js';
 import { securityError } from '../security.js';
 import {
@@ -57,6 +58,7 @@ export class GroupReader<T> implements SourceReader<T> {
   private readonly bytesRead: Counter;
   private assigned = new Set<string>();
   private lastWatermark = Number.NEGATIVE_INFINITY;
+  private readonly pinned: PinnedTasks | undefined;
 
   /** Names the reader in messages. */
   private get what(): string {
@@ -77,6 +79,7 @@ export class GroupReader<T> implements SourceReader<T> {
     );
     this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
+    this.pinned = config.pinTasks ? new PinnedTasks(this.what, (e) => this.fail(e)) : undefined;
     context.metrics.gauge(
       'weir_kafka_source_partitions',
       'Partitions assigned to this reader',
@@ -155,6 +158,7 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   private assign(next: Set<string>): void {
+    this.pinned?.reassigned(this.assigned, next);
     this.assigned = next;
     setHeldTasks(this, next);
     for (const key of [...this.times.keys()]) if (!next.has(key)) this.times.delete(key);
@@ -179,6 +183,7 @@ export class GroupReader<T> implements SourceReader<T> {
     }
     const key = `${m.topic}:${m.partition}`;
     const offset = Number(m.offset);
+    if (this.assigned.has(key)) this.pinned?.firstMessage(key, offset);
     const timestamp = Number(m.timestamp);
     // The stream hands over one message at a time: one addition each, no allocation.
     this.bytesRead.inc((m.key?.length ?? 0) + (m.value?.length ?? 0));
@@ -280,6 +285,7 @@ export class GroupReader<T> implements SourceReader<T> {
       values[i] = r.value;
       timestamps[i] = ts;
       this.positions.set(r.key, r.offset + 1);
+      this.pinned?.recordRead(r.key);
       let pt = this.times.get(r.key);
       if (pt === undefined) {
         pt = new PartitionTime<T>(this.time?.createGenerator?.(), now);
