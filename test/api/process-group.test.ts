@@ -95,7 +95,7 @@ describe('applyProcessGroup', () => {
     expect(writers).toEqual([{ spec, input: 0 }]);
     expect(readers).toEqual([spec]);
     // Nodes keep producers first; the operator reads the reader's records, still keyed.
-    g.nodes.forEach((n, i) => expect(n.id).toBe(i));
+    expect(g.nodes.map((n) => n.id)).toEqual([0, 1, 2, 3, 4]);
     expect(g.nodes[1]!.inputs).toEqual([
       { from: 0, tag: undefined, partitioning: { kind: 'rebalance' } },
     ]);

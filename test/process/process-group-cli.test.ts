@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { createTopic, json, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
+import { startGroupMember } from './group-member.js';
 
 const FIXTURE = 'test/cli/fixtures/group-member.ts';
 const running: RunningCli[] = [];
@@ -17,26 +18,7 @@ interface Out {
 }
 
 function member(app: string, input: string, output: string, name: string): RunningCli {
-  const dir = mkdtempSync(join(tmpdir(), `weir-group-${name}-`));
-  const cli = startWeir(
-    [
-      'run',
-      FIXTURE,
-      '--group',
-      app,
-      '--bootstrap',
-      '127.0.0.1:9092',
-      '--checkpoint-dir',
-      join(dir, 'checkpoints'),
-      '--checkpoint-interval',
-      '0.2',
-      '--',
-      input,
-      output,
-      name,
-    ],
-    170_000,
-  );
+  const cli = startGroupMember(FIXTURE, app, name, [input, output, name]);
   running.push(cli);
   return cli;
 }

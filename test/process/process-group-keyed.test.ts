@@ -1,11 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
 import type { Order, Pair, User } from '../cli/fixtures/group-keyed-join.js';
 import type { Out } from '../cli/fixtures/group-keyed-windows.js';
-import { type RunningCli, startWeir } from '../cli/run-cli.js';
+import type { RunningCli } from '../cli/run-cli.js';
 import {
   createTopic,
   json,
@@ -15,6 +12,7 @@ import {
   uniqueTopic,
   waitFor,
 } from '../kafka/helpers.js';
+import { startGroupMember } from './group-member.js';
 
 const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';
 const JOIN = 'test/cli/fixtures/group-keyed-join.ts';
@@ -117,27 +115,8 @@ function member(app: string, inTopic: string, outTopic: string, name: string) {
 }
 
 function memberOf(fixture: string, app: string, args: readonly string[], name: string) {
-  const dir = mkdtempSync(join(tmpdir(), `weir-keyed-${name}-`));
   const port = nextPort++;
-  const cli = startWeir(
-    [
-      'run',
-      fixture,
-      '--group',
-      app,
-      '--bootstrap',
-      '127.0.0.1:9092',
-      '--checkpoint-dir',
-      join(dir, 'checkpoints'),
-      '--checkpoint-interval',
-      '0.2',
-      '--metrics-port',
-      String(port),
-      '--',
-      ...args,
-    ],
-    170_000,
-  );
+  const cli = startGroupMember(fixture, app, name, args, ['--metrics-port', String(port)]);
   running.push(cli);
   return { cli, port };
 }

@@ -1,5 +1,6 @@
 import { Admin, type Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
 import { WeirError } from '../../../core/errors.js';
+import type { Counter } from '../../../core/metrics.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Json } from '../../../core/snapshot.js';
 import type {
@@ -12,7 +13,12 @@ import type {
 } from '../../../core/source.js';
 import { describePartitions, newConsumer } from '../client.js';
 import { reasonOf } from '../config.js';
-import { offsetCommitFailures, PendingOffsets } from '../source/pending-offsets.js';
+import { ArrivalQueue } from '../source/arrival-queue.js';
+import {
+  commitPositions,
+  offsetCommitFailures,
+  PendingOffsets,
+} from '../source/pending-offsets.js';
 import { setHeldTasks } from './held-tasks.js';
 import { PinnedTasks } from './pinned-tasks.js';
 import { decodeEntry, ensureRepartitionTopic } from './repartition-topic.js';
@@ -58,15 +64,14 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
   private consumer: Consumer<Buffer, Buffer, Buffer, Buffer> | undefined;
   private stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
   private producers: string[] = [];
-  private readonly queue: Entry[] = [];
-  private head = 0;
+  private readonly queue = new ArrivalQueue<Entry>();
   private assigned = new Set<string>();
   private readonly watermarks = new Map<string, RepartitionWatermark>();
   private readonly positions = new Map<string, number>();
   private readonly pinned: PinnedTasks;
+  private readonly commitFailures: Counter;
   private readonly pendingOffsets = new PendingOffsets();
   private failure: unknown;
-  private waiter: (() => void) | undefined;
   private lastWatermark = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -76,6 +81,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
     private readonly context: SourceContext,
   ) {
     this.pinned = new PinnedTasks(this.what, (e) => this.fail(e));
+    this.commitFailures = offsetCommitFailures(context.metrics);
     context.metrics.gauge(
       'weir_kafka_source_partitions',
       'Partitions assigned to this reader',
@@ -145,7 +151,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
       if (!next.has(task)) this.watermarks.delete(task);
     this.assigned = next;
     setHeldTasks(this, next);
-    this.wakeUp();
+    this.queue.wake();
   }
 
   private onMessage(m: Message<Buffer, Buffer, Buffer, Buffer>): void {
@@ -184,15 +190,15 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
       return;
     }
     this.queue.push(entry);
-    this.wakeUp();
   }
 
   poll(): RecordBatch<ExchangedRecord> | PollStatus {
     if (this.failure !== undefined) throw this.failure;
     const values: ExchangedRecord[] = [];
     const timestamps: number[] = [];
-    while (this.head < this.queue.length && values.length < this.context.batchSize) {
-      const e = this.queue[this.head++]!;
+    while (values.length < this.context.batchSize) {
+      const e = this.queue.take();
+      if (e === undefined) break;
       if (!this.assigned.has(e.task)) continue;
       this.positions.set(e.task, e.offset + 1);
       if (e.apply !== undefined) {
@@ -203,19 +209,12 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
       values.push(e.record!);
       timestamps.push(e.timestamp);
     }
-    if (this.head > 4096 && this.head * 2 > this.queue.length) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
-    }
     if (values.length === 0) return 'wait';
     return { values, timestamps, keys: undefined };
   }
 
   available(): Promise<void> {
-    if (this.failure !== undefined || this.queue.length > this.head) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
+    return this.queue.available(this.failure !== undefined);
   }
 
   /**
@@ -240,7 +239,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
   }
 
   isIdle(): boolean {
-    if (this.queue.length > this.head) return false;
+    if (this.queue.size > 0) return false;
     for (const [task, w] of this.watermarks) if (this.assigned.has(task) && !w.idle()) return false;
     return true;
   }
@@ -256,20 +255,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {
     const positions = this.pendingOffsets.complete(checkpointId);
     if (positions === undefined || this.consumer === undefined) return;
-    const offsets = [...positions]
-      .filter(([task]) => this.assigned.has(task))
-      .map(([task, offset]) => ({
-        topic: this.spec.topic,
-        partition: Number(task.slice(task.lastIndexOf(':') + 1)),
-        offset: BigInt(offset),
-        leaderEpoch: -1,
-      }));
-    if (offsets.length === 0) return;
-    try {
-      await this.consumer.commit({ offsets });
-    } catch {
-      offsetCommitFailures(this.context.metrics).inc();
-    }
+    await commitPositions(this.consumer, positions, this.assigned, this.commitFailures);
   }
 
   async close(): Promise<void> {
@@ -278,15 +264,9 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
     await Promise.resolve(this.consumer?.close(true)).catch(() => {});
   }
 
-  private wakeUp(): void {
-    const w = this.waiter;
-    this.waiter = undefined;
-    w?.();
-  }
-
   private fail(cause: unknown): void {
     this.failure ??= cause;
-    this.wakeUp();
+    this.queue.wake();
   }
 
   private error(message: string, cause?: unknown): WeirError {

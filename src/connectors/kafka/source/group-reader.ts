@@ -13,13 +13,14 @@ import { setHeldTasks } from '../group/held-tasks.js';
 import { PinnedTasks } from '../group/pinned-tasks.js';
 import { PROCESS_GROUP_CONSUMER, watchAssignment } from '../group/task-group.js';
 import { securityError } from '../security.js';
+import { ArrivalQueue } from './arrival-queue.js';
 import {
   PartitionTime,
   type SourceTimeSpec,
   sourceTimeSpec,
   stampRecord,
 } from './partition-time.js';
-import { offsetCommitFailures, PendingOffsets } from './pending-offsets.js';
+import { commitPositions, offsetCommitFailures, PendingOffsets } from './pending-offsets.js';
 import type { SourceConfig } from './source-options.js';
 
 interface Buffered<T> {
@@ -40,14 +41,12 @@ interface Buffered<T> {
 export class GroupReader<T> implements SourceReader<T> {
   private consumer!: Consumer<Buffer, Buffer, Buffer, Buffer>;
   private stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
-  private readonly queue: Buffered<T>[] = [];
-  private head = 0;
+  private readonly queue = new ArrivalQueue<Buffered<T>>();
   private readonly positions = new Map<string, number>();
   private readonly times = new Map<string, PartitionTime<T>>();
   private readonly time: SourceTimeSpec<T> | undefined;
   private readonly deadLetters: DeadLetters;
   private failure: unknown;
-  private waiter: (() => void) | undefined;
   private paused = false;
   /** Messages waiting for the format's schema lookups (see onMessage). */
   private held: Message<Buffer, Buffer, Buffer, Buffer>[] | undefined;
@@ -208,7 +207,7 @@ export class GroupReader<T> implements SourceReader<T> {
       return;
     }
     this.queue.push({ key, value, timestamp: time, offset });
-    if (this.queue.length - this.head >= this.config.maxBufferedRecords && !this.paused) {
+    if (this.queue.size >= this.config.maxBufferedRecords && !this.paused) {
       this.paused = true;
       this.stream?.pause();
     }
@@ -261,9 +260,7 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   private wakeUp(): void {
-    const w = this.waiter;
-    this.waiter = undefined;
-    w?.();
+    this.queue.wake();
   }
 
   private fail(cause: unknown): void {
@@ -273,14 +270,14 @@ export class GroupReader<T> implements SourceReader<T> {
 
   poll(): RecordBatch<T> | PollStatus {
     if (this.failure !== undefined) throw this.failure;
-    const n = Math.min(this.context.batchSize, this.queue.length - this.head);
+    const n = Math.min(this.context.batchSize, this.queue.size);
     if (n === 0) return 'wait';
     const values: T[] = new Array<T>(n);
     const timestamps: number[] = new Array<number>(n);
     const now = this.context.clock.now();
     const touched = new Set<PartitionTime<T>>();
     for (let i = 0; i < n; i++) {
-      const r = this.queue[this.head + i]!;
+      const r = this.queue.take()!;
       const ts = r.timestamp;
       values[i] = r.value;
       timestamps[i] = ts;
@@ -295,12 +292,7 @@ export class GroupReader<T> implements SourceReader<T> {
       touched.add(pt);
     }
     for (const pt of touched) pt.periodic();
-    this.head += n;
-    if (this.head > 4096 && this.head * 2 > this.queue.length) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
-    }
-    if (this.paused && this.queue.length - this.head < this.config.maxBufferedRecords / 2) {
+    if (this.paused && this.queue.size < this.config.maxBufferedRecords / 2) {
       this.paused = false;
       this.stream?.resume();
     }
@@ -309,10 +301,7 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   available(): Promise<void> {
-    if (this.failure !== undefined || this.queue.length > this.head) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
+    return this.queue.available(this.failure !== undefined);
   }
 
   currentWatermark(): number {
@@ -335,7 +324,7 @@ export class GroupReader<T> implements SourceReader<T> {
     for (const [key, pt] of this.times) {
       if (this.assigned.has(key) && !pt.idle(true, now, this.time.idlenessMs)) return false;
     }
-    return this.queue.length === this.head;
+    return this.queue.size === 0;
   }
 
   snapshot(checkpointId: number): Json {
@@ -352,23 +341,7 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   private async commit(positions: ReadonlyMap<string, number>): Promise<void> {
-    const offsets = [...positions]
-      .filter(([key]) => this.assigned.has(key))
-      .map(([key, offset]) => {
-        const i = key.lastIndexOf(':');
-        return {
-          topic: key.slice(0, i),
-          partition: Number(key.slice(i + 1)),
-          offset: BigInt(offset),
-          leaderEpoch: -1,
-        };
-      });
-    if (offsets.length === 0) return;
-    try {
-      await this.consumer.commit({ offsets });
-    } catch {
-      this.commitFailures.inc();
-    }
+    await commitPositions(this.consumer, positions, this.assigned, this.commitFailures);
   }
 
   async close(): Promise<void> {
