@@ -238,7 +238,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
       // Worker threads rebuild the graph from the module, without the group.
       if (this.workerCount !== undefined)
         throw invalidArgument('a process group member runs on one thread: set workers to 0');
-      applyProcessGroup(this.graph, this.processGroup);
+      applyProcessGroup(this.graph, this.processGroup, this.maxParallelism);
       this.processGroup = undefined;
     }
     const runner = new JobRunner(this.plan(), this.jobSettings(jobName));

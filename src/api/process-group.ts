@@ -1,7 +1,16 @@
 import { WeirError } from '../core/errors.js';
-import type { ProcessGroupSpec, Source } from '../core/source.js';
+import type {
+  ExchangedRecord,
+  ExchangeSpec,
+  GroupExchange,
+  ProcessGroupSpec,
+  Source,
+} from '../core/source.js';
 import type { LogicalGraph } from '../plan/logical/logical-graph.js';
-import type { LogicalNode } from '../plan/logical/nodes.js';
+import type { LogicalEdge, LogicalNode, Partitioning } from '../plan/logical/nodes.js';
+
+/** Tasks of a keyed stage whose operator sets no parallelism: partitions of its repartition topic. */
+export const DEFAULT_STAGE_TASKS = 4;
 
 /**
  * How a job runs in a process group:
@@ -35,42 +44,168 @@ export function placementInGroup(graph: LogicalGraph, group: ProcessGroupSpec): 
 /**
  * Prepares the graph of a job run as a process group (`weir run --group`).
  * A single-owner job runs whole on its owner and needs no change. In a
- * partitioned one, every source becomes its group copy
- * ({@link Source.inProcessGroup}), so each process reads the tasks
- * (partitions) the group assigns to it.
+ * partitioned one, every source becomes its group copy ({@link Source.inProcessGroup}), so
+ * each process reads the tasks (partitions) the group assigns to it, and the
+ * job is cut at each keyed exchange into stages. A keyed exchange becomes a
+ * repartition topic named after the application id and the consuming
+ * operator's uid, one partition per task of the consuming stage (the
+ * operator's parallelism, else {@link DEFAULT_STAGE_TASKS}), partitioned by
+ * key-group ranges: the producing side writes every record to its key's
+ * partition, and the consuming side reads the partitions the group assigns
+ * to this process, so its keyed state holds exactly their key groups.
  *
- * What runs partitioned today is what is correct when each process sees
- * only its partitions: per-record pipelines (map, filter, process, sinks).
- * Keyed and broadcast exchanges, and stateful operators, would see only this
- * process's share of a key's records; they are refused until exchanges
- * between processes go through repartition topics.
+ * Broadcast exchanges, and state that is not keyed, would still see only
+ * this process's share of the input; they are refused.
  */
-export function applyProcessGroup(graph: LogicalGraph, group: ProcessGroupSpec): void {
-  if (placementInGroup(graph, group) === 'single-owner') return;
-  for (const node of graph.nodes) refuseInGroup(node, group);
-  for (let i = 0; i < graph.nodes.length; i++) {
-    const node = graph.nodes[i]!;
-    if (node.kind !== 'source') continue;
-    const source = node.source.inProcessGroup!(group);
-    graph.nodes[i] = { ...node, source: source as Source<unknown> };
+export function applyProcessGroup(
+  graph: LogicalGraph,
+  spec: ProcessGroupSpec,
+  maxParallelism: number,
+): void {
+  if (placementInGroup(graph, spec) === 'single-owner') return;
+  // Keyed state stays where it is (it does not move between processes yet), so tasks must too.
+  const keyed = graph.nodes.some((n) => n.inputs.some((e) => e.partitioning.kind === 'keyed'));
+  const group = keyed ? { ...spec, pinTasks: true } : spec;
+  const out: LogicalNode[] = [];
+  const moved = new Map<number, number>();
+  const append = (node: LogicalNode): number => {
+    const id = out.length;
+    out.push({ ...node, id } as LogicalNode);
+    return id;
+  };
+  for (const node of graph.nodes) {
+    refuseInGroup(node, group);
+    let inputs = node.inputs.map((e) => ({ ...e, from: moved.get(e.from)! }));
+    if (node.inputs.some((e) => e.partitioning.kind === 'keyed'))
+      inputs = cutAtExchange(node, inputs, group, maxParallelism, out, append);
+    const copy =
+      node.kind === 'source'
+        ? { ...node, source: node.source.inProcessGroup!(group) as Source<unknown> }
+        : node;
+    moved.set(node.id, append({ ...copy, inputs } as LogicalNode));
   }
+  graph.nodes.splice(0, graph.nodes.length, ...out);
 }
 
-function refuseInGroup(node: LogicalNode, group: ProcessGroupSpec): void {
+/**
+ * Replaces the keyed inputs of `node` (already renumbered into `out`) by a
+ * repartition topic: a writer per input edge, one reader, and per input of
+ * the operator a step that keeps that input's records. Returns the node's
+ * new input edges.
+ */
+function cutAtExchange(
+  node: LogicalNode,
+  inputs: readonly LogicalEdge[],
+  group: ProcessGroupSpec,
+  maxParallelism: number,
+  out: readonly LogicalNode[],
+  append: (node: LogicalNode) => number,
+): LogicalEdge[] {
+  const refuse = refuser(node, group);
+  const exchange: GroupExchange =
+    group.exchange ?? refuse('keyed exchanges between processes need Kafka (--bootstrap)');
+  const uid =
+    node.uid ??
+    refuse('give it a .uid(): the repartition topic of its keyed input is named after it');
+  if (inputs.some((e) => e.partitioning.kind !== 'keyed'))
+    refuse('some of its inputs are keyed and some are not');
+  const indices = [...new Set(inputs.map((e) => e.input ?? 0))].sort();
+  const producerTopics = indices.map((i) => [
+    ...new Set(
+      inputs.filter((e) => (e.input ?? 0) === i).flatMap((e) => upstreamTopics(out, e.from)),
+    ),
+  ]);
+  const spec: ExchangeSpec = {
+    topic: exchange.topic(uid),
+    partitions: node.parallelism ?? DEFAULT_STAGE_TASKS,
+    maxParallelism,
+    producerTopics,
+  };
+  inputs.forEach((e, n) => {
+    const partitioning = e.partitioning as Extract<Partitioning, { kind: 'keyed' }>;
+    append(
+      generated(
+        {
+          kind: 'sink',
+          sink: exchange.writer(spec, indices.indexOf(e.input ?? 0), partitioning.selectKey),
+        },
+        `${uid}-exchange-out-${n}`,
+        [{ from: e.from, tag: e.tag, partitioning: { kind: 'rebalance' } }],
+      ),
+    );
+  });
+  const reader = append(
+    generated(
+      { kind: 'source', source: exchange.reader(spec) as Source<unknown> },
+      `${uid}-exchange-in`,
+      [],
+    ),
+  );
+  return indices.map((input, position) => {
+    const first = inputs.find((e) => (e.input ?? 0) === input)!;
+    const keep = append(
+      generated(
+        {
+          kind: 'flat-map',
+          fn: ((r: ExchangedRecord, collector: { collect(value: unknown): void }) => {
+            if (r.input === position) collector.collect(r.value);
+          }) as never,
+        },
+        `${uid}-exchange-in-${input}`,
+        [{ from: reader, tag: undefined, partitioning: { kind: 'forward' } }],
+      ),
+    );
+    return { ...first, from: keep, tag: undefined };
+  });
+}
+
+/** A node the process group adds: one subtask per process, named after its uid. */
+function generated(
+  data: Pick<LogicalNode, 'kind'> & Record<string, unknown>,
+  uid: string,
+  inputs: LogicalEdge[],
+): LogicalNode {
+  return {
+    ...data,
+    id: -1,
+    name: uid,
+    uid,
+    parallelism: 1,
+    inputs,
+    stateful: false,
+    keyed: false,
+    changelog: undefined,
+  } as unknown as LogicalNode;
+}
+
+/** The Kafka topics of the group tasks that feed node `id` (its sources' topics, through any steps). */
+function upstreamTopics(nodes: readonly LogicalNode[], id: number): string[] {
+  const node = nodes[id]!;
+  if (node.kind === 'source') return [...(node.source.groupTopics ?? [])];
+  return node.inputs.flatMap((e) => upstreamTopics(nodes, e.from));
+}
+
+function refuser(node: LogicalNode, group: ProcessGroupSpec): (why: string) => never {
   const what = `operator '${node.uid ?? node.name}'`;
-  const refuse = (why: string): never => {
+  return (why) => {
     throw new WeirError(
       'INVALID_JOB',
       `${what} cannot run in process group '${group.applicationId}': ${why}`,
       { domain: 'user', operatorId: node.uid ?? node.name },
     );
   };
-  for (const edge of node.inputs) {
-    if (edge.partitioning.kind === 'keyed' || edge.partitioning.kind === 'broadcast')
-      refuse(
-        `its input is a ${edge.partitioning.kind} exchange, and exchanges between processes (repartition topics) are not built yet`,
-      );
-  }
-  if (node.stateful)
-    refuse('it keeps state, and state that moves with its task between processes is not built yet');
+}
+
+function refuseInGroup(node: LogicalNode, group: ProcessGroupSpec): void {
+  const refuse = refuser(node, group);
+  if (node.kind === 'source' && node.source.inProcessGroup === undefined)
+    refuse(
+      `source '${node.source.name}' cannot share its input over processes (in a process group, sources are Kafka sources)`,
+    );
+  if (node.inputs.some((e) => e.partitioning.kind === 'broadcast'))
+    refuse('its input is a broadcast exchange, and broadcasts between processes are not built yet');
+  if (node.stateful && !node.inputs.some((e) => e.partitioning.kind === 'keyed'))
+    refuse(
+      'it keeps state that is not keyed, and only keyed state follows the tasks of a process group',
+    );
 }

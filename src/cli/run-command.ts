@@ -85,7 +85,13 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
           options.allowDuplicateOutput === true,
         );
   const jobName = options.name ?? basename(options.module, extname(options.module));
-  if (options.processGroup !== undefined) env.runInProcessGroup(options.processGroup);
+  if (options.processGroup !== undefined) {
+    const { kafkaExchange } = await import('../connectors/kafka/group/kafka-exchange.js');
+    env.runInProcessGroup({
+      ...options.processGroup,
+      exchange: kafkaExchange(options.processGroup),
+    });
+  }
   if (options.language === 'sql') {
     const { buildSqlJob, sqlJobModulePath } = await import('./sql-job.js');
     const script = resolve(io.cwd, options.module);

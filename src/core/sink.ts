@@ -18,6 +18,13 @@ export interface SinkContext {
 export interface SinkWriter<T> {
   write(batch: RecordBatch<T>): void;
   blocked?(): Promise<void> | undefined;
+  /**
+   * For a writer that carries event time on (a keyed exchange between
+   * processes): the input's watermark advanced. Other sinks end watermarks.
+   */
+  writeWatermark?(time: number): void;
+  /** The input has no data for now (see {@link writeWatermark}). */
+  writeIdle?(): void;
   /** Flushes everything written; called once at the end of the job. */
   close(): Promise<void> | void;
 }

@@ -1,6 +1,8 @@
 import type { Clock } from './clock.js';
+import type { Key } from './key-groups.js';
 import type { MetricGroup } from './metrics.js';
 import type { RecordBatch } from './record-batch.js';
+import type { Sink } from './sink.js';
 import type { Json } from './snapshot.js';
 
 /** What a source reader learns about where it runs. */
@@ -92,6 +94,11 @@ export interface Source<T> {
    * job starts. A source without it cannot run in a process group.
    */
   inProcessGroup?(group: ProcessGroupSpec): Source<T>;
+  /**
+   * In a process group, the Kafka topics whose partitions are this source's
+   * tasks: a keyed exchange downstream hears one watermark per task.
+   */
+  readonly groupTopics?: readonly string[];
 }
 
 /** The process group a job runs in: its Kafka consumer group and where Kafka is. */
@@ -100,6 +107,41 @@ export interface ProcessGroupSpec {
   readonly applicationId: string;
   /** Bootstrap brokers of the Kafka cluster whose group coordinator runs the group. */
   readonly brokers: readonly string[];
+  /**
+   * The job keeps keyed state, which does not move between processes yet:
+   * a task must stay with the member that read records of it.
+   */
+  readonly pinTasks?: boolean;
+  /** Builds the ends of keyed exchanges between processes; without it a keyed exchange is refused. */
+  readonly exchange?: GroupExchange;
+}
+
+/**
+ * One keyed exchange between the processes of a group: a topic partitioned
+ * by key-group ranges, whose partitions are the consuming stage's tasks.
+ */
+export interface ExchangeSpec {
+  readonly topic: string;
+  readonly partitions: number;
+  readonly maxParallelism: number;
+  /** For each input of the consuming operator, the topics whose tasks produce into it. */
+  readonly producerTopics: readonly (readonly string[])[];
+}
+
+/** What a process group uses to cut a job at its keyed exchanges. */
+export interface GroupExchange {
+  /** The topic of the keyed exchange into the operator with this uid. */
+  topic(operatorUid: string): string;
+  /** The producing end of input `input`: records keyed by `selectKey`, and this process's watermarks. */
+  writer(spec: ExchangeSpec, input: number, selectKey: (value: never) => Key): Sink<unknown>;
+  /** The consuming end: records of every input as `{ input, value }`, read by the tasks this process holds. */
+  reader(spec: ExchangeSpec): Source<ExchangedRecord>;
+}
+
+/** A record that crossed a keyed exchange, with the input of its consumer it belongs to. */
+export interface ExchangedRecord {
+  readonly input: number;
+  readonly value: unknown;
 }
 
 /** A promise that never resolves, for readers that are never waited on. */

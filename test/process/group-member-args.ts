@@ -4,6 +4,7 @@ export function groupMemberArgs(
   group: string,
   checkpointDir: string,
   jobArgs: readonly string[],
+  flags: readonly string[] = [],
 ): string[] {
   return [
     'run',
@@ -16,6 +17,7 @@ export function groupMemberArgs(
     checkpointDir,
     '--checkpoint-interval',
     '0.2',
+    ...flags,
     '--',
     ...jobArgs,
   ];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { createTopic, json, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
-import { groupMemberArgs } from './group-member-args.js';
+import { startGroupMember } from './group-member.js';
 
 const FIXTURE = 'test/cli/fixtures/group-member.ts';
 const running: RunningCli[] = [];
@@ -18,11 +18,7 @@ interface Out {
 }
 
 function member(app: string, input: string, output: string, name: string): RunningCli {
-  const dir = mkdtempSync(join(tmpdir(), `weir-group-${name}-`));
-  const cli = startWeir(
-    groupMemberArgs(FIXTURE, app, join(dir, 'checkpoints'), [input, output, name]),
-    170_000,
-  );
+  const cli = startGroupMember(FIXTURE, app, name, [input, output, name]);
   running.push(cli);
   return cli;
 }
@@ -160,7 +156,7 @@ describe('weir run --group', () => {
     await everySentCameOut();
   }, 240_000);
 
-  it('refuses a job whose keyed exchange would need a repartition topic, naming the operator', async () => {
+  it('refuses a keyed operator without a uid, which its repartition topic would be named after', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-group-keyed-'));
     const cli = startWeir([
       'run',
@@ -181,7 +177,7 @@ describe('weir run --group', () => {
     const result = await cli.done;
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(
-      /cannot run in process group 'never-joins': its input is a keyed exchange/,
+      /cannot run in process group 'never-joins': give it a \.uid\(\): the repartition topic/,
     );
   }, 60_000);
 });

@@ -10,15 +10,18 @@ import { reasonOf } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { applyGroupTimeouts } from '../group/group-timeouts.js';
+import { setHeldTasks } from '../group/held-tasks.js';
+import { PinnedTasks } from '../group/pinned-tasks.js';
 import { PROCESS_GROUP_CONSUMER, watchAssignment } from '../group/task-group.js';
 import { securityError } from '../security.js';
+import { ArrivalQueue } from './arrival-queue.js';
 import {
   PartitionTime,
   type SourceTimeSpec,
   sourceTimeSpec,
   stampRecord,
 } from './partition-time.js';
-import { offsetCommitFailures, PendingOffsets } from './pending-offsets.js';
+import { commitPositions, offsetCommitFailures, PendingOffsets } from './pending-offsets.js';
 import type { SourceConfig } from './source-options.js';
 
 interface Buffered<T> {
@@ -39,14 +42,12 @@ interface Buffered<T> {
 export class GroupReader<T> implements SourceReader<T> {
   private consumer!: Consumer<Buffer, Buffer, Buffer, Buffer>;
   private stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
-  private readonly queue: Buffered<T>[] = [];
-  private head = 0;
+  private readonly queue = new ArrivalQueue<Buffered<T>>();
   private readonly positions = new Map<string, number>();
   private readonly times = new Map<string, PartitionTime<T>>();
   private readonly time: SourceTimeSpec<T> | undefined;
   private readonly deadLetters: DeadLetters;
   private failure: unknown;
-  private waiter: (() => void) | undefined;
   private paused = false;
   /** Messages waiting for the format's schema lookups (see onMessage). */
   private held: Message<Buffer, Buffer, Buffer, Buffer>[] | undefined;
@@ -57,6 +58,7 @@ export class GroupReader<T> implements SourceReader<T> {
   private readonly bytesRead: Counter;
   private assigned = new Set<string>();
   private lastWatermark = Number.NEGATIVE_INFINITY;
+  private readonly pinned: PinnedTasks | undefined;
 
   /** Names the reader in messages. */
   private get what(): string {
@@ -77,6 +79,7 @@ export class GroupReader<T> implements SourceReader<T> {
     );
     this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
+    this.pinned = config.pinTasks ? new PinnedTasks(this.what, (e) => this.fail(e)) : undefined;
     context.metrics.gauge(
       'weir_kafka_source_partitions',
       'Partitions assigned to this reader',
@@ -175,7 +178,9 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   private assign(next: Set<string>): void {
+    this.pinned?.reassigned(this.assigned, next);
     this.assigned = next;
+    setHeldTasks(this, next);
     for (const key of [...this.times.keys()]) if (!next.has(key)) this.times.delete(key);
   }
 
@@ -198,6 +203,7 @@ export class GroupReader<T> implements SourceReader<T> {
     }
     const key = `${m.topic}:${m.partition}`;
     const offset = Number(m.offset);
+    if (this.assigned.has(key)) this.pinned?.firstMessage(key, offset);
     const timestamp = Number(m.timestamp);
     // The stream hands over one message at a time: one addition each, no allocation.
     this.bytesRead.inc((m.key?.length ?? 0) + (m.value?.length ?? 0));
@@ -222,7 +228,7 @@ export class GroupReader<T> implements SourceReader<T> {
       return;
     }
     this.queue.push({ key, value, timestamp: time, offset });
-    if (this.queue.length - this.head >= this.config.maxBufferedRecords && !this.paused) {
+    if (this.queue.size >= this.config.maxBufferedRecords && !this.paused) {
       this.paused = true;
       this.stream?.pause();
     }
@@ -275,9 +281,7 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   private wakeUp(): void {
-    const w = this.waiter;
-    this.waiter = undefined;
-    w?.();
+    this.queue.wake();
   }
 
   private fail(cause: unknown): void {
@@ -287,18 +291,19 @@ export class GroupReader<T> implements SourceReader<T> {
 
   poll(): RecordBatch<T> | PollStatus {
     if (this.failure !== undefined) throw this.failure;
-    const n = Math.min(this.context.batchSize, this.queue.length - this.head);
+    const n = Math.min(this.context.batchSize, this.queue.size);
     if (n === 0) return 'wait';
     const values: T[] = new Array<T>(n);
     const timestamps: number[] = new Array<number>(n);
     const now = this.context.clock.now();
     const touched = new Set<PartitionTime<T>>();
     for (let i = 0; i < n; i++) {
-      const r = this.queue[this.head + i]!;
+      const r = this.queue.take()!;
       const ts = r.timestamp;
       values[i] = r.value;
       timestamps[i] = ts;
       this.positions.set(r.key, r.offset + 1);
+      this.pinned?.recordRead(r.key);
       let pt = this.times.get(r.key);
       if (pt === undefined) {
         pt = new PartitionTime<T>(this.time?.createGenerator?.(), now);
@@ -308,12 +313,7 @@ export class GroupReader<T> implements SourceReader<T> {
       touched.add(pt);
     }
     for (const pt of touched) pt.periodic();
-    this.head += n;
-    if (this.head > 4096 && this.head * 2 > this.queue.length) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
-    }
-    if (this.paused && this.queue.length - this.head < this.config.maxBufferedRecords / 2) {
+    if (this.paused && this.queue.size < this.config.maxBufferedRecords / 2) {
       this.paused = false;
       this.stream?.resume();
     }
@@ -322,10 +322,7 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   available(): Promise<void> {
-    if (this.failure !== undefined || this.queue.length > this.head) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
+    return this.queue.available(this.failure !== undefined);
   }
 
   currentWatermark(): number {
@@ -348,7 +345,7 @@ export class GroupReader<T> implements SourceReader<T> {
     for (const [key, pt] of this.times) {
       if (this.assigned.has(key) && !pt.idle(true, now, this.time.idlenessMs)) return false;
     }
-    return this.queue.length === this.head;
+    return this.queue.size === 0;
   }
 
   snapshot(checkpointId: number): Json {
@@ -365,26 +362,11 @@ export class GroupReader<T> implements SourceReader<T> {
   }
 
   private async commit(positions: ReadonlyMap<string, number>): Promise<void> {
-    const offsets = [...positions]
-      .filter(([key]) => this.assigned.has(key))
-      .map(([key, offset]) => {
-        const i = key.lastIndexOf(':');
-        return {
-          topic: key.slice(0, i),
-          partition: Number(key.slice(i + 1)),
-          offset: BigInt(offset),
-          leaderEpoch: -1,
-        };
-      });
-    if (offsets.length === 0) return;
-    try {
-      await this.consumer.commit({ offsets });
-    } catch {
-      this.commitFailures.inc();
-    }
+    await commitPositions(this.consumer, positions, this.assigned, this.commitFailures);
   }
 
   async close(): Promise<void> {
+    setHeldTasks(this, new Set());
     if (this.commitTimer !== undefined) clearInterval(this.commitTimer);
     await this.dlq.catch(() => {});
     await this.stream?.close().catch(() => {});

@@ -109,11 +109,13 @@ class DerivedKafkaSource<T> implements Source<T> {
   readonly bounded: boolean;
   readonly parallelizable: boolean;
   readonly rescalable = false;
+  readonly groupTopics: readonly string[] | undefined;
 
   constructor(private readonly config: SourceConfig<T>) {
     this.name = config.name;
     this.bounded = config.bounded;
     this.parallelizable = config.mode === 'group';
+    this.groupTopics = config.mode === 'group' ? config.topics : undefined;
   }
 
   createReader(context: SourceContext): SourceReader<T> {

@@ -1,3 +1,4 @@
+import type { Consumer } from '@platformatic/kafka';
 import type { Counter, MetricGroup } from '../../../core/metrics.js';
 
 /**
@@ -32,4 +33,34 @@ export function offsetCommitFailures(metrics: MetricGroup): Counter {
     'weir_kafka_offset_commit_failures_total',
     'Offset commits to the consumer group that failed (retried at the next checkpoint)',
   );
+}
+
+/**
+ * Commits `positions` (`topic:partition` to the next offset) of the tasks
+ * still assigned to the group; a failure is counted and retried with the
+ * next checkpoint's offsets.
+ */
+export async function commitPositions(
+  consumer: Consumer,
+  positions: ReadonlyMap<string, number>,
+  assigned: ReadonlySet<string>,
+  failures: Counter,
+): Promise<void> {
+  const offsets = [...positions]
+    .filter(([key]) => assigned.has(key))
+    .map(([key, offset]) => {
+      const i = key.lastIndexOf(':');
+      return {
+        topic: key.slice(0, i),
+        partition: Number(key.slice(i + 1)),
+        offset: BigInt(offset),
+        leaderEpoch: -1,
+      };
+    });
+  if (offsets.length === 0) return;
+  try {
+    await consumer.commit({ offsets });
+  } catch {
+    failures.inc();
+  }
 }

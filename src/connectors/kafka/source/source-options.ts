@@ -45,6 +45,8 @@ export interface SourceConfig<T> {
    */
   readonly groupProtocol: 'classic' | 'consumer';
   readonly commitOffsets: boolean;
+  /** Process group with keyed state: a task read here must not move (see PinnedTasks). */
+  readonly pinTasks: boolean;
   readonly autoCommitIntervalMs: number;
   readonly watermarks: WatermarkStrategy<T> | undefined;
   readonly onError: KafkaBadRecordPolicy;
@@ -80,6 +82,7 @@ export function sourceConfig<T>(options: KafkaSourceOptions<T>): SourceConfig<T>
     mode: o.mode,
     groupProtocol: 'classic',
     commitOffsets: o.groupId !== undefined && o.commitOffsets,
+    pinTasks: false,
     autoCommitIntervalMs: o.autoCommitIntervalMs,
     watermarks: options.watermarks,
     onError: o.onError,
@@ -163,6 +166,7 @@ export function processGroupConfig<T>(
     groupProtocol: 'consumer',
     groupId: group.applicationId,
     commitOffsets: true,
+    pinTasks: group.pinTasks === true,
     autoCommitIntervalMs: 0,
   };
 }

@@ -62,9 +62,13 @@ export class SinkOperator<T> extends Operator<T, never> implements Blocking {
     }
   }
 
-  // Watermarks end here.
-  override processWatermark(): void {}
-  override processIdle(): void {}
+  // Watermarks end here, unless the writer carries them on to another process.
+  override processWatermark(time: number): void {
+    this.writer.writeWatermark?.(time);
+  }
+  override processIdle(): void {
+    this.writer.writeIdle?.();
+  }
 
   override snapshotState(context: SnapshotContext): OperatorSnapshot | undefined {
     const writer = this.transactional;

@@ -1,0 +1,23 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningCli, startWeir } from '../cli/run-cli.js';
+import { groupMemberArgs } from './group-member-args.js';
+
+/**
+ * Starts `weir run <fixture> --group <app>` on the test Kafka, with a
+ * checkpoint directory of its own and a checkpoint every 0.2 s; `flags` go
+ * before `--`, `args` to the job. Tests stop their members; the hard limit
+ * only ends one left running, and is long since a test file of several
+ * members takes minutes on a busy machine.
+ */
+export function startGroupMember(
+  fixture: string,
+  app: string,
+  name: string,
+  args: readonly string[],
+  flags: readonly string[] = [],
+): RunningCli {
+  const dir = mkdtempSync(join(tmpdir(), `weir-group-${name}-`));
+  return startWeir(groupMemberArgs(fixture, app, join(dir, 'checkpoints'), args, flags), 400_000);
+}

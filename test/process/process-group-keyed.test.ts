@@ -1,0 +1,319 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
+import type { Order, Pair, User } from '../cli/fixtures/group-keyed-join.js';
+import type { Out } from '../cli/fixtures/group-keyed-windows.js';
+import type { RunningCli } from '../cli/run-cli.js';
+import {
+  createTopic,
+  json,
+  produce,
+  readAll,
+  readRecords,
+  uniqueTopic,
+  waitFor,
+} from '../kafka/helpers.js';
+import { startGroupMember } from './group-member.js';
+
+const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';
+const JOIN = 'test/cli/fixtures/group-keyed-join.ts';
+const running: RunningCli[] = [];
+afterAll(() => {
+  for (const r of running) r.child.kill('SIGKILL');
+});
+
+/** Input partitions; the last one never gets a record (an idle task). */
+const PARTITIONS = 4;
+const KEYS = Array.from({ length: 9 }, (_, i) => `k${i}`);
+const WINDOW = 10_000;
+const LATENESS = 15_000;
+const OUT_OF_ORDERNESS = 100_000;
+/** Ticks that take the watermark past every on-time window (multiples of 3: see `ticks`). */
+const TICK = 201_000;
+const END = 402_000;
+let nextPort = 61_140;
+
+interface Ev {
+  readonly k: string;
+  readonly t: number;
+  readonly v: number;
+}
+
+/** A deterministic stream of numbers in [0, 1). */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** Every key's records go to one partition (0..2), so their order holds end to end; ticks go to all three. */
+const partitionOf = (e: Ev): number => (e.k === 'tick' ? e.t % 3 : Number(e.k.slice(1)) % 3);
+
+/**
+ * The input in phases: a tick in each partition, so every producing task
+ * has spoken before the data; on-time records up to 90 s (each key has one
+ * at 85 s); ticks at 200 s that take the watermark (100 s behind) to 100 s;
+ * late records (those in [80 s, 90 s) update their window, earlier ones are
+ * too late for it); ticks at 400 s that fire the last window.
+ */
+function input(seed: number) {
+  const next = random(seed);
+  const onTime: Ev[] = [];
+  for (const k of KEYS) {
+    onTime.push({ k, t: 85_000, v: 1 });
+    for (let i = 0; i < 40; i++)
+      onTime.push({ k, t: Math.floor(next() * 90_000), v: Math.floor(next() * 100) });
+  }
+  const late: Ev[] = KEYS.flatMap((k) =>
+    Array.from({ length: 4 }, () => ({
+      k,
+      t: Math.floor(next() * 90_000),
+      v: Math.floor(next() * 100),
+    })),
+  );
+  // t: a multiple of 3, so tick t + p goes to partition p.
+  const ticks = (t: number): Ev[] => [0, 1, 2].map((p) => ({ k: 'tick', t: t + p, v: 0 }));
+  return { onTime, late, ticks };
+}
+
+/** The batch computation: what the job must write, as a sorted list of lines. */
+function oracle(onTime: readonly Ev[], late: readonly Ev[], ticks: (t: number) => Ev[]): string[] {
+  const out: Out[] = [];
+  const acc = new Map<string, { k: string; start: number; n: number; sum: number }>();
+  const add = (e: Ev) => {
+    const start = Math.floor(e.t / WINDOW) * WINDOW;
+    const id = `${e.k}@${start}`;
+    const a = acc.get(id) ?? { k: e.k, start, n: 0, sum: 0 };
+    a.n++;
+    a.sum += e.v;
+    acc.set(id, a);
+    return a;
+  };
+  // Everything before the ticks at TICK fires when they pass.
+  for (const e of [...ticks(0), ...onTime]) add(e);
+  for (const a of acc.values()) out.push({ kind: 'window', ...a, update: false });
+  const watermark = TICK + 2 - OUT_OF_ORDERNESS - 1;
+  for (const e of late) {
+    const start = Math.floor(e.t / WINDOW) * WINDOW;
+    if (start + WINDOW - 1 + LATENESS <= watermark) out.push({ kind: 'late', ...e });
+    else out.push({ kind: 'window', ...add({ ...e }), update: true });
+  }
+  // The ticks' own window fires when the ticks at END pass.
+  out.push({ kind: 'window', k: 'tick', start: 200_000, n: 3, sum: 0, update: false });
+  return out.map(line).sort();
+}
+
+function line(o: Out): string {
+  return o.kind === 'window'
+    ? `window ${o.k} ${o.start} n=${o.n} sum=${o.sum}${o.update ? ' update' : ''}`
+    : `late ${o.k} ${o.t} v=${o.v}`;
+}
+
+function member(app: string, inTopic: string, outTopic: string, name: string) {
+  return memberOf(FIXTURE, app, [inTopic, outTopic], name);
+}
+
+function memberOf(fixture: string, app: string, args: readonly string[], name: string) {
+  const port = nextPort++;
+  const cli = startGroupMember(fixture, app, name, args, ['--metrics-port', String(port)]);
+  running.push(cli);
+  return { cli, port };
+}
+
+/** Tasks (partitions) a member holds now, per operator line of its metrics. */
+async function heldTasks(port: number): Promise<number[]> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith('weir_kafka_source_partitions'))
+      .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
+  } catch {
+    return [];
+  }
+}
+
+async function run(processes: number, seed: number): Promise<void> {
+  const inTopic = uniqueTopic('kg-in');
+  const outTopic = uniqueTopic('kg-out');
+  const app = uniqueTopic('kg-app');
+  await createTopic(inTopic, PARTITIONS);
+  await createTopic(outTopic, 1);
+  const members = Array.from({ length: processes }, (_, i) =>
+    member(app, inTopic, outTopic, String.fromCharCode(97 + i)),
+  );
+  const diagnose = () => members.map((m) => m.cli.output('stderr').slice(-800)).join(' | ');
+  // Every member holds tasks of both stages, and all tasks are held, before any data.
+  await waitFor(
+    'the group to settle',
+    async () => {
+      const held = await Promise.all(members.map((m) => heldTasks(m.port)));
+      const total = held.flat().reduce((a, b) => a + b, 0);
+      return total === 2 * PARTITIONS && held.every((h) => h.length === 2 && h.every((n) => n > 0));
+    },
+    90_000,
+    diagnose,
+  );
+
+  const { onTime, late, ticks } = input(seed);
+  const send = (events: readonly Ev[]) =>
+    produce(
+      inTopic,
+      events.map((e) => ({ value: JSON.stringify(e), partition: partitionOf(e) })),
+    );
+  const repartition = repartitionTopicName(app, 'counts');
+  const dataIn = async () =>
+    (await readRecords(repartition)).filter((r) => r.headers.length === 0).length;
+  const outputs = async () => (await readAll(outTopic, json<Out>())).map(line);
+
+  // Every producing task speaks (with a record, then its watermark) before the data.
+  await send(ticks(0));
+  await waitFor(
+    'the first ticks to cross the repartition topic',
+    async () => (await dataIn()) === 3,
+    60_000,
+    diagnose,
+  );
+  await send(onTime);
+  await send(ticks(TICK));
+  const firstWindows = new Set(
+    [...ticks(0), ...onTime].map((e) => `${e.k}@${Math.floor(e.t / WINDOW) * WINDOW}`),
+  ).size;
+  await waitFor(
+    'every on-time window to fire',
+    async () => (await outputs()).length >= firstWindows,
+    60_000,
+    diagnose,
+  );
+  await send(late);
+  await send(ticks(END));
+  const expected = oracle(onTime, late, ticks);
+  let got: string[] = [];
+  await waitFor(
+    'every late record and the last window',
+    async () => {
+      got = await outputs();
+      return got.length >= expected.length;
+    },
+    60_000,
+    () => `${got.length} of ${expected.length}; ${diagnose()}`,
+  );
+  expect(got.sort()).toEqual(expected);
+  for (const m of members) m.cli.child.kill('SIGTERM');
+  await Promise.all(members.map((m) => m.cli.done));
+}
+
+describe('weir run --group with a keyed stage', () => {
+  it.each([1, 2, 3])(
+    'keyed windows with late data over %i process(es) equal the batch computation (an idle input partition)',
+    async (processes) => {
+      await run(processes, 7);
+    },
+    200_000,
+  );
+
+  it('stops with an error naming the task, rather than go on without its state, when a task read by one member moves to another', async () => {
+    const inTopic = uniqueTopic('kg-in');
+    const outTopic = uniqueTopic('kg-out');
+    const app = uniqueTopic('kg-app');
+    await createTopic(inTopic, PARTITIONS);
+    await createTopic(outTopic, 1);
+    const a = member(app, inTopic, outTopic, 'a');
+    const diagnose = () => a.cli.output('stderr').slice(-800);
+    await waitFor(
+      'a to hold every task',
+      async () => {
+        const held = await heldTasks(a.port);
+        return held.length === 2 && held.every((n) => n === PARTITIONS);
+      },
+      90_000,
+      diagnose,
+    );
+    const { onTime } = input(11);
+    await produce(
+      inTopic,
+      onTime.map((e) => ({ value: JSON.stringify(e), partition: partitionOf(e) })),
+    );
+    const repartition = repartitionTopicName(app, 'counts');
+    await waitFor(
+      'a to read the records',
+      async () =>
+        (await readRecords(repartition)).filter((r) => r.headers.length === 0).length ===
+        onTime.length,
+      60_000,
+      diagnose,
+    );
+    const b = member(app, inTopic, outTopic, 'b');
+    const stopped =
+      /moved to another member after this one had read records of it|came to this member at offset \d+, after another member had read records of it/;
+    await waitFor(
+      'a or b to refuse the moved task',
+      () => stopped.test(a.cli.output('stderr')) || stopped.test(b.cli.output('stderr')),
+      90_000,
+      () => `${diagnose()} | ${b.cli.output('stderr').slice(-800)}`,
+    );
+    expect(`${a.cli.output('stderr')}${b.cli.output('stderr')}`).toMatch(
+      /keyed state, which does not move between processes yet/,
+    );
+  }, 200_000);
+
+  it('a regular join over 3 processes writes every matching pair once (two inputs through one repartition topic)', async () => {
+    const orders = uniqueTopic('kg-orders');
+    const users = uniqueTopic('kg-users');
+    const output = uniqueTopic('kg-pairs');
+    const app = uniqueTopic('kg-join');
+    await createTopic(orders, 4);
+    await createTopic(users, 2);
+    await createTopic(output, 1);
+    const members = ['a', 'b', 'c'].map((n) => memberOf(JOIN, app, [orders, users, output], n));
+    const diagnose = () => members.map((m) => m.cli.output('stderr').slice(-800)).join(' | ');
+    // Sources of both topics and the join's tasks: 4 + 2 + 4, every member holding some.
+    await waitFor(
+      'the group to settle',
+      async () => {
+        const held = await Promise.all(members.map((m) => heldTasks(m.port)));
+        return (
+          held.flat().reduce((a, b) => a + b, 0) === 10 &&
+          held.every((h) => h.length === 3 && h.some((n) => n > 0))
+        );
+      },
+      90_000,
+      diagnose,
+    );
+    const next = random(3);
+    const userRows: User[] = Array.from({ length: 30 }, (_, user) => ({ user, name: `u${user}` }));
+    // Some users have two rows: each of their orders pairs with both.
+    for (let user = 0; user < 30; user += 7) userRows.push({ user, name: `u${user}-2` });
+    const orderRows: Order[] = Array.from({ length: 300 }, (_, id) => ({
+      id,
+      user: Math.floor(next() * 40),
+    }));
+    await Promise.all([
+      produce(
+        users,
+        userRows.map((u, i) => ({ value: JSON.stringify(u), partition: i % 2 })),
+      ),
+      produce(
+        orders,
+        orderRows.map((o) => ({ value: JSON.stringify(o), partition: o.id % 4 })),
+      ),
+    ]);
+    const expected = orderRows
+      .flatMap((o) => userRows.filter((u) => u.user === o.user).map((u) => `${o.id} ${u.name}`))
+      .sort();
+    let got: string[] = [];
+    await waitFor(
+      'every pair',
+      async () => {
+        got = (await readAll(output, json<Pair>())).map((p) => `${p.order} ${p.name}`);
+        return got.length >= expected.length;
+      },
+      90_000,
+      () => `${got.length} of ${expected.length}; ${diagnose()}`,
+    );
+    expect(got.sort()).toEqual(expected);
+    for (const m of members) m.cli.child.kill('SIGTERM');
+    await Promise.all(members.map((m) => m.cli.done));
+  }, 200_000);
+});
