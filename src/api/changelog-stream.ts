@@ -399,9 +399,7 @@ function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
     input,
     selectKey as (value: never) => Key,
     keyName,
-    miniBatch === undefined
-      ? 'updating aggregate'
-      : `updating aggregate (mini-batch: ${miniBatch.size} rows, ${miniBatch.allowLatencyMs} ms)`,
+    'updating aggregate',
     { kind: 'updating-aggregate', spec: spec as unknown as UpdatingAggregateNode['spec'] },
     mode,
   );

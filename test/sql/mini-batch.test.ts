@@ -138,7 +138,7 @@ describe('mini-batch GROUP BY', () => {
       SET 'table.exec.mini-batch.size' = '50000';
       ${valuesView([[1, 1]])}`);
     const plan = tEnv.explainSql('SELECT k, COUNT(*) FROM t GROUP BY k');
-    expect(plan).toContain('updating aggregate (mini-batch: 50000 rows, 2000 ms)');
+    expect(plan).toContain('mini-batch: 50000 rows, 2000ms');
   });
 
   it('refuses values that are not of their option, and mini-batch without its bounds', () => {

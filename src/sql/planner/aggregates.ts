@@ -24,12 +24,22 @@ import {
   T,
   withNullability,
 } from '../types/logical-type.js';
+import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
 
 /** COUNT(DISTINCT): the values seen, and how many (so a result costs no counting). */
 interface DistinctState {
   n: number;
   seen: Record<string, 1>;
+}
+
+/**
+ * COUNT(DISTINCT x) calls that differ only in their FILTER: each distinct value once, with a
+ * bit per call that has seen it, and each call's count (Flink shares this state too).
+ */
+interface SharedDistinctState {
+  n: number[];
+  seen: Record<string, number>;
 }
 
 /** SUM and AVG DISTINCT: each distinct value by its text. */
@@ -43,6 +53,7 @@ type AccState =
   | string
   | boolean
   | DistinctState
+  | SharedDistinctState
   | DistinctValues
   | [number | string, number];
 
@@ -365,6 +376,104 @@ function distinctValues(
   };
 }
 
+/** Calls sharing one state: more than this many filters are split over several. */
+const MAX_SHARED = 30;
+
+/**
+ * The COUNT(DISTINCT x) calls of `calls` (at `indices`) over the same x, as one state: a row's
+ * value is looked up once, not once per call. The result is each call's count, in order.
+ */
+function sharedCountDistinct(
+  calls: readonly AggregateCallAst[],
+  scope: Scope,
+): AggregateSpec & { readonly result: (state: AccState) => number[] } {
+  const first = calls[0] as AggregateCallAst;
+  const fn = compileScalar(first.args[0] as Expr, scope).fn;
+  const filters = calls.map((c) =>
+    c.filter === undefined ? undefined : compilePredicate(c.filter, scope, 'FILTER condition'),
+  );
+  const k = calls.length;
+  const all = 2 ** k - 1;
+  const count = (seen: Record<string, number>): number[] => {
+    const n = new Array<number>(k).fill(0);
+    for (const mask of Object.values(seen))
+      for (let i = 0; i < k; i++) if ((mask & (1 << i)) !== 0) (n[i] as number)++;
+    return n;
+  };
+  return {
+    init: (): SharedDistinctState => ({ n: new Array<number>(k).fill(0), seen: {} }),
+    add: (s, row) => {
+      let mask = 0;
+      for (let i = 0; i < k; i++) {
+        const filter = filters[i];
+        if (filter === undefined || filter(row)) mask |= 1 << i;
+      }
+      if (mask === 0) return s;
+      const v = fn(row);
+      if (v === null) return s;
+      const d = s as SharedDistinctState;
+      const key = distinctKey(v);
+      const had = d.seen[key] ?? 0;
+      const added = mask & ~had;
+      if (added === 0) return d;
+      d.seen[key] = had | mask;
+      for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
+      return d;
+    },
+    merge: (a, b) => {
+      const seen = { ...(a as SharedDistinctState).seen };
+      for (const [key, mask] of Object.entries((b as SharedDistinctState).seen))
+        seen[key] = ((seen[key] ?? 0) | mask) & all;
+      return { n: count(seen), seen };
+    },
+    result: (s) => (s as SharedDistinctState).n,
+    type: T.bigint(false),
+  };
+}
+
+/**
+ * The state slots of a query's aggregate calls: COUNT(DISTINCT x) calls over the same x share
+ * one slot (whatever their FILTERs); every other call has its own. `of[i]` is call i's slot
+ * and, for a shared slot, its position in the slot's result.
+ */
+function aggregateSlots(
+  calls: readonly AggregateCallAst[],
+  scope: Scope,
+): { specs: AggregateSpec[]; of: { slot: number; at: number | undefined }[] } {
+  const byArgument = new Map<string, number[]>();
+  calls.forEach((c, i) => {
+    if (c.name !== 'COUNT' || !c.distinct || c.args.length !== 1 || userAggregate(c.name)) return;
+    const key = normalizedKey(c.args[0] as Expr, scope);
+    byArgument.set(key, [...(byArgument.get(key) ?? []), i]);
+  });
+  const specs: AggregateSpec[] = [];
+  const of: { slot: number; at: number | undefined }[] = new Array(calls.length);
+  const shared = new Set<number>();
+  for (const indices of byArgument.values()) {
+    for (let from = 0; from < indices.length; from += MAX_SHARED) {
+      const part = indices.slice(from, from + MAX_SHARED);
+      if (part.length < 2) continue;
+      const slot = specs.length;
+      specs.push(
+        sharedCountDistinct(
+          part.map((i) => calls[i] as AggregateCallAst),
+          scope,
+        ),
+      );
+      part.forEach((call, at) => {
+        of[call] = { slot, at };
+        shared.add(call);
+      });
+    }
+  }
+  calls.forEach((c, i) => {
+    if (shared.has(i)) return;
+    of[i] = { slot: specs.length, at: undefined };
+    specs.push(compileAggregate(c, scope));
+  });
+  return { specs, of };
+}
+
 interface Accumulator {
   /** The grouping key values of the first row (JSON-safe). */
   k: unknown[] | null;
@@ -386,10 +495,22 @@ export function rowAggregate(
   calls: readonly AggregateCallAst[],
   scope: Scope,
 ): { fn: RowAggregateFunction; types: LogicalType[] } {
-  const specs = calls.map((c) => compileAggregate(c, scope));
+  const { specs, of } = aggregateSlots(calls, scope);
+  const shared = of.filter((o) => o.at !== undefined).length;
   const keyCodecs = keyTypes.map(codec);
   const n = specs.length;
+  const results = (acc: Accumulator): unknown[] => {
+    const slots = specs.map((s, i) => s.result(acc.s[i] as AccState));
+    return of.map(({ slot, at }) =>
+      at === undefined ? slots[slot] : (slots[slot] as unknown[])[at],
+    );
+  };
   const fn: RowAggregateFunction = {
+    ...(shared === 0
+      ? {}
+      : {
+          explain: `shared distinct state: ${shared} COUNT(DISTINCT) calls, one state per argument`,
+        }),
     createAccumulator: () => ({ k: null, s: specs.map((s) => s.init()) }),
     add(row, acc) {
       if (acc.k === null)
@@ -405,7 +526,7 @@ export function rowAggregate(
       const keys = (acc.k ?? keyFns.map(() => null)).map((v, i) =>
         v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).dec(v),
       );
-      return [...keys, ...specs.map((s, i) => s.result(acc.s[i] as AccState))];
+      return [...keys, ...results(acc)];
     },
     ...(specs.every((s) => s.retract !== undefined)
       ? {
@@ -428,5 +549,8 @@ export function rowAggregate(
       };
     },
   };
-  return { fn, types: [...keyTypes, ...specs.map((s) => s.type)] };
+  return {
+    fn,
+    types: [...keyTypes, ...of.map(({ slot }) => (specs[slot] as AggregateSpec).type)],
+  };
 }

@@ -1,6 +1,7 @@
 import type { Change, GroupResult } from '../../../core/changelog.js';
 import type { KeyedProcessFunction } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
+import { MAX_WATERMARK } from '../../../core/messages.js';
 import type { SnapshotContext } from '../../../core/operator.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { OperatorSnapshot } from '../../../core/snapshot.js';
@@ -13,14 +14,16 @@ type GroupChange = Change<GroupResult<Key, unknown>>;
 /**
  * An updating aggregation with Flink's mini-batch: rows fold into state as they arrive, but
  * each group's change is emitted once per bundle, when the bundle holds `size` rows, its
- * first row has waited `allowLatencyMs` of processing time, a watermark passes (before it is
- * forwarded), a checkpoint barrier passes (before the snapshot, so a restored job has emitted
- * every change its state holds) or the input ends.
+ * first row has waited `allowLatencyMs` of processing time, a checkpoint barrier passes
+ * (before the snapshot, so a restored job has emitted every change its state holds) or the
+ * input ends. Watermarks wait for the bundle.
  */
 export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknown, GroupChange> {
   private readonly bundle: GroupBundle<Key, unknown, unknown>;
   private readonly allowLatencyMs: number;
   private cancelTimer: (() => void) | undefined;
+  /** The newest watermark that arrived while the bundle was open. */
+  private heldWatermark: number | undefined;
 
   constructor(spec: UpdatingAggregateSpec<unknown, unknown, unknown>) {
     const miniBatch = spec.miniBatch;
@@ -43,9 +46,16 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
     else if (wasEmpty && this.bundle.rowCount > 0) this.scheduleFlush();
   }
 
+  /**
+   * A watermark waits with the open bundle (as Flink's mini-batch holds watermarks back to
+   * its bundle boundaries), so that the bundle's changes still come before it; flushing at
+   * every watermark would emit nearly a change per row again. The end of input's passes.
+   */
   override processWatermark(time: number): void {
-    this.flushBundle();
-    super.processWatermark(time);
+    if (this.bundle.rowCount === 0 || time === MAX_WATERMARK) {
+      this.flushBundle();
+      super.processWatermark(time);
+    } else this.heldWatermark = time;
   }
 
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
@@ -64,7 +74,7 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
     super.close();
   }
 
-  /** Emits the bundle's changes now. */
+  /** Emits the bundle's changes now, then the watermark held back with them. */
   private flushBundle(): void {
     this.cancelTimer?.();
     this.cancelTimer = undefined;
@@ -75,6 +85,9 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
       emitter.collect(change);
     });
     emitter.flush();
+    const held = this.heldWatermark;
+    this.heldWatermark = undefined;
+    if (held !== undefined) super.processWatermark(held);
   }
 
   /** A bundle's first row waits at most `allowLatencyMs` for its change. */
