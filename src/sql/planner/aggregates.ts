@@ -39,7 +39,7 @@ interface DistinctState {
  */
 interface SharedDistinctState {
   n: number[];
-  seen: Record<string, number>;
+  seen: Record<string | number, number>;
 }
 
 /** SUM and AVG DISTINCT: each distinct value by its text. */
@@ -376,6 +376,17 @@ function distinctValues(
   };
 }
 
+/**
+ * A value's key in a shared distinct state: a small non-negative integer is its own key (an
+ * array index, which V8 stores without building or hashing a string); any other value its
+ * typed text. The two cannot collide: typed text always holds a colon.
+ */
+function sharedDistinctKey(v: unknown): string | number {
+  return typeof v === 'number' && v >= 0 && v < 4_294_967_295 && Number.isInteger(v)
+    ? v
+    : distinctKey(v);
+}
+
 /** Calls sharing one state: more than this many filters are split over several. */
 const MAX_SHARED = 30;
 
@@ -412,7 +423,7 @@ function sharedCountDistinct(
       const v = fn(row);
       if (v === null) return s;
       const d = s as SharedDistinctState;
-      const key = distinctKey(v);
+      const key = sharedDistinctKey(v);
       const had = d.seen[key] ?? 0;
       const added = mask & ~had;
       if (added === 0) return d;
