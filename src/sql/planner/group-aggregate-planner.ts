@@ -16,14 +16,8 @@ import { sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
 import { rowAggregate } from './aggregates.js';
 import { isUpdating, updatingRelation } from './changelog-relation.js';
-import { contains, mapChildren } from './expr-tools.js';
-import {
-  AggregateCalls,
-  groupKey,
-  isAggregateCall,
-  normalizedKey,
-  selectList,
-} from './grouping.js';
+import { contains, mapChildren, normalizedKey } from './expr-tools.js';
+import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import type { MiniBatch } from './mini-batch.js';
 import type { Relation } from './relation.js';
 import { ttlOption } from './state-ttl.js';

@@ -11,9 +11,7 @@ import { userAggregate } from '../functions/user-functions.js';
 import type { Expr, Select, SelectItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import type { AggregateCallAst } from './aggregates.js';
-import { contains, exprKey, mapChildren, normalizedKey } from './expr-tools.js';
-
-export { normalizedKey };
+import { contains, normalizedKey } from './expr-tools.js';
 
 const NULL_KEY = '\u0000null';
 

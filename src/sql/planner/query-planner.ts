@@ -33,15 +33,9 @@ import { rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { isUpdating, withColumns } from './changelog-relation.js';
-import { contains, mapChildren } from './expr-tools.js';
+import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
-import {
-  AggregateCalls,
-  groupKey,
-  isAggregateCall,
-  normalizedKey,
-  selectList,
-} from './grouping.js';
+import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import { planJoin } from './join-planner.js';
 import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
 import { asOfAttribute, isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
