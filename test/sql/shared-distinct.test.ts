@@ -17,16 +17,13 @@ const COUNTS = `COUNT(DISTINCT v) AS a,
   COUNT(*) FILTER (WHERE w > 2) AS d,
   COUNT(DISTINCT w) FILTER (WHERE v > 1) AS e`;
 
+const TIME_COLUMN = { name: 'ts', type: 'TIMESTAMP(3)' };
+
 /** The rows as a table `raw` with a watermark on `ts`. */
 function register(env: StreamEnvironment, tEnv: TableEnvironment, rows: Input): void {
   const objects = rows.map(([k, v, w, ts]) => ({ k, v, w, ts }));
   tEnv.fromDataStream('raw', env.fromArray(objects), {
-    columns: [
-      { name: 'k', type: 'INT' },
-      { name: 'v', type: 'INT' },
-      { name: 'w', type: 'INT' },
-      { name: 'ts', type: 'TIMESTAMP(3)' },
-    ],
+    columns: [...['k', 'v', 'w'].map((name) => ({ name, type: 'INT' })), TIME_COLUMN],
     watermark: { column: 'ts', expression: 'ts' },
   });
 }
