@@ -235,6 +235,11 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
 
 type Guard = (add: AggregateSpec['add']) => AggregateSpec['add'];
 
+/** A [sum, count] pair (or null) that no other accumulator holds. */
+function copyPair(s: AccState): AccState {
+  return s === null ? null : [...(s as [number | string, number])];
+}
+
 function sumSpec(
   fn: (row: Row) => unknown,
   argType: LogicalType,
@@ -248,21 +253,26 @@ function sumSpec(
     isDecimal
       ? String(BigInt(a as string) + BigInt(sign) * (v as bigint))
       : (a as number) + sign * (v as number);
+  // The [sum, count] pair is updated in place (no array per row); merge copies, so no two
+  // accumulators share one.
   const step =
     (sign: 1 | -1) =>
     (s: AccState, row: Row): AccState => {
       const v = fn(row);
       if (v === null || (s === null && sign < 0)) return s;
-      const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
-      return n + sign === 0 ? null : [plus(sum, v, sign), n + sign];
+      if (s === null) return [plus(isDecimal ? '0' : 0, v, 1), 1];
+      const pair = s as [number | string, number];
+      if (pair[1] + sign === 0) return null;
+      pair[0] = plus(pair[0], v, sign);
+      pair[1] += sign;
+      return pair;
     };
   return {
     init: () => null,
     add: guard(step(1)),
     retract: guard(step(-1)),
     merge: (a, b) => {
-      if (a === null) return b;
-      if (b === null) return a;
+      if (a === null || b === null) return copyPair(a ?? b);
       const [sb, nb] = b as [number | string, number];
       const [sa, na] = a as [number | string, number];
       return [plus(sa, isDecimal ? BigInt(sb as string) : sb, 1), na + nb];
@@ -289,28 +299,31 @@ function avgSpec(
     : withNullability(argType, true);
   return {
     init: () => null,
+    // In place, as SUM's.
     add: guard((s, row) => {
       const v = fn(row);
       if (v === null) return s;
-      const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
-      return [
-        isDecimal ? String(BigInt(sum as string) + (v as bigint)) : (sum as number) + (v as number),
-        n + 1,
-      ];
+      if (s === null) return [isDecimal ? String(v as bigint) : 0 + (v as number), 1];
+      const pair = s as [number | string, number];
+      pair[0] = isDecimal
+        ? String(BigInt(pair[0] as string) + (v as bigint))
+        : (pair[0] as number) + (v as number);
+      pair[1]++;
+      return pair;
     }),
     retract: guard((s, row) => {
       const v = fn(row);
       if (v === null || s === null) return s;
-      const [sum, n] = s as [number | string, number];
-      if (n <= 1) return null;
-      return [
-        isDecimal ? String(BigInt(sum as string) - (v as bigint)) : (sum as number) - (v as number),
-        n - 1,
-      ];
+      const pair = s as [number | string, number];
+      if (pair[1] <= 1) return null;
+      pair[0] = isDecimal
+        ? String(BigInt(pair[0] as string) - (v as bigint))
+        : (pair[0] as number) - (v as number);
+      pair[1]--;
+      return pair;
     }),
     merge: (a, b) => {
-      if (a === null) return b;
-      if (b === null) return a;
+      if (a === null || b === null) return copyPair(a ?? b);
       const [sa, na] = a as [number | string, number];
       const [sb, nb] = b as [number | string, number];
       return [
