@@ -9,7 +9,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
 import type { Change } from '../../src/core/changelog.js';
-import { CollectSink, SqlError, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import {
+  CollectSink,
+  type Row,
+  SqlError,
+  StreamEnvironment,
+  TableEnvironment,
+} from '../../src/index.js';
+import { ManualClock } from '../../src/testing/manual-clock.js';
+import { ScriptedSource, waitUntil } from '../helpers/timeline.js';
 
 type Cell = number | null;
 type Input = readonly (readonly [Cell, Cell])[];
@@ -160,4 +168,55 @@ describe('mini-batch GROUP BY', () => {
       /'table.exec.mini-batch.size' must be a positive number of rows, got '-1'/,
     );
   });
+
+  it('emits a bundle when its first row has waited allow-latency of processing time', async () => {
+    interface Ev {
+      k: string;
+      v: number;
+      ts: number;
+    }
+    const clock = new ManualClock(1_000_000);
+    const env = new StreamEnvironment({ parallelism: 1, batchSize: 1, clock });
+    const tEnv = TableEnvironment.create(env);
+    // The source pauses for 200 s of the manual clock between its two parts.
+    const source = new ScriptedSource<Ev>(
+      [
+        {
+          records: [
+            { k: 'a', v: 1, ts: 1_000 },
+            { k: 'a', v: 2, ts: 2_000 },
+            { k: 'b', v: 7, ts: 2_500 },
+          ],
+        },
+        { pauseMs: 200_000 },
+        { records: [{ k: 'a', v: 5, ts: 10_000 }] },
+      ],
+      true,
+    );
+    tEnv.fromDataStream('ev', env.fromSource(source), {
+      columns: [
+        { name: 'k', type: 'STRING' },
+        { name: 'v', type: 'BIGINT' },
+        { name: 'ts', type: 'TIMESTAMP(3)' },
+      ],
+      watermark: { column: 'ts', expression: 'ts' },
+    });
+    tEnv.executeSql(`SET 'table.exec.mini-batch.enabled' = 'true';
+      SET 'table.exec.mini-batch.allow-latency' = '1 s';
+      SET 'table.exec.mini-batch.size' = '1000';`);
+    const sink = new CollectSink<Change<Row>>();
+    tEnv.sqlQuery('SELECT k, SUM(v) FROM ev GROUP BY k').toChangelogStream().sinkTo(sink);
+    const lines = () => sink.values.map((c) => `${c.kind}${JSON.stringify(c.value)}`);
+    const job = env.executeAsync('allow-latency');
+    // The clock moves on a second at a time, staying inside the source's pause: only the
+    // latency can emit the bundle, one step after its first row arrived (whenever that is).
+    for (let t = 1_000; sink.values.length < 2 && t < 90_000; t += 1_000) {
+      clock.set(1_000_000 + t);
+      await waitUntil(() => sink.values.length >= 2, 500, 'the first bundle').catch(() => {});
+    }
+    expect(lines()).toEqual(['+I["a",3]', '+I["b",7]']);
+    clock.set(1_000_000 + 400_000);
+    await job.result;
+    expect(lines()).toEqual(['+I["a",3]', '+I["b",7]', '-U["a",3]', '+U["a",8]']);
+  }, 120_000);
 });
