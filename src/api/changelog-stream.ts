@@ -341,6 +341,24 @@ export class TableViewImpl<T, K extends Key> implements TableView<T, K> {
   }
 }
 
+function miniBatchConfig(
+  miniBatch: UpdatingAggregateOptions<unknown>['miniBatch'],
+): UpdatingAggregateOptions<unknown>['miniBatch'] {
+  if (miniBatch === undefined) return undefined;
+  const { size, allowLatencyMs } = miniBatch ?? {};
+  if (
+    !Number.isInteger(size) ||
+    size <= 0 ||
+    !Number.isFinite(allowLatencyMs) ||
+    allowLatencyMs <= 0
+  ) {
+    throw invalidArgument(
+      `updatingAggregate(): miniBatch needs a positive integer size and a positive allowLatencyMs, got ${describeRecord(miniBatch)}`,
+    );
+  }
+  return { size, allowLatencyMs };
+}
+
 /** `KeyedStream.updatingAggregate` and `GroupedChangelogStream.updatingAggregate`. */
 function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
   input: StreamParts,
@@ -368,12 +386,14 @@ function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
     );
   }
   const ttl = ttlConfig(options.ttl, 'updatingAggregate()');
+  const miniBatch = miniBatchConfig(options.miniBatch);
   const spec = {
     fn,
     changelogInput,
     mode,
     ttl,
     accumulatorSerializer: options.accumulatorSerializer,
+    ...(miniBatch === undefined ? {} : { miniBatch }),
   };
   const out = keyedNode(
     input,

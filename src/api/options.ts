@@ -150,6 +150,13 @@ export interface UpdatingAggregateOptions<ACC> {
   readonly ttl?: StateRetention;
   /** Encodes the accumulator in checkpoints. Default: the accumulator is JSON data. */
   readonly accumulatorSerializer?: StateSerializer<ACC>;
+  /**
+   * Mini-batch (Flink's `table.exec.mini-batch.*`): rows still fold into state one by one,
+   * but each group's change is emitted once per bundle of up to `size` input rows, at the
+   * latest `allowLatencyMs` after the bundle's first row (and at every watermark, checkpoint
+   * and the end of input). Fewer, later changes; the same state. Default: a change per row.
+   */
+  readonly miniBatch?: { readonly size: number; readonly allowLatencyMs: number };
 }
 
 /** How a table view keeps its rows. */

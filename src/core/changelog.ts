@@ -71,6 +71,8 @@ export interface RetractableAggregateFunction<IN, ACC, OUT> {
   retract?(value: IN, accumulator: ACC): ACC;
   /** Must not return the accumulator itself (or a part that `add` mutates later). */
   getResult(accumulator: ACC): OUT;
+  /** What EXPLAIN says about the function beside its operator, if anything. */
+  readonly explain?: string;
 }
 
 /** One row of an updating aggregation: the group's key and its current aggregate. */

@@ -101,6 +101,16 @@ function detailsOf(node: LogicalNode): string | undefined {
       return `output ${node.output}`;
     case 'regular-join':
       return `${node.spec.type} join`;
+    case 'updating-aggregate': {
+      const { miniBatch, fn } = node.spec;
+      const parts = [
+        ...(miniBatch === undefined
+          ? []
+          : [`mini-batch: ${miniBatch.size} rows, ${miniBatch.allowLatencyMs}ms`]),
+        ...(fn.explain === undefined ? [] : [fn.explain]),
+      ];
+      return parts.length === 0 ? undefined : parts.join(', ');
+    }
     case 'temporal-join':
       return `${node.joinType} join`;
     case 'broadcast-join':

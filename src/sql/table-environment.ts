@@ -35,6 +35,7 @@ import {
   retracting,
 } from './planner/changelog-relation.js';
 import { withStateLines } from './planner/explain-state.js';
+import { checkMiniBatchOption, MINI_BATCH_OPTIONS, miniBatchOf } from './planner/mini-batch.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { primaryKeyOf } from './planner/row-key.js';
@@ -339,7 +340,7 @@ export class TableEnvironment {
       catalog: this.catalog,
       ctes: new Map(),
       sources: new Map(),
-      ...this.stateTtl(),
+      ...this.execOptions(),
     };
     if (statement.kind === 'query') {
       const relation = planQuery(statement.query, ctx);
@@ -363,14 +364,17 @@ export class TableEnvironment {
       catalog: this.catalog,
       ctes: new Map(),
       sources: env === this.env ? this.sources : new Map(),
-      ...this.stateTtl(),
+      ...this.execOptions(),
     };
   }
 
-  /** The `table.exec.state.ttl` set so far, as a plan context field. */
-  private stateTtl(): Pick<PlanContext, 'stateTtl'> {
+  /** The `table.exec.state.ttl` and `table.exec.mini-batch.*` set so far, as plan context fields. */
+  private execOptions(): Pick<PlanContext, 'stateTtl' | 'miniBatch'> {
     const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
-    return ttl === undefined ? {} : { stateTtl: ttl };
+    return {
+      ...(ttl === undefined ? {} : { stateTtl: ttl }),
+      miniBatch: () => miniBatchOf(this.config),
+    };
   }
 
   private describe(s: Statement): string {
@@ -426,6 +430,8 @@ export class TableEnvironment {
       case 'set':
         // Checked here, so that a bad value is an error at its SET.
         if (statement.key === STATE_TTL_OPTION) stateTtlOf(statement.value, statement.at);
+        if (MINI_BATCH_OPTIONS.has(statement.key))
+          checkMiniBatchOption(statement.key, statement.value, statement.at);
         this.config.set(statement.key, statement.value);
         return 0;
       case 'insert':

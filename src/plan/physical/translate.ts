@@ -20,6 +20,7 @@ import { ProcessOperator } from '../../runtime/operators/basic/process.js';
 import { SinkOperator } from '../../runtime/operators/basic/sink.js';
 import { TimestampsAndWatermarksOperator } from '../../runtime/operators/basic/timestamps-and-watermarks.js';
 import { CepOperator } from '../../runtime/operators/cep/cep-operator.js';
+import { MiniBatchAggregateOperator } from '../../runtime/operators/changelog/mini-batch-aggregate.js';
 import { RegularJoinFunction } from '../../runtime/operators/changelog/regular-join.js';
 import { tableViewFunction } from '../../runtime/operators/changelog/table-view.js';
 import { TemporalJoinFunction } from '../../runtime/operators/changelog/temporal-join.js';
@@ -223,6 +224,10 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
     case 'as-changelog':
       return asChangelogFactory(node.mode);
     case 'updating-aggregate':
+      if (node.spec.miniBatch !== undefined) {
+        const spec = node.spec;
+        return erase(() => new MiniBatchAggregateOperator(spec));
+      }
       return erase(
         () =>
           new KeyedProcessOperator(

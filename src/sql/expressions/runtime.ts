@@ -21,8 +21,42 @@ function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
 }
 
-/** Flink's DATE_FORMAT patterns (Java's SimpleDateFormat letters most queries use), in UTC. */
+/** Of each pattern, the text of the last time unit it formatted (in UTC, units align with 0). */
+const lastFormatted = new Map<string, { unit: number; bucket: number; text: string }>();
+
+/**
+ * Flink's DATE_FORMAT patterns, in UTC. Rows come in time order, so a pattern of whole days
+ * (or hours, ...) mostly formats the unit it formatted last: that text is reused.
+ */
 function formatTimestamp(ms: number, pattern: string): string {
+  let last = lastFormatted.get(pattern);
+  if (last === undefined) {
+    last = { unit: finestUnitMs(pattern), bucket: Number.NaN, text: '' };
+    if (lastFormatted.size < 64) lastFormatted.set(pattern, last);
+  }
+  const bucket = Math.floor(ms / last.unit);
+  if (bucket !== last.bucket) {
+    last.text = formatTimestampText(ms, pattern);
+    last.bucket = bucket;
+  }
+  return last.text;
+}
+
+/** The finest unit a pattern shows, in ms: its output is the same for all times of one unit. */
+function finestUnitMs(pattern: string): number {
+  let unit = DAY_MS;
+  for (const c of pattern.replace(/'[^']*'?/g, '')) {
+    if (c === 'S' || !/[yMdHhmsaS]/.test(c)) {
+      if (/[A-Za-z]/.test(c)) return 1;
+    } else if (c === 's') unit = Math.min(unit, 1000);
+    else if (c === 'm') unit = Math.min(unit, 60_000);
+    else if (c === 'H' || c === 'h' || c === 'a') unit = Math.min(unit, 3_600_000);
+  }
+  return unit;
+}
+
+/** Flink's DATE_FORMAT patterns (Java's SimpleDateFormat letters most queries use), in UTC. */
+function formatTimestampText(ms: number, pattern: string): string {
   const d = new Date(ms);
   let out = '';
   let i = 0;
@@ -205,6 +239,7 @@ export const runtime = {
   },
   likeToRegExp,
   formatTimestamp,
+  formatTimestampText,
   formatTimestampDefault,
   parseTimestamp,
   formatDate(days: number): string {

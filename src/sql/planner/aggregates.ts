@@ -24,12 +24,22 @@ import {
   T,
   withNullability,
 } from '../types/logical-type.js';
+import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
 
 /** COUNT(DISTINCT): the values seen, and how many (so a result costs no counting). */
 interface DistinctState {
   n: number;
   seen: Record<string, 1>;
+}
+
+/**
+ * COUNT(DISTINCT x) calls that differ only in their FILTER: each distinct value once, with a
+ * bit per call that has seen it, and each call's count (Flink shares this state too).
+ */
+interface SharedDistinctState {
+  n: number[];
+  seen: Record<string | number, number>;
 }
 
 /** SUM and AVG DISTINCT: each distinct value by its text. */
@@ -43,6 +53,7 @@ type AccState =
   | string
   | boolean
   | DistinctState
+  | SharedDistinctState
   | DistinctValues
   | [number | string, number];
 
@@ -224,6 +235,11 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
 
 type Guard = (add: AggregateSpec['add']) => AggregateSpec['add'];
 
+/** A [sum, count] pair (or null) that no other accumulator holds. */
+function copyPair(s: AccState): AccState {
+  return s === null ? null : [...(s as [number | string, number])];
+}
+
 function sumSpec(
   fn: (row: Row) => unknown,
   argType: LogicalType,
@@ -237,21 +253,26 @@ function sumSpec(
     isDecimal
       ? String(BigInt(a as string) + BigInt(sign) * (v as bigint))
       : (a as number) + sign * (v as number);
+  // The [sum, count] pair is updated in place (no array per row); merge copies, so no two
+  // accumulators share one.
   const step =
     (sign: 1 | -1) =>
     (s: AccState, row: Row): AccState => {
       const v = fn(row);
       if (v === null || (s === null && sign < 0)) return s;
-      const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
-      return n + sign === 0 ? null : [plus(sum, v, sign), n + sign];
+      if (s === null) return [plus(isDecimal ? '0' : 0, v, 1), 1];
+      const pair = s as [number | string, number];
+      if (pair[1] + sign === 0) return null;
+      pair[0] = plus(pair[0], v, sign);
+      pair[1] += sign;
+      return pair;
     };
   return {
     init: () => null,
     add: guard(step(1)),
     retract: guard(step(-1)),
     merge: (a, b) => {
-      if (a === null) return b;
-      if (b === null) return a;
+      if (a === null || b === null) return copyPair(a ?? b);
       const [sb, nb] = b as [number | string, number];
       const [sa, na] = a as [number | string, number];
       return [plus(sa, isDecimal ? BigInt(sb as string) : sb, 1), na + nb];
@@ -278,28 +299,31 @@ function avgSpec(
     : withNullability(argType, true);
   return {
     init: () => null,
+    // In place, as SUM's.
     add: guard((s, row) => {
       const v = fn(row);
       if (v === null) return s;
-      const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
-      return [
-        isDecimal ? String(BigInt(sum as string) + (v as bigint)) : (sum as number) + (v as number),
-        n + 1,
-      ];
+      if (s === null) return [isDecimal ? String(v as bigint) : 0 + (v as number), 1];
+      const pair = s as [number | string, number];
+      pair[0] = isDecimal
+        ? String(BigInt(pair[0] as string) + (v as bigint))
+        : (pair[0] as number) + (v as number);
+      pair[1]++;
+      return pair;
     }),
     retract: guard((s, row) => {
       const v = fn(row);
       if (v === null || s === null) return s;
-      const [sum, n] = s as [number | string, number];
-      if (n <= 1) return null;
-      return [
-        isDecimal ? String(BigInt(sum as string) - (v as bigint)) : (sum as number) - (v as number),
-        n - 1,
-      ];
+      const pair = s as [number | string, number];
+      if (pair[1] <= 1) return null;
+      pair[0] = isDecimal
+        ? String(BigInt(pair[0] as string) - (v as bigint))
+        : (pair[0] as number) - (v as number);
+      pair[1]--;
+      return pair;
     }),
     merge: (a, b) => {
-      if (a === null) return b;
-      if (b === null) return a;
+      if (a === null || b === null) return copyPair(a ?? b);
       const [sa, na] = a as [number | string, number];
       const [sb, nb] = b as [number | string, number];
       return [
@@ -365,6 +389,115 @@ function distinctValues(
   };
 }
 
+/**
+ * A value's key in a shared distinct state: a small non-negative integer is its own key (an
+ * array index, which V8 stores without building or hashing a string); any other value its
+ * typed text. The two cannot collide: typed text always holds a colon.
+ */
+function sharedDistinctKey(v: unknown): string | number {
+  return typeof v === 'number' && v >= 0 && v < 4_294_967_295 && Number.isInteger(v)
+    ? v
+    : distinctKey(v);
+}
+
+/** Calls sharing one state: more than this many filters are split over several. */
+const MAX_SHARED = 30;
+
+/**
+ * The COUNT(DISTINCT x) calls of `calls` (at `indices`) over the same x, as one state: a row's
+ * value is looked up once, not once per call. The result is each call's count, in order.
+ */
+function sharedCountDistinct(
+  calls: readonly AggregateCallAst[],
+  scope: Scope,
+): AggregateSpec & { readonly result: (state: AccState) => number[] } {
+  const first = calls[0] as AggregateCallAst;
+  const fn = compileScalar(first.args[0] as Expr, scope).fn;
+  const filters = calls.map((c) =>
+    c.filter === undefined ? undefined : compilePredicate(c.filter, scope, 'FILTER condition'),
+  );
+  const k = calls.length;
+  const all = 2 ** k - 1;
+  const count = (seen: Record<string, number>): number[] => {
+    const n = new Array<number>(k).fill(0);
+    for (const mask of Object.values(seen))
+      for (let i = 0; i < k; i++) if ((mask & (1 << i)) !== 0) (n[i] as number)++;
+    return n;
+  };
+  return {
+    init: (): SharedDistinctState => ({ n: new Array<number>(k).fill(0), seen: {} }),
+    add: (s, row) => {
+      let mask = 0;
+      for (let i = 0; i < k; i++) {
+        const filter = filters[i];
+        if (filter === undefined || filter(row)) mask |= 1 << i;
+      }
+      if (mask === 0) return s;
+      const v = fn(row);
+      if (v === null) return s;
+      const d = s as SharedDistinctState;
+      const key = sharedDistinctKey(v);
+      const had = d.seen[key] ?? 0;
+      const added = mask & ~had;
+      if (added === 0) return d;
+      d.seen[key] = had | mask;
+      for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
+      return d;
+    },
+    merge: (a, b) => {
+      const seen = { ...(a as SharedDistinctState).seen };
+      for (const [key, mask] of Object.entries((b as SharedDistinctState).seen))
+        seen[key] = ((seen[key] ?? 0) | mask) & all;
+      return { n: count(seen), seen };
+    },
+    result: (s) => (s as SharedDistinctState).n,
+    type: T.bigint(false),
+  };
+}
+
+/**
+ * The state slots of a query's aggregate calls: COUNT(DISTINCT x) calls over the same x share
+ * one slot (whatever their FILTERs); every other call has its own. `of[i]` is call i's slot
+ * and, for a shared slot, its position in the slot's result.
+ */
+function aggregateSlots(
+  calls: readonly AggregateCallAst[],
+  scope: Scope,
+): { specs: AggregateSpec[]; of: { slot: number; at: number | undefined }[] } {
+  const byArgument = new Map<string, number[]>();
+  calls.forEach((c, i) => {
+    if (c.name !== 'COUNT' || !c.distinct || c.args.length !== 1 || userAggregate(c.name)) return;
+    const key = normalizedKey(c.args[0] as Expr, scope);
+    byArgument.set(key, [...(byArgument.get(key) ?? []), i]);
+  });
+  const specs: AggregateSpec[] = [];
+  const of: { slot: number; at: number | undefined }[] = new Array(calls.length);
+  const shared = new Set<number>();
+  for (const indices of byArgument.values()) {
+    for (let from = 0; from < indices.length; from += MAX_SHARED) {
+      const part = indices.slice(from, from + MAX_SHARED);
+      if (part.length < 2) continue;
+      const slot = specs.length;
+      specs.push(
+        sharedCountDistinct(
+          part.map((i) => calls[i] as AggregateCallAst),
+          scope,
+        ),
+      );
+      part.forEach((call, at) => {
+        of[call] = { slot, at };
+        shared.add(call);
+      });
+    }
+  }
+  calls.forEach((c, i) => {
+    if (shared.has(i)) return;
+    of[i] = { slot: specs.length, at: undefined };
+    specs.push(compileAggregate(c, scope));
+  });
+  return { specs, of };
+}
+
 interface Accumulator {
   /** The grouping key values of the first row (JSON-safe). */
   k: unknown[] | null;
@@ -386,10 +519,22 @@ export function rowAggregate(
   calls: readonly AggregateCallAst[],
   scope: Scope,
 ): { fn: RowAggregateFunction; types: LogicalType[] } {
-  const specs = calls.map((c) => compileAggregate(c, scope));
+  const { specs, of } = aggregateSlots(calls, scope);
+  const shared = of.filter((o) => o.at !== undefined).length;
   const keyCodecs = keyTypes.map(codec);
   const n = specs.length;
+  const results = (acc: Accumulator): unknown[] => {
+    const slots = specs.map((s, i) => s.result(acc.s[i] as AccState));
+    return of.map(({ slot, at }) =>
+      at === undefined ? slots[slot] : (slots[slot] as unknown[])[at],
+    );
+  };
   const fn: RowAggregateFunction = {
+    ...(shared === 0
+      ? {}
+      : {
+          explain: `shared distinct state: ${shared} COUNT(DISTINCT) calls, one state per argument`,
+        }),
     createAccumulator: () => ({ k: null, s: specs.map((s) => s.init()) }),
     add(row, acc) {
       if (acc.k === null)
@@ -405,7 +550,7 @@ export function rowAggregate(
       const keys = (acc.k ?? keyFns.map(() => null)).map((v, i) =>
         v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).dec(v),
       );
-      return [...keys, ...specs.map((s, i) => s.result(acc.s[i] as AccState))];
+      return [...keys, ...results(acc)];
     },
     ...(specs.every((s) => s.retract !== undefined)
       ? {
@@ -428,5 +573,8 @@ export function rowAggregate(
       };
     },
   };
-  return { fn, types: [...keyTypes, ...specs.map((s) => s.type)] };
+  return {
+    fn,
+    types: [...keyTypes, ...of.map(({ slot }) => (specs[slot] as AggregateSpec).type)],
+  };
 }

@@ -1,4 +1,5 @@
 /** Walking and comparing expression trees at plan time. */
+import type { Scope } from '../expressions/scope.js';
 import type { Expr } from '../parser/ast.js';
 
 /** `e` with each direct child replaced by `f(child)`. */
@@ -57,4 +58,20 @@ export function contains(e: Expr, test: (node: Expr) => boolean): boolean {
 /** A key equal for structurally equal expressions (positions ignored). */
 export function exprKey(e: Expr): string {
   return JSON.stringify(e, (key, value) => (key === 'at' ? undefined : value));
+}
+
+/** Column references replaced by their resolved position, so `b.auction` and `auction` compare equal. */
+export function normalizedKey(e: Expr, scope: Scope): string {
+  const normalize = (x: Expr): Expr => {
+    if (x.kind === 'column') {
+      const r = scope.resolve(x.path, x.at);
+      return {
+        kind: 'column',
+        path: [`#${r.index}`, ...r.fields.map((f) => String(f.index))],
+        at: x.at,
+      };
+    }
+    return mapChildren(x, normalize);
+  };
+  return exprKey(normalize(e));
 }

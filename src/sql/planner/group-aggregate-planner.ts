@@ -16,14 +16,9 @@ import { sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
 import { rowAggregate } from './aggregates.js';
 import { isUpdating, updatingRelation } from './changelog-relation.js';
-import { contains, mapChildren } from './expr-tools.js';
-import {
-  AggregateCalls,
-  groupKey,
-  isAggregateCall,
-  normalizedKey,
-  selectList,
-} from './grouping.js';
+import { contains, mapChildren, normalizedKey } from './expr-tools.js';
+import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
+import type { MiniBatch } from './mini-batch.js';
 import type { Relation } from './relation.js';
 import { ttlOption } from './state-ttl.js';
 
@@ -31,6 +26,7 @@ export function planGroupAggregate(
   select: Select,
   from: Relation,
   stateTtl?: StateTtlConfig,
+  miniBatch?: MiniBatch,
 ): Relation {
   const scope = new Scope(from.columns);
   const where =
@@ -71,12 +67,13 @@ export function planGroupAggregate(
   const keyOf = groupKey(keyFns.map((k) => k.fn));
   const keyName = keys.length === 0 ? 'group (global)' : 'group key';
   let groups: ChangelogStream<GroupResult<Key, Row>>;
+  const options = { ...ttlOption(stateTtl), ...(miniBatch === undefined ? {} : { miniBatch }) };
   if (isUpdating(from) && from.changes !== undefined) {
     const input = where === undefined ? from.changes : from.changes.filterRows(where);
-    groups = input.groupBy(keyOf, keyName).updatingAggregate(aggregate, ttlOption(stateTtl));
+    groups = input.groupBy(keyOf, keyName).updatingAggregate(aggregate, options);
   } else {
     const input = where === undefined ? from.stream : from.stream.filter(where).name('where');
-    groups = input.keyBy(keyOf, keyName).updatingAggregate(aggregate, ttlOption(stateTtl));
+    groups = input.keyBy(keyOf, keyName).updatingAggregate(aggregate, options);
   }
   const aggColumns: ScopeColumn[] = [
     ...keys.map((_, i) => column(`$g${i}`, types[i] as LogicalType)),

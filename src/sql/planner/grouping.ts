@@ -11,7 +11,7 @@ import { userAggregate } from '../functions/user-functions.js';
 import type { Expr, Select, SelectItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import type { AggregateCallAst } from './aggregates.js';
-import { contains, exprKey, mapChildren } from './expr-tools.js';
+import { contains, normalizedKey } from './expr-tools.js';
 
 const NULL_KEY = '\u0000null';
 
@@ -56,22 +56,6 @@ export function selectList(
     } else out.push({ expr: item.expr, name: outputName(item, i) });
   });
   return out;
-}
-
-/** Column references replaced by their resolved position, so `b.auction` and `auction` compare equal. */
-export function normalizedKey(e: Expr, scope: Scope): string {
-  const normalize = (x: Expr): Expr => {
-    if (x.kind === 'column') {
-      const r = scope.resolve(x.path, x.at);
-      return {
-        kind: 'column',
-        path: [`#${r.index}`, ...r.fields.map((f) => String(f.index))],
-        at: x.at,
-      };
-    }
-    return mapChildren(x, normalize);
-  };
-  return exprKey(normalize(e));
 }
 
 /** The key of a row's group: the value itself for one key, a string for several. */

@@ -33,19 +33,14 @@ import { rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { isUpdating, withColumns } from './changelog-relation.js';
-import { contains, mapChildren } from './expr-tools.js';
+import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
-import {
-  AggregateCalls,
-  groupKey,
-  isAggregateCall,
-  normalizedKey,
-  selectList,
-} from './grouping.js';
+import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import { planJoin } from './join-planner.js';
 import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
 import { asOfAttribute, isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
+import type { MiniBatch } from './mini-batch.js';
 import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowTvf } from './relation.js';
@@ -62,6 +57,11 @@ export interface PlanContext {
   readonly sources: Map<string, Relation>;
   /** `table.exec.state.ttl`: how long the relational operators keep idle state. */
   readonly stateTtl?: StateTtlConfig;
+  /**
+   * `table.exec.mini-batch.*`: unwindowed GROUP BY emits once per bundle of rows. Read when
+   * a GROUP BY is planned, so the options may be set one by one before.
+   */
+  readonly miniBatch?: () => MiniBatch | undefined;
 }
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
@@ -424,8 +424,8 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
   if (aggregated) {
     const legacy = from.window === undefined ? legacyGroupWindow(select, from) : undefined;
     return legacy === undefined
-      ? planAggregation(select, from, ctx.stateTtl)
-      : planAggregation(legacy.select, legacy.from, ctx.stateTtl);
+      ? planAggregation(select, from, ctx)
+      : planAggregation(legacy.select, legacy.from, ctx);
   }
   if (from.window !== undefined) from = materialize(from);
   if (select.items.some((item) => item.kind === 'expr' && contains(item.expr, isOverAggregate))) {
@@ -596,10 +596,11 @@ function legacyGroupWindow(
 function planAggregation(
   select: Select,
   from: Relation,
-  stateTtl: StateTtlConfig | undefined,
+  ctx: Pick<PlanContext, 'stateTtl' | 'miniBatch'>,
 ): Relation {
   const window = from.window;
-  if (window === undefined) return planGroupAggregate(select, from, stateTtl);
+  if (window === undefined)
+    return planGroupAggregate(select, from, ctx.stateTtl, ctx.miniBatch?.());
   const inputColumns = window.input.columns;
   const n = inputColumns.length;
   const fullScope = new Scope(from.columns);

@@ -6,7 +6,9 @@ import type {
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import type { MapState, StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
-import { rowText, sameRow } from './same-row.js';
+import type { GroupBundle } from './group-bundle.js';
+import { emitGroupChange } from './group-change.js';
+import { rowText } from './same-row.js';
 
 /** How an updating aggregation is set up. */
 export interface UpdatingAggregateSpec<IN, ACC, OUT> {
@@ -17,6 +19,16 @@ export interface UpdatingAggregateSpec<IN, ACC, OUT> {
   readonly mode: 'retract' | 'upsert';
   readonly ttl: StateTtlConfig | undefined;
   readonly accumulatorSerializer: StateSerializer<ACC> | undefined;
+  /** Emit each group's change once per bundle of input rows (Flink's mini-batch), not per row. */
+  readonly miniBatch?: MiniBatchOptions;
+}
+
+/** Flink's `table.exec.mini-batch.size` and `table.exec.mini-batch.allow-latency`. */
+export interface MiniBatchOptions {
+  /** Input rows a bundle holds at most before its changes are emitted. */
+  readonly size: number;
+  /** Processing time a bundle waits at most before its changes are emitted. */
+  readonly allowLatencyMs: number;
 }
 
 interface GroupState<ACC> {
@@ -37,10 +49,13 @@ type Self<K extends Key, IN, ACC, OUT> = KeyedProcessFunction<
 /**
  * A non-windowed GROUP BY: per key, one accumulator that every input row
  * folds into (or, for `-U`/`-D` input, is taken out of), emitting the
- * group's result as a change after every input row that changes it.
+ * group's result as a change after every input row that changes it. With a
+ * `bundle`, the change is left to the bundle, which emits each group's once
+ * per bundle (from its result before the bundle's first row to its last).
  */
 export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
   spec: UpdatingAggregateSpec<IN, ACC, OUT>,
+  bundle?: GroupBundle<K, ACC, OUT>,
 ): KeyedProcessFunction<K, IN | Change<IN>, Change<GroupResult<K, OUT>>> {
   const { fn, changelogInput, mode, ttl } = spec;
   const keepRows = changelogInput && typeof fn.retract !== 'function';
@@ -69,7 +84,10 @@ export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
       } else value = input as IN;
       const groupState = this.group!;
       const st = groupState.value();
-      const prev = st === undefined ? undefined : fn.getResult(st.acc);
+      const key = ctx.key;
+      // In a bundle, only a group's first row of the bundle needs the result before it.
+      const pending = bundle?.pending(key);
+      const prev = st === undefined || pending !== undefined ? undefined : fn.getResult(st.acc);
       let acc: ACC;
       let n: number;
       if (accumulate) {
@@ -97,21 +115,15 @@ export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
           }
         } else acc = fn.retract!(value, st.acc);
       }
-      const key = ctx.key;
       if (n <= 0) {
         groupState.clear();
         this.rows?.clear();
-        if (prev !== undefined) out.collect({ kind: '-D', value: { key, value: prev } });
+      } else groupState.update({ acc, n });
+      if (bundle !== undefined) {
+        bundle.note(key, pending, prev, n <= 0 ? undefined : acc, ctx.timestamp);
         return;
       }
-      groupState.update({ acc, n });
-      const next = fn.getResult(acc);
-      if (prev === undefined) {
-        out.collect({ kind: '+I', value: { key, value: next } });
-      } else if (!sameRow(prev, next)) {
-        if (mode === 'retract') out.collect({ kind: '-U', value: { key, value: prev } });
-        out.collect({ kind: '+U', value: { key, value: next } });
-      }
+      emitGroupChange(out, mode, key, prev, n <= 0 ? undefined : fn.getResult(acc));
     },
   };
   return self;

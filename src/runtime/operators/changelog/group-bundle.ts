@@ -1,0 +1,80 @@
+import type { Change, GroupResult, RetractableAggregateFunction } from '../../../core/changelog.js';
+import type { Collector } from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import { emitGroupChange } from './group-change.js';
+
+/** A group touched by the open bundle. */
+export interface PendingGroup<ACC, OUT> {
+  /** The group's result before the bundle's first row of it; undefined when it had none. */
+  readonly prev: OUT | undefined;
+  /** Its accumulator after its last row so far; undefined when the group emptied. */
+  acc: ACC | undefined;
+  /** Event timestamp of its last row, stamped on the change it emits. */
+  timestamp: number;
+}
+
+/** Emits `value` with event timestamp `timestamp`. */
+export type TimedEmit<T> = (value: T, timestamp: number) => void;
+
+/**
+ * The groups an updating aggregation changed since its changes were last emitted (Flink's
+ * mini-batch bundle). Rows still fold into state one by one; only the output waits, so each
+ * group emits one change per bundle instead of one per row, and its result is computed once.
+ */
+export class GroupBundle<K extends Key, ACC, OUT> {
+  private readonly groups = new Map<K, PendingGroup<ACC, OUT>>();
+  private rows = 0;
+
+  constructor(
+    private readonly fn: RetractableAggregateFunction<unknown, ACC, OUT>,
+    private readonly mode: 'retract' | 'upsert',
+    /** Rows after which the bundle emits. */
+    private readonly size: number,
+  ) {}
+
+  /** Rows folded in since the last flush. */
+  get rowCount(): number {
+    return this.rows;
+  }
+
+  get full(): boolean {
+    return this.rows >= this.size;
+  }
+
+  pending(key: K): PendingGroup<ACC, OUT> | undefined {
+    return this.groups.get(key);
+  }
+
+  /** A row of group `key` was folded in; `pending` is what {@link pending} returned before it. */
+  note(
+    key: K,
+    pending: PendingGroup<ACC, OUT> | undefined,
+    prev: OUT | undefined,
+    acc: ACC | undefined,
+    timestamp: number,
+  ): void {
+    this.rows++;
+    if (pending === undefined) this.groups.set(key, { prev, acc, timestamp });
+    else {
+      pending.acc = acc;
+      pending.timestamp = timestamp;
+    }
+  }
+
+  /** Emits each touched group's change, in the order the groups were first touched, and empties the bundle. */
+  flush(emit: TimedEmit<Change<GroupResult<K, OUT>>>): void {
+    if (this.rows === 0) return;
+    const { fn, mode } = this;
+    let timestamp = 0;
+    const out: Collector<Change<GroupResult<K, OUT>>> = {
+      collect: (change) => emit(change, timestamp),
+    };
+    for (const [key, group] of this.groups) {
+      timestamp = group.timestamp;
+      const next = group.acc === undefined ? undefined : fn.getResult(group.acc);
+      emitGroupChange(out, mode, key, group.prev, next);
+    }
+    this.groups.clear();
+    this.rows = 0;
+  }
+}

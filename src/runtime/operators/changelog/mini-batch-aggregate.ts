@@ -1,0 +1,101 @@
+import type { Change, GroupResult } from '../../../core/changelog.js';
+import type { KeyedProcessFunction } from '../../../core/functions.js';
+import type { Key } from '../../../core/key-groups.js';
+import { MAX_WATERMARK } from '../../../core/messages.js';
+import type { SnapshotContext } from '../../../core/operator.js';
+import type { RecordBatch } from '../../../core/record-batch.js';
+import type { OperatorSnapshot } from '../../../core/snapshot.js';
+import { KeyedProcessOperator } from '../keyed/keyed-process.js';
+import { GroupBundle } from './group-bundle.js';
+import { type UpdatingAggregateSpec, updatingAggregateFunction } from './updating-aggregate.js';
+
+type GroupChange = Change<GroupResult<Key, unknown>>;
+
+/**
+ * An updating aggregation with Flink's mini-batch: rows fold into state as they arrive, but
+ * each group's change is emitted once per bundle, when the bundle holds `size` rows, its
+ * first row has waited `allowLatencyMs` of processing time, a checkpoint barrier passes
+ * (before the snapshot, so a restored job has emitted every change its state holds) or the
+ * input ends. Watermarks wait for the bundle.
+ */
+export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknown, GroupChange> {
+  private readonly bundle: GroupBundle<Key, unknown, unknown>;
+  private readonly allowLatencyMs: number;
+  private cancelTimer: (() => void) | undefined;
+  /** The newest watermark that arrived while the bundle was open. */
+  private heldWatermark: number | undefined;
+
+  constructor(spec: UpdatingAggregateSpec<unknown, unknown, unknown>) {
+    const miniBatch = spec.miniBatch;
+    if (miniBatch === undefined) throw new Error('MiniBatchAggregateOperator needs miniBatch');
+    const bundle = new GroupBundle<Key, unknown, unknown>(spec.fn, spec.mode, miniBatch.size);
+    super(
+      updatingAggregateFunction<Key, unknown, unknown, unknown>(
+        spec,
+        bundle,
+      ) as KeyedProcessFunction<Key, unknown, GroupChange>,
+    );
+    this.bundle = bundle;
+    this.allowLatencyMs = miniBatch.allowLatencyMs;
+  }
+
+  override processBatch(batch: RecordBatch<unknown>): void {
+    const wasEmpty = this.bundle.rowCount === 0;
+    super.processBatch(batch);
+    if (this.bundle.full) this.flushBundle();
+    else if (wasEmpty && this.bundle.rowCount > 0) this.scheduleFlush();
+  }
+
+  /**
+   * A watermark waits with the open bundle (as Flink's mini-batch holds watermarks back to
+   * its bundle boundaries), so that the bundle's changes still come before it; flushing at
+   * every watermark would emit nearly a change per row again. The end of input's passes.
+   */
+  override processWatermark(time: number): void {
+    if (this.bundle.rowCount === 0 || time === MAX_WATERMARK) {
+      this.flushBundle();
+      super.processWatermark(time);
+    } else this.heldWatermark = time;
+  }
+
+  override snapshotState(context: SnapshotContext): OperatorSnapshot {
+    this.flushBundle();
+    return super.snapshotState(context);
+  }
+
+  override endInput(): void {
+    this.flushBundle();
+    super.endInput();
+  }
+
+  override close(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    super.close();
+  }
+
+  /** Emits the bundle's changes now, then the watermark held back with them. */
+  private flushBundle(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    if (this.bundle.rowCount === 0) return;
+    const emitter = this.emitter;
+    this.bundle.flush((change, timestamp) => {
+      emitter.timestamp = timestamp;
+      emitter.collect(change);
+    });
+    emitter.flush();
+    const held = this.heldWatermark;
+    this.heldWatermark = undefined;
+    if (held !== undefined) super.processWatermark(held);
+  }
+
+  /** A bundle's first row waits at most `allowLatencyMs` for its change. */
+  private scheduleFlush(): void {
+    const at = this.context.processingTime.clock.now() + this.allowLatencyMs;
+    this.cancelTimer = this.context.processingTime.schedule(at, () => {
+      this.cancelTimer = undefined;
+      this.flushBundle();
+    });
+  }
+}
