@@ -9,6 +9,7 @@ import type { Collector } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { WindowResult } from '../../core/window-result.js';
+import type { Window } from '../../core/windows.js';
 import {
   cumulativeWindowsOf,
   type WindowAssigner,
@@ -42,6 +43,7 @@ import {
   normalizedKey,
   selectList,
 } from './grouping.js';
+import { aggregatePerGroup } from './groups-in-window.js';
 import { planJoin } from './join-planner.js';
 import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
 import { asOfAttribute, isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
@@ -548,6 +550,7 @@ function legacyGroupWindow(
       slide: 0,
       offset: 0,
       input: from,
+      sessionsPerGroup: true,
     };
   }
   if (processingTime) window = { ...window, processingTime };
@@ -697,16 +700,30 @@ function planAggregation(
   ];
   const keyOf = groupKey(keyFns.map((k) => k.fn));
   const assigner = windowAssigner(window);
-  const results = input
-    .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
-    .window(assigner)
-    .aggregate(aggregate)
-    .map((r: WindowResult<Key, Row>) => {
-      const row = r.value;
-      row.push(r.window.start, r.window.end, r.window.end - 1);
-      return row;
-    })
-    .name('window columns');
+  const withWindow = (row: Row, w: Window): Row => {
+    row.push(w.start, w.end, w.end - 1);
+    return row;
+  };
+  // A SESSION TVF forms sessions per PARTITION BY value (over all rows without it), as Flink
+  // does; GROUP BY keys other than those columns split each session's rows.
+  const sessionKey = sessionPartition(window, keys, inputScope);
+  const emitGroupRows = (r: WindowResult<Key, Row[]>, out: Collector<Row>): void => {
+    for (const row of r.value) out.collect(withWindow(row, r.window));
+  };
+  const results =
+    sessionKey !== undefined
+      ? input
+          .keyBy(sessionKey.keyOf, sessionKey.label)
+          .window(assigner)
+          .aggregate(aggregatePerGroup(keyOf, aggregate))
+          .flatMap(emitGroupRows)
+          .name('window columns')
+      : input
+          .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
+          .window(assigner)
+          .aggregate(aggregate)
+          .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
+          .name('window columns');
   const aggScope = new Scope(aggColumns);
   let stream = results;
   if (having !== undefined)
@@ -727,6 +744,31 @@ function planAggregation(
       : { rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time' }),
   }));
   return { stream: stream.map(fn).name('select'), columns };
+}
+
+/**
+ * How the sessions of a SESSION TVF are keyed when that is not by the GROUP BY keys: by its
+ * PARTITION BY columns, or one key for all rows; undefined when the GROUP BY keys are exactly
+ * the partition columns (or the window is not a SESSION TVF).
+ */
+function sessionPartition(
+  window: WindowTvf,
+  keys: readonly Expr[],
+  scope: Scope,
+): { keyOf: (row: Row) => Key; label: string } | undefined {
+  if (window.kind !== 'SESSION' || window.sessionsPerGroup === true) return undefined;
+  const partition = (window.partitionBy ?? []).map(
+    (name): Expr => ({ kind: 'column', path: [name], at: { line: 0, column: 0 } }),
+  );
+  const sorted = (es: readonly Expr[]): string[] => es.map((e) => normalizedKey(e, scope)).sort();
+  if (
+    keys.length === partition.length &&
+    JSON.stringify(sorted(keys)) === JSON.stringify(sorted(partition))
+  )
+    return undefined;
+  return partition.length === 0
+    ? { keyOf: () => 0, label: 'window (global)' }
+    : { keyOf: groupKey(partition.map((e) => compileScalar(e, scope).fn)), label: 'partition key' };
 }
 
 function windowAssigner(window: WindowTvf): WindowAssigner<Row> {
