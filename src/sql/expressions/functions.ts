@@ -310,6 +310,41 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
       type: T.string(true),
     };
   },
+  // ARRAY[a, b, ...]: the elements cast to their common type; an array is never NULL itself.
+  'ARRAY[]': (args, g, at) => {
+    if (args.length === 0) sqlError('ARRAY[] needs at least one element', at);
+    const element = commonTypeOf('ARRAY elements', args, at);
+    const items = args.map((a) => castTo(g, a, element, false, at).code);
+    return { code: `[${items.join(', ')}]`, type: { kind: 'ARRAY', nullable: false, element } };
+  },
+  // MAP[k1, v1, k2, v2, ...]: a JavaScript Map, so keys keep their type; a repeated key keeps its
+  // last value, as in Flink.
+  'MAP[]': (args, g, at) => {
+    if (args.length === 0 || args.length % 2 !== 0)
+      sqlError('MAP[] takes keys and values in pairs: MAP[k1, v1, k2, v2, ...]', at);
+    const keys = args.filter((_, i) => i % 2 === 0);
+    const values = args.filter((_, i) => i % 2 === 1);
+    const key = commonTypeOf('MAP keys', keys, at);
+    const value = commonTypeOf('MAP values', values, at);
+    const entries = keys.map(
+      (k, i) =>
+        `[${castTo(g, k, key, false, at).code}, ${castTo(g, values[i] as Compiled, value, false, at).code}]`,
+    );
+    return {
+      code: `new Map([${entries.join(', ')}])`,
+      type: { kind: 'MAP', nullable: false, key, value },
+    };
+  },
+  CARDINALITY: (args, g, at) => {
+    arity('CARDINALITY', args, 1, 1, at);
+    const [arg] = args as [Compiled];
+    if (arg.type.kind !== 'ARRAY' && arg.type.kind !== 'MAP')
+      sqlError(`CARDINALITY needs an ARRAY or a MAP, got ${formatType(arg.type)}`, at);
+    return {
+      code: nullSafe(g, args, ([v]) => `h.cardinality(${v})`),
+      type: T.int('INTEGER', arg.type.nullable),
+    };
+  },
   COALESCE: (args, g, at) => {
     if (args.length === 0) sqlError('COALESCE needs at least one argument', at);
     const type = commonType(args.map((a) => a.type));
@@ -477,6 +512,20 @@ function substring(name: string): FunctionCompiler {
 /** The built-in scalar functions' names, for `SHOW FUNCTIONS`. */
 export function builtInFunctionNames(): string[] {
   return [...Object.keys(FUNCTIONS), ...AGGREGATE_FUNCTIONS].sort();
+}
+
+/** The common type of a constructor's values (nullable when one of them is). */
+function commonTypeOf(what: string, args: readonly Compiled[], at: SourcePosition): LogicalType {
+  const type = commonType(args.map((a) => a.type));
+  if (type === undefined || type.kind === 'NULL')
+    return sqlError(
+      `${what} have no common type: ${args.map((a) => formatType(a.type)).join(', ')}`,
+      at,
+    );
+  return withNullability(
+    type,
+    args.some((a) => a.type.nullable),
+  );
 }
 
 export function callFunction(

@@ -154,7 +154,15 @@ function fail(message: string): never {
   throw new WeirError('USER_FUNCTION_FAILED', message);
 }
 
+/** The number of elements of an ARRAY, or of entries of a MAP (a Map or a plain object). */
+function cardinality(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  if (value instanceof Map) return value.size;
+  return Object.keys(value as object).length;
+}
+
 export const runtime = {
+  cardinality,
   pow10,
   fitPrecision,
   rescale,

@@ -54,6 +54,7 @@ import type { Relation, WindowTvf } from './relation.js';
 import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
 import { planTemporalJoin } from './temporal-join-planner.js';
+import { isUnnestJoin, planUnnestJoin } from './unnest-planner.js';
 
 export interface PlanContext {
   readonly env: StreamEnvironment;
@@ -217,7 +218,14 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
         'LATERAL TABLE(...) is joined to a table: FROM t, LATERAL TABLE(fn(t.a)) AS x',
         item.at,
       );
+    case 'unnest':
+      return sqlError(
+        'UNNEST(...) is joined to a table: FROM t CROSS JOIN UNNEST(t.a) AS x (v)',
+        item.at,
+      );
     case 'join':
+      if (isUnnestJoin(item))
+        return planUnnestJoin(item, materialize(planFrom(item.left, ctx)), where);
       if (isLateralJoin(item))
         return planLateralJoin(item, materialize(planFrom(item.left, ctx)), where);
       if (isLookupJoin(item)) {

@@ -259,6 +259,14 @@ function windows(): SuiteCase[] {
       sql: "SELECT k, window_start, window_end, COUNT(*) AS c FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end",
     },
     {
+      name: 'window-session-partition-split',
+      sql: "SELECT k, b, window_start, window_end, COUNT(*) AS c, SUM(i) AS si FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY k, b, window_start, window_end",
+    },
+    {
+      name: 'window-session-all-by-two-keys',
+      sql: "SELECT k, b, window_start, window_end, COUNT(*) AS c, MAX(d) AS md FROM TABLE(SESSION(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, b, window_start, window_end",
+    },
+    {
       name: 'window-legacy-tumble',
       sql: "SELECT k, TUMBLE_START(ts, INTERVAL '5' SECOND) AS ws, TUMBLE_END(ts, INTERVAL '5' SECOND) AS we, COUNT(*) AS c FROM t GROUP BY k, TUMBLE(ts, INTERVAL '5' SECOND)",
     },
@@ -438,6 +446,41 @@ function unions(): SuiteCase[] {
   ];
 }
 
+/** CROSS and LEFT joins with UNNEST of ARRAY[...] and MAP[...] values built from each row. */
+function unnests(): SuiteCase[] {
+  return [
+    {
+      name: 'unnest-array',
+      sql: 'SELECT id, x FROM t CROSS JOIN UNNEST(ARRAY[i, id, i + id]) AS A(x)',
+    },
+    {
+      name: 'unnest-array-comma-where',
+      sql: 'SELECT id, k, x FROM t, UNNEST(ARRAY[k, s]) AS A(x) WHERE x IS NOT NULL AND id < 30',
+    },
+    {
+      name: 'unnest-array-ordinality',
+      sql: 'SELECT id, x, n FROM t CROSS JOIN UNNEST(ARRAY[m, CAST(i AS DECIMAL(10, 2))]) WITH ORDINALITY AS A(x, n)',
+    },
+    {
+      name: 'unnest-map',
+      sql: "SELECT id, mk, mv FROM t CROSS JOIN UNNEST(MAP['i', CAST(i AS STRING), 'k', k]) AS M(mk, mv)",
+    },
+    {
+      name: 'unnest-left-on-true',
+      sql: 'SELECT id, x FROM t LEFT JOIN UNNEST(ARRAY[i]) AS A(x) ON TRUE',
+    },
+    {
+      name: 'unnest-grouped',
+      sql: 'SELECT x, COUNT(*) AS c, SUM(id) AS sid FROM t CROSS JOIN UNNEST(ARRAY[k, s]) AS A(x) GROUP BY x',
+    },
+    {
+      name: 'unnest-window',
+      sql: "SELECT window_start, x, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) CROSS JOIN UNNEST(ARRAY[k, 'all']) AS A(x) GROUP BY window_start, window_end, x",
+    },
+    { name: 'cardinality', sql: 'SELECT id, CARDINALITY(ARRAY[i, l]) FROM t WHERE id < 10' },
+  ];
+}
+
 /** Every hand-written case, in a fixed order. */
 export function handWrittenCases(): SuiteCase[] {
   return [
@@ -451,5 +494,6 @@ export function handWrittenCases(): SuiteCase[] {
     ...ranking(),
     ...overs(),
     ...unions(),
+    ...unnests(),
   ];
 }
