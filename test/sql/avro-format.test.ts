@@ -16,6 +16,7 @@ import {
 import type { FormatColumn } from '../../src/sql/connectors/formats/row-formats.js';
 import { registerSqlConnectors } from '../../src/sql/connectors/registry.js';
 import { type LogicalType, T as Types } from '../../src/sql/types/logical-type.js';
+import { longOf } from '../../src/sql/types/long.js';
 import { BROKERS, createTopic, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
 
 const at = { line: 1, column: 1 };
@@ -52,7 +53,8 @@ const VALUES: fc.Arbitrary<unknown>[] = [
   fc.boolean(),
   fc.integer({ min: -32768, max: 32767 }),
   fc.integer({ min: -2147483648, max: 2147483647 }),
-  fc.maxSafeInteger(),
+  // BIGINT over its whole 64-bit range, in its row form (a bigint beyond 2^53).
+  fc.oneof(fc.maxSafeInteger(), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(longOf)),
   fc.double({ noNaN: true }),
   fc.bigInt({ min: -(10n ** 12n) + 1n, max: 10n ** 12n - 1n }),
   fc.string(),

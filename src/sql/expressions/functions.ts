@@ -112,7 +112,16 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     if (type === undefined || isApproximate(type))
       return sqlError('MOD needs exact numeric arguments', at);
     if (isInteger(type))
-      return { code: nullSafe(g, [a, b], ([x, y]) => `h.intMod(${x}, ${y})`), type };
+      return {
+        code: nullSafe(
+          g,
+          [a, b],
+          // MOD of a BIGINT by an INT is an INT, but its operand may be a bigint.
+          ([x, y]) =>
+            `h.${a.type.kind === 'BIGINT' || b.type.kind === 'BIGINT' ? 'longRemainder' : 'intMod'}(${x}, ${y})`,
+        ),
+        type,
+      };
     const common = commonType([a.type, b.type]) as LogicalType;
     const x = coerce(g, a, common, at, 'MOD');
     const y = coerce(g, b, common, at, 'MOD');
@@ -134,7 +143,9 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     const body =
       a.type.kind === 'DECIMAL'
         ? ([v]: string[]) => `(${v} < 0n ? -${v} : ${v})`
-        : ([v]: string[]) => `Math.abs(${v})`;
+        : a.type.kind === 'BIGINT'
+          ? ([v]: string[]) => `h.longAbs(${v})`
+          : ([v]: string[]) => `Math.abs(${v})`;
     return { code: nullSafe(g, [a], body), type: a.type };
   },
   ROUND: (args, g, at, raw) => {
@@ -151,6 +162,8 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     if (isInteger(a.type)) {
       if (digits >= 0) return a;
       const unit = 10 ** -digits;
+      if (a.type.kind === 'BIGINT')
+        return { code: nullSafe(g, [a], ([v]) => `h.longRound(${v}, ${-digits})`), type: a.type };
       return {
         code: nullSafe(
           g,

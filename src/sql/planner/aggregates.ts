@@ -24,6 +24,14 @@ import {
   T,
   withNullability,
 } from '../types/logical-type.js';
+import {
+  type Long,
+  longAdd,
+  longDivide,
+  longFromJson,
+  longSubtract,
+  longToJson,
+} from '../types/long.js';
 import { compileArguments } from './function-arguments.js';
 
 /** COUNT(DISTINCT): the values seen, and how many (so a result costs no counting). */
@@ -116,6 +124,8 @@ function codec(type: LogicalType): {
   dec: (v: unknown) => unknown;
 } {
   if (type.kind === 'DECIMAL') return { enc: (v) => String(v), dec: (v) => BigInt(v as string) };
+  if (type.kind === 'BIGINT')
+    return { enc: (v) => longToJson(v as Long), dec: (v) => longFromJson(v as number | string) };
   return { enc: (v) => v as number | string | boolean, dec: (v) => v };
 }
 
@@ -224,6 +234,25 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
 
 type Guard = (add: AggregateSpec['add']) => AggregateSpec['add'];
 
+/**
+ * A value added to (or taken from) a running sum in its JSON-safe form: DECIMAL as text, BIGINT
+ * as a number or beyond 2^53 its digits, other numbers as numbers.
+ */
+function runningSum(
+  argType: LogicalType,
+): (sum: number | string, v: unknown, sign: 1 | -1) => number | string {
+  if (argType.kind === 'DECIMAL')
+    return (sum, v, sign) => String(BigInt(sum as string) + BigInt(sign) * (v as bigint));
+  if (argType.kind === 'BIGINT')
+    return (sum, v, sign) =>
+      longToJson(
+        sign > 0
+          ? longAdd(longFromJson(sum), v as Long)
+          : longSubtract(longFromJson(sum), v as Long),
+      );
+  return (sum, v, sign) => (sum as number) + sign * (v as number);
+}
+
 function sumSpec(
   fn: (row: Row) => unknown,
   argType: LogicalType,
@@ -233,10 +262,8 @@ function sumSpec(
   if (!isNumeric(argType)) sqlError(`SUM needs a numeric argument, got ${formatType(argType)}`, at);
   // [sum, number of non-NULL values]: the count tells when retractions leave no value (NULL).
   const isDecimal = argType.kind === 'DECIMAL';
-  const plus = (a: number | string, v: unknown, sign: 1 | -1): number | string =>
-    isDecimal
-      ? String(BigInt(a as string) + BigInt(sign) * (v as bigint))
-      : (a as number) + sign * (v as number);
+  const isLong = argType.kind === 'BIGINT';
+  const plus = runningSum(argType);
   const step =
     (sign: 1 | -1) =>
     (s: AccState, row: Row): AccState => {
@@ -254,12 +281,15 @@ function sumSpec(
       if (b === null) return a;
       const [sb, nb] = b as [number | string, number];
       const [sa, na] = a as [number | string, number];
-      return [plus(sa, isDecimal ? BigInt(sb as string) : sb, 1), na + nb];
+      return [
+        plus(sa, isDecimal ? BigInt(sb as string) : isLong ? longFromJson(sb) : sb, 1),
+        na + nb,
+      ];
     },
     result: (s) => {
       if (s === null) return null;
       const sum = (s as [number | string, number])[0];
-      return isDecimal ? fitPrecision(BigInt(sum as string), 38) : sum;
+      return isDecimal ? fitPrecision(BigInt(sum as string), 38) : isLong ? longFromJson(sum) : sum;
     },
     type: isDecimal ? T.decimal(38, argType.scale, true) : withNullability(argType, true),
   };
@@ -273,29 +303,25 @@ function avgSpec(
 ): AggregateSpec {
   if (!isNumeric(argType)) sqlError(`AVG needs a numeric argument, got ${formatType(argType)}`, at);
   const isDecimal = argType.kind === 'DECIMAL';
+  const isLong = argType.kind === 'BIGINT';
   const type = isDecimal
     ? T.decimal(38, Math.max(argType.scale, 6), true)
     : withNullability(argType, true);
+  const add = runningSum(argType);
   return {
     init: () => null,
     add: guard((s, row) => {
       const v = fn(row);
       if (v === null) return s;
       const [sum, n] = (s as [number | string, number] | null) ?? [isDecimal ? '0' : 0, 0];
-      return [
-        isDecimal ? String(BigInt(sum as string) + (v as bigint)) : (sum as number) + (v as number),
-        n + 1,
-      ];
+      return [add(sum, v, 1), n + 1];
     }),
     retract: guard((s, row) => {
       const v = fn(row);
       if (v === null || s === null) return s;
       const [sum, n] = s as [number | string, number];
       if (n <= 1) return null;
-      return [
-        isDecimal ? String(BigInt(sum as string) - (v as bigint)) : (sum as number) - (v as number),
-        n - 1,
-      ];
+      return [add(sum, v, -1), n - 1];
     }),
     merge: (a, b) => {
       if (a === null) return b;
@@ -303,9 +329,7 @@ function avgSpec(
       const [sa, na] = a as [number | string, number];
       const [sb, nb] = b as [number | string, number];
       return [
-        isDecimal
-          ? String(BigInt(sa as string) + BigInt(sb as string))
-          : (sa as number) + (sb as number),
+        add(sa, isDecimal ? BigInt(sb as string) : isLong ? longFromJson(sb) : sb, 1),
         na + nb,
       ];
     },
@@ -323,6 +347,7 @@ function avgSpec(
         );
       }
       // Flink's AVG of an integer type is that integer type (the quotient truncated).
+      if (isLong) return longDivide(longFromJson(sum), n);
       return isInteger(argType)
         ? Math.trunc((sum as number) / n)
         : isApproximate(argType)
