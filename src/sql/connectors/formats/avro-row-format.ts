@@ -110,7 +110,7 @@ function decimalOfBytes(bytes: Buffer): bigint {
 }
 
 /** A SQL value as the value avsc encodes for its schema. */
-function toAvro(value: unknown, type: LogicalType): unknown {
+export function toAvro(value: unknown, type: LogicalType): unknown {
   if (value === null || value === undefined) return null;
   switch (type.kind) {
     case 'DECIMAL':
@@ -134,7 +134,7 @@ function toAvro(value: unknown, type: LogicalType): unknown {
 }
 
 /** A decoded Avro value as the SQL value of `type`; `field` names it in errors. */
-function fromAvro(value: unknown, type: LogicalType, field: string): unknown {
+export function fromAvro(value: unknown, type: LogicalType, field: string): unknown {
   if (value === null || value === undefined) {
     if (!type.nullable)
       throw new FieldError(field, `is null but the column is ${formatType(type)}`);
