@@ -112,6 +112,12 @@ describe('integer arithmetic', () => {
     );
   });
 
+  it('a sign before a negative literal folds into it (`- - 3` is 3)', () => {
+    expect(evaluate('- - 3')).toBe(3);
+    expect(evaluate('MOD(10, - - 3)')).toBe(1);
+    expect(evaluate('- - - 2')).toBe(-2);
+  });
+
   it('division by zero fails the row with a clear error', () => {
     expect(() => evaluate('a / b', { a: 1, b: 0 })).toThrow(/division by zero/);
   });

@@ -34,3 +34,14 @@ export async function queryChanges<T>(
   await env.execute(`queries over ${table.name}`);
   return sinks.map((s) => s.values);
 }
+
+/** Runs `ddl` (a CREATE TABLE over a bounded source) and returns the changes of `query`. */
+export async function readBack(ddl: string, query: string): Promise<Change<Row>[]> {
+  const env = new StreamEnvironment();
+  const tEnv = TableEnvironment.create(env);
+  tEnv.executeSql(ddl);
+  const sink = new CollectSink<Change<Row>>();
+  tEnv.sqlQuery(query).toChangelogStream().sinkTo(sink);
+  await env.execute('read back');
+  return sink.values;
+}

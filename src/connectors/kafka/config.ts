@@ -281,6 +281,13 @@ export const kafkaSourceSchema = v.pipe(
     ),
     /** Turns a whole record (key, headers, offset, ...) into a value; a throw is a bad record. */
     deserializer: v.optional(fn<(record: KafkaConsumerRecord) => unknown>()),
+    /**
+     * With `deserializer`: awaited with each fetched chunk's values before they are decoded, as a
+     * format's `prepareToRead` (a registry format's schema lookups).
+     */
+    prepareValues: v.optional(
+      fn<(values: readonly (Buffer | undefined)[]) => Promise<void> | undefined>(),
+    ),
   }),
   v.check(
     (o) => (o.topics === undefined) !== (o.topicPattern === undefined),

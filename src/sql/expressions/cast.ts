@@ -68,15 +68,20 @@ function convert(
   // Numbers to numbers.
   if (isInteger(from)) {
     if (isInteger(to))
-      return integerRank(from.kind) <= integerRank(to.kind) ? v : wrapInteger(v, to);
-    if (to.kind === 'DOUBLE') return v;
-    if (to.kind === 'FLOAT') return `Math.fround(${v})`;
+      return integerRank(from.kind) <= integerRank(to.kind)
+        ? v
+        : wrapInteger(from.kind === 'BIGINT' ? `h.longToInt32(${v})` : v, to);
+    // A BIGINT beyond 2^53 is a bigint (types/long.ts).
+    const n = from.kind === 'BIGINT' ? `Number(${v})` : v;
+    if (to.kind === 'DOUBLE') return n;
+    if (to.kind === 'FLOAT') return `Math.fround(${n})`;
     if (to.kind === 'DECIMAL')
       return `h.fitPrecision(BigInt(${v}) * ${10n ** BigInt(to.scale)}n, ${to.precision})`;
   }
   if (from.kind === 'DECIMAL') {
     if (to.kind === 'DECIMAL')
       return `h.fitPrecision(h.rescale(${v}, ${from.scale}, ${to.scale}), ${to.precision})`;
+    if (to.kind === 'BIGINT') return `h.longOfDecimal(${v}, ${from.scale})`;
     if (isInteger(to)) return wrapInteger(`Number(${v} / ${10n ** BigInt(from.scale)}n)`, to);
     if (to.kind === 'DOUBLE') return `h.decimalToDouble(${v}, ${from.scale})`;
     if (to.kind === 'FLOAT') return `Math.fround(h.decimalToDouble(${v}, ${from.scale}))`;
@@ -84,6 +89,7 @@ function convert(
   if (isApproximate(from)) {
     if (to.kind === 'DOUBLE') return v;
     if (to.kind === 'FLOAT') return `Math.fround(${v})`;
+    if (to.kind === 'BIGINT') return `h.longOfDouble(${v})`;
     if (isInteger(to)) return wrapInteger(`(Number.isNaN(${v}) ? 0 : Math.trunc(${v}))`, to);
     if (to.kind === 'DECIMAL') {
       const d = g.temp();
@@ -115,6 +121,7 @@ function convert(
   if (isCharacterString(from)) {
     const t = g.temp();
     if (to.kind === 'BOOLEAN') return `((${t} = h.parseBoolean(${v})) === null ? ${failed} : ${t})`;
+    if (to.kind === 'BIGINT') return `((${t} = h.castLong(${v})) === null ? ${failed} : ${t})`;
     if (isInteger(to)) {
       const [min, max] = INTEGER_RANGE[to.kind];
       return `((${t} = h.castInteger(${v}, ${min}, ${max})) === null ? ${failed} : ${t})`;

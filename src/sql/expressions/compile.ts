@@ -48,7 +48,12 @@ function numberLiteral(text: string, at: SourcePosition): Compiled {
     const n = BigInt(text);
     if (n >= -2147483648n && n <= 2147483647n)
       return { code: `(${text})`, type: T.int('INTEGER', false) };
-    if (n >= -(2n ** 63n) && n < 2n ** 63n) return { code: `(${text})`, type: T.bigint(false) };
+    // Beyond 2^53 a BIGINT is a bigint in the row (types/long.ts).
+    if (n >= -(2n ** 63n) && n < 2n ** 63n)
+      return {
+        code: Number.isSafeInteger(Number(n)) ? `(${text})` : `(${n}n)`,
+        type: T.bigint(false),
+      };
   }
   // As Calcite: every digit counts, a leading zero too (0.908 is DECIMAL(4, 3)).
   const digits = text.replace(/^-/, '');
@@ -137,7 +142,9 @@ export function compile(e: Expr, ctx: CompileContext): Compiled {
         sqlError(`cannot negate ${formatType(arg.type)}`, e.at);
       }
       return {
-        code: nullSafe(g, [arg], ([v]) => wrapIfInteger(`(-${v})`, arg.type)),
+        code: nullSafe(g, [arg], ([v]) =>
+          arg.type.kind === 'BIGINT' ? `h.longNegate(${v})` : wrapIfInteger(`(-${v})`, arg.type),
+        ),
         type: arg.type,
       };
     }
@@ -337,6 +344,15 @@ function comparisonType(
   return common.kind === 'NULL' ? T.boolean(true) : common;
 }
 
+/** BIGINT arithmetic: exact over 64 bits and wrapping as Java's long (types/long.ts). */
+const LONG_OPERATIONS = {
+  '+': 'longAdd',
+  '-': 'longSubtract',
+  '*': 'longMultiply',
+  '/': 'longDivide',
+  '%': 'longRemainder',
+} as const;
+
 function arithmetic(
   op: '+' | '-' | '*' | '/' | '%',
   left: Compiled,
@@ -377,6 +393,14 @@ function arithmetic(
     const a = castTo(g, left, T.double(lt.nullable), false, at);
     const b = castTo(g, right, T.double(rt.nullable), false, at);
     return { code: nullSafe(g, [a, b], ([x, y]) => `(${x} ${op} ${y})`), type };
+  }
+  // MOD of a BIGINT by an INT is an INT, but its operand may be a bigint.
+  if (
+    type.kind === 'BIGINT' ||
+    (isInteger(type) && (lt.kind === 'BIGINT' || rt.kind === 'BIGINT'))
+  ) {
+    const helper = LONG_OPERATIONS[op];
+    return { code: nullSafe(g, [left, right], ([x, y]) => `h.${helper}(${x}, ${y})`), type };
   }
   if (isInteger(type)) {
     const body = ([x, y]: string[]) =>

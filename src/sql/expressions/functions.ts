@@ -112,7 +112,16 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     if (type === undefined || isApproximate(type))
       return sqlError('MOD needs exact numeric arguments', at);
     if (isInteger(type))
-      return { code: nullSafe(g, [a, b], ([x, y]) => `h.intMod(${x}, ${y})`), type };
+      return {
+        code: nullSafe(
+          g,
+          [a, b],
+          // MOD of a BIGINT by an INT is an INT, but its operand may be a bigint.
+          ([x, y]) =>
+            `h.${a.type.kind === 'BIGINT' || b.type.kind === 'BIGINT' ? 'longRemainder' : 'intMod'}(${x}, ${y})`,
+        ),
+        type,
+      };
     const common = commonType([a.type, b.type]) as LogicalType;
     const x = coerce(g, a, common, at, 'MOD');
     const y = coerce(g, b, common, at, 'MOD');
@@ -134,7 +143,9 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     const body =
       a.type.kind === 'DECIMAL'
         ? ([v]: string[]) => `(${v} < 0n ? -${v} : ${v})`
-        : ([v]: string[]) => `Math.abs(${v})`;
+        : a.type.kind === 'BIGINT'
+          ? ([v]: string[]) => `h.longAbs(${v})`
+          : ([v]: string[]) => `Math.abs(${v})`;
     return { code: nullSafe(g, [a], body), type: a.type };
   },
   ROUND: (args, g, at, raw) => {
@@ -151,6 +162,8 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     if (isInteger(a.type)) {
       if (digits >= 0) return a;
       const unit = 10 ** -digits;
+      if (a.type.kind === 'BIGINT')
+        return { code: nullSafe(g, [a], ([v]) => `h.longRound(${v}, ${-digits})`), type: a.type };
       return {
         code: nullSafe(
           g,
@@ -308,6 +321,41 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     return {
       code: nullSafe(g, args, ([s, p, i]) => `h.regexpExtract(${s}, ${p}, ${i ?? 1})`),
       type: T.string(true),
+    };
+  },
+  // ARRAY[a, b, ...]: the elements cast to their common type; an array is never NULL itself.
+  'ARRAY[]': (args, g, at) => {
+    if (args.length === 0) sqlError('ARRAY[] needs at least one element', at);
+    const element = commonTypeOf('ARRAY elements', args, at);
+    const items = args.map((a) => castTo(g, a, element, false, at).code);
+    return { code: `[${items.join(', ')}]`, type: { kind: 'ARRAY', nullable: false, element } };
+  },
+  // MAP[k1, v1, k2, v2, ...]: a JavaScript Map, so keys keep their type; a repeated key keeps its
+  // last value, as in Flink.
+  'MAP[]': (args, g, at) => {
+    if (args.length === 0 || args.length % 2 !== 0)
+      sqlError('MAP[] takes keys and values in pairs: MAP[k1, v1, k2, v2, ...]', at);
+    const keys = args.filter((_, i) => i % 2 === 0);
+    const values = args.filter((_, i) => i % 2 === 1);
+    const key = commonTypeOf('MAP keys', keys, at);
+    const value = commonTypeOf('MAP values', values, at);
+    const entries = keys.map(
+      (k, i) =>
+        `[${castTo(g, k, key, false, at).code}, ${castTo(g, values[i] as Compiled, value, false, at).code}]`,
+    );
+    return {
+      code: `new Map([${entries.join(', ')}])`,
+      type: { kind: 'MAP', nullable: false, key, value },
+    };
+  },
+  CARDINALITY: (args, g, at) => {
+    arity('CARDINALITY', args, 1, 1, at);
+    const [arg] = args as [Compiled];
+    if (arg.type.kind !== 'ARRAY' && arg.type.kind !== 'MAP')
+      sqlError(`CARDINALITY needs an ARRAY or a MAP, got ${formatType(arg.type)}`, at);
+    return {
+      code: nullSafe(g, args, ([v]) => `h.cardinality(${v})`),
+      type: T.int('INTEGER', arg.type.nullable),
     };
   },
   COALESCE: (args, g, at) => {
@@ -477,6 +525,20 @@ function substring(name: string): FunctionCompiler {
 /** The built-in scalar functions' names, for `SHOW FUNCTIONS`. */
 export function builtInFunctionNames(): string[] {
   return [...Object.keys(FUNCTIONS), ...AGGREGATE_FUNCTIONS].sort();
+}
+
+/** The common type of a constructor's values (nullable when one of them is). */
+function commonTypeOf(what: string, args: readonly Compiled[], at: SourcePosition): LogicalType {
+  const type = commonType(args.map((a) => a.type));
+  if (type === undefined || type.kind === 'NULL')
+    return sqlError(
+      `${what} have no common type: ${args.map((a) => formatType(a.type)).join(', ')}`,
+      at,
+    );
+  return withNullability(
+    type,
+    args.some((a) => a.type.nullable),
+  );
 }
 
 export function callFunction(

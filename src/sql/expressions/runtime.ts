@@ -14,6 +14,20 @@ import {
   pow10,
   rescale,
 } from '../types/decimal.js';
+import {
+  type Long,
+  longAdd,
+  longDivide,
+  longMultiply,
+  longNegate,
+  longOf,
+  longOfDecimal,
+  longOfDouble,
+  longRemainder,
+  longSubtract,
+  longToInt32,
+  parseLong,
+} from '../types/long.js';
 
 const DAY_MS = 86_400_000;
 
@@ -188,7 +202,48 @@ function fail(message: string): never {
   throw new WeirError('USER_FUNCTION_FAILED', message);
 }
 
+/** The number of elements of an ARRAY, or of entries of a MAP (a Map or a plain object). */
+function cardinality(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  if (value instanceof Map) return value.size;
+  return Object.keys(value as object).length;
+}
+
 export const runtime = {
+  cardinality,
+  longAdd,
+  longSubtract,
+  longMultiply,
+  longNegate,
+  longToInt32,
+  longOfDouble,
+  longOfDecimal,
+  longDivide(a: Long, b: Long): Long {
+    if (b === 0) fail('division by zero');
+    return longDivide(a, b);
+  },
+  longRemainder(a: Long, b: Long): Long {
+    if (b === 0) fail('division by zero');
+    return longRemainder(a, b);
+  },
+  /** CAST of text to BIGINT: as castInteger, exact over the whole 64-bit range. */
+  castLong(s: string): Long | null {
+    const t = s.trim();
+    if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(t)) return null;
+    const whole = t.replace(/\..*$/, '');
+    return parseLong(whole === '' || whole === '+' || whole === '-' ? '0' : whole);
+  },
+  /** ROUND(v, -digits) of a BIGINT: half away from zero to a multiple of 10^digits. */
+  longRound(v: Long, digits: number): Long {
+    const unit = 10n ** BigInt(digits);
+    const b = BigInt(v);
+    const abs = b < 0n ? -b : b;
+    const rounded = ((abs + unit / 2n) / unit) * unit;
+    return longOf(b < 0n ? -rounded : rounded);
+  },
+  longAbs(v: Long): Long {
+    return typeof v === 'number' ? Math.abs(v) : longOf(v < 0n ? -v : v);
+  },
   pow10,
   fitPrecision,
   rescale,

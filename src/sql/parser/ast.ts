@@ -176,6 +176,18 @@ export type FromItem =
       readonly columns: readonly string[] | undefined;
       readonly at: SourcePosition;
     }
+  /**
+   * `UNNEST(array_or_map) [WITH ORDINALITY] [AS] alias[(column, ...)]`: the elements of an
+   * ARRAY (or the entries of a MAP) of each row, joined to it.
+   */
+  | {
+      readonly kind: 'unnest';
+      readonly arg: Expr;
+      readonly ordinality: boolean;
+      readonly alias: string | undefined;
+      readonly columns: readonly string[] | undefined;
+      readonly at: SourcePosition;
+    }
   /** `table MATCH_RECOGNIZE (...) [AS alias]`. */
   | {
       readonly kind: 'match-recognize';

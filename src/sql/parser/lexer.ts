@@ -37,6 +37,9 @@ const SYMBOLS = [
   ',',
   '.',
   ';',
+  // ARRAY[...] and MAP[...] constructors.
+  '[',
+  ']',
   // Row pattern syntax of MATCH_RECOGNIZE: quantifiers {n,m}, reluctance, alternation.
   '{',
   '}',

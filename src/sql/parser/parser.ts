@@ -632,15 +632,16 @@ class Parser {
       this.expectSymbol(')');
       this.expectSymbol(')');
       const alias = this.alias();
-      let columns: string[] | undefined;
-      if (alias !== undefined && this.acceptSymbol('(')) {
-        columns = [this.identifier('a column name')];
-        while (this.acceptSymbol(',')) columns.push(this.identifier('a column name'));
-        this.expectSymbol(')');
-      }
-      return { kind: 'lateral', name, args, alias, columns, at: fnAt };
+      return { kind: 'lateral', name, args, alias, columns: this.columnNames(alias), at: fnAt };
     }
-    if (this.isWord('UNNEST')) this.unsupported('UNNEST');
+    if (this.acceptWord('UNNEST')) {
+      this.expectSymbol('(');
+      const arg = this.expression();
+      this.expectSymbol(')');
+      const ordinality = this.acceptWord('WITH', 'ORDINALITY');
+      const alias = this.alias();
+      return { kind: 'unnest', arg, ordinality, alias, columns: this.columnNames(alias), at };
+    }
     if (this.isWord('TABLE') && this.isSymbol('(', this.peek())) {
       this.i += 2;
       const fnAt = this.at;
@@ -666,6 +667,15 @@ class Parser {
       return { kind: 'match-recognize', input, clause, alias: this.alias(), at: mrAt };
     }
     return { kind: 'table', name, asOf, alias: this.alias(), at };
+  }
+
+  /** `(a, b)` after a table alias: new names of its columns, in order. */
+  private columnNames(alias: string | undefined): string[] | undefined {
+    if (alias === undefined || !this.acceptSymbol('(')) return undefined;
+    const columns = [this.identifier('a column name')];
+    while (this.acceptSymbol(',')) columns.push(this.identifier('a column name'));
+    this.expectSymbol(')');
+    return columns;
   }
 
   /** This parser's cursor, for the clause parsers in their own modules. */
@@ -842,7 +852,11 @@ class Parser {
     const at = this.at;
     if (this.acceptSymbol('-')) {
       const arg = this.unary();
-      if (arg.kind === 'number') return { kind: 'number', text: `-${arg.text}`, at };
+      if (arg.kind === 'number') {
+        // `- - 3` is 3: the sign folds into the literal's text.
+        const text = arg.text.startsWith('-') ? arg.text.slice(1) : `-${arg.text}`;
+        return { kind: 'number', text, at };
+      }
       if (arg.kind === 'interval') return { ...arg, negative: !arg.negative, at };
       return { kind: 'unary', op: '-', arg, at };
     }
@@ -916,11 +930,28 @@ class Parser {
       case 'EXISTS':
         this.unsupported('EXISTS (subquery)', at);
         break;
-      case 'ROW':
       case 'ARRAY':
       case 'MAP':
-        if (this.isSymbol('(', this.peek()) || this.isSymbol('[', this.peek()))
-          this.unsupported(`${word} constructors`, at);
+        // ARRAY[a, b] and MAP[k1, v1, k2, v2]: calls the compiler types as a whole.
+        if (this.isSymbol('[', this.peek())) {
+          this.i += 2;
+          const args = this.isSymbol(']') ? [] : this.expressionList();
+          this.expectSymbol(']');
+          return {
+            kind: 'call',
+            name: `${word}[]`,
+            args,
+            star: false,
+            distinct: false,
+            filter: undefined,
+            over: false,
+            at,
+          };
+        }
+        if (this.isSymbol('(', this.peek())) this.unsupported(`${word}(subquery)`, at);
+        break;
+      case 'ROW':
+        if (this.isSymbol('(', this.peek())) this.unsupported('ROW constructors', at);
         break;
       default:
         break;

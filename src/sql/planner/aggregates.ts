@@ -24,6 +24,14 @@ import {
   T,
   withNullability,
 } from '../types/logical-type.js';
+import {
+  type Long,
+  longAdd,
+  longDivide,
+  longFromJson,
+  longSubtract,
+  longToJson,
+} from '../types/long.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
 
@@ -127,6 +135,8 @@ function codec(type: LogicalType): {
   dec: (v: unknown) => unknown;
 } {
   if (type.kind === 'DECIMAL') return { enc: (v) => String(v), dec: (v) => BigInt(v as string) };
+  if (type.kind === 'BIGINT')
+    return { enc: (v) => longToJson(v as Long), dec: (v) => longFromJson(v as number | string) };
   return { enc: (v) => v as number | string | boolean, dec: (v) => v };
 }
 
@@ -240,6 +250,25 @@ function copyPair(s: AccState): AccState {
   return s === null ? null : [...(s as [number | string, number])];
 }
 
+/**
+ * A value added to (or taken from) a running sum in its JSON-safe form: DECIMAL as text, BIGINT
+ * as a number or beyond 2^53 its digits, other numbers as numbers.
+ */
+function runningSum(
+  argType: LogicalType,
+): (sum: number | string, v: unknown, sign: 1 | -1) => number | string {
+  if (argType.kind === 'DECIMAL')
+    return (sum, v, sign) => String(BigInt(sum as string) + BigInt(sign) * (v as bigint));
+  if (argType.kind === 'BIGINT')
+    return (sum, v, sign) =>
+      longToJson(
+        sign > 0
+          ? longAdd(longFromJson(sum), v as Long)
+          : longSubtract(longFromJson(sum), v as Long),
+      );
+  return (sum, v, sign) => (sum as number) + sign * (v as number);
+}
+
 function sumSpec(
   fn: (row: Row) => unknown,
   argType: LogicalType,
@@ -249,10 +278,8 @@ function sumSpec(
   if (!isNumeric(argType)) sqlError(`SUM needs a numeric argument, got ${formatType(argType)}`, at);
   // [sum, number of non-NULL values]: the count tells when retractions leave no value (NULL).
   const isDecimal = argType.kind === 'DECIMAL';
-  const plus = (a: number | string, v: unknown, sign: 1 | -1): number | string =>
-    isDecimal
-      ? String(BigInt(a as string) + BigInt(sign) * (v as bigint))
-      : (a as number) + sign * (v as number);
+  const isLong = argType.kind === 'BIGINT';
+  const plus = runningSum(argType);
   // The [sum, count] pair is updated in place (no array per row); merge copies, so no two
   // accumulators share one.
   const step =
@@ -275,12 +302,15 @@ function sumSpec(
       if (a === null || b === null) return copyPair(a ?? b);
       const [sb, nb] = b as [number | string, number];
       const [sa, na] = a as [number | string, number];
-      return [plus(sa, isDecimal ? BigInt(sb as string) : sb, 1), na + nb];
+      return [
+        plus(sa, isDecimal ? BigInt(sb as string) : isLong ? longFromJson(sb) : sb, 1),
+        na + nb,
+      ];
     },
     result: (s) => {
       if (s === null) return null;
       const sum = (s as [number | string, number])[0];
-      return isDecimal ? fitPrecision(BigInt(sum as string), 38) : sum;
+      return isDecimal ? fitPrecision(BigInt(sum as string), 38) : isLong ? longFromJson(sum) : sum;
     },
     type: isDecimal ? T.decimal(38, argType.scale, true) : withNullability(argType, true),
   };
@@ -294,20 +324,20 @@ function avgSpec(
 ): AggregateSpec {
   if (!isNumeric(argType)) sqlError(`AVG needs a numeric argument, got ${formatType(argType)}`, at);
   const isDecimal = argType.kind === 'DECIMAL';
+  const isLong = argType.kind === 'BIGINT';
   const type = isDecimal
     ? T.decimal(38, Math.max(argType.scale, 6), true)
     : withNullability(argType, true);
+  const add = runningSum(argType);
   return {
     init: () => null,
     // In place, as SUM's.
     add: guard((s, row) => {
       const v = fn(row);
       if (v === null) return s;
-      if (s === null) return [isDecimal ? String(v as bigint) : 0 + (v as number), 1];
+      if (s === null) return [add(isDecimal ? '0' : 0, v, 1), 1];
       const pair = s as [number | string, number];
-      pair[0] = isDecimal
-        ? String(BigInt(pair[0] as string) + (v as bigint))
-        : (pair[0] as number) + (v as number);
+      pair[0] = add(pair[0], v, 1);
       pair[1]++;
       return pair;
     }),
@@ -316,9 +346,7 @@ function avgSpec(
       if (v === null || s === null) return s;
       const pair = s as [number | string, number];
       if (pair[1] <= 1) return null;
-      pair[0] = isDecimal
-        ? String(BigInt(pair[0] as string) - (v as bigint))
-        : (pair[0] as number) - (v as number);
+      pair[0] = add(pair[0], v, -1);
       pair[1]--;
       return pair;
     }),
@@ -327,9 +355,7 @@ function avgSpec(
       const [sa, na] = a as [number | string, number];
       const [sb, nb] = b as [number | string, number];
       return [
-        isDecimal
-          ? String(BigInt(sa as string) + BigInt(sb as string))
-          : (sa as number) + (sb as number),
+        add(sa, isDecimal ? BigInt(sb as string) : isLong ? longFromJson(sb) : sb, 1),
         na + nb,
       ];
     },
@@ -347,6 +373,7 @@ function avgSpec(
         );
       }
       // Flink's AVG of an integer type is that integer type (the quotient truncated).
+      if (isLong) return longDivide(longFromJson(sum), n);
       return isInteger(argType)
         ? Math.trunc((sum as number) / n)
         : isApproximate(argType)

@@ -10,7 +10,7 @@ const STATE: Readonly<Record<string, string>> = {
   'top-n': 'state: the first N rows per partition',
   deduplicate: 'state: one row per key',
   window:
-    'state: per key and window, an accumulator (sessions: per session), dropped when the window fires',
+    'state: per key and window, an accumulator (sessions: per session; a SESSION without PARTITION BY grouped by keys: per group within the session), dropped when the window fires',
   'window-top-n':
     'state: per partition and window, the first N rows, dropped when the window fires',
   'window-deduplicate':

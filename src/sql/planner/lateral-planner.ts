@@ -23,6 +23,42 @@ export function isLateralJoin(item: JoinItem): item is JoinItem & { right: Later
   return item.right.kind === 'lateral';
 }
 
+/**
+ * What a join with rows computed per left row (LATERAL TABLE, UNNEST) allows, as Flink: CROSS,
+ * INNER, or LEFT with ON TRUE, over an insert-only input. True for a LEFT join.
+ */
+export function checkCorrelatedJoin(
+  item: JoinItem,
+  left: Relation,
+  what: string,
+  article: string,
+): boolean {
+  if (item.type !== 'INNER' && item.type !== 'CROSS' && item.type !== 'LEFT')
+    sqlError(`${article} is joined with CROSS, INNER or LEFT JOIN, not ${item.type}`, item.at);
+  if (isUpdating(left))
+    sqlError(`${what} over a changing input is not supported by Weir SQL yet`, item.right.at);
+  const outer = item.type === 'LEFT';
+  if (outer && !(item.on?.kind === 'boolean' && item.on.value === true))
+    sqlError(`LEFT JOIN ${what}(...) takes ON TRUE (as in Flink)`, item.on?.at ?? item.at);
+  return outer;
+}
+
+/** The condition on each joined row: a comma join's WHERE, an INNER join's ON, none for LEFT. */
+export function correlatedJoinCondition(
+  item: JoinItem,
+  where: Expr | undefined,
+  scope: Scope,
+): ((row: Row) => boolean) | undefined {
+  const conditionExpr = item.type === 'CROSS' ? where : item.type === 'LEFT' ? undefined : item.on;
+  return conditionExpr === undefined
+    ? undefined
+    : compilePredicate(
+        conditionExpr,
+        scope,
+        item.type === 'CROSS' ? 'WHERE condition' : 'join condition',
+      );
+}
+
 /** `where` is the SELECT's WHERE for a comma join, which this join then applies. */
 export function planLateralJoin(
   item: JoinItem & { right: LateralItem },
@@ -36,16 +72,7 @@ export function planLateralJoin(
       `unknown table function ${call.name} (register one made with defineTableFunction)`,
       call.at,
     );
-  if (item.type !== 'INNER' && item.type !== 'CROSS' && item.type !== 'LEFT')
-    sqlError(
-      `a table function is joined with CROSS, INNER or LEFT JOIN, not ${item.type}`,
-      item.at,
-    );
-  if (isUpdating(left))
-    sqlError('LATERAL TABLE over a changing input is not supported by Weir SQL yet', call.at);
-  const outer = item.type === 'LEFT';
-  if (outer && !(item.on?.kind === 'boolean' && item.on.value === true))
-    sqlError('LEFT JOIN LATERAL TABLE(...) takes ON TRUE (as in Flink)', item.on?.at ?? item.at);
+  const outer = checkCorrelatedJoin(item, left, 'LATERAL TABLE', 'a table function');
   if (call.columns !== undefined && call.columns.length !== fn.columns.length)
     sqlError(
       `${call.name} returns ${fn.columns.length} columns, but ${call.columns.length} names are given`,
@@ -66,15 +93,7 @@ export function planLateralJoin(
     call.at,
   );
   const scope = new Scope([...left.columns, ...columns]);
-  const conditionExpr = item.type === 'CROSS' ? where : outer ? undefined : item.on;
-  const condition =
-    conditionExpr === undefined
-      ? undefined
-      : compilePredicate(
-          conditionExpr,
-          scope,
-          item.type === 'CROSS' ? 'WHERE condition' : 'join condition',
-        );
+  const condition = correlatedJoinCondition(item, where, scope);
   const width = fn.columns.length;
   const nulls: Row = new Array<unknown>(width).fill(null);
   const { rowResult, name } = fn;

@@ -9,6 +9,7 @@ import type { Collector } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { WindowResult } from '../../core/window-result.js';
+import type { Window } from '../../core/windows.js';
 import {
   cumulativeWindowsOf,
   type WindowAssigner,
@@ -36,6 +37,7 @@ import { isUpdating, withColumns } from './changelog-relation.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
+import { aggregatePerGroup } from './groups-in-window.js';
 import { planJoin } from './join-planner.js';
 import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
 import { asOfAttribute, isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
@@ -47,6 +49,7 @@ import type { Relation, WindowTvf } from './relation.js';
 import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
 import { planTemporalJoin } from './temporal-join-planner.js';
+import { isUnnestJoin, planUnnestJoin } from './unnest-planner.js';
 
 export interface PlanContext {
   readonly env: StreamEnvironment;
@@ -215,7 +218,14 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
         'LATERAL TABLE(...) is joined to a table: FROM t, LATERAL TABLE(fn(t.a)) AS x',
         item.at,
       );
+    case 'unnest':
+      return sqlError(
+        'UNNEST(...) is joined to a table: FROM t CROSS JOIN UNNEST(t.a) AS x (v)',
+        item.at,
+      );
     case 'join':
+      if (isUnnestJoin(item))
+        return planUnnestJoin(item, materialize(planFrom(item.left, ctx)), where);
       if (isLateralJoin(item))
         return planLateralJoin(item, materialize(planFrom(item.left, ctx)), where);
       if (isLookupJoin(item)) {
@@ -548,6 +558,7 @@ function legacyGroupWindow(
       slide: 0,
       offset: 0,
       input: from,
+      sessionsPerGroup: true,
     };
   }
   if (processingTime) window = { ...window, processingTime };
@@ -698,16 +709,30 @@ function planAggregation(
   ];
   const keyOf = groupKey(keyFns.map((k) => k.fn));
   const assigner = windowAssigner(window);
-  const results = input
-    .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
-    .window(assigner)
-    .aggregate(aggregate)
-    .map((r: WindowResult<Key, Row>) => {
-      const row = r.value;
-      row.push(r.window.start, r.window.end, r.window.end - 1);
-      return row;
-    })
-    .name('window columns');
+  const withWindow = (row: Row, w: Window): Row => {
+    row.push(w.start, w.end, w.end - 1);
+    return row;
+  };
+  // A SESSION TVF forms sessions per PARTITION BY value (over all rows without it), as Flink
+  // does; GROUP BY keys other than those columns split each session's rows.
+  const sessionKey = sessionPartition(window, keys, inputScope);
+  const emitGroupRows = (r: WindowResult<Key, Row[]>, out: Collector<Row>): void => {
+    for (const row of r.value) out.collect(withWindow(row, r.window));
+  };
+  const results =
+    sessionKey !== undefined
+      ? input
+          .keyBy(sessionKey.keyOf, sessionKey.label)
+          .window(assigner)
+          .aggregate(aggregatePerGroup(keyOf, aggregate))
+          .flatMap(emitGroupRows)
+          .name('window columns')
+      : input
+          .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
+          .window(assigner)
+          .aggregate(aggregate)
+          .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
+          .name('window columns');
   const aggScope = new Scope(aggColumns);
   let stream = results;
   if (having !== undefined)
@@ -728,6 +753,31 @@ function planAggregation(
       : { rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time' }),
   }));
   return { stream: stream.map(fn).name('select'), columns };
+}
+
+/**
+ * How the sessions of a SESSION TVF are keyed when that is not by the GROUP BY keys: by its
+ * PARTITION BY columns, or one key for all rows; undefined when the GROUP BY keys are exactly
+ * the partition columns (or the window is not a SESSION TVF).
+ */
+function sessionPartition(
+  window: WindowTvf,
+  keys: readonly Expr[],
+  scope: Scope,
+): { keyOf: (row: Row) => Key; label: string } | undefined {
+  if (window.kind !== 'SESSION' || window.sessionsPerGroup === true) return undefined;
+  const partition = (window.partitionBy ?? []).map(
+    (name): Expr => ({ kind: 'column', path: [name], at: { line: 0, column: 0 } }),
+  );
+  const sorted = (es: readonly Expr[]): string[] => es.map((e) => normalizedKey(e, scope)).sort();
+  if (
+    keys.length === partition.length &&
+    JSON.stringify(sorted(keys)) === JSON.stringify(sorted(partition))
+  )
+    return undefined;
+  return partition.length === 0
+    ? { keyOf: () => 0, label: 'window (global)' }
+    : { keyOf: groupKey(partition.map((e) => compileScalar(e, scope).fn)), label: 'partition key' };
 }
 
 function windowAssigner(window: WindowTvf): WindowAssigner<Row> {

@@ -13,6 +13,11 @@ export interface WindowTvf {
   readonly offset: number;
   /** SESSION's `PARTITION BY` columns of the table argument, if any. */
   readonly partitionBy?: readonly string[];
+  /**
+   * A legacy `GROUP BY key, SESSION(...)` group window: sessions per group key. A SESSION TVF
+   * forms them per PARTITION BY value, or over all rows without it.
+   */
+  readonly sessionsPerGroup?: boolean;
   /** The input relation (its rows lack the three window columns). */
   readonly input: Relation;
   /**

@@ -1,13 +1,16 @@
 /**
  * How SQL values are held in rows, and how they leave them. In a row: BOOLEAN a boolean,
- * TINYINT..BIGINT and FLOAT/DOUBLE a number, DECIMAL(p, s) its unscaled bigint, CHAR/VARCHAR a
+ * TINYINT..INT and FLOAT/DOUBLE a number, BIGINT a number or beyond 2^53 a bigint (long.ts), DECIMAL(p, s) its unscaled bigint, CHAR/VARCHAR a
  * string, BINARY/VARBINARY a Uint8Array, DATE days since 1970-01-01, TIME ms of the day,
  * TIMESTAMP and TIMESTAMP_LTZ epoch ms (UTC), INTERVAL ms or months, ROW an array, NULL null.
  */
 import { formatDecimal } from './decimal.js';
 import type { LogicalType } from './logical-type.js';
 
-/** A value as JSON carries it: DECIMAL as its plain string, times as epoch ms (as the Flink peer writes them). */
+/**
+ * A value as JSON carries it: DECIMAL as its plain string, a BIGINT beyond 2^53 as its digits,
+ * times as epoch ms (as the Flink peer writes them).
+ */
 export type JsonValue = null | boolean | number | string | JsonValue[];
 
 export function toJsonValue(value: unknown, type: LogicalType): JsonValue {
@@ -22,6 +25,9 @@ export function toJsonValue(value: unknown, type: LogicalType): JsonValue {
     case 'BINARY':
     case 'VARBINARY':
       return Buffer.from(value as Uint8Array).toString('base64');
+    case 'BIGINT':
+      // Beyond 2^53 a JSON number would round: the digits as a string.
+      return typeof value === 'bigint' ? value.toString() : (value as number);
     default:
       return value as JsonValue;
   }

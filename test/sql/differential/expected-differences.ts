@@ -12,10 +12,6 @@ export const EXPECTED_DIFFERENCES: ReadonlyMap<string, string> = new Map([
     (s): [string, string] => [`window-tumble-offset-${s}`, TUMBLE_OFFSET],
   ),
   [
-    'window-session-by-key',
-    'SESSION without PARTITION BY grouped by a key: Flink forms sessions over all rows (the key then splits each session), Weir forms them per key',
-  ],
-  [
     'self-equality-is-true',
     'Flink 2.2.1 keeps every row for `WHERE (l = l) IS TRUE`, also where l is NULL (its `SELECT l = l` gives NULL there); in three-valued logic UNKNOWN IS TRUE is FALSE, so Weir leaves those rows out',
   ],

@@ -259,6 +259,14 @@ function windows(): SuiteCase[] {
       sql: "SELECT k, window_start, window_end, COUNT(*) AS c FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY k, window_start, window_end",
     },
     {
+      name: 'window-session-partition-split',
+      sql: "SELECT k, b, window_start, window_end, COUNT(*) AS c, SUM(i) AS si FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '3' SECOND)) GROUP BY k, b, window_start, window_end",
+    },
+    {
+      name: 'window-session-all-by-two-keys',
+      sql: "SELECT k, b, window_start, window_end, COUNT(*) AS c, MAX(d) AS md FROM TABLE(SESSION(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, b, window_start, window_end",
+    },
+    {
       name: 'window-legacy-tumble',
       sql: "SELECT k, TUMBLE_START(ts, INTERVAL '5' SECOND) AS ws, TUMBLE_END(ts, INTERVAL '5' SECOND) AS we, COUNT(*) AS c FROM t GROUP BY k, TUMBLE(ts, INTERVAL '5' SECOND)",
     },
@@ -438,6 +446,88 @@ function unions(): SuiteCase[] {
   ];
 }
 
+/** CROSS and LEFT joins with UNNEST of ARRAY[...] and MAP[...] values built from each row. */
+function unnests(): SuiteCase[] {
+  return [
+    {
+      name: 'unnest-array',
+      sql: 'SELECT id, x FROM t CROSS JOIN UNNEST(ARRAY[i, id, i + id]) AS A(x)',
+    },
+    {
+      name: 'unnest-array-comma-where',
+      sql: 'SELECT id, k, x FROM t, UNNEST(ARRAY[k, s]) AS A(x) WHERE x IS NOT NULL AND id < 30',
+    },
+    {
+      name: 'unnest-array-ordinality',
+      sql: 'SELECT id, x, n FROM t CROSS JOIN UNNEST(ARRAY[m, CAST(i AS DECIMAL(10, 2))]) WITH ORDINALITY AS A(x, n)',
+    },
+    {
+      name: 'unnest-map',
+      sql: "SELECT id, mk, mv FROM t CROSS JOIN UNNEST(MAP['i', CAST(i AS STRING), 'k', k]) AS M(mk, mv)",
+    },
+    {
+      name: 'unnest-left-on-true',
+      sql: 'SELECT id, x FROM t LEFT JOIN UNNEST(ARRAY[i]) AS A(x) ON TRUE',
+    },
+    {
+      name: 'unnest-grouped',
+      sql: 'SELECT x, COUNT(*) AS c, SUM(id) AS sid FROM t CROSS JOIN UNNEST(ARRAY[k, s]) AS A(x) GROUP BY x',
+    },
+    {
+      name: 'unnest-window',
+      sql: "SELECT window_start, x, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) CROSS JOIN UNNEST(ARRAY[k, 'all']) AS A(x) GROUP BY window_start, window_end, x",
+    },
+    { name: 'cardinality', sql: 'SELECT id, CARDINALITY(ARRAY[i, l]) FROM t WHERE id < 10' },
+  ];
+}
+
+/**
+ * BIGINT beyond 2^53 (exact in Weir as in Java's long) and its wrap-around on overflow: `l` reaches
+ * 10^12, so `l * 10000000` passes 2^63 for some rows.
+ */
+function longs(): SuiteCase[] {
+  const big = 'l * 1000000';
+  return [
+    { name: 'long-literal', sql: 'SELECT id, 9007199254740993 + id FROM t WHERE id < 5' },
+    { name: 'long-multiply', sql: `SELECT id, ${big} AS x, l * 10000000 AS y FROM t` },
+    { name: 'long-add-sub', sql: `SELECT id, ${big} + 1, ${big} - 3, -(${big}) FROM t` },
+    {
+      name: 'long-overflow-max',
+      sql: 'SELECT id, 9223372036854775807 + id, -9223372036854775808 - id FROM t WHERE id < 5',
+    },
+    {
+      name: 'long-div-mod',
+      sql: `SELECT id, (${big} + 7) / 7, MOD(${big} + 1, 1000003), (${big}) / -3 FROM t`,
+    },
+    {
+      name: 'long-compare',
+      sql: `SELECT id FROM t WHERE l * 10000 > 9007199254740993 OR ${big} = ${big} + 0 AND l < 0`,
+    },
+    {
+      name: 'long-casts',
+      sql: `SELECT id, CAST(${big} AS STRING), CAST(${big} AS DECIMAL(20, 0)), CAST(${big} AS DOUBLE), CAST(${big} AS INT) FROM t`,
+    },
+    {
+      name: 'long-casts-in',
+      sql: "SELECT id, CAST('9223372036854775807' AS BIGINT), CAST(CAST(l AS DOUBLE) * 1e10 AS BIGINT), CAST(CAST(l AS DECIMAL(20, 0)) * 10000000 AS BIGINT), TRY_CAST('9223372036854775808' AS BIGINT) FROM t WHERE id < 20",
+    },
+    { name: 'long-abs', sql: `SELECT id, ABS(${big}) FROM t` },
+    { name: 'long-round', sql: `SELECT id, ROUND(${big} + 12345678, -4), ROUND(l, -3) FROM t` },
+    {
+      name: 'long-group-sum',
+      sql: `SELECT k, SUM(${big}) AS s, MIN(${big}) AS mi, MAX(${big}) AS ma, AVG(${big}) AS av, COUNT(*) AS c FROM t GROUP BY k`,
+    },
+    {
+      name: 'long-group-key',
+      sql: `SELECT ${big} AS g, COUNT(*) FROM t WHERE l IS NOT NULL GROUP BY ${big}`,
+    },
+    {
+      name: 'long-window-sum',
+      sql: `SELECT window_start, SUM(${big}) AS s, MAX(${big}) AS ma FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end`,
+    },
+  ];
+}
+
 /** Every hand-written case, in a fixed order. */
 export function handWrittenCases(): SuiteCase[] {
   return [
@@ -451,5 +541,7 @@ export function handWrittenCases(): SuiteCase[] {
     ...ranking(),
     ...overs(),
     ...unions(),
+    ...unnests(),
+    ...longs(),
   ];
 }

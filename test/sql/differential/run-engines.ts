@@ -7,6 +7,7 @@ import { materialize } from '../../../bench/nexmark/weir-job.js';
 import type { Change } from '../../../src/core/changelog.js';
 import { CollectSink, type Row, StreamEnvironment, TableEnvironment } from '../../../src/index.js';
 import { parseDecimal } from '../../../src/sql/types/decimal.js';
+import { parseJsonExact } from '../../../src/util/exact-json.js';
 import { runFlinkSqlRunner } from '../flink-sql-runner.js';
 import { type Answer, normalRows, type SuiteCase } from './suite.js';
 import type { Cell, ColumnType, SuiteTable } from './tables.js';
@@ -73,7 +74,8 @@ export async function runOnFlink(
   const answers = new Map<string, Answer>();
   for (const line of output.split('\n')) {
     if (line.trim() === '') continue;
-    const parsed = JSON.parse(line) as FlinkLine;
+    // Flink writes longs beyond 2^53 as exact digits; they are kept as strings, as Weir's toJson gives them.
+    const parsed = parseJsonExact(line) as FlinkLine;
     answers.set(parsed.name, flinkAnswer(parsed));
   }
   return answers;

@@ -94,7 +94,9 @@ export function sourceConfig<T>(options: KafkaSourceOptions<T>): SourceConfig<T>
     onWarning: o.onWarning,
     decodeValue: format === undefined ? undefined : (bytes) => format.deserialize(bytes),
     prepareValues:
-      format?.prepareToRead === undefined ? undefined : (values) => format.prepareToRead!(values),
+      format?.prepareToRead === undefined
+        ? o.prepareValues
+        : (values) => format.prepareToRead!(values),
     decodeRecord: 'deserializer' in options ? options.deserializer : undefined,
   };
 }

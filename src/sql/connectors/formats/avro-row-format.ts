@@ -11,6 +11,7 @@ import avro from 'avsc';
 import { type SourcePosition, sqlError } from '../../sql-error.js';
 import { fitPrecision } from '../../types/decimal.js';
 import { formatType, type LogicalType } from '../../types/logical-type.js';
+import { type Long, longOf } from '../../types/long.js';
 import type { Row } from '../connector.js';
 import { FieldError } from './field-values.js';
 import type { FormatColumn, RowFormat } from './format-types.js';
@@ -109,7 +110,7 @@ function decimalOfBytes(bytes: Buffer): bigint {
 }
 
 /** A SQL value as the value avsc encodes for its schema. */
-function toAvro(value: unknown, type: LogicalType): unknown {
+export function toAvro(value: unknown, type: LogicalType): unknown {
   if (value === null || value === undefined) return null;
   switch (type.kind) {
     case 'DECIMAL':
@@ -133,7 +134,7 @@ function toAvro(value: unknown, type: LogicalType): unknown {
 }
 
 /** A decoded Avro value as the SQL value of `type`; `field` names it in errors. */
-function fromAvro(value: unknown, type: LogicalType, field: string): unknown {
+export function fromAvro(value: unknown, type: LogicalType, field: string): unknown {
   if (value === null || value === undefined) {
     if (!type.nullable)
       throw new FieldError(field, `is null but the column is ${formatType(type)}`);
@@ -161,19 +162,23 @@ function fromAvro(value: unknown, type: LogicalType, field: string): unknown {
 
 /**
  * avsc's own `long` is a JavaScript number whose zig-zag encoding loses precision past 2^52;
- * this one goes through a 64-bit integer, so every BIGINT value (exact to 2^53) survives.
+ * this one goes through a 64-bit integer and gives a BIGINT in its row form (a number, or a
+ * bigint beyond 2^53: types/long.ts), so every 64-bit value survives.
  */
 const EXACT_LONG = avro.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => Number(buf.readBigInt64LE()),
-  toBuffer: (n: number) => {
+  fromBuffer: (buf: Buffer) => longOf(buf.readBigInt64LE()),
+  toBuffer: (n: Long) => {
     const buf = Buffer.alloc(8);
     buf.writeBigInt64LE(BigInt(n));
     return buf;
   },
-  fromJSON: (json: unknown) => Number(json),
-  toJSON: (n: number) => n,
-  isValid: (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n),
-  compare: (a: number, b: number) => (a < b ? -1 : a > b ? 1 : 0),
+  fromJSON: (json: unknown) => longOf(BigInt(json as string | number)),
+  toJSON: (n: Long) => (typeof n === 'bigint' ? n.toString() : n),
+  isValid: (n: unknown) =>
+    typeof n === 'bigint'
+      ? BigInt.asIntN(64, n) === n
+      : typeof n === 'number' && Number.isSafeInteger(n),
+  compare: (a: Long, b: Long) => (a < b ? -1 : a > b ? 1 : 0),
 });
 
 export function avroRowFormat(columns: readonly FormatColumn[], at: SourcePosition): RowFormat {

@@ -8,6 +8,7 @@
  * record came from.
  */
 import type { Change } from '../../../core/changelog.js';
+import { parseJsonExact } from '../../../util/exact-json.js';
 import type { Row } from '../connector.js';
 import { FieldError, fromJson, toJsonText } from './field-values.js';
 import type { FormatColumn } from './row-formats.js';
@@ -70,7 +71,7 @@ export function debeziumJsonFormat(
       if (bytes === undefined || bytes.length === 0) return [];
       let parsed: unknown;
       try {
-        parsed = JSON.parse(bytes.toString('utf8'));
+        parsed = parseJsonExact(bytes.toString('utf8'));
       } catch (error) {
         throw new Error(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -6,6 +6,7 @@
 import { runtime } from '../../expressions/runtime.js';
 import { fitPrecision, formatDecimal, parseDecimal } from '../../types/decimal.js';
 import { formatType, isInteger, type LogicalType } from '../../types/logical-type.js';
+import { parseLong } from '../../types/long.js';
 
 /** A value that does not fit its column; `field` is its path (`order.price`). */
 export class FieldError extends Error {
@@ -22,6 +23,7 @@ const INTEGER_BOUNDS = {
   TINYINT: [-128, 127],
   SMALLINT: [-32768, 32767],
   INTEGER: [-2147483648, 2147483647],
+  // Only up to 2^53 as a JSON number; beyond, parseJsonExact gives its digits (parseText).
   BIGINT: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
 } as const;
 
@@ -44,10 +46,11 @@ export function parseText(text: string, type: LogicalType, field: string): unkno
       const b = runtime.parseBoolean(text);
       return b ?? refuse(field, type, text);
     }
+    case 'BIGINT':
+      return parseLong(text) ?? refuse(field, type, text);
     case 'TINYINT':
     case 'SMALLINT':
-    case 'INTEGER':
-    case 'BIGINT': {
+    case 'INTEGER': {
       const [min, max] = INTEGER_BOUNDS[type.kind];
       return runtime.parseInteger(text, min, max) ?? refuse(field, type, text);
     }

@@ -12,4 +12,8 @@ export interface RowFormat {
   readonly name: string;
   decode(bytes: Buffer | undefined): Row;
   encode(row: Row): Buffer;
+  /** For a format that looks its schemas up (a registry): awaited before a chunk is decoded. */
+  prepareToRead?(values: readonly (Buffer | undefined)[]): Promise<void> | undefined;
+  /** Awaited before the first write to `topic` (registers or looks up the writer's schema). */
+  prepareToWrite?(topic: string | undefined): Promise<void>;
 }

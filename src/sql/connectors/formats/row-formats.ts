@@ -5,6 +5,7 @@
  * naming the field; the connector adds where the record came from.
  */
 
+import { parseJsonExact } from '../../../util/exact-json.js';
 import { type SourcePosition, sqlError } from '../../sql-error.js';
 import { formatType, type LogicalType } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
@@ -36,7 +37,7 @@ export function jsonRowFormat(
       if (bytes === undefined) return columns.map(() => null);
       let parsed: unknown;
       try {
-        parsed = JSON.parse(bytes.toString('utf8'));
+        parsed = parseJsonExact(bytes.toString('utf8'));
       } catch (error) {
         throw new Error(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -32,9 +32,10 @@ import {
   rowFormat,
 } from '../formats/row-formats.js';
 import { choice, duration, flag, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
+import { avroConfluentRowFormat } from './avro-confluent-format.js';
 
 /** The value formats: the row formats, and Debezium's change envelope (a changelog). */
-const VALUE_FORMATS = [...ROW_FORMATS, 'debezium-json'] as const;
+const VALUE_FORMATS = [...ROW_FORMATS, 'debezium-json', 'avro-confluent'] as const;
 
 const kafkaOptions = {
   connector: 'kafka',
@@ -75,6 +76,11 @@ const kafkaOptions = {
     'json.ignore-parse-errors': optional(flag()),
     'csv.field-delimiter': optional(text('one character')),
     'debezium-json.schema-include': optional(flag()),
+    // Flink's option names: without the prefix with 'format', with 'value.' with 'value.format'.
+    'avro-confluent.url': optional(text('the schema registry URL')),
+    'avro-confluent.subject': optional(text('a subject')),
+    'value.avro-confluent.url': optional(text('the schema registry URL')),
+    'value.avro-confluent.subject': optional(text('a subject')),
     'debezium-json.ignore-parse-errors': optional(flag()),
   },
   rules: [
@@ -93,6 +99,18 @@ const kafkaOptions = {
         (o.format ?? o['value.format']) !== 'debezium-json' || o['key.fields'] === undefined,
       message:
         "'debezium-json' carries whole rows in its envelope; 'key.fields' is not supported with it",
+    },
+    {
+      check: (o: {
+        format?: string;
+        'value.format'?: string;
+        'avro-confluent.url'?: string;
+        'value.avro-confluent.url'?: string;
+      }) =>
+        (o.format ?? o['value.format']) !== 'avro-confluent' ||
+        (o['avro-confluent.url'] ?? o['value.avro-confluent.url']) !== undefined,
+      message:
+        "'avro-confluent' needs the registry's URL: 'avro-confluent.url' (or 'value.avro-confluent.url' with 'value.format')",
     },
     {
       check: (o: { 'key.format'?: string; 'key.fields'?: string }) =>
@@ -257,13 +275,17 @@ export function layout(
     };
     return { key, keyPositions, value, changes, valuePositions };
   }
-  return {
-    key,
-    keyPositions,
-    value: rowFormat(format, valueColumns, formatOptions, table.at),
-    changes: undefined,
-    valuePositions,
-  };
+  const url = o['avro-confluent.url'] ?? o['value.avro-confluent.url'];
+  const subject = o['avro-confluent.subject'] ?? o['value.avro-confluent.subject'];
+  const value =
+    format === 'avro-confluent'
+      ? avroConfluentRowFormat(
+          valueColumns,
+          { url: url as string, ...(subject === undefined ? {} : { subject }) },
+          table.at,
+        )
+      : rowFormat(format, valueColumns, formatOptions, table.at);
+  return { key, keyPositions, value, changes: undefined, valuePositions };
 }
 
 function startingOffsets(o: KafkaOptions, topic: string | undefined): StartingOffsets {
@@ -374,7 +396,9 @@ export function topicSource<T>(
   o: KafkaOptions,
   deserializer: (record: KafkaConsumerRecord) => T,
   skipBadRecords: boolean,
+  value?: RowFormat,
 ): KafkaSource<T> {
+  const prepare = value?.prepareToRead;
   const topic = o.topic;
   const stopAt = stoppingOffsets(o, topic);
   const discovery = o['scan.topic-partition-discovery.interval'];
@@ -393,6 +417,12 @@ export function topicSource<T>(
     ...(discovery === undefined ? {} : { partitionDiscoveryIntervalMs: discovery }),
     onError: skipBadRecords ? 'skip' : 'fail',
     deserializer,
+    // A registry format's schema lookups, before each chunk is decoded.
+    ...(prepare === undefined
+      ? {}
+      : {
+          prepareValues: (values: readonly (Buffer | undefined)[]) => prepare.call(value, values),
+        }),
     name: `kafka ${table.name}`,
   });
 }
@@ -419,7 +449,7 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
     return row;
   };
   return env.fromSource(
-    topicSource(table, o, deserializer, o['json.ignore-parse-errors'] === 'true'),
+    topicSource(table, o, deserializer, o['json.ignore-parse-errors'] === 'true', value),
   );
 }
 
@@ -484,6 +514,8 @@ export function topicSink<T>(
     readonly valueName: string;
     readonly key: ((row: Row) => Buffer) | undefined;
     readonly tombstone?: (record: T) => boolean;
+    /** A registry format's schema registration, before the first write. */
+    readonly prepareToWrite?: (topic: string | undefined) => Promise<void>;
   },
 ): KafkaSink<T> {
   if (o.topic === undefined)
@@ -493,6 +525,7 @@ export function topicSink<T>(
     name: parts.valueName,
     serialize: parts.value,
     deserialize: () => sqlError('a Kafka sink table is not read through its sink format'),
+    ...(parts.prepareToWrite === undefined ? {} : { prepareToWrite: parts.prepareToWrite }),
   };
   const key = parts.key;
   const guarantee = o['sink.delivery-guarantee'] ?? 'at-least-once';
@@ -532,6 +565,9 @@ export function rowSink(table: CatalogTable, o: KafkaOptions): Sink<Row> {
     value: (row) => value.encode(valuePositions.map((i) => row[i])),
     valueName: value.name,
     key: key === undefined ? undefined : (row) => key.encode(keyPositions.map((i) => row[i])),
+    ...(value.prepareToWrite === undefined
+      ? {}
+      : { prepareToWrite: (topic: string | undefined) => value.prepareToWrite!(topic) }),
   });
 }
 

@@ -37,7 +37,9 @@ const upsertKafkaOptions = {
     'properties.isolation.level': optional(choice(['read_committed', 'read_uncommitted'])),
     'properties.transaction.timeout.ms': optional(wholeNumber()),
     'key.format': choice(ROW_FORMATS),
-    'value.format': choice(ROW_FORMATS),
+    'value.format': choice([...ROW_FORMATS, 'avro-confluent']),
+    'value.avro-confluent.url': optional(text('the schema registry URL')),
+    'value.avro-confluent.subject': optional(text('a subject')),
     'key.fields-prefix': optional(text('a prefix')),
     'value.fields-include': optional(choice(['ALL', 'EXCEPT_KEY'])),
     'scan.bounded.mode': optional(choice(['unbounded', 'latest-offset', 'timestamp'])),
@@ -53,6 +55,11 @@ const upsertKafkaOptions = {
     'csv.field-delimiter': optional(text('one character')),
   },
   rules: [
+    {
+      check: (o: { 'value.format'?: string; 'value.avro-confluent.url'?: string }) =>
+        o['value.format'] !== 'avro-confluent' || o['value.avro-confluent.url'] !== undefined,
+      message: "'value.format' = 'avro-confluent' needs 'value.avro-confluent.url'",
+    },
     {
       check: (o: { 'sink.delivery-guarantee'?: string; 'sink.transactional-id-prefix'?: string }) =>
         o['sink.delivery-guarantee'] !== 'exactly-once' ||
@@ -122,7 +129,13 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
     fillMetadata(record, row);
     return { kind: tombstone ? '-D' : '+U', value: row };
   };
-  const source = topicSource(table, o, deserializer, o['json.ignore-parse-errors'] === 'true');
+  const source = topicSource(
+    table,
+    o,
+    deserializer,
+    o['json.ignore-parse-errors'] === 'true',
+    value,
+  );
   return { changes: env.fromSource(source), mode: 'upsert' };
 }
 
@@ -139,6 +152,9 @@ function changelogSink(table: CatalogTable): Sink<Change<Row>> {
     // The planner drops update-befores before an upsert sink; one that still came would be
     // followed by its update-after under the same key, so a tombstone for it is harmless.
     tombstone: (c) => c.kind === '-D' || c.kind === '-U',
+    ...(value.prepareToWrite === undefined
+      ? {}
+      : { prepareToWrite: (topic: string | undefined) => value.prepareToWrite!(topic) }),
   });
   return Object.assign(out, { accepts: 'upsert' as const });
 }
