@@ -157,6 +157,9 @@ describe('fused stateless runs', () => {
     };
     expect(planned(true)).toEqual(['a->b']);
     expect(planned(false)).toEqual([]);
+    const explained = env.explain();
+    expect(explained).toMatch(/\] b: filter .* <- \[\d+\] forward chained fused$/m);
+    expect(explained).toMatch(/\] c: flat-map .* <- \[\d+\] forward chained$/m);
   });
 
   it('equals the unfused job and a plain computation, timestamps included (property)', async () => {
