@@ -160,6 +160,8 @@ export class FusedStatelessRun extends Operator<unknown, unknown> implements Dow
   private outValues: unknown[] = [];
   private outTimestamps: number[] = [];
   private outKeys: unknown[] = [];
+  /** Records in the output batch so far. */
+  private count = 0;
   private timestamp = 0;
   private key: unknown;
 
@@ -198,30 +200,39 @@ export class FusedStatelessRun extends Operator<unknown, unknown> implements Dow
     const keys = this.keepKeys ? batch.keys : undefined;
     const first = this.first;
     const n = values.length;
+    // Sized for one output per input (the usual case): written by index, trimmed once.
+    this.outValues = new Array(n);
+    this.outTimestamps = new Array<number>(n);
+    if (keys !== undefined) this.outKeys = new Array(n);
+    this.count = 0;
     for (let i = 0; i < n; i++) {
       this.timestamp = timestamps[i]!;
       if (keys !== undefined) this.key = keys[i];
       first.push(values[i]);
     }
     this.report();
+    const count = this.count;
+    if (count === 0) return;
     const out = this.outValues;
-    if (out.length === 0) return;
-    const emitted: RecordBatch<unknown> = {
+    const outTimestamps = this.outTimestamps;
+    if (count < n) {
+      out.length = count;
+      outTimestamps.length = count;
+      if (keys !== undefined) this.outKeys.length = count;
+    }
+    this.last.emit({
       values: out,
-      timestamps: this.outTimestamps,
+      timestamps: outTimestamps,
       keys: keys === undefined ? undefined : this.outKeys,
-    };
-    this.outValues = [];
-    this.outTimestamps = [];
-    if (keys !== undefined) this.outKeys = [];
-    this.last.emit(emitted);
+    });
   }
 
   /** The end of the last step: the record joins the output batch. */
   push(value: unknown): void {
-    this.outValues.push(value);
-    this.outTimestamps.push(this.timestamp);
-    if (this.keepKeys) this.outKeys.push(this.key);
+    const j = this.count++;
+    this.outValues[j] = value;
+    this.outTimestamps[j] = this.timestamp;
+    if (this.keepKeys) this.outKeys[j] = this.key;
   }
 
   /** Adds the batch's counts between steps to their operators' metrics. */
