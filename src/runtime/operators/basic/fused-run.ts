@@ -47,27 +47,20 @@ interface Downstream {
   push(value: unknown): void;
 }
 
-/** A step of the loop: counts what enters it, runs its function, pushes on. */
-abstract class Step implements Downstream {
+/** A step of the loop: counts what enters it, runs its function `fn`, pushes on. */
+abstract class Step<F = unknown> implements Downstream {
   /** Records that entered this step during the current batch. */
   entered = 0;
   constructor(
     protected readonly run: FusedStatelessRun,
     protected readonly index: number,
     protected readonly next: Downstream,
+    protected readonly fn: F,
   ) {}
   abstract push(value: unknown): void;
 }
 
-class MapStep extends Step {
-  constructor(
-    run: FusedStatelessRun,
-    index: number,
-    next: Downstream,
-    private readonly fn: (value: unknown) => unknown,
-  ) {
-    super(run, index, next);
-  }
+class MapStep extends Step<(value: unknown) => unknown> {
   push(value: unknown): void {
     this.entered++;
     let out: unknown;
@@ -80,15 +73,7 @@ class MapStep extends Step {
   }
 }
 
-class FilterStep extends Step {
-  constructor(
-    run: FusedStatelessRun,
-    index: number,
-    next: Downstream,
-    private readonly fn: (value: unknown) => boolean,
-  ) {
-    super(run, index, next);
-  }
+class FilterStep extends Step<(value: unknown) => boolean> {
   push(value: unknown): void {
     this.entered++;
     let keep: boolean;
@@ -106,18 +91,13 @@ class FilterStep extends Step {
  * its function returns: user code never has a later step on its stack, so it
  * can neither catch nor be blamed for that step's errors.
  */
-class FlatMapStep extends Step implements Collector<unknown> {
+class FlatMapStep
+  extends Step<(value: unknown, out: Collector<unknown>) => void>
+  implements Collector<unknown>
+{
   /** Outputs of the current record: `produced[0..count)` (the array is reused, never shrunk). */
   readonly produced: unknown[] = [];
   count = 0;
-  constructor(
-    run: FusedStatelessRun,
-    index: number,
-    next: Downstream,
-    private readonly fn: (value: unknown, out: Collector<unknown>) => void,
-  ) {
-    super(run, index, next);
-  }
   collect(value: unknown): void {
     this.produced[this.count++] = value;
   }
