@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Collector } from '../../src/core/functions.js';
+import type { Output } from '../../src/core/operator.js';
+import type { RecordBatch } from '../../src/core/record-batch.js';
 import {
   CollectSink,
   type DataStream,
@@ -23,6 +25,8 @@ import {
 } from '../../src/index.js';
 import { OPERATOR_METRICS } from '../../src/metrics/index.js';
 import { planJob } from '../../src/plan/planner.js';
+import { FilterOperator } from '../../src/runtime/operators/basic/filter.js';
+import { FusedStatelessRun } from '../../src/runtime/operators/basic/fused-run.js';
 import { envImpl } from '../helpers/internals.js';
 import { propertyRuns, testStateBackend } from '../helpers/state-backend.js';
 import { waitUntil } from '../helpers/timeline.js';
@@ -182,6 +186,35 @@ describe('fused stateless runs', () => {
       ),
       { numRuns: propertyRuns(40) },
     );
+  });
+
+  it('a run of filters keeps the keys of keyed batches, and never writes into a batch it emitted', () => {
+    const emitted: RecordBatch<unknown>[] = [];
+    const last: Output<unknown> = {
+      emit: (b) => emitted.push(b),
+      emitWatermark: () => {},
+      emitIdle: () => {},
+      emitSide: () => {},
+      end: () => {},
+    };
+    const run = new FusedStatelessRun(new FilterOperator<unknown>(() => true));
+    const step = (fn: (v: unknown) => boolean) => ({
+      operatorId: 'f',
+      step: { kind: 'filter' as const, fn },
+      recordsIn: undefined,
+      recordsOut: undefined,
+    });
+    run.connect([step((v) => (v as number) > 1), step((v) => (v as number) < 5)], last);
+    run.processBatch({
+      values: [1, 2, 3, 6],
+      timestamps: [10, 20, 30, 60],
+      keys: ['a', 'b', 'c', 'd'],
+    });
+    run.processBatch({ values: [4, 0], timestamps: [40, 0], keys: undefined });
+    expect(emitted).toEqual([
+      { values: [2, 3], timestamps: [20, 30], keys: ['b', 'c'] },
+      { values: [4], timestamps: [40], keys: undefined },
+    ]);
   });
 
   it('counts records in and out of every fused operator', async () => {

@@ -137,6 +137,8 @@ export class FusedStatelessRun extends Operator<unknown, unknown> implements Dow
   private fused: readonly FusedStep[] = [];
   private last!: Output<unknown>;
   private keepKeys = false;
+  /** The batch in progress has keys that this run keeps. */
+  private withKeys = false;
   private outValues: unknown[] = [];
   private outTimestamps: number[] = [];
   private outKeys: unknown[] = [];
@@ -183,6 +185,7 @@ export class FusedStatelessRun extends Operator<unknown, unknown> implements Dow
     // Sized for one output per input (the usual case): written by index, trimmed once.
     this.outValues = new Array(n);
     this.outTimestamps = new Array<number>(n);
+    this.withKeys = keys !== undefined;
     if (keys !== undefined) this.outKeys = new Array(n);
     this.count = 0;
     for (let i = 0; i < n; i++) {
@@ -212,7 +215,7 @@ export class FusedStatelessRun extends Operator<unknown, unknown> implements Dow
     const j = this.count++;
     this.outValues[j] = value;
     this.outTimestamps[j] = this.timestamp;
-    if (this.keepKeys) this.outKeys[j] = this.key;
+    if (this.withKeys) this.outKeys[j] = this.key;
   }
 
   /** Adds the batch's counts between steps to their operators' metrics. */
