@@ -19,7 +19,8 @@
  * with `--workers 2` both engines have two cores. `gen` (the default list starts with it) is the
  * generator alone in a plain loop: the ceiling for any query. Options: --rate (event-time
  * events/s, default 10000), --seed, --reps (median and range reported), --jvm-heap (default
- * 4g), --flink-object-reuse (default true; false = the reference's setting), --out.
+ * 4g), --flink-object-reuse (default true; false = the reference's setting), --fusion (default
+ * true; false runs Weir's chained stateless operators one batch loop each), --out.
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync } from 'node:fs';
@@ -86,6 +87,7 @@ const { values } = parseArgs({
     engine: { type: 'string', default: 'weir' },
     sql: { type: 'boolean', default: false },
     workers: { type: 'string', default: '0' },
+    fusion: { type: 'string', default: 'true' },
     rate: { type: 'string', default: '10000' },
     seed: { type: 'string', default: '0' },
     reps: { type: 'string', default: '1' },
@@ -145,7 +147,8 @@ async function child(query: string): Promise<void> {
     rows = run.result.metric('weir_operator_records_in_total', { operator: 'results' });
   } else {
     const sink = new BlackholeSink();
-    await runOnWeir(nexmarkQuery(query), { config, parallelism }, sink);
+    const fusion = values.fusion !== 'false';
+    await runOnWeir(nexmarkQuery(query), { config, parallelism, fusion }, sink);
     rows = sink.records;
   }
   const seconds = (performance.now() - started) / 1000;
@@ -172,7 +175,7 @@ function runWeir(query: string, sql = false): Measurement {
   const self = fileURLToPath(import.meta.url);
   const args = [self, '--child', query, '--events', String(events), ...(sql ? ['--sql'] : [])];
   args.push('--parallelism', String(parallelism), '--rate', values.rate, '--seed', values.seed);
-  args.push('--workers', String(workers));
+  args.push('--workers', String(workers), '--fusion', values.fusion);
   const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
   return JSON.parse(out.trim().split('\n').pop()!) as Measurement;
 }

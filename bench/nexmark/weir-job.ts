@@ -20,6 +20,8 @@ export interface NexmarkJobOptions {
   readonly parallelism?: number;
   /** Records per batch. Default: the environment's (1024). */
   readonly batchSize?: number;
+  /** Fuse chained stateless operators (the environment's `fusion`). Default true. */
+  readonly fusion?: boolean;
 }
 
 /** Runs `query` over the events into `sink` and resolves when the bounded input is done. */
@@ -31,6 +33,7 @@ export async function runOnWeir(
   const env = new StreamEnvironment({
     parallelism: options.parallelism ?? 1,
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    fusion: options.fusion ?? true,
   });
   const events = env.fromSource(new NexmarkSource({ config: options.config }), nexmarkWatermarks());
   query.build(events).sinkTo(sink);

@@ -55,6 +55,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private readonly channelCapacity: number;
   private readonly debloatTargetMs: number | undefined;
   private readonly chaining: boolean;
+  private readonly fusion: boolean;
   private readonly localAggregation: boolean;
   private readonly autoWatermarkIntervalMs: number | undefined;
   private readonly clock: Clock;
@@ -84,6 +85,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
     this.channelCapacity = positiveInt('channelCapacity', options.channelCapacity ?? 8);
     this.debloatTargetMs = debloatTarget(options.bufferDebloating);
     this.chaining = options.chaining ?? true;
+    this.fusion = options.fusion ?? true;
     this.localAggregation = options.localAggregation ?? true;
     this.autoWatermarkIntervalMs =
       options.autoWatermarkIntervalMs === undefined
@@ -219,6 +221,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
       parallelism: this.parallelism,
       maxParallelism: this.maxParallelism,
       chaining: this.chaining,
+      fusion: this.fusion,
       localAggregation: this.localAggregation,
       ...(this.autoWatermarkIntervalMs === undefined
         ? {}
@@ -283,6 +286,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
                 parallelism: this.parallelism,
                 maxParallelism: this.maxParallelism,
                 chaining: this.chaining,
+                fusion: this.fusion,
                 localAggregation: this.localAggregation,
                 ...(this.autoWatermarkIntervalMs === undefined
                   ? {}

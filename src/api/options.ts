@@ -60,6 +60,14 @@ export interface EnvironmentOptions {
   /** Run single-input forward operators in their producer's task. Default true. */
   readonly chaining?: boolean;
   /**
+   * Run chained stateless operators (map, filter, flatMap, where each but the
+   * last feeds only the next) as one loop per batch: a record goes through
+   * all of them with no batch in between. Metrics, watermarks, checkpoints and
+   * errors (which name the failing operator) are as without it. Default true;
+   * needs `chaining`. See docs/architecture.md (Fused stateless runs).
+   */
+  readonly fusion?: boolean;
+  /**
    * Two-phase window aggregation: at parallelism above 1, tumbling and
    * sliding event-time windows whose function can merge accumulators (`reduce`,
    * or `aggregate` with `merge`) fold records per key and slice before the

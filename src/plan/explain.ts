@@ -49,7 +49,7 @@ function physicalLines(plan: PlannedJob, node: PlannedNode): string[] {
     .filter((e) => e.to === node.id)
     .map(
       (e) =>
-        `${describeInput(e.from, e.tag, e.partitioning, e.input, '[')}${e.chained ? ' chained' : ''}`,
+        `${describeInput(e.from, e.tag, e.partitioning, e.input, '[')}${e.chained ? ' chained' : ''}${e.fused === true ? ' fused' : ''}`,
     );
   const changelog = op.node.changelog === undefined ? '' : ` changelog=${op.node.changelog}`;
   return [

@@ -11,6 +11,7 @@ import type { PlannedJob, PlannedNode } from './physical/physical-node.js';
 import { toExecutionPlan } from './physical/translate.js';
 import { chain } from './rules/chaining.js';
 import { expandToPhysical } from './rules/expand.js';
+import { fuseStatelessSteps } from './rules/fusion.js';
 import { checkUniqueIds, deriveOperatorIds } from './rules/operator-ids.js';
 import { decideParallelism } from './rules/parallelism.js';
 import { decideLocalFolding } from './rules/two-phase.js';
@@ -22,6 +23,11 @@ export interface PlanOptions {
   readonly maxParallelism: number;
   /** Run single-input forward operators in their producer's task. */
   readonly chaining: boolean;
+  /**
+   * Run chained stateless steps (map, filter, flatMap) as one loop per batch.
+   * Default true; only chained steps fuse.
+   */
+  readonly fusion?: boolean;
   /** Let two-phase windows fold records before their exchange. Default true. */
   readonly localAggregation?: boolean;
   /**
@@ -43,7 +49,9 @@ export function planJob(graph: LogicalGraph, options: PlanOptions): PlannedJob {
   }
   const parallelism = decideParallelism(shaped, options);
   const decided = decideLocalFolding(shaped, parallelism, options.localAggregation ?? true);
-  const { edges, chainHeads } = chain(decided, parallelism, options.chaining);
+  const chained = chain(decided, parallelism, options.chaining);
+  const { chainHeads } = chained;
+  const edges = fuseStatelessSteps(decided, chained.edges, options.fusion ?? true);
   const nodes = decided.map(
     (node, i): PlannedNode => ({
       ...node,

@@ -20,6 +20,7 @@ async function buildPlan(setup: WorkerSetup): Promise<ExecutionPlan> {
     batchSize: options.batchSize,
     channelCapacity: options.channelCapacity,
     chaining: options.chaining,
+    fusion: options.fusion,
     localAggregation: options.localAggregation,
     ...(options.autoWatermarkIntervalMs === undefined
       ? {}

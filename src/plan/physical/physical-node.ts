@@ -39,7 +39,7 @@ export type PhysicalOperator =
   | { readonly kind: 'general-window'; readonly node: WindowNode };
 
 /** An input of a plan step: an output of step `from`, partitioned as it runs. */
-export type PhysicalEdge = Omit<ExecutionEdge, 'to' | 'chained'>;
+export type PhysicalEdge = Omit<ExecutionEdge, 'to' | 'chained' | 'fused'>;
 
 /** A step of the plan before its parallelism is known. */
 export interface PhysicalNode {

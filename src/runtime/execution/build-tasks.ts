@@ -6,8 +6,9 @@ import type { MetricRegistry } from '../../metrics/registry.js';
 import type { StateBackendOptions } from '../../state/create-backend.js';
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
 import { restoredStateFor, sourcePositionFor, sourcePositionsOf } from '../checkpoint/restore.js';
-import { ObservedChainedOutput } from '../instrumentation/operator-probe.js';
+import { ObservedChainedOutput, OPERATOR_METRICS } from '../instrumentation/operator-probe.js';
 import { operatorLabels, PlanInstrumentation } from '../instrumentation/plan-instrumentation.js';
+import { FusedStatelessRun, type FusedStep, isFusible } from '../operators/basic/fused-run.js';
 import { Channel, type ChannelEnd } from '../task/channel.js';
 import {
   BroadcastWriter,
@@ -122,6 +123,21 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
       ? undefined
       : new PlanInstrumentation(plan, options.metrics, options.clock);
 
+  // Fused edges (stateless steps in one loop): the next step of each producer, and who is fed by one.
+  const fusedNext = new Map<number, number>();
+  const fusedInto = new Set<number>();
+  for (const e of plan.edges) {
+    if (e.fused !== true) continue;
+    fusedNext.set(e.from, e.to);
+    fusedInto.add(e.to);
+  }
+  // The operators as created, and the fused runs that stand in for the first of their steps.
+  const created = new Map<string, Operator<unknown, unknown>>();
+  const runs: {
+    readonly run: FusedStatelessRun;
+    readonly head: number;
+    readonly subtask: number;
+  }[] = [];
   const instances = new Map<string, Operator<unknown, unknown>>();
   const instance = (nodeId: number, subtask: number): Operator<unknown, unknown> => {
     const k = `${nodeId}/${subtask}`;
@@ -130,6 +146,12 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
       const v = vertex(nodeId);
       if (v.kind !== 'operator') throw new Error(`vertex ${nodeId} is not an operator`);
       op = v.createOperator();
+      created.set(k, op);
+      if (fusedNext.has(nodeId) && !fusedInto.has(nodeId)) {
+        const run = new FusedStatelessRun(op);
+        runs.push({ run, head: nodeId, subtask });
+        op = run;
+      }
       instances.set(k, op);
     }
     return op;
@@ -225,6 +247,29 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
         if (restored !== undefined) op.initializeState(restored);
       }
     }
+  }
+
+  for (const { run, head, subtask } of runs) {
+    const steps: FusedStep[] = [];
+    let id: number | undefined = head;
+    let last = head;
+    for (; id !== undefined; id = fusedNext.get(id)) {
+      instance(id, subtask);
+      const op = created.get(`${id}/${subtask}`);
+      if (!isFusible(op)) throw new Error(`operator of vertex ${id} cannot run in a fused loop`);
+      const { operatorId } = vertex(id);
+      const probe = id === head ? undefined : probes?.probe(id, subtask);
+      steps.push({
+        operatorId,
+        step: op.statelessStep(),
+        recordsIn: probe === undefined ? undefined : { inc: (n) => probe.countIn(n) },
+        recordsOut: options.metrics
+          .group(operatorLabels(operatorId, subtask))
+          .counter(OPERATOR_METRICS.recordsOut, 'Records emitted by the operator'),
+      });
+      last = id;
+    }
+    run.connect(steps, outputs.get(`${last}/${subtask}`)!);
   }
 
   const tasks: Task[] = [];

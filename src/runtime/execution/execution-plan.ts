@@ -53,6 +53,12 @@ export interface ExecutionEdge {
   readonly partitioning: Partitioning;
   /** Runs inside one task (a direct call), not through channels. */
   readonly chained: boolean;
+  /**
+   * A chained edge between two stateless steps (map, filter, flatMap) whose
+   * producer has no other output: the task runs both in one loop per batch
+   * (`FusedStatelessRun`), with no batch between them. Absent means false.
+   */
+  readonly fused?: boolean;
   /** Input of a two-input operator this edge feeds (0 or 1). */
   readonly input: number;
 }

@@ -99,6 +99,11 @@ export class OperatorProbe implements InputObserver {
     }
   }
 
+  /** `n` records entered the operator inside a fused run (no batch of their own). */
+  countIn(n: number): void {
+    this.recordsIn?.inc(n);
+  }
+
   onWatermark(time: number): void {
     this.inputWatermark = time;
   }

@@ -18,6 +18,7 @@ export interface WorkerEnvironmentOptions {
   /** Buffer debloating target (ms); off when absent. */
   readonly debloatTargetMs?: number;
   readonly chaining: boolean;
+  readonly fusion: boolean;
   readonly localAggregation: boolean;
   /** The environment's auto-watermark interval, which the plan's watermark steps are built with. */
   readonly autoWatermarkIntervalMs?: number;

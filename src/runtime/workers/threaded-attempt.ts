@@ -25,7 +25,12 @@ const COORDINATOR_TICK_MS = 5;
 /** The environment options every worker rebuilds the job's plan with. */
 export type WorkerPlanOptions = Pick<
   WorkerEnvironmentOptions,
-  'parallelism' | 'maxParallelism' | 'chaining' | 'localAggregation' | 'autoWatermarkIntervalMs'
+  | 'parallelism'
+  | 'maxParallelism'
+  | 'chaining'
+  | 'fusion'
+  | 'localAggregation'
+  | 'autoWatermarkIntervalMs'
 >;
 
 /**

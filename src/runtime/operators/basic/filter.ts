@@ -1,11 +1,16 @@
 import { userFunctionFailed } from '../../../core/errors.js';
 import { Operator } from '../../../core/operator.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
+import type { FusibleOperator, StatelessStep } from './fused-run.js';
 
 /** Keeps the records for which the predicate holds, with their timestamps and keys. */
-export class FilterOperator<T> extends Operator<T, T> {
+export class FilterOperator<T> extends Operator<T, T> implements FusibleOperator {
   constructor(private readonly predicate: (value: T) => boolean) {
     super();
+  }
+
+  statelessStep(): StatelessStep {
+    return { kind: 'filter', fn: this.predicate as (value: unknown) => boolean };
   }
 
   processBatch(batch: RecordBatch<T>): void {

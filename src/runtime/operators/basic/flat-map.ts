@@ -2,9 +2,13 @@ import { userFunctionFailed } from '../../../core/errors.js';
 import type { Collector } from '../../../core/functions.js';
 import { Operator } from '../../../core/operator.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
+import type { FusibleOperator, StatelessStep } from './fused-run.js';
 
 /** Zero or more outputs per input, each with the input's timestamp. */
-export class FlatMapOperator<IN, OUT> extends Operator<IN, OUT> implements Collector<OUT> {
+export class FlatMapOperator<IN, OUT>
+  extends Operator<IN, OUT>
+  implements Collector<OUT>, FusibleOperator
+{
   private values: OUT[] = [];
   private timestamps: number[] = [];
   private currentTimestamp = 0;
@@ -16,6 +20,13 @@ export class FlatMapOperator<IN, OUT> extends Operator<IN, OUT> implements Colle
   collect(value: OUT): void {
     this.values.push(value);
     this.timestamps.push(this.currentTimestamp);
+  }
+
+  statelessStep(): StatelessStep {
+    return {
+      kind: 'flat-map',
+      fn: this.fn as (value: unknown, out: Collector<unknown>) => void,
+    };
   }
 
   processBatch(batch: RecordBatch<IN>): void {

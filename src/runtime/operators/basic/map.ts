@@ -1,11 +1,16 @@
 import { userFunctionFailed } from '../../../core/errors.js';
 import { Operator } from '../../../core/operator.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
+import type { FusibleOperator, StatelessStep } from './fused-run.js';
 
 /** One output per input. Keeps the batch's timestamps; drops keys (the value changed). */
-export class MapOperator<IN, OUT> extends Operator<IN, OUT> {
+export class MapOperator<IN, OUT> extends Operator<IN, OUT> implements FusibleOperator {
   constructor(private readonly fn: (value: IN) => OUT) {
     super();
+  }
+
+  statelessStep(): StatelessStep {
+    return { kind: 'map', fn: this.fn as (value: unknown) => unknown };
   }
 
   processBatch(batch: RecordBatch<IN>): void {
