@@ -53,6 +53,7 @@ export type {
   RankComparator,
   Ranked,
   RankedTopNOptions,
+  ReduceOptions,
   RegularJoinOptions,
   RestartStrategy,
   SavepointOptions,

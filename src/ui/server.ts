@@ -11,6 +11,7 @@
  *   POST /jobs/:id/savepoints      {"directory": "..."} -> {"path": "..."}
  *   POST /jobs/:id/stop            {"directory": "..."} -> {"path": "..."}  (stop with a savepoint)
  *   POST /jobs/:id/cancel          {} -> {"status": "cancelled"}
+ *   GET  /jobs/:id/state/:uid/:key the current state of a queryable operator for a key
  *   GET  /metrics                  Prometheus text exposition of all jobs
  *
  * Reads are open on loopback. Every POST needs `Authorization: Bearer
@@ -44,6 +45,7 @@ import { isLoopback } from './loopback.js';
 import { parseRequestTarget } from './request-target.js';
 import { authorizes } from './rest-token.js';
 import { confineSavepointTarget } from './savepoint-targets.js';
+import { parseStateKey, readState } from './state-query-route.js';
 
 export interface WebUiOptions {
   /** Port to listen on; 0 picks a free one. Default 8081. */
@@ -166,7 +168,7 @@ async function handle(
   policy: Policy,
 ): Promise<void> {
   if (policy.loopbackOnly) checkHost(request);
-  const { pathname, segments: parts } = parseRequestTarget(request.url);
+  const { pathname, segments: parts, query } = parseRequestTarget(request.url);
   const method = request.method ?? 'GET';
   const isRead = method === 'GET' || method === 'HEAD';
 
@@ -190,6 +192,11 @@ async function handle(
   const job = jobs.get(parts[1]!);
   if (job === undefined) throw new HttpError(404, `no job with id '${parts[1]}'`);
   const { client } = job;
+  if (parts[2] === 'state' && parts.length === 5) {
+    requireRead(isRead);
+    const key = parseStateKey(parts[4]!, query.get('keyType'));
+    return sendJson(response, 200, await readState(client, parts[3]!, key));
+  }
   const sub = parts.slice(2).join('/');
   switch (sub) {
     case '':

@@ -1,6 +1,7 @@
 import { type Key, keyGroupOf } from '../../core/key-groups.js';
 import { MAX_WATERMARK } from '../../core/messages.js';
 import type { Blocking, Operator, Output, SnapshotContext } from '../../core/operator.js';
+import { isQueryableState, type StateQueryAnswer } from '../../core/queryable-state.js';
 import type { Json, OperatorSnapshot } from '../../core/snapshot.js';
 import type { SourceReader } from '../../core/source.js';
 import type { Counter } from '../../metrics/registry.js';
@@ -190,6 +191,23 @@ export abstract class Task {
   /** The stop-with-savepoint this task halted for failed: the job goes on running. */
   resume(): void {
     this.halted = false;
+  }
+
+  /**
+   * Reads the state operator `uid` of this chain keeps for `key`
+   * (interactive queries); undefined when the chain has no such operator.
+   * Runs on the task's thread between two steps, so it sees whole batches.
+   */
+  queryState(uid: string, key: Key): Promise<StateQueryAnswer | undefined> {
+    const member = this.members.find((m) => m.uid === uid);
+    if (member === undefined) return Promise.resolve(undefined);
+    const { operator } = member;
+    if (!isQueryableState(operator)) return Promise.resolve({ kind: 'not-queryable' });
+    try {
+      return Promise.resolve(operator.queryState(key));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** A snapshot of a finished task, for the final checkpoint at end of input. */
