@@ -65,8 +65,7 @@ describe.each(cases)('queryable keyed state ($name)', ({ backend, workers }) => 
     const started = await startJobModule(FIXTURE, {
       args: [String(COUNT)],
       parallelism: 2,
-      stateBackend:
-        backend.kind === 'disk' ? { kind: 'disk', directory: join(dir, 'state') } : backend,
+      stateBackend: backend.kind === 'disk' ? { kind: 'disk', workingDirectory: dir } : backend,
       ...(workers === undefined ? {} : { workers }),
     });
     const { client } = started;
