@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
 import type { MetricGroup } from './metrics.js';
+import type { ProcessGroupObserver } from './process-group.js';
 import type { RecordBatch } from './record-batch.js';
 import type { Json } from './snapshot.js';
 
@@ -100,6 +101,8 @@ export interface ProcessGroupSpec {
   readonly applicationId: string;
   /** Bootstrap brokers of the Kafka cluster whose group coordinator runs the group. */
   readonly brokers: readonly string[];
+  /** Told by the group's readers in this process about their tasks (for the group's metadata, UI and metrics). */
+  readonly observer?: ProcessGroupObserver;
 }
 
 /** A promise that never resolves, for readers that are never waited on. */

@@ -17,6 +17,31 @@ export type StateQueryResult =
   | { readonly kind: 'not-running' };
 
 /**
+ * A source's state is not partitioned by key groups (a reader holds the
+ * partitions it was given): every subtask is asked, and the one that holds
+ * the key answers.
+ */
+async function querySourceState(
+  plan: ExecutionPlan,
+  tasks: readonly Task[],
+  head: number,
+  uid: string,
+  key: Key,
+): Promise<StateQueryResult> {
+  const slots = taskSlots(plan);
+  let result: StateQueryResult = { kind: 'not-running' };
+  for (let slot = 0; slot < slots.length; slot++) {
+    const task = tasks[slot];
+    if (slots[slot]!.head !== head || task === undefined || task.finished) continue;
+    const answer = await task.queryState(uid, key);
+    if (answer === undefined) continue;
+    if (answer.kind === 'value') return { ...answer, subtask: task.subtask };
+    result = answer.kind === 'absent' ? { ...answer, subtask: task.subtask } : answer;
+  }
+  return result;
+}
+
+/**
  * Reads operator `uid`'s state for `key` from the subtask that owns the
  * key's key group (on this thread or a worker's), so one key is always
  * answered by one subtask.
@@ -29,8 +54,8 @@ export async function queryTaskState(
 ): Promise<StateQueryResult> {
   const vertex = plan.vertices.find((v) => v.operatorId === uid);
   if (vertex === undefined) return { kind: 'unknown-operator' };
-  if (vertex.kind !== 'operator') return { kind: 'not-queryable' };
   if (tasks === undefined) return { kind: 'not-running' };
+  if (vertex.kind === 'source') return querySourceState(plan, tasks, vertex.id, uid, key);
   const { maxParallelism } = plan;
   const subtask = subtaskForKeyGroup(
     keyGroupOf(key, maxParallelism),

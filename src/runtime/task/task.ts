@@ -261,6 +261,18 @@ export class SourceTask<T> extends Task {
     super(wiring);
   }
 
+  /** The source's own state (a reader that exposes it), or that of an operator chained after it. */
+  override queryState(uid: string, key: Key): Promise<StateQueryAnswer | undefined> {
+    if (uid !== this.sourceUid) return super.queryState(uid, key);
+    const { reader } = this;
+    if (!isQueryableState(reader)) return Promise.resolve({ kind: 'not-queryable' });
+    try {
+      return Promise.resolve(reader.queryState(key));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   override async open(): Promise<void> {
     await super.open();
     await this.reader.open();

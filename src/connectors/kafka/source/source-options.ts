@@ -1,4 +1,5 @@
 import { invalidArgument } from '../../../core/errors.js';
+import type { ProcessGroupObserver } from '../../../core/process-group.js';
 import type { ReplayRange } from '../../../core/replay.js';
 import type { ProcessGroupSpec } from '../../../core/source.js';
 import type { WatermarkStrategy } from '../../../core/watermarks.js';
@@ -45,6 +46,8 @@ export interface SourceConfig<T> {
    */
   readonly groupProtocol: 'classic' | 'consumer';
   readonly commitOffsets: boolean;
+  /** In a process group: told about the reader's tasks (see core/process-group.ts). */
+  readonly groupObserver?: ProcessGroupObserver | undefined;
   readonly autoCommitIntervalMs: number;
   readonly watermarks: WatermarkStrategy<T> | undefined;
   readonly onError: KafkaBadRecordPolicy;
@@ -164,6 +167,7 @@ export function processGroupConfig<T>(
     groupId: group.applicationId,
     commitOffsets: true,
     autoCommitIntervalMs: 0,
+    ...(group.observer === undefined ? {} : { groupObserver: group.observer }),
   };
 }
 
