@@ -200,9 +200,9 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
       });
       for (const [topic, offsets] of ends) {
         this.partitionCounts.set(topic, offsets.length);
-        offsets.forEach((end, partition) =>
-          this.endOffsets.set(`${topic}:${partition}`, Number(end)),
-        );
+        offsets.forEach((end, partition) => {
+          this.endOffsets.set(`${topic}:${partition}`, Number(end));
+        });
       }
     };
     const tick = () => {
