@@ -14,6 +14,7 @@ import type { ProcessGroupView } from '../../src/core/process-group.js';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { parseExposition } from '../helpers/exposition.js';
 import { createTopic, json, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
+import { launchBrowser } from '../ui/chromium.js';
 
 const FIXTURE = 'test/cli/fixtures/group-member.ts';
 const PARTITIONS = 6;
@@ -213,6 +214,27 @@ describe('interactive queries in a process group', () => {
         expect(sample('weir_group_task_owner', { task })?.map((s) => s.labels.member)).toEqual([
           owners.get(task),
         ]);
+    }
+
+    // The web UI of a member shows the group: every task with its owner, this member's in bold.
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${a.url}/`);
+      await page.waitForSelector('#group-panel:not([hidden])');
+      await expect.poll(() => page.locator('#group-tasks tbody tr').count()).toBe(PARTITIONS);
+      expect(await page.locator('#group-tasks tbody tr.own-task').count()).toBe(
+        views[0]!.tasks.length,
+      );
+      expect(await page.locator('#group-summary').textContent()).toContain('2 members');
+      const shownOwners = await page
+        .locator('#group-tasks tbody tr td:nth-child(2)')
+        .allTextContents();
+      expect(shownOwners.map((o) => o.replace(' (this)', '')).sort()).toEqual(
+        tasks.map((t) => owners.get(t)).sort(),
+      );
+    } finally {
+      await browser.close();
     }
 
     // b leaves: a takes its tasks, sees a rebalance begin and end, and answers for every task.
