@@ -59,6 +59,7 @@ export type {
   SavepointOptions,
   SideOutputRecords,
   SideOutputTags,
+  StateQueryResult,
   StateRetention,
   TableViewOptions,
   TemporalJoinOptions,
@@ -196,6 +197,12 @@ export type {
 } from './core/lookup.js';
 export type { Counter, HistogramRecorder, MetricGroup, MetricLabels } from './core/metrics.js';
 export { OutputTag } from './core/output-tag.js';
+export type {
+  GroupReaderHandle,
+  GroupTaskProgress,
+  ProcessGroupObserver,
+} from './core/process-group.js';
+export type { StateQueryAnswer } from './core/queryable-state.js';
 export { NO_TIMESTAMP, type RecordBatch } from './core/record-batch.js';
 export {
   isReconcilableSink,

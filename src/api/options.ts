@@ -35,6 +35,7 @@ export type {
   JobResult,
   RestartStrategy,
   SavepointOptions,
+  StateQueryResult,
 } from '../runtime/job/job-client.js';
 
 /** The settings of a `StreamEnvironment`; every one is optional. */
