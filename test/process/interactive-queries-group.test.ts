@@ -6,17 +6,14 @@
  * source task's position (key `topic:partition`, owned by the member the
  * group coordinator assigned the partition to).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProcessGroupView } from '../../src/core/process-group.js';
-import { type RunningCli, startWeir } from '../cli/run-cli.js';
+import type { RunningCli } from '../cli/run-cli.js';
 import { parseExposition } from '../helpers/exposition.js';
 import { createTopic, json, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
 import { launchBrowser } from '../ui/chromium.js';
+import { startGroupMember } from './group-member-cli.js';
 
-const FIXTURE = 'test/cli/fixtures/group-member.ts';
 const PARTITIONS = 6;
 const running: RunningCli[] = [];
 afterAll(() => {
@@ -37,28 +34,10 @@ async function startMember(
   name: string,
   port: number,
 ): Promise<Member> {
-  const dir = mkdtempSync(join(tmpdir(), `weir-iq-group-${name}-`));
-  const cli = startWeir(
-    [
-      'run',
-      FIXTURE,
-      '--group',
-      app,
-      '--bootstrap',
-      '127.0.0.1:9092',
-      '--checkpoint-dir',
-      join(dir, 'checkpoints'),
-      '--checkpoint-interval',
-      '0.2',
-      '--ui-port',
-      String(port),
-      '--',
-      input,
-      output,
-      name,
-    ],
-    230_000,
-  );
+  const cli = startGroupMember(app, input, output, name, {
+    flags: ['--ui-port', String(port)],
+    hardTimeoutMs: 230_000,
+  });
   running.push(cli);
   const [, url] = await cli.waitFor('stderr', /web UI at (http:\/\/[^\s/]+)\//);
   let jobId = '';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { createTopic, json, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
+import { GROUP_FIXTURE, startGroupMember } from './group-member-cli.js';
 
-const FIXTURE = 'test/cli/fixtures/group-member.ts';
 const running: RunningCli[] = [];
 afterAll(() => {
   for (const r of running) r.child.kill('SIGKILL');
@@ -17,26 +17,7 @@ interface Out {
 }
 
 function member(app: string, input: string, output: string, name: string): RunningCli {
-  const dir = mkdtempSync(join(tmpdir(), `weir-group-${name}-`));
-  const cli = startWeir(
-    [
-      'run',
-      FIXTURE,
-      '--group',
-      app,
-      '--bootstrap',
-      '127.0.0.1:9092',
-      '--checkpoint-dir',
-      join(dir, 'checkpoints'),
-      '--checkpoint-interval',
-      '0.2',
-      '--',
-      input,
-      output,
-      name,
-    ],
-    170_000,
-  );
+  const cli = startGroupMember(app, input, output, name);
   running.push(cli);
   return cli;
 }
@@ -178,7 +159,7 @@ describe('weir run --group', () => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-group-keyed-'));
     const cli = startWeir([
       'run',
-      FIXTURE,
+      GROUP_FIXTURE,
       '--group',
       'never-joins',
       '--bootstrap',

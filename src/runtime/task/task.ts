@@ -200,14 +200,7 @@ export abstract class Task {
    */
   queryState(uid: string, key: Key): Promise<StateQueryAnswer | undefined> {
     const member = this.members.find((m) => m.uid === uid);
-    if (member === undefined) return Promise.resolve(undefined);
-    const { operator } = member;
-    if (!isQueryableState(operator)) return Promise.resolve({ kind: 'not-queryable' });
-    try {
-      return Promise.resolve(operator.queryState(key));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return member === undefined ? Promise.resolve(undefined) : readState(member.operator, key);
   }
 
   /** A snapshot of a finished task, for the final checkpoint at end of input. */
@@ -245,6 +238,16 @@ export abstract class Task {
   }
 }
 
+/** Reads an operator's or reader's state for `key`, if it exposes it; a throw becomes a rejection. */
+function readState(target: unknown, key: Key): Promise<StateQueryAnswer> {
+  if (!isQueryableState(target)) return Promise.resolve({ kind: 'not-queryable' });
+  try {
+    return Promise.resolve(target.queryState(key));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /** A task whose chain starts at a source reader. */
 export class SourceTask<T> extends Task {
   private waiting: Promise<void> | undefined;
@@ -263,14 +266,7 @@ export class SourceTask<T> extends Task {
 
   /** The source's own state (a reader that exposes it), or that of an operator chained after it. */
   override queryState(uid: string, key: Key): Promise<StateQueryAnswer | undefined> {
-    if (uid !== this.sourceUid) return super.queryState(uid, key);
-    const { reader } = this;
-    if (!isQueryableState(reader)) return Promise.resolve({ kind: 'not-queryable' });
-    try {
-      return Promise.resolve(reader.queryState(key));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return uid === this.sourceUid ? readState(this.reader, key) : super.queryState(uid, key);
   }
 
   override async open(): Promise<void> {
