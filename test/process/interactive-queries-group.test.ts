@@ -157,6 +157,7 @@ describe('interactive queries in a process group', () => {
       60_000,
       () => JSON.stringify(last.map((v) => v.tasks)),
     );
+    views = last;
 
     // The same value from every member, answered by the owner.
     let forwarded = 0;
