@@ -53,11 +53,13 @@ export type {
   RankComparator,
   Ranked,
   RankedTopNOptions,
+  ReduceOptions,
   RegularJoinOptions,
   RestartStrategy,
   SavepointOptions,
   SideOutputRecords,
   SideOutputTags,
+  StateQueryResult,
   StateRetention,
   TableViewOptions,
   TemporalJoinOptions,
@@ -195,6 +197,12 @@ export type {
 } from './core/lookup.js';
 export type { Counter, HistogramRecorder, MetricGroup, MetricLabels } from './core/metrics.js';
 export { OutputTag } from './core/output-tag.js';
+export type {
+  GroupReaderHandle,
+  GroupTaskProgress,
+  ProcessGroupObserver,
+} from './core/process-group.js';
+export type { StateQueryAnswer } from './core/queryable-state.js';
 export { NO_TIMESTAMP, type RecordBatch } from './core/record-batch.js';
 export {
   isReconcilableSink,

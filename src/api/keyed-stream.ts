@@ -24,6 +24,7 @@ import type {
   KeepFirstByArrival,
   Ranked,
   RankedTopNOptions,
+  ReduceOptions,
   TopNOptions,
   UpdatingAggregateOptions,
   WindowDeduplicateOptions,
@@ -160,9 +161,17 @@ export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, Key
     return windowTopN(this, assigner, options);
   }
 
-  reduce(fn: ReduceFunction<T>): DataStream<T> {
+  reduce(fn: ReduceFunction<T>, options: ReduceOptions = {}): DataStream<T> {
+    if (options.queryable !== undefined && typeof options.queryable !== 'boolean')
+      throw invalidArgument(
+        `reduce(): queryable must be true or false, got ${String(options.queryable)}`,
+      );
     return this.addKeyedNode(
-      { kind: 'rolling-reduce', fn: fn as ReduceFunction<unknown> },
+      {
+        kind: 'rolling-reduce',
+        fn: fn as ReduceFunction<unknown>,
+        ...(options.queryable === true ? { queryable: true } : {}),
+      },
       'reduce',
     );
   }

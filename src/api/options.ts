@@ -35,6 +35,7 @@ export type {
   JobResult,
   RestartStrategy,
   SavepointOptions,
+  StateQueryResult,
 } from '../runtime/job/job-client.js';
 
 /** The settings of a `StreamEnvironment`; every one is optional. */
@@ -146,6 +147,16 @@ export interface CollectedWithSideOutputs<T, S extends SideOutputTags> {
 
 /** A state time-to-live: milliseconds, or a full TTL configuration. */
 export type StateRetention = number | StateTtlConfig;
+
+/** Options of {@link KeyedStream.reduce}. */
+export interface ReduceOptions {
+  /**
+   * Lets the job's REST API read each key's current reduction:
+   * `GET /jobs/:id/state/<operator uid>/<key>` (docs/observability.md). Give
+   * the step a `uid()`, so the address stays the same across changes to the job.
+   */
+  readonly queryable?: boolean;
+}
 
 /** How an updating aggregation emits and keeps its groups. */
 export interface UpdatingAggregateOptions<ACC> {

@@ -56,6 +56,7 @@ import type {
   ProcessJoinFunction,
   Ranked,
   RankedTopNOptions,
+  ReduceOptions,
   RegularJoinOptions,
   RestartStrategy,
   SideOutputTags,
@@ -376,8 +377,12 @@ export interface KeyedStream<T, K extends Key> {
     options: WindowTopNOptions<T>,
   ): DataStream<WindowRanked<K, T>>;
 
-  /** A running reduction per key: emits the key's updated value for every record. */
-  reduce(fn: ReduceFunction<T>): DataStream<T>;
+  /**
+   * A running reduction per key: emits the key's updated value for every
+   * record. With `{ queryable: true }` the current reduction of a key can be
+   * read over the REST API while the job runs (interactive queries).
+   */
+  reduce(fn: ReduceFunction<T>, options?: ReduceOptions): DataStream<T>;
 
   /**
    * A keyed process function: `processElement` per record, with keyed state

@@ -17,6 +17,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { ProcessGroupMembership } from '../core/process-group.js';
 import type { JobClient } from '../index.js';
 import {
   DEFAULT_METRICS_HOST,
@@ -41,10 +42,12 @@ export interface Observers {
   readonly uiUrl: string | undefined;
   /** Address of the Prometheus endpoint, e.g. `http://127.0.0.1:9249/metrics`. */
   readonly metricsUrl: string | undefined;
+  /** Where the REST API answers (the web UI's server, or the metrics port's on loopback), without a trailing slash. */
+  readonly apiUrl: string | undefined;
   /** Where the REST token is kept: one file per port serving the API, or `--token-file`. */
   readonly tokenFiles: readonly string[];
-  /** Shows the job in the UI and on the metrics endpoint. */
-  attach(client: JobClient): void;
+  /** Shows the job (and, for a member of a process group, the group) in the UI and on the metrics endpoint. */
+  attach(client: JobClient, group?: ProcessGroupMembership): void;
   close(): Promise<void>;
 }
 
@@ -113,10 +116,11 @@ export async function startObservers(
   return {
     uiUrl: ui === undefined ? undefined : `${ui.url}/`,
     metricsUrl: metrics === undefined ? undefined : `${metrics.url}/metrics`,
+    apiUrl: ui?.url ?? (metrics !== undefined && isWebUi(metrics) ? metrics.url : undefined),
     tokenFiles,
-    attach(client: JobClient): void {
-      ui?.addJob(client);
-      if (metrics !== undefined && isWebUi(metrics)) metrics.addJob(client);
+    attach(client: JobClient, group?: ProcessGroupMembership): void {
+      ui?.addJob(client, group);
+      if (metrics !== undefined && isWebUi(metrics)) metrics.addJob(client, group);
       registries.push(client.metrics);
     },
     async close(): Promise<void> {

@@ -2,7 +2,9 @@ import { availableParallelism } from 'node:os';
 import { basename, extname, resolve } from 'node:path';
 import { StreamEnvironmentImpl } from '../api/environment.js';
 import { loadJobModule } from '../api/job-module/load-job-module.js';
+import type { GroupMembers } from '../connectors/kafka/group/group-members.js';
 import type { JobClient } from '../index.js';
+import { registerGroupMetrics } from '../metrics/group-metrics.js';
 import { DirectoryCheckpointStorage } from '../runtime/checkpoint/checkpoint-storage.js';
 import { openStore, resolveLocation } from '../runtime/checkpoint/store/open-store.js';
 import { defaultRestartStrategy } from '../runtime/job/restart-strategy.js';
@@ -12,7 +14,7 @@ import { formatCount, formatDuration } from './format.js';
 import { checkpointFields, JobStatusSampler, statusFields, statusLineText } from './job-status.js';
 import { JsonLog, type LogLevel, shownAt } from './json-log.js';
 import { keepsUi, waitForStop } from './keep-serving.js';
-import { startObservers } from './observe.js';
+import { type Observers, startObservers } from './observe.js';
 import {
   describeRestorePoint,
   isRestoreFailure,
@@ -134,12 +136,15 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     cwd: io.cwd,
     defaultSavepointDirs: [checkpointDir, savepointDir].filter((d) => d !== undefined),
   });
+  const group = await joinGroupMetadata(options, env, observers);
   const client = env.executeAsync(jobName, {
     ...(restore === undefined ? {} : { restoreFrom: restore.path }),
     ...(options.allowNonRestoredState ? { allowNonRestoredState: true } : {}),
     ...(options.allowDuplicateOutput === true ? { allowDuplicateOutput: true } : {}),
   });
-  observers.attach(client);
+  group?.setJobId(client.jobId);
+  observers.attach(client, group);
+  const stopGroupMetrics = group && registerGroupMetrics(client.metrics.group({}), group);
   let taskLost = false;
   owned?.owner.onLost(() => {
     // Another member owns the task now (this one missed its heartbeats): stop at once.
@@ -280,6 +285,9 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       else say(text);
       await waitForStop({ watchParent: startedByNpm(), parentPid: held.parentPid });
     }
+    stopGroupMetrics?.();
+    // Leaves the group's metadata: the others stop routing queries here.
+    await group?.close();
     await observers.close();
   }
 
@@ -541,4 +549,33 @@ function restartLine(client: JobClient): string[] {
 
 function recordsRead(client: JobClient): number {
   return client.metrics.total(SOURCE_RECORDS);
+}
+
+/**
+ * For a member of a process group: joins the group's metadata (the members
+ * topic) with this process's REST address, and lets the job's group readers
+ * report their tasks to it.
+ */
+async function joinGroupMetadata(
+  options: RunOptions,
+  env: StreamEnvironmentImpl,
+  observers: Observers,
+): Promise<GroupMembers | undefined> {
+  const spec = options.processGroup;
+  if (spec === undefined) return undefined;
+  let members: GroupMembers;
+  try {
+    // Loaded here: a job outside a group never loads the Kafka client for it.
+    const { GroupMembers } = await import('../connectors/kafka/group/group-members.js');
+    members = await GroupMembers.start({
+      brokers: spec.brokers,
+      applicationId: spec.applicationId,
+      url: observers.apiUrl,
+    });
+  } catch (error) {
+    await observers.close();
+    throw error;
+  }
+  env.runInProcessGroup({ ...spec, observer: members });
+  return members;
 }

@@ -1,6 +1,7 @@
 import type { Clock } from './clock.js';
 import type { Key } from './key-groups.js';
 import type { MetricGroup } from './metrics.js';
+import type { ProcessGroupObserver } from './process-group.js';
 import type { RecordBatch } from './record-batch.js';
 import type { Sink } from './sink.js';
 import type { Json } from './snapshot.js';
@@ -114,6 +115,8 @@ export interface ProcessGroupSpec {
   readonly pinTasks?: boolean;
   /** Builds the ends of keyed exchanges between processes; without it a keyed exchange is refused. */
   readonly exchange?: GroupExchange;
+  /** Told by the group's readers in this process about their tasks (for the group's metadata, UI and metrics). */
+  readonly observer?: ProcessGroupObserver;
 }
 
 /**

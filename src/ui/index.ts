@@ -8,6 +8,12 @@
  */
 
 export type {
+  GroupMemberView,
+  GroupTaskView,
+  ProcessGroupMembership,
+  ProcessGroupView,
+} from '../core/process-group.js';
+export type {
   BackpressureLevel,
   JobCheckpoints,
   JobDetails,
@@ -25,3 +31,4 @@ export {
   type WebUi,
   type WebUiOptions,
 } from './server.js';
+export type { KeyType, StateView } from './state-query-route.js';

@@ -6,6 +6,8 @@ export interface RequestTarget {
   readonly pathname: string;
   /** Non-empty segments of the path, each percent-decoded. */
   readonly segments: readonly string[];
+  /** The query string's parameters. */
+  readonly query: URLSearchParams;
 }
 
 /**
@@ -34,5 +36,5 @@ export function parseRequestTarget(raw: string | undefined): RequestTarget {
       throw new HttpError(400, 'the request path has a malformed percent escape');
     }
   }
-  return { pathname: url.pathname, segments };
+  return { pathname: url.pathname, segments, query: url.searchParams };
 }

@@ -11,6 +11,8 @@
  *   POST /jobs/:id/savepoints      {"directory": "..."} -> {"path": "..."}
  *   POST /jobs/:id/stop            {"directory": "..."} -> {"path": "..."}  (stop with a savepoint)
  *   POST /jobs/:id/cancel          {} -> {"status": "cancelled"}
+ *   GET  /jobs/:id/state/:uid/:key the current state of a queryable operator for a key
+ *   GET  /jobs/:id/group           the process group: tasks, members, rebalances
  *   GET  /metrics                  Prometheus text exposition of all jobs
  *
  * Reads are open on loopback. Every POST needs `Authorization: Bearer
@@ -23,6 +25,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { ProcessGroupMembership } from '../core/process-group.js';
 import {
   DEFAULT_METRICS_HOST,
   type HttpEndpoint,
@@ -44,6 +47,8 @@ import { isLoopback } from './loopback.js';
 import { parseRequestTarget } from './request-target.js';
 import { authorizes } from './rest-token.js';
 import { confineSavepointTarget } from './savepoint-targets.js';
+import { parseStateKey, readState } from './state-query-route.js';
+import { forwardStateQuery, isForwarded, routeStateQuery } from './state-routing.js';
 
 export interface WebUiOptions {
   /** Port to listen on; 0 picks a free one. Default 8081. */
@@ -81,8 +86,13 @@ interface Policy {
 }
 
 export interface WebUi extends HttpEndpoint {
-  /** Shows `client` in the UI and the REST API; it stays listed after it ends. */
-  addJob(client: JobClient): void;
+  /**
+   * Shows `client` in the UI and the REST API; it stays listed after it
+   * ends. With `group`, the job is this process's member of a process
+   * group: its page shows the group, and state queries for tasks another
+   * member holds are forwarded there.
+   */
+  addJob(client: JobClient, group?: ProcessGroupMembership): void;
 }
 
 export const DEFAULT_UI_PORT = 8081;
@@ -103,6 +113,7 @@ const STATIC_DIR = new URL('./static/', import.meta.url);
 interface TrackedJob {
   readonly client: JobClient;
   readonly rates: RateTracker;
+  readonly group: ProcessGroupMembership | undefined;
 }
 
 /** Starts the web UI; add jobs to it with `addJob`. */
@@ -151,10 +162,10 @@ export async function startWebUi(options: WebUiOptions = {}): Promise<WebUi> {
       clearInterval(sampler);
       await endpoint.close();
     },
-    addJob(client: JobClient): void {
+    addJob(client: JobClient, group?: ProcessGroupMembership): void {
       const rates = new RateTracker();
       rates.sample(rateTotals(client), Date.now());
-      jobs.set(client.jobId, { client, rates });
+      jobs.set(client.jobId, { client, rates, group });
     },
   };
 }
@@ -166,7 +177,7 @@ async function handle(
   policy: Policy,
 ): Promise<void> {
   if (policy.loopbackOnly) checkHost(request);
-  const { pathname, segments: parts } = parseRequestTarget(request.url);
+  const { pathname, segments: parts, query } = parseRequestTarget(request.url);
   const method = request.method ?? 'GET';
   const isRead = method === 'GET' || method === 'HEAD';
 
@@ -190,6 +201,10 @@ async function handle(
   const job = jobs.get(parts[1]!);
   if (job === undefined) throw new HttpError(404, `no job with id '${parts[1]}'`);
   const { client } = job;
+  if (parts[2] === 'state' && parts.length === 5) {
+    requireRead(isRead);
+    return answerStateQuery(request, response, job, parts[3]!, parts[4]!, query.get('keyType'));
+  }
   const sub = parts.slice(2).join('/');
   switch (sub) {
     case '':
@@ -204,6 +219,11 @@ async function handle(
     case 'exceptions':
       requireRead(isRead);
       return sendJson(response, 200, jobExceptions(client));
+    case 'group':
+      requireRead(isRead);
+      if (job.group === undefined)
+        throw new HttpError(404, `job '${client.jobName}' does not run in a process group`);
+      return sendJson(response, 200, job.group.view());
     case 'savepoints': {
       const directory = await authorizedSavepointTarget(request, method, policy, 'a savepoint');
       requireRunning(client);
@@ -233,6 +253,61 @@ async function handle(
     }
     default:
       throw new HttpError(404, `no such resource: ${pathname}`);
+  }
+}
+
+/**
+ * `GET /jobs/:id/state/:uid/:key`: answered here, or, in a process group,
+ * by the member that owns the key (see state-routing.ts), whose answer is
+ * passed on as it is.
+ */
+async function answerStateQuery(
+  request: IncomingMessage,
+  response: ServerResponse,
+  job: TrackedJob,
+  uid: string,
+  keyText: string,
+  keyType: string | null,
+): Promise<void> {
+  const key = parseStateKey(keyText, keyType);
+  const route = routeStateQuery(job.group, key, isForwarded(request));
+  const self = job.group?.view().member;
+  switch (route.kind) {
+    case 'local':
+      return sendJson(response, 200, {
+        ...(await readState(job.client, uid, key)),
+        ...(self === undefined ? {} : { member: self }),
+      });
+    case 'unowned':
+      throw new HttpError(
+        503,
+        `no member of the group holds task '${route.task}' now (a rebalance is moving it)`,
+        {
+          'Retry-After': '1',
+        },
+      );
+    case 'no-address':
+      throw new HttpError(
+        502,
+        `member '${route.owner.member}' holds the key but serves no REST API (start it with --ui-port or --metrics-port)`,
+      );
+    case 'forward': {
+      let answer: { status: number; body: string };
+      try {
+        answer = await forwardStateQuery(route.owner, self ?? '', uid, keyText, keyType);
+      } catch (error) {
+        throw new HttpError(
+          502,
+          `member '${route.owner.member}' at ${route.owner.url}, which holds the key, did not answer: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      response.writeHead(answer.status, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Cache-Control': 'no-store',
+      });
+      response.end(answer.body);
+      return;
+    }
   }
 }
 

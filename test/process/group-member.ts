@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { groupMemberArgs } from './group-member-args.js';
 
+/** The job module of the process group tests: reads one topic, writes another, names the member. */
+export const GROUP_FIXTURE = 'test/cli/fixtures/group-member.ts';
+
 /**
  * Starts `weir run <fixture> --group <app>` on the test Kafka, with a
  * checkpoint directory of its own and a checkpoint every 0.2 s; `flags` go

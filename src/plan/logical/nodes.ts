@@ -145,6 +145,8 @@ export interface CepNode extends NodeBase {
 export interface RollingReduceNode extends NodeBase {
   readonly kind: 'rolling-reduce';
   readonly fn: ReduceFunction<unknown>;
+  /** Its reductions can be read by key (interactive queries). */
+  readonly queryable?: boolean;
 }
 
 /** How a window folds its records. */

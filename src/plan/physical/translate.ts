@@ -157,8 +157,10 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
       return erase(() => new MapOperator<unknown, unknown>((v) => v));
     case 'keyed-process':
       return erase(() => new KeyedProcessOperator(node.fn));
-    case 'rolling-reduce':
-      return erase(() => new RollingReduceOperator(node.fn));
+    case 'rolling-reduce': {
+      const queryable = node.queryable === true;
+      return erase(() => new RollingReduceOperator(node.fn, queryable));
+    }
     case 'cep': {
       const spec = node.spec;
       return erase(() => new CepOperator(spec));

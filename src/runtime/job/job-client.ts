@@ -2,10 +2,13 @@
  * What the caller of a job holds: how it is started, how it ended, and the
  * handle to watch, savepoint or cancel it while it runs.
  */
+import type { Key } from '../../core/key-groups.js';
 import type { MetricRegistry, MetricSample } from '../../metrics/registry.js';
 import type { JobMonitor } from './job-monitor.js';
+import type { StateQueryResult } from './state-query.js';
 
 export type { RestartStrategy } from './restart-strategy.js';
+export type { StateQueryResult } from './state-query.js';
 
 /** How a savepoint is taken ({@link JobClient.triggerSavepoint}). */
 export interface SavepointOptions {
@@ -76,4 +79,11 @@ export interface JobClient {
    * has finished if its input ran out before the savepoint could start.
    */
   stopWithSavepoint(directory: string): Promise<string>;
+  /**
+   * Reads the current state of a queryable operator (`uid`) for `key`
+   * (interactive queries), from the subtask that owns the key, between two
+   * of its batches. `not-running` while the job starts, restarts or after
+   * it ended.
+   */
+  queryState(uid: string, key: Key): Promise<StateQueryResult>;
 }

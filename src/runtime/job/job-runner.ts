@@ -45,6 +45,7 @@ import {
   type ResolvedRestartStrategy,
   resolveRestartStrategy,
 } from './restart-strategy.js';
+import { queryTaskState } from './state-query.js';
 
 /** Where a job's subtasks run: all on this thread, or spread over worker threads. */
 export type Deployment = { readonly kind: 'this-thread' } | WorkerThreadsDeployment;
@@ -168,6 +169,13 @@ export class JobRunner {
       },
       triggerSavepoint: (directory, options) => this.triggerSavepoint(directory, options),
       stopWithSavepoint: (directory) => this.stopWithSavepoint(directory, result),
+      queryState: (uid, key) =>
+        queryTaskState(
+          this.plan,
+          this.state === 'running' ? this.attempt?.tasks : undefined,
+          uid,
+          key,
+        ),
     };
     this.client = client;
     return client;

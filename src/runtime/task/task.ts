@@ -1,6 +1,7 @@
 import { type Key, keyGroupOf } from '../../core/key-groups.js';
 import { MAX_WATERMARK } from '../../core/messages.js';
 import type { Blocking, Operator, Output, SnapshotContext } from '../../core/operator.js';
+import { isQueryableState, type StateQueryAnswer } from '../../core/queryable-state.js';
 import type { Json, OperatorSnapshot } from '../../core/snapshot.js';
 import type { SourceReader } from '../../core/source.js';
 import type { Counter } from '../../metrics/registry.js';
@@ -192,6 +193,16 @@ export abstract class Task {
     this.halted = false;
   }
 
+  /**
+   * Reads the state operator `uid` of this chain keeps for `key`
+   * (interactive queries); undefined when the chain has no such operator.
+   * Runs on the task's thread between two steps, so it sees whole batches.
+   */
+  queryState(uid: string, key: Key): Promise<StateQueryAnswer | undefined> {
+    const member = this.members.find((m) => m.uid === uid);
+    return member === undefined ? Promise.resolve(undefined) : readState(member.operator, key);
+  }
+
   /** A snapshot of a finished task, for the final checkpoint at end of input. */
   finalSnapshot(checkpointId: number): TaskSnapshot {
     return { subtask: this.subtask, operators: this.snapshotChain(checkpointId) };
@@ -227,6 +238,16 @@ export abstract class Task {
   }
 }
 
+/** Reads an operator's or reader's state for `key`, if it exposes it; a throw becomes a rejection. */
+function readState(target: unknown, key: Key): Promise<StateQueryAnswer> {
+  if (!isQueryableState(target)) return Promise.resolve({ kind: 'not-queryable' });
+  try {
+    return Promise.resolve(target.queryState(key));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /** A task whose chain starts at a source reader. */
 export class SourceTask<T> extends Task {
   private waiting: Promise<void> | undefined;
@@ -241,6 +262,11 @@ export class SourceTask<T> extends Task {
     private readonly recordsOut: Counter,
   ) {
     super(wiring);
+  }
+
+  /** The source's own state (a reader that exposes it), or that of an operator chained after it. */
+  override queryState(uid: string, key: Key): Promise<StateQueryAnswer | undefined> {
+    return uid === this.sourceUid ? readState(this.reader, key) : super.queryState(uid, key);
   }
 
   override async open(): Promise<void> {

@@ -2,7 +2,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ExecutorDriver } from '../execution/executor.js';
 import { type CheckpointListener, SourceTask, type Task, type TaskSnapshot } from '../task/task.js';
 import type { PeerChannels } from './peer-channels.js';
-import type { FromWorker, ToWorker } from './protocol.js';
+import { type FromWorker, serializeError, type ToWorker } from './protocol.js';
 import type { Wakeup } from './wakeup.js';
 
 /**
@@ -96,6 +96,16 @@ export class CoordinatorLink implements ExecutorDriver, CheckpointListener {
       case 'report-metrics':
         this.onReportMetrics?.();
         break;
+      case 'query': {
+        const task = this.taskAt.get(m.slot);
+        const read =
+          task === undefined ? Promise.resolve(undefined) : task.queryState(m.uid, m.key);
+        read.then(
+          (state) => this.post({ t: 'reply', req: m.req, state: state ?? null }),
+          (error: unknown) => this.post({ t: 'reply', req: m.req, error: serializeError(error) }),
+        );
+        break;
+      }
     }
     this.wakeup.notify();
   }

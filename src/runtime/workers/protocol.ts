@@ -1,3 +1,5 @@
+import type { Key } from '../../core/key-groups.js';
+import type { StateQueryAnswer } from '../../core/queryable-state.js';
 import type { MetricSample } from '../../metrics/registry.js';
 import type { StateBackendOptions } from '../../state/create-backend.js';
 import type { CheckpointData } from '../checkpoint/checkpoint-data.js';
@@ -60,7 +62,15 @@ export type ToWorker =
   | { readonly t: 'close' }
   | { readonly t: 'stop' }
   /** The job failed: send the current metrics now, for the failure summary. */
-  | { readonly t: 'report-metrics' };
+  | { readonly t: 'report-metrics' }
+  /** Reads queryable state of operator `uid` in the task at `slot` for `key`. */
+  | {
+      readonly t: 'query';
+      readonly req: number;
+      readonly slot: number;
+      readonly uid: string;
+      readonly key: Key;
+    };
 
 /** An error as it crosses threads. */
 export interface SerializedError {
@@ -102,7 +112,14 @@ export type FromWorker =
   | { readonly t: 'decline'; readonly id: number; readonly reason: string }
   | { readonly t: 'task-finished'; readonly slot: number }
   | { readonly t: 'finished' }
-  | { readonly t: 'reply'; readonly req: number; readonly snapshots?: [number, TaskSnapshot][] }
+  | {
+      readonly t: 'reply';
+      readonly req: number;
+      readonly snapshots?: [number, TaskSnapshot][];
+      /** The answer to a `query` (null: the task has no such operator), or why it failed. */
+      readonly state?: StateQueryAnswer | null;
+      readonly error?: SerializedError;
+    }
   | { readonly t: 'failed'; readonly error: SerializedError }
   /** The worker's current metrics, sent twice a second while it runs. */
   | { readonly t: 'metrics'; readonly metrics: MetricSample[] }

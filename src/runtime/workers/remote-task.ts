@@ -1,3 +1,5 @@
+import type { Key } from '../../core/key-groups.js';
+import type { StateQueryAnswer } from '../../core/queryable-state.js';
 import { Task, type TaskSnapshot } from '../task/task.js';
 import type { WorkerThread } from './worker-thread.js';
 
@@ -38,6 +40,10 @@ export class RemoteTask extends Task {
 
   override async preCommitSinks(checkpointId: number): Promise<void> {
     await this.worker.request('precommit', checkpointId);
+  }
+
+  override queryState(uid: string, key: Key): Promise<StateQueryAnswer | undefined> {
+    return this.worker.query(this.slot, uid, key);
   }
 
   override resume(): void {

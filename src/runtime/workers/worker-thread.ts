@@ -1,5 +1,7 @@
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { type ErrorDomain, WeirError, type WeirErrorCode } from '../../core/errors.js';
+import type { Key } from '../../core/key-groups.js';
+import type { StateQueryAnswer } from '../../core/queryable-state.js';
 import type { MetricSample } from '../../metrics/registry.js';
 import { startWorker } from '../../util/threads/start-worker.js';
 import type {
@@ -109,6 +111,18 @@ export class WorkerThread {
       this.post({ t: kind, req, id });
     }
     return p;
+  }
+
+  /** Reads queryable state in the task at `slot` (every read is its own request). */
+  async query(slot: number, uid: string, key: Key): Promise<StateQueryAnswer | undefined> {
+    if (this.dead !== undefined) throw this.dead;
+    const req = this.nextReq++;
+    const reply = await new Promise<WorkerReply>((resolve, reject) => {
+      this.replies.set(req, { resolve, reject });
+      this.post({ t: 'query', req, slot, uid, key });
+    });
+    if (reply.error !== undefined) throw workerError(this.index, reply.error);
+    return reply.state ?? undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The Weir web UI: polls the REST API of the server it came from and renders
- * one job: summary cards, the job graph, per-operator metrics, checkpoints
- * and exceptions. No framework, no build step.
+ * one job: summary cards, the job graph, per-operator metrics, checkpoints,
+ * exceptions and, for a member of a process group, the group's tasks. No framework, no build step.
  */
 import { ago, bytes, clock, compact, count, duration, percent } from './format.js';
 import { renderGraph } from './graph.js';
@@ -203,6 +203,46 @@ async function refreshExceptions() {
   $('exceptions').replaceChildren(...items);
 }
 
+/**
+ * The process group this job is a member of (`weir run --group`): every
+ * task of the group with its owner, and this member's positions and lag.
+ * Hidden for a job outside a group (the API answers 404).
+ */
+async function refreshGroup() {
+  const response = await fetch(`/jobs/${state.jobId}/group`, { cache: 'no-store' });
+  if (response.status === 404) return;
+  const group = await response.json();
+  if (!response.ok) throw new Error(group.error ?? `${response.status} ${response.statusText}`);
+  $('group-panel').hidden = false;
+  const last =
+    group.lastRebalanceAt === undefined
+      ? 'no rebalance yet'
+      : `last rebalance ${ago(group.lastRebalanceAt)}${group.lastRebalanceMs === undefined ? ', in progress' : `, took ${duration(group.lastRebalanceMs)}`}`;
+  setText(
+    'group-summary',
+    `${group.applicationId} · member ${group.member} · ${count(group.members.length)} members · ${count(group.rebalances)} rebalances · ${last}`,
+  );
+  const mine = new Map(group.tasks.map((t) => [t.task, t]));
+  const owners = new Map();
+  for (const m of group.members) for (const t of m.tasks) owners.set(t, m.member);
+  const rows = [...new Set([...owners.keys(), ...group.unassigned])].sort().map((task) => {
+    const tr = document.createElement('tr');
+    const own = mine.get(task);
+    const owner = owners.get(task);
+    if (own !== undefined) tr.className = 'own-task';
+    const number = (n) => (n === undefined ? '–' : count(n));
+    tr.append(
+      cell(task),
+      cell(owner === undefined ? 'unassigned' : owner === group.member ? `${owner} (this)` : owner),
+      cell(number(own?.position), 'num'),
+      cell(number(own?.endOffset), 'num'),
+      cell(number(own?.lag), 'num'),
+    );
+    return tr;
+  });
+  $('group-tasks').tBodies[0].replaceChildren(...rows);
+}
+
 /** Runs `task` now and every `ms`, reporting the connection state. */
 function every(ms, task) {
   const run = async () => {
@@ -267,6 +307,7 @@ async function start() {
   every(METRICS_MS, refreshMetrics);
   every(SLOW_MS, refreshCheckpoints);
   every(SLOW_MS, refreshExceptions);
+  every(SLOW_MS, refreshGroup);
 }
 
 start().catch((error) => {

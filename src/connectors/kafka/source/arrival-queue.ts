@@ -29,6 +29,13 @@ export class ArrivalQueue<E> {
     return item;
   }
 
+  /** The oldest item not taken that satisfies `test`, or undefined. */
+  find(test: (item: E) => boolean): E | undefined {
+    for (let i = this.head; i < this.items.length; i++)
+      if (test(this.items[i]!)) return this.items[i];
+    return undefined;
+  }
+
   /** Resolves when an item arrives or `wake` is called; at once if items wait or `ready`. */
   available(ready: boolean): Promise<void> {
     if (ready || this.size > 0) return Promise.resolve();

@@ -1,5 +1,12 @@
 import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
 import { WeirError } from '../../../core/errors.js';
+import type { Key } from '../../../core/key-groups.js';
+import type { GroupTaskProgress } from '../../../core/process-group.js';
+import {
+  type QueryableState,
+  type StateQueryAnswer,
+  stateAnswer,
+} from '../../../core/queryable-state.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Json } from '../../../core/snapshot.js';
 import type { PollStatus, SourceContext, SourceReader } from '../../../core/source.js';
@@ -39,7 +46,7 @@ interface Buffered<T> {
  * when a checkpoint completes (and every `autoCommitIntervalMs`, if set).
  * At-least-once; meant for stateless jobs scaled out over processes.
  */
-export class GroupReader<T> implements SourceReader<T> {
+export class GroupReader<T> implements SourceReader<T>, QueryableState {
   private consumer!: Consumer<Buffer, Buffer, Buffer, Buffer>;
   private stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
   private readonly queue = new ArrivalQueue<Buffered<T>>();
@@ -59,6 +66,16 @@ export class GroupReader<T> implements SourceReader<T> {
   private assigned = new Set<string>();
   private lastWatermark = Number.NEGATIVE_INFINITY;
   private readonly pinned: PinnedTasks | undefined;
+  private topics: string[] = [];
+  /** Partition ends and partition counts, looked up while a process group observes the reader. */
+  private readonly endOffsets = new Map<string, number>();
+  private readonly partitionCounts = new Map<string, number>();
+  private endOffsetTimer: NodeJS.Timeout | undefined;
+
+  /** Names the reader to the process group's observer. */
+  private get readerId(): string {
+    return `${this.context.operatorId}/${this.context.subtaskIndex}`;
+  }
 
   /** Names the reader in messages. */
   private get what(): string {
@@ -148,6 +165,8 @@ export class GroupReader<T> implements SourceReader<T> {
         { cause, domain: 'external', retriable: true, operatorId: this.context.operatorId },
       );
     }
+    this.topics = topics;
+    this.observeInGroup();
     this.stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => this.onMessage(m));
     this.stream.on('error', (e: unknown) => this.fail(e));
     if (this.config.autoCommitIntervalMs > 0) {
@@ -182,6 +201,84 @@ export class GroupReader<T> implements SourceReader<T> {
     this.assigned = next;
     setHeldTasks(this, next);
     for (const key of [...this.times.keys()]) if (!next.has(key)) this.times.delete(key);
+    // A task that comes back resumes where its last owner committed, not where this reader left it.
+    for (const key of [...this.positions.keys()]) if (!next.has(key)) this.positions.delete(key);
+    this.config.groupObserver?.readerAssigned(this.readerId, [...next].sort());
+  }
+
+  /**
+   * In a process group: registers with the process's observer and looks the
+   * partitions' ends up every second, for the tasks' lag (a failed lookup
+   * leaves the last known ends; lag is for watching, not for correctness).
+   */
+  private observeInGroup(): void {
+    const observer = this.config.groupObserver;
+    if (observer === undefined) return;
+    observer.readerOpened(this.readerId, {
+      tasks: () => this.taskProgress(),
+      topicPartitions: () => this.partitionCounts,
+    });
+    observer.readerAssigned(this.readerId, [...this.assigned].sort());
+    const lookUp = async (): Promise<void> => {
+      const ends = await this.consumer.listOffsets({
+        topics: this.topics,
+        isolationLevel: this.config.readCommitted ? 1 : 0,
+      });
+      for (const [topic, offsets] of ends) {
+        this.partitionCounts.set(topic, offsets.length);
+        offsets.forEach((end, partition) => {
+          this.endOffsets.set(`${topic}:${partition}`, Number(end));
+        });
+      }
+    };
+    const tick = () => {
+      lookUp()
+        .catch(() => {})
+        .finally(() => {
+          if (this.endOffsetTimer !== undefined)
+            this.endOffsetTimer = setTimeout(tick, 1000).unref();
+        });
+    };
+    this.endOffsetTimer = setTimeout(tick, 0).unref();
+  }
+
+  private taskProgress(): GroupTaskProgress[] {
+    return [...this.assigned].sort().map((task) => ({
+      task,
+      position: this.positionOf(task),
+      endOffset: this.endOffsets.get(task),
+    }));
+  }
+
+  /**
+   * The next offset the job reads in `task`: after the last record polled,
+   * or, before any, where the consumer resumed it (the group's committed
+   * offset) if none of its records waits in the queue.
+   */
+  private positionOf(task: string): number | undefined {
+    const polled = this.positions.get(task);
+    if (polled !== undefined) return polled;
+    const waiting = this.queue.find((r) => r.key === task);
+    if (waiting !== undefined) return waiting.offset;
+    const fetching = this.stream?.offsetsToFetch.get(task);
+    return fetching === undefined ? undefined : Number(fetching);
+  }
+
+  /**
+   * In a process group the reader's state is queryable per task: key
+   * `topic:partition`, value the next offset the job reads there.
+   */
+  queryState(key: Key): StateQueryAnswer {
+    const task = String(key);
+    const offset = this.assigned.has(task) ? this.positionOf(task) : undefined;
+    const i = task.lastIndexOf(':');
+    return stateAnswer(
+      offset === undefined
+        ? undefined
+        : { topic: task.slice(0, i), partition: Number(task.slice(i + 1)), offset },
+      this.context.operatorId,
+      key,
+    );
   }
 
   private onMessage(m: Message<Buffer, Buffer, Buffer, Buffer>): void {
@@ -368,6 +465,9 @@ export class GroupReader<T> implements SourceReader<T> {
   async close(): Promise<void> {
     setHeldTasks(this, new Set());
     if (this.commitTimer !== undefined) clearInterval(this.commitTimer);
+    if (this.endOffsetTimer !== undefined) clearTimeout(this.endOffsetTimer);
+    this.endOffsetTimer = undefined;
+    this.config.groupObserver?.readerClosed(this.readerId);
     await this.dlq.catch(() => {});
     await this.stream?.close().catch(() => {});
     await Promise.resolve(this.consumer?.close(true)).catch(() => {});

@@ -1,4 +1,5 @@
 import { invalidArgument } from '../../../core/errors.js';
+import type { ProcessGroupObserver } from '../../../core/process-group.js';
 import type { ReplayRange } from '../../../core/replay.js';
 import type { ProcessGroupSpec } from '../../../core/source.js';
 import type { WatermarkStrategy } from '../../../core/watermarks.js';
@@ -47,6 +48,8 @@ export interface SourceConfig<T> {
   readonly commitOffsets: boolean;
   /** Process group with keyed state: a task read here must not move (see PinnedTasks). */
   readonly pinTasks: boolean;
+  /** In a process group: told about the reader's tasks (see core/process-group.ts). */
+  readonly groupObserver?: ProcessGroupObserver | undefined;
   readonly autoCommitIntervalMs: number;
   readonly watermarks: WatermarkStrategy<T> | undefined;
   readonly onError: KafkaBadRecordPolicy;
@@ -170,6 +173,7 @@ export function processGroupConfig<T>(
     commitOffsets: true,
     pinTasks: group.pinTasks === true,
     autoCommitIntervalMs: 0,
+    ...(group.observer === undefined ? {} : { groupObserver: group.observer }),
   };
 }
 

@@ -6,6 +6,11 @@ import {
   type Output,
   type SnapshotContext,
 } from '../../../core/operator.js';
+import {
+  type QueryableState,
+  type StateQueryAnswer,
+  stateAnswer,
+} from '../../../core/queryable-state.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import {
   decodeKey,
@@ -30,13 +35,32 @@ const REDUCED_STATE = '__weir.reduced';
  * entries), or, when the job uses the disk backend, its value state
  * `__weir.reduced`, checkpointed incrementally.
  */
-export class RollingReduceOperator<T> extends Operator<T, T> {
+export class RollingReduceOperator<T> extends Operator<T, T> implements QueryableState {
   private readonly current = new Map<Key, T>();
   private backend: KeyedStateBackend | undefined;
   private reduced: ValueState<T> | undefined;
 
-  constructor(private readonly reduce: (a: T, b: T) => T) {
+  constructor(
+    private readonly reduce: (a: T, b: T) => T,
+    /** Whether the job opted in to reading reductions by key (`reduce(fn, { queryable: true })`). */
+    private readonly queryable = false,
+  ) {
     super();
+  }
+
+  /** The key's current reduction; between batches, so never a half-applied one. */
+  queryState(key: Key): StateQueryAnswer {
+    if (!this.queryable) return { kind: 'not-queryable' };
+    const { backend, reduced } = this;
+    if (backend === undefined || reduced === undefined)
+      return stateAnswer(this.current.get(key), this.context.operatorId, key);
+    const previous = backend.currentKey;
+    backend.currentKey = key;
+    try {
+      return stateAnswer(reduced.value(), this.context.operatorId, key);
+    } finally {
+      backend.currentKey = previous;
+    }
   }
 
   override setup(context: OperatorContext, output: Output<T>): void {

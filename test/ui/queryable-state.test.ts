@@ -1,0 +1,124 @@
+/**
+ * Interactive queries on one process: `GET /jobs/:id/state/:uid/:key` over
+ * a running keyed reduce, with the heap and disk backends, on this thread
+ * and on worker threads. The oracle is a batch computation over the input:
+ * once the input is processed every key answers its batch total; while it
+ * is being processed every answer is a whole prefix of the key's records
+ * (never a torn value).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StateBackendOptions } from '../../src/index.js';
+import { startJobModule } from '../../src/index.js';
+import { startWebUi, type WebUi } from '../../src/ui/server.js';
+import { type Event, events, type Total } from './fixtures/queryable-totals.js';
+import { send } from './http.js';
+
+const FIXTURE = join(import.meta.dirname, 'fixtures', 'queryable-totals.ts');
+const COUNT = 6000;
+
+/** The batch answer: each key's count and sum, and every prefix sum. */
+function oracle(input: readonly Event[]) {
+  const totals = new Map<string, Total>();
+  const prefixes = new Map<string, number[]>();
+  for (const e of input) {
+    const t = totals.get(e.key) ?? { n: 0, sum: 0 };
+    totals.set(e.key, { n: t.n + 1, sum: t.sum + e.amount });
+    const p = prefixes.get(e.key) ?? [0];
+    p.push(p[p.length - 1]! + e.amount);
+    prefixes.set(e.key, p);
+  }
+  return { totals, prefixes };
+}
+
+interface StateAnswer {
+  readonly uid: string;
+  readonly key: string;
+  readonly value: Total & { key: string };
+  readonly subtask: number;
+}
+
+const cases: { name: string; backend: StateBackendOptions; workers?: number }[] = [
+  { name: 'heap, this thread', backend: { kind: 'heap' } },
+  { name: 'disk, this thread', backend: { kind: 'disk' } },
+  { name: 'heap, 2 workers', backend: { kind: 'heap' }, workers: 2 },
+  { name: 'disk, 2 workers', backend: { kind: 'disk' }, workers: 2 },
+];
+
+describe.each(cases)('queryable keyed state ($name)', ({ backend, workers }) => {
+  let ui: WebUi;
+  let dir: string;
+  const { totals, prefixes } = oracle(events(COUNT));
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'weir-iq-'));
+    ui = await startWebUi({ port: 0 });
+  });
+  afterAll(async () => {
+    await ui.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers every key with its batch total, and only whole prefixes on the way', async () => {
+    const started = await startJobModule(FIXTURE, {
+      args: [String(COUNT)],
+      parallelism: 2,
+      stateBackend: backend.kind === 'disk' ? { kind: 'disk', workingDirectory: dir } : backend,
+      ...(workers === undefined ? {} : { workers }),
+    });
+    const { client } = started;
+    ui.addJob(client);
+    const get = (key: string, query = '') =>
+      send(ui.url, {
+        path: `/jobs/${client.jobId}/state/totals/${encodeURIComponent(key)}${query}`,
+      });
+    try {
+      const pending = new Set(totals.keys());
+      const owners = new Map<string, number>();
+      const deadline = Date.now() + 120_000;
+      while (pending.size > 0) {
+        if (Date.now() > deadline)
+          throw new Error(`keys never reached their totals: ${[...pending].join(', ')}`);
+        for (const key of [...pending]) {
+          const answer = await get(key);
+          if (answer.status === 503 || answer.status === 404) continue; // not started, or no record of the key yet
+          expect(answer.status, answer.body).toBe(200);
+          const body = JSON.parse(answer.body) as StateAnswer;
+          expect(body.uid).toBe('totals');
+          expect(body.key).toBe(key);
+          // A whole prefix of the key's records, never part of a batch's update.
+          expect(body.value.sum).toBe(prefixes.get(key)![body.value.n]);
+          const owner = owners.get(key);
+          if (owner !== undefined) expect(body.subtask).toBe(owner);
+          owners.set(key, body.subtask);
+          const total = totals.get(key)!;
+          if (body.value.n === total.n) {
+            expect(body.value).toEqual({ key, ...total });
+            pending.delete(key);
+          }
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      // Both subtasks own keys: the answers came from each key's own subtask.
+      expect(new Set(owners.values())).toEqual(new Set([0, 1]));
+
+      const unknownKey = await get('no-such-key');
+      expect(unknownKey.status).toBe(404);
+      expect(JSON.parse(unknownKey.body).error).toContain('"no-such-key"');
+      const numberKey = await get('7', '?keyType=number');
+      expect(numberKey.status).toBe(404);
+      const badKey = await get('seven', '?keyType=number');
+      expect(badKey.status).toBe(400);
+      expect(JSON.parse(badKey.body).error).toContain("key 'seven' is not a finite number");
+      const badType = await get('k1', '?keyType=date');
+      expect(badType.status).toBe(400);
+      const badUid = await send(ui.url, { path: `/jobs/${client.jobId}/state/nope/k1` });
+      expect(badUid.status).toBe(400);
+      expect(JSON.parse(badUid.body).error).toContain("no operator with uid 'nope'");
+    } finally {
+      await client.cancel();
+    }
+  }, 180_000);
+});
