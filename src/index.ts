@@ -223,6 +223,9 @@ export type {
 } from './core/sink.js';
 export type { Json } from './core/snapshot.js';
 export type {
+  ExchangedRecord,
+  ExchangeSpec,
+  GroupExchange,
   PollStatus,
   ProcessGroupSpec,
   Source,
