@@ -3,7 +3,7 @@ import { basename, extname, resolve } from 'node:path';
 import { StreamEnvironmentImpl } from '../api/environment.js';
 import { loadJobModule } from '../api/job-module/load-job-module.js';
 import type { GroupMembers } from '../connectors/kafka/group/group-members.js';
-import type { JobClient } from '../index.js';
+import type { JobClient, ProcessGroupSpec } from '../index.js';
 import { registerGroupMetrics } from '../metrics/group-metrics.js';
 import { DirectoryCheckpointStorage } from '../runtime/checkpoint/checkpoint-storage.js';
 import { openStore, resolveLocation } from '../runtime/checkpoint/store/open-store.js';
@@ -87,12 +87,11 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
           options.allowDuplicateOutput === true,
         );
   const jobName = options.name ?? basename(options.module, extname(options.module));
+  let groupSpec: ProcessGroupSpec | undefined;
   if (options.processGroup !== undefined) {
     const { kafkaExchange } = await import('../connectors/kafka/group/kafka-exchange.js');
-    env.runInProcessGroup({
-      ...options.processGroup,
-      exchange: kafkaExchange(options.processGroup),
-    });
+    groupSpec = { ...options.processGroup, exchange: kafkaExchange(options.processGroup) };
+    env.runInProcessGroup(groupSpec);
   }
   if (options.language === 'sql') {
     const { buildSqlJob, sqlJobModulePath } = await import('./sql-job.js');
@@ -136,7 +135,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     cwd: io.cwd,
     defaultSavepointDirs: [checkpointDir, savepointDir].filter((d) => d !== undefined),
   });
-  const group = await joinGroupMetadata(options, env, observers);
+  const group = await joinGroupMetadata(groupSpec, env, observers);
   const client = env.executeAsync(jobName, {
     ...(restore === undefined ? {} : { restoreFrom: restore.path }),
     ...(options.allowNonRestoredState ? { allowNonRestoredState: true } : {}),
@@ -557,11 +556,10 @@ function recordsRead(client: JobClient): number {
  * report their tasks to it.
  */
 async function joinGroupMetadata(
-  options: RunOptions,
+  spec: ProcessGroupSpec | undefined,
   env: StreamEnvironmentImpl,
   observers: Observers,
 ): Promise<GroupMembers | undefined> {
-  const spec = options.processGroup;
   if (spec === undefined) return undefined;
   let members: GroupMembers;
   try {
