@@ -213,6 +213,14 @@ export interface RegularJoinOptions<L, R, K extends Key, J extends JoinType> {
     | { readonly left?: StateRetention; readonly right?: StateRetention };
   /** Keep every row of both sides forever (state grows with the number of distinct rows). */
   readonly unboundedState?: boolean;
+  /**
+   * How each side's rows are written to checkpoints; default `Serializers.json()`, so rows
+   * holding values JSON has not (bigint, Map, bytes) need one.
+   */
+  readonly serializers?: {
+    readonly left?: StateSerializer<L>;
+    readonly right?: StateSerializer<R>;
+  };
 }
 
 /** How a temporal join finds the table row of a probe row. */
@@ -263,6 +271,8 @@ export interface TopNOptions<T> {
   readonly compare: RankComparator<T>;
   /** Forget a key's ranking this long (ms, processing time) after it last changed. Default: never. */
   readonly ttl?: number | StateTtlConfig;
+  /** How ranked rows are written to checkpoints; default `Serializers.json()`. */
+  readonly serializer?: StateSerializer<T>;
 }
 
 /** Top-N with rank numbers: emits `Ranked` rows. */

@@ -22,6 +22,7 @@ import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js
 import { contains } from './expr-tools.js';
 import { intervalBounds } from './interval-bounds.js';
 import type { Relation } from './relation.js';
+import { ROW_SERIALIZER } from './row-serializer.js';
 import { planWindowJoin, windowJoinColumns } from './window-join-planner.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
@@ -214,6 +215,7 @@ export function planJoin(
     rightKey,
     ...(test === undefined ? {} : { where: (l: Row, r: Row) => test([...l, ...r]) }),
     ...(stateTtl === undefined ? { unboundedState: true } : { ttl: stateTtl }),
+    serializers: { left: ROW_SERIALIZER, right: ROW_SERIALIZER },
   }) as ChangelogStream<readonly [Row | null, Row | null]>;
   // Padded sides may be NULL; no column stays an event-time attribute (as in Flink).
   const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({

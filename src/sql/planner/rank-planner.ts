@@ -20,6 +20,7 @@ import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import { groupKey } from './grouping.js';
 import { conjuncts } from './join-planner.js';
 import type { Relation } from './relation.js';
+import { ROW_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 import { planWindowRank, windowOfPartition } from './window-rank-planner.js';
 
@@ -197,7 +198,13 @@ export function planRank(
     changes = deduplicated.asChangelog('retract').mapRows((row) => [...row.slice(0, width), 1]);
   } else {
     changes = keyed
-      .topN({ n: p.limit, compare: order.compare, rankNumber: true, ...ttlOption(stateTtl) })
+      .topN({
+        n: p.limit,
+        compare: order.compare,
+        rankNumber: true,
+        serializer: ROW_SERIALIZER,
+        ...ttlOption(stateTtl),
+      })
       .asChangelog('retract')
       .mapRows((r: Ranked<Row>) => [...r.row.slice(0, width), r.rank]);
   }
