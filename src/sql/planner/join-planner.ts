@@ -229,7 +229,28 @@ export function planJoin(
   ];
   if (type === 'inner' && !isUpdating(left) && !isUpdating(right))
     return { stream: joined.map((c) => concat(c.value)).name('join rows'), columns };
-  return updatingRelation(joined.mapRows(concat), columns, `${item.type} JOIN`);
+  return updatingRelation(
+    joined.mapRows(concat),
+    columns,
+    `${item.type} JOIN`,
+    joinUpsertKey(type, left, right, leftWidth),
+  );
+}
+
+/**
+ * The upsert key of a regular join, simplified from Flink's rules: an inner join of two
+ * sides with upsert keys is identified by both keys together (a row of each side). Outer
+ * joins get none: their padded rows come and go with the other side's matches.
+ */
+function joinUpsertKey(
+  type: string,
+  left: Relation,
+  right: Relation,
+  leftWidth: number,
+): number[] | undefined {
+  if (type !== 'inner' || left.upsertKey === undefined || right.upsertKey === undefined)
+    return undefined;
+  return [...left.upsertKey, ...right.upsertKey.map((k) => k + leftWidth)];
 }
 
 /** `relation` with the rows for which every condition holds. */
@@ -238,7 +259,12 @@ function filtered(relation: Relation, conditions: readonly Expr[], at: SourcePos
   if (condition === undefined) return relation;
   const test = compilePredicate(condition, new Scope(relation.columns), 'join condition');
   if (relation.changes !== undefined && isUpdating(relation))
-    return updatingRelation(relation.changes.filterRows(test), relation.columns, 'its input');
+    return updatingRelation(
+      relation.changes.filterRows(test),
+      relation.columns,
+      'its input',
+      relation.upsertKey,
+    );
   return {
     stream: relation.stream.filter(test).name('join input filter'),
     columns: relation.columns,

@@ -208,5 +208,31 @@ export function planRank(
       .asChangelog('retract')
       .mapRows((r: Ranked<Row>) => [...r.row.slice(0, width), r.rank]);
   }
-  return updatingRelation(changes, columns, 'ROW_NUMBER() OVER (...)');
+  // Flink's upsert key of a ranking: the partition key, with the row number unless it is 1.
+  const partition = partitionPositions(p.inner.items, window.partitionBy);
+  const key =
+    partition === undefined ? undefined : p.limit === 1 ? partition : [...partition, width];
+  return updatingRelation(changes, columns, 'ROW_NUMBER() OVER (...)', key);
+}
+
+/**
+ * Where the subquery's SELECT list passes on each PARTITION BY column unchanged, if it does
+ * (undefined after a `*`, whose columns are not known here, or for a computed partition).
+ */
+function partitionPositions(
+  items: readonly SelectItem[],
+  partitionBy: readonly Expr[],
+): number[] | undefined {
+  if (items.some((i) => i.kind !== 'expr')) return undefined;
+  const positions: number[] = [];
+  for (const e of partitionBy) {
+    if (e.kind !== 'column') return undefined;
+    const at = items.findIndex(
+      (i) =>
+        i.kind === 'expr' && i.expr.kind === 'column' && i.expr.path.join('.') === e.path.join('.'),
+    );
+    if (at < 0) return undefined;
+    positions.push(at);
+  }
+  return positions;
 }
