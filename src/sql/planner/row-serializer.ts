@@ -8,6 +8,15 @@ import type { Json } from '../../core/snapshot.js';
 import type { StateSerializer } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 
+/** Whether every field is already JSON as it is: most rows, which then are not copied. */
+function plain(row: readonly unknown[]): boolean {
+  for (const v of row) {
+    if (typeof v === 'string' || typeof v === 'boolean' || v === null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || Object.is(v, -0)) return false;
+  }
+  return true;
+}
+
 function encode(v: unknown): Json {
   // Strings, finite numbers, booleans and null (most fields) leave at the first test.
   if (typeof v !== 'object' || v === null) {
@@ -18,7 +27,7 @@ function encode(v: unknown): Json {
     }
     return v as Json;
   }
-  if (Array.isArray(v)) return v.map(encode);
+  if (Array.isArray(v)) return plain(v) ? (v as Json[]) : v.map(encode);
   if (v instanceof Map) return { m: [...v].map(([key, value]) => [encode(key), encode(value)]) };
   if (v instanceof Uint8Array) return { y: Buffer.from(v).toString('base64') };
   return v as Json;
