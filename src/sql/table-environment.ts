@@ -556,6 +556,7 @@ export class TableEnvironment {
         relation.upsertKey,
         sinkKey,
         sinkColumns,
+        ctx.stateTtl,
       );
       changes = planned.changes;
       this.sinkExplains.push(planned.explain);

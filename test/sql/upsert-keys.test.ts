@@ -75,10 +75,16 @@ const DDL = (accepts: string) => `
     WITH ('connector' = 'test-changes', 'accepts' = '${accepts}');
   CREATE TABLE top2 (owner STRING, rn BIGINT, id INT, amount INT, PRIMARY KEY (owner, rn) NOT ENFORCED)
     WITH ('connector' = 'test-changes', 'accepts' = '${accepts}');
+  CREATE TABLE joined (owner STRING, n BIGINT, total INT, PRIMARY KEY (owner) NOT ENFORCED)
+    WITH ('connector' = 'test-changes', 'accepts' = '${accepts}');
   CREATE TABLE by_count (n BIGINT, owner STRING, PRIMARY KEY (n) NOT ENFORCED)
     WITH ('connector' = 'test-changes', 'accepts' = '${accepts}');`;
 
 const GROUP_BY = 'INSERT INTO totals SELECT owner, COUNT(*), SUM(amount) FROM sales GROUP BY owner';
+/** Two GROUP BYs joined on their group key: each side's key is within the join key. */
+const JOIN = `INSERT INTO joined SELECT a.owner, a.n, b.t
+  FROM (SELECT owner, COUNT(*) AS n FROM sales GROUP BY owner) a
+  JOIN (SELECT owner, SUM(amount) AS t FROM sales GROUP BY owner) b ON a.owner = b.owner`;
 const TOP_N = `INSERT INTO top2 SELECT owner, rn, id, amount FROM (
     SELECT id, owner, amount,
       ROW_NUMBER() OVER (PARTITION BY owner ORDER BY amount DESC, id DESC) AS rn
@@ -149,16 +155,19 @@ function finalTable(changes: readonly Change<Row>[], key: readonly number[]): st
 }
 
 describe('upsert keys', () => {
-  it('a GROUP BY and a Top-N into sinks keyed by their upsert keys get upserts, equal to a batch computation', async () => {
+  it('a GROUP BY, a Top-N and a join of GROUP BYs into sinks keyed by their upsert keys get upserts, equal to a batch computation', async () => {
     await fc.assert(
       fc.asyncProperty(salesArb, async (sales) => {
         const tEnv = environment(sales, 'upsert');
-        await tEnv.executeSql(`EXECUTE STATEMENT SET BEGIN ${GROUP_BY}; ${TOP_N}; END;`).job
-          ?.result;
+        await tEnv.executeSql(`EXECUTE STATEMENT SET BEGIN ${GROUP_BY}; ${TOP_N}; ${JOIN}; END;`)
+          .job?.result;
         const totals = received.get('totals') ?? [];
         const top2 = received.get('top2') ?? [];
         expect(totals.some((c) => c.kind === '-U')).toBe(false);
         expect(top2.some((c) => c.kind === '-U')).toBe(false);
+        const joined = received.get('joined') ?? [];
+        expect(joined.some((c) => c.kind === '-U')).toBe(false);
+        expect(finalTable(joined, [0])).toEqual(rowsText(batchTotals(sales)));
         expect(finalTable(totals, [0])).toEqual(rowsText(batchTotals(sales)));
         expect(finalTable(top2, [0, 1])).toEqual(rowsText(batchTop2(sales)));
       }),
@@ -191,6 +200,9 @@ describe('upsert keys', () => {
     );
     expect(tEnv.explainSql(TOP_N)).toContain(
       'sink top2: changelogMode=[I,UA,D], upsertKey=[owner, rn], the PRIMARY KEY [owner, rn]',
+    );
+    expect(tEnv.explainSql(JOIN)).toContain(
+      'sink joined: changelogMode=[I,UA,D], upsertKey=[owner], the PRIMARY KEY [owner]',
     );
     // The count is not a key of the groups: updates keep -U up to a view by the sink's key.
     const other = tEnv.explainSql(

@@ -233,24 +233,46 @@ export function planJoin(
     joined.mapRows(concat),
     columns,
     `${item.type} JOIN`,
-    joinUpsertKey(type, left, right, leftWidth),
+    joinUpsertKey(type, left, right, leftWidth, {
+      left: columnsOf(leftKeys, leftScope),
+      right: columnsOf(rightKeys, rightScope),
+    }),
   );
 }
 
 /**
- * The upsert key of a regular join, simplified from Flink's rules: an inner join of two
- * sides with upsert keys is identified by both keys together (a row of each side). Outer
- * joins get none: their padded rows come and go with the other side's matches.
+ * The upsert key of a regular join, simplified from Flink's rules. In an inner join, when one
+ * side's upsert key is among its join-key columns, each row of the other side meets at most
+ * one row of it, so the other side's key identifies a joined row; otherwise both keys
+ * together do. Outer joins get none: their padded rows come and go with the other side's
+ * matches.
  */
 function joinUpsertKey(
   type: string,
   left: Relation,
   right: Relation,
   leftWidth: number,
+  joinColumns: { readonly left: readonly number[]; readonly right: readonly number[] },
 ): number[] | undefined {
   if (type !== 'inner' || left.upsertKey === undefined || right.upsertKey === undefined)
     return undefined;
-  return [...left.upsertKey, ...right.upsertKey.map((k) => k + leftWidth)];
+  const shifted = right.upsertKey.map((k) => k + leftWidth);
+  const within = (key: readonly number[], columns: readonly number[]) =>
+    key.every((k) => columns.includes(k));
+  if (within(right.upsertKey, joinColumns.right)) return [...left.upsertKey];
+  if (within(left.upsertKey, joinColumns.left)) return shifted;
+  return [...left.upsertKey, ...shifted];
+}
+
+/** The positions of the expressions that are plain columns of `scope` (others are left out). */
+function columnsOf(exprs: readonly Expr[], scope: Scope): number[] {
+  const out: number[] = [];
+  for (const e of exprs) {
+    if (e.kind !== 'column') continue;
+    const r = scope.resolve(e.path, e.at);
+    if (r.fields.length === 0) out.push(r.index);
+  }
+  return out;
 }
 
 /** `relation` with the rows for which every condition holds. */

@@ -7,6 +7,7 @@
 import type { ChangelogStream } from '../../api/streams.js';
 import type { ChangelogMode } from '../../core/changelog.js';
 import type { Key } from '../../core/key-groups.js';
+import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { sameKey } from './changelog-relation.js';
 
@@ -40,6 +41,7 @@ export function changesForSink(
   upsertKey: readonly number[] | undefined,
   sinkKey: { readonly positions: readonly number[]; readonly of: (row: Row) => Key } | undefined,
   columns: readonly { readonly name: string }[],
+  stateTtl?: StateTtlConfig,
 ): SinkChanges {
   const line = (c: ChangelogStream<Row>, extra = '') =>
     `sink ${table}: changelogMode=${flinkChangelogMode(c.mode)}, upsertKey=${upsertKeyText(upsertKey, columns)}${extra}`;
@@ -53,7 +55,10 @@ export function changesForSink(
   }
   // An update may move a row to another sink key: the update-before deletes the old key's row
   // in a view by the sink's key, which then sends the sink upserts.
-  const upserts = changes.materialize(sinkKey.of).toUpsertStream();
+  // Its state is idle state like any relational operator's (`table.exec.state.ttl`).
+  const upserts = changes
+    .materialize(sinkKey.of, stateTtl === undefined ? {} : { ttl: stateTtl })
+    .toUpsertStream();
   return {
     changes: upserts,
     explain: line(
