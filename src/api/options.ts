@@ -245,7 +245,7 @@ export interface KeepFirstByArrival {
 }
 
 /** Deduplication that may replace the kept row and so emits changes. */
-export interface DeduplicateOptions {
+export interface DeduplicateOptions<T = unknown> {
   readonly keep: KeepRow;
   /** Default `event-time`, except keep-first, whose default is `arrival`. */
   readonly order?: DeduplicateOrder;
@@ -253,6 +253,8 @@ export interface DeduplicateOptions {
   readonly mode?: 'retract' | 'upsert';
   /** Forget a key this long (ms, processing time) after its kept row was written. Default: never. */
   readonly ttl?: number | StateTtlConfig;
+  /** How the kept row is written to checkpoints; default `Serializers.json()`. */
+  readonly serializer?: StateSerializer<T>;
 }
 
 /** Window deduplication: the first or last record of each window by event time. */

@@ -193,6 +193,7 @@ export function planRank(
     const deduplicated = keyed.deduplicate({
       keep: first.descending ? 'last' : 'first',
       order: 'event-time',
+      serializer: ROW_SERIALIZER,
       ...ttlOption(stateTtl),
     });
     changes = deduplicated.asChangelog('retract').mapRows((row) => [...row.slice(0, width), 1]);
