@@ -209,6 +209,12 @@ export class ChangelogStreamImpl<T>
       rightTtl: ttls.right,
       leftInsertOnly: this.mode === 'insert-only',
       rightInsertOnly: rightStream.mode === 'insert-only',
+      ...(options.serializers?.left === undefined
+        ? {}
+        : { leftSerializer: options.serializers.left }),
+      ...(options.serializers?.right === undefined
+        ? {}
+        : { rightSerializer: options.serializers.right }),
     };
     const insertOnly =
       type === 'inner' && this.mode === 'insert-only' && rightStream.mode === 'insert-only';

@@ -3,7 +3,7 @@ import type { Change } from '../core/changelog.js';
 import { describeRecord, invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
 import type { OutputTag } from '../core/output-tag.js';
-import type { StateTtlConfig } from '../core/state.js';
+import type { StateSerializer, StateTtlConfig } from '../core/state.js';
 import type { WindowResult } from '../core/window-result.js';
 import type { RecordWindows, WindowAssigner } from '../core/windows.js';
 import { keyedWindowsOf } from '../plan/logical/specs.js';
@@ -25,7 +25,7 @@ function ttlOf(ttl: number | StateTtlConfig | undefined): StateTtlConfig | undef
 /** Builds `KeyedStream.deduplicate`. */
 export function deduplicate<T>(
   keyed: KeyedParts,
-  options: DeduplicateOptions,
+  options: DeduplicateOptions<T>,
 ): DataStream<T | Change<T>> {
   const keep = options?.keep;
   if (keep !== 'first' && keep !== 'last') {
@@ -46,7 +46,16 @@ export function deduplicate<T>(
     );
   }
   const insertOnly = keep === 'first' && order === 'arrival';
-  const spec = { keep, order, mode, insertOnly, ttl: ttlOf(options.ttl) };
+  const spec = {
+    keep,
+    order,
+    mode,
+    insertOnly,
+    ttl: ttlOf(options.ttl),
+    ...(options.serializer === undefined
+      ? {}
+      : { serializer: options.serializer as StateSerializer<unknown> }),
+  };
   return addKeyedNode(
     keyed,
     { kind: 'deduplicate', spec },

@@ -129,8 +129,8 @@ export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, Key
   }
 
   deduplicate(options: KeepFirstByArrival): DataStream<T>;
-  deduplicate(options: DeduplicateOptions): DataStream<Change<T>>;
-  deduplicate(options: DeduplicateOptions): DataStream<T> | DataStream<Change<T>> {
+  deduplicate(options: DeduplicateOptions<T>): DataStream<Change<T>>;
+  deduplicate(options: DeduplicateOptions<T>): DataStream<T> | DataStream<Change<T>> {
     return deduplicate<T>(this, options) as DataStream<Change<T>>;
   }
 

@@ -213,6 +213,14 @@ export interface RegularJoinOptions<L, R, K extends Key, J extends JoinType> {
     | { readonly left?: StateRetention; readonly right?: StateRetention };
   /** Keep every row of both sides forever (state grows with the number of distinct rows). */
   readonly unboundedState?: boolean;
+  /**
+   * How each side's rows are written to checkpoints; default `Serializers.json()`, so rows
+   * holding values JSON has not (bigint, Map, bytes) need one.
+   */
+  readonly serializers?: {
+    readonly left?: StateSerializer<L>;
+    readonly right?: StateSerializer<R>;
+  };
 }
 
 /** How a temporal join finds the table row of a probe row. */
@@ -237,7 +245,7 @@ export interface KeepFirstByArrival {
 }
 
 /** Deduplication that may replace the kept row and so emits changes. */
-export interface DeduplicateOptions {
+export interface DeduplicateOptions<T = unknown> {
   readonly keep: KeepRow;
   /** Default `event-time`, except keep-first, whose default is `arrival`. */
   readonly order?: DeduplicateOrder;
@@ -245,6 +253,8 @@ export interface DeduplicateOptions {
   readonly mode?: 'retract' | 'upsert';
   /** Forget a key this long (ms, processing time) after its kept row was written. Default: never. */
   readonly ttl?: number | StateTtlConfig;
+  /** How the kept row is written to checkpoints; default `Serializers.json()`. */
+  readonly serializer?: StateSerializer<T>;
 }
 
 /** Window deduplication: the first or last record of each window by event time. */
@@ -263,6 +273,8 @@ export interface TopNOptions<T> {
   readonly compare: RankComparator<T>;
   /** Forget a key's ranking this long (ms, processing time) after it last changed. Default: never. */
   readonly ttl?: number | StateTtlConfig;
+  /** How ranked rows are written to checkpoints; default `Serializers.json()`. */
+  readonly serializer?: StateSerializer<T>;
 }
 
 /** Top-N with rank numbers: emits `Ranked` rows. */

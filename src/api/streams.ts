@@ -331,7 +331,7 @@ export interface KeyedStream<T, K extends Key> {
    * wins, ties go to the later arrival. One state entry per key, forgotten
    * after `ttl` if set. See docs/joins.md.
    */
-  deduplicate(options: DeduplicateOptions): DataStream<Change<T>>;
+  deduplicate(options: DeduplicateOptions<T>): DataStream<Change<T>>;
 
   /**
    * Deduplication per key and event-time window (tumbling or sliding, or the

@@ -47,7 +47,14 @@ export function topN<T>(
       );
     }
   }
-  const spec = { n, compare: options.compare, rankNumber, mode, ttl };
+  const spec = {
+    n,
+    compare: options.compare,
+    rankNumber,
+    mode,
+    ttl,
+    ...(options.serializer === undefined ? {} : { serializer: options.serializer }),
+  };
   return addKeyedNode(
     keyed,
     { kind: 'top-n', spec: spec as TopNSpec<unknown> },

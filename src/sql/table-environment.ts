@@ -38,7 +38,8 @@ import { withStateLines } from './planner/explain-state.js';
 import { checkMiniBatchOption, MINI_BATCH_OPTIONS, miniBatchOf } from './planner/mini-batch.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
-import { primaryKeyOf } from './planner/row-key.js';
+import { columnPositions, primaryKeyOf } from './planner/row-key.js';
+import { changesForSink, upsertKeyText } from './planner/sink-changelog.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
 import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
@@ -96,6 +97,8 @@ export class TableEnvironment {
   private readonly functions = new FunctionCatalog();
   private readonly config = new Map<string, string>();
   private readonly sources = new Map<string, Relation>();
+  /** How each INSERT's changes meet its sink (changelog mode, upsert key), for EXPLAIN. */
+  private readonly sinkExplains: string[] = [];
 
   private constructor(readonly env: StreamEnvironment) {}
 
@@ -236,6 +239,7 @@ export class TableEnvironment {
           break;
         default:
           inserts += this.apply(statement, this.planContext(this.env));
+          this.sinkExplains.length = 0;
       }
     }
     return { statements, explained, inserts };
@@ -349,11 +353,17 @@ export class TableEnvironment {
       const schema = relation.columns
         .map((c) => `${c.name} ${formatType(c.type)}${c.rowtime ? ' *ROWTIME*' : ''}`)
         .join(', ');
-      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}\n\n${withStateLines(scratch.explain())}`;
+      const key = isUpdating(relation)
+        ? `\nupsert key: ${upsertKeyText(relation.upsertKey, relation.columns)}`
+        : '';
+      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${withStateLines(scratch.explain())}`;
     }
     if (statement.kind === 'insert' || statement.kind === 'statement-set') {
+      this.sinkExplains.length = 0;
       this.apply(statement, ctx);
-      return withStateLines(scratch.explain());
+      const sinks = this.sinkExplains.splice(0);
+      const header = sinks.length === 0 ? '' : `== Sinks ==\n${sinks.join('\n')}\n\n`;
+      return `${header}${withStateLines(scratch.explain())}`;
     }
     return sqlError(`EXPLAIN of ${this.describe(statement)} is not supported`, statement.at);
   }
@@ -532,11 +542,24 @@ export class TableEnvironment {
         (connector.sink(target) as unknown as Sink<Change<Row>>);
       const accepted = sink.accepts ?? 'insert-only';
       const key = primaryKeyOf(target, sinkColumns, s.at);
-      if (accepted === 'upsert' && changes.mode === 'retract' && key !== undefined) {
-        // An upsert sink with a primary key applies a retract changelog without its
-        // update-befores (the new row replaces the old one by key), as Flink's sinks do.
-        changes = changes.filter((c) => c.kind !== '-U').asChangelog('upsert', key);
-      }
+      const sinkKey =
+        key === undefined
+          ? undefined
+          : {
+              positions: columnPositions(target.primaryKey ?? [], sinkColumns, '', s.at),
+              of: key,
+            };
+      const planned = changesForSink(
+        s.table,
+        changes,
+        accepted,
+        relation.upsertKey,
+        sinkKey,
+        sinkColumns,
+        ctx.stateTtl,
+      );
+      changes = planned.changes;
+      this.sinkExplains.push(planned.explain);
       refuseUnappliableChangelog(s.table, connector.name, accepted, changes.mode, s.at);
       changes.sinkTo(sink).name(s.table);
       return;

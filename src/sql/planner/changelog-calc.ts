@@ -11,7 +11,7 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType } from '../types/logical-type.js';
-import { changesOf, retracting, updatingRelation } from './changelog-relation.js';
+import { changesOf, projectedKey, retracting, updatingRelation } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { isAggregateCall, selectList } from './grouping.js';
 import type { Relation } from './relation.js';
@@ -39,15 +39,15 @@ export function planChangelogCalc(select: Select, from: Relation): Relation {
   );
   // `SELECT *` (the columns as they are) keeps an upsert changelog and its key; any other
   // projection may drop or rewrite the key, so an upsert input is normalized first.
-  const identity =
-    items.length === from.columns.length &&
-    items.every((item, i) => {
-      if (item.expr.kind !== 'column') return false;
-      const r = scope.resolve(item.expr.path, item.expr.at);
-      return r.index === i && r.fields.length === 0;
-    });
-  if (identity) return updatingRelation(changes, columns, 'SELECT');
-  return updatingRelation(retracting(changes).mapRows(fn), columns, 'SELECT');
+  const sources = items.map((item) => {
+    if (item.expr.kind !== 'column') return undefined;
+    const r = scope.resolve(item.expr.path, item.expr.at);
+    return r.fields.length === 0 ? r.index : undefined;
+  });
+  const identity = items.length === from.columns.length && sources.every((k, i) => k === i);
+  const key = projectedKey(from.upsertKey, sources);
+  if (identity) return updatingRelation(changes, columns, 'SELECT', key);
+  return updatingRelation(retracting(changes).mapRows(fn), columns, 'SELECT', key);
 }
 
 /** `SELECT DISTINCT items` as `SELECT items GROUP BY items`. */

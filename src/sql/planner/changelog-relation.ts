@@ -10,15 +10,20 @@ import type { ScopeColumn } from '../expressions/scope.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { Relation } from './relation.js';
 
-/** A relation of changing rows; `what` names the operator that makes them (for errors). */
+/**
+ * A relation of changing rows; `what` names the operator that makes them (for errors),
+ * `upsertKey` the positions of the columns that identify a row, if known.
+ */
 export function updatingRelation(
   changes: ChangelogStream<Row>,
   columns: readonly ScopeColumn[],
   what: string,
+  upsertKey?: readonly number[],
 ): Relation {
   return {
     columns,
     changes,
+    ...(upsertKey === undefined ? {} : { upsertKey }),
     get stream(): DataStream<Row> {
       return sqlError(
         `this operation reads an updating input (the ${changes.mode} changelog of ${what}), which Weir SQL does not support here yet`,
@@ -56,7 +61,32 @@ export function retracting(changes: ChangelogStream<Row>): ChangelogStream<Row> 
 /** The same relation under other columns (another alias). */
 export function withColumns(relation: Relation, columns: readonly ScopeColumn[]): Relation {
   if (relation.changes === undefined) return { ...relation, columns };
-  return updatingRelation(relation.changes, columns, 'its input');
+  return updatingRelation(relation.changes, columns, 'its input', relation.upsertKey);
+}
+
+/**
+ * An upsert key through a projection: `sources[j]` is the input position output column `j`
+ * passes on unchanged (undefined for a computed column). The key survives when each of its
+ * columns is passed on; a computed column might map two keys to one value.
+ */
+export function projectedKey(
+  key: readonly number[] | undefined,
+  sources: readonly (number | undefined)[],
+): number[] | undefined {
+  if (key === undefined) return undefined;
+  const out: number[] = [];
+  for (const k of key) {
+    const j = sources.indexOf(k);
+    if (j < 0) return undefined;
+    out.push(j);
+  }
+  return out;
+}
+
+/** Whether two upsert keys name the same columns (in any order). */
+export function sameKey(a: readonly number[], b: readonly number[]): boolean {
+  const set = new Set(a);
+  return set.size === new Set(b).size && b.every((k) => set.has(k));
 }
 
 /** Refuses an updating relation where only insert-only rows can go. */

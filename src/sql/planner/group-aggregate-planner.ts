@@ -15,7 +15,7 @@ import type { Expr, Select } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
 import { rowAggregate } from './aggregates.js';
-import { isUpdating, updatingRelation } from './changelog-relation.js';
+import { isUpdating, projectedKey, updatingRelation } from './changelog-relation.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import type { MiniBatch } from './mini-batch.js';
@@ -89,10 +89,20 @@ export function planGroupAggregate(
     aggScope,
   );
   const columns = items.map((item, i) => column(item.name, outTypes[i] as LogicalType));
+  // The group keys identify a result row, where the SELECT list passes them on.
+  const sources = items.map(({ expr }) => {
+    if (expr.kind !== 'column' || expr.path.length !== 1) return undefined;
+    const k = aggColumns.findIndex((c) => c.name === expr.path[0]);
+    return k >= 0 && k < keys.length ? k : undefined;
+  });
   return updatingRelation(
     groups.mapRows((r) => fn(r.value)),
     columns,
     'GROUP BY',
+    projectedKey(
+      keys.map((_, i) => i),
+      sources,
+    ),
   );
 }
 

@@ -22,6 +22,7 @@ import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js
 import { contains } from './expr-tools.js';
 import { intervalBounds } from './interval-bounds.js';
 import type { Relation } from './relation.js';
+import { ROW_SERIALIZER } from './row-serializer.js';
 import { planWindowJoin, windowJoinColumns } from './window-join-planner.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
@@ -214,6 +215,7 @@ export function planJoin(
     rightKey,
     ...(test === undefined ? {} : { where: (l: Row, r: Row) => test([...l, ...r]) }),
     ...(stateTtl === undefined ? { unboundedState: true } : { ttl: stateTtl }),
+    serializers: { left: ROW_SERIALIZER, right: ROW_SERIALIZER },
   }) as ChangelogStream<readonly [Row | null, Row | null]>;
   // Padded sides may be NULL; no column stays an event-time attribute (as in Flink).
   const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({
@@ -227,7 +229,50 @@ export function planJoin(
   ];
   if (type === 'inner' && !isUpdating(left) && !isUpdating(right))
     return { stream: joined.map((c) => concat(c.value)).name('join rows'), columns };
-  return updatingRelation(joined.mapRows(concat), columns, `${item.type} JOIN`);
+  return updatingRelation(
+    joined.mapRows(concat),
+    columns,
+    `${item.type} JOIN`,
+    joinUpsertKey(type, left, right, leftWidth, {
+      left: columnsOf(leftKeys, leftScope),
+      right: columnsOf(rightKeys, rightScope),
+    }),
+  );
+}
+
+/**
+ * The upsert key of a regular join, simplified from Flink's rules. In an inner join, when one
+ * side's upsert key is among its join-key columns, each row of the other side meets at most
+ * one row of it, so the other side's key identifies a joined row; otherwise both keys
+ * together do. Outer joins get none: their padded rows come and go with the other side's
+ * matches.
+ */
+function joinUpsertKey(
+  type: string,
+  left: Relation,
+  right: Relation,
+  leftWidth: number,
+  joinColumns: { readonly left: readonly number[]; readonly right: readonly number[] },
+): number[] | undefined {
+  if (type !== 'inner' || left.upsertKey === undefined || right.upsertKey === undefined)
+    return undefined;
+  const shifted = right.upsertKey.map((k) => k + leftWidth);
+  const within = (key: readonly number[], columns: readonly number[]) =>
+    key.every((k) => columns.includes(k));
+  if (within(right.upsertKey, joinColumns.right)) return [...left.upsertKey];
+  if (within(left.upsertKey, joinColumns.left)) return shifted;
+  return [...left.upsertKey, ...shifted];
+}
+
+/** The positions of the expressions that are plain columns of `scope` (others are left out). */
+function columnsOf(exprs: readonly Expr[], scope: Scope): number[] {
+  const out: number[] = [];
+  for (const e of exprs) {
+    if (e.kind !== 'column') continue;
+    const r = scope.resolve(e.path, e.at);
+    if (r.fields.length === 0) out.push(r.index);
+  }
+  return out;
 }
 
 /** `relation` with the rows for which every condition holds. */
@@ -236,7 +281,12 @@ function filtered(relation: Relation, conditions: readonly Expr[], at: SourcePos
   if (condition === undefined) return relation;
   const test = compilePredicate(condition, new Scope(relation.columns), 'join condition');
   if (relation.changes !== undefined && isUpdating(relation))
-    return updatingRelation(relation.changes.filterRows(test), relation.columns, 'its input');
+    return updatingRelation(
+      relation.changes.filterRows(test),
+      relation.columns,
+      'its input',
+      relation.upsertKey,
+    );
   return {
     stream: relation.stream.filter(test).name('join input filter'),
     columns: relation.columns,

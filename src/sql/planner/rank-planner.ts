@@ -20,6 +20,7 @@ import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import { groupKey } from './grouping.js';
 import { conjuncts } from './join-planner.js';
 import type { Relation } from './relation.js';
+import { ROW_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 import { planWindowRank, windowOfPartition } from './window-rank-planner.js';
 
@@ -192,14 +193,47 @@ export function planRank(
     const deduplicated = keyed.deduplicate({
       keep: first.descending ? 'last' : 'first',
       order: 'event-time',
+      serializer: ROW_SERIALIZER,
       ...ttlOption(stateTtl),
     });
     changes = deduplicated.asChangelog('retract').mapRows((row) => [...row.slice(0, width), 1]);
   } else {
     changes = keyed
-      .topN({ n: p.limit, compare: order.compare, rankNumber: true, ...ttlOption(stateTtl) })
+      .topN({
+        n: p.limit,
+        compare: order.compare,
+        rankNumber: true,
+        serializer: ROW_SERIALIZER,
+        ...ttlOption(stateTtl),
+      })
       .asChangelog('retract')
       .mapRows((r: Ranked<Row>) => [...r.row.slice(0, width), r.rank]);
   }
-  return updatingRelation(changes, columns, 'ROW_NUMBER() OVER (...)');
+  // Flink's upsert key of a ranking: the partition key, with the row number unless it is 1.
+  const partition = partitionPositions(p.inner.items, window.partitionBy);
+  const key =
+    partition === undefined ? undefined : p.limit === 1 ? partition : [...partition, width];
+  return updatingRelation(changes, columns, 'ROW_NUMBER() OVER (...)', key);
+}
+
+/**
+ * Where the subquery's SELECT list passes on each PARTITION BY column unchanged, if it does
+ * (undefined after a `*`, whose columns are not known here, or for a computed partition).
+ */
+function partitionPositions(
+  items: readonly SelectItem[],
+  partitionBy: readonly Expr[],
+): number[] | undefined {
+  if (items.some((i) => i.kind !== 'expr')) return undefined;
+  const positions: number[] = [];
+  for (const e of partitionBy) {
+    if (e.kind !== 'column') return undefined;
+    const at = items.findIndex(
+      (i) =>
+        i.kind === 'expr' && i.expr.kind === 'column' && i.expr.path.join('.') === e.path.join('.'),
+    );
+    if (at < 0) return undefined;
+    positions.push(at);
+  }
+  return positions;
 }

@@ -41,4 +41,10 @@ export interface Relation {
    * whose `mode` is the changelog mode Flink would infer. `stream` is then not usable.
    */
   readonly changes?: ChangelogStream<Row>;
+  /**
+   * With `changes`: the positions of columns that identify a row among the current rows
+   * (Flink's upsert key), when the planner can tell: an update of a row keeps these values.
+   * `[]` means at most one row (a global aggregation).
+   */
+  readonly upsertKey?: readonly number[];
 }

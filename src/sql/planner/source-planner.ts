@@ -22,7 +22,7 @@ import { sqlError } from '../sql-error.js';
 import { formatType, isTimestamp } from '../types/logical-type.js';
 import { updatingRelation } from './changelog-relation.js';
 import type { Relation } from './relation.js';
-import { primaryKeyOf } from './row-key.js';
+import { columnPositions, primaryKeyOf } from './row-key.js';
 
 /** The watermark of `WATERMARK FOR col AS expr`: the largest `expr` over the rows seen. */
 class ExpressionWatermarks<T> implements WatermarkGenerator<T> {
@@ -180,5 +180,15 @@ function planChangelogSource(
       `table '${table.name}' is an upsert changelog and needs a PRIMARY KEY (...) NOT ENFORCED`,
       table.at,
     );
-  return updatingRelation(changes.asChangelog(source.mode, key), columns, `table '${table.name}'`);
+  // A changelog source's PRIMARY KEY identifies its rows (Flink takes it as the upsert key).
+  const upsertKey =
+    table.primaryKey === undefined || table.primaryKey.length === 0
+      ? undefined
+      : columnPositions(table.primaryKey, columns, `PRIMARY KEY of '${table.name}':`, table.at);
+  return updatingRelation(
+    changes.asChangelog(source.mode, key),
+    columns,
+    `table '${table.name}'`,
+    upsertKey,
+  );
 }

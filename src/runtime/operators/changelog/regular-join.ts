@@ -10,7 +10,8 @@ import type {
   KeyedRuntimeContext,
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
-import type { MapState, StateTtlConfig, ValueState } from '../../../core/state.js';
+import { decodeTime, encodeTime, type Json } from '../../../core/snapshot.js';
+import type { MapState, StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
 import { type KeyedCoProcessFunction, setOutputTimestamp } from '../keyed/keyed-co-process.js';
 import { rowText } from './same-row.js';
 
@@ -23,6 +24,9 @@ export interface RegularJoinSpec<L, R> {
   /** The left input carries only `+I` (known when the job is built): its rows are appended. */
   readonly leftInsertOnly?: boolean;
   readonly rightInsertOnly?: boolean;
+  /** How each side's rows are written to snapshots; default `Serializers.json()`. */
+  readonly leftSerializer?: StateSerializer<L>;
+  readonly rightSerializer?: StateSerializer<R>;
 }
 
 /** A stored row: the row, how many copies are held, the event time of the last one. */
@@ -38,6 +42,28 @@ type Entry<T> = [row: T, count: number, time: number];
  * whose mode changed.
  */
 type RowKey = string | number;
+
+/**
+ * Entries written with a side's row serializer: none keeps the JSON default, so snapshots
+ * taken before a serializer was given stay readable by jobs that still give none.
+ */
+function entrySerializer<T>(rows: StateSerializer<T> | undefined): {
+  serializer?: StateSerializer<Entry<T>>;
+} {
+  if (rows === undefined) return {};
+  return {
+    serializer: {
+      id: `join-entry(${rows.id})`,
+      version: rows.version,
+      // The time of a row may be -Infinity (no event time), which JSON cannot hold.
+      toJson: ([row, count, time]) => [rows.toJson(row), count, encodeTime(time)],
+      fromJson: (json, version) => {
+        const [row, count, time] = json as [Json, number, Json];
+        return [rows.fromJson(row, version), count, decodeTime(time)];
+      },
+    },
+  };
+}
 
 /** One input as seen from the side a change arrives on. */
 interface Side<S, O> {
@@ -78,10 +104,12 @@ export class RegularJoinFunction<K extends Key, L, R>
     // under their JSON text (string keys), whose counts the loops honour.
     const left = context.state.getMapState<RowKey, Entry<L>>({
       name: 'left',
+      ...entrySerializer(this.spec.leftSerializer),
       ...(leftTtl === undefined ? {} : { ttl: leftTtl }),
     });
     const right = context.state.getMapState<RowKey, Entry<R>>({
       name: 'right',
+      ...entrySerializer(this.spec.rightSerializer),
       ...(rightTtl === undefined ? {} : { ttl: rightTtl }),
     });
     // The counter expires with the side's rows: it is written on every append, so it outlives them.

@@ -1,7 +1,8 @@
 /**
  * Whether two rows are equal as data (JSON-equal), so that an update that
  * does not change a row is not emitted. Rows in state are JSON data anyway,
- * except for SQL DECIMAL values, which rows hold as bigints.
+ * except for SQL DECIMAL values (bigints) and MAP values (Maps, compared by
+ * their entries in order).
  */
 export function sameRow(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
@@ -41,16 +42,28 @@ export function rowText(row: unknown): string {
   return typeof row === 'string' ? `s${row}` : `j${jsonText(row)}`;
 }
 
-const bigintAsText = (_key: string, v: unknown): unknown =>
-  typeof v === 'bigint' ? { bigint: v.toString() } : v;
+const tagged = (_key: string, v: unknown): unknown =>
+  typeof v === 'bigint' ? { bigint: v.toString() } : v instanceof Map ? { map: [...v] } : v;
 
-/** JSON.stringify, with bigints as `{"bigint": "<digits>"}` (JSON has none; it throws on them). */
+/** Whether `value` holds a Map, which JSON.stringify would write as `{}` whatever its entries. */
+function holdsMap(value: unknown): boolean {
+  if (value instanceof Map) return true;
+  if (!Array.isArray(value)) return false;
+  for (const v of value) if (typeof v === 'object' && v !== null && holdsMap(v)) return true;
+  return false;
+}
+
+/**
+ * JSON.stringify, with bigints as `{"bigint": "<digits>"}` (JSON has none; it throws on them)
+ * and Maps (SQL MAP values, also inside arrays) as `{"map": [[key, value], ...]}`.
+ */
 function jsonText(value: unknown): string {
+  if (holdsMap(value)) return JSON.stringify(value, tagged);
   try {
     return JSON.stringify(value);
   } catch (e) {
     // Only rows with a bigint pay for the replacer.
-    if (e instanceof TypeError) return JSON.stringify(value, bigintAsText);
+    if (e instanceof TypeError) return JSON.stringify(value, tagged);
     throw e;
   }
 }

@@ -12,7 +12,8 @@ import type {
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import type { OutputTag } from '../../../core/output-tag.js';
-import type { StateTtlConfig, ValueState } from '../../../core/state.js';
+import { decodeTime, encodeTime, type Json } from '../../../core/snapshot.js';
+import type { StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
 import type { WindowResult } from '../../../core/window-result.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
@@ -38,6 +39,8 @@ export interface DeduplicateSpec {
   /** Emit plain records (keep-first by arrival never updates). */
   readonly insertOnly: boolean;
   readonly ttl: StateTtlConfig | undefined;
+  /** How kept rows are written to snapshots; default `Serializers.json()`. */
+  readonly serializer?: StateSerializer<unknown>;
 }
 
 /**
@@ -56,9 +59,11 @@ export class DeduplicateFunction<K extends Key, T>
   constructor(private readonly spec: DeduplicateSpec) {}
 
   open(context: KeyedRuntimeContext): void {
+    const rows = this.spec.serializer as StateSerializer<T> | undefined;
     this.kept = context.state.getValueState<Kept<T>>({
       name: 'dedup.kept',
       ...(this.spec.ttl === undefined ? {} : { ttl: this.spec.ttl }),
+      ...(rows === undefined ? {} : { serializer: keptSerializer(rows) }),
     });
   }
 
@@ -82,6 +87,29 @@ export class DeduplicateFunction<K extends Key, T>
 }
 
 export const WINDOW_LATE_METRIC = 'weir_window_late_records_total';
+
+/**
+ * A kept row written with `rows` (none keeps the JSON default, and its snapshots). A row's
+ * time may be an infinity (no event time), which JSON cannot hold; keep-first by arrival
+ * keeps no row.
+ */
+function keptSerializer<T>(rows: StateSerializer<T>): StateSerializer<Kept<T>> {
+  return {
+    id: `dedup-kept(${rows.id})`,
+    version: rows.version,
+    toJson: (kept) => ({
+      ...(kept.v === undefined ? {} : { v: rows.toJson(kept.v) }),
+      ...(typeof kept.t === 'number' ? { t: encodeTime(kept.t) } : {}),
+    }),
+    fromJson: (json, version) => {
+      const o = json as { v?: Json; t?: Json };
+      return {
+        ...(o.v === undefined ? {} : { v: rows.fromJson(o.v, version) }),
+        ...(o.t === undefined ? {} : { t: decodeTime(o.t) }),
+      } as Kept<T>;
+    },
+  };
+}
 
 /**
  * Deduplication per key and fixed event-time window (Flink's window

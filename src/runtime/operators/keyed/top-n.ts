@@ -12,7 +12,8 @@ import type {
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import type { OutputTag } from '../../../core/output-tag.js';
-import type { StateTtlConfig, ValueState } from '../../../core/state.js';
+import type { Json } from '../../../core/snapshot.js';
+import type { StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
 import type { Counter } from '../../../metrics/registry.js';
 import { DEFAULT_NAMESPACE, type KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import {
@@ -56,6 +57,8 @@ export interface TopNSpec<T> {
   /** With rank numbers: `retract` emits `-U`/`+U` per moved rank, `upsert` only `+U` (keyed by rank). */
   readonly mode: 'retract' | 'upsert';
   readonly ttl: StateTtlConfig | undefined;
+  /** How rows are written to snapshots; default `Serializers.json()`. */
+  readonly serializer?: StateSerializer<T>;
 }
 
 /**
@@ -76,9 +79,11 @@ export class TopNFunction<K extends Key, T>
   constructor(private readonly spec: TopNSpec<T>) {}
 
   open(context: KeyedRuntimeContext): void {
+    const rows = this.spec.serializer;
     this.top = context.state.getValueState<T[]>({
       name: 'top-n.rows',
       ...(this.spec.ttl === undefined ? {} : { ttl: this.spec.ttl }),
+      ...(rows === undefined ? {} : { serializer: listSerializer(rows) }),
     });
   }
 
@@ -169,4 +174,14 @@ export class WindowTopNFunction<K extends Key, T>
       out.collect({ key: ctx.key, window, rank: i + 1, row });
     });
   }
+}
+
+/** A list of rows, each written with `rows` (none keeps the JSON default, and its snapshots). */
+function listSerializer<T>(rows: StateSerializer<T>): StateSerializer<T[]> {
+  return {
+    id: `list(${rows.id})`,
+    version: rows.version,
+    toJson: (list) => list.map((r) => rows.toJson(r)),
+    fromJson: (json, version) => (json as Json[]).map((r) => rows.fromJson(r, version)),
+  };
 }
