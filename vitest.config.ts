@@ -4,10 +4,12 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    // Two test files at a time, even on two cores (vitest's default would be
+    // Three test files at a time, even on two cores (vitest's default would be
     // one): the long files mostly wait (a broker or a database kept down, a
-    // throttled sink), and every test is written to hold on a busy machine.
-    maxWorkers: 2,
+    // throttled sink, processes of a group forming), so two files at a time
+    // used about one core on average; every test is written to hold on a busy
+    // machine.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
