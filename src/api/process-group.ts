@@ -204,6 +204,15 @@ function refuseInGroup(node: LogicalNode, group: ProcessGroupSpec): void {
     );
   if (node.inputs.some((e) => e.partitioning.kind === 'broadcast'))
     refuse('its input is a broadcast exchange, and broadcasts between processes are not built yet');
+  // Two keyed inputs through one repartition topic ran, but a run on three busy processes
+  // wrote some pairs of a regular join twice and missed others: refused until that is found.
+  if (
+    new Set(node.inputs.filter((e) => e.partitioning.kind === 'keyed').map((e) => e.input ?? 0))
+      .size > 1
+  )
+    refuse(
+      'it joins two keyed inputs, and joins across the processes of a group are not reliable yet (run it in one process)',
+    );
   if (node.stateful && !node.inputs.some((e) => e.partitioning.kind === 'keyed'))
     refuse(
       'it keeps state that is not keyed, and only keyed state follows the tasks of a process group',

@@ -107,10 +107,9 @@ describe('applyProcessGroup', () => {
     ]);
   });
 
-  it('sends both inputs of a two-input operator through one topic, and each side keeps its own records', () => {
+  it('refuses an operator with two keyed inputs (a join), naming it', () => {
     const g = new LogicalGraph();
-    const left = groupSource('orders', ['orders']);
-    const a = g.add({ kind: 'source', source: left }, 'orders', []);
+    const a = g.add({ kind: 'source', source: groupSource('orders', ['orders']) }, 'orders', []);
     const b = g.add({ kind: 'source', source: groupSource('users', ['users']) }, 'users', []);
     const join = g.add(
       { kind: 'regular-join', spec: {} } as never,
@@ -122,34 +121,9 @@ describe('applyProcessGroup', () => {
       { keyed: true, stateful: true },
     );
     join.uid = 'j';
-    const { exchange, writers } = recordingExchange();
-    applyProcessGroup(g, group(exchange), 128);
-
-    expect(writers.map((w) => [w.input, w.spec.producerTopics, w.spec.partitions])).toEqual([
-      [0, [['orders'], ['users']], 4],
-      [1, [['orders'], ['users']], 4],
-    ]);
-    expect(left.given?.pinTasks).toBe(true);
-    const joined = g.nodes.at(-1)!;
-    expect(joined.inputs.map((e) => e.input)).toEqual([0, 1]);
-    const keep = (input: number) => {
-      const node = g.nodes[joined.inputs[input]!.from] as Extract<
-        LogicalNode,
-        { kind: 'flat-map' }
-      >;
-      const out: unknown[] = [];
-      const fn = node.fn as unknown as (
-        r: ExchangedRecord,
-        c: { collect(v: unknown): void },
-      ) => void;
-      for (const r of [
-        { input: 0, value: 'l' },
-        { input: 1, value: 'r' },
-      ])
-        fn(r, { collect: (v) => out.push(v) });
-      return out;
-    };
-    expect([keep(0), keep(1)]).toEqual([['l'], ['r']]);
+    expect(() => applyProcessGroup(g, group(recordingExchange().exchange), 128)).toThrow(
+      /operator 'j' cannot run in process group .*joins two keyed inputs/,
+    );
   });
 
   it('refuses a keyed operator without a uid, a broadcast, and state that is not keyed, naming the operator', () => {

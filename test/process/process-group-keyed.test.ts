@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
-import type { Order, Pair, User } from '../cli/fixtures/group-keyed-join.js';
 import type { Out } from '../cli/fixtures/group-keyed-windows.js';
 import type { RunningCli } from '../cli/run-cli.js';
 import {
@@ -15,7 +14,6 @@ import {
 import { startGroupMember } from './group-member.js';
 
 const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';
-const JOIN = 'test/cli/fixtures/group-keyed-join.ts';
 const running: RunningCli[] = [];
 afterAll(() => {
   for (const r of running) r.child.kill('SIGKILL');
@@ -256,64 +254,5 @@ describe('weir run --group with a keyed stage', () => {
     expect(`${a.cli.output('stderr')}${b.cli.output('stderr')}`).toMatch(
       /keyed state, which does not move between processes yet/,
     );
-  }, 200_000);
-
-  it('a regular join over 3 processes writes every matching pair once (two inputs through one repartition topic)', async () => {
-    const orders = uniqueTopic('kg-orders');
-    const users = uniqueTopic('kg-users');
-    const output = uniqueTopic('kg-pairs');
-    const app = uniqueTopic('kg-join');
-    await createTopic(orders, 4);
-    await createTopic(users, 2);
-    await createTopic(output, 1);
-    const members = ['a', 'b', 'c'].map((n) => memberOf(JOIN, app, [orders, users, output], n));
-    const diagnose = () => members.map((m) => m.cli.output('stderr').slice(-800)).join(' | ');
-    // Sources of both topics and the join's tasks: 4 + 2 + 4, every member holding some.
-    await waitFor(
-      'the group to settle',
-      async () => {
-        const held = await Promise.all(members.map((m) => heldTasks(m.port)));
-        return (
-          held.flat().reduce((a, b) => a + b, 0) === 10 &&
-          held.every((h) => h.length === 3 && h.some((n) => n > 0))
-        );
-      },
-      90_000,
-      diagnose,
-    );
-    const next = random(3);
-    const userRows: User[] = Array.from({ length: 30 }, (_, user) => ({ user, name: `u${user}` }));
-    // Some users have two rows: each of their orders pairs with both.
-    for (let user = 0; user < 30; user += 7) userRows.push({ user, name: `u${user}-2` });
-    const orderRows: Order[] = Array.from({ length: 300 }, (_, id) => ({
-      id,
-      user: Math.floor(next() * 40),
-    }));
-    await Promise.all([
-      produce(
-        users,
-        userRows.map((u, i) => ({ value: JSON.stringify(u), partition: i % 2 })),
-      ),
-      produce(
-        orders,
-        orderRows.map((o) => ({ value: JSON.stringify(o), partition: o.id % 4 })),
-      ),
-    ]);
-    const expected = orderRows
-      .flatMap((o) => userRows.filter((u) => u.user === o.user).map((u) => `${o.id} ${u.name}`))
-      .sort();
-    let got: string[] = [];
-    await waitFor(
-      'every pair',
-      async () => {
-        got = (await readAll(output, json<Pair>())).map((p) => `${p.order} ${p.name}`);
-        return got.length >= expected.length;
-      },
-      90_000,
-      () => `${got.length} of ${expected.length}; ${diagnose()}`,
-    );
-    expect(got.sort()).toEqual(expected);
-    for (const m of members) m.cli.child.kill('SIGTERM');
-    await Promise.all(members.map((m) => m.cli.done));
   }, 200_000);
 });
