@@ -4,12 +4,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    // Three test files at a time, even on two cores (vitest's default would be
+    // Two test files at a time, even on two cores (vitest's default would be
     // one): the long files mostly wait (a broker or a database kept down, a
-    // throttled sink, processes of a group forming), so two files at a time
-    // used about one core on average; every test is written to hold on a busy
-    // machine.
-    maxWorkers: 3,
+    // throttled sink), and every test is written to hold on a busy machine.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

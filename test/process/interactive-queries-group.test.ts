@@ -83,6 +83,19 @@ const metrics = async (m: Member) => {
       ?.samples.filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 };
 
+/** Runs `check` until it passes, for up to a minute; then its last failure is the test's. */
+async function eventually(check: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
 /** Owner of each task by a member's view: every task exactly once. */
 function assignment(view: ProcessGroupView): Map<string, string> {
   const owners = new Map<string, string>();
@@ -182,21 +195,25 @@ describe('interactive queries in a process group', () => {
     expect(forwarded).toBe(PARTITIONS);
 
     // Prometheus: this member's tasks with lag and position; every member and owner; rebalances.
+    // The metrics come from the members topic and a lookup of partition ends once a second, as
+    // each member last saw them: check until they agree (or the last failure after a minute).
     for (const [i, m] of members.entries()) {
       const view = views[i]!;
-      const sample = await metrics(m);
-      expect(sample('weir_group_tasks')?.[0]?.value).toBe(view.tasks.length);
-      expect(sample('weir_group_members')?.[0]?.value).toBe(2);
-      expect(sample('weir_group_unassigned_tasks')?.[0]?.value).toBe(0);
-      expect(sample('weir_group_rebalances_total')?.[0]?.value).toBeGreaterThanOrEqual(1);
-      for (const t of view.tasks) {
-        expect(sample('weir_group_task_lag_records', { task: t.task })?.[0]?.value).toBe(0);
-        expect(sample('weir_group_task_position', { task: t.task })?.[0]?.value).toBe(t.position);
-      }
-      for (const task of tasks)
-        expect(sample('weir_group_task_owner', { task })?.map((s) => s.labels.member)).toEqual([
-          owners.get(task),
-        ]);
+      await eventually(async () => {
+        const sample = await metrics(m);
+        expect(sample('weir_group_tasks')?.[0]?.value).toBe(view.tasks.length);
+        expect(sample('weir_group_members')?.[0]?.value).toBe(2);
+        expect(sample('weir_group_unassigned_tasks')?.[0]?.value).toBe(0);
+        expect(sample('weir_group_rebalances_total')?.[0]?.value).toBeGreaterThanOrEqual(1);
+        for (const t of view.tasks) {
+          expect(sample('weir_group_task_lag_records', { task: t.task })?.[0]?.value).toBe(0);
+          expect(sample('weir_group_task_position', { task: t.task })?.[0]?.value).toBe(t.position);
+        }
+        for (const task of tasks)
+          expect(sample('weir_group_task_owner', { task })?.map((s) => s.labels.member)).toEqual([
+            owners.get(task),
+          ]);
+      });
     }
 
     // The web UI of a member shows the group: every task with its owner, this member's in bold.
