@@ -222,6 +222,10 @@ export function compile(e: Expr, ctx: CompileContext): Compiled {
       const arg = compile(e.arg, ctx);
       return extract(g, arg, e.unit, e.at);
     }
+    case 'item':
+      return elementAccess(e, ctx);
+    case 'field':
+      return fieldAccess(e, ctx);
     case 'call': {
       if (e.over) sqlError(`${e.name}(...) OVER (...) is not supported by Weir SQL yet`, e.at);
       if (AGGREGATE_FUNCTIONS.has(e.name) || userAggregate(e.name) !== undefined)
@@ -243,6 +247,57 @@ export function compile(e: Expr, ctx: CompileContext): Compiled {
         e.at,
       );
   }
+}
+
+/**
+ * `a[i]` and `m[k]` as Flink: an ARRAY's elements count from 1, and an index out of range
+ * (0 and negative ones too) or a key the MAP lacks gives NULL, never an error.
+ */
+function elementAccess(e: Extract<Expr, { kind: 'item' }>, ctx: CompileContext): Compiled {
+  const { g } = ctx;
+  const base = compile(e.base, ctx);
+  const index = compile(e.index, ctx);
+  const t = base.type;
+  if (t.kind === 'ARRAY') {
+    if (!isInteger(index.type) && index.type.kind !== 'NULL')
+      sqlError(`an ARRAY index must be an integer, got ${formatType(index.type)}`, e.index.at);
+    return {
+      code: nullSafe(g, [base, index], ([a, i]) => `h.arrayItem(${a}, ${i})`),
+      type: withNullability(t.element, true),
+    };
+  }
+  if (t.kind === 'MAP') {
+    const key = coerce(g, index, withNullability(t.key, true), e.index.at, 'MAP key');
+    return {
+      code: nullSafe(g, [base, key], ([m, k]) => `h.mapItem(${m}, ${k})`),
+      type: withNullability(t.value, true),
+    };
+  }
+  if (t.kind === 'NULL') return { code: 'null', type: T.null() };
+  return sqlError(
+    `[...] needs an ARRAY or a MAP, got ${formatType(t)}${t.kind === 'ROW' ? ' (a ROW field is read with .name)' : ''}`,
+    e.at,
+  );
+}
+
+/** `expr.name`: a field of a ROW value that is not a column (`a[1].name`, `(expr).name`). */
+function fieldAccess(e: Extract<Expr, { kind: 'field' }>, ctx: CompileContext): Compiled {
+  const { g } = ctx;
+  const base = compile(e.base, ctx);
+  const t = base.type;
+  if (t.kind !== 'ROW')
+    return sqlError(`'${e.name}' is not a field: the value is ${formatType(t)}`, e.at);
+  const index = t.fields.findIndex((f) => f.name === e.name);
+  if (index < 0)
+    return sqlError(
+      `field '${e.name}' not found; the fields are: ${t.fields.map((f) => f.name).join(', ')}`,
+      e.at,
+    );
+  const field = (t.fields[index] as { type: LogicalType }).type;
+  return {
+    code: nullSafe(g, [base], ([r]) => `${r}[${index}]`),
+    type: withNullability(field, field.nullable || t.nullable),
+  };
 }
 
 function not(g: CodeGen, code: string, nullable: boolean): string {

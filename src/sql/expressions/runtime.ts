@@ -209,7 +209,26 @@ function cardinality(value: unknown): number {
   return Object.keys(value as object).length;
 }
 
+/** The element at 1-based `index`, NULL out of range (an index beyond 2^53 is a bigint). */
+function arrayItem(array: readonly unknown[], index: number | bigint): unknown {
+  if (typeof index !== 'number' || index < 1 || index > array.length) return null;
+  return array[index - 1] ?? null;
+}
+
+/**
+ * The value under `key`, NULL without one. A Map built by SQL holds keys in their canonical
+ * form (strings, numbers, bigints beyond 2^53), so `get` finds them; a format may hand over a
+ * plain object, keyed by text.
+ */
+function mapItem(map: unknown, key: unknown): unknown {
+  if (map instanceof Map) return map.get(key) ?? null;
+  const value = (map as Record<string, unknown>)[String(key)];
+  return value === undefined || !Object.hasOwn(map as object, String(key)) ? null : value;
+}
+
 export const runtime = {
+  arrayItem,
+  mapItem,
   cardinality,
   longAdd,
   longSubtract,

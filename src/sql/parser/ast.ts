@@ -84,6 +84,20 @@ export type Expr =
       readonly tryCast: boolean;
       readonly at: SourcePosition;
     }
+  /** `base[index]`: an ARRAY element (1-based) or a MAP value by key. */
+  | {
+      readonly kind: 'item';
+      readonly base: Expr;
+      readonly index: Expr;
+      readonly at: SourcePosition;
+    }
+  /** `base.name` where `base` is not a column name (`a[1].f`, `(expr).f`): a ROW's field. */
+  | {
+      readonly kind: 'field';
+      readonly base: Expr;
+      readonly name: string;
+      readonly at: SourcePosition;
+    }
   | {
       readonly kind: 'extract';
       readonly unit: string;

@@ -861,7 +861,26 @@ class Parser {
       return { kind: 'unary', op: '-', arg, at };
     }
     if (this.acceptSymbol('+')) return this.unary();
-    return this.primary();
+    return this.postfix(this.primary());
+  }
+
+  /** Element access after a primary: `a[1]`, `m['k']`, `a[1].f`, `(expr).f`, chained. */
+  private postfix(base: Expr): Expr {
+    let e = base;
+    for (;;) {
+      const at = this.at;
+      if (this.acceptSymbol('[')) {
+        const index = this.expression();
+        this.expectSymbol(']');
+        e = { kind: 'item', base: e, index, at };
+      } else if (
+        this.isSymbol('.') &&
+        (this.peek().kind === 'word' || this.peek().kind === 'quoted')
+      ) {
+        this.i++;
+        e = { kind: 'field', base: e, name: this.identifier(), at };
+      } else return e;
+    }
   }
 
   private primary(): Expr {

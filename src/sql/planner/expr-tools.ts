@@ -33,6 +33,10 @@ export function mapChildren(e: Expr, f: (child: Expr) => Expr): Expr {
       return { ...e, arg: f(e.arg) };
     case 'extract':
       return { ...e, arg: f(e.arg) };
+    case 'item':
+      return { ...e, base: f(e.base), index: f(e.index) };
+    case 'field':
+      return { ...e, base: f(e.base) };
     case 'call':
       return {
         ...e,

@@ -32,10 +32,11 @@ export function checkCorrelatedJoin(
   left: Relation,
   what: string,
   article: string,
+  overChanges = false,
 ): boolean {
   if (item.type !== 'INNER' && item.type !== 'CROSS' && item.type !== 'LEFT')
     sqlError(`${article} is joined with CROSS, INNER or LEFT JOIN, not ${item.type}`, item.at);
-  if (isUpdating(left))
+  if (!overChanges && isUpdating(left))
     sqlError(`${what} over a changing input is not supported by Weir SQL yet`, item.right.at);
   const outer = item.type === 'LEFT';
   if (outer && !(item.on?.kind === 'boolean' && item.on.value === true))
