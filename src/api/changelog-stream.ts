@@ -7,7 +7,7 @@ import {
 } from '../core/changelog.js';
 import { describeRecord, invalidArgument, WeirError } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
-import type { StateTtlConfig } from '../core/state.js';
+import type { StateSerializer, StateTtlConfig } from '../core/state.js';
 import type { WindowResult } from '../core/window-result.js';
 import type { NodeData } from '../plan/logical/logical-graph.js';
 import type { FlatMapNode, MapNode, UpdatingAggregateNode } from '../plan/logical/nodes.js';
@@ -240,12 +240,17 @@ export class ChangelogStreamImpl<T>
 
   materialize<K extends Key>(
     primaryKey: (row: T) => K,
-    options: TableViewOptions = {},
+    options: TableViewOptions<T> = {},
   ): TableView<T, K> {
     if (typeof primaryKey !== 'function') {
       throw invalidArgument('materialize() needs a primary key function, e.g. (row) => row.id');
     }
-    return new TableViewImpl(this, primaryKey, ttlConfig(options.ttl, 'materialize()'));
+    return new TableViewImpl(
+      this,
+      primaryKey,
+      ttlConfig(options.ttl, 'materialize()'),
+      options.serializer,
+    );
   }
 }
 
@@ -285,7 +290,7 @@ class GroupedChangelogStreamImpl<T, K extends Key> implements GroupedChangelogSt
 
   updatingAggregate<ACC, R>(
     fn: RetractableAggregateFunction<T, ACC, R>,
-    options: UpdatingAggregateOptions<ACC> = {},
+    options: UpdatingAggregateOptions<ACC, T> = {},
   ): ChangelogStream<GroupResult<K, R>> {
     const select = this.selectKey;
     const input = this.input.retractable('updatingAggregate()');
@@ -306,17 +311,19 @@ export class TableViewImpl<T, K extends Key> implements TableView<T, K> {
     readonly input: ChangelogStreamImpl<T>,
     readonly primaryKey: (row: T) => K,
     private readonly ttl: StateTtlConfig | undefined,
+    private readonly serializer?: StateSerializer<T>,
   ) {}
 
   private stream(output: ViewOutput): StreamRef[] {
     const pk = this.primaryKey;
     const ttl = this.ttl;
+    const serializer = this.serializer as StateSerializer<unknown> | undefined;
     return keyedNode(
       this.input,
       ((c: Change<T>) => pk(c.value)) as (value: never) => Key,
       'primary key',
       `table view (${output})`,
-      { kind: 'table-view', output, ttl },
+      { kind: 'table-view', output, ttl, ...(serializer === undefined ? {} : { serializer }) },
       output === 'insert-only' ? undefined : output,
     );
   }
@@ -371,7 +378,7 @@ function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
   selectKey: (value: IN) => K,
   keyName: string,
   fn: RetractableAggregateFunction<ROW, ACC, R>,
-  options: UpdatingAggregateOptions<ACC>,
+  options: UpdatingAggregateOptions<ACC, ROW>,
   changelogInput: boolean,
 ): ChangelogStream<GroupResult<K, R>> {
   checkAggregate(fn as RetractableAggregateFunction<never, never, never>);
@@ -399,6 +406,7 @@ function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
     mode,
     ttl,
     accumulatorSerializer: options.accumulatorSerializer,
+    rowSerializer: options.rowSerializer,
     ...(miniBatch === undefined ? {} : { miniBatch }),
   };
   const out = keyedNode(

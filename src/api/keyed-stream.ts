@@ -116,7 +116,7 @@ export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, Key
 
   updatingAggregate<ACC, R>(
     fn: RetractableAggregateFunction<T, ACC, R>,
-    options: UpdatingAggregateOptions<ACC> = {},
+    options: UpdatingAggregateOptions<ACC, T> = {},
   ): ChangelogStream<GroupResult<K, R>> {
     return this.builder.streams.updatingAggregate<T, T, K, ACC, R>(
       this,

@@ -159,7 +159,7 @@ export interface ReduceOptions {
 }
 
 /** How an updating aggregation emits and keeps its groups. */
-export interface UpdatingAggregateOptions<ACC> {
+export interface UpdatingAggregateOptions<ACC, IN = never> {
   /**
    * `retract` (default): an update is `-U old` then `+U new`; `upsert`: only
    * `+U new`, keyed by the group key.
@@ -170,6 +170,12 @@ export interface UpdatingAggregateOptions<ACC> {
   /** Encodes the accumulator in checkpoints. Default: the accumulator is JSON data. */
   readonly accumulatorSerializer?: StateSerializer<ACC>;
   /**
+   * Encodes the input rows kept in checkpoints when `fn` has no `retract` (over a changelog the
+   * operator keeps each group's rows to recompute the result after a retraction). Default:
+   * the rows are JSON data.
+   */
+  readonly rowSerializer?: StateSerializer<IN>;
+  /**
    * Mini-batch (Flink's `table.exec.mini-batch.*`): rows still fold into state one by one,
    * but each group's change is emitted once per bundle of up to `size` input rows, at the
    * latest `allowLatencyMs` after the bundle's first row (and at every watermark, checkpoint
@@ -179,9 +185,11 @@ export interface UpdatingAggregateOptions<ACC> {
 }
 
 /** How a table view keeps its rows. */
-export interface TableViewOptions {
+export interface TableViewOptions<T = unknown> {
   /** Forget a key's row this long after its last change (processing time). Default: kept forever. */
   readonly ttl?: StateRetention;
+  /** How the kept rows are written to checkpoints; default `Serializers.json()`. */
+  readonly serializer?: StateSerializer<T>;
 }
 
 /** The row type of a regular join's output: null on the side an outer join pads. */

@@ -106,7 +106,7 @@ export interface StreamFactory {
     selectKey: (value: IN) => K,
     keyName: string,
     fn: RetractableAggregateFunction<ROW, ACC, R>,
-    options: UpdatingAggregateOptions<ACC>,
+    options: UpdatingAggregateOptions<ACC, ROW>,
     changelogInput: boolean,
   ): ChangelogStream<GroupResult<K, R>>;
   /** `DataStream.temporalJoin`. */

@@ -315,7 +315,7 @@ export interface KeyedStream<T, K extends Key> {
    */
   updatingAggregate<ACC, R>(
     fn: RetractableAggregateFunction<T, ACC, R>,
-    options?: UpdatingAggregateOptions<ACC>,
+    options?: UpdatingAggregateOptions<ACC, T>,
   ): ChangelogStream<GroupResult<K, R>>;
 
   /**
@@ -558,7 +558,7 @@ export interface ChangelogStream<T> extends DataStream<Change<T>> {
    */
   materialize<K extends Key>(
     primaryKey: (row: T) => K,
-    options?: TableViewOptions,
+    options?: TableViewOptions<T>,
   ): TableView<T, K>;
 }
 
@@ -572,7 +572,7 @@ export interface GroupedChangelogStream<T, K extends Key> {
    */
   updatingAggregate<ACC, R>(
     fn: RetractableAggregateFunction<T, ACC, R>,
-    options?: UpdatingAggregateOptions<ACC>,
+    options?: UpdatingAggregateOptions<ACC, T>,
   ): ChangelogStream<GroupResult<K, R>>;
 }
 

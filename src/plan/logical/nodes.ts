@@ -19,7 +19,7 @@ import type { LookupJoinSpec, LookupTable } from '../../core/lookup.js';
 import type { OutputTag } from '../../core/output-tag.js';
 import type { Sink } from '../../core/sink.js';
 import type { Source } from '../../core/source.js';
-import type { StateTtlConfig } from '../../core/state.js';
+import type { StateSerializer, StateTtlConfig } from '../../core/state.js';
 import type { Trigger } from '../../core/triggers.js';
 import type { WatermarkStrategySpec } from '../../core/watermarks.js';
 import type { ProcessWindowFunction } from '../../core/window-result.js';
@@ -278,6 +278,8 @@ export interface TableViewNode extends NodeBase {
   readonly kind: 'table-view';
   readonly output: ViewOutput;
   readonly ttl: StateTtlConfig | undefined;
+  /** How the kept rows are checkpointed; default JSON. */
+  readonly serializer?: StateSerializer<unknown>;
 }
 
 /** `regularJoin`: an unbounded join of two changelogs. */

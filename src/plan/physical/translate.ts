@@ -240,7 +240,10 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
       );
     case 'table-view':
       return erase(
-        () => new KeyedProcessOperator(tableViewFunction<Key, unknown>(node.output, node.ttl)),
+        () =>
+          new KeyedProcessOperator(
+            tableViewFunction<Key, unknown>(node.output, node.ttl, node.serializer),
+          ),
       );
     case 'regular-join':
       return erase(

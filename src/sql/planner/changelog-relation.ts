@@ -9,6 +9,7 @@ import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { Relation } from './relation.js';
+import { ROW_SERIALIZER } from './row-serializer.js';
 
 /**
  * A relation of changing rows; `what` names the operator that makes them (for errors),
@@ -55,7 +56,7 @@ export function changesOf(relation: Relation): ChangelogStream<Row> {
  */
 export function retracting(changes: ChangelogStream<Row>): ChangelogStream<Row> {
   if (changes.mode !== 'upsert' || changes.upsertKey === undefined) return changes;
-  return changes.materialize(changes.upsertKey).toRetractStream();
+  return changes.materialize(changes.upsertKey, { serializer: ROW_SERIALIZER }).toRetractStream();
 }
 
 /** The same relation under other columns (another alias). */

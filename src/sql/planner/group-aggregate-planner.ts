@@ -20,6 +20,7 @@ import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import type { MiniBatch } from './mini-batch.js';
 import type { Relation } from './relation.js';
+import { ROW_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 
 export function planGroupAggregate(
@@ -70,7 +71,10 @@ export function planGroupAggregate(
   const options = { ...ttlOption(stateTtl), ...(miniBatch === undefined ? {} : { miniBatch }) };
   if (isUpdating(from) && from.changes !== undefined) {
     const input = where === undefined ? from.changes : from.changes.filterRows(where);
-    groups = input.groupBy(keyOf, keyName).updatingAggregate(aggregate, options);
+    // MIN and MAX cannot retract: the operator keeps the group's rows, MAP values and all.
+    groups = input
+      .groupBy(keyOf, keyName)
+      .updatingAggregate(aggregate, { ...options, rowSerializer: ROW_SERIALIZER });
   } else {
     const input = where === undefined ? from.stream : from.stream.filter(where).name('where');
     groups = input.keyBy(keyOf, keyName).updatingAggregate(aggregate, options);

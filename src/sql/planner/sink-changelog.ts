@@ -10,6 +10,7 @@ import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { sameKey } from './changelog-relation.js';
+import { ROW_SERIALIZER } from './row-serializer.js';
 
 /** A changelog mode in Flink's EXPLAIN notation. */
 export function flinkChangelogMode(mode: ChangelogMode): string {
@@ -57,7 +58,10 @@ export function changesForSink(
   // in a view by the sink's key, which then sends the sink upserts.
   // Its state is idle state like any relational operator's (`table.exec.state.ttl`).
   const upserts = changes
-    .materialize(sinkKey.of, stateTtl === undefined ? {} : { ttl: stateTtl })
+    .materialize(sinkKey.of, {
+      serializer: ROW_SERIALIZER,
+      ...(stateTtl === undefined ? {} : { ttl: stateTtl }),
+    })
     .toUpsertStream();
   return {
     changes: upserts,

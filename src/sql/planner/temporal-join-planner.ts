@@ -18,6 +18,7 @@ import { contains } from './expr-tools.js';
 import { and, conjuncts } from './join-planner.js';
 import type { Relation } from './relation.js';
 import { columnPositions, rowKeyOf, valuesKey } from './row-key.js';
+import { ROW_SERIALIZER } from './row-serializer.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
 type TableItem = Extract<FromItem, { kind: 'table' }>;
@@ -127,7 +128,7 @@ export function planTemporalJoin(
   // version, so the versions are the table's +I, +U and -D changes.
   const versions = changesOf(right)
     .filter((c) => c.kind !== '-U')
-    .materialize(rowKeyOf(pkPositions));
+    .materialize(rowKeyOf(pkPositions), { serializer: ROW_SERIALIZER });
   const type = item.type === 'LEFT' ? 'left' : 'inner';
   const nulls: Row = new Array<unknown>(right.columns.length).fill(null);
   let rows = probes

@@ -6,7 +6,7 @@ import type { Change } from '../../../core/changelog.js';
 import { describeRecord, WeirError } from '../../../core/errors.js';
 import type { KeyedProcessFunction, KeyedRuntimeContext } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
-import type { StateTtlConfig, ValueState } from '../../../core/state.js';
+import type { StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
 import { sameRow } from './same-row.js';
 
 type Self<K extends Key, T> = KeyedProcessFunction<K, Change<T>, Change<T> | T> & {
@@ -23,10 +23,15 @@ type Self<K extends Key, T> = KeyedProcessFunction<K, Change<T>, Change<T> | T> 
 export function tableViewFunction<K extends Key, T>(
   output: ViewOutput,
   ttl: StateTtlConfig | undefined,
+  serializer?: StateSerializer<T>,
 ): KeyedProcessFunction<K, Change<T>, Change<T> | T> {
   const self: Self<K, T> = {
     open(ctx: KeyedRuntimeContext) {
-      this.row = ctx.state.getValueState<T>({ name: 'row', ...(ttl === undefined ? {} : { ttl }) });
+      this.row = ctx.state.getValueState<T>({
+        name: 'row',
+        ...(ttl === undefined ? {} : { ttl }),
+        ...(serializer === undefined ? {} : { serializer }),
+      });
     },
     processElement(change, ctx, out) {
       const state = this.row!;

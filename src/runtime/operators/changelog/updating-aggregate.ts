@@ -19,6 +19,8 @@ export interface UpdatingAggregateSpec<IN, ACC, OUT> {
   readonly mode: 'retract' | 'upsert';
   readonly ttl: StateTtlConfig | undefined;
   readonly accumulatorSerializer: StateSerializer<ACC> | undefined;
+  /** Encodes the input rows kept for an `fn` without `retract`; default JSON. */
+  readonly rowSerializer?: StateSerializer<IN> | undefined;
   /** Emit each group's change once per bundle of input rows (Flink's mini-batch), not per row. */
   readonly miniBatch?: MiniBatchOptions;
 }
@@ -68,9 +70,11 @@ export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
         ...(accSerializer === undefined ? {} : { serializer: groupSerializer(accSerializer) }),
       });
       if (keepRows) {
+        const rowSerializer = spec.rowSerializer;
         this.rows = ctx.state.getMapState<string, [IN, number]>({
           name: 'rows',
           ...(ttl === undefined ? {} : { ttl }),
+          ...(rowSerializer === undefined ? {} : { serializer: countedSerializer(rowSerializer) }),
         });
       }
     },
@@ -127,6 +131,19 @@ export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
     },
   };
   return self;
+}
+
+/** A kept row and how many times it is held, its row encoded by `row`. */
+function countedSerializer<IN>(row: StateSerializer<IN>): StateSerializer<[IN, number]> {
+  return {
+    id: `weir.counted(${row.id})`,
+    version: row.version,
+    toJson: ([value, count]) => [row.toJson(value), count],
+    fromJson: (json, written) => {
+      const [value, count] = json as [never, number];
+      return [row.fromJson(value, written), count];
+    },
+  };
 }
 
 function groupSerializer<ACC>(acc: StateSerializer<ACC>): StateSerializer<GroupState<ACC>> {
