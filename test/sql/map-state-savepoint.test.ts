@@ -1,8 +1,10 @@
 /**
  * MAP values in keyed state survive a savepoint: a SQL LEFT JOIN of two tables with MAP
- * columns, a Top-N and a deduplication, each stopped with a savepoint part-way and restored,
- * commit the same final rows as an uninterrupted run and as a plain computation over the
- * input, on the heap and the disk (lmdb) state backends.
+ * columns, a Top-N, a deduplication, a GROUP BY with MIN/MAX over that deduplication's
+ * changes (the operator keeps the group's rows) and a table view of rows that differ only
+ * inside a MAP, each stopped with a savepoint part-way and restored, commit the same final rows
+ * as an uninterrupted run and as a plain computation over the input, on the heap and the disk
+ * (lmdb) state backends.
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,14 @@ import { join } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
-import { type Change, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import {
+  type Change,
+  type DataStream,
+  type Row,
+  StreamEnvironment,
+  TableEnvironment,
+} from '../../src/index.js';
+import { ROW_SERIALIZER } from '../../src/sql/planner/row-serializer.js';
 import { materialize } from '../changelog/helpers.js';
 
 const ORDERS = 240;
@@ -48,9 +57,17 @@ const userAt = (i: number): User => ({
   prefs: new Map([[`p${i % 4}`, [i, i * 2]]]),
 });
 
-/** JSON text with Maps as their entries, so that rows with different maps differ. */
+/** JSON text with Maps as their entries (rows with different maps differ), bigints and -0 tagged. */
 const text = (v: unknown) =>
-  JSON.stringify(v, (_k, x: unknown) => (x instanceof Map ? { map: [...x] } : x));
+  JSON.stringify(v, (_k, x: unknown) =>
+    x instanceof Map
+      ? { map: [...x] }
+      : typeof x === 'bigint'
+        ? { bigint: String(x) }
+        : Object.is(x, -0)
+          ? { minusZero: true }
+          : x,
+  );
 
 const JOIN = `SELECT o.id, o.attrs, u.prefs, CARDINALITY(u.prefs)
   FROM orders o LEFT JOIN users u ON o.uid = u.uid`;
@@ -67,13 +84,75 @@ const DEDUP = `SELECT id, uid, attrs FROM (
     FROM orders)
   WHERE rn = 1`;
 
-function expectedDedup(): string[] {
+/**
+ * MIN and MAX of a MAP's value over the deduplication's changes: each update of a user's latest
+ * order retracts the old row, and the GROUP BY recomputes from the rows it keeps.
+ */
+const GROUP_MIN_MAX = `SELECT uid % 4 AS g, MIN(attrs['n']) AS lo, MAX(attrs['n']) AS hi,
+    MAX(CARDINALITY(attrs)) AS width, COUNT(*) AS c
+  FROM (${DEDUP}) GROUP BY uid % 4`;
+
+function latestPerUser(): Order[] {
   const latest = new Map<number, Order>();
   for (let i = 0; i < ORDERS; i++) {
     const o = orderAt(i);
     if ((latest.get(o.uid)?.ts ?? -1) < o.ts) latest.set(o.uid, o);
   }
-  return [...latest.values()].map((o) => text([o.id, o.uid, o.attrs])).sort();
+  return [...latest.values()];
+}
+
+function expectedDedup(): string[] {
+  return latestPerUser()
+    .map((o) => text([o.id, o.uid, o.attrs]))
+    .sort();
+}
+
+function expectedGroupMinMax(): string[] {
+  const groups = new Map<number, number[]>();
+  for (const o of latestPerUser()) groups.set(o.uid % 4, [...(groups.get(o.uid % 4) ?? []), o.id]);
+  return [...groups]
+    .map(([g, ids]) => text([g, Math.min(...ids), Math.max(...ids), 2, ids.length]))
+    .sort();
+}
+
+/**
+ * A table view by user of rows that differ only inside their MAP: every order updates its
+ * user's row to a map counting the user's orders so far (`-U` the old row, `+U` the new).
+ */
+function viewChanges(env: StreamEnvironment, rate: number | undefined): DataStream<Change<Row>> {
+  return env
+    .fromGenerator({
+      count: ORDERS,
+      ...(rate === undefined ? {} : { ratePerSecond: rate }),
+      generate: (i: number) => i,
+    })
+    .setParallelism(1)
+    .uid('orders')
+    .flatMap((i: number, out: { collect(c: Change<Row>): void }) => {
+      const uid = orderAt(i).uid;
+      const seen = Math.floor(i / (USERS + USERS / 2));
+      const row = (n: number): Row => [uid, new Map([['orders', n]]), -0, 2n ** 60n + BigInt(n)];
+      if (i < USERS + USERS / 2) out.collect({ kind: '+I', value: row(1) });
+      else {
+        out.collect({ kind: '-U', value: row(seen) });
+        out.collect({ kind: '+U', value: row(seen + 1) });
+      }
+    })
+    .setParallelism(1)
+    .asChangelog<Row>('retract')
+    .materialize((row) => row[0] as number, { serializer: ROW_SERIALIZER })
+    .toRetractStream();
+}
+
+function expectedView(): string[] {
+  const counts = new Map<number, number>();
+  for (let i = 0; i < ORDERS; i++) {
+    const uid = orderAt(i).uid;
+    counts.set(uid, (counts.get(uid) ?? 0) + 1);
+  }
+  return [...counts]
+    .map(([uid, n]) => text([uid, new Map([['orders', n]]), -0, 2n ** 60n + BigInt(n)]))
+    .sort();
 }
 
 function expectedTopN(): string[] {
@@ -104,7 +183,7 @@ function expectedJoin(): string[] {
 type Backend = 'heap' | 'disk';
 
 function build(
-  query: string,
+  query: string | typeof viewChanges,
   out: string,
   rate: number | undefined,
   checkpoints: string,
@@ -119,6 +198,10 @@ function build(
     batchSize: 10,
     checkpointing: { directory: checkpoints, intervalMs: 100 },
   });
+  if (typeof query !== 'string') {
+    sinkChanges(query(env, rate), out);
+    return env;
+  }
   const tEnv = TableEnvironment.create(env);
   const generated = <T>(name: string, count: number, generate: (i: number) => T) =>
     env
@@ -140,13 +223,15 @@ function build(
       { name: 'prefs', type: 'MAP<STRING, ARRAY<INT>>' },
     ],
   });
-  tEnv
-    .sqlQuery(query)
-    .toChangelogStream()
+  sinkChanges(tEnv.sqlQuery(query).toChangelogStream(), out);
+  return env;
+}
+
+function sinkChanges(changes: DataStream<Change<Row>>, out: string): void {
+  changes
     .map((c: Change<Row>) => text(c))
     .sinkTo(new ExactlyOnceFileSink<string>({ directory: out, format: (line) => line }))
     .uid('changes-sink');
-  return env;
 }
 
 async function committed(dir: string): Promise<Change<unknown>[]> {
@@ -164,6 +249,13 @@ describe('MAP values in checkpointed SQL state', () => {
     { what: 'a LEFT JOIN', query: JOIN, expected: expectedJoin, backend },
     { what: 'a Top-N', query: TOP_N, expected: expectedTopN, backend },
     { what: 'a deduplication', query: DEDUP, expected: expectedDedup, backend },
+    {
+      what: 'a GROUP BY with MIN/MAX over changes',
+      query: GROUP_MIN_MAX,
+      expected: expectedGroupMinMax,
+      backend,
+    },
+    { what: 'a table view', query: viewChanges, expected: expectedView, backend },
   ]);
   it.each(cases)(
     '$what of rows with MAP columns, restored from a savepoint, ends as an uninterrupted run ($backend backend)',
