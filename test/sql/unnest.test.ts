@@ -1,7 +1,8 @@
 /**
  * CROSS JOIN UNNEST and LEFT JOIN UNNEST ... ON TRUE over ARRAY and MAP columns against a
  * plain computation over the same rows (the differential suite compares the constructor forms
- * with Flink), and the refusals with their positions.
+ * with Flink), also over a changing input (a deduplication, a GROUP BY) whose updates must
+ * retract the rows they replace, and the refusals with their positions.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -108,6 +109,74 @@ describe('UNNEST', () => {
         },
       ),
       { seed: 14, numRuns: 8 },
+    );
+  }, 120_000);
+
+  it('over a changing input, applying the changes gives the batch result (fast-check)', async () => {
+    // The latest row per id (by event time, unique here) and a GROUP BY: both update rows.
+    const latest = `SELECT id, tags FROM (
+        SELECT id, tags, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts DESC) AS rn FROM orders)
+      WHERE rn = 1`;
+    const groups =
+      'SELECT MOD(id, 3) AS g, MAX(id) AS mx, COUNT(*) AS c FROM orders GROUP BY MOD(id, 3)';
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(orderArb, { maxLength: 30 }),
+        fc.constantFrom(1, 2),
+        async (generated, parallelism) => {
+          // Few ids, so rows are replaced; distinct, shuffled event times.
+          const orders = generated.map((o, i) => ({
+            ...o,
+            id: o.id % 6,
+            ts: BASE + ((i * 7919) % 10007),
+          }));
+          const [cross, left, grouped, mapped] = await run(
+            orders,
+            [
+              `SELECT id, tag, n FROM (${latest}) CROSS JOIN UNNEST(tags) WITH ORDINALITY AS T(tag, n)`,
+              `SELECT id, tag FROM (${latest}) AS l LEFT JOIN UNNEST(l.tags) AS T(tag) ON TRUE`,
+              `SELECT g, x FROM (${groups}), UNNEST(ARRAY[mx, c]) AS A(x) WHERE x > 1`,
+              `SELECT g, k, v FROM (${groups}) CROSS JOIN UNNEST(MAP['max', mx, 'count', c]) AS M(k, v)`,
+            ],
+            parallelism,
+            false,
+          );
+          const last = new Map<number, Order>();
+          for (const o of orders) if ((last.get(o.id)?.ts ?? -1) < o.ts) last.set(o.id, o);
+          const tagsOf = (o: Order) => (o.tags ?? []).map((t, i) => [o.id, t, i + 1]);
+          expect(cross).toEqual(sorted([...last.values()].flatMap(tagsOf)));
+          expect(left).toEqual(
+            sorted(
+              [...last.values()].flatMap((o) =>
+                o.tags === null || o.tags.length === 0
+                  ? [[o.id, null]]
+                  : o.tags.map((t) => [o.id, t]),
+              ),
+            ),
+          );
+          const byGroup = new Map<number, { mx: number; c: number }>();
+          for (const o of orders) {
+            const g = byGroup.get(o.id % 3);
+            byGroup.set(o.id % 3, { mx: Math.max(g?.mx ?? -1, o.id), c: (g?.c ?? 0) + 1 });
+          }
+          expect(grouped).toEqual(
+            sorted(
+              [...byGroup].flatMap(([g, { mx, c }]) =>
+                [mx, c].filter((x) => x > 1).map((x) => [g, x]),
+              ),
+            ),
+          );
+          expect(mapped).toEqual(
+            sorted(
+              [...byGroup].flatMap(([g, { mx, c }]) => [
+                [g, 'max', mx],
+                [g, 'count', c],
+              ]),
+            ),
+          );
+        },
+      ),
+      { seed: 14, numRuns: 10 },
     );
   }, 120_000);
 
