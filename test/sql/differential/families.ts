@@ -482,6 +482,67 @@ function unnests(): SuiteCase[] {
 }
 
 /**
+ * Element access: `a[i]` counts from 1 and is NULL out of range (the index here runs 0 to 3
+ * over two elements, and is negative or NULL with `i`), `m[k]` is NULL for a missing key; in
+ * projections, filters, GROUP BY keys and join conditions.
+ */
+function elementAccess(): SuiteCase[] {
+  return [
+    {
+      name: 'item-array',
+      sql: 'SELECT id, ARRAY[i, id, 7][1], ARRAY[k, s][2], ARRAY[l, id][MOD(id, 4)] FROM t',
+    },
+    {
+      name: 'item-array-nullable-index',
+      sql: 'SELECT id, ARRAY[s, k, s][MOD(i, 5)], ARRAY[m][i] FROM t',
+    },
+    {
+      name: 'item-map',
+      sql: "SELECT id, MAP['i', i, 'id', id]['i'], MAP['a', k]['b'], MAP[k, id][k], MAP[id, s][MOD(id, 3)] FROM t",
+    },
+    {
+      name: 'item-where',
+      sql: "SELECT id, k FROM t WHERE ARRAY[i, id][2] > 10 AND MAP['k', k]['k'] <> 'b'",
+    },
+    {
+      name: 'item-group-by',
+      sql: 'SELECT ARRAY[k, s][1] AS x, COUNT(*) AS c, SUM(ARRAY[i, id][1]) AS si FROM t GROUP BY ARRAY[k, s][1]',
+    },
+    {
+      name: 'item-join',
+      sql: "SELECT t.id, u.uid FROM t JOIN u ON ARRAY[t.k, t.s][1] = MAP['x', u.k]['x']",
+    },
+  ];
+}
+
+/** UNNEST of values of a changing relation: each update of an outer row retracts its elements. */
+function unnestsOverUpdates(): SuiteCase[] {
+  const groups = 'SELECT k, COUNT(*) AS c, MAX(i) AS mx, MIN(s) AS lo, MAX(s) AS hi FROM t GROUP BY k';
+  return [
+    {
+      name: 'unnest-over-group-by',
+      sql: `SELECT k, x FROM (${groups}) AS g CROSS JOIN UNNEST(ARRAY[c, mx]) AS A(x)`,
+    },
+    {
+      name: 'unnest-left-over-group-by',
+      sql: `SELECT k, x FROM (${groups}) AS g LEFT JOIN UNNEST(ARRAY[lo, hi]) AS A(x) ON TRUE`,
+    },
+    {
+      name: 'unnest-map-ordinality-over-group-by',
+      sql: `SELECT k, mk, mv, n FROM (${groups}) AS g CROSS JOIN UNNEST(MAP['c', c, 'mx', mx]) WITH ORDINALITY AS M(mk, mv, n)`,
+    },
+    {
+      name: 'unnest-over-updates-grouped',
+      sql: `SELECT x, COUNT(*) AS n FROM (${groups}) AS g, UNNEST(ARRAY[lo, hi]) AS A(x) WHERE x IS NOT NULL GROUP BY x`,
+    },
+    {
+      name: 'unnest-over-left-join',
+      sql: 'SELECT t.id, x FROM t LEFT JOIN u ON t.k = u.k CROSS JOIN UNNEST(ARRAY[t.i, u.v]) AS A(x) WHERE t.id < 20',
+    },
+  ];
+}
+
+/**
  * BIGINT beyond 2^53 (exact in Weir as in Java's long) and its wrap-around on overflow: `l` reaches
  * 10^12, so `l * 10000000` passes 2^63 for some rows.
  */
@@ -543,5 +604,7 @@ export function handWrittenCases(): SuiteCase[] {
     ...unions(),
     ...unnests(),
     ...longs(),
+    ...elementAccess(),
+    ...unnestsOverUpdates(),
   ];
 }
