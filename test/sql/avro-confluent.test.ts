@@ -142,6 +142,73 @@ describe('the avro-confluent format (real Kafka, real schema registry)', () => {
     ]);
   }, 120_000);
 
+  it('keeps BIGINT exact over the whole 64-bit range, both ways', async () => {
+    const topic = uniqueTopic('sql-avro-confluent-longs');
+    await createTopic(topic, 1);
+    const options = `'connector' = 'kafka', 'topic' = '${topic}',
+      'properties.bootstrap.servers' = '${BROKERS.join(',')}',
+      'format' = 'avro-confluent', 'avro-confluent.url' = '${REGISTRY_URL}'`;
+    const longs = [
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      2n ** 53n + 1n,
+      -(2n ** 53n) - 1n,
+      1234567890123456789n,
+      9007199254740991n,
+      0n,
+    ];
+    // SQL writes them from literals (NOT NULL: the field is a plain `long`, no union).
+    const written = TableEnvironment.create(new StreamEnvironment()).executeSql(`
+      CREATE TABLE out_t (n BIGINT NOT NULL) WITH (${options});
+      INSERT INTO out_t VALUES ${longs.map((n) => `(CAST(${n} AS BIGINT))`).join(', ')};
+    `);
+    await written.job?.result;
+    // A DataStream writer with exact longs writes them again, as bigints and numbers.
+    const registry = new SchemaRegistryClient({ url: REGISTRY_URL });
+    const exact = RegistryFormats.avro<{ n: bigint | number }>({
+      registry,
+      schema: { type: 'record', name: 'record', fields: [{ name: 'n', type: 'long' }] },
+      longs: 'exact',
+    });
+    const other = new StreamEnvironment();
+    other
+      .fromArray(longs.map((n) => ({ n: Number.isSafeInteger(Number(n)) ? Number(n) : n })))
+      .sinkTo(new KafkaSink({ brokers: BROKERS, topic, format: exact }));
+    await other.execute('exact long writer');
+
+    // The bytes, read without Avro code: magic byte, schema id, the zig-zag varint of the long.
+    let raw: (Buffer | null)[] = [];
+    await waitFor('the records', async () => {
+      raw = await readAll(topic, bytes);
+      return raw.length >= 2 * longs.length;
+    });
+    const zigzag = (value: Buffer): bigint => {
+      let n = 0n;
+      let shift = 0n;
+      for (let i = 5; i < value.length; i++) {
+        const byte = value[i] as number;
+        n |= BigInt(byte & 0x7f) << shift;
+        shift += 7n;
+      }
+      return (n >> 1n) ^ -(n & 1n);
+    };
+    expect(raw.map((v) => zigzag(v as Buffer))).toEqual([...longs, ...longs]);
+
+    const changes = await readBack(
+      `CREATE TABLE in_t (n BIGINT NOT NULL) WITH (${options},
+        'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset')`,
+      'SELECT n, n - 1, CAST(n AS STRING) FROM in_t',
+    );
+    const asRow = (n: bigint) => [
+      Number.isSafeInteger(Number(n)) ? Number(n) : n,
+      BigInt.asIntN(64, n - 1n),
+      String(n),
+    ];
+    expect(
+      changes.map((c) => c.value.map((v, i) => (i === 1 ? BigInt(v as bigint | number) : v))),
+    ).toEqual([...longs, ...longs].map(asRow));
+  }, 120_000);
+
   it('needs the registry URL, named as Flink names the option', () => {
     const tEnv = TableEnvironment.create(new StreamEnvironment());
     expect(() =>

@@ -47,6 +47,7 @@ class Walker {
         return;
       case 'int':
       case 'long':
+      case 'abstract:long': // the exact 64-bit long (shared/avro-exact-long.ts): the same varint
         this.long();
         return;
       case 'float':

@@ -41,6 +41,7 @@ export {
   type SubjectVersion,
 } from './registry/client.js';
 export {
+  type AvroLongs,
   type JsonSchema,
   type RegistryAvroOptions,
   type RegistryFormatOptions,

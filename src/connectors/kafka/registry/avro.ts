@@ -1,14 +1,23 @@
 /** Avro in the Confluent wire format, with avsc: the registry format's Avro codec. */
 import avro from 'avsc';
 import { invalidArgument } from '../../../core/errors.js';
+import { exactLongRegistry } from '../../shared/avro-exact-long.js';
 import { reasonOf } from '../../shared/bad-records.js';
 import { checkAvroDatum } from '../avro-check.js';
 import type { AvroSchema } from '../formats.js';
 import type { RegistryCodec } from './registry-format.js';
 
-function typeOf(schema: AvroSchema, what: string): avro.Type {
+/** `number`: avsc's longs (exact to 2^53); `exact`: a bigint beyond 2^53, all 64 bits kept. */
+export type AvroLongs = 'number' | 'exact';
+
+/** A fresh type registry: named types of one schema (and its references), longs as asked. */
+function registryFor(longs: AvroLongs): Record<string, avro.Type> {
+  return longs === 'exact' ? exactLongRegistry() : {};
+}
+
+function typeOf(schema: AvroSchema, what: string, longs: AvroLongs): avro.Type {
   try {
-    return avro.Type.forSchema(schema);
+    return avro.Type.forSchema(schema, { registry: registryFor(longs) });
   } catch (cause) {
     throw invalidArgument(`avro: invalid ${what}: ${reasonOf(cause)}`);
   }
@@ -32,8 +41,11 @@ function encoder<T>(type: avro.Type): (value: T) => Buffer {
  * (fields added with defaults, removed fields, promoted types). A writer
  * schema it cannot resolve fails each of that schema's records.
  */
-export function avroCodec<T>(schema: AvroSchema | undefined): RegistryCodec<T> {
-  const local = schema === undefined ? undefined : typeOf(schema, 'schema');
+export function avroCodec<T>(
+  schema: AvroSchema | undefined,
+  longs: AvroLongs = 'number',
+): RegistryCodec<T> {
+  const local = schema === undefined ? undefined : typeOf(schema, 'schema', longs);
   return {
     kind: 'avro',
     schemaType: 'AVRO',
@@ -43,7 +55,7 @@ export function avroCodec<T>(schema: AvroSchema | undefined): RegistryCodec<T> {
         : { text: JSON.stringify(local.schema()), recordName: local.name },
     reader(writer, id, references) {
       // Named types of referenced schemas first, in one registry the writer schema then uses.
-      const registry: Record<string, avro.Type> = {};
+      const registry = registryFor(longs);
       for (const ref of references)
         avro.Type.forSchema(JSON.parse(ref.schema) as AvroSchema, { registry });
       const written = avro.Type.forSchema(JSON.parse(writer.schema) as AvroSchema, { registry });
@@ -71,7 +83,7 @@ export function avroCodec<T>(schema: AvroSchema | undefined): RegistryCodec<T> {
       const type =
         local !== undefined && text === JSON.stringify(local.schema())
           ? local
-          : typeOf(JSON.parse(text) as AvroSchema, 'registered schema');
+          : typeOf(JSON.parse(text) as AvroSchema, 'registered schema', longs);
       return { encode: encoder<T>(type) };
     },
   };

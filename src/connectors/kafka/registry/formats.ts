@@ -7,12 +7,13 @@ import * as v from 'valibot';
 import { nonEmptyString, parseOptions, shaped } from '../../shared/config.js';
 import type { AvroSchema, KafkaFormat } from '../formats.js';
 import type { ProtobufLongs } from '../protobuf-schema.js';
-import { avroCodec } from './avro.js';
+import { type AvroLongs, avroCodec } from './avro.js';
 import { registryFormatEntries } from './format-options.js';
 import { type JsonSchema, jsonSchemaCodec } from './json-schema.js';
 import { protobufCodec } from './protobuf.js';
 import { RegistryFormat, type RegistryFormatOptions } from './registry-format.js';
 
+export type { AvroLongs } from './avro.js';
 export type { JsonSchema } from './json-schema.js';
 export type { RegistryFormatOptions } from './registry-format.js';
 
@@ -25,6 +26,12 @@ export interface RegistryAvroOptions extends RegistryFormatOptions {
    * `useVersion`.
    */
   readonly schema?: AvroSchema;
+  /**
+   * `number` (default): a `long` decodes to a number, and one beyond 2^53 fails its record;
+   * `exact`: a number within 2^53 and a bigint beyond, and writers take either, so every
+   * 64-bit value survives.
+   */
+  readonly longs?: AvroLongs;
 }
 
 /** Options of `RegistryFormats.protobuf`. */
@@ -55,6 +62,7 @@ const avroSchema = v.object({
       'must be an Avro schema',
     ),
   ),
+  longs: v.optional(v.picklist(['number', 'exact'], "must be 'number' or 'exact'"), 'number'),
 });
 
 const protobufSchema = v.object({
@@ -85,7 +93,7 @@ export const RegistryFormats = {
   /** Avro binary data; readers resolve each writer schema into `schema` (schema evolution). */
   avro<T>(options: RegistryAvroOptions): KafkaFormat<T> {
     const o = parseOptions('RegistryFormats.avro', avroSchema, options);
-    return new RegistryFormat<T>(avroCodec<T>(o.schema), o);
+    return new RegistryFormat<T>(avroCodec<T>(o.schema, o.longs), o);
   },
 
   /** Protobuf messages (with the message indexes of the wire format); readers use the writer's schema. */

@@ -8,10 +8,10 @@
  * `avsc` encodes and decodes (already a dependency, for the Kafka connector's Avro formats).
  */
 import avro from 'avsc';
+import { exactLongRegistry } from '../../../connectors/shared/avro-exact-long.js';
 import { type SourcePosition, sqlError } from '../../sql-error.js';
 import { fitPrecision } from '../../types/decimal.js';
 import { formatType, type LogicalType } from '../../types/logical-type.js';
-import { type Long, longOf } from '../../types/long.js';
 import type { Row } from '../connector.js';
 import { FieldError } from './field-values.js';
 import type { FormatColumn, RowFormat } from './format-types.js';
@@ -160,31 +160,10 @@ export function fromAvro(value: unknown, type: LogicalType, field: string): unkn
   }
 }
 
-/**
- * avsc's own `long` is a JavaScript number whose zig-zag encoding loses precision past 2^52;
- * this one goes through a 64-bit integer and gives a BIGINT in its row form (a number, or a
- * bigint beyond 2^53: types/long.ts), so every 64-bit value survives.
- */
-const EXACT_LONG = avro.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => longOf(buf.readBigInt64LE()),
-  toBuffer: (n: Long) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(BigInt(n));
-    return buf;
-  },
-  fromJSON: (json: unknown) => longOf(BigInt(json as string | number)),
-  toJSON: (n: Long) => (typeof n === 'bigint' ? n.toString() : n),
-  isValid: (n: unknown) =>
-    typeof n === 'bigint'
-      ? BigInt.asIntN(64, n) === n
-      : typeof n === 'number' && Number.isSafeInteger(n),
-  compare: (a: Long, b: Long) => (a < b ? -1 : a > b ? 1 : 0),
-});
-
 export function avroRowFormat(columns: readonly FormatColumn[], at: SourcePosition): RowFormat {
   const type = avro.Type.forSchema(avroSchemaOfColumns(columns, at), {
     wrapUnions: false,
-    registry: { long: EXACT_LONG },
+    registry: exactLongRegistry(),
   });
   return {
     name: 'avro',

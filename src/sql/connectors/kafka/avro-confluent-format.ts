@@ -30,6 +30,8 @@ export function avroConfluentRowFormat(
   const format = RegistryFormats.avro<Record<string, unknown>>({
     registry,
     schema: avroSchemaOfColumns(columns, at),
+    // BIGINT over the whole 64-bit range, as Java's long.
+    longs: 'exact',
     ...(options.subject === undefined
       ? { subjectNameStrategy: 'topic' as const }
       : { subject: options.subject }),
