@@ -311,7 +311,8 @@ export class TableViewImpl<T, K extends Key> implements TableView<T, K> {
     readonly input: ChangelogStreamImpl<T>,
     readonly primaryKey: (row: T) => K,
     private readonly ttl: StateTtlConfig | undefined,
-    private readonly serializer?: StateSerializer<T>,
+    /** How the view's rows are checkpointed (also a temporal join's versions); default JSON. */
+    readonly serializer?: StateSerializer<T>,
   ) {}
 
   private stream(output: ViewOutput): StreamRef[] {
@@ -486,10 +487,14 @@ export const changelogOperations: Pick<
       );
     }
     const pk = table.primaryKey;
+    const serializers = {
+      probe: options.probeSerializer as StateSerializer<unknown> | undefined,
+      version: table.serializer as StateSerializer<unknown> | undefined,
+    };
     return addTwoInputNode<TemporalJoinResult<P, B, J>>(
       probe,
       table.input,
-      { kind: 'temporal-join', joinType: type },
+      { kind: 'temporal-join', joinType: type, serializers },
       `temporal ${type} join`,
       [keyedBy(probeKey, 'probeKey'), keyedBy((c: Change<B>) => pk(c.value), 'primaryKey')],
       { keyed: true, stateful: true },

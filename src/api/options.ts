@@ -237,6 +237,11 @@ export interface TemporalJoinOptions<P, K extends Key, J extends 'inner' | 'left
   readonly probeKey: (probe: P) => K;
   /** `inner` (default) drops probe rows without a valid version; `left` keeps them with null. */
   readonly type?: J;
+  /**
+   * How probe rows waiting for the watermark are written to checkpoints; default
+   * `Serializers.json()`. The table's versions use the serializer given to `materialize`.
+   */
+  readonly probeSerializer?: StateSerializer<P>;
 }
 
 /** The output row of a temporal join: the probe row and the table row valid at its time. */

@@ -18,6 +18,7 @@ import {
   type Row,
   StreamEnvironment,
   TableEnvironment,
+  WatermarkStrategy,
 } from '../../src/index.js';
 import { ROW_SERIALIZER } from '../../src/sql/planner/row-serializer.js';
 import { materialize } from '../changelog/helpers.js';
@@ -144,6 +145,73 @@ function viewChanges(env: StreamEnvironment, rate: number | undefined): DataStre
     .toRetractStream();
 }
 
+/**
+ * A temporal join of orders with MAP columns against a versioned table of MAP rows: waiting
+ * orders and the table's versions are both kept in state across the savepoint.
+ */
+function temporalJoinChanges(
+  env: StreamEnvironment,
+  rate: number | undefined,
+): DataStream<Change<Row>> {
+  const limit = rate === undefined ? {} : { ratePerSecond: rate };
+  const byTime = WatermarkStrategy.forBoundedOutOfOrderness<Row>(1000).withTimestampAssigner(
+    (row) => row[row.length - 1] as number,
+  );
+  const versions = env
+    .fromGenerator({ count: ORDERS, ...limit, generate: versionAt })
+    .setParallelism(1)
+    .uid('versions')
+    .assignTimestampsAndWatermarks(
+      WatermarkStrategy.forBoundedOutOfOrderness<Change<Row>>(1000).withTimestampAssigner(
+        (c) => c.value[2] as number,
+      ),
+    )
+    .uid('version-times')
+    .asChangelog<Row>('upsert', (row) => row[0] as number)
+    .materialize((row) => row[0] as number, { serializer: ROW_SERIALIZER });
+  return env
+    .fromGenerator({ count: ORDERS, ...limit, generate: probeAt })
+    .setParallelism(1)
+    .uid('probes')
+    .assignTimestampsAndWatermarks(byTime)
+    .uid('probe-times')
+    .temporalJoin(versions, {
+      probeKey: (row: Row) => row[1] as number,
+      type: 'left',
+      probeSerializer: ROW_SERIALIZER,
+    })
+    .uid('temporal-join')
+    .map(
+      (pair): Change<Row> => ({
+        kind: '+I',
+        value: [...pair[0], ...(pair[1] ?? [null, null, null])],
+      }),
+    );
+}
+
+const versionAt = (j: number): Change<Row> => ({
+  kind: '+U',
+  value: [j % USERS, new Map([['v', j]]), Date.UTC(2026, 0, 1) + j * 1000],
+});
+const probeAt = (i: number): Row => {
+  const o = orderAt(i);
+  return [o.id, o.uid, o.attrs, 2n ** 60n + BigInt(i), o.ts + 500];
+};
+
+function expectedTemporalJoin(): string[] {
+  const rows: Row[] = [];
+  for (let i = 0; i < ORDERS; i++) {
+    const probe = probeAt(i);
+    let version: Row | null = null;
+    for (let j = i; j >= 0 && version === null; j--) {
+      const v = versionAt(j).value;
+      if (v[0] === probe[1]) version = v;
+    }
+    rows.push([...probe, ...(version ?? [null, null, null])]);
+  }
+  return rows.map(text).sort();
+}
+
 function expectedView(): string[] {
   const counts = new Map<number, number>();
   for (let i = 0; i < ORDERS; i++) {
@@ -256,6 +324,12 @@ describe('MAP values in checkpointed SQL state', () => {
       backend,
     },
     { what: 'a table view', query: viewChanges, expected: expectedView, backend },
+    {
+      what: 'a temporal join',
+      query: temporalJoinChanges,
+      expected: expectedTemporalJoin,
+      backend,
+    },
   ]);
   it.each(cases)(
     '$what of rows with MAP columns, restored from a savepoint, ends as an uninterrupted run ($backend backend)',

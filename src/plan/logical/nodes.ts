@@ -26,6 +26,7 @@ import type { ProcessWindowFunction } from '../../core/window-result.js';
 import type { RecordWindowsOfSides, WindowAssigner } from '../../core/windows.js';
 import type { Partitioning } from '../../runtime/execution/execution-plan.js';
 import type { CepOperatorSpec } from '../../runtime/operators/cep/cep-operator.js';
+import type { TemporalJoinSerializers } from '../../runtime/operators/changelog/temporal-join.js';
 import type {
   BroadcastJoinSpec,
   CoGroupWindowFunction,
@@ -292,6 +293,8 @@ export interface RegularJoinNode extends NodeBase {
 export interface TemporalJoinNode extends NodeBase {
   readonly kind: 'temporal-join';
   readonly joinType: 'inner' | 'left';
+  /** How waiting probe rows and table versions are checkpointed; default JSON. */
+  readonly serializers?: TemporalJoinSerializers<unknown, unknown>;
 }
 
 /** `aggregateChanges` / `reduceChanges`: window results as a changelog keyed by (key, window). */

@@ -257,7 +257,10 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
       return erase(
         () =>
           new KeyedCoProcessOperator(
-            new TemporalJoinFunction<Key, unknown, unknown>(node.joinType === 'left'),
+            new TemporalJoinFunction<Key, unknown, unknown>(
+              node.joinType === 'left',
+              node.serializers,
+            ),
             undefined,
           ),
       );

@@ -132,7 +132,7 @@ export function planTemporalJoin(
   const type = item.type === 'LEFT' ? 'left' : 'inner';
   const nulls: Row = new Array<unknown>(right.columns.length).fill(null);
   let rows = probes
-    .temporalJoin(versions, { probeKey, type })
+    .temporalJoin(versions, { probeKey, type, probeSerializer: ROW_SERIALIZER })
     .map((pair): Row => [...pair[0], ...(pair[1] ?? nulls)])
     .name(`temporal join ${name}`);
   if (residual.length > 0) {

@@ -8,8 +8,38 @@ import type {
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import { NO_TIMESTAMP } from '../../../core/record-batch.js';
-import type { MapState } from '../../../core/state.js';
+import type { Json } from '../../../core/snapshot.js';
+import type { MapState, StateSerializer } from '../../../core/state.js';
 import type { KeyedCoProcessFunction } from '../keyed/keyed-co-process.js';
+
+/** How a temporal join checkpoints its waiting probe rows and its versions; default JSON. */
+export interface TemporalJoinSerializers<P, B> {
+  readonly probe?: StateSerializer<P> | undefined;
+  readonly version?: StateSerializer<B> | undefined;
+}
+
+/** The rows waiting at one time, each encoded by `row`. */
+function listOf<P>(row: StateSerializer<P>): StateSerializer<P[]> {
+  return {
+    id: `weir.list(${row.id})`,
+    version: row.version,
+    toJson: (rows) => rows.map((r) => row.toJson(r)),
+    fromJson: (json, written) => (json as never[]).map((r) => row.fromJson(r, written)),
+  };
+}
+
+/** A version, or null for a deletion, encoded by `row`. */
+function orDeleted<B>(row: StateSerializer<B>): StateSerializer<B | null> {
+  return {
+    id: `weir.nullable(${row.id})`,
+    version: row.version,
+    toJson: (v): Json => (v === null ? { deleted: true } : { row: row.toJson(v) }),
+    fromJson: (json, written) => {
+      const v = json as { deleted?: true; row?: never };
+      return v.deleted === true ? null : row.fromJson(v.row as never, written);
+    },
+  };
+}
 
 /** A probe row with the version of the table row valid at its time (null: none, for a left join). */
 export type TemporalJoinRow<P, B> = readonly [P, B | null];
@@ -31,11 +61,21 @@ export class TemporalJoinFunction<K extends Key, P, B>
   /** Versions by event time; null marks a deletion. */
   private versions!: MapState<number, B | null>;
 
-  constructor(private readonly keepUnmatched: boolean) {}
+  constructor(
+    private readonly keepUnmatched: boolean,
+    private readonly serializers: TemporalJoinSerializers<P, B> = {},
+  ) {}
 
   open(context: KeyedRuntimeContext): void {
-    this.probes = context.state.getMapState<number, P[]>('probes');
-    this.versions = context.state.getMapState<number, B | null>('versions');
+    const { probe, version } = this.serializers;
+    this.probes = context.state.getMapState<number, P[]>({
+      name: 'probes',
+      ...(probe === undefined ? {} : { serializer: listOf(probe) }),
+    });
+    this.versions = context.state.getMapState<number, B | null>({
+      name: 'versions',
+      ...(version === undefined ? {} : { serializer: orDeleted(version) }),
+    });
   }
 
   processElement1(probe: P, ctx: KeyedProcessContext<K>): void {
