@@ -137,13 +137,6 @@ describe('element access in expressions', () => {
   });
 });
 
-interface Order {
-  readonly id: number;
-  readonly tags: (string | null)[] | null;
-  readonly attrs: Map<string, number> | null;
-  readonly ts: number;
-}
-
 const BASE = Date.UTC(2026, 0, 1);
 const orderArb = fc.record({
   id: fc.integer({ min: 0, max: 50 }),

@@ -116,6 +116,18 @@ function expectedGroupMinMax(): string[] {
     .sort();
 }
 
+/** Order `i` as changes of its user's row: `+I` the first time, then `-U` old and `+U` new. */
+function viewChangesOf(i: number, out: { collect(c: Change<Row>): void }): void {
+  const uid = orderAt(i).uid;
+  const seen = Math.floor(i / (USERS + USERS / 2));
+  const row = (n: number): Row => [uid, new Map([['orders', n]]), -0, 2n ** 60n + BigInt(n)];
+  if (i < USERS + USERS / 2) out.collect({ kind: '+I', value: row(1) });
+  else {
+    out.collect({ kind: '-U', value: row(seen) });
+    out.collect({ kind: '+U', value: row(seen + 1) });
+  }
+}
+
 /**
  * A table view by user of rows that differ only inside their MAP: every order updates its
  * user's row to a map counting the user's orders so far (`-U` the old row, `+U` the new).
@@ -129,16 +141,7 @@ function viewChanges(env: StreamEnvironment, rate: number | undefined): DataStre
     })
     .setParallelism(1)
     .uid('orders')
-    .flatMap((i: number, out: { collect(c: Change<Row>): void }) => {
-      const uid = orderAt(i).uid;
-      const seen = Math.floor(i / (USERS + USERS / 2));
-      const row = (n: number): Row => [uid, new Map([['orders', n]]), -0, 2n ** 60n + BigInt(n)];
-      if (i < USERS + USERS / 2) out.collect({ kind: '+I', value: row(1) });
-      else {
-        out.collect({ kind: '-U', value: row(seen) });
-        out.collect({ kind: '+U', value: row(seen + 1) });
-      }
-    })
+    .flatMap(viewChangesOf)
     .setParallelism(1)
     .asChangelog<Row>('retract')
     .materialize((row) => row[0] as number, { serializer: ROW_SERIALIZER })

@@ -517,7 +517,8 @@ function elementAccess(): SuiteCase[] {
 
 /** UNNEST of values of a changing relation: each update of an outer row retracts its elements. */
 function unnestsOverUpdates(): SuiteCase[] {
-  const groups = 'SELECT k, COUNT(*) AS c, MAX(i) AS mx, MIN(s) AS lo, MAX(s) AS hi FROM t GROUP BY k';
+  const groups =
+    'SELECT k, COUNT(*) AS c, MAX(i) AS mx, MIN(s) AS lo, MAX(s) AS hi FROM t GROUP BY k';
   return [
     {
       name: 'unnest-over-group-by',
