@@ -1,6 +1,7 @@
 /**
  * TypeScript table functions in SQL (`LATERAL TABLE`): the comma, CROSS, INNER (with a
- * condition) and LEFT joins, a single-column function and a GROUP BY over the joined rows,
+ * condition) and LEFT joins, a single-column function, a GROUP BY over the joined rows and a
+ * join over a GROUP BY's changes (its updates retract the rows they replace),
  * against plain computations over fast-check sentences, at parallelism 1 and 2; and the
  * errors of wrong calls and wrong rows.
  */
@@ -145,6 +146,19 @@ describe('TypeScript table functions', () => {
             json(
               sentences.flatMap((s) => Array.from({ length: s.id % 4 }, (_, i) => [s.id, i + 1])),
             ),
+          );
+
+          // Over a changing input: each new count per text retracts the numbers of the old one.
+          const overChanges = await run(
+            sentences,
+            `SELECT text, n FROM (SELECT text, COUNT(*) AS c FROM sentences GROUP BY text) AS g
+             LEFT JOIN LATERAL TABLE(upto(CAST(g.c AS INT))) AS U(n) ON TRUE`,
+            parallelism,
+          );
+          const perText = new Map<string | null, number>();
+          for (const s of sentences) perText.set(s.text, (perText.get(s.text) ?? 0) + 1);
+          expect(overChanges).toEqual(
+            json([...perText].flatMap(([t, c]) => Array.from({ length: c }, (_, i) => [t, i + 1]))),
           );
         }),
         { numRuns: 6 },

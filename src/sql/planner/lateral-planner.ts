@@ -3,8 +3,10 @@
  * AS T(x, y)`, `[CROSS | INNER] JOIN LATERAL TABLE(...) ON cond` (each row of `t` with each row
  * the function returns for it) and `LEFT JOIN LATERAL TABLE(...) ON TRUE` (a row the function
  * returns nothing for is padded with NULLs). One `flatMap` over the left rows, insert-only,
- * keeping the left side's time attributes.
+ * keeping the left side's time attributes, or over a changing left side a correlate of its
+ * changes ({@link correlatedRelation}).
  */
+import type { Change } from '../../core/changelog.js';
 import type { Collector } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate } from '../expressions/compile.js';
@@ -12,7 +14,7 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { userTableFunction } from '../functions/user-functions.js';
 import type { Expr, FromItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
-import { isUpdating } from './changelog-relation.js';
+import { changesOf, isUpdating, retracting, updatingRelation } from './changelog-relation.js';
 import { compileArguments } from './function-arguments.js';
 import type { Relation } from './relation.js';
 
@@ -27,17 +29,9 @@ export function isLateralJoin(item: JoinItem): item is JoinItem & { right: Later
  * What a join with rows computed per left row (LATERAL TABLE, UNNEST) allows, as Flink: CROSS,
  * INNER, or LEFT with ON TRUE, over an insert-only input. True for a LEFT join.
  */
-export function checkCorrelatedJoin(
-  item: JoinItem,
-  left: Relation,
-  what: string,
-  article: string,
-  overChanges = false,
-): boolean {
+export function checkCorrelatedJoin(item: JoinItem, what: string, article: string): boolean {
   if (item.type !== 'INNER' && item.type !== 'CROSS' && item.type !== 'LEFT')
     sqlError(`${article} is joined with CROSS, INNER or LEFT JOIN, not ${item.type}`, item.at);
-  if (!overChanges && isUpdating(left))
-    sqlError(`${what} over a changing input is not supported by Weir SQL yet`, item.right.at);
   const outer = item.type === 'LEFT';
   if (outer && !(item.on?.kind === 'boolean' && item.on.value === true))
     sqlError(`LEFT JOIN ${what}(...) takes ON TRUE (as in Flink)`, item.on?.at ?? item.at);
@@ -73,7 +67,7 @@ export function planLateralJoin(
       `unknown table function ${call.name} (register one made with defineTableFunction)`,
       call.at,
     );
-  const outer = checkCorrelatedJoin(item, left, 'LATERAL TABLE', 'a table function');
+  const outer = checkCorrelatedJoin(item, 'LATERAL TABLE', 'a table function');
   if (call.columns !== undefined && call.columns.length !== fn.columns.length)
     sqlError(
       `${call.name} returns ${fn.columns.length} columns, but ${call.columns.length} names are given`,
@@ -113,8 +107,31 @@ export function planLateralJoin(
     }
     if (outer && !any) out.collect([...row, ...nulls]);
   };
-  return {
-    stream: left.stream.flatMap(joinRows).name(`LATERAL TABLE(${name})`),
-    columns: scope.columns,
+  return correlatedRelation(left, joinRows, `LATERAL TABLE(${name})`, scope.columns);
+}
+
+/**
+ * The rows `joinRows` joins to each left row, as a relation. Over an insert-only left side, one
+ * `flatMap` keeping its time attributes. Over a changing one, Flink's correlate over a
+ * changelog: each change of an outer row becomes the same kind of change of each of its joined
+ * rows, so a `-U`/`-D` retracts exactly the rows its `+I`/`+U` added (the joined rows are a
+ * function of the outer row, as Flink assumes of table functions). Stateless; a retract
+ * changelog without an upsert key, after normalizing an upsert input.
+ */
+export function correlatedRelation(
+  left: Relation,
+  joinRows: (row: Row, out: Collector<Row>) => void,
+  name: string,
+  columns: readonly ScopeColumn[],
+): Relation {
+  if (!isUpdating(left)) return { stream: left.stream.flatMap(joinRows).name(name), columns };
+  const joinChanges = (change: Change<Row>, out: Collector<Change<Row>>): void => {
+    const kind = change.kind;
+    joinRows(change.value, { collect: (value: Row) => out.collect({ kind, value }) });
   };
+  const changes = retracting(changesOf(left))
+    .flatMap(joinChanges)
+    .name(name)
+    .asChangelog<Row>('retract');
+  return updatingRelation(changes, columns, name);
 }

@@ -3,12 +3,9 @@
  * as Flink writes them: each row of the left side with each element of an ARRAY (one column)
  * or each entry of a MAP (key and value columns) computed from it; `WITH ORDINALITY` adds the
  * element's position, from 1. A LEFT join pads a row whose collection is NULL or empty. One
- * `flatMap` over the left rows, insert-only, keeping the left side's time attributes. Over a
- * changing left side it is Flink's correlate over a changelog: each change of an outer row
- * becomes the same kind of change of each of its joined rows, so a `-U`/`-D` retracts exactly
- * the rows its `+I`/`+U` added (the unnested value is a function of the outer row). Stateless.
+ * `flatMap` over the left rows, insert-only, keeping the left side's time attributes; over a
+ * changing left side, Flink's correlate over a changelog (lateral-planner.ts).
  */
-import type { Change } from '../../core/changelog.js';
 import type { Collector } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
 import { compileScalar } from '../expressions/compile.js';
@@ -16,8 +13,11 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, FromItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, type LogicalType, T, withNullability } from '../types/logical-type.js';
-import { changesOf, isUpdating, retracting, updatingRelation } from './changelog-relation.js';
-import { checkCorrelatedJoin, correlatedJoinCondition } from './lateral-planner.js';
+import {
+  checkCorrelatedJoin,
+  correlatedJoinCondition,
+  correlatedRelation,
+} from './lateral-planner.js';
 import type { Relation } from './relation.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
@@ -55,7 +55,7 @@ export function planUnnestJoin(
   where: Expr | undefined,
 ): Relation {
   const unnest = item.right;
-  const outer = checkCorrelatedJoin(item, left, 'UNNEST', 'UNNEST', true);
+  const outer = checkCorrelatedJoin(item, 'UNNEST', 'UNNEST');
   const arg = compileScalar(unnest.arg, new Scope(left.columns));
   const types = elementColumns(arg.type);
   if (types.length === 0)
@@ -104,18 +104,7 @@ export function planUnnestJoin(
     }
     if (outer && !any) out.collect([...row, ...nulls]);
   };
-  if (!isUpdating(left))
-    return { stream: left.stream.flatMap(joinRows).name('UNNEST'), columns: scope.columns };
-  // An upsert input is normalized first: a `+U` must say which rows it replaces.
-  const joinChanges = (change: Change<Row>, out: Collector<Change<Row>>): void => {
-    const kind = change.kind;
-    joinRows(change.value, { collect: (value: Row) => out.collect({ kind, value }) });
-  };
-  const changes = retracting(changesOf(left))
-    .flatMap(joinChanges)
-    .name('UNNEST')
-    .asChangelog<Row>('retract');
-  return updatingRelation(changes, scope.columns, 'UNNEST');
+  return correlatedRelation(left, joinRows, 'UNNEST', scope.columns);
 }
 
 /** Flink's names without an alias list: the ROW's field names, or f0 (and f1 for a MAP). */
