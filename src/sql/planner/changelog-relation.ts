@@ -8,7 +8,9 @@ import { acceptsChangelog, type ChangelogMode } from '../../core/changelog.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
+import { noteUpsertKey } from './changelog-plan.js';
 import type { Relation } from './relation.js';
+import { upsertKeyText } from './sink-changelog.js';
 
 /**
  * A relation of changing rows; `what` names the operator that makes them (for errors),
@@ -20,6 +22,7 @@ export function updatingRelation(
   what: string,
   upsertKey?: readonly number[],
 ): Relation {
+  if (upsertKey !== undefined) noteUpsertKey(changes, upsertKeyText(upsertKey, columns));
   return {
     columns,
     changes,

@@ -9,6 +9,7 @@ import type { ChangelogMode } from '../../core/changelog.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
+import { noteChangelogRole } from './changelog-plan.js';
 import { sameKey } from './changelog-relation.js';
 
 /** A changelog mode in Flink's EXPLAIN notation. */
@@ -50,7 +51,10 @@ export function changesForSink(
   const primaryKey = upsertKeyText(sinkKey.positions, columns);
   if (upsertKey !== undefined && sameKey(upsertKey, sinkKey.positions)) {
     // Every update replaces the row of the same key: the sink needs only the new row.
-    const upserts = changes.filter((c) => c.kind !== '-U').asChangelog('upsert', sinkKey.of);
+    // The inference lets the operators above leave out the -U this drops where they can.
+    const dropped = changes.filter((c) => c.kind !== '-U');
+    noteChangelogRole(dropped, { kind: 'drop-update-before' });
+    const upserts = dropped.asChangelog('upsert', sinkKey.of);
     return { changes: upserts, explain: line(upserts, `, the PRIMARY KEY ${primaryKey}`) };
   }
   // An update may move a row to another sink key: the update-before deletes the old key's row
@@ -59,6 +63,7 @@ export function changesForSink(
   const upserts = changes
     .materialize(sinkKey.of, stateTtl === undefined ? {} : { ttl: stateTtl })
     .toUpsertStream();
+  noteChangelogRole(upserts, { kind: 'materialize' });
   return {
     changes: upserts,
     explain: line(
