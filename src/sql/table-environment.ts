@@ -28,18 +28,18 @@ import {
 import type { Statement } from './parser/ast.js';
 import { parseDataType, parseExpression, parseScript } from './parser/parser.js';
 import {
+  graphOf,
+  inferStatementChangelogs,
+  noteChangelogRole,
+  withChangelogModes,
+} from './planner/changelog-plan.js';
+import {
   changelogModeOf,
   changesOf,
   isUpdating,
   refuseUnappliableChangelog,
   retracting,
 } from './planner/changelog-relation.js';
-import {
-  graphOf,
-  inferStatementChangelogs,
-  noteChangelogRole,
-  withChangelogModes,
-} from './planner/changelog-plan.js';
 import { withStateLines } from './planner/explain-state.js';
 import { checkMiniBatchOption, MINI_BATCH_OPTIONS, miniBatchOf } from './planner/mini-batch.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';

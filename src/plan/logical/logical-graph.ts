@@ -76,7 +76,9 @@ export class LogicalGraph {
   replace(id: number, node: LogicalNode): void {
     const old = this.node(id);
     if (node.id !== id || node.inputs !== old.inputs)
-      throw new WeirError('INTERNAL', `node ${id} replaced by another node`, { domain: 'internal' });
+      throw new WeirError('INTERNAL', `node ${id} replaced by another node`, {
+        domain: 'internal',
+      });
     this.nodes[id] = node;
   }
 

@@ -111,10 +111,7 @@ function inferKinds(nodes: ReadonlyMap<number, InferenceNode>): Map<number, Modi
   return kinds;
 }
 
-function computeKinds(
-  node: InferenceNode,
-  kindsOf: (id: number) => ModifyKindSet,
-): ModifyKindSet {
+function computeKinds(node: InferenceNode, kindsOf: (id: number) => ModifyKindSet): ModifyKindSet {
   const input = (i: number) => union((node.inputs[i] ?? []).map(kindsOf));
   const all = union(node.inputs.flat().map(kindsOf));
   switch (node.role.kind) {

@@ -40,7 +40,7 @@ function notesOf(graph: LogicalGraph): GraphNotes {
 }
 
 function partsOf<T>(stream: DataStream<T>): DataStreamImpl<T> {
-  return implOf(stream, DataStreamImpl, "changelog inference") as DataStreamImpl<T>;
+  return implOf(stream, DataStreamImpl, 'changelog inference') as DataStreamImpl<T>;
 }
 
 /** The logical graph of an environment. */
@@ -82,11 +82,16 @@ function roleOf(node: LogicalNode, graph: LogicalGraph, noted: ChangelogRole | u
     case 'table-view': {
       const input = node.inputs[0];
       const over = input === undefined ? undefined : graph.node(input.from).changelog;
-      return over === 'upsert' && node.output === 'retract' ? { kind: 'normalize' as const } : FIXED;
+      return over === 'upsert' && node.output === 'retract'
+        ? { kind: 'normalize' as const }
+        : FIXED;
     }
     // The planner's maps over a retract changelog map each change's row and keep its kind
     // (`mapRows`); its flat-maps over one are WHERE (`filterRows`).
+    // A declaration that changes are retract ones (after `topN`, `deduplicate`) checks only
+    // their kinds: it passes on what it reads.
     case 'map':
+    case 'as-changelog':
       return built === 'retract' ? { kind: 'calc' as const, filter: false } : FIXED;
     case 'flat-map':
       return built === 'retract' ? { kind: 'calc' as const, filter: true } : FIXED;
@@ -130,9 +135,16 @@ function withoutUpdateBefore(node: LogicalNode): LogicalNode | undefined {
     case 'updating-aggregate':
     case 'top-n':
     case 'deduplicate':
-      return { ...node, changelog: 'upsert', spec: { ...node.spec, mode: 'upsert' } } as LogicalNode;
+      return {
+        ...node,
+        changelog: 'upsert',
+        spec: { ...node.spec, mode: 'upsert' },
+      } as LogicalNode;
     case 'table-view':
       return { ...node, changelog: 'upsert', output: 'upsert' };
+    // Its check now also fails the job on a -U, which nothing above it may emit any more.
+    case 'as-changelog':
+      return { ...node, changelog: 'upsert', mode: 'upsert' };
     // These pass on what they read: their mode follows their input's.
     case 'map':
     case 'regular-join':
