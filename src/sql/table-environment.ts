@@ -571,7 +571,13 @@ export class TableEnvironment {
         ctx.stateTtl,
       );
       changes = planned.changes;
-      this.sinkExplains.push(planned.explain);
+      let explain = planned.explain;
+      if (connector.ignoresUpdateBefore === true && changes.mode === 'retract') {
+        changes = changes.filter((c) => c.kind !== '-U');
+        noteChangelogRole(changes, { kind: 'drop-update-before' });
+        explain += ', update-befores ignored by the connector: changelogMode=[I,UA,D]';
+      }
+      this.sinkExplains.push(explain);
       refuseUnappliableChangelog(s.table, connector.name, accepted, changes.mode, s.at);
       noteChangelogRole(changes.sinkTo(sink).name(s.table), { kind: 'sink', accepts: accepted });
       inferStatementChangelogs(graph, firstNode);
