@@ -278,4 +278,22 @@ describe('update-befores left out where no consumer needs them', () => {
     expect(totals).toMatch(/: map \(from #\d+\).* changelogMode=\[I,UA\] upsertKey=\[owner\]/);
     expect(totals).toMatch(/: sink \(from #\d+\).* changelogMode=\[NONE\]/);
   });
+
+  it("Flink's EXPLAIN CHANGELOG_MODE; a blackhole table ignores update-befores, as Flink's does", () => {
+    const tEnv = explainEnvironment();
+    const select = CASES[0]?.select;
+    const { explained } = tEnv.executeSql(
+      `EXPLAIN CHANGELOG_MODE INSERT INTO totals_upsert ${select};`,
+    );
+    expect(explained[0]).toMatch(/: updating-aggregate \(from #\d+\).* changelogMode=\[I,UA\]/);
+    expect(() => tEnv.explainSql('EXPLAIN ESTIMATED_COST SELECT owner FROM sales')).toThrow(
+      'line 1, column 9: EXPLAIN ESTIMATED_COST is not supported by Weir SQL yet',
+    );
+    tEnv.executeSql(
+      "CREATE TABLE discard (owner STRING, n BIGINT, total INT) WITH ('connector' = 'blackhole')",
+    );
+    const blackhole = tEnv.explainSql(`INSERT INTO discard ${select}`);
+    expect(blackhole).toContain('update-befores ignored by the connector: changelogMode=[I,UA,D]');
+    expect(blackhole).toMatch(/: updating-aggregate \(from #\d+\).* changelogMode=\[I,UA\]/);
+  });
 });
