@@ -31,6 +31,7 @@ import {
   graphOf,
   inferStatementChangelogs,
   noteChangelogRole,
+  upsertKeyText,
   withChangelogModes,
 } from './planner/changelog-plan.js';
 import {
@@ -45,7 +46,7 @@ import { checkMiniBatchOption, MINI_BATCH_OPTIONS, miniBatchOf } from './planner
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { columnPositions, primaryKeyOf } from './planner/row-key.js';
-import { changesForSink, upsertKeyText } from './planner/sink-changelog.js';
+import { changesForSink } from './planner/sink-changelog.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
 import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';

@@ -62,6 +62,14 @@ export function noteUpsertKey<T>(stream: DataStream<T>, key: string): void {
   for (const ref of parts.refs) if (ref.tag === undefined) notes.upsertKeys.set(ref.node, key);
 }
 
+/** An upsert key by column names, in Flink's EXPLAIN notation (`upsertKey=[a, b]`). */
+export function upsertKeyText(
+  key: readonly number[] | undefined,
+  columns: readonly { readonly name: string }[],
+): string {
+  return key === undefined ? 'none' : `[${key.map((k) => columns[k]?.name).join(', ')}]`;
+}
+
 const FIXED: ChangelogRole = { kind: 'fixed' };
 
 /** The role of an operator the SQL planner built, from its kind where nothing was noted. */

@@ -8,9 +8,8 @@ import { acceptsChangelog, type ChangelogMode } from '../../core/changelog.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
-import { noteUpsertKey } from './changelog-plan.js';
+import { noteUpsertKey, upsertKeyText } from './changelog-plan.js';
 import type { Relation } from './relation.js';
-import { upsertKeyText } from './sink-changelog.js';
 
 /**
  * A relation of changing rows; `what` names the operator that makes them (for errors),

@@ -9,20 +9,12 @@ import type { ChangelogMode } from '../../core/changelog.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
-import { noteChangelogRole } from './changelog-plan.js';
+import { noteChangelogRole, upsertKeyText } from './changelog-plan.js';
 import { sameKey } from './changelog-relation.js';
 
 /** A changelog mode in Flink's EXPLAIN notation. */
 export function flinkChangelogMode(mode: ChangelogMode): string {
   return mode === 'insert-only' ? '[I]' : mode === 'upsert' ? '[I,UA,D]' : '[I,UB,UA,D]';
-}
-
-/** An upsert key by column names, in Flink's EXPLAIN notation (`upsertKey=[a, b]`). */
-export function upsertKeyText(
-  key: readonly number[] | undefined,
-  columns: readonly { readonly name: string }[],
-): string {
-  return key === undefined ? 'none' : `[${key.map((k) => columns[k]?.name).join(', ')}]`;
 }
 
 /** What goes into the sink, and the EXPLAIN line that says why. */
