@@ -95,6 +95,8 @@ const { values } = parseArgs({
     'flink-object-reuse': { type: 'string', default: 'true' },
     out: { type: 'string' },
     child: { type: 'string' },
+    /** weir-sql: `kept` keeps an updating query's update-befores (before the inference dropped them). */
+    'update-before': { type: 'string', default: 'ignored' },
   },
 });
 
@@ -133,7 +135,9 @@ async function child(query: string): Promise<void> {
     if (generateOnly() < 0) throw new Error('unreachable');
   } else if (values.sql) {
     const sink = new BlackholeSink();
-    planningMs = (await runSqlOnWeir(query, config, parallelism, sink)).planningMs;
+    const updateBefore = values['update-before'] === 'kept' ? 'kept' : 'ignored';
+    planningMs = (await runSqlOnWeir(query, config, parallelism, sink, true, updateBefore))
+      .planningMs;
     rows = sink.records;
   } else if (workers > 0) {
     // Each worker loads the job module; the results sink counts on its worker, so the count

@@ -4,6 +4,7 @@
  */
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
 import { type Sink, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { registerSqlConnectors } from '../../src/sql/connectors/registry.js';
 import { nexmarkQueryPartsForWeir, nexmarkSourceSql } from './sql-texts.js';
 
 /**
@@ -19,10 +20,54 @@ export function nexmarkTableOptions(miniBatch: boolean): string {
   ].join('\n');
 }
 
+/** The sink the `nexmark-blackhole` tables of this process write to. */
+let currentSink: Sink<unknown> | undefined;
+
+const sinkOf = <T>(): Sink<T> => {
+  if (currentSink === undefined) throw new Error('no benchmark sink set');
+  return currentSink as Sink<T>;
+};
+
 /**
- * Plans query `name` into `sink`, runs it, and returns the planning time (parse to physical
- * plan). An updating query (GROUP BY, regular join, Top-N) gives the sink its changes, as
- * Flink's blackhole takes them.
+ * `nexmark-blackhole`: the benchmark sink as a SQL table that, like Flink's `blackhole` (where
+ * the peer's harness inserts), takes an updating query's changes without update-befores;
+ * `nexmark-blackhole-retract` takes them with (as a `print` table would).
+ */
+registerSqlConnectors([
+  {
+    name: 'nexmark-blackhole',
+    options: [],
+    sink: sinkOf,
+    changelogSink: sinkOf,
+    ignoresUpdateBefore: true,
+  },
+  { name: 'nexmark-blackhole-retract', options: [], sink: sinkOf, changelogSink: sinkOf },
+]);
+
+/** How an updating query's changes reach the sink. */
+export type UpdateBefore = 'ignored' | 'kept';
+
+async function tableEnvironment(
+  env: StreamEnvironment,
+  setup: string,
+  config: Partial<NexmarkConfig>,
+  miniBatch: boolean,
+): Promise<TableEnvironment> {
+  const tEnv = TableEnvironment.create(env);
+  const options = nexmarkTableOptions(miniBatch);
+  if (options !== '') tEnv.executeSql(options);
+  tEnv.executeSql(nexmarkSourceSql(config));
+  await tEnv.loadFunctionModules(setup);
+  if (setup !== '') tEnv.executeSql(setup);
+  return tEnv;
+}
+
+/**
+ * Plans query `name` into `sink` (`INSERT INTO` a table of the sink, as the peer's harness
+ * inserts into Flink's blackhole), runs it, and returns the planning time (parse to physical
+ * plan, not counting the scratch planning that finds the result's columns). With
+ * `updateBefore: 'kept'` an updating query's operators keep their update-befores, as before
+ * the changelog-mode inference dropped them for such a sink.
  */
 export async function runSqlOnWeir(
   name: string,
@@ -30,22 +75,25 @@ export async function runSqlOnWeir(
   parallelism: number,
   sink: Sink<unknown>,
   miniBatch = true,
+  updateBefore: UpdateBefore = 'ignored',
 ): Promise<{ planningMs: number }> {
   const { setup, query } = nexmarkQueryPartsForWeir(name);
+  currentSink = sink;
+  const scratch = await tableEnvironment(new StreamEnvironment(), setup, config, miniBatch);
+  const columns = scratch.sqlQuery(query).columns;
+  const connector = updateBefore === 'ignored' ? 'nexmark-blackhole' : 'nexmark-blackhole-retract';
   const started = performance.now();
   const env = new StreamEnvironment({ parallelism });
-  const tEnv = TableEnvironment.create(env);
-  const options = nexmarkTableOptions(miniBatch);
-  if (options !== '') tEnv.executeSql(options);
-  tEnv.executeSql(nexmarkSourceSql(config));
-  await tEnv.loadFunctionModules(setup);
-  if (setup !== '') tEnv.executeSql(setup);
-  const table = tEnv.sqlQuery(query);
-  if (table.changelogMode === 'insert-only') table.toDataStream().sinkTo(sink);
-  else table.toChangelogStream().sinkTo(sink);
-  // The physical plan too, as the job builds it when it starts.
-  env.explain();
+  const tEnv = await tableEnvironment(env, setup, config, miniBatch);
+  tEnv.executeSql(
+    `CREATE TABLE nexmark_results (${columns.map((c) => `\`${c.name}\` ${c.type}`).join(', ')})
+       WITH ('connector' = '${connector}')`,
+  );
+  // The INSERT plans the query and starts the job (whose physical plan is built as it starts).
+  const { job } = tEnv.executeSql(`INSERT INTO nexmark_results ${query}`, {
+    jobName: `nexmark sql ${name}`,
+  });
   const planningMs = performance.now() - started;
-  await env.execute(`nexmark sql ${name}`);
+  await job?.result;
   return { planningMs };
 }

@@ -28,6 +28,13 @@ import {
 import type { Statement } from './parser/ast.js';
 import { parseDataType, parseExpression, parseScript } from './parser/parser.js';
 import {
+  graphOf,
+  inferStatementChangelogs,
+  noteChangelogRole,
+  upsertKeyText,
+  withChangelogModes,
+} from './planner/changelog-plan.js';
+import {
   changelogModeOf,
   changesOf,
   isUpdating,
@@ -39,7 +46,7 @@ import { checkMiniBatchOption, MINI_BATCH_OPTIONS, miniBatchOf } from './planner
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { columnPositions, primaryKeyOf } from './planner/row-key.js';
-import { changesForSink, upsertKeyText } from './planner/sink-changelog.js';
+import { changesForSink } from './planner/sink-changelog.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
 import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
@@ -348,22 +355,26 @@ export class TableEnvironment {
     };
     if (statement.kind === 'query') {
       const relation = planQuery(statement.query, ctx);
-      if (isUpdating(relation)) changesOf(relation).sinkTo(new DiscardingSink<Change<Row>>());
-      else relation.stream.sinkTo(new DiscardingSink<Row>());
+      if (isUpdating(relation)) {
+        // As a changelog read by `toChangelogStream()`: with its update-befores.
+        const sink = changesOf(relation).sinkTo(new DiscardingSink<Change<Row>>());
+        noteChangelogRole(sink, { kind: 'sink', accepts: 'retract' });
+        inferStatementChangelogs(graphOf(scratch), 0);
+      } else relation.stream.sinkTo(new DiscardingSink<Row>());
       const schema = relation.columns
         .map((c) => `${c.name} ${formatType(c.type)}${c.rowtime ? ' *ROWTIME*' : ''}`)
         .join(', ');
       const key = isUpdating(relation)
         ? `\nupsert key: ${upsertKeyText(relation.upsertKey, relation.columns)}`
         : '';
-      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${withStateLines(scratch.explain())}`;
+      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${explainWithModes(scratch)}`;
     }
     if (statement.kind === 'insert' || statement.kind === 'statement-set') {
       this.sinkExplains.length = 0;
       this.apply(statement, ctx);
       const sinks = this.sinkExplains.splice(0);
       const header = sinks.length === 0 ? '' : `== Sinks ==\n${sinks.join('\n')}\n\n`;
-      return `${header}${withStateLines(scratch.explain())}`;
+      return `${header}${explainWithModes(scratch)}`;
     }
     return sqlError(`EXPLAIN of ${this.describe(statement)} is not supported`, statement.at);
   }
@@ -513,6 +524,8 @@ export class TableEnvironment {
       sqlError(`connector '${connector.name}' can only be read, not written`, s.at);
     if (s.columns !== undefined)
       sqlError('INSERT INTO with a column list is not supported by Weir SQL yet', s.at);
+    const graph = graphOf(ctx.env);
+    const firstNode = graph.nodes.length;
     const relation = planQuery(s.query, ctx);
     // VIRTUAL metadata columns are read-only: INSERT INTO leaves them out, as Flink does.
     const sinkColumns = target.columns.filter(
@@ -559,12 +572,24 @@ export class TableEnvironment {
         ctx.stateTtl,
       );
       changes = planned.changes;
-      this.sinkExplains.push(planned.explain);
+      let explain = planned.explain;
+      if (connector.ignoresUpdateBefore === true && changes.mode === 'retract') {
+        changes = changes.filter((c) => c.kind !== '-U');
+        noteChangelogRole(changes, { kind: 'drop-update-before' });
+        explain += ', update-befores ignored by the connector: changelogMode=[I,UA,D]';
+      }
+      this.sinkExplains.push(explain);
       refuseUnappliableChangelog(s.table, connector.name, accepted, changes.mode, s.at);
-      changes.sinkTo(sink).name(s.table);
+      noteChangelogRole(changes.sinkTo(sink).name(s.table), { kind: 'sink', accepts: accepted });
+      inferStatementChangelogs(graph, firstNode);
       return;
     }
     const rows = changed ? relation.stream.map(convert).name(`to ${s.table}`) : relation.stream;
     rows.sinkTo(connector.sink(target)).name(s.table);
   }
+}
+
+/** The plan of a scratch environment with state lines and every operator's changelog mode. */
+function explainWithModes(scratch: StreamEnvironment): string {
+  return withChangelogModes(withStateLines(scratch.explain()), graphOf(scratch));
 }

@@ -6,60 +6,15 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ChangelogMode } from '../../src/core/changelog.js';
-import type { RecordBatch } from '../../src/core/record-batch.js';
-import type { Sink, SinkWriter } from '../../src/core/sink.js';
-import {
-  type Change,
-  DiscardingSink,
-  type Row,
-  StreamEnvironment,
-  TableEnvironment,
-} from '../../src/index.js';
-import type { CatalogTable } from '../../src/sql/catalog/catalog.js';
-import { registerSqlConnectors } from '../../src/sql/connectors/registry.js';
+import { type Change, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { registerRecordingConnector, type Sale } from './recording-changes.js';
 
 /** What each table of the `test-changes` connector received, by table name. */
-const received = new Map<string, Change<Row>[]>();
-
-/** A sink that records every change, accepting the mode its table's `accepts` option names. */
-class RecordingSink implements Sink<Change<Row>> {
-  readonly name = 'recording';
-  constructor(
-    readonly accepts: ChangelogMode,
-    private readonly log: Change<Row>[],
-  ) {}
-  createWriter(): SinkWriter<Change<Row>> {
-    return {
-      write: (batch: RecordBatch<Change<Row>>) => {
-        for (const c of batch.values) this.log.push(c);
-      },
-      close() {},
-    };
-  }
-}
+let received = new Map<string, Change<Row>[]>();
 
 beforeAll(() => {
-  registerSqlConnectors([
-    {
-      name: 'test-changes',
-      options: [{ key: 'accepts', description: 'upsert or retract' }],
-      sink: () => new DiscardingSink<Row>(),
-      changelogSink(table: CatalogTable) {
-        const log: Change<Row>[] = [];
-        received.set(table.name, log);
-        const accepts = table.options.get('accepts')?.value === 'upsert' ? 'upsert' : 'retract';
-        return new RecordingSink(accepts, log);
-      },
-    },
-  ]);
+  received = registerRecordingConnector('test-changes');
 });
-
-interface Sale {
-  readonly id: number;
-  readonly owner: string;
-  readonly amount: number;
-}
 
 const salesArb = fc
   .uniqueArray(fc.integer({ min: 0, max: 10_000 }), { minLength: 1, maxLength: 60 })

@@ -68,6 +68,20 @@ export class LogicalGraph {
     return n;
   }
 
+  /**
+   * Puts `node` in place of the node of the same id (same name, inputs and settings): for a
+   * front end's rule over its whole plan, such as SQL's changelog-mode inference, which
+   * rebuilds an updating operator to leave out update-befores no consumer needs.
+   */
+  replace(id: number, node: LogicalNode): void {
+    const old = this.node(id);
+    if (node.id !== id || node.inputs !== old.inputs)
+      throw new WeirError('INTERNAL', `node ${id} replaced by another node`, {
+        domain: 'internal',
+      });
+    this.nodes[id] = node;
+  }
+
   /** What a node's main output carries: `insert-only` unless it emits changes. */
   changelogOf(nodeId: number): ChangelogMode {
     return this.node(nodeId).changelog ?? 'insert-only';

@@ -190,4 +190,6 @@ export const blackholeConnector: SqlConnector = {
   options: [],
   sink: (): Sink<Row> => new DiscardingSink<Row>(),
   changelogSink: (): Sink<Change<Row>> => new DiscardingSink<Change<Row>>(),
+  // As Flink's blackhole, which takes every kind of change but the update-before.
+  ignoresUpdateBefore: true,
 };

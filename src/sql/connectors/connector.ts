@@ -82,6 +82,12 @@ export interface SqlConnector {
    */
   changelogSink?(table: CatalogTable): Sink<Change<Row>>;
   /**
+   * The changelog sink has no use for update-befores (Flink's `blackhole` asks for the
+   * query's changes without them): the planner leaves them out, of the operators too where no
+   * other consumer needs them.
+   */
+  readonly ignoresUpdateBefore?: boolean;
+  /**
    * The table read by one column's value, for lookup joins (`FOR SYSTEM_TIME AS OF` a
    * processing-time attribute): each key's row of stored columns, with the cache and retries
    * its `lookup.*` options ask for.

@@ -23,6 +23,9 @@ import type {
 import { type Token, tokenize } from './lexer.js';
 import { type ClauseParser, parseMatchRecognize } from './match-recognize.js';
 
+/** The details Flink's EXPLAIN takes before the statement. */
+const EXPLAIN_DETAILS = ['CHANGELOG_MODE', 'ESTIMATED_COST', 'JSON_EXECUTION_PLAN', 'PLAN_ADVICE'];
+
 /** Words that end an expression or a FROM item, so they are never taken for an implicit alias. */
 const RESERVED = new Set([
   'SELECT',
@@ -171,6 +174,21 @@ class Parser {
     sqlError(`expected ${expected} but found ${this.describe(this.token)}`, this.at);
   }
 
+  /**
+   * Flink's `EXPLAIN CHANGELOG_MODE[, ...]`: Weir's EXPLAIN always shows each operator's
+   * changelog mode; the other details Flink offers are refused by name.
+   */
+  private explainDetails(): void {
+    if (!EXPLAIN_DETAILS.some((d) => this.isWord(d))) return;
+    do {
+      const at = this.at;
+      if (this.acceptWord('CHANGELOG_MODE')) continue;
+      const detail = EXPLAIN_DETAILS.find((d) => this.isWord(d));
+      if (detail === undefined) this.fail('CHANGELOG_MODE');
+      sqlError(`EXPLAIN ${detail} is not supported by Weir SQL yet`, at);
+    } while (this.acceptSymbol(','));
+  }
+
   private expectWord(word: string): void {
     if (!this.acceptWord(word)) this.fail(word);
   }
@@ -224,7 +242,7 @@ class Parser {
     if (this.acceptWord('CREATE')) return this.create(at);
     if (this.isWord('INSERT')) return this.insert();
     if (this.acceptWord('EXPLAIN')) {
-      this.acceptWord('PLAN', 'FOR');
+      if (!this.acceptWord('PLAN', 'FOR')) this.explainDetails();
       return { kind: 'explain', statement: this.statement(), at };
     }
     if (this.acceptWord('SET')) return this.set(at);

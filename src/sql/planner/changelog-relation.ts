@@ -8,6 +8,7 @@ import { acceptsChangelog, type ChangelogMode } from '../../core/changelog.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
+import { noteUpsertKey, upsertKeyText } from './changelog-plan.js';
 import type { Relation } from './relation.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
 
@@ -21,6 +22,7 @@ export function updatingRelation(
   what: string,
   upsertKey?: readonly number[],
 ): Relation {
+  if (upsertKey !== undefined) noteUpsertKey(changes, upsertKeyText(upsertKey, columns));
   return {
     columns,
     changes,

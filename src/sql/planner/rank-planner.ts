@@ -210,10 +210,31 @@ export function planRank(
       .mapRows((r: Ranked<Row>) => [...r.row.slice(0, width), r.rank]);
   }
   // Flink's upsert key of a ranking: the partition key, with the row number unless it is 1.
-  const partition = partitionPositions(p.inner.items, window.partitionBy);
+  const partition =
+    partitionPositions(p.inner.items, window.partitionBy) ??
+    partitionByName(visible, window.partitionBy);
   const key =
     partition === undefined ? undefined : p.limit === 1 ? partition : [...partition, width];
   return updatingRelation(changes, columns, 'ROW_NUMBER() OVER (...)', key);
+}
+
+/**
+ * Where each PARTITION BY column is among the subquery's columns by its name, when exactly one
+ * has it (after a `*`, which passes every column on unchanged).
+ */
+function partitionByName(
+  columns: readonly ScopeColumn[],
+  partitionBy: readonly Expr[],
+): number[] | undefined {
+  const positions: number[] = [];
+  for (const e of partitionBy) {
+    const name = e.kind === 'column' ? e.path[e.path.length - 1] : undefined;
+    const at = columns.findIndex((c) => c.name === name);
+    if (name === undefined || at < 0 || columns.findLastIndex((c) => c.name === name) !== at)
+      return undefined;
+    positions.push(at);
+  }
+  return positions;
 }
 
 /**

@@ -9,20 +9,13 @@ import type { ChangelogMode } from '../../core/changelog.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
+import { noteChangelogRole, upsertKeyText } from './changelog-plan.js';
 import { sameKey } from './changelog-relation.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
 
 /** A changelog mode in Flink's EXPLAIN notation. */
 export function flinkChangelogMode(mode: ChangelogMode): string {
   return mode === 'insert-only' ? '[I]' : mode === 'upsert' ? '[I,UA,D]' : '[I,UB,UA,D]';
-}
-
-/** An upsert key by column names, in Flink's EXPLAIN notation (`upsertKey=[a, b]`). */
-export function upsertKeyText(
-  key: readonly number[] | undefined,
-  columns: readonly { readonly name: string }[],
-): string {
-  return key === undefined ? 'none' : `[${key.map((k) => columns[k]?.name).join(', ')}]`;
 }
 
 /** What goes into the sink, and the EXPLAIN line that says why. */
@@ -51,7 +44,10 @@ export function changesForSink(
   const primaryKey = upsertKeyText(sinkKey.positions, columns);
   if (upsertKey !== undefined && sameKey(upsertKey, sinkKey.positions)) {
     // Every update replaces the row of the same key: the sink needs only the new row.
-    const upserts = changes.filter((c) => c.kind !== '-U').asChangelog('upsert', sinkKey.of);
+    // The inference lets the operators above leave out the -U this drops where they can.
+    const dropped = changes.filter((c) => c.kind !== '-U');
+    noteChangelogRole(dropped, { kind: 'drop-update-before' });
+    const upserts = dropped.asChangelog('upsert', sinkKey.of);
     return { changes: upserts, explain: line(upserts, `, the PRIMARY KEY ${primaryKey}`) };
   }
   // An update may move a row to another sink key: the update-before deletes the old key's row
@@ -63,6 +59,7 @@ export function changesForSink(
       ...(stateTtl === undefined ? {} : { ttl: stateTtl }),
     })
     .toUpsertStream();
+  noteChangelogRole(upserts, { kind: 'materialize' });
   return {
     changes: upserts,
     explain: line(

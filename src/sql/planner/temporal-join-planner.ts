@@ -13,6 +13,7 @@ import { Scope } from '../expressions/scope.js';
 import type { Expr, FromItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { formatType, withNullability } from '../types/logical-type.js';
+import { noteChangelogRole } from './changelog-plan.js';
 import { changesOf, requireInsertOnly } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { and, conjuncts } from './join-planner.js';
@@ -126,9 +127,9 @@ export function planTemporalJoin(
   }
   // An update's -U holds the old row at its old rowtime: the +U that follows starts the new
   // version, so the versions are the table's +I, +U and -D changes.
-  const versions = changesOf(right)
-    .filter((c) => c.kind !== '-U')
-    .materialize(rowKeyOf(pkPositions), { serializer: ROW_SERIALIZER });
+  const changes = changesOf(right).filter((c) => c.kind !== '-U');
+  noteChangelogRole(changes, { kind: 'drop-update-before' });
+  const versions = changes.materialize(rowKeyOf(pkPositions), { serializer: ROW_SERIALIZER });
   const type = item.type === 'LEFT' ? 'left' : 'inner';
   const nulls: Row = new Array<unknown>(right.columns.length).fill(null);
   let rows = probes
