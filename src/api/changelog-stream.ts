@@ -365,6 +365,24 @@ function miniBatchConfig(
   return { size, allowLatencyMs };
 }
 
+/** What two-phase aggregation needs: bundles to fold, accumulators to merge, rows that never change. */
+function checkLocalAggregation(
+  fn: RetractableAggregateFunction<never, never, unknown>,
+  miniBatch: UpdatingAggregateOptions<unknown>['miniBatch'],
+  changelogInput: boolean,
+): void {
+  const missing =
+    miniBatch === undefined
+      ? 'miniBatch (the bundles it folds)'
+      : typeof fn.merge !== 'function'
+        ? 'fn.merge (to combine partial accumulators)'
+        : changelogInput
+          ? 'insert-only input (a changelog is grouped with retractions, which partials cannot carry)'
+          : undefined;
+  if (missing !== undefined)
+    throw invalidArgument(`updatingAggregate(): localAggregation needs ${missing}`);
+}
+
 /** `KeyedStream.updatingAggregate` and `GroupedChangelogStream.updatingAggregate`. */
 function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
   input: StreamParts,
@@ -393,6 +411,13 @@ function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
   }
   const ttl = ttlConfig(options.ttl, 'updatingAggregate()');
   const miniBatch = miniBatchConfig(options.miniBatch);
+  const twoPhase = options.localAggregation === true;
+  if (twoPhase)
+    checkLocalAggregation(
+      fn as RetractableAggregateFunction<never, never, unknown>,
+      miniBatch,
+      changelogInput,
+    );
   const spec = {
     fn,
     changelogInput,
@@ -400,6 +425,7 @@ function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
     ttl,
     accumulatorSerializer: options.accumulatorSerializer,
     ...(miniBatch === undefined ? {} : { miniBatch }),
+    ...(twoPhase ? { twoPhase } : {}),
   };
   const out = keyedNode(
     input,

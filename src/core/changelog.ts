@@ -71,6 +71,11 @@ export interface RetractableAggregateFunction<IN, ACC, OUT> {
   retract?(value: IN, accumulator: ACC): ACC;
   /** Must not return the accumulator itself (or a part that `add` mutates later). */
   getResult(accumulator: ACC): OUT;
+  /**
+   * Combines two accumulators into one that no later `add` to either changes (two-phase
+   * aggregation merges the partial accumulators of bundles).
+   */
+  merge?(a: ACC, b: ACC): ACC;
   /** What EXPLAIN says about the function beside its operator, if anything. */
   readonly explain?: string;
 }

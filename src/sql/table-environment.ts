@@ -27,6 +27,7 @@ import {
 } from './functions/user-functions.js';
 import type { Statement } from './parser/ast.js';
 import { parseDataType, parseExpression, parseScript } from './parser/parser.js';
+import { AGG_PHASE_STRATEGY, aggPhaseStrategyOf } from './planner/aggregate-phase.js';
 import {
   changelogModeOf,
   changesOf,
@@ -379,11 +380,12 @@ export class TableEnvironment {
   }
 
   /** The `table.exec.state.ttl` and `table.exec.mini-batch.*` set so far, as plan context fields. */
-  private execOptions(): Pick<PlanContext, 'stateTtl' | 'miniBatch'> {
+  private execOptions(): Pick<PlanContext, 'stateTtl' | 'miniBatch' | 'aggPhaseStrategy'> {
     const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
     return {
       ...(ttl === undefined ? {} : { stateTtl: ttl }),
       miniBatch: () => miniBatchOf(this.config),
+      aggPhaseStrategy: () => aggPhaseStrategyOf(this.config.get(AGG_PHASE_STRATEGY)),
     };
   }
 
@@ -440,6 +442,7 @@ export class TableEnvironment {
       case 'set':
         // Checked here, so that a bad value is an error at its SET.
         if (statement.key === STATE_TTL_OPTION) stateTtlOf(statement.value, statement.at);
+        if (statement.key === AGG_PHASE_STRATEGY) aggPhaseStrategyOf(statement.value, statement.at);
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);
         this.config.set(statement.key, statement.value);

@@ -6,7 +6,14 @@
  * savepoints, stay matched.
  */
 import { WeirError } from '../../core/errors.js';
-import type { LogicalEdge, LogicalNode, WindowNode } from '../logical/nodes.js';
+import type { Key } from '../../core/key-groups.js';
+import type { LocalGroupPartial } from '../../runtime/operators/changelog/local-group-aggregate.js';
+import type {
+  LogicalEdge,
+  LogicalNode,
+  UpdatingAggregateNode,
+  WindowNode,
+} from '../logical/nodes.js';
 import type { PhysicalEdge, PhysicalNode, PhysicalOperator } from '../physical/physical-node.js';
 import { isTwoPhase, usesSlices } from './window-operator.js';
 
@@ -25,6 +32,8 @@ export function expandToPhysical(nodes: readonly LogicalNode[]): PhysicalNode[] 
   for (const node of nodes) {
     if (node.kind === 'window' && isTwoPhase(node)) {
       out.push(...twoPhaseWindow(node, out.length, remap(node.inputs)));
+    } else if (node.kind === 'updating-aggregate' && node.spec.twoPhase === true) {
+      out.push(...twoPhaseGroupAggregate(node, out.length, remap(node.inputs)));
     } else {
       out.push({
         id: out.length,
@@ -104,4 +113,62 @@ function twoPhaseWindow(
     operator: { kind: 'slice-window', node, twoPhase: true, localFolding: false },
   };
   return [local, window];
+}
+
+/** The key of a partial, which its local half computed before the exchange. */
+function partialKey(partial: LocalGroupPartial<unknown>): Key {
+  return partial.key;
+}
+
+/**
+ * A two-phase GROUP BY: the local half chained to the inputs (forward), then the global half
+ * behind the keyed exchange, now keyed by the partials' keys. As for windows, the local half's
+ * id is the global one's with `/local` appended.
+ */
+function twoPhaseGroupAggregate(
+  node: UpdatingAggregateNode,
+  position: number,
+  inputs: readonly PhysicalEdge[],
+): [PhysicalNode, PhysicalNode] {
+  const keyed = inputs[0]?.partitioning;
+  if (keyed?.kind !== 'keyed' || inputs.length !== 1) {
+    throw new WeirError('INTERNAL', `'${node.name}' has no single keyed input`, {
+      domain: 'internal',
+    });
+  }
+  const local: PhysicalNode = {
+    id: position,
+    logicalId: node.id,
+    name: `${node.name} (local)`,
+    uid: undefined,
+    idFrom: { node: position + 1, suffix: '/local' },
+    explicitParallelism: undefined,
+    inputs: inputs.map(({ from, tag }) => ({
+      from,
+      tag,
+      partitioning: { kind: 'forward' },
+      input: 0,
+    })),
+    keyed: false,
+    operator: { kind: 'local-group-aggregate', node, selectKey: keyed.selectKey },
+  };
+  const global: PhysicalNode = {
+    id: position + 1,
+    logicalId: node.id,
+    name: node.name,
+    uid: node.uid,
+    idFrom: undefined,
+    explicitParallelism: node.parallelism,
+    inputs: [
+      {
+        from: position,
+        tag: undefined,
+        partitioning: { ...keyed, selectKey: partialKey as (value: never) => Key },
+        input: 0,
+      },
+    ],
+    keyed: true,
+    operator: { kind: 'global-group-aggregate', node },
+  };
+  return [local, global];
 }

@@ -73,6 +73,8 @@ interface AggregateSpec {
   readonly merge: (a: AccState, b: AccState) => AccState;
   readonly result: (state: AccState) => unknown;
   readonly type: LogicalType;
+  /** False for a TypeScript aggregate function without merge (whose `merge` throws). */
+  readonly mergeable?: false;
 }
 
 export interface AggregateCallAst {
@@ -117,6 +119,7 @@ function userAggregateSpec(
               ) as AccState,
           ),
         }),
+    ...(spec.merge === undefined ? { mergeable: false } : {}),
     merge: (a, b) => {
       if (spec.merge === undefined)
         throw new Error(
@@ -545,7 +548,7 @@ export function rowAggregate(
   keyTypes: readonly LogicalType[],
   calls: readonly AggregateCallAst[],
   scope: Scope,
-): { fn: RowAggregateFunction; types: LogicalType[] } {
+): { fn: RowAggregateFunction; types: LogicalType[]; mergeable: boolean } {
   const { specs, of } = aggregateSlots(calls, scope);
   const shared = of.filter((o) => o.at !== undefined).length;
   const keyCodecs = keyTypes.map(codec);
@@ -603,5 +606,6 @@ export function rowAggregate(
   return {
     fn,
     types: [...keyTypes, ...of.map(({ slot }) => (specs[slot] as AggregateSpec).type)],
+    mergeable: specs.every((s) => s.mergeable !== false),
   };
 }

@@ -14,6 +14,7 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, Select } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
+import { type AggPhaseStrategy, decideAggregatePhases } from './aggregate-phase.js';
 import { rowAggregate } from './aggregates.js';
 import { isUpdating, projectedKey, updatingRelation } from './changelog-relation.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
@@ -27,6 +28,7 @@ export function planGroupAggregate(
   from: Relation,
   stateTtl?: StateTtlConfig,
   miniBatch?: MiniBatch,
+  strategy: AggPhaseStrategy = 'AUTO',
 ): Relation {
   const scope = new Scope(from.columns);
   const where =
@@ -58,7 +60,11 @@ export function planGroupAggregate(
     expr: rewrite(item.expr),
   }));
   const having = select.having === undefined ? undefined : rewrite(select.having);
-  const { fn: aggregate, types } = rowAggregate(
+  const {
+    fn: rowFn,
+    types,
+    mergeable,
+  } = rowAggregate(
     keyFns.map((k) => k.fn),
     keyFns.map((k) => k.type),
     calls,
@@ -67,8 +73,29 @@ export function planGroupAggregate(
   const keyOf = groupKey(keyFns.map((k) => k.fn));
   const keyName = keys.length === 0 ? 'group (global)' : 'group key';
   let groups: ChangelogStream<GroupResult<Key, Row>>;
-  const options = { ...ttlOption(stateTtl), ...(miniBatch === undefined ? {} : { miniBatch }) };
-  if (isUpdating(from) && from.changes !== undefined) {
+  const updatingInput = isUpdating(from) && from.changes !== undefined;
+  const phases = decideAggregatePhases({
+    strategy,
+    miniBatch: miniBatch !== undefined,
+    mergeable,
+    updatingInput,
+  });
+  // With mini-batch on, EXPLAIN says why an aggregation stays one-phase.
+  const aggregate =
+    miniBatch === undefined || phases.twoPhase
+      ? rowFn
+      : {
+          ...rowFn,
+          explain: [(rowFn as { explain?: string }).explain, `one-phase: ${phases.reason}`]
+            .filter((e) => e !== undefined)
+            .join(', '),
+        };
+  const options = {
+    ...ttlOption(stateTtl),
+    ...(miniBatch === undefined ? {} : { miniBatch }),
+    ...(phases.twoPhase ? { localAggregation: true } : {}),
+  };
+  if (updatingInput && from.changes !== undefined) {
     const input = where === undefined ? from.changes : from.changes.filterRows(where);
     groups = input.groupBy(keyOf, keyName).updatingAggregate(aggregate, options);
   } else {

@@ -30,6 +30,7 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, FromItem, Query, Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
+import type { AggPhaseStrategy } from './aggregate-phase.js';
 import { rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
@@ -65,6 +66,8 @@ export interface PlanContext {
    * a GROUP BY is planned, so the options may be set one by one before.
    */
   readonly miniBatch?: () => MiniBatch | undefined;
+  /** `table.optimizer.agg-phase-strategy`, read when a GROUP BY is planned. */
+  readonly aggPhaseStrategy?: () => AggPhaseStrategy;
 }
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
@@ -607,11 +610,17 @@ function legacyGroupWindow(
 function planAggregation(
   select: Select,
   from: Relation,
-  ctx: Pick<PlanContext, 'stateTtl' | 'miniBatch'>,
+  ctx: Pick<PlanContext, 'stateTtl' | 'miniBatch' | 'aggPhaseStrategy'>,
 ): Relation {
   const window = from.window;
   if (window === undefined)
-    return planGroupAggregate(select, from, ctx.stateTtl, ctx.miniBatch?.());
+    return planGroupAggregate(
+      select,
+      from,
+      ctx.stateTtl,
+      ctx.miniBatch?.(),
+      ctx.aggPhaseStrategy?.(),
+    );
   const inputColumns = window.input.columns;
   const n = inputColumns.length;
   const fullScope = new Scope(from.columns);
