@@ -35,6 +35,11 @@ import {
   refuseUnappliableChangelog,
   retracting,
 } from './planner/changelog-relation.js';
+import {
+  checkDistinctSplitOption,
+  DISTINCT_SPLIT_OPTIONS,
+  distinctSplitOf,
+} from './planner/distinct-split.js';
 import { withStateLines } from './planner/explain-state.js';
 import { checkMiniBatchOption, MINI_BATCH_OPTIONS, miniBatchOf } from './planner/mini-batch.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
@@ -380,12 +385,16 @@ export class TableEnvironment {
   }
 
   /** The `table.exec.state.ttl` and `table.exec.mini-batch.*` set so far, as plan context fields. */
-  private execOptions(): Pick<PlanContext, 'stateTtl' | 'miniBatch' | 'aggPhaseStrategy'> {
+  private execOptions(): Pick<
+    PlanContext,
+    'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit'
+  > {
     const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
     return {
       ...(ttl === undefined ? {} : { stateTtl: ttl }),
       miniBatch: () => miniBatchOf(this.config),
       aggPhaseStrategy: () => aggPhaseStrategyOf(this.config.get(AGG_PHASE_STRATEGY)),
+      distinctSplit: () => distinctSplitOf(this.config),
     };
   }
 

@@ -17,6 +17,7 @@ import type { LogicalType } from '../types/logical-type.js';
 import { type AggPhaseStrategy, decideAggregatePhases } from './aggregate-phase.js';
 import { rowAggregate } from './aggregates.js';
 import { isUpdating, projectedKey, updatingRelation } from './changelog-relation.js';
+import { type DistinctSplit, planDistinctSplit } from './distinct-split.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import type { MiniBatch } from './mini-batch.js';
@@ -29,7 +30,16 @@ export function planGroupAggregate(
   stateTtl?: StateTtlConfig,
   miniBatch?: MiniBatch,
   strategy: AggPhaseStrategy = 'AUTO',
+  split?: DistinctSplit,
+  /** Which aggregate of a distinct split this is, for EXPLAIN (Flink's partialFinalType). */
+  splitRole?: 'PARTIAL' | 'FINAL',
 ): Relation {
+  if (split !== undefined) {
+    const planned = planDistinctSplit(select, from, split, (s, f, role) =>
+      planGroupAggregate(s, f, stateTtl, miniBatch, strategy, undefined, role),
+    );
+    if (planned !== undefined) return planned;
+  }
   const scope = new Scope(from.columns);
   const where =
     select.where === undefined
@@ -81,12 +91,16 @@ export function planGroupAggregate(
     updatingInput,
   });
   // With mini-batch on, EXPLAIN says why an aggregation stays one-phase.
+  const notes = [
+    ...(splitRole === undefined ? [] : [`partialFinalType=[${splitRole}]`]),
+    ...(miniBatch === undefined || phases.twoPhase ? [] : [`one-phase: ${phases.reason}`]),
+  ];
   const aggregate =
-    miniBatch === undefined || phases.twoPhase
+    notes.length === 0
       ? rowFn
       : {
           ...rowFn,
-          explain: [(rowFn as { explain?: string }).explain, `one-phase: ${phases.reason}`]
+          explain: [(rowFn as { explain?: string }).explain, ...notes]
             .filter((e) => e !== undefined)
             .join(', '),
         };

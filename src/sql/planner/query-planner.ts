@@ -35,6 +35,7 @@ import { rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { isUpdating, withColumns } from './changelog-relation.js';
+import type { DistinctSplit } from './distinct-split.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
@@ -68,6 +69,8 @@ export interface PlanContext {
   readonly miniBatch?: () => MiniBatch | undefined;
   /** `table.optimizer.agg-phase-strategy`, read when a GROUP BY is planned. */
   readonly aggPhaseStrategy?: () => AggPhaseStrategy;
+  /** `table.optimizer.distinct-agg.split.*`, read when a GROUP BY is planned. */
+  readonly distinctSplit?: () => DistinctSplit | undefined;
 }
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
@@ -610,7 +613,7 @@ function legacyGroupWindow(
 function planAggregation(
   select: Select,
   from: Relation,
-  ctx: Pick<PlanContext, 'stateTtl' | 'miniBatch' | 'aggPhaseStrategy'>,
+  ctx: Pick<PlanContext, 'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit'>,
 ): Relation {
   const window = from.window;
   if (window === undefined)
@@ -620,6 +623,7 @@ function planAggregation(
       ctx.stateTtl,
       ctx.miniBatch?.(),
       ctx.aggPhaseStrategy?.(),
+      ctx.distinctSplit?.(),
     );
   const inputColumns = window.input.columns;
   const n = inputColumns.length;
