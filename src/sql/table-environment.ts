@@ -452,6 +452,8 @@ export class TableEnvironment {
         // Checked here, so that a bad value is an error at its SET.
         if (statement.key === STATE_TTL_OPTION) stateTtlOf(statement.value, statement.at);
         if (statement.key === AGG_PHASE_STRATEGY) aggPhaseStrategyOf(statement.value, statement.at);
+        if (DISTINCT_SPLIT_OPTIONS.has(statement.key))
+          checkDistinctSplitOption(statement.key, statement.value, statement.at);
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);
         this.config.set(statement.key, statement.value);

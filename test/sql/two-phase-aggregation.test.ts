@@ -281,13 +281,16 @@ function savepointOracle(): string[] {
     .sort();
 }
 
-function savepointJob(out: string, checkpoints: string, rate: number | undefined) {
+function savepointJob(out: string, checkpoints: string, rate: number | undefined, split: boolean) {
   const env = new StreamEnvironment({
     parallelism: 2,
     batchSize: 5,
     checkpointing: { directory: checkpoints, intervalMs: 100 },
   });
   const tEnv = tableEnv(env, 'AUTO', 7);
+  if (split)
+    tEnv.executeSql(`SET 'table.optimizer.distinct-agg.split.enabled' = 'true';
+      SET 'table.optimizer.distinct-agg.split.bucket-num' = '3';`);
   const events = env
     .fromGenerator({
       count: EVENTS,
@@ -323,38 +326,50 @@ async function committed(dir: string): Promise<Change<unknown[]>[]> {
 }
 
 describe('two-phase GROUP BY through a savepoint', () => {
-  it('restored part-way, ends as an uninterrupted run and a batch aggregation (parallelism 2)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'weir-two-phase-'));
-    try {
-      const first = savepointJob(
-        join(dir, 'out'),
-        join(dir, 'cp-first'),
-        FIRST_RUN_RATE,
-      ).executeAsync('first');
-      const deadline = Date.now() + 60_000;
-      while ((await committed(join(dir, 'out'))).length === 0) {
-        if (Date.now() > deadline) throw new Error('no output committed within 60 s');
-        await pause(20);
-      }
-      const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
-      const beforeSavepoint = await committed(join(dir, 'out'));
-      await savepointJob(join(dir, 'out'), join(dir, 'cp-second'), undefined).executeAsync(
-        'second',
-        {
-          restoreFrom: savepoint,
-        },
-      ).result;
-      const after = await committed(join(dir, 'out'));
-      expect(beforeSavepoint.length).toBeGreaterThan(0);
-      expect(after.length).toBeGreaterThan(beforeSavepoint.length);
-      const rows = materialize(after, (row) => JSON.stringify(row)).sort();
-      expect(rows).toEqual(savepointOracle());
+  it.each([
+    { what: 'two-phase', split: false },
+    { what: 'two-phase with the distinct split', split: true },
+  ])(
+    '$what, restored part-way, ends as an uninterrupted run and a batch aggregation (parallelism 2)',
+    async ({ split }) => {
+      const dir = await mkdtemp(join(tmpdir(), 'weir-two-phase-'));
+      try {
+        const first = savepointJob(
+          join(dir, 'out'),
+          join(dir, 'cp-first'),
+          FIRST_RUN_RATE,
+          split,
+        ).executeAsync('first');
+        const deadline = Date.now() + 60_000;
+        while ((await committed(join(dir, 'out'))).length === 0) {
+          if (Date.now() > deadline) throw new Error('no output committed within 60 s');
+          await pause(20);
+        }
+        const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
+        const beforeSavepoint = await committed(join(dir, 'out'));
+        await savepointJob(join(dir, 'out'), join(dir, 'cp-second'), undefined, split).executeAsync(
+          'second',
+          {
+            restoreFrom: savepoint,
+          },
+        ).result;
+        const after = await committed(join(dir, 'out'));
+        expect(beforeSavepoint.length).toBeGreaterThan(0);
+        expect(after.length).toBeGreaterThan(beforeSavepoint.length);
+        const rows = materialize(after, (row) => JSON.stringify(row)).sort();
+        expect(rows).toEqual(savepointOracle());
 
-      await savepointJob(join(dir, 'clean'), join(dir, 'cp-clean'), undefined).execute('clean');
-      const clean = materialize(await committed(join(dir, 'clean')), (row) => JSON.stringify(row));
-      expect(clean.sort()).toEqual(rows);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }, 120_000);
+        await savepointJob(join(dir, 'clean'), join(dir, 'cp-clean'), undefined, split).execute(
+          'clean',
+        );
+        const clean = materialize(await committed(join(dir, 'clean')), (row) =>
+          JSON.stringify(row),
+        );
+        expect(clean.sort()).toEqual(rows);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });
