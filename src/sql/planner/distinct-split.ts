@@ -11,6 +11,7 @@
  * Expand): copy `$e = i` is bucketed by argument i and feeds only the distinct calls over it,
  * copy 0 also the calls without DISTINCT, so each of them still sees every row once.
  */
+import type { Collector } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
@@ -138,14 +139,15 @@ export function planDistinctSplit(
     select.where === undefined
       ? undefined
       : compilePredicate(select.where, scope, 'WHERE condition');
+  const expandRow = (row: Row, out: Collector<Row>): void => {
+    if (where !== undefined && !where(row)) return;
+    for (let e = 0; e < copies; e++) {
+      const bucket = Math.abs(hashCode((argumentFns[e] as (r: Row) => unknown)(row)) % buckets);
+      out.collect([...row, e, bucket]);
+    }
+  };
   const expanded = from.stream
-    .flatMap<Row>((row, out) => {
-      if (where !== undefined && !where(row)) return;
-      for (let e = 0; e < copies; e++) {
-        const bucket = Math.abs(hashCode((argumentFns[e] as (r: Row) => unknown)(row)) % buckets);
-        out.collect([...row, e, bucket]);
-      }
-    })
+    .flatMap(expandRow)
     .name(
       `${copies === 1 ? '' : `Expand $e of ${copies}, `}Calc $b = ${argumentExprs
         .map((e) => `MOD(HASH_CODE(${describe(e)}), ${buckets})`)

@@ -74,6 +74,7 @@ export function planGroupAggregate(
     fn: rowFn,
     types,
     mergeable,
+    mergeInto,
   } = rowAggregate(
     keyFns.map((k) => k.fn),
     keyFns.map((k) => k.type),
@@ -95,11 +96,14 @@ export function planGroupAggregate(
     ...(splitRole === undefined ? [] : [`partialFinalType=[${splitRole}]`]),
     ...(miniBatch === undefined || phases.twoPhase ? [] : [`one-phase: ${phases.reason}`]),
   ];
+  // The global half of a two-phase aggregation owns each group's accumulator: partials are
+  // merged into it in place.
+  const merged = phases.twoPhase ? { ...rowFn, merge: mergeInto } : rowFn;
   const aggregate =
     notes.length === 0
-      ? rowFn
+      ? merged
       : {
-          ...rowFn,
+          ...merged,
           explain: [(rowFn as { explain?: string }).explain, ...notes]
             .filter((e) => e !== undefined)
             .join(', '),
