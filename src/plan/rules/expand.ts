@@ -69,26 +69,38 @@ function chooseOperator(node: LogicalNode): PhysicalOperator {
   }
 }
 
+/** How a two-phase node's halves are built: the local half's name and operator, and the global half's. */
+interface Halves {
+  readonly localName: string;
+  readonly local: (
+    keyed: Extract<PhysicalEdge['partitioning'], { kind: 'keyed' }>,
+  ) => PhysicalOperator;
+  readonly global: PhysicalOperator;
+  /** The global half's key of what the local half sends; default: the input's own key. */
+  readonly globalKey?: (value: never) => Key;
+}
+
 /**
- * The local combiner, chained to the window's inputs (forward), then the
- * slice operator behind the keyed exchange. The combiner's id is the
- * window's with `/local` appended, so its state follows the window's uid.
+ * A node in two halves: the local one chained to the node's inputs (forward), the global one
+ * behind the keyed exchange. The local half's id is the global one's with `/local` appended,
+ * so its state follows the node's uid.
  */
-function twoPhaseWindow(
-  node: WindowNode,
+function twoHalves(
+  node: WindowNode | UpdatingAggregateNode,
   position: number,
   inputs: readonly PhysicalEdge[],
+  halves: Halves,
 ): [PhysicalNode, PhysicalNode] {
   const keyed = inputs[0]?.partitioning;
   if (keyed?.kind !== 'keyed') {
-    throw new WeirError('INTERNAL', `window '${node.name}' has no keyed input`, {
+    throw new WeirError('INTERNAL', `'${node.name}' has no keyed input`, {
       domain: 'internal',
     });
   }
   const local: PhysicalNode = {
     id: position,
     logicalId: node.id,
-    name: `${node.label} (local)`,
+    name: halves.localName,
     uid: undefined,
     idFrom: { node: position + 1, suffix: '/local' },
     explicitParallelism: undefined,
@@ -99,20 +111,35 @@ function twoPhaseWindow(
       input: 0,
     })),
     keyed: false,
-    operator: { kind: 'local-window-combiner', node, folding: false },
+    operator: halves.local(keyed),
   };
-  const window: PhysicalNode = {
+  const partitioning =
+    halves.globalKey === undefined ? keyed : { ...keyed, selectKey: halves.globalKey };
+  const global: PhysicalNode = {
     id: position + 1,
     logicalId: node.id,
     name: node.name,
     uid: node.uid,
     idFrom: undefined,
     explicitParallelism: node.parallelism,
-    inputs: [{ from: position, tag: undefined, partitioning: keyed, input: 0 }],
+    inputs: [{ from: position, tag: undefined, partitioning, input: 0 }],
     keyed: true,
-    operator: { kind: 'slice-window', node, twoPhase: true, localFolding: false },
+    operator: halves.global,
   };
-  return [local, window];
+  return [local, global];
+}
+
+/** A two-phase window: the local combiner, then the slice operator. */
+function twoPhaseWindow(
+  node: WindowNode,
+  position: number,
+  inputs: readonly PhysicalEdge[],
+): [PhysicalNode, PhysicalNode] {
+  return twoHalves(node, position, inputs, {
+    localName: `${node.label} (local)`,
+    local: () => ({ kind: 'local-window-combiner', node, folding: false }),
+    global: { kind: 'slice-window', node, twoPhase: true, localFolding: false },
+  });
 }
 
 /** The key of a partial, which its local half computed before the exchange. */
@@ -121,54 +148,22 @@ function partialKey(partial: LocalGroupPartial<unknown>): Key {
 }
 
 /**
- * A two-phase GROUP BY: the local half chained to the inputs (forward), then the global half
- * behind the keyed exchange, now keyed by the partials' keys. As for windows, the local half's
- * id is the global one's with `/local` appended.
+ * A two-phase GROUP BY: the local aggregate, then the global one, keyed by the partials' keys
+ * (the input's key selector reads records, not partials).
  */
 function twoPhaseGroupAggregate(
   node: UpdatingAggregateNode,
   position: number,
   inputs: readonly PhysicalEdge[],
 ): [PhysicalNode, PhysicalNode] {
-  const keyed = inputs[0]?.partitioning;
-  if (keyed?.kind !== 'keyed' || inputs.length !== 1) {
-    throw new WeirError('INTERNAL', `'${node.name}' has no single keyed input`, {
+  if (inputs.length !== 1)
+    throw new WeirError('INTERNAL', `'${node.name}' has more than one input`, {
       domain: 'internal',
     });
-  }
-  const local: PhysicalNode = {
-    id: position,
-    logicalId: node.id,
-    name: `${node.name} (local)`,
-    uid: undefined,
-    idFrom: { node: position + 1, suffix: '/local' },
-    explicitParallelism: undefined,
-    inputs: inputs.map(({ from, tag }) => ({
-      from,
-      tag,
-      partitioning: { kind: 'forward' },
-      input: 0,
-    })),
-    keyed: false,
-    operator: { kind: 'local-group-aggregate', node, selectKey: keyed.selectKey },
-  };
-  const global: PhysicalNode = {
-    id: position + 1,
-    logicalId: node.id,
-    name: node.name,
-    uid: node.uid,
-    idFrom: undefined,
-    explicitParallelism: node.parallelism,
-    inputs: [
-      {
-        from: position,
-        tag: undefined,
-        partitioning: { ...keyed, selectKey: partialKey as (value: never) => Key },
-        input: 0,
-      },
-    ],
-    keyed: true,
-    operator: { kind: 'global-group-aggregate', node },
-  };
-  return [local, global];
+  return twoHalves(node, position, inputs, {
+    localName: `${node.name} (local)`,
+    local: (keyed) => ({ kind: 'local-group-aggregate', node, selectKey: keyed.selectKey }),
+    global: { kind: 'global-group-aggregate', node },
+    globalKey: partialKey as (value: never) => Key,
+  });
 }
