@@ -9,9 +9,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { materialize } from '../../bench/nexmark/weir-job.js';
-import type { Change } from '../../src/core/changelog.js';
-import { CollectSink, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { finalRows } from './final-rows.js';
 import { weightedAverage } from './fixtures/functions.js';
 
 type Cell = number | null;
@@ -71,17 +70,9 @@ async function run(
       { name: 'w', type: 'INT' },
     ],
   });
-  const sinks = QUERIES.map((sql) => {
-    const table = tEnv.sqlQuery(sql);
-    const sink = new CollectSink<Change<unknown[]>>();
-    table.toChangelogStream().sinkTo(sink);
-    return { table, sink };
-  });
-  plans.push(env.explain());
-  await env.execute('distinct split');
-  return sinks.map(({ table, sink }) =>
-    materialize(sink.values, (row) => JSON.stringify(table.toJson(row))).sort(),
-  );
+  const { rows: result, plan } = await finalRows(env, tEnv, QUERIES);
+  plans.push(plan);
+  return result;
 }
 
 /** The second query as a batch computation. */

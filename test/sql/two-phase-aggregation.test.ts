@@ -16,8 +16,9 @@ import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
 import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
 import type { Change } from '../../src/core/changelog.js';
-import { CollectSink, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { decideAggregatePhases } from '../../src/sql/planner/aggregate-phase.js';
+import { finalRows } from './final-rows.js';
 import { weightedAverage } from './fixtures/functions.js';
 
 type Cell = number | null;
@@ -62,17 +63,9 @@ async function run(
       { name: 'v', type: 'INT' },
     ],
   });
-  const sinks = QUERIES.map((sql) => {
-    const table = tEnv.sqlQuery(sql);
-    const sink = new CollectSink<Change<unknown[]>>();
-    table.toChangelogStream().sinkTo(sink);
-    return { table, sink };
-  });
-  plans.push(env.explain());
-  await env.execute(`two-phase ${strategy}`);
-  return sinks.map(({ table, sink }) =>
-    materialize(sink.values, (row) => JSON.stringify(table.toJson(row))).sort(),
-  );
+  const { rows: result, plan } = await finalRows(env, tEnv, QUERIES);
+  plans.push(plan);
+  return result;
 }
 
 /** The first query as a batch computation. */
