@@ -373,6 +373,24 @@ function miniBatchConfig(
   return { size, allowLatencyMs };
 }
 
+/** What two-phase aggregation needs: bundles to fold, accumulators to merge, rows that never change. */
+function checkLocalAggregation(
+  fn: RetractableAggregateFunction<never, never, unknown>,
+  miniBatch: UpdatingAggregateOptions<unknown>['miniBatch'],
+  changelogInput: boolean,
+): void {
+  const missing =
+    miniBatch === undefined
+      ? 'miniBatch (the bundles it folds)'
+      : typeof fn.merge !== 'function'
+        ? 'fn.merge (to combine partial accumulators)'
+        : changelogInput
+          ? 'insert-only input (a changelog is grouped with retractions, which partials cannot carry)'
+          : undefined;
+  if (missing !== undefined)
+    throw invalidArgument(`updatingAggregate(): localAggregation needs ${missing}`);
+}
+
 /** `KeyedStream.updatingAggregate` and `GroupedChangelogStream.updatingAggregate`. */
 function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
   input: StreamParts,
@@ -401,6 +419,13 @@ function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
   }
   const ttl = ttlConfig(options.ttl, 'updatingAggregate()');
   const miniBatch = miniBatchConfig(options.miniBatch);
+  const twoPhase = options.localAggregation === true;
+  if (twoPhase)
+    checkLocalAggregation(
+      fn as RetractableAggregateFunction<never, never, unknown>,
+      miniBatch,
+      changelogInput,
+    );
   const spec = {
     fn,
     changelogInput,
@@ -409,6 +434,7 @@ function updatingAggregate<IN, ROW, K extends Key, ACC, R>(
     accumulatorSerializer: options.accumulatorSerializer,
     rowSerializer: options.rowSerializer,
     ...(miniBatch === undefined ? {} : { miniBatch }),
+    ...(twoPhase ? { twoPhase } : {}),
   };
   const out = keyedNode(
     input,

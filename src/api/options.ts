@@ -182,6 +182,14 @@ export interface UpdatingAggregateOptions<ACC, IN = never> {
    * and the end of input). Fewer, later changes; the same state. Default: a change per row.
    */
   readonly miniBatch?: { readonly size: number; readonly allowLatencyMs: number };
+  /**
+   * Two-phase aggregation (Flink's local-global GROUP BY): each bundle's records are folded
+   * per key before the keyed exchange (a local step that keeps no state), and only the
+   * partial accumulators cross it, merged into the group's state after it. Fewer records
+   * cross the exchange when keys repeat within a bundle (a hot key most of all). Needs
+   * `miniBatch`, `fn.merge` and insert-only input. Default false.
+   */
+  readonly localAggregation?: boolean;
 }
 
 /** How a table view keeps its rows. */

@@ -71,6 +71,13 @@ export interface RetractableAggregateFunction<IN, ACC, OUT> {
   retract?(value: IN, accumulator: ACC): ACC;
   /** Must not return the accumulator itself (or a part that `add` mutates later). */
   getResult(accumulator: ACC): OUT;
+  /**
+   * Merges the partial accumulator `b` (one bundle's records of the group, folded before the
+   * exchange) into the group's accumulator `a` and returns the result: two-phase aggregation
+   * (`localAggregation`) needs it. `a` is the group's own and may be updated in place; `b` is
+   * not used again.
+   */
+  merge?(a: ACC, b: ACC): ACC;
   /** What EXPLAIN says about the function beside its operator, if anything. */
   readonly explain?: string;
 }

@@ -43,7 +43,11 @@ function physicalLines(plan: PlannedJob, node: PlannedNode): string[] {
         ? `slice-window${op.twoPhase ? `, two-phase ${op.localFolding ? 'folding' : 'not folding'}` : ''}`
         : op.kind === 'local-window-combiner'
           ? `local-window-combiner, ${op.folding ? 'folding' : 'passing records through'}`
-          : op.kind;
+          : op.kind === 'local-group-aggregate'
+            ? 'LocalGroupAggregate (folds each bundle per key before the exchange)'
+            : op.kind === 'global-group-aggregate'
+              ? 'GlobalGroupAggregate (merges the partials)'
+              : op.kind;
   const task = plan.nodes[node.chainHead]!.operatorId;
   const inputs = plan.edges
     .filter((e) => e.to === node.id)
@@ -51,7 +55,11 @@ function physicalLines(plan: PlannedJob, node: PlannedNode): string[] {
       (e) =>
         `${describeInput(e.from, e.tag, e.partitioning, e.input, '[')}${e.chained ? ' chained' : ''}${e.fused === true ? ' fused' : ''}`,
     );
-  const changelog = op.node.changelog === undefined ? '' : ` changelog=${op.node.changelog}`;
+  // The local half of a two-phase GROUP BY sends partial accumulators, not its node's changes.
+  const changelog =
+    op.node.changelog === undefined || op.kind === 'local-group-aggregate'
+      ? ''
+      : ` changelog=${op.node.changelog}`;
   return [
     `  [${node.id}] ${node.operatorId}: ${choice} (from #${node.logicalId}) parallelism=${node.parallelism} task=${task}${changelog}${inputs.length === 0 ? '' : ` <- ${inputs.join(', ')}`}`,
   ];
@@ -102,8 +110,9 @@ function detailsOf(node: LogicalNode): string | undefined {
     case 'regular-join':
       return `${node.spec.type} join`;
     case 'updating-aggregate': {
-      const { miniBatch, fn } = node.spec;
+      const { miniBatch, fn, twoPhase } = node.spec;
       const parts = [
+        ...(twoPhase === true ? ['two-phase: LocalGroupAggregate, GlobalGroupAggregate'] : []),
         ...(miniBatch === undefined
           ? []
           : [`mini-batch: ${miniBatch.size} rows, ${miniBatch.allowLatencyMs}ms`]),

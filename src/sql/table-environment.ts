@@ -27,6 +27,7 @@ import {
 } from './functions/user-functions.js';
 import type { Statement } from './parser/ast.js';
 import { parseDataType, parseExpression, parseScript } from './parser/parser.js';
+import { AGG_PHASE_STRATEGY, aggPhaseStrategyOf } from './planner/aggregate-phase.js';
 import {
   graphOf,
   inferStatementChangelogs,
@@ -41,6 +42,11 @@ import {
   refuseUnappliableChangelog,
   retracting,
 } from './planner/changelog-relation.js';
+import {
+  checkDistinctSplitOption,
+  DISTINCT_SPLIT_OPTIONS,
+  distinctSplitOf,
+} from './planner/distinct-split.js';
 import { withStateLines } from './planner/explain-state.js';
 import { checkMiniBatchOption, MINI_BATCH_OPTIONS, miniBatchOf } from './planner/mini-batch.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
@@ -390,11 +396,16 @@ export class TableEnvironment {
   }
 
   /** The `table.exec.state.ttl` and `table.exec.mini-batch.*` set so far, as plan context fields. */
-  private execOptions(): Pick<PlanContext, 'stateTtl' | 'miniBatch'> {
+  private execOptions(): Pick<
+    PlanContext,
+    'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit'
+  > {
     const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
     return {
       ...(ttl === undefined ? {} : { stateTtl: ttl }),
       miniBatch: () => miniBatchOf(this.config),
+      aggPhaseStrategy: () => aggPhaseStrategyOf(this.config.get(AGG_PHASE_STRATEGY)),
+      distinctSplit: () => distinctSplitOf(this.config),
     };
   }
 
@@ -451,6 +462,9 @@ export class TableEnvironment {
       case 'set':
         // Checked here, so that a bad value is an error at its SET.
         if (statement.key === STATE_TTL_OPTION) stateTtlOf(statement.value, statement.at);
+        if (statement.key === AGG_PHASE_STRATEGY) aggPhaseStrategyOf(statement.value, statement.at);
+        if (DISTINCT_SPLIT_OPTIONS.has(statement.key))
+          checkDistinctSplitOption(statement.key, statement.value, statement.at);
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);
         this.config.set(statement.key, statement.value);

@@ -4,8 +4,15 @@
  * the planner's rules from a logical graph; turned into the runtime's
  * {@link ExecutionPlan} by `toExecutionPlan` (./translate.ts).
  */
+import type { Key } from '../../core/key-groups.js';
 import type { ExecutionEdge } from '../../runtime/execution/execution-plan.js';
-import type { LogicalNode, LookupJoinNode, SourceNode, WindowNode } from '../logical/nodes.js';
+import type {
+  LogicalNode,
+  LookupJoinNode,
+  SourceNode,
+  UpdatingAggregateNode,
+  WindowNode,
+} from '../logical/nodes.js';
 
 /** Logical nodes that become exactly one operator, with no choice to make. */
 export type DirectNode = Exclude<LogicalNode, SourceNode | WindowNode | LookupJoinNode>;
@@ -35,6 +42,17 @@ export type PhysicalOperator =
       /** Folds records per key and slice; otherwise passes them unchanged. */
       readonly folding: boolean;
     }
+  /**
+   * The local half of a two-phase GROUP BY (Flink's LocalGroupAggregate): folds each
+   * bundle's records per key before the keyed exchange; `selectKey` is the exchange's key.
+   */
+  | {
+      readonly kind: 'local-group-aggregate';
+      readonly node: UpdatingAggregateNode;
+      readonly selectKey: (value: never) => Key;
+    }
+  /** The global half (Flink's GlobalGroupAggregate): merges the partials into each group's state. */
+  | { readonly kind: 'global-group-aggregate'; readonly node: UpdatingAggregateNode }
   /** Windows per (key, window) with triggers: sessions, global, count, processing time. */
   | { readonly kind: 'general-window'; readonly node: WindowNode };
 

@@ -20,6 +20,11 @@ import { ProcessOperator } from '../../runtime/operators/basic/process.js';
 import { SinkOperator } from '../../runtime/operators/basic/sink.js';
 import { TimestampsAndWatermarksOperator } from '../../runtime/operators/basic/timestamps-and-watermarks.js';
 import { CepOperator } from '../../runtime/operators/cep/cep-operator.js';
+import {
+  LocalGroupAggregateOperator,
+  type MergeableAggregateFunction,
+  mergingAggregate,
+} from '../../runtime/operators/changelog/local-group-aggregate.js';
 import { MiniBatchAggregateOperator } from '../../runtime/operators/changelog/mini-batch-aggregate.js';
 import { RegularJoinFunction } from '../../runtime/operators/changelog/regular-join.js';
 import { tableViewFunction } from '../../runtime/operators/changelog/table-view.js';
@@ -66,7 +71,13 @@ import {
   type WindowFiring,
 } from '../../runtime/windowing/window-aggregation.js';
 import { WindowOperator } from '../../runtime/windowing/window-operator.js';
-import type { WindowAggregationSpec, WindowFiringSpec, WindowNode } from '../logical/nodes.js';
+import type {
+  UpdatingAggregateNode,
+  WindowAggregationSpec,
+  WindowFiringSpec,
+  WindowNode,
+} from '../logical/nodes.js';
+import type { UpdatingAggregateSpec } from '../logical/specs.js';
 import { changeChecker } from './change-checker.js';
 import type { DirectNode, PlannedJob, PlannedNode } from './physical-node.js';
 
@@ -128,7 +139,35 @@ function operatorFactory(node: PlannedNode, options: TranslateOptions): Factory 
       return localCombinerFactory(op.node, op.folding, node);
     case 'general-window':
       return generalWindowFactory(op.node);
+    case 'local-group-aggregate':
+      return localGroupAggregateFactory(op.node, op.selectKey);
+    case 'global-group-aggregate':
+      return globalGroupAggregateFactory(op.node);
   }
+}
+
+/** The local half of a two-phase GROUP BY: the bundle is the mini-batch's. */
+function localGroupAggregateFactory(
+  node: UpdatingAggregateNode,
+  selectKey: (value: never) => Key,
+): Factory {
+  const { fn, miniBatch } = node.spec;
+  if (miniBatch === undefined) throw new Error(`two-phase '${node.name}' has no mini-batch`);
+  return erase(
+    () => new LocalGroupAggregateOperator(selectKey as (value: unknown) => Key, fn, miniBatch),
+  );
+}
+
+/** The global half: the node's mini-batch aggregation, merging partials instead of adding rows. */
+function globalGroupAggregateFactory(node: UpdatingAggregateNode): Factory {
+  const { fn } = node.spec;
+  if (typeof fn.merge !== 'function')
+    throw new Error(`two-phase '${node.name}' has an aggregate function without merge`);
+  const spec = {
+    ...node.spec,
+    fn: mergingAggregate(fn as MergeableAggregateFunction<unknown, unknown, unknown>),
+  } as UpdatingAggregateSpec<unknown, unknown, unknown>;
+  return erase(() => new MiniBatchAggregateOperator(spec));
 }
 
 /** Operators that need no choice: one per logical kind. */

@@ -6,7 +6,14 @@
  * savepoints, stay matched.
  */
 import { WeirError } from '../../core/errors.js';
-import type { LogicalEdge, LogicalNode, WindowNode } from '../logical/nodes.js';
+import type { Key } from '../../core/key-groups.js';
+import type { LocalGroupPartial } from '../../runtime/operators/changelog/local-group-aggregate.js';
+import type {
+  LogicalEdge,
+  LogicalNode,
+  UpdatingAggregateNode,
+  WindowNode,
+} from '../logical/nodes.js';
 import type { PhysicalEdge, PhysicalNode, PhysicalOperator } from '../physical/physical-node.js';
 import { isTwoPhase, usesSlices } from './window-operator.js';
 
@@ -25,6 +32,8 @@ export function expandToPhysical(nodes: readonly LogicalNode[]): PhysicalNode[] 
   for (const node of nodes) {
     if (node.kind === 'window' && isTwoPhase(node)) {
       out.push(...twoPhaseWindow(node, out.length, remap(node.inputs)));
+    } else if (node.kind === 'updating-aggregate' && node.spec.twoPhase === true) {
+      out.push(...twoPhaseGroupAggregate(node, out.length, remap(node.inputs)));
     } else {
       out.push({
         id: out.length,
@@ -60,26 +69,38 @@ function chooseOperator(node: LogicalNode): PhysicalOperator {
   }
 }
 
+/** How a two-phase node's halves are built: the local half's name and operator, and the global half's. */
+interface Halves {
+  readonly localName: string;
+  readonly local: (
+    keyed: Extract<PhysicalEdge['partitioning'], { kind: 'keyed' }>,
+  ) => PhysicalOperator;
+  readonly global: PhysicalOperator;
+  /** The global half's key of what the local half sends; default: the input's own key. */
+  readonly globalKey?: (value: never) => Key;
+}
+
 /**
- * The local combiner, chained to the window's inputs (forward), then the
- * slice operator behind the keyed exchange. The combiner's id is the
- * window's with `/local` appended, so its state follows the window's uid.
+ * A node in two halves: the local one chained to the node's inputs (forward), the global one
+ * behind the keyed exchange. The local half's id is the global one's with `/local` appended,
+ * so its state follows the node's uid.
  */
-function twoPhaseWindow(
-  node: WindowNode,
+function twoHalves(
+  node: WindowNode | UpdatingAggregateNode,
   position: number,
   inputs: readonly PhysicalEdge[],
+  halves: Halves,
 ): [PhysicalNode, PhysicalNode] {
   const keyed = inputs[0]?.partitioning;
   if (keyed?.kind !== 'keyed') {
-    throw new WeirError('INTERNAL', `window '${node.name}' has no keyed input`, {
+    throw new WeirError('INTERNAL', `'${node.name}' has no keyed input`, {
       domain: 'internal',
     });
   }
   const local: PhysicalNode = {
     id: position,
     logicalId: node.id,
-    name: `${node.label} (local)`,
+    name: halves.localName,
     uid: undefined,
     idFrom: { node: position + 1, suffix: '/local' },
     explicitParallelism: undefined,
@@ -90,18 +111,59 @@ function twoPhaseWindow(
       input: 0,
     })),
     keyed: false,
-    operator: { kind: 'local-window-combiner', node, folding: false },
+    operator: halves.local(keyed),
   };
-  const window: PhysicalNode = {
+  const partitioning =
+    halves.globalKey === undefined ? keyed : { ...keyed, selectKey: halves.globalKey };
+  const global: PhysicalNode = {
     id: position + 1,
     logicalId: node.id,
     name: node.name,
     uid: node.uid,
     idFrom: undefined,
     explicitParallelism: node.parallelism,
-    inputs: [{ from: position, tag: undefined, partitioning: keyed, input: 0 }],
+    inputs: [{ from: position, tag: undefined, partitioning, input: 0 }],
     keyed: true,
-    operator: { kind: 'slice-window', node, twoPhase: true, localFolding: false },
+    operator: halves.global,
   };
-  return [local, window];
+  return [local, global];
+}
+
+/** A two-phase window: the local combiner, then the slice operator. */
+function twoPhaseWindow(
+  node: WindowNode,
+  position: number,
+  inputs: readonly PhysicalEdge[],
+): [PhysicalNode, PhysicalNode] {
+  return twoHalves(node, position, inputs, {
+    localName: `${node.label} (local)`,
+    local: () => ({ kind: 'local-window-combiner', node, folding: false }),
+    global: { kind: 'slice-window', node, twoPhase: true, localFolding: false },
+  });
+}
+
+/** The key of a partial, which its local half computed before the exchange. */
+function partialKey(partial: LocalGroupPartial<unknown>): Key {
+  return partial.key;
+}
+
+/**
+ * A two-phase GROUP BY: the local aggregate, then the global one, keyed by the partials' keys
+ * (the input's key selector reads records, not partials).
+ */
+function twoPhaseGroupAggregate(
+  node: UpdatingAggregateNode,
+  position: number,
+  inputs: readonly PhysicalEdge[],
+): [PhysicalNode, PhysicalNode] {
+  if (inputs.length !== 1)
+    throw new WeirError('INTERNAL', `'${node.name}' has more than one input`, {
+      domain: 'internal',
+    });
+  return twoHalves(node, position, inputs, {
+    localName: `${node.name} (local)`,
+    local: (keyed) => ({ kind: 'local-group-aggregate', node, selectKey: keyed.selectKey }),
+    global: { kind: 'global-group-aggregate', node },
+    globalKey: partialKey as (value: never) => Key,
+  });
 }

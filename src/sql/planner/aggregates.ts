@@ -71,8 +71,16 @@ interface AggregateSpec {
   /** Takes an added row back out (an updating aggregation over a changelog); not every aggregate can. */
   readonly retract?: (state: AccState, row: Row) => AccState;
   readonly merge: (a: AccState, b: AccState) => AccState;
+  /**
+   * Merges `b` into `a`, which it may update in place (a group's own accumulator, which
+   * nothing else holds); without it, `merge`. Distinct states grow with their values, so
+   * copying them on every merge would cost time in the size of the group's state.
+   */
+  readonly mergeInto?: (a: AccState, b: AccState) => AccState;
   readonly result: (state: AccState) => unknown;
   readonly type: LogicalType;
+  /** False for a TypeScript aggregate function without merge (whose `merge` throws). */
+  readonly mergeable?: false;
 }
 
 export interface AggregateCallAst {
@@ -117,6 +125,7 @@ function userAggregateSpec(
               ) as AccState,
           ),
         }),
+    ...(spec.merge === undefined ? { mergeable: false } : {}),
     merge: (a, b) => {
       if (spec.merge === undefined)
         throw new Error(
@@ -187,6 +196,16 @@ function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
         merge: (a, b) => {
           const seen = Object.assign({}, (a as DistinctState).seen, (b as DistinctState).seen);
           return { n: Object.keys(seen).length, seen };
+        },
+        mergeInto: (a, b) => {
+          const d = a as DistinctState;
+          for (const key in (b as DistinctState).seen) {
+            if (d.seen[key] === undefined) {
+              d.seen[key] = 1;
+              d.n++;
+            }
+          }
+          return d;
         },
         result: (s) => (s as DistinctState).n,
         type: T.bigint(false),
@@ -407,6 +426,10 @@ function distinctValues(
     merge: (a, b) => ({
       values: Object.assign({}, (a as DistinctValues).values, (b as DistinctValues).values),
     }),
+    mergeInto: (a, b) => {
+      Object.assign((a as DistinctValues).values, (b as DistinctValues).values);
+      return a;
+    },
     result: (s) => {
       let acc = base.init();
       for (const v of Object.values((s as DistinctValues).values)) acc = base.add(acc, [dec(v)]);
@@ -477,6 +500,18 @@ function sharedCountDistinct(
         seen[key] = ((seen[key] ?? 0) | mask) & all;
       return { n: count(seen), seen };
     },
+    mergeInto: (a, b) => {
+      const d = a as SharedDistinctState;
+      const other = (b as SharedDistinctState).seen;
+      for (const key in other) {
+        const had = d.seen[key] ?? 0;
+        const added = (other[key] as number) & ~had;
+        if (added === 0) continue;
+        d.seen[key] = had | added;
+        for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
+      }
+      return d;
+    },
     result: (s) => (s as SharedDistinctState).n,
     type: T.bigint(false),
   };
@@ -545,7 +580,13 @@ export function rowAggregate(
   keyTypes: readonly LogicalType[],
   calls: readonly AggregateCallAst[],
   scope: Scope,
-): { fn: RowAggregateFunction; types: LogicalType[] } {
+): {
+  fn: RowAggregateFunction;
+  types: LogicalType[];
+  mergeable: boolean;
+  /** Merges a partial into a group's own accumulator, updating it in place where it can. */
+  mergeInto: (a: Accumulator, b: Accumulator) => Accumulator;
+} {
   const { specs, of } = aggregateSlots(calls, scope);
   const shared = of.filter((o) => o.at !== undefined).length;
   const keyCodecs = keyTypes.map(codec);
@@ -603,5 +644,14 @@ export function rowAggregate(
   return {
     fn,
     types: [...keyTypes, ...of.map(({ slot }) => (specs[slot] as AggregateSpec).type)],
+    mergeable: specs.every((s) => s.mergeable !== false),
+    mergeInto: (a, b) => {
+      a.k ??= b.k;
+      for (let i = 0; i < n; i++) {
+        const spec = specs[i] as AggregateSpec;
+        a.s[i] = (spec.mergeInto ?? spec.merge)(a.s[i] as AccState, b.s[i] as AccState);
+      }
+      return a;
+    },
   };
 }

@@ -14,8 +14,10 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, Select } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
+import { type AggPhaseStrategy, decideAggregatePhases } from './aggregate-phase.js';
 import { rowAggregate } from './aggregates.js';
 import { isUpdating, projectedKey, updatingRelation } from './changelog-relation.js';
+import { type DistinctSplit, planDistinctSplit } from './distinct-split.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import type { MiniBatch } from './mini-batch.js';
@@ -28,7 +30,17 @@ export function planGroupAggregate(
   from: Relation,
   stateTtl?: StateTtlConfig,
   miniBatch?: MiniBatch,
+  strategy: AggPhaseStrategy = 'AUTO',
+  split?: DistinctSplit,
+  /** Which aggregate of a distinct split this is, for EXPLAIN (Flink's partialFinalType). */
+  splitRole?: 'PARTIAL' | 'FINAL',
 ): Relation {
+  if (split !== undefined) {
+    const planned = planDistinctSplit(select, from, split, (s, f, role) =>
+      planGroupAggregate(s, f, stateTtl, miniBatch, strategy, undefined, role),
+    );
+    if (planned !== undefined) return planned;
+  }
   const scope = new Scope(from.columns);
   const where =
     select.where === undefined
@@ -59,7 +71,12 @@ export function planGroupAggregate(
     expr: rewrite(item.expr),
   }));
   const having = select.having === undefined ? undefined : rewrite(select.having);
-  const { fn: aggregate, types } = rowAggregate(
+  const {
+    fn: rowFn,
+    types,
+    mergeable,
+    mergeInto,
+  } = rowAggregate(
     keyFns.map((k) => k.fn),
     keyFns.map((k) => k.type),
     calls,
@@ -68,8 +85,36 @@ export function planGroupAggregate(
   const keyOf = groupKey(keyFns.map((k) => k.fn));
   const keyName = keys.length === 0 ? 'group (global)' : 'group key';
   let groups: ChangelogStream<GroupResult<Key, Row>>;
-  const options = { ...ttlOption(stateTtl), ...(miniBatch === undefined ? {} : { miniBatch }) };
-  if (isUpdating(from) && from.changes !== undefined) {
+  const updatingInput = isUpdating(from) && from.changes !== undefined;
+  const phases = decideAggregatePhases({
+    strategy,
+    miniBatch: miniBatch !== undefined,
+    mergeable,
+    updatingInput,
+  });
+  // With mini-batch on, EXPLAIN says why an aggregation stays one-phase.
+  const notes = [
+    ...(splitRole === undefined ? [] : [`partialFinalType=[${splitRole}]`]),
+    ...(miniBatch === undefined || phases.twoPhase ? [] : [`one-phase: ${phases.reason}`]),
+  ];
+  // The global half of a two-phase aggregation owns each group's accumulator: partials are
+  // merged into it in place.
+  const merged = phases.twoPhase ? { ...rowFn, merge: mergeInto } : rowFn;
+  const aggregate =
+    notes.length === 0
+      ? merged
+      : {
+          ...merged,
+          explain: [(rowFn as { explain?: string }).explain, ...notes]
+            .filter((e) => e !== undefined)
+            .join(', '),
+        };
+  const options = {
+    ...ttlOption(stateTtl),
+    ...(miniBatch === undefined ? {} : { miniBatch }),
+    ...(phases.twoPhase ? { localAggregation: true } : {}),
+  };
+  if (updatingInput && from.changes !== undefined) {
     const input = where === undefined ? from.changes : from.changes.filterRows(where);
     // MIN and MAX cannot retract: the operator keeps the group's rows, MAP values and all.
     groups = input

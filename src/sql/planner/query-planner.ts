@@ -30,10 +30,12 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, FromItem, Query, Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
+import type { AggPhaseStrategy } from './aggregate-phase.js';
 import { rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { isUpdating, withColumns } from './changelog-relation.js';
+import type { DistinctSplit } from './distinct-split.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
@@ -65,6 +67,10 @@ export interface PlanContext {
    * a GROUP BY is planned, so the options may be set one by one before.
    */
   readonly miniBatch?: () => MiniBatch | undefined;
+  /** `table.optimizer.agg-phase-strategy`, read when a GROUP BY is planned. */
+  readonly aggPhaseStrategy?: () => AggPhaseStrategy;
+  /** `table.optimizer.distinct-agg.split.*`, read when a GROUP BY is planned. */
+  readonly distinctSplit?: () => DistinctSplit | undefined;
 }
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
@@ -607,11 +613,18 @@ function legacyGroupWindow(
 function planAggregation(
   select: Select,
   from: Relation,
-  ctx: Pick<PlanContext, 'stateTtl' | 'miniBatch'>,
+  ctx: Pick<PlanContext, 'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit'>,
 ): Relation {
   const window = from.window;
   if (window === undefined)
-    return planGroupAggregate(select, from, ctx.stateTtl, ctx.miniBatch?.());
+    return planGroupAggregate(
+      select,
+      from,
+      ctx.stateTtl,
+      ctx.miniBatch?.(),
+      ctx.aggPhaseStrategy?.(),
+      ctx.distinctSplit?.(),
+    );
   const inputColumns = window.input.columns;
   const n = inputColumns.length;
   const fullScope = new Scope(from.columns);

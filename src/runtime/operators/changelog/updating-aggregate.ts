@@ -23,6 +23,12 @@ export interface UpdatingAggregateSpec<IN, ACC, OUT> {
   readonly rowSerializer?: StateSerializer<IN> | undefined;
   /** Emit each group's change once per bundle of input rows (Flink's mini-batch), not per row. */
   readonly miniBatch?: MiniBatchOptions;
+  /**
+   * Two-phase (Flink's local-global aggregation): each bundle's rows are folded per key
+   * before the keyed exchange, and the accumulators merged after it. Needs `miniBatch`,
+   * `fn.merge` and insert-only input.
+   */
+  readonly twoPhase?: boolean;
 }
 
 /** Flink's `table.exec.mini-batch.size` and `table.exec.mini-batch.allow-latency`. */
