@@ -41,6 +41,7 @@ import type { Relation } from './planner/relation.js';
 import { columnPositions, primaryKeyOf } from './planner/row-key.js';
 import { changesForSink, upsertKeyText } from './planner/sink-changelog.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
+import { REUSE_SUB_PLAN, reuseSubPlansOf, SubPlans } from './planner/sub-plans.js';
 import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
@@ -356,14 +357,14 @@ export class TableEnvironment {
       const key = isUpdating(relation)
         ? `\nupsert key: ${upsertKeyText(relation.upsertKey, relation.columns)}`
         : '';
-      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${withStateLines(scratch.explain())}`;
+      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${reusedText(ctx)}${withStateLines(scratch.explain())}`;
     }
     if (statement.kind === 'insert' || statement.kind === 'statement-set') {
       this.sinkExplains.length = 0;
       this.apply(statement, ctx);
       const sinks = this.sinkExplains.splice(0);
       const header = sinks.length === 0 ? '' : `== Sinks ==\n${sinks.join('\n')}\n\n`;
-      return `${header}${withStateLines(scratch.explain())}`;
+      return `${header}${reusedText(ctx)}${withStateLines(scratch.explain())}`;
     }
     return sqlError(`EXPLAIN of ${this.describe(statement)} is not supported`, statement.at);
   }
@@ -379,11 +380,12 @@ export class TableEnvironment {
   }
 
   /** The `table.exec.state.ttl` and `table.exec.mini-batch.*` set so far, as plan context fields. */
-  private execOptions(): Pick<PlanContext, 'stateTtl' | 'miniBatch'> {
+  private execOptions(): Pick<PlanContext, 'stateTtl' | 'miniBatch' | 'subPlans'> {
     const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
     return {
       ...(ttl === undefined ? {} : { stateTtl: ttl }),
       miniBatch: () => miniBatchOf(this.config),
+      subPlans: new SubPlans(reuseSubPlansOf(this.config.get(REUSE_SUB_PLAN))),
     };
   }
 
@@ -440,6 +442,7 @@ export class TableEnvironment {
       case 'set':
         // Checked here, so that a bad value is an error at its SET.
         if (statement.key === STATE_TTL_OPTION) stateTtlOf(statement.value, statement.at);
+        if (statement.key === REUSE_SUB_PLAN) reuseSubPlansOf(statement.value, statement.at);
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);
         this.config.set(statement.key, statement.value);
@@ -567,4 +570,12 @@ export class TableEnvironment {
     const rows = changed ? relation.stream.map(convert).name(`to ${s.table}`) : relation.stream;
     rows.sinkTo(connector.sink(target)).name(s.table);
   }
+}
+
+/** The views and WITH queries a statement read more than once, each planned once (Flink's `Reused`). */
+function reusedText(ctx: PlanContext): string {
+  const reused = ctx.subPlans?.reused() ?? [];
+  if (reused.length === 0) return '';
+  const lines = reused.map((r) => `${r.name}: planned once, reused by ${r.reads} references`);
+  return `== Reused ==\n${lines.join('\n')}\n\n`;
 }
