@@ -6,9 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { materialize } from '../../bench/nexmark/weir-job.js';
-import type { Change } from '../../src/core/changelog.js';
-import { CollectSink, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { finalRowsAndChanges, valuesView } from './query-changes.js';
 
 type Cell = number | null;
 type Input = readonly (readonly [Cell, Cell])[];
@@ -28,12 +26,6 @@ const QUERIES = [
      SUM(n) FILTER (WHERE n < 3) AS few_sum
    FROM (SELECT k, v, COUNT(*) AS n FROM t GROUP BY k, v) GROUP BY k`,
 ];
-
-function valuesView(rows: Input): string {
-  const cell = (c: Cell) => (c === null ? 'CAST(NULL AS INT)' : String(c));
-  const values = rows.map(([k, v]) => `(${cell(k)}, ${cell(v)})`).join(', ');
-  return `CREATE TEMPORARY VIEW t AS SELECT EXPR$0 AS k, EXPR$1 AS v FROM (VALUES ${values});`;
-}
 
 function groups<K>(rows: Input, keyOf: (r: readonly [Cell, Cell]) => K): Map<K, Cell[]> {
   const out = new Map<K, Cell[]>();
@@ -82,19 +74,7 @@ function secondOracle(rows: Input): string[] {
 }
 
 async function run(rows: Input, batchSize: number): Promise<string[][]> {
-  const env = new StreamEnvironment({ parallelism: 1, batchSize });
-  const tEnv = TableEnvironment.create(env);
-  tEnv.executeSql(valuesView(rows));
-  const sinks = QUERIES.map((sql) => {
-    const table = tEnv.sqlQuery(sql);
-    const sink = new CollectSink<Change<unknown[]>>();
-    table.toChangelogStream().sinkTo(sink);
-    return { table, sink };
-  });
-  await env.execute('filter conditions');
-  return sinks.map(({ table, sink }) =>
-    materialize(sink.values, (row) => JSON.stringify(table.toJson(row))).sort(),
-  );
+  return (await finalRowsAndChanges(valuesView(rows), QUERIES, { parallelism: 1, batchSize })).rows;
 }
 
 const cell = (max: number) => fc.option(fc.integer({ min: 0, max }), { freq: 6 });

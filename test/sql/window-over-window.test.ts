@@ -7,20 +7,16 @@
  * with rows out of order and late for some of their windows, at parallelism 1 and 2, and
  * across a savepoint taken part-way.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
-import {
-  type Change,
-  CollectSink,
-  type Row,
-  StreamEnvironment,
-  TableEnvironment,
-} from '../../src/index.js';
+import { type Change, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { committedLines } from '../helpers/committed-lines.js';
+import { queryChanges } from './query-changes.js';
 
 interface Bid {
   auction: number;
@@ -147,18 +143,12 @@ function expectedPerWindow(bids: readonly Bid[], w: WindowKind): string[] {
     .sort();
 }
 
-function tables(env: StreamEnvironment, bids: readonly Bid[]): TableEnvironment {
-  const tEnv = TableEnvironment.create(env);
-  tEnv.fromDataStream('bid', env.fromArray([...bids]), {
-    columns: [
-      { name: 'auction', type: 'BIGINT' },
-      { name: 'price', type: 'BIGINT' },
-      { name: 'ts', type: 'TIMESTAMP(3)' },
-    ],
-    watermark: { column: 'ts', expression: "ts - INTERVAL '1.5' SECOND" },
-  });
-  return tEnv;
-}
+const BID_COLUMNS = [
+  { name: 'auction', type: 'BIGINT' },
+  { name: 'price', type: 'BIGINT' },
+  { name: 'ts', type: 'TIMESTAMP(3)' },
+];
+const BID_WATERMARK = { column: 'ts', expression: "ts - INTERVAL '1.5' SECOND" };
 
 /** The same table from a connector, for EXPLAIN (which plans into an environment of its own). */
 function explainTables(): TableEnvironment {
@@ -176,13 +166,16 @@ async function run(
 ): Promise<Change<Row>[]> {
   // One row per batch from one source subtask: the watermark follows each row on every
   // channel, so which rows are late is deterministic at any parallelism.
-  const env = new StreamEnvironment({ parallelism, batchSize: 1 });
-  const tEnv = tables(env, bids);
-  if (!reuse) tEnv.executeSql("SET 'table.optimizer.reuse-sub-plan-enabled' = 'false'");
-  const sink = new CollectSink<Change<Row>>();
-  tEnv.sqlQuery(query).toChangelogStream().sinkTo(sink);
-  await env.execute('window over window');
-  return sink.values;
+  const [changes] = await queryChanges(
+    { name: 'bid', rows: bids, columns: BID_COLUMNS, watermark: BID_WATERMARK },
+    [query],
+    {
+      parallelism,
+      batchSize: 1,
+      ...(reuse ? {} : { settings: "SET 'table.optimizer.reuse-sub-plan-enabled' = 'false'" }),
+    },
+  );
+  return changes ?? [];
 }
 
 const rowsOf = (changes: readonly Change<Row>[]): string[] =>
@@ -309,14 +302,7 @@ describe('window aggregation over a window aggregation, restored from a savepoin
       })
       .setParallelism(1)
       .uid('bids');
-    tEnv.fromDataStream('bid', source, {
-      columns: [
-        { name: 'auction', type: 'BIGINT' },
-        { name: 'price', type: 'BIGINT' },
-        { name: 'ts', type: 'TIMESTAMP(3)' },
-      ],
-      watermark: { column: 'ts', expression: "ts - INTERVAL '1.5' SECOND" },
-    });
+    tEnv.fromDataStream('bid', source, { columns: BID_COLUMNS, watermark: BID_WATERMARK });
     tEnv
       .sqlQuery(hotItems(WINDOWS[0] as WindowKind))
       .toChangelogStream()
@@ -326,15 +312,10 @@ describe('window aggregation over a window aggregation, restored from a savepoin
     return env;
   };
 
-  const committed = async (dir: string): Promise<Change<Row>[]> => {
-    const files = await readdir(dir).catch(() => [] as string[]);
-    const out: Change<Row>[] = [];
-    for (const f of files.filter((f) => !f.startsWith('.')).sort()) {
-      for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
-        if (line) out.push(JSON.parse(line) as Change<Row>);
-    }
-    return out;
-  };
+  const committed = async (dir: string): Promise<Change<Row>[]> =>
+    (await committedLines(dir).catch(() => [] as string[])).map(
+      (line) => JSON.parse(line) as Change<Row>,
+    );
 
   it('commits the rows of an uninterrupted run and of the batch computation', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'weir-sql-window-over-window-'));
@@ -342,18 +323,19 @@ describe('window aggregation over a window aggregation, restored from a savepoin
       const bids = Array.from({ length: BIDS }, (_, i) => bidAt(i));
       const expected = expectedHotItems(bids, WINDOWS[0] as WindowKind);
       // 400 rows at 40 a second take 10 s, far longer than a first checkpoint on a busy machine.
-      const first = build(join(dir, 'out'), join(dir, 'cp-first'), 40).executeAsync('first');
-      const deadline = Date.now() + 60_000;
-      while ((await committed(join(dir, 'out'))).length === 0) {
-        if (Date.now() > deadline) throw new Error('no output committed within 60 s');
+      const out = join(dir, 'out');
+      const first = build(out, join(dir, 'cp-first'), 40).executeAsync('first');
+      // Stopped once a window's rows are committed, so the savepoint holds open windows.
+      for (let polls = 0; (await committed(out)).length === 0; polls++) {
+        if (polls > 3_000) throw new Error('no output committed after 3000 polls');
         await pause(20);
       }
       const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
-      const beforeSavepoint = (await committed(join(dir, 'out'))).length;
-      await build(join(dir, 'out'), join(dir, 'cp-second'), undefined).executeAsync('second', {
+      const beforeSavepoint = (await committed(out)).length;
+      await build(out, join(dir, 'cp-second'), undefined).executeAsync('second', {
         restoreFrom: savepoint,
       }).result;
-      const restored = await committed(join(dir, 'out'));
+      const restored = await committed(out);
       expect(beforeSavepoint).toBeGreaterThan(0);
       expect(beforeSavepoint).toBeLessThan(expected.length);
       expect(restored.every((c) => c.kind === '+I')).toBe(true);
