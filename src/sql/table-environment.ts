@@ -54,6 +54,7 @@ import type { Relation } from './planner/relation.js';
 import { columnPositions, primaryKeyOf } from './planner/row-key.js';
 import { changesForSink } from './planner/sink-changelog.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
+import { REUSE_SUB_PLAN, reuseSubPlansOf, SubPlans } from './planner/sub-plans.js';
 import { sqlError } from './sql-error.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
@@ -373,14 +374,14 @@ export class TableEnvironment {
       const key = isUpdating(relation)
         ? `\nupsert key: ${upsertKeyText(relation.upsertKey, relation.columns)}`
         : '';
-      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${explainWithModes(scratch)}`;
+      return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${reusedText(ctx)}${explainWithModes(scratch)}`;
     }
     if (statement.kind === 'insert' || statement.kind === 'statement-set') {
       this.sinkExplains.length = 0;
       this.apply(statement, ctx);
       const sinks = this.sinkExplains.splice(0);
       const header = sinks.length === 0 ? '' : `== Sinks ==\n${sinks.join('\n')}\n\n`;
-      return `${header}${explainWithModes(scratch)}`;
+      return `${header}${reusedText(ctx)}${explainWithModes(scratch)}`;
     }
     return sqlError(`EXPLAIN of ${this.describe(statement)} is not supported`, statement.at);
   }
@@ -398,7 +399,7 @@ export class TableEnvironment {
   /** The `table.exec.state.ttl` and `table.exec.mini-batch.*` set so far, as plan context fields. */
   private execOptions(): Pick<
     PlanContext,
-    'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit'
+    'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit' | 'subPlans'
   > {
     const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
     return {
@@ -406,6 +407,7 @@ export class TableEnvironment {
       miniBatch: () => miniBatchOf(this.config),
       aggPhaseStrategy: () => aggPhaseStrategyOf(this.config.get(AGG_PHASE_STRATEGY)),
       distinctSplit: () => distinctSplitOf(this.config),
+      subPlans: new SubPlans(reuseSubPlansOf(this.config.get(REUSE_SUB_PLAN))),
     };
   }
 
@@ -465,6 +467,7 @@ export class TableEnvironment {
         if (statement.key === AGG_PHASE_STRATEGY) aggPhaseStrategyOf(statement.value, statement.at);
         if (DISTINCT_SPLIT_OPTIONS.has(statement.key))
           checkDistinctSplitOption(statement.key, statement.value, statement.at);
+        if (statement.key === REUSE_SUB_PLAN) reuseSubPlansOf(statement.value, statement.at);
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);
         this.config.set(statement.key, statement.value);
@@ -606,4 +609,12 @@ export class TableEnvironment {
 /** The plan of a scratch environment with state lines and every operator's changelog mode. */
 function explainWithModes(scratch: StreamEnvironment): string {
   return withChangelogModes(withStateLines(scratch.explain()), graphOf(scratch));
+}
+
+/** The views and WITH queries a statement read more than once, each planned once (Flink's `Reused`). */
+function reusedText(ctx: PlanContext): string {
+  const reused = ctx.subPlans?.reused() ?? [];
+  if (reused.length === 0) return '';
+  const lines = reused.map((r) => `${r.name}: planned once, reused by ${r.reads} references`);
+  return `== Reused ==\n${lines.join('\n')}\n\n`;
 }

@@ -7,7 +7,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { materialize } from '../../bench/nexmark/weir-job.js';
 import type { Change } from '../../src/core/changelog.js';
 import {
   CollectSink,
@@ -18,6 +17,7 @@ import {
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/manual-clock.js';
 import { ScriptedSource, waitUntil } from '../helpers/timeline.js';
+import { finalRowsAndChanges, valuesView } from './query-changes.js';
 
 type Cell = number | null;
 type Input = readonly (readonly [Cell, Cell])[];
@@ -29,12 +29,6 @@ const QUERIES = [
   'SELECT n, COUNT(*), SUM(s) FROM (SELECT k, COUNT(*) AS n, SUM(v) AS s FROM t GROUP BY k) GROUP BY n',
   'SELECT COUNT(*), SUM(v) FROM t',
 ];
-
-function valuesView(rows: Input): string {
-  const cell = (c: Cell) => (c === null ? 'CAST(NULL AS INT)' : String(c));
-  const values = rows.map(([k, v]) => `(${cell(k)}, ${cell(v)})`).join(', ');
-  return `CREATE TEMPORARY VIEW t AS SELECT EXPR$0 AS k, EXPR$1 AS v FROM (VALUES ${values});`;
-}
 
 interface Run {
   /** Each query's final rows, as sorted JSON texts. */
@@ -48,27 +42,16 @@ async function run(
   miniBatch: { size: number } | undefined,
   batchSize: number,
 ): Promise<Run> {
-  const env = new StreamEnvironment({ parallelism: 1, batchSize });
-  const tEnv = TableEnvironment.create(env);
-  if (miniBatch !== undefined) {
-    tEnv.executeSql(`SET 'table.exec.mini-batch.enabled' = 'true';
+  const settings =
+    miniBatch === undefined
+      ? ''
+      : `SET 'table.exec.mini-batch.enabled' = 'true';
       SET 'table.exec.mini-batch.allow-latency' = '1 h';
-      SET 'table.exec.mini-batch.size' = '${miniBatch.size}';`);
-  }
-  tEnv.executeSql(valuesView(rows));
-  const sinks = QUERIES.map((sql) => {
-    const table = tEnv.sqlQuery(sql);
-    const sink = new CollectSink<Change<unknown[]>>();
-    table.toChangelogStream().sinkTo(sink);
-    return { table, sink };
+      SET 'table.exec.mini-batch.size' = '${miniBatch.size}';`;
+  return finalRowsAndChanges(`${settings}${valuesView(rows)}`, QUERIES, {
+    parallelism: 1,
+    batchSize,
   });
-  await env.execute('mini-batch test');
-  return {
-    rows: sinks.map(({ table, sink }) =>
-      materialize(sink.values, (row) => JSON.stringify(table.toJson(row))).sort(),
-    ),
-    changes: sinks.map(({ sink }) => sink.values.length),
-  };
 }
 
 /** The first query as a batch computation. */

@@ -7,36 +7,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { materialize } from '../../bench/nexmark/weir-job.js';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
-import type { Change } from '../../src/core/changelog.js';
-import { CollectSink, SqlError, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { SqlError, StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { refuseUnappliableChangelog } from '../../src/sql/planner/changelog-relation.js';
 import { allEvents } from '../nexmark/oracle.js';
 import { nexmarkSourceSql } from './nexmark-sql.js';
+import { finalRows } from './query-changes.js';
 
 type Cell = number | null;
-
-/** Runs the queries in one job; each query's final rows as sorted JSON texts. */
-async function finalRows(
-  setup: string,
-  queries: readonly string[],
-  parallelism: number,
-): Promise<string[][]> {
-  const env = new StreamEnvironment({ parallelism });
-  const tEnv = TableEnvironment.create(env);
-  tEnv.executeSql(setup);
-  const sinks = queries.map((sql) => {
-    const table = tEnv.sqlQuery(sql);
-    const sink = new CollectSink<Change<unknown[]>>();
-    table.toChangelogStream().sinkTo(sink);
-    return { table, sink };
-  });
-  await env.execute('relational sql test');
-  return sinks.map(({ table, sink }) =>
-    materialize(sink.values, (row) => JSON.stringify(table.toJson(row))).sort(),
-  );
-}
 
 function sortedJson(rows: readonly unknown[][]): string[] {
   return rows.map((r) => JSON.stringify(r)).sort();

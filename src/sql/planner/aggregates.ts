@@ -153,13 +153,51 @@ function distinctKey(v: unknown): string {
   return `${typeof v}:${String(v)}`;
 }
 
-function compileAggregate(call: AggregateCallAst, scope: Scope): AggregateSpec {
-  const filter =
-    call.filter === undefined
-      ? undefined
-      : compilePredicate(call.filter, scope, 'FILTER condition');
+/**
+ * The FILTER conditions of a query's aggregate calls, each distinct condition compiled once and
+ * evaluated once per row: Nexmark q15-q17 repeat each price rank's condition over several
+ * calls. The aggregation evaluates them (`evaluate`) before it adds or retracts the row.
+ */
+class FilterConditions {
+  private readonly tests: ((row: Row) => boolean)[] = [];
+  private readonly byText = new Map<string, number>();
+  /** Whether each condition holds for the row being added or retracted. */
+  readonly holds: boolean[] = [];
+
+  constructor(private readonly scope: Scope) {}
+
+  /** The position of `filter`'s value in {@link holds}. */
+  indexOf(filter: Expr): number {
+    const text = normalizedKey(filter, this.scope);
+    let at = this.byText.get(text);
+    if (at === undefined) {
+      at = this.tests.length;
+      this.tests.push(compilePredicate(filter, this.scope, 'FILTER condition'));
+      this.holds.push(false);
+      this.byText.set(text, at);
+    }
+    return at;
+  }
+
+  get size(): number {
+    return this.tests.length;
+  }
+
+  evaluate(row: Row): void {
+    const { tests, holds } = this;
+    for (let i = 0; i < tests.length; i++) holds[i] = (tests[i] as (row: Row) => boolean)(row);
+  }
+}
+
+function compileAggregate(
+  call: AggregateCallAst,
+  scope: Scope,
+  filters: FilterConditions,
+): AggregateSpec {
+  const at = call.filter === undefined ? -1 : filters.indexOf(call.filter);
+  const { holds } = filters;
   const guard = (add: AggregateSpec['add']): AggregateSpec['add'] =>
-    filter === undefined ? add : (s, row) => (filter(row) ? add(s, row) : s);
+    at < 0 ? add : (s, row) => (holds[at] ? add(s, row) : s);
   const user = userAggregate(call.name);
   if (user !== undefined) return userAggregateSpec(user, call, scope, guard);
   if (call.name === 'COUNT' && (call.star || call.args.length === 0)) {
@@ -460,12 +498,12 @@ const MAX_SHARED = 30;
 function sharedCountDistinct(
   calls: readonly AggregateCallAst[],
   scope: Scope,
+  conditions: FilterConditions,
 ): AggregateSpec & { readonly result: (state: AccState) => number[] } {
   const first = calls[0] as AggregateCallAst;
   const fn = compileScalar(first.args[0] as Expr, scope).fn;
-  const filters = calls.map((c) =>
-    c.filter === undefined ? undefined : compilePredicate(c.filter, scope, 'FILTER condition'),
-  );
+  const filters = calls.map((c) => (c.filter === undefined ? -1 : conditions.indexOf(c.filter)));
+  const { holds } = conditions;
   const k = calls.length;
   const all = 2 ** k - 1;
   const count = (seen: Record<string, number>): number[] => {
@@ -479,8 +517,8 @@ function sharedCountDistinct(
     add: (s, row) => {
       let mask = 0;
       for (let i = 0; i < k; i++) {
-        const filter = filters[i];
-        if (filter === undefined || filter(row)) mask |= 1 << i;
+        const filter = filters[i] as number;
+        if (filter < 0 || holds[filter] === true) mask |= 1 << i;
       }
       if (mask === 0) return s;
       const v = fn(row);
@@ -525,6 +563,7 @@ function sharedCountDistinct(
 function aggregateSlots(
   calls: readonly AggregateCallAst[],
   scope: Scope,
+  filters: FilterConditions,
 ): { specs: AggregateSpec[]; of: { slot: number; at: number | undefined }[] } {
   const byArgument = new Map<string, number[]>();
   calls.forEach((c, i) => {
@@ -544,6 +583,7 @@ function aggregateSlots(
         sharedCountDistinct(
           part.map((i) => calls[i] as AggregateCallAst),
           scope,
+          filters,
         ),
       );
       part.forEach((call, at) => {
@@ -555,7 +595,7 @@ function aggregateSlots(
   calls.forEach((c, i) => {
     if (shared.has(i)) return;
     of[i] = { slot: specs.length, at: undefined };
-    specs.push(compileAggregate(c, scope));
+    specs.push(compileAggregate(c, scope, filters));
   });
   return { specs, of };
 }
@@ -587,7 +627,9 @@ export function rowAggregate(
   /** Merges a partial into a group's own accumulator, updating it in place where it can. */
   mergeInto: (a: Accumulator, b: Accumulator) => Accumulator;
 } {
-  const { specs, of } = aggregateSlots(calls, scope);
+  const filters = new FilterConditions(scope);
+  const { specs, of } = aggregateSlots(calls, scope, filters);
+  const evaluate = filters.size === 0 ? undefined : (row: Row) => filters.evaluate(row);
   const shared = of.filter((o) => o.at !== undefined).length;
   const keyCodecs = keyTypes.map(codec);
   const n = specs.length;
@@ -610,6 +652,7 @@ export function rowAggregate(
           const v = f(row);
           return v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).enc(v);
         });
+      evaluate?.(row);
       for (let i = 0; i < n; i++)
         acc.s[i] = (specs[i] as AggregateSpec).add(acc.s[i] as AccState, row);
       return acc;
@@ -623,6 +666,7 @@ export function rowAggregate(
     ...(specs.every((s) => s.retract !== undefined)
       ? {
           retract(row: Row, acc: Accumulator): Accumulator {
+            evaluate?.(row);
             for (let i = 0; i < n; i++) {
               const spec = specs[i] as AggregateSpec;
               acc.s[i] = (spec.retract as NonNullable<AggregateSpec['retract']>)(

@@ -13,7 +13,7 @@ import type { Expr } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, type LogicalType } from '../types/logical-type.js';
 import { mapChildren } from './expr-tools.js';
-import type { Relation } from './relation.js';
+import type { Relation, WindowProperties } from './relation.js';
 
 export interface Calc {
   readonly input: DataStream<Row>;
@@ -36,6 +36,7 @@ export class CalcRelation implements Relation {
     readonly calc: Calc,
     readonly columns: readonly ScopeColumn[],
     private readonly shared: { stream?: DataStream<Row> } = {},
+    readonly windowed?: WindowProperties,
   ) {
     const g = new CodeGen();
     const scope = new Scope(calc.inputColumns);
@@ -43,7 +44,7 @@ export class CalcRelation implements Relation {
   }
 
   withColumns(columns: readonly ScopeColumn[]): CalcRelation {
-    return new CalcRelation(this.calc, columns, this.shared);
+    return new CalcRelation(this.calc, columns, this.shared, this.windowed);
   }
 
   /** The operator, built on first use (once for all copies under other aliases). */

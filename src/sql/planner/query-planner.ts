@@ -47,17 +47,26 @@ import { planMatchRecognize } from './match-recognize-planner.js';
 import type { MiniBatch } from './mini-batch.js';
 import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
-import type { Relation, WindowTvf } from './relation.js';
+import type { Relation, WindowProperties, WindowTvf } from './relation.js';
 import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
+import type { SubPlans } from './sub-plans.js';
 import { planTemporalJoin } from './temporal-join-planner.js';
 import { isUnnestJoin, planUnnestJoin } from './unnest-planner.js';
+
+/** A WITH query and the WITH queries its body can name: those before it, and outer ones. */
+export interface CteDefinition {
+  readonly query: Query;
+  readonly ctes: ReadonlyMap<string, CteDefinition>;
+}
 
 export interface PlanContext {
   readonly env: StreamEnvironment;
   readonly catalog: Catalog;
   /** WITH queries in scope, innermost last. */
-  readonly ctes: ReadonlyMap<string, Query>;
+  readonly ctes: ReadonlyMap<string, CteDefinition>;
+  /** Views and WITH queries already planned for this statement, read again rather than re-planned (none when absent). */
+  readonly subPlans?: SubPlans;
   /** One source per table per job: every reference to a table reads the same stream. */
   readonly sources: Map<string, Relation>;
   /** `table.exec.state.ttl`: how long the relational operators keep idle state. */
@@ -81,9 +90,10 @@ function requalify(relation: Relation, qualifier: string | undefined): Relation 
   const columns = relation.columns.map((c) => ({ ...c, qualifier }));
   if (relation.changes !== undefined) return withColumns(relation, columns);
   if (relation instanceof CalcRelation) return relation.withColumns(columns);
-  return relation.window === undefined
+  if (relation.window !== undefined) return { ...relation, columns };
+  return relation.windowed === undefined
     ? { stream: relation.stream, columns }
-    : { ...relation, columns };
+    : { stream: relation.stream, columns, windowed: relation.windowed };
 }
 
 /** Plans a query into a relation whose rows are complete (window columns computed). */
@@ -93,7 +103,7 @@ export function planQuery(query: Query, ctx: PlanContext): Relation {
       return planSelect(query, ctx);
     case 'with': {
       const ctes = new Map(ctx.ctes);
-      for (const cte of query.ctes) ctes.set(cte.name, cte.query);
+      for (const cte of query.ctes) ctes.set(cte.name, { query: cte.query, ctes: new Map(ctes) });
       return planQuery(query.body, { ...ctx, ctes });
     }
     case 'set-operation':
@@ -182,10 +192,15 @@ function planValues(query: Extract<Query, { kind: 'values' }>, ctx: PlanContext)
 /** A named table, view or WITH query. */
 function planNamed(name: string, at: SourcePosition, ctx: PlanContext): Relation {
   const cte = ctx.ctes.get(name);
-  if (cte !== undefined) return requalify(planQuery(cte, ctx), name);
+  if (cte !== undefined) {
+    const plan = () => planQuery(cte.query, { ...ctx, ctes: cte.ctes });
+    return requalify(ctx.subPlans?.of(cte, name, plan) ?? plan(), name);
+  }
   const object = ctx.catalog.get(name, at);
-  if (object.kind === 'view')
-    return requalify(planQuery(object.query, { ...ctx, ctes: new Map() }), name);
+  if (object.kind === 'view') {
+    const plan = () => planQuery(object.query, { ...ctx, ctes: new Map() });
+    return requalify(ctx.subPlans?.of(object, name, plan) ?? plan(), name);
+  }
   let source = ctx.sources.get(name);
   if (source === undefined) {
     source = planSource(object, ctx.env);
@@ -496,7 +511,28 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
   });
   const calc =
     (from instanceof CalcRelation ? fold(from.calc) : undefined) ?? (fold(plain()) as Calc);
-  return new CalcRelation(calc, columns);
+  return new CalcRelation(calc, columns, {}, keptWindow(from.windowed, items, scope));
+}
+
+/**
+ * The window properties of a projection's output: kept when the SELECT list passes both
+ * window columns through as they are (a filter keeps them too: it drops rows, not windows).
+ */
+function keptWindow(
+  windowed: WindowProperties | undefined,
+  items: readonly { readonly expr: Expr }[],
+  scope: Scope,
+): WindowProperties | undefined {
+  if (windowed === undefined) return undefined;
+  const at = (index: number): number =>
+    items.findIndex((item) => {
+      if (item.expr.kind !== 'column') return false;
+      const r = scope.resolve(item.expr.path, item.expr.at);
+      return r.index === index && r.fields.length === 0;
+    });
+  const startAt = at(windowed.startAt);
+  const endAt = at(windowed.endAt);
+  return startAt < 0 || endAt < 0 ? undefined : { ...windowed, startAt, endAt };
 }
 
 const LEGACY_WINDOWS = new Set(['TUMBLE', 'HOP', 'SESSION']);
@@ -616,15 +652,19 @@ function planAggregation(
   ctx: Pick<PlanContext, 'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit'>,
 ): Relation {
   const window = from.window;
-  if (window === undefined)
-    return planGroupAggregate(
-      select,
-      from,
-      ctx.stateTtl,
-      ctx.miniBatch?.(),
-      ctx.aggPhaseStrategy?.(),
-      ctx.distinctSplit?.(),
-    );
+  if (window === undefined) {
+    const attached = attachedWindows(select, from);
+    return attached === undefined
+      ? planGroupAggregate(
+          select,
+          from,
+          ctx.stateTtl,
+          ctx.miniBatch?.(),
+          ctx.aggPhaseStrategy?.(),
+          ctx.distinctSplit?.(),
+        )
+      : planAggregation(select, attached, ctx);
+  }
   const inputColumns = window.input.columns;
   const n = inputColumns.length;
   const fullScope = new Scope(from.columns);
@@ -660,7 +700,10 @@ function planAggregation(
     if (contains(g, isAggregateCall)) sqlError('aggregates are not allowed in GROUP BY', g.at);
     keys.push(g);
   }
-  if (!windowSeen.has('window_start') || !windowSeen.has('window_end')) {
+  if (
+    window.attached !== true &&
+    (!windowSeen.has('window_start') || !windowSeen.has('window_end'))
+  ) {
     return sqlError(
       'a window aggregation must GROUP BY both window_start and window_end',
       select.at,
@@ -765,7 +808,84 @@ function planAggregation(
         }
       : { rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time' }),
   }));
-  return { stream: stream.map(fn).name('select'), columns };
+  const out = { stream: stream.map(fn).name('select'), columns };
+  const windowed = resultWindows(window, items, (name) => {
+    if (window.attached !== true) return name;
+    // The input's own window columns are GROUP BY keys here.
+    const at = (window.input.windowed as WindowProperties)[
+      name === 'window_start' ? 'startAt' : 'endAt'
+    ];
+    const k = keys.findIndex(
+      (key) => key.kind === 'column' && inputScope.resolve(key.path, key.at).index === at,
+    );
+    return k < 0 ? undefined : `$g${k}`;
+  });
+  return windowed === undefined ? out : { ...out, windowed };
+}
+
+/**
+ * A GROUP BY `window_start`, `window_end` over a window aggregation's results (Flink's window
+ * aggregate over window properties): planned as a window aggregation whose windows are the
+ * rows' own. Every row of a window carries the timestamp `window_end - 1`, so a tumbling window
+ * of the spacing of the window ends holds exactly the rows of one input window, and fires when
+ * that window did upstream. Undefined for any other GROUP BY.
+ */
+function attachedWindows(select: Select, from: Relation): Relation | undefined {
+  const windowed = from.windowed;
+  if (windowed === undefined || isUpdating(from)) return undefined;
+  const scope = new Scope(from.columns);
+  const grouped = new Set(
+    select.groupBy.flatMap((g) => {
+      if (g.kind !== 'column') return [];
+      const r = scope.resolve(g.path, g.at);
+      return r.fields.length === 0 ? [r.index] : [];
+    }),
+  );
+  if (!grouped.has(windowed.startAt) || !grouped.has(windowed.endAt)) return undefined;
+  const ts = T.timestamp(3, false);
+  const hidden = (name: string): ScopeColumn => ({
+    name,
+    type: ts,
+    qualifier: undefined,
+    rowtime: false,
+  });
+  const { spacing, offset } = windowed;
+  return {
+    stream: from.stream,
+    columns: [
+      ...from.columns,
+      hidden('$attached_start'),
+      hidden('$attached_end'),
+      hidden('$attached_time'),
+    ],
+    window: { kind: 'TUMBLE', size: spacing, slide: spacing, offset, input: from, attached: true },
+  };
+}
+
+/**
+ * The window properties of a window aggregation's output, when its SELECT list passes both
+ * window columns through and its windows end at a fixed spacing. `refOf` names the column a
+ * window column is read from in the aggregate's rows (undefined: not grouped by it).
+ */
+function resultWindows(
+  window: WindowTvf,
+  items: readonly { readonly expr: Expr }[],
+  refOf: (name: 'window_start' | 'window_end') => string | undefined,
+): WindowProperties | undefined {
+  if (window.processingTime === true || window.kind === 'SESSION') return undefined;
+  const spacing = window.kind === 'TUMBLE' ? window.size : window.slide;
+  const at = (name: 'window_start' | 'window_end'): number => {
+    const ref = refOf(name);
+    return ref === undefined
+      ? -1
+      : items.findIndex(
+          (i) => i.expr.kind === 'column' && i.expr.path.length === 1 && i.expr.path[0] === ref,
+        );
+  };
+  const startAt = at('window_start');
+  const endAt = at('window_end');
+  if (startAt < 0 || endAt < 0) return undefined;
+  return { startAt, endAt, spacing, offset: window.offset % spacing };
 }
 
 /**

@@ -21,10 +21,35 @@ export interface WindowTvf {
   /** The input relation (its rows lack the three window columns). */
   readonly input: Relation;
   /**
+   * The input's rows carry their windows already (see {@link WindowProperties}): this TVF is a
+   * tumbling window of the spacing of their ends, so that each of those windows fires alone at
+   * its own end, and the GROUP BY names the input's window columns as keys.
+   */
+  readonly attached?: boolean;
+  /**
    * Windows of processing time (the DESCRIPTOR names a `PROCTIME()` column): rows are
    * assigned by the wall clock when they reach the window operator, as in Flink.
    */
   readonly processingTime?: boolean;
+}
+
+/**
+ * Window properties propagated through a window aggregation, as Flink's planner keeps them:
+ * the rows are window results that carry `window_start` and `window_end`, and each row's
+ * timestamp is its window's last millisecond (`window_end - 1`), at which the window fired.
+ * A GROUP BY or a join on both columns can then run per window, insert-only, instead of
+ * as an updating aggregation or a regular join.
+ */
+export interface WindowProperties {
+  /** The positions of `window_start` and `window_end` in the rows. */
+  readonly startAt: number;
+  readonly endAt: number;
+  /**
+   * Windows end every `spacing` ms (from `offset`): a tumbling window's size, a hopping
+   * window's slide, a cumulating window's step. Sessions end anywhere and have none.
+   */
+  readonly spacing: number;
+  readonly offset: number;
 }
 
 export interface Relation {
@@ -36,6 +61,8 @@ export interface Relation {
    * anything else materializes them first.
    */
   readonly window?: WindowTvf;
+  /** Set when the rows are a window aggregation's results, with their window columns. */
+  readonly windowed?: WindowProperties;
   /**
    * Set when the query's rows change (an updating aggregation, an outer join): its changes,
    * whose `mode` is the changelog mode Flink would infer. `stream` is then not usable.
