@@ -48,6 +48,7 @@ import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowTvf } from './relation.js';
 import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
+import { SourceRelation } from './source-reads.js';
 import { planTemporalJoin } from './temporal-join-planner.js';
 import { isUnnestJoin, planUnnestJoin } from './unnest-planner.js';
 
@@ -74,7 +75,8 @@ function requalify(relation: Relation, qualifier: string | undefined): Relation 
   if (qualifier === undefined) return relation;
   const columns = relation.columns.map((c) => ({ ...c, qualifier }));
   if (relation.changes !== undefined) return withColumns(relation, columns);
-  if (relation instanceof CalcRelation) return relation.withColumns(columns);
+  if (relation instanceof CalcRelation || relation instanceof SourceRelation)
+    return relation.withColumns(columns);
   return relation.window === undefined
     ? { stream: relation.stream, columns }
     : { ...relation, columns };
@@ -483,7 +485,7 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
     };
   };
   const plain = (): Calc => ({
-    input: from.stream,
+    input: from instanceof SourceRelation ? from : from.stream,
     inputColumns: from.columns,
     where: [],
     project: from.columns.map((_, i) => positional(i, [], select.at)),
