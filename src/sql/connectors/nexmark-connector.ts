@@ -13,9 +13,9 @@ import {
   type NexmarkEvent,
   NexmarkSource,
 } from '../../connectors/nexmark/index.js';
+import type { Collector } from '../../core/functions.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import { sqlError } from '../sql-error.js';
-import type { Collector } from '../../core/functions.js';
 import type { ConnectorOption, Row, SourceReads, SqlConnector } from './connector.js';
 
 const EVENT_TYPE: Readonly<Record<NexmarkEvent['type'], number>> = {

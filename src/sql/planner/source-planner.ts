@@ -21,9 +21,9 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, isTimestamp } from '../types/logical-type.js';
 import { updatingRelation } from './changelog-relation.js';
-import { SourceReadTracker, SourceRelation } from './source-reads.js';
 import type { Relation } from './relation.js';
 import { columnPositions, primaryKeyOf } from './row-key.js';
+import { SourceReadTracker, SourceRelation } from './source-reads.js';
 
 /** The watermark of `WATERMARK FOR col AS expr`: the largest `expr` over the rows seen. */
 class ExpressionWatermarks<T> implements WatermarkGenerator<T> {

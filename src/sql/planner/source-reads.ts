@@ -170,8 +170,7 @@ export class SourceReadTracker {
   /** `#k = 2` or `2 = #k` on a filterable column with an integer literal. */
   private equality(e: Expr): { column: number; value: number } | undefined {
     if (e.kind !== 'binary' || e.op !== '=') return undefined;
-    const [ref, literal] =
-      e.left.kind === 'column' ? [e.left, e.right] : [e.right, e.left];
+    const [ref, literal] = e.left.kind === 'column' ? [e.left, e.right] : [e.right, e.left];
     if (ref.kind !== 'column' || literal.kind !== 'number' || !/^-?\d+$/.test(literal.text))
       return undefined;
     const r = new Scope(this.scopeColumns).resolve(ref.path, ref.at);
@@ -181,7 +180,9 @@ export class SourceReadTracker {
 }
 
 function conjuncts(e: Expr): Expr[] {
-  return e.kind === 'binary' && e.op === 'AND' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e];
+  return e.kind === 'binary' && e.op === 'AND'
+    ? [...conjuncts(e.left), ...conjuncts(e.right)]
+    : [e];
 }
 
 /**
