@@ -26,6 +26,27 @@ export interface ChangelogSource {
   readonly mode: 'upsert' | 'retract';
 }
 
+/**
+ * What a query reads of a source table, given to a connector that declares `pushdown` (Flink's
+ * projection and filter pushdown). Rows keep the table's shape (every column at its position):
+ * a column or ROW field nothing reads may be null, and a row a filter excludes may be skipped.
+ */
+export interface SourceReads {
+  /**
+   * Per stored column (by position): `'whole'` when the column itself is read, the positions of
+   * the ROW fields read when only fields of it are, undefined when nothing reads it.
+   */
+  readonly columns: readonly ('whole' | ReadonlySet<number> | undefined)[];
+  /** Per column position: the values every row the query keeps has in that column. */
+  readonly filter: ReadonlyMap<number, ReadonlySet<number>>;
+}
+
+/** What a connector can leave out of its rows; see {@link SourceReads}. */
+export interface SourcePushdownSupport {
+  /** Stored columns whose values the connector can filter on (an `=` with an integer). */
+  readonly filterColumns: readonly string[];
+}
+
 export interface ConnectorOption {
   readonly key: string;
   readonly description: string;
@@ -61,7 +82,13 @@ export interface SqlConnector {
     table: CatalogTable,
     env: StreamEnvironment,
     computed?: (row: Row) => Row,
+    reads?: () => SourceReads,
   ): DataStream<Row>;
+  /**
+   * Set when `source` honours `reads`: a function it calls once the job starts (planning is
+   * over) and whose answer it may use to build rows with only the columns and fields read.
+   */
+  readonly pushdown?: SourcePushdownSupport;
   /**
    * The table's changes, for a connector whose rows are updated and deleted (`upsert-kafka`,
    * `postgres-cdc`, `kafka` with `debezium-json`): changes of rows of the stored columns, as

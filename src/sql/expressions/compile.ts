@@ -472,6 +472,9 @@ function arithmetic(
     return sqlError(`cannot apply ${op} to ${formatType(lt)} and ${formatType(rt)}`, at);
   const da = asDecimal(lt) as { precision: number; scale: number };
   const db = asDecimal(rt) as { precision: number; scale: number };
+  const byConstant =
+    op === '*' ? integerTimesConstant(left, right, da.scale + db.scale, type) : undefined;
+  if (byConstant !== undefined) return byConstant(g);
   const a = isInteger(lt)
     ? {
         code: nullSafe(g, [left], ([v]) => `BigInt(${v})`),
@@ -508,6 +511,32 @@ function arithmetic(
       break;
   }
   return { code: nullSafe(g, [a, b], body), type: withNullability(type, true) };
+}
+
+/**
+ * An integer column times a DECIMAL literal (Nexmark's `0.908 * price`) with no rescaling: the
+ * product through doubles while it is exact (`multiplyByConstant`), instead of two bigints.
+ */
+function integerTimesConstant(
+  left: Compiled,
+  right: Compiled,
+  productScale: number,
+  type: LogicalType,
+): ((g: CodeGen) => Compiled) | undefined {
+  if (type.kind !== 'DECIMAL' || type.scale !== productScale) return undefined;
+  const [integer, constant] = isInteger(left.type) ? [left, right] : [right, left];
+  if (!isInteger(integer.type)) return undefined;
+  const literal = /^\((-?\d+)n\)$/.exec(constant.code)?.[1];
+  if (literal === undefined || !Number.isSafeInteger(Number(literal))) return undefined;
+  const { precision } = type;
+  return (g) => ({
+    code: nullSafe(
+      g,
+      [integer],
+      ([v]) => `h.multiplyByConstant(${v}, ${Number(literal)}, ${literal}n, ${precision})`,
+    ),
+    type: withNullability(type, true),
+  });
 }
 
 function caseExpression(e: Extract<Expr, { kind: 'case' }>, ctx: CompileContext): Compiled {

@@ -14,9 +14,11 @@ import { sqlError } from '../sql-error.js';
 import { formatType, type LogicalType } from '../types/logical-type.js';
 import { mapChildren } from './expr-tools.js';
 import type { Relation, WindowProperties } from './relation.js';
+import { SourceRelation } from './source-reads.js';
 
 export interface Calc {
-  readonly input: DataStream<Row>;
+  /** The input's rows; a source table is read through it so that it learns what is read. */
+  readonly input: DataStream<Row> | SourceRelation;
   readonly inputColumns: readonly ScopeColumn[];
   /** Conditions over the input (positional column references), all of which must hold. */
   readonly where: readonly Expr[];
@@ -65,7 +67,9 @@ function isIdentity(calc: Calc): boolean {
 }
 
 function build(calc: Calc): DataStream<Row> {
-  if (isIdentity(calc)) return calc.input;
+  const input =
+    calc.input instanceof SourceRelation ? calc.input.readBy(calc.where, calc.project) : calc.input;
+  if (isIdentity(calc)) return input;
   const g = new CodeGen();
   const scope = new Scope(calc.inputColumns);
   const conditions = calc.where.map((w) => {
@@ -77,7 +81,7 @@ function build(calc: Calc): DataStream<Row> {
   const values = calc.project.map((e) => compile(e, { scope, g }).code);
   const projection = `return [${values.join(', ')}];`;
   if (conditions.length === 0)
-    return calc.input.map(g.function<(r: Row) => Row>(projection)).name('select');
+    return input.map(g.function<(r: Row) => Row>(projection)).name('select');
   // One function: undefined for a row the conditions drop, the projected row otherwise.
   const fn = g.function<(r: Row) => Row | undefined>(
     `if (${conditions.join(' || ')}) return undefined; ${projection}`,
@@ -86,7 +90,7 @@ function build(calc: Calc): DataStream<Row> {
     const result = fn(row);
     if (result !== undefined) out.collect(result);
   };
-  return calc.input.flatMap(filterAndProject).name('where, select');
+  return input.flatMap(filterAndProject).name('where, select');
 }
 
 /**

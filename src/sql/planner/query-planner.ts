@@ -50,6 +50,7 @@ import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowProperties, WindowTvf } from './relation.js';
 import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
+import { SourceRelation } from './source-reads.js';
 import type { SubPlans } from './sub-plans.js';
 import { planTemporalJoin } from './temporal-join-planner.js';
 import { isUnnestJoin, planUnnestJoin } from './unnest-planner.js';
@@ -89,7 +90,8 @@ function requalify(relation: Relation, qualifier: string | undefined): Relation 
   if (qualifier === undefined) return relation;
   const columns = relation.columns.map((c) => ({ ...c, qualifier }));
   if (relation.changes !== undefined) return withColumns(relation, columns);
-  if (relation instanceof CalcRelation) return relation.withColumns(columns);
+  if (relation instanceof CalcRelation || relation instanceof SourceRelation)
+    return relation.withColumns(columns);
   if (relation.window !== undefined) return { ...relation, columns };
   return relation.windowed === undefined
     ? { stream: relation.stream, columns }
@@ -220,8 +222,17 @@ function versionedKey(
   return object.kind === 'table' ? object.primaryKey : undefined;
 }
 
-/** `where`: the WHERE clause, the condition of a comma join (`FROM a, b`). */
-function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
+/**
+ * `where`: the WHERE clause, the condition of a comma join (`FROM a, b`). `names`: every name
+ * the enclosing SELECT's column references use, when they are all it reads; the inputs of its
+ * regular joins then keep only columns so named (Flink prunes a join's inputs likewise).
+ */
+function planFrom(
+  item: FromItem,
+  ctx: PlanContext,
+  where?: Expr,
+  names?: ReadonlySet<string>,
+): Relation {
   switch (item.kind) {
     case 'table':
       if (item.asOf !== undefined)
@@ -266,7 +277,15 @@ function planFrom(item: FromItem, ctx: PlanContext, where?: Expr): Relation {
           );
         return planLookupJoin(item, left, dim);
       }
-      return planJoin(item, (input) => materialize(planFrom(input, ctx)), where, ctx.stateTtl);
+      return planJoin(
+        item,
+        (input) => {
+          const relation = materialize(planFrom(input, ctx, undefined, names));
+          return names === undefined ? relation : pruned(relation, names, input.at);
+        },
+        where,
+        ctx.stateTtl,
+      );
     case 'match-recognize':
       return requalify(planMatchRecognize(item, planFrom(item.input, ctx)), item.alias);
   }
@@ -444,7 +463,12 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
   let from =
     rank !== undefined
       ? planRank(rank, (inner) => planSelect(inner, ctx), ctx.stateTtl)
-      : planFrom(select.from, ctx, commaJoin ? select.where : undefined);
+      : planFrom(
+          select.from,
+          ctx,
+          commaJoin ? select.where : undefined,
+          select.from.kind === 'join' ? namesRead(select) : undefined,
+        );
   if (rank !== undefined) select = { ...select, where: rank.where };
   if (commaJoin) select = { ...select, where: undefined };
   if (select.distinct) select = distinctAsGroupBy(select, from);
@@ -504,7 +528,7 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
     };
   };
   const plain = (): Calc => ({
-    input: from.stream,
+    input: from instanceof SourceRelation ? from : from.stream,
     inputColumns: from.columns,
     where: [],
     project: from.columns.map((_, i) => positional(i, [], select.at)),
@@ -533,6 +557,67 @@ function keptWindow(
   const startAt = at(windowed.startAt);
   const endAt = at(windowed.endAt);
   return startAt < 0 || endAt < 0 ? undefined : { ...windowed, startAt, endAt };
+}
+
+/**
+ * Every name in the column references of `select` (qualifiers and ROW fields too), or undefined
+ * when it may read columns it does not name: `*`, OVER windows, table functions and other
+ * FROM items than tables, subqueries and joins of them.
+ */
+function namesRead(select: Select): ReadonlySet<string> | undefined {
+  if (select.windows !== undefined && select.windows.size > 0) return undefined;
+  const names = new Set<string>();
+  let complete = true;
+  const visit = (e: Expr): Expr => {
+    if (e.kind === 'column') for (const name of e.path) names.add(name);
+    else if (e.kind === 'descriptor' || e.kind === 'table-arg' || (e.kind === 'call' && e.over))
+      complete = false;
+    return mapChildren(e, visit);
+  };
+  const visitFrom = (item: FromItem): void => {
+    if (item.kind === 'join') {
+      if (item.on !== undefined) visit(item.on);
+      visitFrom(item.left);
+      visitFrom(item.right);
+    } else if (item.kind !== 'table' && item.kind !== 'subquery') complete = false;
+    else if (item.kind === 'table' && item.asOf !== undefined) complete = false;
+  };
+  for (const item of select.items) {
+    if (item.kind === 'star') return undefined;
+    visit(item.expr);
+  }
+  for (const e of [select.where, select.having, ...select.groupBy]) if (e !== undefined) visit(e);
+  if (select.from !== undefined) visitFrom(select.from);
+  return complete ? names : undefined;
+}
+
+/**
+ * A filter and projection (or a source table) keeping only the columns whose name is in
+ * `names`, and its time attributes; any other relation as it is.
+ */
+function pruned(relation: Relation, names: ReadonlySet<string>, at: SourcePosition): Relation {
+  if (!(relation instanceof CalcRelation || relation instanceof SourceRelation)) return relation;
+  // Window properties name column positions; pruning would move them.
+  if (relation instanceof CalcRelation && relation.windowed !== undefined) return relation;
+  const keep = relation.columns.flatMap((c, i) =>
+    names.has(c.name) || c.rowtime || c.proctime === true ? [i] : [],
+  );
+  if (keep.length === relation.columns.length || keep.length === 0) return relation;
+  const columns = keep.map((i) => relation.columns[i] as ScopeColumn);
+  if (relation instanceof CalcRelation) {
+    const { calc } = relation;
+    return new CalcRelation(
+      { ...calc, project: keep.map((i) => calc.project[i] as Expr) },
+      columns,
+    );
+  }
+  const calc: Calc = {
+    input: relation,
+    inputColumns: relation.columns,
+    where: [],
+    project: keep.map((i) => positional(i, [], at)),
+  };
+  return new CalcRelation(calc, columns);
 }
 
 const LEGACY_WINDOWS = new Set(['TUMBLE', 'HOP', 'SESSION']);

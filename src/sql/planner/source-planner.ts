@@ -23,6 +23,7 @@ import { formatType, isTimestamp } from '../types/logical-type.js';
 import { updatingRelation } from './changelog-relation.js';
 import type { Relation } from './relation.js';
 import { columnPositions, primaryKeyOf } from './row-key.js';
+import { SourceReadTracker, SourceRelation } from './source-reads.js';
 
 /** The watermark of `WATERMARK FOR col AS expr`: the largest `expr` over the rows seen. */
 class ExpressionWatermarks<T> implements WatermarkGenerator<T> {
@@ -107,9 +108,24 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
   if (changes !== undefined) return planChangelogSource(table, changes, columns, computed, rowtime);
   if (connector.source === undefined)
     return sqlError(`connector '${connector.name}' has no source`, table.at);
-  let stream = connector.source(table, env, fused ? computed : undefined);
+  const tracker =
+    connector.pushdown === undefined
+      ? undefined
+      : readTracker(table, columns, physical, connector.pushdown.filterColumns);
+  const rows = connector.source(
+    table,
+    env,
+    fused ? computed : undefined,
+    tracker === undefined ? undefined : () => tracker.resolve(),
+  );
+  let stream = rows;
   if (computed !== undefined && !fused)
     stream = stream.map(computed).name(`${table.name}: computed columns`);
+  if (tracker !== undefined) {
+    const name = `${table.name}: rows${fused ? ', computed columns' : ''}`;
+    tracker.describe = (pushed) => rows.name(`${name}, ${pushed}`);
+    tracker.describe(tracker.text());
+  }
   if (rowtime !== undefined) {
     const { index, watermark } = rowtime;
     const strategy = WatermarkStrategy.forGenerator<Row>(
@@ -117,7 +133,27 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
     ).withTimestampAssigner((row) => row[index] as number);
     stream = stream.assignTimestampsAndWatermarks(strategy);
   }
-  return { stream, columns };
+  return tracker === undefined ? { stream, columns } : new SourceRelation(stream, columns, tracker);
+}
+
+/**
+ * What the query reads of the table, starting with what every row needs: the stored columns
+ * of the computed columns and of the WATERMARK expression.
+ */
+function readTracker(
+  table: CatalogTable,
+  columns: readonly ScopeColumn[],
+  physical: number,
+  filterColumns: readonly string[],
+): SourceReadTracker {
+  const filterable = new Set(
+    filterColumns.map((name) => columns.findIndex((c) => c.name === name)).filter((i) => i >= 0),
+  );
+  const tracker = new SourceReadTracker(columns, physical, filterable);
+  const always = table.columns.flatMap((c) => (c.computed === undefined ? [] : [c.computed]));
+  if (table.watermark !== undefined) always.push(table.watermark.expr);
+  tracker.readAlways(always);
+  return tracker;
 }
 
 /** The rowtime column's position and the WATERMARK expression, checked. */

@@ -80,3 +80,27 @@ export function decimalToDouble(unscaled: bigint, scale: number): number {
 export function truncateDecimal(unscaled: bigint, scale: number): bigint {
   return unscaled / pow10(scale);
 }
+
+/**
+ * `n * k` for an integer value `n` (a number or a bigint) and an unscaled constant `k`
+ * (`kBig` as a bigint, `k` the same as a number), or null beyond `precision` digits. Through
+ * doubles while the product is a safe integer: the product of two integers is then exact (one
+ * beyond 2^53 - 1 rounds to at least 2^53 and takes the bigint path).
+ */
+export function multiplyByConstant(
+  n: number | bigint,
+  k: number,
+  kBig: bigint,
+  precision: number,
+): bigint | null {
+  if (typeof n === 'number') {
+    const product = n * k;
+    if (Number.isSafeInteger(product)) {
+      // 10^15 and below are exact doubles; a safe integer has at most 16 digits.
+      if (precision > 15 || (product < 10 ** precision && product > -(10 ** precision)))
+        return BigInt(product);
+      return null;
+    }
+  }
+  return fitPrecision(BigInt(n) * kBig, precision);
+}
