@@ -1,6 +1,6 @@
 import type { Key } from '../../../core/key-groups.js';
-import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import type { ValueState } from '../../../core/state.js';
+import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import type { KeyNfaState } from './nfa-runner.js';
 
 /** A slot's state changed since the last write-back. */
