@@ -87,8 +87,8 @@ describe('NfaWorkingSet', () => {
     work.add('b', stateWith(2), 2);
     expect(stored('a')).toBeUndefined();
     work.writeBack(backend, values);
-    expect(stored('a')?.partial[0]!.startTs).toBe(1);
-    expect(stored('b')?.partial[0]!.startTs).toBe(2);
+    expect(stored('a')?.partial[0]?.startTs).toBe(1);
+    expect(stored('b')?.partial[0]?.startTs).toBe(2);
     work.remove(a);
     // 'c' takes the slot 'a' had; 'b' went idle and came back before the next write-back.
     work.add('c', stateWith(3), 3);
@@ -96,8 +96,8 @@ describe('NfaWorkingSet', () => {
     work.add('b', stateWith(4), 4);
     work.writeBack(backend, values);
     expect(stored('a')).toBeUndefined();
-    expect(stored('b')?.partial[0]!.startTs).toBe(4);
-    expect(stored('c')?.partial[0]!.startTs).toBe(3);
+    expect(stored('b')?.partial[0]?.startTs).toBe(4);
+    expect(stored('c')?.partial[0]?.startTs).toBe(3);
     expect(backend.entryCount()).toBe(2);
   });
 });
