@@ -33,7 +33,7 @@ afterEach(async () => {
 
 function stateWith(startTs: number): KeyNfaState<string> {
   const s = emptyKeyNfaState<string>();
-  s.partial.push({ state: 2, node: null, startTs, startId: 0 });
+  s.partial.push({ state: 2, node: -1, startTs, startId: 0 });
   return s;
 }
 

@@ -34,6 +34,7 @@ import {
 } from './nfa-runner.js';
 import { keyNfaStateSerializer } from './nfa-state-serializer.js';
 import { NfaWorkingSet } from './nfa-working-set.js';
+import { NO_NODE } from './shared-buffer.js';
 
 /** Everything the CEP operator needs: the pattern, what to do with matches, and how time works. */
 export interface CepOperatorSpec<T, OUT> {
@@ -113,6 +114,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private readonly chunkValues: T[] = [];
   private readonly chunkTimes: number[] = [];
   private readonly chunkSlots = new Int32Array(CHUNK);
+  private readonly chunkEvents = new Int32Array(CHUNK);
   private readonly chunkStates: (KeyNfaState<T> | undefined)[] = [];
   /** Keeps the warming reads from being optimized away. */
   warmth = 0;
@@ -160,13 +162,17 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
 
   override open(): void {
     this.emitter = new Emitter(this.output);
+    // First: decoding restored state puts its buffer rows into the runner's buffer.
+    this.runner = this.createRunner();
     this.state = operatorKeyedBackend(this.context);
     if (this.restored !== undefined) this.state.restore(this.restored);
     this.nfaState = this.state.getValueState<KeyNfaState<T>>({
       name: NFA_STATE,
-      serializer: keyNfaStateSerializer(this.spec.eventSerializer ?? Serializers.json<T>()),
+      serializer: keyNfaStateSerializer(
+        this.spec.eventSerializer ?? Serializers.json<T>(),
+        this.runner.buffer,
+      ),
     });
-    this.runner = this.createRunner();
     if (this.restored !== undefined) this.loadRestored();
     this.restored = undefined;
     this.registerMetrics();
@@ -408,7 +414,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
    * made record by record would wait one after another.
    */
   private warm(n: number): void {
-    const { work, chunkKeys, chunkSlots, chunkStates } = this;
+    const { work, chunkKeys, chunkSlots, chunkStates, chunkEvents } = this;
     let sum = 0;
     for (let i = 0; i < n; i++) chunkSlots[i] = work.slotOf(chunkKeys[i]!);
     for (let i = 0; i < n; i++) {
@@ -423,12 +429,18 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       const s = chunkStates[i];
       if (s !== undefined && s.partial.length > 0) sum += s.partial[0]!.state;
     }
+    const buffer = this.runner.buffer;
     for (let i = 0; i < n; i++) {
       const s = chunkStates[i];
+      // The newest node's row, then its event's row.
       if (s !== undefined && s.partial.length > 0) {
         const node = s.partial[0]!.node;
-        if (node !== null) sum += node.event.id;
-      }
+        chunkEvents[i] = node === NO_NODE ? -1 : buffer.eventOf(node);
+      } else chunkEvents[i] = -1;
+    }
+    for (let i = 0; i < n; i++) {
+      const event = chunkEvents[i]!;
+      if (event >= 0) sum += buffer.eventId(event);
       chunkStates[i] = undefined;
     }
     this.warmth = sum;
@@ -513,6 +525,11 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     }
   }
 
+  /**
+   * Writes each key's waiting records into its state in the backend. The
+   * working set's own state objects are written (the backend holds them
+   * after the write-back): reading the backend would decode a copy on disk.
+   */
   private writeWaitingToState(): Iterable<Key> {
     const byKey = new Map<Key, { times: number[]; records: T[] }>();
     this.waiting.forEachInArrivalOrder((ts, key, value) => {
@@ -524,10 +541,11 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       w.times.push(ts);
       w.records.push(value);
     });
-    const { state, nfaState } = this;
+    const { state, nfaState, work } = this;
     for (const [key, w] of byKey) {
       state.currentKey = key;
-      const s = nfaState.value() ?? emptyKeyNfaState<T>();
+      const slot = work.slotOf(key);
+      const s = slot < 0 ? emptyKeyNfaState<T>() : work.stateAt(slot)!;
       s.waitingTimes = w.times;
       s.waitingRecords = w.records;
       nfaState.update(s);
@@ -537,14 +555,17 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   }
 
   private takeWaitingFromState(touched: Iterable<Key>): void {
-    const { state, nfaState } = this;
+    const { state, nfaState, work } = this;
     for (const key of touched) {
       state.currentKey = key;
-      const s = nfaState.value();
-      if (s === undefined) continue;
+      const slot = work.slotOf(key);
+      if (slot < 0) {
+        nfaState.clear();
+        continue;
+      }
+      const s = work.stateAt(slot)!;
       dropWaiting(s);
-      if (isIdle(s)) nfaState.clear();
-      else nfaState.update(s);
+      nfaState.update(s);
     }
     state.currentKey = undefined;
   }

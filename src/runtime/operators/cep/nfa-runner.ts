@@ -1,12 +1,14 @@
 import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../../core/cep.js';
 import { invalidArgument } from '../../../core/errors.js';
 import { type Nfa, type NfaEdge, negationOf } from './nfa-compiler.js';
-import { type BufferedEvent, type BufferNode, NO_NODE, SharedBuffer } from './shared-buffer.js';
+import { type EventRef, NO_NODE, type NodeRef, SharedBuffer } from './shared-buffer.js';
 
 /** A partial (or completed) match: where it stands and its newest buffer node. */
+// biome-ignore lint/correctness/noUnusedVariables: T ties a match to its key's state type.
 export interface PartialMatch<T> {
   state: number;
-  node: BufferNode<T> | null;
+  /** Its newest node in the runner's shared buffer, or NO_NODE. */
+  node: NodeRef;
   /** Time and id of its first event; ids grow with processing order. */
   startTs: number;
   startId: number;
@@ -106,8 +108,11 @@ export class NfaRunner<T> {
   private readonly ignores: NfaEdge<T>[] = [];
   private ignoreCount = 0;
   private state!: KeyNfaState<T>;
-  /** The shared buffer of the key being run: its size is the key's `bufferSize` meanwhile. */
-  private readonly buffer = new SharedBuffer<T>();
+  /**
+   * The shared buffer of every key this runner runs; while a key is run its
+   * `size` is the key's `bufferSize`.
+   */
+  readonly buffer = new SharedBuffer<T>();
   private readonly ctx: ConditionView<T>;
   private readonly start: PartialMatch<T>;
   /** The partial matches an event leads to; swapped with the key's list, so no list is allocated per event. */
@@ -126,7 +131,7 @@ export class NfaRunner<T> {
     this.stack = new Int32Array(nfa.states.length);
     this.reuse = nfa.states.map((s) => reusedResults(s.edges));
     this.passed = new Uint8Array(Math.max(1, ...nfa.states.map((s) => s.edges.length)));
-    this.ctx = new ConditionView(this.stageIndex);
+    this.ctx = new ConditionView(this.stageIndex, this.buffer);
     this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
   }
 
@@ -138,7 +143,7 @@ export class NfaRunner<T> {
     this.ctx.timestamp = timestamp;
     const eventId = state.nextEventId++;
     // The event enters the buffer only if some match takes it.
-    let event: BufferedEvent<T> | undefined;
+    let event: EventRef = -1;
     const next = this.next;
     emptyList(next);
     let found = false;
@@ -167,7 +172,7 @@ export class NfaRunner<T> {
         const edge = takes[t]!;
         const stage = takeStages[t]!;
         if (this.takenBefore(t, edge.target, stage)) continue;
-        event ??= SharedBuffer.event(eventId, value, timestamp);
+        if (event < 0) event = buffer.event(eventId, value, timestamp);
         const node = buffer.append(event, stage, pmNode);
         const startTs = isStart ? timestamp : pmStartTs;
         const startId = isStart ? eventId : pmStartId;
@@ -269,7 +274,7 @@ export class NfaRunner<T> {
   /** A partial match object, reused from one that ended if there is one. */
   private partialMatch(
     state: number,
-    node: BufferNode<T> | null,
+    node: NodeRef,
     startTs: number,
     startId: number,
   ): PartialMatch<T> {
@@ -285,7 +290,7 @@ export class NfaRunner<T> {
   /** Keeps an ended partial match for reuse (see SharedBuffer's pools for why). */
   private recycle(pm: PartialMatch<T>): void {
     if (this.spare.length < SPARE_MATCHES) {
-      pm.node = null;
+      pm.node = NO_NODE;
       this.spare.push(pm);
     }
   }
@@ -379,7 +384,7 @@ export class NfaRunner<T> {
     return false;
   }
 
-  private complete(node: BufferNode<T> | null, startTs: number, startId: number): boolean {
+  private complete(node: NodeRef, startTs: number, startId: number): boolean {
     const { completed } = this.state;
     for (const c of completed) if (c.node === node) return false;
     this.buffer.retain(node);
@@ -389,10 +394,11 @@ export class NfaRunner<T> {
     return true;
   }
 
-  private dropIfUnheld(node: BufferNode<T>): void {
-    if (node.refs === 0) {
-      node.refs = 1;
-      this.buffer.release(node);
+  private dropIfUnheld(node: NodeRef): void {
+    const buffer = this.buffer;
+    if (buffer.refsOf(node) === 0) {
+      buffer.retain(node);
+      buffer.release(node);
     }
   }
 
@@ -439,7 +445,7 @@ export class NfaRunner<T> {
       case 'skip-to-next':
         return { id: m.startId, inclusive: true };
       case 'skip-past-last-event':
-        return { id: m.node!.event.id, inclusive: true };
+        return { id: buffer.eventId(buffer.eventOf(m.node)), inclusive: true };
       case 'skip-to-first':
       case 'skip-to-last': {
         const stage = this.stageIndex.get(skip.stage)!;
@@ -476,7 +482,7 @@ export class NfaRunner<T> {
   }
 
   /** The events of the match ending at `node`, by stage, oldest first; every stage present. */
-  private extract(node: BufferNode<T> | null): MatchEvents<T> {
+  private extract(node: NodeRef): MatchEvents<T> {
     const names = this.nfa.stageNames;
     const out: Record<string, T[]> = {};
     for (const n of names) out[n] = [];
@@ -517,22 +523,26 @@ function reusedResults<T>(edges: readonly NfaEdge<T>[]): Int16Array {
 
 /** The condition context of the partial match being tried; reused for every event. */
 class ConditionView<T> implements CepConditionContext<T> {
-  node: BufferNode<T> | null = NO_NODE;
+  node: NodeRef = NO_NODE;
   timestamp = 0;
 
-  constructor(private readonly stageIndex: ReadonlyMap<string, number>) {}
+  constructor(
+    private readonly stageIndex: ReadonlyMap<string, number>,
+    private readonly buffer: SharedBuffer<T>,
+  ) {}
 
   eventsFor(stage: string): readonly T[] {
     const index = this.stageIndex.get(stage);
     if (index === undefined || this.node === NO_NODE) return [];
+    const buffer = this.buffer;
     // Counted first, so that the list is allocated once at its size (conditions run per event).
     let count = 0;
-    for (let n: BufferNode<T> | null = this.node; n !== null; n = n.prev) {
-      if (n.stage === index) count++;
+    for (let n = this.node; n !== NO_NODE; n = buffer.prevOf(n)) {
+      if (buffer.stageOf(n) === index) count++;
     }
     const found = new Array<T>(count);
-    for (let n: BufferNode<T> | null = this.node; n !== null; n = n.prev) {
-      if (n.stage === index) found[--count] = n.event.value;
+    for (let n = this.node; n !== NO_NODE; n = buffer.prevOf(n)) {
+      if (buffer.stageOf(n) === index) found[--count] = buffer.value(buffer.eventOf(n));
     }
     return found;
   }
