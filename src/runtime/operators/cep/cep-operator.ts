@@ -293,6 +293,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     this.context.processingTime.schedule(time, (now) => {
       if (this.scheduledAt <= now) this.scheduledAt = Number.POSITIVE_INFINITY;
       this.fireDue(now);
+      this.work.settle();
       this.emitter.flush();
       const next = this.due.peekTime();
       if (next !== Number.POSITIVE_INFINITY) this.scheduleClock(next);
@@ -313,6 +314,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     } catch (cause) {
       throw this.failure(cause, values[i]);
     }
+    this.work.settle();
     this.emitter.flush();
   }
 
@@ -375,6 +377,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     } catch (cause) {
       throw this.failure(cause, { key: this.currentKey });
     }
+    this.work.settle();
     this.emitter.flush();
     this.output.emitWatermark(time);
   }
@@ -404,6 +407,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         const slot = this.work.recheck(chunkSlots[i]!, key);
         this.step(chunkValues[i] as T, ts, key, slot);
       }
+      this.work.settle();
     }
   }
 

@@ -36,6 +36,8 @@ export class NfaWorkingSet<T> {
   earliestStart = new Float64Array(INITIAL_SLOTS);
   /** Slots freed, reused last-in first-out (the most recently touched memory). */
   private readonly free: number[] = [];
+  /** Slots freed since the last {@link settle}: not reused before it (see {@link recheck}). */
+  private readonly freed: number[] = [];
   /** One past the highest slot ever used. */
   private end = 0;
   /** Keys that went idle since the last write-back while the backend still holds them. */
@@ -56,10 +58,20 @@ export class NfaWorkingSet<T> {
     return this.slots.get(key) ?? -1;
   }
 
-  /** `slot` if it still holds `key`'s state (it was looked up earlier), else the key's slot now. */
+  /**
+   * The slot of `key`, given the one looked up for it earlier (since the last
+   * {@link settle}): freed slots are not reused in between, so a slot still
+   * in use is still the key's, and only its state (read already) is checked.
+   */
   recheck(slot: number, key: Key): number {
-    if (slot >= 0 && this.states[slot] !== undefined && this.keys[slot] === key) return slot;
+    if (slot >= 0 && this.states[slot] !== undefined) return slot;
     return this.slotOf(key);
+  }
+
+  /** Makes the slots freed since the last call reusable. */
+  settle(): void {
+    const { freed, free } = this;
+    while (freed.length > 0) free.push(freed.pop()!);
   }
 
   /** The state in `slot`, or undefined for a free slot. */
@@ -98,7 +110,7 @@ export class NfaWorkingSet<T> {
     this.keys[slot] = 0;
     this.flags[slot] = 0;
     this.earliestStart[slot] = Number.POSITIVE_INFINITY;
-    this.free.push(slot);
+    this.freed.push(slot);
     return state;
   }
 
