@@ -6,30 +6,19 @@
  * keys that went idle) restore into any parallelism with the matches of an
  * uninterrupted run.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Pattern } from '../../src/api/cep/pattern.js';
 import type { PatternSpec } from '../../src/core/cep.js';
-import {
-  DEFAULT_MAX_PARALLELISM,
-  keyGroupOf,
-  subtaskForKeyGroup,
-} from '../../src/core/key-groups.js';
-import type { StateBackendOptions } from '../../src/core/state-backend.js';
 import { emptyKeyNfaState, type KeyNfaState } from '../../src/runtime/operators/cep/nfa-runner.js';
 import { NfaWorkingSet } from '../../src/runtime/operators/cep/nfa-working-set.js';
 import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state.js';
 import { Serializers } from '../../src/state/serializers.js';
-import { KeyedOneInputHarness, type OperatorSnapshot } from '../../src/testing/index.js';
+import type { OperatorSnapshot } from '../../src/testing/index.js';
 import { DeterministicRandom } from '../../src/util/random.js';
-import { cepOperator, type Ev, resultOf, sorted } from './cep-harness.js';
+import { type Ev, resultOf, sorted } from './cep-harness.js';
+import { backendOf, removeBackendDirs, type Subtasks, subtasks } from './subtasks.js';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
+afterEach(removeBackendDirs);
 
 function stateWith(startTs: number): KeyNfaState<string> {
   const s = emptyKeyNfaState<string>();
@@ -135,46 +124,6 @@ const fraud: PatternSpec<Ev> = Pattern.begin<Ev>('fail')
   .within(1_500)
   .toSpec();
 
-async function backend(kind: 'heap' | 'disk'): Promise<StateBackendOptions> {
-  if (kind === 'heap') return { kind: 'heap' };
-  const dir = await mkdtemp(join(tmpdir(), 'weir-cep-slots-'));
-  dirs.push(dir);
-  return { kind: 'disk', workingDirectory: dir };
-}
-
-function subtasks(
-  parallelism: number,
-  stateBackend: StateBackendOptions,
-  timeouts: boolean,
-  restoreFrom?: readonly OperatorSnapshot[],
-) {
-  const harnesses = Array.from(
-    { length: parallelism },
-    (_, subtaskIndex) =>
-      new KeyedOneInputHarness<string, Ev, string>(cepOperator(fraud, { timeouts }), (e) => e.key, {
-        operatorId: 'cep',
-        subtaskIndex,
-        parallelism,
-        stateBackend,
-        ...(restoreFrom === undefined ? {} : { restoreFrom }),
-      }),
-  );
-  return {
-    harnesses,
-    feed(e: Ev) {
-      const group = keyGroupOf(e.key, DEFAULT_MAX_PARALLELISM);
-      harnesses[subtaskForKeyGroup(group, DEFAULT_MAX_PARALLELISM, parallelism)]!.processElement(
-        e,
-        e.ts,
-      );
-    },
-    watermark(t: number) {
-      for (const h of harnesses) h.processWatermark(t);
-    },
-  };
-}
-
-type Subtasks = ReturnType<typeof subtasks>;
 /** Matches and timed-out matches of each subtask so far. */
 const outputs = (s: Subtasks) => s.harnesses.map(resultOf);
 
@@ -192,7 +141,7 @@ async function run(
 ): Promise<string[]> {
   const { events, watermarks } = input;
   const kept: string[] = [];
-  let current = subtasks(cut?.from ?? 1, await backend(kind), timeouts);
+  let current = subtasks(fraud, cut?.from ?? 1, await backendOf(kind), { timeouts });
   let latest: { snapshots: OperatorSnapshot[]; counts: [number, number][] } | undefined;
   for (let i = 0; i < events.length; i++) {
     if (cut?.snapshotsAt.includes(i)) {
@@ -208,7 +157,10 @@ async function run(
         kept.push(...r.matches.slice(0, counts[n]![0]), ...r.timedOut.slice(0, counts[n]![1]));
       });
       for (const h of current.harnesses) await h.close();
-      current = subtasks(cut.to, await backend(kind), timeouts, latest.snapshots);
+      current = subtasks(fraud, cut.to, await backendOf(kind), {
+        timeouts,
+        restoreFrom: latest.snapshots,
+      });
       // The restored run replays from the snapshot's position.
       i = cut.snapshotsAt.filter((s) => s <= cut.restoreAt).at(-1)!;
       latest = undefined;
