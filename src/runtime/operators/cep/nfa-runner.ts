@@ -4,8 +4,7 @@ import { type Nfa, type NfaEdge, negationOf } from './nfa-compiler.js';
 import { type EventRef, NO_NODE, type NodeRef, SharedBuffer } from './shared-buffer.js';
 
 /** A partial (or completed) match: where it stands and its newest buffer node. */
-// biome-ignore lint/correctness/noUnusedVariables: T ties a match to its key's state type.
-export interface PartialMatch<T> {
+export interface PartialMatch {
   state: number;
   /** Its newest node in the runner's shared buffer, or NO_NODE. */
   node: NodeRef;
@@ -16,9 +15,9 @@ export interface PartialMatch<T> {
 
 /** Everything the NFA keeps for one key. */
 export interface KeyNfaState<T> {
-  partial: PartialMatch<T>[];
+  partial: PartialMatch[];
   /** Completed matches held back until no earlier-started partial match remains (skip strategies). */
-  completed: PartialMatch<T>[];
+  completed: PartialMatch[];
   /**
    * Events and nodes of the shared buffer this key's matches hold. The nodes
    * themselves are reached from the matches; the runner's one buffer object
@@ -114,11 +113,11 @@ export class NfaRunner<T> {
    */
   readonly buffer = new SharedBuffer<T>();
   private readonly ctx: ConditionView<T>;
-  private readonly start: PartialMatch<T>;
+  private readonly start: PartialMatch;
   /** The partial matches an event leads to; swapped with the key's list, so no list is allocated per event. */
-  private next: PartialMatch<T>[] = [];
+  private next: PartialMatch[] = [];
   /** Partial match objects that ended, for reuse. */
-  private readonly spare: PartialMatch<T>[] = [];
+  private readonly spare: PartialMatch[] = [];
 
   constructor(
     private readonly nfa: Nfa<T>,
@@ -277,7 +276,7 @@ export class NfaRunner<T> {
     node: NodeRef,
     startTs: number,
     startId: number,
-  ): PartialMatch<T> {
+  ): PartialMatch {
     const pm = this.spare.pop();
     if (pm === undefined) return { state, node, startTs, startId };
     pm.state = state;
@@ -288,7 +287,7 @@ export class NfaRunner<T> {
   }
 
   /** Keeps an ended partial match for reuse (see SharedBuffer's pools for why). */
-  private recycle(pm: PartialMatch<T>): void {
+  private recycle(pm: PartialMatch): void {
     if (this.spare.length < SPARE_MATCHES) {
       pm.node = NO_NODE;
       this.spare.push(pm);
@@ -296,7 +295,7 @@ export class NfaRunner<T> {
   }
 
   /** Checked first, so that the common case (nothing times out) allocates nothing. */
-  private anyTimedOut(partial: readonly PartialMatch<T>[], time: number, within: number): boolean {
+  private anyTimedOut(partial: readonly PartialMatch[], time: number, within: number): boolean {
     for (let i = 0; i < partial.length; i++) if (time - partial[i]!.startTs >= within) return true;
     return false;
   }
@@ -388,7 +387,7 @@ export class NfaRunner<T> {
     const { completed } = this.state;
     for (const c of completed) if (c.node === node) return false;
     this.buffer.retain(node);
-    const held: PartialMatch<T> = { state: this.nfa.final, node, startTs, startId };
+    const held: PartialMatch = { state: this.nfa.final, node, startTs, startId };
     if (completed.length === 0) this.state.completed = [held];
     else completed.push(held);
     return true;
@@ -436,7 +435,7 @@ export class NfaRunner<T> {
   }
 
   /** The event id before (or up to) which partial matches must start to be discarded. */
-  private pruneBefore(m: PartialMatch<T>): { id: number; inclusive: boolean } | undefined {
+  private pruneBefore(m: PartialMatch): { id: number; inclusive: boolean } | undefined {
     const skip = this.skip;
     const buffer = this.buffer;
     switch (skip.kind) {
@@ -472,8 +471,8 @@ export class NfaRunner<T> {
     }
   }
 
-  private pruned(list: PartialMatch<T>[], id: number, inclusive: boolean): PartialMatch<T>[] {
-    const kept: PartialMatch<T>[] = [];
+  private pruned(list: PartialMatch[], id: number, inclusive: boolean): PartialMatch[] {
+    const kept: PartialMatch[] = [];
     for (const pm of list) {
       if (pm.startId < id || (inclusive && pm.startId === id)) this.buffer.release(pm.node);
       else kept.push(pm);

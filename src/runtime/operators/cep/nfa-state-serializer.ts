@@ -21,10 +21,7 @@ function numberNodes<T>(s: KeyNfaState<T>, buffer: SharedBuffer<T>): Map<NodeRef
   return ids;
 }
 
-function matchesToJson<T>(
-  list: readonly PartialMatch<T>[],
-  ids: ReadonlyMap<NodeRef, number>,
-): number[] {
+function matchesToJson(list: readonly PartialMatch[], ids: ReadonlyMap<NodeRef, number>): number[] {
   const flat: number[] = [];
   for (const m of list) {
     flat.push(m.state, m.node === NO_NODE ? -1 : ids.get(m.node)!, m.startTs, m.startId);
@@ -32,11 +29,11 @@ function matchesToJson<T>(
   return flat;
 }
 
-function matchesFromJson<T>(
+function matchesFromJson(
   flat: readonly number[],
   nodes: ReadonlyMap<number, NodeRef>,
-): PartialMatch<T>[] {
-  const list: PartialMatch<T>[] = [];
+): PartialMatch[] {
+  const list: PartialMatch[] = [];
   for (let i = 0; i < flat.length; i += 4) {
     const id = flat[i + 1]!;
     list.push({
