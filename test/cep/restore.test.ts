@@ -3,33 +3,14 @@
  * snapshot and restored (on either state backend, at the same or another
  * parallelism) emits exactly the matches and timeouts of an uninterrupted run.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AfterMatchSkipStrategy, Pattern } from '../../src/api/cep/pattern.js';
 import type { PatternSpec } from '../../src/core/cep.js';
-import {
-  DEFAULT_MAX_PARALLELISM,
-  keyGroupOf,
-  subtaskForKeyGroup,
-} from '../../src/core/key-groups.js';
-import type { StateBackendOptions } from '../../src/core/state-backend.js';
-import { KeyedOneInputHarness, type OperatorSnapshot } from '../../src/testing/index.js';
 import { DeterministicRandom } from '../../src/util/random.js';
-import { cepOperator, type Ev, resultOf, sorted } from './cep-harness.js';
+import { type Ev, resultOf, sorted } from './cep-harness.js';
+import { backendOf, removeBackendDirs, type Subtasks, subtasks } from './subtasks.js';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
-
-async function backend(kind: 'heap' | 'disk'): Promise<StateBackendOptions> {
-  if (kind === 'heap') return { kind: 'heap' };
-  const dir = await mkdtemp(join(tmpdir(), 'weir-cep-restore-'));
-  dirs.push(dir);
-  return { kind: 'disk', workingDirectory: dir };
-}
+afterEach(removeBackendDirs);
 
 /** Failed logins (f), successes (s), other events (o), for 20 keys, slightly out of order. */
 function stream(n: number, seed: number): { events: Ev[]; watermarks: Map<number, number> } {
@@ -79,44 +60,6 @@ const patterns: Record<string, PatternSpec<Ev>> = {
     .toSpec(),
 };
 
-interface Subtasks {
-  readonly harnesses: KeyedOneInputHarness<string, Ev, string>[];
-  feed(e: Ev): void;
-  watermark(t: number): void;
-}
-
-function subtasks(
-  spec: PatternSpec<Ev>,
-  parallelism: number,
-  stateBackend: StateBackendOptions,
-  restoreFrom?: readonly OperatorSnapshot[],
-): Subtasks {
-  const harnesses = Array.from(
-    { length: parallelism },
-    (_, subtaskIndex) =>
-      new KeyedOneInputHarness<string, Ev, string>(cepOperator(spec), (e) => e.key, {
-        operatorId: 'cep',
-        subtaskIndex,
-        parallelism,
-        stateBackend,
-        ...(restoreFrom === undefined ? {} : { restoreFrom }),
-      }),
-  );
-  return {
-    harnesses,
-    feed(e) {
-      const group = keyGroupOf(e.key, DEFAULT_MAX_PARALLELISM);
-      harnesses[subtaskForKeyGroup(group, DEFAULT_MAX_PARALLELISM, parallelism)]!.processElement(
-        e,
-        e.ts,
-      );
-    },
-    watermark(t) {
-      for (const h of harnesses) h.processWatermark(t);
-    },
-  };
-}
-
 function collect(s: Subtasks) {
   const all = s.harnesses.map(resultOf);
   return {
@@ -134,13 +77,13 @@ async function run(
 ) {
   const { events, watermarks } = input;
   const results: ReturnType<typeof collect>[] = [];
-  let current = subtasks(spec, cut?.from ?? 1, await backend(kind));
+  let current = subtasks(spec, cut?.from ?? 1, await backendOf(kind));
   for (let i = 0; i < events.length; i++) {
     if (cut !== undefined && i === cut.at) {
       const snapshots = current.harnesses.map((h) => h.snapshot(1));
       results.push(collect(current));
       for (const h of current.harnesses) await h.close();
-      current = subtasks(spec, cut.to, await backend(kind), snapshots);
+      current = subtasks(spec, cut.to, await backendOf(kind), { restoreFrom: snapshots });
     }
     current.feed(events[i]!);
     const w = watermarks.get(i);
@@ -189,7 +132,7 @@ describe('CEP state survives checkpoint and restore', () => {
     const harness = a.harnesses[0]!;
     expect(harness.metric('weir_cep_buffered')).toBeGreaterThan(0);
     const snapshot = harness.snapshot(1);
-    const b = subtasks(spec, 1, { kind: 'heap' }, [snapshot]);
+    const b = subtasks(spec, 1, { kind: 'heap' }, { restoreFrom: [snapshot] });
     b.feed(ev('s4', 4, 1));
     b.watermark(10);
     expect(resultOf(b.harnesses[0]!).matches).toEqual(['f1 f2 f3 s4']);

@@ -33,6 +33,8 @@ import {
   resetKeyNfaState,
 } from './nfa-runner.js';
 import { keyNfaStateSerializer } from './nfa-state-serializer.js';
+import { NfaWorkingSet } from './nfa-working-set.js';
+import { NO_NODE } from './shared-buffer.js';
 
 /** Everything the CEP operator needs: the pattern, what to do with matches, and how time works. */
 export interface CepOperatorSpec<T, OUT> {
@@ -59,12 +61,25 @@ function heldEntries<T>(s: KeyNfaState<T>): number {
   return s.partial.length + s.completed.length + s.bufferSize;
 }
 
+/** The earliest start time of the key's partial matches; +Infinity if it has none. */
+function earliestStart<T>(s: KeyNfaState<T>): number {
+  let earliest = Number.POSITIVE_INFINITY;
+  const partial = s.partial;
+  for (let i = 0; i < partial.length; i++) {
+    const t = partial[i]!.startTs;
+    if (t < earliest) earliest = t;
+  }
+  return earliest;
+}
+
 /**
  * Runs a pattern per key. Each key's NFA state (partial matches, shared
- * buffer, and in event time the records waiting for the watermark) is one
- * value in the keyed state backend, so it is checkpointed, restored and
- * rescaled by key group like any keyed state, on the heap or on disk; a key
- * with nothing pending holds no state.
+ * buffer) lives in the operator's working set, a dense slot per key that
+ * holds any (see {@link NfaWorkingSet}); at each snapshot the states that
+ * changed are written into the keyed state backend (with, in event time,
+ * the records waiting for the watermark), so they are checkpointed, restored
+ * and rescaled by key group like any keyed state, on the heap or on disk. A
+ * key with nothing pending holds no state.
  *
  * In event time, records wait in one operator-wide queue until the
  * watermark passes their timestamp, then enter their key's NFA in timestamp
@@ -83,6 +98,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private emitter!: Emitter<OUT>;
   private state!: KeyedStateBackend;
   private nfaState!: ValueState<KeyNfaState<T>>;
+  private readonly work = new NfaWorkingSet<T>();
   private runner!: NfaRunner<T>;
   private readonly nfa: Nfa<T>;
   private readonly eventTime: boolean;
@@ -97,6 +113,8 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private readonly chunkKeys: Key[] = [];
   private readonly chunkValues: T[] = [];
   private readonly chunkTimes: number[] = [];
+  private readonly chunkSlots = new Int32Array(CHUNK);
+  private readonly chunkEvents = new Int32Array(CHUNK);
   private readonly chunkStates: (KeyNfaState<T> | undefined)[] = [];
   /** Keeps the warming reads from being optimized away. */
   warmth = 0;
@@ -144,14 +162,18 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
 
   override open(): void {
     this.emitter = new Emitter(this.output);
+    // First: decoding restored state puts its buffer rows into the runner's buffer.
+    this.runner = this.createRunner();
     this.state = operatorKeyedBackend(this.context);
     if (this.restored !== undefined) this.state.restore(this.restored);
     this.nfaState = this.state.getValueState<KeyNfaState<T>>({
       name: NFA_STATE,
-      serializer: keyNfaStateSerializer(this.spec.eventSerializer ?? Serializers.json<T>()),
+      serializer: keyNfaStateSerializer(
+        this.spec.eventSerializer ?? Serializers.json<T>(),
+        this.runner.buffer,
+      ),
     });
-    this.runner = this.createRunner();
-    if (this.restored !== undefined) this.rebuildDueQueue();
+    if (this.restored !== undefined) this.loadRestored();
     this.restored = undefined;
     this.registerMetrics();
   }
@@ -194,7 +216,8 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
 
   private registerMetrics(): void {
     const metrics = this.context.metrics;
-    metrics.gauge('weir_state_entries', 'Keyed state entries held', () => this.state.entryCount());
+    // Between snapshots the NFA states are in the working set, one entry per key holding any.
+    metrics.gauge('weir_state_entries', 'Keyed state entries held', () => this.work.size);
     const state = this.state;
     if (state.storedBytes !== undefined) {
       metrics.gauge(
@@ -216,11 +239,11 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   }
 
   /**
-   * After a restore: waiting records move from the keys' state to the
-   * operator's queue (each key's in its arrival order), every key with
-   * partial matches gets its next timeout, and the gauge its total.
+   * After a restore: the keys' states enter the working set, waiting records
+   * move to the operator's queue (each key's in its arrival order), every key
+   * with partial matches gets its next timeout, and the gauge its total.
    */
-  private rebuildDueQueue(): void {
+  private loadRestored(): void {
     const keys: Key[] = [];
     this.state.forEachKeyAndNamespace(NFA_STATE, (key) => keys.push(key));
     for (const key of keys) {
@@ -236,8 +259,10 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
           this.nfaState.clear();
           continue;
         }
+        // The backend must not keep the waiting records: the next snapshot writes them again.
         this.nfaState.update(s);
       }
+      this.work.load(key, s, earliestStart(s));
       this.held += heldEntries(s);
       if (!this.lazyTimeouts) this.schedule(this.nextDue(s), key);
     }
@@ -268,6 +293,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     this.context.processingTime.schedule(time, (now) => {
       if (this.scheduledAt <= now) this.scheduledAt = Number.POSITIVE_INFINITY;
       this.fireDue(now);
+      this.work.settle();
       this.emitter.flush();
       const next = this.due.peekTime();
       if (next !== Number.POSITIVE_INFINITY) this.scheduleClock(next);
@@ -277,21 +303,19 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   processBatch(batch: RecordBatch<T>): void {
     const { values, timestamps, keys } = batch;
     if (keys === undefined) throw missingKeys(this.context.operatorId);
-    const { state, emitter } = this;
     let i = 0;
     try {
       for (; i < values.length; i++) {
         const key = keys[i] as Key;
-        state.currentKey = key;
         this.currentKey = key;
         if (this.eventTime) this.buffer(values[i] as T, timestamps[i]!, key);
-        else this.processNow(values[i] as T);
+        else this.processNow(values[i] as T, key);
       }
     } catch (cause) {
       throw this.failure(cause, values[i]);
     }
-    state.currentKey = undefined;
-    emitter.flush();
+    this.work.settle();
+    this.emitter.flush();
   }
 
   /** Event time: the record waits in the operator's queue for the watermark (or is late). */
@@ -305,36 +329,41 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   }
 
   /** Processing time: the record enters the NFA now. */
-  private processNow(value: T): void {
+  private processNow(value: T, key: Key): void {
     const now = this.context.processingTime.clock.now();
     this.emitter.timestamp = NO_TIMESTAMP;
     this.matchTime = now;
-    this.step(value, now);
+    this.step(value, now, key, this.work.slotOf(key));
   }
 
   /**
-   * Feeds one record to the current key's NFA after advancing its time. A
-   * key without stored state runs on the scratch state, which is stored (and
-   * replaced) only if the record left something behind.
+   * Feeds one record to the NFA of `key` (in `slot`, or -1 if it holds no
+   * state) after advancing its time. A key without state runs on the scratch
+   * state, which gets a slot (and is replaced) only if the record left
+   * something behind.
    */
-  private step(value: T, ts: number): void {
-    const stored = this.nfaState.value();
-    if (stored === undefined) {
+  private step(value: T, ts: number, key: Key, slot: number): void {
+    const { work, runner } = this;
+    if (slot < 0) {
       const s = this.scratch;
-      this.runner.process(s, value, ts);
+      runner.process(s, value, ts);
       if (isIdle(s)) {
         resetKeyNfaState(s);
         return;
       }
       this.scratch = this.spare.pop() ?? emptyKeyNfaState<T>();
-      this.nfaState.update(s);
+      work.add(key, s, earliestStart(s));
       this.held += heldEntries(s);
       return;
     }
+    const stored = work.stateAt(slot)!;
     const before = heldEntries(stored);
-    this.runner.advanceTime(stored, ts);
-    this.runner.process(stored, value, ts);
-    this.save(stored, before);
+    // Whether anything may time out is read from the slot's column, not from the partial matches.
+    if (ts - work.earliestStart[slot]! >= this.nfa.withinMs || stored.completed.length > 0) {
+      runner.advanceTime(stored, ts);
+    }
+    runner.process(stored, value, ts);
+    this.save(slot, stored, before);
   }
 
   override processWatermark(time: number): void {
@@ -348,7 +377,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     } catch (cause) {
       throw this.failure(cause, { key: this.currentKey });
     }
-    this.state.currentKey = undefined;
+    this.work.settle();
     this.emitter.flush();
     this.output.emitWatermark(time);
   }
@@ -358,7 +387,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
    * timestamp order (arrival order within a timestamp).
    */
   private release(limit: number): void {
-    const { waiting, state, emitter, chunkKeys, chunkValues, chunkTimes } = this;
+    const { waiting, emitter, chunkKeys, chunkValues, chunkTimes, chunkSlots } = this;
     while (waiting.size > 0 && waiting.peekTime() <= limit) {
       let n = 0;
       while (n < CHUNK && waiting.size > 0 && waiting.peekTime() <= limit) {
@@ -372,11 +401,13 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       for (let i = 0; i < n; i++) {
         const key = chunkKeys[i]!;
         const ts = chunkTimes[i]!;
-        state.currentKey = key;
         this.currentKey = key;
         emitter.timestamp = this.matchTime = ts;
-        this.step(chunkValues[i] as T, ts);
+        // A record earlier in the chunk may have given its key a slot, or freed it (for another key).
+        const slot = this.work.recheck(chunkSlots[i]!, key);
+        this.step(chunkValues[i] as T, ts, key, slot);
       }
+      this.work.settle();
     }
   }
 
@@ -387,11 +418,12 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
    * made record by record would wait one after another.
    */
   private warm(n: number): void {
-    const { state, chunkKeys, chunkStates } = this;
+    const { work, chunkKeys, chunkSlots, chunkStates, chunkEvents } = this;
     let sum = 0;
+    for (let i = 0; i < n; i++) chunkSlots[i] = work.slotOf(chunkKeys[i]!);
     for (let i = 0; i < n; i++) {
-      state.currentKey = chunkKeys[i]!;
-      chunkStates[i] = this.nfaState.value();
+      const slot = chunkSlots[i]!;
+      chunkStates[i] = slot < 0 ? undefined : work.stateAt(slot);
     }
     for (let i = 0; i < n; i++) {
       const s = chunkStates[i];
@@ -401,12 +433,18 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       const s = chunkStates[i];
       if (s !== undefined && s.partial.length > 0) sum += s.partial[0]!.state;
     }
+    const buffer = this.runner.buffer;
     for (let i = 0; i < n; i++) {
       const s = chunkStates[i];
+      // The newest node's row, then its event's row.
       if (s !== undefined && s.partial.length > 0) {
         const node = s.partial[0]!.node;
-        if (node !== null) sum += node.event.id;
-      }
+        chunkEvents[i] = node === NO_NODE ? -1 : buffer.eventOf(node);
+      } else chunkEvents[i] = -1;
+    }
+    for (let i = 0; i < n; i++) {
+      const event = chunkEvents[i]!;
+      if (event >= 0) sum += buffer.eventId(event);
       chunkStates[i] = undefined;
     }
     this.warmth = sum;
@@ -414,43 +452,47 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
 
   /** Times out the partial matches of every key with a timeout due at or before `limit` (the watermark, or the clock). */
   private fireDue(limit: number): void {
-    const { due, state, runner, emitter } = this;
+    const { due, work, runner, emitter } = this;
     while (due.size > 0 && due.peekTime() <= limit) {
       const key = due.pop();
-      state.currentKey = key;
       this.currentKey = key;
-      const s = this.nfaState.value();
-      if (s === undefined || this.nextDue(s) > limit) continue;
+      const slot = work.slotOf(key);
+      if (slot < 0) continue;
+      const s = work.stateAt(slot)!;
+      if (this.nextDue(s) > limit) continue;
       const before = heldEntries(s);
       emitter.timestamp = this.eventTime ? limit : NO_TIMESTAMP;
       this.matchTime = limit;
       runner.advanceTime(s, limit);
-      this.save(s, before);
+      this.save(slot, s, before);
       this.schedule(this.nextDue(s), key);
     }
   }
 
-  /** Lazy timeouts: once per `within` of watermark progress, drops every key's timed-out partial matches. */
+  /**
+   * Lazy timeouts: once per `within` of watermark progress, drops every key's
+   * timed-out partial matches. The slots' earliest start times say which keys
+   * have any, so the others' states are not even read.
+   */
   private sweep(watermark: number): void {
-    if (watermark - this.sweptAt < this.nfa.withinMs) return;
+    const within = this.nfa.withinMs;
+    if (watermark - this.sweptAt < within) return;
     this.sweptAt = watermark;
-    const keys: Key[] = [];
-    this.state.forEachKeyAndNamespace(NFA_STATE, (key) => keys.push(key));
-    const { state, runner } = this;
-    for (const key of keys) {
-      state.currentKey = key;
-      const s = this.nfaState.value();
+    const { work, runner } = this;
+    const end = work.slotEnd;
+    for (let slot = 0; slot < end; slot++) {
+      if (watermark - work.earliestStart[slot]! < within) continue;
+      const s = work.stateAt(slot);
       if (s === undefined) continue;
       const before = heldEntries(s);
-      // Most keys have nothing to time out yet: their state need not be written back.
-      if (runner.advanceTime(s, watermark)) this.save(s, before);
+      if (runner.advanceTime(s, watermark)) this.save(slot, s, before);
     }
   }
 
   /** Idle keys hold no state at all, so keys that stopped matching cost nothing. */
-  private save(s: KeyNfaState<T>, before: number): void {
+  private save(slot: number, s: KeyNfaState<T>, before: number): void {
     if (isIdle(s)) {
-      this.nfaState.clear();
+      this.work.remove(slot);
       this.held -= before;
       if (this.spare.length < SPARE_STATES) {
         resetKeyNfaState(s);
@@ -458,7 +500,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       }
       return;
     }
-    this.nfaState.update(s);
+    this.work.changed(slot, earliestStart(s));
     this.held += heldEntries(s) - before;
   }
 
@@ -473,6 +515,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
    * rescaled with the key); the watermark as union state.
    */
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
+    this.work.writeBack(this.state, this.nfaState);
     const touched = this.writeWaitingToState();
     try {
       return keyedSnapshotWithWatermark(
@@ -486,6 +529,11 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     }
   }
 
+  /**
+   * Writes each key's waiting records into its state in the backend. The
+   * working set's own state objects are written (the backend holds them
+   * after the write-back): reading the backend would decode a copy on disk.
+   */
   private writeWaitingToState(): Iterable<Key> {
     const byKey = new Map<Key, { times: number[]; records: T[] }>();
     this.waiting.forEachInArrivalOrder((ts, key, value) => {
@@ -497,10 +545,11 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       w.times.push(ts);
       w.records.push(value);
     });
-    const { state, nfaState } = this;
+    const { state, nfaState, work } = this;
     for (const [key, w] of byKey) {
       state.currentKey = key;
-      const s = nfaState.value() ?? emptyKeyNfaState<T>();
+      const slot = work.slotOf(key);
+      const s = slot < 0 ? emptyKeyNfaState<T>() : work.stateAt(slot)!;
       s.waitingTimes = w.times;
       s.waitingRecords = w.records;
       nfaState.update(s);
@@ -510,14 +559,17 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   }
 
   private takeWaitingFromState(touched: Iterable<Key>): void {
-    const { state, nfaState } = this;
+    const { state, nfaState, work } = this;
     for (const key of touched) {
       state.currentKey = key;
-      const s = nfaState.value();
-      if (s === undefined) continue;
+      const slot = work.slotOf(key);
+      if (slot < 0) {
+        nfaState.clear();
+        continue;
+      }
+      const s = work.stateAt(slot)!;
       dropWaiting(s);
-      if (isIdle(s)) nfaState.clear();
-      else nfaState.update(s);
+      nfaState.update(s);
     }
     state.currentKey = undefined;
   }

@@ -1,12 +1,13 @@
 import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../../core/cep.js';
 import { invalidArgument } from '../../../core/errors.js';
 import { type Nfa, type NfaEdge, negationOf } from './nfa-compiler.js';
-import { type BufferedEvent, type BufferNode, NO_NODE, SharedBuffer } from './shared-buffer.js';
+import { type EventRef, NO_NODE, type NodeRef, SharedBuffer } from './shared-buffer.js';
 
 /** A partial (or completed) match: where it stands and its newest buffer node. */
-export interface PartialMatch<T> {
+export interface PartialMatch {
   state: number;
-  node: BufferNode<T> | null;
+  /** Its newest node in the runner's shared buffer, or NO_NODE. */
+  node: NodeRef;
   /** Time and id of its first event; ids grow with processing order. */
   startTs: number;
   startId: number;
@@ -14,9 +15,9 @@ export interface PartialMatch<T> {
 
 /** Everything the NFA keeps for one key. */
 export interface KeyNfaState<T> {
-  partial: PartialMatch<T>[];
+  partial: PartialMatch[];
   /** Completed matches held back until no earlier-started partial match remains (skip strategies). */
-  completed: PartialMatch<T>[];
+  completed: PartialMatch[];
   /**
    * Events and nodes of the shared buffer this key's matches hold. The nodes
    * themselves are reached from the matches; the runner's one buffer object
@@ -106,14 +107,17 @@ export class NfaRunner<T> {
   private readonly ignores: NfaEdge<T>[] = [];
   private ignoreCount = 0;
   private state!: KeyNfaState<T>;
-  /** The shared buffer of the key being run: its size is the key's `bufferSize` meanwhile. */
-  private readonly buffer = new SharedBuffer<T>();
+  /**
+   * The shared buffer of every key this runner runs; while a key is run its
+   * `size` is the key's `bufferSize`.
+   */
+  readonly buffer = new SharedBuffer<T>();
   private readonly ctx: ConditionView<T>;
-  private readonly start: PartialMatch<T>;
+  private readonly start: PartialMatch;
   /** The partial matches an event leads to; swapped with the key's list, so no list is allocated per event. */
-  private next: PartialMatch<T>[] = [];
+  private next: PartialMatch[] = [];
   /** Partial match objects that ended, for reuse. */
-  private readonly spare: PartialMatch<T>[] = [];
+  private readonly spare: PartialMatch[] = [];
 
   constructor(
     private readonly nfa: Nfa<T>,
@@ -126,7 +130,7 @@ export class NfaRunner<T> {
     this.stack = new Int32Array(nfa.states.length);
     this.reuse = nfa.states.map((s) => reusedResults(s.edges));
     this.passed = new Uint8Array(Math.max(1, ...nfa.states.map((s) => s.edges.length)));
-    this.ctx = new ConditionView(this.stageIndex);
+    this.ctx = new ConditionView(this.stageIndex, this.buffer);
     this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
   }
 
@@ -138,7 +142,7 @@ export class NfaRunner<T> {
     this.ctx.timestamp = timestamp;
     const eventId = state.nextEventId++;
     // The event enters the buffer only if some match takes it.
-    let event: BufferedEvent<T> | undefined;
+    let event: EventRef = -1;
     const next = this.next;
     emptyList(next);
     let found = false;
@@ -167,7 +171,7 @@ export class NfaRunner<T> {
         const edge = takes[t]!;
         const stage = takeStages[t]!;
         if (this.takenBefore(t, edge.target, stage)) continue;
-        event ??= SharedBuffer.event(eventId, value, timestamp);
+        if (event < 0) event = buffer.event(eventId, value, timestamp);
         const node = buffer.append(event, stage, pmNode);
         const startTs = isStart ? timestamp : pmStartTs;
         const startId = isStart ? eventId : pmStartId;
@@ -269,10 +273,10 @@ export class NfaRunner<T> {
   /** A partial match object, reused from one that ended if there is one. */
   private partialMatch(
     state: number,
-    node: BufferNode<T> | null,
+    node: NodeRef,
     startTs: number,
     startId: number,
-  ): PartialMatch<T> {
+  ): PartialMatch {
     const pm = this.spare.pop();
     if (pm === undefined) return { state, node, startTs, startId };
     pm.state = state;
@@ -283,15 +287,15 @@ export class NfaRunner<T> {
   }
 
   /** Keeps an ended partial match for reuse (see SharedBuffer's pools for why). */
-  private recycle(pm: PartialMatch<T>): void {
+  private recycle(pm: PartialMatch): void {
     if (this.spare.length < SPARE_MATCHES) {
-      pm.node = null;
+      pm.node = NO_NODE;
       this.spare.push(pm);
     }
   }
 
   /** Checked first, so that the common case (nothing times out) allocates nothing. */
-  private anyTimedOut(partial: readonly PartialMatch<T>[], time: number, within: number): boolean {
+  private anyTimedOut(partial: readonly PartialMatch[], time: number, within: number): boolean {
     for (let i = 0; i < partial.length; i++) if (time - partial[i]!.startTs >= within) return true;
     return false;
   }
@@ -379,20 +383,21 @@ export class NfaRunner<T> {
     return false;
   }
 
-  private complete(node: BufferNode<T> | null, startTs: number, startId: number): boolean {
+  private complete(node: NodeRef, startTs: number, startId: number): boolean {
     const { completed } = this.state;
     for (const c of completed) if (c.node === node) return false;
     this.buffer.retain(node);
-    const held: PartialMatch<T> = { state: this.nfa.final, node, startTs, startId };
+    const held: PartialMatch = { state: this.nfa.final, node, startTs, startId };
     if (completed.length === 0) this.state.completed = [held];
     else completed.push(held);
     return true;
   }
 
-  private dropIfUnheld(node: BufferNode<T>): void {
-    if (node.refs === 0) {
-      node.refs = 1;
-      this.buffer.release(node);
+  private dropIfUnheld(node: NodeRef): void {
+    const buffer = this.buffer;
+    if (buffer.refsOf(node) === 0) {
+      buffer.retain(node);
+      buffer.release(node);
     }
   }
 
@@ -430,7 +435,7 @@ export class NfaRunner<T> {
   }
 
   /** The event id before (or up to) which partial matches must start to be discarded. */
-  private pruneBefore(m: PartialMatch<T>): { id: number; inclusive: boolean } | undefined {
+  private pruneBefore(m: PartialMatch): { id: number; inclusive: boolean } | undefined {
     const skip = this.skip;
     const buffer = this.buffer;
     switch (skip.kind) {
@@ -439,7 +444,7 @@ export class NfaRunner<T> {
       case 'skip-to-next':
         return { id: m.startId, inclusive: true };
       case 'skip-past-last-event':
-        return { id: m.node!.event.id, inclusive: true };
+        return { id: buffer.eventId(buffer.eventOf(m.node)), inclusive: true };
       case 'skip-to-first':
       case 'skip-to-last': {
         const stage = this.stageIndex.get(skip.stage)!;
@@ -466,8 +471,8 @@ export class NfaRunner<T> {
     }
   }
 
-  private pruned(list: PartialMatch<T>[], id: number, inclusive: boolean): PartialMatch<T>[] {
-    const kept: PartialMatch<T>[] = [];
+  private pruned(list: PartialMatch[], id: number, inclusive: boolean): PartialMatch[] {
+    const kept: PartialMatch[] = [];
     for (const pm of list) {
       if (pm.startId < id || (inclusive && pm.startId === id)) this.buffer.release(pm.node);
       else kept.push(pm);
@@ -476,7 +481,7 @@ export class NfaRunner<T> {
   }
 
   /** The events of the match ending at `node`, by stage, oldest first; every stage present. */
-  private extract(node: BufferNode<T> | null): MatchEvents<T> {
+  private extract(node: NodeRef): MatchEvents<T> {
     const names = this.nfa.stageNames;
     const out: Record<string, T[]> = {};
     for (const n of names) out[n] = [];
@@ -517,22 +522,26 @@ function reusedResults<T>(edges: readonly NfaEdge<T>[]): Int16Array {
 
 /** The condition context of the partial match being tried; reused for every event. */
 class ConditionView<T> implements CepConditionContext<T> {
-  node: BufferNode<T> | null = NO_NODE;
+  node: NodeRef = NO_NODE;
   timestamp = 0;
 
-  constructor(private readonly stageIndex: ReadonlyMap<string, number>) {}
+  constructor(
+    private readonly stageIndex: ReadonlyMap<string, number>,
+    private readonly buffer: SharedBuffer<T>,
+  ) {}
 
   eventsFor(stage: string): readonly T[] {
     const index = this.stageIndex.get(stage);
     if (index === undefined || this.node === NO_NODE) return [];
+    const buffer = this.buffer;
     // Counted first, so that the list is allocated once at its size (conditions run per event).
     let count = 0;
-    for (let n: BufferNode<T> | null = this.node; n !== null; n = n.prev) {
-      if (n.stage === index) count++;
+    for (let n = this.node; n !== NO_NODE; n = buffer.prevOf(n)) {
+      if (buffer.stageOf(n) === index) count++;
     }
     const found = new Array<T>(count);
-    for (let n: BufferNode<T> | null = this.node; n !== null; n = n.prev) {
-      if (n.stage === index) found[--count] = n.event.value;
+    for (let n = this.node; n !== NO_NODE; n = buffer.prevOf(n)) {
+      if (buffer.stageOf(n) === index) found[--count] = buffer.value(buffer.eventOf(n));
     }
     return found;
   }

@@ -1,47 +1,44 @@
 import type { Json } from '../../../core/snapshot.js';
 import type { StateSerializer } from '../../../core/state.js';
 import { emptyKeyNfaState, type KeyNfaState, type PartialMatch } from './nfa-runner.js';
-import type { BufferedEvent, BufferNode } from './shared-buffer.js';
+import { type EventRef, NO_NODE, type NodeRef, type SharedBuffer } from './shared-buffer.js';
 
 /**
  * Ids for the nodes a key's matches reach, oldest first along each chain (a
  * node's predecessor always has a smaller id), so a reader can link nodes in
  * one pass.
  */
-function numberNodes<T>(s: KeyNfaState<T>): Map<BufferNode<T>, number> {
-  const ids = new Map<BufferNode<T>, number>();
-  const chain: BufferNode<T>[] = [];
+function numberNodes<T>(s: KeyNfaState<T>, buffer: SharedBuffer<T>): Map<NodeRef, number> {
+  const ids = new Map<NodeRef, number>();
+  const chain: NodeRef[] = [];
   for (const list of [s.partial, s.completed]) {
     for (const m of list) {
       chain.length = 0;
-      for (let n = m.node; n !== null && !ids.has(n); n = n.prev) chain.push(n);
+      for (let n = m.node; n !== NO_NODE && !ids.has(n); n = buffer.prevOf(n)) chain.push(n);
       for (let i = chain.length - 1; i >= 0; i--) ids.set(chain[i]!, ids.size);
     }
   }
   return ids;
 }
 
-function matchesToJson<T>(
-  list: readonly PartialMatch<T>[],
-  ids: ReadonlyMap<BufferNode<T>, number>,
-): number[] {
+function matchesToJson(list: readonly PartialMatch[], ids: ReadonlyMap<NodeRef, number>): number[] {
   const flat: number[] = [];
   for (const m of list) {
-    flat.push(m.state, m.node === null ? -1 : ids.get(m.node)!, m.startTs, m.startId);
+    flat.push(m.state, m.node === NO_NODE ? -1 : ids.get(m.node)!, m.startTs, m.startId);
   }
   return flat;
 }
 
-function matchesFromJson<T>(
+function matchesFromJson(
   flat: readonly number[],
-  nodes: ReadonlyMap<number, BufferNode<T>>,
-): PartialMatch<T>[] {
-  const list: PartialMatch<T>[] = [];
+  nodes: ReadonlyMap<number, NodeRef>,
+): PartialMatch[] {
+  const list: PartialMatch[] = [];
   for (let i = 0; i < flat.length; i += 4) {
     const id = flat[i + 1]!;
     list.push({
       state: flat[i]!,
-      node: id === -1 ? null : nodes.get(id)!,
+      node: id === -1 ? NO_NODE : nodes.get(id)!,
       startTs: flat[i + 2]!,
       startId: flat[i + 3]!,
     });
@@ -52,27 +49,44 @@ function matchesFromJson<T>(
 /**
  * Encodes one key's NFA state: partial and held matches as flat number
  * lists, the shared buffer's events (through `events`) and nodes with their
- * reference counts, and the events still waiting for the watermark. Nodes
- * and events are linked by reference in memory and by id here.
+ * reference counts, and the events still waiting for the watermark. In
+ * memory nodes and events are rows of `buffer`; here they have ids of their
+ * own, so the format does not depend on where the rows were. Decoding puts
+ * the key's rows into `buffer`: a decoded state must be run (or released),
+ * not dropped.
  */
 export function keyNfaStateSerializer<T>(
   events: StateSerializer<T>,
+  buffer: SharedBuffer<T>,
 ): StateSerializer<KeyNfaState<T>> {
   return {
     id: `weir.cep.nfa-state(${events.id})`,
     version: 1,
     toJson(s: KeyNfaState<T>): Json {
-      const ids = numberNodes(s);
+      const ids = numberNodes(s, buffer);
       const bufferedEvents: Json[] = [];
-      const seen = new Set<BufferedEvent<T>>();
+      const seen = new Set<EventRef>();
       const nodes: number[] = [];
       for (const [n, id] of ids) {
-        const e = n.event;
+        const e = buffer.eventOf(n);
+        const eventId = buffer.eventId(e);
         if (!seen.has(e)) {
           seen.add(e);
-          bufferedEvents.push([e.id, events.toJson(e.value), e.timestamp, e.refs]);
+          bufferedEvents.push([
+            eventId,
+            events.toJson(buffer.value(e)),
+            buffer.eventTimestamp(e),
+            buffer.eventRefCount(e),
+          ]);
         }
-        nodes.push(id, e.id, n.stage, n.prev === null ? -1 : ids.get(n.prev)!, n.refs);
+        const prev = buffer.prevOf(n);
+        nodes.push(
+          id,
+          eventId,
+          buffer.stageOf(n),
+          prev === NO_NODE ? -1 : ids.get(prev)!,
+          buffer.refsOf(n),
+        );
       }
       const waiting: Json[] = s.waitingRecords.map((v) => events.toJson(v));
       return {
@@ -89,24 +103,22 @@ export function keyNfaStateSerializer<T>(
     fromJson(json: Json): KeyNfaState<T> {
       const o = json as { [key: string]: Json };
       const s = emptyKeyNfaState<T>();
-      const byId = new Map<number, BufferedEvent<T>>();
+      const byId = new Map<number, EventRef>();
       for (const entry of o.events as Json[][]) {
         const [id, value, timestamp, refs] = entry as [number, Json, number, number];
-        byId.set(id, { id, value: events.fromJson(value, events.version), timestamp, refs });
+        byId.set(id, buffer.event(id, events.fromJson(value, events.version), timestamp, refs));
       }
       const flat = o.nodes as number[];
-      const nodes = new Map<number, BufferNode<T>>();
+      const nodes = new Map<number, NodeRef>();
       for (let i = 0; i < flat.length; i += 5) {
-        nodes.set(flat[i]!, {
-          event: byId.get(flat[i + 1]!)!,
-          stage: flat[i + 2]!,
-          prev: null,
-          refs: flat[i + 4]!,
-        });
+        nodes.set(
+          flat[i]!,
+          buffer.node(byId.get(flat[i + 1]!)!, flat[i + 2]!, NO_NODE, flat[i + 4]!),
+        );
       }
       for (let i = 0; i < flat.length; i += 5) {
         const prev = flat[i + 3]!;
-        if (prev !== -1) nodes.get(flat[i]!)!.prev = nodes.get(prev)!;
+        if (prev !== -1) buffer.link(nodes.get(flat[i]!)!, nodes.get(prev)!);
       }
       s.partial = matchesFromJson(o.partial as number[], nodes);
       s.completed = matchesFromJson(o.completed as number[], nodes);

@@ -1,113 +1,179 @@
-/** An event some partial match holds; stored once however many matches hold it. */
-export interface BufferedEvent<T> {
-  /** Position of the event in the key's processing order. */
-  id: number;
-  value: T;
-  timestamp: number;
-  /** Nodes that point at this event. */
-  refs: number;
-}
+/** A node of the shared buffer: a row number; {@link NO_NODE} is "none" (before a match's first event). */
+export type NodeRef = number;
+/** An event of the shared buffer: a row number. */
+export type EventRef = number;
+
+export const NO_NODE: NodeRef = -1;
+
+// A node row: the event it took, the stage that took it, the node before, its reference count.
+const N_EVENT = 0;
+const N_STAGE = 1;
+const N_PREV = 2;
+const N_REFS = 3;
+const NODE_FIELDS = 4;
+// An event row (float64): its id (position in its key's processing order) and its timestamp.
+const E_ID = 0;
+const E_TS = 1;
+const EVENT_FIELDS = 2;
+
+const INITIAL_ROWS = 4096;
 
 /**
- * One step of a partial match: "event `event` was taken by stage `stage`,
- * after the step `prev`". Matches that share a prefix share its nodes, so a
- * partial match is a pointer to its newest node.
- */
-export interface BufferNode<T> {
-  event: BufferedEvent<T>;
-  stage: number;
-  /** The node before, or null for a match's first event. */
-  prev: BufferNode<T> | null;
-  /** Partial matches, completed matches and later nodes that point at this node. */
-  refs: number;
-}
-
-export const NO_NODE = null;
-
-/**
- * Events and nodes that left every buffer, kept for reuse. They would
- * otherwise die old: with many keys a key's next record comes many records
- * later, so buffer entries outlive young-generation collections, are
- * promoted, and cost old-generation marking. One thread runs one operator
- * at a time, so the pools are shared by all buffers of the thread.
- */
-const freeEvents: BufferedEvent<unknown>[] = [];
-const freeNodes: BufferNode<unknown>[] = [];
-/** Enough for the churn of many keys between two collections; more is left to the collector. */
-const POOL_LIMIT = 65_536;
-
-/**
- * The shared buffer: events and the nodes that chain them into partial
- * matches, linked by reference rather than looked up by id (no map per key,
- * nothing to look up per step). Reference counts say what is still held, so
- * `size` (events plus nodes) is exact; memory is the garbage collector's. The
- * nodes of a key are reached only from its matches, so one buffer object
- * serves every key: the runner loads a key's count into `size` before a step
- * and stores it back after. Ids are given only when a snapshot writes the
+ * The shared buffer of every key of one operator, in columns: nodes are rows
+ * of four integers (event, stage, previous node, references) in one typed
+ * array, events are rows of id and timestamp in another plus a reference
+ * count and the record itself. A step of a partial match ("event `e` taken
+ * by stage `s` after node `p`") is a node; matches that share a prefix share
+ * its nodes, so a partial match is the number of its newest node.
+ *
+ * Rows are reused through free lists (newest first, so that a new row is
+ * usually memory touched a moment ago) instead of objects that would live
+ * as long as a key's next record, be promoted and be marked by the
+ * collector. Reference counts say what is still held, so `size` (events
+ * plus nodes of the key being run; the runner loads and stores it per key)
+ * is exact. Ids for nodes are given only when a snapshot writes a key's
  * buffer.
  */
 export class SharedBuffer<T> {
   /** Events and nodes held by the key being run. */
   size = 0;
+  private nodes = new Int32Array(INITIAL_ROWS * NODE_FIELDS);
+  private nodeEnd = 0;
+  /** Free node rows, chained through their previous-node field. */
+  private freeNode: NodeRef = NO_NODE;
+  private events = new Float64Array(INITIAL_ROWS * EVENT_FIELDS);
+  private eventRefs = new Int32Array(INITIAL_ROWS);
+  private values: (T | undefined)[] = [];
+  private eventEnd = 0;
+  /** Free event rows, chained through their reference counts. */
+  private freeEvent: EventRef = -1;
 
   /** An event not yet held by any node; it counts once a node takes it. */
-  static event<T>(id: number, value: T, timestamp: number): BufferedEvent<T> {
-    const e = freeEvents.pop() as BufferedEvent<T> | undefined;
-    if (e === undefined) return { id, value, timestamp, refs: 0 };
-    e.id = id;
-    e.value = value;
-    e.timestamp = timestamp;
-    e.refs = 0;
+  event(id: number, value: T, timestamp: number, refs = 0): EventRef {
+    let e = this.freeEvent;
+    if (e >= 0) this.freeEvent = this.eventRefs[e]!;
+    else e = this.newEventRow();
+    this.events[e * EVENT_FIELDS + E_ID] = id;
+    this.events[e * EVENT_FIELDS + E_TS] = timestamp;
+    this.eventRefs[e] = refs;
+    this.values[e] = value;
     return e;
   }
 
   /** A new node (holding no reference yet) for `event`, taken by `stage` after `prev`. */
-  append(event: BufferedEvent<T>, stage: number, prev: BufferNode<T> | null): BufferNode<T> {
-    if (event.refs++ === 0) this.size++;
-    if (prev !== null) prev.refs++;
+  append(event: EventRef, stage: number, prev: NodeRef): NodeRef {
+    if (this.eventRefs[event]!++ === 0) this.size++;
+    if (prev !== NO_NODE) this.nodes[prev * NODE_FIELDS + N_REFS]!++;
     this.size++;
-    const n = freeNodes.pop() as BufferNode<T> | undefined;
-    if (n === undefined) return { event, stage, prev, refs: 0 };
-    n.event = event;
-    n.stage = stage;
-    n.prev = prev;
-    n.refs = 0;
+    return this.node(event, stage, prev, 0);
+  }
+
+  /** A node row as given (a restore sets references and links itself). */
+  node(event: EventRef, stage: number, prev: NodeRef, refs: number): NodeRef {
+    let n = this.freeNode;
+    if (n !== NO_NODE) this.freeNode = this.nodes[n * NODE_FIELDS + N_PREV]!;
+    else n = this.newNodeRow();
+    const row = n * NODE_FIELDS;
+    const nodes = this.nodes;
+    nodes[row + N_EVENT] = event;
+    nodes[row + N_STAGE] = stage;
+    nodes[row + N_PREV] = prev;
+    nodes[row + N_REFS] = refs;
     return n;
   }
 
-  retain(node: BufferNode<T> | null): void {
-    if (node !== null) node.refs++;
+  retain(node: NodeRef): void {
+    if (node !== NO_NODE) this.nodes[node * NODE_FIELDS + N_REFS]!++;
   }
 
   /** Drops one reference; nodes and events nobody holds any more leave the buffer, back along the chain. */
-  release(node: BufferNode<T> | null): void {
+  release(node: NodeRef): void {
+    const nodes = this.nodes;
     let n = node;
-    while (n !== null) {
-      if (--n.refs > 0) return;
+    while (n !== NO_NODE) {
+      const row = n * NODE_FIELDS;
+      if (--nodes[row + N_REFS]! > 0) return;
       this.size--;
-      const event = n.event;
-      if (--event.refs === 0) {
+      const event = nodes[row + N_EVENT]!;
+      if (--this.eventRefs[event]! === 0) {
         this.size--;
-        if (freeEvents.length < POOL_LIMIT) {
-          // The user's record must not outlive the buffer through the pool.
-          event.value = undefined as T;
-          freeEvents.push(event as BufferedEvent<unknown>);
-        }
+        // The user's record must not outlive the buffer through a free row.
+        this.values[event] = undefined;
+        this.eventRefs[event] = this.freeEvent;
+        this.freeEvent = event;
       }
-      const prev = n.prev;
-      if (freeNodes.length < POOL_LIMIT) {
-        n.prev = null;
-        freeNodes.push(n as BufferNode<unknown>);
-      }
+      const prev = nodes[row + N_PREV]!;
+      nodes[row + N_PREV] = this.freeNode;
+      this.freeNode = n;
       n = prev;
     }
   }
 
+  eventOf(node: NodeRef): EventRef {
+    return this.nodes[node * NODE_FIELDS + N_EVENT]!;
+  }
+
+  stageOf(node: NodeRef): number {
+    return this.nodes[node * NODE_FIELDS + N_STAGE]!;
+  }
+
+  prevOf(node: NodeRef): NodeRef {
+    return this.nodes[node * NODE_FIELDS + N_PREV]!;
+  }
+
+  refsOf(node: NodeRef): number {
+    return this.nodes[node * NODE_FIELDS + N_REFS]!;
+  }
+
+  /** Sets a node's previous node (a restore links nodes after creating them). */
+  link(node: NodeRef, prev: NodeRef): void {
+    this.nodes[node * NODE_FIELDS + N_PREV] = prev;
+  }
+
+  eventId(event: EventRef): number {
+    return this.events[event * EVENT_FIELDS + E_ID]!;
+  }
+
+  eventTimestamp(event: EventRef): number {
+    return this.events[event * EVENT_FIELDS + E_TS]!;
+  }
+
+  eventRefCount(event: EventRef): number {
+    return this.eventRefs[event]!;
+  }
+
+  value(event: EventRef): T {
+    return this.values[event] as T;
+  }
+
   /** Walks the chain ending at `node`, newest first. */
-  forEachBack(
-    node: BufferNode<T> | null,
-    fn: (eventId: number, stage: number, value: T) => void,
-  ): void {
-    for (let n = node; n !== null; n = n.prev) fn(n.event.id, n.stage, n.event.value);
+  forEachBack(node: NodeRef, fn: (eventId: number, stage: number, value: T) => void): void {
+    for (let n = node; n !== NO_NODE; n = this.prevOf(n)) {
+      const e = this.eventOf(n);
+      fn(this.eventId(e), this.stageOf(n), this.value(e));
+    }
+  }
+
+  private newNodeRow(): NodeRef {
+    const n = this.nodeEnd++;
+    if (n * NODE_FIELDS === this.nodes.length) {
+      const grown = new Int32Array(this.nodes.length * 2);
+      grown.set(this.nodes);
+      this.nodes = grown;
+    }
+    return n;
+  }
+
+  private newEventRow(): EventRef {
+    const e = this.eventEnd++;
+    if (e === this.eventRefs.length) {
+      const events = new Float64Array(this.events.length * 2);
+      events.set(this.events);
+      this.events = events;
+      const refs = new Int32Array(this.eventRefs.length * 2);
+      refs.set(this.eventRefs);
+      this.eventRefs = refs;
+    }
+    return e;
   }
 }

@@ -1,0 +1,204 @@
+/**
+ * The CEP operator's working set: keys holding NFA state in dense slots,
+ * written into the keyed backend only at snapshots. Slots are reused after a
+ * key goes idle, the columns grow past their first size, and snapshots taken
+ * one after another in a run (each writing only what changed, and clearing
+ * keys that went idle) restore into any parallelism with the matches of an
+ * uninterrupted run.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Pattern } from '../../src/api/cep/pattern.js';
+import type { PatternSpec } from '../../src/core/cep.js';
+import { emptyKeyNfaState, type KeyNfaState } from '../../src/runtime/operators/cep/nfa-runner.js';
+import { NfaWorkingSet } from '../../src/runtime/operators/cep/nfa-working-set.js';
+import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state.js';
+import { Serializers } from '../../src/state/serializers.js';
+import type { OperatorSnapshot } from '../../src/testing/index.js';
+import { DeterministicRandom } from '../../src/util/random.js';
+import { type Ev, resultOf, sorted } from './cep-harness.js';
+import { backendOf, removeBackendDirs, type Subtasks, subtasks } from './subtasks.js';
+
+afterEach(removeBackendDirs);
+
+function stateWith(startTs: number): KeyNfaState<string> {
+  const s = emptyKeyNfaState<string>();
+  s.partial.push({ state: 2, node: -1, startTs, startId: 0 });
+  return s;
+}
+
+describe('NfaWorkingSet', () => {
+  it('reuses the slot of a key that went idle only once settled; until then a stale slot is looked up again', () => {
+    const work = new NfaWorkingSet<string>();
+    const a = work.add('a', stateWith(1), 1);
+    const b = work.add('b', stateWith(2), 2);
+    expect(work.slotOf('a')).toBe(a);
+    expect(work.remove(a).partial[0]!.startTs).toBe(1);
+    expect(work.slotOf('a')).toBe(-1);
+    expect(work.earliestStart[a]).toBe(Number.POSITIVE_INFINITY);
+    // Before settling: a slot looked up for 'a' earlier is free, not another key's.
+    expect(work.recheck(a, 'a')).toBe(-1);
+    const a2 = work.add('a', stateWith(5), 5);
+    expect(a2).not.toBe(a);
+    expect(work.recheck(a, 'a')).toBe(a2);
+    work.remove(a2);
+    work.settle();
+    const c = work.add('c', stateWith(3), 3);
+    expect([a, a2]).toContain(c);
+    expect(work.keyAt(c)).toBe('c');
+    expect(work.stateAt(c)!.partial[0]!.startTs).toBe(3);
+    expect(work.recheck(b, 'b')).toBe(b);
+    expect(work.recheck(-1, 'c')).toBe(c);
+    expect(work.size).toBe(2);
+    expect(work.slotEnd).toBe(3);
+  });
+
+  it('grows its columns past the first size and keeps every slot', () => {
+    const work = new NfaWorkingSet<string>();
+    const n = 5_000;
+    for (let i = 0; i < n; i++) work.add(i, stateWith(i), i);
+    expect(work.size).toBe(n);
+    for (let i = 0; i < n; i++) {
+      const slot = work.slotOf(i);
+      expect(work.earliestStart[slot]).toBe(i);
+      expect(work.stateAt(slot)!.partial[0]!.startTs).toBe(i);
+    }
+  });
+
+  it('writes back only what changed, and clears keys that went idle', () => {
+    const backend = new HeapKeyedStateBackend('cep');
+    const values = backend.getValueState<KeyNfaState<string>>({
+      name: 'nfa',
+      serializer: Serializers.json<KeyNfaState<string>>(),
+    });
+    const stored = (key: string) => {
+      backend.currentKey = key;
+      const v = values.value();
+      backend.currentKey = undefined;
+      return v;
+    };
+    const work = new NfaWorkingSet<string>();
+    const a = work.add('a', stateWith(1), 1);
+    work.add('b', stateWith(2), 2);
+    expect(stored('a')).toBeUndefined();
+    work.writeBack(backend, values);
+    expect(stored('a')?.partial[0]?.startTs).toBe(1);
+    expect(stored('b')?.partial[0]?.startTs).toBe(2);
+    work.remove(a);
+    work.settle();
+    // 'c' takes the slot 'a' had; 'b' went idle and came back before the next write-back.
+    expect(work.add('c', stateWith(3), 3)).toBe(a);
+    work.remove(work.slotOf('b'));
+    work.settle();
+    work.add('b', stateWith(4), 4);
+    work.writeBack(backend, values);
+    expect(stored('a')).toBeUndefined();
+    expect(stored('b')?.partial[0]?.startTs).toBe(4);
+    expect(stored('c')?.partial[0]?.startTs).toBe(3);
+    expect(backend.entryCount()).toBe(2);
+  });
+});
+
+/** Failures (f), successes (s) and other events (o) over `keys` keys: many go idle and come back. */
+function stream(n: number, keys: number, seed: number) {
+  const random = new DeterministicRandom(seed);
+  const events: Ev[] = [];
+  const watermarks = new Map<number, number>();
+  let time = 0;
+  for (let i = 0; i < n; i++) {
+    time += random.int(2);
+    const r = random.next();
+    const type = r < 0.5 ? 'f' : r < 0.7 ? 's' : 'o';
+    const ts = Math.max(1, time - random.int(5));
+    events.push({ id: `${type}${i}`, type, ts, key: `k${random.int(keys)}`, v: random.int(3) });
+    if (i % 50 === 49) watermarks.set(i, time - 3);
+  }
+  return { events, watermarks };
+}
+
+const fraud: PatternSpec<Ev> = Pattern.begin<Ev>('fail')
+  .where((e) => e.type === 'f')
+  .times(2)
+  .consecutive()
+  .followedBy('success')
+  .where((e, ctx) => e.type === 's' && e.v !== ctx.eventsFor('fail')[0]!.v)
+  .within(1_500)
+  .toSpec();
+
+/** Matches and timed-out matches of each subtask so far. */
+const outputs = (s: Subtasks) => s.harnesses.map(resultOf);
+
+/**
+ * Runs the stream; at each of `snapshotsAt` every subtask takes a snapshot and
+ * goes on; at `restoreAt` the run continues from the latest snapshots on
+ * `to` subtasks (output emitted after that snapshot is discarded with the
+ * old subtasks, as after a failure).
+ */
+async function run(
+  input: ReturnType<typeof stream>,
+  kind: 'heap' | 'disk',
+  timeouts: boolean,
+  cut?: { snapshotsAt: readonly number[]; restoreAt: number; from: number; to: number },
+): Promise<string[]> {
+  const { events, watermarks } = input;
+  const kept: string[] = [];
+  let current = subtasks(fraud, cut?.from ?? 1, await backendOf(kind), { timeouts });
+  let latest: { snapshots: OperatorSnapshot[]; counts: [number, number][] } | undefined;
+  for (let i = 0; i < events.length; i++) {
+    if (cut?.snapshotsAt.includes(i)) {
+      latest = {
+        snapshots: current.harnesses.map((h, n) => h.snapshot(n + 1)),
+        counts: outputs(current).map((r) => [r.matches.length, r.timedOut.length]),
+      };
+    }
+    if (cut !== undefined && i === cut.restoreAt && latest !== undefined) {
+      // What the old subtasks emitted after the snapshot is lost with them, as after a failure.
+      const { counts } = latest;
+      outputs(current).forEach((r, n) => {
+        kept.push(...r.matches.slice(0, counts[n]![0]), ...r.timedOut.slice(0, counts[n]![1]));
+      });
+      for (const h of current.harnesses) await h.close();
+      current = subtasks(fraud, cut.to, await backendOf(kind), {
+        timeouts,
+        restoreFrom: latest.snapshots,
+      });
+      // The restored run replays from the snapshot's position.
+      i = cut.snapshotsAt.filter((s) => s <= cut.restoreAt).at(-1)!;
+      latest = undefined;
+    }
+    current.feed(events[i]!);
+    const w = watermarks.get(i);
+    if (w !== undefined) current.watermark(w);
+  }
+  current.watermark(Number.POSITIVE_INFINITY);
+  for (const r of outputs(current)) kept.push(...r.matches, ...r.timedOut);
+  for (const h of current.harnesses) await h.close();
+  return sorted(kept);
+}
+
+describe('CEP working set across snapshots', () => {
+  // 1,100 keys: more than the first 1,024 slots, and most keys go idle and come back.
+  const input = stream(12_000, 1_100, 5);
+
+  for (const kind of ['heap', 'disk'] as const) {
+    for (const timeouts of [true, false]) {
+      it.each([
+        [1, 2],
+        [2, 1],
+      ])(
+        `${kind} backend, ${timeouts ? 'with' : 'without'} a timed-out handler: two snapshots in a run, restored from the second at parallelism %i -> %i`,
+        async (from, to) => {
+          const whole = await run(input, kind, timeouts);
+          expect(whole.filter((m) => !m.includes('@')).length).toBeGreaterThan(50);
+          if (timeouts) expect(whole.filter((m) => m.includes('@')).length).toBeGreaterThan(50);
+          const cut = await run(input, kind, timeouts, {
+            snapshotsAt: [4_000, 8_000],
+            restoreAt: 10_000,
+            from,
+            to,
+          });
+          expect(cut).toEqual(whole);
+        },
+      );
+    }
+  }
+});
