@@ -288,29 +288,6 @@ describe('the local half of a two-phase window', () => {
     expect(restored.sent()).toEqual(['raw a@2', 'partial a@20=1']);
   });
 
-  it('leaves a partial it has sent as it was when records of the same key and slice follow', () => {
-    // The local half folds into the object it later sends: once sent (here before a
-    // barrier), the next record of that key and slice must start a new one.
-    const { h, sent, feed } = harness();
-    feed([
-      ['a', 4],
-      ['a', 5],
-    ]);
-    h.snapshot(1);
-    feed([
-      ['a', 6],
-      ['b', 7],
-      ['a', 8],
-    ]);
-    h.endInput();
-    expect(sent()).toEqual(['partial a@10=2', 'partial a@10=2', 'partial b@10=1']);
-    const partials = h
-      .emitted()
-      .filter((e) => e.kind === 'record')
-      .map((e) => e.value);
-    expect(new Set(partials).size).toBe(partials.length);
-  });
-
   it('stops folding once its input was idle, and after a restore without progress of its own', () => {
     const { h, sent, feed } = harness();
     feed([['a', 4]]);
