@@ -74,19 +74,9 @@ export interface LocalWindowCombinerSpec<IN, ACC> {
  * The watermark and whether the input was idle are checkpointed: records
  * replayed after a restore are folded only if they were foldable before.
  */
-/**
- * A partial while it is being folded, and then as it is sent: one object per
- * key and slice, so a record of a key already seen costs one `Map.get` (no
- * `set` to store the new accumulator) and a flush allocates nothing. A plain
- * object literal, not a class instance: the worker codec carries only plain data.
- */
-interface FoldingPartial<ACC> extends SlicePartial<ACC> {
-  accumulator: ACC;
-}
-
 export class LocalWindowCombiner<IN, ACC> extends Operator<IN, LocalWindowElement<IN, ACC> | IN> {
-  /** Slice end -> key -> partial. */
-  private readonly slices = new Map<number, Map<Key, FoldingPartial<ACC>>>();
+  /** Slice end -> key -> accumulator. */
+  private readonly slices = new Map<number, Map<Key, ACC>>();
   private entries = 0;
   private watermark = MIN_WATERMARK;
   /** Fold nothing any more: records go on as {@link UnfoldedRecord}s. */
@@ -124,7 +114,7 @@ export class LocalWindowCombiner<IN, ACC> extends Operator<IN, LocalWindowElemen
     let folded = 0;
     // Consecutive records mostly share a slice: look it up once per run of them.
     let cachedEnd = Number.NaN;
-    let cached: Map<Key, FoldingPartial<ACC>> | undefined;
+    let cached: Map<Key, ACC> | undefined;
     let i = 0;
     try {
       for (; i < values.length; i++) {
@@ -150,12 +140,11 @@ export class LocalWindowCombiner<IN, ACC> extends Operator<IN, LocalWindowElemen
           cached = slice;
           cachedEnd = sliceEnd;
         }
-        const partial = slice!.get(key);
-        if (partial === undefined) {
+        const acc = slice!.get(key);
+        if (acc === undefined) {
           this.entries++;
-          const accumulator = add(value, aggregation.create());
-          slice!.set(key, { key, sliceEnd, accumulator } satisfies FoldingPartial<ACC>);
-        } else partial.accumulator = add(value, partial.accumulator);
+          slice!.set(key, add(value, aggregation.create()));
+        } else slice!.set(key, add(value, acc));
         folded++;
       }
     } catch (cause) {
@@ -237,9 +226,9 @@ export class LocalWindowCombiner<IN, ACC> extends Operator<IN, LocalWindowElemen
     if (this.entries > 0) {
       const ends = [...this.slices.keys()].filter((end) => end - 1 <= time).sort((a, b) => a - b);
       for (const sliceEnd of ends) {
-        // Flushed partials are never touched again: the slice is dropped below.
         const slice = this.slices.get(sliceEnd)!;
-        for (const partial of slice.values()) this.pending.push(partial, sliceEnd - 1);
+        for (const [key, accumulator] of slice)
+          this.pending.push({ key, sliceEnd, accumulator }, sliceEnd - 1);
         this.entries -= slice.size;
         this.slices.delete(sliceEnd);
       }
