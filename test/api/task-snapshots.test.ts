@@ -139,10 +139,10 @@ describe('per-task snapshots of a process group member', () => {
 
   it('refuses to merge two tasks that hold the same state, naming both', () => {
     const a = splitIntoTasks(memberCheckpoint(new Map([[0, 1]]), {}), LAYOUT);
-    const [[task, data]] = [...a];
+    const [task, data] = [...a][0]!;
     const twice = new Map([
-      [task!, data!],
-      [`${STAGE.topic}:3`, data!],
+      [task, data],
+      [`${STAGE.topic}:3`, data],
     ]);
     expect(() => mergeTaskSnapshots(twice, header)).toThrow(
       `the checkpoints of tasks ${task} and ${STAGE.topic}:3 both hold`,
