@@ -320,7 +320,10 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     const checkpointLine =
       checkpointDir === undefined
         ? []
-        : [`  last checkpoint: ${lastCheckpointText(client, checkpointDir)}`];
+        : [
+            // A group member's own checkpoints are under the shared location.
+            `  last checkpoint: ${lastCheckpointText(client, memberDirectory ?? owned?.directory ?? checkpointDir)}`,
+          ];
     if (outcome.kind === 'failed') {
       const read = recordsRead(client);
       if (restore !== undefined && isRestoreFailure(outcome.error, read)) {

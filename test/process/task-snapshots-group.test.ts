@@ -15,6 +15,7 @@ import { sourcePositionFor } from '../../src/runtime/checkpoint/restore.js';
 import type { Out } from '../cli/fixtures/group-keyed-windows.js';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { createTopic, json, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
+import { heldTasks } from './group-member.js';
 import { groupMemberArgs } from './group-member-args.js';
 
 const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';
@@ -50,19 +51,6 @@ function offsets(checkpoint: CheckpointData, uid: string): Record<string, number
     | { offsets?: Record<string, number> }
     | undefined;
   return position?.offsets ?? {};
-}
-
-/** Tasks (partitions) a member holds now, per reader, from its metrics. */
-async function heldTasks(port: number): Promise<number[]> {
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return text
-      .split('\n')
-      .filter((l) => l.startsWith('weir_kafka_source_partitions'))
-      .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
-  } catch {
-    return [];
-  }
 }
 
 /** The window contents of operator 'counts' for windows ending at `end`: `key@group n= sum=`. */
