@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,8 +12,10 @@ import {
   readCheckpoint,
 } from '../../src/runtime/checkpoint/checkpoint-storage.js';
 import { sourcePositionFor } from '../../src/runtime/checkpoint/restore.js';
+import { openStore } from '../../src/runtime/checkpoint/store/open-store.js';
 import type { Out } from '../cli/fixtures/group-keyed-windows.js';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
+import { freshS3Location, S3_ENV, useTestS3 } from '../helpers/s3.js';
 import { createTopic, json, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
 import { heldTasks } from './group-member.js';
 import { groupMemberArgs } from './group-member-args.js';
@@ -34,13 +36,14 @@ interface Ev {
   readonly v: number;
 }
 
-/** The latest snapshot of every task under `dir`/tasks. */
-async function latestTaskSnapshots(dir: string): Promise<Map<string, CheckpointData>> {
+/** The latest snapshot of every task under `location`/tasks, by task directory. */
+async function latestTaskSnapshots(location: string): Promise<Map<string, CheckpointData>> {
   const out = new Map<string, CheckpointData>();
-  const root = join(dir, 'tasks');
-  if (!existsSync(root)) return out;
-  for (const name of readdirSync(root)) {
-    const latest = await checkpointStorageAt(join(root, name)).latest();
+  const root = `${location}/tasks`;
+  for (const name of await openStore(root)
+    .list()
+    .catch(() => [])) {
+    const latest = await checkpointStorageAt(`${root}/${name}`).latest();
     if (latest !== undefined) out.set(name, await readCheckpoint(latest));
   }
   return out;
@@ -65,114 +68,128 @@ function windowsAt(checkpoint: CheckpointData, end: number): string[] {
 }
 
 describe('per-task snapshots of a process group', () => {
-  it('a member writes each task’s key groups and input offset under the shared checkpoint directory', async () => {
-    const inTopic = uniqueTopic('ts-in');
-    const outTopic = uniqueTopic('ts-out');
-    const app = uniqueTopic('ts-app');
-    await createTopic(inTopic, PARTITIONS);
-    await createTopic(outTopic, 1);
-    const shared = join(mkdtempSync(join(tmpdir(), 'weir-task-snapshots-')), 'checkpoints');
-    // One member: keyed state does not move between members yet, so a task that moves after
-    // data (the group may still shuffle) stops the job; this test is about what is written.
-    const members = ['a'].map((_name, i) => {
-      const cli = startWeir(
-        groupMemberArgs(
-          FIXTURE,
-          app,
-          shared,
-          [inTopic, outTopic],
-          ['--metrics-port', String(61_190 + i)],
-        ),
-        400_000,
-      );
-      running.push(cli);
-      return cli;
-    });
-    const diagnose = () => members.map((m) => m.output('stderr').slice(-3000)).join(' | ');
-    await waitFor(
-      'the member to hold every task of both stages',
-      async () => {
-        const held = await heldTasks(61_190);
-        return held.length === 2 && held.reduce((a, b) => a + b, 0) === PARTITIONS + STAGE_TASKS;
-      },
-      90_000,
-      diagnose,
-    );
-    // Per key: events in windows [0,10) and [80,90) (kept: within the allowed lateness after the ticks).
-    const events: Ev[] = KEYS.flatMap((k, i) => [
-      { k, t: 1_000 + i, v: i },
-      { k, t: 81_000, v: 10 * i },
-      { k, t: 85_000, v: 1 },
-    ]);
-    const ticks = (t: number): Ev[] => [0, 1, 2].map((p) => ({ k: 'tick', t: t + p, v: 0 }));
-    const partitionOf = (e: Ev) => (e.k === 'tick' ? e.t % 3 : Number(e.k.slice(1)) % 3);
-    await produce(
-      inTopic,
-      [...ticks(0), ...events, ...ticks(201_000)].map((e) => ({
-        value: JSON.stringify(e),
-        partition: partitionOf(e),
-      })),
-    );
-    const perPartition = [0, 1, 2].map(
-      (p) => [...ticks(0), ...events, ...ticks(201_000)].filter((e) => partitionOf(e) === p).length,
-    );
-    await waitFor(
-      'the windows before the ticks to fire',
-      async () =>
-        (await readAll(outTopic, json<Out>())).filter((o) => o.kind === 'window').length >=
-        2 * KEYS.length + 1,
-      120_000,
-      diagnose,
-    );
-    let merged: CheckpointData | undefined;
-    const repartition = repartitionTopicName(app, 'counts');
-    await waitFor(
-      'task snapshots with every input record read',
-      async () => {
-        const tasks = await latestTaskSnapshots(shared);
-        if (tasks.size === 0) return false;
-        merged = mergeTaskSnapshots(tasks, {
-          checkpointId: 1,
-          jobName: 'j',
-          maxParallelism: DEFAULT_MAX_PARALLELISM,
-          createdAt: 'now',
-        });
-        const read = merged.operators.flatMap((op) => Object.entries(offsets(merged!, op.uid)));
-        return (
-          [0, 1, 2].every((p) =>
-            read.some(([task, o]) => task === `${inTopic}:${p}` && o === perPartition[p]),
-          ) && windowsAt(merged, 90_000).length === KEYS.length
+  useTestS3();
+  it.each([
+    {
+      storage: 'a directory',
+      location: () => join(mkdtempSync(join(tmpdir(), 'weir-task-snapshots-')), 'checkpoints'),
+      env: {},
+    },
+    { storage: 's3://', location: () => freshS3Location('task-snapshots'), env: S3_ENV },
+  ])(
+    'a member writes each task’s key groups and input offset under the shared checkpoint location ($storage)',
+    async ({ location, env }) => {
+      const inTopic = uniqueTopic('ts-in');
+      const outTopic = uniqueTopic('ts-out');
+      const app = uniqueTopic('ts-app');
+      await createTopic(inTopic, PARTITIONS);
+      await createTopic(outTopic, 1);
+      const shared = location();
+      // One member: keyed state does not move between members yet, so a task that moves after
+      // data (the group may still shuffle) stops the job; this test is about what is written.
+      const members = ['a'].map((_name, i) => {
+        const cli = startWeir(
+          groupMemberArgs(
+            FIXTURE,
+            app,
+            shared,
+            [inTopic, outTopic],
+            ['--metrics-port', String(61_190 + i)],
+          ),
+          400_000,
+          { env },
         );
-      },
-      120_000,
-      diagnose,
-    );
-    // The windows [80 s, 90 s) are kept for late data: their contents, each in its key's group.
-    expect(windowsAt(merged!, 90_000).sort()).toEqual(
-      KEYS.map((k, i) => `${k}@${keyGroupOf(k, DEFAULT_MAX_PARALLELISM)} n=2 sum=${10 * i + 1}`),
-    );
-    // Each task directory holds only its own key groups.
-    for (const [dir, data] of await latestTaskSnapshots(shared)) {
-      for (const op of data.operators)
-        for (const s of op.subtasks)
-          for (const g of Object.keys(s.keyed ?? {}))
-            expect(
-              taskCheckpointDirectory(
-                shared,
-                taskOfKeyGroup(
-                  Number(g),
-                  { topic: repartition, partitions: STAGE_TASKS },
-                  DEFAULT_MAX_PARALLELISM,
+        running.push(cli);
+        return cli;
+      });
+      const diagnose = () => members.map((m) => m.output('stderr').slice(-3000)).join(' | ');
+      await waitFor(
+        'the member to hold every task of both stages',
+        async () => {
+          const held = await heldTasks(61_190);
+          return held.length === 2 && held.reduce((a, b) => a + b, 0) === PARTITIONS + STAGE_TASKS;
+        },
+        90_000,
+        diagnose,
+      );
+      // Per key: events in windows [0,10) and [80,90) (kept: within the allowed lateness after the ticks).
+      const events: Ev[] = KEYS.flatMap((k, i) => [
+        { k, t: 1_000 + i, v: i },
+        { k, t: 81_000, v: 10 * i },
+        { k, t: 85_000, v: 1 },
+      ]);
+      const ticks = (t: number): Ev[] => [0, 1, 2].map((p) => ({ k: 'tick', t: t + p, v: 0 }));
+      const partitionOf = (e: Ev) => (e.k === 'tick' ? e.t % 3 : Number(e.k.slice(1)) % 3);
+      await produce(
+        inTopic,
+        [...ticks(0), ...events, ...ticks(201_000)].map((e) => ({
+          value: JSON.stringify(e),
+          partition: partitionOf(e),
+        })),
+      );
+      const perPartition = [0, 1, 2].map(
+        (p) =>
+          [...ticks(0), ...events, ...ticks(201_000)].filter((e) => partitionOf(e) === p).length,
+      );
+      await waitFor(
+        'the windows before the ticks to fire',
+        async () =>
+          (await readAll(outTopic, json<Out>())).filter((o) => o.kind === 'window').length >=
+          2 * KEYS.length + 1,
+        120_000,
+        diagnose,
+      );
+      let merged: CheckpointData | undefined;
+      const repartition = repartitionTopicName(app, 'counts');
+      await waitFor(
+        'task snapshots with every input record read',
+        async () => {
+          const tasks = await latestTaskSnapshots(shared);
+          if (tasks.size === 0) return false;
+          merged = mergeTaskSnapshots(tasks, {
+            checkpointId: 1,
+            jobName: 'j',
+            maxParallelism: DEFAULT_MAX_PARALLELISM,
+            createdAt: 'now',
+          });
+          const read = merged.operators.flatMap((op) => Object.entries(offsets(merged!, op.uid)));
+          return (
+            [0, 1, 2].every((p) =>
+              read.some(([task, o]) => task === `${inTopic}:${p}` && o === perPartition[p]),
+            ) && windowsAt(merged, 90_000).length === KEYS.length
+          );
+        },
+        120_000,
+        diagnose,
+      );
+      // The windows [80 s, 90 s) are kept for late data: their contents, each in its key's group.
+      expect(windowsAt(merged!, 90_000).sort()).toEqual(
+        KEYS.map((k, i) => `${k}@${keyGroupOf(k, DEFAULT_MAX_PARALLELISM)} n=2 sum=${10 * i + 1}`),
+      );
+      // Each task directory holds only its own key groups.
+      for (const [dir, data] of await latestTaskSnapshots(shared)) {
+        for (const op of data.operators)
+          for (const s of op.subtasks)
+            for (const g of Object.keys(s.keyed ?? {}))
+              expect(
+                taskCheckpointDirectory(
+                  shared,
+                  taskOfKeyGroup(
+                    Number(g),
+                    { topic: repartition, partitions: STAGE_TASKS },
+                    DEFAULT_MAX_PARALLELISM,
+                  ),
                 ),
-              ),
-            ).toBe(join(shared, 'tasks', dir));
-    }
-    // The member's own checkpoints are under members/, beside the tasks'.
-    expect(readdirSync(join(shared, 'members'))).toHaveLength(1);
-    expect(readdirSync(join(shared, 'tasks'))).toEqual(
-      expect.arrayContaining([0, 1, 2].map((p) => `${inTopic}_${p}`)),
-    );
-    for (const m of members) m.child.kill('SIGTERM');
-    await Promise.all(members.map((m) => m.done));
-  }, 300_000);
+              ).toBe(`${shared}/tasks/${dir}`);
+      }
+      // The member's own checkpoints are under members/, beside the tasks'.
+      expect(await openStore(`${shared}/members`).list()).toHaveLength(1);
+      expect(await openStore(`${shared}/tasks`).list()).toEqual(
+        expect.arrayContaining([0, 1, 2].map((p) => `${inTopic}_${p}`)),
+      );
+      for (const m of members) m.child.kill('SIGTERM');
+      await Promise.all(members.map((m) => m.done));
+    },
+    300_000,
+  );
 });
