@@ -1,5 +1,7 @@
 import { splitIntoTasks, type TaskLayout } from '../api/task-snapshots.js';
+import type { Counter } from '../core/metrics.js';
 import type { JobClient } from '../index.js';
+import { GROUP_METRICS } from '../metrics/group-metrics.js';
 import {
   checkpointStorageAt,
   DirectoryCheckpointStorage,
@@ -36,18 +38,42 @@ export class TaskSnapshotWriter {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
+  private readonly snapshots: Counter;
+  private readonly failures: Counter;
+  private lastDurationMs = 0;
 
-  constructor(private readonly options: TaskSnapshotWriterOptions) {}
+  constructor(private readonly options: TaskSnapshotWriterOptions) {
+    const metrics = options.client.metrics.group({});
+    this.snapshots = metrics.counter(
+      GROUP_METRICS.taskSnapshots,
+      'Task snapshots this member wrote to the shared checkpoint location',
+    );
+    this.failures = metrics.counter(
+      GROUP_METRICS.taskSnapshotFailures,
+      'Completed checkpoints whose task snapshots could not be written (retried with the next)',
+    );
+    metrics.gauge(
+      GROUP_METRICS.lastTaskSnapshotCheckpoint,
+      'The member checkpoint whose task snapshots were written last (0 before the first)',
+      () => this.written,
+    );
+    metrics.gauge(
+      GROUP_METRICS.lastTaskSnapshotDuration,
+      'How long writing the task snapshots of that checkpoint took',
+      () => this.lastDurationMs / 1000,
+    );
+  }
 
   start(): void {
     const tick = (): void => {
       if (this.stopped) return;
       this.running = this.writeLatest()
-        .catch((error: unknown) =>
+        .catch((error: unknown) => {
+          this.failures.inc();
           this.options.warn(
             `cannot write the task snapshots of checkpoint ${this.latestId()}: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        )
+          );
+        })
         .finally(() => {
           if (!this.stopped) this.timer = setTimeout(tick, POLL_MS).unref();
         });
@@ -71,6 +97,7 @@ export class TaskSnapshotWriter {
   private async writeLatest(): Promise<void> {
     const id = this.latestId();
     if (id <= this.written) return;
+    const started = performance.now();
     const member = checkpointStorageAt(this.options.memberDirectory);
     const name = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
     const checkpoint = await readCheckpoint(`${member.directory}/${name}`);
@@ -82,7 +109,9 @@ export class TaskSnapshotWriter {
       const next = checkpointIdOf(await storage.latest()) + 1;
       await storage.write({ ...data, checkpointId: next, createdAt: new Date().toISOString() });
       await storage.prune(RETAIN);
+      this.snapshots.inc();
     }
+    this.lastDurationMs = performance.now() - started;
   }
 }
 

@@ -187,6 +187,11 @@ describe('per-task snapshots of a process group', () => {
       expect(await openStore(`${shared}/tasks`).list()).toEqual(
         expect.arrayContaining([0, 1, 2].map((p) => `${inTopic}_${p}`)),
       );
+      const metrics = await (await fetch('http://127.0.0.1:61190/metrics')).text();
+      expect(
+        Number(/^weir_group_task_snapshots_total\S* (\d+)/m.exec(metrics)?.[1]),
+      ).toBeGreaterThan(0);
+      expect(metrics).toMatch(/^weir_group_task_snapshot_failures_total\S* 0$/m);
       for (const m of members) m.child.kill('SIGTERM');
       await Promise.all(members.map((m) => m.done));
     },
