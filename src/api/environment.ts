@@ -44,6 +44,7 @@ import { applyProcessGroup, type GroupPlacement, placementInGroup } from './proc
 import type { StreamBuilder } from './stream-builder.js';
 import { streamFactory } from './stream-factory.js';
 import type { DataStream, StreamEnvironmentApi } from './streams.js';
+import type { TaskLayout } from './task-snapshots.js';
 
 /** The implementation of {@link StreamEnvironmentApi}: the logical graph and how to run it. */
 export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilder {
@@ -64,6 +65,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private readonly metricsOptions: MetricsOptions;
   private readonly workers: number | undefined;
   private processGroup: ProcessGroupSpec | undefined;
+  private groupLayout: TaskLayout | undefined;
   private readonly workerRingBytes: number;
   private restartStrategy: RestartStrategy;
   private jobModule: { readonly path: string; readonly args: readonly string[] } | undefined;
@@ -138,6 +140,15 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
     return this.processGroup === undefined
       ? undefined
       : placementInGroup(this.graph, this.processGroup);
+  }
+
+  /**
+   * Once a partitioned job of a process group has started: which task
+   * (repartition partition) owns which keyed state, to split the member's
+   * checkpoints into per-task snapshots.
+   */
+  processGroupLayout(): TaskLayout | undefined {
+    return this.groupLayout;
   }
 
   /**
@@ -241,7 +252,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
       // Worker threads rebuild the graph from the module, without the group.
       if (this.workerCount !== undefined)
         throw invalidArgument('a process group member runs on one thread: set workers to 0');
-      applyProcessGroup(this.graph, this.processGroup, this.maxParallelism);
+      this.groupLayout = applyProcessGroup(this.graph, this.processGroup, this.maxParallelism);
       this.processGroup = undefined;
     }
     const runner = new JobRunner(this.plan(), this.jobSettings(jobName));

@@ -8,6 +8,7 @@ import type {
 } from '../core/source.js';
 import type { LogicalGraph } from '../plan/logical/logical-graph.js';
 import type { LogicalEdge, LogicalNode, Partitioning } from '../plan/logical/nodes.js';
+import type { KeyedStage, TaskLayout } from './task-snapshots.js';
 
 /** Tasks of a keyed stage whose operator sets no parallelism: partitions of its repartition topic. */
 export const DEFAULT_STAGE_TASKS = 4;
@@ -53,6 +54,8 @@ export function placementInGroup(graph: LogicalGraph, group: ProcessGroupSpec): 
  * key-group ranges: the producing side writes every record to its key's
  * partition, and the consuming side reads the partitions the group assigns
  * to this process, so its keyed state holds exactly their key groups.
+ * Returns which stage (repartition topic) each stateful operator after an
+ * exchange runs in, which the per-task snapshots split keyed state by.
  *
  * Broadcast exchanges, and state that is not keyed, would still see only
  * this process's share of the input; they are refused.
@@ -61,13 +64,16 @@ export function applyProcessGroup(
   graph: LogicalGraph,
   spec: ProcessGroupSpec,
   maxParallelism: number,
-): void {
-  if (placementInGroup(graph, spec) === 'single-owner') return;
+): TaskLayout | undefined {
+  if (placementInGroup(graph, spec) === 'single-owner') return undefined;
   // Keyed state stays where it is (it does not move between processes yet), so tasks must too.
   const keyed = graph.nodes.some((n) => n.inputs.some((e) => e.partitioning.kind === 'keyed'));
   const group = keyed ? { ...spec, pinTasks: true } : spec;
   const out: LogicalNode[] = [];
   const moved = new Map<number, number>();
+  /** The keyed stage each node of `out` runs in, after the exchange that feeds it. */
+  const stages = new Map<number, KeyedStage>();
+  const keyedOperators = new Map<string, KeyedStage>();
   const append = (node: LogicalNode): number => {
     const id = out.length;
     out.push({ ...node, id } as LogicalNode);
@@ -76,22 +82,31 @@ export function applyProcessGroup(
   for (const node of graph.nodes) {
     refuseInGroup(node, group);
     let inputs = node.inputs.map((e) => ({ ...e, from: moved.get(e.from)! }));
-    if (node.inputs.some((e) => e.partitioning.kind === 'keyed'))
-      inputs = cutAtExchange(node, inputs, group, maxParallelism, out, append);
+    let stage = inputs.map((e) => stages.get(e.from)).find((s) => s !== undefined);
+    if (node.inputs.some((e) => e.partitioning.kind === 'keyed')) {
+      const cut = cutAtExchange(node, inputs, group, maxParallelism, out, append);
+      inputs = cut.inputs;
+      stage = { topic: cut.spec.topic, partitions: cut.spec.partitions };
+    }
     const copy =
       node.kind === 'source'
         ? { ...node, source: node.source.inProcessGroup!(group) as Source<unknown> }
         : node;
-    moved.set(node.id, append({ ...copy, inputs } as LogicalNode));
+    const id = append({ ...copy, inputs } as LogicalNode);
+    moved.set(node.id, id);
+    if (stage === undefined) continue;
+    stages.set(id, stage);
+    if (node.stateful && node.uid !== undefined) keyedOperators.set(node.uid, stage);
   }
   graph.nodes.splice(0, graph.nodes.length, ...out);
+  return { keyedOperators };
 }
 
 /**
  * Replaces the keyed inputs of `node` (already renumbered into `out`) by a
  * repartition topic: a writer per input edge, one reader, and per input of
  * the operator a step that keeps that input's records. Returns the node's
- * new input edges.
+ * new input edges and the exchange.
  */
 function cutAtExchange(
   node: LogicalNode,
@@ -100,7 +115,7 @@ function cutAtExchange(
   maxParallelism: number,
   out: readonly LogicalNode[],
   append: (node: LogicalNode) => number,
-): LogicalEdge[] {
+): { inputs: LogicalEdge[]; spec: ExchangeSpec } {
   const refuse = refuser(node, group);
   const exchange: GroupExchange =
     group.exchange ?? refuse('keyed exchanges between processes need Kafka (--bootstrap)');
@@ -141,7 +156,7 @@ function cutAtExchange(
       [],
     ),
   );
-  return indices.map((input, position) => {
+  const cut = indices.map((input, position) => {
     const first = inputs.find((e) => (e.input ?? 0) === input)!;
     const keep = append(
       generated(
@@ -157,6 +172,7 @@ function cutAtExchange(
     );
     return { ...first, from: keep, tag: undefined };
   });
+  return { inputs: cut, spec };
 }
 
 /** A node the process group adds: one subtask per process, named after its uid. */

@@ -22,7 +22,11 @@ import {
   resolveRestorePoint,
   restoreHint,
 } from './restore.js';
-import { type OwnedTask, takeSingleOwnerTask } from './single-owner-run.js';
+import {
+  memberCheckpointDirectory,
+  type OwnedTask,
+  takeSingleOwnerTask,
+} from './single-owner-run.js';
 import { LiveStatusLine } from './status-line.js';
 import {
   type HeldSignals,
@@ -32,6 +36,7 @@ import {
   stopReasonText,
   superviseJob,
 } from './supervise.js';
+import { TaskSnapshotWriter } from './task-snapshot-writer.js';
 
 /** Where the CLI talks to; injectable so commands can be run against fake streams. */
 export interface CliIO {
@@ -130,6 +135,12 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     env.moveCheckpoints(owned.directory);
     restore = owned.restore;
   }
+  let memberDirectory: string | undefined;
+  if (options.processGroup !== undefined && env.processGroupPlacement() === 'partitioned') {
+    // The shared location holds the tasks' snapshots; each member checkpoints under a path of its own.
+    memberDirectory = memberCheckpointDirectory(checkpointDir!);
+    env.moveCheckpoints(memberDirectory);
+  }
 
   const observers = await startObservers(options, {
     cwd: io.cwd,
@@ -142,6 +153,18 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     ...(options.allowDuplicateOutput === true ? { allowDuplicateOutput: true } : {}),
   });
   group?.setJobId(client.jobId);
+  const layout = env.processGroupLayout();
+  const taskSnapshots =
+    memberDirectory !== undefined && layout !== undefined && layout.keyedOperators.size > 0
+      ? new TaskSnapshotWriter({
+          client,
+          memberDirectory,
+          checkpointDir: checkpointDir!,
+          layout,
+          warn: (line) => ownerLog('task_snapshot_failed', line),
+        })
+      : undefined;
+  taskSnapshots?.start();
   observers.attach(client, group);
   const stopGroupMetrics = group && registerGroupMetrics(client.metrics.group({}), group);
   let taskLost = false;
@@ -266,6 +289,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
   // Its handlers are in place (it installs them before its first await).
   held.release();
   const run = await supervised;
+  await taskSnapshots?.stop();
   status?.close();
   await owned?.owner.close();
   if (taskLost) {
@@ -296,7 +320,10 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     const checkpointLine =
       checkpointDir === undefined
         ? []
-        : [`  last checkpoint: ${lastCheckpointText(client, checkpointDir)}`];
+        : [
+            // A group member's own checkpoints are under the shared location.
+            `  last checkpoint: ${lastCheckpointText(client, memberDirectory ?? owned?.directory ?? checkpointDir)}`,
+          ];
     if (outcome.kind === 'failed') {
       const read = recordsRead(client);
       if (restore !== undefined && isRestoreFailure(outcome.error, read)) {

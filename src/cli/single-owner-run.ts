@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SingleOwnerTask } from '../connectors/kafka/group/single-owner.js';
 import type { ProcessGroupSpec } from '../core/source.js';
@@ -32,6 +33,16 @@ export interface SingleOwnerRunOptions {
 export function taskCheckpointDirectory(checkpointDir: string, task: string): string {
   const base = checkpointDir.endsWith('/') ? checkpointDir.slice(0, -1) : checkpointDir;
   return `${base}/tasks/${task.replace(/[^a-zA-Z0-9._-]/g, '_')}`;
+}
+
+/**
+ * Where a member of a partitioned group checkpoints: a path of its own under
+ * the job's shared location (host and process id), next to the tasks'
+ * snapshots that every member reads and writes.
+ */
+export function memberCheckpointDirectory(checkpointDir: string): string {
+  const base = checkpointDir.endsWith('/') ? checkpointDir.slice(0, -1) : checkpointDir;
+  return `${base}/members/${`${hostname()}-${process.pid}`.replace(/[^a-zA-Z0-9._-]/g, '_')}`;
 }
 
 /**

@@ -14,6 +14,10 @@ export const GROUP_METRICS = {
   taskOwner: 'weir_group_task_owner',
   taskLag: 'weir_group_task_lag_records',
   taskPosition: 'weir_group_task_position',
+  taskSnapshots: 'weir_group_task_snapshots_total',
+  taskSnapshotFailures: 'weir_group_task_snapshot_failures_total',
+  lastTaskSnapshotCheckpoint: 'weir_group_last_task_snapshot_checkpoint',
+  lastTaskSnapshotDuration: 'weir_group_last_task_snapshot_duration_seconds',
 } as const;
 
 /** How often series that come and go (tasks, members) are brought up to date. */

@@ -24,3 +24,16 @@ export function startGroupMember(
   const dir = mkdtempSync(join(tmpdir(), `weir-group-${name}-`));
   return startWeir(groupMemberArgs(fixture, app, join(dir, 'checkpoints'), args, flags), 400_000);
 }
+
+/** Tasks (partitions) a member holds now, per reader (a line of `weir_kafka_source_partitions` on its /metrics). */
+export async function heldTasks(port: number): Promise<number[]> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith('weir_kafka_source_partitions'))
+      .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
+  } catch {
+    return [];
+  }
+}

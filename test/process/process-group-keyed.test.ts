@@ -11,7 +11,7 @@ import {
   uniqueTopic,
   waitFor,
 } from '../kafka/helpers.js';
-import { startGroupMember } from './group-member.js';
+import { heldTasks, startGroupMember } from './group-member.js';
 
 const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';
 const running: RunningCli[] = [];
@@ -117,19 +117,6 @@ function memberOf(fixture: string, app: string, args: readonly string[], name: s
   const cli = startGroupMember(fixture, app, name, args, ['--metrics-port', String(port)]);
   running.push(cli);
   return { cli, port };
-}
-
-/** Tasks (partitions) a member holds now, per operator line of its metrics. */
-async function heldTasks(port: number): Promise<number[]> {
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    return text
-      .split('\n')
-      .filter((l) => l.startsWith('weir_kafka_source_partitions'))
-      .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
-  } catch {
-    return [];
-  }
 }
 
 async function run(processes: number, seed: number): Promise<void> {
