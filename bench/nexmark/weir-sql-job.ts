@@ -86,7 +86,9 @@ export async function runSqlOnWeir(
   const env = new StreamEnvironment({ parallelism });
   const tEnv = await tableEnvironment(env, setup, config, miniBatch);
   tEnv.executeSql(
-    `CREATE TABLE nexmark_results (${columns.map((c) => `\`${c.name}\` ${c.type}`).join(', ')})
+    `CREATE TABLE nexmark_results (${uniqueNames(columns.map((c) => c.name))
+      .map((n, i) => `\`${n}\` ${columns[i]?.type}`)
+      .join(', ')})
        WITH ('connector' = '${connector}')`,
   );
   // The INSERT plans the query and starts the job (whose physical plan is built as it starts).
@@ -96,4 +98,17 @@ export async function runSqlOnWeir(
   const planningMs = performance.now() - started;
   await job?.result;
   return { planningMs };
+}
+
+/**
+ * A result's column names made unique for the sink table, as Flink derives them (`dateTime`,
+ * `dateTime0`): q20 selects `B.dateTime` and `A.dateTime`. INSERT INTO maps by position.
+ */
+function uniqueNames(names: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return names.map((name) => {
+    const n = seen.get(name);
+    seen.set(name, (n ?? -1) + 1);
+    return n === undefined ? name : `${name}${n}`;
+  });
 }
