@@ -1,4 +1,4 @@
-import { Admin, Producer } from '@platformatic/kafka';
+import { Admin, Consumer, Producer } from '@platformatic/kafka';
 import type { KafkaConsumerRecord } from '../../src/connectors/kafka/consumer-record.js';
 import { type KafkaFormat, KafkaFormats, KafkaSource } from '../../src/connectors/kafka/index.js';
 import { CollectSink, StreamEnvironment } from '../../src/index.js';
@@ -105,6 +105,46 @@ export async function waitFor(
       );
     }
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Waits until every transaction marker of `topic` is written: the last stable offset (read_committed
+ * "latest") equals the high watermark on every partition. EndTxn returns before the coordinator has
+ * written its markers, so a bounded read started right after a commit or abort may otherwise stop early.
+ */
+export async function waitForStableEnd(topic: string, partitions: number): Promise<void> {
+  const consumer = new Consumer({
+    clientId: 'weir-test',
+    bootstrapBrokers: BROKERS,
+    groupId: `${topic}-stable-end`,
+  });
+  const ends = async (isolationLevel: 0 | 1) => {
+    const res = await consumer.listOffsetsWithTimestamps({
+      topics: [topic],
+      partitions: { [topic]: Array.from({ length: partitions }, (_, p) => p) },
+      timestamp: -1n,
+      isolationLevel,
+    });
+    return [...(res.get(topic) ?? new Map()).entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, v]) => String(v.offset))
+      .join(',');
+  };
+  try {
+    let committed = '';
+    let all = '';
+    await waitFor(
+      `stable end of ${topic}`,
+      async () => {
+        [committed, all] = await Promise.all([ends(1), ends(0)]);
+        return committed === all;
+      },
+      60_000,
+      () => `last stable offsets ${committed}, high watermarks ${all}`,
+    );
+  } finally {
+    await consumer.close();
   }
 }
 
