@@ -3,6 +3,7 @@
  * catalog; queries and INSERT INTO add to the environment's logical graph through the
  * DataStream API, so SQL and hand-written jobs share one planner and one runtime.
  */
+
 import { StreamEnvironment } from '../api/stream-environment.js';
 import type { ChangelogStream, DataStream } from '../api/streams.js';
 import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
@@ -16,6 +17,11 @@ import { coerce } from './expressions/cast.js';
 import { CodeGen } from './expressions/code-gen.js';
 import { compileScalar } from './expressions/compile.js';
 import { Scope } from './expressions/scope.js';
+import {
+  LOCAL_TIME_ZONE_OPTION,
+  timeZoneOf,
+  withSessionConfig,
+} from './expressions/session-time-zone.js';
 import {
   type AggregateFunctionSpec,
   FunctionCatalog,
@@ -153,7 +159,7 @@ export class TableEnvironment {
     readonly explained: readonly string[];
     readonly inserts: number;
   } {
-    return withFunctions(this.functions, () => this.buildScriptWithFunctions(script));
+    return this.planning(() => this.buildScriptWithFunctions(script));
   }
 
   /**
@@ -226,6 +232,11 @@ export class TableEnvironment {
     );
   }
 
+  /** Runs `body` (planning) with this environment's functions and session time zone. */
+  private planning<T>(body: () => T): T {
+    return withFunctions(this.functions, () => withSessionConfig(this.config, body));
+  }
+
   /** The names of the functions registered (`SHOW FUNCTIONS` lists them after the built-in ones). */
   listFunctions(): string[] {
     return this.functions.names();
@@ -261,7 +272,7 @@ export class TableEnvironment {
 
   /** Plans a SELECT (insert-only for now) into a stream of rows of this environment's job. */
   sqlQuery(select: string): Table {
-    return withFunctions(this.functions, () => this.planTable(select));
+    return this.planning(() => this.planTable(select));
   }
 
   private planTable(select: string): Table {
@@ -286,9 +297,9 @@ export class TableEnvironment {
             `the query is updating (it emits a ${changelogMode} changelog): read it with toChangelogStream()`,
             statement.at,
           );
-        return withFunctions(this.functions, () => relation.stream);
+        return this.planning(() => relation.stream);
       },
-      toChangelogStream: () => withFunctions(this.functions, () => changesOf(relation)),
+      toChangelogStream: () => this.planning(() => changesOf(relation)),
       toJson: (row) => row.map((v, i) => toJsonValue(v, types[i] as LogicalType)),
       display: (row) => row.map((v, i) => toDisplayString(v, types[i] as LogicalType)),
     };
@@ -308,9 +319,10 @@ export class TableEnvironment {
   ): { readonly name: string; readonly type: string; readonly extras: string }[] {
     const object = this.catalog.get(name);
     if (object.kind === 'view') {
-      return withFunctions(this.functions, () => this.sqlQueryColumns(`SELECT * FROM ${name}`)).map(
-        (c) => ({ ...c, extras: '' }),
-      );
+      return this.planning(() => this.sqlQueryColumns(`SELECT * FROM ${name}`)).map((c) => ({
+        ...c,
+        extras: '',
+      }));
     }
     return object.columns.map((c) => {
       const extras: string[] = [];
@@ -339,7 +351,7 @@ export class TableEnvironment {
 
   /** The plan of a query or INSERT (Weir's logical graph and physical plan), without running it. */
   explainSql(sql: string): string {
-    return withFunctions(this.functions, () => this.explainText(sql));
+    return this.planning(() => this.explainText(sql));
   }
 
   private explainText(sql: string): string {
@@ -467,6 +479,7 @@ export class TableEnvironment {
         if (statement.key === AGG_PHASE_STRATEGY) aggPhaseStrategyOf(statement.value, statement.at);
         if (DISTINCT_SPLIT_OPTIONS.has(statement.key))
           checkDistinctSplitOption(statement.key, statement.value, statement.at);
+        if (statement.key === LOCAL_TIME_ZONE_OPTION) timeZoneOf(statement.value, statement.at);
         if (statement.key === REUSE_SUB_PLAN) reuseSubPlansOf(statement.value, statement.at);
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);

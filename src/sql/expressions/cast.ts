@@ -17,6 +17,7 @@ import {
   withNullability,
 } from '../types/logical-type.js';
 import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
+import { convertZoned } from './functions/time-casts.js';
 
 const DAY_MS = 86_400_000;
 
@@ -65,6 +66,8 @@ function convert(
   const target = JSON.stringify(formatType(withNullability(to, true)));
   const failed = tryCast ? 'null' : `h.castFailed(${v}, ${target})`;
   if (from.kind === 'NULL') return 'null';
+  const zoned = convertZoned(g, v, from, to, failed);
+  if (zoned !== undefined) return zoned;
   // Numbers to numbers.
   if (isInteger(from)) {
     if (isInteger(to))

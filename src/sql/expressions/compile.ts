@@ -14,7 +14,6 @@ import {
   isCharacterString,
   isInteger,
   isNumeric,
-  isTimestamp,
   type LogicalType,
   MAX_LENGTH,
   MAX_PRECISION,
@@ -23,18 +22,12 @@ import {
 } from '../types/logical-type.js';
 import { castTo, coerce } from './cast.js';
 import { CodeGen, type Compiled, nullSafe } from './code-gen.js';
+import { intervalLiteral, timeArithmetic } from './functions/time-arithmetic.js';
+import { extract } from './functions/time-functions.js';
 import { AGGREGATE_FUNCTIONS, callFunction } from './functions.js';
 import { runtime } from './runtime.js';
 import type { Scope } from './scope.js';
-import { arithmeticType, extract } from './typing.js';
-
-const UNIT_MS: Readonly<Record<string, number>> = {
-  DAY: 86_400_000,
-  HOUR: 3_600_000,
-  MINUTE: 60_000,
-  SECOND: 1000,
-  MILLISECOND: 1,
-};
+import { arithmeticType } from './typing.js';
 
 export interface CompileContext {
   readonly scope: Scope;
@@ -62,22 +55,6 @@ function numberLiteral(text: string, at: SourcePosition): Compiled {
   if (precision > MAX_PRECISION) sqlError(`numeric literal ${text} has more than 38 digits`, at);
   const unscaled = parseDecimal(text, scale) as bigint;
   return { code: `(${unscaled}n)`, type: T.decimal(precision, scale, false) };
-}
-
-function intervalLiteral(e: Extract<Expr, { kind: 'interval' }>): Compiled {
-  const value = Number(e.value) * (e.negative ? -1 : 1);
-  if (!Number.isFinite(value)) sqlError(`interval value '${e.value}' is not a number`, e.at);
-  if (e.unit === 'YEAR' || e.unit === 'MONTH') {
-    if (!Number.isInteger(value)) sqlError(`interval value '${e.value}' must be whole`, e.at);
-    return {
-      code: `(${e.unit === 'YEAR' ? value * 12 : value})`,
-      type: { kind: 'INTERVAL_YEAR_MONTH', nullable: false },
-    };
-  }
-  return {
-    code: `(${Math.round(value * (UNIT_MS[e.unit] as number))})`,
-    type: T.intervalDayTime(false),
-  };
 }
 
 function typedLiteral(e: Extract<Expr, { kind: 'typed-literal' }>): Compiled {
@@ -415,27 +392,12 @@ function arithmetic(
   g: CodeGen,
   at: SourcePosition,
 ): Compiled {
-  const nullable = left.type.nullable || right.type.nullable;
-  // Time arithmetic: TIMESTAMP +/- INTERVAL, INTERVAL +/- INTERVAL.
+  const _nullable = left.type.nullable || right.type.nullable;
+  // Time arithmetic: DATE / TIME / TIMESTAMP +/- INTERVAL, INTERVAL +/- INTERVAL, INTERVAL * n.
+  const time = timeArithmetic(op, left, right, g, at);
+  if (time !== undefined) return time;
   const lt = left.type;
   const rt = right.type;
-  if (
-    (op === '+' || op === '-') &&
-    (isTimestamp(lt) || lt.kind === 'DATE' || lt.kind === 'INTERVAL_DAY_TIME') &&
-    rt.kind === 'INTERVAL_DAY_TIME'
-  ) {
-    if (lt.kind === 'DATE') sqlError('DATE +/- INTERVAL is not supported by Weir SQL yet', at);
-    return {
-      code: nullSafe(g, [left, right], ([x, y]) => `(${x} ${op} ${y})`),
-      type: withNullability(lt, nullable),
-    };
-  }
-  if (op === '+' && lt.kind === 'INTERVAL_DAY_TIME' && isTimestamp(rt)) {
-    return {
-      code: nullSafe(g, [left, right], ([x, y]) => `(${x} + ${y})`),
-      type: withNullability(rt, nullable),
-    };
-  }
   if (lt.kind === 'NULL' || rt.kind === 'NULL') {
     const other = lt.kind === 'NULL' ? rt : lt;
     if (other.kind === 'NULL' || isNumeric(other))

@@ -14,14 +14,14 @@ import {
   isCharacterString,
   isInteger,
   isNumeric,
-  isTimestamp,
   type LogicalType,
   T,
   withNullability,
 } from '../types/logical-type.js';
 import { castTo, coerce } from './cast.js';
 import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
-import { arithmeticType, extract } from './typing.js';
+import { TIME_FUNCTIONS } from './functions/time-functions.js';
+import { arithmeticType } from './typing.js';
 
 /** Names the planner treats as aggregates (in GROUP BY queries and window aggregations). */
 export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -50,14 +50,6 @@ function arity(
     const expected = min === max ? `${min}` : `${min} to ${max}`;
     sqlError(`${name} takes ${expected} argument${max === 1 ? '' : 's'}, got ${args.length}`, at);
   }
-}
-
-/** A function of no arguments giving the current time in epoch milliseconds. */
-function wallClock(name: string, kind: 'TIMESTAMP' | 'TIMESTAMP_LTZ'): FunctionCompiler {
-  return (args, _g, at) => {
-    arity(name, args, 0, 0, at);
-    return { code: 'Date.now()', type: { kind, nullable: false, precision: 3 } };
-  };
 }
 
 function requireString(name: string, c: Compiled, at: SourcePosition): void {
@@ -92,13 +84,6 @@ function stringFunction(
     arity(name, args, min, max, at);
     check(args, at);
     return { code: nullSafe(g, args, (vars) => body(vars, args)), type: result(args) };
-  };
-}
-
-function timeFieldFunction(unit: string): FunctionCompiler {
-  return (args, g, at) => {
-    arity(unit, args, 1, 1, at);
-    return extract(g, args[0] as Compiled, unit === 'DAYOFMONTH' ? 'DAY' : unit, at);
   };
 }
 
@@ -190,8 +175,6 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   FLOOR: (args, g, at) => roundingFunction('FLOOR', args, g, at),
   CEIL: (args, g, at) => roundingFunction('CEIL', args, g, at),
   CEILING: (args, g, at) => roundingFunction('CEIL', args, g, at),
-  'FLOOR TO': (args, g, at) => roundTime('FLOOR', args, g, at),
-  'CEIL TO': (args, g, at) => roundTime('CEIL', args, g, at),
   POWER: (args, g, at) =>
     doubleFunction('POWER', args, g, at, 2, ([x, y]) => `Math.pow(${x}, ${y})`),
   SQRT: (args, g, at) => doubleFunction('SQRT', args, g, at, 1, ([x]) => `Math.sqrt(${x})`),
@@ -415,38 +398,7 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
       type: withNullability(x.type, true),
     };
   },
-  DATE_FORMAT: (args, g, at) => {
-    arity('DATE_FORMAT', args, 2, 2, at);
-    const [t, f] = args as [Compiled, Compiled];
-    requireString('DATE_FORMAT', f, at);
-    let ms = t;
-    if (isCharacterString(t.type)) ms = castTo(g, t, T.timestamp(3), false, at);
-    else if (!isTimestamp(t.type) && t.type.kind !== 'NULL')
-      sqlError(`DATE_FORMAT needs a TIMESTAMP, got ${formatType(t.type)}`, at);
-    return {
-      code: nullSafe(g, [ms, f], ([v, p]) => `h.formatTimestamp(${v}, ${p})`),
-      type: T.string(ms.type.nullable || f.type.nullable),
-    };
-  },
-  // Processing time: the wall clock when the row is computed (Flink evaluates NOW() and
-  // CURRENT_TIMESTAMP per record in streaming mode). Session time zone is UTC, so LOCALTIMESTAMP
-  // is the same instant as a TIMESTAMP.
-  PROCTIME: wallClock('PROCTIME', 'TIMESTAMP_LTZ'),
-  NOW: wallClock('NOW', 'TIMESTAMP_LTZ'),
-  CURRENT_TIMESTAMP: wallClock('CURRENT_TIMESTAMP', 'TIMESTAMP_LTZ'),
-  LOCALTIMESTAMP: wallClock('LOCALTIMESTAMP', 'TIMESTAMP'),
-  HOUR: timeFieldFunction('HOUR'),
-  MINUTE: timeFieldFunction('MINUTE'),
-  SECOND: timeFieldFunction('SECOND'),
-  YEAR: timeFieldFunction('YEAR'),
-  MONTH: timeFieldFunction('MONTH'),
-  QUARTER: timeFieldFunction('QUARTER'),
-  DAYOFMONTH: timeFieldFunction('DAYOFMONTH'),
-  TO_TIMESTAMP: (args, g, at) => {
-    arity('TO_TIMESTAMP', args, 1, 1, at);
-    requireString('TO_TIMESTAMP', args[0] as Compiled, at);
-    return castTo(g, args[0] as Compiled, T.timestamp(3), true, at);
-  },
+  ...TIME_FUNCTIONS,
 };
 
 function roundingFunction(
@@ -473,25 +425,6 @@ function roundingFunction(
     code: nullSafe(g, [a], ([v]) => `Math.${name === 'FLOOR' ? 'floor' : 'ceil'}(${v})`),
     type: a.type,
   };
-}
-
-const TIME_UNITS = ['SECOND', 'MINUTE', 'HOUR', 'DAY', 'MONTH', 'QUARTER', 'YEAR'];
-
-/** `FLOOR(ts TO unit)` / `CEIL(ts TO unit)` of a TIMESTAMP: its start of the unit, or the next. */
-function roundTime(
-  name: 'FLOOR' | 'CEIL',
-  args: Compiled[],
-  g: CodeGen,
-  at: SourcePosition,
-): Compiled {
-  const [a, unitArg] = args as [Compiled, Compiled];
-  const unit = JSON.parse(unitArg.code) as string;
-  if (!isTimestamp(a.type))
-    sqlError(`${name}(... TO ${unit}) expects a TIMESTAMP, got ${formatType(a.type)}`, at);
-  if (!TIME_UNITS.includes(unit))
-    sqlError(`${name}(... TO ${unit}) is not supported by Weir SQL yet`, at);
-  const fn = name === 'FLOOR' ? 'floorTime' : 'ceilTime';
-  return { code: nullSafe(g, [a], ([v]) => `h.${fn}(${v}, '${unit}')`), type: a.type };
 }
 
 function doubleFunction(
@@ -552,7 +485,7 @@ export function callFunction(
   if (fn === undefined) {
     const user = compileUserFunction(name, args, g, at);
     if (user !== undefined) return user;
-    return sqlError(`unknown function ${name}`, at);
+    return sqlError(`unknown function ${name}: not supported by Weir SQL yet`, at);
   }
   return fn(args, g, at, raw);
 }

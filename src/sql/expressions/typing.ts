@@ -1,19 +1,14 @@
-/** Result types of arithmetic (Flink's DECIMAL rules) and the time-field extraction both the compiler and the functions use. */
-import { type SourcePosition, sqlError } from '../sql-error.js';
 import {
   asDecimal,
-  formatType,
   integerRank,
   isApproximate,
   isInteger,
   isNumeric,
-  isTimestamp,
   type LogicalType,
   MAX_PRECISION,
   T,
   withNullability,
 } from '../types/logical-type.js';
-import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
 
 /** Flink's result type of `a op b` for numbers (DECIMAL rules of LogicalTypeMerging). */
 export function arithmeticType(
@@ -63,21 +58,4 @@ function adjusted(precision: number, scale: number, nullable: boolean): LogicalT
   const whole = precision - scale;
   const newScale = Math.max(Math.min(scale, 6), MAX_PRECISION - whole);
   return T.decimal(MAX_PRECISION, Math.min(newScale, MAX_PRECISION), nullable);
-}
-
-/** HOUR(t), EXTRACT(unit FROM t): a BIGINT of a TIMESTAMP or DATE. */
-export function extract(g: CodeGen, arg: Compiled, unit: string, at: SourcePosition): Compiled {
-  let ms = arg;
-  if (arg.type.kind === 'DATE')
-    ms = {
-      code: nullSafe(g, [arg], ([v]) => `(${v} * 86400000)`),
-      type: T.timestamp(0, arg.type.nullable),
-    };
-  else if (!isTimestamp(arg.type) && arg.type.kind !== 'NULL')
-    sqlError(`EXTRACT needs a DATE or TIMESTAMP, got ${formatType(arg.type)}`, at);
-  const u = JSON.stringify(unit);
-  return {
-    code: nullSafe(g, [ms], ([v]) => `h.extract(${v}, ${u})`),
-    type: T.bigint(arg.type.nullable),
-  };
 }

@@ -16,6 +16,8 @@ export type Expr =
       readonly kind: 'interval';
       readonly value: string;
       readonly unit: IntervalUnit;
+      /** The last unit of a range (`INTERVAL '1-2' YEAR TO MONTH`), if the literal has one. */
+      readonly to?: IntervalUnit;
       readonly negative: boolean;
       readonly at: SourcePosition;
     }

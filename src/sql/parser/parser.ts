@@ -82,6 +82,15 @@ const RESERVED = new Set([
   'EXISTS',
 ]);
 
+/** Functions of the standard written without parentheses: `CURRENT_DATE`, `LOCALTIME`, ... */
+const NILADIC_FUNCTIONS = new Set<string>([
+  'CURRENT_TIMESTAMP',
+  'LOCALTIMESTAMP',
+  'CURRENT_DATE',
+  'CURRENT_TIME',
+  'LOCALTIME',
+]);
+
 const INTERVAL_UNITS = new Set<string>([
   'YEAR',
   'MONTH',
@@ -915,7 +924,7 @@ class Parser {
     if (this.acceptSymbol('(')) {
       if (this.isWord('SELECT') || this.isWord('WITH')) this.unsupported('a scalar subquery', at);
       const e = this.expression();
-      if (this.isSymbol(',')) this.unsupported('a row constructor', at);
+      if (this.isSymbol(',')) return this.overlaps(e, at);
       this.expectSymbol(')');
       return e;
     }
@@ -997,6 +1006,29 @@ class Parser {
     return this.columnOrCall();
   }
 
+  /** `(start, end) OVERLAPS (start, end)`, after the first start: a call of OVERLAPS. */
+  private overlaps(start: Expr, at: SourcePosition): Expr {
+    this.expectSymbol(',');
+    const end = this.expression();
+    this.expectSymbol(')');
+    if (!this.acceptWord('OVERLAPS')) return this.unsupported('a row constructor', at);
+    this.expectSymbol('(');
+    const args = [start, end, ...this.expressionList()];
+    this.expectSymbol(')');
+    if (args.length !== 4) return this.fail('a period (start, end) after OVERLAPS');
+    const call: Expr = {
+      kind: 'call',
+      name: 'OVERLAPS',
+      args,
+      star: false,
+      distinct: false,
+      filter: undefined,
+      over: false,
+      at,
+    };
+    return call;
+  }
+
   private columnOrCall(): Expr {
     const at = this.at;
     const first = this.identifier();
@@ -1004,10 +1036,7 @@ class Parser {
       return this.call(first.toUpperCase(), at);
     // Niladic functions of the standard, written without parentheses.
     const upper = first.toUpperCase();
-    if (
-      (upper === 'CURRENT_TIMESTAMP' || upper === 'LOCALTIMESTAMP') &&
-      this.tokens[this.i - 1]?.kind === 'word'
-    )
+    if (NILADIC_FUNCTIONS.has(upper) && this.tokens[this.i - 1]?.kind === 'word')
       return {
         kind: 'call',
         name: upper,
@@ -1045,6 +1074,12 @@ class Parser {
         // `FLOOR(ts TO HOUR)`: a function of its own, under a name no SQL text can call.
         name = `${name === 'FLOOR' ? 'FLOOR' : 'CEIL'} TO`;
         args = this.timeUnitArguments();
+      } else if (name === 'TIMESTAMPADD' || name === 'TIMESTAMPDIFF') {
+        // The unit is a word, not a column: passed on as its name.
+        const unitAt = this.at;
+        const unit = this.identifier('a time unit').toUpperCase();
+        args = [{ kind: 'string', value: unit, at: unitAt }];
+        while (this.acceptSymbol(',')) args.push(this.expression());
       } else args = this.expressionList();
     }
     this.expectSymbol(')');
@@ -1182,16 +1217,25 @@ class Parser {
     const unit = unitToken.kind === 'word' ? unitToken.text.toUpperCase() : '';
     if (!INTERVAL_UNITS.has(unit)) this.fail('an interval unit (DAY, HOUR, MINUTE, SECOND, ...)');
     this.i++;
-    if (this.isSymbol('(')) {
-      // INTERVAL '1' SECOND(3): the precision does not change the value.
+    this.skipPrecision();
+    if (this.acceptWord('TO')) {
+      const last = this.token.kind === 'word' ? this.token.text.toUpperCase() : '';
+      if (!INTERVAL_UNITS.has(last)) this.fail('an interval unit (MONTH, HOUR, MINUTE, SECOND)');
       this.i++;
-      while (!this.acceptSymbol(')')) {
-        if (this.token.kind === 'end') this.fail("')'");
-        this.i++;
-      }
+      this.skipPrecision();
+      const to = last as IntervalUnit;
+      return { kind: 'interval', value, unit: unit as IntervalUnit, to, negative, at };
     }
-    if (this.acceptWord('TO')) this.unsupported('compound intervals (INTERVAL ... TO ...)', at);
     return { kind: 'interval', value, unit: unit as IntervalUnit, negative, at };
+  }
+
+  /** INTERVAL '1' SECOND(3): the precision of an interval's unit does not change its value. */
+  private skipPrecision(): void {
+    if (!this.acceptSymbol('(')) return;
+    while (!this.acceptSymbol(')')) {
+      if (this.token.kind === 'end') this.fail("')'");
+      this.i++;
+    }
   }
 
   // ---- data types ----
