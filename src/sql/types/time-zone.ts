@@ -93,17 +93,21 @@ export class TimeZone {
 
   /**
    * The instant whose wall clock in the zone is `localMs` (fields as epoch ms in UTC). In a gap
-   * (spring forward) the time moves later by the gap; in an overlap the earlier offset wins.
+   * (spring forward) the time moves later by the gap. In an overlap java.time takes the earlier
+   * offset (the default); java.util's calendar, behind Flink's string functions, the later one.
    */
-  toUtc(localMs: number): number {
+  toUtc(localMs: number, overlap: 'earlier' | 'later' = 'earlier'): number {
     if (this.fixedOffset !== undefined) return localMs - this.fixedOffset;
     const before = this.offsetAt(localMs - DAY_MS);
     const after = this.offsetAt(localMs + DAY_MS);
     const first = localMs - before;
-    if (before === after || this.offsetAt(first) === before) return first;
+    if (before === after) return first;
     const second = localMs - after;
-    if (this.offsetAt(second) === after) return second;
-    return first; // a gap: the offset before the transition carries the time past it
+    const firstValid = this.offsetAt(first) === before;
+    const secondValid = this.offsetAt(second) === after;
+    if (firstValid && secondValid) return overlap === 'earlier' ? first : second;
+    if (secondValid) return second;
+    return first; // valid, or a gap: the offset before the transition carries the time past it
   }
 
   private computeOffset(utcMs: number): number {

@@ -590,6 +590,170 @@ function longs(): SuiteCase[] {
   ];
 }
 
+/**
+ * Time: DATE / TIME / TIMESTAMP arithmetic with intervals of every range (month ends clamp),
+ * the temporal functions, Java date patterns, TIMESTAMP_LTZ and zone conversions across the
+ * Berlin DST change of 2026-03-29 (the suite's rows are just before it). CURRENT_* are checked
+ * by shape only: they are not deterministic.
+ */
+function times(): SuiteCase[] {
+  const q = (name: string, sql: string): SuiteCase => ({ name: `time-${name}`, sql });
+  return [
+    q(
+      'date-plus-day-time',
+      "SELECT id, dt + INTERVAL '3' DAY, dt - INTERVAL '40' DAY, dt + INTERVAL '25' HOUR, dt - INTERVAL '25' HOUR FROM t",
+    ),
+    q(
+      'date-plus-months',
+      "SELECT id, dt + INTERVAL '1' MONTH, dt - INTERVAL '13' MONTH, dt + INTERVAL '1-2' YEAR TO MONTH, dt + INTERVAL '4' YEAR FROM t",
+    ),
+    q(
+      'month-end-clamp',
+      "SELECT id, DATE '2024-01-31' + INTERVAL '1' MONTH, DATE '2023-01-31' + INTERVAL '1' MONTH, DATE '2024-02-29' + INTERVAL '1' YEAR, TIMESTAMP '2024-03-31 10:00:00' - INTERVAL '1' MONTH, DATE '2024-05-31' - INTERVAL '3' MONTH FROM t WHERE id < 2",
+    ),
+    q(
+      'ts-plus-months',
+      "SELECT id, ts + INTERVAL '1' MONTH, ts - INTERVAL '2-3' YEAR TO MONTH, ts + INTERVAL '-5' MONTH FROM t",
+    ),
+    q(
+      'compound-intervals',
+      "SELECT id, ts + INTERVAL '1 02:03:04.5' DAY TO SECOND, ts - INTERVAL '02:30' HOUR TO MINUTE, ts + INTERVAL '10:20.25' MINUTE TO SECOND, ts + INTERVAL '2 05' DAY TO HOUR, ts + INTERVAL '1 01:01' DAY TO MINUTE, ts - INTERVAL '3:04:05' HOUR TO SECOND FROM t",
+    ),
+    q(
+      'negative-intervals',
+      "SELECT id, ts + INTERVAL '-1 02:00:00' DAY TO SECOND, dt + INTERVAL '-1-6' YEAR TO MONTH, ts - INTERVAL -'3' HOUR FROM t",
+    ),
+    q(
+      'interval-times-number',
+      "SELECT id, ts + INTERVAL '1' HOUR * 3, ts + 2 * INTERVAL '90' SECOND, dt + INTERVAL '1' MONTH * 2, ts - INTERVAL '10' MINUTE * i FROM t WHERE i BETWEEN -50 AND 50",
+    ),
+    q(
+      'interval-compare',
+      "SELECT id, INTERVAL '1' DAY > INTERVAL '23' HOUR, INTERVAL '12' MONTH = INTERVAL '1' YEAR, INTERVAL '1-1' YEAR TO MONTH < INTERVAL '13' MONTH FROM t WHERE id < 3",
+    ),
+    q(
+      'time-plus-interval',
+      "SELECT id, TIME '23:30:00' + INTERVAL '45' MINUTE, TIME '00:10:00' - INTERVAL '20' MINUTE, TIME '12:00:00' + INTERVAL '25' HOUR, TIME '08:00:00' + INTERVAL '1' MONTH FROM t WHERE id < 3",
+    ),
+    q('ts-minus-ts', 'SELECT id, ts - ts FROM t'),
+    q('date-minus-date', 'SELECT id, dt - dt FROM t'),
+    q('bad-interval-literal', "SELECT id, dt + INTERVAL '1-13' YEAR TO MONTH FROM t"),
+    q(
+      'timestampadd',
+      'SELECT id, TIMESTAMPADD(DAY, 3, ts), TIMESTAMPADD(MONTH, -1, ts), TIMESTAMPADD(HOUR, i, ts), TIMESTAMPADD(QUARTER, 1, ts), TIMESTAMPADD(MINUTE, 90, ts), TIMESTAMPADD(SECOND, 30, ts), TIMESTAMPADD(WEEK, 2, ts), TIMESTAMPADD(YEAR, -1, ts) FROM t',
+    ),
+    q(
+      'timestampadd-date',
+      'SELECT id, TIMESTAMPADD(DAY, 3, dt), TIMESTAMPADD(WEEK, 1, dt), TIMESTAMPADD(MONTH, i, dt), TIMESTAMPADD(YEAR, 1, dt) FROM t WHERE i BETWEEN -50 AND 50',
+    ),
+    q('timestampadd-date-hour', 'SELECT id, TIMESTAMPADD(HOUR, 5, dt) FROM t'),
+    q(
+      'timestampdiff',
+      "SELECT id, TIMESTAMPDIFF(DAY, ts, TIMESTAMP '2026-01-15 12:00:00'), TIMESTAMPDIFF(HOUR, ts, CAST(dt AS TIMESTAMP(3))), TIMESTAMPDIFF(SECOND, ts, TIMESTAMP '2026-03-29 00:00:00'), TIMESTAMPDIFF(MINUTE, CAST(dt AS TIMESTAMP(3)), ts), TIMESTAMPDIFF(WEEK, CAST(dt AS TIMESTAMP(3)), ts) FROM t",
+    ),
+    q(
+      'timestampdiff-months',
+      'SELECT id, TIMESTAMPDIFF(MONTH, CAST(dt AS TIMESTAMP(3)), ts), TIMESTAMPDIFF(YEAR, CAST(dt AS TIMESTAMP(3)), ts), TIMESTAMPDIFF(QUARTER, ts, CAST(dt AS TIMESTAMP(3))) FROM t',
+    ),
+    q(
+      'timestampdiff-dates',
+      "SELECT id, TIMESTAMPDIFF(DAY, dt, DATE '2026-03-29'), TIMESTAMPDIFF(MONTH, dt, DATE '2026-03-29'), TIMESTAMPDIFF(YEAR, DATE '2026-03-29', dt) FROM t",
+    ),
+    q(
+      'timestampdiff-month-ends',
+      "SELECT id, TIMESTAMPDIFF(MONTH, DATE '2024-01-31', DATE '2024-02-29'), TIMESTAMPDIFF(MONTH, TIMESTAMP '2024-01-31 10:00:00', TIMESTAMP '2024-02-29 09:00:00'), TIMESTAMPDIFF(MONTH, DATE '2024-03-31', DATE '2024-02-29'), TIMESTAMPDIFF(YEAR, DATE '2020-02-29', DATE '2021-02-28') FROM t WHERE id < 2",
+    ),
+    q(
+      'field-functions',
+      'SELECT id, WEEK(dt), DAYOFYEAR(dt), DAYOFWEEK(dt), WEEK(ts), DAYOFYEAR(ts), DAYOFWEEK(ts) FROM t',
+    ),
+    q(
+      'extract-date-units',
+      'SELECT id, EXTRACT(DOW FROM dt), EXTRACT(DOY FROM dt), EXTRACT(WEEK FROM dt), EXTRACT(QUARTER FROM ts) FROM t',
+    ),
+    q(
+      'extract-fractions',
+      'SELECT id, EXTRACT(MILLISECOND FROM ts), EXTRACT(MICROSECOND FROM ts), EXTRACT(SECOND FROM ts) FROM t',
+    ),
+    q('extract-epoch', 'SELECT id, EXTRACT(EPOCH FROM ts) FROM t'),
+    q('extract-iso', 'SELECT id, EXTRACT(ISODOW FROM dt), EXTRACT(ISOYEAR FROM dt) FROM t'),
+    q(
+      'extract-eras',
+      'SELECT id, EXTRACT(DECADE FROM dt), EXTRACT(CENTURY FROM dt), EXTRACT(MILLENNIUM FROM dt) FROM t',
+    ),
+    q('extract-hour-of-date', 'SELECT id, EXTRACT(HOUR FROM dt) FROM t'),
+    q(
+      'extract-of-time',
+      "SELECT id, EXTRACT(HOUR FROM TIME '10:20:30'), EXTRACT(MINUTE FROM TIME '10:20:30'), HOUR(TIME '23:01:02') FROM t WHERE id < 2",
+    ),
+    q('floor-week', 'SELECT id, FLOOR(ts TO WEEK), CEIL(ts TO WEEK) FROM t'),
+    q(
+      'floor-date',
+      'SELECT id, FLOOR(dt TO MONTH), CEIL(dt TO YEAR), FLOOR(dt TO WEEK), CEIL(dt TO QUARTER) FROM t',
+    ),
+    q(
+      'date-format-text',
+      "SELECT id, DATE_FORMAT(ts, 'EEE, d MMM yyyy'), DATE_FORMAT(ts, 'EEEE MMMM') FROM t",
+    ),
+    q(
+      'date-format-numbers',
+      "SELECT id, DATE_FORMAT(ts, 'yyyy-MM-dd''T''HH:mm:ss.SSS'), DATE_FORMAT(ts, 'D a hh k K'), DATE_FORMAT(ts, 'yy/M/d H:m:s.S') FROM t",
+    ),
+    q('date-format-date', "SELECT id, DATE_FORMAT(dt, 'yyyy/MM/dd') FROM t"),
+    q('date-format-string', "SELECT id, DATE_FORMAT(s, 'dd.MM.yyyy') FROM t"),
+    q(
+      'unix-timestamp',
+      "SELECT id, UNIX_TIMESTAMP(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')), UNIX_TIMESTAMP('2026-03-29 10:00:00'), UNIX_TIMESTAMP(DATE_FORMAT(ts, 'yyyy/MM/dd HH:mm'), 'yyyy/MM/dd HH:mm') FROM t",
+    ),
+    q('unix-timestamp-bad-input', 'SELECT id, UNIX_TIMESTAMP(s) FROM t'),
+    q(
+      'from-unixtime',
+      "SELECT id, FROM_UNIXTIME(l / 1000), FROM_UNIXTIME(i, 'yyyy-MM-dd HH:mm:ss.SSS'), FROM_UNIXTIME(id * 86400 * 30, 'yyyy-MM-dd') FROM t",
+    ),
+    q(
+      'to-date',
+      "SELECT id, TO_DATE(s), TO_DATE('2026/03/05', 'yyyy/MM/dd'), TO_DATE(DATE_FORMAT(ts, 'dd.MM.yyyy'), 'dd.MM.yyyy') FROM t",
+    ),
+    q(
+      'to-timestamp-format',
+      "SELECT id, TO_TIMESTAMP(s), TO_TIMESTAMP(DATE_FORMAT(ts, 'yyyy/MM/dd HH:mm:ss'), 'yyyy/MM/dd HH:mm:ss'), TO_TIMESTAMP('20260305 101112', 'yyyyMMdd HHmmss') FROM t",
+    ),
+    q(
+      'to-timestamp-ltz-number',
+      'SELECT id, TO_TIMESTAMP_LTZ(l, 3), TO_TIMESTAMP_LTZ(i, 0), TO_TIMESTAMP_LTZ(d, 0), TO_TIMESTAMP_LTZ(d, 3) FROM t',
+    ),
+    q(
+      'to-timestamp-ltz-string',
+      "SELECT id, TO_TIMESTAMP_LTZ('2026-03-05 10:11:12.345'), TO_TIMESTAMP_LTZ('2026-03-05 10:11:12', 'yyyy-MM-dd HH:mm:ss', 'Europe/Berlin'), TO_TIMESTAMP_LTZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'yyyy-MM-dd HH:mm:ss', 'America/New_York') FROM t WHERE id < 20",
+    ),
+    q(
+      'convert-tz',
+      "SELECT id, CONVERT_TZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'UTC', 'Europe/Berlin'), CONVERT_TZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'Asia/Kolkata', '-08:00') FROM t",
+    ),
+    q(
+      'convert-tz-dst',
+      "SELECT id, CONVERT_TZ('2026-03-29 01:30:00', 'UTC', 'Europe/Berlin'), CONVERT_TZ('2026-03-29 02:30:00', 'Europe/Berlin', 'UTC'), CONVERT_TZ('2026-10-25 02:30:00', 'Europe/Berlin', 'UTC'), CONVERT_TZ('2026-10-25 00:30:00', 'UTC', 'Europe/Berlin'), CONVERT_TZ('2026-10-25 01:30:00', 'UTC', 'Europe/Berlin') FROM t WHERE id < 2",
+    ),
+    q('convert-tz-bad-input', "SELECT id, CONVERT_TZ(s, 'UTC', '+08:00') FROM t"),
+    q(
+      'ltz-casts',
+      'SELECT id, CAST(CAST(ts AS TIMESTAMP_LTZ(3)) AS STRING), CAST(TO_TIMESTAMP_LTZ(l, 3) AS TIMESTAMP(3)), CAST(TO_TIMESTAMP_LTZ(l, 3) AS DATE), CAST(ts AS TIMESTAMP_LTZ(3)), CAST(dt AS TIMESTAMP_LTZ(3)) FROM t',
+    ),
+    q(
+      'ltz-functions',
+      "SELECT id, DATE_FORMAT(TO_TIMESTAMP_LTZ(l, 3), 'yyyy-MM-dd HH:mm:ss'), EXTRACT(HOUR FROM TO_TIMESTAMP_LTZ(l, 3)), FLOOR(TO_TIMESTAMP_LTZ(l, 3) TO DAY), TO_TIMESTAMP_LTZ(l, 3) + INTERVAL '1' HOUR FROM t",
+    ),
+    q(
+      'overlaps',
+      "SELECT id, (ts, INTERVAL '10' SECOND) OVERLAPS (TIMESTAMP '2026-03-29 00:00:00', INTERVAL '5' SECOND), (dt, dt + INTERVAL '3' DAY) OVERLAPS (DATE '2026-01-01', DATE '2026-02-01') FROM t",
+    ),
+    q(
+      'current-shape',
+      "SELECT id, CURRENT_DATE > DATE '2000-01-01', LOCALTIMESTAMP > TIMESTAMP '2000-01-01 00:00:00', UNIX_TIMESTAMP() > 946684800, CHAR_LENGTH(CAST(CURRENT_TIME AS STRING)), CHAR_LENGTH(CAST(LOCALTIME AS STRING)), CURRENT_ROW_TIMESTAMP() IS NOT NULL, NOW() IS NOT NULL FROM t WHERE id < 3",
+    ),
+  ];
+}
+
 /** Every hand-written case, in a fixed order. */
 export function handWrittenCases(): SuiteCase[] {
   return [
@@ -607,5 +771,6 @@ export function handWrittenCases(): SuiteCase[] {
     ...longs(),
     ...elementAccess(),
     ...unnestsOverUpdates(),
+    ...times(),
   ];
 }

@@ -146,11 +146,7 @@ export function extract(g: CodeGen, arg: Compiled, unit: string, at: SourcePosit
       );
     ms = arg;
   } else {
-    if (arg.type.kind === 'DATE' && !isDateUnit)
-      sqlError(
-        `EXTRACT(${unit} FROM ...) needs a TIME or TIMESTAMP, got ${formatType(arg.type)}`,
-        at,
-      );
+    // A DATE's time fields are 0, as in Flink.
     // EPOCH counts seconds of the instant, not of the wall clock.
     ms =
       unit === 'EPOCH' && arg.type.kind === 'TIMESTAMP_LTZ'
@@ -365,8 +361,14 @@ export const TIME_FUNCTIONS: Readonly<Record<string, TimeFunction>> = {
         type: T.string(nullableOf(args)),
       };
     }
+    if (t.type.kind === 'DATE')
+      sqlError('DATE_FORMAT needs a TIMESTAMP or a string, got DATE (CAST it to TIMESTAMP)', at);
+    // Text that is no timestamp formats as NULL, as in Flink.
     const ms = isCharacterString(t.type)
-      ? castTo(g, t, T.timestamp(3), false, at)
+      ? {
+          code: nullSafe(g, [t], ([v]) => `h.toTimestamp(${v}, undefined)`),
+          type: T.timestamp(3, true),
+        }
       : wallClock(g, t, 'DATE_FORMAT', at);
     return {
       code: nullSafe(g, [ms, f], ([v, p]) => `h.formatTimestamp(${v}, ${p})`),

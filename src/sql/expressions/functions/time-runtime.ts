@@ -207,8 +207,9 @@ export function timestampAdd(unit: string, n: number, ms: number): number {
 /** TIMESTAMPDIFF(unit, a, b): whole units from a to b, toward zero. */
 export function timestampDiff(unit: string, a: number, b: number): number {
   const months = MONTHS_OF_UNIT[unit];
-  if (months !== undefined) return Math.trunc(monthsBetween(a, b) / months);
-  return Math.trunc((b - a) / (FIXED_UNIT_MS[unit] as number));
+  // + 0: no -0 out of a truncated division.
+  if (months !== undefined) return Math.trunc(monthsBetween(a, b) / months) + 0;
+  return Math.trunc((b - a) / (FIXED_UNIT_MS[unit] as number)) + 0;
 }
 
 // ---- Java date patterns ----
@@ -650,7 +651,7 @@ export const timeRuntime = {
   unixTimestamp(value: string, format: string | undefined, zone: TimeZone): number | bigint {
     const ms = parseWith(value, format ?? 'yyyy-MM-dd HH:mm:ss');
     if (ms === undefined) return -(2n ** 63n);
-    const instant = format !== undefined && patternHasOffset(format) ? ms : zone.toUtc(ms);
+    const instant = format !== undefined && patternHasOffset(format) ? ms : zone.toUtc(ms, 'later');
     return Math.trunc(instant / 1000);
   },
   /** FROM_UNIXTIME(seconds[, format]): the instant's wall clock in `zone`, as text. */
@@ -669,7 +670,7 @@ export const timeRuntime = {
   convertTz(value: string, from: string, to: string): string | null {
     const ms = parseTimestamp(value);
     if (ms === undefined) return null;
-    const instant = zoneArgument(from).toUtc(ms);
+    const instant = zoneArgument(from).toUtc(ms, 'later');
     return formatPattern(zoneArgument(to).toLocal(instant), 'yyyy-MM-dd HH:mm:ss');
   },
   /** A wall clock in `zone` as the DATE it falls on. */
