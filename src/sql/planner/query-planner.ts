@@ -3,6 +3,7 @@
  * the same operators) a hand-written job does: WHERE is a filter, the SELECT list one compiled
  * projection, a window TVF grouped by its window a keyed window aggregation.
  */
+
 import type { StreamEnvironment } from '../../api/stream-environment.js';
 import type { DataStream } from '../../api/streams.js';
 import type { Collector } from '../../core/functions.js';
@@ -27,6 +28,7 @@ import {
   compileScalar,
 } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import { sessionTimeZone } from '../expressions/session-time-zone.js';
 import type { Expr, FromItem, Query, Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
@@ -334,6 +336,13 @@ function planWindowTvf(
     );
   }
   const processingTime = !time.rowtime;
+  const zone = sessionTimeZone();
+  // Flink aligns windows over a TIMESTAMP_LTZ on the session zone's wall clock.
+  if (time.type.kind === 'TIMESTAMP_LTZ' && !(zone.isFixed && zone.offsetAt(0) === 0))
+    sqlError(
+      `${name} over the TIMESTAMP_LTZ column '${timeColumn}' in the session time zone '${zone.id}' is not supported by Weir SQL yet (windows over TIMESTAMP_LTZ are aligned in UTC only)`,
+      descriptor.at,
+    );
   if (processingTime && name === 'CUMULATE')
     sqlError('CUMULATE over processing time is not supported by Weir SQL yet', descriptor.at);
   let window: WindowTvf;

@@ -728,7 +728,11 @@ function times(): SuiteCase[] {
     ),
     q(
       'convert-tz',
-      "SELECT id, CONVERT_TZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'UTC', 'Europe/Berlin'), CONVERT_TZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'Asia/Kolkata', '-08:00') FROM t",
+      "SELECT id, CONVERT_TZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'UTC', 'Europe/Berlin'), CONVERT_TZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'Asia/Kolkata', 'GMT-08:00') FROM t",
+    ),
+    q(
+      'convert-tz-bare-offset',
+      "SELECT id, CONVERT_TZ(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), 'Asia/Kolkata', '-08:00') FROM t",
     ),
     q(
       'convert-tz-dst',
@@ -741,8 +745,9 @@ function times(): SuiteCase[] {
     ),
     q(
       'ltz-functions',
-      "SELECT id, DATE_FORMAT(TO_TIMESTAMP_LTZ(l, 3), 'yyyy-MM-dd HH:mm:ss'), EXTRACT(HOUR FROM TO_TIMESTAMP_LTZ(l, 3)), FLOOR(TO_TIMESTAMP_LTZ(l, 3) TO DAY), TO_TIMESTAMP_LTZ(l, 3) + INTERVAL '1' HOUR FROM t",
+      "SELECT id, DATE_FORMAT(TO_TIMESTAMP_LTZ(l, 3), 'yyyy-MM-dd HH:mm:ss'), EXTRACT(DAY FROM TO_TIMESTAMP_LTZ(l, 3)), FLOOR(TO_TIMESTAMP_LTZ(l, 3) TO DAY), TO_TIMESTAMP_LTZ(l, 3) + INTERVAL '1' HOUR FROM t",
     ),
+    q('ltz-hour-before-1970', 'SELECT id, l, EXTRACT(HOUR FROM TO_TIMESTAMP_LTZ(l, 3)) FROM t'),
     q(
       'overlaps',
       "SELECT id, (ts, INTERVAL '10' SECOND) OVERLAPS (TIMESTAMP '2026-03-29 00:00:00', INTERVAL '5' SECOND), (dt, dt + INTERVAL '3' DAY) OVERLAPS (DATE '2026-01-01', DATE '2026-02-01') FROM t",

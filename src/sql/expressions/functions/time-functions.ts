@@ -363,13 +363,13 @@ export const TIME_FUNCTIONS: Readonly<Record<string, TimeFunction>> = {
     }
     if (t.type.kind === 'DATE')
       sqlError('DATE_FORMAT needs a TIMESTAMP or a string, got DATE (CAST it to TIMESTAMP)', at);
-    // Text that is no timestamp formats as NULL, as in Flink.
-    const ms = isCharacterString(t.type)
-      ? {
-          code: nullSafe(g, [t], ([v]) => `h.toTimestamp(${v}, undefined)`),
-          type: T.timestamp(3, true),
-        }
-      : wallClock(g, t, 'DATE_FORMAT', at);
+    // Text that is no `yyyy-MM-dd HH:mm:ss` formats as NULL, as in Flink.
+    if (isCharacterString(t.type) || t.type.kind === 'NULL')
+      return {
+        code: nullSafe(g, [t, f], ([v, p]) => `h.formatText(${v}, ${p})`),
+        type: T.string(true),
+      };
+    const ms = wallClock(g, t, 'DATE_FORMAT', at);
     return {
       code: nullSafe(g, [ms, f], ([v, p]) => `h.formatTimestamp(${v}, ${p})`),
       type: T.string(ms.type.nullable || f.type.nullable),

@@ -100,7 +100,7 @@ export function addMonths(ms: number, months: number): number {
  * addMonths(a, m) <= b, so Jan 31 to Feb 28 is one month, as Flink counts.
  */
 export function monthsBetween(a: number, b: number): number {
-  if (b < a) return -monthsBetween(b, a);
+  if (b < a) return 0 - monthsBetween(b, a); // 0 - x: never -0
   const from = civilOf(Math.floor(a / DAY_MS));
   const to = civilOf(Math.floor(b / DAY_MS));
   let months = (to.year - from.year) * 12 + (to.month - from.month);
@@ -162,12 +162,13 @@ export function extractField(ms: number, unit: string): number {
       return Math.floor(time / 60_000) % 60;
     case 'SECOND':
       return Math.floor(time / 1000) % 60;
+    // The fraction of the second only, as Flink (not the seconds too).
     case 'MILLISECOND':
-      return time % 60_000;
+      return time % 1000;
     case 'MICROSECOND':
-      return (time % 60_000) * 1000;
+      return (time % 1000) * 1000;
     case 'NANOSECOND':
-      return (time % 60_000) * 1_000_000;
+      return (time % 1000) * 1_000_000;
     case 'EPOCH':
       return Math.trunc(ms / 1000);
     default:
@@ -507,6 +508,9 @@ function toUtc(zone: TimeZone, localMs: number): number {
   return zone.toUtc(localMs);
 }
 
+/** The format Flink's string functions read and write by default. */
+const SECONDS_FORMAT = 'yyyy-MM-dd HH:mm:ss';
+
 /** Reads text as Flink's default timestamp format `yyyy-MM-dd HH:mm:ss[.SSS]` (a date alone too). */
 const DEFAULT_TIMESTAMP =
   /^(\d{1,4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?$/;
@@ -641,11 +645,16 @@ export const timeRuntime = {
   toTimestamp(value: string, format: string | undefined): number | null {
     return parseWith(value, format) ?? null;
   },
-  /** TO_DATE(text[, format]): a DATE, NULL when the text does not match. */
+  /** TO_DATE(text[, format]): a DATE (without a format read as CAST reads one), NULL when the text does not match. */
   toDate(value: string, format: string | undefined): number | null {
-    const ms = format === undefined ? timeRuntime.parseDate(value) : parsePattern(value, format);
-    if (ms === undefined) return null;
-    return format === undefined ? ms : Math.floor(ms / DAY_MS);
+    if (format === undefined) return timeRuntime.castDate(value) ?? null;
+    const ms = parsePattern(value, format);
+    return ms === undefined ? null : Math.floor(ms / DAY_MS);
+  },
+  /** DATE_FORMAT of text: read as `yyyy-MM-dd HH:mm:ss` (NULL when it is not), then formatted. */
+  formatText(value: string, pattern: string): string | null {
+    const ms = parsePattern(value, SECONDS_FORMAT);
+    return ms === undefined ? null : formatTimestamp(ms, pattern);
   },
   /** UNIX_TIMESTAMP(text[, format]): seconds of the wall clock read in `zone`; Long.MIN_VALUE when unreadable. */
   unixTimestamp(value: string, format: string | undefined, zone: TimeZone): number | bigint {
@@ -668,7 +677,7 @@ export const timeRuntime = {
   },
   /** CONVERT_TZ(text, from, to): `yyyy-MM-dd HH:mm:ss` read in one zone, shown in the other. */
   convertTz(value: string, from: string, to: string): string | null {
-    const ms = parseTimestamp(value);
+    const ms = parsePattern(value, SECONDS_FORMAT);
     if (ms === undefined) return null;
     const instant = zoneArgument(from).toUtc(ms, 'later');
     return formatPattern(zoneArgument(to).toLocal(instant), 'yyyy-MM-dd HH:mm:ss');
