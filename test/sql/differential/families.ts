@@ -9,6 +9,8 @@
 export interface SuiteCase {
   readonly name: string;
   readonly sql: string;
+  /** The session time zone (`table.local-time-zone`) the query runs in; UTC when absent. */
+  readonly zone?: string;
 }
 
 const TYPED_COLUMNS: readonly (readonly [string, string])[] = [
@@ -752,6 +754,31 @@ function times(): SuiteCase[] {
       'overlaps',
       "SELECT id, (ts, INTERVAL '10' SECOND) OVERLAPS (TIMESTAMP '2026-03-29 00:00:00', INTERVAL '5' SECOND), (dt, dt + INTERVAL '3' DAY) OVERLAPS (DATE '2026-01-01', DATE '2026-02-01') FROM t",
     ),
+    {
+      name: 'time-zone-berlin-casts',
+      zone: 'Europe/Berlin',
+      sql: 'SELECT id, CAST(CAST(ts AS TIMESTAMP_LTZ(3)) AS STRING), CAST(TO_TIMESTAMP_LTZ(l, 3) AS STRING), CAST(TO_TIMESTAMP_LTZ(l, 3) AS TIMESTAMP(3)), CAST(ts AS TIMESTAMP_LTZ(3)), CAST(dt AS TIMESTAMP_LTZ(3)), CAST(TO_TIMESTAMP_LTZ(l, 3) AS DATE) FROM t',
+    },
+    {
+      name: 'time-zone-berlin-dst',
+      zone: 'Europe/Berlin',
+      sql: "SELECT id, CAST(TIMESTAMP '2026-03-29 02:30:00' AS TIMESTAMP_LTZ(3)), CAST(TIMESTAMP '2026-10-25 02:30:00' AS TIMESTAMP_LTZ(3)), CAST(TO_TIMESTAMP_LTZ(1774744200000 + id * 900000, 3) AS STRING), DATE_FORMAT(TO_TIMESTAMP_LTZ(1792884600000 + id * 900000, 3), 'yyyy-MM-dd HH:mm:ss') FROM t WHERE id < 8",
+    },
+    {
+      name: 'time-zone-shanghai-functions',
+      zone: 'Asia/Shanghai',
+      sql: "SELECT id, EXTRACT(HOUR FROM TO_TIMESTAMP_LTZ(id * 3600000, 3)), FLOOR(TO_TIMESTAMP_LTZ(id * 3600000, 3) TO DAY), CAST(TO_TIMESTAMP_LTZ(id * 3600000, 3) AS DATE), UNIX_TIMESTAMP('2026-03-29 10:00:00'), FROM_UNIXTIME(id * 3600), DATE_FORMAT(TO_TIMESTAMP_LTZ(id * 3600000, 3), 'yyyy-MM-dd HH:mm') FROM t",
+    },
+    {
+      name: 'time-zone-gmt-offset',
+      zone: 'GMT-08:00',
+      sql: "SELECT id, CAST(CAST(ts AS TIMESTAMP_LTZ(3)) AS STRING), CAST(TO_TIMESTAMP_LTZ(id * 3600000, 3) AS STRING), UNIX_TIMESTAMP('1970-01-01 00:00:00'), FROM_UNIXTIME(0) FROM t",
+    },
+    {
+      name: 'time-zone-ts-unaffected',
+      zone: 'America/New_York',
+      sql: "SELECT id, CAST(ts AS STRING), DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), EXTRACT(HOUR FROM ts), ts + INTERVAL '1' DAY FROM t",
+    },
     q(
       'current-shape',
       "SELECT id, CURRENT_DATE > DATE '2000-01-01', LOCALTIMESTAMP > TIMESTAMP '2000-01-01 00:00:00', UNIX_TIMESTAMP() > 946684800, CHAR_LENGTH(CAST(CURRENT_TIME AS STRING)), CHAR_LENGTH(CAST(LOCALTIME AS STRING)), CURRENT_ROW_TIMESTAMP() IS NOT NULL, NOW() IS NOT NULL FROM t WHERE id < 3",

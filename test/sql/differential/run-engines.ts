@@ -1,6 +1,6 @@
 /**
  * Runs the differential suite's queries on Weir SQL (each its own job over the suite's tables
- * as DataStreams with their watermarks) and on Flink SQL (the peer's DifferentialRunner, every
+ * as DataStreams with their watermarks, in the case's session time zone) and on Flink SQL (the peer's DifferentialRunner, every
  * query in one JVM), each answer the final rows after applying the query's changelog.
  */
 import { materialize } from '../../../bench/nexmark/weir-job.js';
@@ -42,6 +42,7 @@ export async function runOnWeir(
   for (const table of tables) register(env, tEnv, table);
   let table: ReturnType<TableEnvironment['sqlQuery']>;
   try {
+    if (c.zone !== undefined) tEnv.executeSql(`SET 'table.local-time-zone' = '${c.zone}'`);
     table = tEnv.sqlQuery(c.sql);
   } catch (e) {
     return { error: (e as Error).message };

@@ -40,12 +40,13 @@ export function suiteCases(): SuiteCase[] {
   ];
 }
 
-/** What a golden answer is for: the query's text and every input row (a changed generator shows). */
+/** What a golden answer is for: the query's text, its zone and every input row (a changed generator shows). */
 export function caseHash(c: SuiteCase, tables: readonly SuiteTable[]): string {
   return createHash('sha256')
     .update(JSON.stringify(tables))
     .update('\n')
     .update(c.sql)
+    .update(c.zone === undefined ? '' : `\n${c.zone}`)
     .digest('hex')
     .slice(0, 16);
 }

@@ -36,7 +36,7 @@ import org.apache.flink.util.CloseableIterator;
  * STRING, INT, BIGINT, DOUBLE, BOOLEAN, DATE (days since 1970-01-01 in the JSON),
  * DECIMAL(p, s) (plain text) and TIMESTAMP(3) (epoch milliseconds, read as UTC). Each table's
  * rows arrive in the given order from one source; the first word of {@code watermark} is the
- * rowtime column. Each output line is {@code {"name", "updating": bool, "rows": [[...]...]}}
+ * rowtime column. A case may name a session time zone ({@code "zone"}, UTC otherwise). Each output line is {@code {"name", "updating": bool, "rows": [[...]...]}}
  * (the rows left after applying every +I/-U/+U/-D, sorted) or {@code {"name", "error"}};
  * values are written as they were read (TIME as milliseconds of the day).
  */
@@ -87,6 +87,11 @@ public final class DifferentialRunner {
       line.put("name", batch.get(i).get("name").asText());
       lines.add(line);
       finals.add(null);
+      if (batch.get(i).hasNonNull("zone")) {
+        // A session time zone of its own: the query runs alone, in its own environment.
+        runAlone(tables, batch.get(i), line);
+        continue;
+      }
       try {
         DataStream<String> changes =
             tEnv.toChangelogStream(tEnv.sqlQuery(batch.get(i).get("sql").asText()))
@@ -160,7 +165,8 @@ public final class DifferentialRunner {
   /** Runs one query as its own job, through collect(), into {@code line}. */
   private static void runAlone(JsonNode tables, JsonNode c, ObjectNode line) {
     try {
-      run(tables, c.get("sql").asText(), line);
+      String zone = c.hasNonNull("zone") ? c.get("zone").asText() : "UTC";
+      run(tables, c.get("sql").asText(), zone, line);
     } catch (Exception e) {
       line.remove("updating");
       line.remove("rows");
@@ -168,8 +174,9 @@ public final class DifferentialRunner {
     }
   }
 
-  private static void run(JsonNode tables, String sql, ObjectNode line) throws Exception {
-    StreamTableEnvironment tEnv = tableEnvironment(tables);
+  private static void run(JsonNode tables, String sql, String zone, ObjectNode line)
+      throws Exception {
+    StreamTableEnvironment tEnv = tableEnvironment(tables, zone);
     // The final table: each row's JSON text and how many times it is there.
     Map<String, Integer> counts = new TreeMap<>();
     boolean updating = false;
@@ -187,11 +194,16 @@ public final class DifferentialRunner {
 
   /** A fresh job at parallelism 1 in UTC with the suite's tables. */
   private static StreamTableEnvironment tableEnvironment(JsonNode tables) {
+    return tableEnvironment(tables, "UTC");
+  }
+
+  /** A fresh job at parallelism 1 in the session time zone {@code zone} with the suite's tables. */
+  private static StreamTableEnvironment tableEnvironment(JsonNode tables, String zone) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);
     StreamTableEnvironment tEnv =
         StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-    tEnv.getConfig().set("table.local-time-zone", "UTC");
+    tEnv.getConfig().set("table.local-time-zone", zone);
     for (JsonNode table : tables) JsonRows.register(env, tEnv, table);
     return tEnv;
   }
