@@ -101,6 +101,20 @@ const INTERVAL_UNITS = new Set<string>([
   'MILLISECOND',
 ]);
 
+/** A call with no DISTINCT, FILTER or OVER: `f(args)`. */
+function plainCall(name: string, args: Expr[], at: SourcePosition): Expr {
+  return {
+    kind: 'call',
+    name,
+    args,
+    star: false,
+    distinct: false,
+    filter: undefined,
+    over: false,
+    at,
+  };
+}
+
 /** Parses a script of statements separated by `;`. */
 export function parseScript(sql: string): Statement[] {
   return new Parser(sql).script();
@@ -983,16 +997,7 @@ class Parser {
           this.i += 2;
           const args = this.isSymbol(']') ? [] : this.expressionList();
           this.expectSymbol(']');
-          return {
-            kind: 'call',
-            name: `${word}[]`,
-            args,
-            star: false,
-            distinct: false,
-            filter: undefined,
-            over: false,
-            at,
-          };
+          return plainCall(`${word}[]`, args, at);
         }
         if (this.isSymbol('(', this.peek())) this.unsupported(`${word}(subquery)`, at);
         break;
@@ -1016,17 +1021,7 @@ class Parser {
     const args = [start, end, ...this.expressionList()];
     this.expectSymbol(')');
     if (args.length !== 4) return this.fail('a period (start, end) after OVERLAPS');
-    const call: Expr = {
-      kind: 'call',
-      name: 'OVERLAPS',
-      args,
-      star: false,
-      distinct: false,
-      filter: undefined,
-      over: false,
-      at,
-    };
-    return call;
+    return plainCall('OVERLAPS', args, at);
   }
 
   private columnOrCall(): Expr {
@@ -1037,16 +1032,7 @@ class Parser {
     // Niladic functions of the standard, written without parentheses.
     const upper = first.toUpperCase();
     if (NILADIC_FUNCTIONS.has(upper) && this.tokens[this.i - 1]?.kind === 'word')
-      return {
-        kind: 'call',
-        name: upper,
-        args: [],
-        star: false,
-        distinct: false,
-        filter: undefined,
-        over: false,
-        at,
-      };
+      return plainCall(upper, [], at);
     const path = [first];
     while (this.isSymbol('.') && (this.peek().kind === 'word' || this.peek().kind === 'quoted')) {
       this.i++;

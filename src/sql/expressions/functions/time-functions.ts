@@ -209,18 +209,7 @@ function roundTime(name: 'FLOOR' | 'CEIL'): TimeFunction {
   return (args, g, at) => {
     const [a, unitArg] = args as [Compiled, Compiled];
     const unit = JSON.parse(unitArg.code) as string;
-    const units = [
-      'MILLISECOND',
-      'SECOND',
-      'MINUTE',
-      'HOUR',
-      'DAY',
-      'WEEK',
-      'MONTH',
-      'QUARTER',
-      'YEAR',
-    ];
-    if (!units.includes(unit))
+    if (unit !== 'MILLISECOND' && !TIMESTAMP_UNITS.has(unit))
       sqlError(`${name}(... TO ${unit}) is not supported by Weir SQL yet`, at);
     const fn = name === 'FLOOR' ? 'floorTime' : 'ceilTime';
     const t = a.type;

@@ -5,8 +5,11 @@
  * session time zone drives. Compiled expressions reach it through the run-time library `h`.
  */
 import { WeirError } from '../../../core/errors.js';
+import { civilFromDays as civilOf, daysFromCivil as daysOf } from '../../../util/civil-calendar.js';
 import type { TimeZone } from '../../types/time-zone.js';
 import { timeZoneOf } from '../session-time-zone.js';
+
+export { civilOf, daysOf };
 
 export const DAY_MS = 86_400_000;
 
@@ -51,33 +54,6 @@ export function isLeapYear(year: number): boolean {
 
 export function daysInMonth(year: number, month: number): number {
   return month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-
-/** Year, month (1-12) and day of a day number, in the proleptic Gregorian calendar (as java.time). */
-export function civilOf(days: number): { year: number; month: number; day: number } {
-  // Days are counted from 0000-03-01 so that the leap day ends each 4-year cycle.
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
-}
-
-/** The day number of a date (month 1-12). */
-export function daysOf(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const mp = month > 2 ? month - 3 : month + 9;
-  const doy = Math.floor((153 * mp + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146_097 + doe - 719_468;
 }
 
 /** A date `months` later (earlier when negative); a day past the new month's end becomes its last. */
