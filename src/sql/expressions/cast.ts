@@ -17,7 +17,7 @@ import {
   withNullability,
 } from '../types/logical-type.js';
 import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
-import { convertZoned } from './functions/time-casts.js';
+import { convertZoned, truncated } from './functions/time-casts.js';
 
 const DAY_MS = 86_400_000;
 
@@ -137,7 +137,7 @@ function convert(
     if (to.kind === 'DATE') return `((${t} = h.castDate(${v})) === undefined ? ${failed} : ${t})`;
     if (to.kind === 'TIME') return `((${t} = h.parseTime(${v})) === undefined ? ${failed} : ${t})`;
     if (isTimestamp(to))
-      return `((${t} = h.parseTimestamp(${v})) === undefined ? ${failed} : ${truncateTime(t, to.precision)})`;
+      return `((${t} = h.parseTimestamp(${v})) === undefined ? ${failed} : ${truncated(t, to.precision)})`;
   }
   // Time to time.
   if (from.kind === 'DATE') {
@@ -145,11 +145,13 @@ function convert(
     if (isTimestamp(to)) return `(${v} * ${DAY_MS})`;
   }
   if (isTimestamp(from)) {
-    if (isTimestamp(to)) return to.precision >= from.precision ? v : truncateTime(v, to.precision);
+    if (isTimestamp(to)) return to.precision >= from.precision ? v : truncated(v, to.precision);
     if (to.kind === 'DATE') return `Math.floor(${v} / ${DAY_MS})`;
-    if (to.kind === 'TIME') return `(((${v} % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS})`;
+    if (to.kind === 'TIME')
+      return truncated(`(((${v} % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS})`, to.precision);
   }
-  if (from.kind === 'TIME' && to.kind === 'TIME') return v;
+  if (from.kind === 'TIME' && to.kind === 'TIME')
+    return to.precision >= from.precision ? v : truncated(v, to.precision);
   if (
     from.kind === to.kind &&
     (from.kind === 'INTERVAL_DAY_TIME' || from.kind === 'INTERVAL_YEAR_MONTH')
@@ -157,13 +159,6 @@ function convert(
     return v;
   if (from.kind === 'ROW' && to.kind === 'ROW' && formatType(from) === formatType(to)) return v;
   return undefined;
-}
-
-/** Timestamps are held in ms: a precision below 3 drops the finer digits. */
-function truncateTime(v: string, precision: number): string {
-  if (precision >= 3) return v;
-  const unit = 10 ** (3 - precision);
-  return `(Math.floor(${v} / ${unit}) * ${unit})`;
 }
 
 function fitString(code: string, to: LogicalType): string {

@@ -780,6 +780,29 @@ function times(): SuiteCase[] {
       sql: "SELECT id, CAST(ts AS STRING), DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'), EXTRACT(HOUR FROM ts), ts + INTERVAL '1' DAY FROM t",
     },
     q(
+      'ltz-casts-numbers',
+      'SELECT id, CAST(i AS TIMESTAMP_LTZ(3)), CAST(l AS TIMESTAMP_LTZ(3)) FROM t WHERE l BETWEEN -100000000 AND 100000000',
+    ),
+    q('ltz-cast-to-number', 'SELECT id, CAST(TO_TIMESTAMP_LTZ(l, 3) AS BIGINT) FROM t'),
+    q(
+      'ts-precision-casts',
+      "SELECT id, CAST(TIMESTAMP '1969-12-31 23:59:59.500' AS TIMESTAMP(0)), CAST(TIMESTAMP '1969-12-31 23:59:58.250' AS TIMESTAMP(1)), CAST(ts AS TIME), CAST(ts AS TIMESTAMP(0)), CAST(CAST(ts AS TIME) AS STRING) FROM t",
+    ),
+    q(
+      'ltz-casts-text',
+      "SELECT id, CAST(s AS TIMESTAMP_LTZ(3)), TRY_CAST(s AS TIMESTAMP_LTZ(3)), CAST(CAST(TO_TIMESTAMP_LTZ(l, 3) AS TIMESTAMP_LTZ(0)) AS STRING), CAST(TO_TIMESTAMP_LTZ(l, 3) AS TIME) FROM t WHERE s IS NULL OR s LIKE '2%'",
+    ),
+    {
+      name: 'time-zone-kolkata-casts',
+      zone: 'Asia/Kolkata',
+      sql: "SELECT id, CAST('2026-03-29 02:30:00' AS TIMESTAMP_LTZ(3)), CAST(TO_TIMESTAMP_LTZ(l, 3) AS TIME), CAST(CAST(TO_TIMESTAMP_LTZ(l, 3) AS TIMESTAMP_LTZ(0)) AS STRING), DATE_FORMAT(TO_TIMESTAMP_LTZ(l, 3), 'yyyy-MM-dd HH:mm:ss.SSS') FROM t WHERE l BETWEEN 0 AND 1000000000000",
+    },
+    {
+      name: 'time-zone-format-offset',
+      zone: 'Asia/Kolkata',
+      sql: "SELECT id, DATE_FORMAT(TO_TIMESTAMP_LTZ(l, 3), 'yyyy-MM-dd HH:mm XXX') FROM t",
+    },
+    q(
       'current-shape',
       "SELECT id, CURRENT_DATE > DATE '2000-01-01', LOCALTIMESTAMP > TIMESTAMP '2000-01-01 00:00:00', UNIX_TIMESTAMP() > 946684800, CHAR_LENGTH(CAST(CURRENT_TIME AS STRING)), CHAR_LENGTH(CAST(LOCALTIME AS STRING)), CURRENT_ROW_TIMESTAMP() IS NOT NULL, NOW() IS NOT NULL FROM t WHERE id < 3",
     ),
