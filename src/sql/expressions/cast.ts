@@ -150,6 +150,8 @@ function convert(
     if (to.kind === 'TIME')
       return truncated(`(((${v} % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS})`, to.precision);
   }
+  // A TIME as a TIMESTAMP is that time on 1970-01-01, as in Flink.
+  if (from.kind === 'TIME' && to.kind === 'TIMESTAMP') return truncated(v, to.precision);
   if (from.kind === 'TIME' && to.kind === 'TIME')
     return to.precision >= from.precision ? v : truncated(v, to.precision);
   if (

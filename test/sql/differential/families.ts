@@ -803,6 +803,12 @@ function times(): SuiteCase[] {
       sql: "SELECT id, DATE_FORMAT(TO_TIMESTAMP_LTZ(l, 3), 'yyyy-MM-dd HH:mm XXX') FROM t",
     },
     q(
+      'time-to-timestamp-cast',
+      "SELECT id, CAST(TIME '10:20:30' AS TIMESTAMP(3)), CAST(CAST(ts AS TIME) AS TIMESTAMP(3)) FROM t WHERE id < 5",
+    ),
+    q('date-to-time-cast', 'SELECT id, CAST(dt AS TIME) FROM t'),
+    q('time-to-date-cast', 'SELECT id, CAST(CAST(ts AS TIME) AS DATE) FROM t'),
+    q(
       'current-shape',
       "SELECT id, CURRENT_DATE > DATE '2000-01-01', LOCALTIMESTAMP > TIMESTAMP '2000-01-01 00:00:00', UNIX_TIMESTAMP() > 946684800, CHAR_LENGTH(CAST(CURRENT_TIME AS STRING)), CHAR_LENGTH(CAST(LOCALTIME AS STRING)), CURRENT_ROW_TIMESTAMP() IS NOT NULL, NOW() IS NOT NULL FROM t WHERE id < 3",
     ),
