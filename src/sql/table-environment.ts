@@ -19,6 +19,7 @@ import { compileScalar } from './expressions/compile.js';
 import { Scope } from './expressions/scope.js';
 import {
   LOCAL_TIME_ZONE_OPTION,
+  sessionTimeZone,
   timeZoneOf,
   withSessionConfig,
 } from './expressions/session-time-zone.js';
@@ -85,7 +86,10 @@ export interface Table {
   toChangelogStream(): ChangelogStream<Row>;
   /** A row as JSON values (DECIMAL as its plain string, TIMESTAMP as epoch ms). */
   toJson(row: Row): JsonValue[];
-  /** A row's values as Flink's print connector and SQL client show them (`<NULL>` for null). */
+  /**
+   * A row's values as Flink's print connector and SQL client show them (`<NULL>` for null, a
+   * TIMESTAMP_LTZ as the wall clock of the session time zone the query was planned in).
+   */
   display(row: Row): string[];
 }
 
@@ -286,6 +290,8 @@ export class TableEnvironment {
     }
     const relation = planQuery(statement.query, this.planContext(this.env));
     const types = relation.columns.map((c) => c.type);
+    // The client shows TIMESTAMP_LTZ values in the zone the query was planned in.
+    const zone = sessionTimeZone();
     const changelogMode = changelogModeOf(relation);
     return {
       columns: relation.columns.map((c) => ({ name: c.name, type: formatType(c.type) })),
@@ -301,7 +307,7 @@ export class TableEnvironment {
       },
       toChangelogStream: () => this.planning(() => changesOf(relation)),
       toJson: (row) => row.map((v, i) => toJsonValue(v, types[i] as LogicalType)),
-      display: (row) => row.map((v, i) => toDisplayString(v, types[i] as LogicalType)),
+      display: (row) => row.map((v, i) => toDisplayString(v, types[i] as LogicalType, zone)),
     };
   }
 

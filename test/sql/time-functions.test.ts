@@ -408,6 +408,8 @@ describe('the session time zone', () => {
     expect(() => tEnv.sqlQuery(hourly)).toThrow(
       /TUMBLE over the TIMESTAMP_LTZ column 'lt' in the session time zone 'Europe\/Berlin' is not supported by Weir SQL yet/,
     );
+    // The SQL client shows a TIMESTAMP_LTZ as the session zone's wall clock.
+    expect(tEnv.sqlQuery('SELECT lt FROM e').display([at])).toEqual(['2026-10-25T02:30']);
     const table = tEnv.sqlQuery(
       "SELECT id, CAST(lt AS STRING), DATE_FORMAT(lt, 'HH:mm XXX') FROM e",
     );

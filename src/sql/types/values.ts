@@ -6,6 +6,7 @@
  */
 import { formatDecimal } from './decimal.js';
 import type { LogicalType } from './logical-type.js';
+import type { TimeZone } from './time-zone.js';
 
 /**
  * A value as JSON carries it: DECIMAL as its plain string, a BIGINT beyond 2^53 as its digits,
@@ -37,14 +38,21 @@ function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
 }
 
-/** A value as Flink's print connector shows it (`2015-07-15T00:00:01.234`, `908.000`). */
-export function toDisplayString(value: unknown, type: LogicalType): string {
+/**
+ * A value as Flink's print connector shows it (`2015-07-15T00:00:01.234`, `908.000`; a
+ * TIMESTAMP_LTZ as its UTC instant, `...Z`). With a `zone` (the SQL client's session time zone)
+ * a TIMESTAMP_LTZ shows as the zone's wall clock instead, as Flink's SQL client shows it.
+ */
+export function toDisplayString(value: unknown, type: LogicalType, zone?: TimeZone): string {
   if (value === null || value === undefined) return '<NULL>';
   switch (type.kind) {
     case 'DECIMAL':
       return formatDecimal(value as bigint, type.scale);
-    case 'TIMESTAMP':
-    case 'TIMESTAMP_LTZ': {
+    case 'TIMESTAMP_LTZ':
+      if (zone !== undefined)
+        return toDisplayString(zone.toLocal(value as number), { ...type, kind: 'TIMESTAMP' });
+      return `${toDisplayString(value, { ...type, kind: 'TIMESTAMP' })}Z`;
+    case 'TIMESTAMP': {
       const d = new Date(value as number);
       const base = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}`;
       const seconds = d.getUTCSeconds();
@@ -55,7 +63,7 @@ export function toDisplayString(value: unknown, type: LogicalType): string {
             ? base
             : `${base}:${pad(seconds, 2)}`
           : `${base}:${pad(seconds, 2)}.${pad(ms, 3)}`;
-      return type.kind === 'TIMESTAMP_LTZ' ? `${text}Z` : text;
+      return text;
     }
     case 'DATE': {
       const d = new Date((value as number) * 86_400_000);
