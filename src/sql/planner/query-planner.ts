@@ -338,7 +338,7 @@ function planWindowTvf(
   const processingTime = !time.rowtime;
   const zone = sessionTimeZone();
   // Flink aligns windows over a TIMESTAMP_LTZ on the session zone's wall clock.
-  if (time.type.kind === 'TIMESTAMP_LTZ' && !(zone.isFixed && zone.offsetAt(0) === 0))
+  if (time.type.kind === 'TIMESTAMP_LTZ' && !zone.isUtc)
     sqlError(
       `${name} over the TIMESTAMP_LTZ column '${timeColumn}' in the session time zone '${zone.id}' is not supported by Weir SQL yet (windows over TIMESTAMP_LTZ are aligned in UTC only)`,
       descriptor.at,

@@ -69,6 +69,11 @@ export class TimeZone {
     return this.fixedOffset !== undefined;
   }
 
+  /** Whether the zone is UTC (or an offset of zero): its wall clock is the instant. */
+  get isUtc(): boolean {
+    return this.fixedOffset === 0;
+  }
+
   /** The zone's offset from UTC at the instant `utcMs`, in ms. */
   offsetAt(utcMs: number): number {
     if (this.fixedOffset !== undefined) return this.fixedOffset;

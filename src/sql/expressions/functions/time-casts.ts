@@ -35,7 +35,7 @@ export function convertZoned(
 ): string | undefined {
   if (from.kind !== 'TIMESTAMP_LTZ' && to.kind !== 'TIMESTAMP_LTZ') return undefined;
   const zone = sessionTimeZone();
-  const utc = zone.isFixed && zone.offsetAt(0) === 0;
+  const utc = zone.isUtc;
   const z = utc ? '' : g.constant(zone);
   const local = (x: string) => (utc ? x : `h.toLocal(${z}, ${x})`);
   const instant = (x: string) => (utc ? x : `h.toUtc(${z}, ${x})`);

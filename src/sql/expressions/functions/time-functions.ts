@@ -79,15 +79,14 @@ function checkLiteralZone(raw: Expr | undefined, at: SourcePosition): void {
 }
 
 /** A wall-clock time (epoch ms of its fields) of a TIMESTAMP, TIMESTAMP_LTZ (in the zone) or DATE. */
-export function wallClock(g: CodeGen, c: Compiled, what: string, at: SourcePosition): Compiled {
+function wallClock(g: CodeGen, c: Compiled, what: string, at: SourcePosition): Compiled {
   const nullable = c.type.nullable;
   switch (c.type.kind) {
     case 'TIMESTAMP':
       return c;
     case 'TIMESTAMP_LTZ': {
       const { zone, code } = zoneConstant(g);
-      if (zone.isFixed && zone.offsetAt(0) === 0)
-        return { code: c.code, type: T.timestamp(c.type.precision, nullable) };
+      if (zone.isUtc) return { code: c.code, type: T.timestamp(c.type.precision, nullable) };
       return {
         code: nullSafe(g, [c], ([v]) => `h.toLocal(${code}, ${v})`),
         type: T.timestamp(c.type.precision, nullable),
@@ -178,7 +177,7 @@ function instantNow(name: string): TimeFunction {
 /** The wall clock now in the session zone. */
 function localNow(g: CodeGen): string {
   const { zone, code } = zoneConstant(g);
-  return zone.isFixed && zone.offsetAt(0) === 0 ? 'Date.now()' : `h.toLocal(${code}, Date.now())`;
+  return zone.isUtc ? 'Date.now()' : `h.toLocal(${code}, Date.now())`;
 }
 
 const TIMESTAMP_UNITS = new Set([
@@ -201,7 +200,7 @@ function unitArgument(name: string, raw: readonly Expr[], at: SourcePosition): s
       `${name} needs a time unit first (SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER or YEAR)`,
       at,
     );
-  return unit === 'FRAC_SECOND' ? 'MILLISECOND' : unit;
+  return unit;
 }
 
 /** FLOOR(t TO unit) / CEIL(t TO unit) of a TIMESTAMP, TIMESTAMP_LTZ (in the zone) or DATE. */
