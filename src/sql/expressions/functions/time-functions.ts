@@ -131,11 +131,44 @@ const TIME_UNITS = new Set([
   'NANOSECOND',
 ]);
 
+/** EXTRACT of an interval: each unit's size in the interval's values and its modulo (0: none). */
+const INTERVAL_FIELDS: Readonly<
+  Record<
+    'INTERVAL_DAY_TIME' | 'INTERVAL_YEAR_MONTH',
+    Readonly<Record<string, readonly [number, number]>>
+  >
+> = {
+  INTERVAL_DAY_TIME: {
+    DAY: [DAY_MS, 0],
+    HOUR: [3_600_000, 24],
+    MINUTE: [60_000, 60],
+    SECOND: [1000, 60],
+    MILLISECOND: [1, 1000],
+  },
+  INTERVAL_YEAR_MONTH: { YEAR: [12, 0], MONTH: [1, 12] },
+};
+
 /** EXTRACT(unit FROM t), HOUR(t), ...: a BIGINT field of a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ. */
 export function extract(g: CodeGen, arg: Compiled, unit: string, at: SourcePosition): Compiled {
   const isDateUnit = DATE_UNITS.has(unit);
   if (!isDateUnit && !TIME_UNITS.has(unit))
     sqlError(`EXTRACT of ${unit} is not supported by Weir SQL yet`, at);
+  if (arg.type.kind === 'INTERVAL_DAY_TIME' || arg.type.kind === 'INTERVAL_YEAR_MONTH') {
+    const fields = INTERVAL_FIELDS[arg.type.kind];
+    const field = fields[unit];
+    if (field === undefined)
+      sqlError(`EXTRACT(${unit} FROM ...) of ${formatType(arg.type)} is not supported`, at);
+    // The field of the interval's magnitude, signed as the interval (Java's / and %).
+    const [unitSize, modulo] = field as readonly [number, number];
+    return {
+      code: nullSafe(g, [arg], ([v]) =>
+        modulo === 0
+          ? `(Math.trunc(${v} / ${unitSize}) + 0)`
+          : `(Math.trunc(${v} / ${unitSize}) % ${modulo} + 0)`,
+      ),
+      type: T.bigint(arg.type.nullable),
+    };
+  }
   let ms: Compiled;
   if (arg.type.kind === 'TIME') {
     if (isDateUnit)
