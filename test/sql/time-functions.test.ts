@@ -145,6 +145,9 @@ describe('interval arithmetic', () => {
     ["INTERVAL '1' DAY > INTERVAL '23' HOUR", true],
     ["INTERVAL '1-1' YEAR TO MONTH = INTERVAL '13' MONTH", true],
     ["TIMESTAMP '1970-01-01 00:00:00' - INTERVAL '0.001' SECOND", -1],
+    ["EXTRACT(HOUR FROM INTERVAL '-3 04:05:06.789' DAY TO SECOND)", -4],
+    ["EXTRACT(MILLISECOND FROM INTERVAL '3 04:05:06.789' DAY TO SECOND)", 789],
+    ["EXTRACT(MONTH FROM INTERVAL '2-7' YEAR TO MONTH)", 7],
   ];
   for (const [sql, expected] of cases) {
     it(`${sql} = ${String(expected)}`, () => expect(evaluate(sql)).toEqual(expected));
