@@ -364,6 +364,8 @@ describe('the session time zone', () => {
       expect(evaluate('CAST(lt AS TIMESTAMP(3))', { lt }, zone)).toBe(utc('2026-03-29 07:30:00'));
       expect(evaluate('FLOOR(lt TO DAY)', { lt }, zone)).toBe(utc('2026-03-28 16:00:00'));
       expect(evaluate('EXTRACT(HOUR FROM ts)', { ts: lt }, zone)).toBe(23);
+      // A TIMESTAMP meets a TIMESTAMP_LTZ as the instant its wall clock names in the zone.
+      expect(evaluate('ts = lt', { ts: utc('2026-03-29 07:30:00'), lt }, zone)).toBe(true);
     }
     expect(
       evaluate('CAST(ts AS TIMESTAMP_LTZ(3))', { ts: utc('2026-07-01 12:00:00') }, 'Europe/Berlin'),

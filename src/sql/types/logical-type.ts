@@ -211,8 +211,10 @@ function commonOfTwo(a: LogicalType, b: LogicalType): LogicalType | undefined {
     if (a.kind === 'CHAR' && b.kind === 'CHAR' && a.length === b.length) return { ...a, nullable };
     return { kind: 'VARCHAR', length, nullable };
   }
-  if (isTimestamp(a) && isTimestamp(b) && a.kind === b.kind) {
-    return { kind: a.kind, precision: Math.max(a.precision, b.precision), nullable };
+  if (isTimestamp(a) && isTimestamp(b)) {
+    // A TIMESTAMP meets a TIMESTAMP_LTZ as the instant it names in the session zone, as in Flink.
+    const kind = a.kind === b.kind ? a.kind : 'TIMESTAMP_LTZ';
+    return { kind, precision: Math.max(a.precision, b.precision), nullable };
   }
   if ((a.kind === 'DATE' && isTimestamp(b)) || (b.kind === 'DATE' && isTimestamp(a))) {
     return withNullability(isTimestamp(a) ? a : b, nullable);

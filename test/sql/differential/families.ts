@@ -816,6 +816,11 @@ function times(): SuiteCase[] {
       'extract-millisecond-of-interval',
       "SELECT id, EXTRACT(MILLISECOND FROM INTERVAL '3 04:05:06.789' DAY TO SECOND) FROM t WHERE id < 2",
     ),
+    {
+      name: 'time-zone-compare-ts-ltz',
+      zone: 'Asia/Shanghai',
+      sql: 'SELECT id, ts < TO_TIMESTAMP_LTZ(1774742345000, 3), ts = CAST(ts AS TIMESTAMP_LTZ(3)), COALESCE(CAST(NULL AS TIMESTAMP(3)), TO_TIMESTAMP_LTZ(0, 3)) FROM t',
+    },
     q(
       'current-shape',
       "SELECT id, CURRENT_DATE > DATE '2000-01-01', LOCALTIMESTAMP > TIMESTAMP '2000-01-01 00:00:00', UNIX_TIMESTAMP() > 946684800, CHAR_LENGTH(CAST(CURRENT_TIME AS STRING)), CHAR_LENGTH(CAST(LOCALTIME AS STRING)), CURRENT_ROW_TIMESTAMP() IS NOT NULL, NOW() IS NOT NULL FROM t WHERE id < 3",
