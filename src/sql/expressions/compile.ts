@@ -392,7 +392,6 @@ function arithmetic(
   g: CodeGen,
   at: SourcePosition,
 ): Compiled {
-  const _nullable = left.type.nullable || right.type.nullable;
   // Time arithmetic: DATE / TIME / TIMESTAMP +/- INTERVAL, INTERVAL +/- INTERVAL, INTERVAL * n.
   const time = timeArithmetic(op, left, right, g, at);
   if (time !== undefined) return time;
