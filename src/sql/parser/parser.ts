@@ -35,6 +35,8 @@ const RESERVED = new Set([
   'HAVING',
   'ORDER',
   'LIMIT',
+  'OFFSET',
+  'FETCH',
   'UNION',
   'INTERSECT',
   'EXCEPT',
@@ -505,16 +507,37 @@ class Parser {
       if (!all) this.acceptWord('DISTINCT');
       query = { kind: 'set-operation', op, all, left: query, right: this.setOperand(), at: opAt };
     }
-    if (this.isWord('ORDER') || this.isWord('LIMIT')) {
+    if (this.isWord('ORDER') || this.isWord('LIMIT') || this.isWord('OFFSET')) {
       let orderBy: OrderItem[] = [];
       if (this.acceptWord('ORDER')) {
         this.expectWord('BY');
         orderBy = this.orderItems();
       }
-      const limit = this.acceptWord('LIMIT') ? this.expression() : undefined;
-      query = { kind: 'ordered', query, orderBy, limit, at };
+      const { limit, offset } = this.limitClauses();
+      query = { kind: 'ordered', query, orderBy, limit, offset, at };
     }
     return query;
+  }
+
+  /**
+   * `LIMIT n [OFFSET m]`, or `[OFFSET m {ROW | ROWS}] [FETCH {FIRST | NEXT} n {ROW | ROWS}
+   * ONLY]`, as Flink's parser takes them.
+   */
+  private limitClauses(): { limit: Expr | undefined; offset: Expr | undefined } {
+    let limit: Expr | undefined;
+    let offset: Expr | undefined;
+    if (this.acceptWord('LIMIT')) limit = this.expression();
+    if (this.acceptWord('OFFSET')) {
+      offset = this.expression();
+      if (!this.acceptWord('ROWS')) this.acceptWord('ROW');
+    }
+    if (limit === undefined && this.acceptWord('FETCH')) {
+      if (!this.acceptWord('FIRST')) this.expectWord('NEXT');
+      limit = this.expression();
+      if (!this.acceptWord('ROWS')) this.expectWord('ROW');
+      this.expectWord('ONLY');
+    }
+    return { limit, offset };
   }
 
   private orderItems(): OrderItem[] {
