@@ -87,7 +87,7 @@ export function planSortLimit(
   if (limit === undefined) {
     if (offsetExpr !== undefined)
       return sqlError(
-        'OFFSET without LIMIT (or FETCH) is not supported in streaming: it would keep every row but the first ones',
+        'FETCH is missed, which on streaming table is not supported currently: OFFSET needs a LIMIT or FETCH in streaming',
         offsetExpr.at,
       );
     requireInsertOnly(input, 'ORDER BY', at);
