@@ -39,9 +39,10 @@ export type ChangelogRole =
   /**
    * A keyed operator over changing rows that always emits a retract changelog and takes
    * retracted rows back out (INTERSECT and EXCEPT, the Top-N over a changing input, Flink's
-   * retract strategy): needs its inputs' update-befores.
+   * retract strategy): needs its inputs' update-befores. `updates`: it emits `-U`/`+U` (a
+   * Top-N with the row number); otherwise only `+I` and `-D`.
    */
-  | { readonly kind: 'retracting' }
+  | { readonly kind: 'retracting'; readonly updates: boolean }
   /** ROW_NUMBER() = 1 deduplication; `insertOnly`: keep-first by arrival, which never updates. */
   | { readonly kind: 'deduplicate'; readonly insertOnly: boolean }
   /** A regular join; `inner` passes its inputs' kinds on, an outer join may emit any. */
@@ -130,8 +131,9 @@ function computeKinds(node: InferenceNode, kindsOf: (id: number) => ModifyKindSe
     case 'group-aggregate':
       // A group is deleted only when rows are taken back out of it.
       return input(0).some((k) => k !== 'I') ? ALL : ['I', 'U'];
-    case 'rank':
     case 'retracting':
+      return node.role.updates ? ALL : ['I', 'D'];
+    case 'rank':
     case 'normalize':
     case 'materialize':
       return ALL;

@@ -160,6 +160,6 @@ export function retractRank(
     .keyBy((c: Change<Row>) => keyOf(c.value), 'partition key')
     .process(new RetractRankFunction(spec))
     .name(name);
-  noteChangelogRole(ranked, { kind: 'retracting' });
+  noteChangelogRole(ranked, { kind: 'retracting', updates: spec.rankNumber });
   return ranked.asChangelog('retract');
 }

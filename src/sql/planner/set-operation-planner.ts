@@ -60,7 +60,7 @@ export function planSetOperation(
     .keyBy((c: Change<Row>) => rowText(c.value.slice(0, width)), 'row')
     .process(new RowCounts(op, all, width, stateTtl))
     .name(what);
-  noteChangelogRole(counted, { kind: 'retracting' });
+  noteChangelogRole(counted, { kind: 'retracting', updates: false });
   // Each row of a DISTINCT result is there once: its columns identify it.
   const key = all ? undefined : columns.map((_, i) => i);
   return updatingRelation(counted.asChangelog('retract'), columns, what, key);

@@ -134,7 +134,7 @@ export function planSortLimit(
         rankNumber: false,
         ttl: stateTtl,
       },
-      what,
+      `${what} (retract)`,
     );
     return updatingRelation(changes, columns, what);
   }
