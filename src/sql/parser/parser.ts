@@ -507,7 +507,7 @@ class Parser {
       if (!all) this.acceptWord('DISTINCT');
       query = { kind: 'set-operation', op, all, left: query, right: this.setOperand(), at: opAt };
     }
-    if (this.isWord('ORDER') || this.isWord('LIMIT') || this.isWord('OFFSET')) {
+    if (['ORDER', 'LIMIT', 'OFFSET', 'FETCH'].some((w) => this.isWord(w))) {
       let orderBy: OrderItem[] = [];
       if (this.acceptWord('ORDER')) {
         this.expectWord('BY');
