@@ -3,15 +3,15 @@
  * input (GROUP BYs underneath) and restored, the job ends with the final rows of an
  * uninterrupted run and of a batch computation (parallelism 2).
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as pause } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
 import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
 import type { Change } from '../../src/core/changelog.js';
 import { type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { committedChanges, generatedKeyValues, untilCommitted } from './savepoint-helpers.js';
 
 const EVENTS = 400;
 /** Records per second in the run that is stopped: far longer than a first checkpoint takes. */
@@ -65,21 +65,7 @@ function job(out: string, checkpoints: string, rate: number | undefined): Stream
     checkpointing: { directory: checkpoints, intervalMs: 100 },
   });
   const tEnv = TableEnvironment.create(env);
-  const events = env
-    .fromGenerator({
-      count: EVENTS,
-      ...(rate === undefined ? {} : { ratePerSecond: rate }),
-      generate: eventAt,
-    })
-    .setParallelism(1)
-    .uid('events')
-    .rebalance();
-  tEnv.fromDataStream('t', events, {
-    columns: [
-      { name: 'k', type: 'INT' },
-      { name: 'v', type: 'INT' },
-    ],
-  });
+  generatedKeyValues(env, tEnv, EVENTS, eventAt, rate);
   QUERIES.forEach((q, i) => {
     tEnv
       .sqlQuery(q)
@@ -91,15 +77,7 @@ function job(out: string, checkpoints: string, rate: number | undefined): Stream
   return env;
 }
 
-async function committed(dir: string): Promise<Change<unknown[]>[]> {
-  const files = await readdir(dir).catch(() => [] as string[]);
-  const out: Change<unknown[]>[] = [];
-  for (const f of files.filter((f) => !f.startsWith('.')).sort()) {
-    for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
-      if (line) out.push(JSON.parse(line) as Change<unknown[]>);
-  }
-  return out;
-}
+const committed = committedChanges;
 
 const finalRows = async (out: string) =>
   Promise.all(
@@ -114,11 +92,7 @@ describe('set operations and the retracting Top-N through a savepoint', () => {
     try {
       const out = join(dir, 'out');
       const first = job(out, join(dir, 'cp-first'), FIRST_RUN_RATE).executeAsync('first');
-      const deadline = Date.now() + 60_000;
-      while ((await committed(join(out, 'q1'))).length === 0) {
-        if (Date.now() > deadline) throw new Error('no output committed within 60 s');
-        await pause(20);
-      }
+      await untilCommitted(join(out, 'q1'));
       const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
       const before = (await committed(join(out, 'q1'))).length;
       await job(out, join(dir, 'cp-second'), undefined).executeAsync('second', {
