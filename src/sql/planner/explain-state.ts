@@ -29,6 +29,8 @@ function keyedProcessState(name: string): string | undefined {
     return 'state: per row, how many times each side holds it, kept until both are 0';
   if (name.endsWith('(retract)'))
     return 'state: every current row per partition, sorted (rows past the last rank replace retracted ones), kept until retracted';
+  if (name.startsWith('top-n (ranks') || name.startsWith('ORDER BY ... LIMIT'))
+    return 'state: per partition the first rows, up to the last rank kept';
   if (name.startsWith('LIMIT')) return 'state: how many rows have arrived';
   if (name === 'ORDER BY rowtime') return 'state: each row until the watermark passes its rowtime';
   return undefined;

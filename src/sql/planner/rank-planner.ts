@@ -222,15 +222,21 @@ export function planRank(
   const order = rankOrder(window, orderAt);
   let changes: ChangelogStream<Row>;
   if (isUpdating(rel) || p.start > 1) {
-    // Rows that may be retracted, or a range below the top: every row of a partition is kept.
-    changes = retractRank(retracting(changesOf(rel)), keyOf, {
-      compare: order.compare,
-      start: p.start,
-      end: p.limit,
-      width,
-      rankNumber: true,
-      ttl: stateTtl,
-    });
+    // Rows that may be retracted (every row of a partition is kept), or a range below the top.
+    changes = retractRank(
+      retracting(changesOf(rel)),
+      keyOf,
+      {
+        compare: order.compare,
+        start: p.start,
+        end: p.limit,
+        width,
+        rankNumber: true,
+        insertOnly: !isUpdating(rel),
+        ttl: stateTtl,
+      },
+      isUpdating(rel) ? undefined : `top-n (ranks ${p.start} to ${p.limit})`,
+    );
   } else {
     const keyed = rel.stream.keyBy(keyOf, 'partition key');
     const windowed = windowOfPartition(window, partitionAt);

@@ -5,7 +5,8 @@
  * row, `-U`/`-D` takes an equal row out) is followed by the changes of the ranks
  * `start..end`: with the row number, `-U`/`+U` per rank whose row changed (`+I`, `-D` where a
  * rank fills or empties); without it, `-D` for each row that left the range and `+I` for each
- * that entered. Also the Top-N with a rank range starting above 1 over insert-only rows.
+ * that entered. Also the Top-N with a rank range starting above 1 over insert-only rows, which
+ * keeps only the rows up to the last rank.
  */
 import type { ChangelogStream } from '../../api/streams.js';
 import type { Change } from '../../core/changelog.js';
@@ -33,6 +34,11 @@ export interface RetractRankSpec {
   readonly width: number;
   /** Whether the output rows end with their row number. */
   readonly rankNumber: boolean;
+  /**
+   * The input only inserts: a row ranked past `end` can never move up again, so only the
+   * first `end` rows are kept (Flink's append-only Top-N keeps as many).
+   */
+  readonly insertOnly: boolean;
   readonly ttl: StateTtlConfig | undefined;
 }
 
@@ -80,7 +86,10 @@ export class RetractRankFunction implements KeyedProcessFunction<Key, Change<Row
     const rows = this.rows.value() ?? [];
     const before = rows.slice(start - 1, end);
     if (change.kind === '+I' || change.kind === '+U') {
-      rows.splice(upperBound(rows, change.value, compare), 0, change.value);
+      const at = upperBound(rows, change.value, compare);
+      if (this.spec.insertOnly && at >= end) return;
+      rows.splice(at, 0, change.value);
+      if (this.spec.insertOnly && rows.length > end) rows.length = end;
     } else {
       const at = positionOf(rows, change.value, compare);
       if (at < 0) {

@@ -132,9 +132,10 @@ export function planSortLimit(
         end: offset + limit,
         width: input.columns.length,
         rankNumber: false,
+        insertOnly: !isUpdating(input),
         ttl: stateTtl,
       },
-      `${what} (retract)`,
+      isUpdating(input) ? `${what} (retract)` : what,
     );
     return updatingRelation(changes, columns, what);
   }
