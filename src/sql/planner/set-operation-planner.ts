@@ -85,7 +85,7 @@ function tagSide(relation: Relation, side: 0 | 1): Relation {
  * result holds: an accumulating change (`+I`, `+U`) adds one to its side, a retracting one
  * (`-U`, `-D`) takes one away; the copies that appear are emitted as `+I`, those that go as `-D`.
  */
-class RowCounts implements KeyedProcessFunction<string, Change<Row>, Change<Row>> {
+export class RowCounts implements KeyedProcessFunction<string, Change<Row>, Change<Row>> {
   private counts!: ValueState<[number, number]>;
 
   constructor(
@@ -111,9 +111,15 @@ class RowCounts implements KeyedProcessFunction<string, Change<Row>, Change<Row>
     const side = change.value[this.width] === 0 ? 0 : 1;
     const delta = change.kind === '+I' || change.kind === '+U' ? 1 : -1;
     const after: [number, number] = [before[0], before[1]];
-    // A retraction of a row never counted (its state expired) is ignored, as Flink's
-    // aggregation ignores it.
-    after[side] = Math.max(after[side] + delta, 0);
+    after[side] += delta;
+    if (after[side] < 0) {
+      // Only expired state explains a retraction of a row not counted (Flink's aggregation
+      // ignores it then too); without a TTL the input is inconsistent.
+      if (this.ttl !== undefined) return;
+      sqlError(
+        `${this.op}${this.all ? ' ALL' : ''}: a retraction (${change.kind}) of a row its ${side === 0 ? 'left' : 'right'} input does not hold: ${rowText(change.value.slice(0, this.width))}`,
+      );
+    }
     if (after[0] === 0 && after[1] === 0) this.counts.clear();
     else this.counts.update(after);
     const had = copiesOf(this.op, this.all, before[0], before[1]);
