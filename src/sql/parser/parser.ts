@@ -26,6 +26,12 @@ import { type ClauseParser, parseMatchRecognize } from './match-recognize.js';
 /** The details Flink's EXPLAIN takes before the statement. */
 const EXPLAIN_DETAILS = ['CHANGELOG_MODE', 'ESTIMATED_COST', 'JSON_EXECUTION_PLAN', 'PLAN_ADVICE'];
 
+/**
+ * Words that start a clause after a query but may still name a column (a Kafka table's
+ * `offset` metadata column): never an implicit alias, but an identifier elsewhere.
+ */
+const CLAUSE_WORDS = new Set(['OFFSET', 'FETCH']);
+
 /** Words that end an expression or a FROM item, so they are never taken for an implicit alias. */
 const RESERVED = new Set([
   'SELECT',
@@ -35,8 +41,6 @@ const RESERVED = new Set([
   'HAVING',
   'ORDER',
   'LIMIT',
-  'OFFSET',
-  'FETCH',
   'UNION',
   'INTERSECT',
   'EXCEPT',
@@ -620,7 +624,11 @@ class Parser {
   private alias(): string | undefined {
     if (this.acceptWord('AS')) return this.identifier('an alias');
     const t = this.token;
-    if (t.kind === 'quoted' || (t.kind === 'word' && !RESERVED.has(t.text.toUpperCase()))) {
+    const word = t.text.toUpperCase();
+    if (
+      t.kind === 'quoted' ||
+      (t.kind === 'word' && !RESERVED.has(word) && !CLAUSE_WORDS.has(word))
+    ) {
       this.i++;
       return t.text;
     }
