@@ -58,6 +58,8 @@ describe('parser', () => {
     expect(ordered('SELECT a FROM t ORDER BY a FETCH FIRST 1 ROW ONLY')).toEqual(['1', undefined]);
     expect(ordered('SELECT a FROM t OFFSET 1 ROW')).toEqual([undefined, '1']);
     expect(errorOf('SELECT a FROM t FETCH FIRST 3 ROWS').message).toMatch(/ONLY/);
+    // Still a column name (a Kafka table's offset metadata), as long as it is no alias.
+    expect(ordered('SELECT offset FROM t ORDER BY offset LIMIT 1 OFFSET 2')).toEqual(['1', '2']);
   });
 
   it('names the line and column of a syntax error', () => {
