@@ -29,7 +29,7 @@ import { changesOf, retracting, updatingRelation } from './changelog-relation.js
 import type { Relation } from './relation.js';
 
 /** How many copies of a row the result holds, given its count on the left and on the right. */
-export function copiesOf(
+function copiesOf(
   op: 'INTERSECT' | 'EXCEPT',
   all: boolean,
   left: number,
