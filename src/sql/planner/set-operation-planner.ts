@@ -29,12 +29,7 @@ import { changesOf, retracting, updatingRelation } from './changelog-relation.js
 import type { Relation } from './relation.js';
 
 /** How many copies of a row the result holds, given its count on the left and on the right. */
-function copiesOf(
-  op: 'INTERSECT' | 'EXCEPT',
-  all: boolean,
-  left: number,
-  right: number,
-): number {
+function copiesOf(op: 'INTERSECT' | 'EXCEPT', all: boolean, left: number, right: number): number {
   if (op === 'INTERSECT') return all ? Math.min(left, right) : left > 0 && right > 0 ? 1 : 0;
   return all ? Math.max(left - right, 0) : left > 0 && right === 0 ? 1 : 0;
 }
