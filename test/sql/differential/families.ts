@@ -656,6 +656,22 @@ function setOperationsAndRanking(): SuiteCase[] {
       name: 'offset-fetch-changelog',
       sql: `SELECT k, c FROM (${counts('t', 'k')}) ORDER BY c, k OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY`,
     },
+    {
+      name: 'top-n-over-left-join',
+      sql: 'SELECT k, id, v, rn FROM (SELECT t.k, t.id, u.v, ROW_NUMBER() OVER (PARTITION BY t.k ORDER BY u.v DESC, t.id) AS rn FROM t LEFT JOIN u ON t.id = u.uid) WHERE rn <= 2',
+    },
+    {
+      name: 'top-1-over-group-by',
+      sql: `SELECT b, k, c FROM (SELECT b, k, c, ROW_NUMBER() OVER (PARTITION BY b ORDER BY c, k DESC) AS rn FROM (${counts('t', 'b, k')})) WHERE rn = 1`,
+    },
+    {
+      name: 'except-over-left-join',
+      sql: 'SELECT t.k, u.v FROM t LEFT JOIN u ON t.id = u.uid EXCEPT SELECT k, i FROM t',
+    },
+    {
+      name: 'union-distinct-values',
+      sql: "SELECT k FROM t WHERE id < 5 UNION SELECT * FROM (VALUES ('a'), ('z'), ('z'))",
+    },
     { name: 'offset-without-limit', sql: 'SELECT id FROM t ORDER BY id OFFSET 3' },
     {
       name: 'rank-top-2',
