@@ -13,6 +13,15 @@ import { KeyedOneInputHarness } from '../../src/testing/index.js';
 const change = (kind: Change<Row>['kind'], ...value: unknown[]): Change<Row> => ({ kind, value });
 const text = (c: Change<Row>) => `${c.kind} ${JSON.stringify(c.value)}`;
 
+/** Feeds `changes` to the harness one by one; what it emitted, as `kind json` texts. */
+function feed(
+  h: KeyedOneInputHarness<string, Change<Row>, Change<Row>>,
+  changes: readonly Change<Row>[],
+): string[] {
+  for (const c of changes) h.processElement(c, 0);
+  return h.outputValues().map(text);
+}
+
 function counts(op: 'INTERSECT' | 'EXCEPT', all: boolean, ttl?: { ttlMs: number }) {
   // Rows `[value, side]`: side 0 is the left input, 1 the right.
   return KeyedOneInputHarness.forProcessFunction(new RowCounts(op, all, 1, ttl), (c: Change<Row>) =>
@@ -22,34 +31,26 @@ function counts(op: 'INTERSECT' | 'EXCEPT', all: boolean, ttl?: { ttlMs: number 
 
 describe('INTERSECT and EXCEPT counts', () => {
   it('EXCEPT ALL emits a copy per left row beyond the right count, and takes retractions out', () => {
-    const h = counts('EXCEPT', true);
-    for (const c of [
-      change('+I', 'x', 0),
-      change('+I', 'x', 0),
-      change('+I', 'x', 1),
-      change('-D', 'x', 1),
-      change('-U', 'x', 0),
-    ])
-      h.processElement(c, 0);
-    expect(h.outputValues().map(text)).toEqual([
-      '+I ["x"]',
-      '+I ["x"]',
-      '-D ["x"]',
-      '+I ["x"]',
-      '-D ["x"]',
-    ]);
+    expect(
+      feed(counts('EXCEPT', true), [
+        change('+I', 'x', 0),
+        change('+I', 'x', 0),
+        change('+I', 'x', 1),
+        change('-D', 'x', 1),
+        change('-U', 'x', 0),
+      ]),
+    ).toEqual(['+I ["x"]', '+I ["x"]', '-D ["x"]', '+I ["x"]', '-D ["x"]']);
   });
 
   it('INTERSECT emits a row once while both sides hold it', () => {
-    const h = counts('INTERSECT', false);
-    for (const c of [
-      change('+I', 7, 0),
-      change('+I', 7, 0),
-      change('+I', 7, 1),
-      change('-D', 7, 0),
-    ])
-      h.processElement(c, 0);
-    expect(h.outputValues().map(text)).toEqual(['+I [7]']);
+    expect(
+      feed(counts('INTERSECT', false), [
+        change('+I', 7, 0),
+        change('+I', 7, 0),
+        change('+I', 7, 1),
+        change('-D', 7, 0),
+      ]),
+    ).toEqual(['+I [7]']);
   });
 
   it('refuses a retraction of a row its side does not hold, naming it, unless state may have expired', () => {
@@ -79,15 +80,14 @@ describe('the retracting Top-N', () => {
     );
 
   it('moves the next row up when a kept row is retracted', () => {
-    const h = topN(true);
-    for (const c of [
-      change('+I', 'a', 5),
-      change('+I', 'b', 9),
-      change('+I', 'c', 1),
-      change('-D', 'b', 9),
-    ])
-      h.processElement(c, 0);
-    expect(h.outputValues().map(text)).toEqual([
+    expect(
+      feed(topN(true), [
+        change('+I', 'a', 5),
+        change('+I', 'b', 9),
+        change('+I', 'c', 1),
+        change('-D', 'b', 9),
+      ]),
+    ).toEqual([
       '+I ["a",5,1]',
       '-U ["a",5,1]',
       '+U ["b",9,1]',
@@ -100,15 +100,9 @@ describe('the retracting Top-N', () => {
   });
 
   it('without row numbers emits only the rows entering and leaving the range', () => {
-    const h = topN(false);
-    for (const c of [change('+I', 'a', 5), change('+I', 'b', 9), change('+I', 'c', 7)])
-      h.processElement(c, 0);
-    expect(h.outputValues().map(text)).toEqual([
-      '+I ["a",5]',
-      '+I ["b",9]',
-      '-D ["a",5]',
-      '+I ["c",7]',
-    ]);
+    expect(
+      feed(topN(false), [change('+I', 'a', 5), change('+I', 'b', 9), change('+I', 'c', 7)]),
+    ).toEqual(['+I ["a",5]', '+I ["b",9]', '-D ["a",5]', '+I ["c",7]']);
   });
 
   it('refuses a retraction of a row its partition does not hold, unless state may have expired', () => {
