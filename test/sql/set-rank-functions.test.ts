@@ -55,7 +55,7 @@ describe('INTERSECT and EXCEPT counts', () => {
 
   it('refuses a retraction of a row its side does not hold, naming it, unless state may have expired', () => {
     expect(() => counts('EXCEPT', false).processElement(change('-D', 'gone', 1), 0)).toThrow(
-      'EXCEPT: a retraction (-D) of a row its right input does not hold: j["gone"]',
+      'EXCEPT: a retraction (-D) of a row its right input does not hold: ["gone"]',
     );
     const h = counts('EXCEPT', false, { ttlMs: 1000 });
     h.processElement(change('-D', 'gone', 1), 0);
@@ -107,7 +107,7 @@ describe('the retracting Top-N', () => {
 
   it('refuses a retraction of a row its partition does not hold, unless state may have expired', () => {
     expect(() => topN(true).processElement(change('-U', 'z', 3), 0)).toThrow(
-      'Top-N: a retraction (-U) of a row that is not in its partition: j["z",3]',
+      'Top-N: a retraction (-U) of a row that is not in its partition: ["z",3]',
     );
     const h = topN(true, { ttlMs: 1000 });
     h.processElement(change('-U', 'z', 3), 0);

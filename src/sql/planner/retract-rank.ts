@@ -10,6 +10,7 @@
  */
 import type { ChangelogStream } from '../../api/streams.js';
 import type { Change } from '../../core/changelog.js';
+import { describeRecord } from '../../core/errors.js';
 import type {
   Collector,
   KeyedProcessContext,
@@ -96,7 +97,7 @@ export class RetractRankFunction implements KeyedProcessFunction<Key, Change<Row
         // Only expired state explains a retraction of a row never added (Flink does the same).
         if (this.spec.ttl !== undefined) return;
         sqlError(
-          `Top-N: a retraction (${change.kind}) of a row that is not in its partition: ${rowText(change.value)}`,
+          `Top-N: a retraction (${change.kind}) of a row that is not in its partition: ${describeRecord(change.value)}`,
         );
       }
       rows.splice(at, 1);

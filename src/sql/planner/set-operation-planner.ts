@@ -11,6 +11,7 @@
  */
 import type { DataStream } from '../../api/streams.js';
 import type { Change } from '../../core/changelog.js';
+import { describeRecord } from '../../core/errors.js';
 import type {
   Collector,
   KeyedProcessContext,
@@ -112,7 +113,7 @@ export class RowCounts implements KeyedProcessFunction<string, Change<Row>, Chan
       // ignores it then too); without a TTL the input is inconsistent.
       if (this.ttl !== undefined) return;
       sqlError(
-        `${this.op}${this.all ? ' ALL' : ''}: a retraction (${change.kind}) of a row its ${side === 0 ? 'left' : 'right'} input does not hold: ${rowText(change.value.slice(0, this.width))}`,
+        `${this.op}${this.all ? ' ALL' : ''}: a retraction (${change.kind}) of a row its ${side === 0 ? 'left' : 'right'} input does not hold: ${describeRecord(change.value.slice(0, this.width))}`,
       );
     }
     if (after[0] === 0 && after[1] === 0) this.counts.clear();
