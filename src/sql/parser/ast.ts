@@ -321,6 +321,8 @@ export type Query =
       readonly query: Query;
       readonly orderBy: readonly OrderItem[];
       readonly limit: Expr | undefined;
+      /** `OFFSET m`: rows skipped before the first one kept. */
+      readonly offset?: Expr;
       readonly at: SourcePosition;
     };
 

@@ -26,6 +26,12 @@ import { type ClauseParser, parseMatchRecognize } from './match-recognize.js';
 /** The details Flink's EXPLAIN takes before the statement. */
 const EXPLAIN_DETAILS = ['CHANGELOG_MODE', 'ESTIMATED_COST', 'JSON_EXECUTION_PLAN', 'PLAN_ADVICE'];
 
+/**
+ * Words that start a clause after a query but may still name a column (a Kafka table's
+ * `offset` metadata column): never an implicit alias, but an identifier elsewhere.
+ */
+const CLAUSE_WORDS = new Set(['OFFSET', 'FETCH']);
+
 /** Words that end an expression or a FROM item, so they are never taken for an implicit alias. */
 const RESERVED = new Set([
   'SELECT',
@@ -505,16 +511,37 @@ class Parser {
       if (!all) this.acceptWord('DISTINCT');
       query = { kind: 'set-operation', op, all, left: query, right: this.setOperand(), at: opAt };
     }
-    if (this.isWord('ORDER') || this.isWord('LIMIT')) {
+    if (['ORDER', 'LIMIT', 'OFFSET', 'FETCH'].some((w) => this.isWord(w))) {
       let orderBy: OrderItem[] = [];
       if (this.acceptWord('ORDER')) {
         this.expectWord('BY');
         orderBy = this.orderItems();
       }
-      const limit = this.acceptWord('LIMIT') ? this.expression() : undefined;
-      query = { kind: 'ordered', query, orderBy, limit, at };
+      const { limit, offset } = this.limitClauses();
+      query = { kind: 'ordered', query, orderBy, limit, offset, at };
     }
     return query;
+  }
+
+  /**
+   * `LIMIT n [OFFSET m]`, or `[OFFSET m {ROW | ROWS}] [FETCH {FIRST | NEXT} n {ROW | ROWS}
+   * ONLY]`, as Flink's parser takes them.
+   */
+  private limitClauses(): { limit: Expr | undefined; offset: Expr | undefined } {
+    let limit: Expr | undefined;
+    let offset: Expr | undefined;
+    if (this.acceptWord('LIMIT')) limit = this.expression();
+    if (this.acceptWord('OFFSET')) {
+      offset = this.expression();
+      if (!this.acceptWord('ROWS')) this.acceptWord('ROW');
+    }
+    if (limit === undefined && this.acceptWord('FETCH')) {
+      if (!this.acceptWord('FIRST')) this.expectWord('NEXT');
+      limit = this.expression();
+      if (!this.acceptWord('ROWS')) this.expectWord('ROW');
+      this.expectWord('ONLY');
+    }
+    return { limit, offset };
   }
 
   private orderItems(): OrderItem[] {
@@ -597,7 +624,11 @@ class Parser {
   private alias(): string | undefined {
     if (this.acceptWord('AS')) return this.identifier('an alias');
     const t = this.token;
-    if (t.kind === 'quoted' || (t.kind === 'word' && !RESERVED.has(t.text.toUpperCase()))) {
+    const word = t.text.toUpperCase();
+    if (
+      t.kind === 'quoted' ||
+      (t.kind === 'word' && !RESERVED.has(word) && !CLAUSE_WORDS.has(word))
+    ) {
       this.i++;
       return t.text;
     }
