@@ -1,10 +1,11 @@
 /**
- * OVER aggregations, `agg(x) OVER (PARTITION BY k ORDER BY rowtime <frame>)`, as Flink runs
- * them over event time: rows wait in keyed state until the watermark passes their rowtime,
- * then are processed in rowtime order, each emitted once with its frame's aggregates
- * (insert-only). Rows at or behind the watermark on arrival are dropped. Frames: ROWS or
- * RANGE from UNBOUNDED PRECEDING, `ROWS n PRECEDING`, `RANGE INTERVAL ... PRECEDING`, all to
- * the current row; in RANGE mode rows with the same rowtime see each other.
+ * OVER aggregations, `agg(x) OVER (PARTITION BY k ORDER BY time <frame>)`, as Flink runs them.
+ * In event time rows wait in keyed state until the watermark passes their rowtime, then are
+ * processed in rowtime order, each emitted once with its frame's aggregates (insert-only);
+ * rows at or behind the watermark on arrival are dropped. In processing time (ORDER BY a
+ * PROCTIME() attribute) each row is processed on arrival, its time the operator's clock.
+ * Frames: ROWS or RANGE from UNBOUNDED PRECEDING, `ROWS n PRECEDING`, `RANGE INTERVAL ...
+ * PRECEDING`, all to the current row; in RANGE mode rows with the same rowtime see each other.
  */
 import type {
   Collector,
@@ -19,6 +20,7 @@ import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import { userAggregate } from '../functions/user-functions.js';
 import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
@@ -40,8 +42,13 @@ export interface OverFrame {
 type CallExpr = Extract<Expr, { kind: 'call' }>;
 type OverCall = CallExpr & { readonly overWindow: OverWindow };
 
+/** A built-in or TypeScript aggregate called with OVER. */
 export function isOverAggregate(e: Expr): e is CallExpr {
-  return e.kind === 'call' && e.over && AGGREGATE_FUNCTIONS.has(e.name);
+  return (
+    e.kind === 'call' &&
+    e.over &&
+    (AGGREGATE_FUNCTIONS.has(e.name) || userAggregate(e.name) !== undefined)
+  );
 }
 
 const UNIT_MS: Readonly<Record<string, number>> = {
@@ -60,10 +67,16 @@ export function parseFrame(text: string | undefined, at: SourcePosition): OverFr
   if (mode !== 'ROWS' && mode !== 'RANGE') return sqlError(`unsupported frame '${text}'`, at);
   let rest = words.slice(1);
   if (rest[0] === 'BETWEEN') {
+    // Flink's streaming OVER runs frames ending at the current row only, and says so.
     if (rest.slice(-3).join(' ') !== 'AND CURRENT ROW')
-      return sqlError(`an OVER frame must end at CURRENT ROW, got '${text}'`, at);
+      return sqlError(
+        `OVER ${mode} FOLLOWING windows are not supported yet (an OVER frame must end at CURRENT ROW in streaming; got '${text}')`,
+        at,
+      );
     rest = rest.slice(1, -3);
   }
+  if (rest[rest.length - 1] === 'FOLLOWING')
+    return sqlError(`OVER ${mode} FOLLOWING windows are not supported yet`, at);
   const bound = rest.join(' ');
   if (bound === 'UNBOUNDED PRECEDING') return { mode, preceding: Number.POSITIVE_INFINITY };
   if (bound === 'CURRENT ROW') return { mode, preceding: 0 };
@@ -92,7 +105,11 @@ interface Aggregator {
   getResult(acc: unknown): Row;
 }
 
-/** The keyed function: holds rows until the watermark passes them, then emits them with their aggregates. */
+/**
+ * The keyed function. In event time it holds rows until the watermark passes them, then emits
+ * them with their aggregates; in processing time (`timeIndex` undefined) it emits each row on
+ * arrival, its frame measured by the operator's clock.
+ */
 class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
   /** Rows waiting for the watermark, by rowtime, in arrival order. */
   // Made in open: the runtime copies this object per subtask (Object.create), so a buffer made
@@ -105,15 +122,20 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
 
   constructor(
     private readonly frame: OverFrame,
-    private readonly timeIndex: number,
+    /** The rowtime's position; undefined in processing time. */
+    private readonly timeIndex: number | undefined,
+    /** Input columns: in processing time a row's arrival time is kept after them. */
+    private readonly width: number,
     private readonly agg: Aggregator,
     /** Drops a partition's accumulator and frame rows once idle this long (not its waiting rows). */
     private readonly stateTtl: StateTtlConfig | undefined,
   ) {}
 
   open(context: KeyedRuntimeContext): void {
-    this.pending = new RowtimeBuffer('over-pending', this.timeIndex);
-    this.pending.open(context);
+    if (this.timeIndex !== undefined) {
+      this.pending = new RowtimeBuffer('over-pending', this.timeIndex);
+      this.pending.open(context);
+    }
     this.acc = context.state.getValueState<unknown>({
       name: 'over-acc',
       ...ttlOption(this.stateTtl),
@@ -125,15 +147,34 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
     });
   }
 
-  processElement(row: Row, context: KeyedProcessContext<Key>): void {
-    this.pending.add(row, context);
+  processElement(row: Row, context: KeyedProcessContext<Key>, out: Collector<Row>): void {
+    if (this.timeIndex !== undefined) {
+      this.pending.add(row, context);
+      return;
+    }
+    const now = context.timerService.currentProcessingTime();
+    // The arrival time rides after the columns, so a RANGE frame can tell which rows it reaches.
+    this.process(now, [[...row, now]], this.width, (r, result) =>
+      out.collect([...r.slice(0, this.width), ...result]),
+    );
   }
 
   onTimer(time: number, _context: OnTimerContext<Key>, out: Collector<Row>): void {
     const rows = this.pending.take(time);
     if (rows === undefined) return;
-    const { frame, agg, timeIndex } = this;
-    const emit = (row: Row, result: Row): void => out.collect([...row, ...result]);
+    this.process(time, rows, this.timeIndex as number, (row, result) =>
+      out.collect([...row, ...result]),
+    );
+  }
+
+  /** Adds the rows of one time (in order) to the partition's frame, emitting each with its aggregates. */
+  private process(
+    time: number,
+    rows: readonly Row[],
+    timeIndex: number,
+    emit: (row: Row, result: Row) => void,
+  ): void {
+    const { frame, agg } = this;
     if (frame.preceding === Number.POSITIVE_INFINITY) {
       let acc = this.acc.value() ?? agg.createAccumulator();
       for (const row of rows) {
@@ -233,19 +274,21 @@ export function planOver(
   const order = window.orderBy[0];
   const orderColumn =
     order?.expr.kind === 'column' ? scope.resolve(order.expr.path, order.expr.at) : undefined;
+  const proctime = orderColumn?.column.proctime === true;
   if (
     window.orderBy.length !== 1 ||
-    order?.descending === true ||
     orderColumn === undefined ||
-    !orderColumn.column.rowtime ||
+    !(orderColumn.column.rowtime || proctime) ||
     orderColumn.fields.length > 0
   ) {
     sqlError(
-      'an OVER window must be ORDER BY the event-time attribute, ascending (processing time is not supported by Weir SQL yet)',
+      "OVER windows' ordering in stream mode must be defined on a time attribute (the event-time attribute or a PROCTIME() column)",
       first.at,
     );
   }
-  const timeIndex = (orderColumn as { index: number }).index;
+  if (order?.descending === true)
+    sqlError('an OVER window must be ordered by its time attribute ascending', order.expr.at);
+  const timeIndex = proctime ? undefined : (orderColumn as { index: number }).index;
   const frame = parseFrame(window.frame, first.at);
   const keyFns = window.partitionBy.map((p) => compileScalar(p, scope).fn);
   const aggregateCalls: AggregateCallAst[] = calls.map((c) => ({
@@ -260,8 +303,8 @@ export function planOver(
   const agg = fn as unknown as Aggregator;
   const rows = stream
     .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
-    .process(new OverFunction(frame, timeIndex, agg, stateTtl))
-    .name('over aggregate');
+    .process(new OverFunction(frame, timeIndex, from.columns.length, agg, stateTtl))
+    .name(proctime ? 'over aggregate (processing time)' : 'over aggregate');
   const columns: ScopeColumn[] = [
     ...from.columns,
     ...calls.map((_, i) => ({
