@@ -10,6 +10,8 @@ import type { Change, ChangelogMode } from '../core/changelog.js';
 import type { Sink } from '../core/sink.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
 import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
+import { checkCreateTableAs, splitCreateTableAs } from './catalog/create-table-as.js';
+import { mergeLike } from './catalog/table-like.js';
 import { type Row, validateOptions } from './connectors/connector.js';
 import { connectorOf } from './connectors/registry.js';
 import { coerce } from './expressions/cast.js';
@@ -25,7 +27,7 @@ import {
   type TableFunctionSpec,
   withFunctions,
 } from './functions/user-functions.js';
-import type { Statement } from './parser/ast.js';
+import type { Query, Statement } from './parser/ast.js';
 import { parseDataType, parseExpression, parseScript } from './parser/parser.js';
 import { AGG_PHASE_STRATEGY, aggPhaseStrategyOf } from './planner/aggregate-phase.js';
 import {
@@ -436,6 +438,10 @@ export class TableEnvironment {
   private apply(statement: Statement, ctx: PlanContext): number {
     switch (statement.kind) {
       case 'create-table':
+        if (statement.asQuery !== undefined) {
+          this.createTableAs(statement, ctx);
+          return 1;
+        }
         this.createTable(statement);
         return 0;
       case 'create-view':
@@ -483,11 +489,47 @@ export class TableEnvironment {
     }
   }
 
-  private createTable(s: Extract<Statement, { kind: 'create-table' }>): void {
+  /**
+   * CTAS: the table from the query's columns (planned apart, so the real job gets the query
+   * once), then an INSERT INTO it. Into a table that exists only with IF NOT EXISTS, which
+   * then inserts into that table.
+   */
+  private createTableAs(s: Extract<Statement, { kind: 'create-table' }>, ctx: PlanContext): void {
+    checkCreateTableAs(s);
+    const query = s.asQuery as Query;
+    if (this.catalog.names().includes(s.name)) {
+      if (!s.ifNotExists)
+        sqlError(
+          `table '${s.name}' already exists: CREATE TABLE ... AS SELECT creates its table (INSERT INTO adds to one)`,
+          s.at,
+        );
+      this.insert({ kind: 'insert', table: s.name, columns: undefined, query, at: s.at }, ctx);
+      return;
+    }
+    const scratch = new StreamEnvironment({ parallelism: this.env.parallelism });
+    const { columns } = planQuery(query, this.planContext(scratch));
+    const { table, insert } = splitCreateTableAs(s, columns);
+    this.createTable(table);
+    this.insert(insert, ctx);
+  }
+
+  private createTable(statement: Extract<Statement, { kind: 'create-table' }>): void {
+    let s = statement;
+    if (s.like !== undefined) {
+      const source = this.catalog.get(s.like.table, s.like.at);
+      if (source.kind !== 'table')
+        sqlError(`the table of a LIKE clause cannot be a view ('${s.like.table}')`, s.like.at);
+      s = mergeLike(s, source);
+    }
     const columns: TableColumn[] = [];
     for (const c of s.columns) {
       if (columns.some((x) => x.name === c.name))
         sqlError(`column '${c.name}' is declared twice`, c.at);
+      if (c.kind === 'name-only')
+        sqlError(
+          `column '${c.name}' needs a type (a column list of names alone is for CREATE TABLE ... AS SELECT)`,
+          c.at,
+        );
       if (c.kind === 'metadata')
         columns.push({
           name: c.name,
