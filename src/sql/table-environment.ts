@@ -506,11 +506,17 @@ export class TableEnvironment {
       this.insert({ kind: 'insert', table: s.name, columns: undefined, query, at: s.at }, ctx);
       return;
     }
-    const scratch = new StreamEnvironment({ parallelism: this.env.parallelism });
-    const { columns } = planQuery(query, this.planContext(scratch));
-    const { table, insert } = splitCreateTableAs(s, columns);
+    // Planned once, into the job: the INSERT takes this relation rather than planning again
+    // (a DataStream table can only be read in its own job).
+    const firstNode = graphOf(ctx.env).nodes.length;
+    const relation = planQuery(query, ctx);
+    const { table, columnOf } = splitCreateTableAs(s, relation.columns);
     this.createTable(table);
-    this.insert(insert, ctx);
+    this.insert({ kind: 'insert', table: s.name, columns: undefined, query, at: s.at }, ctx, {
+      relation,
+      firstNode,
+      ...(columnOf === undefined ? {} : { columnOf }),
+    });
   }
 
   private createTable(statement: Extract<Statement, { kind: 'create-table' }>): void {
@@ -575,7 +581,20 @@ export class TableEnvironment {
     this.catalog.register(table, s.ifNotExists, s.at);
   }
 
-  private insert(s: Extract<Statement, { kind: 'insert' }>, ctx: PlanContext): void {
+  /**
+   * Adds an INSERT INTO to the job. `planned` is its query planned already (CTAS), with which
+   * query column fills each written column (`columnOf`, undefined entries NULL) when not the
+   * query's order.
+   */
+  private insert(
+    s: Extract<Statement, { kind: 'insert' }>,
+    ctx: PlanContext,
+    planned?: {
+      readonly relation: Relation;
+      readonly firstNode: number;
+      readonly columnOf?: readonly (number | undefined)[];
+    },
+  ): void {
     const target = this.catalog.get(s.table, s.at);
     if (target.kind !== 'table') sqlError(`cannot INSERT INTO the view '${s.table}'`, s.at);
     const connector = connectorOf(target);
@@ -584,13 +603,14 @@ export class TableEnvironment {
     if (s.columns !== undefined)
       sqlError('INSERT INTO with a column list is not supported by Weir SQL yet', s.at);
     const graph = graphOf(ctx.env);
-    const firstNode = graph.nodes.length;
-    const relation = planQuery(s.query, ctx);
+    const firstNode = planned?.firstNode ?? graph.nodes.length;
+    const relation = planned?.relation ?? planQuery(s.query, ctx);
     // VIRTUAL metadata columns are read-only: INSERT INTO leaves them out, as Flink does.
     const sinkColumns = target.columns.filter(
       (c) => c.computed === undefined && c.metadata?.virtual !== true,
     );
-    if (relation.columns.length !== sinkColumns.length) {
+    const columnOf = planned?.columnOf ?? sinkColumns.map((_, i) => i);
+    if (planned?.columnOf === undefined && relation.columns.length !== sinkColumns.length) {
       sqlError(
         `INSERT INTO ${s.table}: the query has ${relation.columns.length} columns, the table ${sinkColumns.length} (${sinkColumns.map((c) => c.name).join(', ')})`,
         s.at,
@@ -599,10 +619,13 @@ export class TableEnvironment {
     const g = new CodeGen();
     let changed = false;
     const codes = sinkColumns.map((c, i) => {
-      const from = (relation.columns[i] as { type: LogicalType }).type;
-      const value = { code: `r[${i}]`, type: from };
+      const j = columnOf[i];
+      const value =
+        j === undefined
+          ? { code: 'null', type: { kind: 'NULL', nullable: true } as LogicalType }
+          : { code: `r[${j}]`, type: (relation.columns[j] as { type: LogicalType }).type };
       const converted = coerce(g, value, c.type, s.at, `INSERT INTO ${s.table} column '${c.name}'`);
-      if (converted.code !== value.code) changed = true;
+      if (converted.code !== value.code || j !== i) changed = true;
       return converted.code;
     });
     const convert = g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`);

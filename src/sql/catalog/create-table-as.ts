@@ -7,7 +7,7 @@
  * WATERMARK and PARTITIONED BY are the CREATE part's. The query is then inserted into the
  * table, as `CREATE TABLE` followed by `INSERT INTO ... SELECT` would.
  */
-import type { ColumnDefinition, Query, SelectItem, Statement } from '../parser/ast.js';
+import type { ColumnDefinition, Query, Statement } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
 
@@ -19,9 +19,6 @@ export interface QueryColumn {
   readonly type: LogicalType;
 }
 
-/** The query's rows enter the INSERT under this alias when columns are reordered or added. */
-const QUERY_ALIAS = '$ctas';
-
 /** Refuses what Flink's CTAS refuses before the query is planned. */
 export function checkCreateTableAs(s: CreateTable): void {
   if (s.temporary)
@@ -29,13 +26,14 @@ export function checkCreateTableAs(s: CreateTable): void {
 }
 
 /**
- * The table definition (no query left) and the INSERT INTO statement that fills it, from the
- * CTAS statement and its query's columns.
+ * The table definition (no query left) from the CTAS statement and its query's columns, and
+ * which query column fills each column INSERT INTO writes (undefined: NULL), when that is not
+ * simply the query's order.
  */
 export function splitCreateTableAs(
   s: CreateTable,
   queryColumns: readonly QueryColumn[],
-): { table: CreateTable; insert: Extract<Statement, { kind: 'insert' }> } {
+): { table: CreateTable; columnOf?: readonly (number | undefined)[] } {
   const query = s.asQuery as Query;
   const byName = new Map(queryColumns.map((c) => [c.name, c]));
   if (byName.size !== queryColumns.length) {
@@ -74,36 +72,12 @@ export function splitCreateTableAs(
 
   const { asQuery: _query, ...rest } = s;
   const table: CreateTable = { ...rest, columns };
-  const reordered =
-    s.columns.length > 0 &&
-    columns.some((c, i) => c.name !== queryColumns[i]?.name || c.kind !== 'physical');
-  if (!reordered) return { table, insert: insertOf(s, query) };
   // INSERT INTO writes physical and non-virtual metadata columns, in the table's order.
   const written = columns.filter(
     (c) => c.kind === 'physical' || (c.kind === 'metadata' && !c.virtual),
   );
-  const items: SelectItem[] = written.map((c) => ({
-    kind: 'expr',
-    expr: byName.has(c.name)
-      ? { kind: 'column', path: [QUERY_ALIAS, c.name], at: s.at }
-      : { kind: 'null', at: s.at },
-    alias: c.name,
-  }));
-  return {
-    table,
-    insert: insertOf(s, {
-      kind: 'select',
-      distinct: false,
-      items,
-      from: { kind: 'subquery', query, alias: QUERY_ALIAS, at: query.at },
-      where: undefined,
-      groupBy: [],
-      having: undefined,
-      at: query.at,
-    }),
-  };
-}
-
-function insertOf(s: CreateTable, query: Query): Extract<Statement, { kind: 'insert' }> {
-  return { kind: 'insert', table: s.name, columns: undefined, query, at: s.at };
+  const index = new Map(queryColumns.map((c, i) => [c.name, i]));
+  const columnOf = written.map((c) => index.get(c.name));
+  const identity = columnOf.length === queryColumns.length && columnOf.every((j, i) => j === i);
+  return { table, ...(identity ? {} : { columnOf }) };
 }
