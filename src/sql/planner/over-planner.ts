@@ -70,13 +70,16 @@ export function parseFrame(text: string | undefined, at: SourcePosition): OverFr
     // Flink's streaming OVER runs frames ending at the current row only, and says so.
     if (rest.slice(-3).join(' ') !== 'AND CURRENT ROW')
       return sqlError(
-        `OVER ${mode} FOLLOWING windows are not supported yet (an OVER frame must end at CURRENT ROW in streaming; got '${text}')`,
+        `OVER RANGE FOLLOWING windows are not supported yet (as Flink says for ROWS frames too: a streaming OVER frame ends at CURRENT ROW; got '${text}')`,
         at,
       );
     rest = rest.slice(1, -3);
   }
   if (rest[rest.length - 1] === 'FOLLOWING')
-    return sqlError(`OVER ${mode} FOLLOWING windows are not supported yet`, at);
+    return sqlError(
+      `OVER RANGE FOLLOWING windows are not supported yet (as Flink says for ROWS frames too: a streaming OVER frame ends at CURRENT ROW; got '${text}')`,
+      at,
+    );
   const bound = rest.join(' ');
   if (bound === 'UNBOUNDED PRECEDING') return { mode, preceding: Number.POSITIVE_INFINITY };
   if (bound === 'CURRENT ROW') return { mode, preceding: 0 };
@@ -282,7 +285,7 @@ export function planOver(
     orderColumn.fields.length > 0
   ) {
     sqlError(
-      "OVER windows' ordering in stream mode must be defined on a time attribute (the event-time attribute or a PROCTIME() column)",
+      'an OVER window ordered by a column that is not a time attribute (an updating query in Flink 2.2) is not supported by Weir SQL yet: order it by the event-time attribute or a PROCTIME() column',
       first.at,
     );
   }
