@@ -378,6 +378,12 @@ export class TableEnvironment {
         : '';
       return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${reusedText(ctx)}${explainWithModes(scratch)}`;
     }
+    if (statement.kind === 'statement-set') {
+      // Explaining must not create the table a CTAS would.
+      const ctas = statement.inserts.find((s) => s.kind === 'create-table');
+      if (ctas !== undefined)
+        sqlError('EXPLAIN of CREATE TABLE ... AS SELECT is not supported by Weir SQL yet', ctas.at);
+    }
     if (statement.kind === 'insert' || statement.kind === 'statement-set') {
       this.sinkExplains.length = 0;
       this.apply(statement, ctx);
@@ -385,6 +391,11 @@ export class TableEnvironment {
       const header = sinks.length === 0 ? '' : `== Sinks ==\n${sinks.join('\n')}\n\n`;
       return `${header}${reusedText(ctx)}${explainWithModes(scratch)}`;
     }
+    if (statement.kind === 'create-table' && statement.asQuery !== undefined)
+      sqlError(
+        'EXPLAIN of CREATE TABLE ... AS SELECT is not supported by Weir SQL yet',
+        statement.at,
+      );
     return sqlError(`EXPLAIN of ${this.describe(statement)} is not supported`, statement.at);
   }
 
