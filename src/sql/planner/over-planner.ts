@@ -156,9 +156,15 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
       return;
     }
     const now = context.timerService.currentProcessingTime();
-    // The arrival time rides after the columns, so a RANGE frame can tell which rows it reaches.
-    this.process(now, [[...row, now]], this.width, (r, result) =>
-      out.collect([...r.slice(0, this.width), ...result]),
+    const { frame, width } = this;
+    if (frame.mode === 'ROWS' || frame.preceding === Number.POSITIVE_INFINITY) {
+      this.process(now, [row], width, (r, result) => out.collect([...r, ...result]));
+      return;
+    }
+    // A bounded RANGE frame keeps each row's arrival time after its columns, to tell which
+    // rows a later row's frame still reaches.
+    this.process(now, [[...row, now]], width, (r, result) =>
+      out.collect([...r.slice(0, width), ...result]),
     );
   }
 
