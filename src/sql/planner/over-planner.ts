@@ -25,12 +25,13 @@ import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
 import { type AggregateCallAst, rowAggregate } from './aggregates.js';
-import { requireInsertOnly } from './changelog-relation.js';
+import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { groupKey } from './grouping.js';
 import type { Relation } from './relation.js';
 import { ROWS_SERIALIZER } from './row-serializer.js';
 import { RowtimeBuffer } from './rowtime-buffer.js';
+import { type OverAggregator as Aggregator, rowOrder, SortedOverFunction } from './sorted-over.js';
 import { ttlOption } from './state-ttl.js';
 
 /** The frame of an OVER window; `preceding` is a row count (ROWS) or milliseconds (RANGE). */
@@ -100,12 +101,6 @@ export function parseFrame(text: string | undefined, at: SourcePosition): OverFr
     `unsupported OVER frame '${text}' (Weir SQL supports ROWS n PRECEDING, RANGE INTERVAL 'x' unit PRECEDING and UNBOUNDED PRECEDING, to CURRENT ROW)`,
     at,
   );
-}
-
-interface Aggregator {
-  createAccumulator(): unknown;
-  add(row: Row, acc: unknown): unknown;
-  getResult(acc: unknown): Row;
 }
 
 /**
@@ -224,6 +219,79 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
   }
 }
 
+/** One aggregation computing every OVER call of a SELECT, and the calls' result types. */
+function overAggregation(
+  calls: readonly OverCall[],
+  scope: Scope,
+): { agg: Aggregator; types: LogicalType[] } {
+  const aggregateCalls: AggregateCallAst[] = calls.map((c) => ({
+    name: c.name,
+    args: c.args,
+    star: c.star,
+    distinct: c.distinct,
+    filter: c.filter,
+    at: c.at,
+  }));
+  const { fn, types } = rowAggregate([], [], aggregateCalls, scope);
+  return { agg: fn as unknown as Aggregator, types };
+}
+
+/**
+ * OVER ordered by a column that is not a time attribute (Flink 2.2's updating OVER): one
+ * ORDER BY column and frames from UNBOUNDED PRECEDING, as Flink allows; the result is a
+ * retract changelog of the input's rows with their aggregates.
+ */
+function planSortedOver(
+  select: Select,
+  items: readonly SelectItem[],
+  from: Relation,
+  stream: Relation['stream'],
+  calls: readonly OverCall[],
+  scope: Scope,
+  stateTtl: StateTtlConfig | undefined,
+): { select: Select; from: Relation } {
+  const first = calls[0] as OverCall;
+  const window = first.overWindow;
+  if (window.orderBy.length !== 1)
+    sqlError(
+      `The window can only be ordered by a single time column. (Flink's words: an OVER window in streaming has one ORDER BY column, got ${window.orderBy.length})`,
+      first.at,
+    );
+  const frame = parseFrame(window.frame, first.at);
+  if (frame.preceding !== Number.POSITIVE_INFINITY)
+    sqlError(
+      `Non-time attribute sort is not supported for bounded OVER window. (Flink's words: ordered by a column that is not a time attribute, a frame runs from UNBOUNDED PRECEDING; got '${window.frame}')`,
+      first.at,
+    );
+  const compare = rowOrder(
+    window.orderBy.map((o) => ({
+      value: compileScalar(o.expr, scope).fn,
+      descending: o.descending,
+    })),
+  );
+  const keyFns = window.partitionBy.map((p) => compileScalar(p, scope).fn);
+  const { agg, types } = overAggregation(calls, scope);
+  const changes = stream
+    .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
+    .process(new SortedOverFunction(frame.mode, compare, agg, stateTtl))
+    .name('over aggregate (sorted)')
+    .asChangelog('retract');
+  // An updating result carries no time attributes.
+  const columns: ScopeColumn[] = [
+    ...from.columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
+    ...calls.map((_, i) => ({
+      name: `$over${i}`,
+      type: types[i] as LogicalType,
+      qualifier: undefined,
+      rowtime: false,
+    })),
+  ];
+  return {
+    select: { ...select, items, where: undefined },
+    from: updatingRelation(changes, columns, 'an OVER aggregation ordered by a non-time column'),
+  };
+}
+
 /**
  * Plans the OVER aggregates of a SELECT: its WHERE filters the input first, then one keyed
  * function adds a column per OVER aggregate. Returns the relation with those columns (named
@@ -284,32 +352,18 @@ export function planOver(
   const orderColumn =
     order?.expr.kind === 'column' ? scope.resolve(order.expr.path, order.expr.at) : undefined;
   const proctime = orderColumn?.column.proctime === true;
-  if (
-    window.orderBy.length !== 1 ||
-    orderColumn === undefined ||
-    !(orderColumn.column.rowtime || proctime) ||
-    orderColumn.fields.length > 0
-  ) {
-    sqlError(
-      'an OVER window ordered by a column that is not a time attribute (an updating query in Flink 2.2) is not supported by Weir SQL yet: order it by the event-time attribute or a PROCTIME() column',
-      first.at,
-    );
-  }
+  const timeOrdered =
+    window.orderBy.length === 1 &&
+    orderColumn !== undefined &&
+    (orderColumn.column.rowtime || proctime) &&
+    orderColumn.fields.length === 0;
+  if (!timeOrdered) return planSortedOver(select, items, from, stream, calls, scope, stateTtl);
   if (order?.descending === true)
     sqlError('an OVER window must be ordered by its time attribute ascending', order.expr.at);
   const timeIndex = proctime ? undefined : (orderColumn as { index: number }).index;
   const frame = parseFrame(window.frame, first.at);
   const keyFns = window.partitionBy.map((p) => compileScalar(p, scope).fn);
-  const aggregateCalls: AggregateCallAst[] = calls.map((c) => ({
-    name: c.name,
-    args: c.args,
-    star: c.star,
-    distinct: c.distinct,
-    filter: c.filter,
-    at: c.at,
-  }));
-  const { fn, types } = rowAggregate([], [], aggregateCalls, scope);
-  const agg = fn as unknown as Aggregator;
+  const { agg, types } = overAggregation(calls, scope);
   const rows = stream
     .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
     .process(new OverFunction(frame, timeIndex, from.columns.length, agg, stateTtl))

@@ -20,10 +20,6 @@ export const EXPECTED_DIFFERENCES: ReadonlyMap<string, string> = new Map([
     "a Top-1 with its rank number selected, where a later row displaces the first: the changes Flink's peer reads (toChangelogStream) never retract the displaced row, so Flink's final table keeps every row that was ever first (13 rows, several per partition); Weir retracts it and keeps one row per partition",
   ],
   [
-    'over-order-not-time',
-    'Flink 2.2 runs an OVER aggregation ordered by a column that is not a time attribute as an updating query (retracting the aggregates of later rows); Weir refuses it (not yet)',
-  ],
-  [
     'random-151',
     'Flink 2.2.1 keeps the rows where `(l = l) IS TRUE` and l is NULL; in three-valued logic NULL = NULL is UNKNOWN and UNKNOWN IS TRUE is FALSE, so Weir leaves them out',
   ],

@@ -428,8 +428,9 @@ function overs(): SuiteCase[] {
 }
 
 /**
- * OVER aggregates with DISTINCT (Flink keeps the distinct values per partition) and the
- * frames and orderings Flink's streaming OVER refuses.
+ * OVER aggregates with DISTINCT (Flink keeps the distinct values per partition), the frames
+ * Flink's streaming OVER refuses, and OVER ordered by columns that are not a time attribute
+ * (an updating query in Flink 2.2).
  */
 function overDistincts(): SuiteCase[] {
   const over = (name: string, aggs: string, frame: string, partition = 'k') => ({
@@ -466,6 +467,18 @@ function overDistincts(): SuiteCase[] {
     {
       name: 'over-order-not-time',
       sql: 'SELECT id, SUM(i) OVER (PARTITION BY k ORDER BY i) FROM t',
+    },
+    {
+      name: 'over-order-desc-rows',
+      sql: 'SELECT id, COUNT(*) OVER (PARTITION BY k ORDER BY d DESC, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t',
+    },
+    {
+      name: 'over-order-range-max',
+      sql: 'SELECT id, MAX(l) OVER (PARTITION BY b ORDER BY s) AS mx, COUNT(s) OVER (PARTITION BY b ORDER BY s) FROM t',
+    },
+    {
+      name: 'over-order-bounded-rows',
+      sql: 'SELECT id, SUM(i) OVER (PARTITION BY k ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t',
     },
   ];
 }
