@@ -20,7 +20,7 @@ const STATE: Readonly<Record<string, string>> = {
   'interval-join': 'state: each input row until the watermark passes its interval',
   // Only OVER aggregations plan onto a keyed process function.
   'keyed-process':
-    'state: each row until the watermark passes its rowtime; per partition the running accumulator or the rows a later frame reaches, kept forever',
+    'state: each row until the watermark passes its rowtime (event time); per partition the running accumulator or the rows a later frame reaches (ordered by a non-time column: every row), kept forever',
 };
 
 /** The plan text with a state line under each stateful node of its logical plan. */
