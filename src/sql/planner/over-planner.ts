@@ -219,6 +219,14 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
   }
 }
 
+/** The input's columns followed by one hidden column (`$over<i>`) per OVER call. */
+function overColumns(input: readonly ScopeColumn[], types: readonly LogicalType[]): ScopeColumn[] {
+  return [
+    ...input,
+    ...types.map((type, i) => ({ name: `$over${i}`, type, qualifier: undefined, rowtime: false })),
+  ];
+}
+
 /** One aggregation computing every OVER call of a SELECT, and the calls' result types. */
 function overAggregation(
   calls: readonly OverCall[],
@@ -277,15 +285,10 @@ function planSortedOver(
     .name('over aggregate (sorted)')
     .asChangelog('retract');
   // An updating result carries no time attributes.
-  const columns: ScopeColumn[] = [
-    ...from.columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
-    ...calls.map((_, i) => ({
-      name: `$over${i}`,
-      type: types[i] as LogicalType,
-      qualifier: undefined,
-      rowtime: false,
-    })),
-  ];
+  const columns = overColumns(
+    from.columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
+    types,
+  );
   return {
     select: { ...select, items, where: undefined },
     from: updatingRelation(changes, columns, 'an OVER aggregation ordered by a non-time column'),
@@ -368,15 +371,7 @@ export function planOver(
     .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
     .process(new OverFunction(frame, timeIndex, from.columns.length, agg, stateTtl))
     .name(proctime ? 'over aggregate (processing time)' : 'over aggregate');
-  const columns: ScopeColumn[] = [
-    ...from.columns,
-    ...calls.map((_, i) => ({
-      name: `$over${i}`,
-      type: types[i] as LogicalType,
-      qualifier: undefined,
-      rowtime: false,
-    })),
-  ];
+  const columns = overColumns(from.columns, types);
   return {
     select: { ...select, items, where: undefined },
     from: { stream: rows, columns },
