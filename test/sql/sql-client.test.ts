@@ -84,13 +84,14 @@ describe('weir sql (interactive client)', () => {
         "  'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '4');",
         "CREATE TABLE squares WITH ('connector' = 'blackhole') AS SELECT n, n * n AS sq FROM nums;",
         'DESCRIBE squares;',
+        "CREATE TABLE IF NOT EXISTS squares WITH ('connector' = 'blackhole') AS SELECT n, n FROM nums;",
         'SELECT sq FROM squares;',
         'QUIT;',
       ].join('\n'),
     );
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    expect(stdout).toMatch(/\[INFO\] Submitted job \S+/);
+    expect(stdout.match(/\[INFO\] Submitted job \S+/g)).toHaveLength(2);
     expect(stdout).toContain('n INT\nsq INT\n');
     // The session knows the table (not the query): blackhole cannot be read, and says so.
     expect(stdout).toMatch(/\[ERROR\] .*blackhole/);

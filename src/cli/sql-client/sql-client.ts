@@ -236,9 +236,12 @@ export class SqlClient {
   ): void {
     const { tEnv } = this.freshEnvironment();
     const result = tEnv.executeSql(statement);
-    const definition = tableDdl(parsed, tEnv.describeTable(parsed.name));
-    this.catalog.executeSql(definition);
-    this.definitions.push(definition);
+    // With IF NOT EXISTS over a table the session has, the query went into that table.
+    if (!this.catalog.listTables().includes(parsed.name)) {
+      const definition = tableDdl(parsed, tEnv.describeTable(parsed.name));
+      this.catalog.executeSql(definition);
+      this.definitions.push(definition);
+    }
     this.say('[INFO] Execute statement succeeded.');
     if (result.job !== undefined) this.watch(result.job);
   }
