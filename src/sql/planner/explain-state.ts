@@ -20,7 +20,7 @@ const STATE: Readonly<Record<string, string>> = {
   'interval-join': 'state: each input row until the watermark passes its interval',
   // OVER aggregations, unless the operator's name says otherwise (below).
   'keyed-process':
-    'state: each row until the watermark passes its rowtime; per partition the running accumulator or the rows a later frame reaches, kept forever',
+    'state: each row until the watermark passes its rowtime (event time); per partition the running accumulator or the rows a later frame reaches (ordered by a non-time column: every row), kept forever',
 };
 
 /** The state of the other keyed process functions the planner builds, by their names. */

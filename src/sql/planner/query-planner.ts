@@ -357,8 +357,6 @@ function planWindowTvf(
     );
   }
   const processingTime = !time.rowtime;
-  if (processingTime && name === 'CUMULATE')
-    sqlError('CUMULATE over processing time is not supported by Weir SQL yet', descriptor.at);
   let window: WindowTvf;
   if (name === 'TUMBLE') {
     if (rest.length > 2) sqlError('TUMBLE takes a size and an optional offset', at);
@@ -1027,7 +1025,9 @@ function windowAssigner(window: WindowTvf): WindowAssigner<Row> {
       ? Windows.tumblingProcessingTime(window.size, window.offset)
       : window.kind === 'HOP'
         ? Windows.slidingProcessingTime(window.size, window.slide, window.offset)
-        : Windows.sessionProcessingTime(window.size);
+        : window.kind === 'CUMULATE'
+          ? Windows.cumulativeProcessingTime(window.size, window.slide, window.offset)
+          : Windows.sessionProcessingTime(window.size);
   }
   return window.kind === 'TUMBLE'
     ? Windows.tumbling(window.size, window.offset)

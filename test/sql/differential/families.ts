@@ -427,6 +427,62 @@ function overs(): SuiteCase[] {
   ];
 }
 
+/**
+ * OVER aggregates with DISTINCT (Flink keeps the distinct values per partition), the frames
+ * Flink's streaming OVER refuses, and OVER ordered by columns that are not a time attribute
+ * (an updating query in Flink 2.2).
+ */
+function overDistincts(): SuiteCase[] {
+  const over = (name: string, aggs: string, frame: string, partition = 'k') => ({
+    name,
+    sql: `SELECT id, ${aggs} OVER (PARTITION BY ${partition} ORDER BY ts ${frame}) FROM t`,
+  });
+  return [
+    over(
+      'over-count-distinct-rows',
+      'COUNT(DISTINCT i)',
+      'ROWS BETWEEN 3 PRECEDING AND CURRENT ROW',
+    ),
+    over(
+      'over-sum-distinct-unbounded',
+      'SUM(DISTINCT l)',
+      'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW',
+    ),
+    over(
+      'over-avg-distinct-range',
+      'AVG(DISTINCT i)',
+      "RANGE BETWEEN INTERVAL '5' SECOND PRECEDING AND CURRENT ROW",
+    ),
+    over(
+      'over-max-distinct-rows-unbounded',
+      'MAX(DISTINCT d)',
+      'ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW',
+      'b',
+    ),
+    {
+      name: 'over-distinct-and-plain',
+      sql: 'SELECT id, COUNT(DISTINCT k) OVER w, COUNT(k) OVER w, SUM(DISTINCT i) OVER w FROM t WINDOW w AS (PARTITION BY b ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)',
+    },
+    over('over-rows-following', 'SUM(i)', 'ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING'),
+    {
+      name: 'over-order-not-time',
+      sql: 'SELECT id, SUM(i) OVER (PARTITION BY k ORDER BY i) FROM t',
+    },
+    {
+      name: 'over-order-desc-rows',
+      sql: 'SELECT id, COUNT(*) OVER (PARTITION BY k ORDER BY d DESC, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t',
+    },
+    {
+      name: 'over-order-range-max',
+      sql: 'SELECT id, MAX(l) OVER (PARTITION BY b ORDER BY s) AS mx, COUNT(s) OVER (PARTITION BY b ORDER BY s) FROM t',
+    },
+    {
+      name: 'over-order-bounded-rows',
+      sql: 'SELECT id, SUM(i) OVER (PARTITION BY k ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t',
+    },
+  ];
+}
+
 function unions(): SuiteCase[] {
   return [
     { name: 'union-all', sql: 'SELECT id, k FROM t WHERE i > 0 UNION ALL SELECT uid, k FROM u' },
@@ -702,5 +758,6 @@ export function handWrittenCases(): SuiteCase[] {
     ...elementAccess(),
     ...unnestsOverUpdates(),
     ...setOperationsAndRanking(),
+    ...overDistincts(),
   ];
 }
