@@ -132,7 +132,9 @@ export class EventTimeQueue<T> {
         });
       }
     }
-    this.overflow.forEach((time, seq, key, value) => all.push({ time, seq, key, value }));
+    this.overflow.forEach((time, seq, key, value) => {
+      all.push({ time, seq, key, value });
+    });
     all.sort((a, b) => a.seq - b.seq);
     for (const r of all) fn(r.time, r.key, r.value);
   }
