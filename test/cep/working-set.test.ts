@@ -11,6 +11,7 @@ import { Pattern } from '../../src/api/cep/pattern.js';
 import type { PatternSpec } from '../../src/core/cep.js';
 import { emptyKeyNfaState, type KeyNfaState } from '../../src/runtime/operators/cep/nfa-runner.js';
 import { NfaWorkingSet } from '../../src/runtime/operators/cep/nfa-working-set.js';
+import { PartialMatchRows } from '../../src/runtime/operators/cep/partial-match-rows.js';
 import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state.js';
 import { Serializers } from '../../src/state/serializers.js';
 import type { OperatorSnapshot } from '../../src/testing/index.js';
@@ -20,10 +21,19 @@ import { backendOf, removeBackendDirs, type Subtasks, subtasks } from './subtask
 
 afterEach(removeBackendDirs);
 
+/** The partial matches of the states made here. */
+const rows = new PartialMatchRows();
+
 function stateWith(startTs: number): KeyNfaState<string> {
   const s = emptyKeyNfaState<string>();
-  s.partial.push({ state: 2, node: -1, startTs, startId: 0 });
+  s.firstMatch = rows.add(2, -1, startTs, 0);
+  s.matchCount = 1;
   return s;
+}
+
+/** The start time of a state's first partial match. */
+function firstStart(s: KeyNfaState<string> | undefined): number | undefined {
+  return s === undefined ? undefined : rows.startTsOf(s.firstMatch);
 }
 
 describe('NfaWorkingSet', () => {
@@ -32,7 +42,7 @@ describe('NfaWorkingSet', () => {
     const a = work.add('a', stateWith(1), 1);
     const b = work.add('b', stateWith(2), 2);
     expect(work.slotOf('a')).toBe(a);
-    expect(work.remove(a).partial[0]!.startTs).toBe(1);
+    expect(firstStart(work.remove(a))).toBe(1);
     expect(work.slotOf('a')).toBe(-1);
     expect(work.earliestStart[a]).toBe(Number.POSITIVE_INFINITY);
     // Before settling: a slot looked up for 'a' earlier is free, not another key's.
@@ -45,7 +55,7 @@ describe('NfaWorkingSet', () => {
     const c = work.add('c', stateWith(3), 3);
     expect([a, a2]).toContain(c);
     expect(work.keyAt(c)).toBe('c');
-    expect(work.stateAt(c)!.partial[0]!.startTs).toBe(3);
+    expect(firstStart(work.stateAt(c))).toBe(3);
     expect(work.recheck(b, 'b')).toBe(b);
     expect(work.recheck(-1, 'c')).toBe(c);
     expect(work.size).toBe(2);
@@ -60,7 +70,7 @@ describe('NfaWorkingSet', () => {
     for (let i = 0; i < n; i++) {
       const slot = work.slotOf(i);
       expect(work.earliestStart[slot]).toBe(i);
-      expect(work.stateAt(slot)!.partial[0]!.startTs).toBe(i);
+      expect(firstStart(work.stateAt(slot))).toBe(i);
     }
   });
 
@@ -81,8 +91,8 @@ describe('NfaWorkingSet', () => {
     work.add('b', stateWith(2), 2);
     expect(stored('a')).toBeUndefined();
     work.writeBack(backend, values);
-    expect(stored('a')?.partial[0]?.startTs).toBe(1);
-    expect(stored('b')?.partial[0]?.startTs).toBe(2);
+    expect(firstStart(stored('a'))).toBe(1);
+    expect(firstStart(stored('b'))).toBe(2);
     work.remove(a);
     work.settle();
     // 'c' takes the slot 'a' had; 'b' went idle and came back before the next write-back.
@@ -92,8 +102,8 @@ describe('NfaWorkingSet', () => {
     work.add('b', stateWith(4), 4);
     work.writeBack(backend, values);
     expect(stored('a')).toBeUndefined();
-    expect(stored('b')?.partial[0]?.startTs).toBe(4);
-    expect(stored('c')?.partial[0]?.startTs).toBe(3);
+    expect(firstStart(stored('b'))).toBe(4);
+    expect(firstStart(stored('c'))).toBe(3);
     expect(backend.entryCount()).toBe(2);
   });
 });
