@@ -74,7 +74,7 @@ describe("the event-time queue's ring of millisecond buckets", () => {
     );
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(step, fc.boolean()), { maxLength: 400 }),
+        fc.array(fc.tuple(step, fc.boolean()), { maxLength: 400, size: 'max' }),
         fc.integer({ min: 0, max: 3 }),
         (ops, lag) => {
           const queue = new EventTimeQueue<number>();
@@ -115,6 +115,17 @@ describe("the event-time queue's ring of millisecond buckets", () => {
     queue.push(4097, 'k', 2);
     queue.push(9_999_999, 'k', 3);
     expect(drain(queue, Number.POSITIVE_INFINITY)).toEqual([4096, 2, 3, 1]);
+  });
+
+  it('keeps a bucket\'s records in arrival order when the ring grows under them', () => {
+    const queue = new EventTimeQueue<number>();
+    for (const v of [1, 2, 3]) queue.push(100, 'k', v);
+    // Far ahead of the first window: the ring widens and rehomes its buckets.
+    queue.push(30_100, 'k', 5);
+    queue.push(100, 'k', 4);
+    queue.push(60_000, 'k', 6);
+    queue.push(100, 'k', 4.5);
+    expect(drain(queue, Number.POSITIVE_INFINITY)).toEqual([1, 2, 3, 4, 4.5, 5, 6]);
   });
 
   it('reuses the rows of released records and drops their references', () => {

@@ -6,9 +6,11 @@
  * keys that went idle) restore into any parallelism with the matches of an
  * uninterrupted run.
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Pattern } from '../../src/api/cep/pattern.js';
 import type { PatternSpec } from '../../src/core/cep.js';
+import { home, KeySlotIndex } from '../../src/runtime/operators/cep/key-slot-index.js';
 import { emptyKeyNfaState, type KeyNfaState } from '../../src/runtime/operators/cep/nfa-runner.js';
 import { NfaWorkingSet } from '../../src/runtime/operators/cep/nfa-working-set.js';
 import { PartialMatchRows } from '../../src/runtime/operators/cep/partial-match-rows.js';
@@ -211,4 +213,63 @@ describe('CEP working set across snapshots', () => {
       );
     }
   }
+});
+
+describe('KeySlotIndex', () => {
+  it('agrees with a Map through adds and deletes of integer and other keys, across growth and wrap', () => {
+    const key = fc.oneof(
+      { weight: 6, arbitrary: fc.integer({ min: -50, max: 3000 }) },
+      { weight: 1, arbitrary: fc.integer() },
+      { weight: 1, arbitrary: fc.constantFrom(2 ** 31, 0.5, -0, 'k1', '7', true) },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(key, fc.boolean()), { maxLength: 3000, size: 'max' }),
+        (ops) => {
+          const index = new KeySlotIndex();
+          const model = new Map<string | number | boolean, number>();
+          ops.forEach(([k, add], n) => {
+            if (add && !model.has(k)) {
+              index.set(k, n);
+              model.set(k, n);
+            } else if (!add) {
+              index.delete(k);
+              model.delete(k);
+            }
+          });
+          expect(index.size).toBe(model.size);
+          for (const [k] of ops) expect(index.get(k)).toBe(model.get(k) ?? -1);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('keeps every probe chain whole when deleting from a full cluster of colliding keys', () => {
+    const index = new KeySlotIndex();
+    // 20,000 consecutive ids (the table grows many times), half of them deleted in a scattered order.
+    for (let k = 0; k < 20_000; k++) index.set(k, k);
+    for (let k = 0; k < 20_000; k += 2) index.delete((k * 7919) % 20_000);
+    const deleted = new Set(Array.from({ length: 10_000 }, (_, i) => (i * 2 * 7919) % 20_000));
+    for (let k = 0; k < 20_000; k++) expect(index.get(k)).toBe(deleted.has(k) ? -1 : k);
+    expect(index.size).toBe(20_000 - deleted.size);
+  });
+
+  it('deletes from a cluster that wraps past the end of the table', () => {
+    // Keys whose home is one of the last two places or the first (of the first table, 1,024 places).
+    const near = (h: number) => {
+      const found: number[] = [];
+      for (let k = 0; found.length < 4; k++) if (home(k, 1023) === h) found.push(k);
+      return found;
+    };
+    const keys = [...near(1022), ...near(1023), ...near(0)];
+    for (const order of [keys, [...keys].reverse()]) {
+      for (const gone of keys) {
+        const index = new KeySlotIndex();
+        for (const k of order) index.set(k, k);
+        index.delete(gone);
+        for (const k of keys) expect(index.get(k)).toBe(k === gone ? -1 : k);
+      }
+    }
+  });
 });
