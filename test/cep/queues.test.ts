@@ -117,7 +117,7 @@ describe("the event-time queue's ring of millisecond buckets", () => {
     expect(drain(queue, Number.POSITIVE_INFINITY)).toEqual([4096, 2, 3, 1]);
   });
 
-  it('keeps a bucket\'s records in arrival order when the ring grows under them', () => {
+  it("keeps a bucket's records in arrival order when the ring grows under them", () => {
     const queue = new EventTimeQueue<number>();
     for (const v of [1, 2, 3]) queue.push(100, 'k', v);
     // Far ahead of the first window: the ring widens and rehomes its buckets.

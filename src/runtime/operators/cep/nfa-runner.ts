@@ -121,6 +121,10 @@ export class NfaRunner<T> {
   /** The partial matches of every key this runner runs. */
   readonly rows = new PartialMatchRows();
   private readonly ctx: ConditionView<T>;
+  // The list of partial matches `process` builds: first and last row, length.
+  private nextFirst = NO_MATCH;
+  private nextLast = NO_MATCH;
+  private nextCount = 0;
 
   constructor(
     private readonly nfa: Nfa<T>,
@@ -150,10 +154,9 @@ export class NfaRunner<T> {
     const eventId = state.nextEventId++;
     // The event enters the buffer only if some match takes it.
     let event: EventRef = -1;
-    // The new list, built at its end.
-    let first = NO_MATCH;
-    let last = NO_MATCH;
-    let count = 0;
+    this.nextFirst = NO_MATCH;
+    this.nextLast = NO_MATCH;
+    this.nextCount = 0;
     let found = false;
     let r = state.firstMatch;
     for (;;) {
@@ -190,19 +193,10 @@ export class NfaRunner<T> {
             continue;
           }
           buffer.retain(node);
-          let row: number;
-          if (reusable) {
-            reusable = false;
-            row = r;
-            rows.moveTo(row, edge.target, node);
-          } else {
-            row = rows.add(edge.target, node, startTs, startId);
-          }
-          rows.setNext(row, NO_MATCH);
-          if (last === NO_MATCH) first = row;
-          else rows.setNext(last, row);
-          last = row;
-          count++;
+          this.append(
+            this.continuation(reusable ? r : NO_MATCH, edge.target, node, startTs, startId),
+          );
+          reusable = false;
           if (isStart) this.listener.started(startTs);
           this.ctx.node = node;
           if (this.reachesFinal(edge.target, value)) {
@@ -219,19 +213,15 @@ export class NfaRunner<T> {
               continue;
             }
             buffer.retain(pmNode);
-            let row: number;
-            if (reusable) {
-              reusable = false;
-              row = r;
-              rows.moveTo(row, edge.target, pmNode);
-            } else {
-              row = rows.add(edge.target, pmNode, pmStartTs, pmStartId);
-            }
-            rows.setNext(row, NO_MATCH);
-            if (last === NO_MATCH) first = row;
-            else rows.setNext(last, row);
-            last = row;
-            count++;
+            const row = this.continuation(
+              reusable ? r : NO_MATCH,
+              edge.target,
+              pmNode,
+              pmStartTs,
+              pmStartId,
+            );
+            this.append(row);
+            reusable = false;
             if (this.reachesFinal(edge.target, value)) {
               found = this.complete(pmNode, pmStartTs, pmStartId) || found;
             }
@@ -243,10 +233,33 @@ export class NfaRunner<T> {
       if (isStart) break;
       r = following;
     }
-    state.firstMatch = first;
-    state.matchCount = count;
+    state.firstMatch = this.nextFirst;
+    state.matchCount = this.nextCount;
     if (found || state.completed.length > 0) this.emitCompleted();
     state.bufferSize = buffer.size;
+  }
+
+  /** The row of a continuation: `reused` (a partial match's own row) moved on, or a new row. */
+  private continuation(
+    reused: number,
+    state: number,
+    node: NodeRef,
+    startTs: number,
+    startId: number,
+  ): number {
+    if (reused === NO_MATCH) return this.rows.add(state, node, startTs, startId);
+    this.rows.moveTo(reused, state, node);
+    return reused;
+  }
+
+  /** Appends a row to the end of the list `process` builds. */
+  private append(row: number): void {
+    const rows = this.rows;
+    rows.setNext(row, NO_MATCH);
+    if (this.nextLast === NO_MATCH) this.nextFirst = row;
+    else rows.setNext(this.nextLast, row);
+    this.nextLast = row;
+    this.nextCount++;
   }
 
   /**
