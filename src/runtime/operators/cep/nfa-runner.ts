@@ -287,11 +287,7 @@ export class NfaRunner<T> {
           } else {
             this.listener.timedOut?.(this.extract(node), startTs + within);
           }
-          this.buffer.release(node);
-          if (prev === NO_MATCH) state.firstMatch = following;
-          else rows.setNext(prev, following);
-          state.matchCount--;
-          rows.recycle(r);
+          this.dropMatch(state, prev, r);
         } else {
           prev = r;
         }
@@ -304,6 +300,17 @@ export class NfaRunner<T> {
     }
     state.bufferSize = this.buffer.size;
     return changed;
+  }
+
+  /** Ends partial match `r` (after `prev` in the key's list): releases its node, unlinks and frees its row. */
+  private dropMatch(state: KeyNfaState<T>, prev: number, r: number): void {
+    const rows = this.rows;
+    this.buffer.release(rows.nodeOf(r));
+    const following = rows.nextOf(r);
+    if (prev === NO_MATCH) state.firstMatch = following;
+    else rows.setNext(prev, following);
+    state.matchCount--;
+    rows.recycle(r);
   }
 
   /** The earliest start time of the key's partial matches; +Infinity if it has none. */
@@ -508,11 +515,7 @@ export class NfaRunner<T> {
       const following = rows.nextOf(r);
       const startId = rows.startIdOf(r);
       if (startId < id || (inclusive && startId === id)) {
-        this.buffer.release(rows.nodeOf(r));
-        if (prev === NO_MATCH) state.firstMatch = following;
-        else rows.setNext(prev, following);
-        state.matchCount--;
-        rows.recycle(r);
+        this.dropMatch(state, prev, r);
       } else {
         prev = r;
       }
