@@ -17,6 +17,7 @@ import {
   withNullability,
 } from '../types/logical-type.js';
 import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
+import { convertStructured } from './structured-cast.js';
 
 const DAY_MS = 86_400_000;
 
@@ -153,7 +154,7 @@ function convert(
   )
     return v;
   if (from.kind === 'ROW' && to.kind === 'ROW' && formatType(from) === formatType(to)) return v;
-  return undefined;
+  return convertStructured(g, v, from, to, tryCast, convert);
 }
 
 /** Timestamps are held in ms: a precision below 3 drops the finer digits. */

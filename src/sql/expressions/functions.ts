@@ -21,6 +21,7 @@ import {
 } from '../types/logical-type.js';
 import { castTo, coerce } from './cast.js';
 import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
+import { FUNCTION_FAMILIES } from './functions/index.js';
 import { arithmeticType, extract } from './typing.js';
 
 /** Names the planner treats as aggregates (in GROUP BY queries and window aggregations). */
@@ -524,7 +525,8 @@ function substring(name: string): FunctionCompiler {
 /** Compiles a call of a built-in scalar function. */
 /** The built-in scalar functions' names, for `SHOW FUNCTIONS`. */
 export function builtInFunctionNames(): string[] {
-  return [...Object.keys(FUNCTIONS), ...AGGREGATE_FUNCTIONS].sort();
+  const callable = Object.keys(FUNCTION_FAMILIES).filter((n) => /^[A-Z_0-9]+$/.test(n));
+  return [...Object.keys(FUNCTIONS), ...callable, ...AGGREGATE_FUNCTIONS].sort();
 }
 
 /** The common type of a constructor's values (nullable when one of them is). */
@@ -548,11 +550,11 @@ export function callFunction(
   at: SourcePosition,
   raw: readonly Expr[],
 ): Compiled {
-  const fn = FUNCTIONS[name];
+  const fn = FUNCTIONS[name] ?? FUNCTION_FAMILIES[name];
   if (fn === undefined) {
     const user = compileUserFunction(name, args, g, at);
     if (user !== undefined) return user;
-    return sqlError(`unknown function ${name}`, at);
+    return sqlError(`unknown function ${name}: it is not supported by Weir SQL yet`, at);
   }
   return fn(args, g, at, raw);
 }

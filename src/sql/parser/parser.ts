@@ -20,6 +20,12 @@ import type {
   Statement,
   TableOption,
 } from './ast.js';
+import {
+  JSON_SYNTAX_FUNCTIONS,
+  type JsonClauseParser,
+  parseJsonArguments,
+  parseJsonKind,
+} from './json-syntax.js';
 import { type Token, tokenize } from './lexer.js';
 import { type ClauseParser, parseMatchRecognize } from './match-recognize.js';
 
@@ -796,7 +802,15 @@ class Parser {
     }
     if (this.acceptWord('IS')) {
       const negated = this.acceptWord('NOT');
-      if (this.acceptWord('DISTINCT', 'FROM')) this.unsupported('IS [NOT] DISTINCT FROM', at);
+      if (this.acceptWord('DISTINCT', 'FROM')) {
+        const name = negated ? 'IS NOT DISTINCT FROM' : 'IS DISTINCT FROM';
+        return this.builtInCall(name, [left, this.additive()], at);
+      }
+      if (this.acceptWord('JSON')) {
+        const kind: Expr = { kind: 'string', value: parseJsonKind(this.clauseParser()), at };
+        const test = this.builtInCall('IS JSON', [left, kind], at);
+        return negated ? { kind: 'unary', op: 'NOT', arg: test, at } : test;
+      }
       const test = this.acceptWord('NULL')
         ? 'NULL'
         : this.acceptWord('TRUE')
@@ -915,7 +929,12 @@ class Parser {
     if (this.acceptSymbol('(')) {
       if (this.isWord('SELECT') || this.isWord('WITH')) this.unsupported('a scalar subquery', at);
       const e = this.expression();
-      if (this.isSymbol(',')) this.unsupported('a row constructor', at);
+      // `(a, b, ...)`: a ROW constructor without its keyword.
+      if (this.acceptSymbol(',')) {
+        const fields = [e, ...this.expressionList()];
+        this.expectSymbol(')');
+        return this.builtInCall('ROW', fields, at);
+      }
       this.expectSymbol(')');
       return e;
     }
@@ -988,8 +1007,30 @@ class Parser {
         if (this.isSymbol('(', this.peek())) this.unsupported(`${word}(subquery)`, at);
         break;
       case 'ROW':
-        if (this.isSymbol('(', this.peek())) this.unsupported('ROW constructors', at);
+        if (this.isSymbol('(', this.peek())) {
+          this.i += 2;
+          const fields = this.expressionList();
+          this.expectSymbol(')');
+          return this.builtInCall('ROW', fields, at);
+        }
         break;
+      case 'LEFT':
+      case 'RIGHT':
+        // The string functions LEFT(s, n) and RIGHT(s, n), whose names are also join keywords.
+        if (this.isSymbol('(', this.peek())) {
+          this.i++;
+          return this.call(word, at);
+        }
+        break;
+      case 'X': {
+        // X'0AFF': a BINARY literal, the quote right after the X.
+        const next = this.peek();
+        if (next.kind === 'string' && next.offset === t.offset + 1) {
+          this.i += 2;
+          return this.builtInCall("X''", [{ kind: 'string', value: next.text, at }], at);
+        }
+        break;
+      }
       default:
         break;
     }
@@ -1041,12 +1082,17 @@ class Parser {
       else if (name === 'SUBSTRING' && this.wordBeforeClose('FROM'))
         args = this.substringArguments();
       else if (name === 'POSITION' && this.wordBeforeClose('IN')) args = this.positionArguments();
+      else if (name === 'OVERLAY' && this.wordBeforeClose('PLACING'))
+        args = this.overlayArguments();
+      else if (JSON_SYNTAX_FUNCTIONS.has(name))
+        args = parseJsonArguments(this.jsonClauseParser(), name);
       else if (/^(FLOOR|CEIL|CEILING)$/.test(name) && this.wordBeforeClose('TO')) {
         // `FLOOR(ts TO HOUR)`: a function of its own, under a name no SQL text can call.
         name = `${name === 'FLOOR' ? 'FLOOR' : 'CEIL'} TO`;
         args = this.timeUnitArguments();
       } else args = this.expressionList();
-    }
+    } else if (JSON_SYNTAX_FUNCTIONS.has(name))
+      args = parseJsonArguments(this.jsonClauseParser(), name);
     this.expectSymbol(')');
     let filter: Expr | undefined;
     if (this.acceptWord('FILTER')) {
@@ -1129,6 +1175,36 @@ class Parser {
     this.expectWord('TO');
     const at = this.at;
     return [arg, { kind: 'string', value: this.identifier('a time unit').toUpperCase(), at }];
+  }
+
+  /** `OVERLAY(s PLACING r FROM start [FOR length])` as (s, r, start[, length]). */
+  private overlayArguments(): Expr[] {
+    const args = [this.expression()];
+    this.expectWord('PLACING');
+    args.push(this.expression());
+    this.expectWord('FROM');
+    args.push(this.expression());
+    if (this.acceptWord('FOR')) args.push(this.expression());
+    return args;
+  }
+
+  /** A call of a built-in function written as syntax (`IS DISTINCT FROM`, `(a, b)`, `X'..'`). */
+  private builtInCall(name: string, args: Expr[], at: SourcePosition): Expr {
+    return {
+      kind: 'call',
+      name,
+      args,
+      star: false,
+      distinct: false,
+      filter: undefined,
+      over: false,
+      at,
+    };
+  }
+
+  /** This parser's cursor with its data types, for the SQL/JSON clauses. */
+  private jsonClauseParser(): JsonClauseParser {
+    return Object.assign(this.clauseParser(), { dataType: () => this.dataType() });
   }
 
   /** `POSITION(needle IN haystack)`: the needle stops before IN (no `x IN (list)` there). */
