@@ -15,7 +15,7 @@ export type Convert = (
   tryCast: boolean,
 ) => string | undefined;
 
-function isBinary(
+export function isBinaryString(
   t: LogicalType,
 ): t is LogicalType & { kind: 'BINARY' | 'VARBINARY'; length: number } {
   return t.kind === 'BINARY' || t.kind === 'VARBINARY';
@@ -56,12 +56,12 @@ export function convertStructured(
   tryCast: boolean,
   convert: Convert,
 ): string | undefined {
-  if (isBinary(to)) {
-    if (isBinary(from)) return fitted(g, v, to);
+  if (isBinaryString(to)) {
+    if (isBinaryString(from)) return fitted(g, v, to);
     if (isCharacterString(from)) return fitted(g, `${g.constant(utf8Bytes)}(${v})`, to);
     return undefined;
   }
-  if (isBinary(from) && isCharacterString(to)) return `${g.constant(utf8Text)}(${v})`;
+  if (isBinaryString(from) && isCharacterString(to)) return `${g.constant(utf8Text)}(${v})`;
   if (from.kind === 'ARRAY' && to.kind === 'ARRAY') {
     const e = g.temp();
     const inner = convert(g, e, from.element, to.element, tryCast);

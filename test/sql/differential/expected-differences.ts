@@ -19,6 +19,10 @@ export const EXPECTED_DIFFERENCES: ReadonlyMap<string, string> = new Map([
     'random-operator-13',
     "a Top-1 with its rank number selected, where a later row displaces the first: the changes Flink's peer reads (toChangelogStream) never retract the displaced row, so Flink's final table keeps every row that was ever first (13 rows, several per partition); Weir retracts it and keeps one row per partition",
   ],
+  ...['map-from-arrays', 'map-union'].map((s): [string, string] => [
+    s,
+    `Flink 2.2.1 fails the job reading an element of ${s === 'map-union' ? 'MAP_UNION' : 'MAP_FROM_ARRAYS'}'s result (ClassCastException: its map class is not a GenericMapData); Weir gives the map's values (checked in test/sql/collection-functions.test.ts)`,
+  ]),
   [
     'random-151',
     'Flink 2.2.1 keeps the rows where `(l = l) IS TRUE` and l is NULL; in three-valued logic NULL = NULL is UNKNOWN and UNKNOWN IS TRUE is FALSE, so Weir leaves them out',

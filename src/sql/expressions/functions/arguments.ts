@@ -14,6 +14,9 @@ import {
   type LogicalType,
 } from '../../types/logical-type.js';
 import { type CodeGen, type Compiled, nullSafe } from '../code-gen.js';
+import { isBinaryString } from '../structured-cast.js';
+
+export { isBinaryString };
 
 /** Checks a call's arguments and returns the code of the call. */
 export type FunctionCompiler = (
@@ -58,10 +61,6 @@ export function requireNumeric(name: string, c: Compiled, at: SourcePosition): v
 
 export function requireInteger(name: string, c: Compiled, at: SourcePosition): void {
   requireKind(name, c, at, isInteger, 'an integer');
-}
-
-export function isBinaryString(t: LogicalType): boolean {
-  return t.kind === 'BINARY' || t.kind === 'VARBINARY';
 }
 
 export function requireBinary(name: string, c: Compiled, at: SourcePosition): void {

@@ -266,7 +266,21 @@ function mapParts(
 
 export const COLLECTION_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   ARRAY_CONTAINS: arrayAndValue('ARRAY_CONTAINS', () => T.boolean(false), arrayContains),
-  ARRAY_POSITION: arrayAndValue('ARRAY_POSITION', () => T.int('INTEGER', false), arrayPosition),
+  // Unlike ARRAY_CONTAINS, a NULL needle gives NULL.
+  ARRAY_POSITION: collectionFunction(
+    'ARRAY_POSITION',
+    2,
+    2,
+    (args, g, at) => {
+      const a = arrayArg('ARRAY_POSITION', args[0] as Compiled, at);
+      const needle = asElement('ARRAY_POSITION', args[1] as Compiled, a.element, g, at);
+      return {
+        args: [args[0] as Compiled, { code: needle.code, type: (args[1] as Compiled).type }],
+        type: T.int('INTEGER', false),
+      };
+    },
+    arrayPosition,
+  ),
   ARRAY_REMOVE: arrayAndValue('ARRAY_REMOVE', (a) => withNullability(a, false), arrayRemove),
   ARRAY_DISTINCT: singleArray('ARRAY_DISTINCT', (a) => withNullability(a, false), arrayDistinct),
   ARRAY_REVERSE: singleArray(

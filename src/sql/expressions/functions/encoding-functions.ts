@@ -35,11 +35,11 @@ function hash(algorithm: string): (v: string | Uint8Array) => string {
   return (v) => createHash(algorithm).update(bytesOf(v)).digest('hex');
 }
 
-/** SHA2(v, bits): NULL for a length other than 224, 256, 384 or 512 (0 means 256). */
-export function sha2(v: string | Uint8Array, bits: number): string | null {
-  const length = bits === 0 ? 256 : bits;
-  if (![224, 256, 384, 512].includes(length)) return null;
-  return createHash(`sha${length}`).update(bytesOf(v)).digest('hex');
+/** SHA2(v, bits): the job fails for a length other than 224, 256, 384 or 512, as in Flink. */
+export function sha2(v: string | Uint8Array, bits: number): string {
+  if (![224, 256, 384, 512].includes(bits))
+    functionFailed('SHA2', `unsupported hash length ${bits} (224, 256, 384 or 512)`);
+  return createHash(`sha${bits}`).update(bytesOf(v)).digest('hex');
 }
 
 export function toBase64(v: string | Uint8Array): string {
@@ -129,10 +129,13 @@ export function bin(v: number | bigint): string {
   return BigInt.asUintN(64, BigInt(v)).toString(2);
 }
 
-/** UNHEX: NULL for text that is not hexadecimal; an odd length gets a leading 0. */
+/**
+ * UNHEX: NULL for text that is not hexadecimal. Of an odd number of digits, Flink decodes the
+ * pairs from the right and leaves the first byte 0 (the lone first digit is dropped).
+ */
 export function unhex(s: string): Uint8Array | null {
   if (!/^[0-9a-fA-F]*$/.test(s)) return null;
-  return Buffer.from(s.length % 2 === 0 ? s : `0${s}`, 'hex');
+  return Buffer.from(s.length % 2 === 0 ? s : `00${s.slice(1)}`, 'hex');
 }
 
 const hashFunction = (name: string, algorithm: string): FunctionCompiler =>
@@ -145,7 +148,7 @@ export const ENCODING_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   SHA256: hashFunction('SHA256', 'sha256'),
   SHA384: hashFunction('SHA384', 'sha384'),
   SHA512: hashFunction('SHA512', 'sha512'),
-  SHA2: strictFunction('SHA2', 2, 2, stringOrBytes('SHA2'), T.string(true), sha2),
+  SHA2: strictFunction('SHA2', 2, 2, stringOrBytes('SHA2'), STRING, sha2),
   TO_BASE64: strictFunction('TO_BASE64', 1, 1, stringOrBytes('TO_BASE64'), STRING, toBase64),
   FROM_BASE64: strictFunction(
     'FROM_BASE64',

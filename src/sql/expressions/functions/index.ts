@@ -9,11 +9,13 @@ import { CONDITIONAL_FUNCTIONS } from './conditional-functions.js';
 import { ENCODING_FUNCTIONS } from './encoding-functions.js';
 import { JSON_FUNCTIONS } from './json-functions.js';
 import { MATH_FUNCTIONS } from './math-functions.js';
+import { REGEXP_FUNCTIONS } from './regexp-functions.js';
 import { STRING_FUNCTIONS } from './string-functions.js';
 import { URL_FUNCTIONS } from './url-functions.js';
 
 export const FUNCTION_FAMILIES: Readonly<Record<string, FunctionCompiler>> = {
   ...STRING_FUNCTIONS,
+  ...REGEXP_FUNCTIONS,
   ...ENCODING_FUNCTIONS,
   ...URL_FUNCTIONS,
   ...MATH_FUNCTIONS,

@@ -217,7 +217,6 @@ export const MATH_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   TANH: real('TANH', 1, Math.tanh),
   DEGREES: real('DEGREES', 1, (x) => (x * 180) / Math.PI),
   RADIANS: real('RADIANS', 1, (x) => (x / 180) * Math.PI),
-  CBRT: real('CBRT', 1, Math.cbrt),
   RAND: random('RAND'),
   RAND_INTEGER: random('RAND_INTEGER'),
 };

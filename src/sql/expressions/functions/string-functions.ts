@@ -43,13 +43,17 @@ function allStrings(name: string) {
     requireString(name, c, at);
 }
 
-/** Upper case after anything but a letter or a digit, lower case elsewhere. */
+/**
+ * Upper case after anything but an ASCII letter or digit, lower case elsewhere. Flink looks
+ * at ASCII only: 'ümlaut' becomes 'üMlaut' (ü is left as it is and starts no word).
+ */
 export function initcap(s: string): string {
   let out = '';
   let capitalize = true;
   for (const ch of s) {
-    out += capitalize ? ch.toUpperCase() : ch.toLowerCase();
-    capitalize = !/[\p{L}\p{N}]/u.test(ch);
+    const ascii = /^[A-Za-z]$/.test(ch);
+    out += !ascii ? ch : capitalize ? ch.toUpperCase() : ch.toLowerCase();
+    capitalize = !/^[A-Za-z0-9]$/.test(ch);
   }
   return out;
 }
@@ -83,19 +87,21 @@ export function right(s: string, n: number): string {
   return n <= 0 ? '' : n >= s.length ? s : s.slice(s.length - n);
 }
 
-/** LOCATE(needle, haystack[, from]): 1-based, 0 when absent or when `from` is out of range. */
+/** LOCATE(needle, haystack[, from]): 1-based, 0 when absent; a `from` below 1 is 1. */
 export function locate(needle: string, haystack: string, from = 1): number {
-  if (from < 1 || from - 1 > haystack.length) return 0;
-  return haystack.indexOf(needle, from - 1) + 1;
+  if (from - 1 > haystack.length) return 0;
+  return haystack.indexOf(needle, Math.max(from - 1, 0)) + 1;
 }
 
 export function instr(haystack: string, needle: string): number {
   return haystack.indexOf(needle) + 1;
 }
 
-/** The code of the first character, 0 for the empty string. */
+/** The first byte of the string's UTF-8 form, as a signed byte (Flink's ASCII); 0 for ''. */
 export function ascii(s: string): number {
-  return s.length === 0 ? 0 : (s.codePointAt(0) as number);
+  if (s.length === 0) return 0;
+  const first = Buffer.from(s.slice(0, 2), 'utf8')[0] as number;
+  return first > 127 ? first - 256 : first;
 }
 
 /** The character of code `n` modulo 256 (Flink's CHR), the empty string for a negative one. */
@@ -104,8 +110,12 @@ export function chr(n: number): string {
   return String.fromCharCode(n % 256);
 }
 
-/** OVERLAY(s PLACING r FROM start [FOR length]): `length` characters from `start` replaced. */
+/**
+ * OVERLAY(s PLACING r FROM start [FOR length]): `length` characters from `start` replaced; a
+ * start past the end leaves the string as it is (Flink's answer).
+ */
 export function overlay(s: string, r: string, start: number, length: number = r.length): string {
+  if (start > s.length) return s;
   const from = Math.min(Math.max(start - 1, 0), s.length);
   const to = Math.min(Math.max(from + length, from), s.length);
   return s.slice(0, from) + r + s.slice(to);
@@ -113,6 +123,7 @@ export function overlay(s: string, r: string, start: number, length: number = r.
 
 /** SPLIT: every delimited piece (empty ones too); an empty delimiter splits every character. */
 export function split(s: string, delimiter: string): string[] {
+  if (s === '') return [];
   if (delimiter === '') return Array.from(s);
   return s.split(delimiter);
 }

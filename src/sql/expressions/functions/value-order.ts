@@ -4,7 +4,7 @@
  * BIGINT may be a number or a bigint, BYTES a Uint8Array, ARRAY an array, MAP a Map.
  */
 
-function bytesCompare(a: Uint8Array, b: Uint8Array): number {
+export function bytesCompare(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const d = (a[i] as number) - (b[i] as number);
