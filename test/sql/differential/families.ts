@@ -821,6 +821,22 @@ function builtInFunctions(): SuiteCase[] {
       sql: "SELECT id, JSON_ARRAY(i, s), JSON_ARRAY(i, s NULL ON NULL), JSON_ARRAY(), JSON_ARRAY(JSON_ARRAY(1, 'a'), d, b) FROM t",
     },
     {
+      name: 'str-is-alpha-digit-decimal',
+      sql: "SELECT id, IS_ALPHA(s), IS_DIGIT(s), IS_DECIMAL(s), IS_ALPHA(''), IS_DIGIT('12a'), IS_DECIMAL('1e5') FROM t",
+    },
+    {
+      name: 'arr-append-except-intersect',
+      sql: 'SELECT id, ARRAY_APPEND(ARRAY[i], 5), ARRAY_PREPEND(ARRAY[k], s), ARRAY_EXCEPT(ARRAY[1, 2, 2, i], ARRAY[2]), ARRAY_INTERSECT(ARRAY[1, 2, 2, i], ARRAY[2, i]) FROM t',
+    },
+    {
+      name: 'json-quote-unquote',
+      sql: `SELECT id, JSON_QUOTE(s), JSON_UNQUOTE(JSON_QUOTE(s)), JSON_UNQUOTE(s), JSON_QUOTE('a"b\\c'), JSON_UNQUOTE('"x\\ty"') FROM t`,
+    },
+    {
+      name: 'math-rand-seeded',
+      sql: 'SELECT id, RAND(7), RAND_INTEGER(7, 100), RAND_INTEGER(3, 1000) FROM t',
+    },
+    {
       name: 'bytes-literals-casts',
       sql: "SELECT id, X'414243', CAST(X'414243' AS STRING), CAST(s AS BYTES), CAST(CAST(s AS BYTES) AS STRING), CAST(s AS BINARY(3)), CAST(s AS VARBINARY(2)) FROM t",
     },

@@ -140,6 +140,16 @@ function union(a: readonly unknown[], b: readonly unknown[]): unknown[] {
   return arrayDistinct([...a, ...b]);
 }
 
+/** ARRAY_EXCEPT: the distinct elements of `a` that `b` lacks, in `a`'s order. */
+export function arrayExcept(a: readonly unknown[], b: readonly unknown[]): unknown[] {
+  return arrayDistinct(a).filter((x) => !arrayContains(b, x));
+}
+
+/** ARRAY_INTERSECT: the distinct elements of `a` that `b` has too, in `a`'s order. */
+export function arrayIntersect(a: readonly unknown[], b: readonly unknown[]): unknown[] {
+  return arrayDistinct(a).filter((x) => arrayContains(b, x));
+}
+
 export function mapFromArrays(
   keys: readonly unknown[],
   values: readonly unknown[],
@@ -330,6 +340,18 @@ export const COLLECTION_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = 
   ),
   ARRAY_CONCAT: sameArrays('ARRAY_CONCAT', 1, Infinity, concat),
   ARRAY_UNION: sameArrays('ARRAY_UNION', 2, 2, union),
+  ARRAY_EXCEPT: sameArrays('ARRAY_EXCEPT', 2, 2, arrayExcept),
+  ARRAY_INTERSECT: sameArrays('ARRAY_INTERSECT', 2, 2, arrayIntersect),
+  ARRAY_APPEND: arrayAndValue(
+    'ARRAY_APPEND',
+    (a) => withNullability(a, false),
+    (a: readonly unknown[], v: unknown) => [...a, v],
+  ),
+  ARRAY_PREPEND: arrayAndValue(
+    'ARRAY_PREPEND',
+    (a) => withNullability(a, false),
+    (a: readonly unknown[], v: unknown) => [v, ...a],
+  ),
   MAP_KEYS: mapParts(
     'MAP_KEYS',
     (m) => arrayOf(m.key, false),

@@ -12,7 +12,13 @@ import {
 } from '../../types/logical-type.js';
 import { castTo } from '../cast.js';
 import { type CodeGen, type Compiled, nullSafe } from '../code-gen.js';
-import { anyNullable, arity, type FunctionCompiler, helperCall } from './arguments.js';
+import {
+  anyNullable,
+  arity,
+  type FunctionCompiler,
+  helperCall,
+  requireString,
+} from './arguments.js';
 import { compareValues, isDistinct } from './value-order.js';
 
 /** The arguments cast to their common type, or an error naming every type. */
@@ -71,7 +77,31 @@ function distinctFrom(negated: boolean): FunctionCompiler {
   };
 }
 
+/** IS_ALPHA, IS_DIGIT, IS_DECIMAL: FALSE for NULL and for the empty string. */
+export function isAlpha(s: string | null): boolean {
+  return s !== null && /^\p{L}+$/u.test(s);
+}
+
+export function isDigit(s: string | null): boolean {
+  return s !== null && /^\p{Nd}+$/u.test(s);
+}
+
+export function isDecimal(s: string | null): boolean {
+  return s !== null && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s);
+}
+
+function stringTest(name: string, test: (s: string | null) => boolean): FunctionCompiler {
+  return (args, g, at) => {
+    arity(name, args, 1, 1, at);
+    requireString(name, args[0] as Compiled, at);
+    return { code: helperCall(g, test, [(args[0] as Compiled).code]), type: T.boolean(false) };
+  };
+}
+
 export const CONDITIONAL_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
+  IS_ALPHA: stringTest('IS_ALPHA', isAlpha),
+  IS_DIGIT: stringTest('IS_DIGIT', isDigit),
+  IS_DECIMAL: stringTest('IS_DECIMAL', isDecimal),
   GREATEST: extremeFunction('GREATEST', greatest),
   LEAST: extremeFunction('LEAST', least),
   // IFNULL(a, b): a unless it is NULL; nullable only when b is.

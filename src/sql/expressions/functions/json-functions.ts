@@ -26,6 +26,7 @@ import {
   functionFailed,
   helperCall,
   requireString,
+  strictFunction,
 } from './arguments.js';
 import { javaDouble } from './java-text.js';
 import {
@@ -365,7 +366,41 @@ const compileJsonArray: FunctionCompiler = (args, g, _at, raw) => ({
   type: T.string(false),
 });
 
+/** JSON_QUOTE: the string as a JSON string literal, non-ASCII characters escaped (`\u00fc`). */
+export function jsonQuote(s: string): string {
+  return JSON.stringify(s).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** JSON_UNQUOTE: the text of a JSON string literal; other text as it is. */
+export function jsonUnquote(s: string): string {
+  try {
+    const node = parseJson(s);
+    return typeof node === 'string' ? node : s;
+  } catch {
+    return s;
+  }
+}
+
 export const JSON_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
+  JSON_QUOTE: strictFunction(
+    'JSON_QUOTE',
+    1,
+    1,
+    (c, _i, at) => requireString('JSON_QUOTE', c, at),
+    T.string(false),
+    jsonQuote,
+  ),
+  JSON_UNQUOTE: strictFunction(
+    'JSON_UNQUOTE',
+    1,
+    1,
+    (c, _i, at) => requireString('JSON_UNQUOTE', c, at),
+    T.string(false),
+    jsonUnquote,
+  ),
   JSON_VALUE: compileJsonValue,
   JSON_QUERY: compileJsonQuery,
   JSON_EXISTS: compileJsonExists,
