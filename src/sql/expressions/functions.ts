@@ -13,7 +13,6 @@ import {
   isApproximate,
   isCharacterString,
   isInteger,
-  isNumeric,
   isTimestamp,
   type LogicalType,
   T,
@@ -21,6 +20,14 @@ import {
 } from '../types/logical-type.js';
 import { castTo, coerce } from './cast.js';
 import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
+import {
+  anyNullable,
+  arity,
+  type FunctionCompiler,
+  requireInteger,
+  requireNumeric,
+  requireString,
+} from './functions/arguments.js';
 import { FUNCTION_FAMILIES } from './functions/index.js';
 import { arithmeticType, extract } from './typing.js';
 
@@ -33,51 +40,12 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'AVG',
 ]);
 
-type FunctionCompiler = (
-  args: Compiled[],
-  g: CodeGen,
-  at: SourcePosition,
-  raw: readonly Expr[],
-) => Compiled;
-
-function arity(
-  name: string,
-  args: readonly Compiled[],
-  min: number,
-  max: number,
-  at: SourcePosition,
-): void {
-  if (args.length < min || args.length > max) {
-    const expected = min === max ? `${min}` : `${min} to ${max}`;
-    sqlError(`${name} takes ${expected} argument${max === 1 ? '' : 's'}, got ${args.length}`, at);
-  }
-}
-
 /** A function of no arguments giving the current time in epoch milliseconds. */
 function wallClock(name: string, kind: 'TIMESTAMP' | 'TIMESTAMP_LTZ'): FunctionCompiler {
   return (args, _g, at) => {
     arity(name, args, 0, 0, at);
     return { code: 'Date.now()', type: { kind, nullable: false, precision: 3 } };
   };
-}
-
-function requireString(name: string, c: Compiled, at: SourcePosition): void {
-  if (!isCharacterString(c.type) && c.type.kind !== 'NULL')
-    sqlError(`${name} needs a string argument, got ${formatType(c.type)}`, at);
-}
-
-function requireNumeric(name: string, c: Compiled, at: SourcePosition): void {
-  if (!isNumeric(c.type) && c.type.kind !== 'NULL')
-    sqlError(`${name} needs a numeric argument, got ${formatType(c.type)}`, at);
-}
-
-function requireInteger(name: string, c: Compiled, at: SourcePosition): void {
-  if (!isInteger(c.type) && c.type.kind !== 'NULL')
-    sqlError(`${name} needs an integer argument, got ${formatType(c.type)}`, at);
-}
-
-function anyNullable(args: readonly Compiled[]): boolean {
-  return args.some((a) => a.type.nullable);
 }
 
 /** A string function `fn(args)` over strings and integers, NULL in gives NULL out. */

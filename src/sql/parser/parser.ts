@@ -20,6 +20,7 @@ import type {
   Statement,
   TableOption,
 } from './ast.js';
+import { plainCall } from './calls.js';
 import {
   JSON_SYNTAX_FUNCTIONS,
   type JsonClauseParser,
@@ -804,11 +805,11 @@ class Parser {
       const negated = this.acceptWord('NOT');
       if (this.acceptWord('DISTINCT', 'FROM')) {
         const name = negated ? 'IS NOT DISTINCT FROM' : 'IS DISTINCT FROM';
-        return this.builtInCall(name, [left, this.additive()], at);
+        return plainCall(name, [left, this.additive()], at);
       }
       if (this.acceptWord('JSON')) {
         const kind: Expr = { kind: 'string', value: parseJsonKind(this.clauseParser()), at };
-        const test = this.builtInCall('IS JSON', [left, kind], at);
+        const test = plainCall('IS JSON', [left, kind], at);
         return negated ? { kind: 'unary', op: 'NOT', arg: test, at } : test;
       }
       const test = this.acceptWord('NULL')
@@ -933,7 +934,7 @@ class Parser {
       if (this.acceptSymbol(',')) {
         const fields = [e, ...this.expressionList()];
         this.expectSymbol(')');
-        return this.builtInCall('ROW', fields, at);
+        return plainCall('ROW', fields, at);
       }
       this.expectSymbol(')');
       return e;
@@ -993,16 +994,7 @@ class Parser {
           this.i += 2;
           const args = this.isSymbol(']') ? [] : this.expressionList();
           this.expectSymbol(']');
-          return {
-            kind: 'call',
-            name: `${word}[]`,
-            args,
-            star: false,
-            distinct: false,
-            filter: undefined,
-            over: false,
-            at,
-          };
+          return plainCall(`${word}[]`, args, at);
         }
         if (this.isSymbol('(', this.peek())) this.unsupported(`${word}(subquery)`, at);
         break;
@@ -1011,7 +1003,7 @@ class Parser {
           this.i += 2;
           const fields = this.expressionList();
           this.expectSymbol(')');
-          return this.builtInCall('ROW', fields, at);
+          return plainCall('ROW', fields, at);
         }
         break;
       case 'LEFT':
@@ -1027,7 +1019,7 @@ class Parser {
         const next = this.peek();
         if (next.kind === 'string' && next.offset === t.offset + 1) {
           this.i += 2;
-          return this.builtInCall("X''", [{ kind: 'string', value: next.text, at }], at);
+          return plainCall("X''", [{ kind: 'string', value: next.text, at }], at);
         }
         break;
       }
@@ -1049,16 +1041,7 @@ class Parser {
       (upper === 'CURRENT_TIMESTAMP' || upper === 'LOCALTIMESTAMP') &&
       this.tokens[this.i - 1]?.kind === 'word'
     )
-      return {
-        kind: 'call',
-        name: upper,
-        args: [],
-        star: false,
-        distinct: false,
-        filter: undefined,
-        over: false,
-        at,
-      };
+      return plainCall(upper, [], at);
     const path = [first];
     while (this.isSymbol('.') && (this.peek().kind === 'word' || this.peek().kind === 'quoted')) {
       this.i++;
@@ -1186,20 +1169,6 @@ class Parser {
     args.push(this.expression());
     if (this.acceptWord('FOR')) args.push(this.expression());
     return args;
-  }
-
-  /** A call of a built-in function written as syntax (`IS DISTINCT FROM`, `(a, b)`, `X'..'`). */
-  private builtInCall(name: string, args: Expr[], at: SourcePosition): Expr {
-    return {
-      kind: 'call',
-      name,
-      args,
-      star: false,
-      distinct: false,
-      filter: undefined,
-      over: false,
-      at,
-    };
   }
 
   /** This parser's cursor with its data types, for the SQL/JSON clauses. */

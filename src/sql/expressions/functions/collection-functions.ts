@@ -260,6 +260,27 @@ function sameArrays(
   );
 }
 
+/** An array and option arguments (each checked by `check`), giving an array of its type. */
+function arrayAndOptions(
+  name: string,
+  min: number,
+  max: number,
+  check: (c: Compiled, at: SourcePosition) => void,
+  helper: (...args: never[]) => unknown,
+): FunctionCompiler {
+  return collectionFunction(
+    name,
+    min,
+    max,
+    (args, _g, at) => {
+      const a = arrayArg(name, args[0] as Compiled, at);
+      for (const x of args.slice(1)) check(x, at);
+      return { args, type: withNullability(a, false) };
+    },
+    helper,
+  );
+}
+
 function mapParts(
   name: string,
   part: (m: MapType) => LogicalType,
@@ -301,27 +322,20 @@ export const COLLECTION_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = 
   ARRAY_MAX: singleArray('ARRAY_MAX', (a) => withNullability(a.element, true), arrayExtreme(1)),
   ARRAY_MIN: singleArray('ARRAY_MIN', (a) => withNullability(a.element, true), arrayExtreme(-1)),
   ELEMENT: singleArray('ELEMENT', (a) => withNullability(a.element, true), element),
-  ARRAY_SLICE: collectionFunction(
+  ARRAY_SLICE: arrayAndOptions(
     'ARRAY_SLICE',
     2,
     3,
-    (args, _g, at) => {
-      const a = arrayArg('ARRAY_SLICE', args[0] as Compiled, at);
-      for (const x of args.slice(1)) requireInteger('ARRAY_SLICE', x, at);
-      return { args, type: withNullability(a, false) };
-    },
+    (x, at) => requireInteger('ARRAY_SLICE', x, at),
     arraySlice,
   ),
-  ARRAY_SORT: collectionFunction(
+  ARRAY_SORT: arrayAndOptions(
     'ARRAY_SORT',
     1,
     3,
-    (args, _g, at) => {
-      const a = arrayArg('ARRAY_SORT', args[0] as Compiled, at);
-      for (const x of args.slice(1))
-        if (x.type.kind !== 'BOOLEAN' && x.type.kind !== 'NULL')
-          sqlError(`ARRAY_SORT's order arguments are BOOLEAN, got ${formatType(x.type)}`, at);
-      return { args, type: withNullability(a, false) };
+    (x, at) => {
+      if (x.type.kind !== 'BOOLEAN' && x.type.kind !== 'NULL')
+        sqlError(`ARRAY_SORT's order arguments are BOOLEAN, got ${formatType(x.type)}`, at);
     },
     arraySort,
   ),
