@@ -825,12 +825,21 @@ class Parser {
     }
     const negated = this.acceptWord('NOT');
     if (this.acceptWord('BETWEEN')) {
-      if (this.acceptWord('SYMMETRIC')) this.unsupported('BETWEEN SYMMETRIC', at);
-      this.acceptWord('ASYMMETRIC');
+      const symmetric = this.acceptWord('SYMMETRIC');
+      if (!symmetric) this.acceptWord('ASYMMETRIC');
       const low = this.additive();
       this.expectWord('AND');
       const high = this.additive();
-      return { kind: 'between', arg: left, low, high, negated, at };
+      if (!symmetric) return { kind: 'between', arg: left, low, high, negated, at };
+      // SYMMETRIC: between the bounds in either order.
+      const either: Expr = {
+        kind: 'binary',
+        op: 'OR',
+        left: { kind: 'between', arg: left, low, high, negated: false, at },
+        right: { kind: 'between', arg: left, low: high, high: low, negated: false, at },
+        at,
+      };
+      return negated ? { kind: 'unary', op: 'NOT', arg: either, at } : either;
     }
     if (this.acceptWord('IN')) {
       this.expectSymbol('(');

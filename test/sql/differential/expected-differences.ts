@@ -21,7 +21,7 @@ export const EXPECTED_DIFFERENCES: ReadonlyMap<string, string> = new Map([
   ],
   ...['map-from-arrays', 'map-union'].map((s): [string, string] => [
     s,
-    `Flink 2.2.1 fails the job reading an element of ${s === 'map-union' ? 'MAP_UNION' : 'MAP_FROM_ARRAYS'}'s result (ClassCastException: its map class is not a GenericMapData); Weir gives the map's values (checked in test/sql/collection-functions.test.ts)`,
+    `Flink 2.2.1 fails the job reading an element of ${s === 'map-union' ? 'MAP_UNION' : 'MAP_FROM_ARRAYS'}'s result (ClassCastException: its map class is not a GenericMapData); Weir gives the map's values (checked in test/sql/functions/collection-functions.test.ts)`,
   ]),
   [
     'random-151',

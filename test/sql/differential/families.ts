@@ -837,6 +837,10 @@ function builtInFunctions(): SuiteCase[] {
       sql: 'SELECT id, RAND(7), RAND_INTEGER(7, 100), RAND_INTEGER(3, 1000) FROM t',
     },
     {
+      name: 'cond-between-symmetric-typeof',
+      sql: 'SELECT id, i BETWEEN SYMMETRIC 10 AND -10, i NOT BETWEEN SYMMETRIC 10 AND -10, TYPEOF(i), TYPEOF(m), TYPEOF(s), TYPEOF(id), TYPEOF(ARRAY[i]), TYPEOF(ts) FROM t',
+    },
+    {
       name: 'bytes-literals-casts',
       sql: "SELECT id, X'414243', CAST(X'414243' AS STRING), CAST(s AS BYTES), CAST(CAST(s AS BYTES) AS STRING), CAST(s AS BINARY(3)), CAST(s AS VARBINARY(2)) FROM t",
     },

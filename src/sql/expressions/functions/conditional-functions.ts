@@ -99,6 +99,11 @@ function stringTest(name: string, test: (s: string | null) => boolean): Function
 }
 
 export const CONDITIONAL_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
+  // TYPEOF(x[, forceSerializable]): the argument's SQL type as Flink prints it.
+  TYPEOF: (args, _g, at) => {
+    arity('TYPEOF', args, 1, 2, at);
+    return { code: JSON.stringify(formatType((args[0] as Compiled).type)), type: T.string(false) };
+  },
   IS_ALPHA: stringTest('IS_ALPHA', isAlpha),
   IS_DIGIT: stringTest('IS_DIGIT', isDigit),
   IS_DECIMAL: stringTest('IS_DECIMAL', isDecimal),
