@@ -212,21 +212,27 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
       type: T.string(chars.type.nullable || s.type.nullable),
     };
   },
+  // LTRIM(s[, characters]): the characters (a space by default) taken off.
   LTRIM: stringFunction(
     'LTRIM',
     1,
-    1,
+    2,
     (a) => T.string(anyNullable(a)),
-    ([s]) => `h.trim(${s}, ' ', 'LEADING')`,
-    (a, at) => requireString('LTRIM', a[0] as Compiled, at),
+    ([s, c]) => `h.trim(${s}, ${c ?? "' '"}, 'LEADING')`,
+    (a, at) => {
+      for (const x of a) requireString('LTRIM', x, at);
+    },
   ),
+  // RTRIM(s[, characters]): the characters (a space by default) taken off.
   RTRIM: stringFunction(
     'RTRIM',
     1,
-    1,
+    2,
     (a) => T.string(anyNullable(a)),
-    ([s]) => `h.trim(${s}, ' ', 'TRAILING')`,
-    (a, at) => requireString('RTRIM', a[0] as Compiled, at),
+    ([s, c]) => `h.trim(${s}, ${c ?? "' '"}, 'TRAILING')`,
+    (a, at) => {
+      for (const x of a) requireString('RTRIM', x, at);
+    },
   ),
   CONCAT: (args, g, at) => {
     if (args.length === 0) sqlError('CONCAT needs at least one argument', at);

@@ -840,6 +840,29 @@ function builtInFunctions(): SuiteCase[] {
       name: 'cond-between-symmetric-typeof',
       sql: 'SELECT id, i BETWEEN SYMMETRIC 10 AND -10, i NOT BETWEEN SYMMETRIC 10 AND -10, TYPEOF(i), TYPEOF(m), TYPEOF(s), TYPEOF(id), TYPEOF(ARRAY[i]), TYPEOF(ts) FROM t',
     },
+    { name: 'str-octet-length', sql: 'SELECT id, OCTET_LENGTH(s) FROM t' },
+    { name: 'str-bit-length', sql: 'SELECT id, BIT_LENGTH(s) FROM t' },
+    { name: 'str-ltrim-chars', sql: "SELECT id, LTRIM(s, ' a'), RTRIM(s, ' c') FROM t" },
+    { name: 'bytes-substring', sql: 'SELECT id, SUBSTRING(CAST(s AS BYTES), 2, 2) FROM t' },
+    {
+      name: 'bytes-concat',
+      sql: "SELECT id, CONCAT(CAST(s AS BYTES), X'21'), CAST(k AS BYTES) || X'00' FROM t",
+    },
+    {
+      name: 'bytes-hash-base64',
+      sql: 'SELECT id, MD5(CAST(s AS BYTES)), TO_BASE64(CAST(s AS BYTES)), SHA256(CAST(s AS BYTES)) FROM t',
+    },
+    { name: 'bytes-hex', sql: 'SELECT id, HEX(CAST(s AS BYTES)) FROM t' },
+    { name: 'bytes-concat-operator', sql: "SELECT id, CAST(k AS BYTES) || X'00' FROM t" },
+    {
+      name: 'bytes-startswith-elt',
+      sql: "SELECT id, STARTSWITH(CAST(s AS BYTES), X'61'), ELT(1, CAST(s AS BYTES), X'00') FROM t",
+    },
+    { name: 'bytes-char-length', sql: 'SELECT id, CHAR_LENGTH(CAST(s AS BYTES)) FROM t' },
+    {
+      name: 'json-value-returning-date',
+      sql: `SELECT id, JSON_VALUE('{"d": "2024-02-29"}', '$.d' RETURNING DATE) FROM t WHERE id < 3`,
+    },
     {
       name: 'bytes-literals-casts',
       sql: "SELECT id, X'414243', CAST(X'414243' AS STRING), CAST(s AS BYTES), CAST(CAST(s AS BYTES) AS STRING), CAST(s AS BINARY(3)), CAST(s AS VARBINARY(2)) FROM t",

@@ -114,6 +114,9 @@ describe('string functions', () => {
     expect(evaluate("ELT(2, 'a', 'b')")).toBe('b');
     expect(evaluate("ELT(3, 'a', 'b')")).toBeNull();
     expect(evaluate("BTRIM('  xax  ', ' x')")).toBe('a');
+    expect(evaluate("LTRIM(' a,b ', ' a')")).toBe(',b ');
+    expect(evaluate("RTRIM(' a,b ', ' b')")).toBe(' a,');
+    expect(evaluate("LTRIM('  x ')")).toBe('x ');
     expect(evaluate("STARTSWITH('abc', '')")).toBe(true);
     expect(evaluate("ENDSWITH(X'0102', X'02')")).toBe(true);
   });
@@ -176,6 +179,7 @@ describe('hashes, Base64, character sets, hex', () => {
   it('HEX, BIN and UNHEX as Flink (two complement, odd text)', () => {
     expect(evaluate('HEX(-41)')).toBe('FFFFFFFFFFFFFFD7');
     expect(evaluate("HEX('ab')")).toBe('6162');
+    expect(() => evaluate("HEX(X'01')")).toThrow(/HEX needs an integer or a string/);
     expect(evaluate('BIN(10)')).toBe('1010');
     expect(hexOf(evaluate("UNHEX('414243')"))).toBe('414243');
     expect(hexOf(evaluate("UNHEX('414')"))).toBe('0014');

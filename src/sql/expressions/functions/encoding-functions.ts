@@ -118,11 +118,11 @@ export function decode(b: Uint8Array, name: string): string {
   return Buffer.from(b).toString(c);
 }
 
-/** HEX of an integer: its 64-bit two's complement; of a string or BYTES: each byte. */
-export function hex(v: number | bigint | string | Uint8Array): string {
+/** HEX of an integer: its 64-bit two's complement; of a string: each byte of its UTF-8 form. */
+export function hex(v: number | bigint | string): string {
   if (typeof v === 'number' || typeof v === 'bigint')
     return BigInt.asUintN(64, BigInt(v)).toString(16).toUpperCase();
-  return Buffer.from(bytesOf(v)).toString('hex').toUpperCase();
+  return Buffer.from(v, 'utf8').toString('hex').toUpperCase();
 }
 
 export function bin(v: number | bigint): string {
@@ -183,13 +183,9 @@ export const ENCODING_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     1,
     1,
     (c, _i, at) => {
-      if (
-        !isInteger(c.type) &&
-        !isCharacterString(c.type) &&
-        !isBinaryString(c.type) &&
-        c.type.kind !== 'NULL'
-      )
-        sqlError(`HEX needs an integer, a string or BYTES, got ${formatType(c.type)}`, at);
+      // Flink's HEX takes no BYTES.
+      if (!isInteger(c.type) && !isCharacterString(c.type) && c.type.kind !== 'NULL')
+        sqlError(`HEX needs an integer or a string, got ${formatType(c.type)}`, at);
     },
     STRING,
     hex,
