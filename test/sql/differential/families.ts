@@ -840,6 +840,14 @@ function builtInFunctions(): SuiteCase[] {
       name: 'cond-between-symmetric-typeof',
       sql: 'SELECT id, i BETWEEN SYMMETRIC 10 AND -10, i NOT BETWEEN SYMMETRIC 10 AND -10, TYPEOF(i), TYPEOF(m), TYPEOF(s), TYPEOF(id), TYPEOF(ARRAY[i]), TYPEOF(ts) FROM t',
     },
+    {
+      name: 'str-astral-units',
+      sql: "SELECT id, CHAR_LENGTH('a😀b'), LPAD('😀', 4, 'x'), RPAD('a', 3, '😀'), REVERSE('a😀'), RIGHT('😀b', 2), LOCATE('b', '😀b'), INSTR('😀b', 'b'), REGEXP_INSTR('😀b', 'b'), SPLIT('😀b', ''), TRANSLATE('😀b', 'b', 'c'), INITCAP('😀b'), ASCII('😀'), REPEAT('😀', 2) FROM t WHERE id = 0",
+    },
+    {
+      name: 'str-astral-left',
+      sql: "SELECT id, LEFT('😀b', 1), SUBSTRING('😀b', 2) FROM t WHERE id = 0",
+    },
     { name: 'str-octet-length', sql: 'SELECT id, OCTET_LENGTH(s) FROM t' },
     { name: 'str-bit-length', sql: 'SELECT id, BIT_LENGTH(s) FROM t' },
     { name: 'str-ltrim-chars', sql: "SELECT id, LTRIM(s, ' a'), RTRIM(s, ' c') FROM t" },

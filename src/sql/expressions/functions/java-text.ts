@@ -1,12 +1,36 @@
 /**
- * Java's text conventions where Flink's functions inherit them: `String.split` (a regular
- * expression; trailing empty pieces dropped unless a limit is given) and `Double.toString`.
+ * Java's text conventions where Flink's functions inherit them: regular expressions (Java's
+ * patterns read by JavaScript's engine, compiled once), `String.split` (trailing empty pieces
+ * dropped unless a limit is given) and `Double.toString`.
  */
 import { runtime } from '../runtime.js';
 
+const compiled = new Map<string, RegExp | null>();
+
+/** The pattern as a global RegExp, compiled once; null when it does not compile. */
+export function javaPattern(source: string): RegExp | null {
+  let re = compiled.get(source);
+  if (re === undefined) {
+    try {
+      re = new RegExp(source, 'gu');
+    } catch {
+      try {
+        re = new RegExp(source, 'g');
+      } catch {
+        re = null;
+      }
+    }
+    if (compiled.size > 1000) compiled.clear();
+    compiled.set(source, re);
+  }
+  if (re !== null) re.lastIndex = 0;
+  return re;
+}
+
 /** Java's `s.split(regex, limit)`: limit 0 drops trailing empty pieces, limit n keeps n at most. */
 export function javaSplit(s: string, regex: string, limit = 0): string[] {
-  const re = new RegExp(regex, 'gu');
+  const re = javaPattern(regex);
+  if (re === null) throw new SyntaxError(`'${regex}' is not a regular expression`);
   const pieces: string[] = [];
   let start = 0;
   for (const m of s.matchAll(re)) {

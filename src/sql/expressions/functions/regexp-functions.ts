@@ -12,28 +12,7 @@ import {
   requireString,
   strictFunction,
 } from './arguments.js';
-
-const compiled = new Map<string, RegExp | null>();
-
-/** The pattern as a global RegExp, compiled once; null when it does not compile. */
-function pattern(source: string): RegExp | null {
-  let re = compiled.get(source);
-  if (re === undefined) {
-    try {
-      re = new RegExp(source, 'gu');
-    } catch {
-      try {
-        re = new RegExp(source, 'g');
-      } catch {
-        re = null;
-      }
-    }
-    if (compiled.size > 1000) compiled.clear();
-    compiled.set(source, re);
-  }
-  if (re !== null) re.lastIndex = 0;
-  return re;
-}
+import { javaPattern as pattern } from './java-text.js';
 
 export function regexp(s: string, source: string): boolean | null {
   const re = pattern(source);

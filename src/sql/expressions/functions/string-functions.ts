@@ -1,6 +1,8 @@
 /**
  * Flink's string functions beyond the SQL standard's (INITCAP, LPAD, LEFT, LOCATE, OVERLAY,
- * SPLIT, STR_TO_MAP, ...). Positions count UTF-16 code units, as Flink's Java strings do;
+ * SPLIT, STR_TO_MAP, ...). LEFT, RIGHT, LOCATE and INSTR count characters (code points), as
+ * Flink's functions over its binary strings do; LPAD and RPAD count UTF-16 code units, as its
+ * functions over Java strings do (the differential suite holds both);
  * a NULL argument gives NULL, and so do the arguments Flink rejects with NULL (a negative pad
  * length, an index out of range).
  */
@@ -19,6 +21,7 @@ import {
   anyNullable,
   arity,
   type FunctionCompiler,
+  functionFailed,
   helperCall,
   isBinaryString,
   requireInteger,
@@ -80,21 +83,26 @@ export function reverse(s: string): string {
 }
 
 export function left(s: string, n: number): string {
-  return n <= 0 ? '' : s.slice(0, n);
+  return n <= 0 ? '' : Array.from(s).slice(0, n).join('');
 }
 
 export function right(s: string, n: number): string {
-  return n <= 0 ? '' : n >= s.length ? s : s.slice(s.length - n);
+  if (n <= 0) return '';
+  const chars = Array.from(s);
+  return n >= chars.length ? s : chars.slice(chars.length - n).join('');
 }
 
-/** LOCATE(needle, haystack[, from]): 1-based, 0 when absent; a `from` below 1 is 1. */
+/** LOCATE(needle, haystack[, from]): 1-based in characters, 0 when absent; `from` below 1 is 1. */
 export function locate(needle: string, haystack: string, from = 1): number {
-  if (from - 1 > haystack.length) return 0;
-  return haystack.indexOf(needle, Math.max(from - 1, 0)) + 1;
+  const chars = Array.from(haystack);
+  if (from - 1 > chars.length) return 0;
+  const start = chars.slice(0, Math.max(from - 1, 0)).join('').length;
+  const at = haystack.indexOf(needle, start);
+  return at < 0 ? 0 : Array.from(haystack.slice(0, at)).length + 1;
 }
 
 export function instr(haystack: string, needle: string): number {
-  return haystack.indexOf(needle) + 1;
+  return locate(needle, haystack);
 }
 
 /** The first byte of the string's UTF-8 form, as a signed byte (Flink's ASCII); 0 for ''. */
@@ -124,7 +132,11 @@ export function overlay(s: string, r: string, start: number, length: number = r.
 /** SPLIT: every delimited piece (empty ones too); an empty delimiter splits every character. */
 export function split(s: string, delimiter: string): string[] {
   if (s === '') return [];
-  if (delimiter === '') return Array.from(s);
+  // Flink splits UTF-16 code units: each half of a surrogate pair comes out as '?'.
+  if (delimiter === '')
+    return Array.from({ length: s.length }, (_, i) =>
+      /[\ud800-\udfff]/.test(s[i] as string) ? '?' : (s[i] as string),
+    );
   return s.split(delimiter);
 }
 
@@ -136,9 +148,13 @@ export function strToMap(
 ): Map<string, string | null> {
   const map = new Map<string, string | null>();
   if (text === '') return map;
-  for (const entry of javaSplit(text, listDelimiter)) {
-    const [key, value] = javaSplit(entry, keyValueDelimiter, 2);
-    map.set(key as string, value ?? null);
+  try {
+    for (const entry of javaSplit(text, listDelimiter)) {
+      const [key, value] = javaSplit(entry, keyValueDelimiter, 2);
+      map.set(key as string, value ?? null);
+    }
+  } catch (e) {
+    return functionFailed('STR_TO_MAP', (e as Error).message);
   }
   return map;
 }
