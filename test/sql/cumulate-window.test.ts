@@ -178,4 +178,26 @@ describe('CUMULATE window', () => {
         INTERVAL '2' SECOND, INTERVAL '5' SECOND)) GROUP BY window_start, window_end`),
     ).toThrow('must be a multiple of its step');
   });
+
+  it('refuses at plan time, with its position, an offset outside one period', () => {
+    const env = new StreamEnvironment();
+    const tEnv = TableEnvironment.create(env);
+    tEnv.fromDataStream('clicks', env.fromArray<Click>([]), {
+      columns: [
+        { name: 'user', type: 'STRING' },
+        { name: 'ts', type: 'TIMESTAMP(3)' },
+      ],
+      watermark: { column: 'ts', expression: 'ts' },
+    });
+    for (const tvf of [
+      "TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)",
+      "HOP(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND, INTERVAL '2' SECOND)",
+      "CUMULATE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND, INTERVAL '-2' SECOND)",
+    ])
+      expect(() =>
+        tEnv.sqlQuery(`SELECT COUNT(*) FROM TABLE(${tvf}) GROUP BY window_start, window_end`),
+      ).toThrow(
+        /^line 1, column \d+: (TUMBLE|HOP|CUMULATE) offset \(-?\d+ ms\) must be a whole number of ms smaller than/,
+      );
+  });
 });

@@ -121,6 +121,17 @@ describe('string functions', () => {
     expect(evaluate("ENDSWITH(X'0102', X'02')")).toBe(true);
   });
 
+  it('count characters or UTF-16 units where Flink does', () => {
+    expect(evaluate("LEFT('😀b', 1)")).toBe('😀');
+    expect(evaluate("RIGHT('😀b', 2)")).toBe('😀b');
+    expect(evaluate("LOCATE('b', '😀b')")).toBe(2);
+    expect(evaluate("INSTR('😀b', 'b')")).toBe(2);
+    expect(evaluate("LPAD('😀', 4, 'x')")).toBe('xx😀');
+    expect(evaluate("REGEXP_INSTR('😀b', 'b')")).toBe(3);
+    expect(evaluate("SPLIT('😀b', '')")).toEqual(['?', '?', 'b']);
+    expect(evaluate("ASCII('😀')")).toBe(-16);
+  });
+
   it('PRINTF formats as Java', () => {
     expect(evaluate("PRINTF('%s-%d', 'a', 42)")).toBe('a-42');
     expect(evaluate("PRINTF('%5s|%-4d|%%', 'c', n)", { n: null })).toBe('    c|null|%');
