@@ -805,6 +805,14 @@ function builtInFunctions(): SuiteCase[] {
       sql: `SELECT id, JSON_EXISTS(s, '$'), JSON_EXISTS('{"a": 1}', '$.a'), JSON_EXISTS('{"a": 1}', '$.b'), JSON_EXISTS('{"a": [1]}', '$.a[2]'), JSON_EXISTS(s, 'strict $.a' FALSE ON ERROR) FROM t`,
     },
     {
+      name: 'json-edge-cases',
+      sql: `SELECT id, JSON_EXISTS('{"a": null}', '$.a'), JSON_VALUE('{"a": 1e2}', '$.a'), JSON_VALUE('{"a": 10000000000000000000}', '$.a'), JSON_QUERY('[1, 2]', '$' WITH UNCONDITIONAL WRAPPER), JSON_VALUE('[{"a": 1}, {"a": 2}]', '$[*].a'), JSON_QUERY('[{"a": 1}, {"a": 2}]', '$[*].a'), JSON_VALUE('{"a": "x"}', 'strict $.a.b' DEFAULT 'e' ON ERROR), JSON_VALUE('{"a": [1]}', 'lax $.a[0]') FROM t WHERE id < 2`,
+    },
+    {
+      name: 'json-query-returning-array',
+      sql: `SELECT id, JSON_QUERY('{"a": [1, "x", {"b": 2}]}', '$.a' RETURNING ARRAY<STRING>), JSON_QUERY('{"a": 1}', '$.a' RETURNING ARRAY<STRING>) FROM t WHERE id < 2`,
+    },
+    {
       name: 'is-json',
       sql: 'SELECT id, s IS JSON, s IS JSON SCALAR, s IS JSON OBJECT, s IS NOT JSON ARRAY, s IS JSON VALUE FROM t',
     },

@@ -13,7 +13,11 @@ const doc = `'{"a": {"b": [1, 2.50, "x", true, null]}, "n": 1.0, "o": {"c": 2}}'
 describe('JSON_VALUE', () => {
   it('gives scalars as text; NULL for JSON null, a missing member or NULL input', () => {
     expect(evaluate(`JSON_VALUE(${doc}, '$.a.b[0]')`)).toBe('1');
-    expect(evaluate(`JSON_VALUE(${doc}, '$.a.b[1]')`)).toBe('2.5');
+    // Numbers as Java's BigDecimal prints them.
+    expect(evaluate(`JSON_VALUE(${doc}, '$.a.b[1]')`)).toBe('2.50');
+    expect(evaluate(`JSON_VALUE('[1e2, 0.0000001, -0.5]', '$[0]')`)).toBe('1E+2');
+    expect(evaluate(`JSON_VALUE('[1e2, 0.0000001, -0.5]', '$[1]')`)).toBe('1E-7');
+    expect(evaluate(`JSON_VALUE('[1e2, 0.0000001, -0.5]', '$[2]')`)).toBe('-0.5');
     expect(evaluate(`JSON_VALUE(${doc}, '$.n')`)).toBe('1.0');
     expect(evaluate(`JSON_VALUE(${doc}, '$.a.b[2]')`)).toBe('x');
     expect(evaluate(`JSON_VALUE(${doc}, '$.a.b[3]')`)).toBe('true');
@@ -53,21 +57,33 @@ describe('JSON_VALUE', () => {
 
 describe('JSON_QUERY, JSON_EXISTS, IS JSON', () => {
   it('JSON_QUERY gives arrays and objects as compact JSON, scalars only wrapped', () => {
-    expect(evaluate(`JSON_QUERY(${doc}, '$.a.b')`)).toBe('[1,2.5,"x",true,null]');
+    expect(evaluate(`JSON_QUERY(${doc}, '$.a.b')`)).toBe('[1,2.50,"x",true,null]');
     expect(evaluate(`JSON_QUERY(${doc}, '$.o')`)).toBe('{"c":2}');
     expect(evaluate(`JSON_QUERY(${doc}, '$.o.c')`)).toBeNull();
     expect(evaluate(`JSON_QUERY(${doc}, '$.o.c' WITH WRAPPER)`)).toBe('[2]');
     expect(evaluate(`JSON_QUERY(${doc}, '$.o' WITH CONDITIONAL ARRAY WRAPPER)`)).toBe('[{"c":2}]');
     expect(evaluate(`JSON_QUERY(${doc}, '$.a.b' WITH CONDITIONAL WRAPPER)`)).toBe(
-      '[1,2.5,"x",true,null]',
+      '[1,2.50,"x",true,null]',
     );
-    expect(evaluate(`JSON_QUERY(${doc}, '$.a.b[*]')`)).toBe('[1,2.5,"x",true,null]');
+    expect(evaluate(`JSON_QUERY(${doc}, '$.a.b[*]')`)).toBe('[1,2.50,"x",true,null]');
     expect(evaluate(`JSON_QUERY(${doc}, '$.z' EMPTY ARRAY ON EMPTY)`)).toBe('[]');
     expect(evaluate(`JSON_QUERY('[', '$' EMPTY OBJECT ON ERROR)`)).toBe('{}');
+    expect(evaluate(`JSON_QUERY(${doc}, '$.a.b' RETURNING ARRAY<STRING>)`)).toEqual([
+      '1',
+      '2.50',
+      'x',
+      'true',
+      null,
+    ]);
+    expect(
+      evaluate(`JSON_QUERY(${doc}, '$.n' RETURNING ARRAY<STRING> EMPTY ARRAY ON EMPTY)`),
+    ).toEqual([]);
   });
 
   it('JSON_EXISTS: FALSE ON ERROR by default, NULL for NULL', () => {
-    expect(evaluate(`JSON_EXISTS(${doc}, '$.a.b[4]')`)).toBe(true);
+    expect(evaluate(`JSON_EXISTS(${doc}, '$.a.b[3]')`)).toBe(true);
+    // A JSON null does not count.
+    expect(evaluate(`JSON_EXISTS(${doc}, '$.a.b[4]')`)).toBe(false);
     expect(evaluate(`JSON_EXISTS(${doc}, '$.a.b[9]')`)).toBe(false);
     expect(evaluate("JSON_EXISTS('{', '$')")).toBe(false);
     expect(evaluate("JSON_EXISTS('{', '$' TRUE ON ERROR)")).toBe(true);
@@ -120,7 +136,7 @@ describe('JSON constructors', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
         const text = JSON.stringify(v);
-        // Jackson writes fractions as Java doubles and integers as written; both reparse equal.
+        // Integers come back as written, fractions as BigDecimal prints them: both reparse equal.
         expect(JSON.parse(writeJson(parseJson(text)))).toEqual(JSON.parse(text));
       }),
     );

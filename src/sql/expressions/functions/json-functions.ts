@@ -174,14 +174,23 @@ const compileJsonValue: FunctionCompiler = (args, g, at, raw) => {
   };
 };
 
-function jsonQuery(text: string, path: JsonPath, wrapper: string): unknown {
+/**
+ * JSON_QUERY's result: the selected array or object as JSON text, or with RETURNING ARRAY the
+ * elements of the selected array (strings as their text, the others as JSON text).
+ */
+function jsonQuery(text: string, path: JsonPath, wrapper: string, asArray: boolean): unknown {
   const found = find(text, path);
   if (found === ERROR || found === EMPTY) return found;
   const wrapped =
     wrapper === 'UNCONDITIONAL' || (wrapper === 'CONDITIONAL' && !Array.isArray(found))
       ? [found]
       : found;
-  if (wrapped === null || isScalar(wrapped)) return path.strict ? ERROR : EMPTY;
+  if (wrapped === null || isScalar(wrapped) || (asArray && !Array.isArray(wrapped)))
+    return path.strict ? ERROR : EMPTY;
+  if (asArray)
+    return (wrapped as JsonNode[]).map((e) =>
+      e === null ? null : typeof e === 'string' ? e : writeJson(e),
+    );
   return writeJson(wrapped);
 }
 
@@ -189,9 +198,11 @@ const compileJsonQuery: FunctionCompiler = (args, g, at, raw) => {
   const [json] = args as [Compiled];
   requireString('JSON_QUERY', json, at);
   const path = pathArg('JSON_QUERY', raw, at);
-  if (raw[2]?.kind === 'cast' && !isCharacterString(raw[2].type))
+  const returning = raw[2]?.kind === 'cast' ? raw[2].type : T.string(true);
+  const asArray = returning.kind === 'ARRAY' && isCharacterString(returning.element);
+  if (!isCharacterString(returning) && !asArray)
     sqlError(
-      `JSON_QUERY ... RETURNING ${formatType(raw[2].type)} is not supported by Weir SQL yet`,
+      `JSON_QUERY ... RETURNING ${formatType(returning)} is not supported by Weir SQL yet`,
       at,
     );
   const onEmpty = behaviour(
@@ -214,16 +225,24 @@ const compileJsonQuery: FunctionCompiler = (args, g, at, raw) => {
       g,
       [json],
       ([v]) =>
-        `((${t} = ${helperCall(g, jsonQuery, [v as string, g.constant(path), JSON.stringify(literalText(raw, 3))])}) === ${g.constant(ERROR)} ? ${onError} : ${t} === ${g.constant(EMPTY)} ? ${onEmpty} : ${t})`,
+        `((${t} = ${helperCall(g, jsonQuery, [v as string, g.constant(path), JSON.stringify(literalText(raw, 3)), String(asArray)])}) === ${g.constant(ERROR)} ? ${asArrayBehaviour(onError, asArray)} : ${t} === ${g.constant(EMPTY)} ? ${asArrayBehaviour(onEmpty, asArray)} : ${t})`,
     ),
-    type: T.string(true),
+    type: asArray ? { kind: 'ARRAY', nullable: true, element: T.string(true) } : T.string(true),
   };
 };
 
+/** With RETURNING ARRAY, EMPTY ARRAY ON ... is an empty array, not its JSON text. */
+function asArrayBehaviour(code: string, asArray: boolean): string {
+  return asArray && code === "'[]'" ? '[]' : code;
+}
+
+/** Whether the path selects something; a JSON null is nothing, as in Flink. */
 function jsonExists(text: string, path: JsonPath): boolean | typeof ERROR {
   const found = find(text, path);
   if (found === ERROR) return ERROR;
-  return found !== EMPTY && !(Array.isArray(found) && path.indefinite && found.length === 0);
+  return (
+    found !== EMPTY && found !== null && !(path.indefinite && (found as JsonNode[]).length === 0)
+  );
 }
 
 const compileJsonExists: FunctionCompiler = (args, g, at, raw) => {

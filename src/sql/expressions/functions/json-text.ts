@@ -4,7 +4,6 @@
  * object keys in order), and the SQL/JSON path language's common subset: `[lax|strict] $`
  * followed by `.name`, `."name"`, `['name']`, `[n]`, `[*]` and `.*`.
  */
-import { javaDouble } from './java-text.js';
 
 /** A JSON number, as its text; `exact` when written from a SQL value, never re-read as a double. */
 export class JsonNumber {
@@ -107,10 +106,32 @@ export function isScalar(node: JsonNode): boolean {
   return !(Array.isArray(node) || node instanceof Map);
 }
 
-/** A number's text as Jackson writes it back: integers as they are, fractions as doubles. */
+/**
+ * A number's text as Flink writes it back: integers as they are, other numbers as Java's
+ * BigDecimal prints them (Flink reads JSON numbers as BigDecimal): `2.50` stays `2.50`, `1e2`
+ * becomes `1E+2`, `0.0000001` becomes `1E-7`.
+ */
 export function numberText(n: JsonNumber): string {
   if (n.exact) return n.text;
-  return /[.eE]/.test(n.text) ? javaDouble(Number(n.text)) : BigInt(n.text).toString();
+  if (!/[.eE]/.test(n.text)) return BigInt(n.text).toString();
+  return bigDecimalText(n.text);
+}
+
+/** `BigDecimal.toString()` of a JSON number's text. */
+export function bigDecimalText(text: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (m === null) return text;
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = m;
+  const digits = BigInt(whole + fraction).toString();
+  const scale = fraction.length - Number(exponent);
+  if (scale === 0) return sign + digits;
+  const adjusted = -scale + (digits.length - 1);
+  if (scale > 0 && adjusted >= -6) {
+    const padded = digits.padStart(scale + 1, '0');
+    return `${sign}${padded.slice(0, padded.length - scale)}.${padded.slice(padded.length - scale)}`;
+  }
+  const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+  return `${sign}${mantissa}E${adjusted >= 0 ? '+' : ''}${adjusted}`;
 }
 
 /** Compact JSON text of a node. */
