@@ -813,6 +813,14 @@ function builtInFunctions(): SuiteCase[] {
       sql: `SELECT id, JSON_QUERY('{"a": [1, "x", {"b": 2}]}', '$.a' RETURNING ARRAY<STRING>), JSON_QUERY('{"a": 1}', '$.a' RETURNING ARRAY<STRING>) FROM t WHERE id < 2`,
     },
     {
+      name: 'json-string-structured',
+      sql: "SELECT id, JSON_STRING(MAP['a', i]), JSON_STRING(ROW(i, s)), JSON_STRING(ARRAY[d]) FROM t",
+    },
+    { name: 'json-string-date', sql: 'SELECT id, JSON_STRING(dt) FROM t' },
+    { name: 'json-string-timestamp', sql: 'SELECT id, JSON_STRING(ts) FROM t' },
+    { name: 'json-object-timestamp', sql: "SELECT id, JSON_OBJECT('t' VALUE ts) FROM t" },
+    { name: 'str-printf-values', sql: "SELECT id, PRINTF('%s|%s|%s|%s', d, m, ts, b) FROM t" },
+    {
       name: 'is-json',
       sql: 'SELECT id, s IS JSON, s IS JSON SCALAR, s IS JSON OBJECT, s IS NOT JSON ARRAY, s IS JSON VALUE FROM t',
     },

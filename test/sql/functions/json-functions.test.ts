@@ -108,6 +108,10 @@ describe('JSON constructors', () => {
     expect(evaluate('JSON_STRING(s)', { s: 'a"b' })).toBe('"a\\"b"');
     expect(evaluate('JSON_STRING(a)', { a: [1, null] })).toBe('[1,null]');
     expect(evaluate('JSON_STRING(n)')).toBeNull();
+    expect(evaluate("JSON_STRING(TIMESTAMP '2026-03-28 23:59:00.450')")).toBe(
+      '"2026-03-28T23:59:00.45"',
+    );
+    expect(() => evaluate("JSON_STRING(DATE '2026-03-28')")).toThrow(/does not take a DATE/);
   });
 
   it('JSON_OBJECT sorts keys, keeps NULLs unless ABSENT ON NULL, nests JSON as JSON', () => {

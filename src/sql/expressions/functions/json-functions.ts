@@ -334,9 +334,19 @@ export function sqlToJson(value: unknown, type: LogicalType): JsonNode {
       return new Map(
         type.fields.map((f, i) => [f.name, sqlToJson((value as unknown[])[i], f.type)]),
       );
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return jsonTimestamp(value as number) + (type.kind === 'TIMESTAMP_LTZ' ? 'Z' : '');
     default:
       return toDisplayString(value, type);
   }
+}
+
+/** A timestamp as Flink's JSON functions write it: `2026-03-28T23:59:00.45` (no trailing zeros). */
+function jsonTimestamp(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  const fraction = iso.slice(20, 23).replace(/0+$/, '');
+  return `${iso.slice(0, 19)}${fraction === '' ? '' : `.${fraction}`}`;
 }
 
 /** A value of a JSON constructor: a nested JSON_OBJECT / JSON_ARRAY is JSON, not a string. */
@@ -438,6 +448,8 @@ export const JSON_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   JSON_STRING: (args, g, at) => {
     arity('JSON_STRING', args, 1, 1, at);
     const [v] = args as [Compiled];
+    if (v.type.kind === 'DATE' || v.type.kind === 'TIME')
+      sqlError(`JSON_STRING does not take a ${v.type.kind} (as in Flink)`, at);
     return {
       code: nullSafe(
         g,

@@ -7,6 +7,7 @@ import { formatDecimal } from '../../types/decimal.js';
 import type { LogicalType } from '../../types/logical-type.js';
 import { toDisplayString } from '../../types/values.js';
 import { functionFailed } from './arguments.js';
+import { javaDouble } from './java-text.js';
 
 const SPEC = /%(\d+\$)?([-#+ 0,(<]*)(\d+)?(\.\d+)?([a-zA-Z%])/g;
 
@@ -96,6 +97,14 @@ function floatText(
   return signed(text, x < 0 || Object.is(x, -0), flags);
 }
 
+/** `%s` of a value: Java's toString of the value Flink passes (`60.0`, `true`, `2026-03-28T23:59`). */
+function stringOf(value: unknown, type: LogicalType | undefined): string {
+  if (value === null) return 'null';
+  if (type === undefined || type.kind === 'BOOLEAN') return String(value);
+  if (type.kind === 'DOUBLE' || type.kind === 'FLOAT') return javaDouble(value as number);
+  return toDisplayString(value, type);
+}
+
 export function printf(
   format: string,
   types: readonly LogicalType[],
@@ -130,12 +139,7 @@ export function printf(
       switch (conversion) {
         case 's':
         case 'S':
-          text =
-            value === null
-              ? 'null'
-              : type === undefined
-                ? String(value)
-                : toDisplayString(value, type);
+          text = stringOf(value, type);
           if (precision !== undefined) text = text.slice(0, precision);
           if (conversion === 'S') text = text.toUpperCase();
           break;
