@@ -9,8 +9,8 @@ import { registerSqlConnectors } from '../sql/connectors/registry.js';
 import { UsageError } from './failure.js';
 
 /**
- * Reads the script and adds its INSERT INTO statements to `env`'s job; refuses a script
- * without one. Returns the plans its EXPLAIN statements asked for.
+ * Reads the script and adds its INSERT INTO (and CTAS) statements to `env`'s job; refuses a
+ * script without one. Returns the plans its EXPLAIN statements asked for.
  */
 export async function buildSqlJob(
   env: StreamEnvironment,
@@ -30,7 +30,9 @@ export async function buildSqlJob(
   await tEnv.loadFunctionModules(script);
   const built = tEnv.buildScript(script);
   if (built.inserts === 0) {
-    throw new UsageError(`${path} has no INSERT INTO statement: nothing to run`);
+    throw new UsageError(
+      `${path} has no INSERT INTO (or CREATE TABLE ... AS SELECT) statement: nothing to run`,
+    );
   }
   return built.explained;
 }

@@ -154,6 +154,9 @@ export const Windows = {
   tumblingProcessingTime: (size: number, offset = 0) => tumbling(size, offset, 'processing-time'),
   slidingProcessingTime: (size: number, slide: number, offset = 0) =>
     sliding(size, slide, offset, 'processing-time'),
+  /** Cumulative windows on the wall clock: a record joins the windows its arrival time falls in. */
+  cumulativeProcessingTime: (maxSize: number, step: number, offset = 0) =>
+    cumulative(maxSize, step, offset, 'processing-time'),
   sessionProcessingTime: (gap: number): WindowAssigner<never> => ({
     kind: 'session',
     gap: positive('session gap', gap),

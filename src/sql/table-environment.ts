@@ -10,6 +10,8 @@ import type { Change, ChangelogMode } from '../core/changelog.js';
 import type { Sink } from '../core/sink.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
 import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
+import { checkCreateTableAs, splitCreateTableAs } from './catalog/create-table-as.js';
+import { mergeLike } from './catalog/table-like.js';
 import { type Row, validateOptions } from './connectors/connector.js';
 import { connectorOf } from './connectors/registry.js';
 import { coerce } from './expressions/cast.js';
@@ -25,7 +27,7 @@ import {
   type TableFunctionSpec,
   withFunctions,
 } from './functions/user-functions.js';
-import type { Statement } from './parser/ast.js';
+import type { Query, Statement } from './parser/ast.js';
 import { parseDataType, parseExpression, parseScript } from './parser/parser.js';
 import { AGG_PHASE_STRATEGY, aggPhaseStrategyOf } from './planner/aggregate-phase.js';
 import {
@@ -376,6 +378,12 @@ export class TableEnvironment {
         : '';
       return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${reusedText(ctx)}${explainWithModes(scratch)}`;
     }
+    if (statement.kind === 'statement-set') {
+      // Explaining must not create the table a CTAS would.
+      const ctas = statement.inserts.find((s) => s.kind === 'create-table');
+      if (ctas !== undefined)
+        sqlError('EXPLAIN of CREATE TABLE ... AS SELECT is not supported by Weir SQL yet', ctas.at);
+    }
     if (statement.kind === 'insert' || statement.kind === 'statement-set') {
       this.sinkExplains.length = 0;
       this.apply(statement, ctx);
@@ -383,6 +391,11 @@ export class TableEnvironment {
       const header = sinks.length === 0 ? '' : `== Sinks ==\n${sinks.join('\n')}\n\n`;
       return `${header}${reusedText(ctx)}${explainWithModes(scratch)}`;
     }
+    if (statement.kind === 'create-table' && statement.asQuery !== undefined)
+      sqlError(
+        'EXPLAIN of CREATE TABLE ... AS SELECT is not supported by Weir SQL yet',
+        statement.at,
+      );
     return sqlError(`EXPLAIN of ${this.describe(statement)} is not supported`, statement.at);
   }
 
@@ -436,6 +449,10 @@ export class TableEnvironment {
   private apply(statement: Statement, ctx: PlanContext): number {
     switch (statement.kind) {
       case 'create-table':
+        if (statement.asQuery !== undefined) {
+          this.createTableAs(statement, ctx);
+          return 1;
+        }
         this.createTable(statement);
         return 0;
       case 'create-view':
@@ -483,11 +500,53 @@ export class TableEnvironment {
     }
   }
 
-  private createTable(s: Extract<Statement, { kind: 'create-table' }>): void {
+  /**
+   * CTAS: the table from the query's columns (planned apart, so the real job gets the query
+   * once), then an INSERT INTO it. Into a table that exists only with IF NOT EXISTS, which
+   * then inserts into that table.
+   */
+  private createTableAs(s: Extract<Statement, { kind: 'create-table' }>, ctx: PlanContext): void {
+    checkCreateTableAs(s);
+    const query = s.asQuery as Query;
+    if (this.catalog.names().includes(s.name)) {
+      if (!s.ifNotExists)
+        sqlError(
+          `table '${s.name}' already exists: CREATE TABLE ... AS SELECT creates its table (INSERT INTO adds to one)`,
+          s.at,
+        );
+      this.insert({ kind: 'insert', table: s.name, columns: undefined, query, at: s.at }, ctx);
+      return;
+    }
+    // Planned once, into the job: the INSERT takes this relation rather than planning again
+    // (a DataStream table can only be read in its own job).
+    const firstNode = graphOf(ctx.env).nodes.length;
+    const relation = planQuery(query, ctx);
+    const { table, columnOf } = splitCreateTableAs(s, relation.columns);
+    this.createTable(table);
+    this.insert({ kind: 'insert', table: s.name, columns: undefined, query, at: s.at }, ctx, {
+      relation,
+      firstNode,
+      ...(columnOf === undefined ? {} : { columnOf }),
+    });
+  }
+
+  private createTable(statement: Extract<Statement, { kind: 'create-table' }>): void {
+    let s = statement;
+    if (s.like !== undefined) {
+      const source = this.catalog.get(s.like.table, s.like.at);
+      if (source.kind !== 'table')
+        sqlError(`the table of a LIKE clause cannot be a view ('${s.like.table}')`, s.like.at);
+      s = mergeLike(s, source);
+    }
     const columns: TableColumn[] = [];
     for (const c of s.columns) {
       if (columns.some((x) => x.name === c.name))
         sqlError(`column '${c.name}' is declared twice`, c.at);
+      if (c.kind === 'name-only')
+        sqlError(
+          `column '${c.name}' needs a type (a column list of names alone is for CREATE TABLE ... AS SELECT)`,
+          c.at,
+        );
       if (c.kind === 'metadata')
         columns.push({
           name: c.name,
@@ -533,7 +592,20 @@ export class TableEnvironment {
     this.catalog.register(table, s.ifNotExists, s.at);
   }
 
-  private insert(s: Extract<Statement, { kind: 'insert' }>, ctx: PlanContext): void {
+  /**
+   * Adds an INSERT INTO to the job. `planned` is its query planned already (CTAS), with which
+   * query column fills each written column (`columnOf`, undefined entries NULL) when not the
+   * query's order.
+   */
+  private insert(
+    s: Extract<Statement, { kind: 'insert' }>,
+    ctx: PlanContext,
+    planned?: {
+      readonly relation: Relation;
+      readonly firstNode: number;
+      readonly columnOf?: readonly (number | undefined)[];
+    },
+  ): void {
     const target = this.catalog.get(s.table, s.at);
     if (target.kind !== 'table') sqlError(`cannot INSERT INTO the view '${s.table}'`, s.at);
     const connector = connectorOf(target);
@@ -542,13 +614,14 @@ export class TableEnvironment {
     if (s.columns !== undefined)
       sqlError('INSERT INTO with a column list is not supported by Weir SQL yet', s.at);
     const graph = graphOf(ctx.env);
-    const firstNode = graph.nodes.length;
-    const relation = planQuery(s.query, ctx);
+    const firstNode = planned?.firstNode ?? graph.nodes.length;
+    const relation = planned?.relation ?? planQuery(s.query, ctx);
     // VIRTUAL metadata columns are read-only: INSERT INTO leaves them out, as Flink does.
     const sinkColumns = target.columns.filter(
       (c) => c.computed === undefined && c.metadata?.virtual !== true,
     );
-    if (relation.columns.length !== sinkColumns.length) {
+    const columnOf = planned?.columnOf ?? sinkColumns.map((_, i) => i);
+    if (planned?.columnOf === undefined && relation.columns.length !== sinkColumns.length) {
       sqlError(
         `INSERT INTO ${s.table}: the query has ${relation.columns.length} columns, the table ${sinkColumns.length} (${sinkColumns.map((c) => c.name).join(', ')})`,
         s.at,
@@ -557,10 +630,13 @@ export class TableEnvironment {
     const g = new CodeGen();
     let changed = false;
     const codes = sinkColumns.map((c, i) => {
-      const from = (relation.columns[i] as { type: LogicalType }).type;
-      const value = { code: `r[${i}]`, type: from };
+      const j = columnOf[i];
+      const value =
+        j === undefined
+          ? { code: 'null', type: { kind: 'NULL', nullable: true } as LogicalType }
+          : { code: `r[${j}]`, type: (relation.columns[j] as { type: LogicalType }).type };
       const converted = coerce(g, value, c.type, s.at, `INSERT INTO ${s.table} column '${c.name}'`);
-      if (converted.code !== value.code) changed = true;
+      if (converted.code !== value.code || j !== i) changed = true;
       return converted.code;
     });
     const convert = g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`);

@@ -6,11 +6,14 @@
  * keys that went idle) restore into any parallelism with the matches of an
  * uninterrupted run.
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Pattern } from '../../src/api/cep/pattern.js';
 import type { PatternSpec } from '../../src/core/cep.js';
+import { home, KeySlotIndex } from '../../src/runtime/operators/cep/key-slot-index.js';
 import { emptyKeyNfaState, type KeyNfaState } from '../../src/runtime/operators/cep/nfa-runner.js';
 import { NfaWorkingSet } from '../../src/runtime/operators/cep/nfa-working-set.js';
+import { PartialMatchRows } from '../../src/runtime/operators/cep/partial-match-rows.js';
 import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state.js';
 import { Serializers } from '../../src/state/serializers.js';
 import type { OperatorSnapshot } from '../../src/testing/index.js';
@@ -20,10 +23,19 @@ import { backendOf, removeBackendDirs, type Subtasks, subtasks } from './subtask
 
 afterEach(removeBackendDirs);
 
+/** The partial matches of the states made here. */
+const rows = new PartialMatchRows();
+
 function stateWith(startTs: number): KeyNfaState<string> {
   const s = emptyKeyNfaState<string>();
-  s.partial.push({ state: 2, node: -1, startTs, startId: 0 });
+  s.firstMatch = rows.add(2, -1, startTs, 0);
+  s.matchCount = 1;
   return s;
+}
+
+/** The start time of a state's first partial match. */
+function firstStart(s: KeyNfaState<string> | undefined): number | undefined {
+  return s === undefined ? undefined : rows.startTsOf(s.firstMatch);
 }
 
 describe('NfaWorkingSet', () => {
@@ -32,7 +44,7 @@ describe('NfaWorkingSet', () => {
     const a = work.add('a', stateWith(1), 1);
     const b = work.add('b', stateWith(2), 2);
     expect(work.slotOf('a')).toBe(a);
-    expect(work.remove(a).partial[0]!.startTs).toBe(1);
+    expect(firstStart(work.remove(a))).toBe(1);
     expect(work.slotOf('a')).toBe(-1);
     expect(work.earliestStart[a]).toBe(Number.POSITIVE_INFINITY);
     // Before settling: a slot looked up for 'a' earlier is free, not another key's.
@@ -45,7 +57,7 @@ describe('NfaWorkingSet', () => {
     const c = work.add('c', stateWith(3), 3);
     expect([a, a2]).toContain(c);
     expect(work.keyAt(c)).toBe('c');
-    expect(work.stateAt(c)!.partial[0]!.startTs).toBe(3);
+    expect(firstStart(work.stateAt(c))).toBe(3);
     expect(work.recheck(b, 'b')).toBe(b);
     expect(work.recheck(-1, 'c')).toBe(c);
     expect(work.size).toBe(2);
@@ -60,7 +72,7 @@ describe('NfaWorkingSet', () => {
     for (let i = 0; i < n; i++) {
       const slot = work.slotOf(i);
       expect(work.earliestStart[slot]).toBe(i);
-      expect(work.stateAt(slot)!.partial[0]!.startTs).toBe(i);
+      expect(firstStart(work.stateAt(slot))).toBe(i);
     }
   });
 
@@ -81,8 +93,8 @@ describe('NfaWorkingSet', () => {
     work.add('b', stateWith(2), 2);
     expect(stored('a')).toBeUndefined();
     work.writeBack(backend, values);
-    expect(stored('a')?.partial[0]?.startTs).toBe(1);
-    expect(stored('b')?.partial[0]?.startTs).toBe(2);
+    expect(firstStart(stored('a'))).toBe(1);
+    expect(firstStart(stored('b'))).toBe(2);
     work.remove(a);
     work.settle();
     // 'c' takes the slot 'a' had; 'b' went idle and came back before the next write-back.
@@ -92,8 +104,8 @@ describe('NfaWorkingSet', () => {
     work.add('b', stateWith(4), 4);
     work.writeBack(backend, values);
     expect(stored('a')).toBeUndefined();
-    expect(stored('b')?.partial[0]?.startTs).toBe(4);
-    expect(stored('c')?.partial[0]?.startTs).toBe(3);
+    expect(firstStart(stored('b'))).toBe(4);
+    expect(firstStart(stored('c'))).toBe(3);
     expect(backend.entryCount()).toBe(2);
   });
 });
@@ -201,4 +213,63 @@ describe('CEP working set across snapshots', () => {
       );
     }
   }
+});
+
+describe('KeySlotIndex', () => {
+  it('agrees with a Map through adds and deletes of integer and other keys, across growth and wrap', () => {
+    const key = fc.oneof(
+      { weight: 6, arbitrary: fc.integer({ min: -50, max: 3000 }) },
+      { weight: 1, arbitrary: fc.integer() },
+      { weight: 1, arbitrary: fc.constantFrom(2 ** 31, 0.5, -0, 'k1', '7', true) },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(key, fc.boolean()), { maxLength: 3000, size: 'max' }),
+        (ops) => {
+          const index = new KeySlotIndex();
+          const model = new Map<string | number | boolean, number>();
+          ops.forEach(([k, add], n) => {
+            if (add && !model.has(k)) {
+              index.set(k, n);
+              model.set(k, n);
+            } else if (!add) {
+              index.delete(k);
+              model.delete(k);
+            }
+          });
+          expect(index.size).toBe(model.size);
+          for (const [k] of ops) expect(index.get(k)).toBe(model.get(k) ?? -1);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('keeps every probe chain whole when deleting from a full cluster of colliding keys', () => {
+    const index = new KeySlotIndex();
+    // 20,000 consecutive ids (the table grows many times), half of them deleted in a scattered order.
+    for (let k = 0; k < 20_000; k++) index.set(k, k);
+    for (let k = 0; k < 20_000; k += 2) index.delete((k * 7919) % 20_000);
+    const deleted = new Set(Array.from({ length: 10_000 }, (_, i) => (i * 2 * 7919) % 20_000));
+    for (let k = 0; k < 20_000; k++) expect(index.get(k)).toBe(deleted.has(k) ? -1 : k);
+    expect(index.size).toBe(20_000 - deleted.size);
+  });
+
+  it('deletes from a cluster that wraps past the end of the table', () => {
+    // Keys whose home is one of the last two places or the first (of the first table, 1,024 places).
+    const near = (h: number) => {
+      const found: number[] = [];
+      for (let k = 0; found.length < 4; k++) if (home(k, 1023) === h) found.push(k);
+      return found;
+    };
+    const keys = [...near(1022), ...near(1023), ...near(0)];
+    for (const order of [keys, [...keys].reverse()]) {
+      for (const gone of keys) {
+        const index = new KeySlotIndex();
+        for (const k of order) index.set(k, k);
+        index.delete(gone);
+        for (const k of keys) expect(index.get(k)).toBe(k === gone ? -1 : k);
+      }
+    }
+  });
 });

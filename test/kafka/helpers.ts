@@ -77,6 +77,8 @@ async function readWith<T>(
   topic: string,
   read: { format: KafkaFormat<T> } | { deserializer: (r: KafkaConsumerRecord) => T },
 ): Promise<T[]> {
+  // 'latest' is the last stable offset: let markers of transactions just ended land first.
+  await waitForStableEnd(topic, { timeoutMs: 5_000, bestEffort: true });
   const env = new StreamEnvironment();
   const sink = new CollectSink<T>();
   env
@@ -112,37 +114,47 @@ export async function waitFor(
  * Waits until every transaction marker of `topic` is written: the last stable offset (read_committed
  * "latest") equals the high watermark on every partition. EndTxn returns before the coordinator has
  * written its markers, so a bounded read started right after a commit or abort may otherwise stop early.
+ * With `bestEffort`, gives up quietly after `timeoutMs` (a transaction may be open on purpose).
  */
-export async function waitForStableEnd(topic: string, partitions: number): Promise<void> {
+export async function waitForStableEnd(
+  topic: string,
+  { timeoutMs = 60_000, bestEffort = false }: { timeoutMs?: number; bestEffort?: boolean } = {},
+): Promise<void> {
   const consumer = new Consumer({
     clientId: 'weir-test',
     bootstrapBrokers: BROKERS,
     groupId: `${topic}-stable-end`,
   });
-  const ends = async (isolationLevel: 0 | 1) => {
-    const res = await consumer.listOffsetsWithTimestamps({
-      topics: [topic],
-      partitions: { [topic]: Array.from({ length: partitions }, (_, p) => p) },
-      timestamp: -1n,
-      isolationLevel,
-    });
-    return [...(res.get(topic) ?? new Map()).entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, v]) => String(v.offset))
-      .join(',');
-  };
   try {
+    const md = await consumer.metadata({ topics: [topic], forceUpdate: true });
+    const partitions = md.topics.get(topic)?.partitions.length ?? 0;
+    if (partitions === 0) return;
+    const ends = async (isolationLevel: 0 | 1) => {
+      const res = await consumer.listOffsetsWithTimestamps({
+        topics: [topic],
+        partitions: { [topic]: Array.from({ length: partitions }, (_, p) => p) },
+        timestamp: -1n,
+        isolationLevel,
+      });
+      return [...(res.get(topic) ?? new Map()).entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([, v]) => String(v.offset))
+        .join(',');
+    };
     let committed = '';
     let all = '';
-    await waitFor(
-      `stable end of ${topic}`,
-      async () => {
-        [committed, all] = await Promise.all([ends(1), ends(0)]);
-        return committed === all;
-      },
-      60_000,
-      () => `last stable offsets ${committed}, high watermarks ${all}`,
-    );
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      [committed, all] = await Promise.all([ends(1), ends(0)]);
+      if (committed === all) return;
+      if (Date.now() > deadline) {
+        if (bestEffort) return;
+        throw new Error(
+          `timed out waiting for the stable end of ${topic}: last stable offsets ${committed}, high watermarks ${all}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
   } finally {
     await consumer.close();
   }

@@ -581,7 +581,7 @@ describe('Kafka source: read_committed', () => {
       topic,
       [1, 2, 3].map((id) => ({ value: JSON.stringify({ id, t: id }) })),
     );
-    await waitForStableEnd(topic, 1);
+    await waitForStableEnd(topic);
     const got = await readWith<Ev>({ topics: [topic], format: json<Ev>() });
     expect(ids(got)).toEqual([1, 2, 3]);
   });

@@ -148,6 +148,24 @@ describe('changelog-mode inference', () => {
     ).toEqual({ 0: '[I,UA,D]', 1: '[I,UA,D]' });
   });
 
+  it('INTERSECT/EXCEPT and the retracting Top-N need their input update-befores, emit [I,D] or [I,UB,UA,D], and a sink asking only for update-afters falls back', () => {
+    const retracting = (id: number, input: number, updates: boolean) =>
+      node(id, { kind: 'retracting', updates }, 'insert-only', [[input]]);
+    // Over a GROUP BY into an upsert sink: the GROUP BY keeps -U for its consumer.
+    expect(
+      modes([source(0), aggregate(1, 0), retracting(2, 1, false), sink(3, 2, 'upsert')]),
+    ).toEqual({ 0: '[I]', 1: '[I,UB,UA]', 2: '[I,D]' });
+    // With row numbers it updates; it has no variant without -U, so an upsert sink takes them.
+    expect(
+      modes([source(0), aggregate(1, 0), retracting(2, 1, true), sink(3, 2, 'upsert')]),
+    ).toEqual({ 0: '[I]', 1: '[I,UB,UA]', 2: '[I,UB,UA,D]' });
+    // Over insert-only rows (a rank range) it asks for nothing.
+    expect(modes([source(0), retracting(1, 0, true), sink(2, 1, 'retract')])).toEqual({
+      0: '[I]',
+      1: '[I,UB,UA,D]',
+    });
+  });
+
   it('an insert-only sink asks for no updates', () => {
     expect(modes([source(0), calc(1, 0, true, 'insert-only'), sink(2, 1, 'insert-only')])).toEqual({
       0: '[I]',

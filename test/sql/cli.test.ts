@@ -3,7 +3,7 @@
  * its print sink writes the rows a plain oracle expects, and a wrong script or command line
  * gives a clear message and exit status.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,6 +43,34 @@ describe('weir sql', () => {
       .filter((l) => l !== '')
       .sort();
     expect(lines).toEqual(expected);
+  }, 150_000);
+
+  it('runs a script whose sink is made by CREATE TABLE ... AS SELECT', async () => {
+    const script = join(dir, 'ctas.sql');
+    const fixture = readFileSync(SCRIPT, 'utf8');
+    // The fixture's source, and its INSERT as a CTAS into a print table.
+    const source = fixture.slice(0, fixture.indexOf('CREATE TABLE out'));
+    writeFileSync(
+      script,
+      `${source}
+      CREATE TABLE per_auction WITH ('connector' = 'print') AS
+      SELECT bid.auction AS auction, COUNT(*) AS bids
+      FROM events WHERE event_type = 2 AND bid.price > 5000000 GROUP BY bid.auction;
+      `,
+    );
+    const result = await startWeir(['sql', '-f', script], 120_000).done;
+    expect(result.code).toBe(0);
+    // An updating query into print: each change printed; the last +I/+U per auction is the count.
+    const last = new Map<number, number>();
+    for (const line of result.stdout.split('\n')) {
+      const m = /^[+][IU]\[(\d+), (\d+)\]$/.exec(line);
+      if (m !== null) last.set(Number(m[1]), Number(m[2]));
+    }
+    const expected = new Map<number, number>();
+    for (const b of allEvents({ maxEvents: 3000, eventsPerSecond: 100 }).bids)
+      if (b.price > 5_000_000) expected.set(b.auction, (expected.get(b.auction) ?? 0) + 1);
+    expect(expected.size).toBeGreaterThan(0);
+    expect([...last.entries()].sort()).toEqual([...expected.entries()].sort());
   }, 150_000);
 
   it('a syntax error names its line and column and fails with status 1', async () => {

@@ -39,6 +39,29 @@ describe('parser', () => {
     for (const [, text] of texts) expect(parseScript(text).length).toBeGreaterThan(0);
   });
 
+  it('reads LIMIT n OFFSET m and OFFSET m ROWS FETCH FIRST|NEXT n ROWS ONLY alike', () => {
+    const ordered = (sql: string) => {
+      const [statement] = parseScript(sql);
+      if (statement?.kind !== 'query' || statement.query.kind !== 'ordered')
+        throw new Error(`not an ordered query: ${sql}`);
+      const { limit, offset } = statement.query;
+      return [
+        limit?.kind === 'number' ? limit.text : undefined,
+        offset?.kind === 'number' ? offset.text : undefined,
+      ];
+    };
+    expect(ordered('SELECT a FROM t ORDER BY a LIMIT 3 OFFSET 2')).toEqual(['3', '2']);
+    expect(ordered('SELECT a FROM t ORDER BY a OFFSET 2 ROWS FETCH NEXT 3 ROWS ONLY')).toEqual([
+      '3',
+      '2',
+    ]);
+    expect(ordered('SELECT a FROM t ORDER BY a FETCH FIRST 1 ROW ONLY')).toEqual(['1', undefined]);
+    expect(ordered('SELECT a FROM t OFFSET 1 ROW')).toEqual([undefined, '1']);
+    expect(errorOf('SELECT a FROM t FETCH FIRST 3 ROWS').message).toMatch(/ONLY/);
+    // Still a column name (a Kafka table's offset metadata), as long as it is no alias.
+    expect(ordered('SELECT offset FROM t ORDER BY offset LIMIT 1 OFFSET 2')).toEqual(['1', '2']);
+  });
+
   it('names the line and column of a syntax error', () => {
     const e = errorOf('SELECT auction,, price\nFROM bid');
     expect(e.position).toEqual({ line: 1, column: 16 });

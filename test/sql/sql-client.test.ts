@@ -76,4 +76,24 @@ describe('weir sql (interactive client)', () => {
     expect(stdout).toContain('== Result ==');
     expect(lines).toContain('UPPER');
   }, 120_000);
+
+  it('runs CREATE TABLE ... AS SELECT as a job and keeps the table it made', async () => {
+    const { code, stdout, stderr } = await client(
+      [
+        "CREATE TABLE nums (n INT) WITH ('connector' = 'datagen', 'number-of-rows' = '4',",
+        "  'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '4');",
+        "CREATE TABLE squares WITH ('connector' = 'blackhole') AS SELECT n, n * n AS sq FROM nums;",
+        'DESCRIBE squares;',
+        "CREATE TABLE IF NOT EXISTS squares WITH ('connector' = 'blackhole') AS SELECT n, n FROM nums;",
+        'SELECT sq FROM squares;',
+        'QUIT;',
+      ].join('\n'),
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout.match(/\[INFO\] Submitted job \S+/g)).toHaveLength(2);
+    expect(stdout).toContain('n INT\nsq INT\n');
+    // The session knows the table (not the query): blackhole cannot be read, and says so.
+    expect(stdout).toMatch(/\[ERROR\] .*blackhole/);
+  }, 120_000);
 });

@@ -7,10 +7,9 @@
  * restored, it ends as the batch aggregation. Also when a GROUP BY must stay one-phase, and
  * what EXPLAIN shows.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as pause } from 'node:timers/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
@@ -20,6 +19,7 @@ import { type Row, StreamEnvironment, TableEnvironment } from '../../src/index.j
 import { decideAggregatePhases } from '../../src/sql/planner/aggregate-phase.js';
 import { finalRows } from './final-rows.js';
 import { weightedAverage } from './fixtures/functions.js';
+import { committedChanges, generatedKeyValues, untilCommitted } from './savepoint-helpers.js';
 
 type Cell = number | null;
 type Input = readonly (readonly [Cell, Cell])[];
@@ -284,21 +284,7 @@ function savepointJob(out: string, checkpoints: string, rate: number | undefined
   if (split)
     tEnv.executeSql(`SET 'table.optimizer.distinct-agg.split.enabled' = 'true';
       SET 'table.optimizer.distinct-agg.split.bucket-num' = '3';`);
-  const events = env
-    .fromGenerator({
-      count: EVENTS,
-      ...(rate === undefined ? {} : { ratePerSecond: rate }),
-      generate: eventAt,
-    })
-    .setParallelism(1)
-    .uid('events')
-    .rebalance();
-  tEnv.fromDataStream('t', events, {
-    columns: [
-      { name: 'k', type: 'INT' },
-      { name: 'v', type: 'INT' },
-    ],
-  });
+  generatedKeyValues(env, tEnv, EVENTS, eventAt, rate);
   tEnv
     .sqlQuery(SAVEPOINT_QUERY)
     .toChangelogStream()
@@ -308,15 +294,7 @@ function savepointJob(out: string, checkpoints: string, rate: number | undefined
   return env;
 }
 
-async function committed(dir: string): Promise<Change<unknown[]>[]> {
-  const files = await readdir(dir).catch(() => [] as string[]);
-  const out: Change<unknown[]>[] = [];
-  for (const f of files.filter((f) => !f.startsWith('.')).sort()) {
-    for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
-      if (line) out.push(JSON.parse(line) as Change<unknown[]>);
-  }
-  return out;
-}
+const committed = committedChanges;
 
 describe('two-phase GROUP BY through a savepoint', () => {
   it.each([
@@ -333,11 +311,7 @@ describe('two-phase GROUP BY through a savepoint', () => {
           FIRST_RUN_RATE,
           split,
         ).executeAsync('first');
-        const deadline = Date.now() + 60_000;
-        while ((await committed(join(dir, 'out'))).length === 0) {
-          if (Date.now() > deadline) throw new Error('no output committed within 60 s');
-          await pause(20);
-        }
+        await untilCommitted(join(dir, 'out'));
         const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
         const beforeSavepoint = await committed(join(dir, 'out'));
         await savepointJob(join(dir, 'out'), join(dir, 'cp-second'), undefined, split).executeAsync(

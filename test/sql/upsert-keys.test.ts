@@ -180,4 +180,42 @@ describe('upsert keys', () => {
       'sink totals: changelogMode=[I,UB,UA,D], upsertKey=[owner]',
     );
   });
+
+  it('EXPLAIN shows the changelog mode, upsert key and state of set operations and the retracting Top-N', () => {
+    const tEnv = explainEnvironment('upsert');
+    // The physical plan's line of the operator whose id starts with `prefix`.
+    const line = (plan: string, prefix: string) =>
+      plan.split('\n').find((l) => new RegExp(`\\] ${prefix}\\d+: `).test(l)) ?? '';
+    const intersect = tEnv.explainSql(
+      'SELECT owner FROM sales WHERE amount > 1 INTERSECT SELECT owner FROM sales WHERE id > 3',
+    );
+    // Only inserts and deletes of whole rows, which identify themselves.
+    expect(line(intersect, 'intersect-')).toMatch(/keyed-process .*changelogMode=\[I,D\]$/);
+    expect(line(intersect, 'changelog-retract-')).toMatch(
+      /changelogMode=\[I,D\] upsertKey=\[owner\]$/,
+    );
+    expect(intersect).toContain('state: per row, how many times each side holds it');
+    expect(intersect).toContain('changelog mode: retract\nupsert key: [owner]');
+    const exceptAll = tEnv.explainSql(
+      'SELECT owner FROM sales EXCEPT ALL SELECT owner FROM sales WHERE id > 3',
+    );
+    expect(line(exceptAll, 'except-all-')).toMatch(/changelogMode=\[I,D\]$/);
+    expect(exceptAll).toContain('upsert key: none');
+    // UNION: a GROUP BY of every column, keyed by them.
+    expect(tEnv.explainSql('SELECT owner FROM sales UNION SELECT owner FROM sales')).toContain(
+      'changelog mode: retract\nupsert key: [owner]',
+    );
+    // A Top-N over a GROUP BY needs the update-befores of its input and emits its own.
+    const topN = tEnv.explainSql(`INSERT INTO top2 SELECT owner, rn, CAST(n AS INT), 0 FROM (
+        SELECT owner, n, ROW_NUMBER() OVER (PARTITION BY owner ORDER BY n DESC) AS rn
+        FROM (SELECT owner, COUNT(*) AS n FROM sales GROUP BY owner)) WHERE rn <= 2`);
+    expect(line(topN, 'updating-aggregate-')).toContain('changelogMode=[I,UB,UA]');
+    expect(line(topN, 'top-n-retract-')).toContain('changelogMode=[I,UB,UA,D]');
+    expect(topN).toContain('state: every current row per partition, sorted');
+    expect(topN).toContain('upsertKey=[owner, rn]');
+    const limit = tEnv.explainSql(
+      'SELECT owner, COUNT(*) AS n FROM sales GROUP BY owner ORDER BY n DESC LIMIT 2 OFFSET 1',
+    );
+    expect(line(limit, 'order-by-limit-2-offset-1-retract-')).toContain('changelogMode=[I,D]');
+  });
 });

@@ -48,6 +48,27 @@ function loadHistory(file: string): string[] {
   }
 }
 
+const quoted = (name: string): string => `\`${name.replaceAll('`', '``')}\``;
+const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+
+/** The DDL of a table CTAS made: its stored columns (not computed ones), key, partitions and options. */
+function tableDdl(
+  parsed: Extract<ReturnType<typeof parseScript>[number], { kind: 'create-table' }>,
+  columns: readonly { readonly name: string; readonly type: string; readonly extras: string }[],
+): string {
+  const parts = columns
+    .filter((c) => !c.extras.includes('computed'))
+    .map((c) => `${quoted(c.name)} ${c.type}`);
+  if (parsed.primaryKey !== undefined)
+    parts.push(`PRIMARY KEY (${parsed.primaryKey.map(quoted).join(', ')}) NOT ENFORCED`);
+  const partitions =
+    parsed.partitionedBy === undefined
+      ? ''
+      : ` PARTITIONED BY (${parsed.partitionedBy.map(quoted).join(', ')})`;
+  const options = parsed.options.map((o) => `${literal(o.key)} = ${literal(o.value)}`);
+  return `CREATE TABLE ${quoted(parsed.name)} (${parts.join(', ')})${partitions} WITH (${options.join(', ')})`;
+}
+
 /** Calls `onValue` for each record, in this process (the client's jobs run on its thread). */
 class CallbackSink<T> implements Sink<T> {
   readonly name = 'sql client';
@@ -186,18 +207,43 @@ export class SqlClient {
       case 'statement-set':
         this.insert(statement);
         return;
+      case 'create-table':
+        if (first.asQuery !== undefined) {
+          this.createTableAs(statement, first);
+          return;
+        }
+        break;
       case 'explain': {
         const result = this.catalog.executeSql(statement);
         for (const plan of result.explained) this.say(plan);
         return;
       }
-      default: {
-        if (first.kind === 'create-function') await this.catalog.loadFunctionModules(statement);
-        this.catalog.executeSql(statement);
-        this.definitions.push(statement);
-        this.say('[INFO] Execute statement succeeded.');
-      }
     }
+    if (first.kind === 'create-function') await this.catalog.loadFunctionModules(statement);
+    this.catalog.executeSql(statement);
+    this.definitions.push(statement);
+    this.say('[INFO] Execute statement succeeded.');
+  }
+
+  /**
+   * CREATE TABLE ... AS SELECT: its INSERT runs as a job (as INSERT INTO does); the session
+   * remembers the table it made, as plain DDL (columns, key, partitions, options), so later
+   * statements do not run the query again.
+   */
+  private createTableAs(
+    statement: string,
+    parsed: Extract<ReturnType<typeof parseScript>[number], { kind: 'create-table' }>,
+  ): void {
+    const { tEnv } = this.freshEnvironment();
+    const result = tEnv.executeSql(statement);
+    // With IF NOT EXISTS over a table the session has, the query went into that table.
+    if (!this.catalog.listTables().includes(parsed.name)) {
+      const definition = tableDdl(parsed, tEnv.describeTable(parsed.name));
+      this.catalog.executeSql(definition);
+      this.definitions.push(definition);
+    }
+    this.say('[INFO] Execute statement succeeded.');
+    if (result.job !== undefined) this.watch(result.job);
   }
 
   /** A table environment on a fresh job with every definition so far. */
@@ -213,9 +259,11 @@ export class SqlClient {
 
   private insert(statement: string): void {
     const { tEnv } = this.freshEnvironment();
-    const result = tEnv.executeSql(statement);
-    const job = result.job;
-    if (job === undefined) return;
+    const job = tEnv.executeSql(statement).job;
+    if (job !== undefined) this.watch(job);
+  }
+
+  private watch(job: JobClient): void {
     this.jobs.add(job);
     this.say(`[INFO] Submitted job ${job.jobId}`);
     job.result.then(

@@ -321,11 +321,15 @@ export type Query =
       readonly query: Query;
       readonly orderBy: readonly OrderItem[];
       readonly limit: Expr | undefined;
+      /** `OFFSET m`: rows skipped before the first one kept. */
+      readonly offset?: Expr;
       readonly at: SourcePosition;
     };
 
 /** A column of CREATE TABLE. */
 export type ColumnDefinition =
+  /** A column named without a type: only in CREATE TABLE ... AS SELECT, where the query types it. */
+  | { readonly kind: 'name-only'; readonly name: string; readonly at: SourcePosition }
   | {
       readonly kind: 'physical';
       readonly name: string;
@@ -353,6 +357,28 @@ export interface TableOption {
   readonly at: SourcePosition;
 }
 
+/** A feature of a LIKE clause's source table that its options include, exclude or overwrite. */
+export type LikeFeature =
+  | 'ALL'
+  | 'CONSTRAINTS'
+  | 'DISTRIBUTION'
+  | 'GENERATED'
+  | 'METADATA'
+  | 'OPTIONS'
+  | 'PARTITIONS'
+  | 'WATERMARKS';
+
+/** `LIKE source [(INCLUDING | EXCLUDING | OVERWRITING feature, ...)]` of CREATE TABLE. */
+export interface TableLike {
+  readonly table: string;
+  readonly options: readonly {
+    readonly strategy: 'INCLUDING' | 'EXCLUDING' | 'OVERWRITING';
+    readonly feature: LikeFeature;
+    readonly at: SourcePosition;
+  }[];
+  readonly at: SourcePosition;
+}
+
 export type Statement =
   | {
       readonly kind: 'create-table';
@@ -367,6 +393,10 @@ export type Statement =
       readonly options: readonly TableOption[];
       /** `PARTITIONED BY (cols)`: the filesystem connector's partition directories. */
       readonly partitionedBy?: readonly string[];
+      /** `LIKE source (options)`: the table starts from another table's definition. */
+      readonly like?: TableLike;
+      /** `AS query` (CTAS): the table takes the query's columns and the query is inserted into it. */
+      readonly asQuery?: Query;
       readonly at: SourcePosition;
     }
   | {

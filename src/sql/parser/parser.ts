@@ -12,12 +12,14 @@ import type {
   FromItem,
   IntervalUnit,
   JoinType,
+  LikeFeature,
   OrderItem,
   OverWindow,
   Query,
   Select,
   SelectItem,
   Statement,
+  TableLike,
   TableOption,
 } from './ast.js';
 import { plainCall } from './calls.js';
@@ -32,6 +34,24 @@ import { type ClauseParser, parseMatchRecognize } from './match-recognize.js';
 
 /** The details Flink's EXPLAIN takes before the statement. */
 const EXPLAIN_DETAILS = ['CHANGELOG_MODE', 'ESTIMATED_COST', 'JSON_EXECUTION_PLAN', 'PLAN_ADVICE'];
+
+/**
+ * Words that start a clause after a query but may still name a column (a Kafka table's
+ * `offset` metadata column): never an implicit alias, but an identifier elsewhere.
+ */
+const CLAUSE_WORDS = new Set(['OFFSET', 'FETCH']);
+
+/** What a LIKE clause's options name (Flink's like options). */
+const LIKE_FEATURES: readonly LikeFeature[] = [
+  'ALL',
+  'CONSTRAINTS',
+  'DISTRIBUTION',
+  'GENERATED',
+  'METADATA',
+  'OPTIONS',
+  'PARTITIONS',
+  'WATERMARKS',
+];
 
 /** Words that end an expression or a FROM item, so they are never taken for an implicit alias. */
 const RESERVED = new Set([
@@ -297,7 +317,16 @@ class Parser {
     for (;;) {
       while (this.acceptSymbol(';')) {}
       if (this.acceptWord('END')) break;
-      if (!this.isWord('INSERT')) this.fail('INSERT INTO or END');
+      const at = this.at;
+      if (this.acceptWord('CREATE')) {
+        // CREATE TABLE ... AS SELECT is an INSERT with its table made first.
+        const create = this.create(at);
+        if (create.kind !== 'create-table' || create.asQuery === undefined)
+          sqlError('a statement set holds INSERT INTO and CREATE TABLE ... AS SELECT only', at);
+        inserts.push(create);
+        continue;
+      }
+      if (!this.isWord('INSERT')) this.fail('INSERT INTO, CREATE TABLE ... AS SELECT or END');
       inserts.push(this.insert());
     }
     return { kind: 'statement-set', inserts, at };
@@ -359,34 +388,37 @@ class Parser {
   private createTable(at: SourcePosition, temporary: boolean): Statement {
     const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
     const name = this.qualifiedName();
-    this.expectSymbol('(');
     const columns: ColumnDefinition[] = [];
     let watermark: { column: string; expr: Expr; at: SourcePosition } | undefined;
     let primaryKey: string[] | undefined;
-    do {
-      const itemAt = this.at;
-      if (this.acceptWord('WATERMARK')) {
-        this.expectWord('FOR');
-        const column = this.identifier('the rowtime column');
-        this.expectWord('AS');
-        watermark = { column, expr: this.expression(), at: itemAt };
-      } else if (this.acceptWord('PRIMARY', 'KEY') || this.constraintPrimaryKey()) {
-        primaryKey = this.columnList();
-        this.expectWord('NOT');
-        this.expectWord('ENFORCED');
-      } else if (this.isWord('LIKE')) {
-        this.unsupported('CREATE TABLE ... LIKE');
-      } else {
-        columns.push(this.columnDefinition());
-      }
-    } while (this.acceptSymbol(','));
-    this.expectSymbol(')');
+    // The column list is optional: a LIKE or AS clause can give the columns.
+    if (this.acceptSymbol('(')) {
+      do {
+        const itemAt = this.at;
+        if (this.acceptWord('WATERMARK')) {
+          this.expectWord('FOR');
+          const column = this.identifier('the rowtime column');
+          this.expectWord('AS');
+          watermark = { column, expr: this.expression(), at: itemAt };
+        } else if (this.acceptWord('PRIMARY', 'KEY') || this.constraintPrimaryKey()) {
+          primaryKey = this.columnList();
+          this.expectWord('NOT');
+          this.expectWord('ENFORCED');
+        } else if (this.isWord('LIKE')) {
+          this.fail('a column (LIKE goes after WITH (...))');
+        } else {
+          columns.push(this.columnDefinition());
+        }
+      } while (this.acceptSymbol(','));
+      this.expectSymbol(')');
+    }
     if (this.acceptWord('COMMENT')) this.stringLiteral();
     const partitionedBy = this.acceptWord('PARTITIONED', 'BY') ? this.columnList() : undefined;
     let options: TableOption[] = [];
     if (this.acceptWord('WITH')) options = this.options();
-    if (this.isWord('LIKE')) this.unsupported('CREATE TABLE ... LIKE');
-    if (this.isWord('AS')) this.unsupported('CREATE TABLE ... AS SELECT');
+    const like = this.isWord('LIKE') ? this.tableLike() : undefined;
+    let asQuery: Query | undefined;
+    if (like === undefined && this.acceptWord('AS')) asQuery = this.query();
     return {
       kind: 'create-table',
       name,
@@ -397,8 +429,32 @@ class Parser {
       primaryKey,
       options,
       ...(partitionedBy === undefined ? {} : { partitionedBy }),
+      ...(like === undefined ? {} : { like }),
+      ...(asQuery === undefined ? {} : { asQuery }),
       at,
     };
+  }
+
+  /** `LIKE source [(INCLUDING ALL | EXCLUDING feature | OVERWRITING feature, ...)]`. */
+  private tableLike(): TableLike {
+    const at = this.at;
+    this.expectWord('LIKE');
+    const table = this.qualifiedName();
+    const options: TableLike['options'][number][] = [];
+    if (this.acceptSymbol('(')) {
+      do {
+        const optionAt = this.at;
+        const strategy = (['INCLUDING', 'EXCLUDING', 'OVERWRITING'] as const).find((w) =>
+          this.acceptWord(w),
+        );
+        if (strategy === undefined) this.fail('INCLUDING, EXCLUDING or OVERWRITING');
+        const feature = LIKE_FEATURES.find((w) => this.acceptWord(w));
+        if (feature === undefined) this.fail(`one of ${LIKE_FEATURES.join(', ')}`);
+        options.push({ strategy, feature, at: optionAt });
+      } while (this.acceptSymbol(','));
+      this.expectSymbol(')');
+    }
+    return { table, options, at };
   }
 
   private constraintPrimaryKey(): boolean {
@@ -427,6 +483,7 @@ class Parser {
   private columnDefinition(): ColumnDefinition {
     const at = this.at;
     const name = this.identifier('a column name');
+    if (this.isSymbol(',') || this.isSymbol(')')) return { kind: 'name-only', name, at };
     if (this.acceptWord('AS')) {
       const expr = this.expression();
       if (this.acceptWord('COMMENT')) this.stringLiteral();
@@ -512,16 +569,37 @@ class Parser {
       if (!all) this.acceptWord('DISTINCT');
       query = { kind: 'set-operation', op, all, left: query, right: this.setOperand(), at: opAt };
     }
-    if (this.isWord('ORDER') || this.isWord('LIMIT')) {
+    if (['ORDER', 'LIMIT', 'OFFSET', 'FETCH'].some((w) => this.isWord(w))) {
       let orderBy: OrderItem[] = [];
       if (this.acceptWord('ORDER')) {
         this.expectWord('BY');
         orderBy = this.orderItems();
       }
-      const limit = this.acceptWord('LIMIT') ? this.expression() : undefined;
-      query = { kind: 'ordered', query, orderBy, limit, at };
+      const { limit, offset } = this.limitClauses();
+      query = { kind: 'ordered', query, orderBy, limit, offset, at };
     }
     return query;
+  }
+
+  /**
+   * `LIMIT n [OFFSET m]`, or `[OFFSET m {ROW | ROWS}] [FETCH {FIRST | NEXT} n {ROW | ROWS}
+   * ONLY]`, as Flink's parser takes them.
+   */
+  private limitClauses(): { limit: Expr | undefined; offset: Expr | undefined } {
+    let limit: Expr | undefined;
+    let offset: Expr | undefined;
+    if (this.acceptWord('LIMIT')) limit = this.expression();
+    if (this.acceptWord('OFFSET')) {
+      offset = this.expression();
+      if (!this.acceptWord('ROWS')) this.acceptWord('ROW');
+    }
+    if (limit === undefined && this.acceptWord('FETCH')) {
+      if (!this.acceptWord('FIRST')) this.expectWord('NEXT');
+      limit = this.expression();
+      if (!this.acceptWord('ROWS')) this.expectWord('ROW');
+      this.expectWord('ONLY');
+    }
+    return { limit, offset };
   }
 
   private orderItems(): OrderItem[] {
@@ -604,7 +682,11 @@ class Parser {
   private alias(): string | undefined {
     if (this.acceptWord('AS')) return this.identifier('an alias');
     const t = this.token;
-    if (t.kind === 'quoted' || (t.kind === 'word' && !RESERVED.has(t.text.toUpperCase()))) {
+    const word = t.text.toUpperCase();
+    if (
+      t.kind === 'quoted' ||
+      (t.kind === 'word' && !RESERVED.has(word) && !CLAUSE_WORDS.has(word))
+    ) {
       this.i++;
       return t.text;
     }

@@ -102,12 +102,10 @@ function userAggregateSpec(
   scope: Scope,
   guard: (add: AggregateSpec['add']) => AggregateSpec['add'],
 ): AggregateSpec {
-  if (call.star || call.distinct)
-    sqlError(
-      `${call.name}(${call.star ? '*' : 'DISTINCT ...'}) is not supported for a TypeScript aggregate function`,
-      call.at,
-    );
+  if (call.star)
+    sqlError(`${call.name}(*) is not supported for a TypeScript aggregate function`, call.at);
   const argsOf = compileArguments(call.name, call.args, fn.arguments, scope, call.at);
+  if (call.distinct) return userDistinctSpec(fn, argsOf, guard);
   // Called as methods of the function object, so `this` in them is the object.
   const spec = fn.spec as AggregateFunctionSpec;
   return {
@@ -134,6 +132,74 @@ function userAggregateSpec(
       return spec.merge(a, b) as AccState;
     },
     result: (s) => spec.getValue(s),
+    type: fn.result,
+  };
+}
+
+/** A TypeScript aggregate's DISTINCT state: each distinct argument tuple (encoded) with how many rows hold it. */
+interface UserDistinctState {
+  tuples: Record<string, [number, unknown[]]>;
+}
+
+/**
+ * `f(DISTINCT a, ...)` of a TypeScript aggregate, as Flink runs a distinct aggregate: the
+ * distinct argument tuples are counted (so a retraction can take one out), and the function
+ * folds them when the result is asked for, so it needs neither `retract` nor `merge`. A tuple
+ * whose arguments are all NULL is skipped, as DISTINCT skips NULL.
+ */
+function userDistinctSpec(
+  fn: ResolvedAggregate,
+  argsOf: (row: Row) => never[],
+  guard: Guard,
+): AggregateSpec {
+  const spec = fn.spec as AggregateFunctionSpec;
+  const codecs = fn.arguments.map(codec);
+  const tupleKey = (args: readonly unknown[]): string => args.map(distinctKey).join('\u0000');
+  const step =
+    (sign: 1 | -1) =>
+    (s: AccState, row: Row): AccState => {
+      const args = argsOf(row) as unknown[];
+      if (args.every((a) => a === null || a === undefined)) return s;
+      const d = s as unknown as UserDistinctState;
+      const key = tupleKey(args);
+      const had = d.tuples[key];
+      if (had === undefined) {
+        if (sign > 0)
+          d.tuples[key] = [
+            1,
+            args.map((a, i) =>
+              a === null ? null : (codecs[i] as ReturnType<typeof codec>).enc(a),
+            ),
+          ];
+      } else if (had[0] + sign === 0) delete d.tuples[key];
+      else had[0] += sign;
+      return s;
+    };
+  const union = (a: AccState, b: AccState): AccState => {
+    const tuples: UserDistinctState['tuples'] = {};
+    for (const from of [a, b] as unknown as UserDistinctState[])
+      for (const [key, [n, args]] of Object.entries(from.tuples)) {
+        const had = tuples[key];
+        tuples[key] = had === undefined ? [n, args] : [had[0] + n, args];
+      }
+    return { tuples } as unknown as AccState;
+  };
+  return {
+    init: () => ({ tuples: {} }) as unknown as AccState,
+    add: guard(step(1)),
+    retract: guard(step(-1)),
+    merge: union,
+    result: (s) => {
+      let acc = spec.createAccumulator();
+      for (const [, args] of Object.values((s as unknown as UserDistinctState).tuples))
+        acc = spec.accumulate(
+          acc,
+          ...(args.map((a, i) =>
+            a === null ? null : (codecs[i] as ReturnType<typeof codec>).dec(a),
+          ) as never[]),
+        );
+      return spec.getValue(acc);
+    },
     type: fn.result,
   };
 }

@@ -68,15 +68,20 @@ export function distinctAsGroupBy(select: Select, from: Relation): Select {
 }
 
 /** UNION ALL where either side changes: the union of both changelogs, columns cast to common types. */
-export function unionAllChanges(left: Relation, right: Relation, at: SourcePosition): Relation {
+export function unionAllChanges(
+  left: Relation,
+  right: Relation,
+  at: SourcePosition,
+  what = 'UNION ALL',
+): Relation {
   if (left.columns.length !== right.columns.length)
-    sqlError(`UNION ALL of ${left.columns.length} and ${right.columns.length} columns`, at);
+    sqlError(`${what} of ${left.columns.length} and ${right.columns.length} columns`, at);
   const types = left.columns.map((c, i) => {
     const r = right.columns[i] as ScopeColumn;
     const t = commonType([c.type, r.type]);
     if (t === undefined)
       return sqlError(
-        `UNION ALL column ${i + 1}: ${formatType(c.type)} and ${formatType(r.type)} have no common type`,
+        `${what} column ${i + 1}: ${formatType(c.type)} and ${formatType(r.type)} have no common type`,
         at,
       );
     return t;
@@ -98,5 +103,5 @@ export function unionAllChanges(left: Relation, right: Relation, at: SourcePosit
     qualifier: undefined,
     rowtime: false,
   }));
-  return updatingRelation(conform(left).union(conform(right)), columns, 'UNION ALL');
+  return updatingRelation(conform(left).union(conform(right)), columns, what);
 }

@@ -36,6 +36,13 @@ export type ChangelogRole =
   | { readonly kind: 'group-aggregate' }
   /** ROW_NUMBER() Top-N and ORDER BY ... LIMIT over insert-only input. */
   | { readonly kind: 'rank' }
+  /**
+   * A keyed operator over changing rows that always emits a retract changelog and takes
+   * retracted rows back out (INTERSECT and EXCEPT, the Top-N over a changing input, Flink's
+   * retract strategy): needs its inputs' update-befores. `updates`: it emits `-U`/`+U` (a
+   * Top-N with the row number); otherwise only `+I` and `-D`.
+   */
+  | { readonly kind: 'retracting'; readonly updates: boolean }
   /** ROW_NUMBER() = 1 deduplication; `insertOnly`: keep-first by arrival, which never updates. */
   | { readonly kind: 'deduplicate'; readonly insertOnly: boolean }
   /** A regular join; `inner` passes its inputs' kinds on, an outer join may emit any. */
@@ -124,6 +131,8 @@ function computeKinds(node: InferenceNode, kindsOf: (id: number) => ModifyKindSe
     case 'group-aggregate':
       // A group is deleted only when rows are taken back out of it.
       return input(0).some((k) => k !== 'I') ? ALL : ['I', 'U'];
+    case 'retracting':
+      return node.role.updates ? ALL : ['I', 'D'];
     case 'rank':
     case 'normalize':
     case 'materialize':
@@ -195,6 +204,12 @@ class UpdateKindVisitor {
           node,
           role.kind === 'materialize' ? provide('only-after') : provide(required),
           () => beforeAfterOrNone(inputKinds(0)),
+        );
+      case 'retracting':
+        // It has no variant without update-befores: a consumer asking for only update-afters
+        // is not met, and falls back to asking for both.
+        return this.withInputs(node, provide('before-and-after'), () =>
+          beforeAfterOrNone(inputKinds(0)),
         );
       case 'rank':
       case 'deduplicate':

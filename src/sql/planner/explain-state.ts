@@ -18,10 +18,23 @@ const STATE: Readonly<Record<string, string>> = {
   'window-join':
     'state: per join key and window, the rows of both inputs, dropped when the window fires',
   'interval-join': 'state: each input row until the watermark passes its interval',
-  // Only OVER aggregations plan onto a keyed process function.
+  // OVER aggregations, unless the operator's name says otherwise (below).
   'keyed-process':
-    'state: each row until the watermark passes its rowtime; per partition the running accumulator or the rows a later frame reaches, kept forever',
+    'state: each row until the watermark passes its rowtime (event time); per partition the running accumulator or the rows a later frame reaches (ordered by a non-time column: every row), kept forever',
 };
+
+/** The state of the other keyed process functions the planner builds, by their names. */
+function keyedProcessState(name: string): string | undefined {
+  if (name.startsWith('INTERSECT') || name.startsWith('EXCEPT'))
+    return 'state: per row, how many times each side holds it, kept until both are 0';
+  if (name.endsWith('(retract)'))
+    return 'state: every current row per partition, sorted (rows past the last rank replace retracted ones), kept until retracted';
+  if (name.startsWith('top-n (ranks') || name.startsWith('ORDER BY ... LIMIT'))
+    return 'state: per partition the first rows, up to the last rank kept';
+  if (name.startsWith('LIMIT')) return 'state: how many rows have arrived';
+  if (name === 'ORDER BY rowtime') return 'state: each row until the watermark passes its rowtime';
+  return undefined;
+}
 
 /** The plan text with a state line under each stateful node of its logical plan. */
 export function withStateLines(plan: string): string {
@@ -31,8 +44,13 @@ export function withStateLines(plan: string): string {
     out.push(line);
     if (line.startsWith('Logical plan')) logical = true;
     else if (line.startsWith('Physical plan')) logical = false;
-    const kind = logical ? /^ {2}#\d+ (\S+) "/.exec(line)?.[1] : undefined;
-    const state = kind === undefined ? undefined : STATE[kind];
+    const node = logical ? /^ {2}#\d+ (\S+) "([^"]*)"/.exec(line) : null;
+    const kind = node?.[1];
+    const state =
+      kind === undefined
+        ? undefined
+        : ((kind === 'keyed-process' ? keyedProcessState(node?.[2] ?? '') : undefined) ??
+          STATE[kind]);
     if (state !== undefined) out.push(`      ${state}`);
   }
   return out.join('\n');

@@ -1,10 +1,11 @@
 /**
- * OVER aggregations, `agg(x) OVER (PARTITION BY k ORDER BY rowtime <frame>)`, as Flink runs
- * them over event time: rows wait in keyed state until the watermark passes their rowtime,
- * then are processed in rowtime order, each emitted once with its frame's aggregates
- * (insert-only). Rows at or behind the watermark on arrival are dropped. Frames: ROWS or
- * RANGE from UNBOUNDED PRECEDING, `ROWS n PRECEDING`, `RANGE INTERVAL ... PRECEDING`, all to
- * the current row; in RANGE mode rows with the same rowtime see each other.
+ * OVER aggregations, `agg(x) OVER (PARTITION BY k ORDER BY time <frame>)`, as Flink runs them.
+ * In event time rows wait in keyed state until the watermark passes their rowtime, then are
+ * processed in rowtime order, each emitted once with its frame's aggregates (insert-only);
+ * rows at or behind the watermark on arrival are dropped. In processing time (ORDER BY a
+ * PROCTIME() attribute) each row is processed on arrival, its time the operator's clock.
+ * Frames: ROWS or RANGE from UNBOUNDED PRECEDING, `ROWS n PRECEDING`, `RANGE INTERVAL ...
+ * PRECEDING`, all to the current row; in RANGE mode rows with the same rowtime see each other.
  */
 import type {
   Collector,
@@ -19,16 +20,18 @@ import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import { userAggregate } from '../functions/user-functions.js';
 import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
 import { type AggregateCallAst, rowAggregate } from './aggregates.js';
-import { requireInsertOnly } from './changelog-relation.js';
+import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { groupKey } from './grouping.js';
 import type { Relation } from './relation.js';
 import { ROWS_SERIALIZER } from './row-serializer.js';
 import { RowtimeBuffer } from './rowtime-buffer.js';
+import { type OverAggregator as Aggregator, rowOrder, SortedOverFunction } from './sorted-over.js';
 import { ttlOption } from './state-ttl.js';
 
 /** The frame of an OVER window; `preceding` is a row count (ROWS) or milliseconds (RANGE). */
@@ -40,8 +43,13 @@ export interface OverFrame {
 type CallExpr = Extract<Expr, { kind: 'call' }>;
 type OverCall = CallExpr & { readonly overWindow: OverWindow };
 
+/** A built-in or TypeScript aggregate called with OVER. */
 export function isOverAggregate(e: Expr): e is CallExpr {
-  return e.kind === 'call' && e.over && AGGREGATE_FUNCTIONS.has(e.name);
+  return (
+    e.kind === 'call' &&
+    e.over &&
+    (AGGREGATE_FUNCTIONS.has(e.name) || userAggregate(e.name) !== undefined)
+  );
 }
 
 const UNIT_MS: Readonly<Record<string, number>> = {
@@ -60,10 +68,19 @@ export function parseFrame(text: string | undefined, at: SourcePosition): OverFr
   if (mode !== 'ROWS' && mode !== 'RANGE') return sqlError(`unsupported frame '${text}'`, at);
   let rest = words.slice(1);
   if (rest[0] === 'BETWEEN') {
+    // Flink's streaming OVER runs frames ending at the current row only, and says so.
     if (rest.slice(-3).join(' ') !== 'AND CURRENT ROW')
-      return sqlError(`an OVER frame must end at CURRENT ROW, got '${text}'`, at);
+      return sqlError(
+        `OVER RANGE FOLLOWING windows are not supported yet (as Flink says for ROWS frames too: a streaming OVER frame ends at CURRENT ROW; got '${text}')`,
+        at,
+      );
     rest = rest.slice(1, -3);
   }
+  if (rest[rest.length - 1] === 'FOLLOWING')
+    return sqlError(
+      `OVER RANGE FOLLOWING windows are not supported yet (as Flink says for ROWS frames too: a streaming OVER frame ends at CURRENT ROW; got '${text}')`,
+      at,
+    );
   const bound = rest.join(' ');
   if (bound === 'UNBOUNDED PRECEDING') return { mode, preceding: Number.POSITIVE_INFINITY };
   if (bound === 'CURRENT ROW') return { mode, preceding: 0 };
@@ -86,13 +103,11 @@ export function parseFrame(text: string | undefined, at: SourcePosition): OverFr
   );
 }
 
-interface Aggregator {
-  createAccumulator(): unknown;
-  add(row: Row, acc: unknown): unknown;
-  getResult(acc: unknown): Row;
-}
-
-/** The keyed function: holds rows until the watermark passes them, then emits them with their aggregates. */
+/**
+ * The keyed function. In event time it holds rows until the watermark passes them, then emits
+ * them with their aggregates; in processing time (`timeIndex` undefined) it emits each row on
+ * arrival, its frame measured by the operator's clock.
+ */
 class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
   /** Rows waiting for the watermark, by rowtime, in arrival order. */
   // Made in open: the runtime copies this object per subtask (Object.create), so a buffer made
@@ -105,15 +120,20 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
 
   constructor(
     private readonly frame: OverFrame,
-    private readonly timeIndex: number,
+    /** The rowtime's position; undefined in processing time. */
+    private readonly timeIndex: number | undefined,
+    /** Input columns: in processing time a row's arrival time is kept after them. */
+    private readonly width: number,
     private readonly agg: Aggregator,
     /** Drops a partition's accumulator and frame rows once idle this long (not its waiting rows). */
     private readonly stateTtl: StateTtlConfig | undefined,
   ) {}
 
   open(context: KeyedRuntimeContext): void {
-    this.pending = new RowtimeBuffer('over-pending', this.timeIndex);
-    this.pending.open(context);
+    if (this.timeIndex !== undefined) {
+      this.pending = new RowtimeBuffer('over-pending', this.timeIndex);
+      this.pending.open(context);
+    }
     this.acc = context.state.getValueState<unknown>({
       name: 'over-acc',
       ...ttlOption(this.stateTtl),
@@ -125,15 +145,40 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
     });
   }
 
-  processElement(row: Row, context: KeyedProcessContext<Key>): void {
-    this.pending.add(row, context);
+  processElement(row: Row, context: KeyedProcessContext<Key>, out: Collector<Row>): void {
+    if (this.timeIndex !== undefined) {
+      this.pending.add(row, context);
+      return;
+    }
+    const now = context.timerService.currentProcessingTime();
+    const { frame, width } = this;
+    if (frame.mode === 'ROWS' || frame.preceding === Number.POSITIVE_INFINITY) {
+      this.process(now, [row], width, (r, result) => out.collect([...r, ...result]));
+      return;
+    }
+    // A bounded RANGE frame keeps each row's arrival time after its columns, to tell which
+    // rows a later row's frame still reaches.
+    this.process(now, [[...row, now]], width, (r, result) =>
+      out.collect([...r.slice(0, width), ...result]),
+    );
   }
 
   onTimer(time: number, _context: OnTimerContext<Key>, out: Collector<Row>): void {
     const rows = this.pending.take(time);
     if (rows === undefined) return;
-    const { frame, agg, timeIndex } = this;
-    const emit = (row: Row, result: Row): void => out.collect([...row, ...result]);
+    this.process(time, rows, this.timeIndex as number, (row, result) =>
+      out.collect([...row, ...result]),
+    );
+  }
+
+  /** Adds the rows of one time (in order) to the partition's frame, emitting each with its aggregates. */
+  private process(
+    time: number,
+    rows: readonly Row[],
+    timeIndex: number,
+    emit: (row: Row, result: Row) => void,
+  ): void {
+    const { frame, agg } = this;
     if (frame.preceding === Number.POSITIVE_INFINITY) {
       let acc = this.acc.value() ?? agg.createAccumulator();
       for (const row of rows) {
@@ -172,6 +217,82 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
     for (const r of rows) acc = this.agg.add(r, acc);
     return this.agg.getResult(acc);
   }
+}
+
+/** The input's columns followed by one hidden column (`$over<i>`) per OVER call. */
+function overColumns(input: readonly ScopeColumn[], types: readonly LogicalType[]): ScopeColumn[] {
+  return [
+    ...input,
+    ...types.map((type, i) => ({ name: `$over${i}`, type, qualifier: undefined, rowtime: false })),
+  ];
+}
+
+/** One aggregation computing every OVER call of a SELECT, and the calls' result types. */
+function overAggregation(
+  calls: readonly OverCall[],
+  scope: Scope,
+): { agg: Aggregator; types: LogicalType[] } {
+  const aggregateCalls: AggregateCallAst[] = calls.map((c) => ({
+    name: c.name,
+    args: c.args,
+    star: c.star,
+    distinct: c.distinct,
+    filter: c.filter,
+    at: c.at,
+  }));
+  const { fn, types } = rowAggregate([], [], aggregateCalls, scope);
+  return { agg: fn as unknown as Aggregator, types };
+}
+
+/**
+ * OVER ordered by a column that is not a time attribute (Flink 2.2's updating OVER): one
+ * ORDER BY column and frames from UNBOUNDED PRECEDING, as Flink allows; the result is a
+ * retract changelog of the input's rows with their aggregates.
+ */
+function planSortedOver(
+  select: Select,
+  items: readonly SelectItem[],
+  from: Relation,
+  stream: Relation['stream'],
+  calls: readonly OverCall[],
+  scope: Scope,
+  stateTtl: StateTtlConfig | undefined,
+): { select: Select; from: Relation } {
+  const first = calls[0] as OverCall;
+  const window = first.overWindow;
+  if (window.orderBy.length !== 1)
+    sqlError(
+      `The window can only be ordered by a single time column. (Flink's words: an OVER window in streaming has one ORDER BY column, got ${window.orderBy.length})`,
+      first.at,
+    );
+  const frame = parseFrame(window.frame, first.at);
+  if (frame.preceding !== Number.POSITIVE_INFINITY)
+    sqlError(
+      `Non-time attribute sort is not supported for bounded OVER window. (Flink's words: ordered by a column that is not a time attribute, a frame runs from UNBOUNDED PRECEDING; got '${window.frame}')`,
+      first.at,
+    );
+  const compare = rowOrder(
+    window.orderBy.map((o) => ({
+      value: compileScalar(o.expr, scope).fn,
+      descending: o.descending,
+    })),
+  );
+  const keyFns = window.partitionBy.map((p) => compileScalar(p, scope).fn);
+  const { agg, types } = overAggregation(calls, scope);
+  const changes = stream
+    .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
+    .process(new SortedOverFunction(frame.mode, compare, agg, stateTtl))
+    .name('over aggregate (sorted)')
+    .asChangelog('retract');
+  // An updating result carries no time attributes.
+  const columns = overColumns(
+    from.columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
+    types,
+  );
+  return {
+    select: { ...select, items, where: undefined },
+    from: updatingRelation(changes, columns, 'an OVER aggregation ordered by a non-time column'),
+  };
 }
 
 /**
@@ -233,44 +354,24 @@ export function planOver(
   const order = window.orderBy[0];
   const orderColumn =
     order?.expr.kind === 'column' ? scope.resolve(order.expr.path, order.expr.at) : undefined;
-  if (
-    window.orderBy.length !== 1 ||
-    order?.descending === true ||
-    orderColumn === undefined ||
-    !orderColumn.column.rowtime ||
-    orderColumn.fields.length > 0
-  ) {
-    sqlError(
-      'an OVER window must be ORDER BY the event-time attribute, ascending (processing time is not supported by Weir SQL yet)',
-      first.at,
-    );
-  }
-  const timeIndex = (orderColumn as { index: number }).index;
+  const proctime = orderColumn?.column.proctime === true;
+  const timeOrdered =
+    window.orderBy.length === 1 &&
+    orderColumn !== undefined &&
+    (orderColumn.column.rowtime || proctime) &&
+    orderColumn.fields.length === 0;
+  if (!timeOrdered) return planSortedOver(select, items, from, stream, calls, scope, stateTtl);
+  if (order?.descending === true)
+    sqlError('an OVER window must be ordered by its time attribute ascending', order.expr.at);
+  const timeIndex = proctime ? undefined : (orderColumn as { index: number }).index;
   const frame = parseFrame(window.frame, first.at);
   const keyFns = window.partitionBy.map((p) => compileScalar(p, scope).fn);
-  const aggregateCalls: AggregateCallAst[] = calls.map((c) => ({
-    name: c.name,
-    args: c.args,
-    star: c.star,
-    distinct: c.distinct,
-    filter: c.filter,
-    at: c.at,
-  }));
-  const { fn, types } = rowAggregate([], [], aggregateCalls, scope);
-  const agg = fn as unknown as Aggregator;
+  const { agg, types } = overAggregation(calls, scope);
   const rows = stream
     .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
-    .process(new OverFunction(frame, timeIndex, agg, stateTtl))
-    .name('over aggregate');
-  const columns: ScopeColumn[] = [
-    ...from.columns,
-    ...calls.map((_, i) => ({
-      name: `$over${i}`,
-      type: types[i] as LogicalType,
-      qualifier: undefined,
-      rowtime: false,
-    })),
-  ];
+    .process(new OverFunction(frame, timeIndex, from.columns.length, agg, stateTtl))
+    .name(proctime ? 'over aggregate (processing time)' : 'over aggregate');
+  const columns = overColumns(from.columns, types);
   return {
     select: { ...select, items, where: undefined },
     from: { stream: rows, columns },

@@ -48,6 +48,7 @@ import type { MiniBatch } from './mini-batch.js';
 import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowProperties, WindowTvf } from './relation.js';
+import { planSetOperation } from './set-operation-planner.js';
 import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
 import { SourceRelation } from './source-reads.js';
@@ -108,14 +109,14 @@ export function planQuery(query: Query, ctx: PlanContext): Relation {
       for (const cte of query.ctes) ctes.set(cte.name, { query: cte.query, ctes: new Map(ctes) });
       return planQuery(query.body, { ...ctx, ctes });
     }
-    case 'set-operation':
-      if (query.op !== 'UNION' || !query.all) {
-        return sqlError(
-          `${query.op}${query.all ? ' ALL' : ''} is not supported by Weir SQL yet (UNION ALL is)`,
-          query.at,
-        );
-      }
-      return unionAll(planQuery(query.left, ctx), planQuery(query.right, ctx), query.at);
+    case 'set-operation': {
+      const left = materialize(planQuery(query.left, ctx));
+      const right = materialize(planQuery(query.right, ctx));
+      if (query.op !== 'UNION')
+        return planSetOperation(query.op, query.all, left, right, query.at, ctx.stateTtl);
+      const union = unionAll(left, right, query.at);
+      return query.all ? union : distinctRows(union, query.at, ctx);
+    }
     case 'values':
       return planValues(query, ctx);
     case 'ordered':
@@ -123,7 +124,9 @@ export function planQuery(query: Query, ctx: PlanContext): Relation {
         materialize(planQuery(query.query, ctx)),
         query.orderBy,
         query.limit,
+        query.offset,
         query.at,
+        ctx.stateTtl,
       );
   }
 }
@@ -160,6 +163,26 @@ function unionAll(left: Relation, right: Relation, at: SourcePosition): Relation
     rowtime: c.rowtime && (right.columns[i] as ScopeColumn).rowtime,
   }));
   return { stream: conform(left).union(conform(right)), columns };
+}
+
+/** UNION's rows: a GROUP BY of every column of UNION ALL's, as Flink plans it. */
+function distinctRows(union: Relation, at: SourcePosition, ctx: PlanContext): Relation {
+  const items = union.columns.map((c, i) => ({
+    kind: 'expr' as const,
+    expr: positional(i, [], at),
+    alias: c.name,
+  }));
+  const select: Select = {
+    kind: 'select',
+    distinct: false,
+    items,
+    from: undefined,
+    where: undefined,
+    groupBy: items.map((item) => item.expr),
+    having: undefined,
+    at,
+  };
+  return planAggregation(select, union, ctx);
 }
 
 function planValues(query: Extract<Query, { kind: 'values' }>, ctx: PlanContext): Relation {
@@ -334,8 +357,6 @@ function planWindowTvf(
     );
   }
   const processingTime = !time.rowtime;
-  if (processingTime && name === 'CUMULATE')
-    sqlError('CUMULATE over processing time is not supported by Weir SQL yet', descriptor.at);
   let window: WindowTvf;
   if (name === 'TUMBLE') {
     if (rest.length > 2) sqlError('TUMBLE takes a size and an optional offset', at);
@@ -1011,7 +1032,9 @@ function windowAssigner(window: WindowTvf): WindowAssigner<Row> {
       ? Windows.tumblingProcessingTime(window.size, window.offset)
       : window.kind === 'HOP'
         ? Windows.slidingProcessingTime(window.size, window.slide, window.offset)
-        : Windows.sessionProcessingTime(window.size);
+        : window.kind === 'CUMULATE'
+          ? Windows.cumulativeProcessingTime(window.size, window.slide, window.offset)
+          : Windows.sessionProcessingTime(window.size);
   }
   return window.kind === 'TUMBLE'
     ? Windows.tumbling(window.size, window.offset)

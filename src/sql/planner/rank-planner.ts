@@ -16,10 +16,11 @@ import type { ScopeColumn } from '../expressions/scope.js';
 import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { T } from '../types/logical-type.js';
-import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
+import { changesOf, isUpdating, retracting, updatingRelation } from './changelog-relation.js';
 import { groupKey } from './grouping.js';
 import { conjuncts } from './join-planner.js';
 import type { Relation } from './relation.js';
+import { retractRank } from './retract-rank.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 import { planWindowRank, windowOfPartition } from './window-rank-planner.js';
@@ -31,33 +32,62 @@ export interface RankPattern {
   readonly alias: string | undefined;
   readonly rankName: string;
   readonly window: OverWindow;
-  /** Rows kept per partition. */
+  /** The first rank kept (1 unless the WHERE bounds the row number from below). */
+  readonly start: number;
+  /** The last rank kept: rows kept per partition. */
   readonly limit: number;
-  /** The enclosing WHERE without the bound on the row number. */
+  /** The enclosing WHERE without the bounds on the row number. */
   readonly where: Expr | undefined;
   readonly at: SourcePosition;
 }
 
-function isRowNumber(item: SelectItem): boolean {
-  return (
-    item.kind === 'expr' &&
+const RANKINGS = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
+
+function rankingCall(item: SelectItem): string | undefined {
+  return item.kind === 'expr' &&
     item.expr.kind === 'call' &&
-    item.expr.name === 'ROW_NUMBER' &&
+    RANKINGS.has(item.expr.name) &&
     item.expr.overWindow !== undefined
-  );
+    ? item.expr.name
+    : undefined;
 }
 
-/** The bound `rn <= N`, `rn < N` or `rn = 1` on the row number `name`, as N; undefined otherwise. */
-function bound(e: Expr, name: string): number | undefined {
-  if (e.kind !== 'binary' || e.left.kind !== 'column' || e.right.kind !== 'number')
-    return undefined;
-  if (e.left.path[e.left.path.length - 1] !== name) return undefined;
-  const n = Number(e.right.text);
-  if (!Number.isInteger(n)) return undefined;
-  if (e.op === '<=') return n;
-  if (e.op === '<') return n - 1;
-  if (e.op === '=' && n === 1) return 1;
-  return undefined;
+/** A whole number literal's value, or undefined. */
+function wholeNumber(e: Expr): number | undefined {
+  if (e.kind !== 'number') return undefined;
+  const n = Number(e.text);
+  return Number.isInteger(n) ? n : undefined;
+}
+
+/**
+ * The ranks a condition on the row number `name` keeps, as [lowest, highest] (either
+ * undefined where it sets no bound): `rn <= N`, `rn < N`, `rn = N`, `rn >= N`, `rn > N`,
+ * `rn BETWEEN a AND b`. Undefined for any other condition.
+ */
+function bounds(e: Expr, name: string): [number | undefined, number | undefined] | undefined {
+  const isRank = (x: Expr) => x.kind === 'column' && x.path[x.path.length - 1] === name;
+  if (e.kind === 'between' && !e.negated && isRank(e.arg)) {
+    const low = wholeNumber(e.low);
+    const high = wholeNumber(e.high);
+    return low === undefined || high === undefined ? undefined : [low, high];
+  }
+  if (e.kind !== 'binary' || !isRank(e.left)) return undefined;
+  const n = wholeNumber(e.right);
+  if (n === undefined) return undefined;
+  switch (e.op) {
+    case '<=':
+      return [undefined, n];
+    case '<':
+      return [undefined, n - 1];
+    case '=':
+      return [n, n];
+    case '>=':
+      return [n, undefined];
+    case '>':
+      return [n + 1, undefined];
+    default:
+      return undefined;
+  }
 }
 
 /** The rank pattern of `select`, if its FROM is a subquery with a ROW_NUMBER() OVER item. */
@@ -65,36 +95,53 @@ export function rankPattern(select: Select): RankPattern | undefined {
   const from = select.from;
   if (from?.kind !== 'subquery' || from.query.kind !== 'select') return undefined;
   const inner = from.query;
-  const item = inner.items.find(isRowNumber);
+  const item = inner.items.find((i) => rankingCall(i) !== undefined);
   if (item === undefined || item.kind !== 'expr' || item.expr.kind !== 'call') return undefined;
   const window = item.expr.overWindow as OverWindow;
   const at = item.expr.at;
+  const fn = item.expr.name;
   if (item.alias === undefined)
-    return sqlError('ROW_NUMBER() OVER (...) needs a name (AS rownum) to be bounded', at);
-  if (item.expr.args.length > 0) sqlError('ROW_NUMBER() takes no arguments', at);
+    return sqlError(`${fn}() OVER (...) needs a name (AS rownum) to be bounded`, at);
+  if (item.expr.args.length > 0) sqlError(`${fn}() takes no arguments`, at);
   if (window.orderBy.length === 0)
-    sqlError('ROW_NUMBER() OVER (...) needs an ORDER BY in Weir SQL (as in Flink)', at);
+    sqlError(`${fn}() OVER (...) needs an ORDER BY in Weir SQL (as in Flink)`, at);
   if (window.frame !== undefined)
-    sqlError(`ROW_NUMBER() OVER (...) takes no frame clause, got '${window.frame}'`, at);
+    sqlError(`${fn}() OVER (...) takes no frame clause, got '${window.frame}'`, at);
   const rankName = item.alias;
   const parts = conjuncts(select.where);
-  const index = parts.findIndex((p) => bound(p, rankName) !== undefined);
-  if (index < 0) {
+  let start: number | undefined;
+  let end: number | undefined;
+  const rest: Expr[] = [];
+  for (const part of parts) {
+    const b = bounds(part, rankName);
+    if (b === undefined) {
+      rest.push(part);
+      continue;
+    }
+    if (b[0] !== undefined) start = Math.max(start ?? b[0], b[0]);
+    if (b[1] !== undefined) end = Math.min(end ?? b[1], b[1]);
+  }
+  if (end === undefined) {
     return sqlError(
-      `ROW_NUMBER() is supported as Top-N or deduplication only: the enclosing query needs WHERE ${rankName} <= N (or ${rankName} = 1)`,
+      `${fn}() is supported as Top-N or deduplication only: the enclosing query needs WHERE ${rankName} <= N (or ${rankName} = 1, ${rankName} BETWEEN a AND b)`,
       at,
     );
   }
-  const limit = bound(parts[index] as Expr, rankName) as number;
-  if (limit < 1)
-    sqlError(`the Top-N bound must be at least 1, got ${limit}`, (parts[index] as Expr).at);
-  const rest = parts.filter((_, i) => i !== index);
+  // Flink plans these as a streaming Rank, which runs ROW_NUMBER() only.
+  if (fn !== 'ROW_NUMBER') sqlError(`${fn}() on streaming table is not supported currently`, at);
+  const first = Math.max(start ?? 1, 1);
+  if (end < first)
+    sqlError(
+      `the Top-N keeps no rank: ${rankName} from ${first} to ${end}; the bound must be at least ${first}`,
+      at,
+    );
   return {
     inner: { ...inner, items: inner.items.filter((i) => i !== item) },
     alias: from.alias,
     rankName,
     window,
-    limit,
+    start: first,
+    limit: end,
     where: rest.reduce<Expr | undefined>(
       (l, r) => (l === undefined ? r : { kind: 'binary', op: 'AND', left: l, right: r, at: r.at }),
       undefined,
@@ -159,7 +206,6 @@ export function planRank(
       ...window.orderBy.map((o, i) => hidden('o', o.expr, i)),
     ],
   });
-  requireInsertOnly(rel, 'ROW_NUMBER() OVER (...)', p.at);
   const width = rel.columns.length - window.partitionBy.length - window.orderBy.length;
   const partitionAt = width;
   const orderAt = width + window.partitionBy.length;
@@ -167,7 +213,6 @@ export function planRank(
     .slice(0, width)
     .map((c) => ({ ...c, qualifier: p.alias, rowtime: false }));
   const keyOf = groupKey(window.partitionBy.map((_, i) => (row: Row) => row[partitionAt + i]));
-  const keyed = rel.stream.keyBy(keyOf, 'partition key');
   const first = window.orderBy[0];
   const orderColumn = rel.columns[orderAt] as ScopeColumn;
   const columns = [
@@ -175,46 +220,70 @@ export function planRank(
     { name: p.rankName, type: T.bigint(false), qualifier: p.alias, rowtime: false },
   ];
   const order = rankOrder(window, orderAt);
-  const windowed = windowOfPartition(window, partitionAt);
-  if (windowed !== undefined) {
-    const rows = planWindowRank(keyed, windowed, {
-      limit: p.limit,
-      width,
-      compare: order.compare,
-      // Flink's window deduplication: the first or last row of a window by a time column.
-      dedupTime: p.limit === 1 && order.n === 1 && isTimestamp(orderColumn) ? orderAt : undefined,
-      descending: first?.descending === true,
-    });
-    return { stream: rows, columns };
-  }
   let changes: ChangelogStream<Row>;
-  if (p.limit === 1 && window.orderBy.length === 1 && first !== undefined && orderColumn.rowtime) {
-    // Deduplication: the row with the smallest (ASC) or largest (DESC) event time per key.
-    const deduplicated = keyed.deduplicate({
-      keep: first.descending ? 'last' : 'first',
-      order: 'event-time',
-      serializer: ROW_SERIALIZER,
-      ...ttlOption(stateTtl),
-    });
-    changes = deduplicated.asChangelog('retract').mapRows((row) => [...row.slice(0, width), 1]);
-  } else {
-    changes = keyed
-      .topN({
-        n: p.limit,
+  if (isUpdating(rel) || p.start > 1) {
+    // Rows that may be retracted (every row of a partition is kept), or a range below the top.
+    changes = retractRank(
+      retracting(changesOf(rel)),
+      keyOf,
+      {
         compare: order.compare,
+        start: p.start,
+        end: p.limit,
+        width,
         rankNumber: true,
+        insertOnly: !isUpdating(rel),
+        ttl: stateTtl,
+      },
+      isUpdating(rel) ? undefined : `top-n (ranks ${p.start} to ${p.limit})`,
+    );
+  } else {
+    const keyed = rel.stream.keyBy(keyOf, 'partition key');
+    const windowed = windowOfPartition(window, partitionAt);
+    if (windowed !== undefined) {
+      const rows = planWindowRank(keyed, windowed, {
+        limit: p.limit,
+        width,
+        compare: order.compare,
+        // Flink's window deduplication: the first or last row of a window by a time column.
+        dedupTime: p.limit === 1 && order.n === 1 && isTimestamp(orderColumn) ? orderAt : undefined,
+        descending: first?.descending === true,
+      });
+      return { stream: rows, columns };
+    }
+    if (
+      p.limit === 1 &&
+      window.orderBy.length === 1 &&
+      first !== undefined &&
+      orderColumn.rowtime
+    ) {
+      // Deduplication: the row with the smallest (ASC) or largest (DESC) event time per key.
+      const deduplicated = keyed.deduplicate({
+        keep: first.descending ? 'last' : 'first',
+        order: 'event-time',
         serializer: ROW_SERIALIZER,
         ...ttlOption(stateTtl),
-      })
-      .asChangelog('retract')
-      .mapRows((r: Ranked<Row>) => [...r.row.slice(0, width), r.rank]);
+      });
+      changes = deduplicated.asChangelog('retract').mapRows((row) => [...row.slice(0, width), 1]);
+    } else {
+      changes = keyed
+        .topN({
+          n: p.limit,
+          compare: order.compare,
+          rankNumber: true,
+          serializer: ROW_SERIALIZER,
+          ...ttlOption(stateTtl),
+        })
+        .asChangelog('retract')
+        .mapRows((r: Ranked<Row>) => [...r.row.slice(0, width), r.rank]);
+    }
   }
   // Flink's upsert key of a ranking: the partition key, with the row number unless it is 1.
   const partition =
     partitionPositions(p.inner.items, window.partitionBy) ??
     partitionByName(visible, window.partitionBy);
   const key =
-    partition === undefined ? undefined : p.limit === 1 ? partition : [...partition, width];
+    partition === undefined ? undefined : p.start === p.limit ? partition : [...partition, width];
   return updatingRelation(changes, columns, 'ROW_NUMBER() OVER (...)', key);
 }
 

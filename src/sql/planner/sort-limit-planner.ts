@@ -4,8 +4,12 @@
  *   the watermark passes their rowtime and leave in rowtime order (ties by the further keys);
  *   insert-only, the rowtime stays an attribute. Rows behind the watermark are dropped.
  * - `ORDER BY keys LIMIT n`: a Top-N over all rows (one partition), a retract changelog of the
- *   n first rows by the keys.
- * - `LIMIT n` alone: the first n rows to arrive (insert-only; which rows depends on arrival).
+ *   n first rows by the keys; with `OFFSET m` the rows m + 1 to m + n. Over a changing input
+ *   (or with an offset) the retracting Top-N, which keeps every row.
+ * - `LIMIT n` alone: the first n rows to arrive (insert-only; which rows depends on arrival),
+ *   after the first m with `OFFSET m`; over a changing input n of the current rows, a
+ *   retracting Top-N whose rows all tie.
+ * `FETCH FIRST n ROWS ONLY` is `LIMIT n`.
  * Anything else (ORDER BY a column that is not the rowtime, or the rowtime descending, without
  * LIMIT) is refused, as Flink refuses it.
  */
@@ -17,14 +21,21 @@ import type {
   OnTimerContext,
 } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
-import type { ValueState } from '../../core/state.js';
+import type { StateTtlConfig, ValueState } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compileScalar } from '../expressions/compile.js';
 import { Scope } from '../expressions/scope.js';
 import type { Expr, OrderItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
-import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
+import {
+  changesOf,
+  isUpdating,
+  requireInsertOnly,
+  retracting,
+  updatingRelation,
+} from './changelog-relation.js';
 import type { Relation } from './relation.js';
+import { retractRank } from './retract-rank.js';
 import { RowtimeBuffer } from './rowtime-buffer.js';
 
 type RowComparator = (a: Row, b: Row) => number;
@@ -51,11 +62,11 @@ function comparator(items: readonly OrderItem[], scope: Scope): RowComparator {
   };
 }
 
-function limitOf(e: Expr | undefined): number | undefined {
+function limitOf(e: Expr | undefined, what: string): number | undefined {
   if (e === undefined) return undefined;
   const n = e.kind === 'number' ? Number(e.text) : Number.NaN;
   if (!Number.isInteger(n) || n < 0)
-    sqlError('LIMIT must be a whole number literal >= 0 in Weir SQL', e.at);
+    sqlError(`${what} must be a whole number literal >= 0 in Weir SQL`, e.at);
   return n;
 }
 
@@ -65,13 +76,21 @@ export function planSortLimit(
   input: Relation,
   orderBy: readonly OrderItem[],
   limitExpr: Expr | undefined,
+  offsetExpr: Expr | undefined,
   at: SourcePosition,
+  stateTtl?: StateTtlConfig,
 ): Relation {
-  const limit = limitOf(limitExpr);
-  requireInsertOnly(input, orderBy.length > 0 ? 'ORDER BY' : 'LIMIT', at);
+  const limit = limitOf(limitExpr, 'LIMIT');
+  const offset = limitOf(offsetExpr, 'OFFSET') ?? 0;
   const scope = new Scope(input.columns);
   const columns = input.columns.map((c) => ({ ...c, rowtime: false, proctime: false }));
   if (limit === undefined) {
+    if (offsetExpr !== undefined)
+      return sqlError(
+        'FETCH is missed, which on streaming table is not supported currently: OFFSET needs a LIMIT or FETCH in streaming',
+        offsetExpr.at,
+      );
+    requireInsertOnly(input, 'ORDER BY', at);
     const first = orderBy[0] as OrderItem;
     const r =
       first.expr.kind === 'column' ? scope.resolve(first.expr.path, first.expr.at) : undefined;
@@ -90,15 +109,45 @@ export function planSortLimit(
       .name('ORDER BY rowtime');
     return { stream, columns: input.columns };
   }
+  const what = `${orderBy.length > 0 ? 'ORDER BY ... ' : ''}LIMIT ${limit}${offset > 0 ? ` OFFSET ${offset}` : ''}`;
+  if (limit === 0) {
+    // No row is ever kept: an empty changelog of the input's kind.
+    return isUpdating(input)
+      ? updatingRelation(
+          changesOf(input).filter(() => false),
+          columns,
+          what,
+          input.upsertKey,
+        )
+      : { stream: input.stream.filter(() => false).name(what), columns };
+  }
+  if (isUpdating(input) || (offset > 0 && orderBy.length > 0)) {
+    const changes = retractRank(
+      retracting(changesOf(input)),
+      ONE_PARTITION,
+      {
+        // Without ORDER BY every row ties: the rows kept are the earliest of the current ones.
+        compare: orderBy.length > 0 ? comparator(orderBy, scope) : () => 0,
+        start: offset + 1,
+        end: offset + limit,
+        width: input.columns.length,
+        rankNumber: false,
+        insertOnly: !isUpdating(input),
+        ttl: stateTtl,
+      },
+      isUpdating(input) ? `${what} (retract)` : what,
+    );
+    return updatingRelation(changes, columns, what);
+  }
   const keyed = input.stream.keyBy(
     ONE_PARTITION,
     orderBy.length > 0 ? 'top-n (global)' : 'limit (global)',
   );
   if (orderBy.length === 0)
-    return { stream: keyed.process(new FirstN(limit)).name(`LIMIT ${limit}`), columns };
+    return { stream: keyed.process(new FirstN(limit, offset)).name(what), columns };
   const changes = keyed
     .topN({ n: limit, compare: comparator(orderBy, scope) })
-    .name(`ORDER BY ... LIMIT ${limit}`)
+    .name(what)
     .asChangelog('retract');
   return updatingRelation(changes, columns, 'ORDER BY ... LIMIT');
 }
@@ -129,11 +178,14 @@ class TemporalSort implements KeyedProcessFunction<Key, Row, Row> {
   }
 }
 
-/** The first `n` rows, then nothing. */
+/** The first `n` rows after the first `skip`, then nothing. */
 class FirstN implements KeyedProcessFunction<Key, Row, Row> {
   private count!: ValueState<number>;
 
-  constructor(private readonly n: number) {}
+  constructor(
+    private readonly n: number,
+    private readonly skip: number,
+  ) {}
 
   open(context: KeyedRuntimeContext): void {
     this.count = context.state.getValueState<number>('limit-count');
@@ -141,8 +193,8 @@ class FirstN implements KeyedProcessFunction<Key, Row, Row> {
 
   processElement(row: Row, _context: KeyedProcessContext<Key>, out: Collector<Row>): void {
     const seen = this.count.value() ?? 0;
-    if (seen >= this.n) return;
+    if (seen >= this.skip + this.n) return;
     this.count.update(seen + 1);
-    out.collect(row);
+    if (seen >= this.skip) out.collect(row);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * `SET 'table.exec.state.ttl' = '...'`: as in Flink, the relational operators (group
- * aggregation, regular joins, Top-N, deduplication, OVER) drop a key's state once it has been
- * idle (not written) for that long in processing time; the job keeps running, and a later row
- * of that key starts over. `0` (Flink's default) keeps state forever. Window operators free
+ * aggregation, regular joins, Top-N, deduplication, OVER, INTERSECT and EXCEPT) drop a key's
+ * state once it has been idle (not written) for that long in processing time; the job keeps
+ * running, and a later row of that key starts over. `0` (Flink's default) keeps state forever. Window operators free
  * their state when their windows fire and ignore it.
  */
 import * as v from 'valibot';

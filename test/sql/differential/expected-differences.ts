@@ -24,6 +24,10 @@ export const EXPECTED_DIFFERENCES: ReadonlyMap<string, string> = new Map([
     `Flink 2.2.1 fails the job reading an element of ${s === 'map-union' ? 'MAP_UNION' : 'MAP_FROM_ARRAYS'}'s result (ClassCastException: its map class is not a GenericMapData); Weir gives the map's values (checked in test/sql/functions/collection-functions.test.ts)`,
   ]),
   [
+    'offset-fetch-changelog',
+    'ORDER BY ... OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY over a GROUP BY: the changelog Flink 2.2.1 emits (its retracting Top-N with a rank range starting above 1) retracts a row it never inserted (["c",2]), so the peer cannot apply it; Weir\'s final rows equal a batch ranking (retract-top-n.test.ts checks this query shape against one)',
+  ],
+  [
     'random-151',
     'Flink 2.2.1 keeps the rows where `(l = l) IS TRUE` and l is NULL; in three-valued logic NULL = NULL is UNKNOWN and UNKNOWN IS TRUE is FALSE, so Weir leaves them out',
   ],

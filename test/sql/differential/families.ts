@@ -427,6 +427,62 @@ function overs(): SuiteCase[] {
   ];
 }
 
+/**
+ * OVER aggregates with DISTINCT (Flink keeps the distinct values per partition), the frames
+ * Flink's streaming OVER refuses, and OVER ordered by columns that are not a time attribute
+ * (an updating query in Flink 2.2).
+ */
+function overDistincts(): SuiteCase[] {
+  const over = (name: string, aggs: string, frame: string, partition = 'k') => ({
+    name,
+    sql: `SELECT id, ${aggs} OVER (PARTITION BY ${partition} ORDER BY ts ${frame}) FROM t`,
+  });
+  return [
+    over(
+      'over-count-distinct-rows',
+      'COUNT(DISTINCT i)',
+      'ROWS BETWEEN 3 PRECEDING AND CURRENT ROW',
+    ),
+    over(
+      'over-sum-distinct-unbounded',
+      'SUM(DISTINCT l)',
+      'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW',
+    ),
+    over(
+      'over-avg-distinct-range',
+      'AVG(DISTINCT i)',
+      "RANGE BETWEEN INTERVAL '5' SECOND PRECEDING AND CURRENT ROW",
+    ),
+    over(
+      'over-max-distinct-rows-unbounded',
+      'MAX(DISTINCT d)',
+      'ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW',
+      'b',
+    ),
+    {
+      name: 'over-distinct-and-plain',
+      sql: 'SELECT id, COUNT(DISTINCT k) OVER w, COUNT(k) OVER w, SUM(DISTINCT i) OVER w FROM t WINDOW w AS (PARTITION BY b ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)',
+    },
+    over('over-rows-following', 'SUM(i)', 'ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING'),
+    {
+      name: 'over-order-not-time',
+      sql: 'SELECT id, SUM(i) OVER (PARTITION BY k ORDER BY i) FROM t',
+    },
+    {
+      name: 'over-order-desc-rows',
+      sql: 'SELECT id, COUNT(*) OVER (PARTITION BY k ORDER BY d DESC, id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t',
+    },
+    {
+      name: 'over-order-range-max',
+      sql: 'SELECT id, MAX(l) OVER (PARTITION BY b ORDER BY s) AS mx, COUNT(s) OVER (PARTITION BY b ORDER BY s) FROM t',
+    },
+    {
+      name: 'over-order-bounded-rows',
+      sql: 'SELECT id, SUM(i) OVER (PARTITION BY k ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t',
+    },
+  ];
+}
+
 function unions(): SuiteCase[] {
   return [
     { name: 'union-all', sql: 'SELECT id, k FROM t WHERE i > 0 UNION ALL SELECT uid, k FROM u' },
@@ -586,6 +642,100 @@ function longs(): SuiteCase[] {
     {
       name: 'long-window-sum',
       sql: `SELECT window_start, SUM(${big}) AS s, MAX(${big}) AS ma FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end`,
+    },
+  ];
+}
+
+/**
+ * UNION, INTERSECT and EXCEPT (DISTINCT and ALL) over insert-only and updating inputs; Top-N
+ * over an updating input, rank ranges, ORDER BY ... LIMIT / OFFSET / FETCH; RANK and
+ * DENSE_RANK, which Flink's streaming Top-N refuses.
+ */
+function setOperationsAndRanking(): SuiteCase[] {
+  const counts = (table: string, key: string) =>
+    `SELECT ${key}, COUNT(*) AS c FROM ${table} GROUP BY ${key}`;
+  return [
+    { name: 'union-distinct', sql: 'SELECT k FROM t UNION SELECT k FROM u' },
+    {
+      name: 'union-distinct-rows',
+      sql: 'SELECT k, i FROM t WHERE i > 0 UNION SELECT k, v FROM u',
+    },
+    { name: 'intersect', sql: 'SELECT k FROM t INTERSECT SELECT k FROM u' },
+    {
+      name: 'intersect-all',
+      sql: 'SELECT k, b FROM t INTERSECT ALL SELECT k, b FROM t WHERE i > 0',
+    },
+    { name: 'except', sql: 'SELECT k, b FROM t EXCEPT SELECT k, b FROM t WHERE i > 0' },
+    { name: 'except-all', sql: 'SELECT k FROM t EXCEPT ALL SELECT k FROM u' },
+    {
+      name: 'intersect-changelog',
+      sql: `${counts('t', 'k')} INTERSECT ${counts('u', 'k')}`,
+    },
+    {
+      name: 'except-all-changelog',
+      sql: `SELECT c FROM (${counts('t', 'k')}) EXCEPT ALL SELECT c FROM (${counts('u', 'k')})`,
+    },
+    {
+      name: 'union-distinct-changelog',
+      sql: `SELECT c FROM (${counts('t', 'b')}) UNION SELECT c FROM (${counts('u', 'k')})`,
+    },
+    {
+      name: 'top-n-over-group-by',
+      sql: `SELECT b, k, c, rn FROM (SELECT b, k, c, ROW_NUMBER() OVER (PARTITION BY b ORDER BY c DESC, k) AS rn FROM (${counts('t', 'b, k')})) WHERE rn <= 2`,
+    },
+    {
+      name: 'top-n-over-group-by-no-rn',
+      sql: `SELECT k, s FROM (SELECT k, s, ROW_NUMBER() OVER (ORDER BY s DESC, k) AS rn FROM (SELECT k, SUM(i) AS s FROM t GROUP BY k)) WHERE rn <= 2`,
+    },
+    {
+      name: 'top-n-range',
+      sql: 'SELECT id, k, i, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY i DESC, id) AS rn FROM t) WHERE rn BETWEEN 2 AND 3',
+    },
+    {
+      name: 'top-n-equals-2',
+      sql: 'SELECT id, k, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY id) AS rn FROM t) WHERE rn = 2',
+    },
+    {
+      name: 'top-n-lower-bound',
+      sql: 'SELECT id, b FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY b ORDER BY id DESC) AS rn FROM t) WHERE rn > 1 AND rn <= 3',
+    },
+    {
+      name: 'order-limit-changelog',
+      sql: `SELECT k, c FROM (${counts('t', 'k')}) ORDER BY c DESC, k LIMIT 2`,
+    },
+    { name: 'order-limit-offset', sql: 'SELECT id, i FROM t ORDER BY i DESC, id LIMIT 3 OFFSET 2' },
+    {
+      name: 'order-fetch-first',
+      sql: 'SELECT id, l FROM t ORDER BY l, id FETCH FIRST 3 ROWS ONLY',
+    },
+    {
+      name: 'offset-fetch-changelog',
+      sql: `SELECT k, c FROM (${counts('t', 'k')}) ORDER BY c, k OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY`,
+    },
+    {
+      name: 'top-n-over-left-join',
+      sql: 'SELECT k, id, v, rn FROM (SELECT t.k, t.id, u.v, ROW_NUMBER() OVER (PARTITION BY t.k ORDER BY u.v DESC, t.id) AS rn FROM t LEFT JOIN u ON t.id = u.uid) WHERE rn <= 2',
+    },
+    {
+      name: 'top-1-over-group-by',
+      sql: `SELECT b, k, c FROM (SELECT b, k, c, ROW_NUMBER() OVER (PARTITION BY b ORDER BY c, k DESC) AS rn FROM (${counts('t', 'b, k')})) WHERE rn = 1`,
+    },
+    {
+      name: 'except-over-left-join',
+      sql: 'SELECT t.k, u.v FROM t LEFT JOIN u ON t.id = u.uid EXCEPT SELECT k, i FROM t',
+    },
+    {
+      name: 'union-distinct-values',
+      sql: "SELECT k FROM t WHERE id < 5 UNION SELECT * FROM (VALUES ('a'), ('z'), ('z'))",
+    },
+    { name: 'offset-without-limit', sql: 'SELECT id FROM t ORDER BY id OFFSET 3' },
+    {
+      name: 'rank-top-2',
+      sql: 'SELECT id, k, r FROM (SELECT *, RANK() OVER (PARTITION BY k ORDER BY i) AS r FROM t) WHERE r <= 2',
+    },
+    {
+      name: 'dense-rank-top-2',
+      sql: 'SELECT id, k, r FROM (SELECT *, DENSE_RANK() OVER (PARTITION BY k ORDER BY i) AS r FROM t) WHERE r <= 2',
     },
   ];
 }
@@ -914,6 +1064,8 @@ export function handWrittenCases(): SuiteCase[] {
     ...longs(),
     ...elementAccess(),
     ...unnestsOverUpdates(),
+    ...setOperationsAndRanking(),
+    ...overDistincts(),
     ...builtInFunctions(),
   ];
 }

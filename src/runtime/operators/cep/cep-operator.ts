@@ -34,6 +34,7 @@ import {
 } from './nfa-runner.js';
 import { keyNfaStateSerializer } from './nfa-state-serializer.js';
 import { NfaWorkingSet } from './nfa-working-set.js';
+import { NO_MATCH } from './partial-match-rows.js';
 import { NO_NODE } from './shared-buffer.js';
 
 /** Everything the CEP operator needs: the pattern, what to do with matches, and how time works. */
@@ -58,18 +59,7 @@ const CHUNK = 64;
 
 /** What one key's NFA state counts for in `weir_cep_buffered` (waiting records are counted apart). */
 function heldEntries<T>(s: KeyNfaState<T>): number {
-  return s.partial.length + s.completed.length + s.bufferSize;
-}
-
-/** The earliest start time of the key's partial matches; +Infinity if it has none. */
-function earliestStart<T>(s: KeyNfaState<T>): number {
-  let earliest = Number.POSITIVE_INFINITY;
-  const partial = s.partial;
-  for (let i = 0; i < partial.length; i++) {
-    const t = partial[i]!.startTs;
-    if (t < earliest) earliest = t;
-  }
-  return earliest;
+  return s.matchCount + s.completed.length + s.bufferSize;
 }
 
 /**
@@ -114,6 +104,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private readonly chunkValues: T[] = [];
   private readonly chunkTimes: number[] = [];
   private readonly chunkSlots = new Int32Array(CHUNK);
+  private readonly chunkMatches = new Int32Array(CHUNK);
   private readonly chunkEvents = new Int32Array(CHUNK);
   private readonly chunkStates: (KeyNfaState<T> | undefined)[] = [];
   /** Keeps the warming reads from being optimized away. */
@@ -171,6 +162,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       serializer: keyNfaStateSerializer(
         this.spec.eventSerializer ?? Serializers.json<T>(),
         this.runner.buffer,
+        this.runner.rows,
       ),
     });
     if (this.restored !== undefined) this.loadRestored();
@@ -262,7 +254,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         // The backend must not keep the waiting records: the next snapshot writes them again.
         this.nfaState.update(s);
       }
-      this.work.load(key, s, earliestStart(s));
+      this.work.load(key, s, this.runner.earliestStart(s));
       this.held += heldEntries(s);
       if (!this.lazyTimeouts) this.schedule(this.nextDue(s), key);
     }
@@ -272,12 +264,8 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
 
   /** The earliest time the key has work: a partial match's timeout. */
   private nextDue(s: KeyNfaState<T>): number {
-    let next = Number.POSITIVE_INFINITY;
     const within = this.nfa.withinMs;
-    if (within > 0) {
-      for (const pm of s.partial) if (pm.startTs + within < next) next = pm.startTs + within;
-    }
-    return next;
+    return within > 0 ? this.runner.earliestStart(s) + within : Number.POSITIVE_INFINITY;
   }
 
   private schedule(time: number, key: Key): void {
@@ -352,7 +340,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         return;
       }
       this.scratch = this.spare.pop() ?? emptyKeyNfaState<T>();
-      work.add(key, s, earliestStart(s));
+      work.add(key, s, this.runner.earliestStart(s));
       this.held += heldEntries(s);
       return;
     }
@@ -418,29 +406,23 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
    * made record by record would wait one after another.
    */
   private warm(n: number): void {
-    const { work, chunkKeys, chunkSlots, chunkStates, chunkEvents } = this;
+    const { work, chunkKeys, chunkSlots, chunkStates, chunkMatches, chunkEvents } = this;
     let sum = 0;
     for (let i = 0; i < n; i++) chunkSlots[i] = work.slotOf(chunkKeys[i]!);
     for (let i = 0; i < n; i++) {
       const slot = chunkSlots[i]!;
       chunkStates[i] = slot < 0 ? undefined : work.stateAt(slot);
     }
+    // The first partial match's row, its newest node's row, then that node's event's row.
     for (let i = 0; i < n; i++) {
       const s = chunkStates[i];
-      if (s !== undefined) sum += s.partial.length;
+      chunkMatches[i] = s === undefined ? NO_MATCH : s.firstMatch;
     }
+    const { buffer, rows } = this.runner;
     for (let i = 0; i < n; i++) {
-      const s = chunkStates[i];
-      if (s !== undefined && s.partial.length > 0) sum += s.partial[0]!.state;
-    }
-    const buffer = this.runner.buffer;
-    for (let i = 0; i < n; i++) {
-      const s = chunkStates[i];
-      // The newest node's row, then its event's row.
-      if (s !== undefined && s.partial.length > 0) {
-        const node = s.partial[0]!.node;
-        chunkEvents[i] = node === NO_NODE ? -1 : buffer.eventOf(node);
-      } else chunkEvents[i] = -1;
+      const r = chunkMatches[i]!;
+      const node = r === NO_MATCH ? NO_NODE : rows.nodeOf(r);
+      chunkEvents[i] = node === NO_NODE ? -1 : buffer.eventOf(node);
     }
     for (let i = 0; i < n; i++) {
       const event = chunkEvents[i]!;
@@ -500,7 +482,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       }
       return;
     }
-    this.work.changed(slot, earliestStart(s));
+    this.work.changed(slot, this.runner.earliestStart(s));
     this.held += heldEntries(s) - before;
   }
 

@@ -1,9 +1,10 @@
 import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../../core/cep.js';
 import { invalidArgument } from '../../../core/errors.js';
 import { type Nfa, type NfaEdge, negationOf } from './nfa-compiler.js';
+import { NO_MATCH, PartialMatchRows } from './partial-match-rows.js';
 import { type EventRef, NO_NODE, type NodeRef, SharedBuffer } from './shared-buffer.js';
 
-/** A partial (or completed) match: where it stands and its newest buffer node. */
+/** A completed match held back (skip strategies): where it stands and its newest buffer node. */
 export interface PartialMatch {
   state: number;
   /** Its newest node in the runner's shared buffer, or NO_NODE. */
@@ -15,7 +16,13 @@ export interface PartialMatch {
 
 /** Everything the NFA keeps for one key. */
 export interface KeyNfaState<T> {
-  partial: PartialMatch[];
+  /**
+   * The key's partial matches: the first of its rows in the runner's
+   * {@link PartialMatchRows} (NO_MATCH if none), the rest linked from it, in
+   * the order the NFA made them; and how many there are.
+   */
+  firstMatch: number;
+  matchCount: number;
   /** Completed matches held back until no earlier-started partial match remains (skip strategies). */
   completed: PartialMatch[];
   /**
@@ -39,7 +46,8 @@ const NONE: readonly never[] = Object.freeze([]);
 
 export function emptyKeyNfaState<T>(): KeyNfaState<T> {
   return {
-    partial: [],
+    firstMatch: NO_MATCH,
+    matchCount: 0,
     completed: NONE as never[],
     bufferSize: 0,
     nextEventId: 0,
@@ -61,7 +69,7 @@ export function resetKeyNfaState<T>(s: KeyNfaState<T>): void {
 }
 
 export function isIdle<T>(s: KeyNfaState<T>): boolean {
-  return s.partial.length === 0 && s.completed.length === 0 && s.waitingTimes.length === 0;
+  return s.matchCount === 0 && s.completed.length === 0 && s.waitingTimes.length === 0;
 }
 
 /** Where the runner sends what it finds. */
@@ -72,8 +80,6 @@ export interface NfaListener<T> {
   /** A partial match began at `startTs` (so a timeout can be scheduled). */
   started(startTs: number): void;
 }
-
-const SPARE_MATCHES = 65_536;
 
 /** The start state is not stored: every event may begin a match. */
 const START_ID = -1;
@@ -112,12 +118,13 @@ export class NfaRunner<T> {
    * `size` is the key's `bufferSize`.
    */
   readonly buffer = new SharedBuffer<T>();
+  /** The partial matches of every key this runner runs. */
+  readonly rows = new PartialMatchRows();
   private readonly ctx: ConditionView<T>;
-  private readonly start: PartialMatch;
-  /** The partial matches an event leads to; swapped with the key's list, so no list is allocated per event. */
-  private next: PartialMatch[] = [];
-  /** Partial match objects that ended, for reuse. */
-  private readonly spare: PartialMatch[] = [];
+  // The list of partial matches `process` builds: first and last row, length.
+  private nextFirst = NO_MATCH;
+  private nextLast = NO_MATCH;
+  private nextCount = 0;
 
   constructor(
     private readonly nfa: Nfa<T>,
@@ -131,104 +138,128 @@ export class NfaRunner<T> {
     this.reuse = nfa.states.map((s) => reusedResults(s.edges));
     this.passed = new Uint8Array(Math.max(1, ...nfa.states.map((s) => s.edges.length)));
     this.ctx = new ConditionView(this.stageIndex, this.buffer);
-    this.start = { state: nfa.start, node: NO_NODE, startTs: 0, startId: START_ID };
   }
 
-  /** Feeds one event (in time order) to the key's NFA. */
+  /**
+   * Feeds one event (in time order) to the key's NFA: each partial match in
+   * turn, then the start state (every event may begin a match). The
+   * continuations form the key's new list; a partial match's first
+   * continuation reuses its row.
+   */
   process(state: KeyNfaState<T>, value: T, timestamp: number): void {
     this.state = state;
-    const buffer = this.buffer;
+    const { buffer, rows } = this;
     buffer.size = state.bufferSize;
     this.ctx.timestamp = timestamp;
     const eventId = state.nextEventId++;
     // The event enters the buffer only if some match takes it.
     let event: EventRef = -1;
-    const next = this.next;
-    emptyList(next);
+    this.nextFirst = NO_MATCH;
+    this.nextLast = NO_MATCH;
+    this.nextCount = 0;
     let found = false;
-    const partial = state.partial;
-    for (let p = 0; p <= partial.length; p++) {
-      const pm = p < partial.length ? partial[p]! : this.start;
-      const isStart = pm === this.start;
-      // The first continuation of a partial match reuses its object (most steps have one), so
-      // what it was is read into locals here.
-      const pmNode = pm.node;
-      const pmStartTs = pm.startTs;
-      const pmStartId = pm.startId;
+    let r = state.firstMatch;
+    for (;;) {
+      const isStart = r === NO_MATCH;
+      // Read into locals: the row is reused by the first continuation.
+      const pmState = isStart ? this.nfa.start : rows.stateOf(r);
+      const pmNode = isStart ? NO_NODE : rows.nodeOf(r);
+      const pmStartTs = isStart ? 0 : rows.startTsOf(r);
+      const pmStartId = isStart ? START_ID : rows.startIdOf(r);
+      const following = isStart ? NO_MATCH : rows.nextOf(r);
       let reusable = !isStart;
       this.ctx.node = pmNode;
-      if (!this.collectEdges(pm.state, value)) {
+      if (!this.collectEdges(pmState, value)) {
         // A negation matched: the partial match ends here.
         if (!isStart) {
           buffer.release(pmNode);
-          this.recycle(pm);
+          rows.recycle(r);
         }
-        continue;
-      }
-      // Takes first, so newer choices queue behind older ones (the order ties are emitted in).
-      const { takes, takeStages, ignores, takeCount, ignoreCount } = this;
-      for (let t = 0; t < takeCount; t++) {
-        const edge = takes[t]!;
-        const stage = takeStages[t]!;
-        if (this.takenBefore(t, edge.target, stage)) continue;
-        if (event < 0) event = buffer.event(eventId, value, timestamp);
-        const node = buffer.append(event, stage, pmNode);
-        const startTs = isStart ? timestamp : pmStartTs;
-        const startId = isStart ? eventId : pmStartId;
-        if (edge.target === this.nfa.final) {
-          found = this.complete(node, startTs, startId) || found;
-          // A node nobody else holds dies with this release only if complete() kept no reference.
-          this.dropIfUnheld(node);
-          continue;
-        }
-        buffer.retain(node);
-        if (reusable) {
-          reusable = false;
-          pm.state = edge.target;
-          pm.node = node;
-          next.push(pm);
-        } else {
-          next.push(this.partialMatch(edge.target, node, startTs, startId));
-        }
-        if (isStart) this.listener.started(startTs);
-        this.ctx.node = node;
-        if (this.reachesFinal(edge.target, value)) {
-          found = this.complete(node, startTs, startId) || found;
-        }
-        this.ctx.node = pmNode;
-      }
-      if (!isStart) {
-        for (let g = 0; g < ignoreCount; g++) {
-          const edge = ignores[g]!;
-          if (this.ignoredBefore(g, edge.target)) continue;
+      } else {
+        // Takes first, so newer choices queue behind older ones (the order ties are emitted in).
+        const { takes, takeStages, ignores, takeCount, ignoreCount } = this;
+        for (let t = 0; t < takeCount; t++) {
+          const edge = takes[t]!;
+          const stage = takeStages[t]!;
+          if (this.takenBefore(t, edge.target, stage)) continue;
+          if (event < 0) event = buffer.event(eventId, value, timestamp);
+          const node = buffer.append(event, stage, pmNode);
+          const startTs = isStart ? timestamp : pmStartTs;
+          const startId = isStart ? eventId : pmStartId;
           if (edge.target === this.nfa.final) {
-            found = this.complete(pmNode, pmStartTs, pmStartId) || found;
+            found = this.complete(node, startTs, startId) || found;
+            // A node nobody else holds dies with this release only if complete() kept no reference.
+            this.dropIfUnheld(node);
             continue;
           }
-          buffer.retain(pmNode);
-          if (reusable) {
-            reusable = false;
-            pm.state = edge.target;
-            pm.node = pmNode;
-            next.push(pm);
-          } else {
-            next.push(this.partialMatch(edge.target, pmNode, pmStartTs, pmStartId));
-          }
+          buffer.retain(node);
+          this.append(
+            this.continuation(reusable ? r : NO_MATCH, edge.target, node, startTs, startId),
+          );
+          reusable = false;
+          if (isStart) this.listener.started(startTs);
+          this.ctx.node = node;
           if (this.reachesFinal(edge.target, value)) {
-            found = this.complete(pmNode, pmStartTs, pmStartId) || found;
+            found = this.complete(node, startTs, startId) || found;
           }
+          this.ctx.node = pmNode;
+        }
+        if (!isStart) {
+          for (let g = 0; g < ignoreCount; g++) {
+            const edge = ignores[g]!;
+            if (this.ignoredBefore(g, edge.target)) continue;
+            if (edge.target === this.nfa.final) {
+              found = this.complete(pmNode, pmStartTs, pmStartId) || found;
+              continue;
+            }
+            buffer.retain(pmNode);
+            const row = this.continuation(
+              reusable ? r : NO_MATCH,
+              edge.target,
+              pmNode,
+              pmStartTs,
+              pmStartId,
+            );
+            this.append(row);
+            reusable = false;
+            if (this.reachesFinal(edge.target, value)) {
+              found = this.complete(pmNode, pmStartTs, pmStartId) || found;
+            }
+          }
+          buffer.release(pmNode);
+          if (reusable) rows.recycle(r);
         }
       }
-      if (!isStart) {
-        buffer.release(pmNode);
-        if (reusable) this.recycle(pm);
-      }
+      if (isStart) break;
+      r = following;
     }
-    emptyList(partial);
-    this.next = partial;
-    state.partial = next;
+    state.firstMatch = this.nextFirst;
+    state.matchCount = this.nextCount;
     if (found || state.completed.length > 0) this.emitCompleted();
     state.bufferSize = buffer.size;
+  }
+
+  /** The row of a continuation: `reused` (a partial match's own row) moved on, or a new row. */
+  private continuation(
+    reused: number,
+    state: number,
+    node: NodeRef,
+    startTs: number,
+    startId: number,
+  ): number {
+    if (reused === NO_MATCH) return this.rows.add(state, node, startTs, startId);
+    this.rows.moveTo(reused, state, node);
+    return reused;
+  }
+
+  /** Appends a row to the end of the list `process` builds. */
+  private append(row: number): void {
+    const rows = this.rows;
+    rows.setNext(row, NO_MATCH);
+    if (this.nextLast === NO_MATCH) this.nextFirst = row;
+    else rows.setNext(this.nextLast, row);
+    this.nextLast = row;
+    this.nextCount++;
   }
 
   /**
@@ -239,28 +270,29 @@ export class NfaRunner<T> {
     this.state = state;
     this.buffer.size = state.bufferSize;
     const within = this.nfa.withinMs;
-    const partial = state.partial;
+    const rows = this.rows;
     let changed = false;
-    if (within > 0 && partial.length > 0 && this.anyTimedOut(partial, time, within)) {
+    if (within > 0 && state.matchCount > 0 && this.anyTimedOut(state.firstMatch, time, within)) {
       changed = true;
-      // Compacted in place: a new list would outlive young-generation collections with the key.
-      let kept = 0;
-      for (let i = 0; i < partial.length; i++) {
-        const pm = partial[i]!;
-        if (time - pm.startTs >= within) {
+      // Unlinked in place: the rows that remain keep their order.
+      let prev = NO_MATCH;
+      for (let r = state.firstMatch; r !== NO_MATCH; ) {
+        const following = rows.nextOf(r);
+        const startTs = rows.startTsOf(r);
+        if (time - startTs >= within) {
+          const node = rows.nodeOf(r);
           // A trailing notFollowedBy that saw no matching event in the window is a match.
-          if (this.nfa.states[pm.state]!.kind === 'pending') {
-            this.complete(pm.node, pm.startTs, pm.startId);
+          if (this.nfa.states[rows.stateOf(r)]!.kind === 'pending') {
+            this.complete(node, startTs, rows.startIdOf(r));
           } else {
-            this.listener.timedOut?.(this.extract(pm.node), pm.startTs + within);
+            this.listener.timedOut?.(this.extract(node), startTs + within);
           }
-          this.buffer.release(pm.node);
-          this.recycle(pm);
+          this.dropMatch(state, prev, r);
         } else {
-          partial[kept++] = pm;
+          prev = r;
         }
+        r = following;
       }
-      while (partial.length > kept) partial.pop();
     }
     if (state.completed.length > 0) {
       changed = true;
@@ -270,33 +302,34 @@ export class NfaRunner<T> {
     return changed;
   }
 
-  /** A partial match object, reused from one that ended if there is one. */
-  private partialMatch(
-    state: number,
-    node: NodeRef,
-    startTs: number,
-    startId: number,
-  ): PartialMatch {
-    const pm = this.spare.pop();
-    if (pm === undefined) return { state, node, startTs, startId };
-    pm.state = state;
-    pm.node = node;
-    pm.startTs = startTs;
-    pm.startId = startId;
-    return pm;
+  /** Ends partial match `r` (after `prev` in the key's list): releases its node, unlinks and frees its row. */
+  private dropMatch(state: KeyNfaState<T>, prev: number, r: number): void {
+    const rows = this.rows;
+    this.buffer.release(rows.nodeOf(r));
+    const following = rows.nextOf(r);
+    if (prev === NO_MATCH) state.firstMatch = following;
+    else rows.setNext(prev, following);
+    state.matchCount--;
+    rows.recycle(r);
   }
 
-  /** Keeps an ended partial match for reuse (see SharedBuffer's pools for why). */
-  private recycle(pm: PartialMatch): void {
-    if (this.spare.length < SPARE_MATCHES) {
-      pm.node = NO_NODE;
-      this.spare.push(pm);
+  /** The earliest start time of the key's partial matches; +Infinity if it has none. */
+  earliestStart(state: KeyNfaState<T>): number {
+    const rows = this.rows;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let r = state.firstMatch; r !== NO_MATCH; r = rows.nextOf(r)) {
+      const t = rows.startTsOf(r);
+      if (t < earliest) earliest = t;
     }
+    return earliest;
   }
 
   /** Checked first, so that the common case (nothing times out) allocates nothing. */
-  private anyTimedOut(partial: readonly PartialMatch[], time: number, within: number): boolean {
-    for (let i = 0; i < partial.length; i++) if (time - partial[i]!.startTs >= within) return true;
+  private anyTimedOut(first: number, time: number, within: number): boolean {
+    const rows = this.rows;
+    for (let r = first; r !== NO_MATCH; r = rows.nextOf(r)) {
+      if (time - rows.startTsOf(r) >= within) return true;
+    }
     return false;
   }
 
@@ -421,14 +454,17 @@ export class NfaRunner<T> {
     while (state.completed.length > 0) {
       const m = state.completed[0]!;
       let earliest = Number.POSITIVE_INFINITY;
-      for (const pm of state.partial) if (pm.startId < earliest) earliest = pm.startId;
+      const rows = this.rows;
+      for (let r = state.firstMatch; r !== NO_MATCH; r = rows.nextOf(r)) {
+        if (rows.startIdOf(r) < earliest) earliest = rows.startIdOf(r);
+      }
       if (m.startId > earliest) break;
       state.completed.shift();
       this.listener.match(this.extract(m.node));
       const prune = this.pruneBefore(m);
       this.buffer.release(m.node);
       if (prune !== undefined) {
-        state.partial = this.pruned(state.partial, prune.id, prune.inclusive);
+        this.prunePartial(prune.id, prune.inclusive);
         state.completed = this.pruned(state.completed, prune.id, prune.inclusive);
       }
     }
@@ -471,6 +507,22 @@ export class NfaRunner<T> {
     }
   }
 
+  /** Ends the key's partial matches that began before (or at) event `id`. */
+  private prunePartial(id: number, inclusive: boolean): void {
+    const { rows, state } = this;
+    let prev = NO_MATCH;
+    for (let r = state.firstMatch; r !== NO_MATCH; ) {
+      const following = rows.nextOf(r);
+      const startId = rows.startIdOf(r);
+      if (startId < id || (inclusive && startId === id)) {
+        this.dropMatch(state, prev, r);
+      } else {
+        prev = r;
+      }
+      r = following;
+    }
+  }
+
   private pruned(list: PartialMatch[], id: number, inclusive: boolean): PartialMatch[] {
     const kept: PartialMatch[] = [];
     for (const pm of list) {
@@ -491,15 +543,6 @@ export class NfaRunner<T> {
     for (const n of names) out[n]!.reverse();
     return out;
   }
-}
-
-/**
- * Empties a list but keeps its storage: `list.length = 0` frees the backing
- * store, so the next push allocates a new one, and the lists of keys with
- * partial matches live long enough to be copied and promoted by the collector.
- */
-function emptyList(list: unknown[]): void {
-  while (list.length > 0) list.pop();
 }
 
 /** See `NfaRunner.reuse`. */

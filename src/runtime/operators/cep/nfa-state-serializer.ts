@@ -1,6 +1,7 @@
 import type { Json } from '../../../core/snapshot.js';
 import type { StateSerializer } from '../../../core/state.js';
 import { emptyKeyNfaState, type KeyNfaState, type PartialMatch } from './nfa-runner.js';
+import { NO_MATCH, type PartialMatchRows } from './partial-match-rows.js';
 import { type EventRef, NO_NODE, type NodeRef, type SharedBuffer } from './shared-buffer.js';
 
 /**
@@ -8,10 +9,14 @@ import { type EventRef, NO_NODE, type NodeRef, type SharedBuffer } from './share
  * node's predecessor always has a smaller id), so a reader can link nodes in
  * one pass.
  */
-function numberNodes<T>(s: KeyNfaState<T>, buffer: SharedBuffer<T>): Map<NodeRef, number> {
+function numberNodes<T>(
+  partial: readonly PartialMatch[],
+  completed: readonly PartialMatch[],
+  buffer: SharedBuffer<T>,
+): Map<NodeRef, number> {
   const ids = new Map<NodeRef, number>();
   const chain: NodeRef[] = [];
-  for (const list of [s.partial, s.completed]) {
+  for (const list of [partial, completed]) {
     for (const m of list) {
       chain.length = 0;
       for (let n = m.node; n !== NO_NODE && !ids.has(n); n = buffer.prevOf(n)) chain.push(n);
@@ -19,6 +24,20 @@ function numberNodes<T>(s: KeyNfaState<T>, buffer: SharedBuffer<T>): Map<NodeRef
     }
   }
   return ids;
+}
+
+/** A key's partial matches read out of their rows, in order (snapshots only). */
+function partialMatchesOf<T>(s: KeyNfaState<T>, rows: PartialMatchRows): PartialMatch[] {
+  const list: PartialMatch[] = [];
+  for (let r = s.firstMatch; r !== NO_MATCH; r = rows.nextOf(r)) {
+    list.push({
+      state: rows.stateOf(r),
+      node: rows.nodeOf(r),
+      startTs: rows.startTsOf(r),
+      startId: rows.startIdOf(r),
+    });
+  }
+  return list;
 }
 
 function matchesToJson(list: readonly PartialMatch[], ids: ReadonlyMap<NodeRef, number>): number[] {
@@ -52,18 +71,20 @@ function matchesFromJson(
  * reference counts, and the events still waiting for the watermark. In
  * memory nodes and events are rows of `buffer`; here they have ids of their
  * own, so the format does not depend on where the rows were. Decoding puts
- * the key's rows into `buffer`: a decoded state must be run (or released),
- * not dropped.
+ * the key's rows into `buffer` and its partial matches into `rows`: a
+ * decoded state must be run (or released), not dropped.
  */
 export function keyNfaStateSerializer<T>(
   events: StateSerializer<T>,
   buffer: SharedBuffer<T>,
+  rows: PartialMatchRows,
 ): StateSerializer<KeyNfaState<T>> {
   return {
     id: `weir.cep.nfa-state(${events.id})`,
     version: 1,
     toJson(s: KeyNfaState<T>): Json {
-      const ids = numberNodes(s, buffer);
+      const partial = partialMatchesOf(s, rows);
+      const ids = numberNodes(partial, s.completed, buffer);
       const bufferedEvents: Json[] = [];
       const seen = new Set<EventRef>();
       const nodes: number[] = [];
@@ -90,7 +111,7 @@ export function keyNfaStateSerializer<T>(
       }
       const waiting: Json[] = s.waitingRecords.map((v) => events.toJson(v));
       return {
-        partial: matchesToJson(s.partial, ids),
+        partial: matchesToJson(partial, ids),
         completed: matchesToJson(s.completed, ids),
         events: bufferedEvents,
         nodes,
@@ -120,7 +141,15 @@ export function keyNfaStateSerializer<T>(
         const prev = flat[i + 3]!;
         if (prev !== -1) buffer.link(nodes.get(flat[i]!)!, nodes.get(prev)!);
       }
-      s.partial = matchesFromJson(o.partial as number[], nodes);
+      // Rows linked in the order written.
+      let last = NO_MATCH;
+      for (const m of matchesFromJson(o.partial as number[], nodes)) {
+        const r = rows.add(m.state, m.node, m.startTs, m.startId);
+        if (last === NO_MATCH) s.firstMatch = r;
+        else rows.setNext(last, r);
+        last = r;
+        s.matchCount++;
+      }
       s.completed = matchesFromJson(o.completed as number[], nodes);
       s.bufferSize = byId.size + nodes.size;
       s.nextEventId = o.nextEventId as number;

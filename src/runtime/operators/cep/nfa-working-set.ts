@@ -1,6 +1,7 @@
 import type { Key } from '../../../core/key-groups.js';
 import type { ValueState } from '../../../core/state.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
+import { KeySlotIndex } from './key-slot-index.js';
 import type { KeyNfaState } from './nfa-runner.js';
 
 /** A slot's state changed since the last write-back. */
@@ -24,7 +25,7 @@ const INITIAL_SLOTS = 1024;
  * state is. On restore the backend's keys are loaded into slots.
  */
 export class NfaWorkingSet<T> {
-  private readonly slots = new Map<Key, number>();
+  private readonly slots = new KeySlotIndex();
   private keys: Key[] = [];
   private states: (KeyNfaState<T> | undefined)[] = [];
   private flags = new Uint8Array(INITIAL_SLOTS);
@@ -55,7 +56,7 @@ export class NfaWorkingSet<T> {
 
   /** The key's slot, or -1 if it holds no state. */
   slotOf(key: Key): number {
-    return this.slots.get(key) ?? -1;
+    return this.slots.get(key);
   }
 
   /**
@@ -121,7 +122,7 @@ export class NfaWorkingSet<T> {
   writeBack(backend: KeyedStateBackend, values: ValueState<KeyNfaState<T>>): void {
     for (const key of this.cleared) {
       // A key that went idle and came back has a slot again: it is written below.
-      if (this.slots.has(key)) continue;
+      if (this.slots.get(key) >= 0) continue;
       backend.currentKey = key;
       values.clear();
     }
