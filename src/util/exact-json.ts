@@ -6,8 +6,8 @@
  */
 
 // A string (skipped whole, so digits inside it stay) or an integer of 16 or more digits that
-// is not the start of a fraction or an exponent.
-const STRING_OR_LONG_INTEGER = /"(?:[^"\\]|\\.)*"|-?\d{16,}(?![\d.eE])/g;
+// is not the start of a fraction or an exponent, nor the digits of a fraction.
+const STRING_OR_LONG_INTEGER = /"(?:[^"\\]|\\.)*"|(?<![\d.])-?\d{16,}(?![\d.eE])/g;
 
 export function parseJsonExact(text: string): unknown {
   // The common case pays one regular expression test.

@@ -163,7 +163,8 @@ describe('CUMULATE window', () => {
     expect(() => Windows.cumulative(20, 6)).toThrow('must be a multiple of its step');
   });
 
-  it('refuses a max size that is not a multiple of the step', () => {
+  /** A table environment with an empty `clicks` table, for queries refused at plan time. */
+  function emptyClicks(): TableEnvironment {
     const env = new StreamEnvironment();
     const tEnv = TableEnvironment.create(env);
     tEnv.fromDataStream('clicks', env.fromArray<Click>([]), {
@@ -173,9 +174,28 @@ describe('CUMULATE window', () => {
       ],
       watermark: { column: 'ts', expression: 'ts' },
     });
+    return tEnv;
+  }
+
+  it('refuses a max size that is not a multiple of the step', () => {
+    const tEnv = emptyClicks();
     expect(() =>
       tEnv.sqlQuery(`SELECT COUNT(*) FROM TABLE(CUMULATE(TABLE clicks, DESCRIPTOR(ts),
         INTERVAL '2' SECOND, INTERVAL '5' SECOND)) GROUP BY window_start, window_end`),
     ).toThrow('must be a multiple of its step');
+  });
+
+  it('refuses at plan time, with its position, an offset outside one period', () => {
+    const tEnv = emptyClicks();
+    for (const tvf of [
+      "TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)",
+      "HOP(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '4' SECOND, INTERVAL '2' SECOND)",
+      "CUMULATE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '2' SECOND, INTERVAL '-2' SECOND)",
+    ])
+      expect(() =>
+        tEnv.sqlQuery(`SELECT COUNT(*) FROM TABLE(${tvf}) GROUP BY window_start, window_end`),
+      ).toThrow(
+        /^line 1, column \d+: (TUMBLE|HOP|CUMULATE) offset \(-?\d+ ms\) must be a whole number of ms smaller than/,
+      );
   });
 });

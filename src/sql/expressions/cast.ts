@@ -18,6 +18,7 @@ import {
 } from '../types/logical-type.js';
 import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
 import { convertZoned, truncated } from './functions/time-casts.js';
+import { convertStructured, isBinaryString } from './structured-cast.js';
 
 const DAY_MS = 86_400_000;
 
@@ -39,6 +40,7 @@ export function canImplicitlyCast(from: LogicalType, to: LogicalType): boolean {
   }
   if (isCharacterString(from) && isCharacterString(to)) return true;
   if (from.kind === 'DATE' && isTimestamp(to)) return true;
+  if (isBinaryString(from) && isBinaryString(to)) return true;
   return isTimestamp(from) && isTimestamp(to);
 }
 
@@ -118,7 +120,7 @@ function convert(
     else if (from.kind === 'DATE') text = `h.formatDate(${v})`;
     else if (from.kind === 'TIME') text = `h.formatTime(${v}, ${from.precision})`;
     else if (isTimestamp(from)) text = `h.formatTimestampDefault(${v}, ${from.precision})`;
-    return text === undefined ? undefined : fitString(text, to);
+    if (text !== undefined) return fitString(text, to);
   }
   // Strings to anything.
   if (isCharacterString(from)) {
@@ -160,7 +162,7 @@ function convert(
   )
     return v;
   if (from.kind === 'ROW' && to.kind === 'ROW' && formatType(from) === formatType(to)) return v;
-  return undefined;
+  return convertStructured(g, v, from, to, tryCast, convert);
 }
 
 function fitString(code: string, to: LogicalType): string {

@@ -24,6 +24,7 @@ import { castTo, coerce } from './cast.js';
 import { CodeGen, type Compiled, nullSafe } from './code-gen.js';
 import { intervalLiteral, timeArithmetic } from './functions/time-arithmetic.js';
 import { extract } from './functions/time-functions.js';
+import { bytesCompare } from './functions/value-order.js';
 import { AGGREGATE_FUNCTIONS, callFunction } from './functions.js';
 import { runtime } from './runtime.js';
 import type { Scope } from './scope.js';
@@ -338,8 +339,12 @@ function binary(e: Extract<Expr, { kind: 'binary' }>, ctx: CompileContext): Comp
       const a = coerce(g, left, common, e.at, `operand of ${e.op}`);
       const b = coerce(g, right, common, e.at, `operand of ${e.op}`);
       const op = e.op === '=' ? '===' : e.op === '<>' ? '!==' : e.op;
+      // BYTES compare byte by byte, not as objects.
+      const bytes = common.kind === 'BINARY' || common.kind === 'VARBINARY';
       return {
-        code: nullSafe(g, [a, b], ([x, y]) => `(${x} ${op} ${y})`),
+        code: nullSafe(g, [a, b], ([x, y]) =>
+          bytes ? `(${g.constant(bytesCompare)}(${x}, ${y}) ${op} 0)` : `(${x} ${op} ${y})`,
+        ),
         type: T.boolean(a.type.nullable || b.type.nullable),
       };
     }

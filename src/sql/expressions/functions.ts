@@ -11,15 +11,22 @@ import {
   commonType,
   formatType,
   isApproximate,
-  isCharacterString,
   isInteger,
-  isNumeric,
   type LogicalType,
   T,
   withNullability,
 } from '../types/logical-type.js';
 import { castTo, coerce } from './cast.js';
 import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
+import {
+  anyNullable,
+  arity,
+  type FunctionCompiler,
+  requireInteger,
+  requireNumeric,
+  requireString,
+} from './functions/arguments.js';
+import { FUNCTION_FAMILIES } from './functions/index.js';
 import { TIME_FUNCTIONS } from './functions/time-functions.js';
 import { arithmeticType } from './typing.js';
 
@@ -31,45 +38,6 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'MAX',
   'AVG',
 ]);
-
-type FunctionCompiler = (
-  args: Compiled[],
-  g: CodeGen,
-  at: SourcePosition,
-  raw: readonly Expr[],
-) => Compiled;
-
-function arity(
-  name: string,
-  args: readonly Compiled[],
-  min: number,
-  max: number,
-  at: SourcePosition,
-): void {
-  if (args.length < min || args.length > max) {
-    const expected = min === max ? `${min}` : `${min} to ${max}`;
-    sqlError(`${name} takes ${expected} argument${max === 1 ? '' : 's'}, got ${args.length}`, at);
-  }
-}
-
-function requireString(name: string, c: Compiled, at: SourcePosition): void {
-  if (!isCharacterString(c.type) && c.type.kind !== 'NULL')
-    sqlError(`${name} needs a string argument, got ${formatType(c.type)}`, at);
-}
-
-function requireNumeric(name: string, c: Compiled, at: SourcePosition): void {
-  if (!isNumeric(c.type) && c.type.kind !== 'NULL')
-    sqlError(`${name} needs a numeric argument, got ${formatType(c.type)}`, at);
-}
-
-function requireInteger(name: string, c: Compiled, at: SourcePosition): void {
-  if (!isInteger(c.type) && c.type.kind !== 'NULL')
-    sqlError(`${name} needs an integer argument, got ${formatType(c.type)}`, at);
-}
-
-function anyNullable(args: readonly Compiled[]): boolean {
-  return args.some((a) => a.type.nullable);
-}
 
 /** A string function `fn(args)` over strings and integers, NULL in gives NULL out. */
 function stringFunction(
@@ -226,21 +194,27 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
       type: T.string(chars.type.nullable || s.type.nullable),
     };
   },
+  // LTRIM(s[, characters]): the characters (a space by default) taken off.
   LTRIM: stringFunction(
     'LTRIM',
     1,
-    1,
+    2,
     (a) => T.string(anyNullable(a)),
-    ([s]) => `h.trim(${s}, ' ', 'LEADING')`,
-    (a, at) => requireString('LTRIM', a[0] as Compiled, at),
+    ([s, c]) => `h.trim(${s}, ${c ?? "' '"}, 'LEADING')`,
+    (a, at) => {
+      for (const x of a) requireString('LTRIM', x, at);
+    },
   ),
+  // RTRIM(s[, characters]): the characters (a space by default) taken off.
   RTRIM: stringFunction(
     'RTRIM',
     1,
-    1,
+    2,
     (a) => T.string(anyNullable(a)),
-    ([s]) => `h.trim(${s}, ' ', 'TRAILING')`,
-    (a, at) => requireString('RTRIM', a[0] as Compiled, at),
+    ([s, c]) => `h.trim(${s}, ${c ?? "' '"}, 'TRAILING')`,
+    (a, at) => {
+      for (const x of a) requireString('RTRIM', x, at);
+    },
   ),
   CONCAT: (args, g, at) => {
     if (args.length === 0) sqlError('CONCAT needs at least one argument', at);
@@ -457,7 +431,8 @@ function substring(name: string): FunctionCompiler {
 /** Compiles a call of a built-in scalar function. */
 /** The built-in scalar functions' names, for `SHOW FUNCTIONS`. */
 export function builtInFunctionNames(): string[] {
-  return [...Object.keys(FUNCTIONS), ...AGGREGATE_FUNCTIONS].sort();
+  const callable = Object.keys(FUNCTION_FAMILIES).filter((n) => /^[A-Z_0-9]+$/.test(n));
+  return [...Object.keys(FUNCTIONS), ...callable, ...AGGREGATE_FUNCTIONS].sort();
 }
 
 /** The common type of a constructor's values (nullable when one of them is). */
@@ -481,7 +456,7 @@ export function callFunction(
   at: SourcePosition,
   raw: readonly Expr[],
 ): Compiled {
-  const fn = FUNCTIONS[name];
+  const fn = FUNCTIONS[name] ?? FUNCTION_FAMILIES[name];
   if (fn === undefined) {
     const user = compileUserFunction(name, args, g, at);
     if (user !== undefined) return user;

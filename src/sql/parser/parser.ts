@@ -22,6 +22,13 @@ import type {
   TableLike,
   TableOption,
 } from './ast.js';
+import { plainCall } from './calls.js';
+import {
+  JSON_SYNTAX_FUNCTIONS,
+  type JsonClauseParser,
+  parseJsonArguments,
+  parseJsonKind,
+} from './json-syntax.js';
 import { type Token, tokenize } from './lexer.js';
 import { type ClauseParser, parseMatchRecognize } from './match-recognize.js';
 
@@ -120,20 +127,6 @@ const INTERVAL_UNITS = new Set<string>([
   'SECOND',
   'MILLISECOND',
 ]);
-
-/** A call with no DISTINCT, FILTER or OVER: `f(args)`. */
-function plainCall(name: string, args: Expr[], at: SourcePosition): Expr {
-  return {
-    kind: 'call',
-    name,
-    args,
-    star: false,
-    distinct: false,
-    filter: undefined,
-    over: false,
-    at,
-  };
-}
 
 /** Parses a script of statements separated by `;`. */
 export function parseScript(sql: string): Statement[] {
@@ -901,7 +894,15 @@ class Parser {
     }
     if (this.acceptWord('IS')) {
       const negated = this.acceptWord('NOT');
-      if (this.acceptWord('DISTINCT', 'FROM')) this.unsupported('IS [NOT] DISTINCT FROM', at);
+      if (this.acceptWord('DISTINCT', 'FROM')) {
+        const name = negated ? 'IS NOT DISTINCT FROM' : 'IS DISTINCT FROM';
+        return plainCall(name, [left, this.additive()], at);
+      }
+      if (this.acceptWord('JSON')) {
+        const kind: Expr = { kind: 'string', value: parseJsonKind(this.clauseParser()), at };
+        const test = plainCall('IS JSON', [left, kind], at);
+        return negated ? { kind: 'unary', op: 'NOT', arg: test, at } : test;
+      }
       const test = this.acceptWord('NULL')
         ? 'NULL'
         : this.acceptWord('TRUE')
@@ -915,12 +916,21 @@ class Parser {
     }
     const negated = this.acceptWord('NOT');
     if (this.acceptWord('BETWEEN')) {
-      if (this.acceptWord('SYMMETRIC')) this.unsupported('BETWEEN SYMMETRIC', at);
-      this.acceptWord('ASYMMETRIC');
+      const symmetric = this.acceptWord('SYMMETRIC');
+      if (!symmetric) this.acceptWord('ASYMMETRIC');
       const low = this.additive();
       this.expectWord('AND');
       const high = this.additive();
-      return { kind: 'between', arg: left, low, high, negated, at };
+      if (!symmetric) return { kind: 'between', arg: left, low, high, negated, at };
+      // SYMMETRIC: between the bounds in either order.
+      const either: Expr = {
+        kind: 'binary',
+        op: 'OR',
+        left: { kind: 'between', arg: left, low, high, negated: false, at },
+        right: { kind: 'between', arg: left, low: high, high: low, negated: false, at },
+        at,
+      };
+      return negated ? { kind: 'unary', op: 'NOT', arg: either, at } : either;
     }
     if (this.acceptWord('IN')) {
       this.expectSymbol('(');
@@ -1020,7 +1030,13 @@ class Parser {
     if (this.acceptSymbol('(')) {
       if (this.isWord('SELECT') || this.isWord('WITH')) this.unsupported('a scalar subquery', at);
       const e = this.expression();
-      if (this.isSymbol(',')) return this.overlaps(e, at);
+      // `(a, b, ...)`: a ROW constructor without its keyword, or a period before OVERLAPS.
+      if (this.acceptSymbol(',')) {
+        const fields = [e, ...this.expressionList()];
+        this.expectSymbol(')');
+        if (this.acceptWord('OVERLAPS')) return this.overlaps(fields, at);
+        return plainCall('ROW', fields, at);
+      }
       this.expectSymbol(')');
       return e;
     }
@@ -1084,8 +1100,30 @@ class Parser {
         if (this.isSymbol('(', this.peek())) this.unsupported(`${word}(subquery)`, at);
         break;
       case 'ROW':
-        if (this.isSymbol('(', this.peek())) this.unsupported('ROW constructors', at);
+        if (this.isSymbol('(', this.peek())) {
+          this.i += 2;
+          const fields = this.expressionList();
+          this.expectSymbol(')');
+          return plainCall('ROW', fields, at);
+        }
         break;
+      case 'LEFT':
+      case 'RIGHT':
+        // The string functions LEFT(s, n) and RIGHT(s, n), whose names are also join keywords.
+        if (this.isSymbol('(', this.peek())) {
+          this.i++;
+          return this.call(word, at);
+        }
+        break;
+      case 'X': {
+        // X'0AFF': a BINARY literal, the quote right after the X.
+        const next = this.peek();
+        if (next.kind === 'string' && next.offset === t.offset + 1) {
+          this.i += 2;
+          return plainCall("X''", [{ kind: 'string', value: next.text, at }], at);
+        }
+        break;
+      }
       default:
         break;
     }
@@ -1094,13 +1132,11 @@ class Parser {
   }
 
   /** `(start, end) OVERLAPS (start, end)`, after the first start: a call of OVERLAPS. */
-  private overlaps(start: Expr, at: SourcePosition): Expr {
-    this.expectSymbol(',');
-    const end = this.expression();
-    this.expectSymbol(')');
-    if (!this.acceptWord('OVERLAPS')) return this.unsupported('a row constructor', at);
+  /** `(start, end) OVERLAPS (start, end)`, after the first period and the word OVERLAPS. */
+  private overlaps(period: readonly Expr[], at: SourcePosition): Expr {
+    if (period.length !== 2) return this.fail('a period (start, end) before OVERLAPS');
     this.expectSymbol('(');
-    const args = [start, end, ...this.expressionList()];
+    const args = [...period, ...this.expressionList()];
     this.expectSymbol(')');
     if (args.length !== 4) return this.fail('a period (start, end) after OVERLAPS');
     return plainCall('OVERLAPS', args, at);
@@ -1138,6 +1174,10 @@ class Parser {
       else if (name === 'SUBSTRING' && this.wordBeforeClose('FROM'))
         args = this.substringArguments();
       else if (name === 'POSITION' && this.wordBeforeClose('IN')) args = this.positionArguments();
+      else if (name === 'OVERLAY' && this.wordBeforeClose('PLACING'))
+        args = this.overlayArguments();
+      else if (JSON_SYNTAX_FUNCTIONS.has(name))
+        args = parseJsonArguments(this.jsonClauseParser(), name);
       else if (/^(FLOOR|CEIL|CEILING)$/.test(name) && this.wordBeforeClose('TO')) {
         // `FLOOR(ts TO HOUR)`: a function of its own, under a name no SQL text can call.
         name = `${name === 'FLOOR' ? 'FLOOR' : 'CEIL'} TO`;
@@ -1149,7 +1189,8 @@ class Parser {
         args = [{ kind: 'string', value: unit, at: unitAt }];
         while (this.acceptSymbol(',')) args.push(this.expression());
       } else args = this.expressionList();
-    }
+    } else if (JSON_SYNTAX_FUNCTIONS.has(name))
+      args = parseJsonArguments(this.jsonClauseParser(), name);
     this.expectSymbol(')');
     let filter: Expr | undefined;
     if (this.acceptWord('FILTER')) {
@@ -1232,6 +1273,22 @@ class Parser {
     this.expectWord('TO');
     const at = this.at;
     return [arg, { kind: 'string', value: this.identifier('a time unit').toUpperCase(), at }];
+  }
+
+  /** `OVERLAY(s PLACING r FROM start [FOR length])` as (s, r, start[, length]). */
+  private overlayArguments(): Expr[] {
+    const args = [this.expression()];
+    this.expectWord('PLACING');
+    args.push(this.expression());
+    this.expectWord('FROM');
+    args.push(this.expression());
+    if (this.acceptWord('FOR')) args.push(this.expression());
+    return args;
+  }
+
+  /** This parser's cursor with its data types, for the SQL/JSON clauses. */
+  private jsonClauseParser(): JsonClauseParser {
+    return Object.assign(this.clauseParser(), { dataType: () => this.dataType() });
   }
 
   /** `POSITION(needle IN haystack)`: the needle stops before IN (no `x IN (list)` there). */

@@ -17,6 +17,7 @@ import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { userAggregate } from '../functions/user-functions.js';
 import type { Expr, Select, SelectItem } from '../parser/ast.js';
+import { plainCall } from '../parser/calls.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { T } from '../types/logical-type.js';
 import { isUpdating } from './changelog-relation.js';
@@ -87,16 +88,7 @@ function hashCode(v: unknown): number {
 }
 
 const column = (name: string, at: SourcePosition): Expr => ({ kind: 'column', path: [name], at });
-const call = (name: string, args: Expr[], at: SourcePosition): Call => ({
-  kind: 'call',
-  name,
-  args,
-  star: false,
-  distinct: false,
-  filter: undefined,
-  over: false,
-  at,
-});
+const call = plainCall;
 
 /**
  * The GROUP BY as a partial and a final aggregate when the split applies; undefined when it

@@ -421,6 +421,13 @@ function planWindowTvf(
   }
   if (name !== 'SESSION' && tableArg.partitionBy !== undefined)
     sqlError(`${name} takes no PARTITION BY (only SESSION does)`, tableArg.at);
+  // The window assigners take an offset within one period (the slide of a HOP, the size else).
+  const period = window.kind === 'HOP' ? window.slide : window.size;
+  if (!Number.isInteger(window.offset) || Math.abs(window.offset) >= period)
+    sqlError(
+      `${name} offset (${window.offset} ms) must be a whole number of ms smaller than ${period} ms`,
+      at,
+    );
   if (processingTime) window = { ...window, processingTime };
   const ts = T.timestamp(3, false);
   const columns = [

@@ -230,5 +230,33 @@ function commonOfTwo(a: LogicalType, b: LogicalType): LogicalType | undefined {
   }
   if (a.kind === 'TIME' && b.kind === 'TIME')
     return { kind: 'TIME', precision: Math.max(a.precision, b.precision), nullable };
+  return commonOfCollections(a, b, nullable);
+}
+
+/** Arrays of a common element type, maps of common keys and values, BYTES of any length. */
+function commonOfCollections(
+  a: LogicalType,
+  b: LogicalType,
+  nullable: boolean,
+): LogicalType | undefined {
+  if (a.kind === 'ARRAY' && b.kind === 'ARRAY') {
+    const element = commonType([a.element, b.element]);
+    return element === undefined ? undefined : { kind: 'ARRAY', nullable, element };
+  }
+  if (a.kind === 'MAP' && b.kind === 'MAP') {
+    const key = commonType([a.key, b.key]);
+    const value = commonType([a.value, b.value]);
+    return key === undefined || value === undefined
+      ? undefined
+      : { kind: 'MAP', nullable, key, value };
+  }
+  if (
+    (a.kind === 'BINARY' || a.kind === 'VARBINARY') &&
+    (b.kind === 'BINARY' || b.kind === 'VARBINARY')
+  ) {
+    if (a.kind === 'BINARY' && b.kind === 'BINARY' && a.length === b.length)
+      return { ...a, nullable };
+    return { kind: 'VARBINARY', nullable, length: Math.max(a.length, b.length) };
+  }
   return undefined;
 }

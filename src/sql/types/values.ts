@@ -71,6 +71,9 @@ export function toDisplayString(value: unknown, type: LogicalType, zone?: TimeZo
     }
     case 'BOOLEAN':
       return value ? 'TRUE' : 'FALSE';
+    case 'BINARY':
+    case 'VARBINARY':
+      return `x'${Buffer.from(value as Uint8Array).toString('hex')}'`;
     case 'ROW':
       return `(${(value as unknown[]).map((v, i) => toDisplayString(v, (type.fields[i] as { type: LogicalType }).type)).join(', ')})`;
     default:

@@ -32,6 +32,10 @@ export const EXPECTED_DIFFERENCES: ReadonlyMap<string, string> = new Map([
     'random-operator-13',
     "a Top-1 with its rank number selected, where a later row displaces the first: the changes Flink's peer reads (toChangelogStream) never retract the displaced row, so Flink's final table keeps every row that was ever first (13 rows, several per partition); Weir retracts it and keeps one row per partition",
   ],
+  ...['map-from-arrays', 'map-union'].map((s): [string, string] => [
+    s,
+    `Flink 2.2.1 fails the job reading an element of ${s === 'map-union' ? 'MAP_UNION' : 'MAP_FROM_ARRAYS'}'s result (ClassCastException: its map class is not a GenericMapData); Weir gives the map's values (checked in test/sql/functions/collection-functions.test.ts)`,
+  ]),
   [
     'offset-fetch-changelog',
     'ORDER BY ... OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY over a GROUP BY: the changelog Flink 2.2.1 emits (its retracting Top-N with a rank range starting above 1) retracts a row it never inserted (["c",2]), so the peer cannot apply it; Weir\'s final rows equal a batch ranking (retract-top-n.test.ts checks this query shape against one)',

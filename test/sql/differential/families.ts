@@ -979,6 +979,313 @@ function setOperationsAndRanking(): SuiteCase[] {
 }
 
 /** Every hand-written case, in a fixed order. */
+const URL = "'http://user@example.com:8080/p/a.php?k1=v1&k2=v2#frag'";
+
+/**
+ * Flink's common built-in functions (string, hashing, math, conditional, collections, ROW,
+ * JSON) and BYTES values, over every row of `t` and on edge-case literals.
+ */
+function builtInFunctions(): SuiteCase[] {
+  const one = 'FROM t WHERE id = 0';
+  return [
+    {
+      name: 'str-initcap',
+      sql: "SELECT id, INITCAP(s), INITCAP('hello wORLD foo-bar x1y') FROM t",
+    },
+    {
+      name: 'str-pad',
+      sql: "SELECT id, LPAD(s, 6, '*'), RPAD(s, 6, 'xy'), LPAD(s, 2, '-'), LPAD(s, -1, 'a'), RPAD(s, 3, '') FROM t",
+    },
+    {
+      name: 'str-repeat-reverse',
+      sql: 'SELECT id, REPEAT(s, 2), REPEAT(k, MOD(i, 4)), REVERSE(s) FROM t',
+    },
+    {
+      name: 'str-left-right',
+      sql: 'SELECT id, LEFT(s, 2), RIGHT(s, 2), LEFT(s, -1), RIGHT(s, 0), LEFT(s, 100), RIGHT(k, i) FROM t',
+    },
+    {
+      name: 'str-locate-instr',
+      sql: "SELECT id, LOCATE('b', s), LOCATE(k, s, 2), LOCATE('a', s, -1), INSTR(s, 'a'), LOCATE('', s), INSTR(s, '') FROM t",
+    },
+    {
+      name: 'str-ascii-chr',
+      sql: 'SELECT id, ASCII(s), CHR(MOD(ABS(i), 300)), CHR(i), ASCII(k) FROM t',
+    },
+    {
+      name: 'str-overlay',
+      sql: "SELECT id, OVERLAY(s PLACING 'XY' FROM 2), OVERLAY(s PLACING k FROM 1 FOR 2), OVERLAY(s PLACING '#' FROM 10 FOR 1) FROM t",
+    },
+    {
+      name: 'str-regexp',
+      sql: "SELECT id, REGEXP(s, '[a-c]'), REGEXP_REPLACE(s, '[aeiou]', '#'), REGEXP_REPLACE(s, '(\\w)(\\w)', '$2$1'), REGEXP(s, '^\\d+$') FROM t",
+    },
+    {
+      name: 'str-regexp-extract-all',
+      sql: "SELECT id, REGEXP_EXTRACT_ALL(s, '[a-z]', 0), REGEXP_EXTRACT_ALL(s, '([a-z])([a-z])', 2), REGEXP_EXTRACT_ALL(s, '(\\d)') FROM t",
+    },
+    {
+      name: 'str-regexp-count-instr-substr',
+      sql: "SELECT id, REGEXP_COUNT(s, '[a-z]'), REGEXP_INSTR(s, '[0-9]'), REGEXP_SUBSTR(s, '[a-z]+'), REGEXP_COUNT(s, '') FROM t",
+    },
+    { name: 'str-split', sql: "SELECT id, SPLIT(s, ','), SPLIT(s, ''), SPLIT(s, 'l') FROM t" },
+    {
+      name: 'str-to-map',
+      sql: "SELECT id, STR_TO_MAP('a=1,b=2')['b'], CARDINALITY(STR_TO_MAP(s)), STR_TO_MAP(s, ',', '=')['a'], STR_TO_MAP('x:1;y:2', ';', ':')['y'] FROM t",
+    },
+    {
+      name: 'str-translate',
+      sql: "SELECT id, TRANSLATE(s, 'abc', 'xy'), TRANSLATE(s, 'l', 'L') FROM t",
+    },
+    {
+      name: 'str-base64',
+      sql: "SELECT id, TO_BASE64(s), FROM_BASE64(TO_BASE64(s)), FROM_BASE64('aGVsbG8=') FROM t",
+    },
+    {
+      name: 'hash-md5-sha',
+      sql: 'SELECT id, MD5(s), SHA1(s), SHA224(s), SHA256(s), SHA384(s), SHA512(s) FROM t',
+    },
+    {
+      name: 'hash-sha2',
+      sql: 'SELECT id, SHA2(s, 224), SHA2(s, 256), SHA2(s, 384), SHA2(s, 512) FROM t',
+    },
+    { name: 'hash-sha2-bad-length', sql: 'SELECT id, SHA2(s, 100) FROM t' },
+    {
+      name: 'str-encode-decode',
+      sql: "SELECT id, ENCODE(s, 'UTF-8'), DECODE(ENCODE(s, 'UTF-16BE'), 'UTF-16BE'), ENCODE(s, 'ISO-8859-1'), DECODE(ENCODE(s, 'UTF-8'), 'US-ASCII') FROM t",
+    },
+    {
+      name: 'str-parse-url',
+      sql: `SELECT id, PARSE_URL(${URL}, 'HOST'), PARSE_URL(${URL}, 'PATH'), PARSE_URL(${URL}, 'QUERY'), PARSE_URL(${URL}, 'QUERY', 'k2'), PARSE_URL(${URL}, 'REF'), PARSE_URL(${URL}, 'PROTOCOL'), PARSE_URL(${URL}, 'FILE'), PARSE_URL(${URL}, 'AUTHORITY'), PARSE_URL(${URL}, 'USERINFO'), PARSE_URL(${URL}, 'QUERY', 'k9'), PARSE_URL(s, 'HOST') FROM t`,
+    },
+    {
+      name: 'str-url-encode',
+      sql: "SELECT id, URL_ENCODE(s), URL_DECODE(URL_ENCODE(s)), URL_DECODE('a%20b+c'), URL_DECODE('%zz') FROM t",
+    },
+    { name: 'str-elt', sql: "SELECT id, ELT(MOD(ABS(i), 4), s, k, 'z'), ELT(1, 'a', 'b') FROM t" },
+    { name: 'str-btrim', sql: "SELECT id, BTRIM(s), BTRIM(s, 'a '), BTRIM(s, '') FROM t" },
+    {
+      name: 'str-starts-ends-with',
+      sql: "SELECT id, STARTSWITH(s, 'a'), ENDSWITH(s, 'c'), STARTSWITH(s, k), STARTSWITH(s, ''), ENDSWITH(s, '') FROM t",
+    },
+    {
+      name: 'str-printf',
+      sql: "SELECT id, PRINTF('%s-%d', s, i), PRINTF('%5s|%-4d|%%', k, i), PRINTF('x') FROM t",
+    },
+    {
+      name: 'str-uuid-shape',
+      sql: "SELECT id, CHAR_LENGTH(UUID()), REGEXP(UUID(), '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$') FROM t",
+    },
+    {
+      name: 'math-sign',
+      sql: 'SELECT id, SIGN(i), SIGN(l), SIGN(d), SIGN(m) FROM t',
+    },
+    {
+      name: 'math-truncate',
+      sql: 'SELECT id, TRUNCATE(m, 1), TRUNCATE(m), TRUNCATE(d, 1), TRUNCATE(i, -1), TRUNCATE(l, -2), TRUNCATE(m, -1) FROM t',
+    },
+    { name: 'math-pi-e', sql: `SELECT id, PI(), E() ${one}` },
+    {
+      name: 'math-log',
+      sql: 'SELECT id, LOG(ABS(d) + 1), LOG(2, ABS(d) + 1), LOG2(ABS(d) + 1), LOG(ABS(m) + 1) FROM t',
+    },
+    {
+      name: 'math-trig',
+      sql: 'SELECT id, SIN(d), COS(d), TAN(d), COT(d + 0.3), ATAN(d), ATAN2(d, i), DEGREES(d), RADIANS(d) FROM t',
+    },
+    {
+      name: 'math-trig-inverse-hyperbolic',
+      sql: 'SELECT id, ASIN(d / 100), ACOS(d / 100), SINH(d / 10), COSH(d / 10), TANH(d), SIN(m) FROM t',
+    },
+    { name: 'math-cbrt', sql: 'SELECT id, CBRT(d) FROM t' },
+    {
+      name: 'math-hex-bin',
+      sql: "SELECT id, HEX(i), HEX(l), HEX(s), BIN(i), BIN(l), UNHEX('414243'), UNHEX(HEX(s)), UNHEX('4') FROM t",
+    },
+    {
+      name: 'math-rand-shape',
+      sql: 'SELECT id, RAND() BETWEEN 0 AND 1, RAND(7) < 1, RAND_INTEGER(10) BETWEEN 0 AND 9, RAND_INTEGER(3, 5) < 5 FROM t',
+    },
+    {
+      name: 'cond-greatest-least',
+      sql: "SELECT id, GREATEST(i, 0), LEAST(i, l), GREATEST(m, 1.5), GREATEST(s, k), LEAST(d, i, 0), GREATEST(k, 'b') FROM t",
+    },
+    {
+      name: 'cond-ifnull',
+      sql: "SELECT id, IFNULL(i, -1), IFNULL(s, 'none'), IFNULL(m, i) FROM t",
+    },
+    { name: 'cond-nvl', sql: 'SELECT id, NVL(i, 0) FROM t' },
+    {
+      name: 'cond-is-distinct',
+      sql: 'SELECT a.id, a.i IS DISTINCT FROM b.i, a.s IS NOT DISTINCT FROM b.s, a.m IS DISTINCT FROM b.l FROM t a, t b WHERE a.id = b.id + 1',
+    },
+    {
+      name: 'where-is-not-distinct',
+      sql: 'SELECT id FROM t WHERE k IS NOT DISTINCT FROM CAST(NULL AS STRING)',
+    },
+    {
+      name: 'arr-contains-position',
+      sql: "SELECT id, ARRAY_CONTAINS(ARRAY[1, 2, i], 2), ARRAY_CONTAINS(SPLIT(s, ','), 'b'), ARRAY_CONTAINS(ARRAY[i, 1], i), ARRAY_POSITION(ARRAY[k, 'a', 'b'], 'b'), ARRAY_POSITION(ARRAY[1, i], i) FROM t",
+    },
+    {
+      name: 'arr-distinct-remove-reverse',
+      sql: 'SELECT id, ARRAY_DISTINCT(ARRAY[k, s, k]), ARRAY_REMOVE(ARRAY[i, 1, i], i), ARRAY_REMOVE(ARRAY[1, 2, 1], 1), ARRAY_REVERSE(ARRAY[s, k]) FROM t',
+    },
+    {
+      name: 'arr-slice',
+      sql: 'SELECT id, ARRAY_SLICE(ARRAY[1, 2, 3, 4, 5], 2, 4), ARRAY_SLICE(ARRAY[1, 2, 3], -2), ARRAY_SLICE(ARRAY[i, 2, 3], 0, 1), ARRAY_SLICE(ARRAY[i, 2, 3], 3, 1) FROM t',
+    },
+    {
+      name: 'arr-union-concat',
+      sql: "SELECT id, ARRAY_UNION(ARRAY[k, k], ARRAY['a', 'b']), ARRAY_CONCAT(ARRAY[i], ARRAY[1, 2], ARRAY[i]) FROM t",
+    },
+    {
+      name: 'arr-max-min',
+      sql: 'SELECT id, ARRAY_MAX(ARRAY[i, 3, -1]), ARRAY_MIN(ARRAY[m, 2.5]), ARRAY_MAX(ARRAY[s, k]), ARRAY_MIN(ARRAY[d]) FROM t',
+    },
+    {
+      name: 'arr-join',
+      sql: "SELECT id, ARRAY_JOIN(ARRAY[s, k, 'x'], '-'), ARRAY_JOIN(ARRAY[s, k], ',', 'NULL') FROM t",
+    },
+    {
+      name: 'arr-sort',
+      sql: 'SELECT id, ARRAY_SORT(ARRAY[i, 5, -5]), ARRAY_SORT(ARRAY[s, k], FALSE), ARRAY_SORT(ARRAY[i, 1], TRUE, FALSE) FROM t',
+    },
+    {
+      name: 'arr-element',
+      sql: 'SELECT id, ELEMENT(ARRAY[i]), ELEMENT(ARRAY[s]) FROM t',
+    },
+    { name: 'arr-element-too-many', sql: 'SELECT id, ELEMENT(ARRAY[i, 1]) FROM t' },
+    {
+      name: 'map-keys-values',
+      sql: "SELECT id, MAP_KEYS(MAP['a', i]), MAP_VALUES(MAP['a', i, 'b', 2]), CARDINALITY(MAP_ENTRIES(MAP['a', i, 'b', 2])), MAP_ENTRIES(MAP['a', s])[1].`value` FROM t",
+    },
+    {
+      name: 'map-from-arrays',
+      sql: "SELECT id, MAP_FROM_ARRAYS(ARRAY['a', 'b'], ARRAY[i, 2])['b'], CARDINALITY(MAP_FROM_ARRAYS(ARRAY[k, 'x'], ARRAY[s, s])) FROM t",
+    },
+    {
+      name: 'map-union',
+      sql: "SELECT id, MAP_UNION(MAP['a', 1], MAP['a', i, 'b', 2])['a'], CARDINALITY(MAP_UNION(MAP[k, 1], MAP['a', 2])), MAP_UNION(MAP[k, s], MAP['b', 'x'])['b'] FROM t",
+    },
+    {
+      name: 'row-constructor',
+      sql: 'SELECT id, r.EXPR$0, r.EXPR$1 FROM (SELECT id, ROW(i, s) AS r FROM t)',
+    },
+    {
+      name: 'row-implicit-constructor',
+      sql: 'SELECT id, CAST((i, s) AS ROW<a INT, b STRING>).b, CAST(ROW(m, k) AS ROW<x DECIMAL(12, 3), y STRING>).x FROM t',
+    },
+    {
+      name: 'json-value',
+      sql: `SELECT id, JSON_VALUE('{"a": {"b": [1, 2]}}', '$.a.b[1]'), JSON_VALUE(CONCAT('{"x": ', CAST(i AS STRING), '}'), '$.x' RETURNING INT), JSON_VALUE(CONCAT('{"x": "', k, '"}'), '$.z' DEFAULT 'd' ON EMPTY), JSON_VALUE(CONCAT('{"x": "', k, '"}'), '$.x' DEFAULT 'd' ON EMPTY), JSON_VALUE(s, '$.a'), JSON_VALUE(s, '$') FROM t`,
+    },
+    {
+      name: 'json-value-errors',
+      sql: `SELECT id, JSON_VALUE(s, 'strict $.a' DEFAULT 'e' ON ERROR), JSON_VALUE('{"a": [1]}', '$.a' DEFAULT 'x' ON ERROR), JSON_VALUE('{"a": true}', '$.a' RETURNING BOOLEAN), JSON_VALUE('{"a": 1.5}', '$.a' RETURNING DOUBLE) FROM t`,
+    },
+    {
+      name: 'json-query',
+      sql: `SELECT id, JSON_QUERY('{"a": [1, "x", {"b": null}]}', '$.a'), JSON_QUERY('{"a": 1}', '$.a' WITH WRAPPER), JSON_QUERY('{"a": 1}', '$.a'), JSON_QUERY(s, '$'), JSON_QUERY('{"a": {"c": 2}}', '$.a' WITH CONDITIONAL ARRAY WRAPPER) FROM t`,
+    },
+    {
+      name: 'json-exists',
+      sql: `SELECT id, JSON_EXISTS(s, '$'), JSON_EXISTS('{"a": 1}', '$.a'), JSON_EXISTS('{"a": 1}', '$.b'), JSON_EXISTS('{"a": [1]}', '$.a[2]'), JSON_EXISTS(s, 'strict $.a' FALSE ON ERROR) FROM t`,
+    },
+    {
+      name: 'json-edge-cases',
+      sql: `SELECT id, JSON_EXISTS('{"a": null}', '$.a'), JSON_VALUE('{"a": 1e2}', '$.a'), JSON_VALUE('{"a": 10000000000000000000}', '$.a'), JSON_QUERY('[1, 2]', '$' WITH UNCONDITIONAL WRAPPER), JSON_VALUE('[{"a": 1}, {"a": 2}]', '$[*].a'), JSON_QUERY('[{"a": 1}, {"a": 2}]', '$[*].a'), JSON_VALUE('{"a": "x"}', 'strict $.a.b' DEFAULT 'e' ON ERROR), JSON_VALUE('{"a": [1]}', 'lax $.a[0]') FROM t WHERE id < 2`,
+    },
+    {
+      name: 'json-query-returning-array',
+      sql: `SELECT id, JSON_QUERY('{"a": [1, "x", {"b": 2}]}', '$.a' RETURNING ARRAY<STRING>), JSON_QUERY('{"a": 1}', '$.a' RETURNING ARRAY<STRING>) FROM t WHERE id < 2`,
+    },
+    {
+      name: 'json-string-structured',
+      sql: "SELECT id, JSON_STRING(MAP['a', i]), JSON_STRING(ROW(i, s)), JSON_STRING(ARRAY[d]) FROM t",
+    },
+    { name: 'json-string-date', sql: 'SELECT id, JSON_STRING(dt) FROM t' },
+    { name: 'json-string-timestamp', sql: 'SELECT id, JSON_STRING(ts) FROM t' },
+    { name: 'json-object-timestamp', sql: "SELECT id, JSON_OBJECT('t' VALUE ts) FROM t" },
+    { name: 'str-printf-values', sql: "SELECT id, PRINTF('%s|%s|%s|%s', d, m, ts, b) FROM t" },
+    {
+      name: 'is-json',
+      sql: 'SELECT id, s IS JSON, s IS JSON SCALAR, s IS JSON OBJECT, s IS NOT JSON ARRAY, s IS JSON VALUE FROM t',
+    },
+    {
+      name: 'json-string',
+      sql: 'SELECT id, JSON_STRING(i), JSON_STRING(s), JSON_STRING(d), JSON_STRING(m), JSON_STRING(b), JSON_STRING(l) FROM t',
+    },
+    {
+      name: 'json-object',
+      sql: "SELECT id, JSON_OBJECT('k' VALUE i, 's' VALUE s), JSON_OBJECT(KEY 'a' VALUE s ABSENT ON NULL), JSON_OBJECT('n' VALUE JSON_OBJECT('x' VALUE 1), 'm' VALUE m), JSON_OBJECT() FROM t",
+    },
+    {
+      name: 'json-array',
+      sql: "SELECT id, JSON_ARRAY(i, s), JSON_ARRAY(i, s NULL ON NULL), JSON_ARRAY(), JSON_ARRAY(JSON_ARRAY(1, 'a'), d, b) FROM t",
+    },
+    {
+      name: 'str-is-alpha-digit-decimal',
+      sql: "SELECT id, IS_ALPHA(s), IS_DIGIT(s), IS_DECIMAL(s), IS_ALPHA(''), IS_DIGIT('12a'), IS_DECIMAL('1e5') FROM t",
+    },
+    {
+      name: 'arr-append-except-intersect',
+      sql: 'SELECT id, ARRAY_APPEND(ARRAY[i], 5), ARRAY_PREPEND(ARRAY[k], s), ARRAY_EXCEPT(ARRAY[1, 2, 2, i], ARRAY[2]), ARRAY_INTERSECT(ARRAY[1, 2, 2, i], ARRAY[2, i]) FROM t',
+    },
+    {
+      name: 'json-quote-unquote',
+      sql: `SELECT id, JSON_QUOTE(s), JSON_UNQUOTE(JSON_QUOTE(s)), JSON_UNQUOTE(s), JSON_QUOTE('a"b\\c'), JSON_UNQUOTE('"x\\ty"') FROM t`,
+    },
+    {
+      name: 'math-rand-seeded',
+      sql: 'SELECT id, RAND(7), RAND_INTEGER(7, 100), RAND_INTEGER(3, 1000) FROM t',
+    },
+    {
+      name: 'cond-between-symmetric-typeof',
+      sql: 'SELECT id, i BETWEEN SYMMETRIC 10 AND -10, i NOT BETWEEN SYMMETRIC 10 AND -10, TYPEOF(i), TYPEOF(m), TYPEOF(s), TYPEOF(id), TYPEOF(ARRAY[i]), TYPEOF(ts) FROM t',
+    },
+    {
+      name: 'str-astral-units',
+      sql: "SELECT id, CHAR_LENGTH('a😀b'), LPAD('😀', 4, 'x'), RPAD('a', 3, '😀'), REVERSE('a😀'), RIGHT('😀b', 2), LOCATE('b', '😀b'), INSTR('😀b', 'b'), REGEXP_INSTR('😀b', 'b'), SPLIT('😀b', ''), TRANSLATE('😀b', 'b', 'c'), INITCAP('😀b'), ASCII('😀'), REPEAT('😀', 2) FROM t WHERE id = 0",
+    },
+    {
+      name: 'str-astral-left',
+      sql: "SELECT id, LEFT('😀b', 1), SUBSTRING('😀b', 2) FROM t WHERE id = 0",
+    },
+    { name: 'str-octet-length', sql: 'SELECT id, OCTET_LENGTH(s) FROM t' },
+    { name: 'str-bit-length', sql: 'SELECT id, BIT_LENGTH(s) FROM t' },
+    { name: 'str-ltrim-chars', sql: "SELECT id, LTRIM(s, ' a'), RTRIM(s, ' c') FROM t" },
+    { name: 'bytes-substring', sql: 'SELECT id, SUBSTRING(CAST(s AS BYTES), 2, 2) FROM t' },
+    {
+      name: 'bytes-concat',
+      sql: "SELECT id, CONCAT(CAST(s AS BYTES), X'21'), CAST(k AS BYTES) || X'00' FROM t",
+    },
+    {
+      name: 'bytes-hash-base64',
+      sql: 'SELECT id, MD5(CAST(s AS BYTES)), TO_BASE64(CAST(s AS BYTES)), SHA256(CAST(s AS BYTES)) FROM t',
+    },
+    { name: 'bytes-hex', sql: 'SELECT id, HEX(CAST(s AS BYTES)) FROM t' },
+    { name: 'bytes-concat-operator', sql: "SELECT id, CAST(k AS BYTES) || X'00' FROM t" },
+    {
+      name: 'bytes-startswith-elt',
+      sql: "SELECT id, STARTSWITH(CAST(s AS BYTES), X'61'), ELT(1, CAST(s AS BYTES), X'00') FROM t",
+    },
+    { name: 'bytes-char-length', sql: 'SELECT id, CHAR_LENGTH(CAST(s AS BYTES)) FROM t' },
+    {
+      name: 'json-value-returning-date',
+      sql: `SELECT id, JSON_VALUE('{"d": "2024-02-29"}', '$.d' RETURNING DATE) FROM t WHERE id < 3`,
+    },
+    {
+      name: 'bytes-literals-casts',
+      sql: "SELECT id, X'414243', CAST(X'414243' AS STRING), CAST(s AS BYTES), CAST(CAST(s AS BYTES) AS STRING), CAST(s AS BINARY(3)), CAST(s AS VARBINARY(2)) FROM t",
+    },
+    {
+      name: 'bytes-compare',
+      sql: "SELECT id, CAST(s AS BYTES) = X'616263', X'01' < X'02', CAST(k AS BYTES) IS NULL FROM t",
+    },
+  ];
+}
+
 export function handWrittenCases(): SuiteCase[] {
   return [
     ...projections(),
@@ -998,5 +1305,6 @@ export function handWrittenCases(): SuiteCase[] {
     ...setOperationsAndRanking(),
     ...overDistincts(),
     ...times(),
+    ...builtInFunctions(),
   ];
 }

@@ -1,0 +1,153 @@
+/**
+ * The clauses of the SQL/JSON functions, which are not plain argument lists: JSON_VALUE's
+ * `RETURNING type` and `... ON EMPTY` / `... ON ERROR`, JSON_QUERY's wrapper clause,
+ * JSON_EXISTS's `... ON ERROR`, and JSON_OBJECT's `KEY k VALUE v` pairs with `NULL | ABSENT ON
+ * NULL`. Each call becomes an ordinary call whose fixed argument positions carry the clauses
+ * (as string literals, and the RETURNING type as a CAST of NULL), so the compiler reads them
+ * from the call's arguments.
+ */
+import type { SourcePosition } from '../sql-error.js';
+import type { LogicalType } from '../types/logical-type.js';
+import type { Expr } from './ast.js';
+import type { ClauseParser } from './match-recognize.js';
+
+/** The main parser's cursor, with its data types. */
+export interface JsonClauseParser extends ClauseParser {
+  dataType(): LogicalType;
+}
+
+/** The functions whose arguments this module parses. */
+export const JSON_SYNTAX_FUNCTIONS: ReadonlySet<string> = new Set([
+  'JSON_VALUE',
+  'JSON_QUERY',
+  'JSON_EXISTS',
+  'JSON_OBJECT',
+  'JSON_ARRAY',
+]);
+
+function text(value: string, at: SourcePosition): Expr {
+  return { kind: 'string', value, at };
+}
+
+function returning(p: JsonClauseParser, at: SourcePosition): Expr {
+  const type = p.acceptWord('RETURNING') ? p.dataType() : undefined;
+  const nullExpr: Expr = { kind: 'null', at };
+  return type === undefined ? nullExpr : { kind: 'cast', arg: nullExpr, type, tryCast: false, at };
+}
+
+/**
+ * `behaviour ON EMPTY` then `behaviour ON ERROR`, each optional, as (mode, default) pairs;
+ * `modes` are the words a behaviour may be (DEFAULT takes an expression).
+ */
+function behaviours(
+  p: JsonClauseParser,
+  modes: readonly string[],
+  targets: readonly string[],
+): Map<string, [string, Expr | undefined]> {
+  const found = new Map<string, [string, Expr | undefined]>();
+  for (;;) {
+    const mode = modes.find((m) => p.acceptWord(...m.split(' ')));
+    if (mode === undefined) return found;
+    const value = mode === 'DEFAULT' ? p.expression() : undefined;
+    p.expectWord('ON');
+    const target = targets.find((t) => p.acceptWord(t));
+    if (target === undefined) return p.fail(targets.map((t) => `ON ${t}`).join(' or '));
+    found.set(target, [mode, value]);
+  }
+}
+
+function behaviourArgs(
+  found: Map<string, [string, Expr | undefined]>,
+  target: string,
+  fallback: string,
+  at: SourcePosition,
+): Expr[] {
+  const [mode, value] = found.get(target) ?? [fallback, undefined];
+  return [text(mode, at), value ?? { kind: 'null', at }];
+}
+
+/** `NULL ON NULL` or `ABSENT ON NULL`, if present. */
+function onNull(p: JsonClauseParser): string | undefined {
+  if (p.acceptWord('NULL', 'ON', 'NULL')) return 'NULL';
+  if (p.acceptWord('ABSENT', 'ON', 'NULL')) return 'ABSENT';
+  return undefined;
+}
+
+/**
+ * The arguments of a SQL/JSON call, after its '(' and up to (not including) its ')':
+ * - JSON_VALUE: json, path, returning, empty mode, empty default, error mode, error default
+ * - JSON_QUERY: json, path, returning, wrapper, empty mode, error mode
+ * - JSON_EXISTS: json, path, error mode
+ * - JSON_OBJECT: on-null mode, then key, value pairs
+ * - JSON_ARRAY: on-null mode, then the values
+ */
+export function parseJsonArguments(p: JsonClauseParser, name: string): Expr[] {
+  const at = p.at;
+  if (name === 'JSON_OBJECT') {
+    const args: Expr[] = [];
+    let mode: string | undefined;
+    while (!p.isSymbol(')')) {
+      mode = onNull(p);
+      if (mode !== undefined) break;
+      p.acceptWord('KEY');
+      args.push(p.expression());
+      if (!p.acceptWord('VALUE')) p.expectSymbol(':');
+      args.push(p.expression());
+      if (!p.acceptSymbol(',')) mode = onNull(p);
+      if (mode !== undefined) break;
+    }
+    return [text(mode ?? 'NULL', at), ...args];
+  }
+  if (name === 'JSON_ARRAY') {
+    const args: Expr[] = [];
+    let mode: string | undefined = onNull(p);
+    while (mode === undefined && !p.isSymbol(')')) {
+      args.push(p.expression());
+      if (!p.acceptSymbol(',')) mode = onNull(p);
+    }
+    return [text(mode ?? 'ABSENT', at), ...args];
+  }
+  const json = p.expression();
+  p.expectSymbol(',');
+  const path = p.expression();
+  if (name === 'JSON_EXISTS') {
+    const found = behaviours(p, ['TRUE', 'FALSE', 'UNKNOWN', 'ERROR'], ['ERROR']);
+    return [json, path, text(found.get('ERROR')?.[0] ?? 'FALSE', at)];
+  }
+  const type = returning(p, at);
+  if (name === 'JSON_VALUE') {
+    const found = behaviours(p, ['NULL', 'ERROR', 'DEFAULT'], ['EMPTY', 'ERROR']);
+    return [
+      json,
+      path,
+      type,
+      ...behaviourArgs(found, 'EMPTY', 'NULL', at),
+      ...behaviourArgs(found, 'ERROR', 'NULL', at),
+    ];
+  }
+  let wrapper = 'WITHOUT';
+  if (p.acceptWord('WITHOUT')) {
+    p.acceptWord('ARRAY');
+    p.expectWord('WRAPPER');
+  } else if (p.acceptWord('WITH')) {
+    wrapper = p.acceptWord('CONDITIONAL') ? 'CONDITIONAL' : 'UNCONDITIONAL';
+    p.acceptWord('UNCONDITIONAL');
+    p.acceptWord('ARRAY');
+    p.expectWord('WRAPPER');
+  }
+  const found = behaviours(p, ['NULL', 'ERROR', 'EMPTY ARRAY', 'EMPTY OBJECT'], ['EMPTY', 'ERROR']);
+  return [
+    json,
+    path,
+    type,
+    text(wrapper, at),
+    text(found.get('EMPTY')?.[0] ?? 'NULL', at),
+    text(found.get('ERROR')?.[0] ?? 'NULL', at),
+  ];
+}
+
+/** After `IS [NOT] JSON`: the kind tested (VALUE when none is named). */
+export function parseJsonKind(p: ClauseParser): string {
+  for (const kind of ['VALUE', 'SCALAR', 'ARRAY', 'OBJECT']) if (p.acceptWord(kind)) return kind;
+  return 'VALUE';
+}
