@@ -11,102 +11,27 @@ import {
   uniqueTopic,
   waitFor,
 } from '../kafka/helpers.js';
-import { heldTasks, startGroupMember } from './group-member.js';
+import { startGroupMember } from './group-member.js';
+import {
+  END,
+  type Ev,
+  input,
+  line,
+  oracle,
+  PARTITIONS,
+  partitionOf,
+  settled,
+  TICK,
+  WINDOW,
+} from './keyed-windows-input.js';
+
+let nextPort = 61_140;
 
 const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';
 const running: RunningCli[] = [];
 afterAll(() => {
   for (const r of running) r.child.kill('SIGKILL');
 });
-
-/** Input partitions; the last one never gets a record (an idle task). */
-const PARTITIONS = 4;
-const KEYS = Array.from({ length: 9 }, (_, i) => `k${i}`);
-const WINDOW = 10_000;
-const LATENESS = 15_000;
-const OUT_OF_ORDERNESS = 100_000;
-/** Ticks that take the watermark past every on-time window (multiples of 3: see `ticks`). */
-const TICK = 201_000;
-const END = 402_000;
-let nextPort = 61_140;
-
-interface Ev {
-  readonly k: string;
-  readonly t: number;
-  readonly v: number;
-}
-
-/** A deterministic stream of numbers in [0, 1). */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-/** Every key's records go to one partition (0..2), so their order holds end to end; ticks go to all three. */
-const partitionOf = (e: Ev): number => (e.k === 'tick' ? e.t % 3 : Number(e.k.slice(1)) % 3);
-
-/**
- * The input in phases: a tick in each partition, so every producing task
- * has spoken before the data; on-time records up to 90 s (each key has one
- * at 85 s); ticks at 200 s that take the watermark (100 s behind) to 100 s;
- * late records (those in [80 s, 90 s) update their window, earlier ones are
- * too late for it); ticks at 400 s that fire the last window.
- */
-function input(seed: number) {
-  const next = random(seed);
-  const onTime: Ev[] = [];
-  for (const k of KEYS) {
-    onTime.push({ k, t: 85_000, v: 1 });
-    for (let i = 0; i < 40; i++)
-      onTime.push({ k, t: Math.floor(next() * 90_000), v: Math.floor(next() * 100) });
-  }
-  const late: Ev[] = KEYS.flatMap((k) =>
-    Array.from({ length: 4 }, () => ({
-      k,
-      t: Math.floor(next() * 90_000),
-      v: Math.floor(next() * 100),
-    })),
-  );
-  // t: a multiple of 3, so tick t + p goes to partition p.
-  const ticks = (t: number): Ev[] => [0, 1, 2].map((p) => ({ k: 'tick', t: t + p, v: 0 }));
-  return { onTime, late, ticks };
-}
-
-/** The batch computation: what the job must write, as a sorted list of lines. */
-function oracle(onTime: readonly Ev[], late: readonly Ev[], ticks: (t: number) => Ev[]): string[] {
-  const out: Out[] = [];
-  const acc = new Map<string, { k: string; start: number; n: number; sum: number }>();
-  const add = (e: Ev) => {
-    const start = Math.floor(e.t / WINDOW) * WINDOW;
-    const id = `${e.k}@${start}`;
-    const a = acc.get(id) ?? { k: e.k, start, n: 0, sum: 0 };
-    a.n++;
-    a.sum += e.v;
-    acc.set(id, a);
-    return a;
-  };
-  // Everything before the ticks at TICK fires when they pass.
-  for (const e of [...ticks(0), ...onTime]) add(e);
-  for (const a of acc.values()) out.push({ kind: 'window', ...a, update: false });
-  const watermark = TICK + 2 - OUT_OF_ORDERNESS - 1;
-  for (const e of late) {
-    const start = Math.floor(e.t / WINDOW) * WINDOW;
-    if (start + WINDOW - 1 + LATENESS <= watermark) out.push({ kind: 'late', ...e });
-    else out.push({ kind: 'window', ...add({ ...e }), update: true });
-  }
-  // The ticks' own window fires when the ticks at END pass.
-  out.push({ kind: 'window', k: 'tick', start: 200_000, n: 3, sum: 0, update: false });
-  return out.map(line).sort();
-}
-
-function line(o: Out): string {
-  return o.kind === 'window'
-    ? `window ${o.k} ${o.start} n=${o.n} sum=${o.sum}${o.update ? ' update' : ''}`
-    : `late ${o.k} ${o.t} v=${o.v}`;
-}
 
 function member(app: string, inTopic: string, outTopic: string, name: string) {
   return memberOf(FIXTURE, app, [inTopic, outTopic], name);
@@ -117,26 +42,6 @@ function memberOf(fixture: string, app: string, args: readonly string[], name: s
   const cli = startGroupMember(fixture, app, name, args, ['--metrics-port', String(port)]);
   running.push(cli);
   return { cli, port };
-}
-
-type Member = ReturnType<typeof member>;
-
-/** Waits until the members hold `total` tasks between them, each some (a member's readers each report a line). */
-async function settled(members: readonly Member[], total: number, diagnose: () => string) {
-  await waitFor(
-    'the group to settle',
-    async () => {
-      const held = await Promise.all(members.map((m) => heldTasks(m.port)));
-      const sums = held.map((h) => h.reduce((a, b) => a + b, 0));
-      return (
-        sums.reduce((a, b) => a + b, 0) === total &&
-        held.every((h) => h.length === 2) &&
-        sums.every((n) => n > 0)
-      );
-    },
-    90_000,
-    diagnose,
-  );
 }
 
 async function run(processes: number, seed: number): Promise<void> {
