@@ -93,7 +93,7 @@ describe('keyed state moves with its task in a process group', () => {
     const leaver = members.pop()!;
     leaver.cli.child.kill('SIGTERM');
     await send(fourth);
-    expect(await leaver.cli.done).toBe(0);
+    expect((await leaver.cli.done).code).toBe(0);
     await settled(members, 2 * PARTITIONS, diagnose);
     expect(members.map((m) => m.cli.output('stderr')).join('')).toMatch(/restored: (?!none)/);
     await waitFor(
