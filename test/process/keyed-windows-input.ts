@@ -1,6 +1,17 @@
+import { afterAll } from 'vitest';
+import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
 import type { Out } from '../cli/fixtures/group-keyed-windows.js';
-import { waitFor } from '../kafka/helpers.js';
-import { heldTasks } from './group-member.js';
+import type { RunningCli } from '../cli/run-cli.js';
+import {
+  createTopic,
+  json,
+  produce,
+  readAll,
+  readRecords,
+  uniqueTopic,
+  waitFor,
+} from '../kafka/helpers.js';
+import { heldTasks, startGroupMember } from './group-member.js';
 
 /**
  * The input and batch computation of the keyed window tests of process
@@ -165,4 +176,123 @@ export async function settled(
     90_000,
     diagnose,
   );
+}
+
+/** The topics of one run of the keyed window job, and how the tests use them. */
+export interface KeyedWindowsTopics {
+  readonly inTopic: string;
+  readonly outTopic: string;
+  readonly app: string;
+  /** Writes events to the input, each key to its partition. */
+  send(events: readonly Ev[]): Promise<void>;
+  /** Records (not watermark marks) written into the repartition topic so far. */
+  exchanged(): Promise<number>;
+  outputs(): Promise<Out[]>;
+}
+
+export async function keyedWindowsTopics(prefix: string): Promise<KeyedWindowsTopics> {
+  const inTopic = uniqueTopic(`${prefix}-in`);
+  const outTopic = uniqueTopic(`${prefix}-out`);
+  const app = uniqueTopic(`${prefix}-app`);
+  await createTopic(inTopic, PARTITIONS);
+  await createTopic(outTopic, 1);
+  const repartition = repartitionTopicName(app, 'counts');
+  return {
+    inTopic,
+    outTopic,
+    app,
+    send: async (events) => {
+      await produce(
+        inTopic,
+        events.map((e) => ({ value: JSON.stringify(e), partition: partitionOf(e) })),
+      );
+    },
+    exchanged: async () =>
+      (await readRecords(repartition)).filter((r) => r.headers.length === 0).length,
+    outputs: () => readAll(outTopic, json<Out>()),
+  };
+}
+
+/**
+ * After the on-time records: the ticks that fire every on-time window, then
+ * (once they have fired, so the late records are judged by that watermark)
+ * the late records and the ticks that fire the last window. Returns the
+ * output once it has as many lines as the batch computation.
+ */
+export async function fireAndFinish(
+  t: KeyedWindowsTopics,
+  data: ReturnType<typeof input>,
+  diagnose: () => string,
+): Promise<Out[]> {
+  const { onTime, late, ticks } = data;
+  await t.send(ticks(TICK));
+  const windows = new Set(
+    [...ticks(0), ...onTime].map((e) => `${e.k}@${Math.floor(e.t / WINDOW) * WINDOW}`),
+  ).size;
+  await waitFor(
+    'every on-time window to fire',
+    async () => (await t.outputs()).length >= windows,
+    60_000,
+    diagnose,
+  );
+  await t.send(late);
+  await t.send(ticks(END));
+  const expected = oracleOutputs(onTime, late, ticks).length;
+  let got: Out[] = [];
+  await waitFor(
+    'every late record and the last window',
+    async () => {
+      got = await t.outputs();
+      return got.length >= expected;
+    },
+    60_000,
+    () => `${got.length} of ${expected}; ${diagnose()}`,
+  );
+  return got;
+}
+
+const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';
+
+/** A member of the keyed window job: its process and the port of its /metrics. */
+export interface KeyedWindowsMember {
+  readonly cli: RunningCli;
+  readonly port: number;
+}
+
+/**
+ * Starts members of the keyed window job on `t`, with /metrics on ports
+ * from `firstPort` on (one range per test file), and kills any still
+ * running after the file's tests.
+ */
+export function keyedWindowsMembers(
+  firstPort: number,
+): (t: KeyedWindowsTopics, name: string) => KeyedWindowsMember {
+  let next = firstPort;
+  const running: RunningCli[] = [];
+  afterAll(() => {
+    for (const r of running) r.child.kill('SIGKILL');
+  });
+  return (t, name) => {
+    const port = next++;
+    const cli = startGroupMember(
+      FIXTURE,
+      t.app,
+      name,
+      [t.inTopic, t.outTopic],
+      ['--metrics-port', String(port)],
+    );
+    running.push(cli);
+    return { cli, port };
+  };
+}
+
+/** The end of each member's stderr, for a test's failure message. */
+export function stderrOf(members: readonly KeyedWindowsMember[]): () => string {
+  return () => members.map((m) => m.cli.output('stderr').slice(-800)).join(' | ');
+}
+
+/** Stops the members with SIGTERM and waits for them. */
+export async function stopAll(members: readonly KeyedWindowsMember[]): Promise<void> {
+  for (const m of members) m.cli.child.kill('SIGTERM');
+  await Promise.all(members.map((m) => m.cli.done));
 }
