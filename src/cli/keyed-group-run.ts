@@ -126,9 +126,7 @@ export async function runKeyedGroup(
         );
       const plan = await restorePlan(o, handovers, [...tasks], nextId, stats);
       const restorePath =
-        plan.checkpoint === undefined
-          ? undefined
-          : await checkpointStorageAt(`${o.memberDirectory}-restore`).write(plan.checkpoint);
+        plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
       o.taskSet.current = tasks;
       running = tasks;
       o.say(restoreLine(tasks, plan));
@@ -285,6 +283,14 @@ async function restorePlan(
   }
   stats.lastDurationMs = performance.now() - started;
   return plan;
+}
+
+/** Writes the merged checkpoint a run restores from, keeping the last two. */
+async function writeRestore(o: KeyedGroupOptions, checkpoint: CheckpointData): Promise<string> {
+  const storage = checkpointStorageAt(`${o.memberDirectory}-restore`);
+  const path = await storage.write(checkpoint);
+  await storage.prune(2);
+  return path;
 }
 
 function keyedEntries(snapshot: CheckpointData): number {
