@@ -30,18 +30,18 @@ export default defineJob((env, { args }) => {
       topic,
       format: KafkaFormats.json<ClusterRecord>(),
     });
+  const source = (topic: string) =>
+    new KafkaSource<Omit<ClusterRecord, 'member'>>({
+      brokers: BROKERS,
+      topics: [topic],
+      format: KafkaFormats.json<Omit<ClusterRecord, 'member'>>(),
+      startFrom: 'earliest',
+      fetchMaxWaitMs: 50,
+    });
   if (kind === 'kafka') {
     const [, input, output, member] = args as [string, string, string, string];
     env
-      .fromSource(
-        new KafkaSource<Omit<ClusterRecord, 'member'>>({
-          brokers: BROKERS,
-          topics: [input],
-          format: KafkaFormats.json<Omit<ClusterRecord, 'member'>>(),
-          startFrom: 'earliest',
-          fetchMaxWaitMs: 50,
-        }),
-      )
+      .fromSource(source(input))
       .uid('input')
       .map((r): ClusterRecord => ({ id: r.id, member, payload: r.payload }))
       .uid('tag')
@@ -52,15 +52,7 @@ export default defineJob((env, { args }) => {
   if (kind === 'keyed') {
     const [, input, output, member] = args as [string, string, string, string];
     env
-      .fromSource(
-        new KafkaSource<Omit<ClusterRecord, 'member'>>({
-          brokers: BROKERS,
-          topics: [input],
-          format: KafkaFormats.json<Omit<ClusterRecord, 'member'>>(),
-          startFrom: 'earliest',
-          fetchMaxWaitMs: 50,
-        }),
-      )
+      .fromSource(source(input))
       .uid('input')
       .map((r) => ({ id: r.id, payload: r.payload, seen: 1 }))
       .uid('one')
