@@ -14,10 +14,13 @@
  *    and from S3.
  *
  * 5. a keyed exchange through a repartition topic (`repartition-topic.ts`:
- *    encode, produce, fetch, decode) against one inside a process.
+ *    encode, produce, fetch, decode) against one inside a process;
+ * 6. pause of a keyed job's tasks while a member joins and while one leaves
+ *    (SIGTERM): its keyed state moves with the tasks (final snapshots, then
+ *    every affected member restarts its job restored from them).
  *
  *   npm run bench:cluster -- [--records N] [--failovers K] [--restore-mb M] [--exchange-records N]
- *     [--skip-partitioned-failover] [--only 1,2,3,4,5]
+ *     [--skip-partitioned-failover] [--only 1,2,3,4,5,6]
  *
  * Times come from the clock of this process; CPU seconds of each member
  * from /proc/<pid>/stat (user + system), read at the start and end of the
@@ -357,13 +360,15 @@ function longestGap(watcher: OutputWatcher, from: number, to: number): number {
   return worst / 1000;
 }
 
-async function partitioned(withFailover: boolean): Promise<void> {
+async function partitioned(withFailover: boolean, keyed = false): Promise<void> {
   say(
-    `\n## 3. Partitioned job under a steady input (1000 records/s over ${PARTITIONS} partitions): pauses`,
+    keyed
+      ? `\n## 6. Keyed job (a count per key, state moving with its tasks) under a steady input (1000 records/s over ${PARTITIONS} partitions): pauses`
+      : `\n## 3. Partitioned job under a steady input (1000 records/s over ${PARTITIONS} partitions): pauses`,
   );
-  const group = `bench-${run}-partitioned`;
-  const input = await topic('steady-in', PARTITIONS);
-  const output = await topic('steady-out', 1);
+  const group = `bench-${run}-${keyed ? 'keyed' : 'partitioned'}`;
+  const input = await topic(keyed ? 'keyed-in' : 'steady-in', PARTITIONS);
+  const output = await topic(keyed ? 'keyed-out' : 'steady-out', 1);
   const watcher = await new OutputWatcher(output).start();
   let next = 0;
   let producing = true;
@@ -374,14 +379,18 @@ async function partitioned(withFailover: boolean): Promise<void> {
       await sleep(50);
     }
   })();
-  const args = (name: string) => ['kafka', input, output, name];
-  const a = startMember(group, 'a', args('a'), join(scratch, 'p-a'));
+  const args = (name: string) => [keyed ? 'keyed' : 'kafka', input, output, name];
+  // A keyed job's members share their checkpoint location: the tasks' snapshots are there.
+  const dir = (name: string) => join(scratch, keyed ? `${group}-shared` : `p-${name}`);
+  const a = startMember(group, 'a', args('a'), dir('a'));
   await watcher.until('a to write', () => watcher.arrivals.some((x) => x.member === 'a'));
   await sleep(5_000);
   const quiet = longestGap(watcher, performance.now() - 4_000, performance.now());
   const joinAt = performance.now();
-  const b = startMember(group, 'b', args('b'), join(scratch, 'p-b'));
-  await watcher.until('b to take tasks', () => watcher.arrivals.some((x) => x.member === 'b'));
+  const b = startMember(group, 'b', args('b'), dir('b'));
+  // A keyed job's output is tagged by the member of its keyed stage, which b may not hold.
+  if (keyed) await b.waitForLine(/this member holds [1-9]/);
+  else await watcher.until('b to take tasks', () => watcher.arrivals.some((x) => x.member === 'b'));
   await sleep(5_000);
   const joinPause = longestGap(watcher, joinAt, performance.now());
   const leaveAt = performance.now();
@@ -393,7 +402,7 @@ async function partitioned(withFailover: boolean): Promise<void> {
   say(`a member joins (its start-up included) | ${joinPause.toFixed(2)}`);
   say(`a member leaves (SIGTERM) | ${leavePause.toFixed(2)}`);
   if (withFailover) {
-    const c = startMember(group, 'c', args('c'), join(scratch, 'p-c'));
+    const c = startMember(group, 'c', args('c'), dir('c'));
     await watcher.until('c to take tasks', () => watcher.arrivals.some((x) => x.member === 'c'));
     await sleep(3_000);
     const killedAt = performance.now();
@@ -541,7 +550,7 @@ function median(xs: readonly number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-const only = new Set((values.only ?? '1,2,3,4,5').split(','));
+const only = new Set((values.only ?? '1,2,3,4,5,6').split(','));
 try {
   say(
     `# bench:cluster, load average ${loadavg()
@@ -553,6 +562,17 @@ try {
   if (only.has('3')) await partitioned(!values['skip-partitioned-failover']);
   if (only.has('4')) await restoreRate(Number(values['restore-mb']));
   if (only.has('5')) await repartitionCost(Number(values['exchange-records']));
+  if (only.has('6'))
+    await partitioned(false, true).catch((error: unknown) => {
+      for (const m of members)
+        say(
+          `${m.name}: ${m.lines
+            .slice(-6)
+            .map((l) => l.text)
+            .join('\n  ')}`,
+        );
+      throw error;
+    });
   say(
     `\nload average ${loadavg()
       .map((l) => l.toFixed(2))

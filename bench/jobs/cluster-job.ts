@@ -1,9 +1,12 @@
 /**
  * The job module of the cluster benchmark (every process of a group loads it):
  *   -- kafka <input topic> <output topic> <member>
+ *   -- keyed <input topic> <output topic> <member>
  *   -- generator <output topic> <member> <records per second>
  * `kafka`: a per-record job (parse, tag with the member, write), run
- * partitioned by the group. `generator`: numbered records at a steady rate,
+ * partitioned by the group. `keyed`: the same through a keyed stage (a
+ * running count per key of 64, so every record has keyed state to move),
+ * one output per record. `generator`: numbered records at a steady rate,
  * a source that is not Kafka, so the group runs the job as a single-owner
  * task. Both write JSON to a Kafka topic, at least once (visible at once,
  * so the first record a new owner writes marks the end of a failover).
@@ -27,19 +30,35 @@ export default defineJob((env, { args }) => {
       topic,
       format: KafkaFormats.json<ClusterRecord>(),
     });
+  const source = (topic: string) =>
+    new KafkaSource<Omit<ClusterRecord, 'member'>>({
+      brokers: BROKERS,
+      topics: [topic],
+      format: KafkaFormats.json<Omit<ClusterRecord, 'member'>>(),
+      startFrom: 'earliest',
+      fetchMaxWaitMs: 50,
+    });
   if (kind === 'kafka') {
     const [, input, output, member] = args as [string, string, string, string];
     env
-      .fromSource(
-        new KafkaSource<Omit<ClusterRecord, 'member'>>({
-          brokers: BROKERS,
-          topics: [input],
-          format: KafkaFormats.json<Omit<ClusterRecord, 'member'>>(),
-          startFrom: 'earliest',
-          fetchMaxWaitMs: 50,
-        }),
-      )
+      .fromSource(source(input))
       .uid('input')
+      .map((r): ClusterRecord => ({ id: r.id, member, payload: r.payload }))
+      .uid('tag')
+      .sinkTo(sink(output))
+      .uid('output');
+    return;
+  }
+  if (kind === 'keyed') {
+    const [, input, output, member] = args as [string, string, string, string];
+    env
+      .fromSource(source(input))
+      .uid('input')
+      .map((r) => ({ id: r.id, payload: r.payload, seen: 1 }))
+      .uid('one')
+      .keyBy((r) => r.id % 64)
+      .reduce((a, b) => ({ id: b.id, payload: b.payload, seen: a.seen + b.seen }))
+      .uid('per-key')
       .map((r): ClusterRecord => ({ id: r.id, member, payload: r.payload }))
       .uid('tag')
       .sinkTo(sink(output))
@@ -58,5 +77,5 @@ export default defineJob((env, { args }) => {
       .uid('output');
     return;
   }
-  throw new Error(`the first argument must be kafka or generator, got '${kind}'`);
+  throw new Error(`the first argument must be kafka, keyed or generator, got '${kind}'`);
 });

@@ -40,7 +40,12 @@ import type {
   JobResult,
   RestartStrategy,
 } from './options.js';
-import { applyProcessGroup, type GroupPlacement, placementInGroup } from './process-group.js';
+import {
+  applyProcessGroup,
+  type GroupPlacement,
+  keepsKeyedState,
+  placementInGroup,
+} from './process-group.js';
 import type { StreamBuilder } from './stream-builder.js';
 import { streamFactory } from './stream-factory.js';
 import type { DataStream, StreamEnvironmentApi } from './streams.js';
@@ -152,6 +157,34 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   }
 
   /**
+   * The Kafka topics whose partitions are the tasks of this partitioned job
+   * in its process group (its sources' topics and its repartition topics).
+   * Cuts the job into its stages first, so the group spec must be complete
+   * (see {@link runInProcessGroup}).
+   */
+  processGroupTopics(): string[] {
+    this.applyGroup();
+    const topics = this.graph.nodes.flatMap((n) =>
+      n.kind === 'source' ? [...(n.source.groupTopics ?? [])] : [],
+    );
+    return [...new Set(topics)];
+  }
+
+  /** Whether the partitioned job keeps keyed state, which moves with its tasks. */
+  processGroupKeepsKeyedState(): boolean {
+    return keepsKeyedState(this.graph);
+  }
+
+  private applyGroup(): void {
+    if (this.processGroup === undefined) return;
+    // Worker threads rebuild the graph from the module, without the group.
+    if (this.workerCount !== undefined)
+      throw invalidArgument('a process group member runs on one thread: set workers to 0');
+    this.groupLayout = applyProcessGroup(this.graph, this.processGroup, this.maxParallelism);
+    this.processGroup = undefined;
+  }
+
+  /**
    * Checkpoints go to `directory` instead: a single-owner task of a process
    * group keeps them under a path of its own, which every member shares. The
    * group has made this process the task's owner, so it takes the
@@ -248,13 +281,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
     if (this.running)
       throw new WeirError('INVALID_JOB', 'this environment is already running a job');
     if (this.checkpointing === undefined) refuseSinksThatWouldNeverCommit(this.graph);
-    if (this.processGroup !== undefined) {
-      // Worker threads rebuild the graph from the module, without the group.
-      if (this.workerCount !== undefined)
-        throw invalidArgument('a process group member runs on one thread: set workers to 0');
-      this.groupLayout = applyProcessGroup(this.graph, this.processGroup, this.maxParallelism);
-      this.processGroup = undefined;
-    }
+    this.applyGroup();
     const runner = new JobRunner(this.plan(), this.jobSettings(jobName));
     this.running = true;
     const client = runner.start(options);

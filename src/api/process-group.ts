@@ -43,6 +43,15 @@ export function placementInGroup(graph: LogicalGraph, group: ProcessGroupSpec): 
 }
 
 /**
+ * Whether a partitioned job keeps keyed state: it is cut into stages at its
+ * keyed exchanges, and its tasks' state must move with them (the process
+ * restarts its job with the state of its new task set on every change).
+ */
+export function keepsKeyedState(graph: LogicalGraph): boolean {
+  return graph.nodes.some((n) => n.inputs.some((e) => e.partitioning.kind === 'keyed'));
+}
+
+/**
  * Prepares the graph of a job run as a process group (`weir run --group`).
  * A single-owner job runs whole on its owner and needs no change. In a
  * partitioned one, every source becomes its group copy ({@link Source.inProcessGroup}), so
@@ -66,9 +75,7 @@ export function applyProcessGroup(
   maxParallelism: number,
 ): TaskLayout | undefined {
   if (placementInGroup(graph, spec) === 'single-owner') return undefined;
-  // Keyed state stays where it is (it does not move between processes yet), so tasks must too.
-  const keyed = graph.nodes.some((n) => n.inputs.some((e) => e.partitioning.kind === 'keyed'));
-  const group = keyed ? { ...spec, pinTasks: true } : spec;
+  const group = spec;
   const out: LogicalNode[] = [];
   const moved = new Map<number, number>();
   /** The keyed stage each node of `out` runs in, after the exchange that feeds it. */

@@ -48,6 +48,8 @@ export interface Observers {
   readonly tokenFiles: readonly string[];
   /** Shows the job (and, for a member of a process group, the group) in the UI and on the metrics endpoint. */
   attach(client: JobClient, group?: ProcessGroupMembership): void;
+  /** Stops showing a job that `attach` showed (a process group member's run it has replaced). */
+  detach(client: JobClient): void;
   close(): Promise<void>;
 }
 
@@ -122,6 +124,12 @@ export async function startObservers(
       ui?.addJob(client, group);
       if (metrics !== undefined && isWebUi(metrics)) metrics.addJob(client, group);
       registries.push(client.metrics);
+    },
+    detach(client: JobClient): void {
+      ui?.removeJob(client);
+      if (metrics !== undefined && isWebUi(metrics)) metrics.removeJob(client);
+      const i = registries.indexOf(client.metrics);
+      if (i >= 0) registries.splice(i, 1);
     },
     async close(): Promise<void> {
       await Promise.all([ui?.close(), metrics?.close(), ...tokenFiles.map(removeTokenFile)]);

@@ -3,6 +3,7 @@ import { basename, extname, resolve } from 'node:path';
 import { StreamEnvironmentImpl } from '../api/environment.js';
 import { loadJobModule } from '../api/job-module/load-job-module.js';
 import type { GroupMembers } from '../connectors/kafka/group/group-members.js';
+import type { KafkaExchange } from '../connectors/kafka/group/kafka-exchange.js';
 import type { JobClient, ProcessGroupSpec } from '../index.js';
 import { registerGroupMetrics } from '../metrics/group-metrics.js';
 import { DirectoryCheckpointStorage } from '../runtime/checkpoint/checkpoint-storage.js';
@@ -14,6 +15,7 @@ import { formatCount, formatDuration } from './format.js';
 import { checkpointFields, JobStatusSampler, statusFields, statusLineText } from './job-status.js';
 import { JsonLog, type LogLevel, shownAt } from './json-log.js';
 import { keepsUi, waitForStop } from './keep-serving.js';
+import type { HeldTaskSet } from './keyed-group-run.js';
 import { type Observers, startObservers } from './observe.js';
 import {
   describeRestorePoint,
@@ -93,9 +95,13 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
         );
   const jobName = options.name ?? basename(options.module, extname(options.module));
   let groupSpec: ProcessGroupSpec | undefined;
+  /** The tasks this process holds, when its job's keyed state moves with them. */
+  const taskSet: HeldTaskSet = { current: new Set() };
+  let exchange: KafkaExchange | undefined;
   if (options.processGroup !== undefined) {
     const { kafkaExchange } = await import('../connectors/kafka/group/kafka-exchange.js');
-    groupSpec = { ...options.processGroup, exchange: kafkaExchange(options.processGroup) };
+    exchange = kafkaExchange(options.processGroup, () => taskSet.current);
+    groupSpec = { ...options.processGroup, exchange };
     env.runInProcessGroup(groupSpec);
   }
   if (options.language === 'sql') {
@@ -136,10 +142,17 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     restore = owned.restore;
   }
   let memberDirectory: string | undefined;
+  let keyedGroup = false;
   if (options.processGroup !== undefined && env.processGroupPlacement() === 'partitioned') {
     // The shared location holds the tasks' snapshots; each member checkpoints under a path of its own.
     memberDirectory = memberCheckpointDirectory(checkpointDir!);
     env.moveCheckpoints(memberDirectory);
+    if (env.processGroupKeepsKeyedState()) {
+      // The process's membership holds the tasks; its readers read them on fixed partitions.
+      keyedGroup = true;
+      groupSpec = { ...groupSpec!, tasks: () => taskSet.current };
+      env.runInProcessGroup(groupSpec);
+    }
   }
 
   const observers = await startObservers(options, {
@@ -147,6 +160,21 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     defaultSavepointDirs: [checkpointDir, savepointDir].filter((d) => d !== undefined),
   });
   const group = await joinGroupMetadata(groupSpec, env, observers);
+  if (keyedGroup)
+    return runKeyedGroupJob({
+      options,
+      io,
+      env,
+      jobName,
+      held,
+      observers,
+      group,
+      exchange: exchange!,
+      taskSet,
+      checkpointDir: checkpointDir!,
+      memberDirectory: memberDirectory!,
+      say: (line) => ownerLog('process_group', line),
+    });
   const client = env.executeAsync(jobName, {
     ...(restore === undefined ? {} : { restoreFrom: restore.path }),
     ...(options.allowNonRestoredState ? { allowNonRestoredState: true } : {}),
@@ -383,6 +411,80 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     for (const line of checkpointLine) io.stderr.write(`${line}\n`);
     for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
     return savepointFailed ? EXIT_FAILURE : EXIT_OK;
+  }
+}
+
+/**
+ * A member of a process group whose job keeps keyed state: runs it as
+ * {@link runKeyedGroup} does (again on every change of its tasks, with their
+ * state) and reports the last run.
+ */
+async function runKeyedGroupJob(a: {
+  readonly options: RunOptions;
+  readonly io: CliIO;
+  readonly env: StreamEnvironmentImpl;
+  readonly jobName: string;
+  readonly held: HeldSignals;
+  readonly observers: Observers;
+  readonly group: GroupMembers | undefined;
+  readonly exchange: KafkaExchange;
+  readonly taskSet: HeldTaskSet;
+  readonly checkpointDir: string;
+  readonly memberDirectory: string;
+  readonly say: (line: string) => void;
+}): Promise<number> {
+  const { options, io, jobName, say } = a;
+  const { runKeyedGroup } = await import('./keyed-group-run.js');
+  for (const [what, url] of [
+    ['web UI', a.observers.uiUrl],
+    ['Prometheus metrics', a.observers.metricsUrl],
+  ] as const)
+    if (url !== undefined) say(`${what} at ${url}`);
+  try {
+    const { client, run } = await runKeyedGroup({
+      env: a.env,
+      jobName,
+      brokers: options.processGroup!.brokers,
+      applicationId: options.processGroup!.applicationId,
+      exchange: a.exchange,
+      taskSet: a.taskSet,
+      checkpointDir: a.checkpointDir,
+      memberDirectory: a.memberDirectory,
+      observers: a.observers,
+      group: a.group,
+      held: a.held,
+      execute: options.allowNonRestoredState ? { allowNonRestoredState: true } : {},
+      supervise: () => ({
+        watchParent: startedByNpm(),
+        parentPid: a.held.parentPid,
+        onStopRequested: (reason) =>
+          say(
+            `stopping '${jobName}' (${stopReasonText(reason)}): the final snapshots of its tasks first, then it leaves the group`,
+          ),
+      }),
+      started: (client) =>
+        client.monitor.onRestart(({ restart, cause, delayMs }) =>
+          say(
+            `job '${jobName}' failed: ${describeFailure(cause, false)[0]}; restart ${restart} in ${formatDuration(delayMs)}`,
+          ),
+        ),
+      say,
+      warn: say,
+    });
+    const { outcome } = run;
+    if (outcome.kind === 'failed') {
+      const [message, ...details] = describeFailure(outcome.error, options.verbose);
+      io.stderr.write(`✗ job '${jobName}' failed: ${message}\n`);
+      for (const line of details) io.stderr.write(`${line}\n`);
+      return EXIT_FAILURE;
+    }
+    io.stderr.write(
+      `■ job '${jobName}' ${outcome.kind} · ${formatCount(recordsRead(client))} records read in its last run\n`,
+    );
+    return EXIT_OK;
+  } finally {
+    await a.group?.close();
+    await a.observers.close();
   }
 }
 

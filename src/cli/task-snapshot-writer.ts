@@ -2,6 +2,7 @@ import { splitIntoTasks, type TaskLayout } from '../api/task-snapshots.js';
 import type { Counter } from '../core/metrics.js';
 import type { JobClient } from '../index.js';
 import { GROUP_METRICS } from '../metrics/group-metrics.js';
+import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
 import {
   checkpointStorageAt,
   DirectoryCheckpointStorage,
@@ -102,17 +103,45 @@ export class TaskSnapshotWriter {
     const name = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
     const checkpoint = await readCheckpoint(`${member.directory}/${name}`);
     this.written = id;
-    for (const [task, data] of splitIntoTasks(checkpoint, this.options.layout)) {
-      const storage = checkpointStorageAt(
-        taskCheckpointDirectory(this.options.checkpointDir, task),
-      );
-      const next = checkpointIdOf(await storage.latest()) + 1;
-      await storage.write({ ...data, checkpointId: next, createdAt: new Date().toISOString() });
-      await storage.prune(RETAIN);
-      this.snapshots.inc();
-    }
+    const tasks = await writeTaskSnapshots(
+      checkpoint,
+      this.options.checkpointDir,
+      this.options.layout,
+    );
+    this.snapshots.inc(tasks.length);
     this.lastDurationMs = performance.now() - started;
   }
+
+  /** Counts snapshots written elsewhere (a hand-over's) on this member's metrics. */
+  countWritten(tasks: number): void {
+    this.snapshots.inc(tasks);
+  }
+}
+
+/**
+ * Writes the snapshot of every task in a member's checkpoint (or final
+ * savepoint) into `<checkpoint dir>/tasks/<task>`, numbered on from the
+ * task's newest, and returns the tasks written.
+ */
+export async function writeTaskSnapshots(
+  checkpoint: CheckpointData,
+  checkpointDir: string,
+  layout: TaskLayout,
+): Promise<string[]> {
+  const written: string[] = [];
+  for (const [task, data] of splitIntoTasks(checkpoint, layout)) {
+    const storage = checkpointStorageAt(taskCheckpointDirectory(checkpointDir, task));
+    const next = checkpointIdOf(await storage.latest()) + 1;
+    await storage.write({
+      ...data,
+      kind: 'checkpoint',
+      checkpointId: next,
+      createdAt: new Date().toISOString(),
+    });
+    await storage.prune(RETAIN);
+    written.push(task);
+  }
+  return written;
 }
 
 /** The id in a checkpoint path's last part (`chk-0000000042`), 0 for none. */

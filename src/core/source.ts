@@ -109,10 +109,14 @@ export interface ProcessGroupSpec {
   /** Bootstrap brokers of the Kafka cluster whose group coordinator runs the group. */
   readonly brokers: readonly string[];
   /**
-   * The job keeps keyed state, which does not move between processes yet:
-   * a task must stay with the member that read records of it.
+   * The tasks (`topic:partition`) this process holds now, when its membership
+   * in the group is the process's own and not the readers' (a job with keyed
+   * state: the process restarts its job with the tasks' state on every change
+   * of its task set). Readers then read exactly these partitions of their
+   * topics, joining no group themselves; without it, each reader is a member
+   * of the group and reads what the group assigns to it.
    */
-  readonly pinTasks?: boolean;
+  readonly tasks?: () => ReadonlySet<string>;
   /** Builds the ends of keyed exchanges between processes; without it a keyed exchange is refused. */
   readonly exchange?: GroupExchange;
   /** Told by the group's readers in this process about their tasks (for the group's metadata, UI and metrics). */

@@ -18,6 +18,10 @@ export const GROUP_METRICS = {
   taskSnapshotFailures: 'weir_group_task_snapshot_failures_total',
   lastTaskSnapshotCheckpoint: 'weir_group_last_task_snapshot_checkpoint',
   lastTaskSnapshotDuration: 'weir_group_last_task_snapshot_duration_seconds',
+  taskRestores: 'weir_group_task_restores_total',
+  taskRestoredBytes: 'weir_group_task_restored_bytes_total',
+  taskRestoredEntries: 'weir_group_task_restored_entries_total',
+  lastTaskRestoreDuration: 'weir_group_last_task_restore_duration_seconds',
 } as const;
 
 /** How often series that come and go (tasks, members) are brought up to date. */

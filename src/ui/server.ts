@@ -93,6 +93,8 @@ export interface WebUi extends HttpEndpoint {
    * member holds are forwarded there.
    */
   addJob(client: JobClient, group?: ProcessGroupMembership): void;
+  /** Stops showing a job (one a process group member has replaced with its next run). */
+  removeJob(client: JobClient): void;
 }
 
 export const DEFAULT_UI_PORT = 8081;
@@ -166,6 +168,9 @@ export async function startWebUi(options: WebUiOptions = {}): Promise<WebUi> {
       const rates = new RateTracker();
       rates.sample(rateTotals(client), Date.now());
       jobs.set(client.jobId, { client, rates, group });
+    },
+    removeJob(client: JobClient): void {
+      jobs.delete(client.jobId);
     },
   };
 }

@@ -7,9 +7,12 @@ import { groupMemberArgs } from './group-member-args.js';
 /** The job module of the process group tests: reads one topic, writes another, names the member. */
 export const GROUP_FIXTURE = 'test/cli/fixtures/group-member.ts';
 
+/** The checkpoint location of each group: every member of a group shares it, as it must. */
+const locations = new Map<string, string>();
+
 /**
- * Starts `weir run <fixture> --group <app>` on the test Kafka, with a
- * checkpoint directory of its own and a checkpoint every 0.2 s; `flags` go
+ * Starts `weir run <fixture> --group <app>` on the test Kafka, with the
+ * group's shared checkpoint location and a checkpoint every 0.2 s; `flags` go
  * before `--`, `args` to the job. Tests stop their members; the hard limit
  * only ends one left running, and is long since a test file of several
  * members takes minutes on a busy machine.
@@ -21,8 +24,12 @@ export function startGroupMember(
   args: readonly string[],
   flags: readonly string[] = [],
 ): RunningCli {
-  const dir = mkdtempSync(join(tmpdir(), `weir-group-${name}-`));
-  return startWeir(groupMemberArgs(fixture, app, join(dir, 'checkpoints'), args, flags), 400_000);
+  let dir = locations.get(app);
+  if (dir === undefined) {
+    dir = join(mkdtempSync(join(tmpdir(), `weir-group-${name}-`)), 'checkpoints');
+    locations.set(app, dir);
+  }
+  return startWeir(groupMemberArgs(fixture, app, dir, args, flags), 400_000);
 }
 
 /** Tasks (partitions) a member holds now, per reader (a line of `weir_kafka_source_partitions` on its /metrics). */

@@ -1,6 +1,5 @@
-import { Admin, type Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
+import { Admin } from '@platformatic/kafka';
 import { WeirError } from '../../../core/errors.js';
-import type { Counter } from '../../../core/metrics.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Json } from '../../../core/snapshot.js';
 import type {
@@ -11,25 +10,22 @@ import type {
   SourceContext,
   SourceReader,
 } from '../../../core/source.js';
-import { describePartitions, newConsumer } from '../client.js';
+import { describePartitions } from '../client.js';
 import { reasonOf } from '../config.js';
-import { ArrivalQueue } from '../source/arrival-queue.js';
-import {
-  commitPositions,
-  offsetCommitFailures,
-  PendingOffsets,
-} from '../source/pending-offsets.js';
-import { setHeldTasks } from './held-tasks.js';
-import { PinnedTasks } from './pinned-tasks.js';
+import type { KafkaConsumerRecord } from '../consumer-record.js';
+import { AssignedReader } from '../source/assigned-reader.js';
+import { type SourceConfig, sourceConfig } from '../source/source-options.js';
 import { decodeEntry, ensureRepartitionTopic } from './repartition-topic.js';
 import { RepartitionWatermark } from './repartition-watermarks.js';
-import { PROCESS_GROUP_CONSUMER, taskKey, watchAssignment } from './task-group.js';
+import { taskKey } from './task-group.js';
 
 /**
  * The consuming end of a keyed exchange between processes: reads the
- * partitions (tasks) of the repartition topic the group assigns to this
- * process, with each partition's watermark the minimum over the producing
- * tasks that wrote into it.
+ * partitions (tasks) of the repartition topic this process holds (the
+ * process's membership in the group decides which, see
+ * {@link ProcessGroupSpec.tasks}), with each partition's watermark the
+ * minimum over the producing tasks that wrote into it. Its position per
+ * task is in its checkpoints, so a task's snapshot resumes it exactly.
  */
 export class RepartitionSource implements Source<ExchangedRecord> {
   readonly name: string;
@@ -41,56 +37,67 @@ export class RepartitionSource implements Source<ExchangedRecord> {
     private readonly brokers: readonly string[],
     private readonly applicationId: string,
     private readonly spec: ExchangeSpec,
+    private readonly tasks: () => ReadonlySet<string>,
   ) {
     this.name = `repartition ${spec.topic}`;
     this.groupTopics = [spec.topic];
   }
 
   createReader(context: SourceContext): SourceReader<ExchangedRecord> {
-    return new RepartitionReader(this.brokers, this.applicationId, this.spec, context);
+    return new RepartitionReader(this.brokers, this.applicationId, this.spec, this.tasks, context);
   }
 }
 
 interface Entry {
   readonly task: string;
-  readonly offset: number;
-  /** A record, or undefined for a watermark mark (already applied to its partition). */
+  /** A record, or undefined for a watermark mark (applied to its partition when polled). */
   readonly record: ExchangedRecord | undefined;
-  readonly timestamp: number;
   readonly apply: (() => void) | undefined;
 }
 
 class RepartitionReader implements SourceReader<ExchangedRecord> {
-  private consumer: Consumer<Buffer, Buffer, Buffer, Buffer> | undefined;
-  private stream: MessagesStream<Buffer, Buffer, Buffer, Buffer> | undefined;
   private producers: string[] = [];
-  private readonly queue = new ArrivalQueue<Entry>();
-  private assigned = new Set<string>();
   private readonly watermarks = new Map<string, RepartitionWatermark>();
-  private readonly positions = new Map<string, number>();
-  private readonly pinned: PinnedTasks;
-  private readonly commitFailures: Counter;
-  private readonly pendingOffsets = new PendingOffsets();
-  private failure: unknown;
+  private readonly partitions: AssignedReader<Entry>;
   private lastWatermark = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly brokers: readonly string[],
     private readonly applicationId: string,
     private readonly spec: ExchangeSpec,
+    private readonly tasks: () => ReadonlySet<string>,
     private readonly context: SourceContext,
   ) {
-    this.pinned = new PinnedTasks(this.what, (e) => this.fail(e));
-    this.commitFailures = offsetCommitFailures(context.metrics);
-    context.metrics.gauge(
-      'weir_kafka_source_partitions',
-      'Partitions assigned to this reader',
-      () => this.assigned.size,
-    );
+    this.partitions = new AssignedReader(this.partitionsConfig(), context);
   }
 
   private get what(): string {
     return `repartition topic '${this.spec.topic}'`;
+  }
+
+  /** The fixed partitions of the topic this process holds, read_committed, from their task's position. */
+  private partitionsConfig(): SourceConfig<Entry> {
+    const base = sourceConfig<Entry>({
+      brokers: [...this.brokers],
+      clientId: `weir-${this.applicationId}-${this.context.operatorId}-${process.pid}`,
+      topics: [this.spec.topic],
+      isolationLevel: 'read_committed',
+      fetchMaxWaitMs: 50,
+      name: this.name,
+      deserializer: (r) => this.decode(r),
+    });
+    return {
+      ...base,
+      groupId: this.applicationId,
+      startFrom: { committed: 'earliest' },
+      commitOffsets: false,
+      discoveryIntervalMs: 0,
+      fixedTasks: this.tasks,
+    };
+  }
+
+  private get name(): string {
+    return `repartition ${this.spec.topic}`;
   }
 
   async open(): Promise<void> {
@@ -114,107 +121,51 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
     } finally {
       await admin.close().catch(() => {});
     }
-    const consumer = newConsumer({
-      clientId,
-      bootstrapBrokers: [...this.brokers],
-      groupId: this.applicationId,
-      ...PROCESS_GROUP_CONSUMER,
-      isolationLevel: 1,
-      maxWaitTime: 50,
-      retries: 5,
-      retryDelay: 200,
-    });
-    this.consumer = consumer;
-    watchAssignment(consumer, (tasks) => this.assign(new Set(tasks.keys())));
-    try {
-      this.stream = await consumer.consume({
-        topics: [this.spec.topic],
-        mode: 'committed',
-        fallbackMode: 'earliest',
-        autocommit: false,
-        highWaterMark: 1024,
-      });
-    } catch (cause) {
-      await Promise.resolve(consumer.close(true)).catch(() => {});
-      throw this.error(`cannot join group '${this.applicationId}': ${reasonOf(cause)}`, cause);
-    }
-    this.stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => this.onMessage(m));
-    this.stream.on('error', (e: unknown) => this.fail(e));
-  }
-
-  private assign(next: Set<string>): void {
-    this.pinned.reassigned(this.assigned, next);
-    for (const task of next)
-      if (!this.watermarks.has(task))
+    for (const task of this.tasks())
+      if (task.startsWith(`${this.spec.topic}:`))
         this.watermarks.set(task, new RepartitionWatermark(this.producers));
-    for (const task of [...this.watermarks.keys()])
-      if (!next.has(task)) this.watermarks.delete(task);
-    this.assigned = next;
-    setHeldTasks(this, next);
-    this.queue.wake();
+    await this.partitions.open();
   }
 
-  private onMessage(m: Message<Buffer, Buffer, Buffer, Buffer>): void {
-    const task = taskKey(m.topic, m.partition);
-    const offset = Number(m.offset);
-    const where = `${task}@${offset}`;
-    if (this.assigned.has(task)) this.pinned.firstMessage(task, offset);
-    let entry: Entry;
-    try {
-      const e = decodeEntry<ExchangedRecord>(m.value, m.headers, where);
-      if (e.kind === 'mark') {
-        const { producer, mark } = e;
-        entry = {
-          task,
-          offset,
-          record: undefined,
-          timestamp: 0,
-          apply: () => {
-            const w = this.watermarks.get(task);
-            w?.observe(producer, mark);
-            // Taken at once: producers going idle next must not undo what they reached.
-            w?.current();
-          },
-        };
-      } else {
-        entry = {
-          task,
-          offset,
-          record: e.record.value,
-          timestamp: e.record.timestamp,
-          apply: undefined,
-        };
-      }
-    } catch (cause) {
-      this.fail(cause);
-      return;
-    }
-    this.queue.push(entry);
+  private decode(r: KafkaConsumerRecord): Entry {
+    const task = taskKey(r.topic, r.partition);
+    const headers = new Map<Buffer, Buffer>();
+    for (const [k, v] of r.headers) if (v !== undefined) headers.set(Buffer.from(k), v);
+    const e = decodeEntry<ExchangedRecord>(r.value, headers, `${task}@${r.offset}`);
+    if (e.kind === 'record') return { task, record: e.record.value, apply: undefined };
+    const { producer, mark } = e;
+    return {
+      task,
+      record: undefined,
+      apply: () => {
+        const w = this.watermarks.get(task);
+        w?.observe(producer, mark);
+        // Taken at once: producers going idle next must not undo what they reached.
+        w?.current();
+      },
+    };
   }
 
   poll(): RecordBatch<ExchangedRecord> | PollStatus {
-    if (this.failure !== undefined) throw this.failure;
     const values: ExchangedRecord[] = [];
     const timestamps: number[] = [];
-    while (values.length < this.context.batchSize) {
-      const e = this.queue.take();
-      if (e === undefined) break;
-      if (!this.assigned.has(e.task)) continue;
-      this.positions.set(e.task, e.offset + 1);
-      if (e.apply !== undefined) {
-        e.apply();
-        continue;
-      }
-      this.pinned.recordRead(e.task);
-      values.push(e.record!);
-      timestamps.push(e.timestamp);
+    // Watermark marks are applied in their place and not emitted: poll on past them.
+    while (values.length === 0) {
+      const batch = this.partitions.poll();
+      if (typeof batch === 'string') return batch;
+      batch.values.forEach((e, i) => {
+        if (e.apply !== undefined) e.apply();
+        else {
+          values.push(e.record!);
+          timestamps.push(batch.timestamps[i]!);
+        }
+      });
     }
-    if (values.length === 0) return 'wait';
     return { values, timestamps, keys: undefined };
   }
 
   available(): Promise<void> {
-    return this.queue.available(this.failure !== undefined);
+    return this.partitions.available();
   }
 
   /**
@@ -226,8 +177,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
   currentWatermark(): number {
     let active = Number.POSITIVE_INFINITY;
     let reached = Number.POSITIVE_INFINITY;
-    for (const [task, w] of this.watermarks) {
-      if (!this.assigned.has(task)) continue;
+    for (const w of this.watermarks.values()) {
       const t = w.current();
       if (!w.idle()) active = Math.min(active, t);
       else if (t > Number.NEGATIVE_INFINITY) reached = Math.min(reached, t);
@@ -239,34 +189,17 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
   }
 
   isIdle(): boolean {
-    if (this.queue.size > 0) return false;
-    for (const [task, w] of this.watermarks) if (this.assigned.has(task) && !w.idle()) return false;
+    if (this.partitions.bufferedRecords > 0) return false;
+    for (const w of this.watermarks.values()) if (!w.idle()) return false;
     return true;
   }
 
   snapshot(checkpointId: number): Json {
-    // Offsets are committed only for tasks with records read, so a task
-    // that carried only watermarks so far can move without its state.
-    const positions = new Map([...this.positions].filter(([task]) => this.pinned.hasRead(task)));
-    this.pendingOffsets.add(checkpointId, positions);
-    return { kafkaGroup: 1, offsets: Object.fromEntries(positions) };
-  }
-
-  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
-    const positions = this.pendingOffsets.complete(checkpointId);
-    if (positions === undefined || this.consumer === undefined) return;
-    await commitPositions(this.consumer, positions, this.assigned, this.commitFailures);
+    return this.partitions.snapshot(checkpointId);
   }
 
   async close(): Promise<void> {
-    setHeldTasks(this, new Set());
-    await this.stream?.close().catch(() => {});
-    await Promise.resolve(this.consumer?.close(true)).catch(() => {});
-  }
-
-  private fail(cause: unknown): void {
-    this.failure ??= cause;
-    this.queue.wake();
+    await this.partitions.close();
   }
 
   private error(message: string, cause?: unknown): WeirError {

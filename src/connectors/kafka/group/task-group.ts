@@ -24,6 +24,11 @@ export interface TaskGroupOptions {
   readonly topics: readonly string[];
   /** Names this member in client ids and messages. */
   readonly memberName?: string;
+  /**
+   * Membership only: the member reads no records (its process's readers read
+   * its tasks' partitions themselves); `records` stays paused.
+   */
+  readonly membershipOnly?: boolean;
 }
 
 /**
@@ -105,7 +110,9 @@ export class TaskGroup {
         mode: 'committed',
         fallbackMode: 'earliest',
         autocommit: false,
+        ...(options.membershipOnly === true ? { highWaterMark: 1 } : {}),
       });
+      if (options.membershipOnly === true) records.pause();
       return new TaskGroup(consumer, records, options);
     } catch (cause) {
       await Promise.resolve(consumer.close(true)).catch(() => {});

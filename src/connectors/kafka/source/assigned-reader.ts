@@ -21,6 +21,7 @@ import {
 import { reasonOf } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
+import { setHeldTasks } from '../group/held-tasks.js';
 import { isClusterUnreachable, KafkaReconnector, reconnectsCounter } from '../reconnect.js';
 import { consumerRecord, forEachRecord, prepareChunk } from '../records.js';
 import { isSecurityFailure } from '../security.js';
@@ -74,6 +75,8 @@ export class AssignedReader<T> implements SourceReader<T> {
   /** A restored replay: the ends it resolved when it first opened. */
   private readonly restoredEnds: Map<string, number> | undefined;
   private readonly reconnector: KafkaReconnector;
+  /** Partition counts of the topics read, for a process group's observer. */
+  private readonly partitionCounts = new Map<string, number>();
   /** Replay only: the deterministic poll. */
   private merge: ReplayMerge<T> | undefined;
 
@@ -109,7 +112,21 @@ export class AssignedReader<T> implements SourceReader<T> {
     );
   }
 
+  /** Names the reader to a process group's observer. */
+  private get readerId(): string {
+    return `${this.context.operatorId}/${this.context.subtaskIndex}`;
+  }
+
   async open(): Promise<void> {
+    this.config.groupObserver?.readerOpened(this.readerId, {
+      tasks: () =>
+        [...this.partitions.values()].map((p) => ({
+          task: p.key,
+          position: p.position,
+          endOffset: p.endOffset < 0 ? undefined : p.endOffset,
+        })),
+      topicPartitions: () => this.partitionCounts,
+    });
     const what = `Kafka source '${this.context.operatorId}' (subtask ${this.context.subtaskIndex})`;
     this.admin = newAdmin(this.config.connection, what);
     this.fetcher = newFetcher(this.config.connection, this.config.readCommitted ? 1 : 0, what);
@@ -143,9 +160,19 @@ export class AssignedReader<T> implements SourceReader<T> {
     const all = await describePartitions(this.fetcher, topics);
     const { subtaskIndex, parallelism } = this.context;
     const ends = this.restoredEnds;
+    const fixed = this.config.fixedTasks?.();
+    for (const p of all)
+      this.partitionCounts.set(
+        p.topic,
+        Math.max(this.partitionCounts.get(p.topic) ?? 0, p.partition + 1),
+      );
     const mine =
       this.config.replayStart === undefined
-        ? all.filter((p) => ownerOf(p.topic, p.partition, parallelism) === subtaskIndex)
+        ? all.filter(
+            (p) =>
+              ownerOf(p.topic, p.partition, parallelism) === subtaskIndex &&
+              (fixed === undefined || fixed.has(`${p.topic}:${p.partition}`)),
+          )
         : ends === undefined
           ? all
           : // A restored replay reads the partitions it read before, no new ones.
@@ -182,6 +209,11 @@ export class AssignedReader<T> implements SourceReader<T> {
       this.registerMetrics(p);
     }
     this.order = [...this.partitions.values()];
+    if (fixed !== undefined) {
+      const held = [...this.partitions.keys()].sort();
+      setHeldTasks(this, new Set(held));
+      this.config.groupObserver?.readerAssigned(this.readerId, held);
+    }
     if (this.config.replayStart !== undefined) {
       // Discovery is off in a replay: this runs once, when the reader opens.
       this.order.sort((a, b) =>
@@ -221,7 +253,11 @@ export class AssignedReader<T> implements SourceReader<T> {
         out.set(k, o);
       return out;
     }
-    const spec = initial && this.restored === undefined ? this.config.startFrom : 'earliest';
+    // A process group's fixed tasks without a restored position start from the group's committed offsets.
+    const spec =
+      (initial && this.restored === undefined) || this.config.fixedTasks !== undefined
+        ? this.config.startFrom
+        : 'earliest';
     const resolve = async (parts: PartitionInfo[], which: 'earliest' | 'latest') => {
       const offsets = await listOffsets(
         this.fetcher,
@@ -611,6 +647,10 @@ export class AssignedReader<T> implements SourceReader<T> {
   private partitionIdle(p: Partition<T>, now: number): boolean {
     if (p.done) return true;
     if (this.merge !== undefined) return false;
+    // In a process group, as in group mode: a task with no record since the
+    // reader opened holds nothing back (an empty partition would stall every
+    // stage after it; its idleness crosses the repartition topics).
+    if (this.config.fixedTasks !== undefined && !p.time.hadRecord) return true;
     return p.time.idle(p.caughtUp(), now, this.time?.idlenessMs);
   }
 
@@ -678,6 +718,8 @@ export class AssignedReader<T> implements SourceReader<T> {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.config.fixedTasks !== undefined) setHeldTasks(this, new Set());
+    this.config.groupObserver?.readerClosed(this.readerId);
     this.wake?.();
     this.stopBackoff?.();
     await this.loop?.catch(() => {});
@@ -686,6 +728,11 @@ export class AssignedReader<T> implements SourceReader<T> {
       this.admin?.close(),
       this.deadLetters.close(),
     ]);
+  }
+
+  /** Records fetched and not yet polled (a repartition reader is idle only without any). */
+  get bufferedRecords(): number {
+    return this.buffered;
   }
 
   /** @internal For tests and the group reader: topics currently read. */
@@ -716,7 +763,12 @@ function parsePosition(
   field: 'offsets' | 'ends',
 ): Map<string, number> | undefined {
   if (json === undefined || json === null) return undefined;
-  if (typeof json !== 'object' || Array.isArray(json) || json.kafka !== 1) {
+  // A process group's task snapshots merge into `kafkaGroup` positions of the same shape.
+  if (
+    typeof json !== 'object' ||
+    Array.isArray(json) ||
+    (json.kafka !== 1 && json.kafkaGroup !== 1)
+  ) {
     throw new WeirError(
       'INVALID_JOB',
       `source '${operatorId}': the checkpoint holds a position that is not a Kafka source's`,

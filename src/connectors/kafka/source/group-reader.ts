@@ -18,7 +18,6 @@ import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { applyGroupTimeouts } from '../group/group-timeouts.js';
 import { setHeldTasks } from '../group/held-tasks.js';
-import { PinnedTasks } from '../group/pinned-tasks.js';
 import { PROCESS_GROUP_CONSUMER, watchAssignment } from '../group/task-group.js';
 import { securityError } from '../security.js';
 import { ArrivalQueue } from './arrival-queue.js';
@@ -44,7 +43,8 @@ interface Buffered<T> {
  * partitions over all members (in this and other processes) and moves them
  * when members come and go. Offsets come from the group: they are committed
  * when a checkpoint completes (and every `autoCommitIntervalMs`, if set).
- * At-least-once; meant for stateless jobs scaled out over processes.
+ * At-least-once; meant for stateless jobs scaled out over processes (a job
+ * with keyed state reads fixed partitions instead, see {@link AssignedReader}).
  */
 export class GroupReader<T> implements SourceReader<T>, QueryableState {
   private consumer!: Consumer<Buffer, Buffer, Buffer, Buffer>;
@@ -65,7 +65,6 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
   private readonly bytesRead: Counter;
   private assigned = new Set<string>();
   private lastWatermark = Number.NEGATIVE_INFINITY;
-  private readonly pinned: PinnedTasks | undefined;
   private topics: string[] = [];
   /** Partition ends and partition counts, looked up while a process group observes the reader. */
   private readonly endOffsets = new Map<string, number>();
@@ -96,7 +95,6 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
     );
     this.commitFailures = offsetCommitFailures(context.metrics);
     this.bytesRead = bytesReadCounter(context.metrics);
-    this.pinned = config.pinTasks ? new PinnedTasks(this.what, (e) => this.fail(e)) : undefined;
     context.metrics.gauge(
       'weir_kafka_source_partitions',
       'Partitions assigned to this reader',
@@ -197,7 +195,6 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
   }
 
   private assign(next: Set<string>): void {
-    this.pinned?.reassigned(this.assigned, next);
     this.assigned = next;
     setHeldTasks(this, next);
     for (const key of [...this.times.keys()]) if (!next.has(key)) this.times.delete(key);
@@ -300,7 +297,6 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
     }
     const key = `${m.topic}:${m.partition}`;
     const offset = Number(m.offset);
-    if (this.assigned.has(key)) this.pinned?.firstMessage(key, offset);
     const timestamp = Number(m.timestamp);
     // The stream hands over one message at a time: one addition each, no allocation.
     this.bytesRead.inc((m.key?.length ?? 0) + (m.value?.length ?? 0));
@@ -400,7 +396,6 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
       values[i] = r.value;
       timestamps[i] = ts;
       this.positions.set(r.key, r.offset + 1);
-      this.pinned?.recordRead(r.key);
       let pt = this.times.get(r.key);
       if (pt === undefined) {
         pt = new PartitionTime<T>(this.time?.createGenerator?.(), now);

@@ -114,8 +114,9 @@ class DerivedKafkaSource<T> implements Source<T> {
   constructor(private readonly config: SourceConfig<T>) {
     this.name = config.name;
     this.bounded = config.bounded;
-    this.parallelizable = config.mode === 'group';
-    this.groupTopics = config.mode === 'group' ? config.topics : undefined;
+    const inGroup = config.mode === 'group' || config.fixedTasks !== undefined;
+    this.parallelizable = inGroup;
+    this.groupTopics = inGroup ? config.topics : undefined;
   }
 
   createReader(context: SourceContext): SourceReader<T> {

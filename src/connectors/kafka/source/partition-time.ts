@@ -18,6 +18,8 @@ export class PartitionTime<T> implements WatermarkOutput {
   /** The generator called markIdle (until its next record). */
   private markedIdle = false;
   lastRecordAt: number;
+  /** Whether a record of the partition has come since this reader opened. */
+  hadRecord = false;
 
   constructor(
     private readonly generator: WatermarkGenerator<T> | undefined,
@@ -37,6 +39,7 @@ export class PartitionTime<T> implements WatermarkOutput {
 
   onRecord(value: T, timestamp: number, now: number): void {
     this.lastRecordAt = now;
+    this.hadRecord = true;
     this.markedIdle = false;
     this.generator?.onEvent(value, timestamp, this);
   }

@@ -46,8 +46,11 @@ export interface SourceConfig<T> {
    */
   readonly groupProtocol: 'classic' | 'consumer';
   readonly commitOffsets: boolean;
-  /** Process group with keyed state: a task read here must not move (see PinnedTasks). */
-  readonly pinTasks: boolean;
+  /**
+   * Process group with keyed state: the tasks (`topic:partition`) the
+   * process holds; the reader reads exactly these (of its subtask's share).
+   */
+  readonly fixedTasks?: (() => ReadonlySet<string>) | undefined;
   /** In a process group: told about the reader's tasks (see core/process-group.ts). */
   readonly groupObserver?: ProcessGroupObserver | undefined;
   readonly autoCommitIntervalMs: number;
@@ -85,7 +88,6 @@ export function sourceConfig<T>(options: KafkaSourceOptions<T>): SourceConfig<T>
     mode: o.mode,
     groupProtocol: 'classic',
     commitOffsets: o.groupId !== undefined && o.commitOffsets,
-    pinTasks: false,
     autoCommitIntervalMs: o.autoCommitIntervalMs,
     watermarks: options.watermarks,
     onError: o.onError,
@@ -165,15 +167,34 @@ export function processGroupConfig<T>(
       `${what} reads brokers ${config.connection.brokers.join(',')}, but the process group '${group.applicationId}' runs on ${group.brokers.join(',')}: a process group reads Kafka sources of its own cluster`,
     );
   if (config.bounded) throw invalidArgument(`${what}: stopAt is not supported in a process group`);
+  const observer = group.observer === undefined ? {} : { groupObserver: group.observer };
+  if (group.tasks !== undefined) {
+    // The process's membership assigns the tasks; their positions come with
+    // their state (task snapshots), else from the group's committed offsets.
+    const start = config.startFrom;
+    const latest =
+      start === 'latest' ||
+      (typeof start === 'object' && 'committed' in start && start.committed === 'latest');
+    return {
+      ...config,
+      mode: 'assign',
+      groupProtocol: 'consumer',
+      groupId: group.applicationId,
+      startFrom: { committed: latest ? 'latest' : 'earliest' },
+      commitOffsets: false,
+      fixedTasks: group.tasks,
+      autoCommitIntervalMs: 0,
+      ...observer,
+    };
+  }
   return {
     ...config,
     mode: 'group',
     groupProtocol: 'consumer',
     groupId: group.applicationId,
     commitOffsets: true,
-    pinTasks: group.pinTasks === true,
     autoCommitIntervalMs: 0,
-    ...(group.observer === undefined ? {} : { groupObserver: group.observer }),
+    ...observer,
   };
 }
 

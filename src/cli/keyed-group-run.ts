@@ -1,0 +1,347 @@
+import type { StreamEnvironmentImpl } from '../api/environment.js';
+import {
+  AssignmentDebounce,
+  planRestore,
+  type RestorePlan,
+  taskChange,
+} from '../api/task-handover.js';
+import type { TaskLayout } from '../api/task-snapshots.js';
+import type { GroupMembers } from '../connectors/kafka/group/group-members.js';
+import type { KafkaExchange } from '../connectors/kafka/group/kafka-exchange.js';
+import type { Json } from '../core/snapshot.js';
+import type { ExecuteOptions, JobClient } from '../index.js';
+import { GROUP_METRICS, registerGroupMetrics } from '../metrics/group-metrics.js';
+import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
+import { checkpointStorageAt, readCheckpoint } from '../runtime/checkpoint/checkpoint-storage.js';
+import type { Observers } from './observe.js';
+import {
+  type HeldSignals,
+  holdStopSignals,
+  type SupervisedRun,
+  type SuperviseOptions,
+  superviseJob,
+} from './supervise.js';
+import { TaskHandovers } from './task-handovers.js';
+import { TaskSnapshotWriter, writeTaskSnapshots } from './task-snapshot-writer.js';
+
+/** A burst of assignment changes is acted on once none has come for this long. */
+const QUIET_MS = 1_000;
+/** ... or once its first change is this old. */
+const MAX_WAIT_MS = 5_000;
+/** How long a first assignment may take before the job starts with none (it restarts when one comes). */
+const FIRST_ASSIGNMENT_MS = 15_000;
+/** How long a member given a task waits for its previous owner's final snapshot. */
+const HANDOVER_TIMEOUT_MS = 30_000;
+
+/** The tasks the process holds now, which its readers read (see ProcessGroupSpec.tasks). */
+export interface HeldTaskSet {
+  current: ReadonlySet<string>;
+}
+
+export interface KeyedGroupOptions {
+  readonly env: StreamEnvironmentImpl;
+  readonly jobName: string;
+  readonly brokers: readonly string[];
+  readonly applicationId: string;
+  readonly exchange: KafkaExchange;
+  readonly taskSet: HeldTaskSet;
+  /** The job's shared checkpoint location. */
+  readonly checkpointDir: string;
+  /** This member's own checkpoints (`<checkpoint dir>/members/<member>`). */
+  readonly memberDirectory: string;
+  readonly observers: Observers;
+  readonly group: GroupMembers | undefined;
+  readonly held: HeldSignals;
+  readonly execute: ExecuteOptions;
+  /** How each run is supervised, but for the stop (a hand-over) and the signal held before it. */
+  readonly supervise: (client: JobClient) => Omit<SuperviseOptions, 'stop' | 'pendingSignal'>;
+  /** Called with each run of the job once it has started. */
+  readonly started: (client: JobClient, plan: RestorePlan) => void;
+  readonly say: (line: string) => void;
+  readonly warn: (line: string) => void;
+}
+
+/** Restores of tasks by this member, for `/metrics` (they outlive each run of the job). */
+interface RestoreStats {
+  readonly byTask: Map<string, { restores: number; bytes: number; entries: number }>;
+  lastDurationMs: number;
+}
+
+/**
+ * Runs a job whose keyed state moves with its tasks as one member of its
+ * process group. One membership per process (KIP-848) owns the assignment;
+ * the job reads its tasks on fixed partitions. On a settled change of the
+ * task set, the member stops its job with a final savepoint (nothing is
+ * processed after it), writes every task's snapshot from it, says that the
+ * tasks it gave up are released, and starts the job again on the new task
+ * set, restored from the merge of the tasks' newest snapshots (a rescale
+ * restore: each keyed operator gets exactly the key groups of its tasks,
+ * each reader its tasks' offsets). A task with no snapshot starts empty from
+ * the group's committed offset. A stop signal stops the same way, then
+ * leaves the group. Returns the last run.
+ */
+export async function runKeyedGroup(
+  o: KeyedGroupOptions,
+): Promise<{ client: JobClient; run: SupervisedRun }> {
+  const { env, jobName } = o;
+  const topics = env.processGroupTopics();
+  const layout: TaskLayout = env.processGroupLayout() ?? { keyedOperators: new Map() };
+  await o.exchange.ensureTopics();
+  const { ProcessMembership } = await import('../connectors/kafka/group/process-membership.js');
+  const membership = await ProcessMembership.join({
+    brokers: o.brokers,
+    applicationId: o.applicationId,
+    topics,
+    warn: o.warn,
+  });
+  const member = o.memberDirectory.slice(o.memberDirectory.lastIndexOf('/') + 1);
+  const handovers = new TaskHandovers(o.checkpointDir, member, HANDOVER_TIMEOUT_MS);
+  const stats: RestoreStats = { byTask: new Map(), lastDurationMs: 0 };
+  try {
+    let running: ReadonlySet<string> = new Set();
+    /** Tasks this member lost and has not released yet: marked at once, before the debounce. */
+    const marked = new Set<string>();
+    let debounce: AssignmentDebounce | undefined;
+    membership.onChange((tasks) => {
+      const lost = taskChange(running, tasks).revoked.filter((t) => !marked.has(t));
+      for (const t of lost) marked.add(t);
+      if (lost.length > 0)
+        handovers
+          .handingOver(lost)
+          .catch((e: unknown) =>
+            o.warn(`cannot mark tasks ${lost.join(', ')} as handed over: ${String(e)}`),
+          );
+      debounce?.update(tasks);
+    });
+    let tasks = await firstAssignment(membership);
+    let gap = o.held;
+    let nextId = 1;
+    let previousClient: JobClient | undefined;
+    for (;;) {
+      const given = taskChange(running, tasks).assigned;
+      const late = await handovers.awaitReleased(given, () => gap.first() !== undefined);
+      if (late.length > 0)
+        o.warn(
+          `tasks ${late.join(', ')} were being handed over by a member that has not finished in ${HANDOVER_TIMEOUT_MS / 1000} s; restoring their last snapshots`,
+        );
+      const plan = await restorePlan(o, handovers, [...tasks], nextId, stats);
+      const restorePath =
+        plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
+      o.taskSet.current = tasks;
+      running = tasks;
+      o.say(restoreLine(tasks, plan));
+      const client = env.executeAsync(jobName, {
+        ...o.execute,
+        ...(restorePath === undefined
+          ? {}
+          : { restoreFrom: restorePath, allowDuplicateOutput: true }),
+      });
+      o.group?.setJobId(client.jobId);
+      o.observers.attach(client, o.group);
+      if (previousClient !== undefined) o.observers.detach(previousClient);
+      previousClient = client;
+      const stopGroupMetrics = o.group && registerGroupMetrics(client.metrics.group({}), o.group);
+      registerRestoreMetrics(client, stats);
+      const writer = new TaskSnapshotWriter({
+        client,
+        memberDirectory: o.memberDirectory,
+        checkpointDir: o.checkpointDir,
+        layout,
+        warn: o.warn,
+      });
+      writer.start();
+      o.started(client, plan);
+
+      let handing: Promise<void> | undefined;
+      let stopping = false;
+      let next: ReadonlySet<string> | undefined;
+      let nextGap: HeldSignals | undefined;
+      const handOver = (): Promise<void> =>
+        (handing ??= handOverRun(client, writer, o, layout, handovers, marked));
+      debounce = new AssignmentDebounce(
+        tasks,
+        (settled) => {
+          if (handing !== undefined) return;
+          next = settled;
+          // Signals between this run's end and the next one's start are held for it.
+          nextGap = holdStopSignals();
+          void handOver();
+        },
+        QUIET_MS,
+        MAX_WAIT_MS,
+      );
+      const pending = membership.tasks();
+      if (!sameSet(pending, tasks)) debounce.update(pending);
+      const supervised = superviseJob(client, {
+        ...o.supervise(client),
+        ...(gap.first() === undefined ? {} : { pendingSignal: gap.first()! }),
+        stop: () => {
+          stopping = true;
+          return handOver();
+        },
+      });
+      gap.release();
+      const run = await supervised;
+      debounce.close();
+      debounce = undefined;
+      await writer.stop();
+      stopGroupMetrics?.();
+      if (stopping || next === undefined || run.outcome.kind !== 'cancelled') {
+        nextGap?.release();
+        return { client, run };
+      }
+      nextId = lastCheckpointId(client, nextId) + 1;
+      tasks = membership.tasks();
+      gap = nextGap!;
+    }
+  } finally {
+    // Leaving only now: the tasks' final snapshots are written, so the next owners restore them.
+    await membership.close();
+  }
+}
+
+/** The tasks the group gives this process first: once settled, or none after a while (the job restarts when some come). */
+function firstAssignment(membership: {
+  tasks(): ReadonlySet<string>;
+  onChange(l: (t: ReadonlySet<string>) => void): void;
+}): Promise<ReadonlySet<string>> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (tasks: ReadonlySet<string>): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      debounce.close();
+      resolve(tasks);
+    };
+    const debounce = new AssignmentDebounce(new Set(), finish, QUIET_MS, MAX_WAIT_MS);
+    const timer = setTimeout(() => finish(membership.tasks()), FIRST_ASSIGNMENT_MS);
+    membership.onChange((tasks) => {
+      if (!done) debounce.update(tasks);
+    });
+    const now = membership.tasks();
+    if (now.size > 0) debounce.update(now);
+  });
+}
+
+/**
+ * Ends a run so that its tasks' snapshots are exactly what it processed: the
+ * periodic snapshots stop, a final savepoint halts the job at its barrier
+ * (sources emit nothing after it), every task's snapshot is written from
+ * it, the tasks given up are released to their next owners, and the job is
+ * cancelled. If the savepoint fails, the tasks' snapshots are those of the
+ * last completed checkpoint (their next owner then reads some input again).
+ */
+async function handOverRun(
+  client: JobClient,
+  writer: TaskSnapshotWriter,
+  o: KeyedGroupOptions,
+  layout: TaskLayout,
+  handovers: TaskHandovers,
+  marked: Set<string>,
+): Promise<void> {
+  try {
+    await writer.stop();
+    const path = await client.triggerSavepoint(`${o.memberDirectory}-handover`, { final: true });
+    const written = await writeTaskSnapshots(await readCheckpoint(path), o.checkpointDir, layout);
+    writer.countWritten(written.length);
+  } catch (error) {
+    o.warn(
+      `cannot take the final snapshots of this member's tasks: ${error instanceof Error ? error.message : String(error)}; their next owners restore their last snapshots`,
+    );
+  } finally {
+    const released = [...marked];
+    marked.clear();
+    await handovers
+      .released(released)
+      .catch((e: unknown) => o.warn(`cannot release tasks ${released.join(', ')}: ${String(e)}`));
+    await client.cancel().catch(() => {});
+  }
+}
+
+async function restorePlan(
+  o: KeyedGroupOptions,
+  handovers: TaskHandovers,
+  tasks: readonly string[],
+  checkpointId: number,
+  stats: RestoreStats,
+): Promise<RestorePlan> {
+  const started = performance.now();
+  const snapshots = await handovers.snapshots(tasks);
+  const plan = planRestore(tasks, snapshots, {
+    checkpointId,
+    jobName: o.jobName,
+    maxParallelism: o.env.maxParallelism,
+    createdAt: new Date().toISOString(),
+  });
+  for (const [task, snapshot] of snapshots) {
+    const s = stats.byTask.get(task) ?? { restores: 0, bytes: 0, entries: 0 };
+    s.restores++;
+    s.bytes += Buffer.byteLength(JSON.stringify(snapshot.operators));
+    s.entries += keyedEntries(snapshot);
+    stats.byTask.set(task, s);
+  }
+  stats.lastDurationMs = performance.now() - started;
+  return plan;
+}
+
+/** Writes the merged checkpoint a run restores from, keeping the last two. */
+async function writeRestore(o: KeyedGroupOptions, checkpoint: CheckpointData): Promise<string> {
+  const storage = checkpointStorageAt(`${o.memberDirectory}-restore`);
+  const path = await storage.write(checkpoint);
+  await storage.prune(2);
+  return path;
+}
+
+function keyedEntries(snapshot: CheckpointData): number {
+  let n = 0;
+  for (const op of snapshot.operators)
+    for (const s of op.subtasks)
+      for (const entries of Object.values(s.keyed ?? {}) as Json[][]) n += entries.length;
+  return n;
+}
+
+function registerRestoreMetrics(client: JobClient, stats: RestoreStats): void {
+  const metrics = client.metrics.group({});
+  metrics.gauge(
+    GROUP_METRICS.lastTaskRestoreDuration,
+    'How long reading and merging the snapshots of the last restore took',
+    () => stats.lastDurationMs / 1000,
+  );
+  for (const [task, s] of stats.byTask) {
+    const m = metrics.child({ task });
+    m.counterFrom(
+      GROUP_METRICS.taskRestores,
+      'Restores of the task from its snapshot by this member',
+      () => s.restores,
+    );
+    m.counterFrom(
+      GROUP_METRICS.taskRestoredBytes,
+      'Bytes of task snapshots restored by this member',
+      () => s.bytes,
+    );
+    m.counterFrom(
+      GROUP_METRICS.taskRestoredEntries,
+      'Keyed state entries of task snapshots restored by this member',
+      () => s.entries,
+    );
+  }
+}
+
+function restoreLine(tasks: ReadonlySet<string>, plan: RestorePlan): string {
+  if (tasks.size === 0) return 'this member holds no task of the group yet';
+  const restored = [...plan.restored].map(
+    ([t, id]) => `${t} (snapshot ${id}, offset ${plan.offsets.get(t) ?? '-'})`,
+  );
+  return `this member holds ${tasks.size} task(s); restored: ${restored.length === 0 ? 'none' : restored.join(', ')}; without a snapshot: ${plan.fresh.length === 0 ? 'none' : plan.fresh.join(', ')}`;
+}
+
+function lastCheckpointId(client: JobClient, floor: number): number {
+  let max = floor;
+  for (const e of client.monitor.checkpoints.entries()) if (e.id > max) max = e.id;
+  return max;
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((x) => b.has(x));
+}
