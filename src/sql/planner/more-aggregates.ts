@@ -208,6 +208,14 @@ function distinctInOrder(values: readonly unknown[]): unknown[] {
   });
 }
 
+/** The bits of each integer type, in which Flink's integer arithmetic wraps. */
+const INTEGER_WIDTH: Readonly<Record<string, number>> = {
+  TINYINT: 8,
+  SMALLINT: 16,
+  INTEGER: 32,
+  BIGINT: 64,
+};
+
 /** [sum, sum of squares, count] of the non-NULL values: exact (as text) but for FLOAT/DOUBLE. */
 type MomentState = [number | string, number | string, number];
 
@@ -233,6 +241,7 @@ function variance(
   const root = call.name.startsWith('STDDEV');
   const scale = argType.kind === 'DECIMAL' ? argType.scale : 0;
   const resultScale = Math.max(scale, 6);
+  const width = INTEGER_WIDTH[argType.kind] ?? 64;
   const type =
     argType.kind === 'DECIMAL' ? T.decimal(38, resultScale, true) : withNullability(argType, true);
   const step =
@@ -280,9 +289,13 @@ function variance(
       const x = Math.sqrt(Number(num) / Number(den) / 10 ** (2 * scale));
       return fitPrecision(BigInt(Math.round(x * 10 ** resultScale)), 38);
     }
-    // Integer arithmetic (BigInt division truncates toward zero, as Java's).
-    const v = (S2 - (S * S) / BigInt(n)) / BigInt(d);
-    const r: bigint = root ? BigInt(Math.trunc(Math.sqrt(Number(v)))) : v;
+    // Flink's integer arithmetic: x*x, SUM and SUM*SUM wrap in the argument's width (the
+    // exact sums taken modulo 2^width are what wrapping running sums hold), the division by
+    // COUNT is BIGINT and truncates toward zero, as BigInt's.
+    const wrap = (x: bigint) => BigInt.asIntN(width, x);
+    const q = wrap(wrap(S) * wrap(S)) / BigInt(n);
+    const v = BigInt.asIntN(64, wrap(S2) - q) / BigInt(d);
+    const r = wrap(root ? BigInt(Math.trunc(Math.sqrt(Math.max(0, Number(v))))) : v);
     return argType.kind === 'BIGINT' ? (longOf(r) as Long) : Number(r);
   };
   return {
