@@ -4,15 +4,8 @@
  * rows of an uninterrupted run and of a batch computation. Parallelism 1, so the arrival order
  * the order-dependent aggregates follow is the generation order in every run.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { materialize } from '../../bench/nexmark/weir-job.js';
-import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
-import type { Change } from '../../src/core/changelog.js';
-import { type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
-import { committedChanges, generatedKeyValues, untilCommitted } from './savepoint-helpers.js';
+import { changesJob, throughSavepoint } from './savepoint-helpers.js';
 
 const EVENTS = 300;
 /** Records per second in the run that is stopped: far longer than a first checkpoint takes. */
@@ -70,54 +63,23 @@ function oracle(): string[][] {
   return [first.sort(), second];
 }
 
-function job(out: string, checkpoints: string, rate: number | undefined): StreamEnvironment {
-  const env = new StreamEnvironment({
-    parallelism: 1,
-    batchSize: 5,
-    checkpointing: { directory: checkpoints, intervalMs: 100 },
-  });
-  const tEnv = TableEnvironment.create(env);
-  generatedKeyValues(env, tEnv, EVENTS, eventAt, rate);
-  QUERIES.forEach((q, i) => {
-    tEnv
-      .sqlQuery(q)
-      .toChangelogStream()
-      .map((c: Change<Row>) => JSON.stringify(c))
-      .sinkTo(new ExactlyOnceFileSink<string>({ directory: join(out, `q${i}`), format: (l) => l }))
-      .uid(`changes-${i}`);
-  });
-  return env;
-}
-
-const finalRows = async (out: string) =>
-  Promise.all(
-    QUERIES.map(async (_, i) =>
-      materialize(await committedChanges(join(out, `q${i}`)), (row) => JSON.stringify(row)).sort(),
-    ),
-  );
-
 describe('the aggregates beyond COUNT, SUM, MIN, MAX and AVG through a savepoint', () => {
   it('restored part-way, end as an uninterrupted run and a batch computation', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'weir-more-aggregates-'));
-    try {
-      const out = join(dir, 'out');
-      const first = job(out, join(dir, 'cp-first'), FIRST_RUN_RATE).executeAsync('first');
-      await untilCommitted(join(out, 'q1'));
-      const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
-      const before = (await committedChanges(join(out, 'q1'))).length;
-      await job(out, join(dir, 'cp-second'), undefined).executeAsync('second', {
-        restoreFrom: savepoint,
-      }).result;
-      expect(before).toBeGreaterThan(0);
-      expect((await committedChanges(join(out, 'q1'))).length).toBeGreaterThan(before);
-      const restored = await finalRows(out);
-      expect(restored).toEqual(oracle());
-
-      const clean = join(dir, 'clean');
-      await job(clean, join(dir, 'cp-clean'), undefined).execute('clean');
-      expect(await finalRows(clean)).toEqual(restored);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const restored = await throughSavepoint(
+      'weir-more-aggregates-',
+      QUERIES.length,
+      (out, checkpoints, rate) =>
+        changesJob({
+          out,
+          checkpoints,
+          rate,
+          parallelism: 1,
+          events: EVENTS,
+          eventAt,
+          queries: QUERIES,
+        }),
+      FIRST_RUN_RATE,
+    );
+    expect(restored).toEqual(oracle());
   }, 120_000);
 });

@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
-import type { Change } from '../../src/core/changelog.js';
-import { CollectSink, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { queryChanges } from './query-changes.js';
 
 interface Reading {
   key: string;
@@ -30,33 +30,24 @@ const readingsArb = fc.array(
   { minLength: 1, maxLength: 50 },
 );
 
-function environment(readings: readonly Reading[], parallelism: number) {
-  const env = new StreamEnvironment({ parallelism });
-  const tEnv = TableEnvironment.create(env);
-  tEnv.fromDataStream(
-    'readings',
-    // x is v / 2: halves sum exactly in any order, so merged partials equal one running sum.
-    env.fromArray(readings.map((r) => [r.key, r.v, r.v === null ? null : r.v / 2, r.s, r.ts])),
-    {
-      columns: [
-        { name: 'k', type: 'STRING' },
-        { name: 'v', type: 'INT' },
-        { name: 'x', type: 'DOUBLE' },
-        { name: 's', type: 'STRING' },
-        { name: 'ts', type: 'TIMESTAMP(3)' },
-      ],
-      watermark: { column: 'ts', expression: "ts - INTERVAL '1' MINUTE" },
-    },
-  );
-  return { env, tEnv };
-}
+const COLUMNS = [
+  { name: 'k', type: 'STRING' },
+  { name: 'v', type: 'INT' },
+  { name: 'x', type: 'DOUBLE' },
+  { name: 's', type: 'STRING' },
+  { name: 'ts', type: 'TIMESTAMP(3)' },
+];
 
 async function run(readings: readonly Reading[], query: string, parallelism: number) {
-  const { env, tEnv } = environment(readings, parallelism);
-  const sink = new CollectSink<Change<unknown[]>>();
-  tEnv.sqlQuery(query).toChangelogStream().sinkTo(sink);
-  await env.execute('more aggregates');
-  return materialize(sink.values, (row) => JSON.stringify(row)).sort();
+  const table = {
+    name: 'readings',
+    // x is v / 2: halves sum exactly in any order, so merged partials equal one running sum.
+    rows: readings.map((r) => [r.key, r.v, r.v === null ? null : r.v / 2, r.s, r.ts]),
+    columns: COLUMNS,
+    watermark: { column: 'ts', expression: "ts - INTERVAL '1' MINUTE" },
+  };
+  const [changes] = await queryChanges(table, [query], { parallelism, batchSize: 8 });
+  return materialize(changes ?? [], (row) => JSON.stringify(row)).sort();
 }
 
 const CALLS = `VAR_POP(v), VAR_SAMP(v), STDDEV_POP(v), STDDEV_SAMP(v), VARIANCE(x), STDDEV_POP(x),
@@ -222,7 +213,9 @@ describe('Flink built-in aggregates beyond COUNT, SUM, MIN, MAX and AVG', () => 
   }, 120_000);
 
   it('refuses what it cannot compute, naming the call', () => {
-    const { tEnv } = environment([], 1);
+    const env = new StreamEnvironment({ parallelism: 1 });
+    const tEnv = TableEnvironment.create(env);
+    tEnv.fromDataStream('readings', env.fromArray<unknown[]>([]), { columns: COLUMNS });
     expect(() => tEnv.sqlQuery('SELECT LISTAGG(v) FROM readings')).toThrow(
       'LISTAGG needs a character string, got INT',
     );

@@ -30,13 +30,8 @@ import { FUNCTION_FAMILIES } from './functions/index.js';
 import { TIME_FUNCTIONS } from './functions/time-functions.js';
 import { arithmeticType } from './typing.js';
 
-/** Names the planner treats as aggregates (in GROUP BY queries and window aggregations). */
-export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
-  'COUNT',
-  'SUM',
-  'MIN',
-  'MAX',
-  'AVG',
+/** Flink's statistical and value-collecting aggregates (planner/more-aggregates.ts builds them). */
+export const MORE_AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'STDDEV_POP',
   'STDDEV_SAMP',
   'VAR_POP',
@@ -46,6 +41,16 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'LAST_VALUE',
   'LISTAGG',
   'ARRAY_AGG',
+]);
+
+/** Names the planner treats as aggregates (in GROUP BY queries and window aggregations). */
+export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'COUNT',
+  'SUM',
+  'MIN',
+  'MAX',
+  'AVG',
+  ...MORE_AGGREGATE_FUNCTIONS,
 ]);
 
 /** Flink aggregates Weir does not run yet, with why. */

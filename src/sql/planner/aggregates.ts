@@ -6,6 +6,7 @@
 import type { AggregateFunction } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
+import { MORE_AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import type { Scope } from '../expressions/scope.js';
 import {
   type AggregateFunctionSpec,
@@ -43,7 +44,7 @@ import type {
 } from './aggregate-spec.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
-import { compileMoreAggregate, MORE_AGGREGATES } from './more-aggregates.js';
+import { compileMoreAggregate } from './more-aggregates.js';
 
 /**
  * A TypeScript aggregate function: its arguments converted to the declared types as for a
@@ -219,7 +220,8 @@ function compileAggregate(
     at < 0 ? add : (s, row) => (holds[at] ? add(s, row) : s);
   const user = userAggregate(call.name);
   if (user !== undefined) return userAggregateSpec(user, call, scope, guard);
-  if (MORE_AGGREGATES.has(call.name)) return compileMoreAggregate(call, scope, guard, codec);
+  if (MORE_AGGREGATE_FUNCTIONS.has(call.name))
+    return compileMoreAggregate(call, scope, guard, codec);
   if (call.name === 'COUNT' && (call.star || call.args.length === 0)) {
     if (call.distinct) sqlError('COUNT(DISTINCT *) is not valid', call.at);
     return {

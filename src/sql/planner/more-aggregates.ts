@@ -27,19 +27,6 @@ import {
 import { type Long, longOf } from '../types/long.js';
 import type { AccState, AggregateCallAst, AggregateSpec, Guard } from './aggregate-spec.js';
 
-/** The aggregates this module builds. */
-export const MORE_AGGREGATES: ReadonlySet<string> = new Set([
-  'STDDEV_POP',
-  'STDDEV_SAMP',
-  'VAR_POP',
-  'VAR_SAMP',
-  'VARIANCE',
-  'FIRST_VALUE',
-  'LAST_VALUE',
-  'LISTAGG',
-  'ARRAY_AGG',
-]);
-
 type Codec = { enc: (v: unknown) => unknown; dec: (v: unknown) => unknown };
 
 export function compileMoreAggregate(
