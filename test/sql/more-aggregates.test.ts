@@ -1,7 +1,7 @@
 /**
  * STDDEV_POP, STDDEV_SAMP, VAR_POP, VAR_SAMP, VARIANCE, FIRST_VALUE, LAST_VALUE, LISTAGG and
- * ARRAY_AGG against a plain computation over the same rows (fast-check): in TUMBLE and HOP
- * windows, an unwindowed GROUP BY over inserts and over a changing input, and an OVER window,
+ * ARRAY_AGG against a plain computation over the same rows (fast-check): in TUMBLE, HOP,
+ * CUMULATE and SESSION windows, an unwindowed GROUP BY over inserts and over a changing input, and an OVER window,
  * at parallelism 1 and 2. The order-dependent ones are compared where the order is defined:
  * windows read rows in rowtime order (so panes merge in arrival order), a GROUP BY in its
  * input's order per key.
@@ -113,7 +113,7 @@ function rowsOf(byGroup: Map<string, Reading[]>): string[] {
 
 describe('Flink built-in aggregates beyond COUNT, SUM, MIN, MAX and AVG', () => {
   for (const parallelism of [1, 2]) {
-    it(`in TUMBLE and HOP windows and a GROUP BY, equal a plain computation (parallelism ${parallelism})`, async () => {
+    it(`in TUMBLE, HOP, CUMULATE and SESSION windows and a GROUP BY, equal a plain computation (parallelism ${parallelism})`, async () => {
       await fc.assert(
         fc.asyncProperty(readingsArb, async (unordered) => {
           const readings = [...unordered].sort((a, b) => a.ts - b.ts);
@@ -140,6 +140,53 @@ describe('Flink built-in aggregates beyond COUNT, SUM, MIN, MAX and AVG', () => 
                 return [[start], [start - 10_000]];
               }),
             ),
+          );
+
+          const cumulate = await run(
+            readings,
+            `SELECT window_start, window_end, ${CALLS} FROM TABLE(CUMULATE(TABLE readings, DESCRIPTOR(ts), INTERVAL '10' SECOND, INTERVAL '30' SECOND))
+             GROUP BY window_start, window_end`,
+            parallelism,
+          );
+          expect(cumulate).toEqual(
+            rowsOf(
+              groups(readings, (r) => {
+                const start = r.ts - ((r.ts - T0) % 30_000);
+                const step = r.ts - ((r.ts - T0) % 10_000);
+                const ends = [10_000, 20_000, 30_000].map((n) => start + n).filter((e) => e > step);
+                return ends.map((end) => [start, end]);
+              }),
+            ),
+          );
+
+          // Sessions of each key with a 5 s gap, in rowtime order.
+          const session = await run(
+            readings,
+            `SELECT k, window_start, window_end, ${CALLS} FROM TABLE(SESSION(TABLE readings PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND))
+             GROUP BY k, window_start, window_end`,
+            parallelism,
+          );
+          const sessions = new Map<string, Reading[]>();
+          const open = new Map<string, { id: string; end: number }>();
+          for (const r of readings) {
+            const current = open.get(r.key);
+            if (current === undefined || r.ts >= current.end) {
+              const id = JSON.stringify([r.key, r.ts]);
+              open.set(r.key, { id, end: r.ts + 5_000 });
+              sessions.set(id, [r]);
+            } else {
+              current.end = Math.max(current.end, r.ts + 5_000);
+              sessions.get(current.id)?.push(r);
+            }
+          }
+          expect(session).toEqual(
+            [...sessions.values()]
+              .map((rows) => {
+                const first = rows[0] as Reading;
+                const end = Math.max(...rows.map((r) => r.ts)) + 5_000;
+                return JSON.stringify([first.key, first.ts, end, ...expected(rows)]);
+              })
+              .sort(),
           );
 
           // Unwindowed: the input's order, not sorted by time.
