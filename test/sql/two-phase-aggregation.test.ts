@@ -29,6 +29,7 @@ const QUERIES = [
   'SELECT k, COUNT(*) FILTER (WHERE v > 2) AS big, COUNT(DISTINCT v) FILTER (WHERE v < 5), COUNT(DISTINCT v) FROM t GROUP BY k HAVING COUNT(*) > 1',
   'SELECT COUNT(*), SUM(v), MAX(v), AVG(CAST(v AS DECIMAL(10, 2))) FROM t',
   'SELECT k, wavg(v, 2) FROM t GROUP BY k',
+  'SELECT k, VAR_POP(v), STDDEV_SAMP(v), VAR_SAMP(DISTINCT v) FROM t GROUP BY k',
 ];
 
 type Strategy = 'ONE_PHASE' | 'AUTO';
@@ -184,6 +185,12 @@ describe('when a GROUP BY stays one-phase', () => {
     [
       'an aggregate without merge',
       'SELECT k, wavg_no_merge(v, 1) FROM t GROUP BY k',
+      miniBatch,
+      'one-phase: an aggregate function has no merge',
+    ],
+    [
+      'an aggregate following arrival order (Flink has no merge for it)',
+      'SELECT k, LISTAGG(CAST(v AS STRING)), FIRST_VALUE(v) FROM t GROUP BY k',
       miniBatch,
       'one-phase: an aggregate function has no merge',
     ],

@@ -30,6 +30,19 @@ import { FUNCTION_FAMILIES } from './functions/index.js';
 import { TIME_FUNCTIONS } from './functions/time-functions.js';
 import { arithmeticType } from './typing.js';
 
+/** Flink's statistical and value-collecting aggregates (planner/more-aggregates.ts builds them). */
+export const MORE_AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'STDDEV_POP',
+  'STDDEV_SAMP',
+  'VAR_POP',
+  'VAR_SAMP',
+  'VARIANCE',
+  'FIRST_VALUE',
+  'LAST_VALUE',
+  'LISTAGG',
+  'ARRAY_AGG',
+]);
+
 /** Names the planner treats as aggregates (in GROUP BY queries and window aggregations). */
 export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'COUNT',
@@ -37,7 +50,15 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'MIN',
   'MAX',
   'AVG',
+  ...MORE_AGGREGATE_FUNCTIONS,
 ]);
+
+/** Flink aggregates Weir does not run yet, with why. */
+const AGGREGATES_NOT_YET: Readonly<Record<string, string>> = {
+  COLLECT: 'its result is a MULTISET, a type Weir SQL does not have',
+  JSON_OBJECTAGG: 'not supported by Weir SQL yet',
+  JSON_ARRAYAGG: 'not supported by Weir SQL yet',
+};
 
 /** A string function `fn(args)` over strings and integers, NULL in gives NULL out. */
 function stringFunction(
@@ -460,6 +481,8 @@ export function callFunction(
   if (fn === undefined) {
     const user = compileUserFunction(name, args, g, at);
     if (user !== undefined) return user;
+    const notYet = AGGREGATES_NOT_YET[name];
+    if (notYet !== undefined) return sqlError(`aggregate ${name}: ${notYet}`, at);
     return sqlError(`unknown function ${name}: not supported by Weir SQL yet`, at);
   }
   return fn(args, g, at, raw);

@@ -1,11 +1,12 @@
 /**
  * SQL aggregate functions (COUNT, SUM, AVG, each also DISTINCT, MIN, MAX, each with an optional
- * FILTER (WHERE ...)) as one Weir AggregateFunction over rows. The accumulator is JSON data
+ * FILTER (WHERE ...); the others in more-aggregates.ts) as one Weir AggregateFunction over rows. The accumulator is JSON data
  * (DECIMAL values as decimal text), so window state checkpoints like any other.
  */
 import type { AggregateFunction } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
+import { MORE_AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import type { Scope } from '../expressions/scope.js';
 import {
   type AggregateFunctionSpec,
@@ -32,65 +33,18 @@ import {
   longSubtract,
   longToJson,
 } from '../types/long.js';
+import type {
+  AccState,
+  AggregateCallAst,
+  AggregateSpec,
+  DistinctState,
+  DistinctValues,
+  Guard,
+  SharedDistinctState,
+} from './aggregate-spec.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
-
-/** COUNT(DISTINCT): the values seen, and how many (so a result costs no counting). */
-interface DistinctState {
-  n: number;
-  seen: Record<string, 1>;
-}
-
-/**
- * COUNT(DISTINCT x) calls that differ only in their FILTER: each distinct value once, with a
- * bit per call that has seen it, and each call's count (Flink shares this state too).
- */
-interface SharedDistinctState {
-  n: number[];
-  seen: Record<string | number, number>;
-}
-
-/** SUM and AVG DISTINCT: each distinct value by its text. */
-interface DistinctValues {
-  values: Record<string, number | string | boolean>;
-}
-
-type AccState =
-  | null
-  | number
-  | string
-  | boolean
-  | DistinctState
-  | SharedDistinctState
-  | DistinctValues
-  | [number | string, number];
-
-interface AggregateSpec {
-  readonly init: () => AccState;
-  readonly add: (state: AccState, row: Row) => AccState;
-  /** Takes an added row back out (an updating aggregation over a changelog); not every aggregate can. */
-  readonly retract?: (state: AccState, row: Row) => AccState;
-  readonly merge: (a: AccState, b: AccState) => AccState;
-  /**
-   * Merges `b` into `a`, which it may update in place (a group's own accumulator, which
-   * nothing else holds); without it, `merge`. Distinct states grow with their values, so
-   * copying them on every merge would cost time in the size of the group's state.
-   */
-  readonly mergeInto?: (a: AccState, b: AccState) => AccState;
-  readonly result: (state: AccState) => unknown;
-  readonly type: LogicalType;
-  /** False for a TypeScript aggregate function without merge (whose `merge` throws). */
-  readonly mergeable?: false;
-}
-
-export interface AggregateCallAst {
-  readonly name: string;
-  readonly args: readonly Expr[];
-  readonly star: boolean;
-  readonly distinct: boolean;
-  readonly filter: Expr | undefined;
-  readonly at: SourcePosition;
-}
+import { compileMoreAggregate } from './more-aggregates.js';
 
 /**
  * A TypeScript aggregate function: its arguments converted to the declared types as for a
@@ -266,6 +220,8 @@ function compileAggregate(
     at < 0 ? add : (s, row) => (holds[at] ? add(s, row) : s);
   const user = userAggregate(call.name);
   if (user !== undefined) return userAggregateSpec(user, call, scope, guard);
+  if (MORE_AGGREGATE_FUNCTIONS.has(call.name))
+    return compileMoreAggregate(call, scope, guard, codec);
   if (call.name === 'COUNT' && (call.star || call.args.length === 0)) {
     if (call.distinct) sqlError('COUNT(DISTINCT *) is not valid', call.at);
     return {
@@ -365,8 +321,6 @@ function compileAggregate(
       return sqlError(`unknown aggregate ${call.name}`, call.at);
   }
 }
-
-type Guard = (add: AggregateSpec['add']) => AggregateSpec['add'];
 
 /** A [sum, count] pair (or null) that no other accumulator holds. */
 function copyPair(s: AccState): AccState {

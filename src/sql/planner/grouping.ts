@@ -10,7 +10,7 @@ import type { Scope, ScopeColumn } from '../expressions/scope.js';
 import { userAggregate } from '../functions/user-functions.js';
 import type { Expr, Select, SelectItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
-import type { AggregateCallAst } from './aggregates.js';
+import type { AggregateCallAst } from './aggregate-spec.js';
 import { contains, normalizedKey } from './expr-tools.js';
 
 const NULL_KEY = '\u0000null';

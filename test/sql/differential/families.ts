@@ -1286,6 +1286,64 @@ function builtInFunctions(): SuiteCase[] {
   ];
 }
 
+/**
+ * The aggregates beyond COUNT, SUM, MIN, MAX and AVG. The order-dependent ones (FIRST_VALUE,
+ * LAST_VALUE, LISTAGG, ARRAY_AGG; cases named `agg-fn-ordered-*`) are compared only where the
+ * order is defined: one input order at parallelism 1, and windows of one pane (TUMBLE), since
+ * the table's rows arrive slightly out of rowtime order. Not over a changelog: Flink's
+ * retracting FIRST_VALUE and LAST_VALUE order values by the wall-clock millisecond they arrived
+ * in, so its answer there varies from run to run.
+ */
+function aggregateFunctions(): SuiteCase[] {
+  const stats =
+    'STDDEV_POP(i), STDDEV_SAMP(i), VAR_POP(i), VAR_SAMP(i), VARIANCE(d), STDDEV_POP(d)';
+  const ordered = "FIRST_VALUE(i), LAST_VALUE(s), LISTAGG(s), LISTAGG(s, '|'), ARRAY_AGG(i)";
+  const tvfs: [string, string][] = [
+    ['tumble', "TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)"],
+    ['hop', "HOP(TABLE t, DESCRIPTOR(ts), INTERVAL '4' SECOND, INTERVAL '12' SECOND)"],
+    ['cumulate', "CUMULATE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '15' SECOND)"],
+    ['session', "SESSION(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)"],
+  ];
+  const cases: SuiteCase[] = tvfs.map(([name, tvf]) => ({
+    name: `agg-fn-stats-${name}`,
+    sql: `SELECT k, window_start, window_end, ${stats} FROM TABLE(${tvf}) GROUP BY k, window_start, window_end`,
+  }));
+  cases.push(
+    { name: 'agg-fn-stats-group', sql: `SELECT k, ${stats}, VAR_SAMP(l) FROM t GROUP BY k` },
+    { name: 'agg-fn-stats-decimal', sql: 'SELECT b, VAR_POP(m), STDDEV_SAMP(m) FROM t GROUP BY b' },
+    {
+      name: 'agg-fn-stats-distinct-filter',
+      sql: 'SELECT k, VAR_POP(DISTINCT i), STDDEV_SAMP(d) FILTER (WHERE b) FROM t GROUP BY k',
+    },
+    {
+      name: 'agg-fn-stats-changelog',
+      sql: 'SELECT VAR_POP(c), STDDEV_SAMP(c), VAR_SAMP(c) FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k)',
+    },
+    {
+      name: 'agg-fn-stats-legacy-tumble',
+      sql: "SELECT k, TUMBLE_END(ts, INTERVAL '5' SECOND) AS we, VAR_POP(i), STDDEV_SAMP(d) FROM t GROUP BY k, TUMBLE(ts, INTERVAL '5' SECOND)",
+    },
+    {
+      name: 'agg-fn-stats-over',
+      sql: 'SELECT id, VAR_POP(i) OVER w, STDDEV_SAMP(d) OVER w FROM t WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)',
+    },
+    { name: 'agg-fn-ordered-group', sql: `SELECT k, ${ordered} FROM t GROUP BY k` },
+    {
+      name: 'agg-fn-ordered-distinct-filter',
+      sql: "SELECT b, LISTAGG(DISTINCT s, ';'), ARRAY_AGG(DISTINCT k), FIRST_VALUE(s) FILTER (WHERE i > 0) FROM t GROUP BY b",
+    },
+    {
+      name: 'agg-fn-ordered-tumble',
+      sql: `SELECT k, window_start, window_end, ${ordered} FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end`,
+    },
+    {
+      name: 'agg-fn-ordered-over',
+      sql: 'SELECT id, FIRST_VALUE(i) OVER w, LAST_VALUE(s) OVER w FROM t WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)',
+    },
+  );
+  return cases;
+}
+
 export function handWrittenCases(): SuiteCase[] {
   return [
     ...projections(),
@@ -1306,5 +1364,6 @@ export function handWrittenCases(): SuiteCase[] {
     ...overDistincts(),
     ...times(),
     ...builtInFunctions(),
+    ...aggregateFunctions(),
   ];
 }
