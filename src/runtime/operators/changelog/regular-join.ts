@@ -247,8 +247,10 @@ function removeByText<S>(mine: MapState<RowKey, Entry<S>>, text: string): boolea
 
 /** The state key of a row kept by its unique key (apart from row texts, which are JSON). */
 function uniqueKeyText(key: Key): string {
-  return `\u0002${typeof key}:${String(key)}`;
+  return `${UNIQUE_KEY_MARK}${typeof key}:${String(key)}`;
 }
+
+const UNIQUE_KEY_MARK = '\u0002';
 
 /**
  * A change of a side kept by its unique key (Flink's join input keyed by a unique key that
@@ -265,19 +267,35 @@ function applyByUniqueKey<S, O>(
   out: Collector<Change<JoinedRow<unknown, unknown>>>,
 ): void {
   const { mine } = side;
-  const at = uniqueKeyText(uniqueKey(change.value));
-  const held = mine.get(at);
+  const key = uniqueKey(change.value);
+  const at = uniqueKeyText(key);
+  let held = mine.get(at);
+  let heldAt: RowKey = at;
+  // Rows of a job restored from before the side was keyed are under their text: a change
+  // of a key not held here may replace one of them.
+  if (held === undefined) [heldAt, held] = restoredRowOf(mine, uniqueKey, key);
   if (held !== undefined) {
-    mine.remove(at);
+    if (held[1] <= 1) mine.remove(heldAt);
+    else mine.put(heldAt, [held[0], held[1] - 1, held[2]]);
     joinWithOther(side, held[0], false, time, out);
   }
   if (change.kind === '+I' || change.kind === '+U') {
     joinWithOther(side, change.value, true, time, out);
     mine.put(at, [change.value, 1, time]);
-  } else if (held === undefined && removeByText(mine, rowText(change.value))) {
-    // A row kept under its text by a job restored from before the side was keyed.
-    joinWithOther(side, change.value, false, time, out);
   }
+}
+
+/** A row of the current join key kept under its text whose unique key is `key`. */
+function restoredRowOf<S>(
+  rows: MapState<RowKey, Entry<S>>,
+  uniqueKey: (row: S) => Key,
+  key: Key,
+): [RowKey, Entry<S> | undefined] {
+  for (const [k, entry] of rows.entries()) {
+    if (typeof k === 'string' && !k.startsWith(UNIQUE_KEY_MARK) && uniqueKey(entry[0]) === key)
+      return [k, entry];
+  }
+  return ['', undefined];
 }
 
 /**
