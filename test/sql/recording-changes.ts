@@ -2,6 +2,7 @@
  * A SQL connector for tests whose sink records every change it gets, accepting the changelog
  * mode its table's `accepts` option names (`upsert`, else `retract`).
  */
+import { expect } from 'vitest';
 import type { ChangelogMode } from '../../src/core/changelog.js';
 import type { RecordBatch } from '../../src/core/record-batch.js';
 import type { Sink, SinkWriter } from '../../src/core/sink.js';
@@ -52,4 +53,37 @@ export interface Sale {
   readonly id: number;
   readonly owner: string;
   readonly amount: number;
+}
+
+/** Numbers as plain numbers (COUNT is a BIGINT, which rows may hold as a bigint). */
+export const plain = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v);
+
+/** Rows as sorted JSON texts, numbers plain. */
+export const rowsText = (rows: readonly Row[]) =>
+  rows.map((r) => JSON.stringify(r.map(plain))).sort();
+
+/** The table an upsert changelog leaves, applying each change by the key columns. */
+export function upsertTable(changes: readonly Change<Row>[], key: readonly number[]): string[] {
+  const table = new Map<string, Row>();
+  for (const c of changes) {
+    const k = JSON.stringify(key.map((i) => plain(c.value[i])));
+    if (c.kind === '-D' || c.kind === '-U') table.delete(k);
+    else table.set(k, c.value);
+  }
+  return rowsText([...table.values()]);
+}
+
+/** The rows a retract changelog leaves: each -U and -D removes one equal row added before. */
+export function retractTable(changes: readonly Change<Row>[]): string[] {
+  const bag: string[] = [];
+  for (const c of changes) {
+    const text = JSON.stringify(c.value.map(plain));
+    if (c.kind === '+I' || c.kind === '+U') bag.push(text);
+    else {
+      const at = bag.indexOf(text);
+      expect(at, `${c.kind} of a row not in the table: ${text}`).toBeGreaterThanOrEqual(0);
+      bag.splice(at, 1);
+    }
+  }
+  return bag.sort();
 }

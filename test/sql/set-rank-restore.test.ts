@@ -3,15 +3,10 @@
  * input (GROUP BYs underneath) and restored, the job ends with the final rows of an
  * uninterrupted run and of a batch computation (parallelism 2).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
-import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
-import type { Change } from '../../src/core/changelog.js';
-import { type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
-import { committedChanges, generatedKeyValues, untilCommitted } from './savepoint-helpers.js';
+import { committedChanges, keyValueQueriesJob, stoppedAndRestored } from './savepoint-helpers.js';
 
 const EVENTS = 400;
 /** Records per second in the run that is stopped: far longer than a first checkpoint takes. */
@@ -58,24 +53,7 @@ function oracle(): string[][] {
   return [except.sort(), top.sort()];
 }
 
-function job(out: string, checkpoints: string, rate: number | undefined): StreamEnvironment {
-  const env = new StreamEnvironment({
-    parallelism: 2,
-    batchSize: 5,
-    checkpointing: { directory: checkpoints, intervalMs: 100 },
-  });
-  const tEnv = TableEnvironment.create(env);
-  generatedKeyValues(env, tEnv, EVENTS, eventAt, rate);
-  QUERIES.forEach((q, i) => {
-    tEnv
-      .sqlQuery(q)
-      .toChangelogStream()
-      .map((c: Change<Row>) => JSON.stringify(c))
-      .sinkTo(new ExactlyOnceFileSink<string>({ directory: join(out, `q${i}`), format: (l) => l }))
-      .uid(`changes-${i}`);
-  });
-  return env;
-}
+const job = keyValueQueriesJob(QUERIES, EVENTS, eventAt);
 
 const committed = committedChanges;
 
@@ -88,26 +66,10 @@ const finalRows = async (out: string) =>
 
 describe('set operations and the retracting Top-N through a savepoint', () => {
   it('restored part-way, end as an uninterrupted run and a batch computation (parallelism 2)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'weir-set-rank-'));
-    try {
-      const out = join(dir, 'out');
-      const first = job(out, join(dir, 'cp-first'), FIRST_RUN_RATE).executeAsync('first');
-      await untilCommitted(join(out, 'q1'));
-      const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
-      const before = (await committed(join(out, 'q1'))).length;
-      await job(out, join(dir, 'cp-second'), undefined).executeAsync('second', {
-        restoreFrom: savepoint,
-      }).result;
-      expect(before).toBeGreaterThan(0);
-      expect((await committed(join(out, 'q1'))).length).toBeGreaterThan(before);
-      const restored = await finalRows(out);
-      expect(restored).toEqual(oracle());
-
-      const clean = join(dir, 'clean');
-      await job(clean, join(dir, 'cp-clean'), undefined).execute('clean');
-      expect(await finalRows(clean)).toEqual(restored);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const run = await stoppedAndRestored('weir-set-rank-', job, FIRST_RUN_RATE, 'q1', finalRows);
+    expect(run.before).toBeGreaterThan(0);
+    expect(run.after).toBeGreaterThan(run.before);
+    expect(run.restored).toEqual(oracle());
+    expect(run.uninterrupted).toEqual(run.restored);
   }, 120_000);
 });

@@ -7,7 +7,13 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Change, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
-import { registerRecordingConnector, type Sale } from './recording-changes.js';
+import {
+  registerRecordingConnector,
+  retractTable,
+  rowsText,
+  type Sale,
+  upsertTable,
+} from './recording-changes.js';
 
 /** What each table of the `recorded-changes` connector received, by table name. */
 let received = new Map<string, Change<Row>[]>();
@@ -138,36 +144,6 @@ function explainEnvironment() {
       WATERMARK FOR ts AS ts - INTERVAL '10' SECOND) WITH ('connector' = 'datagen');
     ${sinkTables()}`);
   return tEnv;
-}
-
-/** Numbers as plain numbers (COUNT is a BIGINT, which rows may hold as a bigint). */
-const plain = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v);
-const rowsText = (rows: readonly Row[]) => rows.map((r) => JSON.stringify(r.map(plain))).sort();
-
-/** The table an upsert changelog leaves, applying each change by the key columns. */
-function upsertTable(changes: readonly Change<Row>[], key: readonly number[]): string[] {
-  const table = new Map<string, Row>();
-  for (const c of changes) {
-    const k = JSON.stringify(key.map((i) => plain(c.value[i])));
-    if (c.kind === '-D' || c.kind === '-U') table.delete(k);
-    else table.set(k, c.value);
-  }
-  return rowsText([...table.values()]);
-}
-
-/** The rows a retract changelog leaves: each -U and -D removes one equal row added before. */
-function retractTable(changes: readonly Change<Row>[]): string[] {
-  const bag: string[] = [];
-  for (const c of changes) {
-    const text = JSON.stringify(c.value.map(plain));
-    if (c.kind === '+I' || c.kind === '+U') bag.push(text);
-    else {
-      const at = bag.indexOf(text);
-      expect(at, `${c.kind} of a row not in the table: ${text}`).toBeGreaterThanOrEqual(0);
-      bag.splice(at, 1);
-    }
-  }
-  return bag.sort();
 }
 
 const MINI_BATCH = `SET 'table.exec.mini-batch.enabled' = 'true';
