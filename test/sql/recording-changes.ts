@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import type { ChangelogMode } from '../../src/core/changelog.js';
 import type { RecordBatch } from '../../src/core/record-batch.js';
 import type { Sink, SinkWriter } from '../../src/core/sink.js';
-import { type Change, DiscardingSink, type Row } from '../../src/index.js';
+import { type Change, DiscardingSink, type Row, type TableEnvironment } from '../../src/index.js';
 import type { CatalogTable } from '../../src/sql/catalog/catalog.js';
 import { registerSqlConnectors } from '../../src/sql/connectors/registry.js';
 
@@ -86,4 +86,36 @@ export function retractTable(changes: readonly Change<Row>[]): string[] {
     }
   }
   return bag.sort();
+}
+
+/** A query run into an upsert and a retract table, `<name>_upsert` and `<name>_retract`. */
+export interface RecordedCase {
+  readonly name: string;
+  /** The PRIMARY KEY of both tables, by column position. */
+  readonly key: readonly number[];
+  readonly select: string;
+}
+
+/**
+ * Runs every case into both its tables in one job and expects each table (the upsert one
+ * without any `-U`) to end equal to `batch` of the case.
+ */
+export async function expectBothSinksEqualBatch(
+  tEnv: TableEnvironment,
+  received: ReadonlyMap<string, Change<Row>[]>,
+  cases: readonly RecordedCase[],
+  batch: (c: RecordedCase) => Row[],
+): Promise<void> {
+  const inserts = cases.flatMap((c) => [
+    `INSERT INTO ${c.name}_upsert ${c.select};`,
+    `INSERT INTO ${c.name}_retract ${c.select};`,
+  ]);
+  await tEnv.executeSql(`EXECUTE STATEMENT SET BEGIN ${inserts.join(' ')} END;`).job?.result;
+  for (const c of cases) {
+    const expected = rowsText(batch(c));
+    const upserts = received.get(`${c.name}_upsert`) ?? [];
+    expect(upserts.some((x) => x.kind === '-U')).toBe(false);
+    expect(upsertTable(upserts, c.key), c.name).toEqual(expected);
+    expect(retractTable(received.get(`${c.name}_retract`) ?? []), c.name).toEqual(expected);
+  }
 }

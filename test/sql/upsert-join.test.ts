@@ -10,11 +10,9 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Change, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import {
+  expectBothSinksEqualBatch,
   registerRecordingConnector,
-  retractTable,
-  rowsText,
   type Sale,
-  upsertTable,
 } from './recording-changes.js';
 
 let received = new Map<string, Change<Row>[]>();
@@ -191,18 +189,7 @@ describe('regular joins of inputs keyed by the join key', () => {
         await fc.assert(
           fc.asyncProperty(inputArb, async (input) => {
             const tEnv = environment(input, parallelism, options);
-            const inserts = CASES.flatMap((c) => [
-              `INSERT INTO ${c.name}_upsert ${c.select};`,
-              `INSERT INTO ${c.name}_retract ${c.select};`,
-            ]);
-            await tEnv.executeSql(`EXECUTE STATEMENT SET BEGIN ${inserts.join(' ')} END;`).job
-              ?.result;
-            for (const c of CASES) {
-              const batch = rowsText(c.batch(input));
-              const upserts = received.get(`${c.name}_upsert`) ?? [];
-              expect(upsertTable(upserts, c.key), c.name).toEqual(batch);
-              expect(retractTable(received.get(`${c.name}_retract`) ?? []), c.name).toEqual(batch);
-            }
+            await expectBothSinksEqualBatch(tEnv, received, CASES, (c) => (c as Case).batch(input));
           }),
           { numRuns: 8 },
         );
