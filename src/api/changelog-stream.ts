@@ -209,6 +209,10 @@ export class ChangelogStreamImpl<T>
       rightTtl: ttls.right,
       leftInsertOnly: this.mode === 'insert-only',
       rightInsertOnly: rightStream.mode === 'insert-only',
+      ...(options.uniqueKeys?.left === undefined ? {} : { leftUniqueKey: options.uniqueKeys.left }),
+      ...(options.uniqueKeys?.right === undefined
+        ? {}
+        : { rightUniqueKey: options.uniqueKeys.right }),
       ...(options.serializers?.left === undefined
         ? {}
         : { leftSerializer: options.serializers.left }),

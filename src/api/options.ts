@@ -230,6 +230,16 @@ export interface RegularJoinOptions<L, R, K extends Key, J extends JoinType> {
   /** Keep every row of both sides forever (state grows with the number of distinct rows). */
   readonly unboundedState?: boolean;
   /**
+   * A side's unique key, when no two of its current rows share one and a row's unique key
+   * determines its join key (as a GROUP BY's group key does when it contains the join
+   * columns): that side's rows are kept one per unique key, and a `+U` replaces the row of
+   * its key (what the old row joined is retracted first), so the side needs no `-U`.
+   */
+  readonly uniqueKeys?: {
+    readonly left?: (left: L) => Key;
+    readonly right?: (right: R) => Key;
+  };
+  /**
    * How each side's rows are written to checkpoints; default `Serializers.json()`, so rows
    * holding values JSON has not (bigint, Map, bytes) need one.
    */

@@ -2,12 +2,14 @@
  * Regular joins on changelog inputs against a nested-loop join of the final
  * tables: inner, left, right and full, with updates and deletes on both
  * sides, at parallelism 1 and 2; the outer-join retraction time-line; output
- * timestamps; build-time refusals; bounded state under a TTL; a savepoint.
+ * timestamps; build-time refusals; bounded state under a TTL; sides kept by a unique key
+ * (a +U alone replaces its row, also of rows restored from before); savepoints.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type Change,
+  type Collector,
   CollectSink,
   DiscardingSink,
   type JobClient,
@@ -142,6 +144,42 @@ describe('regular join', () => {
           const out = await joined.executeAndCollect();
           // materialize() also fails on any retraction of a row that was never emitted.
           expect(materialize(out)).toEqual(nestedLoopJoin(orders.final, users.final, type, where));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('sides kept by a unique key (users by the join key, without -U; orders by id) materialize to the nested-loop join', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(orderOps, { maxLength: 40 }),
+        fc.array(userOps, { maxLength: 25 }),
+        fc.constantFrom<JoinType>('inner', 'left', 'right', 'full'),
+        fc.constantFrom(1, 2),
+        async (oOps, uOps, type, parallelism) => {
+          const orders = tableHistory(oOps, (o) => o.id);
+          const users = tableHistory(uOps, (u) => u.uid);
+          const env = new StreamEnvironment({ parallelism, batchSize: 3 });
+          // A user's key is the join key: a +U alone must replace the user's row. An order may
+          // move to another user, so it keeps its -U, which removes it by its id.
+          const joined = env
+            .fromArray(orders.changes)
+            .asChangelog('retract')
+            .regularJoin(
+              env.fromArray(users.changes.filter((c) => c.kind !== '-U')).asChangelog('retract'),
+              {
+                type,
+                leftKey: (o) => o.user,
+                rightKey: (u) => u.uid,
+                uniqueKeys: { left: (o) => o.id, right: (u) => u.uid },
+                ttl: 3_600_000,
+              },
+            );
+          const out = await joined.executeAndCollect();
+          expect(materialize(out)).toEqual(
+            nestedLoopJoin(orders.final, users.final, type, () => true),
+          );
         },
       ),
       { numRuns: 60 },
@@ -496,6 +534,61 @@ describe('regular join state', () => {
       expect(materialize(uninterrupted)).toEqual(oracle);
       expect(materialize(restored)).toEqual(oracle);
     }
+  });
+
+  it('a savepoint taken before a side was kept by its unique key restores: its +U alone replaces the restored row', async () => {
+    const N = 3_000;
+    const USERS = 60;
+    const orderAt = (i: number): Order => ({ id: i, user: i % USERS, amount: i % 7 });
+    // User i % USERS at version floor(i / USERS): inserted first, then updated (-U, +U).
+    const name = (i: number) => `n${Math.floor(i / USERS)}`;
+    const userChanges = (i: number): Change<User>[] => {
+      const uid = i % USERS;
+      if (i < USERS) return [{ kind: '+I', value: { uid, name: name(i) } }];
+      return [
+        { kind: '-U', value: { uid, name: name(i - USERS) } },
+        { kind: '+U', value: { uid, name: name(i) } },
+      ];
+    };
+    const { uninterrupted, restored, beforeSavepoint } = await withSavepoint<
+      readonly [Order, User | null]
+    >(
+      (p, rate) => {
+        // The first run keeps users as a multiset and needs their -U; the restored one keeps
+        // them by uid and gets none.
+        const keyed = rate === undefined;
+        const env = new StreamEnvironment({ parallelism: p, batchSize: 20 });
+        const emit = (i: number, out: Collector<Change<User>>): void => {
+          for (const c of userChanges(i)) if (!keyed || c.kind !== '-U') out.collect(c);
+        };
+        const users = generated(env, 'users', N, rate, (i) => i)
+          .flatMap(emit)
+          .asChangelog('retract');
+        const changes = generated(env, 'orders', N, rate, orderAt)
+          .toChangelog()
+          .regularJoin(users, {
+            type: 'left',
+            leftKey: (o) => o.user,
+            rightKey: (u) => u.uid,
+            ...(keyed ? { uniqueKeys: { right: (u: User) => u.uid } } : {}),
+            unboundedState: true,
+          })
+          .uid('join');
+        return { env, changes };
+      },
+      { parallelism: 1, restoredParallelism: 2, rate: 3_000 },
+    );
+    expect(beforeSavepoint).toBeGreaterThan(0);
+    const users = new Map<number, User>();
+    for (let i = 0; i < N; i++) users.set(i % USERS, { uid: i % USERS, name: name(i) });
+    const oracle = nestedLoopJoin(
+      Array.from({ length: N }, (_, i) => orderAt(i)),
+      [...users.values()],
+      'left',
+      () => true,
+    );
+    expect(materialize(uninterrupted)).toEqual(oracle);
+    expect(materialize(restored)).toEqual(oracle);
   });
 
   it('a run stopped with a savepoint and restored (p=1 -> 2) emits the same joined rows', async () => {

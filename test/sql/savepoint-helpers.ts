@@ -130,3 +130,66 @@ export async function throughSavepoint(
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Runs `job` paced at `rate`, stops it with a savepoint once its output folder `watched`
+ * (below the run's output folder) has a commit, and restores it unpaced into the same
+ * output; then runs it uninterrupted into another. `finalRows` reads a run's output folder.
+ */
+export async function stoppedAndRestored<T>(
+  prefix: string,
+  job: (out: string, checkpoints: string, rate: number | undefined) => StreamEnvironment,
+  rate: number,
+  watched: string,
+  finalRows: (out: string) => Promise<T>,
+): Promise<{ before: number; after: number; restored: T; uninterrupted: T }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  try {
+    const out = join(dir, 'out');
+    const first = job(out, join(dir, 'cp-first'), rate).executeAsync('first');
+    await untilCommitted(join(out, watched));
+    const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
+    const before = (await committedChanges(join(out, watched))).length;
+    await job(out, join(dir, 'cp-second'), undefined).executeAsync('second', {
+      restoreFrom: savepoint,
+    }).result;
+    const after = (await committedChanges(join(out, watched))).length;
+    const restored = await finalRows(out);
+    const clean = join(dir, 'clean');
+    await job(clean, join(dir, 'cp-clean'), undefined).execute('clean');
+    return { before, after, restored, uninterrupted: await finalRows(clean) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The job of `queries` over `t` (`events` rows `eventAt(i)`, see {@link generatedKeyValues}) at
+ * parallelism 2, each query's changes committed to `<out>/q<i>`, for {@link stoppedAndRestored}.
+ */
+export function keyValueQueriesJob(
+  queries: readonly string[],
+  events: number,
+  eventAt: (i: number) => [number, number],
+): (out: string, checkpoints: string, rate: number | undefined) => StreamEnvironment {
+  return (out, checkpoints, rate) => {
+    const env = new StreamEnvironment({
+      parallelism: 2,
+      batchSize: 5,
+      checkpointing: { directory: checkpoints, intervalMs: 100 },
+    });
+    const tEnv = TableEnvironment.create(env);
+    generatedKeyValues(env, tEnv, events, eventAt, rate);
+    queries.forEach((q, i) => {
+      tEnv
+        .sqlQuery(q)
+        .toChangelogStream()
+        .map((c: Change<Row>) => JSON.stringify(c))
+        .sinkTo(
+          new ExactlyOnceFileSink<string>({ directory: join(out, `q${i}`), format: (l) => l }),
+        )
+        .uid(`changes-${i}`);
+    });
+    return env;
+  };
+}

@@ -10,10 +10,9 @@
  *    needs; a request that cannot be met fails, and the sink falls back to asking for
  *    update-befores, as Flink's visitor returns None and tries the next trait.
  *
- * Weir's operators differ from Flink's in two ways that the rules below keep: a regular join
- * holds each side's rows as a multiset per join key (it needs the update-before of an input
- * that updates, where Flink's can take only update-afters of an input keyed within the join
- * key), and it never emits `-U` itself (an update of a joined row is `-D` then `+I`).
+ * A regular join, as Flink's, takes only the update-afters of an input whose upsert key
+ * contains the join key (it keeps that side's rows by the key, so a `+U` replaces its row);
+ * it never emits `-U` itself (an update of a joined row is `-D` then `+I`).
  */
 import type { ChangelogMode } from '../../core/changelog.js';
 
@@ -45,8 +44,16 @@ export type ChangelogRole =
   | { readonly kind: 'retracting'; readonly updates: boolean }
   /** ROW_NUMBER() = 1 deduplication; `insertOnly`: keep-first by arrival, which never updates. */
   | { readonly kind: 'deduplicate'; readonly insertOnly: boolean }
-  /** A regular join; `inner` passes its inputs' kinds on, an outer join may emit any. */
-  | { readonly kind: 'join'; readonly inner: boolean }
+  /**
+   * A regular join; `inner` passes its inputs' kinds on, an outer join may emit any.
+   * `keyedInputs[i]`: input i has an upsert key containing the join key, so the join can do
+   * without its update-befores (Flink's `inputUniqueKeyContainsJoinKey`).
+   */
+  | {
+      readonly kind: 'join';
+      readonly inner: boolean;
+      readonly keyedInputs?: readonly [boolean, boolean];
+    }
   /** A view of an upsert changelog by its key that emits retractions (ChangelogNormalize). */
   | { readonly kind: 'normalize' }
   /** Drops `-U` (Flink's DropUpdateBefore): what its consumer gets never has update-befores. */
@@ -218,10 +225,17 @@ class UpdateKindVisitor {
       case 'normalize':
         return this.withInputs(node, provide(required), () => onlyAfterOrNone(inputKinds(0)));
       case 'join': {
-        const updating = node.inputs.some((_, i) => inputKinds(i).includes('U'));
-        // Weir's join needs the update-before of an input that updates (see above).
-        if (required === 'only-after' && updating) return undefined;
-        return this.withInputs(node, provide(required), (_, i) => beforeAfterOrNone(inputKinds(i)));
+        // Asked for update-afters only, it asks the same of each input it keeps by an upsert
+        // key containing the join key, and cannot be met when another input updates.
+        const afterOnly = (i: number) =>
+          required === 'only-after' && role.keyedInputs?.[i] === true;
+        const unmet = node.inputs.some(
+          (_, i) => required === 'only-after' && !afterOnly(i) && inputKinds(i).includes('U'),
+        );
+        if (unmet) return undefined;
+        return this.withInputs(node, provide(required), (_, i) =>
+          afterOnly(i) ? onlyAfterOrNone(inputKinds(i)) : beforeAfterOrNone(inputKinds(i)),
+        );
       }
       case 'drop-update-before':
         // What comes out never holds -U: its consumer was built to read it so (see withInputs).

@@ -18,10 +18,12 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, FromItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { formatType, withNullability } from '../types/logical-type.js';
+import { noteChangelogRole } from './changelog-plan.js';
 import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { intervalBounds } from './interval-bounds.js';
 import type { Relation } from './relation.js';
+import { rowKeyOf } from './row-key.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
 import { planWindowJoin, windowJoinColumns } from './window-join-planner.js';
 
@@ -209,14 +211,37 @@ export function planJoin(
     ...(pair[0] ?? nullsLeft),
     ...(pair[1] ?? nullsRight),
   ];
+  const joinColumns = {
+    left: columnsOf(leftKeys, leftScope),
+    right: columnsOf(rightKeys, rightScope),
+  };
+  // Flink's join takes only the update-afters of an input whose upsert key contains the join
+  // key: every change of a row then reaches the same join key, where a +U replaces its row.
+  const keyedBy = (side: Relation, columns: readonly number[], exprs: readonly Expr[]) =>
+    side.upsertKey !== undefined &&
+    isUpdating(side) &&
+    columns.length === exprs.length &&
+    columns.every((c) => side.upsertKey?.includes(c));
+  const keyedInputs: [boolean, boolean] = [
+    keyedBy(left, joinColumns.left, leftKeys),
+    keyedBy(right, joinColumns.right, rightKeys),
+  ];
+  const uniqueKeys = {
+    ...(keyedInputs[0] && left.upsertKey !== undefined ? { left: rowKeyOf(left.upsertKey) } : {}),
+    ...(keyedInputs[1] && right.upsertKey !== undefined
+      ? { right: rowKeyOf(right.upsertKey) }
+      : {}),
+  };
   const joined = changesOf(left).regularJoin(changesOf(right), {
     type,
     leftKey,
     rightKey,
+    uniqueKeys,
     ...(test === undefined ? {} : { where: (l: Row, r: Row) => test([...l, ...r]) }),
     ...(stateTtl === undefined ? { unboundedState: true } : { ttl: stateTtl }),
     serializers: { left: ROW_SERIALIZER, right: ROW_SERIALIZER },
   }) as ChangelogStream<readonly [Row | null, Row | null]>;
+  noteChangelogRole(joined, { kind: 'join', inner: type === 'inner', keyedInputs });
   // Padded sides may be NULL; no column stays an event-time attribute (as in Flink).
   const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({
     ...c,
@@ -233,34 +258,33 @@ export function planJoin(
     joined.mapRows(concat),
     columns,
     `${item.type} JOIN`,
-    joinUpsertKey(type, left, right, leftWidth, {
-      left: columnsOf(leftKeys, leftScope),
-      right: columnsOf(rightKeys, rightScope),
-    }),
+    joinUpsertKey(type, left, right, leftWidth, joinColumns),
   );
 }
 
 /**
- * The upsert key of a regular join, simplified from Flink's rules. In an inner join, when one
- * side's upsert key is among its join-key columns, each row of the other side meets at most
- * one row of it, so the other side's key identifies a joined row; otherwise both keys
- * together do. Outer joins get none: their padded rows come and go with the other side's
- * matches.
+ * The upsert key of a regular join, as Flink derives its unique keys (one of them). When one
+ * side's upsert key lies within its join columns, each row of the other side meets at most one
+ * row of it, so the other side's key identifies a joined row, unless that other side's rows
+ * can be padded with NULL (it is the inner side of an outer join, where rows without a match
+ * share the NULL key). Otherwise both keys together do, in every kind of join: a padded row
+ * holds one side's key and NULLs, and each row of a side is padded at most once.
  */
 function joinUpsertKey(
-  type: string,
+  type: JoinType,
   left: Relation,
   right: Relation,
   leftWidth: number,
   joinColumns: { readonly left: readonly number[]; readonly right: readonly number[] },
 ): number[] | undefined {
-  if (type !== 'inner' || left.upsertKey === undefined || right.upsertKey === undefined)
-    return undefined;
+  if (left.upsertKey === undefined || right.upsertKey === undefined) return undefined;
   const shifted = right.upsertKey.map((k) => k + leftWidth);
   const within = (key: readonly number[], columns: readonly number[]) =>
     key.every((k) => columns.includes(k));
-  if (within(right.upsertKey, joinColumns.right)) return [...left.upsertKey];
-  if (within(left.upsertKey, joinColumns.left)) return shifted;
+  if ((type === 'inner' || type === 'left') && within(right.upsertKey, joinColumns.right))
+    return [...left.upsertKey];
+  if ((type === 'inner' || type === 'right') && within(left.upsertKey, joinColumns.left))
+    return shifted;
   return [...left.upsertKey, ...shifted];
 }
 

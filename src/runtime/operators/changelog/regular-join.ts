@@ -24,6 +24,12 @@ export interface RegularJoinSpec<L, R> {
   /** The left input carries only `+I` (known when the job is built): its rows are appended. */
   readonly leftInsertOnly?: boolean;
   readonly rightInsertOnly?: boolean;
+  /**
+   * A side's unique key (the same for every change of a row): that side's rows are kept one
+   * per key, and an update-after replaces the row of its key without its update-before.
+   */
+  readonly leftUniqueKey?: (row: L) => Key;
+  readonly rightUniqueKey?: (row: R) => Key;
   /** How each side's rows are written to snapshots; default `Serializers.json()`. */
   readonly leftSerializer?: StateSerializer<L>;
   readonly rightSerializer?: StateSerializer<R>;
@@ -71,6 +77,8 @@ interface Side<S, O> {
   readonly other: MapState<RowKey, Entry<O>>;
   /** The per-key counter of an insert-only side; undefined for a changelog side. */
   readonly nextId: ValueState<number> | undefined;
+  /** This side's unique key: its rows are kept by it (see {@link RegularJoinSpec}). */
+  readonly uniqueKey: ((row: S) => Key) | undefined;
   readonly name: 'left' | 'right';
   /** This side's rows are kept (padded) when they have no match. */
   readonly mineOuter: boolean;
@@ -121,6 +129,7 @@ export class RegularJoinFunction<K extends Key, L, R>
       mine: left,
       other: right,
       nextId: leftAppend ? counter('left next id', leftTtl) : undefined,
+      uniqueKey: leftAppend ? undefined : this.spec.leftUniqueKey,
       name: 'left',
       mineOuter: leftOuter,
       otherOuter: rightOuter,
@@ -131,6 +140,7 @@ export class RegularJoinFunction<K extends Key, L, R>
       mine: right,
       other: left,
       nextId: rightAppend ? counter('right next id', rightTtl) : undefined,
+      uniqueKey: rightAppend ? undefined : this.spec.rightUniqueKey,
       name: 'right',
       mineOuter: rightOuter,
       otherOuter: leftOuter,
@@ -194,7 +204,11 @@ function apply<S, O>(
   time: number,
   out: Collector<Change<JoinedRow<unknown, unknown>>>,
 ): void {
-  const { mine, other, nextId } = side;
+  if (side.uniqueKey !== undefined) {
+    applyByUniqueKey(side, side.uniqueKey, change, time, out);
+    return;
+  }
+  const { mine, nextId } = side;
   const row = change.value;
   const accumulate = change.kind === '+I' || change.kind === '+U';
   let text: string | undefined;
@@ -202,15 +216,7 @@ function apply<S, O>(
   if (nextId === undefined) {
     text = rowText(row);
     entry = mine.get(text);
-    if (!accumulate) {
-      let at: RowKey = text;
-      // Not under its text: appended while this input was insert-only (restored), or expired.
-      if (entry === undefined) [at, entry] = appendedCopy(mine, text);
-      // A retraction of a row not held (its state expired): nothing joined with it is left to retract.
-      if (entry === undefined) return;
-      if (entry[1] <= 1) mine.remove(at);
-      else mine.put(at, [entry[0], entry[1] - 1, entry[2]]);
-    }
+    if (!accumulate && !removeByText(mine, text)) return;
   } else if (change.kind !== '+I') {
     throw new WeirError(
       'BAD_RECORD',
@@ -218,6 +224,93 @@ function apply<S, O>(
       { record: describeRecord(change) },
     );
   }
+  joinWithOther(side, row, accumulate, time, out);
+  if (!accumulate) return;
+  if (text !== undefined) mine.put(text, [row, (entry?.[1] ?? 0) + 1, time]);
+  else mine.put(appendId(mine, nextId!), [row, 1, time]);
+}
+
+/**
+ * Removes one copy of the row whose JSON text is `text`; false when none is held (its state
+ * expired: nothing joined with it is left to retract).
+ */
+function removeByText<S>(mine: MapState<RowKey, Entry<S>>, text: string): boolean {
+  let at: RowKey = text;
+  let entry = mine.get(text);
+  // Not under its text: appended while this input was insert-only (restored), or expired.
+  if (entry === undefined) [at, entry] = appendedCopy(mine, text);
+  if (entry === undefined) return false;
+  if (entry[1] <= 1) mine.remove(at);
+  else mine.put(at, [entry[0], entry[1] - 1, entry[2]]);
+  return true;
+}
+
+/** The state key of a row kept by its unique key (apart from row texts, which are JSON). */
+function uniqueKeyText(key: Key): string {
+  return `${UNIQUE_KEY_MARK}${typeof key}:${String(key)}`;
+}
+
+const UNIQUE_KEY_MARK = '\u0002';
+
+/**
+ * A change of a side kept by its unique key (Flink's join input keyed by a unique key that
+ * contains the join key): a `+I`/`+U` replaces the row held under its key, retracting what the
+ * old row joined first, so the input's update-befores are not needed (if they come, the `-U`
+ * removes the row and the `+U` finds none to replace). A retraction removes the held row and
+ * retracts what it joined, whatever fields the retraction carries besides the key.
+ */
+function applyByUniqueKey<S, O>(
+  side: Side<S, O>,
+  uniqueKey: (row: S) => Key,
+  change: Change<S>,
+  time: number,
+  out: Collector<Change<JoinedRow<unknown, unknown>>>,
+): void {
+  const { mine } = side;
+  const key = uniqueKey(change.value);
+  const at = uniqueKeyText(key);
+  let held = mine.get(at);
+  let heldAt: RowKey = at;
+  // Rows of a job restored from before the side was keyed are under their text: a change
+  // of a key not held here may replace one of them.
+  if (held === undefined) [heldAt, held] = restoredRowOf(mine, uniqueKey, key);
+  if (held !== undefined) {
+    if (held[1] <= 1) mine.remove(heldAt);
+    else mine.put(heldAt, [held[0], held[1] - 1, held[2]]);
+    joinWithOther(side, held[0], false, time, out);
+  }
+  if (change.kind === '+I' || change.kind === '+U') {
+    joinWithOther(side, change.value, true, time, out);
+    mine.put(at, [change.value, 1, time]);
+  }
+}
+
+/** A row of the current join key kept under its text whose unique key is `key`. */
+function restoredRowOf<S>(
+  rows: MapState<RowKey, Entry<S>>,
+  uniqueKey: (row: S) => Key,
+  key: Key,
+): [RowKey, Entry<S> | undefined] {
+  for (const [k, entry] of rows.entries()) {
+    if (typeof k === 'string' && !k.startsWith(UNIQUE_KEY_MARK) && uniqueKey(entry[0]) === key)
+      return [k, entry];
+  }
+  return ['', undefined];
+}
+
+/**
+ * Emits what `row` of this side adds (`accumulate`) or takes away when joined with the other
+ * side's rows of the key, with the padded rows of outer joins that come and go with it. This
+ * side's state must not hold the row (it is added after, or was removed before).
+ */
+function joinWithOther<S, O>(
+  side: Side<S, O>,
+  row: S,
+  accumulate: boolean,
+  time: number,
+  out: Collector<Change<JoinedRow<unknown, unknown>>>,
+): void {
+  const { mine, other } = side;
   const kind = accumulate ? '+I' : '-D';
   let matched = false;
   for (const [, [o, count, oTime]] of other.entries()) {
@@ -231,9 +324,6 @@ function apply<S, O>(
     if (padded && !accumulate) emit(out, '+I', side.pair(null, o), count, at);
   }
   if (!matched && side.mineOuter) emit(out, kind, side.pair(row, null), 1, time);
-  if (!accumulate) return;
-  if (text !== undefined) mine.put(text, [row, (entry?.[1] ?? 0) + 1, time]);
-  else mine.put(appendId(mine, nextId!), [row, 1, time]);
 }
 
 /** An appended (number-keyed) row of the current key whose JSON text is `text`. */
