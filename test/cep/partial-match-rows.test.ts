@@ -8,12 +8,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Pattern } from '../../src/api/cep/pattern.js';
 import type { PatternSpec } from '../../src/core/cep.js';
+import { KS_BUFFER, KS_COUNT } from '../../src/runtime/operators/cep/key-state-columns.js';
 import { compileNfa } from '../../src/runtime/operators/cep/nfa-compiler.js';
-import {
-  emptyKeyNfaState,
-  type KeyNfaState,
-  NfaRunner,
-} from '../../src/runtime/operators/cep/nfa-runner.js';
+import { NfaRunner } from '../../src/runtime/operators/cep/nfa-runner.js';
 import type { OperatorSnapshot } from '../../src/testing/index.js';
 import { DeterministicRandom } from '../../src/util/random.js';
 import { type Ev, resultOf, sorted } from './cep-harness.js';
@@ -113,30 +110,32 @@ describe('partial matches as rows', () => {
       timedOut: () => timedOut++,
       started: () => {},
     });
-    const states = new Map<string, KeyNfaState<Ev>>();
+    // Key k<n> runs in slot n + 1 of the runner's columns.
+    const keys = runner.keys;
+    keys.ensure(30);
+    const slots = Array.from({ length: 30 }, (_, k) => k + 1);
     const rowsEnd = () => (runner.rows as unknown as { end: number }).end;
     let endAfterFirstRound = 0;
     for (let round = 0; round < 20; round++) {
       const t0 = round * 1000;
       for (let k = 0; k < 30; k++) {
         const key = `k${k}`;
-        const s = states.get(key) ?? emptyKeyNfaState<Ev>();
-        states.set(key, s);
+        const slot = slots[k]!;
         // Two starts, a negation for every third key, a b for every other one.
         const types = ['a', 'a', k % 3 === 0 ? 'x' : 'o', k % 2 === 0 ? 'b' : 'o'];
         types.forEach((type, i) => {
-          runner.advanceTime(s, t0 + i);
-          runner.process(s, { id: `${type}${i}`, type, ts: t0 + i, key, v: 0 }, t0 + i);
+          runner.advanceTime(slot, t0 + i);
+          runner.process(slot, { id: `${type}${i}`, type, ts: t0 + i, key, v: 0 }, t0 + i);
         });
       }
-      const live = [...states.values()].reduce((n, s) => n + s.matchCount, 0);
+      const live = slots.reduce((n, slot) => n + keys.get(slot, KS_COUNT), 0);
       expect(runner.rows.live).toBe(live);
       expect(live).toBeGreaterThan(0);
       // Everything times out before the next round.
-      for (const s of states.values()) {
-        runner.advanceTime(s, t0 + 500);
-        expect(s.matchCount).toBe(0);
-        expect(s.bufferSize).toBe(0);
+      for (const slot of slots) {
+        runner.advanceTime(slot, t0 + 500);
+        expect(keys.get(slot, KS_COUNT)).toBe(0);
+        expect(keys.get(slot, KS_BUFFER)).toBe(0);
       }
       expect(runner.rows.live).toBe(0);
       if (round === 0) endAfterFirstRound = rowsEnd();

@@ -11,9 +11,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Pattern } from '../../src/api/cep/pattern.js';
 import type { PatternSpec } from '../../src/core/cep.js';
 import { home, KeySlotIndex } from '../../src/runtime/operators/cep/key-slot-index.js';
-import { emptyKeyNfaState, type KeyNfaState } from '../../src/runtime/operators/cep/nfa-runner.js';
-import { NfaWorkingSet } from '../../src/runtime/operators/cep/nfa-working-set.js';
-import { PartialMatchRows } from '../../src/runtime/operators/cep/partial-match-rows.js';
+import {
+  KS_BUFFER,
+  KS_COUNT,
+  KS_FIRST,
+  KS_NEXT_ID,
+} from '../../src/runtime/operators/cep/key-state-columns.js';
+import type { KeyNfaState } from '../../src/runtime/operators/cep/nfa-runner.js';
+import { NfaWorkingSet, SCRATCH_SLOT } from '../../src/runtime/operators/cep/nfa-working-set.js';
+import { NO_MATCH, PartialMatchRows } from '../../src/runtime/operators/cep/partial-match-rows.js';
 import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state.js';
 import { Serializers } from '../../src/state/serializers.js';
 import type { OperatorSnapshot } from '../../src/testing/index.js';
@@ -26,53 +32,93 @@ afterEach(removeBackendDirs);
 /** The partial matches of the states made here. */
 const rows = new PartialMatchRows();
 
-function stateWith(startTs: number): KeyNfaState<string> {
-  const s = emptyKeyNfaState<string>();
-  s.firstMatch = rows.add(2, -1, startTs, 0);
-  s.matchCount = 1;
-  return s;
+/** Gives `key` a slot holding one partial match that began at `startTs` (made in the scratch slot, as the operator does). */
+function addWith(work: NfaWorkingSet, key: string | number, startTs: number): number {
+  const columns = work.columns;
+  columns.set(SCRATCH_SLOT, KS_FIRST, rows.add(2, -1, startTs, 0));
+  columns.set(SCRATCH_SLOT, KS_COUNT, 1);
+  columns.set(SCRATCH_SLOT, KS_NEXT_ID, 7);
+  return work.adopt(key, startTs);
 }
 
-/** The start time of a state's first partial match. */
-function firstStart(s: KeyNfaState<string> | undefined): number | undefined {
+/** The start time of a slot's first partial match. */
+function firstStart(work: NfaWorkingSet, slot: number): number {
+  return rows.startTsOf(work.columns.get(slot, KS_FIRST));
+}
+
+/** The start time of a stored state's first partial match. */
+function storedStart(s: KeyNfaState<string> | undefined): number | undefined {
   return s === undefined ? undefined : rows.startTsOf(s.firstMatch);
 }
 
 describe('NfaWorkingSet', () => {
   it('reuses the slot of a key that went idle only once settled; until then a stale slot is looked up again', () => {
-    const work = new NfaWorkingSet<string>();
-    const a = work.add('a', stateWith(1), 1);
-    const b = work.add('b', stateWith(2), 2);
+    const work = new NfaWorkingSet();
+    const a = addWith(work, 'a', 1);
+    const b = addWith(work, 'b', 2);
     expect(work.slotOf('a')).toBe(a);
-    expect(firstStart(work.remove(a))).toBe(1);
+    expect(firstStart(work, a)).toBe(1);
+    work.remove(a);
     expect(work.slotOf('a')).toBe(-1);
-    expect(work.earliestStart[a]).toBe(Number.POSITIVE_INFINITY);
+    expect(work.earliestStart(a)).toBe(Number.POSITIVE_INFINITY);
+    expect(work.inUse(a)).toBe(false);
     // Before settling: a slot looked up for 'a' earlier is free, not another key's.
     expect(work.recheck(a, 'a')).toBe(-1);
-    const a2 = work.add('a', stateWith(5), 5);
+    const a2 = addWith(work, 'a', 5);
     expect(a2).not.toBe(a);
     expect(work.recheck(a, 'a')).toBe(a2);
     work.remove(a2);
     work.settle();
-    const c = work.add('c', stateWith(3), 3);
+    const c = addWith(work, 'c', 3);
     expect([a, a2]).toContain(c);
     expect(work.keyAt(c)).toBe('c');
-    expect(firstStart(work.stateAt(c))).toBe(3);
+    expect(firstStart(work, c)).toBe(3);
     expect(work.recheck(b, 'b')).toBe(b);
     expect(work.recheck(-1, 'c')).toBe(c);
     expect(work.size).toBe(2);
-    expect(work.slotEnd).toBe(3);
+    // The scratch slot and three slots.
+    expect(work.slotEnd).toBe(4);
+  });
+
+  it('empties a freed row entirely, so a key given the slot next starts from nothing', () => {
+    const work = new NfaWorkingSet();
+    const columns = work.columns;
+    const a = addWith(work, 'a', 1);
+    // What the slot held besides its partial match: buffer entries, event ids, a completed match.
+    columns.set(a, KS_BUFFER, 4);
+    columns.setCompleted(a, [{ state: 3, node: -1, startTs: 1, startId: 0 }]);
+    expect(columns.isIdle(a)).toBe(false);
+    work.remove(a);
+    work.settle();
+    // The key that gets the slot next was made in the scratch slot, which was left empty.
+    expect(columns.isIdle(SCRATCH_SLOT)).toBe(true);
+    const b = work.adopt('b', Number.POSITIVE_INFINITY);
+    expect(b).toBe(a);
+    expect(columns.get(b, KS_FIRST)).toBe(NO_MATCH);
+    expect(columns.get(b, KS_COUNT)).toBe(0);
+    expect(columns.get(b, KS_BUFFER)).toBe(0);
+    expect(columns.get(b, KS_NEXT_ID)).toBe(0);
+    expect(columns.completed(b)).toEqual([]);
+    expect(columns.isIdle(b)).toBe(true);
+    // 'a' comes back into another slot, with a state of its own.
+    const a2 = addWith(work, 'a', 9);
+    expect(a2).not.toBe(b);
+    expect(work.slotOf('a')).toBe(a2);
+    expect(firstStart(work, a2)).toBe(9);
+    expect(columns.get(a2, KS_NEXT_ID)).toBe(7);
+    expect(columns.isIdle(SCRATCH_SLOT)).toBe(true);
   });
 
   it('grows its columns past the first size and keeps every slot', () => {
-    const work = new NfaWorkingSet<string>();
+    const work = new NfaWorkingSet();
     const n = 5_000;
-    for (let i = 0; i < n; i++) work.add(i, stateWith(i), i);
+    for (let i = 0; i < n; i++) addWith(work, i, i);
     expect(work.size).toBe(n);
     for (let i = 0; i < n; i++) {
       const slot = work.slotOf(i);
-      expect(work.earliestStart[slot]).toBe(i);
-      expect(firstStart(work.stateAt(slot))).toBe(i);
+      expect(work.earliestStart(slot)).toBe(i);
+      expect(firstStart(work, slot)).toBe(i);
+      expect(work.inUse(slot)).toBe(true);
     }
   });
 
@@ -88,25 +134,38 @@ describe('NfaWorkingSet', () => {
       backend.currentKey = undefined;
       return v;
     };
-    const work = new NfaWorkingSet<string>();
-    const a = work.add('a', stateWith(1), 1);
-    work.add('b', stateWith(2), 2);
+    const work = new NfaWorkingSet();
+    const a = addWith(work, 'a', 1);
+    addWith(work, 'b', 2);
     expect(stored('a')).toBeUndefined();
     work.writeBack(backend, values);
-    expect(firstStart(stored('a'))).toBe(1);
-    expect(firstStart(stored('b'))).toBe(2);
+    expect(storedStart(stored('a'))).toBe(1);
+    expect(storedStart(stored('b'))).toBe(2);
+    expect(stored('b')?.nextEventId).toBe(7);
     work.remove(a);
     work.settle();
     // 'c' takes the slot 'a' had; 'b' went idle and came back before the next write-back.
-    expect(work.add('c', stateWith(3), 3)).toBe(a);
+    expect(addWith(work, 'c', 3)).toBe(a);
     work.remove(work.slotOf('b'));
     work.settle();
-    work.add('b', stateWith(4), 4);
+    addWith(work, 'b', 4);
     work.writeBack(backend, values);
     expect(stored('a')).toBeUndefined();
-    expect(firstStart(stored('b'))).toBe(4);
-    expect(firstStart(stored('c'))).toBe(3);
+    expect(storedStart(stored('b'))).toBe(4);
+    expect(storedStart(stored('c'))).toBe(3);
     expect(backend.entryCount()).toBe(2);
+    // A restored key enters a slot with the stored fields, not marked changed.
+    const restored = new NfaWorkingSet();
+    const slot = restored.load('b', stored('b')!);
+    expect(restored.columns.get(slot, KS_NEXT_ID)).toBe(7);
+    expect(firstStart(restored, slot)).toBe(4);
+    const other = new HeapKeyedStateBackend('cep');
+    const otherValues = other.getValueState<KeyNfaState<string>>({
+      name: 'nfa',
+      serializer: Serializers.json<KeyNfaState<string>>(),
+    });
+    restored.writeBack(other, otherValues);
+    expect(other.entryCount()).toBe(0);
   });
 });
 

@@ -23,6 +23,13 @@ import { operatorKeyedBackend } from '../keyed/disk-keyed-backend.js';
 import { missingKeys } from '../keyed/keyed-process.js';
 import { DueQueue } from './due-queue.js';
 import { EventTimeQueue } from './event-time-queue.js';
+import {
+  type KeyStateColumns,
+  KS_BUFFER,
+  KS_COMPLETED,
+  KS_COUNT,
+  KS_FIRST,
+} from './key-state-columns.js';
 import { compileNfa, type Nfa } from './nfa-compiler.js';
 import {
   dropWaiting,
@@ -30,10 +37,9 @@ import {
   isIdle,
   type KeyNfaState,
   NfaRunner,
-  resetKeyNfaState,
 } from './nfa-runner.js';
 import { keyNfaStateSerializer } from './nfa-state-serializer.js';
-import { NfaWorkingSet } from './nfa-working-set.js';
+import { NfaWorkingSet, SCRATCH_SLOT } from './nfa-working-set.js';
 import { NO_MATCH } from './partial-match-rows.js';
 import { NO_NODE } from './shared-buffer.js';
 
@@ -51,15 +57,14 @@ export interface CepOperatorSpec<T, OUT> {
 /** Keyed state holding each key's NFA: partial matches, shared buffer, waiting events. */
 export const NFA_STATE = '__weir.cep.nfa';
 
-/** Idle states kept for reuse; enough to absorb the churn between two watermarks. */
-const SPARE_STATES = 4096;
-
 /** Records released and warmed together. */
 const CHUNK = 64;
 
 /** What one key's NFA state counts for in `weir_cep_buffered` (waiting records are counted apart). */
-function heldEntries<T>(s: KeyNfaState<T>): number {
-  return s.matchCount + s.completed.length + s.bufferSize;
+function heldEntries(columns: KeyStateColumns, slot: number): number {
+  return (
+    columns.get(slot, KS_COUNT) + columns.get(slot, KS_COMPLETED) + columns.get(slot, KS_BUFFER)
+  );
 }
 
 /**
@@ -88,17 +93,13 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private emitter!: Emitter<OUT>;
   private state!: KeyedStateBackend;
   private nfaState!: ValueState<KeyNfaState<T>>;
-  private readonly work = new NfaWorkingSet<T>();
+  private work!: NfaWorkingSet;
   private runner!: NfaRunner<T>;
   private readonly nfa: Nfa<T>;
   private readonly eventTime: boolean;
   private readonly due = new DueQueue();
   /** Event time: records waiting for the watermark, all keys. */
   private readonly waiting = new EventTimeQueue<T>();
-  /** The state a key without stored state runs on; kept only if the key ends up holding something. */
-  private scratch: KeyNfaState<T> = emptyKeyNfaState<T>();
-  /** States of keys that went idle, reused as the next scratch state (no allocation per key that starts a match). */
-  private readonly spare: KeyNfaState<T>[] = [];
   // Records released together, and their keys' states while they are warmed (see `warm`).
   private readonly chunkKeys: Key[] = [];
   private readonly chunkValues: T[] = [];
@@ -106,7 +107,6 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private readonly chunkSlots = new Int32Array(CHUNK);
   private readonly chunkMatches = new Int32Array(CHUNK);
   private readonly chunkEvents = new Int32Array(CHUNK);
-  private readonly chunkStates: (KeyNfaState<T> | undefined)[] = [];
   /** Keeps the warming reads from being optimized away. */
   warmth = 0;
   private currentKey: Key = 0;
@@ -155,6 +155,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     this.emitter = new Emitter(this.output);
     // First: decoding restored state puts its buffer rows into the runner's buffer.
     this.runner = this.createRunner();
+    this.work = new NfaWorkingSet(this.runner.keys);
     this.state = operatorKeyedBackend(this.context);
     if (this.restored !== undefined) this.state.restore(this.restored);
     this.nfaState = this.state.getValueState<KeyNfaState<T>>({
@@ -254,18 +255,19 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         // The backend must not keep the waiting records: the next snapshot writes them again.
         this.nfaState.update(s);
       }
-      this.work.load(key, s, this.runner.earliestStart(s));
-      this.held += heldEntries(s);
-      if (!this.lazyTimeouts) this.schedule(this.nextDue(s), key);
+      const slot = this.work.load(key, s);
+      this.work.setEarliestStart(slot, this.runner.earliestStart(slot));
+      this.held += heldEntries(this.runner.keys, slot);
+      if (!this.lazyTimeouts) this.schedule(this.nextDue(slot), key);
     }
     this.state.currentKey = undefined;
     this.sweptAt = this.watermark;
   }
 
   /** The earliest time the key has work: a partial match's timeout. */
-  private nextDue(s: KeyNfaState<T>): number {
+  private nextDue(slot: number): number {
     const within = this.nfa.withinMs;
-    return within > 0 ? this.runner.earliestStart(s) + within : Number.POSITIVE_INFINITY;
+    return within > 0 ? this.work.earliestStart(slot) + within : Number.POSITIVE_INFINITY;
   }
 
   private schedule(time: number, key: Key): void {
@@ -332,26 +334,24 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
    */
   private step(value: T, ts: number, key: Key, slot: number): void {
     const { work, runner } = this;
+    const columns = runner.keys;
     if (slot < 0) {
-      const s = this.scratch;
-      runner.process(s, value, ts);
-      if (isIdle(s)) {
-        resetKeyNfaState(s);
+      runner.process(SCRATCH_SLOT, value, ts);
+      if (columns.isIdle(SCRATCH_SLOT)) {
+        columns.reset(SCRATCH_SLOT);
         return;
       }
-      this.scratch = this.spare.pop() ?? emptyKeyNfaState<T>();
-      work.add(key, s, this.runner.earliestStart(s));
-      this.held += heldEntries(s);
+      const adopted = work.adopt(key, runner.earliestStart(SCRATCH_SLOT));
+      this.held += heldEntries(columns, adopted);
       return;
     }
-    const stored = work.stateAt(slot)!;
-    const before = heldEntries(stored);
-    // Whether anything may time out is read from the slot's column, not from the partial matches.
-    if (ts - work.earliestStart[slot]! >= this.nfa.withinMs || stored.completed.length > 0) {
-      runner.advanceTime(stored, ts);
+    const before = heldEntries(columns, slot);
+    // Whether anything may time out is read from the slot's row, not from the partial matches.
+    if (ts - work.earliestStart(slot) >= this.nfa.withinMs || columns.get(slot, KS_COMPLETED) > 0) {
+      runner.advanceTime(slot, ts);
     }
-    runner.process(stored, value, ts);
-    this.save(slot, stored, before);
+    runner.process(slot, value, ts);
+    this.save(slot, before);
   }
 
   override processWatermark(time: number): void {
@@ -406,19 +406,15 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
    * made record by record would wait one after another.
    */
   private warm(n: number): void {
-    const { work, chunkKeys, chunkSlots, chunkStates, chunkMatches, chunkEvents } = this;
+    const { work, chunkKeys, chunkSlots, chunkMatches, chunkEvents } = this;
     let sum = 0;
     for (let i = 0; i < n; i++) chunkSlots[i] = work.slotOf(chunkKeys[i]!);
+    // The key's row, its first partial match's row, its newest node's row, then that node's event's row.
+    const { buffer, rows, keys } = this.runner;
     for (let i = 0; i < n; i++) {
       const slot = chunkSlots[i]!;
-      chunkStates[i] = slot < 0 ? undefined : work.stateAt(slot);
+      chunkMatches[i] = slot < 0 ? NO_MATCH : keys.get(slot, KS_FIRST);
     }
-    // The first partial match's row, its newest node's row, then that node's event's row.
-    for (let i = 0; i < n; i++) {
-      const s = chunkStates[i];
-      chunkMatches[i] = s === undefined ? NO_MATCH : s.firstMatch;
-    }
-    const { buffer, rows } = this.runner;
     for (let i = 0; i < n; i++) {
       const r = chunkMatches[i]!;
       const node = r === NO_MATCH ? NO_NODE : rows.nodeOf(r);
@@ -427,7 +423,6 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     for (let i = 0; i < n; i++) {
       const event = chunkEvents[i]!;
       if (event >= 0) sum += buffer.eventId(event);
-      chunkStates[i] = undefined;
     }
     this.warmth = sum;
   }
@@ -440,14 +435,13 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       this.currentKey = key;
       const slot = work.slotOf(key);
       if (slot < 0) continue;
-      const s = work.stateAt(slot)!;
-      if (this.nextDue(s) > limit) continue;
-      const before = heldEntries(s);
+      if (this.nextDue(slot) > limit) continue;
+      const before = heldEntries(runner.keys, slot);
       emitter.timestamp = this.eventTime ? limit : NO_TIMESTAMP;
       this.matchTime = limit;
-      runner.advanceTime(s, limit);
-      this.save(slot, s, before);
-      this.schedule(this.nextDue(s), key);
+      runner.advanceTime(slot, limit);
+      // A key that went idle has no slot any more, and nothing due.
+      if (this.save(slot, before)) this.schedule(this.nextDue(slot), key);
     }
   }
 
@@ -463,27 +457,26 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     const { work, runner } = this;
     const end = work.slotEnd;
     for (let slot = 0; slot < end; slot++) {
-      if (watermark - work.earliestStart[slot]! < within) continue;
-      const s = work.stateAt(slot);
-      if (s === undefined) continue;
-      const before = heldEntries(s);
-      if (runner.advanceTime(s, watermark)) this.save(slot, s, before);
+      if (watermark - work.earliestStart(slot) < within || !work.inUse(slot)) continue;
+      const before = heldEntries(runner.keys, slot);
+      if (runner.advanceTime(slot, watermark)) this.save(slot, before);
     }
   }
 
-  /** Idle keys hold no state at all, so keys that stopped matching cost nothing. */
-  private save(slot: number, s: KeyNfaState<T>, before: number): void {
-    if (isIdle(s)) {
+  /**
+   * Idle keys hold no state at all, so keys that stopped matching cost
+   * nothing; false if the key went idle (its slot is freed).
+   */
+  private save(slot: number, before: number): boolean {
+    const columns = this.runner.keys;
+    if (columns.isIdle(slot)) {
       this.work.remove(slot);
       this.held -= before;
-      if (this.spare.length < SPARE_STATES) {
-        resetKeyNfaState(s);
-        this.spare.push(s);
-      }
-      return;
+      return false;
     }
-    this.work.changed(slot, this.runner.earliestStart(s));
-    this.held += heldEntries(s) - before;
+    this.work.changed(slot, this.runner.earliestStart(slot));
+    this.held += heldEntries(columns, slot) - before;
+    return true;
   }
 
   private failure(cause: unknown, record: unknown): unknown {
@@ -531,7 +524,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     for (const [key, w] of byKey) {
       state.currentKey = key;
       const slot = work.slotOf(key);
-      const s = slot < 0 ? emptyKeyNfaState<T>() : work.stateAt(slot)!;
+      const s = slot < 0 ? emptyKeyNfaState<T>() : work.stateOf<T>(slot);
       s.waitingTimes = w.times;
       s.waitingRecords = w.records;
       nfaState.update(s);
@@ -549,9 +542,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         nfaState.clear();
         continue;
       }
-      const s = work.stateAt(slot)!;
-      dropWaiting(s);
-      nfaState.update(s);
+      nfaState.update(work.stateOf<T>(slot));
     }
     state.currentKey = undefined;
   }

@@ -1,20 +1,25 @@
 import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../../core/cep.js';
 import { invalidArgument } from '../../../core/errors.js';
+import {
+  KEY_STRIDE,
+  KeyStateColumns,
+  KS_BUFFER,
+  KS_COMPLETED,
+  KS_COUNT,
+  KS_FIRST,
+  KS_NEXT_ID,
+} from './key-state-columns.js';
 import { type Nfa, type NfaEdge, negationOf } from './nfa-compiler.js';
-import { NO_MATCH, PartialMatchRows } from './partial-match-rows.js';
+import { NO_MATCH, type PartialMatch, PartialMatchRows } from './partial-match-rows.js';
 import { type EventRef, NO_NODE, type NodeRef, SharedBuffer } from './shared-buffer.js';
 
-/** A completed match held back (skip strategies): where it stands and its newest buffer node. */
-export interface PartialMatch {
-  state: number;
-  /** Its newest node in the runner's shared buffer, or NO_NODE. */
-  node: NodeRef;
-  /** Time and id of its first event; ids grow with processing order. */
-  startTs: number;
-  startId: number;
-}
+export type { PartialMatch } from './partial-match-rows.js';
 
-/** Everything the NFA keeps for one key. */
+/**
+ * Everything the NFA keeps for one key, as snapshots write and read it.
+ * Between snapshots the runner keeps these fields in its
+ * {@link KeyStateColumns}, by the key's slot.
+ */
 export interface KeyNfaState<T> {
   /**
    * The key's partial matches: the first of its rows in the runner's
@@ -62,12 +67,6 @@ export function dropWaiting<T>(s: KeyNfaState<T>): void {
   s.waitingRecords = NONE;
 }
 
-/** Makes an idle state (see {@link isIdle}) as good as new, so it can be reused without allocating. */
-export function resetKeyNfaState<T>(s: KeyNfaState<T>): void {
-  s.nextEventId = 0;
-  s.bufferSize = 0;
-}
-
 export function isIdle<T>(s: KeyNfaState<T>): boolean {
   return s.matchCount === 0 && s.completed.length === 0 && s.waitingTimes.length === 0;
 }
@@ -112,7 +111,10 @@ export class NfaRunner<T> {
   private takeCount = 0;
   private readonly ignores: NfaEdge<T>[] = [];
   private ignoreCount = 0;
-  private state!: KeyNfaState<T>;
+  /** The slot of the key being run, in {@link keys}. */
+  private slot = 0;
+  /** The per-key state of every key this runner runs, by slot. */
+  readonly keys = new KeyStateColumns();
   /**
    * The shared buffer of every key this runner runs; while a key is run its
    * `size` is the key's `bufferSize`.
@@ -146,19 +148,23 @@ export class NfaRunner<T> {
    * continuations form the key's new list; a partial match's first
    * continuation reuses its row.
    */
-  process(state: KeyNfaState<T>, value: T, timestamp: number): void {
-    this.state = state;
+  process(slot: number, value: T, timestamp: number): void {
+    this.slot = slot;
     const { buffer, rows } = this;
-    buffer.size = state.bufferSize;
+    // The columns do not grow while a key runs: the array read here stays the columns'.
+    const cols = this.keys.data;
+    const at = slot * KEY_STRIDE;
+    buffer.size = cols[at + KS_BUFFER]!;
     this.ctx.timestamp = timestamp;
-    const eventId = state.nextEventId++;
+    const eventId = cols[at + KS_NEXT_ID]!;
+    cols[at + KS_NEXT_ID] = eventId + 1;
     // The event enters the buffer only if some match takes it.
     let event: EventRef = -1;
     this.nextFirst = NO_MATCH;
     this.nextLast = NO_MATCH;
     this.nextCount = 0;
     let found = false;
-    let r = state.firstMatch;
+    let r = cols[at + KS_FIRST]!;
     for (;;) {
       const isStart = r === NO_MATCH;
       // Read into locals: the row is reused by the first continuation.
@@ -233,10 +239,10 @@ export class NfaRunner<T> {
       if (isStart) break;
       r = following;
     }
-    state.firstMatch = this.nextFirst;
-    state.matchCount = this.nextCount;
-    if (found || state.completed.length > 0) this.emitCompleted();
-    state.bufferSize = buffer.size;
+    cols[at + KS_FIRST] = this.nextFirst;
+    cols[at + KS_COUNT] = this.nextCount;
+    if (found || cols[at + KS_COMPLETED]! > 0) this.emitCompleted();
+    cols[at + KS_BUFFER] = buffer.size;
   }
 
   /** The row of a continuation: `reused` (a partial match's own row) moved on, or a new row. */
@@ -266,17 +272,19 @@ export class NfaRunner<T> {
    * Times out partial matches that began `within` or longer before `time`;
    * false if the state is unchanged (nothing timed out, nothing was emitted).
    */
-  advanceTime(state: KeyNfaState<T>, time: number): boolean {
-    this.state = state;
-    this.buffer.size = state.bufferSize;
+  advanceTime(slot: number, time: number): boolean {
+    this.slot = slot;
+    const keys = this.keys;
+    this.buffer.size = keys.get(slot, KS_BUFFER);
     const within = this.nfa.withinMs;
     const rows = this.rows;
     let changed = false;
-    if (within > 0 && state.matchCount > 0 && this.anyTimedOut(state.firstMatch, time, within)) {
+    const first = keys.get(slot, KS_FIRST);
+    if (within > 0 && keys.get(slot, KS_COUNT) > 0 && this.anyTimedOut(first, time, within)) {
       changed = true;
       // Unlinked in place: the rows that remain keep their order.
       let prev = NO_MATCH;
-      for (let r = state.firstMatch; r !== NO_MATCH; ) {
+      for (let r = first; r !== NO_MATCH; ) {
         const following = rows.nextOf(r);
         const startTs = rows.startTsOf(r);
         if (time - startTs >= within) {
@@ -287,37 +295,37 @@ export class NfaRunner<T> {
           } else {
             this.listener.timedOut?.(this.extract(node), startTs + within);
           }
-          this.dropMatch(state, prev, r);
+          this.dropMatch(prev, r);
         } else {
           prev = r;
         }
         r = following;
       }
     }
-    if (state.completed.length > 0) {
+    if (keys.get(slot, KS_COMPLETED) > 0) {
       changed = true;
       this.emitCompleted();
     }
-    state.bufferSize = this.buffer.size;
+    keys.set(slot, KS_BUFFER, this.buffer.size);
     return changed;
   }
 
   /** Ends partial match `r` (after `prev` in the key's list): releases its node, unlinks and frees its row. */
-  private dropMatch(state: KeyNfaState<T>, prev: number, r: number): void {
-    const rows = this.rows;
+  private dropMatch(prev: number, r: number): void {
+    const { rows, keys, slot } = this;
     this.buffer.release(rows.nodeOf(r));
     const following = rows.nextOf(r);
-    if (prev === NO_MATCH) state.firstMatch = following;
+    if (prev === NO_MATCH) keys.set(slot, KS_FIRST, following);
     else rows.setNext(prev, following);
-    state.matchCount--;
+    keys.set(slot, KS_COUNT, keys.get(slot, KS_COUNT) - 1);
     rows.recycle(r);
   }
 
   /** The earliest start time of the key's partial matches; +Infinity if it has none. */
-  earliestStart(state: KeyNfaState<T>): number {
+  earliestStart(slot: number): number {
     const rows = this.rows;
     let earliest = Number.POSITIVE_INFINITY;
-    for (let r = state.firstMatch; r !== NO_MATCH; r = rows.nextOf(r)) {
+    for (let r = this.keys.get(slot, KS_FIRST); r !== NO_MATCH; r = rows.nextOf(r)) {
       const t = rows.startTsOf(r);
       if (t < earliest) earliest = t;
     }
@@ -417,12 +425,17 @@ export class NfaRunner<T> {
   }
 
   private complete(node: NodeRef, startTs: number, startId: number): boolean {
-    const { completed } = this.state;
+    const { keys, slot } = this;
+    const completed = keys.completed(slot);
     for (const c of completed) if (c.node === node) return false;
     this.buffer.retain(node);
     const held: PartialMatch = { state: this.nfa.final, node, startTs, startId };
-    if (completed.length === 0) this.state.completed = [held];
-    else completed.push(held);
+    if (completed.length === 0) {
+      keys.setCompleted(slot, [held]);
+    } else {
+      completed.push(held);
+      keys.setCompleted(slot, completed);
+    }
     return true;
   }
 
@@ -440,34 +453,37 @@ export class NfaRunner<T> {
    * running, and every emitted match prunes what the strategy discards.
    */
   private emitCompleted(): void {
-    const state = this.state;
-    const completed = state.completed;
+    const { keys, slot } = this;
+    const completed = keys.completed(slot);
     if (completed.length > 1) completed.sort((a, b) => a.startId - b.startId);
     if (this.skip.kind === 'no-skip') {
       for (const c of completed) {
         this.listener.match(this.extract(c.node));
         this.buffer.release(c.node);
       }
-      state.completed = NONE as never[];
+      keys.clearCompleted(slot);
       return;
     }
-    while (state.completed.length > 0) {
-      const m = state.completed[0]!;
+    let held = completed;
+    while (held.length > 0) {
+      const m = held[0]!;
       let earliest = Number.POSITIVE_INFINITY;
       const rows = this.rows;
-      for (let r = state.firstMatch; r !== NO_MATCH; r = rows.nextOf(r)) {
+      for (let r = keys.get(slot, KS_FIRST); r !== NO_MATCH; r = rows.nextOf(r)) {
         if (rows.startIdOf(r) < earliest) earliest = rows.startIdOf(r);
       }
       if (m.startId > earliest) break;
-      state.completed.shift();
+      held.shift();
+      keys.setCompleted(slot, held);
       this.listener.match(this.extract(m.node));
       const prune = this.pruneBefore(m);
       this.buffer.release(m.node);
       if (prune !== undefined) {
         this.prunePartial(prune.id, prune.inclusive);
-        state.completed = this.pruned(state.completed, prune.id, prune.inclusive);
+        held = this.pruned(held, prune.id, prune.inclusive);
       }
     }
+    keys.setCompleted(slot, held);
   }
 
   /** The event id before (or up to) which partial matches must start to be discarded. */
@@ -509,13 +525,13 @@ export class NfaRunner<T> {
 
   /** Ends the key's partial matches that began before (or at) event `id`. */
   private prunePartial(id: number, inclusive: boolean): void {
-    const { rows, state } = this;
+    const rows = this.rows;
     let prev = NO_MATCH;
-    for (let r = state.firstMatch; r !== NO_MATCH; ) {
+    for (let r = this.keys.get(this.slot, KS_FIRST); r !== NO_MATCH; ) {
       const following = rows.nextOf(r);
       const startId = rows.startIdOf(r);
       if (startId < id || (inclusive && startId === id)) {
-        this.dropMatch(state, prev, r);
+        this.dropMatch(prev, r);
       } else {
         prev = r;
       }

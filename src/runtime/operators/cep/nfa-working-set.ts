@@ -2,54 +2,64 @@ import type { Key } from '../../../core/key-groups.js';
 import type { ValueState } from '../../../core/state.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import { KeySlotIndex } from './key-slot-index.js';
-import type { KeyNfaState } from './nfa-runner.js';
+import {
+  KeyStateColumns,
+  KS_BUFFER,
+  KS_COUNT,
+  KS_EARLIEST,
+  KS_FIRST,
+  KS_FLAGS,
+  KS_NEXT_ID,
+} from './key-state-columns.js';
+import { emptyKeyNfaState, type KeyNfaState } from './nfa-runner.js';
 
+/** The slot holds a key's state. */
+const IN_USE = 1;
 /** A slot's state changed since the last write-back. */
-const DIRTY = 1;
+const DIRTY = 2;
 /** The backend holds a copy of the slot's key (from a write-back or a restore). */
-const STORED = 2;
+const STORED = 4;
 
-const INITIAL_SLOTS = 1024;
+/**
+ * The slot a key without state runs on: what the record leaves behind moves
+ * to a slot of the key's own only if it is anything (see {@link adopt}).
+ */
+export const SCRATCH_SLOT = 0;
 
 /**
  * The NFA state of every key that holds any, as the CEP operator's working
- * set: each such key has a dense slot, and per-slot columns in typed arrays
- * answer the per-record questions (is anything due to time out?) without
- * reading the key's state object. A record costs one map lookup (key to
- * slot) instead of a backend read and write per record.
+ * set: each such key has a dense slot, and its state is a row of the
+ * runner's {@link KeyStateColumns} (first partial match, counts, next event
+ * id, earliest start, flags side by side), so a record reads the key's
+ * table entry and one row before its partial matches, and no object per key.
  *
  * The keyed state backend stays what checkpoints, restores and rescales the
  * state: at each snapshot the slots changed since the previous one are
- * written into it, and the keys that went idle are cleared from it, so a
- * snapshot writes only what changed and is cut by key group as any keyed
- * state is. On restore the backend's keys are loaded into slots.
+ * written into it (as {@link KeyNfaState} objects, made then), and the keys
+ * that went idle are cleared from it, so a snapshot writes only what changed
+ * and is cut by key group as any keyed state is. On restore the backend's
+ * keys are loaded into slots.
  */
-export class NfaWorkingSet<T> {
+export class NfaWorkingSet {
   private readonly slots = new KeySlotIndex();
   private keys: Key[] = [];
-  private states: (KeyNfaState<T> | undefined)[] = [];
-  private flags = new Uint8Array(INITIAL_SLOTS);
-  /**
-   * Per slot, the earliest start time of its partial matches (+Infinity if it
-   * has none): with `within`, a record or a sweep needs the state only when
-   * something may have timed out.
-   */
-  earliestStart = new Float64Array(INITIAL_SLOTS);
   /** Slots freed, reused last-in first-out (the most recently touched memory). */
   private readonly free: number[] = [];
   /** Slots freed since the last {@link settle}: not reused before it (see {@link recheck}). */
   private readonly freed: number[] = [];
-  /** One past the highest slot ever used. */
-  private end = 0;
+  /** One past the highest slot ever used (slot 0 is the scratch slot). */
+  private end = SCRATCH_SLOT + 1;
   /** Keys that went idle since the last write-back while the backend still holds them. */
   private readonly cleared: Key[] = [];
+
+  constructor(readonly columns: KeyStateColumns = new KeyStateColumns()) {}
 
   /** Keys holding state. */
   get size(): number {
     return this.slots.size;
   }
 
-  /** Slots in use or free: what a loop over {@link stateAt} must cover. */
+  /** Slots in use or free: what a loop over {@link inUse} must cover. */
   get slotEnd(): number {
     return this.end;
   }
@@ -62,10 +72,10 @@ export class NfaWorkingSet<T> {
   /**
    * The slot of `key`, given the one looked up for it earlier (since the last
    * {@link settle}): freed slots are not reused in between, so a slot still
-   * in use is still the key's, and only its state (read already) is checked.
+   * in use is still the key's, and only its flags (read already) are checked.
    */
   recheck(slot: number, key: Key): number {
-    if (slot >= 0 && this.states[slot] !== undefined) return slot;
+    if (slot >= 0 && this.inUse(slot)) return slot;
     return this.slotOf(key);
   }
 
@@ -75,51 +85,73 @@ export class NfaWorkingSet<T> {
     while (freed.length > 0) free.push(freed.pop()!);
   }
 
-  /** The state in `slot`, or undefined for a free slot. */
-  stateAt(slot: number): KeyNfaState<T> | undefined {
-    return this.states[slot];
+  /** Whether a key holds the slot. */
+  inUse(slot: number): boolean {
+    return (this.columns.get(slot, KS_FLAGS) & IN_USE) !== 0;
+  }
+
+  /** The earliest start time of the slot's partial matches (+Infinity if none or free). */
+  earliestStart(slot: number): number {
+    return this.columns.get(slot, KS_EARLIEST);
   }
 
   keyAt(slot: number): Key {
     return this.keys[slot]!;
   }
 
-  /** Gives `key` (which holds no state yet) a slot holding `state`. */
-  add(key: Key, state: KeyNfaState<T>, earliestStart: number): number {
-    const slot = this.free.pop() ?? this.grow();
-    this.slots.set(key, slot);
-    this.keys[slot] = key;
-    this.states[slot] = state;
-    this.flags[slot] = DIRTY;
-    this.earliestStart[slot] = earliestStart;
+  /**
+   * Gives `key` (which holds no state yet) a slot, and moves into it what the
+   * scratch slot holds (the scratch slot is left empty).
+   */
+  adopt(key: Key, earliestStart: number): number {
+    const slot = this.take(key);
+    const columns = this.columns;
+    columns.move(SCRATCH_SLOT, slot);
+    columns.set(slot, KS_FLAGS, IN_USE | DIRTY);
+    columns.set(slot, KS_EARLIEST, earliestStart);
     return slot;
+  }
+
+  /** Sets the slot's earliest start without marking it changed (a restored key). */
+  setEarliestStart(slot: number, earliestStart: number): void {
+    this.columns.set(slot, KS_EARLIEST, earliestStart);
   }
 
   /** Records that the slot's state changed (it is written back at the next snapshot). */
   changed(slot: number, earliestStart: number): void {
-    this.flags[slot]! |= DIRTY;
-    this.earliestStart[slot] = earliestStart;
+    const columns = this.columns;
+    columns.set(slot, KS_FLAGS, columns.get(slot, KS_FLAGS) | DIRTY);
+    columns.set(slot, KS_EARLIEST, earliestStart);
   }
 
-  /** Frees the slot of a key that went idle; returns its state for reuse. */
-  remove(slot: number): KeyNfaState<T> {
+  /** Frees the slot of a key that went idle. */
+  remove(slot: number): void {
     const key = this.keys[slot]!;
-    const state = this.states[slot]!;
-    if ((this.flags[slot]! & STORED) !== 0) this.cleared.push(key);
+    if ((this.columns.get(slot, KS_FLAGS) & STORED) !== 0) this.cleared.push(key);
     this.slots.delete(key);
-    this.states[slot] = undefined;
     this.keys[slot] = 0;
-    this.flags[slot] = 0;
-    this.earliestStart[slot] = Number.POSITIVE_INFINITY;
+    this.columns.reset(slot);
     this.freed.push(slot);
-    return state;
+  }
+
+  /** The slot's state as an object (snapshots only): the fields the backend stores. */
+  stateOf<T>(slot: number): KeyNfaState<T> {
+    const columns = this.columns;
+    const s = emptyKeyNfaState<T>();
+    s.firstMatch = columns.get(slot, KS_FIRST);
+    s.matchCount = columns.get(slot, KS_COUNT);
+    s.bufferSize = columns.get(slot, KS_BUFFER);
+    s.nextEventId = columns.get(slot, KS_NEXT_ID);
+    // A copy: the runner adds to the slot's list in place.
+    s.completed = columns.completed(slot).slice();
+    return s;
   }
 
   /**
    * Makes the backend hold exactly the working set: the states changed since
    * the last write-back are written, the keys that went idle are cleared.
    */
-  writeBack(backend: KeyedStateBackend, values: ValueState<KeyNfaState<T>>): void {
+  writeBack<T>(backend: KeyedStateBackend, values: ValueState<KeyNfaState<T>>): void {
     for (const key of this.cleared) {
       // A key that went idle and came back has a slot again: it is written below.
       if (this.slots.get(key) >= 0) continue;
@@ -127,32 +159,43 @@ export class NfaWorkingSet<T> {
       values.clear();
     }
     this.cleared.length = 0;
-    const { flags, states, keys } = this;
-    for (let slot = 0; slot < this.end; slot++) {
-      if ((flags[slot]! & DIRTY) === 0) continue;
+    const { columns, keys } = this;
+    for (let slot = SCRATCH_SLOT + 1; slot < this.end; slot++) {
+      const flags = columns.get(slot, KS_FLAGS);
+      if ((flags & DIRTY) === 0) continue;
       backend.currentKey = keys[slot]!;
-      values.update(states[slot]!);
-      flags[slot] = STORED;
+      values.update(this.stateOf<T>(slot));
+      columns.set(slot, KS_FLAGS, IN_USE | STORED);
     }
     backend.currentKey = undefined;
   }
 
-  /** Loads a restored key, which the backend holds already. */
-  load(key: Key, state: KeyNfaState<T>, earliestStart: number): void {
-    const slot = this.add(key, state, earliestStart);
-    this.flags[slot] = STORED;
+  /**
+   * Loads a restored key (which the backend holds already) into a slot;
+   * its earliest start is set by the caller, who can read its partial matches.
+   */
+  load<T>(key: Key, s: KeyNfaState<T>): number {
+    const slot = this.take(key);
+    const columns = this.columns;
+    columns.set(slot, KS_FIRST, s.firstMatch);
+    columns.set(slot, KS_COUNT, s.matchCount);
+    columns.set(slot, KS_BUFFER, s.bufferSize);
+    columns.set(slot, KS_NEXT_ID, s.nextEventId);
+    columns.setCompleted(slot, s.completed.slice());
+    columns.set(slot, KS_FLAGS, IN_USE | STORED);
+    return slot;
+  }
+
+  private take(key: Key): number {
+    const slot = this.free.pop() ?? this.grow();
+    this.slots.set(key, slot);
+    this.keys[slot] = key;
+    return slot;
   }
 
   private grow(): number {
     const slot = this.end++;
-    if (slot === this.flags.length) {
-      const flags = new Uint8Array(slot * 2);
-      flags.set(this.flags);
-      this.flags = flags;
-      const earliest = new Float64Array(slot * 2);
-      earliest.set(this.earliestStart);
-      this.earliestStart = earliest;
-    }
+    this.columns.ensure(slot);
     return slot;
   }
 }

@@ -1,5 +1,15 @@
 import type { NodeRef } from './shared-buffer.js';
 
+/** A completed match held back (skip strategies): where it stands and its newest buffer node. */
+export interface PartialMatch {
+  state: number;
+  /** Its newest node in the runner's shared buffer, or NO_NODE. */
+  node: NodeRef;
+  /** Time and id of its first event; ids grow with processing order. */
+  startTs: number;
+  startId: number;
+}
+
 /** "No partial match": the end of a key's list. */
 export const NO_MATCH = -1;
 
