@@ -204,7 +204,17 @@ async function handle(
     return sendJson(response, 200, { jobs: [...jobs.values()].map((j) => jobSummary(j.client)) });
   }
   const job = jobs.get(parts[1]!);
-  if (job === undefined) throw new HttpError(404, `no job with id '${parts[1]}'`);
+  if (job === undefined) {
+    // A member forwards to the run of the job its owner last published; a
+    // member that restarts its job for a hand-over has a new run by then.
+    if (parts[2] === 'state' && isForwarded(request))
+      throw new HttpError(
+        503,
+        `run '${parts[1]}' of the job has ended here (a rebalance restarted it): retry`,
+        { 'Retry-After': '1' },
+      );
+    throw new HttpError(404, `no job with id '${parts[1]}'`);
+  }
   const { client } = job;
   if (parts[2] === 'state' && parts.length === 5) {
     requireRead(isRead);
@@ -275,7 +285,7 @@ async function answerStateQuery(
   keyType: string | null,
 ): Promise<void> {
   const key = parseStateKey(keyText, keyType);
-  const route = routeStateQuery(job.group, key, isForwarded(request));
+  const route = routeStateQuery(job.group, uid, key, isForwarded(request));
   const self = job.group?.view().member;
   switch (route.kind) {
     case 'local':
@@ -290,6 +300,12 @@ async function answerStateQuery(
         {
           'Retry-After': '1',
         },
+      );
+    case 'moved':
+      throw new HttpError(
+        503,
+        `member '${route.member}' does not hold task '${route.task}' now (a rebalance is moving it): retry`,
+        { 'Retry-After': '1' },
       );
     case 'no-address':
       throw new HttpError(
