@@ -317,9 +317,11 @@ async function answerStateQuery(
       try {
         answer = await forwardStateQuery(route.owner, self ?? '', uid, keyText, keyType);
       } catch (error) {
+        // It may be leaving or gone: its tasks move to another member soon.
         throw new HttpError(
-          502,
+          503,
           `member '${route.owner.member}' at ${route.owner.url}, which holds the key, did not answer: ${error instanceof Error ? error.message : String(error)}`,
+          { 'Retry-After': '1' },
         );
       }
       response.writeHead(answer.status, {
