@@ -152,13 +152,37 @@ describe('interactive queries on keyed state in a process group', () => {
     expect([...holders].every((h) => ids.includes(h))).toBe(true);
     expect(holders.size).toBeGreaterThan(1);
 
-    // c leaves with SIGTERM: its tasks, with their sums, go to a and b.
+    // c leaves with SIGTERM: its tasks, with their sums, go to a and b. While
+    // they move, every member's answers are watched: the input was all read,
+    // so each must be the batch sum (200) or a retry later (503 with
+    // Retry-After), never another value nor "no state".
     const leaver = members.pop()!;
     leaver.cli.child.kill('SIGTERM');
-    const after = await allAnswer(members, sums, diagnose);
+    const during: string[] = [];
+    let watched = 0;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        for (const m of [...members, leaver])
+          for (const [key, sum] of sums) {
+            const a = await ask(m, key).catch(() => undefined);
+            if (a === undefined) continue;
+            watched++;
+            const ok = a.status === 200 && a.body.value?.n === sum;
+            const retry = a.status === 503 && a.retryAfter !== null;
+            if (!ok && !retry)
+              during.push(
+                `${m.name} ${JSON.stringify(key)}: ${a.status} ${JSON.stringify(a.body)}`,
+              );
+          }
+      }
+    })();
     expect((await leaver.cli.done).code).toBe(0);
-    // The input was all read before c left: on the way, no answer was another
-    // value or "no state"; only 200 with the batch sum, or 503 with Retry-After.
+    const after = await allAnswer(members, sums, diagnose);
+    watching = false;
+    await watcher;
+    expect(during).toEqual([]);
+    expect(watched).toBeGreaterThan(0);
     expect(after.odd).toEqual([]);
     const survivors = ids.slice(0, 2);
     for (const [key, by] of after.answeredBy) {
