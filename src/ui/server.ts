@@ -313,7 +313,7 @@ async function answerStateQuery(
         `member '${route.owner.member}' holds the key but serves no REST API (start it with --ui-port or --metrics-port)`,
       );
     case 'forward': {
-      let answer: { status: number; body: string };
+      let answer: Awaited<ReturnType<typeof forwardStateQuery>>;
       try {
         answer = await forwardStateQuery(route.owner, self ?? '', uid, keyText, keyType);
       } catch (error) {
@@ -327,6 +327,7 @@ async function answerStateQuery(
       response.writeHead(answer.status, {
         'Content-Type': 'application/json; charset=utf-8',
         'Cache-Control': 'no-store',
+        ...(answer.retryAfter === null ? {} : { 'Retry-After': answer.retryAfter }),
       });
       response.end(answer.body);
       return;

@@ -68,8 +68,8 @@ export function isForwarded(request: IncomingMessage): boolean {
 }
 
 /**
- * Asks the owning member for the state and returns its status and body as
- * they are. The owner's REST API is on loopback or behind TLS like this
+ * Asks the owning member for the state and returns its status, body and
+ * `Retry-After` as they are. The owner's REST API is on loopback or behind TLS like this
  * one; reads need no token.
  */
 export async function forwardStateQuery(
@@ -78,12 +78,16 @@ export async function forwardStateQuery(
   uid: string,
   keyText: string,
   keyType: string | null,
-): Promise<{ readonly status: number; readonly body: string }> {
+): Promise<{ readonly status: number; readonly body: string; readonly retryAfter: string | null }> {
   const query = keyType === null ? '' : `?keyType=${encodeURIComponent(keyType)}`;
   const url = `${owner.url}/jobs/${encodeURIComponent(owner.jobId ?? '')}/state/${encodeURIComponent(uid)}/${encodeURIComponent(keyText)}${query}`;
   const response = await fetch(url, {
     headers: { [FORWARDED_HEADER]: self },
     signal: AbortSignal.timeout(10_000),
   });
-  return { status: response.status, body: await response.text() };
+  return {
+    status: response.status,
+    body: await response.text(),
+    retryAfter: response.headers.get('retry-after'),
+  };
 }
