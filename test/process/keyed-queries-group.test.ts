@@ -6,26 +6,18 @@
  * leaves (SIGTERM, its tasks handed over), the survivors still do, and no
  * answer on the way is a wrong value or a missing key.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Sum } from '../cli/fixtures/group-queryable-reduce.js';
-import type { RunningCli } from '../cli/run-cli.js';
 import { createTopic, produce, uniqueTopic, waitFor } from '../kafka/helpers.js';
-import { startGroupMember } from './group-member.js';
+import { membersOfFile, startGroupMember, type UiMember } from './group-member.js';
 
 const FIXTURE = 'test/cli/fixtures/group-queryable-reduce.ts';
 const PARTITIONS = 3;
 const FIRST_PORT = 61_431;
 
-const running: RunningCli[] = [];
-afterAll(() => {
-  for (const r of running) r.child.kill('SIGKILL');
-});
+const running = membersOfFile();
 
-interface Member {
-  readonly name: string;
-  readonly cli: RunningCli;
-  readonly url: string;
-}
+type Member = UiMember;
 
 /** String keys and number keys (queried with `?keyType=number`). */
 const KEYS: readonly (string | number)[] = [
