@@ -158,7 +158,7 @@ function cutAtExchange(
   });
   const reader = append(
     generated(
-      { kind: 'source', source: exchange.reader(spec) as Source<unknown> },
+      { kind: 'source', source: exchange.reader(spec, group.observer) as Source<unknown> },
       `${uid}-exchange-in`,
       [],
     ),

@@ -1,13 +1,10 @@
 import { WeirError } from '../core/errors.js';
 import { subtaskForKeyGroup } from '../core/key-groups.js';
+import type { KeyedStage } from '../core/process-group.js';
 import type { Json, OperatorSnapshot } from '../core/snapshot.js';
 import type { CheckpointData, OperatorCheckpoint } from '../runtime/checkpoint/checkpoint-data.js';
 
-/** The repartition topic whose partitions (tasks) own the key groups of a keyed stage. */
-export interface KeyedStage {
-  readonly topic: string;
-  readonly partitions: number;
-}
+export type { KeyedStage } from '../core/process-group.js';
 
 /**
  * Which task of a process group owns which state of a member's checkpoint:

@@ -704,5 +704,7 @@ async function joinGroupMetadata(
     throw error;
   }
   env.runInProcessGroup({ ...spec, observer: members });
+  // The layout exists once the job is cut into stages (when it starts).
+  members.routeKeys(() => env.processGroupLayout()?.keyedOperators, env.maxParallelism);
   return members;
 }

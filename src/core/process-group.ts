@@ -1,3 +1,5 @@
+import type { Key } from './key-groups.js';
+
 /**
  * What a process of a process group (`weir run --group`) knows of its group,
  * as data the REST API, the UI and `/metrics` show: its tasks with their
@@ -32,6 +34,12 @@ export interface ProcessGroupObserver {
   readerOpened(readerId: string, handle: GroupReaderHandle): void;
   readerAssigned(readerId: string, tasks: readonly string[]): void;
   readerClosed(readerId: string): void;
+}
+
+/** A keyed stage of a partitioned job: its tasks are the partitions of its repartition topic. */
+export interface KeyedStage {
+  readonly topic: string;
+  readonly partitions: number;
 }
 
 /** A member of the group as it last published itself. */
@@ -75,9 +83,16 @@ export interface ProcessGroupView {
   readonly lastRebalanceMs: number | undefined;
 }
 
-/** What the REST API needs of the process group: its view, and who owns a task. */
+/** What the REST API needs of the process group: its view, who owns a task, and which task holds a key. */
 export interface ProcessGroupMembership {
   view(): ProcessGroupView;
   /** The member that holds `task` (`topic:partition`) by the group's metadata; undefined if none does. */
   ownerOf(task: string): GroupMemberView | undefined;
+  /**
+   * The task whose state holds `key` of keyed operator `uid`: the partition
+   * of its stage's repartition topic that the key's key group goes to, as
+   * the stage's writers send it. Undefined for an operator that is not in a
+   * keyed stage (or before the job is cut into stages).
+   */
+  taskOfKey(uid: string, key: Key): string | undefined;
 }

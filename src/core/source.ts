@@ -141,8 +141,12 @@ export interface GroupExchange {
   topic(operatorUid: string): string;
   /** The producing end of input `input`: records keyed by `selectKey`, and this process's watermarks. */
   writer(spec: ExchangeSpec, input: number, selectKey: (value: never) => Key): Sink<unknown>;
-  /** The consuming end: records of every input as `{ input, value }`, read by the tasks this process holds. */
-  reader(spec: ExchangeSpec): Source<ExchangedRecord>;
+  /**
+   * The consuming end: records of every input as `{ input, value }`, read by
+   * the tasks this process holds, which it reports to `observer` (so the
+   * group's metadata names who holds each task of the stage).
+   */
+  reader(spec: ExchangeSpec, observer?: ProcessGroupObserver): Source<ExchangedRecord>;
 }
 
 /** A record that crossed a keyed exchange, with the input of its consumer it belongs to. */

@@ -204,7 +204,17 @@ async function handle(
     return sendJson(response, 200, { jobs: [...jobs.values()].map((j) => jobSummary(j.client)) });
   }
   const job = jobs.get(parts[1]!);
-  if (job === undefined) throw new HttpError(404, `no job with id '${parts[1]}'`);
+  if (job === undefined) {
+    // A member forwards to the run of the job its owner last published; a
+    // member that restarts its job for a hand-over has a new run by then.
+    if (parts[2] === 'state' && isForwarded(request))
+      throw new HttpError(
+        503,
+        `run '${parts[1]}' of the job has ended here (a rebalance restarted it): retry`,
+        { 'Retry-After': '1' },
+      );
+    throw new HttpError(404, `no job with id '${parts[1]}'`);
+  }
   const { client } = job;
   if (parts[2] === 'state' && parts.length === 5) {
     requireRead(isRead);
@@ -275,7 +285,7 @@ async function answerStateQuery(
   keyType: string | null,
 ): Promise<void> {
   const key = parseStateKey(keyText, keyType);
-  const route = routeStateQuery(job.group, key, isForwarded(request));
+  const route = routeStateQuery(job.group, uid, key, isForwarded(request));
   const self = job.group?.view().member;
   switch (route.kind) {
     case 'local':
@@ -291,24 +301,33 @@ async function answerStateQuery(
           'Retry-After': '1',
         },
       );
+    case 'moved':
+      throw new HttpError(
+        503,
+        `member '${route.member}' does not hold task '${route.task}' now (a rebalance is moving it): retry`,
+        { 'Retry-After': '1' },
+      );
     case 'no-address':
       throw new HttpError(
         502,
         `member '${route.owner.member}' holds the key but serves no REST API (start it with --ui-port or --metrics-port)`,
       );
     case 'forward': {
-      let answer: { status: number; body: string };
+      let answer: Awaited<ReturnType<typeof forwardStateQuery>>;
       try {
         answer = await forwardStateQuery(route.owner, self ?? '', uid, keyText, keyType);
       } catch (error) {
+        // It may be leaving or gone: its tasks move to another member soon.
         throw new HttpError(
-          502,
+          503,
           `member '${route.owner.member}' at ${route.owner.url}, which holds the key, did not answer: ${error instanceof Error ? error.message : String(error)}`,
+          { 'Retry-After': '1' },
         );
       }
       response.writeHead(answer.status, {
         'Content-Type': 'application/json; charset=utf-8',
         'Cache-Control': 'no-store',
+        ...(answer.retryAfter === null ? {} : { 'Retry-After': answer.retryAfter }),
       });
       response.end(answer.body);
       return;

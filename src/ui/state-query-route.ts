@@ -76,7 +76,9 @@ export async function readState(client: JobClient, uid: string, key: Key): Promi
     case 'not-running':
       throw new HttpError(
         503,
-        `job '${client.jobName}' is ${client.monitor.status}: its state cannot be read now`,
+        client.monitor.status === 'running'
+          ? `job '${client.jobName}': the task holding key ${shown} of '${uid}' is starting or restoring here: retry`
+          : `job '${client.jobName}' is ${client.monitor.status}: its state cannot be read now`,
         {
           'Retry-After': '1',
         },

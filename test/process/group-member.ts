@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { groupMemberArgs } from './group-member-args.js';
 
@@ -30,6 +31,25 @@ export function startGroupMember(
     locations.set(app, dir);
   }
   return startWeir(groupMemberArgs(fixture, app, dir, args, flags), 400_000);
+}
+
+/** A member started with `--ui-port`: its REST API's address. */
+export interface UiMember {
+  readonly name: string;
+  readonly cli: RunningCli;
+  readonly url: string;
+}
+
+/**
+ * The members a test file starts (push each one): any still running after
+ * the file, a failed test's, are killed with SIGKILL.
+ */
+export function membersOfFile(): RunningCli[] {
+  const running: RunningCli[] = [];
+  afterAll(() => {
+    for (const r of running) r.child.kill('SIGKILL');
+  });
+  return running;
 }
 
 /** Tasks (partitions) a member holds now, per reader (a line of `weir_kafka_source_partitions` on its /metrics). */

@@ -1,29 +1,22 @@
 /**
  * Interactive queries and observability across the members of a process
  * group: real `weir run --group` processes on loopback, each serving its
- * REST API. Keyed stages across processes are not built yet, so the state
- * queried is the state a per-record pipeline in a group has: each Kafka
- * source task's position (key `topic:partition`, owned by the member the
- * group coordinator assigned the partition to).
+ * REST API. The state queried is the state a per-record pipeline in a group
+ * has: each Kafka source task's position (key `topic:partition`, owned by
+ * the member the group coordinator assigned the partition to); keyed state
+ * is queried in keyed-queries-group.test.ts.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProcessGroupView } from '../../src/core/process-group.js';
-import type { RunningCli } from '../cli/run-cli.js';
 import { parseExposition } from '../helpers/exposition.js';
 import { createTopic, json, produce, readAll, uniqueTopic, waitFor } from '../kafka/helpers.js';
 import { launchBrowser } from '../ui/chromium.js';
-import { GROUP_FIXTURE, startGroupMember } from './group-member.js';
+import { GROUP_FIXTURE, membersOfFile, startGroupMember, type UiMember } from './group-member.js';
 
 const PARTITIONS = 6;
-const running: RunningCli[] = [];
-afterAll(() => {
-  for (const r of running) r.child.kill('SIGKILL');
-});
+const running = membersOfFile();
 
-interface Member {
-  readonly name: string;
-  readonly cli: RunningCli;
-  readonly url: string;
+interface Member extends UiMember {
   readonly jobId: string;
 }
 

@@ -1,7 +1,16 @@
 /** Where a state query is answered, and how its key is read: pure decisions, over a fixed group view. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { recordMessages, taskOfKey } from '../../src/connectors/kafka/group/repartition-topic.js';
+import {
+  DEFAULT_MAX_PARALLELISM,
+  type Key,
+  keyGroupOf,
+  subtaskForKeyGroup,
+} from '../../src/core/key-groups.js';
 import type {
   GroupMemberView,
+  KeyedStage,
   ProcessGroupMembership,
   ProcessGroupView,
 } from '../../src/core/process-group.js';
@@ -17,7 +26,12 @@ const member = (name: string, tasks: string[], url?: string): GroupMemberView =>
   updatedAt: 1,
 });
 
-function group(members: GroupMemberView[], unassigned: string[] = []): ProcessGroupMembership {
+function group(
+  members: GroupMemberView[],
+  unassigned: string[] = [],
+  stages: ReadonlyMap<string, KeyedStage> = new Map(),
+  maxParallelism = DEFAULT_MAX_PARALLELISM,
+): ProcessGroupMembership {
   const view: ProcessGroupView = {
     applicationId: 'app',
     member: 'a',
@@ -38,6 +52,8 @@ function group(members: GroupMemberView[], unassigned: string[] = []): ProcessGr
   return {
     view: () => view,
     ownerOf: (task) => members.find((m) => m.tasks.includes(task)),
+    taskOfKey: (uid, key) =>
+      stages.has(uid) ? taskOfKey(key, stages.get(uid)!, maxParallelism) : undefined,
   };
 }
 
@@ -47,15 +63,24 @@ describe('routeStateQuery', () => {
     ['t:3'],
   );
 
-  it('answers here outside a group, for its own tasks, for keys that are no task, and when forwarded', () => {
-    expect(routeStateQuery(undefined, 't:1', false)).toEqual({ kind: 'local' });
-    expect(routeStateQuery(g, 't:0', false)).toEqual({ kind: 'local' });
-    expect(routeStateQuery(g, 'customer-7', false)).toEqual({ kind: 'local' });
-    expect(routeStateQuery(g, 't:1', true)).toEqual({ kind: 'local' });
+  it('answers here outside a group, for its own tasks, for keys that are no task, and when forwarded a task it holds', () => {
+    expect(routeStateQuery(undefined, 'input', 't:1', false)).toEqual({ kind: 'local' });
+    expect(routeStateQuery(g, 'input', 't:0', false)).toEqual({ kind: 'local' });
+    expect(routeStateQuery(g, 'input', 'customer-7', false)).toEqual({ kind: 'local' });
+    expect(routeStateQuery(g, 'input', 't:0', true)).toEqual({ kind: 'local' });
+  });
+
+  it('refuses a forwarded query for a task it does not hold (its sender saw an older assignment)', () => {
+    expect(routeStateQuery(g, 'input', 't:1', true)).toEqual({
+      kind: 'moved',
+      task: 't:1',
+      member: 'a',
+    });
+    expect(routeStateQuery(g, 'input', 't:3', true).kind).toBe('moved');
   });
 
   it("forwards a task another member holds to that member's address and job", () => {
-    const route = routeStateQuery(g, 't:1', false);
+    const route = routeStateQuery(g, 'input', 't:1', false);
     expect(route.kind).toBe('forward');
     expect(route.kind === 'forward' && [route.owner.url, route.owner.jobId]).toEqual([
       'http://b',
@@ -64,8 +89,77 @@ describe('routeStateQuery', () => {
   });
 
   it('says when a task has no owner, or its owner no address', () => {
-    expect(routeStateQuery(g, 't:3', false)).toEqual({ kind: 'unowned', task: 't:3' });
-    expect(routeStateQuery(g, 't:2', false).kind).toBe('no-address');
+    expect(routeStateQuery(g, 'input', 't:3', false)).toEqual({ kind: 'unowned', task: 't:3' });
+    expect(routeStateQuery(g, 'input', 't:2', false).kind).toBe('no-address');
+  });
+});
+
+describe('routeStateQuery for a keyed operator', () => {
+  const key = fc.oneof(
+    fc.string(),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+  );
+
+  it("sends a key, written in the URL as text, to the member holding the partition the job's keyBy and repartition writer send it to", () => {
+    fc.assert(
+      fc.property(
+        key,
+        fc.integer({ min: 1, max: 512 }),
+        fc.integer({ min: 1, max: 512 }),
+        fc.integer({ min: 1, max: 5 }),
+        (k, maxParallelism, wanted, memberCount) => {
+          const partitions = Math.min(wanted, maxParallelism);
+          const stage: KeyedStage = { topic: 'weir-app-sums-repartition', partitions };
+          // Partition p is held by member p % memberCount; member 0 is this one ('a').
+          const names = Array.from({ length: memberCount }, (_, i) => (i === 0 ? 'a' : `m${i}`));
+          const members = names.map((name, i) =>
+            member(
+              name,
+              Array.from({ length: partitions }, (_, p) => p)
+                .filter((p) => p % memberCount === i)
+                .map((p) => `${stage.topic}:${p}`),
+              `http://${name}`,
+            ),
+          );
+          const g = group(members, [], new Map([['sums', stage]]), maxParallelism);
+          // The key as the REST API reads it back from the URL.
+          const typed: Key = parseStateKey(String(k), typeof k === 'number' ? 'number' : null);
+          const route = routeStateQuery(g, 'sums', typed, false);
+          // Where the job puts the key: its keyBy subtask over the stage's tasks, and
+          // the partition the repartition writer sends its records to.
+          const subtask = subtaskForKeyGroup(
+            keyGroupOf(k, maxParallelism),
+            maxParallelism,
+            partitions,
+          );
+          const [written] = recordMessages(
+            stage.topic,
+            [{ key: k, value: null, timestamp: 0 }],
+            maxParallelism,
+            partitions,
+          );
+          expect(written!.partition).toBe(subtask);
+          const owner = names[subtask % memberCount]!;
+          if (owner === 'a') expect(route).toEqual({ kind: 'local' });
+          else expect(route.kind === 'forward' && route.owner.member).toBe(owner);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("answers 503 (unowned) while the key's task has no owner, and never routes an operator outside a stage by key", () => {
+    const stage: KeyedStage = { topic: 'r', partitions: 2 };
+    const g = group([member('a', ['r:0'], 'http://a')], ['r:1'], new Map([['sums', stage]]));
+    const keys = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
+    const routes = keys.map((k) => routeStateQuery(g, 'sums', k, false));
+    for (const [i, k] of keys.entries()) {
+      const task = taskOfKey(k, stage, DEFAULT_MAX_PARALLELISM);
+      expect(routes[i]).toEqual(task === 'r:0' ? { kind: 'local' } : { kind: 'unowned', task });
+    }
+    expect(routes.some((r) => r.kind === 'unowned')).toBe(true);
+    expect(routeStateQuery(g, 'other', 'k1', false)).toEqual({ kind: 'local' });
   });
 });
 

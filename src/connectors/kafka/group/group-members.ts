@@ -7,16 +7,19 @@ import {
   Producer,
 } from '@platformatic/kafka';
 import { WeirError } from '../../../core/errors.js';
+import type { Key } from '../../../core/key-groups.js';
 import type {
   GroupMemberView,
   GroupReaderHandle,
   GroupTaskView,
+  KeyedStage,
   ProcessGroupMembership,
   ProcessGroupObserver,
   ProcessGroupView,
 } from '../../../core/process-group.js';
 import { hasApiError, newConsumer } from '../client.js';
 import { reasonOf } from '../config.js';
+import { taskOfKey } from './repartition-topic.js';
 
 /**
  * The compacted topic where the members of a process group publish
@@ -66,6 +69,12 @@ export class GroupMembers implements ProcessGroupObserver, ProcessGroupMembershi
   private lastRebalanceMs: number | undefined;
   private rebalancing = false;
   private published: Promise<void> = Promise.resolve();
+  private keyRouting:
+    | {
+        readonly stages: () => ReadonlyMap<string, KeyedStage> | undefined;
+        readonly maxParallelism: number;
+      }
+    | undefined;
   private closed = false;
   private readonly timer: NodeJS.Timeout;
   private readonly now: () => number;
@@ -247,6 +256,24 @@ export class GroupMembers implements ProcessGroupObserver, ProcessGroupMembershi
 
   ownerOf(task: string): GroupMemberView | undefined {
     return this.owners().get(task);
+  }
+
+  /**
+   * Lets state queries for keys be routed: `stages` gives the keyed stage of
+   * each keyed operator by uid once the job is cut into stages (undefined
+   * before), `maxParallelism` is the job's.
+   */
+  routeKeys(
+    stages: () => ReadonlyMap<string, KeyedStage> | undefined,
+    maxParallelism: number,
+  ): void {
+    this.keyRouting = { stages, maxParallelism };
+  }
+
+  taskOfKey(uid: string, key: Key): string | undefined {
+    const routing = this.keyRouting;
+    const stage = routing?.stages()?.get(uid);
+    return stage === undefined ? undefined : taskOfKey(key, stage, routing!.maxParallelism);
   }
 
   view(): ProcessGroupView {

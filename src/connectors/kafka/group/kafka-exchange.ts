@@ -28,9 +28,9 @@ export function kafkaExchange(
     topic: (operatorUid) => repartitionTopicName(group.applicationId, operatorUid),
     writer: (spec, input, selectKey) =>
       new RepartitionSink(group.brokers, group.applicationId, spec, input, selectKey),
-    reader: (spec) => {
+    reader: (spec, observer) => {
       specs.push(spec);
-      return new RepartitionSource(group.brokers, group.applicationId, spec, tasks);
+      return new RepartitionSource(group.brokers, group.applicationId, spec, tasks, observer);
     },
     async ensureTopics(): Promise<void> {
       if (specs.length === 0) return;

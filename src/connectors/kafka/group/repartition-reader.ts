@@ -1,5 +1,6 @@
 import { Admin } from '@platformatic/kafka';
 import { WeirError } from '../../../core/errors.js';
+import type { ProcessGroupObserver } from '../../../core/process-group.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Json } from '../../../core/snapshot.js';
 import type {
@@ -38,13 +39,21 @@ export class RepartitionSource implements Source<ExchangedRecord> {
     private readonly applicationId: string,
     private readonly spec: ExchangeSpec,
     private readonly tasks: () => ReadonlySet<string>,
+    private readonly observer?: ProcessGroupObserver,
   ) {
     this.name = `repartition ${spec.topic}`;
     this.groupTopics = [spec.topic];
   }
 
   createReader(context: SourceContext): SourceReader<ExchangedRecord> {
-    return new RepartitionReader(this.brokers, this.applicationId, this.spec, this.tasks, context);
+    return new RepartitionReader(
+      this.brokers,
+      this.applicationId,
+      this.spec,
+      this.tasks,
+      context,
+      this.observer,
+    );
   }
 }
 
@@ -67,6 +76,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
     private readonly spec: ExchangeSpec,
     private readonly tasks: () => ReadonlySet<string>,
     private readonly context: SourceContext,
+    private readonly observer: ProcessGroupObserver | undefined,
   ) {
     this.partitions = new AssignedReader(this.partitionsConfig(), context);
   }
@@ -93,6 +103,7 @@ class RepartitionReader implements SourceReader<ExchangedRecord> {
       commitOffsets: false,
       discoveryIntervalMs: 0,
       fixedTasks: this.tasks,
+      ...(this.observer === undefined ? {} : { groupObserver: this.observer }),
     };
   }
 

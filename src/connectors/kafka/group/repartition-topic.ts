@@ -1,6 +1,7 @@
 import type { Admin, MessageToProduce, Producer } from '@platformatic/kafka';
 import { invalidArgument, WeirError } from '../../../core/errors.js';
 import { type Key, keyGroupOf, subtaskForKeyGroup } from '../../../core/key-groups.js';
+import type { KeyedStage } from '../../../core/process-group.js';
 import { ensureTopics } from '../client.js';
 import type { ProducerMark } from './repartition-watermarks.js';
 
@@ -42,6 +43,15 @@ export function repartitionTopicName(jobName: string, operatorUid: string): stri
  */
 export function partitionOfKey(key: Key, maxParallelism: number, partitions: number): number {
   return subtaskForKeyGroup(keyGroupOf(key, maxParallelism), maxParallelism, partitions);
+}
+
+/**
+ * The task (`topic:partition`) of a keyed stage that holds `key`'s state:
+ * the partition its records are written to, so a query for the key goes
+ * where the key's records went.
+ */
+export function taskOfKey(key: Key, stage: KeyedStage, maxParallelism: number): string {
+  return `${stage.topic}:${partitionOfKey(key, maxParallelism, stage.partitions)}`;
 }
 
 /** Creates the repartition topic with one partition per consuming task, unless it exists. */
