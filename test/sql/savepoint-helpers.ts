@@ -108,27 +108,13 @@ export async function throughSavepoint(
   job: (out: string, checkpoints: string, rate: number | undefined) => StreamEnvironment,
   firstRunRate: number,
 ): Promise<string[][]> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  try {
-    const out = join(dir, 'out');
-    const last = join(out, `q${queries - 1}`);
-    const first = job(out, join(dir, 'cp-first'), firstRunRate).executeAsync('first');
-    await untilCommitted(last);
-    const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
-    const before = (await committedChanges(last)).length;
-    await job(out, join(dir, 'cp-second'), undefined).executeAsync('second', {
-      restoreFrom: savepoint,
-    }).result;
-    expect(before).toBeGreaterThan(0);
-    expect((await committedChanges(last)).length).toBeGreaterThan(before);
-    const restored = await finalRows(out, queries);
-    const clean = join(dir, 'clean');
-    await job(clean, join(dir, 'cp-clean'), undefined).execute('clean');
-    expect(await finalRows(clean, queries)).toEqual(restored);
-    return restored;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const run = await stoppedAndRestored(prefix, job, firstRunRate, `q${queries - 1}`, (out) =>
+    finalRows(out, queries),
+  );
+  expect(run.before).toBeGreaterThan(0);
+  expect(run.after).toBeGreaterThan(run.before);
+  expect(run.uninterrupted).toEqual(run.restored);
+  return run.restored;
 }
 
 /**
@@ -172,24 +158,6 @@ export function keyValueQueriesJob(
   events: number,
   eventAt: (i: number) => [number, number],
 ): (out: string, checkpoints: string, rate: number | undefined) => StreamEnvironment {
-  return (out, checkpoints, rate) => {
-    const env = new StreamEnvironment({
-      parallelism: 2,
-      batchSize: 5,
-      checkpointing: { directory: checkpoints, intervalMs: 100 },
-    });
-    const tEnv = TableEnvironment.create(env);
-    generatedKeyValues(env, tEnv, events, eventAt, rate);
-    queries.forEach((q, i) => {
-      tEnv
-        .sqlQuery(q)
-        .toChangelogStream()
-        .map((c: Change<Row>) => JSON.stringify(c))
-        .sinkTo(
-          new ExactlyOnceFileSink<string>({ directory: join(out, `q${i}`), format: (l) => l }),
-        )
-        .uid(`changes-${i}`);
-    });
-    return env;
-  };
+  return (out, checkpoints, rate) =>
+    changesJob({ out, checkpoints, rate, parallelism: 2, events, eventAt, queries });
 }
