@@ -22,6 +22,7 @@ import {
 } from '../types/logical-type.js';
 import { castTo, coerce } from './cast.js';
 import { CodeGen, type Compiled, nullSafe } from './code-gen.js';
+import { compileShared } from './common-subexpressions.js';
 import { intervalLiteral, timeArithmetic } from './functions/time-arithmetic.js';
 import { extract } from './functions/time-functions.js';
 import { bytesCompare } from './functions/value-order.js';
@@ -78,6 +79,10 @@ function typedLiteral(e: Extract<Expr, { kind: 'typed-literal' }>): Compiled {
 
 /** Compiles `e`; the result's code reads the row `r`. */
 export function compile(e: Expr, ctx: CompileContext): Compiled {
+  return compileShared(e, ctx, compileNode) ?? compileNode(e, ctx);
+}
+
+function compileNode(e: Expr, ctx: CompileContext): Compiled {
   const { g } = ctx;
   switch (e.kind) {
     case 'number':

@@ -7,6 +7,7 @@ import type { DataStream } from '../../api/streams.js';
 import type { Collector } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
 import { CodeGen } from '../expressions/code-gen.js';
+import { shareRepeatedSubexpressions } from '../expressions/common-subexpressions.js';
 import { compile } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr } from '../parser/ast.js';
@@ -72,6 +73,7 @@ function build(calc: Calc): DataStream<Row> {
   if (isIdentity(calc)) return input;
   const g = new CodeGen();
   const scope = new Scope(calc.inputColumns);
+  shareRepeatedSubexpressions(g, scope, [...calc.where, ...calc.project]);
   const conditions = calc.where.map((w) => {
     const c = compile(w, { scope, g });
     if (c.type.kind !== 'BOOLEAN' && c.type.kind !== 'NULL')
