@@ -193,7 +193,39 @@ export function castTo(
   if (converted === undefined) {
     sqlError(`cannot cast ${formatType(from)} to ${formatType(to)}`, at);
   }
-  return { code, type };
+  return LITERAL.test(value.code) ? foldConstant(g, { code, type }) : { code, type };
+}
+
+/** The code of a literal as the compiler writes it: a number, a bigint, a string, a boolean. */
+const LITERAL = /^(\(-?\d+(\.\d+)?n?\)|"([^"\\]|\\.)*"|true|false|null)$/;
+
+/**
+ * `c` (a cast of a literal, such as the widening of `1000000` to DECIMAL in a comparison with
+ * one) computed once at plan time instead of per row. A cast that fails keeps its code, so it
+ * still fails on the row, as before.
+ */
+function foldConstant(g: CodeGen, c: Compiled): Compiled {
+  let value: unknown;
+  try {
+    value = g.function<(r: readonly unknown[]) => unknown>(`return ${c.code};`)([]);
+  } catch {
+    return c;
+  }
+  switch (typeof value) {
+    case 'bigint':
+      return { code: `(${value}n)`, type: c.type };
+    case 'string':
+      return { code: JSON.stringify(value), type: c.type };
+    case 'boolean':
+      return { code: String(value), type: c.type };
+    case 'number':
+      return {
+        code: Number.isFinite(value) && !Object.is(value, -0) ? `(${value})` : g.constant(value),
+        type: c.type,
+      };
+    default:
+      return value === null ? { code: 'null', type: c.type } : c;
+  }
 }
 
 /** Casts whose result is NULL for some non-null input (decimal overflow). */

@@ -76,6 +76,15 @@ function stringFunction(
   };
 }
 
+/** REGEXP_EXTRACT's pattern as its run-time helper compiles it, or undefined if it does not. */
+function compiledPattern(source: string): RegExp | undefined {
+  try {
+    return new RegExp(source, 'u');
+  } catch {
+    return undefined;
+  }
+}
+
 const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   MOD: (args, g, at) => {
     arity('MOD', args, 2, 2, at);
@@ -291,11 +300,22 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
       type: T.string(true),
     };
   },
-  REGEXP_EXTRACT: (args, g, at) => {
+  REGEXP_EXTRACT: (args, g, at, raw) => {
     arity('REGEXP_EXTRACT', args, 2, 3, at);
     requireString('REGEXP_EXTRACT', args[0] as Compiled, at);
     requireString('REGEXP_EXTRACT', args[1] as Compiled, at);
     if (args[2] !== undefined) requireInteger('REGEXP_EXTRACT', args[2], at);
+    // A literal pattern is compiled once, at plan time (one that does not compile keeps
+    // failing per row, as before).
+    const re = raw[1]?.kind === 'string' ? compiledPattern(raw[1].value) : undefined;
+    if (re !== undefined) {
+      const c = g.constant(re);
+      const rest = [args[0] as Compiled, ...args.slice(2)];
+      return {
+        code: nullSafe(g, rest, ([s, i]) => `h.regexpExtractWith(${s}, ${c}, ${i ?? 1})`),
+        type: T.string(true),
+      };
+    }
     return {
       code: nullSafe(g, args, ([s, p, i]) => `h.regexpExtract(${s}, ${p}, ${i ?? 1})`),
       type: T.string(true),
