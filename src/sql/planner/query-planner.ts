@@ -269,7 +269,7 @@ function planFrom(
     case 'subquery':
       return requalify(planQuery(item.query, ctx), item.alias);
     case 'table-function':
-      return requalify(planWindowTvf(item, ctx), item.alias);
+      return requalify(planWindowTvf(item, ctx, names), item.alias);
     case 'lateral':
       return sqlError(
         'LATERAL TABLE(...) is joined to a table: FROM t, LATERAL TABLE(fn(t.a)) AS x',
@@ -287,11 +287,11 @@ function planFrom(
         return planLateralJoin(item, materialize(planFrom(item.left, ctx)), where);
       if (isLookupJoin(item)) {
         // AS OF a processing-time attribute looks the table up; AS OF the rowtime joins versions.
-        const left = materialize(planFrom(item.left, ctx));
-        if (asOfAttribute(item.right.asOf as Expr, left) === 'rowtime')
+        const planned = materialize(planFrom(item.left, ctx));
+        if (asOfAttribute(item.right.asOf as Expr, planned) === 'rowtime')
           return planTemporalJoin(
             item,
-            (input) => (input === item.left ? left : materialize(planFrom(input, ctx))),
+            (input) => (input === item.left ? planned : materialize(planFrom(input, ctx))),
             (name, at) => versionedKey(name, at, ctx),
           );
         const dim = ctx.catalog.get(item.right.name, item.right.at);
@@ -300,6 +300,8 @@ function planFrom(
             `'${item.right.name}' is a view; FOR SYSTEM_TIME AS OF looks up a table`,
             item.right.at,
           );
+        // The left keeps only the columns the SELECT names, as a regular join's inputs do.
+        const left = names === undefined ? planned : pruned(planned, names, item.left.at);
         return planLookupJoin(item, left, dim);
       }
       return planJoin(
@@ -332,6 +334,7 @@ function intervalMs(e: Expr | undefined, what: string, at: SourcePosition): numb
 function planWindowTvf(
   item: Extract<FromItem, { kind: 'table-function' }>,
   ctx: PlanContext,
+  names?: ReadonlySet<string>,
 ): Relation {
   const { name, args, at } = item;
   if (name !== 'TUMBLE' && name !== 'HOP' && name !== 'CUMULATE' && name !== 'SESSION') {
@@ -348,6 +351,8 @@ function planWindowTvf(
   }
   let input = planNamed(tableArg.name, tableArg.at, ctx);
   if (input.window !== undefined) input = materialize(input);
+  // The table keeps only the columns the SELECT over the window names (and its time attributes).
+  if (names !== undefined) input = pruned(input, names, tableArg.at);
   const timeColumn = descriptor.columns[0] as string;
   const time = input.columns.find((c) => c.name === timeColumn);
   if (time === undefined)
@@ -504,7 +509,9 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
           select.from,
           ctx,
           commaJoin ? select.where : undefined,
-          select.from.kind === 'join' ? namesRead(select) : undefined,
+          select.from.kind === 'join' || select.from.kind === 'table-function'
+            ? namesRead(select)
+            : undefined,
         );
   if (rank !== undefined) select = { ...select, where: rank.where };
   if (commaJoin) select = { ...select, where: undefined };
@@ -616,8 +623,15 @@ function namesRead(select: Select): ReadonlySet<string> | undefined {
       if (item.on !== undefined) visit(item.on);
       visitFrom(item.left);
       visitFrom(item.right);
+    } else if (item.kind === 'table-function') {
+      // A window TVF reads its DESCRIPTOR's column and a SESSION's PARTITION BY columns too.
+      for (const arg of item.args) {
+        if (arg.kind === 'descriptor') for (const c of arg.columns) names.add(c);
+        else if (arg.kind === 'table-arg') for (const c of arg.partitionBy ?? []) names.add(c);
+        else visit(arg);
+      }
     } else if (item.kind !== 'table' && item.kind !== 'subquery') complete = false;
-    else if (item.kind === 'table' && item.asOf !== undefined) complete = false;
+    else if (item.kind === 'table' && item.asOf !== undefined) visit(item.asOf);
   };
   for (const item of select.items) {
     if (item.kind === 'star') return undefined;
