@@ -32,6 +32,11 @@ function pushed(sql: string): { project: string; filter: string | undefined } {
   return { project: match[1] as string, filter: match[2] };
 }
 
+/** Bids per bidder and 10 s window: a window TVF over the `bid` view. */
+const TUMBLE_COUNTS = `SELECT bidder, window_start, COUNT(*) AS n
+  FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(\`dateTime\`), INTERVAL '10' SECOND))
+  GROUP BY bidder, window_start, window_end`;
+
 // Read by every row: the computed `dateTime` (and so the WATERMARK) uses each kind's dateTime.
 const ALWAYS = 'event_type, person.dateTime, auction.dateTime, bid.dateTime';
 
@@ -88,6 +93,13 @@ describe('projection and filter pushdown into the nexmark source', () => {
     });
   });
 
+  it('a window TVF reads only the columns the SELECT over it names, and its time column', () => {
+    expect(pushed(TUMBLE_COUNTS)).toEqual({
+      project: 'event_type, person.dateTime, auction.dateTime, bid.bidder, bid.dateTime',
+      filter: '=(event_type, 2)',
+    });
+  });
+
   it('a row a pushed filter excludes is one no reader keeps (equalities on both sides)', () => {
     expect(pushed('SELECT price FROM bid WHERE 2 = 2').filter).toBe('=(event_type, 2)');
     // Contradictory equalities keep no row at all.
@@ -141,5 +153,23 @@ describe('pushdown oracle', () => {
       ),
       { numRuns: 12 },
     );
+  });
+
+  it('a window TVF over pruned columns counts what a batch computation of the bids counts', async () => {
+    const config = { ...DEFAULT_NEXMARK_CONFIG, ...CONFIG } as NexmarkConfig;
+    const counts = new Map<string, number>();
+    for (let i = 0; i < (config.maxEvents as number); i++) {
+      const e = nexmarkEvent(i, config);
+      if (e.type !== 'bid') continue;
+      const start = e.bid.dateTime - (e.bid.dateTime % 10_000);
+      const key = `${e.bid.bidder}@${start}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const [rows] = await run([TUMBLE_COUNTS]);
+    const actual = (rows ?? []).map((text) => {
+      const [bidder, start, n] = JSON.parse(text) as [number, unknown, number];
+      return `${bidder}@${String(start)}=${n}`;
+    });
+    expect(actual.sort()).toEqual([...counts].map(([k, n]) => `${k}=${n}`).sort());
   });
 });
