@@ -29,6 +29,7 @@ import { isUpdating } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { conjuncts } from './join-planner.js';
 import type { Relation } from './relation.js';
+import { concatenation } from './row-builders.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
 type TableItem = Extract<FromItem, { kind: 'table' }>;
@@ -121,6 +122,7 @@ export function planLookupJoin(
   const source = connector.lookup(table, keyColumn.name);
   const condition = residual.length === 0 ? undefined : compileConjunction(residual, scope);
   const nulls: Row = new Array<unknown>(stored.length).fill(null);
+  const joinRows = concatenation(leftWidth, stored.length);
   const common = {
     key: keyFn,
     ...(source.cache === undefined ? {} : { cache: source.cache }),
@@ -139,14 +141,14 @@ export function planLookupJoin(
         join: 'left',
         // A row whose match fails the other conditions is padded, as an outer join does.
         select: (l: Row, d: Row | null): Row => {
-          if (d === null) return [...l, ...nulls];
-          const joined = [...l, ...d];
-          return condition === undefined || condition(joined) ? joined : [...l, ...nulls];
+          if (d === null) return joinRows(l, nulls);
+          const joined = joinRows(l, d);
+          return condition === undefined || condition(joined) ? joined : joinRows(l, nulls);
         },
       })
     : left.stream.lookupJoin(source.table, {
         ...common,
-        select: (l: Row, d: Row): Row => [...l, ...d],
+        select: joinRows,
       });
   if (!outer && condition !== undefined) stream = stream.filter(condition).name('join condition');
   return { stream, columns: scope.columns };

@@ -21,6 +21,7 @@ import { groupKey } from './grouping.js';
 import { conjuncts } from './join-planner.js';
 import type { Relation } from './relation.js';
 import { retractRank } from './retract-rank.js';
+import { prefixAndValue } from './row-builders.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 import { planWindowRank, windowOfPartition } from './window-rank-planner.js';
@@ -264,8 +265,10 @@ export function planRank(
         serializer: ROW_SERIALIZER,
         ...ttlOption(stateTtl),
       });
-      changes = deduplicated.asChangelog('retract').mapRows((row) => [...row.slice(0, width), 1]);
+      const ranked = prefixAndValue(width);
+      changes = deduplicated.asChangelog('retract').mapRows((row) => ranked(row, 1));
     } else {
+      const ranked = prefixAndValue(width);
       changes = keyed
         .topN({
           n: p.limit,
@@ -275,7 +278,7 @@ export function planRank(
           ...ttlOption(stateTtl),
         })
         .asChangelog('retract')
-        .mapRows((r: Ranked<Row>) => [...r.row.slice(0, width), r.rank]);
+        .mapRows((r: Ranked<Row>) => ranked(r.row, r.rank));
     }
   }
   // Flink's upsert key of a ranking: the partition key, with the row number unless it is 1.

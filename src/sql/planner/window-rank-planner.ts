@@ -11,6 +11,7 @@ import type { Key } from '../../core/key-groups.js';
 import type { RecordWindows } from '../../core/windows.js';
 import type { Row } from '../connectors/connector.js';
 import type { Expr, OverWindow } from '../parser/ast.js';
+import { prefixAndValue } from './row-builders.js';
 
 /** The positions of a row's window columns. */
 export interface WindowColumns {
@@ -61,17 +62,18 @@ export function planWindowRank(
 ): DataStream<Row> {
   const windows = recordWindows(at);
   const { width, dedupTime } = spec;
+  const ranked = prefixAndValue(width);
   if (dedupTime !== undefined) {
     return keyed
       .windowDeduplicate(windows, {
         keep: spec.descending ? 'last' : 'first',
         timeOf: (row) => row[dedupTime] as number,
       })
-      .map((r) => [...r.value.slice(0, width), 1])
+      .map((r) => ranked(r.value, 1))
       .name('window deduplicate rows');
   }
   return keyed
     .windowTopN(windows, { n: spec.limit, compare: spec.compare })
-    .map((r) => [...r.row.slice(0, width), r.rank])
+    .map((r) => ranked(r.row, r.rank))
     .name('window top-n rows');
 }
