@@ -15,7 +15,6 @@
 import type { Expr } from '../parser/ast.js';
 import { exprKey, mapChildren } from '../planner/expr-tools.js';
 import type { CodeGen, Compiled } from './code-gen.js';
-import type { CompileContext } from './compile.js';
 import type { Scope } from './scope.js';
 
 /**
@@ -63,6 +62,12 @@ const DETERMINISTIC_FUNCTIONS: ReadonlySet<string> = new Set([
 ]);
 
 const ARITHMETIC: ReadonlySet<string> = new Set(['+', '-', '*', '/', '%']);
+
+/** What compile.ts compiles with (its CompileContext; named here to keep imports one way). */
+interface Context {
+  readonly scope: Scope;
+  readonly g: CodeGen;
+}
 
 /** Per code generator: the scope its function reads and the keys of repeated subexpressions. */
 interface Sharing {
@@ -144,8 +149,8 @@ export function shareRepeatedSubexpressions(
  */
 export function compileShared(
   e: Expr,
-  ctx: CompileContext,
-  compileNode: (e: Expr, ctx: CompileContext) => Compiled,
+  ctx: Context,
+  compileNode: (e: Expr, ctx: Context) => Compiled,
 ): Compiled | undefined {
   const sharing = sharings.get(ctx.g);
   if (sharing === undefined || sharing.scope !== ctx.scope || !isCandidate(e)) return undefined;
