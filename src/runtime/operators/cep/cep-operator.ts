@@ -198,12 +198,15 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
             emitter.timestamp = savedTimestamp;
             this.matchTime = savedMatchTime;
           };
+    // Lazy timeouts (or none) schedule nothing: the runner is then not even told that a match began.
+    const started =
+      within > 0 && !this.lazyTimeouts
+        ? (startTs: number) => this.schedule(startTs + within, this.currentKey)
+        : undefined;
     return new NfaRunner(this.nfa, this.spec.pattern.skip, {
       match: (events: MatchEvents<T>) => fn.processMatch(events, ctx, emitter),
       ...(timedOut === undefined ? {} : { timedOut }),
-      started: (startTs: number) => {
-        if (within > 0 && !this.lazyTimeouts) this.schedule(startTs + within, this.currentKey);
-      },
+      ...(started === undefined ? {} : { started }),
     });
   }
 
