@@ -1,7 +1,8 @@
 /**
  * The CEP operator's working set: keys holding NFA state in dense slots,
- * written into the keyed backend only at snapshots. Slots are reused after a
- * key goes idle, the columns grow past their first size, and snapshots taken
+ * written into the keyed backend only at snapshots. A key that goes idle
+ * keeps its slot, parked, until parked slots are too many and are given back
+ * for other keys; the columns grow past their first size, and snapshots taken
  * one after another in a run (each writing only what changed, and clearing
  * keys that went idle) restore into any parallelism with the matches of an
  * uninterrupted run.
@@ -15,6 +16,7 @@ import {
   KS_BUFFER,
   KS_COUNT,
   KS_FIRST,
+  KS_FLAGS,
   KS_NEXT_ID,
 } from '../../src/runtime/operators/cep/key-state-columns.js';
 import type { KeyNfaState } from '../../src/runtime/operators/cep/nfa-runner.js';
@@ -24,7 +26,7 @@ import { HeapKeyedStateBackend } from '../../src/state/heap-keyed-state.js';
 import { Serializers } from '../../src/state/serializers.js';
 import type { OperatorSnapshot } from '../../src/testing/index.js';
 import { DeterministicRandom } from '../../src/util/random.js';
-import { type Ev, resultOf, sorted } from './cep-harness.js';
+import { type Ev, resultOf, runPattern, sorted } from './cep-harness.js';
 import { backendOf, removeBackendDirs, type Subtasks, subtasks } from './subtasks.js';
 
 afterEach(removeBackendDirs);
@@ -52,61 +54,82 @@ function storedStart(s: KeyNfaState<string> | undefined): number | undefined {
 }
 
 describe('NfaWorkingSet', () => {
-  it('reuses the slot of a key that went idle only once settled; until then a stale slot is looked up again', () => {
+  it('parks the slot of a key that went idle: the key keeps it, emptied, and uses it again', () => {
     const work = new NfaWorkingSet();
+    const columns = work.columns;
     const a = addWith(work, 'a', 1);
     const b = addWith(work, 'b', 2);
     expect(work.slotOf('a')).toBe(a);
     expect(firstStart(work, a)).toBe(1);
-    work.remove(a);
-    expect(work.slotOf('a')).toBe(-1);
-    expect(work.earliestStart(a)).toBe(Number.POSITIVE_INFINITY);
-    expect(work.inUse(a)).toBe(false);
-    // Before settling: a slot looked up for 'a' earlier is free, not another key's.
-    expect(work.recheck(a, 'a')).toBe(-1);
-    const a2 = addWith(work, 'a', 5);
-    expect(a2).not.toBe(a);
-    expect(work.recheck(a, 'a')).toBe(a2);
-    work.remove(a2);
+    // What the slot held besides its partial match: buffer entries, event ids, a completed match.
+    columns.set(a, KS_BUFFER, 4);
+    columns.setCompleted(a, [{ state: 3, node: -1, startTs: 1, startId: 0 }]);
+    work.park(a);
     work.settle();
-    const c = addWith(work, 'c', 3);
-    expect([a, a2]).toContain(c);
-    expect(work.keyAt(c)).toBe('c');
-    expect(firstStart(work, c)).toBe(3);
-    expect(work.recheck(b, 'b')).toBe(b);
-    expect(work.recheck(-1, 'c')).toBe(c);
+    expect(work.slotOf('a')).toBe(a);
+    expect(work.inUse(a)).toBe(false);
+    expect(work.size).toBe(1);
+    expect(work.slotted).toBe(2);
+    expect(work.earliestStart(a)).toBe(Number.POSITIVE_INFINITY);
+    expect(columns.get(a, KS_FIRST)).toBe(NO_MATCH);
+    expect(columns.get(a, KS_COUNT)).toBe(0);
+    expect(columns.get(a, KS_BUFFER)).toBe(0);
+    expect(columns.get(a, KS_NEXT_ID)).toBe(0);
+    expect(columns.completed(a)).toEqual([]);
+    expect(columns.isIdle(a)).toBe(true);
+    // A slot looked up earlier is still the key's; a key without one is looked up again.
+    expect(work.recheck(a, 'a')).toBe(a);
+    expect(work.recheck(-1, 'b')).toBe(b);
+    expect(work.recheck(-1, 'c')).toBe(-1);
+    // The key runs on its parked slot again (as the operator does): it is in use once changed.
+    columns.set(a, KS_FIRST, rows.add(2, -1, 5, 0));
+    columns.set(a, KS_COUNT, 1);
+    work.changed(a, 5);
+    expect(work.inUse(a)).toBe(true);
     expect(work.size).toBe(2);
+    // Parking twice counts once; a new key gets a new slot while parked ones are few.
+    work.park(a);
+    work.park(a);
+    expect(work.size).toBe(1);
+    const c = addWith(work, 'c', 3);
+    expect([a, b]).not.toContain(c);
+    expect(work.keyAt(c)).toBe('c');
+    expect(columns.isIdle(SCRATCH_SLOT)).toBe(true);
     // The scratch slot and three slots.
     expect(work.slotEnd).toBe(4);
   });
 
-  it('empties a freed row entirely, so a key given the slot next starts from nothing', () => {
+  it('gives parked slots back once they outnumber four times the slots in use plus a floor', () => {
     const work = new NfaWorkingSet();
     const columns = work.columns;
-    const a = addWith(work, 'a', 1);
-    // What the slot held besides its partial match: buffer entries, event ids, a completed match.
-    columns.set(a, KS_BUFFER, 4);
-    columns.setCompleted(a, [{ state: 3, node: -1, startTs: 1, startId: 0 }]);
-    expect(columns.isIdle(a)).toBe(false);
-    work.remove(a);
+    // 100 keys in use, then parked keys up to the limit: 4 x 100 + 16,384.
+    for (let k = 0; k < 100; k++) addWith(work, k, k);
+    const limit = 4 * 100 + 16_384;
+    for (let k = 100; k < 100 + limit; k++) work.park(addWith(work, k, k));
     work.settle();
-    // The key that gets the slot next was made in the scratch slot, which was left empty.
-    expect(columns.isIdle(SCRATCH_SLOT)).toBe(true);
-    const b = work.adopt('b', Number.POSITIVE_INFINITY);
-    expect(b).toBe(a);
-    expect(columns.get(b, KS_FIRST)).toBe(NO_MATCH);
-    expect(columns.get(b, KS_COUNT)).toBe(0);
-    expect(columns.get(b, KS_BUFFER)).toBe(0);
-    expect(columns.get(b, KS_NEXT_ID)).toBe(0);
-    expect(columns.completed(b)).toEqual([]);
-    expect(columns.isIdle(b)).toBe(true);
-    // 'a' comes back into another slot, with a state of its own.
-    const a2 = addWith(work, 'a', 9);
-    expect(a2).not.toBe(b);
-    expect(work.slotOf('a')).toBe(a2);
-    expect(firstStart(work, a2)).toBe(9);
-    expect(columns.get(a2, KS_NEXT_ID)).toBe(7);
-    expect(columns.isIdle(SCRATCH_SLOT)).toBe(true);
+    expect(work.slotted).toBe(100 + limit);
+    const end = work.slotEnd;
+    // One more parked key: every parked slot is given back at the next settle.
+    const last = addWith(work, 'last', 0);
+    work.park(last);
+    expect(work.slotOf('last')).toBe(last);
+    work.settle();
+    expect(work.slotted).toBe(100);
+    expect(work.size).toBe(100);
+    expect(work.slotOf('last')).toBe(-1);
+    expect(work.slotOf(100)).toBe(-1);
+    expect(columns.get(last, KS_FLAGS)).toBe(0);
+    for (let k = 0; k < 100; k++) {
+      const slot = work.slotOf(k);
+      expect(work.inUse(slot)).toBe(true);
+      expect(firstStart(work, slot)).toBe(k);
+      expect(work.keyAt(slot)).toBe(k);
+    }
+    // New keys take the slots given back: the columns do not grow.
+    for (let k = 0; k < 1_000; k++) addWith(work, `n${k}`, k);
+    expect(work.slotEnd).toBe(end + 1);
+    for (let k = 0; k < 1_000; k++) expect(firstStart(work, work.slotOf(`n${k}`))).toBe(k);
+    for (let k = 0; k < 100; k++) expect(firstStart(work, work.slotOf(k))).toBe(k);
   });
 
   it('grows its columns past the first size and keeps every slot', () => {
@@ -142,13 +165,17 @@ describe('NfaWorkingSet', () => {
     expect(storedStart(stored('a'))).toBe(1);
     expect(storedStart(stored('b'))).toBe(2);
     expect(stored('b')?.nextEventId).toBe(7);
-    work.remove(a);
+    work.park(a);
     work.settle();
-    // 'c' takes the slot 'a' had; 'b' went idle and came back before the next write-back.
-    expect(addWith(work, 'c', 3)).toBe(a);
-    work.remove(work.slotOf('b'));
+    // 'a' went idle; 'b' went idle and came back (on its parked slot) before the next write-back.
+    addWith(work, 'c', 3);
+    const b = work.slotOf('b');
+    work.park(b);
     work.settle();
-    addWith(work, 'b', 4);
+    work.columns.set(b, KS_FIRST, rows.add(2, -1, 4, 0));
+    work.columns.set(b, KS_COUNT, 1);
+    work.columns.set(b, KS_NEXT_ID, 7);
+    work.changed(b, 4);
     work.writeBack(backend, values);
     expect(stored('a')).toBeUndefined();
     expect(storedStart(stored('b'))).toBe(4);
@@ -272,6 +299,69 @@ describe('CEP working set across snapshots', () => {
       );
     }
   }
+});
+
+/**
+ * Keys that come and go: each is seen a few times over a short stretch and
+ * never again (36,000 keys), so that parked slots pile up past the limit and
+ * are given back while other keys hold state.
+ */
+function passingKeys(n: number, seed: number) {
+  const random = new DeterministicRandom(seed);
+  const events: Ev[] = [];
+  const watermarks = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    const r = random.next();
+    const type = r < 0.5 ? 'f' : r < 0.7 ? 's' : 'o';
+    const ts = Math.max(1, i - random.int(5));
+    const key = `k${Math.floor(i / 2) + random.int(6)}`;
+    events.push({ id: `${type}${i}`, type, ts, key, v: random.int(3) });
+    if (i % 50 === 49) watermarks.set(i, i - 6);
+  }
+  return { events, watermarks };
+}
+
+describe('CEP working set with keys that come and go', () => {
+  const input = passingKeys(72_000, 8);
+  // The uninterrupted run, shared by both tests.
+  let whole: Promise<string[]> | undefined;
+  const wholeRun = () => {
+    whole ??= run(input, 'heap', true);
+    return whole;
+  };
+
+  it('gives each key the matches and timeouts it has on its own', async () => {
+    const all = await wholeRun();
+    // Every 61st key on its own: a key's matches depend on its own events only.
+    const byKey = new Map<string, Ev[]>();
+    for (const e of input.events) {
+      if (Number(e.key.slice(1)) % 61 !== 0) continue;
+      if (!byKey.has(e.key)) byKey.set(e.key, []);
+      byKey.get(e.key)!.push(e);
+    }
+    expect(byKey.size).toBeGreaterThan(350);
+    const ids = (m: string) => m.split('@')[0]!.split(' ');
+    let checked = 0;
+    for (const [key, own] of byKey) {
+      const alone = runPattern(fraud, own);
+      const mine = new Set(own.map((e) => e.id));
+      const expected = sorted([...alone.matches, ...alone.timedOut]);
+      const found = all.filter((m) => ids(m).every((id) => mine.has(id)));
+      expect(found, key).toEqual(expected);
+      checked += expected.length;
+    }
+    expect(checked).toBeGreaterThan(100);
+  }, 120_000);
+
+  it('restores from a snapshot taken after slots were given back, at another parallelism', async () => {
+    const cut = await run(input, 'heap', true, {
+      snapshotsAt: [60_000],
+      restoreAt: 64_000,
+      from: 1,
+      to: 2,
+    });
+    expect(cut).toEqual(await wholeRun());
+  }, 120_000);
 });
 
 describe('KeySlotIndex', () => {

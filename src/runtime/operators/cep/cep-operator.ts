@@ -198,12 +198,15 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
             emitter.timestamp = savedTimestamp;
             this.matchTime = savedMatchTime;
           };
+    // Lazy timeouts (or none) schedule nothing: the runner is then not even told that a match began.
+    const started =
+      within > 0 && !this.lazyTimeouts
+        ? (startTs: number) => this.schedule(startTs + within, this.currentKey)
+        : undefined;
     return new NfaRunner(this.nfa, this.spec.pattern.skip, {
       match: (events: MatchEvents<T>) => fn.processMatch(events, ctx, emitter),
       ...(timedOut === undefined ? {} : { timedOut }),
-      started: (startTs: number) => {
-        if (within > 0 && !this.lazyTimeouts) this.schedule(startTs + within, this.currentKey);
-      },
+      ...(started === undefined ? {} : { started }),
     });
   }
 
@@ -327,10 +330,10 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   }
 
   /**
-   * Feeds one record to the NFA of `key` (in `slot`, or -1 if it holds no
-   * state) after advancing its time. A key without state runs on the scratch
-   * state, which gets a slot (and is replaced) only if the record left
-   * something behind.
+   * Feeds one record to the NFA of `key` (in `slot`, in use or parked, or -1
+   * if it has none) after advancing its time. A key without a slot runs on
+   * the scratch state, which gets a slot (and is replaced) only if the record
+   * left something behind.
    */
   private step(value: T, ts: number, key: Key, slot: number): void {
     const { work, runner } = this;
@@ -391,7 +394,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         const ts = chunkTimes[i]!;
         this.currentKey = key;
         emitter.timestamp = this.matchTime = ts;
-        // A record earlier in the chunk may have given its key a slot, or freed it (for another key).
+        // A record earlier in the chunk may have given its key a slot.
         const slot = this.work.recheck(chunkSlots[i]!, key);
         this.step(chunkValues[i] as T, ts, key, slot);
       }
@@ -465,12 +468,12 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
 
   /**
    * Idle keys hold no state at all, so keys that stopped matching cost
-   * nothing; false if the key went idle (its slot is freed).
+   * nothing; false if the key is idle (its slot is parked, emptied).
    */
   private save(slot: number, before: number): boolean {
     const columns = this.runner.keys;
     if (columns.isIdle(slot)) {
-      this.work.remove(slot);
+      this.work.park(slot);
       this.held -= before;
       return false;
     }
@@ -524,7 +527,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     for (const [key, w] of byKey) {
       state.currentKey = key;
       const slot = work.slotOf(key);
-      const s = slot < 0 ? emptyKeyNfaState<T>() : work.stateOf<T>(slot);
+      const s = slot < 0 || !work.inUse(slot) ? emptyKeyNfaState<T>() : work.stateOf<T>(slot);
       s.waitingTimes = w.times;
       s.waitingRecords = w.records;
       nfaState.update(s);
@@ -538,7 +541,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     for (const key of touched) {
       state.currentKey = key;
       const slot = work.slotOf(key);
-      if (slot < 0) {
+      if (slot < 0 || !work.inUse(slot)) {
         nfaState.clear();
         continue;
       }

@@ -86,14 +86,23 @@ export class KeyStateColumns {
     const flags = d[t + KS_FLAGS]!;
     d.copyWithin(t, f, f + STRIDE);
     d[t + KS_FLAGS] = flags;
-    this.completedLists[to] = this.completed(from);
+    if (d[f + KS_COMPLETED] !== 0) this.completedLists[to] = this.completedLists[from]!;
     this.reset(from);
   }
 
   /** Empties a slot's fields and flags: no partial matches, nothing held, event ids from 0. */
   reset(slot: number): void {
-    this.clear(slot, slot + 1);
-    this.completedLists[slot] = NO_COMPLETED;
+    const d = this.data;
+    const at = slot * STRIDE;
+    // The list is NO_COMPLETED already unless the count says otherwise (one pointer array less to touch).
+    if (d[at + KS_COMPLETED] !== 0) this.completedLists[slot] = NO_COMPLETED;
+    d[at + KS_FIRST] = NO_MATCH;
+    d[at + KS_COUNT] = 0;
+    d[at + KS_BUFFER] = 0;
+    d[at + KS_NEXT_ID] = 0;
+    d[at + KS_EARLIEST] = Number.POSITIVE_INFINITY;
+    d[at + KS_COMPLETED] = 0;
+    d[at + KS_FLAGS] = 0;
   }
 
   /** Makes room for slots up to `slot`. */

@@ -76,8 +76,8 @@ export interface NfaListener<T> {
   match(events: MatchEvents<T>): void;
   /** Absent when nobody wants timed-out matches (their events are then not gathered). */
   timedOut?(events: MatchEvents<T>, timeoutTimestamp: number): void;
-  /** A partial match began at `startTs` (so a timeout can be scheduled). */
-  started(startTs: number): void;
+  /** A partial match began at `startTs` (so a timeout can be scheduled); absent if nobody schedules. */
+  started?(startTs: number): void;
 }
 
 /** The start state is not stored: every event may begin a match. */
@@ -105,6 +105,12 @@ export class NfaRunner<T> {
   private readonly reuse: Int16Array[];
   /** Test results of the edges of the state being walked. */
   private readonly passed: Uint8Array;
+  /**
+   * Per state, 1 if it has a proceed edge: only then can an event taken into
+   * it also complete a match there (see {@link reachesFinal}); most states of
+   * most patterns have none, and the walk is skipped.
+   */
+  private readonly proceeds: Uint8Array;
   // The edges `collectEdges` found; reused, with counts instead of resizing per event.
   private readonly takes: NfaEdge<T>[] = [];
   private readonly takeStages: number[] = [];
@@ -139,6 +145,9 @@ export class NfaRunner<T> {
     this.stack = new Int32Array(nfa.states.length);
     this.reuse = nfa.states.map((s) => reusedResults(s.edges));
     this.passed = new Uint8Array(Math.max(1, ...nfa.states.map((s) => s.edges.length)));
+    this.proceeds = Uint8Array.from(nfa.states, (s) =>
+      s.edges.some((e) => e.action === 'proceed') ? 1 : 0,
+    );
     this.ctx = new ConditionView(this.stageIndex, this.buffer);
   }
 
@@ -203,12 +212,14 @@ export class NfaRunner<T> {
             this.continuation(reusable ? r : NO_MATCH, edge.target, node, startTs, startId),
           );
           reusable = false;
-          if (isStart) this.listener.started(startTs);
-          this.ctx.node = node;
-          if (this.reachesFinal(edge.target, value)) {
-            found = this.complete(node, startTs, startId) || found;
+          if (isStart) this.listener.started?.(startTs);
+          if (this.proceeds[edge.target] === 1) {
+            this.ctx.node = node;
+            if (this.reachesFinal(edge.target, value)) {
+              found = this.complete(node, startTs, startId) || found;
+            }
+            this.ctx.node = pmNode;
           }
-          this.ctx.node = pmNode;
         }
         if (!isStart) {
           for (let g = 0; g < ignoreCount; g++) {
@@ -228,7 +239,7 @@ export class NfaRunner<T> {
             );
             this.append(row);
             reusable = false;
-            if (this.reachesFinal(edge.target, value)) {
+            if (this.proceeds[edge.target] === 1 && this.reachesFinal(edge.target, value)) {
               found = this.complete(pmNode, pmStartTs, pmStartId) || found;
             }
           }

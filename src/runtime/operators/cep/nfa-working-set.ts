@@ -21,7 +21,18 @@ const DIRTY = 2;
 const STORED = 4;
 
 /**
- * The slot a key without state runs on: what the record leaves behind moves
+ * Parked slots (keys that went idle but keep their slot) allowed per slot in
+ * use, and in any case, before they are all given back (see {@link settle}).
+ * A parked slot costs its row and table entry (under 100 bytes); a key in
+ * use holds that and at least a partial match, a buffer node, an event and
+ * the user's record, about twice as much: so parked slots cost at most about
+ * twice the memory of the state itself.
+ */
+const PARKED_PER_LIVE = 4;
+const PARKED_FLOOR = 16_384;
+
+/**
+ * The slot a key without a slot runs on: what the record leaves behind moves
  * to a slot of the key's own only if it is anything (see {@link adopt}).
  */
 export const SCRATCH_SLOT = 0;
@@ -33,6 +44,13 @@ export const SCRATCH_SLOT = 0;
  * id, earliest start, flags side by side), so a record reads the key's
  * table entry and one row before its partial matches, and no object per key.
  *
+ * A key that goes idle keeps its slot, parked: its row is emptied (it holds
+ * nothing, as a key without a slot), but the key still finds it, so a key
+ * that keeps starting and ending partial matches does not leave and re-enter
+ * the key table each time. Parked slots are given back in one pass when they
+ * outnumber four times the slots in use (plus a floor), so memory stays
+ * proportional to the keys holding state.
+ *
  * The keyed state backend stays what checkpoints, restores and rescales the
  * state: at each snapshot the slots changed since the previous one are
  * written into it (as {@link KeyNfaState} objects, made then), and the keys
@@ -42,20 +60,26 @@ export const SCRATCH_SLOT = 0;
  */
 export class NfaWorkingSet {
   private readonly slots = new KeySlotIndex();
-  private keys: Key[] = [];
-  /** Slots freed, reused last-in first-out (the most recently touched memory). */
+  /** The key of each slot in use or parked; undefined for a free slot. */
+  private readonly keys: (Key | undefined)[] = [];
+  /** Slots given back, reused last-in first-out (the most recently touched memory). */
   private readonly free: number[] = [];
-  /** Slots freed since the last {@link settle}: not reused before it (see {@link recheck}). */
-  private readonly freed: number[] = [];
   /** One past the highest slot ever used (slot 0 is the scratch slot). */
   private end = SCRATCH_SLOT + 1;
   /** Keys that went idle since the last write-back while the backend still holds them. */
   private readonly cleared: Key[] = [];
+  /** Slots in use (holding state); the others a key holds are parked. */
+  private live = 0;
 
   constructor(readonly columns: KeyStateColumns = new KeyStateColumns()) {}
 
   /** Keys holding state. */
   get size(): number {
+    return this.live;
+  }
+
+  /** Keys holding a slot, in use or parked. */
+  get slotted(): number {
     return this.slots.size;
   }
 
@@ -64,25 +88,42 @@ export class NfaWorkingSet {
     return this.end;
   }
 
-  /** The key's slot, or -1 if it holds no state. */
+  /** The key's slot (in use or parked), or -1 if it has none. */
   slotOf(key: Key): number {
     return this.slots.get(key);
   }
 
   /**
    * The slot of `key`, given the one looked up for it earlier (since the last
-   * {@link settle}): freed slots are not reused in between, so a slot still
-   * in use is still the key's, and only its flags (read already) are checked.
+   * {@link settle}): a key keeps its slot until a settle gives parked slots
+   * back, so only a key that had none is looked up again (an earlier record
+   * may have given it one).
    */
   recheck(slot: number, key: Key): number {
-    if (slot >= 0 && this.inUse(slot)) return slot;
-    return this.slotOf(key);
+    return slot >= 0 ? slot : this.slotOf(key);
   }
 
-  /** Makes the slots freed since the last call reusable. */
+  /**
+   * Between records (never while slots looked up earlier are still used):
+   * gives parked slots back once they outnumber {@link PARKED_PER_LIVE} times
+   * the slots in use plus a floor, so that a stream of ever new keys does not
+   * keep a slot per key.
+   */
   settle(): void {
-    const { freed, free } = this;
-    while (freed.length > 0) free.push(freed.pop()!);
+    if (this.slots.size - this.live > PARKED_PER_LIVE * this.live + PARKED_FLOOR) this.unpark();
+  }
+
+  /** Gives every parked slot back: its key leaves the table (it holds nothing). */
+  private unpark(): void {
+    const { columns, keys, slots, free } = this;
+    for (let slot = this.end - 1; slot > SCRATCH_SLOT; slot--) {
+      const key = keys[slot];
+      if (key === undefined || this.inUse(slot)) continue;
+      slots.delete(key);
+      keys[slot] = undefined;
+      columns.reset(slot);
+      free.push(slot);
+    }
   }
 
   /** Whether a key holds the slot. */
@@ -109,6 +150,7 @@ export class NfaWorkingSet {
     columns.move(SCRATCH_SLOT, slot);
     columns.set(slot, KS_FLAGS, IN_USE | DIRTY);
     columns.set(slot, KS_EARLIEST, earliestStart);
+    this.live++;
     return slot;
   }
 
@@ -117,21 +159,28 @@ export class NfaWorkingSet {
     this.columns.set(slot, KS_EARLIEST, earliestStart);
   }
 
-  /** Records that the slot's state changed (it is written back at the next snapshot). */
+  /**
+   * Records that the slot's state changed (it is written back at the next
+   * snapshot); a parked slot is in use again.
+   */
   changed(slot: number, earliestStart: number): void {
     const columns = this.columns;
-    columns.set(slot, KS_FLAGS, columns.get(slot, KS_FLAGS) | DIRTY);
+    const flags = columns.get(slot, KS_FLAGS);
+    if ((flags & IN_USE) === 0) this.live++;
+    columns.set(slot, KS_FLAGS, flags | IN_USE | DIRTY);
     columns.set(slot, KS_EARLIEST, earliestStart);
   }
 
-  /** Frees the slot of a key that went idle. */
-  remove(slot: number): void {
-    const key = this.keys[slot]!;
-    if ((this.columns.get(slot, KS_FLAGS) & STORED) !== 0) this.cleared.push(key);
-    this.slots.delete(key);
-    this.keys[slot] = 0;
-    this.columns.reset(slot);
-    this.freed.push(slot);
+  /**
+   * The slot's key went idle (or ran a record on its parked slot and stayed
+   * idle): its row is emptied, and the key keeps the slot, parked.
+   */
+  park(slot: number): void {
+    const columns = this.columns;
+    const flags = columns.get(slot, KS_FLAGS);
+    if ((flags & STORED) !== 0) this.cleared.push(this.keys[slot]!);
+    if ((flags & IN_USE) !== 0) this.live--;
+    columns.reset(slot);
   }
 
   /** The slot's state as an object (snapshots only): the fields the backend stores. */
@@ -153,8 +202,9 @@ export class NfaWorkingSet {
    */
   writeBack<T>(backend: KeyedStateBackend, values: ValueState<KeyNfaState<T>>): void {
     for (const key of this.cleared) {
-      // A key that went idle and came back has a slot again: it is written below.
-      if (this.slots.get(key) >= 0) continue;
+      // A key that went idle and came back holds state again: it is written below.
+      const slot = this.slots.get(key);
+      if (slot >= 0 && this.inUse(slot)) continue;
       backend.currentKey = key;
       values.clear();
     }
@@ -183,6 +233,7 @@ export class NfaWorkingSet {
     columns.set(slot, KS_NEXT_ID, s.nextEventId);
     columns.setCompleted(slot, s.completed.slice());
     columns.set(slot, KS_FLAGS, IN_USE | STORED);
+    this.live++;
     return slot;
   }
 

@@ -11,18 +11,21 @@ const N_STAGE = 1;
 const N_PREV = 2;
 const N_REFS = 3;
 const NODE_FIELDS = 4;
-// An event row (float64): its id (position in its key's processing order) and its timestamp.
+// An event row (float64): its id (position in its key's processing order), its timestamp and
+// its reference count, side by side so that releasing a node touches one line for its event.
 const E_ID = 0;
 const E_TS = 1;
-const EVENT_FIELDS = 2;
+const E_REFS = 2;
+// Padded to 32 bytes, so that a row never straddles two cache lines.
+const EVENT_FIELDS = 4;
 
 const INITIAL_ROWS = 4096;
 
 /**
  * The shared buffer of every key of one operator, in columns: nodes are rows
  * of four integers (event, stage, previous node, references) in one typed
- * array, events are rows of id and timestamp in another plus a reference
- * count and the record itself. A step of a partial match ("event `e` taken
+ * array, events are rows of id, timestamp and reference count in another
+ * (the record itself in an array beside it). A step of a partial match ("event `e` taken
  * by stage `s` after node `p`") is a node; matches that share a prefix share
  * its nodes, so a partial match is the number of its newest node.
  *
@@ -42,27 +45,29 @@ export class SharedBuffer<T> {
   /** Free node rows, chained through their previous-node field. */
   private freeNode: NodeRef = NO_NODE;
   private events = new Float64Array(INITIAL_ROWS * EVENT_FIELDS);
-  private eventRefs = new Int32Array(INITIAL_ROWS);
   private values: (T | undefined)[] = [];
   private eventEnd = 0;
-  /** Free event rows, chained through their reference counts. */
+  /** Free event rows, chained through their reference-count field. */
   private freeEvent: EventRef = -1;
 
   /** An event not yet held by any node; it counts once a node takes it. */
   event(id: number, value: T, timestamp: number, refs = 0): EventRef {
     let e = this.freeEvent;
-    if (e >= 0) this.freeEvent = this.eventRefs[e]!;
+    if (e >= 0) this.freeEvent = this.events[e * EVENT_FIELDS + E_REFS]!;
     else e = this.newEventRow();
-    this.events[e * EVENT_FIELDS + E_ID] = id;
-    this.events[e * EVENT_FIELDS + E_TS] = timestamp;
-    this.eventRefs[e] = refs;
+    // Read after `newEventRow`, which may have grown the array.
+    const events = this.events;
+    const at = e * EVENT_FIELDS;
+    events[at + E_ID] = id;
+    events[at + E_TS] = timestamp;
+    events[at + E_REFS] = refs;
     this.values[e] = value;
     return e;
   }
 
   /** A new node (holding no reference yet) for `event`, taken by `stage` after `prev`. */
   append(event: EventRef, stage: number, prev: NodeRef): NodeRef {
-    if (this.eventRefs[event]!++ === 0) this.size++;
+    if (this.events[event * EVENT_FIELDS + E_REFS]!++ === 0) this.size++;
     if (prev !== NO_NODE) this.nodes[prev * NODE_FIELDS + N_REFS]!++;
     this.size++;
     return this.node(event, stage, prev, 0);
@@ -88,18 +93,19 @@ export class SharedBuffer<T> {
 
   /** Drops one reference; nodes and events nobody holds any more leave the buffer, back along the chain. */
   release(node: NodeRef): void {
-    const nodes = this.nodes;
+    const { nodes, events } = this;
     let n = node;
     while (n !== NO_NODE) {
       const row = n * NODE_FIELDS;
       if (--nodes[row + N_REFS]! > 0) return;
       this.size--;
       const event = nodes[row + N_EVENT]!;
-      if (--this.eventRefs[event]! === 0) {
+      const refsAt = event * EVENT_FIELDS + E_REFS;
+      if (--events[refsAt]! === 0) {
         this.size--;
         // The user's record must not outlive the buffer through a free row.
         this.values[event] = undefined;
-        this.eventRefs[event] = this.freeEvent;
+        events[refsAt] = this.freeEvent;
         this.freeEvent = event;
       }
       const prev = nodes[row + N_PREV]!;
@@ -139,7 +145,7 @@ export class SharedBuffer<T> {
   }
 
   eventRefCount(event: EventRef): number {
-    return this.eventRefs[event]!;
+    return this.events[event * EVENT_FIELDS + E_REFS]!;
   }
 
   value(event: EventRef): T {
@@ -166,13 +172,10 @@ export class SharedBuffer<T> {
 
   private newEventRow(): EventRef {
     const e = this.eventEnd++;
-    if (e === this.eventRefs.length) {
+    if (e * EVENT_FIELDS === this.events.length) {
       const events = new Float64Array(this.events.length * 2);
       events.set(this.events);
       this.events = events;
-      const refs = new Int32Array(this.eventRefs.length * 2);
-      refs.set(this.eventRefs);
-      this.eventRefs = refs;
     }
     return e;
   }
