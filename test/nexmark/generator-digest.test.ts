@@ -93,6 +93,24 @@ describe('nexmark generator digests (recorded before the per-event cuts)', () =>
     );
   });
 
+  it('makes the same events where a draw needs two outputs (ranges above 2^21)', () => {
+    const wide: Partial<NexmarkConfig> = {
+      seed: 3,
+      numActivePeople: 2 ** 31,
+      numInFlightAuctions: 2 ** 31,
+      hotAuctionRatio: 2 ** 31,
+      hotBiddersRatio: 2 ** 22 + 1,
+      numChannels: 1000,
+    };
+    expect(kindDigests(nexmarkConfig(wide), 2 ** 40 + 11, 300)).toBe(
+      '2634614654 2612266367 1413680015',
+    );
+    // Bids padded beyond the extra pool: a 2.4 M spread and strings of several pool lengths.
+    expect(kindDigests(nexmarkConfig({ ...wide, avgBidByteSize: 6_000_000 }), 5, 4)).toBe(
+      '1371271621 1356989630 462916764',
+    );
+  });
+
   it('reads the same batches at every parallelism and from a restored position', () => {
     expect(sourceDigest({ maxEvents: 20_000 }, 1, 1024)).toBe('2172521774/20000');
     expect(sourceDigest({ maxEvents: 20_000, seed: 4 }, 3, 7)).toBe('3997446657/20000');

@@ -469,7 +469,10 @@ function nextBid(
  * Pure in `(config, index)`: any process, in any order, produces the same event.
  */
 export function nexmarkEvent(index: number, config: NexmarkConfig): NexmarkEvent {
-  return nexmarkEventAt(index, nexmarkEventTimestamp(index, config), config);
+  const layout = layoutOf(config);
+  const epoch = Math.floor(index / layout.total);
+  const timestamp = nexmarkEventTimestamp(index, config);
+  return eventInCycle(index, epoch, index - epoch * layout.total, timestamp, layout);
 }
 
 /**
