@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   euroDecimal,
@@ -8,6 +9,7 @@ import {
 } from '../../bench/nexmark/queries/common.js';
 import { bidTimeType, countChar } from '../../bench/nexmark/queries/q14.js';
 import { extractChannelId, hotChannelId } from '../../bench/nexmark/queries/q21.js';
+import { threeTokens } from '../../bench/nexmark/queries/q22.js';
 
 describe('Nexmark query helpers (SQL semantics)', () => {
   it('formats UTC days, minutes and hours like DATE_FORMAT and HOUR on TIMESTAMP(3)', () => {
@@ -45,5 +47,31 @@ describe('Nexmark query helpers (SQL semantics)', () => {
     expect(extractChannelId('channel_id=7&x=1')).toBe('7');
     expect(extractChannelId('https://x/item.htm?query=1&xchannel_id=1')).toBeNull();
     expect(extractChannelId('https://x/item.htm?query=1')).toBeNull();
+  });
+
+  it('cuts SPLIT_INDEX tokens as split does, null past the last', () => {
+    expect(threeTokens('https://www.nexmark.com/abc/de_f/ghi/item.htm?query=1', 3)).toEqual([
+      'abc',
+      'de_f',
+      'ghi',
+    ]);
+    expect(threeTokens('a/b/c/d', 3)).toEqual(['d', null, null]);
+    expect(threeTokens('a/b', 3)).toEqual([null, null, null]);
+    expect(threeTokens('a/b/c///', 3)).toEqual(['', '', '']);
+    const split = (s: string, first: number) => {
+      const parts = s.split('/');
+      return [parts[first] ?? null, parts[first + 1] ?? null, parts[first + 2] ?? null];
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('/', 'a', 'b', '_', '?', '&'), { maxLength: 24 }),
+        fc.integer({ min: 0, max: 6 }),
+        (chars, first) => {
+          const s = chars.join('');
+          expect(threeTokens(s, first)).toEqual(split(s, first));
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

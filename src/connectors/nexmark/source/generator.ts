@@ -159,6 +159,15 @@ function drawChars(length: number, special: number): string {
   return Buffer.from(bytes.buffer, 0, length).toString('latin1');
 }
 
+/**
+ * `s` as one flat string of its own. Concatenation makes a rope (a V8 cons string), which
+ * every `split`, `indexOf` or regular expression over it must walk or flatten again; the
+ * tables' strings are read by every bid, so they are flattened once when built.
+ */
+function flat(s: string): string {
+  return Buffer.from(s, 'latin1').toString('latin1');
+}
+
 /** 32-bit bit reversal, returned as a signed 32-bit int (like Java `Integer.reverse`). */
 function reverse32(x: number): number {
   x = ((x >>> 1) & 0x55555555) | ((x & 0x55555555) << 1);
@@ -192,14 +201,14 @@ function buildTables(numChannels: number): void {
   }
   setState(CHANNEL_STATE);
   const hot: string[] = [];
-  for (let i = 0; i < HOT_CHANNELS.length; i++) hot.push(drawBaseUrl());
+  for (let i = 0; i < HOT_CHANNELS.length; i++) hot.push(flat(drawBaseUrl()));
   const names: string[] = new Array(numChannels);
   const urls: string[] = new Array(numChannels);
   for (let i = 0; i < numChannels; i++) {
     let url = drawBaseUrl();
     if (nextBelow(10) > 0) url = `${url}&channel_id=${Math.abs(reverse32(i))}`;
-    names[i] = `channel-${i}`;
-    urls[i] = url;
+    names[i] = flat(`channel-${i}`);
+    urls[i] = flat(url);
   }
   hotUrls = hot;
   channelNames = names;
@@ -460,7 +469,10 @@ function nextBid(
  * Pure in `(config, index)`: any process, in any order, produces the same event.
  */
 export function nexmarkEvent(index: number, config: NexmarkConfig): NexmarkEvent {
-  return nexmarkEventAt(index, nexmarkEventTimestamp(index, config), config);
+  const layout = layoutOf(config);
+  const epoch = Math.floor(index / layout.total);
+  const timestamp = nexmarkEventTimestamp(index, config);
+  return eventInCycle(index, epoch, index - epoch * layout.total, timestamp, layout);
 }
 
 /**
@@ -473,13 +485,26 @@ export function nexmarkEventAt(
   config: NexmarkConfig,
 ): NexmarkEvent {
   const layout = layoutOf(config);
+  const epoch = Math.floor(index / layout.total);
+  return eventInCycle(index, epoch, index - epoch * layout.total, timestamp, layout);
+}
+
+/**
+ * Event `index`, from its place in its proportion cycle (`index = epoch * total + slot`), which
+ * gives its kind and the last person and auction ids issued at or before it
+ * (lastBase0PersonId / lastBase0AuctionId, computed once here).
+ */
+function eventInCycle(
+  index: number,
+  epoch: number,
+  slot: number,
+  timestamp: number,
+  layout: Layout,
+): NexmarkEvent {
+  const config = layout.config;
   seedEvent(layout.seedKey, index);
-  // The event's place in its proportion cycle gives its kind and the last person and auction
-  // ids issued at or before it (lastBase0PersonId / lastBase0AuctionId, computed once here).
   const persons = config.personProportion;
   const auctions = config.auctionProportion;
-  const epoch = Math.floor(index / layout.total);
-  const slot = index - epoch * layout.total;
   if (slot < persons) {
     const lastPerson = epoch * persons + slot;
     return { type: 'person', person: nextPerson(lastPerson, timestamp, config) };
@@ -494,6 +519,55 @@ export function nexmarkEventAt(
   }
   const lastAuction = epoch * auctions + auctions - 1;
   return { type: 'bid', bid: nextBid(timestamp, lastPerson, lastAuction, config) };
+}
+
+/**
+ * Writes events `first, first + stride, ...` (`count` of them) and their event times into
+ * `values[0..count)` and `timestamps[0..count)`: the same events as {@link nexmarkEventAt}, with
+ * each event's place in its proportion cycle and in its second of event time advanced from the
+ * previous one's instead of divided out again.
+ */
+export function nexmarkEventsInto(
+  config: NexmarkConfig,
+  first: number,
+  stride: number,
+  count: number,
+  values: NexmarkEvent[],
+  timestamps: number[],
+): void {
+  const layout = layoutOf(config);
+  const total = layout.total;
+  const rate = config.eventsPerSecond;
+  const baseTime = config.baseTime;
+  // index = epoch * total + slot, with 0 <= slot < total.
+  let epoch = Math.floor(first / total);
+  let slot = first - epoch * total;
+  const epochStep = Math.floor(stride / total);
+  const slotStep = stride - epochStep * total;
+  // index = second * rate + rest, with 0 <= rest < rate (see nexmarkEventTimestamp).
+  let second = Math.floor(first / rate);
+  let rest = first - second * rate;
+  const secondStep = Math.floor(stride / rate);
+  const restStep = stride - secondStep * rate;
+  let index = first;
+  for (let k = 0; k < count; k++) {
+    const timestamp = baseTime + second * 1000 + Math.floor((rest * 1000) / rate);
+    timestamps[k] = timestamp;
+    values[k] = eventInCycle(index, epoch, slot, timestamp, layout);
+    index += stride;
+    epoch += epochStep;
+    slot += slotStep;
+    if (slot >= total) {
+      slot -= total;
+      epoch++;
+    }
+    second += secondStep;
+    rest += restStep;
+    if (rest >= rate) {
+      rest -= rate;
+      second++;
+    }
+  }
 }
 
 /** What the generator derives from a config, once per config (configs are frozen). */

@@ -7,7 +7,7 @@ import type { RecordBatch } from '../../../core/record-batch.js';
 import type { PollStatus, Source, SourceContext, SourceReader } from '../../../core/source.js';
 import { type NexmarkConfig, nexmarkConfig } from '../config.js';
 import type { NexmarkEvent } from '../model.js';
-import { nexmarkEventAt, nexmarkEventTimestamp } from './generator.js';
+import { nexmarkEventsInto } from './generator.js';
 
 /** Options of {@link NexmarkSource}. */
 export interface NexmarkSourceOptions {
@@ -57,14 +57,12 @@ export class NexmarkSource implements Source<NexmarkEvent> {
       open() {},
       poll(): RecordBatch<NexmarkEvent> | PollStatus {
         if (next >= end) return 'end';
-        const values: NexmarkEvent[] = [];
-        const timestamps: number[] = [];
-        for (let n = 0; n < batchSize && next < end; n++) {
-          const timestamp = nexmarkEventTimestamp(next, config);
-          values.push(nexmarkEventAt(next, timestamp, config));
-          timestamps.push(timestamp);
-          next += parallelism;
-        }
+        const count = Math.min(batchSize, Math.ceil((end - next) / parallelism));
+        // Sized once, written by index: no growing arrays per batch.
+        const values = new Array<NexmarkEvent>(count);
+        const timestamps = new Array<number>(count);
+        nexmarkEventsInto(config, next, parallelism, count, values, timestamps);
+        next += count * parallelism;
         return { values, timestamps, keys: undefined };
       },
       available: () => Promise.resolve(),
