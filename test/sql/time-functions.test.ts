@@ -409,10 +409,8 @@ describe('the session time zone', () => {
       "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(lt), INTERVAL '1' HOUR)) GROUP BY window_start, window_end";
     expect(() => tEnv.sqlQuery(hourly)).not.toThrow();
     tEnv.executeSql("SET 'table.local-time-zone' = 'Europe/Berlin'");
-    // Flink aligns such windows on the local wall clock; Weir says it cannot yet.
-    expect(() => tEnv.sqlQuery(hourly)).toThrow(
-      /TUMBLE over the TIMESTAMP_LTZ column 'lt' in the session time zone 'Europe\/Berlin' is not supported by Weir SQL yet/,
-    );
+    // Aligned on the local wall clock, as Flink's (local-time-windows.test.ts).
+    expect(() => tEnv.sqlQuery(hourly)).not.toThrow();
     // The SQL client shows a TIMESTAMP_LTZ as the session zone's wall clock.
     expect(tEnv.sqlQuery('SELECT lt FROM e').display([at])).toEqual(['2026-10-25T02:30']);
     const table = tEnv.sqlQuery(
