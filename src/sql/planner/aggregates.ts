@@ -14,6 +14,7 @@ import {
   userAggregate,
 } from '../functions/user-functions.js';
 import type { Expr } from '../parser/ast.js';
+import { JSON_AGGREGATES } from '../parser/json-syntax.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { divideHalfUp, fitPrecision, rescale } from '../types/decimal.js';
 import {
@@ -44,6 +45,7 @@ import type {
 } from './aggregate-spec.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
+import { compileJsonAggregate } from './json-aggregates.js';
 import { compileMoreAggregate } from './more-aggregates.js';
 
 /**
@@ -222,6 +224,7 @@ function compileAggregate(
   if (user !== undefined) return userAggregateSpec(user, call, scope, guard);
   if (MORE_AGGREGATE_FUNCTIONS.has(call.name))
     return compileMoreAggregate(call, scope, guard, codec);
+  if (JSON_AGGREGATES.has(call.name)) return compileJsonAggregate(call, scope, guard);
   if (call.name === 'COUNT' && (call.star || call.args.length === 0)) {
     if (call.distinct) sqlError('COUNT(DISTINCT *) is not valid', call.at);
     return {

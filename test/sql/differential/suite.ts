@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handWrittenCases, type SuiteCase } from './families.js';
+import { jsonAggregateCases } from './json-aggregate-cases.js';
 import {
   randomAggregateCases,
   randomExpressionCases,
@@ -39,6 +40,7 @@ export function suiteCases(): SuiteCase[] {
     ...randomAggregateCases(SEED, RANDOM_AGGREGATIONS),
     ...randomOperatorCases(SEED, RANDOM_OPERATOR_QUERIES),
     ...zonedWindowCases(),
+    ...jsonAggregateCases(),
   ];
 }
 
