@@ -20,30 +20,12 @@ import { runOnWeir } from './differential/run-engines.js';
 import { normalRows, type SuiteCase, suiteCases, suiteTables } from './differential/suite.js';
 import type { SuiteTable } from './differential/tables.js';
 import { queryChanges } from './query-changes.js';
+import { wallClock } from './wall-clock.js';
 
 const HOUR = 3_600_000;
 const LA = TimeZone.of('America/Los_Angeles') as TimeZone;
 const BERLIN = TimeZone.of('Europe/Berlin') as TimeZone;
 const SHANGHAI = TimeZone.of('Asia/Shanghai') as TimeZone;
-
-/** Wall-clock fields of an instant in a zone, as epoch ms in UTC, straight from ICU. */
-function wallClock(zoneId: string, utcMs: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zoneId,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(new Date(utcMs));
-  const f = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  return (
-    Date.UTC(f('year'), f('month') - 1, f('day'), f('hour'), f('minute'), f('second')) +
-    (((utcMs % 1000) + 1000) % 1000)
-  );
-}
 
 describe('timers and watermarks on a local wall clock', () => {
   it("fires a window ending in a DST gap at the gap's end and one ending in a repeated hour on its second pass, as Flink", () => {

@@ -20,6 +20,7 @@ import { withSessionConfig } from '../../src/sql/expressions/session-time-zone.j
 import { parseExpression } from '../../src/sql/parser/parser.js';
 import { formatType, type LogicalType, T } from '../../src/sql/types/logical-type.js';
 import { TimeZone } from '../../src/sql/types/time-zone.js';
+import { wallClock } from './wall-clock.js';
 
 const DAY = 86_400_000;
 const LTZ: LogicalType = { kind: 'TIMESTAMP_LTZ', nullable: true, precision: 3 };
@@ -300,27 +301,7 @@ describe('the session time zone', () => {
         fc.integer({ min: 0, max: 4_000_000_000_000 }),
         (name, ms) => {
           const zone = TimeZone.of(name) as TimeZone;
-          const f = new Intl.DateTimeFormat('en-US', {
-            timeZone: name,
-            hourCycle: 'h23',
-            year: 'numeric',
-            month: 'numeric',
-            day: 'numeric',
-            hour: 'numeric',
-            minute: 'numeric',
-            second: 'numeric',
-          });
-          const part = (type: string) =>
-            Number(f.formatToParts(new Date(ms)).find((x) => x.type === type)?.value);
-          const local = Date.UTC(
-            part('year'),
-            part('month') - 1,
-            part('day'),
-            part('hour'),
-            part('minute'),
-            part('second'),
-            ms % 1000,
-          );
+          const local = wallClock(name, ms);
           expect(zone.toLocal(ms)).toBe(local);
         },
       ),
