@@ -2,9 +2,13 @@
  * MIN, MAX and COUNT(DISTINCT) over a changing input keep each group's distinct values with
  * their counts (Flink's retracting accumulators), not the group's rows: their results over
  * random changelogs equal a batch computation over the final input (fast-check, parallelism 1
- * and 2), their state holds one entry per distinct value however many rows come and go, and a
- * job stopped part-way and restored from its savepoint ends as an uninterrupted run.
+ * and 2), their state holds one entry per distinct value however many rows come and go, a
+ * job stopped part-way and restored from its savepoint ends as an uninterrupted run, and a
+ * savepoint of the former format is refused naming both serializers.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
@@ -14,7 +18,12 @@ import { parseExpression } from '../../src/sql/parser/parser.js';
 import { rowAggregate } from '../../src/sql/planner/aggregates.js';
 import { T } from '../../src/sql/types/logical-type.js';
 import { queryChanges } from './query-changes.js';
-import { keyValueQueriesJob, throughSavepoint } from './savepoint-helpers.js';
+import {
+  changesJob,
+  keyValueQueriesJob,
+  throughSavepoint,
+  untilCommitted,
+} from './savepoint-helpers.js';
 
 const BASE = Date.UTC(2026, 0, 1);
 
@@ -142,5 +151,37 @@ describe('MIN, MAX and COUNT(DISTINCT) over a changelog', () => {
     );
     // 300 rows over 7 keys: counts 43 (keys 0..5) and 42 (key 6).
     expect(restored).toEqual([[JSON.stringify([42, 43, 2, 7])]]);
+  }, 120_000);
+
+  it('refuse a savepoint of the former format (rows kept, json accumulators), naming both', async () => {
+    // The same operator with an aggregate that still keeps the group's rows writes its
+    // accumulators as the former MIN did: `json`, beside the rows.
+    const job = (query: string, out: string, checkpoints: string, rate: number | undefined) =>
+      changesJob({
+        out,
+        checkpoints,
+        rate,
+        parallelism: 1,
+        events: 300,
+        eventAt: (i) => [i % 7, i],
+        queries: [`SELECT ${query} FROM (SELECT k, COUNT(*) AS c FROM t GROUP BY k)`],
+      });
+    const dir = await mkdtemp(join(tmpdir(), 'weir-value-counts-format-'));
+    try {
+      const first = job('FIRST_VALUE(c)', join(dir, 'out'), join(dir, 'cp-1'), 60).executeAsync(
+        'former',
+      );
+      await untilCommitted(join(dir, 'out', 'q0'));
+      const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
+      const restored = job('MIN(c)', join(dir, 'out2'), join(dir, 'cp-2'), undefined).executeAsync(
+        'value counts',
+        { restoreFrom: savepoint },
+      ).result;
+      await expect(restored).rejects.toThrow(
+        /state 'group' of operator '[^']+': the snapshot was written with serializer 'json' \(version 1\) but the state is declared with serializer 'weir\.group\(weir\.sql\.value-counts\)'/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
