@@ -31,6 +31,12 @@ export interface WatermarkGenerator<T> {
    */
   onPeriodicEmit?(output: WatermarkOutput): void;
   /**
+   * If present, upstream watermarks are not dropped but handed here (the final one at end of
+   * input still passes unchanged): a generator that re-expresses the event time it is given,
+   * such as a shift to a local wall clock, emits its own watermark for each upstream one.
+   */
+  onUpstreamWatermark?(watermark: number, output: WatermarkOutput): void;
+  /**
    * The generator's memory (e.g. the largest timestamp seen), for checkpoints:
    * a restored job then emits the watermarks the uninterrupted one would have.
    */

@@ -20,6 +20,7 @@ import { withSessionConfig } from '../../src/sql/expressions/session-time-zone.j
 import { parseExpression } from '../../src/sql/parser/parser.js';
 import { formatType, type LogicalType, T } from '../../src/sql/types/logical-type.js';
 import { TimeZone } from '../../src/sql/types/time-zone.js';
+import { wallClock } from './wall-clock.js';
 
 const DAY = 86_400_000;
 const LTZ: LogicalType = { kind: 'TIMESTAMP_LTZ', nullable: true, precision: 3 };
@@ -300,27 +301,7 @@ describe('the session time zone', () => {
         fc.integer({ min: 0, max: 4_000_000_000_000 }),
         (name, ms) => {
           const zone = TimeZone.of(name) as TimeZone;
-          const f = new Intl.DateTimeFormat('en-US', {
-            timeZone: name,
-            hourCycle: 'h23',
-            year: 'numeric',
-            month: 'numeric',
-            day: 'numeric',
-            hour: 'numeric',
-            minute: 'numeric',
-            second: 'numeric',
-          });
-          const part = (type: string) =>
-            Number(f.formatToParts(new Date(ms)).find((x) => x.type === type)?.value);
-          const local = Date.UTC(
-            part('year'),
-            part('month') - 1,
-            part('day'),
-            part('hour'),
-            part('minute'),
-            part('second'),
-            ms % 1000,
-          );
+          const local = wallClock(name, ms);
           expect(zone.toLocal(ms)).toBe(local);
         },
       ),
@@ -409,10 +390,8 @@ describe('the session time zone', () => {
       "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE w, DESCRIPTOR(lt), INTERVAL '1' HOUR)) GROUP BY window_start, window_end";
     expect(() => tEnv.sqlQuery(hourly)).not.toThrow();
     tEnv.executeSql("SET 'table.local-time-zone' = 'Europe/Berlin'");
-    // Flink aligns such windows on the local wall clock; Weir says it cannot yet.
-    expect(() => tEnv.sqlQuery(hourly)).toThrow(
-      /TUMBLE over the TIMESTAMP_LTZ column 'lt' in the session time zone 'Europe\/Berlin' is not supported by Weir SQL yet/,
-    );
+    // Aligned on the local wall clock, as Flink's (local-time-windows.test.ts).
+    expect(() => tEnv.sqlQuery(hourly)).not.toThrow();
     // The SQL client shows a TIMESTAMP_LTZ as the session zone's wall clock.
     expect(tEnv.sqlQuery('SELECT lt FROM e').display([at])).toEqual(['2026-10-25T02:30']);
     const table = tEnv.sqlQuery(

@@ -27,6 +27,7 @@ import { intervalLiteral, timeArithmetic } from './functions/time-arithmetic.js'
 import { extract } from './functions/time-functions.js';
 import { bytesCompare } from './functions/value-order.js';
 import { AGGREGATE_FUNCTIONS, callFunction } from './functions.js';
+import { expandRowEquality } from './row-equality.js';
 import { runtime } from './runtime.js';
 import type { Scope } from './scope.js';
 import { arithmeticType } from './typing.js';
@@ -131,8 +132,10 @@ function compileNode(e: Expr, ctx: CompileContext): Compiled {
         type: arg.type,
       };
     }
-    case 'binary':
-      return binary(e, ctx);
+    case 'binary': {
+      const rows = expandRowEquality(e);
+      return rows === undefined ? binary(e, ctx) : compile(rows, ctx);
+    }
     case 'is': {
       const arg = compile(e.arg, ctx);
       let code: string;

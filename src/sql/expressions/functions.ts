@@ -51,13 +51,13 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'MAX',
   'AVG',
   ...MORE_AGGREGATE_FUNCTIONS,
+  'JSON_OBJECTAGG',
+  'JSON_ARRAYAGG',
 ]);
 
 /** Flink aggregates Weir does not run yet, with why. */
 const AGGREGATES_NOT_YET: Readonly<Record<string, string>> = {
   COLLECT: 'its result is a MULTISET, a type Weir SQL does not have',
-  JSON_OBJECTAGG: 'not supported by Weir SQL yet',
-  JSON_ARRAYAGG: 'not supported by Weir SQL yet',
 };
 
 /** A string function `fn(args)` over strings and integers, NULL in gives NULL out. */

@@ -6,7 +6,7 @@
  * (as string literals, and the RETURNING type as a CAST of NULL), so the compiler reads them
  * from the call's arguments.
  */
-import type { SourcePosition } from '../sql-error.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
 import type { Expr } from './ast.js';
 import type { ClauseParser } from './match-recognize.js';
@@ -16,6 +16,9 @@ export interface JsonClauseParser extends ClauseParser {
   dataType(): LogicalType;
 }
 
+/** The JSON aggregates, which take no FILTER (as in Flink SQL). */
+export const JSON_AGGREGATES: ReadonlySet<string> = new Set(['JSON_OBJECTAGG', 'JSON_ARRAYAGG']);
+
 /** The functions whose arguments this module parses. */
 export const JSON_SYNTAX_FUNCTIONS: ReadonlySet<string> = new Set([
   'JSON_VALUE',
@@ -23,6 +26,7 @@ export const JSON_SYNTAX_FUNCTIONS: ReadonlySet<string> = new Set([
   'JSON_EXISTS',
   'JSON_OBJECT',
   'JSON_ARRAY',
+  ...JSON_AGGREGATES,
 ]);
 
 function text(value: string, at: SourcePosition): Expr {
@@ -80,6 +84,7 @@ function onNull(p: JsonClauseParser): string | undefined {
  * - JSON_EXISTS: json, path, error mode
  * - JSON_OBJECT: on-null mode, then key, value pairs
  * - JSON_ARRAY: on-null mode, then the values
+ * - JSON_OBJECTAGG: on-null mode, key, value; JSON_ARRAYAGG: on-null mode, value
  */
 export function parseJsonArguments(p: JsonClauseParser, name: string): Expr[] {
   const at = p.at;
@@ -97,6 +102,19 @@ export function parseJsonArguments(p: JsonClauseParser, name: string): Expr[] {
       if (mode !== undefined) break;
     }
     return [text(mode ?? 'NULL', at), ...args];
+  }
+  if (name === 'JSON_OBJECTAGG') {
+    p.acceptWord('KEY');
+    const key = p.expression();
+    if (!p.acceptWord('VALUE')) p.expectSymbol(':');
+    const value = p.expression();
+    return [text(onNull(p) ?? 'NULL', at), key, value];
+  }
+  if (name === 'JSON_ARRAYAGG') {
+    const value = p.expression();
+    if (p.isWord('ORDER'))
+      sqlError('JSON_ARRAYAGG(... ORDER BY ...) is not supported by Weir SQL yet', p.at);
+    return [text(onNull(p) ?? 'ABSENT', at), value];
   }
   if (name === 'JSON_ARRAY') {
     const args: Expr[] = [];

@@ -24,6 +24,7 @@ import type {
 } from './ast.js';
 import { plainCall } from './calls.js';
 import {
+  JSON_AGGREGATES,
   JSON_SYNTAX_FUNCTIONS,
   type JsonClauseParser,
   parseJsonArguments,
@@ -1166,6 +1167,7 @@ class Parser {
     let star = false;
     let distinct = false;
     let args: Expr[] = [];
+    let nullTreatment: 'IGNORE' | 'RESPECT' | undefined;
     if (this.acceptSymbol('*')) star = true;
     else if (!this.isSymbol(')')) {
       distinct = this.acceptWord('DISTINCT');
@@ -1189,6 +1191,7 @@ class Parser {
         args = [{ kind: 'string', value: unit, at: unitAt }];
         while (this.acceptSymbol(',')) args.push(this.expression());
       } else args = this.expressionList();
+      if (name === 'ARRAY_AGG') nullTreatment = this.nullTreatment();
     } else if (JSON_SYNTAX_FUNCTIONS.has(name))
       args = parseJsonArguments(this.jsonClauseParser(), name);
     this.expectSymbol(')');
@@ -1199,11 +1202,19 @@ class Parser {
       filter = this.expression();
       this.expectSymbol(')');
     }
+    if (filter !== undefined && (nullTreatment !== undefined || JSON_AGGREGATES.has(name)))
+      sqlError(
+        `FILTER does not apply to ${name}${nullTreatment === undefined ? '' : ` with ${nullTreatment} NULLS`} (as in Flink SQL)`,
+        at,
+      );
+    if (nullTreatment === 'IGNORE') filter = withoutNulls(args, at);
     if (this.isWord('WITHIN')) this.unsupported('WITHIN GROUP');
     let over = false;
     let overWindow: OverWindow | undefined;
     let overName: string | undefined;
     if (this.isWord('OVER')) {
+      if (JSON_AGGREGATES.has(name))
+        sqlError(`${name} is not supported in OVER windows (as in Flink SQL)`, this.at);
       this.i++;
       over = true;
       if (this.acceptSymbol('(')) overWindow = this.overWindow();
@@ -1214,6 +1225,13 @@ class Parser {
     return overName === undefined
       ? { kind: 'call', name, args, star, distinct, filter, over, at }
       : { kind: 'call', name, args, star, distinct, filter, over, overName, at };
+  }
+
+  /** ARRAY_AGG's `IGNORE NULLS` or `RESPECT NULLS` (the default), after its argument, if written. */
+  private nullTreatment(): 'IGNORE' | 'RESPECT' | undefined {
+    if (this.acceptWord('IGNORE', 'NULLS')) return 'IGNORE';
+    if (this.acceptWord('RESPECT', 'NULLS')) return 'RESPECT';
+    return undefined;
   }
 
   /** The inside of `OVER (...)`, after its '('; the frame clause is kept as text. */
@@ -1515,4 +1533,14 @@ class Parser {
     this.expectSymbol(close);
     return fields;
   }
+}
+
+/**
+ * `ARRAY_AGG(x IGNORE NULLS)` as `ARRAY_AGG(x) FILTER (WHERE x IS NOT NULL)`: the same rows
+ * reach the accumulator, and a group of NULLs alone gives NULL, as in Flink.
+ */
+function withoutNulls(args: readonly Expr[], at: SourcePosition): Expr {
+  const [arg] = args;
+  if (arg === undefined) return { kind: 'boolean', value: true, at };
+  return { kind: 'is', arg, test: 'NULL', negated: true, at };
 }

@@ -14,6 +14,7 @@ import {
   userAggregate,
 } from '../functions/user-functions.js';
 import type { Expr } from '../parser/ast.js';
+import { JSON_AGGREGATES } from '../parser/json-syntax.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { divideHalfUp, fitPrecision, rescale } from '../types/decimal.js';
 import {
@@ -44,7 +45,9 @@ import type {
 } from './aggregate-spec.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
+import { compileJsonAggregate } from './json-aggregates.js';
 import { compileMoreAggregate } from './more-aggregates.js';
+import { retractingAggregate } from './retracting-aggregates.js';
 
 /**
  * A TypeScript aggregate function: its arguments converted to the declared types as for a
@@ -213,6 +216,7 @@ function compileAggregate(
   call: AggregateCallAst,
   scope: Scope,
   filters: FilterConditions,
+  retracting: boolean,
 ): AggregateSpec {
   const at = call.filter === undefined ? -1 : filters.indexOf(call.filter);
   const { holds } = filters;
@@ -222,6 +226,7 @@ function compileAggregate(
   if (user !== undefined) return userAggregateSpec(user, call, scope, guard);
   if (MORE_AGGREGATE_FUNCTIONS.has(call.name))
     return compileMoreAggregate(call, scope, guard, codec);
+  if (JSON_AGGREGATES.has(call.name)) return compileJsonAggregate(call, scope, guard);
   if (call.name === 'COUNT' && (call.star || call.args.length === 0)) {
     if (call.distinct) sqlError('COUNT(DISTINCT *) is not valid', call.at);
     return {
@@ -238,6 +243,18 @@ function compileAggregate(
   const arg = compileScalar(call.args[0] as Expr, scope);
   const fn = arg.fn;
   const argType = arg.type;
+  if (
+    retracting &&
+    !(argType.kind === 'ROW' || argType.kind === 'ARRAY' || argType.kind === 'MAP')
+  ) {
+    // Over a changelog: the distinct values with their counts, as Flink's retracting accumulators.
+    const spec = retractingAggregate(call, fn, guard, codec(argType), distinctKey);
+    if (spec !== undefined)
+      return {
+        ...spec,
+        type: call.name === 'COUNT' ? T.bigint(false) : withNullability(argType, true),
+      };
+  }
   if (call.name === 'COUNT') {
     if (call.distinct) {
       return {
@@ -584,9 +601,12 @@ function aggregateSlots(
   calls: readonly AggregateCallAst[],
   scope: Scope,
   filters: FilterConditions,
+  retracting: boolean,
 ): { specs: AggregateSpec[]; of: { slot: number; at: number | undefined }[] } {
   const byArgument = new Map<string, number[]>();
   calls.forEach((c, i) => {
+    // Over a changelog each COUNT(DISTINCT) keeps its own value counts, so it can retract.
+    if (retracting) return;
     if (c.name !== 'COUNT' || !c.distinct || c.args.length !== 1 || userAggregate(c.name)) return;
     const key = normalizedKey(c.args[0] as Expr, scope);
     byArgument.set(key, [...(byArgument.get(key) ?? []), i]);
@@ -615,7 +635,7 @@ function aggregateSlots(
   calls.forEach((c, i) => {
     if (shared.has(i)) return;
     of[i] = { slot: specs.length, at: undefined };
-    specs.push(compileAggregate(c, scope, filters));
+    specs.push(compileAggregate(c, scope, filters, retracting));
   });
   return { specs, of };
 }
@@ -640,6 +660,8 @@ export function rowAggregate(
   keyTypes: readonly LogicalType[],
   calls: readonly AggregateCallAst[],
   scope: Scope,
+  /** The input is a changelog: MIN, MAX and COUNT(DISTINCT) keep value counts to retract. */
+  retracting = false,
 ): {
   fn: RowAggregateFunction;
   types: LogicalType[];
@@ -648,7 +670,7 @@ export function rowAggregate(
   mergeInto: (a: Accumulator, b: Accumulator) => Accumulator;
 } {
   const filters = new FilterConditions(scope);
-  const { specs, of } = aggregateSlots(calls, scope, filters);
+  const { specs, of } = aggregateSlots(calls, scope, filters, retracting);
   const evaluate = filters.size === 0 ? undefined : (row: Row) => filters.evaluate(row);
   const shared = of.filter((o) => o.at !== undefined).length;
   const keyCodecs = keyTypes.map(codec);

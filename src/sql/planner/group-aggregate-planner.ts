@@ -7,7 +7,7 @@
 import type { ChangelogStream } from '../../api/streams.js';
 import type { GroupResult } from '../../core/changelog.js';
 import type { Key } from '../../core/key-groups.js';
-import type { StateTtlConfig } from '../../core/state.js';
+import type { StateSerializer, StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileProjection, compileScalar } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
@@ -15,6 +15,7 @@ import type { Expr, Select } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
 import { type AggPhaseStrategy, decideAggregatePhases } from './aggregate-phase.js';
+import type { AggregateCallAst } from './aggregate-spec.js';
 import { rowAggregate } from './aggregates.js';
 import { isUpdating, projectedKey, updatingRelation } from './changelog-relation.js';
 import { type DistinctSplit, planDistinctSplit } from './distinct-split.js';
@@ -22,6 +23,7 @@ import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import type { MiniBatch } from './mini-batch.js';
 import type { Relation } from './relation.js';
+import { VALUE_COUNTS_FORMAT } from './retracting-aggregates.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 
@@ -71,6 +73,7 @@ export function planGroupAggregate(
     expr: rewrite(item.expr),
   }));
   const having = select.having === undefined ? undefined : rewrite(select.having);
+  const updatingInput = isUpdating(from) && from.changes !== undefined;
   const {
     fn: rowFn,
     types,
@@ -81,11 +84,11 @@ export function planGroupAggregate(
     keyFns.map((k) => k.type),
     calls,
     scope,
+    updatingInput,
   );
   const keyOf = groupKey(keyFns.map((k) => k.fn));
   const keyName = keys.length === 0 ? 'group (global)' : 'group key';
   let groups: ChangelogStream<GroupResult<Key, Row>>;
-  const updatingInput = isUpdating(from) && from.changes !== undefined;
   const phases = decideAggregatePhases({
     strategy,
     miniBatch: miniBatch !== undefined,
@@ -116,10 +119,13 @@ export function planGroupAggregate(
   };
   if (updatingInput && from.changes !== undefined) {
     const input = where === undefined ? from.changes : from.changes.filterRows(where);
-    // MIN and MAX cannot retract: the operator keeps the group's rows, MAP values and all.
-    groups = input
-      .groupBy(keyOf, keyName)
-      .updatingAggregate(aggregate, { ...options, rowSerializer: ROW_SERIALIZER });
+    // MIN, MAX and COUNT(DISTINCT) retract through value counts; with an aggregate that cannot
+    // retract (FIRST_VALUE, LISTAGG, ...) the operator keeps the group's rows, MAP values and all.
+    groups = input.groupBy(keyOf, keyName).updatingAggregate(aggregate, {
+      ...options,
+      rowSerializer: ROW_SERIALIZER,
+      ...(calls.some(holdsValueCounts) ? { accumulatorSerializer: VALUE_COUNTS_SERIALIZER } : {}),
+    });
   } else {
     const input = where === undefined ? from.stream : from.stream.filter(where).name('where');
     groups = input.keyBy(keyOf, keyName).updatingAggregate(aggregate, options);
@@ -158,3 +164,20 @@ export function planGroupAggregate(
 function column(name: string, type: LogicalType): ScopeColumn {
   return { name, type, qualifier: undefined, rowtime: false };
 }
+
+/** Whether a call over a changelog keeps value counts (retracting-aggregates.ts). */
+function holdsValueCounts(call: AggregateCallAst): boolean {
+  return call.name === 'MIN' || call.name === 'MAX' || (call.name === 'COUNT' && call.distinct);
+}
+
+/**
+ * The accumulators of a GROUP BY over a changelog with value counts: JSON as before, under an
+ * id of their own, so a savepoint of the former format (every row of each group kept beside
+ * accumulators written as `json`) is refused on restore naming both, not misread.
+ */
+const VALUE_COUNTS_SERIALIZER: StateSerializer<never> = {
+  id: VALUE_COUNTS_FORMAT,
+  version: 1,
+  toJson: (acc) => acc,
+  fromJson: (json) => json as never,
+};

@@ -32,6 +32,7 @@ import { sessionTimeZone } from '../expressions/session-time-zone.js';
 import type { Expr, FromItem, Query, Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
+import type { TimeZone } from '../types/time-zone.js';
 import type { AggPhaseStrategy } from './aggregate-phase.js';
 import { rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, inline, positional } from './calc.js';
@@ -44,6 +45,7 @@ import { AggregateCalls, groupKey, isAggregateCall, selectList } from './groupin
 import { aggregatePerGroup } from './groups-in-window.js';
 import { planJoin } from './join-planner.js';
 import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
+import { localWindowTime, toLocalEventTime, toUtcEventTime } from './local-time-windows.js';
 import { asOfAttribute, isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
 import type { MiniBatch } from './mini-batch.js';
@@ -331,6 +333,27 @@ function intervalMs(e: Expr | undefined, what: string, at: SourcePosition): numb
   return ms;
 }
 
+/**
+ * The session zone whose wall clock windows over a TIMESTAMP_LTZ event-time attribute align
+ * to (undefined: UTC, or a TIMESTAMP attribute, whose windows are never shifted). Processing-time
+ * windows in such a zone are refused.
+ */
+function windowTimeZone(
+  timeType: LogicalType,
+  processingTime: boolean,
+  what: string,
+  at: SourcePosition,
+): TimeZone | undefined {
+  const zone = sessionTimeZone();
+  if (timeType.kind !== 'TIMESTAMP_LTZ' || zone.isUtc) return undefined;
+  if (processingTime)
+    sqlError(
+      `${what} (processing time) in the session time zone '${zone.id}' is not supported by Weir SQL yet (processing-time windows are aligned in UTC only)`,
+      at,
+    );
+  return zone;
+}
+
 function planWindowTvf(
   item: Extract<FromItem, { kind: 'table-function' }>,
   ctx: PlanContext,
@@ -364,13 +387,12 @@ function planWindowTvf(
     );
   }
   const processingTime = !time.rowtime;
-  const zone = sessionTimeZone();
-  // Flink aligns windows over a TIMESTAMP_LTZ on the session zone's wall clock.
-  if (time.type.kind === 'TIMESTAMP_LTZ' && !zone.isUtc)
-    sqlError(
-      `${name} over the TIMESTAMP_LTZ column '${timeColumn}' in the session time zone '${zone.id}' is not supported by Weir SQL yet (windows over TIMESTAMP_LTZ are aligned in UTC only)`,
-      descriptor.at,
-    );
+  const localTimeZone = windowTimeZone(
+    time.type,
+    processingTime,
+    `${name} over the TIMESTAMP_LTZ column '${timeColumn}'`,
+    descriptor.at,
+  );
   let window: WindowTvf;
   if (name === 'TUMBLE') {
     if (rest.length > 2) sqlError('TUMBLE takes a size and an optional offset', at);
@@ -434,12 +456,13 @@ function planWindowTvf(
       at,
     );
   if (processingTime) window = { ...window, processingTime };
+  if (localTimeZone !== undefined) window = { ...window, localTimeZone };
   const ts = T.timestamp(3, false);
   const columns = [
     ...input.columns,
     { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
-    windowTimeColumn(processingTime),
+    windowTimeColumn(processingTime, time.type),
   ];
   // The input's time attribute stops being one: window_time takes its place.
   return {
@@ -460,22 +483,30 @@ function materialize(relation: Relation): Relation {
     w.processingTime === true ? c.proctime === true : c.rowtime,
   );
   const n = w.input.columns.length;
+  // On a session zone's wall clock (TIMESTAMP_LTZ rowtime), or the time as it is.
+  const zone = w.localTimeZone;
+  const timeOf =
+    zone === undefined
+      ? (row: Row) => row[timeIndex] as number
+      : (row: Row) => zone.toLocal(row[timeIndex] as number);
+  const windowTime =
+    zone === undefined ? (end: number) => end - 1 : (end: number) => localWindowTime(zone, end);
   let stream: DataStream<Row>;
   if (w.kind === 'TUMBLE') {
     const { size, offset } = w;
     stream = w.input.stream.map((row) => {
-      const start = windowStart(row[timeIndex] as number, offset, size);
+      const start = windowStart(timeOf(row), offset, size);
       const out = row.slice(0, n);
-      out.push(start, start + size, start + size - 1);
+      out.push(start, start + size, windowTime(start + size));
       return out;
     });
   } else if (w.kind === 'HOP') {
     const { size, slide, offset } = w;
     const emitWindows = (row: Row, collector: Collector<Row>): void => {
-      const t = row[timeIndex] as number;
+      const t = timeOf(row);
       for (let start = windowStart(t, offset, slide); start > t - size; start -= slide) {
         const out = row.slice(0, n);
-        out.push(start, start + size, start + size - 1);
+        out.push(start, start + size, windowTime(start + size));
         collector.collect(out);
       }
     };
@@ -483,9 +514,9 @@ function materialize(relation: Relation): Relation {
   } else if (w.kind === 'CUMULATE') {
     const { size, slide, offset } = w;
     const emitCumulative = (row: Row, collector: Collector<Row>): void => {
-      for (const win of cumulativeWindowsOf(row[timeIndex] as number, size, slide, offset)) {
+      for (const win of cumulativeWindowsOf(timeOf(row), size, slide, offset)) {
         const out = row.slice(0, n);
-        out.push(win.start, win.end, win.end - 1);
+        out.push(win.start, win.end, windowTime(win.end));
         collector.collect(out);
       }
     };
@@ -679,11 +710,17 @@ const LEGACY_AUXILIARY: Readonly<Record<string, string>> = {
   PROCTIME: '$window_time',
 };
 
-/** `window_time`: an event-time attribute, or a processing-time one for processing-time windows. */
-function windowTimeColumn(processingTime: boolean): ScopeColumn {
+/**
+ * `window_time`: an event-time attribute, or a processing-time one for processing-time windows;
+ * a TIMESTAMP_LTZ when the windows' time attribute is one (as in Flink), a TIMESTAMP otherwise.
+ */
+function windowTimeColumn(processingTime: boolean, timeType: LogicalType): ScopeColumn {
   return {
     name: 'window_time',
-    type: T.timestamp(3, false),
+    type:
+      timeType.kind === 'TIMESTAMP_LTZ'
+        ? { kind: 'TIMESTAMP_LTZ', nullable: false, precision: 3 }
+        : T.timestamp(3, false),
     qualifier: undefined,
     rowtime: !processingTime,
     proctime: processingTime,
@@ -717,6 +754,12 @@ function legacyGroupWindow(
     );
   }
   const processingTime = !resolved.column.rowtime;
+  const localTimeZone = windowTimeZone(
+    resolved.type,
+    processingTime,
+    `${call.name} over the TIMESTAMP_LTZ column '${time.path.join('.')}'`,
+    time.at,
+  );
   let window: WindowTvf;
   if (call.name === 'TUMBLE') {
     const size = intervalMs(intervals[0], 'size', call.at);
@@ -740,12 +783,13 @@ function legacyGroupWindow(
     };
   }
   if (processingTime) window = { ...window, processingTime };
+  if (localTimeZone !== undefined) window = { ...window, localTimeZone };
   const ts = T.timestamp(3, false);
   const columns = [
     ...from.columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
     { name: '$window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: '$window_end', type: ts, qualifier: undefined, rowtime: false },
-    { ...windowTimeColumn(processingTime), name: '$window_time' },
+    { ...windowTimeColumn(processingTime, resolved.type), name: '$window_time' },
   ];
   const auxiliary = (e: Expr): Expr => {
     if (e.kind === 'call') {
@@ -806,6 +850,7 @@ function planAggregation(
   const fullScope = new Scope(from.columns);
   const inputScope = new Scope(from.columns.slice(0, n));
   let input = window.input.stream;
+  const zone = window.localTimeZone;
   if (select.where !== undefined) {
     if (
       contains(
@@ -897,14 +942,22 @@ function planAggregation(
     })),
     { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
-    windowTimeColumn(window.processingTime === true),
+    windowTimeColumn(window.processingTime === true, (from.columns[n + 2] as ScopeColumn).type),
   ];
   const keyOf = groupKey(keyFns.map((k) => k.fn));
   const assigner = windowAssigner(window);
-  const withWindow = (row: Row, w: Window): Row => {
-    row.push(w.start, w.end, w.end - 1);
-    return row;
-  };
+  const withWindow =
+    zone === undefined
+      ? (row: Row, w: Window): Row => {
+          row.push(w.start, w.end, w.end - 1);
+          return row;
+        }
+      : (row: Row, w: Window): Row => {
+          row.push(w.start, w.end, localWindowTime(zone, w.end));
+          return row;
+        };
+  // Windows on a session zone's wall clock: the window operator runs on local event time.
+  if (zone !== undefined) input = toLocalEventTime(input, zone);
   // A SESSION TVF forms sessions per PARTITION BY value (over all rows without it), as Flink
   // does; GROUP BY keys other than those columns split each session's rows.
   const sessionKey = sessionPartition(window, keys, inputScope);
@@ -926,7 +979,8 @@ function planAggregation(
           .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
           .name('window columns');
   const aggScope = new Scope(aggColumns);
-  let stream = results;
+  let stream =
+    zone === undefined ? results : toUtcEventTime(results, zone, keys.length + calls.length + 2);
   if (having !== undefined)
     stream = stream.filter(compilePredicate(having, aggScope, 'HAVING condition')).name('having');
   const { fn, types: outTypes } = compileProjection(
@@ -945,6 +999,8 @@ function planAggregation(
       : { rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time' }),
   }));
   const out = { stream: stream.map(fn).name('select'), columns };
+  // Local windows do not end at a fixed spacing of UTC event time.
+  if (zone !== undefined) return out;
   const windowed = resultWindows(window, items, (name) => {
     if (window.attached !== true) return name;
     // The input's own window columns are GROUP BY keys here.

@@ -19,6 +19,7 @@ import { T } from '../types/logical-type.js';
 import { changesOf, isUpdating, retracting, updatingRelation } from './changelog-relation.js';
 import { groupKey } from './grouping.js';
 import { conjuncts } from './join-planner.js';
+import { refuseLocalWindows } from './local-time-windows.js';
 import type { Relation } from './relation.js';
 import { retractRank } from './retract-rank.js';
 import { prefixAndValue } from './row-builders.js';
@@ -242,6 +243,7 @@ export function planRank(
     const keyed = rel.stream.keyBy(keyOf, 'partition key');
     const windowed = windowOfPartition(window, partitionAt);
     if (windowed !== undefined) {
+      refuseLocalWindows(rel.columns, 'a window Top-N or deduplication', p.inner.at);
       const rows = planWindowRank(keyed, windowed, {
         limit: p.limit,
         width,

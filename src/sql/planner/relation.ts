@@ -2,6 +2,7 @@
 import type { ChangelogStream, DataStream } from '../../api/streams.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
+import type { TimeZone } from '../types/time-zone.js';
 
 /** A window table function (TUMBLE, HOP, CUMULATE, SESSION) not yet applied to its input. */
 export interface WindowTvf {
@@ -31,6 +32,11 @@ export interface WindowTvf {
    * assigned by the wall clock when they reach the window operator, as in Flink.
    */
   readonly processingTime?: boolean;
+  /**
+   * Windows of a TIMESTAMP_LTZ rowtime in a session time zone other than UTC: aligned on that
+   * zone's wall clock, as Flink's (see local-time-windows.ts).
+   */
+  readonly localTimeZone?: TimeZone;
 }
 
 /**

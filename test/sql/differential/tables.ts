@@ -14,9 +14,13 @@ export type ColumnType =
   | 'BOOLEAN'
   | 'DATE'
   | 'DECIMAL(10, 2)'
-  | 'TIMESTAMP(3)';
+  | 'TIMESTAMP(3)'
+  | 'TIMESTAMP_LTZ(3)';
 
-/** A JSON cell: DECIMAL as plain text, DATE as days since 1970-01-01, TIMESTAMP(3) as epoch ms. */
+/**
+ * A JSON cell: DECIMAL as plain text, DATE as days since 1970-01-01, TIMESTAMP(3) as epoch ms
+ * of its fields in UTC, TIMESTAMP_LTZ(3) as the epoch ms of its instant.
+ */
 export type Cell = string | number | boolean | null;
 
 export interface SuiteTable {
@@ -128,6 +132,48 @@ export function joinTable(seed: number, size: number, span: number): SuiteTable 
       ['uts', 'TIMESTAMP(3)'],
     ],
     watermark: "uts - INTERVAL '2' SECOND",
+    rows,
+  };
+}
+
+/**
+ * Spans of instants across changes of offset: Los Angeles springs forward at 2026-03-08
+ * 10:00 UTC and falls back at 2026-11-01 09:00 UTC, Berlin springs forward at 2026-03-29
+ * 01:00 UTC (Shanghai keeps +08:00 throughout).
+ */
+const ZONED_SPANS: readonly (readonly [number, number])[] = [
+  [Date.UTC(2026, 2, 7, 18), Date.UTC(2026, 2, 8, 16)],
+  [Date.UTC(2026, 2, 28, 20), Date.UTC(2026, 2, 29, 6)],
+  [Date.UTC(2026, 9, 31, 20), Date.UTC(2026, 10, 1, 16)],
+];
+
+/**
+ * Rows with a TIMESTAMP_LTZ rowtime `lt` across DST changes, for windows aligned on a session
+ * zone's wall clock: 10 to 40 minutes apart within each span, each up to 50 s before its slot
+ * (the watermark trails by a minute, so no row is late).
+ */
+export function zonedTable(seed: number): SuiteTable {
+  const rnd = new DeterministicRandom(seed);
+  const rows: Cell[][] = [];
+  for (const [from, to] of ZONED_SPANS) {
+    for (let slot = from; slot < to; slot += rnd.between(10, 40) * 60_000) {
+      rows.push([
+        rows.length,
+        orNull(rnd, 0.1, () => rnd.pick(['a', 'b', 'c'])),
+        orNull(rnd, 0.15, () => rnd.between(-50, 50)),
+        slot - rnd.int(50_000),
+      ]);
+    }
+  }
+  return {
+    name: 'zoned',
+    columns: [
+      ['zid', 'INT'],
+      ['zk', 'STRING'],
+      ['zv', 'INT'],
+      ['lt', 'TIMESTAMP_LTZ(3)'],
+    ],
+    watermark: "lt - INTERVAL '1' MINUTE",
     rows,
   };
 }

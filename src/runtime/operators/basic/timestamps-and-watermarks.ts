@@ -30,7 +30,7 @@ export interface TimestampsAndWatermarksOptions {
 /**
  * Gives records their event time and generates watermarks, per subtask.
  * Upstream watermarks are replaced by this operator's own, except the final
- * one at end of input.
+ * one at end of input (a generator with `onUpstreamWatermark` derives its own from them).
  *
  * A watermark the generator emits from `onEvent` splits the batch right after
  * that record. `onPeriodicEmit` runs after every batch and, with a periodic
@@ -212,7 +212,7 @@ export class TimestampsAndWatermarksOperator<T> extends Operator<T, T> implement
     if (time === MAX_WATERMARK) {
       this.lastWatermark = time;
       this.output.emitWatermark(time);
-    }
+    } else this.generator?.onUpstreamWatermark?.(time, this);
   }
 
   override processIdle(): void {

@@ -34,7 +34,8 @@ import org.apache.flink.util.CloseableIterator;
  * SUITE.json is {@code {"tables": [{"name", "columns": [[name, type]...], "watermark": "SQL
  * expression" or null, "rows": [[...]...]}...], "cases": [{"name", "sql"}...]}}. Types are
  * STRING, INT, BIGINT, DOUBLE, BOOLEAN, DATE (days since 1970-01-01 in the JSON),
- * DECIMAL(p, s) (plain text) and TIMESTAMP(3) (epoch milliseconds, read as UTC). Each table's
+ * DECIMAL(p, s) (plain text), TIMESTAMP(3) (epoch milliseconds, read as UTC) and TIMESTAMP_LTZ(3)
+ * (epoch milliseconds of the instant). Each table's
  * rows arrive in the given order from one source; the first word of {@code watermark} is the
  * rowtime column. A case may name a session time zone ({@code "zone"}, UTC otherwise). Each output line is {@code {"name", "updating": bool, "rows": [[...]...]}}
  * (the rows left after applying every +I/-U/+U/-D, sorted) or {@code {"name", "error"}};

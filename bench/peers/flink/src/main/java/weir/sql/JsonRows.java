@@ -22,8 +22,8 @@ import org.apache.flink.types.Row;
 
 /**
  * Column types and values of the JSON tables the SQL runners read: STRING, INT, BIGINT, DOUBLE,
- * BOOLEAN, DATE (days since 1970-01-01), DECIMAL(p, s) (plain text) and TIMESTAMP(3) (epoch
- * milliseconds, UTC); results are written back the same way (TIME as milliseconds of the day,
+ * BOOLEAN, DATE (days since 1970-01-01), DECIMAL(p, s) (plain text), TIMESTAMP(3) (epoch
+ * milliseconds, UTC) and TIMESTAMP_LTZ(3) (epoch milliseconds of the instant); results are written back the same way (TIME as milliseconds of the day,
  * a non-finite DOUBLE as its Java text).
  */
 final class JsonRows {
@@ -48,6 +48,8 @@ final class JsonRows {
         return Types.LOCAL_DATE;
       case "TIMESTAMP(3)":
         return Types.LOCAL_DATE_TIME;
+      case "TIMESTAMP_LTZ(3)":
+        return Types.INSTANT;
       default:
         throw new IllegalArgumentException("unsupported column type " + type);
     }
@@ -73,6 +75,8 @@ final class JsonRows {
         return DataTypes.DATE();
       case "TIMESTAMP(3)":
         return DataTypes.TIMESTAMP(3);
+      case "TIMESTAMP_LTZ(3)":
+        return DataTypes.TIMESTAMP_LTZ(3);
       default:
         throw new IllegalArgumentException("unsupported column type " + type);
     }
@@ -94,6 +98,8 @@ final class JsonRows {
         return v.asBoolean();
       case "DATE":
         return LocalDate.ofEpochDay(v.asLong());
+      case "TIMESTAMP_LTZ(3)":
+        return Instant.ofEpochMilli(v.asLong());
       default:
         return LocalDateTime.ofEpochSecond(
             Math.floorDiv(v.asLong(), 1000L),

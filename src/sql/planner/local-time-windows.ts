@@ -1,0 +1,158 @@
+/**
+ * Window TVFs over a TIMESTAMP_LTZ time attribute in a session time zone other than UTC, as
+ * Flink aligns them: on the zone's wall clock. A day window starts at local midnight, and the
+ * day of a DST change lasts 23 or 25 hours; `window_start` and `window_end` are local
+ * TIMESTAMPs and `window_time` is the TIMESTAMP_LTZ instant of the window's last millisecond.
+ *
+ * The window operators stay as they are: the rows enter them with the local wall clock as
+ * their event time, and the watermark is re-expressed on that clock so that a window fires
+ * when the real (UTC) watermark reaches Flink's timer for its end (`windowTimer`). After the
+ * window operator the results get their `window_time` instants and a UTC watermark back.
+ */
+import type { DataStream } from '../../api/streams.js';
+import {
+  type WatermarkGenerator,
+  type WatermarkOutput,
+  WatermarkStrategy,
+} from '../../core/watermarks.js';
+import type { Row } from '../connectors/connector.js';
+import type { ScopeColumn } from '../expressions/scope.js';
+import { sessionTimeZone } from '../expressions/session-time-zone.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import type { TimeZone } from '../types/time-zone.js';
+
+const HOUR_MS = 3_600_000;
+
+const daylightSaving = new WeakMap<TimeZone, boolean>();
+
+/**
+ * Whether the zone changes its offset within the current year (as java.util's
+ * `TimeZone.useDaylightTime`, which decides whether Flink's timers take the DST path).
+ */
+function usesDaylightTime(zone: TimeZone): boolean {
+  let known = daylightSaving.get(zone);
+  if (known === undefined) {
+    const year = new Date().getUTCFullYear();
+    known =
+      !zone.isFixed && zone.offsetAt(Date.UTC(year, 0, 1)) !== zone.offsetAt(Date.UTC(year, 6, 1));
+    daylightSaving.set(zone, known);
+  }
+  return known;
+}
+
+/**
+ * The instant (epoch ms) at which the watermark fires a window whose last local millisecond is
+ * `localMs` (Flink's `toEpochMillsForTimer`): the instant of that wall clock; in a DST gap the
+ * first instant after the gap, in an overlap the later of the two instants, so that both
+ * passes through the repeated hour are in the window before it fires.
+ */
+export function windowTimer(zone: TimeZone, localMs: number): number {
+  if (zone.isUtc || !Number.isFinite(localMs)) return localMs;
+  const t1 = zone.toUtc(localMs);
+  if (!usesDaylightTime(zone)) return t1;
+  const t2 = zone.toUtc(localMs + HOUR_MS);
+  if (t1 === t2) return t1 - (t1 % HOUR_MS);
+  if (t2 - t1 > HOUR_MS) return t1 + HOUR_MS;
+  return t1;
+}
+
+/**
+ * The watermark on the local clock that stands for the UTC watermark `utcMs`: the latest local
+ * time whose timer it has reached, so that exactly the windows Flink fires at `utcMs` fire
+ * (and the same rows are late). Non-decreasing in `utcMs`, as `windowTimer` is.
+ */
+export function localWatermark(zone: TimeZone, utcMs: number): number {
+  if (!Number.isFinite(utcMs)) return utcMs;
+  const local = zone.toLocal(utcMs);
+  if (windowTimer(zone, local) <= utcMs) return local;
+  // The first pass through a repeated hour: its local times fire on the second pass. The
+  // latest local time already due lies within the two hours before.
+  let due = local - 2 * HOUR_MS;
+  let notDue = local;
+  while (notDue - due > 1) {
+    const mid = Math.floor((due + notDue) / 2);
+    if (windowTimer(zone, mid) <= utcMs) due = mid;
+    else notDue = mid;
+  }
+  return due;
+}
+
+/** `window_time` of a window ending (exclusive) at local `endMs`: the instant of its last millisecond. */
+export function localWindowTime(zone: TimeZone, endMs: number): number {
+  return zone.toUtc(endMs - 1);
+}
+
+/** Re-expresses each upstream watermark through `convert`; never goes back. */
+class ConvertedWatermarks implements WatermarkGenerator<Row> {
+  private last = Number.NEGATIVE_INFINITY;
+  constructor(private readonly convert: (watermark: number) => number) {}
+  onEvent(): void {}
+  onUpstreamWatermark(watermark: number, output: WatermarkOutput): void {
+    const converted = this.convert(watermark);
+    if (converted > this.last) {
+      this.last = converted;
+      output.emitWatermark(converted);
+    }
+  }
+}
+
+/** The rows with the zone's wall clock of their event time as event time, and the watermark likewise. */
+export function toLocalEventTime(stream: DataStream<Row>, zone: TimeZone): DataStream<Row> {
+  return stream
+    .assignTimestampsAndWatermarks(
+      WatermarkStrategy.forGenerator<Row>(
+        () => new ConvertedWatermarks((w) => localWatermark(zone, w)),
+      ).withTimestampAssigner((_row, ts) => zone.toLocal(ts)),
+    )
+    .name(`event time on the wall clock of ${zone.id}`);
+}
+
+/**
+ * The earliest instant a local time `L` or any later one can name: the instant of `L`, or in a
+ * repeated hour the first pass, or in a gap the end of the gap (where java.time moves a time in
+ * the gap past it). Non-decreasing in `L`, unlike the instant alone.
+ */
+function earliestInstant(zone: TimeZone, localMs: number): number {
+  return Math.min(zone.toUtc(localMs), windowTimer(zone, localMs));
+}
+
+/**
+ * Window results back on UTC event time: each row's event time is its `window_time` (at
+ * `windowTimeAt`), and a local watermark `L` becomes the earliest instant of `L + 1` less 1 ms,
+ * which no later window's `window_time` precedes.
+ */
+export function toUtcEventTime(
+  stream: DataStream<Row>,
+  zone: TimeZone,
+  windowTimeAt: number,
+): DataStream<Row> {
+  return stream
+    .assignTimestampsAndWatermarks(
+      WatermarkStrategy.forGenerator<Row>(
+        () =>
+          new ConvertedWatermarks((w) =>
+            Number.isFinite(w) ? earliestInstant(zone, w + 1) - 1 : w,
+          ),
+      ).withTimestampAssigner((row) => row[windowTimeAt] as number),
+    )
+    .name('window results on UTC event time');
+}
+
+/**
+ * Refuses a window Top-N, deduplication or join when its rows may carry windows of a local
+ * wall clock: those operators fire a window when the watermark passes its `window_end`, which
+ * is a UTC instant only for windows aligned in UTC. Rows with a TIMESTAMP_LTZ column in a
+ * session zone other than UTC are taken to be such rows.
+ */
+export function refuseLocalWindows(
+  columns: readonly ScopeColumn[],
+  what: string,
+  at: SourcePosition,
+): void {
+  const zone = sessionTimeZone();
+  if (zone.isUtc || !columns.some((c) => c.type.kind === 'TIMESTAMP_LTZ')) return;
+  sqlError(
+    `${what} over windows of a TIMESTAMP_LTZ time attribute in the session time zone '${zone.id}' is not supported by Weir SQL yet`,
+    at,
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * MIN, MAX and COUNT(DISTINCT) over a changelog, as Flink's retracting accumulators (a MapView of
+ * value to count): each keeps every distinct value with the number of rows that hold it, so a
+ * retraction takes one row's value out and the state grows with the distinct values of a group,
+ * not with its rows. MIN and MAX also keep the current extreme, and look for the next one among
+ * the distinct values only when the last row holding it is retracted.
+ */
+import type { Row } from '../connectors/connector.js';
+import type { AccState, AggregateCallAst, AggregateSpec, Guard } from './aggregate-spec.js';
+
+/** A group's distinct values: by their key, the encoded value and how many rows hold it. */
+interface ValueCounts {
+  values: Record<string, [unknown, number]>;
+  /** MIN / MAX: the key of the current extreme, null when no value is held. */
+  best: string | null;
+  /** COUNT(DISTINCT): how many distinct values are held. */
+  n: number;
+}
+
+/** The accumulator format these aggregates write, named in a refused restore of another. */
+export const VALUE_COUNTS_FORMAT = 'weir.sql.value-counts';
+
+interface Codec {
+  enc: (v: unknown) => unknown;
+  dec: (v: unknown) => unknown;
+}
+
+const state = (s: AccState) => s as unknown as ValueCounts;
+const fresh = (): AccState => ({ values: {}, best: null, n: 0 }) as unknown as AccState;
+
+/**
+ * The retracting form of MIN, MAX or COUNT(DISTINCT) for `call`, or undefined for any other
+ * call. `keyOf` gives a value's identity (equal values, equal keys).
+ */
+export function retractingAggregate(
+  call: AggregateCallAst,
+  fn: (row: Row) => unknown,
+  guard: Guard,
+  { enc, dec }: Codec,
+  keyOf: (v: unknown) => string,
+): Omit<AggregateSpec, 'type'> | undefined {
+  const counting = call.name === 'COUNT' && call.distinct;
+  if (!counting && call.name !== 'MIN' && call.name !== 'MAX') return undefined;
+  const better =
+    call.name === 'MIN'
+      ? (a: unknown, b: unknown) => (a as number) < (b as number)
+      : (a: unknown, b: unknown) => (a as number) > (b as number);
+  /** The key of the extreme among the held values. */
+  const extreme = (values: ValueCounts['values']): string | null => {
+    let best: string | null = null;
+    let bestValue: unknown;
+    for (const key in values) {
+      const v = dec((values[key] as [unknown, number])[0]);
+      if (best === null || better(v, bestValue)) {
+        best = key;
+        bestValue = v;
+      }
+    }
+    return best;
+  };
+  const addValue = (s: ValueCounts, v: unknown, times: number): void => {
+    const key = keyOf(v);
+    const entry = s.values[key];
+    if (entry !== undefined) {
+      entry[1] += times;
+      return;
+    }
+    s.values[key] = [enc(v), times];
+    s.n++;
+    if (!counting) {
+      const best = s.best === null ? undefined : s.values[s.best];
+      if (best === undefined || better(v, dec(best[0]))) s.best = key;
+    }
+  };
+  return {
+    init: fresh,
+    add: guard((s, row) => {
+      const v = fn(row);
+      if (v !== null) addValue(state(s), v, 1);
+      return s;
+    }),
+    retract: guard((s, row) => {
+      const v = fn(row);
+      if (v === null) return s;
+      const st = state(s);
+      const key = keyOf(v);
+      const entry = st.values[key];
+      // A value this group does not hold (its state expired): nothing to undo.
+      if (entry === undefined) return s;
+      if (entry[1] > 1) {
+        entry[1]--;
+        return s;
+      }
+      delete st.values[key];
+      st.n--;
+      if (!counting && st.best === key) st.best = extreme(st.values);
+      return s;
+    }),
+    merge: (a, b) => {
+      const merged = state(fresh());
+      for (const side of [state(a), state(b)])
+        for (const [encoded, count] of Object.values(side.values))
+          addValue(merged, dec(encoded), count);
+      return merged as unknown as AccState;
+    },
+    result: counting
+      ? (s) => state(s).n
+      : (s) => {
+          const st = state(s);
+          const best = st.best === null ? undefined : st.values[st.best];
+          return best === undefined ? null : dec(best[0]);
+        },
+    mergeable: false,
+  };
+}
