@@ -39,8 +39,7 @@ const KEYS = Array.from({ length: 9 }, (_, i) => `k${i}`);
 export const FINAL_TICK = 400_000;
 
 /** Each key's records go to one partition (0..2), so their order holds end to end; ticks to all three. */
-const partitionOf = (e: JoinEv): number =>
-  e.k === 'tick' ? e.t % 3 : Number(e.k.slice(1)) % 3;
+const partitionOf = (e: JoinEv): number => (e.k === 'tick' ? e.t % 3 : Number(e.k.slice(1)) % 3);
 
 /**
  * The input in phases: a tick in each partition of both inputs, so every
