@@ -1,4 +1,3 @@
-import { afterAll } from 'vitest';
 import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
 import {
   INTERVAL_MS,
@@ -7,7 +6,6 @@ import {
   OUT_OF_ORDERNESS_MS,
   WINDOW_MS,
 } from '../cli/fixtures/group-joins.js';
-import type { RunningCli } from '../cli/run-cli.js';
 import {
   createTopic,
   json,
@@ -17,8 +15,8 @@ import {
   uniqueTopic,
   waitFor,
 } from '../kafka/helpers.js';
-import { heldTasks, startGroupMember } from './group-member.js';
-import { random } from './keyed-windows-input.js';
+import { type MetricsMember, metricsMembers, stderrOf, stopAll } from './group-member.js';
+import { random, settled } from './keyed-windows-input.js';
 
 /**
  * The input and batch computation of the join tests of process groups (the
@@ -174,55 +172,28 @@ export async function joinTopics(prefix: string): Promise<JoinTopics> {
 }
 
 /** A member of the join job: its process and the port of its /metrics. */
-export interface JoinMember {
-  readonly cli: RunningCli;
-  readonly port: number;
-}
+export type JoinMember = MetricsMember;
 
 /**
  * Starts members of the join job, with /metrics on ports from `firstPort`
  * on (one range per test file), and kills any still running after the file.
  */
 export function joinMembers(firstPort: number): (t: JoinTopics, name: string) => JoinMember {
-  let next = firstPort;
-  const running: RunningCli[] = [];
-  afterAll(() => {
-    for (const r of running) r.child.kill('SIGKILL');
-  });
-  return (t, name) => {
-    const port = next++;
-    const cli = startGroupMember(
-      'test/cli/fixtures/group-joins.ts',
-      t.app,
-      name,
-      [t.leftTopic, t.rightTopic, t.outTopic],
-      ['--metrics-port', String(port)],
-    );
-    running.push(cli);
-    return { cli, port };
-  };
-}
-
-/** Waits until the members hold every task between them, each some. */
-export async function joinsSettled(
-  members: readonly JoinMember[],
-  diagnose: () => string,
-): Promise<void> {
-  await waitFor(
-    'the group to settle',
-    async () => {
-      const held = await Promise.all(members.map((m) => heldTasks(m.port)));
-      const sums = held.map((h) => h.reduce((a, b) => a + b, 0));
-      return sums.reduce((a, b) => a + b, 0) === TASKS && sums.every((n) => n > 0);
-    },
-    90_000,
-    diagnose,
+  return metricsMembers(
+    'test/cli/fixtures/group-joins.ts',
+    (t: JoinTopics) => [t.leftTopic, t.rightTopic, t.outTopic],
+    firstPort,
   );
 }
 
-/** The end of each member's stderr, for a test's failure message. */
-export function joinStderr(members: readonly JoinMember[]): () => string {
-  return () => members.map((m) => m.cli.output('stderr').slice(-800)).join(' | ');
+export { stderrOf as joinStderr, stopAll };
+
+/** Waits until the members hold every task between them, each some (each has its six readers). */
+export function joinsSettled(
+  members: readonly JoinMember[],
+  diagnose: () => string,
+): Promise<void> {
+  return settled(members, TASKS, diagnose, 2 + JOINS.length);
 }
 
 /**
@@ -285,10 +256,4 @@ export function atLeastOnce(expected: JoinResults, got: JoinResults): boolean {
     const g = got[j];
     return [...e].every(([p, n]) => (g.get(p) ?? 0) >= n) && [...g.keys()].every((p) => e.has(p));
   });
-}
-
-/** Stops the members with SIGTERM and waits for them. */
-export async function stopAll(members: readonly JoinMember[]): Promise<void> {
-  for (const m of members) m.cli.child.kill('SIGTERM');
-  await Promise.all(members.map((m) => m.cli.done));
 }

@@ -19,7 +19,7 @@ const HELD_CHECK_MS = 200;
  * written before it, and waits for every producer to speak again: an idle producer
  * (an input partition without records) would otherwise never speak, and stall it.
  */
-export const MARK_REPEAT_MS = 1_000;
+const MARK_REPEAT_MS = 1_000;
 
 /**
  * The producing end of a keyed exchange between processes: every record
