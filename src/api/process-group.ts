@@ -8,6 +8,7 @@ import type {
 } from '../core/source.js';
 import type { LogicalGraph } from '../plan/logical/logical-graph.js';
 import type { LogicalEdge, LogicalNode, Partitioning } from '../plan/logical/nodes.js';
+import { twoKeyedInputsRefusal } from './group-joins.js';
 import type { KeyedStage, TaskLayout } from './task-snapshots.js';
 
 /** Tasks of a keyed stage whose operator sets no parallelism: partitions of its repartition topic. */
@@ -227,15 +228,8 @@ function refuseInGroup(node: LogicalNode, group: ProcessGroupSpec): void {
     );
   if (node.inputs.some((e) => e.partitioning.kind === 'broadcast'))
     refuse('its input is a broadcast exchange, and broadcasts between processes are not built yet');
-  // Two keyed inputs through one repartition topic ran, but a run on three busy processes
-  // wrote some pairs of a regular join twice and missed others: refused until that is found.
-  if (
-    new Set(node.inputs.filter((e) => e.partitioning.kind === 'keyed').map((e) => e.input ?? 0))
-      .size > 1
-  )
-    refuse(
-      'it joins two keyed inputs, and joins across the processes of a group are not reliable yet (run it in one process)',
-    );
+  const twoInputs = twoKeyedInputsRefusal(node);
+  if (twoInputs !== undefined) refuse(twoInputs);
   if (node.stateful && !node.inputs.some((e) => e.partitioning.kind === 'keyed'))
     refuse(
       'it keeps state that is not keyed, and only keyed state follows the tasks of a process group',

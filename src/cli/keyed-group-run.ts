@@ -119,6 +119,10 @@ export async function runKeyedGroup(
     let previousClient: JobClient | undefined;
     for (;;) {
       const given = taskChange(running, tasks).assigned;
+      // From here on a revocation concerns the tasks this run is about to hold: the restore
+      // below takes a while, and a task taken away meanwhile must be marked as being handed
+      // over at once, or its next owner starts it afresh while this run still processes it.
+      running = tasks;
       const late = await handovers.awaitReleased(given, () => gap.first() !== undefined);
       if (late.length > 0)
         o.warn(
@@ -128,7 +132,6 @@ export async function runKeyedGroup(
       const restorePath =
         plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
       o.taskSet.current = tasks;
-      running = tasks;
       o.say(restoreLine(tasks, plan));
       const client = env.executeAsync(jobName, {
         ...o.execute,

@@ -107,22 +107,75 @@ describe('applyProcessGroup', () => {
     ]);
   });
 
-  it('refuses an operator with two keyed inputs (a join), naming it', () => {
+  /** Two sources and an operator of `kind` over both, keyed; returns the graph and the operator. */
+  const twoKeyedInputs = (kind: LogicalNode['kind']) => {
     const g = new LogicalGraph();
     const a = g.add({ kind: 'source', source: groupSource('orders', ['orders']) }, 'orders', []);
     const b = g.add({ kind: 'source', source: groupSource('users', ['users']) }, 'users', []);
-    const join = g.add(
-      { kind: 'regular-join', spec: {} } as never,
-      'join',
+    const op = g.add(
+      { kind, spec: {} } as never,
+      kind,
       [
         { from: a.id, tag: undefined, partitioning: keyed('left'), input: 0 },
         { from: b.id, tag: undefined, partitioning: keyed('right'), input: 1 },
       ],
       { keyed: true, stateful: true },
     );
-    join.uid = 'j';
+    op.uid = 'j';
+    return g;
+  };
+
+  it.each(['regular-join', 'interval-join', 'window-join'] as const)(
+    'sends both inputs of a %s through its one topic, tagged, and each side keeps its own records',
+    (kind) => {
+      const g = twoKeyedInputs(kind);
+      const { exchange, writers, readers } = recordingExchange();
+      const layout = applyProcessGroup(g, group(exchange), 128);
+
+      // One topic for both sides: a partition's task holds both sides of its key groups.
+      const spec = {
+        topic: 't-j',
+        partitions: 4,
+        maxParallelism: 128,
+        producerTopics: [['orders'], ['users']],
+      };
+      expect(writers).toEqual([
+        { spec, input: 0 },
+        { spec, input: 1 },
+      ]);
+      expect(readers).toEqual([spec]);
+      expect(layout?.keyedOperators.get('j')).toEqual({ topic: 't-j', partitions: 4 });
+      const joined = g.nodes.at(-1)!;
+      expect(joined.kind).toBe(kind);
+      expect(joined.inputs.map((e) => [e.input, e.partitioning.kind])).toEqual([
+        [0, 'keyed'],
+        [1, 'keyed'],
+      ]);
+      const keep = (input: number) => {
+        const node = g.nodes[joined.inputs[input]!.from] as Extract<
+          LogicalNode,
+          { kind: 'flat-map' }
+        >;
+        const out: unknown[] = [];
+        const fn = node.fn as unknown as (
+          r: ExchangedRecord,
+          c: { collect(v: unknown): void },
+        ) => void;
+        for (const r of [
+          { input: 0, value: 'l' },
+          { input: 1, value: 'r' },
+        ])
+          fn(r, { collect: (v) => out.push(v) });
+        return out;
+      };
+      expect([keep(0), keep(1)]).toEqual([['l'], ['r']]);
+    },
+  );
+
+  it('refuses another operator with two keyed inputs (a temporal join), naming it', () => {
+    const g = twoKeyedInputs('temporal-join');
     expect(() => applyProcessGroup(g, group(recordingExchange().exchange), 128)).toThrow(
-      /operator 'j' cannot run in process group .*joins two keyed inputs/,
+      /operator 'j' cannot run in process group 'app': it has two keyed inputs \(temporal-join\); across the processes of a group only regular, interval and window joins are built/,
     );
   });
 

@@ -64,3 +64,43 @@ export async function heldTasks(port: number): Promise<number[]> {
     return [];
   }
 }
+
+/** A member started with `--metrics-port`: its process and the port of its /metrics. */
+export interface MetricsMember {
+  readonly cli: RunningCli;
+  readonly port: number;
+}
+
+/**
+ * Starts members of the group job `fixture` on a test's topics `t` (the
+ * job's args from `jobArgs`), with /metrics on ports from `firstPort` on
+ * (one range per test file), and kills any still running after the file.
+ */
+export function metricsMembers<T extends { readonly app: string }>(
+  fixture: string,
+  jobArgs: (t: T) => string[],
+  firstPort: number,
+): (t: T, name: string) => MetricsMember {
+  let next = firstPort;
+  const running = membersOfFile();
+  return (t, name) => {
+    const port = next++;
+    const cli = startGroupMember(fixture, t.app, name, jobArgs(t), [
+      '--metrics-port',
+      String(port),
+    ]);
+    running.push(cli);
+    return { cli, port };
+  };
+}
+
+/** The end of each member's stderr, for a test's failure message. */
+export function stderrOf(members: readonly MetricsMember[]): () => string {
+  return () => members.map((m) => m.cli.output('stderr').slice(-800)).join(' | ');
+}
+
+/** Stops the members with SIGTERM and waits for them. */
+export async function stopAll(members: readonly MetricsMember[]): Promise<void> {
+  for (const m of members) m.cli.child.kill('SIGTERM');
+  await Promise.all(members.map((m) => m.cli.done));
+}

@@ -1,7 +1,5 @@
-import { afterAll } from 'vitest';
 import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
 import type { Out } from '../cli/fixtures/group-keyed-windows.js';
-import type { RunningCli } from '../cli/run-cli.js';
 import {
   createTopic,
   json,
@@ -11,7 +9,13 @@ import {
   uniqueTopic,
   waitFor,
 } from '../kafka/helpers.js';
-import { heldTasks, startGroupMember } from './group-member.js';
+import {
+  heldTasks,
+  type MetricsMember,
+  metricsMembers,
+  stderrOf,
+  stopAll,
+} from './group-member.js';
 
 /**
  * The input and batch computation of the keyed window tests of process
@@ -155,12 +159,13 @@ export function line(o: Out): string {
 
 /**
  * Waits until the members hold `total` tasks between them, each some (each
- * of a member's readers reports a line of `weir_kafka_source_partitions`).
+ * of a member's `readers` reports a line of `weir_kafka_source_partitions`).
  */
 export async function settled(
   members: readonly { readonly port: number }[],
   total: number,
   diagnose: () => string,
+  readers = 2,
 ): Promise<void> {
   await waitFor(
     'the group to settle',
@@ -169,7 +174,7 @@ export async function settled(
       const sums = held.map((h) => h.reduce((a, b) => a + b, 0));
       return (
         sums.reduce((a, b) => a + b, 0) === total &&
-        held.every((h) => h.length === 2) &&
+        held.every((h) => h.length === readers) &&
         sums.every((n) => n > 0)
       );
     },
@@ -254,10 +259,7 @@ export async function fireAndFinish(
 const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';
 
 /** A member of the keyed window job: its process and the port of its /metrics. */
-export interface KeyedWindowsMember {
-  readonly cli: RunningCli;
-  readonly port: number;
-}
+export type KeyedWindowsMember = MetricsMember;
 
 /**
  * Starts members of the keyed window job on `t`, with /metrics on ports
@@ -267,32 +269,7 @@ export interface KeyedWindowsMember {
 export function keyedWindowsMembers(
   firstPort: number,
 ): (t: KeyedWindowsTopics, name: string) => KeyedWindowsMember {
-  let next = firstPort;
-  const running: RunningCli[] = [];
-  afterAll(() => {
-    for (const r of running) r.child.kill('SIGKILL');
-  });
-  return (t, name) => {
-    const port = next++;
-    const cli = startGroupMember(
-      FIXTURE,
-      t.app,
-      name,
-      [t.inTopic, t.outTopic],
-      ['--metrics-port', String(port)],
-    );
-    running.push(cli);
-    return { cli, port };
-  };
+  return metricsMembers(FIXTURE, (t: KeyedWindowsTopics) => [t.inTopic, t.outTopic], firstPort);
 }
 
-/** The end of each member's stderr, for a test's failure message. */
-export function stderrOf(members: readonly KeyedWindowsMember[]): () => string {
-  return () => members.map((m) => m.cli.output('stderr').slice(-800)).join(' | ');
-}
-
-/** Stops the members with SIGTERM and waits for them. */
-export async function stopAll(members: readonly KeyedWindowsMember[]): Promise<void> {
-  for (const m of members) m.cli.child.kill('SIGTERM');
-  await Promise.all(members.map((m) => m.cli.done));
-}
+export { stderrOf, stopAll };

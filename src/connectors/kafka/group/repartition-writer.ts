@@ -13,6 +13,13 @@ type Message = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
 
 /** How often a writer checks whether the producing tasks it holds changed, to speak for new ones. */
 const HELD_CHECK_MS = 200;
+/**
+ * How often a writer says its latest mark again though it has not changed. A consumer
+ * restored from a task snapshot reads on from the snapshot's offset, past the marks
+ * written before it, and waits for every producer to speak again: an idle producer
+ * (an input partition without records) would otherwise never speak, and stall it.
+ */
+const MARK_REPEAT_MS = 1_000;
 
 /**
  * The producing end of a keyed exchange between processes: every record
@@ -55,6 +62,7 @@ class RepartitionWriter implements SinkWriter<unknown> {
   private mark: ProducerMark | undefined;
   private markDirty = false;
   private sentFor = '';
+  private markSentAt = 0;
   private flushing: Promise<void> | undefined;
   private failure: WeirError | undefined;
   private readonly timer: NodeJS.Timeout;
@@ -81,7 +89,9 @@ class RepartitionWriter implements SinkWriter<unknown> {
       });
     this.ready.catch(() => {});
     this.timer = setInterval(() => {
-      if (this.mark !== undefined && this.heldSignature() !== this.sentFor) this.kick();
+      if (this.mark === undefined) return;
+      if (performance.now() - this.markSentAt >= MARK_REPEAT_MS) this.markDirty = true;
+      if (this.markDirty || this.heldSignature() !== this.sentFor) this.kick();
     }, HELD_CHECK_MS);
     this.timer.unref();
   }
@@ -167,6 +177,7 @@ class RepartitionWriter implements SinkWriter<unknown> {
           );
         this.markDirty = false;
         this.sentFor = signature;
+        this.markSentAt = performance.now();
       }
       if (messages.length === 0) return;
       try {

@@ -1,0 +1,57 @@
+import { describe, it } from 'vitest';
+import { setHeldTasks } from '../../src/connectors/kafka/group/held-tasks.js';
+import {
+  decodeEntry,
+  repartitionTopicName,
+} from '../../src/connectors/kafka/group/repartition-topic.js';
+import { RepartitionSink } from '../../src/connectors/kafka/group/repartition-writer.js';
+import { MetricRegistry } from '../../src/metrics/registry.js';
+import { BROKERS, readRecords, uniqueTopic, waitFor } from './helpers.js';
+
+/** Idle marks of `producer` in each partition of `topic`. */
+async function idleMarks(topic: string, producer: string): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  for (const m of await readRecords(topic)) {
+    const headers = new Map(m.headers.map(([k, v]) => [Buffer.from(k), v ?? Buffer.alloc(0)]));
+    const e = decodeEntry(m.value ?? null, headers, `${m.topic}:${m.partition}@${m.offset}`);
+    if (e.kind === 'mark' && e.producer === producer && e.mark.kind === 'idle')
+      counts.set(m.partition, (counts.get(m.partition) ?? 0) + 1);
+  }
+  return counts;
+}
+
+describe('repartition writer', () => {
+  it('says an unchanged mark again, so a consumer restored past it hears every producer', async () => {
+    const app = uniqueTopic('rw');
+    const topic = repartitionTopicName(app, 'join');
+    const input = uniqueTopic('rw-in');
+    const spec = { topic, partitions: 2, maxParallelism: 128, producerTopics: [[input]] };
+    const sink = new RepartitionSink(BROKERS, app, spec, 0, (v: never) => v);
+    // The task of the input partition this process holds (a reader says so).
+    const reader = {};
+    setHeldTasks(reader, new Set([`${input}:0`]));
+    const writer = sink.createWriter({
+      subtaskIndex: 0,
+      parallelism: 1,
+      operatorId: 'join-exchange-out-0',
+      metrics: new MetricRegistry().group({}),
+    });
+    try {
+      // An input partition without records is idle: its task says so, and says it again.
+      writer.writeIdle?.();
+      let counts = new Map<number, number>();
+      await waitFor(
+        'the idle mark to be said three times in every partition',
+        async () => {
+          counts = await idleMarks(topic, `0/${input}:0`);
+          return (counts.get(0) ?? 0) >= 3 && (counts.get(1) ?? 0) >= 3;
+        },
+        30_000,
+        () => JSON.stringify([...counts]),
+      );
+    } finally {
+      setHeldTasks(reader, new Set());
+      await writer.close();
+    }
+  }, 60_000);
+});
