@@ -165,6 +165,7 @@ function unpack(b: PackedBatch): Msg[] {
       value?: Buffer;
       partition?: number;
       headers?: Map<Buffer, Buffer>;
+      timestamp?: bigint;
     };
     const kl = b.keyLengths[i]!;
     if (kl >= 0) {
@@ -178,6 +179,8 @@ function unpack(b: PackedBatch): Msg[] {
     }
     const p = b.partitions[i]!;
     if (p >= 0) m.partition = p;
+    const ts = b.timestamps?.[i];
+    if (ts !== undefined) m.timestamp = BigInt(Math.trunc(ts));
     const h = b.headers?.[i];
     if (h !== undefined) m.headers = new Map(h.map(([k, v]) => [Buffer.from(k), Buffer.from(v)]));
     out[i] = m;

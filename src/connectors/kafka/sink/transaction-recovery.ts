@@ -1,3 +1,4 @@
+import type { Json } from '../../../core/snapshot.js';
 import type { TransactionCommittable } from './sink-protocol.js';
 
 /**
@@ -81,4 +82,72 @@ export function planRecovery(
     if (!fence.has(family)) fence.set(family, 1);
   }
   return { commit, fence: [...fence].map(([family, fromSeq]) => ({ family, fromSeq })) };
+}
+
+/** A member run of a process group that crashed, and the committables of its last sealed checkpoint. */
+export interface CrashedRun {
+  readonly run: string;
+  readonly committables: readonly TransactionCommittable[];
+}
+
+/**
+ * What the restoring writer whose restored committables are `restored` must
+ * add to fence `crashed` runs too: runs that held one of its tasks and did
+ * not end cleanly, whose snapshots it does not restore (a newer run of the
+ * task, or a run that died before sealing anything). A run's sealed
+ * committables are committed again (a no-op) and its later ids fenced; a run
+ * that sealed nothing gets an empty committable at sequence 0 for each of
+ * the writer's prefixes, so its ids are fenced from 1. Which prefixes are
+ * the writer's is read from `restored`: without any, nothing is added.
+ */
+export function fenceCrashedRuns(
+  restored: readonly TransactionCommittable[],
+  crashed: readonly CrashedRun[],
+): TransactionCommittable[] {
+  const writers = new Map<string, TransactionCommittable>();
+  const present = new Set<string>();
+  for (const c of restored) {
+    if (c.prefix === undefined || c.run === undefined) continue;
+    writers.set(`${c.prefix}/${c.subtask}`, c);
+    present.add(`${c.prefix}/${c.subtask}/${c.run}`);
+  }
+  const out: TransactionCommittable[] = [];
+  for (const [key, w] of writers) {
+    for (const { run, committables } of crashed) {
+      if (present.has(`${key}/${run}`)) continue;
+      const mine = committables.filter(
+        (c) => c.prefix === w.prefix && c.subtask === w.subtask && c.run === run,
+      );
+      if (mine.length > 0) out.push(...mine);
+      else
+        out.push({
+          kind: 'kafka-txn',
+          transactionalId: `${w.prefix}-${run}-${w.subtask}-0`,
+          producerId: '-1',
+          producerEpoch: -1,
+          empty: true,
+          subtask: w.subtask,
+          parallelism: w.parallelism,
+          seq: 0,
+          prefix: w.prefix!,
+          run,
+        });
+    }
+  }
+  return out;
+}
+
+/** Whether union state holds a Kafka transaction's committable. */
+export function isTransactionCommittable(json: Json): json is Json & TransactionCommittable {
+  return (
+    json !== null &&
+    typeof json === 'object' &&
+    !Array.isArray(json) &&
+    json.kind === 'kafka-txn' &&
+    typeof json.transactionalId === 'string' &&
+    typeof json.producerId === 'string' &&
+    typeof json.producerEpoch === 'number' &&
+    typeof json.subtask === 'number' &&
+    typeof json.seq === 'number'
+  );
 }
