@@ -26,15 +26,17 @@ export interface TaskLayout {
  * member is given merge back into one it restores from
  * ({@link mergeTaskSnapshots}).
  *
- * Union state (the committables of two-phase-commit writers: transactions
- * the member pre-committed and may not have committed yet) goes into every
- * task's checkpoint, so whichever member restores any of the tasks commits
- * them (committing twice is a no-op). Operator list state belongs to no
- * task and is not in any task's checkpoint.
+ * The committables of two-phase-commit writers (union state entries that
+ * `isCommittable` recognizes: transactions the member pre-committed and may
+ * not have committed yet) go into every task's checkpoint, so whichever
+ * member restores any of the tasks commits them (committing twice is a
+ * no-op). Other operator list and union state belongs to no task and is in
+ * no task's checkpoint.
  */
 export function splitIntoTasks(
   checkpoint: CheckpointData,
   layout: TaskLayout,
+  isCommittable: (entry: Json) => boolean = () => false,
 ): Map<string, CheckpointData> {
   const byTask = new Map<string, OperatorCheckpoint[]>();
   const add = (task: string, op: OperatorCheckpoint): void => {
@@ -57,7 +59,7 @@ export function splitIntoTasks(
       add(task, { uid: op.uid, name: op.name, parallelism: 1, subtasks: [snapshot] });
   }
   const committables = checkpoint.operators
-    .map((op) => ({ op, union: op.subtasks.flatMap((s) => s.union ?? []) }))
+    .map((op) => ({ op, union: op.subtasks.flatMap((s) => s.union ?? []).filter(isCommittable) }))
     .filter((u) => u.union.length > 0);
   const out = new Map<string, CheckpointData>();
   for (const [task, operators] of byTask) {

@@ -1,4 +1,5 @@
 import { splitIntoTasks, type TaskLayout } from '../api/task-snapshots.js';
+import { isTransactionCommittable } from '../connectors/kafka/sink/transaction-recovery.js';
 import type { JobClient } from '../index.js';
 import { GROUP_METRICS } from '../metrics/group-metrics.js';
 import type { CheckpointData, TaskSnapshotOrigin } from '../runtime/checkpoint/checkpoint-data.js';
@@ -71,7 +72,7 @@ export class TaskSnapshotWriter {
         checkpointId,
       });
       const committables = checkpoint.operators.flatMap((op) =>
-        op.subtasks.flatMap((s) => s.union ?? []),
+        op.subtasks.flatMap((s) => s.union ?? []).filter(isTransactionCommittable),
       );
       await seals.write(run, { tasks, sealed: checkpointId, committables, ended: false });
       for (const task of written)
@@ -164,7 +165,7 @@ export async function writeTaskSnapshots(
   origin?: TaskSnapshotOrigin,
 ): Promise<string[]> {
   const written: string[] = [];
-  for (const [task, data] of splitIntoTasks(checkpoint, layout)) {
+  for (const [task, data] of splitIntoTasks(checkpoint, layout, isTransactionCommittable)) {
     const storage = checkpointStorageAt(taskCheckpointDirectory(checkpointDir, task));
     const next = checkpointIdOf(await storage.latest()) + 1;
     await storage.write({

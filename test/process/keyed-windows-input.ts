@@ -260,12 +260,13 @@ export interface KeyedWindowsMember {
 }
 
 /**
- * Starts members of the keyed window job on `t`, with /metrics on ports
- * from `firstPort` on (one range per test file), and kills any still
- * running after the file's tests.
+ * Starts members of the keyed window job on `t` (with `jobArgs` after the
+ * topics), with /metrics on ports from `firstPort` on (one range per test
+ * file), and kills any still running after the file's tests.
  */
 export function keyedWindowsMembers(
   firstPort: number,
+  jobArgs: readonly string[] = [],
 ): (t: KeyedWindowsTopics, name: string) => KeyedWindowsMember {
   let next = firstPort;
   const running: RunningCli[] = [];
@@ -278,7 +279,7 @@ export function keyedWindowsMembers(
       FIXTURE,
       t.app,
       name,
-      [t.inTopic, t.outTopic],
+      [t.inTopic, t.outTopic, ...jobArgs],
       ['--metrics-port', String(port)],
     );
     running.push(cli);

@@ -104,6 +104,8 @@ class RepartitionWriter implements TwoPhaseCommitWriter<unknown> {
   /** The input's latest watermark or idleness, to write for every producing task held. */
   private mark: ProducerMark | undefined;
   private sentFor = '';
+  /** The event time of the last record written, which marks are stamped with. */
+  private lastTimestamp = 0;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -145,6 +147,8 @@ class RepartitionWriter implements TwoPhaseCommitWriter<unknown> {
       this.spec.partitions,
     );
     this.out.write({ values: messages, timestamps: batch.timestamps, keys: undefined });
+    const n = batch.values.length;
+    if (n > 0) this.lastTimestamp = batch.timestamps[n - 1]!;
   }
 
   writeWatermark(time: number): void {
@@ -168,8 +172,11 @@ class RepartitionWriter implements TwoPhaseCommitWriter<unknown> {
       markMessages(this.spec.topic, `${this.input}/${task}`, mark, this.spec.partitions),
     );
     if (messages.length === 0) return;
-    const now = Date.now();
-    this.out.write({ values: messages, timestamps: messages.map(() => now), keys: undefined });
+    // Stamped like the records around them: the client encodes a record's
+    // timestamp as a delta from its batch's first, and a delta of decades
+    // (wall clock against event time) comes back rounded.
+    const at = this.lastTimestamp;
+    this.out.write({ values: messages, timestamps: messages.map(() => at), keys: undefined });
   }
 
   blocked(): Promise<void> | undefined {
