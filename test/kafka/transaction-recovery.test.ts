@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TransactionCommittable } from '../../src/connectors/kafka/sink/sink-protocol.js';
-import { familyOf, planRecovery } from '../../src/connectors/kafka/sink/transaction-recovery.js';
+import {
+  familyOf,
+  fenceCrashedRuns,
+  planRecovery,
+} from '../../src/connectors/kafka/sink/transaction-recovery.js';
 
 function committable(
   prefix: string,
@@ -111,5 +115,42 @@ describe('planRecovery: which transactions a restoring writer commits and which 
     const plan = planRecovery([empty], { prefix: 'job', subtask: 0, parallelism: 1 });
     expect(plan.fence).toEqual([{ family: 'job-0', fromSeq: 5 }]);
     expect(plan.commit).toEqual([empty]);
+  });
+
+  it('fences crashed runs whose snapshots a new owner does not restore: from their last seal, or from 1 if they sealed nothing', () => {
+    const ofRun = (prefix: string, run: string, seq: number): TransactionCommittable => ({
+      ...committable(`${prefix}-${run}`, 0, 1, seq),
+      prefix,
+      run,
+    });
+    const restored = [ofRun('weir-g-w', 'm1-r1', 7), ofRun('out', 'm1-r1', 7)];
+    const crashed = [
+      { run: 'm1-r1', committables: [] },
+      { run: 'm2-r3', committables: [ofRun('weir-g-w', 'm2-r3', 4), ofRun('out', 'm2-r3', 4)] },
+      { run: 'm3-r1', committables: [] },
+    ];
+    const added = fenceCrashedRuns(restored, crashed);
+    // m1-r1 is restored already; m2-r3's seal is committed again and fenced after; m3-r1 from 1.
+    expect(ids(added)).toEqual(
+      ['out-m2-r3-0-4', 'out-m3-r1-0-0', 'weir-g-w-m2-r3-0-4', 'weir-g-w-m3-r1-0-0'].sort(),
+    );
+    const plan = planRecovery([...restored, ...added], {
+      prefix: 'out-m4-r1',
+      subtask: 0,
+      parallelism: 1,
+    });
+    const fence = new Map(plan.fence.map((f) => [f.family, f.fromSeq]));
+    expect(fence.get('out-m1-r1-0')).toBe(8);
+    expect(fence.get('out-m2-r3-0')).toBe(5);
+    expect(fence.get('out-m3-r1-0')).toBe(1);
+    expect(fence.get('out-m4-r1-0')).toBe(1);
+    expect(
+      plan.commit
+        .filter((c) => !c.empty)
+        .map((c) => c.transactionalId)
+        .sort(),
+    ).toEqual(
+      ['out-m1-r1-0-7', 'out-m2-r3-0-4', 'weir-g-w-m1-r1-0-7', 'weir-g-w-m2-r3-0-4'].sort(),
+    );
   });
 });
