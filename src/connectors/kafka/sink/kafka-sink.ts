@@ -25,7 +25,6 @@ import type {
   PackedBatch,
   Request,
   SyncReply,
-  TransactionCommittable,
   WorkerConfig,
 } from './sink-protocol.js';
 import { isTransactionCommittable } from './transaction-recovery.js';
