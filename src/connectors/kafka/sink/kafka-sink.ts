@@ -20,13 +20,7 @@ import {
   type SinkConfig,
   sinkConfig,
 } from './sink-options.js';
-import type {
-  Notice,
-  PackedBatch,
-  Request,
-  SyncReply,
-  WorkerConfig,
-} from './sink-protocol.js';
+import type { Notice, PackedBatch, Request, SyncReply, WorkerConfig } from './sink-protocol.js';
 import { isTransactionCommittable } from './transaction-recovery.js';
 
 export type { KafkaHeaders, KafkaSinkOptions } from '../config.js';
