@@ -261,12 +261,13 @@ export interface KeyedWindowsMember {
 
 /**
  * Starts members of the keyed window job on `t` (with `jobArgs` after the
- * topics), with /metrics on ports from `firstPort` on (one range per test
+ * topics, and `weir run` `flags`), with /metrics on ports from `firstPort` on (one range per test
  * file), and kills any still running after the file's tests.
  */
 export function keyedWindowsMembers(
   firstPort: number,
   jobArgs: readonly string[] = [],
+  flags: readonly string[] = [],
 ): (t: KeyedWindowsTopics, name: string) => KeyedWindowsMember {
   let next = firstPort;
   const running: RunningCli[] = [];
@@ -280,7 +281,7 @@ export function keyedWindowsMembers(
       t.app,
       name,
       [t.inTopic, t.outTopic, ...jobArgs],
-      ['--metrics-port', String(port)],
+      ['--metrics-port', String(port), ...flags],
     );
     running.push(cli);
     return { cli, port };
