@@ -317,14 +317,11 @@ async function preCommit(): Promise<TransactionCommittable | undefined> {
   }
   await flush();
   if (!config.exactlyOnce || txn === undefined) return undefined;
-  if (txn.records === 0) {
-    // The transaction holds nothing (an idle interval, or it is still being
-    // started while the cluster is away): this checkpoint seals nothing, and
-    // the transaction carries on into the next interval, which saves a
-    // commit and a new producer per idle checkpoint. An empty transaction
-    // has no partitions, so the broker's timeout does not run and readers
-    // are not held. Its sequence number stays unsealed, so a recovery from
-    // this checkpoint still aborts it.
+  if (!txn.begun && txn.records === 0) {
+    // The transaction is still being started (the cluster is away) and holds
+    // nothing: this checkpoint seals nothing, and the transaction carries on
+    // into the next interval. Its sequence number stays unsealed, so a
+    // recovery from this checkpoint still aborts it.
     return {
       kind: 'kafka-txn',
       transactionalId: transactionalId(config.subtaskIndex, txn.seq - 1),
