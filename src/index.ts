@@ -281,7 +281,10 @@ export {
   Windows,
 } from './core/windows.js';
 export type { CheckpointOptions } from './runtime/checkpoint/checkpoint-config.js';
-export type { CheckpointData } from './runtime/checkpoint/checkpoint-data.js';
+export type {
+  CheckpointData,
+  TaskSnapshotOrigin,
+} from './runtime/checkpoint/checkpoint-data.js';
 export {
   type CheckpointStorage,
   checkpointStorageAt,

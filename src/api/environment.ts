@@ -25,6 +25,7 @@ import {
   type CheckpointConfig,
   checkpointConfig,
 } from '../runtime/checkpoint/checkpoint-config.js';
+import type { CheckpointStorage } from '../runtime/checkpoint/checkpoint-storage.js';
 import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
 import { resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
 import { DEFAULT_DEBLOAT_TARGET_MS } from '../runtime/task/buffer-debloat.js';
@@ -197,6 +198,17 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
       throw invalidArgument('moveCheckpoints needs checkpointing into a directory');
     const { storage: _, ...settings } = current;
     this.checkpointing = checkpointConfig({ ...settings, directory, takeOverLease: true });
+  }
+
+  /**
+   * Checkpoints of the next run go through `storage` (in the directory set
+   * before): a process group member wraps its own checkpoints so that the
+   * tasks' snapshots are written before any sink commits.
+   */
+  useCheckpointStorage(storage: CheckpointStorage): void {
+    const current = this.checkpointing;
+    if (current === undefined) throw invalidArgument('useCheckpointStorage needs checkpointing');
+    this.checkpointing = { ...current, storage };
   }
 
   get workerCount(): number | undefined {

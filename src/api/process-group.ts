@@ -96,10 +96,13 @@ export function applyProcessGroup(
       inputs = cut.inputs;
       stage = { topic: cut.spec.topic, partitions: cut.spec.partitions };
     }
+    const run = group.transactionScope;
     const copy =
       node.kind === 'source'
         ? { ...node, source: node.source.inProcessGroup!(group) as Source<unknown> }
-        : node;
+        : node.kind === 'sink' && run !== undefined && node.sink.inProcessGroup !== undefined
+          ? { ...node, sink: node.sink.inProcessGroup(run) }
+          : node;
     const id = append({ ...copy, inputs } as LogicalNode);
     moved.set(node.id, id);
     if (stage === undefined) continue;

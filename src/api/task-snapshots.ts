@@ -26,13 +26,17 @@ export interface TaskLayout {
  * member is given merge back into one it restores from
  * ({@link mergeTaskSnapshots}).
  *
- * State that belongs to no task (operator list or union state: sinks'
- * pending transactions, for example) is not in any task's checkpoint; the
- * member's own checkpoints keep it.
+ * The committables of two-phase-commit writers (union state entries that
+ * `isCommittable` recognizes: transactions the member pre-committed and may
+ * not have committed yet) go into every task's checkpoint, so whichever
+ * member restores any of the tasks commits them (committing twice is a
+ * no-op). Other operator list and union state belongs to no task and is in
+ * no task's checkpoint.
  */
 export function splitIntoTasks(
   checkpoint: CheckpointData,
   layout: TaskLayout,
+  isCommittable: (entry: Json) => boolean = () => false,
 ): Map<string, CheckpointData> {
   const byTask = new Map<string, OperatorCheckpoint[]>();
   const add = (task: string, op: OperatorCheckpoint): void => {
@@ -54,9 +58,15 @@ export function splitIntoTasks(
     for (const [task, snapshot] of keyedByTask(op, stage, checkpoint.maxParallelism))
       add(task, { uid: op.uid, name: op.name, parallelism: 1, subtasks: [snapshot] });
   }
+  const committables = checkpoint.operators
+    .map((op) => ({ op, union: op.subtasks.flatMap((s) => s.union ?? []).filter(isCommittable) }))
+    .filter((u) => u.union.length > 0);
   const out = new Map<string, CheckpointData>();
-  for (const [task, operators] of byTask)
+  for (const [task, operators] of byTask) {
+    for (const { op, union } of committables)
+      operators.push({ uid: op.uid, name: op.name, parallelism: 1, subtasks: [{ union }] });
     out.set(task, { ...checkpoint, kind: 'checkpoint', final: false, operators });
+  }
   return out;
 }
 
@@ -74,7 +84,13 @@ export function mergeTaskSnapshots(
 ): CheckpointData {
   const operators = new Map<
     string,
-    { name: string; subtasks: OperatorSnapshot[]; offsets: Record<string, Json> | undefined }
+    {
+      name: string;
+      subtasks: OperatorSnapshot[];
+      offsets: Record<string, Json> | undefined;
+      /** Union state of all tasks, each entry once (tasks of one member checkpoint share it). */
+      union: Map<string, Json>;
+    }
   >();
   const keyGroupOwner = new Map<string, string>();
   const partitionOwner = new Map<string, string>();
@@ -87,13 +103,15 @@ export function mergeTaskSnapshots(
     for (const op of data.operators) {
       let merged = operators.get(op.uid);
       if (merged === undefined) {
-        merged = { name: op.name, subtasks: [], offsets: undefined };
+        merged = { name: op.name, subtasks: [], offsets: undefined, union: new Map() };
         operators.set(op.uid, merged);
       }
       for (const s of op.subtasks) {
         for (const g of Object.keys(s.keyed ?? {}))
           claim(keyGroupOwner, `${op.uid}#${g}`, task, `key group ${g} of operator '${op.uid}'`);
-        merged.subtasks.push(s);
+        const { union, ...rest } = s;
+        for (const entry of union ?? []) merged.union.set(JSON.stringify(entry), entry);
+        if (union === undefined || Object.keys(rest).length > 0) merged.subtasks.push(rest);
       }
       for (const position of op.sourcePositions ?? []) {
         for (const [part, offset] of Object.entries(offsetsOf(position) ?? {})) {
@@ -119,12 +137,19 @@ export function mergeTaskSnapshots(
       uid,
       name: m.name,
       parallelism: Math.max(1, m.subtasks.length),
-      subtasks: m.subtasks,
+      subtasks: unionInto(m.subtasks, [...m.union.values()]),
       ...(m.offsets === undefined
         ? {}
         : { sourcePositions: [{ kafkaGroup: 1, offsets: m.offsets }] }),
     })),
   };
+}
+
+/** Subtasks with the union state given to the first (restore gives every subtask all of it). */
+function unionInto(subtasks: OperatorSnapshot[], union: Json[]): OperatorSnapshot[] {
+  if (union.length === 0) return subtasks;
+  const [first, ...rest] = subtasks;
+  return [{ ...first, union }, ...rest];
 }
 
 /** The task of key group `group` in `stage`: the partition whose range holds it. */

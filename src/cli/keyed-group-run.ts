@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { StreamEnvironmentImpl } from '../api/environment.js';
 import {
   AssignmentDebounce,
@@ -8,12 +9,17 @@ import {
 import type { TaskLayout } from '../api/task-snapshots.js';
 import type { GroupMembers } from '../connectors/kafka/group/group-members.js';
 import type { KafkaExchange } from '../connectors/kafka/group/kafka-exchange.js';
+import {
+  fenceCrashedRuns,
+  isTransactionCommittable,
+} from '../connectors/kafka/sink/transaction-recovery.js';
 import type { Json } from '../core/snapshot.js';
 import type { ExecuteOptions, JobClient } from '../index.js';
 import { GROUP_METRICS, registerGroupMetrics } from '../metrics/group-metrics.js';
 import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
-import { checkpointStorageAt, readCheckpoint } from '../runtime/checkpoint/checkpoint-storage.js';
+import { checkpointStorageAt } from '../runtime/checkpoint/checkpoint-storage.js';
 import type { Observers } from './observe.js';
+import { type RunRecord, RunSeals } from './run-seals.js';
 import {
   type HeldSignals,
   holdStopSignals,
@@ -22,7 +28,7 @@ import {
   superviseJob,
 } from './supervise.js';
 import { TaskHandovers } from './task-handovers.js';
-import { TaskSnapshotWriter, writeTaskSnapshots } from './task-snapshot-writer.js';
+import { TaskSnapshotStorage, TaskSnapshotWriter } from './task-snapshot-writer.js';
 
 /** A burst of assignment changes is acted on once none has come for this long. */
 const QUIET_MS = 1_000;
@@ -36,6 +42,8 @@ const HANDOVER_TIMEOUT_MS = 30_000;
 /** The tasks the process holds now, which its readers read (see ProcessGroupSpec.tasks). */
 export interface HeldTaskSet {
   current: ReadonlySet<string>;
+  /** The member's current run of the job, which its transactional ids carry. */
+  run: string;
 }
 
 export interface KeyedGroupOptions {
@@ -96,6 +104,10 @@ export async function runKeyedGroup(
   });
   const member = o.memberDirectory.slice(o.memberDirectory.lastIndexOf('/') + 1);
   const handovers = new TaskHandovers(o.checkpointDir, member, HANDOVER_TIMEOUT_MS);
+  const seals = new RunSeals(o.checkpointDir);
+  // Run names are unique in the group even when a host reuses a process id.
+  const runPrefix = `${member}-${randomBytes(3).toString('hex')}`;
+  let runNumber = 0;
   const stats: RestoreStats = { byTask: new Map(), lastDurationMs: 0 };
   try {
     let running: ReadonlySet<string> = new Set();
@@ -128,11 +140,25 @@ export async function runKeyedGroup(
         o.warn(
           `tasks ${late.join(', ')} were being handed over by a member that has not finished in ${HANDOVER_TIMEOUT_MS / 1000} s; restoring their last snapshots`,
         );
-      const plan = await restorePlan(o, handovers, [...tasks], nextId, stats);
+      const runName = `${runPrefix}-r${++runNumber}`;
+      const plan = await restorePlan(o, handovers, seals, runName, [...tasks], nextId, stats);
       const restorePath =
         plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
       o.taskSet.current = tasks;
+      o.taskSet.run = runName;
       o.say(restoreLine(tasks, plan));
+      const writer = new TaskSnapshotWriter({
+        checkpointDir: o.checkpointDir,
+        layout,
+        run: runName,
+        tasks: [...tasks].sort(),
+        seals,
+      });
+      await writer.started();
+      // Task snapshots are written and sealed before any sink commits a checkpoint.
+      env.useCheckpointStorage(
+        new TaskSnapshotStorage(checkpointStorageAt(o.memberDirectory), writer),
+      );
       const client = env.executeAsync(jobName, {
         ...o.execute,
         ...(restorePath === undefined
@@ -145,14 +171,7 @@ export async function runKeyedGroup(
       previousClient = client;
       const stopGroupMetrics = o.group && registerGroupMetrics(client.metrics.group({}), o.group);
       registerRestoreMetrics(client, stats);
-      const writer = new TaskSnapshotWriter({
-        client,
-        memberDirectory: o.memberDirectory,
-        checkpointDir: o.checkpointDir,
-        layout,
-        warn: o.warn,
-      });
-      writer.start();
+      writer.attach(client);
       o.started(client, plan);
 
       let handing: Promise<void> | undefined;
@@ -160,7 +179,7 @@ export async function runKeyedGroup(
       let next: ReadonlySet<string> | undefined;
       let nextGap: HeldSignals | undefined;
       const handOver = (): Promise<void> =>
-        (handing ??= handOverRun(client, writer, o, layout, handovers, marked));
+        (handing ??= handOverRun(client, writer, o, handovers, marked));
       debounce = new AssignmentDebounce(
         tasks,
         (settled) => {
@@ -187,7 +206,6 @@ export async function runKeyedGroup(
       const run = await supervised;
       debounce.close();
       debounce = undefined;
-      await writer.stop();
       stopGroupMetrics?.();
       if (stopping || next === undefined || run.outcome.kind !== 'cancelled') {
         nextGap?.release();
@@ -228,26 +246,25 @@ function firstAssignment(membership: {
 }
 
 /**
- * Ends a run so that its tasks' snapshots are exactly what it processed: the
- * periodic snapshots stop, a final savepoint halts the job at its barrier
- * (sources emit nothing after it), every task's snapshot is written from
- * it, the tasks given up are released to their next owners, and the job is
- * cancelled. If the savepoint fails, the tasks' snapshots are those of the
- * last completed checkpoint (their next owner then reads some input again).
+ * Ends a run so that its tasks' snapshots are exactly what it processed: a
+ * final savepoint halts the job at its barrier (sources emit nothing after
+ * it), every task's snapshot is written from it and sealed before its
+ * transactions commit (see {@link TaskSnapshotStorage}), the run is recorded
+ * as ended (nothing to fence), the tasks given up are released to their
+ * next owners, and the job is cancelled. If the savepoint fails, the tasks'
+ * snapshots are those of the last sealed checkpoint, and their next owners
+ * fence what the run wrote after it.
  */
 async function handOverRun(
   client: JobClient,
   writer: TaskSnapshotWriter,
   o: KeyedGroupOptions,
-  layout: TaskLayout,
   handovers: TaskHandovers,
   marked: Set<string>,
 ): Promise<void> {
   try {
-    await writer.stop();
-    const path = await client.triggerSavepoint(`${o.memberDirectory}-handover`, { final: true });
-    const written = await writeTaskSnapshots(await readCheckpoint(path), o.checkpointDir, layout);
-    writer.countWritten(written.length);
+    await client.triggerSavepoint(`${o.memberDirectory}-handover`, { final: true });
+    await writer.ended();
   } catch (error) {
     o.warn(
       `cannot take the final snapshots of this member's tasks: ${error instanceof Error ? error.message : String(error)}; their next owners restore their last snapshots`,
@@ -262,21 +279,43 @@ async function handOverRun(
   }
 }
 
+/**
+ * The restore of `tasks` by `run`: each task from its newest sealed
+ * snapshot, whose committables its writers commit; the runs that held any
+ * of the tasks and crashed are fenced too (their transactions after their
+ * last seal are aborted), also those whose snapshots are not restored.
+ */
 async function restorePlan(
   o: KeyedGroupOptions,
   handovers: TaskHandovers,
+  seals: RunSeals,
+  run: string,
   tasks: readonly string[],
   checkpointId: number,
   stats: RestoreStats,
 ): Promise<RestorePlan> {
   const started = performance.now();
-  const snapshots = await handovers.snapshots(tasks);
-  const plan = planRestore(tasks, snapshots, {
+  const sealedByRun = new Map<string, Promise<number>>();
+  const sealed = (r: string): Promise<number> => {
+    let s = sealedByRun.get(r);
+    if (s === undefined) {
+      s = seals.sealed(r);
+      sealedByRun.set(r, s);
+    }
+    return s;
+  };
+  const snapshots = await handovers.snapshots(tasks, sealed);
+  const restored = planRestore(tasks, snapshots, {
     checkpointId,
     jobName: o.jobName,
     maxParallelism: o.env.maxParallelism,
     createdAt: new Date().toISOString(),
   });
+  const crashed = await seals.crashedRunsHolding(tasks, run);
+  const plan =
+    restored.checkpoint === undefined || crashed.size === 0
+      ? restored
+      : { ...restored, checkpoint: withCrashedRunsFenced(restored.checkpoint, crashed) };
   for (const [task, snapshot] of snapshots) {
     const s = stats.byTask.get(task) ?? { restores: 0, bytes: 0, entries: 0 };
     s.restores++;
@@ -286,6 +325,32 @@ async function restorePlan(
   }
   stats.lastDurationMs = performance.now() - started;
   return plan;
+}
+
+/** Adds, to each transactional writer's restored committables, what fences the crashed runs. */
+function withCrashedRunsFenced(
+  checkpoint: CheckpointData,
+  crashed: ReadonlyMap<string, RunRecord>,
+): CheckpointData {
+  const runs = [...crashed].map(([run, record]) => ({
+    run,
+    committables: record.committables.filter(isTransactionCommittable),
+  }));
+  return {
+    ...checkpoint,
+    operators: checkpoint.operators.map((op) => {
+      const union = op.subtasks.flatMap((s) => s.union ?? []);
+      const added: Json[] = fenceCrashedRuns(union.filter(isTransactionCommittable), runs).map(
+        (c) => ({ ...c }),
+      );
+      if (added.length === 0) return op;
+      const [first, ...rest] = op.subtasks;
+      return {
+        ...op,
+        subtasks: [{ ...first, union: [...(first?.union ?? []), ...added] }, ...rest],
+      };
+    }),
+  };
 }
 
 /** Writes the merged checkpoint a run restores from, keeping the last two. */

@@ -38,7 +38,6 @@ import {
   stopReasonText,
   superviseJob,
 } from './supervise.js';
-import { TaskSnapshotWriter } from './task-snapshot-writer.js';
 
 /** Where the CLI talks to; injectable so commands can be run against fake streams. */
 export interface CliIO {
@@ -96,11 +95,14 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
   const jobName = options.name ?? basename(options.module, extname(options.module));
   let groupSpec: ProcessGroupSpec | undefined;
   /** The tasks this process holds, when its job's keyed state moves with them. */
-  const taskSet: HeldTaskSet = { current: new Set() };
+  const taskSet: HeldTaskSet = { current: new Set(), run: '' };
   let exchange: KafkaExchange | undefined;
   if (options.processGroup !== undefined) {
     const { kafkaExchange } = await import('../connectors/kafka/group/kafka-exchange.js');
-    exchange = kafkaExchange(options.processGroup, () => taskSet.current);
+    exchange = kafkaExchange(
+      { ...options.processGroup, transactionScope: () => taskSet.run },
+      () => taskSet.current,
+    );
     groupSpec = { ...options.processGroup, exchange };
     env.runInProcessGroup(groupSpec);
   }
@@ -150,7 +152,11 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     if (env.processGroupKeepsKeyedState()) {
       // The process's membership holds the tasks; its readers read them on fixed partitions.
       keyedGroup = true;
-      groupSpec = { ...groupSpec!, tasks: () => taskSet.current };
+      groupSpec = {
+        ...groupSpec!,
+        tasks: () => taskSet.current,
+        transactionScope: () => taskSet.run,
+      };
       env.runInProcessGroup(groupSpec);
     }
   }
@@ -181,18 +187,6 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     ...(options.allowDuplicateOutput === true ? { allowDuplicateOutput: true } : {}),
   });
   group?.setJobId(client.jobId);
-  const layout = env.processGroupLayout();
-  const taskSnapshots =
-    memberDirectory !== undefined && layout !== undefined && layout.keyedOperators.size > 0
-      ? new TaskSnapshotWriter({
-          client,
-          memberDirectory,
-          checkpointDir: checkpointDir!,
-          layout,
-          warn: (line) => ownerLog('task_snapshot_failed', line),
-        })
-      : undefined;
-  taskSnapshots?.start();
   observers.attach(client, group);
   const stopGroupMetrics = group && registerGroupMetrics(client.metrics.group({}), group);
   let taskLost = false;
@@ -317,7 +311,6 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
   // Its handlers are in place (it installs them before its first await).
   held.release();
   const run = await supervised;
-  await taskSnapshots?.stop();
   status?.close();
   await owned?.owner.close();
   if (taskLost) {

@@ -1,6 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
-import { checkpointStorageAt, readCheckpoint } from '../runtime/checkpoint/checkpoint-storage.js';
+import {
+  checkpointStorageAt,
+  DirectoryCheckpointStorage,
+  readCheckpoint,
+} from '../runtime/checkpoint/checkpoint-storage.js';
 import { openStore } from '../runtime/checkpoint/store/open-store.js';
 import { taskCheckpointDirectory } from './single-owner-run.js';
 
@@ -72,13 +76,28 @@ export class TaskHandovers {
     return [];
   }
 
-  /** The newest snapshot of each task that has one. */
-  async snapshots(tasks: readonly string[]): Promise<Map<string, CheckpointData>> {
+  /**
+   * The newest snapshot of each task that has one that counts: written by
+   * a member run that sealed its checkpoint (`sealed` of the run is at
+   * least the snapshot's), or by no run (written before runs sealed).
+   */
+  async snapshots(
+    tasks: readonly string[],
+    sealed: (run: string) => Promise<number>,
+  ): Promise<Map<string, CheckpointData>> {
     const out = new Map<string, CheckpointData>();
     for (const task of tasks) {
       const storage = checkpointStorageAt(taskCheckpointDirectory(this.checkpointDir, task));
-      const path = await storage.latest();
-      if (path !== undefined) out.set(task, await readCheckpoint(path));
+      let path = await storage.latest();
+      while (path !== undefined) {
+        const data = await readCheckpoint(path);
+        const origin = data.origin;
+        if (origin === undefined || origin.checkpointId <= (await sealed(origin.run))) {
+          out.set(task, data);
+          break;
+        }
+        path = await previousOf(storage, data.checkpointId);
+      }
     }
     return out;
   }
@@ -99,6 +118,21 @@ export class TaskHandovers {
       // A marker cut short by a crash says nothing reliable: as if absent.
       return undefined;
     }
+  }
+}
+
+/** The task snapshot before `checkpointId` (they are numbered one by one), if kept. */
+async function previousOf(
+  storage: ReturnType<typeof checkpointStorageAt>,
+  checkpointId: number,
+): Promise<string | undefined> {
+  if (checkpointId <= 1) return undefined;
+  const path = `${storage.directory}/${DirectoryCheckpointStorage.nameOf(checkpointId - 1, 'checkpoint')}`;
+  try {
+    await readCheckpoint(path);
+    return path;
+  } catch {
+    return undefined;
   }
 }
 

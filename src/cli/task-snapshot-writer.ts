@@ -1,57 +1,104 @@
 import { splitIntoTasks, type TaskLayout } from '../api/task-snapshots.js';
-import type { Counter } from '../core/metrics.js';
+import { isTransactionCommittable } from '../connectors/kafka/sink/transaction-recovery.js';
 import type { JobClient } from '../index.js';
 import { GROUP_METRICS } from '../metrics/group-metrics.js';
-import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
+import type { CheckpointData, TaskSnapshotOrigin } from '../runtime/checkpoint/checkpoint-data.js';
 import {
+  type CheckpointStorage,
   checkpointStorageAt,
-  DirectoryCheckpointStorage,
   readCheckpoint,
 } from '../runtime/checkpoint/checkpoint-storage.js';
+import type { CommitRecord } from '../runtime/checkpoint/commit-record.js';
+import type { DirectoryLease, LeaseOptions } from '../runtime/checkpoint/directory-lease.js';
+import type { RunSeals } from './run-seals.js';
 import { taskCheckpointDirectory } from './single-owner-run.js';
 
-/** How often the writer looks for a newly completed member checkpoint. */
-const POLL_MS = 250;
-/** Task snapshots kept per task: the newest and the one before it. */
+/** Task snapshots kept per task: the two newest sealed ones (pruned after each seal). */
 const RETAIN = 2;
 
 export interface TaskSnapshotWriterOptions {
-  readonly client: JobClient;
-  /** This member's own checkpoint directory (`<checkpoint dir>/members/<member>`). */
-  readonly memberDirectory: string;
   /** The job's shared checkpoint location: task snapshots go to `<it>/tasks/<task>`. */
   readonly checkpointDir: string;
   readonly layout: TaskLayout;
-  readonly warn: (line: string) => void;
+  /** This member's current run of the job (see `ProcessGroupSpec.transactionScope`). */
+  readonly run: string;
+  /** The tasks the run holds. */
+  readonly tasks: readonly string[];
+  readonly seals: RunSeals;
 }
 
 /**
- * Writes, after each completed checkpoint of a process group member, one
- * snapshot per task it held into `<checkpoint dir>/tasks/<task>`: the task's
- * keyed state and input position of that checkpoint
- * ({@link splitIntoTasks}). Each task's snapshots are numbered on from the
- * task's newest one, whichever member wrote it, so "latest" is the last one
- * written. A member that falls behind skips to its newest checkpoint; a
- * failed write is reported and retried with the next checkpoint.
+ * Writes, for each checkpoint (or savepoint) of a process group member run,
+ * one snapshot per task it holds into `<checkpoint dir>/tasks/<task>`: the
+ * task's keyed state and input position of that checkpoint, and the
+ * committables of the run's transactions ({@link splitIntoTasks}). It runs
+ * before the sinks commit (see {@link TaskSnapshotStorage}): once every
+ * task's snapshot is written it seals the checkpoint in the run's record,
+ * and only then may the transactions become visible, so a new owner of any
+ * of the tasks restores exactly what the committed output covers. Each
+ * task's snapshots are numbered on from the task's newest, whichever member
+ * wrote it. A failed write fails the checkpoint: its transactions stay
+ * pending and are committed with the next one.
  */
 export class TaskSnapshotWriter {
   private written = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
-  private stopped = false;
-  private readonly snapshots: Counter;
-  private readonly failures: Counter;
+  private writes = 0;
+  private failures = 0;
   private lastDurationMs = 0;
 
-  constructor(private readonly options: TaskSnapshotWriterOptions) {
-    const metrics = options.client.metrics.group({});
-    this.snapshots = metrics.counter(
+  constructor(private readonly options: TaskSnapshotWriterOptions) {}
+
+  /** Says that the run started: a new owner of its tasks fences it if it never ends cleanly. */
+  started(): Promise<void> {
+    const { run, tasks, seals } = this.options;
+    return seals.write(run, { tasks, sealed: 0, committables: [], ended: false });
+  }
+
+  /** Says that the run ended with its last checkpoint sealed: nothing of it is left to fence. */
+  async ended(): Promise<void> {
+    const { run, seals } = this.options;
+    const record = await seals.read(run);
+    if (record !== undefined) await seals.write(run, { ...record, ended: true });
+  }
+
+  /** Writes the task snapshots of checkpoint `checkpointId` (at `path`) and seals it. */
+  async write(checkpointId: number, path: string): Promise<void> {
+    const started = performance.now();
+    const { run, tasks, seals, checkpointDir, layout } = this.options;
+    try {
+      const checkpoint = await readCheckpoint(path);
+      const written = await writeTaskSnapshots(checkpoint, checkpointDir, layout, {
+        run,
+        checkpointId,
+      });
+      const committables = checkpoint.operators.flatMap((op) =>
+        op.subtasks.flatMap((s) => s.union ?? []).filter(isTransactionCommittable),
+      );
+      await seals.write(run, { tasks, sealed: checkpointId, committables, ended: false });
+      for (const task of written)
+        await checkpointStorageAt(taskCheckpointDirectory(checkpointDir, task)).prune(RETAIN);
+      this.written = checkpointId;
+      this.writes += written.length;
+    } catch (error) {
+      this.failures++;
+      throw error;
+    } finally {
+      this.lastDurationMs = performance.now() - started;
+    }
+  }
+
+  /** Shows the writer's work on a run's `/metrics`. */
+  attach(client: JobClient): void {
+    const metrics = client.metrics.group({});
+    metrics.counterFrom(
       GROUP_METRICS.taskSnapshots,
       'Task snapshots this member wrote to the shared checkpoint location',
+      () => this.writes,
     );
-    this.failures = metrics.counter(
+    metrics.counterFrom(
       GROUP_METRICS.taskSnapshotFailures,
-      'Completed checkpoints whose task snapshots could not be written (retried with the next)',
+      'Checkpoints whose task snapshots could not be written (their transactions wait for the next)',
+      () => this.failures,
     );
     metrics.gauge(
       GROUP_METRICS.lastTaskSnapshotCheckpoint,
@@ -64,72 +111,61 @@ export class TaskSnapshotWriter {
       () => this.lastDurationMs / 1000,
     );
   }
+}
 
-  start(): void {
-    const tick = (): void => {
-      if (this.stopped) return;
-      this.running = this.writeLatest()
-        .catch((error: unknown) => {
-          this.failures.inc();
-          this.options.warn(
-            `cannot write the task snapshots of checkpoint ${this.latestId()}: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        })
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, POLL_MS).unref();
-        });
-    };
-    this.timer = setTimeout(tick, POLL_MS).unref();
+/**
+ * A member's own checkpoint storage that writes and seals the task
+ * snapshots of every checkpoint and savepoint before any sink commits it
+ * (the coordinator calls `recordCommit` right before it notifies the tasks).
+ */
+export class TaskSnapshotStorage implements CheckpointStorage {
+  constructor(
+    private readonly inner: CheckpointStorage,
+    private readonly writer: TaskSnapshotWriter,
+  ) {}
+
+  write(checkpoint: CheckpointData): Promise<string> {
+    return this.inner.write(checkpoint);
   }
 
-  /** Stops after the write under way, if any, then writes the last completed checkpoint's tasks. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    await this.running;
-    await this.writeLatest().catch(() => {});
+  latest(): Promise<string | undefined> {
+    return this.inner.latest();
   }
 
-  private latestId(): number {
-    const entry = this.options.client.monitor.checkpoints.latestCompleted();
-    return entry?.kind === 'checkpoint' ? entry.id : 0;
+  prune(retain: number): Promise<void> {
+    return this.inner.prune(retain);
   }
 
-  private async writeLatest(): Promise<void> {
-    const id = this.latestId();
-    if (id <= this.written) return;
-    const started = performance.now();
-    const member = checkpointStorageAt(this.options.memberDirectory);
-    const name = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
-    const checkpoint = await readCheckpoint(`${member.directory}/${name}`);
-    this.written = id;
-    const tasks = await writeTaskSnapshots(
-      checkpoint,
-      this.options.checkpointDir,
-      this.options.layout,
-    );
-    this.snapshots.inc(tasks.length);
-    this.lastDurationMs = performance.now() - started;
+  async recordCommit(checkpointId: number, path: string): Promise<void> {
+    await this.writer.write(checkpointId, path);
+    await this.inner.recordCommit?.(checkpointId, path);
   }
 
-  /** Counts snapshots written elsewhere (a hand-over's) on this member's metrics. */
-  countWritten(tasks: number): void {
-    this.snapshots.inc(tasks);
+  lastCommit(): Promise<CommitRecord | undefined> {
+    return this.inner.lastCommit?.() ?? Promise.resolve(undefined);
+  }
+
+  acquireLease(options: LeaseOptions): Promise<DirectoryLease> {
+    if (this.inner.acquireLease === undefined)
+      throw new Error('the member checkpoint storage has no lease');
+    return this.inner.acquireLease(options);
   }
 }
 
 /**
  * Writes the snapshot of every task in a member's checkpoint (or final
  * savepoint) into `<checkpoint dir>/tasks/<task>`, numbered on from the
- * task's newest, and returns the tasks written.
+ * task's newest, and returns the tasks written. With an `origin` (a member
+ * run's checkpoint) the caller seals, then prunes; without, it prunes.
  */
 export async function writeTaskSnapshots(
   checkpoint: CheckpointData,
   checkpointDir: string,
   layout: TaskLayout,
+  origin?: TaskSnapshotOrigin,
 ): Promise<string[]> {
   const written: string[] = [];
-  for (const [task, data] of splitIntoTasks(checkpoint, layout)) {
+  for (const [task, data] of splitIntoTasks(checkpoint, layout, isTransactionCommittable)) {
     const storage = checkpointStorageAt(taskCheckpointDirectory(checkpointDir, task));
     const next = checkpointIdOf(await storage.latest()) + 1;
     await storage.write({
@@ -137,8 +173,9 @@ export async function writeTaskSnapshots(
       kind: 'checkpoint',
       checkpointId: next,
       createdAt: new Date().toISOString(),
+      ...(origin === undefined ? {} : { origin }),
     });
-    await storage.prune(RETAIN);
+    if (origin === undefined) await storage.prune(RETAIN);
     written.push(task);
   }
   return written;

@@ -70,6 +70,14 @@ export interface Sink<T> {
    */
   readonly commitsOnCheckpoint?: boolean;
   createWriter(context: SinkContext): SinkWriter<T>;
+  /**
+   * For a job run as a process group: the copy of this sink that one member
+   * runs, where `run()` names the member's current run of the job (unique in
+   * the group, new on every restart). A sink whose transactions are named
+   * (Kafka transactional ids) puts the run in the names, so members never
+   * fence each other and a new owner of a task can fence a dead run's.
+   */
+  inProcessGroup?(run: () => string): Sink<T>;
 }
 
 /**

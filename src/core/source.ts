@@ -117,6 +117,12 @@ export interface ProcessGroupSpec {
    * of the group and reads what the group assigns to it.
    */
   readonly tasks?: () => ReadonlySet<string>;
+  /**
+   * Names this member's current run of the job, unique in the group and new
+   * on every restart of the job: transactional ids of the run's exactly-once
+   * writers carry it (see `Sink.inProcessGroup`).
+   */
+  readonly transactionScope?: () => string;
   /** Builds the ends of keyed exchanges between processes; without it a keyed exchange is refused. */
   readonly exchange?: GroupExchange;
   /** Told by the group's readers in this process about their tasks (for the group's metadata, UI and metrics). */

@@ -137,6 +137,43 @@ describe('per-task snapshots of a process group member', () => {
     );
   });
 
+  it("a transactional writer's committables go with every task and merge back once; other union state stays", () => {
+    const isTxn = (e: Json): boolean =>
+      typeof e === 'object' && e !== null && !Array.isArray(e) && e.kind === 'txn';
+    fc.assert(
+      fc.property(
+        groupsArb.filter((g) => g.size > 0),
+        offsetsArb,
+        fc.uniqueArray(fc.nat(50), { minLength: 1, maxLength: 4 }),
+        (groups, offsets, seqs) => {
+          const pending: Json[] = seqs.map((seq) => ({ kind: 'txn', id: `w-run1-0-${seq}` }));
+          const base = memberCheckpoint(groups, offsets);
+          const whole: CheckpointData = {
+            ...base,
+            operators: [
+              ...base.operators,
+              {
+                uid: 'writer',
+                name: 'writer',
+                parallelism: 1,
+                subtasks: [{ union: [...pending, { watermark: 3 }] }],
+              },
+            ],
+          };
+          const tasks = splitIntoTasks(whole, LAYOUT, isTxn);
+          for (const [, data] of tasks) {
+            const writer = data.operators.find((op) => op.uid === 'writer');
+            expect(writer?.subtasks.flatMap((s) => s.union ?? [])).toEqual(pending);
+          }
+          // Any subset of the tasks (a new owner's share) brings every committable, once.
+          const some = new Map([...tasks].filter((_, i) => i % 2 === 0));
+          const merged = mergeTaskSnapshots(some, header);
+          expect(restoredStateFor(merged, 'writer', 0, 1)?.union).toEqual(pending);
+        },
+      ),
+    );
+  });
+
   it('refuses to merge two tasks that hold the same state, naming both', () => {
     const a = splitIntoTasks(memberCheckpoint(new Map([[0, 1]]), {}), LAYOUT);
     const [task, data] = [...a][0]!;

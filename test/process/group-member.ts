@@ -80,6 +80,7 @@ export function metricsMembers<T extends { readonly app: string }>(
   fixture: string,
   jobArgs: (t: T) => string[],
   firstPort: number,
+  flags: readonly string[] = [],
 ): (t: T, name: string) => MetricsMember {
   let next = firstPort;
   const running = membersOfFile();
@@ -88,6 +89,7 @@ export function metricsMembers<T extends { readonly app: string }>(
     const cli = startGroupMember(fixture, t.app, name, jobArgs(t), [
       '--metrics-port',
       String(port),
+      ...flags,
     ]);
     running.push(cli);
     return { cli, port };

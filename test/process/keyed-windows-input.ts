@@ -262,14 +262,21 @@ const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';
 export type KeyedWindowsMember = MetricsMember;
 
 /**
- * Starts members of the keyed window job on `t`, with /metrics on ports
- * from `firstPort` on (one range per test file), and kills any still
- * running after the file's tests.
+ * Starts members of the keyed window job on `t` (with `jobArgs` after the
+ * topics, and `weir run` `flags`), with /metrics on ports from `firstPort` on (one range per test
+ * file), and kills any still running after the file's tests.
  */
 export function keyedWindowsMembers(
   firstPort: number,
+  jobArgs: readonly string[] = [],
+  flags: readonly string[] = [],
 ): (t: KeyedWindowsTopics, name: string) => KeyedWindowsMember {
-  return metricsMembers(FIXTURE, (t: KeyedWindowsTopics) => [t.inTopic, t.outTopic], firstPort);
+  return metricsMembers(
+    FIXTURE,
+    (t: KeyedWindowsTopics) => [t.inTopic, t.outTopic, ...jobArgs],
+    firstPort,
+    flags,
+  );
 }
 
 export { stderrOf, stopAll };

@@ -197,17 +197,23 @@ export async function brokerConfig(admin: Admin, name: string): Promise<string |
   return undefined;
 }
 
-/** Creates topics that do not exist yet (existing ones are left alone). */
+/** Creates topics that do not exist yet, with topic `configs` (existing ones are left alone). */
 export async function ensureTopics(
   admin: Admin,
   topics: readonly string[],
   partitions: number,
+  configs: readonly { readonly name: string; readonly value: string }[] = [],
 ): Promise<void> {
   const existing = new Set(await admin.listTopics({ includeInternals: false }));
   const missing = topics.filter((t) => !existing.has(t));
   if (missing.length === 0) return;
   try {
-    await admin.createTopics({ topics: missing, partitions, replicas: -1 });
+    await admin.createTopics({
+      topics: missing,
+      partitions,
+      replicas: -1,
+      ...(configs.length === 0 ? {} : { configs: [...configs] }),
+    });
   } catch (error) {
     if (!hasApiError(error, 'TOPIC_ALREADY_EXISTS')) throw error;
   }

@@ -36,4 +36,16 @@ export interface CheckpointData {
   /** True when taken after all input ended: restoring finishes the job at once. */
   readonly final: boolean;
   readonly operators: readonly OperatorCheckpoint[];
+  /**
+   * For a task snapshot of a process group: the member run that wrote it
+   * and the checkpoint of that run it was split from. The snapshot counts
+   * only once that run has sealed the checkpoint (see `RunSeals`).
+   */
+  readonly origin?: TaskSnapshotOrigin;
+}
+
+/** Where a task snapshot comes from: a member run and its checkpoint. */
+export interface TaskSnapshotOrigin {
+  readonly run: string;
+  readonly checkpointId: number;
 }

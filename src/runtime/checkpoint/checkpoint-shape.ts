@@ -36,6 +36,7 @@ const METADATA_FIELDS: ReadonlySet<string> = new Set([
   'keepFrom',
   'checksums',
   'metadataChecksum',
+  'origin',
 ]);
 const OPERATOR_FIELDS: ReadonlySet<string> = new Set([
   'uid',
@@ -93,6 +94,10 @@ export function checkMetadataShape(path: string, file: string, m: Record<string,
   for (const name of ['jobName', 'createdAt', 'metadataChecksum'] as const) {
     if (!optional(m[name], (v) => typeof v === 'string')) throw fail(name, 'is not a string');
   }
+  if (
+    !optional(m.origin, (o) => isObject(o) && typeof o.run === 'string' && isCount(o.checkpointId))
+  )
+    throw fail('origin', 'is not a member run and a checkpoint id');
   array(m.operators, 'operators', fail).forEach((op, i) => {
     const at = `operators[${i}]`;
     if (!isObject(op)) throw fail(at, 'is not an object');

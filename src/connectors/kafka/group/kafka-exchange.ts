@@ -27,7 +27,14 @@ export function kafkaExchange(
   return {
     topic: (operatorUid) => repartitionTopicName(group.applicationId, operatorUid),
     writer: (spec, input, selectKey) =>
-      new RepartitionSink(group.brokers, group.applicationId, spec, input, selectKey),
+      new RepartitionSink(
+        group.brokers,
+        group.applicationId,
+        spec,
+        input,
+        selectKey,
+        group.transactionScope ?? (() => `p${process.pid}`),
+      ),
     reader: (spec, observer) => {
       specs.push(spec);
       return new RepartitionSource(group.brokers, group.applicationId, spec, tasks, observer);

@@ -65,7 +65,10 @@ export async function ensureRepartitionTopic(
     throw invalidArgument(
       `repartition topic '${topic}': partitions must be from 1 to the max parallelism ${maxParallelism}, got ${partitions}`,
     );
-  await ensureTopics(admin, [topic], partitions);
+  // Records carry their event time as the Kafka timestamp, often far in the
+  // past: time-based retention would delete them unread (Kafka Streams keeps
+  // its repartition topics without it too).
+  await ensureTopics(admin, [topic], partitions, [{ name: 'retention.ms', value: '-1' }]);
 }
 
 /** Kafka messages of `records` from one producing task, each to its key's partition. */

@@ -20,14 +20,8 @@ import {
   type SinkConfig,
   sinkConfig,
 } from './sink-options.js';
-import type {
-  Notice,
-  PackedBatch,
-  Request,
-  SyncReply,
-  TransactionCommittable,
-  WorkerConfig,
-} from './sink-protocol.js';
+import type { Notice, PackedBatch, Request, SyncReply, WorkerConfig } from './sink-protocol.js';
+import { isTransactionCommittable } from './transaction-recovery.js';
 
 export type { KafkaHeaders, KafkaSinkOptions } from '../config.js';
 
@@ -50,7 +44,7 @@ export class KafkaSink<T> implements ReconcilableSink<T> {
   readonly name: string;
   /** Exactly-once: records are in Kafka transactions committed on checkpoints. */
   readonly commitsOnCheckpoint: boolean;
-  private readonly config: SinkConfig<T>;
+  private config: SinkConfig<T>;
 
   constructor(options: KafkaSinkOptions<T>) {
     this.config = sinkConfig(options);
@@ -63,6 +57,20 @@ export class KafkaSink<T> implements ReconcilableSink<T> {
   }
 
   /**
+   * In a process group every member run writes under transactional ids of
+   * its own, `<prefix>-<run>-<subtask>-<n>`: members would otherwise fence
+   * each other, and the new owner of a dead member's task fences exactly
+   * that run's later transactions.
+   */
+  inProcessGroup(run: () => string): KafkaSink<T> {
+    if (!this.config.exactlyOnce) return this;
+    const copy: KafkaSink<T> = Object.create(KafkaSink.prototype);
+    Object.assign(copy, this);
+    copy.config = { ...this.config, run };
+    return copy;
+  }
+
+  /**
    * For `weir reconcile`: reads back what the sink committed to its topic
    * (read_committed, earliest to the last stable offset) and turns replayed
    * values into rows through the same serialization. Needs a fixed topic.
@@ -72,7 +80,19 @@ export class KafkaSink<T> implements ReconcilableSink<T> {
   }
 }
 
-/** */
+/**
+ * A Kafka sink writer on validated options: the exactly-once machinery
+ * (transactions per checkpoint, commit by producer id and epoch, recovery and
+ * fencing) for writers that are not a user's sink, such as a repartition
+ * topic's.
+ */
+export function kafkaSinkWriter<T>(
+  config: SinkConfig<T>,
+  context: SinkContext,
+): TwoPhaseCommitWriter<T> {
+  return new KafkaWriter(config, context);
+}
+
 class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly worker: Worker;
   /** Where the producer thread answers the calls this thread blocks on (pre-commit). */
@@ -92,6 +112,8 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly reconnects: Counter;
   private closed = false;
   private readonly tokenProvider: KafkaTokenProvider | undefined;
+  /** The process group member run whose transactional ids this writer uses, if any. */
+  private readonly run: string | undefined;
   /** Until the format is ready to serialize (see prepareFormat). */
   private formatReady: Promise<void> | undefined;
 
@@ -106,13 +128,15 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     // A function cannot go to another thread: the producer asks this one for tokens.
     const fromWriter = sasl?.mechanism === 'OAUTHBEARER' && sasl.tokenProvider !== undefined;
     this.tokenProvider = fromWriter ? sasl.tokenProvider : undefined;
+    const run = config.run?.();
+    this.run = run;
     const workerConfig: WorkerConfig = {
       connection: fromWriter
         ? { ...config.connection, sasl: { ...sasl, tokenProvider: undefined } }
         : config.connection,
       tokenFromWriter: fromWriter,
       exactlyOnce: config.exactlyOnce,
-      transactionalIdPrefix: config.prefix,
+      transactionalIdPrefix: run === undefined ? config.prefix : `${config.prefix}-${run}`,
       transactionTimeoutMs: config.transactionTimeoutMs,
       operatorId: context.operatorId,
       subtaskIndex: context.subtaskIndex,
@@ -339,6 +363,9 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       at += p.length;
     }
     const packed: PackedBatch = {
+      ...(this.config.eventTimestamps === true
+        ? { timestamps: Float64Array.from(batch.timestamps) }
+        : {}),
       topics,
       topicIndex,
       partitions,
@@ -377,11 +404,14 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       throw this.failure;
     }
     this.outstanding = 0;
-    return reply.committable === undefined ? null : { ...reply.committable };
+    if (reply.committable === undefined) return null;
+    return this.run === undefined
+      ? { ...reply.committable }
+      : { ...reply.committable, prefix: this.config.prefix, run: this.run };
   }
 
   commit(committables: readonly Json[]): Promise<void> {
-    const mine = committables.filter(isCommittable);
+    const mine = committables.filter(isTransactionCommittable);
     if (mine.length === 0) return Promise.resolve();
     return this.call((id) => ({ op: 'commit', id, committables: mine }));
   }
@@ -393,7 +423,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     return this.call((id) => ({
       op: 'recover',
       id,
-      committables: committables.filter(isCommittable),
+      committables: committables.filter(isTransactionCommittable),
     }));
   }
 
@@ -407,18 +437,4 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       await this.worker.terminate();
     }
   }
-}
-
-function isCommittable(json: Json): json is Json & TransactionCommittable {
-  return (
-    json !== null &&
-    typeof json === 'object' &&
-    !Array.isArray(json) &&
-    json.kind === 'kafka-txn' &&
-    typeof json.transactionalId === 'string' &&
-    typeof json.producerId === 'string' &&
-    typeof json.producerEpoch === 'number' &&
-    typeof json.subtask === 'number' &&
-    typeof json.seq === 'number'
-  );
 }

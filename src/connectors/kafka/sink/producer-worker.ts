@@ -30,6 +30,7 @@ import type {
   TransactionCommittable,
   WorkerConfig,
 } from './sink-protocol.js';
+import { planRecovery } from './transaction-recovery.js';
 
 type Msg = MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
 
@@ -164,6 +165,7 @@ function unpack(b: PackedBatch): Msg[] {
       value?: Buffer;
       partition?: number;
       headers?: Map<Buffer, Buffer>;
+      timestamp?: bigint;
     };
     const kl = b.keyLengths[i]!;
     if (kl >= 0) {
@@ -177,6 +179,8 @@ function unpack(b: PackedBatch): Msg[] {
     }
     const p = b.partitions[i]!;
     if (p >= 0) m.partition = p;
+    const ts = b.timestamps?.[i];
+    if (ts !== undefined) m.timestamp = BigInt(Math.trunc(ts));
     const h = b.headers?.[i];
     if (h !== undefined) m.headers = new Map(h.map(([k, v]) => [Buffer.from(k), Buffer.from(v)]));
     out[i] = m;
@@ -418,32 +422,30 @@ async function checkTimeouts(): Promise<void> {
 
 /**
  * On start: commit the restored checkpoint's transactions this subtask owns,
- * then abort whatever later transactions of the owned transactional ids are
- * still open (probing `<prefix>-<s>-<seq>` upwards until an id that was never
- * used), and continue numbering after them.
+ * then abort whatever later transactions of their families (and of its own)
+ * are still open, probing `<family>-<seq>` upwards until an id that was never
+ * used, and continue numbering after them ({@link planRecovery}).
  */
 async function recover(all: readonly TransactionCommittable[]): Promise<void> {
   if (!config.exactlyOnce) return;
   await checkTimeouts();
-  const { subtaskIndex, parallelism } = config;
-  const mine = (s: number) => s % parallelism === subtaskIndex;
-  const lastSeq = new Map<number, number>();
-  let oldParallelism = 0;
-  for (const c of all) {
-    oldParallelism = Math.max(oldParallelism, c.parallelism);
-    lastSeq.set(c.subtask, Math.max(lastSeq.get(c.subtask) ?? 0, c.seq));
-    if (mine(c.subtask)) await commitOne(c);
-  }
+  const plan = planRecovery(all, {
+    prefix: config.transactionalIdPrefix,
+    subtask: config.subtaskIndex,
+    parallelism: config.parallelism,
+  });
+  for (const c of plan.commit) await commitOne(c);
   let aborted = 0;
-  for (let s = subtaskIndex; s < Math.max(parallelism, oldParallelism); s += parallelism) {
-    let seq = (lastSeq.get(s) ?? 0) + 1;
+  const own = `${config.transactionalIdPrefix}-${config.subtaskIndex}`;
+  for (const { family, fromSeq } of plan.fence) {
+    let seq = fromSeq;
     for (;;) {
-      const epoch = await fence(transactionalId(s, seq));
+      const epoch = await fence(`${family}-${seq}`);
       if (epoch === 0) break;
       aborted++;
       seq++;
     }
-    if (s === subtaskIndex) nextSeq = seq;
+    if (family === own) nextSeq = seq;
   }
   if (aborted > 0) notify({ kind: 'stat', name: 'aborted', count: aborted });
 }

@@ -31,6 +31,13 @@ export interface SinkConfig<T> {
   readonly flushTimeoutMs: number;
   readonly name: string;
   readonly onWarning: (message: string) => void;
+  /**
+   * Names the current run of a process group member: the transactional ids
+   * are `<prefix>-<run>-<subtask>-<n>` (see `Sink.inProcessGroup`).
+   */
+  readonly run?: () => string;
+  /** Records carry their event time as the Kafka timestamp (a repartition topic); else the broker stamps them. */
+  readonly eventTimestamps?: boolean;
 }
 
 /** Validates the options (once, when the sink is created) and applies defaults. */

@@ -34,6 +34,8 @@ export interface PackedBatch {
   readonly valueLengths: Int32Array;
   /** Headers per record as [name, value] pairs (undefined when no record has headers). */
   readonly headers: ([string, Uint8Array][] | undefined)[] | undefined;
+  /** Kafka timestamp per record (epoch ms), when the sink writes event time. */
+  readonly timestamps?: Float64Array;
   readonly data: ArrayBuffer;
 }
 
@@ -50,6 +52,13 @@ export interface TransactionCommittable {
   readonly parallelism: number;
   /** Sequence number in the transactional id (`<prefix>-<subtask>-<seq>`). */
   readonly seq: number;
+  /**
+   * In a process group: the writer's prefix without the member run, and the
+   * run (the id is `<prefix>-<run>-<subtask>-<seq>`), so the new owner of a
+   * task can name the ids of another run of the same writer.
+   */
+  readonly prefix?: string;
+  readonly run?: string;
 }
 
 export type Request =
