@@ -26,7 +26,14 @@ describe('repartition writer', () => {
     const topic = repartitionTopicName(app, 'join');
     const input = uniqueTopic('rw-in');
     const spec = { topic, partitions: 2, maxParallelism: 128, producerTopics: [[input]] };
-    const sink = new RepartitionSink(BROKERS, app, spec, 0, (v: never) => v);
+    const sink = new RepartitionSink(
+      BROKERS,
+      app,
+      spec,
+      0,
+      (v: never) => v,
+      () => 'run-1',
+    );
     // The task of the input partition this process holds (a reader says so).
     const reader = {};
     setHeldTasks(reader, new Set([`${input}:0`]));
@@ -37,12 +44,18 @@ describe('repartition writer', () => {
       metrics: new MetricRegistry().group({}),
     });
     try {
+      // As the sink operator opens it: recover (nothing to commit), and wait for the topic.
+      await writer.recover([]);
+      await writer.blocked?.();
       // An input partition without records is idle: its task says so, and says it again.
       writer.writeIdle?.();
+      // Marks go out in the writer's transactions: commit one per poll, as checkpoints would.
       let counts = new Map<number, number>();
+      let checkpoint = 0;
       await waitFor(
         'the idle mark to be said three times in every partition',
         async () => {
+          await writer.commit([writer.preCommit(++checkpoint)]);
           counts = await idleMarks(topic, `0/${input}:0`);
           return (counts.get(0) ?? 0) >= 3 && (counts.get(1) ?? 0) >= 3;
         },
