@@ -30,7 +30,7 @@ import {
 // busy machine does not keep up with the group tests' usual 0.2 s.
 const member = keyedWindowsMembers(61_400, ['exactly-once'], ['--checkpoint-interval', '1']);
 /** Kills in this test; each waits for the survivors to take over and the replacement to join. */
-const KILLS = Number(process.env.WEIR_TEST_GROUP_KILLS ?? 5);
+const KILLS = Number(process.env.WEIR_TEST_GROUP_KILLS ?? 3);
 const TASKS = 2 * PARTITIONS;
 
 describe('exactly once per task in a process group', () => {
