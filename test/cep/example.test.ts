@@ -1,12 +1,14 @@
 /**
- * The login fraud example runs with `weir run` on its generator and prints
- * exactly the alerts a direct scan of the generated logins finds.
+ * The login fraud example runs with `weir run` on its generator, and on Kafka
+ * (its logins written to a topic by the example itself, then read back), and
+ * prints exactly the alerts a direct scan of the generated logins finds.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateLogin, type Login } from '../../examples/login-fraud-data.js';
 import { DeterministicRandom } from '../../src/util/random.js';
+import { BROKERS, createTopic, uniqueTopic } from '../kafka/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TEN_MINUTES = 600_000;
@@ -85,4 +87,33 @@ describe('examples/login-fraud.ts', () => {
     expect(lines).toEqual(expected);
     expect(result.stderr).toMatch(/✓ job 'login-fraud' finished .* 40,000 records read/);
   });
+
+  // Three partitions: each has its own watermark and the job's is their minimum,
+  // so the alerts are the generated run's. A user's logins share a partition (keyed by user).
+  it('writes its logins to Kafka and finds the same alerts reading them back', async () => {
+    const topic = uniqueTopic('logins');
+    await createTopic(topic, 3);
+    const kafka = ['--kafka', BROKERS[0]!, '--topic', topic];
+    const written = await weirRun(
+      'examples/login-fraud.ts',
+      '-p',
+      '1',
+      '--',
+      ...kafka,
+      '--produce',
+      '12000',
+    );
+    expect(written.code, written.stderr).toBe(0);
+    const result = await weirRun('examples/login-fraud.ts', '-p', '2', '--', ...kafka, '--bounded');
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(/^\d+> /, ''))
+      .sort();
+    const expected = expectedAlerts(12_000);
+    expect(expected.length).toBeGreaterThan(5);
+    expect(lines).toEqual(expected);
+    expect(result.stderr).toMatch(/✓ job 'login-fraud' finished .* 12,000 records read/);
+  }, 120_000);
 });
