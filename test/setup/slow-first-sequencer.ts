@@ -8,7 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/checkpoint/backpressure.test.ts': 181,
-  'test/kafka/outage.test.ts': 180,
+  'test/kafka/outage.test.ts': 150,
   'test/checkpoint/crash.test.ts': 138,
   'test/postgres/outage.test.ts': 101,
   'test/process/exactly-once-group.test.ts': 86,
