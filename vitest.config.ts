@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFirstSequencer } from './test/setup/slow-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -8,6 +9,8 @@ export default defineConfig({
     // one): the long files mostly wait (a broker or a database kept down, a
     // throttled sink), and every test is written to hold on a busy machine.
     maxWorkers: 2,
+    // The known-slow files start first, so that none of them is left to run alone at the end.
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         extends: true,
