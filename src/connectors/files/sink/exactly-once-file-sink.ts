@@ -1,5 +1,6 @@
+import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
@@ -17,6 +18,13 @@ interface Committable {
   readonly pending: string;
   readonly final: string;
   readonly subtask: number;
+  /**
+   * Length and SHA-256 (hex) of the sealed file, so a file cut short or
+   * changed before its commit is refused rather than published. Absent in
+   * committables written before they were recorded: those are not verified.
+   */
+  readonly bytes?: number;
+  readonly sha256?: string;
 }
 
 function isCommittable(json: Json): json is Json & Committable {
@@ -26,8 +34,34 @@ function isCommittable(json: Json): json is Json & Committable {
     !Array.isArray(json) &&
     typeof json.pending === 'string' &&
     typeof json.final === 'string' &&
-    typeof json.subtask === 'number'
+    typeof json.subtask === 'number' &&
+    (json.bytes === undefined || typeof json.bytes === 'number') &&
+    (json.sha256 === undefined || typeof json.sha256 === 'string')
   );
+}
+
+/**
+ * Why the sealed file of `c` (at `path`) is not what was sealed, or undefined
+ * when it is. `content` also compares the SHA-256, which reads the file: done
+ * on recovery, where the file has lain on disk across a crash; a commit in
+ * the same run compares the length only.
+ */
+async function sealedFileDamage(
+  path: string,
+  c: Committable,
+  content: boolean,
+): Promise<string | undefined> {
+  if (c.bytes === undefined) return undefined;
+  const size = (await stat(path)).size;
+  if (size !== c.bytes) return `it has ${size} bytes, ${c.bytes} were sealed`;
+  if (!content || c.sha256 === undefined) return undefined;
+  const sha256 = createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
+  if (sha256 !== c.sha256) {
+    return `its sha256 ${sha256.slice(0, 12)}… is not the sealed ${c.sha256.slice(0, 12)}…`;
+  }
+  return undefined;
 }
 
 let writers = 0;
@@ -45,7 +79,9 @@ function newToken(): string {
  * file; when the checkpoint completes the pending file is renamed to
  * `<prefix>-<subtask>-<checkpoint>.jsonl`. Readers that ignore dot-files see
  * each record once, whatever crashes happen. Files of a run that died are
- * committed (if its checkpoint covered them) or deleted on restore.
+ * committed (if its checkpoint covered them) or deleted on restore; a sealed
+ * file is committed only if its length (and, on restore, its SHA-256) is
+ * what was sealed.
  *
  * `weir reconcile` reads the committed part files back
  * ({@link ExactlyOnceFileSink.reconcileTarget}).
@@ -89,6 +125,9 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
     const bytes = bytesWrittenCounter(context.metrics);
     let fd: number | undefined;
     let inProgress: string | undefined;
+    // What the in-progress file holds, recorded in its committable when it is sealed.
+    let written = 0;
+    let hash: Hash | undefined;
     let ready: Promise<void> | undefined = mkdir(directory, { recursive: true }).then(() => {
       ready = undefined;
     });
@@ -99,9 +138,18 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
       `.${prefix}-${subtaskIndex}-${checkpointId}.${token}.pending`;
     const finalName = (checkpointId: number) => committedName(prefix, subtaskIndex, checkpointId);
 
-    const commitOne = async (c: Committable) => {
+    const commitOne = async (c: Committable, verifyContent: boolean) => {
+      const pendingPath = join(directory, c.pending);
+      const damage = await sealedFileDamage(pendingPath, c, verifyContent).catch(() => undefined);
+      if (damage !== undefined) {
+        throw new WeirError(
+          'SINK_FAILED',
+          `sink '${operatorId}' cannot commit ${c.final}: the sealed file ${pendingPath} was cut short or changed after the checkpoint (${damage}); publishing it would lose or alter records. Restore the file, or restore the job from an earlier checkpoint to write its records again`,
+          { operatorId, domain: 'external' },
+        );
+      }
       try {
-        await rename(join(directory, c.pending), join(directory, c.final));
+        await rename(pendingPath, join(directory, c.final));
       } catch (cause) {
         // Already committed by an earlier attempt?
         const done = await stat(join(directory, c.final)).then(
@@ -123,11 +171,19 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
         if (batch.values.length === 0) return;
         if (fd === undefined) {
           inProgress = join(directory, `.${prefix}-${subtaskIndex}.${token}.inprogress`);
-          fd = openSync(inProgress, 'a');
+          // 'w': a file of this name can only be a leftover, and its bytes would not be counted.
+          fd = openSync(inProgress, 'w');
+          written = 0;
+          hash = createHash('sha256');
         }
         let text = '';
         for (const v of batch.values) text += `${format(v)}\n`;
-        bytes.inc(writeSync(fd, text));
+        const buffer = Buffer.from(text, 'utf8');
+        let offset = 0;
+        while (offset < buffer.length) offset += writeSync(fd, buffer, offset);
+        hash!.update(buffer);
+        written += buffer.length;
+        bytes.inc(buffer.length);
       },
       blocked: () => ready,
       preCommit(checkpointId: number): Json {
@@ -142,11 +198,14 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
           pending,
           final: finalName(checkpointId),
           subtask: subtaskIndex,
+          bytes: written,
+          sha256: hash!.digest('hex'),
         };
+        hash = undefined;
         return { ...committable };
       },
       async commit(committables: readonly Json[]) {
-        for (const c of committables) if (c !== null && isCommittable(c)) await commitOne(c);
+        for (const c of committables) if (c !== null && isCommittable(c)) await commitOne(c, false);
       },
       async recover(committables: readonly Json[]) {
         await mkdir(directory, { recursive: true });
@@ -155,7 +214,7 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
         const keep = new Set<string>();
         for (const c of committables) {
           if (c === null || !isCommittable(c) || !mine(c.subtask)) continue;
-          await commitOne(c);
+          await commitOne(c, true);
           keep.add(c.pending);
         }
         for (const file of await readdir(directory)) {
