@@ -1,6 +1,5 @@
-import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
@@ -19,12 +18,12 @@ interface Committable {
   readonly final: string;
   readonly subtask: number;
   /**
-   * Length and SHA-256 (hex) of the sealed file, so a file cut short or
-   * changed before its commit is refused rather than published. Absent in
-   * committables written before they were recorded: those are not verified.
+   * Length of the sealed file, so a file cut short (or grown) before its
+   * commit is refused rather than published. Absent in committables written
+   * before it was recorded: those are not checked. Not a checksum, which
+   * would hash every byte written on the sink's hot path.
    */
   readonly bytes?: number;
-  readonly sha256?: string;
 }
 
 function isCommittable(json: Json): json is Json & Committable {
@@ -35,33 +34,15 @@ function isCommittable(json: Json): json is Json & Committable {
     typeof json.pending === 'string' &&
     typeof json.final === 'string' &&
     typeof json.subtask === 'number' &&
-    (json.bytes === undefined || typeof json.bytes === 'number') &&
-    (json.sha256 === undefined || typeof json.sha256 === 'string')
+    (json.bytes === undefined || typeof json.bytes === 'number')
   );
 }
 
-/**
- * Why the sealed file of `c` (at `path`) is not what was sealed, or undefined
- * when it is. `content` also compares the SHA-256, which reads the file: done
- * on recovery, where the file has lain on disk across a crash; a commit in
- * the same run compares the length only.
- */
-async function sealedFileDamage(
-  path: string,
-  c: Committable,
-  content: boolean,
-): Promise<string | undefined> {
+/** Why the sealed file of `c` (at `path`) is not what was sealed, or undefined when it is. */
+async function sealedFileDamage(path: string, c: Committable): Promise<string | undefined> {
   if (c.bytes === undefined) return undefined;
   const size = (await stat(path)).size;
-  if (size !== c.bytes) return `it has ${size} bytes, ${c.bytes} were sealed`;
-  if (!content || c.sha256 === undefined) return undefined;
-  const sha256 = createHash('sha256')
-    .update(await readFile(path))
-    .digest('hex');
-  if (sha256 !== c.sha256) {
-    return `its sha256 ${sha256.slice(0, 12)}… is not the sealed ${c.sha256.slice(0, 12)}…`;
-  }
-  return undefined;
+  return size === c.bytes ? undefined : `it has ${size} bytes, ${c.bytes} were sealed`;
 }
 
 let writers = 0;
@@ -80,8 +61,7 @@ function newToken(): string {
  * `<prefix>-<subtask>-<checkpoint>.jsonl`. Readers that ignore dot-files see
  * each record once, whatever crashes happen. Files of a run that died are
  * committed (if its checkpoint covered them) or deleted on restore; a sealed
- * file is committed only if its length (and, on restore, its SHA-256) is
- * what was sealed.
+ * file is committed only if its length is what was sealed.
  *
  * `weir reconcile` reads the committed part files back
  * ({@link ExactlyOnceFileSink.reconcileTarget}).
@@ -125,9 +105,8 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
     const bytes = bytesWrittenCounter(context.metrics);
     let fd: number | undefined;
     let inProgress: string | undefined;
-    // What the in-progress file holds, recorded in its committable when it is sealed.
+    // Bytes in the in-progress file, recorded in its committable when it is sealed.
     let written = 0;
-    let hash: Hash | undefined;
     let ready: Promise<void> | undefined = mkdir(directory, { recursive: true }).then(() => {
       ready = undefined;
     });
@@ -138,13 +117,14 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
       `.${prefix}-${subtaskIndex}-${checkpointId}.${token}.pending`;
     const finalName = (checkpointId: number) => committedName(prefix, subtaskIndex, checkpointId);
 
-    const commitOne = async (c: Committable, verifyContent: boolean) => {
+    const commitOne = async (c: Committable) => {
       const pendingPath = join(directory, c.pending);
-      const damage = await sealedFileDamage(pendingPath, c, verifyContent).catch(() => undefined);
+      // A missing file is told apart below (committed already, or lost).
+      const damage = await sealedFileDamage(pendingPath, c).catch(() => undefined);
       if (damage !== undefined) {
         throw new WeirError(
           'SINK_FAILED',
-          `sink '${operatorId}' cannot commit ${c.final}: the sealed file ${pendingPath} was cut short or changed after the checkpoint (${damage}); publishing it would lose or alter records. Restore the file, or restore the job from an earlier checkpoint to write its records again`,
+          `sink '${operatorId}' cannot commit ${c.final}: the sealed file ${pendingPath} was cut short or changed in length after the checkpoint (${damage}); publishing it would lose or alter records. Restore the file, or restore the job from an earlier checkpoint to write its records again`,
           { operatorId, domain: 'external' },
         );
       }
@@ -174,16 +154,12 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
           // 'w': a file of this name can only be a leftover, and its bytes would not be counted.
           fd = openSync(inProgress, 'w');
           written = 0;
-          hash = createHash('sha256');
         }
         let text = '';
         for (const v of batch.values) text += `${format(v)}\n`;
-        const buffer = Buffer.from(text, 'utf8');
-        let offset = 0;
-        while (offset < buffer.length) offset += writeSync(fd, buffer, offset);
-        hash!.update(buffer);
-        written += buffer.length;
-        bytes.inc(buffer.length);
+        const n = writeSync(fd, text);
+        written += n;
+        bytes.inc(n);
       },
       blocked: () => ready,
       preCommit(checkpointId: number): Json {
@@ -199,13 +175,11 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
           final: finalName(checkpointId),
           subtask: subtaskIndex,
           bytes: written,
-          sha256: hash!.digest('hex'),
         };
-        hash = undefined;
         return { ...committable };
       },
       async commit(committables: readonly Json[]) {
-        for (const c of committables) if (c !== null && isCommittable(c)) await commitOne(c, false);
+        for (const c of committables) if (c !== null && isCommittable(c)) await commitOne(c);
       },
       async recover(committables: readonly Json[]) {
         await mkdir(directory, { recursive: true });
@@ -214,7 +188,7 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
         const keep = new Set<string>();
         for (const c of committables) {
           if (c === null || !isCommittable(c) || !mine(c.subtask)) continue;
-          await commitOne(c, true);
+          await commitOne(c);
           keep.add(c.pending);
         }
         for (const file of await readdir(directory)) {
