@@ -47,6 +47,8 @@ export interface CliIO {
 }
 
 const SOURCE_RECORDS = 'weir_source_records_total';
+/** Records a source could not read and skipped or sent to its dead letter (bad-records.ts). */
+const BAD_RECORDS = 'weir_source_bad_records_total';
 /** How often the live status line is redrawn. */
 const STATUS_LINE_MS = 250;
 
@@ -355,6 +357,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
         log.write('error', 'job_failed', `job '${jobName}' failed: ${message}`, {
           durationMs: Math.round(outcome.durationMs),
           recordsRead: read,
+          badRecords: client.metrics.total(BAD_RECORDS),
           error: errorFields(outcome.error, options.verbose),
           ...lastCheckpointFields(client, savepointDir, savepoint),
         });
@@ -366,6 +369,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       );
       for (const line of details) io.stderr.write(`${line}\n`);
       io.stderr.write(`  records read: ${formatCount(read)}\n`);
+      for (const line of badRecordsLine(client)) io.stderr.write(`${line}\n`);
       for (const line of checkpointLine) io.stderr.write(`${line}\n`);
       for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
       return EXIT_FAILURE;
@@ -379,6 +383,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       log.write('info', `job_${outcome.kind}`, `job '${jobName}' ${outcome.kind}`, {
         durationMs: Math.round(result.durationMs),
         recordsRead: read,
+        badRecords: client.metrics.total(BAD_RECORDS),
         recordsPerSecond: Math.round(perSecond),
         ...lastCheckpointFields(client, savepointDir, savepoint),
       });
@@ -393,6 +398,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       `${mark} job '${jobName}' ${what} in ${formatDuration(result.durationMs)} · ` +
         `${formatCount(read)} records read (${formatCount(perSecond)}/s)\n`,
     );
+    for (const line of badRecordsLine(client)) io.stderr.write(`${line}\n`);
     // A savepoint taken was announced when written (the job may take a while to close after it).
     if (savepointDir !== undefined && run.stopReason !== undefined && savepoint?.kind !== 'taken') {
       io.stderr.write(
@@ -670,6 +676,20 @@ function restartLine(client: JobClient): string[] {
 
 function recordsRead(client: JobClient): number {
   return client.metrics.total(SOURCE_RECORDS);
+}
+
+/**
+ * The summary's count of bad input records, shown only when there were some:
+ * under 'skip' or a dead letter the job goes on, and a count seen only in
+ * the metrics would make the run look clean.
+ */
+function badRecordsLine(client: JobClient): string[] {
+  const bad = client.metrics.total(BAD_RECORDS);
+  return bad === 0
+    ? []
+    : [
+        `  bad records: ${formatCount(bad)} (skipped or sent to the dead letter, by the sources' onError policy; metric ${BAD_RECORDS})`,
+      ];
 }
 
 /**

@@ -5,7 +5,16 @@
  * of an owner elsewhere expires; a job whose lease was taken over stops.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -99,6 +108,24 @@ describe('checkpoint directory lease', () => {
     await expect.poll(() => next.monitor.status, { timeout: 60_000 }).toBe('running');
     expect(ownerOf(directory).jobName).toBe('after-kill');
     await next.cancel();
+  });
+
+  it('removes the owner files a process killed while taking the lease left behind', async () => {
+    const directory = fresh();
+    mkdirSync(directory, { recursive: true });
+    const old = (Date.now() - 5 * 60_000) / 1000;
+    for (const name of [`${OWNER_FILE}.stale-killed`, `${OWNER_FILE}.new-killed`]) {
+      writeFileSync(join(directory, name), '{}');
+      utimesSync(join(directory, name), old, old);
+    }
+    // Young: it may be a live contender's, in the middle of taking the lease.
+    writeFileSync(join(directory, `${OWNER_FILE}.stale-young`), '{}');
+    const job = startJob('cleans-up', directory);
+    await expect.poll(() => job.monitor.status, { timeout: 60_000 }).toBe('running');
+    expect(readdirSync(directory).filter((f) => f.startsWith(`${OWNER_FILE}.`))).toEqual([
+      `${OWNER_FILE}.stale-young`,
+    ]);
+    await job.cancel();
   });
 
   it('takes over from an owner on another host once its lease expires', async () => {

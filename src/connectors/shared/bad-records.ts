@@ -120,7 +120,8 @@ export function badRecordError(site: BadRecordSite): WeirError {
   return new WeirError(
     'BAD_RECORD',
     `bad record in ${site.at}: ${site.reason}; ${site.label}: ${site.shown} ` +
-      `(set the source's onError to 'skip' or ${site.deadLetter} to continue past bad records)`,
+      `(set the source's onError to 'skip' or ${site.deadLetter} to continue past bad records; ` +
+      `in SQL, the table's '<format>.ignore-parse-errors' = 'true')`,
     {
       domain: 'user',
       record: site.shown,

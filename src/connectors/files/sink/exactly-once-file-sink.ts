@@ -17,6 +17,13 @@ interface Committable {
   readonly pending: string;
   readonly final: string;
   readonly subtask: number;
+  /**
+   * Length of the sealed file, so a file cut short (or grown) before its
+   * commit is refused rather than published. Absent in committables written
+   * before it was recorded: those are not checked. Not a checksum, which
+   * would hash every byte written on the sink's hot path.
+   */
+  readonly bytes?: number;
 }
 
 function isCommittable(json: Json): json is Json & Committable {
@@ -26,8 +33,16 @@ function isCommittable(json: Json): json is Json & Committable {
     !Array.isArray(json) &&
     typeof json.pending === 'string' &&
     typeof json.final === 'string' &&
-    typeof json.subtask === 'number'
+    typeof json.subtask === 'number' &&
+    (json.bytes === undefined || typeof json.bytes === 'number')
   );
+}
+
+/** Why the sealed file of `c` (at `path`) is not what was sealed, or undefined when it is. */
+async function sealedFileDamage(path: string, c: Committable): Promise<string | undefined> {
+  if (c.bytes === undefined) return undefined;
+  const size = (await stat(path)).size;
+  return size === c.bytes ? undefined : `it has ${size} bytes, ${c.bytes} were sealed`;
 }
 
 let writers = 0;
@@ -45,7 +60,8 @@ function newToken(): string {
  * file; when the checkpoint completes the pending file is renamed to
  * `<prefix>-<subtask>-<checkpoint>.jsonl`. Readers that ignore dot-files see
  * each record once, whatever crashes happen. Files of a run that died are
- * committed (if its checkpoint covered them) or deleted on restore.
+ * committed (if its checkpoint covered them) or deleted on restore; a sealed
+ * file is committed only if its length is what was sealed.
  *
  * `weir reconcile` reads the committed part files back
  * ({@link ExactlyOnceFileSink.reconcileTarget}).
@@ -89,6 +105,8 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
     const bytes = bytesWrittenCounter(context.metrics);
     let fd: number | undefined;
     let inProgress: string | undefined;
+    // Bytes in the in-progress file, recorded in its committable when it is sealed.
+    let written = 0;
     let ready: Promise<void> | undefined = mkdir(directory, { recursive: true }).then(() => {
       ready = undefined;
     });
@@ -100,8 +118,18 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
     const finalName = (checkpointId: number) => committedName(prefix, subtaskIndex, checkpointId);
 
     const commitOne = async (c: Committable) => {
+      const pendingPath = join(directory, c.pending);
+      // A missing file is told apart below (committed already, or lost).
+      const damage = await sealedFileDamage(pendingPath, c).catch(() => undefined);
+      if (damage !== undefined) {
+        throw new WeirError(
+          'SINK_FAILED',
+          `sink '${operatorId}' cannot commit ${c.final}: the sealed file ${pendingPath} was cut short or changed in length after the checkpoint (${damage}); publishing it would lose or alter records. Restore the file, or restore the job from an earlier checkpoint to write its records again`,
+          { operatorId, domain: 'external' },
+        );
+      }
       try {
-        await rename(join(directory, c.pending), join(directory, c.final));
+        await rename(pendingPath, join(directory, c.final));
       } catch (cause) {
         // Already committed by an earlier attempt?
         const done = await stat(join(directory, c.final)).then(
@@ -123,11 +151,15 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
         if (batch.values.length === 0) return;
         if (fd === undefined) {
           inProgress = join(directory, `.${prefix}-${subtaskIndex}.${token}.inprogress`);
-          fd = openSync(inProgress, 'a');
+          // 'w': a file of this name can only be a leftover, and its bytes would not be counted.
+          fd = openSync(inProgress, 'w');
+          written = 0;
         }
         let text = '';
         for (const v of batch.values) text += `${format(v)}\n`;
-        bytes.inc(writeSync(fd, text));
+        const n = writeSync(fd, text);
+        written += n;
+        bytes.inc(n);
       },
       blocked: () => ready,
       preCommit(checkpointId: number): Json {
@@ -142,6 +174,7 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
           pending,
           final: finalName(checkpointId),
           subtask: subtaskIndex,
+          bytes: written,
         };
         return { ...committable };
       },

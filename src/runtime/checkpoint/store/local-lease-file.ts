@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { link, readFile, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { link, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { mkdirPrivate, replaceFileAtomically, writeFileDurably } from '../durable-files.js';
 import { type DirectoryOwner, parseOwner } from '../lease-owner.js';
 import type { LeaseFile, LeaseVersion } from './checkpoint-store.js';
@@ -16,6 +16,7 @@ export class LocalLeaseFile implements LeaseFile {
 
   async create(owner: DirectoryOwner): Promise<boolean> {
     await mkdirPrivate(dirname(this.where));
+    await removeLeftovers(this.where);
     return createExclusively(this.where, owner);
   }
 
@@ -77,6 +78,34 @@ async function removeStaleOwner(path: string, stale: DirectoryOwner): Promise<vo
     await link(aside, path).catch(() => undefined);
   }
   await unlink(aside).catch(() => undefined);
+}
+
+/**
+ * A contender holds its `.new-` or `.stale-` file for milliseconds; one older
+ * than this was left by a process killed in between (SIGKILL, a crash).
+ */
+const LEFTOVER_AGE_MS = 60_000;
+
+/**
+ * Removes the temporary and renamed-aside owner files that processes killed
+ * in the middle of {@link createExclusively} or {@link removeStaleOwner} left
+ * beside `path`, so repeated crashes do not pile them up. Young ones may
+ * belong to a live contender and are left alone.
+ */
+async function removeLeftovers(path: string): Promise<void> {
+  const directory = dirname(path);
+  const name = basename(path);
+  const names = await readdir(directory).catch(() => [] as string[]);
+  const now = Date.now();
+  for (const file of names) {
+    if (!file.startsWith(`${name}.new-`) && !file.startsWith(`${name}.stale-`)) continue;
+    const full = join(directory, file);
+    const age = await stat(full).then(
+      (s) => now - s.mtimeMs,
+      () => 0,
+    );
+    if (age > LEFTOVER_AGE_MS) await unlink(full).catch(() => undefined);
+  }
 }
 
 /** The owner recorded in `path`; undefined if there is none. */

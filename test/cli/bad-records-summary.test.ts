@@ -1,0 +1,52 @@
+/**
+ * A job whose source skips bad records says so in its summary: under
+ * 'skip' or a dead letter the run succeeds, and without the count it would
+ * look clean.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWeir } from './run-cli.js';
+
+const JOB = 'test/cli/fixtures/bad-lines.ts';
+let dir = '';
+let input = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'weir-bad-summary-'));
+  input = join(dir, 'in.jsonl');
+  await writeFile(input, '{"a":1}\n{"a":\n{"a":3}\nnot json\n{"a":5}\n');
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('bad records in the summary of weir run', () => {
+  it('counts the skipped records after the records read', async () => {
+    const result = await startWeir(['run', JOB, '--workers', '0', '--', input], 120_000).done;
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/✓ job 'bad-lines' finished in .* · 3 records read/);
+    expect(result.stderr).toContain('  bad records: 2 (skipped or sent to the dead letter');
+  }, 120_000);
+
+  it('has badRecords in the JSON log, and no line for a clean run', async () => {
+    const json = await startWeir(
+      ['run', JOB, '--workers', '0', '--log-format', 'json', '--', input],
+      120_000,
+    ).done;
+    expect(json.code).toBe(0);
+    const finished = json.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { event?: string; badRecords?: number })
+      .find((e) => e.event === 'job_finished');
+    expect(finished?.badRecords).toBe(2);
+
+    const clean = join(dir, 'clean.jsonl');
+    await writeFile(clean, '{"a":1}\n');
+    const ok = await startWeir(['run', JOB, '--workers', '0', '--', clean], 120_000).done;
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).not.toContain('bad records');
+  }, 120_000);
+});
