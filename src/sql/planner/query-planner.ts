@@ -458,10 +458,11 @@ function planWindowTvf(
   if (processingTime) window = { ...window, processingTime };
   if (localTimeZone !== undefined) window = { ...window, localTimeZone };
   const ts = T.timestamp(3, false);
+  const zoned = localTimeZone === undefined ? {} : { windowZone: localTimeZone };
   const columns = [
     ...input.columns,
-    { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
-    { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
+    { name: 'window_start', type: ts, qualifier: undefined, rowtime: false, ...zoned },
+    { name: 'window_end', type: ts, qualifier: undefined, rowtime: false, ...zoned },
     windowTimeColumn(processingTime, time.type),
   ];
   // The input's time attribute stops being one: window_time takes its place.
@@ -583,6 +584,9 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
       proctime:
         (item.expr.kind === 'call' && item.expr.name === 'PROCTIME') ||
         (r?.column.proctime === true && r.fields.length === 0),
+      ...(r?.column.windowZone !== undefined && r.fields.length === 0
+        ? { windowZone: r.column.windowZone }
+        : {}),
     };
   });
   // Folded into the filter and projection below, if the input is one.
@@ -979,8 +983,7 @@ function planAggregation(
           .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
           .name('window columns');
   const aggScope = new Scope(aggColumns);
-  let stream =
-    zone === undefined ? results : toUtcEventTime(results, zone, keys.length + calls.length + 2);
+  let stream = zone === undefined ? results : toUtcEventTime(results, zone);
   if (having !== undefined)
     stream = stream.filter(compilePredicate(having, aggScope, 'HAVING condition')).name('having');
   const { fn, types: outTypes } = compileProjection(
@@ -991,6 +994,11 @@ function planAggregation(
     name: item.name,
     type: outTypes[i] as LogicalType,
     qualifier: undefined,
+    ...(zone !== undefined &&
+    item.expr.kind === 'column' &&
+    (item.expr.path[0] === 'window_start' || item.expr.path[0] === 'window_end')
+      ? { windowZone: zone }
+      : {}),
     ...(window.processingTime === true
       ? {
           rowtime: false,
