@@ -222,7 +222,7 @@ describe('window aggregations on the session zone wall clock', () => {
     );
   });
 
-  it('refuses processing-time windows in such a zone, naming the zone', () => {
+  it('refuses sessions of processing time in such a zone, naming the zone', () => {
     const env = new StreamEnvironment({ parallelism: 1 });
     const tEnv = TableEnvironment.create(env);
     tEnv.executeSql("SET 'table.local-time-zone' = 'Asia/Shanghai'");
@@ -231,9 +231,11 @@ describe('window aggregations on the session zone wall clock', () => {
     );
     expect(() =>
       tEnv.sqlQuery(
-        "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE p, DESCRIPTOR(pt), INTERVAL '1' DAY)) GROUP BY window_start, window_end",
+        "SELECT window_start, COUNT(*) FROM TABLE(SESSION(TABLE p, DESCRIPTOR(pt), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end",
       ),
-    ).toThrow(/\(processing time\) in the session time zone 'Asia\/Shanghai' is not supported/);
+    ).toThrow(
+      /\(a session of processing time\) in the session time zone 'Asia\/Shanghai' is not supported/,
+    );
   });
 });
 

@@ -15,6 +15,7 @@ import {
   type WatermarkOutput,
   WatermarkStrategy,
 } from '../../core/watermarks.js';
+import type { WindowClock } from '../../core/windows.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import type { TimeZone } from '../types/time-zone.js';
@@ -73,6 +74,14 @@ export function localWatermark(zone: TimeZone, utcMs: number): number {
     else notDue = mid;
   }
   return due;
+}
+
+/**
+ * The zone's wall clock for processing-time windows: a row joins the windows of the wall
+ * clock when it arrives, and a window fires when its last millisecond is due (`windowTimer`).
+ */
+export function wallClockOf(zone: TimeZone): WindowClock {
+  return { readingAt: (ms) => zone.toLocal(ms), dueAt: (localMs) => windowTimer(zone, localMs) };
 }
 
 /** `window_time` of a window ending (exclusive) at local `endMs`: the instant of its last millisecond. */

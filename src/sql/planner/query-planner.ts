@@ -45,7 +45,12 @@ import { AggregateCalls, groupKey, isAggregateCall, selectList } from './groupin
 import { aggregatePerGroup } from './groups-in-window.js';
 import { planJoin } from './join-planner.js';
 import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
-import { localWindowTime, toLocalEventTime, toUtcEventTime } from './local-time-windows.js';
+import {
+  localWindowTime,
+  toLocalEventTime,
+  toUtcEventTime,
+  wallClockOf,
+} from './local-time-windows.js';
 import { asOfAttribute, isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
 import type { MiniBatch } from './mini-batch.js';
@@ -334,21 +339,22 @@ function intervalMs(e: Expr | undefined, what: string, at: SourcePosition): numb
 }
 
 /**
- * The session zone whose wall clock windows over a TIMESTAMP_LTZ event-time attribute align
- * to (undefined: UTC, or a TIMESTAMP attribute, whose windows are never shifted). Processing-time
- * windows in such a zone are refused.
+ * The session zone whose wall clock windows over a TIMESTAMP_LTZ time attribute align to
+ * (undefined: UTC, or a TIMESTAMP attribute, whose windows are never shifted). Processing time
+ * (PROCTIME() is a TIMESTAMP_LTZ) is shifted too, as Flink does; sessions of processing time in
+ * such a zone are refused.
  */
 function windowTimeZone(
   timeType: LogicalType,
-  processingTime: boolean,
+  processingTimeSession: boolean,
   what: string,
   at: SourcePosition,
 ): TimeZone | undefined {
   const zone = sessionTimeZone();
   if (timeType.kind !== 'TIMESTAMP_LTZ' || zone.isUtc) return undefined;
-  if (processingTime)
+  if (processingTimeSession)
     sqlError(
-      `${what} (processing time) in the session time zone '${zone.id}' is not supported by Weir SQL yet (processing-time windows are aligned in UTC only)`,
+      `${what} (a session of processing time) in the session time zone '${zone.id}' is not supported by Weir SQL yet (TUMBLE, HOP and CUMULATE are)`,
       at,
     );
   return zone;
@@ -389,7 +395,7 @@ function planWindowTvf(
   const processingTime = !time.rowtime;
   const localTimeZone = windowTimeZone(
     time.type,
-    processingTime,
+    processingTime && name === 'SESSION',
     `${name} over the TIMESTAMP_LTZ column '${timeColumn}'`,
     descriptor.at,
   );
@@ -760,7 +766,7 @@ function legacyGroupWindow(
   const processingTime = !resolved.column.rowtime;
   const localTimeZone = windowTimeZone(
     resolved.type,
-    processingTime,
+    processingTime && call.name === 'SESSION',
     `${call.name} over the TIMESTAMP_LTZ column '${time.path.join('.')}'`,
     time.at,
   );
@@ -855,6 +861,9 @@ function planAggregation(
   const inputScope = new Scope(from.columns.slice(0, n));
   let input = window.input.stream;
   const zone = window.localTimeZone;
+  // Event time on the zone's wall clock goes through the window operator as local event time;
+  // processing time through the assigner's clock (see windowAssigner).
+  const eventZone = window.processingTime === true ? undefined : zone;
   if (select.where !== undefined) {
     if (
       contains(
@@ -961,7 +970,7 @@ function planAggregation(
           return row;
         };
   // Windows on a session zone's wall clock: the window operator runs on local event time.
-  if (zone !== undefined) input = toLocalEventTime(input, zone);
+  if (eventZone !== undefined) input = toLocalEventTime(input, eventZone);
   // A SESSION TVF forms sessions per PARTITION BY value (over all rows without it), as Flink
   // does; GROUP BY keys other than those columns split each session's rows.
   const sessionKey = sessionPartition(window, keys, inputScope);
@@ -983,7 +992,7 @@ function planAggregation(
           .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
           .name('window columns');
   const aggScope = new Scope(aggColumns);
-  let stream = zone === undefined ? results : toUtcEventTime(results, zone);
+  let stream = eventZone === undefined ? results : toUtcEventTime(results, eventZone);
   if (having !== undefined)
     stream = stream.filter(compilePredicate(having, aggScope, 'HAVING condition')).name('having');
   const { fn, types: outTypes } = compileProjection(
@@ -1115,13 +1124,19 @@ function sessionPartition(
 
 function windowAssigner(window: WindowTvf): WindowAssigner<Row> {
   if (window.processingTime === true) {
-    return window.kind === 'TUMBLE'
-      ? Windows.tumblingProcessingTime(window.size, window.offset)
-      : window.kind === 'HOP'
-        ? Windows.slidingProcessingTime(window.size, window.slide, window.offset)
-        : window.kind === 'CUMULATE'
-          ? Windows.cumulativeProcessingTime(window.size, window.slide, window.offset)
-          : Windows.sessionProcessingTime(window.size);
+    const assigner =
+      window.kind === 'TUMBLE'
+        ? Windows.tumblingProcessingTime(window.size, window.offset)
+        : window.kind === 'HOP'
+          ? Windows.slidingProcessingTime(window.size, window.slide, window.offset)
+          : window.kind === 'CUMULATE'
+            ? Windows.cumulativeProcessingTime(window.size, window.slide, window.offset)
+            : Windows.sessionProcessingTime(window.size);
+    // In a session zone, windows of the zone's wall clock (as Flink shifts processing time).
+    const zone = window.localTimeZone;
+    return zone === undefined || assigner.kind === 'session' || assigner.kind === 'global'
+      ? assigner
+      : { ...assigner, clock: wallClockOf(zone) };
   }
   return window.kind === 'TUMBLE'
     ? Windows.tumbling(window.size, window.offset)
