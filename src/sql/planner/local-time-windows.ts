@@ -7,7 +7,9 @@
  * The window operators stay as they are: the rows enter them with the local wall clock as
  * their event time, and the watermark is re-expressed on that clock so that a window fires
  * when the real (UTC) watermark reaches Flink's timer for its end (`windowTimer`). After the
- * window operator the results get their `window_time` instants and a UTC watermark back.
+ * window operator the results get their `window_time` instants and a UTC watermark back. The
+ * window aggregation, Top-N, deduplication and join all run this way (`onWindowClock`);
+ * processing-time windows read the zone's wall clock through their assigner (`wallClockOf`).
  */
 import type { DataStream } from '../../api/streams.js';
 import {
@@ -104,7 +106,7 @@ class ConvertedWatermarks implements WatermarkGenerator<Row> {
 }
 
 /** The rows with the zone's wall clock of their event time as event time, and the watermark likewise. */
-export function toLocalEventTime(stream: DataStream<Row>, zone: TimeZone): DataStream<Row> {
+function toLocalEventTime(stream: DataStream<Row>, zone: TimeZone): DataStream<Row> {
   return stream
     .assignTimestampsAndWatermarks(
       WatermarkStrategy.forGenerator<Row>(
@@ -129,7 +131,7 @@ function earliestInstant(zone: TimeZone, localMs: number): number {
  * `window_time`), and a local watermark `L` becomes the earliest instant of `L + 1` less 1 ms,
  * which no later window's `window_time` precedes.
  */
-export function toUtcEventTime(stream: DataStream<Row>, zone: TimeZone): DataStream<Row> {
+function toUtcEventTime(stream: DataStream<Row>, zone: TimeZone): DataStream<Row> {
   return stream
     .assignTimestampsAndWatermarks(
       WatermarkStrategy.forGenerator<Row>(

@@ -45,12 +45,7 @@ import { AggregateCalls, groupKey, isAggregateCall, selectList } from './groupin
 import { aggregatePerGroup } from './groups-in-window.js';
 import { planJoin } from './join-planner.js';
 import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
-import {
-  localWindowTime,
-  toLocalEventTime,
-  toUtcEventTime,
-  wallClockOf,
-} from './local-time-windows.js';
+import { localWindowTime, onWindowClock, wallClockOf } from './local-time-windows.js';
 import { asOfAttribute, isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
 import type { MiniBatch } from './mini-batch.js';
@@ -969,30 +964,29 @@ function planAggregation(
           row.push(w.start, w.end, localWindowTime(zone, w.end));
           return row;
         };
-  // Windows on a session zone's wall clock: the window operator runs on local event time.
-  if (eventZone !== undefined) input = toLocalEventTime(input, eventZone);
   // A SESSION TVF forms sessions per PARTITION BY value (over all rows without it), as Flink
   // does; GROUP BY keys other than those columns split each session's rows.
   const sessionKey = sessionPartition(window, keys, inputScope);
   const emitGroupRows = (r: WindowResult<Key, Row[]>, out: Collector<Row>): void => {
     for (const row of r.value) out.collect(withWindow(row, r.window));
   };
-  const results =
+  // Windows on a session zone's wall clock: the window operator runs on local event time.
+  let stream = onWindowClock(eventZone, [input], (rows) =>
     sessionKey !== undefined
-      ? input
+      ? rows
           .keyBy(sessionKey.keyOf, sessionKey.label)
           .window(assigner)
           .aggregate(aggregatePerGroup(keyOf, aggregate))
           .flatMap(emitGroupRows)
           .name('window columns')
-      : input
+      : rows
           .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
           .window(assigner)
           .aggregate(aggregate)
           .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
-          .name('window columns');
+          .name('window columns'),
+  );
   const aggScope = new Scope(aggColumns);
-  let stream = eventZone === undefined ? results : toUtcEventTime(results, eventZone);
   if (having !== undefined)
     stream = stream.filter(compilePredicate(having, aggScope, 'HAVING condition')).name('having');
   const { fn, types: outTypes } = compileProjection(
@@ -1123,26 +1117,19 @@ function sessionPartition(
 }
 
 function windowAssigner(window: WindowTvf): WindowAssigner<Row> {
-  if (window.processingTime === true) {
-    const assigner =
-      window.kind === 'TUMBLE'
-        ? Windows.tumblingProcessingTime(window.size, window.offset)
-        : window.kind === 'HOP'
-          ? Windows.slidingProcessingTime(window.size, window.slide, window.offset)
-          : window.kind === 'CUMULATE'
-            ? Windows.cumulativeProcessingTime(window.size, window.slide, window.offset)
-            : Windows.sessionProcessingTime(window.size);
-    // In a session zone, windows of the zone's wall clock (as Flink shifts processing time).
-    const zone = window.localTimeZone;
-    return zone === undefined || assigner.kind === 'session' || assigner.kind === 'global'
-      ? assigner
-      : { ...assigner, clock: wallClockOf(zone) };
-  }
-  return window.kind === 'TUMBLE'
-    ? Windows.tumbling(window.size, window.offset)
-    : window.kind === 'HOP'
-      ? Windows.sliding(window.size, window.slide, window.offset)
-      : window.kind === 'CUMULATE'
-        ? Windows.cumulative(window.size, window.slide, window.offset)
-        : Windows.session(window.size);
+  const proc = window.processingTime === true;
+  const { size, slide, offset } = window;
+  const assigner =
+    window.kind === 'TUMBLE'
+      ? (proc ? Windows.tumblingProcessingTime : Windows.tumbling)(size, offset)
+      : window.kind === 'HOP'
+        ? (proc ? Windows.slidingProcessingTime : Windows.sliding)(size, slide, offset)
+        : window.kind === 'CUMULATE'
+          ? (proc ? Windows.cumulativeProcessingTime : Windows.cumulative)(size, slide, offset)
+          : (proc ? Windows.sessionProcessingTime : Windows.session)(size);
+  // Processing time in a session zone: windows of the zone's wall clock (as Flink shifts it).
+  const zone = window.localTimeZone;
+  return !proc || zone === undefined || assigner.kind === 'session' || assigner.kind === 'global'
+    ? assigner
+    : { ...assigner, clock: wallClockOf(zone) };
 }
