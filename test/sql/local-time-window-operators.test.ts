@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
-import type { Change, Row } from '../../src/index.js';
+import { type Change, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { windowTimer } from '../../src/sql/planner/local-time-windows.js';
 import { TimeZone } from '../../src/sql/types/time-zone.js';
 import { queryChanges } from './query-changes.js';
@@ -170,4 +170,32 @@ describe('window Top-N, deduplication and joins on the session zone wall clock',
       { numRuns: 15 },
     );
   }, 120_000);
+});
+
+describe('a window join of windows on two clocks', () => {
+  it('is refused, naming both clocks', () => {
+    const env = new StreamEnvironment({ parallelism: 1 });
+    const tEnv = TableEnvironment.create(env);
+    for (const [name, type] of [
+      ['zoned', 'TIMESTAMP_LTZ(3)'],
+      ['plain', 'TIMESTAMP(3)'],
+    ] as const) {
+      tEnv.fromDataStream(name, env.fromArray([[1, 0]]), {
+        columns: [
+          { name: 'id', type: 'INT' },
+          { name: 't', type },
+        ],
+        watermark: { column: 't', expression: 't' },
+      });
+    }
+    tEnv.executeSql("SET 'table.local-time-zone' = 'Asia/Shanghai'");
+    const tvf = (table: string) => `TABLE(TUMBLE(TABLE ${table}, DESCRIPTOR(t), INTERVAL '1' DAY))`;
+    expect(() =>
+      tEnv.sqlQuery(
+        `SELECT L.id FROM ${tvf('zoned')} L JOIN ${tvf('plain')} R ON L.id = R.id AND L.window_start = R.window_start AND L.window_end = R.window_end`,
+      ),
+    ).toThrow(
+      /a window join needs the windows of both sides on one clock: the wall clock of 'Asia\/Shanghai' on the left, windows of a TIMESTAMP time attribute on the right/,
+    );
+  });
 });
