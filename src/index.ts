@@ -278,6 +278,7 @@ export {
   type TimeDomain,
   type Window,
   type WindowAssigner,
+  type WindowClock,
   Windows,
 } from './core/windows.js';
 export type { CheckpointOptions } from './runtime/checkpoint/checkpoint-config.js';

@@ -40,6 +40,19 @@ export type TimeDomain = 'event-time' | 'processing-time';
 /** The gap of a dynamic session window for a record (declared as a method so assigners stay assignable). */
 export type GapFunction<T> = { gap(value: T): number }['gap'];
 
+/**
+ * A clock other than the instant itself on which processing-time windows are laid out, such
+ * as a time zone's wall clock (Flink SQL's processing-time windows in a session time zone):
+ * a record joins the windows of the clock's reading when it arrives, and a window fires at
+ * the instant its last millisecond is due.
+ */
+export interface WindowClock {
+  /** The clock's reading at the instant `ms` (epoch ms). */
+  readonly readingAt: (ms: number) => number;
+  /** The instant at which the reading `time` is due; never decreases as `time` grows. */
+  readonly dueAt: (time: number) => number;
+}
+
 /** How records are grouped into windows. Build with {@link Windows}. */
 export type WindowAssigner<T = unknown> =
   | {
@@ -47,6 +60,8 @@ export type WindowAssigner<T = unknown> =
       readonly size: number;
       readonly offset: number;
       readonly timeDomain: TimeDomain;
+      /** Processing time only: the clock the windows are laid out on (the instant without it). */
+      readonly clock?: WindowClock;
     }
   | {
       readonly kind: 'sliding';
@@ -54,6 +69,8 @@ export type WindowAssigner<T = unknown> =
       readonly slide: number;
       readonly offset: number;
       readonly timeDomain: TimeDomain;
+      /** Processing time only: the clock the windows are laid out on (the instant without it). */
+      readonly clock?: WindowClock;
     }
   | {
       /** Windows `[start, start + k * step)` for k = 1 .. maxSize / step, starts aligned to maxSize. */
@@ -62,6 +79,8 @@ export type WindowAssigner<T = unknown> =
       readonly step: number;
       readonly offset: number;
       readonly timeDomain: TimeDomain;
+      /** Processing time only: the clock the windows are laid out on (the instant without it). */
+      readonly clock?: WindowClock;
     }
   | {
       readonly kind: 'session';

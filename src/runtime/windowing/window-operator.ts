@@ -5,6 +5,7 @@ import {
   Operator,
   type OperatorContext,
   type Output,
+  type ProcessingTimeService,
   type SnapshotContext,
 } from '../../core/operator.js';
 import type { OutputTag } from '../../core/output-tag.js';
@@ -35,6 +36,7 @@ import {
   type WindowFiring,
   windowId,
 } from './window-aggregation.js';
+import { processingTimeOf } from './window-clock.js';
 import { restoredTimeProgress, timeProgressEntry } from './window-snapshot.js';
 import {
   HeapWindowTable,
@@ -84,6 +86,8 @@ export class WindowOperator<IN, ACC, R, OUT>
   private current: WindowState<ACC> | undefined;
   private merging: readonly WindowState<ACC>[] = [];
   private readonly triggerStates = new Map<string, ValueState<unknown>>();
+  /** The task's processing time, or the readings of the assigner's clock. */
+  private processingTime!: ProcessingTimeService;
 
   constructor(private readonly spec: WindowOperatorSpec<IN, ACC, R, OUT>) {
     super();
@@ -93,6 +97,7 @@ export class WindowOperator<IN, ACC, R, OUT>
   override setup(context: OperatorContext, output: Output<OUT>): void {
     super.setup(context, output);
     this.windows = windowTableFor<ACC>(context);
+    this.processingTime = processingTimeOf(context.processingTime, this.spec.assigner);
   }
 
   /** Processing-time timers of a restored operator are scheduled again once it runs. */
@@ -140,7 +145,7 @@ export class WindowOperator<IN, ACC, R, OUT>
     return this.watermark;
   }
   currentProcessingTime(): number {
-    return this.context.processingTime.clock.now();
+    return this.processingTime.clock.now();
   }
   emitSide<S>(tag: OutputTag<S>, value: S): void {
     this.emitter.side(tag, value);
@@ -158,7 +163,7 @@ export class WindowOperator<IN, ACC, R, OUT>
     this.current!.timers?.add(`p${time}`);
     if (this.scheduledProcessingTimes.has(time)) return;
     this.scheduledProcessingTimes.add(time);
-    this.context.processingTime.schedule(time, (now) => {
+    this.processingTime.schedule(time, (now) => {
       this.scheduledProcessingTimes.delete(time);
       this.onProcessingTime(now);
     });

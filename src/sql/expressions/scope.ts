@@ -2,6 +2,7 @@
 import type { SourcePosition } from '../sql-error.js';
 import { sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
+import type { TimeZone } from '../types/time-zone.js';
 
 export interface ScopeColumn {
   readonly name: string;
@@ -12,6 +13,12 @@ export interface ScopeColumn {
   readonly rowtime: boolean;
   /** A processing-time attribute (`PROCTIME()`): what lookup joins and processing-time windows take. */
   readonly proctime?: boolean;
+  /**
+   * On `window_start` and `window_end` of windows aligned on a session zone's wall clock (a
+   * TIMESTAMP_LTZ time attribute outside UTC): the zone, which a window Top-N, deduplication or
+   * join over them needs to fire each window when Flink does.
+   */
+  readonly windowZone?: TimeZone;
 }
 
 /** A column found for a name, and the ROW fields below it (`person.id`: field `id` of `person`). */

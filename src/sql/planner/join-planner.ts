@@ -22,7 +22,6 @@ import { noteChangelogRole } from './changelog-plan.js';
 import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { intervalBounds } from './interval-bounds.js';
-import { refuseLocalWindows } from './local-time-windows.js';
 import type { Relation } from './relation.js';
 import { rowKeyOf } from './row-key.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
@@ -166,13 +165,13 @@ export function planJoin(
   if (!isUpdating(left) && !isUpdating(right)) {
     const windows = windowJoinColumns(leftKeys, rightKeys, leftScope, rightScope);
     if (windows !== undefined) {
-      refuseLocalWindows([...left.columns, ...right.columns], 'a window join', item.at);
       const pairCondition = and(residual, item.at);
       return planWindowJoin(left, right, {
         type,
         leftKey,
         rightKey,
         windows,
+        at: item.at,
         test:
           pairCondition === undefined
             ? undefined

@@ -7,7 +7,9 @@
  * The window operators stay as they are: the rows enter them with the local wall clock as
  * their event time, and the watermark is re-expressed on that clock so that a window fires
  * when the real (UTC) watermark reaches Flink's timer for its end (`windowTimer`). After the
- * window operator the results get their `window_time` instants and a UTC watermark back.
+ * window operator the results get their `window_time` instants and a UTC watermark back. The
+ * window aggregation, Top-N, deduplication and join all run this way (`onWindowClock`);
+ * processing-time windows read the zone's wall clock through their assigner (`wallClockOf`).
  */
 import type { DataStream } from '../../api/streams.js';
 import {
@@ -15,10 +17,9 @@ import {
   type WatermarkOutput,
   WatermarkStrategy,
 } from '../../core/watermarks.js';
+import type { WindowClock } from '../../core/windows.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
-import { sessionTimeZone } from '../expressions/session-time-zone.js';
-import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { TimeZone } from '../types/time-zone.js';
 
 const HOUR_MS = 3_600_000;
@@ -77,6 +78,14 @@ export function localWatermark(zone: TimeZone, utcMs: number): number {
   return due;
 }
 
+/**
+ * The zone's wall clock for processing-time windows: a row joins the windows of the wall
+ * clock when it arrives, and a window fires when its last millisecond is due (`windowTimer`).
+ */
+export function wallClockOf(zone: TimeZone): WindowClock {
+  return { readingAt: (ms) => zone.toLocal(ms), dueAt: (localMs) => windowTimer(zone, localMs) };
+}
+
 /** `window_time` of a window ending (exclusive) at local `endMs`: the instant of its last millisecond. */
 export function localWindowTime(zone: TimeZone, endMs: number): number {
   return zone.toUtc(endMs - 1);
@@ -97,7 +106,7 @@ class ConvertedWatermarks implements WatermarkGenerator<Row> {
 }
 
 /** The rows with the zone's wall clock of their event time as event time, and the watermark likewise. */
-export function toLocalEventTime(stream: DataStream<Row>, zone: TimeZone): DataStream<Row> {
+function toLocalEventTime(stream: DataStream<Row>, zone: TimeZone): DataStream<Row> {
   return stream
     .assignTimestampsAndWatermarks(
       WatermarkStrategy.forGenerator<Row>(
@@ -117,15 +126,12 @@ function earliestInstant(zone: TimeZone, localMs: number): number {
 }
 
 /**
- * Window results back on UTC event time: each row's event time is its `window_time` (at
- * `windowTimeAt`), and a local watermark `L` becomes the earliest instant of `L + 1` less 1 ms,
+ * Window results back on UTC event time: each row's event time, a window's last local
+ * millisecond as the window operators emit it, becomes that millisecond's instant (the
+ * `window_time`), and a local watermark `L` becomes the earliest instant of `L + 1` less 1 ms,
  * which no later window's `window_time` precedes.
  */
-export function toUtcEventTime(
-  stream: DataStream<Row>,
-  zone: TimeZone,
-  windowTimeAt: number,
-): DataStream<Row> {
+function toUtcEventTime(stream: DataStream<Row>, zone: TimeZone): DataStream<Row> {
   return stream
     .assignTimestampsAndWatermarks(
       WatermarkStrategy.forGenerator<Row>(
@@ -133,26 +139,35 @@ export function toUtcEventTime(
           new ConvertedWatermarks((w) =>
             Number.isFinite(w) ? earliestInstant(zone, w + 1) - 1 : w,
           ),
-      ).withTimestampAssigner((row) => row[windowTimeAt] as number),
+      ).withTimestampAssigner((_row, ts) => zone.toUtc(ts)),
     )
     .name('window results on UTC event time');
 }
 
 /**
- * Refuses a window Top-N, deduplication or join when its rows may carry windows of a local
- * wall clock: those operators fire a window when the watermark passes its `window_end`, which
- * is a UTC instant only for windows aligned in UTC. Rows with a TIMESTAMP_LTZ column in a
- * session zone other than UTC are taken to be such rows.
+ * The zone on whose wall clock the windows named by the columns at `startAt` and `endAt` lie
+ * (undefined: windows of a TIMESTAMP time attribute, or in UTC, whose ends are instants as
+ * they are). As Flink's window Top-N, deduplication and join take their time zone from the
+ * windows' time attribute.
  */
-export function refuseLocalWindows(
+export function windowClock(
   columns: readonly ScopeColumn[],
-  what: string,
-  at: SourcePosition,
-): void {
-  const zone = sessionTimeZone();
-  if (zone.isUtc || !columns.some((c) => c.type.kind === 'TIMESTAMP_LTZ')) return;
-  sqlError(
-    `${what} over windows of a TIMESTAMP_LTZ time attribute in the session time zone '${zone.id}' is not supported by Weir SQL yet`,
-    at,
-  );
+  at: { readonly startAt: number; readonly endAt: number },
+): TimeZone | undefined {
+  return columns[at.startAt]?.windowZone ?? columns[at.endAt]?.windowZone;
+}
+
+/**
+ * Runs `fire`, a window operator that fires a window when the watermark passes its
+ * `window_end`, over `inputs` on the wall clock of `zone` (as the window aggregation runs),
+ * and puts its results back on UTC event time; with no zone, on the inputs as they are.
+ */
+export function onWindowClock<I extends readonly DataStream<Row>[]>(
+  zone: TimeZone | undefined,
+  inputs: I,
+  fire: (...local: I) => DataStream<Row>,
+): DataStream<Row> {
+  if (zone === undefined) return fire(...inputs);
+  const local = inputs.map((input) => toLocalEventTime(input, zone)) as unknown as I;
+  return toUtcEventTime(fire(...local), zone);
 }

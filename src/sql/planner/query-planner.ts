@@ -45,7 +45,7 @@ import { AggregateCalls, groupKey, isAggregateCall, selectList } from './groupin
 import { aggregatePerGroup } from './groups-in-window.js';
 import { planJoin } from './join-planner.js';
 import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
-import { localWindowTime, toLocalEventTime, toUtcEventTime } from './local-time-windows.js';
+import { localWindowTime, onWindowClock, wallClockOf } from './local-time-windows.js';
 import { asOfAttribute, isLookupJoin, planLookupJoin } from './lookup-join-planner.js';
 import { planMatchRecognize } from './match-recognize-planner.js';
 import type { MiniBatch } from './mini-batch.js';
@@ -334,21 +334,22 @@ function intervalMs(e: Expr | undefined, what: string, at: SourcePosition): numb
 }
 
 /**
- * The session zone whose wall clock windows over a TIMESTAMP_LTZ event-time attribute align
- * to (undefined: UTC, or a TIMESTAMP attribute, whose windows are never shifted). Processing-time
- * windows in such a zone are refused.
+ * The session zone whose wall clock windows over a TIMESTAMP_LTZ time attribute align to
+ * (undefined: UTC, or a TIMESTAMP attribute, whose windows are never shifted). Processing time
+ * (PROCTIME() is a TIMESTAMP_LTZ) is shifted too, as Flink does; sessions of processing time in
+ * such a zone are refused.
  */
 function windowTimeZone(
   timeType: LogicalType,
-  processingTime: boolean,
+  processingTimeSession: boolean,
   what: string,
   at: SourcePosition,
 ): TimeZone | undefined {
   const zone = sessionTimeZone();
   if (timeType.kind !== 'TIMESTAMP_LTZ' || zone.isUtc) return undefined;
-  if (processingTime)
+  if (processingTimeSession)
     sqlError(
-      `${what} (processing time) in the session time zone '${zone.id}' is not supported by Weir SQL yet (processing-time windows are aligned in UTC only)`,
+      `${what} (a session of processing time) in the session time zone '${zone.id}' is not supported by Weir SQL yet (TUMBLE, HOP and CUMULATE are)`,
       at,
     );
   return zone;
@@ -389,7 +390,7 @@ function planWindowTvf(
   const processingTime = !time.rowtime;
   const localTimeZone = windowTimeZone(
     time.type,
-    processingTime,
+    processingTime && name === 'SESSION',
     `${name} over the TIMESTAMP_LTZ column '${timeColumn}'`,
     descriptor.at,
   );
@@ -458,10 +459,11 @@ function planWindowTvf(
   if (processingTime) window = { ...window, processingTime };
   if (localTimeZone !== undefined) window = { ...window, localTimeZone };
   const ts = T.timestamp(3, false);
+  const zoned = localTimeZone === undefined ? {} : { windowZone: localTimeZone };
   const columns = [
     ...input.columns,
-    { name: 'window_start', type: ts, qualifier: undefined, rowtime: false },
-    { name: 'window_end', type: ts, qualifier: undefined, rowtime: false },
+    { name: 'window_start', type: ts, qualifier: undefined, rowtime: false, ...zoned },
+    { name: 'window_end', type: ts, qualifier: undefined, rowtime: false, ...zoned },
     windowTimeColumn(processingTime, time.type),
   ];
   // The input's time attribute stops being one: window_time takes its place.
@@ -583,6 +585,9 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
       proctime:
         (item.expr.kind === 'call' && item.expr.name === 'PROCTIME') ||
         (r?.column.proctime === true && r.fields.length === 0),
+      ...(r?.column.windowZone !== undefined && r.fields.length === 0
+        ? { windowZone: r.column.windowZone }
+        : {}),
     };
   });
   // Folded into the filter and projection below, if the input is one.
@@ -756,7 +761,7 @@ function legacyGroupWindow(
   const processingTime = !resolved.column.rowtime;
   const localTimeZone = windowTimeZone(
     resolved.type,
-    processingTime,
+    processingTime && call.name === 'SESSION',
     `${call.name} over the TIMESTAMP_LTZ column '${time.path.join('.')}'`,
     time.at,
   );
@@ -851,6 +856,9 @@ function planAggregation(
   const inputScope = new Scope(from.columns.slice(0, n));
   let input = window.input.stream;
   const zone = window.localTimeZone;
+  // Event time on the zone's wall clock goes through the window operator as local event time;
+  // processing time through the assigner's clock (see windowAssigner).
+  const eventZone = window.processingTime === true ? undefined : zone;
   if (select.where !== undefined) {
     if (
       contains(
@@ -956,31 +964,29 @@ function planAggregation(
           row.push(w.start, w.end, localWindowTime(zone, w.end));
           return row;
         };
-  // Windows on a session zone's wall clock: the window operator runs on local event time.
-  if (zone !== undefined) input = toLocalEventTime(input, zone);
   // A SESSION TVF forms sessions per PARTITION BY value (over all rows without it), as Flink
   // does; GROUP BY keys other than those columns split each session's rows.
   const sessionKey = sessionPartition(window, keys, inputScope);
   const emitGroupRows = (r: WindowResult<Key, Row[]>, out: Collector<Row>): void => {
     for (const row of r.value) out.collect(withWindow(row, r.window));
   };
-  const results =
+  // Windows on a session zone's wall clock: the window operator runs on local event time.
+  let stream = onWindowClock(eventZone, [input], (rows) =>
     sessionKey !== undefined
-      ? input
+      ? rows
           .keyBy(sessionKey.keyOf, sessionKey.label)
           .window(assigner)
           .aggregate(aggregatePerGroup(keyOf, aggregate))
           .flatMap(emitGroupRows)
           .name('window columns')
-      : input
+      : rows
           .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
           .window(assigner)
           .aggregate(aggregate)
           .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
-          .name('window columns');
+          .name('window columns'),
+  );
   const aggScope = new Scope(aggColumns);
-  let stream =
-    zone === undefined ? results : toUtcEventTime(results, zone, keys.length + calls.length + 2);
   if (having !== undefined)
     stream = stream.filter(compilePredicate(having, aggScope, 'HAVING condition')).name('having');
   const { fn, types: outTypes } = compileProjection(
@@ -991,6 +997,11 @@ function planAggregation(
     name: item.name,
     type: outTypes[i] as LogicalType,
     qualifier: undefined,
+    ...(zone !== undefined &&
+    item.expr.kind === 'column' &&
+    (item.expr.path[0] === 'window_start' || item.expr.path[0] === 'window_end')
+      ? { windowZone: zone }
+      : {}),
     ...(window.processingTime === true
       ? {
           rowtime: false,
@@ -1106,20 +1117,19 @@ function sessionPartition(
 }
 
 function windowAssigner(window: WindowTvf): WindowAssigner<Row> {
-  if (window.processingTime === true) {
-    return window.kind === 'TUMBLE'
-      ? Windows.tumblingProcessingTime(window.size, window.offset)
+  const proc = window.processingTime === true;
+  const { size, slide, offset } = window;
+  const assigner =
+    window.kind === 'TUMBLE'
+      ? (proc ? Windows.tumblingProcessingTime : Windows.tumbling)(size, offset)
       : window.kind === 'HOP'
-        ? Windows.slidingProcessingTime(window.size, window.slide, window.offset)
+        ? (proc ? Windows.slidingProcessingTime : Windows.sliding)(size, slide, offset)
         : window.kind === 'CUMULATE'
-          ? Windows.cumulativeProcessingTime(window.size, window.slide, window.offset)
-          : Windows.sessionProcessingTime(window.size);
-  }
-  return window.kind === 'TUMBLE'
-    ? Windows.tumbling(window.size, window.offset)
-    : window.kind === 'HOP'
-      ? Windows.sliding(window.size, window.slide, window.offset)
-      : window.kind === 'CUMULATE'
-        ? Windows.cumulative(window.size, window.slide, window.offset)
-        : Windows.session(window.size);
+          ? (proc ? Windows.cumulativeProcessingTime : Windows.cumulative)(size, slide, offset)
+          : (proc ? Windows.sessionProcessingTime : Windows.session)(size);
+  // Processing time in a session zone: windows of the zone's wall clock (as Flink shifts it).
+  const zone = window.localTimeZone;
+  return !proc || zone === undefined || assigner.kind === 'session' || assigner.kind === 'global'
+    ? assigner
+    : { ...assigner, clock: wallClockOf(zone) };
 }

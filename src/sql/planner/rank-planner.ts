@@ -19,7 +19,7 @@ import { T } from '../types/logical-type.js';
 import { changesOf, isUpdating, retracting, updatingRelation } from './changelog-relation.js';
 import { groupKey } from './grouping.js';
 import { conjuncts } from './join-planner.js';
-import { refuseLocalWindows } from './local-time-windows.js';
+import { onWindowClock, windowClock } from './local-time-windows.js';
 import type { Relation } from './relation.js';
 import { retractRank } from './retract-rank.js';
 import { prefixAndValue } from './row-builders.js';
@@ -240,20 +240,23 @@ export function planRank(
       isUpdating(rel) ? undefined : `top-n (ranks ${p.start} to ${p.limit})`,
     );
   } else {
-    const keyed = rel.stream.keyBy(keyOf, 'partition key');
     const windowed = windowOfPartition(window, partitionAt);
     if (windowed !== undefined) {
-      refuseLocalWindows(rel.columns, 'a window Top-N or deduplication', p.inner.at);
-      const rows = planWindowRank(keyed, windowed, {
-        limit: p.limit,
-        width,
-        compare: order.compare,
-        // Flink's window deduplication: the first or last row of a window by a time column.
-        dedupTime: p.limit === 1 && order.n === 1 && isTimestamp(orderColumn) ? orderAt : undefined,
-        descending: first?.descending === true,
-      });
+      // Windows of a local wall clock fire when the watermark passes their end as an instant.
+      const rows = onWindowClock(windowClock(rel.columns, windowed), [rel.stream], (input) =>
+        planWindowRank(input.keyBy(keyOf, 'partition key'), windowed, {
+          limit: p.limit,
+          width,
+          compare: order.compare,
+          // Flink's window deduplication: the first or last row of a window by a time column.
+          dedupTime:
+            p.limit === 1 && order.n === 1 && isTimestamp(orderColumn) ? orderAt : undefined,
+          descending: first?.descending === true,
+        }),
+      );
       return { stream: rows, columns };
     }
+    const keyed = rel.stream.keyBy(keyOf, 'partition key');
     if (
       p.limit === 1 &&
       window.orderBy.length === 1 &&

@@ -33,8 +33,8 @@ export interface WindowTvf {
    */
   readonly processingTime?: boolean;
   /**
-   * Windows of a TIMESTAMP_LTZ rowtime in a session time zone other than UTC: aligned on that
-   * zone's wall clock, as Flink's (see local-time-windows.ts).
+   * Windows of a TIMESTAMP_LTZ time attribute (a rowtime, or PROCTIME()) in a session time zone
+   * other than UTC: aligned on that zone's wall clock, as Flink's (see local-time-windows.ts).
    */
   readonly localTimeZone?: TimeZone;
 }

@@ -6,13 +6,15 @@
  * emitted once, insert-only, and its state is dropped. A row whose window has already fired
  * is late: dropped and counted (`weir_join_late_records_total`).
  */
-import type { DataStream } from '../../api/streams.js';
 import type { JoinType } from '../../core/joins.js';
 import type { Key } from '../../core/key-groups.js';
 import type { Row } from '../connectors/connector.js';
 import type { Scope, ScopeColumn } from '../expressions/scope.js';
 import type { Expr } from '../parser/ast.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
 import { withNullability } from '../types/logical-type.js';
+import type { TimeZone } from '../types/time-zone.js';
+import { onWindowClock, windowClock } from './local-time-windows.js';
 import type { Relation } from './relation.js';
 import { recordWindows, type WindowColumns } from './window-rank-planner.js';
 
@@ -64,6 +66,14 @@ export interface WindowJoinSpec {
   readonly windows: WindowJoinColumns;
   /** The condition on each pair beyond the key, over the concatenated row. */
   readonly test: ((row: Row) => boolean) | undefined;
+  /** Where the join is written, for errors. */
+  readonly at: SourcePosition;
+}
+
+function clockName(zone: TimeZone | undefined): string {
+  return zone === undefined
+    ? 'windows of a TIMESTAMP time attribute'
+    : `the wall clock of '${zone.id}'`;
 }
 
 /** Plans the window join of two insert-only relations; its output is insert-only. */
@@ -96,15 +106,25 @@ export function planWindowJoin(left: Relation, right: Relation, spec: WindowJoin
       });
     }
   };
-  const stream: DataStream<Row> = left.stream
-    .coGroup(right.stream)
-    .where(spec.leftKey)
-    .equalTo(spec.rightKey)
-    .window({
-      left: recordWindows(spec.windows.left),
-      right: recordWindows(spec.windows.right),
-    })
-    .apply(joinWindow);
+  const zone = windowClock(left.columns, spec.windows.left);
+  const rightZone = windowClock(right.columns, spec.windows.right);
+  if (zone !== rightZone)
+    sqlError(
+      `a window join needs the windows of both sides on one clock: ${clockName(zone)} on the left, ${clockName(rightZone)} on the right (cast both time attributes to TIMESTAMP_LTZ, or both to TIMESTAMP)`,
+      spec.at,
+    );
+  // Windows of a local wall clock fire when the watermark passes their end as an instant.
+  const stream = onWindowClock(zone, [left.stream, right.stream], (l, r) =>
+    l
+      .coGroup(r)
+      .where(spec.leftKey)
+      .equalTo(spec.rightKey)
+      .window({
+        left: recordWindows(spec.windows.left),
+        right: recordWindows(spec.windows.right),
+      })
+      .apply(joinWindow),
+  );
   // Padded sides may be NULL; no column stays an event-time attribute.
   const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({
     ...c,

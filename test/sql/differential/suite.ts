@@ -14,6 +14,7 @@ import {
 } from './random-expressions.js';
 import { joinTable, mainTable, type SuiteTable, zonedTable } from './tables.js';
 import { zonedWindowCases } from './zoned-window-cases.js';
+import { zonedWindowOperatorCases } from './zoned-window-operator-cases.js';
 
 export type { SuiteCase } from './families.js';
 
@@ -27,7 +28,7 @@ export const GOLDEN_FILE = join(
 const SEED = 14;
 export const RANDOM_QUERIES = 180;
 export const RANDOM_AGGREGATIONS = 45;
-export const RANDOM_OPERATOR_QUERIES = 36;
+export const RANDOM_OPERATOR_QUERIES = 37;
 
 export function suiteTables(): SuiteTable[] {
   return [mainTable(SEED, 48), joinTable(SEED + 1, 30, 48), zonedTable(SEED + 2)];
@@ -40,6 +41,7 @@ export function suiteCases(): SuiteCase[] {
     ...randomAggregateCases(SEED, RANDOM_AGGREGATIONS),
     ...randomOperatorCases(SEED, RANDOM_OPERATOR_QUERIES),
     ...zonedWindowCases(),
+    ...zonedWindowOperatorCases(),
     ...jsonAggregateCases(),
   ];
 }
