@@ -47,6 +47,41 @@ export interface SourcePushdownSupport {
   readonly filterColumns: readonly string[];
 }
 
+/**
+ * A source whose own records generated code reads directly (Flink's projection and filter
+ * pushdown, taken one step further): the planner compiles each reader's filter and projection,
+ * with the computed columns and the rowtime, into one function of the record, so no table row
+ * is built in between and a record the filter drops costs only what the filter reads. The
+ * records come in variants (Nexmark's person, auction and bid), each saying how to read every
+ * stored column. In the code, the record is `r`.
+ */
+export interface RecordScan {
+  /** The connector's records, with the timestamps the source attaches. */
+  readonly records: DataStream<unknown>;
+  /** Code of the record's variant tag (`r.type`). */
+  readonly tag: string;
+  readonly variants: readonly RecordVariant[];
+  /** A statement for a record of no variant (a throw naming what it got). */
+  readonly unknown: string;
+  /** Stored columns whose values the scan can filter on (an `=` with an integer). */
+  readonly filterColumns: readonly string[];
+}
+
+/** One variant of a {@link RecordScan}'s records. */
+export interface RecordVariant {
+  /** The tag's value, as code (`"bid"`). */
+  readonly tag: string;
+  /** Statements that run first for a record of this variant (`const x = r.bid;`). */
+  readonly prelude: string;
+  /**
+   * Code of the stored column at `column` (its position in the table) or of its ROW field
+   * `field`, for a record of this variant (SQL NULL is null, never undefined).
+   */
+  value(column: number, field: number | undefined): string;
+  /** Whether a record of this variant can have these values (column -> values) at all. */
+  matches(filter: ReadonlyMap<number, ReadonlySet<number>>): boolean;
+}
+
 export interface ConnectorOption {
   readonly key: string;
   readonly description: string;
@@ -84,6 +119,11 @@ export interface SqlConnector {
     computed?: (row: Row) => Row,
     reads?: () => SourceReads,
   ): DataStream<Row>;
+  /**
+   * The table's records for generated readers (see {@link RecordScan}); a connector with a
+   * scan needs no `source`: the planner builds every row a reader needs from the records.
+   */
+  scan?(table: CatalogTable, env: StreamEnvironment): RecordScan;
   /**
    * Set when `source` honours `reads`: a function it calls once the job starts (planning is
    * over) and whose answer it may use to build rows with only the columns and fields read.

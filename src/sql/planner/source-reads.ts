@@ -11,6 +11,7 @@ import { WeirError } from '../../core/errors.js';
 import type { Row, SourceReads } from '../connectors/connector.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr } from '../parser/ast.js';
+import type { Calc } from './calc.js';
 import { mapChildren } from './expr-tools.js';
 import type { Relation } from './relation.js';
 
@@ -185,35 +186,38 @@ function conjuncts(e: Expr): Expr[] {
     : [e];
 }
 
+/** How a source table's readers get their rows (planner/record-scan.ts builds them). */
+export interface TableReaders {
+  /** Every row, for a reader the planner does not look into. */
+  all(): DataStream<Row>;
+  /** The rows of a filter and projection over the table, filtered and projected. */
+  filterAndProject(calc: Pick<Calc, 'where' | 'project'>): DataStream<Row>;
+}
+
 /**
  * A source table as a relation. Its `stream` is for readers the planner does not look into
- * (they read everything); a filter and projection over it reads through {@link readBy}.
+ * (they read every row); a filter and projection over it reads through {@link filterAndProject}.
  */
 export class SourceRelation implements Relation {
   declare readonly stream: DataStream<Row>;
 
   constructor(
-    private readonly rows: DataStream<Row>,
+    private readonly readers: TableReaders,
     readonly columns: readonly ScopeColumn[],
-    readonly tracker: SourceReadTracker,
   ) {
     // An own, enumerable accessor: a copy of the relation (`{ ...relation }`) reads it too.
     Object.defineProperty(this, 'stream', {
       enumerable: true,
-      get: (): DataStream<Row> => {
-        tracker.readAll();
-        return rows;
-      },
+      get: (): DataStream<Row> => readers.all(),
     });
   }
 
   withColumns(columns: readonly ScopeColumn[]): SourceRelation {
-    return new SourceRelation(this.rows, columns, this.tracker);
+    return new SourceRelation(this.readers, columns);
   }
 
-  /** The rows, for a filter and projection whose reads are recorded. */
-  readBy(where: readonly Expr[], project: readonly Expr[]): DataStream<Row> {
-    this.tracker.readByCalc(where, project);
-    return this.rows;
+  /** The rows of a filter and projection over the table. */
+  filterAndProject(calc: Pick<Calc, 'where' | 'project'>): DataStream<Row> {
+    return this.readers.filterAndProject(calc);
   }
 }
