@@ -27,27 +27,6 @@ export interface ChangelogSource {
 }
 
 /**
- * What a query reads of a source table, given to a connector that declares `pushdown` (Flink's
- * projection and filter pushdown). Rows keep the table's shape (every column at its position):
- * a column or ROW field nothing reads may be null, and a row a filter excludes may be skipped.
- */
-export interface SourceReads {
-  /**
-   * Per stored column (by position): `'whole'` when the column itself is read, the positions of
-   * the ROW fields read when only fields of it are, undefined when nothing reads it.
-   */
-  readonly columns: readonly ('whole' | ReadonlySet<number> | undefined)[];
-  /** Per column position: the values every row the query keeps has in that column. */
-  readonly filter: ReadonlyMap<number, ReadonlySet<number>>;
-}
-
-/** What a connector can leave out of its rows; see {@link SourceReads}. */
-export interface SourcePushdownSupport {
-  /** Stored columns whose values the connector can filter on (an `=` with an integer). */
-  readonly filterColumns: readonly string[];
-}
-
-/**
  * A source whose own records generated code reads directly (Flink's projection and filter
  * pushdown, taken one step further): the planner compiles each reader's filter and projection,
  * with the computed columns and the rowtime, into one function of the record, so no table row
@@ -113,35 +92,18 @@ export interface SqlConnector {
    * The table's stored columns (physical and METADATA, in declaration order) as a stream of
    * rows.
    */
-  source?(
-    table: CatalogTable,
-    env: StreamEnvironment,
-    computed?: (row: Row) => Row,
-    reads?: () => SourceReads,
-  ): DataStream<Row>;
+  source?(table: CatalogTable, env: StreamEnvironment): DataStream<Row>;
   /**
    * The table's records for generated readers (see {@link RecordScan}); a connector with a
    * scan needs no `source`: the planner builds every row a reader needs from the records.
    */
   scan?(table: CatalogTable, env: StreamEnvironment): RecordScan;
   /**
-   * Set when `source` honours `reads`: a function it calls once the job starts (planning is
-   * over) and whose answer it may use to build rows with only the columns and fields read.
-   */
-  readonly pushdown?: SourcePushdownSupport;
-  /**
    * The table's changes, for a connector whose rows are updated and deleted (`upsert-kafka`,
    * `postgres-cdc`, `kafka` with `debezium-json`): changes of rows of the stored columns, as
    * `source` gives rows. Undefined for a table whose rows are only inserted (read by `source`).
    */
   changelogSource?(table: CatalogTable, env: StreamEnvironment): ChangelogSource | undefined;
-  /**
-   * Whether `source`'s rows already have a slot (null) for each computed column after the
-   * stored ones, so they are filled in place: appending to a row literal reallocates it. Such
-   * a connector is also given `computed`, the function that fills them, to apply in its own
-   * conversion step (one operator per record fewer).
-   */
-  readonly slotsForComputed?: boolean;
   sink?(table: CatalogTable): Sink<Row>;
   /**
    * A sink of changes, for updating queries; its `accepts` says which changelog mode it

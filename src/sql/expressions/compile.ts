@@ -594,20 +594,6 @@ export function compileAppend(
   return { fn, types: compiled.map((c) => c.type) };
 }
 
-/** Like {@link compileAppend}, into the row's slots from index `from` on (which must exist). */
-export function compileFill(
-  exprs: readonly Expr[],
-  scope: Scope,
-  from: number,
-): { fn: (row: unknown[]) => unknown[]; types: LogicalType[] } {
-  const g = new CodeGen();
-  const compiled = exprs.map((e) => compile(e, { scope, g }));
-  // The expressions read only the stored columns (below `from`), so writing in order is safe.
-  const writes = compiled.map((c, i) => `r[${from + i}] = ${c.code};`);
-  const fn = g.function<(row: unknown[]) => unknown[]>(`${writes.join(' ')} return r;`);
-  return { fn, types: compiled.map((c) => c.type) };
-}
-
 /** Compiles a condition into a predicate that holds only when it is TRUE (not FALSE, not NULL). */
 export function compilePredicate(e: Expr, scope: Scope, what: string): (row: unknown[]) => boolean {
   const g = new CodeGen();

@@ -15,8 +15,8 @@ import { type CompileContext, compile } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
-import { type Calc, calcBody, collectDefined } from './calc.js';
-import { SourceReadTracker } from './source-reads.js';
+import { calcBody, collectDefined } from './calc.js';
+import { type FilterAndProjection, keptValues } from './source-reads.js';
 
 /** Statements of a function over the record, given how to read the table's columns. */
 type Body = (ctx: CompileContext) => string;
@@ -50,10 +50,8 @@ export class RecordScanPlan {
   }
 
   /** The rows of a filter and projection over the table, computed from the records. */
-  filterAndProject(calc: Pick<Calc, 'where' | 'project'>): DataStream<Row> {
-    const tracker = this.tracker();
-    tracker.readByCalc(calc.where, calc.project);
-    const { filter } = tracker.resolve();
+  filterAndProject(calc: FilterAndProjection): DataStream<Row> {
+    const filter = keptValues(calc.where, this.columns, this.filterable());
     const { fn, reads } = recordFunction<(record: unknown) => Row | undefined>(
       this.table,
       this.scan,
@@ -66,15 +64,13 @@ export class RecordScanPlan {
       .name(`${this.table.name}: scan, ${describe(this.columns, reads, filter)}, where, select`);
   }
 
-  /** What one reader reads, for EXPLAIN and for the variants its filter excludes. */
-  private tracker(): SourceReadTracker {
-    const filterable = new Set(
+  /** Positions of the columns the scan filters on. */
+  private filterable(): Set<number> {
+    return new Set(
       this.scan.filterColumns
         .map((name) => this.columns.findIndex((c) => c.name === name))
         .filter((i) => i >= 0),
     );
-    const stored = this.table.columns.filter((c) => c.computed === undefined).length;
-    return new SourceReadTracker(this.columns, stored, filterable);
   }
 }
 

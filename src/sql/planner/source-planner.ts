@@ -11,8 +11,15 @@ import { WatermarkStrategy } from '../../core/watermarks.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import type { ChangelogSource, RecordScan, Row, SqlConnector } from '../connectors/connector.js';
 import { connectorOf } from '../connectors/registry.js';
-import { compileAppend, compileProjection, compileScalar } from '../expressions/compile.js';
+import { CodeGen } from '../expressions/code-gen.js';
+import {
+  compile,
+  compileAppend,
+  compileProjection,
+  compileScalar,
+} from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import type { Expr } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, isTimestamp } from '../types/logical-type.js';
 import { positional } from './calc.js';
@@ -25,9 +32,10 @@ import { SourceRelation } from './source-reads.js';
 /** The watermark of `WATERMARK FOR col AS expr`: the largest `expr` over the rows seen. */
 class ExpressionWatermarks<T> implements WatermarkGenerator<T> {
   private max = Number.NEGATIVE_INFINITY;
-  constructor(private readonly expr: (value: T) => unknown) {}
-  onEvent(value: T): void {
-    const w = this.expr(value);
+  /** `expr` gets the record and its event time (the rowtime column's value). */
+  constructor(private readonly expr: (value: T, rowtime: number) => unknown) {}
+  onEvent(value: T, rowtime: number): void {
+    const w = this.expr(value, rowtime);
     if (typeof w === 'number' && w > this.max) this.max = w;
   }
   onPeriodicEmit(output: WatermarkOutput): void {
@@ -127,13 +135,38 @@ function planScan(table: CatalogTable, scan: RecordScan, columns: ScopeColumn[])
   if (table.watermark !== undefined) {
     const index = columns.findIndex((c) => c.name === table.watermark?.column);
     const rowtime = recordExpression(table, scan, columns, positional(index, [], table.at));
-    const watermark = recordExpression(table, scan, columns, table.watermark.expr);
+    const { expr } = table.watermark;
+    // `rowtime - INTERVAL ...` needs only the event time just assigned, not the record again.
+    const ofRowtime = rowtimeFunction(expr, columns, index);
+    const watermark =
+      ofRowtime === undefined ? recordExpression(table, scan, columns, expr) : undefined;
     const strategy = WatermarkStrategy.forGenerator<unknown>(
-      () => new ExpressionWatermarks(watermark),
+      () =>
+        new ExpressionWatermarks(
+          ofRowtime === undefined
+            ? (record: unknown) => watermark?.(record)
+            : (_: unknown, time: number) => ofRowtime(time),
+        ),
     ).withTimestampAssigner((record) => rowtime(record) as number);
     records = records.assignTimestampsAndWatermarks(strategy);
   }
   return new SourceRelation(new RecordScanPlan(table, scan, columns, records), columns);
+}
+
+/** `expr` as a function of the rowtime column's value, when it reads no other column. */
+function rowtimeFunction(
+  expr: Expr,
+  columns: readonly ScopeColumn[],
+  index: number,
+): ((rowtime: number) => unknown) | undefined {
+  let onlyRowtime = true;
+  const g = new CodeGen();
+  const read = (column: number, field: number | undefined): string => {
+    if (column !== index || field !== undefined) onlyRowtime = false;
+    return 'r';
+  };
+  const { code } = compile(expr, { scope: new Scope(columns), g, read });
+  return onlyRowtime ? g.function<(rowtime: number) => unknown>(`return ${code};`) : undefined;
 }
 
 /** The rowtime column's position and the WATERMARK expression, checked. */
