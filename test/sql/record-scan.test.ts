@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
-import { CollectSink, StreamEnvironment, TableEnvironment } from '../../src/index.js';
-import { nexmarkSourceSql } from './nexmark-sql.js';
+import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { nexmarkQueryRows, nexmarkSourceSql } from './nexmark-sql.js';
 
 const CONFIG: Partial<NexmarkConfig> = { maxEvents: 1_200, eventsPerSecond: 200, seed: 11 };
 
@@ -20,17 +20,7 @@ function tableEnv(): TableEnvironment {
 
 /** Each query's rows as sorted JSON texts, all queries in one job. */
 async function run(queries: readonly string[]): Promise<string[][]> {
-  const tEnv = tableEnv();
-  const sinks = queries.map((sql) => {
-    const table = tEnv.sqlQuery(sql);
-    const sink = new CollectSink<unknown[]>();
-    table.toDataStream().sinkTo(sink);
-    return { table, sink };
-  });
-  await tEnv.env.execute('record scan');
-  return sinks.map(({ table, sink }) =>
-    sink.values.map((row) => JSON.stringify(table.toJson(row))).sort(),
-  );
+  return (await nexmarkQueryRows(CONFIG, queries)).map((rows) => rows.sort());
 }
 
 // Over every kind: NULL fields of the other kinds, DECIMAL, CASE, the computed rowtime.

@@ -10,8 +10,8 @@ import {
   type NexmarkConfig,
   nexmarkEvent,
 } from '../../src/connectors/nexmark/index.js';
-import { CollectSink, StreamEnvironment, TableEnvironment } from '../../src/index.js';
-import { nexmarkSourceSql } from './nexmark-sql.js';
+import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { nexmarkQueryRows, nexmarkSourceSql } from './nexmark-sql.js';
 
 const CONFIG: Partial<NexmarkConfig> = { maxEvents: 1_500, eventsPerSecond: 200, seed: 7 };
 
@@ -121,19 +121,7 @@ describe('projection and filter pushdown into the nexmark scan', () => {
 const BID_FIELDS = ['auction', 'bidder', 'price', 'channel', 'url', 'extra'] as const;
 
 /** Runs `queries` as one job; each query's rows as JSON texts, in order. */
-async function run(queries: readonly string[]): Promise<string[][]> {
-  const tEnv = tableEnv();
-  const sinks = queries.map((sql) => {
-    const table = tEnv.sqlQuery(sql);
-    const sink = new CollectSink<unknown[]>();
-    table.toDataStream().sinkTo(sink);
-    return { table, sink };
-  });
-  await tEnv.env.execute('source pushdown');
-  return sinks.map(({ table, sink }) =>
-    sink.values.map((row) => JSON.stringify(table.toJson(row))),
-  );
-}
+const run = (queries: readonly string[]): Promise<string[][]> => nexmarkQueryRows(CONFIG, queries);
 
 describe('pushdown oracle', () => {
   it('a query over the scan gives the generated bids', async () => {
