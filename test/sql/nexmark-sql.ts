@@ -47,3 +47,25 @@ export async function collectSqlsOnWeir(
     ]),
   );
 }
+
+/**
+ * Runs `queries` (over the Nexmark table of `config` and its views) as one job at parallelism
+ * 1; each query's rows as JSON texts, in the order they came.
+ */
+export async function nexmarkQueryRows(
+  config: Partial<NexmarkConfig>,
+  queries: readonly string[],
+): Promise<string[][]> {
+  const tEnv = TableEnvironment.create(new StreamEnvironment({ parallelism: 1 }));
+  tEnv.executeSql(nexmarkSourceSql(config));
+  const sinks = queries.map((sql) => {
+    const table = tEnv.sqlQuery(sql);
+    const sink = new CollectSink<unknown[]>();
+    table.toDataStream().sinkTo(sink);
+    return { table, sink };
+  });
+  await tEnv.env.execute('nexmark queries');
+  return sinks.map(({ table, sink }) =>
+    sink.values.map((row) => JSON.stringify(table.toJson(row))),
+  );
+}

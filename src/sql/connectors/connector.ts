@@ -27,24 +27,38 @@ export interface ChangelogSource {
 }
 
 /**
- * What a query reads of a source table, given to a connector that declares `pushdown` (Flink's
- * projection and filter pushdown). Rows keep the table's shape (every column at its position):
- * a column or ROW field nothing reads may be null, and a row a filter excludes may be skipped.
+ * A source whose own records generated code reads directly (Flink's projection and filter
+ * pushdown, taken one step further): the planner compiles each reader's filter and projection,
+ * with the computed columns and the rowtime, into one function of the record, so no table row
+ * is built in between and a record the filter drops costs only what the filter reads. The
+ * records come in variants (Nexmark's person, auction and bid), each saying how to read every
+ * stored column. In the code, the record is `r`.
  */
-export interface SourceReads {
-  /**
-   * Per stored column (by position): `'whole'` when the column itself is read, the positions of
-   * the ROW fields read when only fields of it are, undefined when nothing reads it.
-   */
-  readonly columns: readonly ('whole' | ReadonlySet<number> | undefined)[];
-  /** Per column position: the values every row the query keeps has in that column. */
-  readonly filter: ReadonlyMap<number, ReadonlySet<number>>;
+export interface RecordScan {
+  /** The connector's records, with the timestamps the source attaches. */
+  readonly records: DataStream<unknown>;
+  /** Code of the record's variant tag (`r.type`). */
+  readonly tag: string;
+  readonly variants: readonly RecordVariant[];
+  /** A statement for a record of no variant (a throw naming what it got). */
+  readonly unknown: string;
+  /** Stored columns whose values the scan can filter on (an `=` with an integer). */
+  readonly filterColumns: readonly string[];
 }
 
-/** What a connector can leave out of its rows; see {@link SourceReads}. */
-export interface SourcePushdownSupport {
-  /** Stored columns whose values the connector can filter on (an `=` with an integer). */
-  readonly filterColumns: readonly string[];
+/** One variant of a {@link RecordScan}'s records. */
+export interface RecordVariant {
+  /** The tag's value, as code (`"bid"`). */
+  readonly tag: string;
+  /** Statements that run first for a record of this variant (`const x = r.bid;`). */
+  readonly prelude: string;
+  /**
+   * Code of the stored column at `column` (its position in the table) or of its ROW field
+   * `field`, for a record of this variant (SQL NULL is null, never undefined).
+   */
+  value(column: number, field: number | undefined): string;
+  /** Whether a record of this variant can have these values (column -> values) at all. */
+  matches(filter: ReadonlyMap<number, ReadonlySet<number>>): boolean;
 }
 
 export interface ConnectorOption {
@@ -78,30 +92,18 @@ export interface SqlConnector {
    * The table's stored columns (physical and METADATA, in declaration order) as a stream of
    * rows.
    */
-  source?(
-    table: CatalogTable,
-    env: StreamEnvironment,
-    computed?: (row: Row) => Row,
-    reads?: () => SourceReads,
-  ): DataStream<Row>;
+  source?(table: CatalogTable, env: StreamEnvironment): DataStream<Row>;
   /**
-   * Set when `source` honours `reads`: a function it calls once the job starts (planning is
-   * over) and whose answer it may use to build rows with only the columns and fields read.
+   * The table's records for generated readers (see {@link RecordScan}); a connector with a
+   * scan needs no `source`: the planner builds every row a reader needs from the records.
    */
-  readonly pushdown?: SourcePushdownSupport;
+  scan?(table: CatalogTable, env: StreamEnvironment): RecordScan;
   /**
    * The table's changes, for a connector whose rows are updated and deleted (`upsert-kafka`,
    * `postgres-cdc`, `kafka` with `debezium-json`): changes of rows of the stored columns, as
    * `source` gives rows. Undefined for a table whose rows are only inserted (read by `source`).
    */
   changelogSource?(table: CatalogTable, env: StreamEnvironment): ChangelogSource | undefined;
-  /**
-   * Whether `source`'s rows already have a slot (null) for each computed column after the
-   * stored ones, so they are filled in place: appending to a row literal reallocates it. Such
-   * a connector is also given `computed`, the function that fills them, to apply in its own
-   * conversion step (one operator per record fewer).
-   */
-  readonly slotsForComputed?: boolean;
   sink?(table: CatalogTable): Sink<Row>;
   /**
    * A sink of changes, for updating queries; its `accepts` says which changelog mode it

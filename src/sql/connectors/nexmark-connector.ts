@@ -13,10 +13,9 @@ import {
   type NexmarkEvent,
   NexmarkSource,
 } from '../../connectors/nexmark/index.js';
-import type { Collector } from '../../core/functions.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import { sqlError } from '../sql-error.js';
-import type { ConnectorOption, Row, SourceReads, SqlConnector } from './connector.js';
+import type { ConnectorOption, RecordScan, RecordVariant, SqlConnector } from './connector.js';
 
 const EVENT_TYPE: Readonly<Record<NexmarkEvent['type'], number>> = {
   person: 0,
@@ -58,88 +57,50 @@ function checkColumns(table: CatalogTable): void {
 }
 
 /**
- * Builds `event -> row` for the declared physical columns as generated code: one branch per
- * event kind that builds the row as a literal, reading each declared field by a direct property
- * access (a list of closures and a `map` over field names cost more than the rest of a simple
- * query's work). With `reads`, a field nothing reads is null and an event of a kind the pushed
- * filter on `event_type` excludes gives undefined (no row).
+ * The events as records for generated readers: one variant per event kind, each reading its
+ * own ROW's fields by direct property access and null for the other kinds' ROWs (a list of
+ * closures and a `map` over field names cost more than the rest of a simple query's work).
  */
-function rowConverter(
-  table: CatalogTable,
-  reads: SourceReads | undefined,
-): (event: NexmarkEvent) => Row | undefined {
-  const columns = table.columns.filter((c) => c.computed === undefined);
-  const typeIndex = columns.findIndex((c) => c.name === 'event_type');
-  const keptTypes = reads?.filter.get(typeIndex);
-  const branches = KINDS.map((kind) => {
-    const body =
-      keptTypes !== undefined && !keptTypes.has(EVENT_TYPE[kind])
-        ? 'return undefined;'
-        : `const x = e[${JSON.stringify(kind)}]; return [${rowValues(table, columns, kind, reads).join(', ')}];`;
-    return `case ${JSON.stringify(kind)}: { ${body} }`;
+function eventScan(table: CatalogTable, events: DataStream<NexmarkEvent>): RecordScan {
+  const typeIndex = table.columns.findIndex((c) => c.name === 'event_type');
+  const variants = KINDS.map((kind): RecordVariant => {
+    const code = EVENT_TYPE[kind];
+    return {
+      tag: JSON.stringify(kind),
+      prelude: `const x = r[${JSON.stringify(kind)}];`,
+      value: (column, field) => {
+        const c = table.columns[column];
+        if (c === undefined) return 'null';
+        if (c.name === 'event_type') return String(code);
+        if (c.name !== kind || c.type.kind !== 'ROW') return 'null';
+        // Names are quoted as JSON strings: a field name is any SQL identifier.
+        const read = (f: { name: string }) => `(x[${JSON.stringify(f.name)}] ?? null)`;
+        const fields = c.type.fields;
+        if (field === undefined) return `[${fields.map(read).join(', ')}]`;
+        const f = fields[field];
+        return f === undefined ? 'null' : read(f);
+      },
+      matches: (filter) => filter.get(typeIndex)?.has(code) ?? true,
+    };
   });
-  // Built once per table when the job starts, never per event.
-  return new Function(
-    'e',
-    `"use strict"; switch (e.type) { ${branches.join(' ')} } throw new Error('unknown Nexmark event type ' + e.type);`,
-  ) as (event: NexmarkEvent) => Row | undefined;
-}
-
-/** The code of each value of a `kind` event's row (`x` is the event's record). */
-function rowValues(
-  table: CatalogTable,
-  columns: CatalogTable['columns'],
-  kind: (typeof KINDS)[number],
-  reads: SourceReads | undefined,
-): string[] {
-  const values = columns.map((column, i) => {
-    if (column.name === 'event_type') return String(EVENT_TYPE[kind]);
-    const read = reads === undefined ? 'whole' : reads.columns[i];
-    if (column.name !== kind || column.type.kind !== 'ROW' || read === undefined) return 'null';
-    // Names are quoted as JSON strings: a field name is any SQL identifier.
-    const fields = column.type.fields.map((f, j) =>
-      read === 'whole' || read.has(j) ? `x[${JSON.stringify(f.name)}] ?? null` : 'null',
-    );
-    return `[${fields.join(', ')}]`;
-  });
-  // A null slot for each computed column (filled in place by the source planner).
-  for (let i = columns.length; i < table.columns.length; i++) values.push('null');
-  return values;
+  return {
+    // Only the generated code (typed by the variants above) looks into the records.
+    records: events as unknown as DataStream<unknown>,
+    tag: 'r.type',
+    variants,
+    unknown: "throw new Error('unknown Nexmark event type ' + r.type);",
+    filterColumns: ['event_type'],
+  };
 }
 
 export const nexmarkConnector = (name: string): SqlConnector => ({
   name,
   options: OPTIONS,
-  slotsForComputed: true,
-  pushdown: { filterColumns: ['event_type'] },
-  source(
-    table: CatalogTable,
-    env: StreamEnvironment,
-    computed?: (row: Row) => Row,
-    reads?: () => SourceReads,
-  ): DataStream<Row> {
+  scan(table: CatalogTable, env: StreamEnvironment): RecordScan {
     checkColumns(table);
-    // Compiled at the first event: what the query reads is known once the job is planned.
-    let convert: ((event: NexmarkEvent) => Row | undefined) | undefined;
-    const build = (): ((event: NexmarkEvent) => Row | undefined) => {
-      const toRow = rowConverter(table, reads?.());
-      return computed === undefined
-        ? toRow
-        : (event) => {
-            const row = toRow(event);
-            return row === undefined ? undefined : computed(row);
-          };
-    };
-    const toRows = (event: NexmarkEvent, out: Collector<Row>): void => {
-      convert ??= build();
-      const row = convert(event);
-      if (row !== undefined) out.collect(row);
-    };
-    return env
-      .fromSource(new NexmarkSource({ config: generatorConfig(table), name: table.name }))
-      .flatMap(toRows)
-      .name(
-        computed === undefined ? `${table.name}: rows` : `${table.name}: rows, computed columns`,
-      );
+    const events = env.fromSource(
+      new NexmarkSource({ config: generatorConfig(table), name: table.name }),
+    );
+    return eventScan(table, events);
   },
 });

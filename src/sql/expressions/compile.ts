@@ -35,6 +35,11 @@ import { arithmeticType } from './typing.js';
 export interface CompileContext {
   readonly scope: Scope;
   readonly g: CodeGen;
+  /**
+   * Code of a column, or of its ROW field `field`, where the value is not `r[column]`: a
+   * fused scan reads the connector's record directly (planner/record-scan.ts).
+   */
+  readonly read?: (column: number, field: number | undefined) => string;
 }
 
 /** The type of a numeric literal: INTEGER, BIGINT, DECIMAL(p, s) or DOUBLE (with an exponent). */
@@ -102,7 +107,16 @@ function compileNode(e: Expr, ctx: CompileContext): Compiled {
       const resolved = ctx.scope.resolve(e.path, e.at);
       let code = `r[${resolved.index}]`;
       let parentNullable = resolved.column.type.nullable;
-      for (const field of resolved.fields) {
+      let fields = resolved.fields;
+      if (ctx.read !== undefined) {
+        const first = fields[0];
+        code = ctx.read(resolved.index, first?.index);
+        if (first !== undefined) {
+          parentNullable = first.type.nullable;
+          fields = fields.slice(1);
+        }
+      }
+      for (const field of fields) {
         if (parentNullable) {
           const t = g.temp();
           code = `((${t} = ${code}) === null ? null : ${t}[${field.index}])`;
@@ -577,20 +591,6 @@ export function compileAppend(
   const fn = g.function<(row: unknown[]) => unknown[]>(
     `r.push(${compiled.map((c) => c.code).join(', ')}); return r;`,
   );
-  return { fn, types: compiled.map((c) => c.type) };
-}
-
-/** Like {@link compileAppend}, into the row's slots from index `from` on (which must exist). */
-export function compileFill(
-  exprs: readonly Expr[],
-  scope: Scope,
-  from: number,
-): { fn: (row: unknown[]) => unknown[]; types: LogicalType[] } {
-  const g = new CodeGen();
-  const compiled = exprs.map((e) => compile(e, { scope, g }));
-  // The expressions read only the stored columns (below `from`), so writing in order is safe.
-  const writes = compiled.map((c, i) => `r[${from + i}] = ${c.code};`);
-  const fn = g.function<(row: unknown[]) => unknown[]>(`${writes.join(' ')} return r;`);
   return { fn, types: compiled.map((c) => c.type) };
 }
 

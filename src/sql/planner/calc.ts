@@ -8,7 +8,7 @@ import type { Collector } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
 import { CodeGen } from '../expressions/code-gen.js';
 import { shareRepeatedSubexpressions } from '../expressions/common-subexpressions.js';
-import { compile } from '../expressions/compile.js';
+import { type CompileContext, compile } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
@@ -68,31 +68,45 @@ function isIdentity(calc: Calc): boolean {
 }
 
 function build(calc: Calc): DataStream<Row> {
-  const input =
-    calc.input instanceof SourceRelation ? calc.input.readBy(calc.where, calc.project) : calc.input;
+  // A source table's scan runs the filter and projection in its own generated function.
+  if (calc.input instanceof SourceRelation) return calc.input.filterAndProject(calc);
+  const input = calc.input;
   if (isIdentity(calc)) return input;
   const g = new CodeGen();
-  const scope = new Scope(calc.inputColumns);
-  shareRepeatedSubexpressions(g, scope, [...calc.where, ...calc.project]);
+  const body = calcBody(calc, { scope: new Scope(calc.inputColumns), g });
+  if (calc.where.length === 0) return input.map(g.function<(r: Row) => Row>(body)).name('select');
+  return input
+    .flatMap(collectDefined(g.function<(r: Row) => Row | undefined>(body)))
+    .name('where, select');
+}
+
+/**
+ * The statements of a filter and projection: `return undefined;` for a row the conditions
+ * drop, `return [...]` with the projected row otherwise.
+ */
+export function calcBody(calc: Pick<Calc, 'where' | 'project'>, ctx: CompileContext): string {
+  shareRepeatedSubexpressions(ctx.g, ctx.scope, [...calc.where, ...calc.project]);
   const conditions = calc.where.map((w) => {
-    const c = compile(w, { scope, g });
+    const c = compile(w, ctx);
     if (c.type.kind !== 'BOOLEAN' && c.type.kind !== 'NULL')
       sqlError(`WHERE must be BOOLEAN, got ${formatType(c.type)}`, w.at);
     return `(${c.code}) !== true`;
   });
-  const values = calc.project.map((e) => compile(e, { scope, g }).code);
+  const values = calc.project.map((e) => compile(e, ctx).code);
   const projection = `return [${values.join(', ')}];`;
-  if (conditions.length === 0)
-    return input.map(g.function<(r: Row) => Row>(projection)).name('select');
-  // One function: undefined for a row the conditions drop, the projected row otherwise.
-  const fn = g.function<(r: Row) => Row | undefined>(
-    `if (${conditions.join(' || ')}) return undefined; ${projection}`,
-  );
-  const filterAndProject = (row: Row, out: Collector<Row>): void => {
-    const result = fn(row);
+  return conditions.length === 0
+    ? projection
+    : `if (${conditions.join(' || ')}) return undefined; ${projection}`;
+}
+
+/** `fn` as a flatMap function: its result when there is one. */
+export function collectDefined<T, R>(
+  fn: (value: T) => R | undefined,
+): (value: T, out: Collector<R>) => void {
+  return (value, out) => {
+    const result = fn(value);
     if (result !== undefined) out.collect(result);
   };
-  return input.flatMap(filterAndProject).name('where, select');
 }
 
 /**

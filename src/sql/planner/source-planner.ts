@@ -9,28 +9,33 @@ import type { Json } from '../../core/snapshot.js';
 import type { WatermarkGenerator, WatermarkOutput } from '../../core/watermarks.js';
 import { WatermarkStrategy } from '../../core/watermarks.js';
 import type { CatalogTable } from '../catalog/catalog.js';
-import type { ChangelogSource, Row, SqlConnector } from '../connectors/connector.js';
+import type { ChangelogSource, RecordScan, Row, SqlConnector } from '../connectors/connector.js';
 import { connectorOf } from '../connectors/registry.js';
+import { CodeGen } from '../expressions/code-gen.js';
 import {
+  compile,
   compileAppend,
-  compileFill,
   compileProjection,
   compileScalar,
 } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import type { Expr } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, isTimestamp } from '../types/logical-type.js';
+import { positional } from './calc.js';
 import { updatingRelation } from './changelog-relation.js';
+import { RecordScanPlan, recordExpression } from './record-scan.js';
 import type { Relation } from './relation.js';
 import { columnPositions, primaryKeyOf } from './row-key.js';
-import { SourceReadTracker, SourceRelation } from './source-reads.js';
+import { SourceRelation } from './source-reads.js';
 
 /** The watermark of `WATERMARK FOR col AS expr`: the largest `expr` over the rows seen. */
 class ExpressionWatermarks<T> implements WatermarkGenerator<T> {
   private max = Number.NEGATIVE_INFINITY;
-  constructor(private readonly expr: (value: T) => unknown) {}
-  onEvent(value: T): void {
-    const w = this.expr(value);
+  /** `expr` gets the record and its event time (the rowtime column's value). */
+  constructor(private readonly expr: (value: T, rowtime: number) => unknown) {}
+  onEvent(value: T, rowtime: number): void {
+    const w = this.expr(value, rowtime);
     if (typeof w === 'number' && w > this.max) this.max = w;
   }
   onPeriodicEmit(output: WatermarkOutput): void {
@@ -71,12 +76,18 @@ export function tableColumns(table: CatalogTable): ScopeColumn[] {
 
 export function planSource(table: CatalogTable, env: StreamEnvironment): Relation {
   const connector = table.dataStream === undefined ? connectorOf(table) : DATASTREAM_CONNECTOR;
-  if (connector.source === undefined && connector.changelogSource === undefined)
+  if (
+    connector.source === undefined &&
+    connector.changelogSource === undefined &&
+    connector.scan === undefined
+  )
     sqlError(
       `connector '${connector.name}' can only be written to (INSERT INTO), not read`,
       table.at,
     );
   const columns = tableColumns(table);
+  const rowtime = rowtimeOf(table, columns);
+  if (connector.scan !== undefined) return planScan(table, connector.scan(table, env), columns);
   const physical = table.columns.filter((c) => c.computed === undefined).length;
   let computed: ((row: Row) => Row) | undefined;
   if (physical < columns.length) {
@@ -84,48 +95,27 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
     const scope = new Scope(columns.slice(0, physical));
     const trailing = table.columns.slice(physical).every((c) => c.computed !== undefined);
     // The connector's rows are fresh and this function is their only reader: computed columns
-    // after the stored ones are appended to each row (or written into its slots) rather than
-    // copied into a new one.
-    const exprs = () =>
-      table.columns.slice(physical).map((c) => c.computed as NonNullable<typeof c.computed>);
+    // after the stored ones are appended to each row rather than copied into a new one.
     computed = (
-      !trailing
-        ? compileProjection(
+      trailing
+        ? compileAppend(
+            table.columns.slice(physical).map((c) => c.computed as NonNullable<typeof c.computed>),
+            scope,
+          )
+        : compileProjection(
             table.columns.map(
               (c) => c.computed ?? { kind: 'column' as const, path: [c.name], at: table.at },
             ),
             scope,
           )
-        : connector.slotsForComputed === true
-          ? compileFill(exprs(), scope, physical)
-          : compileAppend(exprs(), scope)
     ).fn;
   }
-  // A connector with slots for the computed columns fills them in its own conversion step.
-  const fused = computed !== undefined && connector.slotsForComputed === true;
-  const rowtime = rowtimeOf(table, columns);
   const changes = connector.changelogSource?.(table, env);
   if (changes !== undefined) return planChangelogSource(table, changes, columns, computed, rowtime);
   if (connector.source === undefined)
     return sqlError(`connector '${connector.name}' has no source`, table.at);
-  const tracker =
-    connector.pushdown === undefined
-      ? undefined
-      : readTracker(table, columns, physical, connector.pushdown.filterColumns);
-  const rows = connector.source(
-    table,
-    env,
-    fused ? computed : undefined,
-    tracker === undefined ? undefined : () => tracker.resolve(),
-  );
-  let stream = rows;
-  if (computed !== undefined && !fused)
-    stream = stream.map(computed).name(`${table.name}: computed columns`);
-  if (tracker !== undefined) {
-    const name = `${table.name}: rows${fused ? ', computed columns' : ''}`;
-    tracker.describe = (pushed) => rows.name(`${name}, ${pushed}`);
-    tracker.describe(tracker.text());
-  }
+  let stream = connector.source(table, env);
+  if (computed !== undefined) stream = stream.map(computed).name(`${table.name}: computed columns`);
   if (rowtime !== undefined) {
     const { index, watermark } = rowtime;
     const strategy = WatermarkStrategy.forGenerator<Row>(
@@ -133,27 +123,50 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
     ).withTimestampAssigner((row) => row[index] as number);
     stream = stream.assignTimestampsAndWatermarks(strategy);
   }
-  return tracker === undefined ? { stream, columns } : new SourceRelation(stream, columns, tracker);
+  return { stream, columns };
 }
 
 /**
- * What the query reads of the table, starting with what every row needs: the stored columns
- * of the computed columns and of the WATERMARK expression.
+ * A table read from its connector's records (see record-scan.ts): event time and watermarks
+ * are computed from every record, then each reader converts the records itself.
  */
-function readTracker(
-  table: CatalogTable,
+function planScan(table: CatalogTable, scan: RecordScan, columns: ScopeColumn[]): Relation {
+  let records = scan.records;
+  if (table.watermark !== undefined) {
+    const index = columns.findIndex((c) => c.name === table.watermark?.column);
+    const rowtime = recordExpression(table, scan, columns, positional(index, [], table.at));
+    const { expr } = table.watermark;
+    // `rowtime - INTERVAL ...` needs only the event time just assigned, not the record again.
+    const ofRowtime = rowtimeFunction(expr, columns, index);
+    const watermark =
+      ofRowtime === undefined ? recordExpression(table, scan, columns, expr) : undefined;
+    const strategy = WatermarkStrategy.forGenerator<unknown>(
+      () =>
+        new ExpressionWatermarks(
+          ofRowtime === undefined
+            ? (record: unknown) => watermark?.(record)
+            : (_: unknown, time: number) => ofRowtime(time),
+        ),
+    ).withTimestampAssigner((record) => rowtime(record) as number);
+    records = records.assignTimestampsAndWatermarks(strategy);
+  }
+  return new SourceRelation(new RecordScanPlan(table, scan, columns, records), columns);
+}
+
+/** `expr` as a function of the rowtime column's value, when it reads no other column. */
+function rowtimeFunction(
+  expr: Expr,
   columns: readonly ScopeColumn[],
-  physical: number,
-  filterColumns: readonly string[],
-): SourceReadTracker {
-  const filterable = new Set(
-    filterColumns.map((name) => columns.findIndex((c) => c.name === name)).filter((i) => i >= 0),
-  );
-  const tracker = new SourceReadTracker(columns, physical, filterable);
-  const always = table.columns.flatMap((c) => (c.computed === undefined ? [] : [c.computed]));
-  if (table.watermark !== undefined) always.push(table.watermark.expr);
-  tracker.readAlways(always);
-  return tracker;
+  index: number,
+): ((rowtime: number) => unknown) | undefined {
+  let onlyRowtime = true;
+  const g = new CodeGen();
+  const read = (column: number, field: number | undefined): string => {
+    if (column !== index || field !== undefined) onlyRowtime = false;
+    return 'r';
+  };
+  const { code } = compile(expr, { scope: new Scope(columns), g, read });
+  return onlyRowtime ? g.function<(rowtime: number) => unknown>(`return ${code};`) : undefined;
 }
 
 /** The rowtime column's position and the WATERMARK expression, checked. */
