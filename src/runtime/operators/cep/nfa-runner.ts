@@ -304,7 +304,7 @@ export class NfaRunner<T> {
       for (let r = first; r !== NO_MATCH; ) {
         const following = rows.nextOf(r);
         const startTs = rows.startTsOf(r);
-        const stateTimedOut = this.stateTimedOut(r, time);
+        const stateTimedOut = this.nfa.stateWindows && this.stateTimedOut(r, time);
         if (stateTimedOut || (within > 0 && time - startTs >= within)) {
           const node = rows.nodeOf(r);
           // A trailing notFollowedBy that saw no matching event in the window is a match.
@@ -357,9 +357,10 @@ export class NfaRunner<T> {
   /** Checked first, so that the common case (nothing times out) allocates nothing. */
   private anyTimedOut(first: number, time: number, within: number): boolean {
     const rows = this.rows;
+    const stateWindows = this.nfa.stateWindows;
     for (let r = first; r !== NO_MATCH; r = rows.nextOf(r)) {
       if (within > 0 && time - rows.startTsOf(r) >= within) return true;
-      if (this.stateTimedOut(r, time)) return true;
+      if (stateWindows && this.stateTimedOut(r, time)) return true;
     }
     return false;
   }
