@@ -23,7 +23,10 @@ import type { LastStage, Match, Pattern, StageTypes } from './pattern.js';
 export interface TimedOut<S extends StageTypes> {
   /** The events matched so far; stages not reached have `[]`. */
   readonly match: Match<S>;
-  /** The first event's time plus the window. */
+  /**
+   * The first event's time plus the window, or, when a per-stage window
+   * (`within(ms, 'previousAndCurrent')`) ran out, the last event's time plus that window.
+   */
   readonly timeoutTimestamp: number;
 }
 
