@@ -17,9 +17,11 @@ export {
   Pattern,
   type PatternContext,
   type StageTypes,
+  type WithinType,
 } from './api/cep/pattern.js';
 export {
   CEP,
+  type CepOptions,
   type MatchProcessFunction,
   PatternStream,
   type TimedOut,
@@ -139,6 +141,7 @@ export type {
   CepConditionContext,
   ConditionSpec,
   Contiguity,
+  EventComparator,
   InnerContiguity,
   MatchEvents,
   PatternProcessContext,

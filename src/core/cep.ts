@@ -66,6 +66,14 @@ export interface StageSpec<T> {
   readonly until?: ConditionSpec<T>;
   /** For group stages: the stages repeated as a unit. */
   readonly group?: PatternSpec<T>;
+  /**
+   * A per-stage window (Flink's `WithinType.PREVIOUS_AND_CURRENT`): a partial
+   * match waiting for this stage's event times out this many milliseconds
+   * after the event it took last. Only on a stage that takes one event (plain
+   * or optional), `notNext` and a trailing `notFollowedBy`, where Flink CEP
+   * applies it.
+   */
+  readonly withinPreviousMs?: number;
 }
 
 /** What happens to other partial matches once a match is emitted. */
@@ -79,10 +87,17 @@ export type SkipStrategySpec =
 /** A whole pattern as data. */
 export interface PatternSpec<T> {
   readonly stages: readonly StageSpec<T>[];
-  /** A match must end less than this many milliseconds after its first event. */
+  /** A match must end less than this many milliseconds after its first event (Flink's `WithinType.FIRST_AND_LAST`). */
   readonly withinMs?: number;
   readonly skip: SkipStrategySpec;
 }
+
+/**
+ * Orders events of one timestamp before they enter the NFA, as Flink's
+ * `EventComparator`: negative if `a` comes first, positive if `b` does, 0 to
+ * keep their arrival order.
+ */
+export type EventComparator<T> = (a: T, b: T) => number;
 
 /** The events of one match by stage name, oldest first; a stage that took no event has `[]`. */
 export type MatchEvents<T> = Readonly<Record<string, readonly T[]>>;
@@ -90,7 +105,10 @@ export type MatchEvents<T> = Readonly<Record<string, readonly T[]>>;
 /** A partial match that ran out of time (`within`): the events matched so far. */
 export interface TimedOutMatch<T> {
   readonly events: MatchEvents<T>;
-  /** When it timed out: its first event's time plus the window. */
+  /**
+   * When it timed out: its first event's time plus the window, or for a
+   * per-stage window, its last event's time plus that window.
+   */
   readonly timeoutTimestamp: number;
 }
 

@@ -4,19 +4,31 @@ import { DeterministicRandom } from '../../src/util/random.js';
 import { cepHarness, type Ev, resultOf } from './cep-harness.js';
 
 describe('state under within', () => {
+  const whole = Pattern.begin<Ev>('fail')
+    .where((e) => e.type === 'f')
+    .times(3)
+    .followedBy('success')
+    .where((e) => e.type === 's')
+    .within(200)
+    .toSpec();
+  // Per-stage windows only: each partial match is bounded by the time since its last event.
+  const perStage = Pattern.begin<Ev>('fail')
+    .where((e) => e.type === 'f')
+    .followedBy('again')
+    .where((e) => e.type === 'f')
+    .within(80, 'previousAndCurrent')
+    .followedBy('success')
+    .where((e) => e.type === 's')
+    .within(120, 'previousAndCurrent')
+    .toSpec();
   it.each([
-    ['with a timed-out handler (each timeout when due)', true],
-    ['without one (timeouts swept lazily)', false],
+    ['with a timed-out handler (each timeout when due)', true, whole],
+    ['without one (timeouts swept lazily)', false, whole],
+    ["with per-stage windows only (within(ms, 'previousAndCurrent'))", true, perStage],
+    ['with per-stage windows only, without a timed-out handler', false, perStage],
   ])(
     'stays flat over a long run, %s: partial matches and buffered events are pruned by the window',
-    (_, timeouts) => {
-      const spec = Pattern.begin<Ev>('fail')
-        .where((e) => e.type === 'f')
-        .times(3)
-        .followedBy('success')
-        .where((e) => e.type === 's')
-        .within(200)
-        .toSpec();
+    (_, timeouts, spec) => {
       const h = cepHarness(spec, { timeouts });
       const random = new DeterministicRandom(3);
       const samples: { buffered: number; entries: number }[] = [];

@@ -1,4 +1,4 @@
-import type { PatternSpec } from '../../src/core/cep.js';
+import type { EventComparator, PatternSpec } from '../../src/core/cep.js';
 import { OutputTag } from '../../src/core/output-tag.js';
 import type { StateBackendOptions } from '../../src/core/state-backend.js';
 import { CepOperator } from '../../src/runtime/operators/cep/cep-operator.js';
@@ -55,6 +55,7 @@ export function cepHarness(
     stateBackend?: StateBackendOptions;
     processingTime?: boolean;
     timeouts?: boolean;
+    comparator?: EventComparator<Ev>;
   } = {},
 ): KeyedOneInputHarness<string, Ev, string> {
   return new KeyedOneInputHarness<string, Ev, string>(cepOperator(pattern, options), (e) => e.key, {
@@ -64,13 +65,14 @@ export function cepHarness(
 
 export function cepOperator(
   pattern: PatternSpec<Ev>,
-  options: { processingTime?: boolean; timeouts?: boolean } = {},
+  options: { processingTime?: boolean; timeouts?: boolean; comparator?: EventComparator<Ev> } = {},
 ): CepOperator<Ev, string> {
   const stages = stageNames(pattern);
   return new CepOperator<Ev, string>({
     pattern,
     timeDomain: options.processingTime === true ? 'processing-time' : 'event-time',
     lateTag,
+    ...(options.comparator === undefined ? {} : { comparator: options.comparator }),
     fn: {
       processMatch: (m, _ctx, out) => out.collect(matchText(m, stages)),
       // Without a handler the operator may apply timeouts lazily (nobody sees them).

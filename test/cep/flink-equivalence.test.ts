@@ -14,13 +14,18 @@ import { HAND_CASES } from './flink/cases.js';
 import { KNOWN_DIFFERENCES } from './flink/differences.js';
 import { type GoldenCase, readGoldens } from './flink/goldens.js';
 import { randomCases } from './flink/random-cases.js';
+import { stageWindowCases } from './flink/stage-window-cases.js';
 
 /** Errors are compared by their presence only: the engines word them differently. */
 function comparable(r: CaseResult): CaseResult {
   return 'error' in r ? { error: 'rejected' } : r;
 }
 
-const SUITES: Record<string, readonly CaseJson[]> = { hand: HAND_CASES, random: randomCases() };
+const SUITES: Record<string, readonly CaseJson[]> = {
+  hand: HAND_CASES,
+  random: randomCases(),
+  'stage-windows': stageWindowCases(),
+};
 
 const withoutAnswer = ({ flink: _, ...c }: GoldenCase): CaseJson => c;
 
@@ -64,11 +69,15 @@ describe('CEP without a timed-out handler (timeouts applied lazily): the same ma
   }
 });
 
-/** Every ninth hand case and every fortieth random one: several kinds, in one short job. */
+/**
+ * Every ninth hand case, every fortieth random one and every twelfth per-stage window and
+ * comparator case: several kinds, in one short job.
+ */
 function liveSample(): GoldenCase[] {
   const hand = readGoldens('hand').cases.filter((_, i) => i % 9 === 3);
   const random = readGoldens('random').cases.filter((_, i) => i % 40 === 5);
-  return [...hand, ...random];
+  const windows = readGoldens('stage-windows').cases.filter((_, i) => i % 12 === 1);
+  return [...hand, ...random, ...windows];
 }
 
 describe.skipIf(process.env.WEIR_SKIP_FLINK === '1')(

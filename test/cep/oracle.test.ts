@@ -16,6 +16,8 @@ interface RealStage {
   readonly until: string[] | null;
   /** A negation after this stage, if any. */
   readonly negation: { kind: 'not-next' | 'not-followed-by'; types: string[] } | null;
+  /** A per-stage window (`within(ms, 'previousAndCurrent')`), where the oracle defines one. */
+  readonly previous: number | null;
 }
 
 const realStage: fc.Arbitrary<RealStage> = fc.record({
@@ -31,10 +33,11 @@ const realStage: fc.Arbitrary<RealStage> = fc.record({
     }),
     { nil: null },
   ),
+  previous: fc.option(fc.integer({ min: 1, max: 6 }), { nil: null }),
 });
 
 /** Builds a pattern the oracle can read: negations only where its rules define them. */
-function buildStages(real: readonly RealStage[]): OracleStage[] {
+function buildStages(real: readonly RealStage[], within?: number): OracleStage[] {
   const out: OracleStage[] = [];
   real.forEach((r, i) => {
     const quantifier = QUANTIFIERS[r.quantifier]!;
@@ -44,6 +47,23 @@ function buildStages(real: readonly RealStage[]): OracleStage[] {
         ? QUANTIFIERS.one!
         : { ...quantifier, inner: r.inner };
     const looping = q.max === Number.POSITIVE_INFINITY;
+    // A per-stage window on a stage that takes one event, right after another such stage (as
+    // Flink, the NFA checks it only while the partial match waits in the stage's own state: after
+    // a loop or an optional stage it waits in that stage's state, and after a notNext in the
+    // negation's), and no longer than the whole window.
+    const single = (x: RealStage | undefined) => {
+      const xq = x === undefined ? undefined : QUANTIFIERS[x.quantifier]!;
+      return xq !== undefined && xq.min === 1 && xq.max === 1 && !xq.optional;
+    };
+    const previous =
+      r.previous !== null &&
+      i > 0 &&
+      single(r) &&
+      single(real[i - 1]) &&
+      real[i - 1]!.negation?.kind !== 'not-next' &&
+      (within === undefined || r.previous <= within)
+        ? r.previous
+        : undefined;
     const spec: StageSpec<Ev> = {
       name: `s${i}`,
       contiguity: (i === 0 ? 'strict' : r.contiguity) as Contiguity,
@@ -52,6 +72,7 @@ function buildStages(real: readonly RealStage[]): OracleStage[] {
       ...(looping && r.until !== null
         ? { until: { kind: 'where' as const, fn: (e: Ev) => r.until!.includes(e.type) } }
         : {}),
+      ...(previous === undefined ? {} : { withinPreviousMs: previous }),
     };
     out.push({
       spec,
@@ -111,7 +132,7 @@ function agree(
   arrivals: readonly Arrival[],
   bound: number,
 ): boolean {
-  const stages = buildStages(real);
+  const stages = buildStages(real, within);
   const spec = toSpec(stages, within);
   const h = cepHarness(spec);
   // Watermarks trail the largest timestamp seen by `bound`; events at or behind them are late.
@@ -146,6 +167,27 @@ function agree(
 const withinArb = fc.option(fc.integer({ min: 2, max: 8 }), { nil: undefined });
 
 describe('the NFA agrees with a brute-force reading of the pattern', () => {
+  it("on patterns of single-event stages with per-stage windows (within(ms, 'previousAndCurrent'))", () => {
+    let runsWithMatches = 0;
+    const windowed = realStage.map(
+      (r): RealStage => ({ ...r, quantifier: 'one', previous: (r.previous ?? 4) + 1 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(windowed, { minLength: 2, maxLength: 3 }),
+        withinArb,
+        streamArb,
+        fc.integer({ min: 0, max: 4 }),
+        (real, within, arrivals, bound) => {
+          if (agree(real, within, arrivals, bound)) runsWithMatches++;
+        },
+      ),
+      { numRuns: 500, seed: 15 },
+    );
+    // The property must not hold vacuously.
+    expect(runsWithMatches).toBeGreaterThan(10);
+  });
+
   it('on random patterns and random out-of-order streams with late events', () => {
     let runsWithMatches = 0;
     fc.assert(

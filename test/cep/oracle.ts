@@ -5,7 +5,7 @@ import type { Ev } from './cep-harness.js';
  * A brute-force reading of a pattern's definition, for small inputs: every
  * way to assign increasing events to the stages is enumerated and checked
  * against the rules directly (conditions, contiguity, quantifiers, negations,
- * `within`), with no automaton. Supports single-event stages with type-set
+ * `within`, per-stage windows on single-event stages), with no automaton. Supports single-event stages with type-set
  * conditions (as the random patterns build them), `until`, no groups, no
  * greedy loops and no skip strategy.
  */
@@ -127,6 +127,15 @@ export function oracleMatches(
       }
     }
     if (withinMs !== undefined && input[last]!.ts - input[first]!.ts >= withinMs) return;
+    // A per-stage window: the stage's event comes less than it after the event taken before.
+    let previous = -1;
+    for (const a of acc) {
+      const w = stages[a.stage]!.spec.withinPreviousMs;
+      const at = a.indices[0];
+      if (at === undefined) continue;
+      if (w !== undefined && previous >= 0 && input[at]!.ts - input[previous]!.ts >= w) return;
+      previous = a.indices[a.indices.length - 1]!;
+    }
     const text = names
       .map((_, ri) => {
         const si = stages.indexOf(real[ri]!);

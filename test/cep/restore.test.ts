@@ -58,6 +58,23 @@ const patterns: Record<string, PatternSpec<Ev>> = {
     .where((e) => e.type === 's')
     .within(30)
     .toSpec(),
+  'per-stage windows, ties ordered by a comparator': Pattern.begin<Ev>('f')
+    .where((e) => e.type === 'f')
+    .followedBy('o')
+    .where((e) => e.type === 'o')
+    .within(60, 'previousAndCurrent')
+    .followedBy('s')
+    .where((e) => e.type === 's')
+    .within(40, 'previousAndCurrent')
+    .notFollowedBy('x')
+    .where((e) => e.type === 'f' && e.v === 2)
+    .within(30, 'previousAndCurrent')
+    .toSpec(),
+};
+
+/** Patterns run with a comparator: ties by value, descending. */
+const comparators: Record<string, (a: Ev, b: Ev) => number> = {
+  'per-stage windows, ties ordered by a comparator': (a, b) => b.v - a.v,
 };
 
 function collect(s: Subtasks) {
@@ -77,13 +94,18 @@ async function run(
 ) {
   const { events, watermarks } = input;
   const results: ReturnType<typeof collect>[] = [];
-  let current = subtasks(spec, cut?.from ?? 1, await backendOf(kind));
+  const comparator = Object.entries(patterns).find(([, p]) => p === spec)?.[0];
+  const options = comparator === undefined ? {} : { comparator: comparators[comparator] };
+  let current = subtasks(spec, cut?.from ?? 1, await backendOf(kind), options);
   for (let i = 0; i < events.length; i++) {
     if (cut !== undefined && i === cut.at) {
       const snapshots = current.harnesses.map((h) => h.snapshot(1));
       results.push(collect(current));
       for (const h of current.harnesses) await h.close();
-      current = subtasks(spec, cut.to, await backendOf(kind), { restoreFrom: snapshots });
+      current = subtasks(spec, cut.to, await backendOf(kind), {
+        ...options,
+        restoreFrom: snapshots,
+      });
     }
     current.feed(events[i]!);
     const w = watermarks.get(i);

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PatternSpec } from '../../src/core/cep.js';
+import type { EventComparator, PatternSpec } from '../../src/core/cep.js';
 import {
   DEFAULT_MAX_PARALLELISM,
   keyGroupOf,
@@ -41,14 +41,21 @@ export function subtasks(
   spec: PatternSpec<Ev>,
   parallelism: number,
   stateBackend: StateBackendOptions,
-  options: { restoreFrom?: readonly OperatorSnapshot[]; timeouts?: boolean } = {},
+  options: {
+    restoreFrom?: readonly OperatorSnapshot[];
+    timeouts?: boolean;
+    comparator?: EventComparator<Ev>;
+  } = {},
 ): Subtasks {
-  const { restoreFrom, timeouts } = options;
+  const { restoreFrom, timeouts, comparator } = options;
   const harnesses = Array.from(
     { length: parallelism },
     (_, subtaskIndex) =>
       new KeyedOneInputHarness<string, Ev, string>(
-        cepOperator(spec, timeouts === undefined ? {} : { timeouts }),
+        cepOperator(spec, {
+          ...(timeouts === undefined ? {} : { timeouts }),
+          ...(comparator === undefined ? {} : { comparator }),
+        }),
         (e) => e.key,
         {
           operatorId: 'cep',

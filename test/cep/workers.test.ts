@@ -11,3 +11,13 @@ describe('CEP on worker threads', () => {
     expect(workers.out).toEqual(single.out);
   }, 120_000);
 });
+
+describe('CEP with per-stage windows and a comparator on worker threads', () => {
+  it('gives the matches of a single-thread run, ties in any arrival order', async () => {
+    const { single, workers } = await bothWays(
+      resolve(import.meta.dirname, 'fixtures', 'cep-ties-job.ts'),
+    );
+    expect(single.out!.length).toBeGreaterThan(100);
+    expect(workers.out).toEqual(single.out);
+  }, 120_000);
+});

@@ -1,4 +1,5 @@
 import type {
+  EventComparator,
   MatchEvents,
   PatternProcessContext,
   PatternProcessFunction,
@@ -22,7 +23,10 @@ import type { LastStage, Match, Pattern, StageTypes } from './pattern.js';
 export interface TimedOut<S extends StageTypes> {
   /** The events matched so far; stages not reached have `[]`. */
   readonly match: Match<S>;
-  /** The first event's time plus the window. */
+  /**
+   * The first event's time plus the window, or, when a per-stage window
+   * (`within(ms, 'previousAndCurrent')`) ran out, the last event's time plus that window.
+   */
   readonly timeoutTimestamp: number;
 }
 
@@ -35,6 +39,7 @@ export interface MatchProcessFunction<S extends StageTypes, OUT> {
 
 interface Settings<T> {
   readonly timeDomain: 'event-time' | 'processing-time';
+  readonly comparator?: EventComparator<T>;
   readonly lateTag?: OutputTag<T>;
   readonly eventSerializer?: StateSerializer<T>;
 }
@@ -127,6 +132,7 @@ export class PatternStream<T, S extends StageTypes> {
       fn,
       timeDomain: this.settings.timeDomain,
       ...(this.settings.lateTag === undefined ? {} : { lateTag: this.settings.lateTag }),
+      ...(this.settings.comparator === undefined ? {} : { comparator: this.settings.comparator }),
       ...(this.settings.eventSerializer === undefined
         ? {}
         : { eventSerializer: this.settings.eventSerializer }),
@@ -149,17 +155,35 @@ function timeoutTo<S extends StageTypes>(
   };
 }
 
+/** How `CEP.pattern` runs a pattern besides the pattern itself. */
+export interface CepOptions<T> {
+  /** Orders records of one timestamp (Flink's `EventComparator`); default: arrival order. */
+  readonly comparator?: EventComparator<T>;
+}
+
 /** Applies patterns to streams. */
 export const CEP = {
   /**
    * Runs `pattern` on `stream`: per key on a keyed stream, over all records
-   * (as one key, so in one subtask) otherwise.
+   * (as one key, so in one subtask) otherwise. Records of one timestamp enter
+   * the NFA in arrival order, or, with `options.comparator`, in the order it
+   * gives (ties it leaves keep arrival order), as Flink's
+   * `CEP.pattern(input, pattern, comparator)`: in event time once the
+   * watermark passes them, in processing time the records of one millisecond
+   * together, once the clock has moved past it.
    */
   pattern<T, S extends StageTypes, K extends Key>(
     stream: KeyedStream<T, K> | DataStream<T>,
     pattern: Pattern<T, S, LastStage<S>>,
+    options: CepOptions<T> = {},
   ): PatternStream<T, S> {
     const spec = pattern.toSpec();
+    const comparator = options.comparator;
+    if (comparator !== undefined && typeof comparator !== 'function') {
+      throw invalidArgument(
+        'CEP.pattern(): options.comparator must be a function (a, b) => number',
+      );
+    }
     const keyed =
       stream instanceof KeyedStreamImpl
         ? (stream as KeyedStreamImpl<T, K>)
@@ -168,6 +192,9 @@ export const CEP = {
             KeyedStreamImpl,
             'CEP.pattern',
           );
-    return new PatternStream<T, S>(keyed, spec, { timeDomain: 'event-time' });
+    return new PatternStream<T, S>(keyed, spec, {
+      timeDomain: 'event-time',
+      ...(comparator === undefined ? {} : { comparator }),
+    });
   },
 };

@@ -308,10 +308,34 @@ export class Pattern<T, S extends StageTypes, L extends (keyof S & string) | Gro
 
   // -- whole pattern --------------------------------------------------------
 
-  /** A match must end less than `ms` milliseconds after its first event. */
-  within(ms: number): Pattern<T, S, L> {
+  /**
+   * A time window, as Flink CEP's `within(duration, withinType)`:
+   * - `'firstAndLast'` (the default): a match must end less than `ms`
+   *   milliseconds after its first event. Given more than once, the smallest
+   *   window holds, as in Flink.
+   * - `'previousAndCurrent'`: the event of the last stage so far must come
+   *   less than `ms` after the event taken before it; a partial match waiting
+   *   for it longer times out (stamped with that event's time plus `ms`). As
+   *   Flink applies it: on a stage that takes one event (plain or optional;
+   *   while an optional relaxed stage waits after skipping events, Flink does
+   *   not check it), `notNext`, and a trailing `notFollowedBy` (which then
+   *   completes `ms` after the last event). Flink ignores it on quantified
+   *   stages, groups and `notFollowedBy` between stages, so there it is
+   *   refused. It may not exceed a `'firstAndLast'` window.
+   */
+  within(ms: number, type: WithinType = 'firstAndLast'): Pattern<T, S, L> {
     if (!(ms > 0)) throw invalidArgument(`within() needs a positive duration, got ${ms}`);
-    return new Pattern<T, S, L>(this.stages, this.skipStrategy, ms);
+    if (type === 'previousAndCurrent') {
+      // Where Flink would ignore it, the compiler refuses it (with the reason).
+      return this.withLast((s) => ({ ...s, withinPreviousMs: ms }));
+    }
+    if (type !== 'firstAndLast') {
+      throw invalidArgument(
+        `within() takes 'firstAndLast' or 'previousAndCurrent', got '${String(type)}'`,
+      );
+    }
+    const window = this.withinMs === undefined ? ms : Math.min(this.withinMs, ms);
+    return new Pattern<T, S, L>(this.stages, this.skipStrategy, window);
   }
 
   /** What is discarded after a match (default: nothing). */
@@ -319,6 +343,13 @@ export class Pattern<T, S extends StageTypes, L extends (keyof S & string) | Gro
     return new Pattern<T, S, L>(this.stages, strategy, this.withinMs);
   }
 }
+
+/**
+ * Which window `within(ms, type)` sets: from a match's first event to its
+ * last, or from each event to the one before it (Flink's
+ * `WithinType.FIRST_AND_LAST` and `WithinType.PREVIOUS_AND_CURRENT`).
+ */
+export type WithinType = 'firstAndLast' | 'previousAndCurrent';
 
 /** Any condition the typed methods accept; its parameter types were checked there. */
 function asSpec<T>(fn: Condition<never, never>): ConditionSpec<T> {

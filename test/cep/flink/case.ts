@@ -62,6 +62,8 @@ export interface StageJson {
   readonly where?: CondJson;
   readonly until?: CondJson;
   readonly group?: { readonly stages: readonly StageJson[] };
+  /** `within(ms, 'previousAndCurrent')` on the stage (Flink: `WithinType.PREVIOUS_AND_CURRENT`). */
+  readonly withinPreviousMs?: number;
 }
 
 export interface PatternJson {
@@ -86,6 +88,8 @@ export interface CaseJson {
   readonly time: 'event' | 'processing';
   readonly pattern: PatternJson;
   readonly input: readonly ItemJson[];
+  /** Events of one timestamp ordered by value (Flink: an `EventComparator`); absent: arrival order. */
+  readonly comparator?: { readonly descending: boolean };
 }
 
 /**
@@ -175,6 +179,7 @@ function stageSpec(s: StageJson): StageSpec<Ev> {
     ...(s.group === undefined
       ? {}
       : { group: { stages: s.group.stages.map(stageSpec), skip: { kind: 'no-skip' } } }),
+    ...(s.withinPreviousMs === undefined ? {} : { withinPreviousMs: s.withinPreviousMs }),
   };
 }
 
@@ -204,6 +209,11 @@ export function matchText(match: MatchEvents<Ev>, stages: readonly string[]): st
     .join(' ');
 }
 
+/** The case's comparator (CepPeer.java has the same). */
+function byValue(descending: boolean): (x: Ev, y: Ev) => number {
+  return descending ? (x, y) => y.v - x.v : (x, y) => x.v - y.v;
+}
+
 const TIMED_OUT = new OutputTag<string>('timed-out');
 const LATE = new OutputTag<Ev>('late');
 
@@ -220,6 +230,7 @@ export function runOnWeir(c: CaseJson, options: { timeouts?: boolean } = {}): Ca
       pattern: weirPattern(c.pattern),
       timeDomain: c.time === 'processing' ? 'processing-time' : 'event-time',
       lateTag: LATE,
+      ...(c.comparator === undefined ? {} : { comparator: byValue(c.comparator.descending) }),
       fn: {
         processMatch: (m, _ctx, out) => out.collect(matchText(m, stages)),
         // Without a handler, timeouts that nobody sees may be applied lazily.

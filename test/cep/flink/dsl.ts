@@ -26,6 +26,8 @@ interface StageOptions {
   readonly where?: CondJson;
   readonly until?: CondJson;
   readonly q?: QuantifierJson;
+  /** A per-stage window (`within(ms, 'previousAndCurrent')`). */
+  readonly previous?: number;
 }
 
 function stage(contiguity: Contiguity, name: string, o: StageOptions = {}): StageJson {
@@ -35,6 +37,7 @@ function stage(contiguity: Contiguity, name: string, o: StageOptions = {}): Stag
     where: o.where ?? isType(name),
     ...(o.until === undefined ? {} : { until: o.until }),
     ...(o.q === undefined ? {} : { quantifier: o.q }),
+    ...(o.previous === undefined ? {} : { withinPreviousMs: o.previous }),
   };
 }
 

@@ -10,8 +10,13 @@ import type { CaseJson } from './case.js';
 import { HAND_CASES } from './cases.js';
 import { type GoldenFile, goldenFile } from './goldens.js';
 import { randomCases } from './random-cases.js';
+import { stageWindowCases } from './stage-window-cases.js';
 
-const suites: Record<string, readonly CaseJson[]> = { hand: HAND_CASES, random: randomCases() };
+const suites: Record<string, readonly CaseJson[]> = {
+  hand: HAND_CASES,
+  random: randomCases(),
+  'stage-windows': stageWindowCases(),
+};
 // `npm run golden:cep -- random` regenerates one suite.
 const only = process.argv.slice(2);
 for (const [suite, cases] of Object.entries(suites)) {

@@ -183,7 +183,7 @@ function skipOf(kind: number, stages: readonly StageJson[]): SkipStrategySpec {
 }
 
 /** Events of types a..d at times 1..10 (ties likely), shuffled a little, with watermarks. */
-const inputArb: fc.Arbitrary<ItemJson[]> = fc
+export const inputArb: fc.Arbitrary<ItemJson[]> = fc
   .record({
     events: fc.array(
       fc.record({
@@ -227,7 +227,8 @@ const inputArb: fc.Arbitrary<ItemJson[]> = fc
     return items;
   });
 
-const caseArb = fc
+/** A random pattern (stages, window, skip strategy) over a random input. */
+export const caseArb = fc
   .record({
     drafts: fc.array(draftArb, { minLength: 1, maxLength: 4 }),
     within: fc.option(fc.integer({ min: 2, max: 8 }), { nil: undefined, freq: 2 }),

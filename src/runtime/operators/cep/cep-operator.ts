@@ -1,4 +1,5 @@
 import type {
+  EventComparator,
   MatchEvents,
   PatternProcessContext,
   PatternProcessFunction,
@@ -50,6 +51,8 @@ export interface CepOperatorSpec<T, OUT> {
   readonly timeDomain: 'event-time' | 'processing-time';
   /** Event time: records at or behind the watermark go here (they are counted either way). */
   readonly lateTag?: OutputTag<T>;
+  /** Orders records of one timestamp before they enter the NFA; default: arrival order. */
+  readonly comparator?: EventComparator<T>;
   /** Encodes events in checkpoints; default JSON. */
   readonly eventSerializer?: StateSerializer<T>;
 }
@@ -128,6 +131,8 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
   private readonly lazyTimeouts: boolean;
   /** Watermark at the last sweep (lazy timeouts). */
   private sweptAt = MIN_WATERMARK;
+  /** Processing time with a comparator: whether a clock callback will release the waiting records. */
+  private releaseScheduled = false;
 
   constructor(private readonly spec: CepOperatorSpec<T, OUT>) {
     super();
@@ -136,6 +141,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     this.lazyTimeouts =
       this.eventTime &&
       this.nfa.withinMs > 0 &&
+      !this.nfa.stateWindows &&
       spec.fn.processTimedOutMatch === undefined &&
       spec.pattern.skip.kind === 'no-skip' &&
       !this.nfa.states.some((s) => s.kind === 'pending');
@@ -265,10 +271,14 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
     }
     this.state.currentKey = undefined;
     this.sweptAt = this.watermark;
+    if (!this.eventTime && this.waiting.size > 0)
+      this.scheduleRelease(this.context.processingTime.clock.now());
   }
 
   /** The earliest time the key has work: a partial match's timeout. */
   private nextDue(slot: number): number {
+    // A per-stage window ends at a time each partial match's own last event sets.
+    if (this.nfa.stateWindows) return this.runner.nextTimeout(slot);
     const within = this.nfa.withinMs;
     return within > 0 ? this.work.earliestStart(slot) + within : Number.POSITIVE_INFINITY;
   }
@@ -302,6 +312,7 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
         const key = keys[i] as Key;
         this.currentKey = key;
         if (this.eventTime) this.buffer(values[i] as T, timestamps[i]!, key);
+        else if (this.spec.comparator !== undefined) this.bufferNow(values[i] as T, key);
         else this.processNow(values[i] as T, key);
       }
     } catch (cause) {
@@ -319,6 +330,32 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       return;
     }
     this.waiting.push(ts, key, value);
+  }
+
+  /**
+   * Processing time with a comparator: as in Flink, the record waits until the
+   * clock has moved past its millisecond, so that the records of one
+   * millisecond enter the NFA together, sorted.
+   */
+  private bufferNow(value: T, key: Key): void {
+    const now = this.context.processingTime.clock.now();
+    this.waiting.push(now, key, value);
+    this.scheduleRelease(now);
+  }
+
+  private scheduleRelease(now: number): void {
+    if (this.releaseScheduled) return;
+    this.releaseScheduled = true;
+    this.context.processingTime.schedule(now + 1, () => {
+      this.releaseScheduled = false;
+      try {
+        this.releaseSorted(Number.POSITIVE_INFINITY);
+      } catch (cause) {
+        throw this.failure(cause, { key: this.currentKey });
+      }
+      this.work.settle();
+      this.emitter.flush();
+    });
   }
 
   /** Processing time: the record enters the NFA now. */
@@ -346,15 +383,24 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       }
       const adopted = work.adopt(key, runner.earliestStart(SCRATCH_SLOT));
       this.held += heldEntries(columns, adopted);
+      if (this.nfa.stateWindows) this.schedule(this.nextDue(adopted), key);
       return;
     }
     const before = heldEntries(columns, slot);
-    // Whether anything may time out is read from the slot's row, not from the partial matches.
-    if (ts - work.earliestStart(slot) >= this.nfa.withinMs || columns.get(slot, KS_COMPLETED) > 0) {
+    // Whether anything may time out is read from the slot's row, not from the partial matches
+    // (per-stage windows depend on each partial match's last event: those are always checked).
+    if (
+      ts - work.earliestStart(slot) >= this.nfa.withinMs ||
+      columns.get(slot, KS_COMPLETED) > 0 ||
+      this.nfa.stateWindows
+    ) {
       runner.advanceTime(slot, ts);
     }
     runner.process(slot, value, ts);
-    this.save(slot, before);
+    // Each step may move a partial match into a state with a per-stage window: its end is due.
+    if (this.save(slot, before) && this.nfa.stateWindows) {
+      this.schedule(this.nextDue(slot), key);
+    }
   }
 
   override processWatermark(time: number): void {
@@ -378,6 +424,10 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
    * timestamp order (arrival order within a timestamp).
    */
   private release(limit: number): void {
+    if (this.spec.comparator !== undefined) {
+      this.releaseSorted(limit);
+      return;
+    }
     const { waiting, emitter, chunkKeys, chunkValues, chunkTimes, chunkSlots } = this;
     while (waiting.size > 0 && waiting.peekTime() <= limit) {
       let n = 0;
@@ -400,6 +450,38 @@ export class CepOperator<T, OUT> extends Operator<T, OUT> {
       }
       this.work.settle();
     }
+  }
+
+  /**
+   * With a comparator: the waiting records of each timestamp up to `limit`,
+   * all keys together, sorted by it (a stable sort, so each key's records are
+   * in the comparator's order and its ties in arrival order), then fed to
+   * their keys' NFAs. Flink sorts each key's records of a timestamp the same way.
+   */
+  private releaseSorted(limit: number): void {
+    const { waiting, emitter, chunkKeys, chunkValues } = this;
+    const compare = this.spec.comparator!;
+    while (waiting.size > 0 && waiting.peekTime() <= limit) {
+      const ts = waiting.peekTime();
+      chunkKeys.length = 0;
+      chunkValues.length = 0;
+      while (waiting.size > 0 && waiting.peekTime() === ts) {
+        chunkKeys.push(waiting.peekKey());
+        chunkValues.push(waiting.peekValue());
+        waiting.pop();
+      }
+      const order = Array.from(chunkValues.keys());
+      order.sort((x, y) => compare(chunkValues[x] as T, chunkValues[y] as T) || 0);
+      for (const i of order) {
+        const key = chunkKeys[i]!;
+        this.currentKey = key;
+        emitter.timestamp = this.eventTime ? ts : NO_TIMESTAMP;
+        this.matchTime = ts;
+        this.step(chunkValues[i] as T, ts, key, this.work.slotOf(key));
+      }
+      this.work.settle();
+    }
+    chunkValues.length = 0;
   }
 
   /**

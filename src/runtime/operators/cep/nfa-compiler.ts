@@ -34,6 +34,11 @@ export interface NfaState<T> {
   readonly stage: string;
   readonly kind: NfaStateKind;
   readonly edges: NfaEdge<T>[];
+  /**
+   * A per-stage window (`within(ms, 'previousAndCurrent')`): a partial match
+   * waiting here times out this long after the event it took last; 0 if none.
+   */
+  readonly windowMs: number;
 }
 
 /** The NFA of a pattern: states and edges as data, plus what the runtime needs. */
@@ -45,6 +50,8 @@ export interface Nfa<T> {
   /** Names of the stages, in pattern order, each once (repeated groups share names). */
   readonly stageNames: readonly string[];
   readonly withinMs: number;
+  /** Whether any state has a per-stage window (see {@link NfaState.windowMs}). */
+  readonly stateWindows: boolean;
 }
 
 const ALWAYS = undefined;
@@ -135,8 +142,8 @@ function asInner(c: Contiguity): InnerContiguity {
 export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
   validatePattern(spec, true);
   const states: NfaState<T>[] = [];
-  const newState = (stage: string, kind: NfaStateKind = 'normal'): NfaState<T> => {
-    const s: NfaState<T> = { id: states.length, stage, kind, edges: [] };
+  const newState = (stage: string, kind: NfaStateKind = 'normal', windowMs = 0): NfaState<T> => {
+    const s: NfaState<T> = { id: states.length, stage, kind, edges: [], windowMs };
     states.push(s);
     return s;
   };
@@ -147,7 +154,7 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
 
   /** A state with the same edges (a self-loop stays a self-loop of the copy). */
   const copyState = (state: NfaState<T>): NfaState<T> => {
-    const copy = newState(state.stage, state.kind);
+    const copy = newState(state.stage, state.kind, state.windowMs);
     for (const e of state.edges) {
       copy.edges.push(e.target === state.id ? { ...e, target: copy.id } : e);
     }
@@ -174,7 +181,7 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
         if (next === final) {
           // At the end (only with within): a matching event ends the partial match; the window
           // closing without one completes it, as Flink's pending state does.
-          const pending = newState(stage.name, 'pending');
+          const pending = newState(stage.name, 'pending', stage.withinPreviousMs ?? 0);
           pending.edges.push({ action: 'proceed', target: stop.id, test });
           pending.edges.push({ action: 'ignore', target: pending.id, test: not(test) });
           next = pending;
@@ -187,7 +194,7 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
       }
       if (stage.contiguity === 'not-next') {
         const test = compileCondition(stage.condition);
-        const state = newState(stage.name);
+        const state = newState(stage.name, 'normal', stage.withinPreviousMs ?? 0);
         if (next.kind === 'final') {
           // At the end, the match completes only once an event shows the negation held.
           state.edges.push({ action: 'ignore', target: next.id, test: not(test) });
@@ -221,7 +228,11 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
     const innerRaw = ignoreTest(q.inner, take);
     const innerIgnore = innerRaw === null ? null : and(innerRaw, until);
 
-    /** A state that takes toward `target`, optionally may move on to `sink`, and skips with `ignore`. */
+    /**
+     * A state that takes toward `target`, optionally may move on to `sink`, and skips with
+     * `ignore`. A per-stage window holds in it, but not in the state an optional stage waits in
+     * after skipping events: Flink's compiler gives the window to the taking state only.
+     */
     const single = (
       target: NfaState<T>,
       takeTest: Test<T>,
@@ -229,7 +240,7 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
       canProceed: boolean,
       stopsHere: boolean,
     ): NfaState<T> => {
-      const s = newState(stage.name);
+      const s = newState(stage.name, 'normal', stage.withinPreviousMs ?? 0);
       s.edges.push({ action: 'take', target: target.id, test: takeTest });
       if (canProceed) s.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
       if (ignore !== null) {
@@ -337,6 +348,8 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
   };
 
   const start = compileSequence(spec.stages, final, 'strict');
+  // The start state never times out (nothing was taken before it), as in Flink.
+  if (start.windowMs > 0) states[start.id] = { ...start, windowMs: 0 };
   return {
     states,
     start: start.id,
@@ -344,6 +357,7 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
     stop: stop.id,
     stageNames: names,
     withinMs: spec.withinMs ?? 0,
+    stateWindows: states.some((s) => s.windowMs > 0),
   };
 }
 
@@ -355,7 +369,11 @@ function collectNames<T>(stages: readonly StageSpec<T>[], into: string[]): void 
 }
 
 /** Rejects what the NFA cannot express, with the reason. */
-export function validatePattern<T>(spec: PatternSpec<T>, topLevel: boolean): void {
+export function validatePattern<T>(
+  spec: PatternSpec<T>,
+  topLevel: boolean,
+  withinMs = spec.withinMs,
+): void {
   const { stages } = spec;
   if (stages.length === 0) throw invalidArgument('a pattern needs at least one stage');
   const first = stages[0]!;
@@ -363,16 +381,22 @@ export function validatePattern<T>(spec: PatternSpec<T>, topLevel: boolean): voi
     throw invalidArgument(`pattern cannot begin with a negation ('${first.name}')`);
   }
   const last = stages[stages.length - 1]!;
-  if (topLevel && last.contiguity === 'not-followed-by' && !((spec.withinMs ?? 0) > 0)) {
+  if (
+    topLevel &&
+    last.contiguity === 'not-followed-by' &&
+    !((spec.withinMs ?? 0) > 0) &&
+    !((last.withinPreviousMs ?? 0) > 0)
+  ) {
     throw invalidArgument(
       `notFollowedBy ('${last.name}') cannot end a pattern without within(): nothing would ever confirm the match`,
     );
   }
   const seen = new Set<string>();
   for (const s of stages) {
+    validateStageWindow(s, topLevel && s === last, withinMs);
     if (s.group !== undefined) {
       if (s.quantifier.greedy) throw invalidArgument('greedy() is not supported on a group');
-      validatePattern(s.group, false);
+      validatePattern(s.group, false, withinMs);
       continue;
     }
     if (seen.has(s.name)) throw invalidArgument(`stage name '${s.name}' is used twice`);
@@ -404,5 +428,37 @@ export function validatePattern<T>(spec: PatternSpec<T>, topLevel: boolean): voi
         `within() needs a positive number of milliseconds, got ${spec.withinMs}`,
       );
     }
+  }
+}
+
+/**
+ * A per-stage window goes where Flink CEP applies one; where Flink would
+ * accept and ignore it, it is refused rather than silently dropped.
+ */
+function validateStageWindow<T>(
+  stage: StageSpec<T>,
+  endsPattern: boolean,
+  withinMs: number | undefined,
+): void {
+  const ms = stage.withinPreviousMs;
+  if (ms === undefined) return;
+  const refuse = (why: string) => {
+    throw invalidArgument(`within(${ms}, 'previousAndCurrent') on '${stage.name}': ${why}`);
+  };
+  if (!(ms > 0)) refuse('needs a positive number of milliseconds');
+  if (stage.group !== undefined) refuse('Flink CEP ignores a per-stage window on a group');
+  if (stage.contiguity === 'not-followed-by' && !endsPattern) {
+    refuse('Flink CEP ignores a per-stage window on notFollowedBy between stages');
+  }
+  const q = stage.quantifier;
+  if (q.min !== 1 || q.max !== 1) {
+    refuse(
+      'Flink CEP ignores a per-stage window on a quantified stage; give it to a stage that takes one event',
+    );
+  }
+  if (withinMs !== undefined && ms > withinMs) {
+    refuse(
+      `it cannot be longer than the window from the first to the last event (${withinMs} ms), as in Flink`,
+    );
   }
 }

@@ -280,8 +280,10 @@ export class NfaRunner<T> {
   }
 
   /**
-   * Times out partial matches that began `within` or longer before `time`;
-   * false if the state is unchanged (nothing timed out, nothing was emitted).
+   * Times out partial matches that began `within` or longer before `time`,
+   * and those waiting in a state with a per-stage window that long or longer
+   * after the event they took last; false if the state is unchanged (nothing
+   * timed out, nothing was emitted).
    */
   advanceTime(slot: number, time: number): boolean {
     this.slot = slot;
@@ -291,20 +293,29 @@ export class NfaRunner<T> {
     const rows = this.rows;
     let changed = false;
     const first = keys.get(slot, KS_FIRST);
-    if (within > 0 && keys.get(slot, KS_COUNT) > 0 && this.anyTimedOut(first, time, within)) {
+    if (
+      (within > 0 || this.nfa.stateWindows) &&
+      keys.get(slot, KS_COUNT) > 0 &&
+      this.anyTimedOut(first, time, within)
+    ) {
       changed = true;
       // Unlinked in place: the rows that remain keep their order.
       let prev = NO_MATCH;
       for (let r = first; r !== NO_MATCH; ) {
         const following = rows.nextOf(r);
         const startTs = rows.startTsOf(r);
-        if (time - startTs >= within) {
+        const stateTimedOut = this.nfa.stateWindows && this.stateTimedOut(r, time);
+        if (stateTimedOut || (within > 0 && time - startTs >= within)) {
           const node = rows.nodeOf(r);
           // A trailing notFollowedBy that saw no matching event in the window is a match.
           if (this.nfa.states[rows.stateOf(r)]!.kind === 'pending') {
             this.complete(node, startTs, rows.startIdOf(r));
           } else {
-            this.listener.timedOut?.(this.extract(node), startTs + within);
+            // Flink stamps a per-stage timeout with that window's end, even if the other ended first.
+            this.listener.timedOut?.(
+              this.extract(node),
+              stateTimedOut ? this.stateWindowEnd(r) : startTs + within,
+            );
           }
           this.dropMatch(prev, r);
         } else {
@@ -346,10 +357,46 @@ export class NfaRunner<T> {
   /** Checked first, so that the common case (nothing times out) allocates nothing. */
   private anyTimedOut(first: number, time: number, within: number): boolean {
     const rows = this.rows;
+    const stateWindows = this.nfa.stateWindows;
     for (let r = first; r !== NO_MATCH; r = rows.nextOf(r)) {
-      if (time - rows.startTsOf(r) >= within) return true;
+      if (within > 0 && time - rows.startTsOf(r) >= within) return true;
+      if (stateWindows && this.stateTimedOut(r, time)) return true;
     }
     return false;
+  }
+
+  /** Whether the per-stage window of the state partial match `r` waits in has passed at `time`. */
+  private stateTimedOut(r: number, time: number): boolean {
+    const windowMs = this.nfa.states[this.rows.stateOf(r)]!.windowMs;
+    if (windowMs === 0) return false;
+    const buffer = this.buffer;
+    return time - buffer.eventTimestamp(buffer.eventOf(this.rows.nodeOf(r))) >= windowMs;
+  }
+
+  /**
+   * When the per-stage window of the state partial match `r` waits in ends:
+   * the time of the event it took last plus the window; +Infinity if none.
+   */
+  private stateWindowEnd(r: number): number {
+    const windowMs = this.nfa.states[this.rows.stateOf(r)]!.windowMs;
+    if (windowMs === 0) return Number.POSITIVE_INFINITY;
+    const buffer = this.buffer;
+    return buffer.eventTimestamp(buffer.eventOf(this.rows.nodeOf(r))) + windowMs;
+  }
+
+  /**
+   * The earliest time a partial match of the key times out (by `within` or a
+   * per-stage window); +Infinity if none can.
+   */
+  nextTimeout(slot: number): number {
+    const rows = this.rows;
+    const within = this.nfa.withinMs;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let r = this.keys.get(slot, KS_FIRST); r !== NO_MATCH; r = rows.nextOf(r)) {
+      if (within > 0) earliest = Math.min(earliest, rows.startTsOf(r) + within);
+      earliest = Math.min(earliest, this.stateWindowEnd(r));
+    }
+    return earliest;
   }
 
   /** Whether take `t` repeats an earlier take into the same state by the same stage. */

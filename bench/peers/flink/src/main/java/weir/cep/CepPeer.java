@@ -15,6 +15,7 @@ import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.cep.CEP;
+import org.apache.flink.cep.EventComparator;
 import org.apache.flink.cep.PatternStream;
 import org.apache.flink.cep.functions.PatternProcessFunction;
 import org.apache.flink.cep.functions.TimedOutPartialMatchHandler;
@@ -123,7 +124,11 @@ public final class CepPeer {
         env.fromData(items(c.path("input")), TypeInformation.of(Item.class))
             .assignTimestampsAndWatermarks(new MarkWatermarks())
             .filter(e -> !e.mark);
-    PatternStream<Item> patterns = CEP.pattern(items.keyBy(e -> e.key), pattern);
+    JsonNode order = c.path("comparator");
+    PatternStream<Item> patterns =
+        order.isMissingNode() || order.isNull()
+            ? CEP.pattern(items.keyBy(e -> e.key), pattern)
+            : CEP.pattern(items.keyBy(e -> e.key), pattern, byValue(order.path("descending").asBoolean(false)));
     patterns = processingTime ? patterns.inProcessingTime() : patterns.sideOutputLateData(LATE);
     SingleOutputStreamOperator<String> matches = patterns.process(new Emit(index, stages));
     List<DataStream<String>> out = new ArrayList<>();
@@ -131,6 +136,11 @@ public final class CepPeer {
     out.add(matches.getSideOutput(TIMED_OUT));
     if (!processingTime) out.add(matches.getSideOutput(LATE).map(e -> index + "\tlate\t" + e.id));
     return out;
+  }
+
+  /** Orders the events of one timestamp by value (the case's {@code comparator}). */
+  private static EventComparator<Item> byValue(boolean descending) {
+    return (x, y) -> descending ? Double.compare(y.v, x.v) : Double.compare(x.v, y.v);
   }
 
   private static List<Item> items(JsonNode input) {

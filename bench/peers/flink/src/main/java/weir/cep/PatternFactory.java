@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.flink.cep.nfa.aftermatch.AfterMatchSkipStrategy;
 import org.apache.flink.cep.pattern.Pattern;
+import org.apache.flink.cep.pattern.WithinType;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 /**
@@ -67,6 +68,9 @@ final class PatternFactory {
       if (stage.has("where")) s = s.where(new Cond.AsFlink(Cond.parse(stage.get("where"), at + ".where")));
       s = quantify(s, stage.path("quantifier"));
       if (stage.has("until")) s = s.until(new Cond.AsFlink(Cond.parse(stage.get("until"), at + ".until")));
+      if (stage.hasNonNull("withinPreviousMs")) {
+        s = s.within(Duration.ofMillis(stage.get("withinPreviousMs").asLong()), WithinType.PREVIOUS_AND_CURRENT);
+      }
       p = s;
     }
     if (p == null) throw new IllegalArgumentException(where + ": a pattern needs a stage");
