@@ -6,7 +6,7 @@ import {
 } from '../../src/connectors/kafka/group/repartition-topic.js';
 import { RepartitionSink } from '../../src/connectors/kafka/group/repartition-writer.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import { BROKERS, readRecords, uniqueTopic, waitFor } from './helpers.js';
+import { BROKERS, readRecords, uniqueTopic, waitFor, waitForStableEnd } from './helpers.js';
 
 /** Idle marks of `producer` in each partition of `topic`. */
 async function idleMarks(topic: string, producer: string): Promise<Map<number, number>> {
@@ -66,5 +66,49 @@ describe('repartition writer', () => {
       setHeldTasks(reader, new Set());
       await writer.close();
     }
+  }, 60_000);
+
+  it('ends the transaction no checkpoint covers when it closes, so read_committed readers of its partitions go on', async () => {
+    const app = uniqueTopic('rw-close');
+    const topic = repartitionTopicName(app, 'join');
+    const input = uniqueTopic('rw-close-in');
+    const spec = { topic, partitions: 2, maxParallelism: 128, producerTopics: [[input]] };
+    const sink = new RepartitionSink(
+      BROKERS,
+      app,
+      spec,
+      0,
+      (v: string) => v,
+      () => 'run-1',
+    );
+    const reader = {};
+    setHeldTasks(reader, new Set([`${input}:0`]));
+    const writer = sink.createWriter({
+      subtaskIndex: 0,
+      parallelism: 1,
+      operatorId: 'join-exchange-out-0',
+      metrics: new MetricRegistry().group({}),
+    });
+    const batch = (values: string[]) => ({
+      values,
+      timestamps: values.map((_, i) => i),
+      keys: undefined,
+    });
+    try {
+      await writer.recover([]);
+      await writer.blocked?.();
+      // Checkpoint 1 covers a and b; c and a mark in every partition come after
+      // it, in a transaction that only a later checkpoint could commit.
+      writer.write(batch(['a', 'b']));
+      await writer.commit([writer.preCommit(1)]);
+      writer.write(batch(['c']));
+      writer.writeWatermark?.(5);
+    } finally {
+      setHeldTasks(reader, new Set());
+      await writer.close();
+    }
+    // Left open, the transaction would hold back every partition's last stable
+    // offset until the broker's transaction timeout (minutes): closing aborts it.
+    await waitForStableEnd(topic, { timeoutMs: 20_000 });
   }, 60_000);
 });
