@@ -6,7 +6,7 @@ import {
 } from '../../src/connectors/kafka/group/repartition-topic.js';
 import { RepartitionSink } from '../../src/connectors/kafka/group/repartition-writer.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
-import { BROKERS, readRecords, uniqueTopic, waitFor } from './helpers.js';
+import { BROKERS, readRecords, uniqueTopic, waitFor, waitForStableEnd } from './helpers.js';
 
 /** Idle marks of `producer` in each partition of `topic`. */
 async function idleMarks(topic: string, producer: string): Promise<Map<number, number>> {
@@ -20,33 +20,51 @@ async function idleMarks(topic: string, producer: string): Promise<Map<number, n
   return counts;
 }
 
+/**
+ * A repartition writer of input 0 into a new two-partition topic, opened as
+ * the sink operator opens it (recover with nothing to commit, the topic
+ * created), speaking for one task of its input that this process holds (a
+ * reader says so). `done` releases the task and closes the writer.
+ */
+async function openWriter(prefix: string) {
+  const app = uniqueTopic(prefix);
+  const topic = repartitionTopicName(app, 'join');
+  const input = uniqueTopic(`${prefix}-in`);
+  const spec = { topic, partitions: 2, maxParallelism: 128, producerTopics: [[input]] };
+  const sink = new RepartitionSink(
+    BROKERS,
+    app,
+    spec,
+    0,
+    (v: never) => v,
+    () => 'run-1',
+  );
+  const reader = {};
+  setHeldTasks(reader, new Set([`${input}:0`]));
+  const writer = sink.createWriter({
+    subtaskIndex: 0,
+    parallelism: 1,
+    operatorId: 'join-exchange-out-0',
+    metrics: new MetricRegistry().group({}),
+  });
+  const done = async () => {
+    setHeldTasks(reader, new Set());
+    await writer.close();
+  };
+  try {
+    await writer.recover([]);
+    await writer.blocked?.();
+  } catch (e) {
+    await done();
+    throw e;
+  }
+  return { topic, input, writer, done };
+}
+
 describe('repartition writer', () => {
   it('says an unchanged mark again, so a consumer restored past it hears every producer', async () => {
-    const app = uniqueTopic('rw');
-    const topic = repartitionTopicName(app, 'join');
-    const input = uniqueTopic('rw-in');
-    const spec = { topic, partitions: 2, maxParallelism: 128, producerTopics: [[input]] };
-    const sink = new RepartitionSink(
-      BROKERS,
-      app,
-      spec,
-      0,
-      (v: never) => v,
-      () => 'run-1',
-    );
-    // The task of the input partition this process holds (a reader says so).
-    const reader = {};
-    setHeldTasks(reader, new Set([`${input}:0`]));
-    const writer = sink.createWriter({
-      subtaskIndex: 0,
-      parallelism: 1,
-      operatorId: 'join-exchange-out-0',
-      metrics: new MetricRegistry().group({}),
-    });
+    const { topic, input, writer, done } = await openWriter('rw');
     try {
-      // As the sink operator opens it: recover (nothing to commit), and wait for the topic.
-      await writer.recover([]);
-      await writer.blocked?.();
       // An input partition without records is idle: its task says so, and says it again.
       writer.writeIdle?.();
       // Marks go out in the writer's transactions: commit one per poll, as checkpoints would.
@@ -63,8 +81,29 @@ describe('repartition writer', () => {
         () => JSON.stringify([...counts]),
       );
     } finally {
-      setHeldTasks(reader, new Set());
-      await writer.close();
+      await done();
     }
+  }, 60_000);
+
+  it('ends the transaction no checkpoint covers when it closes, so read_committed readers of its partitions go on', async () => {
+    const { topic, writer, done } = await openWriter('rw-close');
+    const batch = (values: string[]) => ({
+      values,
+      timestamps: values.map((_, i) => i),
+      keys: undefined,
+    });
+    try {
+      // Checkpoint 1 covers a and b; c and a mark in every partition come after
+      // it, in a transaction that only a later checkpoint could commit.
+      writer.write(batch(['a', 'b']));
+      await writer.commit([writer.preCommit(1)]);
+      writer.write(batch(['c']));
+      writer.writeWatermark?.(5);
+    } finally {
+      await done();
+    }
+    // Left open, the transaction would hold back every partition's last stable
+    // offset until the broker's transaction timeout (minutes): closing aborts it.
+    await waitForStableEnd(topic, { timeoutMs: 20_000 });
   }, 60_000);
 });

@@ -42,6 +42,8 @@ interface Txn {
   ready: Promise<void>;
   /** Set once `ready` resolved. */
   begun: boolean;
+  /** Something was sent in it: the broker may hold it open on some partitions. */
+  touched: boolean;
   records: number;
 }
 
@@ -214,6 +216,7 @@ function startTxn(seq: number): Txn {
     producer: undefined,
     ready: Promise.resolve(),
     begun: false,
+    touched: false,
     records: 0,
   };
   // Nothing was written under this id yet, so a failed start can be repeated
@@ -255,6 +258,7 @@ function pump(): Promise<void> {
         const txn = current!;
         await txn.ready;
         const tx = txn.producer!.transaction!;
+        txn.touched = true;
         await tx.send({ messages });
         txn.records += messages.length;
       } else {
@@ -350,6 +354,35 @@ async function preCommit(): Promise<TransactionCommittable | undefined> {
   // (or aborted) by producer id and epoch. Closing it must not end it.
   void Promise.resolve(producer.close(true)).catch(() => {});
   return committable;
+}
+
+/** How long closing waits for the broker to abort the open transaction. */
+const CLOSE_ABORT_MS = 10_000;
+
+/**
+ * Aborts the transaction opened after the last pre-commit, if anything went
+ * into it. No checkpoint covers it, so it can never be committed, and while
+ * it stays open it holds back the last stable offset of every partition it
+ * wrote to: read_committed consumers of those partitions see nothing after
+ * its first record, from any producer, until it ends. Left open it would end
+ * only when a restore fences its id or the broker's transaction timeout
+ * passes (minutes). Pre-committed transactions are not touched: a restore
+ * from their checkpoint commits them. A failed abort leaves the old way.
+ */
+async function abortOpen(txn: Txn | undefined): Promise<void> {
+  const tx = txn?.producer?.transaction;
+  if (!config.exactlyOnce || txn === undefined || !txn.touched || !tx) return;
+  try {
+    await withTimeout(tx.abort(), CLOSE_ABORT_MS, `aborting transaction '${txn.transactionalId}'`);
+  } catch (error) {
+    // Fenced: a restore of its checkpoint already aborted it.
+    if (hasApiError(error, 'PRODUCER_FENCED') || hasApiError(error, 'INVALID_PRODUCER_EPOCH'))
+      return;
+    notify({
+      kind: 'warning',
+      message: `${what()}: could not abort transaction '${txn.transactionalId}' on close (${reasonOf(error)}); read_committed readers of its partitions wait until a restore fences it or it times out`,
+    });
+  }
 }
 
 /** Commits a pre-committed transaction by its saved producer id and epoch (idempotent). */
@@ -520,7 +553,7 @@ port.on('message', (m: Request) => {
         if (!config.exactlyOnce && failure === undefined) await flush();
         await sending?.catch(() => {});
         await current?.ready.catch(() => {});
-        // An open transaction is left for the next run's recovery to abort (or the broker's timeout).
+        await abortOpen(current);
         await Promise.allSettled([
           current?.producer?.close(true),
           plainProducer?.close(),
