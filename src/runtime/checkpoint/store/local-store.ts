@@ -1,4 +1,5 @@
-import { chmod, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { chmod, link, mkdir, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   mkdirPrivate,
@@ -66,6 +67,24 @@ export class LocalStore implements CheckpointStore {
   async replace(name: string, text: string): Promise<void> {
     await mkdirPrivate(this.location);
     await replaceFileAtomically(join(this.location, name), text);
+  }
+
+  async createExclusive(name: string, text: string): Promise<boolean> {
+    await mkdirPrivate(this.location);
+    const path = join(this.location, name);
+    // Written aside and linked into place: a link fails if the name exists.
+    const tmp = `${path}.new-${randomUUID()}`;
+    await writeFileDurably(tmp, text);
+    try {
+      await link(tmp, path);
+      await syncDirectory(this.location);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    } finally {
+      await unlink(tmp).catch(() => undefined);
+    }
   }
 
   async removeDirectory(name: string): Promise<void> {
