@@ -99,6 +99,7 @@ const committable = (family: string, seq: number): TransactionCommittable => ({
   transactionalId: `${family}-${seq}`,
   producerId: '7',
   producerEpoch: 0,
+  empty: false,
   subtask: 0,
   parallelism: 1,
   seq,

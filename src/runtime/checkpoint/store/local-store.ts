@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { chmod, link, mkdir, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  createFileExclusively,
   mkdirPrivate,
   PRIVATE_DIR,
   replaceFileAtomically,
@@ -71,20 +71,9 @@ export class LocalStore implements CheckpointStore {
 
   async createExclusive(name: string, text: string): Promise<boolean> {
     await mkdirPrivate(this.location);
-    const path = join(this.location, name);
-    // Written aside and linked into place: a link fails if the name exists.
-    const tmp = `${path}.new-${randomUUID()}`;
-    await writeFileDurably(tmp, text);
-    try {
-      await link(tmp, path);
-      await syncDirectory(this.location);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw error;
-    } finally {
-      await unlink(tmp).catch(() => undefined);
-    }
+    const created = await createFileExclusively(join(this.location, name), text);
+    if (created) await syncDirectory(this.location);
+    return created;
   }
 
   async removeDirectory(name: string): Promise<void> {
