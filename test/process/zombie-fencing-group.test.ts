@@ -56,5 +56,5 @@ describe('a zombie member of a process group is fenced', () => {
     await t.send(parts[3]!);
     await expectExactlyOnce(t, data, diagnose);
     await stopAll(members);
-  }, 300_000);
+  }, 600_000);
 });
