@@ -239,9 +239,6 @@ export class NfaRunner<T> {
             );
             this.append(row);
             reusable = false;
-            if (this.proceeds[edge.target] === 1 && this.reachesFinal(edge.target, value)) {
-              found = this.complete(pmNode, pmStartTs, pmStartId) || found;
-            }
           }
           buffer.release(pmNode);
           if (reusable) rows.recycle(r);
