@@ -9,10 +9,16 @@
 
 import { Pattern } from '../../api/cep/pattern.js';
 import { CEP } from '../../api/cep/pattern-stream.js';
-import type { CepConditionContext, MatchEvents, SkipStrategySpec } from '../../core/cep.js';
+import type {
+  CepConditionContext,
+  EventComparator,
+  MatchEvents,
+  SkipStrategySpec,
+} from '../../core/cep.js';
 import type { Key } from '../../core/key-groups.js';
 import type { Row } from '../connectors/connector.js';
 import { compileScalar } from '../expressions/compile.js';
+import { compareNullsLow } from '../expressions/functions/value-order.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { AfterMatchSkip, FromItem, MatchRecognize, RowPattern } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
@@ -168,7 +174,7 @@ function columnIndex(
 }
 
 function rowtimeIndex(clause: MatchRecognize, input: Relation): number {
-  const [first, ...rest] = clause.orderBy;
+  const first = clause.orderBy[0];
   if (first === undefined)
     sqlError('MATCH_RECOGNIZE needs ORDER BY a rowtime attribute', clause.at);
   const index = columnIndex(first.expr, input.columns, 'ORDER BY of MATCH_RECOGNIZE');
@@ -180,12 +186,26 @@ function rowtimeIndex(clause: MatchRecognize, input: Relation): number {
     );
   if (first.descending)
     sqlError('ORDER BY of MATCH_RECOGNIZE must be ascending on time', first.expr.at);
-  if (rest.length > 0)
-    sqlError(
-      'ORDER BY of MATCH_RECOGNIZE with more than the rowtime attribute is not supported by Weir SQL yet',
-      rest[0]?.expr.at,
-    );
   return index;
+}
+
+/**
+ * The ORDER BY columns after the rowtime, as the order of rows of one timestamp (Flink turns
+ * them into the CEP operator's event comparator); none: arrival order.
+ */
+function tieOrder(clause: MatchRecognize, input: Relation): EventComparator<Row> | undefined {
+  const keys = clause.orderBy.slice(1).map((o) => ({
+    index: columnIndex(o.expr, input.columns, 'ORDER BY of MATCH_RECOGNIZE'),
+    sign: o.descending ? -1 : 1,
+  }));
+  if (keys.length === 0) return undefined;
+  return (a, b) => {
+    for (const k of keys) {
+      const c = compareNullsLow(a[k.index], b[k.index]);
+      if (c !== 0) return c * k.sign;
+    }
+    return 0;
+  };
 }
 
 function partitionKey(indexes: readonly number[]): (row: Row) => Key {
@@ -323,7 +343,12 @@ export function planMatchRecognize(
   if (within !== undefined) pattern = pattern.within(within);
 
   const keyOf = partitionKey(partition);
-  const rows = CEP.pattern(input.stream.keyBy(keyOf, 'match partition'), pattern)
+  const comparator = tieOrder(clause, input);
+  const rows = CEP.pattern(
+    input.stream.keyBy(keyOf, 'match partition'),
+    pattern,
+    comparator === undefined ? {} : { comparator },
+  )
     .process<Row>({
       processMatch(match, ctx, out) {
         const events = match as MatchEvents<Row>;

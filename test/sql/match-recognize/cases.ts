@@ -251,6 +251,55 @@ function generated(count: number): MatchCase[] {
 }
 
 /** Every case, in a fixed order. */
+/**
+ * Rows of one partition that share a timestamp, arriving out of price order: with more ORDER BY
+ * columns than the rowtime, Flink orders the rows of one timestamp by them (its event comparator).
+ */
+function ties(): MatchCase[] {
+  const rows: (string | number | null)[][] = [];
+  const prices = [
+    [5, 3, 8],
+    [4, null, 6],
+    [2, 9, 1],
+    [7, 7, 3],
+  ];
+  for (const [i, list] of prices.entries()) {
+    for (const k of ['a', 'b']) {
+      for (const [j, price] of list.entries()) {
+        rows.push([k, k === 'b' && price !== null ? 10 - price : price, j, (i + 1) * SECOND]);
+      }
+    }
+  }
+  const table: RowsTable = {
+    name: 'Ties',
+    columns: [
+      ['k', 'STRING'],
+      ['price', 'INT'],
+      ['seq', 'INT'],
+      ['rowtime', 'TIMESTAMP(3)'],
+    ],
+    watermark: "rowtime - INTERVAL '1' SECOND",
+    rows,
+  };
+  const query = (order: string, define: string) => `SELECT * FROM Ties MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY ${order}
+  MEASURES A.price AS a_price, A.seq AS a_seq, B.price AS b_price, B.seq AS b_seq
+  ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
+  PATTERN (A B) DEFINE ${define})`;
+  return [
+    {
+      name: 'ties-order-by-price',
+      table,
+      sql: query('rowtime, price', 'B AS B.price > A.price + 1'),
+    },
+    {
+      name: 'ties-order-by-price-desc-seq',
+      table,
+      sql: query('rowtime, price DESC, seq', 'B AS B.price <= A.price'),
+    },
+  ];
+}
+
 export function matchRecognizeCases(): MatchCase[] {
-  return [...documented(), ...generated(30)];
+  return [...documented(), ...generated(30), ...ties()];
 }

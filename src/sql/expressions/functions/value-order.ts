@@ -46,6 +46,17 @@ export function compareValues(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/**
+ * The order of two values of one comparable type for ORDER BY, with NULL lowest: first
+ * ascending, last descending, Flink's default.
+ */
+export function compareNullsLow(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return compareValues(a, b);
+}
+
 /** IS DISTINCT FROM: NULL is not distinct from NULL, and distinct from every value. */
 export function isDistinct(a: unknown, b: unknown): boolean {
   if (a === null || b === null) return a !== b;
