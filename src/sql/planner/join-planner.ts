@@ -102,6 +102,9 @@ export function planJoin(
   const condition = item.type === 'CROSS' ? where : item.on;
   let left = planFrom(item.left);
   let right = planFrom(item.right);
+  // Taken before a side is filtered: a filter keeps the columns where they are.
+  const leftWindowed = left.windowed;
+  const rightWindowed = right.windowed;
   const type = JOIN_TYPES[item.type];
   const leftWidth = left.columns.length;
   const scope = new Scope([...left.columns, ...right.columns]);
@@ -163,13 +166,26 @@ export function planJoin(
     'right',
   );
   if (!isUpdating(left) && !isUpdating(right)) {
-    const windows = windowJoinColumns(leftKeys, rightKeys, leftScope, rightScope);
+    const windows = windowJoinColumns(
+      leftKeys,
+      rightKeys,
+      leftScope,
+      rightScope,
+      leftWindowed,
+      rightWindowed,
+    );
     if (windows !== undefined) {
       const pairCondition = and(residual, item.at);
+      // The window operator keeps each window apart: the key needs only the other equalities
+      // (q8's `P.id = A.seller` alone, a number rather than a text of three values).
+      const other = (_: unknown, i: number) => !windows.keys.includes(i);
+      const windowKey = leftKeys.length > 2;
       return planWindowJoin(left, right, {
         type,
-        leftKey,
-        rightKey,
+        leftKey: windowKey ? joinKey(leftKeyFns.map((k) => k.fn).filter(other), 'left') : leftKey,
+        rightKey: windowKey
+          ? joinKey(rightKeyFns.map((k) => k.fn).filter(other), 'right')
+          : rightKey,
         windows,
         at: item.at,
         test:

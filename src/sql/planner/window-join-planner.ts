@@ -1,6 +1,7 @@
 /**
  * Window joins: a join whose condition equates `window_start` and `window_end` of two inputs
- * that carry them (window TVFs or window aggregations), as Flink recognises them. Each side's
+ * that carry them (window TVFs or window aggregations, whose window columns may be renamed),
+ * as Flink recognises them. Each side's
  * rows are kept per join key and window until the watermark passes the window's end; then
  * the window's pairs (and, for outer joins, its unmatched rows padded with NULLs) are
  * emitted once, insert-only, and its state is dropped. A row whose window has already fired
@@ -15,37 +16,67 @@ import { type SourcePosition, sqlError } from '../sql-error.js';
 import { withNullability } from '../types/logical-type.js';
 import type { TimeZone } from '../types/time-zone.js';
 import { onWindowClock, windowClock } from './local-time-windows.js';
-import type { Relation } from './relation.js';
+import type { Relation, WindowProperties } from './relation.js';
 import { recordWindows, type WindowColumns } from './window-rank-planner.js';
 
 /** The window columns of the two sides, found in the equalities of the join key. */
 export interface WindowJoinColumns {
   readonly left: WindowColumns;
   readonly right: WindowColumns;
+  /** The indexes of the two key equalities of the window columns. */
+  readonly keys: readonly [number, number];
 }
 
-/** The position of the column `name` if `e` is that column of `scope`'s rows. */
-function columnAt(e: Expr, name: string, scope: Scope): number | undefined {
-  if (e.kind !== 'column' || e.path[e.path.length - 1]?.toLowerCase() !== name) return undefined;
+/**
+ * The position of the column `e` names in `scope`'s rows if it is the window column `name`:
+ * by that name (a window TVF's columns), or at the position `windowed` gives (a window
+ * aggregation's, whose window columns keep their window property under another name, as
+ * Flink's planner tracks them: q8's `window_start AS starttime`).
+ */
+function columnAt(
+  e: Expr,
+  name: 'window_start' | 'window_end',
+  scope: Scope,
+  windowed: WindowProperties | undefined,
+): number | undefined {
+  if (e.kind !== 'column') return undefined;
   const r = scope.resolve(e.path, e.at);
-  return r.fields.length === 0 ? r.index : undefined;
+  if (r.fields.length !== 0) return undefined;
+  if (e.path[e.path.length - 1]?.toLowerCase() === name) return r.index;
+  const at = name === 'window_start' ? windowed?.startAt : windowed?.endAt;
+  return r.index === at ? r.index : undefined;
+}
+
+/** Whether two window aggregations' windows end at the same instants. */
+function sameWindowEnds(a: WindowProperties | undefined, b: WindowProperties | undefined): boolean {
+  return a !== undefined && b !== undefined && a.spacing === b.spacing && a.offset === b.offset;
 }
 
 /**
  * The window columns of both sides when the key equalities include `window_start = window_start`
- * and `window_end = window_end`; undefined for any other join.
+ * and `window_end = window_end`; undefined for any other join. `leftWindowed` and
+ * `rightWindowed` are the sides' window properties when they are window aggregations whose
+ * windows end alike (the only window join Flink plans over them).
  */
 export function windowJoinColumns(
   leftKeys: readonly Expr[],
   rightKeys: readonly Expr[],
   leftScope: Scope,
   rightScope: Scope,
+  leftWindowed?: WindowProperties,
+  rightWindowed?: WindowProperties,
 ): WindowJoinColumns | undefined {
-  const find = (name: string): [number, number] | undefined => {
+  const aligned = sameWindowEnds(leftWindowed, rightWindowed);
+  const find = (name: 'window_start' | 'window_end'): [number, number, number] | undefined => {
     for (let i = 0; i < leftKeys.length; i++) {
-      const l = columnAt(leftKeys[i] as Expr, name, leftScope);
-      const r = columnAt(rightKeys[i] as Expr, name, rightScope);
-      if (l !== undefined && r !== undefined) return [l, r];
+      const l = columnAt(leftKeys[i] as Expr, name, leftScope, aligned ? leftWindowed : undefined);
+      const r = columnAt(
+        rightKeys[i] as Expr,
+        name,
+        rightScope,
+        aligned ? rightWindowed : undefined,
+      );
+      if (l !== undefined && r !== undefined) return [l, r, i];
     }
     return undefined;
   };
@@ -55,6 +86,7 @@ export function windowJoinColumns(
   return {
     left: { startAt: start[0], endAt: end[0] },
     right: { startAt: start[1], endAt: end[1] },
+    keys: [start[2], end[2]],
   };
 }
 
