@@ -19,13 +19,8 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['test/**/*.test.ts'],
-          // Real servers for the connector tests, started (idempotently) by their scripts.
-          globalSetup: [
-            'test/setup/kafka.ts',
-            'test/setup/postgres.ts',
-            'test/setup/registry.ts',
-            'test/setup/s3.ts',
-          ],
+          // Real servers for the connector tests, started (idempotently and at once) by their scripts.
+          globalSetup: ['test/setup/services.ts'],
         },
       },
       {

@@ -1,5 +1,5 @@
 /**
- * The S3-compatible test server (scripts/s3.sh, started by test/setup/s3.ts):
+ * The S3-compatible test server (scripts/s3.sh, started by test/setup/services.ts):
  * the environment the AWS SDK reads to reach it, a fresh location per test,
  * and direct access to its objects for tests that inspect or damage them.
  */

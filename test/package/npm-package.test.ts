@@ -1,5 +1,6 @@
 /**
- * The package as `npm install` delivers it: `npm pack` of this repository,
+ * The package as `npm install` delivers it: `npm pack` of this repository
+ * (its files, with the build the package tests share),
  * installed (from the npm cache where it can: --prefer-offline) into two
  * fresh projects, one ES module package and one CommonJS package as
  * `npm init -y` makes it. In each, a consumer file type-checks with the
@@ -10,12 +11,13 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtDist } from './built-package.js';
 
 const exec = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -48,11 +50,30 @@ async function install(project: string, packages: readonly string[]): Promise<vo
   installOutput[project] = stdout + stderr;
 }
 
+/**
+ * This repository as `npm pack` sees it after its `prepare` (the build): the
+ * manifest's `files` and the package.json and README that npm always packs,
+ * with the dist/ the package tests share (./built-package.ts), so that
+ * packing (with --ignore-scripts) needs no build of its own.
+ */
+async function stage(dir: string): Promise<string> {
+  const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+    files: readonly string[];
+  };
+  await mkdir(dir);
+  for (const file of ['package.json', 'README.md']) await cp(join(root, file), join(dir, file));
+  for (const entry of manifest.files) {
+    const from = entry === 'dist' ? await builtDist() : join(root, entry);
+    await cp(from, join(dir, entry), { recursive: true });
+  }
+  return dir;
+}
+
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'weir-package-'));
-  // `npm pack` runs `prepare`, so the tarball holds a fresh build of this tree.
-  const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', work], {
-    cwd: root,
+  const packArgs = ['pack', '--json', '--ignore-scripts', '--pack-destination', work];
+  const { stdout } = await exec('npm', packArgs, {
+    cwd: await stage(join(work, 'stage')),
     env,
     maxBuffer: 16 << 20,
   });
