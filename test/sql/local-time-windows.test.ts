@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
-import { type Change, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import type { Change, Row } from '../../src/index.js';
 import { localWatermark, windowTimer } from '../../src/sql/planner/local-time-windows.js';
 import { TimeZone } from '../../src/sql/types/time-zone.js';
 import { runOnWeir } from './differential/run-engines.js';
@@ -219,22 +219,6 @@ describe('window aggregations on the session zone wall clock', () => {
       ]
         .map((r) => JSON.stringify(r))
         .sort(),
-    );
-  });
-
-  it('refuses sessions of processing time in such a zone, naming the zone', () => {
-    const env = new StreamEnvironment({ parallelism: 1 });
-    const tEnv = TableEnvironment.create(env);
-    tEnv.executeSql("SET 'table.local-time-zone' = 'Asia/Shanghai'");
-    tEnv.executeSql(
-      "CREATE TABLE p (id INT, pt AS PROCTIME()) WITH ('connector' = 'datagen', 'number-of-rows' = '1')",
-    );
-    expect(() =>
-      tEnv.sqlQuery(
-        "SELECT window_start, COUNT(*) FROM TABLE(SESSION(TABLE p, DESCRIPTOR(pt), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end",
-      ),
-    ).toThrow(
-      /\(a session of processing time\) in the session time zone 'Asia\/Shanghai' is not supported/,
     );
   });
 });

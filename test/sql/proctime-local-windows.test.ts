@@ -109,4 +109,38 @@ describe('processing-time window TVFs in a session time zone', () => {
       ),
     );
   });
+
+  it('form sessions of arrival instants and show their bounds on the wall clock, as Flink', async () => {
+    const clock = new ManualClock(utc(8, 30)); // 01:30 PDT, the first pass of the repeated hour
+    const env = new StreamEnvironment({ parallelism: 1, batchSize: 1, clock });
+    const tEnv = TableEnvironment.create(env);
+    tEnv.fromDataStream(
+      'raw',
+      env.fromArray([
+        [1, 'a'],
+        [2, 'b'],
+        [3, 'a'],
+      ]),
+      {
+        columns: [
+          { name: 'id', type: 'INT' },
+          { name: 'k', type: 'STRING' },
+        ],
+      },
+    );
+    tEnv.executeSql("SET 'table.local-time-zone' = 'America/Los_Angeles'");
+    const table = tEnv.sqlQuery(
+      "WITH ev AS (SELECT id, k, PROCTIME() AS pt FROM raw) SELECT k, window_start, window_end, window_time, COUNT(*) AS n, SUM(id) AS s FROM TABLE(SESSION(TABLE ev PARTITION BY k, DESCRIPTOR(pt), INTERVAL '10' MINUTE)) GROUP BY k, window_start, window_end, window_time",
+    );
+    const sink = new CollectSink<Change<Row>>();
+    table.toChangelogStream().sinkTo(sink);
+    await env.execute('processing-time sessions in a zone');
+    const rows = sink.values.map((c) => JSON.stringify([c.kind, ...c.value])).sort();
+    // window_start and window_end: local TIMESTAMPs; window_time: the instant before the end.
+    const expected = [
+      ['+I', 'a', local(1, 30), local(1, 40), utc(8, 40) - 1, 2, 4],
+      ['+I', 'b', local(1, 30), local(1, 40), utc(8, 40) - 1, 1, 2],
+    ];
+    expect(rows).toEqual(expected.map((r) => JSON.stringify(r)).sort());
+  });
 });

@@ -110,7 +110,11 @@ function fieldGenerator(table: CatalogTable, name: string, type: LogicalType): F
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ': {
       const past = numberOption(table, `${prefix}max-past`, 0);
-      return withNulls((_i, r) => Date.now() - (past > 0 ? r.int(past) : 0));
+      const at = (r: DeterministicRandom): number => Date.now() - (past > 0 ? r.int(past) : 0);
+      // Above p = 3 a value is epoch nanoseconds (whole milliseconds here).
+      return type.precision > 3
+        ? withNulls((_i, r) => BigInt(at(r)) * 1_000_000n)
+        : withNulls((_i, r) => at(r));
     }
     default:
       return sqlError(`datagen cannot generate ${formatType(type)} (column '${name}')`, table.at);

@@ -11,6 +11,7 @@ import {
   isCharacterString,
   isInteger,
   isNumeric,
+  isPreciseTimestamp,
   isTimestamp,
   type LogicalType,
   MAX_LENGTH,
@@ -68,6 +69,8 @@ function convert(
   const target = JSON.stringify(formatType(withNullability(to, true)));
   const failed = tryCast ? 'null' : `h.castFailed(${v}, ${target})`;
   if (from.kind === 'NULL') return 'null';
+  if (isPreciseTimestamp(from) || isPreciseTimestamp(to))
+    return convertPrecise(g, v, from, to, tryCast, failed);
   const zoned = convertZoned(g, v, from, to, failed);
   if (zoned !== undefined) return zoned;
   // Numbers to numbers.
@@ -163,6 +166,69 @@ function convert(
     return v;
   if (from.kind === 'ROW' && to.kind === 'ROW' && formatType(from) === formatType(to)) return v;
   return convertStructured(g, v, from, to, tryCast, convert);
+}
+
+/**
+ * A conversion from or to a TIMESTAMP(p) or TIMESTAMP_LTZ(p) above p = 3 (epoch nanoseconds):
+ * to and from text every digit, otherwise through the millisecond conversion, the
+ * nanoseconds within the millisecond kept (a time zone shifts whole milliseconds).
+ */
+function convertPrecise(
+  g: CodeGen,
+  v: string,
+  from: LogicalType,
+  to: LogicalType,
+  tryCast: boolean,
+  failed: string,
+): string | undefined {
+  const inMillis = (t: LogicalType): LogicalType =>
+    isTimestamp(t) ? { ...t, precision: Math.min(t.precision, 3) } : t;
+  const cut = (code: string): string =>
+    isTimestamp(to) && to.precision < 9 && (!isTimestamp(from) || to.precision < from.precision)
+      ? `h.truncateNanos(${code}, ${to.precision})`
+      : code;
+  const t = g.temp();
+  if (isPreciseTimestamp(from) && isPreciseTimestamp(to)) {
+    if (from.kind === to.kind) return cut(v);
+    const shifted = convert(g, `h.millisOfNanos(${v})`, inMillis(from), inMillis(to), tryCast);
+    return shifted === undefined ? undefined : cut(`h.withMillis(${v}, ${shifted})`);
+  }
+  if (isPreciseTimestamp(from)) {
+    if (isCharacterString(to)) {
+      const wall =
+        from.kind === 'TIMESTAMP'
+          ? v
+          : `h.withMillis(${v}, ${convert(g, `h.millisOfNanos(${v})`, inMillis(from), T_WALL, tryCast)})`;
+      return fitString(`h.formatTimestampNanos(${wall}, ${from.precision})`, to);
+    }
+    const millis = convert(g, t, inMillis(from), to, tryCast);
+    return millis === undefined ? undefined : `(${t} = h.millisOfNanos(${v}), ${millis})`;
+  }
+  if (isCharacterString(from)) {
+    if (!isTimestamp(to)) return undefined;
+    const instant =
+      to.kind === 'TIMESTAMP'
+        ? t
+        : `h.withMillis(${t}, ${convert(g, `h.millisOfNanos(${t})`, T_WALL, inMillis(to), tryCast)})`;
+    return `((${t} = h.parseTimestampNanos(${v})) === undefined ? ${failed} : ${cut(instant)})`;
+  }
+  const millis = convert(g, v, from, inMillis(to), tryCast);
+  return millis === undefined ? undefined : `h.nanosOfMillis(${millis})`;
+}
+
+/** A wall clock in milliseconds, what a TIMESTAMP_LTZ's instant is shifted to and from. */
+const T_WALL: LogicalType = { kind: 'TIMESTAMP', nullable: false, precision: 3 };
+
+/**
+ * `c` as a millisecond TIMESTAMP(3) or TIMESTAMP_LTZ(3) when it is precise, for the functions
+ * that compute on milliseconds (the finer digits are dropped, rounding down); others unchanged.
+ */
+export function toMillis(g: CodeGen, c: Compiled): Compiled {
+  if (!isPreciseTimestamp(c.type)) return c;
+  return {
+    code: nullSafe(g, [c], ([v]) => `h.millisOfNanos(${v})`),
+    type: { ...c.type, precision: 3 },
+  };
 }
 
 function fitString(code: string, to: LogicalType): string {

@@ -80,6 +80,12 @@ function typedLiteral(e: Extract<Expr, { kind: 'typed-literal' }>): Compiled {
   if (ms === undefined)
     sqlError(`'${e.value}' is not a TIMESTAMP (yyyy-MM-dd HH:mm:ss[.fff])`, e.at);
   const fraction = /\.(\d+)$/.exec(e.value.trim())?.[1]?.length ?? 0;
+  // Beyond milliseconds the value is epoch nanoseconds (functions/precise-time.ts).
+  if (fraction > 3)
+    return {
+      code: `(${runtime.parseTimestampNanos(e.value)}n)`,
+      type: T.timestamp(fraction, false),
+    };
   return { code: `(${ms})`, type: T.timestamp(fraction, false) };
 }
 

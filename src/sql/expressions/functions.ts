@@ -16,7 +16,7 @@ import {
   T,
   withNullability,
 } from '../types/logical-type.js';
-import { castTo, coerce } from './cast.js';
+import { castTo, coerce, toMillis } from './cast.js';
 import { type CodeGen, type Compiled, nullSafe } from './code-gen.js';
 import {
   anyNullable,
@@ -505,5 +505,21 @@ export function callFunction(
     if (notYet !== undefined) return sqlError(`aggregate ${name}: ${notYet}`, at);
     return sqlError(`unknown function ${name}: not supported by Weir SQL yet`, at);
   }
-  return fn(args, g, at, raw);
+  return fn(PRECISE_ARGUMENTS.has(name) ? args : args.map((a) => toMillis(g, a)), g, at, raw);
 }
+
+/**
+ * The built-ins that take a TIMESTAMP(p > 3) as it is: they only pick or compare values of
+ * their arguments' common type. The others compute on milliseconds (cast.ts `toMillis`).
+ */
+const PRECISE_ARGUMENTS = new Set([
+  'COALESCE',
+  'IF',
+  'NULLIF',
+  'IFNULL',
+  'GREATEST',
+  'LEAST',
+  'TYPEOF',
+  'IS DISTINCT FROM',
+  'IS NOT DISTINCT FROM',
+]);

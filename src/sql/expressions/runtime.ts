@@ -29,6 +29,7 @@ import {
   longToInt32,
   parseLong,
 } from '../types/long.js';
+import { preciseTimeRuntime } from './functions/precise-time.js';
 import { timeRuntime } from './functions/time-runtime.js';
 
 function likeToRegExp(pattern: string, escapeChar: string | null): RegExp {
@@ -93,6 +94,7 @@ function mapItem(map: unknown, key: unknown): unknown {
 
 export const runtime = {
   ...timeRuntime,
+  ...preciseTimeRuntime,
   arrayItem,
   mapItem,
   cardinality,

@@ -22,6 +22,7 @@ import {
   isApproximate,
   isInteger,
   isNumeric,
+  isPreciseTimestamp,
   type LogicalType,
   T,
   withNullability,
@@ -166,7 +167,9 @@ function codec(type: LogicalType): {
   enc: (v: unknown) => number | string | boolean;
   dec: (v: unknown) => unknown;
 } {
-  if (type.kind === 'DECIMAL') return { enc: (v) => String(v), dec: (v) => BigInt(v as string) };
+  // DECIMAL and TIMESTAMP(p > 3) values are bigints.
+  if (type.kind === 'DECIMAL' || isPreciseTimestamp(type))
+    return { enc: (v) => String(v), dec: (v) => BigInt(v as string) };
   if (type.kind === 'BIGINT')
     return { enc: (v) => longToJson(v as Long), dec: (v) => longFromJson(v as number | string) };
   return { enc: (v) => v as number | string | boolean, dec: (v) => v };

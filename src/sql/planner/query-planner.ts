@@ -336,22 +336,12 @@ function intervalMs(e: Expr | undefined, what: string, at: SourcePosition): numb
 /**
  * The session zone whose wall clock windows over a TIMESTAMP_LTZ time attribute align to
  * (undefined: UTC, or a TIMESTAMP attribute, whose windows are never shifted). Processing time
- * (PROCTIME() is a TIMESTAMP_LTZ) is shifted too, as Flink does; sessions of processing time in
- * such a zone are refused.
+ * (PROCTIME() is a TIMESTAMP_LTZ) is shifted too, as Flink does; sessions of processing time,
+ * which have no alignment, only show their bounds on that wall clock (`sessionBoundsInZone`).
  */
-function windowTimeZone(
-  timeType: LogicalType,
-  processingTimeSession: boolean,
-  what: string,
-  at: SourcePosition,
-): TimeZone | undefined {
+function windowTimeZone(timeType: LogicalType): TimeZone | undefined {
   const zone = sessionTimeZone();
   if (timeType.kind !== 'TIMESTAMP_LTZ' || zone.isUtc) return undefined;
-  if (processingTimeSession)
-    sqlError(
-      `${what} (a session of processing time) in the session time zone '${zone.id}' is not supported by Weir SQL yet (TUMBLE, HOP and CUMULATE are)`,
-      at,
-    );
   return zone;
 }
 
@@ -388,12 +378,7 @@ function planWindowTvf(
     );
   }
   const processingTime = !time.rowtime;
-  const localTimeZone = windowTimeZone(
-    time.type,
-    processingTime && name === 'SESSION',
-    `${name} over the TIMESTAMP_LTZ column '${timeColumn}'`,
-    descriptor.at,
-  );
+  const localTimeZone = windowTimeZone(time.type);
   let window: WindowTvf;
   if (name === 'TUMBLE') {
     if (rest.length > 2) sqlError('TUMBLE takes a size and an optional offset', at);
@@ -759,12 +744,7 @@ function legacyGroupWindow(
     );
   }
   const processingTime = !resolved.column.rowtime;
-  const localTimeZone = windowTimeZone(
-    resolved.type,
-    processingTime && call.name === 'SESSION',
-    `${call.name} over the TIMESTAMP_LTZ column '${time.path.join('.')}'`,
-    time.at,
-  );
+  const localTimeZone = windowTimeZone(resolved.type);
   let window: WindowTvf;
   if (call.name === 'TUMBLE') {
     const size = intervalMs(intervals[0], 'size', call.at);
@@ -960,10 +940,12 @@ function planAggregation(
           row.push(w.start, w.end, w.end - 1);
           return row;
         }
-      : (row: Row, w: Window): Row => {
-          row.push(w.start, w.end, localWindowTime(zone, w.end));
-          return row;
-        };
+      : window.processingTime === true && window.kind === 'SESSION'
+        ? sessionBoundsInZone(zone)
+        : (row: Row, w: Window): Row => {
+            row.push(w.start, w.end, localWindowTime(zone, w.end));
+            return row;
+          };
   // A SESSION TVF forms sessions per PARTITION BY value (over all rows without it), as Flink
   // does; GROUP BY keys other than those columns split each session's rows.
   const sessionKey = sessionPartition(window, keys, inputScope);
@@ -1114,6 +1096,19 @@ function sessionPartition(
   return partition.length === 0
     ? { keyOf: () => 0, label: 'window (global)' }
     : { keyOf: groupKey(partition.map((e) => compileScalar(e, scope).fn)), label: 'partition key' };
+}
+
+/**
+ * The window columns of a processing-time session in a session zone: sessions of arrival
+ * instants (a gap is real time, whatever the wall clock does), shown as Flink shows them, with
+ * `window_start` and `window_end` the zone's wall clock of their bounds and `window_time` the
+ * instant of the last millisecond.
+ */
+function sessionBoundsInZone(zone: TimeZone): (row: Row, w: Window) => Row {
+  return (row, w) => {
+    row.push(zone.toLocal(w.start), zone.toLocal(w.end), w.end - 1);
+    return row;
+  };
 }
 
 function windowAssigner(window: WindowTvf): WindowAssigner<Row> {

@@ -12,6 +12,7 @@ import type { ChangelogStream } from '../../api/streams.js';
 import type { Ranked } from '../../core/ranking.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
+import { compareNullsLow } from '../expressions/functions/value-order.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
@@ -152,14 +153,6 @@ export function rankPattern(select: Select): RankPattern | undefined {
   };
 }
 
-/** Nulls rank lowest, as in Flink (first for ASC, last for DESC). */
-function compareValues(a: unknown, b: unknown): number {
-  if (a === b) return 0;
-  if (a === null) return -1;
-  if (b === null) return 1;
-  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-}
-
 /** The ORDER BY of a ranking as a comparator of rows whose order values start at `orderAt`. */
 function rankOrder(
   window: OverWindow,
@@ -169,7 +162,7 @@ function rankOrder(
   const n = directions.length;
   const compare = (a: Row, b: Row): number => {
     for (let i = 0; i < n; i++) {
-      const c = compareValues(a[orderAt + i], b[orderAt + i]);
+      const c = compareNullsLow(a[orderAt + i], b[orderAt + i]);
       if (c !== 0) return c * (directions[i] as number);
     }
     return 0;

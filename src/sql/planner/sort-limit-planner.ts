@@ -24,6 +24,7 @@ import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig, ValueState } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compileScalar } from '../expressions/compile.js';
+import { compareNullsLow } from '../expressions/functions/value-order.js';
 import { Scope } from '../expressions/scope.js';
 import type { Expr, OrderItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
@@ -40,14 +41,6 @@ import { RowtimeBuffer } from './rowtime-buffer.js';
 
 type RowComparator = (a: Row, b: Row) => number;
 
-/** Nulls first ascending, last descending (Flink's default for ORDER BY). */
-function compareValues(a: unknown, b: unknown): number {
-  if (a === b) return 0;
-  if (a === null) return -1;
-  if (b === null) return 1;
-  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-}
-
 function comparator(items: readonly OrderItem[], scope: Scope): RowComparator {
   const keys = items.map((o) => ({
     fn: compileScalar(o.expr, scope).fn,
@@ -55,7 +48,7 @@ function comparator(items: readonly OrderItem[], scope: Scope): RowComparator {
   }));
   return (a, b) => {
     for (const k of keys) {
-      const c = compareValues(k.fn(a), k.fn(b));
+      const c = compareNullsLow(k.fn(a), k.fn(b));
       if (c !== 0) return c * k.sign;
     }
     return 0;

@@ -16,6 +16,7 @@ import type {
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig, ValueState } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
+import { compareNullsLow } from '../expressions/functions/value-order.js';
 import { ROWS_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 
@@ -26,21 +27,13 @@ export interface OverAggregator {
   getResult(acc: unknown): Row;
 }
 
-/** NULL lowest, as Flink orders (first ascending, last descending). */
-function compareValues(a: unknown, b: unknown): number {
-  if (a === b) return 0;
-  if (a === null) return -1;
-  if (b === null) return 1;
-  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-}
-
 /** A comparator of rows by the ORDER BY's values. */
 export function rowOrder(
   keys: readonly { readonly value: (row: Row) => unknown; readonly descending: boolean }[],
 ): (a: Row, b: Row) => number {
   return (a, b) => {
     for (const k of keys) {
-      const c = compareValues(k.value(a), k.value(b));
+      const c = compareNullsLow(k.value(a), k.value(b));
       if (c !== 0) return k.descending ? -c : c;
     }
     return 0;

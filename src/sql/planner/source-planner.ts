@@ -179,15 +179,16 @@ function rowtimeOf(
   const index = columns.findIndex((c) => c.name === column);
   const rowtime = columns[index];
   if (rowtime === undefined) sqlError(`WATERMARK FOR '${column}': no such column`, table.at);
-  if (!isTimestamp(rowtime.type))
+  // As Flink: event time is milliseconds, so a rowtime has a precision of 0 to 3.
+  if (!isTimestamp(rowtime.type) || rowtime.type.precision > 3)
     sqlError(
-      `the rowtime column '${column}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), got ${formatType(rowtime.type)}`,
+      `the rowtime column '${column}' must be TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p from 0 to 3, got ${formatType(rowtime.type)}`,
       table.at,
     );
   const watermark = compileScalar(expr, new Scope(columns));
-  if (!isTimestamp(watermark.type))
+  if (!isTimestamp(watermark.type) || watermark.type.precision > 3)
     sqlError(
-      `the WATERMARK expression must give a TIMESTAMP, got ${formatType(watermark.type)}`,
+      `the WATERMARK expression must give a TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p from 0 to 3, got ${formatType(watermark.type)}`,
       expr.at,
     );
   return { index, watermark: watermark.fn };

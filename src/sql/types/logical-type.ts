@@ -109,6 +109,13 @@ export function isTimestamp(
   return t.kind === 'TIMESTAMP' || t.kind === 'TIMESTAMP_LTZ';
 }
 
+/** A TIMESTAMP(p) or TIMESTAMP_LTZ(p) above p = 3, whose values are epoch nanoseconds (bigints). */
+export function isPreciseTimestamp(
+  t: LogicalType,
+): t is LogicalType & { kind: 'TIMESTAMP' | 'TIMESTAMP_LTZ'; precision: number } {
+  return isTimestamp(t) && t.precision > 3;
+}
+
 export function integerRank(kind: IntegerKind): number {
   return INTEGER_RANK[kind];
 }

@@ -2,8 +2,9 @@
  * How SQL values are held in rows, and how they leave them. In a row: BOOLEAN a boolean,
  * TINYINT..INT and FLOAT/DOUBLE a number, BIGINT a number or beyond 2^53 a bigint (long.ts), DECIMAL(p, s) its unscaled bigint, CHAR/VARCHAR a
  * string, BINARY/VARBINARY a Uint8Array, DATE days since 1970-01-01, TIME ms of the day,
- * TIMESTAMP and TIMESTAMP_LTZ epoch ms (UTC), INTERVAL ms or months, ROW an array, NULL null.
+ * TIMESTAMP and TIMESTAMP_LTZ epoch ms (UTC; above precision 3 a bigint of epoch ns), INTERVAL ms or months, ROW an array, NULL null.
  */
+import { millisOfNanos, withMillis } from '../expressions/functions/precise-time.js';
 import { formatDecimal } from './decimal.js';
 import type { LogicalType } from './logical-type.js';
 import type { TimeZone } from './time-zone.js';
@@ -29,9 +30,28 @@ export function toJsonValue(value: unknown, type: LogicalType): JsonValue {
     case 'BIGINT':
       // Beyond 2^53 a JSON number would round: the digits as a string.
       return typeof value === 'bigint' ? value.toString() : (value as number);
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      // Above p = 3 epoch nanoseconds, whose digits a JSON number would round.
+      return typeof value === 'bigint' ? value.toString() : (value as number);
     default:
       return value as JsonValue;
   }
+}
+
+/**
+ * Epoch nanoseconds as Java's LocalDateTime.toString shows them (Flink's print): the fraction
+ * in groups of three digits, as many as it needs.
+ */
+function preciseDisplay(nanos: bigint): string {
+  const ms = millisOfNanos(nanos);
+  const second = ms - (((ms % 1000) + 1000) % 1000);
+  const text = toDisplayString(second, { kind: 'TIMESTAMP', nullable: false, precision: 0 });
+  const fraction = Number(nanos - BigInt(second) * 1_000_000n);
+  if (fraction === 0) return text;
+  const digits = String(fraction).padStart(9, '0');
+  const shown = fraction % 1_000_000 === 0 ? 3 : fraction % 1000 === 0 ? 6 : 9;
+  return `${text.length === 16 ? `${text}:00` : text}.${digits.slice(0, shown)}`;
 }
 
 function pad(n: number, width: number): string {
@@ -48,11 +68,14 @@ export function toDisplayString(value: unknown, type: LogicalType, zone?: TimeZo
   switch (type.kind) {
     case 'DECIMAL':
       return formatDecimal(value as bigint, type.scale);
-    case 'TIMESTAMP_LTZ':
-      if (zone !== undefined)
-        return toDisplayString(zone.toLocal(value as number), { ...type, kind: 'TIMESTAMP' });
-      return `${toDisplayString(value, { ...type, kind: 'TIMESTAMP' })}Z`;
+    case 'TIMESTAMP_LTZ': {
+      const wall = { ...type, kind: 'TIMESTAMP' } as const;
+      if (zone === undefined) return `${toDisplayString(value, wall)}Z`;
+      if (typeof value !== 'bigint') return toDisplayString(zone.toLocal(value as number), wall);
+      return toDisplayString(withMillis(value, zone.toLocal(millisOfNanos(value))), wall);
+    }
     case 'TIMESTAMP': {
+      if (typeof value === 'bigint') return preciseDisplay(value);
       const d = new Date(value as number);
       const base = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}`;
       const seconds = d.getUTCSeconds();

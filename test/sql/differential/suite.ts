@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handWrittenCases, type SuiteCase } from './families.js';
 import { jsonAggregateCases } from './json-aggregate-cases.js';
+import { preciseTimestampCases } from './precise-timestamp-cases.js';
 import {
   randomAggregateCases,
   randomExpressionCases,
@@ -26,7 +27,7 @@ export const GOLDEN_FILE = join(
 );
 
 const SEED = 14;
-export const RANDOM_QUERIES = 180;
+export const RANDOM_QUERIES = 187;
 export const RANDOM_AGGREGATIONS = 45;
 export const RANDOM_OPERATOR_QUERIES = 37;
 
@@ -43,6 +44,7 @@ export function suiteCases(): SuiteCase[] {
     ...zonedWindowCases(),
     ...zonedWindowOperatorCases(),
     ...jsonAggregateCases(),
+    ...preciseTimestampCases(),
   ];
 }
 

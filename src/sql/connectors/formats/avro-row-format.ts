@@ -53,6 +53,9 @@ function schemaOf(type: LogicalType, path: string, at: SourcePosition): AvroSche
         return { type: 'int', logicalType: 'time-millis' } as AvroSchema;
       case 'TIMESTAMP':
       case 'TIMESTAMP_LTZ':
+        // Above p = 3 a value is epoch nanoseconds, which timestamp-millis does not hold.
+        if (type.precision > 3)
+          return sqlError(`format 'avro' does not support ${formatType(type)} columns yet`, at);
         return { type: 'long', logicalType: 'timestamp-millis' } as AvroSchema;
       case 'ARRAY':
         return { type: 'array', items: schemaOf(type.element, path, at) } as AvroSchema;

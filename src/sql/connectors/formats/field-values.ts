@@ -3,6 +3,11 @@
  * in a row), and back. A value that does not fit its column throws a `FieldError` naming the
  * field and the type, which the format prefixes with where the record came from.
  */
+import {
+  formatTimestampNanos,
+  nanosOfMillis,
+  truncateNanos,
+} from '../../expressions/functions/precise-time.js';
 import { runtime } from '../../expressions/runtime.js';
 import { fitPrecision, formatDecimal, parseDecimal } from '../../types/decimal.js';
 import { formatType, isInteger, type LogicalType } from '../../types/logical-type.js';
@@ -67,9 +72,13 @@ export function parseText(text: string, type: LogicalType, field: string): unkno
     case 'TIME':
       return runtime.parseTime(text) ?? refuse(field, type, text);
     case 'TIMESTAMP':
-    case 'TIMESTAMP_LTZ':
+    case 'TIMESTAMP_LTZ': {
       // Flink's SQL form (`2024-01-02 03:04:05.678`) and ISO-8601 (`T`, optional `Z`).
-      return runtime.parseTimestamp(text.replace(/Z$/, '')) ?? refuse(field, type, text);
+      const wall = text.replace(/Z$/, '');
+      if (type.precision <= 3) return runtime.parseTimestamp(wall) ?? refuse(field, type, text);
+      const nanos = runtime.parseTimestampNanos(wall);
+      return nanos === undefined ? refuse(field, type, text) : truncateNanos(nanos, type.precision);
+    }
     case 'BINARY':
     case 'VARBINARY':
       return new Uint8Array(Buffer.from(text, 'base64'));
@@ -107,9 +116,8 @@ export function fromJson(value: unknown, type: LogicalType, field: string): unkn
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ':
       // Epoch milliseconds are accepted too.
-      return typeof value === 'number' && Number.isInteger(value)
-        ? value
-        : refuse(field, type, value);
+      if (typeof value !== 'number' || !Number.isInteger(value)) return refuse(field, type, value);
+      return type.precision > 3 ? nanosOfMillis(value) : value;
     case 'ROW': {
       if (typeof value !== 'object' || Array.isArray(value)) return refuse(field, type, value);
       const object = value as Record<string, unknown>;
@@ -146,9 +154,11 @@ export function toText(value: unknown, type: LogicalType): string {
     case 'DECIMAL':
       return formatDecimal(value as bigint, type.scale);
     case 'TIMESTAMP':
-      return timestampText(value as number);
+      return type.precision > 3
+        ? formatTimestampNanos(value as bigint, type.precision)
+        : timestampText(value as number);
     case 'TIMESTAMP_LTZ':
-      return `${timestampText(value as number).replace(' ', 'T')}Z`;
+      return `${(type.precision > 3 ? formatTimestampNanos(value as bigint, type.precision) : timestampText(value as number)).replace(' ', 'T')}Z`;
     case 'DATE':
       return runtime.formatDate(value as number);
     case 'TIME':

@@ -174,7 +174,8 @@ const METADATA: Readonly<
   partition: { accepts: isInteger, type: 'INT', writable: false },
   offset: { accepts: isInteger, type: 'BIGINT', writable: false },
   timestamp: {
-    accepts: (t) => t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP',
+    // Milliseconds: a precision above 3 would hold epoch nanoseconds.
+    accepts: (t) => (t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP') && t.precision <= 3,
     type: 'TIMESTAMP_LTZ(3)',
     writable: false,
   },

@@ -19,8 +19,9 @@ import { isChange } from '../../../core/changelog.js';
 import type { Key } from '../../../core/key-groups.js';
 import type { Sink } from '../../../core/sink.js';
 import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
+import { nanosOfMillis } from '../../expressions/functions/precise-time.js';
 import { sqlError } from '../../sql-error.js';
-import type { LogicalType } from '../../types/logical-type.js';
+import { isPreciseTimestamp, type LogicalType } from '../../types/logical-type.js';
 import type { Row, SqlConnector, SqlLookupSource } from '../connector.js';
 import { fromJson, toText } from '../formats/field-values.js';
 import { lookupCache, lookupMaxRetries, lookupOptionEntries } from '../lookup-options.js';
@@ -150,7 +151,9 @@ function sink(table: CatalogTable): Sink<Row> {
 
 /** A PostgreSQL value as `pg` returns it, as a SQL value of `type`. */
 function fromPg(value: unknown, type: LogicalType, field: string): unknown {
-  if (value instanceof Date) return value.getTime();
+  // A Date holds milliseconds; a TIMESTAMP(p > 3) holds epoch nanoseconds (types/values.ts).
+  if (value instanceof Date)
+    return isPreciseTimestamp(type) ? nanosOfMillis(value.getTime()) : value.getTime();
   return fromJson(value, type, field);
 }
 

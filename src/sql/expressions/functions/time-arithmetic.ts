@@ -12,6 +12,7 @@ import {
   formatType,
   isInteger,
   isNumeric,
+  isPreciseTimestamp,
   isTimestamp,
   type LogicalType,
   T,
@@ -161,9 +162,14 @@ function plusInterval(op: '+' | '-', time: Compiled, interval: Compiled, g: Code
       : ([d, i]) => `(${d} ${op} Math.trunc(${i} / ${DAY_MS}))`;
   else if (t.kind === 'TIME')
     body = months ? ([v]) => `${v}` : ([v, i]) => `h.addToTime(${v}, ${signed(i as string)})`;
-  else
+  else if (!isPreciseTimestamp(t))
     body = months
       ? ([v, i]) => `h.addMonths(${v}, ${signed(i as string)})`
       : ([v, i]) => `(${v} ${op} ${i})`;
+  // Epoch nanoseconds: months move the millisecond part, an interval's ms add as nanoseconds.
+  else
+    body = months
+      ? ([v, i]) => `h.withMillis(${v}, h.addMonths(h.millisOfNanos(${v}), ${signed(i as string)}))`
+      : ([v, i]) => `(${v} ${op} BigInt(${i}) * 1000000n)`;
   return { code: nullSafe(g, [time, interval], body), type };
 }

@@ -13,12 +13,13 @@ import {
   isCharacterString,
   isInteger,
   isNumeric,
+  isPreciseTimestamp,
   isTimestamp,
   type LogicalType,
   T,
 } from '../../types/logical-type.js';
 import type { TimeZone } from '../../types/time-zone.js';
-import { castTo } from '../cast.js';
+import { castTo, toMillis } from '../cast.js';
 import { type CodeGen, type Compiled, nullSafe } from '../code-gen.js';
 import { sessionTimeZone, timeZoneOf } from '../session-time-zone.js';
 import { DAY_MS, patternParts } from './time-runtime.js';
@@ -168,6 +169,15 @@ export function extract(g: CodeGen, arg: Compiled, unit: string, at: SourcePosit
       ),
       type: T.bigint(arg.type.nullable),
     };
+  }
+  if (isPreciseTimestamp(arg.type)) {
+    // The digits below the millisecond are the same on every wall clock (zones shift whole ms).
+    if (unit === 'MICROSECOND' || unit === 'NANOSECOND')
+      return {
+        code: nullSafe(g, [arg], ([v]) => `h.extractSubSecond(${v}, ${JSON.stringify(unit)})`),
+        type: T.bigint(arg.type.nullable),
+      };
+    return extract(g, toMillis(g, arg), unit, at);
   }
   let ms: Compiled;
   if (arg.type.kind === 'TIME') {
