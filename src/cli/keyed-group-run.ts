@@ -7,6 +7,10 @@ import {
   taskChange,
 } from '../api/task-handover.js';
 import type { TaskLayout } from '../api/task-snapshots.js';
+import {
+  abortAfterFinal,
+  abortFencedRunTransactions,
+} from '../connectors/kafka/group/fenced-run.js';
 import type { GroupMembers } from '../connectors/kafka/group/group-members.js';
 import type { KafkaExchange } from '../connectors/kafka/group/kafka-exchange.js';
 import {
@@ -36,6 +40,8 @@ const QUIET_MS = 1_000;
 const MAX_WAIT_MS = 5_000;
 /** How long a first assignment may take before the job starts with none (it restarts when one comes). */
 const FIRST_ASSIGNMENT_MS = 15_000;
+/** The transaction timeout of the InitProducerId that aborts a fenced run's transactions (nothing is written under it). */
+const FENCED_ABORT_TIMEOUT_MS = 60_000;
 /** How long a member given a task waits for its previous owner's final snapshot. */
 const HANDOVER_TIMEOUT_MS = 30_000;
 
@@ -96,12 +102,14 @@ export async function runKeyedGroup(
   const layout: TaskLayout = env.processGroupLayout() ?? { keyedOperators: new Map() };
   await o.exchange.ensureTopics();
   const { ProcessMembership } = await import('../connectors/kafka/group/process-membership.js');
-  const membership = await ProcessMembership.join({
-    brokers: o.brokers,
-    applicationId: o.applicationId,
-    topics,
-    warn: o.warn,
-  });
+  const join = () =>
+    ProcessMembership.join({
+      brokers: o.brokers,
+      applicationId: o.applicationId,
+      topics,
+      warn: o.warn,
+    });
+  let membership = await join();
   const member = o.memberDirectory.slice(o.memberDirectory.lastIndexOf('/') + 1);
   const handovers = new TaskHandovers(o.checkpointDir, member, HANDOVER_TIMEOUT_MS);
   const seals = new RunSeals(o.checkpointDir);
@@ -114,17 +122,19 @@ export async function runKeyedGroup(
     /** Tasks this member lost and has not released yet: marked at once, before the debounce. */
     const marked = new Set<string>();
     let debounce: AssignmentDebounce | undefined;
-    membership.onChange((tasks) => {
-      const lost = taskChange(running, tasks).revoked.filter((t) => !marked.has(t));
-      for (const t of lost) marked.add(t);
-      if (lost.length > 0)
-        handovers
-          .handingOver(lost)
-          .catch((e: unknown) =>
-            o.warn(`cannot mark tasks ${lost.join(', ')} as handed over: ${String(e)}`),
-          );
-      debounce?.update(tasks);
-    });
+    const listen = (m: typeof membership): void =>
+      m.onChange((tasks) => {
+        const lost = taskChange(running, tasks).revoked.filter((t) => !marked.has(t));
+        for (const t of lost) marked.add(t);
+        if (lost.length > 0)
+          handovers
+            .handingOver(lost)
+            .catch((e: unknown) =>
+              o.warn(`cannot mark tasks ${lost.join(', ')} as handed over: ${String(e)}`),
+            );
+        debounce?.update(tasks);
+      });
+    listen(membership);
     let tasks = await firstAssignment(membership);
     let gap = o.held;
     let nextId = 1;
@@ -147,19 +157,33 @@ export async function runKeyedGroup(
       o.taskSet.current = tasks;
       o.taskSet.run = runName;
       o.say(restoreLine(tasks, plan));
+      let handing: Promise<void> | undefined;
+      let stopping = false;
+      let next: ReadonlySet<string> | undefined;
+      let nextGap: HeldSignals | undefined;
+      let fenced = false;
+      // The run's job: assigned below, before the writer can report a fence (at its first checkpoint).
+      let client: JobClient | undefined;
       const writer = new TaskSnapshotWriter({
         checkpointDir: o.checkpointDir,
         layout,
         run: runName,
         tasks: [...tasks].sort(),
         seals,
+        // Its tasks moved on while it could not tell (paused, cut off): it ends at once.
+        onFenced: () => {
+          if (handing !== undefined) return;
+          fenced = true;
+          nextGap = holdStopSignals();
+          handing = abandonRun(client, handovers, marked, o);
+        },
       });
       await writer.started();
       // Task snapshots are written and sealed before any sink commits a checkpoint.
       env.useCheckpointStorage(
         new TaskSnapshotStorage(checkpointStorageAt(o.memberDirectory), writer),
       );
-      const client = env.executeAsync(jobName, {
+      client = env.executeAsync(jobName, {
         ...o.execute,
         ...(restorePath === undefined
           ? {}
@@ -174,10 +198,6 @@ export async function runKeyedGroup(
       writer.attach(client);
       o.started(client, plan);
 
-      let handing: Promise<void> | undefined;
-      let stopping = false;
-      let next: ReadonlySet<string> | undefined;
-      let nextGap: HeldSignals | undefined;
       const handOver = (): Promise<void> =>
         (handing ??= handOverRun(client, writer, o, handovers, marked));
       debounce = new AssignmentDebounce(
@@ -207,6 +227,21 @@ export async function runKeyedGroup(
       debounce.close();
       debounce = undefined;
       stopGroupMetrics?.();
+      if (fenced && !stopping) {
+        await handing;
+        await cleanUpFencedRun(o, seals, runName, writer);
+        o.warn(
+          `run ${runName} of this member was fenced: another member took its tasks over (this process was paused or cut off past its session timeout); it committed nothing after its final seal, and the member rejoins the group`,
+        );
+        await membership.close();
+        membership = await join();
+        running = new Set();
+        listen(membership);
+        tasks = await firstAssignment(membership);
+        nextId = lastCheckpointId(client, nextId) + 1;
+        gap = nextGap!;
+        continue;
+      }
       if (stopping || next === undefined || run.outcome.kind !== 'cancelled') {
         nextGap?.release();
         return { client, run };
@@ -280,10 +315,60 @@ async function handOverRun(
 }
 
 /**
- * The restore of `tasks` by `run`: each task from its newest sealed
- * snapshot, whose committables its writers commit; the runs that held any
- * of the tasks and crashed are fenced too (their transactions after their
- * last seal are aborted), also those whose snapshots are not restored.
+ * Ends a run that was fenced: no savepoint (it could not be sealed), the
+ * tasks it was told it lost are released at once (their next owners need
+ * nothing more from it), and the job is cancelled.
+ */
+async function abandonRun(
+  client: JobClient | undefined,
+  handovers: TaskHandovers,
+  marked: Set<string>,
+  o: KeyedGroupOptions,
+): Promise<void> {
+  const released = [...marked];
+  marked.clear();
+  await handovers
+    .released(released)
+    .catch((e: unknown) => o.warn(`cannot release tasks ${released.join(', ')}: ${String(e)}`));
+  await client?.cancel().catch(() => {});
+}
+
+/**
+ * After a fenced run's job has stopped: makes sure its final seal exists
+ * (the fencer may not have written it yet) and aborts the transactions the
+ * run opened after it, so none holds read_committed readers back.
+ */
+async function cleanUpFencedRun(
+  o: KeyedGroupOptions,
+  seals: RunSeals,
+  run: string,
+  writer: TaskSnapshotWriter,
+): Promise<void> {
+  try {
+    const final = await seals.fence(run, run);
+    const from = abortAfterFinal(
+      writer.unsealedCommittables,
+      final.committables.filter(isTransactionCommittable),
+    );
+    await abortFencedRunTransactions(
+      o.brokers,
+      `weir-${o.applicationId}-fenced-run`,
+      from,
+      FENCED_ABORT_TIMEOUT_MS,
+    );
+  } catch (error) {
+    o.warn(
+      `cannot abort the transactions run ${run} left open after it was fenced: ${error instanceof Error ? error.message : String(error)}; the broker aborts them after their transaction timeout`,
+    );
+  }
+}
+
+/**
+ * The restore of `tasks` by `run`: first every run that held any of the
+ * tasks and did not end cleanly is fenced (see {@link RunSeals.fence}), then
+ * each task is restored from its newest sealed snapshot, whose committables
+ * its writers commit; the fenced runs' transactions after their final seals
+ * are aborted, also those of runs whose snapshots are not restored.
  */
 async function restorePlan(
   o: KeyedGroupOptions,
@@ -295,8 +380,15 @@ async function restorePlan(
   stats: RestoreStats,
 ): Promise<RestorePlan> {
   const started = performance.now();
+  // Fence first, then read: a fenced run commits nothing it had not sealed
+  // before the fence, and its final seal says what that was.
+  const crashed = new Map<string, RunRecord>();
+  for (const r of (await seals.crashedRunsHolding(tasks, run)).keys())
+    crashed.set(r, await seals.fence(r, run));
   const sealedByRun = new Map<string, Promise<number>>();
   const sealed = (r: string): Promise<number> => {
+    const final = crashed.get(r);
+    if (final !== undefined) return Promise.resolve(final.sealed);
     let s = sealedByRun.get(r);
     if (s === undefined) {
       s = seals.sealed(r);
@@ -311,7 +403,6 @@ async function restorePlan(
     maxParallelism: o.env.maxParallelism,
     createdAt: new Date().toISOString(),
   });
-  const crashed = await seals.crashedRunsHolding(tasks, run);
   const plan =
     restored.checkpoint === undefined || crashed.size === 0
       ? restored
