@@ -44,6 +44,8 @@ const FIRST_ASSIGNMENT_MS = 15_000;
 const FENCED_ABORT_TIMEOUT_MS = 60_000;
 /** How long a member given a task waits for its previous owner's final snapshot. */
 const HANDOVER_TIMEOUT_MS = 30_000;
+/** How long a fenced member waits for a heartbeat to tell whether the group still knows it (the longest interval brokers allow by default). */
+const MEMBERSHIP_CHECK_MS = 15_000;
 
 /** The tasks the process holds now, which its readers read (see ProcessGroupSpec.tasks). */
 export interface HeldTaskSet {
@@ -96,7 +98,7 @@ interface RestoreStats {
  */
 export async function runKeyedGroup(
   o: KeyedGroupOptions,
-): Promise<{ client: JobClient; run: SupervisedRun }> {
+): Promise<{ client: JobClient; run: SupervisedRun; fenced: boolean }> {
   const { env, jobName } = o;
   const topics = env.processGroupTopics();
   const layout: TaskLayout = env.processGroupLayout() ?? { keyedOperators: new Map() };
@@ -117,6 +119,8 @@ export async function runKeyedGroup(
   const runPrefix = `${member}-${randomBytes(3).toString('hex')}`;
   let runNumber = 0;
   const stats: RestoreStats = { byTask: new Map(), lastDurationMs: 0 };
+  /** Fenced runs' clean-ups (they never reject): the process waits for them before it leaves. */
+  const cleanups: Promise<void>[] = [];
   try {
     let running: ReadonlySet<string> = new Set();
     /** Tasks this member lost and has not released yet: marked at once, before the debounce. */
@@ -151,18 +155,11 @@ export async function runKeyedGroup(
           `tasks ${late.join(', ')} were being handed over by a member that has not finished in ${HANDOVER_TIMEOUT_MS / 1000} s; restoring their last snapshots`,
         );
       const runName = `${runPrefix}-r${++runNumber}`;
-      const plan = await restorePlan(o, handovers, seals, runName, [...tasks], nextId, stats);
-      const restorePath =
-        plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
-      o.taskSet.current = tasks;
-      o.taskSet.run = runName;
-      o.say(restoreLine(tasks, plan));
       let handing: Promise<void> | undefined;
       let stopping = false;
       let next: ReadonlySet<string> | undefined;
       let nextGap: HeldSignals | undefined;
-      let fenced = false;
-      // The run's job: assigned below, before the writer can report a fence (at its first checkpoint).
+      // The run's job, once started: the writer reports a fence only from its checkpoints.
       let client: JobClient | undefined;
       const writer = new TaskSnapshotWriter({
         checkpointDir: o.checkpointDir,
@@ -170,36 +167,45 @@ export async function runKeyedGroup(
         run: runName,
         tasks: [...tasks].sort(),
         seals,
-        // Its tasks moved on while it could not tell (paused, cut off): it ends at once.
+        // Its tasks moved on while it could not tell (paused, cut off, too slow to hand
+        // over): it ends at once. A hand-over or stop under way ends it already.
         onFenced: () => {
           if (handing !== undefined) return;
-          fenced = true;
           nextGap = holdStopSignals();
           handing = abandonRun(client, handovers, marked, o);
         },
       });
+      // Said before the restore reads anything: a member that takes any of these tasks
+      // over while this one restores them fences this run too, so it never commits them.
       await writer.started();
+      const plan = await restorePlan(o, handovers, seals, runName, [...tasks], nextId, stats);
+      const restorePath =
+        plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
+      o.taskSet.current = tasks;
+      o.taskSet.run = runName;
+      o.say(restoreLine(tasks, plan));
       // Task snapshots are written and sealed before any sink commits a checkpoint.
       env.useCheckpointStorage(
         new TaskSnapshotStorage(checkpointStorageAt(o.memberDirectory), writer),
       );
-      client = env.executeAsync(jobName, {
+      const job = env.executeAsync(jobName, {
         ...o.execute,
         ...(restorePath === undefined
           ? {}
           : { restoreFrom: restorePath, allowDuplicateOutput: true }),
       });
-      o.group?.setJobId(client.jobId);
-      o.observers.attach(client, o.group);
+      client = job;
+      o.group?.setJobId(job.jobId);
+      o.observers.attach(job, o.group);
       if (previousClient !== undefined) o.observers.detach(previousClient);
-      previousClient = client;
-      const stopGroupMetrics = o.group && registerGroupMetrics(client.metrics.group({}), o.group);
-      registerRestoreMetrics(client, stats);
-      writer.attach(client);
-      o.started(client, plan);
+      previousClient = job;
+      const stopGroupMetrics = o.group && registerGroupMetrics(job.metrics.group({}), o.group);
+      registerRestoreMetrics(job, stats);
+      writer.attach(job);
+      o.started(job, plan);
 
       const handOver = (): Promise<void> =>
-        (handing ??= handOverRun(client, writer, o, handovers, marked));
+        (handing ??= handOverRun(job, writer, o, handovers, marked));
       debounce = new AssignmentDebounce(
         tasks,
         (settled) => {
@@ -214,8 +220,8 @@ export async function runKeyedGroup(
       );
       const pending = membership.tasks();
       if (!sameSet(pending, tasks)) debounce.update(pending);
-      const supervised = superviseJob(client, {
-        ...o.supervise(client),
+      const supervised = superviseJob(job, {
+        ...o.supervise(job),
         ...(gap.first() === undefined ? {} : { pendingSignal: gap.first()! }),
         stop: () => {
           stopping = true;
@@ -227,30 +233,47 @@ export async function runKeyedGroup(
       debounce.close();
       debounce = undefined;
       stopGroupMetrics?.();
-      if (fenced && !stopping) {
+      // A fenced run ends whatever its job's outcome (a checkpoint it could not seal
+      // may have failed the job): the member goes on unless it was asked to stop.
+      if (writer.fenced) {
         await handing;
-        await cleanUpFencedRun(o, seals, runName, writer);
-        o.warn(
-          `run ${runName} of this member was fenced: another member took its tasks over (this process was paused or cut off past its session timeout); it committed nothing after its final seal, and the member rejoins the group`,
-        );
-        await membership.close();
-        membership = await join();
+        // Nothing of the run is left to hand over: a task it loses now needs no release.
         running = new Set();
-        listen(membership);
-        tasks = await firstAssignment(membership);
-        nextId = lastCheckpointId(client, nextId) + 1;
-        gap = nextGap!;
+        await releaseMarked(handovers, marked, o);
+        o.warn(
+          `run ${runName} of this member was fenced: another member took its tasks over (this process was paused, cut off or too slow to hand them over); it committed nothing after its final seal, and the member ${stopping ? 'stops' : 'goes on with the tasks the group gives it now'}`,
+        );
+        // In the background: the next run needs none of it (its restore fences this run too).
+        const cleanup = cleanUpFencedRun(o, seals, runName, writer);
+        cleanups.push(cleanup);
+        if (stopping) {
+          await cleanup;
+          nextGap?.release();
+          return { client: job, run, fenced: true };
+        }
+        nextId = lastCheckpointId(job, nextId) + 1;
+        gap = nextGap ?? holdStopSignals();
+        if (await membership.nextHeartbeat(MEMBERSHIP_CHECK_MS)) tasks = membership.tasks();
+        else {
+          // The group no longer knows it (a pause past its session timeout), and the
+          // client does not rejoin by itself: join again as a new member.
+          await membership.close();
+          membership = await join();
+          listen(membership);
+          tasks = await firstAssignment(membership);
+        }
         continue;
       }
       if (stopping || next === undefined || run.outcome.kind !== 'cancelled') {
         nextGap?.release();
-        return { client, run };
+        return { client: job, run, fenced: false };
       }
-      nextId = lastCheckpointId(client, nextId) + 1;
+      nextId = lastCheckpointId(job, nextId) + 1;
       tasks = membership.tasks();
       gap = nextGap!;
     }
   } finally {
+    await Promise.all(cleanups);
     // Leaving only now: the tasks' final snapshots are written, so the next owners restore them.
     await membership.close();
   }
@@ -305,19 +328,29 @@ async function handOverRun(
       `cannot take the final snapshots of this member's tasks: ${error instanceof Error ? error.message : String(error)}; their next owners restore their last snapshots`,
     );
   } finally {
-    const released = [...marked];
-    marked.clear();
-    await handovers
-      .released(released)
-      .catch((e: unknown) => o.warn(`cannot release tasks ${released.join(', ')}: ${String(e)}`));
+    await releaseMarked(handovers, marked, o);
     await client.cancel().catch(() => {});
   }
 }
 
+/** Says that the tasks this member marked as being handed over are released. */
+async function releaseMarked(
+  handovers: TaskHandovers,
+  marked: Set<string>,
+  o: KeyedGroupOptions,
+): Promise<void> {
+  const released = [...marked];
+  marked.clear();
+  if (released.length === 0) return;
+  await handovers
+    .released(released)
+    .catch((e: unknown) => o.warn(`cannot release tasks ${released.join(', ')}: ${String(e)}`));
+}
+
 /**
- * Ends a run that was fenced: no savepoint (it could not be sealed), the
- * tasks it was told it lost are released at once (their next owners need
- * nothing more from it), and the job is cancelled.
+ * Ends a run that was fenced: its job is cancelled at once, with no
+ * savepoint (it could not be sealed), and the tasks it was told it lost are
+ * released (their next owners need nothing more from it).
  */
 async function abandonRun(
   client: JobClient | undefined,
@@ -325,12 +358,10 @@ async function abandonRun(
   marked: Set<string>,
   o: KeyedGroupOptions,
 ): Promise<void> {
-  const released = [...marked];
-  marked.clear();
-  await handovers
-    .released(released)
-    .catch((e: unknown) => o.warn(`cannot release tasks ${released.join(', ')}: ${String(e)}`));
-  await client?.cancel().catch(() => {});
+  // Cancelled first: a restart of the failed job would find the fence again.
+  const cancelled = client?.cancel().catch(() => {});
+  await releaseMarked(handovers, marked, o);
+  await cancelled;
 }
 
 /**

@@ -167,6 +167,7 @@ export async function settled(
   total: number,
   diagnose: () => string,
   readers = 2,
+  timeoutMs = 180_000,
 ): Promise<void> {
   await waitFor(
     'the group to settle',
@@ -179,7 +180,7 @@ export async function settled(
         sums.every((n) => n > 0)
       );
     },
-    90_000,
+    timeoutMs,
     diagnose,
   );
 }

@@ -20,7 +20,7 @@ import {
  * notice, and rejoin; the read_committed output equals the batch
  * computation exactly and every record crosses the repartition topic once.
  */
-const member = keyedWindowsMembers(61_520, ['exactly-once'], ['--checkpoint-interval', '1']);
+const member = keyedWindowsMembers(62_260, ['exactly-once'], ['--checkpoint-interval', '1']);
 const TASKS = 2 * PARTITIONS;
 
 describe('a zombie member of a process group is fenced', () => {
@@ -49,7 +49,7 @@ describe('a zombie member of a process group is fenced', () => {
     await waitFor(
       'the resumed member to notice it was fenced',
       async () => /was fenced/.test(zombie.cli.output('stderr')),
-      60_000,
+      120_000,
       diagnose,
     );
     await settled(members, TASKS, diagnose);
