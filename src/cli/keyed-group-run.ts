@@ -7,6 +7,10 @@ import {
   taskChange,
 } from '../api/task-handover.js';
 import type { TaskLayout } from '../api/task-snapshots.js';
+import {
+  abortAfterFinal,
+  abortFencedRunTransactions,
+} from '../connectors/kafka/group/fenced-run.js';
 import type { GroupMembers } from '../connectors/kafka/group/group-members.js';
 import type { KafkaExchange } from '../connectors/kafka/group/kafka-exchange.js';
 import {
@@ -36,8 +40,12 @@ const QUIET_MS = 1_000;
 const MAX_WAIT_MS = 5_000;
 /** How long a first assignment may take before the job starts with none (it restarts when one comes). */
 const FIRST_ASSIGNMENT_MS = 15_000;
+/** The transaction timeout of the InitProducerId that aborts a fenced run's transactions (nothing is written under it). */
+const FENCED_ABORT_TIMEOUT_MS = 60_000;
 /** How long a member given a task waits for its previous owner's final snapshot. */
 const HANDOVER_TIMEOUT_MS = 30_000;
+/** How long a fenced member waits for a heartbeat to tell whether the group still knows it (the longest interval brokers allow by default). */
+const MEMBERSHIP_CHECK_MS = 15_000;
 
 /** The tasks the process holds now, which its readers read (see ProcessGroupSpec.tasks). */
 export interface HeldTaskSet {
@@ -90,18 +98,20 @@ interface RestoreStats {
  */
 export async function runKeyedGroup(
   o: KeyedGroupOptions,
-): Promise<{ client: JobClient; run: SupervisedRun }> {
+): Promise<{ client: JobClient; run: SupervisedRun; fenced: boolean }> {
   const { env, jobName } = o;
   const topics = env.processGroupTopics();
   const layout: TaskLayout = env.processGroupLayout() ?? { keyedOperators: new Map() };
   await o.exchange.ensureTopics();
   const { ProcessMembership } = await import('../connectors/kafka/group/process-membership.js');
-  const membership = await ProcessMembership.join({
-    brokers: o.brokers,
-    applicationId: o.applicationId,
-    topics,
-    warn: o.warn,
-  });
+  const join = () =>
+    ProcessMembership.join({
+      brokers: o.brokers,
+      applicationId: o.applicationId,
+      topics,
+      warn: o.warn,
+    });
+  let membership = await join();
   const member = o.memberDirectory.slice(o.memberDirectory.lastIndexOf('/') + 1);
   const handovers = new TaskHandovers(o.checkpointDir, member, HANDOVER_TIMEOUT_MS);
   const seals = new RunSeals(o.checkpointDir);
@@ -109,22 +119,26 @@ export async function runKeyedGroup(
   const runPrefix = `${member}-${randomBytes(3).toString('hex')}`;
   let runNumber = 0;
   const stats: RestoreStats = { byTask: new Map(), lastDurationMs: 0 };
+  /** Fenced runs' clean-ups (they never reject): the process waits for them before it leaves. */
+  const cleanups: Promise<void>[] = [];
   try {
     let running: ReadonlySet<string> = new Set();
     /** Tasks this member lost and has not released yet: marked at once, before the debounce. */
     const marked = new Set<string>();
     let debounce: AssignmentDebounce | undefined;
-    membership.onChange((tasks) => {
-      const lost = taskChange(running, tasks).revoked.filter((t) => !marked.has(t));
-      for (const t of lost) marked.add(t);
-      if (lost.length > 0)
-        handovers
-          .handingOver(lost)
-          .catch((e: unknown) =>
-            o.warn(`cannot mark tasks ${lost.join(', ')} as handed over: ${String(e)}`),
-          );
-      debounce?.update(tasks);
-    });
+    const listen = (m: typeof membership): void =>
+      m.onChange((tasks) => {
+        const lost = taskChange(running, tasks).revoked.filter((t) => !marked.has(t));
+        for (const t of lost) marked.add(t);
+        if (lost.length > 0)
+          handovers
+            .handingOver(lost)
+            .catch((e: unknown) =>
+              o.warn(`cannot mark tasks ${lost.join(', ')} as handed over: ${String(e)}`),
+            );
+        debounce?.update(tasks);
+      });
+    listen(membership);
     let tasks = await firstAssignment(membership);
     let gap = o.held;
     let nextId = 1;
@@ -141,45 +155,57 @@ export async function runKeyedGroup(
           `tasks ${late.join(', ')} were being handed over by a member that has not finished in ${HANDOVER_TIMEOUT_MS / 1000} s; restoring their last snapshots`,
         );
       const runName = `${runPrefix}-r${++runNumber}`;
-      const plan = await restorePlan(o, handovers, seals, runName, [...tasks], nextId, stats);
-      const restorePath =
-        plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
-      o.taskSet.current = tasks;
-      o.taskSet.run = runName;
-      o.say(restoreLine(tasks, plan));
+      let handing: Promise<void> | undefined;
+      let stopping = false;
+      let next: ReadonlySet<string> | undefined;
+      let nextGap: HeldSignals | undefined;
+      // The run's job, once started: the writer reports a fence only from its checkpoints.
+      let client: JobClient | undefined;
       const writer = new TaskSnapshotWriter({
         checkpointDir: o.checkpointDir,
         layout,
         run: runName,
         tasks: [...tasks].sort(),
         seals,
+        // Its tasks moved on while it could not tell (paused, cut off, too slow to hand
+        // over): it ends at once. A hand-over or stop under way ends it already.
+        onFenced: () => {
+          if (handing !== undefined) return;
+          nextGap = holdStopSignals();
+          handing = abandonRun(client, handovers, marked, o);
+        },
       });
+      // Said before the restore reads anything: a member that takes any of these tasks
+      // over while this one restores them fences this run too, so it never commits them.
       await writer.started();
+      const plan = await restorePlan(o, handovers, seals, runName, [...tasks], nextId, stats);
+      const restorePath =
+        plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
+      o.taskSet.current = tasks;
+      o.taskSet.run = runName;
+      o.say(restoreLine(tasks, plan));
       // Task snapshots are written and sealed before any sink commits a checkpoint.
       env.useCheckpointStorage(
         new TaskSnapshotStorage(checkpointStorageAt(o.memberDirectory), writer),
       );
-      const client = env.executeAsync(jobName, {
+      const job = env.executeAsync(jobName, {
         ...o.execute,
         ...(restorePath === undefined
           ? {}
           : { restoreFrom: restorePath, allowDuplicateOutput: true }),
       });
-      o.group?.setJobId(client.jobId);
-      o.observers.attach(client, o.group);
+      client = job;
+      o.group?.setJobId(job.jobId);
+      o.observers.attach(job, o.group);
       if (previousClient !== undefined) o.observers.detach(previousClient);
-      previousClient = client;
-      const stopGroupMetrics = o.group && registerGroupMetrics(client.metrics.group({}), o.group);
-      registerRestoreMetrics(client, stats);
-      writer.attach(client);
-      o.started(client, plan);
+      previousClient = job;
+      const stopGroupMetrics = o.group && registerGroupMetrics(job.metrics.group({}), o.group);
+      registerRestoreMetrics(job, stats);
+      writer.attach(job);
+      o.started(job, plan);
 
-      let handing: Promise<void> | undefined;
-      let stopping = false;
-      let next: ReadonlySet<string> | undefined;
-      let nextGap: HeldSignals | undefined;
       const handOver = (): Promise<void> =>
-        (handing ??= handOverRun(client, writer, o, handovers, marked));
+        (handing ??= handOverRun(job, writer, o, handovers, marked));
       debounce = new AssignmentDebounce(
         tasks,
         (settled) => {
@@ -194,8 +220,8 @@ export async function runKeyedGroup(
       );
       const pending = membership.tasks();
       if (!sameSet(pending, tasks)) debounce.update(pending);
-      const supervised = superviseJob(client, {
-        ...o.supervise(client),
+      const supervised = superviseJob(job, {
+        ...o.supervise(job),
         ...(gap.first() === undefined ? {} : { pendingSignal: gap.first()! }),
         stop: () => {
           stopping = true;
@@ -207,15 +233,47 @@ export async function runKeyedGroup(
       debounce.close();
       debounce = undefined;
       stopGroupMetrics?.();
+      // A fenced run ends whatever its job's outcome (a checkpoint it could not seal
+      // may have failed the job): the member goes on unless it was asked to stop.
+      if (writer.fenced) {
+        await handing;
+        // Nothing of the run is left to hand over: a task it loses now needs no release.
+        running = new Set();
+        await releaseMarked(handovers, marked, o);
+        o.warn(
+          `run ${runName} of this member was fenced: another member took its tasks over (this process was paused, cut off or too slow to hand them over); it committed nothing after its final seal, and the member ${stopping ? 'stops' : 'goes on with the tasks the group gives it now'}`,
+        );
+        // In the background: the next run needs none of it (its restore fences this run too).
+        const cleanup = cleanUpFencedRun(o, seals, runName, writer);
+        cleanups.push(cleanup);
+        if (stopping) {
+          await cleanup;
+          nextGap?.release();
+          return { client: job, run, fenced: true };
+        }
+        nextId = lastCheckpointId(job, nextId) + 1;
+        gap = nextGap ?? holdStopSignals();
+        if (await membership.nextHeartbeat(MEMBERSHIP_CHECK_MS)) tasks = membership.tasks();
+        else {
+          // The group no longer knows it (a pause past its session timeout), and the
+          // client does not rejoin by itself: join again as a new member.
+          await membership.close();
+          membership = await join();
+          listen(membership);
+          tasks = await firstAssignment(membership);
+        }
+        continue;
+      }
       if (stopping || next === undefined || run.outcome.kind !== 'cancelled') {
         nextGap?.release();
-        return { client, run };
+        return { client: job, run, fenced: false };
       }
-      nextId = lastCheckpointId(client, nextId) + 1;
+      nextId = lastCheckpointId(job, nextId) + 1;
       tasks = membership.tasks();
       gap = nextGap!;
     }
   } finally {
+    await Promise.all(cleanups);
     // Leaving only now: the tasks' final snapshots are written, so the next owners restore them.
     await membership.close();
   }
@@ -270,20 +328,78 @@ async function handOverRun(
       `cannot take the final snapshots of this member's tasks: ${error instanceof Error ? error.message : String(error)}; their next owners restore their last snapshots`,
     );
   } finally {
-    const released = [...marked];
-    marked.clear();
-    await handovers
-      .released(released)
-      .catch((e: unknown) => o.warn(`cannot release tasks ${released.join(', ')}: ${String(e)}`));
+    await releaseMarked(handovers, marked, o);
     await client.cancel().catch(() => {});
   }
 }
 
+/** Says that the tasks this member marked as being handed over are released. */
+async function releaseMarked(
+  handovers: TaskHandovers,
+  marked: Set<string>,
+  o: KeyedGroupOptions,
+): Promise<void> {
+  const released = [...marked];
+  marked.clear();
+  if (released.length === 0) return;
+  await handovers
+    .released(released)
+    .catch((e: unknown) => o.warn(`cannot release tasks ${released.join(', ')}: ${String(e)}`));
+}
+
 /**
- * The restore of `tasks` by `run`: each task from its newest sealed
- * snapshot, whose committables its writers commit; the runs that held any
- * of the tasks and crashed are fenced too (their transactions after their
- * last seal are aborted), also those whose snapshots are not restored.
+ * Ends a run that was fenced: its job is cancelled at once, with no
+ * savepoint (it could not be sealed), and the tasks it was told it lost are
+ * released (their next owners need nothing more from it).
+ */
+async function abandonRun(
+  client: JobClient | undefined,
+  handovers: TaskHandovers,
+  marked: Set<string>,
+  o: KeyedGroupOptions,
+): Promise<void> {
+  // Cancelled first: a restart of the failed job would find the fence again.
+  const cancelled = client?.cancel().catch(() => {});
+  await releaseMarked(handovers, marked, o);
+  await cancelled;
+}
+
+/**
+ * After a fenced run's job has stopped: makes sure its final seal exists
+ * (the fencer may not have written it yet) and aborts the transactions the
+ * run opened after it, so none holds read_committed readers back.
+ */
+async function cleanUpFencedRun(
+  o: KeyedGroupOptions,
+  seals: RunSeals,
+  run: string,
+  writer: TaskSnapshotWriter,
+): Promise<void> {
+  try {
+    const final = await seals.fence(run, run);
+    const from = abortAfterFinal(
+      writer.unsealedCommittables,
+      final.committables.filter(isTransactionCommittable),
+    );
+    await abortFencedRunTransactions(
+      o.brokers,
+      `weir-${o.applicationId}-fenced-run`,
+      from,
+      FENCED_ABORT_TIMEOUT_MS,
+    );
+  } catch (error) {
+    o.warn(
+      `cannot abort the transactions run ${run} left open after it was fenced: ${error instanceof Error ? error.message : String(error)}; the broker aborts them after their transaction timeout`,
+    );
+  }
+}
+
+/**
+ * The restore of `tasks` by `run`: first every run that held any of the
+ * tasks and did not end cleanly is fenced (see {@link RunSeals.fence}), then
+ * each task is restored from its newest sealed snapshot, whose committables
+ * its writers commit; the fenced runs' transactions after their final seals
+ * are aborted, also those of runs whose snapshots are not restored.
  */
 async function restorePlan(
   o: KeyedGroupOptions,
@@ -295,8 +411,15 @@ async function restorePlan(
   stats: RestoreStats,
 ): Promise<RestorePlan> {
   const started = performance.now();
+  // Fence first, then read: a fenced run commits nothing it had not sealed
+  // before the fence, and its final seal says what that was.
+  const crashed = new Map<string, RunRecord>();
+  for (const r of (await seals.crashedRunsHolding(tasks, run)).keys())
+    crashed.set(r, await seals.fence(r, run));
   const sealedByRun = new Map<string, Promise<number>>();
   const sealed = (r: string): Promise<number> => {
+    const final = crashed.get(r);
+    if (final !== undefined) return Promise.resolve(final.sealed);
     let s = sealedByRun.get(r);
     if (s === undefined) {
       s = seals.sealed(r);
@@ -311,7 +434,6 @@ async function restorePlan(
     maxParallelism: o.env.maxParallelism,
     createdAt: new Date().toISOString(),
   });
-  const crashed = await seals.crashedRunsHolding(tasks, run);
   const plan =
     restored.checkpoint === undefined || crashed.size === 0
       ? restored

@@ -440,7 +440,7 @@ async function runKeyedGroupJob(a: {
   ] as const)
     if (url !== undefined) say(`${what} at ${url}`);
   try {
-    const { client, run } = await runKeyedGroup({
+    const { client, run, fenced } = await runKeyedGroup({
       env: a.env,
       jobName,
       brokers: options.processGroup!.brokers,
@@ -471,6 +471,11 @@ async function runKeyedGroupJob(a: {
       warn: say,
     });
     const { outcome } = run;
+    if (fenced) {
+      // Stopped while its tasks were with other members already: nothing of it is left to commit.
+      io.stderr.write(`■ job '${jobName}' stopped · its last run was fenced\n`);
+      return EXIT_OK;
+    }
     if (outcome.kind === 'failed') {
       const [message, ...details] = describeFailure(outcome.error, options.verbose);
       io.stderr.write(`✗ job '${jobName}' failed: ${message}\n`);

@@ -1,5 +1,7 @@
 import { splitIntoTasks, type TaskLayout } from '../api/task-snapshots.js';
+import type { TransactionCommittable } from '../connectors/kafka/sink/sink-protocol.js';
 import { isTransactionCommittable } from '../connectors/kafka/sink/transaction-recovery.js';
+import { WeirError } from '../core/errors.js';
 import type { JobClient } from '../index.js';
 import { GROUP_METRICS } from '../metrics/group-metrics.js';
 import type { CheckpointData, TaskSnapshotOrigin } from '../runtime/checkpoint/checkpoint-data.js';
@@ -25,6 +27,19 @@ export interface TaskSnapshotWriterOptions {
   /** The tasks the run holds. */
   readonly tasks: readonly string[];
   readonly seals: RunSeals;
+  /** Called once when the run finds it was fenced (its tasks moved on): it must end. */
+  readonly onFenced?: () => void;
+}
+
+/** A member run whose tasks a new owner has taken over: it may commit nothing more. */
+export class RunFencedError extends WeirError {
+  constructor(run: string) {
+    super(
+      'PROCESS_GROUP_FAILED',
+      `run '${run}' of this member was fenced: its tasks were taken over by another member (this member was cut off or paused past its session timeout); it commits nothing more and rejoins the group`,
+      { domain: 'external', retriable: true },
+    );
+  }
 }
 
 /**
@@ -45,6 +60,11 @@ export class TaskSnapshotWriter {
   private writes = 0;
   private failures = 0;
   private lastDurationMs = 0;
+  private fencedAt: RunFencedError | undefined;
+  /** The newest checkpoint of the run that was sealed and may be committed. */
+  private sealedPath: string | undefined;
+  /** The pending transactions of the checkpoint the run could not seal: they are its to abort. */
+  private unsealed: readonly TransactionCommittable[] = [];
 
   constructor(private readonly options: TaskSnapshotWriterOptions) {}
 
@@ -61,20 +81,64 @@ export class TaskSnapshotWriter {
     if (record !== undefined) await seals.write(run, { ...record, ended: true });
   }
 
-  /** Writes the task snapshots of checkpoint `checkpointId` (at `path`) and seals it. */
+  /** The pending transactions of the checkpoint a fenced run could not seal. */
+  get unsealedCommittables(): readonly TransactionCommittable[] {
+    return this.unsealed;
+  }
+
+  /** Whether the run was fenced: it must commit nothing and end. */
+  get fenced(): boolean {
+    return this.fencedAt !== undefined;
+  }
+
+  /**
+   * Where a restart of the run's job restores from: its newest checkpoint
+   * that is sealed and may be committed (a newer one was not sealed, and its
+   * transactions are its successors' to abort), undefined before the first
+   * (the run's own restore). A fenced run may not restart at all.
+   */
+  async restartPoint(): Promise<string | undefined> {
+    if (this.fencedAt === undefined && (await this.options.seals.isFenced(this.options.run)))
+      this.noticeFence();
+    if (this.fencedAt !== undefined) throw this.fencedAt;
+    return this.sealedPath;
+  }
+
+  private noticeFence(): RunFencedError {
+    if (this.fencedAt === undefined) {
+      this.fencedAt = new RunFencedError(this.options.run);
+      this.options.onFenced?.();
+    }
+    return this.fencedAt;
+  }
+
+  /**
+   * Writes the task snapshots of checkpoint `checkpointId` (at `path`) and
+   * seals it; throws {@link RunFencedError} instead of letting a fenced run
+   * commit it.
+   */
   async write(checkpointId: number, path: string): Promise<void> {
     const started = performance.now();
     const { run, tasks, seals, checkpointDir, layout } = this.options;
+    if (this.fencedAt !== undefined) throw this.fencedAt;
     try {
       const checkpoint = await readCheckpoint(path);
+      const committables = checkpoint.operators.flatMap((op) =>
+        op.subtasks.flatMap((s) => s.union ?? []).filter(isTransactionCommittable),
+      );
+      const fenced = (): RunFencedError => {
+        this.unsealed = committables;
+        return this.noticeFence();
+      };
+      // Checked before too: a fenced run writes no task snapshot its successors would pass over.
+      if (await seals.isFenced(run)) throw fenced();
       const written = await writeTaskSnapshots(checkpoint, checkpointDir, layout, {
         run,
         checkpointId,
       });
-      const committables = checkpoint.operators.flatMap((op) =>
-        op.subtasks.flatMap((s) => s.union ?? []).filter(isTransactionCommittable),
-      );
-      await seals.write(run, { tasks, sealed: checkpointId, committables, ended: false });
+      const record = { tasks, sealed: checkpointId, committables, ended: false };
+      if (!(await seals.sealAndCheck(run, record))) throw fenced();
+      this.sealedPath = path;
       for (const task of written)
         await checkpointStorageAt(taskCheckpointDirectory(checkpointDir, task)).prune(RETAIN);
       this.written = checkpointId;
@@ -128,8 +192,9 @@ export class TaskSnapshotStorage implements CheckpointStorage {
     return this.inner.write(checkpoint);
   }
 
+  /** A restart of the run's job restores its newest sealed checkpoint only (see TaskSnapshotWriter.restartPoint). */
   latest(): Promise<string | undefined> {
-    return this.inner.latest();
+    return this.writer.restartPoint();
   }
 
   prune(retain: number): Promise<void> {

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
 import type { Out } from '../cli/fixtures/group-keyed-windows.js';
 import {
@@ -166,6 +167,7 @@ export async function settled(
   total: number,
   diagnose: () => string,
   readers = 2,
+  timeoutMs = 180_000,
 ): Promise<void> {
   await waitFor(
     'the group to settle',
@@ -178,7 +180,7 @@ export async function settled(
         sums.every((n) => n > 0)
       );
     },
-    90_000,
+    timeoutMs,
     diagnose,
   );
 }
@@ -254,6 +256,30 @@ export async function fireAndFinish(
     () => `${got.length} of ${expected}; ${diagnose()}`,
   );
   return got;
+}
+
+/**
+ * The end of an exactly-once test: every on-time record (and the first
+ * ticks) crosses the repartition topic exactly once, committed (what a
+ * killed or fenced member wrote after its last seal was aborted), and the
+ * read_committed output equals the batch computation exactly.
+ */
+export async function expectExactlyOnce(
+  t: KeyedWindowsTopics,
+  data: ReturnType<typeof input>,
+  diagnose: () => string,
+): Promise<void> {
+  const { onTime, late, ticks } = data;
+  const crossed = onTime.length + 3;
+  await waitFor(
+    'every record to cross the repartition topic',
+    async () => (await t.exchanged()) >= crossed,
+    90_000,
+    diagnose,
+  );
+  expect(await t.exchanged()).toBe(crossed);
+  const got = await fireAndFinish(t, data, diagnose);
+  expect(got.map(line).sort()).toEqual(oracle(onTime, late, ticks));
 }
 
 const FIXTURE = 'test/cli/fixtures/group-keyed-windows.ts';

@@ -1,4 +1,5 @@
-import { chmod, mkdir, open, rename } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { chmod, link, mkdir, open, rename, unlink } from 'node:fs/promises';
 
 /**
  * Checkpoint files hold the job's state, often user data: readable by the
@@ -50,4 +51,24 @@ export async function replaceFileAtomically(path: string, text: string): Promise
   const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
   await writeFileDurably(tmp, text);
   await rename(tmp, path);
+}
+
+/**
+ * Creates `path` holding `text` unless it exists; false when it does. The
+ * content is written to a temporary file first and linked into place (a
+ * link fails if the name exists), so of several writers exactly one wins
+ * and nobody reads a half-written file.
+ */
+export async function createFileExclusively(path: string, text: string): Promise<boolean> {
+  const tmp = `${path}.new-${randomUUID()}`;
+  await writeFileDurably(tmp, text);
+  try {
+    await link(tmp, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
 }

@@ -60,6 +60,11 @@ export class ProcessMembership {
     );
   }
 
+  /** Whether the group still knows this process: the outcome of its next heartbeat (see TaskGroup.nextHeartbeat). */
+  nextHeartbeat(timeoutMs: number): Promise<boolean> {
+    return this.group.nextHeartbeat(timeoutMs);
+  }
+
   /** Leaves the group: the coordinator gives this process's tasks to the others at once. */
   close(): Promise<void> {
     return this.group.close();

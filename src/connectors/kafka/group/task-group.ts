@@ -157,6 +157,29 @@ export class TaskGroup {
     for (const l of this.listeners) l(change);
   }
 
+  /**
+   * Whether the group still knows this member: resolves with the outcome of
+   * its next heartbeat (false on an error, such as an unknown member after a
+   * pause past the session timeout, which the client does not recover from,
+   * or if none ends within `timeoutMs`).
+   */
+  nextHeartbeat(timeoutMs: number): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.consumer.off('consumer:heartbeat:end', onEnd);
+        this.consumer.off('consumer:heartbeat:error', onError);
+        resolve(ok);
+      };
+      const onEnd = (): void => done(true);
+      const onError = (): void => done(false);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.consumer.on('consumer:heartbeat:end', onEnd);
+      this.consumer.on('consumer:heartbeat:error', onError);
+    });
+  }
+
   /** Leaves the group: the coordinator hands this member's tasks to the others at once. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -36,6 +36,12 @@ export interface CheckpointStore {
   ): Promise<void>;
   /** Replaces file `name` atomically: readers see the old content or the new one. */
   replace(name: string, text: string): Promise<void>;
+  /**
+   * Creates file `name` holding `text` unless it exists, atomically: of
+   * several writers exactly one gets true, and nobody reads a half-written
+   * file.
+   */
+  createExclusive(name: string, text: string): Promise<boolean>;
   /** Removes subdirectory `name` and everything in it; nothing happens when it is gone. */
   removeDirectory(name: string): Promise<void>;
   /** Removes what writers that died left behind (temporary directories); never a live writer's. */

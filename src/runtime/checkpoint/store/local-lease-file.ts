@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { link, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { mkdirPrivate, replaceFileAtomically, writeFileDurably } from '../durable-files.js';
+import { createFileExclusively, mkdirPrivate, replaceFileAtomically } from '../durable-files.js';
 import { type DirectoryOwner, parseOwner } from '../lease-owner.js';
 import type { LeaseFile, LeaseVersion } from './checkpoint-store.js';
 
@@ -40,23 +40,9 @@ export class LocalLeaseFile implements LeaseFile {
   }
 }
 
-/**
- * Creates `path` holding `owner` unless it exists. The content is written to
- * a temporary file first and linked into place, so nobody ever reads a
- * half-written owner.
- */
-async function createExclusively(path: string, owner: DirectoryOwner): Promise<boolean> {
-  const tmp = `${path}.new-${owner.ownerId}`;
-  await writeFileDurably(tmp, JSON.stringify(owner));
-  try {
-    await link(tmp, path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  } finally {
-    await unlink(tmp).catch(() => undefined);
-  }
+/** Creates `path` holding `owner` unless it exists (see createFileExclusively). */
+function createExclusively(path: string, owner: DirectoryOwner): Promise<boolean> {
+  return createFileExclusively(path, JSON.stringify(owner));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { chmod, mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  createFileExclusively,
   mkdirPrivate,
   PRIVATE_DIR,
   replaceFileAtomically,
@@ -66,6 +67,13 @@ export class LocalStore implements CheckpointStore {
   async replace(name: string, text: string): Promise<void> {
     await mkdirPrivate(this.location);
     await replaceFileAtomically(join(this.location, name), text);
+  }
+
+  async createExclusive(name: string, text: string): Promise<boolean> {
+    await mkdirPrivate(this.location);
+    const created = await createFileExclusively(join(this.location, name), text);
+    if (created) await syncDirectory(this.location);
+    return created;
   }
 
   async removeDirectory(name: string): Promise<void> {

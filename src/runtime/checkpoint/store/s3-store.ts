@@ -98,6 +98,11 @@ export class S3Store implements CheckpointStore {
     await (await this.s3()).put(this.key(name), text);
   }
 
+  async createExclusive(name: string, text: string): Promise<boolean> {
+    const out = await (await this.s3()).put(this.key(name), text, { ifNoneMatch: '*' });
+    return out.kind === 'written';
+  }
+
   async removeDirectory(name: string): Promise<void> {
     const s3 = await this.s3();
     const { keys } = await s3.list(this.key(`${name}/`), false);
