@@ -142,7 +142,8 @@ describe('topN', () => {
       .executeAndCollect();
     expect(out).toEqual(['+I#1=5', '+I#2=3', '-U#1=5', '+U#1=7', '-U#2=3', '+U#2=5']);
     // The same changes with rows written by `ranked`, as the SQL planner's.
-    const rows = await source(env, bids, 0)
+    const again = new StreamEnvironment({ batchSize: 1 });
+    const rows = await source(again, bids, 0)
       .keyBy((b) => b.k)
       .topN({
         n: 2,
@@ -154,7 +155,7 @@ describe('topN', () => {
       .executeAndCollect();
     expect(rows).toEqual(out);
     expect(() =>
-      source(env, bids, 0)
+      source(new StreamEnvironment(), bids, 0)
         .keyBy((b) => b.k)
         .topN({ n: 2, compare: byPrice, ranked: () => 0 } as never),
     ).toThrow(/ranked must be a function/);
