@@ -54,6 +54,7 @@ export type {
   ProcessJoinFunction,
   RankComparator,
   Ranked,
+  RankedRowsTopNOptions,
   RankedTopNOptions,
   ReduceOptions,
   RegularJoinOptions,

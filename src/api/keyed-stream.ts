@@ -23,6 +23,7 @@ import type {
   DeduplicateOptions,
   KeepFirstByArrival,
   Ranked,
+  RankedRowsTopNOptions,
   RankedTopNOptions,
   ReduceOptions,
   TopNOptions,
@@ -146,10 +147,11 @@ export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, Key
     return this.builder.streams.intervalJoin<T, U, K>(this, right);
   }
 
+  topN<R>(options: RankedRowsTopNOptions<T, R>): DataStream<Change<R>>;
   topN(options: RankedTopNOptions<T>): DataStream<Change<Ranked<T>>>;
   topN(options: TopNOptions<T>): DataStream<Change<T>>;
   topN(
-    options: TopNOptions<T> | RankedTopNOptions<T>,
+    options: TopNOptions<T> | RankedTopNOptions<T> | RankedRowsTopNOptions<T, unknown>,
   ): DataStream<Change<T>> | DataStream<Change<Ranked<T>>> {
     return topN<T>(this, options) as DataStream<Change<T>>;
   }

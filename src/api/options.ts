@@ -315,6 +315,14 @@ export interface RankedTopNOptions<T> extends TopNOptions<T> {
   readonly mode?: 'retract' | 'upsert';
 }
 
+/**
+ * Top-N with rank numbers whose output rows `ranked` writes (a table row with its row number,
+ * as the SQL planner's), so that no `Ranked` object is made per change.
+ */
+export interface RankedRowsTopNOptions<T, R> extends RankedTopNOptions<T> {
+  readonly ranked: (row: T, rank: number) => R;
+}
+
 /** Window Top-N: the final `n` first rows of each window. */
 export interface WindowTopNOptions<T> {
   readonly n: number;

@@ -55,6 +55,7 @@ import type {
   KeepFirstByArrival,
   ProcessJoinFunction,
   Ranked,
+  RankedRowsTopNOptions,
   RankedTopNOptions,
   ReduceOptions,
   RegularJoinOptions,
@@ -358,6 +359,7 @@ export interface KeyedStream<T, K extends Key> {
    * (`+I` for a newly filled rank; only `+U` in `upsert` mode). State: at
    * most `n` rows per key.
    */
+  topN<R>(options: RankedRowsTopNOptions<T, R>): DataStream<Change<R>>;
   topN(options: RankedTopNOptions<T>): DataStream<Change<Ranked<T>>>;
   /**
    * Top-N per key (Flink's `ROW_NUMBER() OVER (PARTITION BY key ORDER BY ...)

@@ -23,7 +23,11 @@ function checkN(n: unknown, compare: unknown, what: string): number {
 /** Builds `KeyedStream.topN`. */
 export function topN<T>(
   keyed: KeyedParts,
-  options: TopNOptions<T> & { readonly rankNumber?: boolean; readonly mode?: 'retract' | 'upsert' },
+  options: TopNOptions<T> & {
+    readonly rankNumber?: boolean;
+    readonly mode?: 'retract' | 'upsert';
+    readonly ranked?: (row: T, rank: number) => unknown;
+  },
 ): DataStream<Change<T> | Change<Ranked<T>>> {
   const n = checkN(options?.n, options?.compare, 'topN()');
   const rankNumber = options.rankNumber === true;
@@ -36,6 +40,12 @@ export function topN<T>(
   if (mode === 'upsert' && !rankNumber) {
     throw invalidArgument(
       'topN(): upsert mode needs rankNumber: true (updates are keyed by the rank); without rank numbers the output is a retract stream',
+    );
+  }
+  const { ranked } = options;
+  if (ranked !== undefined && (!rankNumber || typeof ranked !== 'function')) {
+    throw invalidArgument(
+      'topN(): ranked must be a function (row, rank) => output row, with rankNumber: true',
     );
   }
   let ttl: StateTtlConfig | undefined;
@@ -54,6 +64,7 @@ export function topN<T>(
     mode,
     ttl,
     ...(options.serializer === undefined ? {} : { serializer: options.serializer }),
+    ...(ranked === undefined ? {} : { ranked }),
   };
   return addKeyedNode(
     keyed,

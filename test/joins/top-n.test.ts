@@ -141,6 +141,24 @@ describe('topN', () => {
       .map((c) => `${c.kind}#${c.value.rank}=${c.value.row.price}`)
       .executeAndCollect();
     expect(out).toEqual(['+I#1=5', '+I#2=3', '-U#1=5', '+U#1=7', '-U#2=3', '+U#2=5']);
+    // The same changes with rows written by `ranked`, as the SQL planner's.
+    const again = new StreamEnvironment({ batchSize: 1 });
+    const rows = await source(again, bids, 0)
+      .keyBy((b) => b.k)
+      .topN({
+        n: 2,
+        compare: byPrice,
+        rankNumber: true,
+        ranked: (b, rank) => `${rank}=${b.price}`,
+      })
+      .map((c) => `${c.kind}#${c.value}`)
+      .executeAndCollect();
+    expect(rows).toEqual(out);
+    expect(() =>
+      source(new StreamEnvironment(), bids, 0)
+        .keyBy((b) => b.k)
+        .topN({ n: 2, compare: byPrice, ranked: () => 0 } as never),
+    ).toThrow(/ranked must be a function/);
   });
 
   it('refuses bad options with clear errors', () => {

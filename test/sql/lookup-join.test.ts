@@ -108,6 +108,22 @@ describe('lookup joins against a filesystem table', () => {
               : [o.id, null, null];
           });
           expect(sorted(left)).toEqual(sorted(expectedLeft));
+          // A computed projection is written by the join itself; with a WHERE, after it.
+          for (const where of ['', 'WHERE o.amount > 40']) {
+            const computed = await query(
+              ddl,
+              `SELECT o.amount + c.\`limit\`, UPPER(c.name) FROM orders AS o
+               JOIN customers FOR SYSTEM_TIME AS OF o.pt AS c ON c.k = o.customer ${where}`,
+              parallelism,
+            );
+            const expected = orders.flatMap((o) => {
+              const c = find(o);
+              return c === undefined || (where !== '' && o.amount <= 40)
+                ? []
+                : [[o.amount + c.limit, c.name.toUpperCase()]];
+            });
+            expect(sorted(computed)).toEqual(sorted(expected));
+          }
         }),
         { numRuns: 8 },
       );

@@ -26,13 +26,16 @@ export class CodeGen {
     return `c[${this.constants.length - 1}]`;
   }
 
-  /** `body` (a statement list ending in `return`) as a function of the row `r`. */
-  function<F>(body: string): F {
+  /**
+   * `body` (a statement list ending in `return`) as a function of the row `r`, or of the
+   * parameters `params` (a lookup join's row builder reads its two rows `l` and `d`).
+   */
+  function<F>(body: string, params = 'r'): F {
     const declarations =
       this.temps === 0
         ? ''
         : `let ${Array.from({ length: this.temps }, (_, i) => `t${i + 1}`).join(', ')};`;
-    const source = `"use strict"; return function compiled(r) { ${declarations} ${body} };`;
+    const source = `"use strict"; return function compiled(${params}) { ${declarations} ${body} };`;
     // One Function per query part (a projection, a filter): built at plan time, never per row.
     const factory = new Function('h', 'c', source) as (h: Runtime, c: unknown[]) => F;
     return factory(runtime, this.constants);

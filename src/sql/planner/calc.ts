@@ -17,9 +17,23 @@ import { mapChildren } from './expr-tools.js';
 import type { Relation, WindowProperties } from './relation.js';
 import { SourceRelation } from './source-reads.js';
 
+/**
+ * An operator that can write a filter and projection's rows itself, in place of its own output
+ * rows (a lookup join's row builder, lookup-join-planner.ts), so that no row is built only to
+ * be projected. `fuse` gives undefined for a calc it cannot take; `stream` is its own rows.
+ */
+export abstract class FusingRelation implements Relation {
+  abstract readonly columns: readonly ScopeColumn[];
+  abstract readonly stream: DataStream<Row>;
+  abstract fuse(calc: Calc): DataStream<Row> | undefined;
+}
+
 export interface Calc {
-  /** The input's rows; a source table is read through it so that it learns what is read. */
-  readonly input: DataStream<Row> | SourceRelation;
+  /**
+   * The input's rows; a source table is read through it so that it learns what is read, and
+   * an operator that can build the calc's rows is given the calc.
+   */
+  readonly input: DataStream<Row> | SourceRelation | FusingRelation;
   readonly inputColumns: readonly ScopeColumn[];
   /** Conditions over the input (positional column references), all of which must hold. */
   readonly where: readonly Expr[];
@@ -70,7 +84,9 @@ function isIdentity(calc: Calc): boolean {
 function build(calc: Calc): DataStream<Row> {
   // A source table's scan runs the filter and projection in its own generated function.
   if (calc.input instanceof SourceRelation) return calc.input.filterAndProject(calc);
-  const input = calc.input;
+  const fused = calc.input instanceof FusingRelation ? calc.input.fuse(calc) : undefined;
+  if (fused !== undefined) return fused;
+  const input = calc.input instanceof FusingRelation ? calc.input.stream : calc.input;
   if (isIdentity(calc)) return input;
   const g = new CodeGen();
   const body = calcBody(calc, { scope: new Scope(calc.inputColumns), g });

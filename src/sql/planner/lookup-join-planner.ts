@@ -7,6 +7,8 @@
  * the lookup key; every other condition is checked on the joined row. The output is
  * insert-only and keeps the left side's time attributes.
  */
+
+import type { DataStream } from '../../api/streams.js';
 import { AsyncRetry } from '../../core/async-io.js';
 import type { Key } from '../../core/key-groups.js';
 import type { CatalogTable } from '../catalog/catalog.js';
@@ -25,6 +27,7 @@ import {
   type LogicalType,
   withNullability,
 } from '../types/logical-type.js';
+import { type Calc, calcBody, FusingRelation } from './calc.js';
 import { isUpdating } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { conjuncts } from './join-planner.js';
@@ -120,9 +123,12 @@ export function planLookupJoin(
       dimItem.at,
     );
   const source = connector.lookup(table, keyColumn.name);
-  const condition = residual.length === 0 ? undefined : compileConjunction(residual, scope);
+  const condition =
+    outer || residual.length === 0 ? undefined : compileConjunction(residual, scope);
+  // An outer join checks the other conditions on the two rows, before any joined row is built.
+  const matches =
+    outer && residual.length > 0 ? twoRowPredicate(residual, scope, leftWidth) : undefined;
   const nulls: Row = new Array<unknown>(stored.length).fill(null);
-  const joinRows = concatenation(leftWidth, stored.length);
   const common = {
     key: keyFn,
     ...(source.cache === undefined ? {} : { cache: source.cache }),
@@ -135,23 +141,58 @@ export function planLookupJoin(
           }),
         }),
   };
-  let stream = outer
-    ? left.stream.lookupJoin(source.table, {
-        ...common,
-        join: 'left',
-        // A row whose match fails the other conditions is padded, as an outer join does.
-        select: (l: Row, d: Row | null): Row => {
-          if (d === null) return joinRows(l, nulls);
-          const joined = joinRows(l, d);
-          return condition === undefined || condition(joined) ? joined : joinRows(l, nulls);
-        },
-      })
-    : left.stream.lookupJoin(source.table, {
-        ...common,
-        select: joinRows,
-      });
-  if (!outer && condition !== undefined) stream = stream.filter(condition).name('join condition');
-  return { stream, columns: scope.columns };
+  /** The join whose output rows `rows` writes from the left row and the table's row. */
+  const join = (rows: JoinedRow): DataStream<Row> => {
+    if (!outer) return left.stream.lookupJoin(source.table, { ...common, select: rows });
+    return left.stream.lookupJoin(source.table, {
+      ...common,
+      join: 'left',
+      // A row whose match fails the other conditions is padded, as an outer join does.
+      select: (l: Row, d: Row | null): Row =>
+        d === null || (matches !== undefined && !matches(l, d)) ? rows(l, nulls) : rows(l, d),
+    });
+  };
+  const relation = new LookupJoinRelation(scope.columns, join, leftWidth);
+  if (condition === undefined) return relation;
+  return {
+    stream: relation.stream.filter(condition).name('join condition'),
+    columns: scope.columns,
+  };
+}
+
+/** How a lookup join writes its output row from the left row and the table's row (or NULLs). */
+type JoinedRow = (l: Row, d: Row) => Row;
+
+/**
+ * A lookup join not yet built: the filter-free projection of a SELECT over it becomes the
+ * join's row builder, generated over the two rows (`[l[0], l[3], d[1]]`), so that no joined
+ * row of every column is built only to be projected (Nexmark q13).
+ */
+class LookupJoinRelation extends FusingRelation {
+  private built: DataStream<Row> | undefined;
+
+  constructor(
+    readonly columns: readonly ScopeColumn[],
+    private readonly join: (rows: JoinedRow) => DataStream<Row>,
+    private readonly leftWidth: number,
+  ) {
+    super();
+  }
+
+  /** The joined rows, the left's columns then the table's (built once). */
+  get stream(): DataStream<Row> {
+    this.built ??= this.join(concatenation(this.leftWidth, this.columns.length - this.leftWidth));
+    return this.built;
+  }
+
+  /** Another join operator writing `calc`'s rows, when `calc` filters nothing out. */
+  fuse(calc: Calc): DataStream<Row> | undefined {
+    if (calc.where.length > 0) return undefined;
+    const g = new CodeGen();
+    const read = twoRowReads(g, this.leftWidth);
+    const body = calcBody(calc, { scope: new Scope(calc.inputColumns), g, read });
+    return this.join(g.function<JoinedRow>(body, 'l, d'));
+  }
 }
 
 /**
@@ -198,9 +239,35 @@ function lookupKey(e: Expr, scope: Scope, type: LogicalType): (row: Row) => Key 
   return g.function<(row: Row) => Key | null>(`return ${value.code};`);
 }
 
+/** Reads of the joined row's columns from the left row `l` and the table's row `d`. */
+function twoRowReads(
+  g: CodeGen,
+  leftWidth: number,
+): (column: number, field: number | undefined) => string {
+  return (column, field) => {
+    const value = column < leftWidth ? `l[${column}]` : `d[${column - leftWidth}]`;
+    if (field === undefined) return value;
+    const t = g.temp();
+    return `((${t} = ${value}) === null ? null : ${t}[${field}])`;
+  };
+}
+
+/** The conditions as a function of the left row and the table's row (no joined row built). */
+function twoRowPredicate(
+  parts: readonly Expr[],
+  scope: Scope,
+  leftWidth: number,
+): (l: Row, d: Row) => boolean {
+  const g = new CodeGen();
+  const read = twoRowReads(g, leftWidth);
+  const test = compile(conjunction(parts), { scope, g, read }).code;
+  return g.function<(l: Row, d: Row) => boolean>(`return (${test}) === true;`, 'l, d');
+}
+
+function conjunction(parts: readonly Expr[]): Expr {
+  return parts.reduce((l, r): Expr => ({ kind: 'binary', op: 'AND', left: l, right: r, at: l.at }));
+}
+
 function compileConjunction(parts: readonly Expr[], scope: Scope): (row: Row) => boolean {
-  const all = parts.reduce(
-    (l, r): Expr => ({ kind: 'binary', op: 'AND', left: l, right: r, at: l.at }),
-  );
-  return compilePredicate(all, scope, 'join condition');
+  return compilePredicate(conjunction(parts), scope, 'join condition');
 }

@@ -35,7 +35,7 @@ import { commonType, formatType, type LogicalType, T } from '../types/logical-ty
 import type { TimeZone } from '../types/time-zone.js';
 import type { AggPhaseStrategy } from './aggregate-phase.js';
 import { rowAggregate } from './aggregates.js';
-import { type Calc, CalcRelation, inline, positional } from './calc.js';
+import { type Calc, CalcRelation, FusingRelation, inline, positional } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { isUpdating, withColumns } from './changelog-relation.js';
 import type { DistinctSplit } from './distinct-split.js';
@@ -520,9 +520,18 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
     return sqlError('SELECT without FROM is not supported by Weir SQL yet (use VALUES)', select.at);
   const rank = rankPattern(select);
   const commaJoin = select.from.kind === 'join' && select.from.type === 'CROSS';
+  const ranked =
+    rank === undefined
+      ? undefined
+      : planRank(rank, (inner) => planSelect(inner, ctx), ctx.stateTtl, {
+          ...select,
+          where: rank.where,
+        });
+  // The Top-N or deduplication writes the SELECT's rows itself.
+  if (ranked?.projected === true) return ranked.relation;
   let from =
-    rank !== undefined
-      ? planRank(rank, (inner) => planSelect(inner, ctx), ctx.stateTtl)
+    ranked !== undefined
+      ? ranked.relation
       : planFrom(
           select.from,
           ctx,
@@ -593,7 +602,7 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
     };
   };
   const plain = (): Calc => ({
-    input: from instanceof SourceRelation ? from : from.stream,
+    input: from instanceof SourceRelation || from instanceof FusingRelation ? from : from.stream,
     inputColumns: from.columns,
     where: [],
     project: from.columns.map((_, i) => positional(i, [], select.at)),

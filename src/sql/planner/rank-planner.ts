@@ -9,21 +9,26 @@
  * they are Flink's window Top-N and window deduplication instead (`window-rank-planner.ts`).
  */
 import type { ChangelogStream } from '../../api/streams.js';
-import type { Ranked } from '../../core/ranking.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compareNullsLow } from '../expressions/functions/value-order.js';
-import type { ScopeColumn } from '../expressions/scope.js';
+import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { T } from '../types/logical-type.js';
-import { changesOf, isUpdating, retracting, updatingRelation } from './changelog-relation.js';
-import { groupKey } from './grouping.js';
+import {
+  changesOf,
+  isUpdating,
+  projectedKey,
+  retracting,
+  updatingRelation,
+} from './changelog-relation.js';
+import { groupKey, selectList } from './grouping.js';
 import { conjuncts } from './join-planner.js';
 import { onWindowClock, windowClock } from './local-time-windows.js';
 import type { Relation } from './relation.js';
 import { retractRank } from './retract-rank.js';
-import { prefixAndValue } from './row-builders.js';
+import { pickWithValue, prefixAndValue } from './row-builders.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 import { planWindowRank, windowOfPartition } from './window-rank-planner.js';
@@ -179,14 +184,46 @@ function isTimestamp(column: ScopeColumn): boolean {
 }
 
 /**
+ * The positions the enclosing SELECT picks among the ranking's columns, and its columns, when
+ * it does nothing else (no WHERE left, no computed item, no grouping): the Top-N or
+ * deduplication then writes those rows itself, with no projection after it.
+ */
+function picked(
+  outer: Select,
+  columns: readonly ScopeColumn[],
+): { readonly positions: number[]; readonly columns: ScopeColumn[] } | undefined {
+  if (
+    outer.where !== undefined ||
+    outer.distinct ||
+    outer.groupBy.length > 0 ||
+    outer.having !== undefined
+  )
+    return undefined;
+  const scope = new Scope(columns);
+  const positions: number[] = [];
+  const out: ScopeColumn[] = [];
+  for (const item of selectList(outer, columns)) {
+    if (item.expr.kind !== 'column') return undefined;
+    const r = scope.resolve(item.expr.path, item.expr.at);
+    if (r.fields.length > 0) return undefined;
+    positions.push(r.index);
+    // As a projection over changing rows names its columns (changelog-calc.ts).
+    out.push({ name: item.name, type: r.type, qualifier: undefined, rowtime: false });
+  }
+  return { positions, columns: out };
+}
+
+/**
  * Plans the pattern; `planSelect` plans the subquery (with the partition and order
- * expressions as hidden columns). The result's columns are the subquery's and the row number.
+ * expressions as hidden columns). The result's columns are the subquery's and the row number;
+ * or, when `projected`, those the enclosing SELECT `outer` (without the bounds) picks.
  */
 export function planRank(
   p: RankPattern,
   planSelect: (s: Select) => Relation,
-  stateTtl?: StateTtlConfig,
-): Relation {
+  stateTtl: StateTtlConfig | undefined,
+  outer: Select,
+): { readonly relation: Relation; readonly projected: boolean } {
   const { window } = p;
   const hidden = (prefix: string, e: Expr, i: number): SelectItem => ({
     kind: 'expr',
@@ -216,6 +253,7 @@ export function planRank(
   ];
   const order = rankOrder(window, orderAt);
   let changes: ChangelogStream<Row>;
+  let pick: ReturnType<typeof picked>;
   if (isUpdating(rel) || p.start > 1) {
     // Rows that may be retracted (every row of a partition is kept), or a range below the top.
     changes = retractRank(
@@ -247,9 +285,13 @@ export function planRank(
           descending: first?.descending === true,
         }),
       );
-      return { stream: rows, columns };
+      return { relation: { stream: rows, columns }, projected: false };
     }
     const keyed = rel.stream.keyBy(keyOf, 'partition key');
+    // The enclosing SELECT's columns written by the operator's own row builder.
+    pick = picked(outer, columns);
+    const ranked =
+      pick === undefined ? prefixAndValue(width) : pickWithValue(width, pick.positions);
     if (
       p.limit === 1 &&
       window.orderBy.length === 1 &&
@@ -263,20 +305,18 @@ export function planRank(
         serializer: ROW_SERIALIZER,
         ...ttlOption(stateTtl),
       });
-      const ranked = prefixAndValue(width);
       changes = deduplicated.asChangelog('retract').mapRows((row) => ranked(row, 1));
     } else {
-      const ranked = prefixAndValue(width);
       changes = keyed
         .topN({
           n: p.limit,
           compare: order.compare,
           rankNumber: true,
+          ranked,
           serializer: ROW_SERIALIZER,
           ...ttlOption(stateTtl),
         })
-        .asChangelog('retract')
-        .mapRows((r: Ranked<Row>) => ranked(r.row, r.rank));
+        .asChangelog('retract');
     }
   }
   // Flink's upsert key of a ranking: the partition key, with the row number unless it is 1.
@@ -285,7 +325,19 @@ export function planRank(
     partitionByName(visible, window.partitionBy);
   const key =
     partition === undefined ? undefined : p.start === p.limit ? partition : [...partition, width];
-  return updatingRelation(changes, columns, 'ROW_NUMBER() OVER (...)', key);
+  if (pick === undefined)
+    return {
+      relation: updatingRelation(changes, columns, 'ROW_NUMBER() OVER (...)', key),
+      projected: false,
+    };
+  // Named as the projection it stands for, whose changes they are.
+  const relation = updatingRelation(
+    changes,
+    pick.columns,
+    'SELECT',
+    projectedKey(key, pick.positions),
+  );
+  return { relation, projected: true };
 }
 
 /**

@@ -17,6 +17,21 @@ export function prefixAndValue(width: number): (row: Row, value: unknown) => Row
   ) => Row;
 }
 
+/**
+ * `(row, value) => [...]` writing the given positions of `[...row.slice(0, width), value]`
+ * (`width` is the value): a projection of a Top-N's rows with their row number, in one array.
+ */
+export function pickWithValue(
+  width: number,
+  positions: readonly number[],
+): (row: Row, value: unknown) => Row {
+  const slots = positions.map((p) => (p === width ? 'x' : `r[${p}]`));
+  return new Function('r', 'x', `return [${slots.join(', ')}];`) as (
+    row: Row,
+    value: unknown,
+  ) => Row;
+}
+
 /** `(left, right) => [...left, ...right]` for rows of the given widths; built once per query. */
 export function concatenation(
   leftWidth: number,

@@ -59,6 +59,8 @@ export interface TopNSpec<T> {
   readonly ttl: StateTtlConfig | undefined;
   /** How rows are written to snapshots; default `Serializers.json()`. */
   readonly serializer?: StateSerializer<T>;
+  /** With rank numbers: writes each output row itself, in place of a `Ranked` object. */
+  readonly ranked?: (row: T, rank: number) => unknown;
 }
 
 /**
@@ -100,6 +102,18 @@ export class TopNFunction<K extends Key, T>
     if (!rankNumber) {
       out.collect({ kind: '+I', value });
       if (evicted !== undefined) out.collect({ kind: '-D', value: evicted });
+      return;
+    }
+    const { ranked } = this.spec;
+    if (ranked !== undefined) {
+      // The same changes, each row written once in its final shape.
+      const rows = out as unknown as Collector<Change<unknown>>;
+      for (let i = position; i < list.length; i++) {
+        if (i < old.length) {
+          if (mode === 'retract') rows.collect({ kind: '-U', value: ranked(old[i]!, i + 1) });
+          rows.collect({ kind: '+U', value: ranked(list[i]!, i + 1) });
+        } else rows.collect({ kind: '+I', value: ranked(list[i]!, i + 1) });
+      }
       return;
     }
     for (let i = position; i < list.length; i++) {
