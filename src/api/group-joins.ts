@@ -4,10 +4,11 @@ import type { LogicalNode } from '../plan/logical/nodes.js';
  * Operators with two keyed inputs across the processes of a group. Both
  * inputs would go through the operator's one repartition topic (each record
  * tagged with its input, which applyProcessGroup already does), so that the
- * task of a partition holds both sides of its key groups. With the
- * transactional repartition writer, a join on two processes stalls in the
- * tests (the one- and three-process runs pass), so every operator with two
- * keyed inputs is refused until that is found and tested away.
+ * task of a partition holds both sides of its key groups. They stay refused
+ * until test/process/process-group-joins.test.ts passes reliably: its stall
+ * came from checkpoints queued behind slow task snapshots (fixed), and a
+ * member's start is still slow with a producer thread per writer (see
+ * docs/deployment.md).
  */
 
 /** The number of distinct inputs of `node` that arrive through a keyed exchange. */

@@ -135,7 +135,8 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
       if (config === undefined) return false;
       if (now - this.lastTriggerAt < config.intervalMs) return false;
       // A pause is measured from the end of the previous checkpoint: none may still be storing.
-      if (config.minPauseMs > 0 && this.storing > 0) return false;
+      const serial = config.minPauseMs > 0 || this.storage?.storesOneAtATime === true;
+      if (serial && this.storing > 0) return false;
       if (now - this.lastCompletedAt < config.minPauseMs) return false;
     }
     const sources = this.sources;

@@ -43,6 +43,15 @@ export interface CheckpointStorage {
    * Storages without it cannot refuse a second job.
    */
   acquireLease?(options: LeaseOptions): Promise<DirectoryLease>;
+  /**
+   * The next checkpoint starts only once the previous one is stored and its
+   * commit recorded, as with a minimum pause: for a storage whose commit
+   * record is slow (a process group member writes a snapshot per task there)
+   * and must come before the sinks commit. Checkpoints triggered meanwhile
+   * would only queue behind it, each pre-committing transactions that hold
+   * back read_committed readers until their turn.
+   */
+  readonly storesOneAtATime?: boolean;
 }
 
 /** A checkpoint directory that was passed over because it cannot be read. */
