@@ -18,6 +18,7 @@ import type { ExecuteOptions, JobClient } from '../index.js';
 import { GROUP_METRICS, registerGroupMetrics } from '../metrics/group-metrics.js';
 import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
 import { checkpointStorageAt } from '../runtime/checkpoint/checkpoint-storage.js';
+import { HandoverPhases } from './handover-phases.js';
 import type { Observers } from './observe.js';
 import { type RunRecord, RunSeals } from './run-seals.js';
 import {
@@ -109,13 +110,19 @@ export async function runKeyedGroup(
   const runPrefix = `${member}-${randomBytes(3).toString('hex')}`;
   let runNumber = 0;
   const stats: RestoreStats = { byTask: new Map(), lastDurationMs: 0 };
+  const phases = new HandoverPhases(o.say);
   try {
     let running: ReadonlySet<string> = new Set();
     /** Tasks this member lost and has not released yet: marked at once, before the debounce. */
     const marked = new Set<string>();
     let debounce: AssignmentDebounce | undefined;
     membership.onChange((tasks) => {
-      const lost = taskChange(running, tasks).revoked.filter((t) => !marked.has(t));
+      const change = taskChange(running, tasks);
+      if (change.revoked.length + change.assigned.length > 0)
+        phases.begin(
+          `tasks changed: given up ${change.revoked.join(', ') || 'none'}; given ${change.assigned.join(', ') || 'none'}`,
+        );
+      const lost = change.revoked.filter((t) => !marked.has(t));
       for (const t of lost) marked.add(t);
       if (lost.length > 0)
         handovers
@@ -140,8 +147,10 @@ export async function runKeyedGroup(
         o.warn(
           `tasks ${late.join(', ')} were being handed over by a member that has not finished in ${HANDOVER_TIMEOUT_MS / 1000} s; restoring their last snapshots`,
         );
+      if (given.length > 0) phases.mark('previous owners released the tasks given');
       const runName = `${runPrefix}-r${++runNumber}`;
       const plan = await restorePlan(o, handovers, seals, runName, [...tasks], nextId, stats);
+      phases.mark('snapshots read and merged');
       const restorePath =
         plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
       o.taskSet.current = tasks;
@@ -155,6 +164,7 @@ export async function runKeyedGroup(
         seals,
       });
       await writer.started();
+      phases.mark('restore written, run recorded');
       // Task snapshots are written and sealed before any sink commits a checkpoint.
       env.useCheckpointStorage(
         new TaskSnapshotStorage(checkpointStorageAt(o.memberDirectory), writer),
@@ -165,6 +175,8 @@ export async function runKeyedGroup(
           ? {}
           : { restoreFrom: restorePath, allowDuplicateOutput: true }),
       });
+      phases.mark('job submitted');
+      phases.watch(client);
       o.group?.setJobId(client.jobId);
       o.observers.attach(client, o.group);
       if (previousClient !== undefined) o.observers.detach(previousClient);
@@ -179,12 +191,13 @@ export async function runKeyedGroup(
       let next: ReadonlySet<string> | undefined;
       let nextGap: HeldSignals | undefined;
       const handOver = (): Promise<void> =>
-        (handing ??= handOverRun(client, writer, o, handovers, marked));
+        (handing ??= handOverRun(client, writer, o, handovers, marked, phases));
       debounce = new AssignmentDebounce(
         tasks,
         (settled) => {
           if (handing !== undefined) return;
           next = settled;
+          phases.mark('settled: final savepoint of the run');
           // Signals between this run's end and the next one's start are held for it.
           nextGap = holdStopSignals();
           void handOver();
@@ -261,9 +274,11 @@ async function handOverRun(
   o: KeyedGroupOptions,
   handovers: TaskHandovers,
   marked: Set<string>,
+  phases: HandoverPhases,
 ): Promise<void> {
   try {
     await client.triggerSavepoint(`${o.memberDirectory}-handover`, { final: true });
+    phases.mark('final savepoint taken, task snapshots written');
     await writer.ended();
   } catch (error) {
     o.warn(
@@ -275,7 +290,9 @@ async function handOverRun(
     await handovers
       .released(released)
       .catch((e: unknown) => o.warn(`cannot release tasks ${released.join(', ')}: ${String(e)}`));
+    phases.mark('tasks given up released');
     await client.cancel().catch(() => {});
+    phases.mark('run stopped');
   }
 }
 
