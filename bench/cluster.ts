@@ -17,7 +17,9 @@
  *    encode, produce, fetch, decode) against one inside a process;
  * 6. pause of a keyed job's tasks while a member joins and while one leaves
  *    (SIGTERM): its keyed state moves with the tasks (final snapshots, then
- *    every affected member restarts its job restored from them).
+ *    every affected member restarts its job restored from them), with the
+ *    members' time-stamped hand-over phases per event, and its failover
+ *    after a SIGKILL, `--failovers` rounds.
  *
  *   npm run bench:cluster -- [--records N] [--failovers K] [--restore-mb M] [--exchange-records N]
  *     [--skip-partitioned-failover] [--only 1,2,3,4,5,6]
@@ -181,6 +183,8 @@ class OutputWatcher {
   readonly arrivals: { at: number; id: number; member: string }[] = [];
   private readonly consumer: Consumer;
   private stream: Awaited<ReturnType<Consumer['consume']>> | undefined;
+  /** The stream's failure: an 'error' event with no listener would end the process at once, with no cleanup. */
+  private failure: unknown;
 
   constructor(private readonly target: string) {
     this.consumer = new Consumer({
@@ -202,12 +206,19 @@ class OutputWatcher {
       this.count++;
       this.arrivals.push({ at: performance.now(), id: r.id, member: r.member });
     });
+    this.stream.on('error', (error: unknown) => {
+      this.failure ??= error;
+    });
     return this;
   }
 
   async until(what: string, check: () => boolean, timeoutMs = 300_000): Promise<number> {
     const deadline = performance.now() + timeoutMs;
     while (!check()) {
+      if (this.failure !== undefined)
+        throw new Error(`reading ${this.target} failed while waiting for ${what}`, {
+          cause: this.failure,
+        });
       if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await sleep(5);
     }
@@ -344,6 +355,25 @@ async function singleOwnerFailover(rounds: number): Promise<void> {
 
 // ---------- 3. planned rebalance and partitioned failover ----------
 
+/**
+ * The members' hand-over lines (`weir: hand-over: ...`) that arrived in
+ * [from, to], each at its time since `from` by this process's clock: where
+ * a keyed job's pause went, phase by phase.
+ */
+function sayPhases(event: string, from: number, to: number): void {
+  say(`  phases of '${event}' (s after the event, member: line):`);
+  const lines = members.flatMap((m) =>
+    m.lines
+      .filter((l) => l.at >= from && l.at <= to && l.text.includes('hand-over:'))
+      .map((l) => ({
+        at: l.at,
+        text: `${m.name}: ${l.text.slice(l.text.indexOf('hand-over:') + 11)}`,
+      })),
+  );
+  for (const l of lines.sort((x, y) => x.at - y.at))
+    say(`  ${((l.at - from) / 1000).toFixed(2).padStart(6)}  ${l.text}`);
+}
+
 /** The longest time any partition of the input went without output in [from, to]. */
 function longestGap(watcher: OutputWatcher, from: number, to: number): number {
   let worst = 0;
@@ -379,6 +409,10 @@ async function partitioned(withFailover: boolean, keyed = false): Promise<void> 
       await sleep(50);
     }
   })();
+  // Said at once (the section may be waiting on something else), and thrown again where awaited.
+  feeder.catch((e: unknown) =>
+    console.error(`bench:cluster: the input feeder failed: ${String(e)}`),
+  );
   const args = (name: string) => [keyed ? 'keyed' : 'kafka', input, output, name];
   // A keyed job's members share their checkpoint location: the tasks' snapshots are there.
   const dir = (name: string) => join(scratch, keyed ? `${group}-shared` : `p-${name}`);
@@ -393,6 +427,7 @@ async function partitioned(withFailover: boolean, keyed = false): Promise<void> 
   else await watcher.until('b to take tasks', () => watcher.arrivals.some((x) => x.member === 'b'));
   await sleep(5_000);
   const joinPause = longestGap(watcher, joinAt, performance.now());
+  const joinEnd = performance.now();
   const leaveAt = performance.now();
   await stop(b, 'SIGTERM');
   await sleep(8_000);
@@ -401,14 +436,24 @@ async function partitioned(withFailover: boolean, keyed = false): Promise<void> 
   say(`steady, no change (baseline) | ${quiet.toFixed(2)}`);
   say(`a member joins (its start-up included) | ${joinPause.toFixed(2)}`);
   say(`a member leaves (SIGTERM) | ${leavePause.toFixed(2)}`);
-  if (withFailover) {
-    const c = startMember(group, 'c', args('c'), dir('c'));
+  if (keyed) {
+    sayPhases('a member joins', joinAt, joinEnd);
+    sayPhases('a member leaves', leaveAt, performance.now());
+  }
+  // A keyed job's failover is measured over several rounds (--failovers), each killing a fresh member.
+  const rounds = withFailover ? (keyed ? Number(values.failovers) : 1) : 0;
+  for (let r = 1; r <= rounds; r++) {
+    const name = r === 1 ? 'c' : `c${r}`;
+    const c = startMember(group, name, args(name), dir(name));
     // A keyed job's output is tagged by the member of its keyed stage, which c may not hold.
     if (keyed) await c.waitForLine(/this member holds [1-9]/);
     else
-      await watcher.until('c to take tasks', () => watcher.arrivals.some((x) => x.member === 'c'));
+      await watcher.until('c to take tasks', () => watcher.arrivals.some((x) => x.member === name));
     await sleep(3_000);
     const killedAt = performance.now();
+    // Keyed, only records produced after the kill count: one the killed member read and
+    // committed before it died is still on its way through the keyed stage of the survivor.
+    const firstNew = keyed ? next : 0;
     await stop(c, 'SIGKILL');
     // Failover ends when every input partition (and, keyed, every key) has output again
     // from a survivor: the slowest of them is the killed member's.
@@ -420,7 +465,7 @@ async function partitioned(withFailover: boolean, keyed = false): Promise<void> 
       'output again on every partition and key',
       () => {
         for (const x of watcher.arrivals) {
-          if (x.at <= killedAt || x.member === 'c') continue;
+          if (x.at <= killedAt || x.member === name || x.id < firstNew) continue;
           for (const s of slots(x.id)) if (!resumed.has(s)) resumed.set(s, x.at);
         }
         return resumed.size === expected;
@@ -428,8 +473,11 @@ async function partitioned(withFailover: boolean, keyed = false): Promise<void> 
       180_000,
     );
     say(
-      `a member is killed (SIGKILL): every input partition${keyed ? ' and key' : ''} has output again | ${((back - killedAt) / 1000).toFixed(2)}`,
+      `a member is killed (SIGKILL)${keyed ? `, round ${r}` : ''}: every input partition${keyed ? ' and key has output of records produced after the kill' : ' has output again'} | ${((back - killedAt) / 1000).toFixed(2)}`,
     );
+    if (keyed) sayPhases(`a member is killed (round ${r})`, killedAt, back);
+    // The survivor settles before the next round's member joins.
+    if (r < rounds) await sleep(3_000);
   }
   producing = false;
   await feeder;
@@ -560,37 +608,94 @@ function median(xs: readonly number[]): number {
 }
 
 const only = new Set((values.only ?? '1,2,3,4,5,6').split(','));
-try {
+/** What the benchmark is doing: named when it ends without finishing. */
+let doing = 'starting';
+let finished = false;
+
+/** The last lines of every member, where a section failed. */
+function sayMembers(): void {
+  for (const m of members)
+    console.error(
+      `${m.name} (exit ${m.child.exitCode ?? m.child.signalCode ?? 'running'}): ${m.lines
+        .slice(-8)
+        .map((l) => l.text)
+        .join('\n  ')}`,
+    );
+}
+
+async function sections(): Promise<void> {
   say(
     `# bench:cluster, load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')} at start`,
   );
-  if (only.has('1')) await throughput();
-  if (only.has('2')) await singleOwnerFailover(Number(values.failovers));
-  if (only.has('3')) await partitioned(!values['skip-partitioned-failover']);
-  if (only.has('4')) await restoreRate(Number(values['restore-mb']));
-  if (only.has('5')) await repartitionCost(Number(values['exchange-records']));
-  if (only.has('6'))
-    await partitioned(!values['skip-partitioned-failover'], true).catch((error: unknown) => {
-      for (const m of members)
-        say(
-          `${m.name}: ${m.lines
-            .slice(-6)
-            .map((l) => l.text)
-            .join('\n  ')}`,
-        );
-      throw error;
-    });
+  const steps: [string, string, () => Promise<void>][] = [
+    ['1', 'section 1 (throughput)', throughput],
+    ['2', 'section 2 (single-owner failover)', () => singleOwnerFailover(Number(values.failovers))],
+    ['3', 'section 3 (partitioned job)', () => partitioned(!values['skip-partitioned-failover'])],
+    ['4', 'section 4 (restore rate)', () => restoreRate(Number(values['restore-mb']))],
+    [
+      '5',
+      'section 5 (repartition cost)',
+      () => repartitionCost(Number(values['exchange-records'])),
+    ],
+    ['6', 'section 6 (keyed job)', () => partitioned(!values['skip-partitioned-failover'], true)],
+  ];
+  for (const [id, name, step] of steps) {
+    if (!only.has(id)) continue;
+    doing = name;
+    await step();
+  }
   say(
     `\nload average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')} at the end`,
   );
+}
+
+/** Runs `work`, reporting (not throwing) a failure or a hang past `ms`: cleanup never hides the benchmark's own error. */
+async function bounded(what: string, work: () => Promise<unknown>, ms = 30_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      console.error(`bench:cluster: ${what} did not finish in ${ms / 1000} s`);
+      resolve();
+    }, ms);
+  });
+  try {
+    await Promise.race([work(), late]);
+  } catch (error) {
+    console.error(`bench:cluster: ${what} failed: ${String(error)}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// A promise that never settles, with nothing left that could settle it, ends Node quietly
+// (exit code 13 and at most a warning): say what was being waited for, and fail.
+process.on('beforeExit', () => {
+  if (finished) return;
+  finished = true;
+  console.error(
+    `bench:cluster: ended while ${doing} was waiting on something that can no longer happen (an unsettled promise with no timer, socket or child left)`,
+  );
+  sayMembers();
+  process.exitCode = 1;
+});
+
+try {
+  await sections();
+} catch (error) {
+  // Reported before the cleanup, which could itself fail or hang.
+  console.error(`bench:cluster: ${doing} failed:`, error);
+  sayMembers();
+  process.exitCode = 1;
 } finally {
-  for (const m of members) await stop(m, 'SIGKILL');
-  await producer.close().catch(() => {});
-  await admin.deleteTopics({ topics: created }).catch(() => {});
-  await admin.close().catch(() => {});
+  doing = 'the cleanup';
+  for (const m of members) await bounded(`stopping ${m.name}`, () => stop(m, 'SIGKILL'));
+  await bounded('closing the producer', () => producer.close());
+  await bounded('deleting the topics', () => admin.deleteTopics({ topics: created }));
+  await bounded('closing the admin client', () => admin.close());
   rmSync(scratch, { recursive: true, force: true });
+  finished = true;
 }

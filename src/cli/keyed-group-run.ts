@@ -22,6 +22,7 @@ import type { ExecuteOptions, JobClient } from '../index.js';
 import { GROUP_METRICS, registerGroupMetrics } from '../metrics/group-metrics.js';
 import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
 import { checkpointStorageAt } from '../runtime/checkpoint/checkpoint-storage.js';
+import { HandoverPhases } from './handover-phases.js';
 import type { Observers } from './observe.js';
 import { type RunRecord, RunSeals } from './run-seals.js';
 import {
@@ -121,6 +122,7 @@ export async function runKeyedGroup(
   const stats: RestoreStats = { byTask: new Map(), lastDurationMs: 0 };
   /** Fenced runs' clean-ups (they never reject): the process waits for them before it leaves. */
   const cleanups: Promise<void>[] = [];
+  const phases = new HandoverPhases(o.say);
   try {
     let running: ReadonlySet<string> = new Set();
     /** Tasks this member lost and has not released yet: marked at once, before the debounce. */
@@ -128,7 +130,12 @@ export async function runKeyedGroup(
     let debounce: AssignmentDebounce | undefined;
     const listen = (m: typeof membership): void =>
       m.onChange((tasks) => {
-        const lost = taskChange(running, tasks).revoked.filter((t) => !marked.has(t));
+        const change = taskChange(running, tasks);
+        if (change.revoked.length + change.assigned.length > 0)
+          phases.begin(
+            `tasks changed: given up ${change.revoked.join(', ') || 'none'}; given ${change.assigned.join(', ') || 'none'}`,
+          );
+        const lost = change.revoked.filter((t) => !marked.has(t));
         for (const t of lost) marked.add(t);
         if (lost.length > 0)
           handovers
@@ -154,6 +161,7 @@ export async function runKeyedGroup(
         o.warn(
           `tasks ${late.join(', ')} were being handed over by a member that has not finished in ${HANDOVER_TIMEOUT_MS / 1000} s; restoring their last snapshots`,
         );
+      if (given.length > 0) phases.mark('previous owners released the tasks given');
       const runName = `${runPrefix}-r${++runNumber}`;
       let handing: Promise<void> | undefined;
       let stopping = false;
@@ -179,11 +187,13 @@ export async function runKeyedGroup(
       // over while this one restores them fences this run too, so it never commits them.
       await writer.started();
       const plan = await restorePlan(o, handovers, seals, runName, [...tasks], nextId, stats);
+      phases.mark('snapshots read and merged');
       const restorePath =
         plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
       o.taskSet.current = tasks;
       o.taskSet.run = runName;
       o.say(restoreLine(tasks, plan));
+      phases.mark('restore written, run recorded');
       // Task snapshots are written and sealed before any sink commits a checkpoint.
       env.useCheckpointStorage(
         new TaskSnapshotStorage(checkpointStorageAt(o.memberDirectory), writer),
@@ -195,6 +205,8 @@ export async function runKeyedGroup(
           : { restoreFrom: restorePath, allowDuplicateOutput: true }),
       });
       client = job;
+      phases.mark('job submitted');
+      phases.watch(job);
       o.group?.setJobId(job.jobId);
       o.observers.attach(job, o.group);
       if (previousClient !== undefined) o.observers.detach(previousClient);
@@ -205,12 +217,13 @@ export async function runKeyedGroup(
       o.started(job, plan);
 
       const handOver = (): Promise<void> =>
-        (handing ??= handOverRun(job, writer, o, handovers, marked));
+        (handing ??= handOverRun(job, writer, o, handovers, marked, phases));
       debounce = new AssignmentDebounce(
         tasks,
         (settled) => {
           if (handing !== undefined) return;
           next = settled;
+          phases.mark('settled: final savepoint of the run');
           // Signals between this run's end and the next one's start are held for it.
           nextGap = holdStopSignals();
           void handOver();
@@ -319,9 +332,11 @@ async function handOverRun(
   o: KeyedGroupOptions,
   handovers: TaskHandovers,
   marked: Set<string>,
+  phases: HandoverPhases,
 ): Promise<void> {
   try {
     await client.triggerSavepoint(`${o.memberDirectory}-handover`, { final: true });
+    phases.mark('final savepoint taken, task snapshots written');
     await writer.ended();
   } catch (error) {
     o.warn(
@@ -329,7 +344,9 @@ async function handOverRun(
     );
   } finally {
     await releaseMarked(handovers, marked, o);
+    phases.mark('tasks given up released');
     await client.cancel().catch(() => {});
+    phases.mark('run stopped');
   }
 }
 
