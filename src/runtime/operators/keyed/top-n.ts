@@ -78,7 +78,12 @@ export class TopNFunction<K extends Key, T>
 {
   private top!: ValueState<T[]>;
 
-  constructor(private readonly spec: TopNSpec<T>) {}
+  /** The output row of a ranked change. */
+  private readonly ranked: (row: T, rank: number) => unknown;
+
+  constructor(private readonly spec: TopNSpec<T>) {
+    this.ranked = spec.ranked ?? ((row, rank): Ranked<T> => ({ rank, row }));
+  }
 
   open(context: KeyedRuntimeContext): void {
     const rows = this.spec.serializer;
@@ -104,26 +109,14 @@ export class TopNFunction<K extends Key, T>
       if (evicted !== undefined) out.collect({ kind: '-D', value: evicted });
       return;
     }
-    const { ranked } = this.spec;
-    if (ranked !== undefined) {
-      // The same changes, each row written once in its final shape.
-      const rows = out as unknown as Collector<Change<unknown>>;
-      for (let i = position; i < list.length; i++) {
-        if (i < old.length) {
-          if (mode === 'retract') rows.collect({ kind: '-U', value: ranked(old[i]!, i + 1) });
-          rows.collect({ kind: '+U', value: ranked(list[i]!, i + 1) });
-        } else rows.collect({ kind: '+I', value: ranked(list[i]!, i + 1) });
-      }
-      return;
-    }
+    // Each change's row is written once in its final shape: a `Ranked` by default.
+    const ranked = this.ranked;
+    const rows = out as Collector<Change<unknown>>;
     for (let i = position; i < list.length; i++) {
-      const row = list[i]!;
       if (i < old.length) {
-        if (mode === 'retract') out.collect({ kind: '-U', value: { rank: i + 1, row: old[i]! } });
-        out.collect({ kind: '+U', value: { rank: i + 1, row } });
-      } else {
-        out.collect({ kind: '+I', value: { rank: i + 1, row } });
-      }
+        if (mode === 'retract') rows.collect({ kind: '-U', value: ranked(old[i]!, i + 1) });
+        rows.collect({ kind: '+U', value: ranked(list[i]!, i + 1) });
+      } else rows.collect({ kind: '+I', value: ranked(list[i]!, i + 1) });
     }
   }
 }
