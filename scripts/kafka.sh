@@ -338,7 +338,7 @@ cmd_up() {
 
   local deadline=$((SECONDS + READY_TIMEOUT))
   until port_open "$PORT" && metadata_ok; do
-    if ! proc_alive; then
+    if ! started_alive; then
       log_tail
       rm -f "$PIDFILE"
       die "Kafka exited during startup"

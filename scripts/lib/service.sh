@@ -46,12 +46,22 @@ stop_proc() { # SECONDS to wait for a clean stop before SIGKILL
 
 # Waits until READY_CMD succeeds; fails (with the server's last log lines) if
 # the process dies first or TIMEOUT seconds pass, stopping it in the latter case.
+# Whether the process this script has just started is still there. Not
+# proc_alive: right after the fork its command line is still the shell's until
+# setsid has exec'd the server, which a loaded machine can stretch past the
+# first check; a pid this script has just written is not a reused one.
+started_alive() {
+  local pid
+  pid="$(read_pid)" || return 1
+  kill -0 "$pid" 2>/dev/null
+}
+
 await_ready() { # NAME TIMEOUT STOP_SECONDS POLL_SECONDS READY_CMD...
   local name="$1" timeout="$2" stop_secs="$3" poll="$4"
   shift 4
   local deadline=$((SECONDS + timeout))
   until "$@"; do
-    if ! proc_alive; then
+    if ! started_alive; then
       tail -n 40 "$OUTFILE" >&2 || true
       rm -f "$PIDFILE"
       die "$name exited during startup"
