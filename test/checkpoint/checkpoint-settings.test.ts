@@ -184,7 +184,8 @@ describe('checkpoint settings', () => {
     const result = await client.result;
     expect(result.status).toBe('finished');
     expect(result.metric('weir_checkpoints_failed_total')).toBeGreaterThanOrEqual(1);
-    expect(result.metric('weir_job_restarts_total')).toBe(1);
+    // At least once: on a busy machine a checkpoint after the restart can time out too.
+    expect(result.metric('weir_job_restarts_total')).toBeGreaterThanOrEqual(1);
     expect(client.monitor.exceptions().some((e) => /\(timeout\)/.test(e.message))).toBe(true);
     // Restarted from a checkpoint: every record arrives, some of them twice.
     expect(new Set(sink.values).size).toBe(COUNT);
