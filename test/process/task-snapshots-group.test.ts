@@ -7,10 +7,7 @@ import { taskCheckpointDirectory } from '../../src/cli/single-owner-run.js';
 import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
 import { DEFAULT_MAX_PARALLELISM, keyGroupOf } from '../../src/core/key-groups.js';
 import type { CheckpointData } from '../../src/runtime/checkpoint/checkpoint-data.js';
-import {
-  checkpointStorageAt,
-  readCheckpoint,
-} from '../../src/runtime/checkpoint/checkpoint-storage.js';
+import { checkpointStorageAt } from '../../src/runtime/checkpoint/checkpoint-storage.js';
 import { sourcePositionFor } from '../../src/runtime/checkpoint/restore.js';
 import { openStore } from '../../src/runtime/checkpoint/store/open-store.js';
 import type { Out } from '../cli/fixtures/group-keyed-windows.js';
@@ -36,17 +33,28 @@ interface Ev {
   readonly v: number;
 }
 
-/** The latest snapshot of every task under `location`/tasks, by task directory. */
+/**
+ * The latest snapshot of every task under `location`/tasks, by task directory.
+ * Each is the one `findLatest` read and verified: the running member prunes
+ * all but the newest two, so reading the path it names a second time may
+ * find it gone.
+ */
 async function latestTaskSnapshots(location: string): Promise<Map<string, CheckpointData>> {
   const out = new Map<string, CheckpointData>();
   const root = `${location}/tasks`;
   for (const name of await openStore(root)
     .list()
     .catch(() => [])) {
-    const latest = await checkpointStorageAt(`${root}/${name}`).latest();
-    if (latest !== undefined) out.set(name, await readCheckpoint(latest));
+    const { intact } = await checkpointStorageAt(`${root}/${name}`).findLatest();
+    if (intact !== undefined) out.set(name, intact.checkpoint);
   }
   return out;
+}
+
+/** A number on the member's /metrics (the first line of `name`), NaN when absent. */
+async function metric(port: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return Number(new RegExp(`^${name}\\S* (\\d+)`, 'm').exec(text)?.[1]);
 }
 
 function offsets(checkpoint: CheckpointData, uid: string): Record<string, number> {
@@ -74,11 +82,17 @@ describe('per-task snapshots of a process group', () => {
       storage: 'a directory',
       location: () => join(mkdtempSync(join(tmpdir(), 'weir-task-snapshots-')), 'checkpoints'),
       env: {},
+      port: 61_190,
     },
-    { storage: 's3://', location: () => freshS3Location('task-snapshots'), env: S3_ENV },
+    {
+      storage: 's3://',
+      location: () => freshS3Location('task-snapshots'),
+      env: S3_ENV,
+      port: 62_300,
+    },
   ])(
     'a member writes each task’s key groups and input offset under the shared checkpoint location ($storage)',
-    async ({ location, env }) => {
+    async ({ location, env, port }) => {
       const inTopic = uniqueTopic('ts-in');
       const outTopic = uniqueTopic('ts-out');
       const app = uniqueTopic('ts-app');
@@ -94,7 +108,7 @@ describe('per-task snapshots of a process group', () => {
             app,
             shared,
             [inTopic, outTopic],
-            ['--metrics-port', String(61_190 + i)],
+            ['--metrics-port', String(port + i)],
           ),
           400_000,
           { env },
@@ -106,7 +120,7 @@ describe('per-task snapshots of a process group', () => {
       await waitFor(
         'the member to hold every task of both stages',
         async () => {
-          const held = await heldTasks(61_190);
+          const held = await heldTasks(port);
           return held.length === 2 && held.reduce((a, b) => a + b, 0) === PARTITIONS + STAGE_TASKS;
         },
         90_000,
@@ -137,6 +151,15 @@ describe('per-task snapshots of a process group', () => {
           (await readAll(outTopic, json<Out>())).filter((o) => o.kind === 'window').length >=
           2 * KEYS.length + 1,
         120_000,
+        diagnose,
+      );
+      // Snapshots of a checkpoint taken after the windows fired, so after every record was
+      // counted (one that was being written then may be older: it runs behind its barrier).
+      const written = await metric(port, 'weir_group_last_task_snapshot_checkpoint');
+      await waitFor(
+        'a checkpoint taken after the windows fired',
+        async () => (await metric(port, 'weir_group_last_task_snapshot_checkpoint')) >= written + 2,
+        60_000,
         diagnose,
       );
       let merged: CheckpointData | undefined;
@@ -187,10 +210,8 @@ describe('per-task snapshots of a process group', () => {
       expect(await openStore(`${shared}/tasks`).list()).toEqual(
         expect.arrayContaining([0, 1, 2].map((p) => `${inTopic}_${p}`)),
       );
-      const metrics = await (await fetch('http://127.0.0.1:61190/metrics')).text();
-      expect(
-        Number(/^weir_group_task_snapshots_total\S* (\d+)/m.exec(metrics)?.[1]),
-      ).toBeGreaterThan(0);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(await metric(port, 'weir_group_task_snapshots_total')).toBeGreaterThan(0);
       expect(metrics).toMatch(/^weir_group_task_snapshot_failures_total\S* 0$/m);
       for (const m of members) m.child.kill('SIGTERM');
       await Promise.all(members.map((m) => m.done));
