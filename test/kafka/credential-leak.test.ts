@@ -21,7 +21,7 @@ import { send } from '../ui/http.js';
 import { uniqueTopic } from './helpers.js';
 import { type SecureBroker, startSecureBroker, unsecuredJwt } from './secure-broker.js';
 
-const PORT = 19130;
+const PORT = Number(process.env.WEIR_KAFKA_LEAK_PORT ?? 19130);
 const USER = 'leak-user';
 const PASSWORD = 'Leak-pw-93f1c2';
 const WRONG_PASSWORD = 'Wrong-pw-77ab10';

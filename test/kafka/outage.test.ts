@@ -29,7 +29,10 @@ const KEYS = 5;
 const RECORDS = 2_000;
 const PARTITIONS = 2;
 
-const broker = new PrivateBroker('kafka-outage-test', 19_092);
+const broker = new PrivateBroker(
+  'kafka-outage-test',
+  Number(process.env.WEIR_KAFKA_OUTAGE_PORT ?? 19_092),
+);
 let dir: string | undefined;
 
 beforeAll(async () => {
@@ -111,6 +114,24 @@ function expected(records = RECORDS): string[] {
  */
 const GENERATED = 1_500;
 const GENERATED_RATE = 25;
+
+/**
+ * {@link waitFor} for checks that read topics through a whole job: every
+ * 500 ms, not every 50, so that the waiting does not take the CPU the jobs
+ * under test need.
+ */
+const waitForRead = (
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  diagnose?: () => string,
+) =>
+  waitFor(
+    what,
+    async () => (await check()) || new Promise<boolean>((r) => setTimeout(() => r(false), 500)),
+    timeoutMs,
+    diagnose,
+  );
 
 describe(`a Kafka broker down for ${OUTAGE_MS / 1000} s under exactly-once jobs`, () => {
   it('pauses the jobs, which resume by themselves with exact output', async () => {
@@ -229,21 +250,21 @@ describe(`a Kafka broker down for ${OUTAGE_MS / 1000} s under exactly-once jobs`
 
     try {
       // Both jobs run and commit before the outage.
-      await waitFor(
+      await waitForRead(
         'the API job to complete checkpoints and commit output',
         async () =>
           client.metrics.total('weir_checkpoints_completed_total') >= 3 &&
           (await committed(apiOut)).length > 0,
         120_000,
       );
-      await waitFor(
+      await waitForRead(
         'the CLI job to commit output',
         async () => (await committed(cliOut)).length > 0,
         120_000,
       );
       const gen = startGenerated();
       genClient = gen;
-      await waitFor(
+      await waitForRead(
         'the generated job to commit output',
         async () => (await committed(genOut)).length > 0,
         120_000,
@@ -270,7 +291,7 @@ describe(`a Kafka broker down for ${OUTAGE_MS / 1000} s under exactly-once jobs`
       const want = expected();
       let api: string[] = [];
       let viaCli: string[] = [];
-      await waitFor(
+      await waitForRead(
         'every result committed after the outage',
         async () => {
           api = await committed(apiOut);

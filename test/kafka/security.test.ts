@@ -23,7 +23,7 @@ import { encryptedClientKey } from '../helpers/tls-certs.js';
 import { uniqueTopic } from './helpers.js';
 import { type SecureBroker, startSecureBroker, unsecuredJwt } from './secure-broker.js';
 
-const PORT = 19120;
+const PORT = Number(process.env.WEIR_KAFKA_SECURITY_PORT ?? 19120);
 const USER = 'weir-user';
 const PASSWORD = 'Sec-pw-4711';
 
@@ -114,7 +114,8 @@ function expectRoundTrip(result: { out: string[]; dead: string[]; warnings: stri
   expect(new Set(result.dead)).toEqual(new Set(['not json']));
 }
 
-describe('Kafka over TLS and SASL', () => {
+// Each case mostly waits for the broker, on topics of its own: the cases run concurrently.
+describe.concurrent('Kafka over TLS and SASL', () => {
   it('round-trips with SASL PLAIN over TLS', async () => {
     expectRoundTrip(
       await roundTrip({
@@ -145,16 +146,14 @@ describe('Kafka over TLS and SASL', () => {
   }, 90_000);
 
   it('round-trips with OAUTHBEARER, a static token and a token provider', async () => {
-    expectRoundTrip(
-      await roundTrip({
+    let asked = 0;
+    const [withToken, withProvider] = await Promise.all([
+      roundTrip({
         brokers: sb.saslSsl,
         tls: { caFile: sb.certs.caFile },
         sasl: { mechanism: 'OAUTHBEARER', token: unsecuredJwt(USER) },
       }),
-    );
-    let asked = 0;
-    expectRoundTrip(
-      await roundTrip({
+      roundTrip({
         brokers: sb.saslSsl,
         tls: { caFile: sb.certs.caFile },
         sasl: {
@@ -165,7 +164,9 @@ describe('Kafka over TLS and SASL', () => {
           },
         },
       }),
-    );
+    ]);
+    expectRoundTrip(withToken);
+    expectRoundTrip(withProvider);
     // The sink's producer thread asks the writer's provider too.
     expect(asked).toBeGreaterThan(1);
   }, 120_000);
@@ -284,7 +285,7 @@ async function failure(
   return { error: error as WeirError, ms: Date.now() - started };
 }
 
-describe('Kafka security failures', () => {
+describe.concurrent('Kafka security failures', () => {
   // The reconnect budget is 3 minutes by default: these fail well before it.
   const QUICK_MS = 30_000;
 

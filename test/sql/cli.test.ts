@@ -15,13 +15,32 @@ const SCRIPT = 'test/sql/fixtures/bids-per-window.sql';
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** `weir sql -f SCRIPT` with checkpoints, and `extra` flags. */
+const runScript = (extra: readonly string[]) =>
+  startWeir(
+    [
+      'sql',
+      '-f',
+      SCRIPT,
+      '--checkpoint-dir',
+      join(dir, `checkpoints-${extra.join('-')}`),
+      '--checkpoint-interval',
+      '0.1',
+      ...extra,
+    ],
+    120_000,
+  ).done;
+
+/** The run on the calling thread: checked against the oracle, and the reference for worker threads. */
+let single: ReturnType<typeof runScript> | undefined;
+const singleThread = () => {
+  single ??= runScript([]);
+  return single;
+};
+
 describe('weir sql', () => {
   it('runs a script with checkpoints; the print sink shows the window aggregates', async () => {
-    const checkpoints = join(dir, 'checkpoints');
-    const result = await startWeir(
-      ['sql', '-f', SCRIPT, '--checkpoint-dir', checkpoints, '--checkpoint-interval', '0.1'],
-      120_000,
-    ).done;
+    const result = await singleThread();
     expect(result.stderr).toMatch(/✓ job 'bids-per-window' finished/);
     expect(result.code).toBe(0);
     // The oracle: bids per auction and 10 s window, with the highest price.
@@ -91,20 +110,6 @@ describe('weir sql', () => {
   }, 60_000);
 
   it('runs a script on worker threads with the rows of the calling thread', async () => {
-    const run = (extra: readonly string[]) =>
-      startWeir(
-        [
-          'sql',
-          '-f',
-          SCRIPT,
-          '--checkpoint-dir',
-          join(dir, `checkpoints-${extra.join('-')}`),
-          '--checkpoint-interval',
-          '0.1',
-          ...extra,
-        ],
-        120_000,
-      ).done;
     // At parallelism 2 the print sink prefixes each row with its subtask, as Flink's does.
     const rows = (stdout: string) =>
       stdout
@@ -112,7 +117,7 @@ describe('weir sql', () => {
         .filter((l) => l !== '')
         .map((l) => l.replace(/^\d+> /, ''))
         .sort();
-    const [one, two] = [await run([]), await run(['--workers', '2'])];
+    const [one, two] = [await singleThread(), await runScript(['--workers', '2'])];
     expect(two.stderr).toMatch(/✓ job 'bids-per-window' finished/);
     expect(two.code).toBe(0);
     expect(one.code).toBe(0);
