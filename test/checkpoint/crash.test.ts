@@ -11,6 +11,11 @@ import { bundledFixture } from '../helpers/bundled-fixture.js';
 const FIXTURE = fileURLToPath(new URL('./fixtures/crash-job.ts', import.meta.url));
 const EVENTS = 16_000;
 const KILLS = 20;
+/**
+ * Per case. Generous: six cases share the machine, and at a load average of
+ * 30-45 (other test runs beside) a case of 20 kills took 260-400 s.
+ */
+const CASE_TIMEOUT_MS = 600_000;
 
 let dir: string;
 let input: string;
@@ -209,17 +214,21 @@ describe.concurrent('crash and restore', () => {
   describe('random SIGKILLs', () => {
     for (const backend of ['heap', 'disk'] as const) {
       for (const parallelism of [1, 2]) {
-        it(`killed ${KILLS} times with the ${backend} backend at parallelism ${parallelism}: committed output equals an uninterrupted run`, async () => {
-          const name = `killed-${backend}-p${parallelism}`;
-          const run = await runWithCrashes(name, parallelism, backend, KILLS, 100 + parallelism);
-          expect(run.deaths).toBe(KILLS);
-          expect(run.restoredFrom).toBeGreaterThanOrEqual(KILLS / 4);
-          expect(await committed(name)).toEqual(await reference(parallelism));
-          // With the disk backend the windows keep their contents in it too.
-          expect(await windowStateNames(name)).toEqual(
-            backend === 'disk' ? ['__weir.window-slices'] : [],
-          );
-        }, 400_000);
+        it(
+          `killed ${KILLS} times with the ${backend} backend at parallelism ${parallelism}: committed output equals an uninterrupted run`,
+          async () => {
+            const name = `killed-${backend}-p${parallelism}`;
+            const run = await runWithCrashes(name, parallelism, backend, KILLS, 100 + parallelism);
+            expect(run.deaths).toBe(KILLS);
+            expect(run.restoredFrom).toBeGreaterThanOrEqual(KILLS / 4);
+            expect(await committed(name)).toEqual(await reference(parallelism));
+            // With the disk backend the windows keep their contents in it too.
+            expect(await windowStateNames(name)).toEqual(
+              backend === 'disk' ? ['__weir.window-slices'] : [],
+            );
+          },
+          CASE_TIMEOUT_MS,
+        );
       }
     }
   });
@@ -229,12 +238,16 @@ describe.concurrent('crash and restore', () => {
       ['checkpoint', 1, 'heap'],
       ['commit', 2, 'disk'],
     ] as const) {
-      it(`dies in the middle of a ${crashAt} three times (${backend}, parallelism ${parallelism}) and still commits exactly once`, async () => {
-        const name = `crash-in-${crashAt}`;
-        const run = await runWithCrashes(name, parallelism, backend, 3, 7, crashAt);
-        expect(run.deaths).toBe(3);
-        expect(await committed(name)).toEqual(await reference(parallelism));
-      }, 400_000);
+      it(
+        `dies in the middle of a ${crashAt} three times (${backend}, parallelism ${parallelism}) and still commits exactly once`,
+        async () => {
+          const name = `crash-in-${crashAt}`;
+          const run = await runWithCrashes(name, parallelism, backend, 3, 7, crashAt);
+          expect(run.deaths).toBe(3);
+          expect(await committed(name)).toEqual(await reference(parallelism));
+        },
+        CASE_TIMEOUT_MS,
+      );
     }
   });
 });
