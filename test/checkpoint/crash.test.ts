@@ -1,20 +1,29 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeterministicRandom } from '../../src/util/random.js';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/crash-job.ts', import.meta.url));
 const EVENTS = 16_000;
 const KILLS = 20;
+/**
+ * Per case. Generous: six cases share the machine, and at a load average of
+ * 30-45 (other test runs beside) a case of 20 kills took 260-400 s.
+ */
+const CASE_TIMEOUT_MS = 600_000;
 
 let dir: string;
 let input: string;
+/** The fixture as one bundled module: the test starts it about a hundred times. */
+let job: string;
 
 beforeAll(async () => {
+  const bundling = bundledFixture(FIXTURE);
   dir = await mkdtemp(join(tmpdir(), 'weir-crash-'));
   input = join(dir, 'clicks.jsonl');
   const random = new DeterministicRandom(11);
@@ -25,9 +34,15 @@ beforeAll(async () => {
     lines.push(JSON.stringify({ user: `u${random.int(23)}`, time: i * 5 - jitter }));
   }
   await writeFile(input, `${lines.join('\n')}\n`);
+  job = await bundling;
 });
 
+/** Runs still alive, killed at the end: a test that timed out leaves none behind. */
+const children = new Set<ChildProcess>();
+
 afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  if (job !== undefined) await rm(dirname(job), { recursive: true, force: true });
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -51,10 +66,13 @@ function start(
     stallEvery,
     ...(crashAt === undefined ? {} : { crashAt }),
   };
-  return spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+  const child = spawn(process.execPath, [job], {
     env: { ...process.env, WEIR_CRASH_JOB: JSON.stringify(settings) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
 }
 
 async function exitOf(
@@ -185,43 +203,51 @@ function reference(parallelism: number): Promise<string[]> {
   return p;
 }
 
-describe('crash and restore', () => {
+// Every case runs concurrently: the jobs mostly wait (stalls and restarts).
+describe.concurrent('crash and restore', () => {
   it('uninterrupted runs at parallelism 1 and 2 agree', async () => {
     const one = await reference(1);
     expect(one.length).toBeGreaterThan(2000);
     expect(await reference(2)).toEqual(one);
-  }, 60_000);
+  }, 120_000);
 
-  // The four combinations run concurrently: the jobs mostly wait (stalls and restarts).
-  describe.concurrent('random SIGKILLs', () => {
+  describe('random SIGKILLs', () => {
     for (const backend of ['heap', 'disk'] as const) {
       for (const parallelism of [1, 2]) {
-        it(`killed ${KILLS} times with the ${backend} backend at parallelism ${parallelism}: committed output equals an uninterrupted run`, async () => {
-          const name = `killed-${backend}-p${parallelism}`;
-          const run = await runWithCrashes(name, parallelism, backend, KILLS, 100 + parallelism);
-          expect(run.deaths).toBe(KILLS);
-          expect(run.restoredFrom).toBeGreaterThanOrEqual(KILLS / 4);
-          expect(await committed(name)).toEqual(await reference(parallelism));
-          // With the disk backend the windows keep their contents in it too.
-          expect(await windowStateNames(name)).toEqual(
-            backend === 'disk' ? ['__weir.window-slices'] : [],
-          );
-        }, 400_000);
+        it(
+          `killed ${KILLS} times with the ${backend} backend at parallelism ${parallelism}: committed output equals an uninterrupted run`,
+          async () => {
+            const name = `killed-${backend}-p${parallelism}`;
+            const run = await runWithCrashes(name, parallelism, backend, KILLS, 100 + parallelism);
+            expect(run.deaths).toBe(KILLS);
+            expect(run.restoredFrom).toBeGreaterThanOrEqual(KILLS / 4);
+            expect(await committed(name)).toEqual(await reference(parallelism));
+            // With the disk backend the windows keep their contents in it too.
+            expect(await windowStateNames(name)).toEqual(
+              backend === 'disk' ? ['__weir.window-slices'] : [],
+            );
+          },
+          CASE_TIMEOUT_MS,
+        );
       }
     }
   });
 
-  describe.concurrent('faults at the worst moments', () => {
+  describe('faults at the worst moments', () => {
     for (const [crashAt, parallelism, backend] of [
       ['checkpoint', 1, 'heap'],
       ['commit', 2, 'disk'],
     ] as const) {
-      it(`dies in the middle of a ${crashAt} three times (${backend}, parallelism ${parallelism}) and still commits exactly once`, async () => {
-        const name = `crash-in-${crashAt}`;
-        const run = await runWithCrashes(name, parallelism, backend, 3, 7, crashAt);
-        expect(run.deaths).toBe(3);
-        expect(await committed(name)).toEqual(await reference(parallelism));
-      }, 400_000);
+      it(
+        `dies in the middle of a ${crashAt} three times (${backend}, parallelism ${parallelism}) and still commits exactly once`,
+        async () => {
+          const name = `crash-in-${crashAt}`;
+          const run = await runWithCrashes(name, parallelism, backend, 3, 7, crashAt);
+          expect(run.deaths).toBe(3);
+          expect(await committed(name)).toEqual(await reference(parallelism));
+        },
+        CASE_TIMEOUT_MS,
+      );
     }
   });
 });

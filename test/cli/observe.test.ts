@@ -72,12 +72,10 @@ describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
   });
 
   it('reports failures as JSON too', async ({ expect }) => {
-    const failed = await startWeir([
-      'run',
-      'test/cli/fixtures/throwing-map.ts',
-      '--log-format',
-      'json',
-    ]).done;
+    const [failed, missing] = await Promise.all([
+      startWeir(['run', 'test/cli/fixtures/throwing-map.ts', '--log-format', 'json']).done,
+      startWeir(['run', 'missing.ts', '--log-format', 'json']).done,
+    ]);
     expect(failed.code).toBe(1);
     const last = records(failed.stderr).at(-1)!;
     expect(last).toMatchObject({
@@ -85,7 +83,6 @@ describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
       event: 'job_failed',
       error: { code: 'USER_FUNCTION_FAILED', operatorId: 'double', record: '3' },
     });
-    const missing = await startWeir(['run', 'missing.ts', '--log-format', 'json']).done;
     expect(missing.code).toBe(1);
     expect(records(missing.stderr)).toEqual([
       expect.objectContaining({
@@ -132,12 +129,17 @@ describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
     expect((await cli.done).code).toBe(0);
   });
 
-  it('serves the web UI and its API with --ui-port', async ({ expect }) => {
-    const cli = startWeir(['run', 'test/cli/fixtures/steady.ts', '--ui-port', '0', '--', '4']);
-    const [, url] = (await cli.waitFor('stderr', /web UI at (http:\/\/127\.0\.0\.1:\d+\/)/)) as [
-      string,
-      string,
-    ];
+  // One job serves the UI and holds its port against a second one: a start-up less. It
+  // runs until stopped, so that its port stays taken however slowly the second starts.
+  it('serves the web UI and its API with --ui-port, and fails clearly when the port is taken', async ({
+    expect,
+  }) => {
+    const cli = startWeir(['run', 'test/cli/fixtures/steady.ts', '--ui-port', '0', '--', '600']);
+    const [, url, port] = (await cli.waitFor(
+      'stderr',
+      /web UI at (http:\/\/127\.0\.0\.1:(\d+)\/)/,
+    )) as [string, string, string];
+    const second = startWeir(['run', 'test/cli/fixtures/steady.ts', '--ui-port', port]).done;
     const { jobs } = (await (await fetch(`${url}jobs`)).json()) as {
       jobs: { id: string; name: string }[];
     };
@@ -153,21 +155,11 @@ describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
       'forward',
     ]);
     expect(await (await fetch(url)).text()).toContain('<title>Weir</title>');
+    const refused = await second;
     cli.child.kill('SIGINT');
     expect((await cli.done).code).toBe(0);
-  });
-
-  it('fails clearly when the UI port is taken', async ({ expect }) => {
-    const cli = startWeir(['run', 'test/cli/fixtures/steady.ts', '--ui-port', '0', '--', '4']);
-    const [, port] = (await cli.waitFor('stderr', /web UI at http:\/\/127\.0\.0\.1:(\d+)\//)) as [
-      string,
-      string,
-    ];
-    const second = await startWeir(['run', 'test/cli/fixtures/steady.ts', '--ui-port', port]).done;
-    cli.child.kill('SIGINT');
-    await cli.done;
-    expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`cannot serve the web UI on port ${port}: the port is in use`);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`cannot serve the web UI on port ${port}: the port is in use`);
   });
 });
 

@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import type { Event, Result } from './fixtures/eos-job.js';
 import { createTopic, json, produce, readAll, uniqueTopic } from './helpers.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'eos-job.ts');
+const SINK_WORKER = join(import.meta.dirname, '../../src/connectors/kafka/sink/producer-worker.ts');
 const PARTITIONS = 4;
 const EVENTS = 12_000;
 const WINDOW = 1000;
@@ -37,10 +39,16 @@ const canon = (rs: readonly Result[]) =>
   rs.map((r) => JSON.stringify([r.key, r.start, r.count, r.sum])).sort();
 
 let dir: string | undefined;
+/** The fixture as one bundled module: the test starts it a dozen times or more. */
+let job: string | undefined;
 const children = new Set<ChildProcess>();
+beforeAll(async () => {
+  job = await bundledFixture(FIXTURE, [SINK_WORKER]);
+});
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  if (job !== undefined) await rm(dirname(job), { recursive: true, force: true });
 });
 
 describe('exactly-once Kafka -> window -> Kafka', () => {
@@ -62,7 +70,7 @@ describe('exactly-once Kafka -> window -> Kafka', () => {
     let progress = { checkpoints: 0, records: 0 };
     const start = (): ChildProcess => {
       progress = { checkpoints: 0, records: 0 };
-      const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+      const child = spawn(process.execPath, [job!], {
         env: childEnv,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -107,7 +115,7 @@ describe('exactly-once Kafka -> window -> Kafka', () => {
           }),
         );
         written += n;
-        await new Promise((r) => setTimeout(r, 380));
+        await new Promise((r) => setTimeout(r, 200));
       }
     })();
 

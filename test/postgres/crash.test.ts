@@ -8,19 +8,27 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DeterministicRandom } from '../../src/util/random.js';
+import { bundledFixture } from '../helpers/bundled-fixture.js';
 import { cleanup, client, freshSchema, PG_URL, sql, until } from './helpers.js';
 
 const SCHEMA = 'weir_pg_crash';
 const SLOT = 'weir_crash';
-const KILLS = 12;
+/** Issue #6 asks for at least 10. */
+const KILLS = 10;
 const FIXTURE = fileURLToPath(new URL('./fixtures/cdc-job.ts', import.meta.url));
+const SINK_WORKER = fileURLToPath(
+  new URL('../../src/connectors/postgres/sink/transaction-worker.ts', import.meta.url),
+);
 let checkpoints: string;
+/** The fixture as one bundled module: the test starts it a dozen times or more. */
+let job: string | undefined;
 
 beforeAll(async () => {
+  const bundling = bundledFixture(FIXTURE, [SINK_WORKER]);
   await freshSchema(SCHEMA);
   await sql(
     `CREATE TABLE ${SCHEMA}.orders (id serial PRIMARY KEY, customer int NOT NULL, amount numeric(10,2) NOT NULL)`,
@@ -33,10 +41,12 @@ beforeAll(async () => {
     `INSERT INTO ${SCHEMA}.orders (customer, amount) SELECT g % 50, round((random() * 100)::numeric, 2) FROM generate_series(1, 5000) g`,
   );
   checkpoints = await mkdtemp(join(tmpdir(), 'weir-pg-crash-'));
+  job = await bundling;
 });
 afterAll(async () => {
   await cleanup(SCHEMA, [SLOT]);
   await rm(checkpoints, { recursive: true, force: true });
+  if (job !== undefined) await rm(dirname(job), { recursive: true, force: true });
 });
 
 /** Random small transactions on the orders table until stopped. */
@@ -84,7 +94,7 @@ async function writer(seed: number, stop: () => boolean): Promise<number> {
 }
 
 function startJob(log: string[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+  const child = spawn(process.execPath, [job!], {
     env: { ...process.env, WEIR_PG_URL: PG_URL, SCHEMA, SLOT, CHECKPOINTS: checkpoints },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -138,7 +148,7 @@ it(`sink equals the SQL aggregation after ${KILLS} SIGKILLs at random moments`, 
     for (kills = 0; kills < KILLS || (progressed < KILLS / 4 && kills < 2 * KILLS); kills++) {
       const before = await latest();
       const child = startJob(log);
-      await new Promise((r) => setTimeout(r, Math.round(warmUp * (0.4 + random.next() * 1.6))));
+      await new Promise((r) => setTimeout(r, Math.round(warmUp * (0.4 + random.next() * 1.2))));
       await kill(child);
       if ((await latest()) !== before) progressed++;
     }
@@ -173,4 +183,5 @@ it(`sink equals the SQL aggregation after ${KILLS} SIGKILLs at random moments`, 
   } finally {
     await kill(final);
   }
-}, 150_000);
+  // Generous: the kill delays scale with the machine's speed, the limit does not.
+}, 300_000);
