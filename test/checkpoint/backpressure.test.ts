@@ -1,6 +1,6 @@
 /**
  * Checkpoints under sustained backpressure: a fast source into a sink that
- * takes a few hundred records a second, for a minute. With channels
+ * takes a few hundred records a second, for three minutes. With channels
  * bounded only by their batch count, a barrier waited behind about 30 s of
  * queued records per exchange (bench:backpressure) and a strict checkpoint
  * timeout ended the job; buffer debloating keeps what queues to about a
@@ -17,13 +17,8 @@ import {
   StreamEnvironment,
 } from '../../src/index.js';
 
-/**
- * Wall time the job runs for, at the sink's nominal rate. A minute is enough:
- * without debloating the first checkpoint timed out after 23 s, and two
- * 30 s slices with a checkpoint each, plus a third of the run against another
- * for memory, show the same as the three minutes this once ran for.
- */
-const RUN_MS = 60_000;
+/** Wall time the job runs for, at the sink's nominal rate. */
+const RUN_MS = 180_000;
 const PARALLELISM = 2;
 /** Records per second each sink subtask takes. */
 const SINK_RATE = 400;
@@ -63,7 +58,7 @@ class ThrottledSink implements Sink<number> {
 
 describe('checkpoints under sustained backpressure', () => {
   it(
-    `complete throughout ${RUN_MS / 1000} s of a slow sink, with exact output and flat memory`,
+    `complete throughout ${RUN_MS / 60_000} minutes of a slow sink, with exact output and flat memory`,
     async () => {
       const directory = await mkdtemp(join(tmpdir(), 'weir-backpressure-'));
       try {
@@ -91,7 +86,7 @@ describe('checkpoints under sustained backpressure', () => {
         const rss: { at: number; mb: number }[] = [];
         let sourceEndedAt: number | undefined;
         while (!settled) {
-          await Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)), outcome]);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
           const now = Date.now() - started;
           for (const e of client.monitor.checkpoints.entries()) {
             if (e.status !== 'completed' || completedAt.has(e.id) || e.completedAt === undefined)
@@ -130,12 +125,11 @@ describe('checkpoints under sustained backpressure', () => {
         for (const n of sink.seen) if (n !== 1) wrong++;
         expect(wrong).toBe(0);
 
-        // Memory is flat: the last third of the run peaks no higher than the second (20% for the collector's moods).
-        const third = RUN_MS / 3;
+        // Memory is flat: the last minute peaks no higher than the second (20% for the collector's moods).
         const peak = (from: number, to: number) =>
           Math.max(...rss.filter((s) => s.at >= from && s.at < to).map((s) => s.mb));
-        const second = peak(third, 2 * third);
-        const last = peak(end - third, end);
+        const second = peak(60_000, 120_000);
+        const last = peak(end - 60_000, end);
         expect(last).toBeLessThanOrEqual(second * 1.2);
         expect(Math.max(...rss.map((s) => s.mb))).toBeLessThan(1024);
       } finally {
