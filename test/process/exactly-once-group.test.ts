@@ -35,8 +35,11 @@ const member = keyedWindowsMembers(62_200, ['exactly-once'], ['--checkpoint-inte
  * was slow to hand them over (the group settles once, after the last).
  */
 const KILLS = Number(process.env.WEIR_TEST_GROUP_KILLS ?? 20);
-/** The longest pause before a kill: a few checkpoints (one a second) and rebalances may happen. */
-const KILL_GAP_MS = 3_000;
+/**
+ * The longest pause before a kill: a checkpoint (one a second) or a rebalance may happen
+ * meanwhile, and the moment falls anywhere in a checkpoint's cycle.
+ */
+const KILL_GAP_MS = 1_500;
 const TASKS = 2 * PARTITIONS;
 /** How long the group may take to settle after the last kill. */
 const SETTLE_AFTER_KILLS_MS = 240_000;
