@@ -86,7 +86,7 @@ describe('checkpoints under sustained backpressure', () => {
         const rss: { at: number; mb: number }[] = [];
         let sourceEndedAt: number | undefined;
         while (!settled) {
-          await new Promise((resolve) => setTimeout(resolve, 1000));
+          await Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)), outcome]);
           const now = Date.now() - started;
           for (const e of client.monitor.checkpoints.entries()) {
             if (e.status !== 'completed' || completedAt.has(e.id) || e.completedAt === undefined)
