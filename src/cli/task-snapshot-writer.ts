@@ -240,7 +240,7 @@ export async function writeTaskSnapshots(
   const written: string[] = [];
   for (const [task, data] of splitIntoTasks(checkpoint, layout, isTransactionCommittable)) {
     const storage = checkpointStorageAt(taskCheckpointDirectory(checkpointDir, task));
-    const next = (await storage.newestId()) + 1;
+    const next = checkpointIdOf(await storage.latest()) + 1;
     await storage.write({
       ...data,
       kind: 'checkpoint',
@@ -252,4 +252,10 @@ export async function writeTaskSnapshots(
     written.push(task);
   }
   return written;
+}
+
+/** The id in a checkpoint path's last part (`chk-0000000042`), 0 for none. */
+function checkpointIdOf(path: string | undefined): number {
+  const match = path === undefined ? null : /chk-(\d+)\/?$/.exec(path);
+  return match === null ? 0 : Number(match[1]);
 }

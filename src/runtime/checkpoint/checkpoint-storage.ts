@@ -205,15 +205,6 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
     return (await this.findLatest()).intact?.path;
   }
 
-  /**
-   * The highest checkpoint id among the directories, complete or not (0 for
-   * none), from the listing alone: a writer that numbers on from it reuses
-   * no directory, and reads no checkpoint back to learn the number.
-   */
-  async newestId(): Promise<number> {
-    return (await this.checkpointIds()).at(-1) ?? 0;
-  }
-
   /** Ids of the checkpoint directories, ascending (complete or not). */
   private async checkpointIds(): Promise<number[]> {
     return (await this.store.list())
