@@ -11,11 +11,6 @@ export default defineConfig({
     // Three were tried: the run took longer (25 min against 20), each file
     // slowed by the others' CPU.
     maxWorkers: 2,
-    // Test files share their worker's module graph instead of importing Weir
-    // again for each of the ~300 files: importing was a tenth of a CI run's
-    // work (352 s of 4,100 s). Tests therefore leave no global state behind:
-    // process-wide registries (SQL connectors) only grow, and no test mocks modules.
-    isolate: false,
     // The known-slow files start first, so that none of them is left to run alone at the end.
     sequence: { sequencer: SlowFirstSequencer },
     projects: [
