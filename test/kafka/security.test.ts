@@ -200,7 +200,7 @@ describe.concurrent('Kafka over TLS and SASL', () => {
     expect(ids.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => i));
   }, 90_000);
 
-  it("reads in mode 'group' (Kafka's group protocol) over SCRAM-SHA-256", async () => {
+  it("reads in mode 'group' (Kafka's group protocol) over SCRAM-SHA-256", async ({ expect }) => {
     const input = uniqueTopic('sec-group');
     await sb.broker.createTopic(input, 2);
     await produce(
