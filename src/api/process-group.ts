@@ -8,7 +8,6 @@ import type {
 } from '../core/source.js';
 import type { LogicalGraph } from '../plan/logical/logical-graph.js';
 import type { LogicalEdge, LogicalNode, Partitioning } from '../plan/logical/nodes.js';
-import { twoKeyedInputsRefusal } from './group-joins.js';
 import type { KeyedStage, TaskLayout } from './task-snapshots.js';
 
 /** Tasks of a keyed stage whose operator sets no parallelism: partitions of its repartition topic. */
@@ -231,8 +230,6 @@ function refuseInGroup(node: LogicalNode, group: ProcessGroupSpec): void {
     );
   if (node.inputs.some((e) => e.partitioning.kind === 'broadcast'))
     refuse('its input is a broadcast exchange, and broadcasts between processes are not built yet');
-  const twoInputs = twoKeyedInputsRefusal(node);
-  if (twoInputs !== undefined) refuse(twoInputs);
   if (node.stateful && !node.inputs.some((e) => e.partitioning.kind === 'keyed'))
     refuse(
       'it keeps state that is not keyed, and only keyed state follows the tasks of a process group',

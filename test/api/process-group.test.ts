@@ -126,14 +126,40 @@ describe('applyProcessGroup', () => {
   };
 
   it.each(['regular-join', 'interval-join', 'window-join', 'temporal-join'] as const)(
-    'refuses an operator with two keyed inputs (a %s), naming it',
+    'sends both keyed inputs of a %s through its one repartition topic, each record tagged with its input',
     (kind) => {
       const g = twoKeyedInputs(kind);
-      expect(() => applyProcessGroup(g, group(recordingExchange().exchange), 128)).toThrow(
-        new RegExp(
-          `operator 'j' cannot run in process group 'app': it has two keyed inputs \\(${kind}\\); operators with two keyed inputs \\(joins\\) do not run across the processes of a group yet`,
-        ),
-      );
+      const { exchange, writers, readers } = recordingExchange();
+      const layout = applyProcessGroup(g, group(exchange), 128);
+      // One topic, so a partition is one task holding both sides of its key groups.
+      expect(readers.map((r) => r.topic)).toEqual(['t-j']);
+      expect(readers[0]!.producerTopics).toEqual([['orders'], ['users']]);
+      expect(writers.map((w) => [w.spec.topic, w.input])).toEqual([
+        ['t-j', 0],
+        ['t-j', 1],
+      ]);
+      // Each input of the operator keeps only the records tagged with it.
+      const op = g.nodes.find((n) => n.uid === 'j')!;
+      expect(op.inputs.map((e) => [g.nodes[e.from]!.uid, e.input, e.partitioning.kind])).toEqual([
+        ['j-exchange-in-0', 0, 'keyed'],
+        ['j-exchange-in-1', 1, 'keyed'],
+      ]);
+      const keep = (position: number, r: ExchangedRecord) => {
+        const node = g.nodes.find((n) => n.uid === `j-exchange-in-${position}`) as Extract<
+          LogicalNode,
+          { kind: 'flat-map' }
+        >;
+        const kept: unknown[] = [];
+        (node.fn as (r: ExchangedRecord, c: { collect(v: unknown): void }) => void)(r, {
+          collect: (v) => kept.push(v),
+        });
+        return kept;
+      };
+      expect(keep(0, { input: 0, value: 'left' })).toEqual(['left']);
+      expect(keep(0, { input: 1, value: 'right' })).toEqual([]);
+      expect(keep(1, { input: 1, value: 'right' })).toEqual(['right']);
+      // Both sides' state moves with the tasks of that topic.
+      expect(layout?.keyedOperators.get('j')).toEqual({ topic: 't-j', partitions: 4 });
     },
   );
 

@@ -29,10 +29,8 @@ import { chunks } from './keyed-windows-input.js';
  * tasks when members join, when one is killed with SIGKILL, and the
  * read_committed output equals the batch computation exactly.
  *
- * Skipped while process groups refuse operators with two keyed inputs
- * (src/api/group-joins.ts; docs/deployment.md says why): lift the refusal
- * and run this file to work on it. On a stall the message shows what holds
- * read_committed readers back (test/kafka/transaction-diagnostics.ts).
+ * On a stall the message shows what holds read_committed readers back
+ * (test/kafka/transaction-diagnostics.ts).
  */
 const member = joinMembers(61_250);
 
@@ -43,7 +41,7 @@ function slices(input: JoinInput, parts: number): (i: number) => [JoinEv[], Join
   return (i) => [left[i]!, right[i]!];
 }
 
-describe.skip('weir run --group with joins, exactly once', () => {
+describe('weir run --group with joins, exactly once', () => {
   it('scaled 1 -> 3 -> 2 while producing (joins, then a SIGKILL): every join equals the batch computation exactly, and members exit on SIGTERM', async () => {
     const t = await joinTopics('gj');
     const members = [member(t, 'a')];

@@ -14,6 +14,7 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   'test/package/npm-package.test.ts': 150,
   'test/process/process-group-keyed.test.ts': 147,
   'test/process/keyed-state-handover.test.ts': 136,
+  'test/process/process-group-joins.test.ts': 135,
   'test/nexmark/flink-equivalence.test.ts': 130,
   'test/postgres/outage.test.ts': 113,
   'test/kafka/outage.test.ts': 100,
