@@ -159,7 +159,7 @@ export async function runKeyedGroup(
       const late = await handovers.awaitReleased(given, () => gap.first() !== undefined);
       if (late.length > 0)
         o.warn(
-          `tasks ${late.join(', ')} were being handed over by a member that has not finished in ${HANDOVER_TIMEOUT_MS / 1000} s; restoring their last snapshots`,
+          `tasks ${late.join(', ')} were being handed over by a member that stopped saying it is alive, or has not finished in ${HANDOVER_TIMEOUT_MS / 1000} s; restoring their last snapshots`,
         );
       if (given.length > 0) phases.mark('previous owners released the tasks given');
       const runName = `${runPrefix}-r${++runNumber}`;
@@ -287,6 +287,7 @@ export async function runKeyedGroup(
     }
   } finally {
     await Promise.all(cleanups);
+    handovers.close();
     // Leaving only now: the tasks' final snapshots are written, so the next owners restore them.
     await membership.close();
   }

@@ -10,13 +10,26 @@ import { taskCheckpointDirectory } from './single-owner-run.js';
 
 /** How often a member given a task looks again whether its previous owner has released it. */
 const POLL_MS = 100;
+/** How often a member handing tasks over writes their markers again, to show it is alive. */
+const BEAT_MS = 1_000;
+/**
+ * A hand-over whose marker has not changed for this long, as its next owner
+ * sees it, has lost its member (killed mid-way): the next owner stops
+ * waiting. Several beats, so that a busy giver is not taken for dead; one
+ * that is anyway is fenced by the restore, as after the overall timeout.
+ */
+const SILENT_MS = 5_000;
 
 /** A hand-over in progress: the member giving a task up writes it before its final snapshot. */
 interface Marker {
   readonly member: string;
   readonly state: 'handing-over' | 'released';
-  /** Wall clock of the giving member (ms since the epoch). */
+  /** Wall clock of the giving member (ms since the epoch) when it wrote this marker. */
   readonly at: number;
+  /** Wall clock of the giving member when the hand-over began (absent in markers of older versions). */
+  readonly since?: number;
+  /** Counts the giving member's beats: each rewrite changes the marker. */
+  readonly beat?: number;
 }
 
 /**
@@ -27,29 +40,60 @@ interface Marker {
  * snapshot. The previous owner therefore marks the task
  * (`<checkpoint dir>/handovers/<task>.json`) as soon as it learns it lost it,
  * and marks it released once the snapshot is written; the next owner waits
- * for that before it restores, at most `timeoutMs` (a member that died
- * mid-way releases nothing: its task then restores from its last snapshot).
+ * for that before it restores, at most `timeoutMs`. A member that dies
+ * mid-way releases nothing: while it hands over it rewrites its markers
+ * every second, so its next owners stop waiting once they stay unchanged
+ * for a few seconds, and the task restores from its last snapshot.
+ * Liveness is judged by change on the reader's own clock, not by comparing
+ * two machines' clocks.
  */
 export class TaskHandovers {
   private readonly markers;
+  /** The tasks this member is handing over, with when each began. */
+  private readonly giving = new Map<string, number>();
+  private beats = 0;
+  private beating: NodeJS.Timeout | undefined;
+  /** Marker writes, one after the other: a late beat never overwrites a release. */
+  private writes: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly checkpointDir: string,
     private readonly member: string,
     private readonly timeoutMs: number,
+    private readonly timing: { readonly beatMs: number; readonly silentMs: number } = {
+      beatMs: BEAT_MS,
+      silentMs: SILENT_MS,
+    },
   ) {
     const base = checkpointDir.endsWith('/') ? checkpointDir.slice(0, -1) : checkpointDir;
     this.markers = openStore(`${base}/handovers`);
   }
 
-  /** Says that this member is giving `tasks` up and has not written their final snapshot yet. */
+  /**
+   * Says that this member is giving `tasks` up and has not written their
+   * final snapshot yet, and goes on saying it every second until they are
+   * released (or {@link close}).
+   */
   async handingOver(tasks: readonly string[]): Promise<void> {
-    await this.mark(tasks, 'handing-over');
+    const now = Date.now();
+    for (const t of tasks) if (!this.giving.has(t)) this.giving.set(t, now);
+    this.beating ??= setInterval(() => {
+      void this.write(() => [...this.giving.keys()], 'handing-over').catch(() => {});
+    }, this.timing.beatMs).unref();
+    await this.write(() => tasks.filter((t) => this.giving.has(t)), 'handing-over');
   }
 
   /** Says that the final snapshots of `tasks` are written: their next owner may restore them. */
   async released(tasks: readonly string[]): Promise<void> {
-    await this.mark(tasks, 'released');
+    for (const t of tasks) this.giving.delete(t);
+    if (this.giving.size === 0) this.stopBeating();
+    await this.write(() => tasks, 'released');
+  }
+
+  /** Stops the beats (the process is leaving). */
+  close(): void {
+    this.giving.clear();
+    this.stopBeating();
   }
 
   /**
@@ -59,21 +103,27 @@ export class TaskHandovers {
    */
   async awaitReleased(tasks: readonly string[], cancelled: () => boolean): Promise<string[]> {
     let pending = [...tasks];
+    /** Each pending task's marker as last read, and when (this member's clock) it last changed. */
+    const seen = new Map<string, { text: string; changedAt: number }>();
+    const late: string[] = [];
     while (pending.length > 0 && !cancelled()) {
       const now = Date.now();
       const still: string[] = [];
-      const late: string[] = [];
       for (const task of pending) {
         const m = await this.read(task);
         if (m === undefined || m.state === 'released' || m.member === this.member) continue;
-        if (now - m.at >= this.timeoutMs) late.push(task);
+        const text = JSON.stringify(m);
+        const last = seen.get(task);
+        if (last === undefined || last.text !== text) seen.set(task, { text, changedAt: now });
+        const silent =
+          last !== undefined && last.text === text && now - last.changedAt >= this.timing.silentMs;
+        if (silent || now - (m.since ?? m.at) >= this.timeoutMs) late.push(task);
         else still.push(task);
       }
-      if (still.length === 0) return late;
       pending = still;
-      await sleep(POLL_MS);
+      if (pending.length > 0) await sleep(POLL_MS);
     }
-    return [];
+    return late;
   }
 
   /**
@@ -102,11 +152,34 @@ export class TaskHandovers {
     return out;
   }
 
+  /** Writes the markers of the tasks `which` names when the write's turn comes. */
+  private write(which: () => readonly string[], state: Marker['state']): Promise<void> {
+    const done = this.writes.then(() => this.mark(which(), state));
+    this.writes = done.catch(() => {});
+    return done;
+  }
+
   private async mark(tasks: readonly string[], state: Marker['state']): Promise<void> {
-    const marker: Marker = { member: this.member, state, at: Date.now() };
+    const at = Date.now();
+    const beat = ++this.beats;
     await Promise.all(
-      tasks.map((t) => this.markers.replace(fileOf(t), `${JSON.stringify(marker)}\n`)),
+      tasks.map((t) => {
+        const since = state === 'handing-over' ? this.giving.get(t) : undefined;
+        const marker: Marker = {
+          member: this.member,
+          state,
+          at,
+          beat,
+          ...(since === undefined ? {} : { since }),
+        };
+        return this.markers.replace(fileOf(t), `${JSON.stringify(marker)}\n`);
+      }),
     );
+  }
+
+  private stopBeating(): void {
+    if (this.beating !== undefined) clearInterval(this.beating);
+    this.beating = undefined;
   }
 
   private async read(task: string): Promise<Marker | undefined> {
