@@ -251,11 +251,21 @@ function compileAggregate(
     !(argType.kind === 'ROW' || argType.kind === 'ARRAY' || argType.kind === 'MAP')
   ) {
     // Over a changelog: the distinct values with their counts, as Flink's retracting accumulators.
-    const spec = retractingAggregate(call, fn, guard, codec(argType), distinctKey);
+    const fold =
+      call.distinct && (call.name === 'SUM' || call.name === 'AVG')
+        ? (call.name === 'SUM' ? sumSpec : avgSpec)(
+            (r) => r[0],
+            argType,
+            (add) => add,
+            call.at,
+          )
+        : undefined;
+    const spec = retractingAggregate(call, fn, guard, codec(argType), distinctKey, fold);
     if (spec !== undefined)
       return {
         ...spec,
-        type: call.name === 'COUNT' ? T.bigint(false) : withNullability(argType, true),
+        type:
+          fold?.type ?? (call.name === 'COUNT' ? T.bigint(false) : withNullability(argType, true)),
       };
   }
   if (call.name === 'COUNT') {

@@ -23,7 +23,7 @@ import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import type { MiniBatch } from './mini-batch.js';
 import type { Relation } from './relation.js';
-import { VALUE_COUNTS_FORMAT } from './retracting-aggregates.js';
+import { holdsValueCounts, VALUE_COUNTS_FORMAT } from './retracting-aggregates.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 
@@ -119,12 +119,14 @@ export function planGroupAggregate(
   };
   if (updatingInput && from.changes !== undefined) {
     const input = where === undefined ? from.changes : from.changes.filterRows(where);
-    // MIN, MAX and COUNT(DISTINCT) retract through value counts; with an aggregate that cannot
+    // MIN, MAX, COUNT, SUM and AVG (DISTINCT) retract through value counts; with one that cannot
     // retract (FIRST_VALUE, LISTAGG, ...) the operator keeps the group's rows, MAP values and all.
     groups = input.groupBy(keyOf, keyName).updatingAggregate(aggregate, {
       ...options,
       rowSerializer: ROW_SERIALIZER,
-      ...(calls.some(holdsValueCounts) ? { accumulatorSerializer: VALUE_COUNTS_SERIALIZER } : {}),
+      ...(calls.some(holdsValueCounts)
+        ? { accumulatorSerializer: valueCountsSerializer(calls) }
+        : {}),
     });
   } else {
     const input = where === undefined ? from.stream : from.stream.filter(where).name('where');
@@ -165,19 +167,18 @@ function column(name: string, type: LogicalType): ScopeColumn {
   return { name, type, qualifier: undefined, rowtime: false };
 }
 
-/** Whether a call over a changelog keeps value counts (retracting-aggregates.ts). */
-function holdsValueCounts(call: AggregateCallAst): boolean {
-  return call.name === 'MIN' || call.name === 'MAX' || (call.name === 'COUNT' && call.distinct);
-}
-
 /**
  * The accumulators of a GROUP BY over a changelog with value counts: JSON as before, under an
  * id of their own, so a savepoint of the former format (every row of each group kept beside
- * accumulators written as `json`) is refused on restore naming both, not misread.
+ * accumulators written as `json`) is refused on restore naming both, not misread. SUM and AVG
+ * DISTINCT kept rows before they kept value counts: with one of them the id is another again.
  */
-const VALUE_COUNTS_SERIALIZER: StateSerializer<never> = {
-  id: VALUE_COUNTS_FORMAT,
-  version: 1,
-  toJson: (acc) => acc,
-  fromJson: (json) => json as never,
-};
+function valueCountsSerializer(calls: readonly AggregateCallAst[]): StateSerializer<never> {
+  const sums = calls.some((c) => c.distinct && (c.name === 'SUM' || c.name === 'AVG'));
+  return {
+    id: sums ? `${VALUE_COUNTS_FORMAT}.distinct-sums` : VALUE_COUNTS_FORMAT,
+    version: 1,
+    toJson: (acc) => acc,
+    fromJson: (json) => json as never,
+  };
+}

@@ -1,9 +1,10 @@
 /**
- * MIN, MAX and COUNT(DISTINCT) over a changelog, as Flink's retracting accumulators (a MapView of
- * value to count): each keeps every distinct value with the number of rows that hold it, so a
- * retraction takes one row's value out and the state grows with the distinct values of a group,
- * not with its rows. MIN and MAX also keep the current extreme, and look for the next one among
- * the distinct values only when the last row holding it is retracted.
+ * MIN, MAX, COUNT(DISTINCT), SUM(DISTINCT) and AVG(DISTINCT) over a changelog, as Flink's
+ * retracting accumulators (a MapView of value to count): each keeps every distinct value with the
+ * number of rows that hold it, so a retraction takes one row's value out and the state grows with
+ * the distinct values of a group, not with its rows. MIN and MAX also keep the current extreme,
+ * and look for the next one among the distinct values only when the last row holding it is
+ * retracted; SUM and AVG fold the distinct values when the result is asked for.
  */
 import type { Row } from '../connectors/connector.js';
 import type { AccState, AggregateCallAst, AggregateSpec, Guard } from './aggregate-spec.js';
@@ -13,7 +14,7 @@ interface ValueCounts {
   values: Record<string, [unknown, number]>;
   /** MIN / MAX: the key of the current extreme, null when no value is held. */
   best: string | null;
-  /** COUNT(DISTINCT): how many distinct values are held. */
+  /** How many distinct values are held. */
   n: number;
 }
 
@@ -28,9 +29,19 @@ interface Codec {
 const state = (s: AccState) => s as unknown as ValueCounts;
 const fresh = (): AccState => ({ values: {}, best: null, n: 0 }) as unknown as AccState;
 
+/** Whether `call` over a changelog keeps value counts (see {@link retractingAggregate}). */
+export function holdsValueCounts(call: AggregateCallAst): boolean {
+  return (
+    call.name === 'MIN' ||
+    call.name === 'MAX' ||
+    (call.distinct && (call.name === 'COUNT' || call.name === 'SUM' || call.name === 'AVG'))
+  );
+}
+
 /**
- * The retracting form of MIN, MAX or COUNT(DISTINCT) for `call`, or undefined for any other
- * call. `keyOf` gives a value's identity (equal values, equal keys).
+ * The retracting form of `call` if it {@link holdsValueCounts}, else undefined. `keyOf` gives a
+ * value's identity (equal values, equal keys). SUM and AVG DISTINCT fold their distinct values
+ * with `fold`, the plain aggregate over a one-column row.
  */
 export function retractingAggregate(
   call: AggregateCallAst,
@@ -38,9 +49,13 @@ export function retractingAggregate(
   guard: Guard,
   { enc, dec }: Codec,
   keyOf: (v: unknown) => string,
+  fold?: AggregateSpec,
 ): Omit<AggregateSpec, 'type'> | undefined {
-  const counting = call.name === 'COUNT' && call.distinct;
-  if (!counting && call.name !== 'MIN' && call.name !== 'MAX') return undefined;
+  if (!holdsValueCounts(call)) return undefined;
+  const extremes = call.name === 'MIN' || call.name === 'MAX';
+  const counting = !extremes;
+  if (call.name !== 'COUNT' && counting && fold === undefined)
+    throw new Error(`${call.name}(DISTINCT) over a changelog needs the aggregate to fold with`);
   const better =
     call.name === 'MIN'
       ? (a: unknown, b: unknown) => (a as number) < (b as number)
@@ -103,13 +118,21 @@ export function retractingAggregate(
           addValue(merged, dec(encoded), count);
       return merged as unknown as AccState;
     },
-    result: counting
-      ? (s) => state(s).n
-      : (s) => {
-          const st = state(s);
-          const best = st.best === null ? undefined : st.values[st.best];
-          return best === undefined ? null : dec(best[0]);
-        },
+    result:
+      fold !== undefined
+        ? (s) => {
+            let acc = fold.init();
+            for (const [encoded] of Object.values(state(s).values))
+              acc = fold.add(acc, [dec(encoded)]);
+            return fold.result(acc);
+          }
+        : counting
+          ? (s) => state(s).n
+          : (s) => {
+              const st = state(s);
+              const best = st.best === null ? undefined : st.values[st.best];
+              return best === undefined ? null : dec(best[0]);
+            },
     mergeable: false,
   };
 }
