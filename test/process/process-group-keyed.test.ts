@@ -45,7 +45,8 @@ describe('weir run --group with a keyed stage', () => {
     async (processes) => {
       await run(processes, 7);
     },
-    200_000,
+    // Longer than the waits inside together: a stall fails one of them, which says where.
+    420_000,
   );
 
   it('a task read by one member moves to another with its state: the output still equals the batch computation', async () => {
