@@ -411,10 +411,22 @@ describe('Kafka source: event time per partition', () => {
         partition: 0,
       })),
     );
+    // Partition 0 stays active (a record well within the idleness timeout) until the windows
+    // fire: on a busy machine the batch above could otherwise be read and go idle too before
+    // the watermark was taken, and with every partition idle no watermark moves (as in Flink).
+    let keepAlive = true;
+    const alive = (async () => {
+      for (let j = 0; keepAlive && j < 900; j++) {
+        await produce(topic, [
+          { value: JSON.stringify({ id: 1000 + j, t: 29_000 + j }), partition: 0 },
+        ]);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
     await waitFor(
       'windows to fire with partition 1 idle',
       () => moving.sink.values.length >= 2,
-      20_000,
+      60_000,
       () =>
         // What the source saw, should this ever time out.
         JSON.stringify(
@@ -427,6 +439,8 @@ describe('Kafka source: event time per partition', () => {
             .map((m) => [m.name, m.labels.partition, m.value]),
         ),
     );
+    keepAlive = false;
+    await alive;
     expect(moving.job.metrics.total('weir_kafka_partition_idle', { topic, partition: '1' })).toBe(
       1,
     );
