@@ -1,5 +1,6 @@
 import type { fetchV17, RecordsBatch } from '@platformatic/kafka';
 import { describe, expect, it } from 'vitest';
+import { forEachRecord } from '../../src/connectors/kafka/records.js';
 import { dropAbortedBatches } from '../../src/connectors/kafka/source/aborted-transactions.js';
 
 const TRANSACTIONAL = 1 << 4;
@@ -43,8 +44,11 @@ function partition(
   } as unknown as fetchV17.FetchResponsePartition;
 }
 
+/** The batches whose records a reader sees (aborted ones stay, empty, for their offsets). */
 const kept = (p: fetchV17.FetchResponsePartition) =>
-  (p.records ?? []).map((b) => `${b.producerId}@${b.firstOffset}`);
+  (p.records ?? [])
+    .filter((b) => b.records.length > 0)
+    .map((b) => `${b.producerId}@${b.firstOffset}`);
 
 describe('read_committed filtering', () => {
   it('drops aborted data, keeps committed data and every marker', () => {
@@ -87,5 +91,15 @@ describe('read_committed filtering', () => {
     const p = partition([plain, marker(1, 1, 0)], [[1, 0]]);
     dropAbortedBatches(p);
     expect(kept(p)).toEqual(['1@0', '1@1']);
+  });
+
+  it('moves the position past a response that holds nothing but aborted data', () => {
+    // The broker sends a few batches at a time: the abort marker may come in a later response.
+    const p = partition([data(1, 4, 4), data(1, 8, 4)], [[1, 4]]);
+    dropAbortedBatches(p);
+    const seen: number[] = [];
+    const next = forEachRecord(p, 4, (_record, offset) => seen.push(offset));
+    expect(seen).toEqual([]);
+    expect(next).toBe(12);
   });
 });

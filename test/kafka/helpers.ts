@@ -92,7 +92,11 @@ async function readWith<T>(
 
 export const json = KafkaFormats.json;
 
-/** Polls `check` until it returns true (or fails after `timeoutMs`). */
+/**
+ * Polls `check` until it returns true (or fails after `timeoutMs`). A check
+ * that itself hangs fails at the deadline too, saying so: the test's own
+ * timeout would name neither the wait nor what the diagnosis shows.
+ */
 export async function waitFor(
   what: string,
   check: () => boolean | Promise<boolean>,
@@ -100,12 +104,22 @@ export async function waitFor(
   diagnose?: () => string,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out waiting for ${what}${diagnose === undefined ? '' : `; ${diagnose()}`}`,
+  const fail = (how: string) =>
+    new Error(`${how} ${what}${diagnose === undefined ? '' : `; ${diagnose()}`}`);
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(fail('a check hung while waiting for')),
+        Math.max(deadline - Date.now(), 0) + 1_000,
       );
+    });
+    try {
+      if (await Promise.race([check(), hung])) break;
+    } finally {
+      clearTimeout(timer);
     }
+    if (Date.now() > deadline) throw fail('timed out waiting for');
     await new Promise((r) => setTimeout(r, 50));
   }
 }

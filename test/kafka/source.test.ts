@@ -550,6 +550,17 @@ describe('Kafka source: discovery, checkpoints and offsets', () => {
 });
 
 describe('Kafka source: read_committed', () => {
+  /** Writes records 1, 2 and 3 (committed) after what the test wrote, and reads only them. */
+  const expectOnlyCommitted = async (topic: string) => {
+    await produce(
+      topic,
+      [1, 2, 3].map((id) => ({ value: JSON.stringify({ id, t: id }) })),
+    );
+    await waitForStableEnd(topic);
+    const got = await readWith<Ev>({ topics: [topic], format: json<Ev>() });
+    expect(ids(got)).toEqual([1, 2, 3]);
+  };
+
   it('skips aborted transactions, including one that wrote nothing to the partition', async () => {
     const topic = uniqueTopic('txn');
     await createTopic(topic, 1);
@@ -591,12 +602,33 @@ describe('Kafka source: read_committed', () => {
     } finally {
       await admin.close();
     }
-    await produce(
-      topic,
-      [1, 2, 3].map((id) => ({ value: JSON.stringify({ id, t: id }) })),
-    );
-    await waitForStableEnd(topic);
-    const got = await readWith<Ev>({ topics: [topic], format: json<Ev>() });
-    expect(ids(got)).toEqual([1, 2, 3]);
+    await expectOnlyCommitted(topic);
+  });
+
+  it('reads past an aborted transaction longer than one fetch response', async () => {
+    const topic = uniqueTopic('txn-long');
+    await createTopic(topic, 1);
+    // Six batches of 900 KB: a response (at most 4 MB per partition) holds only aborted data, no marker.
+    const producer = new Producer({
+      clientId: 'weir-test',
+      bootstrapBrokers: BROKERS,
+      idempotent: true,
+      transactionalId: `${topic}-long`,
+    });
+    try {
+      const txn = await producer.beginTransaction();
+      for (let i = 0; i < 6; i++) {
+        const pad = 'x'.repeat(900_000);
+        await txn.send({
+          messages: [
+            { topic, partition: 0, value: Buffer.from(JSON.stringify({ id: 100 + i, t: i, pad })) },
+          ],
+        });
+      }
+      await txn.abort();
+    } finally {
+      await producer.close();
+    }
+    await expectOnlyCommitted(topic);
   });
 });

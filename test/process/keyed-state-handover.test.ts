@@ -58,7 +58,7 @@ describe('keyed state moves with its task in a process group', () => {
     // Updates replace earlier results: the last value of every window counts.
     expect(lastWins(got)).toEqual(lastWins(oracleOutputs(onTime, late, ticks)));
     await stopAll(members);
-  }, 240_000);
+  }, 420_000);
 
   it('a member killed with SIGKILL mid-stream: no window loses input, and a duplicate-insensitive aggregate (max) is exact', async () => {
     const t = await keyedWindowsTopics('kh');
@@ -101,5 +101,5 @@ describe('keyed state moves with its task in a process group', () => {
     }
     expect(final.size).toBe(batch.size);
     await stopAll(members);
-  }, 240_000);
+  }, 420_000);
 });

@@ -21,9 +21,13 @@ export const IS_CONTROL = 1 << 5;
 const ABORT_MARKER = 0;
 
 /**
- * Drops the data batches of aborted transactions from a fetched partition and
- * empties its aborted list. Control batches stay, so offsets still advance
- * past them.
+ * Empties the data batches of aborted transactions in a fetched partition
+ * (their records go, their offsets stay) and empties its aborted list. The
+ * batches themselves stay, like control batches, so that the reader's
+ * position moves past them: a response may hold nothing but aborted data
+ * (the broker sends a few batches at a time, and an aborted transaction can
+ * be longer), and a reader that saw no batch would fetch the same offset
+ * again for ever.
  */
 export function dropAbortedBatches(partition: FetchResponsePartition): void {
   const batches: RecordsBatch[] | undefined = partition.records;
@@ -38,7 +42,7 @@ export function dropAbortedBatches(partition: FetchResponsePartition): void {
   );
   let next = 0;
   const aborting = new Set<bigint>();
-  partition.records = batches.filter((batch) => {
+  partition.records = batches.map((batch) => {
     const last = batch.firstOffset + BigInt(batch.lastOffsetDelta);
     while (next < pending.length && pending[next]!.firstOffset <= last) {
       aborting.add(pending[next]!.producerId);
@@ -53,9 +57,10 @@ export function dropAbortedBatches(partition: FetchResponsePartition): void {
         key.readInt16BE(2) === ABORT_MARKER
       )
         aborting.delete(batch.producerId);
-      return true;
+      return batch;
     }
-    return !((batch.attributes & IS_TRANSACTIONAL) !== 0 && aborting.has(batch.producerId));
+    const aborted = (batch.attributes & IS_TRANSACTIONAL) !== 0 && aborting.has(batch.producerId);
+    return aborted ? { ...batch, records: [] } : batch;
   });
   partition.abortedTransactions = [];
 }
