@@ -86,7 +86,7 @@ describe('examples/login-fraud.ts', () => {
     expect(expected.length).toBeGreaterThan(10);
     expect(lines).toEqual(expected);
     expect(result.stderr).toMatch(/✓ job 'login-fraud' finished .* 40,000 records read/);
-  });
+  }, 120_000);
 
   // Three partitions: each has its own watermark and the job's is their minimum,
   // so the alerts are the generated run's. A user's logins share a partition (keyed by user).

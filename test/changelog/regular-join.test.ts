@@ -534,7 +534,7 @@ describe('regular join state', () => {
       expect(materialize(uninterrupted)).toEqual(oracle);
       expect(materialize(restored)).toEqual(oracle);
     }
-  });
+  }, 120_000);
 
   it('a savepoint taken before a side was kept by its unique key restores: its +U alone replaces the restored row', async () => {
     const N = 3_000;

@@ -68,17 +68,26 @@ export async function readAll<T>(topic: string, format: KafkaFormat<T>): Promise
   return readWith(topic, { format });
 }
 
-/** Every committed message of a topic, whole (partition, offset, key, value, headers), in offset order per partition. */
-export async function readRecords(topic: string): Promise<KafkaConsumerRecord[]> {
-  return readWith(topic, { deserializer: (r: KafkaConsumerRecord) => r });
+/**
+ * Every committed message of a topic, whole (partition, offset, key, value, headers), in offset
+ * order per partition. `awaitMarkers: false` reads at once, without first waiting up to 5 s for
+ * the markers of transactions just ended: for polls of a topic whose writers always have a
+ * transaction open (a process group's repartition topics), where that wait never ends early.
+ */
+export async function readRecords(
+  topic: string,
+  { awaitMarkers = true }: { awaitMarkers?: boolean } = {},
+): Promise<KafkaConsumerRecord[]> {
+  return readWith(topic, { deserializer: (r: KafkaConsumerRecord) => r }, awaitMarkers);
 }
 
 async function readWith<T>(
   topic: string,
   read: { format: KafkaFormat<T> } | { deserializer: (r: KafkaConsumerRecord) => T },
+  awaitMarkers = true,
 ): Promise<T[]> {
   // 'latest' is the last stable offset: let markers of transactions just ended land first.
-  await waitForStableEnd(topic, { timeoutMs: 5_000, bestEffort: true });
+  if (awaitMarkers) await waitForStableEnd(topic, { timeoutMs: 5_000, bestEffort: true });
   const env = new StreamEnvironment();
   const sink = new CollectSink<T>();
   env

@@ -158,7 +158,9 @@ export async function joinTopics(prefix: string): Promise<JoinTopics> {
       const counts = await Promise.all(
         JOINS.map(async (uid) => {
           try {
-            const records = await readRecords(repartitionTopicName(app, uid));
+            const records = await readRecords(repartitionTopicName(app, uid), {
+              awaitMarkers: false,
+            });
             return records.filter((r) => r.headers.length === 0).length;
           } catch {
             return 0;

@@ -215,7 +215,9 @@ export async function keyedWindowsTopics(prefix: string): Promise<KeyedWindowsTo
       );
     },
     exchanged: async () =>
-      (await readRecords(repartition)).filter((r) => r.headers.length === 0).length,
+      (await readRecords(repartition, { awaitMarkers: false })).filter(
+        (r) => r.headers.length === 0,
+      ).length,
     outputs: () => readAll(outTopic, json<Out>()),
   };
 }

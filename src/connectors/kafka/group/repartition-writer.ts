@@ -136,9 +136,17 @@ class RepartitionWriter implements TwoPhaseCommitWriter<unknown> {
         },
       );
     this.timer = setInterval(() => {
-      if (this.mark === undefined) return;
+      if (this.mark === undefined || this.failure !== undefined) return;
       const due = performance.now() - this.markSentAt >= MARK_REPEAT_MS;
-      if (due || this.heldSignature() !== this.sentFor) this.sendMark();
+      try {
+        if (due || this.heldSignature() !== this.sentFor) this.sendMark();
+      } catch (cause) {
+        // The producer failed (fenced by a member that took a task over, or cut
+        // off): a throw here, in a timer, would end the process. The task
+        // learns of it from its next write or wait, and fails as it should.
+        this.failure =
+          cause instanceof WeirError ? cause : this.failed('cannot write a watermark', cause);
+      }
     }, HELD_CHECK_MS);
     this.timer.unref();
   }

@@ -662,6 +662,7 @@ export class AssignedReader<T> implements SourceReader<T> {
     let holder: string | undefined;
     for (const p of this.order) {
       if (this.partitionIdle(p, now)) continue;
+      p.time.countIn();
       if (p.time.watermark < min) {
         min = p.time.watermark;
         holder = p.key;

@@ -424,6 +424,7 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
     for (const [key, pt] of this.times) {
       // Without the log end at hand, a partition with no records for the idleness timeout counts as caught up.
       if (!this.assigned.has(key) || pt.idle(true, now, this.time.idlenessMs)) continue;
+      pt.countIn();
       if (pt.watermark < min) min = pt.watermark;
     }
     if (min === Number.POSITIVE_INFINITY) return this.lastWatermark;

@@ -20,6 +20,9 @@ export class PartitionTime<T> implements WatermarkOutput {
   lastRecordAt: number;
   /** Whether a record of the partition has come since this reader opened. */
   hadRecord = false;
+  /** Records seen, and how many of them the combined watermark had taken in when it was last worked out. */
+  private records = 0;
+  private counted = 0;
 
   constructor(
     private readonly generator: WatermarkGenerator<T> | undefined,
@@ -39,6 +42,7 @@ export class PartitionTime<T> implements WatermarkOutput {
 
   onRecord(value: T, timestamp: number, now: number): void {
     this.lastRecordAt = now;
+    this.records++;
     this.hadRecord = true;
     this.markedIdle = false;
     this.generator?.onEvent(value, timestamp, this);
@@ -48,13 +52,28 @@ export class PartitionTime<T> implements WatermarkOutput {
     this.generator?.onPeriodicEmit?.(this);
   }
 
+  /** Says that the source's combined watermark has taken this partition's watermark in. */
+  countIn(): void {
+    this.counted = this.records;
+  }
+
   /**
    * Idle when its generator says so, or when it is caught up with the end of
-   * the partition and has had no records for the idleness timeout.
+   * the partition and has had no records for the idleness timeout, and the
+   * combined watermark has taken in the watermark of its last records. Like
+   * Flink's idleness timer, which sees activity between two of its checks:
+   * a partition that read its last records and went quiet before the source
+   * next worked its watermark out still counts once, or a watermark that
+   * only it had reached would never be emitted when every partition is idle.
    */
   idle(caughtUp: boolean, now: number, idlenessMs: number | undefined): boolean {
     if (this.markedIdle) return true;
-    return idlenessMs !== undefined && caughtUp && now - this.lastRecordAt >= idlenessMs;
+    return (
+      idlenessMs !== undefined &&
+      caughtUp &&
+      now - this.lastRecordAt >= idlenessMs &&
+      (this.generator === undefined || this.counted === this.records)
+    );
   }
 }
 
