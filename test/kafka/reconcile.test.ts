@@ -241,8 +241,9 @@ describe('reconcile a Kafka job', () => {
           ({ value: v }) => v.window.end <= END && !before.has(`${v.key}@${v.window.start}`),
         ),
       ) ?? 1;
-    const deleted = firstThree(partition).map((r) => r.value);
-    const upTo = BigInt(firstThree(partition).at(-1)!.offset + 1);
+    const three = firstThree(partition);
+    const deleted = three.map((r) => r.value);
+    const upTo = BigInt(three.at(-1)!.offset + 1);
     const admin = new Admin({ clientId: 'weir-test', bootstrapBrokers: BROKERS });
     try {
       await admin.deleteRecords({

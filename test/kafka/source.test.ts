@@ -550,6 +550,26 @@ describe('Kafka source: discovery, checkpoints and offsets', () => {
 });
 
 describe('Kafka source: read_committed', () => {
+  /** Writes `batches` (one send each) in one transaction of `transactionalId`, and aborts it. */
+  const abortedTransaction = async (
+    transactionalId: string,
+    batches: readonly { topic: string; partition: number; value: Buffer }[][],
+  ) => {
+    const producer = new Producer({
+      clientId: 'weir-test',
+      bootstrapBrokers: BROKERS,
+      idempotent: true,
+      transactionalId,
+    });
+    try {
+      const txn = await producer.beginTransaction();
+      for (const messages of batches) await txn.send({ messages });
+      await txn.abort();
+    } finally {
+      await producer.close();
+    }
+  };
+
   /** Writes records 1, 2 and 3 (committed) after what the test wrote, and reads only them. */
   const expectOnlyCommitted = async (topic: string) => {
     await produce(
@@ -570,19 +590,7 @@ describe('Kafka source: read_committed', () => {
       value: Buffer.from(JSON.stringify({ id, t: id })),
     });
     // An aborted transaction with data: the broker lists it with the fetch.
-    const producer = new Producer({
-      clientId: 'weir-test',
-      bootstrapBrokers: BROKERS,
-      idempotent: true,
-      transactionalId: `${topic}-a`,
-    });
-    try {
-      const txn = await producer.beginTransaction();
-      await txn.send({ messages: [message(100), message(101)] });
-      await txn.abort();
-    } finally {
-      await producer.close();
-    }
+    await abortedTransaction(`${topic}-a`, [[message(100), message(101)]]);
     // An aborted transaction that only added the partition: an abort marker the broker does not list.
     const admin = new Admin({ clientId: 'weir-test', bootstrapBrokers: BROKERS });
     try {
@@ -609,26 +617,13 @@ describe('Kafka source: read_committed', () => {
     const topic = uniqueTopic('txn-long');
     await createTopic(topic, 1);
     // Six batches of 900 KB: a response (at most 4 MB per partition) holds only aborted data, no marker.
-    const producer = new Producer({
-      clientId: 'weir-test',
-      bootstrapBrokers: BROKERS,
-      idempotent: true,
-      transactionalId: `${topic}-long`,
-    });
-    try {
-      const txn = await producer.beginTransaction();
-      for (let i = 0; i < 6; i++) {
-        const pad = 'x'.repeat(900_000);
-        await txn.send({
-          messages: [
-            { topic, partition: 0, value: Buffer.from(JSON.stringify({ id: 100 + i, t: i, pad })) },
-          ],
-        });
-      }
-      await txn.abort();
-    } finally {
-      await producer.close();
-    }
+    const pad = 'x'.repeat(900_000);
+    await abortedTransaction(
+      `${topic}-long`,
+      Array.from({ length: 6 }, (_, i) => [
+        { topic, partition: 0, value: Buffer.from(JSON.stringify({ id: 100 + i, t: i, pad })) },
+      ]),
+    );
     await expectOnlyCommitted(topic);
   });
 });

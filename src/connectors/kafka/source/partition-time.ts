@@ -18,8 +18,6 @@ export class PartitionTime<T> implements WatermarkOutput {
   /** The generator called markIdle (until its next record). */
   private markedIdle = false;
   lastRecordAt: number;
-  /** Whether a record of the partition has come since this reader opened. */
-  hadRecord = false;
   /** Records seen, and how many of them the combined watermark had taken in when it was last worked out. */
   private records = 0;
   private counted = 0;
@@ -43,9 +41,13 @@ export class PartitionTime<T> implements WatermarkOutput {
   onRecord(value: T, timestamp: number, now: number): void {
     this.lastRecordAt = now;
     this.records++;
-    this.hadRecord = true;
     this.markedIdle = false;
     this.generator?.onEvent(value, timestamp, this);
+  }
+
+  /** Whether a record of the partition has come since this reader opened. */
+  get hadRecord(): boolean {
+    return this.records > 0;
   }
 
   periodic(): void {
