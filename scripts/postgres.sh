@@ -17,9 +17,10 @@
 # certificate, and TCP connections must use TLS and present a client
 # certificate signed by ca.pem (hostssl ... clientcert=verify-ca); the script
 # itself then talks to the server over its Unix socket.
-# State: ${WEIR_PG_STATE:-<repo>/.weir/postgres}. When run as root the server runs
-# as the 'postgres' OS user; if that user cannot reach <repo>/.weir, the state goes
-# to /var/tmp/weir-postgres-<hash of repo path> instead.
+# State: ${WEIR_PG_STATE:-<repo>/.weir/postgres} (postgres-port-<port> on another
+# port). When run as root the server runs as the 'postgres' OS user; if that user
+# cannot reach <repo>/.weir, the state goes to /var/tmp/weir-<that name>-<hash of
+# repo path> instead.
 set -euo pipefail
 
 PORT="${WEIR_PG_PORT:-54329}"
@@ -100,7 +101,10 @@ state_dir() {
     printf '%s' "$WEIR_PG_STATE"
     return
   fi
-  local in_repo="$REPO_ROOT/.weir/postgres"
+  # A server on another port (a test's private one) gets a state of its own.
+  local name=postgres
+  [[ "$PORT" == 54329 ]] || name="postgres-port-$PORT"
+  local in_repo="$REPO_ROOT/.weir/$name"
   if ! is_root || ! id "$RUN_AS" >/dev/null 2>&1; then
     printf '%s' "$in_repo"
     return
@@ -114,7 +118,7 @@ state_dir() {
     printf '%s' "$in_repo"
     return
   fi
-  printf '/var/tmp/weir-postgres-%s' "$(printf '%s' "$REPO_ROOT" | sha256sum | cut -c1-12)"
+  printf '/var/tmp/weir-%s-%s' "$name" "$(printf '%s' "$REPO_ROOT" | sha256sum | cut -c1-12)"
 }
 
 init_paths() {

@@ -9,14 +9,18 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const SCRIPT = fileURLToPath(new URL('../../scripts/postgres.sh', import.meta.url));
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 export class PrivatePostgres {
   readonly url: string;
 
   constructor(
     readonly port: number,
-    readonly state = `${REPO}.weir/postgres-port-${port}`,
+    /**
+     * Its state directory. By default the script's for that port: `.weir/postgres-port-<port>`,
+     * or under /var/tmp when the server's user cannot reach the repository (a clone in a
+     * private temporary directory, run as root).
+     */
+    readonly state?: string,
     /** More settings of scripts/postgres.sh, such as `WEIR_PG_TLS_DIR`. */
     private readonly env: Readonly<Record<string, string>> = {},
   ) {
@@ -28,7 +32,7 @@ export class PrivatePostgres {
       env: {
         ...process.env,
         WEIR_PG_PORT: String(this.port),
-        WEIR_PG_STATE: this.state,
+        ...(this.state === undefined ? {} : { WEIR_PG_STATE: this.state }),
         ...this.env,
       },
       timeout: 120_000,
