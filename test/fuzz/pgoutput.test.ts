@@ -722,7 +722,12 @@ describe('fuzz: pgoutput message sequences', () => {
             now: () => 0,
             reloadTypes: async () => {},
           },
-          { lsn: 0n, lastCommitLsn: undefined, partial: undefined },
+          {
+            lsn: 0n,
+            lastCommitLsn: undefined,
+            partial: undefined,
+            watermark: Number.NEGATIVE_INFINITY,
+          },
           (record) => emitted.push(record),
         );
         for (const m of messages) {

@@ -309,6 +309,7 @@ describe('Kafka source: event time per partition', () => {
     const sink = new CollectSink<WindowResult<string, number>>();
     env
       .fromSource(source, perSubtask)
+      .uid('kafka')
       .keyBy(() => 'all')
       .window(Windows.tumbling(Time.seconds(10)))
       .aggregate({
@@ -368,6 +369,50 @@ describe('Kafka source: event time per partition', () => {
     const r2 = await perSubtask.execute('per subtask');
     expect(r2.metric('weir_window_late_records_total')).toBeGreaterThan(0);
     expect(bad.values.reduce((s, w) => s + w.value, 0)).toBeLessThan(120);
+  });
+
+  it('a restored partition that gets no new record keeps its watermark, so windows still close', async () => {
+    const topic = uniqueTopic('restored-time');
+    await createTopic(topic, 2);
+    const dir = await mkdtemp(join(tmpdir(), 'weir-kafka-time-'));
+    dirs.push(dir);
+    const events = (partition: number, from: number, to: number) =>
+      Array.from({ length: (to - from) / 1000 + 1 }, (_, i) => ({
+        value: JSON.stringify({ id: partition * 1000 + i, t: from + i * 1000 }),
+        partition,
+      }));
+    const start = (restoreFrom?: string) => {
+      const env = new StreamEnvironment();
+      const sink = tumbling(
+        env,
+        new KafkaSource<Ev>({
+          brokers: BROKERS,
+          topics: [topic],
+          format: json<Ev>(),
+          fetchMaxWaitMs: 50,
+          watermarks: WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner(
+            (e) => e.t,
+          ),
+        }),
+      );
+      return { job: env.executeAsync('restored time', { restoreFrom }), sink };
+    };
+    const ends = (sink: CollectSink<WindowResult<string, number>>) =>
+      sink.values.map((w) => w.window.end).sort((a, b) => a - b);
+    // Partition 0 runs to 89 s, partition 1 to 39 s: the windows up to 30 s close.
+    await produce(topic, [...events(0, 0, 89_000), ...events(1, 0, 39_000)]);
+    const first = start();
+    await waitFor('three windows', () => first.sink.values.length === 3);
+    const savepoint = await first.job.stopWithSavepoint(join(dir, 'savepoints'));
+    expect(ends(first.sink)).toEqual([10_000, 20_000, 30_000]);
+
+    // Only partition 1 moves on, to 99 s: partition 0's restored 89 s now holds the watermark.
+    const second = start(savepoint);
+    await produce(topic, events(1, 40_000, 99_000));
+    await waitFor('the windows up to 80 s', () => second.sink.values.length >= 5);
+    await second.job.cancel();
+    expect(ends(second.sink)).toEqual([40_000, 50_000, 60_000, 70_000, 80_000]);
+    expect(second.sink.values.map((w) => w.value)).toEqual([20, 20, 20, 20, 20]);
   });
 
   it('an idle partition does not hold windows back, says who holds the watermark, and becomes active again', async () => {

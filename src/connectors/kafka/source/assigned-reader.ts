@@ -74,6 +74,8 @@ export class AssignedReader<T> implements SourceReader<T> {
   private readonly restored: Map<string, number> | undefined;
   /** A restored replay: the ends it resolved when it first opened. */
   private readonly restoredEnds: Map<string, number> | undefined;
+  /** Each restored partition's event-time progress (`PartitionTime.snapshot`). */
+  private readonly restoredTimes: Map<string, Json> | undefined;
   private readonly reconnector: KafkaReconnector;
   /** Partition counts of the topics read, for a process group's observer. */
   private readonly partitionCounts = new Map<string, number>();
@@ -100,6 +102,7 @@ export class AssignedReader<T> implements SourceReader<T> {
     const restored = context.restoredPositions ?? [context.restoredPosition];
     this.restored = mergePositions(restored, context.operatorId, 'offsets');
     this.restoredEnds = mergePositions(restored, context.operatorId, 'ends');
+    this.restoredTimes = mergeTimes(restored);
     this.reconnector = new KafkaReconnector(
       config.connection,
       `Kafka source '${context.operatorId}' (subtask ${context.subtaskIndex})`,
@@ -199,11 +202,10 @@ export class AssignedReader<T> implements SourceReader<T> {
     for (const info of fresh) {
       const key = `${info.topic}:${info.partition}`;
       const offset = starts.get(key) ?? 0;
-      const p = new Partition<T>(
-        info,
-        offset,
-        new PartitionTime<T>(this.time?.createGenerator?.(), now),
-      );
+      const time = new PartitionTime<T>(this.time?.createGenerator?.(), now);
+      const restoredTime = this.restoredTimes?.get(key);
+      if (restoredTime !== undefined) time.restore(restoredTime);
+      const p = new Partition<T>(info, offset, time);
       if (stops !== undefined) p.stopOffset = this.restoredEnds?.get(key) ?? stops.get(key) ?? 0;
       this.partitions.set(key, p);
       this.registerMetrics(p);
@@ -696,7 +698,12 @@ export class AssignedReader<T> implements SourceReader<T> {
       positions.set(p.key, position);
     }
     if (this.config.commitOffsets) this.pendingOffsets.add(checkpointId, positions);
-    if (this.merge === undefined) return { kafka: 1, offsets };
+    if (this.merge === undefined) {
+      if (this.time?.createGenerator === undefined) return { kafka: 1, offsets };
+      const time: Record<string, Json> = {};
+      for (const p of this.order) time[p.key] = p.time.snapshot();
+      return { kafka: 1, offsets, time };
+    }
     // A restored replay ends where it was going to, even if the topics grew since.
     const ends: Record<string, number> = {};
     for (const p of this.order) ends[p.key] = p.stopOffset;
@@ -754,6 +761,21 @@ function mergePositions(
     if (one === undefined) continue;
     merged ??= new Map();
     for (const [k, v] of one) merged.set(k, v);
+  }
+  return merged;
+}
+
+/** The partitions' event-time progress in several snapshots, by partition (undefined when none holds any). */
+function mergeTimes(snapshots: readonly (Json | undefined)[]): Map<string, Json> | undefined {
+  let merged: Map<string, Json> | undefined;
+  for (const json of snapshots) {
+    if (json === undefined || json === null || typeof json !== 'object' || Array.isArray(json))
+      continue;
+    const time = json.time;
+    if (time === undefined || time === null || typeof time !== 'object' || Array.isArray(time))
+      continue;
+    merged ??= new Map();
+    for (const [k, v] of Object.entries(time)) merged.set(k, v);
   }
   return merged;
 }

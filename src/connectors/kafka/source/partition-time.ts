@@ -1,5 +1,6 @@
 import type { WeirError } from '../../../core/errors.js';
 import { NO_TIMESTAMP } from '../../../core/record-batch.js';
+import { decodeTime, encodeTime, type Json } from '../../../core/snapshot.js';
 import { invalidTimestamp, isEventTime } from '../../../core/timestamps.js';
 import type {
   TimestampAssigner,
@@ -52,6 +53,26 @@ export class PartitionTime<T> implements WatermarkOutput {
 
   periodic(): void {
     this.generator?.onPeriodicEmit?.(this);
+  }
+
+  /**
+   * The partition's event-time progress for a checkpoint: its watermark and
+   * its generator's memory. A restored partition that gets no new record
+   * then still holds nothing back, as in the uninterrupted run, where before
+   * its watermark started again from nothing and stalled the job's.
+   */
+  snapshot(): Json {
+    return {
+      watermark: encodeTime(this.watermark),
+      generator: this.generator?.snapshot?.() ?? null,
+    };
+  }
+
+  restore(state: Json): void {
+    if (state === null || typeof state !== 'object' || Array.isArray(state)) return;
+    if (state.watermark !== undefined) this.watermark = decodeTime(state.watermark);
+    if (state.generator !== undefined && state.generator !== null)
+      this.generator?.restore?.(state.generator);
   }
 
   /** Says that the source's combined watermark has taken this partition's watermark in. */

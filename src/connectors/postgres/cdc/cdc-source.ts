@@ -156,6 +156,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
         lsn: start,
         lastCommitLsn: undefined,
         partial: undefined,
+        watermark: Number.NEGATIVE_INFINITY,
       });
     }
     this.monitor = new SlotMonitor(
@@ -328,9 +329,9 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
       lsn: old.resumeLsn,
       lastCommitLsn: old.lastCommitLsn,
       partial: old.partial(),
+      watermark: old.watermark,
     };
     this.decoder = this.createDecoder(from);
-    this.decoder.watermark = old.watermark;
     this.openStream(from.lsn, delay);
   }
 
@@ -397,6 +398,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
         lsn: this.consistentPoint,
         lastCommitLsn: undefined,
         partial: undefined,
+        watermark: Number.NEGATIVE_INFINITY,
       });
     }
     return this.takeBatch();
@@ -458,6 +460,7 @@ class CdcReader implements SourceReader<ChangeRecord<unknown>> {
       lsn: d.resumeLsn,
       lastCommitLsn: d.lastCommitLsn,
       partial: d.partial(),
+      watermark: d.watermark,
     });
   }
 

@@ -77,6 +77,7 @@ export class ChangeDecoder {
       readonly lsn: Lsn;
       readonly lastCommitLsn: Lsn | undefined;
       readonly partial: PartialTransaction | undefined;
+      readonly watermark: number;
     },
     /** Receives each record and its event time. */
     emit: (record: ChangeRecord<unknown>, timestamp: number) => void,
@@ -84,6 +85,7 @@ export class ChangeDecoder {
     this.resumeLsn = start.lsn;
     this.lastCommitLsn = start.lastCommitLsn;
     this.skip = start.partial;
+    this.watermark = start.watermark;
     this.emitRecord = (record) => {
       const tx = this.tx!;
       tx.emitted++;

@@ -12,6 +12,8 @@ interface PositionJson {
   readonly lastCommitLsn: string | null;
   /** A transaction emitted in part: the first `emitted` records of it are skipped on restart. */
   readonly tx: { readonly finalLsn: string; readonly emitted: number } | null;
+  /** The watermark reached (absent before any commit, and in older checkpoints). */
+  readonly watermark?: number;
 }
 
 /** Where a restored reader resumes. */
@@ -20,6 +22,11 @@ export interface CdcPosition {
   readonly lsn: Lsn;
   readonly lastCommitLsn: Lsn | undefined;
   readonly partial: PartialTransaction | undefined;
+  /**
+   * The watermark reached: a restored reader that sees no new commit still
+   * holds event time where the uninterrupted one would.
+   */
+  readonly watermark: number;
 }
 
 export function encodePosition(p: CdcPosition): Json {
@@ -32,6 +39,7 @@ export function encodePosition(p: CdcPosition): Json {
       p.partial === undefined
         ? null
         : { finalLsn: p.partial.finalLsn.toString(), emitted: p.partial.emitted },
+    ...(Number.isFinite(p.watermark) ? { watermark: p.watermark } : {}),
   };
   return { ...json };
 }
@@ -61,5 +69,6 @@ export function decodePosition(json: Json, slot: string): CdcPosition {
       p.tx === null || p.tx === undefined
         ? undefined
         : { finalLsn: BigInt(p.tx.finalLsn), emitted: p.tx.emitted },
+    watermark: typeof p.watermark === 'number' ? p.watermark : Number.NEGATIVE_INFINITY,
   };
 }
