@@ -25,6 +25,7 @@ import { intervalBounds } from './interval-bounds.js';
 import type { Relation } from './relation.js';
 import { rowKeyOf } from './row-key.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
+import { WindowDistinctRelation } from './window-distinct.js';
 import { planWindowJoin, windowJoinColumns } from './window-join-planner.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
@@ -321,6 +322,7 @@ function filtered(relation: Relation, conditions: readonly Expr[], at: SourcePos
   const condition = and(conditions, at);
   if (condition === undefined) return relation;
   const test = compilePredicate(condition, new Scope(relation.columns), 'join condition');
+  if (relation instanceof WindowDistinctRelation) return relation.filter(test);
   if (relation.changes !== undefined && isUpdating(relation))
     return updatingRelation(
       relation.changes.filterRows(test),

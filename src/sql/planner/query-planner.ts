@@ -59,6 +59,7 @@ import { SourceRelation } from './source-reads.js';
 import type { SubPlans } from './sub-plans.js';
 import { planTemporalJoin } from './temporal-join-planner.js';
 import { isUnnestJoin, planUnnestJoin } from './unnest-planner.js';
+import { WindowDistinctRelation } from './window-distinct.js';
 
 /** A WITH query and the WITH queries its body can name: those before it, and outer ones. */
 export interface CteDefinition {
@@ -95,7 +96,11 @@ function requalify(relation: Relation, qualifier: string | undefined): Relation 
   if (qualifier === undefined) return relation;
   const columns = relation.columns.map((c) => ({ ...c, qualifier }));
   if (relation.changes !== undefined) return withColumns(relation, columns);
-  if (relation instanceof CalcRelation || relation instanceof SourceRelation)
+  if (
+    relation instanceof CalcRelation ||
+    relation instanceof SourceRelation ||
+    relation instanceof WindowDistinctRelation
+  )
     return relation.withColumns(columns);
   if (relation.window !== undefined) return { ...relation, columns };
   return relation.windowed === undefined
@@ -961,25 +966,9 @@ function planAggregation(
   const emitGroupRows = (r: WindowResult<Key, Row[]>, out: Collector<Row>): void => {
     for (const row of r.value) out.collect(withWindow(row, r.window));
   };
-  // Windows on a session zone's wall clock: the window operator runs on local event time.
-  let stream = onWindowClock(eventZone, [input], (rows) =>
-    sessionKey !== undefined
-      ? rows
-          .keyBy(sessionKey.keyOf, sessionKey.label)
-          .window(assigner)
-          .aggregate(aggregatePerGroup(keyOf, aggregate))
-          .flatMap(emitGroupRows)
-          .name('window columns')
-      : rows
-          .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
-          .window(assigner)
-          .aggregate(aggregate)
-          .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
-          .name('window columns'),
-  );
   const aggScope = new Scope(aggColumns);
-  if (having !== undefined)
-    stream = stream.filter(compilePredicate(having, aggScope, 'HAVING condition')).name('having');
+  const havingTest =
+    having === undefined ? undefined : compilePredicate(having, aggScope, 'HAVING condition');
   const { fn, types: outTypes } = compileProjection(
     items.map((i) => i.expr),
     aggScope,
@@ -1000,9 +989,28 @@ function planAggregation(
         }
       : { rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time' }),
   }));
-  const out = { stream: stream.map(fn).name('select'), columns };
+  const aggregated = (): DataStream<Row> => {
+    // Windows on a session zone's wall clock: the window operator runs on local event time.
+    const stream = onWindowClock(eventZone, [input], (rows) =>
+      sessionKey !== undefined
+        ? rows
+            .keyBy(sessionKey.keyOf, sessionKey.label)
+            .window(assigner)
+            .aggregate(aggregatePerGroup(keyOf, aggregate))
+            .flatMap(emitGroupRows)
+            .name('window columns')
+        : rows
+            .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
+            .window(assigner)
+            .aggregate(aggregate)
+            .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
+            .name('window columns'),
+    );
+    const kept = havingTest === undefined ? stream : stream.filter(havingTest).name('having');
+    return kept.map(fn).name('select');
+  };
   // Local windows do not end at a fixed spacing of UTC event time.
-  if (zone !== undefined) return out;
+  if (zone !== undefined) return { stream: aggregated(), columns };
   const windowed = resultWindows(window, items, (name) => {
     if (window.attached !== true) return name;
     // The input's own window columns are GROUP BY keys here.
@@ -1014,7 +1022,80 @@ function planAggregation(
     );
     return k < 0 ? undefined : `$g${k}`;
   });
-  return windowed === undefined ? out : { ...out, windowed };
+  if (windowed === undefined) return { stream: aggregated(), columns };
+  const keyAt =
+    sessionKey === undefined &&
+    calls.length === 0 &&
+    having === undefined &&
+    window.kind !== 'SESSION' &&
+    window.processingTime !== true &&
+    window.attached !== true
+      ? groupingColumns(items, keys.length)
+      : undefined;
+  if (keyAt === undefined) return { stream: aggregated(), columns, windowed };
+  // Each input row with its window, as the aggregation's row of its group, through the SELECT.
+  // The SELECT list is group keys and window columns (groupingColumns): each output column
+  // straight from the input row or its window, with no aggregation row in between.
+  const outputs = items.map(({ expr }): ((row: Row, start: number, end: number) => unknown) => {
+    const name = (expr as { path: readonly string[] }).path[0] as string;
+    if (name === 'window_start') return (_, start) => start;
+    if (name === 'window_end') return (_, __, end) => end;
+    if (name === 'window_time') return (_, __, end) => end - 1;
+    const key = (keyFns[Number(name.slice(2))] as (typeof keyFns)[number]).fn;
+    return (row) => key(row);
+  });
+  const groupRow = (row: Row, start: number, end: number): Row => {
+    const out = new Array<unknown>(outputs.length);
+    for (let i = 0; i < outputs.length; i++)
+      out[i] = (outputs[i] as (typeof outputs)[number])(row, start, end);
+    return out;
+  };
+  const rows = (): DataStream<Row> => {
+    if (window.kind === 'TUMBLE') {
+      // One window per row: no row with window columns in between.
+      const { size, offset } = window;
+      const timeAt = inputColumns.findIndex((c) => c.rowtime);
+      return input
+        .map((row) => {
+          const start = windowStart(row[timeAt] as number, offset, size);
+          return groupRow(row, start, start + size);
+        })
+        .name('window rows');
+    }
+    const windows = materialize({
+      ...from,
+      window: { ...window, input: { stream: input, columns: inputColumns } },
+    });
+    return windows.stream
+      .map((row) => groupRow(row, row[n] as number, row[n + 1] as number))
+      .name('window rows');
+  };
+  return new WindowDistinctRelation(columns, windowed, {
+    aggregated,
+    rows,
+    distinctKey: groupKey(keyAt.map((at) => (row: Row) => row[at])),
+  });
+}
+
+/**
+ * The positions of the GROUP BY keys in a window aggregation's SELECT list when the list is
+ * those keys, each once, and window columns (a grouping only: its rows are distinct); else
+ * undefined.
+ */
+function groupingColumns(
+  items: readonly { readonly expr: Expr }[],
+  keyCount: number,
+): number[] | undefined {
+  const keyAt = new Array<number>(keyCount).fill(-1);
+  for (const [i, { expr }] of items.entries()) {
+    if (expr.kind !== 'column' || expr.path.length !== 1) return undefined;
+    const name = expr.path[0] as string;
+    if ((WINDOW_COLUMNS as readonly string[]).includes(name)) continue;
+    const k = /^\$g(\d+)$/.exec(name);
+    if (k === null || keyAt[Number(k[1])] !== -1) return undefined;
+    keyAt[Number(k[1])] = i;
+  }
+  return keyAt.includes(-1) ? undefined : keyAt;
 }
 
 /**

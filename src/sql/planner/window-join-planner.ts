@@ -7,6 +7,7 @@
  * emitted once, insert-only, and its state is dropped. A row whose window has already fired
  * is late: dropped and counted (`weir_join_late_records_total`).
  */
+import type { DataStream } from '../../api/streams.js';
 import type { JoinType } from '../../core/joins.js';
 import type { Key } from '../../core/key-groups.js';
 import type { Row } from '../connectors/connector.js';
@@ -17,6 +18,7 @@ import { withNullability } from '../types/logical-type.js';
 import type { TimeZone } from '../types/time-zone.js';
 import { onWindowClock, windowClock } from './local-time-windows.js';
 import type { Relation, WindowProperties } from './relation.js';
+import { distinctRows, WindowDistinctRelation } from './window-distinct.js';
 import { recordWindows, type WindowColumns } from './window-rank-planner.js';
 
 /** The window columns of the two sides, found in the equalities of the join key. */
@@ -108,18 +110,35 @@ function clockName(zone: TimeZone | undefined): string {
     : `the wall clock of '${zone.id}'`;
 }
 
+/**
+ * A side's rows as the join reads them: a grouping-only window aggregation's input rows, made
+ * distinct per window by the join itself (window-distinct.ts), else the side's own.
+ */
+function sideRows(side: Relation): {
+  stream: DataStream<Row>;
+  distinct: (rows: readonly Row[]) => readonly Row[];
+} {
+  if (!(side instanceof WindowDistinctRelation)) return { stream: side.stream, distinct: (r) => r };
+  const key = side.plan.distinctKey;
+  return { stream: side.rows, distinct: (rows) => distinctRows(rows, key) };
+}
+
 /** Plans the window join of two insert-only relations; its output is insert-only. */
 export function planWindowJoin(left: Relation, right: Relation, spec: WindowJoinSpec): Relation {
   const { type, test } = spec;
+  const leftRows = sideRows(left);
+  const rightRows = sideRows(right);
   const nullsLeft: Row = new Array<unknown>(left.columns.length).fill(null);
   const nullsRight: Row = new Array<unknown>(right.columns.length).fill(null);
   const padLeft = type === 'right' || type === 'full';
   const padRight = type === 'left' || type === 'full';
   const joinWindow = (
-    lefts: readonly Row[],
-    rights: readonly Row[],
+    leftWindow: readonly Row[],
+    rightWindow: readonly Row[],
     out: { collect(row: Row): void },
   ) => {
+    const lefts = leftRows.distinct(leftWindow);
+    const rights = rightRows.distinct(rightWindow);
     const matchedRight = new Array<boolean>(rights.length).fill(false);
     for (const l of lefts) {
       let matched = false;
@@ -146,7 +165,7 @@ export function planWindowJoin(left: Relation, right: Relation, spec: WindowJoin
       spec.at,
     );
   // Windows of a local wall clock fire when the watermark passes their end as an instant.
-  const stream = onWindowClock(zone, [left.stream, right.stream], (l, r) =>
+  const stream = onWindowClock(zone, [leftRows.stream, rightRows.stream], (l, r) =>
     l
       .coGroup(r)
       .where(spec.leftKey)
