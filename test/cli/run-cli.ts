@@ -28,6 +28,8 @@ export interface RunningCli {
 export interface StartOptions {
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string>>;
+  /** A bundled CLI (test/helpers/bundled-fixture.ts) to run with plain `node` instead of the sources. */
+  readonly cli?: string;
 }
 
 /** The CLI's sources by absolute path, for a working directory other than the repository. */
@@ -42,7 +44,8 @@ export function startWeir(
   hardTimeoutMs = 60_000,
   options: StartOptions = {},
 ): RunningCli {
-  const cli = options.cwd === undefined ? CLI : CLI_ANYWHERE;
+  const cli =
+    options.cli !== undefined ? [options.cli] : options.cwd === undefined ? CLI : CLI_ANYWHERE;
   const child = spawn(process.execPath, [...cli, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: '1', ...options.env },

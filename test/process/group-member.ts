@@ -3,16 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
+import { bundledCli, removeBundledClis } from '../helpers/bundled-fixture.js';
 import { groupMemberArgs } from './group-member-args.js';
 
 /** The job module of the process group tests: reads one topic, writes another, names the member. */
 export const GROUP_FIXTURE = 'test/cli/fixtures/group-member.ts';
 
+afterAll(removeBundledClis);
+
 /** The checkpoint location of each group: every member of a group shares it, as it must. */
 const locations = new Map<string, string>();
 
 /**
- * Starts `weir run <fixture> --group <app>` on the test Kafka, with the
+ * Starts `weir run <fixture> --group <app>` on the test Kafka (the CLI and the fixture bundled), with the
  * group's shared checkpoint location and a checkpoint every 0.2 s; `flags` go
  * before `--`, `args` to the job. Tests stop their members; the hard limit
  * only ends one left running, and is long since a test file of several
@@ -30,7 +33,9 @@ export function startGroupMember(
     dir = join(mkdtempSync(join(tmpdir(), `weir-group-${name}-`)), 'checkpoints');
     locations.set(app, dir);
   }
-  return startWeir(groupMemberArgs(fixture, app, dir, args, flags), 400_000);
+  // Members start often (each kill is replaced): from one bundle of the CLI and the fixture.
+  const { cli, job } = bundledCli(fixture);
+  return startWeir(groupMemberArgs(job, app, dir, args, flags), 400_000, { cli });
 }
 
 /** A member started with `--ui-port`: its REST API's address. */
