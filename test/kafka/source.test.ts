@@ -301,6 +301,23 @@ describe('Kafka source: formats and bad records', () => {
 });
 
 describe('Kafka source: event time per partition', () => {
+  /** In-order event time from each event's `t`. */
+  const byTime = () =>
+    WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.t);
+  /** An unbounded source of `topic` with `watermarks`, polling briefly. */
+  const liveSource = (
+    topic: string,
+    watermarks: WatermarkStrategy<Ev>,
+    options: { startFrom?: 'latest' } = {},
+  ) =>
+    new KafkaSource<Ev>({
+      brokers: BROKERS,
+      topics: [topic],
+      format: json<Ev>(),
+      fetchMaxWaitMs: 50,
+      watermarks,
+      ...options,
+    });
   const tumbling = (
     env: StreamEnvironment,
     source: KafkaSource<Ev>,
@@ -336,9 +353,7 @@ describe('Kafka source: event time per partition', () => {
         partition: 1,
       })),
     ]);
-    const strategy = WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner(
-      (e) => e.t,
-    );
+    const strategy = byTime();
     const perPartition = new StreamEnvironment({ batchSize: 10 });
     const good = tumbling(
       perPartition,
@@ -383,18 +398,7 @@ describe('Kafka source: event time per partition', () => {
       }));
     const start = (restoreFrom?: string) => {
       const env = new StreamEnvironment();
-      const sink = tumbling(
-        env,
-        new KafkaSource<Ev>({
-          brokers: BROKERS,
-          topics: [topic],
-          format: json<Ev>(),
-          fetchMaxWaitMs: 50,
-          watermarks: WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner(
-            (e) => e.t,
-          ),
-        }),
-      );
+      const sink = tumbling(env, liveSource(topic, byTime()));
       return { job: env.executeAsync('restored time', { restoreFrom }), sink };
     };
     const ends = (sink: CollectSink<WindowResult<string, number>>) =>
@@ -418,23 +422,12 @@ describe('Kafka source: event time per partition', () => {
   it('an idle partition does not hold windows back, says who holds the watermark, and becomes active again', async () => {
     const topic = uniqueTopic('idle');
     await createTopic(topic, 2);
-    const strategy = WatermarkStrategy.forMonotonousTimestamps<Ev>()
-      .withTimestampAssigner((e) => e.t)
-      .withIdleness(400);
+    const strategy = byTime().withIdleness(400);
     const run = async (withIdleness: boolean) => {
       const env = new StreamEnvironment();
       const sink = tumbling(
         env,
-        new KafkaSource<Ev>({
-          brokers: BROKERS,
-          topics: [topic],
-          format: json<Ev>(),
-          startFrom: 'latest',
-          fetchMaxWaitMs: 50,
-          watermarks: withIdleness
-            ? strategy
-            : WatermarkStrategy.forMonotonousTimestamps<Ev>().withTimestampAssigner((e) => e.t),
-        }),
+        liveSource(topic, withIdleness ? strategy : byTime(), { startFrom: 'latest' }),
       );
       const job = env.executeAsync('idle');
       await waitFor('the reader', () => job.metrics.total('weir_kafka_source_partitions') === 2);

@@ -1041,8 +1041,7 @@ function planAggregation(
     if (name === 'window_start') return (_, start) => start;
     if (name === 'window_end') return (_, __, end) => end;
     if (name === 'window_time') return (_, __, end) => end - 1;
-    const key = (keyFns[Number(name.slice(2))] as (typeof keyFns)[number]).fn;
-    return (row) => key(row);
+    return (keyFns[Number(name.slice(2))] as (typeof keyFns)[number]).fn;
   });
   const groupRow = (row: Row, start: number, end: number): Row => {
     const out = new Array<unknown>(outputs.length);
