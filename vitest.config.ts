@@ -36,7 +36,10 @@ const SHARED_MODULES = [
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
+    // Generous: a test that starts worker threads or processes took 30 s at a load average of
+    // 10 on CI's two cores (two files at a time, each with processes of its own). A test that
+    // hangs still fails, only later.
+    testTimeout: 90_000,
     hookTimeout: 120_000,
     // Two test files at a time, even on two cores (vitest's default would be
     // one): the long files mostly wait (a broker or a database kept down, a

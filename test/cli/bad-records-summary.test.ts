@@ -7,7 +7,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWeir } from './run-cli.js';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
+import { startBundledWeir } from './run-cli.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 const JOB = 'test/cli/fixtures/bad-lines.ts';
 let dir = '';
@@ -24,14 +28,15 @@ afterAll(async () => {
 
 describe('bad records in the summary of weir run', () => {
   it('counts the skipped records after the records read', async () => {
-    const result = await startWeir(['run', JOB, '--workers', '0', '--', input], 120_000).done;
+    const result = await startBundledWeir(['run', JOB, '--workers', '0', '--', input], 120_000)
+      .done;
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/✓ job 'bad-lines' finished in .* · 3 records read/);
     expect(result.stderr).toContain('  bad records: 2 (skipped or sent to the dead letter');
   }, 120_000);
 
   it('has badRecords in the JSON log, and no line for a clean run', async () => {
-    const json = await startWeir(
+    const json = await startBundledWeir(
       ['run', JOB, '--workers', '0', '--log-format', 'json', '--', input],
       120_000,
     ).done;
@@ -45,7 +50,7 @@ describe('bad records in the summary of weir run', () => {
 
     const clean = join(dir, 'clean.jsonl');
     await writeFile(clean, '{"a":1}\n');
-    const ok = await startWeir(['run', JOB, '--workers', '0', '--', clean], 120_000).done;
+    const ok = await startBundledWeir(['run', JOB, '--workers', '0', '--', clean], 120_000).done;
     expect(ok.code).toBe(0);
     expect(ok.stderr).not.toContain('bad records');
   }, 120_000);

@@ -13,7 +13,11 @@ import { configJsonSchema } from '../../scripts/config-schema.js';
 import { type Command, HELP_TEXT, parseCommandLine, type RunOptions } from '../../src/cli/args.js';
 import { CONFIG_FLAG_KEYS } from '../../src/cli/config/config-schema.js';
 import { UsageError } from '../../src/cli/failure.js';
-import { ROOT, startWeir } from './run-cli.js';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
+import { ROOT, startBundledWeir } from './run-cli.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -360,7 +364,7 @@ describe('weir run with a config file', () => {
         'name: from-file',
       ].join('\n'),
     });
-    const cli = startWeir(['run', '--name', 'from-flag'], 90_000, { cwd: at });
+    const cli = startBundledWeir(['run', '--name', 'from-flag'], 90_000, { cwd: at });
     // Checkpoint 4 or later: older ones have been pruned by then.
     await cli.waitFor(
       'stderr',
@@ -389,8 +393,10 @@ describe('weir run with a config file', () => {
         'log-format': 'json',
       }),
     });
-    const result = await startWeir(['run'], 90_000, { cwd: at, env: { WEIR_LOG_LEVEL: 'warn' } })
-      .done;
+    const result = await startBundledWeir(['run'], 90_000, {
+      cwd: at,
+      env: { WEIR_LOG_LEVEL: 'warn' },
+    }).done;
     expect(result.code).toBe(1);
     const records = result.stderr
       .trim()
@@ -414,7 +420,7 @@ describe('weir run with a config file', () => {
         'log-format': 'json',
       }),
     });
-    const cli = startWeir(['run'], 90_000, { cwd: at });
+    const cli = startBundledWeir(['run'], 90_000, { cwd: at });
     await cli.waitFor('stderr', /"event":"checkpoint_completed"/);
     const stores = await readdir(join(at, 'state'));
     expect(stores.some((d) => d.startsWith('weir-state-'))).toBe(true);

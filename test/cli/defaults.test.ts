@@ -6,9 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { HELP_TEXT } from '../../src/cli/args.js';
-import { ROOT, startWeir } from './run-cli.js';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
+import { ROOT, startBundledWeir } from './run-cli.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 function started(stderr: string): Record<string, unknown> | undefined {
   return stderr
@@ -39,10 +43,10 @@ describe('default parallelism', () => {
 
   it('is the core count with default flags, and 1 with --workers 0', async () => {
     const job = ['run', 'test/cli/fixtures/steady.ts', '--log-format', 'json'];
-    const byDefault = await startWeir([...job, '--', '0.1'], 120_000).done;
+    const byDefault = await startBundledWeir([...job, '--', '0.1'], 120_000).done;
     expect(byDefault.code).toBe(0);
     expect(started(byDefault.stderr)).toMatchObject({ parallelism: availableParallelism() });
-    const oneThread = await startWeir([...job, '--workers', '0', '--', '0.1'], 120_000).done;
+    const oneThread = await startBundledWeir([...job, '--workers', '0', '--', '0.1'], 120_000).done;
     expect(oneThread.code).toBe(0);
     expect(started(oneThread.stderr)).toMatchObject({ parallelism: 1 });
   }, 150_000);

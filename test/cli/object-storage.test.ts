@@ -10,8 +10,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { freshS3Location, keyOf, S3_ENV, testBucket, useTestS3 } from '../helpers/s3.js';
-import { startWeir } from './run-cli.js';
+import { startBundledWeir } from './run-cli.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 useTestS3();
 
@@ -48,7 +52,7 @@ describe('weir run with checkpoints in S3', () => {
     const out = join(root, 'out');
     const machineA = join(root, 'machine-a');
     mkdirSync(machineA);
-    const first = startWeir(
+    const first = startBundledWeir(
       [
         'run',
         JOB,
@@ -87,7 +91,7 @@ describe('weir run with checkpoints in S3', () => {
 
     const machineB = join(root, 'machine-b');
     mkdirSync(machineB);
-    const resumed = await startWeir(
+    const resumed = await startBundledWeir(
       [
         'run',
         JOB,

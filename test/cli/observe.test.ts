@@ -5,9 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { statusLineText } from '../../src/cli/job-status.js';
-import { startWeir } from './run-cli.js';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
+import { startBundledWeir } from './run-cli.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 interface LogRecord {
   readonly time: string;
@@ -29,7 +33,7 @@ describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
   it('writes structured JSON logs with --log-format json', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'weir-cli-'));
     try {
-      const result = await startWeir([
+      const result = await startBundledWeir([
         'run',
         'test/cli/fixtures/steady.ts',
         '--log-format',
@@ -73,8 +77,8 @@ describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
 
   it('reports failures as JSON too', async ({ expect }) => {
     const [failed, missing] = await Promise.all([
-      startWeir(['run', 'test/cli/fixtures/throwing-map.ts', '--log-format', 'json']).done,
-      startWeir(['run', 'missing.ts', '--log-format', 'json']).done,
+      startBundledWeir(['run', 'test/cli/fixtures/throwing-map.ts', '--log-format', 'json']).done,
+      startBundledWeir(['run', 'missing.ts', '--log-format', 'json']).done,
     ]);
     expect(failed.code).toBe(1);
     const last = records(failed.stderr).at(-1)!;
@@ -94,7 +98,14 @@ describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
   });
 
   it('serves Prometheus metrics with --metrics-port', async ({ expect }) => {
-    const cli = startWeir(['run', 'test/cli/fixtures/steady.ts', '--metrics-port', '0', '--', '4']);
+    const cli = startBundledWeir([
+      'run',
+      'test/cli/fixtures/steady.ts',
+      '--metrics-port',
+      '0',
+      '--',
+      '4',
+    ]);
     const [, url] = (await cli.waitFor(
       'stderr',
       /Prometheus metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/,
@@ -134,12 +145,19 @@ describe.concurrent('weir run observability', { timeout: 120_000 }, () => {
   it('serves the web UI and its API with --ui-port, and fails clearly when the port is taken', async ({
     expect,
   }) => {
-    const cli = startWeir(['run', 'test/cli/fixtures/steady.ts', '--ui-port', '0', '--', '600']);
+    const cli = startBundledWeir([
+      'run',
+      'test/cli/fixtures/steady.ts',
+      '--ui-port',
+      '0',
+      '--',
+      '600',
+    ]);
     const [, url, port] = (await cli.waitFor(
       'stderr',
       /web UI at (http:\/\/127\.0\.0\.1:(\d+)\/)/,
     )) as [string, string, string];
-    const second = startWeir(['run', 'test/cli/fixtures/steady.ts', '--ui-port', port]).done;
+    const second = startBundledWeir(['run', 'test/cli/fixtures/steady.ts', '--ui-port', port]).done;
     const { jobs } = (await (await fetch(`${url}jobs`)).json()) as {
       jobs: { id: string; name: string }[];
     };

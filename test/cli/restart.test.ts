@@ -7,7 +7,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { startWeir } from './run-cli.js';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
+import { startBundledWeir } from './run-cli.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 const JOB = 'test/cli/fixtures/flaky-counts.ts';
 const COUNT = 3000;
@@ -47,7 +51,7 @@ describe.concurrent('weir run restarts', { timeout: 300_000 }, () => {
   }) => {
     const out = join(root, 'out');
     const failures = join(root, 'failures');
-    const result = await startWeir(
+    const result = await startBundledWeir(
       [
         'run',
         JOB,
@@ -79,7 +83,7 @@ describe.concurrent('weir run restarts', { timeout: 300_000 }, () => {
 
   it('logs restarts as JSON and fails once an explicit strategy gives up', async ({ expect }) => {
     const failures = join(root, 'failures-json');
-    const result = await startWeir(
+    const result = await startBundledWeir(
       [
         'run',
         JOB,

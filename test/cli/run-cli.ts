@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { bundledCli } from '../helpers/bundled-fixture.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
@@ -99,3 +100,28 @@ export function startWeir(
     },
   };
 }
+
+/**
+ * {@link startWeir} on one bundle of the CLI and the job fixture in `args` (the first argument
+ * naming a `.ts` file under test/; test/helpers/bundled-fixture.ts), for files that start the
+ * CLI many times: that argument becomes the bundled job, and a command without one runs on the
+ * bundle built last. The caller removes the bundles after its tests
+ * (`afterAll(removeBundledClis)`).
+ */
+export function startBundledWeir(
+  args: readonly string[],
+  hardTimeoutMs?: number,
+  options: Omit<StartOptions, 'cli'> = {},
+): RunningCli {
+  const fixture = args.find((arg) => /^test\/.+\.ts$/.test(arg));
+  if (fixture !== undefined) lastFixture = fixture;
+  if (lastFixture === undefined) return startWeir(args, hardTimeoutMs, options);
+  const { cli, job } = bundledCli(lastFixture);
+  return startWeir(
+    args.map((arg) => (arg === fixture ? job : arg)),
+    hardTimeoutMs,
+    { ...options, cli },
+  );
+}
+
+let lastFixture: string | undefined;

@@ -22,7 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultTokenFile } from '../../src/ui/rest-token.js';
-import { startWeir } from './run-cli.js';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
+import { startBundledWeir } from './run-cli.js';
 
 const JOB = 'test/cli/fixtures/running-counts.ts';
 /**
@@ -48,7 +49,9 @@ function fresh(name: string): string {
   return join(root, `${name}-${++dirs}`);
 }
 
-const weir = (...args: string[]) => startWeir(args, HARD_TIMEOUT_MS);
+// About twenty runs: from one bundle of the CLI and the job.
+const weir = (...args: string[]) => startBundledWeir(args, HARD_TIMEOUT_MS);
+afterAll(removeBundledClis);
 
 /** The committed output of the sink: lines of its visible (non-dot) files, sorted. */
 function committedLines(directory: string): string[] {

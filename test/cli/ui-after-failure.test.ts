@@ -7,7 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWeir } from './run-cli.js';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
+import { startBundledWeir } from './run-cli.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 let dir: string;
 beforeAll(async () => {
@@ -33,7 +37,7 @@ const KEPT = /the web UI stays at (http:\/\/127\.0\.0\.1:\d+)\/ until Ctrl-C or 
 
 describe('the web UI after the job ends', () => {
   it('keeps a failed job on the UI until SIGTERM, then exits with the failure status', async () => {
-    const cli = startWeir(
+    const cli = startBundledWeir(
       [
         'run',
         'test/cli/fixtures/throwing-map.ts',
@@ -77,7 +81,7 @@ describe('the web UI after the job ends', () => {
   }, 150_000);
 
   it('keeps a finished job until Ctrl-C, then exits with 0', async () => {
-    const cli = startWeir(
+    const cli = startBundledWeir(
       [
         'run',
         'test/cli/fixtures/steady.ts',
@@ -106,7 +110,7 @@ describe('the web UI after the job ends', () => {
   }, 150_000);
 
   it('without --keep-ui and without a terminal, a failed job ends the process and the UI', async () => {
-    const cli = startWeir(
+    const cli = startBundledWeir(
       [
         'run',
         'test/cli/fixtures/throwing-map.ts',
@@ -125,7 +129,7 @@ describe('the web UI after the job ends', () => {
   }, 150_000);
 
   it('--keep-ui needs a UI', async () => {
-    const cli = startWeir(['run', 'test/cli/fixtures/steady.ts', '--keep-ui']);
+    const cli = startBundledWeir(['run', 'test/cli/fixtures/steady.ts', '--keep-ui']);
     const result = await cli.done;
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--keep-ui needs --ui or --ui-port');

@@ -3,21 +3,25 @@
  * metrics are flushed before the summary (the periodic reports come only
  * twice a second, and this job fails sooner).
  */
-import { describe, expect, it } from 'vitest';
-import { startWeir } from './run-cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
+import { startBundledWeir } from './run-cli.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 const FAILING = 'test/cli/fixtures/throwing-map.ts';
 
 describe('failure summary in worker mode', () => {
   it('says how many records were read', async () => {
-    const result = await startWeir(['run', FAILING, '--workers', '2'], 120_000).done;
+    const result = await startBundledWeir(['run', FAILING, '--workers', '2'], 120_000).done;
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/✗ job 'throwing-map' failed after .+: .*three is not allowed/);
     expect(result.stderr).toContain('  records read: 4\n');
   }, 150_000);
 
   it('puts the same count in the JSON log', async () => {
-    const result = await startWeir(
+    const result = await startBundledWeir(
       ['run', FAILING, '--workers', '2', '--log-format', 'json'],
       120_000,
     ).done;

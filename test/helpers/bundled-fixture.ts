@@ -41,11 +41,15 @@ export async function bundledFixture(
   return join(outdir, 'job.mjs');
 }
 
-/** The modules Weir starts as worker threads by `siblingModule`, bundled beside the CLI. */
-const WORKER_MODULES = [
-  'src/connectors/kafka/sink/producer-worker.ts',
-  'src/connectors/postgres/sink/transaction-worker.ts',
-];
+/**
+ * The modules Weir starts as worker threads, bundled beside the CLI where it looks for them:
+ * by `siblingModule` (the sinks' workers) and the job's worker-thread entry (`--workers`).
+ */
+const WORKER_MODULES: Readonly<Record<string, string>> = {
+  'producer-worker': 'src/connectors/kafka/sink/producer-worker.ts',
+  'transaction-worker': 'src/connectors/postgres/sink/transaction-worker.ts',
+  'job-module/worker-entry': 'src/api/job-module/worker-entry.ts',
+};
 
 const bundledClis = new Map<string, { dir: string; cli: string; job: string }>();
 
@@ -53,24 +57,29 @@ const bundledClis = new Map<string, { dir: string; cli: string; job: string }>()
  * The `weir` CLI and a job fixture bundled together (code they share in chunks of its own, so
  * the job sees the CLI's very modules), for tests that start the CLI as many processes: `node
  * <cli> run <job>` loads in about 1.3 CPU-seconds what `node --import tsx src/cli/main.ts`
- * compiles in about 3. Bundled once per fixture and test file, synchronously (callers start
- * members synchronously); {@link removeBundledClis} removes them.
+ * compiles in about 3, and each worker thread of `--workers` loads the bundle too. The job
+ * keeps the fixture's file name (a job is named after it). Bundled once per fixture and test
+ * file, synchronously (callers start members synchronously); {@link removeBundledClis}
+ * removes them.
  */
 export function bundledCli(fixture: string): { cli: string; job: string } {
   const known = bundledClis.get(fixture);
   if (known !== undefined) return known;
   mkdirSync(join(ROOT, '.weir'), { recursive: true });
   const outdir = mkdtempSync(join(ROOT, '.weir', 'cli-'));
+  const jobName = basename(fixture, extname(fixture));
+  if (jobName === 'main' || jobName in WORKER_MODULES)
+    throw new Error(`a fixture named ${jobName} would replace a module of the bundle`);
   const entryPoints: Record<string, string> = {
     main: join(ROOT, 'src/cli/main.ts'),
-    job: join(ROOT, fixture),
+    [jobName]: join(ROOT, fixture),
   };
-  for (const worker of WORKER_MODULES)
-    entryPoints[basename(worker, extname(worker))] = join(ROOT, worker);
+  for (const [name, source] of Object.entries(WORKER_MODULES))
+    entryPoints[name] = join(ROOT, source);
+  // `.js`: the package is an ES module package, and Weir finds its worker modules by that extension.
   buildSync({
     entryPoints,
     outdir,
-    outExtension: { '.js': '.mjs' },
     bundle: true,
     splitting: true,
     platform: 'node',
@@ -81,7 +90,7 @@ export function bundledCli(fixture: string): { cli: string; job: string } {
   });
   // The web UI's files, where its server (in a chunk at the top of outdir) looks for them.
   cpSync(join(ROOT, 'src/ui/static'), join(outdir, 'static'), { recursive: true });
-  const bundle = { dir: outdir, cli: join(outdir, 'main.mjs'), job: join(outdir, 'job.mjs') };
+  const bundle = { dir: outdir, cli: join(outdir, 'main.js'), job: join(outdir, `${jobName}.js`) };
   bundledClis.set(fixture, bundle);
   return bundle;
 }

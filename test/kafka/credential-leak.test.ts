@@ -15,11 +15,15 @@ import { KafkaFormats, KafkaSink, KafkaSource } from '../../src/connectors/kafka
 import { CollectSink, type JobClient, StreamEnvironment } from '../../src/index.js';
 import { generateToken } from '../../src/ui/rest-token.js';
 import { startWebUi, type WebUi } from '../../src/ui/server.js';
-import { startWeir } from '../cli/run-cli.js';
+import { startBundledWeir } from '../cli/run-cli.js';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { encryptedClientKey } from '../helpers/tls-certs.js';
 import { send } from '../ui/http.js';
 import { uniqueTopic } from './helpers.js';
 import { type SecureBroker, startSecureBroker, unsecuredJwt } from './secure-broker.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 const PORT = Number(process.env.WEIR_KAFKA_LEAK_PORT ?? 19130);
 const USER = 'leak-user';
@@ -223,8 +227,8 @@ describe('credentials', () => {
         input,
       ];
       const [json, text] = await Promise.all([
-        startWeir(['run', '--log-format', 'json', ...args], 120_000).done,
-        startWeir(['run', '--verbose', ...args], 120_000).done,
+        startBundledWeir(['run', '--log-format', 'json', ...args], 120_000).done,
+        startBundledWeir(['run', '--verbose', ...args], 120_000).done,
       ]);
       for (const [name, run] of [
         ['JSON', json],

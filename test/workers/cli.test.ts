@@ -2,7 +2,11 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWeir } from '../cli/run-cli.js';
+import { startBundledWeir } from '../cli/run-cli.js';
+import { removeBundledClis } from '../helpers/bundled-fixture.js';
+
+// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
+afterAll(removeBundledClis);
 
 let dir: string;
 beforeAll(async () => {
@@ -22,9 +26,10 @@ async function committed(out: string): Promise<string[]> {
 describe('weir run --workers', () => {
   it('runs the job module on worker threads with the output of a single-thread run', async () => {
     const job = 'test/cli/fixtures/running-counts.ts';
-    const single = await startWeir(['run', job, '--', join(dir, 'single'), '700', 'max']).done;
+    const single = await startBundledWeir(['run', job, '--', join(dir, 'single'), '700', 'max'])
+      .done;
     expect(single.code, single.stderr).toBe(0);
-    const workers = await startWeir([
+    const workers = await startBundledWeir([
       'run',
       job,
       '--workers',
@@ -41,7 +46,8 @@ describe('weir run --workers', () => {
   });
 
   it('refuses a bad worker count', async () => {
-    const r = await startWeir(['run', 'test/cli/fixtures/steady.ts', '--workers', 'many']).done;
+    const r = await startBundledWeir(['run', 'test/cli/fixtures/steady.ts', '--workers', 'many'])
+      .done;
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('--workers');
   });
