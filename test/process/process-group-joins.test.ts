@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
 import type { JoinEv } from '../cli/fixtures/group-joins.js';
@@ -7,6 +8,7 @@ import {
   finish,
   JOINS,
   type JoinInput,
+  type JoinMember,
   joinInput,
   joinMembers,
   joinOracle,
@@ -15,8 +17,9 @@ import {
   joinTopics,
   lines,
   startTicks,
+  TASKS,
 } from './joins-input.js';
-import { chunks } from './keyed-windows-input.js';
+import { chunks, random, settled } from './keyed-windows-input.js';
 
 /**
  * Joins (two keyed inputs) across the processes of a group, exactly once: a
@@ -26,13 +29,22 @@ import { chunks } from './keyed-windows-input.js';
  * topics written in Kafka transactions, to an output written in Kafka
  * transactions. One run goes through 1, 3 and 2 processes: the state of
  * every join (both sides' rows, interval and window timers) moves with its
- * tasks when members join, when one is killed with SIGKILL, and the
- * read_committed output equals the batch computation exactly.
+ * tasks when members join and when members are killed with SIGKILL (twenty
+ * times, at seeded random moments, each victim replaced by a new process at
+ * once), and the read_committed output equals the batch computation exactly.
  *
  * On a stall the message shows what holds read_committed readers back
  * (test/kafka/transaction-diagnostics.ts).
  */
 const member = joinMembers(61_250);
+/** Kills in this test, in quick succession as in test/process/exactly-once-group.test.ts. */
+const KILLS = Number(process.env.WEIR_TEST_GROUP_KILLS ?? 20);
+/** The longest pause before a kill: a checkpoint (one a second) or a rebalance may happen meanwhile. */
+const KILL_GAP_MS = 1_500;
+/** How long the group may take to settle after the last kill. */
+const SETTLE_AFTER_KILLS_MS = 300_000;
+/** Whether a member has run with tasks (killing one that never did tests little). */
+const hasHeld = (m: JoinMember): boolean => /this member holds [1-9]/.test(m.cli.output('stderr'));
 
 /** Both inputs in `parts` consecutive slices, each key's order kept. */
 function slices(input: JoinInput, parts: number): (i: number) => [JoinEv[], JoinEv[]] {
@@ -42,7 +54,7 @@ function slices(input: JoinInput, parts: number): (i: number) => [JoinEv[], Join
 }
 
 describe('weir run --group with joins, exactly once', () => {
-  it('scaled 1 -> 3 -> 2 while producing (joins, then a SIGKILL): every join equals the batch computation exactly, and members exit on SIGTERM', async () => {
+  it(`scaled 1 -> 3 while producing, SIGKILLed ${KILLS} times at random moments, then 3 -> 2: every join equals the batch computation exactly, and members exit on SIGTERM`, async () => {
     const t = await joinTopics('gj');
     const members = [member(t, 'a')];
     // On a stall: what each member says, and what holds read_committed readers back.
@@ -54,7 +66,7 @@ describe('weir run --group with joins, exactly once', () => {
     const diagnose = () => `${stderr()} | ${txns.text()}`;
     await joinsSettled(members, diagnose);
     const input = joinInput(31);
-    const part = slices(input, 3);
+    const part = slices(input, KILLS + 3);
     await startTicks(t, input, diagnose);
     await t.send(...part(0));
     // Two members join while records flow: a hands them tasks, with both sides' state.
@@ -69,13 +81,39 @@ describe('weir run --group with joins, exactly once', () => {
       120_000,
       diagnose,
     );
-    // c dies mid-stream: a and b restore its tasks from their last sealed
-    // snapshots and fence what it wrote after them.
-    const killed = members.pop()!;
-    killed.cli.child.kill('SIGKILL');
-    await t.send(...part(2));
+    // Members die while records flow, checkpoints are sealed and tasks move: the
+    // survivors and the replacements restore the victims' tasks from their last
+    // sealed snapshots and fence what the victims wrote after them. The next kill
+    // does not wait for the group to recover.
+    const next = random(2_718);
+    let restored = '';
+    for (let kill = 0; kill < KILLS; kill++) {
+      const sending = t.send(...part(kill + 2));
+      await waitFor(
+        'a member that has held tasks',
+        async () => members.some(hasHeld),
+        90_000,
+        diagnose,
+      );
+      await sleep(Math.floor(next() * KILL_GAP_MS));
+      const held = members.filter(hasHeld);
+      const victim = held[Math.floor(next() * held.length)]!;
+      members.splice(members.indexOf(victim), 1);
+      restored += victim.cli.output('stderr');
+      victim.cli.child.kill('SIGKILL');
+      members.push(member(t, `r${kill}`));
+      await sending;
+    }
+    await settled(members, TASKS, diagnose, 2 + JOINS.length, SETTLE_AFTER_KILLS_MS);
+    // 3 -> 2 with a SIGTERM while the last records flow.
+    const last = t.send(...part(KILLS + 2));
+    const leaver = members.pop()!;
+    leaver.cli.child.kill('SIGTERM');
+    await last;
+    expect((await leaver.cli.done).code).toBe(0);
     await joinsSettled(members, diagnose);
-    expect(members.map((m) => m.cli.output('stderr')).join('')).toMatch(/restored: (?!none)/);
+    restored += members.map((m) => m.cli.output('stderr')).join('');
+    expect(restored).toMatch(/restored: (?!none)/);
     const expected = lines(joinOracle(input));
     const got = await finish(t, input, (g) => lines(g).length >= expected.length, diagnose);
     expect(lines(got)).toEqual(expected);
@@ -86,5 +124,5 @@ describe('weir run --group with joins, exactly once', () => {
     expect(codes).toEqual([0, 0]);
     expect(performance.now() - stopping).toBeLessThan(60_000);
     txns.stop();
-  }, 420_000);
+  }, 900_000);
 });
