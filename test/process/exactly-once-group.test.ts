@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../kafka/helpers.js';
+import { killHeldMember } from './group-member.js';
 import {
   chunks,
   type Ev,
@@ -43,9 +42,6 @@ const KILL_GAP_MS = 1_500;
 const TASKS = 2 * PARTITIONS;
 /** How long the group may take to settle after the last kill. */
 const SETTLE_AFTER_KILLS_MS = 240_000;
-/** Whether a member has run with tasks (killing one that never did tests little). */
-const hasHeld = (m: KeyedWindowsMember): boolean =>
-  /this member holds [1-9]/.test(m.cli.output('stderr'));
 
 describe('exactly once per task in a process group', () => {
   it(`SIGKILL ${KILLS} times at random moments, scaled 1 -> 3 -> 2: the read_committed output equals the batch computation exactly`, async () => {
@@ -67,22 +63,8 @@ describe('exactly once per task in a process group', () => {
     await settled(members, TASKS, diagnose);
     for (let kill = 0; kill < KILLS; kill++) {
       const sending = t.send(parts[kill + 2]!);
-      // The victims are members that have held tasks: once one has (the survivors
-      // and replacements may all be restoring still), a random moment after.
-      await waitFor(
-        'a member that has held tasks',
-        async () => members.some(hasHeld),
-        90_000,
-        diagnose,
-      );
       // A random moment: while records are produced and read, checkpoints sealed, tasks moved.
-      await sleep(Math.floor(next() * KILL_GAP_MS));
-      const held = members.filter(hasHeld);
-      const victim = held[Math.floor(next() * held.length)]!;
-      members.splice(members.indexOf(victim), 1);
-      victim.cli.child.kill('SIGKILL');
-      const replacement = member(t, `r${kill}`);
-      members.push(replacement);
+      await killHeldMember(members, next, () => member(t, `r${kill}`), diagnose, KILL_GAP_MS);
       await sending;
     }
     // The survivors and replacements take every task once the victims' sessions have

@@ -1,9 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll } from 'vitest';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
 import { bundledCli, removeBundledClis } from '../helpers/bundled-fixture.js';
+import { waitFor } from '../kafka/helpers.js';
 import { groupMemberArgs } from './group-member-args.js';
 
 /** The job module of the process group tests: reads one topic, writes another, names the member. */
@@ -74,6 +76,38 @@ export async function heldTasks(port: number): Promise<number[]> {
 export interface MetricsMember {
   readonly cli: RunningCli;
   readonly port: number;
+}
+
+/** Whether a member has run with tasks (killing one that never did tests little). */
+export const hasHeldTasks = (m: MetricsMember): boolean =>
+  /this member holds [1-9]/.test(m.cli.output('stderr'));
+
+/**
+ * Kills a member that has held tasks with SIGKILL, at a random moment up to `gapMs` after one
+ * has (the survivors and replacements may all be restoring still), while records are produced
+ * and read, checkpoints sealed and tasks moved; replaces it in `members` with `replacement()` at
+ * once, without waiting for the group to recover. Returns the victim.
+ */
+export async function killHeldMember<M extends MetricsMember>(
+  members: M[],
+  next: () => number,
+  replacement: () => M,
+  diagnose: () => string,
+  gapMs = 1_500,
+): Promise<M> {
+  await waitFor(
+    'a member that has held tasks',
+    async () => members.some(hasHeldTasks),
+    90_000,
+    diagnose,
+  );
+  await sleep(Math.floor(next() * gapMs));
+  const held = members.filter(hasHeldTasks);
+  const victim = held[Math.floor(next() * held.length)]!;
+  members.splice(members.indexOf(victim), 1);
+  victim.cli.child.kill('SIGKILL');
+  members.push(replacement());
+  return victim;
 }
 
 /**

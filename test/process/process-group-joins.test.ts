@@ -1,14 +1,13 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { repartitionTopicName } from '../../src/connectors/kafka/group/repartition-topic.js';
 import type { JoinEv } from '../cli/fixtures/group-joins.js';
 import { waitFor } from '../kafka/helpers.js';
 import { watchTransactions } from '../kafka/transaction-diagnostics.js';
+import { killHeldMember } from './group-member.js';
 import {
   finish,
   JOINS,
   type JoinInput,
-  type JoinMember,
   joinInput,
   joinMembers,
   joinOracle,
@@ -43,8 +42,6 @@ const KILLS = Number(process.env.WEIR_TEST_GROUP_KILLS ?? 20);
 const KILL_GAP_MS = 1_500;
 /** How long the group may take to settle after the last kill. */
 const SETTLE_AFTER_KILLS_MS = 300_000;
-/** Whether a member has run with tasks (killing one that never did tests little). */
-const hasHeld = (m: JoinMember): boolean => /this member holds [1-9]/.test(m.cli.output('stderr'));
 
 /** Both inputs in `parts` consecutive slices, each key's order kept. */
 function slices(input: JoinInput, parts: number): (i: number) => [JoinEv[], JoinEv[]] {
@@ -89,19 +86,14 @@ describe('weir run --group with joins, exactly once', () => {
     let restored = '';
     for (let kill = 0; kill < KILLS; kill++) {
       const sending = t.send(...part(kill + 2));
-      await waitFor(
-        'a member that has held tasks',
-        async () => members.some(hasHeld),
-        90_000,
+      const victim = await killHeldMember(
+        members,
+        next,
+        () => member(t, `r${kill}`),
         diagnose,
+        KILL_GAP_MS,
       );
-      await sleep(Math.floor(next() * KILL_GAP_MS));
-      const held = members.filter(hasHeld);
-      const victim = held[Math.floor(next() * held.length)]!;
-      members.splice(members.indexOf(victim), 1);
       restored += victim.cli.output('stderr');
-      victim.cli.child.kill('SIGKILL');
-      members.push(member(t, `r${kill}`));
       await sending;
     }
     await settled(members, TASKS, diagnose, 2 + JOINS.length, SETTLE_AFTER_KILLS_MS);
