@@ -7,11 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { startBundledWeir } from './run-cli.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 const JOB = 'test/cli/fixtures/bad-lines.ts';
 let dir = '';

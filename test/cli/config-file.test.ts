@@ -13,11 +13,7 @@ import { configJsonSchema } from '../../scripts/config-schema.js';
 import { type Command, HELP_TEXT, parseCommandLine, type RunOptions } from '../../src/cli/args.js';
 import { CONFIG_FLAG_KEYS } from '../../src/cli/config/config-schema.js';
 import { UsageError } from '../../src/cli/failure.js';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { ROOT, startBundledWeir } from './run-cli.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 

@@ -6,13 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HELP_TEXT } from '../../src/cli/args.js';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { ROOT, startBundledWeir } from './run-cli.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 function started(stderr: string): Record<string, unknown> | undefined {
   return stderr

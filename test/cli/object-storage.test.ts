@@ -10,12 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { freshS3Location, keyOf, S3_ENV, testBucket, useTestS3 } from '../helpers/s3.js';
 import { startBundledWeir } from './run-cli.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 useTestS3();
 

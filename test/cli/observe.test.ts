@@ -5,13 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { statusLineText } from '../../src/cli/job-status.js';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { startBundledWeir } from './run-cli.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 interface LogRecord {
   readonly time: string;

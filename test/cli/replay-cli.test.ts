@@ -3,11 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { type CliResult, startBundledWeir } from './run-cli.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 const runWeir = (args: readonly string[], timeoutMs: number): Promise<CliResult> =>
   startBundledWeir(args, timeoutMs).done;

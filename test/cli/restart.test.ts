@@ -7,11 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, it } from 'vitest';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { startBundledWeir } from './run-cli.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 const JOB = 'test/cli/fixtures/flaky-counts.ts';
 const COUNT = 3000;

@@ -4,7 +4,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { bundledCli } from '../helpers/bundled-fixture.js';
+import { afterAll } from 'vitest';
+import { bundledCli, removeBundledClis } from '../helpers/bundled-fixture.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
@@ -105,8 +106,8 @@ export function startWeir(
  * {@link startWeir} on one bundle of the CLI and the job fixture in `args` (the first argument
  * naming a `.ts` file under test/; test/helpers/bundled-fixture.ts), for files that start the
  * CLI many times: that argument becomes the bundled job, and a command without one runs on the
- * bundle built last. The caller removes the bundles after its tests
- * (`afterAll(removeBundledClis)`).
+ * bundle built last. The bundles are removed after the test file (the folders that start
+ * processes load their modules afresh per file, so this hook is registered in each).
  */
 export function startBundledWeir(
   args: readonly string[],
@@ -125,3 +126,5 @@ export function startBundledWeir(
 }
 
 let lastFixture: string | undefined;
+
+afterAll(removeBundledClis);

@@ -22,7 +22,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultTokenFile } from '../../src/ui/rest-token.js';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { startBundledWeir } from './run-cli.js';
 
 const JOB = 'test/cli/fixtures/running-counts.ts';
@@ -51,7 +50,6 @@ function fresh(name: string): string {
 
 // About twenty runs: from one bundle of the CLI and the job.
 const weir = (...args: string[]) => startBundledWeir(args, HARD_TIMEOUT_MS);
-afterAll(removeBundledClis);
 
 /** The committed output of the sink: lines of its visible (non-dot) files, sorted. */
 function committedLines(directory: string): string[] {

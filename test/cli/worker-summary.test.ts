@@ -3,12 +3,8 @@
  * metrics are flushed before the summary (the periodic reports come only
  * twice a second, and this job fails sooner).
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
+import { describe, expect, it } from 'vitest';
 import { startBundledWeir } from './run-cli.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 const FAILING = 'test/cli/fixtures/throwing-map.ts';
 

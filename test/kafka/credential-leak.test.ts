@@ -16,14 +16,10 @@ import { CollectSink, type JobClient, StreamEnvironment } from '../../src/index.
 import { generateToken } from '../../src/ui/rest-token.js';
 import { startWebUi, type WebUi } from '../../src/ui/server.js';
 import { startBundledWeir } from '../cli/run-cli.js';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
 import { encryptedClientKey } from '../helpers/tls-certs.js';
 import { send } from '../ui/http.js';
 import { uniqueTopic } from './helpers.js';
 import { type SecureBroker, startSecureBroker, unsecuredJwt } from './secure-broker.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 const PORT = Number(process.env.WEIR_KAFKA_LEAK_PORT ?? 19130);
 const USER = 'leak-user';

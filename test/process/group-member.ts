@@ -4,14 +4,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll } from 'vitest';
 import { type RunningCli, startWeir } from '../cli/run-cli.js';
-import { bundledCli, removeBundledClis } from '../helpers/bundled-fixture.js';
+import { bundledCli } from '../helpers/bundled-fixture.js';
 import { waitFor } from '../kafka/helpers.js';
 import { groupMemberArgs } from './group-member-args.js';
 
 /** The job module of the process group tests: reads one topic, writes another, names the member. */
 export const GROUP_FIXTURE = 'test/cli/fixtures/group-member.ts';
-
-afterAll(removeBundledClis);
 
 /** The checkpoint location of each group: every member of a group shares it, as it must. */
 const locations = new Map<string, string>();
@@ -79,7 +77,7 @@ export interface MetricsMember {
 }
 
 /** Whether a member has run with tasks (killing one that never did tests little). */
-export const hasHeldTasks = (m: MetricsMember): boolean =>
+const hasHeldTasks = (m: MetricsMember): boolean =>
   /this member holds [1-9]/.test(m.cli.output('stderr'));
 
 /**
@@ -93,7 +91,7 @@ export async function killHeldMember<M extends MetricsMember>(
   next: () => number,
   replacement: () => M,
   diagnose: () => string,
-  gapMs = 1_500,
+  gapMs: number,
 ): Promise<M> {
   await waitFor(
     'a member that has held tasks',

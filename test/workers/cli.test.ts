@@ -3,10 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBundledWeir } from '../cli/run-cli.js';
-import { removeBundledClis } from '../helpers/bundled-fixture.js';
-
-// The CLI and each job fixture start from one bundle (test/helpers/bundled-fixture.ts).
-afterAll(removeBundledClis);
 
 let dir: string;
 beforeAll(async () => {
