@@ -183,6 +183,35 @@ describe('lookup joins against a filesystem table', () => {
 });
 
 describe('processing time', () => {
+  it("a view's PROCTIME() as the AS OF column, read or not by the SELECT (Nexmark q13's shape)", async () => {
+    const orders = file(['1,3,10', '2,4,20', '3,,30']);
+    const customers = file(['3,ann', '4,bob']);
+    const ddl = `
+      CREATE TABLE o (id INT, customer INT, amount INT)
+        WITH ('connector' = 'filesystem', 'path' = '${orders}', 'format' = 'csv');
+      CREATE TABLE c (k INT, name STRING) WITH ('connector' = 'filesystem', 'path' = '${customers}', 'format' = 'csv');`;
+    const join = (select: string) =>
+      `SELECT ${select} FROM (SELECT *, PROCTIME() AS p_time FROM o) B
+       JOIN c FOR SYSTEM_TIME AS OF B.p_time AS S ON MOD(B.customer, 10) = S.k`;
+    expect(sorted(await query(ddl, join('B.id, S.name')))).toEqual(
+      sorted([
+        [1, 'ann'],
+        [2, 'bob'],
+      ]),
+    );
+    const before = Date.now();
+    const withTime = await query(ddl, join('B.id, B.p_time, S.name'));
+    const after = Date.now();
+    expect(withTime.map((r) => [r[0], r[2]]).sort()).toEqual([
+      [1, 'ann'],
+      [2, 'bob'],
+    ]);
+    for (const [, time] of withTime) {
+      expect(time).toBeGreaterThanOrEqual(before);
+      expect(time).toBeLessThanOrEqual(after);
+    }
+  });
+
   it('PROCTIME(), NOW(), CURRENT_TIMESTAMP and LOCALTIMESTAMP read the wall clock', async () => {
     const path = file(['1', '2', '3']);
     const before = Date.now();

@@ -70,13 +70,22 @@ export function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) =>
   }
   return (row) => {
     let key = '';
-    for (const f of fns) {
-      const v = f(row);
-      key += v === null ? '\u0000' : `${typeof v === 'string' ? 's' : 'v'}${String(v)}`;
-      key += '\u0001';
-    }
+    for (const f of fns) key += keyPart(f(row));
     return key;
   };
+}
+
+/**
+ * One column's part of a key of several: tagged by kind (`1` and `'1'` differ), NULL apart,
+ * ended by \u0001. A string holding \u0000 or \u0001 is written as JSON (which escapes them) under
+ * a tag of its own, so that no two rows' keys can meet; every other string as it is.
+ */
+function keyPart(v: unknown): string {
+  if (v === null) return '\u0000\u0001';
+  if (typeof v !== 'string') return `v${String(v)}\u0001`;
+  return v.includes('\u0000') || v.includes('\u0001')
+    ? `e${JSON.stringify(v)}\u0001`
+    : `s${v}\u0001`;
 }
 
 /**

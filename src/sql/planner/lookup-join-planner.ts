@@ -45,8 +45,13 @@ export function isLookupJoin(item: JoinItem): item is JoinItem & { right: TableI
   return item.right.kind === 'table' && item.right.asOf !== undefined;
 }
 
+/**
+ * `planned` is the left side as planned, `left` the same with only the columns the query reads
+ * (without the AS OF column when nothing else reads it).
+ */
 export function planLookupJoin(
   item: JoinItem & { right: TableItem },
+  planned: Relation,
   left: Relation,
   table: CatalogTable,
 ): Relation {
@@ -59,7 +64,7 @@ export function planLookupJoin(
   if (isUpdating(left))
     sqlError('a lookup join over a changing input is not supported by Weir SQL yet', item.at);
   const leftScope = new Scope(left.columns);
-  checkAsOf(dimItem.asOf as Expr, leftScope, dimItem.name);
+  checkAsOf(dimItem.asOf as Expr, new Scope(planned.columns), dimItem.name);
   const stored = table.columns.filter((c) => c.computed === undefined);
   if (stored.length !== table.columns.length)
     sqlError(

@@ -307,9 +307,12 @@ function planFrom(
             `'${item.right.name}' is a view; FOR SYSTEM_TIME AS OF looks up a table`,
             item.right.at,
           );
-        // The left keeps only the columns the SELECT names, as a regular join's inputs do.
-        const left = names === undefined ? planned : pruned(planned, names, item.left.at);
-        return planLookupJoin(item, left, dim);
+        // The left keeps only the columns the SELECT names, as a regular join's inputs do. Its
+        // AS OF column is not among them: the table is looked up as each row is processed, so
+        // the PROCTIME() value is never read, and it is not computed for every row.
+        const left =
+          names === undefined ? planned : pruned(planned, names, item.left.at, 'drop-proctime');
+        return planLookupJoin(item, planned, left, dim);
       }
       return planJoin(
         item,
@@ -666,7 +669,8 @@ function namesRead(select: Select): ReadonlySet<string> | undefined {
         else visit(arg);
       }
     } else if (item.kind !== 'table' && item.kind !== 'subquery') complete = false;
-    else if (item.kind === 'table' && item.asOf !== undefined) visit(item.asOf);
+    // A table's AS OF is not a read: a lookup join's names a PROCTIME() column whose value it
+    // never reads, a temporal join's the rowtime, which pruning keeps anyway.
   };
   for (const item of select.items) {
     if (item.kind === 'star') return undefined;
@@ -679,14 +683,22 @@ function namesRead(select: Select): ReadonlySet<string> | undefined {
 
 /**
  * A filter and projection (or a source table) keeping only the columns whose name is in
- * `names`, and its time attributes; any other relation as it is.
+ * `names`, and its time attributes (with `drop-proctime`, the rowtime only); any other relation
+ * as it is.
  */
-function pruned(relation: Relation, names: ReadonlySet<string>, at: SourcePosition): Relation {
+function pruned(
+  relation: Relation,
+  names: ReadonlySet<string>,
+  at: SourcePosition,
+  proctime: 'keep-proctime' | 'drop-proctime' = 'keep-proctime',
+): Relation {
   if (!(relation instanceof CalcRelation || relation instanceof SourceRelation)) return relation;
   // Window properties name column positions; pruning would move them.
   if (relation instanceof CalcRelation && relation.windowed !== undefined) return relation;
   const keep = relation.columns.flatMap((c, i) =>
-    names.has(c.name) || c.rowtime || c.proctime === true ? [i] : [],
+    names.has(c.name) || c.rowtime || (c.proctime === true && proctime === 'keep-proctime')
+      ? [i]
+      : [],
   );
   if (keep.length === relation.columns.length || keep.length === 0) return relation;
   const columns = keep.map((i) => relation.columns[i] as ScopeColumn);
