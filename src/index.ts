@@ -41,6 +41,7 @@ export type {
   CollectOptions,
   DeduplicateOptions,
   DeduplicateOrder,
+  DeduplicateRowsOptions,
   EnvironmentOptions,
   ExecuteOptions,
   InnerBroadcastJoinOptions,

@@ -7,7 +7,11 @@ import type { StateSerializer, StateTtlConfig } from '../core/state.js';
 import type { WindowResult } from '../core/window-result.js';
 import type { RecordWindows, WindowAssigner } from '../core/windows.js';
 import { keyedWindowsOf } from '../plan/logical/specs.js';
-import type { DeduplicateOptions, WindowDeduplicateOptions } from './options.js';
+import type {
+  DeduplicateOptions,
+  DeduplicateRowsOptions,
+  WindowDeduplicateOptions,
+} from './options.js';
 import { addKeyedNode, type KeyedParts } from './stream-builder.js';
 import type { DataStream } from './streams.js';
 
@@ -25,8 +29,8 @@ function ttlOf(ttl: number | StateTtlConfig | undefined): StateTtlConfig | undef
 /** Builds `KeyedStream.deduplicate`. */
 export function deduplicate<T>(
   keyed: KeyedParts,
-  options: DeduplicateOptions<T>,
-): DataStream<T | Change<T>> {
+  options: DeduplicateOptions<T> | DeduplicateRowsOptions<T, unknown>,
+): DataStream<T | Change<unknown>> {
   const keep = options?.keep;
   if (keep !== 'first' && keep !== 'last') {
     throw invalidArgument(
@@ -46,11 +50,19 @@ export function deduplicate<T>(
     );
   }
   const insertOnly = keep === 'first' && order === 'arrival';
+  const row = 'row' in options ? options.row : undefined;
+  if (row !== undefined && typeof row !== 'function')
+    throw invalidArgument(`deduplicate() row must be a function, got ${describeRecord(row)}`);
+  if (row !== undefined && insertOnly)
+    throw invalidArgument(
+      'deduplicate() keeps no row when it keeps the first by arrival: map the records instead of passing row',
+    );
   const spec = {
     keep,
     order,
     mode,
     insertOnly,
+    ...(row === undefined ? {} : { row: row as (record: unknown) => unknown }),
     ttl: ttlOf(options.ttl),
     ...(options.serializer === undefined
       ? {}

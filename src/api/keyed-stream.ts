@@ -21,6 +21,7 @@ import { deduplicate, windowDeduplicate } from './deduplicate.js';
 import { implOf } from './impl-of.js';
 import type {
   DeduplicateOptions,
+  DeduplicateRowsOptions,
   KeepFirstByArrival,
   Ranked,
   RankedRowsTopNOptions,
@@ -130,9 +131,12 @@ export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, Key
   }
 
   deduplicate(options: KeepFirstByArrival): DataStream<T>;
+  deduplicate<R>(options: DeduplicateRowsOptions<T, R>): DataStream<Change<R>>;
   deduplicate(options: DeduplicateOptions<T>): DataStream<Change<T>>;
-  deduplicate(options: DeduplicateOptions<T>): DataStream<T> | DataStream<Change<T>> {
-    return deduplicate<T>(this, options) as DataStream<Change<T>>;
+  deduplicate(
+    options: DeduplicateOptions<T> | DeduplicateRowsOptions<T, unknown>,
+  ): DataStream<T> | DataStream<Change<T>> | DataStream<Change<unknown>> {
+    return deduplicate<T>(this, options) as DataStream<Change<unknown>>;
   }
 
   windowDeduplicate(

@@ -288,6 +288,16 @@ export interface DeduplicateOptions<T = unknown> {
   readonly serializer?: StateSerializer<T>;
 }
 
+/**
+ * Deduplication whose state keeps, and whose changes carry, a row written from each record it
+ * keeps (a projection of it) rather than the record: less state per key when the record holds
+ * more than the output needs. The records' timestamps still order them.
+ */
+export interface DeduplicateRowsOptions<T, R> extends DeduplicateOptions<R> {
+  /** Called once for each record that becomes its key's row (never for one that is dropped). */
+  readonly row: (record: T) => R;
+}
+
 /** Window deduplication: the first or last record of each window by event time. */
 export interface WindowDeduplicateOptions<T> {
   readonly keep: KeepRow;

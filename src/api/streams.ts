@@ -46,6 +46,7 @@ import type {
   CollectedWithSideOutputs,
   CollectOptions,
   DeduplicateOptions,
+  DeduplicateRowsOptions,
   EnvironmentOptions,
   ExecuteOptions,
   JobClient,
@@ -333,6 +334,11 @@ export interface KeyedStream<T, K extends Key> {
    * after `ttl` if set. See docs/joins.md.
    */
   deduplicate(options: DeduplicateOptions<T>): DataStream<Change<T>>;
+  /**
+   * The same, keeping and emitting `row(record)` (a projection of each kept record) instead of
+   * the record: less state per key. Refused for keep-first by arrival, which keeps no row.
+   */
+  deduplicate<R>(options: DeduplicateRowsOptions<T, R>): DataStream<Change<R>>;
 
   /**
    * Deduplication per key and event-time window (tumbling or sliding, or the

@@ -393,6 +393,10 @@ describe('KeyedStream', () => {
     expectTypeOf(byUser.deduplicate({ keep: 'last', mode: 'upsert' })).toEqualTypeOf<
       DataStream<Change<Click>>
     >();
+    // Keeping a projection: the changes carry it.
+    expectTypeOf(
+      byUser.deduplicate({ keep: 'last', row: (c: Click) => ({ user: c.user }) }),
+    ).toEqualTypeOf<DataStream<Change<{ user: string }>>>();
     const compare = (a: Click, b: Click) => b.time - a.time;
     expectTypeOf(byUser.topN({ n: 3, compare })).toEqualTypeOf<DataStream<Change<Click>>>();
     expectTypeOf(byUser.topN({ n: 3, compare, rankNumber: true, mode: 'upsert' })).toEqualTypeOf<

@@ -172,6 +172,51 @@ describe('deduplicate', () => {
     );
   });
 
+  it('with row, keeps and emits a projection of each kept record: the changes of the records themselves, projected', async () => {
+    const project = (e: Ev) => ({ k: e.k, id: e.id });
+    await fc.assert(
+      fc.asyncProperty(
+        eventsArb(30),
+        fc.constantFrom<Keep>('first', 'last'),
+        fc.constantFrom<'retract' | 'upsert'>('retract', 'upsert'),
+        async (events, keep, mode) => {
+          const arrival = deliver(events);
+          const run = async (withRow: boolean) => {
+            const env = new StreamEnvironment({ batchSize: 3 });
+            const keyed = source(env, arrival, 5).keyBy((e) => e.k);
+            let calls = 0;
+            const out = withRow
+              ? await keyed
+                  .deduplicate({
+                    keep,
+                    order: 'event-time',
+                    mode,
+                    row: (e: Ev) => {
+                      calls++;
+                      return project(e);
+                    },
+                  })
+                  .executeAndCollect()
+              : (
+                  await keyed.deduplicate({ keep, order: 'event-time', mode }).executeAndCollect()
+                ).map((c) => ({ kind: c.kind, value: project(c.value) }));
+            return { out, calls };
+          };
+          const plain = await run(false);
+          const rows = await run(true);
+          expect(rows.out).toEqual(plain.out);
+          // Once per record that became its key's row: never for one that was dropped.
+          expect(rows.calls).toBe(rows.out.filter((c) => c.kind !== '-U').length);
+        },
+      ),
+      { numRuns: 30 },
+    );
+    const keyed = new StreamEnvironment().fromArray<Ev>([]).keyBy((e) => e.k);
+    expect(() => keyed.deduplicate({ keep: 'first', order: 'arrival', row: project })).toThrow(
+      /keeps no row when it keeps the first by arrival/,
+    );
+  });
+
   it('with a TTL, a key whose row expired counts as new', async () => {
     const env = new StreamEnvironment({ batchSize: 1 });
     const script = new ScriptedSource<Ev>(
@@ -191,31 +236,35 @@ describe('deduplicate', () => {
     expect(out.map((e) => e.id)).toEqual([0, 2]);
   });
 
-  it('a run stopped with a savepoint and restored (also at another parallelism) equals an uninterrupted one', async () => {
-    const { expected, got, beforeStop } = await savepointRoundTrip(
-      (env, rate) =>
-        env
-          .fromGenerator({
-            count: 6000,
-            ...(rate === undefined ? {} : { ratePerSecond: rate }),
-            generate: (i): Ev => ({ k: `k${(i * 7) % 101}`, t: i - (i % 9) * 13, id: i }),
-          })
-          .setParallelism(1)
-          .uid('events')
-          .assignTimestampsAndWatermarks(
-            WatermarkStrategy.forBoundedOutOfOrderness<Ev>(200).withTimestampAssigner((e) => e.t),
-          )
-          .uid('wm')
-          .keyBy((e) => e.k)
-          .deduplicate({ keep: 'last', order: 'event-time' })
-          .uid('dedup')
-          .map((c) => `${c.kind} ${c.value.k} ${c.value.id}`),
-      { parallelism: 2, restoreParallelism: 1, rate: 5_000, stopAfterMs: 150 },
-    );
-    expect(beforeStop).toBeGreaterThan(0);
-    expect(beforeStop).toBeLessThan(expected.length);
-    expect(got).toEqual(expected);
-  });
+  it.each(['the records', 'a projection (row)'])(
+    'a run stopped with a savepoint and restored (also at another parallelism) equals an uninterrupted one, keeping %s',
+    async (kept) => {
+      const row = kept === 'the records' ? {} : { row: (e: Ev) => ({ k: e.k, id: e.id }) };
+      const { expected, got, beforeStop } = await savepointRoundTrip(
+        (env, rate) =>
+          env
+            .fromGenerator({
+              count: 6000,
+              ...(rate === undefined ? {} : { ratePerSecond: rate }),
+              generate: (i): Ev => ({ k: `k${(i * 7) % 101}`, t: i - (i % 9) * 13, id: i }),
+            })
+            .setParallelism(1)
+            .uid('events')
+            .assignTimestampsAndWatermarks(
+              WatermarkStrategy.forBoundedOutOfOrderness<Ev>(200).withTimestampAssigner((e) => e.t),
+            )
+            .uid('wm')
+            .keyBy((e) => e.k)
+            .deduplicate({ keep: 'last', order: 'event-time', ...row })
+            .uid('dedup')
+            .map((c) => `${c.kind} ${c.value.k} ${c.value.id}`),
+        { parallelism: 2, restoreParallelism: 1, rate: 5_000, stopAfterMs: 150 },
+      );
+      expect(beforeStop).toBeGreaterThan(0);
+      expect(beforeStop).toBeLessThan(expected.length);
+      expect(got).toEqual(expected);
+    },
+  );
 });
 
 describe('windowDeduplicate', () => {

@@ -29,7 +29,7 @@ import { onWindowClock, windowClock } from './local-time-windows.js';
 import type { Relation } from './relation.js';
 import { retractRank } from './retract-rank.js';
 import { pickWithValue, prefixAndValue } from './row-builders.js';
-import { ROW_SERIALIZER } from './row-serializer.js';
+import { OUTPUT_ROW_SERIALIZER, ROW_SERIALIZER } from './row-serializer.js';
 import { ttlOption } from './state-ttl.js';
 import { planWindowRank, windowOfPartition } from './window-rank-planner.js';
 
@@ -299,13 +299,16 @@ export function planRank(
       orderColumn.rowtime
     ) {
       // Deduplication: the row with the smallest (ASC) or largest (DESC) event time per key.
+      // Its state keeps the output row (q18's seven columns), not the input row with the
+      // partition and order columns again: a third less per key, and no second row per change.
       const deduplicated = keyed.deduplicate({
         keep: first.descending ? 'last' : 'first',
         order: 'event-time',
-        serializer: ROW_SERIALIZER,
+        row: (row: Row) => ranked(row, 1),
+        serializer: OUTPUT_ROW_SERIALIZER,
         ...ttlOption(stateTtl),
       });
-      changes = deduplicated.asChangelog('retract').mapRows((row) => ranked(row, 1));
+      changes = deduplicated.asChangelog('retract');
     } else {
       changes = keyed
         .topN({

@@ -54,6 +54,16 @@ export const SQL_VALUE_SERIALIZER: StateSerializer<unknown> = {
 /** Encodes one row. */
 export const ROW_SERIALIZER = SQL_VALUE_SERIALIZER as StateSerializer<Row>;
 
+/**
+ * Encodes a row as an operator emits it, where its state keeps that instead of the row it read
+ * (ROW_NUMBER() deduplication): an id of its own, so that a savepoint whose state kept the input
+ * rows is refused by name, never read as output rows of another shape.
+ */
+export const OUTPUT_ROW_SERIALIZER: StateSerializer<Row> = {
+  ...ROW_SERIALIZER,
+  id: 'weir-sql-output-row',
+};
+
 /** Encodes a list of rows. Version 1 had no MAP or BINARY tags; it reads the same. */
 export const ROWS_SERIALIZER: StateSerializer<Row[]> = {
   id: 'weir-sql-rows',

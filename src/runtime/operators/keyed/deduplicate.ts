@@ -38,6 +38,8 @@ export interface DeduplicateSpec {
   readonly mode: 'retract' | 'upsert';
   /** Emit plain records (keep-first by arrival never updates). */
   readonly insertOnly: boolean;
+  /** What is kept and emitted for a record that becomes its key's row; default the record. */
+  readonly row?: (record: unknown) => unknown;
   readonly ttl: StateTtlConfig | undefined;
   /** How kept rows are written to snapshots; default `Serializers.json()`. */
   readonly serializer?: StateSerializer<unknown>;
@@ -56,7 +58,12 @@ export class DeduplicateFunction<K extends Key, T>
 {
   private kept!: ValueState<Kept<T>>;
 
-  constructor(private readonly spec: DeduplicateSpec) {}
+  /** The row kept for a record (`spec.row`, else the record itself). */
+  private readonly rowOf: (record: T) => T;
+
+  constructor(private readonly spec: DeduplicateSpec) {
+    this.rowOf = (spec.row ?? ((record: unknown) => record)) as (record: T) => T;
+  }
 
   open(context: KeyedRuntimeContext): void {
     const rows = this.spec.serializer as StateSerializer<T> | undefined;
@@ -73,16 +80,23 @@ export class DeduplicateFunction<K extends Key, T>
     const prev = this.kept.value();
     if (prev === undefined) {
       // Keep-first by arrival never looks at the row again: store only that the key was seen.
-      this.kept.update(insertOnly ? ({ t } as Kept<T>) : { v: value, t });
-      out.collect(insertOnly ? value : { kind: '+I', value });
+      if (insertOnly) {
+        this.kept.update({ t } as Kept<T>);
+        out.collect(value);
+        return;
+      }
+      const row = this.rowOf(value);
+      this.kept.update({ v: row, t });
+      out.collect({ kind: '+I', value: row });
       return;
     }
     const replaces =
       order === 'arrival' ? keep === 'last' : keep === 'last' ? t >= prev.t : t < prev.t;
     if (!replaces) return;
-    this.kept.update({ v: value, t });
+    const row = this.rowOf(value);
+    this.kept.update({ v: row, t });
     if (mode === 'retract') out.collect({ kind: '-U', value: prev.v });
-    out.collect({ kind: '+U', value });
+    out.collect({ kind: '+U', value: row });
   }
 }
 
