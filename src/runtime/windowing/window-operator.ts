@@ -88,6 +88,8 @@ export class WindowOperator<IN, ACC, R, OUT>
   private readonly triggerStates = new Map<string, ValueState<unknown>>();
   /** The task's processing time, or the readings of the assigner's clock. */
   private processingTime!: ProcessingTimeService;
+  /** The latest processing time whose timers have fired. */
+  private processingTimeFired = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly spec: WindowOperatorSpec<IN, ACC, R, OUT>) {
     super();
@@ -205,7 +207,12 @@ export class WindowOperator<IN, ACC, R, OUT>
     const { values, timestamps, keys } = batch;
     if (keys === undefined) throw missingKeys(this.context.operatorId);
     const eventTime = this.timeDomain === 'event-time';
-    const now = eventTime ? 0 : this.currentProcessingTime();
+    // Never at or before a processing time whose windows have fired: a record that arrives in
+    // the millisecond a window's timer fired belongs to the next window, not to a second result
+    // of the fired one (Flink's timers fire only once the clock is past them, to the same end).
+    const now = eventTime
+      ? 0
+      : Math.max(this.currentProcessingTime(), this.processingTimeFired + 1);
     let i = 0;
     try {
       for (; i < values.length; i++) {
@@ -522,6 +529,7 @@ export class WindowOperator<IN, ACC, R, OUT>
   }
 
   private onProcessingTime(now: number): void {
+    this.processingTimeFired = Math.max(this.processingTimeFired, now);
     try {
       this.processingTimers.fireUpTo(now, (t, key, id) =>
         this.onTimer(t, key, id, 'processing-time'),
