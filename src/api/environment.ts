@@ -26,6 +26,7 @@ import {
   checkpointConfig,
 } from '../runtime/checkpoint/checkpoint-config.js';
 import type { CheckpointStorage } from '../runtime/checkpoint/checkpoint-storage.js';
+import { disableAllocationSitePretenuring } from '../runtime/job/heap-tuning.js';
 import { JobRunner, type JobSettings } from '../runtime/job/job-runner.js';
 import { resolveRestartStrategy } from '../runtime/job/restart-strategy.js';
 import { DEFAULT_DEBLOAT_TARGET_MS } from '../runtime/task/buffer-debloat.js';
@@ -63,6 +64,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private readonly debloatTargetMs: number | undefined;
   private readonly chaining: boolean;
   private readonly fusion: boolean;
+  private readonly allocationSitePretenuring: boolean;
   private readonly localAggregation: boolean;
   private readonly autoWatermarkIntervalMs: number | undefined;
   private readonly clock: Clock;
@@ -94,6 +96,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
     this.debloatTargetMs = debloatTarget(options.bufferDebloating);
     this.chaining = options.chaining ?? true;
     this.fusion = options.fusion ?? true;
+    this.allocationSitePretenuring = options.allocationSitePretenuring ?? false;
     this.localAggregation = options.localAggregation ?? true;
     this.autoWatermarkIntervalMs =
       options.autoWatermarkIntervalMs === undefined
@@ -294,6 +297,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
       throw new WeirError('INVALID_JOB', 'this environment is already running a job');
     if (this.checkpointing === undefined) refuseSinksThatWouldNeverCommit(this.graph);
     this.applyGroup();
+    if (!this.allocationSitePretenuring) disableAllocationSitePretenuring();
     const runner = new JobRunner(this.plan(), this.jobSettings(jobName));
     this.running = true;
     const client = runner.start(options);

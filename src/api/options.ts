@@ -89,6 +89,15 @@ export interface EnvironmentOptions {
   /** Processing-time source; tests may inject their own. */
   readonly clock?: Clock;
   /**
+   * Keep V8's allocation-site pretenuring on in this process. By default a job turns it off
+   * when it starts (V8 flags are process-wide, and stay off after the job): with it, a
+   * young-generation collection in the middle of one of a job's first batches can make V8
+   * allocate that code's rows as long-lived for the rest of the run, which then pays a full
+   * collection every few hundred milliseconds. See docs/architecture.md (The hot path).
+   * Default false.
+   */
+  readonly allocationSitePretenuring?: boolean;
+  /**
    * Keyed state backend of stateful operators: `{ kind: 'heap' }` (default) or
    * `{ kind: 'disk', ... }` for state larger than memory.
    */

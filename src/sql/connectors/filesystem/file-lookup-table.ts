@@ -1,6 +1,6 @@
 /**
  * A `filesystem` table as a lookup table (Nexmark q13's bounded side input): its files are read
- * once, on the first lookup of the job, into a map from the key column's value to the row, and
+ * once, when the join opens (before its first record), into a map from the key column's value to the row, and
  * answered synchronously from memory. A key found on two lines is an error naming both: a
  * lookup join gives one row per key here, and dropping either line would lose a match.
  */
@@ -18,7 +18,13 @@ export interface FileLookupSpec {
   readonly keyIndex: number;
 }
 
-/** Loads the rows on first use, once for every subtask of the job (they share the map). */
+/**
+ * Loads the rows when the first subtask opens, once for every subtask of the job (they share
+ * the map). Reading them in `open` rather than on the first lookup matters for speed: loading
+ * the file in the middle of the first batches makes young-generation collections find every
+ * row of those batches alive, and V8 then allocates rows of the same code directly in the old
+ * generation (allocation-site pretenuring) for the rest of the run.
+ */
 export function fileLookupTable(spec: FileLookupSpec): LookupTable<Key, Row> {
   const shared: { rows?: Map<Key, Row> } = {};
   const rows = (): Map<Key, Row> => {
@@ -27,6 +33,9 @@ export function fileLookupTable(spec: FileLookupSpec): LookupTable<Key, Row> {
   };
   return {
     name: `filesystem ${spec.name}`,
+    open: () => {
+      rows();
+    },
     get: (key) => rows().get(key),
     lookup: async (keys) => {
       const found = new Map<Key, Row>();
