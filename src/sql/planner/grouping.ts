@@ -69,9 +69,12 @@ export function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) =>
     };
   }
   return (row) => {
-    let key = '';
-    for (const f of fns) key += keyPart(f(row));
-    return key;
+    // join() writes one flat string; `key +=` would make a rope (a V8 cons string) of every
+    // key longer than 12 characters, which each lookup in keyed state must walk to hash and
+    // compare, and which the state keeps as its tree of parts.
+    const parts: string[] = [];
+    for (const f of fns) parts.push(keyPart(f(row)));
+    return parts.join('');
   };
 }
 
