@@ -252,7 +252,7 @@ function sink(table: CatalogTable): Sink<Row> {
   });
 }
 
-/** The table's rows by `keyColumn`, read into memory on the first lookup. */
+/** The table's rows by `keyColumn`, read into memory when the join opens. */
 function lookup(table: CatalogTable, keyColumn: string): SqlLookupSource {
   const o = parseFilesystemOptions(table);
   const { columns, keys } = layout(table);
