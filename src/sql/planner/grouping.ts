@@ -68,12 +68,13 @@ export function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) =>
       return v === null ? NULL_KEY : (v as Key);
     };
   }
+  // join() writes one flat string; `key +=` would make a rope (a V8 cons string) of every key
+  // longer than 12 characters, which each lookup in keyed state must walk to hash and compare,
+  // and which the state keeps as its tree of parts. The parts array is reused: the function
+  // runs synchronously and join() copies.
+  const parts = new Array<string>(fns.length);
   return (row) => {
-    // join() writes one flat string; `key +=` would make a rope (a V8 cons string) of every
-    // key longer than 12 characters, which each lookup in keyed state must walk to hash and
-    // compare, and which the state keeps as its tree of parts.
-    const parts: string[] = [];
-    for (const f of fns) parts.push(keyPart(f(row)));
+    for (let i = 0; i < fns.length; i++) parts[i] = keyPart((fns[i] as (row: Row) => unknown)(row));
     return parts.join('');
   };
 }

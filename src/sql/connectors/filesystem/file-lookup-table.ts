@@ -1,7 +1,7 @@
 /**
  * A `filesystem` table as a lookup table (Nexmark q13's bounded side input): its files are read
- * once, when the join opens (before its first record), into a map from the key column's value to the row, and
- * answered synchronously from memory. A key found on two lines is an error naming both: a
+ * once, when the join opens (before its first record), into a map from the key column's value
+ * to the row, and answered synchronously from memory. A key found on two lines is an error naming both: a
  * lookup join gives one row per key here, and dropping either line would lose a match.
  */
 import { readFileSync } from 'node:fs';
@@ -20,10 +20,8 @@ export interface FileLookupSpec {
 
 /**
  * Loads the rows when the first subtask opens, once for every subtask of the job (they share
- * the map). Reading them in `open` rather than on the first lookup matters for speed: loading
- * the file in the middle of the first batches makes young-generation collections find every
- * row of those batches alive, and V8 then allocates rows of the same code directly in the old
- * generation (allocation-site pretenuring) for the rest of the run.
+ * the map): a bad file fails the job as it starts, and no batch waits for the read (whose
+ * garbage, in the middle of the first batches, is what runtime/job/heap-tuning.ts is about).
  */
 export function fileLookupTable(spec: FileLookupSpec): LookupTable<Key, Row> {
   const shared: { rows?: Map<Key, Row> } = {};
