@@ -94,6 +94,8 @@ export function planGroupAggregate(
     miniBatch: miniBatch !== undefined,
     mergeable,
     updatingInput,
+    // A distinct split's partial groups by a bucket of the distinct value: it keeps two phases.
+    distinct: splitRole === undefined && calls.some((c) => c.distinct),
   });
   // With mini-batch on, EXPLAIN says why an aggregation stays one-phase.
   const notes = [
