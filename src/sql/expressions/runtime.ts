@@ -49,12 +49,18 @@ function likeToRegExp(pattern: string, escapeChar: string | null): RegExp {
 const likeCache = new Map<string, RegExp>();
 /** REGEXP_EXTRACT's patterns that are not literals, compiled once each. */
 const regExpCache = new Map<string, RegExp>();
-/** The last string SPLIT_INDEX split, with its delimiter and tokens. */
-const lastSplit: { s: string; delimiter: string; parts: string[] } = {
-  s: '',
-  delimiter: '',
-  parts: [],
-};
+/**
+ * The last string SPLIT_INDEX looked into, with its delimiter and where its tokens start, as far
+ * as a call has needed them: `starts[k]` is token k's first index for `k < found`, and `complete`
+ * says that the last delimiter was found.
+ */
+const lastSplit: {
+  s: string;
+  delimiter: string;
+  starts: number[];
+  found: number;
+  complete: boolean;
+} = { s: '', delimiter: '', starts: [0], found: 1, complete: true };
 
 function trimChars(s: string, chars: string, leading: boolean, trailing: boolean): string {
   let start = 0;
@@ -204,14 +210,28 @@ export const runtime = {
   splitIndex(s: string, delimiter: string, index: number): string | null {
     // Flink splits keeping empty tokens, but the empty string has no token at all.
     if (index < 0 || s === '') return null;
+    if (delimiter === '') return s.split('')[index] ?? null;
     // A row often takes several tokens of one string (Nexmark q22: SPLIT_INDEX(url, '/', 3),
-    // 4 and 5): the last split is kept, so the string is split once for all of them.
-    if (s !== lastSplit.s || delimiter !== lastSplit.delimiter) {
-      lastSplit.parts = s.split(delimiter);
-      lastSplit.s = s;
-      lastSplit.delimiter = delimiter;
+    // 4 and 5): the delimiters found are kept, so the string is scanned once for all of them,
+    // only as far as the tokens asked for, and only those are cut (`split` cuts them all).
+    const last = lastSplit;
+    if (s !== last.s || delimiter !== last.delimiter) {
+      last.s = s;
+      last.delimiter = delimiter;
+      last.found = 1;
+      last.complete = false;
     }
-    return lastSplit.parts[index] ?? null;
+    const { starts } = last;
+    // Token `index` ends where token `index + 1` starts (less the delimiter), or at the end.
+    while (last.found <= index + 1 && !last.complete) {
+      const at = s.indexOf(delimiter, starts[last.found - 1] as number);
+      if (at < 0) last.complete = true;
+      else starts[last.found++] = at + delimiter.length;
+    }
+    if (index >= last.found) return null;
+    const end =
+      index + 1 < last.found ? (starts[index + 1] as number) - delimiter.length : s.length;
+    return s.slice(starts[index] as number, end);
   },
   regexpExtract(s: string, pattern: string, group: number): string | null {
     let re = regExpCache.get(pattern);
