@@ -1,11 +1,13 @@
 /**
  * Changelog operators over generated events: a regular inner join with a
  * state TTL of two streams (and without a TTL, to show what the TTL costs),
- * and an updating aggregation (retract output), next to a keyed rolling
- * reduce as the plain keyed baseline. Each variant
+ * and an updating aggregation (retract output; also with mini-batch, on the
+ * heap or, with `--state-backend disk`, on the disk state backend), next to a
+ * keyed rolling reduce as the plain keyed baseline. Each variant
  * runs in its own child process; events/s counts input records.
  *
  *   npm run bench:changelog -- [--events N] [--keys K] [--reps R] [--parallelism P]
+ *     [--state-backend heap|disk]
  */
 import { fileURLToPath } from 'node:url';
 import {
@@ -28,6 +30,7 @@ interface Outcome extends Measured {
 const MODES = [
   'keyed reduce',
   'updating aggregate',
+  'updating aggregate (mini-batch)',
   'regular join (TTL)',
   'regular join (no TTL)',
 ] as const;
@@ -53,8 +56,17 @@ const sum: RetractableAggregateFunction<Event, number, number> = {
   getResult: (acc) => acc,
 };
 
-async function run(mode: string, events: number, keys: number, parallelism: number) {
-  const env = new StreamEnvironment({ parallelism });
+/** Flink's `table.exec.mini-batch.*` as the Nexmark SQL runs set them. */
+const MINI_BATCH = { size: 50_000, allowLatencyMs: 2_000 };
+
+async function run(
+  mode: string,
+  events: number,
+  keys: number,
+  parallelism: number,
+  stateBackend: 'heap' | 'disk',
+) {
+  const env = new StreamEnvironment({ parallelism, stateBackend: { kind: stateBackend } });
   const generate = (salt: number) => (i: number) => ({
     key: (i * 7919 + salt) % keys,
     value: i % 100,
@@ -66,11 +78,11 @@ async function run(mode: string, events: number, keys: number, parallelism: numb
       .keyBy((e) => e.key)
       .reduce((a, b) => ({ key: a.key, value: a.value + b.value }))
       .sinkTo(counter(out) as Sink<Event>);
-  } else if (mode === 'updating aggregate') {
+  } else if (mode.startsWith('updating aggregate')) {
     env
       .fromGenerator({ count: events, generate: generate(0) })
       .keyBy((e) => e.key)
-      .updatingAggregate(sum)
+      .updatingAggregate(sum, mode.includes('mini-batch') ? { miniBatch: MINI_BATCH } : {})
       .sinkTo(counter(out) as Sink<Change<{ key: number; value: number }>>);
   } else {
     // Half the events on each side; every key ends with events / keys rows per side.
@@ -93,7 +105,7 @@ const args = benchArgs({ events: 2_000_000, keys: 100_000 });
 if (args.child !== undefined) {
   const mode = args.child;
   await measureChild(mode, args.events, async () => ({
-    outputs: await run(mode, args.events, args.keys, args.parallelism),
+    outputs: await run(mode, args.events, args.keys, args.parallelism, args.stateBackend),
   }));
 } else {
   const runs = runModes<Outcome>(
@@ -104,7 +116,9 @@ if (args.child !== undefined) {
   );
   const base = median(runs.filter((r) => r.mode === MODES[0]).map((r) => r.eventsPerSec));
   console.log('');
-  console.log(`events ${args.events}, keys ${args.keys}, parallelism ${args.parallelism}`);
+  console.log(
+    `events ${args.events}, keys ${args.keys}, parallelism ${args.parallelism}, ${args.stateBackend} state`,
+  );
   console.log(
     '| operator | events/s (median) | events per CPU-second | outputs | vs keyed reduce |',
   );

@@ -202,17 +202,23 @@ function groupOracle<R>(rows: readonly Row[], agg: (rows: Row[]) => R): string[]
 }
 
 describe('updating aggregation over a changelog', () => {
-  it('un-aggregates retracted rows: the materialized result equals GROUP BY over the final table (with and without retract, p=1 and 2)', async () => {
+  it('un-aggregates retracted rows: the materialized result equals GROUP BY over the final table (with and without retract, with and without mini-batch, p=1 and 2)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(opArb, { minLength: 1, maxLength: 80 }),
         fc.constantFrom(1, 2),
-        async (ops, parallelism) => {
+        // A bundle of a few rows empties and refills groups within it (a -D then a +I).
+        fc.option(fc.integer({ min: 1, max: 25 }), { nil: undefined }),
+        async (ops, parallelism, bundleSize) => {
           const { changes, final } = retractChangelog(ops);
+          const options =
+            bundleSize === undefined
+              ? {}
+              : { miniBatch: { size: bundleSize, allowLatencyMs: 3_600_000 } };
           const env = new StreamEnvironment({ parallelism, batchSize: 5 });
           const input = env.fromArray(changes).asChangelog('retract');
           const grouped = input.groupBy((r) => r.shop);
-          const sums = grouped.updatingAggregate(stats).executeAndCollect();
+          const sums = grouped.updatingAggregate(stats, options).executeAndCollect();
           const out = await sums;
           expect(materialize(out)).toEqual(
             groupOracle(final, (g) => ({
@@ -226,14 +232,14 @@ describe('updating aggregation over a changelog', () => {
             .fromArray(changes)
             .asChangelog('retract')
             .groupBy((r) => r.shop)
-            .updatingAggregate(maxAmount, { mode: 'upsert' })
+            .updatingAggregate(maxAmount, { mode: 'upsert', ...options })
             .executeAndCollect();
           expect(materializeUpserts(maxes, (r) => r.key)).toEqual(
             groupOracle(final, (g) => Math.max(...g.map((r) => r.amount))),
           );
         },
       ),
-      { numRuns: 30 },
+      { numRuns: 60 },
     );
   });
 
@@ -281,6 +287,31 @@ describe('updating aggregation over a changelog', () => {
       { kind: '+I', value: { key: 'a', value: { count: 1, total: 3 } } },
       { kind: '-D', value: { key: 'a', value: { count: 1, total: 3 } } },
     ]);
+  });
+
+  it.each([
+    ['without mini-batch', undefined],
+    ['emptied and refilled within a bundle', 10],
+    ['emptied at the end of a bundle, refilled in the next', 2],
+    ['held in state, emptied by a bundle of its own', 1],
+  ])('starts a group over after its last row was retracted (%s)', async (_what, size) => {
+    const env = new StreamEnvironment({ batchSize: 1 });
+    const row = (id: number, amount: number) => ({ id, shop: 'a', amount, t: 0 });
+    const out = await env
+      .fromArray<Change<Row>>([
+        { kind: '+I', value: row(1, 3) },
+        { kind: '-D', value: row(1, 3) },
+        { kind: '+I', value: row(2, 5) },
+        { kind: '+I', value: row(3, 1) },
+      ])
+      .asChangelog('retract')
+      .groupBy((r) => r.shop)
+      .updatingAggregate(
+        stats,
+        size === undefined ? {} : { miniBatch: { size, allowLatencyMs: 3_600_000 } },
+      )
+      .executeAndCollect();
+    expect(materialize(out)).toEqual([JSON.stringify({ key: 'a', value: { count: 2, total: 6 } })]);
   });
 
   it('fails on a record that is not a change of the declared mode, naming it', async () => {

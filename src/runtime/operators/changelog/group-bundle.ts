@@ -9,17 +9,24 @@ export interface PendingGroup<ACC, OUT> {
   readonly prev: OUT | undefined;
   /** Its accumulator after its last row so far; undefined when the group emptied. */
   acc: ACC | undefined;
+  /** Rows it aggregates after its last row so far (0: emptied). */
+  n: number;
   /** Event timestamp of its last row, stamped on the change it emits. */
   timestamp: number;
 }
+
+/** Writes a group's state (`acc` undefined: the group is gone) at the end of a bundle. */
+export type StoreGroup<K, ACC> = (key: K, acc: ACC | undefined, n: number) => void;
 
 /** Emits `value` with event timestamp `timestamp`. */
 export type TimedEmit<T> = (value: T, timestamp: number) => void;
 
 /**
  * The groups an updating aggregation changed since its changes were last emitted (Flink's
- * mini-batch bundle). Rows still fold into state one by one; only the output waits, so each
- * group emits one change per bundle instead of one per row, and its result is computed once.
+ * mini-batch bundle). Rows fold into a group's accumulator as they arrive, but the group is read
+ * from keyed state at its first row of the bundle and written back once, when the bundle ends;
+ * each group emits one change per bundle instead of one per row, and its result is computed once.
+ * Rows are not kept: a bundle holds one accumulator per group, as the state does.
  */
 export class GroupBundle<K extends Key, ACC, OUT> {
   private readonly groups = new Map<K, PendingGroup<ACC, OUT>>();
@@ -45,24 +52,32 @@ export class GroupBundle<K extends Key, ACC, OUT> {
     return this.groups.get(key);
   }
 
-  /** A row of group `key` was folded in; `pending` is what {@link pending} returned before it. */
+  /**
+   * A row of group `key` was folded in; `pending` is what {@link pending} returned before it,
+   * and `prev` the group's result before the row (read only for the bundle's first row of it).
+   */
   note(
     key: K,
     pending: PendingGroup<ACC, OUT> | undefined,
     prev: OUT | undefined,
     acc: ACC | undefined,
+    n: number,
     timestamp: number,
   ): void {
     this.rows++;
-    if (pending === undefined) this.groups.set(key, { prev, acc, timestamp });
+    if (pending === undefined) this.groups.set(key, { prev, acc, n, timestamp });
     else {
       pending.acc = acc;
+      pending.n = n;
       pending.timestamp = timestamp;
     }
   }
 
-  /** Emits each touched group's change, in the order the groups were first touched, and empties the bundle. */
-  flush(emit: TimedEmit<Change<GroupResult<K, OUT>>>): void {
+  /**
+   * Writes each touched group to state with `store` and emits its change, in the order the groups
+   * were first touched, and empties the bundle.
+   */
+  flush(emit: TimedEmit<Change<GroupResult<K, OUT>>>, store: StoreGroup<K, ACC>): void {
     if (this.rows === 0) return;
     const { fn, mode } = this;
     let timestamp = 0;
@@ -71,6 +86,7 @@ export class GroupBundle<K extends Key, ACC, OUT> {
     };
     for (const [key, group] of this.groups) {
       timestamp = group.timestamp;
+      store(key, group.acc, group.n);
       const next = group.acc === undefined ? undefined : fn.getResult(group.acc);
       emitGroupChange(out, mode, key, group.prev, next);
     }

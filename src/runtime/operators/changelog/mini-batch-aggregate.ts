@@ -7,19 +7,26 @@ import type { RecordBatch } from '../../../core/record-batch.js';
 import type { OperatorSnapshot } from '../../../core/snapshot.js';
 import { KeyedProcessOperator } from '../keyed/keyed-process.js';
 import { GroupBundle } from './group-bundle.js';
-import { type UpdatingAggregateSpec, updatingAggregateFunction } from './updating-aggregate.js';
+import {
+  type UpdatingAggregateProcess,
+  type UpdatingAggregateSpec,
+  updatingAggregateFunction,
+} from './updating-aggregate.js';
 
 type GroupChange = Change<GroupResult<Key, unknown>>;
 
 /**
- * An updating aggregation with Flink's mini-batch: rows fold into state as they arrive, but
- * each group's change is emitted once per bundle, when the bundle holds `size` rows, its
+ * An updating aggregation with Flink's mini-batch: rows fold into their group's accumulator as
+ * they arrive, but each group is read from state once per bundle, and written back and its change
+ * emitted once per bundle, when the bundle holds `size` rows, its
  * first row has waited `allowLatencyMs` of processing time, a checkpoint barrier passes
  * (before the snapshot, so a restored job has emitted every change its state holds) or the
  * input ends. Watermarks wait for the bundle.
  */
 export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknown, GroupChange> {
   private readonly bundle: GroupBundle<Key, unknown, unknown>;
+  /** The process function (the operator's own instance of it), which writes a group's state. */
+  private readonly process: UpdatingAggregateProcess<Key, unknown, unknown, unknown>;
   private readonly allowLatencyMs: number;
   private cancelTimer: (() => void) | undefined;
   /** The newest watermark that arrived while the bundle was open. */
@@ -35,6 +42,7 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
         bundle,
       ) as KeyedProcessFunction<Key, unknown, GroupChange>,
     );
+    this.process = this.fn as UpdatingAggregateProcess<Key, unknown, unknown, unknown>;
     this.bundle = bundle;
     this.allowLatencyMs = miniBatch.allowLatencyMs;
   }
@@ -79,11 +87,18 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
     this.cancelTimer?.();
     this.cancelTimer = undefined;
     if (this.bundle.rowCount === 0) return;
-    const emitter = this.emitter;
-    this.bundle.flush((change, timestamp) => {
-      emitter.timestamp = timestamp;
-      emitter.collect(change);
-    });
+    const { emitter, state, process } = this;
+    this.bundle.flush(
+      (change, timestamp) => {
+        emitter.timestamp = timestamp;
+        emitter.collect(change);
+      },
+      (key, acc, n) => {
+        state.currentKey = key;
+        process.storeGroup(acc, n);
+      },
+    );
+    state.currentKey = undefined;
     emitter.flush();
     const held = this.heldWatermark;
     this.heldWatermark = undefined;

@@ -45,11 +45,17 @@ interface GroupState<ACC> {
   n: number;
 }
 
-type Self<K extends Key, IN, ACC, OUT> = KeyedProcessFunction<
+/** An updating aggregation's process function; with a bundle, it writes groups when told. */
+export type UpdatingAggregateProcess<K extends Key, IN, ACC, OUT> = KeyedProcessFunction<
   K,
   IN | Change<IN>,
   Change<GroupResult<K, OUT>>
 > & {
+  /** Writes the current key's group (`acc` undefined or `n` 0: the group is gone). */
+  storeGroup(acc: ACC | undefined, n: number): void;
+};
+
+type Self<K extends Key, IN, ACC, OUT> = UpdatingAggregateProcess<K, IN, ACC, OUT> & {
   group?: ValueState<GroupState<ACC>>;
   rows?: MapState<string, [IN, number]>;
 };
@@ -58,13 +64,14 @@ type Self<K extends Key, IN, ACC, OUT> = KeyedProcessFunction<
  * A non-windowed GROUP BY: per key, one accumulator that every input row
  * folds into (or, for `-U`/`-D` input, is taken out of), emitting the
  * group's result as a change after every input row that changes it. With a
- * `bundle`, the change is left to the bundle, which emits each group's once
- * per bundle (from its result before the bundle's first row to its last).
+ * `bundle`, the group lives in the bundle from its first row of the bundle
+ * on, and the bundle writes it to state and emits its change once (from its
+ * result before the bundle's first row to its last).
  */
 export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
   spec: UpdatingAggregateSpec<IN, ACC, OUT>,
   bundle?: GroupBundle<K, ACC, OUT>,
-): KeyedProcessFunction<K, IN | Change<IN>, Change<GroupResult<K, OUT>>> {
+): UpdatingAggregateProcess<K, IN, ACC, OUT> {
   const { fn, changelogInput, mode, ttl } = spec;
   const keepRows = changelogInput && typeof fn.retract !== 'function';
   const accSerializer = spec.accumulatorSerializer;
@@ -92,11 +99,16 @@ export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
         value = change.value;
         accumulate = change.kind === '+I' || change.kind === '+U';
       } else value = input as IN;
-      const groupState = this.group!;
-      const st = groupState.value();
       const key = ctx.key;
-      // In a bundle, only a group's first row of the bundle needs the result before it.
+      // In a bundle, the group is the bundle's from its first row of the bundle on, and only
+      // that row needs the result before it.
       const pending = bundle?.pending(key);
+      const st: GroupState<ACC> | undefined =
+        pending === undefined
+          ? this.group!.value()
+          : pending.acc === undefined || pending.n <= 0
+            ? undefined
+            : (pending as GroupState<ACC>);
       const prev = st === undefined || pending !== undefined ? undefined : fn.getResult(st.acc);
       let acc: ACC;
       let n: number;
@@ -125,15 +137,17 @@ export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
           }
         } else acc = fn.retract!(value, st.acc);
       }
-      if (n <= 0) {
-        groupState.clear();
-        this.rows?.clear();
-      } else groupState.update({ acc, n });
+      if (n <= 0) this.rows?.clear();
       if (bundle !== undefined) {
-        bundle.note(key, pending, prev, n <= 0 ? undefined : acc, ctx.timestamp);
+        bundle.note(key, pending, prev, n <= 0 ? undefined : acc, Math.max(n, 0), ctx.timestamp);
         return;
       }
+      this.storeGroup(acc, n);
       emitGroupChange(out, mode, key, prev, n <= 0 ? undefined : fn.getResult(acc));
+    },
+    storeGroup(acc, n) {
+      if (acc === undefined || n <= 0) this.group!.clear();
+      else this.group!.update({ acc, n });
     },
   };
   return self;
