@@ -3,7 +3,10 @@
  * aggregations' input rows and keeps each window's distinct rows once itself, in one window
  * operator. Its rows must be those of the plan with the aggregations (forced here by a HAVING
  * that every group passes): over rows with duplicates, NULLs, disorder and late rows, for
- * every window TVF and join type, at parallelism 1 and 2.
+ * every window TVF and join type, at parallelism 1 and 2 (at 2 without late rows: there a
+ * late row is judged by the window join against the lesser of its two inputs' watermarks,
+ * which depends on which input's watermark arrived first, as in Flink, where the plan with
+ * the aggregations judges it by one input's; docs/sql.md, "Not yet").
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -64,6 +67,18 @@ const evArb: fc.Arbitrary<Ev> = fc.record({
   ts: fc.integer({ min: BASE, max: BASE + 16_000 }),
 });
 
+/** The rows no earlier row's watermark (`ts - 1.5 s`) has passed. */
+function withoutLateRows(evs: readonly Ev[]): Ev[] {
+  let watermark = Number.NEGATIVE_INFINITY;
+  const kept: Ev[] = [];
+  for (const ev of evs) {
+    if (ev.ts <= watermark) continue;
+    kept.push(ev);
+    watermark = Math.max(watermark, ev.ts - 1_500);
+  }
+  return kept;
+}
+
 describe('window join of grouping-only window aggregations', () => {
   it('plans one window join over the input rows, without the aggregations', () => {
     const tEnv = TableEnvironment.create(new StreamEnvironment({ parallelism: 1 }));
@@ -83,8 +98,10 @@ describe('window join of grouping-only window aggregations', () => {
         fc.constantFrom(...TVFS),
         fc.constantFrom(...JOINS),
         fc.constantFrom(1, 2),
-        async (evs, tvf, join, parallelism) => {
-          // One row per batch: the watermark follows each row, so lateness is deterministic.
+        async (generated, tvf, join, parallelism) => {
+          const evs = parallelism === 1 ? generated : withoutLateRows(generated);
+          // One row per batch: the watermark follows each row, so lateness is deterministic at
+          // parallelism 1.
           const [distinct, aggregated] = await queryChanges(
             { name: 'ev', rows: evs, columns: EV_COLUMNS, watermark: EV_WATERMARK },
             [query(tvf, join, ''), query(tvf, join, 'HAVING COUNT(*) > 0')],
