@@ -46,7 +46,14 @@ export interface StateDescriptor<T> {
 }
 
 /** Declares a value state. */
-export type ValueStateDescriptor<T> = StateDescriptor<T>;
+export interface ValueStateDescriptor<T> extends StateDescriptor<T> {
+  /**
+   * Readable by key from outside the job while it runs (Flink's `setQueryable`):
+   * `GET /jobs/:id/state/<operator uid>/<key>` answers the operator's queryable value states
+   * of that key, by name. Default false.
+   */
+  readonly queryable?: boolean;
+}
 
 /** Declares a list state; `serializer` encodes one element. */
 export type ListStateDescriptor<T> = StateDescriptor<T>;

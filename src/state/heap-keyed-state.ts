@@ -35,6 +35,7 @@ import {
   type KeyedStateBackend,
   type Namespace,
 } from './keyed-state-backend.js';
+import { QueryableValueStates } from './queryable-value-states.js';
 import { RestoredRows } from './restored-rows.js';
 import { makeRow, type ParsedRow } from './rows.js';
 
@@ -147,6 +148,7 @@ class LiveEntries<MK, MV> implements IterableIterator<[MK, MV]> {
  */
 export class HeapKeyedStateBackend implements KeyedStateBackend {
   currentKey: Key | undefined;
+  readonly queryableValueStates = new QueryableValueStates();
   private ns: Namespace = DEFAULT_NAMESPACE;
   private readonly states = new Map<string, HeapState>();
   private readonly restored = new RestoredRows();
@@ -316,7 +318,8 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
 
   getValueState<T>(descriptor: string | ValueStateDescriptor<T>): ValueState<T> {
     const state = this.declare('value', descriptor as AnyDescriptor);
-    if (state.handle !== undefined) return state.handle as ValueState<T>;
+    if (state.handle !== undefined)
+      return this.queryableValueStates.note(descriptor, state.handle as ValueState<T>);
     const handle: ValueState<T> = {
       value: () => {
         const k = this.key();
@@ -331,7 +334,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
       clear: () => this.clearCell(state),
     };
     state.handle = handle;
-    return handle;
+    return this.queryableValueStates.note(descriptor, handle);
   }
 
   getListState<T>(descriptor: string | ListStateDescriptor<T>): ListState<T> {

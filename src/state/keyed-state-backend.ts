@@ -1,6 +1,7 @@
 import type { Key } from '../core/key-groups.js';
 import type { OperatorSnapshot, RestoredState } from '../core/snapshot.js';
 import type { KeyedStateStore } from '../core/state.js';
+import type { QueryableValueStates } from './queryable-value-states.js';
 
 /**
  * Scopes keyed state below the key: a window operator keeps one namespace
@@ -36,6 +37,8 @@ export interface BackendSnapshotContext {
 export interface KeyedStateBackend extends KeyedStateStore {
   /** The key state accesses apply to; the operator sets it before calling user code. */
   currentKey: Key | undefined;
+  /** The value states declared `queryable` so far (interactive queries read them). */
+  readonly queryableValueStates: QueryableValueStates;
   /** The namespace state accesses apply to; {@link DEFAULT_NAMESPACE} until set. */
   readonly currentNamespace: Namespace;
   setCurrentNamespace(namespace: Namespace): void;

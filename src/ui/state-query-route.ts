@@ -71,7 +71,7 @@ export async function readState(client: JobClient, uid: string, key: Key): Promi
     case 'not-queryable':
       throw new HttpError(
         400,
-        `operator '${uid}' does not expose its state: opt in with reduce(fn, { queryable: true })`,
+        `operator '${uid}' does not expose its state: opt in with reduce(fn, { queryable: true }), or in a keyed process function with getValueState({ name, queryable: true })`,
       );
     case 'not-running':
       throw new HttpError(

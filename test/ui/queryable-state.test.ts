@@ -1,7 +1,8 @@
 /**
  * Interactive queries on one process: `GET /jobs/:id/state/:uid/:key` over
- * a running keyed reduce, with the heap and disk backends, on this thread
- * and on worker threads. The oracle is a batch computation over the input:
+ * a running keyed reduce and a keyed process function's queryable value
+ * states, with the heap and disk backends, on this thread and on worker
+ * threads. The oracle is a batch computation over the input:
  * once the input is processed every key answers its batch total; while it
  * is being processed every answer is a whole prefix of the key's records
  * (never a torn value).
@@ -36,9 +37,30 @@ function oracle(input: readonly Event[]) {
 interface StateAnswer {
   readonly uid: string;
   readonly key: string;
-  readonly value: Total & { key: string };
+  readonly value: unknown;
   readonly subtask: number;
 }
+
+/** The two operators that answer, and how each one's value reads as a count and sum. */
+const OPERATORS = [
+  {
+    uid: 'totals',
+    read: (value: unknown): Total => {
+      const v = value as Total & { key: string };
+      return { n: v.n, sum: v.sum };
+    },
+    whole: (key: string, total: Total) => ({ key, ...total }),
+  },
+  {
+    // Only the states declared queryable, by name: not `last`.
+    uid: 'process-totals',
+    read: (value: unknown): Total => {
+      const v = value as { count: number; sum: number };
+      return { n: v.count, sum: v.sum };
+    },
+    whole: (_: string, total: Total) => ({ count: total.n, sum: total.sum }),
+  },
+] as const;
 
 const cases: { name: string; backend: StateBackendOptions; workers?: number }[] = [
   { name: 'heap, this thread', backend: { kind: 'heap' } },
@@ -70,33 +92,40 @@ describe.each(cases)('queryable keyed state ($name)', ({ backend, workers }) => 
     });
     const { client } = started;
     ui.addJob(client);
-    const get = (key: string, query = '') =>
+    const get = (key: string, query = '', uid = 'totals') =>
       send(ui.url, {
-        path: `/jobs/${client.jobId}/state/totals/${encodeURIComponent(key)}${query}`,
+        path: `/jobs/${client.jobId}/state/${uid}/${encodeURIComponent(key)}${query}`,
       });
     try {
-      const pending = new Set(totals.keys());
+      const pending = new Set(
+        OPERATORS.flatMap((operator) => [...totals.keys()].map((key) => ({ operator, key }))),
+      );
       const owners = new Map<string, number>();
       const deadline = Date.now() + 120_000;
       while (pending.size > 0) {
         if (Date.now() > deadline)
-          throw new Error(`keys never reached their totals: ${[...pending].join(', ')}`);
-        for (const key of [...pending]) {
-          const answer = await get(key);
+          throw new Error(
+            `keys never reached their totals: ${[...pending].map((p) => `${p.operator.uid}/${p.key}`).join(', ')}`,
+          );
+        for (const item of [...pending]) {
+          const { operator, key } = item;
+          const answer = await get(key, '', operator.uid);
           if (answer.status === 503 || answer.status === 404) continue; // not started, or no record of the key yet
           expect(answer.status, answer.body).toBe(200);
           const body = JSON.parse(answer.body) as StateAnswer;
-          expect(body.uid).toBe('totals');
+          expect(body.uid).toBe(operator.uid);
           expect(body.key).toBe(key);
           // A whole prefix of the key's records, never part of a batch's update.
-          expect(body.value.sum).toBe(prefixes.get(key)![body.value.n]);
+          const { n, sum } = operator.read(body.value);
+          expect(sum).toBe(prefixes.get(key)![n]);
+          // Both operators are keyed alike: a key lives in one subtask.
           const owner = owners.get(key);
           if (owner !== undefined) expect(body.subtask).toBe(owner);
           owners.set(key, body.subtask);
           const total = totals.get(key)!;
-          if (body.value.n === total.n) {
-            expect(body.value).toEqual({ key, ...total });
-            pending.delete(key);
+          if (n === total.n) {
+            expect(body.value).toEqual(operator.whole(key, total));
+            pending.delete(item);
           }
         }
         await new Promise((resolve) => setImmediate(resolve));

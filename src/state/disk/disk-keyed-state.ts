@@ -42,6 +42,7 @@ import {
   type KeyedStateBackend,
   type Namespace,
 } from '../keyed-state-backend.js';
+import { QueryableValueStates } from '../queryable-value-states.js';
 import { conflictingMeta } from '../restored-rows.js';
 import { parseRow, ROW_IDENTITY_LENGTH } from '../rows.js';
 import { ChangeTracker, type SnapshotPlan } from './change-tracker.js';
@@ -112,6 +113,7 @@ interface DiskState {
  * `keyedDelta` referencing it; every `fullSnapshotEvery`-th snapshot is full.
  */
 export class DiskKeyedStateBackend implements KeyedStateBackend {
+  readonly queryableValueStates = new QueryableValueStates();
   private key: Key | undefined;
   private keyPartCache: string | undefined;
   private ns: Namespace = DEFAULT_NAMESPACE;
@@ -416,7 +418,7 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
   getValueState<T>(descriptor: string | ValueStateDescriptor<T>): ValueState<T> {
     const { state, decl } = this.declare('value', descriptor as AnyDescriptor);
     state.handle ??= diskValueState<T>(this.access(state), decl);
-    return state.handle as ValueState<T>;
+    return this.queryableValueStates.note(descriptor, state.handle as ValueState<T>);
   }
 
   getListState<T>(descriptor: string | ListStateDescriptor<T>): ListState<T> {

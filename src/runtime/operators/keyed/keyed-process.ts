@@ -8,6 +8,11 @@ import type { Key } from '../../../core/key-groups.js';
 import { MIN_WATERMARK } from '../../../core/messages.js';
 import { Operator, type SnapshotContext } from '../../../core/operator.js';
 import type { OutputTag } from '../../../core/output-tag.js';
+import {
+  type QueryableState,
+  type StateQueryAnswer,
+  stateAnswer,
+} from '../../../core/queryable-state.js';
 import { NO_TIMESTAMP, type RecordBatch } from '../../../core/record-batch.js';
 import type { OperatorSnapshot, RestoredState } from '../../../core/snapshot.js';
 import type { MapState } from '../../../core/state.js';
@@ -37,7 +42,10 @@ const PROCESSING_TIMERS = '__weir.processing-timers';
  * wall clock. State lives in the configured keyed state backend; timers are
  * queued in memory and mirrored into that backend, so checkpoints hold them.
  */
-export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, OUT> {
+export class KeyedProcessOperator<K extends Key, IN, OUT>
+  extends Operator<IN, OUT>
+  implements QueryableState
+{
   private watermark = MIN_WATERMARK;
   protected emitter!: Emitter<OUT>;
   protected state!: KeyedStateBackend;
@@ -80,6 +88,33 @@ export class KeyedProcessOperator<K extends Key, IN, OUT> extends Operator<IN, O
       timerService,
       output: <S>(tag: OutputTag<S>, value: S) => this.emitter.side(tag, value),
     };
+  }
+
+  /**
+   * The key's values of the value states the function declared `queryable`, by name (the
+   * states the key has no value in left out). Between two steps of the task, so never
+   * half-way through a record.
+   */
+  queryState(key: Key): StateQueryAnswer {
+    const backend = this.state as KeyedStateBackend | undefined;
+    const states = backend?.queryableValueStates;
+    if (backend === undefined || states === undefined || states.size === 0)
+      return { kind: 'not-queryable' };
+    const previous = backend.currentKey;
+    backend.currentKey = key;
+    try {
+      const values: Record<string, unknown> = {};
+      let found = false;
+      for (const [name, state] of states.entries()) {
+        const value = state.value();
+        if (value === undefined) continue;
+        values[name] = value;
+        found = true;
+      }
+      return found ? stateAnswer(values, this.context.operatorId, key) : { kind: 'absent' };
+    } finally {
+      backend.currentKey = previous;
+    }
   }
 
   override initializeState(state: RestoredState): void {
