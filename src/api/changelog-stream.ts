@@ -202,6 +202,28 @@ export class ChangelogStreamImpl<T>
       throw invalidArgument('regularJoin() where must be a function (left, right) => boolean');
     }
     const ttls = joinTtls(options as unknown as RegularJoinOptions<never, never, Key, JoinType>);
+    const retainUntil = options.retainUntil ?? {};
+    for (const [side, fn, mode] of [
+      ['left', retainUntil.left, this.mode],
+      ['right', retainUntil.right, rightStream.mode],
+    ] as const) {
+      if (fn === undefined) continue;
+      if (typeof fn !== 'function')
+        throw invalidArgument(
+          `regularJoin() retainUntil.${side} must be a function (row) => number`,
+        );
+      // A retraction must find the row it retracts: only appended rows may be dropped.
+      if (mode !== 'insert-only')
+        throw invalidArgument(
+          `regularJoin() retainUntil.${side} needs an insert-only ${side} input; it is ${mode}`,
+        );
+      // The other side's padded rows are judged by the rows of this side held: all must stay.
+      const otherOuter = side === 'left' ? 'right' : 'left';
+      if (type === otherOuter || type === 'full')
+        throw invalidArgument(
+          `regularJoin() retainUntil.${side} is for an inner or ${side} join (a ${type} join pads the ${otherOuter} rows by the ${side} rows it holds)`,
+        );
+    }
     const spec = {
       type,
       where,
@@ -219,6 +241,8 @@ export class ChangelogStreamImpl<T>
       ...(options.serializers?.right === undefined
         ? {}
         : { rightSerializer: options.serializers.right }),
+      ...(retainUntil.left === undefined ? {} : { leftRetainUntil: retainUntil.left }),
+      ...(retainUntil.right === undefined ? {} : { rightRetainUntil: retainUntil.right }),
     };
     const insertOnly =
       type === 'inner' && this.mode === 'insert-only' && rightStream.mode === 'insert-only';

@@ -239,6 +239,25 @@ export interface RegularJoinOptions<L, R, K extends Key, J extends JoinType> {
   /** Keep every row of both sides forever (state grows with the number of distinct rows). */
   readonly unboundedState?: boolean;
   /**
+   * For an insert-only side: the event time from which a row of it can match no later row of
+   * the other side, because every row of the other side that could match it arrives before the
+   * watermark reaches that time. The other side is then typically a window aggregation's
+   * results, each emitted when the watermark passed its window's end, and the condition bounds
+   * that end by this side's time (SQL: `l.t BETWEEN r.window_end - INTERVAL '10' SECOND AND
+   * r.window_end`, where a row of `l` at `t` matches no window ending after `t + 10 s`). The
+   * row is dropped once the join's watermark (the lesser of both inputs') has reached its
+   * time, by a sweep at most once per second of event time; one that arrives after its time
+   * is joined with the rows held but not kept. The output is the same as without, with state
+   * bounded by the span of those times. Asserting a time that a later row of the other side
+   * can still match loses results (a window with early firings or allowed lateness emits
+   * rows of windows the watermark has passed: it does not qualify). Refused for a side that
+   * is not insert-only, and in an outer join that pads the other side's rows.
+   */
+  readonly retainUntil?: {
+    readonly left?: (left: L) => number;
+    readonly right?: (right: R) => number;
+  };
+  /**
    * A side's unique key, when no two of its current rows share one and a row's unique key
    * determines its join key (as a GROUP BY's group key does when it contains the join
    * columns): that side's rows are kept one per unique key, and a `+U` replaces the row of

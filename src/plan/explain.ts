@@ -107,8 +107,16 @@ function detailsOf(node: LogicalNode): string | undefined {
       return `mode ${node.mode}`;
     case 'table-view':
       return `output ${node.output}`;
-    case 'regular-join':
-      return `${node.spec.type} join`;
+    case 'regular-join': {
+      const { spec } = node;
+      const sides = [
+        ...(spec.leftRetainUntil === undefined ? [] : ['left']),
+        ...(spec.rightRetainUntil === undefined ? [] : ['right']),
+      ];
+      return sides.length === 0
+        ? `${spec.type} join`
+        : `${spec.type} join, ${sides.join(' and ')} rows until the watermark`;
+    }
     case 'updating-aggregate': {
       const { miniBatch, fn, twoPhase } = node.spec;
       const parts = [

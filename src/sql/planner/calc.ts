@@ -54,6 +54,7 @@ export class CalcRelation implements Relation {
     readonly columns: readonly ScopeColumn[],
     private readonly shared: { stream?: DataStream<Row> } = {},
     readonly windowed?: WindowProperties,
+    readonly windowEndsAt?: readonly number[],
   ) {
     const g = new CodeGen();
     const scope = new Scope(calc.inputColumns);
@@ -61,7 +62,7 @@ export class CalcRelation implements Relation {
   }
 
   withColumns(columns: readonly ScopeColumn[]): CalcRelation {
-    return new CalcRelation(this.calc, columns, this.shared, this.windowed);
+    return new CalcRelation(this.calc, columns, this.shared, this.windowed, this.windowEndsAt);
   }
 
   /** The operator, built on first use (once for all copies under other aliases). */

@@ -36,11 +36,19 @@ function keyedProcessState(name: string): string | undefined {
   return undefined;
 }
 
+/** A regular join whose rows of a side the watermark drops (`retainUntil`): its detail line says which. */
+function regularJoinState(detail: string): string | undefined {
+  const sides = / (left and right|left|right) rows until the watermark$/.exec(detail)?.[1];
+  if (sides === undefined) return undefined;
+  return `state: every row of both inputs by join key; the ${sides} rows only until the watermark shows that no later row of the other input can match them`;
+}
+
 /** The plan text with a state line under each stateful node of its logical plan. */
 export function withStateLines(plan: string): string {
   const out: string[] = [];
   let logical = false;
-  for (const line of plan.split('\n')) {
+  const lines = plan.split('\n');
+  for (const [i, line] of lines.entries()) {
     out.push(line);
     if (line.startsWith('Logical plan')) logical = true;
     else if (line.startsWith('Physical plan')) logical = false;
@@ -50,6 +58,7 @@ export function withStateLines(plan: string): string {
       kind === undefined
         ? undefined
         : ((kind === 'keyed-process' ? keyedProcessState(node?.[2] ?? '') : undefined) ??
+          (kind === 'regular-join' ? regularJoinState(lines[i + 1] ?? '') : undefined) ??
           STATE[kind]);
     if (state !== undefined) out.push(`      ${state}`);
   }

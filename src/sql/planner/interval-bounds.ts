@@ -16,17 +16,31 @@ export interface IntervalBounds {
   readonly upperExclusive: boolean;
 }
 
-/** A rowtime column plus a constant: `t`, `t + INTERVAL ...`, `t - INTERVAL ...`. */
-interface TimeTerm {
+/** A time column plus a constant (ms): `t`, `t + INTERVAL ...`, `t - INTERVAL ...`. */
+export interface TimeTerm {
   readonly index: number;
   readonly offset: number;
+}
+
+/** `e` as a term of the column `columnAt` finds (its position), or undefined. */
+export function timeTerm(e: Expr, columnAt: (e: Expr) => number | undefined): TimeTerm | undefined {
+  const index = columnAt(e);
+  if (index !== undefined) return { index, offset: 0 };
+  if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
+    const base = columnAt(e.left);
+    const ms = intervalMs(e.right);
+    if (base !== undefined && ms !== undefined)
+      return { index: base, offset: e.op === '+' ? ms : -ms };
+  }
+  return undefined;
 }
 
 type Op = '<' | '<=' | '>' | '>=';
 
 const FLIP: Readonly<Record<Op, Op>> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
 
-function intervalMs(e: Expr): number | undefined {
+/** The milliseconds of a day-time INTERVAL literal; undefined for anything else. */
+export function intervalMs(e: Expr): number | undefined {
   if (e.kind !== 'interval') return undefined;
   const c = compileScalar(e, new Scope([]));
   return c.type.kind === 'INTERVAL_DAY_TIME' ? (c.fn([]) as number) : undefined;
@@ -42,17 +56,7 @@ export function intervalBounds(
   isRowtime: (e: Expr) => number | undefined,
   leftWidth: number,
 ): { bounds: IntervalBounds; rest: Expr[] } | undefined {
-  const term = (e: Expr): TimeTerm | undefined => {
-    const index = isRowtime(e);
-    if (index !== undefined) return { index, offset: 0 };
-    if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
-      const base = isRowtime(e.left);
-      const ms = intervalMs(e.right);
-      if (base !== undefined && ms !== undefined)
-        return { index: base, offset: e.op === '+' ? ms : -ms };
-    }
-    return undefined;
-  };
+  const term = (e: Expr) => timeTerm(e, isRowtime);
   let lower: { value: number; exclusive: boolean } | undefined;
   let upper: { value: number; exclusive: boolean } | undefined;
   /** Applies `a op b`; false when it is no bound between the two sides. */

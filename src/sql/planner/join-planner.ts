@@ -6,7 +6,9 @@
  * key, conditions on one side of an inner join filter that side before the join, and the
  * rest is checked on each pair. As in Flink, an inner join of insert-only inputs emits
  * insert-only rows; any other join emits a retract changelog. Rows are kept until they are
- * retracted (Flink's default `table.exec.state.ttl` of 0), or until idle for the TTL if one is set.
+ * retracted (Flink's default `table.exec.state.ttl` of 0), or until idle for the TTL if one is set,
+ * or, in an inner join with a window aggregation, until no later window can match them
+ * (`join-retention.ts`; `filterAfter`, the WHERE over the join, may give that bound).
  */
 import type { ChangelogStream } from '../../api/streams.js';
 import type { JoinType } from '../../core/joins.js';
@@ -22,6 +24,7 @@ import { noteChangelogRole } from './changelog-plan.js';
 import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { intervalBounds } from './interval-bounds.js';
+import { joinRetention } from './join-retention.js';
 import type { Relation } from './relation.js';
 import { rowKeyOf } from './row-key.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
@@ -97,6 +100,7 @@ export function planJoin(
   planFrom: (item: FromItem) => Relation,
   where: Expr | undefined,
   stateTtl: StateTtlConfig | undefined,
+  filterAfter?: Expr,
 ): Relation {
   if (item.type === 'CROSS' && where === undefined)
     sqlError('a join needs an equality condition between its two sides (no CROSS JOIN)', item.at);
@@ -156,6 +160,11 @@ export function planJoin(
       );
     }
   });
+  // Window ends stay where they are when a side is filtered.
+  const retention =
+    type === 'inner' && !isUpdating(left) && !isUpdating(right)
+      ? joinRetention([...residual, ...conjuncts(filterAfter)], scope, left, right)
+      : {};
   left = filtered(left, leftOnly, item.at);
   right = filtered(right, rightOnly, item.at);
   const leftKey = joinKey(
@@ -258,6 +267,7 @@ export function planJoin(
     ...(test === undefined ? {} : { where: (l: Row, r: Row) => test([...l, ...r]) }),
     ...(stateTtl === undefined ? { unboundedState: true } : { ttl: stateTtl }),
     serializers: { left: ROW_SERIALIZER, right: ROW_SERIALIZER },
+    retainUntil: retention,
   }) as ChangelogStream<readonly [Row | null, Row | null]>;
   noteChangelogRole(joined, { kind: 'join', inner: type === 'inner', keyedInputs });
   // Padded sides may be NULL; no column stays an event-time attribute (as in Flink).

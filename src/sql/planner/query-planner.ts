@@ -103,9 +103,13 @@ function requalify(relation: Relation, qualifier: string | undefined): Relation 
   )
     return relation.withColumns(columns);
   if (relation.window !== undefined) return { ...relation, columns };
-  return relation.windowed === undefined
-    ? { stream: relation.stream, columns }
-    : { stream: relation.stream, columns, windowed: relation.windowed };
+  const { windowed, windowEndsAt } = relation;
+  return {
+    stream: relation.stream,
+    columns,
+    ...(windowed === undefined ? {} : { windowed }),
+    ...(windowEndsAt === undefined ? {} : { windowEndsAt }),
+  };
 }
 
 /** Plans a query into a relation whose rows are complete (window columns computed). */
@@ -258,12 +262,15 @@ function versionedKey(
  * `where`: the WHERE clause, the condition of a comma join (`FROM a, b`). `names`: every name
  * the enclosing SELECT's column references use, when they are all it reads; the inputs of its
  * regular joins then keep only columns so named (Flink prunes a join's inputs likewise).
+ * `filterAfter`: the WHERE clause applied to a join's rows, from which a regular join learns
+ * when a row can no longer pass it with any later row (join-retention.ts).
  */
 function planFrom(
   item: FromItem,
   ctx: PlanContext,
   where?: Expr,
   names?: ReadonlySet<string>,
+  filterAfter?: Expr,
 ): Relation {
   switch (item.kind) {
     case 'table':
@@ -322,6 +329,7 @@ function planFrom(
         },
         where,
         ctx.stateTtl,
+        filterAfter,
       );
     case 'match-recognize':
       return requalify(planMatchRecognize(item, planFrom(item.input, ctx)), item.alias);
@@ -547,6 +555,7 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
           select.from.kind === 'join' || select.from.kind === 'table-function'
             ? namesRead(select)
             : undefined,
+          commaJoin ? undefined : select.where,
         );
   if (rank !== undefined) select = { ...select, where: rank.where };
   if (commaJoin) select = { ...select, where: undefined };
@@ -617,7 +626,28 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
   });
   const calc =
     (from instanceof CalcRelation ? fold(from.calc) : undefined) ?? (fold(plain()) as Calc);
-  return new CalcRelation(calc, columns, {}, keptWindow(from.windowed, items, scope));
+  return new CalcRelation(
+    calc,
+    columns,
+    {},
+    keptWindow(from.windowed, items, scope),
+    keptWindowEnds(from.windowEndsAt, items, scope),
+  );
+}
+
+/** The window-end columns (see `Relation.windowEndsAt`) a SELECT list passes through as they are. */
+function keptWindowEnds(
+  windowEndsAt: readonly number[] | undefined,
+  items: readonly { readonly expr: Expr }[],
+  scope: Scope,
+): number[] | undefined {
+  if (windowEndsAt === undefined) return undefined;
+  const kept = items.flatMap((item, i) => {
+    if (item.expr.kind !== 'column') return [];
+    const r = scope.resolve(item.expr.path, item.expr.at);
+    return r.fields.length === 0 && windowEndsAt.includes(r.index) ? [i] : [];
+  });
+  return kept.length === 0 ? undefined : kept;
 }
 
 /**
@@ -694,7 +724,11 @@ function pruned(
 ): Relation {
   if (!(relation instanceof CalcRelation || relation instanceof SourceRelation)) return relation;
   // Window properties name column positions; pruning would move them.
-  if (relation instanceof CalcRelation && relation.windowed !== undefined) return relation;
+  if (
+    relation instanceof CalcRelation &&
+    (relation.windowed !== undefined || relation.windowEndsAt !== undefined)
+  )
+    return relation;
   const keep = relation.columns.flatMap((c, i) =>
     names.has(c.name) || c.rowtime || (c.proctime === true && proctime === 'keep-proctime')
       ? [i]
@@ -1034,7 +1068,19 @@ function planAggregation(
     );
     return k < 0 ? undefined : `$g${k}`;
   });
-  if (windowed === undefined) return { stream: aggregated(), columns };
+  // Each row leaves when the watermark passes its window's end (event time, no time zone).
+  const ends =
+    window.processingTime === true || window.attached === true
+      ? []
+      : items.flatMap(({ expr }, i) =>
+          expr.kind === 'column' &&
+          expr.path.length === 1 &&
+          (expr.path[0] === 'window_end' || expr.path[0] === 'window_time')
+            ? [i]
+            : [],
+        );
+  const windowEndsAt = ends.length === 0 ? {} : { windowEndsAt: ends };
+  if (windowed === undefined) return { stream: aggregated(), columns, ...windowEndsAt };
   const keyAt =
     sessionKey === undefined &&
     calls.length === 0 &&
@@ -1044,7 +1090,7 @@ function planAggregation(
     window.attached !== true
       ? groupingColumns(items, keys.length)
       : undefined;
-  if (keyAt === undefined) return { stream: aggregated(), columns, windowed };
+  if (keyAt === undefined) return { stream: aggregated(), columns, windowed, ...windowEndsAt };
   // Each input row with its window, as the aggregation's row of its group, through the SELECT.
   // The SELECT list is group keys and window columns (groupingColumns): each output column
   // straight from the input row or its window, with no aggregation row in between.

@@ -80,4 +80,11 @@ export interface Relation {
    * `[]` means at most one row (a global aggregation).
    */
   readonly upsertKey?: readonly number[];
+  /**
+   * Positions of columns holding the end (or `window_time`) of the event-time window whose
+   * result the row is: each row was emitted when the watermark passed its window's last
+   * millisecond, so a row that comes after the watermark reached W holds more than W here. A
+   * regular join uses it to drop rows of its other input that no later row can match.
+   */
+  readonly windowEndsAt?: readonly number[];
 }

@@ -8,11 +8,18 @@ import type {
   Collector,
   KeyedProcessContext,
   KeyedRuntimeContext,
+  KeyedTimerService,
+  OnTimerContext,
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import { decodeTime, encodeTime, type Json } from '../../../core/snapshot.js';
 import type { MapState, StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
-import { type KeyedCoProcessFunction, setOutputTimestamp } from '../keyed/keyed-co-process.js';
+import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
+import {
+  backendOf,
+  type KeyedCoProcessFunction,
+  setOutputTimestamp,
+} from '../keyed/keyed-co-process.js';
 import { rowText } from './same-row.js';
 
 /** How a regular join is set up. */
@@ -33,7 +40,18 @@ export interface RegularJoinSpec<L, R> {
   /** How each side's rows are written to snapshots; default `Serializers.json()`. */
   readonly leftSerializer?: StateSerializer<L>;
   readonly rightSerializer?: StateSerializer<R>;
+  /**
+   * An insert-only side's last useful time: the watermark from which a row of it can match no
+   * later row of the other side (see `RegularJoinOptions.retainUntil`). Such rows are dropped
+   * by a sweep when the watermark reaches the next whole second (`SWEEP_SPACING_MS`) after
+   * it; a row that arrives after its time has passed is joined but not kept.
+   */
+  readonly leftRetainUntil?: (row: L) => number;
+  readonly rightRetainUntil?: (row: R) => number;
 }
+
+/** The event time between two sweeps of rows dropped by the watermark (see `retainUntil`). */
+const SWEEP_SPACING_MS = 1000;
 
 /** A stored row: the row, how many copies are held, the event time of the last one. */
 type Entry<T> = [row: T, count: number, time: number];
@@ -79,6 +97,8 @@ interface Side<S, O> {
   readonly nextId: ValueState<number> | undefined;
   /** This side's unique key: its rows are kept by it (see {@link RegularJoinSpec}). */
   readonly uniqueKey: ((row: S) => Key) | undefined;
+  /** The watermark from which an appended row can match nothing more (see the spec). */
+  readonly retainUntil: ((row: S) => number) | undefined;
   readonly name: 'left' | 'right';
   /** This side's rows are kept (padded) when they have no match. */
   readonly mineOuter: boolean;
@@ -101,11 +121,23 @@ export class RegularJoinFunction<K extends Key, L, R>
   // Set in open: the runtime runs each subtask on its own Object.create() of this function.
   private fromLeft!: Side<L, R>;
   private fromRight!: Side<R, L>;
+  private backend!: KeyedStateBackend;
+  /**
+   * The times at which a sweep is due (`retainUntil`), each a timer of whichever key asked for
+   * it first; held in memory, so after a restore a time may get a second timer, whose sweep
+   * then finds nothing to do.
+   */
+  private sweeps!: Set<number>;
+  /** The watermark the last sweep dropped rows up to. */
+  private sweptTo!: number;
 
   constructor(private readonly spec: RegularJoinSpec<L, R>) {}
 
   open(context: KeyedRuntimeContext): void {
     const { leftTtl, rightTtl, where, type } = this.spec;
+    this.backend = backendOf(context);
+    this.sweeps = new Set();
+    this.sweptTo = Number.NEGATIVE_INFINITY;
     const leftAppend = this.spec.leftInsertOnly === true;
     const rightAppend = this.spec.rightInsertOnly === true;
     // Both layouts share one map: appended rows (number keys) join with rows restored
@@ -130,6 +162,7 @@ export class RegularJoinFunction<K extends Key, L, R>
       other: right,
       nextId: leftAppend ? counter('left next id', leftTtl) : undefined,
       uniqueKey: leftAppend ? undefined : this.spec.leftUniqueKey,
+      retainUntil: leftAppend ? this.spec.leftRetainUntil : undefined,
       name: 'left',
       mineOuter: leftOuter,
       otherOuter: rightOuter,
@@ -141,6 +174,7 @@ export class RegularJoinFunction<K extends Key, L, R>
       other: left,
       nextId: rightAppend ? counter('right next id', rightTtl) : undefined,
       uniqueKey: rightAppend ? undefined : this.spec.rightUniqueKey,
+      retainUntil: rightAppend ? this.spec.rightRetainUntil : undefined,
       name: 'right',
       mineOuter: rightOuter,
       otherOuter: leftOuter,
@@ -154,12 +188,7 @@ export class RegularJoinFunction<K extends Key, L, R>
     ctx: KeyedProcessContext<K>,
     out: Collector<Change<JoinedRow<L, R>>>,
   ): void {
-    apply(
-      this.fromLeft,
-      change,
-      ctx.timestamp,
-      out as Collector<Change<JoinedRow<unknown, unknown>>>,
-    );
+    this.process(this.fromLeft, change, ctx, asChanges(out));
   }
 
   processElement2(
@@ -167,13 +196,84 @@ export class RegularJoinFunction<K extends Key, L, R>
     ctx: KeyedProcessContext<K>,
     out: Collector<Change<JoinedRow<L, R>>>,
   ): void {
-    apply(
-      this.fromRight,
-      change,
-      ctx.timestamp,
-      out as Collector<Change<JoinedRow<unknown, unknown>>>,
-    );
+    this.process(this.fromRight, change, ctx, asChanges(out));
   }
+
+  private process<S, O>(
+    side: Side<S, O>,
+    change: Change<S>,
+    ctx: KeyedProcessContext<K>,
+    out: Collector<Change<JoinedRow<unknown, unknown>>>,
+  ): void {
+    const { retainUntil } = side;
+    if (retainUntil === undefined || this.keeps(retainUntil(change.value), ctx.timerService))
+      apply(side, change, ctx.timestamp, out);
+    // Past its last useful time: joined with what is held, not kept.
+    else joinWithOther(side, change.value, true, ctx.timestamp, out);
+  }
+
+  /**
+   * Whether a row whose last useful time is `until` is to be kept: not if the watermark has
+   * reached it already; if so, with a sweep due at that time.
+   */
+  private keeps(until: number, timers: KeyedTimerService): boolean {
+    if (!(until > timers.currentWatermark())) return false;
+    // Each sweep reads every row of the side: at most one per SWEEP_SPACING_MS of event time.
+    const due = Math.ceil(until / SWEEP_SPACING_MS) * SWEEP_SPACING_MS;
+    if (!this.sweeps.has(due)) {
+      this.sweeps.add(due);
+      timers.registerEventTimeTimer(due);
+    }
+    return true;
+  }
+
+  /**
+   * A sweep is due: every key's appended rows whose last useful time the watermark has
+   * reached go, on both sides. One pass over the side's rows drops what several due sweeps
+   * would, so the later ones of the same watermark find nothing to do.
+   */
+  onTimer(time: number, ctx: OnTimerContext<K>): void {
+    this.sweeps.delete(time);
+    const watermark = Math.max(time, ctx.timerService.currentWatermark());
+    if (watermark <= this.sweptTo) return;
+    this.sweptTo = watermark;
+    sweep(this.backend, this.fromLeft, watermark);
+    sweep(this.backend, this.fromRight, watermark);
+  }
+}
+
+/** Drops every key's appended rows of `side` whose last useful time is `watermark` or before. */
+function sweep<S, O>(backend: KeyedStateBackend, side: Side<S, O>, watermark: number): void {
+  const { retainUntil, mine, nextId } = side;
+  if (retainUntil === undefined) return;
+  const keys: Key[] = [];
+  backend.forEachKeyAndNamespace(side.name, (key) => keys.push(key));
+  const current = backend.currentKey;
+  try {
+    for (const key of keys) {
+      backend.currentKey = key;
+      const gone: RowKey[] = [];
+      let kept = 0;
+      for (const [k, entry] of mine.entries()) {
+        if (typeof k === 'number' && retainUntil(entry[0]) <= watermark) gone.push(k);
+        else kept++;
+      }
+      if (gone.length === 0) continue;
+      if (kept > 0) {
+        for (const k of gone) mine.remove(k);
+        continue;
+      }
+      // A key with no rows keeps no counter either: its next row starts it again.
+      mine.clear();
+      nextId?.clear();
+    }
+  } finally {
+    backend.currentKey = current;
+  }
+}
+
+function asChanges<T>(out: Collector<T>): Collector<Change<JoinedRow<unknown, unknown>>> {
+  return out as unknown as Collector<Change<JoinedRow<unknown, unknown>>>;
 }
 
 /** How many rows of `rows` match `other` (with multiplicity). */
