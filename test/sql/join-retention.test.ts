@@ -55,7 +55,7 @@ const bidArb: fc.Arbitrary<Bid> = fc.record({
 
 function explain(sql: string): string {
   const tEnv = TableEnvironment.create(new StreamEnvironment({ parallelism: 1 }));
-  tEnv.executeSql(`CREATE TABLE bid (price BIGINT, item STRING, ts TIMESTAMP(3),
+  tEnv.executeSql(`CREATE TABLE bid (price BIGINT, item STRING, ts TIMESTAMP(3), lt TIMESTAMP_LTZ(3),
     WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen')`);
   return tEnv.explainSql(sql);
 }
@@ -73,6 +73,8 @@ describe('regular join with a window aggregation, its rows dropped by the waterm
       UNSEEN,
       // Only a lower bound on the window end: a later window can always match.
       'b.ts <= w.ends',
+      // A TIMESTAMP_LTZ against the TIMESTAMP window end: compared on the session zone's clock.
+      "b.lt BETWEEN w.ends - INTERVAL '3' SECOND AND w.ends",
       // An upper bound on a column that is not a window end.
       "b.ts <= b.ts + INTERVAL '1' SECOND",
     ])

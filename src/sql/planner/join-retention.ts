@@ -74,6 +74,9 @@ export function joinRetention(
     const hiLeft = hi.index < leftWidth;
     const loLeft = lo.index < leftWidth;
     if (hiLeft === loLeft || !isEnd(hi.index)) return;
+    // A TIMESTAMP against a TIMESTAMP_LTZ compares on the session zone's wall clock, which the
+    // epoch milliseconds of the rows do not show: only like with like.
+    if (scope.columns[hi.index]?.type.kind !== scope.columns[lo.index]?.type.kind) return;
     // `hi` is a window end of one input: the other input's row at `lo` matches none past lo + c.
     if (loLeft) bound('left', lo.index, c);
     else bound('right', lo.index - leftWidth, c);
