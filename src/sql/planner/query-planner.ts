@@ -642,12 +642,18 @@ function keptWindowEnds(
   scope: Scope,
 ): number[] | undefined {
   if (windowEndsAt === undefined) return undefined;
-  const kept = items.flatMap((item, i) => {
-    if (item.expr.kind !== 'column') return [];
-    const r = scope.resolve(item.expr.path, item.expr.at);
-    return r.fields.length === 0 && windowEndsAt.includes(r.index) ? [i] : [];
-  });
+  const inputAt = passedThrough(items, scope);
+  const kept = items.flatMap((_, i) => (windowEndsAt.includes(inputAt[i] as number) ? [i] : []));
   return kept.length === 0 ? undefined : kept;
+}
+
+/** For each SELECT item, the input column it passes through as it is, or -1. */
+function passedThrough(items: readonly { readonly expr: Expr }[], scope: Scope): number[] {
+  return items.map(({ expr }) => {
+    if (expr.kind !== 'column') return -1;
+    const r = scope.resolve(expr.path, expr.at);
+    return r.fields.length === 0 ? r.index : -1;
+  });
 }
 
 /**
@@ -660,14 +666,9 @@ function keptWindow(
   scope: Scope,
 ): WindowProperties | undefined {
   if (windowed === undefined) return undefined;
-  const at = (index: number): number =>
-    items.findIndex((item) => {
-      if (item.expr.kind !== 'column') return false;
-      const r = scope.resolve(item.expr.path, item.expr.at);
-      return r.index === index && r.fields.length === 0;
-    });
-  const startAt = at(windowed.startAt);
-  const endAt = at(windowed.endAt);
+  const inputAt = passedThrough(items, scope);
+  const startAt = inputAt.indexOf(windowed.startAt);
+  const endAt = inputAt.indexOf(windowed.endAt);
   return startAt < 0 || endAt < 0 ? undefined : { ...windowed, startAt, endAt };
 }
 

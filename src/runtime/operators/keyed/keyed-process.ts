@@ -96,6 +96,7 @@ export class KeyedProcessOperator<K extends Key, IN, OUT>
    * half-way through a record.
    */
   queryState(key: Key): StateQueryAnswer {
+    // Undefined until the operator opens.
     const backend = this.state as KeyedStateBackend | undefined;
     const states = backend?.queryableValueStates;
     if (backend === undefined || states === undefined || states.size === 0)
