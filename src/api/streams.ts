@@ -440,6 +440,16 @@ export interface WindowedStream<T, K extends Key> {
   /** Records too late for any window go to this side output (they are counted either way). */
   sideOutputLateData(tag: OutputTag<T>): WindowedStream<T, K>;
 
+  /**
+   * Lets the REST API read a key's windows while the job runs (interactive
+   * queries, as Kafka Streams' windowed stores): `GET /jobs/:id/state/<uid>/<key>`
+   * answers every window the key holds in state, open or kept for the allowed
+   * lateness, with its current result (the reduction, the aggregate's
+   * `getResult`, or the records of a `process` window). The window operator
+   * needs a `.uid()`, which is the address.
+   */
+  queryable(): WindowedStream<T, K>;
+
   /** Combines each window's records pairwise; emits one result per key and window. */
   reduce(fn: ReduceFunction<T>): DataStream<WindowResult<K, T>>;
   /**

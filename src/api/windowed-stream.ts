@@ -16,6 +16,7 @@ interface WindowSettings<T> {
   readonly allowedLateness: number;
   readonly lateDataTag: OutputTag<T> | undefined;
   readonly processingTimeCloseMs: number | undefined;
+  readonly queryable: boolean;
 }
 
 /**
@@ -59,6 +60,7 @@ class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
       allowedLateness: 0,
       lateDataTag: undefined,
       processingTimeCloseMs: undefined,
+      queryable: false,
     };
   }
 
@@ -102,6 +104,10 @@ class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
 
   sideOutputLateData(tag: OutputTag<T>): WindowedStream<T, K> {
     return this.with({ lateDataTag: tag });
+  }
+
+  queryable(): WindowedStream<T, K> {
+    return this.with({ queryable: true });
   }
 
   reduce(fn: ReduceFunction<T>): DataStream<WindowResult<K, T>>;
@@ -212,6 +218,7 @@ class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
         allowedLateness: settings.allowedLateness,
         lateDataTag: settings.lateDataTag as OutputTag<unknown> | undefined,
         processingTimeCloseMs: settings.processingTimeCloseMs,
+        queryable: settings.queryable,
         keepLast,
         label,
       },

@@ -156,6 +156,7 @@ function describeWindow(node: WindowNode): string {
     ...(node.processingTimeCloseMs === undefined
       ? []
       : [`closes by processing time after ${node.processingTimeCloseMs}ms`]),
+    ...(node.queryable ? ['queryable'] : []),
     aggregation,
     firing,
   ].join(', ');

@@ -45,6 +45,34 @@ Physical plan (max parallelism 128)
 `);
   });
 
+  it('shows a queryable window, which runs in one phase (a query could not see the local half)', () => {
+    const env = new StreamEnvironment({ parallelism: 2 });
+    env
+      .fromArray<Click>([])
+      .assignTimestampsAndWatermarks(
+        WatermarkStrategy.forBoundedOutOfOrderness<Click>(5).withTimestampAssigner((c) => c.t),
+      )
+      .keyBy((c) => c.user, 'user')
+      .window(Windows.tumbling(10))
+      .queryable()
+      .reduce((a) => a)
+      .uid('counts')
+      .sinkTo(new DiscardingSink());
+    expect(env.explain()).toBe(`Logical plan
+  #0 source "array"
+      bounded, not parallel
+  #1 timestamps-watermarks "timestamps/watermarks" <- #0 forward
+  #2 window "window reduce (tumbling 10ms)" uid=counts <- #1 keyed(user)
+      tumbling 10ms, trigger default, lateness 0ms, queryable, reduce, emits results
+  #3 sink "sink: discard" <- #2 forward
+Physical plan (max parallelism 128)
+  [0] array-0: source (from #0) parallelism=1 task=array-0
+  [1] timestamps-watermarks-1: timestamps-watermarks (from #1) parallelism=1 task=array-0 <- [0] forward chained
+  [2] counts: slice-window (from #2) parallelism=2 task=counts <- [1] keyed(user)
+  [3] sink-discard-3: sink (from #3) parallelism=2 task=counts <- [2] forward chained
+`);
+  });
+
   it('shows changelog modes, general windows and two-input operators', () => {
     const env = new StreamEnvironment({ parallelism: 1 });
     const clicks = env.fromArray<Click>([]);

@@ -1,7 +1,8 @@
 /**
  * Interactive queries on keyed state across the members of a process group:
  * three real `weir run --group` processes sum values per key in a queryable
- * reduce behind a repartition topic. Every member answers every key with
+ * reduce behind a repartition topic, and again in the open window of a
+ * queryable count window behind another. Every member answers every key with
  * the batch sum, from the member holding the key's task; after one member
  * leaves (SIGTERM, its tasks handed over), the survivors still do, and no
  * answer on the way is a wrong value or a missing key.
@@ -37,9 +38,13 @@ function batchSums(input: readonly Sum[]): Map<string | number, number> {
   return sums;
 }
 
+/** The two queryable operators: a reduce, and a count window whose one window holds the same sum. */
+const UIDS = ['sums', 'window-sums'] as const;
+
 interface Answer {
   readonly status: number;
   readonly retryAfter: string | null;
+  /** A window's answer is read as its one window's value (see {@link ask}). */
   readonly body: { value?: Sum; member?: string; error?: string };
 }
 
@@ -48,15 +53,35 @@ interface Answer {
  * hand-over starts, so it is looked up first; undefined while `m` lists no
  * job or the id it listed ended before the query reached it.
  */
-async function ask(m: Member, key: string | number): Promise<Answer | undefined> {
+async function ask(
+  m: Member,
+  key: string | number,
+  uid: (typeof UIDS)[number],
+): Promise<Answer | undefined> {
   const jobs = (await (await fetch(`${m.url}/jobs`)).json()) as { jobs: { id: string }[] };
   const id = jobs.jobs.at(-1)?.id;
   if (id === undefined) return undefined;
   const type = typeof key === 'number' ? '?keyType=number' : '';
-  const r = await fetch(`${m.url}/jobs/${id}/state/sums/${encodeURIComponent(String(key))}${type}`);
-  const body = (await r.json()) as Answer['body'];
+  const r = await fetch(
+    `${m.url}/jobs/${id}/state/${uid}/${encodeURIComponent(String(key))}${type}`,
+  );
+  const body = (await r.json()) as Omit<Answer['body'], 'value'> & { value?: unknown };
   if (r.status === 404 && body.error?.startsWith('no job with id')) return undefined;
-  return { status: r.status, retryAfter: r.headers.get('retry-after'), body };
+  if (uid === 'window-sums' && r.status === 200) {
+    // The global window of a count window that never fires: one window, unbounded.
+    const windows = body.value as { start: null; end: null; value: Sum; fired: boolean }[];
+    const one = windows.length === 1 && windows[0]!.start === null && !windows[0]!.fired;
+    return {
+      status: r.status,
+      retryAfter: null,
+      body: { ...body, value: one ? windows[0]!.value : { k: 'not one open window', n: -1 } },
+    };
+  }
+  return {
+    status: r.status,
+    retryAfter: r.headers.get('retry-after'),
+    body: body as Answer['body'],
+  };
 }
 
 /**
@@ -76,20 +101,23 @@ async function allAnswer(
     async () => {
       answeredBy.clear();
       for (const m of members) {
-        for (const [key, sum] of sums) {
-          const a = await ask(m, key);
-          if (a === undefined) return false;
-          if (a.status === 503 && a.retryAfter !== null) return false;
-          if (a.status !== 200 || a.body.value?.n !== sum || a.body.value.k !== key) {
-            // Before the input is all read a lower sum is current, not wrong: the
-            // caller judges these once the input is done.
-            odd.push(`${m.name} ${JSON.stringify(key)}: ${a.status} ${JSON.stringify(a.body)}`);
-            return false;
+        for (const [key, sum] of sums)
+          for (const uid of UIDS) {
+            const a = await ask(m, key, uid);
+            if (a === undefined) return false;
+            if (a.status === 503 && a.retryAfter !== null) return false;
+            if (a.status !== 200 || a.body.value?.n !== sum || a.body.value.k !== key) {
+              // Before the input is all read a lower sum is current, not wrong: the
+              // caller judges these once the input is done.
+              odd.push(
+                `${m.name} ${uid} ${JSON.stringify(key)}: ${a.status} ${JSON.stringify(a.body)}`,
+              );
+              return false;
+            }
+            const by = answeredBy.get(`${uid}/${String(key)}`) ?? new Set<string>();
+            by.add(a.body.member ?? '?');
+            answeredBy.set(`${uid}/${String(key)}`, by);
           }
-          const by = answeredBy.get(String(key)) ?? new Set<string>();
-          by.add(a.body.member ?? '?');
-          answeredBy.set(String(key), by);
-        }
       }
       return true;
     },
@@ -157,14 +185,15 @@ describe('interactive queries on keyed state in a process group', () => {
       while (watching) {
         for (const m of [...members, leaver])
           for (const [key, sum] of sums) {
-            const a = await ask(m, key).catch(() => undefined);
+            const uid = UIDS[watched % UIDS.length]!;
+            const a = await ask(m, key, uid).catch(() => undefined);
             if (a === undefined) continue;
             watched++;
             const ok = a.status === 200 && a.body.value?.n === sum;
             const retry = a.status === 503 && a.retryAfter !== null;
             if (!ok && !retry)
               during.push(
-                `${m.name} ${JSON.stringify(key)}: ${a.status} ${JSON.stringify(a.body)}`,
+                `${m.name} ${uid} ${JSON.stringify(key)}: ${a.status} ${JSON.stringify(a.body)}`,
               );
           }
       }

@@ -7,15 +7,10 @@
  * is being processed every answer is a whole prefix of the key's records
  * (never a torn value).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StateBackendOptions } from '../../src/index.js';
-import { startJobModule } from '../../src/index.js';
-import { startWebUi, type WebUi } from '../../src/ui/server.js';
+import { describe, expect, it } from 'vitest';
 import { type Event, events, type Total } from './fixtures/queryable-totals.js';
-import { send } from './http.js';
+import { QUERY_CASES, queriedJobs } from './queried-jobs.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'queryable-totals.ts');
 const COUNT = 6000;
@@ -62,40 +57,13 @@ const OPERATORS = [
   },
 ] as const;
 
-const cases: { name: string; backend: StateBackendOptions; workers?: number }[] = [
-  { name: 'heap, this thread', backend: { kind: 'heap' } },
-  { name: 'disk, this thread', backend: { kind: 'disk' } },
-  { name: 'heap, 2 workers', backend: { kind: 'heap' }, workers: 2 },
-  { name: 'disk, 2 workers', backend: { kind: 'disk' }, workers: 2 },
-];
-
-describe.each(cases)('queryable keyed state ($name)', ({ backend, workers }) => {
-  let ui: WebUi;
-  let dir: string;
+describe.each(QUERY_CASES)('queryable keyed state ($name)', (c) => {
+  const jobs = queriedJobs(c);
   const { totals, prefixes } = oracle(events(COUNT));
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'weir-iq-'));
-    ui = await startWebUi({ port: 0 });
-  });
-  afterAll(async () => {
-    await ui.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('answers every key with its batch total, and only whole prefixes on the way', async () => {
-    const started = await startJobModule(FIXTURE, {
-      args: [String(COUNT)],
-      parallelism: 2,
-      stateBackend: backend.kind === 'disk' ? { kind: 'disk', workingDirectory: dir } : backend,
-      ...(workers === undefined ? {} : { workers }),
-    });
-    const { client } = started;
-    ui.addJob(client);
-    const get = (key: string, query = '', uid = 'totals') =>
-      send(ui.url, {
-        path: `/jobs/${client.jobId}/state/${uid}/${encodeURIComponent(key)}${query}`,
-      });
+    const { client, get: ask } = await jobs.start(FIXTURE, [String(COUNT)]);
+    const get = (key: string, query = '', uid = 'totals') => ask(uid, key, query);
     try {
       const pending = new Set(
         OPERATORS.flatMap((operator) => [...totals.keys()].map((key) => ({ operator, key }))),
@@ -143,7 +111,7 @@ describe.each(cases)('queryable keyed state ($name)', ({ backend, workers }) => 
       expect(JSON.parse(badKey.body).error).toContain("key 'seven' is not a finite number");
       const badType = await get('k1', '?keyType=date');
       expect(badType.status).toBe(400);
-      const badUid = await send(ui.url, { path: `/jobs/${client.jobId}/state/nope/k1` });
+      const badUid = await get('k1', '', 'nope');
       expect(badUid.status).toBe(400);
       expect(JSON.parse(badUid.body).error).toContain("no operator with uid 'nope'");
     } finally {

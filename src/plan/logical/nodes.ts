@@ -182,6 +182,8 @@ export interface WindowNode extends NodeBase {
   readonly lateDataTag: OutputTag<unknown> | undefined;
   /** Grace of the wall-clock close (`closeByProcessingTime`), or undefined. */
   readonly processingTimeCloseMs: number | undefined;
+  /** The REST API may read a key's windows (`WindowedStream.queryable()`). */
+  readonly queryable: boolean;
   /** Sliding count windows keep only this many most recent records. */
   readonly keepLast: number | undefined;
   /** The name the window was created with (its helper operators are named after it). */

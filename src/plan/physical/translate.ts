@@ -375,6 +375,7 @@ function sliceWindowFactory(node: WindowNode, localFolding: boolean | undefined)
         aggregation,
         firing: windowFiring(firing),
         processingTimeCloseMs,
+        queryable: node.queryable,
         ...(localFolding === undefined ? {} : { localFolding }),
       }),
   );
@@ -416,6 +417,7 @@ function generalWindowFactory(node: WindowNode): Factory {
         aggregation: contents as WindowAggregation<unknown, unknown, unknown>,
         firing: windowFiring(node.firing),
         processingTimeCloseMs,
+        queryable: node.queryable,
       }),
   );
 }

@@ -38,11 +38,16 @@ export function usesSlices(node: WindowNode): boolean {
 /**
  * Whether the window runs in two halves, a local combiner before the keyed
  * exchange and the slice operator after it. Not with a wall-clock close,
- * which could fire a window before a partial reaches it. Whether the halves
- * actually fold is decided later, from the parallelism (./two-phase.ts).
+ * which could fire a window before a partial reaches it, nor for a
+ * queryable window, whose answers would miss what the local half still
+ * holds. Whether the halves actually fold is decided later, from the
+ * parallelism (./two-phase.ts).
  */
 export function isTwoPhase(node: WindowNode): boolean {
   return (
-    usesSlices(node) && foldsLocally(node.aggregation) && node.processingTimeCloseMs === undefined
+    usesSlices(node) &&
+    foldsLocally(node.aggregation) &&
+    node.processingTimeCloseMs === undefined &&
+    !node.queryable
   );
 }

@@ -8,6 +8,7 @@ import {
   type SnapshotContext,
 } from '../../core/operator.js';
 import type { OutputTag } from '../../core/output-tag.js';
+import type { QueryableState, StateQueryAnswer } from '../../core/queryable-state.js';
 import type { RecordBatch } from '../../core/record-batch.js';
 import type { OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
 import { isEventTime, MAX_EVENT_TIME } from '../../core/timestamps.js';
@@ -31,6 +32,7 @@ import {
   type WindowAggregation,
   type WindowFiring,
 } from './window-aggregation.js';
+import { type QueriedWindow, windowsAnswer } from './window-query.js';
 import { restoredTimeProgress, timeProgressEntry } from './window-snapshot.js';
 
 export interface SliceWindowSpec<IN, ACC, R, OUT> {
@@ -46,6 +48,8 @@ export interface SliceWindowSpec<IN, ACC, R, OUT> {
   readonly processingTimeCloseMs?: number | undefined;
   /** Fed by a folding {@link LocalWindowCombiner} (two-phase aggregation): its input is {@link LocalWindowElement}s. */
   readonly localFolding?: boolean;
+  /** A key's windows can be read by {@link QueryableState.queryState}. */
+  readonly queryable?: boolean;
 }
 
 export function gcd(a: number, b: number): number {
@@ -78,7 +82,7 @@ export function gcd(a: number, b: number): number {
  */
 export class SliceWindowOperator<IN, ACC, R, OUT>
   extends Operator<IN, OUT>
-  implements FiringContext
+  implements FiringContext, QueryableState
 {
   private readonly pane: number;
   /** Slice end -> key -> accumulator: on the heap, or in the disk state backend. */
@@ -110,6 +114,30 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   override setup(context: OperatorContext, output: Output<OUT>): void {
     super.setup(context, output);
     this.slices = sliceTableFor<ACC>(context);
+  }
+
+  /**
+   * The windows of the key's slices that are not past their allowed
+   * lateness, each the merge of its slices as when it fires (between steps).
+   */
+  queryState(key: Key): StateQueryAnswer {
+    if (this.spec.queryable !== true) return { kind: 'not-queryable' };
+    const { size, slide, allowedLateness, aggregation } = this.spec;
+    const ends = new Set<number>();
+    for (const sliceEnd of this.sliceEnds) {
+      if (!this.slices.get(sliceEnd)?.has(key)) continue;
+      const last = this.lastEndOf(sliceEnd);
+      for (let end = this.firstEndOf(sliceEnd); end <= last; end += slide)
+        if (end - 1 + allowedLateness > this.watermark) ends.add(end);
+    }
+    const found: QueriedWindow[] = [];
+    for (const end of ends) {
+      const acc = this.windowAccumulator(end, key);
+      if (acc === undefined) continue;
+      const fired = end - 1 <= this.watermark;
+      found.push({ start: end - size, end, value: aggregation.result(acc), fired });
+    }
+    return windowsAnswer(found, this.context.operatorId, key);
   }
 
   override open(): void {

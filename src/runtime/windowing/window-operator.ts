@@ -9,6 +9,7 @@ import {
   type SnapshotContext,
 } from '../../core/operator.js';
 import type { OutputTag } from '../../core/output-tag.js';
+import type { QueryableState, StateQueryAnswer } from '../../core/queryable-state.js';
 import type { RecordBatch } from '../../core/record-batch.js';
 import type { OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
 import type { ValueState } from '../../core/state.js';
@@ -37,6 +38,7 @@ import {
   windowId,
 } from './window-aggregation.js';
 import { processingTimeOf } from './window-clock.js';
+import { type QueriedWindow, windowsAnswer } from './window-query.js';
 import { restoredTimeProgress, timeProgressEntry } from './window-snapshot.js';
 import {
   HeapWindowTable,
@@ -56,6 +58,8 @@ export interface WindowOperatorSpec<IN, ACC, R, OUT> {
   readonly firing: WindowFiring<Key, R, OUT>;
   /** Close event-time windows by the wall clock after this grace when event time stalls. */
   readonly processingTimeCloseMs?: number | undefined;
+  /** A key's windows can be read by {@link QueryableState.queryState}. */
+  readonly queryable?: boolean;
 }
 
 const GLOBAL_WINDOW_ID = windowId(GLOBAL_WINDOW);
@@ -71,7 +75,7 @@ type FiringCause = 'element' | 'timer' | 'end';
  */
 export class WindowOperator<IN, ACC, R, OUT>
   extends Operator<IN, OUT>
-  implements FiringContext, TriggerContext
+  implements FiringContext, TriggerContext, QueryableState
 {
   /** Key -> window id -> window: on the heap, or in the disk state backend. */
   private windows: WindowTable<ACC> = new HeapWindowTable<ACC>();
@@ -94,6 +98,20 @@ export class WindowOperator<IN, ACC, R, OUT>
   constructor(private readonly spec: WindowOperatorSpec<IN, ACC, R, OUT>) {
     super();
     this.timeDomain = spec.assigner.timeDomain;
+  }
+
+  /** The key's windows that hold contents, with their current results (between steps). */
+  queryState(key: Key): StateQueryAnswer {
+    if (this.spec.queryable !== true) return { kind: 'not-queryable' };
+    const { aggregation } = this.spec;
+    const found: QueriedWindow[] = [];
+    for (const w of this.windows.peek(key)) {
+      if (w.acc === undefined) continue;
+      const { start, end } = w.window;
+      const fired = w.emitted || w.onTimeFired;
+      found.push({ start, end, value: aggregation.result(w.acc), fired });
+    }
+    return windowsAnswer(found, this.context.operatorId, key);
   }
 
   override setup(context: OperatorContext, output: Output<OUT>): void {

@@ -62,6 +62,8 @@ export interface WindowTable<ACC> extends Iterable<[Key, KeyWindows<ACC>]> {
   /** Timers are kept in the windows' `timers` (not snapshotted from the operator's queues). */
   readonly keepsTimers: boolean;
   get(key: Key): KeyWindows<ACC> | undefined;
+  /** The windows of `key` as they are stored, read without being kept for the next flush (queries). */
+  peek(key: Key): WindowState<ACC>[];
   /** The windows of `key`, created empty if it has none. */
   open(key: Key): KeyWindows<ACC>;
   delete(key: Key): boolean;
@@ -144,6 +146,11 @@ export class HeapWindowTable<ACC>
 
   constructor(private readonly operatorId = '') {
     super();
+  }
+
+  peek(key: Key): WindowState<ACC>[] {
+    const windows = this.get(key);
+    return windows === undefined ? [] : [...windows.values()];
   }
 
   open(key: Key): Map<string, WindowState<ACC>> {
@@ -236,6 +243,19 @@ export class BackendWindowTable<ACC> implements WindowTable<ACC> {
     windows = new BackendKeyWindows(this, key, ids);
     this.touched.set(key, windows);
     return windows;
+  }
+  peek(key: Key): WindowState<ACC>[] {
+    const loaded = this.touched.get(key)?.loaded;
+    const ids = this.index.get(key);
+    if (ids === undefined) return [];
+    const previous = this.backend.currentKey;
+    const found: WindowState<ACC>[] = [];
+    for (const id of ids) {
+      const w = loaded?.get(id) ?? this.read(key, id);
+      if (w !== undefined) found.push(w);
+    }
+    this.backend.currentKey = previous;
+    return found;
   }
   open(key: Key): BackendKeyWindows<ACC> {
     const windows = this.get(key);
