@@ -44,9 +44,13 @@ function physicalLines(plan: PlannedJob, node: PlannedNode): string[] {
         : op.kind === 'local-window-combiner'
           ? `local-window-combiner, ${op.folding ? 'folding' : 'passing records through'}`
           : op.kind === 'local-group-aggregate'
-            ? 'LocalGroupAggregate (folds each bundle per key before the exchange)'
+            ? op.folding
+              ? 'LocalGroupAggregate (folds each bundle per key before the exchange)'
+              : 'LocalGroupAggregate, passing rows through (nothing crosses to another subtask)'
             : op.kind === 'global-group-aggregate'
-              ? 'GlobalGroupAggregate (merges the partials)'
+              ? op.folding
+                ? 'GlobalGroupAggregate (merges the partials)'
+                : 'GlobalGroupAggregate, not folding (aggregates the rows)'
               : op.kind;
   const task = plan.nodes[node.chainHead]!.operatorId;
   const inputs = plan.edges
@@ -55,7 +59,7 @@ function physicalLines(plan: PlannedJob, node: PlannedNode): string[] {
       (e) =>
         `${describeInput(e.from, e.tag, e.partitioning, e.input, '[')}${e.chained ? ' chained' : ''}${e.fused === true ? ' fused' : ''}`,
     );
-  // The local half of a two-phase GROUP BY sends partial accumulators, not its node's changes.
+  // The local half of a two-phase GROUP BY sends partial accumulators or its input, not its node's changes.
   const changelog =
     op.node.changelog === undefined || op.kind === 'local-group-aggregate'
       ? ''

@@ -35,15 +35,28 @@ export function generatedKeyValues(
   });
 }
 
-/** The changes committed to `dir` (one JSON change a line), in file order. */
+/** The changes committed to `dir` (one JSON change a line), in the order they were made. */
 export async function committedChanges(dir: string): Promise<Change<unknown[]>[]> {
   const files = await readdir(dir).catch(() => [] as string[]);
   const out: Change<unknown[]>[] = [];
-  for (const f of files.filter((f) => !f.startsWith('.')).sort()) {
+  for (const f of files.filter((f) => !f.startsWith('.')).sort(byCheckpoint)) {
     for (const line of (await readFile(join(dir, f), 'utf8')).split('\n'))
       if (line) out.push(JSON.parse(line) as Change<unknown[]>);
   }
   return out;
+}
+
+/**
+ * Part files (`<prefix>-<subtask>-<checkpoint>.jsonl`) in the order their changes were made:
+ * by checkpoint, then subtask. A key's changes lie in one subtask's file per checkpoint, but
+ * after a restore at another parallelism in another subtask's than before, so name order
+ * (subtask first) could put a key's later changes before its earlier ones.
+ */
+function byCheckpoint(a: string, b: string): number {
+  const parts = (f: string) => /-(\d+)-(\d+)\.jsonl$/.exec(f)?.slice(1).map(Number) ?? [0, 0];
+  const [sa, ca] = parts(a);
+  const [sb, cb] = parts(b);
+  return ca! - cb! || sa! - sb! || a.localeCompare(b);
 }
 
 /** Waits (up to 60 s) until some change is committed to `dir`. */

@@ -134,6 +134,22 @@ describe('two-phase GROUP BY', () => {
     );
   }, 120_000);
 
+  it('at parallelism 1 keeps both halves, passing rows through the local one (EXPLAIN)', () => {
+    // Nothing crosses to another subtask: folding would repeat the global half's work.
+    const tEnv = tableEnv(new StreamEnvironment({ parallelism: 1 }), 'AUTO', 100);
+    tEnv.executeSql(
+      'CREATE TEMPORARY VIEW t AS SELECT EXPR$0 AS k, EXPR$1 AS v FROM (VALUES (1, 2), (2, 3));',
+    );
+    const plan = tEnv.explainSql('SELECT k, COUNT(*), SUM(v) FROM t GROUP BY k');
+    expect(plan).toContain('two-phase: LocalGroupAggregate, GlobalGroupAggregate');
+    expect(plan).toMatch(
+      /\[1\] updating-aggregate-2\/local: LocalGroupAggregate, passing rows through \(nothing crosses to another subtask\) \(from #1\) parallelism=1 task=values-0 <- \[0\] forward chained/,
+    );
+    expect(plan).toMatch(
+      /\[2\] updating-aggregate-2: GlobalGroupAggregate, not folding \(aggregates the rows\) \(from #1\) parallelism=1 .* <- \[1\] keyed\(group key\)/,
+    );
+  });
+
   it('runs as LocalGroupAggregate before the exchange and GlobalGroupAggregate after it (EXPLAIN)', () => {
     const env = new StreamEnvironment({ parallelism: 2 });
     const tEnv = tableEnv(env, 'AUTO', 100);
@@ -293,9 +309,15 @@ function savepointOracle(): string[] {
     .sort();
 }
 
-function savepointJob(out: string, checkpoints: string, rate: number | undefined, split: boolean) {
+function savepointJob(
+  out: string,
+  checkpoints: string,
+  rate: number | undefined,
+  split: boolean,
+  parallelism: number,
+) {
   const env = new StreamEnvironment({
-    parallelism: 2,
+    parallelism,
     batchSize: 5,
     checkpointing: { directory: checkpoints, intervalMs: 100 },
   });
@@ -316,12 +338,16 @@ function savepointJob(out: string, checkpoints: string, rate: number | undefined
 const committed = committedChanges;
 
 describe('two-phase GROUP BY through a savepoint', () => {
+  // At parallelism 1 the halves do not fold (nothing crosses to another subtask): the global
+  // half's state is the same either way, so a savepoint moves between the two.
   it.each([
-    { what: 'two-phase', split: false },
-    { what: 'two-phase with the distinct split', split: true },
+    { what: 'two-phase', split: false, first: 2, second: 2 },
+    { what: 'two-phase with the distinct split', split: true, first: 2, second: 2 },
+    { what: 'two-phase, not folding then folding', split: false, first: 1, second: 2 },
+    { what: 'two-phase, folding then not folding', split: false, first: 2, second: 1 },
   ])(
-    '$what, restored part-way, ends as an uninterrupted run and a batch aggregation (parallelism 2)',
-    async ({ split }) => {
+    '$what, restored part-way, ends as an uninterrupted run and a batch aggregation (parallelism $first -> $second)',
+    async ({ split, first: p1, second: p2 }) => {
       const dir = await mkdtemp(join(tmpdir(), 'weir-two-phase-'));
       try {
         const first = savepointJob(
@@ -329,23 +355,27 @@ describe('two-phase GROUP BY through a savepoint', () => {
           join(dir, 'cp-first'),
           FIRST_RUN_RATE,
           split,
+          p1,
         ).executeAsync('first');
         await untilCommitted(join(dir, 'out'));
         const savepoint = await first.stopWithSavepoint(join(dir, 'savepoint'));
         const beforeSavepoint = await committed(join(dir, 'out'));
-        await savepointJob(join(dir, 'out'), join(dir, 'cp-second'), undefined, split).executeAsync(
-          'second',
-          {
-            restoreFrom: savepoint,
-          },
-        ).result;
+        await savepointJob(
+          join(dir, 'out'),
+          join(dir, 'cp-second'),
+          undefined,
+          split,
+          p2,
+        ).executeAsync('second', {
+          restoreFrom: savepoint,
+        }).result;
         const after = await committed(join(dir, 'out'));
         expect(beforeSavepoint.length).toBeGreaterThan(0);
         expect(after.length).toBeGreaterThan(beforeSavepoint.length);
         const rows = materialize(after, (row) => JSON.stringify(row)).sort();
         expect(rows).toEqual(savepointOracle());
 
-        await savepointJob(join(dir, 'clean'), join(dir, 'cp-clean'), undefined, split).execute(
+        await savepointJob(join(dir, 'clean'), join(dir, 'cp-clean'), undefined, split, p2).execute(
           'clean',
         );
         const clean = materialize(await committed(join(dir, 'clean')), (row) =>

@@ -50,9 +50,16 @@ export type PhysicalOperator =
       readonly kind: 'local-group-aggregate';
       readonly node: UpdatingAggregateNode;
       readonly selectKey: (value: never) => Key;
+      /** Folds bundles; otherwise passes the records through: decided by the two-phase rule. */
+      readonly folding: boolean;
     }
   /** The global half (Flink's GlobalGroupAggregate): merges the partials into each group's state. */
-  | { readonly kind: 'global-group-aggregate'; readonly node: UpdatingAggregateNode }
+  | {
+      readonly kind: 'global-group-aggregate';
+      readonly node: UpdatingAggregateNode;
+      /** Its input is the local half's partials; otherwise the records themselves. */
+      readonly folding: boolean;
+    }
   /** Windows per (key, window) with triggers: sessions, global, count, processing time. */
   | { readonly kind: 'general-window'; readonly node: WindowNode };
 

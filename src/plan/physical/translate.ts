@@ -140,9 +140,13 @@ function operatorFactory(node: PlannedNode, options: TranslateOptions): Factory 
     case 'general-window':
       return generalWindowFactory(op.node);
     case 'local-group-aggregate':
-      return localGroupAggregateFactory(op.node, op.selectKey);
+      return op.folding
+        ? localGroupAggregateFactory(op.node, op.selectKey)
+        : erase(() => new MapOperator<unknown, unknown>((v) => v));
     case 'global-group-aggregate':
-      return globalGroupAggregateFactory(op.node);
+      return op.folding
+        ? globalGroupAggregateFactory(op.node)
+        : erase(() => new MiniBatchAggregateOperator(op.node.spec));
   }
 }
 

@@ -6,8 +6,6 @@
  * savepoints, stay matched.
  */
 import { WeirError } from '../../core/errors.js';
-import type { Key } from '../../core/key-groups.js';
-import type { LocalGroupPartial } from '../../runtime/operators/changelog/local-group-aggregate.js';
 import type {
   LogicalEdge,
   LogicalNode,
@@ -76,8 +74,6 @@ interface Halves {
     keyed: Extract<PhysicalEdge['partitioning'], { kind: 'keyed' }>,
   ) => PhysicalOperator;
   readonly global: PhysicalOperator;
-  /** The global half's key of what the local half sends; default: the input's own key. */
-  readonly globalKey?: (value: never) => Key;
 }
 
 /**
@@ -113,8 +109,6 @@ function twoHalves(
     keyed: false,
     operator: halves.local(keyed),
   };
-  const partitioning =
-    halves.globalKey === undefined ? keyed : { ...keyed, selectKey: halves.globalKey };
   const global: PhysicalNode = {
     id: position + 1,
     logicalId: node.id,
@@ -122,7 +116,7 @@ function twoHalves(
     uid: node.uid,
     idFrom: undefined,
     explicitParallelism: node.parallelism,
-    inputs: [{ from: position, tag: undefined, partitioning, input: 0 }],
+    inputs: [{ from: position, tag: undefined, partitioning: keyed, input: 0 }],
     keyed: true,
     operator: halves.global,
   };
@@ -142,14 +136,9 @@ function twoPhaseWindow(
   });
 }
 
-/** The key of a partial, which its local half computed before the exchange. */
-function partialKey(partial: LocalGroupPartial<unknown>): Key {
-  return partial.key;
-}
-
 /**
- * A two-phase GROUP BY: the local aggregate, then the global one, keyed by the partials' keys
- * (the input's key selector reads records, not partials).
+ * A two-phase GROUP BY: the local aggregate, then the global one. Whether the local half folds
+ * (and the exchange then keys partials by the key they carry) is decided with the parallelism.
  */
 function twoPhaseGroupAggregate(
   node: UpdatingAggregateNode,
@@ -162,8 +151,12 @@ function twoPhaseGroupAggregate(
     });
   return twoHalves(node, position, inputs, {
     localName: `${node.name} (local)`,
-    local: (keyed) => ({ kind: 'local-group-aggregate', node, selectKey: keyed.selectKey }),
-    global: { kind: 'global-group-aggregate', node },
-    globalKey: partialKey as (value: never) => Key,
+    local: (keyed) => ({
+      kind: 'local-group-aggregate',
+      node,
+      selectKey: keyed.selectKey,
+      folding: false,
+    }),
+    global: { kind: 'global-group-aggregate', node, folding: false },
   });
 }
