@@ -81,7 +81,7 @@ export interface RunOptions extends ObserveOptions {
   readonly parallelism: number | undefined;
   readonly maxParallelism: number | undefined;
   readonly batchSize: number | undefined;
-  /** Run the subtasks on this many worker threads (`'auto'`: one per core); one thread when undefined. */
+  /** Run the subtasks on this many worker threads (`'auto'`: one per core, at most the parallelism); one thread when undefined. */
   /** Worker threads; 0 runs the job on the calling thread. */
   readonly workers: number | 'auto';
   readonly name: string | undefined;
@@ -223,8 +223,8 @@ Run options:
       --max-parallelism N   key groups: upper bound for parallelism (default 128)
       --batch-size N        records per batch read by sources (default 1024)
       --workers N|auto      run the subtasks on N worker threads (default auto: one per
-                            core; 0: everything on the calling thread); parallelism
-                            defaults to the number of workers
+                            core, at most the parallelism; 0: everything on the calling
+                            thread); parallelism defaults to the number of workers
       --name NAME           job name (default: the module's file name)
       --verbose             print stack traces on failure
       --checkpoint-dir DIR  take checkpoints into DIR (a path, or s3://bucket/prefix)

@@ -221,6 +221,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
   }
   log?.write('info', 'job_started', `job '${jobName}' started`, {
     parallelism: env.parallelism,
+    workers: env.workerCount ?? 0,
     operators: client.monitor.graph.operators.length,
     ...(options.restoreFrom === undefined && owned === undefined
       ? {}
@@ -622,7 +623,12 @@ function errorFields(error: unknown, verbose: boolean): Record<string, unknown> 
 
 function createEnvironment(options: RunOptions, cwd: string): StreamEnvironmentImpl {
   try {
-    const count = options.workers === 'auto' ? availableParallelism() : options.workers;
+    // auto: one worker per core, but no more than the parallelism asked for: subtask s runs on
+    // worker s mod N, so a worker beyond the parallelism would hold nothing and only load the job.
+    const count =
+      options.workers === 'auto'
+        ? Math.min(availableParallelism(), options.parallelism ?? Number.POSITIVE_INFINITY)
+        : options.workers;
     const workers = count === 0 ? undefined : count;
     const parallelism = options.parallelism ?? workers;
     // Flink's rule: a job that takes checkpoints restarts from them unless told otherwise.

@@ -41,9 +41,26 @@ describe('default parallelism', () => {
     const job = ['run', 'test/cli/fixtures/steady.ts', '--log-format', 'json'];
     const byDefault = await startBundledWeir([...job, '--', '0.1'], 120_000).done;
     expect(byDefault.code).toBe(0);
-    expect(started(byDefault.stderr)).toMatchObject({ parallelism: availableParallelism() });
+    expect(started(byDefault.stderr)).toMatchObject({
+      parallelism: availableParallelism(),
+      workers: availableParallelism(),
+    });
     const oneThread = await startBundledWeir([...job, '--workers', '0', '--', '0.1'], 120_000).done;
     expect(oneThread.code).toBe(0);
-    expect(started(oneThread.stderr)).toMatchObject({ parallelism: 1 });
+    expect(started(oneThread.stderr)).toMatchObject({ parallelism: 1, workers: 0 });
+  }, 150_000);
+
+  it('starts no more workers than the parallelism asked for (a worker beyond it would hold nothing)', async () => {
+    const job = ['run', 'test/cli/fixtures/steady.ts', '--log-format', 'json'];
+    const one = await startBundledWeir([...job, '-p', '1', '--', '0.1'], 120_000).done;
+    expect(one.code).toBe(0);
+    expect(started(one.stderr)).toMatchObject({ parallelism: 1, workers: 1 });
+    // Asked for, they start: two workers for one subtask.
+    const asked = await startBundledWeir(
+      [...job, '-p', '1', '--workers', '2', '--', '0.1'],
+      120_000,
+    ).done;
+    expect(asked.code).toBe(0);
+    expect(started(asked.stderr)).toMatchObject({ parallelism: 1, workers: 2 });
   }, 150_000);
 });
