@@ -4,6 +4,8 @@
  * DataStream API, so SQL and hand-written jobs share one planner and one runtime.
  */
 
+import { DataStreamImpl } from '../api/data-stream.js';
+import { implOf } from '../api/impl-of.js';
 import { StreamEnvironment } from '../api/stream-environment.js';
 import type { ChangelogStream, DataStream } from '../api/streams.js';
 import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
@@ -62,6 +64,7 @@ import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { columnPositions, primaryKeyOf } from './planner/row-key.js';
 import { changesForSink } from './planner/sink-changelog.js';
+import { checkingOnly } from './planner/source-planner.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
 import { REUSE_SUB_PLAN, reuseSubPlansOf, SubPlans } from './planner/sub-plans.js';
 import { sqlError } from './sql-error.js';
@@ -199,6 +202,10 @@ export class TableEnvironment {
    * expr`. Queries of this environment read it like any table.
    */
   fromDataStream<T>(name: string, stream: DataStream<T>, schema: DataStreamSchema): void {
+    if (implOf(stream, DataStreamImpl, 'fromDataStream').builder !== (this.env as object))
+      sqlError(
+        `fromDataStream '${name}': the DataStream belongs to another StreamEnvironment than this table environment's; a table can only be read in the job of its stream`,
+      );
     const columns: TableColumn[] = schema.columns.map((c) => ({
       name: c.name,
       type: parseDataType(c.type),
@@ -347,7 +354,7 @@ export class TableEnvironment {
   private sqlQueryColumns(select: string): ResultColumn[] {
     const statement = parseScript(select)[0];
     if (statement?.kind !== 'query') return [];
-    const scratch = new StreamEnvironment({ parallelism: 1 });
+    const scratch = checkingOnly(new StreamEnvironment({ parallelism: 1 }));
     const relation = planQuery(statement.query, {
       env: scratch,
       catalog: this.catalog,
@@ -372,7 +379,7 @@ export class TableEnvironment {
 
   private explainStatement(statement: Statement): string {
     // Planned into a scratch environment: explaining adds nothing to the real job.
-    const scratch = new StreamEnvironment({ parallelism: this.env.parallelism });
+    const scratch = checkingOnly(new StreamEnvironment({ parallelism: this.env.parallelism }));
     const ctx: PlanContext = {
       env: scratch,
       catalog: this.catalog,
@@ -475,7 +482,7 @@ export class TableEnvironment {
         return 0;
       case 'create-view':
         // Planned once now, so that a wrong view fails at CREATE VIEW, as in Flink.
-        planQuery(statement.query, this.planContext(new StreamEnvironment()));
+        planQuery(statement.query, this.planContext(checkingOnly(new StreamEnvironment())));
         this.catalog.register(
           { kind: 'view', name: statement.name, query: statement.query, text: statement.text },
           statement.ifNotExists,

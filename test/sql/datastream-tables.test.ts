@@ -60,12 +60,18 @@ describe('DataStream tables', () => {
     expect(got.sort()).toEqual(want.sort());
   });
 
-  it('refuses the table in another job', () => {
+  it('refuses a DataStream of another environment, and explains and views the table in its own', () => {
     const env = new StreamEnvironment();
     const tEnv = TableEnvironment.create(env);
+    expect(() =>
+      tEnv.fromDataStream('t', new StreamEnvironment().fromArray([[1]]), {
+        columns: [{ name: 'a', type: 'INT' }],
+      }),
+    ).toThrow("fromDataStream 't': the DataStream belongs to another StreamEnvironment");
     tEnv.fromDataStream('t', env.fromArray([[1]]), { columns: [{ name: 'a', type: 'INT' }] });
-    expect(() => tEnv.explainSql('SELECT a FROM t')).toThrow(
-      "table 't' comes from a DataStream of another job",
-    );
+    // EXPLAIN and CREATE VIEW plan into a scratch job, where the stream stands in empty.
+    expect(tEnv.explainSql('SELECT a FROM t')).toContain('source "DataStream of table t"');
+    tEnv.executeSql('CREATE TEMPORARY VIEW v AS SELECT a + 1 AS b FROM t');
+    expect(tEnv.explainSql('SELECT b FROM v')).toContain('source "DataStream of table t"');
   });
 });

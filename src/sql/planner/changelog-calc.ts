@@ -29,14 +29,6 @@ export function planChangelogCalc(select: Select, from: Relation): Relation {
     items.map((i) => i.expr),
     scope,
   );
-  const columns = items.map(
-    (item, i): ScopeColumn => ({
-      name: item.name,
-      type: types[i] as LogicalType,
-      qualifier: undefined,
-      rowtime: false,
-    }),
-  );
   // `SELECT *` (the columns as they are) keeps an upsert changelog and its key; any other
   // projection may drop or rewrite the key, so an upsert input is normalized first.
   const sources = items.map((item) => {
@@ -44,6 +36,15 @@ export function planChangelogCalc(select: Select, from: Relation): Relation {
     const r = scope.resolve(item.expr.path, item.expr.at);
     return r.fields.length === 0 ? r.index : undefined;
   });
+  const columns = items.map(
+    (item, i): ScopeColumn => ({
+      name: item.name,
+      type: types[i] as LogicalType,
+      qualifier: undefined,
+      // A column passed through stays the event-time attribute (a versioned table's time).
+      rowtime: sources[i] !== undefined && from.columns[sources[i]]?.rowtime === true,
+    }),
+  );
   const identity = items.length === from.columns.length && sources.every((k, i) => k === i);
   const key = projectedKey(from.upsertKey, sources);
   if (identity) return updatingRelation(changes, columns, 'SELECT', key);

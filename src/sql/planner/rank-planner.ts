@@ -208,7 +208,8 @@ function picked(
     if (r.fields.length > 0) return undefined;
     positions.push(r.index);
     // As a projection over changing rows names its columns (changelog-calc.ts).
-    out.push({ name: item.name, type: r.type, qualifier: undefined, rowtime: false });
+    const rowtime = columns[r.index]?.rowtime === true;
+    out.push({ name: item.name, type: r.type, qualifier: undefined, rowtime });
   }
   return { positions, columns: out };
 }
@@ -288,6 +289,12 @@ export function planRank(
       return { relation: { stream: rows, columns }, projected: false };
     }
     const keyed = rel.stream.keyBy(keyOf, 'partition key');
+    const lastByTime =
+      p.limit === 1 &&
+      window.orderBy.length === 1 &&
+      first?.descending === true &&
+      orderColumn.rowtime;
+    if (lastByTime) keepTimeAttribute(columns, p.inner.items, first.expr);
     // The enclosing SELECT's columns written by the operator's own row builder.
     pick = picked(outer, columns);
     const ranked =
@@ -341,6 +348,21 @@ export function planRank(
     projectedKey(key, pick.positions),
   );
   return { relation, projected: true };
+}
+
+/**
+ * Flink's versioned view: the last row per key by event time keeps its time attribute (the
+ * ORDER BY column, where the subquery selects it), so the deduplication can be the versioned
+ * side of a temporal join, its changes stamped with their rows' event times.
+ */
+function keepTimeAttribute(
+  columns: ScopeColumn[],
+  items: readonly SelectItem[],
+  order: Expr,
+): void {
+  const at = partitionPositions(items, [order])?.[0] ?? partitionByName(columns, [order])?.[0];
+  const column = at === undefined ? undefined : columns[at];
+  if (at !== undefined && column !== undefined) columns[at] = { ...column, rowtime: true };
 }
 
 /**

@@ -49,12 +49,28 @@ class ExpressionWatermarks<T> implements WatermarkGenerator<T> {
   }
 }
 
+/** Environments a statement is planned in only to check it, never run (see {@link checkingOnly}). */
+const CHECKING = new WeakSet<StreamEnvironment>();
+
+/**
+ * Marks `env` as one a statement is planned in only to be checked or explained (CREATE VIEW
+ * plans its query once, so that a wrong view fails there; EXPLAIN plans into a scratch job): a
+ * table made from a DataStream reads an empty stand-in there, since its stream lives in the
+ * job's own environment.
+ */
+export function checkingOnly<E extends StreamEnvironment>(env: E): E {
+  CHECKING.add(env);
+  return env;
+}
+
 /** The rows of a table made from a DataStream, in that stream's own environment only. */
 const DATASTREAM_CONNECTOR: SqlConnector = {
   name: 'datastream',
   options: [],
   source: (t, env) => {
     const bound = t.dataStream;
+    if (bound !== undefined && bound.env !== env && CHECKING.has(env))
+      return env.fromArray<Row>([]).name(`DataStream of table ${t.name}`);
     if (bound === undefined || bound.env !== env)
       sqlError(
         `table '${t.name}' comes from a DataStream of another job; it can only be read in that job`,

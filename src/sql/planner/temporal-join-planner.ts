@@ -1,7 +1,8 @@
 /**
  * Event-time temporal joins: `FROM o [LEFT] JOIN v FOR SYSTEM_TIME AS OF o.rowtime ON o.k = v.pk`
  * against a versioned table (a table with a PRIMARY KEY and a WATERMARK, whose rows change:
- * `upsert-kafka`, `postgres-cdc`, `debezium-json`). Planned onto the DataStream API's temporal
+ * `upsert-kafka`, `postgres-cdc`, `debezium-json`), or a versioned view (the last row per key
+ * by event time of an append-only table, Flink's deduplication view). Planned onto the DataStream API's temporal
  * join: each left row waits until the watermark passes its rowtime, then joins the version of
  * its key valid at that time; versions older than the one valid at the watermark are dropped.
  * The ON condition must equate the whole primary key with left-side expressions; further
@@ -45,10 +46,14 @@ export function planTemporalJoin(
   const left = planFrom(item.left);
   requireInsertOnly(left, 'a temporal join (FOR SYSTEM_TIME AS OF)', item.at);
   const right = planFrom({ ...versioned, asOf: undefined });
-  const key = primaryKey(versioned.name, versioned.at);
+  // A table's declared key, or a versioned view's: the key of the last row per key by event
+  // time (ROW_NUMBER() OVER (PARTITION BY k ORDER BY rowtime DESC) = 1), as Flink derives it.
+  const key =
+    primaryKey(versioned.name, versioned.at) ??
+    (right.changes === undefined ? undefined : right.upsertKey?.map((i) => right.columns[i]!.name));
   if (key === undefined || key.length === 0)
     sqlError(
-      `FOR SYSTEM_TIME AS OF needs a versioned table: '${versioned.name}' has no PRIMARY KEY (...) NOT ENFORCED`,
+      `FOR SYSTEM_TIME AS OF needs a versioned table: '${versioned.name}' has no PRIMARY KEY (...) NOT ENFORCED, nor is it a view keeping the last row per key by event time (ROW_NUMBER() OVER (PARTITION BY key ORDER BY rowtime DESC) = 1)`,
       versioned.at,
     );
   if (!right.columns.some((c) => c.rowtime))
