@@ -81,8 +81,7 @@ export interface RunOptions extends ObserveOptions {
   readonly parallelism: number | undefined;
   readonly maxParallelism: number | undefined;
   readonly batchSize: number | undefined;
-  /** Run the subtasks on this many worker threads (`'auto'`: one per core, at most the parallelism); one thread when undefined. */
-  /** Worker threads; 0 runs the job on the calling thread. */
+  /** Worker threads (`'auto'`: one per core, at most the parallelism); 0 runs the job on the calling thread. */
   readonly workers: number | 'auto';
   readonly name: string | undefined;
   /** Everything after `--`, handed to the job as `context.args`. */

@@ -140,14 +140,17 @@ function operatorFactory(node: PlannedNode, options: TranslateOptions): Factory 
     case 'general-window':
       return generalWindowFactory(op.node);
     case 'local-group-aggregate':
-      return op.folding
-        ? localGroupAggregateFactory(op.node, op.selectKey)
-        : erase(() => new MapOperator<unknown, unknown>((v) => v));
+      return op.folding ? localGroupAggregateFactory(op.node, op.selectKey) : passThrough();
     case 'global-group-aggregate':
       return op.folding
         ? globalGroupAggregateFactory(op.node)
         : erase(() => new MiniBatchAggregateOperator(op.node.spec));
   }
+}
+
+/** An operator that passes its records on unchanged. */
+function passThrough(): Factory {
+  return erase(() => new MapOperator<unknown, unknown>((v) => v));
 }
 
 /** The local half of a two-phase GROUP BY: the bundle is the mini-batch's. */
@@ -197,7 +200,7 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
     case 'rebalance':
     case 'broadcast':
       // The partitioning is on the edge; the records pass unchanged.
-      return erase(() => new MapOperator<unknown, unknown>((v) => v));
+      return passThrough();
     case 'keyed-process':
       return erase(() => new KeyedProcessOperator(node.fn));
     case 'rolling-reduce': {

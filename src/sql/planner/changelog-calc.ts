@@ -12,7 +12,7 @@ import type { Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType } from '../types/logical-type.js';
 import { changesOf, projectedKey, retracting, updatingRelation } from './changelog-relation.js';
-import { contains } from './expr-tools.js';
+import { contains, passedThrough } from './expr-tools.js';
 import { isAggregateCall, selectList } from './grouping.js';
 import type { Relation } from './relation.js';
 
@@ -31,11 +31,7 @@ export function planChangelogCalc(select: Select, from: Relation): Relation {
   );
   // `SELECT *` (the columns as they are) keeps an upsert changelog and its key; any other
   // projection may drop or rewrite the key, so an upsert input is normalized first.
-  const sources = items.map((item) => {
-    if (item.expr.kind !== 'column') return undefined;
-    const r = scope.resolve(item.expr.path, item.expr.at);
-    return r.fields.length === 0 ? r.index : undefined;
-  });
+  const sources = passedThrough(items, scope);
   const columns = items.map(
     (item, i): ScopeColumn => ({
       name: item.name,

@@ -79,3 +79,15 @@ export function normalizedKey(e: Expr, scope: Scope): string {
   };
   return exprKey(normalize(e));
 }
+
+/** For each SELECT item, the input column it passes through as it is (undefined: computed). */
+export function passedThrough(
+  items: readonly { readonly expr: Expr }[],
+  scope: Scope,
+): (number | undefined)[] {
+  return items.map(({ expr }) => {
+    if (expr.kind !== 'column') return undefined;
+    const r = scope.resolve(expr.path, expr.at);
+    return r.fields.length === 0 ? r.index : undefined;
+  });
+}

@@ -39,7 +39,7 @@ import { type Calc, CalcRelation, FusingRelation, inline, positional } from './c
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { isUpdating, withColumns } from './changelog-relation.js';
 import type { DistinctSplit } from './distinct-split.js';
-import { contains, mapChildren, normalizedKey } from './expr-tools.js';
+import { contains, mapChildren, normalizedKey, passedThrough } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
 import { aggregatePerGroup } from './groups-in-window.js';
@@ -643,17 +643,11 @@ function keptWindowEnds(
 ): number[] | undefined {
   if (windowEndsAt === undefined) return undefined;
   const inputAt = passedThrough(items, scope);
-  const kept = items.flatMap((_, i) => (windowEndsAt.includes(inputAt[i] as number) ? [i] : []));
-  return kept.length === 0 ? undefined : kept;
-}
-
-/** For each SELECT item, the input column it passes through as it is, or -1. */
-function passedThrough(items: readonly { readonly expr: Expr }[], scope: Scope): number[] {
-  return items.map(({ expr }) => {
-    if (expr.kind !== 'column') return -1;
-    const r = scope.resolve(expr.path, expr.at);
-    return r.fields.length === 0 ? r.index : -1;
+  const kept = items.flatMap((_, i) => {
+    const at = inputAt[i];
+    return at !== undefined && windowEndsAt.includes(at) ? [i] : [];
   });
+  return kept.length === 0 ? undefined : kept;
 }
 
 /**

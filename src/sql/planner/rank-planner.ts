@@ -289,27 +289,20 @@ export function planRank(
       return { relation: { stream: rows, columns }, projected: false };
     }
     const keyed = rel.stream.keyBy(keyOf, 'partition key');
-    const lastByTime =
-      p.limit === 1 &&
-      window.orderBy.length === 1 &&
-      first?.descending === true &&
-      orderColumn.rowtime;
-    if (lastByTime) keepTimeAttribute(columns, p.inner.items, first.expr);
+    // The first or last row per key by event time: a deduplication.
+    const dedupBy =
+      p.limit === 1 && window.orderBy.length === 1 && orderColumn.rowtime ? first : undefined;
+    if (dedupBy?.descending === true) keepTimeAttribute(columns, p.inner.items, dedupBy.expr);
     // The enclosing SELECT's columns written by the operator's own row builder.
     pick = picked(outer, columns);
     const ranked =
       pick === undefined ? prefixAndValue(width) : pickWithValue(width, pick.positions);
-    if (
-      p.limit === 1 &&
-      window.orderBy.length === 1 &&
-      first !== undefined &&
-      orderColumn.rowtime
-    ) {
+    if (dedupBy !== undefined) {
       // Deduplication: the row with the smallest (ASC) or largest (DESC) event time per key.
       // Its state keeps the output row (q18's seven columns), not the input row with the
       // partition and order columns again: a third less per key, and no second row per change.
       const deduplicated = keyed.deduplicate({
-        keep: first.descending ? 'last' : 'first',
+        keep: dedupBy.descending ? 'last' : 'first',
         order: 'event-time',
         row: (row: Row) => ranked(row, 1),
         serializer: OUTPUT_ROW_SERIALIZER,

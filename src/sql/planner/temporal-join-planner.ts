@@ -2,8 +2,8 @@
  * Event-time temporal joins: `FROM o [LEFT] JOIN v FOR SYSTEM_TIME AS OF o.rowtime ON o.k = v.pk`
  * against a versioned table (a table with a PRIMARY KEY and a WATERMARK, whose rows change:
  * `upsert-kafka`, `postgres-cdc`, `debezium-json`), or a versioned view (the last row per key
- * by event time of an append-only table, Flink's deduplication view). Planned onto the DataStream API's temporal
- * join: each left row waits until the watermark passes its rowtime, then joins the version of
+ * by event time of an append-only table, Flink's deduplication view). Planned onto the
+ * DataStream API's temporal join: each left row waits until the watermark passes its rowtime, then joins the version of
  * its key valid at that time; versions older than the one valid at the watermark are dropped.
  * The ON condition must equate the whole primary key with left-side expressions; further
  * conditions filter the left rows (INNER only) or the joined rows (INNER only).
