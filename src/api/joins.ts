@@ -1,4 +1,5 @@
 import { invalidArgument } from '../core/errors.js';
+import type { JoinSides } from '../core/joins.js';
 import type { Key } from '../core/key-groups.js';
 import type { OutputTag } from '../core/output-tag.js';
 import type { RecordWindows, RecordWindowsOfSides, WindowAssigner } from '../core/windows.js';
@@ -100,6 +101,7 @@ interface WindowJoinSettings<L, R, K extends Key> {
   readonly windows: JoinWindows;
   readonly leftLateTag: OutputTag<L> | undefined;
   readonly rightLateTag: OutputTag<R> | undefined;
+  readonly ownLateness?: JoinSides;
 }
 
 /** Fixed windows, event-time sessions with a fixed gap, or windows each side's records name. */
@@ -143,6 +145,11 @@ abstract class WindowedTwoStreams<L, R, K extends Key> {
     return this.with({ ...this.settings, rightLateTag: tag });
   }
 
+  /** See {@link judgingLatenessByInput}. */
+  withOwnLateness(sides: JoinSides): this {
+    return this.with({ ...this.settings, ownLateness: sides });
+  }
+
   protected build<OUT>(name: string, apply: WindowJoinApply): DataStream<OUT> {
     const s = this.settings;
     return addTwoInputNode<OUT>(
@@ -154,12 +161,26 @@ abstract class WindowedTwoStreams<L, R, K extends Key> {
         apply,
         leftLateTag: s.leftLateTag as OutputTag<unknown> | undefined,
         rightLateTag: s.rightLateTag as OutputTag<unknown> | undefined,
+        ownLateness: s.ownLateness,
       },
       name,
       [keyedBy(s.keyOfLeft, 'where'), keyedBy(s.keyOfRight, 'equalTo')],
       { keyed: true, stateful: true },
     );
   }
+}
+
+/**
+ * Internal (Weir SQL): a window co-group whose `sides` are judged late by their own input's
+ * watermark, not the join's (runtime/operators/joins/window-join.ts says when that matters).
+ */
+export function judgingLatenessByInput<L, R, K extends Key>(
+  coGroup: WindowCoGroup<L, R, K>,
+  sides: JoinSides,
+): WindowCoGroup<L, R, K> {
+  if (!(coGroup instanceof WindowedTwoStreams))
+    throw new TypeError('judgingLatenessByInput needs a window co-group of this library');
+  return (coGroup as WindowCoGroupImpl<L, R, K>).withOwnLateness(sides);
 }
 
 /** The implementation of {@link WindowJoin}. */

@@ -36,3 +36,9 @@ export type CoGroupWindowFunction<K extends Key, L, R, OUT> = (
   out: Collector<OUT>,
   context: { readonly key: K; readonly window: Window },
 ) => void;
+
+/** A flag for each side of a two-input join. */
+export interface JoinSides {
+  readonly left: boolean;
+  readonly right: boolean;
+}

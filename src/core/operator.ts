@@ -108,6 +108,13 @@ export abstract class Operator<IN, OUT> {
     this.output.emitWatermark(time);
   }
 
+  /**
+   * Two-input operators: the watermark of input `input` alone (the least over its channels)
+   * advanced to `time` (right after the combined `processWatermark` this may have led to). An
+   * operator that judges one input's records by that input's own event time reads it here.
+   */
+  processInputWatermark(_input: 0 | 1, _time: number): void {}
+
   processIdle(): void {
     this.output.emitIdle();
   }

@@ -1,4 +1,5 @@
 import type { Key } from '../core/key-groups.js';
+import { MAX_WATERMARK } from '../core/messages.js';
 import type { Operator } from '../core/operator.js';
 import type { OperatorSnapshot } from '../core/snapshot.js';
 import { WatermarkValve } from '../runtime/task/watermark-valve.js';
@@ -78,12 +79,18 @@ export class TwoInputHarness<IN1, IN2, OUT> extends OperatorHarness<IN1, OUT> {
 
   /** The first input's watermark reaches `time`. */
   processWatermark1(time: number): void {
-    this.valve.watermark(0, time);
+    this.inputWatermark(0, time);
   }
 
   /** The second input's watermark reaches `time`. */
   processWatermark2(time: number): void {
-    this.valve.watermark(1, time);
+    this.inputWatermark(1, time);
+  }
+
+  private inputWatermark(input: 0 | 1, time: number): void {
+    const before = this.valve.leastOf([input]);
+    this.valve.watermark(input, time);
+    if (time > before) this.operator.processInputWatermark(input, time);
   }
 
   /** The first input has no data for now: event time follows the second alone. */
@@ -110,6 +117,7 @@ export class TwoInputHarness<IN1, IN2, OUT> extends OperatorHarness<IN1, OUT> {
     if (this.ended[input]) return;
     this.ended[input] = true;
     this.valve.end(input);
+    this.operator.processInputWatermark(input === 1 ? 1 : 0, MAX_WATERMARK);
     if (this.ended[0] && this.ended[1]) this.endAll();
   }
 }

@@ -33,12 +33,35 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Polls bound: they end as soon as their condition holds, so they may be generous for a busy machine. */
+const POLL_MS = 60_000;
+
 async function confirmedLsn(slot: string): Promise<bigint> {
-  const [row] = await sql<{ lsn: string }>(
+  const [row] = await sql<{ lsn: string | null }>(
     "SELECT pg_wal_lsn_diff(confirmed_flush_lsn, '0/0')::int8::text AS lsn FROM pg_replication_slots WHERE slot_name = $1",
     [slot],
   );
-  return BigInt(row!.lsn);
+  if (row?.lsn == null) throw new Error(`slot '${slot}' has no confirmed position yet`);
+  return BigInt(row.lsn);
+}
+
+/**
+ * The source streams from `slot`. A new logical slot is active while it is still being created,
+ * and its confirmed position stays NULL until it has waited out the transactions running then
+ * (other tests' transactions, on a busy server): both must hold.
+ */
+async function streaming(slot: string): Promise<void> {
+  await until(
+    async () =>
+      (
+        await sql(
+          'SELECT 1 FROM pg_replication_slots WHERE slot_name = $1 AND active AND confirmed_flush_lsn IS NOT NULL',
+          [slot],
+        )
+      ).length > 0,
+    POLL_MS,
+    'streaming',
+  );
 }
 
 describe('checkpoints', () => {
@@ -71,16 +94,7 @@ describe('checkpoints', () => {
     const first = build(2500);
     const failed = first.execute('midtx');
     // The table is empty: the snapshot ends at once; then one transaction of 5000 rows.
-    await until(
-      async () =>
-        (
-          await sql('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1 AND active', [
-            SLOTS[0],
-          ])
-        ).length > 0,
-      15_000,
-      'streaming',
-    );
+    await streaming(SLOTS[0]!);
     await sql(`INSERT INTO ${SCHEMA}.big SELECT g FROM generate_series(1, 5000) g`);
     await expect(failed).rejects.toThrow(/injected failure/);
     // The checkpoint restored from sits inside the transaction.
@@ -141,25 +155,19 @@ describe('checkpoints', () => {
     const savepoints = join(dir, 'savepoints');
     let savepoint = '';
     await running(env, 'confirm', async (job) => {
-      await until(
-        async () =>
-          (await sql('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1 AND active', [slot]))
-            .length > 0,
-        15_000,
-        'streaming',
-      );
+      await streaming(slot);
       const initial = await confirmedLsn(slot);
       for (let i = 1; i <= 10; i++) await sql(`INSERT INTO ${SCHEMA}.events VALUES (${i})`);
-      await until(() => sink.values.length >= 10 || job.failed() !== undefined, 15_000, 'events');
+      await until(() => sink.values.length >= 10 || job.failed() !== undefined, POLL_MS, 'events');
       await new Promise((r) => setTimeout(r, 300)); // status updates go out meanwhile
       expect(await confirmedLsn(slot)).toBe(initial); // read, but no checkpoint yet
       const lastLsn = BigInt(sink.values[9]!.value!.source.lsn!);
       savepoint = await job.triggerSavepoint(savepoints);
-      await until(async () => (await confirmedLsn(slot)) > lastLsn, 10_000, 'confirmation');
+      await until(async () => (await confirmedLsn(slot)) > lastLsn, POLL_MS, 'confirmation');
       for (let i = 11; i <= 15; i++) await sql(`INSERT INTO ${SCHEMA}.events VALUES (${i})`);
       await until(
         () => sink.values.length >= 15 || job.failed() !== undefined,
-        15_000,
+        POLL_MS,
         'more events',
       );
     });
@@ -172,13 +180,13 @@ describe('checkpoints', () => {
       async (job) => {
         await until(
           () => replay.values.length >= 5 || job.failed() !== undefined,
-          15_000,
+          POLL_MS,
           'replay',
         );
         await sql(`INSERT INTO ${SCHEMA}.events VALUES (16)`);
         await until(
           () => replay.values.length >= 6 || job.failed() !== undefined,
-          15_000,
+          POLL_MS,
           'new event',
         );
       },
@@ -216,10 +224,10 @@ describe('checkpoints', () => {
       await until(
         () =>
           job.metrics.total('weir_checkpoints_completed_total') >= 2 || job.failed() !== undefined,
-        15_000,
+        POLL_MS,
         'checkpoints',
       );
-      await until(() => job.metrics.total(SLOT_LAG_METRIC) < MB, 15_000, 'small lag');
+      await until(() => job.metrics.total(SLOT_LAG_METRIC) < MB, POLL_MS, 'small lag');
     });
     // Stopped: the server keeps the WAL for the slot.
     await sql(
@@ -234,7 +242,7 @@ describe('checkpoints', () => {
       'lag-2',
       async (job) => {
         const present = () => job.metrics.snapshot().some((m) => m.name === SLOT_LAG_METRIC);
-        await until(() => present() || job.failed() !== undefined, 15_000, 'the lag gauge');
+        await until(() => present() || job.failed() !== undefined, POLL_MS, 'the lag gauge');
         const readings: number[] = [];
         await until(
           () => {
@@ -276,13 +284,7 @@ describe('checkpoints', () => {
       .sinkTo(new CollectSink());
     const MB = 1024 * 1024;
     await running(env, 'idle', async (job) => {
-      await until(
-        async () =>
-          (await sql('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1 AND active', [slot]))
-            .length > 0,
-        15_000,
-        'streaming',
-      );
+      await streaming(slot);
       const before = await confirmedLsn(slot);
       // Only a table the source does not capture changes.
       await sql(
@@ -291,7 +293,7 @@ describe('checkpoints', () => {
       await until(
         async () =>
           (await replicationSlotLag(PG_URL, slot))!.lagBytes < MB || job.failed() !== undefined,
-        20_000,
+        POLL_MS,
         'the idle slot to be confirmed',
       );
       expect(job.failed()).toBeUndefined();

@@ -3,10 +3,10 @@
  * aggregations' input rows and keeps each window's distinct rows once itself, in one window
  * operator. Its rows must be those of the plan with the aggregations (forced here by a HAVING
  * that every group passes): over rows with duplicates, NULLs, disorder and late rows, for
- * every window TVF and join type, at parallelism 1 and 2 (at 2 without late rows: there a
- * late row is judged by the window join against the lesser of its two inputs' watermarks,
- * which depends on which input's watermark arrived first, as in Flink, where the plan with
- * the aggregations judges it by one input's; docs/sql.md, "Not yet").
+ * every window TVF and join type, at parallelism 1 and 2. The join judges a late row by its
+ * own input's watermark, as the aggregation would, whichever input's watermark reaches it
+ * first. At 2 the input has no late rows: there whether a row is late depends, in either
+ * plan, on how the two source subtasks' channels interleave.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -14,6 +14,7 @@ import type {
   ProcessFunction,
   ReduceFunction,
 } from '../../core/functions.js';
+import type { JoinSides } from '../../core/joins.js';
 import type { Key } from '../../core/key-groups.js';
 import type { LookupJoinSpec, LookupTable } from '../../core/lookup.js';
 import type { OutputTag } from '../../core/output-tag.js';
@@ -203,6 +204,8 @@ export interface WindowJoinNode extends NodeBase {
   readonly apply: WindowJoinApply;
   readonly leftLateTag: OutputTag<unknown> | undefined;
   readonly rightLateTag: OutputTag<unknown> | undefined;
+  /** The sides whose records are late by their own input's watermark rather than the join's. */
+  readonly ownLateness?: JoinSides;
 }
 
 /** `intervalJoin(...).between(...)`. */

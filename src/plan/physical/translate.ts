@@ -212,7 +212,7 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
       return erase(() => new CepOperator(spec));
     }
     case 'window-join': {
-      const { windows, leftLateTag, rightLateTag } = node;
+      const { windows, leftLateTag, rightLateTag, ownLateness } = node;
       const apply = (
         node.apply.kind === 'join' ? innerJoinPairs(node.apply.fn) : node.apply.fn
       ) as CoGroupWindowFunction<Key, unknown, unknown, unknown>;
@@ -220,7 +220,7 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
       const createFunction =
         'gap' in windows
           ? () => new SessionJoinFunction({ gap: windows.gap, apply, ...lateTags })
-          : () => new WindowJoinFunction({ windows, apply, ...lateTags });
+          : () => new WindowJoinFunction({ windows, apply, ...lateTags, ownLateness });
       return erase(() => new KeyedCoProcessOperator(createFunction(), JOIN_LATE_METRIC));
     }
     case 'interval-join':

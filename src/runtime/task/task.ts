@@ -1,5 +1,5 @@
 import { type Key, keyGroupOf } from '../../core/key-groups.js';
-import { MAX_WATERMARK } from '../../core/messages.js';
+import { MAX_WATERMARK, MIN_WATERMARK } from '../../core/messages.js';
 import type { Blocking, Operator, Output, SnapshotContext } from '../../core/operator.js';
 import { isQueryableState, type StateQueryAnswer } from '../../core/queryable-state.js';
 import type { Json, OperatorSnapshot } from '../../core/snapshot.js';
@@ -402,6 +402,10 @@ export class InputTask<T> extends Task {
   private readonly input: InputObserver | undefined;
   /** Bounds what each input channel queues by the time this task needs to drain it. */
   private readonly debloater: InputDebloater | undefined;
+  /** Two-input heads: the channels of each input, and each input's own watermark so far. */
+  private readonly inputs:
+    | { readonly channels: readonly [number[], number[]]; readonly watermarks: [number, number] }
+    | undefined;
 
   constructor(
     wiring: TaskWiring,
@@ -411,6 +415,11 @@ export class InputTask<T> extends Task {
     private readonly channelInputs: readonly number[] = [],
   ) {
     super(wiring);
+    if (channelInputs.includes(1)) {
+      const byInput: [number[], number[]] = [[], []];
+      channelInputs.forEach((input, channel) => byInput[input === 1 ? 1 : 0].push(channel));
+      this.inputs = { channels: byInput, watermarks: [MIN_WATERMARK, MIN_WATERMARK] };
+    }
     this.ended = new Array<boolean>(channels.length).fill(false);
     this.aligner = new BarrierAligner(channels.length);
     this.debloater =
@@ -462,6 +471,7 @@ export class InputTask<T> extends Task {
           break;
         case 'watermark':
           this.valve.watermark(channel, message.time);
+          this.advanceInputWatermark(channel);
           break;
         case 'idle':
           this.valve.markIdle(channel);
@@ -484,6 +494,7 @@ export class InputTask<T> extends Task {
             this.ended[channel] = true;
             this.endedCount++;
             this.valve.end(channel);
+            this.advanceInputWatermark(channel);
           }
           const decision = this.aligner.channelEnded(channel);
           if (decision.kind === 'aligned') this.checkpointAligned(decision);
@@ -499,6 +510,16 @@ export class InputTask<T> extends Task {
       }
     }
     return progressed;
+  }
+
+  /** Tells a two-input head that the watermark of the input `channel` feeds advanced. */
+  private advanceInputWatermark(channel: number): void {
+    if (this.inputs === undefined) return;
+    const input = this.channelInputs[channel] === 1 ? 1 : 0;
+    const least = this.valve.leastOf(this.inputs.channels[input]);
+    if (least <= this.inputs.watermarks[input]) return;
+    this.inputs.watermarks[input] = least;
+    this.head.processInputWatermark(input, least);
   }
 
   /** Every channel delivered the barrier or ended: the chain's state now reflects exactly the records before it. */

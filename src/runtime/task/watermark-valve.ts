@@ -30,6 +30,13 @@ export class WatermarkValve {
     return this.current;
   }
 
+  /** The least watermark over `channels`, idle or not (an ended channel's is +infinity). */
+  leastOf(channels: readonly number[]): number {
+    let min = MAX_WATERMARK;
+    for (const c of channels) if (this.watermarks[c]! < min) min = this.watermarks[c]!;
+    return min;
+  }
+
   /** Data arrived on a channel: an idle channel becomes active again. */
   activate(channel: number): void {
     if (!this.idle[channel]) return;

@@ -7,6 +7,7 @@
  * emitted once, insert-only, and its state is dropped. A row whose window has already fired
  * is late: dropped and counted (`weir_join_late_records_total`).
  */
+import { judgingLatenessByInput } from '../../api/joins.js';
 import type { DataStream } from '../../api/streams.js';
 import type { JoinType } from '../../core/joins.js';
 import type { Key } from '../../core/key-groups.js';
@@ -117,10 +118,13 @@ function clockName(zone: TimeZone | undefined): string {
 function sideRows(side: Relation): {
   stream: DataStream<Row>;
   distinct: (rows: readonly Row[]) => readonly Row[];
+  /** The side stands in for a window aggregation. */
+  aggregated: boolean;
 } {
-  if (!(side instanceof WindowDistinctRelation)) return { stream: side.stream, distinct: (r) => r };
+  if (!(side instanceof WindowDistinctRelation))
+    return { stream: side.stream, distinct: (r) => r, aggregated: false };
   const key = side.plan.distinctKey;
-  return { stream: side.rows, distinct: (rows) => distinctRows(rows, key) };
+  return { stream: side.rows, distinct: (rows) => distinctRows(rows, key), aggregated: true };
 }
 
 /** Plans the window join of two insert-only relations; its output is insert-only. */
@@ -165,16 +169,20 @@ export function planWindowJoin(left: Relation, right: Relation, spec: WindowJoin
       spec.at,
     );
   // Windows of a local wall clock fire when the watermark passes their end as an instant.
+  // A side standing in for a window aggregation drops the rows late for that aggregation.
+  const ownLateness = { left: leftRows.aggregated, right: rightRows.aggregated };
   const stream = onWindowClock(zone, [leftRows.stream, rightRows.stream], (l, r) =>
-    l
-      .coGroup(r)
-      .where(spec.leftKey)
-      .equalTo(spec.rightKey)
-      .window({
-        left: recordWindows(spec.windows.left),
-        right: recordWindows(spec.windows.right),
-      })
-      .apply(joinWindow),
+    judgingLatenessByInput(
+      l
+        .coGroup(r)
+        .where(spec.leftKey)
+        .equalTo(spec.rightKey)
+        .window({
+          left: recordWindows(spec.windows.left),
+          right: recordWindows(spec.windows.right),
+        }),
+      ownLateness,
+    ).apply(joinWindow),
   );
   // Padded sides may be NULL; no column stays an event-time attribute.
   const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({

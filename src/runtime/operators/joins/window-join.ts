@@ -1,4 +1,4 @@
-import type { CoGroupWindowFunction } from '../../../core/joins.js';
+import type { CoGroupWindowFunction, JoinSides } from '../../../core/joins.js';
 
 export type { CoGroupWindowFunction };
 
@@ -25,6 +25,7 @@ import {
   backendOf,
   type CountsLateRecords,
   type KeyedCoProcessFunction,
+  type ReadsInputWatermarks,
   setOutputTimestamp,
 } from '../keyed/keyed-co-process.js';
 
@@ -33,6 +34,14 @@ export interface WindowJoinSpec<K extends Key, L, R, OUT> {
   readonly apply: CoGroupWindowFunction<K, L, R, OUT>;
   readonly leftLateTag: OutputTag<L> | undefined;
   readonly rightLateTag: OutputTag<R> | undefined;
+  /**
+   * The sides whose records are late once their own input's watermark passed their windows,
+   * rather than the join's (the lesser of both): Flink judges by the join's, but where the join
+   * stands in for a window aggregation of one input (Weir SQL's window join of grouping-only
+   * window aggregations), the aggregation's judgement, by its input alone, must hold; it does
+   * not depend on which input's watermark the join happened to read first.
+   */
+  readonly ownLateness?: JoinSides | undefined;
 }
 
 /**
@@ -43,9 +52,10 @@ export interface WindowJoinSpec<K extends Key, L, R, OUT> {
  * counted and sent to the side's late tag if one is set.
  */
 export class WindowJoinFunction<K extends Key, L, R, OUT>
-  implements KeyedCoProcessFunction<K, L, R, OUT>, CountsLateRecords
+  implements KeyedCoProcessFunction<K, L, R, OUT>, CountsLateRecords, ReadsInputWatermarks
 {
   lateRecords?: Counter;
+  inputWatermark?: (input: 0 | 1) => number;
   private backend!: KeyedStateBackend;
   private left!: ListState<L>;
   private right!: ListState<R>;
@@ -59,13 +69,11 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
   }
 
   processElement1(value: L, ctx: KeyedProcessContext<K>): void {
-    if (!this.add(value, ctx, this.left, this.sideWindows('left')))
-      this.late(value, ctx, this.spec.leftLateTag);
+    if (!this.add(value, ctx, this.left, 'left')) this.late(value, ctx, this.spec.leftLateTag);
   }
 
   processElement2(value: R, ctx: KeyedProcessContext<K>): void {
-    if (!this.add(value, ctx, this.right, this.sideWindows('right')))
-      this.late(value, ctx, this.spec.rightLateTag);
+    if (!this.add(value, ctx, this.right, 'right')) this.late(value, ctx, this.spec.rightLateTag);
   }
 
   private sideWindows(side: 'left' | 'right'): KeyedWindows {
@@ -78,13 +86,19 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
     value: T,
     ctx: KeyedProcessContext<K>,
     list: ListState<T>,
-    windows: KeyedWindows,
+    side: 'left' | 'right',
   ): boolean {
+    const joined = ctx.timerService.currentWatermark();
+    // An input's own watermark is never behind the join's (the least of both).
+    const watermark =
+      this.spec.ownLateness?.[side] === true
+        ? Math.max(joined, this.inputWatermark?.(side === 'left' ? 0 : 1) ?? joined)
+        : joined;
     return addToOpenWindows(
-      windows,
+      this.sideWindows(side),
       value,
       ctx.timestamp,
-      ctx.timerService.currentWatermark(),
+      watermark,
       this.backend,
       () => list.add(value),
       (last) => ctx.timerService.registerEventTimeTimer(last),
@@ -135,6 +149,14 @@ export interface SessionJoinSpec<K extends Key, L, R, OUT> {
   readonly apply: CoGroupWindowFunction<K, L, R, OUT>;
   readonly leftLateTag: OutputTag<L> | undefined;
   readonly rightLateTag: OutputTag<R> | undefined;
+  /**
+   * The sides whose records are late once their own input's watermark passed their windows,
+   * rather than the join's (the lesser of both): Flink judges by the join's, but where the join
+   * stands in for a window aggregation of one input (Weir SQL's window join of grouping-only
+   * window aggregations), the aggregation's judgement, by its input alone, must hold; it does
+   * not depend on which input's watermark the join happened to read first.
+   */
+  readonly ownLateness?: JoinSides | undefined;
 }
 
 /**

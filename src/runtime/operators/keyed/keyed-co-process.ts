@@ -6,6 +6,7 @@ import type {
   OnTimerContext,
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
+import { MIN_WATERMARK } from '../../../core/messages.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { Counter } from '../../../metrics/registry.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
@@ -63,6 +64,8 @@ export class KeyedCoProcessOperator<K extends Key, IN1, IN2, OUT> extends LateCo
 > {
   /** Which input the batch being processed came from; read by the adapted function. */
   private readonly route: { second: boolean };
+  /** Each input's own watermark, for functions that judge an input's records by it. */
+  private readonly inputWatermarks: [number, number] = [MIN_WATERMARK, MIN_WATERMARK];
 
   constructor(
     fn: KeyedCoProcessFunction<K, IN1, IN2, OUT>,
@@ -81,6 +84,15 @@ export class KeyedCoProcessOperator<K extends Key, IN1, IN2, OUT> extends LateCo
     this.route = route;
   }
 
+  override open(): void {
+    (this.fn as ReadsInputWatermarks).inputWatermark = (input) => this.inputWatermarks[input];
+    super.open();
+  }
+
+  override processInputWatermark(input: 0 | 1, time: number): void {
+    this.inputWatermarks[input] = time;
+  }
+
   override processSecondBatch(batch: RecordBatch<unknown>): void {
     this.route.second = true;
     try {
@@ -89,6 +101,11 @@ export class KeyedCoProcessOperator<K extends Key, IN1, IN2, OUT> extends LateCo
       this.route.second = false;
     }
   }
+}
+
+/** An internal function that may read the watermark of each input alone, which the operator gives it. */
+export interface ReadsInputWatermarks {
+  inputWatermark?: (input: 0 | 1) => number;
 }
 
 /** An internal function that counts the late records it drops, in the counter the operator gives it. */
