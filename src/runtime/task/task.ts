@@ -417,7 +417,9 @@ export class InputTask<T> extends Task {
     super(wiring);
     if (channelInputs.includes(1)) {
       const byInput: [number[], number[]] = [[], []];
-      channelInputs.forEach((input, channel) => byInput[input === 1 ? 1 : 0].push(channel));
+      channelInputs.forEach((input, channel) => {
+        byInput[input === 1 ? 1 : 0].push(channel);
+      });
       this.inputs = { channels: byInput, watermarks: [MIN_WATERMARK, MIN_WATERMARK] };
     }
     this.ended = new Array<boolean>(channels.length).fill(false);
