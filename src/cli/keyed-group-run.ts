@@ -268,8 +268,8 @@ export async function runKeyedGroup(
         gap = nextGap ?? holdStopSignals();
         if (await membership.nextHeartbeat(MEMBERSHIP_CHECK_MS)) tasks = membership.tasks();
         else {
-          // The group no longer knows it (a pause past its session timeout), and the
-          // client does not rejoin by itself: join again as a new member.
+          // No heartbeat of it succeeded (the group dropped it meanwhile, or cannot be
+          // reached): join again as a new member.
           await membership.close();
           membership = await join();
           listen(membership);
@@ -277,10 +277,18 @@ export async function runKeyedGroup(
         }
         continue;
       }
-      if (stopping || next === undefined || run.outcome.kind !== 'cancelled') {
+      // A hand-over goes on to the next run even if the job failed meanwhile (its final
+      // savepoint timed out on a loaded machine, failing it): its tasks are released all
+      // the same, and a member that ended here would leave the group a member short for good.
+      if (stopping || next === undefined || run.outcome.kind === 'finished') {
         nextGap?.release();
         return { client: job, run, fenced: false };
       }
+      await handing;
+      if (run.outcome.kind === 'failed')
+        o.warn(
+          `the job failed while this member handed its tasks over (${describe(run.outcome.error)}); it goes on with the tasks the group gives it now`,
+        );
       nextId = lastCheckpointId(job, nextId) + 1;
       tasks = membership.tasks();
       gap = nextGap!;
@@ -548,6 +556,10 @@ function lastCheckpointId(client: JobClient, floor: number): number {
   let max = floor;
   for (const e of client.monitor.checkpoints.entries()) if (e.id > max) max = e.id;
   return max;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {

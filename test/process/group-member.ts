@@ -18,8 +18,9 @@ const locations = new Map<string, string>();
  * Starts `weir run <fixture> --group <app>` on the test Kafka (the CLI and the fixture bundled), with the
  * group's shared checkpoint location and a checkpoint every 0.2 s; `flags` go
  * before `--`, `args` to the job. Tests stop their members; the hard limit
- * only ends one left running, and is long since a test file of several
- * members takes minutes on a busy machine.
+ * only ends one left running, and is as long as the longest test of these
+ * files: a member it killed mid-test (one that outlived 400 s on a busy
+ * machine) would leave its group short of a member for good.
  */
 export function startGroupMember(
   fixture: string,
@@ -35,7 +36,7 @@ export function startGroupMember(
   }
   // Members start often (each kill is replaced): from one bundle of the CLI and the fixture.
   const { cli, job } = bundledCli(fixture);
-  return startWeir(groupMemberArgs(job, app, dir, args, flags), 400_000, { cli });
+  return startWeir(groupMemberArgs(job, app, dir, args, flags), 900_000, { cli });
 }
 
 /** A member started with `--ui-port`: its REST API's address. */

@@ -169,10 +169,11 @@ export async function settled(
   readers = 2,
   timeoutMs = 180_000,
 ): Promise<void> {
+  let held: number[][] = [];
   await waitFor(
     'the group to settle',
     async () => {
-      const held = await Promise.all(members.map((m) => heldTasks(m.port)));
+      held = await Promise.all(members.map((m) => heldTasks(m.port)));
       const sums = held.map((h) => h.reduce((a, b) => a + b, 0));
       return (
         sums.reduce((a, b) => a + b, 0) === total &&
@@ -181,7 +182,8 @@ export async function settled(
       );
     },
     timeoutMs,
-    diagnose,
+    // First, as CI cuts long messages short: what each member holds, per reader.
+    () => `tasks held per member and reader: ${JSON.stringify(held)}; ${diagnose()}`,
   );
 }
 

@@ -1,6 +1,6 @@
 import type { Consumer, MessagesStream } from '@platformatic/kafka';
 import { WeirError } from '../../../core/errors.js';
-import { newConsumer } from '../client.js';
+import { hasApiError, newConsumer } from '../client.js';
 import { reasonOf } from '../config.js';
 
 /** One unit of work of a process group: one partition of one stage's input topic. */
@@ -81,6 +81,8 @@ export function watchAssignment(
 export class TaskGroup {
   private current = new Map<string, GroupTask>();
   private readonly listeners: ((change: AssignmentChange) => void)[] = [];
+  private readonly droppedListeners: (() => void)[] = [];
+  private dropped = false;
   private closed = false;
 
   private constructor(
@@ -90,6 +92,11 @@ export class TaskGroup {
     private readonly options: TaskGroupOptions,
   ) {
     watchAssignment(consumer, (next) => this.update(next));
+    consumer.on('consumer:heartbeat:error', (event: { error?: unknown }) => {
+      if (this.closed || this.dropped || !hasApiError(event?.error, 'UNKNOWN_MEMBER_ID')) return;
+      this.dropped = true;
+      for (const l of this.droppedListeners) l();
+    });
   }
 
   /** Joins the group; resolves once the member is registered (its first tasks may come later). */
@@ -141,6 +148,18 @@ export class TaskGroup {
   /** Calls `listener` after every change of this member's tasks. */
   onChange(listener: (change: AssignmentChange) => void): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` once the group has dropped this member: a heartbeat was
+   * answered UNKNOWN_MEMBER_ID, as after a pause past the session timeout (a
+   * process starved of CPU). The coordinator has given its tasks to the
+   * others, but the client rejoins by itself only after FENCED_MEMBER_EPOCH:
+   * here it keeps its stale tasks and heartbeats in vain forever, so only a
+   * new member can take part in the group again.
+   */
+  onDropped(listener: () => void): void {
+    this.droppedListeners.push(listener);
   }
 
   private update(next: ReadonlyMap<string, GroupTask>): void {
