@@ -68,6 +68,7 @@ import { checkingOnly } from './planner/source-planner.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
 import { REUSE_SUB_PLAN, reuseSubPlansOf, SubPlans } from './planner/sub-plans.js';
 import { sqlError } from './sql-error.js';
+import { externalValueReader } from './types/external-values.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
 
@@ -212,11 +213,16 @@ export class TableEnvironment {
       computed: undefined,
     }));
     const names = columns.map((c) => c.name);
+    const readers = columns.map((c) => externalValueReader(c.type, name, c.name));
+    const convert = readers.some((r) => r !== undefined);
     const rows = stream
       .map((v: T): Row => {
-        if (Array.isArray(v)) return v as Row;
-        const o = v as Record<string, unknown>;
-        return names.map((n) => o[n] ?? null);
+        const row: Row = Array.isArray(v)
+          ? (v as Row)
+          : names.map((n) => (v as Record<string, unknown>)[n] ?? null);
+        if (!convert) return row;
+        // A fresh array: the record itself may be the program's own, read again elsewhere.
+        return row.map((x, i) => (readers[i] === undefined ? x : readers[i](x)));
       })
       .name(`${name}: rows`);
     const at = { line: 1, column: 1 };

@@ -74,4 +74,77 @@ describe('DataStream tables', () => {
     tEnv.executeSql('CREATE TEMPORARY VIEW v AS SELECT a + 1 AS b FROM t');
     expect(tEnv.explainSql('SELECT b FROM v')).toContain('source "DataStream of table t"');
   });
+
+  it('takes the values a program holds: Dates for times and dates, numbers and text for DECIMAL, bigints for BIGINT', async () => {
+    const env = new StreamEnvironment({ parallelism: 2 });
+    const tEnv = TableEnvironment.create(env);
+    const base = Date.UTC(2026, 0, 1);
+    const orders = Array.from({ length: 40 }, (_, i) => ({
+      id: i % 2 === 0 ? BigInt(i % 5) : i % 5, // 3n and 3 are one key
+      day: new Date(base + (i % 3) * 86_400_000),
+      price: i % 2 === 0 ? 1.1 : '2.25',
+      ts: new Date(base + i * 1000 + (i % 2)), // milliseconds apart
+    }));
+    tEnv.fromDataStream('orders', env.fromArray(orders), {
+      columns: [
+        { name: 'id', type: 'BIGINT' },
+        { name: 'day', type: 'DATE' },
+        { name: 'price', type: 'DECIMAL(10, 2)' },
+        { name: 'ts', type: 'TIMESTAMP(3)' },
+      ],
+      watermark: { column: 'ts', expression: "ts - INTERVAL '1' SECOND" },
+    });
+    const byId = new CollectSink<Change<Row>>();
+    tEnv
+      .sqlQuery(
+        `SELECT id, CAST(SUM(price) AS STRING), COUNT(DISTINCT ts), CAST(MIN(day) AS STRING)
+         FROM orders GROUP BY id`,
+      )
+      .toChangelogStream()
+      .sinkTo(byId);
+    const windows = new CollectSink<Row>();
+    tEnv
+      .sqlQuery(
+        `SELECT CAST(window_start AS STRING), COUNT(*)
+         FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+         GROUP BY window_start, window_end`,
+      )
+      .toDataStream()
+      .sinkTo(windows);
+    await env.execute('program values');
+
+    // The last result per id (the GROUP BY updates it).
+    const last = new Map<number, Row>();
+    for (const c of byId.values)
+      if (c.kind === '+I' || c.kind === '+U') last.set(Number(c.value[0]), c.value);
+    for (let id = 0; id < 5; id++) {
+      const mine = orders.filter((o) => Number(o.id) === id);
+      const cents = mine.reduce((a, o) => a + (typeof o.price === 'number' ? 110 : 225), 0);
+      const first = new Date(Math.min(...mine.map((o) => o.day.getTime())));
+      expect(last.get(id)).toEqual([
+        id,
+        (cents / 100).toFixed(2),
+        mine.length,
+        first.toISOString().slice(0, 10),
+      ]);
+    }
+    expect(windows.values.map((r) => [r[0], Number(r[1])]).sort()).toEqual([
+      ['2026-01-01 00:00:00.000', 10],
+      ['2026-01-01 00:00:10.000', 10],
+      ['2026-01-01 00:00:20.000', 10],
+      ['2026-01-01 00:00:30.000', 10],
+    ]);
+  });
+
+  it('fails a value of the wrong kind naming the table and column', async () => {
+    const env = new StreamEnvironment();
+    const tEnv = TableEnvironment.create(env);
+    tEnv.fromDataStream('events', env.fromArray([{ at: '2026-01-01T00:00:00Z' }]), {
+      columns: [{ name: 'at', type: 'TIMESTAMP(3)' }],
+    });
+    tEnv.sqlQuery('SELECT at FROM events').toDataStream().sinkTo(new CollectSink<Row>());
+    await expect(env.execute('wrong kind')).rejects.toThrow(
+      "fromDataStream 'events': column 'at' is TIMESTAMP(3) and takes a Date or epoch milliseconds, not the string \"2026-01-01T00:00:00Z\"",
+    );
+  });
 });
