@@ -72,6 +72,24 @@ export function watchAssignment(
 }
 
 /**
+ * Calls `onDropped` once the group has dropped the consumer (consumer
+ * protocol): a heartbeat was answered UNKNOWN_MEMBER_ID, as after a pause
+ * past the session timeout (a process starved of CPU). The coordinator has
+ * given its partitions to the others, but the client rejoins by itself only
+ * after FENCED_MEMBER_EPOCH: here it keeps its stale assignment (and fetches
+ * it) and heartbeats in vain forever, so only a new member can take part in
+ * the group again.
+ */
+export function watchDropped(consumer: Consumer, onDropped: () => void): void {
+  let dropped = false;
+  consumer.on('consumer:heartbeat:error', (event: { error?: unknown }) => {
+    if (dropped || !hasApiError(event?.error, 'UNKNOWN_MEMBER_ID')) return;
+    dropped = true;
+    onDropped();
+  });
+}
+
+/**
  * Membership of one process in a job's process group. The group is a Kafka
  * consumer group on the consumer protocol (KIP-848): the broker's group
  * coordinator decides which member owns which task and moves tasks
@@ -82,7 +100,6 @@ export class TaskGroup {
   private current = new Map<string, GroupTask>();
   private readonly listeners: ((change: AssignmentChange) => void)[] = [];
   private readonly droppedListeners: (() => void)[] = [];
-  private dropped = false;
   private closed = false;
 
   private constructor(
@@ -92,10 +109,8 @@ export class TaskGroup {
     private readonly options: TaskGroupOptions,
   ) {
     watchAssignment(consumer, (next) => this.update(next));
-    consumer.on('consumer:heartbeat:error', (event: { error?: unknown }) => {
-      if (this.closed || this.dropped || !hasApiError(event?.error, 'UNKNOWN_MEMBER_ID')) return;
-      this.dropped = true;
-      for (const l of this.droppedListeners) l();
+    watchDropped(consumer, () => {
+      if (!this.closed) for (const l of this.droppedListeners) l();
     });
   }
 
@@ -150,14 +165,7 @@ export class TaskGroup {
     this.listeners.push(listener);
   }
 
-  /**
-   * Calls `listener` once the group has dropped this member: a heartbeat was
-   * answered UNKNOWN_MEMBER_ID, as after a pause past the session timeout (a
-   * process starved of CPU). The coordinator has given its tasks to the
-   * others, but the client rejoins by itself only after FENCED_MEMBER_EPOCH:
-   * here it keeps its stale tasks and heartbeats in vain forever, so only a
-   * new member can take part in the group again.
-   */
+  /** Calls `listener` once the group has dropped this member (see {@link watchDropped}). */
   onDropped(listener: () => void): void {
     this.droppedListeners.push(listener);
   }

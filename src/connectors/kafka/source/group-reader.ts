@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
 import { WeirError } from '../../../core/errors.js';
 import type { Key } from '../../../core/key-groups.js';
@@ -18,7 +19,7 @@ import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { applyGroupTimeouts } from '../group/group-timeouts.js';
 import { setHeldTasks } from '../group/held-tasks.js';
-import { PROCESS_GROUP_CONSUMER, watchAssignment } from '../group/task-group.js';
+import { PROCESS_GROUP_CONSUMER, watchAssignment, watchDropped } from '../group/task-group.js';
 import { securityError } from '../security.js';
 import { ArrivalQueue } from './arrival-queue.js';
 import {
@@ -29,6 +30,9 @@ import {
 } from './partition-time.js';
 import { commitPositions, offsetCommitFailures, PendingOffsets } from './pending-offsets.js';
 import type { SourceConfig } from './source-options.js';
+
+/** How long a reader the group dropped waits before it tries to join again after a failed attempt. */
+const REJOIN_RETRY_MS = 1_000;
 
 interface Buffered<T> {
   readonly key: string;
@@ -45,6 +49,8 @@ interface Buffered<T> {
  * when a checkpoint completes (and every `autoCommitIntervalMs`, if set).
  * At-least-once; meant for stateless jobs scaled out over processes (a job
  * with keyed state reads fixed partitions instead, see {@link AssignedReader}).
+ * On the consumer protocol, a reader the group dropped (a pause past the
+ * session timeout) gives its partitions up and joins again as a new member.
  */
 export class GroupReader<T> implements SourceReader<T>, QueryableState {
   private consumer!: Consumer<Buffer, Buffer, Buffer, Buffer>;
@@ -70,6 +76,9 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
   private readonly endOffsets = new Map<string, number>();
   private readonly partitionCounts = new Map<string, number>();
   private endOffsetTimer: NodeJS.Timeout | undefined;
+  /** Joining again as a new member, after the group dropped this reader's. */
+  private rejoining: Promise<void> | undefined;
+  private closed = false;
 
   /** Names the reader to the process group's observer. */
   private get readerId(): string {
@@ -115,46 +124,11 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
         await admin.close();
       }
     }
-    const common = {
-      ...clientBase(conn, this.what),
-      groupId: this.config.groupId!,
-      isolationLevel: this.config.readCommitted ? 1 : 0,
-      maxWaitTime: this.config.fetchMaxWaitMs,
-    };
-    if (this.config.groupProtocol === 'consumer') {
-      await this.askForFastFailover();
-      this.consumer = newConsumer({ ...common, ...PROCESS_GROUP_CONSUMER });
-      watchAssignment(this.consumer, (tasks) => this.assign(new Set(tasks.keys())));
-    } else {
-      this.consumer = newConsumer({
-        ...common,
-        sessionTimeout: 10_000,
-        heartbeatInterval: 1_000,
-        rebalanceTimeout: 15_000,
-      });
-      this.consumer.on('consumer:group:join', (payload) => {
-        const next = new Set<string>();
-        for (const a of payload.assignments ?? [])
-          for (const p of a.partitions) next.add(`${a.topic}:${p}`);
-        this.assign(next);
-      });
-    }
-    const start = this.config.startFrom;
-    const fallback =
-      start === 'latest' ||
-      (typeof start === 'object' && 'committed' in start && start.committed === 'latest')
-        ? 'latest'
-        : 'earliest';
+    this.topics = topics;
+    if (this.config.groupProtocol === 'consumer') await this.askForFastFailover();
     try {
-      this.stream = await this.consumer.consume({
-        topics,
-        mode: 'committed',
-        fallbackMode: fallback,
-        autocommit: false,
-        highWaterMark: 1024,
-      });
+      await this.join();
     } catch (cause) {
-      await Promise.resolve(this.consumer.close(true)).catch(() => {});
       const refused = securityError(cause, conn, this.what, 'SOURCE_FAILED');
       if (refused !== undefined) throw refused;
       throw new WeirError(
@@ -163,15 +137,117 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
         { cause, domain: 'external', retriable: true, operatorId: this.context.operatorId },
       );
     }
-    this.topics = topics;
     this.observeInGroup();
-    this.stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => this.onMessage(m));
-    this.stream.on('error', (e: unknown) => this.fail(e));
     if (this.config.autoCommitIntervalMs > 0) {
       this.commitTimer = setInterval(() => {
         void this.commit(new Map(this.positions));
       }, this.config.autoCommitIntervalMs);
       this.commitTimer.unref();
+    }
+  }
+
+  /**
+   * Joins the group as a new member and reads what it assigns. Events of an
+   * earlier member (one the group dropped) are no longer this reader's.
+   */
+  private async join(): Promise<void> {
+    const consumer = this.newGroupConsumer();
+    this.consumer = consumer;
+    const start = this.config.startFrom;
+    const fallback =
+      start === 'latest' ||
+      (typeof start === 'object' && 'committed' in start && start.committed === 'latest')
+        ? 'latest'
+        : 'earliest';
+    let stream: MessagesStream<Buffer, Buffer, Buffer, Buffer>;
+    try {
+      stream = await consumer.consume({
+        topics: this.topics,
+        mode: 'committed',
+        fallbackMode: fallback,
+        autocommit: false,
+        highWaterMark: 1024,
+      });
+    } catch (cause) {
+      await Promise.resolve(consumer.close(true)).catch(() => {});
+      throw cause;
+    }
+    this.stream = stream;
+    stream.on('data', (m: Message<Buffer, Buffer, Buffer, Buffer>) => {
+      if (stream === this.stream) this.onMessage(m);
+    });
+    stream.on('error', (e: unknown) => {
+      if (stream === this.stream) this.fail(e);
+    });
+    // Still held back by a full queue or a schema lookup, as the dropped member's stream was.
+    if (this.paused || this.held !== undefined) stream.pause();
+  }
+
+  private newGroupConsumer(): Consumer<Buffer, Buffer, Buffer, Buffer> {
+    const common = {
+      ...clientBase(this.config.connection, this.what),
+      groupId: this.config.groupId!,
+      isolationLevel: this.config.readCommitted ? 1 : 0,
+      maxWaitTime: this.config.fetchMaxWaitMs,
+    };
+    if (this.config.groupProtocol === 'consumer') {
+      const consumer = newConsumer({ ...common, ...PROCESS_GROUP_CONSUMER });
+      watchAssignment(consumer, (tasks) => {
+        if (consumer === this.consumer) this.assign(new Set(tasks.keys()));
+      });
+      watchDropped(consumer, () => {
+        if (consumer !== this.consumer || this.closed) return;
+        this.rejoining ??= this.rejoin().finally(() => {
+          this.rejoining = undefined;
+        });
+      });
+      return consumer;
+    }
+    // The classic protocol's client joins again by itself when the group dropped it.
+    const consumer = newConsumer({
+      ...common,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
+      rebalanceTimeout: 15_000,
+    });
+    consumer.on('consumer:group:join', (payload) => {
+      const next = new Set<string>();
+      for (const a of payload.assignments ?? [])
+        for (const p of a.partitions) next.add(`${a.topic}:${p}`);
+      this.assign(next);
+    });
+    return consumer;
+  }
+
+  /**
+   * After the group dropped this reader's member (consumer protocol, see
+   * watchDropped): gives its partitions up as on a revocation, since the
+   * group has given them to others (what was polled is in the next
+   * checkpoint, whose offsets are committed only for partitions held
+   * again), stops reading them, and joins again as a new member, which
+   * resumes from the group's committed offsets; until the reader closes.
+   */
+  private async rejoin(): Promise<void> {
+    this.config.onWarning(
+      `${this.what}: the group '${this.config.groupId}' dropped this reader (paused past its session timeout); it gives up its partitions and joins again`,
+    );
+    const { consumer, stream } = this;
+    this.stream = undefined;
+    this.assign(new Set());
+    await stream?.close().catch(() => {});
+    await Promise.resolve(consumer.close(true)).catch(() => {});
+    while (!this.closed) {
+      try {
+        await this.join();
+        break;
+      } catch (cause) {
+        // A member that failed once assigned may have said which partitions it would read.
+        if (this.assigned.size > 0) this.assign(new Set());
+        this.config.onWarning(
+          `${this.what}: cannot join group '${this.config.groupId}' again: ${reasonOf(cause)}; trying again`,
+        );
+        await sleep(REJOIN_RETRY_MS);
+      }
     }
   }
 
@@ -459,6 +535,8 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    await this.rejoining;
     setHeldTasks(this, new Set());
     if (this.commitTimer !== undefined) clearInterval(this.commitTimer);
     if (this.endOffsetTimer !== undefined) clearTimeout(this.endOffsetTimer);
