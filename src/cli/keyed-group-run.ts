@@ -17,6 +17,7 @@ import {
   fenceCrashedRuns,
   isTransactionCommittable,
 } from '../connectors/kafka/sink/transaction-recovery.js';
+import { reasonOf } from '../connectors/shared/bad-records.js';
 import type { Json } from '../core/snapshot.js';
 import type { ExecuteOptions, JobClient } from '../index.js';
 import { GROUP_METRICS, registerGroupMetrics } from '../metrics/group-metrics.js';
@@ -287,7 +288,7 @@ export async function runKeyedGroup(
       await handing;
       if (run.outcome.kind === 'failed')
         o.warn(
-          `the job failed while this member handed its tasks over (${describe(run.outcome.error)}); it goes on with the tasks the group gives it now`,
+          `the job failed while this member handed its tasks over (${reasonOf(run.outcome.error)}); it goes on with the tasks the group gives it now`,
         );
       nextId = lastCheckpointId(job, nextId) + 1;
       tasks = membership.tasks();
@@ -556,10 +557,6 @@ function lastCheckpointId(client: JobClient, floor: number): number {
   let max = floor;
   for (const e of client.monitor.checkpoints.entries()) if (e.id > max) max = e.id;
   return max;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
