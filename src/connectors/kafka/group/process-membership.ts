@@ -1,8 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Admin } from '@platformatic/kafka';
 import { reasonOf } from '../config.js';
 import { applyGroupTimeouts } from './group-timeouts.js';
-import { TaskGroup } from './task-group.js';
+import { joinAgain, TaskGroup } from './task-group.js';
 
 export interface ProcessMembershipOptions {
   readonly brokers: readonly string[];
@@ -11,9 +10,6 @@ export interface ProcessMembershipOptions {
   readonly topics: readonly string[];
   readonly warn: (line: string) => void;
 }
-
-/** How long a member dropped by the group waits before it tries to join again after a failed attempt. */
-const REJOIN_RETRY_MS = 1_000;
 
 /**
  * The one membership of a process in its process group, for a job whose
@@ -110,22 +106,19 @@ export class ProcessMembership {
     const closing = dropped.close();
     if (this.current.size > 0) this.say(new Set());
     await closing;
-    while (!this.closed) {
-      try {
-        const group = await joinGroup(this.options);
-        if (this.closed) {
-          await group.close();
-          return;
-        }
-        this.group = group;
-        this.watch(group);
-        if (group.tasks().length > 0) this.say(tasksOf(group));
-        return;
-      } catch (cause) {
-        this.options.warn(`cannot join the group again: ${reasonOf(cause)}; trying again`);
-        await sleep(REJOIN_RETRY_MS);
-      }
+    const group = await joinAgain(
+      () => joinGroup(this.options),
+      () => this.closed,
+      (cause) => this.options.warn(`cannot join the group again: ${reasonOf(cause)}; trying again`),
+    );
+    if (group === undefined) return;
+    if (this.closed) {
+      await group.close();
+      return;
     }
+    this.group = group;
+    this.watch(group);
+    if (group.tasks().length > 0) this.say(tasksOf(group));
   }
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, MessagesStream } from '@platformatic/kafka';
 import { WeirError } from '../../../core/errors.js';
 import { hasApiError, newConsumer } from '../client.js';
@@ -69,6 +70,29 @@ export function watchAssignment(
   };
   consumer.on('consumer:heartbeat:end', check);
   consumer.on('consumer:group:join', check);
+}
+
+/** How long a member the group dropped waits before it tries to join again after a failed attempt. */
+const REJOIN_RETRY_MS = 1_000;
+
+/**
+ * Joins again after the group dropped a member: `join` until it succeeds or `closed()` holds,
+ * `onFailure` told of each failed attempt, the next one a second later. Undefined once closed.
+ */
+export async function joinAgain<T>(
+  join: () => Promise<T>,
+  closed: () => boolean,
+  onFailure: (cause: unknown) => void,
+): Promise<T | undefined> {
+  while (!closed()) {
+    try {
+      return await join();
+    } catch (cause) {
+      onFailure(cause);
+      await sleep(REJOIN_RETRY_MS);
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Consumer, Message, MessagesStream } from '@platformatic/kafka';
 import { WeirError } from '../../../core/errors.js';
 import type { Key } from '../../../core/key-groups.js';
@@ -19,7 +18,12 @@ import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
 import { applyGroupTimeouts } from '../group/group-timeouts.js';
 import { setHeldTasks } from '../group/held-tasks.js';
-import { PROCESS_GROUP_CONSUMER, watchAssignment, watchDropped } from '../group/task-group.js';
+import {
+  joinAgain,
+  PROCESS_GROUP_CONSUMER,
+  watchAssignment,
+  watchDropped,
+} from '../group/task-group.js';
 import { securityError } from '../security.js';
 import { ArrivalQueue } from './arrival-queue.js';
 import {
@@ -30,9 +34,6 @@ import {
 } from './partition-time.js';
 import { commitPositions, offsetCommitFailures, PendingOffsets } from './pending-offsets.js';
 import type { SourceConfig } from './source-options.js';
-
-/** How long a reader the group dropped waits before it tries to join again after a failed attempt. */
-const REJOIN_RETRY_MS = 1_000;
 
 interface Buffered<T> {
   readonly key: string;
@@ -236,19 +237,17 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
     this.assign(new Set());
     await stream?.close().catch(() => {});
     await Promise.resolve(consumer.close(true)).catch(() => {});
-    while (!this.closed) {
-      try {
-        await this.join();
-        break;
-      } catch (cause) {
+    await joinAgain(
+      () => this.join(),
+      () => this.closed,
+      (cause) => {
         // A member that failed once assigned may have said which partitions it would read.
         if (this.assigned.size > 0) this.assign(new Set());
         this.config.onWarning(
           `${this.what}: cannot join group '${this.config.groupId}' again: ${reasonOf(cause)}; trying again`,
         );
-        await sleep(REJOIN_RETRY_MS);
-      }
-    }
+      },
+    );
   }
 
   /**
