@@ -187,15 +187,17 @@ export function planJoin(
     if (windows !== undefined) {
       const pairCondition = and(residual, item.at);
       // The window operator keeps each window apart: the key needs only the other equalities
-      // (q8's `P.id = A.seller` alone, a number rather than a text of three values).
-      const other = (_: unknown, i: number) => !windows.keys.includes(i);
-      const windowKey = leftKeys.length > 2;
+      // (q8's `P.id = A.seller` alone, a number rather than a text of three values). Without
+      // others, the window's end alone spreads windows over subtasks (q5: a number, not a text
+      // of start and end).
+      const keyed =
+        leftKeys.length > 2
+          ? (_: unknown, i: number) => !windows.keys.includes(i)
+          : (_: unknown, i: number) => i === windows.keys[1];
       return planWindowJoin(left, right, {
         type,
-        leftKey: windowKey ? joinKey(leftKeyFns.map((k) => k.fn).filter(other), 'left') : leftKey,
-        rightKey: windowKey
-          ? joinKey(rightKeyFns.map((k) => k.fn).filter(other), 'right')
-          : rightKey,
+        leftKey: joinKey(leftKeyFns.map((k) => k.fn).filter(keyed), 'left'),
+        rightKey: joinKey(rightKeyFns.map((k) => k.fn).filter(keyed), 'right'),
         windows,
         at: item.at,
         test:
