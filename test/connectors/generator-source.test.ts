@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { RecordBatch } from '../../src/core/record-batch.js';
 import { CollectSink, GeneratorSource, StreamEnvironment } from '../../src/index.js';
+import { MetricRegistry } from '../../src/metrics/registry.js';
+import { ManualClock } from '../../src/testing/manual-clock.js';
 
 interface Rec {
   readonly index: number;
@@ -65,5 +68,49 @@ describe('GeneratorSource', () => {
       // Upper bound loose for a busy shared machine; an unlimited run takes milliseconds.
       expect(seconds).toBeLessThan(4);
     }
+  });
+
+  it('does not make up for a stall in a burst: at most a second of records is due at once', () => {
+    const clock = new ManualClock(1_000_000);
+    const reader = new GeneratorSource({
+      count: 100_000,
+      ratePerSecond: 1_000,
+      generate: (i) => i,
+    }).createReader({
+      subtaskIndex: 0,
+      parallelism: 1,
+      batchSize: 64,
+      clock,
+      metrics: new MetricRegistry().group({ operator: 'generator' }),
+      operatorId: 'generator',
+      restoredPosition: undefined,
+    });
+    reader.open?.();
+    /** Polls until the reader waits; the records it gave. */
+    const drain = (): number[] => {
+      const out: number[] = [];
+      for (;;) {
+        const r = reader.poll();
+        if (r === 'wait' || r === 'end') return out;
+        out.push(...(r as RecordBatch<number>).values);
+      }
+    };
+    // On pace: 2 s give 2,000 records.
+    clock.set(1_001_000);
+    expect(drain()).toHaveLength(1_000);
+    clock.set(1_002_000);
+    expect(drain()).toHaveLength(1_000);
+    // Held up for 30 s (the task blocked): one second's records, not 30 seconds' worth.
+    clock.set(1_032_000);
+    const burst = drain();
+    expect(burst.length).toBeGreaterThanOrEqual(980);
+    expect(burst.length).toBeLessThanOrEqual(1_000);
+    // Then on pace again from there, with every index once and in order.
+    clock.set(1_033_000);
+    const next = drain();
+    expect(next.length).toBeGreaterThanOrEqual(980);
+    expect(next.length).toBeLessThanOrEqual(1_020);
+    const all = [...burst, ...next];
+    expect(all).toEqual(Array.from({ length: all.length }, (_, i) => 2_000 + i));
   });
 });

@@ -73,6 +73,7 @@ export class GeneratorSource<T> implements ReplayableSource<T> {
       rate === undefined
         ? context.batchSize
         : Math.max(1, Math.min(context.batchSize, Math.floor(rate / 50)));
+    const burst = rate === undefined ? 0 : Math.max(chunk, Math.ceil(rate));
     // The indices this subtask still generates: its own stride, or its share of a checkpoint's.
     const splits = assignSplits(
       this.name,
@@ -94,7 +95,12 @@ export class GeneratorSource<T> implements ReplayableSource<T> {
         if (split === undefined || split.next >= count) return 'end';
         let n = chunk;
         if (rate !== undefined) {
-          const due = Math.floor(((clock.now() - startedAt) * rate) / 1000) - produced;
+          const now = clock.now();
+          const due = Math.floor(((now - startedAt) * rate) / 1000) - produced;
+          // A subtask held up (backpressure, a restart waiting for a sink to recover) does not
+          // make up for it in a burst: at most a second's records are due at once, as with
+          // the permits a rate limiter stores (Flink's RateLimiterStrategy).
+          if (due > burst) startedAt = now - ((produced + burst) * 1000) / rate;
           if (due < chunk) {
             const waitMs = Math.max(
               1,
