@@ -5,10 +5,12 @@
  * Both resume by themselves, and their committed output is exactly that of a
  * run without the outage.
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Producer } from '@platformatic/kafka';
+import { fileURLToPath } from 'node:url';
+import { Consumer, Producer } from '@platformatic/kafka';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KafkaFormats, KafkaSink, KafkaSource } from '../../src/connectors/kafka/index.js';
 import { CollectSink, StreamEnvironment } from '../../src/index.js';
@@ -90,6 +92,80 @@ async function committed(topic: string): Promise<string[]> {
     .sinkTo(sink);
   await env.execute('read committed output');
   return canon(sink.values);
+}
+
+/**
+ * Waits until every partition of `topic` is stable: its last stable offset
+ * (where a read_committed read to 'latest' stops) is its high watermark.
+ * EndTxn returns before the coordinator has written the transaction's
+ * markers, so a read right after a job's last commit may stop before that
+ * transaction. Returns undefined once stable, else the last offsets seen.
+ */
+async function waitForStableEnd(topic: string, timeoutMs: number): Promise<string | undefined> {
+  const consumer = new Consumer({
+    clientId: 'weir-test',
+    bootstrapBrokers: broker.brokers,
+    groupId: `${topic}-stable-end`,
+  });
+  try {
+    const partitions = { [topic]: Array.from({ length: PARTITIONS }, (_, p) => p) };
+    const ends = async (isolationLevel: 0 | 1) =>
+      (
+        await consumer.listOffsetsWithTimestamps({
+          topics: [topic],
+          partitions,
+          timestamp: -1n,
+          isolationLevel,
+        })
+      ).get(topic);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const [stable, high] = await Promise.all([ends(1), ends(0)]);
+      const held = partitions[topic]!.filter(
+        (p) => stable?.get(p)?.offset !== high?.get(p)?.offset,
+      );
+      if (held.length === 0) return undefined;
+      if (Date.now() > deadline)
+        return held
+          .map(
+            (p) => `${topic}:${p} stable ${stable?.get(p)?.offset} < high ${high?.get(p)?.offset}`,
+          )
+          .join(', ');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  } finally {
+    await consumer.close();
+  }
+}
+
+/** Kafka's own view of what holds `topic` back (kafka-transactions.sh), for a failure message. */
+async function openTransactions(topic: string): Promise<string> {
+  const run = (...args: string[]) =>
+    new Promise<string>((resolve) => {
+      execFile(
+        'bash',
+        [
+          fileURLToPath(new URL('../../scripts/kafka.sh', import.meta.url)),
+          'run',
+          'org.apache.kafka.tools.TransactionsCommand',
+          '--bootstrap-server',
+          broker.brokers[0]!,
+          ...args,
+        ],
+        (error, stdout, stderr) => resolve(`${args[0]}: ${stdout}${stderr}${error?.message ?? ''}`),
+      );
+    });
+  const list = await run('list');
+  const open = list
+    .split('\n')
+    .filter((l) => l.includes(topic) && !/Empty|CompleteCommit|CompleteAbort/.test(l));
+  const out = [`open: ${open.join('\n') || 'none'}`];
+  for (const id of open.map((l) => l.trim().split(/\s+/)[0]!))
+    out.push(await run('describe', '--transactional-id', id));
+  for (let p = 0; p < PARTITIONS; p++)
+    out.push(await run('describe-producers', '--topic', topic, '--partition', String(p)));
+  out.push(await run('find-hanging', '--broker-id', '1'));
+  return out.join('\n');
 }
 
 const canon = (rs: readonly OutageResult[]) => rs.map((r) => `${r.key}/${r.i}/${r.count}`).sort();
@@ -226,13 +302,14 @@ describe(`a Kafka broker down for ${OUTAGE_MS / 1000} s under exactly-once jobs`
             deliveryGuarantee: 'exactly-once',
             transactionalIdPrefix: `${genOut}-tx`,
             requestTimeoutMs: 5_000,
-            onWarning: () => {},
+            onWarning: (m) => genLog.push(`${new Date().toISOString()} ${m}`),
           }),
         )
         .uid('sink');
       const genClient = genEnv.executeAsync('outage generated');
       genClient.monitor.onRestart(({ cause }) => {
         restartCauses.push(cause instanceof Error ? cause.message : String(cause));
+        genLog.push(`${new Date().toISOString()} restart after: ${restartCauses.at(-1)}`);
       });
       genClient.result.then(
         (r) => {
@@ -245,6 +322,8 @@ describe(`a Kafka broker down for ${OUTAGE_MS / 1000} s under exactly-once jobs`
       return genClient;
     };
     const restartCauses: string[] = [];
+    /** The generated job's restarts and its sink's warnings, for a failure message. */
+    const genLog: string[] = [];
     let genEnded: string | undefined;
     let genClient: ReturnType<typeof startGenerated> | undefined;
 
@@ -277,6 +356,7 @@ describe(`a Kafka broker down for ${OUTAGE_MS / 1000} s under exactly-once jobs`
       // The generated job must still have input to write when the broker goes.
       expect(gen.metrics.total('weir_source_records_total')).toBeLessThan(GENERATED);
       const down = Date.now();
+      genLog.push(`${new Date().toISOString()} broker down`);
       await broker.down();
       await new Promise((r) => setTimeout(r, OUTAGE_MS - (Date.now() - down)));
       // Paused, not ended.
@@ -284,6 +364,7 @@ describe(`a Kafka broker down for ${OUTAGE_MS / 1000} s under exactly-once jobs`
       expect(genEnded).toBeUndefined();
       expect(cliExited, cli.output('stderr')).toBe(false);
       await broker.up();
+      genLog.push(`${new Date().toISOString()} broker up`);
       const back = Date.now();
 
       await produce(apiIn, RECORDS / 2, RECORDS);
@@ -324,6 +405,13 @@ describe(`a Kafka broker down for ${OUTAGE_MS / 1000} s under exactly-once jobs`
         () => `${gen.monitor.status}; restarts: ${restartCauses.join(' | ')}`,
       );
       expect(genEnded).toBe('finished');
+      // The job's last commit has returned, its markers may not be written yet.
+      const held = await waitForStableEnd(genOut, 60_000);
+      if (held !== undefined)
+        expect.fail(
+          `the generated job finished, but a transaction holds its output back: ${held}\n` +
+            `${await openTransactions(genOut)}\n${genLog.slice(-80).join('\n')}`,
+        );
       expect(await committed(genOut)).toEqual(expected(GENERATED));
       expect(restartCauses.length).toBeGreaterThanOrEqual(1);
       expect(ended).toBeUndefined();
