@@ -433,8 +433,8 @@ describe(`a Kafka broker down for ${OUTAGE_MS / 1000} s under exactly-once jobs`
         // Else a hanging transaction: records of a producer that the broker took while it
         // was shutting down, of a transaction its coordinator does not have open (no marker
         // was ever written for them), which nothing but an abort by an operator ends (Kafka's
-        // `kafka-transactions.sh find-hanging` / `abort`). Seen once in about thirty runs
-        // under load; it is aborted as an operator would, and the output must still be exact.
+        // `kafka-transactions.sh find-hanging` / `abort`). Seen in one or two of about thirty
+        // runs under load; it is aborted as an operator would, and the output must still be exact.
         for (const h of held)
           await transactionsCommand(
             'abort',
