@@ -104,7 +104,7 @@ export class GeneratorSource<T> implements ReplayableSource<T> {
           if (due < chunk) {
             const waitMs = Math.max(
               1,
-              ((produced + chunk) * 1000) / rate - (clock.now() - startedAt),
+              ((produced + chunk) * 1000) / rate - (now - startedAt),
             );
             wakeUp = new Promise((resolve) => setTimeout(resolve, waitMs));
             return 'wait';
