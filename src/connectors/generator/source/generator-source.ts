@@ -102,10 +102,7 @@ export class GeneratorSource<T> implements ReplayableSource<T> {
           // the permits a rate limiter stores (Flink's RateLimiterStrategy).
           if (due > burst) startedAt = now - ((produced + burst) * 1000) / rate;
           if (due < chunk) {
-            const waitMs = Math.max(
-              1,
-              ((produced + chunk) * 1000) / rate - (now - startedAt),
-            );
+            const waitMs = Math.max(1, ((produced + chunk) * 1000) / rate - (now - startedAt));
             wakeUp = new Promise((resolve) => setTimeout(resolve, waitMs));
             return 'wait';
           }
