@@ -1,4 +1,5 @@
 import type { Key } from './key-groups.js';
+import type { MetricGroup } from './metrics.js';
 import type { OutputTag } from './output-tag.js';
 import type { KeyedStateStore, OperatorStateStore } from './state.js';
 
@@ -27,6 +28,11 @@ export interface RuntimeContext {
   readonly operatorId: string;
   readonly subtaskIndex: number;
   readonly parallelism: number;
+  /**
+   * The operator subtask's metrics (Flink's `getMetricGroup()`): counters, gauges and
+   * histograms registered here are exported with the job's, labelled with the operator.
+   */
+  readonly metrics: MetricGroup;
 }
 
 /** Passed to `open` of non-keyed process functions: adds operator (list and union) state. */

@@ -1,8 +1,11 @@
 /**
  * OVER aggregations, `agg(x) OVER (PARTITION BY k ORDER BY time <frame>)`, as Flink runs them.
  * In event time rows wait in keyed state until the watermark passes their rowtime, then are
- * processed in rowtime order, each emitted once with its frame's aggregates (insert-only);
- * rows at or behind the watermark on arrival are dropped. In processing time (ORDER BY a
+ * processed in rowtime order, each emitted once with its frame's aggregates (insert-only).
+ * Late rows are dropped and counted, as Flink drops them: with an unbounded frame a row at or
+ * behind the watermark on arrival, with a bounded frame a row at or behind the last rowtime
+ * its partition has processed (a row the watermark has passed is still taken, at the
+ * watermark's next advance, if no later row of its partition was processed). In processing time (ORDER BY a
  * PROCTIME() attribute) each row is processed on arrival, its time the operator's clock.
  * Frames: ROWS or RANGE from UNBOUNDED PRECEDING, `ROWS n PRECEDING`, `RANGE INTERVAL ...
  * PRECEDING`, all to the current row; in RANGE mode rows with the same rowtime see each other.
@@ -132,7 +135,14 @@ class OverFunction implements KeyedProcessFunction<Key, Row, Row> {
 
   open(context: KeyedRuntimeContext): void {
     if (this.timeIndex !== undefined) {
-      this.pending = new RowtimeBuffer('over-pending', this.timeIndex);
+      // Flink's bounded frames drop a row only behind its key's last processed rowtime;
+      // unbounded ones, behind the watermark.
+      const bounded = this.frame.preceding !== Number.POSITIVE_INFINITY;
+      this.pending = new RowtimeBuffer(
+        'over-pending',
+        this.timeIndex,
+        bounded ? 'key' : 'watermark',
+      );
       this.pending.open(context);
     }
     this.acc = context.state.getValueState<unknown>({

@@ -52,6 +52,7 @@ export class ProcessOperator<IN, OUT> extends Operator<IN, OUT> {
       subtaskIndex: this.context.subtaskIndex,
       parallelism: this.context.parallelism,
       operatorState,
+      metrics: this.context.metrics,
     });
   }
 

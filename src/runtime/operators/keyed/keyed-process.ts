@@ -157,6 +157,7 @@ export class KeyedProcessOperator<K extends Key, IN, OUT>
       subtaskIndex: this.context.subtaskIndex,
       parallelism: this.context.parallelism,
       state: this.state,
+      metrics: this.context.metrics,
     });
   }
 
