@@ -5,7 +5,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { refuseRestoreBehindCommit } from '../index.js';
-import { checkpointStorageAt } from '../runtime/checkpoint/checkpoint-storage.js';
+import {
+  checkpointStorageAt,
+  type SkippedCheckpoint,
+} from '../runtime/checkpoint/checkpoint-storage.js';
 import {
   openStore,
   resolveLocation,
@@ -42,6 +45,8 @@ export async function resolveRestorePoint(
   checkpointDir: string | undefined,
   cwd: string,
   allowDuplicateOutput = false,
+  /** Told of the damaged checkpoints `'latest'` passed over, newest first (for the log). */
+  onPassedOver?: (skipped: readonly SkippedCheckpoint[]) => void,
 ): Promise<RestorePoint | undefined> {
   if (from === 'latest') {
     if (checkpointDir === undefined) {
@@ -65,6 +70,7 @@ export async function resolveRestorePoint(
         `cannot restore from the latest checkpoint in '${checkpointDir}': ${error instanceof Error ? error.message.replace('allowDuplicateOutput', '--allow-duplicate-output') : String(error)}`,
       );
     }
+    if (skipped.length > 0) onPassedOver?.(skipped);
     return intact === undefined ? undefined : readRestorePoint(intact.path, from);
   }
   return readRestorePoint(resolveLocation(cwd, from), from);

@@ -76,6 +76,12 @@ export async function takeSingleOwnerTask(
       directory,
       options.cwd,
       options.allowDuplicateOutput,
+      (skipped) => {
+        for (const c of skipped)
+          say(
+            `checkpoint ${c.checkpointId} is damaged and was passed over (${c.reason}; ${c.path})`,
+          );
+      },
     );
     say(`this member owns task '${task}'; its checkpoints are in ${directory}`);
     return { owner, directory, restore: latest ?? options.explicitRestore };

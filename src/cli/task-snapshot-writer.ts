@@ -214,6 +214,10 @@ export class TaskSnapshotStorage implements CheckpointStorage {
     await this.inner.recordCommit?.(checkpointId, path);
   }
 
+  async recordRestoredCommit(checkpointId: number, path: string): Promise<void> {
+    await this.inner.recordRestoredCommit?.(checkpointId, path);
+  }
+
   lastCommit(): Promise<CommitRecord | undefined> {
     return this.inner.lastCommit?.() ?? Promise.resolve(undefined);
   }

@@ -36,11 +36,11 @@ interface Dirs {
   readonly out: string;
 }
 
-function job(dirs: Dirs, ratePerSecond: number): StreamEnvironment {
+function job(dirs: Dirs, ratePerSecond: number, intervalMs = 30): StreamEnvironment {
   const env = new StreamEnvironment({
     parallelism: 1,
     batchSize: 10,
-    checkpointing: { directory: dirs.chk, intervalMs: 30, retained: 3 },
+    checkpointing: { directory: dirs.chk, intervalMs, retained: 3 },
   });
   const counter: KeyedProcessFunction<string, number, string> & { count?: ValueState<number> } = {
     open(ctx) {
@@ -233,6 +233,60 @@ describe('damaged checkpoints', () => {
     const partial = join(dirs.chk, `chk-${String(id).padStart(10, '0')}`);
     await cp(chk, partial, { recursive: true });
     await rm(join(partial, '_metadata.json'));
+    await restore(dirs, 'latest');
+    expect(await committedLines(dirs)).toEqual(expected);
+  });
+
+  it('a restore passing over a damaged checkpoint says so: an exception for the UI and an event for the log', async () => {
+    const dirs = await runPartly('passed-over-told');
+    const chk = await newest(dirs);
+    const id = Number(chk.slice(chk.lastIndexOf('-') + 1));
+    const damaged = join(dirs.chk, `chk-${String(id + 1).padStart(10, '0')}`);
+    await cp(chk, damaged, { recursive: true });
+    await writeFile(join(damaged, '_metadata.json'), '{"not": "a checkpoint"');
+    const client = job(dirs, 1_000_000).executeAsync('restored', { restoreFrom: 'latest' });
+    const told: { restoredFrom: number | undefined; skipped: number[] }[] = [];
+    client.monitor.onPassedOver((e) =>
+      told.push({ restoredFrom: e.restoredFrom, skipped: e.skipped.map((c) => c.checkpointId) }),
+    );
+    expect((await client.result).status).toBe('finished');
+    expect(await committedLines(dirs)).toEqual(expected);
+    const messages = client.monitor.exceptions().map((e) => e.message);
+    expect(
+      messages.some((m) => m.includes(`checkpoint ${id + 1} is damaged and was passed over`)),
+    ).toBe(true);
+    expect(messages.some((m) => m.includes(damaged))).toBe(true);
+    // The listener was attached after the restore began; the UI's record holds either way.
+    if (told.length > 0) expect(told[0]).toEqual({ restoredFrom: id, skipped: [id + 1] });
+  });
+
+  it('a restore records its checkpoint as committed before the sinks commit its output, so an older one cannot commit it again', async () => {
+    const dirs = await runPartly('restore-commits');
+    const all = await checkpoints(dirs);
+    expect(all.length).toBeGreaterThan(1);
+    const [previous, last] = all.slice(-2).map((name) => join(dirs.chk, name)) as [string, string];
+    const lastId = Number(last.slice(last.lastIndexOf('-') + 1));
+    const previousId = Number(previous.slice(previous.lastIndexOf('-') + 1));
+    // As if the process died after writing the newest checkpoint, before its commit record.
+    await writeFile(
+      join(dirs.chk, '_committed.json'),
+      JSON.stringify({
+        checkpointId: previousId,
+        path: previous,
+        committedAt: new Date().toISOString(),
+      }),
+    );
+    // A restore of the newest commits its pending output when the sinks recover. Killed before
+    // its first checkpoint (none comes within the hour), it must leave the record at the newest.
+    const client = job(dirs, 1_000, 3_600_000).executeAsync('restored', { restoreFrom: 'latest' });
+    for (let polls = 0; (await committedId(dirs)) !== lastId; polls++) {
+      if (polls > 3_000) throw new Error(`the commit record still says ${await committedId(dirs)}`);
+      await sleep(10);
+    }
+    await client.cancel();
+    const error = await failure(restore(dirs, previous));
+    expect(error.code).toBe('INVALID_JOB');
+    expect(error.message).toContain(`committed output up to checkpoint ${lastId}`);
     await restore(dirs, 'latest');
     expect(await committedLines(dirs)).toEqual(expected);
   });

@@ -35,6 +35,12 @@ export interface CheckpointStorage {
    * cannot refuse restores that would duplicate committed output.
    */
   recordCommit?(checkpointId: number, path: string): Promise<void>;
+  /**
+   * Records that a restore of checkpoint `checkpointId` (at `path`) is about to commit its
+   * pending output (the sinks' recovery), before it does: the commit record only, nothing
+   * else a completed checkpoint's commit writes.
+   */
+  recordRestoredCommit?(checkpointId: number, path: string): Promise<void>;
   /** The last commit recorded by {@link recordCommit}, if any. */
   lastCommit?(): Promise<CommitRecord | undefined>;
   /**
@@ -268,6 +274,10 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
   }
 
   async recordCommit(checkpointId: number, path: string): Promise<void> {
+    await writeCommitRecord(this.store, checkpointId, path);
+  }
+
+  async recordRestoredCommit(checkpointId: number, path: string): Promise<void> {
     await writeCommitRecord(this.store, checkpointId, path);
   }
 

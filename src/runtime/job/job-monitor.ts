@@ -31,6 +31,17 @@ export interface RestartEvent {
   readonly delayMs: number;
 }
 
+/**
+ * A restore from the newest checkpoint passed over newer ones that are damaged, as told to
+ * {@link JobMonitor.onPassedOver} listeners (a restart from `latest`).
+ */
+export interface PassedOverEvent {
+  /** The checkpoint restored instead; undefined when none was left (the job starts afresh). */
+  readonly restoredFrom: number | undefined;
+  /** The damaged checkpoints, newest first, with what is wrong with each. */
+  readonly skipped: readonly { checkpointId: number; path: string; reason: string }[];
+}
+
 /** An error the job ran into: its failure, or a failed checkpoint. */
 export interface ExceptionEntry {
   /** Epoch ms. */
@@ -69,6 +80,7 @@ export class JobMonitor {
   private readonly exceptionList: ExceptionEntry[] = [];
   private readonly restartCounter: Counter;
   private readonly restartListeners: ((event: RestartEvent) => void)[] = [];
+  private readonly passedOverListeners: ((event: PassedOverEvent) => void)[] = [];
   readonly checkpoints: CheckpointHistory;
   /** Where the job's Prometheus endpoint listens (`EnvironmentOptions.metrics.port`), once it does. */
   metricsUrl: string | undefined;
@@ -143,6 +155,24 @@ export class JobMonitor {
   /** Calls `listener` on each restart of the job, before its restart delay (for logs). */
   onRestart(listener: (event: RestartEvent) => void): void {
     this.restartListeners.push(listener);
+  }
+
+  /** @internal A restore passed over damaged checkpoints: recorded for the UI, told to listeners. */
+  passedOver(event: PassedOverEvent): void {
+    for (const c of event.skipped) {
+      this.recordException(
+        new Error(
+          `checkpoint ${c.checkpointId} is damaged and was passed over (${c.path}): ${c.reason}`,
+        ),
+        false,
+      );
+    }
+    for (const listener of this.passedOverListeners) listener(event);
+  }
+
+  /** Calls `listener` when a restart's restore passes over damaged checkpoints (for logs). */
+  onPassedOver(listener: (event: PassedOverEvent) => void): void {
+    this.passedOverListeners.push(listener);
   }
 
   /** Records an error for the UI; connectors may report errors they recovered from. */

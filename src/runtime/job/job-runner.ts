@@ -417,6 +417,7 @@ export class JobRunner {
     if (path === undefined) return undefined;
     const allowDuplicates = options.allowDuplicateOutput ?? false;
     let checkpoint: CheckpointData | undefined;
+    let restoredPath = path;
     if (path === 'latest') {
       if (this.settings.checkpointing === undefined) {
         throw new WeirError('INVALID_JOB', "restoreFrom 'latest' needs checkpointing configured");
@@ -435,8 +436,11 @@ export class JobRunner {
         skipped,
         allowDuplicates,
       );
+      if (skipped.length > 0)
+        this.monitor.passedOver({ restoredFrom: intact?.checkpoint.checkpointId, skipped });
       checkpoint = intact?.checkpoint;
       if (checkpoint === undefined) return undefined;
+      restoredPath = intact!.path;
     } else {
       checkpoint = await readCheckpoint(path);
       refuseRestoreBehindCommit(
@@ -452,7 +456,24 @@ export class JobRunner {
       this.plan.maxParallelism,
       options.allowNonRestoredState ?? false,
     );
+    await this.recordRestoredCommit(checkpoint.checkpointId, restoredPath);
     return checkpoint;
+  }
+
+  /**
+   * The sinks' recovery commits what the restored checkpoint pre-committed, so the commit
+   * record must name it before they do, as a completed checkpoint's does before its commit:
+   * otherwise a restore killed before its first checkpoint leaves output committed behind a
+   * record that still names an older checkpoint, and a later restore of that one would commit
+   * the same output again.
+   */
+  private async recordRestoredCommit(checkpointId: number, path: string): Promise<void> {
+    if (this.settings.checkpointing === undefined) return;
+    const storage = this.storage();
+    if (storage.recordRestoredCommit === undefined) return;
+    const last = await storage.lastCommit?.();
+    if (last !== undefined && last.checkpointId >= checkpointId) return;
+    await storage.recordRestoredCommit(checkpointId, path);
   }
 
   /**
