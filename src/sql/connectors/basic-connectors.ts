@@ -3,6 +3,7 @@
  * column, Flink's option names), `print` (rows as Flink prints them, `+I[...]`) and
  * `blackhole` (drops rows).
  */
+import * as v from 'valibot';
 import type { StreamEnvironment } from '../../api/stream-environment.js';
 import type { DataStream } from '../../api/streams.js';
 import { DiscardingSink } from '../../connectors/collection/sink/collect-sink.js';
@@ -20,7 +21,8 @@ import {
   type LogicalType,
 } from '../types/logical-type.js';
 import { toDisplayString } from '../types/values.js';
-import type { Row, SqlConnector } from './connector.js';
+import { type Row, type SqlConnector, validateOptions } from './connector.js';
+import { duration } from './sql-options.js';
 
 const DAY_MS = 86_400_000;
 
@@ -29,40 +31,166 @@ function option(table: CatalogTable, key: string): string | undefined {
 }
 
 function numberOption(table: CatalogTable, key: string, fallback: number): number {
-  const v = option(table, key);
-  return v === undefined ? fallback : Number(v);
+  const value = option(table, key);
+  return value === undefined ? fallback : Number(value);
 }
 
-type FieldGenerator = (index: number, random: DeterministicRandom) => unknown;
+const WHOLE = /^[+-]?\d+$/;
+const REAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-function fieldGenerator(table: CatalogTable, name: string, type: LogicalType): FieldGenerator {
+/**
+ * A `fields.<column>.<suffix>` option parsed by `parse` (undefined: not a valid value), or
+ * undefined when absent. A bad value is a SqlError at the option, naming it and the value, as
+ * validateOptions refuses the table's own options.
+ */
+function fieldOption<T>(
+  table: CatalogTable,
+  key: string,
+  what: string,
+  parse: (text: string) => T | undefined,
+): T | undefined {
+  const o = table.options.get(key);
+  if (o === undefined) return undefined;
+  const value = parse(o.value.trim());
+  if (value === undefined) sqlError(`option '${key}' must be ${what}, got '${o.value}'`, o.at);
+  return value;
+}
+
+const whole = (s: string): number | undefined => (WHOLE.test(s) ? Number(s) : undefined);
+const real = (s: string): number | undefined => (REAL.test(s) ? Number(s) : undefined);
+const DURATION_SCHEMA = duration();
+const millis = (s: string): number | undefined => {
+  const parsed = v.safeParse(DURATION_SCHEMA, s);
+  return parsed.success ? parsed.output : undefined;
+};
+
+/** One column's datagen options, checked (bad values fail at CREATE TABLE). */
+interface FieldOptions {
+  readonly kind: 'random' | 'sequence';
+  /** A sequence's first and last values (both present for a sequence). */
+  readonly start?: number;
+  readonly end?: number;
+  readonly min?: number;
+  readonly max?: number;
+  readonly length?: number;
+  readonly nullRate: number;
+  /** Milliseconds. */
+  readonly maxPast: number;
+}
+
+function fieldOptions(table: CatalogTable, name: string, type: LogicalType): FieldOptions {
   const prefix = `fields.${name}.`;
-  const kind = option(table, `${prefix}kind`) ?? 'random';
+  const kind = option(table, `${prefix}kind`) === 'sequence' ? 'sequence' : 'random';
+  const integral = isInteger(type);
+  const bound = (suffix: string): number | undefined =>
+    integral
+      ? fieldOption(table, `${prefix}${suffix}`, 'a whole number', whole)
+      : fieldOption(table, `${prefix}${suffix}`, 'a number', real);
+  const start = fieldOption(table, `${prefix}start`, 'a whole number', whole);
+  const end = fieldOption(table, `${prefix}end`, 'a whole number', whole);
+  const min = bound('min');
+  const max = bound('max');
+  const length = fieldOption(table, `${prefix}length`, 'a whole number >= 0', (s) =>
+    /^\d+$/.test(s) ? Number(s) : undefined,
+  );
+  const nullRate = fieldOption(table, `${prefix}null-rate`, 'a number between 0 and 1', (s) => {
+    const n = real(s);
+    return n !== undefined && n >= 0 && n <= 1 ? n : undefined;
+  });
+  const maxPast = fieldOption(
+    table,
+    `${prefix}max-past`,
+    "a duration such as '5000 ms', '5 s' or '1 min'",
+    millis,
+  );
   if (kind === 'sequence') {
-    const start = option(table, `${prefix}start`);
-    const end = option(table, `${prefix}end`);
     if (start === undefined || end === undefined) {
       sqlError(
         `datagen: a sequence column needs 'fields.${name}.start' and 'fields.${name}.end'`,
         table.at,
       );
     }
-    const first = Number(start);
-    const last = Number(end);
-    if (isInteger(type)) return (i) => (first + i <= last ? first + i : null);
-    if (isCharacterString(type)) return (i) => (first + i <= last ? String(first + i) : null);
-    if (type.kind === 'DECIMAL')
-      return (i) => (first + i <= last ? BigInt(first + i) * 10n ** BigInt(type.scale) : null);
+    if (start > end) {
+      sqlError(
+        `datagen: 'fields.${name}.start' (${start}) is greater than 'fields.${name}.end' (${end})`,
+        table.at,
+      );
+    }
+  }
+  if (min !== undefined && max !== undefined && min > max) {
+    sqlError(
+      `datagen: 'fields.${name}.min' (${min}) is greater than 'fields.${name}.max' (${max})`,
+      table.at,
+    );
+  }
+  return {
+    kind,
+    ...(start === undefined ? {} : { start }),
+    ...(end === undefined ? {} : { end }),
+    ...(min === undefined ? {} : { min }),
+    ...(max === undefined ? {} : { max }),
+    ...(length === undefined ? {} : { length }),
+    nullRate: nullRate ?? 0,
+    maxPast: maxPast ?? 0,
+  };
+}
+
+/** The generated columns (computed ones are not stored) with their checked options. */
+function datagenFields(
+  table: CatalogTable,
+): { readonly name: string; readonly type: LogicalType; readonly options: FieldOptions }[] {
+  return table.columns
+    .filter((c) => c.computed === undefined)
+    .map((c) => ({ name: c.name, type: c.type, options: fieldOptions(table, c.name, c.type) }));
+}
+
+/**
+ * The rows to generate, as Flink: a sequence column bounds the source (the shortest sequence
+ * ends it), and so does `number-of-rows`; the smallest bound wins. Undefined: unbounded.
+ */
+function datagenCount(
+  table: CatalogTable,
+  fields: ReturnType<typeof datagenFields>,
+): number | undefined {
+  const rows = option(table, 'number-of-rows');
+  let count = rows === undefined ? Number.POSITIVE_INFINITY : Number(rows);
+  for (const { options } of fields) {
+    if (options.start !== undefined && options.end !== undefined && options.kind === 'sequence')
+      count = Math.min(count, options.end - options.start + 1);
+  }
+  return Number.isFinite(count) ? count : undefined;
+}
+
+/** `x` as a whole number of units, rounded towards the inside of a bound (`up` for a minimum). */
+function inward(x: number, up: boolean): number {
+  const near = Math.round(x);
+  // 0.1 * 100 is 10.000000000000002: a bound that is whole up to rounding error stays whole.
+  if (Math.abs(x - near) <= 8 * Number.EPSILON * Math.max(1, Math.abs(x))) return near;
+  return up ? Math.ceil(x) : Math.floor(x);
+}
+
+type FieldGenerator = (index: number, random: DeterministicRandom) => unknown;
+
+function fieldGenerator(
+  table: CatalogTable,
+  name: string,
+  type: LogicalType,
+  options: FieldOptions,
+): FieldGenerator {
+  if (options.kind === 'sequence') {
+    // The row count never exceeds the sequence's length (datagenCount), so index i is in it.
+    const first = options.start ?? 0;
+    if (isInteger(type)) return (i) => first + i;
+    if (isCharacterString(type)) return (i) => String(first + i);
+    if (type.kind === 'DECIMAL') return (i) => BigInt(first + i) * 10n ** BigInt(type.scale);
     sqlError(
       `datagen: a sequence of ${formatType(type)} is not supported (column '${name}')`,
       table.at,
     );
   }
-  const nullRate = numberOption(table, `${prefix}null-rate`, 0);
+  const { nullRate, min, max } = options;
   const withNulls = (g: FieldGenerator): FieldGenerator =>
     nullRate > 0 ? (i, r) => (r.chance(nullRate) ? null : g(i, r)) : g;
-  const min = numberOption(table, `${prefix}min`, Number.NaN);
-  const max = numberOption(table, `${prefix}max`, Number.NaN);
   switch (type.kind) {
     case 'BOOLEAN':
       return withNulls((_i, r) => r.chance(0.5));
@@ -73,31 +201,36 @@ function fieldGenerator(table: CatalogTable, name: string, type: LogicalType): F
       const bounds = { TINYINT: 127, SMALLINT: 32767, INTEGER: 2147483647, BIGINT: 2 ** 53 - 1 }[
         type.kind
       ];
-      const lo = Number.isNaN(min) ? -bounds : min;
-      const hi = Number.isNaN(max) ? bounds : max;
-      return withNulls((_i, r) => Math.floor(r.between(lo, hi + 1)));
+      const lo = min ?? -bounds;
+      const hi = max ?? bounds;
+      // between() includes both ends, as Flink's [min, max].
+      return withNulls((_i, r) => r.between(lo, hi));
     }
     case 'FLOAT':
     case 'DOUBLE': {
-      const lo = Number.isNaN(min) ? -1e6 : min;
-      const hi = Number.isNaN(max) ? 1e6 : max;
-      return withNulls((_i, r) => r.between(lo, hi));
+      const lo = min ?? -1e6;
+      const hi = max ?? 1e6;
+      // Uniform reals: between() would give whole numbers only.
+      return withNulls((_i, r) => Math.min(hi, lo + r.next() * (hi - lo)));
     }
     case 'DECIMAL': {
       const limit = 10 ** Math.min(type.precision - type.scale, 15);
-      const lo = Number.isNaN(min) ? -limit + 1 : min;
-      const hi = Number.isNaN(max) ? limit - 1 : max;
       const unit = 10 ** Math.min(type.scale, 6);
       const rest = 10n ** BigInt(type.scale - Math.min(type.scale, 6));
-      return withNulls((_i, r) => BigInt(Math.round(r.between(lo, hi) * unit)) * rest);
+      // Uniform over the values of the type's scale within [min, max] (in units of 1/unit).
+      const lo = inward((min ?? -limit + 1) * unit, true);
+      const hi = inward((max ?? limit - 1) * unit, false);
+      if (lo > hi) {
+        sqlError(
+          `datagen: no ${formatType(type)} value lies between 'fields.${name}.min' and 'fields.${name}.max'`,
+          table.at,
+        );
+      }
+      return withNulls((_i, r) => BigInt(r.between(lo, hi)) * rest);
     }
     case 'CHAR':
     case 'VARCHAR': {
-      const length = numberOption(
-        table,
-        `${prefix}length`,
-        type.kind === 'CHAR' ? type.length : 100,
-      );
+      const length = options.length ?? (type.kind === 'CHAR' ? type.length : 100);
       const alphabet = '0123456789abcdef';
       return withNulls((_i, r) => {
         let s = '';
@@ -109,7 +242,7 @@ function fieldGenerator(table: CatalogTable, name: string, type: LogicalType): F
       return withNulls((_i, r) => Math.floor(Date.now() / DAY_MS) - r.int(365));
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ': {
-      const past = numberOption(table, `${prefix}max-past`, 0);
+      const past = options.maxPast;
       const at = (r: DeterministicRandom): number => Date.now() - (past > 0 ? r.int(past) : 0);
       // Above p = 3 a value is epoch nanoseconds (whole milliseconds here).
       return type.precision > 3
@@ -143,15 +276,20 @@ export const datagenConnector: SqlConnector = {
       allowed: { kind: ['random', 'sequence'] },
     },
   ],
+  validate(table: CatalogTable): void {
+    // The generic checks (names, whole numbers), then the per-column values they cannot see.
+    const { validate: _self, ...generic } = datagenConnector;
+    validateOptions(generic, table);
+    datagenFields(table);
+  },
   source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
-    const generators = table.columns
-      .filter((c) => c.computed === undefined)
-      .map((c) => fieldGenerator(table, c.name, c.type));
-    const count = option(table, 'number-of-rows');
+    const fields = datagenFields(table);
+    const generators = fields.map((f) => fieldGenerator(table, f.name, f.type, f.options));
+    const count = datagenCount(table, fields);
     return env.fromSource(
       new GeneratorSource<Row>({
         generate: (index, random) => generators.map((g) => g(index, random)),
-        ...(count === undefined ? {} : { count: Number(count) }),
+        ...(count === undefined ? {} : { count }),
         ratePerSecond: numberOption(table, 'rows-per-second', 10_000),
         seed: numberOption(table, 'seed', 0),
         name: table.name,
