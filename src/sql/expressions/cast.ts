@@ -119,7 +119,9 @@ function convert(
     if (isCharacterString(from)) text = v;
     else if (isInteger(from)) text = `String(${v})`;
     else if (from.kind === 'DECIMAL') text = `h.formatDecimal(${v}, ${from.scale})`;
-    else if (isApproximate(from)) text = `h.formatDouble(${v})`;
+    // A FLOAT prints as Java's Float.toString (`3.14159`), a DOUBLE as Double.toString.
+    else if (from.kind === 'FLOAT') text = `h.formatFloat(${v})`;
+    else if (from.kind === 'DOUBLE') text = `h.formatDouble(${v})`;
     else if (from.kind === 'DATE') text = `h.formatDate(${v})`;
     else if (from.kind === 'TIME') text = `h.formatTime(${v}, ${from.precision})`;
     else if (isTimestamp(from)) text = `h.formatTimestampDefault(${v}, ${from.precision})`;

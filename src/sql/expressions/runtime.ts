@@ -98,6 +98,127 @@ function mapItem(map: unknown, key: unknown): unknown {
   return value === undefined || !Object.hasOwn(map as object, String(key)) ? null : value;
 }
 
+const floatBits = new Float32Array(1);
+const floatWord = new Uint32Array(floatBits.buffer);
+
+/** The positive float `bits` (as a 32-bit pattern) stands for. */
+function floatOfBits(bits: number): number {
+  floatWord[0] = bits;
+  return floatBits[0] as number;
+}
+
+/** A finite double exactly as `m * 2^e`, `m` an integer. */
+function binaryParts(x: number): [bigint, number] {
+  let e = 0;
+  let m = x;
+  while (!Number.isInteger(m)) {
+    m *= 2;
+    e--;
+  }
+  return [BigInt(m), e];
+}
+
+/** `d * 10^k` and the finite double `x` scaled to integers alike: comparing them compares the two. */
+function scaledPair(d: bigint, k: number, x: number): [bigint, bigint] {
+  const [m, e] = binaryParts(x);
+  const left = d * 10n ** BigInt(Math.max(k, 0)) * 2n ** BigInt(Math.max(-e, 0));
+  const right = m * 2n ** BigInt(Math.max(e, 0)) * 10n ** BigInt(Math.max(-k, 0));
+  return [left, right];
+}
+
+function compareDecimal(d: bigint, k: number, x: number): number {
+  const [a, b] = scaledPair(d, k, x);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The shortest decimal `d * 10^k` that reads back (Java's Float.parseFloat, rounding to nearest,
+ * ties to even) as the positive finite float `v`, the one nearest `v` among those (ties to an
+ * even last digit); when one digit would do, the nearest of one or two digits (so
+ * Float.MIN_VALUE is 1.4E-45, not 1.0E-45): Java's Float.toString (JDK 19+). Doubles decide
+ * wherever they can; where a decimal's double meets a bound, or two distances are near equal,
+ * BigInt decides exactly.
+ */
+function shortestFloat(v: number): [number, number] {
+  floatBits[0] = v;
+  const bits = floatWord[0] as number;
+  const below = bits === 0 ? 0 : floatOfBits(bits - 1);
+  const above = floatOfBits(bits + 1);
+  // The decimals between these (exact doubles) read back as v; on them, only when v is even.
+  const lo = (v + below) / 2;
+  const hi = Number.isFinite(above) ? (v + above) / 2 : v + (v - below) / 2;
+  const even = (bits & 1) === 0;
+  const symmetric = v - below === above - v;
+  const readsBack = (d: number, k: number): boolean => {
+    if (d <= 0) return false;
+    // Rounding to a double keeps order: strictly inside or outside the bounds is decided.
+    const n = Number(`${d}e${k}`);
+    if (n < lo || n > hi) return false;
+    if (n > lo && n < hi) return true;
+    const l = compareDecimal(BigInt(d), k, lo);
+    const h = compareDecimal(BigInt(d), k, hi);
+    return (l > 0 || (l === 0 && even)) && (h < 0 || (h === 0 && even));
+  };
+  const found: [number, number][] = [];
+  const collect = (p: number): void => {
+    const text = v.toExponential(p - 1);
+    const e = text.indexOf('e');
+    const d = Number(text.slice(0, e).replace('.', ''));
+    const k = Number(text.slice(e + 1)) - (p - 1);
+    if (symmetric) {
+      // The nearest p digits read back if any do; the ones below may tie with them (the
+      // rounding takes the larger of two).
+      if (readsBack(d, k)) {
+        found.push([d, k]);
+        if (readsBack(d - 1, k)) found.push([d - 1, k]);
+      }
+      return;
+    }
+    // v a power of two: the interval below is half the one above, the nearest may miss it.
+    if (readsBack(d - 1, k)) found.push([d - 1, k]);
+    if (readsBack(d, k)) found.push([d, k]);
+    if (readsBack(d + 1, k)) found.push([d + 1, k]);
+    // Rounded up into the next decade (9.96 to 1.0E1): the p digits below are 9.9..9.
+    if (d === 10 ** (p - 1) && readsBack(10 ** p - 1, k - 1)) found.push([10 ** p - 1, k - 1]);
+  };
+  /** Whether `a` is nearer v than `b` (at equal distance, whether its last digit is even). */
+  const nearer = (a: [number, number], b: [number, number]): boolean => {
+    const da = Math.abs(Number(`${a[0]}e${a[1]}`) - v);
+    const db = Math.abs(Number(`${b[0]}e${b[1]}`) - v);
+    if (Math.abs(da - db) > v * 1e-12) return da < db;
+    const order = compareFractions(distance(a, v), distance(b, v));
+    return order < 0 || (order === 0 && a[0] % 2 === 0);
+  };
+  for (let p = 1; p <= 9; p++) {
+    collect(p);
+    if (p === 1 && found.length > 0) collect(2);
+    if (found.length === 0) continue;
+    let best = found[0] as [number, number];
+    for (let i = 1; i < found.length; i++) {
+      const c = found[i] as [number, number];
+      if (nearer(c, best)) best = c;
+    }
+    return best;
+  }
+  // Nine digits always read back as the float.
+  throw new Error(`no decimal reads back as ${v}`);
+}
+
+/** |d * 10^k - v| as a fraction [numerator, denominator]. */
+function distance([d, k]: [number, number], v: number): [bigint, bigint] {
+  const [a, b] = scaledPair(BigInt(d), k, v);
+  // scaledPair multiplied both sides by 10^max(-k, 0) * 2^max(-e, 0).
+  const e = binaryParts(v)[1];
+  const scale = 10n ** BigInt(Math.max(-k, 0)) * 2n ** BigInt(Math.max(-e, 0));
+  return [a > b ? a - b : b - a, scale];
+}
+
+function compareFractions([a, b]: [bigint, bigint], [c, d]: [bigint, bigint]): number {
+  const x = a * d;
+  const y = c * b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 export const runtime = {
   ...timeRuntime,
   ...preciseTimeRuntime,
@@ -295,6 +416,18 @@ export const runtime = {
     const [mantissa = '', exponent = ''] = x.toExponential().split('e');
     const m = mantissa.includes('.') ? mantissa : `${mantissa}.0`;
     return `${m}E${exponent.startsWith('+') ? exponent.slice(1) : exponent}`;
+  },
+  /**
+   * A FLOAT as Java's Float.toString prints it: the shortest decimal that reads back as the same
+   * 32-bit float (`3.14159`, not the double's `3.141590118408203`), in Double.toString's form
+   * (`1.0E10`, `1.0E-5`).
+   */
+  formatFloat(x: number): string {
+    const v = Math.fround(x);
+    if (!Number.isFinite(v) || v === 0) return runtime.formatDouble(v);
+    const [d, k] = shortestFloat(Math.abs(v));
+    // At most nine digits: the double nearest the decimal prints as that decimal.
+    return runtime.formatDouble(Number(`${v < 0 ? '-' : ''}${d}e${k}`));
   },
   castFailed(value: unknown, target: string): never {
     return fail(`cannot cast ${JSON.stringify(value)} to ${target}`);

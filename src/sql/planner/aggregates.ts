@@ -376,6 +376,27 @@ function runningSum(
   return (sum, v, sign) => (sum as number) + sign * (v as number);
 }
 
+/**
+ * Flink's SUM of INT, SMALLINT or TINYINT is of the argument's type, its running sum Java's
+ * addition in that width: it wraps (`2147483647 + 1` is `-2147483648`), in add, retract and
+ * merge alike. (AVG's sum is a BIGINT in Flink, and does not wrap in these widths.)
+ */
+function wrappingSum(
+  argType: LogicalType,
+  plus: (sum: number | string, v: unknown, sign: 1 | -1) => number | string,
+): (sum: number | string, v: unknown, sign: 1 | -1) => number | string {
+  switch (argType.kind) {
+    case 'INTEGER':
+      return (sum, v, sign) => (plus(sum, v, sign) as number) | 0;
+    case 'SMALLINT':
+      return (sum, v, sign) => ((plus(sum, v, sign) as number) << 16) >> 16;
+    case 'TINYINT':
+      return (sum, v, sign) => ((plus(sum, v, sign) as number) << 24) >> 24;
+    default:
+      return plus;
+  }
+}
+
 function sumSpec(
   fn: (row: Row) => unknown,
   argType: LogicalType,
@@ -386,7 +407,7 @@ function sumSpec(
   // [sum, number of non-NULL values]: the count tells when retractions leave no value (NULL).
   const isDecimal = argType.kind === 'DECIMAL';
   const isLong = argType.kind === 'BIGINT';
-  const plus = runningSum(argType);
+  const plus = wrappingSum(argType, runningSum(argType));
   // The [sum, count] pair is updated in place (no array per row); merge copies, so no two
   // accumulators share one.
   const step =

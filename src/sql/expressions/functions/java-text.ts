@@ -1,7 +1,7 @@
 /**
  * Java's text conventions where Flink's functions inherit them: regular expressions (Java's
  * patterns read by JavaScript's engine, compiled once), `String.split` (trailing empty pieces
- * dropped unless a limit is given) and `Double.toString`.
+ * dropped unless a limit is given), `Double.toString` and `Float.toString`.
  */
 import { runtime } from '../runtime.js';
 
@@ -51,4 +51,9 @@ export function javaSplit(s: string, regex: string, limit = 0): string[] {
 /** A double as Java prints it (`1.0`, `1.0E10`). */
 export function javaDouble(x: number): string {
   return runtime.formatDouble(x);
+}
+
+/** A FLOAT as Java's Float.toString prints it (`3.14159`, `1.0E10`): its shortest digits. */
+export function javaFloat(x: number): string {
+  return runtime.formatFloat(x);
 }
