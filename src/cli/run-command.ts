@@ -6,7 +6,10 @@ import type { GroupMembers } from '../connectors/kafka/group/group-members.js';
 import type { KafkaExchange } from '../connectors/kafka/group/kafka-exchange.js';
 import type { JobClient, ProcessGroupSpec } from '../index.js';
 import { registerGroupMetrics } from '../metrics/group-metrics.js';
-import { DirectoryCheckpointStorage } from '../runtime/checkpoint/checkpoint-storage.js';
+import {
+  DirectoryCheckpointStorage,
+  type SkippedCheckpoint,
+} from '../runtime/checkpoint/checkpoint-storage.js';
 import { openStore, resolveLocation } from '../runtime/checkpoint/store/open-store.js';
 import { defaultRestartStrategy } from '../runtime/job/restart-strategy.js';
 import type { RunOptions } from './args.js';
@@ -85,6 +88,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       ? undefined
       : resolveLocation(io.cwd, options.savepointOnStop);
   // Checked before the module loads: a mistyped --from fails at once.
+  let passedOver: readonly SkippedCheckpoint[] = [];
   let restore =
     options.restoreFrom === undefined
       ? undefined
@@ -93,6 +97,9 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
           options.checkpointDir,
           io.cwd,
           options.allowDuplicateOutput === true,
+          (skipped) => {
+            passedOver = skipped;
+          },
         );
   const jobName = options.name ?? basename(options.module, extname(options.module));
   let groupSpec: ProcessGroupSpec | undefined;
@@ -227,6 +234,31 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       ? {}
       : { restoredFrom: restoreFields(restore) }),
   });
+  /** Damaged checkpoints a restore from the newest one passed over: a warning each. */
+  const reportPassedOver = (
+    skipped: readonly SkippedCheckpoint[],
+    restoredFrom: number | undefined,
+  ): void => {
+    for (const c of skipped) {
+      const instead =
+        restoredFrom === undefined
+          ? 'no older checkpoint is left: the job starts without state'
+          : `restoring checkpoint ${restoredFrom} instead`;
+      const text = `checkpoint ${c.checkpointId} is damaged and was passed over (${c.reason}; ${c.path}); ${instead}`;
+      if (log !== undefined) {
+        log.write('warn', 'checkpoint_passed_over', text, {
+          checkpointId: c.checkpointId,
+          path: c.path,
+          reason: c.reason,
+          restoredFrom: restoredFrom ?? null,
+        });
+      } else say(text, 'warn');
+    }
+  };
+  reportPassedOver(passedOver, restore?.checkpointId);
+  client.monitor.onPassedOver(({ skipped, restoredFrom }) =>
+    reportPassedOver(skipped, restoredFrom),
+  );
   if (log === undefined && (options.restoreFrom !== undefined || owned !== undefined)) {
     say(restoreText(jobName, restore, checkpointDir));
   }
@@ -370,7 +402,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       );
       for (const line of details) io.stderr.write(`${line}\n`);
       io.stderr.write(`  records read: ${formatCount(read)}\n`);
-      for (const line of badRecordsLine(client)) io.stderr.write(`${line}\n`);
+      for (const line of badRecordsLine(client, true)) io.stderr.write(`${line}\n`);
       for (const line of checkpointLine) io.stderr.write(`${line}\n`);
       for (const line of restartLine(client)) io.stderr.write(`${line}\n`);
       return EXIT_FAILURE;
@@ -399,7 +431,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       `${mark} job '${jobName}' ${what} in ${formatDuration(result.durationMs)} · ` +
         `${formatCount(read)} records read (${formatCount(perSecond)}/s)\n`,
     );
-    for (const line of badRecordsLine(client)) io.stderr.write(`${line}\n`);
+    for (const line of badRecordsLine(client, false)) io.stderr.write(`${line}\n`);
     // A savepoint taken was announced when written (the job may take a while to close after it).
     if (savepointDir !== undefined && run.stopReason !== undefined && savepoint?.kind !== 'taken') {
       io.stderr.write(
@@ -692,15 +724,18 @@ function recordsRead(client: JobClient): number {
 /**
  * The summary's count of bad input records, shown only when there were some:
  * under 'skip' or a dead letter the job goes on, and a count seen only in
- * the metrics would make the run look clean.
+ * the metrics would make the run look clean. The metric also counts a record
+ * that failed the job (onError 'fail'), so only a run that neither failed nor
+ * restarted says its bad records were all skipped or dead-lettered.
  */
-function badRecordsLine(client: JobClient): string[] {
+function badRecordsLine(client: JobClient, failed: boolean): string[] {
   const bad = client.metrics.total(BAD_RECORDS);
-  return bad === 0
-    ? []
-    : [
-        `  bad records: ${formatCount(bad)} (skipped or sent to the dead letter, by the sources' onError policy; metric ${BAD_RECORDS})`,
-      ];
+  if (bad === 0) return [];
+  const fate =
+    failed || client.monitor.restarts() > 0
+      ? "including any that failed the job under the sources' onError 'fail'"
+      : "skipped or sent to the dead letter, by the sources' onError policy";
+  return [`  bad records: ${formatCount(bad)} (${fate}; metric ${BAD_RECORDS})`];
 }
 
 /**

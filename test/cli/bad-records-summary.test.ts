@@ -1,7 +1,8 @@
 /**
  * A job whose source skips bad records says so in its summary: under
  * 'skip' or a dead letter the run succeeds, and without the count it would
- * look clean.
+ * look clean. A job that a bad record failed (onError 'fail') does not say
+ * the record was skipped.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,5 +50,17 @@ describe('bad records in the summary of weir run', () => {
     const ok = await startBundledWeir(['run', JOB, '--workers', '0', '--', clean], 120_000).done;
     expect(ok.code).toBe(0);
     expect(ok.stderr).not.toContain('bad records');
+  }, 120_000);
+
+  it('does not call the record that failed the job skipped', async () => {
+    const result = await startBundledWeir(
+      ['run', 'test/cli/fixtures/bad-lines-fail.ts', '--workers', '0', '--', input],
+      120_000,
+    ).done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("✗ job 'bad-lines-fail' failed");
+    expect(result.stderr).toContain('bad record in');
+    expect(result.stderr).toMatch(/ {2}bad records: \d+ \(including any that failed the job/);
+    expect(result.stderr).not.toContain('skipped or sent to the dead letter');
   }, 120_000);
 });

@@ -128,3 +128,37 @@ export function startBundledWeir(
 let lastFixture: string | undefined;
 
 afterAll(removeBundledClis);
+
+/**
+ * `weir sql` from the sources with `input` on stdin (a pipe: changes print as `+I[...]`
+ * lines), its history in `historyFile`; resolves with its exit code and output.
+ */
+export function sqlClientOnPipe(
+  input: string,
+  historyFile: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sql'], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', WEIR_SQL_HISTORY: historyFile },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  child.stdin?.end(input);
+  return new Promise((resolve, reject) => {
+    const guard = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the client did not exit\n${stdout}\n${stderr}`));
+    }, 90_000);
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -4,42 +4,18 @@
  * lines and several on one line, SHOW, DESCRIBE, EXPLAIN, a query's rows, and errors with
  * their position that leave the client running.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../cli/run-cli.js';
+import { sqlClientOnPipe } from '../cli/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'weir-sql-client-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the client with `input` on stdin; resolves with its exit code and output. */
-function client(input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'sql'], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1', WEIR_SQL_HISTORY: join(dir, 'history') },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    stderr += d;
-  });
-  child.stdin.end(input);
-  return new Promise((resolve, reject) => {
-    const guard = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the client did not exit\n${stdout}\n${stderr}`));
-    }, 90_000);
-    child.on('close', (code) => {
-      clearTimeout(guard);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function client(input: string): ReturnType<typeof sqlClientOnPipe> {
+  return sqlClientOnPipe(input, join(dir, 'history'));
 }
 
 describe('weir sql (interactive client)', () => {

@@ -1,6 +1,7 @@
 /**
  * A query's result as the SQL client shows it: a table kept up to date by applying each
- * change (`+I` and `+U` add a row, `-U` and `-D` take one away, like Flink's table mode),
+ * change (`+I` and `+U` add a row, `-U` and `-D` take one away, like Flink's table mode; in
+ * an upsert changelog, which has no `-U`, a change replaces or deletes the row of its key),
  * rendered on refresh; or, for a pipe, each change as a `+I[...]` line.
  */
 import { type Change, isChange } from '../../core/changelog.js';
@@ -13,18 +14,42 @@ export interface ResultColumn {
 /** The rows a changelog leaves, in the order they arrived. */
 export class MaterializedResult {
   private readonly rows: string[][] = [];
+  /** The upsert key of each row (at the same position), for an upsert changelog. */
+  private readonly keys: (string | undefined)[] = [];
   changes = 0;
 
-  /** Applies one change (a plain row is an insert). */
-  apply(change: Change<string[]>): void {
+  /**
+   * Applies one change (a plain row is an insert). With `key` (the row's upsert key, for an
+   * upsert changelog), `+I`/`+U` replace the row of that key in place and `-U`/`-D` delete
+   * it (an upsert delete may hold only the key's values); without, a retraction removes an
+   * equal row.
+   */
+  apply(change: Change<string[]>, key?: string): void {
     this.changes++;
-    if (change.kind === '+I' || change.kind === '+U') {
-      this.rows.push(change.value);
+    const adds = change.kind === '+I' || change.kind === '+U';
+    if (key !== undefined) {
+      const at = this.keys.indexOf(key);
+      if (adds && at >= 0) this.rows[at] = change.value;
+      else if (adds) {
+        this.rows.push(change.value);
+        this.keys.push(key);
+      } else if (at >= 0) {
+        this.rows.splice(at, 1);
+        this.keys.splice(at, 1);
+      }
       return;
     }
-    const key = JSON.stringify(change.value);
-    const at = this.rows.findIndex((r) => JSON.stringify(r) === key);
-    if (at >= 0) this.rows.splice(at, 1);
+    if (adds) {
+      this.rows.push(change.value);
+      this.keys.push(undefined);
+      return;
+    }
+    const text = JSON.stringify(change.value);
+    const at = this.rows.findIndex((r) => JSON.stringify(r) === text);
+    if (at >= 0) {
+      this.rows.splice(at, 1);
+      this.keys.splice(at, 1);
+    }
   }
 
   get size(): number {

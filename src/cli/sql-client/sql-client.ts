@@ -9,9 +9,11 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { isChange } from '../../core/changelog.js';
 import type { Sink, SinkWriter } from '../../core/sink.js';
 import { StreamEnvironment } from '../../index.js';
 import type { JobClient } from '../../runtime/job/job-client.js';
+import type { Row } from '../../sql/connectors/connector.js';
 import { externalSqlConnectors } from '../../sql/connectors/external-connectors.js';
 import { registerSqlConnectors } from '../../sql/connectors/registry.js';
 import { builtInFunctionNames } from '../../sql/expressions/functions.js';
@@ -284,13 +286,22 @@ export class SqlClient {
         `rows: ${result.size}, changes: ${result.changes}; Ctrl-C stops the query\n`,
       );
     };
-    table.toDataStream().sinkTo(
-      new CallbackSink<unknown>((value) => {
-        const change = asChange(value, (row) => table.display(row));
-        if (this.tty) result.apply(change);
-        else this.say(changeLine(change));
-      }),
-    );
+    // An updating query (GROUP BY, outer join, Top-N) is read as its changes: toDataStream
+    // refuses it. An upsert changelog (no -U) replaces and deletes rows by its upsert key.
+    const changes = table.changelogMode === 'insert-only' ? undefined : table.toChangelogStream();
+    const upsertKey = changes?.mode === 'upsert' ? changes.upsertKey : undefined;
+    const keyOf = (value: unknown): string | undefined => {
+      if (upsertKey === undefined || !isChange(value)) return undefined;
+      const key = upsertKey(value.value as Row);
+      return `${typeof key}:${String(key)}`;
+    };
+    const sink = new CallbackSink<unknown>((value) => {
+      const change = asChange(value, (row) => table.display(row));
+      if (this.tty) result.apply(change, keyOf(value));
+      else this.say(changeLine(change));
+    });
+    if (changes === undefined) table.toDataStream().sinkTo(sink);
+    else changes.sinkTo(sink);
     const job = env.executeAsync('sql client query');
     this.query = job;
     const timer = this.tty ? setInterval(render, REFRESH_MS) : undefined;
