@@ -140,9 +140,18 @@ describe('DDL and statements', () => {
     const connector = sqlError(() =>
       tEnv.executeSql("CREATE TABLE t (a INT) WITH ('connector' = 'kafkaa')"),
     );
-    // Connectors registered in the process (registerSqlConnectors) follow the built-in ones.
-    expect(connector.message).toMatch(
-      /^line 1, column 30: unknown connector 'kafkaa'; allowed values: nexmark, weir-nexmark, datagen, print, blackhole, filesystem, kafka, upsert-kafka, jdbc, postgres-cdc(, [a-z-]+)*$/,
+    // Every built-in connector is named; connectors other test files of this worker registered
+    // in the process (registerSqlConnectors) may stand among them, wherever their turn came.
+    const allowed =
+      /^line 1, column 30: unknown connector 'kafkaa'; allowed values: ([a-z-]+(?:, [a-z-]+)*)$/.exec(
+        connector.message,
+      );
+    expect(allowed?.[1]?.split(', ')).toEqual(
+      expect.arrayContaining(
+        'nexmark, weir-nexmark, datagen, print, blackhole, filesystem, kafka, upsert-kafka, jdbc, postgres-cdc'.split(
+          ', ',
+        ),
+      ),
     );
     const kind = sqlError(() =>
       tEnv.executeSql(
