@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresLookupTable } from '../../src/connectors/postgres/index.js';
 import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
+import { ManualClock } from '../../src/testing/manual-clock.js';
 import { ScriptedSource, waitUntil } from '../helpers/timeline.js';
 import { cleanup, freshSchema, PG_URL, sql } from './helpers.js';
 
@@ -133,7 +134,10 @@ describe('PostgresLookupTable', () => {
       ],
       true,
     );
-    const env = new StreamEnvironment({ batchSize: 1 });
+    // Processing time moves only when the test moves it: a loaded machine cannot stretch the
+    // 100 ms pause past the TTL.
+    const clock = new ManualClock(Date.now());
+    const env = new StreamEnvironment({ batchSize: 1, clock });
     const sink = new CollectSink<string>();
     env
       .fromSource(source)
@@ -146,8 +150,11 @@ describe('PostgresLookupTable', () => {
     const job = env.executeAsync('pg ttl');
     await waitUntil(() => sink.values.length === 1);
     await sql(`UPDATE ${SCHEMA}.settings SET value = 'new' WHERE name = 'mode'`);
-    const result = await job.result;
     // 2 arrives within the TTL (the cached row), 3 after it (read again).
+    clock.set(clock.now() + 100);
+    await waitUntil(() => sink.values.length === 2);
+    clock.set(clock.now() + 1800);
+    const result = await job.result;
     expect(sink.values).toEqual(['1:old', '2:old', '3:new']);
     expect(result.metric('weir_lookup_cache_hits_total')).toBe(1);
     expect(result.metric('weir_lookup_requests_total')).toBe(2);
