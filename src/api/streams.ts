@@ -690,7 +690,7 @@ export interface IntervalJoin<L, R, K extends Key> {
 
 /**
  * An interval join with its bounds: finish with `join` or `process`. Late
- * records (at or behind the watermark) of either side are never joined: they
+ * records (behind the watermark; one at it still joins, as in Flink) of either side are never joined: they
  * are counted in `weir_join_late_records_total` and go to the late-data tag
  * of their side if set.
  */

@@ -6,6 +6,7 @@ import type {
   Collector,
   KeyedProcessContext,
   KeyedRuntimeContext,
+  OnTimerContext,
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import type { OutputTag } from '../../../core/output-tag.js';
@@ -106,17 +107,33 @@ export class IntervalJoinFunction<K extends Key, L, R, OUT>
     ctx.timerService.registerEventTimeTimer(t + this.rightRetention);
   }
 
-  /** Removes the entries whose retention ends now (a timer is registered for each). */
-  onTimer(time: number): void {
-    this.left.remove(time - this.leftRetention);
-    this.right.remove(time - this.rightRetention);
+  /**
+   * Removes the entries whose retention has passed. An entry at `t` may still meet a record
+   * at the watermark until the watermark passes `t + retention` (a record at the watermark is
+   * not late), so the timer at `t + retention` removes it only if the watermark is past that
+   * already; otherwise a timer one millisecond on does (it removes the entries one
+   * millisecond older than its own).
+   */
+  onTimer(time: number, ctx: OnTimerContext<K>): void {
+    const past = ctx.timerService.currentWatermark() > time;
+    let again = false;
+    for (const [state, retention] of [
+      [this.left, this.leftRetention],
+      [this.right, this.rightRetention],
+    ] as const) {
+      state.remove(time - retention - 1);
+      if (past) state.remove(time - retention);
+      else if (state.get(time - retention) !== undefined) again = true;
+    }
+    if (again) ctx.timerService.registerEventTimeTimer(time + 1);
   }
 
   private isLate(t: number, ctx: KeyedProcessContext<K>): boolean {
     if (Number.isNaN(t) || t === Number.NEGATIVE_INFINITY) {
       throw new Error('interval join needs event time: assign timestamps before joining');
     }
-    return t <= ctx.timerService.currentWatermark();
+    // Behind the watermark, as Flink's IntervalJoinOperator: a record at it still joins.
+    return t < ctx.timerService.currentWatermark();
   }
 
   private late<T>(value: T, ctx: KeyedProcessContext<K>, tag: OutputTag<T> | undefined): void {
