@@ -195,10 +195,13 @@ export class ScriptedSource<T> implements Source<T> {
   }
 }
 
-/** Polls `condition` until it holds, failing after `timeoutMs`. */
+/**
+ * Polls `condition` until it holds, failing after `timeoutMs`: generous by default, since a
+ * job's start alone took over 3 s on a loaded CI machine.
+ */
 export async function waitUntil(
   condition: () => boolean,
-  timeoutMs = 3000,
+  timeoutMs = 60_000,
   what = 'condition',
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
