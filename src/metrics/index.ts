@@ -34,6 +34,7 @@ export type {
   ExceptionEntry,
   JobMonitor,
   JobStatus,
+  PassedOverEvent,
   RestartEvent,
 } from '../runtime/job/job-monitor.js';
 export { ASYNC_METRICS } from '../runtime/operators/async/async-wait.js';
