@@ -159,6 +159,13 @@ export type SelectItem =
 
 export type JoinType = 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS';
 
+/** The column list of `alias(column, ...)` after a table or subquery in FROM. */
+export interface ColumnAliases {
+  readonly names: readonly string[];
+  /** Where the list starts (its `(`). */
+  readonly at: SourcePosition;
+}
+
 export type FromItem =
   | {
       readonly kind: 'table';
@@ -166,12 +173,17 @@ export type FromItem =
       /** `FOR SYSTEM_TIME AS OF expr` (a temporal join's versioned side). */
       readonly asOf: Expr | undefined;
       readonly alias: string | undefined;
+      /** `[AS] alias(column, ...)`: new names of the table's columns, in order. */
+      readonly columns?: ColumnAliases;
       readonly at: SourcePosition;
     }
+  /** `(query) [AS] alias[(column, ...)]`, VALUES among them. */
   | {
       readonly kind: 'subquery';
       readonly query: Query;
       readonly alias: string | undefined;
+      /** New names of the query's columns, in order. */
+      readonly columns?: ColumnAliases;
       readonly at: SourcePosition;
     }
   /** `TABLE(fn(args...))`: the window TVFs TUMBLE, HOP, CUMULATE, SESSION. */
@@ -204,7 +216,7 @@ export type FromItem =
       readonly columns: readonly string[] | undefined;
       readonly at: SourcePosition;
     }
-  /** `table MATCH_RECOGNIZE (...) [AS alias]`. */
+  /** `table MATCH_RECOGNIZE (...) [AS alias]`, or `(query) MATCH_RECOGNIZE (...) [AS alias]`. */
   | {
       readonly kind: 'match-recognize';
       readonly input: FromItem;

@@ -7,6 +7,7 @@ import { type SourcePosition, sqlError } from '../sql-error.js';
 import { type LogicalType, MAX_LENGTH, type RowField } from '../types/logical-type.js';
 import type {
   BinaryOp,
+  ColumnAliases,
   ColumnDefinition,
   Expr,
   FromItem,
@@ -737,7 +738,13 @@ class Parser {
     if (this.acceptSymbol('(')) {
       const query = this.query();
       this.expectSymbol(')');
-      return { kind: 'subquery', query, alias: this.alias(), at };
+      if (this.isWord('MATCH_RECOGNIZE')) {
+        const input: FromItem = { kind: 'subquery', query, alias: undefined, at };
+        return this.matchRecognize(input);
+      }
+      const alias = this.alias();
+      const columns = this.columnAliases(alias);
+      return { kind: 'subquery', query, alias, ...(columns === undefined ? {} : { columns }), at };
     }
     if (this.acceptWord('LATERAL')) {
       this.expectWord('TABLE');
@@ -776,14 +783,26 @@ class Parser {
     const name = this.qualifiedName();
     let asOf: Expr | undefined;
     if (this.acceptWord('FOR', 'SYSTEM_TIME', 'AS', 'OF')) asOf = this.additive();
-    if (asOf === undefined && this.isWord('MATCH_RECOGNIZE')) {
-      const mrAt = this.at;
-      this.i++;
-      const input: FromItem = { kind: 'table', name, asOf, alias: undefined, at };
-      const clause = parseMatchRecognize(this.clauseParser(), mrAt);
-      return { kind: 'match-recognize', input, clause, alias: this.alias(), at: mrAt };
-    }
-    return { kind: 'table', name, asOf, alias: this.alias(), at };
+    if (asOf === undefined && this.isWord('MATCH_RECOGNIZE'))
+      return this.matchRecognize({ kind: 'table', name, asOf, alias: undefined, at });
+    const alias = this.alias();
+    const columns = this.columnAliases(alias);
+    return { kind: 'table', name, asOf, alias, ...(columns === undefined ? {} : { columns }), at };
+  }
+
+  /** `input MATCH_RECOGNIZE (...) [AS alias]`, at the word MATCH_RECOGNIZE. */
+  private matchRecognize(input: FromItem): FromItem {
+    const mrAt = this.at;
+    this.i++;
+    const clause = parseMatchRecognize(this.clauseParser(), mrAt);
+    return { kind: 'match-recognize', input, clause, alias: this.alias(), at: mrAt };
+  }
+
+  /** `(a, b)` after the alias of a table or subquery, with where it starts. */
+  private columnAliases(alias: string | undefined): ColumnAliases | undefined {
+    const at = this.at;
+    const names = this.columnNames(alias);
+    return names === undefined ? undefined : { names, at };
   }
 
   /** `(a, b)` after a table alias: new names of its columns, in order. */

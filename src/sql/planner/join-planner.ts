@@ -64,31 +64,54 @@ function sidesOf(e: Expr, scope: Scope, leftWidth: number): { left: boolean; rig
 }
 
 /**
- * The join key of one side: the key values themselves for one key, a string for several.
- * A row with a NULL key matches nothing (SQL's `NULL = NULL` is not true), so it gets a key
- * of its own side that no row of the other side has.
+ * The join key of one side: the key value itself for one `=` key, a text for several (or for
+ * a NULL-safe one). Under `=` a row with a NULL key matches nothing (SQL's `NULL = NULL` is not
+ * true), so it gets a key of its own side that no row of the other side has; under
+ * `IS NOT DISTINCT FROM` (`nullSafe[i]`) NULL is a value of its own, the same on both sides and
+ * unlike every non-NULL one. Each value of a text key is tagged by its kind and ends with \u0001;
+ * a string that holds \u0001 is written with its length, so no two keys share a text.
  */
-function joinKey(
+export function joinKey(
   fns: readonly ((row: Row) => unknown)[],
   side: 'left' | 'right',
+  nullSafe: readonly boolean[] = [],
 ): (row: Row) => Key {
   const nullKey = `\u0000null ${side}`;
-  if (fns.length === 1) {
+  if (fns.length === 1 && nullSafe[0] !== true) {
     const f = fns[0] as (row: Row) => unknown;
     return (row) => {
       const v = f(row);
-      return v === null ? nullKey : (v as Key);
+      if (v === null) return nullKey;
+      // A string that starts like the NULL key is moved out of its way (`\u0000s` + itself).
+      return typeof v === 'string' && v.startsWith('\u0000') ? `\u0000s${v}` : (v as Key);
     };
   }
   return (row) => {
     let key = '';
-    for (const f of fns) {
-      const v = f(row);
-      if (v === null) return nullKey;
-      key += `${typeof v === 'string' ? 's' : 'v'}${String(v)}\u0001`;
+    for (let i = 0; i < fns.length; i++) {
+      const v = (fns[i] as (row: Row) => unknown)(row);
+      if (v === null) {
+        if (nullSafe[i] !== true) return nullKey;
+        key += 'n\u0001';
+      } else if (typeof v !== 'string') key += `v${String(v)}\u0001`;
+      else if (v.includes('\u0001')) key += `S${v.length}:${v}\u0001`;
+      else key += `s${v}\u0001`;
     }
     return key;
   };
+}
+
+/**
+ * The two operands of a condition that can key a join: `a = b`, or `a IS NOT DISTINCT FROM b`
+ * (Flink's NULL-safe key: NULL matches NULL).
+ */
+function keyEquality(
+  e: Expr,
+): { readonly operands: readonly [Expr, Expr]; readonly nullSafe: boolean } | undefined {
+  if (e.kind === 'binary' && e.op === '=') return { operands: [e.left, e.right], nullSafe: false };
+  if (e.kind === 'call' && e.name === 'IS NOT DISTINCT FROM' && e.args.length === 2)
+    return { operands: [e.args[0] as Expr, e.args[1] as Expr], nullSafe: true };
+  return undefined;
 }
 
 /**
@@ -117,6 +140,8 @@ export function planJoin(
   const rightScope = new Scope(right.columns);
   const leftKeys: Expr[] = [];
   const rightKeys: Expr[] = [];
+  /** Per key: `IS NOT DISTINCT FROM` (NULL matches NULL) rather than `=`. */
+  const nullSafe: boolean[] = [];
   const leftOnly: Expr[] = [];
   const rightOnly: Expr[] = [];
   const residual: Expr[] = [];
@@ -124,17 +149,21 @@ export function planJoin(
     // Type-checked as written first, so that errors name the user's expression.
     compilePredicate(part, scope, 'join condition');
     const sides = sidesOf(part, scope, leftWidth);
-    if (part.kind === 'binary' && part.op === '=') {
-      const l = sidesOf(part.left, scope, leftWidth);
-      const r = sidesOf(part.right, scope, leftWidth);
+    const equality = keyEquality(part);
+    if (equality !== undefined) {
+      const [a, b] = equality.operands;
+      const l = sidesOf(a, scope, leftWidth);
+      const r = sidesOf(b, scope, leftWidth);
       if (l.left && !l.right && r.right && !r.left) {
-        leftKeys.push(part.left);
-        rightKeys.push(part.right);
+        leftKeys.push(a);
+        rightKeys.push(b);
+        nullSafe.push(equality.nullSafe);
         continue;
       }
       if (l.right && !l.left && r.left && !r.right) {
-        leftKeys.push(part.right);
-        rightKeys.push(part.left);
+        leftKeys.push(b);
+        rightKeys.push(a);
+        nullSafe.push(equality.nullSafe);
         continue;
       }
     }
@@ -170,10 +199,12 @@ export function planJoin(
   const leftKey = joinKey(
     leftKeyFns.map((k) => k.fn),
     'left',
+    nullSafe,
   );
   const rightKey = joinKey(
     rightKeyFns.map((k) => k.fn),
     'right',
+    nullSafe,
   );
   if (!isUpdating(left) && !isUpdating(right)) {
     const windows = windowJoinColumns(
@@ -196,8 +227,12 @@ export function planJoin(
           : (_: unknown, i: number) => i === windows.keys[1];
       return planWindowJoin(left, right, {
         type,
-        leftKey: joinKey(leftKeyFns.map((k) => k.fn).filter(keyed), 'left'),
-        rightKey: joinKey(rightKeyFns.map((k) => k.fn).filter(keyed), 'right'),
+        leftKey: joinKey(leftKeyFns.map((k) => k.fn).filter(keyed), 'left', nullSafe.filter(keyed)),
+        rightKey: joinKey(
+          rightKeyFns.map((k) => k.fn).filter(keyed),
+          'right',
+          nullSafe.filter(keyed),
+        ),
         windows,
         at: item.at,
         test:

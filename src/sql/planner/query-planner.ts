@@ -29,7 +29,7 @@ import {
 } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { sessionTimeZone } from '../expressions/session-time-zone.js';
-import type { Expr, FromItem, Query, Select } from '../parser/ast.js';
+import type { ColumnAliases, Expr, FromItem, Query, Select } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
 import type { TimeZone } from '../types/time-zone.js';
@@ -94,7 +94,14 @@ const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
 /** The same columns under another table alias. */
 function requalify(relation: Relation, qualifier: string | undefined): Relation {
   if (qualifier === undefined) return relation;
-  const columns = relation.columns.map((c) => ({ ...c, qualifier }));
+  return withColumnsOf(
+    relation,
+    relation.columns.map((c) => ({ ...c, qualifier })),
+  );
+}
+
+/** `relation` with `columns` (as many, renamed or requalified) in place of its own. */
+function withColumnsOf(relation: Relation, columns: readonly ScopeColumn[]): Relation {
   if (relation.changes !== undefined) return withColumns(relation, columns);
   if (
     relation instanceof CalcRelation ||
@@ -110,6 +117,31 @@ function requalify(relation: Relation, qualifier: string | undefined): Relation 
     ...(windowed === undefined ? {} : { windowed }),
     ...(windowEndsAt === undefined ? {} : { windowEndsAt }),
   };
+}
+
+/**
+ * `relation` with its columns renamed in order by `alias(column, ...)`: as in Flink, the list
+ * names every column, each once.
+ */
+function renamed(
+  relation: Relation,
+  item: { readonly alias: string | undefined; readonly columns?: ColumnAliases },
+  what: string,
+): Relation {
+  if (item.columns === undefined) return relation;
+  const { names, at } = item.columns;
+  if (names.length !== relation.columns.length)
+    sqlError(
+      `the column alias list ${item.alias}(${names.join(', ')}) names ${names.length} column${names.length === 1 ? '' : 's'}, but ${what} has ${relation.columns.length} (${relation.columns.map((c) => c.name).join(', ')})`,
+      at,
+    );
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) sqlError(`duplicate name '${name}' in the column alias list`, at);
+    seen.add(name);
+  }
+  const columns = relation.columns.map((c, i) => ({ ...c, name: names[i] as string }));
+  return withColumnsOf(relation, columns);
 }
 
 /** Plans a query into a relation whose rows are complete (window columns computed). */
@@ -279,9 +311,12 @@ function planFrom(
           'FOR SYSTEM_TIME AS OF is the right side of a JOIN: a temporal join (AS OF the left rowtime) or a lookup join (AS OF its PROCTIME())',
           item.at,
         );
-      return requalify(planNamed(item.name, item.at, ctx), item.alias ?? item.name);
+      return requalify(
+        renamed(planNamed(item.name, item.at, ctx), item, `table '${item.name}'`),
+        item.alias ?? item.name,
+      );
     case 'subquery':
-      return requalify(planQuery(item.query, ctx), item.alias);
+      return requalify(renamed(planQuery(item.query, ctx), item, 'the query'), item.alias);
     case 'table-function':
       return requalify(planWindowTvf(item, ctx, names), item.alias);
     case 'lateral':

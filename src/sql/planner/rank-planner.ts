@@ -101,7 +101,9 @@ function bounds(e: Expr, name: string): [number | undefined, number | undefined]
 /** The rank pattern of `select`, if its FROM is a subquery with a ROW_NUMBER() OVER item. */
 export function rankPattern(select: Select): RankPattern | undefined {
   const from = select.from;
-  if (from?.kind !== 'subquery' || from.query.kind !== 'select') return undefined;
+  // An alias list renames the rank column; such a query is not taken for a Top-N.
+  if (from?.kind !== 'subquery' || from.query.kind !== 'select' || from.columns !== undefined)
+    return undefined;
   const inner = from.query;
   const item = inner.items.find((i) => rankingCall(i) !== undefined);
   if (item === undefined || item.kind !== 'expr' || item.expr.kind !== 'call') return undefined;
