@@ -443,6 +443,13 @@ function arithmetic(
     const b = castTo(g, right, T.double(rt.nullable), false, at);
     return { code: nullSafe(g, [a, b], ([x, y]) => `(${x} ${op} ${y})`), type };
   }
+  if (type.kind === 'FLOAT') {
+    // In 32 bits as Java's float: the operands as floats, the double result rounded to one
+    // (exact for + - * / %, a double holding every float result before its rounding).
+    const a = castTo(g, left, { kind: 'FLOAT', nullable: lt.nullable }, false, at);
+    const b = castTo(g, right, { kind: 'FLOAT', nullable: rt.nullable }, false, at);
+    return { code: nullSafe(g, [a, b], ([x, y]) => `Math.fround(${x} ${op} ${y})`), type };
+  }
   // MOD of a BIGINT by an INT is an INT, but its operand may be a bigint.
   if (
     type.kind === 'BIGINT' ||

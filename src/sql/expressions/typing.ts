@@ -18,7 +18,14 @@ export function arithmeticType(
 ): LogicalType | undefined {
   const nullable = a.nullable || b.nullable;
   if (!isNumeric(a) || !isNumeric(b)) return undefined;
-  if (isApproximate(a) || isApproximate(b)) return T.double(nullable);
+  // FLOAT with FLOAT or an integer stays FLOAT; with a DOUBLE or a DECIMAL it is a DOUBLE.
+  if (isApproximate(a) || isApproximate(b))
+    return a.kind === 'DOUBLE' ||
+      b.kind === 'DOUBLE' ||
+      a.kind === 'DECIMAL' ||
+      b.kind === 'DECIMAL'
+      ? T.double(nullable)
+      : { kind: 'FLOAT', nullable };
   if (isInteger(a) && isInteger(b)) {
     if (op === '%') return withNullability(b, nullable);
     return { kind: integerRank(a.kind) >= integerRank(b.kind) ? a.kind : b.kind, nullable };

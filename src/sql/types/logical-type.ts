@@ -172,8 +172,8 @@ export function formatType(t: LogicalType): string {
 
 /**
  * The common type of several (for CASE, COALESCE, comparisons, UNION): Flink's widening among
- * numbers (integers < DECIMAL < DOUBLE), the longer string, the finer timestamp; undefined
- * when they have none.
+ * numbers (integers < DECIMAL < DOUBLE; an integer with a FLOAT is a FLOAT, a DECIMAL with one a
+ * DOUBLE), the longer string, the finer timestamp; undefined when they have none.
  */
 export function commonType(types: readonly LogicalType[]): LogicalType | undefined {
   let acc: LogicalType | undefined;
@@ -192,12 +192,7 @@ function commonOfTwo(a: LogicalType, b: LogicalType): LogicalType | undefined {
     if (isApproximate(a) || isApproximate(b)) {
       return {
         kind:
-          a.kind === 'DOUBLE' ||
-          b.kind === 'DOUBLE' ||
-          isInteger(a) ||
-          isInteger(b) ||
-          a.kind === 'DECIMAL' ||
-          b.kind === 'DECIMAL'
+          a.kind === 'DOUBLE' || b.kind === 'DOUBLE' || a.kind === 'DECIMAL' || b.kind === 'DECIMAL'
             ? 'DOUBLE'
             : 'FLOAT',
         nullable,

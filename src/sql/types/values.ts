@@ -5,6 +5,7 @@
  * TIMESTAMP and TIMESTAMP_LTZ epoch ms (UTC; above precision 3 a bigint of epoch ns), INTERVAL ms or months, ROW an array, NULL null.
  */
 import { millisOfNanos, withMillis } from '../expressions/functions/precise-time.js';
+import { runtime } from '../expressions/runtime.js';
 import { formatDecimal } from './decimal.js';
 import type { LogicalType } from './logical-type.js';
 import type { TimeZone } from './time-zone.js';
@@ -59,8 +60,9 @@ function pad(n: number, width: number): string {
 }
 
 /**
- * A value as Flink's print connector shows it (`2015-07-15T00:00:01.234`, `908.000`; a
- * TIMESTAMP_LTZ as its UTC instant, `...Z`). With a `zone` (the SQL client's session time zone)
+ * A value as Flink's print connector shows it (`2015-07-15T00:00:01.234`, `908.000`, a DOUBLE
+ * or FLOAT as Java's Double/Float.toString, `1.0`, `1.0E10`; a TIMESTAMP_LTZ as its UTC
+ * instant, `...Z`). With a `zone` (the SQL client's session time zone)
  * a TIMESTAMP_LTZ shows as the zone's wall clock instead, as Flink's SQL client shows it.
  */
 export function toDisplayString(value: unknown, type: LogicalType, zone?: TimeZone): string {
@@ -99,6 +101,11 @@ export function toDisplayString(value: unknown, type: LogicalType, zone?: TimeZo
       return `x'${Buffer.from(value as Uint8Array).toString('hex')}'`;
     case 'ROW':
       return `(${(value as unknown[]).map((v, i) => toDisplayString(v, (type.fields[i] as { type: LogicalType }).type)).join(', ')})`;
+    case 'FLOAT':
+      // Java's Float.toString (`1.1`, `1.0`), not the digits of the double holding the float.
+      return runtime.formatFloat(value as number);
+    case 'DOUBLE':
+      return runtime.formatDouble(value as number);
     default:
       return String(value);
   }

@@ -59,7 +59,11 @@ export function parseText(text: string, type: LogicalType, field: string): unkno
       const [min, max] = INTEGER_BOUNDS[type.kind];
       return runtime.parseInteger(text, min, max) ?? refuse(field, type, text);
     }
-    case 'FLOAT':
+    case 'FLOAT': {
+      // The 32-bit float the text names, as Flink reads it.
+      const x = runtime.parseDouble(text);
+      return x === null ? refuse(field, type, text) : Math.fround(x);
+    }
     case 'DOUBLE':
       return runtime.parseDouble(text) ?? refuse(field, type, text);
     case 'DECIMAL': {
@@ -107,6 +111,7 @@ export function fromJson(value: unknown, type: LogicalType, field: string): unkn
     case 'BOOLEAN':
       return typeof value === 'boolean' ? value : refuse(field, type, value);
     case 'FLOAT':
+      return typeof value === 'number' ? Math.fround(value) : refuse(field, type, value);
     case 'DOUBLE':
       return typeof value === 'number' ? value : refuse(field, type, value);
     case 'DECIMAL':
@@ -166,6 +171,9 @@ export function toText(value: unknown, type: LogicalType): string {
     case 'BINARY':
     case 'VARBINARY':
       return Buffer.from(value as Uint8Array).toString('base64');
+    case 'FLOAT':
+      // Java's Float.toString, not the digits of the double holding the float.
+      return Number.isFinite(value) ? runtime.formatFloat(value as number) : String(value);
     default:
       return String(value);
   }
@@ -184,6 +192,10 @@ export function toJsonText(value: unknown, type: LogicalType): string {
     case 'BIGINT':
       return String(value);
     case 'FLOAT':
+      // Java's Float.toString, as Flink's json format writes a FLOAT (`1.1`, `1.0E10`).
+      return Number.isFinite(value)
+        ? runtime.formatFloat(value as number)
+        : JSON.stringify(String(value));
     case 'DOUBLE':
       return Number.isFinite(value) ? String(value) : JSON.stringify(String(value));
     case 'ROW':

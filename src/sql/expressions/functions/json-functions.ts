@@ -28,7 +28,7 @@ import {
   requireString,
   strictFunction,
 } from './arguments.js';
-import { javaDouble } from './java-text.js';
+import { javaDouble, javaFloat } from './java-text.js';
 import {
   isScalar,
   type JsonNode,
@@ -93,8 +93,10 @@ function converter(type: LogicalType, at: SourcePosition): Converter {
       return Number.isSafeInteger(Number(n)) ? Number(n) : n;
     };
   }
-  if (type.kind === 'DOUBLE' || type.kind === 'FLOAT')
-    return (s) => (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(s) ? Number(s) : undefined);
+  if (type.kind === 'DOUBLE' || type.kind === 'FLOAT') {
+    const round = type.kind === 'FLOAT' ? Math.fround : (x: number) => x;
+    return (s) => (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(s) ? round(Number(s)) : undefined);
+  }
   if (type.kind === 'DECIMAL')
     return (s) => {
       const d = parseDecimal(s, type.scale);
@@ -309,10 +311,11 @@ export function sqlToJson(value: unknown, type: LogicalType): JsonNode {
     case 'BIGINT':
       return new JsonNumber(String(value));
     case 'FLOAT':
-    case 'DOUBLE':
-      return Number.isFinite(value)
-        ? new JsonNumber(javaDouble(value as number), true)
-        : javaDouble(value as number);
+    case 'DOUBLE': {
+      // Java's Float.toString for a FLOAT, Double.toString for a DOUBLE.
+      const text = type.kind === 'FLOAT' ? javaFloat(value as number) : javaDouble(value as number);
+      return Number.isFinite(value) ? new JsonNumber(text, true) : text;
+    }
     case 'DECIMAL':
       return new JsonNumber(formatDecimal(value as bigint, type.scale), true);
     case 'CHAR':

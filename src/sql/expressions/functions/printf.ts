@@ -7,7 +7,7 @@ import { formatDecimal } from '../../types/decimal.js';
 import type { LogicalType } from '../../types/logical-type.js';
 import { toDisplayString } from '../../types/values.js';
 import { functionFailed } from './arguments.js';
-import { javaDouble } from './java-text.js';
+import { javaDouble, javaFloat } from './java-text.js';
 
 const SPEC = /%(\d+\$)?([-#+ 0,(<]*)(\d+)?(\.\d+)?([a-zA-Z%])/g;
 
@@ -101,7 +101,8 @@ function floatText(
 function stringOf(value: unknown, type: LogicalType | undefined): string {
   if (value === null) return 'null';
   if (type === undefined || type.kind === 'BOOLEAN') return String(value);
-  if (type.kind === 'DOUBLE' || type.kind === 'FLOAT') return javaDouble(value as number);
+  if (type.kind === 'DOUBLE') return javaDouble(value as number);
+  if (type.kind === 'FLOAT') return javaFloat(value as number);
   return toDisplayString(value, type);
 }
 
