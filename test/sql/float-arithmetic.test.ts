@@ -6,6 +6,7 @@
  * is the 32-bit float the text names.
  */
 import { describe, expect, it } from 'vitest';
+import { materialize } from '../../bench/nexmark/weir-job.js';
 import {
   fromJson,
   parseText,
@@ -17,6 +18,7 @@ import { Scope } from '../../src/sql/expressions/scope.js';
 import { parseExpression } from '../../src/sql/parser/parser.js';
 import { commonType, formatType, type LogicalType, T } from '../../src/sql/types/logical-type.js';
 import { toDisplayString } from '../../src/sql/types/values.js';
+import { queryChanges } from './query-changes.js';
 
 const FLOAT: LogicalType = { kind: 'FLOAT', nullable: true };
 const scope = new Scope([
@@ -144,5 +146,33 @@ describe('a FLOAT field read from text or JSON', () => {
     expect(fromJson('1.1', FLOAT, 'f')).toBe(Math.fround(1.1));
     expect(parseText('1.1', T.double(), 'x')).toBe(1.1);
     expect(fromJson(1.1, T.double(), 'x')).toBe(1.1);
+  });
+});
+
+describe('SUM and AVG of a FLOAT column', () => {
+  it('SUM adds in 32 bits and AVG is a FLOAT, as Flink computes them', async () => {
+    const values = [0.1, 0.2, 0.7, 16777216, 1];
+    const [changes] = await queryChanges(
+      {
+        name: 'f',
+        rows: values.map((v, i) => ['a', v, 1_000 + i]),
+        columns: [
+          { name: 'k', type: 'STRING' },
+          { name: 'v', type: 'FLOAT' },
+          { name: 'ts', type: 'TIMESTAMP(3)' },
+        ],
+        watermark: { column: 'ts', expression: 'ts' },
+      },
+      ['SELECT SUM(v), AVG(v) FROM f GROUP BY k'],
+      { parallelism: 1, batchSize: 16 },
+    );
+    const rows = materialize(changes ?? [], (row) => JSON.stringify(row));
+    // Java: float sum 0.1f + 0.2f + 0.7f + 16777216f + 1f, each step rounded to float; AVG
+    // sums in double and casts the quotient to float.
+    const floats = values.map(Math.fround);
+    const sum = floats.reduce((a, b) => Math.fround(a + b), 0);
+    const avg = Math.fround(floats.reduce((a, b) => a + b, 0) / floats.length);
+    expect(rows).toEqual([JSON.stringify([sum, avg])]);
+    expect(sum).not.toBe(floats.reduce((a, b) => a + b, 0));
   });
 });

@@ -19,7 +19,6 @@ import { type SourcePosition, sqlError } from '../sql-error.js';
 import { divideHalfUp, fitPrecision, rescale } from '../types/decimal.js';
 import {
   formatType,
-  isApproximate,
   isInteger,
   isNumeric,
   isPreciseTimestamp,
@@ -377,9 +376,9 @@ function runningSum(
 }
 
 /**
- * Flink's SUM of INT, SMALLINT or TINYINT is of the argument's type, its running sum Java's
- * addition in that width: it wraps (`2147483647 + 1` is `-2147483648`), in add, retract and
- * merge alike. (AVG's sum is a BIGINT in Flink, and does not wrap in these widths.)
+ * Flink's SUM of INT, SMALLINT, TINYINT or FLOAT is of the argument's type, its running sum
+ * Java's addition in that width: it wraps (`2147483647 + 1` is `-2147483648`), or rounds to
+ * 32 bits, in add, retract and merge alike. (AVG's sum is a BIGINT or DOUBLE in Flink.)
  */
 function wrappingSum(
   argType: LogicalType,
@@ -392,6 +391,9 @@ function wrappingSum(
       return (sum, v, sign) => ((plus(sum, v, sign) as number) << 16) >> 16;
     case 'TINYINT':
       return (sum, v, sign) => ((plus(sum, v, sign) as number) << 24) >> 24;
+    // Flink adds FLOATs in float: each step rounds to 32 bits.
+    case 'FLOAT':
+      return (sum, v, sign) => Math.fround(plus(sum, v, sign) as number);
     default:
       return plus;
   }
@@ -502,11 +504,9 @@ function avgSpec(
       }
       // Flink's AVG of an integer type is that integer type (the quotient truncated).
       if (isLong) return longDivide(longFromJson(sum), n);
-      return isInteger(argType)
-        ? Math.trunc((sum as number) / n)
-        : isApproximate(argType)
-          ? (sum as number) / n
-          : (sum as number) / n;
+      if (isInteger(argType)) return Math.trunc((sum as number) / n);
+      // Flink sums a FLOAT AVG in DOUBLE and casts the quotient back to FLOAT.
+      return argType.kind === 'FLOAT' ? Math.fround((sum as number) / n) : (sum as number) / n;
     },
     type,
   };
