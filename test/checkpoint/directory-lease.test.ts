@@ -202,6 +202,25 @@ describe('checkpoint directory lease', () => {
     expect(ownerOf(directory).jobName).toBe('usurper');
   });
 
+  it('a lease file removed while the job runs: the job stops, saying the file was removed', async () => {
+    const directory = fresh();
+    const env = new StreamEnvironment({
+      parallelism: 1,
+      checkpointing: { directory, intervalMs: 100, leaseMs: 600 },
+    });
+    env
+      .fromGenerator<number>({ ratePerSecond: 1_000, generate: (i) => i })
+      .sinkTo(new DiscardingSink());
+    const client = env.executeAsync('removed');
+    await expect.poll(() => client.monitor.status, { timeout: 60_000 }).toBe('running');
+    rmSync(join(directory, OWNER_FILE));
+    const error = await failureOf(client);
+    expect(error.code).toBe('CHECKPOINT_DIRECTORY_IN_USE');
+    expect(error.message).toContain(`lease file ${OWNER_FILE} is gone`);
+    expect(error.message).toContain('removed while the job ran');
+    expect(error.message).not.toContain('paused or overloaded');
+  });
+
   it('with takeOver, takes the lease of a live holder at once, and the holder stops', async () => {
     const directory = fresh();
     const env = new StreamEnvironment({

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { WeirError } from '../../core/errors.js';
-import type { DirectoryOwner } from './lease-owner.js';
+import { type DirectoryOwner, OWNER_FILE } from './lease-owner.js';
 import type { LeaseFile } from './store/checkpoint-store.js';
 
 export { type DirectoryOwner, OWNER_FILE } from './lease-owner.js';
@@ -120,12 +120,16 @@ class HeldLease implements DirectoryLease {
   private lost(current: DirectoryOwner | undefined): void {
     clearInterval(this.timer);
     this.released = true;
+    // Gone: removed from outside (the directory or its lease file deleted while the job ran).
+    // Held by another: this job did not renew in time, or was taken over on purpose.
     const by =
-      current === undefined ? 'its lease file is gone' : `it is now held by ${describe(current)}`;
+      current === undefined
+        ? `its lease file ${OWNER_FILE} is gone: the directory or the file was removed while the job ran`
+        : `it is now held by ${describe(current)}. It stopped renewing its lease within ${this.owner.leaseMs} ms (a paused or overloaded process), or the directory was taken over`;
     this.onLost?.(
       new WeirError(
         'CHECKPOINT_DIRECTORY_IN_USE',
-        `job '${this.owner.jobName}' lost the checkpoint directory '${this.directory}': ${by}. It stopped renewing its lease within ${this.owner.leaseMs} ms (a paused or overloaded process); two jobs must not write one directory, so this one stops`,
+        `job '${this.owner.jobName}' lost the checkpoint directory '${this.directory}': ${by}; two jobs must not write one directory, so this one stops`,
         { domain: 'external' },
       ),
     );
