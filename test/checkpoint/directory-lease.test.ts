@@ -204,14 +204,7 @@ describe('checkpoint directory lease', () => {
 
   it('a lease file removed while the job runs: the job stops, saying the file was removed', async () => {
     const directory = fresh();
-    const env = new StreamEnvironment({
-      parallelism: 1,
-      checkpointing: { directory, intervalMs: 100, leaseMs: 600 },
-    });
-    env
-      .fromGenerator<number>({ ratePerSecond: 1_000, generate: (i) => i })
-      .sinkTo(new DiscardingSink());
-    const client = env.executeAsync('removed');
+    const client = startJob('removed', directory, 600);
     await expect.poll(() => client.monitor.status, { timeout: 60_000 }).toBe('running');
     rmSync(join(directory, OWNER_FILE));
     const error = await failureOf(client);
@@ -223,14 +216,7 @@ describe('checkpoint directory lease', () => {
 
   it('with takeOver, takes the lease of a live holder at once, and the holder stops', async () => {
     const directory = fresh();
-    const env = new StreamEnvironment({
-      parallelism: 1,
-      checkpointing: { directory, intervalMs: 100, leaseMs: 600 },
-    });
-    env
-      .fromGenerator<number>({ ratePerSecond: 1_000, generate: (i) => i })
-      .sinkTo(new DiscardingSink());
-    const holder = env.executeAsync('old-owner');
+    const holder = startJob('old-owner', directory, 600);
     await expect.poll(() => holder.monitor.status, { timeout: 60_000 }).toBe('running');
     const storage = checkpointStorageAt(directory);
     // Without takeOver the live holder keeps it; with it (the group chose the new owner) it moves.

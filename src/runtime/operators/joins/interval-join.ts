@@ -116,16 +116,9 @@ export class IntervalJoinFunction<K extends Key, L, R, OUT>
    */
   onTimer(time: number, ctx: OnTimerContext<K>): void {
     const past = ctx.timerService.currentWatermark() > time;
-    let again = false;
-    for (const [state, retention] of [
-      [this.left, this.leftRetention],
-      [this.right, this.rightRetention],
-    ] as const) {
-      state.remove(time - retention - 1);
-      if (past) state.remove(time - retention);
-      else if (state.get(time - retention) !== undefined) again = true;
-    }
-    if (again) ctx.timerService.registerEventTimeTimer(time + 1);
+    const leftWaits = expire(this.left, time - this.leftRetention, past);
+    const rightWaits = expire(this.right, time - this.rightRetention, past);
+    if (leftWaits || rightWaits) ctx.timerService.registerEventTimeTimer(time + 1);
   }
 
   private isLate(t: number, ctx: KeyedProcessContext<K>): boolean {
@@ -169,4 +162,15 @@ export class IntervalJoinFunction<K extends Key, L, R, OUT>
     setOutputTimestamp(out, jc.timestamp);
     this.spec.fn(l, r, jc, out);
   }
+}
+
+/**
+ * Removes the entry one millisecond older than `due` (its retention has passed) and, if the
+ * watermark is `past` the timer, the entry at `due` too; true if that one must wait.
+ */
+function expire<T>(state: MapState<number, T[]>, due: number, past: boolean): boolean {
+  state.remove(due - 1);
+  if (past) state.remove(due);
+  else if (state.get(due) !== undefined) return true;
+  return false;
 }
