@@ -177,6 +177,7 @@ export type {
   BroadcastState,
   Collector,
   KeyedBroadcastContext,
+  KeyedBroadcastOnTimerContext,
   KeyedBroadcastProcessFunction,
   KeyedProcessContext,
   KeyedProcessFunction,

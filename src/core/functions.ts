@@ -120,6 +120,12 @@ export interface KeyedBroadcastContext<K extends Key, BK extends Key, BV>
   readonly broadcastState: ReadOnlyBroadcastState<BK, BV>;
 }
 
+/** What `onTimer` of a keyed broadcast function sees: the timer's key, and the broadcast state (read-only), as in Flink. */
+export interface KeyedBroadcastOnTimerContext<K extends Key, BK extends Key, BV>
+  extends OnTimerContext<K> {
+  readonly broadcastState: ReadOnlyBroadcastState<BK, BV>;
+}
+
 export interface BroadcastElementContext<BK extends Key, BV> {
   /** Event time of the broadcast record. */
   readonly timestamp: number;
@@ -142,6 +148,10 @@ export interface KeyedBroadcastProcessFunction<K extends Key, IN, BC, OUT, BK ex
     context: BroadcastElementContext<BK, BV>,
     out: Collector<OUT>,
   ): void;
-  onTimer?(timestamp: number, context: OnTimerContext<K>, out: Collector<OUT>): void;
+  onTimer?(
+    timestamp: number,
+    context: KeyedBroadcastOnTimerContext<K, BK, BV>,
+    out: Collector<OUT>,
+  ): void;
   close?(): void;
 }

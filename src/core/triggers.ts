@@ -31,9 +31,16 @@ export interface Trigger<T> {
   onElement(value: T, timestamp: number, window: Window, context: TriggerContext): TriggerResult;
   onEventTime(time: number, window: Window, context: TriggerContext): TriggerResult;
   onProcessingTime(time: number, window: Window, context: TriggerContext): TriggerResult;
-  /** Present if the trigger works with merging (session) windows. */
+  /**
+   * Present if the trigger works with merging (session) windows. Called on the merged
+   * window before `clear` is called on the windows merged into it, so their state is still
+   * readable through `context.mergedStates`.
+   */
   onMerge?(window: Window, context: TriggerContext): void;
-  /** The window is being removed: delete its timers. State is cleared by the runtime. */
+  /**
+   * The window is being removed (cleaned up, or merged into another): delete its timers.
+   * State is cleared by the runtime.
+   */
   clear(window: Window, context: TriggerContext): void;
   /**
    * End of bounded input, with records in the window that no firing has
@@ -138,7 +145,13 @@ function continuous<T>(interval: number, domain: 'event' | 'processing'): Trigge
   const nextAfter = (basis: number, window: Window): number | undefined => {
     if (!Number.isFinite(basis)) return undefined;
     const t = basis - (((basis % interval) + interval) % interval) + interval;
-    return domain === 'event' && t >= maxTimestamp(window) ? undefined : t;
+    const max = maxTimestamp(window);
+    // Event time: the firing at the window's end has a timer of its own.
+    if (domain === 'event') return t >= max ? undefined : t;
+    // Processing time, as Flink: the last firing is at the window's end, capped there, since
+    // the window is cleaned up at that time and a later timer would never fire.
+    if (basis >= max) return undefined;
+    return Math.min(t, max);
   };
   const schedule = (ctx: TriggerContext, basis: number, window: Window) => {
     const next = ctx.getState<number>('next-fire');

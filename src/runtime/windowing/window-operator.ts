@@ -411,6 +411,13 @@ export class WindowOperator<IN, ACC, R, OUT>
       triggerState: undefined,
       timers: this.windows.keepsTimers ? new Set() : undefined,
     };
+    windows.set(target.id, target);
+    this.current = target;
+    this.merging = touching;
+    this.spec.trigger.onMerge?.(merged, this);
+    this.merging = [];
+    // Cleared after onMerge, as in Flink: a trigger's clear() may drop its own state, which
+    // onMerge must still be able to read from the windows being merged.
     for (const s of touching) {
       this.current = s;
       this.spec.trigger.clear(s.window, this);
@@ -419,11 +426,6 @@ export class WindowOperator<IN, ACC, R, OUT>
       else this.deleteProcessingTimeTimer(cleanup);
       windows.delete(s.id);
     }
-    windows.set(target.id, target);
-    this.current = target;
-    this.merging = touching;
-    this.spec.trigger.onMerge?.(merged, this);
-    this.merging = [];
     this.registerCleanup(target);
     return target;
   }
