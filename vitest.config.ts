@@ -41,6 +41,9 @@ export default defineConfig({
     // hangs still fails, only later.
     testTimeout: 90_000,
     hookTimeout: 120_000,
+    // `expect.poll` waits for an event (a checkpoint completed, a row committed); vitest's
+    // default of 1 s failed such waits on a loaded machine. A poll that never passes still fails.
+    expect: { poll: { timeout: 60_000 } },
     // Two test files at a time, even on two cores (vitest's default would be
     // one): the long files mostly wait (a broker or a database kept down, a
     // throttled sink), and every test is written to hold on a busy machine.
