@@ -31,6 +31,12 @@ export interface WeirErrorDetails {
   readonly cause?: unknown;
   /** Whether retrying the same work may succeed (an outage) or not (bad data, a bug). */
   readonly retriable?: boolean;
+  /**
+   * False when restarting the job cannot succeed: what the restored checkpoint depends on is
+   * gone (a sink's sealed output, removed or cut short). The job then fails at once, whatever
+   * its restart strategy. Default true.
+   */
+  readonly restartable?: boolean;
 }
 
 /** Base class of all errors raised by Weir itself. */
@@ -40,6 +46,8 @@ export class WeirError extends Error {
   readonly operatorId: string | undefined;
   readonly record: string | undefined;
   readonly retriable: boolean;
+  /** False: no restart is tried after this failure (see {@link WeirErrorDetails.restartable}). */
+  readonly restartable: boolean;
 
   constructor(code: WeirErrorCode, message: string, details: WeirErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -49,7 +57,21 @@ export class WeirError extends Error {
     this.operatorId = details.operatorId;
     this.record = details.record;
     this.retriable = details.retriable ?? false;
+    this.restartable = details.restartable ?? true;
   }
+}
+
+/**
+ * Whether a job may restart after `error`: not when it, or an error it was caused by, says
+ * it is not restartable (a wrapper keeps the verdict of what it wraps).
+ */
+export function isRestartable(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; depth < 16 && typeof e === 'object' && e !== null; depth++) {
+    if ((e as { restartable?: unknown }).restartable === false) return false;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return true;
 }
 
 /** Renders a record for an error message: bounded length, never throws. */

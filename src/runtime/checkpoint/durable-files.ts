@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { chmod, link, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { chmod, link, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { WeirError } from '../../core/errors.js';
 
 /**
  * Checkpoint files hold the job's state, often user data: readable by the
@@ -71,4 +73,62 @@ export async function createFileExclusively(path: string, text: string): Promise
   } finally {
     await unlink(tmp).catch(() => undefined);
   }
+}
+
+/** File-system errors that mean the directory cannot be used as it is, whatever retries do. */
+const UNUSABLE = new Set(['ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
+
+/**
+ * `error`, thrown while making or writing checkpoint directory `directory`, as a WeirError
+ * that names the directory and what is wrong with it (a path that is a file, a permission
+ * denied, a read-only file system), instead of a bare `ENOTDIR: not a directory, mkdir ...`.
+ * Other errors are returned unchanged.
+ */
+export async function unusableDirectoryError(directory: string, error: unknown): Promise<unknown> {
+  const { code, path } = error as NodeJS.ErrnoException;
+  if (code === undefined || !UNUSABLE.has(code)) return error;
+  let problem: string;
+  switch (code) {
+    case 'ENOTDIR':
+    case 'EEXIST': {
+      const file = await firstNonDirectory(directory);
+      problem =
+        file === undefined
+          ? `a part of the path is not a directory`
+          : `'${file}' is a file, not a directory`;
+      break;
+    }
+    case 'EACCES':
+    case 'EPERM':
+      problem = `permission denied: this process may not create '${path ?? directory}'`;
+      break;
+    case 'EROFS':
+      problem = 'it is on a read-only file system';
+      break;
+    default:
+      problem = 'the file system is full (no space or quota left)';
+  }
+  return new WeirError(
+    'CHECKPOINT_STORAGE_FAILED',
+    `cannot write checkpoints into '${directory}': ${problem} (${code})`,
+    { domain: 'user', cause: error },
+  );
+}
+
+/** The first of `path` and its parents that exists and is not a directory. */
+async function firstNonDirectory(path: string): Promise<string | undefined> {
+  const parents: string[] = [];
+  for (let p = path; ; p = dirname(p)) {
+    parents.unshift(p);
+    if (dirname(p) === p) break;
+  }
+  for (const p of parents) {
+    const kind = await stat(p).then(
+      (s) => (s.isDirectory() ? 'directory' : 'file'),
+      () => 'missing' as const,
+    );
+    if (kind === 'file') return p;
+    if (kind === 'missing') return undefined;
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.js';
-import { WeirError } from '../../core/errors.js';
+import { isRestartable, WeirError } from '../../core/errors.js';
 import {
   type HttpEndpoint,
   type MetricsOptions,
@@ -293,9 +293,10 @@ export class JobRunner {
       } catch (caught) {
         // Another job writes the checkpoint directory now: no restart may write it too.
         const error = this.leaseLost ?? caught;
-        // A checkpoint that cannot be restored stays so: restarting would fail the same way.
+        // A checkpoint that cannot be restored stays so: restarting would fail the same way;
+        // so does output a restored checkpoint depends on that is gone (not restartable).
         const decision =
-          this.restoring || this.leaseLost !== undefined
+          this.restoring || this.leaseLost !== undefined || !isRestartable(error)
             ? { delayMs: undefined, history }
             : decideRestart(
                 this.restartStrategy,

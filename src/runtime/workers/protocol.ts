@@ -1,3 +1,4 @@
+import { isRestartable } from '../../core/errors.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateQueryAnswer } from '../../core/queryable-state.js';
 import type { MetricSample } from '../../metrics/registry.js';
@@ -82,6 +83,8 @@ export interface SerializedError {
   readonly operatorId?: string | undefined;
   readonly record?: string | undefined;
   readonly retriable?: boolean | undefined;
+  /** False when no restart may follow (`WeirError.restartable`). */
+  readonly restartable?: boolean | undefined;
   /** The error's `cause`, so the main thread can show the whole chain. */
   readonly cause?: SerializedError | undefined;
 }
@@ -142,6 +145,7 @@ export function serializeError(error: unknown): SerializedError {
     operatorId: typeof e.operatorId === 'string' ? e.operatorId : undefined,
     record: typeof e.record === 'string' ? e.record : undefined,
     retriable: (error as { retriable?: unknown }).retriable === true,
+    ...(isRestartable(error) ? {} : { restartable: false }),
     cause: error.cause === undefined ? undefined : serializeError(error.cause),
   };
 }

@@ -145,6 +145,7 @@ function workerError(index: number, e: SerializedError): WeirError {
       ...(e.operatorId === undefined ? {} : { operatorId: e.operatorId }),
       ...(e.record === undefined ? {} : { record: e.record }),
       retriable: e.retriable ?? false,
+      ...(e.restartable === false ? { restartable: false } : {}),
       ...(e.cause === undefined ? {} : { cause: revived(e.cause) }),
     },
   );

@@ -117,32 +117,40 @@ export class ExactlyOnceFileSink<T> implements ReconcilableSink<T> {
       `.${prefix}-${subtaskIndex}-${checkpointId}.${token}.pending`;
     const finalName = (checkpointId: number) => committedName(prefix, subtaskIndex, checkpointId);
 
+    // A sealed file that is damaged or gone when its checkpoint is committed holds records the
+    // checkpoint's sources are past: no restart from it can write them again, so the failure
+    // is not restartable (restarting would fail the same way, for as long as the strategy lets).
+    const lost = (c: Committable, what: string) =>
+      new WeirError(
+        'SINK_FAILED',
+        `sink '${operatorId}' cannot commit ${c.final}: the sealed file ${join(directory, c.pending)} ${what}; its records, which a completed checkpoint covers, would be lost or altered, and no restart can write them again, so the job fails without restarting. Put the file back as it was sealed, or restore the job from an earlier checkpoint to write its records again`,
+        { operatorId, domain: 'external', restartable: false },
+      );
+
     const commitOne = async (c: Committable) => {
       const pendingPath = join(directory, c.pending);
       // A missing file is told apart below (committed already, or lost).
       const damage = await sealedFileDamage(pendingPath, c).catch(() => undefined);
-      if (damage !== undefined) {
-        throw new WeirError(
-          'SINK_FAILED',
-          `sink '${operatorId}' cannot commit ${c.final}: the sealed file ${pendingPath} was cut short or changed in length after the checkpoint (${damage}); publishing it would lose or alter records. Restore the file, or restore the job from an earlier checkpoint to write its records again`,
-          { operatorId, domain: 'external' },
-        );
-      }
+      if (damage !== undefined)
+        throw lost(c, `was cut short or changed in length after the checkpoint (${damage})`);
       try {
         await rename(pendingPath, join(directory, c.final));
       } catch (cause) {
-        // Already committed by an earlier attempt?
-        const done = await stat(join(directory, c.final)).then(
-          () => true,
-          () => false,
-        );
-        if (!done) {
+        const exists = (path: string) =>
+          stat(path).then(
+            () => true,
+            () => false,
+          );
+        // Already committed by an earlier attempt.
+        if (await exists(join(directory, c.final))) return;
+        // The file is there but could not be renamed (permissions, a full disk): may pass.
+        if (await exists(pendingPath))
           throw new WeirError(
             'SINK_FAILED',
-            `sink '${operatorId}' cannot commit ${c.final}: neither ${c.pending} nor the committed file exists`,
+            `sink '${operatorId}' cannot commit ${c.final}: renaming ${pendingPath} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
             { operatorId, cause, domain: 'external' },
           );
-        }
+        throw lost(c, 'was removed before its commit, and the committed file does not exist');
       }
     };
 

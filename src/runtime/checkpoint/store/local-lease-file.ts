@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { link, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { createFileExclusively, mkdirPrivate, replaceFileAtomically } from '../durable-files.js';
+import {
+  createFileExclusively,
+  mkdirPrivate,
+  replaceFileAtomically,
+  unusableDirectoryError,
+} from '../durable-files.js';
 import { type DirectoryOwner, parseOwner } from '../lease-owner.js';
 import type { LeaseFile, LeaseVersion } from './checkpoint-store.js';
 
@@ -15,9 +20,15 @@ export class LocalLeaseFile implements LeaseFile {
   constructor(readonly where: string) {}
 
   async create(owner: DirectoryOwner): Promise<boolean> {
-    await mkdirPrivate(dirname(this.where));
-    await removeLeftovers(this.where);
-    return createExclusively(this.where, owner);
+    // The first write into the directory when a job starts: a path that cannot be one, or
+    // that this process may not write, fails the start naming the directory.
+    try {
+      await mkdirPrivate(dirname(this.where));
+      await removeLeftovers(this.where);
+      return await createExclusively(this.where, owner);
+    } catch (error) {
+      throw await unusableDirectoryError(dirname(this.where), error);
+    }
   }
 
   async read(): Promise<LeaseVersion | undefined> {
@@ -31,8 +42,12 @@ export class LocalLeaseFile implements LeaseFile {
   }
 
   async takeOver(current: LeaseVersion, owner: DirectoryOwner): Promise<boolean> {
-    await removeStaleOwner(this.where, current.owner);
-    return createExclusively(this.where, owner);
+    try {
+      await removeStaleOwner(this.where, current.owner);
+      return await createExclusively(this.where, owner);
+    } catch (error) {
+      throw await unusableDirectoryError(dirname(this.where), error);
+    }
   }
 
   async remove(_current: LeaseVersion): Promise<void> {

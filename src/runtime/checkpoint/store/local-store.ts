@@ -40,7 +40,9 @@ export class LocalStore implements CheckpointStore {
     try {
       return await readdir(this.location);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      // As read(): a path under a file holds nothing (writing there says what is wrong).
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
       throw error;
     }
   }
