@@ -77,10 +77,12 @@ export type {
 export { StreamEnvironment } from './api/stream-environment.js';
 export type {
   ChangelogStream,
+  ConnectedStreams,
   DataStream,
   GroupedChangelogStream,
   IntervalJoin,
   IntervalJoined,
+  KeyedConnectedStreams,
   KeyedStream,
   StreamEnvironmentApi,
   StreamEnvironmentConstructor,
@@ -164,6 +166,14 @@ export {
   type RetractableAggregateFunction,
 } from './core/changelog.js';
 export type { Clock } from './core/clock.js';
+export type {
+  CoFlatMapFunction,
+  CoMapFunction,
+  CoProcessFunction,
+  KeyedCoFlatMapFunction,
+  KeyedCoMapFunction,
+  KeyedCoProcessFunction,
+} from './core/co-functions.js';
 export {
   describeRecord,
   type ErrorDomain,
@@ -171,6 +181,15 @@ export {
   type WeirErrorCode,
   type WeirErrorDetails,
 } from './core/errors.js';
+export {
+  type DeltaFunction,
+  type EvictableElements,
+  type Evictor,
+  type EvictorContext,
+  type EvictorOptions,
+  Evictors,
+  type TimestampedValue,
+} from './core/evictors.js';
 export type {
   AggregateFunction,
   BroadcastElementContext,
@@ -272,7 +291,9 @@ export {
 export type {
   FiringTiming,
   ProcessWindowFunction,
+  WindowClearContext,
   WindowContext,
+  WindowFunctionContext,
   WindowResult,
 } from './core/window-result.js';
 export {

@@ -37,7 +37,14 @@ import type {
   TemporalJoinResult,
 } from './options.js';
 import { addNode, type StreamBuilder, type StreamParts, type StreamRef } from './stream-builder.js';
-import type { ChangelogStream, DataStream, KeyedStream, TableView, TwoStreams } from './streams.js';
+import type {
+  ChangelogStream,
+  ConnectedStreams,
+  DataStream,
+  KeyedStream,
+  TableView,
+  TwoStreams,
+} from './streams.js';
 
 type FlatMapFn = FlatMapNode['fn'];
 
@@ -156,6 +163,10 @@ export class DataStreamImpl<T> implements DataStream<T>, StreamParts {
   coGroup<U>(other: DataStream<U>): TwoStreams<T, U, 'coGroup'> {
     const right = implOf(other, DataStreamImpl, 'coGroup');
     return this.builder.streams.twoStreams(this, right, 'coGroup');
+  }
+
+  connect<U>(other: DataStream<U>): ConnectedStreams<T, U> {
+    return this.builder.streams.connect(this, implOf(other, DataStreamImpl, 'connect'));
   }
 
   broadcastJoin<S, BK extends Key, OUT>(

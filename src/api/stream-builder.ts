@@ -30,6 +30,7 @@ import type {
 } from './options.js';
 import type {
   ChangelogStream,
+  ConnectedStreams,
   DataStream,
   IntervalJoin,
   KeyedStream,
@@ -90,6 +91,8 @@ export interface StreamFactory {
     right: StreamParts,
     mode: M,
   ): TwoStreams<L, R, M>;
+  /** `DataStream.connect`. */
+  connect<IN1, IN2>(first: StreamParts, second: StreamParts): ConnectedStreams<IN1, IN2>;
   /** `KeyedStream.intervalJoin`. */
   intervalJoin<L, R, K extends Key>(left: KeyedParts, right: KeyedParts): IntervalJoin<L, R, K>;
   /** `DataStream.toChangelog`. */

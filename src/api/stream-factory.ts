@@ -6,6 +6,7 @@
  * data stream, and a data stream can become a changelog).
  */
 import { changelogOperations } from './changelog-stream.js';
+import { ConnectedStreamsImpl } from './connected-streams.js';
 import { DataStreamImpl } from './data-stream.js';
 import { IntervalJoinImpl, TwoStreamsImpl } from './joins.js';
 import { KeyedStreamImpl } from './keyed-stream.js';
@@ -19,5 +20,6 @@ export const streamFactory: StreamFactory = {
   windowedStream,
   twoStreams: (left, right, mode) => new TwoStreamsImpl(left, right, mode),
   intervalJoin: (left, right) => new IntervalJoinImpl(left, right),
+  connect: (first, second) => new ConnectedStreamsImpl(first, second),
   ...changelogOperations,
 };

@@ -24,6 +24,14 @@ import type {
   RetractableAggregateFunction,
 } from '../core/changelog.js';
 import type {
+  CoFlatMapFunction,
+  CoMapFunction,
+  CoProcessFunction,
+  KeyedCoFlatMapFunction,
+  KeyedCoMapFunction,
+  KeyedCoProcessFunction,
+} from '../core/co-functions.js';
+import type {
   AggregateFunction,
   Collector,
   KeyedBroadcastProcessFunction,
@@ -184,6 +192,18 @@ export interface DataStream<T> {
    * records of both sides per window and key (either side may be empty).
    */
   coGroup<U>(other: DataStream<U>): TwoStreams<T, U, 'coGroup'>;
+
+  /**
+   * Connects this stream with `other` (of any type) for one function that
+   * sees both, with one method per input (Flink's `connect`):
+   * `a.connect(b).map({ map1, map2 })`, `flatMap` or `process`; or
+   * `a.connect(b).keyBy(keyA, keyB)` first, for keyed state and timers that
+   * both inputs' records of a key share (a control stream that switches keys
+   * of a data stream on and off, an enrichment that waits for the other side).
+   * The two inputs' records interleave as they arrive; the step's watermark is
+   * the least of both inputs'.
+   */
+  connect<U>(other: DataStream<U>): ConnectedStreams<T, U>;
 
   /**
    * Joins every record with the row of its key in a small table built from
@@ -413,7 +433,7 @@ export interface KeyedStream<T, K extends Key> {
 }
 
 /**
- * A keyed stream grouped into windows. Configure with `trigger`,
+ * A keyed stream grouped into windows. Configure with `trigger`, `evictor`,
  * `allowedLateness`, `closeByProcessingTime` and `sideOutputLateData` (each
  * returns a new windowed stream), then finish with a window function:
  * `reduce`, `aggregate` or `process` (or their changelog forms).
@@ -439,6 +459,15 @@ export interface WindowedStream<T, K extends Key> {
 
   /** Records too late for any window go to this side output (they are counted either way). */
   sideOutputLateData(tag: OutputTag<T>): WindowedStream<T, K>;
+
+  /**
+   * Removes records from each window when it fires (Flink's `evictor`): the window keeps
+   * every record (no incremental aggregation), `evictBefore` runs before the window function
+   * and `evictAfter` after it, and the function (`reduce`, `aggregate` or `process`) sees the
+   * records left. What an evictor removes is gone from the window. See `Evictors` for the
+   * built-in ones. On a sliding count window, replaces its eviction down to the last `size`.
+   */
+  evictor(evictor: import('../core/evictors.js').Evictor<T>): WindowedStream<T, K>;
 
   /**
    * Lets the REST API read a key's windows while the job runs (interactive
@@ -716,6 +745,72 @@ export interface IntervalJoined<L, R, K extends Key> {
    * empty.
    */
   process<OUT>(fn: ProcessJoinFunction<K, L, R, OUT>): DataStream<OUT>;
+}
+
+/**
+ * Two streams connected by {@link DataStream.connect}: finish with a function
+ * that has one method per input, or key both inputs with `keyBy`. The result
+ * is one stream; `uid`, `name` and `setParallelism` on it apply to the
+ * connected step, and side outputs are read from it with `getSideOutput`.
+ */
+export interface ConnectedStreams<IN1, IN2> {
+  /**
+   * Emits `fn.map1(r)` for every record of the first stream and `fn.map2(r)`
+   * for every record of the second, each with the record's timestamp.
+   */
+  map<R>(fn: CoMapFunction<IN1, IN2, R>): DataStream<R>;
+
+  /**
+   * Calls `fn.flatMap1` for every record of the first stream and
+   * `fn.flatMap2` for every record of the second; each emits any number of
+   * records, with the input record's timestamp.
+   */
+  flatMap<R>(fn: CoFlatMapFunction<IN1, IN2, R>): DataStream<R>;
+
+  /**
+   * Calls `fn.processElement1` / `processElement2` for every record of either
+   * stream, with its timestamp, the watermark (the least of both inputs') and
+   * side outputs (`ctx.output(tag, v)`). Timers need `keyBy` first: as in
+   * Flink, registering one here fails the job.
+   */
+  process<R>(fn: CoProcessFunction<IN1, IN2, R>): DataStream<R>;
+
+  /**
+   * Partitions both streams by key, with the same key type: records of
+   * either stream with equal keys (`===`) go to the same subtask and share
+   * the key's state and timers.
+   */
+  keyBy<K extends Key>(
+    key1: (value: IN1) => K,
+    key2: (value: IN2) => K,
+  ): KeyedConnectedStreams<IN1, IN2, K>;
+}
+
+/**
+ * Two connected streams keyed by the same key type (`a.connect(b).keyBy(keyA,
+ * keyB)`): functions on them get keyed state in `open`, shared by both
+ * inputs' records of each key, and process functions get per-key timers.
+ */
+export interface KeyedConnectedStreams<IN1, IN2, K extends Key> {
+  /**
+   * Emits `fn.map1(r)` / `fn.map2(r)` for every record of either stream, with
+   * its timestamp; state declared in `fn.open` belongs to the record's key.
+   */
+  map<R>(fn: KeyedCoMapFunction<IN1, IN2, R>): DataStream<R>;
+
+  /**
+   * Calls `fn.flatMap1` / `flatMap2` for every record of either stream, with
+   * keyed state declared in `fn.open` (Flink's `RichCoFlatMapFunction` on
+   * keyed connected streams: the control-stream pattern).
+   */
+  flatMap<R>(fn: KeyedCoFlatMapFunction<IN1, IN2, R>): DataStream<R>;
+
+  /**
+   * Calls `fn.processElement1` / `processElement2` for every record of either
+   * stream, with the key (`ctx.key`), keyed state, event- and processing-time
+   * timers (`fn.onTimer`) and side outputs. State and timers are checkpointed.
+   */
+  process<R>(fn: KeyedCoProcessFunction<K, IN1, IN2, R>): DataStream<R>;
 }
 
 /**

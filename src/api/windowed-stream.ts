@@ -1,4 +1,5 @@
 import { invalidArgument } from '../core/errors.js';
+import type { Evictor } from '../core/evictors.js';
 import type { AggregateFunction, ReduceFunction } from '../core/functions.js';
 import type { Key } from '../core/key-groups.js';
 import type { OutputTag } from '../core/output-tag.js';
@@ -17,6 +18,7 @@ interface WindowSettings<T> {
   readonly lateDataTag: OutputTag<T> | undefined;
   readonly processingTimeCloseMs: number | undefined;
   readonly queryable: boolean;
+  readonly evictor: Evictor<T> | undefined;
 }
 
 /**
@@ -61,11 +63,15 @@ class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
       lateDataTag: undefined,
       processingTimeCloseMs: undefined,
       queryable: false,
+      evictor: undefined,
     };
   }
 
-  private with(change: Partial<WindowSettings<T>>): WindowedStreamImpl<T, K> {
-    return new WindowedStreamImpl(this.input, this.assigner, this.keepLast, {
+  private with(
+    change: Partial<WindowSettings<T>>,
+    keepLast = this.keepLast,
+  ): WindowedStreamImpl<T, K> {
+    return new WindowedStreamImpl(this.input, this.assigner, keepLast, {
       ...this.settings,
       ...change,
     });
@@ -108,6 +114,18 @@ class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
 
   queryable(): WindowedStream<T, K> {
     return this.with({ queryable: true });
+  }
+
+  evictor(evictor: Evictor<T>): WindowedStream<T, K> {
+    if (
+      evictor === null ||
+      typeof evictor !== 'object' ||
+      (typeof evictor.evictBefore !== 'function' && typeof evictor.evictAfter !== 'function')
+    ) {
+      throw invalidArgument('evictor() needs an object with evictBefore and/or evictAfter');
+    }
+    // As Flink's countWindow(size, slide), whose eviction is an evictor the call replaces.
+    return this.with({ evictor }, undefined);
   }
 
   reduce(fn: ReduceFunction<T>): DataStream<WindowResult<K, T>>;
@@ -171,7 +189,12 @@ class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
         'aggregate() needs an object with createAccumulator, add and getResult',
       );
     }
-    if (this.assigner.kind === 'session' && fn.merge === undefined) {
+    // With an evictor the window keeps records, so sessions merge lists, not accumulators.
+    if (
+      this.assigner.kind === 'session' &&
+      fn.merge === undefined &&
+      this.settings.evictor === undefined
+    ) {
       throw invalidArgument(
         'aggregate() on session windows needs AggregateFunction.merge: sessions merge as records bridge them',
       );
@@ -220,6 +243,7 @@ class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
         processingTimeCloseMs: settings.processingTimeCloseMs,
         queryable: settings.queryable,
         keepLast,
+        evictor: settings.evictor as Evictor<unknown> | undefined,
         label,
       },
       label,

@@ -98,6 +98,11 @@ function detailsOf(node: LogicalNode): string | undefined {
       return `${node.apply.kind}, ${'gap' in node.windows ? `session ${node.windows.gap}ms` : describeWindows('size' in node.windows ? node.windows : node.windows.left)}`;
     case 'interval-join':
       return `between ${node.spec.lower}ms and ${node.spec.upper}ms`;
+    case 'time-interval-join': {
+      const { type, lower, upper } = node.spec;
+      // As Flink shows its bounds: on the left rowtime minus the right one.
+      return `${type} join, left rowtime - right rowtime between ${-upper}ms and ${-lower}ms, watermark held back ${Math.max(upper, -lower, 0)}ms`;
+    }
     case 'deduplicate':
       return `keep ${node.spec.keep} by ${node.spec.order}`;
     case 'window-deduplicate':

@@ -1,7 +1,21 @@
+import type {
+  CoFlatMapFunction,
+  CoMapFunction,
+  CoProcessFunction,
+  KeyedCoFlatMapFunction,
+  KeyedCoMapFunction,
+  KeyedCoProcessFunction,
+} from '../core/co-functions.js';
 import type { Key } from '../core/key-groups.js';
 import { MAX_WATERMARK } from '../core/messages.js';
 import type { Operator } from '../core/operator.js';
 import type { OperatorSnapshot } from '../core/snapshot.js';
+import {
+  CoProcessOperator,
+  coFunctionRunner,
+  type KeyedCoFunctionSpec,
+} from '../runtime/operators/basic/co-process.js';
+import { KeyedCoProcessOperator } from '../runtime/operators/keyed/keyed-co-process.js';
 import { WatermarkValve } from '../runtime/task/watermark-valve.js';
 import type { HarnessOptions } from './harness-options.js';
 import { batchOf, OperatorHarness, type Timestamps } from './operator-harness.js';
@@ -43,6 +57,45 @@ export class TwoInputHarness<IN1, IN2, OUT> extends OperatorHarness<IN1, OUT> {
       2,
       (t) => operator.processWatermark(t),
       () => operator.processIdle(),
+    );
+  }
+
+  /**
+   * A harness around a user's function over connected streams, as
+   * `a.connect(b).process(fn)` runs it (`map` and `flatMap` functions too).
+   */
+  static forCoProcessFunction<IN1, IN2, OUT>(
+    fn:
+      | CoProcessFunction<IN1, IN2, OUT>
+      | CoMapFunction<IN1, IN2, OUT>
+      | CoFlatMapFunction<IN1, IN2, OUT>,
+    options: HarnessOptions = {},
+  ): TwoInputHarness<IN1, IN2, OUT> {
+    const runner = coFunctionRunner(coFunctionSpec(fn));
+    return new TwoInputHarness(
+      new CoProcessOperator(runner) as unknown as Operator<IN1, OUT>,
+      options,
+    );
+  }
+
+  /**
+   * A harness around a user's function over keyed connected streams, as
+   * `a.connect(b).keyBy(key1, key2).process(fn)` runs it (`map` and `flatMap`
+   * functions too): keyed state and timers per key, shared by both inputs.
+   */
+  static forKeyedCoProcessFunction<K extends Key, IN1, IN2, OUT>(
+    fn:
+      | KeyedCoProcessFunction<K, IN1, IN2, OUT>
+      | KeyedCoMapFunction<IN1, IN2, OUT>
+      | KeyedCoFlatMapFunction<IN1, IN2, OUT>,
+    key1: (value: IN1) => K,
+    key2: (value: IN2) => K,
+    options: HarnessOptions = {},
+  ): TwoInputHarness<IN1, IN2, OUT> {
+    const runner = coFunctionRunner(coFunctionSpec(fn));
+    return new TwoInputHarness(
+      new KeyedCoProcessOperator(runner, undefined) as unknown as Operator<IN1, OUT>,
+      { ...options, keySelector1: key1, keySelector2: key2 },
     );
   }
 
@@ -120,4 +173,11 @@ export class TwoInputHarness<IN1, IN2, OUT> extends OperatorHarness<IN1, OUT> {
     this.operator.processInputWatermark(input === 1 ? 1 : 0, MAX_WATERMARK);
     if (this.ended[0] && this.ended[1]) this.endAll();
   }
+}
+
+/** Which kind of co-function `fn` is, by its methods. */
+function coFunctionSpec(fn: object): KeyedCoFunctionSpec {
+  if ('processElement1' in fn) return { kind: 'process', fn } as KeyedCoFunctionSpec;
+  if ('flatMap1' in fn) return { kind: 'flat-map', fn } as KeyedCoFunctionSpec;
+  return { kind: 'map', fn } as KeyedCoFunctionSpec;
 }

@@ -7,6 +7,7 @@
  */
 import type { AsyncFunction, AsyncInvoke, AsyncSpec } from '../../core/async-io.js';
 import type { ChangelogMode } from '../../core/changelog.js';
+import type { Evictor } from '../../core/evictors.js';
 import type {
   AggregateFunction,
   KeyedBroadcastProcessFunction,
@@ -26,6 +27,10 @@ import type { WatermarkStrategySpec } from '../../core/watermarks.js';
 import type { ProcessWindowFunction } from '../../core/window-result.js';
 import type { RecordWindowsOfSides, WindowAssigner } from '../../core/windows.js';
 import type { Partitioning } from '../../runtime/execution/execution-plan.js';
+import type {
+  CoFunctionSpec,
+  KeyedCoFunctionSpec,
+} from '../../runtime/operators/basic/co-process.js';
 import type { CepOperatorSpec } from '../../runtime/operators/cep/cep-operator.js';
 import type { TemporalJoinSerializers } from '../../runtime/operators/changelog/temporal-join.js';
 import type {
@@ -38,6 +43,7 @@ import type {
   KeyedWindows,
   RankComparator,
   RegularJoinSpec,
+  TimeIntervalJoinSpec,
   TopNSpec,
   UpdatingAggregateSpec,
   ViewOutput,
@@ -187,6 +193,8 @@ export interface WindowNode extends NodeBase {
   readonly queryable: boolean;
   /** Sliding count windows keep only this many most recent records. */
   readonly keepLast: number | undefined;
+  /** Evicts records when the window fires (`WindowedStream.evictor`); the window keeps them all. */
+  readonly evictor: Evictor<unknown> | undefined;
   /** The name the window was created with (its helper operators are named after it). */
   readonly label: string;
 }
@@ -212,6 +220,24 @@ export interface WindowJoinNode extends NodeBase {
 export interface IntervalJoinNode extends NodeBase {
   readonly kind: 'interval-join';
   readonly spec: IntervalJoinSpec<Key, unknown, unknown, unknown>;
+}
+
+/** SQL's event-time interval join (Flink SQL's semantics, any join type): input 0 is the left side. */
+export interface TimeIntervalJoinNode extends NodeBase {
+  readonly kind: 'time-interval-join';
+  readonly spec: TimeIntervalJoinSpec<unknown, unknown, unknown>;
+}
+
+/** `connect(other)` then `map`, `flatMap` or `process`: input 0 is the first stream, input 1 `other`. */
+export interface CoProcessNode extends NodeBase {
+  readonly kind: 'co-process';
+  readonly apply: CoFunctionSpec;
+}
+
+/** `connect(other).keyBy(key1, key2)` then `map`, `flatMap` or `process`: both inputs keyed. */
+export interface KeyedCoProcessNode extends NodeBase {
+  readonly kind: 'keyed-co-process';
+  readonly apply: KeyedCoFunctionSpec;
 }
 
 /** `connectBroadcast`: input 0 keyed, input 1 broadcast. */
@@ -332,6 +358,9 @@ export type LogicalNode =
   | WindowNode
   | WindowJoinNode
   | IntervalJoinNode
+  | TimeIntervalJoinNode
+  | CoProcessNode
+  | KeyedCoProcessNode
   | KeyedBroadcastProcessNode
   | BroadcastSideEndNode
   | BroadcastJoinNode

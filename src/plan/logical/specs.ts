@@ -22,6 +22,7 @@ export type { RegularJoinSpec } from '../../runtime/operators/changelog/regular-
 export type { UpdatingAggregateSpec } from '../../runtime/operators/changelog/updating-aggregate.js';
 export type { BroadcastJoinSpec } from '../../runtime/operators/joins/broadcast-join.js';
 export type { IntervalJoinSpec } from '../../runtime/operators/joins/interval-join.js';
+export type { TimeIntervalJoinSpec } from '../../runtime/operators/joins/time-interval-join.js';
 export type { DeduplicateSpec } from '../../runtime/operators/keyed/deduplicate.js';
 export {
   type FixedWindows,

@@ -13,6 +13,7 @@ import type { ExecutionPlan, ExecutionVertex } from '../../runtime/execution/exe
 import { AsyncWaitOperator } from '../../runtime/operators/async/async-wait.js';
 import { LookupJoinFunction } from '../../runtime/operators/async/lookup-join-function.js';
 import { SyncLookupJoinOperator } from '../../runtime/operators/async/sync-lookup-join.js';
+import { CoProcessOperator, coFunctionRunner } from '../../runtime/operators/basic/co-process.js';
 import { FilterOperator } from '../../runtime/operators/basic/filter.js';
 import { FlatMapOperator } from '../../runtime/operators/basic/flat-map.js';
 import { MapOperator } from '../../runtime/operators/basic/map.js';
@@ -40,6 +41,11 @@ import {
   JOIN_LATE_METRIC,
 } from '../../runtime/operators/joins/interval-join.js';
 import {
+  TimeIntervalJoinFunction,
+  TimeIntervalJoinOperator,
+  watermarkDelayOf,
+} from '../../runtime/operators/joins/time-interval-join.js';
+import {
   type CoGroupWindowFunction,
   innerJoinPairs,
   SessionJoinFunction,
@@ -58,6 +64,7 @@ import {
 import { KeyedProcessOperator } from '../../runtime/operators/keyed/keyed-process.js';
 import { RollingReduceOperator } from '../../runtime/operators/keyed/rolling-reduce.js';
 import { TopNFunction, WindowTopNFunction } from '../../runtime/operators/keyed/top-n.js';
+import { evictingContents } from '../../runtime/windowing/evicting-contents.js';
 import { LocalWindowCombiner } from '../../runtime/windowing/local-window-combiner.js';
 import { gcd, SliceWindowOperator } from '../../runtime/windowing/slice-window-operator.js';
 import {
@@ -227,6 +234,21 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
       return erase(
         () => new KeyedCoProcessOperator(new IntervalJoinFunction(node.spec), JOIN_LATE_METRIC),
       );
+    case 'time-interval-join': {
+      const { spec } = node;
+      return erase(
+        () =>
+          new TimeIntervalJoinOperator(new TimeIntervalJoinFunction(spec), watermarkDelayOf(spec)),
+      );
+    }
+    case 'co-process': {
+      const { apply } = node;
+      return erase(() => new CoProcessOperator(coFunctionRunner(apply)));
+    }
+    case 'keyed-co-process': {
+      const { apply } = node;
+      return erase(() => new KeyedCoProcessOperator(coFunctionRunner(apply), undefined));
+    }
     case 'keyed-broadcast-process':
       return erase(() => new KeyedBroadcastProcessOperator(node.fn));
     case 'broadcast-side-end':
@@ -409,10 +431,14 @@ function localCombinerFactory(node: WindowNode, folding: boolean, step: PlannedN
 }
 
 function generalWindowFactory(node: WindowNode): Factory {
-  const { assigner, allowedLateness, lateDataTag, processingTimeCloseMs, keepLast } = node;
+  const { assigner, allowedLateness, lateDataTag, processingTimeCloseMs, keepLast, evictor } = node;
   const aggregation = windowAggregation(node.aggregation);
   const contents =
-    keepLast === undefined ? aggregation : evictingAggregation(aggregation, keepLast);
+    evictor !== undefined
+      ? evictingContents(aggregation, evictor)
+      : keepLast === undefined
+        ? aggregation
+        : evictingAggregation(aggregation, keepLast);
   const trigger = node.trigger ?? defaultTrigger(assigner);
   return erase(
     () =>

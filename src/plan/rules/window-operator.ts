@@ -22,14 +22,18 @@ export function foldsLocally(aggregation: WindowAggregationSpec): boolean {
  * Whether the slice operator runs the window: tumbling or sliding event-time
  * windows with the default trigger share per-slice partial aggregates
  * (sliding windows need `merge` to combine slices). Everything else
- * (sessions, global and count windows, processing time, custom triggers)
- * runs on the general window operator.
+ * (sessions, global and count windows, processing time, custom triggers,
+ * evictors, window functions with `clear`) runs on the general window operator.
  */
 export function usesSlices(node: WindowNode): boolean {
-  const { assigner } = node;
+  const { assigner, firing } = node;
   return (
     node.trigger === undefined &&
     node.keepLast === undefined &&
+    // Evictors keep every record; a window function's clear() is called per key and window
+    // cleaned up, which only the general operator tracks.
+    node.evictor === undefined &&
+    !(firing.kind === 'process' && typeof firing.fn.clear === 'function') &&
     assigner.timeDomain === 'event-time' &&
     (assigner.kind === 'tumbling' || (assigner.kind === 'sliding' && canMerge(node.aggregation)))
   );

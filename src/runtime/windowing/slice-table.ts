@@ -18,6 +18,7 @@ import {
   diskStateOnHeap,
   restoredBackendKind,
 } from '../operators/keyed/disk-keyed-backend.js';
+import { splitRestored } from './window-function-state.js';
 
 /** The accumulators of one slice, by key. */
 export interface SliceContents<ACC> extends Iterable<[Key, ACC]> {
@@ -34,6 +35,8 @@ export interface SliceContents<ACC> extends Iterable<[Key, ACC]> {
  */
 export interface SliceTable<ACC> {
   readonly size: number;
+  /** The keyed state backend holding the slices (disk backend), which other keyed state may share. */
+  readonly backend: KeyedStateBackend | undefined;
   get(sliceEnd: number): SliceContents<ACC> | undefined;
   /** The slice ending at `sliceEnd`, created empty if there is none. */
   open(sliceEnd: number): SliceContents<ACC>;
@@ -65,6 +68,8 @@ export function sliceTableFor<ACC>(context: OperatorContext): SliceTable<ACC> {
  * slice (`[key, sliceEnd, accumulator]` entries of JSON data).
  */
 export class HeapSliceTable<ACC> extends Map<number, Map<Key, ACC>> implements SliceTable<ACC> {
+  readonly backend = undefined;
+
   constructor(private readonly operatorId = '') {
     super();
   }
@@ -165,9 +170,12 @@ export class BackendSliceTable<ACC> implements SliceTable<ACC> {
 
   restore(state: RestoredState): void {
     if (restoredBackendKind(state, SLICE_STATE) === 'heap') {
-      // Written with the heap backend (or before windows used the disk one): taken over.
+      // Written with the heap backend (or before windows used the disk one): taken over,
+      // with the window function's state, which is in backend rows beside the slices.
+      const { rows, rest } = splitRestored(state);
+      if (rows.keyed.size > 0) this.backend.restore(rows);
       const heap = new HeapSliceTable<ACC>();
-      heap.restore(state);
+      heap.restore(rest);
       for (const [sliceEnd, slice] of heap)
         for (const [key, acc] of slice) this.open(sliceEnd).set(key, acc);
       this.backend.currentKey = undefined;

@@ -11,11 +11,13 @@ import type { OutputTag } from '../../core/output-tag.js';
 import type { QueryableState, StateQueryAnswer } from '../../core/queryable-state.js';
 import type { RecordBatch } from '../../core/record-batch.js';
 import type { OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
+import type { KeyedStateStore } from '../../core/state.js';
 import { isEventTime, MAX_EVENT_TIME } from '../../core/timestamps.js';
 import type { FiringTiming } from '../../core/window-result.js';
-import { sliceEndOf, windowStart } from '../../core/windows.js';
+import { sliceEndOf, type Window, windowStart } from '../../core/windows.js';
 import type { Counter } from '../../metrics/registry.js';
 import { Emitter } from '../operators/basic/emitter.js';
+import { operatorKeyedBackend } from '../operators/keyed/disk-keyed-backend.js';
 import { missingKeys } from '../operators/keyed/keyed-process.js';
 import type { LocalWindowCombiner, LocalWindowElement } from './local-window-combiner.js';
 import { scheduleProcessingTimeClose } from './processing-time-close.js';
@@ -32,6 +34,12 @@ import {
   type WindowAggregation,
   type WindowFiring,
 } from './window-aggregation.js';
+import {
+  functionStateNames,
+  splitRestored,
+  WindowFunctionState,
+  withFunctionState,
+} from './window-function-state.js';
 import { type QueriedWindow, windowsAnswer } from './window-query.js';
 import { restoredTimeProgress, timeProgressEntry } from './window-snapshot.js';
 
@@ -98,6 +106,8 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   private cachedSlice: SliceContents<ACC> | undefined;
   /** Sliding windows only: the windows' merges, kept incrementally across firings. */
   private readonly sliding: SlidingWindowAccumulators<ACC> | undefined;
+  /** State of the window function, from its first use (or a restore that holds some). */
+  private functionState: WindowFunctionState | undefined;
 
   constructor(private readonly spec: SliceWindowSpec<IN, ACC, R, OUT>) {
     super();
@@ -171,6 +181,22 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   }
   emitSide<S>(tag: OutputTag<S>, value: S): void {
     this.emitter.side(tag, value);
+  }
+  windowState(key: Key, window: Window): KeyedStateStore {
+    return this.stateOfFunction().windowState(key, window);
+  }
+  globalState(key: Key): KeyedStateStore {
+    return this.stateOfFunction().globalState(key);
+  }
+  private stateOfFunction(): WindowFunctionState {
+    if (this.functionState === undefined) {
+      const shared = this.slices.backend;
+      this.functionState =
+        shared === undefined
+          ? new WindowFunctionState(operatorKeyedBackend(this.context), true)
+          : new WindowFunctionState(shared, false);
+    }
+    return this.functionState;
   }
 
   processBatch(batch: RecordBatch<IN>): void {
@@ -360,8 +386,12 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
    * table); and, as union state, the watermark and the fired-up-to bound.
    */
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
+    const slices = this.slices.snapshot(context);
+    const { functionState } = this;
     return {
-      ...this.slices.snapshot(context),
+      ...(functionState === undefined
+        ? slices
+        : withFunctionState(slices, functionState.snapshot(context))),
       union: [
         timeProgressEntry(this.context.subtaskIndex, {
           watermark: this.watermark,
@@ -374,7 +404,9 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   override initializeState(state: RestoredState): void {
     // The firing stacks derive from the slices: the next firing rebuilds them.
     this.sliding?.clear();
-    this.slices.restore(state);
+    // On the heap, the window function's state is in backend rows beside the slices.
+    const split = this.slices.backend === undefined ? splitRestored(state) : undefined;
+    this.slices.restore(split?.rest ?? state);
     this.sliceEnds.length = 0;
     for (const end of [...this.slices.keys()].sort((a, b) => a - b)) this.addSliceEnd(end);
     const progress = restoredTimeProgress(
@@ -386,6 +418,12 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
       this.watermark = progress.watermark;
       this.firedUpTo = progress.mark;
     }
+    const names = functionStateNames(state);
+    if (names.length === 0) return;
+    const functionState = this.stateOfFunction();
+    if (split !== undefined) functionState.backend.restore(split.rows);
+    functionState.restored(names);
+    this.dropFunctionState(this.watermark);
   }
 
   override notifyCheckpointComplete(checkpointId: number): void {
@@ -394,6 +432,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
 
   override close(): void {
     this.slices.dispose();
+    if (this.functionState?.ownsBackend === true) this.functionState.backend.dispose();
   }
 
   override processWatermark(time: number): void {
@@ -402,6 +441,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     this.watermark = time;
     this.fireUpTo(time);
     this.cleanUp(time);
+    this.dropFunctionState(time);
     this.emitter.flush();
     this.output.emitWatermark(time);
   }
@@ -477,6 +517,12 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     }
     sliding.fire(end, (key, acc) => this.emitWindow(end, key, acc, 'on-time', false));
     return queued;
+  }
+
+  /** Drops the window function's state of the windows past their allowed lateness. */
+  private dropFunctionState(time: number): void {
+    const lateness = this.spec.allowedLateness;
+    this.functionState?.dropWindowsWhere((_key, _id, end) => end - 1 + lateness <= time);
   }
 
   /** Drops slices whose every window is past its allowed lateness. */

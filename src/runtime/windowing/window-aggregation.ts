@@ -3,10 +3,12 @@ import type { AggregateFunction, Collector, ReduceFunction } from '../../core/fu
 import type { Key } from '../../core/key-groups.js';
 import type { OutputTag } from '../../core/output-tag.js';
 import { NO_TIMESTAMP } from '../../core/record-batch.js';
+import type { KeyedStateStore } from '../../core/state.js';
 import { MAX_EVENT_TIME } from '../../core/timestamps.js';
 import type {
   FiringTiming,
   ProcessWindowFunction,
+  WindowClearContext,
   WindowContext,
   WindowResult,
 } from '../../core/window-result.js';
@@ -19,7 +21,8 @@ import type { Window } from '../../core/windows.js';
  */
 export interface WindowAggregation<IN, ACC, R> {
   create(): ACC;
-  add(value: IN, accumulator: ACC): ACC;
+  /** `timestamp` is the record's event time, passed by the general window operator only. */
+  add(value: IN, accumulator: ACC, timestamp?: number): ACC;
   /** Combines two accumulators without modifying `b` (slices are shared by windows). */
   merge: ((a: ACC, b: ACC) => ACC) | undefined;
   /**
@@ -28,6 +31,17 @@ export interface WindowAggregation<IN, ACC, R> {
    */
   readonly foldsLocally?: boolean;
   result(accumulator: ACC): R;
+  /**
+   * Present for windows with an evictor, and used instead of `result` when the window fires:
+   * evicts, passes the result over the remaining records to `emit` (not called when none
+   * remain), evicts again, and returns what the window keeps (undefined when nothing).
+   */
+  fireEvicting?(
+    accumulator: ACC,
+    window: Window,
+    context: FiringContext,
+    emit: (result: R) => void,
+  ): ACC | undefined;
 }
 
 const EMPTY: unique symbol = Symbol('empty');
@@ -106,6 +120,11 @@ export interface WindowFiring<K extends Key, R, OUT> {
     context: FiringContext,
     out: Collector<OUT>,
   ): void;
+  /**
+   * Present when the user's function has `clear`: called when a (key, window) is cleaned up.
+   * Only the general window operator calls it (the planner sends such windows there).
+   */
+  clear?(key: K, window: Window, context: FiringContext, out: Collector<OUT>): void;
 }
 
 /** Services a window function can use while a window fires. */
@@ -113,6 +132,10 @@ export interface FiringContext {
   currentWatermark(): number;
   currentProcessingTime(): number;
   emitSide<S>(tag: OutputTag<S>, value: S): void;
+  /** The window function's keyed state of `key` in `window`. */
+  windowState(key: Key, window: Window): KeyedStateStore;
+  /** The window function's keyed state of `key`, shared by its windows. */
+  globalState(key: Key): KeyedStateStore;
 }
 
 /** Emits `WindowResult` records. */
@@ -130,7 +153,7 @@ export function processFiring<K extends Key, IN, OUT>(
   wrapSingle: boolean,
 ): WindowFiring<K, unknown, OUT> {
   const instance = Object.create(fn) as ProcessWindowFunction<IN, OUT, K>;
-  return {
+  const firing: WindowFiring<K, unknown, OUT> = {
     emit(key, window, result, timing, isUpdate, ctx, out) {
       const context: WindowContext = {
         window,
@@ -139,6 +162,8 @@ export function processFiring<K extends Key, IN, OUT>(
         currentWatermark: () => ctx.currentWatermark(),
         currentProcessingTime: () => ctx.currentProcessingTime(),
         output: (tag, value) => ctx.emitSide(tag, value),
+        windowState: () => ctx.windowState(key, window),
+        globalState: () => ctx.globalState(key),
       };
       // A copy: the window's own list keeps growing with later (late) records,
       // and the function may emit the array it is given.
@@ -146,6 +171,20 @@ export function processFiring<K extends Key, IN, OUT>(
       instance.process(key, context, elements, out);
     },
   };
+  if (typeof fn.clear !== 'function') return firing;
+  firing.clear = (key, window, ctx) => {
+    const context: WindowClearContext<K> = {
+      key,
+      window,
+      currentWatermark: () => ctx.currentWatermark(),
+      currentProcessingTime: () => ctx.currentProcessingTime(),
+      output: (tag, value) => ctx.emitSide(tag, value),
+      windowState: () => ctx.windowState(key, window),
+      globalState: () => ctx.globalState(key),
+    };
+    instance.clear!(context);
+  };
+  return firing;
 }
 
 /**

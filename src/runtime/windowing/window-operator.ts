@@ -12,7 +12,7 @@ import type { OutputTag } from '../../core/output-tag.js';
 import type { QueryableState, StateQueryAnswer } from '../../core/queryable-state.js';
 import type { RecordBatch } from '../../core/record-batch.js';
 import type { OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
-import type { ValueState } from '../../core/state.js';
+import type { KeyedStateStore, ValueState } from '../../core/state.js';
 import { MAX_EVENT_TIME } from '../../core/timestamps.js';
 import type { Trigger, TriggerContext, TriggerResult } from '../../core/triggers.js';
 import type { FiringTiming } from '../../core/window-result.js';
@@ -27,6 +27,7 @@ import {
 } from '../../core/windows.js';
 import type { Counter } from '../../metrics/registry.js';
 import { Emitter } from '../operators/basic/emitter.js';
+import { operatorKeyedBackend } from '../operators/keyed/disk-keyed-backend.js';
 import { missingKeys } from '../operators/keyed/keyed-process.js';
 import { KeyedTimerQueue } from '../task/timers.js';
 import { scheduleProcessingTimeClose } from './processing-time-close.js';
@@ -38,6 +39,12 @@ import {
   windowId,
 } from './window-aggregation.js';
 import { processingTimeOf } from './window-clock.js';
+import {
+  functionStateNames,
+  splitRestored,
+  WindowFunctionState,
+  withFunctionState,
+} from './window-function-state.js';
 import { type QueriedWindow, windowsAnswer } from './window-query.js';
 import { restoredTimeProgress, timeProgressEntry } from './window-snapshot.js';
 import {
@@ -94,6 +101,8 @@ export class WindowOperator<IN, ACC, R, OUT>
   private processingTime!: ProcessingTimeService;
   /** The latest processing time whose timers have fired. */
   private processingTimeFired = Number.NEGATIVE_INFINITY;
+  /** State of the window function, from its first use (or a restore that holds some). */
+  private functionState: WindowFunctionState | undefined;
 
   constructor(private readonly spec: WindowOperatorSpec<IN, ACC, R, OUT>) {
     super();
@@ -169,6 +178,29 @@ export class WindowOperator<IN, ACC, R, OUT>
   }
   emitSide<S>(tag: OutputTag<S>, value: S): void {
     this.emitter.side(tag, value);
+  }
+  windowState(key: Key, window: Window): KeyedStateStore {
+    if (this.spec.assigner.kind === 'session') {
+      throw new WeirError(
+        'INVALID_JOB',
+        `window function of '${this.context.operatorId}' asked for per-window state, which merging (session) windows do not have, as in Flink; use globalState()`,
+        { operatorId: this.context.operatorId },
+      );
+    }
+    return this.stateOfFunction().windowState(key, window);
+  }
+  globalState(key: Key): KeyedStateStore {
+    return this.stateOfFunction().globalState(key);
+  }
+  private stateOfFunction(): WindowFunctionState {
+    if (this.functionState === undefined) {
+      const shared = this.windows.backend;
+      this.functionState =
+        shared === undefined
+          ? new WindowFunctionState(operatorKeyedBackend(this.context), true)
+          : new WindowFunctionState(shared, false);
+    }
+    return this.functionState;
   }
   registerEventTimeTimer(time: number): void {
     this.eventTimers.register(time, this.currentKey, this.current!.id);
@@ -275,17 +307,17 @@ export class WindowOperator<IN, ACC, R, OUT>
       }
       const state = this.mergeSession({ start: ts, end: ts + gap });
       if (state !== undefined) {
-        this.addToWindow(state, value, ts);
+        this.addToWindow(state, value, ts, recordTimestamp);
         accepted = true;
       }
     } else if (assigner.kind === 'global') {
       // Count windows and global triggers: no per-record window allocation.
-      this.addToWindow(this.stateFor(GLOBAL_WINDOW), value, ts);
+      this.addToWindow(this.stateFor(GLOBAL_WINDOW), value, ts, recordTimestamp);
       accepted = true;
     } else {
       for (const window of this.assignWindows(ts)) {
         if (this.isLate(window)) continue;
-        this.addToWindow(this.stateFor(window), value, ts);
+        this.addToWindow(this.stateFor(window), value, ts, recordTimestamp);
         accepted = true;
       }
     }
@@ -430,9 +462,18 @@ export class WindowOperator<IN, ACC, R, OUT>
     return target;
   }
 
-  private addToWindow(state: WindowState<ACC>, value: IN, ts: number): void {
+  private addToWindow(
+    state: WindowState<ACC>,
+    value: IN,
+    ts: number,
+    recordTimestamp: number,
+  ): void {
     const { aggregation, trigger } = this.spec;
-    state.acc = aggregation.add(value, state.acc === undefined ? aggregation.create() : state.acc);
+    state.acc = aggregation.add(
+      value,
+      state.acc === undefined ? aggregation.create() : state.acc,
+      recordTimestamp,
+    );
     state.pending = true;
     this.current = state;
     this.act(trigger.onElement(value, ts, state.window, this), state, 'element');
@@ -463,23 +504,28 @@ export class WindowOperator<IN, ACC, R, OUT>
       } else timing = 'late';
     } else timing = this.currentProcessingTime() < max ? 'early' : 'on-time';
     const isUpdate = state.emitted;
-    state.emitted = true;
     state.pending = false;
     this.emitter.timestamp = max;
-    this.spec.firing.emit(
-      this.currentKey,
-      state.window,
-      this.spec.aggregation.result(state.acc as ACC),
-      timing,
-      isUpdate,
-      this,
-      this.emitter,
-    );
+    const { aggregation, firing } = this.spec;
+    const emit = (result: R) => {
+      state.emitted = true;
+      firing.emit(this.currentKey, state.window, result, timing, isUpdate, this, this.emitter);
+    };
+    if (aggregation.fireEvicting === undefined) emit(aggregation.result(state.acc as ACC));
+    // An evictor: what it leaves is the window's contents from now on (Flink's
+    // EvictingWindowOperator); a window it empties emits nothing.
+    else state.acc = aggregation.fireEvicting(state.acc as ACC, state.window, this, emit);
   }
 
   private clearWindow(state: WindowState<ACC>): void {
     this.current = state;
     this.spec.trigger.clear(state.window, this);
+    const clearFunction = this.spec.firing.clear;
+    if (clearFunction !== undefined) {
+      this.emitter.timestamp = maxTimestamp(state.window);
+      clearFunction(this.currentKey, state.window, this, this.emitter);
+    }
+    this.functionState?.dropWindow(this.currentKey, state.window);
     const windows = this.windows.get(this.currentKey);
     windows?.delete(state.id);
     if (windows?.size === 0) this.windows.delete(this.currentKey);
@@ -493,8 +539,12 @@ export class WindowOperator<IN, ACC, R, OUT>
    * watermark.
    */
   override snapshotState(context: SnapshotContext): OperatorSnapshot {
+    const windows = this.windows.snapshot(context, () => this.pendingTimers());
+    const { functionState } = this;
     return {
-      ...this.windows.snapshot(context, () => this.pendingTimers()),
+      ...(functionState === undefined
+        ? windows
+        : withFunctionState(windows, functionState.snapshot(context))),
       union: [timeProgressEntry(this.context.subtaskIndex, { watermark: this.watermark, mark: 0 })],
     };
   }
@@ -513,11 +563,21 @@ export class WindowOperator<IN, ACC, R, OUT>
       this.context.parallelism,
     );
     if (progress !== undefined) this.watermark = progress.watermark;
-    for (const timer of this.windows.restore(state)) {
+    // On the heap, the window function's state is in backend rows beside the windows.
+    const split = this.windows.backend === undefined ? splitRestored(state) : undefined;
+    for (const timer of this.windows.restore(split?.rest ?? state)) {
       const [time, key, id, domain] = timer;
       if (domain === 'e') this.eventTimers.register(time, key, id);
       else this.restoredProcessingTimers.push(timer);
     }
+    const names = functionStateNames(state);
+    if (names.length === 0) return;
+    const functionState = this.stateOfFunction();
+    if (split !== undefined) functionState.backend.restore(split.rows);
+    functionState.restored(names);
+    // State of windows that were cleaned up before the snapshot's windows were written.
+    functionState.dropWindowsWhere((key, id) => this.windows.get(key)?.get(id) === undefined);
+    this.windows.flush();
   }
 
   override notifyCheckpointComplete(checkpointId: number): void {
@@ -526,6 +586,7 @@ export class WindowOperator<IN, ACC, R, OUT>
 
   override close(): void {
     this.windows.dispose();
+    if (this.functionState?.ownsBackend === true) this.functionState.backend.dispose();
   }
 
   override processWatermark(time: number): void {

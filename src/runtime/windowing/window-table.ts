@@ -20,6 +20,7 @@ import {
   restoredBackendKind,
 } from '../operators/keyed/disk-keyed-backend.js';
 import { windowId } from './window-aggregation.js';
+import { splitRestored } from './window-function-state.js';
 
 /** One window of one key, as the general window operator keeps it. */
 export interface WindowState<ACC> {
@@ -61,6 +62,8 @@ export interface KeyWindows<ACC> {
 export interface WindowTable<ACC> extends Iterable<[Key, KeyWindows<ACC>]> {
   /** Timers are kept in the windows' `timers` (not snapshotted from the operator's queues). */
   readonly keepsTimers: boolean;
+  /** The keyed state backend holding the windows (disk backend), which other keyed state may share. */
+  readonly backend: KeyedStateBackend | undefined;
   get(key: Key): KeyWindows<ACC> | undefined;
   /** The windows of `key` as they are stored, read without being kept for the next flush (queries). */
   peek(key: Key): WindowState<ACC>[];
@@ -143,6 +146,7 @@ export class HeapWindowTable<ACC>
   implements WindowTable<ACC>
 {
   readonly keepsTimers = false;
+  readonly backend = undefined;
 
   constructor(private readonly operatorId = '') {
     super();
@@ -231,7 +235,7 @@ export class BackendWindowTable<ACC> implements WindowTable<ACC> {
   private readonly touched = new Map<Key, BackendKeyWindows<ACC>>();
   private readonly state: ValueState<WindowJson>;
 
-  constructor(private readonly backend: KeyedStateBackend) {
+  constructor(readonly backend: KeyedStateBackend) {
     this.state = backend.getValueState<WindowJson>(WINDOW_STATE);
   }
 
@@ -338,8 +342,11 @@ export class BackendWindowTable<ACC> implements WindowTable<ACC> {
 
   /** Restores windows written with the heap backend (or before windows used the disk one). */
   private takeOver(state: RestoredState): WindowTimer[] {
+    // The window function's state is in backend rows beside the windows.
+    const { rows, rest } = splitRestored(state);
+    if (rows.keyed.size > 0) this.backend.restore(rows);
     const heap = new HeapWindowTable<ACC>();
-    const timers = heap.restore(state);
+    const timers = heap.restore(rest);
     for (const [key, windows] of heap) {
       const own = this.open(key);
       for (const w of windows.values()) own.set(w.id, { ...w, timers: new Set() });

@@ -1,5 +1,9 @@
-import { userFunctionFailed } from '../../../core/errors.js';
-import type { ProcessContext, ProcessFunction, TimerService } from '../../../core/functions.js';
+import { userFunctionFailed, WeirError } from '../../../core/errors.js';
+import type {
+  KeyedTimerService,
+  ProcessContext,
+  ProcessFunction,
+} from '../../../core/functions.js';
 import { MIN_WATERMARK } from '../../../core/messages.js';
 import { Operator } from '../../../core/operator.js';
 import type { OutputTag } from '../../../core/output-tag.js';
@@ -23,9 +27,17 @@ export class ProcessOperator<IN, OUT> extends Operator<IN, OUT> {
     super();
     // One instance per subtask: fields the function sets in `open` stay per subtask.
     this.fn = Object.create(fn) as ProcessFunction<IN, OUT>;
-    const timerService: TimerService = {
+    const noTimers = (): never => {
+      throw timersNeedKeys(this.context.operatorId);
+    };
+    // Typed without the register methods; these answer a call made anyway (from JavaScript, or through a cast).
+    const timerService: KeyedTimerService = {
       currentWatermark: () => this.watermark,
       currentProcessingTime: () => this.context.processingTime.clock.now(),
+      registerEventTimeTimer: noTimers,
+      deleteEventTimeTimer: noTimers,
+      registerProcessingTimeTimer: noTimers,
+      deleteProcessingTimeTimer: noTimers,
     };
     this.ctx = {
       timestamp: 0,
@@ -83,4 +95,13 @@ export class ProcessOperator<IN, OUT> extends Operator<IN, OUT> {
   override close(): void {
     this.fn.close?.();
   }
+}
+
+/** As in Flink, timers need keyed state to belong to: a non-keyed process function has none. */
+function timersNeedKeys(operatorId: string): WeirError {
+  return new WeirError(
+    'INVALID_JOB',
+    'timers are only supported on keyed streams: key the input with keyBy(...), or both inputs of connect(other) with keyBy(key1, key2)',
+    { operatorId, domain: 'user', restartable: false },
+  );
 }

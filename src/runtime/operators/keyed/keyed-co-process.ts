@@ -1,9 +1,8 @@
+import type { KeyedCoProcessFunction } from '../../../core/co-functions.js';
 import type {
   Collector,
-  KeyedProcessContext,
   KeyedProcessFunction,
   KeyedRuntimeContext,
-  OnTimerContext,
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import { MIN_WATERMARK } from '../../../core/messages.js';
@@ -13,17 +12,8 @@ import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import type { Emitter } from '../basic/emitter.js';
 import { KeyedProcessOperator } from './keyed-process.js';
 
-/**
- * A keyed function over two keyed inputs with the same key type: records of
- * either input with equal keys share state and timers.
- */
-export interface KeyedCoProcessFunction<K extends Key, IN1, IN2, OUT> {
-  open?(context: KeyedRuntimeContext): void;
-  processElement1(value: IN1, context: KeyedProcessContext<K>, out: Collector<OUT>): void;
-  processElement2(value: IN2, context: KeyedProcessContext<K>, out: Collector<OUT>): void;
-  onTimer?(timestamp: number, context: OnTimerContext<K>, out: Collector<OUT>): void;
-  close?(): void;
-}
+// The public contract of keyed two-input functions; joins implement it internally too.
+export type { KeyedCoProcessFunction };
 
 /**
  * A keyed process operator whose (internal) function drops late records and
