@@ -57,7 +57,8 @@ import type { TaskLayout } from './task-snapshots.js';
 export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilder {
   readonly graph = new LogicalGraph();
   readonly streams = streamFactory;
-  readonly parallelism: number;
+  /** Changed only by {@link setDefaultParallelism}, before the job starts. */
+  private defaultParallelism: number;
   readonly maxParallelism: number;
   private readonly batchSize: number;
   private readonly channelCapacity: number;
@@ -71,7 +72,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private checkpointing: CheckpointConfig | undefined;
   private readonly stateBackend: StateBackendOptions | undefined;
   private readonly metricsOptions: MetricsOptions;
-  private readonly workers: number | undefined;
+  private workers: number | undefined;
   private processGroup: ProcessGroupSpec | undefined;
   private groupLayout: TaskLayout | undefined;
   private readonly workerRingBytes: number;
@@ -80,7 +81,7 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   private running = false;
 
   constructor(options: EnvironmentOptions = {}) {
-    this.parallelism = positiveInt('parallelism', options.parallelism ?? 1);
+    this.defaultParallelism = positiveInt('parallelism', options.parallelism ?? 1);
     this.maxParallelism = positiveInt(
       'maxParallelism',
       options.maxParallelism ?? DEFAULT_MAX_PARALLELISM,
@@ -117,6 +118,36 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
     this.restartStrategy = options.restartStrategy ?? { kind: 'none' };
     // Checked here so that a bad setting fails when the environment is made, not when the job runs.
     resolveRestartStrategy(this.restartStrategy);
+  }
+
+  get parallelism(): number {
+    return this.defaultParallelism;
+  }
+
+  /**
+   * Sets the default parallelism after the environment was made: SQL's `SET
+   * 'parallelism.default'`, which (as Flink's table config reconfigures its environment)
+   * wins over the parallelism the environment was created with. It is read when the job is
+   * planned, so it applies to every step without a parallelism of its own.
+   */
+  setDefaultParallelism(parallelism: number): void {
+    if (this.running)
+      throw new WeirError('INVALID_JOB', 'the parallelism cannot change while the job runs');
+    const value = positiveInt('parallelism', parallelism);
+    if (value > this.maxParallelism)
+      throw invalidArgument(
+        `parallelism (${value}) must not exceed maxParallelism (${this.maxParallelism})`,
+      );
+    this.defaultParallelism = value;
+  }
+
+  /**
+   * Starts no more than `max` worker threads: `weir run --workers auto` caps its workers at
+   * the parallelism, which a SQL script's SET may have lowered since the environment was made.
+   */
+  limitWorkers(max: number): void {
+    if (this.workers !== undefined && this.workers > max)
+      this.workers = positiveInt('workers', max);
   }
 
   setRestartStrategy(strategy: RestartStrategy): void {

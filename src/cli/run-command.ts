@@ -121,6 +121,8 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
     // Worker threads build the same job from the script through a job module of their own.
     env.setJobModule(sqlJobModulePath(), [script]);
     for (const plan of await buildSqlJob(env, script)) io.stdout.write(`${plan}\n`);
+    // A SET 'parallelism.default' in the script wins over --parallelism; `auto` workers follow it.
+    if (options.workers === 'auto') env.limitWorkers(env.parallelism);
   } else {
     const definition = await loadJobModule(options.module, io.cwd);
     env.setJobModule(resolve(io.cwd, options.module), options.jobArgs);

@@ -5,6 +5,7 @@
  */
 
 import { DataStreamImpl } from '../api/data-stream.js';
+import { StreamEnvironmentImpl } from '../api/environment.js';
 import { implOf } from '../api/impl-of.js';
 import { StreamEnvironment } from '../api/stream-environment.js';
 import type { ChangelogStream, DataStream } from '../api/streams.js';
@@ -72,6 +73,9 @@ import { externalValueReader } from './types/external-values.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
 import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js';
 
+/** Flink's option for the job's default parallelism. */
+const DEFAULT_PARALLELISM = 'parallelism.default';
+
 /** A column of a query result: its name and SQL type (e.g. `DECIMAL(23, 3)`). */
 export interface ResultColumn {
   readonly name: string;
@@ -129,6 +133,8 @@ export class TableEnvironment {
   private readonly sources = new Map<string, Relation>();
   /** How each INSERT's changes meet its sink (changelog mode, upsert key), for EXPLAIN. */
   private readonly sinkExplains: string[] = [];
+  /** INSERTs added to the environment's job so far. */
+  private insertsInJob = 0;
 
   private constructor(readonly env: StreamEnvironment) {}
 
@@ -281,9 +287,12 @@ export class TableEnvironment {
             statement.at,
           );
           break;
-        default:
-          inserts += this.apply(statement, this.planContext(this.env));
+        default: {
+          const added = this.apply(statement, this.planContext(this.env));
+          inserts += added;
+          this.insertsInJob += added;
           this.sinkExplains.length = 0;
+        }
       }
     }
     return { statements, explained, inserts };
@@ -519,6 +528,7 @@ export class TableEnvironment {
         if (statement.key === REUSE_SUB_PLAN) reuseSubPlansOf(statement.value, statement.at);
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);
+        if (statement.key === DEFAULT_PARALLELISM) this.setParallelism(statement);
         this.config.set(statement.key, statement.value);
         return 0;
       case 'insert':
@@ -530,6 +540,35 @@ export class TableEnvironment {
       default:
         return sqlError(`${this.describe(statement)} cannot run here`, statement.at);
     }
+  }
+
+  /**
+   * `SET 'parallelism.default'`: the job's default parallelism, as Flink's table config sets its
+   * environment's (winning over the one the environment was made with, e.g. `weir sql -p`).
+   * The script's INSERTs run as one job at one parallelism, so a different value after an
+   * INSERT is refused rather than applied to the INSERTs before it.
+   */
+  private setParallelism(s: Extract<Statement, { kind: 'set' }>): void {
+    const text = s.value.trim();
+    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (!(value >= 1))
+      sqlError(
+        `SET '${DEFAULT_PARALLELISM}' needs a positive whole number, got '${s.value}'`,
+        s.at,
+      );
+    const env = implOf(this.env, StreamEnvironmentImpl, `SET '${DEFAULT_PARALLELISM}'`);
+    if (value === env.parallelism) return;
+    if (this.insertsInJob > 0)
+      sqlError(
+        `SET '${DEFAULT_PARALLELISM}' after an INSERT: the INSERTs run as one job at one default parallelism (${env.parallelism} so far); set it before the first INSERT`,
+        s.at,
+      );
+    if (value > env.maxParallelism)
+      sqlError(
+        `SET '${DEFAULT_PARALLELISM}' = '${value}' exceeds the job's max parallelism (${env.maxParallelism})`,
+        s.at,
+      );
+    env.setDefaultParallelism(value);
   }
 
   /**

@@ -131,14 +131,15 @@ describe('weir sql: updating queries on a pipe', () => {
       '-U[bob, 1, 20.50]',
       '+U[bob, 2, 21.50]',
     ]);
+    // Without the row number, as Flink's Top-N: the row pushed out `-D`, the new one `+I`.
     expect(topN).toEqual([
       '+I[alice, 1, 10.00]',
       '+I[bob, 2, 20.50]',
-      '-U[alice, 1, 10.00]',
-      '+U[alice, 3, 5.25]',
+      '-D[alice, 1, 10.00]',
+      '+I[alice, 3, 5.25]',
       '+I[carol, 4, 7.00]',
-      '-U[bob, 2, 20.50]',
-      '+U[bob, 5, 1.00]',
+      '-D[bob, 2, 20.50]',
+      '+I[bob, 5, 1.00]',
     ]);
     // Order 5's null-padded row, if it came before its match, is deleted when the match does.
     const left = new Map<string, number>();

@@ -60,6 +60,12 @@ const AGGREGATES_NOT_YET: Readonly<Record<string, string>> = {
   COLLECT: 'its result is a MULTISET, a type Weir SQL does not have',
 };
 
+/** Refuses a call of an aggregate Weir does not run yet (such as COLLECT), naming it. */
+export function refuseAggregateNotYet(name: string, at: SourcePosition): void {
+  const notYet = AGGREGATES_NOT_YET[name];
+  if (notYet !== undefined) sqlError(`aggregate ${name}: ${notYet}`, at);
+}
+
 /** A string function `fn(args)` over strings and integers, NULL in gives NULL out. */
 function stringFunction(
   name: string,

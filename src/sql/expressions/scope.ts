@@ -11,6 +11,12 @@ export interface ScopeColumn {
   readonly qualifier: string | undefined;
   /** An event-time attribute (the rowtime column, window_start/window_end/window_time). */
   readonly rowtime: boolean;
+  /**
+   * On a rowtime column whose values are not the event time its rows carry: an interval join
+   * keeps both inputs' rowtimes as time attributes, and its rows carry one. An operator that
+   * windows or orders rows by this column first gives them its values (`planner/event-time.ts`).
+   */
+  readonly restamp?: boolean;
   /** A processing-time attribute (`PROCTIME()`): what lookup joins and processing-time windows take. */
   readonly proctime?: boolean;
   /**
@@ -49,7 +55,12 @@ export class Scope {
     const index = this.find(first, undefined, at);
     if (index < 0) {
       const known = this.columns.map((c) => c.name).join(', ');
-      return sqlError(`column '${path.join('.')}' not found; the columns are: ${known}`, at);
+      return sqlError(
+        known === ''
+          ? `column '${path.join('.')}' not found; there are no columns in scope`
+          : `column '${path.join('.')}' not found; the columns are: ${known}`,
+        at,
+      );
     }
     return this.fieldsOf(index, path.slice(1), at);
   }

@@ -290,6 +290,11 @@ export interface Select {
   readonly from: FromItem | undefined;
   readonly where: Expr | undefined;
   readonly groupBy: readonly Expr[];
+  /**
+   * GROUP BY GROUPING SETS, ROLLUP or CUBE: the grouping sets, each a list of expressions of
+   * `groupBy` (which then holds every expression named in them).
+   */
+  readonly groupingSets?: readonly (readonly Expr[])[];
   readonly having: Expr | undefined;
   /** `WINDOW w AS (...)`: the named OVER windows. */
   readonly windows?: ReadonlyMap<string, OverWindow>;

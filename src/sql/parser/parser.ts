@@ -654,16 +654,15 @@ class Parser {
     const from = this.acceptWord('FROM') ? this.fromClause() : undefined;
     const where = this.acceptWord('WHERE') ? this.expression() : undefined;
     let groupBy: Expr[] = [];
+    let groupingSets: Expr[][] | undefined;
     if (this.acceptWord('GROUP')) {
       this.expectWord('BY');
-      if (this.isWord('GROUPING') || this.isWord('ROLLUP') || this.isWord('CUBE')) {
-        this.unsupported(`GROUP BY ${this.token.text.toUpperCase()}`);
-      }
-      groupBy = this.expressionList();
+      ({ groupBy, groupingSets } = this.groupByClause());
     }
     const having = this.acceptWord('HAVING') ? this.expression() : undefined;
+    const sets = groupingSets === undefined ? {} : { groupingSets };
     if (!this.acceptWord('WINDOW'))
-      return { kind: 'select', distinct, items, from, where, groupBy, having, at };
+      return { kind: 'select', distinct, items, from, where, groupBy, ...sets, having, at };
     const windows = new Map<string, OverWindow>();
     do {
       const name = this.identifier('a window name');
@@ -671,7 +670,77 @@ class Parser {
       this.expectSymbol('(');
       windows.set(name.toUpperCase(), this.overWindow());
     } while (this.acceptSymbol(','));
-    return { kind: 'select', distinct, items, from, where, groupBy, having, windows, at };
+    return { kind: 'select', distinct, items, from, where, groupBy, ...sets, having, windows, at };
+  }
+
+  /**
+   * The GROUP BY list. Plain expressions give `groupBy` alone; with GROUPING SETS, ROLLUP, CUBE
+   * or `()` among its elements, `groupingSets` is the cross product of the elements' sets and
+   * `groupBy` every expression named in them.
+   */
+  private groupByClause(): { groupBy: Expr[]; groupingSets: Expr[][] | undefined } {
+    const elements: Expr[][][] = [];
+    let plain = true;
+    do {
+      const sets = this.groupingElement(true);
+      if (sets === undefined) elements.push([[this.expression()]]);
+      else {
+        plain = false;
+        elements.push(sets);
+      }
+    } while (this.acceptSymbol(','));
+    if (plain)
+      return { groupBy: elements.map((e) => (e[0] as Expr[])[0] as Expr), groupingSets: undefined };
+    let product: Expr[][] = [[]];
+    for (const sets of elements) product = product.flatMap((p) => sets.map((s) => [...p, ...s]));
+    return { groupBy: product.flat(), groupingSets: product };
+  }
+
+  /**
+   * The sets of one grouping element: GROUPING SETS (...), ROLLUP (...), CUBE (...), `()`, and
+   * (inside those) a parenthesized list; undefined for a plain expression, left to the caller.
+   */
+  private groupingElement(top: boolean): Expr[][] | undefined {
+    if (this.isWord('GROUPING') && this.isWord('SETS', this.peek())) {
+      this.i += 2;
+      this.expectSymbol('(');
+      const sets: Expr[][] = [];
+      do sets.push(...(this.groupingElement(false) ?? [[this.expression()]]));
+      while (this.acceptSymbol(','));
+      this.expectSymbol(')');
+      return sets;
+    }
+    if ((this.isWord('ROLLUP') || this.isWord('CUBE')) && this.isSymbol('(', this.peek())) {
+      const cube = this.isWord('CUBE');
+      this.i += 2;
+      const items: Expr[][] = [];
+      do items.push(this.groupingTuple());
+      while (this.acceptSymbol(','));
+      this.expectSymbol(')');
+      if (!cube) return items.map((_, n) => items.slice(0, items.length - n).flat()).concat([[]]);
+      // Every subset, the fullest first (bit set = item left out).
+      return Array.from({ length: 2 ** items.length }, (_, mask) =>
+        items.filter((_, k) => (mask & (1 << (items.length - 1 - k))) === 0).flat(),
+      );
+    }
+    if (this.isSymbol('(') && this.isSymbol(')', this.peek())) {
+      this.i += 2;
+      return [[]];
+    }
+    return top || !this.isSymbol('(') ? undefined : [this.groupingTuple()];
+  }
+
+  /** `(a, b)` as one set of expressions, or one expression (parenthesized or not). */
+  private groupingTuple(): Expr[] {
+    if (!this.isSymbol('(')) return [this.expression()];
+    const start = this.i;
+    this.i++;
+    if (this.acceptSymbol(')')) return [];
+    const list = this.expressionList();
+    if (this.acceptSymbol(')') && (this.isSymbol(',') || this.isSymbol(')'))) return list;
+    // `(a) + 1`: an expression that starts with a parenthesis.
+    this.i = start;
+    return [this.expression()];
   }
 
   private selectItem(): SelectItem {
@@ -747,6 +816,8 @@ class Parser {
       return { kind: 'subquery', query, alias, ...(columns === undefined ? {} : { columns }), at };
     }
     if (this.acceptWord('LATERAL')) {
+      if (this.isSymbol('('))
+        this.unsupported('LATERAL (SELECT ...), a correlated subquery in FROM,');
       this.expectWord('TABLE');
       this.expectSymbol('(');
       const fnAt = this.at;

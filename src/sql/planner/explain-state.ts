@@ -18,6 +18,8 @@ const STATE: Readonly<Record<string, string>> = {
   'window-join':
     'state: per join key and window, the rows of both inputs, dropped when the window fires',
   'interval-join': 'state: each input row until the watermark passes its interval',
+  'time-interval-join':
+    'state: each input row until the watermark passes its interval (a row of an outer side that met nothing leaves then, padded)',
   // OVER aggregations, unless the operator's name says otherwise (below).
   'keyed-process':
     'state: each row until the watermark passes its rowtime (event time); per partition the running accumulator or the rows a later frame reaches (ordered by a non-time column: every row), kept forever',

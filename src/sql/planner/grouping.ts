@@ -4,8 +4,9 @@
  * key of a row's group.
  */
 import type { Key } from '../../core/key-groups.js';
+import { rowText } from '../../runtime/operators/changelog/same-row.js';
 import type { Row } from '../connectors/connector.js';
-import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
+import { AGGREGATE_FUNCTIONS, refuseAggregateNotYet } from '../expressions/functions.js';
 import type { Scope, ScopeColumn } from '../expressions/scope.js';
 import { userAggregate } from '../functions/user-functions.js';
 import type { Expr, Select, SelectItem } from '../parser/ast.js';
@@ -16,6 +17,9 @@ import { contains, normalizedKey } from './expr-tools.js';
 const NULL_KEY = '\u0000null';
 
 export function isAggregateCall(e: Expr): boolean {
+  // Before its arguments are checked against the GROUP BY: an aggregate Weir has not is
+  // refused by name rather than for the columns it reads.
+  if (e.kind === 'call' && !e.over) refuseAggregateNotYet(e.name, e.at);
   return (
     e.kind === 'call' &&
     (AGGREGATE_FUNCTIONS.has(e.name) || userAggregate(e.name) !== undefined) &&
@@ -65,7 +69,9 @@ export function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) =>
     const f = fns[0] as (row: Row) => unknown;
     return (row) => {
       const v = f(row);
-      return v === null ? NULL_KEY : (v as Key);
+      if (v === null) return NULL_KEY;
+      // An ARRAY, MAP, ROW or BYTES value keys by its contents (keys must be primitive).
+      return typeof v === 'object' ? `\u0000${rowText(v)}` : (v as Key);
     };
   }
   // join() writes one flat string; `key +=` would make a rope (a V8 cons string) of every key
@@ -86,6 +92,8 @@ export function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) =>
  */
 function keyPart(v: unknown): string {
   if (v === null) return '\u0000\u0001';
+  // By contents: String() of an array would join `['a,b']` and `['a', 'b']` into one key.
+  if (typeof v === 'object') return `o${rowText(v)}\u0001`;
   if (typeof v !== 'string') return `v${String(v)}\u0001`;
   return v.includes('\u0000') || v.includes('\u0001')
     ? `e${JSON.stringify(v)}\u0001`

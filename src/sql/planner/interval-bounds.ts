@@ -49,16 +49,19 @@ export function intervalMs(e: Expr): number | undefined {
 /**
  * The bounds in `parts`, and the parts that are not bounds; undefined unless both a lower
  * and an upper bound are found. `isRowtime(e)` gives the position of a rowtime column
- * reference (left columns before right ones), or undefined.
+ * reference (left columns before right ones), or undefined. The bounds relate one rowtime of
+ * each side (`leftTime`, `rightTime`: their positions); a comparison of other rowtimes (of an
+ * input with several, an interval join's) is no bound but a further condition.
  */
 export function intervalBounds(
   parts: readonly Expr[],
   isRowtime: (e: Expr) => number | undefined,
   leftWidth: number,
-): { bounds: IntervalBounds; rest: Expr[] } | undefined {
+): { bounds: IntervalBounds; rest: Expr[]; leftTime: number; rightTime: number } | undefined {
   const term = (e: Expr) => timeTerm(e, isRowtime);
   let lower: { value: number; exclusive: boolean } | undefined;
   let upper: { value: number; exclusive: boolean } | undefined;
+  let times: { left: number; right: number } | undefined;
   /** Applies `a op b`; false when it is no bound between the two sides. */
   const apply = (a: Expr, op: Op, b: Expr): boolean => {
     let x = term(a);
@@ -70,6 +73,8 @@ export function intervalBounds(
       [x, y] = [y, x];
       o = FLIP[op];
     } else if (!(x.index >= leftWidth && y.index < leftWidth)) return false;
+    if (times === undefined) times = { left: y.index, right: x.index };
+    else if (times.left !== y.index || times.right !== x.index) return false;
     const c = y.offset - x.offset;
     const exclusive = o === '<' || o === '>';
     if (o === '>' || o === '>=') {
@@ -83,9 +88,9 @@ export function intervalBounds(
   const rest: Expr[] = [];
   for (const part of parts) {
     if (part.kind === 'between' && !part.negated) {
-      const before = { lower, upper };
+      const before = { lower, upper, times };
       if (apply(part.arg, '>=', part.low) && apply(part.arg, '<=', part.high)) continue;
-      ({ lower, upper } = before);
+      ({ lower, upper, times } = before);
     } else if (
       part.kind === 'binary' &&
       (part.op === '<' || part.op === '<=' || part.op === '>' || part.op === '>=') &&
@@ -95,7 +100,7 @@ export function intervalBounds(
     }
     rest.push(part);
   }
-  if (lower === undefined || upper === undefined) return undefined;
+  if (lower === undefined || upper === undefined || times === undefined) return undefined;
   return {
     bounds: {
       lower: lower.value,
@@ -104,5 +109,7 @@ export function intervalBounds(
       upperExclusive: upper.exclusive,
     },
     rest,
+    leftTime: times.left,
+    rightTime: times.right,
   };
 }

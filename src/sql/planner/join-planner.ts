@@ -1,11 +1,12 @@
 /**
  * Regular joins (`[INNER | LEFT | RIGHT | FULL] JOIN ... ON`, and `FROM a, b WHERE ...`) on
- * equality keys, planned onto the DataStream API's regular join, or its interval join when the
- * condition bounds the two rowtimes from both sides (`interval-bounds.ts`). The ON condition is split
+ * equality keys, planned onto the DataStream API's regular join, or, when both inputs are
+ * insert-only and the condition bounds the two rowtimes from both sides (`interval-bounds.ts`),
+ * an interval join (`interval-join-planner.ts`). The ON condition is split
  * into its AND-ed parts: equalities between a column expression of each side are the join
  * key, conditions on one side of an inner join filter that side before the join, and the
- * rest is checked on each pair. As in Flink, an inner join of insert-only inputs emits
- * insert-only rows; any other join emits a retract changelog. Rows are kept until they are
+ * rest is checked on each pair. As in Flink, an inner join of insert-only inputs (and an
+ * interval join of any type) emits insert-only rows; any other join emits a retract changelog. Rows are kept until they are
  * retracted (Flink's default `table.exec.state.ttl` of 0), or until idle for the TTL if one is set,
  * or, in an inner join with a window aggregation, until no later window can match them
  * (`join-retention.ts`; `filterAfter`, the WHERE over the join, may give that bound).
@@ -24,7 +25,9 @@ import { noteChangelogRole } from './changelog-plan.js';
 import { changesOf, isUpdating, updatingRelation } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { intervalBounds } from './interval-bounds.js';
+import { planIntervalJoin } from './interval-join-planner.js';
 import { joinRetention } from './join-retention.js';
+import { keyEquality } from './key-equality.js';
 import type { Relation } from './relation.js';
 import { rowKeyOf } from './row-key.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
@@ -99,19 +102,6 @@ export function joinKey(
     }
     return key;
   };
-}
-
-/**
- * The two operands of a condition that can key a join: `a = b`, or `a IS NOT DISTINCT FROM b`
- * (Flink's NULL-safe key: NULL matches NULL).
- */
-function keyEquality(
-  e: Expr,
-): { readonly operands: readonly [Expr, Expr]; readonly nullSafe: boolean } | undefined {
-  if (e.kind === 'binary' && e.op === '=') return { operands: [e.left, e.right], nullSafe: false };
-  if (e.kind === 'call' && e.name === 'IS NOT DISTINCT FROM' && e.args.length === 2)
-    return { operands: [e.args[0] as Expr, e.args[1] as Expr], nullSafe: true };
-  return undefined;
 }
 
 /**
@@ -242,7 +232,7 @@ export function planJoin(
       });
     }
   }
-  if (type === 'inner' && !isUpdating(left) && !isUpdating(right)) {
+  if (!isUpdating(left) && !isUpdating(right)) {
     const rowtimeAt = (e: Expr): number | undefined => {
       if (e.kind !== 'column') return undefined;
       const r = scope.resolve(e.path, e.at);
@@ -250,17 +240,18 @@ export function planJoin(
     };
     const interval = intervalBounds(residual, rowtimeAt, leftWidth);
     if (interval !== undefined) {
-      let joined = left.stream
-        .keyBy(leftKey, 'leftKey')
-        .intervalJoin(right.stream.keyBy(rightKey, 'rightKey'))
-        .between(interval.bounds.lower, interval.bounds.upper);
-      if (interval.bounds.lowerExclusive) joined = joined.lowerBoundExclusive();
-      if (interval.bounds.upperExclusive) joined = joined.upperBoundExclusive();
-      let rows = joined.join((l: Row, r: Row): Row => [...l, ...r]);
       const rest = and(interval.rest, item.at);
-      if (rest !== undefined)
-        rows = rows.filter(compilePredicate(rest, scope, 'join condition')).name('join condition');
-      return { stream: rows, columns: scope.columns.map((c) => ({ ...c, rowtime: false })) };
+      return planIntervalJoin({
+        type,
+        left,
+        right,
+        leftKey,
+        rightKey,
+        bounds: interval.bounds,
+        leftTime: interval.leftTime,
+        rightTime: interval.rightTime - leftWidth,
+        test: rest === undefined ? undefined : compilePredicate(rest, scope, 'join condition'),
+      });
     }
   }
   const rightWidth = right.columns.length;

@@ -31,6 +31,7 @@ import { type Calc, calcBody, FusingRelation } from './calc.js';
 import { isUpdating } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { conjuncts } from './join-planner.js';
+import { keyEquality } from './key-equality.js';
 import type { Relation } from './relation.js';
 import { concatenation } from './row-builders.js';
 
@@ -93,8 +94,9 @@ export function planLookupJoin(
   };
   let key: { column: number; expr: Expr } | undefined;
   const residual: Expr[] = [];
-  for (const part of conjuncts(item.on)) {
-    compilePredicate(part, scope, 'join condition');
+  for (const written of conjuncts(item.on)) {
+    compilePredicate(written, scope, 'join condition');
+    const part = asFlinkLooksUp(written, sideOf);
     if (key === undefined && part.kind === 'binary' && part.op === '=') {
       const pairs: [Expr, Expr][] = [
         [part.left, part.right],
@@ -163,6 +165,26 @@ export function planLookupJoin(
     stream: relation.stream.filter(condition).name('join condition'),
     columns: scope.columns,
   };
+}
+
+/**
+ * `l IS NOT DISTINCT FROM d` between an expression of the left side and one of the table is a
+ * key pair for Flink's lookup join, which looks nothing up when a key is NULL (its generated
+ * lookup skips NULL arguments: NULL-safe lookup keys are not supported there) and checks the
+ * pairs it does not look up by as `=`. So it joins as `l = d` does, which is what it becomes
+ * here; any other condition is kept as written.
+ */
+function asFlinkLooksUp(
+  part: Expr,
+  sideOf: (e: Expr) => { readonly left: boolean; readonly dim: boolean },
+): Expr {
+  const equality = keyEquality(part);
+  if (equality === undefined || !equality.nullSafe) return part;
+  const [left, right] = equality.operands;
+  const a = sideOf(left);
+  const b = sideOf(right);
+  const pair = (a.left && !a.dim && b.dim && !b.left) || (a.dim && !a.left && b.left && !b.dim);
+  return pair ? { kind: 'binary', op: '=', left, right, at: part.at } : part;
 }
 
 /** How a lookup join writes its output row from the left row and the table's row (or NULLs). */

@@ -59,8 +59,10 @@ export interface MatchScope {
   readonly variables: readonly string[];
   /** The variable a DEFINE condition is for; undefined in MEASURES. */
   readonly defining: string | undefined;
-  /** The rowtime column's type (for MATCH_ROWTIME). */
+  /** The type of MATCH_ROWTIME(): the rowtime column's (or TIMESTAMP(3) in processing time). */
   readonly rowtimeType: LogicalType;
+  /** Whether MATCH_ROWTIME() is an event-time attribute: not when ordered by processing time. */
+  readonly rowtimeAttribute?: boolean;
 }
 
 const NAVIGATION = new Set(['FIRST', 'LAST', 'PREV', 'NEXT']);
@@ -207,7 +209,7 @@ function rewrite(e: Expr, scope: MatchScope, slots: Slots): Expr {
       type: rowtime
         ? withNullability(scope.rowtimeType, false)
         : { kind: 'TIMESTAMP_LTZ', nullable: false, precision: 3 },
-      rowtime,
+      rowtime: rowtime && scope.rowtimeAttribute !== false,
       read: (view) => (rowtime ? view.timestamp : view.processingTime()),
     }));
   }

@@ -1,10 +1,11 @@
 /**
  * Plans `MATCH_RECOGNIZE` onto Weir's CEP engine as Flink's planner plans it onto Flink CEP:
  * the rows are keyed by PARTITION BY (one key without it), matched in rowtime order as the
- * watermark passes them (late rows are dropped), the PATTERN becomes a pattern of strictly
+ * watermark passes them (late rows are dropped), or on arrival when ORDER BY starts with a
+ * processing-time attribute, the PATTERN becomes a pattern of strictly
  * consecutive stages with the same quantifiers, DEFINE its conditions, and each match one row
- * of the partition columns and the MEASURES. The result is insert-only; MATCH_ROWTIME() is its
- * time attribute.
+ * of the partition columns and the MEASURES. The result is insert-only; in event time
+ * MATCH_ROWTIME() is its time attribute.
  */
 
 import { Pattern } from '../../api/cep/pattern.js';
@@ -23,6 +24,7 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { AfterMatchSkip, FromItem, MatchRecognize, RowPattern } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { formatType, type LogicalType } from '../types/logical-type.js';
+import { withEventTime } from './event-time.js';
 import {
   ALL_ROWS,
   compileMatchCondition,
@@ -173,25 +175,35 @@ function columnIndex(
   return resolved.index;
 }
 
-function rowtimeIndex(clause: MatchRecognize, input: Relation): number {
+/** The time attribute MATCH_RECOGNIZE orders by: the first ORDER BY key. */
+interface TimeOrder {
+  readonly index: number;
+  /** A processing-time attribute (`PROCTIME()`): rows are matched in arrival order. */
+  readonly processingTime: boolean;
+}
+
+function timeOrder(clause: MatchRecognize, input: Relation): TimeOrder {
   const first = clause.orderBy[0];
   if (first === undefined)
-    sqlError('MATCH_RECOGNIZE needs ORDER BY a rowtime attribute', clause.at);
+    sqlError(
+      'MATCH_RECOGNIZE needs ORDER BY a time attribute (a rowtime, or a PROCTIME() column)',
+      clause.at,
+    );
   const index = columnIndex(first.expr, input.columns, 'ORDER BY of MATCH_RECOGNIZE');
   const column = input.columns[index] as ScopeColumn;
-  if (!column.rowtime)
+  if (!column.rowtime && column.proctime !== true)
     sqlError(
-      `ORDER BY of MATCH_RECOGNIZE must start with a rowtime attribute; '${column.name}' is not one (declare WATERMARK FOR it)`,
+      `ORDER BY of MATCH_RECOGNIZE must start with a time attribute; '${column.name}' is not one (declare WATERMARK FOR it, or order by a PROCTIME() column)`,
       first.expr.at,
     );
   if (first.descending)
     sqlError('ORDER BY of MATCH_RECOGNIZE must be ascending on time', first.expr.at);
-  return index;
+  return { index, processingTime: !column.rowtime };
 }
 
 /**
- * The ORDER BY columns after the rowtime, as the order of rows of one timestamp (Flink turns
- * them into the CEP operator's event comparator); none: arrival order.
+ * The ORDER BY columns after the time attribute, as the order of rows of one timestamp (Flink
+ * turns them into the CEP operator's event comparator); none: arrival order.
  */
 function tieOrder(clause: MatchRecognize, input: Relation): EventComparator<Row> | undefined {
   const keys = clause.orderBy.slice(1).map((o) => ({
@@ -298,7 +310,9 @@ export function planMatchRecognize(
   input: Relation,
 ): Relation {
   const clause = item.clause;
-  const rowtime = rowtimeIndex(clause, input);
+  const time = timeOrder(clause, input);
+  // The rows enter the pattern in the order of the time they carry: that of the ORDER BY column.
+  if (!time.processingTime) input = withEventTime(input, time.index);
   const partition = clause.partitionBy.map((e) =>
     columnIndex(e, input.columns, 'PARTITION BY of MATCH_RECOGNIZE'),
   );
@@ -309,7 +323,12 @@ export function planMatchRecognize(
     input: input.columns,
     variables,
     defining,
-    rowtimeType: (input.columns[rowtime] as ScopeColumn).type,
+    // In processing time MATCH_ROWTIME() is the time the last row was matched at, a plain
+    // TIMESTAMP(3) as Flink types it: no watermark follows it, so it is no time attribute.
+    rowtimeType: time.processingTime
+      ? { kind: 'TIMESTAMP', nullable: false, precision: 3 }
+      : (input.columns[time.index] as ScopeColumn).type,
+    rowtimeAttribute: !time.processingTime,
   });
   const conditions = new Map<string, (view: MatchView) => boolean>();
   for (const d of clause.define) {
@@ -344,11 +363,14 @@ export function planMatchRecognize(
 
   const keyOf = partitionKey(partition);
   const comparator = tieOrder(clause, input);
-  const rows = CEP.pattern(
+  const matched = CEP.pattern(
     input.stream.keyBy(keyOf, 'match partition'),
     pattern,
     comparator === undefined ? {} : { comparator },
-  )
+  );
+  // Processing time: rows are matched as they arrive (those of one millisecond sorted by the
+  // further ORDER BY keys), and WITHIN is measured on the clock, as Flink's CEP operator does.
+  const rows = (time.processingTime ? matched.inProcessingTime() : matched)
     .process<Row>({
       processMatch(match, ctx, out) {
         const events = match as MatchEvents<Row>;

@@ -39,9 +39,11 @@ import { type Calc, CalcRelation, FusingRelation, inline, positional } from './c
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { isUpdating, withColumns } from './changelog-relation.js';
 import type { DistinctSplit } from './distinct-split.js';
+import { withEventTime } from './event-time.js';
 import { contains, mapChildren, normalizedKey, passedThrough } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
 import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
+import { expandGroupingSets, usesGroupingSets } from './grouping-sets.js';
 import { aggregatePerGroup } from './groups-in-window.js';
 import { planJoin } from './join-planner.js';
 import { isLateralJoin, planLateralJoin } from './lateral-planner.js';
@@ -206,6 +208,8 @@ function unionAll(left: Relation, right: Relation, at: SourcePosition): Relation
     type: types[i] as LogicalType,
     qualifier: undefined,
     rowtime: c.rowtime && (right.columns[i] as ScopeColumn).rowtime,
+    // Each side's rows carry their own event time: a column either side re-stamps by stays so.
+    ...(c.restamp === true || right.columns[i]?.restamp === true ? { restamp: true } : {}),
   }));
   return { stream: conform(left).union(conform(right)), columns };
 }
@@ -428,6 +432,8 @@ function planWindowTvf(
       descriptor.at,
     );
   }
+  // The rows carry this column's time (an interval join's rows carry one of its rowtimes).
+  if (time.rowtime) input = withEventTime(input, input.columns.indexOf(time));
   const processingTime = !time.rowtime;
   const localTimeZone = windowTimeZone(time.type);
   let window: WindowTvf;
@@ -567,8 +573,16 @@ function materialize(relation: Relation): Relation {
 
 function planSelect(query: Select, ctx: PlanContext): Relation {
   let select = query;
-  if (select.from === undefined)
-    return sqlError('SELECT without FROM is not supported by Weir SQL yet (use VALUES)', select.at);
+  if (select.from === undefined) {
+    // `SELECT 1 + 1`: over one row of no columns, as Flink's (Calcite's) `VALUES ()`.
+    const star = select.items.find((i) => i.kind !== 'expr');
+    if (star !== undefined) sqlError('SELECT * needs a FROM clause', star.at);
+    const oneRow: Query = { kind: 'values', rows: [[]], at: select.at };
+    return planSelect(
+      { ...select, from: { kind: 'subquery', query: oneRow, alias: undefined, at: select.at } },
+      ctx,
+    );
+  }
   const rank = rankPattern(select);
   const commaJoin = select.from.kind === 'join' && select.from.type === 'CROSS';
   const ranked =
@@ -600,6 +614,7 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
     select.having !== undefined ||
     select.items.some((item) => item.kind === 'expr' && contains(item.expr, isAggregateCall));
   if (aggregated) {
+    if (usesGroupingSets(select)) ({ select, from } = expandGroupingSets(select, from));
     const legacy = from.window === undefined ? legacyGroupWindow(select, from) : undefined;
     return legacy === undefined
       ? planAggregation(select, from, ctx)
@@ -628,6 +643,7 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
       type: types[i] as LogicalType,
       qualifier: undefined,
       rowtime: r?.column.rowtime === true && r.fields.length === 0,
+      ...(r?.column.restamp === true && r.fields.length === 0 ? { restamp: true } : {}),
       proctime:
         (item.expr.kind === 'call' && item.expr.name === 'PROCTIME') ||
         (r?.column.proctime === true && r.fields.length === 0),
@@ -835,17 +851,19 @@ function legacyGroupWindow(
   }
   const processingTime = !resolved.column.rowtime;
   const localTimeZone = windowTimeZone(resolved.type);
+  // The rows carry this column's time (an interval join's rows carry one of its rowtimes).
+  const input = processingTime ? from : withEventTime(from, resolved.index);
   let window: WindowTvf;
   if (call.name === 'TUMBLE') {
     const size = intervalMs(intervals[0], 'size', call.at);
-    window = { kind: 'TUMBLE', size, slide: size, offset: 0, input: from };
+    window = { kind: 'TUMBLE', size, slide: size, offset: 0, input };
   } else if (call.name === 'HOP') {
     window = {
       kind: 'HOP',
       slide: intervalMs(intervals[0], 'slide', call.at),
       size: intervalMs(intervals[1], 'size', call.at),
       offset: 0,
-      input: from,
+      input,
     };
   } else {
     window = {
@@ -853,7 +871,7 @@ function legacyGroupWindow(
       size: intervalMs(intervals[0], 'gap', call.at),
       slide: 0,
       offset: 0,
-      input: from,
+      input,
       sessionsPerGroup: true,
     };
   }
@@ -861,7 +879,7 @@ function legacyGroupWindow(
   if (localTimeZone !== undefined) window = { ...window, localTimeZone };
   const ts = T.timestamp(3, false);
   const columns = [
-    ...from.columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
+    ...input.columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
     { name: '$window_start', type: ts, qualifier: undefined, rowtime: false },
     { name: '$window_end', type: ts, qualifier: undefined, rowtime: false },
     { ...windowTimeColumn(processingTime, resolved.type), name: '$window_time' },
@@ -897,7 +915,7 @@ function legacyGroupWindow(
       items,
       having: select.having === undefined ? undefined : auxiliary(select.having),
     },
-    from: { stream: from.stream, columns, window },
+    from: { stream: input.stream, columns, window },
   };
 }
 

@@ -23,6 +23,7 @@ import {
   retracting,
   updatingRelation,
 } from './changelog-relation.js';
+import { withEventTime } from './event-time.js';
 import { groupKey, selectList } from './grouping.js';
 import { conjuncts } from './join-planner.js';
 import { onWindowClock, windowClock } from './local-time-windows.js';
@@ -44,6 +45,11 @@ export interface RankPattern {
   readonly start: number;
   /** The last rank kept: rows kept per partition. */
   readonly limit: number;
+  /**
+   * `rn <= col`: the last rank kept is a column of the subquery (Flink's VariableRankRange),
+   * read per partition from its first row; `limit` is then unused.
+   */
+  readonly endColumn?: Expr & { readonly kind: 'column' };
   /** The enclosing WHERE without the bounds on the row number. */
   readonly where: Expr | undefined;
   readonly at: SourcePosition;
@@ -67,22 +73,49 @@ function wholeNumber(e: Expr): number | undefined {
   return Number.isInteger(n) ? n : undefined;
 }
 
+/** `<` as `>` and so on: the comparison with its two sides swapped. */
+const FLIPPED: Readonly<Record<string, string>> = {
+  '<=': '>=',
+  '<': '>',
+  '>=': '<=',
+  '>': '<',
+  '=': '=',
+};
+
+/** Bounds on the row number: [lowest, highest], either undefined where none is set. */
+type Bounds = [number | undefined, number | undefined];
+
 /**
- * The ranks a condition on the row number `name` keeps, as [lowest, highest] (either
- * undefined where it sets no bound): `rn <= N`, `rn < N`, `rn = N`, `rn >= N`, `rn > N`,
- * `rn BETWEEN a AND b`. Undefined for any other condition.
+ * The ranks a condition on the row number `name` keeps: `rn <= N`, `rn < N`, `rn = N`,
+ * `rn >= N`, `rn > N` (either side), `rn BETWEEN a AND b`; or the column of `rn <= col`
+ * (the last rank read from the rows). Undefined for any other condition.
  */
-function bounds(e: Expr, name: string): [number | undefined, number | undefined] | undefined {
+function bounds(e: Expr, name: string): Bounds | (Expr & { kind: 'column' }) | undefined {
   const isRank = (x: Expr) => x.kind === 'column' && x.path[x.path.length - 1] === name;
   if (e.kind === 'between' && !e.negated && isRank(e.arg)) {
     const low = wholeNumber(e.low);
     const high = wholeNumber(e.high);
     return low === undefined || high === undefined ? undefined : [low, high];
   }
-  if (e.kind !== 'binary' || !isRank(e.left)) return undefined;
-  const n = wholeNumber(e.right);
+  if (e.kind !== 'binary' || !(e.op in FLIPPED)) return undefined;
+  const rankLeft = isRank(e.left);
+  if (!rankLeft && !isRank(e.right)) return undefined;
+  const op = rankLeft ? e.op : (FLIPPED[e.op] as string);
+  const other = rankLeft ? e.right : e.left;
+  if (other.kind === 'column' && !isRank(other)) {
+    // Flink reads `rn < col` and `rn = col` as `rn <= col` too (RankUtil takes any column
+    // bound from above as the last rank): refused rather than answered so.
+    if (op === '<=') return other;
+    if (op === '<' || op === '=')
+      sqlError(
+        `a rank bound from a column is supported as ${name} <= ${other.path.join('.')} only, got '${op}'`,
+        e.at,
+      );
+    return undefined;
+  }
+  const n = wholeNumber(other);
   if (n === undefined) return undefined;
-  switch (e.op) {
+  switch (op) {
     case '<=':
       return [undefined, n];
     case '<':
@@ -121,6 +154,8 @@ export function rankPattern(select: Select): RankPattern | undefined {
   const parts = conjuncts(select.where);
   let start: number | undefined;
   let end: number | undefined;
+  let endColumn: (Expr & { kind: 'column' }) | undefined;
+  let bounded = 0;
   const rest: Expr[] = [];
   for (const part of parts) {
     const b = bounds(part, rankName);
@@ -128,8 +163,33 @@ export function rankPattern(select: Select): RankPattern | undefined {
       rest.push(part);
       continue;
     }
+    bounded++;
+    if (!Array.isArray(b)) {
+      endColumn = b;
+      continue;
+    }
     if (b[0] !== undefined) start = Math.max(start ?? b[0], b[0]);
     if (b[1] !== undefined) end = Math.min(end ?? b[1], b[1]);
+  }
+  if (endColumn !== undefined) {
+    // As Flink's VariableRankRange: the column is the only bound (ranks 1 to its value).
+    if (bounded > 1)
+      sqlError(
+        `a Top-N whose last rank is a column (${rankName} <= ${endColumn.path.join('.')}) takes no other bound on ${rankName}`,
+        endColumn.at,
+      );
+    if (fn !== 'ROW_NUMBER') sqlError(`${fn}() on streaming table is not supported currently`, at);
+    return {
+      inner: { ...inner, items: inner.items.filter((i) => i !== item) },
+      alias: from.alias,
+      rankName,
+      window,
+      start: 1,
+      limit: Number.MAX_SAFE_INTEGER,
+      endColumn,
+      where: andAll(rest),
+      at,
+    };
   }
   if (end === undefined) {
     return sqlError(
@@ -152,12 +212,17 @@ export function rankPattern(select: Select): RankPattern | undefined {
     window,
     start: first,
     limit: end,
-    where: rest.reduce<Expr | undefined>(
-      (l, r) => (l === undefined ? r : { kind: 'binary', op: 'AND', left: l, right: r, at: r.at }),
-      undefined,
-    ),
+    where: andAll(rest),
     at,
   };
+}
+
+/** The conjunction of `parts`, undefined for none. */
+function andAll(parts: readonly Expr[]): Expr | undefined {
+  return parts.reduce<Expr | undefined>(
+    (l, r) => (l === undefined ? r : { kind: 'binary', op: 'AND', left: l, right: r, at: r.at }),
+    undefined,
+  );
 }
 
 /** The ORDER BY of a ranking as a comparator of rows whose order values start at `orderAt`. */
@@ -256,9 +321,47 @@ export function planRank(
   ];
   const order = rankOrder(window, orderAt);
   let changes: ChangelogStream<Row>;
-  let pick: ReturnType<typeof picked>;
-  if (isUpdating(rel) || p.start > 1) {
-    // Rows that may be retracted (every row of a partition is kept), or a range below the top.
+  const endAt = p.endColumn === undefined ? undefined : rankEndPosition(p.endColumn, visible);
+  // Rows that may be retracted (every row of a partition is kept), a range below the top, or
+  // a last rank read from the rows.
+  const retract = isUpdating(rel) || p.start > 1 || endAt !== undefined;
+  const windowed = retract ? undefined : windowOfPartition(window, partitionAt);
+  if (windowed !== undefined) {
+    // Windows of a local wall clock fire when the watermark passes their end as an instant.
+    const rows = onWindowClock(windowClock(rel.columns, windowed), [rel.stream], (input) =>
+      planWindowRank(input.keyBy(keyOf, 'partition key'), windowed, {
+        limit: p.limit,
+        width,
+        compare: order.compare,
+        // Flink's window deduplication: the first or last row of a window by a time column.
+        dedupTime: p.limit === 1 && order.n === 1 && isTimestamp(orderColumn) ? orderAt : undefined,
+        descending: first?.descending === true,
+      }),
+    );
+    return { relation: { stream: rows, columns }, projected: false };
+  }
+  // Ordered by a processing-time attribute (a PROCTIME() column, or PROCTIME() itself): rows
+  // rank by arrival, as Flink's processing-time deduplication keeps them.
+  const byArrival =
+    orderColumn.proctime === true ||
+    (first?.expr.kind === 'call' && first.expr.name === 'PROCTIME' && first.expr.args.length === 0);
+  // The first or last row per key by event time or arrival: a deduplication.
+  const dedupBy =
+    !retract && p.limit === 1 && window.orderBy.length === 1 && (orderColumn.rowtime || byArrival)
+      ? first
+      : undefined;
+  if (dedupBy?.descending === true && !byArrival)
+    keepTimeAttribute(columns, p.inner.items, dedupBy.expr);
+  // The enclosing SELECT's columns written by the operator's own row builder.
+  const pick = picked(outer, columns);
+  // Without the row number in the output, as Flink's Top-N then: a row entering the range is
+  // `+I` and one leaving it `-D`, rather than an update of each rank whose row shifted.
+  const rankNumber = pick === undefined || pick.positions.includes(width);
+  if (dedupBy === undefined && (retract || !rankNumber)) {
+    const ranks =
+      endAt === undefined
+        ? `ranks ${p.start} to ${p.limit}`
+        : `ranks 1 to ${visible[endAt]?.name ?? ''}`;
     changes = retractRank(
       retracting(changesOf(rel)),
       keyOf,
@@ -266,46 +369,38 @@ export function planRank(
         compare: order.compare,
         start: p.start,
         end: p.limit,
+        ...(endAt === undefined ? {} : { endAt }),
         width,
-        rankNumber: true,
+        rankNumber,
+        ...(pick === undefined ? {} : { positions: pick.positions }),
         insertOnly: !isUpdating(rel),
         ttl: stateTtl,
       },
-      isUpdating(rel) ? undefined : `top-n (ranks ${p.start} to ${p.limit})`,
+      isUpdating(rel) ? undefined : `top-n (${ranks})`,
     );
   } else {
-    const windowed = windowOfPartition(window, partitionAt);
-    if (windowed !== undefined) {
-      // Windows of a local wall clock fire when the watermark passes their end as an instant.
-      const rows = onWindowClock(windowClock(rel.columns, windowed), [rel.stream], (input) =>
-        planWindowRank(input.keyBy(keyOf, 'partition key'), windowed, {
-          limit: p.limit,
-          width,
-          compare: order.compare,
-          // Flink's window deduplication: the first or last row of a window by a time column.
-          dedupTime:
-            p.limit === 1 && order.n === 1 && isTimestamp(orderColumn) ? orderAt : undefined,
-          descending: first?.descending === true,
-        }),
-      );
-      return { relation: { stream: rows, columns }, projected: false };
-    }
-    const keyed = rel.stream.keyBy(keyOf, 'partition key');
-    // The first or last row per key by event time: a deduplication.
-    const dedupBy =
-      p.limit === 1 && window.orderBy.length === 1 && orderColumn.rowtime ? first : undefined;
-    if (dedupBy?.descending === true) keepTimeAttribute(columns, p.inner.items, dedupBy.expr);
-    // The enclosing SELECT's columns written by the operator's own row builder.
-    pick = picked(outer, columns);
+    // A deduplication by event time reads the time the rows carry: that of its ORDER BY column.
+    const ordered = dedupBy !== undefined && !byArrival ? withEventTime(rel, orderAt) : rel;
+    const keyed = ordered.stream.keyBy(keyOf, 'partition key');
     const ranked =
       pick === undefined ? prefixAndValue(width) : pickWithValue(width, pick.positions);
+    if (dedupBy !== undefined && byArrival && dedupBy.descending !== true) {
+      // Each key's first row by arrival, never replaced: insert-only, as Flink's.
+      const rows = keyed
+        .deduplicate({ keep: 'first', order: 'arrival', ...ttlOption(stateTtl) })
+        .map((row: Row) => ranked(row, 1) as Row)
+        .name('deduplicate (first row)');
+      if (pick === undefined) return { relation: { stream: rows, columns }, projected: false };
+      return { relation: { stream: rows, columns: pick.columns }, projected: true };
+    }
     if (dedupBy !== undefined) {
-      // Deduplication: the row with the smallest (ASC) or largest (DESC) event time per key.
+      // Deduplication: the row with the smallest (ASC) or largest (DESC) event time per key,
+      // or the last to arrive (DESC by a processing-time attribute).
       // Its state keeps the output row (q18's seven columns), not the input row with the
       // partition and order columns again: a third less per key, and no second row per change.
       const deduplicated = keyed.deduplicate({
         keep: dedupBy.descending ? 'last' : 'first',
-        order: 'event-time',
+        order: byArrival ? 'arrival' : 'event-time',
         row: (row: Row) => ranked(row, 1),
         serializer: OUTPUT_ROW_SERIALIZER,
         ...ttlOption(stateTtl),
@@ -343,6 +438,21 @@ export function planRank(
     projectedKey(key, pick.positions),
   );
   return { relation, projected: true };
+}
+
+/**
+ * Where the column bounding the row number is among the subquery's columns; refused unless it
+ * is an integer column, as Flink's rank end fetcher requires.
+ */
+function rankEndPosition(column: Expr & { kind: 'column' }, visible: readonly ScopeColumn[]) {
+  const r = new Scope(visible).resolve(column.path, column.at);
+  const kind = r.type.kind;
+  if (r.fields.length > 0 || !['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT'].includes(kind))
+    sqlError(
+      `the last rank of a Top-N must be an integer column, got ${column.path.join('.')} of type ${kind}`,
+      column.at,
+    );
+  return r.index;
 }
 
 /**

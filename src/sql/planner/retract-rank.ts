@@ -31,10 +31,20 @@ export interface RetractRankSpec {
   /** The first and last rank kept, from 1. */
   readonly start: number;
   readonly end: number;
+  /**
+   * Where a row holds the last rank instead of `end` (`rn <= col`): as Flink's
+   * VariableRankRange, a partition's first row sets it for good (a NULL there keeps no rank).
+   */
+  readonly endAt?: number;
   /** How many leading columns of a row the output has (the rest are the ranking's own). */
   readonly width: number;
   /** Whether the output rows end with their row number. */
   readonly rankNumber: boolean;
+  /**
+   * The output row's cells: these positions of the leading `width` columns followed by the
+   * row number (at `width`); by default all of them.
+   */
+  readonly positions?: readonly number[];
   /**
    * The input only inserts: a row ranked past `end` can never move up again, so only the
    * first `end` rows are kept (Flink's append-only Top-N keeps as many).
@@ -67,6 +77,7 @@ function positionOf(rows: readonly Row[], row: Row, compare: (a: Row, b: Row) =>
 
 export class RetractRankFunction implements KeyedProcessFunction<Key, Change<Row>, Change<Row>> {
   private rows!: ValueState<Row[]>;
+  private rankEnd: ValueState<number> | undefined;
 
   constructor(private readonly spec: RetractRankSpec) {}
 
@@ -76,6 +87,23 @@ export class RetractRankFunction implements KeyedProcessFunction<Key, Change<Row
       serializer: ROWS_SERIALIZER,
       ...(this.spec.ttl === undefined ? {} : { ttl: this.spec.ttl }),
     });
+    if (this.spec.endAt !== undefined)
+      this.rankEnd = context.state.getValueState<number>({
+        name: 'rank.end',
+        ...(this.spec.ttl === undefined ? {} : { ttl: this.spec.ttl }),
+      });
+  }
+
+  /** The partition's last rank: the spec's, or the one its first row set. */
+  private endOf(row: Row): number {
+    const { endAt } = this.spec;
+    if (endAt === undefined || this.rankEnd === undefined) return this.spec.end;
+    const kept = this.rankEnd.value();
+    if (kept !== undefined && kept !== null) return kept;
+    const cell = row[endAt];
+    const end = cell === null || cell === undefined ? 0 : Number(cell);
+    this.rankEnd.update(end);
+    return end;
   }
 
   processElement(
@@ -83,7 +111,8 @@ export class RetractRankFunction implements KeyedProcessFunction<Key, Change<Row
     _context: KeyedProcessContext<Key>,
     out: Collector<Change<Row>>,
   ): void {
-    const { compare, start, end } = this.spec;
+    const { compare, start } = this.spec;
+    const end = this.endOf(change.value);
     const rows = this.rows.value() ?? [];
     const before = rows.slice(start - 1, end);
     if (change.kind === '+I' || change.kind === '+U') {
@@ -110,7 +139,9 @@ export class RetractRankFunction implements KeyedProcessFunction<Key, Change<Row
   }
 
   private output(row: Row, rank: number | undefined): Row {
-    const visible = row.slice(0, this.spec.width);
+    const { positions, width } = this.spec;
+    if (positions !== undefined) return positions.map((i) => (i === width ? rank : row[i]));
+    const visible = row.slice(0, width);
     if (rank !== undefined) visible.push(rank);
     return visible;
   }

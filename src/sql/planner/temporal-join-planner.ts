@@ -5,8 +5,9 @@
  * by event time of an append-only table, Flink's deduplication view). Planned onto the
  * DataStream API's temporal join: each left row waits until the watermark passes its rowtime, then joins the version of
  * its key valid at that time; versions older than the one valid at the watermark are dropped.
- * The ON condition must equate the whole primary key with left-side expressions; further
- * conditions filter the left rows (INNER only) or the joined rows (INNER only).
+ * The ON condition must equate the whole primary key with left-side expressions (`=`, or
+ * `IS NOT DISTINCT FROM`, where a NULL matches the NULL-keyed version); further conditions
+ * filter the left rows (INNER only) or the joined rows (INNER only).
  */
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
@@ -16,8 +17,10 @@ import { type SourcePosition, sqlError } from '../sql-error.js';
 import { formatType, withNullability } from '../types/logical-type.js';
 import { noteChangelogRole } from './changelog-plan.js';
 import { changesOf, requireInsertOnly } from './changelog-relation.js';
+import { withEventTime } from './event-time.js';
 import { contains } from './expr-tools.js';
 import { and, conjuncts } from './join-planner.js';
+import { keyEquality } from './key-equality.js';
 import type { Relation } from './relation.js';
 import { columnPositions, rowKeyOf, valuesKey } from './row-key.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
@@ -73,6 +76,8 @@ export function planTemporalJoin(
   const scope = new Scope([...left.columns, ...right.columns]);
   const pkPositions = columnPositions(key, right.columns, `PRIMARY KEY of '${versioned.name}':`);
   const probeKeys = new Map<number, Expr>();
+  /** Key columns equated by `IS NOT DISTINCT FROM`: a NULL probe finds the NULL-keyed version. */
+  const nullSafe = new Set<number>();
   const leftOnly: Expr[] = [];
   const residual: Expr[] = [];
   const onRight = (e: Expr): number | undefined => {
@@ -84,12 +89,15 @@ export function planTemporalJoin(
     !contains(e, (x) => x.kind === 'column' && scope.resolve(x.path, x.at).index >= leftWidth);
   for (const part of conjuncts(item.on)) {
     compilePredicate(part, scope, 'join condition');
-    if (part.kind === 'binary' && part.op === '=') {
-      const [column, other] =
-        onRight(part.right) !== undefined ? [part.right, part.left] : [part.left, part.right];
+    const equality = keyEquality(part);
+    if (equality !== undefined) {
+      const [a, b] = equality.operands;
+      const [column, other] = onRight(b) !== undefined ? [b, a] : [a, b];
       const at = onRight(column);
-      if (at !== undefined && pkPositions.includes(at) && onlyLeft(other)) {
+      // A key column equated twice keys the join by its first equality; the others filter.
+      if (at !== undefined && pkPositions.includes(at) && !probeKeys.has(at) && onlyLeft(other)) {
         probeKeys.set(at, other);
+        if (equality.nullSafe) nullSafe.add(at);
         continue;
       }
     }
@@ -119,13 +127,20 @@ export function planTemporalJoin(
       );
     return probe.fn;
   });
-  // A left row with a NULL key matches no version (SQL's NULL = NULL is not true).
+  // A left row with a NULL key matches no version (SQL's NULL = NULL is not true), unless the
+  // key is NULL-safe: then it is the NULL-keyed version's key (a versioned view's key may be
+  // NULL; a PRIMARY KEY is not), as Flink's temporal join keys both sides by the same values.
   const noMatch = '\u0000no key';
+  const strict = pkPositions.map((p) => !nullSafe.has(p));
   const probeKey = (row: Row) => {
     const values = probeFns.map((f) => f(row));
-    return values.includes(null) ? noMatch : valuesKey(values);
+    for (let i = 0; i < values.length; i++)
+      if (values[i] === null && strict[i] === true) return noMatch;
+    return valuesKey(values);
   };
-  let probes = left.stream;
+  // The left rows wait for the watermark to pass the time they carry: that of the AS OF column.
+  const probing = withEventTime(left, time.index);
+  let probes = probing.stream;
   if (leftOnly.length > 0) {
     const test = compilePredicate(and(leftOnly, item.at) as Expr, leftScope, 'join condition');
     probes = probes.filter(test).name('temporal join input filter');
@@ -147,7 +162,7 @@ export function planTemporalJoin(
   }
   // The left rowtime stays the event-time attribute: rows leave with their own time.
   const columns = [
-    ...left.columns,
+    ...probing.columns,
     ...right.columns.map((c) => ({
       ...c,
       type: type === 'left' ? withNullability(c.type, true) : c.type,

@@ -235,7 +235,11 @@ function commonOfTwo(a: LogicalType, b: LogicalType): LogicalType | undefined {
   return commonOfCollections(a, b, nullable);
 }
 
-/** Arrays of a common element type, maps of common keys and values, BYTES of any length. */
+/**
+ * Arrays of a common element type, maps of common keys and values, rows of as many fields
+ * with common types (named as the first's, as Calcite's least restrictive row type), BYTES of
+ * any length.
+ */
 function commonOfCollections(
   a: LogicalType,
   b: LogicalType,
@@ -244,6 +248,17 @@ function commonOfCollections(
   if (a.kind === 'ARRAY' && b.kind === 'ARRAY') {
     const element = commonType([a.element, b.element]);
     return element === undefined ? undefined : { kind: 'ARRAY', nullable, element };
+  }
+  if (a.kind === 'ROW' && b.kind === 'ROW') {
+    if (a.fields.length !== b.fields.length) return undefined;
+    const fields: RowField[] = [];
+    for (let i = 0; i < a.fields.length; i++) {
+      const fa = a.fields[i] as RowField;
+      const type = commonType([fa.type, (b.fields[i] as RowField).type]);
+      if (type === undefined) return undefined;
+      fields.push({ name: fa.name, type });
+    }
+    return { kind: 'ROW', nullable, fields };
   }
   if (a.kind === 'MAP' && b.kind === 'MAP') {
     const key = commonType([a.key, b.key]);

@@ -65,6 +65,11 @@ function pad(n: number, width: number): string {
  * instant, `...Z`). With a `zone` (the SQL client's session time zone)
  * a TIMESTAMP_LTZ shows as the zone's wall clock instead, as Flink's SQL client shows it.
  */
+/** A value inside a ROW, ARRAY or MAP: NULL there is `NULL`, as in Flink's casts to text. */
+function nestedDisplay(value: unknown, type: LogicalType, zone: TimeZone | undefined): string {
+  return value === null || value === undefined ? 'NULL' : toDisplayString(value, type, zone);
+}
+
 export function toDisplayString(value: unknown, type: LogicalType, zone?: TimeZone): string {
   if (value === null || value === undefined) return '<NULL>';
   switch (type.kind) {
@@ -100,7 +105,12 @@ export function toDisplayString(value: unknown, type: LogicalType, zone?: TimeZo
     case 'VARBINARY':
       return `x'${Buffer.from(value as Uint8Array).toString('hex')}'`;
     case 'ROW':
-      return `(${(value as unknown[]).map((v, i) => toDisplayString(v, (type.fields[i] as { type: LogicalType }).type)).join(', ')})`;
+      return `(${(value as unknown[]).map((v, i) => nestedDisplay(v, (type.fields[i] as { type: LogicalType }).type, zone)).join(', ')})`;
+    // As Flink casts collections to text: `[1, NULL]`, `{a=1, b=NULL}`.
+    case 'ARRAY':
+      return `[${(value as unknown[]).map((v) => nestedDisplay(v, type.element, zone)).join(', ')}]`;
+    case 'MAP':
+      return `{${[...(value as Map<unknown, unknown>)].map(([k, v]) => `${nestedDisplay(k, type.key, zone)}=${nestedDisplay(v, type.value, zone)}`).join(', ')}}`;
     case 'FLOAT':
       // Java's Float.toString (`1.1`, `1.0`), not the digits of the double holding the float.
       return runtime.formatFloat(value as number);

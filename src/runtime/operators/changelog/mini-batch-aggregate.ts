@@ -3,7 +3,7 @@ import type { KeyedProcessFunction } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import { MAX_WATERMARK } from '../../../core/messages.js';
 import type { SnapshotContext } from '../../../core/operator.js';
-import type { RecordBatch } from '../../../core/record-batch.js';
+import { batchOf, type RecordBatch } from '../../../core/record-batch.js';
 import type { OperatorSnapshot } from '../../../core/snapshot.js';
 import { KeyedProcessOperator } from '../keyed/keyed-process.js';
 import { GroupBundle } from './group-bundle.js';
@@ -28,6 +28,8 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
   /** The process function (the operator's own instance of it), which writes a group's state. */
   private readonly process: UpdatingAggregateProcess<Key, unknown, unknown, unknown>;
   private readonly allowLatencyMs: number;
+  /** Rows per bundle. */
+  private readonly size: number;
   private cancelTimer: (() => void) | undefined;
   /** The newest watermark that arrived while the bundle was open. */
   private heldWatermark: number | undefined;
@@ -45,13 +47,25 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
     this.process = this.fn as UpdatingAggregateProcess<Key, unknown, unknown, unknown>;
     this.bundle = bundle;
     this.allowLatencyMs = miniBatch.allowLatencyMs;
+    this.size = miniBatch.size;
   }
 
   override processBatch(batch: RecordBatch<unknown>): void {
-    const wasEmpty = this.bundle.rowCount === 0;
-    super.processBatch(batch);
-    if (this.bundle.full) this.flushBundle();
-    else if (wasEmpty && this.bundle.rowCount > 0) this.scheduleFlush();
+    // A bundle ends at its `size`-th row, as Flink's count trigger ends it, even within a batch:
+    // the rows after it start the next bundle, whose changes follow.
+    const { values, timestamps, keys } = batch;
+    for (let from = 0; from < values.length; ) {
+      const to = Math.min(values.length, from + Math.max(1, this.size - this.bundle.rowCount));
+      const part =
+        from === 0 && to === values.length
+          ? batch
+          : batchOf(values.slice(from, to), timestamps.slice(from, to), keys?.slice(from, to));
+      const wasEmpty = this.bundle.rowCount === 0;
+      super.processBatch(part);
+      if (this.bundle.full) this.flushBundle();
+      else if (wasEmpty && this.bundle.rowCount > 0) this.scheduleFlush();
+      from = to;
+    }
   }
 
   /**
