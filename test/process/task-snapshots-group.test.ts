@@ -1,5 +1,5 @@
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mergeTaskSnapshots, taskOfKeyGroup } from '../../src/api/task-snapshots.js';
@@ -205,8 +205,14 @@ describe('per-task snapshots of a process group', () => {
                 ),
               ).toBe(`${shared}/tasks/${dir}`);
       }
-      // The member's own checkpoints are under members/, beside the tasks'.
-      expect(await openStore(`${shared}/members`).list()).toHaveLength(1);
+      // The member's own checkpoints are under members/, beside the tasks': its directory, and
+      // the handover savepoint and merged restore point of its own it writes when the group
+      // moved tasks while it started (`<member>-handover`, `<member>-restore`).
+      const member = `${hostname()}-${members[0]!.child.pid}`.replace(/[^a-zA-Z0-9._-]/g, '_');
+      const memberEntries = await openStore(`${shared}/members`).list();
+      expect(memberEntries).toContain(member);
+      for (const entry of memberEntries)
+        expect(['', '-handover', '-restore'].map((suffix) => member + suffix)).toContain(entry);
       expect(await openStore(`${shared}/tasks`).list()).toEqual(
         expect.arrayContaining([0, 1, 2].map((p) => `${inTopic}_${p}`)),
       );
