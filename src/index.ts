@@ -193,6 +193,8 @@ export {
 export type {
   AggregateFunction,
   BroadcastElementContext,
+  BroadcastProcessContext,
+  BroadcastProcessFunction,
   BroadcastState,
   Collector,
   KeyedBroadcastContext,
@@ -277,6 +279,7 @@ export type {
 } from './core/state.js';
 export type { DiskBackendOptions, HeapBackendOptions } from './core/state-backend.js';
 export {
+  type ProcessingTimeoutOptions,
   type Trigger,
   type TriggerContext,
   type TriggerResult,

@@ -96,7 +96,7 @@ export class ConnectedStreamsImpl<IN1, IN2> implements ConnectedStreams<IN1, IN2
 }
 
 /** The implementation of {@link KeyedConnectedStreams}: both inputs through keyed exchanges. */
-class KeyedConnectedStreamsImpl<IN1, IN2, K extends Key>
+export class KeyedConnectedStreamsImpl<IN1, IN2, K extends Key>
   implements KeyedConnectedStreams<IN1, IN2, K>
 {
   constructor(

@@ -12,7 +12,7 @@ import {
   widestChangelog,
 } from '../core/changelog.js';
 import { invalidArgument, WeirError } from '../core/errors.js';
-import type { Collector, ProcessFunction } from '../core/functions.js';
+import type { BroadcastProcessFunction, Collector, ProcessFunction } from '../core/functions.js';
 import type { Key } from '../core/key-groups.js';
 import {
   type LookupJoinOptions,
@@ -24,7 +24,12 @@ import type { OutputTag } from '../core/output-tag.js';
 import type { Sink } from '../core/sink.js';
 import type { WatermarkStrategy, WatermarkStrategySpec } from '../core/watermarks.js';
 import type { NodeData, NodeFlags } from '../plan/logical/logical-graph.js';
-import type { FlatMapNode, LogicalNode, Partitioning } from '../plan/logical/nodes.js';
+import type {
+  BroadcastProcessNode,
+  FlatMapNode,
+  LogicalNode,
+  Partitioning,
+} from '../plan/logical/nodes.js';
 import { broadcastJoin } from './broadcast-join.js';
 import { implOf } from './impl-of.js';
 import type {
@@ -36,7 +41,13 @@ import type {
   TemporalJoinOptions,
   TemporalJoinResult,
 } from './options.js';
-import { addNode, type StreamBuilder, type StreamParts, type StreamRef } from './stream-builder.js';
+import {
+  addBroadcastProcessNode,
+  addNode,
+  type StreamBuilder,
+  type StreamParts,
+  type StreamRef,
+} from './stream-builder.js';
 import type {
   ChangelogStream,
   ConnectedStreams,
@@ -167,6 +178,18 @@ export class DataStreamImpl<T> implements DataStream<T>, StreamParts {
 
   connect<U>(other: DataStream<U>): ConnectedStreams<T, U> {
     return this.builder.streams.connect(this, implOf(other, DataStreamImpl, 'connect'));
+  }
+
+  connectBroadcast<BC, OUT, BK extends Key, BV>(
+    broadcast: DataStream<BC>,
+    fn: BroadcastProcessFunction<T, BC, OUT, BK, BV>,
+  ): DataStream<OUT> {
+    return addBroadcastProcessNode<OUT>(
+      this,
+      implOf(broadcast, DataStreamImpl, 'connectBroadcast'),
+      { kind: 'broadcast-process', fn: fn as unknown as BroadcastProcessNode['fn'] },
+      { kind: 'forward' },
+    );
   }
 
   broadcastJoin<S, BK extends Key, OUT>(

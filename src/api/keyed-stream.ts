@@ -16,6 +16,7 @@ import type {
   KeyedProcessNode,
   Partitioning,
 } from '../plan/logical/nodes.js';
+import { KeyedConnectedStreamsImpl } from './connected-streams.js';
 import { DataStreamImpl } from './data-stream.js';
 import { deduplicate, windowDeduplicate } from './deduplicate.js';
 import { implOf } from './impl-of.js';
@@ -34,8 +35,8 @@ import type {
   WindowTopNOptions,
 } from './options.js';
 import {
+  addBroadcastProcessNode,
   addKeyedNode,
-  addTwoInputNode,
   type KeyedParts,
   keyedBy,
   type StreamBuilder,
@@ -46,6 +47,7 @@ import type {
   ChangelogStream,
   DataStream,
   IntervalJoin,
+  KeyedConnectedStreams,
   KeyedStream,
   WindowedStream,
 } from './streams.js';
@@ -91,28 +93,20 @@ export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, Key
     });
   }
 
+  connect<U>(other: KeyedStream<U, K>): KeyedConnectedStreams<T, U, K> {
+    // Each input keeps its own key selector; equal keys meet in the same subtask.
+    return new KeyedConnectedStreamsImpl<T, U, K>(this, implOf(other, KeyedStreamImpl, 'connect'));
+  }
+
   connectBroadcast<BC, OUT, BK extends Key, BV>(
     broadcast: DataStream<BC>,
     fn: KeyedBroadcastProcessFunction<K, T, BC, OUT, BK, BV>,
   ): DataStream<OUT> {
-    if (
-      typeof fn?.processElement !== 'function' ||
-      typeof fn.processBroadcastElement !== 'function'
-    ) {
-      throw invalidArgument(
-        'connectBroadcast() needs an object with processElement and processBroadcastElement methods',
-      );
-    }
-    return addTwoInputNode<OUT>(
+    return addBroadcastProcessNode<OUT>(
       this,
       implOf(broadcast, DataStreamImpl, 'connectBroadcast'),
-      {
-        kind: 'keyed-broadcast-process',
-        fn: fn as unknown as KeyedBroadcastProcessNode['fn'],
-      },
-      'keyed broadcast process',
-      [this.partitioning, { kind: 'broadcast' }],
-      { keyed: true, stateful: true },
+      { kind: 'keyed-broadcast-process', fn: fn as unknown as KeyedBroadcastProcessNode['fn'] },
+      this.partitioning,
     );
   }
 

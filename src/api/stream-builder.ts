@@ -13,6 +13,7 @@ import type {
   GroupResult,
   RetractableAggregateFunction,
 } from '../core/changelog.js';
+import { invalidArgument } from '../core/errors.js';
 import type { Key } from '../core/key-groups.js';
 import type { WindowAssigner } from '../core/windows.js';
 import {
@@ -22,7 +23,7 @@ import {
   type NodeFlags,
   type OutputRef,
 } from '../plan/logical/logical-graph.js';
-import type { Partitioning } from '../plan/logical/nodes.js';
+import type { BroadcastProcessNode, Partitioning } from '../plan/logical/nodes.js';
 import type {
   TemporalJoinOptions,
   TemporalJoinResult,
@@ -193,6 +194,36 @@ export function addTwoInputNode<OUT>(
 ): DataStream<OUT> {
   const refs = addTwoInputNodeRefs(left, right, data, name, partitionings, flags);
   return left.builder.streams.dataStream<OUT>(left.builder, refs);
+}
+
+/**
+ * Adds a broadcast process step (`connectBroadcast`): `input` through `first` (forward, or
+ * keyed), every record of `broadcast` to every subtask.
+ */
+export function addBroadcastProcessNode<OUT>(
+  input: StreamParts,
+  broadcast: StreamParts,
+  data: Extract<NodeData, { kind: 'broadcast-process' | 'keyed-broadcast-process' }>,
+  first: Partitioning,
+): DataStream<OUT> {
+  const fn = data.fn as Partial<BroadcastProcessNode['fn']> | undefined;
+  if (
+    typeof fn?.processElement !== 'function' ||
+    typeof fn.processBroadcastElement !== 'function'
+  ) {
+    throw invalidArgument(
+      'connectBroadcast() needs an object with processElement and processBroadcastElement methods',
+    );
+  }
+  const keyed = data.kind === 'keyed-broadcast-process';
+  return addTwoInputNode<OUT>(
+    input,
+    broadcast,
+    data,
+    keyed ? 'keyed broadcast process' : 'broadcast process',
+    [first, { kind: 'broadcast' }],
+    keyed ? { keyed: true, stateful: true } : {},
+  );
 }
 
 /** The partitioning of a keyed exchange by `selectKey`, shown as `name`. */

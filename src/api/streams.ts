@@ -33,6 +33,7 @@ import type {
 } from '../core/co-functions.js';
 import type {
   AggregateFunction,
+  BroadcastProcessFunction,
   Collector,
   KeyedBroadcastProcessFunction,
   KeyedProcessFunction,
@@ -206,6 +207,19 @@ export interface DataStream<T> {
   connect<U>(other: DataStream<U>): ConnectedStreams<T, U>;
 
   /**
+   * The broadcast state pattern on a stream that is not keyed (Flink's
+   * `stream.connect(broadcastStream).process(BroadcastProcessFunction)`):
+   * every record of `broadcast` reaches every subtask and updates its
+   * broadcast state (rules, a configuration); this stream's records read it
+   * (read-only) where they are, without a shuffle. The broadcast state and
+   * operator state are checkpointed; timers need `keyBy(...).connectBroadcast`.
+   */
+  connectBroadcast<BC, OUT, BK extends Key, BV>(
+    broadcast: DataStream<BC>,
+    fn: BroadcastProcessFunction<T, BC, OUT, BK, BV>,
+  ): DataStream<OUT>;
+
+  /**
    * Joins every record with the row of its key in a small table built from
    * `side`, which is broadcast to every subtask (for example a dimension
    * table or a bounded file). Side rows upsert the table by `sideKey`. With a
@@ -314,6 +328,13 @@ export interface KeyedStream<T, K extends Key> {
 
   /** Like {@link DataStream.flatMap}, after partitioning by key (stateless). */
   flatMap<R>(fn: (value: T, out: Collector<R>) => void): DataStream<R>;
+
+  /**
+   * Connects this keyed stream with another keyed by the same key type (Flink's
+   * `keyedA.connect(keyedB)`), the same as `a.connect(b).keyBy(keyA, keyB)`:
+   * records of either stream with equal keys share the key's state and timers.
+   */
+  connect<U>(other: KeyedStream<U, K>): KeyedConnectedStreams<T, U, K>;
 
   /**
    * The broadcast state pattern: every record of `broadcast` reaches every

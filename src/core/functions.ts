@@ -131,6 +131,33 @@ export interface BroadcastElementContext<BK extends Key, BV> {
   readonly timestamp: number;
   readonly broadcastState: BroadcastState<BK, BV>;
   output<S>(tag: OutputTag<S>, value: S): void;
+  /** The step's watermark (the least of both inputs'). */
+  currentWatermark(): number;
+  currentProcessingTime(): number;
+}
+
+/** What a record of the non-broadcast input of a {@link BroadcastProcessFunction} sees. */
+export interface BroadcastProcessContext<BK extends Key, BV> extends ProcessContext {
+  /** Read-only: records of one subtask must not change what every subtask shares. */
+  readonly broadcastState: ReadOnlyBroadcastState<BK, BV>;
+}
+
+/**
+ * The broadcast state pattern on a stream that is not keyed (Flink's
+ * `BroadcastProcessFunction`): broadcast records update the broadcast state in
+ * every subtask, the other input's records read it. No keyed state or timers;
+ * operator state through `open`. The broadcast function must update the state
+ * the same way in every subtask (each sees the same records in the same order).
+ */
+export interface BroadcastProcessFunction<IN, BC, OUT, BK extends Key, BV> {
+  open?(context: OperatorRuntimeContext): void;
+  processElement(value: IN, context: BroadcastProcessContext<BK, BV>, out: Collector<OUT>): void;
+  processBroadcastElement(
+    value: BC,
+    context: BroadcastElementContext<BK, BV>,
+    out: Collector<OUT>,
+  ): void;
+  close?(): void;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { invalidArgument } from './errors.js';
+import type { DeltaFunction } from './evictors.js';
 import type { ValueState } from './state.js';
 import { maxTimestamp, type Window } from './windows.js';
 
@@ -82,8 +83,10 @@ const processingTime: Trigger<unknown> = {
   onEventTime() {
     return 'continue';
   },
-  onProcessingTime(time, window) {
-    return time === maxTimestamp(window) ? 'fire' : 'continue';
+  // Any processing-time timer of the window fires it, as Flink's: the only one this trigger
+  // sets is at the window's end, and a trigger wrapping it (a timeout) may set others.
+  onProcessingTime() {
+    return 'fire';
   },
   onMerge(window, ctx) {
     ctx.registerProcessingTimeTimer(maxTimestamp(window));
@@ -230,6 +233,160 @@ function purging<T>(inner: Trigger<T>): Trigger<T> {
   return wrapped;
 }
 
+/**
+ * Fires when `deltaFunction(last, record)` exceeds `threshold`, where `last` is the
+ * record of the last firing (the first record of the window to begin with), as Flink's
+ * `DeltaTrigger`. It keeps that record in the trigger state, so it must be JSON.
+ */
+function delta<T>(threshold: number, deltaFunction: DeltaFunction<T>): Trigger<T> {
+  if (Number.isNaN(threshold)) throw invalidArgument('delta trigger needs a threshold, got NaN');
+  if (typeof deltaFunction !== 'function') {
+    throw invalidArgument('delta trigger needs a function (oldValue, newValue) => number');
+  }
+  return {
+    onElement(value, _t, _w, ctx) {
+      const last = ctx.getState<{ v: T }>('delta-last');
+      const held = last.value();
+      // Boxed, so a record that is itself null or undefined still counts as held.
+      if (held === undefined) {
+        last.update({ v: value });
+        return 'continue';
+      }
+      if (deltaFunction(held.v, value) > threshold) {
+        last.update({ v: value });
+        return 'fire';
+      }
+      return 'continue';
+    },
+    onEventTime: () => 'continue',
+    onProcessingTime: () => 'continue',
+    clear() {},
+  };
+}
+
+/** How {@link Triggers.processingTimeout} treats its timer and the wrapped trigger. */
+export interface ProcessingTimeoutOptions {
+  /** Restart the timeout with each record (a timeout of inactivity). Default false: from the first record. */
+  readonly resetTimerOnNewRecord?: boolean;
+  /** At the timeout, clear the wrapped trigger (its timers and state), as after a firing. Default true. */
+  readonly clearOnTimeout?: boolean;
+}
+
+const TIMEOUT_STATE = 'processing-timeout';
+const NESTED_PREFIX = 'processing-timeout/';
+
+/**
+ * The wrapped trigger's view of the context: its state under names of its own, and the
+ * names it used remembered (the same for every key), so a timeout can clear them all as
+ * Flink's wrapped trigger clears its state.
+ */
+class NestedContext implements TriggerContext {
+  constructor(
+    private readonly outer: TriggerContext,
+    private readonly names: Set<string>,
+  ) {}
+  currentWatermark(): number {
+    return this.outer.currentWatermark();
+  }
+  currentProcessingTime(): number {
+    return this.outer.currentProcessingTime();
+  }
+  registerEventTimeTimer(time: number): void {
+    this.outer.registerEventTimeTimer(time);
+  }
+  deleteEventTimeTimer(time: number): void {
+    this.outer.deleteEventTimeTimer(time);
+  }
+  registerProcessingTimeTimer(time: number): void {
+    this.outer.registerProcessingTimeTimer(time);
+  }
+  deleteProcessingTimeTimer(time: number): void {
+    this.outer.deleteProcessingTimeTimer(time);
+  }
+  getState<S>(name: string): ValueState<S> {
+    this.names.add(name);
+    return this.outer.getState<S>(NESTED_PREFIX + name);
+  }
+  mergedStates<S>(name: string): S[] {
+    return this.outer.mergedStates<S>(NESTED_PREFIX + name);
+  }
+}
+
+/**
+ * Fires when `inner` fires, or `timeoutMs` of processing time after the window's first
+ * record (or its latest, with `resetTimerOnNewRecord`), as Flink's `ProcessingTimeoutTrigger`:
+ * a window that fills slowly still emits in time. A firing of `inner` on a record clears
+ * the timeout and `inner`, so the next record starts both afresh.
+ */
+function processingTimeout<T>(
+  inner: Trigger<T>,
+  timeoutMs: number,
+  options: ProcessingTimeoutOptions = {},
+): Trigger<T> {
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+    throw invalidArgument(
+      `processing timeout must be a positive whole number of ms, got ${timeoutMs}`,
+    );
+  }
+  const reset = options.resetTimerOnNewRecord ?? false;
+  const clearOnTimeout = options.clearOnTimeout ?? true;
+  const names = new Set<string>();
+  const contexts = new WeakMap<TriggerContext, NestedContext>();
+  const nested = (ctx: TriggerContext): NestedContext => {
+    let c = contexts.get(ctx);
+    if (c === undefined) {
+      c = new NestedContext(ctx, names);
+      contexts.set(ctx, c);
+    }
+    return c;
+  };
+  const clear = (window: Window, ctx: TriggerContext): void => {
+    const timeout = ctx.getState<number>(TIMEOUT_STATE);
+    const at = timeout.value();
+    if (at !== undefined) {
+      ctx.deleteProcessingTimeTimer(at);
+      timeout.clear();
+    }
+    inner.clear(window, nested(ctx));
+    for (const name of names) ctx.getState(NESTED_PREFIX + name).clear();
+  };
+  const onTimer = (result: TriggerResult, window: Window, ctx: TriggerContext): TriggerResult => {
+    if (clearOnTimeout) clear(window, ctx);
+    return result === 'purge' || result === 'fire-and-purge' ? 'fire-and-purge' : 'fire';
+  };
+  const wrapped: Trigger<T> = {
+    onElement(value, timestamp, window, ctx) {
+      const result = inner.onElement(value, timestamp, window, nested(ctx));
+      if (result === 'fire' || result === 'fire-and-purge') {
+        clear(window, ctx);
+        return result;
+      }
+      const timeout = ctx.getState<number>(TIMEOUT_STATE);
+      let at = timeout.value();
+      if (at !== undefined && reset) {
+        ctx.deleteProcessingTimeTimer(at);
+        at = undefined;
+      }
+      if (at === undefined) {
+        at = ctx.currentProcessingTime() + timeoutMs;
+        timeout.update(at);
+        ctx.registerProcessingTimeTimer(at);
+      }
+      return result;
+    },
+    onEventTime: (time, window, ctx) =>
+      onTimer(inner.onEventTime(time, window, nested(ctx)), window, ctx),
+    onProcessingTime: (time, window, ctx) =>
+      onTimer(inner.onProcessingTime(time, window, nested(ctx)), window, ctx),
+    clear,
+  };
+  if (inner.onEndOfInput !== undefined) {
+    const end = inner.onEndOfInput.bind(inner);
+    wrapped.onEndOfInput = (w, c) => end(w, nested(c));
+  }
+  return wrapped;
+}
+
 /** Built-in triggers. */
 export const Triggers = {
   eventTime: <T>(): Trigger<T> => eventTime,
@@ -243,4 +400,8 @@ export const Triggers = {
   continuousProcessingTime: <T>(interval: number): Trigger<T> =>
     continuous<T>(interval, 'processing'),
   purging,
+  /** Fires when the distance from the record of the last firing exceeds `threshold` (Flink's `DeltaTrigger`). */
+  delta,
+  /** Fires when `inner` does or a processing-time timeout passes (Flink's `ProcessingTimeoutTrigger`). */
+  processingTimeout,
 } as const;

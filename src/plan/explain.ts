@@ -166,6 +166,7 @@ function describeWindow(node: WindowNode): string {
       ? []
       : [`closes by processing time after ${node.processingTimeCloseMs}ms`]),
     ...(node.queryable ? ['queryable'] : []),
+    ...(node.evictor === undefined ? [] : ['an evictor (keeps every record)']),
     aggregation,
     firing,
   ].join(', ');

@@ -6,15 +6,18 @@ import type {
   KeyedCoMapFunction,
   KeyedCoProcessFunction,
 } from '../core/co-functions.js';
+import type { BroadcastProcessFunction, KeyedBroadcastProcessFunction } from '../core/functions.js';
 import type { Key } from '../core/key-groups.js';
 import { MAX_WATERMARK } from '../core/messages.js';
 import type { Operator } from '../core/operator.js';
 import type { OperatorSnapshot } from '../core/snapshot.js';
+import { BroadcastProcessOperator } from '../runtime/operators/basic/broadcast-process.js';
 import {
   CoProcessOperator,
   coFunctionRunner,
   type KeyedCoFunctionSpec,
 } from '../runtime/operators/basic/co-process.js';
+import { KeyedBroadcastProcessOperator } from '../runtime/operators/keyed/keyed-broadcast-process.js';
 import { KeyedCoProcessOperator } from '../runtime/operators/keyed/keyed-co-process.js';
 import { WatermarkValve } from '../runtime/task/watermark-valve.js';
 import type { HarnessOptions } from './harness-options.js';
@@ -97,6 +100,40 @@ export class TwoInputHarness<IN1, IN2, OUT> extends OperatorHarness<IN1, OUT> {
       new KeyedCoProcessOperator(runner, undefined) as unknown as Operator<IN1, OUT>,
       { ...options, keySelector1: key1, keySelector2: key2 },
     );
+  }
+
+  /**
+   * A harness around a broadcast process function, as
+   * `stream.connectBroadcast(broadcast, fn)` runs it: input 1 is the broadcast
+   * input. With `keySelector`, a keyed one (`keyBy(...).connectBroadcast`),
+   * with keyed state and timers.
+   */
+  static forBroadcastProcessFunction<IN, BC, OUT, BK extends Key, BV>(
+    fn: BroadcastProcessFunction<IN, BC, OUT, BK, BV>,
+    options?: HarnessOptions,
+  ): TwoInputHarness<IN, BC, OUT>;
+  static forBroadcastProcessFunction<K extends Key, IN, BC, OUT, BK extends Key, BV>(
+    fn: KeyedBroadcastProcessFunction<K, IN, BC, OUT, BK, BV>,
+    options: HarnessOptions & { readonly keySelector: (value: IN) => K },
+  ): TwoInputHarness<IN, BC, OUT>;
+  static forBroadcastProcessFunction<IN, BC, OUT>(
+    fn:
+      | BroadcastProcessFunction<IN, BC, OUT, Key, unknown>
+      | KeyedBroadcastProcessFunction<Key, IN, BC, OUT, Key, unknown>,
+    options: HarnessOptions & { readonly keySelector?: (value: IN) => Key } = {},
+  ): TwoInputHarness<IN, BC, OUT> {
+    const { keySelector, ...rest } = options;
+    if (keySelector === undefined) {
+      const op = new BroadcastProcessOperator(
+        fn as BroadcastProcessFunction<IN, BC, OUT, Key, unknown>,
+      );
+      return new TwoInputHarness(op, rest);
+    }
+    const op = new KeyedBroadcastProcessOperator(
+      fn as KeyedBroadcastProcessFunction<Key, IN, BC, OUT, Key, unknown>,
+    );
+    // Broadcast records go to every key: the second input has no key.
+    return new TwoInputHarness(op, { ...rest, keySelector1: keySelector });
   }
 
   /** A fresh operator from `create`, restored from `snapshot` (one subtask's, or all of a run's). */

@@ -92,6 +92,33 @@ describe('the control-stream pattern (keyed co-flat-map with keyed state)', () =
   });
 });
 
+describe('keyedA.connect(keyedB), as a.connect(b).keyBy(keyA, keyB)', () => {
+  it.each([1, 2])(
+    'shares each key state across both inputs at parallelism %i',
+    async (parallelism) => {
+      const env = new StreamEnvironment({ parallelism, batchSize: 10 });
+      const warmUp = Array.from({ length: 300 }, (_, i) => `warm-up-${i}`);
+      const control = env.fromArray(['DROP', 'IGNORE']).keyBy((c) => c);
+      const words = env
+        .fromArray([...warmUp, 'Apache', 'DROP', 'Flink', 'IGNORE', 'Weir'])
+        .keyBy((w) => w);
+      const out = await control.connect(words).flatMap(controlFunction()).executeAndCollect();
+      expect(out.filter((w) => !w.startsWith('warm-up-')).sort()).toEqual([
+        'Apache',
+        'Flink',
+        'Weir',
+      ]);
+      expect(out).toHaveLength(303);
+    },
+  );
+
+  it('refuses a stream that is not keyed by this API', () => {
+    const env = new StreamEnvironment();
+    const keyed = env.fromArray([1]).keyBy((n) => n);
+    expect(() => keyed.connect({} as never)).toThrow(/connect\(\) needs a stream built/);
+  });
+});
+
 describe("Flink's KeyedCoProcessOperatorTest", () => {
   const key1 = (n: number) => String(n);
   const key2 = (s: string) => s;

@@ -310,3 +310,21 @@ describe('types', () => {
     expect(compileScalar(parseExpression('a IS NULL'), scope).type.nullable).toBe(false);
   });
 });
+
+describe('CAST of ARRAY, MAP and ROW to text, as Flink writes them', () => {
+  it('casts each element to STRING, NULL as NULL', () => {
+    expect(evaluate('CAST(ARRAY[1, 2, 3] AS STRING)')).toBe('[1, 2, 3]');
+    expect(evaluate("CAST(ARRAY['a', NULL] AS STRING)")).toBe('[a, NULL]');
+    expect(evaluate("CAST(MAP['a', 1, 'b', 2] AS STRING)")).toBe('{a=1, b=2}');
+    expect(evaluate("CAST(ROW(1, 'x', TRUE) AS STRING)")).toBe('(1, x, TRUE)');
+    expect(evaluate('CAST(ARRAY[ARRAY[1.5, 2.25]] AS STRING)')).toBe('[[1.50, 2.25]]');
+    expect(evaluate("CAST(ARRAY[TIMESTAMP '2024-01-02 03:04:05'] AS STRING)")).toBe(
+      '[2024-01-02 03:04:05]',
+    );
+  });
+
+  it('fits the text to CHAR and VARCHAR lengths, and types it as the target', () => {
+    expect(evaluate('CAST(ARRAY[1, 2, 3] AS VARCHAR(4))')).toBe('[1, ');
+    expect(typeOf('CAST(ARRAY[1] AS STRING)')).toBe('STRING NOT NULL');
+  });
+});

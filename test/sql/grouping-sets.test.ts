@@ -581,11 +581,22 @@ describe('the Expand step', () => {
     expect(result?.changes.some((c) => c.startsWith('-'))).toBe(true);
   });
 
-  it('refuses GROUP_ID() and SELECT DISTINCT with grouping sets', () => {
+  it('GROUP_ID() numbers the repeats of a grouping set: each gives its groups again', async () => {
+    const [result] = await runScenario(setup, [
+      'SELECT k, GROUP_ID() AS g, COUNT(*) AS n FROM t GROUP BY GROUPING SETS (k, (), ())',
+    ]);
+    expect(result?.rows).toEqual(sorted(['a,0,2', 'b,0,1', 'null,0,3', 'null,1,3']));
+    const [plain] = await runScenario(setup, [
+      'SELECT k, GROUP_ID() AS g FROM t GROUP BY ROLLUP(k)',
+    ]);
+    expect(plain?.rows).toEqual(sorted(['a,0', 'b,0', 'null,0']));
+  });
+
+  it('refuses GROUP_ID with arguments, and SELECT DISTINCT with grouping sets', () => {
     const tEnv = TableEnvironment.create(new StreamEnvironment());
     tEnv.executeSql(setup);
-    expect(() => tEnv.sqlQuery('SELECT k, GROUP_ID() FROM t GROUP BY ROLLUP(k)')).toThrow(
-      /GROUP_ID/,
+    expect(() => tEnv.sqlQuery('SELECT k, GROUP_ID(k) FROM t GROUP BY ROLLUP(k)')).toThrow(
+      /GROUP_ID takes no arguments/,
     );
     expect(() => tEnv.sqlQuery('SELECT DISTINCT k FROM t GROUP BY ROLLUP(k)')).toThrow(
       /SELECT DISTINCT with GROUP BY/,

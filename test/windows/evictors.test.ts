@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { keyGroupOf, keyGroupRange } from '../../src/core/key-groups.js';
 import { NO_TIMESTAMP } from '../../src/core/record-batch.js';
 import {
+  CollectSink,
   type Evictor,
   Evictors,
   type Key,
@@ -503,5 +504,20 @@ describe('evictor oracle', () => {
       }),
       { numRuns: propertyRuns(25) },
     );
+  });
+});
+
+describe('an evictor in the plan', () => {
+  it('explain() names it on the window step', () => {
+    const env = new StreamEnvironment();
+    env
+      .fromArray([1, 2, 3])
+      .keyBy((n) => n % 2)
+      .window(Windows.global())
+      .trigger(Triggers.count(2))
+      .evictor(Evictors.count(4))
+      .reduce((a, b) => a + b)
+      .sinkTo(new CollectSink());
+    expect(env.explain()).toMatch(/an evictor \(keeps every record\)/);
   });
 });

@@ -617,3 +617,145 @@ describe("Flink's EvictingWindowOperatorTest: count trigger with a count evictor
     ]);
   });
 });
+
+describe("Flink's ProcessingTimeoutTriggerTest", () => {
+  // A window far in the future, so only the timeout's timer is due (Flink's harness starts its
+  // clock at Long.MIN_VALUE for the same reason).
+  const win = w(10_000, 10_002);
+
+  it('fires at the timeout from the first record, then clears itself and the wrapped trigger', () => {
+    const h = new TriggerHarness(Triggers.processingTimeout(Triggers.count<number>(3), 50));
+    expect(h.processElement(1, 0, win)).toBe('continue');
+    expect(h.processElement(1, 0, win)).toBe('continue');
+    // One entry for the timeout, one for the count.
+    expect(h.stateEntries()).toBe(2);
+    expect([h.timerCount('processing'), h.timerCount('event')]).toEqual([1, 0]);
+    expect(h.advanceProcessingTime(40)).toEqual([]);
+    expect(h.advanceProcessingTime(50)).toEqual([['10000:10002', 'fire']]);
+    expect(h.stateEntries()).toBe(0);
+    expect([h.timerCount('processing'), h.timerCount('event')]).toEqual([0, 0]);
+    // The wrapped trigger counts afresh.
+    expect(h.processElement(1, 0, win)).toBe('continue');
+    expect(h.processElement(1, 0, win)).toBe('continue');
+    expect(h.processElement(1, 0, win)).toBe('fire');
+  });
+
+  it('with resetTimerOnNewRecord the timeout runs from the latest record', () => {
+    const h = new TriggerHarness(
+      Triggers.processingTimeout(Triggers.count<number>(3), 50, { resetTimerOnNewRecord: true }),
+    );
+    expect(h.advanceProcessingTime(0)).toEqual([]);
+    expect(h.processElement(1, 0, win)).toBe('continue');
+    expect(h.advanceProcessingTime(10)).toEqual([]);
+    expect(h.processElement(1, 0, win)).toBe('continue');
+    expect(h.stateEntries()).toBe(2);
+    expect([h.timerCount('processing'), h.timerCount('event')]).toEqual([1, 0]);
+    // Not at 50 (first record + 50) but at 60 (latest + 50).
+    expect(h.advanceProcessingTime(50)).toEqual([]);
+    expect(h.advanceProcessingTime(60)).toEqual([['10000:10002', 'fire']]);
+    expect(h.stateEntries()).toBe(0);
+    expect(h.timerCount('processing')).toBe(0);
+    expect(h.processElement(1, 0, win)).toBe('continue');
+    expect(h.processElement(1, 10, win)).toBe('continue');
+    expect(h.processElement(1, 20, win)).toBe('fire');
+  });
+
+  it('with clearOnTimeout off, the timeout and the wrapped trigger keep their state', () => {
+    const h = new TriggerHarness(
+      Triggers.processingTimeout(Triggers.count<number>(3), 50, { clearOnTimeout: false }),
+    );
+    h.processElement(1, 0, win);
+    h.processElement(1, 0, win);
+    expect(h.stateEntries()).toBe(2);
+    expect(h.advanceProcessingTime(50)).toEqual([['10000:10002', 'fire']]);
+    expect(h.stateEntries()).toBe(2);
+    expect([h.timerCount('processing'), h.timerCount('event')]).toEqual([0, 0]);
+  });
+
+  it('a purging wrapped trigger makes the timeout purge too', () => {
+    const h = new TriggerHarness(
+      Triggers.processingTimeout(Triggers.purging(Triggers.processingTime<number>()), 50, {
+        clearOnTimeout: false,
+      }),
+    );
+    h.processElement(1, 0, win);
+    h.processElement(1, 0, win);
+    // The timeout's state; the timeout's timer and the window's end.
+    expect(h.stateEntries()).toBe(1);
+    expect(h.timerCount('processing')).toBe(2);
+    expect(h.advanceProcessingTime(50)).toEqual([['10000:10002', 'fire-and-purge']]);
+    expect(h.stateEntries()).toBe(1);
+    expect(h.timerCount('processing')).toBe(1);
+  });
+
+  it('a firing of the wrapped trigger on a record clears the pending timeout', () => {
+    const h = new TriggerHarness(Triggers.processingTimeout(Triggers.count<number>(2), 50));
+    h.processElement(1, 0, win);
+    expect(h.processElement(1, 0, win)).toBe('fire');
+    expect([h.stateEntries(), h.timerCount('processing')]).toEqual([0, 0]);
+    expect(h.advanceProcessingTime(100)).toEqual([]);
+  });
+
+  it('through the window operator: an event-time window emits early when its records wait too long', () => {
+    const h = windowHarness(
+      Windows.tumbling(1000),
+      Triggers.processingTimeout(Triggers.eventTime<In>(), 100),
+      summing,
+    );
+    h.setProcessingTime(0);
+    h.processElement(['k', 1], 10);
+    h.processElement(['k', 2], 20);
+    h.setProcessingTime(100);
+    expect(stamped(h)).toEqual(['[0,1000) 3@999']);
+    // The timeout cleared the wrapped trigger; the next record starts it again.
+    h.processElement(['k', 4], 30);
+    h.processWatermark(999);
+    expect(stamped(h)).toEqual(['[0,1000) 3@999', '[0,1000) 7@999']);
+    h.setProcessingTime(300);
+    expect(stamped(h)).toHaveLength(2);
+  });
+
+  it('rejects a timeout that is not a positive whole number of ms', () => {
+    expect(() => Triggers.processingTimeout(Triggers.count<number>(2), 0)).toThrow(/positive/);
+  });
+});
+
+describe("Flink's DeltaTrigger", () => {
+  it('fires when a record is further than the threshold from the record of the last firing', () => {
+    const h = new TriggerHarness(Triggers.delta<number>(5, (a, b) => Math.abs(b - a)));
+    const win = w(0, 100);
+    // The first record is the reference.
+    expect(h.processElement(10, 0, win)).toBe('continue');
+    expect(h.processElement(15, 0, win)).toBe('continue');
+    expect(h.processElement(16, 0, win)).toBe('fire');
+    // The record that fired is the new reference.
+    expect(h.processElement(20, 0, win)).toBe('continue');
+    expect(h.processElement(21, 0, win)).toBe('continue');
+    expect(h.processElement(22, 0, win)).toBe('fire');
+    expect([h.timerCount('processing'), h.timerCount('event')]).toEqual([0, 0]);
+    expect(h.stateEntries()).toBe(1);
+    h.clear(win);
+    expect(h.stateEntries()).toBe(0);
+  });
+
+  it('through the window operator: global windows of a key emit each time the price moves', () => {
+    const h = windowHarness(
+      Windows.global(),
+      Triggers.delta<In>(4, (a, b) => Math.abs(b[1] - a[1])),
+      summing,
+    );
+    for (const [v, t] of [
+      [1, 1],
+      [3, 2],
+      [6, 3],
+      [7, 4],
+      [11, 5],
+    ] as const)
+      h.processElement(['k', v], t);
+    // 6 - 1 > 4 fires (1 + 3 + 6); 11 - 6 > 4 fires again (10 + 7 + 11).
+    expect(h.output().map((r) => r.value)).toEqual([
+      '[-Infinity,Infinity) 10',
+      '[-Infinity,Infinity) 28',
+    ]);
+  });
+});

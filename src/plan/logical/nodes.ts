@@ -10,6 +10,7 @@ import type { ChangelogMode } from '../../core/changelog.js';
 import type { Evictor } from '../../core/evictors.js';
 import type {
   AggregateFunction,
+  BroadcastProcessFunction,
   KeyedBroadcastProcessFunction,
   KeyedProcessFunction,
   ProcessFunction,
@@ -246,6 +247,12 @@ export interface KeyedBroadcastProcessNode extends NodeBase {
   readonly fn: KeyedBroadcastProcessFunction<Key, never, never, unknown, Key, unknown>;
 }
 
+/** `connectBroadcast` on a stream that is not keyed: input 0 forward, input 1 broadcast. */
+export interface BroadcastProcessNode extends NodeBase {
+  readonly kind: 'broadcast-process';
+  readonly fn: BroadcastProcessFunction<never, never, unknown, Key, unknown>;
+}
+
 /** Passes a broadcast join's side through and tells the join when it has ended. */
 export interface BroadcastSideEndNode extends NodeBase {
   readonly kind: 'broadcast-side-end';
@@ -362,6 +369,7 @@ export type LogicalNode =
   | CoProcessNode
   | KeyedCoProcessNode
   | KeyedBroadcastProcessNode
+  | BroadcastProcessNode
   | BroadcastSideEndNode
   | BroadcastJoinNode
   | DeduplicateNode

@@ -13,6 +13,7 @@ import type { ExecutionPlan, ExecutionVertex } from '../../runtime/execution/exe
 import { AsyncWaitOperator } from '../../runtime/operators/async/async-wait.js';
 import { LookupJoinFunction } from '../../runtime/operators/async/lookup-join-function.js';
 import { SyncLookupJoinOperator } from '../../runtime/operators/async/sync-lookup-join.js';
+import { BroadcastProcessOperator } from '../../runtime/operators/basic/broadcast-process.js';
 import { CoProcessOperator, coFunctionRunner } from '../../runtime/operators/basic/co-process.js';
 import { FilterOperator } from '../../runtime/operators/basic/filter.js';
 import { FlatMapOperator } from '../../runtime/operators/basic/flat-map.js';
@@ -251,6 +252,8 @@ function directFactory(node: DirectNode, options: TranslateOptions): Factory {
     }
     case 'keyed-broadcast-process':
       return erase(() => new KeyedBroadcastProcessOperator(node.fn));
+    case 'broadcast-process':
+      return erase(() => new BroadcastProcessOperator(node.fn));
     case 'broadcast-side-end':
       return erase(() => new SideEndMarkerOperator<unknown>());
     case 'broadcast-join':

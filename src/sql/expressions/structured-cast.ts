@@ -1,7 +1,8 @@
 /**
  * CASTs of BYTES and of collections, as Flink has them: STRING to BINARY(n) / VARBINARY(n) /
  * BYTES (UTF-8; BINARY pads with zero bytes, both cut to their length) and back (UTF-8), and
- * ARRAY, MAP and ROW element by element (a ROW to a ROW of as many fields).
+ * ARRAY, MAP and ROW element by element (a ROW to a ROW of as many fields), or to text as
+ * Flink writes them (`[1, NULL]`, `{a=1, b=NULL}`, `(1, x)`: each element cast to STRING).
  */
 import { isCharacterString, type LogicalType, MAX_LENGTH } from '../types/logical-type.js';
 import type { CodeGen } from './code-gen.js';
@@ -62,6 +63,13 @@ export function convertStructured(
     return undefined;
   }
   if (isBinaryString(from) && isCharacterString(to)) return `${g.constant(utf8Text)}(${v})`;
+  if (
+    isCharacterString(to) &&
+    (from.kind === 'ARRAY' || from.kind === 'MAP' || from.kind === 'ROW')
+  ) {
+    const text = collectionText(g, v, from, tryCast, convert);
+    return text === undefined ? undefined : convert(g, text, STRING, to, tryCast);
+  }
   if (from.kind === 'ARRAY' && to.kind === 'ARRAY') {
     const e = g.temp();
     const inner = convert(g, e, from.element, to.element, tryCast);
@@ -93,4 +101,43 @@ export function convertStructured(
     return `[${fields.join(', ')}]`;
   }
   return undefined;
+}
+
+const STRING: LogicalType = { kind: 'VARCHAR', nullable: false, length: MAX_LENGTH };
+
+/** The code of an ARRAY, MAP or ROW (not null) as text, each element cast to STRING and NULL as `NULL`. */
+function collectionText(
+  g: CodeGen,
+  v: string,
+  from: LogicalType & { kind: 'ARRAY' | 'MAP' | 'ROW' },
+  tryCast: boolean,
+  convert: Convert,
+): string | undefined {
+  const element = (code: string, type: LogicalType): string | undefined => {
+    const text = convert(g, code, type, STRING, tryCast);
+    return text === undefined ? undefined : `(${code} === null ? 'NULL' : ${text})`;
+  };
+  if (from.kind === 'ARRAY') {
+    const e = g.temp();
+    const inner = element(e, from.element);
+    return inner === undefined
+      ? undefined
+      : `('[' + ${v}.map((${e}) => ${inner}).join(', ') + ']')`;
+  }
+  if (from.kind === 'MAP') {
+    const k = g.temp();
+    const x = g.temp();
+    const key = element(k, from.key);
+    const value = element(x, from.value);
+    if (key === undefined || value === undefined) return undefined;
+    return `('{' + Array.from(${v}, ([${k}, ${x}]) => ${key} + '=' + ${value}).join(', ') + '}')`;
+  }
+  const fields: string[] = [];
+  for (let i = 0; i < from.fields.length; i++) {
+    const f = g.temp();
+    const inner = element(f, (from.fields[i] as { type: LogicalType }).type);
+    if (inner === undefined) return undefined;
+    fields.push(`((${f} = ${v}[${i}]), ${inner})`);
+  }
+  return `('(' + [${fields.join(', ')}].join(', ') + ')')`;
 }

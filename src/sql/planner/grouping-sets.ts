@@ -2,7 +2,8 @@
  * GROUP BY GROUPING SETS, ROLLUP and CUBE, planned as Flink plans them: an Expand step copies
  * each input row once per grouping set, with the keys outside the set NULL and the set's
  * number in a column `$e`, and the ordinary aggregation then groups by the keys and `$e`.
- * GROUPING() and GROUPING_ID() read the set back from `$e`. Over a changelog each change is
+ * GROUPING() and GROUPING_ID() read the set back from `$e`, and GROUP_ID() how many earlier
+ * sets have the same keys (a grouping set listed twice gives its groups twice, 0 then 1). Over a changelog each change is
  * copied with its kind, so a retraction takes its row out of every set's group.
  */
 import type { Collector } from '../../core/functions.js';
@@ -17,7 +18,7 @@ import { isAggregateCall } from './grouping.js';
 import { correlatedRelation } from './lateral-planner.js';
 import type { Relation } from './relation.js';
 
-const GROUPING_FUNCTIONS = new Set(['GROUPING', 'GROUPING_ID']);
+const GROUPING_FUNCTIONS = new Set(['GROUPING', 'GROUPING_ID', 'GROUP_ID']);
 const LEGACY_WINDOWS = new Set(['TUMBLE', 'HOP', 'SESSION']);
 
 function isGroupingCall(e: Expr): e is Expr & { kind: 'call' } {
@@ -108,9 +109,17 @@ export function expandGroupingSets(
       const out = i !== undefined && !(setKeys[s] as Set<number>).has(i) ? 1 : 0;
       return acc * 2 + out;
     }, 0);
+  // GROUP_ID(): the sets before this one with the same keys.
+  const setText = setKeys.map((k) => [...k].sort((a, b) => a - b).join(','));
+  const groupId = (s: number): number => setText.slice(0, s).filter((t) => t === setText[s]).length;
   const groupingExpr = (call: Expr & { kind: 'call' }): Expr => {
-    if (call.args.length === 0) sqlError(`${call.name} needs at least one argument`, call.at);
-    const values = sets.map((_, s) => groupingValue(call, s));
+    if (call.name === 'GROUP_ID') {
+      if (call.args.length > 0) sqlError('GROUP_ID takes no arguments', call.at);
+    } else if (call.args.length === 0)
+      sqlError(`${call.name} needs at least one argument`, call.at);
+    const values = sets.map((_, s) =>
+      call.name === 'GROUP_ID' ? groupId(s) : groupingValue(call, s),
+    );
     const value: Expr =
       !expand || values.every((v) => v === values[0])
         ? number(values[0] as number, call.at)

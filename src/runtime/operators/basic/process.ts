@@ -19,9 +19,9 @@ interface MutableProcessContext extends ProcessContext {
 /** Runs a non-keyed process function over every record. */
 export class ProcessOperator<IN, OUT> extends Operator<IN, OUT> {
   private watermark = MIN_WATERMARK;
-  private emitter!: Emitter<OUT>;
-  private readonly fn: ProcessFunction<IN, OUT>;
-  private readonly ctx: MutableProcessContext;
+  protected emitter!: Emitter<OUT>;
+  protected readonly fn: ProcessFunction<IN, OUT>;
+  protected readonly ctx: MutableProcessContext;
 
   constructor(fn: ProcessFunction<IN, OUT>) {
     super();

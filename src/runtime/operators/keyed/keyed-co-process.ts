@@ -35,7 +35,7 @@ export class LateCountingKeyedOperator<K extends Key, IN, OUT> extends KeyedProc
     if (this.lateMetric !== undefined) {
       (this.fn as CountsLateRecords).lateRecords = this.context.metrics.counter(
         this.lateMetric,
-        'Records dropped because they arrived behind the watermark',
+        'Records that arrived behind the watermark: DataStream joins drop them, SQL interval joins still join them (as Flink SQL)',
       );
     }
     super.open();
