@@ -1,4 +1,5 @@
 import { invalidArgument } from './errors.js';
+import { MAX_EVENT_TIME } from './timestamps.js';
 
 /**
  * A window: the half-open interval `[start, end)` of event (or processing)
@@ -12,6 +13,17 @@ export interface Window {
 /** The last timestamp that belongs to a window: when event time passes it, the window is complete. */
 export function maxTimestamp(window: Window): number {
   return window.end - 1;
+}
+
+/**
+ * When an event-time window ending at `end` is dropped: its last millisecond plus the allowed
+ * lateness, but never past the largest event time (unless the window itself ends beyond it), as
+ * Flink keeps the sum from overflowing `Long.MAX_VALUE`. Beyond that bound times are not exact,
+ * and no watermark short of the last one could clean the window up anyway.
+ */
+export function windowCleanupTime(end: number, allowedLateness: number): number {
+  const max = end - 1;
+  return Math.max(max, Math.min(max + allowedLateness, MAX_EVENT_TIME));
 }
 
 /**
@@ -179,6 +191,12 @@ export const Windows = {
   sessionProcessingTime: (gap: number): WindowAssigner<never> => ({
     kind: 'session',
     gap: positive('session gap', gap),
+    timeDomain: 'processing-time',
+  }),
+  /** Processing-time sessions whose gap depends on the record (Flink's `ProcessingTimeSessionWindows.withDynamicGap`). */
+  dynamicSessionProcessingTime: <T>(gap: (value: T) => number): WindowAssigner<T> => ({
+    kind: 'session',
+    gap,
     timeDomain: 'processing-time',
   }),
 } as const;

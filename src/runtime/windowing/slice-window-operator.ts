@@ -14,7 +14,7 @@ import type { OperatorSnapshot, RestoredState } from '../../core/snapshot.js';
 import type { KeyedStateStore } from '../../core/state.js';
 import { isEventTime, MAX_EVENT_TIME } from '../../core/timestamps.js';
 import type { FiringTiming } from '../../core/window-result.js';
-import { sliceEndOf, type Window, windowStart } from '../../core/windows.js';
+import { sliceEndOf, type Window, windowCleanupTime, windowStart } from '../../core/windows.js';
 import type { Counter } from '../../metrics/registry.js';
 import { Emitter } from '../operators/basic/emitter.js';
 import { operatorKeyedBackend } from '../operators/keyed/disk-keyed-backend.js';
@@ -138,7 +138,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
       if (!this.slices.get(sliceEnd)?.has(key)) continue;
       const last = this.lastEndOf(sliceEnd);
       for (let end = this.firstEndOf(sliceEnd); end <= last; end += slide)
-        if (end - 1 + allowedLateness > this.watermark) ends.add(end);
+        if (windowCleanupTime(end, allowedLateness) > this.watermark) ends.add(end);
     }
     const found: QueriedWindow[] = [];
     for (const end of ends) {
@@ -309,7 +309,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     if (!isEventTime(ts)) throw invalidEventTime(this.context.operatorId, value, ts);
     const { size, slide, offset, allowedLateness, aggregation } = this.spec;
     const lastEnd = windowStart(ts, offset, slide) + size;
-    if (lastEnd - 1 + allowedLateness <= this.watermark) {
+    if (windowCleanupTime(lastEnd, allowedLateness) <= this.watermark) {
       this.lateRecords.inc();
       if (this.spec.lateDataTag !== undefined) this.emitter.side(this.spec.lateDataTag, value, ts);
       return;
@@ -318,7 +318,8 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     // Windows containing ts that already fired are emitted again with the update.
     const refire: number[] = [];
     for (let end = lastEnd; end > ts; end -= slide) {
-      if (end - 1 <= this.watermark && end - 1 + allowedLateness > this.watermark) refire.push(end);
+      if (end - 1 <= this.watermark && windowCleanupTime(end, allowedLateness) > this.watermark)
+        refire.push(end);
     }
     const hadData = refire.map((end) => this.windowHasKey(end, key));
     const slice = this.sliceFor(sliceEnd);
@@ -522,7 +523,9 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   /** Drops the window function's state of the windows past their allowed lateness. */
   private dropFunctionState(time: number): void {
     const lateness = this.spec.allowedLateness;
-    this.functionState?.dropWindowsWhere((_key, _id, end) => end - 1 + lateness <= time);
+    this.functionState?.dropWindowsWhere(
+      (_key, _id, end) => windowCleanupTime(end, lateness) <= time,
+    );
   }
 
   /** Drops slices whose every window is past its allowed lateness. */
@@ -531,7 +534,11 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
     const ends = this.sliceEnds;
     // A slice's last window end grows with the slice's end: the dropped ones are the oldest.
     let n = 0;
-    for (; n < ends.length && this.lastEndOf(ends[n]!) - 1 + allowedLateness <= time; n++) {
+    for (
+      ;
+      n < ends.length && windowCleanupTime(this.lastEndOf(ends[n]!), allowedLateness) <= time;
+      n++
+    ) {
       const sliceEnd = ends[n]!;
       this.slices.delete(sliceEnd);
       if (sliceEnd === this.cachedSliceEnd) {

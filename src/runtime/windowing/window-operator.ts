@@ -23,6 +23,7 @@ import {
   type TimeDomain,
   type Window,
   type WindowAssigner,
+  windowCleanupTime,
   windowStart,
 } from '../../core/windows.js';
 import type { Counter } from '../../metrics/registry.js';
@@ -356,8 +357,9 @@ export class WindowOperator<IN, ACC, R, OUT>
   }
 
   private cleanupTime(window: Window): number {
-    const max = maxTimestamp(window);
-    return this.timeDomain === 'event-time' ? max + this.spec.allowedLateness : max;
+    return this.timeDomain === 'event-time'
+      ? windowCleanupTime(window.end, this.spec.allowedLateness)
+      : maxTimestamp(window);
   }
 
   private isLate(window: Window): boolean {

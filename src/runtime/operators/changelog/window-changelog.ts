@@ -3,6 +3,7 @@ import type { KeyedProcessFunction, KeyedRuntimeContext } from '../../../core/fu
 import type { Key } from '../../../core/key-groups.js';
 import type { MapState } from '../../../core/state.js';
 import type { WindowResult } from '../../../core/window-result.js';
+import { windowCleanupTime } from '../../../core/windows.js';
 
 type Self<K extends Key, R> = KeyedProcessFunction<
   K,
@@ -34,7 +35,9 @@ export function windowChangelogFunction<K extends Key, R>(
       last.put(id, result);
       if (prev === undefined) {
         out.collect({ kind: '+I', value: result });
-        ctx.timerService.registerEventTimeTimer(result.window.end - 1 + allowedLateness);
+        ctx.timerService.registerEventTimeTimer(
+          windowCleanupTime(result.window.end, allowedLateness),
+        );
         return;
       }
       if (mode === 'retract') out.collect({ kind: '-U', value: prev });
@@ -44,7 +47,7 @@ export function windowChangelogFunction<K extends Key, R>(
       const last = this.last!;
       const done: string[] = [];
       for (const [id, r] of last.entries()) {
-        if (r.window.end - 1 + allowedLateness <= time) done.push(id);
+        if (windowCleanupTime(r.window.end, allowedLateness) <= time) done.push(id);
       }
       for (const id of done) last.remove(id);
     },
