@@ -99,8 +99,10 @@ function detailsOf(node: LogicalNode): string | undefined {
     case 'interval-join':
       return `between ${node.spec.lower}ms and ${node.spec.upper}ms`;
     case 'time-interval-join': {
-      const { type, lower, upper } = node.spec;
-      // As Flink shows its bounds: on the left rowtime minus the right one.
+      const { type, lower, upper, timeDomain } = node.spec;
+      // As Flink shows its bounds: on the left time minus the right one.
+      if (timeDomain === 'processing-time')
+        return `${type} join, processing time, left proctime - right proctime between ${-upper}ms and ${-lower}ms`;
       return `${type} join, left rowtime - right rowtime between ${-upper}ms and ${-lower}ms, watermark held back ${Math.max(upper, -lower, 0)}ms`;
     }
     case 'deduplicate':

@@ -6,6 +6,7 @@
 import { materialize } from '../../bench/nexmark/weir-job.js';
 import {
   type Change,
+  type Clock,
   CollectSink,
   type Row,
   StreamEnvironment,
@@ -36,6 +37,8 @@ export interface ScenarioOptions {
   readonly batchSize?: number;
   /** Registers tables (e.g. a DataStream with a rowtime) before the setup script runs. */
   readonly tables?: (env: StreamEnvironment, tEnv: TableEnvironment) => void;
+  /** The processing-time clock (a manual one, for tests by processing time). */
+  readonly clock?: Clock;
 }
 
 export async function runScenario(
@@ -46,6 +49,7 @@ export async function runScenario(
   const env = new StreamEnvironment({
     parallelism: options.parallelism ?? 2,
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const tEnv = TableEnvironment.create(env);
   options.tables?.(env, tEnv);
@@ -116,3 +120,29 @@ export const TUPLE_DATA_3: readonly (readonly [number, number, string])[] = [
 
 /** Sorted copy. */
 export const sorted = (rows: readonly string[]): string[] => [...rows].sort();
+
+/** A `(key, id, rowtime)` row of Flink's IntervalJoinITCase (the rowtime in epoch ms). */
+export type KeyIdRowtime = readonly [string | null, string, number];
+
+/**
+ * The left rows of Flink's IntervalJoinITCase.testRowTimeInnerJoin (and of its variants with
+ * IS NOT DISTINCT FROM, without an equality, and with an aggregation after the join): a row at
+ * the bound's edge (999) and one of a NULL key.
+ */
+export const INTERVAL_JOIN_LEFT: readonly KeyIdRowtime[] = [
+  ['A', 'LEFT0.999', 999],
+  ['A', 'LEFT1', 1000],
+  ['A', 'LEFT2', 2000],
+  ['A', 'LEFT3', 3000],
+  ['B', 'LEFT4', 4000],
+  ['A', 'LEFT5', 5000],
+  ['A', 'LEFT6', 6000],
+  [null, 'LEFT8', 8000],
+];
+
+/** The right rows of the same tests. */
+export const INTERVAL_JOIN_RIGHT: readonly KeyIdRowtime[] = [
+  ['A', 'RIGHT6', 6000],
+  ['B', 'RIGHT7', 7000],
+  [null, 'RIGHT10', 10000],
+];

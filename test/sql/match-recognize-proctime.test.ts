@@ -8,70 +8,23 @@
 import { describe, expect, it } from 'vitest';
 import {
   CollectSink,
-  type PollStatus,
-  type RecordBatch,
   type Row,
-  type Source,
-  type SourceContext,
-  type SourceReader,
   SqlError,
   StreamEnvironment,
   TableEnvironment,
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/manual-clock.js';
+import { ClockScript } from '../helpers/clock-script.js';
 
 /** A row `[k, v, ts]` to emit, or a processing time to move the clock to. */
 type Step = readonly [string, number, number] | number;
-
-/** Emits its rows one per batch, moving the clock where the script says. */
-class ClockScript implements Source<Row> {
-  readonly parallelizable = false;
-  readonly bounded = true;
-  readonly name = 'clock script';
-
-  constructor(
-    private readonly clock: ManualClock,
-    private readonly steps: readonly Step[],
-  ) {}
-
-  createReader(_context: SourceContext): SourceReader<Row> {
-    let step = 0;
-    let idle = 0;
-    return {
-      open() {},
-      poll: (): RecordBatch<Row> | PollStatus => {
-        const s = this.steps[step];
-        if (s === undefined) {
-          // A last move of the clock releases rows still waiting for their millisecond to pass.
-          if (idle++ < 5) {
-            this.clock.set(this.clock.now() + 1);
-            return 'wait';
-          }
-          return 'end';
-        }
-        if (typeof s === 'number') {
-          this.clock.set(s);
-          // Polls with nothing new let the executor run the timers due at the new time.
-          if (idle++ < 5) return 'wait';
-          idle = 0;
-          step++;
-          return 'wait';
-        }
-        step++;
-        return { values: [[...s]], timestamps: [Number.NEGATIVE_INFINITY], keys: undefined };
-      },
-      available: () => new Promise<void>((resolve) => setTimeout(resolve, 5)),
-      close() {},
-    };
-  }
-}
 
 /** The query's rows over the script, as displayed. */
 async function run(steps: readonly Step[], match: string, parallelism = 1): Promise<string[]> {
   const clock = new ManualClock(1_000);
   const env = new StreamEnvironment({ parallelism, batchSize: 1, clock });
   const tEnv = TableEnvironment.create(env);
-  tEnv.fromDataStream('raw', env.fromSource(new ClockScript(clock, steps)), {
+  tEnv.fromDataStream('raw', env.fromSource(new ClockScript(clock, steps, { endTicks: 5 })), {
     columns: [
       { name: 'k', type: 'STRING' },
       { name: 'v', type: 'INT' },
@@ -159,7 +112,7 @@ describe('MATCH_RECOGNIZE ORDER BY a processing-time attribute', () => {
     const clock = new ManualClock(1_000);
     const env = new StreamEnvironment({ parallelism: 1, clock });
     const tEnv = TableEnvironment.create(env);
-    tEnv.fromDataStream('raw', env.fromSource(new ClockScript(clock, [])), {
+    tEnv.fromDataStream('raw', env.fromSource(new ClockScript<Row>(clock, [])), {
       columns: [
         { name: 'k', type: 'STRING' },
         { name: 'v', type: 'INT' },

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type PollStatus,
-  type RecordBatch,
-  type Source,
-  type SourceContext,
-  type SourceReader,
-  StreamEnvironment,
-  Windows,
-} from '../../src/index.js';
+import { StreamEnvironment, Windows } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/manual-clock.js';
-import { collect, countSum, type Ev, ev } from '../helpers/timeline.js';
+import { ClockScript } from '../helpers/clock-script.js';
+import { collect, countSum, ev } from '../helpers/timeline.js';
 
 /**
  * A processing-time window fires when its timer is due; a record that reaches the operator in
@@ -22,42 +15,6 @@ import { collect, countSum, type Ev, ev } from '../helpers/timeline.js';
  *   records   a                                                     b
  *   windows   [0, 1000): a, once          [1000, 2000): b
  */
-class ClockScript implements Source<Ev> {
-  readonly parallelizable = false;
-  readonly bounded = true;
-  readonly name = 'clock script';
-
-  constructor(
-    private readonly clock: ManualClock,
-    /** A record to emit, or a time to move the clock to (then some polls with nothing). */
-    private readonly steps: readonly (Ev | number)[],
-  ) {}
-
-  createReader(_context: SourceContext): SourceReader<Ev> {
-    let step = 0;
-    let idle = 0;
-    return {
-      open() {},
-      poll: (): RecordBatch<Ev> | PollStatus => {
-        const s = this.steps[step];
-        if (s === undefined) return 'end';
-        if (typeof s === 'number') {
-          this.clock.set(s);
-          // Polls with nothing new let the executor run the timers due at the new time.
-          if (idle++ < 5) return 'wait';
-          idle = 0;
-          step++;
-          return 'wait';
-        }
-        step++;
-        return { values: [s], timestamps: [Number.NEGATIVE_INFINITY], keys: undefined };
-      },
-      available: () => new Promise<void>((resolve) => setTimeout(resolve, 5)),
-      close() {},
-    };
-  }
-}
-
 describe('processing-time windows whose timer has fired', () => {
   it('take a record that arrives in the firing millisecond into the next window, once each', async () => {
     const clock = new ManualClock(500);

@@ -122,11 +122,18 @@ export interface SqlConnector {
    * its `lookup.*` options ask for.
    */
   lookup?(table: CatalogTable, keyColumn: string): SqlLookupSource;
+  /**
+   * The table read by the values of several columns, as Flink's lookup joins read it (by every
+   * `column = value` pair of the ON condition): each key's rows, any number of them, the key
+   * being `valuesKey` (row-key.ts) of the columns' values in the order given. Preferred over
+   * `lookup` when the connector has both.
+   */
+  lookupRows?(table: CatalogTable, keyColumns: readonly string[]): SqlLookupSource<readonly Row[]>;
 }
 
-/** A lookup table of SQL rows and how a lookup join should call it. */
-export interface SqlLookupSource {
-  readonly table: LookupTable<Key, Row>;
+/** A lookup table of SQL rows (one per key, or `Row[]`) and how a lookup join should call it. */
+export interface SqlLookupSource<V = Row> {
+  readonly table: LookupTable<Key, V>;
   readonly cache?: LookupCacheOptions;
   /** Retries of a failed lookup (Flink's `lookup.max-retries`). */
   readonly maxRetries?: number;

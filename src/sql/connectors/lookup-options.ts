@@ -36,8 +36,8 @@ export interface LookupOptionValues {
 const DEFAULT_MAX_RETRIES = 3;
 
 /**
- * The cache the options ask for, or undefined. Weir's cache needs both a size and an expiry;
- * `PARTIAL` without one of them is refused rather than guessed.
+ * The cache the options ask for, or undefined. Weir's cache is bounded in size, so `PARTIAL`
+ * needs `max-rows`; without an expiry its rows are kept until they are pushed out (as in Flink).
  */
 export function lookupCache(
   o: LookupOptionValues,
@@ -46,10 +46,13 @@ export function lookupCache(
   const legacy = o['lookup.cache.max-rows'] !== undefined || o['lookup.cache.ttl'] !== undefined;
   if (o['lookup.cache'] !== 'PARTIAL' && !legacy) return undefined;
   const maxRows = o['lookup.partial-cache.max-rows'] ?? o['lookup.cache.max-rows'];
-  const ttlMs = o['lookup.partial-cache.expire-after-write'] ?? o['lookup.cache.ttl'];
-  if (maxRows === undefined || ttlMs === undefined)
+  const ttlMs =
+    o['lookup.partial-cache.expire-after-write'] ??
+    o['lookup.cache.ttl'] ??
+    Number.POSITIVE_INFINITY;
+  if (maxRows === undefined)
     return sqlError(
-      `table '${table.name}': a lookup cache needs 'lookup.partial-cache.max-rows' and 'lookup.partial-cache.expire-after-write' (Weir's cache is bounded in both)`,
+      `table '${table.name}': a lookup cache needs 'lookup.partial-cache.max-rows' (Weir's cache is bounded in size)`,
       table.options.get('lookup.cache')?.at ?? table.at,
     );
   const missing =

@@ -418,7 +418,12 @@ class Parser {
         } else if (this.isWord('LIKE')) {
           this.fail('a column (LIKE goes after WITH (...))');
         } else {
-          columns.push(this.columnDefinition());
+          columns.push(
+            this.columnDefinition((column) => {
+              if (primaryKey !== undefined) this.fail('a single PRIMARY KEY');
+              primaryKey = [column];
+            }),
+          );
         }
       } while (this.acceptSymbol(','));
       this.expectSymbol(')');
@@ -491,7 +496,8 @@ class Parser {
     return names;
   }
 
-  private columnDefinition(): ColumnDefinition {
+  /** A column; `inlineKey` is told of a column declared `PRIMARY KEY NOT ENFORCED` itself. */
+  private columnDefinition(inlineKey: (column: string) => void): ColumnDefinition {
     const at = this.at;
     const name = this.identifier('a column name');
     if (this.isSymbol(',') || this.isSymbol(')')) return { kind: 'name-only', name, at };
@@ -509,7 +515,9 @@ class Parser {
       return { kind: 'metadata', name, type, key, virtual, at };
     }
     if (this.acceptWord('PRIMARY', 'KEY')) {
-      this.unsupported('an inline PRIMARY KEY (use PRIMARY KEY (col) NOT ENFORCED)', at);
+      this.expectWord('NOT');
+      this.expectWord('ENFORCED');
+      inlineKey(name);
     }
     if (this.acceptWord('COMMENT')) this.stringLiteral();
     return { kind: 'physical', name, type, at };

@@ -45,6 +45,13 @@ function regularJoinState(detail: string): string | undefined {
   return `state: every row of both inputs by join key; the ${sides} rows only until the watermark shows that no later row of the other input can match them`;
 }
 
+/** An interval join by processing time (its detail line says so): its rows expire by the clock. */
+function intervalJoinState(detail: string): string | undefined {
+  return detail.includes(', processing time, ')
+    ? 'state: each input row until the processing-time clock passes its interval (a row of an outer side that met nothing leaves then, padded)'
+    : undefined;
+}
+
 /** The plan text with a state line under each stateful node of its logical plan. */
 export function withStateLines(plan: string): string {
   const out: string[] = [];
@@ -61,6 +68,7 @@ export function withStateLines(plan: string): string {
         ? undefined
         : ((kind === 'keyed-process' ? keyedProcessState(node?.[2] ?? '') : undefined) ??
           (kind === 'regular-join' ? regularJoinState(lines[i + 1] ?? '') : undefined) ??
+          (kind === 'time-interval-join' ? intervalJoinState(lines[i + 1] ?? '') : undefined) ??
           STATE[kind]);
     if (state !== undefined) out.push(`      ${state}`);
   }

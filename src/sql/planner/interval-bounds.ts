@@ -1,8 +1,10 @@
 /**
  * Recognises an interval join in a join condition, as Flink does: bounds on the difference
- * of the two inputs' rowtimes (`r.t BETWEEN l.t - INTERVAL '5' SECOND AND l.t + INTERVAL
- * '5' SECOND`, or `>=`/`<=`/`>`/`<` pairs) that limit it from both sides. Such a join keeps
- * each row only until the watermark passes its interval, and emits insert-only rows.
+ * of a time attribute of each input, both rowtimes or both PROCTIME() columns (`r.t BETWEEN
+ * l.t - INTERVAL '5' SECOND AND l.t + INTERVAL '5' SECOND`, `>=`/`<=`/`>`/`<` pairs, or
+ * `r.t = l.t`, the interval [0, 0]) that limit it from both sides. Such a join keeps each row
+ * only until the watermark (or the processing-time clock) passes its interval, and emits
+ * insert-only rows.
  */
 import { compileScalar } from '../expressions/compile.js';
 import { Scope } from '../expressions/scope.js';
@@ -22,15 +24,18 @@ export interface TimeTerm {
   readonly offset: number;
 }
 
-/** `e` as a term of the column `columnAt` finds (its position), or undefined. */
+/**
+ * `e` as a term of the column `columnAt` finds (its position), or undefined. Intervals may be
+ * chained (`t + INTERVAL '1' SECOND - INTERVAL '10' SECOND`), as Flink folds them.
+ */
 export function timeTerm(e: Expr, columnAt: (e: Expr) => number | undefined): TimeTerm | undefined {
   const index = columnAt(e);
   if (index !== undefined) return { index, offset: 0 };
   if (e.kind === 'binary' && (e.op === '+' || e.op === '-')) {
-    const base = columnAt(e.left);
+    const base = timeTerm(e.left, columnAt);
     const ms = intervalMs(e.right);
     if (base !== undefined && ms !== undefined)
-      return { index: base, offset: e.op === '+' ? ms : -ms };
+      return { index: base.index, offset: base.offset + (e.op === '+' ? ms : -ms) };
   }
   return undefined;
 }
@@ -48,17 +53,18 @@ export function intervalMs(e: Expr): number | undefined {
 
 /**
  * The bounds in `parts`, and the parts that are not bounds; undefined unless both a lower
- * and an upper bound are found. `isRowtime(e)` gives the position of a rowtime column
- * reference (left columns before right ones), or undefined. The bounds relate one rowtime of
- * each side (`leftTime`, `rightTime`: their positions); a comparison of other rowtimes (of an
- * input with several, an interval join's) is no bound but a further condition.
+ * and an upper bound are found. `isTime(e)` gives the position of a reference to a time
+ * attribute of one kind (rowtimes, or PROCTIME() columns; left columns before right ones), or
+ * undefined. The bounds relate one attribute of each side (`leftTime`, `rightTime`: their
+ * positions); a comparison of others (of an input with several, an interval join's) is no
+ * bound but a further condition.
  */
 export function intervalBounds(
   parts: readonly Expr[],
-  isRowtime: (e: Expr) => number | undefined,
+  isTime: (e: Expr) => number | undefined,
   leftWidth: number,
 ): { bounds: IntervalBounds; rest: Expr[]; leftTime: number; rightTime: number } | undefined {
-  const term = (e: Expr) => timeTerm(e, isRowtime);
+  const term = (e: Expr) => timeTerm(e, isTime);
   let lower: { value: number; exclusive: boolean } | undefined;
   let upper: { value: number; exclusive: boolean } | undefined;
   let times: { left: number; right: number } | undefined;
@@ -86,11 +92,19 @@ export function intervalBounds(
     return true;
   };
   const rest: Expr[] = [];
+  /** Applies both `a >= b` and `c <= d`, or neither. */
+  const applyBoth = (a: Expr, b: Expr, c: Expr, d: Expr): boolean => {
+    const before = { lower, upper, times };
+    if (apply(a, '>=', b) && apply(c, '<=', d)) return true;
+    ({ lower, upper, times } = before);
+    return false;
+  };
   for (const part of parts) {
     if (part.kind === 'between' && !part.negated) {
-      const before = { lower, upper, times };
-      if (apply(part.arg, '>=', part.low) && apply(part.arg, '<=', part.high)) continue;
-      ({ lower, upper, times } = before);
+      if (applyBoth(part.arg, part.low, part.arg, part.high)) continue;
+    } else if (part.kind === 'binary' && part.op === '=') {
+      // Equal times (Flink's testRowTimeInnerJoinWithEquiTimeAttrs): the interval [0, 0].
+      if (applyBoth(part.left, part.right, part.left, part.right)) continue;
     } else if (
       part.kind === 'binary' &&
       (part.op === '<' || part.op === '<=' || part.op === '>' || part.op === '>=') &&

@@ -1,20 +1,24 @@
 /**
- * Event-time interval joins, INNER, LEFT, RIGHT and FULL, as Flink SQL runs them (its
- * `StreamExecIntervalJoin` and `RowTimeIntervalJoin`): a join of two insert-only inputs whose
- * condition bounds the difference of a rowtime of each side from both sides
- * (`interval-bounds.ts`). Matched pairs leave at once; a row of an outer side that met nothing
+ * Interval joins, INNER, LEFT, RIGHT and FULL, as Flink SQL runs them (its
+ * `StreamExecIntervalJoin`, `RowTimeIntervalJoin` and `ProcTimeIntervalJoin`): a join of two
+ * insert-only inputs whose condition bounds the difference of a time attribute of each side
+ * from both sides (`interval-bounds.ts`), two rowtimes or two PROCTIME() columns. Matched pairs leave at once; a row of an outer side that met nothing
  * leaves padded with NULLs when the watermark passes its interval (when it leaves the state).
  * The output is insert-only and keeps both inputs' rowtimes as time attributes: the join holds
  * the watermark back by the interval's span, so that neither is late downstream. Its rows
  * carry the left rowtime as their event time (the right one in a RIGHT join); the other rowtime
  * columns are marked `restamp` for the operators that window or order by them (`event-time.ts`).
  * An empty interval (its lower bound past its upper one) joins nothing: as in Flink, the rows
- * of an outer side are padded at once and those of an inner side dropped.
+ * of an outer side are padded at once and those of an inner side dropped. By processing time
+ * each row's time is the join's clock when it arrives, rows expire by that clock, and the
+ * output keeps the PROCTIME() columns as time attributes but no rowtime: nothing holds the
+ * watermark back for them.
  */
 import type { DataStream } from '../../api/streams.js';
 import { timeIntervalJoin } from '../../api/time-interval-join.js';
 import type { JoinType } from '../../core/joins.js';
 import type { Key } from '../../core/key-groups.js';
+import type { TimeDomain } from '../../core/windows.js';
 import type { Row } from '../connectors/connector.js';
 import type { ScopeColumn } from '../expressions/scope.js';
 import { withNullability } from '../types/logical-type.js';
@@ -30,16 +34,19 @@ export interface IntervalJoinPlan {
   readonly rightKey: (row: Row) => Key;
   /** `right rowtime - left rowtime` lies within these. */
   readonly bounds: IntervalBounds;
-  /** The positions of the two rowtimes the bounds relate (the right one among the right's columns). */
+  /** The positions of the two time attributes the bounds relate (the right one among the right's columns). */
   readonly leftTime: number;
   readonly rightTime: number;
+  /** Rowtimes (event time) or PROCTIME() columns (processing time). */
+  readonly timeDomain: TimeDomain;
   /** The rest of the condition, on the joined row; undefined: none. */
   readonly test: ((row: Row) => boolean) | undefined;
 }
 
 /** Plans the interval join of `plan.left` and `plan.right`. */
 export function planIntervalJoin(plan: IntervalJoinPlan): Relation {
-  const { type, left, right, leftTime, rightTime, test } = plan;
+  const { type, left, right, leftTime, rightTime, test, timeDomain } = plan;
+  const proctime = timeDomain === 'processing-time';
   const leftWidth = left.columns.length;
   const nullsLeft: Row = new Array<unknown>(leftWidth).fill(null);
   const nullsRight: Row = new Array<unknown>(right.columns.length).fill(null);
@@ -53,8 +60,8 @@ export function planIntervalJoin(plan: IntervalJoinPlan): Relation {
   const leftOuter = type === 'left' || type === 'full';
   const rightOuter = type === 'right' || type === 'full';
   const columns = [
-    ...left.columns.map((c) => padded(c, rightOuter)),
-    ...right.columns.map((c) => padded(c, leftOuter)),
+    ...left.columns.map((c) => padded(c, rightOuter, proctime)),
+    ...right.columns.map((c) => padded(c, leftOuter, proctime)),
   ];
   if (lower > upper) {
     // An inner side's rows are all dropped, through a filter that passes its watermarks on.
@@ -81,6 +88,7 @@ export function planIntervalJoin(plan: IntervalJoinPlan): Relation {
     right.stream.keyBy(plan.rightKey, 'rightKey'),
     {
       type,
+      timeDomain,
       lower,
       upper,
       leftTime: (row: Row) => row[leftTime] as number | null,
@@ -98,7 +106,11 @@ export function planIntervalJoin(plan: IntervalJoinPlan): Relation {
   };
 }
 
-/** A column of the output: nullable where its side may be padded; time attributes stay. */
-function padded(c: ScopeColumn, nullable: boolean): ScopeColumn {
-  return nullable ? { ...c, type: withNullability(c.type, true) } : c;
+/**
+ * A column of the output: nullable where its side may be padded; time attributes stay, but for
+ * rowtimes in a join by processing time (`noRowtime`), which keeps no watermark in step with them.
+ */
+function padded(c: ScopeColumn, nullable: boolean, noRowtime: boolean): ScopeColumn {
+  const out = nullable ? { ...c, type: withNullability(c.type, true) } : c;
+  return noRowtime && out.rowtime ? { ...out, rowtime: false, restamp: false } : out;
 }

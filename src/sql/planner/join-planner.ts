@@ -1,8 +1,9 @@
 /**
  * Regular joins (`[INNER | LEFT | RIGHT | FULL] JOIN ... ON`, and `FROM a, b WHERE ...`) on
  * equality keys, planned onto the DataStream API's regular join, or, when both inputs are
- * insert-only and the condition bounds the two rowtimes from both sides (`interval-bounds.ts`),
- * an interval join (`interval-join-planner.ts`). The ON condition is split
+ * insert-only and the condition bounds two rowtimes (or two PROCTIME() columns) of the sides
+ * from both sides (`interval-bounds.ts`), an interval join (`interval-join-planner.ts`), which,
+ * as in Flink, needs no equality key (its rows then all meet at one key). The ON condition is split
  * into its AND-ed parts: equalities between a column expression of each side are the join
  * key, conditions on one side of an inner join filter that side before the join, and the
  * rest is checked on each pair. As in Flink, an inner join of insert-only inputs (and an
@@ -135,11 +136,39 @@ export function planJoin(
   const leftOnly: Expr[] = [];
   const rightOnly: Expr[] = [];
   const residual: Expr[] = [];
+  const insertOnly = !isUpdating(left) && !isUpdating(right);
+  /** The position of a rowtime column, of a PROCTIME() column: the bounds of an interval join. */
+  const timeAt =
+    (attribute: 'rowtime' | 'proctime') =>
+    (e: Expr): number | undefined => {
+      if (e.kind !== 'column') return undefined;
+      const r = scope.resolve(e.path, e.at);
+      return r.fields.length === 0 && r.column[attribute] === true ? r.index : undefined;
+    };
+  const rowtimeAt = timeAt('rowtime');
+  const proctimeAt = timeAt('proctime');
+  /** Equalities of a time attribute of each side, taken as bounds rather than keys. */
+  const timeEqualities: { part: Expr; left: Expr; right: Expr }[] = [];
   for (const part of conjuncts(condition)) {
     // Type-checked as written first, so that errors name the user's expression.
     compilePredicate(part, scope, 'join condition');
     const sides = sidesOf(part, scope, leftWidth);
     const equality = keyEquality(part);
+    if (equality !== undefined && !equality.nullSafe && insertOnly) {
+      // Equal time attributes of the two sides bound an interval join to [0, 0], as in Flink.
+      const [a, b] = equality.operands;
+      const across = (at: (e: Expr) => number | undefined) => {
+        const x = at(a);
+        const y = at(b);
+        return x !== undefined && y !== undefined && x < leftWidth !== y < leftWidth;
+      };
+      if (across(rowtimeAt) || across(proctimeAt)) {
+        const aLeft = sidesOf(a, scope, leftWidth).left;
+        timeEqualities.push({ part, left: aLeft ? a : b, right: aLeft ? b : a });
+        residual.push(part);
+        continue;
+      }
+    }
     if (equality !== undefined) {
       const [a, b] = equality.operands;
       const l = sidesOf(a, scope, leftWidth);
@@ -161,11 +190,17 @@ export function planJoin(
     else if (type === 'inner' && sides.right && !sides.left) rightOnly.push(part);
     else residual.push(part);
   }
-  if (leftKeys.length === 0) {
-    return sqlError(
-      'a join needs at least one equality condition between a column of each side (Weir SQL has no cross or theta joins)',
-      condition?.at ?? item.at,
-    );
+  const rowtimes = insertOnly ? intervalBounds(residual, rowtimeAt, leftWidth) : undefined;
+  const interval =
+    rowtimes ?? (insertOnly ? intervalBounds(residual, proctimeAt, leftWidth) : undefined);
+  if (interval === undefined) {
+    // No interval join after all: equal times are join keys again.
+    for (const eq of timeEqualities) {
+      residual.splice(residual.indexOf(eq.part), 1);
+      leftKeys.push(eq.left);
+      rightKeys.push(eq.right);
+      nullSafe.push(false);
+    }
   }
   const leftKeyFns = leftKeys.map((k) => compileScalar(k, leftScope));
   const rightKeyFns = rightKeys.map((k) => compileScalar(k, rightScope));
@@ -196,7 +231,7 @@ export function planJoin(
     'right',
     nullSafe,
   );
-  if (!isUpdating(left) && !isUpdating(right)) {
+  if (insertOnly && leftKeys.length > 0) {
     const windows = windowJoinColumns(
       leftKeys,
       rightKeys,
@@ -232,27 +267,26 @@ export function planJoin(
       });
     }
   }
-  if (!isUpdating(left) && !isUpdating(right)) {
-    const rowtimeAt = (e: Expr): number | undefined => {
-      if (e.kind !== 'column') return undefined;
-      const r = scope.resolve(e.path, e.at);
-      return r.fields.length === 0 && r.column.rowtime ? r.index : undefined;
-    };
-    const interval = intervalBounds(residual, rowtimeAt, leftWidth);
-    if (interval !== undefined) {
-      const rest = and(interval.rest, item.at);
-      return planIntervalJoin({
-        type,
-        left,
-        right,
-        leftKey,
-        rightKey,
-        bounds: interval.bounds,
-        leftTime: interval.leftTime,
-        rightTime: interval.rightTime - leftWidth,
-        test: rest === undefined ? undefined : compilePredicate(rest, scope, 'join condition'),
-      });
-    }
+  if (interval !== undefined) {
+    const rest = and(interval.rest, item.at);
+    return planIntervalJoin({
+      type,
+      left,
+      right,
+      leftKey,
+      rightKey,
+      bounds: interval.bounds,
+      leftTime: interval.leftTime,
+      rightTime: interval.rightTime - leftWidth,
+      timeDomain: rowtimes === undefined ? 'processing-time' : 'event-time',
+      test: rest === undefined ? undefined : compilePredicate(rest, scope, 'join condition'),
+    });
+  }
+  if (leftKeys.length === 0) {
+    return sqlError(
+      'a join needs at least one equality condition between a column of each side, or bounds on a time attribute of each side (an interval join); Weir SQL has no cross or theta joins',
+      condition?.at ?? item.at,
+    );
   }
   const rightWidth = right.columns.length;
   const pairCondition = and(residual, item.at);

@@ -10,6 +10,7 @@
 
 import type { DataStream } from '../../api/streams.js';
 import { AsyncRetry } from '../../core/async-io.js';
+import type { Collector } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import type { Row } from '../connectors/connector.js';
@@ -34,6 +35,8 @@ import { conjuncts } from './join-planner.js';
 import { keyEquality } from './key-equality.js';
 import type { Relation } from './relation.js';
 import { concatenation } from './row-builders.js';
+import { valuesKey } from './row-key.js';
+import { computedColumnsOf } from './source-planner.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
 type TableItem = Extract<FromItem, { kind: 'table' }>;
@@ -67,14 +70,25 @@ export function planLookupJoin(
   const leftScope = new Scope(left.columns);
   checkAsOf(dimItem.asOf as Expr, new Scope(planned.columns), dimItem.name);
   const stored = table.columns.filter((c) => c.computed === undefined);
-  if (stored.length !== table.columns.length)
+  const connector = connectorOf(table);
+  // Flink plans AS OF PROCTIME() against a table it cannot look up as a processing-time
+  // temporal join of its versions, which it refuses so.
+  if (connector.lookup === undefined && connector.lookupRows === undefined)
+    return sqlError(
+      `Processing-time temporal join is not supported yet: connector '${connector.name}' of '${table.name}' cannot be looked up (FOR SYSTEM_TIME AS OF a PROCTIME() column); 'jdbc' and 'filesystem' tables can`,
+      dimItem.at,
+    );
+  // A table read by several columns at once may have computed columns: they are computed on
+  // the rows looked up (a copy: the table's rows may be cached and shared).
+  const computed = connector.lookupRows === undefined ? undefined : computedColumnsOf(table);
+  if (stored.length !== table.columns.length && computed === undefined)
     sqlError(
       `table '${table.name}' has computed columns; a lookup join reads only tables without them yet`,
       dimItem.at,
     );
   const qualifier = dimItem.alias ?? dimItem.name;
   const outer = item.type === 'LEFT';
-  const dimColumns: ScopeColumn[] = stored.map((c) => ({
+  const dimColumns: ScopeColumn[] = (computed === undefined ? stored : table.columns).map((c) => ({
     name: c.name,
     type: outer ? withNullability(c.type, true) : c.type,
     qualifier,
@@ -86,83 +100,131 @@ export function planLookupJoin(
     left: contains(e, (x) => x.kind === 'column' && scope.resolve(x.path, x.at).index < leftWidth),
     dim: contains(e, (x) => x.kind === 'column' && scope.resolve(x.path, x.at).index >= leftWidth),
   });
-  /** The table's column that `e` is, bare (no ROW field), or undefined. */
+  /** The table's stored column that `e` is, bare (no ROW field), or undefined. */
   const dimColumnOf = (e: Expr): number | undefined => {
     if (e.kind !== 'column') return undefined;
     const r = scope.resolve(e.path, e.at);
-    return r.index >= leftWidth && r.fields.length === 0 ? r.index - leftWidth : undefined;
+    if (r.index < leftWidth || r.fields.length > 0) return undefined;
+    return table.columns[r.index - leftWidth]?.computed === undefined
+      ? r.index - leftWidth
+      : undefined;
   };
-  let key: { column: number; expr: Expr } | undefined;
+  // Lookup keys: `column = expression` with no column of the table in the expression (one of
+  // the left side, or a constant). A table read by several columns takes every such pair, as
+  // Flink does; one read by a single column takes the first, and checks the others.
+  const many = connector.lookupRows !== undefined;
+  const keys: { column: number; expr: Expr }[] = [];
   const residual: Expr[] = [];
   for (const written of conjuncts(item.on)) {
     compilePredicate(written, scope, 'join condition');
     const part = asFlinkLooksUp(written, sideOf);
-    if (key === undefined && part.kind === 'binary' && part.op === '=') {
+    if ((many || keys.length === 0) && part.kind === 'binary' && part.op === '=') {
       const pairs: [Expr, Expr][] = [
         [part.left, part.right],
         [part.right, part.left],
       ];
       const found = pairs.find(([d, l]) => dimColumnOf(d) !== undefined && !sideOf(l).dim);
-      if (found !== undefined) {
-        key = { column: dimColumnOf(found[0]) as number, expr: found[1] };
+      const column = found === undefined ? undefined : (dimColumnOf(found[0]) as number);
+      if (found !== undefined && !keys.some((k) => k.column === column)) {
+        keys.push({ column: column as number, expr: found[1] });
         continue;
       }
     }
     residual.push(part);
   }
-  if (key === undefined)
+  if (keys.length === 0)
     return sqlError(
       `a lookup join needs an equality between a column of '${table.name}' and an expression of the other side`,
       item.on?.at ?? item.at,
     );
-  const keyColumn = stored[key.column] as (typeof stored)[number];
-  const keyType = keyColumn.type;
-  if (!isInteger(keyType) && !isCharacterString(keyType) && keyType.kind !== 'BOOLEAN')
-    sqlError(
-      `lookup key '${keyColumn.name}' is ${formatType(keyType)}; Weir looks rows up by integer, string or BOOLEAN columns`,
-      key.expr.at,
-    );
-  const keyFn = lookupKey(key.expr, leftScope, keyType);
-  const connector = connectorOf(table);
-  if (connector.lookup === undefined)
-    return sqlError(
-      `connector '${connector.name}' cannot be looked up (FOR SYSTEM_TIME AS OF); 'jdbc' and 'filesystem' can`,
-      dimItem.at,
-    );
-  const source = connector.lookup(table, keyColumn.name);
-  const condition =
-    outer || residual.length === 0 ? undefined : compileConjunction(residual, scope);
-  // An outer join checks the other conditions on the two rows, before any joined row is built.
+  const keyFns = keys.map((key) => {
+    const keyColumn = table.columns[key.column] as (typeof table.columns)[number];
+    const keyType = keyColumn.type;
+    if (!isInteger(keyType) && !isCharacterString(keyType) && keyType.kind !== 'BOOLEAN')
+      sqlError(
+        `lookup key '${keyColumn.name}' is ${formatType(keyType)}; Weir looks rows up by integer, string or BOOLEAN columns`,
+        key.expr.at,
+      );
+    return lookupKey(key.expr, leftScope, keyType);
+  });
+  const keyNames = keys.map(
+    (k) => (table.columns[k.column] as (typeof table.columns)[number]).name,
+  );
+  const nulls: Row = new Array<unknown>(dimColumns.length).fill(null);
+  // An outer join checks the other conditions on the two rows, before any joined row is built;
+  // so does a join of several rows per key, on each of them.
   const matches =
-    outer && residual.length > 0 ? twoRowPredicate(residual, scope, leftWidth) : undefined;
-  const nulls: Row = new Array<unknown>(stored.length).fill(null);
-  const common = {
-    key: keyFn,
-    ...(source.cache === undefined ? {} : { cache: source.cache }),
-    ...(source.maxRetries === undefined || source.maxRetries === 0
+    (outer || many) && residual.length > 0
+      ? twoRowPredicate(residual, scope, leftWidth)
+      : undefined;
+  const retry = <R>(maxRetries: number | undefined) =>
+    maxRetries === undefined || maxRetries === 0
       ? {}
       : {
-          retry: AsyncRetry.fixedDelay<Row>({
-            maxAttempts: source.maxRetries + 1,
+          retry: AsyncRetry.fixedDelay<R>({
+            maxAttempts: maxRetries + 1,
             delayMs: RETRY_DELAY_MS,
           }),
-        }),
-  };
-  /** The join whose output rows `rows` writes from the left row and the table's row. */
-  const join = (rows: JoinedRow): DataStream<Row> => {
-    if (!outer) return left.stream.lookupJoin(source.table, { ...common, select: rows });
-    return left.stream.lookupJoin(source.table, {
-      ...common,
-      join: 'left',
-      // A row whose match fails the other conditions is padded, as an outer join does.
-      select: (l: Row, d: Row | null): Row =>
-        d === null || (matches !== undefined && !matches(l, d)) ? rows(l, nulls) : rows(l, d),
-    });
-  };
+        };
+  let join: (rows: JoinedRow) => DataStream<Row>;
+  if (connector.lookupRows !== undefined) {
+    const source = connector.lookupRows(table, keyNames);
+    // Any NULL in the key looks nothing up (Flink skips a lookup with a NULL key).
+    const key = (l: Row): Key | null => {
+      const values = keyFns.map((f) => f(l));
+      return values.includes(null) ? null : valuesKey(values);
+    };
+    const common = {
+      key,
+      ...(source.cache === undefined ? {} : { cache: source.cache }),
+      ...retry<Row[]>(source.maxRetries),
+    };
+    const fill = computed;
+    join = (rows) => {
+      /** The joined rows of a left row with its key's rows that meet the other conditions. */
+      const joined = (l: Row, found: readonly Row[] | null, out: Row[]): Row[] => {
+        for (const row of found ?? []) {
+          const d = fill === undefined ? row : fill([...row]);
+          if (matches === undefined || matches(l, d)) out.push(rows(l, d));
+        }
+        if (outer && out.length === 0) out.push(rows(l, nulls));
+        return out;
+      };
+      return left.stream
+        .lookupJoin(source.table, {
+          ...common,
+          join: 'left',
+          select: (l: Row, found: readonly Row[] | null): Row[] => joined(l, found, []),
+        })
+        .flatMap(spread)
+        .name(`lookup join ${table.name}: rows`);
+    };
+  } else {
+    const source = (connector.lookup as NonNullable<typeof connector.lookup>)(
+      table,
+      keyNames[0] as string,
+    );
+    const common = {
+      key: keyFns[0] as (row: Row) => Key | null,
+      ...(source.cache === undefined ? {} : { cache: source.cache }),
+      ...retry<Row>(source.maxRetries),
+    };
+    /** The join whose output rows `rows` writes from the left row and the table's row. */
+    join = (rows) => {
+      if (!outer) return left.stream.lookupJoin(source.table, { ...common, select: rows });
+      return left.stream.lookupJoin(source.table, {
+        ...common,
+        join: 'left',
+        // A row whose match fails the other conditions is padded, as an outer join does.
+        select: (l: Row, d: Row | null): Row =>
+          d === null || (matches !== undefined && !matches(l, d)) ? rows(l, nulls) : rows(l, d),
+      });
+    };
+  }
   const relation = new LookupJoinRelation(scope.columns, join, leftWidth);
-  if (condition === undefined) return relation;
+  if (outer || many || residual.length === 0) return relation;
   return {
-    stream: relation.stream.filter(condition).name('join condition'),
+    stream: relation.stream.filter(compileConjunction(residual, scope)).name('join condition'),
     columns: scope.columns,
   };
 }
@@ -185,6 +247,11 @@ function asFlinkLooksUp(
   const b = sideOf(right);
   const pair = (a.left && !a.dim && b.dim && !b.left) || (a.dim && !a.left && b.left && !b.dim);
   return pair ? { kind: 'binary', op: '=', left, right, at: part.at } : part;
+}
+
+/** Emits each of a left row's joined rows. */
+function spread(rows: Row[], out: Collector<Row>): void {
+  for (const row of rows) out.collect(row);
 }
 
 /** How a lookup join writes its output row from the left row and the table's row (or NULLs). */

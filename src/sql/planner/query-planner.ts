@@ -350,7 +350,7 @@ function planFrom(
         const dim = ctx.catalog.get(item.right.name, item.right.at);
         if (dim.kind === 'view')
           return sqlError(
-            `'${item.right.name}' is a view; FOR SYSTEM_TIME AS OF looks up a table`,
+            `Processing-time temporal join is not supported yet: '${item.right.name}' is a view, and FOR SYSTEM_TIME AS OF a PROCTIME() column looks up a table`,
             item.right.at,
           );
         // The left keeps only the columns the SELECT names, as a regular join's inputs do. Its

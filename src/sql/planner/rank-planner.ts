@@ -350,8 +350,7 @@ export function planRank(
     !retract && p.limit === 1 && window.orderBy.length === 1 && (orderColumn.rowtime || byArrival)
       ? first
       : undefined;
-  if (dedupBy?.descending === true && !byArrival)
-    keepTimeAttribute(columns, p.inner.items, dedupBy.expr);
+  if (dedupBy !== undefined && !byArrival) keepTimeAttribute(columns, p.inner.items, dedupBy.expr);
   // The enclosing SELECT's columns written by the operator's own row builder.
   const pick = picked(outer, columns);
   // Without the row number in the output, as Flink's Top-N then: a row entering the range is
@@ -456,9 +455,9 @@ function rankEndPosition(column: Expr & { kind: 'column' }, visible: readonly Sc
 }
 
 /**
- * Flink's versioned view: the last row per key by event time keeps its time attribute (the
- * ORDER BY column, where the subquery selects it), so the deduplication can be the versioned
- * side of a temporal join, its changes stamped with their rows' event times.
+ * Flink's versioned view: the first or last row per key by event time keeps its time
+ * attribute (the ORDER BY column, where the subquery selects it), so the deduplication can be
+ * the versioned side of a temporal join, its changes stamped with their rows' event times.
  */
 function keepTimeAttribute(
   columns: ScopeColumn[],

@@ -90,6 +90,36 @@ export function tableColumns(table: CatalogTable): ScopeColumn[] {
   }));
 }
 
+/**
+ * The function giving a row of the connector's stored columns the table's computed ones, or
+ * undefined when it has none. It may append to the row it gets (a fresh row of the connector).
+ */
+export function computedColumnsOf(
+  table: CatalogTable,
+  columns: readonly ScopeColumn[] = tableColumns(table),
+): ((row: Row) => Row) | undefined {
+  const physical = table.columns.filter((c) => c.computed === undefined).length;
+  if (physical === columns.length) return undefined;
+  // Computed columns see the physical ones (Flink allows no computed column in another's expression).
+  const scope = new Scope(columns.slice(0, physical));
+  const trailing = table.columns.slice(physical).every((c) => c.computed !== undefined);
+  // The connector's rows are fresh and this function is their only reader: computed columns
+  // after the stored ones are appended to each row rather than copied into a new one.
+  return (
+    trailing
+      ? compileAppend(
+          table.columns.slice(physical).map((c) => c.computed as NonNullable<typeof c.computed>),
+          scope,
+        )
+      : compileProjection(
+          table.columns.map(
+            (c) => c.computed ?? { kind: 'column' as const, path: [c.name], at: table.at },
+          ),
+          scope,
+        )
+  ).fn;
+}
+
 export function planSource(table: CatalogTable, env: StreamEnvironment): Relation {
   const connector = table.dataStream === undefined ? connectorOf(table) : DATASTREAM_CONNECTOR;
   if (
@@ -104,28 +134,7 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
   const columns = tableColumns(table);
   const rowtime = rowtimeOf(table, columns);
   if (connector.scan !== undefined) return planScan(table, connector.scan(table, env), columns);
-  const physical = table.columns.filter((c) => c.computed === undefined).length;
-  let computed: ((row: Row) => Row) | undefined;
-  if (physical < columns.length) {
-    // Computed columns see the physical ones (Flink allows no computed column in another's expression).
-    const scope = new Scope(columns.slice(0, physical));
-    const trailing = table.columns.slice(physical).every((c) => c.computed !== undefined);
-    // The connector's rows are fresh and this function is their only reader: computed columns
-    // after the stored ones are appended to each row rather than copied into a new one.
-    computed = (
-      trailing
-        ? compileAppend(
-            table.columns.slice(physical).map((c) => c.computed as NonNullable<typeof c.computed>),
-            scope,
-          )
-        : compileProjection(
-            table.columns.map(
-              (c) => c.computed ?? { kind: 'column' as const, path: [c.name], at: table.at },
-            ),
-            scope,
-          )
-    ).fn;
-  }
+  const computed = computedColumnsOf(table, columns);
   const changes = connector.changelogSource?.(table, env);
   if (changes !== undefined) return planChangelogSource(table, changes, columns, computed, rowtime);
   if (connector.source === undefined)

@@ -7,16 +7,22 @@
  * its key valid at that time; versions older than the one valid at the watermark are dropped.
  * The ON condition must equate the whole primary key with left-side expressions (`=`, or
  * `IS NOT DISTINCT FROM`, where a NULL matches the NULL-keyed version); further conditions
- * filter the left rows (INNER only) or the joined rows (INNER only).
+ * drop the joined row (INNER) or pad it with NULLs (LEFT), as Flink's join condition does. A
+ * changing left side joins change by change, each keeping its kind (Flink's temporal join
+ * emits the probe row's RowKind).
  */
+import type { Change } from '../../core/changelog.js';
+import type { Json } from '../../core/snapshot.js';
+import type { StateSerializer } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import { Scope } from '../expressions/scope.js';
 import type { Expr, FromItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { formatType, withNullability } from '../types/logical-type.js';
+import { collectDefined } from './calc.js';
 import { noteChangelogRole } from './changelog-plan.js';
-import { changesOf, requireInsertOnly } from './changelog-relation.js';
+import { changesOf, isUpdating, retracting, updatingRelation } from './changelog-relation.js';
 import { withEventTime } from './event-time.js';
 import { contains } from './expr-tools.js';
 import { and, conjuncts } from './join-planner.js';
@@ -47,7 +53,6 @@ export function planTemporalJoin(
       item.at,
     );
   const left = planFrom(item.left);
-  requireInsertOnly(left, 'a temporal join (FOR SYSTEM_TIME AS OF)', item.at);
   const right = planFrom({ ...versioned, asOf: undefined });
   // A table's declared key, or a versioned view's: the key of the last row per key by event
   // time (ROW_NUMBER() OVER (PARTITION BY k ORDER BY rowtime DESC) = 1), as Flink derives it.
@@ -110,12 +115,6 @@ export function planTemporalJoin(
       `a temporal join's condition must equate the whole primary key (${key.join(', ')}) of '${versioned.name}' with the left side; missing: ${missing.map((p) => right.columns[p]?.name).join(', ')}`,
       item.on?.at ?? item.at,
     );
-  if (item.type === 'LEFT' && leftOnly.length + residual.length > 0)
-    sqlError(
-      'a LEFT temporal join with conditions besides the primary-key equality is not supported by Weir SQL yet',
-      (leftOnly[0] ?? residual[0] ?? item).at,
-    );
-
   const probeFns = pkPositions.map((p) => {
     const probe = compileScalar(probeKeys.get(p) as Expr, leftScope);
     const column = right.columns[p] as (typeof right.columns)[number];
@@ -138,13 +137,6 @@ export function planTemporalJoin(
       if (values[i] === null && strict[i] === true) return noMatch;
     return valuesKey(values);
   };
-  // The left rows wait for the watermark to pass the time they carry: that of the AS OF column.
-  const probing = withEventTime(left, time.index);
-  let probes = probing.stream;
-  if (leftOnly.length > 0) {
-    const test = compilePredicate(and(leftOnly, item.at) as Expr, leftScope, 'join condition');
-    probes = probes.filter(test).name('temporal join input filter');
-  }
   // An update's -U holds the old row at its old rowtime: the +U that follows starts the new
   // version, so the versions are the table's +I, +U and -D changes.
   const changes = changesOf(right).filter((c) => c.kind !== '-U');
@@ -152,22 +144,78 @@ export function planTemporalJoin(
   const versions = changes.materialize(rowKeyOf(pkPositions), { serializer: ROW_SERIALIZER });
   const type = item.type === 'LEFT' ? 'left' : 'inner';
   const nulls: Row = new Array<unknown>(right.columns.length).fill(null);
-  let rows = probes
-    .temporalJoin(versions, { probeKey, type, probeSerializer: ROW_SERIALIZER })
-    .map((pair): Row => [...pair[0], ...(pair[1] ?? nulls)])
-    .name(`temporal join ${name}`);
-  if (residual.length > 0) {
-    const test = compilePredicate(and(residual, item.at) as Expr, scope, 'join condition');
-    rows = rows.filter(test).name('temporal join condition');
+  // Left-only conditions of an INNER join drop left rows before they wait; every other
+  // condition is checked on the joined row, which a LEFT join pads when it fails.
+  const before = type === 'inner' ? leftOnly : [];
+  const after = type === 'inner' ? residual : [...leftOnly, ...residual];
+  const keep =
+    before.length === 0
+      ? undefined
+      : compilePredicate(and(before, item.at) as Expr, leftScope, 'join condition');
+  const check =
+    after.length === 0
+      ? undefined
+      : compilePredicate(and(after, item.at) as Expr, scope, 'join condition');
+  /** The joined row of a left row and its version (null: none), or undefined when dropped. */
+  const joined = (l: Row, version: Row | null): Row | undefined => {
+    const row = [...l, ...(version ?? nulls)];
+    if (version === null || check === undefined || check(row)) return row;
+    return type === 'left' ? [...l, ...nulls] : undefined;
+  };
+  const rightColumns = right.columns.map((c) => ({
+    ...c,
+    type: type === 'left' ? withNullability(c.type, true) : c.type,
+    rowtime: false,
+  }));
+  const label = `temporal join ${name}`;
+
+  if (isUpdating(left)) {
+    // Each change waits for the watermark to pass its rowtime and joins as an insert would,
+    // keeping its kind; an upsert input is normalized first, so that its deletes hold rows.
+    if (left.columns[time.index]?.restamp === true)
+      sqlError(
+        'a temporal join of a changing input by a rowtime its rows do not carry is not supported by Weir SQL yet',
+        asOf.at,
+      );
+    let probes = retracting(changesOf(left));
+    if (keep !== undefined) probes = probes.filterRows(keep);
+    const rows = probes
+      .temporalJoin(versions, {
+        probeKey: (c: Change<Row>) => probeKey(c.value),
+        type,
+        probeSerializer: changeSerializer(ROW_SERIALIZER),
+      })
+      .flatMap(
+        collectDefined(([c, version]: readonly [Change<Row>, Row | null]) => {
+          const row = joined(c.value, version);
+          return row === undefined ? undefined : { kind: c.kind, value: row };
+        }),
+      )
+      .name(label)
+      .asChangelog('retract');
+    return updatingRelation(rows, [...left.columns, ...rightColumns], label);
   }
+  // The left rows wait for the watermark to pass the time they carry: that of the AS OF column.
+  const probing = withEventTime(left, time.index);
+  let probes = probing.stream;
+  if (keep !== undefined) probes = probes.filter(keep).name('temporal join input filter');
+  const rows = probes
+    .temporalJoin(versions, { probeKey, type, probeSerializer: ROW_SERIALIZER })
+    .flatMap(collectDefined(([l, version]: readonly [Row, Row | null]) => joined(l, version)))
+    .name(label);
   // The left rowtime stays the event-time attribute: rows leave with their own time.
-  const columns = [
-    ...probing.columns,
-    ...right.columns.map((c) => ({
-      ...c,
-      type: type === 'left' ? withNullability(c.type, true) : c.type,
-      rowtime: false,
-    })),
-  ];
-  return { stream: rows, columns };
+  return { stream: rows, columns: [...probing.columns, ...rightColumns] };
+}
+
+/** A change checkpointed as its kind and its row in `row`'s encoding. */
+function changeSerializer(row: StateSerializer<Row>): StateSerializer<Change<Row>> {
+  return {
+    id: `weir.change(${row.id})`,
+    version: row.version,
+    toJson: (c) => ({ kind: c.kind, row: row.toJson(c.value) }),
+    fromJson: (json, written) => {
+      const c = json as { kind: Change<Row>['kind']; row: Json };
+      return { kind: c.kind, value: row.fromJson(c.row, written) };
+    },
+  };
 }

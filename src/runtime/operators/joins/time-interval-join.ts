@@ -8,6 +8,7 @@ import type { JoinType } from '../../../core/joins.js';
 import type { Key } from '../../../core/key-groups.js';
 import type { OperatorContext, Output } from '../../../core/operator.js';
 import type { MapState, StateSerializer, ValueState } from '../../../core/state.js';
+import type { TimeDomain } from '../../../core/windows.js';
 import type { Counter } from '../../../metrics/registry.js';
 import {
   type CountsLateRecords,
@@ -18,12 +19,20 @@ import {
 import { JOIN_LATE_METRIC } from './interval-join.js';
 
 /**
- * Flink SQL's event-time interval join (its `RowTimeIntervalJoin`), of any join type. Unlike
- * the DataStream interval join it reads each row's time from the row, never drops a row for
- * being late, pads the rows of an outer side that met nothing, and holds the watermark back.
+ * Flink SQL's interval join of any join type: by event time (its `RowTimeIntervalJoin`) or by
+ * processing time (its `ProcTimeIntervalJoin`). Unlike the DataStream interval join, by event
+ * time it reads each row's time from the row, never drops a row for being late, and holds the
+ * watermark back; of either kind it pads the rows of an outer side that met nothing.
  */
 export interface TimeIntervalJoinSpec<L, R, OUT> {
   readonly type: JoinType;
+  /**
+   * Which clock the bounds are on. By processing time a row's time is the operator's clock when
+   * it arrives (`leftTime`/`rightTime` are not read) and rows expire as that clock passes their
+   * interval, by processing-time timers; nothing is late and the watermark is not held back.
+   * Default event time.
+   */
+  readonly timeDomain?: TimeDomain;
   /** A pair may join when `right time - left time` lies in `[lower, upper]` (ms, inclusive). */
   readonly lower: number;
   readonly upper: number;
@@ -85,7 +94,8 @@ interface Side<T, OUT> {
 /**
  * Each side's rows wait in keyed state (map state time -> rows) until the watermark shows that
  * no row of the other side can still meet them: a left row at `t` until the watermark passes
- * `t + upper`, a right row until it passes `t - lower`. A new row joins the waiting rows of
+ * `t + upper`, a right row until it passes `t - lower`. By processing time the clock plays the
+ * watermark's part and each row's time is the clock at its arrival, as in Flink. A new row joins the waiting rows of
  * the other side within its bounds, sweeping out those that expired on the way (padding the
  * unmatched ones of an outer side), then waits itself, or, when its bounds are already behind
  * the watermark, is padded at once if it met nothing (outer side) or forgotten. A row behind
@@ -98,8 +108,11 @@ export class TimeIntervalJoinFunction<K extends Key, L, R, OUT>
   lateRecords?: Counter;
   private left!: Side<L, OUT>;
   private right!: Side<R, OUT>;
+  private readonly proctime: boolean;
 
-  constructor(private readonly spec: TimeIntervalJoinSpec<L, R, OUT>) {}
+  constructor(private readonly spec: TimeIntervalJoinSpec<L, R, OUT>) {
+    this.proctime = spec.timeDomain === 'processing-time';
+  }
 
   open(context: KeyedRuntimeContext): void {
     const { type, lower, upper, serializers, combine } = this.spec;
@@ -127,7 +140,7 @@ export class TimeIntervalJoinFunction<K extends Key, L, R, OUT>
   }
 
   processElement1(row: L, ctx: KeyedProcessContext<K>, out: Collector<OUT>): void {
-    const t = this.spec.leftTime(row);
+    const t = this.proctime ? ctx.timerService.currentProcessingTime() : this.spec.leftTime(row);
     const { lower, upper } = this.spec;
     this.process(
       row,
@@ -141,7 +154,7 @@ export class TimeIntervalJoinFunction<K extends Key, L, R, OUT>
   }
 
   processElement2(row: R, ctx: KeyedProcessContext<K>, out: Collector<OUT>): void {
-    const t = this.spec.rightTime(row);
+    const t = this.proctime ? ctx.timerService.currentProcessingTime() : this.spec.rightTime(row);
     const { lower, upper } = this.spec;
     this.process(
       row,
@@ -171,7 +184,8 @@ export class TimeIntervalJoinFunction<K extends Key, L, R, OUT>
       if (own.outer) this.pad(own, row, null, out);
       return;
     }
-    const watermark = ctx.timerService.currentWatermark();
+    // By processing time the row's time is the clock: never late.
+    const watermark = this.proctime ? t : ctx.timerService.currentWatermark();
     if (t < watermark) this.lateRecords?.inc();
     // The latest time of the other side's rows this one can meet.
     const reachable = t + own.reach;
@@ -213,7 +227,9 @@ export class TimeIntervalJoinFunction<K extends Key, L, R, OUT>
 
   /** Expires the rows whose cleanup timer fires now (the right side's first, as Flink does). */
   onTimer(time: number, ctx: OnTimerContext<K>, out: Collector<OUT>): void {
-    const watermark = ctx.timerService.currentWatermark();
+    const watermark = this.proctime
+      ? ctx.timerService.currentProcessingTime()
+      : ctx.timerService.currentWatermark();
     for (const side of [this.right, this.left] as Side<unknown, OUT>[]) {
       if (side.timer.value() !== time) continue;
       side.expiration = watermark - side.reach - 1;
@@ -231,10 +247,11 @@ export class TimeIntervalJoinFunction<K extends Key, L, R, OUT>
     }
   }
 
-  /** Sets the side's cleanup timer for when the watermark has passed what a row at `t` can meet. */
+  /** Sets the side's cleanup timer for when the watermark (or clock) has passed what a row at `t` can meet. */
   private schedule<T>(side: Side<T, OUT>, t: number, ctx: KeyedProcessContext<K>): void {
     const at = t + side.reach + 1;
-    ctx.timerService.registerEventTimeTimer(at);
+    if (this.proctime) ctx.timerService.registerProcessingTimeTimer(at);
+    else ctx.timerService.registerEventTimeTimer(at);
     side.timer.update(at);
   }
 
@@ -242,15 +259,16 @@ export class TimeIntervalJoinFunction<K extends Key, L, R, OUT>
   private pair(l: L, lt: number, r: R, rt: number, out: Collector<OUT>): boolean {
     const { test, combine, stamp } = this.spec;
     if (test !== undefined && !test(l, r)) return false;
-    setOutputTimestamp(out, stamp === 'left' ? lt : rt);
+    // Processing times are no event times: a pair keeps the one its arriving row carries.
+    if (!this.proctime) setOutputTimestamp(out, stamp === 'left' ? lt : rt);
     out.collect(combine(l, r));
     return true;
   }
 
   /** Emits a row of `side` that met nothing, padded with NULLs, at its own time. */
   private pad<T>(side: Side<T, OUT>, row: T, t: number | null, out: Collector<OUT>): void {
-    // A row without a time leaves with the event time it arrived with.
-    if (t !== null) setOutputTimestamp(out, t);
+    // A row without a time (or of a processing-time join) leaves with the event time it arrived with.
+    if (t !== null && !this.proctime) setOutputTimestamp(out, t);
     out.collect(side.padded(row));
   }
 }
@@ -290,7 +308,15 @@ function delayedWatermarks<T>(output: Output<T>, delay: number): Output<T> {
   };
 }
 
-/** The maximum time an interval join's output rows lie behind its input watermark: the span its rows wait. */
-export function watermarkDelayOf(spec: { readonly lower: number; readonly upper: number }): number {
+/**
+ * The maximum time an interval join's output rows lie behind its input watermark: the span its
+ * rows wait; none by processing time, whose pairs are not judged by the watermark.
+ */
+export function watermarkDelayOf(spec: {
+  readonly lower: number;
+  readonly upper: number;
+  readonly timeDomain?: TimeDomain;
+}): number {
+  if (spec.timeDomain === 'processing-time') return 0;
   return Math.max(spec.upper, -spec.lower, 0);
 }
