@@ -118,6 +118,25 @@ export const TUPLE_DATA_3: readonly (readonly [number, number, string])[] = [
   ]),
 ];
 
+/** Flink's `TestData.tupleData5`: (a INT, b BIGINT, c INT, d STRING, e BIGINT), 15 rows. */
+export const TUPLE_DATA_5: readonly (readonly [number, number, number, string, number])[] = [
+  [1, 1, 0, 'Hallo', 1],
+  [2, 2, 1, 'Hallo Welt', 2],
+  [2, 3, 2, 'Hallo Welt wie', 1],
+  [3, 4, 3, 'Hallo Welt wie gehts?', 2],
+  [3, 5, 4, 'ABC', 2],
+  [3, 6, 5, 'BCD', 3],
+  [4, 7, 6, 'CDE', 2],
+  [4, 8, 7, 'DEF', 1],
+  [4, 9, 8, 'EFG', 1],
+  [4, 10, 9, 'FGH', 2],
+  [5, 11, 10, 'GHI', 1],
+  [5, 12, 11, 'HIJ', 3],
+  [5, 13, 12, 'IJK', 3],
+  [5, 14, 13, 'JKL', 2],
+  [5, 15, 14, 'KLM', 2],
+];
+
 /** Sorted copy. */
 export const sorted = (rows: readonly string[]): string[] => [...rows].sort();
 

@@ -2,7 +2,8 @@
  * Window joins of Flink's WindowJoinITCase (streaming): INNER, LEFT, RIGHT and FULL joins of two
  * TUMBLE aggregations on their windows and name (also with IS NOT DISTINCT FROM), joins of the
  * TUMBLE TVFs themselves (with offsets); the semi and anti joins Flink writes with EXISTS and
- * IN are refused, as Weir has no such subqueries yet. Flink's data (`windowDataWithTimestamp`, `windowData2WithTimestamp`, where `a1` stands
+ * IN are refused: Weir plans EXISTS and IN subqueries as regular semi and anti joins, but not yet
+ * as window joins. Flink's data (`windowDataWithTimestamp`, `windowData2WithTimestamp`, where `a1` stands
  * for `a`) and expected rows.
  */
 import { describe, expect, it } from 'vitest';
@@ -170,7 +171,7 @@ describe("Flink's WindowJoinITCase", () => {
 
   it.each(cases)('%s', (_, sql, expected) => expectWindowRows(sql, expected));
 
-  // Flink plans these as window semi and anti joins; Weir has no EXISTS or IN subquery yet.
+  // Flink plans these as window semi and anti joins; Weir's semi and anti joins are not windowed yet.
   const refused: [string, string][] = [
     [
       'testSemiJoinExists',

@@ -246,6 +246,12 @@ function compileNode(e: Expr, ctx: CompileContext): Compiled {
         e.args,
       );
     }
+    case 'subquery-test':
+      // Only a WHERE's AND-ed conditions become semi and anti joins (as Flink plans them).
+      return sqlError(
+        `${e.test === 'EXISTS' ? 'EXISTS (subquery)' : `${e.negated ? 'NOT IN' : 'IN'} (subquery)`} other than as one of the AND-ed conditions of a WHERE clause is not supported by Weir SQL yet`,
+        e.at,
+      );
     case 'descriptor':
     case 'table-arg':
       return sqlError(

@@ -123,6 +123,18 @@ export type Expr =
       readonly overName?: string;
       readonly at: SourcePosition;
     }
+  /**
+   * `EXISTS (query)`, `v IN (query)`, `(a, b) IN (query)` (`values` holds the left side; none
+   * for EXISTS); `negated` for `NOT IN`. Planned as a semi or anti join (semi-join-planner.ts).
+   */
+  | {
+      readonly kind: 'subquery-test';
+      readonly test: 'EXISTS' | 'IN';
+      readonly values: readonly Expr[];
+      readonly query: Query;
+      readonly negated: boolean;
+      readonly at: SourcePosition;
+    }
   /** `DESCRIPTOR(col)` inside a window TVF. */
   | {
       readonly kind: 'descriptor';

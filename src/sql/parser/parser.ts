@@ -1033,7 +1033,13 @@ class Parser {
     }
     if (this.acceptWord('IN')) {
       this.expectSymbol('(');
-      if (this.isWord('SELECT') || this.isWord('WITH')) this.unsupported('IN (subquery)', at);
+      if (this.isWord('SELECT') || this.isWord('WITH')) {
+        const query = this.query();
+        this.expectSymbol(')');
+        // `(a, b) IN (SELECT x, y ...)`: the row's fields against the query's columns.
+        const values = left.kind === 'call' && left.name === 'ROW' ? left.args : [left];
+        return { kind: 'subquery-test', test: 'IN', values, query, negated, at };
+      }
       const list = this.expressionList();
       this.expectSymbol(')');
       return { kind: 'in', arg: left, list, negated, at };
@@ -1184,9 +1190,13 @@ class Parser {
         this.expectSymbol(')');
         return { kind: 'extract', unit, arg, at };
       }
-      case 'EXISTS':
-        this.unsupported('EXISTS (subquery)', at);
-        break;
+      case 'EXISTS': {
+        if (!this.isSymbol('(', this.peek())) break;
+        this.i += 2;
+        const query = this.query();
+        this.expectSymbol(')');
+        return { kind: 'subquery-test', test: 'EXISTS', values: [], query, negated: false, at };
+      }
       case 'ARRAY':
       case 'MAP':
         // ARRAY[a, b] and MAP[k1, v1, k2, v2]: calls the compiler types as a whole.

@@ -54,6 +54,13 @@ export type ChangelogRole =
       readonly inner: boolean;
       readonly keyedInputs?: readonly [boolean, boolean];
     }
+  /**
+   * A semi or anti join (EXISTS / IN subqueries): emits left rows as `+I` and `-D` only (an
+   * update of a left row is `-D` then `+I`), so never `-U`; it keeps each side's rows as a
+   * multiset, so it needs its inputs' update-befores. A semi join of insert-only inputs only
+   * inserts; an anti join retracts a row when its first match arrives, whatever its inputs.
+   */
+  | { readonly kind: 'semi-join'; readonly anti: boolean }
   /** A view of an upsert changelog by its key that emits retractions (ChangelogNormalize). */
   | { readonly kind: 'normalize' }
   /** Drops `-U` (Flink's DropUpdateBefore): what its consumer gets never has update-befores. */
@@ -148,6 +155,8 @@ function computeKinds(node: InferenceNode, kindsOf: (id: number) => ModifyKindSe
       return node.role.insertOnly ? INSERT_ONLY : ALL;
     case 'join':
       return node.role.inner ? all : ALL;
+    case 'semi-join':
+      return !node.role.anti && all.every((k) => k === 'I') ? INSERT_ONLY : ['I', 'D'];
   }
 }
 
@@ -237,6 +246,8 @@ class UpdateKindVisitor {
           afterOnly(i) ? onlyAfterOrNone(inputKinds(i)) : beforeAfterOrNone(inputKinds(i)),
         );
       }
+      case 'semi-join':
+        return this.withInputs(node, 'none', (_, i) => beforeAfterOrNone(inputKinds(i)));
       case 'drop-update-before':
         // What comes out never holds -U: its consumer was built to read it so (see withInputs).
         return (

@@ -38,6 +38,13 @@ function keyedProcessState(name: string): string | undefined {
   return undefined;
 }
 
+/** A semi or anti join (EXISTS / IN subqueries), a keyed two-input process function by its name. */
+function semiJoinState(name: string): string | undefined {
+  return name.startsWith('SEMI JOIN') || name.startsWith('ANTI JOIN')
+    ? 'state: per join key, every left row with how many right rows match it, and every right row, kept until retracted'
+    : undefined;
+}
+
 /** A regular join whose rows of a side the watermark drops (`retainUntil`): its detail line says which. */
 function regularJoinState(detail: string): string | undefined {
   const sides = / (left and right|left|right) rows until the watermark$/.exec(detail)?.[1];
@@ -67,6 +74,7 @@ export function withStateLines(plan: string): string {
       kind === undefined
         ? undefined
         : ((kind === 'keyed-process' ? keyedProcessState(node?.[2] ?? '') : undefined) ??
+          (kind === 'keyed-co-process' ? semiJoinState(node?.[2] ?? '') : undefined) ??
           (kind === 'regular-join' ? regularJoinState(lines[i + 1] ?? '') : undefined) ??
           (kind === 'time-interval-join' ? intervalJoinState(lines[i + 1] ?? '') : undefined) ??
           STATE[kind]);

@@ -15,6 +15,9 @@ export function mapChildren(e: Expr, f: (child: Expr) => Expr): Expr {
       return { ...e, arg: f(e.arg), low: f(e.low), high: f(e.high) };
     case 'in':
       return { ...e, arg: f(e.arg), list: e.list.map(f) };
+    // The query is a scope of its own: only the values it is compared with are children.
+    case 'subquery-test':
+      return { ...e, values: e.values.map(f) };
     case 'like':
       return {
         ...e,

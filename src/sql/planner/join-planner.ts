@@ -389,11 +389,20 @@ function columnsOf(exprs: readonly Expr[], scope: Scope): number[] {
   return out;
 }
 
-/** `relation` with the rows for which every condition holds. */
-function filtered(relation: Relation, conditions: readonly Expr[], at: SourcePosition): Relation {
+/**
+ * `relation` with the rows for which every condition holds (`what` names the conditions in
+ * errors, `step` the filter in plans).
+ */
+export function filtered(
+  relation: Relation,
+  conditions: readonly Expr[],
+  at: SourcePosition,
+  what = 'join condition',
+  step = 'join input filter',
+): Relation {
   const condition = and(conditions, at);
   if (condition === undefined) return relation;
-  const test = compilePredicate(condition, new Scope(relation.columns), 'join condition');
+  const test = compilePredicate(condition, new Scope(relation.columns), what);
   if (relation instanceof WindowDistinctRelation) return relation.filter(test);
   if (relation.changes !== undefined && isUpdating(relation))
     return updatingRelation(
@@ -403,7 +412,7 @@ function filtered(relation: Relation, conditions: readonly Expr[], at: SourcePos
       relation.upsertKey,
     );
   return {
-    stream: relation.stream.filter(test).name('join input filter'),
+    stream: relation.stream.filter(test).name(step),
     columns: relation.columns,
   };
 }

@@ -54,6 +54,7 @@ import type { MiniBatch } from './mini-batch.js';
 import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowProperties, WindowTvf } from './relation.js';
+import { planSemiJoins, subqueryTests } from './semi-join-planner.js';
 import { planSetOperation } from './set-operation-planner.js';
 import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
@@ -583,8 +584,17 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
       ctx,
     );
   }
+  // EXISTS / IN subqueries among the WHERE's AND-ed conditions: semi and anti joins (below).
+  const fromItem = select.from;
+  const { tests, rest } = subqueryTests(select.where);
+  if (tests.length > 0) select = { ...select, where: rest };
   const rank = rankPattern(select);
-  const commaJoin = select.from.kind === 'join' && select.from.type === 'CROSS';
+  if (rank !== undefined && tests.length > 0)
+    sqlError(
+      'EXISTS or IN (subquery) beside a ROW_NUMBER() filter is not supported by Weir SQL yet',
+      (tests[0] as { at: SourcePosition }).at,
+    );
+  const commaJoin = fromItem.kind === 'join' && fromItem.type === 'CROSS';
   const ranked =
     rank === undefined
       ? undefined
@@ -598,16 +608,23 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
     ranked !== undefined
       ? ranked.relation
       : planFrom(
-          select.from,
+          fromItem,
           ctx,
           commaJoin ? select.where : undefined,
-          select.from.kind === 'join' || select.from.kind === 'table-function'
+          // The subqueries may read any column of the FROM: nothing is pruned for them.
+          tests.length === 0 && (fromItem.kind === 'join' || fromItem.kind === 'table-function')
             ? namesRead(select)
             : undefined,
           commaJoin ? undefined : select.where,
         );
   if (rank !== undefined) select = { ...select, where: rank.where };
   if (commaJoin) select = { ...select, where: undefined };
+  if (tests.length > 0)
+    from = planSemiJoins(materialize(from), tests, {
+      planFrom: (item) => materialize(planFrom(item, ctx)),
+      planQuery: (q) => planQuery(q, ctx),
+      stateTtl: ctx.stateTtl,
+    });
   if (select.distinct) select = distinctAsGroupBy(select, from);
   const aggregated =
     select.groupBy.length > 0 ||
