@@ -75,6 +75,8 @@ import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js'
 
 /** Flink's option for the job's default parallelism. */
 const DEFAULT_PARALLELISM = 'parallelism.default';
+/** Flink's experimental window emit options (`early-fire.*`, `late-fire.*`, `allow-lateness`). */
+const EMIT_OPTIONS_PREFIX = 'table.exec.emit.';
 
 /** A column of a query result: its name and SQL type (e.g. `DECIMAL(23, 3)`). */
 export interface ResultColumn {
@@ -529,6 +531,13 @@ export class TableEnvironment {
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);
         if (statement.key === DEFAULT_PARALLELISM) this.setParallelism(statement);
+        // Ignoring these would silently drop the early, late or updated rows Flink emits.
+        if (statement.key.startsWith(EMIT_OPTIONS_PREFIX)) {
+          sqlError(
+            `SET '${statement.key}': Weir SQL has no emit strategies for group windows (early or late fires, allowed lateness) yet; windows fire once, when the watermark passes their end`,
+            statement.at,
+          );
+        }
         this.config.set(statement.key, statement.value);
         return 0;
       case 'insert':

@@ -2,11 +2,11 @@
  * Window TVFs read without aggregation, from Flink's WindowTableFunctionITCase (streaming):
  * each row of `TestData.windowDataWithTimestamp` with the TUMBLE (with offsets), HOP and
  * CUMULATE windows it falls in. The TVF alone drops no row, the late one included, as in
- * Flink. A SESSION TVF read without aggregation is not supported yet (refused when planned).
+ * Flink. A SESSION TVF read without aggregation holds each row until its session closes, then
+ * emits it with its merged session's window columns.
  */
 import { describe, expect, it } from 'vitest';
-import { SqlError } from '../../src/index.js';
-import { normalized, windowRows } from './flink-window-data.js';
+import { normalized, windowRows, windowScenario } from './flink-window-data.js';
 
 const ROW_COLUMNS =
   'TO_TIMESTAMP(`ts`), `int`, `double`, `float`, `bigdec`, `string`, `name`, CAST(`rowtime` AS STRING), window_start, window_end, window_time';
@@ -132,21 +132,61 @@ describe("Flink's WindowTableFunctionITCase", () => {
     expect(await windowRows(sql)).toEqual(normalized(rows));
   });
 
-  it('a SESSION TVF without an aggregation over it is refused (not supported yet)', async () => {
-    for (const sql of [
+  // SESSION TVFs read without an aggregation directly over them: each row with its merged
+  // session, emitted when the session closes (T1's late row at 00:00:04 still joins the open
+  // session of a, [00:00:01, 00:00:13)).
+  const A_SESSION = one('00:00:01', '00:00:13');
+  const sessions: [string, string, string[]][] = [
+    [
+      'SESSION TVF with PARTITION BY',
       select("SESSION(TABLE T1 PARTITION BY `name`, DESCRIPTOR(rowtime), INTERVAL '5' SECOND)"),
-      // WindowAggregateITCase's testEventTimeSessionWindowWithTVFNotPullUpIntoWindowAgg: a
-      // filter between the SESSION TVF and its aggregation.
-      `SELECT \`name\`, window_start, window_end, COUNT(*) FROM (
+      expected([
+        ...Array.from({ length: 5 }, () => A_SESSION),
+        one('00:00:06', '00:00:12'),
+        one('00:00:06', '00:00:12'),
+        A_SESSION,
+        one('00:00:16', '00:00:21'),
+        one('00:00:32', '00:00:37'),
+        one('00:00:34', '00:00:39'),
+      ]),
+    ],
+    [
+      'SESSION TVF without PARTITION BY',
+      select("SESSION(TABLE T1, DESCRIPTOR(rowtime), INTERVAL '5' SECOND)"),
+      expected([
+        ...Array.from({ length: 8 }, () => A_SESSION),
+        one('00:00:16', '00:00:21'),
+        one('00:00:32', '00:00:39'),
+        one('00:00:32', '00:00:39'),
+      ]),
+    ],
+  ];
+
+  it.each(sessions)('%s', async (_, sql, rows) => {
+    const [result] = await windowScenario([sql]);
+    expect(result?.rows).toEqual(normalized(rows));
+    expect(result?.changes.every((c) => c.startsWith('+I'))).toBe(true);
+  });
+
+  // WindowAggregateITCase's testEventTimeSessionWindowWithTVFNotPullUpIntoWindowAgg: a filter
+  // between the SESSION TVF and its aggregation. Flink's final rows; Weir aggregates the
+  // sessions' rows as an updating GROUP BY (Flink's result is insert-only).
+  it('testEventTimeSessionWindowWithTVFNotPullUpIntoWindowAgg', async () => {
+    const sql = `SELECT \`name\`, window_start, window_end, COUNT(*), SUM(\`bigdec\`),
+        MAX(\`double\`), MIN(\`float\`), COUNT(DISTINCT \`string\`), concat_distinct_agg(\`string\`)
+      FROM (
         SELECT * FROM TABLE(
           SESSION(TABLE T1 PARTITION BY \`name\`, DESCRIPTOR(rowtime), INTERVAL '5' SECOND))
         WHERE window_start > TIMESTAMP '2000-01-01 10:10:00.000'
-      ) GROUP BY \`name\`, window_start, window_end`,
-    ]) {
-      await expect(windowRows(sql)).rejects.toThrow(SqlError);
-      await expect(windowRows(sql)).rejects.toThrow(
-        'a SESSION window needs an aggregation grouped by window_start and window_end',
-      );
-    }
+      ) GROUP BY \`name\`, window_start, window_end`;
+    expect(await windowRows(sql)).toEqual(
+      normalized([
+        'a,2020-10-10T00:00:01,2020-10-10T00:00:13,6,19.98,5.0,1.0,3,Hi|Comment#1|Comment#2',
+        'b,2020-10-10T00:00:06,2020-10-10T00:00:12,2,6.66,6.0,3.0,2,Hello|Hi',
+        'b,2020-10-10T00:00:16,2020-10-10T00:00:21,1,4.44,4.0,4.0,1,Hi',
+        'b,2020-10-10T00:00:34,2020-10-10T00:00:39,1,3.33,3.0,3.0,1,Comment#3',
+        'null,2020-10-10T00:00:32,2020-10-10T00:00:37,1,7.77,7.0,7.0,0,null',
+      ]),
+    );
   });
 });

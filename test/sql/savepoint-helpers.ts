@@ -77,6 +77,8 @@ export function changesJob(options: {
   events: number;
   eventAt: (i: number) => [number, number];
   queries: readonly string[];
+  /** Registers the tables the queries read, in place of `t` (see generatedKeyValues). */
+  tables?: (env: StreamEnvironment, tEnv: TableEnvironment) => void;
 }): StreamEnvironment {
   const env = new StreamEnvironment({
     parallelism: options.parallelism,
@@ -84,7 +86,8 @@ export function changesJob(options: {
     checkpointing: { directory: options.checkpoints, intervalMs: 100 },
   });
   const tEnv = TableEnvironment.create(env);
-  generatedKeyValues(env, tEnv, options.events, options.eventAt, options.rate);
+  if (options.tables !== undefined) options.tables(env, tEnv);
+  else generatedKeyValues(env, tEnv, options.events, options.eventAt, options.rate);
   options.queries.forEach((q, i) => {
     tEnv
       .sqlQuery(q)

@@ -17,7 +17,6 @@ import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { SemiAntiJoinFunction } from '../../src/runtime/operators/changelog/semi-anti-join.js';
 import {
   runScenario,
-  scenarioRows,
   sorted,
   TUPLE_DATA_3,
   TUPLE_DATA_5,
@@ -594,7 +593,7 @@ describe('EXPLAIN and refusals', () => {
     );
   });
 
-  it('refuses window semi and anti joins (WindowJoinITCase) as not yet', async () => {
+  it('plans a correlation on both window columns as a window semi join (WindowJoinITCase)', () => {
     const env = new StreamEnvironment({ parallelism: 1 });
     const tEnv = TableEnvironment.create(env);
     const schema = {
@@ -608,13 +607,10 @@ describe('EXPLAIN and refusals', () => {
     tEnv.fromDataStream('T2', env.fromArray([]), schema);
     const tvf = (t: string) =>
       `(SELECT * FROM TABLE(TUMBLE(TABLE ${t}, DESCRIPTOR(rowtime), INTERVAL '5' SECOND)))`;
-    expect(() =>
-      tEnv.explainSql(`SELECT * FROM ${tvf('T1')} L WHERE EXISTS (
+    const plan = tEnv.explainSql(`SELECT * FROM ${tvf('T1')} L WHERE EXISTS (
         SELECT * FROM ${tvf('T2')} R
-        WHERE L.window_start = R.window_start AND L.window_end = R.window_end AND L.id = R.id)`),
-    ).toThrow(
-      /correlated on window_start and window_end of two windowed inputs \(a window semi join\), EXISTS \(subquery\) is not supported by Weir SQL yet/,
-    );
-    await expect(scenarioRows('', 'SELECT 1')).resolves.toEqual(['1']);
+        WHERE L.window_start = R.window_start AND L.window_end = R.window_end AND L.id = R.id)`);
+    expect(plan).toContain('window-join "WINDOW SEMI JOIN (EXISTS) on [');
+    expect(plan).not.toContain('keyed-co-process');
   });
 });

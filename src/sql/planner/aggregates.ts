@@ -101,8 +101,9 @@ interface UserDistinctState {
 /**
  * `f(DISTINCT a, ...)` of a TypeScript aggregate, as Flink runs a distinct aggregate: the
  * distinct argument tuples are counted (so a retraction can take one out), and the function
- * folds them when the result is asked for, so it needs neither `retract` nor `merge`. A tuple
- * whose arguments are all NULL is skipped, as DISTINCT skips NULL.
+ * folds them when the result is asked for, so it needs neither `retract` nor `merge`. NULL is
+ * a distinct value like any other: the function sees it once, as Flink passes it (Flink's
+ * CountNullNonNull(DISTINCT c) counts one NULL).
  */
 function userDistinctSpec(
   fn: ResolvedAggregate,
@@ -116,7 +117,6 @@ function userDistinctSpec(
     (sign: 1 | -1) =>
     (s: AccState, row: Row): AccState => {
       const args = argsOf(row) as unknown[];
-      if (args.every((a) => a === null || a === undefined)) return s;
       const d = s as unknown as UserDistinctState;
       const key = tupleKey(args);
       const had = d.tuples[key];
@@ -218,7 +218,7 @@ function compileAggregate(
   call: AggregateCallAst,
   scope: Scope,
   filters: FilterConditions,
-  retracting: boolean,
+  retracting: Retracting,
 ): AggregateSpec {
   const at = call.filter === undefined ? -1 : filters.indexOf(call.filter);
   const { holds } = filters;
@@ -336,7 +336,7 @@ function compileAggregate(
     case 'SUM':
     case 'AVG': {
       const spec = call.name === 'SUM' ? sumSpec : avgSpec;
-      if (!call.distinct) return spec(fn, argType, guard, call.at);
+      if (!call.distinct) return spec(fn, argType, guard, call.at, retracting === 'signed');
       // DISTINCT: the distinct values, summed or averaged when the result is asked for.
       const base = spec(
         (r) => r[0],
@@ -404,6 +404,7 @@ function sumSpec(
   argType: LogicalType,
   guard: Guard,
   at: SourcePosition,
+  signed = false,
 ): AggregateSpec {
   if (!isNumeric(argType)) sqlError(`SUM needs a numeric argument, got ${formatType(argType)}`, at);
   // [sum, number of non-NULL values]: the count tells when retractions leave no value (NULL).
@@ -416,8 +417,8 @@ function sumSpec(
     (sign: 1 | -1) =>
     (s: AccState, row: Row): AccState => {
       const v = fn(row);
-      if (v === null || (s === null && sign < 0)) return s;
-      if (s === null) return [plus(isDecimal ? '0' : 0, v, 1), 1];
+      if (v === null || (s === null && sign < 0 && !signed)) return s;
+      if (s === null) return [plus(isDecimal ? '0' : 0, v, sign), sign];
       const pair = s as [number | string, number];
       if (pair[1] + sign === 0) return null;
       pair[0] = plus(pair[0], v, sign);
@@ -432,6 +433,8 @@ function sumSpec(
       if (a === null || b === null) return copyPair(a ?? b);
       const [sb, nb] = b as [number | string, number];
       const [sa, na] = a as [number | string, number];
+      // Signed: a slice's retractions cancel another's rows.
+      if (na + nb === 0) return null;
       return [
         plus(sa, isDecimal ? BigInt(sb as string) : isLong ? longFromJson(sb) : sb, 1),
         na + nb,
@@ -451,6 +454,7 @@ function avgSpec(
   argType: LogicalType,
   guard: Guard,
   at: SourcePosition,
+  signed = false,
 ): AggregateSpec {
   if (!isNumeric(argType)) sqlError(`AVG needs a numeric argument, got ${formatType(argType)}`, at);
   const isDecimal = argType.kind === 'DECIMAL';
@@ -473,9 +477,10 @@ function avgSpec(
     }),
     retract: guard((s, row) => {
       const v = fn(row);
-      if (v === null || s === null) return s;
+      if (v === null || (s === null && !signed)) return s;
+      if (s === null) return [add(isDecimal ? '0' : 0, v, -1), -1];
       const pair = s as [number | string, number];
-      if (pair[1] <= 1) return null;
+      if (pair[1] === 1) return null;
       pair[0] = add(pair[0], v, -1);
       pair[1]--;
       return pair;
@@ -484,6 +489,7 @@ function avgSpec(
       if (a === null || b === null) return copyPair(a ?? b);
       const [sa, na] = a as [number | string, number];
       const [sb, nb] = b as [number | string, number];
+      if (na + nb === 0) return null;
       return [
         add(sa, isDecimal ? BigInt(sb as string) : isLong ? longFromJson(sb) : sb, 1),
         na + nb,
@@ -635,7 +641,7 @@ function aggregateSlots(
   calls: readonly AggregateCallAst[],
   scope: Scope,
   filters: FilterConditions,
-  retracting: boolean,
+  retracting: Retracting,
 ): { specs: AggregateSpec[]; of: { slot: number; at: number | undefined }[] } {
   const byArgument = new Map<string, number[]>();
   calls.forEach((c, i) => {
@@ -680,6 +686,13 @@ interface Accumulator {
   s: AccState[];
 }
 
+/**
+ * Whether the input is a changelog. `'signed'`: a window's, whose slices are accumulated apart,
+ * so one may see a retraction without its row; SUM and AVG then count below zero, as Flink's
+ * retracting SUM and AVG do, and the merge of the slices cancels out.
+ */
+export type Retracting = boolean | 'signed';
+
 /** With `retract` when every aggregate of the query can take a row back out (COUNT, SUM, AVG). */
 type RowAggregateFunction = AggregateFunction<Row, Accumulator, Row> & {
   retract?: (row: Row, acc: Accumulator) => Accumulator;
@@ -695,7 +708,7 @@ export function rowAggregate(
   calls: readonly AggregateCallAst[],
   scope: Scope,
   /** The input is a changelog: MIN, MAX and COUNT(DISTINCT) keep value counts to retract. */
-  retracting = false,
+  retracting: Retracting = false,
 ): {
   fn: RowAggregateFunction;
   types: LogicalType[];
@@ -715,6 +728,14 @@ export function rowAggregate(
       at === undefined ? slots[slot] : (slots[slot] as unknown[])[at],
     );
   };
+  /** Records the group's key values from its first row. */
+  const keep = (row: Row, acc: Accumulator): void => {
+    if (acc.k === null)
+      acc.k = keyFns.map((f, i) => {
+        const v = f(row);
+        return v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).enc(v);
+      });
+  };
   const fn: RowAggregateFunction = {
     ...(shared === 0
       ? {}
@@ -723,11 +744,7 @@ export function rowAggregate(
         }),
     createAccumulator: () => ({ k: null, s: specs.map((s) => s.init()) }),
     add(row, acc) {
-      if (acc.k === null)
-        acc.k = keyFns.map((f, i) => {
-          const v = f(row);
-          return v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).enc(v);
-        });
+      keep(row, acc);
       evaluate?.(row);
       for (let i = 0; i < n; i++)
         acc.s[i] = (specs[i] as AggregateSpec).add(acc.s[i] as AccState, row);
@@ -742,6 +759,9 @@ export function rowAggregate(
     ...(specs.every((s) => s.retract !== undefined)
       ? {
           retract(row: Row, acc: Accumulator): Accumulator {
+            // A window's first change may be a retraction (its insert came before the window
+            // or was late): the result row still names its group.
+            keep(row, acc);
             evaluate?.(row);
             for (let i = 0; i < n; i++) {
               const spec = specs[i] as AggregateSpec;

@@ -41,14 +41,21 @@ export function withEventTime(relation: Relation, index: number): Relation {
       i === index ? { ...c, restamp: false } : { ...c, rowtime: false, restamp: false },
   );
   if (column.restamp !== true) return { stream: relation.stream, columns };
-  const stream: DataStream<Row> = relation.stream
+  return { stream: stampedWith(relation.stream, index, column.name), columns };
+}
+
+/**
+ * The rows carrying the values of the column at `index` as their event time (a row whose time
+ * is NULL is dropped, as Flink's window operators drop it); the watermark passes unchanged.
+ */
+export function stampedWith(stream: DataStream<Row>, index: number, name: string): DataStream<Row> {
+  return stream
     .filter((row: Row) => row[index] !== null)
-    .name(`rows with a ${column.name}`)
+    .name(`rows with a ${name}`)
     .assignTimestampsAndWatermarks(
       WatermarkStrategy.forGenerator<Row>(() => new UpstreamWatermarks()).withTimestampAssigner(
         (row) => row[index] as number,
       ),
     )
-    .name(`event time of ${column.name}`);
-  return { stream, columns };
+    .name(`event time of ${name}`);
 }

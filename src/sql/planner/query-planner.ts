@@ -6,7 +6,7 @@
 
 import type { StreamEnvironment } from '../../api/stream-environment.js';
 import type { DataStream } from '../../api/streams.js';
-import type { Collector } from '../../core/functions.js';
+import type { AggregateFunction, Collector } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { WindowResult } from '../../core/window-result.js';
@@ -29,7 +29,15 @@ import {
 } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { sessionTimeZone } from '../expressions/session-time-zone.js';
-import type { ColumnAliases, Expr, FromItem, Query, Select } from '../parser/ast.js';
+import type {
+  ColumnAliases,
+  Expr,
+  FromItem,
+  OrderItem,
+  Query,
+  Select,
+  SelectItem,
+} from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
 import type { TimeZone } from '../types/time-zone.js';
@@ -37,7 +45,7 @@ import type { AggPhaseStrategy } from './aggregate-phase.js';
 import { rowAggregate } from './aggregates.js';
 import { type Calc, CalcRelation, FusingRelation, inline, positional } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
-import { isUpdating, withColumns } from './changelog-relation.js';
+import { changesOf, isUpdating, withColumns } from './changelog-relation.js';
 import type { DistinctSplit } from './distinct-split.js';
 import { withEventTime } from './event-time.js';
 import { contains, mapChildren, normalizedKey, passedThrough } from './expr-tools.js';
@@ -55,6 +63,7 @@ import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowProperties, WindowTvf } from './relation.js';
 import { planSemiJoins, subqueryTests } from './semi-join-planner.js';
+import { sessionTvfRows } from './session-tvf.js';
 import { planSetOperation } from './set-operation-planner.js';
 import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
@@ -62,6 +71,7 @@ import { SourceRelation } from './source-reads.js';
 import type { SubPlans } from './sub-plans.js';
 import { planTemporalJoin } from './temporal-join-planner.js';
 import { isUnnestJoin, planUnnestJoin } from './unnest-planner.js';
+import { NO_ROWS, refuseUnretractable, signedAggregate, signedRows } from './window-changes.js';
 import { WindowDistinctRelation } from './window-distinct.js';
 
 /** A WITH query and the WITH queries its body can name: those before it, and outer ones. */
@@ -112,7 +122,7 @@ function withColumnsOf(relation: Relation, columns: readonly ScopeColumn[]): Rel
     relation instanceof WindowDistinctRelation
   )
     return relation.withColumns(columns);
-  if (relation.window !== undefined) return { ...relation, columns };
+  if (relation.window !== undefined) return tvfRelation(relation.window, columns);
   const { windowed, windowEndsAt } = relation;
   return {
     stream: relation.stream,
@@ -167,7 +177,9 @@ export function planQuery(query: Query, ctx: PlanContext): Relation {
     }
     case 'values':
       return planValues(query, ctx);
-    case 'ordered':
+    case 'ordered': {
+      const hidden = sortedByHiddenColumns(query);
+      if (hidden !== undefined) return planQuery(hidden, ctx);
       return planSortLimit(
         materialize(planQuery(query.query, ctx)),
         query.orderBy,
@@ -176,7 +188,60 @@ export function planQuery(query: Query, ctx: PlanContext): Relation {
         query.at,
         ctx.stateTtl,
       );
+    }
   }
+}
+
+/**
+ * `SELECT a FROM t ORDER BY rowtime`: SQL lets ORDER BY name a column of FROM the SELECT list
+ * leaves out (Flink's TemporalSortITCase sorts so). Rewritten as the SELECT with the sort keys
+ * as hidden columns, sorted, under a projection that drops them; undefined when every ORDER BY
+ * key is an output column, or when the SELECT's output names are not all known here (`*`, an
+ * unnamed expression, DISTINCT or GROUP BY, where keys outside the list mean nothing).
+ */
+function sortedByHiddenColumns(query: Extract<Query, { kind: 'ordered' }>): Query | undefined {
+  const select = query.query;
+  if (select.kind !== 'select' || select.distinct || select.groupBy.length > 0) return undefined;
+  const names: string[] = [];
+  for (const item of select.items) {
+    if (item.kind !== 'expr') return undefined;
+    const name = item.alias ?? (item.expr.kind === 'column' ? item.expr.path.at(-1) : undefined);
+    if (name === undefined) return undefined;
+    names.push(name);
+  }
+  const extra: SelectItem[] = [];
+  const orderBy = query.orderBy.map((o): OrderItem => {
+    if (
+      o.expr.kind === 'column' &&
+      o.expr.path.length === 1 &&
+      names.includes(o.expr.path[0] as string)
+    )
+      return o;
+    const alias = `$sort${extra.length}`;
+    extra.push({ kind: 'expr', expr: o.expr, alias });
+    return { ...o, expr: { kind: 'column', path: [alias], at: o.expr.at } };
+  });
+  if (extra.length === 0) return undefined;
+  const at = query.at;
+  return {
+    kind: 'select',
+    distinct: false,
+    items: names.map((name) => ({
+      kind: 'expr',
+      expr: { kind: 'column', path: ['$sorted', name], at },
+      alias: name,
+    })),
+    from: {
+      kind: 'subquery',
+      query: { ...query, query: { ...select, items: [...select.items, ...extra] }, orderBy },
+      alias: '$sorted',
+      at,
+    },
+    where: undefined,
+    groupBy: [],
+    having: undefined,
+    at,
+  };
 }
 
 function unionAll(left: Relation, right: Relation, at: SourcePosition): Relation {
@@ -510,11 +575,24 @@ function planWindowTvf(
     windowTimeColumn(processingTime, time.type),
   ];
   // The input's time attribute stops being one: window_time takes its place.
-  return {
-    stream: input.stream,
-    columns: columns.map((c, i) =>
+  return tvfRelation(
+    window,
+    columns.map((c, i) =>
       i < input.columns.length ? { ...c, rowtime: false, proctime: false } : c,
     ),
+  );
+}
+
+/**
+ * A window TVF not yet applied. Its rows are read only when something other than a window
+ * aggregation takes it, so a changelog input is refused only then (by its `stream`).
+ */
+function tvfRelation(window: WindowTvf, columns: readonly ScopeColumn[]): Relation {
+  return {
+    get stream(): DataStream<Row> {
+      return window.input.stream;
+    },
+    columns,
     window,
   };
 }
@@ -567,7 +645,7 @@ function materialize(relation: Relation): Relation {
     };
     stream = w.input.stream.flatMap(emitCumulative);
   } else {
-    throw sqlError('a SESSION window needs an aggregation grouped by window_start and window_end');
+    stream = sessionTvfRows(w);
   }
   return { stream, columns: relation.columns };
 }
@@ -932,7 +1010,7 @@ function legacyGroupWindow(
       items,
       having: select.having === undefined ? undefined : auxiliary(select.having),
     },
-    from: { stream: input.stream, columns, window },
+    from: tvfRelation(window, columns),
   };
 }
 
@@ -959,7 +1037,17 @@ function planAggregation(
   const n = inputColumns.length;
   const fullScope = new Scope(from.columns);
   const inputScope = new Scope(from.columns.slice(0, n));
-  let input = window.input.stream;
+  // Over a changelog the rows carry a sign at `n` (see window-changes.ts).
+  const updating = isUpdating(window.input);
+  const timeAt = inputColumns.findIndex((c) => c.rowtime);
+  let input = updating
+    ? signedRows(
+        changesOf(window.input),
+        n,
+        window.processingTime === true ? undefined : timeAt,
+        inputColumns[timeAt]?.name ?? 'rowtime',
+      )
+    : window.input.stream;
   const zone = window.localTimeZone;
   // Event time on the zone's wall clock goes through the window operator as local event time;
   // processing time through the assigner's clock (see windowAssigner).
@@ -1033,12 +1121,17 @@ function planAggregation(
     expr: rewrite(item.expr),
   }));
   const having = select.having === undefined ? undefined : rewrite(select.having);
-  const { fn: aggregate, types } = rowAggregate(
+  if (updating) refuseUnretractable(calls, inputScope);
+  const { fn: rowFn, types } = rowAggregate(
     keyFns.map((k) => k.fn),
     keyFns.map((k) => k.type),
     calls,
     inputScope,
+    updating && 'signed',
   );
+  const aggregate: AggregateFunction<Row, unknown, Row> = updating
+    ? signedAggregate(rowFn, n)
+    : rowFn;
   const ts = T.timestamp(3, false);
   const aggColumns: ScopeColumn[] = [
     ...keys.map((_, i) => ({
@@ -1075,7 +1168,11 @@ function planAggregation(
   // does; GROUP BY keys other than those columns split each session's rows.
   const sessionKey = sessionPartition(window, keys, inputScope);
   const emitGroupRows = (r: WindowResult<Key, Row[]>, out: Collector<Row>): void => {
-    for (const row of r.value) out.collect(withWindow(row, r.window));
+    for (const row of r.value) if (row !== NO_ROWS) out.collect(withWindow(row, r.window));
+  };
+  // A window of a changelog whose rows cancel out emits nothing.
+  const emitRow = (r: WindowResult<Key, Row>, out: Collector<Row>): void => {
+    if (r.value !== NO_ROWS) out.collect(withWindow(r.value, r.window));
   };
   const aggScope = new Scope(aggColumns);
   const havingTest =
@@ -1114,7 +1211,7 @@ function planAggregation(
             .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
             .window(assigner)
             .aggregate(aggregate)
-            .map((r: WindowResult<Key, Row>) => withWindow(r.value, r.window))
+            .flatMap(emitRow)
             .name('window columns'),
     );
     const kept = havingTest === undefined ? stream : stream.filter(havingTest).name('having');
@@ -1147,6 +1244,7 @@ function planAggregation(
   const windowEndsAt = ends.length === 0 ? {} : { windowEndsAt: ends };
   if (windowed === undefined) return { stream: aggregated(), columns, ...windowEndsAt };
   const keyAt =
+    !updating &&
     sessionKey === undefined &&
     calls.length === 0 &&
     having === undefined &&
@@ -1176,7 +1274,6 @@ function planAggregation(
     if (window.kind === 'TUMBLE') {
       // One window per row: no row with window columns in between.
       const { size, offset } = window;
-      const timeAt = inputColumns.findIndex((c) => c.rowtime);
       return input
         .map((row) => {
           const start = windowStart(row[timeAt] as number, offset, size);

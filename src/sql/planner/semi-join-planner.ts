@@ -6,7 +6,9 @@
  * null-aware, as SQL's three-valued logic has it: a NULL on either side of an IN column
  * matches (so it excludes) every row, which Flink plans as a join condition
  * `l = r OR l IS NULL OR r IS NULL` rather than a key; such columns are keys only when neither
- * side can be NULL. The runtime operator is `SemiAntiJoinFunction`.
+ * side can be NULL. The runtime operator is `SemiAntiJoinFunction`. A correlation that equates
+ * `window_start` and `window_end` of two insert-only windowed inputs is a window semi/anti join
+ * instead (`planWindowSemiJoin`): per window, emitted once when the window ends.
  */
 import type { ChangelogStream, DataStream } from '../../api/streams.js';
 import type { Change } from '../../core/changelog.js';
@@ -33,6 +35,7 @@ import { and, conjuncts, filtered, joinKey } from './join-planner.js';
 import { keyEquality } from './key-equality.js';
 import type { Relation } from './relation.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
+import { planWindowSemiJoin, windowJoinColumns } from './window-join-planner.js';
 
 export type SubqueryTest = Extract<Expr, { kind: 'subquery-test' }>;
 
@@ -320,7 +323,6 @@ function planSemiJoin(left: Relation, test: SubqueryTest, planning: SemiJoinPlan
     }
     residual.push(part);
   }
-  refuseWindowJoin(keys, scope, test);
   const leftScope = new Scope(left.columns);
   const rightScope = new Scope(right.columns);
   const leftKeyFns = keys.map(([l]) => compileScalar(l, leftScope).fn);
@@ -331,13 +333,6 @@ function planSemiJoin(left: Relation, test: SubqueryTest, planning: SemiJoinPlan
   const condition = and(residual, test.at);
   const pairTest =
     condition === undefined ? undefined : compilePredicate(condition, scope, 'subquery condition');
-  const fn = new SemiAntiJoinFunction<Key, Row, Row>({
-    type: anti ? 'anti' : 'semi',
-    matches: pairTest === undefined ? undefined : (l, r) => pairTest([...l, ...r]),
-    ...(planning.stateTtl === undefined ? {} : { ttl: planning.stateTtl }),
-    leftSerializer: ROW_SERIALIZER,
-    rightSerializer: ROW_SERIALIZER,
-  });
   const columns = scope.columns;
   const keyText = keys
     .map(
@@ -348,6 +343,40 @@ function planSemiJoin(left: Relation, test: SubqueryTest, planning: SemiJoinPlan
   const what = `${test.negated ? 'NOT ' : ''}${test.test}${nullAware ? ', null-aware' : ''}`;
   const on = keys.length === 0 ? 'no key (one subtask)' : `[${keyText}]`;
   const label = `${anti ? 'ANTI' : 'SEMI'} JOIN (${what}) on ${on}${condition === undefined ? '' : ' + a condition on each pair'}`;
+  const windows =
+    isUpdating(left) || isUpdating(right)
+      ? undefined
+      : windowJoinColumns(
+          keys.map(([l]) => l),
+          keys.map(([, r]) => shifted(r, -width)),
+          leftScope,
+          rightScope,
+          left.windowed,
+          right.windowed,
+        );
+  if (windows !== undefined) {
+    // As a window join keys its operator: by the other equalities, else by the window's end.
+    const keyed =
+      keys.length > 2
+        ? (_: unknown, i: number) => !windows.keys.includes(i)
+        : (_: unknown, i: number) => i === windows.keys[1];
+    return planWindowSemiJoin(left, right, {
+      type: anti ? 'anti' : 'semi',
+      leftKey: joinKey(leftKeyFns.filter(keyed), 'left', nullSafe.filter(keyed)),
+      rightKey: joinKey(rightKeyFns.filter(keyed), 'right', nullSafe.filter(keyed)),
+      windows,
+      test: pairTest,
+      at: test.at,
+      label: `WINDOW ${label}`,
+    });
+  }
+  const fn = new SemiAntiJoinFunction<Key, Row, Row>({
+    type: anti ? 'anti' : 'semi',
+    matches: pairTest === undefined ? undefined : (l, r) => pairTest([...l, ...r]),
+    ...(planning.stateTtl === undefined ? {} : { ttl: planning.stateTtl }),
+    leftSerializer: ROW_SERIALIZER,
+    rightSerializer: ROW_SERIALIZER,
+  });
   const leftChanges = retracting(changesOf(left));
   const rightChanges = retracting(changesOf(right));
   const joined: DataStream<Change<Row>> = leftChanges
@@ -362,18 +391,4 @@ function planSemiJoin(left: Relation, test: SubqueryTest, planning: SemiJoinPlan
     return { stream: joined.map((c) => c.value).name('SEMI JOIN rows'), columns: out };
   const changes: ChangelogStream<Row> = joined.asChangelog<Row>('retract');
   return updatingRelation(changes, out, `${anti ? 'an ANTI' : 'a SEMI'} JOIN`, left.upsertKey);
-}
-
-/** A correlation on both sides' window columns is Flink's window semi/anti join: refused. */
-function refuseWindowJoin(keys: readonly [Expr, Expr][], scope: Scope, test: SubqueryTest): void {
-  const named = (e: Expr, name: string) =>
-    e.kind === 'column' &&
-    e.path.length === 1 &&
-    scope.columns[Number((e.path[0] as string).slice(1))]?.name === name;
-  const equated = (name: string) => keys.some(([l, r]) => named(l, name) && named(r, name));
-  if (equated('window_start') && equated('window_end'))
-    sqlError(
-      `correlated on window_start and window_end of two windowed inputs (a window ${test.negated ? 'anti' : 'semi'} join), ${describeTest(test)} is not supported by Weir SQL yet`,
-      test.at,
-    );
 }

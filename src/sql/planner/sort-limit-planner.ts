@@ -88,6 +88,21 @@ export function planSortLimit(
     const r =
       first.expr.kind === 'column' ? scope.resolve(first.expr.path, first.expr.at) : undefined;
     const isRowtime = r !== undefined && r.fields.length === 0 && r.column.rowtime;
+    // Rows arrive in processing-time order: sorting by it alone is the arrival order (Flink's
+    // ProcTimeSortOperator with no further keys). Rows of one subtask keep it, so one partition.
+    if (
+      r !== undefined &&
+      r.fields.length === 0 &&
+      r.column.proctime === true &&
+      !first.descending &&
+      orderBy.length === 1
+    ) {
+      const stream = input.stream
+        .keyBy(ONE_PARTITION, 'sort (global)')
+        .filter(() => true)
+        .name('ORDER BY proctime');
+      return { stream, columns };
+    }
     if (!isRowtime || first.descending)
       return sqlError(
         isRowtime

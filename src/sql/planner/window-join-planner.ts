@@ -5,12 +5,16 @@
  * rows are kept per join key and window until the watermark passes the window's end; then
  * the window's pairs (and, for outer joins, its unmatched rows padded with NULLs) are
  * emitted once, insert-only, and its state is dropped. A row whose window has already fired
- * is late: dropped and counted (`weir_join_late_records_total`).
+ * is late: dropped and counted (`weir_join_late_records_total`). Window semi and anti joins
+ * (EXISTS / IN subqueries correlated on both window columns) run on the same operator and emit
+ * only the left rows.
  */
 import { judgingLatenessByInput } from '../../api/joins.js';
 import type { DataStream } from '../../api/streams.js';
+import type { Collector } from '../../core/functions.js';
 import type { JoinType } from '../../core/joins.js';
 import type { Key } from '../../core/key-groups.js';
+import { windowSemiJoinRows } from '../../runtime/operators/joins/window-join.js';
 import type { Row } from '../connectors/connector.js';
 import type { Scope, ScopeColumn } from '../expressions/scope.js';
 import type { Expr } from '../parser/ast.js';
@@ -45,7 +49,8 @@ function columnAt(
   if (e.kind !== 'column') return undefined;
   const r = scope.resolve(e.path, e.at);
   if (r.fields.length !== 0) return undefined;
-  if (e.path[e.path.length - 1]?.toLowerCase() === name) return r.index;
+  // By the resolved column's name, so positional references (`#3`) are found too.
+  if (scope.columns[r.index]?.name.toLowerCase() === name) return r.index;
   const at = name === 'window_start' ? windowed?.startAt : windowed?.endAt;
   return r.index === at ? r.index : undefined;
 }
@@ -127,22 +132,62 @@ function sideRows(side: Relation): {
   return { stream: side.rows, distinct: (rows) => distinctRows(rows, key), aggregated: true };
 }
 
+/** What a window join and a window semi/anti join share: the keys, windows and clocks. */
+export interface WindowCoGroupSpec {
+  readonly leftKey: (row: Row) => Key;
+  readonly rightKey: (row: Row) => Key;
+  readonly windows: WindowJoinColumns;
+  readonly at: SourcePosition;
+}
+
+/**
+ * Each side's rows kept per key and window until the watermark passes the window's end, then
+ * handed to `perWindow` (made distinct where a side stands in for a grouping-only window
+ * aggregation), on the windows' clock.
+ */
+function coGroupWindows(
+  left: Relation,
+  right: Relation,
+  spec: WindowCoGroupSpec,
+  perWindow: (lefts: readonly Row[], rights: readonly Row[], out: Collector<Row>) => void,
+): DataStream<Row> {
+  const leftRows = sideRows(left);
+  const rightRows = sideRows(right);
+  const zone = windowClock(left.columns, spec.windows.left);
+  const rightZone = windowClock(right.columns, spec.windows.right);
+  if (zone !== rightZone)
+    sqlError(
+      `a window join needs the windows of both sides on one clock: ${clockName(zone)} on the left, ${clockName(rightZone)} on the right (cast both time attributes to TIMESTAMP_LTZ, or both to TIMESTAMP)`,
+      spec.at,
+    );
+  // Windows of a local wall clock fire when the watermark passes their end as an instant.
+  // A side standing in for a window aggregation drops the rows late for that aggregation.
+  const ownLateness = { left: leftRows.aggregated, right: rightRows.aggregated };
+  return onWindowClock(zone, [leftRows.stream, rightRows.stream], (l, r) =>
+    judgingLatenessByInput(
+      l
+        .coGroup(r)
+        .where(spec.leftKey)
+        .equalTo(spec.rightKey)
+        .window({
+          left: recordWindows(spec.windows.left),
+          right: recordWindows(spec.windows.right),
+        }),
+      ownLateness,
+    ).apply((lefts: readonly Row[], rights: readonly Row[], out: Collector<Row>) =>
+      perWindow(leftRows.distinct(lefts), rightRows.distinct(rights), out),
+    ),
+  );
+}
+
 /** Plans the window join of two insert-only relations; its output is insert-only. */
 export function planWindowJoin(left: Relation, right: Relation, spec: WindowJoinSpec): Relation {
   const { type, test } = spec;
-  const leftRows = sideRows(left);
-  const rightRows = sideRows(right);
   const nullsLeft: Row = new Array<unknown>(left.columns.length).fill(null);
   const nullsRight: Row = new Array<unknown>(right.columns.length).fill(null);
   const padLeft = type === 'right' || type === 'full';
   const padRight = type === 'left' || type === 'full';
-  const joinWindow = (
-    leftWindow: readonly Row[],
-    rightWindow: readonly Row[],
-    out: { collect(row: Row): void },
-  ) => {
-    const lefts = leftRows.distinct(leftWindow);
-    const rights = rightRows.distinct(rightWindow);
+  const stream = coGroupWindows(left, right, spec, (lefts, rights, out) => {
     const matchedRight = new Array<boolean>(rights.length).fill(false);
     for (const l of lefts) {
       let matched = false;
@@ -160,30 +205,7 @@ export function planWindowJoin(left: Relation, right: Relation, spec: WindowJoin
         if (!matchedRight[j]) out.collect([...nullsLeft, ...r]);
       });
     }
-  };
-  const zone = windowClock(left.columns, spec.windows.left);
-  const rightZone = windowClock(right.columns, spec.windows.right);
-  if (zone !== rightZone)
-    sqlError(
-      `a window join needs the windows of both sides on one clock: ${clockName(zone)} on the left, ${clockName(rightZone)} on the right (cast both time attributes to TIMESTAMP_LTZ, or both to TIMESTAMP)`,
-      spec.at,
-    );
-  // Windows of a local wall clock fire when the watermark passes their end as an instant.
-  // A side standing in for a window aggregation drops the rows late for that aggregation.
-  const ownLateness = { left: leftRows.aggregated, right: rightRows.aggregated };
-  const stream = onWindowClock(zone, [leftRows.stream, rightRows.stream], (l, r) =>
-    judgingLatenessByInput(
-      l
-        .coGroup(r)
-        .where(spec.leftKey)
-        .equalTo(spec.rightKey)
-        .window({
-          left: recordWindows(spec.windows.left),
-          right: recordWindows(spec.windows.right),
-        }),
-      ownLateness,
-    ).apply(joinWindow),
-  );
+  });
   // Padded sides may be NULL; no column stays an event-time attribute.
   const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({
     ...c,
@@ -196,5 +218,38 @@ export function planWindowJoin(left: Relation, right: Relation, spec: WindowJoin
       ...left.columns.map((c) => pad(c, padLeft)),
       ...right.columns.map((c) => pad(c, padRight)),
     ],
+  };
+}
+
+export interface WindowSemiJoinSpec extends WindowCoGroupSpec {
+  /** SEMI keeps the left rows with a match in their window, ANTI those without. */
+  readonly type: 'semi' | 'anti';
+  /** The condition on each pair beyond the key, over the concatenated row. */
+  readonly test: ((row: Row) => boolean) | undefined;
+  /** The operator's name in EXPLAIN. */
+  readonly label: string;
+}
+
+/**
+ * Plans the window semi or anti join of two insert-only relations (Flink's window join of
+ * type SEMI / ANTI, written as EXISTS or IN correlated on both window columns): the left rows
+ * of each window, kept or dropped by whether a right row of the same key and window matches,
+ * emitted once when the watermark passes the window's end; insert-only.
+ */
+export function planWindowSemiJoin(
+  left: Relation,
+  right: Relation,
+  spec: WindowSemiJoinSpec,
+): Relation {
+  const { test } = spec;
+  const keep = windowSemiJoinRows<Row, Row>(
+    spec.type,
+    test === undefined ? undefined : (l, r) => test([...l, ...r]),
+  );
+  const stream = coGroupWindows(left, right, spec, keep);
+  return {
+    stream: stream.name(spec.label),
+    // As after a window join, no column stays an event-time attribute.
+    columns: left.columns.map((c) => ({ ...c, rowtime: false })),
   };
 }

@@ -136,6 +136,24 @@ export function innerJoinPairs<K extends Key, L, R, OUT>(
   };
 }
 
+/**
+ * The semi or anti join of a window: the left records with (semi) or without (anti) a right
+ * record of the window that `matches` them (undefined: any right record does), in arrival
+ * order, each once however many records match it.
+ */
+export function windowSemiJoinRows<L, R>(
+  type: 'semi' | 'anti',
+  matches: ((left: L, right: R) => boolean) | undefined,
+): (lefts: readonly L[], rights: readonly R[], out: Collector<L>) => void {
+  const keep = type === 'semi';
+  return (lefts, rights, out) => {
+    for (const l of lefts) {
+      const matched = matches === undefined ? rights.length > 0 : rights.some((r) => matches(l, r));
+      if (matched === keep) out.collect(l);
+    }
+  };
+}
+
 /** A session of one key: its extent and the records of both sides in it. */
 interface Session<L, R> {
   readonly start: number;
