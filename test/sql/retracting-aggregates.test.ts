@@ -14,10 +14,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { materialize } from '../../bench/nexmark/weir-job.js';
 import type { Change, Row } from '../../src/index.js';
-import { Scope } from '../../src/sql/expressions/scope.js';
-import { parseExpression } from '../../src/sql/parser/parser.js';
-import { rowAggregate } from '../../src/sql/planner/aggregates.js';
-import { T } from '../../src/sql/types/logical-type.js';
+import { aggregateOverV } from './aggregate-over-v.js';
 import { queryChanges } from './query-changes.js';
 import {
   changesJob,
@@ -115,26 +112,10 @@ describe('MIN, MAX, COUNT, SUM and AVG (DISTINCT) over a changelog', () => {
   }, 120_000);
 
   it('keep one state entry per distinct value, whatever the number of rows', () => {
-    const calls = [
-      'MIN(v)',
-      'MAX(v)',
-      'COUNT(DISTINCT v)',
-      'SUM(DISTINCT v)',
-      'AVG(DISTINCT v)',
-    ].map((text) => {
-      const e = parseExpression(text);
-      if (e.kind !== 'call') throw new Error(`not a call: ${text}`);
-      return {
-        name: e.name,
-        args: e.args,
-        star: e.star,
-        distinct: e.distinct,
-        filter: undefined,
-        at: e.at,
-      };
-    });
-    const scope = new Scope([{ name: 'v', type: T.int(), qualifier: undefined, rowtime: false }]);
-    const { fn } = rowAggregate([], [], calls, scope, true);
+    const fn = aggregateOverV(
+      ['MIN(v)', 'MAX(v)', 'COUNT(DISTINCT v)', 'SUM(DISTINCT v)', 'AVG(DISTINCT v)'],
+      true,
+    );
     expect(fn.retract).toBeDefined();
     let acc = fn.createAccumulator();
     // 10,000 rows of 5 distinct values, then all but the rows of 3 and 4 retracted.

@@ -259,7 +259,15 @@ function compileAggregate(
             call.at,
           )
         : undefined;
-    const spec = retractingAggregate(call, fn, guard, codec(argType), distinctKey, fold);
+    const spec = retractingAggregate(
+      call,
+      fn,
+      guard,
+      codec(argType),
+      distinctKey,
+      fold,
+      retracting === 'signed',
+    );
     if (spec !== undefined)
       return {
         ...spec,
@@ -420,7 +428,9 @@ function sumSpec(
       if (v === null || (s === null && sign < 0 && !signed)) return s;
       if (s === null) return [plus(isDecimal ? '0' : 0, v, sign), sign];
       const pair = s as [number | string, number];
-      if (pair[1] + sign === 0) return null;
+      // Signed (a window's slice or partial): no values left is not no sum, since a partial's
+      // retractions and rows may cancel in count but not in sum until merged with the rest.
+      if (pair[1] + sign === 0 && !signed) return null;
       pair[0] = plus(pair[0], v, sign);
       pair[1] += sign;
       return pair;
@@ -434,14 +444,14 @@ function sumSpec(
       const [sb, nb] = b as [number | string, number];
       const [sa, na] = a as [number | string, number];
       // Signed: a slice's retractions cancel another's rows.
-      if (na + nb === 0) return null;
+      if (na + nb === 0 && !signed) return null;
       return [
         plus(sa, isDecimal ? BigInt(sb as string) : isLong ? longFromJson(sb) : sb, 1),
         na + nb,
       ];
     },
     result: (s) => {
-      if (s === null) return null;
+      if (s === null || (s as [number | string, number])[1] === 0) return null;
       const sum = (s as [number | string, number])[0];
       return isDecimal ? fitPrecision(BigInt(sum as string), 38) : isLong ? longFromJson(sum) : sum;
     },
@@ -480,7 +490,7 @@ function avgSpec(
       if (v === null || (s === null && !signed)) return s;
       if (s === null) return [add(isDecimal ? '0' : 0, v, -1), -1];
       const pair = s as [number | string, number];
-      if (pair[1] === 1) return null;
+      if (pair[1] === 1 && !signed) return null;
       pair[0] = add(pair[0], v, -1);
       pair[1]--;
       return pair;
@@ -489,7 +499,7 @@ function avgSpec(
       if (a === null || b === null) return copyPair(a ?? b);
       const [sa, na] = a as [number | string, number];
       const [sb, nb] = b as [number | string, number];
-      if (na + nb === 0) return null;
+      if (na + nb === 0 && !signed) return null;
       return [
         add(sa, isDecimal ? BigInt(sb as string) : isLong ? longFromJson(sb) : sb, 1),
         na + nb,
@@ -498,6 +508,8 @@ function avgSpec(
     result: (s) => {
       if (s === null) return null;
       const [sum, n] = s as [number | string, number];
+      // Signed: a window's rows may all be retracted, leaving a count of 0.
+      if (n === 0) return null;
       if (isDecimal) {
         const scale = (type as { scale: number }).scale;
         return fitPrecision(

@@ -50,6 +50,12 @@ export function retractingAggregate(
   { enc, dec }: Codec,
   keyOf: (v: unknown) => string,
   fold?: AggregateSpec,
+  /**
+   * A window's slices and partials, accumulated apart: a retraction of a value not held is
+   * kept as a negative count, which the merge with the slice holding its row cancels (as
+   * Flink's MapView counts go below zero). Only values with a positive count are held.
+   */
+  signed = false,
 ): Omit<AggregateSpec, 'type'> | undefined {
   if (!holdsValueCounts(call)) return undefined;
   const extremes = call.name === 'MIN' || call.name === 'MAX';
@@ -65,7 +71,9 @@ export function retractingAggregate(
     let best: string | null = null;
     let bestValue: unknown;
     for (const key in values) {
-      const v = dec((values[key] as [unknown, number])[0]);
+      const [encoded, count] = values[key] as [unknown, number];
+      if (count <= 0) continue;
+      const v = dec(encoded);
       if (best === null || better(v, bestValue)) {
         best = key;
         bestValue = v;
@@ -73,57 +81,55 @@ export function retractingAggregate(
     }
     return best;
   };
-  const addValue = (s: ValueCounts, v: unknown, times: number): void => {
+  /** Changes how many rows hold `v` by `delta`; a value is held while its count is positive. */
+  const changeValue = (s: ValueCounts, v: unknown, delta: number): void => {
     const key = keyOf(v);
     const entry = s.values[key];
-    if (entry !== undefined) {
-      entry[1] += times;
-      return;
-    }
-    s.values[key] = [enc(v), times];
-    s.n++;
-    if (!counting) {
-      const best = s.best === null ? undefined : s.values[s.best];
-      if (best === undefined || better(v, dec(best[0]))) s.best = key;
+    const before = entry?.[1] ?? 0;
+    const after = before + delta;
+    if (after === 0) delete s.values[key];
+    else if (entry === undefined) s.values[key] = [enc(v), after];
+    else entry[1] = after;
+    if (before <= 0 && after > 0) {
+      s.n++;
+      if (!counting) {
+        const best = s.best === null ? undefined : s.values[s.best];
+        if (best === undefined || better(v, dec(best[0]))) s.best = key;
+      }
+    } else if (before > 0 && after <= 0) {
+      s.n--;
+      if (!counting && s.best === key) s.best = extreme(s.values);
     }
   };
   return {
     init: fresh,
     add: guard((s, row) => {
       const v = fn(row);
-      if (v !== null) addValue(state(s), v, 1);
+      if (v !== null) changeValue(state(s), v, 1);
       return s;
     }),
     retract: guard((s, row) => {
       const v = fn(row);
       if (v === null) return s;
       const st = state(s);
-      const key = keyOf(v);
-      const entry = st.values[key];
-      // A value this group does not hold (its state expired): nothing to undo.
-      if (entry === undefined) return s;
-      if (entry[1] > 1) {
-        entry[1]--;
-        return s;
-      }
-      delete st.values[key];
-      st.n--;
-      if (!counting && st.best === key) st.best = extreme(st.values);
+      // Unsigned, a value this group does not hold (its state expired): nothing to undo.
+      if (!signed && st.values[keyOf(v)] === undefined) return s;
+      changeValue(st, v, -1);
       return s;
     }),
     merge: (a, b) => {
       const merged = state(fresh());
       for (const side of [state(a), state(b)])
         for (const [encoded, count] of Object.values(side.values))
-          addValue(merged, dec(encoded), count);
+          changeValue(merged, dec(encoded), count);
       return merged as unknown as AccState;
     },
     result:
       fold !== undefined
         ? (s) => {
             let acc = fold.init();
-            for (const [encoded] of Object.values(state(s).values))
-              acc = fold.add(acc, [dec(encoded)]);
+            for (const [encoded, count] of Object.values(state(s).values))
+              if (count > 0) acc = fold.add(acc, [dec(encoded)]);
             return fold.result(acc);
           }
         : counting
