@@ -22,7 +22,10 @@
  *    after a SIGKILL, `--failovers` rounds.
  *
  *   npm run bench:cluster -- [--records N] [--failovers K] [--restore-mb M] [--exchange-records N]
- *     [--skip-partitioned-failover] [--only 1,2,3,4,5,6]
+ *     [--skip-partitioned-failover] [--only 1,2,3,4,5,6] [--session-timeout S]
+ *
+ * `--session-timeout` is every member's `weir run --session-timeout` (the
+ * broker of scripts/kafka.sh accepts 1 s and more).
  *
  * Times come from the clock of this process; CPU seconds of each member
  * from /proc/<pid>/stat (user + system), read at the start and end of the
@@ -53,6 +56,7 @@ const { values } = parseArgs({
     /** Sections to run, e.g. `2,3` (all by default). */
     only: { type: 'string' },
     s3: { type: 'string', default: `s3://weir-test/bench-cluster-${Date.now()}` },
+    'session-timeout': { type: 'string' },
   },
 });
 const RECORDS = Number(values.records);
@@ -63,6 +67,8 @@ const JOB = fileURLToPath(new URL('./jobs/cluster-job.js', import.meta.url));
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICKS = 100;
 const run = randomUUID().slice(0, 8);
+const SESSION = values['session-timeout'];
+const SESSION_FLAGS = SESSION === undefined ? [] : ['--session-timeout', SESSION];
 const scratch = mkdtempSync(join(tmpdir(), 'weir-bench-cluster-'));
 const members: Member[] = [];
 
@@ -100,6 +106,7 @@ function startMember(
       checkpointDir,
       '--checkpoint-interval',
       '1',
+      ...SESSION_FLAGS,
       '--',
       ...jobArgs,
     ],
@@ -629,6 +636,7 @@ async function sections(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(' ')} at start`,
   );
+  if (SESSION !== undefined) say(`every member runs with --session-timeout ${SESSION}`);
   const steps: [string, string, () => Promise<void>][] = [
     ['1', 'section 1 (throughput)', throughput],
     ['2', 'section 2 (single-owner failover)', () => singleOwnerFailover(Number(values.failovers))],

@@ -183,6 +183,21 @@ export class StreamEnvironmentImpl implements StreamEnvironmentApi, StreamBuilde
   }
 
   /**
+   * On a member of a process group that stands by for the job's task: each
+   * sink starts ahead what its writers will need (see `Sink.prepareWriters`).
+   * Returns the names of the sinks that did.
+   */
+  prepareStandby(): string[] {
+    const prepared: string[] = [];
+    for (const node of this.graph.nodes) {
+      if (node.kind !== 'sink' || node.sink.prepareWriters === undefined) continue;
+      node.sink.prepareWriters(node.parallelism ?? this.parallelism);
+      prepared.push(node.name);
+    }
+    return prepared;
+  }
+
+  /**
    * Once a partitioned job of a process group has started: which task
    * (repartition partition) owns which keyed state, to split the member's
    * checkpoints into per-task snapshots.

@@ -124,7 +124,12 @@ export interface RunOptions extends ObserveOptions {
    */
   readonly restartStrategy: RestartStrategy | undefined;
   /** `--group` and `--bootstrap`: run as one member of this process group. */
-  readonly processGroup?: { readonly applicationId: string; readonly brokers: readonly string[] };
+  readonly processGroup?: {
+    readonly applicationId: string;
+    readonly brokers: readonly string[];
+    /** `--session-timeout` in milliseconds, if given. */
+    readonly sessionTimeoutMs?: number;
+  };
 }
 
 /** Where `weir savepoint` and `weir jobs` find a running `weir run` or `weir demo`. */
@@ -265,6 +270,10 @@ Run options:
                             (needs --bootstrap and --checkpoint-dir; one thread each)
       --bootstrap HOST:PORT[,HOST:PORT...]
                             Kafka brokers of the process group
+      --session-timeout SECONDS
+                            with --group: how long a member may go silent before
+                            the group moves its tasks to the others (default 6;
+                            within the brokers' group.min.session.timeout.ms)
       --state-backend heap|disk
                             where keyed state lives: heap (default) or disk (LMDB)
       --state-dir DIR       with --state-backend disk: make the stores in DIR (default:
@@ -470,6 +479,7 @@ function runFlags(): FlagSpec {
     'keep-ui': { type: 'boolean' },
     group: { type: 'string' },
     bootstrap: { type: 'string' },
+    'session-timeout': { type: 'string' },
     ...RESTART_FLAGS,
     ...OBSERVE_FLAGS,
   };
@@ -593,8 +603,10 @@ function processGroupOption(
 ): RunOptions['processGroup'] {
   const group = nonEmpty('--group', stringFlag(values.group));
   const bootstrap = nonEmpty('--bootstrap', stringFlag(values.bootstrap));
+  const session = stringFlag(values['session-timeout']);
   if (group === undefined) {
     if (bootstrap !== undefined) throw new UsageError('--bootstrap needs --group');
+    if (session !== undefined) throw new UsageError('--session-timeout needs --group');
     return undefined;
   }
   if (bootstrap === undefined)
@@ -612,7 +624,12 @@ function processGroupOption(
   const bad = brokers.find((b) => !/^[^\s:]+:\d+$/.test(b));
   if (bad !== undefined)
     throw new UsageError(`--bootstrap takes host:port[,host:port...], got '${bad}'`);
-  return { applicationId: group, brokers };
+  if (session === undefined) return { applicationId: group, brokers };
+  return {
+    applicationId: group,
+    brokers,
+    sessionTimeoutMs: Math.round(1000 * seconds('--session-timeout', session, false)),
+  };
 }
 
 /** `--keep-ui` needs a UI to keep. */

@@ -12,6 +12,7 @@ import {
   abortFencedRunTransactions,
 } from '../connectors/kafka/group/fenced-run.js';
 import type { GroupMembers } from '../connectors/kafka/group/group-members.js';
+import { groupTimeoutsFor } from '../connectors/kafka/group/group-timeouts.js';
 import type { KafkaExchange } from '../connectors/kafka/group/kafka-exchange.js';
 import {
   fenceCrashedRuns,
@@ -36,8 +37,14 @@ import {
 import { TaskHandovers } from './task-handovers.js';
 import { TaskSnapshotStorage, TaskSnapshotWriter } from './task-snapshot-writer.js';
 
-/** A burst of assignment changes is acted on once none has come for this long. */
-const QUIET_MS = 1_000;
+/**
+ * A burst of assignment changes is acted on once none has come for this
+ * long: the broker hands out each step of a rebalance in a heartbeat's
+ * answer, so two heartbeats, and at most a second (the default heartbeat).
+ */
+function quietMs(sessionTimeoutMs: number | undefined): number {
+  return Math.min(1_000, 2 * groupTimeoutsFor(sessionTimeoutMs).heartbeatIntervalMs);
+}
 /** ... or once its first change is this old. */
 const MAX_WAIT_MS = 5_000;
 /** How long a first assignment may take before the job starts with none (it restarts when one comes). */
@@ -61,6 +68,8 @@ export interface KeyedGroupOptions {
   readonly jobName: string;
   readonly brokers: readonly string[];
   readonly applicationId: string;
+  /** `--session-timeout`, if given. */
+  readonly sessionTimeoutMs: number | undefined;
   readonly exchange: KafkaExchange;
   readonly taskSet: HeldTaskSet;
   /** The job's shared checkpoint location. */
@@ -110,10 +119,12 @@ export async function runKeyedGroup(
     ProcessMembership.join({
       brokers: o.brokers,
       applicationId: o.applicationId,
+      sessionTimeoutMs: o.sessionTimeoutMs,
       topics,
       warn: o.warn,
     });
   let membership = await join();
+  const quiet = quietMs(o.sessionTimeoutMs);
   const member = o.memberDirectory.slice(o.memberDirectory.lastIndexOf('/') + 1);
   const handovers = new TaskHandovers(o.checkpointDir, member, HANDOVER_TIMEOUT_MS);
   const seals = new RunSeals(o.checkpointDir);
@@ -147,7 +158,7 @@ export async function runKeyedGroup(
         debounce?.update(tasks);
       });
     listen(membership);
-    let tasks = await firstAssignment(membership);
+    let tasks = await firstAssignment(membership, quiet);
     let gap = o.held;
     let nextId = 1;
     let previousClient: JobClient | undefined;
@@ -229,7 +240,7 @@ export async function runKeyedGroup(
           nextGap = holdStopSignals();
           void handOver();
         },
-        QUIET_MS,
+        quiet,
         MAX_WAIT_MS,
       );
       const pending = membership.tasks();
@@ -274,7 +285,7 @@ export async function runKeyedGroup(
           await membership.close();
           membership = await join();
           listen(membership);
-          tasks = await firstAssignment(membership);
+          tasks = await firstAssignment(membership, quiet);
         }
         continue;
       }
@@ -303,10 +314,13 @@ export async function runKeyedGroup(
 }
 
 /** The tasks the group gives this process first: once settled, or none after a while (the job restarts when some come). */
-function firstAssignment(membership: {
-  tasks(): ReadonlySet<string>;
-  onChange(l: (t: ReadonlySet<string>) => void): void;
-}): Promise<ReadonlySet<string>> {
+function firstAssignment(
+  membership: {
+    tasks(): ReadonlySet<string>;
+    onChange(l: (t: ReadonlySet<string>) => void): void;
+  },
+  quiet: number,
+): Promise<ReadonlySet<string>> {
   return new Promise((resolve) => {
     let done = false;
     const finish = (tasks: ReadonlySet<string>): void => {
@@ -316,7 +330,7 @@ function firstAssignment(membership: {
       debounce.close();
       resolve(tasks);
     };
-    const debounce = new AssignmentDebounce(new Set(), finish, QUIET_MS, MAX_WAIT_MS);
+    const debounce = new AssignmentDebounce(new Set(), finish, quiet, MAX_WAIT_MS);
     const timer = setTimeout(() => finish(membership.tasks()), FIRST_ASSIGNMENT_MS);
     membership.onChange((tasks) => {
       if (!done) debounce.update(tasks);

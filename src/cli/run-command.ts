@@ -146,6 +146,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
       allowDuplicateOutput: options.allowDuplicateOutput === true,
       held,
       say: (line) => ownerLog('single_owner', line),
+      prepareStandby: () => env.prepareStandby(),
     });
     if (owned === undefined) {
       ownerLog('single_owner_stopped', `stopped before this member owned task '${jobName}'`);
@@ -480,6 +481,7 @@ async function runKeyedGroupJob(a: {
       jobName,
       brokers: options.processGroup!.brokers,
       applicationId: options.processGroup!.applicationId,
+      sessionTimeoutMs: options.processGroup!.sessionTimeoutMs,
       exchange: a.exchange,
       taskSet: a.taskSet,
       checkpointDir: a.checkpointDir,

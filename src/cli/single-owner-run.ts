@@ -27,6 +27,11 @@ export interface SingleOwnerRunOptions {
   readonly allowDuplicateOutput: boolean;
   readonly held: HeldSignals;
   readonly say: (line: string) => void;
+  /**
+   * Called once if this member has to wait for the task: starts ahead what
+   * the job's start will need; returns the names of the sinks that did.
+   */
+  readonly prepareStandby?: () => readonly string[];
 }
 
 /** Where a single-owner task's checkpoints go under the job's checkpoint location. */
@@ -59,12 +64,19 @@ export async function takeSingleOwnerTask(
     brokers: group.brokers,
     applicationId: group.applicationId,
     task,
+    ...(group.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: group.sessionTimeoutMs }),
   });
   try {
-    if (!owner.isOwner)
+    if (!owner.isOwner) {
       say(
         `task '${task}' runs on one member at a time: waiting until the group '${group.applicationId}' gives it to this one`,
       );
+      const prepared = options.prepareStandby?.() ?? [];
+      if (prepared.length > 0)
+        say(
+          `standing by: the writers of ${prepared.map((s) => `'${s}'`).join(', ')} are started ahead, for a faster take-over`,
+        );
+    }
     const stopped = await untilOwnerOrSignal(owner, options.held);
     if (stopped) {
       await owner.close();

@@ -78,6 +78,12 @@ export interface Sink<T> {
    * fence each other and a new owner of a task can fence a dead run's.
    */
   inProcessGroup?(run: () => string): Sink<T>;
+  /**
+   * Starts ahead what `writers` writers of this sink will need (their
+   * threads, with the modules loaded), on a member of a process group that
+   * stands by for a task: taking the task over then does not wait for it.
+   */
+  prepareWriters?(writers: number): void;
 }
 
 /**

@@ -109,6 +109,13 @@ export interface ProcessGroupSpec {
   /** Bootstrap brokers of the Kafka cluster whose group coordinator runs the group. */
   readonly brokers: readonly string[];
   /**
+   * How long a member may stay silent before the group's coordinator declares
+   * it dead and moves its tasks (`--session-timeout`); 6 s when absent. The
+   * brokers' bounds apply: `group.min.session.timeout.ms` for single-owner
+   * tasks, `group.consumer.min.session.timeout.ms` for partitioned ones.
+   */
+  readonly sessionTimeoutMs?: number;
+  /**
    * The tasks (`topic:partition`) this process holds now, when its membership
    * in the group is the process's own and not the readers' (a job with keyed
    * state: the process restarts its job with the tasks' state on every change

@@ -70,6 +70,32 @@ describe('parseCommandLine', () => {
       ['--group', 'g', '--bootstrap', 'k', '--checkpoint-dir', 'c'],
       "--bootstrap takes host:port[,host:port...], got 'k'",
     );
+    refused(['--session-timeout', '2'], '--session-timeout needs --group');
+    refused(
+      ['--group', 'g', '--bootstrap', 'k:9092', '--checkpoint-dir', 'c', '--session-timeout', '0'],
+      "--session-timeout must be a positive number of seconds, got '0'",
+    );
+  });
+
+  it('parses --session-timeout of a process group member, in seconds', () => {
+    const parsed = parseCommandLine([
+      'run',
+      'job.ts',
+      '--group',
+      'orders',
+      '--bootstrap',
+      'k1:9092',
+      '--checkpoint-dir',
+      'c',
+      '--session-timeout',
+      '1.5',
+    ]);
+    expect(parsed).toMatchObject({
+      kind: 'run',
+      options: {
+        processGroup: { applicationId: 'orders', brokers: ['k1:9092'], sessionTimeoutMs: 1_500 },
+      },
+    });
   });
 
   it('applies demo defaults', () => {

@@ -1,13 +1,30 @@
 import { Admin, ConfigResourceTypes } from '@platformatic/kafka';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  applyGroupSession,
   applyGroupTimeouts,
   chooseGroupTimeouts,
   FAST_FAILOVER,
   groupTimeoutBounds,
+  groupTimeoutsFor,
   KAFKA_DEFAULT_BOUNDS,
 } from '../../src/connectors/kafka/group/group-timeouts.js';
 import { uniqueTopic } from './helpers.js';
+
+describe('groupTimeoutsFor (--session-timeout)', () => {
+  it('asks for 6 s and 1 s heartbeats without the flag', () => {
+    expect(groupTimeoutsFor(undefined)).toEqual(FAST_FAILOVER);
+  });
+
+  it('heartbeats every fifth of the session, at most every second', () => {
+    expect(groupTimeoutsFor(1_000)).toEqual({ sessionTimeoutMs: 1_000, heartbeatIntervalMs: 200 });
+    expect(groupTimeoutsFor(2_500)).toEqual({ sessionTimeoutMs: 2_500, heartbeatIntervalMs: 500 });
+    expect(groupTimeoutsFor(30_000)).toEqual({
+      sessionTimeoutMs: 30_000,
+      heartbeatIntervalMs: 1_000,
+    });
+  });
+});
 
 describe('chooseGroupTimeouts', () => {
   it("with Kafka's default broker bounds, gets the least the broker allows: 45 s and 5 s", () => {
@@ -67,5 +84,22 @@ describe('applyGroupTimeouts against the test broker', () => {
     const value = (name: string) => described!.configs.find((c) => c.name === name)?.value;
     expect(value('consumer.session.timeout.ms')).toBe(String(chosen.sessionTimeoutMs));
     expect(value('consumer.heartbeat.interval.ms')).toBe(String(chosen.heartbeatIntervalMs));
+  });
+
+  it('--session-timeout: sets the session asked for, or the nearest the broker allows and says so', async () => {
+    const bounds = await groupTimeoutBounds(admin);
+    const warnings: string[] = [];
+    const warn = (line: string) => warnings.push(line);
+    const wanted = Math.max(bounds.minSessionTimeoutMs, 3_000);
+    const chosen = await applyGroupSession(admin, uniqueTopic('timeouts-session'), wanted, warn);
+    expect(chosen.sessionTimeoutMs).toBe(wanted);
+    expect(warnings).toEqual([]);
+    const tooShort = bounds.minSessionTimeoutMs - 1;
+    const group = uniqueTopic('timeouts-short');
+    const clamped = await applyGroupSession(admin, group, tooShort, warn);
+    expect(clamped.sessionTimeoutMs).toBe(bounds.minSessionTimeoutMs);
+    expect(warnings).toEqual([
+      `group '${group}': a session of ${tooShort} ms is outside the brokers' group.consumer.min/max.session.timeout.ms, so it is ${bounds.minSessionTimeoutMs} ms`,
+    ]);
   });
 });

@@ -65,4 +65,16 @@ describe('SingleOwnerTask', () => {
     await settled(app, 2);
     expect([b.isOwner, c.isOwner].filter(Boolean)).toHaveLength(1);
   }, 120_000);
+
+  it("refuses a session timeout below the broker's minimum, naming the setting", async () => {
+    // The test broker accepts sessions from 1 s (scripts/kafka.sh).
+    const joining = SingleOwnerTask.join({
+      brokers: BROKERS,
+      applicationId: uniqueTopic('single-owner-short'),
+      task: 'cdc',
+      sessionTimeoutMs: 300,
+    });
+    await expect(joining).rejects.toThrow(/group\.min\.session\.timeout\.ms/);
+    await expect(joining).rejects.toThrow('asked for 300 ms: set --session-timeout');
+  }, 60_000);
 });

@@ -18,14 +18,14 @@ import { groupMemberArgs } from './group-member-args.js';
 
 const FIXTURE = 'test/cli/fixtures/cdc-owner.ts';
 const SCHEMA = 'weir_single_owner';
-const SLOTS = ['weir_single_owner_dir', 'weir_single_owner_s3'];
+const SLOTS = ['weir_single_owner_dir', 'weir_single_owner_s3', 'weir_single_owner_short'];
 const running: RunningCli[] = [];
 const checkpoints = mkdtempSync(join(tmpdir(), 'weir-single-owner-'));
 
 beforeAll(async () => {
   await freshSchema(SCHEMA);
   const c = await client();
-  for (const t of ['items_dir', 'items_s3'])
+  for (const t of ['items_dir', 'items_s3', 'items_short'])
     await c.query(`CREATE TABLE ${SCHEMA}.${t} (id int PRIMARY KEY, v int NOT NULL)`);
   await c.end();
 });
@@ -48,6 +48,7 @@ const VARIANTS = [
     table: 'items_dir',
     slot: SLOTS[0]!,
     env: {},
+    flags: [],
   },
   {
     storage: 's3://',
@@ -55,25 +56,36 @@ const VARIANTS = [
     table: 'items_s3',
     slot: SLOTS[1]!,
     env: S3_ENV,
+    flags: [],
+  },
+  {
+    // A shorter session than the 6 s default (the test broker accepts 1 s and more); not
+    // shorter here, so a busy CI machine does not stall the owner past it.
+    storage: 'a shared directory, with a 3 s session',
+    checkpointDir: join(checkpoints, 'short-session'),
+    table: 'items_short',
+    slot: SLOTS[2]!,
+    env: {},
+    flags: ['--session-timeout', '3'],
   },
 ];
 
 describe('weir run --group with a single-owner job', () => {
   it.each(VARIANTS)(
     'a CDC job fails over between two processes with every change exactly once (checkpoints in $storage)',
-    async ({ checkpointDir, table, slot, env }) => {
+    async ({ checkpointDir, table, slot, env, flags }) => {
       const output = uniqueTopic('so-out');
       const app = uniqueTopic('so-app');
       await createTopic(output, 1);
       const member = (name: string): RunningCli => {
         const cli = startWeir(
-          groupMemberArgs(FIXTURE, app, checkpointDir, [
-            PG_URL,
-            `${SCHEMA}.${table}`,
-            slot,
-            output,
-            name,
-          ]),
+          groupMemberArgs(
+            FIXTURE,
+            app,
+            checkpointDir,
+            [PG_URL, `${SCHEMA}.${table}`, slot, output, name],
+            flags,
+          ),
           200_000,
           { env },
         );
@@ -124,6 +136,8 @@ describe('weir run --group with a single-owner job', () => {
       await a.waitFor('stderr', /no checkpoint in .* yet; starting 'cdc-owner' without state/);
       const b = member('b');
       await b.waitFor('stderr', /waiting until the group .* gives it to this one/);
+      // The standby starts its Kafka sink's producer thread ahead, so a take-over need not.
+      await b.waitFor('stderr', /standing by: the writers of .* are started ahead/);
       await writeUntil('a to write changes', (o) => o.length >= 40);
       expect(new Set(out.map((r) => r.member))).toEqual(new Set(['a']));
       // B stays a standby while A lives.

@@ -51,9 +51,57 @@ function typeScriptBootstrap(moduleUrl: URL): string {
  * Starts a worker thread running the module at `moduleUrl`. A compiled
  * module is started directly; a TypeScript module is loaded through tsx,
  * registered in the new thread first. `workerData`, `transferList`, `name`
- * and the other options reach the thread either way.
+ * and the other options reach the thread either way. Without options, a
+ * thread {@link prestartWorker} started for the module is taken if one is
+ * waiting.
  */
 export function startWorker(moduleUrl: URL, options: StartWorkerOptions = {}): Worker {
+  if (Object.keys(options).length === 0) {
+    const waiting = prestarted.get(moduleUrl.href)?.shift();
+    if (waiting !== undefined) {
+      // Held unreferenced while it waited; its taker decides again.
+      waiting.ref();
+      return waiting;
+    }
+  }
+  return newWorker(moduleUrl, options);
+}
+
+function newWorker(moduleUrl: URL, options: StartWorkerOptions): Worker {
   if (!isTypeScriptModule(moduleUrl)) return new Worker(moduleUrl, options);
   return new Worker(typeScriptBootstrap(moduleUrl), { ...options, eval: true });
+}
+
+/** Threads started ahead, by module URL, each waiting for its first message. */
+const prestarted = new Map<string, Worker[]>();
+
+/**
+ * Starts a thread for the module at `moduleUrl` now, for a later
+ * `startWorker(moduleUrl)` to take: a thread spends most of its start
+ * loading and compiling modules, which a standby member of a process group
+ * does before it owns its task rather than after. The module must wait for
+ * a message before it does anything, as a writer's thread waits for its
+ * configuration. A thread that fails or exits while it waits is dropped and
+ * its error kept from ending the process; one never taken does not keep the
+ * process alive.
+ */
+export function prestartWorker(moduleUrl: URL): void {
+  const key = moduleUrl.href;
+  const worker = newWorker(moduleUrl, {});
+  worker.unref();
+  const drop = (): void => {
+    const list = prestarted.get(key);
+    const at = list?.indexOf(worker) ?? -1;
+    if (at >= 0) list!.splice(at, 1);
+  };
+  worker.on('error', drop);
+  worker.once('exit', drop);
+  const list = prestarted.get(key);
+  if (list === undefined) prestarted.set(key, [worker]);
+  else list.push(worker);
+}
+
+/** How many prestarted threads of the module at `moduleUrl` wait to be taken. */
+export function prestartedWorkers(moduleUrl: URL): number {
+  return prestarted.get(moduleUrl.href)?.length ?? 0;
 }

@@ -4,6 +4,20 @@ import { brokerConfig } from '../client.js';
 /** Failure detection a process group asks for: a dead member is noticed within about 6 s. */
 export const FAST_FAILOVER = { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 } as const;
 
+/**
+ * The timeouts a process group asks for with a session of `sessionTimeoutMs`
+ * (`--session-timeout`; {@link FAST_FAILOVER} without it): a heartbeat every
+ * fifth of the session, at most every second, so a member can miss four
+ * before it is declared dead.
+ */
+export function groupTimeoutsFor(sessionTimeoutMs: number | undefined): GroupTimeouts {
+  if (sessionTimeoutMs === undefined) return FAST_FAILOVER;
+  return {
+    sessionTimeoutMs,
+    heartbeatIntervalMs: Math.max(50, Math.min(1_000, Math.floor(sessionTimeoutMs / 5))),
+  };
+}
+
 export interface GroupTimeouts {
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
@@ -106,5 +120,25 @@ export async function applyGroupTimeouts(
       },
     ],
   });
+  return chosen;
+}
+
+/**
+ * {@link applyGroupTimeouts} for a process group asking for a session of
+ * `sessionTimeoutMs` (`--session-timeout`, else 6 s): a session the brokers
+ * do not allow is moved within their bounds, and an explicit one that was
+ * moved is said through `warn`.
+ */
+export async function applyGroupSession(
+  admin: Admin,
+  groupId: string,
+  sessionTimeoutMs: number | undefined,
+  warn: (line: string) => void,
+): Promise<GroupTimeouts> {
+  const chosen = await applyGroupTimeouts(admin, groupId, groupTimeoutsFor(sessionTimeoutMs));
+  if (sessionTimeoutMs !== undefined && chosen.sessionTimeoutMs !== sessionTimeoutMs)
+    warn(
+      `group '${groupId}': a session of ${sessionTimeoutMs} ms is outside the brokers' group.consumer.min/max.session.timeout.ms, so it is ${chosen.sessionTimeoutMs} ms`,
+    );
   return chosen;
 }

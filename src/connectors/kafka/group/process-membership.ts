@@ -1,11 +1,13 @@
 import { Admin } from '@platformatic/kafka';
 import { reasonOf } from '../config.js';
-import { applyGroupTimeouts } from './group-timeouts.js';
+import { applyGroupSession } from './group-timeouts.js';
 import { joinAgain, TaskGroup } from './task-group.js';
 
 export interface ProcessMembershipOptions {
   readonly brokers: readonly string[];
   readonly applicationId: string;
+  /** The session timeout to ask for (`--session-timeout`); 6 s when undefined. */
+  readonly sessionTimeoutMs?: number | undefined;
   /** Every stage's input topics: each of their partitions is a task. */
   readonly topics: readonly string[];
   readonly warn: (line: string) => void;
@@ -45,7 +47,7 @@ export class ProcessMembership {
       retryDelay: 200,
     });
     try {
-      await applyGroupTimeouts(admin, options.applicationId);
+      await applyGroupSession(admin, options.applicationId, options.sessionTimeoutMs, options.warn);
     } catch (cause) {
       options.warn(
         `cannot set the session timeout of group '${options.applicationId}', so a killed member is noticed only after the broker's default (group.consumer.session.timeout.ms): ${reasonOf(cause)}`,

@@ -7,13 +7,15 @@ import {
 import { WeirError } from '../../../core/errors.js';
 import { ensureTopics, newConsumer } from '../client.js';
 import { reasonOf } from '../config.js';
+import { groupTimeoutsFor } from './group-timeouts.js';
 import { type GroupTask, watchAssignment } from './task-group.js';
 
 /**
- * Failure detection of the ownership group: the broker declares an owner
- * dead after `sessionTimeoutMs` without a heartbeat. 6 s is the least a
- * broker with default settings accepts (`group.min.session.timeout.ms`), and
- * with a heartbeat every second two may be missed on a busy machine first.
+ * Failure detection of the ownership group by default: the broker declares
+ * an owner dead after `sessionTimeoutMs` without a heartbeat. 6 s is the
+ * least a broker with default settings accepts (`group.min.session.timeout.ms`),
+ * and with a heartbeat every second several may be missed on a busy machine
+ * first. `--session-timeout` asks for another session where the broker allows.
  */
 export const SINGLE_OWNER_TIMING = {
   sessionTimeoutMs: 6_000,
@@ -105,12 +107,14 @@ export class SingleOwnerTask {
       retryDelay: 200,
     });
     const sessionTimeout = options.sessionTimeoutMs ?? SINGLE_OWNER_TIMING.sessionTimeoutMs;
+    const heartbeat =
+      options.heartbeatIntervalMs ?? groupTimeoutsFor(sessionTimeout).heartbeatIntervalMs;
     const consumer = newConsumer({
       clientId,
       bootstrapBrokers: [...options.brokers],
       groupId,
       sessionTimeout,
-      heartbeatInterval: options.heartbeatIntervalMs ?? SINGLE_OWNER_TIMING.heartbeatIntervalMs,
+      heartbeatInterval: heartbeat,
       rebalanceTimeout: Math.max(sessionTimeout, SINGLE_OWNER_TIMING.rebalanceTimeoutMs),
       partitionAssigner: leaderOwnsTask,
       retries: 5,
@@ -128,9 +132,14 @@ export class SingleOwnerTask {
       return new SingleOwnerTask(consumer, stream, topic);
     } catch (cause) {
       await Promise.resolve(consumer.close(true)).catch(() => {});
+      const reason = reasonOf(cause);
+      // The broker answers INVALID_SESSION_TIMEOUT outside group.min/max.session.timeout.ms.
+      const hint = /session.?timeout/i.test(reason)
+        ? ` (asked for ${sessionTimeout} ms: set --session-timeout within the brokers' bounds, 6 s to 30 min by default)`
+        : '';
       throw new WeirError(
         'PROCESS_GROUP_FAILED',
-        `cannot join the owners of task '${options.task}' in process group '${options.applicationId}' on ${options.brokers.join(',')}: ${reasonOf(cause)}`,
+        `cannot join the owners of task '${options.task}' in process group '${options.applicationId}' on ${options.brokers.join(',')}: ${reason}${hint}`,
         { cause, domain: 'external', retriable: true },
       );
     } finally {

@@ -7,7 +7,7 @@ import type { SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
-import { siblingModule, startWorker } from '../../../util/threads/start-worker.js';
+import { prestartWorker, siblingModule, startWorker } from '../../../util/threads/start-worker.js';
 import { SyncChannel } from '../../../util/threads/sync-channel.js';
 import { checkTopic, type KafkaSinkOptions } from '../config.js';
 import { reconnectsCounter } from '../reconnect.js';
@@ -22,6 +22,9 @@ import {
 } from './sink-options.js';
 import type { Notice, PackedBatch, Request, SyncReply, WorkerConfig } from './sink-protocol.js';
 import { isTransactionCommittable } from './transaction-recovery.js';
+
+/** The module of a writer's producer thread. */
+const PRODUCER_THREAD = siblingModule('producer-worker', import.meta.url);
 
 export type { KafkaHeaders, KafkaSinkOptions } from '../config.js';
 
@@ -68,6 +71,11 @@ export class KafkaSink<T> implements ReconcilableSink<T> {
     Object.assign(copy, this);
     copy.config = { ...this.config, run };
     return copy;
+  }
+
+  /** A standby's writers will each need a producer thread: started now, with Kafka's client loaded. */
+  prepareWriters(writers: number): void {
+    for (let i = 0; i < writers; i++) prestartWorker(PRODUCER_THREAD);
   }
 
   /**
@@ -123,7 +131,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   ) {
     // Certificate files are read now, so a missing one fails the writer when it opens.
     clientSecurity(config.connection, `Kafka sink '${context.operatorId}'`);
-    this.worker = startWorker(siblingModule('producer-worker', import.meta.url));
+    this.worker = startWorker(PRODUCER_THREAD);
     const { sasl } = config.connection;
     // A function cannot go to another thread: the producer asks this one for tokens.
     const fromWriter = sasl?.mechanism === 'OAUTHBEARER' && sasl.tokenProvider !== undefined;

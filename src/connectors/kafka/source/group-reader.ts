@@ -16,7 +16,7 @@ import { clientBase, newAdmin, newConsumer, topicsMatching } from '../client.js'
 import { reasonOf } from '../config.js';
 import type { KafkaConsumerRecord } from '../consumer-record.js';
 import { DeadLetters, kafkaBadRecordError } from '../dead-letter.js';
-import { applyGroupTimeouts } from '../group/group-timeouts.js';
+import { applyGroupSession } from '../group/group-timeouts.js';
 import { setHeldTasks } from '../group/held-tasks.js';
 import {
   joinAgain,
@@ -259,7 +259,12 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
   private async askForFastFailover(): Promise<void> {
     const admin = newAdmin(this.config.connection, this.what);
     try {
-      await applyGroupTimeouts(admin, this.config.groupId!);
+      await applyGroupSession(
+        admin,
+        this.config.groupId!,
+        this.config.groupSessionTimeoutMs,
+        (line) => this.config.onWarning(`${this.what}: ${line}`),
+      );
     } catch (cause) {
       this.config.onWarning(
         `${this.what}: cannot set the session timeout of group '${this.config.groupId}', so a killed member is noticed only after the broker's default (group.consumer.session.timeout.ms): ${reasonOf(cause)}`,

@@ -45,6 +45,8 @@ export interface SourceConfig<T> {
    * sticky assignment) when the job runs as a process group.
    */
   readonly groupProtocol: 'classic' | 'consumer';
+  /** In a process group: the session timeout it asks for (see `ProcessGroupSpec`). */
+  readonly groupSessionTimeoutMs?: number | undefined;
   readonly commitOffsets: boolean;
   /**
    * Process group with keyed state: the tasks (`topic:partition`) the
@@ -167,7 +169,12 @@ export function processGroupConfig<T>(
       `${what} reads brokers ${config.connection.brokers.join(',')}, but the process group '${group.applicationId}' runs on ${group.brokers.join(',')}: a process group reads Kafka sources of its own cluster`,
     );
   if (config.bounded) throw invalidArgument(`${what}: stopAt is not supported in a process group`);
-  const observer = group.observer === undefined ? {} : { groupObserver: group.observer };
+  const observer = {
+    ...(group.observer === undefined ? {} : { groupObserver: group.observer }),
+    ...(group.sessionTimeoutMs === undefined
+      ? {}
+      : { groupSessionTimeoutMs: group.sessionTimeoutMs }),
+  };
   if (group.tasks !== undefined) {
     // The process's membership assigns the tasks; their positions come with
     // their state (task snapshots), else from the group's committed offsets.
