@@ -61,6 +61,7 @@ import {
 } from './planner/distinct-split.js';
 import { withStateLines } from './planner/explain-state.js';
 import { checkMiniBatchOption, MINI_BATCH_OPTIONS, miniBatchOf } from './planner/mini-batch.js';
+import { NON_TEMPORAL_SORT_ENABLED, nonTemporalSortOf } from './planner/non-temporal-sort.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { columnPositions, primaryKeyOf } from './planner/row-key.js';
@@ -454,7 +455,7 @@ export class TableEnvironment {
   /** The `table.exec.state.ttl` and `table.exec.mini-batch.*` set so far, as plan context fields. */
   private execOptions(): Pick<
     PlanContext,
-    'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit' | 'subPlans'
+    'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit' | 'subPlans' | 'nonTemporalSort'
   > {
     const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
     return {
@@ -463,6 +464,7 @@ export class TableEnvironment {
       aggPhaseStrategy: () => aggPhaseStrategyOf(this.config.get(AGG_PHASE_STRATEGY)),
       distinctSplit: () => distinctSplitOf(this.config),
       subPlans: new SubPlans(reuseSubPlansOf(this.config.get(REUSE_SUB_PLAN))),
+      nonTemporalSort: () => nonTemporalSortOf(this.config.get(NON_TEMPORAL_SORT_ENABLED)),
     };
   }
 
@@ -528,6 +530,8 @@ export class TableEnvironment {
           checkDistinctSplitOption(statement.key, statement.value, statement.at);
         if (statement.key === LOCAL_TIME_ZONE_OPTION) timeZoneOf(statement.value, statement.at);
         if (statement.key === REUSE_SUB_PLAN) reuseSubPlansOf(statement.value, statement.at);
+        if (statement.key === NON_TEMPORAL_SORT_ENABLED)
+          nonTemporalSortOf(statement.value, statement.at);
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);
         if (statement.key === DEFAULT_PARALLELISM) this.setParallelism(statement);

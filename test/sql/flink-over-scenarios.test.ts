@@ -7,7 +7,13 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defineAggregateFunction, type TableEnvironment } from '../../src/index.js';
-import { runScenario, sorted, TUPLE_DATA_5 } from './flink-scenario-runner.js';
+import {
+  runScenario,
+  sorted,
+  type Timed,
+  TUPLE_DATA_5,
+  withWatermarks,
+} from './flink-scenario-runner.js';
 import { registerValues, registerValuesConnector } from './flink-values-connector.js';
 
 beforeAll(registerValuesConnector);
@@ -52,26 +58,6 @@ const countPairs = defineAggregateFunction<{ n: number }>({
   },
   getValue: (acc) => acc.n,
 });
-
-/** A row at its timestamp, or (a number) a watermark, as Flink's EventTimeProcessOperator reads them. */
-type Timed = readonly [number, readonly unknown[]] | number;
-
-/**
- * The rows of a timed sequence, each with the watermark to emit right after it (the one that
- * follows it in the sequence, else the last one before): the watermark column `wm` makes the
- * source emit Flink's explicit watermarks at the same places.
- */
-function withWatermarks(items: readonly Timed[]): unknown[][] {
-  const rows: unknown[][] = [];
-  let wm = 0;
-  items.forEach((item, i) => {
-    if (typeof item === 'number') return;
-    const next = items[i + 1];
-    if (typeof next === 'number') wm = next;
-    rows.push([...item[1], item[0], wm]);
-  });
-  return rows;
-}
 
 /** `T1 (a, b, c, rowtime)` of the timed rows, for the event-time cases. */
 function eventTable(types: readonly [string, string, string], items: readonly Timed[]) {
@@ -163,17 +149,13 @@ const BOUNDED_5 = [
 ];
 
 describe("Flink's OverAggregateITCase in processing time", () => {
-  // Flink numbers each partition's rows 1, 2, ... (RANKED); Weir has no ranking functions in
-  // an OVER aggregation yet (only as Top-N, under a filter on the rank).
+  // Each row arrives at its own processing time: Flink numbers each partition's rows 1, 2, ...
   it.each([
-    ['testRowNumberOnOver', 'ROW_NUMBER() OVER (PARTITION BY a ORDER BY proctime)'],
+    ['testRowNumberOnOver', 'ROW_NUMBER() OVER (PARTITION BY a ORDER BY proctime())'],
     ['testDenseRankOnOver', 'DENSE_RANK() OVER (PARTITION BY a ORDER BY proctime)'],
     ['testRankOnOver', 'RANK() OVER (PARTITION BY a ORDER BY proctime)'],
-  ])('%s: refused, Weir has no ranking in OVER aggregations', async (_, over) => {
-    expect(RANKED).toHaveLength(15);
-    await expect(rowsOf(`SELECT a, ${over} FROM MyTable`, MY_TABLE_5)).rejects.toThrow(
-      /(ROW_NUMBER|RANK|DENSE_RANK)\(\.\.\.\) OVER \(\.\.\.\) is not supported by Weir SQL yet/,
-    );
+  ])('%s', async (_, over) => {
+    await expectAppend(`SELECT a, ${over} FROM MyTable`, MY_TABLE_5, RANKED);
   });
 
   it('testProcTimeBoundedPartitionedRowsOver', async () => {
@@ -185,15 +167,13 @@ describe("Flink's OverAggregateITCase in processing time", () => {
     );
   });
 
-  it('testProcTimeBoundedPartitionedRowsOverWithBuiltinProctime: ORDER BY PROCTIME() is refused', async () => {
-    // Flink's rows are BOUNDED_5; Weir orders an OVER by a time attribute column only.
+  it('testProcTimeBoundedPartitionedRowsOverWithBuiltinProctime', async () => {
     const frame = 'PARTITION BY a ORDER BY proctime() ROWS BETWEEN 4 PRECEDING AND CURRENT ROW';
-    await expect(
-      rowsOf(
-        `SELECT a, SUM(c) OVER (${frame}), MIN(c) OVER (${frame}) FROM MyTable`,
-        procTable('MyTable', 'a INT, b BIGINT, c INT, d STRING, e BIGINT', TUPLE_DATA_5, false),
-      ),
-    ).rejects.toThrow(/Non-time attribute sort is not supported for bounded OVER window/);
+    await expectAppend(
+      `SELECT a, SUM(c) OVER (${frame}), MIN(c) OVER (${frame}) FROM MyTable`,
+      procTable('MyTable', 'a INT, b BIGINT, c INT, d STRING, e BIGINT', TUPLE_DATA_5, false),
+      BOUNDED_5,
+    );
   });
 
   it('testProcTimeBoundedNonPartitionedRowsOver', async () => {
@@ -468,15 +448,33 @@ const aggs = (column: string, frame: string) =>
   ['SUM', 'COUNT', 'AVG', 'MAX', 'MIN'].map((f) => `${f}(${column}) OVER (${frame})`).join(', ');
 
 describe("Flink's OverAggregateITCase in event time", () => {
-  it('testLagFunction: refused, Weir has no LAG in OVER aggregations yet', async () => {
-    // Flink's rows: 1,1,Hi,null,null,10086 / 1,3,Hello,1,null,10086 / 1,4,Hello,4,3,3 /
-    // 1,5,Hello,4,3,3 / 1,2,Hi,5,4,4 / 1,6,Hello world,2,5,5 / 1,7,Hello world,6,2,2.
-    await expect(
-      rowsOf(
-        'SELECT a, b, c, LAG(b) OVER (PARTITION BY a ORDER BY rowtime) FROM T1',
-        eventTable(INT_LONG_STRING, [[14000001, [1, 1, 'Hi']], 14000030]),
-      ),
-    ).rejects.toThrow(/LAG\(\.\.\.\) OVER \(\.\.\.\) is not supported by Weir SQL yet/);
+  it('testLagFunction', async () => {
+    const w = 'PARTITION BY a ORDER BY rowtime';
+    await expectAppend(
+      `SELECT a, b, c, LAG(b) OVER (${w}), LAG(b, 2) OVER (${w}),
+        LAG(b, 2, CAST(10086 AS BIGINT)) OVER (${w}) FROM T1`,
+      eventTable(INT_LONG_STRING, [
+        [14000001, [1, 1, 'Hi']],
+        [14000005, [1, 2, 'Hi']],
+        [14000002, [1, 3, 'Hello']],
+        [14000003, [1, 4, 'Hello']],
+        [14000003, [1, 5, 'Hello']],
+        14000020,
+        [14000021, [1, 6, 'Hello world']],
+        [14000022, [1, 7, 'Hello world']],
+        14000030,
+      ]),
+      // Rows of one rowtime (4 and 5) share their LAG: the one before the last of them.
+      [
+        '1,1,Hi,null,null,10086',
+        '1,3,Hello,1,null,10086',
+        '1,4,Hello,4,3,3',
+        '1,5,Hello,4,3,3',
+        '1,2,Hi,5,4,4',
+        '1,6,Hello world,2,5,5',
+        '1,7,Hello world,6,2,2',
+      ],
+    );
   });
 
   it('testLeadFunction: refused in streaming, as Flink', async () => {
@@ -485,7 +483,7 @@ describe("Flink's OverAggregateITCase in event time", () => {
         'SELECT a, b, c, LEAD(b) OVER (PARTITION BY a ORDER BY rowtime) FROM T1',
         eventTable(INT_LONG_STRING, [[14000001, [1, 1, 'Hi']], 14000030]),
       ),
-    ).rejects.toThrow(/LEAD/);
+    ).rejects.toThrow(/LEAD Function is not supported in stream mode/);
   });
 
   it('testRowTimeBoundedPartitionedRangeOver', async () => {

@@ -165,3 +165,23 @@ export const INTERVAL_JOIN_RIGHT: readonly KeyIdRowtime[] = [
   ['B', 'RIGHT7', 7000],
   [null, 'RIGHT10', 10000],
 ];
+
+/** A row at its timestamp, or (a number) a watermark, as Flink's explicit-watermark test sources emit them. */
+export type Timed = readonly [number, readonly unknown[]] | number;
+
+/**
+ * The rows of a timed sequence, each with the watermark to emit right after it (the one that
+ * follows it in the sequence, else the last one before): the watermark column `wm` makes the
+ * source emit Flink's explicit watermarks at the same places.
+ */
+export function withWatermarks(items: readonly Timed[]): unknown[][] {
+  const rows: unknown[][] = [];
+  let wm = 0;
+  items.forEach((item, i) => {
+    if (typeof item === 'number') return;
+    const next = items[i + 1];
+    if (typeof next === 'number') wm = next;
+    rows.push([...item[1], item[0], wm]);
+  });
+  return rows;
+}

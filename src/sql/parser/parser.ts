@@ -33,6 +33,7 @@ import {
 } from './json-syntax.js';
 import { type Token, tokenize } from './lexer.js';
 import { type ClauseParser, parseMatchRecognize } from './match-recognize.js';
+import { quantifiedComparison } from './quantified.js';
 
 /** The details Flink's EXPLAIN takes before the statement. */
 const EXPLAIN_DETAILS = ['CHANGELOG_MODE', 'ESTIMATED_COST', 'JSON_EXECUTION_PLAN', 'PLAN_ADVICE'];
@@ -154,6 +155,8 @@ export function parseExpression(sql: string): Expr {
 class Parser {
   private readonly tokens: Token[];
   private i = 0;
+  /** The tests of `x op ALL|SOME (query)`, each to the test of its negation (for NOT). */
+  private readonly quantifiedNegations = new WeakMap<Expr, Expr>();
 
   constructor(private readonly sql: string) {
     this.tokens = tokenize(sql);
@@ -978,7 +981,10 @@ class Parser {
 
   private not(): Expr {
     const at = this.at;
-    if (this.acceptWord('NOT')) return { kind: 'unary', op: 'NOT', arg: this.not(), at };
+    if (this.acceptWord('NOT')) {
+      const arg = this.not();
+      return this.quantifiedNegations.get(arg) ?? { kind: 'unary', op: 'NOT', arg, at };
+    }
     return this.comparison();
   }
 
@@ -987,6 +993,8 @@ class Parser {
     const at = this.at;
     for (const op of ['=', '<>', '!=', '<=', '>=', '<', '>'] as const) {
       if (this.acceptSymbol(op)) {
+        const quantified = this.quantified(left, op === '!=' ? '<>' : op, at);
+        if (quantified !== undefined) return quantified;
         const right = this.additive();
         return { kind: 'binary', op: op === '!=' ? '<>' : op, left, right, at };
       }
@@ -1052,6 +1060,28 @@ class Parser {
     if (this.isWord('SIMILAR')) this.unsupported('SIMILAR TO', at);
     if (negated) this.fail('BETWEEN, IN or LIKE after NOT');
     return left;
+  }
+
+  /** `ALL (query)`, `SOME (query)` or `ANY (query)` after a comparison (quantified.ts). */
+  private quantified(
+    left: Expr,
+    op: '=' | '<>' | '<=' | '>=' | '<' | '>',
+    at: SourcePosition,
+  ): Expr | undefined {
+    const word = this.token.kind === 'word' ? this.token.text.toUpperCase() : '';
+    if (word !== 'ALL' && word !== 'SOME' && word !== 'ANY') return undefined;
+    if (!this.isSymbol('(', this.peek())) return undefined;
+    if (!['SELECT', 'WITH', 'VALUES'].some((w) => this.isWord(w, this.peek(2))))
+      this.unsupported(`${op} ${word} (a list of values)`, at);
+    if (left.kind === 'call' && left.name === 'ROW') this.unsupported(`a row ${op} ${word}`, at);
+    this.i += 2;
+    const query = this.query();
+    this.expectSymbol(')');
+    const quantifier = word === 'ALL' ? 'ALL' : 'SOME';
+    const { test, negation } = quantifiedComparison(left, op, quantifier, query, at);
+    this.quantifiedNegations.set(test, negation);
+    this.quantifiedNegations.set(negation, test);
+    return test;
   }
 
   private additive(): Expr {

@@ -35,6 +35,8 @@ function keyedProcessState(name: string): string | undefined {
     return 'state: per partition the first rows, up to the last rank kept';
   if (name.startsWith('LIMIT')) return 'state: how many rows have arrived';
   if (name === 'ORDER BY rowtime') return 'state: each row until the watermark passes its rowtime';
+  if (name === 'ORDER BY (at the end of input)')
+    return 'state: every current row, until the end of the input';
   return undefined;
 }
 

@@ -15,6 +15,7 @@ import { CodeGen } from '../expressions/code-gen.js';
 import { compile, compileScalar } from '../expressions/compile.js';
 import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
+import { userAggregate } from '../functions/user-functions.js';
 import type { Expr } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { formatType, type LogicalType, withNullability } from '../types/logical-type.js';
@@ -59,13 +60,15 @@ export interface MatchScope {
   readonly variables: readonly string[];
   /** The variable a DEFINE condition is for; undefined in MEASURES. */
   readonly defining: string | undefined;
-  /** The type of MATCH_ROWTIME(): the rowtime column's (or TIMESTAMP(3) in processing time). */
-  readonly rowtimeType: LogicalType;
   /** Whether MATCH_ROWTIME() is an event-time attribute: not when ordered by processing time. */
   readonly rowtimeAttribute?: boolean;
 }
 
 const NAVIGATION = new Set(['FIRST', 'LAST', 'PREV', 'NEXT']);
+
+/** A built-in aggregate or a registered aggregate function (weightedAvg(price, weight)). */
+const isAggregate = (name: string): boolean =>
+  AGGREGATE_FUNCTIONS.has(name) || userAggregate(name) !== undefined;
 
 /** The single pattern variable the columns of `exprs` name; ALL_ROWS if none does. */
 function variableOf(
@@ -77,7 +80,7 @@ function variableOf(
   const found = new Set<string>();
   const visit = (x: Expr): Expr => {
     if (x.kind === 'column') found.add(qualifierOf(x, scope) ?? ALL_ROWS);
-    else if (x.kind === 'call' && (NAVIGATION.has(x.name) || AGGREGATE_FUNCTIONS.has(x.name)))
+    else if (x.kind === 'call' && (NAVIGATION.has(x.name) || isAggregate(x.name)))
       sqlError(`${x.name} cannot be nested inside ${what}`, x.at);
     return mapChildren(x, visit);
   };
@@ -159,6 +162,25 @@ function aggregateSlot(call: Extract<Expr, { kind: 'call' }>, scope: MatchScope)
   };
 }
 
+/**
+ * The type of MATCH_ROWTIME([column]), as Flink types it: TIMESTAMP(3) without an argument;
+ * with one, which must name a rowtime attribute, that attribute's kind (a TIMESTAMP_LTZ
+ * rowtime gives a TIMESTAMP_LTZ(3)).
+ */
+function matchRowtimeType(arg: Expr | undefined, scope: MatchScope): LogicalType {
+  if (arg === undefined) return { kind: 'TIMESTAMP', nullable: false, precision: 3 };
+  const path =
+    arg.kind !== 'column' ? undefined : qualifierOf(arg, scope) ? arg.path.slice(1) : arg.path;
+  const column =
+    path === undefined
+      ? undefined
+      : scope.input[new Scope(scope.input).resolve(path, arg.at).index];
+  if (column?.rowtime !== true)
+    sqlError('MATCH_ROWTIME(...) takes a rowtime attribute column as its argument', arg.at);
+  const kind = column.type.kind === 'TIMESTAMP_LTZ' ? 'TIMESTAMP_LTZ' : 'TIMESTAMP';
+  return { kind, nullable: false, precision: 3 };
+}
+
 /** The slots of one expression; the same navigation or aggregate twice is one slot. */
 class Slots {
   readonly list: Slot[] = [];
@@ -200,15 +222,17 @@ function rewrite(e: Expr, scope: MatchScope, slots: Slots): Expr {
   }
   if (name === 'NEXT')
     sqlError('NEXT is not supported in MATCH_RECOGNIZE (a stream cannot look ahead)', e.at);
-  if (AGGREGATE_FUNCTIONS.has(name)) return slots.ref(e, () => aggregateSlot(e, scope));
+  if (isAggregate(name)) return slots.ref(e, () => aggregateSlot(e, scope));
   if (name === 'MATCH_ROWTIME' || name === 'MATCH_PROCTIME') {
     if (scope.defining !== undefined) sqlError(`${name}() is only allowed in MEASURES`, e.at);
-    if (e.args.length > 0) sqlError(`${name}() takes no arguments`, e.at);
     const rowtime = name === 'MATCH_ROWTIME';
+    if (e.args.length > (rowtime ? 1 : 0))
+      sqlError(`${name}() takes ${rowtime ? 'at most one argument' : 'no arguments'}`, e.at);
+    const type = rowtime
+      ? matchRowtimeType(e.args[0], scope)
+      : ({ kind: 'TIMESTAMP_LTZ', nullable: false, precision: 3 } as const);
     return slots.ref(e, () => ({
-      type: rowtime
-        ? withNullability(scope.rowtimeType, false)
-        : { kind: 'TIMESTAMP_LTZ', nullable: false, precision: 3 },
+      type,
       rowtime: rowtime && scope.rowtimeAttribute !== false,
       read: (view) => (rowtime ? view.timestamp : view.processingTime()),
     }));

@@ -323,11 +323,8 @@ export function planMatchRecognize(
     input: input.columns,
     variables,
     defining,
-    // In processing time MATCH_ROWTIME() is the time the last row was matched at, a plain
-    // TIMESTAMP(3) as Flink types it: no watermark follows it, so it is no time attribute.
-    rowtimeType: time.processingTime
-      ? { kind: 'TIMESTAMP', nullable: false, precision: 3 }
-      : (input.columns[time.index] as ScopeColumn).type,
+    // In processing time MATCH_ROWTIME() is the time the last row was matched at: no watermark
+    // follows it, so it is no time attribute.
     rowtimeAttribute: !time.processingTime,
   });
   const conditions = new Map<string, (view: MatchView) => boolean>();

@@ -9,6 +9,7 @@
  * PROCTIME() attribute) each row is processed on arrival, its time the operator's clock.
  * Frames: ROWS or RANGE from UNBOUNDED PRECEDING, `ROWS n PRECEDING`, `RANGE INTERVAL ...
  * PRECEDING`, all to the current row; in RANGE mode rows with the same rowtime see each other.
+ * LAG, ROW_NUMBER, RANK and DENSE_RANK run beside the aggregates (over-window-functions.ts).
  */
 import type {
   Collector,
@@ -32,27 +33,29 @@ import { rowAggregate } from './aggregates.js';
 import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { groupKey } from './grouping.js';
+import {
+  isWindowFunction,
+  type OverFrame,
+  windowFunctionFrame,
+  withWindowFunctions,
+} from './over-window-functions.js';
 import type { Relation } from './relation.js';
 import { ROWS_SERIALIZER } from './row-serializer.js';
 import { RowtimeBuffer } from './rowtime-buffer.js';
 import { type OverAggregator as Aggregator, rowOrder, SortedOverFunction } from './sorted-over.js';
 import { ttlOption } from './state-ttl.js';
 
-/** The frame of an OVER window; `preceding` is a row count (ROWS) or milliseconds (RANGE). */
-export interface OverFrame {
-  readonly mode: 'ROWS' | 'RANGE';
-  readonly preceding: number;
-}
+export type { OverFrame };
 
 type CallExpr = Extract<Expr, { kind: 'call' }>;
 type OverCall = CallExpr & { readonly overWindow: OverWindow };
 
-/** A built-in or TypeScript aggregate called with OVER. */
+/** A built-in or TypeScript aggregate, or a window function (LAG, RANK, ...), called with OVER. */
 export function isOverAggregate(e: Expr): e is CallExpr {
   return (
     e.kind === 'call' &&
     e.over &&
-    (AGGREGATE_FUNCTIONS.has(e.name) || userAggregate(e.name) !== undefined)
+    (AGGREGATE_FUNCTIONS.has(e.name) || userAggregate(e.name) !== undefined || isWindowFunction(e))
   );
 }
 
@@ -238,11 +241,20 @@ function overColumns(input: readonly ScopeColumn[], types: readonly LogicalType[
   ];
 }
 
-/** One aggregation computing every OVER call of a SELECT, and the calls' result types. */
+/**
+ * One aggregation computing every OVER call of a SELECT, and the calls' result types;
+ * `orderKey` reads a row's rowtime, for the ranks of peers (undefined in processing time).
+ */
 function overAggregation(
   calls: readonly OverCall[],
   scope: Scope,
+  orderKey?: (row: Row) => unknown,
 ): { agg: Aggregator; types: LogicalType[] } {
+  if (calls.some(isWindowFunction)) {
+    const rest = calls.filter((c) => !isWindowFunction(c));
+    const aggregates = rest.length === 0 ? undefined : overAggregation(rest, scope);
+    return withWindowFunctions(calls, aggregates, scope, orderKey);
+  }
   const aggregateCalls: AggregateCallAst[] = calls.map((c) => ({
     name: c.name,
     args: c.args,
@@ -271,6 +283,14 @@ function planSortedOver(
 ): { select: Select; from: Relation } {
   const first = calls[0] as OverCall;
   const window = first.overWindow;
+  const windowFunction = calls.find(isWindowFunction);
+  if (windowFunction !== undefined)
+    sqlError(
+      window.orderBy.length === 0
+        ? `${windowFunction.name}(...) OVER (...) needs an ORDER BY (a rowtime or a processing-time attribute), as in Flink`
+        : `${windowFunction.name}(...) OVER a window ordered by a column that is not a time attribute is not supported by Weir SQL yet (order it by a rowtime or a processing-time attribute)`,
+      windowFunction.at,
+    );
   if (window.orderBy.length !== 1)
     sqlError(
       `The window can only be ordered by a single time column. (Flink's words: an OVER window in streaming has one ORDER BY column, got ${window.orderBy.length})`,
@@ -352,32 +372,51 @@ export function planOver(
   });
   const first = calls[0] as OverCall;
   const window = first.overWindow;
-  const windowKey = (w: OverWindow): string =>
+  // Frames compare as they run: a window function's is implied (ROW_NUMBER's is ROWS), so
+  // ROW_NUMBER() beside an aggregate over RANGE needs two windows, which Flink refuses too.
+  const frameOf = (c: OverCall): OverFrame =>
+    isWindowFunction(c)
+      ? windowFunctionFrame(c, c.overWindow.frame)
+      : parseFrame(c.overWindow.frame, c.at);
+  const frames = calls.map(frameOf);
+  const windowKey = (w: OverWindow, f: OverFrame): string =>
     JSON.stringify([
       w.partitionBy.map((p) => normalizedKey(p, scope)),
       w.orderBy.map((o) => [normalizedKey(o.expr, scope), o.descending]),
-      w.frame ?? '',
+      f.mode,
+      String(f.preceding),
     ]);
-  for (const c of calls) {
-    if (windowKey(c.overWindow) !== windowKey(window))
-      sqlError('all OVER aggregates of a SELECT must use the same window', c.at);
-  }
+  const frame = frames[0] as OverFrame;
+  calls.forEach((c, i) => {
+    if (windowKey(c.overWindow, frames[i] as OverFrame) !== windowKey(window, frame))
+      sqlError(
+        `all OVER aggregates of a SELECT must use the same window${isWindowFunction(c) || isWindowFunction(first) ? ' (ROW_NUMBER() runs over ROWS, RANK(), DENSE_RANK() and LAG over RANGE, from UNBOUNDED PRECEDING to the current row)' : ''}`,
+        c.at,
+      );
+  });
   const order = window.orderBy[0];
   const orderColumn =
     order?.expr.kind === 'column' ? scope.resolve(order.expr.path, order.expr.at) : undefined;
-  const proctime = orderColumn?.column.proctime === true;
+  // `ORDER BY PROCTIME()` orders by processing time as a PROCTIME() column does.
+  const proctimeCall =
+    order?.expr.kind === 'call' && order.expr.name === 'PROCTIME' && order.expr.args.length === 0;
+  const proctime = proctimeCall || orderColumn?.column.proctime === true;
   const timeOrdered =
     window.orderBy.length === 1 &&
-    orderColumn !== undefined &&
-    (orderColumn.column.rowtime || proctime) &&
-    orderColumn.fields.length === 0;
+    (proctimeCall ||
+      (orderColumn !== undefined &&
+        (orderColumn.column.rowtime || proctime) &&
+        orderColumn.fields.length === 0));
   if (!timeOrdered) return planSortedOver(select, items, from, stream, calls, scope, stateTtl);
   if (order?.descending === true)
     sqlError('an OVER window must be ordered by its time attribute ascending', order.expr.at);
   const timeIndex = proctime ? undefined : (orderColumn as { index: number }).index;
-  const frame = parseFrame(window.frame, first.at);
   const keyFns = window.partitionBy.map((p) => compileScalar(p, scope).fn);
-  const { agg, types } = overAggregation(calls, scope);
+  const { agg, types } = overAggregation(
+    calls,
+    scope,
+    timeIndex === undefined ? undefined : (row) => row[timeIndex],
+  );
   const rows = stream
     .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
     .process(new OverFunction(frame, timeIndex, from.columns.length, agg, stateTtl))

@@ -100,6 +100,8 @@ export interface PlanContext {
   readonly aggPhaseStrategy?: () => AggPhaseStrategy;
   /** `table.optimizer.distinct-agg.split.*`, read when a GROUP BY is planned. */
   readonly distinctSplit?: () => DistinctSplit | undefined;
+  /** `table.exec.non-temporal-sort.enabled`, read when an ORDER BY is planned. */
+  readonly nonTemporalSort?: () => boolean;
 }
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
@@ -187,6 +189,7 @@ export function planQuery(query: Query, ctx: PlanContext): Relation {
         query.offset,
         query.at,
         ctx.stateTtl,
+        ctx.nonTemporalSort?.() ?? false,
       );
     }
   }

@@ -11,7 +11,9 @@
  *   retracting Top-N whose rows all tie.
  * `FETCH FIRST n ROWS ONLY` is `LIMIT n`.
  * Anything else (ORDER BY a column that is not the rowtime, or the rowtime descending, without
- * LIMIT) is refused, as Flink refuses it.
+ * LIMIT) is refused, as Flink refuses it, unless `table.exec.non-temporal-sort.enabled` is set
+ * (Flink's testing option): then the rows are sorted at the end of the input
+ * (non-temporal-sort.ts).
  */
 import type {
   Collector,
@@ -25,7 +27,7 @@ import type { StateTtlConfig, ValueState } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
 import { compileScalar } from '../expressions/compile.js';
 import { compareNullsLow } from '../expressions/functions/value-order.js';
-import { Scope } from '../expressions/scope.js';
+import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, OrderItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import {
@@ -35,6 +37,7 @@ import {
   retracting,
   updatingRelation,
 } from './changelog-relation.js';
+import { sortAtEnd } from './non-temporal-sort.js';
 import type { Relation } from './relation.js';
 import { retractRank } from './retract-rank.js';
 import { RowtimeBuffer } from './rowtime-buffer.js';
@@ -72,6 +75,7 @@ export function planSortLimit(
   offsetExpr: Expr | undefined,
   at: SourcePosition,
   stateTtl?: StateTtlConfig,
+  nonTemporalSort = false,
 ): Relation {
   const limit = limitOf(limitExpr, 'LIMIT');
   const offset = limitOf(offsetExpr, 'OFFSET') ?? 0;
@@ -80,42 +84,10 @@ export function planSortLimit(
   if (limit === undefined) {
     if (offsetExpr !== undefined)
       return sqlError(
-        'FETCH is missed, which on streaming table is not supported currently: OFFSET needs a LIMIT or FETCH in streaming',
+        'FETCH is missed, which on streaming table is not supported currently. OFFSET needs a LIMIT or FETCH in streaming',
         offsetExpr.at,
       );
-    requireInsertOnly(input, 'ORDER BY', at);
-    const first = orderBy[0] as OrderItem;
-    const r =
-      first.expr.kind === 'column' ? scope.resolve(first.expr.path, first.expr.at) : undefined;
-    const isRowtime = r !== undefined && r.fields.length === 0 && r.column.rowtime;
-    // Rows arrive in processing-time order: sorting by it alone is the arrival order (Flink's
-    // ProcTimeSortOperator with no further keys). Rows of one subtask keep it, so one partition.
-    if (
-      r !== undefined &&
-      r.fields.length === 0 &&
-      r.column.proctime === true &&
-      !first.descending &&
-      orderBy.length === 1
-    ) {
-      const stream = input.stream
-        .keyBy(ONE_PARTITION, 'sort (global)')
-        .filter(() => true)
-        .name('ORDER BY proctime');
-      return { stream, columns };
-    }
-    if (!isRowtime || first.descending)
-      return sqlError(
-        isRowtime
-          ? 'Sort on a time attribute descending is not supported in streaming: ORDER BY the rowtime ASC, or add LIMIT'
-          : 'Sort on a non-time-attribute field is not supported in streaming: ORDER BY the rowtime ASC first, or add LIMIT',
-        first.expr.at,
-      );
-    const ties = comparator(orderBy.slice(1), scope);
-    const stream = input.stream
-      .keyBy(ONE_PARTITION, 'sort (global)')
-      .process(new TemporalSort((r as { index: number }).index, ties))
-      .name('ORDER BY rowtime');
-    return { stream, columns: input.columns };
+    return planSort(input, orderBy, scope, columns, at, nonTemporalSort);
   }
   const what = `${orderBy.length > 0 ? 'ORDER BY ... ' : ''}LIMIT ${limit}${offset > 0 ? ` OFFSET ${offset}` : ''}`;
   if (limit === 0) {
@@ -158,6 +130,52 @@ export function planSortLimit(
     .name(what)
     .asChangelog('retract');
   return updatingRelation(changes, columns, 'ORDER BY ... LIMIT');
+}
+
+/**
+ * ORDER BY without LIMIT: by the rowtime ascending (then further keys), or by the processing
+ * time alone, over insert-only rows; any other sort only with the non-temporal sort enabled,
+ * at the end of the input.
+ */
+function planSort(
+  input: Relation,
+  orderBy: readonly OrderItem[],
+  scope: Scope,
+  columns: readonly ScopeColumn[],
+  at: SourcePosition,
+  nonTemporalSort: boolean,
+): Relation {
+  const first = orderBy[0] as OrderItem;
+  const r =
+    first.expr.kind === 'column' ? scope.resolve(first.expr.path, first.expr.at) : undefined;
+  const column = r !== undefined && r.fields.length === 0 ? r : undefined;
+  const insertOnly = !isUpdating(input);
+  // Rows arrive in processing-time order: sorting by it alone is the arrival order (Flink's
+  // ProcTimeSortOperator with no further keys). Rows of one subtask keep it, so one partition.
+  if (insertOnly && column?.column.proctime === true && !first.descending && orderBy.length === 1) {
+    const stream = input.stream
+      .keyBy(ONE_PARTITION, 'sort (global)')
+      .filter(() => true)
+      .name('ORDER BY proctime');
+    return { stream, columns };
+  }
+  const isRowtime = column?.column.rowtime === true;
+  if (insertOnly && column !== undefined && isRowtime && !first.descending) {
+    const ties = comparator(orderBy.slice(1), scope);
+    const stream = input.stream
+      .keyBy(ONE_PARTITION, 'sort (global)')
+      .process(new TemporalSort(column.index, ties))
+      .name('ORDER BY rowtime');
+    return { stream, columns: input.columns };
+  }
+  if (nonTemporalSort) return sortAtEnd(input, comparator(orderBy, scope), columns);
+  requireInsertOnly(input, 'ORDER BY', at);
+  return sqlError(
+    isRowtime
+      ? 'Sort on a time attribute descending is not supported in streaming: ORDER BY the rowtime ASC, or add LIMIT'
+      : 'Sort on a non-time-attribute field is not supported in streaming: ORDER BY the rowtime ASC first, or add LIMIT',
+    first.expr.at,
+  );
 }
 
 /** Rows by rowtime until the watermark passes it, then in rowtime order. */
