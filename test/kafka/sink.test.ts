@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { murmur2 } from '@platformatic/kafka';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,6 +15,9 @@ import type { Json } from '../../src/core/snapshot.js';
 import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
 import { BROKERS, createTopic, json, readAll, uniqueTopic, waitFor } from './helpers.js';
+
+/** A fresh checkpoint directory (removed with the OS temp directory). */
+const tempCheckpoints = () => mkdtemp(join(tmpdir(), 'weir-kafka-sink-'));
 
 interface Row {
   readonly id: number;
@@ -93,6 +99,37 @@ describe('Kafka sink', () => {
     for (const r of await records(routed))
       expect(r.partition).toBe((JSON.parse(r.value!.toString()) as Row).p);
   });
+
+  it.each(['at-least-once', 'exactly-once'] as const)(
+    "writes megabytes queued for one partition (%s): each produce request stays under the broker's message.max.bytes",
+    async (deliveryGuarantee) => {
+      // 30,000 records of about 250 bytes (7 MB) reach the producer thread faster than it sends:
+      // 8,192 of them in one request would be a 2 MB batch, which the broker refuses (1 MiB).
+      const topic = uniqueTopic(`big-${deliveryGuarantee}`);
+      await createTopic(topic, 1);
+      const padding = 'x'.repeat(220);
+      const rows = Array.from({ length: 30_000 }, (_, id) => ({ id, user: padding }));
+      const env = new StreamEnvironment({
+        batchSize: 5_000,
+        ...(deliveryGuarantee === 'exactly-once'
+          ? { checkpointing: { directory: await tempCheckpoints(), intervalMs: 200 } }
+          : {}),
+      });
+      env.fromArray(rows).sinkTo(
+        new KafkaSink<Row>({
+          brokers: BROKERS,
+          topic,
+          format: json<Row>(),
+          deliveryGuarantee,
+          ...(deliveryGuarantee === 'exactly-once' ? { transactionalIdPrefix: `${topic}-tx` } : {}),
+        }),
+      );
+      await env.execute('big');
+      const ids = (await readAll(topic, json<Row>())).map((r) => r.id).sort((a, b) => a - b);
+      expect(ids).toEqual(rows.map((r) => r.id));
+    },
+    120_000,
+  );
 
   it('refuses a transaction timeout the broker does not allow, or one shorter than the checkpoints need', async () => {
     const topic = uniqueTopic('timeout');

@@ -247,13 +247,42 @@ function startTxn(seq: number): Txn {
   return txn;
 }
 
+/** Records in one produce request at most. */
+const REQUEST_RECORDS = 8192;
+/**
+ * Bytes of records in one produce request at most, estimated: a batch for
+ * one partition must stay under the broker's `message.max.bytes` (1 MiB by
+ * default), and all of a request's records may go to one partition.
+ */
+const REQUEST_BYTES = 900 * 1024;
+/** What a record adds to a batch beyond its key, value and headers (length varints, deltas). */
+const RECORD_OVERHEAD_BYTES = 24;
+
+/** Takes the next produce request's records off the queue (at least one). */
+function nextRequest(): Msg[] {
+  let bytes = 0;
+  let n = 0;
+  while (n < queue.length && n < REQUEST_RECORDS) {
+    const m = queue[n]!;
+    let size = RECORD_OVERHEAD_BYTES + (m.key?.length ?? 0) + (m.value?.length ?? 0);
+    const headers = m.headers;
+    if (headers instanceof Map) for (const [k, v] of headers) size += k.length + v.length + 2;
+    if (n > 0 && bytes + size > REQUEST_BYTES) break;
+    bytes += size;
+    n++;
+  }
+  if (n < queue.length) return queue.splice(0, n);
+  const all = queue;
+  queue = [];
+  return all;
+}
+
 /** Sends everything queued, one request at a time (ordered, idempotent). */
 function pump(): Promise<void> {
   if (sending !== undefined) return sending;
   const run = async () => {
     while (queue.length > 0 && failure === undefined) {
-      const messages = queue.length > 8192 ? queue.splice(0, 8192) : queue;
-      if (messages === queue) queue = [];
+      const messages = nextRequest();
       if (config.exactlyOnce) {
         const txn = current!;
         await txn.ready;
