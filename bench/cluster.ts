@@ -20,9 +20,14 @@
  *    every affected member restarts its job restored from them), with the
  *    members' time-stamped hand-over phases per event, and its failover
  *    after a SIGKILL, `--failovers` rounds.
+ * 7. state that moves with a task, two ways, for the same keyed state
+ *    (`--state-keys` keys of about 100 bytes): a changelog topic (one
+ *    record produced per state update; a new owner reads the compacted
+ *    topic back) against task snapshots (nothing per update; the state
+ *    written at a checkpoint, read and verified by a new owner).
  *
  *   npm run bench:cluster -- [--records N] [--failovers K] [--restore-mb M] [--exchange-records N]
- *     [--skip-partitioned-failover] [--only 1,2,3,4,5,6] [--session-timeout S]
+ *     [--skip-partitioned-failover] [--only 1,2,3,4,5,6,7] [--session-timeout S] [--state-keys N]
  *
  * `--session-timeout` is every member's `weir run --session-timeout` (the
  * broker of scripts/kafka.sh accepts 1 s and more).
@@ -57,6 +62,11 @@ const { values } = parseArgs({
     only: { type: 'string' },
     s3: { type: 'string', default: `s3://weir-test/bench-cluster-${Date.now()}` },
     'session-timeout': { type: 'string' },
+    'state-keys': { type: 'string', default: '500000' },
+    /** Section 2: keyed state of this many keys in the single-owner job (none by default). */
+    'owner-state-keys': { type: 'string', default: '0' },
+    /** Section 2: the task's checkpoints in S3 (under --s3) instead of a local directory. */
+    'owner-s3': { type: 'boolean', default: false },
   },
 });
 const RECORDS = Number(values.records);
@@ -312,14 +322,18 @@ async function throughput(): Promise<void> {
 // ---------- 2. single-owner failover ----------
 
 async function singleOwnerFailover(rounds: number): Promise<void> {
-  say(
-    '\n## 2. Failover of a single-owner task (generator job, 2000 records/s), SIGKILL of the owner',
-  );
+  say('\n## 2. Failover of a single-owner task (generator job), SIGKILL of the owner');
   const group = `bench-${run}-single`;
   const output = await topic('single-out', 1);
   const watcher = await new OutputWatcher(output).start();
-  const dir = join(scratch, 'single-owner-checkpoints');
-  const args = (name: string) => ['generator', output, name, '2000'];
+  const dir = values['owner-s3']
+    ? `${values.s3}/single-owner`
+    : join(scratch, 'single-owner-checkpoints');
+  const stateKeys = values['owner-state-keys']!;
+  // With state, records come fast enough to touch every key within seconds.
+  const rate = stateKeys === '0' ? '2000' : '20000';
+  const args = (name: string) => ['generator', output, name, rate, stateKeys];
+  say(`checkpoints in ${dir}; ${stateKeys} keys of state; ${rate} records/s`);
   let owner = startMember(group, 'owner-0', args('owner-0'), dir);
   await owner.waitForLine(/this member owns task/);
   say(
@@ -331,11 +345,11 @@ async function singleOwnerFailover(rounds: number): Promise<void> {
   for (let r = 1; r <= rounds; r++) {
     const standby = startMember(group, `owner-${r}`, args(`owner-${r}`), dir);
     await standby.waitForLine(/waiting until the group/);
-    // Steady state: the owner writes, and a checkpoint or two completes.
+    // Steady state: the owner writes, every key of its state is there, and a checkpoint or two completes.
     await watcher.until('the owner to write', () =>
       watcher.arrivals.some((a) => a.member === owner.name),
     );
-    await sleep(3_000);
+    await sleep(3_000 + (1_000 * Number(stateKeys)) / Number(rate));
     const killedAt = performance.now();
     await stop(owner, 'SIGKILL');
     const ownsAt = await standby.waitForLine(/this member owns task/);
@@ -524,6 +538,96 @@ async function restoreRate(mb: number): Promise<void> {
   }
 }
 
+// ---------- 7. state moving with a task: a changelog topic against snapshots ----------
+
+/** A count per key as keyed state holds it: `[state, key, value]`, about 100 bytes as JSON. */
+function stateEntry(key: number): [string, string, { count: number; last: string }] {
+  return ['per-key', `key-${key}`, { count: key % 1000, last: PAYLOAD.slice(0, 60) }];
+}
+
+async function stateTransfer(keys: number): Promise<void> {
+  say(
+    `\n## 7. State moving with a task: ${keys} keys of about 100 bytes, a changelog topic against task snapshots`,
+  );
+  // Changelog: each state update is a record (key, value) in a compacted topic, produced as the
+  // updates happen (batched as a writer's thread batches them); a new owner reads the topic back.
+  const changelog = `bench-cluster-${run}-changelog`;
+  await admin.createTopics({
+    topics: [changelog],
+    partitions: 1,
+    replicas: 1,
+    configs: [{ name: 'cleanup.policy', value: 'compact' }],
+  });
+  created.push(changelog);
+  let changelogBytes = 0;
+  const write = await timed(async () => {
+    for (let start = 0; start < keys; start += 2000) {
+      const messages = [];
+      for (let k = start; k < Math.min(keys, start + 2000); k++) {
+        const [, key, value] = stateEntry(k);
+        const bytes = { key: Buffer.from(key), value: Buffer.from(JSON.stringify(value)) };
+        changelogBytes += bytes.key.length + bytes.value.length;
+        messages.push({ topic: changelog, partition: 0, ...bytes });
+      }
+      await producer.send({ messages });
+    }
+  });
+  const consumer = new Consumer({
+    clientId: `bench-cluster-${run}-changelog`,
+    groupId: `bench-cluster-${run}-changelog`,
+    bootstrapBrokers: BROKERS,
+  });
+  const restored = new Map<string, unknown>();
+  const read = await timed(async () => {
+    const stream = await consumer.consume({
+      topics: [changelog],
+      mode: 'earliest',
+      autocommit: false,
+      maxWaitTime: 20,
+    });
+    await new Promise<void>((resolve) => {
+      stream.on('data', (m) => {
+        restored.set(m.key!.toString('utf8'), JSON.parse(m.value!.toString('utf8')));
+        if (restored.size === keys) resolve();
+      });
+    });
+    await stream.close();
+  });
+  await Promise.resolve(consumer.close(true)).catch(() => {});
+  // Snapshots: the same entries as one operator's keyed state in a checkpoint (128 key groups),
+  // written whole at a checkpoint, then read and verified as a new owner does.
+  const groups: Record<string, unknown[]> = {};
+  for (let k = 0; k < keys; k++) {
+    const group = String(k % 128);
+    const list = groups[group] ?? [];
+    list.push(stateEntry(k));
+    groups[group] = list;
+  }
+  const data = syntheticCheckpoint(1, 1, 0);
+  const checkpoint = {
+    ...data,
+    operators: [{ ...data.operators[0]!, subtasks: [{ keyed: groups }] }],
+  } as typeof data;
+  const snapshots = join(scratch, 'state-transfer');
+  const storage = checkpointStorageAt(snapshots);
+  const snapshotWrite = await timed(() => storage.write(checkpoint).then(() => {}));
+  const snapshotBytes = bytesUnder(snapshots);
+  const snapshotRead = await timed(async () => {
+    const latest = await storage.findLatest();
+    if (latest.intact === undefined) throw new Error('the snapshot did not read back');
+  });
+  const mb = (b: number) => (b / 1e6).toFixed(1);
+  say('way | step | MB | CPU s (this process) | wall s | CPU µs per key');
+  const row = (way: string, step: string, bytes: number, t: { cpu: number; wall: number }) =>
+    say(
+      `${way} | ${step} | ${mb(bytes)} | ${t.cpu.toFixed(2)} | ${t.wall.toFixed(2)} | ${((t.cpu * 1e6) / keys).toFixed(2)}`,
+    );
+  row('changelog topic', 'write: one record per update, produced', changelogBytes, write);
+  row('changelog topic', 'restore: read back into a map', changelogBytes, read);
+  row('task snapshot', 'write: the whole state at a checkpoint', snapshotBytes, snapshotWrite);
+  row('task snapshot', 'restore: read, verify and parse', snapshotBytes, snapshotRead);
+}
+
 // ---------- 5. repartition through Kafka against an in-process exchange ----------
 
 /** CPU seconds of this process (user + system) while `work` runs, and its wall seconds. */
@@ -614,7 +718,7 @@ function median(xs: readonly number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-const only = new Set((values.only ?? '1,2,3,4,5,6').split(','));
+const only = new Set((values.only ?? '1,2,3,4,5,6,7').split(','));
 /** What the benchmark is doing: named when it ends without finishing. */
 let doing = 'starting';
 let finished = false;
@@ -648,6 +752,7 @@ async function sections(): Promise<void> {
       () => repartitionCost(Number(values['exchange-records'])),
     ],
     ['6', 'section 6 (keyed job)', () => partitioned(!values['skip-partitioned-failover'], true)],
+    ['7', 'section 7 (state transfer)', () => stateTransfer(Number(values['state-keys']))],
   ];
   for (const [id, name, step] of steps) {
     if (!only.has(id)) continue;

@@ -2,13 +2,15 @@
  * The job module of the cluster benchmark (every process of a group loads it):
  *   -- kafka <input topic> <output topic> <member>
  *   -- keyed <input topic> <output topic> <member>
- *   -- generator <output topic> <member> <records per second>
+ *   -- generator <output topic> <member> <records per second> [<state keys>]
  * `kafka`: a per-record job (parse, tag with the member, write), run
  * partitioned by the group. `keyed`: the same through a keyed stage (a
  * running count per key of 64, so every record has keyed state to move),
  * one output per record. `generator`: numbered records at a steady rate,
  * a source that is not Kafka, so the group runs the job as a single-owner
- * task. Both write JSON to a Kafka topic, at least once (visible at once,
+ * task; with `<state keys>`, each record also replaces the value of key
+ * `id % <state keys>` (about 100 bytes each) in keyed state, so a new owner
+ * has that state to restore. All write JSON to a Kafka topic, at least once (visible at once,
  * so the first record a new owner writes marks the end of a failover).
  */
 import { KafkaFormats, KafkaSink, KafkaSource } from '../../src/connectors/kafka/index.js';
@@ -66,13 +68,23 @@ export default defineJob((env, { args }) => {
     return;
   }
   if (kind === 'generator') {
-    const [, output, member, rate] = args as [string, string, string, string];
-    env
+    const [, output, member, rate, stateKeys] = args as [string, string, string, string, string?];
+    const numbers = env
       .fromGenerator<ClusterRecord>({
         ratePerSecond: Number(rate),
         generate: (id) => ({ id, member, payload: '' }),
       })
-      .uid('numbers')
+      .uid('numbers');
+    const keys = Number(stateKeys ?? 0);
+    (keys > 0
+      ? numbers
+          .keyBy((r) => r.id % keys)
+          .reduce((_, r) => ({ ...r, payload: `${r.id}:${'s'.repeat(80)}` }))
+          .uid('state')
+          .map((r): ClusterRecord => ({ id: r.id, member, payload: '' }))
+          .uid('tag')
+      : numbers
+    )
       .sinkTo(sink(output))
       .uid('output');
     return;

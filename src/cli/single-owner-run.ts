@@ -2,11 +2,17 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SingleOwnerTask } from '../connectors/kafka/group/single-owner.js';
 import type { ProcessGroupSpec } from '../core/source.js';
+import {
+  checkpointStorageAt,
+  type DirectoryCheckpointStorage,
+} from '../runtime/checkpoint/checkpoint-storage.js';
 import { type RestorePoint, resolveRestorePoint } from './restore.js';
 import type { HeldSignals } from './supervise.js';
 
 /** How often a waiting member looks for a stop signal. */
 const SIGNAL_POLL_MS = 200;
+/** How often a standby looks for a newer checkpoint of its task to copy. */
+const FOLLOW_CHECKPOINTS_MS = 1_000;
 
 /** A member that owns the job's single-owner task, and where the task's checkpoints are. */
 export interface OwnedTask {
@@ -66,6 +72,8 @@ export async function takeSingleOwnerTask(
     task,
     ...(group.sessionTimeoutMs === undefined ? {} : { sessionTimeoutMs: group.sessionTimeoutMs }),
   });
+  const directory = taskCheckpointDirectory(options.checkpointDir, task);
+  let waiting = true;
   try {
     if (!owner.isOwner) {
       say(
@@ -76,30 +84,65 @@ export async function takeSingleOwnerTask(
         say(
           `standing by: the writers of ${prepared.map((s) => `'${s}'`).join(', ')} are started ahead, for a faster take-over`,
         );
+      const storage = checkpointStorageAt(directory);
+      if (storage.localCopies !== undefined) {
+        say(
+          `standing by: keeping a local copy of task '${task}''s latest checkpoint in ${storage.localCopies}`,
+        );
+        void followCheckpoints(storage, () => waiting);
+      }
     }
     const stopped = await untilOwnerOrSignal(owner, options.held);
+    waiting = false;
     if (stopped) {
       await owner.close();
       return undefined;
     }
-    const directory = taskCheckpointDirectory(options.checkpointDir, task);
-    const latest = await resolveRestorePoint(
-      'latest',
-      directory,
-      options.cwd,
-      options.allowDuplicateOutput,
-      (skipped) => {
-        for (const c of skipped)
-          say(
-            `checkpoint ${c.checkpointId} is damaged and was passed over (${c.reason}; ${c.path})`,
-          );
-      },
-    );
+    // The directory's lease first: a previous owner still running (cut off, not dead) can
+    // then record no further commit, so the checkpoint chosen here stays the newest committed.
+    const lease = await checkpointStorageAt(directory).acquireLease({
+      jobName: task,
+      takeOver: true,
+    });
+    let latest: RestorePoint | undefined;
+    try {
+      latest = await resolveRestorePoint(
+        'latest',
+        directory,
+        options.cwd,
+        options.allowDuplicateOutput,
+        (skipped) => {
+          for (const c of skipped)
+            say(
+              `checkpoint ${c.checkpointId} is damaged and was passed over (${c.reason}; ${c.path})`,
+            );
+        },
+      );
+    } finally {
+      // Taken again (from no one) when the job starts.
+      await lease.release();
+    }
     say(`this member owns task '${task}'; its checkpoints are in ${directory}`);
     return { owner, directory, restore: latest ?? options.explicitRestore };
   } catch (error) {
+    waiting = false;
     await owner.close();
     throw error;
+  }
+}
+
+/**
+ * While `waiting()`, copies each new checkpoint of the task to local disk
+ * (see `warmLatest`), so a take-over restores from there. Failures only
+ * leave the copy behind: the restore reads the store itself.
+ */
+async function followCheckpoints(
+  storage: DirectoryCheckpointStorage,
+  waiting: () => boolean,
+): Promise<void> {
+  while (waiting()) {
+    await storage.warmLatest().catch(() => undefined);
+    await sleep(FOLLOW_CHECKPOINTS_MS);
   }
 }
 

@@ -230,4 +230,38 @@ describe('checkpoint directory lease', () => {
     expect(ownerOf(directory).jobName).toBe('new-owner');
     await lease.release();
   });
+
+  it('a holder taken over records no further commit, at once rather than at its next renewal', async () => {
+    const directory = fresh();
+    const old = checkpointStorageAt(directory);
+    const lost: WeirError[] = [];
+    // A renewal a minute away: only the check at the commit can notice the take-over.
+    const held = await old.acquireLease({
+      jobName: 'old-owner',
+      leaseMs: 180_000,
+      onLost: (e) => lost.push(e),
+    });
+    await old.recordCommit(1, join(directory, 'chk-0000000001'));
+    expect((await old.lastCommit())?.checkpointId).toBe(1);
+
+    const taken = await checkpointStorageAt(directory).acquireLease({
+      jobName: 'new-owner',
+      takeOver: true,
+    });
+    const refused = await old.recordCommit(2, join(directory, 'chk-0000000002')).catch((e) => e);
+    expect(refused).toBeInstanceOf(WeirError);
+    expect((refused as WeirError).code).toBe('CHECKPOINT_DIRECTORY_IN_USE');
+    expect((refused as WeirError).message).toContain(
+      'checkpoint 2 is not committed: another job took the checkpoint directory',
+    );
+    expect((await old.lastCommit())?.checkpointId).toBe(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.message).toContain(`job 'old-owner' lost the checkpoint directory`);
+    // Also once the new owner has let the directory go again.
+    await taken.release();
+    await expect(old.recordCommit(3, join(directory, 'chk-0000000003'))).rejects.toThrow(
+      /not committed/,
+    );
+    await held.release();
+  });
 });

@@ -16,6 +16,7 @@ import {
   checkpointStorageAt,
   readCheckpoint,
 } from '../../src/runtime/checkpoint/checkpoint-storage.js';
+import { cacheDirectoryFor } from '../../src/runtime/checkpoint/store/content-cache.js';
 import { freshS3Location, keyOf, testBucket, useTestS3 } from '../helpers/s3.js';
 
 useTestS3();
@@ -189,6 +190,10 @@ describe('checkpoints in S3', () => {
     expect(changed).not.toBe(original);
     await testBucket().put(file, changed);
 
+    // This machine's local copy of the file (read above) holds the bytes the metadata names.
+    expect(await readCheckpoint(latest.path)).toEqual(latest.checkpoint);
+    // Without it (another machine), the change is detected.
+    await rm(cacheDirectoryFor(checkpoints), { recursive: true, force: true });
     const error = await readCheckpoint(latest.path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WeirError);
     expect((error as WeirError).code).toBe('CHECKPOINT_DAMAGED');

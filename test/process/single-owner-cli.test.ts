@@ -49,6 +49,7 @@ const VARIANTS = [
     slot: SLOTS[0]!,
     env: {},
     flags: [],
+    localCopy: false,
   },
   {
     storage: 's3://',
@@ -57,6 +58,7 @@ const VARIANTS = [
     slot: SLOTS[1]!,
     env: S3_ENV,
     flags: [],
+    localCopy: true,
   },
   {
     // A shorter session than the 6 s default (the test broker accepts 1 s and more); not
@@ -67,13 +69,14 @@ const VARIANTS = [
     slot: SLOTS[2]!,
     env: {},
     flags: ['--session-timeout', '3'],
+    localCopy: false,
   },
 ];
 
 describe('weir run --group with a single-owner job', () => {
   it.each(VARIANTS)(
     'a CDC job fails over between two processes with every change exactly once (checkpoints in $storage)',
-    async ({ checkpointDir, table, slot, env, flags }) => {
+    async ({ checkpointDir, table, slot, env, flags, localCopy }) => {
       const output = uniqueTopic('so-out');
       const app = uniqueTopic('so-app');
       await createTopic(output, 1);
@@ -138,6 +141,9 @@ describe('weir run --group with a single-owner job', () => {
       await b.waitFor('stderr', /waiting until the group .* gives it to this one/);
       // The standby starts its Kafka sink's producer thread ahead, so a take-over need not.
       await b.waitFor('stderr', /standing by: the writers of .* are started ahead/);
+      // With checkpoints in an object store, it also copies the task's latest checkpoint.
+      if (localCopy) await b.waitFor('stderr', /standing by: keeping a local copy of task/);
+      else expect(b.output('stderr')).not.toMatch(/keeping a local copy/);
       await writeUntil('a to write changes', (o) => o.length >= 40);
       expect(new Set(out.map((r) => r.member))).toEqual(new Set(['a']));
       // B stays a standby while A lives.

@@ -9,7 +9,7 @@ import { checkMetadataShape, checkSnapshotShape } from './checkpoint-shape.js';
 import { type CommitRecord, readCommitRecord, writeCommitRecord } from './commit-record.js';
 import { acquireLease, type DirectoryLease, type LeaseOptions } from './directory-lease.js';
 import { OWNER_FILE } from './lease-owner.js';
-import type { CheckpointStore } from './store/checkpoint-store.js';
+import { type CheckpointStore, METADATA_FILE } from './store/checkpoint-store.js';
 import { LocalStore } from './store/local-store.js';
 import { openStore, splitLocation } from './store/open-store.js';
 
@@ -89,7 +89,7 @@ interface Metadata extends Omit<CheckpointData, 'operators'> {
   readonly metadataChecksum?: string;
 }
 
-const METADATA = '_metadata.json';
+const METADATA = METADATA_FILE;
 const CHECKPOINT_DIR = /^chk-\d+$/;
 
 /**
@@ -104,6 +104,8 @@ const CHECKPOINT_DIR = /^chk-\d+$/;
  */
 export class DirectoryCheckpointStorage implements CheckpointStorage {
   private readonly metadataCache = new Map<number, Metadata>();
+  /** The lease this storage's job took, checked before each commit record. */
+  private lease: DirectoryLease | undefined;
 
   /** @internal */
   readonly store: CheckpointStore;
@@ -118,8 +120,35 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
     return this.store.location;
   }
 
-  acquireLease(options: LeaseOptions): Promise<DirectoryLease> {
-    return acquireLease(this.store.leaseFile(OWNER_FILE), this.store.location, options);
+  /** Where local copies of the state files read are kept, for a remote directory (`s3://`). */
+  get localCopies(): string | undefined {
+    return this.store.localCopies;
+  }
+
+  async acquireLease(options: LeaseOptions): Promise<DirectoryLease> {
+    const lease = await acquireLease(
+      this.store.leaseFile(OWNER_FILE),
+      this.store.location,
+      options,
+    );
+    this.lease = lease;
+    return lease;
+  }
+
+  /**
+   * Refuses to record a commit once another job took the directory over (a
+   * new owner of a process group's task): its restore has decided which
+   * checkpoint's output is committed, and this job's sinks must not commit
+   * more. Checked when the commit is recorded, not only at the lease's next
+   * renewal, which may be seconds away.
+   */
+  private async refuseIfTakenOver(checkpointId: number): Promise<void> {
+    if (this.lease === undefined || (await this.lease.stillHeld())) return;
+    throw new WeirError(
+      'CHECKPOINT_DIRECTORY_IN_USE',
+      `checkpoint ${checkpointId} is not committed: another job took the checkpoint directory '${this.directory}' over`,
+      { domain: 'external' },
+    );
   }
 
   static nameOf(checkpointId: number, kind: 'checkpoint' | 'savepoint'): string {
@@ -250,6 +279,55 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
   }
 
   /**
+   * For a store that keeps local copies of what it reads (`s3://`): reads the
+   * newest complete checkpoint's state files, and those of the checkpoints
+   * its incremental state builds on, without parsing them, so that a restore
+   * then reads them from local disk. What a standby does while it waits.
+   * Resolves with the checkpoint's id (undefined when there is none, or the
+   * store keeps no copies).
+   */
+  async warmLatest(): Promise<number | undefined> {
+    if (this.store.localCopies === undefined) return undefined;
+    const ids = await this.checkpointIds();
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const meta = await this.freshMetadata(ids[i]!);
+      if (meta === undefined) continue;
+      const needed = [ids[i]!, ...(meta.references ?? [])];
+      const metas = await Promise.all(
+        needed.map((id, j) => (j === 0 ? meta : this.freshMetadata(id))),
+      );
+      await Promise.all(
+        needed.flatMap((id, j) => {
+          const name = DirectoryCheckpointStorage.nameOf(id, 'checkpoint');
+          return (metas[j]?.operators ?? []).flatMap((op) =>
+            op.files.map((file) => this.store.read(`${name}/${file}`)),
+          );
+        }),
+      );
+      return ids[i];
+    }
+    return undefined;
+  }
+
+  /** Checkpoint `id`'s metadata read from the store (a caching store learns its checksums). */
+  private async freshMetadata(id: number): Promise<Metadata | undefined> {
+    const bytes = await this.store.read(
+      `${DirectoryCheckpointStorage.nameOf(id, 'checkpoint')}/${METADATA}`,
+    );
+    if (bytes === undefined) return undefined;
+    try {
+      const meta: unknown = JSON.parse(bytes.toString('utf8'));
+      return typeof meta === 'object' &&
+        meta !== null &&
+        Array.isArray((meta as Metadata).operators)
+        ? (meta as Metadata)
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * Ids of the checkpoints that count for retention. In an object store,
    * checkpoints without metadata were never completed (a writer died): they
    * do not count, and those older than a complete one are removed.
@@ -274,10 +352,12 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
   }
 
   async recordCommit(checkpointId: number, path: string): Promise<void> {
+    await this.refuseIfTakenOver(checkpointId);
     await writeCommitRecord(this.store, checkpointId, path);
   }
 
   async recordRestoredCommit(checkpointId: number, path: string): Promise<void> {
+    await this.refuseIfTakenOver(checkpointId);
     await writeCommitRecord(this.store, checkpointId, path);
   }
 

@@ -27,6 +27,12 @@ export const DEFAULT_LEASE_MS = 30_000;
 export interface DirectoryLease {
   /** Gives the directory up (removes `_owner.json` if it is still ours). Idempotent. */
   release(): Promise<void>;
+  /**
+   * Whether the lease is still this job's, read from the store now (true when
+   * the store cannot be read). A lease found taken over counts as lost at
+   * once (`onLost`), without waiting for the next renewal.
+   */
+  stillHeld(): Promise<boolean>;
 }
 
 export interface LeaseOptions {
@@ -115,6 +121,14 @@ class HeldLease implements DirectoryLease {
     const kept = await this.file.replace(current, renewed).catch(() => true);
     if (kept) this.owner = renewed;
     else this.lost((await this.file.read().catch(() => undefined))?.owner);
+  }
+
+  async stillHeld(): Promise<boolean> {
+    if (this.released) return false;
+    const current = await this.file.read().catch(() => 'unknown' as const);
+    if (current === 'unknown' || current?.owner.ownerId === this.owner.ownerId) return true;
+    this.lost(current?.owner);
+    return false;
   }
 
   private lost(current: DirectoryOwner | undefined): void {

@@ -1,5 +1,8 @@
 import type { DirectoryOwner } from '../lease-owner.js';
 
+/** A checkpoint directory's metadata file, written last (see checkpoint-storage.ts). */
+export const METADATA_FILE = '_metadata.json';
+
 /**
  * The files of one checkpoint directory (`--checkpoint-dir`, a savepoint's
  * `--to`), wherever they are kept: a local directory or a prefix in an
@@ -18,6 +21,8 @@ export interface CheckpointStore {
    * writer died) and is passed over silently.
    */
   readonly atomicDirectories: boolean;
+  /** The local directory that keeps copies of the state files read, for a remote store that does. */
+  readonly localCopies?: string;
   /** Where entry `name` is, in the same form as {@link location}. */
   locate(name: string): string;
   /** The bytes of file `name`; undefined when it does not exist. */

@@ -1,15 +1,23 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { CheckpointStore } from './checkpoint-store.js';
+import { ContentCache, cacheDirectoryFor } from './content-cache.js';
 import { LocalStore } from './local-store.js';
+import { LocallyCachedStore } from './locally-cached-store.js';
 import { isS3Location, S3Store } from './s3-store.js';
 
 /**
  * The store of a checkpoint directory: `s3://bucket/prefix` is a prefix in
- * S3 (or an S3-compatible server), anything else a local path. Nothing is
- * contacted (and the S3 client is not loaded) before the first operation.
+ * S3 (or an S3-compatible server), with local copies of the state files it
+ * reads (see {@link LocallyCachedStore}); anything else a local path.
+ * Nothing is contacted (and the S3 client is not loaded) before the first
+ * operation.
  */
 export function openStore(location: string): CheckpointStore {
-  return isS3Location(location) ? new S3Store(location) : new LocalStore(location);
+  if (!isS3Location(location)) return new LocalStore(location);
+  return new LocallyCachedStore(
+    new S3Store(location),
+    new ContentCache(cacheDirectoryFor(location)),
+  );
 }
 
 /** The directory a checkpoint is in and its own name: `s3://b/p/chk-1` is `s3://b/p` and `chk-1`. */
