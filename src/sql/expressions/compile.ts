@@ -370,8 +370,8 @@ function binary(e: Extract<Expr, { kind: 'binary' }>, ctx: CompileContext): Comp
     case '>':
     case '>=': {
       const common = comparisonType(left.type, right.type, e.at, e.op);
-      const a = coerce(g, left, common, e.at, `operand of ${e.op}`);
-      const b = coerce(g, right, common, e.at, `operand of ${e.op}`);
+      const a = comparable(g, left, common, e.at, `operand of ${e.op}`);
+      const b = comparable(g, right, common, e.at, `operand of ${e.op}`);
       const op = e.op === '=' ? '===' : e.op === '<>' ? '!==' : e.op;
       // BYTES compare byte by byte, not as objects.
       const bytes = common.kind === 'BINARY' || common.kind === 'VARBINARY';
@@ -397,12 +397,44 @@ function binary(e: Extract<Expr, { kind: 'binary' }>, ctx: CompileContext): Comp
   }
 }
 
+const DATETIME_KINDS: ReadonlySet<LogicalType['kind']> = new Set([
+  'DATE',
+  'TIME',
+  'TIMESTAMP',
+  'TIMESTAMP_LTZ',
+]);
+
+/**
+ * An operand of a comparison in the comparison's type. A character string
+ * compared with a date or time is read as one (a CAST that fails on text
+ * that is no such value), as Calcite's implicit coercion does for Flink:
+ * `d = '2024-01-01'`, `d = DATE_FORMAT(ts, 'yyyy-MM-dd')`.
+ */
+function comparable(
+  g: CodeGen,
+  value: Compiled,
+  type: LogicalType,
+  at: SourcePosition,
+  what: string,
+): Compiled {
+  if (isCharacterString(value.type) && DATETIME_KINDS.has(type.kind))
+    return castTo(g, value, withNullability(type, value.type.nullable), false, at);
+  return coerce(g, value, type, at, what);
+}
+
 function comparisonType(
   a: LogicalType,
   b: LogicalType,
   at: SourcePosition,
   op: string,
 ): LogicalType {
+  // A date or time against a string: compared as the date or time (see `comparable`).
+  for (const [x, y] of [
+    [a, b],
+    [b, a],
+  ] as const)
+    if (DATETIME_KINDS.has(x.kind) && isCharacterString(y))
+      return withNullability(x, x.nullable || y.nullable);
   const common = commonType([a, b]);
   if (
     common === undefined ||

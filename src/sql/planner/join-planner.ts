@@ -105,6 +105,39 @@ export function joinKey(
   };
 }
 
+/** The same expression, wherever it is written. */
+const sameExpr = (a: Expr, b: Expr): boolean => {
+  const text = (e: Expr) => JSON.stringify(e, (k, v: unknown) => (k === 'at' ? undefined : v));
+  return text(a) === text(b);
+};
+
+/**
+ * `x = y OR (x IS NULL AND y IS NULL)` (in either order) as the key `x IS NOT DISTINCT FROM y`:
+ * Flink's planner rewrites it so, and the join is then an equi-join whose NULL keys match each
+ * other, rather than one without keys (JoinITCase's testNull*OuterJoinWithNullCond).
+ */
+function nullSafeDisjunction(e: Expr): ReturnType<typeof keyEquality> {
+  if (e.kind !== 'binary' || e.op !== 'OR') return undefined;
+  for (const [eq, nulls] of [
+    [e.left, e.right],
+    [e.right, e.left],
+  ] as const) {
+    if (eq.kind !== 'binary' || eq.op !== '=' || nulls.kind !== 'binary' || nulls.op !== 'AND')
+      continue;
+    const isNull = (x: Expr): Expr | undefined =>
+      x.kind === 'is' && x.test === 'NULL' && !x.negated ? x.arg : undefined;
+    const p = isNull(nulls.left);
+    const q = isNull(nulls.right);
+    if (p === undefined || q === undefined) continue;
+    if (
+      (sameExpr(p, eq.left) && sameExpr(q, eq.right)) ||
+      (sameExpr(p, eq.right) && sameExpr(q, eq.left))
+    )
+      return { operands: [eq.left, eq.right], nullSafe: true };
+  }
+  return undefined;
+}
+
 /**
  * Plans `item`; `planFrom` plans its two inputs. A comma join (`FROM a, b`) is an inner join
  * whose condition is `where`, the SELECT's WHERE clause.
@@ -153,7 +186,7 @@ export function planJoin(
     // Type-checked as written first, so that errors name the user's expression.
     compilePredicate(part, scope, 'join condition');
     const sides = sidesOf(part, scope, leftWidth);
-    const equality = keyEquality(part);
+    const equality = keyEquality(part) ?? nullSafeDisjunction(part);
     if (equality !== undefined && !equality.nullSafe && insertOnly) {
       // Equal time attributes of the two sides bound an interval join to [0, 0], as in Flink.
       const [a, b] = equality.operands;

@@ -392,11 +392,24 @@ function planFrom(
       return requalify(renamed(planQuery(item.query, ctx), item, 'the query'), item.alias);
     case 'table-function':
       return requalify(planWindowTvf(item, ctx, names), item.alias);
-    case 'lateral':
-      return sqlError(
-        'LATERAL TABLE(...) is joined to a table: FROM t, LATERAL TABLE(fn(t.a)) AS x',
-        item.at,
-      );
+    case 'lateral': {
+      // `FROM LATERAL TABLE(fn('a,b'))` alone: joined to one row of no columns (Calcite's VALUES ()).
+      const oneRow: FromItem = {
+        kind: 'subquery',
+        query: { kind: 'values', rows: [[]], at: item.at },
+        alias: undefined,
+        at: item.at,
+      };
+      const join = {
+        kind: 'join',
+        type: 'CROSS',
+        left: oneRow,
+        right: item,
+        on: undefined,
+        at: item.at,
+      } as const;
+      return planLateralJoin(join, materialize(planFrom(oneRow, ctx)), where);
+    }
     case 'unnest':
       return sqlError(
         'UNNEST(...) is joined to a table: FROM t CROSS JOIN UNNEST(t.a) AS x (v)',
