@@ -12,9 +12,9 @@
  *
  * Not ported: testInnerMultiJoinWithEqualPk and testThreeWayMultiJoinWithoutPk (Flink's
  * multi-join optimizer option); testJoinWithUDFFilter (a Scala UDF with open()); the state backend
- * and async-state parameters (Weir has one state implementation). The three
- * testDependentConditionDerivationInnerJoin* cases join on a disjunction with no equality
- * between the sides, a join without keys that Weir refuses (no theta joins; see docs/sql.md).
+ * and async-state parameters (Weir has one state implementation);
+ * testDependentConditionDerivationInnerJoinWithTrue and ...WithNull (variants of the ported
+ * join without keys).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -259,6 +259,20 @@ describe.each([
   });
 
   const table3And5 = `${valuesView('Table3', ABC, TUPLE_DATA_3)}\n${valuesView('Table5', DEFGH, TUPLE_DATA_5)}`;
+
+  it('testDependentConditionDerivationInnerJoin (no equality between the sides: a join without keys)', async () => {
+    expect(
+      await base('SELECT * FROM A, B WHERE (a2 = 1 and b2 = 2) or (a1 = 2 and b1 = 4)'),
+    ).toEqual(
+      sorted([
+        '1,1,Hi,2,2,1,Hallo Welt,2',
+        '2,2,Hello,4,10,9,FGH,2',
+        '2,2,Hello,4,7,6,CDE,2',
+        '2,2,Hello,4,8,7,DEF,1',
+        '2,2,Hello,4,9,8,EFG,1',
+      ]),
+    );
+  });
 
   it('testInnerJoinWithNonEquiJoinPredicate', async () => {
     expect(

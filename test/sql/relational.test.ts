@@ -313,11 +313,9 @@ describe('plan-time checks and EXPLAIN', () => {
         ),
       ).message,
     ).toMatch(/needs WHERE rn <= N/);
-    expect(
-      sqlError(() => tEnv.sqlQuery('SELECT * FROM bid b JOIN auction a ON b.price > a.reserve'))
-        .message,
-    ).toMatch(
-      /^line 1, column 47: a join needs at least one equality condition between a column of each side/,
+    // A join without an equality between its sides is planned (a theta join, at one key).
+    expect(tEnv.explainSql('SELECT * FROM bid b JOIN auction a ON b.price > a.reserve')).toMatch(
+      /join/i,
     );
   });
 

@@ -6,7 +6,8 @@
  * as in Flink, needs no equality key (its rows then all meet at one key). The ON condition is split
  * into its AND-ed parts: equalities between a column expression of each side are the join
  * key, conditions on one side of an inner join filter that side before the join, and the
- * rest is checked on each pair. As in Flink, an inner join of insert-only inputs (and an
+ * rest is checked on each pair. A join with a condition but no equality key (a theta join)
+ * puts every row at one key, as Flink runs one on a single subtask. As in Flink, an inner join of insert-only inputs (and an
  * interval join of any type) emits insert-only rows; any other join emits a retract changelog. Rows are kept until they are
  * retracted (Flink's default `table.exec.state.ttl` of 0), or until idle for the TTL if one is set,
  * or, in an inner join with a window aggregation, until no later window can match them
@@ -315,12 +316,8 @@ export function planJoin(
       test: rest === undefined ? undefined : compilePredicate(rest, scope, 'join condition'),
     });
   }
-  if (leftKeys.length === 0) {
-    return sqlError(
-      'a join needs at least one equality condition between a column of each side, or bounds on a time attribute of each side (an interval join); Weir SQL has no cross or theta joins',
-      condition?.at ?? item.at,
-    );
-  }
+  // No equality between the sides (a theta join): every row meets at one key, on one subtask,
+  // as Flink runs a join without keys; the condition is checked on each pair.
   const rightWidth = right.columns.length;
   const pairCondition = and(residual, item.at);
   const test =
