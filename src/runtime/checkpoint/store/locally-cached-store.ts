@@ -2,6 +2,9 @@ import { checksumOf } from '../checkpoint-integrity.js';
 import { type CheckpointStore, type LeaseFile, METADATA_FILE } from './checkpoint-store.js';
 import type { ContentCache } from './content-cache.js';
 
+/** How many checkpoint directories' checksums are remembered. */
+const REMEMBERED_DIRECTORIES = 64;
+
 /**
  * A remote checkpoint store (S3) whose state files are also read from local
  * copies: a checkpoint's metadata records each state file's SHA-256, and a
@@ -13,8 +16,11 @@ import type { ContentCache } from './content-cache.js';
  * restart on the same machine restores at local disk speed.
  */
 export class LocallyCachedStore implements CheckpointStore {
-  /** `<directory>/<file>` to the SHA-256 its directory's metadata records. */
-  private readonly checksums = new Map<string, string>();
+  /**
+   * Per checkpoint directory, each state file's SHA-256 as its metadata records, for the
+   * directories read last (a standby reads a new one every checkpoint, for as long as it waits).
+   */
+  private readonly checksums = new Map<string, Map<string, string>>();
   /** State files served from local copies, and fetched from the store, since this store opened. */
   readonly reads = { local: 0, fetched: 0 };
 
@@ -41,7 +47,8 @@ export class LocallyCachedStore implements CheckpointStore {
   }
 
   async read(name: string): Promise<Buffer | undefined> {
-    const checksum = this.checksums.get(name);
+    const slash = name.lastIndexOf('/');
+    const checksum = this.checksums.get(name.slice(0, slash))?.get(name.slice(slash + 1));
     if (checksum !== undefined) {
       const local = await this.cache.get(checksum);
       if (local !== undefined) {
@@ -51,7 +58,6 @@ export class LocallyCachedStore implements CheckpointStore {
     }
     const bytes = await this.inner.read(name);
     if (bytes === undefined) return undefined;
-    const slash = name.lastIndexOf('/');
     if (slash > 0 && name.slice(slash + 1) === METADATA_FILE)
       this.learn(name.slice(0, slash), bytes);
     else if (checksum !== undefined) {
@@ -73,13 +79,19 @@ export class LocallyCachedStore implements CheckpointStore {
     this.forget(directory);
     const recorded = (parsed as { checksums?: unknown } | null)?.checksums;
     if (typeof recorded !== 'object' || recorded === null) return;
+    const files = new Map<string, string>();
     for (const [file, sum] of Object.entries(recorded))
-      if (typeof sum === 'string') this.checksums.set(`${directory}/${file}`, sum);
+      if (typeof sum === 'string') files.set(file, sum);
+    this.checksums.set(directory, files);
+    // The oldest first (insertion order): a restore reads a checkpoint and its few bases.
+    for (const oldest of this.checksums.keys()) {
+      if (this.checksums.size <= REMEMBERED_DIRECTORIES) break;
+      this.checksums.delete(oldest);
+    }
   }
 
   private forget(directory: string): void {
-    const prefix = `${directory}/`;
-    for (const key of this.checksums.keys()) if (key.startsWith(prefix)) this.checksums.delete(key);
+    this.checksums.delete(directory);
   }
 
   list(): Promise<string[]> {
