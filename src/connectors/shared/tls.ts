@@ -58,8 +58,17 @@ export function checkKeyPair(
     });
   } catch (cause) {
     const code = String((cause as { code?: unknown }).code ?? '');
+    // A wrong password usually fails the decryption's padding check (bad
+    // decrypt), but about one time in 256 the garbage passes it and OpenSSL's
+    // decoder then rejects the bytes as an unsupported key instead.
+    const garbledByPassword =
+      options.passphrase !== undefined &&
+      /ENCRYPTED/.test(String(options.key)) &&
+      (code === 'ERR_OSSL_UNSUPPORTED' || /DECODER routines|unsupported/i.test(String(cause)));
     const reason =
-      code === 'ERR_OSSL_BAD_DECRYPT' || /bad decrypt|bad password/i.test(String(cause))
+      code === 'ERR_OSSL_BAD_DECRYPT' ||
+      garbledByPassword ||
+      /bad decrypt|bad password/i.test(String(cause))
         ? `the key cannot be decrypted with ${prefix}${prefix === 'tls.' ? 'keyPassword' : 'Password'}`
         : /KEY_VALUES_MISMATCH|does not match/i.test(`${code} ${String(cause)}`)
           ? 'the key does not belong to the certificate'
