@@ -14,7 +14,8 @@
  * multi-join optimizer option); testJoinWithUDFFilter (a Scala UDF with open()); the state backend
  * and async-state parameters (Weir has one state implementation);
  * testDependentConditionDerivationInnerJoinWithTrue and ...WithNull (variants of the ported
- * join without keys).
+ * join without keys). A CROSS JOIN without any condition is added: Flink runs it as a join
+ * without keys.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -271,6 +272,24 @@ describe.each([
         '2,2,Hello,4,8,7,DEF,1',
         '2,2,Hello,4,9,8,EFG,1',
       ]),
+    );
+  });
+
+  it('a CROSS JOIN without a condition, and a comma join without WHERE, pair every row (as Flink accepts)', async () => {
+    const product = SMALL_TUPLE_DATA_3.flatMap(([a1, , a3]) =>
+      TUPLE_DATA_5.slice(0, 4).map(([b1, b2]) => `${a1},${a3},${b1},${b2}`),
+    );
+    const limitedB = 'SELECT * FROM B WHERE b2 <= 4';
+    expect(await base(`SELECT a1, a3, b1, b2 FROM A CROSS JOIN (${limitedB}) BB`)).toEqual(
+      sorted(product),
+    );
+    expect(await base(`SELECT a1, a3, b1, b2 FROM A, (${limitedB}) BB`)).toEqual(sorted(product));
+    // An updating side: each count's retraction removes its pairs.
+    const counts = 'SELECT b1, COUNT(*) AS n FROM B GROUP BY b1';
+    const perB1 = new Map<number, number>();
+    for (const [b1] of TUPLE_DATA_5) perB1.set(b1, (perB1.get(b1) ?? 0) + 1);
+    expect(await base(`SELECT a1, b1, n FROM A CROSS JOIN (${counts}) C`)).toEqual(
+      sorted(SMALL_TUPLE_DATA_3.flatMap(([a1]) => [...perB1].map(([b1, n]) => `${a1},${b1},${n}`))),
     );
   });
 

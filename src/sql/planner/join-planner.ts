@@ -150,8 +150,7 @@ export function planJoin(
   stateTtl: StateTtlConfig | undefined,
   filterAfter?: Expr,
 ): Relation {
-  if (item.type === 'CROSS' && where === undefined)
-    sqlError('a join needs an equality condition between its two sides (no CROSS JOIN)', item.at);
+  // A CROSS JOIN without a WHERE is a theta join whose condition is TRUE: every pair.
   const condition = item.type === 'CROSS' ? where : item.on;
   let left = planFrom(item.left);
   let right = planFrom(item.right);
