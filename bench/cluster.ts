@@ -28,6 +28,7 @@
  *
  *   npm run bench:cluster -- [--records N] [--failovers K] [--restore-mb M] [--exchange-records N]
  *     [--skip-partitioned-failover] [--only 1,2,3,4,5,6,7] [--session-timeout S] [--state-keys N]
+ *     [--owner-s3] [--owner-state-keys N] [--keyed-s3] [--keyed-state-bytes B] [--standby-replicas N]
  *
  * `--session-timeout` is every member's `weir run --session-timeout` (the
  * broker of scripts/kafka.sh accepts 1 s and more).
@@ -67,6 +68,12 @@ const { values } = parseArgs({
     'owner-state-keys': { type: 'string', default: '0' },
     /** Section 2: the task's checkpoints in S3 (under --s3) instead of a local directory. */
     'owner-s3': { type: 'boolean', default: false },
+    /** Section 6: the tasks' snapshots in S3 (under --s3) instead of a shared local directory. */
+    'keyed-s3': { type: 'boolean', default: false },
+    /** Section 6: bytes of state each of the 64 keys holds besides its count (0 by default). */
+    'keyed-state-bytes': { type: 'string', default: '0' },
+    /** Every member's `weir run --standby-replicas` (none by default). */
+    'standby-replicas': { type: 'string' },
   },
 });
 const RECORDS = Number(values.records);
@@ -79,6 +86,8 @@ const TICKS = 100;
 const run = randomUUID().slice(0, 8);
 const SESSION = values['session-timeout'];
 const SESSION_FLAGS = SESSION === undefined ? [] : ['--session-timeout', SESSION];
+const STANDBY = values['standby-replicas'];
+const STANDBY_FLAGS = STANDBY === undefined ? [] : ['--standby-replicas', STANDBY];
 const scratch = mkdtempSync(join(tmpdir(), 'weir-bench-cluster-'));
 const members: Member[] = [];
 
@@ -117,10 +126,16 @@ function startMember(
       '--checkpoint-interval',
       '1',
       ...SESSION_FLAGS,
+      ...STANDBY_FLAGS,
       '--',
       ...jobArgs,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      // A temporary directory of its own, as on a machine of its own: local copies of
+      // checkpoints in S3 are not shared between members.
+      env: { ...process.env, NO_COLOR: '1', TMPDIR: mkdtempSync(join(scratch, `tmp-${name}-`)) },
+    },
   );
   const lines: { at: number; text: string }[] = [];
   let partial = '';
@@ -434,9 +449,19 @@ async function partitioned(withFailover: boolean, keyed = false): Promise<void> 
   feeder.catch((e: unknown) =>
     console.error(`bench:cluster: the input feeder failed: ${String(e)}`),
   );
-  const args = (name: string) => [keyed ? 'keyed' : 'kafka', input, output, name];
+  const args = (name: string) =>
+    keyed
+      ? ['keyed', input, output, name, values['keyed-state-bytes']!]
+      : ['kafka', input, output, name];
   // A keyed job's members share their checkpoint location: the tasks' snapshots are there.
-  const dir = (name: string) => join(scratch, keyed ? `${group}-shared` : `p-${name}`);
+  const dir = (name: string) =>
+    keyed && values['keyed-s3']
+      ? `${values.s3}/${group}-shared`
+      : join(scratch, keyed ? `${group}-shared` : `p-${name}`);
+  if (keyed)
+    say(
+      `tasks' snapshots in ${dir('a')}; ${values['keyed-state-bytes']} bytes of state per key besides its count; standby replicas: ${STANDBY ?? 'none'}`,
+    );
   const a = startMember(group, 'a', args('a'), dir('a'));
   await watcher.until('a to write', () => watcher.arrivals.some((x) => x.member === 'a'));
   await sleep(5_000);

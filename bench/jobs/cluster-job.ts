@@ -1,11 +1,12 @@
 /**
  * The job module of the cluster benchmark (every process of a group loads it):
  *   -- kafka <input topic> <output topic> <member>
- *   -- keyed <input topic> <output topic> <member>
+ *   -- keyed <input topic> <output topic> <member> [<state bytes per key>]
  *   -- generator <output topic> <member> <records per second> [<state keys>]
  * `kafka`: a per-record job (parse, tag with the member, write), run
  * partitioned by the group. `keyed`: the same through a keyed stage (a
- * running count per key of 64, so every record has keyed state to move),
+ * running count per key of 64, so every record has keyed state to move;
+ * with `<state bytes per key>`, each key also holds a string that long),
  * one output per record. `generator`: numbered records at a steady rate,
  * a source that is not Kafka, so the group runs the job as a single-owner
  * task; with `<state keys>`, each record also replaces the value of key
@@ -52,14 +53,17 @@ export default defineJob((env, { args }) => {
     return;
   }
   if (kind === 'keyed') {
-    const [, input, output, member] = args as [string, string, string, string];
+    const [, input, output, member, stateBytes] = args as [string, string, string, string, string?];
+    // One string shared by every key in memory, written out per key in each snapshot; added
+    // after the exchange, so that it never crosses the repartition topic.
+    const ballast = 's'.repeat(Number(stateBytes ?? 0));
     env
       .fromSource(source(input))
       .uid('input')
-      .map((r) => ({ id: r.id, payload: r.payload, seen: 1 }))
+      .map((r) => ({ id: r.id, payload: r.payload, seen: 1, ballast: '' }))
       .uid('one')
       .keyBy((r) => r.id % 64)
-      .reduce((a, b) => ({ id: b.id, payload: b.payload, seen: a.seen + b.seen }))
+      .reduce((a, b) => ({ id: b.id, payload: b.payload, seen: a.seen + b.seen, ballast }))
       .uid('per-key')
       .map((r): ClusterRecord => ({ id: r.id, member, payload: r.payload }))
       .uid('tag')

@@ -129,6 +129,8 @@ export interface RunOptions extends ObserveOptions {
     readonly brokers: readonly string[];
     /** `--session-timeout` in milliseconds, if given. */
     readonly sessionTimeoutMs?: number;
+    /** `--standby-replicas`, if given. */
+    readonly standbyReplicas?: number;
   };
 }
 
@@ -274,6 +276,9 @@ Run options:
                             with --group: how long a member may go silent before
                             the group moves its tasks to the others (default 6;
                             within the brokers' group.min.session.timeout.ms)
+      --standby-replicas N  with --group and checkpoints in s3://: each task's newest
+                            snapshot is copied to local disk by N other members, so
+                            one of them taking it over restores without a download
       --state-backend heap|disk
                             where keyed state lives: heap (default) or disk (LMDB)
       --state-dir DIR       with --state-backend disk: make the stores in DIR (default:
@@ -480,6 +485,7 @@ function runFlags(): FlagSpec {
     group: { type: 'string' },
     bootstrap: { type: 'string' },
     'session-timeout': { type: 'string' },
+    'standby-replicas': { type: 'string' },
     ...RESTART_FLAGS,
     ...OBSERVE_FLAGS,
   };
@@ -604,9 +610,11 @@ function processGroupOption(
   const group = nonEmpty('--group', stringFlag(values.group));
   const bootstrap = nonEmpty('--bootstrap', stringFlag(values.bootstrap));
   const session = stringFlag(values['session-timeout']);
+  const standby = stringFlag(values['standby-replicas']);
   if (group === undefined) {
     if (bootstrap !== undefined) throw new UsageError('--bootstrap needs --group');
     if (session !== undefined) throw new UsageError('--session-timeout needs --group');
+    if (standby !== undefined) throw new UsageError('--standby-replicas needs --group');
     return undefined;
   }
   if (bootstrap === undefined)
@@ -624,12 +632,22 @@ function processGroupOption(
   const bad = brokers.find((b) => !/^[^\s:]+:\d+$/.test(b));
   if (bad !== undefined)
     throw new UsageError(`--bootstrap takes host:port[,host:port...], got '${bad}'`);
-  if (session === undefined) return { applicationId: group, brokers };
   return {
     applicationId: group,
     brokers,
-    sessionTimeoutMs: Math.round(1000 * seconds('--session-timeout', session, false)),
+    ...(session === undefined
+      ? {}
+      : { sessionTimeoutMs: Math.round(1000 * seconds('--session-timeout', session, false)) }),
+    ...(standby === undefined ? {} : { standbyReplicas: standbyReplicasOption(standby) }),
   };
+}
+
+function standbyReplicasOption(text: string): number {
+  if (!/^\d+$/.test(text))
+    throw new UsageError(
+      `--standby-replicas takes a whole number of copies (0 or more), got '${text}'`,
+    );
+  return Number(text);
 }
 
 /** `--keep-ui` needs a UI to keep. */

@@ -27,6 +27,7 @@ import { checkpointStorageAt } from '../runtime/checkpoint/checkpoint-storage.js
 import { HandoverPhases } from './handover-phases.js';
 import type { Observers } from './observe.js';
 import { type RunRecord, RunSeals } from './run-seals.js';
+import { StandbyReplicas } from './standby-replicas.js';
 import {
   type HeldSignals,
   holdStopSignals,
@@ -70,6 +71,8 @@ export interface KeyedGroupOptions {
   readonly applicationId: string;
   /** `--session-timeout`, if given. */
   readonly sessionTimeoutMs: number | undefined;
+  /** `--standby-replicas`: copies of each task's snapshots other members keep (0: none). */
+  readonly standbyReplicas: number;
   readonly exchange: KafkaExchange;
   readonly taskSet: HeldTaskSet;
   /** The job's shared checkpoint location. */
@@ -135,6 +138,7 @@ export async function runKeyedGroup(
   /** Fenced runs' clean-ups (they never reject): the process waits for them before it leaves. */
   const cleanups: Promise<void>[] = [];
   const phases = new HandoverPhases(o.say);
+  const standby = startStandby(o);
   try {
     let running: ReadonlySet<string> = new Set();
     /** Tasks this member lost and has not released yet: marked at once, before the debounce. */
@@ -204,7 +208,7 @@ export async function runKeyedGroup(
         plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
       o.taskSet.current = tasks;
       o.taskSet.run = runName;
-      o.say(restoreLine(tasks, plan));
+      o.say(restoreLine(tasks, plan, handovers.lastCopyReads));
       phases.mark('restore written, run recorded');
       // Task snapshots are written and sealed before any sink commits a checkpoint.
       env.useCheckpointStorage(
@@ -306,11 +310,35 @@ export async function runKeyedGroup(
       gap = nextGap!;
     }
   } finally {
+    await standby?.stop();
     await Promise.all(cleanups);
     handovers.close();
     // Leaving only now: the tasks' final snapshots are written, so the next owners restore them.
     await membership.close();
   }
+}
+
+/**
+ * The member's standby replicas, if asked for: only with checkpoints in
+ * object storage, where a copy on local disk saves a download at take-over.
+ */
+function startStandby(o: KeyedGroupOptions): StandbyReplicas | undefined {
+  if (o.standbyReplicas <= 0) return undefined;
+  const group = o.group;
+  if (group === undefined) return undefined;
+  if (checkpointStorageAt(o.checkpointDir).localCopies === undefined) {
+    o.warn(
+      `--standby-replicas ${o.standbyReplicas} does nothing with checkpoints in ${o.checkpointDir}: every member reads the same files there; standby copies are for checkpoints in object storage (s3://)`,
+    );
+    return undefined;
+  }
+  return new StandbyReplicas({
+    checkpointDir: o.checkpointDir,
+    replicas: o.standbyReplicas,
+    member: group.member,
+    members: () => group.view().members,
+    say: o.say,
+  });
 }
 
 /** The tasks the group gives this process first: once settled, or none after a while (the job restarts when some come). */
@@ -559,12 +587,20 @@ function registerRestoreMetrics(client: JobClient, stats: RestoreStats): void {
   }
 }
 
-function restoreLine(tasks: ReadonlySet<string>, plan: RestorePlan): string {
+function restoreLine(
+  tasks: ReadonlySet<string>,
+  plan: RestorePlan,
+  copies: { local: number; fetched: number } | undefined,
+): string {
   if (tasks.size === 0) return 'this member holds no task of the group yet';
   const restored = [...plan.restored].map(
     ([t, id]) => `${t} (snapshot ${id}, offset ${plan.offsets.get(t) ?? '-'})`,
   );
-  return `this member holds ${tasks.size} task(s); restored: ${restored.length === 0 ? 'none' : restored.join(', ')}; without a snapshot: ${plan.fresh.length === 0 ? 'none' : plan.fresh.join(', ')}`;
+  const files =
+    copies === undefined || restored.length === 0
+      ? ''
+      : `; state files: ${copies.local} from local copies, ${copies.fetched} downloaded`;
+  return `this member holds ${tasks.size} task(s); restored: ${restored.length === 0 ? 'none' : restored.join(', ')}; without a snapshot: ${plan.fresh.length === 0 ? 'none' : plan.fresh.join(', ')}${files}`;
 }
 
 function lastCheckpointId(client: JobClient, floor: number): number {

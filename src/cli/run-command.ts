@@ -482,6 +482,7 @@ async function runKeyedGroupJob(a: {
       brokers: options.processGroup!.brokers,
       applicationId: options.processGroup!.applicationId,
       sessionTimeoutMs: options.processGroup!.sessionTimeoutMs,
+      standbyReplicas: options.processGroup!.standbyReplicas ?? 0,
       exchange: a.exchange,
       taskSet: a.taskSet,
       checkpointDir: a.checkpointDir,

@@ -140,8 +140,9 @@ async function followCheckpoints(
   storage: DirectoryCheckpointStorage,
   waiting: () => boolean,
 ): Promise<void> {
+  let warmed: number | undefined;
   while (waiting()) {
-    await storage.warmLatest().catch(() => undefined);
+    warmed = await storage.warmLatest(warmed).catch(() => warmed);
     await sleep(FOLLOW_CHECKPOINTS_MS);
   }
 }

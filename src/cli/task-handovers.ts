@@ -55,6 +55,11 @@ export class TaskHandovers {
   private beating: NodeJS.Timeout | undefined;
   /** Marker writes, one after the other: a late beat never overwrites a release. */
   private writes: Promise<void> = Promise.resolve();
+  /**
+   * Of the last {@link snapshots} from object storage: state files read from
+   * this machine's local copies (a standby's), and downloaded.
+   */
+  lastCopyReads: { local: number; fetched: number } | undefined;
 
   constructor(
     private readonly checkpointDir: string,
@@ -136,19 +141,30 @@ export class TaskHandovers {
     sealed: (run: string) => Promise<number>,
   ): Promise<Map<string, CheckpointData>> {
     const out = new Map<string, CheckpointData>();
-    for (const task of tasks) {
-      const storage = checkpointStorageAt(taskCheckpointDirectory(this.checkpointDir, task));
-      let path = await storage.latest();
-      while (path !== undefined) {
-        const data = await readCheckpoint(path);
-        const origin = data.origin;
-        if (origin === undefined || origin.checkpointId <= (await sealed(origin.run))) {
-          out.set(task, data);
-          break;
+    const copies = { local: 0, fetched: 0 };
+    this.lastCopyReads = undefined;
+    // Tasks read side by side: from object storage each is a few round trips.
+    await Promise.all(
+      tasks.map(async (task) => {
+        const storage = checkpointStorageAt(taskCheckpointDirectory(this.checkpointDir, task));
+        // The checkpoint findLatest read and verified, not read a second time.
+        let data = (await storage.findLatest()).intact?.checkpoint;
+        const reads = storage.copyReads;
+        if (reads !== undefined) {
+          copies.local += reads.local;
+          copies.fetched += reads.fetched;
+          this.lastCopyReads = copies;
         }
-        path = await previousOf(storage, data.checkpointId);
-      }
-    }
+        while (data !== undefined) {
+          const origin = data.origin;
+          if (origin === undefined || origin.checkpointId <= (await sealed(origin.run))) {
+            out.set(task, data);
+            return;
+          }
+          data = await previousOf(storage, data.checkpointId);
+        }
+      }),
+    );
     return out;
   }
 
@@ -194,16 +210,15 @@ export class TaskHandovers {
   }
 }
 
-/** The task snapshot before `checkpointId` (they are numbered one by one), if kept. */
+/** The task snapshot before `checkpointId` (they are numbered one by one), if kept and intact. */
 async function previousOf(
   storage: ReturnType<typeof checkpointStorageAt>,
   checkpointId: number,
-): Promise<string | undefined> {
+): Promise<CheckpointData | undefined> {
   if (checkpointId <= 1) return undefined;
   const path = `${storage.directory}/${DirectoryCheckpointStorage.nameOf(checkpointId - 1, 'checkpoint')}`;
   try {
-    await readCheckpoint(path);
-    return path;
+    return await readCheckpoint(path);
   } catch {
     return undefined;
   }

@@ -98,6 +98,19 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('parses --standby-replicas of a process group member', () => {
+    const member = ['run', 'job.ts', '--group', 'orders', '--bootstrap', 'k1:9092'];
+    expect(
+      parseCommandLine([...member, '--checkpoint-dir', 's3://b/p', '--standby-replicas', '2']),
+    ).toMatchObject({ options: { processGroup: { standbyReplicas: 2 } } });
+    expect(() => parseCommandLine(['run', 'job.ts', '--standby-replicas', '1'])).toThrow(
+      '--standby-replicas needs --group',
+    );
+    expect(() =>
+      parseCommandLine([...member, '--checkpoint-dir', 'c', '--standby-replicas', 'one']),
+    ).toThrow("--standby-replicas takes a whole number of copies (0 or more), got 'one'");
+  });
+
   it('applies demo defaults', () => {
     expect(parseCommandLine(['demo'])).toEqual({
       kind: 'demo',

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../kafka/helpers.js';
 import {
   chunks,
-  countAndMax,
   type Ev,
+  expectNoWindowLost,
   fireAndFinish,
   input,
   keyedWindowsMembers,
@@ -11,6 +11,7 @@ import {
   lastWins,
   oracleOutputs,
   PARTITIONS,
+  sendAndExchange,
   settled,
   stderrOf,
   stopAll,
@@ -67,14 +68,7 @@ describe('keyed state moves with its task in a process group', () => {
     await settled(members, 2 * PARTITIONS, diagnose);
     const { onTime, ticks } = input(29);
     const [first, second, third] = chunks(onTime, 3) as [Ev[], Ev[], Ev[]];
-    await t.send(ticks(0));
-    await t.send(first);
-    await waitFor(
-      'the first records to cross the repartition topic',
-      async () => (await t.exchanged()) >= first.length + 3,
-      60_000,
-      diagnose,
-    );
+    await sendAndExchange(t, [...ticks(0), ...first], diagnose);
     await t.send(second);
     const killed = members.pop()!;
     killed.cli.child.kill('SIGKILL');
@@ -82,24 +76,7 @@ describe('keyed state moves with its task in a process group', () => {
     // The survivor takes every task once the group's session timeout has passed.
     await settled(members, 2 * PARTITIONS, diagnose);
     await t.send(ticks(TICK));
-    const batch = countAndMax([...ticks(0), ...onTime]);
-    let final = new Map<string, { n: number; max: number | undefined }>();
-    await waitFor(
-      'every on-time window to fire',
-      async () => {
-        final = new Map();
-        for (const o of await t.outputs())
-          if (o.kind === 'window') final.set(`${o.k}@${o.start}`, { n: o.n, max: o.max });
-        return [...batch.keys()].every((w) => final.has(w));
-      },
-      90_000,
-      () => `${final.size} of ${batch.size} windows; ${diagnose()}`,
-    );
-    for (const [w, { n, max }] of batch) {
-      expect(final.get(w)!.n, `records of window ${w}`).toBeGreaterThanOrEqual(n);
-      expect(final.get(w)!.max, `max of window ${w}`).toBe(max);
-    }
-    expect(final.size).toBe(batch.size);
+    await expectNoWindowLost(t, [...ticks(0), ...onTime], diagnose);
     await stopAll(members);
   }, 420_000);
 });

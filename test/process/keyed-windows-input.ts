@@ -310,3 +310,49 @@ export function keyedWindowsMembers(
 }
 
 export { stderrOf, stopAll };
+
+/**
+ * After a member died: waits until every window of `events` has fired, then
+ * checks that none lost input (counts at least the batch's: a record may be
+ * read twice across the kill) and that each maximum, which a duplicate
+ * cannot change, is exact.
+ */
+export async function expectNoWindowLost(
+  t: KeyedWindowsTopics,
+  events: readonly Ev[],
+  diagnose: () => string,
+): Promise<void> {
+  const batch = countAndMax(events);
+  let final = new Map<string, { n: number; max: number | undefined }>();
+  await waitFor(
+    'every on-time window to fire',
+    async () => {
+      final = new Map();
+      for (const o of await t.outputs())
+        if (o.kind === 'window') final.set(`${o.k}@${o.start}`, { n: o.n, max: o.max });
+      return [...batch.keys()].every((w) => final.has(w));
+    },
+    90_000,
+    () => `${final.size} of ${batch.size} windows; ${diagnose()}`,
+  );
+  for (const [w, { n, max }] of batch) {
+    expect(final.get(w)!.n, `records of window ${w}`).toBeGreaterThanOrEqual(n);
+    expect(final.get(w)!.max, `max of window ${w}`).toBe(max);
+  }
+  expect(final.size).toBe(batch.size);
+}
+
+/** Writes `events` to the input and waits until every one has crossed the repartition topic. */
+export async function sendAndExchange(
+  t: KeyedWindowsTopics,
+  events: readonly Ev[],
+  diagnose: () => string,
+): Promise<void> {
+  await t.send(events);
+  await waitFor(
+    'the records to cross the repartition topic',
+    async () => (await t.exchanged()) >= events.length,
+    60_000,
+    diagnose,
+  );
+}

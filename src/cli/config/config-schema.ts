@@ -137,6 +137,12 @@ export const CONFIG_SCHEMA = v.strictObject({
     text('Run as one member of this process group (the Kafka group id, the same in every process)'),
   ),
   bootstrap: v.optional(text('Kafka brokers of the process group (host:port, comma-separated)')),
+  'session-timeout': v.optional(
+    seconds('How long a group member may go silent before its tasks move', false),
+  ),
+  'standby-replicas': v.optional(
+    count('Copies of each task snapshot other members keep on local disk (s3:// checkpoints)'),
+  ),
   ui: v.optional(flag('Serve the web UI (default port 8081)')),
   'ui-port': v.optional(port('Serve the web UI on this port (0: any free port)')),
   'ui-host': v.optional(text('Interface for the web UI (beyond loopback it needs TLS)')),

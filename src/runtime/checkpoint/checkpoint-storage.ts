@@ -125,6 +125,11 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
     return this.store.localCopies;
   }
 
+  /** For a remote directory: state files this storage read from local copies, and fetched. */
+  get copyReads(): { readonly local: number; readonly fetched: number } | undefined {
+    return this.store.reads;
+  }
+
   async acquireLease(options: LeaseOptions): Promise<DirectoryLease> {
     const lease = await acquireLease(
       this.store.leaseFile(OWNER_FILE),
@@ -284,12 +289,14 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
    * its incremental state builds on, without parsing them, so that a restore
    * then reads them from local disk. What a standby does while it waits.
    * Resolves with the checkpoint's id (undefined when there is none, or the
-   * store keeps no copies).
+   * store keeps no copies). A newest checkpoint of id `after`, the one
+   * warmed last time, is not read again.
    */
-  async warmLatest(): Promise<number | undefined> {
+  async warmLatest(after?: number): Promise<number | undefined> {
     if (this.store.localCopies === undefined) return undefined;
     const ids = await this.checkpointIds();
     for (let i = ids.length - 1; i >= 0; i--) {
+      if (ids[i] === after) return after;
       const meta = await this.freshMetadata(ids[i]!);
       if (meta === undefined) continue;
       const needed = [ids[i]!, ...(meta.references ?? [])];

@@ -23,6 +23,8 @@ export interface CheckpointStore {
   readonly atomicDirectories: boolean;
   /** The local directory that keeps copies of the state files read, for a remote store that does. */
   readonly localCopies?: string;
+  /** For a store that keeps local copies: state files served from them, and fetched, so far. */
+  readonly reads?: { readonly local: number; readonly fetched: number };
   /** Where entry `name` is, in the same form as {@link location}. */
   locate(name: string): string;
   /** The bytes of file `name`; undefined when it does not exist. */
