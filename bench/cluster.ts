@@ -110,6 +110,7 @@ function startMember(
   name: string,
   jobArgs: string[],
   checkpointDir: string,
+  flags: readonly string[] = [],
 ): Member {
   const child = spawn(
     process.execPath,
@@ -127,6 +128,7 @@ function startMember(
       '1',
       ...SESSION_FLAGS,
       ...STANDBY_FLAGS,
+      ...flags,
       '--',
       ...jobArgs,
     ],
@@ -163,6 +165,29 @@ function startMember(
   };
   members.push(member);
   return member;
+}
+
+/**
+ * The task snapshot write time of `count` checkpoints in a row on a member's
+ * /metrics (one sample per new checkpoint), in seconds.
+ */
+async function sampleMetric(port: number, count: number): Promise<number[]> {
+  const seen = new Map<number, number>();
+  const deadline = performance.now() + 30_000;
+  // The first checkpoint seen may be the run's first, slowed by its start: left out.
+  while (seen.size < count + 1 && performance.now() < deadline) {
+    const text = await fetch(`http://127.0.0.1:${port}/metrics`)
+      .then((r) => r.text())
+      .catch(() => '');
+    const value = (name: string) =>
+      Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1]);
+    const checkpoint = value('weir_group_last_task_snapshot_checkpoint');
+    const seconds = value('weir_group_last_task_snapshot_duration_seconds');
+    if (checkpoint > 0 && !seen.has(checkpoint) && Number.isFinite(seconds))
+      seen.set(checkpoint, seconds);
+    await sleep(200);
+  }
+  return [...seen.values()].slice(1);
 }
 
 /** CPU seconds (user + system) a process has used so far. */
@@ -400,11 +425,16 @@ function sayPhases(event: string, from: number, to: number): void {
   say(`  phases of '${event}' (s after the event, member: line):`);
   const lines = members.flatMap((m) =>
     m.lines
-      .filter((l) => l.at >= from && l.at <= to && l.text.includes('hand-over:'))
-      .map((l) => ({
-        at: l.at,
-        text: `${m.name}: ${l.text.slice(l.text.indexOf('hand-over:') + 11)}`,
-      })),
+      .filter((l) => l.at >= from && l.at <= to)
+      .flatMap((l) => {
+        // The hand-over's phases, and where the restore's state files came from.
+        const files = /state files: .*/.exec(l.text)?.[0];
+        if (files !== undefined) return [{ at: l.at, text: `${m.name}: restored; ${files}` }];
+        if (!l.text.includes('hand-over:')) return [];
+        return [
+          { at: l.at, text: `${m.name}: ${l.text.slice(l.text.indexOf('hand-over:') + 11)}` },
+        ];
+      }),
   );
   for (const l of lines.sort((x, y) => x.at - y.at))
     say(`  ${((l.at - from) / 1000).toFixed(2).padStart(6)}  ${l.text}`);
@@ -462,10 +492,19 @@ async function partitioned(withFailover: boolean, keyed = false): Promise<void> 
     say(
       `tasks' snapshots in ${dir('a')}; ${values['keyed-state-bytes']} bytes of state per key besides its count; standby replicas: ${STANDBY ?? 'none'}`,
     );
-  const a = startMember(group, 'a', args('a'), dir('a'));
+  const metricsPort = 61_990;
+  const a = startMember(group, 'a', args('a'), dir('a'), ['--metrics-port', String(metricsPort)]);
   await watcher.until('a to write', () => watcher.arrivals.some((x) => x.member === 'a'));
-  await sleep(5_000);
+  const steadyCpu = cpuSeconds(a.child.pid!);
+  const steadyFrom = performance.now();
+  // A keyed job's steady cost of moving state: how long writing its task snapshots takes.
+  const snapshotWrites = keyed ? await sampleMetric(metricsPort, 5) : [];
+  if (snapshotWrites.length < 5) await sleep(5_000);
   const quiet = longestGap(watcher, performance.now() - 4_000, performance.now());
+  if (keyed)
+    say(
+      `steady: member a used ${((cpuSeconds(a.child.pid!) - steadyCpu) / ((performance.now() - steadyFrom) / 1000)).toFixed(2)} CPU-s per second; writing the task snapshots of a checkpoint took ${snapshotWrites.map((x) => x.toFixed(2)).join(', ')} s`,
+    );
   const joinAt = performance.now();
   const b = startMember(group, 'b', args('b'), dir('b'));
   // A keyed job's output is tagged by the member of its keyed stage, which b may not hold.

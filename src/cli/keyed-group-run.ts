@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
 import type { StreamEnvironmentImpl } from '../api/environment.js';
 import {
   AssignmentDebounce,
@@ -24,6 +27,7 @@ import type { ExecuteOptions, JobClient } from '../index.js';
 import { GROUP_METRICS, registerGroupMetrics } from '../metrics/group-metrics.js';
 import type { CheckpointData } from '../runtime/checkpoint/checkpoint-data.js';
 import { checkpointStorageAt } from '../runtime/checkpoint/checkpoint-storage.js';
+import { isProcessAlive } from '../util/process-alive.js';
 import { HandoverPhases } from './handover-phases.js';
 import type { Observers } from './observe.js';
 import { type RunRecord, RunSeals } from './run-seals.js';
@@ -139,6 +143,7 @@ export async function runKeyedGroup(
   const cleanups: Promise<void>[] = [];
   const phases = new HandoverPhases(o.say);
   const standby = startStandby(o);
+  await removeStaleRestores();
   try {
     let running: ReadonlySet<string> = new Set();
     /** Tasks this member lost and has not released yet: marked at once, before the debounce. */
@@ -310,6 +315,7 @@ export async function runKeyedGroup(
       gap = nextGap!;
     }
   } finally {
+    await rm(joinPath(localRestoreRoot(), String(process.pid)), { recursive: true, force: true });
     await standby?.stop();
     await Promise.all(cleanups);
     handovers.close();
@@ -546,10 +552,37 @@ function withCrashedRunsFenced(
 
 /** Writes the merged checkpoint a run restores from, keeping the last two. */
 async function writeRestore(o: KeyedGroupOptions, checkpoint: CheckpointData): Promise<string> {
-  const storage = checkpointStorageAt(`${o.memberDirectory}-restore`);
+  const storage = checkpointStorageAt(restoreDirectory(o));
   const path = await storage.write(checkpoint);
   await storage.prune(2);
   return path;
+}
+
+/**
+ * Where a run's merged restore is written: beside the member's checkpoints,
+ * or, when those are in object storage, in a directory of this process on
+ * local disk. The job reads it once, as it starts, so uploading the whole
+ * state only to download it again would add both to every take-over; a
+ * crash loses nothing, as the tasks' snapshots are what the next run reads.
+ */
+function restoreDirectory(o: KeyedGroupOptions): string {
+  if (checkpointStorageAt(o.memberDirectory).localCopies === undefined)
+    return `${o.memberDirectory}-restore`;
+  return joinPath(localRestoreRoot(), String(process.pid));
+}
+
+function localRestoreRoot(): string {
+  return joinPath(tmpdir(), 'weir-group-restore');
+}
+
+/** Removes the local restores of processes that are gone (killed before they could). */
+async function removeStaleRestores(): Promise<void> {
+  const entries = await readdir(localRestoreRoot()).catch(() => [] as string[]);
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid || isProcessAlive(pid)) continue;
+    await rm(joinPath(localRestoreRoot(), entry), { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 function keyedEntries(snapshot: CheckpointData): number {

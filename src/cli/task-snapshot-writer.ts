@@ -12,6 +12,7 @@ import {
 } from '../runtime/checkpoint/checkpoint-storage.js';
 import type { CommitRecord } from '../runtime/checkpoint/commit-record.js';
 import type { DirectoryLease, LeaseOptions } from '../runtime/checkpoint/directory-lease.js';
+import { deltaBases } from '../state/resolve-deltas.js';
 import type { RunSeals } from './run-seals.js';
 import { taskCheckpointDirectory } from './single-owner-run.js';
 
@@ -115,14 +116,16 @@ export class TaskSnapshotWriter {
   /**
    * Writes the task snapshots of checkpoint `checkpointId` (at `path`) and
    * seals it; throws {@link RunFencedError} instead of letting a fenced run
-   * commit it.
+   * commit it. `written` is the checkpoint as the member stored it, if it
+   * holds whole state (no increments on earlier checkpoints): then it is not
+   * read back.
    */
-  async write(checkpointId: number, path: string): Promise<void> {
+  async write(checkpointId: number, path: string, written?: CheckpointData): Promise<void> {
     const started = performance.now();
     const { run, tasks, seals, checkpointDir, layout } = this.options;
     if (this.fencedAt !== undefined) throw this.fencedAt;
     try {
-      const checkpoint = await readCheckpoint(path);
+      const checkpoint = written ?? (await readCheckpoint(path));
       const committables = checkpoint.operators.flatMap((op) =>
         op.subtasks.flatMap((s) => s.union ?? []).filter(isTransactionCommittable),
       );
@@ -132,17 +135,17 @@ export class TaskSnapshotWriter {
       };
       // Checked before too: a fenced run writes no task snapshot its successors would pass over.
       if (await seals.isFenced(run)) throw fenced();
-      const written = await writeTaskSnapshots(checkpoint, checkpointDir, layout, {
+      const snapshots = await writeTaskSnapshots(checkpoint, checkpointDir, layout, {
         run,
         checkpointId,
       });
       const record = { tasks, sealed: checkpointId, committables, ended: false };
       if (!(await seals.sealAndCheck(run, record))) throw fenced();
       this.sealedPath = path;
-      for (const task of written)
+      for (const task of snapshots)
         await checkpointStorageAt(taskCheckpointDirectory(checkpointDir, task)).prune(RETAIN);
       this.written = checkpointId;
-      this.writes += written.length;
+      this.writes += snapshots.length;
     } catch (error) {
       this.failures++;
       throw error;
@@ -196,8 +199,13 @@ export class TaskSnapshotStorage implements CheckpointStorage {
     private readonly writer: TaskSnapshotWriter,
   ) {}
 
-  write(checkpoint: CheckpointData): Promise<string> {
-    return this.inner.write(checkpoint);
+  /** The checkpoint written last, while it holds whole state, for {@link recordCommit}. */
+  private lastWritten: { path: string; checkpoint: CheckpointData } | undefined;
+
+  async write(checkpoint: CheckpointData): Promise<string> {
+    const path = await this.inner.write(checkpoint);
+    this.lastWritten = deltaBases(checkpoint).size === 0 ? { path, checkpoint } : undefined;
+    return path;
   }
 
   /** A restart of the run's job restores its newest sealed checkpoint only (see TaskSnapshotWriter.restartPoint). */
@@ -210,7 +218,9 @@ export class TaskSnapshotStorage implements CheckpointStorage {
   }
 
   async recordCommit(checkpointId: number, path: string): Promise<void> {
-    await this.writer.write(checkpointId, path);
+    const written = this.lastWritten?.path === path ? this.lastWritten.checkpoint : undefined;
+    this.lastWritten = undefined;
+    await this.writer.write(checkpointId, path, written);
     await this.inner.recordCommit?.(checkpointId, path);
   }
 
@@ -244,7 +254,9 @@ export async function writeTaskSnapshots(
   const written: string[] = [];
   for (const [task, data] of splitIntoTasks(checkpoint, layout, isTransactionCommittable)) {
     const storage = checkpointStorageAt(taskCheckpointDirectory(checkpointDir, task));
-    const next = checkpointIdOf(await storage.latest()) + 1;
+    // Numbered from the newest's id, which the listing gives: reading it whole (a task's
+    // state, from object storage) for its number cost as much as writing the new one.
+    const next = ((await storage.newestId()) ?? 0) + 1;
     await storage.write({
       ...data,
       kind: 'checkpoint',
@@ -259,7 +271,3 @@ export async function writeTaskSnapshots(
 }
 
 /** The id in a checkpoint path's last part (`chk-0000000042`), 0 for none. */
-function checkpointIdOf(path: string | undefined): number {
-  const match = path === undefined ? null : /chk-(\d+)\/?$/.exec(path);
-  return match === null ? 0 : Number(match[1]);
-}

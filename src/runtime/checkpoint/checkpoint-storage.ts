@@ -241,6 +241,15 @@ export class DirectoryCheckpointStorage implements CheckpointStorage {
     }
   }
 
+  /**
+   * The id of the newest complete checkpoint, undefined when there is none:
+   * from the listing and, in an object store, the metadata's presence,
+   * without reading the checkpoint (see {@link findLatest} for that).
+   */
+  async newestId(): Promise<number | undefined> {
+    return (await this.completeIds()).at(-1);
+  }
+
   async latest(): Promise<string | undefined> {
     return (await this.findLatest()).intact?.path;
   }

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { WeirError } from '../../core/errors.js';
+import { isProcessAlive } from '../../util/process-alive.js';
 import { type DirectoryOwner, OWNER_FILE } from './lease-owner.js';
 import type { LeaseFile } from './store/checkpoint-store.js';
 
@@ -164,18 +165,9 @@ class HeldLease implements DirectoryLease {
 /** Why `owner` no longer holds the directory, or undefined if it still does. */
 function staleness(owner: DirectoryOwner, now: number): string | undefined {
   if (now > owner.renewedAt + owner.leaseMs) return 'expired';
-  if (owner.host === hostname() && owner.pid !== process.pid && !isAlive(owner.pid)) return 'dead';
+  if (owner.host === hostname() && owner.pid !== process.pid && !isProcessAlive(owner.pid))
+    return 'dead';
   return undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function describe(owner: DirectoryOwner): string {

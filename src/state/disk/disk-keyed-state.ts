@@ -28,6 +28,7 @@ import type {
   ValueStateDescriptor,
 } from '../../core/state.js';
 import type { DiskBackendOptions } from '../../core/state-backend.js';
+import { isProcessAlive } from '../../util/process-alive.js';
 import {
   type AnyDescriptor,
   checkRestored,
@@ -66,16 +67,6 @@ import {
   splitRowKey,
 } from './row-keys.js';
 
-/** Whether process `pid` exists (on this machine). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes data directories `<prefix><pid>-*` left by processes that died
  * without disposing their backend (a crash): the state in them is only a
@@ -85,7 +76,7 @@ function removeDirectoriesOfDeadProcesses(parent: string, prefix: string): void 
   for (const entry of readdirSync(parent)) {
     if (!entry.startsWith(prefix)) continue;
     const pid = Number.parseInt(entry.slice(prefix.length), 10);
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) {
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) {
       rmSync(join(parent, entry), { recursive: true, force: true });
     }
   }
