@@ -59,6 +59,13 @@ import type {
 
 type FlatMapFn = FlatMapNode['fn'];
 
+/**
+ * The side-output tags read from each node, by id. Side outputs are routed by tag id, so two
+ * different tags with one id on one operator would silently share (and mix) their records;
+ * Flink refuses such a name clash in `getSideOutput`, and so does Weir.
+ */
+const requestedSideOutputs = new WeakMap<LogicalNode, Map<string, OutputTag<unknown>>>();
+
 /** The implementation of {@link DataStream}: a list of node outputs in the environment's graph. */
 export class DataStreamImpl<T> implements DataStream<T>, StreamParts {
   constructor(
@@ -217,6 +224,15 @@ export class DataStreamImpl<T> implements DataStream<T>, StreamParts {
 
   getSideOutput<S>(tag: OutputTag<S>): DataStream<S> {
     const node = this.producer('getSideOutput()');
+    const requested = requestedSideOutputs.get(node) ?? new Map<string, OutputTag<unknown>>();
+    requestedSideOutputs.set(node, requested);
+    const earlier = requested.get(tag.id);
+    if (earlier !== undefined && earlier !== tag) {
+      throw invalidArgument(
+        `side output '${tag.id}' of '${node.name}' is already read with another OutputTag of that id; tag ids must be unique`,
+      );
+    }
+    requested.set(tag.id, tag);
     return new DataStreamImpl<S>(this.builder, [{ node: node.id, tag: tag.id }]);
   }
 
