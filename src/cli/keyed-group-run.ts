@@ -99,6 +99,8 @@ export interface KeyedGroupOptions {
 interface RestoreStats {
   readonly byTask: Map<string, { restores: number; bytes: number; entries: number }>;
   lastDurationMs: number;
+  /** State files of the restores read from local copies (a standby's), and downloaded. */
+  readonly files: { local: number; downloaded: number };
 }
 
 /**
@@ -138,7 +140,11 @@ export async function runKeyedGroup(
   // Run names are unique in the group even when a host reuses a process id.
   const runPrefix = `${member}-${randomBytes(3).toString('hex')}`;
   let runNumber = 0;
-  const stats: RestoreStats = { byTask: new Map(), lastDurationMs: 0 };
+  const stats: RestoreStats = {
+    byTask: new Map(),
+    lastDurationMs: 0,
+    files: { local: 0, downloaded: 0 },
+  };
   /** Fenced runs' clean-ups (they never reject): the process waits for them before it leaves. */
   const cleanups: Promise<void>[] = [];
   const phases = new HandoverPhases(o.say);
@@ -213,7 +219,12 @@ export async function runKeyedGroup(
         plan.checkpoint === undefined ? undefined : await writeRestore(o, plan.checkpoint);
       o.taskSet.current = tasks;
       o.taskSet.run = runName;
-      o.say(restoreLine(tasks, plan, handovers.lastCopyReads));
+      const copies = handovers.lastCopyReads;
+      if (copies !== undefined) {
+        stats.files.local += copies.local;
+        stats.files.downloaded += copies.fetched;
+      }
+      o.say(restoreLine(tasks, plan, copies));
       phases.mark('restore written, run recorded');
       // Task snapshots are written and sealed before any sink commits a checkpoint.
       env.useCheckpointStorage(
@@ -233,7 +244,7 @@ export async function runKeyedGroup(
       if (previousClient !== undefined) o.observers.detach(previousClient);
       previousClient = job;
       const stopGroupMetrics = o.group && registerGroupMetrics(job.metrics.group({}), o.group);
-      registerRestoreMetrics(job, stats);
+      registerRestoreMetrics(job, stats, standby);
       writer.attach(job);
       o.started(job, plan);
 
@@ -593,13 +604,39 @@ function keyedEntries(snapshot: CheckpointData): number {
   return n;
 }
 
-function registerRestoreMetrics(client: JobClient, stats: RestoreStats): void {
+function registerRestoreMetrics(
+  client: JobClient,
+  stats: RestoreStats,
+  standby: StandbyReplicas | undefined,
+): void {
   const metrics = client.metrics.group({});
   metrics.gauge(
     GROUP_METRICS.lastTaskRestoreDuration,
     'How long reading and merging the snapshots of the last restore took',
     () => stats.lastDurationMs / 1000,
   );
+  metrics.counterFrom(
+    GROUP_METRICS.restoredFromLocalCopies,
+    'State files of task snapshots (in object storage) restored from local copies',
+    () => stats.files.local,
+  );
+  metrics.counterFrom(
+    GROUP_METRICS.restoredDownloaded,
+    'State files of task snapshots (in object storage) downloaded to restore them',
+    () => stats.files.downloaded,
+  );
+  if (standby !== undefined) {
+    metrics.gauge(
+      GROUP_METRICS.standbyTasks,
+      "Other members' tasks whose snapshots this member copies (--standby-replicas)",
+      () => standby.tasks().length,
+    );
+    metrics.counterFrom(
+      GROUP_METRICS.standbyCopies,
+      'Task snapshots this member copied to local disk as a standby',
+      () => standby.copies,
+    );
+  }
   for (const [task, s] of stats.byTask) {
     const m = metrics.child({ task });
     m.counterFrom(

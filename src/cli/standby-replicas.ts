@@ -72,6 +72,9 @@ export class StandbyReplicas {
     this.loop = this.follow();
   }
 
+  /** Snapshots copied (a task's newer snapshot found and its files read) since the start. */
+  copies = 0;
+
   /** The tasks followed now. */
   tasks(): string[] {
     return [...this.warmed.keys()];
@@ -101,7 +104,9 @@ export class StandbyReplicas {
         if (this.stopped) return;
         const storage = checkpointStorageAt(taskCheckpointDirectory(o.checkpointDir, task));
         const last = this.warmed.get(task);
-        this.warmed.set(task, await storage.warmLatest(last).catch(() => last));
+        const now = await storage.warmLatest(last).catch(() => last);
+        if (now !== undefined && now !== last) this.copies++;
+        this.warmed.set(task, now);
       }
       await sleep(FOLLOW_MS, undefined, { signal: this.wake.signal }).catch(() => undefined);
     }

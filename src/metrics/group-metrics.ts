@@ -22,6 +22,10 @@ export const GROUP_METRICS = {
   taskRestoredBytes: 'weir_group_task_restored_bytes_total',
   taskRestoredEntries: 'weir_group_task_restored_entries_total',
   lastTaskRestoreDuration: 'weir_group_last_task_restore_duration_seconds',
+  restoredFromLocalCopies: 'weir_group_restored_files_local_total',
+  restoredDownloaded: 'weir_group_restored_files_downloaded_total',
+  standbyTasks: 'weir_group_standby_tasks',
+  standbyCopies: 'weir_group_standby_copies_total',
 } as const;
 
 /** How often series that come and go (tasks, members) are brought up to date. */

@@ -50,6 +50,12 @@ function localCopies(member: StandbyMember, location: string): string[] {
   }
 }
 
+/** A number on a member's /metrics (the first series of `name`), NaN when absent. */
+async function metric(port: number, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1]);
+}
+
 describe('standby replicas of a keyed process group (checkpoints in S3)', () => {
   useTestS3();
 
@@ -108,6 +114,8 @@ describe('standby replicas of a keyed process group (checkpoints in S3)', () => 
         const bytes = readFileSync(join(dir, file));
         expect(createHash('sha256').update(bytes).digest('hex')).toBe(file);
       }
+    expect(await metric(b.port, 'weir_group_standby_tasks')).toBe(followed.length);
+    expect(await metric(b.port, 'weir_group_standby_copies_total')).toBeGreaterThan(0);
     // a dies; b takes its tasks over, their state read from the local copies.
     a.cli.child.kill('SIGKILL');
     await t.send(second);
@@ -122,6 +130,12 @@ describe('standby replicas of a keyed process group (checkpoints in S3)', () => 
     );
     const [, local] = takeOver.exec(b.cli.output('stderr'))!;
     expect(Number(local)).toBeGreaterThan(0);
+    await waitFor(
+      "the take-over's local reads on b's /metrics",
+      async () => (await metric(b.port, 'weir_group_restored_files_local_total')) >= Number(local),
+      30_000,
+      diagnose,
+    );
     await t.send(ticks(TICK));
     await expectNoWindowLost(t, [...ticks(0), ...onTime], diagnose);
     await stopAll([b]);
