@@ -363,6 +363,25 @@ function versionedKey(
   return object.kind === 'table' ? object.primaryKey : undefined;
 }
 
+/** `item` as the right side of a CROSS JOIN whose left side is one row of no columns (`VALUES ()`). */
+function joinedToOneRow<R extends FromItem>(item: R) {
+  const left: FromItem = {
+    kind: 'subquery',
+    query: { kind: 'values', rows: [[]], at: item.at },
+    alias: undefined,
+    at: item.at,
+  };
+  const join = {
+    kind: 'join',
+    type: 'CROSS',
+    left,
+    right: item,
+    on: undefined,
+    at: item.at,
+  } as const;
+  return { join, left };
+}
+
 /**
  * `where`: the WHERE clause, the condition of a comma join (`FROM a, b`). `names`: every name
  * the enclosing SELECT's column references use, when they are all it reads; the inputs of its
@@ -394,27 +413,16 @@ function planFrom(
       return requalify(planWindowTvf(item, ctx, names), item.alias);
     case 'lateral': {
       // `FROM LATERAL TABLE(fn('a,b'))` alone: joined to one row of no columns (Calcite's VALUES ()).
-      const oneRow: FromItem = {
-        kind: 'subquery',
-        query: { kind: 'values', rows: [[]], at: item.at },
-        alias: undefined,
-        at: item.at,
-      };
-      const join = {
-        kind: 'join',
-        type: 'CROSS',
-        left: oneRow,
-        right: item,
-        on: undefined,
-        at: item.at,
-      } as const;
-      return planLateralJoin(join, materialize(planFrom(oneRow, ctx)), where);
+      const { join, left } = joinedToOneRow(item);
+      return planLateralJoin(join, materialize(planFrom(left, ctx)), where);
     }
-    case 'unnest':
-      return sqlError(
-        'UNNEST(...) is joined to a table: FROM t CROSS JOIN UNNEST(t.a) AS x (v)',
-        item.at,
-      );
+    case 'unnest': {
+      // `FROM UNNEST(ARRAY[1, 2, 3])` alone, as Flink runs it (UnnestITCase's
+      // testUnnestWithValuesStream): the elements of an argument that reads no column, joined
+      // to one row of no columns, as a LATERAL TABLE alone is above.
+      const { join, left } = joinedToOneRow(item);
+      return planUnnestJoin(join, materialize(planFrom(left, ctx)), where);
+    }
     case 'join':
       if (isUnnestJoin(item))
         return planUnnestJoin(item, materialize(planFrom(item.left, ctx)), where);
