@@ -13,9 +13,8 @@
  *   testRetractMinMaxWithChar: SUM of DECIMAL / every numeric type and MIN/MAX of CHAR over a
  *   retracting source (the values connector's `I,D` and `I,UA,UB,D` modes).
  * - testWindowWithUnboundedAgg: an unbounded GROUP BY over a TUMBLE group window's results.
- * - testGroupBySingleValue, adapted: Weir's parser refuses a scalar subquery (`x < (SELECT
- *   ...)`), so the query is written as Flink plans it, a join with the subquery's one row
- *   (without Flink's SINGLE_VALUE check that it is at most one row).
+ * - testGroupBySingleValue: Flink's scalar subqueries (`x < (SELECT ...)`), without Flink's
+ *   SINGLE_VALUE check that the subquery yields at most one row (see scalar-subquery.ts).
  * - testVarArgsNoGroupBy, testVarArgsWithGroupBy, testLongVarargsAgg: TypeScript aggregates
  *   (Weir's declare fixed arguments: Flink's varargs become 3 and 260 declared arguments).
  * - testUserDefinedObjectAgg: a TypeScript aggregate whose result (a ROW, Flink's a POJO) is
@@ -375,18 +374,12 @@ describe.each(MODES)("Flink's AggregateITCase, more (%s)", (_, set) => {
     ];
     const t = `${valuesView('T1', ABC, data)}\n${valuesView('T2', ABC, data)}`;
     expect(
-      await rows(
-        t,
-        'SELECT T2.* FROM T2, (SELECT count(*) * 0.3 AS n FROM T1) s WHERE T2.a < s.n',
-        {
-          parallelism: 1,
-        },
-      ),
+      await rows(t, 'SELECT * FROM T2 WHERE T2.a < (SELECT count(*) * 0.3 FROM T1)', {
+        parallelism: 1,
+      }),
     ).toEqual(sorted(['1,1,A', '2,2,B', '3,2,B', '4,3,C', '5,3,C']));
     const tc = "CREATE TEMPORARY VIEW tc AS SELECT CAST('AA' AS CHAR(3)) AS a;";
-    expect(await rows(tc, 'SELECT tc.* FROM tc, (SELECT a FROM tc) s WHERE tc.a = s.a')).toEqual([
-      'AA ',
-    ]);
+    expect(await rows(tc, 'SELECT * FROM tc WHERE tc.a = (SELECT a FROM tc)')).toEqual(['AA ']);
   });
 
   it('testVarArgsNoGroupBy, testVarArgsWithGroupBy', async () => {

@@ -246,6 +246,12 @@ function compileNode(e: Expr, ctx: CompileContext): Compiled {
         e.args,
       );
     }
+    case 'scalar-subquery':
+      // Rewritten into a join before compiling where it can be (see scalar-subquery.ts).
+      return sqlError(
+        'a scalar subquery is supported by Weir SQL in the SELECT list and WHERE clause of a query without GROUP BY, aggregates or OVER windows, not here yet',
+        e.at,
+      );
     case 'subquery-test':
       // Only a WHERE's AND-ed conditions become semi and anti joins (as Flink plans them).
       return sqlError(

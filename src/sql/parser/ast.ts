@@ -135,6 +135,15 @@ export type Expr =
       readonly negated: boolean;
       readonly at: SourcePosition;
     }
+  /**
+   * `(SELECT ...)` as a value: an uncorrelated scalar subquery, planned as a join with the
+   * query's row (scalar-subquery.ts).
+   */
+  | {
+      readonly kind: 'scalar-subquery';
+      readonly query: Query;
+      readonly at: SourcePosition;
+    }
   /** `DESCRIPTOR(col)` inside a window TVF. */
   | {
       readonly kind: 'descriptor';

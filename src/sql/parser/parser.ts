@@ -1163,7 +1163,11 @@ class Parser {
       return { kind: 'string', value: t.text, at };
     }
     if (this.acceptSymbol('(')) {
-      if (this.isWord('SELECT') || this.isWord('WITH')) this.unsupported('a scalar subquery', at);
+      if (this.isWord('SELECT') || this.isWord('WITH')) {
+        const query = this.query();
+        this.expectSymbol(')');
+        return { kind: 'scalar-subquery', query, at };
+      }
       const e = this.expression();
       // `(a, b, ...)`: a ROW constructor without its keyword, or a period before OVERLAPS.
       if (this.acceptSymbol(',')) {

@@ -62,6 +62,7 @@ import type { MiniBatch } from './mini-batch.js';
 import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowProperties, WindowTvf } from './relation.js';
+import { withScalarSubqueries } from './scalar-subquery.js';
 import { planSemiJoins, subqueryTests } from './semi-join-planner.js';
 import { sessionTvfRows } from './session-tvf.js';
 import { planSetOperation } from './set-operation-planner.js';
@@ -163,7 +164,7 @@ function renamed(
 export function planQuery(query: Query, ctx: PlanContext): Relation {
   switch (query.kind) {
     case 'select':
-      return planSelect(query, ctx);
+      return planSelect(withScalarSubqueries(query), ctx);
     case 'with': {
       const ctes = new Map(ctx.ctes);
       for (const cte of query.ctes) ctes.set(cte.name, { query: cte.query, ctes: new Map(ctes) });
