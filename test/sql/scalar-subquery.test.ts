@@ -66,4 +66,65 @@ describe('scalar subqueries', () => {
       scenarioRows(setup, 'SELECT b, COUNT(*) FROM T WHERE a < (SELECT MAX(a) FROM T) GROUP BY b'),
     ).rejects.toThrow(/line 1, column \d+: a scalar subquery is supported .* not here yet/);
   });
+
+  it('correlated by equalities: an aggregate per outer row, COUNT over no rows 0', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.constantFrom('x', 'y')), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: -9, max: 9 })), {
+          maxLength: 10,
+        }),
+        fc.constantFrom(1, 2),
+        async (outer, inner, parallelism) => {
+          const setup = `${valuesView('T', AB, outer)}\n${valuesView(
+            'U',
+            [
+              ['k', 'INT'],
+              ['v', 'INT'],
+            ],
+            inner.length === 0 ? [[99, 0]] : inner,
+          )}`;
+          const rowsOfU = inner.length === 0 ? [[99, 0]] : inner;
+          const [counts, maxima] = await runScenario(
+            setup,
+            [
+              'SELECT t.a, t.b, (SELECT COUNT(*) FROM U u WHERE u.k = t.a AND u.v > 0) AS n FROM T t',
+              'SELECT t.a FROM T t WHERE 0 < (SELECT MAX(u.v) FROM U u WHERE u.k = t.a)',
+            ],
+            { parallelism },
+          );
+          const n = (a: number) => rowsOfU.filter(([k, v]) => k === a && (v as number) > 0).length;
+          const max = (a: number) => {
+            const vs = rowsOfU.filter(([k]) => k === a).map(([, v]) => v as number);
+            return vs.length === 0 ? null : Math.max(...vs);
+          };
+          expect(counts?.rows).toEqual(sorted(outer.map(([a, b]) => `${a},${b},${n(a)}`)));
+          expect(maxima?.rows).toEqual(
+            sorted(
+              outer
+                .filter(([a]) => {
+                  const m = max(a);
+                  return m !== null && m > 0;
+                })
+                .map(([a]) => String(a)),
+            ),
+          );
+        },
+      ),
+      { numRuns: 10 },
+    );
+  });
+
+  it('refuses a correlated subquery that is not one aggregate tied by equalities', async () => {
+    const setup = `${valuesView('T', AB, [[1, 'x']])}\n${valuesView('U', AB, [[1, 'x']])}`;
+    await expect(
+      scenarioRows(setup, 'SELECT (SELECT u.b FROM U u WHERE u.a = t.a) FROM T t'),
+    ).rejects.toThrow(/line 1, column 8: a correlated scalar subquery other than one aggregate/);
+    await expect(
+      scenarioRows(setup, 'SELECT (SELECT MAX(u.a) FROM U u WHERE u.a < t.a) FROM T t'),
+    ).rejects.toThrow(/other than by equalities/);
+  });
 });

@@ -6,14 +6,22 @@
  * subquery's row may change (an aggregate over a stream), and the join then updates every
  * row it was paired with. An empty subquery gives NULL (the LEFT join's padding).
  *
- * Not done: a correlated subquery (one that reads columns of the outer query), which Flink
- * decorrelates into a join on the correlated columns; a subquery in a query with GROUP BY,
- * aggregates or OVER windows (refused where it is compiled); and Flink's run-time check that
- * the subquery yields at most one row.
+ * A correlated subquery, `(SELECT COUNT(*) FROM bid b WHERE b.auction = a.id)`, is
+ * decorrelated as Flink does when it is one aggregate over its FROM and its WHERE ties it to
+ * the outer query by equalities: the aggregate grouped by the subquery's side of those
+ * equalities, LEFT JOINed on them, and a COUNT's missing group read as 0 (SQL's count over no
+ * rows, which a LEFT join's NULL would get wrong). Outer columns are named with their table
+ * or alias (`a.id`), as an unqualified name is the subquery's own first.
+ *
+ * Not done: other correlated shapes (refused, with the subquery's position); a subquery in a
+ * query with GROUP BY, aggregates or OVER windows (refused where it is compiled); and Flink's
+ * run-time check that an uncorrelated subquery yields at most one row.
  */
 import type { Expr, FromItem, Select } from '../parser/ast.js';
+import { sqlError } from '../sql-error.js';
 import { contains, mapChildren } from './expr-tools.js';
 import { isAggregateCall } from './grouping.js';
+import { and, conjuncts } from './join-planner.js';
 
 type ScalarSubquery = Extract<Expr, { kind: 'scalar-subquery' }>;
 
@@ -41,34 +49,156 @@ export function withScalarSubqueries(select: Select): Select {
     ...(select.where === undefined ? [] : [select.where]),
   ].some((e) => contains(e, isScalarSubquery));
   if (!found || aggregates(select)) return select;
-  const joined: { alias: string; column: string; subquery: ScalarSubquery }[] = [];
+  const outerNames = namesIn(select.from);
+  const joins: { right: FromItem; on: Expr; at: Expr['at'] }[] = [];
   const replace = (e: Expr): Expr => {
     if (!isScalarSubquery(e)) return mapChildren(e, replace);
-    const n = joined.length;
-    const entry = { alias: `$subquery${n}`, column: `$scalar${n}`, subquery: e };
-    joined.push(entry);
-    return { kind: 'column', path: [entry.alias, entry.column], at: e.at };
+    const alias = `$subquery${joins.length}`;
+    const column = `$scalar${joins.length}`;
+    const value: Expr = { kind: 'column', path: [alias, column], at: e.at };
+    const decorrelated = decorrelate(e, alias, column, outerNames);
+    if (decorrelated !== undefined) {
+      joins.push({ right: decorrelated.right, on: decorrelated.on, at: e.at });
+      return decorrelated.countOf ? coalesceZero(value) : value;
+    }
+    joins.push({
+      right: {
+        kind: 'subquery',
+        query: e.query,
+        alias,
+        columns: { names: [column], at: e.at },
+        at: e.at,
+      },
+      on: { kind: 'boolean', value: true, at: e.at },
+      at: e.at,
+    });
+    return value;
   };
   const items = select.items.map((i) => (i.kind === 'expr' ? { ...i, expr: replace(i.expr) } : i));
   const where = select.where === undefined ? undefined : replace(select.where);
   let from: FromItem = select.from ?? oneRow(select.at);
-  for (const { alias, column, subquery } of joined) {
-    from = {
-      kind: 'join',
-      type: 'LEFT',
-      left: from,
-      right: {
-        kind: 'subquery',
-        query: subquery.query,
-        alias,
-        columns: { names: [column], at: subquery.at },
-        at: subquery.at,
-      },
-      on: { kind: 'boolean', value: true, at: subquery.at },
-      at: subquery.at,
-    };
-  }
+  for (const { right, on, at } of joins)
+    from = { kind: 'join', type: 'LEFT', left: from, right, on, at };
   return { ...select, items, where, from };
+}
+
+/** The names a FROM clause's columns can be qualified with (tables, aliases). */
+function namesIn(from: FromItem | undefined): Set<string> {
+  const names = new Set<string>();
+  const visit = (f: FromItem): void => {
+    if (f.kind === 'join') {
+      visit(f.left);
+      visit(f.right);
+    } else if (f.kind === 'table') names.add(f.alias ?? f.name);
+    else if (f.alias !== undefined) names.add(f.alias);
+  };
+  if (from !== undefined) visit(from);
+  return names;
+}
+
+/** Whether `e` names a column qualified by one of `names` (and not by the subquery's own). */
+function readsOuter(e: Expr, outer: ReadonlySet<string>, own: ReadonlySet<string>): boolean {
+  return contains(
+    e,
+    (x) =>
+      x.kind === 'column' &&
+      x.path.length >= 2 &&
+      outer.has(x.path[0] as string) &&
+      !own.has(x.path[0] as string),
+  );
+}
+
+/**
+ * A correlated subquery of one aggregate, as the aggregate grouped by its side of the
+ * correlating equalities (`right`, under `alias`, its value in `column`) and the join
+ * condition (`on`); undefined when the subquery reads no outer column. Other correlated shapes
+ * are refused.
+ */
+function decorrelate(
+  subquery: ScalarSubquery,
+  alias: string,
+  column: string,
+  outer: ReadonlySet<string>,
+): { right: FromItem; on: Expr; countOf: boolean } | undefined {
+  const q = subquery.query;
+  if (q.kind !== 'select' || q.from === undefined) return undefined;
+  const own = namesIn(q.from);
+  const correlated =
+    q.items.some((i) => i.kind === 'expr' && readsOuter(i.expr, outer, own)) ||
+    (q.where !== undefined && readsOuter(q.where, outer, own));
+  if (!correlated) return undefined;
+  const refuse = (why: string): never =>
+    sqlError(`a correlated scalar subquery ${why} is not supported by Weir SQL yet`, subquery.at);
+  const item = q.items[0];
+  if (
+    q.items.length !== 1 ||
+    item?.kind !== 'expr' ||
+    q.groupBy.length > 0 ||
+    q.having !== undefined ||
+    q.distinct ||
+    !contains(item.expr, isAggregateCall)
+  )
+    return refuse('other than one aggregate of its FROM (no GROUP BY)');
+  if (readsOuter(item.expr, outer, own)) return refuse('whose SELECT reads outer columns');
+  const keys: { inner: Expr; outer: Expr }[] = [];
+  const rest: Expr[] = [];
+  for (const part of conjuncts(q.where)) {
+    if (!readsOuter(part, outer, own)) {
+      rest.push(part);
+      continue;
+    }
+    if (part.kind !== 'binary' || part.op !== '=')
+      return refuse('whose WHERE ties it to the outer query other than by equalities');
+    const [l, r] = [part.left, part.right];
+    if (readsOuter(l, outer, own) && !readsOuter(r, outer, own)) keys.push({ inner: r, outer: l });
+    else if (readsOuter(r, outer, own) && !readsOuter(l, outer, own))
+      keys.push({ inner: l, outer: r });
+    else return refuse('whose equality reads outer columns on both sides');
+  }
+  const keyNames = keys.map((_, i) => `$key${i}`);
+  const grouped: Select = {
+    ...q,
+    items: [
+      ...keys.map((k, i) => ({ kind: 'expr' as const, expr: k.inner, alias: keyNames[i] })),
+      { kind: 'expr', expr: item.expr, alias: column },
+    ],
+    where: and(rest, q.at),
+    groupBy: keys.map((k) => k.inner),
+  };
+  const on = and(
+    keys.map(
+      (k, i): Expr => ({
+        kind: 'binary',
+        op: '=',
+        left: k.outer,
+        right: { kind: 'column', path: [alias, keyNames[i] as string], at: subquery.at },
+        at: subquery.at,
+      }),
+    ),
+    subquery.at,
+  ) as Expr;
+  const countOf = item.expr.kind === 'call' && item.expr.name === 'COUNT';
+  if (!countOf && contains(item.expr, (x) => x.kind === 'call' && x.name === 'COUNT'))
+    return refuse('with a COUNT inside an expression');
+  return {
+    right: { kind: 'subquery', query: grouped, alias, at: subquery.at },
+    on,
+    countOf,
+  };
+}
+
+/** `COALESCE(e, 0)`: a correlated COUNT over no rows is 0, not the LEFT join's NULL. */
+function coalesceZero(e: Expr): Expr {
+  return {
+    kind: 'call',
+    name: 'COALESCE',
+    args: [e, { kind: 'number', text: '0', at: e.at }],
+    star: false,
+    distinct: false,
+    filter: undefined,
+    over: false,
+    at: e.at,
+  };
 }
 
 /** `VALUES ()`: one row of no columns, the FROM of a SELECT that has none. */
