@@ -445,6 +445,15 @@ describe('GROUPING SETS, ROLLUP and CUBE (Flink GroupingSetsITCase)', () => {
     expect(cube?.rows).toHaveLength(6 + 21 + 21 + 1);
   });
 
+  it('a key column keeps its name: a query over the result reads it so', async () => {
+    // The rolled-up row (f1 NULL) counts every row of MyTable.
+    const [all, rolledUp] = await runScenario(SETUP, [
+      'SELECT COUNT(*) FROM MyTable',
+      'SELECT f1, n FROM (SELECT f1, COUNT(*) AS n FROM MyTable GROUP BY ROLLUP (f1)) WHERE f1 IS NULL',
+    ]);
+    expect(rolledUp?.rows).toEqual([`null,${all?.rows[0]}`]);
+  });
+
   it('SELECT DISTINCT over a CUBE, as a subquery', async () => {
     expect(
       await scenarioRows(

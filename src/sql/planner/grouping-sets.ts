@@ -142,9 +142,18 @@ export function expandGroupingSets(
     }
     return mapChildren(e, rewrite);
   };
-  const items = select.items.map(
-    (item): SelectItem => (item.kind === 'expr' ? { ...item, expr: rewrite(item.expr) } : item),
-  );
+  // A key column selected without an alias keeps its own name, not its copy's (`$k0`): a view
+  // or query over the result reads it by that name.
+  const items = select.items.map((item): SelectItem => {
+    if (item.kind !== 'expr') return item;
+    const expr = rewrite(item.expr);
+    const alias =
+      item.alias ??
+      (item.expr.kind === 'column' && expr !== item.expr
+        ? (item.expr.path[item.expr.path.length - 1] as string)
+        : undefined);
+    return { ...item, expr, alias };
+  });
   const having = select.having === undefined ? undefined : rewrite(select.having);
   if (!expand) {
     const { groupingSets: _, ...plain } = select;
