@@ -528,4 +528,6 @@ const PRECISE_ARGUMENTS = new Set([
   'TYPEOF',
   'IS DISTINCT FROM',
   'IS NOT DISTINCT FROM',
+  // Adds whole milliseconds to the nanoseconds of a TIMESTAMP(p > 3) (time-functions.ts).
+  'TIMESTAMPADD',
 ]);

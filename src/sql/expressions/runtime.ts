@@ -311,16 +311,19 @@ export const runtime = {
   trim(s: string, chars: string, mode: string): string {
     return trimChars(s, chars, mode !== 'TRAILING', mode !== 'LEADING');
   },
-  /** SUBSTRING(s FROM start [FOR length]), 1-based; a start below 1 counts from position 1. */
+  /**
+   * SUBSTRING(s FROM start [FOR length]), 1-based, with Flink's positions (its
+   * `BinaryStringDataUtil.substringSQL`, not the SQL standard's): a start of 0 is the first
+   * character, so `SUBSTRING('Hi', 0, 2)` is `Hi` (Flink's CalcITCase.testComplexInLargeValues);
+   * a negative start counts from the end, and one before the first character gives ''.
+   */
   substring(s: string, start: number, length: number | undefined): string {
     if (length !== undefined && length < 0)
       fail(`SUBSTRING length must not be negative, got ${length}`);
     const chars = Array.from(s);
-    let from = start > 0 ? start - 1 : start < 0 ? Math.max(chars.length + start, 0) : 0;
-    let to = length === undefined ? chars.length : start === 0 ? length - 1 : from + length;
-    if (start <= 0 && length !== undefined && start === 0) to = Math.max(0, length - 1);
-    from = Math.min(from, chars.length);
-    to = Math.min(Math.max(to, from), chars.length);
+    const from = start > 0 ? start - 1 : start < 0 ? chars.length + start : 0;
+    if (from < 0 || from >= chars.length) return '';
+    const to = length === undefined ? chars.length : Math.min(from + length, chars.length);
     return chars.slice(from, to).join('');
   },
   charLength(s: string): number {

@@ -99,6 +99,17 @@ export function toDisplayString(value: unknown, type: LogicalType, zone?: TimeZo
       const d = new Date((value as number) * 86_400_000);
       return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`;
     }
+    case 'TIME': {
+      // As Java's LocalTime.toString (Flink's print): `14:34`, `14:34:24`, `14:34:24.001`.
+      // Without this case a TIME showed as its milliseconds of the day (Flink's
+      // CalcITCase.testAdvancedDataTypes).
+      const ms = Number(value);
+      const base = `${pad(Math.floor(ms / 3_600_000), 2)}:${pad(Math.floor(ms / 60_000) % 60, 2)}`;
+      const seconds = Math.floor(ms / 1000) % 60;
+      const fraction = ms % 1000;
+      if (fraction !== 0) return `${base}:${pad(seconds, 2)}.${pad(fraction, 3)}`;
+      return seconds === 0 ? base : `${base}:${pad(seconds, 2)}`;
+    }
     case 'BOOLEAN':
       return value ? 'TRUE' : 'FALSE';
     case 'BINARY':

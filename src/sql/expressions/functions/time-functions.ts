@@ -455,8 +455,15 @@ export const TIME_FUNCTIONS: Readonly<Record<string, TimeFunction>> = {
     }
     if (!isTimestamp(t.type) && t.type.kind !== 'NULL')
       sqlError(`TIMESTAMPADD needs a DATE, TIME or TIMESTAMP, got ${formatType(t.type)}`, at);
+    // A TIMESTAMP(p > 3) keeps its digits below the millisecond and its precision, as in Flink
+    // (CalcITCase.testTimestampAdd): every unit adds whole milliseconds.
+    const precise = isPreciseTimestamp(t.type);
     return {
-      code: nullSafe(g, [count, t], ([c, v]) => `h.timestampAdd(${u}, ${c}, ${v})`),
+      code: nullSafe(g, [count, t], ([c, v]) =>
+        precise
+          ? `h.withMillis(${v}, h.timestampAdd(${u}, ${c}, h.millisOfNanos(${v})))`
+          : `h.timestampAdd(${u}, ${c}, ${v})`,
+      ),
       type: t.type.kind === 'NULL' ? T.timestamp(3, true) : { ...t.type, nullable },
     };
   },

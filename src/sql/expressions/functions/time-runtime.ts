@@ -344,8 +344,13 @@ export function formatPattern(ms: number, pattern: string, offsetMs = 0, zoneId 
  * Reads `value` with a Java date pattern as a wall-clock time (epoch ms of its fields in UTC);
  * undefined when it does not match or names a date that does not exist. Numeric fields take as
  * many digits as the pattern has letters, more for the last field before a non-digit.
+ * `prefixOnly`: text after the pattern is ignored (as `SimpleDateFormat.parse(String)` reads).
  */
-export function parsePattern(value: string, pattern: string): number | undefined {
+export function parsePattern(
+  value: string,
+  pattern: string,
+  prefixOnly = false,
+): number | undefined {
   const parts = patternParts(pattern);
   let year = 1970;
   let month = 1;
@@ -449,7 +454,7 @@ export function parsePattern(value: string, pattern: string): number | undefined
         return undefined; // D, w, ...: not read
     }
   }
-  if (pos !== value.length) return undefined;
+  if (pos !== value.length && !prefixOnly) return undefined;
   if (hour12 && pm === true) hour += 12;
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
@@ -627,9 +632,14 @@ export const timeRuntime = {
     const ms = parsePattern(value, format);
     return ms === undefined ? null : Math.floor(ms / DAY_MS);
   },
-  /** DATE_FORMAT of text: read as `yyyy-MM-dd HH:mm:ss` (NULL when it is not), then formatted. */
+  /**
+   * DATE_FORMAT of text: read as `yyyy-MM-dd HH:mm:ss` (NULL when it does not start so), then
+   * formatted. Flink reads it with `SimpleDateFormat.parse`, which stops after the pattern, so
+   * text after the seconds is ignored: `DATE_FORMAT('2015-05-20 10:00:00.887', ...)` is the
+   * time of `2015-05-20 10:00:00` (Flink's CalcITCase.testDateFormat).
+   */
   formatText(value: string, pattern: string): string | null {
-    const ms = parsePattern(value, SECONDS_FORMAT);
+    const ms = parsePattern(value, SECONDS_FORMAT, true);
     return ms === undefined ? null : formatTimestamp(ms, pattern);
   },
   /** UNIX_TIMESTAMP(text[, format]): seconds of the wall clock read in `zone`; Long.MIN_VALUE when unreadable. */
