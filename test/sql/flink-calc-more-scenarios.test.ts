@@ -44,11 +44,6 @@
  * millisecond and its precision (testTimestampAdd).
  *
  * Not ported:
- * - [stream, batch] testNonMergeableRandCall: Weir gives random values instead of 2.0. The
- *   planner inlines `RAND() AS r` into both `r + 5` and `r + 7` when it merges the projections
- *   (`inline` in src/sql/planner/calc.ts), so the two read different random numbers; Flink keeps
- *   a projection with a nondeterministic call that is read more than once (FLINK-20887). The fix
- *   is in the planner, outside this port's files.
  * - [stream, batch] testSelectWithLegacyCastIntToDate: `table.exec.legacy-cast-behaviour` is not
  *   a Weir option (with the current casts, as in Flink without it, the CASE of an INT and a DATE has
  *   no common type and is refused).
@@ -194,6 +189,15 @@ describe("Flink's CalcITCase, more scenarios", () => {
         COALESCE(2.0, cast(NULL as double), 3.0), COALESCE(cast(NULL as double), cast(NULL as double))`,
     );
     expect(rows).toEqual(['1,1,2,1,3,4,1,1,2,1,3,4,1.0,1.0,2.0,2.0,2.0,null']);
+  });
+
+  it('[stream, batch] testNonMergeableRandCall: a RAND() read twice is one value', async () => {
+    // The projections are not merged (FLINK-20887): `r` is computed once per row.
+    const rows = await scenarioRows(
+      valuesView('SimpleTable', [['a', 'INT']], [[1], [2], [3]]),
+      'SELECT b - a FROM (SELECT r + 5 AS a, r + 7 AS b FROM (SELECT RAND() AS r FROM SimpleTable) t1) t2',
+    );
+    expect(rows).toEqual(['2.0', '2.0', '2.0']);
   });
 
   it('[stream, batch] testLikeWithConditionContainsDoubleQuotationMark, testIfNull', async () => {

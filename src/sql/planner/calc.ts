@@ -13,7 +13,7 @@ import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, type LogicalType } from '../types/logical-type.js';
-import { mapChildren } from './expr-tools.js';
+import { contains, mapChildren } from './expr-tools.js';
 import type { Relation, WindowProperties } from './relation.js';
 import { SourceRelation } from './source-reads.js';
 
@@ -130,6 +130,33 @@ export function collectDefined<T, R>(
  * `e` (over `outer`, the calc's output columns) rewritten over the calc's input; undefined
  * when a reference cannot be inlined (a field of a computed ROW).
  */
+/** Functions whose every call gives another value: a copy of one is not the same value. */
+const RANDOM_FUNCTIONS: ReadonlySet<string> = new Set(['RAND', 'RAND_INTEGER', 'UUID']);
+
+/**
+ * Whether inlining `exprs` (over `outer`, the calc's output) would copy a random call of the
+ * calc into two places: `SELECT r + 5, r + 7 FROM (SELECT RAND() AS r ...)` must read one value
+ * of `r` twice, so the two projections are not merged (as Flink refuses to since FLINK-20887).
+ */
+export function inliningCopiesRandom(exprs: readonly Expr[], outer: Scope, calc: Calc): boolean {
+  const uses = new Map<number, number>();
+  const visit = (x: Expr): Expr => {
+    if (x.kind !== 'column') return mapChildren(x, visit);
+    const { index } = outer.resolve(x.path, x.at);
+    uses.set(index, (uses.get(index) ?? 0) + 1);
+    return x;
+  };
+  for (const e of exprs) visit(e);
+  return [...uses].some(
+    ([index, n]) =>
+      n > 1 &&
+      contains(
+        calc.project[index] as Expr,
+        (x) => x.kind === 'call' && RANDOM_FUNCTIONS.has(x.name),
+      ),
+  );
+}
+
 export function inline(e: Expr, outer: Scope, calc: Calc): Expr | undefined {
   let ok = true;
   const visit = (x: Expr): Expr => {

@@ -43,7 +43,14 @@ import { commonType, formatType, type LogicalType, T } from '../types/logical-ty
 import type { TimeZone } from '../types/time-zone.js';
 import type { AggPhaseStrategy } from './aggregate-phase.js';
 import { rowAggregate } from './aggregates.js';
-import { type Calc, CalcRelation, FusingRelation, inline, positional } from './calc.js';
+import {
+  type Calc,
+  CalcRelation,
+  FusingRelation,
+  inline,
+  inliningCopiesRandom,
+  positional,
+} from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { changesOf, isUpdating, withColumns } from './changelog-relation.js';
 import type { DistinctSplit } from './distinct-split.js';
@@ -774,6 +781,11 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
   });
   // Folded into the filter and projection below, if the input is one.
   const fold = (base: Calc): Calc | undefined => {
+    const read = [
+      ...(select.where === undefined ? [] : [select.where]),
+      ...items.map((i) => i.expr),
+    ];
+    if (inliningCopiesRandom(read, scope, base)) return undefined;
     const where = select.where === undefined ? undefined : inline(select.where, scope, base);
     const project = items.map((item) => inline(item.expr, scope, base));
     if (
