@@ -24,21 +24,15 @@
  * From WindowDistinctAggregateITCase, with the distinct split off and on
  * (`SET 'table.optimizer.distinct-agg.split.enabled'`): testTumbleWindow_GroupingSets /
  * _Cube / _Rollup, testHopWindow and its _GroupingSets / _Cube / _Rollup, testCumulateWindow
- * and its _GroupingSets / _Cube / _Rollup. (Its testTumbleWindow and testCascadingTumbleWindow
- * are in flink-window-aggregate-scenarios.test.ts.) WindowTableFunctionITCase is all ported in
+ * and its _GroupingSets / _Cube / _Rollup, testCascadingTumbleWindow_GroupingSets / _Cube /
+ * _Rollup. (Its testTumbleWindow and testCascadingTumbleWindow are in
+ * flink-window-aggregate-scenarios.test.ts.) WindowTableFunctionITCase is all ported in
  * flink-window-tvf-scenarios.test.ts.
  *
  * Differs from Flink: testCascadeEventTimeTumbleWindowWithOffset over TIMESTAMP_LTZ gives
  * Flink's rows, but as an updating aggregation (see the test).
  *
  * Not ported:
- * - WindowDistinctAggregateITCase's testCascadingTumbleWindow_GroupingSets / _Cube / _Rollup:
- *   Weir names a GROUP BY key column of a grouping-set query `$k<i>` (the Expand step's copy
- *   of the key, grouping-sets.ts) instead of its own name, so the view's `name` column is
- *   not found (`column 'name' not found; the columns are: group_id, $k0, ...`). This is true
- *   of any GROUPING SETS / CUBE / ROLLUP query, windowed or not, and the fix belongs outside
- *   the window planner: an unaliased SELECT item that is a key column should keep its name
- *   when rewritten to `$k<i>`;
  * - the state backend parameter (HEAP / ROCKSDB) and Flink's failing source with its restore
  *   from a checkpoint: Weir's state and restore are tested in window-changelog-restore.test.ts;
  * - concat_distinct_agg's order over HOP and CUMULATE windows: Flink's text shows the order in
@@ -83,6 +77,8 @@ function ltzTables(env: StreamEnvironment, tEnv: TableEnvironment): void {
 }
 
 interface Run {
+  /** Statements (a view) run before the query. */
+  readonly setup?: string;
   readonly ltz?: boolean;
   readonly phase?: Phase;
   readonly split?: boolean;
@@ -98,6 +94,7 @@ async function run(sql: string, options: Run = {}): Promise<{ rows: string[]; ch
     options.split === undefined
       ? ''
       : `SET 'table.optimizer.distinct-agg.split.enabled' = '${options.split}';`,
+    options.setup ?? '',
   ].join('\n');
   const [result] = await runScenario(settings, [sql], {
     parallelism: 1,
@@ -531,4 +528,35 @@ describe("Flink's WindowDistinctAggregateITCase", () => {
       [false, true].map((split) => [test, split, sql, rows] as const),
     ),
   )('%s (distinct split %s)', (_, split, sql, rows) => expectRows(sql, rows, { split }));
+
+  const cascadingView = (groupBy: string) => `CREATE TEMPORARY VIEW V1 AS
+    SELECT GROUPING_ID(\`name\`) AS group_id, \`name\`, window_time AS rowtime, COUNT(*) AS cnt,
+      SUM(\`bigdec\`) AS sum_bigdec, MAX(\`double\`) AS max_double, MIN(\`float\`) AS min_float,
+      COUNT(DISTINCT \`string\`) AS uv
+    FROM TABLE(${TUMBLE_TVF})
+    GROUP BY ${groupBy}, window_start, window_end, window_time;`;
+  const CASCADING_SETS = [
+    '0,a,2020-10-10T00:00,2020-10-10T00:00:10,5,14.43,5.0,1.0,3',
+    '0,b,2020-10-10T00:00,2020-10-10T00:00:10,2,6.66,6.0,3.0,2',
+    '0,b,2020-10-10T00:00:10,2020-10-10T00:00:20,1,4.44,4.0,4.0,1',
+    '0,b,2020-10-10T00:00:30,2020-10-10T00:00:40,1,3.33,3.0,3.0,1',
+    '0,null,2020-10-10T00:00:30,2020-10-10T00:00:40,1,7.77,7.0,7.0,0',
+    '1,null,2020-10-10T00:00,2020-10-10T00:00:10,7,21.09,6.0,1.0,5',
+    '1,null,2020-10-10T00:00:10,2020-10-10T00:00:20,1,4.44,4.0,4.0,1',
+    '1,null,2020-10-10T00:00:30,2020-10-10T00:00:40,2,11.10,7.0,3.0,1',
+  ];
+  it.each(
+    GROUPINGS.flatMap(([suffix, groupBy]) =>
+      [false, true].map((split) => [suffix, split, groupBy] as const),
+    ),
+  )('testCascadingTumbleWindow_%s (distinct split %s)', (_, split, groupBy) =>
+    expectRows(
+      `SELECT group_id, \`name\`, window_start, window_end, SUM(cnt), SUM(sum_bigdec),
+         MAX(max_double), MIN(min_float), SUM(uv)
+       FROM TABLE(TUMBLE(TABLE V1, DESCRIPTOR(rowtime), INTERVAL '10' SECOND))
+       GROUP BY group_id, \`name\`, window_start, window_end`,
+      CASCADING_SETS,
+      { split, setup: cascadingView(groupBy) },
+    ),
+  );
 });
