@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GroupMemberView } from '../core/process-group.js';
-import { checkpointStorageAt } from '../runtime/checkpoint/checkpoint-storage.js';
+import {
+  checkpointStorageAt,
+  type DirectoryCheckpointStorage,
+} from '../runtime/checkpoint/checkpoint-storage.js';
 import { taskCheckpointDirectory } from './single-owner-run.js';
 
 /** How often a standby looks for newer snapshots of the tasks it follows. */
@@ -64,8 +67,14 @@ export class StandbyReplicas {
   private stopped = false;
   private readonly wake = new AbortController();
   private readonly loop: Promise<void>;
-  /** Per followed task, the id of the snapshot copied last. */
-  private readonly warmed = new Map<string, number | undefined>();
+  /**
+   * Per followed task, its storage (kept: a new one would scan the task's local copies again
+   * on its first copy) and the id of the snapshot copied last.
+   */
+  private readonly followed = new Map<
+    string,
+    { readonly storage: DirectoryCheckpointStorage; warmed: number | undefined }
+  >();
   private said = '';
 
   constructor(private readonly options: StandbyReplicasOptions) {
@@ -77,7 +86,7 @@ export class StandbyReplicas {
 
   /** The tasks followed now. */
   tasks(): string[] {
-    return [...this.warmed.keys()];
+    return [...this.followed.keys()];
   }
 
   async stop(): Promise<void> {
@@ -99,14 +108,18 @@ export class StandbyReplicas {
             : `standby: keeping local copies of the newest snapshots of tasks ${list}`,
         );
       }
-      for (const t of this.warmed.keys()) if (!tasks.includes(t)) this.warmed.delete(t);
+      for (const t of this.followed.keys()) if (!tasks.includes(t)) this.followed.delete(t);
       for (const task of tasks) {
         if (this.stopped) return;
-        const storage = checkpointStorageAt(taskCheckpointDirectory(o.checkpointDir, task));
-        const last = this.warmed.get(task);
-        const now = await storage.warmLatest(last).catch(() => last);
-        if (now !== undefined && now !== last) this.copies++;
-        this.warmed.set(task, now);
+        let f = this.followed.get(task);
+        if (f === undefined) {
+          const storage = checkpointStorageAt(taskCheckpointDirectory(o.checkpointDir, task));
+          f = { storage, warmed: undefined };
+          this.followed.set(task, f);
+        }
+        const last = f.warmed;
+        f.warmed = await f.storage.warmLatest(last).catch(() => last);
+        if (f.warmed !== undefined && f.warmed !== last) this.copies++;
       }
       await sleep(FOLLOW_MS, undefined, { signal: this.wake.signal }).catch(() => undefined);
     }

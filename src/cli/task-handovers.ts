@@ -142,7 +142,7 @@ export class TaskHandovers {
   ): Promise<Map<string, CheckpointData>> {
     const out = new Map<string, CheckpointData>();
     const copies = { local: 0, fetched: 0 };
-    this.lastCopyReads = undefined;
+    let remote = false;
     // Tasks read side by side: from object storage each is a few round trips.
     await Promise.all(
       tasks.map(async (task) => {
@@ -151,9 +151,9 @@ export class TaskHandovers {
         let data = (await storage.findLatest()).intact?.checkpoint;
         const reads = storage.copyReads;
         if (reads !== undefined) {
+          remote = true;
           copies.local += reads.local;
           copies.fetched += reads.fetched;
-          this.lastCopyReads = copies;
         }
         while (data !== undefined) {
           const origin = data.origin;
@@ -165,6 +165,7 @@ export class TaskHandovers {
         }
       }),
     );
+    this.lastCopyReads = remote ? copies : undefined;
     return out;
   }
 

@@ -269,5 +269,3 @@ export async function writeTaskSnapshots(
   }
   return written;
 }
-
-/** The id in a checkpoint path's last part (`chk-0000000042`), 0 for none. */

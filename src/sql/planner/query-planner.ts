@@ -69,7 +69,7 @@ import type { MiniBatch } from './mini-batch.js';
 import { isOverAggregate, planOver } from './over-planner.js';
 import { planRank, rankPattern } from './rank-planner.js';
 import type { Relation, WindowProperties, WindowTvf } from './relation.js';
-import { withScalarSubqueries } from './scalar-subquery.js';
+import { oneRow, withScalarSubqueries } from './scalar-subquery.js';
 import { planSemiJoins, subqueryTests } from './semi-join-planner.js';
 import { sessionTvfRows } from './session-tvf.js';
 import { planSetOperation } from './set-operation-planner.js';
@@ -373,12 +373,7 @@ function versionedKey(
 
 /** `item` as the right side of a CROSS JOIN whose left side is one row of no columns (`VALUES ()`). */
 function joinedToOneRow<R extends FromItem>(item: R) {
-  const left: FromItem = {
-    kind: 'subquery',
-    query: { kind: 'values', rows: [[]], at: item.at },
-    alias: undefined,
-    at: item.at,
-  };
+  const left = oneRow(item.at);
   const join = {
     kind: 'join',
     type: 'CROSS',
@@ -688,11 +683,7 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
     // `SELECT 1 + 1`: over one row of no columns, as Flink's (Calcite's) `VALUES ()`.
     const star = select.items.find((i) => i.kind !== 'expr');
     if (star !== undefined) sqlError('SELECT * needs a FROM clause', star.at);
-    const oneRow: Query = { kind: 'values', rows: [[]], at: select.at };
-    return planSelect(
-      { ...select, from: { kind: 'subquery', query: oneRow, alias: undefined, at: select.at } },
-      ctx,
-    );
+    return planSelect({ ...select, from: oneRow(select.at) }, ctx);
   }
   // EXISTS / IN subqueries among the WHERE's AND-ed conditions: semi and anti joins (below).
   const fromItem = select.from;

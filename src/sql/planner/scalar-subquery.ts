@@ -201,8 +201,8 @@ function coalesceZero(e: Expr): Expr {
   };
 }
 
-/** `VALUES ()`: one row of no columns, the FROM of a SELECT that has none. */
-function oneRow(at: Select['at']): FromItem {
+/** `VALUES ()`: one row of no columns (the FROM of a SELECT that has none, Calcite's). */
+export function oneRow(at: Select['at']): FromItem {
   return {
     kind: 'subquery',
     query: { kind: 'values', rows: [[]], at },
