@@ -144,11 +144,23 @@ it(`sink equals the SQL aggregation after ${KILLS} SIGKILLs at random moments`, 
     );
     const warmUp = Date.now() - started;
     await kill(first);
-    // At least KILLS kills, and more (up to 2 * KILLS) until enough runs restored and checkpointed.
-    for (kills = 0; kills < KILLS || (progressed < KILLS / 4 && kills < 2 * KILLS); kills++) {
+    // Every other run is killed only after it has restored and completed a
+    // checkpoint of its own (waited for, not timed: a busy machine restores
+    // slowly); the rest at a random moment, restoring or running.
+    for (kills = 0; kills < KILLS; kills++) {
       const before = await latest();
       const child = startJob(log);
-      await new Promise((r) => setTimeout(r, Math.round(warmUp * (0.4 + random.next() * 1.2))));
+      if (kills % 2 === 0) {
+        await until(
+          async () => (await latest()) !== before || child.exitCode !== null,
+          120_000,
+          `run ${kills + 1} to restore and complete a checkpoint`,
+        );
+        expect(child.exitCode, log.join('').slice(-3000)).toBeNull();
+        await new Promise((r) => setTimeout(r, Math.round(warmUp * random.next() * 0.5)));
+      } else {
+        await new Promise((r) => setTimeout(r, Math.round(warmUp * (0.1 + random.next() * 1.5))));
+      }
       await kill(child);
       if ((await latest()) !== before) progressed++;
     }
@@ -156,12 +168,12 @@ it(`sink equals the SQL aggregation after ${KILLS} SIGKILLs at random moments`, 
     stopped = true;
     await Promise.all(writers);
   }
-  // Many runs restored and got as far as completing checkpoints of their own.
+  // Runs restored and got as far as completing checkpoints of their own.
   console.log(
     `crash test: ${KILLS} kills, ${progressed} runs completed checkpoints before being killed`,
   );
   expect(kills).toBeGreaterThanOrEqual(KILLS);
-  expect(progressed, log.join('').slice(-3000)).toBeGreaterThanOrEqual(KILLS / 4);
+  expect(progressed).toBeGreaterThanOrEqual(KILLS / 2);
   const final = startJob(log);
   try {
     const expected = await expectedTotals();
