@@ -4,8 +4,12 @@
  * a plain computation over the same rows, at parallelism 1 and 2.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { runScenario, scenarioRows, sorted, valuesView } from './flink-scenario-runner.js';
+import { registerValues, registerValuesConnector } from './flink-values-connector.js';
+
+beforeAll(registerValuesConnector);
 
 const AB = [
   ['a', 'INT'],
@@ -57,14 +61,136 @@ describe('scalar subqueries', () => {
     expect(await scenarioRows(setup, 'SELECT (SELECT COUNT(*) FROM T) + 1')).toEqual(['3']);
   });
 
-  it('refuses a subquery of two columns, and one in a GROUP BY query, with positions', async () => {
+  it('refuses a subquery of two columns, and one beside an OVER window, with positions', async () => {
     const setup = valuesView('T', AB, [[1, 'x']]);
     await expect(
       scenarioRows(setup, 'SELECT a FROM T WHERE a = (SELECT a, b FROM T)'),
     ).rejects.toThrow(/names 1 column, but the query has 2/);
     await expect(
-      scenarioRows(setup, 'SELECT b, COUNT(*) FROM T WHERE a < (SELECT MAX(a) FROM T) GROUP BY b'),
+      scenarioRows(
+        setup,
+        'SELECT a, COUNT(*) OVER (PARTITION BY b ORDER BY PROCTIME()) + (SELECT MAX(a) FROM T) FROM T',
+      ),
     ).rejects.toThrow(/line 1, column \d+: a scalar subquery is supported .* not here yet/);
+  });
+
+  it('in an aggregating query: WHERE and aggregate arguments before it, SELECT list and HAVING after it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: -20, max: 20 }), fc.constantFrom('x', 'y', 'z')), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        fc.constantFrom(1, 2),
+        async (rows, parallelism) => {
+          const setup = valuesView('T', AB, rows);
+          const max = Math.max(...rows.map(([a]) => a));
+          const avg = Math.trunc(rows.reduce((s, [a]) => s + a, 0) / rows.length);
+          // A global aggregate over no rows emits nothing in streaming (as in Flink), so a
+          // subquery counting no rows is empty and its value NULL, not 0.
+          const positive = rows.filter(([a]) => a > 0).length;
+          const groups = new Map<string, number[]>();
+          for (const [a, b] of rows) groups.set(b, [...(groups.get(b) ?? []), a]);
+          const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
+          const results = await runScenario(
+            setup,
+            [
+              'SELECT b, COUNT(*) AS n FROM T WHERE a < (SELECT MAX(a) FROM T) GROUP BY b',
+              'SELECT b, SUM(a) AS s FROM T GROUP BY b HAVING SUM(a) > (SELECT AVG(a) FROM T)',
+              'SELECT t.b, COUNT(*) - (SELECT COUNT(*) FROM T WHERE a > 0), MAX(a) FROM T t GROUP BY b',
+              'SELECT b, SUM(a * (SELECT MAX(a) FROM T)) AS w FROM T GROUP BY b',
+              'SELECT COUNT(*) AS n FROM T HAVING COUNT(*) > (SELECT COUNT(*) FROM T WHERE a > 0)',
+            ],
+            { parallelism },
+          );
+          const [below, above, offset, weighted, global] = results.map((r) => r.rows);
+          const expected = (f: (b: string, as: readonly number[]) => string | undefined) =>
+            sorted([...groups].flatMap(([b, as]) => f(b, as) ?? []));
+          expect(below).toEqual(
+            expected((b, as) => {
+              const n = as.filter((a) => a < max).length;
+              return n === 0 ? undefined : `${b},${n}`;
+            }),
+          );
+          expect(above).toEqual(
+            expected((b, as) => (sum(as) > avg ? `${b},${sum(as)}` : undefined)),
+          );
+          expect(offset).toEqual(
+            expected(
+              (b, as) =>
+                `${b},${positive === 0 ? 'null' : as.length - positive},${Math.max(...as)}`,
+            ),
+          );
+          expect(weighted).toEqual(expected((b, as) => `${b},${sum(as.map((a) => a * max))}`));
+          expect(global).toEqual(
+            positive > 0 && rows.length > positive ? [String(rows.length)] : [],
+          );
+        },
+      ),
+      { numRuns: 10 },
+    );
+  });
+
+  it('after a window aggregation: HAVING and SELECT list against subqueries over the same table', async () => {
+    const [result] = await runScenario(
+      '',
+      [
+        `SELECT window_start, b, SUM(a) AS s, SUM(a) - (SELECT MIN(a) FROM T) AS d
+         FROM TABLE(TUMBLE(TABLE T, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+         GROUP BY window_start, window_end, b
+         HAVING SUM(a) > (SELECT AVG(a) FROM T)`,
+      ],
+      {
+        parallelism: 2,
+        tables: (_env, tEnv) =>
+          tEnv.executeSql(`CREATE TABLE T (a INT, b STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+            WITH ('connector' = 'flink-values', 'data-id' = '${registerValues([
+              [1, 'x', 1000],
+              [5, 'x', 2000],
+              [1, 'z', 3000],
+              [2, 'y', 12000],
+              [9, 'y', 13000],
+            ])}')`),
+      },
+    );
+    // AVG(a) = 18 / 5 = 3 (INT), MIN(a) = 1: the z window (1) is filtered out.
+    expect(result?.rows).toEqual(['1970-01-01T00:00,x,6,5', '1970-01-01T00:00:10,y,11,10']);
+  });
+
+  it('after an aggregation: output names as without the subquery; a correlated one refused', async () => {
+    const setup = `${valuesView('T', AB, [
+      [1, 'x'],
+      [2, 'x'],
+      [5, 'y'],
+    ])}\n${valuesView('U', AB, [[1, 'x']])}`;
+    const env = new StreamEnvironment();
+    const tEnv = TableEnvironment.create(env);
+    tEnv.executeSql(setup);
+    const table = tEnv.sqlQuery(
+      'SELECT b, COUNT(*), SUM(a) + (SELECT MAX(a) FROM U) AS s FROM T GROUP BY b',
+    );
+    expect(table.columns.map((c) => c.name)).toEqual(['b', 'EXPR$1', 's']);
+    expect(
+      await scenarioRows(
+        setup,
+        'SELECT b, COUNT(*), SUM(a) + (SELECT MAX(a) FROM U) AS s FROM T GROUP BY b',
+      ),
+    ).toEqual(['x,2,4', 'y,1,6']);
+    // Correlated in the WHERE clause: decorrelated before the aggregation.
+    expect(
+      await scenarioRows(
+        setup,
+        'SELECT t.b, COUNT(*) AS n FROM T t WHERE t.a >= (SELECT MAX(u.a) FROM U u WHERE u.b = t.b) GROUP BY t.b',
+      ),
+    ).toEqual(['x,2']);
+    await expect(
+      scenarioRows(
+        setup,
+        'SELECT t.b, (SELECT COUNT(*) FROM U u WHERE u.b = t.b) FROM T t GROUP BY t.b',
+      ),
+    ).rejects.toThrow(
+      /line 1, column 13: a correlated scalar subquery in the SELECT list or HAVING clause of an aggregating query/,
+    );
   });
 
   it('correlated by equalities: an aggregate per outer row, COUNT over no rows 0', async () => {

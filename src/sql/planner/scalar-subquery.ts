@@ -13,13 +13,18 @@
  * rows, which a LEFT join's NULL would get wrong). Outer columns are named with their table
  * or alias (`a.id`), as an unqualified name is the subquery's own first.
  *
- * Not done: other correlated shapes (refused, with the subquery's position); a subquery in a
- * query with GROUP BY, aggregates or OVER windows (refused where it is compiled); and Flink's
- * run-time check that an uncorrelated subquery yields at most one row.
+ * In an aggregating query, a subquery of the WHERE clause or inside an aggregate call joins
+ * the FROM clause before the aggregation, one of the SELECT list or HAVING clause joins the
+ * aggregation's result.
+ *
+ * Not done: other correlated shapes, and a correlated one after an aggregation (refused, with
+ * the subquery's position); a subquery beside OVER windows or grouping sets (refused where it
+ * is compiled); and Flink's run-time check that an uncorrelated subquery yields at most one
+ * row.
  */
-import type { Expr, FromItem, Select } from '../parser/ast.js';
+import type { Expr, FromItem, Select, SelectItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
-import { contains, mapChildren } from './expr-tools.js';
+import { contains, exprKey, mapChildren } from './expr-tools.js';
 import { isAggregateCall } from './grouping.js';
 import { and, conjuncts } from './join-planner.js';
 
@@ -39,16 +44,59 @@ function aggregates(select: Select): boolean {
 }
 
 /**
- * `select` with each scalar subquery of its SELECT list and WHERE clause replaced by a column
- * of a LEFT JOIN of its FROM clause with the subquery (hidden from `*`: its name starts with
- * `$`); `select` itself when it has none, or aggregates (see the module comment).
+ * `select` with each scalar subquery replaced by a column of a LEFT JOIN with the subquery
+ * (hidden from `*`: its name starts with `$`); `select` itself when it has none. In an
+ * aggregating query the subqueries of its WHERE clause and of its aggregate calls' arguments
+ * join its FROM clause before the aggregation; those of its SELECT list and HAVING clause
+ * join the aggregation's result (see {@link afterAggregation}).
  */
 export function withScalarSubqueries(select: Select): Select {
   const found = [
     ...select.items.flatMap((i) => (i.kind === 'expr' ? [i.expr] : [])),
     ...(select.where === undefined ? [] : [select.where]),
+    ...(select.having === undefined ? [] : [select.having]),
   ].some((e) => contains(e, isScalarSubquery));
-  if (!found || aggregates(select)) return select;
+  if (!found) return select;
+  if (!aggregates(select)) {
+    return joinedSubqueries(select, (replace) => ({
+      items: select.items.map((i) => (i.kind === 'expr' ? { ...i, expr: replace(i.expr) } : i)),
+      where: select.where === undefined ? undefined : replace(select.where),
+    }));
+  }
+  // OVER windows and grouping sets beside a subquery: refused where the subquery is compiled.
+  if (
+    select.groupingSets !== undefined ||
+    select.items.some(
+      (i) => i.kind === 'expr' && contains(i.expr, (e) => e.kind === 'call' && e.over),
+    )
+  )
+    return select;
+  const withinAggregates = (replace: (e: Expr) => Expr) => {
+    const inside = (e: Expr): Expr => (isAggregateCall(e) ? replace(e) : mapChildren(e, inside));
+    return inside;
+  };
+  const before = joinedSubqueries(select, (replace) => ({
+    items: select.items.map((i) =>
+      i.kind === 'expr' ? { ...i, expr: withinAggregates(replace)(i.expr) } : i,
+    ),
+    where: select.where === undefined ? undefined : replace(select.where),
+    having: select.having === undefined ? undefined : withinAggregates(replace)(select.having),
+  }));
+  const after = [
+    ...before.items.flatMap((i) => (i.kind === 'expr' ? [i.expr] : [])),
+    ...(before.having === undefined ? [] : [before.having]),
+  ].some((e) => contains(e, isScalarSubquery));
+  return after ? afterAggregation(before) : before;
+}
+
+/**
+ * `select` with the scalar subqueries of the parts `rewrite` gives replaced by columns of
+ * LEFT JOINs of its FROM clause with them (decorrelated when they read its columns).
+ */
+function joinedSubqueries(
+  select: Select,
+  rewrite: (replace: (e: Expr) => Expr) => Partial<Select>,
+): Select {
   const outerNames = namesIn(select.from);
   const joins: { right: FromItem; on: Expr; at: Expr['at'] }[] = [];
   const replace = (e: Expr): Expr => {
@@ -74,12 +122,122 @@ export function withScalarSubqueries(select: Select): Select {
     });
     return value;
   };
-  const items = select.items.map((i) => (i.kind === 'expr' ? { ...i, expr: replace(i.expr) } : i));
-  const where = select.where === undefined ? undefined : replace(select.where);
+  const parts = rewrite(replace);
+  if (joins.length === 0) return select;
   let from: FromItem = select.from ?? oneRow(select.at);
   for (const { right, on, at } of joins)
     from = { kind: 'join', type: 'LEFT', left: from, right, on, at };
-  return { ...select, items, where, from };
+  return { ...select, ...parts, from };
+}
+
+/** The alias of an aggregation's result that subqueries of its SELECT list and HAVING join. */
+const AGGREGATED = '$aggregated';
+
+/**
+ * An aggregating `select` whose SELECT list or HAVING clause holds scalar subqueries, as a
+ * SELECT over its aggregation: the inner query groups and aggregates (each GROUP BY
+ * expression and aggregate call a column of it), the outer one LEFT JOINs its rows with the
+ * subqueries (an updating join when the aggregation updates), computes the SELECT list and
+ * filters by the HAVING clause. This is the plan Flink's gives such a query. The outer query's
+ * unnamed items keep the names they would have had. A subquery there that reads the outer
+ * query's columns is refused: its decorrelation would have to go through the aggregation.
+ */
+function afterAggregation(select: Select): Select {
+  const outer = namesIn(select.from);
+  const refuseCorrelated = (e: Expr): void => {
+    if (!isScalarSubquery(e)) {
+      mapChildren(e, (child) => {
+        refuseCorrelated(child);
+        return child;
+      });
+      return;
+    }
+    const q = e.query;
+    if (q.kind !== 'select' || q.from === undefined) return;
+    const own = namesIn(q.from);
+    const reads = [
+      ...q.items.flatMap((i) => (i.kind === 'expr' ? [i.expr] : [])),
+      ...(q.where === undefined ? [] : [q.where]),
+    ].some((x) => readsOuter(x, outer, own));
+    if (reads)
+      sqlError(
+        'a correlated scalar subquery in the SELECT list or HAVING clause of an aggregating query is not supported by Weir SQL yet',
+        e.at,
+      );
+  };
+  const column = (name: string, at: Expr['at']): Expr => ({
+    kind: 'column',
+    path: [AGGREGATED, name],
+    at,
+  });
+  const keyNames = select.groupBy.map((g, k) => {
+    const name = g.kind === 'column' ? (g.path[g.path.length - 1] as string) : undefined;
+    const unique =
+      name !== undefined &&
+      select.groupBy.filter((o) => o.kind === 'column' && o.path[o.path.length - 1] === name)
+        .length === 1;
+    return unique ? name : `$key${k}`;
+  });
+  const keyOf = new Map(select.groupBy.map((g, k) => [exprKey(g), k]));
+  const calls: Expr[] = [];
+  const callOf = new Map<string, number>();
+  const lift = (e: Expr): Expr => {
+    if (isScalarSubquery(e)) {
+      refuseCorrelated(e);
+      return e;
+    }
+    const key = keyOf.get(exprKey(e));
+    if (key !== undefined) return column(keyNames[key] as string, e.at);
+    if (isAggregateCall(e)) {
+      const text = exprKey(e);
+      let i = callOf.get(text);
+      if (i === undefined) {
+        i = calls.length;
+        calls.push(e);
+        callOf.set(text, i);
+      }
+      return column(`$aggregate${i}`, e.at);
+    }
+    if (e.kind === 'column') {
+      // `a` beside `GROUP BY t.a` (or the other way round): the one key of that name.
+      const name = e.path[e.path.length - 1];
+      const named = select.groupBy.flatMap((g, k) =>
+        g.kind === 'column' && g.path[g.path.length - 1] === name ? [k] : [],
+      );
+      if (named.length === 1) return column(keyNames[named[0] as number] as string, e.at);
+    }
+    return mapChildren(e, lift);
+  };
+  const items = select.items.map((item, i): SelectItem => {
+    if (item.kind !== 'expr') return item;
+    const alias =
+      item.alias ??
+      (item.expr.kind === 'column'
+        ? (item.expr.path[item.expr.path.length - 1] as string)
+        : `EXPR$${i}`);
+    return { ...item, expr: lift(item.expr), alias };
+  });
+  const having = select.having === undefined ? undefined : lift(select.having);
+  const aggregation: Select = {
+    ...select,
+    distinct: false,
+    having: undefined,
+    items: [
+      ...select.groupBy.map((g, k): SelectItem => ({ kind: 'expr', expr: g, alias: keyNames[k] })),
+      ...calls.map((c, i): SelectItem => ({ kind: 'expr', expr: c, alias: `$aggregate${i}` })),
+    ],
+  };
+  const over: Select = {
+    kind: 'select',
+    distinct: select.distinct,
+    items,
+    from: { kind: 'subquery', query: aggregation, alias: AGGREGATED, at: select.at },
+    where: having,
+    groupBy: [],
+    having: undefined,
+    at: select.at,
+  };
+  return withScalarSubqueries(over);
 }
 
 /** The names a FROM clause's columns can be qualified with (tables, aliases). */
