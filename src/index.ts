@@ -328,6 +328,7 @@ export { refuseRestoreBehindCommit } from './runtime/checkpoint/commit-guard.js'
 export type { CommitRecord } from './runtime/checkpoint/commit-record.js';
 export type { ExponentialDelaySettings } from './runtime/job/restart-strategy.js';
 export type { JoinedRow, JoinType } from './runtime/operators/changelog/regular-join.js';
+export type { StatementResult } from './sql/catalog/catalog-statements.js';
 export type { Row } from './sql/connectors/connector.js';
 export {
   type AggregateFunctionSpec,

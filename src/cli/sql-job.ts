@@ -7,10 +7,11 @@ import { TableEnvironment } from '../index.js';
 import { externalSqlConnectors } from '../sql/connectors/external-connectors.js';
 import { registerSqlConnectors } from '../sql/connectors/registry.js';
 import { UsageError } from './failure.js';
+import { statementResultText } from './sql-client/statement-result-text.js';
 
 /**
  * Reads the script and adds its INSERT INTO (and CTAS) statements to `env`'s job; refuses a
- * script without one. Returns the plans its EXPLAIN statements asked for.
+ * script without one. Returns what its SHOW, DESCRIBE and EXPLAIN statements answered.
  */
 export async function buildSqlJob(
   env: StreamEnvironment,
@@ -34,7 +35,8 @@ export async function buildSqlJob(
       `${path} has no INSERT INTO (or CREATE TABLE ... AS SELECT) statement: nothing to run`,
     );
   }
-  return built.explained;
+  // What SHOW and DESCRIBE answered, then the plans EXPLAIN asked for.
+  return [...built.results.map(statementResultText), ...built.explained];
 }
 
 /** The job module worker threads load to build a script's job (`.ts` under tsx, `.js` when built). */

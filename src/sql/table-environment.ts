@@ -13,7 +13,25 @@ import { DiscardingSink } from '../connectors/collection/sink/collect-sink.js';
 import type { Change, ChangelogMode } from '../core/changelog.js';
 import type { Sink } from '../core/sink.js';
 import type { ExecuteOptions, JobClient } from '../runtime/job/job-client.js';
-import { Catalog, type CatalogTable, type TableColumn } from './catalog/catalog.js';
+import {
+  Catalog,
+  type CatalogTable,
+  type CatalogView,
+  DEFAULT_CATALOG,
+  DEFAULT_DATABASE,
+  type TableColumn,
+} from './catalog/catalog.js';
+import {
+  checkDatabase,
+  createTableText,
+  createViewText,
+  DESCRIBE_COLUMNS,
+  describeTableRows,
+  describeViewRows,
+  likeTest,
+  type StatementResult,
+  withOptions,
+} from './catalog/catalog-statements.js';
 import { checkCreateTableAs, splitCreateTableAs } from './catalog/create-table-as.js';
 import { mergeLike } from './catalog/table-like.js';
 import { type Row, validateOptions } from './connectors/connector.js';
@@ -21,6 +39,7 @@ import { connectorOf } from './connectors/registry.js';
 import { coerce } from './expressions/cast.js';
 import { CodeGen } from './expressions/code-gen.js';
 import { compileScalar } from './expressions/compile.js';
+import { builtInFunctionNames } from './expressions/functions.js';
 import { Scope } from './expressions/scope.js';
 import {
   LOCAL_TIME_ZONE_OPTION,
@@ -122,6 +141,8 @@ export interface SqlScriptResult {
   readonly explained: readonly string[];
   /** The job running the script's INSERT INTO statements, if it had any. */
   readonly job: JobClient | undefined;
+  /** What each SHOW and DESCRIBE statement answered, in script order. */
+  readonly results: readonly StatementResult[];
 }
 
 export interface ExecuteSqlOptions extends ExecuteOptions {
@@ -165,7 +186,12 @@ export class TableEnvironment {
         execute,
       );
     }
-    return { statements: built.statements, explained: built.explained, job };
+    return {
+      statements: built.statements,
+      explained: built.explained,
+      job,
+      results: built.results,
+    };
   }
 
   /**
@@ -176,6 +202,7 @@ export class TableEnvironment {
   buildScript(script: string): {
     readonly statements: readonly string[];
     readonly explained: readonly string[];
+    readonly results: readonly StatementResult[];
     readonly inserts: number;
   } {
     return this.planning(() => this.buildScriptWithFunctions(script));
@@ -273,16 +300,22 @@ export class TableEnvironment {
   private buildScriptWithFunctions(script: string): {
     readonly statements: readonly string[];
     readonly explained: readonly string[];
+    readonly results: readonly StatementResult[];
     readonly inserts: number;
   } {
     const statements: string[] = [];
     const explained: string[] = [];
+    const results: StatementResult[] = [];
     let inserts = 0;
     for (const statement of parseScript(script)) {
       statements.push(this.describe(statement));
       switch (statement.kind) {
         case 'explain':
           explained.push(this.explainStatement(statement.statement));
+          break;
+        case 'show':
+        case 'describe':
+          results.push(this.answer(statement));
           break;
         case 'query':
           sqlError(
@@ -298,7 +331,7 @@ export class TableEnvironment {
         }
       }
     }
-    return { statements, explained, inserts };
+    return { statements, explained, results, inserts };
   }
 
   /** Plans a SELECT (insert-only for now) into a stream of rows of this environment's job. */
@@ -486,7 +519,153 @@ export class TableEnvironment {
         return `SET ${s.key}`;
       case 'statement-set':
         return 'EXECUTE STATEMENT SET';
+      case 'drop':
+        return `DROP ${s.object} ${s.name}`;
+      case 'show':
+        return `SHOW ${s.what}${s.name === undefined ? '' : ` ${s.name}`}`;
+      case 'describe':
+        return `DESCRIBE ${s.name}`;
+      case 'use':
+        return `USE ${s.catalog ? 'CATALOG ' : ''}${s.name}`;
+      case 'reset':
+        return s.key === undefined ? 'RESET' : `RESET ${s.key}`;
+      case 'alter-table':
+        return `ALTER TABLE ${s.name}`;
+      case 'alter-view':
+        return `ALTER VIEW ${s.name}`;
     }
+  }
+
+  /** The answer of a SHOW or DESCRIBE statement. */
+  private answer(s: Extract<Statement, { kind: 'show' | 'describe' }>): StatementResult {
+    const statement = this.describe(s);
+    const list = (column: string, names: readonly string[]): StatementResult => {
+      const test = likeTest(s.kind === 'show' ? s.like : undefined);
+      return {
+        statement,
+        columns: [column],
+        rows: names
+          .filter(test)
+          .sort()
+          .map((n) => [n]),
+      };
+    };
+    if (s.kind === 'describe') {
+      return { statement, columns: DESCRIBE_COLUMNS, rows: this.describeRows(s.name, s.at) };
+    }
+    if (s.from !== undefined && s.what !== 'DATABASES') checkDatabase(s.from, s.at);
+    if (s.what === 'DATABASES' && s.from !== undefined && s.from !== DEFAULT_CATALOG)
+      sqlError(`catalog '${s.from}' does not exist (Weir SQL has one: ${DEFAULT_CATALOG})`, s.at);
+    switch (s.what) {
+      case 'TABLES':
+        return list('table name', this.catalog.names());
+      case 'VIEWS':
+        return list(
+          'view name',
+          this.catalog.names().filter((n) => this.catalog.get(n).kind === 'view'),
+        );
+      case 'FUNCTIONS':
+        return list('function name', [...builtInFunctionNames(), ...this.listFunctions()]);
+      case 'USER FUNCTIONS':
+        return list('function name', this.listFunctions());
+      case 'CATALOGS':
+        return list('catalog name', [DEFAULT_CATALOG]);
+      case 'DATABASES':
+        return list('database name', [DEFAULT_DATABASE]);
+      case 'CURRENT CATALOG':
+        return { statement, columns: ['current catalog name'], rows: [[DEFAULT_CATALOG]] };
+      case 'CURRENT DATABASE':
+        return { statement, columns: ['current database name'], rows: [[DEFAULT_DATABASE]] };
+      case 'COLUMNS': {
+        const test = likeTest(s.like);
+        const rows = this.describeRows(s.name as string, s.at).filter((r) => test(r[0] as string));
+        return { statement, columns: DESCRIBE_COLUMNS, rows };
+      }
+      case 'CREATE TABLE': {
+        const object = this.catalog.get(s.name as string, s.at);
+        if (object.kind !== 'table')
+          sqlError(`'${s.name}' is a view: SHOW CREATE VIEW shows it`, s.at);
+        if (object.dataStream !== undefined)
+          sqlError(`'${s.name}' is a DataStream registered as a table: it has no DDL`, s.at);
+        return { statement, columns: ['result'], rows: [[createTableText(object)]] };
+      }
+      case 'CREATE VIEW': {
+        const object = this.catalog.get(s.name as string, s.at);
+        if (object.kind !== 'view')
+          sqlError(`'${s.name}' is a table: SHOW CREATE TABLE shows it`, s.at);
+        return { statement, columns: ['result'], rows: [[createViewText(object)]] };
+      }
+    }
+  }
+
+  private describeRows(name: string, at: Statement['at']): string[][] {
+    const object = this.catalog.get(name, at);
+    if (object.kind === 'table') return describeTableRows(object);
+    const statement = parseScript(`SELECT * FROM ${object.name}`)[0];
+    if (statement?.kind !== 'query') return [];
+    const relation = this.planning(() =>
+      planQuery(statement.query, {
+        env: checkingOnly(new StreamEnvironment({ parallelism: 1 })),
+        catalog: this.catalog,
+        ctes: new Map(),
+        sources: new Map(),
+      }),
+    );
+    return describeViewRows(relation.columns.map((c) => ({ ...c, rowtime: c.rowtime === true })));
+  }
+
+  /** DROP TABLE, VIEW or FUNCTION. */
+  private drop(s: Extract<Statement, { kind: 'drop' }>): void {
+    if (s.object === 'FUNCTION') {
+      if (!this.functions.drop(s.name) && !s.ifExists)
+        sqlError(`function '${s.name}' does not exist`, s.at);
+      return;
+    }
+    if (!this.catalog.has(s.name)) {
+      if (!s.ifExists)
+        sqlError(`${s.object === 'TABLE' ? 'table' : 'view'} '${s.name}' does not exist`, s.at);
+      return;
+    }
+    const kind = this.catalog.get(s.name).kind;
+    if (kind === 'view' && s.object === 'TABLE')
+      sqlError(`'${s.name}' is a view: DROP VIEW drops it`, s.at);
+    if (kind === 'table' && s.object === 'VIEW')
+      sqlError(`'${s.name}' is a table: DROP TABLE drops it`, s.at);
+    this.catalog.drop(s.name);
+    this.sources.delete(s.name);
+  }
+
+  /** ALTER TABLE ... SET / RESET / RENAME TO, and ALTER VIEW ... RENAME TO / AS. */
+  private alter(s: Extract<Statement, { kind: 'alter-table' | 'alter-view' }>): void {
+    if (s.kind === 'alter-table' && s.ifExists && !this.catalog.has(s.name)) return;
+    const object = this.catalog.get(s.name, s.at);
+    const word = s.kind === 'alter-table' ? 'TABLE' : 'VIEW';
+    if ((object.kind === 'table') !== (s.kind === 'alter-table'))
+      sqlError(
+        `'${s.name}' is a ${object.kind}: ALTER ${object.kind.toUpperCase()} changes it, not ALTER ${word}`,
+        s.at,
+      );
+    this.sources.delete(object.name);
+    const { action } = s;
+    if (action.kind === 'rename') {
+      if (this.catalog.has(action.to))
+        sqlError(`a table or view named '${action.to}' already exists`, s.at);
+      this.catalog.drop(object.name);
+      this.catalog.register({ ...object, name: action.to }, false, s.at);
+      return;
+    }
+    if (action.kind === 'as') {
+      planQuery(action.query, this.planContext(checkingOnly(new StreamEnvironment())));
+      this.catalog.replace({ ...(object as CatalogView), query: action.query, text: action.text });
+      return;
+    }
+    const table = object as CatalogTable;
+    const altered =
+      action.kind === 'set'
+        ? withOptions(table, action.options, [], s.at)
+        : withOptions(table, [], action.keys, s.at);
+    validateOptions(connectorOf(altered), altered);
+    this.catalog.replace(altered);
   }
 
   /** Applies a statement; returns the number of INSERTs it added. */
@@ -550,6 +729,28 @@ export class TableEnvironment {
       case 'statement-set':
         for (const s of statement.inserts) this.apply(s, ctx);
         return statement.inserts.length;
+      case 'drop':
+        this.drop(statement);
+        return 0;
+      case 'alter-table':
+      case 'alter-view':
+        this.alter(statement);
+        return 0;
+      case 'use':
+        if (
+          statement.catalog
+            ? statement.name !== DEFAULT_CATALOG
+            : !isDefaultDatabase(statement.name)
+        )
+          sqlError(
+            `${statement.catalog ? 'catalog' : 'database'} '${statement.name}' does not exist (Weir SQL has one: ${statement.catalog ? DEFAULT_CATALOG : `${DEFAULT_CATALOG}.${DEFAULT_DATABASE}`})`,
+            statement.at,
+          );
+        return 0;
+      case 'reset':
+        if (statement.key === undefined) this.config.clear();
+        else this.config.delete(statement.key);
+        return 0;
       default:
         return sqlError(`${this.describe(statement)} cannot run here`, statement.at);
     }
@@ -640,7 +841,13 @@ export class TableEnvironment {
         });
       else if (c.kind === 'physical')
         columns.push({ name: c.name, type: c.type, computed: undefined });
-      else columns.push({ name: c.name, type: { kind: 'NULL', nullable: true }, computed: c.expr });
+      else
+        columns.push({
+          name: c.name,
+          type: { kind: 'NULL', nullable: true },
+          computed: c.expr,
+          ...(c.text === undefined ? {} : { computedText: c.text }),
+        });
     }
     // Computed columns see the physical ones; their types come from their expressions.
     const physical = new Scope(
@@ -662,7 +869,11 @@ export class TableEnvironment {
       watermark:
         s.watermark === undefined
           ? undefined
-          : { column: s.watermark.column, expr: s.watermark.expr },
+          : {
+              column: s.watermark.column,
+              expr: s.watermark.expr,
+              ...(s.watermark.text === undefined ? {} : { text: s.watermark.text }),
+            },
       primaryKey: s.primaryKey,
       ...(s.partitionedBy === undefined ? {} : { partitionKeys: s.partitionedBy }),
       options,
@@ -777,4 +988,9 @@ function reusedText(ctx: PlanContext): string {
   if (reused.length === 0) return '';
   const lines = reused.map((r) => `${r.name}: planned once, reused by ${r.reads} references`);
   return `== Reused ==\n${lines.join('\n')}\n\n`;
+}
+
+/** `default_database` or `default_catalog.default_database`: the one database (USE). */
+function isDefaultDatabase(name: string): boolean {
+  return name === DEFAULT_DATABASE || name === `${DEFAULT_CATALOG}.${DEFAULT_DATABASE}`;
 }

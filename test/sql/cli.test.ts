@@ -92,6 +92,35 @@ describe('weir sql', () => {
     expect([...last.entries()].sort()).toEqual([...expected.entries()].sort());
   }, 150_000);
 
+  it('prints what SHOW and DESCRIBE answer; DROP, ALTER, USE and RESET shape the job', async () => {
+    const script = join(dir, 'catalog.sql');
+    writeFileSync(
+      script,
+      `DROP TABLE IF EXISTS nums;
+      CREATE TABLE nums (n INT) WITH ('connector' = 'datagen', 'number-of-rows' = '9',
+        'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '9');
+      ALTER TABLE nums SET ('number-of-rows' = '3');
+      CREATE TABLE scratch (n INT) WITH ('connector' = 'blackhole');
+      DROP TABLE scratch;
+      CREATE TABLE out (n INT) WITH ('connector' = 'print');
+      USE CATALOG default_catalog;
+      SET 'pipeline.name' = 'renamed'; RESET 'pipeline.name';
+      SHOW TABLES;
+      DESCRIBE nums;
+      INSERT INTO out SELECT n * 10 FROM nums;
+      `,
+    );
+    const result = await startWeir(['sql', '-f', script], 120_000).done;
+    expect(result.stderr).toMatch(/✓ job 'catalog' finished/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '+------------+\n| table name |\n+------------+\n| nums       |\n| out        |\n+------------+\n2 rows in set',
+    );
+    expect(result.stdout).toMatch(/\| name +\| type +\| null +\| key +\| extras +\| watermark +\|/);
+    const rows = result.stdout.split('\n').filter((l) => l.startsWith('+I['));
+    expect(rows.sort()).toEqual(['+I[10]', '+I[20]', '+I[30]']);
+  }, 150_000);
+
   it('a syntax error names its line and column and fails with status 1', async () => {
     const bad = join(dir, 'bad.sql');
     writeFileSync(

@@ -81,8 +81,14 @@ describe('parser', () => {
   });
 
   it('names unsupported features with their position', () => {
-    expect(errorOf('DROP TABLE t').message).toBe(
-      'line 1, column 1: the DROP statement is not supported by Weir SQL yet',
+    expect(errorOf('DROP DATABASE d').message).toBe(
+      'line 1, column 6: DROP DATABASE is not supported by Weir SQL yet',
+    );
+    expect(errorOf('ALTER TABLE t ADD c INT').message).toBe(
+      'line 1, column 15: ALTER TABLE ... ADD is not supported by Weir SQL yet',
+    );
+    expect(errorOf('SHOW JOBS').message).toBe(
+      'line 1, column 6: SHOW JOBS is not supported by Weir SQL yet',
     );
   });
 

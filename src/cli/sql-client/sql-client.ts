@@ -1,6 +1,6 @@
 /**
  * `weir sql` without a script: an interactive SQL client in the manner of Flink's. Statements
- * end with `;` and may span lines; `SHOW TABLES`, `SHOW FUNCTIONS`, `DESCRIBE t`, `EXPLAIN`,
+ * end with `;` and may span lines; `SHOW ...`, `DESCRIBE t`, `DROP`, `ALTER`, `EXPLAIN`,
  * `SET`, DDL, `INSERT INTO` (a job started in the background) and `SELECT` (a result table
  * updated as changes arrive; on a pipe, one `+I[...]` line per change). A wrong statement
  * prints its error with line and column and the client carries on.
@@ -16,10 +16,10 @@ import type { JobClient } from '../../runtime/job/job-client.js';
 import type { Row } from '../../sql/connectors/connector.js';
 import { externalSqlConnectors } from '../../sql/connectors/external-connectors.js';
 import { registerSqlConnectors } from '../../sql/connectors/registry.js';
-import { builtInFunctionNames } from '../../sql/expressions/functions.js';
 import { parseScript } from '../../sql/parser/parser.js';
 import { TableEnvironment } from '../../sql/table-environment.js';
 import { asChange, changeLine, MaterializedResult } from './result-view.js';
+import { statementResultText } from './statement-result-text.js';
 import { splitStatements } from './statement-splitter.js';
 
 export interface SqlClientIO {
@@ -181,23 +181,6 @@ export class SqlClient {
       this.say(HELP);
       return;
     }
-    if (/^show\s+tables$/i.test(statement)) {
-      const names = this.catalog.listTables();
-      this.say(names.length === 0 ? 'Empty set' : names.join('\n'));
-      return;
-    }
-    if (/^show\s+functions$/i.test(statement)) {
-      this.say([...builtInFunctionNames(), ...this.catalog.listFunctions()].join('\n'));
-      return;
-    }
-    const describe = /^(?:describe|desc)\s+([A-Za-z_][\w.]*|`[^`]+`)$/i.exec(statement);
-    if (describe !== null) {
-      const name = (describe[1] as string).replaceAll('`', '');
-      const rows = this.catalog.describeTable(name);
-      for (const r of rows)
-        this.say(`${r.name} ${r.type}${r.extras === '' ? '' : `  ${r.extras}`}`);
-      return;
-    }
     const parsed = parseScript(statement);
     const first = parsed[0];
     if (parsed.length !== 1 || first === undefined) return;
@@ -220,6 +203,11 @@ export class SqlClient {
         for (const plan of result.explained) this.say(plan);
         return;
       }
+      case 'show':
+      case 'describe':
+        for (const result of this.catalog.executeSql(statement).results)
+          this.say(statementResultText(result));
+        return;
     }
     if (first.kind === 'create-function') await this.catalog.loadFunctionModules(statement);
     this.catalog.executeSql(statement);
@@ -321,7 +309,9 @@ export class SqlClient {
 
 const HELP = `Statements end with ';' and may span lines.
   CREATE TABLE / VIEW, SET 'key' = 'value'   define tables, views, options
-  SHOW TABLES; SHOW FUNCTIONS; DESCRIBE t;   what is defined
+  SHOW TABLES; SHOW FUNCTIONS; DESCRIBE t;   what is defined (also SHOW VIEWS, COLUMNS FROM t,
+                                               CREATE TABLE t, CATALOGS, DATABASES)
+  DROP / ALTER TABLE t ...; RESET 'key';       change what is defined
   EXPLAIN SELECT ...;                          the plan of a query
   SELECT ...;                                  run a query and show its result (Ctrl-C stops it)
   INSERT INTO t SELECT ...;                    start a job in the background

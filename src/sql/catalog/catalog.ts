@@ -11,6 +11,8 @@ export interface TableColumn {
   readonly type: LogicalType;
   /** The expression of a computed column (`name AS expr`); undefined for a physical column. */
   readonly computed: Expr | undefined;
+  /** A computed column's expression as written (SHOW CREATE TABLE). */
+  readonly computedText?: string;
   /**
    * A METADATA column: the connector's metadata key it reads (`offset`, `timestamp`) and whether
    * it is VIRTUAL (read only, not written by INSERT INTO). Its value sits in the row like a
@@ -24,7 +26,9 @@ export interface CatalogTable {
   readonly name: string;
   /** Physical columns first, in declaration order, then computed ones (as Flink lays rows out). */
   readonly columns: readonly TableColumn[];
-  readonly watermark: { readonly column: string; readonly expr: Expr } | undefined;
+  readonly watermark:
+    | { readonly column: string; readonly expr: Expr; readonly text?: string }
+    | undefined;
   readonly primaryKey: readonly string[] | undefined;
   /** `PARTITIONED BY` columns (the filesystem connector writes a directory per value). */
   readonly partitionKeys?: readonly string[];
@@ -47,19 +51,38 @@ export interface CatalogView {
 
 export type CatalogObject = CatalogTable | CatalogView;
 
+/** The one catalog and database Weir has (Flink's defaults, as SHOW CATALOGS lists them). */
+export const DEFAULT_CATALOG = 'default_catalog';
+export const DEFAULT_DATABASE = 'default_database';
+
+/**
+ * `name` without a leading `default_catalog.default_database.` or `default_database.`: the
+ * objects of the one database are named either way, as in Flink.
+ */
+export function objectName(name: string): string {
+  for (const prefix of [`${DEFAULT_CATALOG}.${DEFAULT_DATABASE}.`, `${DEFAULT_DATABASE}.`])
+    if (name.startsWith(prefix)) return name.slice(prefix.length);
+  return name;
+}
+
 export class Catalog {
   private readonly objects = new Map<string, CatalogObject>();
 
   register(object: CatalogObject, ifNotExists: boolean, at: SourcePosition): void {
-    if (this.objects.has(object.name)) {
+    const name = objectName(object.name);
+    if (this.objects.has(name)) {
       if (ifNotExists) return;
-      sqlError(`a table or view named '${object.name}' already exists`, at);
+      sqlError(`a table or view named '${name}' already exists`, at);
     }
-    this.objects.set(object.name, object);
+    this.objects.set(name, name === object.name ? object : { ...object, name });
+  }
+
+  has(name: string): boolean {
+    return this.objects.has(objectName(name));
   }
 
   get(name: string, at?: SourcePosition): CatalogObject {
-    const object = this.objects.get(name);
+    const object = this.objects.get(objectName(name));
     if (object === undefined) {
       const known = [...this.objects.keys()];
       sqlError(
@@ -68,6 +91,16 @@ export class Catalog {
       );
     }
     return object;
+  }
+
+  /** Replaces an object by a new definition of the same name (ALTER). */
+  replace(object: CatalogObject): void {
+    this.objects.set(objectName(object.name), object);
+  }
+
+  /** Removes an object; whether it was there. */
+  drop(name: string): boolean {
+    return this.objects.delete(objectName(name));
   }
 
   names(): string[] {

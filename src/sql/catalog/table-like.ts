@@ -49,7 +49,14 @@ function strategies(like: TableLike): ReadonlyMap<LikeFeature, Strategy> {
 /** A catalog column as the definition that would declare it. */
 function definitionOf(c: CatalogTable['columns'][number], source: CatalogTable): ColumnDefinition {
   const at = source.at;
-  if (c.computed !== undefined) return { kind: 'computed', name: c.name, expr: c.computed, at };
+  if (c.computed !== undefined)
+    return {
+      kind: 'computed',
+      name: c.name,
+      expr: c.computed,
+      ...(c.computedText === undefined ? {} : { text: c.computedText }),
+      at,
+    };
   if (c.metadata !== undefined)
     return {
       kind: 'metadata',
@@ -105,7 +112,12 @@ export function mergeLike(s: CreateTable, source: CatalogTable): CreateTable {
   let watermark = s.watermark;
   if (source.watermark !== undefined && strategy.get('WATERMARKS') !== 'EXCLUDING') {
     if (watermark === undefined)
-      watermark = { column: source.watermark.column, expr: source.watermark.expr, at: source.at };
+      watermark = {
+        column: source.watermark.column,
+        expr: source.watermark.expr,
+        ...(source.watermark.text === undefined ? {} : { text: source.watermark.text }),
+        at: source.at,
+      };
     else if (
       watermark.column === source.watermark.column &&
       strategy.get('WATERMARKS') === 'INCLUDING'

@@ -249,7 +249,7 @@ function compileNode(e: Expr, ctx: CompileContext): Compiled {
     case 'scalar-subquery':
       // Rewritten into a join before compiling where it can be (see scalar-subquery.ts).
       return sqlError(
-        'a scalar subquery is supported by Weir SQL in the SELECT list and WHERE clause of a query without GROUP BY, aggregates or OVER windows, not here yet',
+        'a scalar subquery is supported by Weir SQL in the SELECT list, WHERE and HAVING clauses and aggregate arguments (not beside OVER windows or grouping sets), not here yet',
         e.at,
       );
     case 'subquery-test':

@@ -201,6 +201,12 @@ export class FunctionCatalog {
     return [...this.functions.keys(), ...this.aggregates.keys(), ...this.tables.keys()];
   }
 
+  /** Removes a function (DROP FUNCTION); whether there was one of that name. */
+  drop(name: string): boolean {
+    const key = name.toUpperCase();
+    return [this.functions, this.aggregates, this.tables].some((m) => m.delete(key));
+  }
+
   table(name: string): ResolvedTableFunction | undefined {
     return this.tables.get(name.toUpperCase());
   }

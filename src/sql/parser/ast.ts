@@ -380,6 +380,8 @@ export type ColumnDefinition =
       readonly kind: 'computed';
       readonly name: string;
       readonly expr: Expr;
+      /** The expression as written (SHOW CREATE TABLE). */
+      readonly text?: string;
       readonly at: SourcePosition;
     }
   | {
@@ -427,7 +429,13 @@ export type Statement =
       readonly ifNotExists: boolean;
       readonly columns: readonly ColumnDefinition[];
       readonly watermark:
-        | { readonly column: string; readonly expr: Expr; readonly at: SourcePosition }
+        | {
+            readonly column: string;
+            readonly expr: Expr;
+            /** The expression as written (SHOW CREATE TABLE). */
+            readonly text?: string;
+            readonly at: SourcePosition;
+          }
         | undefined;
       readonly primaryKey: readonly string[] | undefined;
       readonly options: readonly TableOption[];
@@ -475,5 +483,73 @@ export type Statement =
   | {
       readonly kind: 'statement-set';
       readonly inserts: readonly Statement[];
+      readonly at: SourcePosition;
+    }
+  | CatalogStatement;
+
+/** What SHOW lists or shows. */
+export type ShowWhat =
+  | 'TABLES'
+  | 'VIEWS'
+  | 'FUNCTIONS'
+  | 'USER FUNCTIONS'
+  | 'CATALOGS'
+  | 'DATABASES'
+  | 'CURRENT CATALOG'
+  | 'CURRENT DATABASE'
+  | 'COLUMNS'
+  | 'CREATE TABLE'
+  | 'CREATE VIEW';
+
+/** `[NOT] LIKE 'pattern'` or `ILIKE` after SHOW TABLES, VIEWS, FUNCTIONS or COLUMNS. */
+export interface ShowLike {
+  readonly pattern: string;
+  readonly not: boolean;
+  readonly caseInsensitive: boolean;
+}
+
+/** The statements that read or change the catalog itself: DROP, SHOW, DESCRIBE, USE, RESET, ALTER. */
+export type CatalogStatement =
+  | {
+      readonly kind: 'drop';
+      readonly object: 'TABLE' | 'VIEW' | 'FUNCTION';
+      readonly ifExists: boolean;
+      readonly name: string;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'show';
+      readonly what: ShowWhat;
+      /** The table or view of SHOW COLUMNS and SHOW CREATE. */
+      readonly name?: string;
+      /** `FROM` / `IN` a database (or catalog, for SHOW DATABASES). */
+      readonly from?: string;
+      readonly like?: ShowLike;
+      readonly at: SourcePosition;
+    }
+  | { readonly kind: 'describe'; readonly name: string; readonly at: SourcePosition }
+  | {
+      readonly kind: 'use';
+      readonly catalog: boolean;
+      readonly name: string;
+      readonly at: SourcePosition;
+    }
+  | { readonly kind: 'reset'; readonly key: string | undefined; readonly at: SourcePosition }
+  | {
+      readonly kind: 'alter-table';
+      readonly name: string;
+      readonly ifExists: boolean;
+      readonly action:
+        | { readonly kind: 'set'; readonly options: readonly TableOption[] }
+        | { readonly kind: 'reset'; readonly keys: readonly string[] }
+        | { readonly kind: 'rename'; readonly to: string };
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'alter-view';
+      readonly name: string;
+      readonly action:
+        | { readonly kind: 'rename'; readonly to: string }
+        | { readonly kind: 'as'; readonly query: Query; readonly text: string };
       readonly at: SourcePosition;
     };

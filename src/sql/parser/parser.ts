@@ -19,6 +19,8 @@ import type {
   Query,
   Select,
   SelectItem,
+  ShowLike,
+  ShowWhat,
   Statement,
   TableLike,
   TableOption,
@@ -301,26 +303,27 @@ class Parser {
     ) {
       return { kind: 'query', query: this.query(), at };
     }
+    if (this.acceptWord('DROP')) return this.drop(at);
+    if (this.acceptWord('SHOW')) return this.show(at);
+    if (this.acceptWord('DESCRIBE') || this.acceptWord('DESC'))
+      return { kind: 'describe', name: this.qualifiedName(), at };
+    if (this.acceptWord('USE')) {
+      const catalog = this.acceptWord('CATALOG');
+      if (!catalog && this.isWord('MODULES')) this.unsupported('USE MODULES');
+      return { kind: 'use', catalog, name: this.qualifiedName(), at };
+    }
+    if (this.acceptWord('RESET')) {
+      const key = this.token.kind === 'string' ? this.stringLiteral() : undefined;
+      return { kind: 'reset', key, at };
+    }
+    if (this.acceptWord('ALTER')) return this.alter(at);
     if (this.token.kind === 'word') {
       const word = this.token.text.toUpperCase();
-      if (
-        [
-          'DROP',
-          'ALTER',
-          'SHOW',
-          'DESCRIBE',
-          'DESC',
-          'USE',
-          'RESET',
-          'LOAD',
-          'UNLOAD',
-          'ANALYZE',
-        ].includes(word)
-      ) {
-        this.unsupported(`the ${word} statement`);
-      }
+      if (['LOAD', 'UNLOAD', 'ANALYZE'].includes(word)) this.unsupported(`the ${word} statement`);
     }
-    return this.fail('a statement (CREATE, INSERT, SELECT, EXPLAIN, SET)');
+    return this.fail(
+      'a statement (CREATE, INSERT, SELECT, EXPLAIN, SET, RESET, DROP, ALTER, SHOW, DESCRIBE, USE)',
+    );
   }
 
   private statementSet(at: SourcePosition): Statement {
@@ -344,6 +347,120 @@ class Parser {
       inserts.push(this.insert());
     }
     return { kind: 'statement-set', inserts, at };
+  }
+
+  private drop(at: SourcePosition): Statement {
+    this.acceptWord('TEMPORARY');
+    this.acceptWord('SYSTEM');
+    const object = (['TABLE', 'VIEW', 'FUNCTION'] as const).find((o) => this.acceptWord(o));
+    if (object === undefined) {
+      if (this.isWord('CATALOG') || this.isWord('DATABASE'))
+        this.unsupported(`DROP ${this.token.text.toUpperCase()}`);
+      return this.fail('TABLE, VIEW or FUNCTION');
+    }
+    const ifExists = this.acceptWord('IF', 'EXISTS');
+    return { kind: 'drop', object, ifExists, name: this.qualifiedName(), at };
+  }
+
+  private show(at: SourcePosition): Statement {
+    const withLike = (what: ShowWhat, extra: { name?: string } = {}): Statement => {
+      let from: string | undefined;
+      if (this.acceptWord('FROM') || this.acceptWord('IN')) from = this.qualifiedName();
+      let like: ShowLike | undefined;
+      const not = this.acceptWord('NOT');
+      if (this.isWord('LIKE') || this.isWord('ILIKE')) {
+        const caseInsensitive = this.isWord('ILIKE');
+        this.i++;
+        like = { pattern: this.stringLiteral(), not, caseInsensitive };
+      } else if (not) this.fail('LIKE or ILIKE');
+      return {
+        kind: 'show',
+        what,
+        ...extra,
+        ...(from === undefined ? {} : { from }),
+        ...(like === undefined ? {} : { like }),
+        at,
+      };
+    };
+    if (this.acceptWord('TABLES')) return withLike('TABLES');
+    if (this.acceptWord('VIEWS')) return withLike('VIEWS');
+    if (this.acceptWord('FUNCTIONS')) return withLike('FUNCTIONS');
+    if (this.acceptWord('USER', 'FUNCTIONS')) return withLike('USER FUNCTIONS');
+    if (this.acceptWord('CATALOGS')) return withLike('CATALOGS');
+    if (this.acceptWord('DATABASES')) return withLike('DATABASES');
+    if (this.acceptWord('CURRENT', 'CATALOG')) return { kind: 'show', what: 'CURRENT CATALOG', at };
+    if (this.acceptWord('CURRENT', 'DATABASE'))
+      return { kind: 'show', what: 'CURRENT DATABASE', at };
+    if (this.acceptWord('COLUMNS')) {
+      if (!this.acceptWord('FROM') && !this.acceptWord('IN')) this.fail('FROM or IN');
+      const name = this.qualifiedName();
+      const not = this.acceptWord('NOT');
+      let like: ShowLike | undefined;
+      if (this.isWord('LIKE') || this.isWord('ILIKE')) {
+        const caseInsensitive = this.isWord('ILIKE');
+        this.i++;
+        like = { pattern: this.stringLiteral(), not, caseInsensitive };
+      } else if (not) this.fail('LIKE or ILIKE');
+      return { kind: 'show', what: 'COLUMNS', name, ...(like === undefined ? {} : { like }), at };
+    }
+    if (this.acceptWord('CREATE', 'TABLE'))
+      return { kind: 'show', what: 'CREATE TABLE', name: this.qualifiedName(), at };
+    if (this.acceptWord('CREATE', 'VIEW'))
+      return { kind: 'show', what: 'CREATE VIEW', name: this.qualifiedName(), at };
+    if (this.token.kind === 'word') this.unsupported(`SHOW ${this.token.text.toUpperCase()}`);
+    return this.fail(
+      'TABLES, VIEWS, FUNCTIONS, USER FUNCTIONS, CATALOGS, DATABASES, CURRENT CATALOG, CURRENT DATABASE, COLUMNS or CREATE TABLE / VIEW',
+    );
+  }
+
+  private alter(at: SourcePosition): Statement {
+    if (this.acceptWord('TABLE')) {
+      const ifExists = this.acceptWord('IF', 'EXISTS');
+      const name = this.qualifiedName();
+      if (this.acceptWord('SET'))
+        return {
+          kind: 'alter-table',
+          name,
+          ifExists,
+          action: { kind: 'set', options: this.options() },
+          at,
+        };
+      if (this.acceptWord('RESET')) {
+        this.expectSymbol('(');
+        const keys = [this.stringLiteral()];
+        while (this.acceptSymbol(',')) keys.push(this.stringLiteral());
+        this.expectSymbol(')');
+        return { kind: 'alter-table', name, ifExists, action: { kind: 'reset', keys }, at };
+      }
+      if (this.acceptWord('RENAME', 'TO'))
+        return {
+          kind: 'alter-table',
+          name,
+          ifExists,
+          action: { kind: 'rename', to: this.qualifiedName() },
+          at,
+        };
+      if (this.token.kind === 'word')
+        this.unsupported(`ALTER TABLE ... ${this.token.text.toUpperCase()}`);
+      return this.fail('SET, RESET or RENAME TO');
+    }
+    if (this.acceptWord('VIEW')) {
+      const name = this.qualifiedName();
+      if (this.acceptWord('RENAME', 'TO'))
+        return {
+          kind: 'alter-view',
+          name,
+          action: { kind: 'rename', to: this.qualifiedName() },
+          at,
+        };
+      this.expectWord('AS');
+      const start = this.token.offset;
+      const query = this.query();
+      const text = this.sql.slice(start, this.token.offset).trim();
+      return { kind: 'alter-view', name, action: { kind: 'as', query, text }, at };
+    }
+    if (this.token.kind === 'word') this.unsupported(`ALTER ${this.token.text.toUpperCase()}`);
+    return this.fail('TABLE or VIEW');
   }
 
   private set(at: SourcePosition): Statement {
@@ -403,7 +520,7 @@ class Parser {
     const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
     const name = this.qualifiedName();
     const columns: ColumnDefinition[] = [];
-    let watermark: { column: string; expr: Expr; at: SourcePosition } | undefined;
+    let watermark: { column: string; expr: Expr; text: string; at: SourcePosition } | undefined;
     let primaryKey: string[] | undefined;
     // The column list is optional: a LIKE or AS clause can give the columns.
     if (this.acceptSymbol('(')) {
@@ -413,7 +530,10 @@ class Parser {
           this.expectWord('FOR');
           const column = this.identifier('the rowtime column');
           this.expectWord('AS');
-          watermark = { column, expr: this.expression(), at: itemAt };
+          const start = this.token.offset;
+          const expr = this.expression();
+          const text = this.sql.slice(start, this.token.offset).trim();
+          watermark = { column, expr, text, at: itemAt };
         } else if (this.acceptWord('PRIMARY', 'KEY') || this.constraintPrimaryKey()) {
           primaryKey = this.columnList();
           this.expectWord('NOT');
@@ -505,9 +625,11 @@ class Parser {
     const name = this.identifier('a column name');
     if (this.isSymbol(',') || this.isSymbol(')')) return { kind: 'name-only', name, at };
     if (this.acceptWord('AS')) {
+      const start = this.token.offset;
       const expr = this.expression();
+      const text = this.sql.slice(start, this.token.offset).trim();
       if (this.acceptWord('COMMENT')) this.stringLiteral();
-      return { kind: 'computed', name, expr, at };
+      return { kind: 'computed', name, expr, text, at };
     }
     const type = this.dataType();
     if (this.acceptWord('METADATA')) {

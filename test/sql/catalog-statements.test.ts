@@ -1,0 +1,176 @@
+/**
+ * The statements that read and change the catalog, as Flink's SQL runs them: SHOW (TABLES,
+ * VIEWS, FUNCTIONS, CATALOGS, DATABASES, CURRENT ..., COLUMNS, CREATE TABLE / VIEW), DESCRIBE,
+ * DROP, ALTER TABLE / VIEW, USE and RESET; and a dropped or renamed table in a running script.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+
+const ORDERS = `CREATE TABLE orders (
+  id INT,
+  amount DECIMAL(10, 2),
+  ts TIMESTAMP(3),
+  loud AS UPPER(CAST(amount AS STRING)),
+  PRIMARY KEY (id) NOT ENFORCED,
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'datagen', 'number-of-rows' = '10');`;
+
+const fresh = () => TableEnvironment.create(new StreamEnvironment());
+const answer = (tEnv: TableEnvironment, sql: string) => tEnv.executeSql(sql).results;
+
+describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
+  it('SHOW lists tables and views, sorted, with LIKE, NOT LIKE and ILIKE', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(`${ORDERS}
+      CREATE VIEW big_orders AS SELECT id, amount FROM orders WHERE amount > 10;
+      CREATE VIEW Audit AS SELECT id FROM orders;`);
+    const [tables, views, like, notLike, ilike, from] = answer(
+      tEnv,
+      `SHOW TABLES; SHOW VIEWS; SHOW TABLES LIKE '%orders'; SHOW TABLES NOT LIKE 'big\\_%';
+       SHOW VIEWS ILIKE 'audit'; SHOW TABLES FROM default_catalog.default_database;`,
+    );
+    expect(tables).toEqual({
+      statement: 'SHOW TABLES',
+      columns: ['table name'],
+      rows: [['Audit'], ['big_orders'], ['orders']],
+    });
+    expect(views?.rows).toEqual([['Audit'], ['big_orders']]);
+    expect(like?.rows).toEqual([['big_orders'], ['orders']]);
+    expect(notLike?.rows).toEqual([['Audit'], ['orders']]);
+    expect(ilike?.rows).toEqual([['Audit']]);
+    expect(from?.rows).toEqual(tables?.rows);
+    expect(() => tEnv.executeSql('SHOW TABLES IN other_db')).toThrow(
+      /line 1, column 1: database 'other_db' does not exist/,
+    );
+  });
+
+  it('SHOW CATALOGS, DATABASES and the current ones; USE accepts only those', () => {
+    const tEnv = fresh();
+    const results = answer(
+      tEnv,
+      `SHOW CATALOGS; SHOW DATABASES; SHOW CURRENT CATALOG; SHOW CURRENT DATABASE;
+       USE CATALOG default_catalog; USE default_database; USE default_catalog.default_database;`,
+    );
+    expect(results.map((r) => [r.columns[0], r.rows])).toEqual([
+      ['catalog name', [['default_catalog']]],
+      ['database name', [['default_database']]],
+      ['current catalog name', [['default_catalog']]],
+      ['current database name', [['default_database']]],
+    ]);
+    expect(() => tEnv.executeSql('USE CATALOG hive')).toThrow(/catalog 'hive' does not exist/);
+    expect(() => tEnv.executeSql('USE other')).toThrow(/database 'other' does not exist/);
+  });
+
+  it('DESCRIBE and SHOW COLUMNS give name, type, null, key, extras and watermark', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(`${ORDERS} CREATE VIEW v AS SELECT amount, ts FROM orders;`);
+    const [table, columns, view] = answer(
+      tEnv,
+      `DESCRIBE orders; SHOW COLUMNS FROM orders ILIKE '%D'; DESC v;`,
+    );
+    expect(table?.columns).toEqual(['name', 'type', 'null', 'key', 'extras', 'watermark']);
+    expect(table?.rows).toEqual([
+      ['id', 'INT', 'FALSE', 'PRI(id)', '', ''],
+      ['amount', 'DECIMAL(10, 2)', 'TRUE', '', '', ''],
+      ['ts', 'TIMESTAMP(3) *ROWTIME*', 'TRUE', '', '', "ts - INTERVAL '1' SECOND"],
+      ['loud', 'STRING', 'TRUE', '', 'AS UPPER(CAST(amount AS STRING))', ''],
+    ]);
+    expect(columns?.rows.map((r) => r[0])).toEqual(['id', 'loud']);
+    expect(view?.rows).toEqual([
+      ['amount', 'DECIMAL(10, 2)', 'TRUE', '', '', ''],
+      ['ts', 'TIMESTAMP(3) *ROWTIME*', 'TRUE', '', '', ''],
+    ]);
+  });
+
+  it('SHOW CREATE TABLE gives DDL that creates the same table; SHOW CREATE VIEW the view', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(`${ORDERS} CREATE VIEW v AS SELECT id FROM orders WHERE id > 2;`);
+    const [ddl, view] = answer(tEnv, 'SHOW CREATE TABLE orders; SHOW CREATE VIEW v;');
+    const text = ddl?.rows[0]?.[0] as string;
+    expect(text).toContain('CREATE TABLE `default_catalog`.`default_database`.`orders` (');
+    expect(text).toContain("WATERMARK FOR `ts` AS ts - INTERVAL '1' SECOND");
+    expect(text).toContain("'number-of-rows' = '10'");
+    expect(view?.rows[0]?.[0]).toBe(
+      'CREATE VIEW `default_catalog`.`default_database`.`v` AS\nSELECT id FROM orders WHERE id > 2',
+    );
+    // The DDL shown makes the same table in another environment.
+    const again = fresh();
+    again.executeSql(`${text};`);
+    expect(answer(again, 'DESCRIBE orders')[0]?.rows).toEqual(
+      answer(tEnv, 'DESCRIBE orders')[0]?.rows,
+    );
+    expect(() => tEnv.executeSql('SHOW CREATE TABLE v')).toThrow(/'v' is a view/);
+  });
+
+  it('DROP TABLE / VIEW / FUNCTION, with IF EXISTS, and names with the catalog and database', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(`${ORDERS} CREATE VIEW v AS SELECT id FROM orders;`);
+    expect(() => tEnv.executeSql('DROP TABLE v')).toThrow(/'v' is a view: DROP VIEW drops it/);
+    expect(() => tEnv.executeSql('DROP VIEW orders')).toThrow(/is a table/);
+    expect(() => tEnv.executeSql('DROP TABLE missing')).toThrow(
+      /line 1, column 1: table 'missing' does not exist/,
+    );
+    tEnv.executeSql(
+      'DROP VIEW default_catalog.default_database.v; DROP TABLE IF EXISTS missing; DROP TEMPORARY TABLE default_database.orders;',
+    );
+    expect(tEnv.listTables()).toEqual([]);
+    expect(() => tEnv.executeSql('DROP FUNCTION nope')).toThrow(/function 'nope' does not exist/);
+    tEnv.executeSql('DROP TEMPORARY SYSTEM FUNCTION IF EXISTS nope');
+  });
+
+  it('ALTER TABLE SET / RESET options and RENAME TO; ALTER VIEW AS and RENAME TO', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(`${ORDERS} CREATE VIEW v AS SELECT id FROM orders;`);
+    tEnv.executeSql(`ALTER TABLE orders SET ('number-of-rows' = '3', 'rows-per-second' = '5');
+      ALTER TABLE orders RESET ('rows-per-second');`);
+    const ddl = answer(tEnv, 'SHOW CREATE TABLE orders')[0]?.rows[0]?.[0] as string;
+    expect(ddl).toContain("'number-of-rows' = '3'");
+    expect(ddl).not.toContain('rows-per-second');
+    expect(() => tEnv.executeSql("ALTER TABLE orders RESET ('connector')")).toThrow(
+      /cannot remove the 'connector' option/,
+    );
+    expect(() => tEnv.executeSql("ALTER TABLE orders SET ('no-such-option' = '1')")).toThrow(
+      /no-such-option/,
+    );
+    expect(() => tEnv.executeSql('ALTER TABLE orders ADD x INT')).toThrow(
+      /ALTER TABLE \.\.\. ADD is not supported by Weir SQL yet/,
+    );
+    tEnv.executeSql(
+      "ALTER TABLE orders RENAME TO purchases; ALTER TABLE IF EXISTS gone SET ('a' = 'b');",
+    );
+    expect(tEnv.listTables().sort()).toEqual(['purchases', 'v']);
+    tEnv.executeSql('ALTER VIEW v AS SELECT id, amount FROM purchases; ALTER VIEW v RENAME TO w;');
+    expect(answer(tEnv, 'DESCRIBE w')[0]?.rows.map((r) => r[0])).toEqual(['id', 'amount']);
+    expect(() => tEnv.executeSql('ALTER VIEW purchases RENAME TO x')).toThrow(/is a table/);
+  });
+
+  it('RESET takes a SET option back (one, or all)', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(
+      "SET 'table.exec.mini-batch.enabled' = 'true'; SET 'pipeline.name' = 'x'; RESET 'pipeline.name';",
+    );
+    expect([...tEnv.options.keys()]).toEqual(['table.exec.mini-batch.enabled']);
+    tEnv.executeSql('RESET;');
+    expect(tEnv.options.size).toBe(0);
+  });
+
+  it('a script reads the table a DROP and CREATE made last, and a renamed table by its new name', async () => {
+    const env = new StreamEnvironment();
+    const tEnv = TableEnvironment.create(env);
+    const rows: Row[] = [];
+    tEnv.executeSql(`
+      CREATE TABLE t (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '2', 'fields.x.min' = '1', 'fields.x.max' = '1');
+      DROP TABLE t;
+      CREATE TABLE t (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3', 'fields.x.min' = '7', 'fields.x.max' = '7');
+      ALTER TABLE t RENAME TO u;`);
+    tEnv
+      .sqlQuery('SELECT x FROM u')
+      .toDataStream()
+      .map((r) => {
+        rows.push(r);
+        return r;
+      });
+    await env.execute('catalog');
+    expect(rows).toEqual([[7], [7], [7]]);
+  });
+});
