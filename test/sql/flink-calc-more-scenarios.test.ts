@@ -48,11 +48,10 @@
  *   a Weir option (with the current casts, as in Flink without it, the CASE of an INT and a DATE has
  *   no common type and is refused).
  * - [stream] testCurrentWatermark, testCurrentWatermarkForNonRowtimeAttribute,
- *   testCurrentWatermarkWithoutAnyAttribute: CURRENT_WATERMARK is not a Weir function (it needs
- *   the operator's watermark in the generated calc, a planner change).
- * - [stream, batch] testCurrentDatabase: Weir has no catalogs or databases (no CURRENT_DATABASE,
- *   no USE).
- * - [batch] testFilterOnString's SIMILAR TO queries: the parser refuses SIMILAR TO by name.
+ *   testCurrentWatermarkWithoutAnyAttribute, and [batch] testFilterOnString's SIMILAR TO
+ *   queries: ported in current-watermark.test.ts and similar-to.test.ts.
+ * - [stream, batch] testCurrentDatabase: Weir has one catalog and database (USE accepts only
+ *   those) and no CURRENT_DATABASE() function.
  * - [stream] test1, test2 (CREATE TABLE AS over the filesystem and values connectors: plan-only
  *   checks with no rows), testCreateTemporaryTableFromDescriptor (Table API descriptors).
  * - [stream] testIfFunction: the IF over a projection is ported in flink-calc-scenarios.

@@ -14,6 +14,7 @@ import {
   isCharacterString,
   isInteger,
   isNumeric,
+  isTimestamp,
   type LogicalType,
   MAX_LENGTH,
   MAX_PRECISION,
@@ -23,6 +24,7 @@ import {
 import { castTo, coerce } from './cast.js';
 import { CodeGen, type Compiled, nullSafe } from './code-gen.js';
 import { compileShared } from './common-subexpressions.js';
+import { SimilarToPatternError, similarToRegExp } from './functions/similar-to.js';
 import { intervalLiteral, timeArithmetic } from './functions/time-arithmetic.js';
 import { extract } from './functions/time-functions.js';
 import { bytesCompare } from './functions/value-order.js';
@@ -186,6 +188,7 @@ function compileNode(e: Expr, ctx: CompileContext): Compiled {
       return compile(e.negated ? { kind: 'unary', op: 'NOT', arg: all, at: e.at } : all, ctx);
     }
     case 'like': {
+      if (e.similar === true) return similarTo(e, ctx);
       const arg = compile(e.arg, ctx);
       const pattern = compile(e.pattern, ctx);
       for (const [v, what] of [
@@ -238,6 +241,7 @@ function compileNode(e: Expr, ctx: CompileContext): Compiled {
         sqlError(`aggregate ${e.name} is not allowed here`, e.at);
       if (e.filter !== undefined) sqlError('FILTER (WHERE ...) applies only to aggregates', e.at);
       if (e.star) sqlError(`${e.name}(*) is not a function`, e.at);
+      if (e.name === 'CURRENT_WATERMARK') return currentWatermark(e, ctx);
       return callFunction(
         e.name,
         e.args.map((a) => compile(a, ctx)),
@@ -265,6 +269,74 @@ function compileNode(e: Expr, ctx: CompileContext): Compiled {
         e.at,
       );
   }
+}
+
+/**
+ * `CURRENT_WATERMARK(rowtime)` (Flink 1.15+): the current watermark of the operator that
+ * evaluates it, NULL before its first one; a TIMESTAMP(3) or TIMESTAMP_LTZ(3) as the rowtime
+ * is. Non-deterministic: never computed at plan time, never shared with another operator's
+ * code; the calc that reads it runs as an operator that sees watermarks (planner/calc.ts).
+ */
+function currentWatermark(e: Extract<Expr, { kind: 'call' }>, ctx: CompileContext): Compiled {
+  const MUST = 'CURRENT_WATERMARK() must be called with a single rowtime attribute argument';
+  const [first] = e.args;
+  if (first === undefined || e.args.length !== 1)
+    return sqlError(`${MUST}, got ${e.args.length} arguments`, e.at);
+  const arg = compile(first, ctx);
+  if (!isTimestamp(arg.type))
+    return sqlError(`${MUST}, but '${formatType(arg.type)}' cannot be a time attribute`, first.at);
+  const resolved = first.kind === 'column' ? ctx.scope.resolve(first.path, first.at) : undefined;
+  if (resolved === undefined || resolved.fields.length > 0 || !resolved.column.rowtime)
+    return sqlError(
+      `${MUST}, but ${first.kind === 'column' ? `'${first.path.join('.')}'` : 'the argument'} (${formatType(arg.type)}) is not a rowtime attribute (a column with a WATERMARK)`,
+      first.at,
+    );
+  return {
+    code: ctx.g.watermark(e.at),
+    type: { kind: arg.type.kind, precision: 3, nullable: true },
+  };
+}
+
+/**
+ * `arg [NOT] SIMILAR TO pattern [ESCAPE 'c']` (functions/similar-to.ts): a literal pattern is
+ * translated once, when the query is planned (an invalid one is refused there); any other is
+ * translated on first use and cached. NULL in gives NULL out.
+ */
+function similarTo(e: Extract<Expr, { kind: 'like' }>, ctx: CompileContext): Compiled {
+  const { g } = ctx;
+  const arg = compile(e.arg, ctx);
+  const pattern = compile(e.pattern, ctx);
+  for (const [v, what] of [
+    [arg, 'SIMILAR TO operand'],
+    [pattern, 'SIMILAR TO pattern'],
+  ] as const) {
+    if (!isCharacterString(v.type) && v.type.kind !== 'NULL')
+      sqlError(`${what} must be a string, got ${formatType(v.type)}`, e.at);
+  }
+  let escapeChar: string | null = null;
+  if (e.escape !== undefined) {
+    if (e.escape.kind !== 'string' || e.escape.value.length !== 1)
+      sqlError('ESCAPE must be a string of one character', e.escape.at);
+    escapeChar = e.escape.value;
+  }
+  let code: string;
+  let nullable = arg.type.nullable;
+  if (e.pattern.kind === 'string') {
+    let re: RegExp;
+    try {
+      re = similarToRegExp(e.pattern.value, escapeChar);
+    } catch (cause) {
+      if (!(cause instanceof SimilarToPatternError)) throw cause;
+      return sqlError(`SIMILAR TO: ${cause.message}`, e.pattern.at);
+    }
+    const constant = g.constant(re);
+    code = nullSafe(g, [arg], ([v]) => `${constant}.test(${v})`);
+  } else {
+    const escapeCode = JSON.stringify(escapeChar);
+    code = nullSafe(g, [arg, pattern], ([v, p]) => `h.similar(${v}, ${p}, ${escapeCode})`);
+    nullable ||= pattern.type.nullable;
+  }
+  return { code: e.negated ? not(g, code, nullable) : code, type: T.boolean(nullable) };
 }
 
 /**
@@ -625,9 +697,12 @@ function caseExpression(e: Extract<Expr, { kind: 'case' }>, ctx: CompileContext)
 export function compileProjection(
   exprs: readonly Expr[],
   scope: Scope,
+  checking = false,
 ): { fn: (row: unknown[]) => unknown[]; types: LogicalType[] } {
   const g = new CodeGen();
   const compiled = exprs.map((e) => compile(e, { scope, g }));
+  // Built only to check the expressions: they may read an operator's watermark.
+  if (checking) g.takeWatermark();
   const fn = g.function<(row: unknown[]) => unknown[]>(
     `return [${compiled.map((c) => c.code).join(', ')}];`,
   );
@@ -652,9 +727,16 @@ export function compileAppend(
 }
 
 /** Compiles a condition into a predicate that holds only when it is TRUE (not FALSE, not NULL). */
-export function compilePredicate(e: Expr, scope: Scope, what: string): (row: unknown[]) => boolean {
+export function compilePredicate(
+  e: Expr,
+  scope: Scope,
+  what: string,
+  checking = false,
+): (row: unknown[]) => boolean {
   const g = new CodeGen();
   const c = compile(e, { scope, g });
+  // Built only to check the condition: it may read an operator's watermark.
+  if (checking) g.takeWatermark();
   if (c.type.kind !== 'BOOLEAN' && c.type.kind !== 'NULL')
     sqlError(`${what} must be BOOLEAN, got ${formatType(c.type)}`, e.at);
   return g.function<(row: unknown[]) => boolean>(`return (${c.code}) === true;`);

@@ -30,6 +30,7 @@ import {
   parseLong,
 } from '../types/long.js';
 import { preciseTimeRuntime } from './functions/precise-time.js';
+import { similarTo } from './functions/similar-to.js';
 import { timeRuntime } from './functions/time-runtime.js';
 
 function likeToRegExp(pattern: string, escapeChar: string | null): RegExp {
@@ -308,6 +309,8 @@ export const runtime = {
     return re.test(value);
   },
   likeToRegExp,
+  /** `value SIMILAR TO pattern [ESCAPE escape]` with a pattern known only per row. */
+  similar: similarTo,
   trim(s: string, chars: string, mode: string): string {
     return trimChars(s, chars, mode !== 'TRAILING', mode !== 'LEADING');
   },

@@ -64,8 +64,10 @@ export type Expr =
       readonly negated: boolean;
       readonly at: SourcePosition;
     }
+  /** `arg [NOT] LIKE pattern [ESCAPE c]`, or with `similar` `arg [NOT] SIMILAR TO pattern ...`. */
   | {
       readonly kind: 'like';
+      readonly similar?: boolean;
       readonly arg: Expr;
       readonly pattern: Expr;
       readonly escape: Expr | undefined;

@@ -1179,8 +1179,13 @@ class Parser {
       const escapeChar = this.acceptWord('ESCAPE') ? this.additive() : undefined;
       return { kind: 'like', arg: left, pattern, escape: escapeChar, negated, at };
     }
-    if (this.isWord('SIMILAR')) this.unsupported('SIMILAR TO', at);
-    if (negated) this.fail('BETWEEN, IN or LIKE after NOT');
+    if (this.acceptWord('SIMILAR')) {
+      this.expectWord('TO');
+      const pattern = this.additive();
+      const escapeChar = this.acceptWord('ESCAPE') ? this.additive() : undefined;
+      return { kind: 'like', similar: true, arg: left, pattern, escape: escapeChar, negated, at };
+    }
+    if (negated) this.fail('BETWEEN, IN, LIKE or SIMILAR TO after NOT');
     return left;
   }
 

@@ -4,9 +4,9 @@
  * `WHERE`, `SELECT`, view, `SELECT` becomes one operator and one row per record.
  */
 import type { DataStream } from '../../api/streams.js';
-import type { Collector } from '../../core/functions.js';
+import type { Collector, ProcessFunction } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
-import { CodeGen } from '../expressions/code-gen.js';
+import { CodeGen, type WatermarkCell, watermarkValue } from '../expressions/code-gen.js';
 import { shareRepeatedSubexpressions } from '../expressions/common-subexpressions.js';
 import { type CompileContext, compile } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
@@ -85,16 +85,67 @@ function isIdentity(calc: Calc): boolean {
 function build(calc: Calc): DataStream<Row> {
   // A source table's scan runs the filter and projection in its own generated function.
   if (calc.input instanceof SourceRelation) return calc.input.filterAndProject(calc);
-  const fused = calc.input instanceof FusingRelation ? calc.input.fuse(calc) : undefined;
+  // CURRENT_WATERMARK is the calc's own input watermark: not fused into the operator before it.
+  const fused =
+    calc.input instanceof FusingRelation && !readsWatermark(calc)
+      ? calc.input.fuse(calc)
+      : undefined;
   if (fused !== undefined) return fused;
   const input = calc.input instanceof FusingRelation ? calc.input.stream : calc.input;
   if (isIdentity(calc)) return input;
   const g = new CodeGen();
   const body = calcBody(calc, { scope: new Scope(calc.inputColumns), g });
+  const watermark = g.takeWatermark();
+  if (watermark !== undefined)
+    return input
+      .process(watermarkCalc(g.function<(r: Row) => Row | undefined>(body), watermark))
+      .name(calc.where.length === 0 ? 'select' : 'where, select');
   if (calc.where.length === 0) return input.map(g.function<(r: Row) => Row>(body)).name('select');
   return input
     .flatMap(collectDefined(g.function<(r: Row) => Row | undefined>(body)))
     .name('where, select');
+}
+
+/**
+ * The rows of `stream` for which `where` (over `scope`) is TRUE: a filter, or a process
+ * function when the condition reads CURRENT_WATERMARK (see {@link watermarkCalc}).
+ */
+export function whereFilter(stream: DataStream<Row>, where: Expr, scope: Scope): DataStream<Row> {
+  const g = new CodeGen();
+  const c = compile(where, { scope, g });
+  if (c.type.kind !== 'BOOLEAN' && c.type.kind !== 'NULL')
+    sqlError(`WHERE condition must be BOOLEAN, got ${formatType(c.type)}`, where.at);
+  const watermark = g.takeWatermark();
+  const test = g.function<(r: Row) => boolean>(`return (${c.code}) === true;`);
+  if (watermark === undefined) return stream.filter(test).name('where');
+  return stream
+    .process(watermarkCalc((r: Row) => (test(r) ? r : undefined), watermark))
+    .name('where');
+}
+
+/** Whether the calc calls CURRENT_WATERMARK. */
+export function readsWatermark(calc: Pick<Calc, 'where' | 'project'>): boolean {
+  return [...calc.where, ...calc.project].some((e) =>
+    contains(e, (x) => x.kind === 'call' && x.name === 'CURRENT_WATERMARK'),
+  );
+}
+
+/**
+ * A filter and projection that reads CURRENT_WATERMARK (`fn`, compiled to read `cell`) as a
+ * process function: before each row, the cell gets the operator's current watermark, the last
+ * one its input has sent (NULL before the first), as Flink's calc reads its own.
+ */
+export function watermarkCalc<T>(
+  fn: (value: T) => Row | undefined,
+  cell: WatermarkCell,
+): ProcessFunction<T, Row> {
+  return {
+    processElement(value, ctx, out) {
+      cell.value = watermarkValue(ctx.timerService.currentWatermark());
+      const row = fn(value);
+      if (row !== undefined) out.collect(row);
+    },
+  };
 }
 
 /**

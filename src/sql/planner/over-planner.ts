@@ -21,7 +21,7 @@ import type {
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig, ValueState } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
-import { compilePredicate, compileScalar } from '../expressions/compile.js';
+import { compileScalar } from '../expressions/compile.js';
 import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { userAggregate } from '../functions/user-functions.js';
@@ -30,6 +30,7 @@ import { type SourcePosition, sqlError } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
 import type { AggregateCallAst } from './aggregate-spec.js';
 import { rowAggregate } from './aggregates.js';
+import { whereFilter } from './calc.js';
 import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
 import { groupKey } from './grouping.js';
@@ -342,7 +343,7 @@ export function planOver(
   if (select.where !== undefined) {
     if (contains(select.where, isOverAggregate))
       sqlError('OVER aggregates are not allowed in WHERE', select.where.at);
-    stream = stream.filter(compilePredicate(select.where, scope, 'WHERE condition')).name('where');
+    stream = whereFilter(stream, select.where, scope);
   }
   const calls: OverCall[] = [];
   const index = new Map<string, number>();

@@ -53,6 +53,7 @@ import {
 } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
 import { changesOf, isUpdating, withColumns } from './changelog-relation.js';
+import { watermarkColumns } from './current-watermark.js';
 import type { DistinctSplit } from './distinct-split.js';
 import { withEventTime } from './event-time.js';
 import { contains, mapChildren, normalizedKey, passedThrough } from './expr-tools.js';
@@ -732,6 +733,8 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
     select.having !== undefined ||
     select.items.some((item) => item.kind === 'expr' && contains(item.expr, isAggregateCall));
   if (aggregated) {
+    // CURRENT_WATERMARK read per row before the aggregation, as a column of its input.
+    ({ select, from } = watermarkColumns(select, from));
     if (usesGroupingSets(select)) ({ select, from } = expandGroupingSets(select, from));
     const legacy = from.window === undefined ? legacyGroupWindow(select, from) : undefined;
     return legacy === undefined
@@ -748,11 +751,12 @@ function planSelect(query: Select, ctx: PlanContext): Relation {
     sqlError('aggregates are not allowed in WHERE', select.where.at);
   }
   // Checked over the query's own columns first, so that errors name what the user wrote.
-  if (select.where !== undefined) compilePredicate(select.where, scope, 'WHERE condition');
+  if (select.where !== undefined) compilePredicate(select.where, scope, 'WHERE condition', true);
   const items = selectList(select, from.columns);
   const { types } = compileProjection(
     items.map((i) => i.expr),
     scope,
+    true,
   );
   const columns = items.map((item, i): ScopeColumn => {
     const r = item.expr.kind === 'column' ? scope.resolve(item.expr.path, item.expr.at) : undefined;

@@ -10,12 +10,12 @@
 import type { DataStream } from '../../api/streams.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import type { RecordScan, Row } from '../connectors/connector.js';
-import { CodeGen } from '../expressions/code-gen.js';
+import { CodeGen, type WatermarkCell } from '../expressions/code-gen.js';
 import { type CompileContext, compile } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
-import { calcBody, collectDefined } from './calc.js';
+import { calcBody, collectDefined, watermarkCalc } from './calc.js';
 import { type FilterAndProjection, keptValues } from './source-reads.js';
 
 /** Statements of a function over the record, given how to read the table's columns. */
@@ -52,16 +52,19 @@ export class RecordScanPlan {
   /** The rows of a filter and projection over the table, computed from the records. */
   filterAndProject(calc: FilterAndProjection): DataStream<Row> {
     const filter = keptValues(calc.where, this.columns, this.filterable());
-    const { fn, reads } = recordFunction<(record: unknown) => Row | undefined>(
+    const { fn, reads, watermark } = recordFunction<(record: unknown) => Row | undefined>(
       this.table,
       this.scan,
       this.columns,
       filter,
       (ctx) => calcBody(calc, ctx),
+      true,
     );
-    return this.records
-      .flatMap(collectDefined(fn))
-      .name(`${this.table.name}: scan, ${describe(this.columns, reads, filter)}, where, select`);
+    const name = `${this.table.name}: scan, ${describe(this.columns, reads, filter)}, where, select`;
+    // CURRENT_WATERMARK: the scan's input watermark, the one assigned to the records before it.
+    if (watermark !== undefined)
+      return this.records.process(watermarkCalc(fn, watermark)).name(name);
+    return this.records.flatMap(collectDefined(fn)).name(name);
   }
 
   /** Positions of the columns the scan filters on. */
@@ -85,7 +88,14 @@ export function recordFunction<F>(
   columns: readonly ScopeColumn[],
   filter: ReadonlyMap<number, ReadonlySet<number>>,
   body: Body,
-): { readonly fn: F; readonly reads: readonly StoredRead[] } {
+  /** Whether the body may read the operator's watermark (CURRENT_WATERMARK of a calc). */
+  readsWatermark = false,
+): {
+  readonly fn: F;
+  readonly reads: readonly StoredRead[];
+  /** The cell the function reads the watermark from, when it does. */
+  readonly watermark?: WatermarkCell | undefined;
+} {
   const g = new CodeGen();
   const stored = new Map<string, readonly [number, number | undefined]>();
   const computed: string[] = [];
@@ -119,9 +129,10 @@ export function recordFunction<F>(
     const values = [...stored].map(([name, [c, f]]) => `const ${name} = ${v.value(c, f)};`);
     return `case ${v.tag}: { ${v.prelude} ${values.join(' ')} ${computed.join(' ')} ${code} }`;
   });
+  const watermark = readsWatermark ? g.takeWatermark() : undefined;
   // `r` is the record (CodeGen's functions take one argument, `r`).
   const fn = g.function<F>(`switch (${scan.tag}) { ${branches.join(' ')} } ${scan.unknown}`);
-  return { fn, reads: [...stored.values()] };
+  return { fn, reads: [...stored.values()], watermark };
 }
 
 /** A stored column, or one ROW field of it, that a function reads from the record. */
