@@ -24,9 +24,16 @@ export type TtlUpdate = 'on-create-and-write' | 'on-read-and-write';
 
 /**
  * Time-to-live of keyed state entries, measured with the job's processing-time
- * clock. An expired entry is never returned (it reads as absent) and is
- * removed lazily: when read, by a bounded incremental sweep on state access,
- * and when snapshots are taken.
+ * clock. Each map entry and each list element has its own lifetime; a value,
+ * reducing or aggregating state is one entry. An expired entry is never
+ * returned (it reads as absent) and is removed lazily: when read, by a
+ * bounded incremental sweep on state access, and when snapshots are taken.
+ *
+ * Snapshots keep each entry's expiry time: a restored entry expires when it
+ * would have without the restore, also if the TTL was changed meanwhile (the
+ * new TTL applies from the entry's next write). Entries restored into a state
+ * that had no TTL live `ttlMs` from the restore; restored without a TTL, they
+ * no longer expire.
  */
 export interface StateTtlConfig {
   /** Milliseconds an entry lives after its last update. */
@@ -82,6 +89,7 @@ export interface AggregatingStateDescriptor<IN, ACC, OUT> extends StateDescripto
 export interface ValueState<T> {
   /** The value for the current key, or undefined if none was set (or it expired). */
   value(): T | undefined;
+  /** Sets the value; `undefined` (no value) clears it, as Flink's `update(null)`. */
   update(value: T): void;
   clear(): void;
 }

@@ -37,12 +37,56 @@ import {
 } from './keyed-state-backend.js';
 import { QueryableValueStates } from './queryable-value-states.js';
 import { RestoredRows } from './restored-rows.js';
-import { makeRow, type ParsedRow } from './rows.js';
+import { distinctExpiries, makeRow, type ParsedRow } from './rows.js';
 
 /** A value with its expiry, for states with a TTL. */
 interface TtlCell {
   v: unknown;
   e: number;
+}
+
+/**
+ * A list of a state with a TTL: every element expires on its own (`es[i]`
+ * is the expiry of `v[i]`); `e` is the latest of them, so the list as a
+ * whole is dead exactly when `e` has passed, and `m` the earliest, so a
+ * read finds out in one comparison that no element expired.
+ */
+interface TtlListCell extends TtlCell {
+  v: unknown[];
+  es: number[];
+  m: number;
+}
+
+/** A list cell of `v` whose elements expire at `es` (not empty). */
+function listCell(v: unknown[], es: number[]): TtlListCell {
+  let e = Number.NEGATIVE_INFINITY;
+  let m = Number.POSITIVE_INFINITY;
+  for (const x of es) {
+    if (x > e) e = x;
+    if (x < m) m = x;
+  }
+  return { v, es, e, m };
+}
+
+/** Drops the expired elements of a list cell, keeping the order; false if none is left. */
+function pruneList(cell: TtlListCell, now: number): boolean {
+  if (cell.m > now) return true;
+  const { v, es } = cell;
+  let n = 0;
+  let m = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < es.length; i++) {
+    const x = es[i]!;
+    if (x > now) {
+      v[n] = v[i];
+      es[n] = x;
+      if (x < m) m = x;
+      n++;
+    }
+  }
+  v.length = n;
+  es.length = n;
+  cell.m = m;
+  return n > 0;
 }
 
 /** One declared state: namespace -> key -> value (map state: key -> map key -> value). */
@@ -115,13 +159,19 @@ class Sweep {
   }
 }
 
-/** The unexpired entries of a TTL map, read lazily (entries deleted meanwhile are skipped). */
+/**
+ * The unexpired entries of a TTL map, read lazily (entries deleted meanwhile
+ * are skipped). Expired entries met on the way are deleted; with
+ * `refreshedExpiry` set (`'on-read-and-write'`), each entry returned is read
+ * and lives on until then.
+ */
 class LiveEntries<MK, MV> implements IterableIterator<[MK, MV]> {
   private readonly cells: MapIterator<[MK, TtlCell]>;
 
   constructor(
-    map: Map<MK, TtlCell>,
+    private readonly map: Map<MK, TtlCell>,
     private readonly now: number,
+    private readonly refreshedExpiry: number | undefined,
   ) {
     this.cells = map.entries();
   }
@@ -131,7 +181,11 @@ class LiveEntries<MK, MV> implements IterableIterator<[MK, MV]> {
       const r = this.cells.next();
       if (r.done === true) return { done: true, value: undefined };
       const [mk, cell] = r.value;
-      if (cell.e > this.now) return { done: false, value: [mk, cell.v as MV] };
+      if (cell.e > this.now) {
+        if (this.refreshedExpiry !== undefined) cell.e = this.refreshedExpiry;
+        return { done: false, value: [mk, cell.v as MV] };
+      }
+      this.map.delete(mk);
     }
   }
 
@@ -239,6 +293,13 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     // Restored without an expiry (TTL newly added): the lifetime starts now.
     const e = row.expiresAt ?? now + decl.ttl.ttlMs;
     if (e <= now) return undefined;
+    if (decl.kind === 'list') {
+      const list = v as unknown[];
+      const es = row.elementExpiresAt === undefined ? list.map(() => e) : [...row.elementExpiresAt];
+      const cell = listCell(list, es);
+      if (!pruneList(cell, now)) return undefined;
+      return { value: listCell(cell.v, cell.es) };
+    }
     return { value: { v, e } satisfies TtlCell };
   }
 
@@ -328,6 +389,11 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         return t === undefined ? undefined : (this.readCell(state, t, k, now) as T | undefined);
       },
       update: (value: T) => {
+        // Like Flink's update(null): no value is no entry.
+        if (value === undefined) {
+          this.clearCell(state);
+          return;
+        }
         const now = this.now(state);
         this.writeCell(state, this.table(state, true)!, this.key(), value, now);
       },
@@ -341,6 +407,12 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     const state = this.declare('list', descriptor as AnyDescriptor);
     if (state.handle !== undefined) return state.handle as ListState<T>;
     const empty: readonly T[] = Object.freeze([]);
+    const ttl = state.decl.ttl;
+    if (ttl !== undefined) {
+      const handle: ListState<T> = this.ttlListState<T>(state, ttl.ttlMs, ttl.refreshOnRead, empty);
+      state.handle = handle;
+      return handle;
+    }
     const read = (now: number): T[] | undefined => {
       const k = this.key();
       const t = this.table(state, false);
@@ -353,12 +425,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         const list = read(now);
         if (list === undefined)
           this.writeCell(state, this.table(state, true)!, this.key(), [value], now);
-        else {
-          list.push(value);
-          // A write restarts the lifetime.
-          if (state.decl.ttl !== undefined)
-            this.writeCell(state, this.table(state, true)!, this.key(), list, now);
-        }
+        else list.push(value);
       },
       update: (values: readonly T[]) => {
         const k = this.key();
@@ -370,6 +437,65 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     };
     state.handle = handle;
     return handle;
+  }
+
+  /** A list state with a TTL: each element lives `ttlMs` after it was added (or last read, with refresh). */
+  private ttlListState<T>(
+    state: HeapState,
+    ttlMs: number,
+    refreshOnRead: boolean,
+    empty: readonly T[],
+  ): ListState<T> {
+    /** The current key's list with its expired elements dropped (and the list once all are). */
+    const live = (now: number): TtlListCell | undefined => {
+      const k = this.key();
+      const t = this.table(state, false);
+      const cell = t?.get(k) as TtlListCell | undefined;
+      if (cell === undefined) return undefined;
+      if (cell.e <= now) {
+        t!.delete(k);
+        return undefined;
+      }
+      pruneList(cell, now);
+      return cell;
+    };
+    const set = (k: Key, v: unknown[], e: number) => {
+      this.table(state, true)!.set(k, { v, es: v.map(() => e), e, m: e } satisfies TtlListCell);
+    };
+    return {
+      get: () => {
+        const now = this.now(state);
+        const cell = live(now);
+        if (cell === undefined) return empty;
+        if (refreshOnRead) {
+          cell.e = cell.m = now + ttlMs;
+          cell.es.fill(cell.e);
+        }
+        return cell.v as T[];
+      },
+      add: (value: T) => {
+        const now = this.now(state);
+        const cell = live(now);
+        const e = now + ttlMs;
+        if (cell === undefined) set(this.key(), [value], e);
+        else {
+          cell.v.push(value);
+          cell.es.push(e);
+          if (e > cell.e) cell.e = e;
+          if (e < cell.m) cell.m = e;
+        }
+      },
+      update: (values: readonly T[]) => {
+        const k = this.key();
+        const now = this.now(state);
+        if (values.length === 0) {
+          this.table(state, false)?.delete(k);
+          return;
+        }
+        set(k, [...values], now + ttlMs);
+      },
+      clear: () => this.clearCell(state),
+    };
   }
 
   getMapState<MK, MV>(descriptor: string | MapStateDescriptor<MK, MV>): MapState<MK, MV> {
@@ -387,8 +513,12 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
       return m;
     };
     const ttl = state.decl.ttl;
-    const live = (m: Map<MK, unknown>, now: number) =>
-      new LiveEntries<MK, MV>(m as Map<MK, TtlCell>, now);
+    const live = (m: Map<MK, unknown>, now: number, read: boolean) =>
+      new LiveEntries<MK, MV>(
+        m as Map<MK, TtlCell>,
+        now,
+        read && ttl!.refreshOnRead ? now + ttl!.ttlMs : undefined,
+      );
     const handle: MapState<MK, MV> = {
       get: (mk) => {
         const now = this.now(state);
@@ -416,7 +546,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         const m = inner(false);
         if (m === undefined) return new Map<MK, MV>().entries();
         // Without a TTL the stored values are the values: iterate the map itself, no generator.
-        return ttl === undefined ? (m.entries() as IterableIterator<[MK, MV]>) : live(m, now);
+        return ttl === undefined ? (m.entries() as IterableIterator<[MK, MV]>) : live(m, now, true);
       },
       size: () => {
         const now = this.now(state);
@@ -424,7 +554,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         if (m === undefined) return 0;
         if (ttl === undefined) return m.size;
         let n = 0;
-        for (const _ of live(m, now)) n++;
+        for (const _ of live(m, now, false)) n++;
         return n;
       },
       clear: () => this.clearCell(state),
@@ -527,8 +657,15 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     for (const [ns, table] of state.byNs) {
       const c = table.get(key);
       if (c === undefined) continue;
-      if (state.decl.ttl !== undefined && state.decl.kind !== 'map' && (c as TtlCell).e <= now)
-        continue;
+      if (state.decl.ttl !== undefined) {
+        if (state.decl.kind !== 'map') {
+          if ((c as TtlCell).e <= now) continue;
+        } else {
+          let alive = false;
+          for (const cell of (c as Map<unknown, TtlCell>).values()) if (cell.e > now) alive = true;
+          if (!alive) continue;
+        }
+      } else if (state.decl.kind === 'map' && (c as Map<unknown, unknown>).size === 0) continue;
       out.push(ns);
     }
     return out;
@@ -566,6 +703,23 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
             table.delete(key);
             continue;
           }
+          if (ttl && decl.kind === 'list') {
+            const cell = c as TtlListCell;
+            pruneList(cell, now);
+            builder.add(
+              key,
+              makeRow(
+                decl.name,
+                key,
+                ns,
+                null,
+                cell.v.map((e) => s.toJson(e)),
+                cell.e,
+                distinctExpiries(cell.es, cell.e),
+              ),
+            );
+            continue;
+          }
           const v = ttl ? (c as TtlCell).v : c;
           const json =
             decl.kind === 'list' ? (v as unknown[]).map((e) => s.toJson(e)) : s.toJson(v);
@@ -582,7 +736,10 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     for (const [name, { meta, rows }] of this.restored.all()) {
       states[name] = meta;
       for (const r of rows)
-        builder.add(r.key, makeRow(name, r.key, r.namespace, r.userKey, r.value, r.expiresAt));
+        builder.add(
+          r.key,
+          makeRow(name, r.key, r.namespace, r.userKey, r.value, r.expiresAt, r.elementExpiresAt),
+        );
     }
     return { keyed: builder.build(), states };
   }

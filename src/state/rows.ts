@@ -9,8 +9,11 @@ import type { Namespace } from './keyed-state-backend.js';
  * `[state, key, namespace, userKey, value, expiresAt]`. `userKey` is the
  * serialized map key for map state and `null` otherwise; `value` is the
  * serializer's JSON (for list state, an array of element JSON); `expiresAt`
- * is an absolute processing time in milliseconds. The first four elements
- * identify the entry (see `ROW_IDENTITY_LENGTH`).
+ * is an absolute processing time in milliseconds. List elements expire one
+ * by one: a list row whose elements expire at different times has a seventh
+ * element, the expiry of each element (`expiresAt` is then the latest); a
+ * row without it has all elements expire at `expiresAt`. The first four
+ * elements identify the entry (see `ROW_IDENTITY_LENGTH`).
  */
 export type StateRow = Json[];
 
@@ -25,6 +28,8 @@ export interface ParsedRow {
   readonly userKey: Json;
   readonly value: Json;
   readonly expiresAt: number | undefined;
+  /** List state with a TTL: the expiry of each element, when they differ. */
+  readonly elementExpiresAt: readonly number[] | undefined;
 }
 
 /** Builds a snapshot row. */
@@ -35,11 +40,22 @@ export function makeRow(
   userKey: Json,
   value: Json,
   expiresAt: number | undefined,
+  elementExpiresAt?: readonly number[],
 ): StateRow {
   const keyJson = encodeKey(key);
-  return expiresAt === undefined
-    ? [state, keyJson, namespace, userKey, value]
-    : [state, keyJson, namespace, userKey, value, expiresAt];
+  if (expiresAt === undefined) return [state, keyJson, namespace, userKey, value];
+  return elementExpiresAt === undefined
+    ? [state, keyJson, namespace, userKey, value, expiresAt]
+    : [state, keyJson, namespace, userKey, value, expiresAt, [...elementExpiresAt]];
+}
+
+/** Element expiries as rows store them: omitted when every element expires at `expiresAt`. */
+export function distinctExpiries(
+  expiries: readonly number[],
+  expiresAt: number,
+): readonly number[] | undefined {
+  for (const e of expiries) if (e !== expiresAt) return expiries;
+  return undefined;
 }
 
 /** Reads a snapshot row; fails with a WeirError on anything else. */
@@ -49,7 +65,8 @@ export function parseRow(entry: Json, operatorId: string): ParsedRow {
     entry.length < 5 ||
     typeof entry[0] !== 'string' ||
     typeof entry[2] !== 'string' ||
-    (entry.length > 5 && typeof entry[5] !== 'number')
+    (entry.length > 5 && typeof entry[5] !== 'number') ||
+    (entry.length > 6 && !validElementExpiries(entry[4]!, entry[6]!))
   ) {
     throw new WeirError(
       'INVALID_JOB',
@@ -64,5 +81,15 @@ export function parseRow(entry: Json, operatorId: string): ParsedRow {
     userKey: entry[3]!,
     value: entry[4]!,
     expiresAt: entry.length > 5 ? (entry[5] as number) : undefined,
+    elementExpiresAt: entry.length > 6 ? (entry[6] as number[]) : undefined,
   };
+}
+
+function validElementExpiries(value: Json, expiries: Json): boolean {
+  return (
+    Array.isArray(value) &&
+    Array.isArray(expiries) &&
+    expiries.length === value.length &&
+    expiries.every((e) => typeof e === 'number')
+  );
 }

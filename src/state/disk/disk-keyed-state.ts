@@ -36,6 +36,7 @@ import {
   type DeclaredState,
   declareState,
   noCurrentKey,
+  type TtlPolicy,
 } from '../declared-state.js';
 import {
   type BackendSnapshotContext,
@@ -45,7 +46,7 @@ import {
 } from '../keyed-state-backend.js';
 import { QueryableValueStates } from '../queryable-value-states.js';
 import { conflictingMeta } from '../restored-rows.js';
-import { parseRow, ROW_IDENTITY_LENGTH } from '../rows.js';
+import { distinctExpiries, parseRow, ROW_IDENTITY_LENGTH } from '../rows.js';
 import { ChangeTracker, type SnapshotPlan } from './change-tracker.js';
 import {
   type DiskRowAccess,
@@ -121,6 +122,8 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
   private readonly incremental: boolean;
   private readonly cleanupPerAccess: number;
   private readonly cleanupPerSnapshot: number;
+  /** Processing time of the restore: restored rows without an expiry in a TTL state live from then. */
+  private restoredAt: number | undefined;
   private disposed = false;
 
   constructor(
@@ -233,6 +236,14 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
     this.dirty = new Map();
   }
 
+  /**
+   * When a cell of a TTL state expires: at its stored expiry or, for a row
+   * restored without one (the TTL is new), `ttlMs` after the restore.
+   */
+  private expiryOf(ttl: TtlPolicy, cell: Cell): number {
+    return cell[1] ?? (this.restoredAt ?? this.clock.now()) + ttl.ttlMs;
+  }
+
   /** Reads a cell's value honouring TTL: expired cells are deleted and read as absent. */
   private readValue(decl: DeclaredState, k: string, now: number): Json | undefined {
     const raw = this.read(k);
@@ -240,14 +251,75 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
     const cell = decodeCell(raw);
     const ttl = decl.ttl;
     if (ttl !== undefined) {
-      const e = cell[1];
-      if (e !== undefined && e <= now) {
+      if (this.expiryOf(ttl, cell) <= now) {
         this.write(k, null);
         return undefined;
       }
       if (ttl.refreshOnRead) this.write(k, encodeCell(cell[0], now + ttl.ttlMs));
     }
     return cell[0];
+  }
+
+  /**
+   * The unexpired elements of a list with their expiries; expired elements
+   * are dropped from the stored list (the row, once none is left). A read
+   * (`read`) of an `'on-read-and-write'` list restarts every element's lifetime.
+   */
+  private readList(
+    decl: DeclaredState,
+    k: string,
+    now: number,
+    read: boolean,
+  ): { values: Json[]; expiries: number[] } | undefined {
+    const raw = this.read(k);
+    if (raw === undefined) return undefined;
+    const cell = decodeCell(raw);
+    const all = cell[0] as Json[];
+    const ttl = decl.ttl;
+    if (ttl === undefined) return { values: all, expiries: [] };
+    const e = this.expiryOf(ttl, cell);
+    if (e <= now) {
+      this.write(k, null);
+      return undefined;
+    }
+    const stored = cell[2] ?? all.map(() => e);
+    const values: Json[] = [];
+    const expiries: number[] = [];
+    for (let i = 0; i < all.length; i++) {
+      if (stored[i]! > now) {
+        values.push(all[i]!);
+        expiries.push(stored[i]!);
+      }
+    }
+    let changed = values.length < all.length;
+    if (read && ttl.refreshOnRead) {
+      expiries.fill(now + ttl.ttlMs);
+      changed = true;
+    }
+    if (changed) this.writeList(k, values, expiries);
+    return { values, expiries };
+  }
+
+  /** Writes a list of a TTL state with the expiry of each element. */
+  private writeList(k: string, values: Json[], expiries: readonly number[]): void {
+    let latest = Number.NEGATIVE_INFINITY;
+    for (const e of expiries) if (e > latest) latest = e;
+    this.write(k, encodeCell(values, latest, distinctExpiries(expiries, latest)));
+  }
+
+  /** Appends an element to the current list; with a TTL it lives `ttlMs` from now. */
+  private appendList(decl: DeclaredState, k: string, json: Json, now: number): void {
+    const ttl = decl.ttl;
+    const list = this.readList(decl, k, now, false);
+    const values = list?.values ?? [];
+    values.push(json);
+    if (ttl === undefined) {
+      this.write(k, encodeCell(values, undefined));
+      return;
+    }
+    const expiries = list?.expiries ?? [];
+    expiries.push(now + ttl.ttlMs);
+    this.writeList(k, values, expiries);
   }
 
   private writeValue(decl: DeclaredState, k: string, json: Json, now: number): void {
@@ -328,7 +400,7 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
           decl.kind === 'list'
             ? (cell[0] as Json[]).map((e) => s.toJson(s.fromJson(e, version)))
             : s.toJson(s.fromJson(cell[0], version));
-        const value = encodeCell(json, cell[1]);
+        const value = encodeCell(json, cell[1], cell[2]);
         const parts = splitRowKey(k);
         if (ks !== undefined && parts.userKeyJson !== undefined) {
           const uk = JSON.stringify(
@@ -359,6 +431,7 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
    * deleting expired ones; wraps around at the end. Returns rows examined.
    */
   private sweep(state: DiskState, now: number, limit: number): number {
+    const ttl = state.decl!.ttl!;
     const prefix = `${state.stateId}${SEP}`;
     const expired: string[] = [];
     let examined = 0;
@@ -373,8 +446,7 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
       examined++;
       last = k;
       if (this.dirty.has(k)) continue; // a newer value is pending
-      const e = decodeCell(raw)[1];
-      if (e !== undefined && e <= now) expired.push(k);
+      if (this.expiryOf(ttl, decodeCell(raw)) <= now) expired.push(k);
     }
     state.sweepCursor = examined < limit ? undefined : last;
     for (const k of expired) this.write(k, null);
@@ -391,15 +463,27 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
       entryKey: (mapKeyJson) => this.checkLength(state, `${this.rowKey(state)}${SEP}${mapKeyJson}`),
       readValue: (k, now) => this.readValue(state.decl!, k, now),
       writeValue: (k, json, now) => this.writeValue(state.decl!, k, json, now),
+      readList: (k, now) => this.readList(state.decl!, k, now, true)?.values,
+      appendList: (k, json, now) => this.appendList(state.decl!, k, json, now),
       remove: (k) => this.write(k, null),
-      mapRows: (now) => {
+      mapRows: (now, read) => {
         this.flush();
+        const ttl = state.decl?.ttl;
         const prefix = `${this.rowKey(state)}${SEP}`;
         const out: [string, Json, Json][] = [];
+        const expired: string[] = [];
         for (const [k, raw] of this.store.range(prefix, prefixEnd(prefix))) {
           const cell = decodeCell(raw);
-          if (state.decl?.ttl !== undefined && cell[1] !== undefined && cell[1] <= now) continue;
+          if (ttl !== undefined && this.expiryOf(ttl, cell) <= now) {
+            expired.push(k);
+            continue;
+          }
           out.push([k, JSON.parse(k.slice(prefix.length)) as Json, cell[0]]);
+        }
+        // Written after the scan: the store is not written while a range is open.
+        for (const k of expired) this.write(k, null);
+        if (read && ttl?.refreshOnRead === true) {
+          for (const [k, , v] of out) this.write(k, encodeCell(v, now + ttl.ttlMs));
         }
         return out;
       },
@@ -444,16 +528,13 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
     const state = this.states.get(stateName);
     if (state === undefined) return;
     this.flush();
-    const ttl = state.decl?.ttl !== undefined;
+    const ttl = state.decl?.ttl;
     const now = this.clock.now();
     const prefix = `${state.stateId}${SEP}`;
     let previous: string | undefined;
     for (const chunk of this.chunks(prefix, prefixEnd(prefix))) {
       for (const [k, raw] of chunk) {
-        if (ttl) {
-          const e = decodeCell(raw)[1];
-          if (e !== undefined && e <= now) continue;
-        }
+        if (ttl !== undefined && this.expiryOf(ttl, decodeCell(raw)) <= now) continue;
         const parts = splitRowKey(k);
         const pair = `${parts.keyJson}${SEP}${parts.namespaceJson}`;
         if (pair === previous) continue;
@@ -468,15 +549,12 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
     const part = this.currentKeyPart();
     if (state === undefined) return [];
     this.flush();
-    const ttl = state.decl?.ttl !== undefined;
+    const ttl = state.decl?.ttl;
     const now = this.clock.now();
     const prefix = `${state.stateId}${SEP}${part}${SEP}`;
     const seen = new Set<string>();
     for (const [k, raw] of this.store.range(prefix, prefixEnd(prefix))) {
-      if (ttl) {
-        const e = decodeCell(raw)[1];
-        if (e !== undefined && e <= now) continue;
-      }
+      if (ttl !== undefined && this.expiryOf(ttl, decodeCell(raw)) <= now) continue;
       seen.add(JSON.parse(splitRowKey(k).namespaceJson) as string);
     }
     return [...seen];
@@ -492,8 +570,12 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
     return out;
   }
 
-  /** The snapshot row of a stored row. */
-  private row(state: DiskState, parts: RowKeyParts, cell: Cell): Json[] {
+  /**
+   * The snapshot row of a stored (unexpired) row: with its expiry if the
+   * state has a TTL (as restored if it is not declared yet), and only the
+   * unexpired elements of a list whose elements expire at different times.
+   */
+  private row(state: DiskState, parts: RowKeyParts, cell: Cell, now: number): Json[] {
     const row: Json[] = [
       state.name,
       JSON.parse(parts.keyJson) as Json,
@@ -501,7 +583,33 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
       parts.userKeyJson === undefined ? null : (JSON.parse(parts.userKeyJson) as Json),
       cell[0],
     ];
-    if (cell[1] !== undefined) row.push(cell[1]);
+    if (state.decl === undefined) {
+      if (cell[1] !== undefined) row.push(cell[1]);
+      if (cell[2] !== undefined) row.push(cell[2]);
+      return row;
+    }
+    const ttl = state.decl.ttl;
+    if (ttl === undefined) return row;
+    const stored = cell[2];
+    if (stored === undefined) {
+      row.push(this.expiryOf(ttl, cell));
+      return row;
+    }
+    const all = cell[0] as Json[];
+    const values: Json[] = [];
+    const expiries: number[] = [];
+    let latest = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < all.length; i++) {
+      const e = stored[i]!;
+      if (e <= now) continue;
+      values.push(all[i]!);
+      expiries.push(e);
+      if (e > latest) latest = e;
+    }
+    row[4] = values;
+    row.push(latest);
+    const distinct = distinctExpiries(expiries, latest);
+    if (distinct !== undefined) row.push([...distinct]);
     return row;
   }
 
@@ -549,18 +657,18 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
     const groups: Record<string, Json[]> = {};
     const expired: string[] = [];
     for (const state of this.states.values()) {
-      const ttl = state.decl?.ttl !== undefined;
+      const ttl = state.decl?.ttl;
       const prefix = `${state.stateId}${SEP}`;
       for (const [k, raw] of this.store.range(prefix, prefixEnd(prefix))) {
         const cell = decodeCell(raw);
-        if (ttl && cell[1] !== undefined && cell[1] <= now) {
+        if (ttl !== undefined && this.expiryOf(ttl, cell) <= now) {
           expired.push(k);
           continue;
         }
         const parts = splitRowKey(k);
         const g = String(parts.keyGroup);
         const list = groups[g];
-        const row = this.row(state, parts, cell);
+        const row = this.row(state, parts, cell, now);
         if (list === undefined) groups[g] = [row];
         else list.push(row);
       }
@@ -583,12 +691,12 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
       if (group === undefined) groups[g] = group = { put: [], remove: [] };
       const raw = this.store.get(k);
       const cell = raw === undefined ? undefined : decodeCell(raw);
-      const ttl = state.decl?.ttl !== undefined;
-      if (cell === undefined || (ttl && cell[1] !== undefined && cell[1] <= now)) {
+      const ttl = state.decl?.ttl;
+      if (cell === undefined || (ttl !== undefined && this.expiryOf(ttl, cell) <= now)) {
         if (cell !== undefined) expired.push(k);
-        group.remove.push(this.row(state, parts, [null]).slice(0, ROW_IDENTITY_LENGTH));
+        group.remove.push(this.row(state, parts, [null], now).slice(0, ROW_IDENTITY_LENGTH));
       } else {
-        group.put.push(this.row(state, parts, cell));
+        group.put.push(this.row(state, parts, cell, now));
       }
     }
     for (const k of expired) this.write(k, null);
@@ -597,6 +705,7 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
   }
 
   restore(restored: RestoredState): void {
+    this.restoredAt ??= this.clock.now();
     for (const [name, meta] of restored.states ?? new Map<string, StateMeta>()) {
       const state = this.stateFor(name);
       const known = state.restoredMeta;
@@ -623,7 +732,10 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
         }
         let k = `${state.stateId}${SEP}${kg}${SEP}${JSON.stringify((entry as Json[])[1])}${SEP}${JSON.stringify(row.namespace)}`;
         if (meta.kind === 'map') k += `${SEP}${JSON.stringify(row.userKey)}`;
-        rows.push([this.checkLength(state, k), encodeCell(row.value, row.expiresAt)]);
+        rows.push([
+          this.checkLength(state, k),
+          encodeCell(row.value, row.expiresAt, row.elementExpiresAt),
+        ]);
       }
       // In key order, B-tree inserts append instead of splitting pages all over.
       rows.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));

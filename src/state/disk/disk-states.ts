@@ -24,9 +24,20 @@ export interface DiskRowAccess {
   /** A cell's value JSON, or undefined if absent or expired (an expired cell is deleted). */
   readValue(k: string, now: number): Json | undefined;
   writeValue(k: string, json: Json, now: number): void;
+  /**
+   * The unexpired elements of a list (element JSON), or undefined if none;
+   * expired elements are dropped. A read: restarts lifetimes with `'on-read-and-write'`.
+   */
+  readList(k: string, now: number): Json[] | undefined;
+  /** Appends an element (JSON) to a list; with a TTL the element lives `ttlMs` from now. */
+  appendList(k: string, json: Json, now: number): void;
   remove(k: string): void;
-  /** Unexpired entries of the current key's map: [row key, map key JSON, value JSON]. */
-  mapRows(now: number): [string, Json, Json][];
+  /**
+   * Unexpired entries of the current key's map: [row key, map key JSON,
+   * value JSON]; expired ones are deleted. With `read`, an `'on-read-and-write'`
+   * TTL restarts for each entry returned.
+   */
+  mapRows(now: number, read: boolean): [string, Json, Json][];
 }
 
 /** A value state over `access`. */
@@ -40,7 +51,9 @@ export function diskValueState<T>(access: DiskRowAccess, decl: DeclaredState): V
     },
     update: (value: T) => {
       const now = access.now(decl);
-      access.writeValue(access.rowKey(), s.toJson(value), now);
+      // Like Flink's update(null): no value is no entry.
+      if (value === undefined) access.remove(access.rowKey());
+      else access.writeValue(access.rowKey(), s.toJson(value), now);
     },
     clear: () => {
       access.now(decl);
@@ -55,15 +68,12 @@ export function diskListState<T>(access: DiskRowAccess, decl: DeclaredState): Li
   return {
     get: () => {
       const now = access.now(decl);
-      const json = access.readValue(access.rowKey(), now) as Json[] | undefined;
+      const json = access.readList(access.rowKey(), now);
       return json === undefined ? [] : json.map((e) => s.fromJson(e, s.version) as T);
     },
     add: (value: T) => {
       const now = access.now(decl);
-      const k = access.rowKey();
-      const json = (access.readValue(k, now) as Json[] | undefined) ?? [];
-      json.push(s.toJson(value));
-      access.writeValue(k, json, now);
+      access.appendList(access.rowKey(), s.toJson(value), now);
     },
     update: (values: readonly T[]) => {
       const now = access.now(decl);
@@ -109,17 +119,17 @@ export function diskMapState<MK, MV>(access: DiskRowAccess, decl: DeclaredState)
     entries: () => {
       const now = access.now(decl);
       const result = access
-        .mapRows(now)
+        .mapRows(now, true)
         .map(
           ([, mk, v]) =>
             [ks.fromJson(mk, ks.version) as MK, s.fromJson(v, s.version) as MV] as [MK, MV],
         );
       return result[Symbol.iterator]();
     },
-    size: () => access.mapRows(access.now(decl)).length,
+    size: () => access.mapRows(access.now(decl), false).length,
     clear: () => {
       access.now(decl);
-      for (const [k] of access.mapRows(Number.NEGATIVE_INFINITY)) access.remove(k);
+      for (const [k] of access.mapRows(Number.NEGATIVE_INFINITY, false)) access.remove(k);
     },
   };
 }

@@ -9,7 +9,9 @@ import type { Json } from '../../core/snapshot.js';
  * characters). Rows of one state are contiguous, and within a state rows of
  * one (key group, key, namespace) are contiguous, so map state and
  * per-state scans are prefix ranges. A row value is the JSON text of
- * `[valueJson]` or `[valueJson, expiresAt]`.
+ * `[valueJson]`, `[valueJson, expiresAt]` or, for a list whose elements
+ * expire at different times, `[valueJson, expiresAt, elementExpiries]`
+ * (`expiresAt` is then the latest element expiry).
  */
 export const SEP = '\u0001';
 
@@ -45,12 +47,19 @@ export function splitRowKey(rowKey: string): RowKeyParts {
 }
 
 /** Encodes a stored cell. */
-export function encodeCell(value: Json, expiresAt: number | undefined): string {
-  return JSON.stringify(expiresAt === undefined ? [value] : [value, expiresAt]);
+export function encodeCell(
+  value: Json,
+  expiresAt: number | undefined,
+  elementExpiries?: readonly number[],
+): string {
+  if (expiresAt === undefined) return JSON.stringify([value]);
+  return JSON.stringify(
+    elementExpiries === undefined ? [value, expiresAt] : [value, expiresAt, elementExpiries],
+  );
 }
 
-/** A stored cell: `[value]` or `[value, expiresAt]`. */
-export type Cell = [Json, number?];
+/** A stored cell: `[value]`, `[value, expiresAt]` or `[list, expiresAt, elementExpiries]`. */
+export type Cell = [Json, number?, number[]?];
 
 export function decodeCell(text: string): Cell {
   return JSON.parse(text) as Cell;
