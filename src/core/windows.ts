@@ -112,7 +112,7 @@ function positive(name: string, n: number): number {
 function offsetWithin(offset: number, period: number): number {
   if (!Number.isInteger(offset) || Math.abs(offset) >= period) {
     throw invalidArgument(
-      `window offset must be a whole number of ms smaller than ${period}, got ${offset}`,
+      `window offset must be a whole number of ms smaller than ${period}, got ${offset}: |offset| must be below ${period} ms (the size of tumbling windows, the slide of sliding ones, the max size of cumulative ones)`,
     );
   }
   return offset;

@@ -450,10 +450,13 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   /** End of the first window containing the slice that ends at `sliceEnd`. */
   private firstEndOf(sliceEnd: number): number {
     const { size, slide, offset } = this.spec;
-    // The smallest aligned start >= sliceEnd - size. Window ends are aligned to
-    // offset + size (mod slide), which differs from the starts' alignment when
-    // size is not a multiple of slide.
-    return windowStart(sliceEnd - size - 1, offset, slide) + slide + size;
+    // The smallest window end >= sliceEnd. Window ends are aligned to offset + size
+    // (mod slide), which differs from the starts' alignment when size is not a multiple
+    // of slide. Counted up from sliceEnd, not down from sliceEnd - size - 1: near the
+    // smallest event time that would leave the range where every whole ms is a number,
+    // and the window would be skipped.
+    const r = (offset + size - sliceEnd) % slide;
+    return sliceEnd + (r < 0 ? r + slide : r);
   }
 
   /** End of the last window containing the slice that ends at `sliceEnd`. */
