@@ -1,6 +1,6 @@
 /**
  * What exact DECIMAL arithmetic costs per row: Nexmark q1's and q14's `0.908 * price` (BIGINT
- * times DECIMAL(4, 3), a DECIMAL(23, 3)), in one process, on the same prices, CPU-seconds of
+ * times DECIMAL(4, 3), a DECIMAL(24, 3)), in one process, on the same prices, CPU-seconds of
  * - the exact product as Weir computes it today (`multiplyByConstant`: a double product while
  *   it is a safe integer, held as a bigint, so one `BigInt` allocated per row);
  * - the same scaled integer kept as a number, with the check that would fall back to a

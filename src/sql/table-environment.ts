@@ -98,7 +98,7 @@ const DEFAULT_PARALLELISM = 'parallelism.default';
 /** Flink's experimental window emit options (`early-fire.*`, `late-fire.*`, `allow-lateness`). */
 const EMIT_OPTIONS_PREFIX = 'table.exec.emit.';
 
-/** A column of a query result: its name and SQL type (e.g. `DECIMAL(23, 3)`). */
+/** A column of a query result: its name and SQL type (e.g. `DECIMAL(24, 3)`). */
 export interface ResultColumn {
   readonly name: string;
   readonly type: string;

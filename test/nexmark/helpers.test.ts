@@ -29,7 +29,7 @@ describe('Nexmark query helpers (SQL semantics)', () => {
     ]);
   });
 
-  it('prints 0.908 * price exactly, as DECIMAL(23, 3)', () => {
+  it('prints 0.908 * price exactly, as DECIMAL(24, 3)', () => {
     for (const price of [1, 100, 12_345, 99_999_999, 1_101_322, 55_066_079]) {
       const exact = price * 908;
       const expected = `${Math.floor(exact / 1000)}.${String(exact % 1000).padStart(3, '0')}`;

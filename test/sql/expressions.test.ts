@@ -124,8 +124,8 @@ describe('integer arithmetic', () => {
 });
 
 describe('DECIMAL', () => {
-  it('multiplies exactly with the scale in the type (q1: DECIMAL(4, 3) * BIGINT is DECIMAL(23, 3))', () => {
-    expect(typeOf('0.908 * p')).toBe('DECIMAL(23, 3)');
+  it('multiplies exactly with the scale in the type (q1: DECIMAL(4, 3) * BIGINT is DECIMAL(24, 3), as Flink: p1 + p2 + 1)', () => {
+    expect(typeOf('0.908 * p')).toBe('DECIMAL(24, 3)');
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 53 - 1 }), (p) => {
         const v = evaluate('0.908 * p', { p }) as bigint;

@@ -112,7 +112,7 @@ export function hourOfDay(time: number): number {
 }
 
 /**
- * `0.908 * price` as Flink's exact DECIMAL(23, 3) prints it, from the double `price * 0.908`
+ * `0.908 * price` as Flink's exact DECIMAL(24, 3) prints it, from the double `price * 0.908`
  * (its error is far below 0.0005 for any price, so rounding recovers the exact decimal).
  */
 export function euroDecimal(euros: number): string {

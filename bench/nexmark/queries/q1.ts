@@ -2,7 +2,7 @@
 import { bids, euroDecimal } from './common.js';
 import type { NexmarkQuery } from './query.js';
 
-/** A row of q1; `price` is in euro cents (a double; the SQL type is DECIMAL(23, 3)). */
+/** A row of q1; `price` is in euro cents (a double; the SQL type is DECIMAL(24, 3)). */
 export interface Q1Row {
   readonly auction: number;
   readonly bidder: number;

@@ -40,7 +40,8 @@ export function arithmeticType(
       return adjusted(whole + scale, scale, nullable);
     }
     case '*':
-      return adjusted(da.precision + db.precision, da.scale + db.scale, nullable);
+      // One digit more than the factors' together, as Flink's (Hive's) rule has it.
+      return adjusted(da.precision + db.precision + 1, da.scale + db.scale, nullable);
     case '/': {
       const whole = da.precision - da.scale + db.scale;
       let scale = Math.max(6, da.scale + db.precision + 1);

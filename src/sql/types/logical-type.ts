@@ -133,7 +133,7 @@ export function asDecimal(t: LogicalType): { precision: number; scale: number } 
   return undefined;
 }
 
-/** Flink's rendering of a type, e.g. `DECIMAL(23, 3) NOT NULL`, `VARCHAR(2147483647)` as `STRING`. */
+/** Flink's rendering of a type, e.g. `DECIMAL(24, 3) NOT NULL`, `VARCHAR(2147483647)` as `STRING`. */
 export function formatType(t: LogicalType): string {
   const notNull = t.kind !== 'NULL' && !t.nullable ? ' NOT NULL' : '';
   switch (t.kind) {

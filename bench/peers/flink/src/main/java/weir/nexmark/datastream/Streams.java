@@ -96,7 +96,7 @@ public final class Streams {
     return out;
   }
 
-  /** {@code 0.908 * price} as the exact DECIMAL(23, 3) Flink prints, from the double. */
+  /** {@code 0.908 * price} as the exact DECIMAL(24, 3) Flink prints, from the double. */
   public static BigDecimal euroDecimal(double euros) {
     return BigDecimal.valueOf(Math.round(euros * 1000), 3);
   }
