@@ -249,13 +249,24 @@ export class TableEnvironment {
       computed: undefined,
     }));
     const names = columns.map((c) => c.name);
+    // A stream of plain values (numbers, strings, dates) is a table of one column, as Flink
+    // makes an atomic type its column `f0`.
+    const atomic = (v: unknown): boolean =>
+      v === null || typeof v !== 'object' || v instanceof Date;
+
     const readers = columns.map((c) => externalValueReader(c.type, name, c.name));
     const convert = readers.some((r) => r !== undefined);
     const rows = stream
       .map((v: T): Row => {
         const row: Row = Array.isArray(v)
           ? (v as Row)
-          : names.map((n) => (v as Record<string, unknown>)[n] ?? null);
+          : atomic(v)
+            ? names.length === 1
+              ? [v]
+              : sqlError(
+                  `fromDataStream '${name}': a record of ${names.length} columns must be an array or an object, not ${v === null ? 'null' : typeof v}`,
+                )
+            : names.map((n) => (v as Record<string, unknown>)[n] ?? null);
         if (!convert) return row;
         // A fresh array: the record itself may be the program's own, read again elsewhere.
         return row.map((x, i) => (readers[i] === undefined ? x : readers[i](x)));
@@ -694,6 +705,7 @@ export class TableEnvironment {
             `CREATE FUNCTION ... LANGUAGE ${language}: Weir runs TYPESCRIPT (or JAVASCRIPT) functions`,
             statement.at,
           );
+        if (statement.ifNotExists && this.functions.has(statement.name)) return 0;
         this.functions.register(
           statement.name,
           loadedFunction(statement.className, process.cwd(), statement.at),

@@ -503,10 +503,12 @@ export function callFunction(
   at: SourcePosition,
   raw: readonly Expr[],
 ): Compiled {
+  // A function registered under a built-in's name shadows it (as Flink resolves a temporary
+  // system function before the built-in one).
+  const user = compileUserFunction(name, args, g, at);
+  if (user !== undefined) return user;
   const fn = FUNCTIONS[name] ?? FUNCTION_FAMILIES[name];
   if (fn === undefined) {
-    const user = compileUserFunction(name, args, g, at);
-    if (user !== undefined) return user;
     const notYet = AGGREGATES_NOT_YET[name];
     if (notYet !== undefined) return sqlError(`aggregate ${name}: ${notYet}`, at);
     return sqlError(`unknown function ${name}: not supported by Weir SQL yet`, at);

@@ -7,6 +7,7 @@
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DEFAULT_CATALOG, DEFAULT_DATABASE, objectName } from '../catalog/catalog.js';
 import { coerce } from '../expressions/cast.js';
 import type { CodeGen, Compiled } from '../expressions/code-gen.js';
 import { parseDataType } from '../parser/parser.js';
@@ -63,8 +64,9 @@ export function defineAggregateFunction<ACC>(
 /**
  * A table function for SQL (Flink's `TableFunction`, called with `LATERAL TABLE(fn(...))`):
  * `eval` returns the rows for one call (any iterable, possibly empty). With a `ROW<...>`
- * result each row is an array of the fields' values, which name the columns; with another
- * type each row is one value, in a column named `f0`, as in Flink.
+ * result each row is an array of the fields' values, which name the columns, and a `null` row
+ * is skipped (as Flink skips a NULL row or structured value); with another type each row is
+ * one value (`null` too), in a column named `f0`, as in Flink.
  */
 export interface TableFunctionSpec {
   readonly kind: 'table';
@@ -154,6 +156,42 @@ function parseType(text: string, what: string, at: SourcePosition | undefined): 
   }
 }
 
+/**
+ * The key of function `name`: upper-cased, without a leading `default_catalog.default_database.`
+ * or `default_database.` (Flink names a catalog function either way); another catalog or
+ * database is refused, as Flink refuses one that does not exist.
+ */
+function functionKey(name: string, at: SourcePosition | undefined): string {
+  const unqualified = objectName(name);
+  const parts = unqualified.split('.');
+  if (parts.length > 1) {
+    const [catalog, database] = parts.length > 2 ? parts : [DEFAULT_CATALOG, parts[0]];
+    if (catalog !== DEFAULT_CATALOG)
+      sqlError(
+        `function '${name}': catalog '${catalog}' does not exist (Weir SQL has one: ${DEFAULT_CATALOG})`,
+        at,
+      );
+    sqlError(
+      `function '${name}': database '${database}' does not exist in catalog '${catalog}' (Weir SQL has one: ${DEFAULT_DATABASE})`,
+      at,
+    );
+  }
+  return unqualified.toUpperCase();
+}
+
+/**
+ * A ROW-returning table function's `eval` without the NULL rows it gives: Flink's correlate
+ * skips a NULL of a composite type (a row or structured type) the function collects, while a
+ * NULL of an atomic type is a row holding NULL.
+ */
+function withoutNullRows(
+  evaluate: (...args: never[]) => Iterable<unknown>,
+): (...args: never[]) => Iterable<unknown> {
+  return function* (...args: never[]): Iterable<unknown> {
+    for (const row of evaluate(...args)) if (row !== null && row !== undefined) yield row;
+  };
+}
+
 /** The functions of one table environment, by upper-cased name. */
 export class FunctionCatalog {
   private readonly functions = new Map<string, Resolved>();
@@ -161,7 +199,7 @@ export class FunctionCatalog {
   private readonly tables = new Map<string, ResolvedTableFunction>();
 
   register(name: string, fn: unknown, at?: SourcePosition): void {
-    const key = name.toUpperCase();
+    const key = functionKey(name, at);
     if (!isScalarFunction(fn) && !isAggregateFunctionSpec(fn) && !isTableFunctionSpec(fn))
       sqlError(
         `function '${name}' must be made with defineScalarFunction({ arguments, result, eval }), defineAggregateFunction({ arguments, result, createAccumulator, accumulate, getValue }) or defineTableFunction({ arguments, result, eval })`,
@@ -186,7 +224,7 @@ export class FunctionCatalog {
         arguments: types.arguments,
         columns,
         rowResult,
-        eval: fn.eval,
+        eval: rowResult ? withoutNullRows(fn.eval) : fn.eval,
       });
       return;
     }
@@ -201,9 +239,15 @@ export class FunctionCatalog {
     return [...this.functions.keys(), ...this.aggregates.keys(), ...this.tables.keys()];
   }
 
+  /** Whether a function of this name is registered (CREATE FUNCTION IF NOT EXISTS). */
+  has(name: string): boolean {
+    const key = functionKey(name, undefined);
+    return this.functions.has(key) || this.aggregates.has(key) || this.tables.has(key);
+  }
+
   /** Removes a function (DROP FUNCTION); whether there was one of that name. */
-  drop(name: string): boolean {
-    const key = name.toUpperCase();
+  drop(name: string, at?: SourcePosition): boolean {
+    const key = functionKey(name, at);
     return [this.functions, this.aggregates, this.tables].some((m) => m.delete(key));
   }
 
@@ -255,7 +299,14 @@ export function compileUserFunction(
   at: SourcePosition,
 ): Compiled | undefined {
   const fn = active?.get(name);
-  if (fn === undefined) return undefined;
+  if (fn === undefined) {
+    if (active?.table(name) !== undefined)
+      sqlError(
+        `${name} is a table function: it is called in FROM, with LATERAL TABLE(${name}(...)), not as a scalar function`,
+        at,
+      );
+    return undefined;
+  }
   if (args.length !== fn.arguments.length)
     sqlError(
       `${name} takes ${fn.arguments.length} arguments (${fn.arguments.map(formatType).join(', ')}), got ${args.length}`,

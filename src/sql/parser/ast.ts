@@ -462,6 +462,7 @@ export type Statement =
   | {
       readonly kind: 'create-function';
       readonly name: string;
+      readonly ifNotExists: boolean;
       readonly className: string;
       /** `LANGUAGE x`, upper-cased; Weir runs TYPESCRIPT (and JAVASCRIPT) functions. */
       readonly language?: string;

@@ -496,7 +496,7 @@ class Parser {
       };
     }
     if (this.acceptWord('FUNCTION')) {
-      this.acceptWord('IF', 'NOT', 'EXISTS');
+      const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
       const name = this.qualifiedName();
       this.expectWord('AS');
       const t = this.token;
@@ -506,6 +506,7 @@ class Parser {
       return {
         kind: 'create-function',
         name,
+        ifNotExists,
         className: t.text,
         ...(language === undefined ? {} : { language }),
         at,

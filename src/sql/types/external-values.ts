@@ -73,6 +73,26 @@ export function externalValueReader(
               ? decimal(v, v)
               : refuse(v, 'a number, a decimal string or an unscaled bigint');
     }
+    case 'ROW': {
+      // An object is read by field name (as Flink reads a POJO), an array by position; each
+      // field converted as a column of its type would be.
+      const fields = type.fields.map((f) => ({
+        name: f.name,
+        read: externalValueReader(f.type, table, `${column}.${f.name}`),
+      }));
+      const field = (i: number, v: unknown): unknown => {
+        const read = fields[i]?.read;
+        return read === undefined ? (v ?? null) : read(v);
+      };
+      return (v) =>
+        v == null
+          ? null
+          : Array.isArray(v)
+            ? fields.map((_, i) => field(i, v[i]))
+            : typeof v === 'object' && !(v instanceof Date)
+              ? fields.map((f, i) => field(i, (v as Record<string, unknown>)[f.name]))
+              : refuse(v, 'an object with its fields by name, or an array of them in order');
+    }
     default:
       return undefined;
   }
