@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import { runScenario } from './flink-scenario-runner.js';
 
 const ORDERS = `CREATE TABLE orders (
   id INT,
@@ -44,7 +45,7 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
     );
   });
 
-  it('SHOW CATALOGS, DATABASES and the current ones; USE accepts only those', () => {
+  it('SHOW CATALOGS, DATABASES and the current ones; USE accepts only those', async () => {
     const tEnv = fresh();
     const results = answer(
       tEnv,
@@ -58,6 +59,9 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
       ['current database name', [['default_database']]],
     ]);
     expect(() => tEnv.executeSql('USE CATALOG hive')).toThrow(/catalog 'hive' does not exist/);
+    // CalcITCase.testCurrentDatabase: the function names the database USE accepts.
+    const [current] = await runScenario('', ['SELECT CURRENT_DATABASE()']);
+    expect(current?.rows).toEqual(['default_database']);
     expect(() => tEnv.executeSql('USE other')).toThrow(/database 'other' does not exist/);
   });
 

@@ -50,8 +50,8 @@
  * - [stream] testCurrentWatermark, testCurrentWatermarkForNonRowtimeAttribute,
  *   testCurrentWatermarkWithoutAnyAttribute, and [batch] testFilterOnString's SIMILAR TO
  *   queries: ported in current-watermark.test.ts and similar-to.test.ts.
- * - [stream, batch] testCurrentDatabase: Weir has one catalog and database (USE accepts only
- *   those) and no CURRENT_DATABASE() function.
+ * - [stream, batch] testCurrentDatabase: Weir has one catalog and database, so only its first
+ *   query (CURRENT_DATABASE() is default_database) applies: in catalog-statements.test.ts.
  * - [stream] test1, test2 (CREATE TABLE AS over the filesystem and values connectors: plan-only
  *   checks with no rows), testCreateTemporaryTableFromDescriptor (Table API descriptors).
  * - [stream] testIfFunction: the IF over a projection is ported in flink-calc-scenarios.

@@ -20,8 +20,7 @@
  * case), named and optional arguments (the testNamedArgument* cases), ALTER FUNCTION
  * (testAlterFunction*), ADD JAR / SHOW JARS (testUsingAddJar), lookup sources built from a
  * function class (testLookupTableFunction*), specialized functions (testSpecializedFunction*)
- * and the exact texts of Flink's validation messages. Not yet in Weir: `FROM TABLE(f(...))` of
- * a user table function (written here as `FROM LATERAL TABLE(f(...))`).
+ * and the exact texts of Flink's validation messages.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -516,9 +515,9 @@ describe("Flink's FunctionITCase: table functions", () => {
   it('testDynamicCatalogTableFunction: a NULL of an atomic result is a row', async () => {
     const rows = await scenarioRows(
       '',
-      `SELECT T1.s FROM LATERAL TABLE(DynamicStringFunction('Test')) AS T1(s)
+      `SELECT T1.s FROM TABLE(DynamicStringFunction('Test')) AS T1(s)
        UNION ALL
-       SELECT CAST(T2.i AS STRING) FROM LATERAL TABLE(DynamicIntFunction(42)) AS T2(i)
+       SELECT CAST(T2.i AS STRING) FROM TABLE(DynamicIntFunction(42)) AS T2(i)
        UNION ALL
        SELECT CAST(T3.i AS STRING) FROM LATERAL TABLE(DynamicIntFunction(CAST(NULL AS INT))) AS T3(i)`,
       {

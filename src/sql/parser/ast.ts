@@ -209,12 +209,17 @@ export type FromItem =
       readonly columns?: ColumnAliases;
       readonly at: SourcePosition;
     }
-  /** `TABLE(fn(args...))`: the window TVFs TUMBLE, HOP, CUMULATE, SESSION. */
+  /**
+   * `TABLE(fn(args...)) [AS] alias[(column, ...)]`: the window TVFs TUMBLE, HOP, CUMULATE,
+   * SESSION, or a user table function (its rows, as `LATERAL TABLE` alone gives them).
+   */
   | {
       readonly kind: 'table-function';
       readonly name: string;
       readonly args: readonly Expr[];
       readonly alias: string | undefined;
+      /** New names of a user table function's columns, in order. */
+      readonly columns?: readonly string[];
       readonly at: SourcePosition;
     }
   /** `LATERAL TABLE(fn(args...)) [AS] alias[(column, ...)]`: a user table function per row. */

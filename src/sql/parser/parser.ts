@@ -983,7 +983,16 @@ class Parser {
       }
       this.expectSymbol(')');
       this.expectSymbol(')');
-      return { kind: 'table-function', name, args, alias: this.alias(), at: fnAt };
+      const alias = this.alias();
+      const columns = this.columnNames(alias);
+      return {
+        kind: 'table-function',
+        name,
+        args,
+        alias,
+        ...(columns === undefined ? {} : { columns }),
+        at: fnAt,
+      };
     }
     const name = this.qualifiedName();
     let asOf: Expr | undefined;

@@ -29,6 +29,7 @@ import {
 } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import { sessionTimeZone } from '../expressions/session-time-zone.js';
+import { userTableFunction } from '../functions/user-functions.js';
 import type {
   ColumnAliases,
   Expr,
@@ -414,6 +415,13 @@ function planFrom(
     case 'subquery':
       return requalify(renamed(planQuery(item.query, ctx), item, 'the query'), item.alias);
     case 'table-function':
+      if (!WINDOW_TVFS.has(item.name) && userTableFunction(item.name) !== undefined) {
+        // `FROM TABLE(fn('a,b')) AS T(s)`: a user table function's rows, as LATERAL TABLE alone.
+        const { columns, ...call } = item;
+        return planFrom({ ...call, kind: 'lateral', columns }, ctx, where, names);
+      }
+      if (item.columns !== undefined)
+        sqlError(`a column list after TABLE(${item.name}(...)) is not supported`, item.at);
       return requalify(planWindowTvf(item, ctx, names), item.alias);
     case 'lateral': {
       // `FROM LATERAL TABLE(fn('a,b'))` alone: joined to one row of no columns (Calcite's VALUES ()).
@@ -500,8 +508,11 @@ function planWindowTvf(
   names?: ReadonlySet<string>,
 ): Relation {
   const { name, args, at } = item;
-  if (name !== 'TUMBLE' && name !== 'HOP' && name !== 'CUMULATE' && name !== 'SESSION') {
-    return sqlError(`unknown table function ${name}`, at);
+  if (!WINDOW_TVFS.has(name)) {
+    return sqlError(
+      `unknown table function ${name} (the window TVFs, or a function made with defineTableFunction)`,
+      at,
+    );
   }
   const [tableArg, descriptor, ...rest] = args;
   if (tableArg?.kind !== 'table-arg')
@@ -926,6 +937,7 @@ function pruned(
 }
 
 const LEGACY_WINDOWS = new Set(['TUMBLE', 'HOP', 'SESSION']);
+const WINDOW_TVFS = new Set(['TUMBLE', 'HOP', 'CUMULATE', 'SESSION']);
 const LEGACY_AUXILIARY: Readonly<Record<string, string>> = {
   START: '$window_start',
   END: '$window_end',

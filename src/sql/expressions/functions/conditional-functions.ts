@@ -104,6 +104,11 @@ export const CONDITIONAL_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> =
     arity('TYPEOF', args, 1, 2, at);
     return { code: JSON.stringify(formatType((args[0] as Compiled).type)), type: T.string(false) };
   },
+  // CURRENT_DATABASE(): the one database Weir SQL has (catalog/catalog.ts, DEFAULT_DATABASE).
+  CURRENT_DATABASE: (args, _g, at) => {
+    arity('CURRENT_DATABASE', args, 0, 0, at);
+    return { code: JSON.stringify('default_database'), type: T.string(false) };
+  },
   IS_ALPHA: stringTest('IS_ALPHA', isAlpha),
   IS_DIGIT: stringTest('IS_DIGIT', isDigit),
   IS_DECIMAL: stringTest('IS_DECIMAL', isDecimal),
