@@ -61,6 +61,32 @@ describe('scalar subqueries', () => {
     expect(await scenarioRows(setup, 'SELECT (SELECT COUNT(*) FROM T) + 1')).toEqual(['3']);
   });
 
+  it('a subquery giving more than one row fails the job, as SINGLE_VALUE does in Flink', async () => {
+    const setup = valuesView('T', AB, [
+      [1, 'x'],
+      [7, 'y'],
+      [9, 'z'],
+    ]);
+    // One row: its value; none: NULL; the same subquery over more rows fails.
+    expect(await scenarioRows(setup, 'SELECT a, (SELECT b FROM T WHERE a > 8) FROM T')).toEqual(
+      sorted(['1,z', '7,z', '9,z']),
+    );
+    expect(
+      await scenarioRows(setup, 'SELECT a FROM T WHERE a < (SELECT a FROM T WHERE a > 100)'),
+    ).toEqual([]);
+    await expect(
+      scenarioRows(setup, 'SELECT a, (SELECT b FROM T WHERE a > 5) FROM T'),
+    ).rejects.toThrow(/line 1, column 11: a scalar subquery gave more than one row/);
+    // A row retracted before the next comes in (the subquery over an updating aggregate) is fine.
+    expect(
+      await scenarioRows(
+        setup,
+        'SELECT a, (SELECT n FROM (SELECT COUNT(*) AS n FROM T) WHERE n > 0) FROM T',
+        { parallelism: 1 },
+      ),
+    ).toEqual(sorted(['1,3', '7,3', '9,3']));
+  });
+
   it('refuses a subquery of two columns, and one beside an OVER window, with positions', async () => {
     const setup = valuesView('T', AB, [[1, 'x']]);
     await expect(

@@ -43,6 +43,12 @@ export const MORE_AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'ARRAY_AGG',
 ]);
 
+/**
+ * Calcite's SINGLE_VALUE, which the planner puts over a scalar subquery that may give more than
+ * one row (no name a query can write: it starts with `$`).
+ */
+export const SINGLE_VALUE = '$SINGLE_VALUE';
+
 /** Names the planner treats as aggregates (in GROUP BY queries and window aggregations). */
 export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'COUNT',
@@ -53,6 +59,7 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   ...MORE_AGGREGATE_FUNCTIONS,
   'JSON_OBJECTAGG',
   'JSON_ARRAYAGG',
+  SINGLE_VALUE,
 ]);
 
 /** Flink aggregates Weir does not run yet, with why. */
@@ -475,11 +482,11 @@ function substring(name: string): FunctionCompiler {
   };
 }
 
-/** Compiles a call of a built-in scalar function. */
-/** The built-in scalar functions' names, for `SHOW FUNCTIONS`. */
+/** The built-in functions' names, for `SHOW FUNCTIONS`. */
 export function builtInFunctionNames(): string[] {
   const callable = Object.keys(FUNCTION_FAMILIES).filter((n) => /^[A-Z_0-9]+$/.test(n));
-  return [...Object.keys(FUNCTIONS), ...callable, ...AGGREGATE_FUNCTIONS].sort();
+  const aggregates = [...AGGREGATE_FUNCTIONS].filter((n) => n !== SINGLE_VALUE);
+  return [...Object.keys(FUNCTIONS), ...callable, ...aggregates].sort();
 }
 
 /** The common type of a constructor's values (nullable when one of them is). */

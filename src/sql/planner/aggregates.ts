@@ -6,7 +6,7 @@
 import type { AggregateFunction } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
-import { MORE_AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
+import { MORE_AGGREGATE_FUNCTIONS, SINGLE_VALUE } from '../expressions/functions.js';
 import type { Scope } from '../expressions/scope.js';
 import {
   type AggregateFunctionSpec,
@@ -46,7 +46,7 @@ import type {
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
 import { compileJsonAggregate } from './json-aggregates.js';
-import { compileMoreAggregate } from './more-aggregates.js';
+import { compileMoreAggregate, nestedCodec } from './more-aggregates.js';
 import { retractingAggregate } from './retracting-aggregates.js';
 
 /**
@@ -242,6 +242,8 @@ function compileAggregate(
   }
   if (call.args.length !== 1)
     sqlError(`${call.name} takes one argument, got ${call.args.length}`, call.at);
+  if (call.name === SINGLE_VALUE)
+    return singleValue(call, compileScalar(call.args[0] as Expr, scope));
   const arg = compileScalar(call.args[0] as Expr, scope);
   const fn = arg.fn;
   const argType = arg.type;
@@ -805,5 +807,45 @@ export function rowAggregate(
       }
       return a;
     },
+  };
+}
+
+/**
+ * SINGLE_VALUE: the one row's value, failing the job when a second row is held at once, as
+ * Flink's SingleValueAggFunction fails ("a scalar subquery gave more than one row"). Over a
+ * changelog the row may be retracted and another take its place.
+ */
+function singleValue(
+  call: AggregateCallAst,
+  arg: { readonly fn: (row: Row) => unknown; readonly type: LogicalType },
+): AggregateSpec {
+  // ROW, ARRAY and MAP values as ARRAY_AGG keeps them (a MAP as its entries).
+  const { enc, dec } = nestedCodec(call, arg.type, codec);
+  // JSON data, as every accumulator (checkpointed as it is): the rows held and the value.
+  type Single = { readonly n: number; readonly v: unknown };
+  const of = (s: AccState) => s as unknown as Single;
+  const state = (x: Single) => x as unknown as AccState;
+  const tooMany = (): never =>
+    sqlError('a scalar subquery gave more than one row (it must give at most one)', call.at);
+  return {
+    init: () => state({ n: 0, v: null }),
+    add: (s, row) => {
+      if (of(s).n >= 1) tooMany();
+      const v = arg.fn(row);
+      return state({ n: 1, v: v === null ? null : enc(v) });
+    },
+    retract: (s) => {
+      const { n, v } = of(s);
+      return state(n <= 1 ? { n: 0, v: null } : { n: n - 1, v });
+    },
+    merge: (a, b) => {
+      if (of(a).n + of(b).n > 1) tooMany();
+      return of(a).n > 0 ? a : b;
+    },
+    result: (s) => {
+      const { v } = of(s);
+      return v === null ? null : dec(v);
+    },
+    type: withNullability(arg.type, true),
   };
 }

@@ -69,7 +69,7 @@ function plainValueType(call: AggregateCallAst, type: LogicalType): LogicalType 
  * too): a ROW or ARRAY as a list of its encoded fields or elements, a MAP as a list of
  * encoded [key, value] pairs; NULLs kept. Binary strings stay refused.
  */
-function nestedCodec(
+export function nestedCodec(
   call: AggregateCallAst,
   type: LogicalType,
   codec: (type: LogicalType) => Codec,

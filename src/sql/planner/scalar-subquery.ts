@@ -19,10 +19,13 @@
  *
  * Not done: other correlated shapes, and a correlated one after an aggregation (refused, with
  * the subquery's position); a subquery beside OVER windows or grouping sets (refused where it
- * is compiled); and Flink's run-time check that an uncorrelated subquery yields at most one
- * row.
+ * is compiled).
+ *
+ * An uncorrelated subquery that may give more than one row is wrapped in SINGLE_VALUE, as
+ * Flink's planner wraps it: a second row fails the job.
  */
-import type { Expr, FromItem, Select, SelectItem } from '../parser/ast.js';
+import { SINGLE_VALUE } from '../expressions/functions.js';
+import type { Expr, FromItem, Query, Select, SelectItem } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import { contains, exprKey, mapChildren } from './expr-tools.js';
 import { isAggregateCall } from './grouping.js';
@@ -112,7 +115,7 @@ function joinedSubqueries(
     joins.push({
       right: {
         kind: 'subquery',
-        query: e.query,
+        query: oneRowAtMost(e.query) ? e.query : singleValued(e.query, e.at),
         alias,
         columns: { names: [column], at: e.at },
         at: e.at,
@@ -342,6 +345,50 @@ function decorrelate(
     right: { kind: 'subquery', query: grouped, alias, at: subquery.at },
     on,
     countOf,
+  };
+}
+
+/** Whether `q` gives one row at most: an aggregate without GROUP BY, or a SELECT without FROM. */
+function oneRowAtMost(q: Query): boolean {
+  if (q.kind !== 'select') return false;
+  if (q.from === undefined) return true;
+  return (
+    q.groupBy.length === 0 &&
+    q.groupingSets === undefined &&
+    q.items.length > 0 &&
+    q.items.every((i) => i.kind === 'expr' && contains(i.expr, isAggregateCall))
+  );
+}
+
+/**
+ * `SELECT SINGLE_VALUE(v) FROM (q) AS $single(v)`: the value of `q`'s one row, failing the
+ * job when it gives more than one, as Flink's plan does (its SingleValueAggFunction).
+ */
+function singleValued(q: Query, at: Expr['at']): Query {
+  return {
+    kind: 'select',
+    distinct: false,
+    items: [
+      {
+        kind: 'expr',
+        expr: {
+          kind: 'call',
+          name: SINGLE_VALUE,
+          args: [{ kind: 'column', path: ['$single', '$value'], at }],
+          star: false,
+          distinct: false,
+          filter: undefined,
+          over: false,
+          at,
+        },
+        alias: undefined,
+      },
+    ],
+    from: { kind: 'subquery', query: q, alias: '$single', columns: { names: ['$value'], at }, at },
+    where: undefined,
+    groupBy: [],
+    having: undefined,
+    at,
   };
 }
 
