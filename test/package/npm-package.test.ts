@@ -270,6 +270,48 @@ describe('npx weir run, job modules of every extension', () => {
   );
 });
 
+/** A TypeScript scalar function a SQL script names with CREATE FUNCTION, and the script. */
+const FUNCTIONS_TS = `import { defineScalarFunction } from 'weir';
+export const twice = defineScalarFunction({
+  arguments: ['INT'],
+  result: 'INT',
+  eval: (n: number | null) => (n === null ? null : n * 2),
+});
+`;
+const FUNCTIONS_SQL = `CREATE TABLE nums (n INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3',
+  'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '3');
+CREATE TABLE out_t (n INT) WITH ('connector' = 'print');
+CREATE TEMPORARY FUNCTION twice AS 'functions.ts#twice' LANGUAGE TYPESCRIPT;
+INSERT INTO out_t SELECT twice(n) FROM nums;
+`;
+
+describe('npx weir sql, a TypeScript function module', () => {
+  it.each(['esm', 'cjs'] as const)(
+    '%s project, on worker threads',
+    async (kind) => {
+      const project = kind === 'esm' ? esm : cjs;
+      await writeFile(join(project, 'functions.ts'), FUNCTIONS_TS);
+      await writeFile(join(project, 'functions.sql'), FUNCTIONS_SQL);
+      const { stdout } = await exec(
+        'npx',
+        ['weir', 'sql', '-f', 'functions.sql', '--workers', '2'],
+        {
+          cwd: project,
+          env,
+        },
+      );
+      expect(
+        stdout
+          .trim()
+          .split('\n')
+          .map((l) => l.replace(/^\d+> /, ''))
+          .sort(),
+      ).toEqual(['+I[2]', '+I[4]', '+I[6]']);
+    },
+    120_000,
+  );
+});
+
 /** An endless job, stopped by the tests below. */
 const ENDLESS_JOB = `import { defineJob, DiscardingSink } from 'weir';
 export default defineJob((env) => {

@@ -73,6 +73,30 @@ export async function loadJobModule(
 }
 
 /**
+ * Imports a module of the user's other than a job (the functions a SQL script's CREATE
+ * FUNCTION names): TypeScript through the same loader as a job module, `weir` as this copy.
+ */
+export async function importUserModule(path: string): Promise<Record<string, unknown>> {
+  aliasWeirToSelf();
+  if (TYPESCRIPT_EXTENSIONS.has(extname(path))) await enableTypeScript();
+  const loaded = (
+    extname(path) === '.cts'
+      ? { default: createRequire(import.meta.url)(path) }
+      : await import(pathToFileURL(path).href)
+  ) as Record<string, unknown>;
+  // A TypeScript module Node ran as CommonJS (outside a `"type": "module"` package) has its
+  // exports on `default`, marked `__esModule` by the compiler.
+  const outer: unknown = Reflect.get(loaded, 'default');
+  if (typeof outer === 'object' && outer !== null && Reflect.get(outer, '__esModule') === true)
+    return {
+      ...(outer as Record<string, unknown>),
+      ...loaded,
+      default: Reflect.get(outer, 'default'),
+    };
+  return loaded;
+}
+
+/**
  * The default export of an imported module. A module Node treats as CommonJS
  * (a .ts file outside a `"type": "module"` package, compiled by tsx) arrives
  * as `{ default: module.exports }` with the real default one level down.

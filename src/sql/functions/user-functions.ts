@@ -6,7 +6,7 @@
  */
 
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importUserModule } from '../../api/job-module/load-job-module.js';
 import { DEFAULT_CATALOG, DEFAULT_DATABASE, objectName } from '../catalog/catalog.js';
 import { coerce } from '../expressions/cast.js';
 import type { CodeGen, Compiled } from '../expressions/code-gen.js';
@@ -341,7 +341,7 @@ export async function loadFunctionModules(
     if (loaded.has(key)) continue;
     let module: Record<string, unknown>;
     try {
-      module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      module = await importUserModule(file);
     } catch (error) {
       throw new SqlError(
         `CREATE FUNCTION: cannot load '${file}': ${error instanceof Error ? error.message : String(error)}`,
