@@ -85,6 +85,13 @@ import { type PlanContext, planQuery } from './planner/query-planner.js';
 import type { Relation } from './planner/relation.js';
 import { columnPositions, primaryKeyOf } from './planner/row-key.js';
 import { changesForSink } from './planner/sink-changelog.js';
+import {
+  checkTypeLengthEnforcer,
+  NOT_NULL_ENFORCER,
+  notNullEnforcerOf,
+  sinkNotNullEnforcer,
+  TYPE_LENGTH_ENFORCER,
+} from './planner/sink-not-null.js';
 import { checkingOnly } from './planner/source-planner.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
 import { REUSE_SUB_PLAN, reuseSubPlansOf, SubPlans } from './planner/sub-plans.js';
@@ -726,6 +733,9 @@ export class TableEnvironment {
         if (MINI_BATCH_OPTIONS.has(statement.key))
           checkMiniBatchOption(statement.key, statement.value, statement.at);
         if (statement.key === DEFAULT_PARALLELISM) this.setParallelism(statement);
+        if (statement.key === NOT_NULL_ENFORCER) notNullEnforcerOf(statement.value, statement.at);
+        if (statement.key === TYPE_LENGTH_ENFORCER)
+          checkTypeLengthEnforcer(statement.value, statement.at);
         // Ignoring these would silently drop the early, late or updated rows Flink emits.
         if (statement.key.startsWith(EMIT_OPTIONS_PREFIX)) {
           sqlError(
@@ -836,6 +846,12 @@ export class TableEnvironment {
       s = mergeLike(s, source);
     }
     const columns: TableColumn[] = [];
+    // A PRIMARY KEY column is NOT NULL, as in Flink (DESCRIBE, and the types of expressions
+    // over it); the sources check the values they read for it (not-null-columns.ts).
+    const keyed = (type: LogicalType, name: string): LogicalType =>
+      s.primaryKey?.includes(name) === true && type.nullable
+        ? ({ ...type, nullable: false } as LogicalType)
+        : type;
     for (const c of s.columns) {
       if (columns.some((x) => x.name === c.name))
         sqlError(`column '${c.name}' is declared twice`, c.at);
@@ -847,12 +863,12 @@ export class TableEnvironment {
       if (c.kind === 'metadata')
         columns.push({
           name: c.name,
-          type: c.type,
+          type: keyed(c.type, c.name),
           computed: undefined,
           metadata: { key: c.key ?? c.name, virtual: c.virtual },
         });
       else if (c.kind === 'physical')
-        columns.push({ name: c.name, type: c.type, computed: undefined });
+        columns.push({ name: c.name, type: keyed(c.type, c.name), computed: undefined });
       else
         columns.push({
           name: c.name,
@@ -947,9 +963,27 @@ export class TableEnvironment {
       return converted.code;
     });
     const convert = g.function<(r: Row) => Row>(`return [${codes.join(', ')}];`);
+    // NOT NULL columns (a PRIMARY KEY's among them) checked as Flink's ConstraintEnforcer.
+    const enforcer = sinkNotNullEnforcer(
+      s.table,
+      sinkColumns,
+      target.primaryKey === undefined
+        ? undefined
+        : columnPositions(target.primaryKey, sinkColumns, `PRIMARY KEY of '${s.table}':`, s.at),
+      notNullEnforcerOf(this.config.get(NOT_NULL_ENFORCER)),
+    );
+    const enforcerName = `NotNullEnforcer(fields=[${enforcer?.names.join(', ')}])`;
     if (isUpdating(relation)) {
       let changes = changesOf(relation);
       if (changed) changes = retracting(changes).mapRows(convert);
+      if (enforcer !== undefined) {
+        // Passes each change on or fails (or drops it): to the changelog inference, a
+        // projection that keeps every column (Flink adds its enforcer after the inference).
+        const checked = changes.process(enforcer.changes()).name(enforcerName);
+        noteChangelogRole(checked, { kind: 'calc', filter: false });
+        changes = checked.asChangelog(changes.mode, changes.upsertKey);
+        noteChangelogRole(changes, { kind: 'calc', filter: false });
+      }
       const sink =
         connector.changelogSink?.(target) ??
         (connector.sink(target) as unknown as Sink<Change<Row>>);
@@ -984,7 +1018,8 @@ export class TableEnvironment {
       inferStatementChangelogs(graph, firstNode);
       return;
     }
-    const rows = changed ? relation.stream.map(convert).name(`to ${s.table}`) : relation.stream;
+    let rows = changed ? relation.stream.map(convert).name(`to ${s.table}`) : relation.stream;
+    if (enforcer !== undefined) rows = rows.process(enforcer.rows()).name(enforcerName);
     rows.sinkTo(connector.sink(target)).name(s.table);
   }
 }

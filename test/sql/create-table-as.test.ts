@@ -95,7 +95,8 @@ describe('CREATE TABLE ... AS SELECT', () => {
     expect(tEnv.describeTable('totals')).toEqual([
       { name: 'note', type: 'STRING', extras: '' },
       { name: 'total', type: 'BIGINT', extras: '' },
-      { name: 'customer', type: 'STRING', extras: 'PRIMARY KEY' },
+      // A PRIMARY KEY column is NOT NULL, as Flink's CTAS makes it.
+      { name: 'customer', type: 'STRING NOT NULL', extras: 'PRIMARY KEY' },
       { name: 'n', type: 'BIGINT NOT NULL', extras: '' },
     ]);
     expect(tEnv.describeTable('reordered').map((c) => `${c.name} ${c.type}`)).toEqual([
@@ -259,7 +260,7 @@ describe('CREATE TABLE ... LIKE', () => {
     tEnv.executeSql(`${base(path)};
       CREATE TABLE copy (extra AS amount * 10) WITH ('path' = '${copy}') LIKE base (EXCLUDING PARTITIONS)`);
     expect(tEnv.describeTable('copy')).toEqual([
-      { name: 'id', type: 'INT', extras: 'PRIMARY KEY' },
+      { name: 'id', type: 'INT NOT NULL', extras: 'PRIMARY KEY' },
       { name: 'customer', type: 'STRING', extras: '' },
       { name: 'amount', type: 'INT', extras: '' },
       { name: 'ts', type: 'TIMESTAMP(3)', extras: 'WATERMARK' },

@@ -76,7 +76,7 @@ export function describeTableRows(table: CatalogTable): string[][] {
     return [
       c.name,
       `${typeWithoutNullability(c.type)}${rowtime ? ' *ROWTIME*' : ''}`,
-      c.type.nullable && !primary ? 'TRUE' : 'FALSE',
+      c.type.nullable ? 'TRUE' : 'FALSE',
       primary ? key : '',
       extras,
       rowtime ? (table.watermark?.text ?? '<expression>') : '',

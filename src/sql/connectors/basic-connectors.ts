@@ -97,6 +97,12 @@ function fieldOptions(table: CatalogTable, name: string, type: LogicalType): Fie
     const n = real(s);
     return n !== undefined && n >= 0 && n <= 1 ? n : undefined;
   });
+  // Its only NULLs are those of a null-rate: a NOT NULL column (a PRIMARY KEY's) has none.
+  if (nullRate !== undefined && nullRate > 0 && !type.nullable)
+    sqlError(
+      `datagen: column '${name}' is NOT NULL (as a PRIMARY KEY column is), so 'fields.${name}.null-rate' must be 0`,
+      table.at,
+    );
   const maxPast = fieldOption(
     table,
     `${prefix}max-past`,
@@ -282,6 +288,8 @@ export const datagenConnector: SqlConnector = {
     validateOptions(generic, table);
     datagenFields(table);
   },
+  // A NOT NULL column gets no null-rate (above), so its rows need no check.
+  checksNotNull: true,
   source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
     const fields = datagenFields(table);
     const generators = fields.map((f) => fieldGenerator(table, f.name, f.type, f.options));

@@ -117,6 +117,12 @@ export interface SqlConnector {
    */
   readonly ignoresUpdateBefore?: boolean;
   /**
+   * The connector's sources check the NOT NULL columns (a PRIMARY KEY's) of the rows they
+   * read themselves, as bad records of their format (see not-null-columns.ts); for the others
+   * the planner checks each row, failing the job naming the table and the column.
+   */
+  readonly checksNotNull?: boolean;
+  /**
    * The table read by one column's value, for lookup joins (`FOR SYSTEM_TIME AS OF` a
    * processing-time attribute): each key's row of stored columns, with the cache and retries
    * its `lookup.*` options ask for.

@@ -10,6 +10,7 @@ import type { WatermarkGenerator, WatermarkOutput } from '../../core/watermarks.
 import { WatermarkStrategy } from '../../core/watermarks.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import type { ChangelogSource, RecordScan, Row, SqlConnector } from '../connectors/connector.js';
+import { sourceChangeCheck, sourceRowCheck } from '../connectors/not-null-columns.js';
 import { connectorOf } from '../connectors/registry.js';
 import { CodeGen } from '../expressions/code-gen.js';
 import {
@@ -136,10 +137,20 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
   if (connector.scan !== undefined) return planScan(table, connector.scan(table, env), columns);
   const computed = computedColumnsOf(table, columns);
   const changes = connector.changelogSource?.(table, env);
-  if (changes !== undefined) return planChangelogSource(table, changes, columns, computed, rowtime);
+  if (changes !== undefined) {
+    const check = connector.checksNotNull === true ? undefined : sourceChangeCheck(table);
+    const checked =
+      check === undefined
+        ? changes
+        : { ...changes, changes: changes.changes.map(check).name(`${table.name}: NOT NULL`) };
+    return planChangelogSource(table, checked, columns, computed, rowtime);
+  }
   if (connector.source === undefined)
     return sqlError(`connector '${connector.name}' has no source`, table.at);
   let stream = connector.source(table, env);
+  // NOT NULL columns (a PRIMARY KEY's) checked before any expression reads them.
+  const check = connector.checksNotNull === true ? undefined : sourceRowCheck(table);
+  if (check !== undefined) stream = stream.map(check).name(`${table.name}: NOT NULL`);
   if (computed !== undefined) stream = stream.map(computed).name(`${table.name}: computed columns`);
   if (rowtime !== undefined) {
     const { index, watermark } = rowtime;

@@ -16,6 +16,8 @@ export interface FileLookupSpec {
   readonly files: () => readonly string[];
   readonly format: RowFormat;
   readonly keyIndex: number;
+  /** Throws for a row with NULL in a NOT NULL column (a PRIMARY KEY's). */
+  readonly checkNotNull?: (row: Row) => void;
 }
 
 /**
@@ -58,6 +60,7 @@ function load(spec: FileLookupSpec): Map<Key, Row> {
       let row: Row;
       try {
         row = spec.format.decode(Buffer.from(line, 'utf8'));
+        spec.checkNotNull?.(row);
       } catch (error) {
         throw new Error(`${where}: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -26,6 +26,7 @@ import {
   type FormatColumn,
   jsonRowFormat,
 } from '../formats/row-formats.js';
+import { notNullCheck } from '../not-null-columns.js';
 import { choice, duration, flag, parseSqlOptions, text } from '../sql-options.js';
 import { fileLookupTable } from './file-lookup-table.js';
 import { DEFAULT_PARTITION, PartitionedFileSink } from './partitioned-file-sink.js';
@@ -116,7 +117,13 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
   const { columns, keys, partitionPositions, dataPositions, data } = layout(table);
   const defaultName = o['partition.default-name'] ?? DEFAULT_PARTITION;
   const where = (at: RecordPosition) => `table '${table.name}': file '${at.file}' line ${at.line}`;
+  const checkNotNull = notNullCheck(columns);
   const toRow = (values: Row, at: RecordPosition): Row => {
+    const row = withPartitions(values, at);
+    checkNotNull?.(row);
+    return row;
+  };
+  const withPartitions = (values: Row, at: RecordPosition): Row => {
     if (keys.length === 0) return values;
     const row: Row = new Array(columns.length);
     for (let i = 0; i < dataPositions.length; i++) row[dataPositions[i] as number] = values[i];
@@ -261,6 +268,7 @@ function lookup(table: CatalogTable, keyColumn: string): SqlLookupSource {
   if (o['source.monitor-interval'] !== undefined)
     sqlError(`a watched directory cannot be looked up yet ('${table.name}')`, table.at);
   const root = localPath(o.path);
+  const checkNotNull = notNullCheck(columns);
   const format =
     o.format === 'json'
       ? jsonRowFormat(columns, { failOnMissingField: o['json.fail-on-missing-field'] === 'true' })
@@ -283,6 +291,7 @@ function lookup(table: CatalogTable, keyColumn: string): SqlLookupSource {
       files,
       format,
       keyIndex: columns.findIndex((c) => c.name === keyColumn),
+      ...(checkNotNull === undefined ? {} : { checkNotNull }),
     }),
   };
 }
@@ -304,4 +313,5 @@ export const filesystemConnector: SqlConnector = {
   source,
   sink,
   lookup,
+  checksNotNull: true,
 };

@@ -31,6 +31,7 @@ import {
   type RowFormat,
   rowFormat,
 } from '../formats/row-formats.js';
+import { notNullCheck } from '../not-null-columns.js';
 import { choice, duration, flag, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
 import { avroConfluentRowFormat } from './avro-confluent-format.js';
 
@@ -379,6 +380,11 @@ export function recordError(
   );
 }
 
+/** The positions of the physical columns among the stored ones (METADATA left out). */
+export function physicalPositions(columns: readonly TableColumn[]): number[] {
+  return columns.flatMap((c, i) => (c.metadata === undefined ? [i] : []));
+}
+
 /** Fills the METADATA columns of a row from its record. */
 export function metadataFiller(
   columns: readonly TableColumn[],
@@ -433,6 +439,7 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
   const columns = stored(table);
   const { key, keyPositions, value, valuePositions } = layout(table, o, columns);
   const fillMetadata = metadataFiller(columns);
+  const checkNotNull = notNullCheck(columns, physicalPositions(columns));
   const width = columns.length;
   const deserializer = (record: KafkaConsumerRecord): Row => {
     const row: Row = new Array(width);
@@ -443,6 +450,7 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
         const keys = key.decode(record.key);
         for (let i = 0; i < keyPositions.length; i++) row[keyPositions[i] as number] = keys[i];
       }
+      checkNotNull?.(row);
     } catch (error) {
       throw recordError(table, record, value.name, error);
     }
@@ -461,20 +469,20 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
   const { changes, valuePositions } = layout(table, o, columns);
   if (changes === undefined) return undefined;
   const fillMetadata = metadataFiller(columns);
+  const checkNotNull = notNullCheck(columns, physicalPositions(columns));
   const width = columns.length;
   const deserializer = (record: KafkaConsumerRecord): Change<Row>[] => {
-    let decoded: Change<Row>[];
     try {
-      decoded = changes.decode(record.value);
+      return changes.decode(record.value).map(({ kind, value }) => {
+        const row: Row = new Array(width);
+        for (let i = 0; i < valuePositions.length; i++) row[valuePositions[i] as number] = value[i];
+        checkNotNull?.(row);
+        fillMetadata(record, row);
+        return { kind, value: row };
+      });
     } catch (error) {
       throw recordError(table, record, 'debezium-json', error);
     }
-    return decoded.map(({ kind, value }) => {
-      const row: Row = new Array(width);
-      for (let i = 0; i < valuePositions.length; i++) row[valuePositions[i] as number] = value[i];
-      fillMetadata(record, row);
-      return { kind, value: row };
-    });
   };
   const skip = o['debezium-json.ignore-parse-errors'] === 'true';
   const records = env.fromSource(topicSource(table, o, deserializer, skip));
@@ -601,4 +609,5 @@ export const kafkaConnector: SqlConnector = {
   changelogSource,
   sink,
   changelogSink,
+  checksNotNull: true,
 };

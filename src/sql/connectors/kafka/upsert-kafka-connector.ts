@@ -13,12 +13,14 @@ import type { CatalogTable } from '../../catalog/catalog.js';
 import { sqlError } from '../../sql-error.js';
 import type { ChangelogSource, Row, SqlConnector } from '../connector.js';
 import { ROW_FORMATS } from '../formats/row-formats.js';
+import { notNullCheck } from '../not-null-columns.js';
 import { choice, duration, flag, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
 import {
   checkMetadata,
   type KafkaOptions,
   layout,
   metadataFiller,
+  physicalPositions,
   recordError,
   rowSink,
   stored,
@@ -110,6 +112,9 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
   const { key, keyPositions, value, valuePositions } = layout(table, o, columns);
   if (key === undefined) return sqlError('upsert-kafka: no key format', table.at);
   const fillMetadata = metadataFiller(columns);
+  // A tombstone holds only its key: of it only the key's columns are checked.
+  const checkNotNull = notNullCheck(columns, physicalPositions(columns));
+  const checkKey = notNullCheck(columns, keyPositions);
   const width = columns.length;
   const deserializer = (record: KafkaConsumerRecord): Change<Row> => {
     const row: Row = new Array<unknown>(width).fill(null);
@@ -123,6 +128,7 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
       if (record.key === undefined) throw new Error('the record has no key');
       const keys = key.decode(record.key);
       for (let i = 0; i < keyPositions.length; i++) row[keyPositions[i] as number] = keys[i];
+      (tombstone ? checkKey : checkNotNull)?.(row);
     } catch (error) {
       throw recordError(table, record, tombstone ? `${key.name} key` : value.name, error);
     }
@@ -171,4 +177,5 @@ export const upsertKafkaConnector: SqlConnector = {
   changelogSink,
   // An insert-only query writes each row as an upsert of its key.
   sink: (table) => rowSink(table, kafkaOptionsOf(table)),
+  checksNotNull: true,
 };

@@ -190,4 +190,7 @@ export const postgresCdcConnector: SqlConnector = {
     checkTable(table);
   },
   changelogSource,
+  // Each value is read by fromJson, which refuses NULL for a NOT NULL column (a delete's
+  // non-key columns excepted): a bad change names the table, op and LSN.
+  checksNotNull: true,
 };
