@@ -432,7 +432,7 @@ async function runJob(options: RunOptions, io: CliIO, held: HeldSignals): Promis
         : outcome.kind;
     io.stderr.write(
       `${mark} job '${jobName}' ${what} in ${formatDuration(result.durationMs)} · ` +
-        `${formatCount(read)} records read (${formatCount(perSecond)}/s)\n`,
+        `${formatCount(read)} ${read === 1 ? 'record' : 'records'} read (${formatCount(perSecond)}/s)\n`,
     );
     for (const line of badRecordsLine(client, false)) io.stderr.write(`${line}\n`);
     // A savepoint taken was announced when written (the job may take a while to close after it).

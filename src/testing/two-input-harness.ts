@@ -104,8 +104,8 @@ export class TwoInputHarness<IN1, IN2, OUT> extends OperatorHarness<IN1, OUT> {
 
   /**
    * A harness around a broadcast process function, as
-   * `stream.connectBroadcast(broadcast, fn)` runs it: input 1 is the broadcast
-   * input. With `keySelector`, a keyed one (`keyBy(...).connectBroadcast`),
+   * `stream.connectBroadcast(broadcast, fn)` runs it: input 1 is the stream,
+   * input 2 the broadcast input. With `keySelector`, a keyed one (`keyBy(...).connectBroadcast`),
    * with keyed state and timers.
    */
   static forBroadcastProcessFunction<IN, BC, OUT, BK extends Key, BV>(
