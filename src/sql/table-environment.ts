@@ -33,6 +33,7 @@ import {
   withOptions,
 } from './catalog/catalog-statements.js';
 import { checkCreateTableAs, splitCreateTableAs } from './catalog/create-table-as.js';
+import { alteredTable } from './catalog/schema-change.js';
 import { mergeLike } from './catalog/table-like.js';
 import { type Row, validateOptions } from './connectors/connector.js';
 import { connectorOf } from './connectors/registry.js';
@@ -653,7 +654,7 @@ export class TableEnvironment {
     this.sources.delete(s.name);
   }
 
-  /** ALTER TABLE ... SET / RESET / RENAME TO, and ALTER VIEW ... RENAME TO / AS. */
+  /** ALTER TABLE ... SET / RESET / RENAME TO / ADD / MODIFY / DROP, and ALTER VIEW ... RENAME TO / AS. */
   private alter(s: Extract<Statement, { kind: 'alter-table' | 'alter-view' }>): void {
     if (s.kind === 'alter-table' && s.ifExists && !this.catalog.has(s.name)) return;
     const object = this.catalog.get(s.name, s.at);
@@ -678,12 +679,21 @@ export class TableEnvironment {
       return;
     }
     const table = object as CatalogTable;
-    const altered =
-      action.kind === 'set'
-        ? withOptions(table, action.options, [], s.at)
-        : withOptions(table, [], action.keys, s.at);
-    validateOptions(connectorOf(altered), altered);
-    this.catalog.replace(altered);
+    if (action.kind === 'set' || action.kind === 'reset') {
+      const altered =
+        action.kind === 'set'
+          ? withOptions(table, action.options, [], s.at)
+          : withOptions(table, [], action.keys, s.at);
+      validateOptions(connectorOf(altered), altered);
+      this.catalog.replace(altered);
+      return;
+    }
+    if (table.dataStream !== undefined)
+      sqlError(
+        `'${s.name}' is a DataStream registered as a table: its schema is its stream's`,
+        s.at,
+      );
+    this.createTable(alteredTable(table, action, s.at), 'replace');
   }
 
   /** Applies a statement; returns the number of INSERTs it added. */
@@ -837,7 +847,11 @@ export class TableEnvironment {
     });
   }
 
-  private createTable(statement: Extract<Statement, { kind: 'create-table' }>): void {
+  /** Registers the table `statement` defines (`replace`: in place of the one of its name, ALTER TABLE). */
+  private createTable(
+    statement: Extract<Statement, { kind: 'create-table' }>,
+    mode: 'create' | 'replace' = 'create',
+  ): void {
     let s = statement;
     if (s.like !== undefined) {
       const source = this.catalog.get(s.like.table, s.like.at);
@@ -912,7 +926,8 @@ export class TableEnvironment {
       sqlError(`WATERMARK FOR '${s.watermark.column}': no such column`, s.watermark.at);
     }
     validateOptions(connectorOf(table), table);
-    this.catalog.register(table, s.ifNotExists, s.at);
+    if (mode === 'replace') this.catalog.replace(table);
+    else this.catalog.register(table, s.ifNotExists, s.at);
   }
 
   /**

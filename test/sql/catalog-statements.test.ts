@@ -136,9 +136,6 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
     expect(() => tEnv.executeSql("ALTER TABLE orders SET ('no-such-option' = '1')")).toThrow(
       /no-such-option/,
     );
-    expect(() => tEnv.executeSql('ALTER TABLE orders ADD x INT')).toThrow(
-      /ALTER TABLE \.\.\. ADD is not supported by Weir SQL yet/,
-    );
     tEnv.executeSql(
       "ALTER TABLE orders RENAME TO purchases; ALTER TABLE IF EXISTS gone SET ('a' = 'b');",
     );
@@ -146,6 +143,51 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
     tEnv.executeSql('ALTER VIEW v AS SELECT id, amount FROM purchases; ALTER VIEW v RENAME TO w;');
     expect(answer(tEnv, 'DESCRIBE w')[0]?.rows.map((r) => r[0])).toEqual(['id', 'amount']);
     expect(() => tEnv.executeSql('ALTER VIEW purchases RENAME TO x')).toThrow(/is a table/);
+  });
+
+  it('ALTER TABLE ADD / MODIFY / DROP / RENAME columns, the watermark and the primary key', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(ORDERS);
+    const columns = () => answer(tEnv, 'DESCRIBE orders')[0]?.rows.map((r) => r.slice(0, 6));
+    tEnv.executeSql(`ALTER TABLE orders ADD note STRING COMMENT 'free text';
+      ALTER TABLE orders ADD (region STRING FIRST, qty INT AFTER id, total AS qty * 2);
+      ALTER TABLE orders MODIFY note VARCHAR(20);
+      ALTER TABLE orders RENAME note TO remark;`);
+    expect(columns()?.map((r) => `${r[0]} ${r[1]}`)).toEqual([
+      'region STRING',
+      'id INT',
+      'qty INT',
+      'amount DECIMAL(10, 2)',
+      'ts TIMESTAMP(3) *ROWTIME*',
+      'loud STRING',
+      'remark VARCHAR(20)',
+      'total INT',
+    ]);
+    tEnv.executeSql(`ALTER TABLE orders MODIFY WATERMARK FOR ts AS ts - INTERVAL '5' SECOND;
+      ALTER TABLE orders DROP PRIMARY KEY; ALTER TABLE orders ADD PRIMARY KEY (region) NOT ENFORCED;`);
+    const ddl = answer(tEnv, 'SHOW CREATE TABLE orders')[0]?.rows[0]?.[0] as string;
+    expect(ddl).toContain("WATERMARK FOR `ts` AS ts - INTERVAL '5' SECOND");
+    expect(ddl).toContain('PRIMARY KEY (`region`) NOT ENFORCED');
+    // What other parts read cannot go; what is not there cannot change.
+    expect(() => tEnv.executeSql('ALTER TABLE orders DROP qty')).toThrow(
+      "cannot drop column 'qty': computed column 'total' reads it",
+    );
+    expect(() => tEnv.executeSql('ALTER TABLE orders DROP ts')).toThrow(/the watermark reads it/);
+    expect(() => tEnv.executeSql('ALTER TABLE orders RENAME region TO r')).toThrow(
+      /in the primary key/,
+    );
+    expect(() => tEnv.executeSql('ALTER TABLE orders ADD id BIGINT')).toThrow(
+      /already has a column 'id' \(MODIFY changes it\)/,
+    );
+    expect(() => tEnv.executeSql('ALTER TABLE orders MODIFY nope INT')).toThrow(
+      /has no column 'nope'/,
+    );
+    expect(() =>
+      tEnv.executeSql("ALTER TABLE orders ADD WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"),
+    ).toThrow(/has a watermark already/);
+    tEnv.executeSql('ALTER TABLE orders DROP (total, remark); ALTER TABLE orders DROP WATERMARK;');
+    expect(columns()?.map((r) => r[0])).toEqual(['region', 'id', 'qty', 'amount', 'ts', 'loud']);
+    expect(columns()?.[4]?.[5]).toBe('');
   });
 
   it('RESET takes a SET option back (one, or all)', () => {

@@ -84,8 +84,8 @@ describe('parser', () => {
     expect(errorOf('DROP DATABASE d').message).toBe(
       'line 1, column 6: DROP DATABASE is not supported by Weir SQL yet',
     );
-    expect(errorOf('ALTER TABLE t ADD c INT').message).toBe(
-      'line 1, column 15: ALTER TABLE ... ADD is not supported by Weir SQL yet',
+    expect(errorOf('ALTER TABLE t ADD DISTRIBUTION BY HASH(a)').message).toMatch(
+      /^line 1, column 32: expected a data type but found 'BY'/,
     );
     expect(errorOf('SHOW JOBS').message).toBe(
       'line 1, column 6: SHOW JOBS is not supported by Weir SQL yet',

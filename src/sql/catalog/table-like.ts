@@ -16,7 +16,7 @@ import type {
 import { sqlError } from '../sql-error.js';
 import type { CatalogTable } from './catalog.js';
 
-type CreateTable = Extract<Statement, { kind: 'create-table' }>;
+export type CreateTable = Extract<Statement, { kind: 'create-table' }>;
 type Strategy = TableLike['options'][number]['strategy'];
 
 /** Flink refuses OVERWRITING for these: there is nothing to overwrite piecewise. */
@@ -47,7 +47,10 @@ function strategies(like: TableLike): ReadonlyMap<LikeFeature, Strategy> {
 }
 
 /** A catalog column as the definition that would declare it. */
-function definitionOf(c: CatalogTable['columns'][number], source: CatalogTable): ColumnDefinition {
+export function definitionOf(
+  c: CatalogTable['columns'][number],
+  source: CatalogTable,
+): ColumnDefinition {
   const at = source.at;
   if (c.computed !== undefined)
     return {

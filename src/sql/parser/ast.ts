@@ -516,6 +516,30 @@ export interface ShowLike {
   readonly caseInsensitive: boolean;
 }
 
+/** Where ALTER TABLE ... ADD puts a column: first, after another, or (undefined) last. */
+export type ColumnPosition = { readonly first: true } | { readonly after: string };
+
+/** ALTER TABLE's changes of the schema (Flink 1.17's ADD, MODIFY, DROP and RENAME of columns). */
+export type SchemaChange =
+  | {
+      readonly kind: 'add' | 'modify';
+      readonly columns: readonly {
+        readonly definition: ColumnDefinition;
+        readonly position: ColumnPosition | undefined;
+      }[];
+      readonly watermark?: {
+        readonly column: string;
+        readonly expr: Expr;
+        readonly text: string;
+        readonly at: SourcePosition;
+      };
+      readonly primaryKey?: readonly string[];
+    }
+  | { readonly kind: 'drop-columns'; readonly columns: readonly string[] }
+  | { readonly kind: 'drop-watermark' }
+  | { readonly kind: 'drop-primary-key' }
+  | { readonly kind: 'rename-column'; readonly from: string; readonly to: string };
+
 /** The statements that read or change the catalog itself: DROP, SHOW, DESCRIBE, USE, RESET, ALTER. */
 export type CatalogStatement =
   | {
@@ -550,7 +574,8 @@ export type CatalogStatement =
       readonly action:
         | { readonly kind: 'set'; readonly options: readonly TableOption[] }
         | { readonly kind: 'reset'; readonly keys: readonly string[] }
-        | { readonly kind: 'rename'; readonly to: string };
+        | { readonly kind: 'rename'; readonly to: string }
+        | SchemaChange;
       readonly at: SourcePosition;
     }
   | {

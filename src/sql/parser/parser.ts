@@ -9,6 +9,7 @@ import type {
   BinaryOp,
   ColumnAliases,
   ColumnDefinition,
+  ColumnPosition,
   Expr,
   FromItem,
   IntervalUnit,
@@ -17,6 +18,7 @@ import type {
   OrderItem,
   OverWindow,
   Query,
+  SchemaChange,
   Select,
   SelectItem,
   ShowLike,
@@ -440,9 +442,11 @@ class Parser {
           action: { kind: 'rename', to: this.qualifiedName() },
           at,
         };
+      const action = this.schemaChange();
+      if (action !== undefined) return { kind: 'alter-table', name, ifExists, action, at };
       if (this.token.kind === 'word')
         this.unsupported(`ALTER TABLE ... ${this.token.text.toUpperCase()}`);
-      return this.fail('SET, RESET or RENAME TO');
+      return this.fail('SET, RESET, RENAME, ADD, MODIFY or DROP');
     }
     if (this.acceptWord('VIEW')) {
       const name = this.qualifiedName();
@@ -461,6 +465,71 @@ class Parser {
     }
     if (this.token.kind === 'word') this.unsupported(`ALTER ${this.token.text.toUpperCase()}`);
     return this.fail('TABLE or VIEW');
+  }
+
+  /** ALTER TABLE's ADD / MODIFY (one item or a parenthesized list), DROP and RENAME of a column. */
+  private schemaChange(): SchemaChange | undefined {
+    if (this.acceptWord('RENAME')) {
+      const from = this.identifier('a column name');
+      this.expectWord('TO');
+      return { kind: 'rename-column', from, to: this.identifier('a column name') };
+    }
+    if (this.acceptWord('DROP')) {
+      if (this.acceptWord('WATERMARK')) return { kind: 'drop-watermark' };
+      if (this.acceptWord('PRIMARY', 'KEY')) return { kind: 'drop-primary-key' };
+      if (this.acceptWord('CONSTRAINT')) {
+        this.identifier('a constraint name');
+        return { kind: 'drop-primary-key' };
+      }
+      if (this.isSymbol('(')) return { kind: 'drop-columns', columns: this.columnList() };
+      return { kind: 'drop-columns', columns: [this.identifier('a column name')] };
+    }
+    const kind = this.acceptWord('ADD') ? 'add' : this.acceptWord('MODIFY') ? 'modify' : undefined;
+    if (kind === undefined) return undefined;
+    const columns: { definition: ColumnDefinition; position: ColumnPosition | undefined }[] = [];
+    let watermark: { column: string; expr: Expr; text: string; at: SourcePosition } | undefined;
+    let primaryKey: string[] | undefined;
+    const item = (): void => {
+      const itemAt = this.at;
+      if (this.acceptWord('WATERMARK')) {
+        this.expectWord('FOR');
+        const column = this.identifier('the rowtime column');
+        this.expectWord('AS');
+        const start = this.token.offset;
+        const expr = this.expression();
+        watermark = {
+          column,
+          expr,
+          text: this.sql.slice(start, this.token.offset).trim(),
+          at: itemAt,
+        };
+      } else if (this.acceptWord('PRIMARY', 'KEY') || this.constraintPrimaryKey()) {
+        primaryKey = this.columnList();
+        this.expectWord('NOT');
+        this.expectWord('ENFORCED');
+      } else {
+        const definition = this.columnDefinition((column) => {
+          primaryKey = [column];
+        });
+        const position: ColumnPosition | undefined = this.acceptWord('FIRST')
+          ? { first: true }
+          : this.acceptWord('AFTER')
+            ? { after: this.identifier('a column name') }
+            : undefined;
+        columns.push({ definition, position });
+      }
+    };
+    if (this.acceptSymbol('(')) {
+      do item();
+      while (this.acceptSymbol(','));
+      this.expectSymbol(')');
+    } else item();
+    return {
+      kind,
+      columns,
+      ...(watermark === undefined ? {} : { watermark }),
+      ...(primaryKey === undefined ? {} : { primaryKey }),
+    };
   }
 
   private set(at: SourcePosition): Statement {
