@@ -467,6 +467,29 @@ class Parser {
     return this.fail('TABLE or VIEW');
   }
 
+  /** `FOR col AS expr` after WATERMARK, with the expression's text. */
+  private watermarkFor(at: SourcePosition): {
+    column: string;
+    expr: Expr;
+    text: string;
+    at: SourcePosition;
+  } {
+    this.expectWord('FOR');
+    const column = this.identifier('the rowtime column');
+    this.expectWord('AS');
+    const start = this.token.offset;
+    const expr = this.expression();
+    return { column, expr, text: this.sql.slice(start, this.token.offset).trim(), at };
+  }
+
+  /** `(cols) NOT ENFORCED` after PRIMARY KEY. */
+  private primaryKeyColumns(): string[] {
+    const columns = this.columnList();
+    this.expectWord('NOT');
+    this.expectWord('ENFORCED');
+    return columns;
+  }
+
   /** ALTER TABLE's ADD / MODIFY (one item or a parenthesized list), DROP and RENAME of a column. */
   private schemaChange(): SchemaChange | undefined {
     if (this.acceptWord('RENAME')) {
@@ -492,21 +515,9 @@ class Parser {
     const item = (): void => {
       const itemAt = this.at;
       if (this.acceptWord('WATERMARK')) {
-        this.expectWord('FOR');
-        const column = this.identifier('the rowtime column');
-        this.expectWord('AS');
-        const start = this.token.offset;
-        const expr = this.expression();
-        watermark = {
-          column,
-          expr,
-          text: this.sql.slice(start, this.token.offset).trim(),
-          at: itemAt,
-        };
+        watermark = this.watermarkFor(itemAt);
       } else if (this.acceptWord('PRIMARY', 'KEY') || this.constraintPrimaryKey()) {
-        primaryKey = this.columnList();
-        this.expectWord('NOT');
-        this.expectWord('ENFORCED');
+        primaryKey = this.primaryKeyColumns();
       } else {
         const definition = this.columnDefinition((column) => {
           primaryKey = [column];
@@ -597,17 +608,9 @@ class Parser {
       do {
         const itemAt = this.at;
         if (this.acceptWord('WATERMARK')) {
-          this.expectWord('FOR');
-          const column = this.identifier('the rowtime column');
-          this.expectWord('AS');
-          const start = this.token.offset;
-          const expr = this.expression();
-          const text = this.sql.slice(start, this.token.offset).trim();
-          watermark = { column, expr, text, at: itemAt };
+          watermark = this.watermarkFor(itemAt);
         } else if (this.acceptWord('PRIMARY', 'KEY') || this.constraintPrimaryKey()) {
-          primaryKey = this.columnList();
-          this.expectWord('NOT');
-          this.expectWord('ENFORCED');
+          primaryKey = this.primaryKeyColumns();
         } else if (this.isWord('LIKE')) {
           this.fail('a column (LIKE goes after WITH (...))');
         } else {
