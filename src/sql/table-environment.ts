@@ -473,24 +473,22 @@ export class TableEnvironment {
         : '';
       return `== Result ==\n(${schema})\nchangelog mode: ${changelogModeOf(relation)}${key}\n\n${reusedText(ctx)}${explainWithModes(scratch)}`;
     }
-    if (statement.kind === 'statement-set') {
-      // Explaining must not create the table a CTAS would.
-      const ctas = statement.inserts.find((s) => s.kind === 'create-table');
-      if (ctas !== undefined)
-        sqlError('EXPLAIN of CREATE TABLE ... AS SELECT is not supported by Weir SQL yet', ctas.at);
-    }
-    if (statement.kind === 'insert' || statement.kind === 'statement-set') {
+    const ctas = statement.kind === 'create-table' && statement.asQuery !== undefined;
+    if (statement.kind === 'insert' || statement.kind === 'statement-set' || ctas) {
+      // Explaining must not leave the tables a CTAS makes: they go again afterwards.
+      const made = (statement.kind === 'statement-set' ? statement.inserts : [statement])
+        .flatMap((s) => (s.kind === 'create-table' ? [s.name] : []))
+        .filter((name) => !this.catalog.has(name));
       this.sinkExplains.length = 0;
-      this.apply(statement, ctx);
+      try {
+        this.apply(statement, ctx);
+      } finally {
+        for (const name of made) this.catalog.drop(name);
+      }
       const sinks = this.sinkExplains.splice(0);
       const header = sinks.length === 0 ? '' : `== Sinks ==\n${sinks.join('\n')}\n\n`;
       return `${header}${reusedText(ctx)}${explainWithModes(scratch)}`;
     }
-    if (statement.kind === 'create-table' && statement.asQuery !== undefined)
-      sqlError(
-        'EXPLAIN of CREATE TABLE ... AS SELECT is not supported by Weir SQL yet',
-        statement.at,
-      );
     return sqlError(`EXPLAIN of ${this.describe(statement)} is not supported`, statement.at);
   }
 
