@@ -475,15 +475,23 @@ export class TableEnvironment {
     }
     const ctas = statement.kind === 'create-table' && statement.asQuery !== undefined;
     if (statement.kind === 'insert' || statement.kind === 'statement-set' || ctas) {
-      // Explaining must not leave the tables a CTAS makes: they go again afterwards.
-      const made = (statement.kind === 'statement-set' ? statement.inserts : [statement])
-        .flatMap((s) => (s.kind === 'create-table' ? [s.name] : []))
-        .filter((name) => !this.catalog.has(name));
+      // Explaining must not change the catalog: the tables a CTAS makes (or replaces) are put
+      // back as they were afterwards.
+      const before = new Map(
+        (statement.kind === 'statement-set' ? statement.inserts : [statement]).flatMap((s) =>
+          s.kind === 'create-table'
+            ? [[s.name, this.catalog.has(s.name) ? this.catalog.get(s.name) : undefined] as const]
+            : [],
+        ),
+      );
       this.sinkExplains.length = 0;
       try {
         this.apply(statement, ctx);
       } finally {
-        for (const name of made) this.catalog.drop(name);
+        for (const [name, object] of before) {
+          this.catalog.drop(name);
+          if (object !== undefined) this.catalog.replace(object);
+        }
       }
       const sinks = this.sinkExplains.splice(0);
       const header = sinks.length === 0 ? '' : `== Sinks ==\n${sinks.join('\n')}\n\n`;
@@ -823,6 +831,17 @@ export class TableEnvironment {
   private createTableAs(s: Extract<Statement, { kind: 'create-table' }>, ctx: PlanContext): void {
     checkCreateTableAs(s);
     const query = s.asQuery as Query;
+    if (s.replace === 'replace' && !this.catalog.has(s.name))
+      sqlError(
+        `table '${s.name}' does not exist: REPLACE TABLE replaces one (CREATE OR REPLACE makes it)`,
+        s.at,
+      );
+    if (s.replace !== undefined && this.catalog.has(s.name)) {
+      if (this.catalog.get(s.name).kind !== 'table')
+        sqlError(`'${s.name}' is a view: [CREATE OR] REPLACE TABLE replaces a table`, s.at);
+      this.catalog.drop(s.name);
+      this.sources.delete(s.name);
+    }
     if (this.catalog.names().includes(s.name)) {
       if (!s.ifNotExists)
         sqlError(

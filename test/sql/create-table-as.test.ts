@@ -229,6 +229,33 @@ describe('CREATE TABLE ... AS SELECT', () => {
     expect(alone).toMatch(/where|filter/i);
     expect(tEnv.listTables()).not.toContain('t7');
     expect(tEnv.listTables()).not.toContain('t8');
+    // [CREATE OR] REPLACE TABLE ... AS: the table is made again from the query.
+    tEnv.buildScript(
+      `CREATE OR REPLACE TABLE r1 WITH ('connector' = 'blackhole') AS SELECT id FROM orders;
+       CREATE OR REPLACE TABLE r1 WITH ('connector' = 'blackhole') AS SELECT id, amount FROM orders;`,
+    );
+    expect(tEnv.describeTable('r1').map((c) => c.name)).toEqual(['id', 'amount']);
+    tEnv.buildScript(
+      `EXPLAIN CREATE OR REPLACE TABLE r1 WITH ('connector' = 'blackhole') AS SELECT amount FROM orders`,
+    );
+    expect(tEnv.describeTable('r1').map((c) => c.name)).toEqual(['id', 'amount']);
+    tEnv.buildScript(
+      `REPLACE TABLE r1 WITH ('connector' = 'blackhole') AS SELECT amount FROM orders`,
+    );
+    expect(tEnv.describeTable('r1').map((c) => c.name)).toEqual(['amount']);
+    expect(() =>
+      tEnv.buildScript(
+        `REPLACE TABLE r2 WITH ('connector' = 'blackhole') AS SELECT id FROM orders`,
+      ),
+    ).toThrow("table 'r2' does not exist: REPLACE TABLE replaces one");
+    expect(() =>
+      tEnv.buildScript(`CREATE OR REPLACE TABLE r3 (id INT) WITH ('connector' = 'blackhole')`),
+    ).toThrow('CREATE OR REPLACE TABLE needs AS SELECT');
+    expect(() =>
+      tEnv.buildScript(
+        `CREATE OR REPLACE TABLE IF NOT EXISTS r1 WITH ('connector' = 'blackhole') AS SELECT id FROM orders`,
+      ),
+    ).toThrow(/IF NOT EXISTS cannot go with OR REPLACE/);
     expect(() => tEnv.executeSql(`CREATE TABLE t6 (a) WITH ('connector' = 'blackhole')`)).toThrow(
       "column 'a' needs a type",
     );

@@ -452,6 +452,11 @@ export type Statement =
       readonly like?: TableLike;
       /** `AS query` (CTAS): the table takes the query's columns and the query is inserted into it. */
       readonly asQuery?: Query;
+      /**
+       * `CREATE OR REPLACE TABLE ... AS` (`or-replace`) or `REPLACE TABLE ... AS` (`replace`,
+       * the table must exist): an existing table of the name is dropped first.
+       */
+      readonly replace?: 'or-replace' | 'replace';
       readonly at: SourcePosition;
     }
   | {

@@ -305,6 +305,7 @@ class Parser {
     ) {
       return { kind: 'query', query: this.query(), at };
     }
+    if (this.acceptWord('REPLACE', 'TABLE')) return this.replaceTable(at, 'replace');
     if (this.acceptWord('DROP')) return this.drop(at);
     if (this.acceptWord('SHOW')) return this.show(at);
     if (this.acceptWord('DESCRIBE') || this.acceptWord('DESC'))
@@ -555,6 +556,10 @@ class Parser {
   }
 
   private create(at: SourcePosition): Statement {
+    if (this.acceptWord('OR', 'REPLACE')) {
+      this.expectWord('TABLE');
+      return this.replaceTable(at, 'or-replace');
+    }
     const temporary = this.acceptWord('TEMPORARY');
     this.acceptWord('SYSTEM');
     if (this.acceptWord('TABLE')) return this.createTable(at, temporary);
@@ -595,6 +600,19 @@ class Parser {
     if (this.isWord('CATALOG') || this.isWord('DATABASE'))
       this.unsupported(`CREATE ${this.token.text.toUpperCase()}`);
     return this.fail('TABLE, VIEW or FUNCTION');
+  }
+
+  /** `[CREATE OR] REPLACE TABLE ... AS query`: only with a query, as in Flink. */
+  private replaceTable(at: SourcePosition, replace: 'or-replace' | 'replace'): Statement {
+    const statement = this.createTable(at, false);
+    if (statement.kind !== 'create-table' || statement.asQuery === undefined)
+      return sqlError(
+        `${replace === 'replace' ? 'REPLACE TABLE' : 'CREATE OR REPLACE TABLE'} needs AS SELECT (a table from a query)`,
+        at,
+      );
+    if (statement.ifNotExists)
+      sqlError('IF NOT EXISTS cannot go with OR REPLACE (the table is replaced if it exists)', at);
+    return { ...statement, replace };
   }
 
   private createTable(at: SourcePosition, temporary: boolean): Statement {
