@@ -17,18 +17,16 @@ import {
   Catalog,
   type CatalogTable,
   type CatalogView,
-  DEFAULT_CATALOG,
-  DEFAULT_DATABASE,
   type TableColumn,
 } from './catalog/catalog.js';
 import {
-  checkDatabase,
   createTableText,
   createViewText,
   DESCRIBE_COLUMNS,
   describeTableRows,
   describeViewRows,
   likeTest,
+  qualified,
   type StatementResult,
   withOptions,
 } from './catalog/catalog-statements.js';
@@ -43,6 +41,7 @@ import { compileScalar } from './expressions/compile.js';
 import { builtInFunctionNames } from './expressions/functions.js';
 import { Scope } from './expressions/scope.js';
 import {
+  CURRENT_DATABASE_KEY,
   LOCAL_TIME_ZONE_OPTION,
   sessionTimeZone,
   timeZoneOf,
@@ -308,7 +307,8 @@ export class TableEnvironment {
 
   /** Runs `body` (planning) with this environment's functions and session time zone. */
   private planning<T>(body: () => T): T {
-    return withFunctions(this.functions, () => withSessionConfig(this.config, body));
+    const session = new Map(this.config).set(CURRENT_DATABASE_KEY, this.catalog.currentDatabase);
+    return withFunctions(this.functions, () => withSessionConfig(session, body));
   }
 
   /** The names of the functions registered (`SHOW FUNCTIONS` lists them after the built-in ones). */
@@ -558,6 +558,10 @@ export class TableEnvironment {
         return `ALTER TABLE ${s.name}`;
       case 'alter-view':
         return `ALTER VIEW ${s.name}`;
+      case 'create-catalog':
+        return `CREATE CATALOG ${s.name}`;
+      case 'create-database':
+        return `CREATE DATABASE ${s.name}`;
     }
   }
 
@@ -578,29 +582,37 @@ export class TableEnvironment {
     if (s.kind === 'describe') {
       return { statement, columns: DESCRIBE_COLUMNS, rows: this.describeRows(s.name, s.at) };
     }
-    if (s.from !== undefined && s.what !== 'DATABASES') checkDatabase(s.from, s.at);
-    if (s.what === 'DATABASES' && s.from !== undefined && s.from !== DEFAULT_CATALOG)
-      sqlError(`catalog '${s.from}' does not exist (Weir SQL has one: ${DEFAULT_CATALOG})`, s.at);
     switch (s.what) {
       case 'TABLES':
-        return list('table name', this.catalog.names());
+        return list('table name', this.catalog.names(s.from, s.at));
       case 'VIEWS':
         return list(
           'view name',
-          this.catalog.names().filter((n) => this.catalog.get(n).kind === 'view'),
+          this.catalog.names(s.from, s.at).filter((n) => {
+            const db = s.from === undefined ? '' : `${s.from}.`;
+            return this.catalog.get(`${db}${n}`).kind === 'view';
+          }),
         );
       case 'FUNCTIONS':
         return list('function name', [...builtInFunctionNames(), ...this.listFunctions()]);
       case 'USER FUNCTIONS':
         return list('function name', this.listFunctions());
       case 'CATALOGS':
-        return list('catalog name', [DEFAULT_CATALOG]);
+        return list('catalog name', this.catalog.catalogs());
       case 'DATABASES':
-        return list('database name', [DEFAULT_DATABASE]);
+        return list('database name', this.catalog.databasesOf(s.from, s.at));
       case 'CURRENT CATALOG':
-        return { statement, columns: ['current catalog name'], rows: [[DEFAULT_CATALOG]] };
+        return {
+          statement,
+          columns: ['current catalog name'],
+          rows: [[this.catalog.currentCatalog]],
+        };
       case 'CURRENT DATABASE':
-        return { statement, columns: ['current database name'], rows: [[DEFAULT_DATABASE]] };
+        return {
+          statement,
+          columns: ['current database name'],
+          rows: [[this.catalog.currentDatabase]],
+        };
       case 'COLUMNS': {
         const test = likeTest(s.like);
         const rows = this.describeRows(s.name as string, s.at).filter((r) => test(r[0] as string));
@@ -612,13 +624,21 @@ export class TableEnvironment {
           sqlError(`'${s.name}' is a view: SHOW CREATE VIEW shows it`, s.at);
         if (object.dataStream !== undefined)
           sqlError(`'${s.name}' is a DataStream registered as a table: it has no DDL`, s.at);
-        return { statement, columns: ['result'], rows: [[createTableText(object)]] };
+        return {
+          statement,
+          columns: ['result'],
+          rows: [[createTableText(object, this.catalog.pathOf(object))]],
+        };
       }
       case 'CREATE VIEW': {
         const object = this.catalog.get(s.name as string, s.at);
         if (object.kind !== 'view')
           sqlError(`'${s.name}' is a table: SHOW CREATE TABLE shows it`, s.at);
-        return { statement, columns: ['result'], rows: [[createViewText(object)]] };
+        return {
+          statement,
+          columns: ['result'],
+          rows: [[createViewText(object, this.catalog.pathOf(object))]],
+        };
       }
     }
   }
@@ -626,7 +646,7 @@ export class TableEnvironment {
   private describeRows(name: string, at: Statement['at']): string[][] {
     const object = this.catalog.get(name, at);
     if (object.kind === 'table') return describeTableRows(object);
-    const statement = parseScript(`SELECT * FROM ${object.name}`)[0];
+    const statement = parseScript(`SELECT * FROM ${qualified(this.catalog.pathOf(object))}`)[0];
     if (statement?.kind !== 'query') return [];
     const relation = this.planning(() =>
       planQuery(statement.query, {
@@ -639,8 +659,18 @@ export class TableEnvironment {
     return describeViewRows(relation.columns.map((c) => ({ ...c, rowtime: c.rowtime === true })));
   }
 
-  /** DROP TABLE, VIEW or FUNCTION. */
+  /** DROP TABLE, VIEW, FUNCTION, DATABASE or CATALOG. */
   private drop(s: Extract<Statement, { kind: 'drop' }>): void {
+    if (s.object === 'DATABASE') {
+      this.catalog.dropDatabase(s.name, s.ifExists, s.cascade === true, s.at);
+      this.sources.clear();
+      return;
+    }
+    if (s.object === 'CATALOG') {
+      this.catalog.dropCatalog(s.name, s.ifExists, s.at);
+      this.sources.clear();
+      return;
+    }
     if (s.object === 'FUNCTION') {
       if (!this.functions.drop(s.name) && !s.ifExists)
         sqlError(`function '${s.name}' does not exist`, s.at);
@@ -651,13 +681,14 @@ export class TableEnvironment {
         sqlError(`${s.object === 'TABLE' ? 'table' : 'view'} '${s.name}' does not exist`, s.at);
       return;
     }
-    const kind = this.catalog.get(s.name).kind;
+    const object = this.catalog.get(s.name);
+    const kind = object.kind;
     if (kind === 'view' && s.object === 'TABLE')
       sqlError(`'${s.name}' is a view: DROP VIEW drops it`, s.at);
     if (kind === 'table' && s.object === 'VIEW')
       sqlError(`'${s.name}' is a table: DROP TABLE drops it`, s.at);
     this.catalog.drop(s.name);
-    this.sources.delete(s.name);
+    this.sources.delete(object.name);
   }
 
   /** ALTER TABLE ... SET / RESET / RENAME TO / ADD / MODIFY / DROP, and ALTER VIEW ... RENAME TO / AS. */
@@ -775,15 +806,21 @@ export class TableEnvironment {
         this.alter(statement);
         return 0;
       case 'use':
-        if (
-          statement.catalog
-            ? statement.name !== DEFAULT_CATALOG
-            : !isDefaultDatabase(statement.name)
-        )
+        if (statement.catalog) this.catalog.useCatalog(statement.name, statement.at);
+        else this.catalog.useDatabase(statement.name, statement.at);
+        return 0;
+      case 'create-catalog': {
+        const type = statement.options.find((o) => o.key === 'type')?.value;
+        if (type !== 'generic_in_memory')
           sqlError(
-            `${statement.catalog ? 'catalog' : 'database'} '${statement.name}' does not exist (Weir SQL has one: ${statement.catalog ? DEFAULT_CATALOG : `${DEFAULT_CATALOG}.${DEFAULT_DATABASE}`})`,
+            `CREATE CATALOG ${statement.name}: ${type === undefined ? "'type' is missing" : `catalog type '${type}' is not supported`}; Weir SQL has in-memory catalogs: WITH ('type' = 'generic_in_memory')`,
             statement.at,
           );
+        this.catalog.createCatalog(statement.name, statement.ifNotExists, statement.at);
+        return 0;
+      }
+      case 'create-database':
+        this.catalog.createDatabase(statement.name, statement.ifNotExists, statement.at);
         return 0;
       case 'reset':
         if (statement.key === undefined) this.config.clear();
@@ -1067,9 +1104,4 @@ function reusedText(ctx: PlanContext): string {
   if (reused.length === 0) return '';
   const lines = reused.map((r) => `${r.name}: planned once, reused by ${r.reads} references`);
   return `== Reused ==\n${lines.join('\n')}\n\n`;
-}
-
-/** `default_database` or `default_catalog.default_database`: the one database (USE). */
-function isDefaultDatabase(name: string): boolean {
-  return name === DEFAULT_DATABASE || name === `${DEFAULT_CATALOG}.${DEFAULT_DATABASE}`;
 }

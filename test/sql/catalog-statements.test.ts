@@ -65,6 +65,61 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
     expect(() => tEnv.executeSql('USE other')).toThrow(/database 'other' does not exist/);
   });
 
+  it('CREATE CATALOG / DATABASE, USE, and names resolved against the current ones', async () => {
+    const env = new StreamEnvironment();
+    const tEnv = TableEnvironment.create(env);
+    const gen = (n: number) =>
+      `WITH ('connector' = 'datagen', 'number-of-rows' = '2', 'fields.x.min' = '${n}', 'fields.x.max' = '${n}')`;
+    tEnv.buildScript(`
+      CREATE TABLE t (x INT) ${gen(1)};
+      CREATE CATALOG mem WITH ('type' = 'generic_in_memory');
+      CREATE DATABASE mem.sales;
+      USE CATALOG mem;
+      CREATE DATABASE IF NOT EXISTS sales;
+      USE sales;
+      CREATE TABLE t (x INT) ${gen(2)};
+      CREATE TABLE out_t (x INT, db STRING) WITH ('connector' = 'blackhole');`);
+    const [catalogs, databases, current, tables, other] = tEnv.executeSql(
+      'SHOW CATALOGS; SHOW DATABASES; SHOW CURRENT DATABASE; SHOW TABLES; SHOW TABLES FROM default_catalog.default_database;',
+    ).results;
+    expect(catalogs?.rows).toEqual([['default_catalog'], ['mem']]);
+    expect(databases?.rows).toEqual([['default_database'], ['sales']]);
+    expect(current?.rows).toEqual([['sales']]);
+    expect(tables?.rows).toEqual([['out_t'], ['t']]);
+    expect(other?.rows).toEqual([['t']]);
+    // `t` is mem.sales.t here; the other is named by its path. Each read once.
+    const rows: Row[] = [];
+    tEnv
+      .sqlQuery(
+        `SELECT x, CURRENT_DATABASE() FROM t UNION ALL
+         SELECT x, 'default' FROM default_catalog.default_database.t`,
+      )
+      .toDataStream()
+      .map((r) => {
+        rows.push(r);
+        return r;
+      });
+    await env.execute('catalogs');
+    expect(rows.map((r) => r.join(' ')).sort()).toEqual([
+      '1 default',
+      '1 default',
+      '2 sales',
+      '2 sales',
+    ]);
+    const refused = fresh();
+    expect(() =>
+      refused.executeSql("CREATE CATALOG h WITH ('type' = 'hive', 'hive-conf-dir' = '/etc')"),
+    ).toThrow(/catalog type 'hive' is not supported/);
+    refused.executeSql(`CREATE DATABASE d; CREATE TABLE d.u (x INT) ${gen(1)};`);
+    expect(() => refused.executeSql('DROP DATABASE d')).toThrow(
+      /database 'd' is not empty \(u\): DROP DATABASE \.\.\. CASCADE/,
+    );
+    expect(() => refused.executeSql('USE nope')).toThrow(/database 'nope' does not exist/);
+    refused.executeSql('DROP DATABASE d CASCADE; DROP DATABASE IF EXISTS d;');
+    expect(refused.executeSql('SHOW DATABASES').results[0]?.rows).toEqual([['default_database']]);
+    expect(() => refused.executeSql('DROP DATABASE default_database')).toThrow(/current one/);
+  });
+
   it('DESCRIBE and SHOW COLUMNS give name, type, null, key, extras and watermark', () => {
     const tEnv = fresh();
     tEnv.executeSql(`${ORDERS} CREATE VIEW v AS SELECT amount, ts FROM orders;`);

@@ -81,8 +81,8 @@ describe('parser', () => {
   });
 
   it('names unsupported features with their position', () => {
-    expect(errorOf('DROP DATABASE d').message).toBe(
-      'line 1, column 6: DROP DATABASE is not supported by Weir SQL yet',
+    expect(errorOf('DROP SCHEMA s').message).toBe(
+      "line 1, column 6: expected TABLE, VIEW, FUNCTION, DATABASE or CATALOG but found 'SCHEMA'",
     );
     expect(errorOf('ALTER TABLE t ADD DISTRIBUTION BY HASH(a)').message).toMatch(
       /^line 1, column 32: expected a data type but found 'BY'/,

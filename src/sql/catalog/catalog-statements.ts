@@ -6,12 +6,7 @@
 import type { ShowLike, Statement, TableOption } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, type LogicalType } from '../types/logical-type.js';
-import {
-  type CatalogTable,
-  type CatalogView,
-  DEFAULT_CATALOG,
-  DEFAULT_DATABASE,
-} from './catalog.js';
+import type { CatalogTable, CatalogView, ObjectPath } from './catalog.js';
 
 /** The result of a SHOW or DESCRIBE statement: a small table of text. */
 export interface StatementResult {
@@ -41,19 +36,6 @@ export function likeTest(like: ShowLike | undefined): (name: string) => boolean 
   }
   const pattern = new RegExp(`^${source}$`, like.caseInsensitive ? 'is' : 's');
   return (name) => pattern.test(name) !== like.not;
-}
-
-/** `FROM db` / `IN db` of a SHOW: the one database Weir has, named either way. */
-export function checkDatabase(from: string | undefined, at: Statement['at']): void {
-  if (
-    from !== undefined &&
-    from !== DEFAULT_DATABASE &&
-    from !== `${DEFAULT_CATALOG}.${DEFAULT_DATABASE}`
-  )
-    sqlError(
-      `database '${from}' does not exist (Weir SQL has one: ${DEFAULT_CATALOG}.${DEFAULT_DATABASE})`,
-      at,
-    );
 }
 
 /** A type as DESCRIBE shows it: nullability in its own column. */
@@ -103,7 +85,7 @@ export function describeViewRows(
 }
 
 /** The CREATE TABLE statement that defines `table` now (after any ALTER). */
-export function createTableText(table: CatalogTable): string {
+export function createTableText(table: CatalogTable, path: ObjectPath): string {
   const parts = table.columns.map((c) => {
     if (c.computed !== undefined)
       return `  ${quoted(c.name)} AS ${c.computedText ?? '<expression>'}`;
@@ -126,16 +108,17 @@ export function createTableText(table: CatalogTable): string {
   const options = [...table.options.values()].map(
     (o) => `  ${literal(o.key)} = ${literal(o.value)}`,
   );
-  return `CREATE TABLE ${qualified(table.name)} (\n${parts.join(',\n')}\n)${partitions} WITH (\n${options.join(',\n')}\n)`;
+  return `CREATE TABLE ${qualified(path)} (\n${parts.join(',\n')}\n)${partitions} WITH (\n${options.join(',\n')}\n)`;
 }
 
 /** The CREATE VIEW statement of `view`. */
-export function createViewText(view: CatalogView): string {
-  return `CREATE VIEW ${qualified(view.name)} AS\n${view.text}`;
+export function createViewText(view: CatalogView, path: ObjectPath): string {
+  return `CREATE VIEW ${qualified(path)} AS\n${view.text}`;
 }
 
-const qualified = (name: string): string =>
-  `${quoted(DEFAULT_CATALOG)}.${quoted(DEFAULT_DATABASE)}.${quoted(name)}`;
+/** `catalog`.`database`.`name`, quoted. */
+export const qualified = (path: ObjectPath): string =>
+  `${quoted(path.catalog)}.${quoted(path.database)}.${quoted(path.name)}`;
 
 /** `table` with options set (ALTER TABLE ... SET) or removed (RESET). */
 export function withOptions(

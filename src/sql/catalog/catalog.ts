@@ -57,7 +57,7 @@ export const DEFAULT_DATABASE = 'default_database';
 
 /**
  * `name` without a leading `default_catalog.default_database.` or `default_database.`: the
- * objects of the one database are named either way, as in Flink.
+ * objects of the default database are named either way, as in Flink.
  */
 export function objectName(name: string): string {
   for (const prefix of [`${DEFAULT_CATALOG}.${DEFAULT_DATABASE}.`, `${DEFAULT_DATABASE}.`])
@@ -65,26 +65,81 @@ export function objectName(name: string): string {
   return name;
 }
 
+/** Where an object lives: its catalog, its database and its own name. */
+export interface ObjectPath {
+  readonly catalog: string;
+  readonly database: string;
+  readonly name: string;
+}
+
+/**
+ * An object's key: its name in the default database, `db.name` in another database of the
+ * default catalog, `catalog.db.name` elsewhere (what the object's `name` field holds).
+ */
+function keyOf({ catalog, database, name }: ObjectPath): string {
+  if (catalog === DEFAULT_CATALOG)
+    return database === DEFAULT_DATABASE ? name : `${database}.${name}`;
+  return `${catalog}.${database}.${name}`;
+}
+
+/**
+ * The tables and views a table environment knows (Flink's temporary objects and in-memory
+ * catalogs): `default_catalog` with `default_database` to start with, and the catalogs and
+ * databases CREATE CATALOG and CREATE DATABASE add. A name resolves against the current
+ * catalog and database (USE), as in Flink: `t`, `db.t`, `catalog.db.t`.
+ */
 export class Catalog {
   private readonly objects = new Map<string, CatalogObject>();
+  private readonly paths = new Map<string, ObjectPath>();
+  private readonly databases = new Map<string, Set<string>>([
+    [DEFAULT_CATALOG, new Set([DEFAULT_DATABASE])],
+  ]);
+  private current = { catalog: DEFAULT_CATALOG, database: DEFAULT_DATABASE };
+
+  get currentCatalog(): string {
+    return this.current.catalog;
+  }
+
+  get currentDatabase(): string {
+    return this.current.database;
+  }
+
+  /** The path `name` stands for (`t`, `db.t`, `catalog.db.t`), its catalog and database checked. */
+  resolve(name: string, at?: SourcePosition): ObjectPath {
+    const parts = name.split('.');
+    if (parts.length > 3) sqlError(`'${name}' has more parts than catalog.database.name`, at);
+    const leaf = parts[parts.length - 1] as string;
+    const database =
+      parts.length >= 2 ? (parts[parts.length - 2] as string) : this.current.database;
+    const catalog = parts.length === 3 ? (parts[0] as string) : this.current.catalog;
+    this.checkDatabase(catalog, database, at);
+    return { catalog, database, name: leaf };
+  }
 
   register(object: CatalogObject, ifNotExists: boolean, at: SourcePosition): void {
-    const name = objectName(object.name);
-    if (this.objects.has(name)) {
+    const path = this.resolve(object.name, at);
+    const key = keyOf(path);
+    if (this.objects.has(key)) {
       if (ifNotExists) return;
-      sqlError(`a table or view named '${name}' already exists`, at);
+      sqlError(`a table or view named '${key}' already exists`, at);
     }
-    this.objects.set(name, name === object.name ? object : { ...object, name });
+    this.objects.set(key, key === object.name ? object : { ...object, name: key });
+    this.paths.set(key, path);
   }
 
   has(name: string): boolean {
-    return this.objects.has(objectName(name));
+    const parts = name.split('.');
+    const database = parts.length >= 2 ? parts[parts.length - 2] : this.current.database;
+    const catalog = parts.length === 3 ? parts[0] : this.current.catalog;
+    const leaf = parts[parts.length - 1] as string;
+    if (catalog === undefined || database === undefined) return false;
+    return this.objects.has(keyOf({ catalog, database, name: leaf }));
   }
 
   get(name: string, at?: SourcePosition): CatalogObject {
-    const object = this.objects.get(objectName(name));
+    const object = this.has(name) ? this.objects.get(keyOf(this.resolve(name, at))) : undefined;
     if (object === undefined) {
-      const known = [...this.objects.keys()];
+      const known = this.names();
       sqlError(
         `table or view '${name}' not found${known.length === 0 ? '' : `; known: ${known.join(', ')}`}`,
         at,
@@ -93,17 +148,146 @@ export class Catalog {
     return object;
   }
 
+  /** The catalog, database and name of an object held (by its `name`). */
+  pathOf(object: CatalogObject): ObjectPath {
+    return (
+      this.paths.get(object.name) ?? {
+        catalog: DEFAULT_CATALOG,
+        database: DEFAULT_DATABASE,
+        name: object.name,
+      }
+    );
+  }
+
   /** Replaces an object by a new definition of the same name (ALTER). */
   replace(object: CatalogObject): void {
-    this.objects.set(objectName(object.name), object);
+    const path = this.resolve(object.name);
+    const key = keyOf(path);
+    this.objects.set(key, key === object.name ? object : { ...object, name: key });
+    this.paths.set(key, path);
   }
 
   /** Removes an object; whether it was there. */
   drop(name: string): boolean {
-    return this.objects.delete(objectName(name));
+    if (!this.has(name)) return false;
+    const key = keyOf(this.resolve(name));
+    this.paths.delete(key);
+    return this.objects.delete(key);
   }
 
-  names(): string[] {
-    return [...this.objects.keys()];
+  /** The names of the objects of a database (the current one by default), as SHOW TABLES lists them. */
+  names(database?: string, at?: SourcePosition): string[] {
+    const parts = database?.split('.') ?? [];
+    const db = parts.length === 0 ? this.current.database : (parts[parts.length - 1] as string);
+    const catalog = parts.length === 2 ? (parts[0] as string) : this.current.catalog;
+    if (parts.length > 2) sqlError(`'${database}' is not a database name`, at);
+    this.checkDatabase(catalog, db, at);
+    return [...this.paths.values()]
+      .filter((p) => p.catalog === catalog && p.database === db)
+      .map((p) => p.name);
+  }
+
+  catalogs(): string[] {
+    return [...this.databases.keys()];
+  }
+
+  /** The databases of a catalog (the current one by default). */
+  databasesOf(catalog = this.current.catalog, at?: SourcePosition): string[] {
+    const databases = this.databases.get(catalog);
+    if (databases === undefined) return sqlError(`catalog '${catalog}' does not exist`, at);
+    return [...databases];
+  }
+
+  createCatalog(name: string, ifNotExists: boolean, at: SourcePosition): void {
+    if (this.databases.has(name)) {
+      if (ifNotExists) return;
+      sqlError(`catalog '${name}' already exists`, at);
+    }
+    this.databases.set(name, new Set([DEFAULT_DATABASE]));
+  }
+
+  dropCatalog(name: string, ifExists: boolean, at: SourcePosition): void {
+    if (!this.databases.has(name)) {
+      if (ifExists) return;
+      sqlError(`catalog '${name}' does not exist`, at);
+    }
+    if (name === this.current.catalog)
+      sqlError(
+        `cannot drop catalog '${name}': it is the current one (USE CATALOG another first)`,
+        at,
+      );
+    if (name === DEFAULT_CATALOG) sqlError(`cannot drop the catalog '${DEFAULT_CATALOG}'`, at);
+    for (const [key, path] of this.paths)
+      if (path.catalog === name) {
+        this.paths.delete(key);
+        this.objects.delete(key);
+      }
+    this.databases.delete(name);
+  }
+
+  createDatabase(name: string, ifNotExists: boolean, at: SourcePosition): void {
+    const { catalog, database } = this.databasePath(name, at);
+    const databases = this.databases.get(catalog) as Set<string>;
+    if (databases.has(database)) {
+      if (ifNotExists) return;
+      sqlError(`database '${database}' already exists in catalog '${catalog}'`, at);
+    }
+    databases.add(database);
+  }
+
+  dropDatabase(name: string, ifExists: boolean, cascade: boolean, at: SourcePosition): void {
+    const { catalog, database } = this.databasePath(name, at);
+    const databases = this.databases.get(catalog) as Set<string>;
+    if (!databases.has(database)) {
+      if (ifExists) return;
+      sqlError(`database '${database}' does not exist in catalog '${catalog}'`, at);
+    }
+    if (catalog === this.current.catalog && database === this.current.database)
+      sqlError(`cannot drop database '${database}': it is the current one (USE another first)`, at);
+    const held = [...this.paths].filter(
+      ([, p]) => p.catalog === catalog && p.database === database,
+    );
+    if (held.length > 0 && !cascade)
+      sqlError(
+        `database '${database}' is not empty (${held.map(([, p]) => p.name).join(', ')}): DROP DATABASE ... CASCADE drops it with its tables and views`,
+        at,
+      );
+    for (const [key] of held) {
+      this.paths.delete(key);
+      this.objects.delete(key);
+    }
+    databases.delete(database);
+  }
+
+  useCatalog(name: string, at: SourcePosition): void {
+    const databases = this.databases.get(name);
+    if (databases === undefined) sqlError(`catalog '${name}' does not exist`, at);
+    // As Flink's in-memory catalogs: each has its default database, where USE CATALOG lands.
+    this.current = {
+      catalog: name,
+      database: databases.has(DEFAULT_DATABASE) ? DEFAULT_DATABASE : ([...databases][0] ?? ''),
+    };
+  }
+
+  useDatabase(name: string, at: SourcePosition): void {
+    const { catalog, database } = this.databasePath(name, at);
+    this.checkDatabase(catalog, database, at);
+    this.current = { catalog, database };
+  }
+
+  /** `db` or `catalog.db`, the catalog checked. */
+  private databasePath(name: string, at: SourcePosition): { catalog: string; database: string } {
+    const parts = name.split('.');
+    if (parts.length > 2) sqlError(`'${name}' is not a database name (catalog.database)`, at);
+    const catalog = parts.length === 2 ? (parts[0] as string) : this.current.catalog;
+    if (!this.databases.has(catalog)) sqlError(`catalog '${catalog}' does not exist`, at);
+    return { catalog, database: parts[parts.length - 1] as string };
+  }
+
+  private checkDatabase(catalog: string, database: string, at?: SourcePosition): void {
+    const databases = this.databases.get(catalog);
+    if (databases === undefined) sqlError(`catalog '${catalog}' does not exist`, at);
+    if (!databases.has(database))
+      sqlError(`database '${database}' does not exist in catalog '${catalog}'`, at);
   }
 }

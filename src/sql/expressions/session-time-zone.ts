@@ -38,3 +38,11 @@ export function sessionTimeZone(): TimeZone {
   const id = active?.get(LOCAL_TIME_ZONE_OPTION);
   return id === undefined ? TimeZone.UTC : timeZoneOf(id);
 }
+
+/** The session map's entry of the current database (USE), for CURRENT_DATABASE(). */
+export const CURRENT_DATABASE_KEY = '$current-database';
+
+/** The current database of the statement being planned (`default_database` outside one). */
+export function currentDatabase(): string {
+  return active?.get(CURRENT_DATABASE_KEY) ?? 'default_database';
+}

@@ -549,9 +549,24 @@ export type SchemaChange =
 export type CatalogStatement =
   | {
       readonly kind: 'drop';
-      readonly object: 'TABLE' | 'VIEW' | 'FUNCTION';
+      readonly object: 'TABLE' | 'VIEW' | 'FUNCTION' | 'DATABASE' | 'CATALOG';
       readonly ifExists: boolean;
       readonly name: string;
+      /** DROP DATABASE ... CASCADE: with its tables and views (RESTRICT, the default, refuses). */
+      readonly cascade?: boolean;
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'create-catalog';
+      readonly name: string;
+      readonly ifNotExists: boolean;
+      readonly options: readonly TableOption[];
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'create-database';
+      readonly name: string;
+      readonly ifNotExists: boolean;
       readonly at: SourcePosition;
     }
   | {

@@ -355,14 +355,16 @@ class Parser {
   private drop(at: SourcePosition): Statement {
     this.acceptWord('TEMPORARY');
     this.acceptWord('SYSTEM');
-    const object = (['TABLE', 'VIEW', 'FUNCTION'] as const).find((o) => this.acceptWord(o));
-    if (object === undefined) {
-      if (this.isWord('CATALOG') || this.isWord('DATABASE'))
-        this.unsupported(`DROP ${this.token.text.toUpperCase()}`);
-      return this.fail('TABLE, VIEW or FUNCTION');
-    }
+    const object = (['TABLE', 'VIEW', 'FUNCTION', 'DATABASE', 'CATALOG'] as const).find((o) =>
+      this.acceptWord(o),
+    );
+    if (object === undefined) return this.fail('TABLE, VIEW, FUNCTION, DATABASE or CATALOG');
     const ifExists = this.acceptWord('IF', 'EXISTS');
-    return { kind: 'drop', object, ifExists, name: this.qualifiedName(), at };
+    const name = this.qualifiedName();
+    if (object !== 'DATABASE') return { kind: 'drop', object, ifExists, name, at };
+    const cascade = this.acceptWord('CASCADE');
+    if (!cascade) this.acceptWord('RESTRICT');
+    return { kind: 'drop', object, ifExists, name, cascade, at };
   }
 
   private show(at: SourcePosition): Statement {
@@ -597,9 +599,21 @@ class Parser {
         at,
       };
     }
-    if (this.isWord('CATALOG') || this.isWord('DATABASE'))
-      this.unsupported(`CREATE ${this.token.text.toUpperCase()}`);
-    return this.fail('TABLE, VIEW or FUNCTION');
+    if (this.acceptWord('CATALOG')) {
+      const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
+      const name = this.identifier('a catalog name');
+      if (this.acceptWord('COMMENT')) this.stringLiteral();
+      const options = this.acceptWord('WITH') ? this.options() : [];
+      return { kind: 'create-catalog', name, ifNotExists, options, at };
+    }
+    if (this.acceptWord('DATABASE')) {
+      const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
+      const name = this.qualifiedName();
+      if (this.acceptWord('COMMENT')) this.stringLiteral();
+      if (this.acceptWord('WITH')) this.options();
+      return { kind: 'create-database', name, ifNotExists, at };
+    }
+    return this.fail('TABLE, VIEW, FUNCTION, CATALOG or DATABASE');
   }
 
   /** `[CREATE OR] REPLACE TABLE ... AS query`: only with a query, as in Flink. */

@@ -354,10 +354,11 @@ function planNamed(name: string, at: SourcePosition, ctx: PlanContext): Relation
     const plan = () => planQuery(object.query, { ...ctx, ctes: new Map() });
     return requalify(ctx.subPlans?.of(object, name, plan) ?? plan(), name);
   }
-  let source = ctx.sources.get(name);
+  // By the object's key: `t` may name another table after a USE.
+  let source = ctx.sources.get(object.name);
   if (source === undefined) {
     source = planSource(object, ctx.env);
-    ctx.sources.set(name, source);
+    ctx.sources.set(object.name, source);
   }
   return source;
 }
@@ -410,7 +411,8 @@ function planFrom(
         );
       return requalify(
         renamed(planNamed(item.name, item.at, ctx), item, `table '${item.name}'`),
-        item.alias ?? item.name,
+        // `db.t` (or `catalog.db.t`) is qualified as `t`, as in Flink.
+        item.alias ?? (item.name.split('.').pop() as string),
       );
     case 'subquery':
       return requalify(renamed(planQuery(item.query, ctx), item, 'the query'), item.alias);

@@ -12,6 +12,7 @@ import {
 } from '../../types/logical-type.js';
 import { castTo } from '../cast.js';
 import { type CodeGen, type Compiled, nullSafe } from '../code-gen.js';
+import { currentDatabase } from '../session-time-zone.js';
 import {
   anyNullable,
   arity,
@@ -104,10 +105,10 @@ export const CONDITIONAL_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> =
     arity('TYPEOF', args, 1, 2, at);
     return { code: JSON.stringify(formatType((args[0] as Compiled).type)), type: T.string(false) };
   },
-  // CURRENT_DATABASE(): the one database Weir SQL has (catalog/catalog.ts, DEFAULT_DATABASE).
+  // CURRENT_DATABASE(): the database USE made current when the query was planned.
   CURRENT_DATABASE: (args, _g, at) => {
     arity('CURRENT_DATABASE', args, 0, 0, at);
-    return { code: JSON.stringify('default_database'), type: T.string(false) };
+    return { code: JSON.stringify(currentDatabase()), type: T.string(false) };
   },
   IS_ALPHA: stringTest('IS_ALPHA', isAlpha),
   IS_DIGIT: stringTest('IS_DIGIT', isDigit),
