@@ -165,6 +165,56 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
     for (const n of nots) state.edges.push({ action: 'proceed', target: stop.id, test: n });
   };
 
+  /** A stage's entry state and the state an optional one waits in after skipping events. */
+  const entryStates = (entry: NfaState<T>): NfaState<T>[] => [
+    entry,
+    ...entry.edges
+      .filter((e) => e.action === 'ignore' && e.target !== entry.id)
+      .map((e) => states[e.target]!)
+      .filter((w) => w.stage === entry.stage),
+  ];
+
+  /** A copy of a stage's entry state, with its own copy of the state it waits in. */
+  const copyEntry = (entry: NfaState<T>): NfaState<T> => {
+    const copy = copyState(entry);
+    for (let k = 0; k < copy.edges.length; k++) {
+      const e = copy.edges[k]!;
+      const target = states[e.target]!;
+      if (e.action === 'ignore' && e.target !== copy.id && target.stage === entry.stage) {
+        copy.edges[k] = { ...e, target: copyState(target).id };
+      }
+    }
+    return copy;
+  };
+
+  /**
+   * A `notFollowedBy` before `stages[at]` (entered at `entry`) ends the partial matches
+   * waiting there. As in Flink, it also holds past an optional stage left without taking an
+   * event: the stage after it is then entered through a copy that stops too.
+   */
+  const stopAtEntry = (
+    entry: NfaState<T>,
+    tests: readonly Test<T>[],
+    stages: readonly StageSpec<T>[],
+    at: number,
+  ): void => {
+    const entries = entryStates(entry);
+    for (const s of entries) addStops(s, tests);
+    const spec = stages[at];
+    if (spec === undefined || spec.group !== undefined || !spec.quantifier.optional) return;
+    for (const s of entries) {
+      for (let k = 0; k < s.edges.length; k++) {
+        const e = s.edges[k]!;
+        const target = states[e.target]!;
+        if (e.action !== 'proceed' || target.kind !== 'normal' || target.stage === s.stage)
+          continue;
+        const copy = copyEntry(target);
+        s.edges[k] = { ...e, target: copy.id };
+        stopAtEntry(copy, tests, stages, at + 1);
+      }
+    }
+  };
+
   /** Compiles `stages` in front of `sink`; the first stage follows with `firstContiguity`. */
   const compileSequence = (
     stages: readonly StageSpec<T>[],
@@ -189,7 +239,7 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
         }
         notsAfter.push(test);
         // While waiting for the following stage, a matching event ends the partial match.
-        addStops(next, [test]);
+        stopAtEntry(next, [test], stages, i + 1);
         continue;
       }
       if (stage.contiguity === 'not-next') {
@@ -223,10 +273,36 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
     const q = stage.quantifier;
     // An event meeting `until` is neither taken nor skipped by the stage: it ends the loop.
     const until = stage.until === undefined ? ALWAYS : not(compileCondition(stage.until));
-    const take = and(compileCondition(stage.condition), until);
-    const outerIgnore = ignoreTest(asInner(contiguity), take);
+    const condition = compileCondition(stage.condition);
+    const take = and(condition, until);
+    // Waiting for the stage's first event, an event meeting `until` (and the condition) is not
+    // skipped either: as in Flink, whose first state skips only events failing the condition.
+    const outerIgnore = ignoreTest(
+      asInner(contiguity),
+      stage.until === undefined ? take : condition,
+    );
     const innerRaw = ignoreTest(q.inner, take);
     const innerIgnore = innerRaw === null ? null : and(innerRaw, until);
+
+    // Greedy, as Flink compiles it: the following stage may neither take nor skip an event this
+    // stage could take. An event meeting `until` leaves the loop for an unrestricted copy.
+    let untilSink: NfaState<T> | undefined;
+    if (q.greedy && q.min !== q.max) {
+      const raw = compileCondition(stage.condition);
+      if (stage.until !== undefined) untilSink = copyState(sink);
+      restrictEdges(sink, not(raw));
+    }
+
+    /** Moving on to `sink`; past a greedy stage, an event meeting `until` moves to the unrestricted copy. */
+    const proceedFrom = (state: NfaState<T>): void => {
+      if (untilSink === undefined) {
+        state.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
+        return;
+      }
+      const untilTest = compileCondition(stage.until);
+      state.edges.push({ action: 'proceed', target: untilSink.id, test: untilTest });
+      state.edges.push({ action: 'proceed', target: sink.id, test: not(untilTest) });
+    };
 
     /**
      * A state that takes toward `target`, optionally may move on to `sink`, and skips with
@@ -242,7 +318,7 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
     ): NfaState<T> => {
       const s = newState(stage.name, 'normal', stage.withinPreviousMs ?? 0);
       s.edges.push({ action: 'take', target: target.id, test: takeTest });
-      if (canProceed) s.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
+      if (canProceed) proceedFrom(s);
       if (ignore !== null) {
         if (canProceed) {
           const waiting = newState(stage.name);
@@ -258,28 +334,13 @@ export function compileNfa<T>(spec: PatternSpec<T>): Nfa<T> {
       return s;
     };
 
-    // Greedy, as Flink compiles it: the following stage may neither take nor skip an event this
-    // stage could take. An event meeting `until` leaves the loop for an unrestricted copy.
-    let untilSink: NfaState<T> | undefined;
-    if (q.greedy && q.min !== q.max) {
-      const raw = compileCondition(stage.condition);
-      if (stage.until !== undefined) untilSink = copyState(sink);
-      restrictEdges(sink, not(raw));
-    }
-
     let after: NfaState<T>;
     let count: number;
     if (q.max === Number.POSITIVE_INFINITY) {
       const loopTake = take;
       const loop = newState(stage.name);
       loop.edges.push({ action: 'take', target: loop.id, test: loopTake });
-      if (untilSink !== undefined) {
-        const untilTest = compileCondition(stage.until);
-        loop.edges.push({ action: 'proceed', target: untilSink.id, test: untilTest });
-        loop.edges.push({ action: 'proceed', target: sink.id, test: not(untilTest) });
-      } else {
-        loop.edges.push({ action: 'proceed', target: sink.id, test: ALWAYS });
-      }
+      proceedFrom(loop);
       if (innerIgnore !== null) {
         const loopIgnore = innerIgnore;
         const waiting = newState(stage.name);
