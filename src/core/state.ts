@@ -98,8 +98,9 @@ export interface ValueState<T> {
 export interface ListState<T> {
   /** The elements for the current key; empty if none. Do not mutate the result. */
   get(): readonly T[];
+  /** Appends an element; `undefined` is no element and fails (`null` is JSON data and is stored). */
   add(value: T): void;
-  /** Replaces the list; an empty list clears it. */
+  /** Replaces the list; an empty list clears it. Fails, changing nothing, if an element is `undefined`. */
   update(values: readonly T[]): void;
   clear(): void;
 }
@@ -107,6 +108,7 @@ export interface ListState<T> {
 /** A map per key (and namespace). */
 export interface MapState<MK, MV> {
   get(key: MK): MV | undefined;
+  /** Sets an entry; an `undefined` key or value fails (`null` is JSON data and is stored; use `remove`). */
   put(key: MK, value: MV): void;
   has(key: MK): boolean;
   remove(key: MK): void;

@@ -202,3 +202,44 @@ export function noCurrentKey(operatorId: string): WeirError {
     { operatorId },
   );
 }
+
+/**
+ * Fails a write of no value where a state needs one: a list element, or a
+ * map key or value (Flink rejects `null` there). `null` is JSON data and is
+ * stored; `undefined` is not.
+ */
+export function checkDefined(
+  operatorId: string,
+  decl: DeclaredState,
+  what: string,
+  value: unknown,
+): void {
+  if (value !== undefined) return;
+  throw new WeirError(
+    'INVALID_ARGUMENT',
+    `${decl.kind} state '${decl.name}' of operator '${operatorId}': ${what} is undefined; state holds values (use clear or remove to delete)`,
+    { operatorId },
+  );
+}
+
+/** Fails a list update with something that is not an array, or an array with an undefined element. */
+export function checkListUpdate(operatorId: string, decl: DeclaredState, values: unknown): void {
+  if (!Array.isArray(values)) {
+    throw new WeirError(
+      'INVALID_ARGUMENT',
+      `list state '${decl.name}' of operator '${operatorId}': update takes an array of elements, got ${values === null ? 'null' : typeof values}`,
+      { operatorId },
+    );
+  }
+  for (const v of values) checkDefined(operatorId, decl, 'an element', v);
+}
+
+/** Fails a namespace that is not a string (Flink rejects a null namespace). */
+export function checkNamespace(operatorId: string, namespace: unknown): void {
+  if (typeof namespace === 'string') return;
+  throw new WeirError(
+    'INVALID_ARGUMENT',
+    `keyed state of operator '${operatorId}': a namespace must be a string, got ${namespace === null ? 'null' : typeof namespace}`,
+    { operatorId },
+  );
+}

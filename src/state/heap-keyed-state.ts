@@ -23,6 +23,9 @@ import type {
 import type { HeapBackendOptions } from '../core/state-backend.js';
 import {
   type AnyDescriptor,
+  checkDefined,
+  checkListUpdate,
+  checkNamespace,
   checkRestored,
   checkSameKind,
   type DeclaredState,
@@ -87,6 +90,17 @@ function pruneList(cell: TtlListCell, now: number): boolean {
   es.length = n;
   cell.m = m;
   return n > 0;
+}
+
+/**
+ * JSON that shares no object with live state. Live state holds the objects it
+ * was given (and `Serializers.json()` passes them through as they are), so a
+ * snapshot must not hold them: they may be mutated in place after it was taken
+ * (Flink copies heap state for snapshots too). Likewise restored values must
+ * not be the objects of the snapshot they came from, which may be restored again.
+ */
+function detached(json: Json): Json {
+  return typeof json === 'object' && json !== null ? structuredClone(json) : json;
 }
 
 /** One declared state: namespace -> key -> value (map state: key -> map key -> value). */
@@ -198,7 +212,8 @@ class LiveEntries<MK, MV> implements IterableIterator<[MK, MV]> {
  * Keyed state on the JavaScript heap: live objects in nested `Map`s (state,
  * namespace, key), serialized only when a snapshot is taken. Fast, bounded
  * by memory. Values returned by state reads are the stored objects: mutating
- * them mutates state. Snapshots are always full.
+ * them mutates state. Snapshots are always full, and copies: they share no
+ * object with live state (nor do restored values with the restored snapshot).
  */
 export class HeapKeyedStateBackend implements KeyedStateBackend {
   currentKey: Key | undefined;
@@ -222,6 +237,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   }
 
   setCurrentNamespace(namespace: Namespace): void {
+    checkNamespace(this.operatorId, namespace);
     this.ns = namespace;
   }
 
@@ -270,7 +286,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
           inner = new Map();
           table.set(row.key, inner);
         }
-        inner.set(decl.keySerializer!.fromJson(row.userKey, keyVersion), cell.value);
+        inner.set(decl.keySerializer!.fromJson(detached(row.userKey), keyVersion), cell.value);
       } else {
         table.set(row.key, cell.value);
       }
@@ -285,9 +301,9 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
   ): { value: unknown } | undefined {
     let v: unknown;
     if (decl.kind === 'list') {
-      v = (row.value as Json[]).map((e) => decl.serializer.fromJson(e, version));
+      v = (row.value as Json[]).map((e) => decl.serializer.fromJson(detached(e), version));
     } else {
-      v = decl.serializer.fromJson(row.value, version);
+      v = decl.serializer.fromJson(detached(row.value), version);
     }
     if (decl.ttl === undefined) return { value: v };
     // Restored without an expiry (TTL newly added): the lifetime starts now.
@@ -421,6 +437,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
     const handle: ListState<T> = {
       get: () => read(this.now(state)) ?? empty,
       add: (value: T) => {
+        checkDefined(this.operatorId, state.decl, 'an element', value);
         const now = this.now(state);
         const list = read(now);
         if (list === undefined)
@@ -428,6 +445,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         else list.push(value);
       },
       update: (values: readonly T[]) => {
+        checkListUpdate(this.operatorId, state.decl, values);
         const k = this.key();
         const now = this.now(state);
         if (values.length === 0) this.table(state, false)?.delete(k);
@@ -474,6 +492,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         return cell.v as T[];
       },
       add: (value: T) => {
+        checkDefined(this.operatorId, state.decl, 'an element', value);
         const now = this.now(state);
         const cell = live(now);
         const e = now + ttlMs;
@@ -486,6 +505,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         }
       },
       update: (values: readonly T[]) => {
+        checkListUpdate(this.operatorId, state.decl, values);
         const k = this.key();
         const now = this.now(state);
         if (values.length === 0) {
@@ -526,6 +546,8 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
         return m === undefined ? undefined : (this.readCell(state, m, mk, now) as MV | undefined);
       },
       put: (mk, mv) => {
+        checkDefined(this.operatorId, state.decl, 'a map key', mk);
+        checkDefined(this.operatorId, state.decl, 'a map value', mv);
         const now = this.now(state);
         this.writeCell(state, inner(true)!, mk, mv, now);
       },
@@ -693,7 +715,14 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
               const e = ttl ? (mc as TtlCell).e : undefined;
               builder.add(
                 key,
-                makeRow(decl.name, key, ns, decl.keySerializer!.toJson(mk), s.toJson(v), e),
+                makeRow(
+                  decl.name,
+                  key,
+                  ns,
+                  detached(decl.keySerializer!.toJson(mk)),
+                  detached(s.toJson(v)),
+                  e,
+                ),
               );
             }
             if (inner.size === 0) table.delete(key);
@@ -713,7 +742,7 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
                 key,
                 ns,
                 null,
-                cell.v.map((e) => s.toJson(e)),
+                cell.v.map((e) => detached(s.toJson(e))),
                 cell.e,
                 distinctExpiries(cell.es, cell.e),
               ),
@@ -722,7 +751,9 @@ export class HeapKeyedStateBackend implements KeyedStateBackend {
           }
           const v = ttl ? (c as TtlCell).v : c;
           const json =
-            decl.kind === 'list' ? (v as unknown[]).map((e) => s.toJson(e)) : s.toJson(v);
+            decl.kind === 'list'
+              ? (v as unknown[]).map((e) => detached(s.toJson(e)))
+              : detached(s.toJson(v));
           builder.add(
             key,
             makeRow(decl.name, key, ns, null, json, ttl ? (c as TtlCell).e : undefined),

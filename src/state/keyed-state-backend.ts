@@ -41,6 +41,7 @@ export interface KeyedStateBackend extends KeyedStateStore {
   readonly queryableValueStates: QueryableValueStates;
   /** The namespace state accesses apply to; {@link DEFAULT_NAMESPACE} until set. */
   readonly currentNamespace: Namespace;
+  /** Fails with a WeirError if `namespace` is not a string. */
   setCurrentNamespace(namespace: Namespace): void;
   /**
    * Calls `fn` for every (key, namespace) holding an unexpired entry of state

@@ -31,6 +31,7 @@ import type { DiskBackendOptions } from '../../core/state-backend.js';
 import { isProcessAlive } from '../../util/process-alive.js';
 import {
   type AnyDescriptor,
+  checkNamespace,
   checkRestored,
   checkSameKind,
   type DeclaredState,
@@ -179,6 +180,7 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
 
   setCurrentNamespace(namespace: Namespace): void {
     if (namespace !== this.ns) {
+      checkNamespace(this.operatorId, namespace);
       this.ns = namespace;
       this.nsJson = JSON.stringify(namespace);
     }
@@ -458,6 +460,7 @@ export class DiskKeyedStateBackend implements KeyedStateBackend {
   /** The handles' view of this backend for one state. */
   private access(state: DiskState): DiskRowAccess {
     return {
+      operatorId: this.operatorId,
       now: (decl) => this.now(state, decl),
       rowKey: () => this.rowKey(state),
       entryKey: (mapKeyJson) => this.checkLength(state, `${this.rowKey(state)}${SEP}${mapKeyJson}`),

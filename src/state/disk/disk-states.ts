@@ -7,7 +7,7 @@ import type {
   ReducingState,
   ValueState,
 } from '../../core/state.js';
-import type { DeclaredState } from '../declared-state.js';
+import { checkDefined, checkListUpdate, type DeclaredState } from '../declared-state.js';
 
 /**
  * What the state handles need of the disk backend: row keys of the current
@@ -15,6 +15,8 @@ import type { DeclaredState } from '../declared-state.js';
  * buffer, and map scans. Implemented by `DiskKeyedStateBackend`.
  */
 export interface DiskRowAccess {
+  /** The operator owning the state (for error messages). */
+  readonly operatorId: string;
   /** Runs the bounded TTL sweep of a TTL state; returns the time to use (0 without TTL). */
   now(decl: DeclaredState): number;
   /** The row key of the current key and namespace. */
@@ -72,10 +74,12 @@ export function diskListState<T>(access: DiskRowAccess, decl: DeclaredState): Li
       return json === undefined ? [] : json.map((e) => s.fromJson(e, s.version) as T);
     },
     add: (value: T) => {
+      checkDefined(access.operatorId, decl, 'an element', value);
       const now = access.now(decl);
       access.appendList(access.rowKey(), s.toJson(value), now);
     },
     update: (values: readonly T[]) => {
+      checkListUpdate(access.operatorId, decl, values);
       const now = access.now(decl);
       const k = access.rowKey();
       if (values.length === 0) access.remove(k);
@@ -105,6 +109,8 @@ export function diskMapState<MK, MV>(access: DiskRowAccess, decl: DeclaredState)
       return json === undefined ? undefined : (s.fromJson(json, s.version) as MV);
     },
     put: (mk, mv) => {
+      checkDefined(access.operatorId, decl, 'a map key', mk);
+      checkDefined(access.operatorId, decl, 'a map value', mv);
       const now = access.now(decl);
       access.writeValue(entryKey(mk), s.toJson(mv), now);
     },
