@@ -222,6 +222,33 @@ export class DataStreamImpl<T> implements DataStream<T>, StreamParts {
     return this.addNode({ kind: 'broadcast' }, 'broadcast', { kind: 'broadcast' });
   }
 
+  // The steps below pass records through unchanged, like rebalance: the partitioning is on their input edge.
+  shuffle(): DataStream<T> {
+    return this.addNode({ kind: 'rebalance' }, 'shuffle', { kind: 'shuffle' });
+  }
+
+  global(): DataStream<T> {
+    return this.addNode({ kind: 'rebalance' }, 'global', { kind: 'global' });
+  }
+
+  partitionCustom<K>(
+    partition: (key: K, numPartitions: number) => number,
+    selectKey: (value: T) => K,
+    name = 'partitionCustom',
+  ): DataStream<T> {
+    if (typeof partition !== 'function' || typeof selectKey !== 'function') {
+      throw invalidArgument(
+        'partitionCustom(partition, selectKey) needs a partitioner function (key, numPartitions) => subtask and a key selector function',
+      );
+    }
+    return this.addNode({ kind: 'rebalance' }, name, {
+      kind: 'custom',
+      selectKey: selectKey as (value: never) => unknown,
+      partition: partition as (key: never, numPartitions: number) => number,
+      name,
+    });
+  }
+
   getSideOutput<S>(tag: OutputTag<S>): DataStream<S> {
     const node = this.producer('getSideOutput()');
     const requested = requestedSideOutputs.get(node) ?? new Map<string, OutputTag<unknown>>();

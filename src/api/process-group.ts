@@ -230,6 +230,13 @@ function refuseInGroup(node: LogicalNode, group: ProcessGroupSpec): void {
     );
   if (node.inputs.some((e) => e.partitioning.kind === 'broadcast'))
     refuse('its input is a broadcast exchange, and broadcasts between processes are not built yet');
+  const picked = node.inputs.find(
+    (e) => e.partitioning.kind === 'global' || e.partitioning.kind === 'custom',
+  );
+  if (picked !== undefined)
+    refuse(
+      `its input is a ${picked.partitioning.kind} exchange, which picks subtasks of one process only`,
+    );
   if (node.stateful && !node.inputs.some((e) => e.partitioning.kind === 'keyed'))
     refuse(
       'it keeps state that is not keyed, and only keyed state follows the tasks of a process group',

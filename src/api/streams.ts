@@ -249,6 +249,28 @@ export interface DataStream<T> {
   /** Sends every record to every subtask of the next step. */
   broadcast(): DataStream<T>;
 
+  /** Sends each record to a subtask of the next step drawn at random (per record). */
+  shuffle(): DataStream<T>;
+
+  /**
+   * Sends every record to the first subtask (index 0) of the next step; its
+   * other subtasks get none. The next step keeps its parallelism.
+   */
+  global(): DataStream<T>;
+
+  /**
+   * Sends each record to the subtask of the next step that
+   * `partition(selectKey(record), numPartitions)` returns: a whole number from
+   * 0 to `numPartitions - 1` (the next step's parallelism); any other value
+   * fails the job. Unlike `keyBy`, the result is not keyed and the key may be
+   * of any type. `name` labels the exchange in the job graph.
+   */
+  partitionCustom<K>(
+    partition: (key: K, numPartitions: number) => number,
+    selectKey: (value: T) => K,
+    name?: string,
+  ): DataStream<T>;
+
   /**
    * The records the producing step emitted to the side output `tag` (for
    * example late records of a window). Throws on a union or side output.

@@ -12,10 +12,13 @@ import { FusedStatelessRun, type FusedStep, isFusible } from '../operators/basic
 import { Channel, type ChannelEnd } from '../task/channel.js';
 import {
   BroadcastWriter,
+  CustomPartitionWriter,
   type ExchangeWriter,
   ForwardWriter,
+  GlobalWriter,
   KeyedWriter,
   RebalanceWriter,
+  ShuffleWriter,
 } from '../task/exchange.js';
 import { ChainedOutput, DISCARDING_OUTPUT, FanOutOutput, OperatorOutput } from '../task/outputs.js';
 import {
@@ -180,6 +183,20 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
           break;
         case 'broadcast':
           writer = new BroadcastWriter(row(edge, subtask));
+          break;
+        case 'shuffle':
+          writer = new ShuffleWriter(row(edge, subtask));
+          break;
+        case 'global':
+          writer = new GlobalWriter(row(edge, subtask));
+          break;
+        case 'custom':
+          writer = new CustomPartitionWriter(
+            row(edge, subtask),
+            p.selectKey as (value: unknown) => unknown,
+            p.partition as (key: unknown, numPartitions: number) => number,
+            p.name,
+          );
           break;
         case 'keyed':
           writer = new KeyedWriter(

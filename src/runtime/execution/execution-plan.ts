@@ -15,7 +15,18 @@ export type Partitioning =
   | { readonly kind: 'forward' }
   | { readonly kind: 'rebalance' }
   | { readonly kind: 'broadcast' }
-  | { readonly kind: 'keyed'; readonly selectKey: (value: never) => Key; readonly name: string };
+  /** Each record to a consumer subtask chosen at random. */
+  | { readonly kind: 'shuffle' }
+  /** Every record to the consumer's first subtask (index 0). */
+  | { readonly kind: 'global' }
+  | { readonly kind: 'keyed'; readonly selectKey: (value: never) => Key; readonly name: string }
+  /** Each record to the subtask `partition(key, parallelism)` names (Flink's `partitionCustom`). */
+  | {
+      readonly kind: 'custom';
+      readonly selectKey: (value: never) => unknown;
+      readonly partition: (key: never, numPartitions: number) => number;
+      readonly name: string;
+    };
 
 interface VertexBase {
   /** Index of the vertex in {@link ExecutionPlan.vertices} (producers come first). */

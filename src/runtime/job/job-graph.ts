@@ -5,8 +5,18 @@
  */
 import { chainOf, type ExecutionPlan } from '../execution/execution-plan.js';
 
-/** How records move along an edge. `keyed` is a hash partitioning by key. */
-export type EdgePartitioning = 'forward' | 'rebalance' | 'broadcast' | 'keyed';
+/**
+ * How records move along an edge. `keyed` is a hash partitioning by key,
+ * `custom` a user's partitioner over a key (`partitionCustom`).
+ */
+export type EdgePartitioning =
+  | 'forward'
+  | 'rebalance'
+  | 'broadcast'
+  | 'shuffle'
+  | 'global'
+  | 'keyed'
+  | 'custom';
 
 export interface JobGraphOperator {
   /** The operator id (its uid, or one derived from position and name): the `operator` label of its metrics. */
@@ -22,7 +32,7 @@ export interface JobGraphEdge {
   readonly from: string;
   readonly to: string;
   readonly partitioning: EdgePartitioning;
-  /** For keyed edges: the name given to the key selector (`keyBy(fn, name)`). */
+  /** For keyed and custom edges: the name given to the key selector (`keyBy(fn, name)`). */
   readonly key?: string;
   /** Set when the edge carries a side output: the tag's id. */
   readonly sideOutput?: string;
@@ -60,7 +70,7 @@ export function describeJobGraph(plan: ExecutionPlan): JobGraph {
       from: idOf(edge.from),
       to: idOf(edge.to),
       partitioning: p.kind,
-      ...(p.kind === 'keyed' ? { key: p.name } : {}),
+      ...(p.kind === 'keyed' || p.kind === 'custom' ? { key: p.name } : {}),
       ...(edge.tag === undefined ? {} : { sideOutput: edge.tag }),
       chained: edge.chained,
     };

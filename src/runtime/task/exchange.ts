@@ -65,6 +65,93 @@ export class BroadcastWriter<T> extends ExchangeWriter<T> {
   }
 }
 
+/** Every record to the first consumer subtask (Flink's `global()`); the others get none. */
+export class GlobalWriter<T> extends ExchangeWriter<T> {
+  emit(batch: RecordBatch<T>): void {
+    this.channels[0]!.push({ kind: 'batch', batch });
+  }
+}
+
+/** Splits a batch by the consumer subtask chosen for each record; empty parts are not sent. */
+function routeByTarget<T>(
+  channels: readonly ChannelEnd<T>[],
+  batch: RecordBatch<T>,
+  targets: Uint16Array,
+): void {
+  const { values, timestamps } = batch;
+  const outValues: T[][] = channels.map(() => []);
+  const outTimestamps: number[][] = channels.map(() => []);
+  for (let i = 0; i < values.length; i++) {
+    const t = targets[i]!;
+    outValues[t]!.push(values[i] as T);
+    outTimestamps[t]!.push(timestamps[i]!);
+  }
+  for (let p = 0; p < channels.length; p++) {
+    if (outValues[p]!.length === 0) continue;
+    channels[p]!.push({
+      kind: 'batch',
+      batch: { values: outValues[p]!, timestamps: outTimestamps[p]!, keys: undefined },
+    });
+  }
+}
+
+/** Each record to a consumer subtask drawn at random (Flink's `shuffle()`). */
+export class ShuffleWriter<T> extends ExchangeWriter<T> {
+  emit(batch: RecordBatch<T>): void {
+    const n = this.channels.length;
+    if (n === 1) {
+      this.channels[0]!.push({ kind: 'batch', batch });
+      return;
+    }
+    const targets = new Uint16Array(batch.values.length);
+    for (let i = 0; i < targets.length; i++) targets[i] = Math.floor(Math.random() * n);
+    routeByTarget(this.channels, batch, targets);
+  }
+}
+
+/**
+ * Each record to the subtask a user's partitioner picks for its key
+ * (Flink's `partitionCustom`). The partitioner must return a whole number
+ * from 0 to the consumer's parallelism - 1; anything else fails the job.
+ */
+export class CustomPartitionWriter<T> extends ExchangeWriter<T> {
+  constructor(
+    channels: readonly ChannelEnd<T>[],
+    private readonly selectKey: (value: T) => unknown,
+    private readonly partition: (key: unknown, numPartitions: number) => number,
+    private readonly operatorId: string,
+  ) {
+    super(channels);
+  }
+
+  emit(batch: RecordBatch<T>): void {
+    const n = this.channels.length;
+    const targets = new Uint16Array(batch.values.length);
+    for (let i = 0; i < targets.length; i++) {
+      const value = batch.values[i] as T;
+      let target: number;
+      try {
+        target = this.partition(this.selectKey(value), n);
+      } catch (cause) {
+        throw new WeirError(
+          'USER_FUNCTION_FAILED',
+          `custom partitioner of '${this.operatorId}' threw on record ${describeRecord(value)}: ${cause instanceof Error ? cause.message : String(cause)}`,
+          { operatorId: this.operatorId, record: describeRecord(value), cause },
+        );
+      }
+      if (!Number.isInteger(target) || target < 0 || target >= n) {
+        throw new WeirError(
+          'INVALID_ARGUMENT',
+          `custom partitioner of '${this.operatorId}' returned ${describeRecord(target)} for record ${describeRecord(value)}: it must return a whole number from 0 to ${n - 1} (the number of partitions is ${n})`,
+          { operatorId: this.operatorId, record: describeRecord(value) },
+        );
+      }
+      targets[i] = target;
+    }
+    routeByTarget(this.channels, batch, targets);
+  }
+}
+
 /**
  * Routes each record to the subtask owning its key group, and attaches the
  * computed keys to the batch so the keyed operator downstream need not
