@@ -227,6 +227,10 @@ export class DataStreamImpl<T> implements DataStream<T>, StreamParts {
     return this.addNode({ kind: 'rebalance' }, 'shuffle', { kind: 'shuffle' });
   }
 
+  rescale(): DataStream<T> {
+    return this.addNode({ kind: 'rebalance' }, 'rescale', { kind: 'rescale' });
+  }
+
   global(): DataStream<T> {
     return this.addNode({ kind: 'rebalance' }, 'global', { kind: 'global' });
   }

@@ -231,7 +231,10 @@ function refuseInGroup(node: LogicalNode, group: ProcessGroupSpec): void {
   if (node.inputs.some((e) => e.partitioning.kind === 'broadcast'))
     refuse('its input is a broadcast exchange, and broadcasts between processes are not built yet');
   const picked = node.inputs.find(
-    (e) => e.partitioning.kind === 'global' || e.partitioning.kind === 'custom',
+    (e) =>
+      e.partitioning.kind === 'global' ||
+      e.partitioning.kind === 'custom' ||
+      e.partitioning.kind === 'rescale',
   );
   if (picked !== undefined)
     refuse(

@@ -253,6 +253,13 @@ export interface DataStream<T> {
   shuffle(): DataStream<T>;
 
   /**
+   * Spreads records round-robin over a share of the next step's subtasks: each subtask of this
+   * step feeds a few neighbouring ones (Flink's `rescale()`), e.g. 2 to 4 subtasks: 0 to 0 and
+   * 1, 1 to 2 and 3; 4 to 2: 0 and 1 to 0, 2 and 3 to 1.
+   */
+  rescale(): DataStream<T>;
+
+  /**
    * Sends every record to the first subtask (index 0) of the next step; its
    * other subtasks get none. The next step keeps its parallelism.
    */

@@ -22,9 +22,9 @@
  *   edge carries the partitioning (as `rebalance()` and `broadcast()` do); the step after it is
  *   chained to it.
  *
- * Not ported: `rescale()` (Flink's local round-robin over a subset of the next step's
- * subtasks), which Weir does not offer. `shuffle()`, which Flink's test does not run, is checked
- * here for what it promises: every record once, on some subtask, every subtask used.
+ * `rescale()` and `shuffle()`, which Flink's test does not run, are checked here for what they
+ * promise: rescale feeds each subtask of the next step from its share of the producers (Flink's
+ * pointwise distribution), shuffle sends every record once, to some subtask, every subtask used.
  */
 import { describe, expect, it } from 'vitest';
 import { hashKey, subtaskForKeyGroup } from '../../src/core/key-groups.js';
@@ -203,6 +203,44 @@ describe("Flink's PartitionerITCase", () => {
     expect(asSet(out)).toEqual(new Set(LETTERS.map((l) => `0:${l}`)));
     expect(countsPerSubtask(out)).toEqual([7, 0, 0]);
     expect(parallelisms).toEqual(new Set([3]));
+  });
+
+  it('rescale (not in the ITCase): each producer feeds its own share of the next step, round-robin', async () => {
+    const values = Array.from({ length: 40 }, (_, i) => `r${i}`);
+    /** Records tagged with the producer's subtask, then with the consumer's. */
+    const run = async (producers: number, consumers: number) => {
+      const env = new StreamEnvironment({ parallelism: consumers, batchSize: 1 });
+      const tagged = env
+        .fromArray(values)
+        .rebalance()
+        .process<Tagged>(subtaskTagger())
+        .setParallelism(producers)
+        .rescale()
+        .process<readonly [number, number, string]>({
+          open(ctx) {
+            (this as { index?: number }).index = ctx.subtaskIndex;
+          },
+          processElement([producer, value], _ctx, out) {
+            out.collect([producer, (this as { index?: number }).index!, value]);
+          },
+        });
+      const out = await tagged.executeAndCollect();
+      expect(out.map(([, , v]) => v).sort()).toEqual([...values].sort());
+      const pairs = new Map<number, Set<number>>();
+      for (const [p, c] of out) pairs.set(p, (pairs.get(p) ?? new Set()).add(c));
+      return [...pairs].sort(([a], [b]) => a - b).map(([p, cs]) => [p, [...cs].sort()]);
+    };
+    // 2 producers, 4 consumers: 0 feeds 0 and 1, 1 feeds 2 and 3; 4 to 2: two producers per consumer.
+    expect(await run(2, 4)).toEqual([
+      [0, [0, 1]],
+      [1, [2, 3]],
+    ]);
+    expect(await run(4, 2)).toEqual([
+      [0, [0]],
+      [1, [0]],
+      [2, [1]],
+      [3, [1]],
+    ]);
   });
 
   it('shuffle (not in the ITCase): every record arrives once, on one of the subtasks, and every subtask gets some', async () => {

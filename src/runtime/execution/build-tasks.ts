@@ -18,6 +18,7 @@ import {
   GlobalWriter,
   KeyedWriter,
   RebalanceWriter,
+  RescaleWriter,
   ShuffleWriter,
 } from '../task/exchange.js';
 import { ChainedOutput, DISCARDING_OUTPUT, FanOutOutput, OperatorOutput } from '../task/outputs.js';
@@ -183,6 +184,9 @@ export function buildTasks(plan: ExecutionPlan, options: TaskBuildOptions): Task
           break;
         case 'broadcast':
           writer = new BroadcastWriter(row(edge, subtask));
+          break;
+        case 'rescale':
+          writer = new RescaleWriter(row(edge, subtask), subtask, vertex(nodeId).parallelism);
           break;
         case 'shuffle':
           writer = new ShuffleWriter(row(edge, subtask));

@@ -17,6 +17,8 @@ export type Partitioning =
   | { readonly kind: 'broadcast' }
   /** Each record to a consumer subtask chosen at random. */
   | { readonly kind: 'shuffle' }
+  /** Round-robin over the producer's share of the consumer subtasks (`rescale()`). */
+  | { readonly kind: 'rescale' }
   /** Every record to the consumer's first subtask (index 0). */
   | { readonly kind: 'global' }
   | { readonly kind: 'keyed'; readonly selectKey: (value: never) => Key; readonly name: string }

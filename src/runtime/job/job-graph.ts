@@ -14,6 +14,7 @@ export type EdgePartitioning =
   | 'rebalance'
   | 'broadcast'
   | 'shuffle'
+  | 'rescale'
   | 'global'
   | 'keyed'
   | 'custom';

@@ -65,6 +65,28 @@ export class BroadcastWriter<T> extends ExchangeWriter<T> {
   }
 }
 
+/**
+ * Batches round-robin over this producer's share of the consumer subtasks (Flink's
+ * `rescale()`): with m producers and n consumers, producer i feeds consumers floor(i n / m)
+ * to floor((i + 1) n / m) - 1 when m <= n, and consumer floor(i n / m) when m > n, so each
+ * consumer hears from a few neighbouring producers rather than from all of them.
+ */
+export class RescaleWriter<T> extends ExchangeWriter<T> {
+  private readonly targets: readonly number[];
+  private next = 0;
+  constructor(channels: readonly ChannelEnd<T>[], producer: number, producers: number) {
+    super(channels);
+    const n = channels.length;
+    const from = Math.floor((producer * n) / producers);
+    const to = Math.max(from + 1, Math.floor(((producer + 1) * n) / producers));
+    this.targets = Array.from({ length: to - from }, (_, k) => from + k);
+  }
+  emit(batch: RecordBatch<T>): void {
+    this.channels[this.targets[this.next] as number]!.push({ kind: 'batch', batch });
+    this.next = (this.next + 1) % this.targets.length;
+  }
+}
+
 /** Every record to the first consumer subtask (Flink's `global()`); the others get none. */
 export class GlobalWriter<T> extends ExchangeWriter<T> {
   emit(batch: RecordBatch<T>): void {
