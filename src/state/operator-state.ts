@@ -42,12 +42,29 @@ export class HeapOperatorStateStore implements OperatorStateStore {
       );
     }
     const e = entry;
+    // As keyed list state: undefined is no element (Flink rejects null ones).
+    const defined = (value: unknown): void => {
+      if (value !== undefined) return;
+      throw new WeirError(
+        'INVALID_ARGUMENT',
+        `operator state '${name}' of '${this.operatorId}': an element is undefined; state holds values`,
+        { operatorId: this.operatorId },
+      );
+    };
     return {
       get: () => e.values as readonly T[],
       add: (value: T) => {
+        defined(value);
         e.values.push(value);
       },
       update: (values: readonly T[]) => {
+        if (!Array.isArray(values))
+          throw new WeirError(
+            'INVALID_ARGUMENT',
+            `operator state '${name}' of '${this.operatorId}': update takes an array of elements`,
+            { operatorId: this.operatorId },
+          );
+        for (const v of values) defined(v);
         e.values = [...values];
       },
       clear: () => {
@@ -68,7 +85,12 @@ export class HeapOperatorStateStore implements OperatorStateStore {
     const list: Json[] = [];
     const union: Json[] = [];
     for (const [n, { mode, values }] of this.lists) {
-      for (const v of values) (mode === 'list' ? list : union).push({ n, v: v as Json });
+      // Copies: an element mutated in place after the snapshot must not change it.
+      for (const v of values)
+        (mode === 'list' ? list : union).push({
+          n,
+          v: typeof v === 'object' && v !== null ? structuredClone(v as Json) : (v as Json),
+        });
     }
     return { list, union };
   }
