@@ -21,6 +21,7 @@ import type {
   ValueStateDescriptor,
 } from '../core/state.js';
 import type { HeapBackendOptions } from '../core/state-backend.js';
+import { copyJson } from '../util/copy-json.js';
 import {
   type AnyDescriptor,
   checkDefined,
@@ -100,7 +101,7 @@ function pruneList(cell: TtlListCell, now: number): boolean {
  * not be the objects of the snapshot they came from, which may be restored again.
  */
 function detached(json: Json): Json {
-  return typeof json === 'object' && json !== null ? structuredClone(json) : json;
+  return copyJson(json);
 }
 
 /** One declared state: namespace -> key -> value (map state: key -> map key -> value). */

@@ -1,6 +1,7 @@
 import { WeirError } from '../core/errors.js';
 import type { Json, OperatorSnapshot, RestoredState } from '../core/snapshot.js';
 import type { ListState, OperatorStateStore } from '../core/state.js';
+import { copyJson } from '../util/copy-json.js';
 
 interface NamedList {
   readonly mode: 'list' | 'union';
@@ -89,7 +90,7 @@ export class HeapOperatorStateStore implements OperatorStateStore {
       for (const v of values)
         (mode === 'list' ? list : union).push({
           n,
-          v: typeof v === 'object' && v !== null ? structuredClone(v as Json) : (v as Json),
+          v: copyJson(v as Json),
         });
     }
     return { list, union };
