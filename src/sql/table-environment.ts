@@ -712,7 +712,9 @@ export class TableEnvironment {
     }
     if (action.kind === 'as') {
       planQuery(action.query, this.planContext(checkingOnly(new StreamEnvironment())));
-      this.catalog.replace({ ...(object as CatalogView), query: action.query, text: action.text });
+      // The new query, with its own column names (a column list of the old one goes).
+      const { columns: _, ...view } = object as CatalogView;
+      this.catalog.replace({ ...view, query: action.query, text: action.text });
       return;
     }
     const table = object as CatalogTable;
@@ -747,7 +749,13 @@ export class TableEnvironment {
         // Planned once now, so that a wrong view fails at CREATE VIEW, as in Flink.
         planQuery(statement.query, this.planContext(checkingOnly(new StreamEnvironment())));
         this.catalog.register(
-          { kind: 'view', name: statement.name, query: statement.query, text: statement.text },
+          {
+            kind: 'view',
+            name: statement.name,
+            query: statement.query,
+            text: statement.text,
+            ...(statement.columns === undefined ? {} : { columns: statement.columns }),
+          },
           statement.ifNotExists,
           statement.at,
         );

@@ -245,6 +245,22 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
     expect(columns()?.[4]?.[5]).toBe('');
   });
 
+  it('CREATE VIEW with a column list renames the query columns, as Flink', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(
+      `${ORDERS} CREATE VIEW v (k, money) COMMENT 'renamed' AS SELECT id, amount FROM orders;`,
+    );
+    expect(answer(tEnv, 'DESCRIBE v')[0]?.rows.map((r) => r[0])).toEqual(['k', 'money']);
+    expect(answer(tEnv, 'SHOW CREATE VIEW v')[0]?.rows[0]?.[0]).toBe(
+      'CREATE VIEW `default_catalog`.`default_database`.`v` (`k`, `money`) AS\nSELECT id, amount FROM orders',
+    );
+    expect(() => tEnv.executeSql('CREATE VIEW w (a) AS SELECT id, amount FROM orders')).toThrow(
+      /names 1 column, but the query has 2/,
+    );
+    tEnv.executeSql('ALTER VIEW v AS SELECT amount FROM orders');
+    expect(answer(tEnv, 'DESCRIBE v')[0]?.rows.map((r) => r[0])).toEqual(['amount']);
+  });
+
   it('RESET takes a SET option back (one, or all)', () => {
     const tEnv = fresh();
     tEnv.executeSql(

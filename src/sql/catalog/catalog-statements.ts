@@ -113,7 +113,8 @@ export function createTableText(table: CatalogTable, path: ObjectPath): string {
 
 /** The CREATE VIEW statement of `view`. */
 export function createViewText(view: CatalogView, path: ObjectPath): string {
-  return `CREATE VIEW ${qualified(path)} AS\n${view.text}`;
+  const columns = view.columns === undefined ? '' : ` (${view.columns.map(quoted).join(', ')})`;
+  return `CREATE VIEW ${qualified(path)}${columns} AS\n${view.text}`;
 }
 
 /** `catalog`.`database`.`name`, quoted. */

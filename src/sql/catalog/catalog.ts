@@ -47,6 +47,8 @@ export interface CatalogView {
   readonly name: string;
   readonly query: Query;
   readonly text: string;
+  /** Names the view gives its query's columns (`CREATE VIEW v (a, b) AS ...`). */
+  readonly columns?: readonly string[];
 }
 
 export type CatalogObject = CatalogTable | CatalogView;

@@ -467,6 +467,8 @@ export type Statement =
       readonly query: Query;
       /** The view's text, for DESCRIBE and EXPLAIN. */
       readonly text: string;
+      /** `CREATE VIEW v (a, b) AS ...`: the names given to the query's columns. */
+      readonly columns?: readonly string[];
       readonly at: SourcePosition;
     }
   | {

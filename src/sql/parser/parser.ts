@@ -568,17 +568,41 @@ class Parser {
     if (this.acceptWord('VIEW')) {
       const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
       const name = this.qualifiedName();
-      if (this.isSymbol('(')) this.unsupported('a column list in CREATE VIEW');
+      // `CREATE VIEW v (a, b) AS query`: the query's columns renamed, as a subquery's alias list.
+      const listAt = this.at;
+      const columns = this.isSymbol('(') ? this.columnList() : undefined;
+      if (this.acceptWord('COMMENT')) this.stringLiteral();
       this.expectWord('AS');
       const start = this.token.offset;
-      const query = this.query();
+      const body = this.query();
+      const text = this.sql.slice(start, this.token.offset).trim();
+      const query: Query =
+        columns === undefined
+          ? body
+          : {
+              kind: 'select',
+              distinct: false,
+              items: [{ kind: 'star', qualifier: undefined, at: listAt }],
+              from: {
+                kind: 'subquery',
+                query: body,
+                alias: '$view',
+                columns: { names: columns, at: listAt },
+                at: listAt,
+              },
+              where: undefined,
+              groupBy: [],
+              having: undefined,
+              at: listAt,
+            };
       return {
         kind: 'create-view',
         name,
         temporary,
         ifNotExists,
         query,
-        text: this.sql.slice(start, this.token.offset).trim(),
+        text,
+        ...(columns === undefined ? {} : { columns }),
         at,
       };
     }
