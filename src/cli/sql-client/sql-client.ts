@@ -96,6 +96,8 @@ export class SqlClient {
   private catalog = TableEnvironment.create(new StreamEnvironment({ parallelism: 1 }));
   private readonly jobs = new Set<JobClient>();
   private query: JobClient | undefined;
+  /** The INSERTs of an open `BEGIN STATEMENT SET;`, submitted as one job by `END;`. */
+  private statementSet: string[] | undefined;
   private readonly tty: boolean;
 
   constructor(private readonly io: SqlClientIO) {
@@ -181,9 +183,37 @@ export class SqlClient {
       this.say(HELP);
       return;
     }
+    if (/^begin\s+statement\s+set$/i.test(statement)) {
+      if (this.statementSet !== undefined)
+        throw new Error(
+          'a statement set is already open: add INSERT INTO statements, then END; submits them',
+        );
+      this.statementSet = [];
+      this.say('[INFO] Begin a statement set.');
+      return;
+    }
+    if (/^end$/i.test(statement)) {
+      const inserts = this.statementSet;
+      if (inserts === undefined)
+        throw new Error('no statement set to submit: END; comes after BEGIN STATEMENT SET;');
+      this.statementSet = undefined;
+      if (inserts.length === 0) this.say('[INFO] No statement in the statement set, skip submit.');
+      else this.insert(`BEGIN STATEMENT SET;\n${inserts.join(';\n')};\nEND;`);
+      return;
+    }
     const parsed = parseScript(statement);
     const first = parsed[0];
     if (parsed.length !== 1 || first === undefined) return;
+    if (this.statementSet !== undefined) {
+      if (first.kind !== 'insert')
+        throw new Error(
+          'only INSERT INTO statements can be added to the open statement set (END; submits it)',
+        );
+      this.catalog.explainSql(statement);
+      this.statementSet.push(statement);
+      this.say('[INFO] Add SQL update statement to the statement set.');
+      return;
+    }
     switch (first.kind) {
       case 'query':
         await this.select(statement);
@@ -315,6 +345,7 @@ const HELP = `Statements end with ';' and may span lines.
   EXPLAIN SELECT ...;                          the plan of a query
   SELECT ...;                                  run a query and show its result (Ctrl-C stops it)
   INSERT INTO t SELECT ...;                    start a job in the background
+  BEGIN STATEMENT SET; INSERT ...; END;        several INSERTs as one job
   QUIT;                                        leave (waits for running jobs)`;
 
 /** Runs the client on the process's terminal or pipes. */

@@ -48,6 +48,7 @@ export function describeTableRows(table: CatalogTable): string[][] {
   const key = table.primaryKey === undefined ? '' : `PRI(${table.primaryKey.join(', ')})`;
   return table.columns.map((c) => {
     const rowtime = table.watermark?.column === c.name;
+    const proctime = c.computed?.kind === 'call' && c.computed.name === 'PROCTIME';
     const primary = table.primaryKey?.includes(c.name) === true;
     const extras =
       c.computed !== undefined
@@ -57,7 +58,7 @@ export function describeTableRows(table: CatalogTable): string[][] {
           : '';
     return [
       c.name,
-      `${typeWithoutNullability(c.type)}${rowtime ? ' *ROWTIME*' : ''}`,
+      `${typeWithoutNullability(c.type)}${rowtime ? ' *ROWTIME*' : proctime ? ' *PROCTIME*' : ''}`,
       c.type.nullable ? 'TRUE' : 'FALSE',
       primary ? key : '',
       extras,

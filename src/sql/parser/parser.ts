@@ -125,6 +125,11 @@ const NILADIC_FUNCTIONS = new Set<string>([
   'LOCALTIME',
 ]);
 
+/** An interval unit's plural spelling (`SECONDS`, as Flink also accepts) as its singular one. */
+function singularUnit(unit: string): string {
+  return unit.endsWith('S') && INTERVAL_UNITS.has(unit.slice(0, -1)) ? unit.slice(0, -1) : unit;
+}
+
 const INTERVAL_UNITS = new Set<string>([
   'YEAR',
   'MONTH',
@@ -1764,12 +1769,12 @@ class Parser {
       this.i++;
     } else return this.fail("an interval value such as '4'");
     const unitToken = this.token;
-    const unit = unitToken.kind === 'word' ? unitToken.text.toUpperCase() : '';
+    const unit = singularUnit(unitToken.kind === 'word' ? unitToken.text.toUpperCase() : '');
     if (!INTERVAL_UNITS.has(unit)) this.fail('an interval unit (DAY, HOUR, MINUTE, SECOND, ...)');
     this.i++;
     this.skipPrecision();
     if (this.acceptWord('TO')) {
-      const last = this.token.kind === 'word' ? this.token.text.toUpperCase() : '';
+      const last = singularUnit(this.token.kind === 'word' ? this.token.text.toUpperCase() : '');
       if (!INTERVAL_UNITS.has(last)) this.fail('an interval unit (MONTH, HOUR, MINUTE, SECOND)');
       this.i++;
       this.skipPrecision();
