@@ -59,6 +59,10 @@ export class PartitionedFileSink implements Sink<Row> {
   createWriter(context: SinkContext): TwoPhaseCommitWriter<Row> {
     const o = this.options;
     const partitions = new Map<string, Partition>();
+    // Part files named after the sink operator too: two INSERTs into one table in a job (a
+    // statement set) write files of their own, as Flink's file sink names its parts by a
+    // per-sink id. The operator id is stable across restarts, so recovery finds its files.
+    const prefix = `part-${operatorTag(context.operatorId)}`;
     let maxEventTime = Number.NEGATIVE_INFINITY;
     const relative = (values: readonly string[]) =>
       values.map((v, i) => `${o.partitionNames[i]}=${encodeURIComponent(v)}`).join('/');
@@ -71,6 +75,7 @@ export class PartitionedFileSink implements Sink<Row> {
         const sink = new ExactlyOnceFileSink<Row>({
           directory: join(o.directory, path),
           format: o.line,
+          prefix,
         });
         p = { values, writer: sink.createWriter(context), createdAt: Date.now(), committed: false };
         partitions.set(path, p);
@@ -158,4 +163,14 @@ export class PartitionedFileSink implements Sink<Row> {
       },
     };
   }
+}
+
+/** Eight hex digits of an operator id (FNV-1a): a file-name-safe tag, the same on every run. */
+function operatorTag(operatorId: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < operatorId.length; i++) {
+    hash ^= operatorId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, '0');
 }
