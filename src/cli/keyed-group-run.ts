@@ -403,15 +403,20 @@ async function handOverRun(
   marked: Set<string>,
   phases: HandoverPhases,
 ): Promise<void> {
+  let final = false;
   try {
     await client.triggerSavepoint(`${o.memberDirectory}-handover`, { final: true });
     phases.mark('final savepoint taken, task snapshots written');
     await writer.ended();
+    final = true;
   } catch (error) {
     o.warn(
       `cannot take the final snapshots of this member's tasks: ${error instanceof Error ? error.message : String(error)}; their next owners restore their last snapshots`,
     );
   } finally {
+    // Without a final savepoint the job is not halted: it stops before the tasks are
+    // released, or it could open transactions after their next owners fenced the run.
+    if (!final) await client.cancel().catch(() => {});
     await releaseMarked(handovers, marked, o);
     phases.mark('tasks given up released');
     await client.cancel().catch(() => {});

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
+import type { Sink, TwoPhaseCommitWriter } from '../../src/core/sink.js';
 import { CollectSink, StreamEnvironment } from '../../src/index.js';
 import { checkpointConfig } from '../../src/runtime/checkpoint/checkpoint-config.js';
 import type { ExecutionPlan } from '../../src/runtime/execution/execution-plan.js';
@@ -193,6 +194,37 @@ describe('job runner', () => {
     const path = await client.triggerSavepoint(join(dir, 'early'));
     expect(runner.jobState).toBe('running');
     expect((await stat(join(path, '_metadata.json'))).isFile()).toBe(true);
+    expect((await client.cancel()).status).toBe('cancelled');
+  });
+
+  it('a savepoint under way when the job fails is refused, not left waiting, and the restarted job takes the next', async () => {
+    let preCommits = 0;
+    const sink: Sink<number> = {
+      name: 'fails at its first barrier',
+      createWriter: (): TwoPhaseCommitWriter<number> => ({
+        write() {},
+        preCommit(id) {
+          if (preCommits++ === 0) throw new Error('cannot seal the transaction');
+          return id;
+        },
+        commit() {},
+        recover() {},
+        close() {},
+      }),
+    };
+    const env = new StreamEnvironment({ batchSize: 10 });
+    env.fromGenerator({ generate: (i) => i, ratePerSecond: 1_000 }).sinkTo(sink);
+    const runner = new JobRunner(
+      envImpl(env).plan(),
+      settings({ restartStrategy: { kind: 'fixed-delay', attempts: 1, delayMs: 1 } }),
+    );
+    const client = runner.start();
+    await expect(client.triggerSavepoint(join(dir, 'failing'), { final: true })).rejects.toThrow(
+      "job 'runner test' failed and restarts: the savepoint under way was not taken",
+    );
+    const path = await client.triggerSavepoint(join(dir, 'after-restart'));
+    expect((await stat(join(path, '_metadata.json'))).isFile()).toBe(true);
+    expect(client.metrics.total('weir_job_restarts_total')).toBe(1);
     expect((await client.cancel()).status).toBe('cancelled');
   });
 

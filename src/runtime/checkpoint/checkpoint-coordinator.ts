@@ -181,8 +181,19 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
     );
   }
 
-  /** Rejects savepoint requests that can no longer be served (the job ended or failed). */
+  /**
+   * Rejects the savepoints this coordinator can no longer take: those asked
+   * for and the one under way. Called when its attempt ended or failed: a
+   * restarted attempt has a coordinator of its own, and a caller waiting
+   * for a savepoint of the failed one (a hand-over) must hear that it failed
+   * rather than wait for good.
+   */
   rejectPendingSavepoints(reason: unknown): void {
+    const underWay = this.pending?.savepoint;
+    if (underWay !== undefined) {
+      this.pending = undefined;
+      underWay.reject(reason);
+    }
     for (const request of this.savepointRequests.splice(0)) request.reject(reason);
   }
 

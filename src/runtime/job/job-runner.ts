@@ -309,6 +309,14 @@ export class JobRunner {
         this.transition({ kind: 'failed', restart: delayMs !== undefined });
         if (this.state !== 'restarting' || delayMs === undefined) throw error;
         this.monitor.restarted(error, delayMs);
+        // Savepoints of the failed attempt fail with it; one asked for from here on waits for the next attempt.
+        this.coordinator?.rejectPendingSavepoints(
+          new WeirError(
+            'INTERNAL',
+            `job '${this.settings.jobName}' failed and restarts: the savepoint under way was not taken`,
+            { cause: error, retriable: true },
+          ),
+        );
         this.coordinator = undefined;
         this.attempt = undefined;
         await this.restartDelay(delayMs);
