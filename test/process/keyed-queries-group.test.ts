@@ -144,7 +144,7 @@ describe('interactive queries on keyed state in a process group', () => {
     await createTopic(input, PARTITIONS);
     await createTopic(output, 1);
     const members: Member[] = [];
-    const diagnose = () => members.map((m) => m.cli.output('stderr').slice(-600)).join(' | ');
+    const diagnose = () => members.map((m) => m.cli.output('stderr').slice(-2_000)).join(' | ');
     for (const [i, name] of ['a', 'b', 'c'].entries()) {
       const cli = startGroupMember(
         FIXTURE,
