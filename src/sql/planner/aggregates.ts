@@ -174,6 +174,37 @@ function codec(type: LogicalType): {
   return { enc: (v) => v as number | string | boolean, dec: (v) => v };
 }
 
+/**
+ * The value COUNT([DISTINCT] a, b, ...) counts: the arguments as one text (each encoded as
+ * state encodes it, so equal tuples give equal text), NULL when any of them is NULL, as
+ * Flink counts only rows whose arguments are all set.
+ */
+function countedTuple(
+  call: AggregateCallAst,
+  scope: Scope,
+): { fn: (row: unknown[]) => unknown; type: LogicalType } {
+  const parts = call.args.map((a) => {
+    const { fn, type } = compileScalar(a as Expr, scope);
+    return { fn, enc: (isNested(type) ? nestedCodec(call, type, codec) : codec(type)).enc };
+  });
+  return {
+    fn: (row) => {
+      const values: unknown[] = [];
+      for (const p of parts) {
+        const v = p.fn(row);
+        if (v === null) return null;
+        values.push(p.enc(v));
+      }
+      return JSON.stringify(values);
+    },
+    type: T.string(true),
+  };
+}
+
+function isNested(type: LogicalType): boolean {
+  return type.kind === 'ROW' || type.kind === 'ARRAY' || type.kind === 'MAP';
+}
+
 function distinctKey(v: unknown): string {
   return `${typeof v}:${String(v)}`;
 }
@@ -240,11 +271,16 @@ function compileAggregate(
       type: T.bigint(false),
     };
   }
-  if (call.args.length !== 1)
+  if (call.args.length !== 1 && !(call.name === 'COUNT' && call.args.length > 1))
     sqlError(`${call.name} takes one argument, got ${call.args.length}`, call.at);
   if (call.name === SINGLE_VALUE)
     return singleValue(call, compileScalar(call.args[0] as Expr, scope));
-  const arg = compileScalar(call.args[0] as Expr, scope);
+  const single = call.args.length === 1 ? compileScalar(call.args[0] as Expr, scope) : undefined;
+  // A ROW, ARRAY or MAP is counted by its encoded contents: as a JS value it has no key of its own.
+  const arg =
+    single !== undefined && !(call.name === 'COUNT' && isNested(single.type))
+      ? single
+      : countedTuple(call, scope);
   const fn = arg.fn;
   const argType = arg.type;
   if (
