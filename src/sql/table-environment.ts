@@ -547,6 +547,7 @@ export class TableEnvironment {
       case 'drop':
         return `DROP ${s.object} ${s.name}`;
       case 'show':
+        if (s.what === 'OPTIONS') return 'SET';
         return `SHOW ${s.what}${s.name === undefined ? '' : ` ${s.name}`}`;
       case 'describe':
         return `DESCRIBE ${s.name}`;
@@ -630,6 +631,12 @@ export class TableEnvironment {
           rows: [[createTableText(object, this.catalog.pathOf(object))]],
         };
       }
+      case 'OPTIONS':
+        return {
+          statement,
+          columns: ['key', 'value'],
+          rows: [...this.config].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        };
       case 'CREATE VIEW': {
         const object = this.catalog.get(s.name as string, s.at);
         if (object.kind !== 'view')

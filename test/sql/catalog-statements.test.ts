@@ -261,14 +261,22 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
     expect(answer(tEnv, 'DESCRIBE v')[0]?.rows.map((r) => r[0])).toEqual(['amount']);
   });
 
-  it('RESET takes a SET option back (one, or all)', () => {
+  it('RESET takes a SET option back (one, or all); a bare SET lists them', () => {
     const tEnv = fresh();
     tEnv.executeSql(
       "SET 'table.exec.mini-batch.enabled' = 'true'; SET 'pipeline.name' = 'x'; RESET 'pipeline.name';",
     );
     expect([...tEnv.options.keys()]).toEqual(['table.exec.mini-batch.enabled']);
+    expect(answer(tEnv, 'SET')).toEqual([
+      {
+        statement: 'SET',
+        columns: ['key', 'value'],
+        rows: [['table.exec.mini-batch.enabled', 'true']],
+      },
+    ]);
     tEnv.executeSql('RESET;');
     expect(tEnv.options.size).toBe(0);
+    expect(answer(tEnv, 'SET;')[0]?.rows).toEqual([]);
   });
 
   it('a script reads the table a DROP and CREATE made last, and a renamed table by its new name', async () => {

@@ -414,15 +414,26 @@ describe('Flink SQL client scenarios', () => {
     ]);
   }, 60_000);
 
-  it.skip('set.q: SET without arguments lists the options; table.dml-sync; unquoted SET', async () => {
-    // Flink: `set;` lists the session's options as a key/value table; with 'table.dml-sync' =
-    // 'true' an INSERT or CTAS finishes before the next statement runs; `SET key = value`
-    // (unquoted, older syntax) is taken as well.
+  it('set.q: SET without arguments lists the options as a key/value table', async () => {
     await scenario([
       ["set 'sql-client.verbose' = 'true';", 'ok'],
-      ['set;', [['sql-client.verbose', 'true']]],
-      ['SET sql-client.execution.result-mode = tableau;', 'ok'],
+      ["set 'pipeline.name' = 'set.q';", 'ok'],
+      [
+        'set;',
+        [
+          ['pipeline.name', 'set.q'],
+          ['sql-client.verbose', 'true'],
+        ],
+      ],
+      ['reset;', 'ok'],
+      ['set;', []],
     ]);
+  });
+
+  it.skip('set.q: table.dml-sync; unquoted SET', async () => {
+    // Flink: with 'table.dml-sync' = 'true' an INSERT or CTAS finishes before the next
+    // statement runs; `SET key = value` (unquoted, older syntax) is taken as well.
+    await scenario([['SET sql-client.execution.result-mode = tableau;', 'ok']]);
   });
 
   it('statement_set.q: BEGIN STATEMENT SET, INSERTs, END in the interactive client', async () => {

@@ -514,7 +514,9 @@ export type ShowWhat =
   | 'CURRENT DATABASE'
   | 'COLUMNS'
   | 'CREATE TABLE'
-  | 'CREATE VIEW';
+  | 'CREATE VIEW'
+  /** A bare `SET`: the session's options. */
+  | 'OPTIONS';
 
 /** `[NOT] LIKE 'pattern'` or `ILIKE` after SHOW TABLES, VIEWS, FUNCTIONS or COLUMNS. */
 export interface ShowLike {

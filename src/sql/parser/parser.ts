@@ -552,6 +552,7 @@ class Parser {
   }
 
   private set(at: SourcePosition): Statement {
+    if (this.atEnd() || this.isSymbol(';')) return { kind: 'show', what: 'OPTIONS', at };
     const keyToken = this.token;
     if (keyToken.kind !== 'string') this.fail("a quoted option key ('key' = 'value')");
     this.i++;
