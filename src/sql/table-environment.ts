@@ -95,6 +95,7 @@ import {
 import { checkingOnly } from './planner/source-planner.js';
 import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
 import { REUSE_SUB_PLAN, reuseSubPlansOf, SubPlans } from './planner/sub-plans.js';
+import { withHintOptions } from './planner/table-hints.js';
 import { sqlError } from './sql-error.js';
 import { externalValueReader } from './types/external-values.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
@@ -695,7 +696,13 @@ export class TableEnvironment {
     if (kind === 'table' && s.object === 'VIEW')
       sqlError(`'${s.name}' is a table: DROP TABLE drops it`, s.at);
     this.catalog.drop(s.name);
-    this.sources.delete(object.name);
+    this.forgetSources(object.name);
+  }
+
+  /** Forgets the sources planned from a table, also those of hinted reads (`name[["k","v"]]`). */
+  private forgetSources(name: string): void {
+    for (const key of [...this.sources.keys()])
+      if (key === name || key.startsWith(`${name}[[`)) this.sources.delete(key);
   }
 
   /** ALTER TABLE ... SET / RESET / RENAME TO / ADD / MODIFY / DROP, and ALTER VIEW ... RENAME TO / AS. */
@@ -708,7 +715,7 @@ export class TableEnvironment {
         `'${s.name}' is a ${object.kind}: ALTER ${object.kind.toUpperCase()} changes it, not ALTER ${word}`,
         s.at,
       );
-    this.sources.delete(object.name);
+    this.forgetSources(object.name);
     const { action } = s;
     if (action.kind === 'rename') {
       if (this.catalog.has(action.to))
@@ -892,7 +899,7 @@ export class TableEnvironment {
       if (this.catalog.get(s.name).kind !== 'table')
         sqlError(`'${s.name}' is a view: [CREATE OR] REPLACE TABLE replaces a table`, s.at);
       this.catalog.drop(s.name);
-      this.sources.delete(s.name);
+      this.forgetSources(s.name);
     }
     if (this.catalog.names().includes(s.name)) {
       if (!s.ifNotExists)
@@ -1013,8 +1020,9 @@ export class TableEnvironment {
       readonly columnOf?: readonly (number | undefined)[];
     },
   ): void {
-    const target = this.catalog.get(s.table, s.at);
-    if (target.kind !== 'table') sqlError(`cannot INSERT INTO the view '${s.table}'`, s.at);
+    const stored = this.catalog.get(s.table, s.at);
+    if (stored.kind !== 'table') sqlError(`cannot INSERT INTO the view '${s.table}'`, s.at);
+    const target = withHintOptions(stored, s.table, s.options, s.at) as CatalogTable;
     const connector = connectorOf(target);
     if (connector.sink === undefined)
       sqlError(`connector '${connector.name}' can only be read, not written`, s.at);

@@ -73,11 +73,12 @@ export function describeViewRows(
     readonly name: string;
     readonly type: LogicalType;
     readonly rowtime: boolean;
+    readonly proctime?: boolean;
   }[],
 ): string[][] {
   return columns.map((c) => [
     c.name,
-    `${typeWithoutNullability(c.type)}${c.rowtime ? ' *ROWTIME*' : ''}`,
+    `${typeWithoutNullability(c.type)}${c.rowtime ? ' *ROWTIME*' : c.proctime === true ? ' *PROCTIME*' : ''}`,
     c.type.nullable ? 'TRUE' : 'FALSE',
     '',
     '',

@@ -193,6 +193,8 @@ export type FromItem =
   | {
       readonly kind: 'table';
       readonly name: string;
+      /** `/*+ OPTIONS(...) *\/` after the name: options for this read of the table only. */
+      readonly options?: readonly TableOption[];
       /** `FOR SYSTEM_TIME AS OF expr` (a temporal join's versioned side). */
       readonly asOf: Expr | undefined;
       readonly alias: string | undefined;
@@ -483,6 +485,8 @@ export type Statement =
   | {
       readonly kind: 'insert';
       readonly table: string;
+      /** `/*+ OPTIONS(...) *\/` after the table's name: options for this INSERT only. */
+      readonly options?: readonly TableOption[];
       readonly columns: readonly string[] | undefined;
       readonly query: Query;
       readonly at: SourcePosition;

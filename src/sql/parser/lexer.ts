@@ -16,6 +16,8 @@ export interface Token {
   readonly position: SourcePosition;
   /** Offset of the token's first character in the script. */
   readonly offset: number;
+  /** A hint comment (`/*+ ... *\/`) right before this token: its text and where that starts. */
+  readonly hint?: { readonly text: string; readonly position: SourcePosition };
 }
 
 const SYMBOLS = [
@@ -57,6 +59,7 @@ function isWordPart(c: string): boolean {
 
 export function tokenize(sql: string): Token[] {
   const tokens: Token[] = [];
+  const hints: { text: string; position: SourcePosition; before: number }[] = [];
   let i = 0;
   let line = 1;
   let lineStart = 0;
@@ -84,6 +87,9 @@ export function tokenize(sql: string): Token[] {
     if (c === '/' && sql.charAt(i + 1) === '*') {
       const end = sql.indexOf('*/', i + 2);
       if (end < 0) sqlError('comment /* is never closed', pos(i));
+      // A hint goes with the token after it: the parser reads those it knows where they may stand.
+      if (sql.charAt(i + 2) === '+')
+        hints.push({ text: sql.slice(i + 3, end), position: pos(i + 3), before: tokens.length });
       advanceOver(i, end + 2);
       i = end + 2;
       continue;
@@ -156,5 +162,9 @@ export function tokenize(sql: string): Token[] {
     i += symbol.length;
   }
   tokens.push({ kind: 'end', text: '', position: pos(i), offset: i });
+  for (const { text, position, before } of hints) {
+    const token = tokens[before] as Token;
+    tokens[before] = { ...token, hint: { text, position } };
+  }
   return tokens;
 }

@@ -3,7 +3,7 @@
  * rest to refuse it by name). Keywords are case-insensitive; identifiers keep their case, as in
  * Flink. Every error names the line and column of the token it stopped at.
  */
-import { type SourcePosition, sqlError } from '../sql-error.js';
+import { type SourcePosition, SqlError, sqlError } from '../sql-error.js';
 import { type LogicalType, MAX_LENGTH, type RowField } from '../types/logical-type.js';
 import type {
   BinaryOp,
@@ -804,6 +804,7 @@ class Parser {
     if (this.acceptWord('OVERWRITE')) this.unsupported('INSERT OVERWRITE', at);
     this.expectWord('INTO');
     const table = this.qualifiedName();
+    const options = this.tableHint();
     if (this.isWord('PARTITION')) this.unsupported('INSERT ... PARTITION');
     let columns: string[] | undefined;
     if (
@@ -813,7 +814,50 @@ class Parser {
     ) {
       columns = this.columnList();
     }
-    return { kind: 'insert', table, columns, query: this.query(), at };
+    const query = this.query();
+    return {
+      kind: 'insert',
+      table,
+      ...(options === undefined ? {} : { options }),
+      columns,
+      query,
+      at,
+    };
+  }
+
+  /**
+   * The options of a table hint right after a table's name (`t /*+ OPTIONS('k' = 'v') *\/`),
+   * Flink's dynamic table options. Another hint there is refused: ignored, it would read or
+   * write the table otherwise than asked.
+   */
+  private tableHint(): TableOption[] | undefined {
+    const hint = this.token.hint;
+    if (hint === undefined) return undefined;
+    try {
+      const p = new Parser(hint.text);
+      return p.hintOptions();
+    } catch (error) {
+      if (!(error instanceof SqlError) || error.position === undefined) throw error;
+      // Positions in the hint's text, as positions in the script.
+      const inner = error.position;
+      return sqlError(`in the table hint: ${error.reason}`, {
+        line: hint.position.line + inner.line - 1,
+        column: inner.line === 1 ? hint.position.column + inner.column - 1 : inner.column,
+      });
+    }
+  }
+
+  private hintOptions(): TableOption[] {
+    const options: TableOption[] = [];
+    do {
+      const at = this.at;
+      const name = this.identifier('a hint name').toUpperCase();
+      if (name !== 'OPTIONS')
+        sqlError(`unknown table hint '${name}': a table takes OPTIONS('key' = 'value', ...)`, at);
+      options.push(...this.options());
+    } while (this.acceptSymbol(','));
+    this.expectEnd();
+    return options;
   }
 
   // ---- queries ----
@@ -1129,13 +1173,23 @@ class Parser {
       };
     }
     const name = this.qualifiedName();
+    const options = this.tableHint();
+    const hinted = options === undefined ? {} : { options };
     let asOf: Expr | undefined;
     if (this.acceptWord('FOR', 'SYSTEM_TIME', 'AS', 'OF')) asOf = this.additive();
     if (asOf === undefined && this.isWord('MATCH_RECOGNIZE'))
-      return this.matchRecognize({ kind: 'table', name, asOf, alias: undefined, at });
+      return this.matchRecognize({ kind: 'table', name, ...hinted, asOf, alias: undefined, at });
     const alias = this.alias();
     const columns = this.columnAliases(alias);
-    return { kind: 'table', name, asOf, alias, ...(columns === undefined ? {} : { columns }), at };
+    return {
+      kind: 'table',
+      name,
+      ...hinted,
+      asOf,
+      alias,
+      ...(columns === undefined ? {} : { columns }),
+      at,
+    };
   }
 
   /** `input MATCH_RECOGNIZE (...) [AS alias]`, at the word MATCH_RECOGNIZE. */

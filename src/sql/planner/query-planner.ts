@@ -38,6 +38,7 @@ import type {
   Query,
   Select,
   SelectItem,
+  TableOption,
 } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
 import { commonType, formatType, type LogicalType, T } from '../types/logical-type.js';
@@ -79,6 +80,7 @@ import { planSortLimit } from './sort-limit-planner.js';
 import { planSource } from './source-planner.js';
 import { SourceRelation } from './source-reads.js';
 import type { SubPlans } from './sub-plans.js';
+import { hintKey, withHintOptions } from './table-hints.js';
 import { planTemporalJoin } from './temporal-join-planner.js';
 import { isUnnestJoin, planUnnestJoin } from './unnest-planner.js';
 import { NO_ROWS, refuseUnretractable, signedAggregate, signedRows } from './window-changes.js';
@@ -343,22 +345,30 @@ function planValues(query: Extract<Query, { kind: 'values' }>, ctx: PlanContext)
 }
 
 /** A named table, view or WITH query. */
-function planNamed(name: string, at: SourcePosition, ctx: PlanContext): Relation {
+function planNamed(
+  name: string,
+  at: SourcePosition,
+  ctx: PlanContext,
+  options?: readonly TableOption[],
+): Relation {
   const cte = ctx.ctes.get(name);
   if (cte !== undefined) {
+    if (options !== undefined)
+      sqlError(`'${name}' is a WITH query: OPTIONS hints apply to tables only`, at);
     const plan = () => planQuery(cte.query, { ...ctx, ctes: cte.ctes });
     return requalify(ctx.subPlans?.of(cte, name, plan) ?? plan(), name);
   }
-  const object = ctx.catalog.get(name, at);
+  const object = withHintOptions(ctx.catalog.get(name, at), name, options, at);
   if (object.kind === 'view') {
     const plan = () => planQuery(object.query, { ...ctx, ctes: new Map() });
     return requalify(ctx.subPlans?.of(object, name, plan) ?? plan(), name);
   }
-  // By the object's key: `t` may name another table after a USE.
-  let source = ctx.sources.get(object.name);
+  // By the object's key (`t` may name another table after a USE), and a hint's options.
+  const key = `${object.name}${hintKey(options)}`;
+  let source = ctx.sources.get(key);
   if (source === undefined) {
     source = planSource(object, ctx.env);
-    ctx.sources.set(object.name, source);
+    ctx.sources.set(key, source);
   }
   return source;
 }
@@ -410,7 +420,7 @@ function planFrom(
           item.at,
         );
       return requalify(
-        renamed(planNamed(item.name, item.at, ctx), item, `table '${item.name}'`),
+        renamed(planNamed(item.name, item.at, ctx, item.options), item, `table '${item.name}'`),
         // `db.t` (or `catalog.db.t`) is qualified as `t`, as in Flink.
         item.alias ?? (item.name.split('.').pop() as string),
       );
@@ -451,7 +461,12 @@ function planFrom(
             (input) => (input === item.left ? planned : materialize(planFrom(input, ctx))),
             (name, at) => versionedKey(name, at, ctx),
           );
-        const dim = ctx.catalog.get(item.right.name, item.right.at);
+        const dim = withHintOptions(
+          ctx.catalog.get(item.right.name, item.right.at),
+          item.right.name,
+          item.right.options,
+          item.right.at,
+        );
         if (dim.kind === 'view')
           return sqlError(
             `Processing-time temporal join is not supported yet: '${item.right.name}' is a view, and FOR SYSTEM_TIME AS OF a PROCTIME() column looks up a table`,
