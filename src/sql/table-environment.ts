@@ -303,6 +303,8 @@ export class TableEnvironment {
       },
       false,
       at,
+      // As Flink's createTemporaryView: a session object, which may hide a catalog table.
+      true,
     );
   }
 
@@ -684,18 +686,24 @@ export class TableEnvironment {
         sqlError(`function '${s.name}' does not exist`, s.at);
       return;
     }
-    if (!this.catalog.has(s.name)) {
+    if (s.temporary === true ? !this.catalog.isTemporary(s.name) : !this.catalog.has(s.name)) {
       if (!s.ifExists)
-        sqlError(`${s.object === 'TABLE' ? 'table' : 'view'} '${s.name}' does not exist`, s.at);
+        sqlError(
+          `${s.temporary === true ? 'temporary ' : ''}${s.object === 'TABLE' ? 'table' : 'view'} '${s.name}' does not exist`,
+          s.at,
+        );
       return;
     }
+    // Refused, as in Flink: the permanent object stays while a temporary one hides it.
+    if (s.temporary !== true && this.catalog.hidesPermanent(s.name))
+      this.catalog.drop(s.name, false, s.at);
     const object = this.catalog.get(s.name);
     const kind = object.kind;
     if (kind === 'view' && s.object === 'TABLE')
       sqlError(`'${s.name}' is a view: DROP VIEW drops it`, s.at);
     if (kind === 'table' && s.object === 'VIEW')
       sqlError(`'${s.name}' is a table: DROP TABLE drops it`, s.at);
-    this.catalog.drop(s.name);
+    this.catalog.drop(s.name, s.temporary === true, s.at);
     this.forgetSources(object.name);
   }
 
@@ -720,8 +728,9 @@ export class TableEnvironment {
     if (action.kind === 'rename') {
       if (this.catalog.has(action.to))
         sqlError(`a table or view named '${action.to}' already exists`, s.at);
-      this.catalog.drop(object.name);
-      this.catalog.register({ ...object, name: action.to }, false, s.at);
+      const temporary = this.catalog.isTemporary(s.name);
+      this.catalog.drop(object.name, temporary, s.at);
+      this.catalog.register({ ...object, name: action.to }, false, s.at, temporary);
       return;
     }
     if (action.kind === 'as') {
@@ -772,7 +781,9 @@ export class TableEnvironment {
           },
           statement.ifNotExists,
           statement.at,
+          statement.temporary,
         );
+        this.forgetSources(statement.name);
         return 0;
       case 'create-function': {
         const language = statement.language ?? 'TYPESCRIPT';
@@ -1003,7 +1014,11 @@ export class TableEnvironment {
     }
     validateOptions(connectorOf(table), table);
     if (mode === 'replace') this.catalog.replace(table);
-    else this.catalog.register(table, s.ifNotExists, s.at);
+    else {
+      this.catalog.register(table, s.ifNotExists, s.at, s.temporary);
+      // A temporary table may hide a permanent one already read in this job.
+      this.forgetSources(s.name);
+    }
   }
 
   /**

@@ -169,12 +169,44 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
     expect(() => tEnv.executeSql('DROP TABLE missing')).toThrow(
       /line 1, column 1: table 'missing' does not exist/,
     );
+    expect(() => tEnv.executeSql('DROP TEMPORARY TABLE orders')).toThrow(
+      "temporary table 'orders' does not exist",
+    );
     tEnv.executeSql(
-      'DROP VIEW default_catalog.default_database.v; DROP TABLE IF EXISTS missing; DROP TEMPORARY TABLE default_database.orders;',
+      'DROP VIEW default_catalog.default_database.v; DROP TABLE IF EXISTS missing; DROP TEMPORARY TABLE IF EXISTS orders; DROP TABLE default_database.orders;',
     );
     expect(tEnv.listTables()).toEqual([]);
     expect(() => tEnv.executeSql('DROP FUNCTION nope')).toThrow(/function 'nope' does not exist/);
     tEnv.executeSql('DROP TEMPORARY SYSTEM FUNCTION IF EXISTS nope');
+  });
+
+  it('a temporary table or view hides a permanent one of its name until DROP TEMPORARY', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(`${ORDERS}
+      CREATE TEMPORARY VIEW orders AS SELECT 1 AS id;`);
+    expect(() => tEnv.executeSql('CREATE TEMPORARY VIEW orders AS SELECT 1 AS x')).toThrow(
+      "a temporary table or view named 'orders' already exists",
+    );
+    // The temporary view is what the name reads; the permanent table is still listed once.
+    expect(answer(tEnv, 'DESCRIBE orders')[0]?.rows.map((r) => r[0])).toEqual(['id']);
+    expect(tEnv.listTables()).toEqual(['orders']);
+    expect(() => tEnv.executeSql('DROP TABLE orders')).toThrow(
+      "a temporary view named 'orders' exists: drop it first (DROP TEMPORARY ...) before the permanent one",
+    );
+    tEnv.executeSql('DROP TEMPORARY VIEW orders');
+    expect(answer(tEnv, 'DESCRIBE orders')[0]?.rows.length).toBeGreaterThan(1);
+    tEnv.executeSql('DROP TABLE orders');
+    expect(tEnv.listTables()).toEqual([]);
+    // A view that reads itself (through the name a temporary view took) is refused, not looped.
+    tEnv.executeSql(`${ORDERS} CREATE VIEW v AS SELECT id FROM orders;`);
+    tEnv.executeSql('CREATE TEMPORARY VIEW orders AS SELECT id FROM v');
+    expect(() => tEnv.sqlQuery('SELECT * FROM v')).toThrow(
+      "view 'v' reads itself: v -> orders -> v",
+    );
+    tEnv.executeSql('DROP TEMPORARY VIEW orders; DROP VIEW v; DROP TABLE orders;');
+    // A temporary object alone is dropped by either form.
+    tEnv.executeSql('CREATE TEMPORARY VIEW t AS SELECT 1 AS x; DROP VIEW t;');
+    expect(tEnv.listTables()).toEqual([]);
   });
 
   it('ALTER TABLE SET / RESET options and RENAME TO; ALTER VIEW AS and RENAME TO', () => {

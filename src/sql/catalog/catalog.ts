@@ -92,6 +92,11 @@ function keyOf({ catalog, database, name }: ObjectPath): string {
  */
 export class Catalog {
   private readonly objects = new Map<string, CatalogObject>();
+  /**
+   * Temporary tables and views (CREATE TEMPORARY ...): as in Flink, one may share its name with
+   * a permanent object, which it hides until it is dropped.
+   */
+  private readonly temporaries = new Map<string, CatalogObject>();
   private readonly paths = new Map<string, ObjectPath>();
   private readonly databases = new Map<string, Set<string>>([
     [DEFAULT_CATALOG, new Set([DEFAULT_DATABASE])],
@@ -118,15 +123,33 @@ export class Catalog {
     return { catalog, database, name: leaf };
   }
 
-  register(object: CatalogObject, ifNotExists: boolean, at: SourcePosition): void {
+  register(
+    object: CatalogObject,
+    ifNotExists: boolean,
+    at: SourcePosition,
+    temporary = false,
+  ): void {
     const path = this.resolve(object.name, at);
     const key = keyOf(path);
-    if (this.objects.has(key)) {
+    const layer = temporary ? this.temporaries : this.objects;
+    if (layer.has(key)) {
       if (ifNotExists) return;
-      sqlError(`a table or view named '${key}' already exists`, at);
+      sqlError(`a ${temporary ? 'temporary ' : ''}table or view named '${key}' already exists`, at);
     }
-    this.objects.set(key, key === object.name ? object : { ...object, name: key });
+    layer.set(key, key === object.name ? object : { ...object, name: key });
     this.paths.set(key, path);
+  }
+
+  /** Whether a temporary object named `name` hides a permanent one. */
+  hidesPermanent(name: string): boolean {
+    if (!this.has(name)) return false;
+    const key = keyOf(this.resolve(name));
+    return this.temporaries.has(key) && this.objects.has(key);
+  }
+
+  /** Whether the object `name` stands for is a temporary one (hiding any permanent one). */
+  isTemporary(name: string): boolean {
+    return this.has(name) && this.temporaries.has(keyOf(this.resolve(name)));
   }
 
   has(name: string): boolean {
@@ -135,11 +158,14 @@ export class Catalog {
     const catalog = parts.length === 3 ? parts[0] : this.current.catalog;
     const leaf = parts[parts.length - 1] as string;
     if (catalog === undefined || database === undefined) return false;
-    return this.objects.has(keyOf({ catalog, database, name: leaf }));
+    const key = keyOf({ catalog, database, name: leaf });
+    return this.temporaries.has(key) || this.objects.has(key);
   }
 
   get(name: string, at?: SourcePosition): CatalogObject {
-    const object = this.has(name) ? this.objects.get(keyOf(this.resolve(name, at))) : undefined;
+    const key = this.has(name) ? keyOf(this.resolve(name, at)) : undefined;
+    const object =
+      key === undefined ? undefined : (this.temporaries.get(key) ?? this.objects.get(key));
     if (object === undefined) {
       const known = this.names();
       sqlError(
@@ -165,16 +191,31 @@ export class Catalog {
   replace(object: CatalogObject): void {
     const path = this.resolve(object.name);
     const key = keyOf(path);
-    this.objects.set(key, key === object.name ? object : { ...object, name: key });
+    const layer = this.temporaries.has(key) ? this.temporaries : this.objects;
+    layer.set(key, key === object.name ? object : { ...object, name: key });
     this.paths.set(key, path);
   }
 
-  /** Removes an object; whether it was there. */
-  drop(name: string): boolean {
+  /**
+   * Removes an object; whether it was there. `temporary` (DROP TEMPORARY ...) removes only a
+   * temporary one; otherwise the permanent one, which a temporary one of the same name keeps
+   * from being dropped (as in Flink), or a temporary one that is alone.
+   */
+  drop(name: string, temporary = false, at?: SourcePosition): boolean {
     if (!this.has(name)) return false;
     const key = keyOf(this.resolve(name));
-    this.paths.delete(key);
-    return this.objects.delete(key);
+    let dropped: boolean;
+    if (temporary) dropped = this.temporaries.delete(key);
+    else if (this.objects.has(key)) {
+      if (this.temporaries.has(key))
+        sqlError(
+          `a temporary ${(this.temporaries.get(key) as CatalogObject).kind} named '${key}' exists: drop it first (DROP TEMPORARY ...) before the permanent one`,
+          at,
+        );
+      dropped = this.objects.delete(key);
+    } else dropped = this.temporaries.delete(key);
+    if (!this.temporaries.has(key) && !this.objects.has(key)) this.paths.delete(key);
+    return dropped;
   }
 
   /** The names of the objects of a database (the current one by default), as SHOW TABLES lists them. */
@@ -223,6 +264,7 @@ export class Catalog {
       if (path.catalog === name) {
         this.paths.delete(key);
         this.objects.delete(key);
+        this.temporaries.delete(key);
       }
     this.databases.delete(name);
   }
@@ -257,6 +299,7 @@ export class Catalog {
     for (const [key] of held) {
       this.paths.delete(key);
       this.objects.delete(key);
+      this.temporaries.delete(key);
     }
     databases.delete(database);
   }

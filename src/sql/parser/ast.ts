@@ -558,6 +558,8 @@ export type CatalogStatement =
   | {
       readonly kind: 'drop';
       readonly object: 'TABLE' | 'VIEW' | 'FUNCTION' | 'DATABASE' | 'CATALOG';
+      /** DROP TEMPORARY TABLE / VIEW: only a temporary one. */
+      readonly temporary?: boolean;
       readonly ifExists: boolean;
       readonly name: string;
       /** DROP DATABASE ... CASCADE: with its tables and views (RESTRICT, the default, refuses). */

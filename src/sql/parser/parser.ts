@@ -358,7 +358,7 @@ class Parser {
   }
 
   private drop(at: SourcePosition): Statement {
-    this.acceptWord('TEMPORARY');
+    const temporary = this.acceptWord('TEMPORARY');
     this.acceptWord('SYSTEM');
     const object = (['TABLE', 'VIEW', 'FUNCTION', 'DATABASE', 'CATALOG'] as const).find((o) =>
       this.acceptWord(o),
@@ -366,7 +366,8 @@ class Parser {
     if (object === undefined) return this.fail('TABLE, VIEW, FUNCTION, DATABASE or CATALOG');
     const ifExists = this.acceptWord('IF', 'EXISTS');
     const name = this.qualifiedName();
-    if (object !== 'DATABASE') return { kind: 'drop', object, ifExists, name, at };
+    if (object !== 'DATABASE')
+      return { kind: 'drop', object, ...(temporary ? { temporary } : {}), ifExists, name, at };
     const cascade = this.acceptWord('CASCADE');
     if (!cascade) this.acceptWord('RESTRICT');
     return { kind: 'drop', object, ifExists, name, cascade, at };

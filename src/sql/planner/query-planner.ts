@@ -114,6 +114,8 @@ export interface PlanContext {
   readonly distinctSplit?: () => DistinctSplit | undefined;
   /** `table.exec.non-temporal-sort.enabled`, read when an ORDER BY is planned. */
   readonly nonTemporalSort?: () => boolean;
+  /** The views being expanded, outermost first: a view that reads itself is refused. */
+  readonly expanding?: readonly string[];
 }
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
@@ -360,7 +362,10 @@ function planNamed(
   }
   const object = withHintOptions(ctx.catalog.get(name, at), name, options, at);
   if (object.kind === 'view') {
-    const plan = () => planQuery(object.query, { ...ctx, ctes: new Map() });
+    const expanding = [...(ctx.expanding ?? []), object.name];
+    if (ctx.expanding?.includes(object.name))
+      sqlError(`view '${name}' reads itself: ${expanding.join(' -> ')}`, at);
+    const plan = () => planQuery(object.query, { ...ctx, ctes: new Map(), expanding });
     return requalify(ctx.subPlans?.of(object, name, plan) ?? plan(), name);
   }
   // By the object's key (`t` may name another table after a USE), and a hint's options.
