@@ -98,10 +98,16 @@ function convert(
     if (to.kind === 'DOUBLE') return v;
     if (to.kind === 'FLOAT') return `Math.fround(${v})`;
     if (to.kind === 'BIGINT') return `h.longOfDouble(${v})`;
-    if (isInteger(to)) return wrapInteger(`(Number.isNaN(${v}) ? 0 : Math.trunc(${v}))`, to);
+    // Java narrows a float to an int first, saturating (`(int) 1e10` is 2147483647), then wraps.
+    if (isInteger(to))
+      return wrapInteger(
+        `(Number.isNaN(${v}) ? 0 : Math.min(Math.max(Math.trunc(${v}), -2147483648), 2147483647))`,
+        to,
+      );
     if (to.kind === 'DECIMAL') {
       const d = g.temp();
-      return `((${d} = h.decimalOfDouble(${v}, ${to.scale})) === null ? null : h.fitPrecision(${d}, ${to.precision}))`;
+      // Beyond 10^38 no DECIMAL holds it (and the digits of 1e308 are too many to compute).
+      return `(Math.abs(${v}) >= 1e38 || (${d} = h.decimalOfDouble(${v}, ${to.scale})) === null ? null : h.fitPrecision(${d}, ${to.precision}))`;
     }
   }
   // Booleans.
@@ -125,6 +131,8 @@ function convert(
     else if (from.kind === 'DATE') text = `h.formatDate(${v})`;
     else if (from.kind === 'TIME') text = `h.formatTime(${v}, ${from.precision})`;
     else if (isTimestamp(from)) text = `h.formatTimestampDefault(${v}, ${from.precision})`;
+    else if (from.kind === 'INTERVAL_YEAR_MONTH') text = `${g.constant(yearMonthText)}(${v})`;
+    else if (from.kind === 'INTERVAL_DAY_TIME') text = `${g.constant(dayTimeText)}(${v})`;
     if (text !== undefined) return fitString(text, to);
   }
   // Strings to anything.
@@ -139,10 +147,12 @@ function convert(
     if (isApproximate(to))
       return `((${t} = h.parseDouble(${v})) === null ? ${failed} : ${to.kind === 'FLOAT' ? `Math.fround(${t})` : t})`;
     if (to.kind === 'DECIMAL') {
-      return `((${t} = h.parseDecimal(${v}, ${to.scale})) === undefined ? ${failed} : h.fitPrecision(${t}, ${to.precision}))`;
+      // Text beyond the precision fails, as text that is no number (a number gives NULL).
+      return `((${t} = h.parseDecimal(${v}, ${to.scale})) === undefined || (${t} = h.fitPrecision(${t}, ${to.precision})) === null ? ${failed} : ${t})`;
     }
     if (to.kind === 'DATE') return `((${t} = h.castDate(${v})) === undefined ? ${failed} : ${t})`;
-    if (to.kind === 'TIME') return `((${t} = h.parseTime(${v})) === undefined ? ${failed} : ${t})`;
+    if (to.kind === 'TIME')
+      return `((${t} = h.parseTime(${v})) === undefined ? ${failed} : ${truncated(t, to.precision)})`;
     if (isTimestamp(to))
       return `((${t} = h.parseTimestamp(${v})) === undefined ? ${failed} : ${truncated(t, to.precision)})`;
   }
@@ -159,6 +169,13 @@ function convert(
   }
   // A TIME as a TIMESTAMP is that time on 1970-01-01, as in Flink.
   if (from.kind === 'TIME' && to.kind === 'TIMESTAMP') return truncated(v, to.precision);
+  // As a TIMESTAMP_LTZ: that wall clock in the session's time zone.
+  if (from.kind === 'TIME' && to.kind === 'TIMESTAMP_LTZ') {
+    const wall: LogicalType = { kind: 'TIMESTAMP', nullable: false, precision: to.precision };
+    const t = g.temp();
+    const zoned = convert(g, t, wall, to, tryCast);
+    return zoned === undefined ? undefined : `(${t} = ${truncated(v, to.precision)}, ${zoned})`;
+  }
   if (from.kind === 'TIME' && to.kind === 'TIME')
     return to.precision >= from.precision ? v : truncated(v, to.precision);
   if (
@@ -233,6 +250,20 @@ export function toMillis(g: CodeGen, c: Compiled): Compiled {
   };
 }
 
+/** An INTERVAL YEAR TO MONTH (months) as Flink writes it: `+1-05`, `-10-03`. */
+function yearMonthText(months: number): string {
+  const m = Math.abs(months);
+  return `${months < 0 ? '-' : '+'}${Math.floor(m / 12)}-${String(m % 12).padStart(2, '0')}`;
+}
+
+/** An INTERVAL DAY TO SECOND (milliseconds) as Flink writes it: `+1 10:17:36.789`. */
+function dayTimeText(millis: number): string {
+  const ms = Math.abs(millis);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const s = Math.floor(ms / 1000);
+  return `${millis < 0 ? '-' : '+'}${Math.floor(s / 86400)} ${two(Math.floor(s / 3600) % 24)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}.${String(ms % 1000).padStart(3, '0')}`;
+}
+
 function fitString(code: string, to: LogicalType): string {
   if (to.kind === 'CHAR') return `(${code}).padEnd(${to.length}).slice(0, ${to.length})`;
   if (to.kind === 'VARCHAR' && to.length < MAX_LENGTH) return `(${code}).slice(0, ${to.length})`;
@@ -250,7 +281,9 @@ export function castTo(
   const from = value.type;
   const sameType =
     formatType(withNullability(from, true)) === formatType(withNullability(to, true));
-  const type = withNullability(to, from.nullable || tryCast || mayBecomeNull(from, to));
+  const type = nullableRowFields(
+    withNullability(to, from.nullable || tryCast || mayBecomeNull(from, to)),
+  );
   if (sameType) return { code: value.code, type: withNullability(to, from.nullable) };
   if (from.kind === 'NULL') return { code: 'null', type: withNullability(to, true) };
   let converted: string | undefined;
@@ -294,6 +327,22 @@ function foldConstant(g: CodeGen, c: Compiled): Compiled {
     default:
       return value === null ? { code: 'null', type: c.type } : c;
   }
+}
+
+/**
+ * `t` with the fields of each nullable ROW in it nullable, as Flink types a CAST to a ROW: a
+ * NOT NULL field of a ROW that may be NULL is not kept (`CAST(f AS ROW<r ROW<s STRING NOT
+ * NULL>>)` is of `ROW<r ROW<s STRING>>`).
+ */
+function nullableRowFields(t: LogicalType): LogicalType {
+  if (t.kind !== 'ROW') return t;
+  return {
+    ...t,
+    fields: t.fields.map((f) => ({
+      ...f,
+      type: nullableRowFields(t.nullable ? withNullability(f.type, true) : f.type),
+    })),
+  };
 }
 
 /** Casts whose result is NULL for some non-null input (decimal overflow). */

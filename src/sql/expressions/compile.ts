@@ -24,7 +24,7 @@ import {
 import { castTo, coerce } from './cast.js';
 import { CodeGen, type Compiled, nullSafe } from './code-gen.js';
 import { compileShared } from './common-subexpressions.js';
-import { SimilarToPatternError, similarToRegExp } from './functions/similar-to.js';
+import { likeEscapeChar, SimilarToPatternError, similarToRegExp } from './functions/similar-to.js';
 import { intervalLiteral, timeArithmetic } from './functions/time-arithmetic.js';
 import { extract } from './functions/time-functions.js';
 import { bytesCompare } from './functions/value-order.js';
@@ -198,19 +198,19 @@ function compileNode(e: Expr, ctx: CompileContext): Compiled {
         if (!isCharacterString(v.type) && v.type.kind !== 'NULL')
           sqlError(`${what} must be a string, got ${formatType(v.type)}`, e.at);
       }
-      let escapeCode = 'null';
+      let escapeChar: string | null = null;
       if (e.escape !== undefined) {
-        if (e.escape.kind !== 'string' || e.escape.value.length !== 1)
+        if (e.escape.kind !== 'string')
           sqlError('ESCAPE must be a string of one character', e.escape.at);
-        escapeCode = JSON.stringify(e.escape.value);
+        const text = e.escape.value;
+        escapeChar = likePattern(() => likeEscapeChar(text), e.escape.at);
       }
+      const escapeCode = JSON.stringify(escapeChar);
       let body: (vars: string[]) => string;
       if (e.pattern.kind === 'string') {
+        const source = e.pattern.value;
         const re = g.constant(
-          runtime.likeToRegExp(
-            e.pattern.value,
-            e.escape?.kind === 'string' ? e.escape.value : null,
-          ),
+          likePattern(() => runtime.likeToRegExp(source, escapeChar), e.pattern.at),
         );
         body = ([v]) => `${re}.test(${v})`;
         const code = nullSafe(g, [arg], body);
@@ -295,6 +295,16 @@ function currentWatermark(e: Extract<Expr, { kind: 'call' }>, ctx: CompileContex
     code: ctx.g.watermark(e.at),
     type: { kind: arg.type.kind, precision: 3, nullable: true },
   };
+}
+
+/** A LIKE pattern's or escape's translation; Flink's message when it refuses them. */
+function likePattern<T>(translate: () => T, at: SourcePosition): T {
+  try {
+    return translate();
+  } catch (cause) {
+    if (!(cause instanceof SimilarToPatternError)) throw cause;
+    return sqlError(`LIKE: ${cause.message}`, at);
+  }
 }
 
 /**

@@ -104,10 +104,14 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     const [a, b] = args as [Compiled, Compiled];
     requireNumeric('MOD', a, at);
     requireNumeric('MOD', b, at);
-    const type = arithmeticType('%', a.type, b.type);
+    // By an integer, Flink types MOD as that integer (|remainder| < |divisor|), a DECIMAL too.
+    const type =
+      a.type.kind === 'DECIMAL' && isInteger(b.type)
+        ? withNullability(b.type, anyNullable(args))
+        : arithmeticType('%', a.type, b.type);
     if (type === undefined || isApproximate(type))
       return sqlError('MOD needs exact numeric arguments', at);
-    if (isInteger(type))
+    if (isInteger(type) && isInteger(a.type))
       return {
         code: nullSafe(
           g,
@@ -319,18 +323,18 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     requireString('REGEXP_EXTRACT', args[1] as Compiled, at);
     if (args[2] !== undefined) requireInteger('REGEXP_EXTRACT', args[2], at);
     // A literal pattern is compiled once, at plan time (one that does not compile keeps
-    // failing per row, as before).
+    // failing per row, as before). Without an index, the whole match (Flink's index 0).
     const re = raw[1]?.kind === 'string' ? compiledPattern(raw[1].value) : undefined;
     if (re !== undefined) {
       const c = g.constant(re);
       const rest = [args[0] as Compiled, ...args.slice(2)];
       return {
-        code: nullSafe(g, rest, ([s, i]) => `h.regexpExtractWith(${s}, ${c}, ${i ?? 1})`),
+        code: nullSafe(g, rest, ([s, i]) => `h.regexpExtractWith(${s}, ${c}, ${i ?? 0})`),
         type: T.string(true),
       };
     }
     return {
-      code: nullSafe(g, args, ([s, p, i]) => `h.regexpExtract(${s}, ${p}, ${i ?? 1})`),
+      code: nullSafe(g, args, ([s, p, i]) => `h.regexpExtract(${s}, ${p}, ${i ?? 0})`),
       type: T.string(true),
     };
   },
@@ -535,8 +539,23 @@ const PRECISE_ARGUMENTS = new Set([
   'GREATEST',
   'LEAST',
   'TYPEOF',
+  // The constructors keep their values (MAP[t, ts] of a TIMESTAMP(6) was a TIMESTAMP(3) map).
+  'ARRAY[]',
+  'MAP[]',
+  // Their value meets the elements at the elements' type (a TIMESTAMP(6) cut to milliseconds
+  // never equalled an element of an ARRAY<TIMESTAMP(6)>).
+  'ARRAY_CONTAINS',
+  'ARRAY_POSITION',
+  'ARRAY_REMOVE',
+  'ARRAY_APPEND',
+  'ARRAY_PREPEND',
   'IS DISTINCT FROM',
   'IS NOT DISTINCT FROM',
   // Adds whole milliseconds to the nanoseconds of a TIMESTAMP(p > 3) (time-functions.ts).
   'TIMESTAMPADD',
+  // Round the nanoseconds, keeping the precision (time-functions.ts).
+  'FLOOR TO',
+  'CEIL TO',
+  // Compares the nanoseconds (time-functions.ts).
+  'OVERLAPS',
 ]);

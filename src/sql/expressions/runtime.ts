@@ -30,10 +30,11 @@ import {
   parseLong,
 } from '../types/long.js';
 import { preciseTimeRuntime } from './functions/precise-time.js';
-import { similarTo } from './functions/similar-to.js';
+import { checkLikeEscapes, similarTo } from './functions/similar-to.js';
 import { timeRuntime } from './functions/time-runtime.js';
 
 function likeToRegExp(pattern: string, escapeChar: string | null): RegExp {
+  if (escapeChar !== null) checkLikeEscapes(pattern, escapeChar);
   let source = '^';
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern.charAt(i);

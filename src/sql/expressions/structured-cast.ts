@@ -57,6 +57,14 @@ export function convertStructured(
   tryCast: boolean,
   convert: Convert,
 ): string | undefined {
+  // TRY_CAST of a collection is NULL when any element fails, not that element NULL (Flink's
+  // TRY_CAST(ROW(1, 'abc') AS ROW(a TINYINT, b TIME)) is NULL): convert as CAST, and catch.
+  if (tryCast && (from.kind === 'ARRAY' || from.kind === 'MAP' || from.kind === 'ROW')) {
+    const inner = convertStructured(g, v, from, to, false, convert);
+    return inner === undefined
+      ? undefined
+      : `(() => { try { return ${inner}; } catch { return null; } })()`;
+  }
   if (isBinaryString(to)) {
     if (isBinaryString(from)) return fitted(g, v, to);
     if (isCharacterString(from)) return fitted(g, `${g.constant(utf8Bytes)}(${v})`, to);

@@ -33,10 +33,30 @@ function text(value: string, at: SourcePosition): Expr {
   return { kind: 'string', value, at };
 }
 
-function returning(p: JsonClauseParser, at: SourcePosition): Expr {
+/**
+ * `RETURNING type`, if present, as a CAST of NULL; `pendingNull` when the type's parser took the
+ * `NULL` of a following `NULL ON EMPTY | ERROR` for the type's nullability (`INT NULL ON ...`).
+ */
+function returning(p: JsonClauseParser, at: SourcePosition): { type: Expr; pendingNull: boolean } {
   const type = p.acceptWord('RETURNING') ? p.dataType() : undefined;
   const nullExpr: Expr = { kind: 'null', at };
-  return type === undefined ? nullExpr : { kind: 'cast', arg: nullExpr, type, tryCast: false, at };
+  if (type === undefined) return { type: nullExpr, pendingNull: false };
+  return {
+    type: { kind: 'cast', arg: nullExpr, type, tryCast: false, at },
+    pendingNull: p.isWord('ON'),
+  };
+}
+
+/** `JSON(text)` as a JSON_OBJECT value or a JSON_ARRAY element: its text inserted as JSON. */
+export const RAW_JSON = 'JSON VALUE';
+
+/**
+ * A value of JSON_OBJECT or JSON_ARRAY: a `JSON(...)` call there becomes RAW_JSON (a name no SQL
+ * text can call), so that `JSON(...)` anywhere else is refused.
+ */
+function constructorValue(p: JsonClauseParser): Expr {
+  const e = p.expression();
+  return e.kind === 'call' && e.name === 'JSON' && !e.over ? { ...e, name: RAW_JSON } : e;
 }
 
 /**
@@ -47,10 +67,13 @@ function behaviours(
   p: JsonClauseParser,
   modes: readonly string[],
   targets: readonly string[],
+  pendingNull = false,
 ): Map<string, [string, Expr | undefined]> {
   const found = new Map<string, [string, Expr | undefined]>();
+  let pending = pendingNull;
   for (;;) {
-    const mode = modes.find((m) => p.acceptWord(...m.split(' ')));
+    const mode = pending ? 'NULL' : modes.find((m) => p.acceptWord(...m.split(' ')));
+    pending = false;
     if (mode === undefined) return found;
     const value = mode === 'DEFAULT' ? p.expression() : undefined;
     p.expectWord('ON');
@@ -97,7 +120,7 @@ export function parseJsonArguments(p: JsonClauseParser, name: string): Expr[] {
       p.acceptWord('KEY');
       args.push(p.expression());
       if (!p.acceptWord('VALUE')) p.expectSymbol(':');
-      args.push(p.expression());
+      args.push(constructorValue(p));
       if (!p.acceptSymbol(',')) mode = onNull(p);
       if (mode !== undefined) break;
     }
@@ -120,7 +143,7 @@ export function parseJsonArguments(p: JsonClauseParser, name: string): Expr[] {
     const args: Expr[] = [];
     let mode: string | undefined = onNull(p);
     while (mode === undefined && !p.isSymbol(')')) {
-      args.push(p.expression());
+      args.push(constructorValue(p));
       if (!p.acceptSymbol(',')) mode = onNull(p);
     }
     return [text(mode ?? 'ABSENT', at), ...args];
@@ -132,9 +155,9 @@ export function parseJsonArguments(p: JsonClauseParser, name: string): Expr[] {
     const found = behaviours(p, ['TRUE', 'FALSE', 'UNKNOWN', 'ERROR'], ['ERROR']);
     return [json, path, text(found.get('ERROR')?.[0] ?? 'FALSE', at)];
   }
-  const type = returning(p, at);
+  const { type, pendingNull } = returning(p, at);
   if (name === 'JSON_VALUE') {
-    const found = behaviours(p, ['NULL', 'ERROR', 'DEFAULT'], ['EMPTY', 'ERROR']);
+    const found = behaviours(p, ['NULL', 'ERROR', 'DEFAULT'], ['EMPTY', 'ERROR'], pendingNull);
     return [
       json,
       path,
@@ -153,7 +176,12 @@ export function parseJsonArguments(p: JsonClauseParser, name: string): Expr[] {
     p.acceptWord('ARRAY');
     p.expectWord('WRAPPER');
   }
-  const found = behaviours(p, ['NULL', 'ERROR', 'EMPTY ARRAY', 'EMPTY OBJECT'], ['EMPTY', 'ERROR']);
+  const found = behaviours(
+    p,
+    ['NULL', 'ERROR', 'EMPTY ARRAY', 'EMPTY OBJECT'],
+    ['EMPTY', 'ERROR'],
+    pendingNull && wrapper === 'WITHOUT',
+  );
   return [
     json,
     path,

@@ -39,14 +39,18 @@ describe('JSON_VALUE', () => {
     );
   });
 
-  it('ON ERROR for broken JSON, a non-scalar or a strict miss; ERROR ON EMPTY for a lax miss', () => {
+  it('ON ERROR for broken JSON, a non-scalar or a strict miss (a path without lax is strict); ON EMPTY for a lax miss', () => {
     expect(evaluate("JSON_VALUE('{oops', '$.a' DEFAULT 'e' ON ERROR)")).toBe('e');
     expect(evaluate(`JSON_VALUE(${doc}, '$.a' DEFAULT 'e' ON ERROR)`)).toBe('e');
     expect(evaluate(`JSON_VALUE(${doc}, 'strict $.z' DEFAULT 'e' ON ERROR)`)).toBe('e');
     expect(evaluate(`JSON_VALUE(${doc}, 'lax $.z' DEFAULT 'e' ON ERROR)`)).toBeNull();
-    // Flink 2.2 gives NULL here, not the default.
+    // Without `lax` the path is strict: its miss is an error (NULL ON ERROR), not empty.
     expect(evaluate(`JSON_VALUE(${doc}, '$.z' DEFAULT 'd' ON EMPTY)`)).toBeNull();
-    expect(() => evaluate(`JSON_VALUE(${doc}, '$.z' ERROR ON EMPTY)`)).toThrow(/selects nothing/);
+    expect(evaluate(`JSON_VALUE(${doc}, '$.z' ERROR ON EMPTY)`)).toBeNull();
+    expect(evaluate(`JSON_VALUE(${doc}, 'lax $.z' DEFAULT 'd' ON EMPTY)`)).toBe('d');
+    expect(() => evaluate(`JSON_VALUE(${doc}, 'lax $.z' ERROR ON EMPTY)`)).toThrow(
+      /selects nothing/,
+    );
   });
 
   it('refuses a path that is not a literal or not a path', () => {
@@ -66,7 +70,7 @@ describe('JSON_QUERY, JSON_EXISTS, IS JSON', () => {
       '[1,2.50,"x",true,null]',
     );
     expect(evaluate(`JSON_QUERY(${doc}, '$.a.b[*]')`)).toBe('[1,2.50,"x",true,null]');
-    expect(evaluate(`JSON_QUERY(${doc}, '$.z' EMPTY ARRAY ON EMPTY)`)).toBe('[]');
+    expect(evaluate(`JSON_QUERY(${doc}, 'lax $.z' EMPTY ARRAY ON EMPTY)`)).toBe('[]');
     expect(evaluate(`JSON_QUERY('[', '$' EMPTY OBJECT ON ERROR)`)).toBe('{}');
     expect(evaluate(`JSON_QUERY(${doc}, '$.a.b' RETURNING ARRAY<STRING>)`)).toEqual([
       '1',
@@ -76,7 +80,7 @@ describe('JSON_QUERY, JSON_EXISTS, IS JSON', () => {
       null,
     ]);
     expect(
-      evaluate(`JSON_QUERY(${doc}, '$.n' RETURNING ARRAY<STRING> EMPTY ARRAY ON EMPTY)`),
+      evaluate(`JSON_QUERY(${doc}, 'lax $.n' RETURNING ARRAY<STRING> EMPTY ARRAY ON EMPTY)`),
     ).toEqual([]);
   });
 
@@ -128,6 +132,12 @@ describe('JSON constructors', () => {
     expect(evaluate('JSON_ARRAY(n, s NULL ON NULL)', { n: 1 })).toBe('[1,null]');
     expect(evaluate("JSON_ARRAY(JSON_ARRAY(1, 'a'), d)", { d: 2.5 })).toBe('[[1,"a"],2.5]');
     expect(evaluate('JSON_ARRAY()')).toBe('[]');
+    // A TIMESTAMP(6) in an ARRAY keeps its digits (its value is epoch nanoseconds).
+    expect(
+      evaluate(
+        "JSON_ARRAY(ARRAY[TIMESTAMP '2020-01-01 00:00:00.123456', TIMESTAMP '1960-01-01 00:00:00.1'])",
+      ),
+    ).toBe('[["2020-01-01T00:00:00.123456","1960-01-01T00:00:00.1"]]');
   });
 
   it('JSON_QUOTE and JSON_UNQUOTE', () => {

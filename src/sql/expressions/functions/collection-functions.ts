@@ -8,6 +8,7 @@ import {
   commonType,
   formatType,
   isCharacterString,
+  isTimestamp,
   type LogicalType,
   T,
   withNullability,
@@ -53,11 +54,29 @@ function asElement(
       `${name}: ${formatType(c.type)} is not comparable with the elements (${formatType(element)})`,
       at,
     );
-  return castTo(g, c, withNullability(common, true), false, at);
+  // A timestamp meets the elements at their precision: milliseconds and nanoseconds are held
+  // differently (a number and a bigint), so a value of another precision never equalled one.
+  const target = isTimestamp(element) && isTimestamp(c.type) ? element : common;
+  return castTo(g, c, withNullability(target, true), false, at);
 }
 
 function arrayOf(element: LogicalType, nullable: boolean): LogicalType {
   return { kind: 'ARRAY', nullable, element };
+}
+
+/**
+ * ARRAY_SORT, ARRAY_MAX and ARRAY_MIN refuse elements of a ROW, ARRAY or MAP type, as Flink
+ * does; ARRAY_MAX and ARRAY_MIN refuse BOOLEAN elements too (Flink's MAX/MIN of an array).
+ */
+function requireOrdered(
+  name: string,
+  a: ArrayType,
+  at: SourcePosition,
+  allowBoolean: boolean,
+): void {
+  const kind = a.element.kind;
+  if (kind === 'ROW' || kind === 'ARRAY' || kind === 'MAP' || (!allowBoolean && kind === 'BOOLEAN'))
+    sqlError(`${name} needs an ARRAY of comparable elements, got ${formatType(a)}`, at);
 }
 
 export function arrayContains(a: readonly unknown[], v: unknown): boolean {
@@ -78,17 +97,20 @@ export function arrayRemove(a: readonly unknown[], v: unknown): unknown[] {
   return a.filter((x) => !(x === null ? v === null : v !== null && sameValue(x, v)));
 }
 
-/** ARRAY_SLICE: 1-based and inclusive, 0 is the start, negative offsets count from the end. */
+/**
+ * ARRAY_SLICE: 1-based and inclusive, negative offsets counting from the end; a start before
+ * the first element is the first, and an end of 0 is the first element too (Flink's
+ * `ARRAY_SLICE(a, 1, 0)` is `[a[1]]`).
+ */
 export function arraySlice(
   a: readonly unknown[],
   start: number,
   end: number = a.length,
 ): unknown[] {
   const n = a.length;
-  const from = start < 0 ? n + start + 1 : start === 0 ? 1 : start;
-  const to = end < 0 ? n + end + 1 : end;
-  if (from > to || (from > n && to > n) || to < 1) return [];
-  return a.slice(Math.max(from, 1) - 1, Math.min(to, n));
+  const from = Math.max(1, start < 0 ? start + n + 1 : start);
+  const to = end === 0 ? 1 : Math.min(n, end < 0 ? end + n + 1 : end);
+  return to < from ? [] : a.slice(from - 1, to);
 }
 
 function arrayExtreme(sign: 1 | -1) {
@@ -124,6 +146,13 @@ export function arraySort(
     .sort((x, y) => compareValues(x, y) * (ascending ? 1 : -1));
   const nulls = a.filter((x) => x === null);
   return nullsFirst ? [...nulls, ...values] : [...values, ...nulls];
+}
+
+/** ARRAY_FLATTEN: the inner arrays' elements in order; a NULL inner array adds none. */
+export function arrayFlatten(a: readonly (readonly unknown[] | null)[]): unknown[] {
+  const out: unknown[] = [];
+  for (const inner of a) if (inner !== null) out.push(...inner);
+  return out;
 }
 
 function element(a: readonly unknown[]): unknown {
@@ -222,16 +251,29 @@ function arrayAndValue(
 
 function singleArray(
   name: string,
-  result: (a: ArrayType) => LogicalType,
+  result: (a: ArrayType, at: SourcePosition) => LogicalType,
   helper: (...args: never[]) => unknown,
 ): FunctionCompiler {
   return collectionFunction(
     name,
     1,
     1,
-    (args, _g, at) => ({ args, type: result(arrayArg(name, args[0] as Compiled, at)) }),
+    (args, _g, at) => ({ args, type: result(arrayArg(name, args[0] as Compiled, at), at) }),
     helper,
   );
+}
+
+/** ARRAY_APPEND, ARRAY_PREPEND: the array's type, its elements nullable when the value is. */
+function arrayWithValue(
+  name: string,
+  helper: (a: readonly unknown[], v: unknown) => unknown[],
+): FunctionCompiler {
+  return (args, g, at) => {
+    const result = arrayAndValue(name, (a) => withNullability(a, false), helper)(args, g, at, []);
+    const t = result.type as ArrayType;
+    const nullable = t.element.nullable || (args[1] as Compiled).type.nullable;
+    return { ...result, type: { ...t, element: withNullability(t.element, nullable) } };
+  };
 }
 
 /** Arrays of one element type (ARRAY_CONCAT, ARRAY_UNION): their common array type. */
@@ -295,6 +337,17 @@ function mapParts(
   );
 }
 
+const sortCompiler = arrayAndOptions(
+  'ARRAY_SORT',
+  1,
+  3,
+  (x, at) => {
+    if (x.type.kind !== 'BOOLEAN' && x.type.kind !== 'NULL')
+      sqlError(`ARRAY_SORT's order arguments are BOOLEAN, got ${formatType(x.type)}`, at);
+  },
+  arraySort,
+);
+
 export const COLLECTION_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   ARRAY_CONTAINS: arrayAndValue('ARRAY_CONTAINS', () => T.boolean(false), arrayContains),
   // Unlike ARRAY_CONTAINS, a NULL needle gives NULL.
@@ -319,8 +372,31 @@ export const COLLECTION_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = 
     (a) => withNullability(a, false),
     (a: readonly unknown[]) => [...a].reverse(),
   ),
-  ARRAY_MAX: singleArray('ARRAY_MAX', (a) => withNullability(a.element, true), arrayExtreme(1)),
-  ARRAY_MIN: singleArray('ARRAY_MIN', (a) => withNullability(a.element, true), arrayExtreme(-1)),
+  ARRAY_MAX: singleArray(
+    'ARRAY_MAX',
+    (a, at) => {
+      requireOrdered('ARRAY_MAX', a, at, false);
+      return withNullability(a.element, true);
+    },
+    arrayExtreme(1),
+  ),
+  ARRAY_MIN: singleArray(
+    'ARRAY_MIN',
+    (a, at) => {
+      requireOrdered('ARRAY_MIN', a, at, false);
+      return withNullability(a.element, true);
+    },
+    arrayExtreme(-1),
+  ),
+  ARRAY_FLATTEN: singleArray(
+    'ARRAY_FLATTEN',
+    (a, at) => {
+      if (a.element.kind !== 'ARRAY')
+        return sqlError(`ARRAY_FLATTEN needs an ARRAY of arrays, got ${formatType(a)}`, at);
+      return arrayOf(a.element.element, false);
+    },
+    arrayFlatten,
+  ),
   ELEMENT: singleArray('ELEMENT', (a) => withNullability(a.element, true), element),
   ARRAY_SLICE: arrayAndOptions(
     'ARRAY_SLICE',
@@ -329,16 +405,11 @@ export const COLLECTION_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = 
     (x, at) => requireInteger('ARRAY_SLICE', x, at),
     arraySlice,
   ),
-  ARRAY_SORT: arrayAndOptions(
-    'ARRAY_SORT',
-    1,
-    3,
-    (x, at) => {
-      if (x.type.kind !== 'BOOLEAN' && x.type.kind !== 'NULL')
-        sqlError(`ARRAY_SORT's order arguments are BOOLEAN, got ${formatType(x.type)}`, at);
-    },
-    arraySort,
-  ),
+  ARRAY_SORT: (args, g, at, raw) => {
+    const first = args[0];
+    if (first?.type.kind === 'ARRAY') requireOrdered('ARRAY_SORT', first.type, at, true);
+    return sortCompiler(args, g, at, raw);
+  },
   ARRAY_JOIN: collectionFunction(
     'ARRAY_JOIN',
     2,
@@ -356,16 +427,8 @@ export const COLLECTION_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = 
   ARRAY_UNION: sameArrays('ARRAY_UNION', 2, 2, union),
   ARRAY_EXCEPT: sameArrays('ARRAY_EXCEPT', 2, 2, arrayExcept),
   ARRAY_INTERSECT: sameArrays('ARRAY_INTERSECT', 2, 2, arrayIntersect),
-  ARRAY_APPEND: arrayAndValue(
-    'ARRAY_APPEND',
-    (a) => withNullability(a, false),
-    (a: readonly unknown[], v: unknown) => [...a, v],
-  ),
-  ARRAY_PREPEND: arrayAndValue(
-    'ARRAY_PREPEND',
-    (a) => withNullability(a, false),
-    (a: readonly unknown[], v: unknown) => [v, ...a],
-  ),
+  ARRAY_APPEND: arrayWithValue('ARRAY_APPEND', (a, v) => [...a, v]),
+  ARRAY_PREPEND: arrayWithValue('ARRAY_PREPEND', (a, v) => [v, ...a]),
   MAP_KEYS: mapParts(
     'MAP_KEYS',
     (m) => arrayOf(m.key, false),
@@ -381,8 +444,9 @@ export const COLLECTION_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = 
     (m) =>
       arrayOf(
         {
+          // Nullable, as Flink types the entries.
           kind: 'ROW',
-          nullable: false,
+          nullable: true,
           fields: [
             { name: 'key', type: m.key },
             { name: 'value', type: m.value },

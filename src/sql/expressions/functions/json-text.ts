@@ -2,7 +2,8 @@
  * JSON text as Flink's JSON functions read and write it (Jackson underneath): a parser that
  * keeps each number's text, a compact writer (integers as written, fractions as Java doubles,
  * object keys in order), and the SQL/JSON path language's common subset: `[lax|strict] $`
- * followed by `.name`, `."name"`, `['name']`, `[n]`, `[*]` and `.*`.
+ * (strict without a mode) followed by `.name`, `."name"`, `['name']`, `[n]`, `[*]` and `.*`; and
+ * the loose (Jayway) paths of JSON_TYPE and JSON_LENGTH.
  */
 
 /** A JSON number, as its text; `exact` when written from a SQL value, never re-read as a double. */
@@ -161,15 +162,17 @@ export function parseJsonPath(text: string): JsonPath {
   const m = /^\s*(?:(lax|strict)\s+)?\$/i.exec(text);
   if (m === null)
     throw new JsonSyntaxError(`a JSON path starts with '$' (after lax or strict): '${text}'`);
-  const strict = m[1]?.toLowerCase() === 'strict';
+  // Without a mode the path is strict (as in Calcite, whose JSON functions Flink's are).
+  const strict = m[1]?.toLowerCase() !== 'lax';
   const steps: Step[] = [];
   let rest = text.slice(m[0].length).trim();
   while (rest.length > 0) {
     const step =
       /^\.([A-Za-z_$][\w$]*)/.exec(rest) ??
       /^\."((?:[^"\\]|\\.)*)"/.exec(rest) ??
-      /^\[\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(rest) ??
-      /^\[\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(rest);
+      // `$.['a b']` as `$['a b']` (Jayway's reading, which Flink's paths follow).
+      /^\.?\[\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(rest) ??
+      /^\.?\[\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(rest);
     if (step !== null) {
       steps.push({ kind: 'member', name: step[1] as string });
       rest = rest.slice(step[0].length);
@@ -218,4 +221,68 @@ export function selectJson(root: JsonNode, path: JsonPath): JsonNode[] {
     items = next;
   }
   return items;
+}
+
+type LooseStep = Step | { readonly kind: 'deep'; readonly name: string };
+
+/**
+ * A path as JSON_TYPE and JSON_LENGTH read it (Jayway's syntax, which Flink uses there): no
+ * lax/strict mode, a path not starting with `$` is a member of the root (`a.b` is `$.a.b`), and
+ * `..name` finds the members of that name at any depth.
+ */
+export interface LoosePath {
+  readonly steps: readonly LooseStep[];
+}
+
+/** Parses a loose path; undefined for text that is not one (such a path finds nothing). */
+export function parseLoosePath(text: string): LoosePath | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  let rest = trimmed.startsWith('$') ? trimmed.slice(1) : `.${trimmed}`;
+  const steps: LooseStep[] = [];
+  while (rest.length > 0) {
+    const deep = /^\.\.([A-Za-z_$][\w$-]*)/.exec(rest);
+    const member =
+      /^\.([A-Za-z_$][\w$-]*)/.exec(rest) ??
+      /^\.?\[\s*'((?:[^'\\]|\\.)*)'\s*\]/.exec(rest) ??
+      /^\.?\[\s*"((?:[^"\\]|\\.)*)"\s*\]/.exec(rest);
+    const index = /^\[\s*(-?\d+)\s*\]/.exec(rest);
+    const wildcard = /^(\[\s*\*\s*\]|\.\*)/.exec(rest);
+    const m = deep ?? member ?? index ?? wildcard;
+    if (m === null) return undefined;
+    if (m === deep) steps.push({ kind: 'deep', name: m[1] as string });
+    else if (m === member) steps.push({ kind: 'member', name: m[1] as string });
+    else if (m === index) steps.push({ kind: 'index', index: Number(m[1]) });
+    else steps.push({ kind: 'wildcard' });
+    rest = rest.slice(m[0].length);
+  }
+  return { steps };
+}
+
+/** The one item a loose path selects; undefined when it selects none or several. */
+export function selectOne(root: JsonNode, path: LoosePath): JsonNode | undefined {
+  let items: JsonNode[] = [root];
+  for (const step of path.steps) {
+    const next: JsonNode[] = [];
+    const scan = (node: JsonNode, name: string): void => {
+      if (node instanceof Map) {
+        if (node.has(name)) next.push(node.get(name) as JsonNode);
+        for (const v of node.values()) scan(v, name);
+      } else if (Array.isArray(node)) for (const e of node) scan(e, name);
+    };
+    for (const item of items) {
+      if (step.kind === 'deep') scan(item, step.name);
+      else if (step.kind === 'member') {
+        if (item instanceof Map && item.has(step.name)) next.push(item.get(step.name) as JsonNode);
+      } else if (step.kind === 'index') {
+        if (!Array.isArray(item)) continue;
+        // A negative index counts from the end.
+        const i = step.index < 0 ? item.length + step.index : step.index;
+        if (i >= 0 && i < item.length) next.push(item[i] as JsonNode);
+      } else if (Array.isArray(item)) next.push(...item);
+      else if (item instanceof Map) next.push(...item.values());
+    }
+    items = next;
+  }
+  return items.length === 1 ? items[0] : undefined;
 }

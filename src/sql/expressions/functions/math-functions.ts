@@ -1,6 +1,7 @@
 /**
  * Flink's arithmetic functions beyond the standard's: SIGN, TRUNCATE, PI, E, LOG, LOG2, the
- * trigonometric and hyperbolic functions, DEGREES, RADIANS, CBRT, RAND and RAND_INTEGER.
+ * trigonometric and hyperbolic functions, DEGREES, RADIANS, CBRT, RAND, RAND_INTEGER, SHIFTLEFT
+ * and SHIFTRIGHT.
  * DECIMAL stays exact (SIGN and TRUNCATE work on the unscaled value); the functions of real
  * analysis take and give DOUBLE.
  */
@@ -83,7 +84,10 @@ function truncateUnscaled(v: bigint, from: number, to: number): bigint {
   return to >= 0 ? cut : cut * pow10(-to);
 }
 
-/** TRUNCATE(x[, digits]): Flink types it as ROUND (a DECIMAL keeps at most `digits` digits). */
+/**
+ * TRUNCATE(x[, digits]): Flink types it as ROUND: a DECIMAL(p, s) cut to d < s digits is a
+ * DECIMAL(1 + p - s + max(d, 0), max(d, 0)), the digit ROUND may carry included.
+ */
 function truncate(
   args: Compiled[],
   g: CodeGen,
@@ -111,7 +115,8 @@ function truncate(
   if (a.type.kind === 'DECIMAL') {
     const { precision, scale } = a.type;
     const newScale = Math.max(Math.min(digits, scale), 0);
-    const newPrecision = Math.min(38, Math.max(1, precision - scale + newScale));
+    const newPrecision =
+      digits >= scale ? precision : Math.min(38, 1 + precision - scale + newScale);
     return {
       code: nullSafe(g, [a], ([v]) =>
         helperCall(g, truncateUnscaled, [
@@ -176,6 +181,29 @@ function randomBelow(bound: number): number {
   return Math.floor(Math.random() * bound);
 }
 
+/**
+ * SHIFTLEFT and SHIFTRIGHT: the value as Java's long shifted as Java shifts one (by the amount's
+ * low six bits, wrapping at 64 bits; to the right keeping the sign).
+ */
+export function shiftLeft(v: number | bigint, bits: number | bigint): number | bigint {
+  return longOf(BigInt(v) << BigInt.asUintN(6, BigInt(bits)));
+}
+
+export function shiftRight(v: number | bigint, bits: number | bigint): number | bigint {
+  return longOf(BigInt(v) >> BigInt.asUintN(6, BigInt(bits)));
+}
+
+function shift(name: string, fn: typeof shiftLeft): FunctionCompiler {
+  return (args, g, at) => {
+    arity(name, args, 2, 2, at);
+    for (const a of args) requireInteger(name, a, at);
+    return {
+      code: nullSafe(g, args, (vars) => helperCall(g, fn, vars)),
+      type: T.bigint(anyNullable(args)),
+    };
+  };
+}
+
 function signFunction(args: Compiled[], g: CodeGen, at: Position): Compiled {
   arity('SIGN', args, 1, 1, at);
   const a = args[0] as Compiled;
@@ -219,4 +247,6 @@ export const MATH_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   RADIANS: real('RADIANS', 1, (x) => (x / 180) * Math.PI),
   RAND: random('RAND'),
   RAND_INTEGER: random('RAND_INTEGER'),
+  SHIFTLEFT: shift('SHIFTLEFT', shiftLeft),
+  SHIFTRIGHT: shift('SHIFTRIGHT', shiftRight),
 };

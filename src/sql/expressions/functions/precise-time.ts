@@ -6,6 +6,7 @@
  * milliseconds of a value are its floor: Flink's TimestampData is epoch millis plus the
  * nanoseconds of that milli (0 to 999,999).
  */
+import type { TimeZone } from '../../types/time-zone.js';
 import { timeRuntime } from './time-runtime.js';
 
 const NANOS_PER_MS = 1_000_000n;
@@ -58,6 +59,20 @@ export function extractSubSecond(nanos: bigint, unit: string): number {
   return Number(unit === 'NANOSECOND' ? n : n / 1000n);
 }
 
+/**
+ * FLOOR / CEIL(t TO unit) of epoch nanoseconds, on the wall clock of `zone` when given (a
+ * TIMESTAMP_LTZ): units are whole milliseconds or more, so the floor drops the digits below
+ * the millisecond and the ceiling counts them as one more millisecond (59.987654 to .988).
+ */
+export function roundNanos(nanos: bigint, unit: string, ceil: boolean, zone?: TimeZone): bigint {
+  const ms = millisOfNanos(nanos);
+  const local = zone === undefined ? ms : zone.toLocal(ms);
+  const rounded = ceil
+    ? timeRuntime.ceilTime(local + (nanos === nanosOfMillis(ms) ? 0 : 1), unit)
+    : timeRuntime.floorTime(local, unit);
+  return nanosOfMillis(zone === undefined ? rounded : zone.toUtc(rounded));
+}
+
 /** The helpers compiled code calls (`h.millisOfNanos(...)`). */
 export const preciseTimeRuntime = {
   millisOfNanos,
@@ -67,4 +82,5 @@ export const preciseTimeRuntime = {
   parseTimestampNanos,
   formatTimestampNanos,
   extractSubSecond,
+  roundNanos,
 };

@@ -24,9 +24,22 @@ export function regexpReplace(s: string, source: string, replacement: string): s
   return re === null ? null : s.replace(re, () => replacement);
 }
 
+const groupCounts = new WeakMap<RegExp, number>();
+
+/** The number of capturing groups of a compiled pattern (an empty alternative matches them all). */
+function groupCount(re: RegExp): number {
+  let n = groupCounts.get(re);
+  if (n === undefined) {
+    n = (new RegExp(`${re.source}|`, re.flags).exec('') as RegExpExecArray).length - 1;
+    groupCounts.set(re, n);
+  }
+  return n;
+}
+
+/** REGEXP_EXTRACT_ALL: NULL for a group the pattern does not have, as in Flink. */
 export function regexpExtractAll(s: string, source: string, group = 1): (string | null)[] | null {
   const re = pattern(source);
-  if (re === null || group < 0) return null;
+  if (re === null || group < 0 || group > groupCount(re)) return null;
   return Array.from(s.matchAll(re), (m) => m[group] ?? null);
 }
 

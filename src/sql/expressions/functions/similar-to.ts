@@ -37,8 +37,30 @@ const NAMED_SETS: Readonly<Record<string, string>> = {
   '[:alnum:]': 'a-zA-Z0-9',
 };
 
-/** A pattern SIMILAR TO cannot read (its message says why, as Flink's does). */
+/** A pattern SIMILAR TO (or LIKE) cannot read (its message says why, as Flink's does). */
 export class SimilarToPatternError extends Error {}
+
+/**
+ * LIKE's escape character as Flink takes it: '' is none, and one of another length or U+0000
+ * (Flink's mark for none) is refused.
+ */
+export function likeEscapeChar(text: string): string | null {
+  if (text === '') return null;
+  if (text.length !== 1 || text === '\u0000')
+    throw new SimilarToPatternError(`Invalid escape character '${text}'`);
+  return text;
+}
+
+/** LIKE's escapes as Flink checks them: the escape character stands before `_`, `%` or itself. */
+export function checkLikeEscapes(pattern: string, escapeChar: string): void {
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] !== escapeChar) continue;
+    const next = pattern[i + 1];
+    if (next !== '_' && next !== '%' && next !== escapeChar)
+      throw invalidEscapeSequence(pattern, i);
+    i++;
+  }
+}
 
 /** `c` as a literal of a JavaScript regular expression (u flag), in a class or not. */
 function literal(c: string, inClass: boolean): string {

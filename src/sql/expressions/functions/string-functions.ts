@@ -159,14 +159,19 @@ export function strToMap(
   return map;
 }
 
-/** TRANSLATE: each character of `from` becomes the one at its place in `to`, or goes. */
-export function translate(s: string, from: string, to: string): string {
+/**
+ * TRANSLATE: each character (code point) of `from` becomes the one at its place in `to`, or
+ * goes; the first place of a repeated character counts. A NULL `from` translates nothing and a
+ * NULL `to` is empty, as in Flink (only a NULL string gives NULL).
+ */
+export function translate(s: string, from: string | null, to: string | null): string {
+  if (from === null || from === '') return s;
+  const targets = Array.from(to ?? '');
+  const dict = new Map<string, string>();
+  for (const [i, ch] of Array.from(from).entries())
+    if (!dict.has(ch)) dict.set(ch, targets[i] ?? '');
   let out = '';
-  for (const ch of s) {
-    const i = from.indexOf(ch);
-    if (i < 0) out += ch;
-    else if (i < to.length) out += to[i];
-  }
+  for (const ch of s) out += dict.get(ch) ?? ch;
   return out;
 }
 
@@ -243,7 +248,16 @@ export const STRING_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
     { kind: 'MAP', nullable: false, key: NULLABLE_STRING, value: NULLABLE_STRING },
     strToMap,
   ),
-  TRANSLATE: strictFunction('TRANSLATE', 3, 3, allStrings('TRANSLATE'), STRING, translate),
+  TRANSLATE: (args, g, at) => {
+    arity('TRANSLATE', args, 3, 3, at);
+    for (const a of args) requireString('TRANSLATE', a, at);
+    const [s, from, to] = args as [Compiled, Compiled, Compiled];
+    return {
+      // Only the string itself makes the result NULL.
+      code: nullSafe(g, [s], ([v]) => helperCall(g, translate, [v as string, from.code, to.code])),
+      type: T.string(s.type.nullable),
+    };
+  },
   BTRIM: strictFunction('BTRIM', 1, 2, allStrings('BTRIM'), STRING, btrim),
   STARTSWITH: affix('STARTSWITH', startsWith),
   ENDSWITH: affix('ENDSWITH', endsWith),

@@ -2,7 +2,7 @@
  * Flink's temporal functions as Weir SQL compiles them: the current time in the session zone,
  * UNIX_TIMESTAMP and FROM_UNIXTIME, TO_DATE / TO_TIMESTAMP / TO_TIMESTAMP_LTZ, DATE_FORMAT,
  * TIMESTAMPADD / TIMESTAMPDIFF, CONVERT_TZ, the field functions (YEAR ... SECOND, WEEK,
- * DAYOFYEAR, DAYOFWEEK), FLOOR / CEIL of a time to a unit, OVERLAPS and EXTRACT. A
+ * DAYOFYEAR, DAYOFWEEK), FLOOR / CEIL of a time to a unit, DATE_SUB, OVERLAPS and EXTRACT. A
  * TIMESTAMP_LTZ is shown, cast and split into fields in the session time zone, read when the
  * query compiles. NULL arguments give NULL.
  */
@@ -22,6 +22,7 @@ import type { TimeZone } from '../../types/time-zone.js';
 import { castTo, toMillis } from '../cast.js';
 import { type CodeGen, type Compiled, nullSafe } from '../code-gen.js';
 import { sessionTimeZone, timeZoneOf } from '../session-time-zone.js';
+import { timeArithmetic } from './time-arithmetic.js';
 import { DAY_MS, patternParts } from './time-runtime.js';
 
 /** Checks the arguments and returns the code of the call (as the function table's entries). */
@@ -179,6 +180,9 @@ export function extract(g: CodeGen, arg: Compiled, unit: string, at: SourcePosit
       };
     return extract(g, toMillis(g, arg), unit, at);
   }
+  // Flink's EXTRACT takes the digits below the millisecond of timestamps only.
+  if (arg.type.kind === 'DATE' && (unit === 'MICROSECOND' || unit === 'NANOSECOND'))
+    sqlError(`EXTRACT: ${unit} can not be applied to a DATE`, at);
   let ms: Compiled;
   if (arg.type.kind === 'TIME') {
     if (isDateUnit)
@@ -246,17 +250,44 @@ function unitArgument(name: string, raw: readonly Expr[], at: SourcePosition): s
   return unit;
 }
 
-/** FLOOR(t TO unit) / CEIL(t TO unit) of a TIMESTAMP, TIMESTAMP_LTZ (in the zone) or DATE. */
+/** The units FLOOR / CEIL(t TO unit) round to; a TIME rounds to an hour at most. */
+const ROUNDING_UNITS = new Set([
+  'MILLISECOND',
+  ...TIMESTAMP_UNITS,
+  'DECADE',
+  'CENTURY',
+  'MILLENNIUM',
+]);
+const TIME_ROUNDING_UNITS = new Set(['MILLISECOND', 'SECOND', 'MINUTE', 'HOUR']);
+
+/**
+ * FLOOR(t TO unit) / CEIL(t TO unit) of a TIMESTAMP, TIMESTAMP_LTZ (in the zone), DATE or TIME:
+ * the argument's type. A TIMESTAMP(p > 3) keeps its precision (its calls take it unconverted).
+ */
 function roundTime(name: 'FLOOR' | 'CEIL'): TimeFunction {
   return (args, g, at) => {
     const [a, unitArg] = args as [Compiled, Compiled];
     const unit = JSON.parse(unitArg.code) as string;
-    if (unit !== 'MILLISECOND' && !TIMESTAMP_UNITS.has(unit))
+    if (!ROUNDING_UNITS.has(unit))
       sqlError(`${name}(... TO ${unit}) is not supported by Weir SQL yet`, at);
     const fn = name === 'FLOOR' ? 'floorTime' : 'ceilTime';
     const t = a.type;
+    if (isPreciseTimestamp(t)) {
+      const zone = t.kind === 'TIMESTAMP_LTZ' ? zoneConstant(g).code : 'undefined';
+      const ceil = name === 'CEIL';
+      return {
+        code: nullSafe(g, [a], ([v]) => `h.roundNanos(${v}, '${unit}', ${ceil}, ${zone})`),
+        type: t,
+      };
+    }
+    if (t.kind === 'TIME' && !TIME_ROUNDING_UNITS.has(unit))
+      sqlError(`${name}(... TO ${unit}) of a TIME: a time of day rounds to an HOUR at most`, at);
     if (t.kind === 'TIMESTAMP' || t.kind === 'TIME')
       return { code: nullSafe(g, [a], ([v]) => `h.${fn}(${v}, '${unit}')`), type: t };
+    // Flink's CEIL of a DATE to DAY is the next day, also of the day itself (its
+    // TimeFunctionsITCase: CEIL(DATE '1990-10-14' TO DAY) is 1990-10-15).
+    if (t.kind === 'DATE' && name === 'CEIL' && unit === 'DAY')
+      return { code: nullSafe(g, [a], ([v]) => `(${v} + 1)`), type: t };
     if (t.kind === 'DATE')
       return {
         code: nullSafe(
@@ -486,24 +517,40 @@ export const TIME_FUNCTIONS: Readonly<Record<string, TimeFunction>> = {
       type: T.int('INTEGER', a.type.nullable || b.type.nullable),
     };
   },
+  // DATE_SUB(date, interval): the date minus the interval, as `date - interval` computes it.
+  DATE_SUB: (args, g, at) => {
+    argumentCount('DATE_SUB', args, [2], at);
+    const [d, i] = args as [Compiled, Compiled];
+    const isInterval = (c: Compiled) =>
+      c.type.kind === 'INTERVAL_DAY_TIME' || c.type.kind === 'INTERVAL_YEAR_MONTH';
+    if (
+      (d.type.kind !== 'DATE' && d.type.kind !== 'NULL') ||
+      (!isInterval(i) && i.type.kind !== 'NULL')
+    )
+      sqlError(
+        `DATE_SUB needs a DATE and an INTERVAL, got ${formatType(d.type)} and ${formatType(i.type)}`,
+        at,
+      );
+    if (d.type.kind === 'NULL' || i.type.kind === 'NULL')
+      return { code: 'null', type: T.date(true) };
+    return timeArithmetic('-', d, i, g, at) as Compiled;
+  },
   OVERLAPS: (args, g, at) => {
     argumentCount('OVERLAPS', args, [4], at);
     const [s1, e1, s2, e2] = args as [Compiled, Compiled, Compiled, Compiled];
     const first = period(g, s1, e1, at);
     const second = period(g, s2, e2, at);
-    const kind = (c: Compiled) =>
-      c.type.kind === 'DATE' ? 'DATE' : c.type.kind === 'TIME' ? 'TIME' : 'TIMESTAMP';
-    if (kind(first[0]) !== kind(second[0]))
+    // The starts as written: a DATE period's points are wall clocks by now.
+    if (s1.type.kind !== s2.type.kind)
       sqlError(
         `OVERLAPS compares periods of one kind, got ${formatType(s1.type)} and ${formatType(s2.type)}`,
         at,
       );
+    // A TIMESTAMP(p > 3) compares by its nanoseconds (its calls take it unconverted).
+    let points = [...first, ...second];
+    if (points.some((p) => isPreciseTimestamp(p.type))) points = points.map((p) => asNanos(g, p));
     return {
-      code: nullSafe(
-        g,
-        [...first, ...second],
-        ([a, b, c, d]) => `h.overlaps(${a}, ${b}, ${c}, ${d})`,
-      ),
+      code: nullSafe(g, points, ([a, b, c, d]) => `h.overlaps(${a}, ${b}, ${c}, ${d})`),
       type: T.boolean(nullableOf(args)),
     };
   },
@@ -549,7 +596,12 @@ function period(
     const startMs = t.kind === 'DATE' ? wallClock(g, start, 'OVERLAPS', at) : start;
     return [
       startMs,
-      { code: nullSafe(g, [startMs, end], ([s, i]) => `(${s} + ${i})`), type: startMs.type },
+      {
+        code: nullSafe(g, [startMs, end], ([s, i]) =>
+          isPreciseTimestamp(startMs.type) ? `(${s} + BigInt(${i}) * 1000000n)` : `(${s} + ${i})`,
+        ),
+        type: startMs.type,
+      },
     ];
   }
   if (end.type.kind !== t.kind)
@@ -560,6 +612,16 @@ function period(
   return t.kind === 'DATE'
     ? [wallClock(g, start, 'OVERLAPS', at), wallClock(g, end, 'OVERLAPS', at)]
     : [start, end];
+}
+
+/** A millisecond TIMESTAMP or TIMESTAMP_LTZ as epoch nanoseconds, as a precise one holds it. */
+function asNanos(g: CodeGen, c: Compiled): Compiled {
+  if (isPreciseTimestamp(c.type) || !isTimestamp(c.type)) return c;
+  const nullable = c.type.nullable;
+  return {
+    code: nullSafe(g, [c], ([v]) => `h.nanosOfMillis(${v})`),
+    type: c.type.kind === 'TIMESTAMP_LTZ' ? ltz(nullable, 9) : T.timestamp(9, nullable),
+  };
 }
 
 /** The names of the functions whose arguments start with a time unit word (the parser's concern). */

@@ -152,6 +152,25 @@ export function extractField(ms: number, unit: string): number {
   }
 }
 
+/**
+ * The first year of the decade, century or millennium that holds a year: decades start at a
+ * multiple of 10, centuries and millennia at a year ending in 01 / 001 (1901, 2001), as
+ * Flink's FLOOR(... TO CENTURY) has them.
+ */
+const YEARS_OF_UNIT: Readonly<Record<string, (year: number) => number>> = {
+  DECADE: (year) => Math.floor(year / 10) * 10,
+  CENTURY: (year) => Math.floor((year - 1) / 100) * 100 + 1,
+  MILLENNIUM: (year) => Math.floor((year - 1) / 1000) * 1000 + 1,
+};
+
+/** The months of the units FLOOR / CEIL round to by the calendar. */
+const ROUNDING_MONTHS: Readonly<Record<string, number>> = {
+  ...MONTHS_OF_UNIT,
+  DECADE: 120,
+  CENTURY: 1200,
+  MILLENNIUM: 12_000,
+};
+
 /** The start of the `unit` that holds the wall-clock time `ms` (weeks start on Sunday, as Flink's). */
 export function floorTime(ms: number, unit: string): number {
   if (unit === 'WEEK') {
@@ -161,6 +180,8 @@ export function floorTime(ms: number, unit: string): number {
   const fixed = FIXED_UNIT_MS[unit];
   if (fixed !== undefined) return ms - (((ms % fixed) + fixed) % fixed);
   const { year, month } = civilOf(Math.floor(ms / DAY_MS));
+  const firstYear = YEARS_OF_UNIT[unit];
+  if (firstYear !== undefined) return daysOf(firstYear(year), 1, 1) * DAY_MS;
   const first = unit === 'YEAR' ? 1 : unit === 'QUARTER' ? month - ((month - 1) % 3) : month;
   return daysOf(year, first, 1) * DAY_MS;
 }
@@ -171,7 +192,7 @@ export function ceilTime(ms: number, unit: string): number {
   if (floor === ms) return ms;
   const fixed = unit === 'WEEK' ? 7 * DAY_MS : FIXED_UNIT_MS[unit];
   if (fixed !== undefined) return floor + fixed;
-  return addMonths(floor, MONTHS_OF_UNIT[unit] ?? 1);
+  return addMonths(floor, ROUNDING_MONTHS[unit] ?? 1);
 }
 
 /** TIMESTAMPADD(unit, n, t) of a timestamp's wall clock. */

@@ -1,11 +1,16 @@
 /**
- * PARSE_URL, URL_ENCODE and URL_DECODE with Java's conventions (java.net.URL parts,
- * `URLEncoder` / `URLDecoder` in UTF-8: a space is '+'). Text that is not a URL, or an escape
- * that does not decode, gives NULL as in Flink.
+ * PARSE_URL, URL_ENCODE, URL_DECODE and URL_DECODE_RECURSIVE with Java's conventions
+ * (java.net.URL parts, `URLEncoder` / `URLDecoder` in UTF-8: a space is '+'). Text that is not
+ * a URL, or an escape that does not decode, gives NULL as in Flink.
  */
 import { T } from '../../types/logical-type.js';
 import type { Compiled } from '../code-gen.js';
-import { type FunctionCompiler, requireString, strictFunction } from './arguments.js';
+import {
+  type FunctionCompiler,
+  requireInteger,
+  requireString,
+  strictFunction,
+} from './arguments.js';
 
 function strings(name: string) {
   return (c: Compiled, _i: number, at: Parameters<typeof requireString>[2]) =>
@@ -75,8 +80,38 @@ export function urlDecode(s: string): string | null {
   }
 }
 
+/** Passes URL_DECODE_RECURSIVE makes at most (Flink's default depth). */
+const MAX_DECODE_DEPTH = 10;
+
+/**
+ * URL_DECODE_RECURSIVE(s[, recursive | depth]): decodes until the text no longer changes, at
+ * most `depth` times (once when `recursive` is FALSE). A first decoding that fails gives NULL;
+ * a later one that fails leaves the last good text, as in Flink.
+ */
+export function urlDecodeRecursive(s: string, depth: boolean | number = true): string | null {
+  const passes = depth === true ? MAX_DECODE_DEPTH : depth === false ? 1 : depth;
+  let text = urlDecode(s);
+  for (let i = 1; i < passes && text !== null; i++) {
+    const next = urlDecode(text);
+    if (next === null || next === text) break;
+    text = next;
+  }
+  return text;
+}
+
 export const URL_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   PARSE_URL: strictFunction('PARSE_URL', 2, 3, strings('PARSE_URL'), T.string(true), parseUrl),
   URL_ENCODE: strictFunction('URL_ENCODE', 1, 1, strings('URL_ENCODE'), T.string(true), urlEncode),
   URL_DECODE: strictFunction('URL_DECODE', 1, 1, strings('URL_DECODE'), T.string(true), urlDecode),
+  URL_DECODE_RECURSIVE: strictFunction(
+    'URL_DECODE_RECURSIVE',
+    1,
+    2,
+    (c, i, at) => {
+      if (i === 0) requireString('URL_DECODE_RECURSIVE', c, at);
+      else if (c.type.kind !== 'BOOLEAN') requireInteger('URL_DECODE_RECURSIVE', c, at);
+    },
+    T.string(true),
+    urlDecodeRecursive,
+  ),
 };
