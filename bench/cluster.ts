@@ -74,6 +74,8 @@ const { values } = parseArgs({
     'keyed-state-bytes': { type: 'string', default: '0' },
     /** Every member's `weir run --standby-replicas` (none by default). */
     'standby-replicas': { type: 'string' },
+    /** Every member's `weir run --checkpoint-interval`, in seconds (the floor of an exactly-once output's delay). */
+    'checkpoint-interval': { type: 'string', default: '1' },
   },
 });
 const RECORDS = Number(values.records);
@@ -125,7 +127,7 @@ function startMember(
       '--checkpoint-dir',
       checkpointDir,
       '--checkpoint-interval',
-      '1',
+      values['checkpoint-interval'],
       ...SESSION_FLAGS,
       ...STANDBY_FLAGS,
       ...flags,
