@@ -551,6 +551,8 @@ export class TableEnvironment {
         return `DROP ${s.object} ${s.name}`;
       case 'show':
         if (s.what === 'OPTIONS') return 'SET';
+        if (s.what === 'CATALOG')
+          return `DESCRIBE CATALOG ${s.extended ? 'EXTENDED ' : ''}${s.name}`;
         return `SHOW ${s.what}${s.name === undefined ? '' : ` ${s.name}`}`;
       case 'describe':
         return `DESCRIBE ${s.name}`;
@@ -566,6 +568,10 @@ export class TableEnvironment {
         return `CREATE CATALOG ${s.name}`;
       case 'create-database':
         return `CREATE DATABASE ${s.name}`;
+      case 'alter-catalog':
+        return `ALTER CATALOG ${s.name}`;
+      case 'alter-database':
+        return `ALTER DATABASE ${s.name}`;
     }
   }
 
@@ -634,6 +640,12 @@ export class TableEnvironment {
           rows: [[createTableText(object, this.catalog.pathOf(object))]],
         };
       }
+      case 'CATALOG':
+        return {
+          statement,
+          columns: ['info name', 'info value'],
+          rows: this.catalog.describeCatalog(s.name as string, s.extended === true, s.at),
+        };
       case 'OPTIONS':
         return {
           statement,
@@ -849,11 +861,41 @@ export class TableEnvironment {
             `CREATE CATALOG ${statement.name}: ${type === undefined ? "'type' is missing" : `catalog type '${type}' is not supported`}; Weir SQL has in-memory catalogs: WITH ('type' = 'generic_in_memory')`,
             statement.at,
           );
-        this.catalog.createCatalog(statement.name, statement.ifNotExists, statement.at);
+        this.catalog.createCatalog(
+          statement.name,
+          statement.ifNotExists,
+          statement.at,
+          new Map(statement.options.map((o) => [o.key, o.value])),
+          statement.comment,
+        );
         return 0;
       }
       case 'create-database':
-        this.catalog.createDatabase(statement.name, statement.ifNotExists, statement.at);
+        this.catalog.createDatabase(
+          statement.name,
+          statement.ifNotExists,
+          statement.at,
+          statement.comment,
+          statement.options.map((o) => [o.key, o.value]),
+        );
+        return 0;
+      case 'alter-catalog': {
+        const { change } = statement;
+        this.catalog.alterCatalog(
+          statement.name,
+          change.kind === 'set'
+            ? { kind: 'set', options: change.options.map((o) => [o.key, o.value]) }
+            : change,
+          statement.at,
+        );
+        return 0;
+      }
+      case 'alter-database':
+        this.catalog.alterDatabase(
+          statement.name,
+          statement.options.map((o) => [o.key, o.value]),
+          statement.at,
+        );
         return 0;
       case 'reset':
         if (statement.key === undefined) this.config.clear();

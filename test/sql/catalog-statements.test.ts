@@ -180,6 +180,51 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
     tEnv.executeSql('DROP TEMPORARY SYSTEM FUNCTION IF EXISTS nope');
   });
 
+  it('DESCRIBE CATALOG [EXTENDED], ALTER CATALOG and ALTER DATABASE; default_catalog dropped once not current', () => {
+    const tEnv = fresh();
+    tEnv.executeSql(
+      "CREATE CATALOG c COMMENT 'mine' WITH ('type' = 'generic_in_memory', 'default-database' = 'main', 'x' = '1');",
+    );
+    expect(answer(tEnv, 'DESCRIBE CATALOG EXTENDED c')).toEqual([
+      {
+        statement: 'DESCRIBE CATALOG EXTENDED c',
+        columns: ['info name', 'info value'],
+        rows: [
+          ['name', 'c'],
+          ['type', 'generic_in_memory'],
+          ['comment', 'mine'],
+          ['option:default-database', 'main'],
+          ['option:x', '1'],
+        ],
+      },
+    ]);
+    expect(answer(tEnv, 'DESC CATALOG default_catalog')[0]?.rows).toEqual([
+      ['name', 'default_catalog'],
+      ['type', 'generic_in_memory'],
+      ['comment', ''],
+    ]);
+    tEnv.executeSql(
+      "ALTER CATALOG c SET ('y' = '2'); ALTER CATALOG c RESET ('x'); ALTER CATALOG c COMMENT 'ours';",
+    );
+    expect(answer(tEnv, 'DESCRIBE CATALOG EXTENDED c')[0]?.rows.slice(2)).toEqual([
+      ['comment', 'ours'],
+      ['option:default-database', 'main'],
+      ['option:y', '2'],
+    ]);
+    expect(() => tEnv.executeSql("ALTER CATALOG c SET ('type' = 'hive')")).toThrow(
+      "ALTER CATALOG c does not support changing 'type'",
+    );
+    expect(() => tEnv.executeSql('DESCRIBE CATALOG nope')).toThrow("catalog 'nope' does not exist");
+    tEnv.executeSql('USE CATALOG c');
+    expect(answer(tEnv, 'SHOW CURRENT DATABASE')[0]?.rows).toEqual([['main']]);
+    tEnv.executeSql("ALTER DATABASE main SET ('k' = 'v')");
+    expect(() => tEnv.executeSql("ALTER DATABASE nope SET ('k' = 'v')")).toThrow(
+      "database 'nope' does not exist",
+    );
+    tEnv.executeSql('DROP CATALOG default_catalog');
+    expect(answer(tEnv, 'SHOW CATALOGS')[0]?.rows).toEqual([['c']]);
+  });
+
   it('a temporary table or view hides a permanent one of its name until DROP TEMPORARY', () => {
     const tEnv = fresh();
     tEnv.executeSql(`${ORDERS}

@@ -21,9 +21,7 @@
  *   waited for its jobs. A query's rows are compared as the `+I[...]` lines printed on a pipe.
  * - `BEGIN STATEMENT SET;` takes INSERT INTO only (Flink's newer versions take CTAS as well).
  *
- * Divergences left as `it.skip` (each one says what Flink does): DESCRIBE/SHOW CREATE/ALTER CATALOG
- * and ALTER DATABASE are not supported; `default_catalog` cannot be dropped even when another
- * catalog is current; `SET key = value` needs quotes;
+ * Divergences left as `it.skip` (each one says what Flink does): `SET key = value` needs quotes;
  * 'table.dml-sync' is not honoured.
  *
  * Not ported: `function.q` (Java UDF classes and ADD JAR), `module.q` (modules), `add.q` (JARs),
@@ -190,10 +188,7 @@ describe('Flink SQL client scenarios', () => {
     ]);
   }, 60_000);
 
-  it.skip('catalog_database.q: DESCRIBE, SHOW CREATE and ALTER CATALOG; dropping a catalog not in use', async () => {
-    // Flink: `drop catalog default_catalog` succeeds once another catalog is current; DESCRIBE
-    // CATALOG [EXTENDED] lists name, type, comment (and `option:` rows); ALTER CATALOG SET/RESET
-    // changes options (RESET of 'type' or of nothing is refused), ALTER CATALOG COMMENT the comment.
+  it('catalog_database.q: DESCRIBE and ALTER CATALOG; dropping a catalog not in use', async () => {
     await scenario([
       ["create catalog c1 with ('type'='generic_in_memory');", 'ok'],
       ['use catalog c1;', 'ok'],
@@ -208,9 +203,29 @@ describe('Flink SQL client scenarios', () => {
         ],
       ],
       ["alter catalog cat2 set ('default-database'='db_new');", 'ok'],
+      [
+        'desc catalog extended cat2;',
+        [
+          ['name', 'cat2'],
+          ['type', 'generic_in_memory'],
+          ['comment', ''],
+          ['option:default-database', 'db_new'],
+        ],
+      ],
       ["alter catalog cat2 reset ('type');", /does not support changing 'type'/],
       ['alter catalog cat2 reset ();', /empty key/],
       ["alter catalog cat2 comment 'c';", 'ok'],
+      ["alter catalog cat2 reset ('default-database');", 'ok'],
+      [
+        'describe catalog extended cat2;',
+        [
+          ['name', 'cat2'],
+          ['type', 'generic_in_memory'],
+          ['comment', 'c'],
+        ],
+      ],
+      ['use catalog cat2;', 'ok'],
+      ['show current database;', [['db']]],
     ]);
   });
 
@@ -246,11 +261,11 @@ describe('Flink SQL client scenarios', () => {
     ]);
   }, 60_000);
 
-  it.skip('catalog_database.q: ALTER DATABASE', async () => {
-    // Flink: ALTER DATABASE ... SET (...) changes a database's properties.
+  it('catalog_database.q: ALTER DATABASE', async () => {
     await scenario([
       ["create database db2 comment 'db2_comment' with ('k1' = 'v1');", 'ok'],
       ["alter database db2 set ('k1' = 'a', 'k2' = 'b');", 'ok'],
+      ["alter database nope set ('k1' = 'a');", /database 'nope' does not exist/],
     ]);
   });
 

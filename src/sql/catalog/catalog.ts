@@ -53,6 +53,26 @@ export interface CatalogView {
 
 export type CatalogObject = CatalogTable | CatalogView;
 
+interface CatalogInfo {
+  comment: string;
+  /** The WITH options, `type` among them. */
+  readonly options: Map<string, string>;
+}
+
+interface DatabaseInfo {
+  readonly comment: string;
+  readonly properties: Map<string, string>;
+}
+
+/** What ALTER CATALOG changes. */
+export type CatalogChange =
+  | { readonly kind: 'set'; readonly options: readonly (readonly [string, string])[] }
+  | { readonly kind: 'reset'; readonly keys: readonly string[] }
+  | { readonly kind: 'comment'; readonly comment: string };
+
+const byKey = ([a]: readonly [string, string], [b]: readonly [string, string]): number =>
+  a < b ? -1 : a > b ? 1 : 0;
+
 /** The one catalog and database Weir has (Flink's defaults, as SHOW CATALOGS lists them). */
 export const DEFAULT_CATALOG = 'default_catalog';
 export const DEFAULT_DATABASE = 'default_database';
@@ -102,6 +122,12 @@ export class Catalog {
     [DEFAULT_CATALOG, new Set([DEFAULT_DATABASE])],
   ]);
   private current = { catalog: DEFAULT_CATALOG, database: DEFAULT_DATABASE };
+  /** What CREATE / ALTER CATALOG said of each catalog (DESCRIBE CATALOG shows it). */
+  private readonly catalogInfo = new Map<string, CatalogInfo>([
+    [DEFAULT_CATALOG, { comment: '', options: new Map([['type', 'generic_in_memory']]) }],
+  ]);
+  /** Each database's comment and properties (CREATE / ALTER DATABASE), by `catalog.database`. */
+  private readonly databaseInfo = new Map<string, DatabaseInfo>();
 
   get currentCatalog(): string {
     return this.current.catalog;
@@ -241,12 +267,93 @@ export class Catalog {
     return [...databases];
   }
 
-  createCatalog(name: string, ifNotExists: boolean, at: SourcePosition): void {
+  /**
+   * An in-memory catalog; its first database is named by the `default-database` option
+   * (`default_database` without it), where USE CATALOG lands.
+   */
+  createCatalog(
+    name: string,
+    ifNotExists: boolean,
+    at: SourcePosition,
+    options: ReadonlyMap<string, string> = new Map([['type', 'generic_in_memory']]),
+    comment = '',
+  ): void {
     if (this.databases.has(name)) {
       if (ifNotExists) return;
       sqlError(`catalog '${name}' already exists`, at);
     }
-    this.databases.set(name, new Set([DEFAULT_DATABASE]));
+    this.databases.set(name, new Set([options.get('default-database') ?? DEFAULT_DATABASE]));
+    this.catalogInfo.set(name, { comment, options: new Map(options) });
+  }
+
+  /** DESCRIBE CATALOG [EXTENDED]: name, type and comment, and with EXTENDED the other options. */
+  describeCatalog(name: string, extended: boolean, at: SourcePosition): string[][] {
+    const info = this.catalogInfo.get(name);
+    if (info === undefined || !this.databases.has(name))
+      return sqlError(`catalog '${name}' does not exist`, at);
+    const rows = [
+      ['name', name],
+      ['type', info.options.get('type') ?? ''],
+      ['comment', info.comment],
+    ];
+    if (!extended) return rows;
+    const options = [...info.options].filter(([k]) => k !== 'type').sort(byKey);
+    return [...rows, ...options.map(([k, v]) => [`option:${k}`, v])];
+  }
+
+  /** ALTER CATALOG c SET (...) / RESET (...) / COMMENT '...', as Flink 2.0 takes them. */
+  alterCatalog(name: string, change: CatalogChange, at: SourcePosition): void {
+    const info = this.catalogInfo.get(name);
+    if (info === undefined || !this.databases.has(name))
+      return sqlError(`catalog '${name}' does not exist`, at);
+    if (change.kind === 'comment') {
+      info.comment = change.comment;
+      return;
+    }
+    const keys = change.kind === 'set' ? change.options.map(([k]) => k) : change.keys;
+    if (keys.length === 0 || keys.some((k) => k.trim() === ''))
+      sqlError(`ALTER CATALOG ${change.kind.toUpperCase()} does not take an empty key`, at);
+    if (
+      keys.includes('type') &&
+      (change.kind === 'reset' ||
+        change.options.some(([k, v]) => k === 'type' && v !== info.options.get('type')))
+    )
+      sqlError(`ALTER CATALOG ${name} does not support changing 'type'`, at);
+    if (change.kind === 'set') for (const [k, v] of change.options) info.options.set(k, v);
+    else for (const k of change.keys) info.options.delete(k);
+  }
+
+  /** ALTER DATABASE db SET (...): the database's properties, set or replaced one by one. */
+  alterDatabase(
+    name: string,
+    properties: readonly (readonly [string, string])[],
+    at: SourcePosition,
+  ): void {
+    const { catalog, database } = this.databasePath(name, at);
+    this.checkDatabase(catalog, database, at);
+    const info = this.infoOf(catalog, database);
+    for (const [k, v] of properties) info.properties.set(k, v);
+  }
+
+  /** A database's comment and properties. */
+  databaseDetails(
+    name: string,
+    at: SourcePosition,
+  ): { comment: string; properties: [string, string][] } {
+    const { catalog, database } = this.databasePath(name, at);
+    this.checkDatabase(catalog, database, at);
+    const info = this.infoOf(catalog, database);
+    return { comment: info.comment, properties: [...info.properties].sort(byKey) };
+  }
+
+  private infoOf(catalog: string, database: string): DatabaseInfo {
+    const key = `${catalog}.${database}`;
+    let info = this.databaseInfo.get(key);
+    if (info === undefined) {
+      info = { comment: '', properties: new Map() };
+      this.databaseInfo.set(key, info);
+    }
+    return info;
   }
 
   dropCatalog(name: string, ifExists: boolean, at: SourcePosition): void {
@@ -259,7 +366,6 @@ export class Catalog {
         `cannot drop catalog '${name}': it is the current one (USE CATALOG another first)`,
         at,
       );
-    if (name === DEFAULT_CATALOG) sqlError(`cannot drop the catalog '${DEFAULT_CATALOG}'`, at);
     for (const [key, path] of this.paths)
       if (path.catalog === name) {
         this.paths.delete(key);
@@ -267,9 +373,18 @@ export class Catalog {
         this.temporaries.delete(key);
       }
     this.databases.delete(name);
+    this.catalogInfo.delete(name);
+    for (const key of [...this.databaseInfo.keys()])
+      if (key.startsWith(`${name}.`)) this.databaseInfo.delete(key);
   }
 
-  createDatabase(name: string, ifNotExists: boolean, at: SourcePosition): void {
+  createDatabase(
+    name: string,
+    ifNotExists: boolean,
+    at: SourcePosition,
+    comment = '',
+    properties: readonly (readonly [string, string])[] = [],
+  ): void {
     const { catalog, database } = this.databasePath(name, at);
     const databases = this.databases.get(catalog) as Set<string>;
     if (databases.has(database)) {
@@ -277,6 +392,7 @@ export class Catalog {
       sqlError(`database '${database}' already exists in catalog '${catalog}'`, at);
     }
     databases.add(database);
+    this.databaseInfo.set(`${catalog}.${database}`, { comment, properties: new Map(properties) });
   }
 
   dropDatabase(name: string, ifExists: boolean, cascade: boolean, at: SourcePosition): void {
@@ -302,15 +418,18 @@ export class Catalog {
       this.temporaries.delete(key);
     }
     databases.delete(database);
+    this.databaseInfo.delete(`${catalog}.${database}`);
   }
 
   useCatalog(name: string, at: SourcePosition): void {
     const databases = this.databases.get(name);
     if (databases === undefined) sqlError(`catalog '${name}' does not exist`, at);
     // As Flink's in-memory catalogs: each has its default database, where USE CATALOG lands.
+    const preferred =
+      this.catalogInfo.get(name)?.options.get('default-database') ?? DEFAULT_DATABASE;
     this.current = {
       catalog: name,
-      database: databases.has(DEFAULT_DATABASE) ? DEFAULT_DATABASE : ([...databases][0] ?? ''),
+      database: databases.has(preferred) ? preferred : ([...databases][0] ?? ''),
     };
   }
 

@@ -520,7 +520,9 @@ export type ShowWhat =
   | 'CREATE TABLE'
   | 'CREATE VIEW'
   /** A bare `SET`: the session's options. */
-  | 'OPTIONS';
+  | 'OPTIONS'
+  /** `DESCRIBE CATALOG [EXTENDED] c`. */
+  | 'CATALOG';
 
 /** `[NOT] LIKE 'pattern'` or `ILIKE` after SHOW TABLES, VIEWS, FUNCTIONS or COLUMNS. */
 export interface ShowLike {
@@ -570,6 +572,7 @@ export type CatalogStatement =
       readonly kind: 'create-catalog';
       readonly name: string;
       readonly ifNotExists: boolean;
+      readonly comment?: string;
       readonly options: readonly TableOption[];
       readonly at: SourcePosition;
     }
@@ -577,13 +580,32 @@ export type CatalogStatement =
       readonly kind: 'create-database';
       readonly name: string;
       readonly ifNotExists: boolean;
+      readonly comment?: string;
+      readonly options: readonly TableOption[];
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'alter-catalog';
+      readonly name: string;
+      readonly change:
+        | { readonly kind: 'set'; readonly options: readonly TableOption[] }
+        | { readonly kind: 'reset'; readonly keys: readonly string[] }
+        | { readonly kind: 'comment'; readonly comment: string };
+      readonly at: SourcePosition;
+    }
+  | {
+      readonly kind: 'alter-database';
+      readonly name: string;
+      readonly options: readonly TableOption[];
       readonly at: SourcePosition;
     }
   | {
       readonly kind: 'show';
       readonly what: ShowWhat;
-      /** The table or view of SHOW COLUMNS and SHOW CREATE. */
+      /** The table or view of SHOW COLUMNS and SHOW CREATE; the catalog of DESCRIBE CATALOG. */
       readonly name?: string;
+      /** DESCRIBE CATALOG EXTENDED. */
+      readonly extended?: boolean;
       /** `FROM` / `IN` a database (or catalog, for SHOW DATABASES). */
       readonly from?: string;
       readonly like?: ShowLike;

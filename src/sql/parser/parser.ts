@@ -313,8 +313,19 @@ class Parser {
     if (this.acceptWord('REPLACE', 'TABLE')) return this.replaceTable(at, 'replace');
     if (this.acceptWord('DROP')) return this.drop(at);
     if (this.acceptWord('SHOW')) return this.show(at);
-    if (this.acceptWord('DESCRIBE') || this.acceptWord('DESC'))
+    if (this.acceptWord('DESCRIBE') || this.acceptWord('DESC')) {
+      if (this.acceptWord('CATALOG')) {
+        const extended = this.acceptWord('EXTENDED');
+        return {
+          kind: 'show',
+          what: 'CATALOG',
+          name: this.identifier('a catalog name'),
+          extended,
+          at,
+        };
+      }
       return { kind: 'describe', name: this.qualifiedName(), at };
+    }
     if (this.acceptWord('USE')) {
       const catalog = this.acceptWord('CATALOG');
       if (!catalog && this.isWord('MODULES')) this.unsupported('USE MODULES');
@@ -437,10 +448,8 @@ class Parser {
           at,
         };
       if (this.acceptWord('RESET')) {
-        this.expectSymbol('(');
-        const keys = [this.stringLiteral()];
-        while (this.acceptSymbol(',')) keys.push(this.stringLiteral());
-        this.expectSymbol(')');
+        const keys = this.keyList();
+        if (keys.length === 0) this.fail('an option key');
         return { kind: 'alter-table', name, ifExists, action: { kind: 'reset', keys }, at };
       }
       if (this.acceptWord('RENAME', 'TO'))
@@ -472,8 +481,43 @@ class Parser {
       const text = this.sql.slice(start, this.token.offset).trim();
       return { kind: 'alter-view', name, action: { kind: 'as', query, text }, at };
     }
+    if (this.acceptWord('CATALOG')) {
+      const name = this.identifier('a catalog name');
+      if (this.acceptWord('SET'))
+        return {
+          kind: 'alter-catalog',
+          name,
+          change: { kind: 'set', options: this.options() },
+          at,
+        };
+      if (this.acceptWord('RESET'))
+        return { kind: 'alter-catalog', name, change: { kind: 'reset', keys: this.keyList() }, at };
+      this.expectWord('COMMENT');
+      return {
+        kind: 'alter-catalog',
+        name,
+        change: { kind: 'comment', comment: this.stringLiteral() },
+        at,
+      };
+    }
+    if (this.acceptWord('DATABASE')) {
+      const name = this.qualifiedName();
+      this.expectWord('SET');
+      return { kind: 'alter-database', name, options: this.options(), at };
+    }
     if (this.token.kind === 'word') this.unsupported(`ALTER ${this.token.text.toUpperCase()}`);
-    return this.fail('TABLE or VIEW');
+    return this.fail('TABLE, VIEW, CATALOG or DATABASE');
+  }
+
+  /** `('key', ...)` after RESET: the quoted keys, perhaps none. */
+  private keyList(): string[] {
+    this.expectSymbol('(');
+    const keys: string[] = [];
+    if (this.acceptSymbol(')')) return keys;
+    do keys.push(this.stringLiteral());
+    while (this.acceptSymbol(','));
+    this.expectSymbol(')');
+    return keys;
   }
 
   /** `FOR col AS expr` after WATERMARK, with the expression's text. */
@@ -633,16 +677,30 @@ class Parser {
     if (this.acceptWord('CATALOG')) {
       const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
       const name = this.identifier('a catalog name');
-      if (this.acceptWord('COMMENT')) this.stringLiteral();
+      const comment = this.acceptWord('COMMENT') ? this.stringLiteral() : undefined;
       const options = this.acceptWord('WITH') ? this.options() : [];
-      return { kind: 'create-catalog', name, ifNotExists, options, at };
+      return {
+        kind: 'create-catalog',
+        name,
+        ifNotExists,
+        ...(comment === undefined ? {} : { comment }),
+        options,
+        at,
+      };
     }
     if (this.acceptWord('DATABASE')) {
       const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
       const name = this.qualifiedName();
-      if (this.acceptWord('COMMENT')) this.stringLiteral();
-      if (this.acceptWord('WITH')) this.options();
-      return { kind: 'create-database', name, ifNotExists, at };
+      const comment = this.acceptWord('COMMENT') ? this.stringLiteral() : undefined;
+      const options = this.acceptWord('WITH') ? this.options() : [];
+      return {
+        kind: 'create-database',
+        name,
+        ifNotExists,
+        ...(comment === undefined ? {} : { comment }),
+        options,
+        at,
+      };
     }
     return this.fail('TABLE, VIEW, FUNCTION, CATALOG or DATABASE');
   }
