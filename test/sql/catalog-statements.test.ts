@@ -354,6 +354,15 @@ describe('SHOW, DESCRIBE, DROP, ALTER, USE and RESET', () => {
     tEnv.executeSql('RESET;');
     expect(tEnv.options.size).toBe(0);
     expect(answer(tEnv, 'SET;')[0]?.rows).toEqual([]);
+    // The older form without quotes: the key up to '=', the value up to the statement's end.
+    tEnv.executeSql('SET pipeline.name = my job; SET table.exec.state.ttl = 1 h;');
+    expect(answer(tEnv, 'SET')[0]?.rows).toEqual([
+      ['pipeline.name', 'my job'],
+      ['table.exec.state.ttl', '1 h'],
+    ]);
+    expect(() => tEnv.executeSql('SET pipeline.name')).toThrow(
+      /expected '=' \(SET 'key' = 'value'\)/,
+    );
   });
 
   it('a script reads the table a DROP and CREATE made last, and a renamed table by its new name', async () => {

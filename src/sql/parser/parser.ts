@@ -599,13 +599,30 @@ class Parser {
   private set(at: SourcePosition): Statement {
     if (this.atEnd() || this.isSymbol(';')) return { kind: 'show', what: 'OPTIONS', at };
     const keyToken = this.token;
-    if (keyToken.kind !== 'string') this.fail("a quoted option key ('key' = 'value')");
+    if (keyToken.kind !== 'string') return this.unquotedSet(at);
     this.i++;
     this.expectSymbol('=');
     const valueToken = this.token;
     if (valueToken.kind !== 'string') this.fail('a quoted option value');
     this.i++;
     return { kind: 'set', key: keyToken.text, value: valueToken.text, at };
+  }
+
+  /**
+   * `SET key = value` without quotes, the older form Flink's client still takes: the key is
+   * the text before `=`, the value the text after it up to the statement's end.
+   */
+  private unquotedSet(at: SourcePosition): Statement {
+    const start = this.token.offset;
+    while (!this.atEnd() && !this.isSymbol('=') && !this.isSymbol(';')) this.i++;
+    if (!this.isSymbol('=')) this.fail("'=' (SET 'key' = 'value')");
+    const key = this.sql.slice(start, this.token.offset).trim();
+    const valueStart = this.token.offset + 1;
+    this.i++;
+    while (!this.atEnd() && !this.isSymbol(';')) this.i++;
+    const value = this.sql.slice(valueStart, this.token.offset).trim();
+    if (key === '' || /\s/.test(key)) this.fail("an option key ('key' = 'value')");
+    return { kind: 'set', key, value, at };
   }
 
   private create(at: SourcePosition): Statement {
