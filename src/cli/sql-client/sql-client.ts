@@ -198,7 +198,7 @@ export class SqlClient {
         throw new Error('no statement set to submit: END; comes after BEGIN STATEMENT SET;');
       this.statementSet = undefined;
       if (inserts.length === 0) this.say('[INFO] No statement in the statement set, skip submit.');
-      else this.insert(`BEGIN STATEMENT SET;\n${inserts.join(';\n')};\nEND;`);
+      else await this.insert(`BEGIN STATEMENT SET;\n${inserts.join(';\n')};\nEND;`);
       return;
     }
     const parsed = parseScript(statement);
@@ -220,11 +220,11 @@ export class SqlClient {
         return;
       case 'insert':
       case 'statement-set':
-        this.insert(statement);
+        await this.insert(statement);
         return;
       case 'create-table':
         if (first.asQuery !== undefined) {
-          this.createTableAs(statement, first);
+          await this.createTableAs(statement, first);
           return;
         }
         break;
@@ -250,10 +250,10 @@ export class SqlClient {
    * remembers the table it made, as plain DDL (columns, key, partitions, options), so later
    * statements do not run the query again.
    */
-  private createTableAs(
+  private async createTableAs(
     statement: string,
     parsed: Extract<ReturnType<typeof parseScript>[number], { kind: 'create-table' }>,
-  ): void {
+  ): Promise<void> {
     const { tEnv } = this.freshEnvironment();
     const result = tEnv.executeSql(statement);
     // With IF NOT EXISTS over a table the session has, the query went into that table.
@@ -263,7 +263,7 @@ export class SqlClient {
       this.definitions.push(definition);
     }
     this.say('[INFO] Execute statement succeeded.');
-    if (result.job !== undefined) this.watch(result.job);
+    if (result.job !== undefined) await this.watch(result.job);
   }
 
   /** A table environment on a fresh job with every definition so far. */
@@ -277,20 +277,25 @@ export class SqlClient {
     return { env, tEnv };
   }
 
-  private insert(statement: string): void {
+  private async insert(statement: string): Promise<void> {
     const { tEnv } = this.freshEnvironment();
     const job = tEnv.executeSql(statement).job;
-    if (job !== undefined) this.watch(job);
+    if (job !== undefined) await this.watch(job);
   }
 
-  private watch(job: JobClient): void {
+  /**
+   * Follows a job an INSERT or CTAS started, in the background; with `table.dml-sync` =
+   * 'true' (as in Flink) the next statement waits until the job has ended.
+   */
+  private async watch(job: JobClient): Promise<void> {
     this.jobs.add(job);
     this.say(`[INFO] Submitted job ${job.jobId}`);
-    job.result.then(
+    const ended = job.result.then(
       () => this.say(`[INFO] Job ${job.jobId} finished`),
       (error: unknown) => this.say(`[ERROR] Job ${job.jobId} failed: ${messageOf(error)}`),
     );
     void job.result.finally(() => this.jobs.delete(job)).catch(() => {});
+    if (this.catalog.options.get('table.dml-sync')?.trim().toLowerCase() === 'true') await ended;
   }
 
   private async select(statement: string): Promise<void> {
