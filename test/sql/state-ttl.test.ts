@@ -16,6 +16,7 @@ import {
 } from '../../src/index.js';
 import { ManualClock } from '../../src/testing/manual-clock.js';
 import { ScriptedSource, waitUntil } from '../helpers/timeline.js';
+import { runScenario } from './flink-scenario-runner.js';
 
 interface Ev {
   k: string;
@@ -136,5 +137,34 @@ describe("SET 'table.exec.state.ttl'", () => {
       "line 1, column 1: 'table.exec.state.ttl' is 'soon'; it must be a duration such as '0', '500 ms', '10 s', '1 h'",
     );
     expect(() => tEnv.executeSql("SET 'table.exec.state.ttl' = '0'")).not.toThrow();
+  });
+});
+
+describe('an unchanged group result with a state TTL', () => {
+  it('is sent again (-U/+U of the same row) so downstream state sees the key, as Flink does; without a TTL nothing is sent', async () => {
+    const rows = [
+      [1, 'a', 5],
+      [2, 'a', 3],
+      [3, 'b', 1],
+    ] as const;
+    const view = `CREATE TEMPORARY VIEW t AS SELECT * FROM (VALUES ${rows.map((r) => `(${r[0]}, '${r[1]}', ${r[2]})`).join(', ')}) AS v(i, k, x);`;
+    const changesWith = async (setup: string): Promise<string[]> => {
+      const [result] = await runScenario(
+        `${setup}${view}`,
+        ['SELECT k, MAX(x) FROM t GROUP BY k'],
+        {
+          parallelism: 1,
+        },
+      );
+      return result!.changes;
+    };
+    // The second row of `a` does not change MAX(x).
+    expect(await changesWith('')).toEqual(['+I(a,5)', '+I(b,1)']);
+    expect(await changesWith("SET 'table.exec.state.ttl' = '1 h';")).toEqual([
+      '+I(a,5)',
+      '-U(a,5)',
+      '+U(a,5)',
+      '+I(b,1)',
+    ]);
   });
 });

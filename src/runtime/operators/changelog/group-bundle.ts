@@ -37,6 +37,8 @@ export class GroupBundle<K extends Key, ACC, OUT> {
     private readonly mode: 'retract' | 'upsert',
     /** Rows after which the bundle emits. */
     private readonly size: number,
+    /** State with a TTL: an unchanged result is sent again (see {@link emitGroupChange}). */
+    private readonly refresh = false,
   ) {}
 
   /** Rows folded in since the last flush. */
@@ -88,7 +90,7 @@ export class GroupBundle<K extends Key, ACC, OUT> {
       timestamp = group.timestamp;
       store(key, group.acc, group.n);
       const next = group.acc === undefined ? undefined : fn.getResult(group.acc);
-      emitGroupChange(out, mode, key, group.prev, next);
+      emitGroupChange(out, mode, key, group.prev, next, this.refresh);
     }
     this.groups.clear();
     this.rows = 0;

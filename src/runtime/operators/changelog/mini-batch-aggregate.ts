@@ -37,7 +37,12 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
   constructor(spec: UpdatingAggregateSpec<unknown, unknown, unknown>) {
     const miniBatch = spec.miniBatch;
     if (miniBatch === undefined) throw new Error('MiniBatchAggregateOperator needs miniBatch');
-    const bundle = new GroupBundle<Key, unknown, unknown>(spec.fn, spec.mode, miniBatch.size);
+    const bundle = new GroupBundle<Key, unknown, unknown>(
+      spec.fn,
+      spec.mode,
+      miniBatch.size,
+      spec.ttl !== undefined,
+    );
     super(
       updatingAggregateFunction<Key, unknown, unknown, unknown>(
         spec,

@@ -143,7 +143,14 @@ export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
         return;
       }
       this.storeGroup(acc, n);
-      emitGroupChange(out, mode, key, prev, n <= 0 ? undefined : fn.getResult(acc));
+      emitGroupChange(
+        out,
+        mode,
+        key,
+        prev,
+        n <= 0 ? undefined : fn.getResult(acc),
+        ttl !== undefined,
+      );
     },
     storeGroup(acc, n) {
       if (acc === undefined || n <= 0) this.group!.clear();
