@@ -82,7 +82,10 @@ export function restoredStateFor(
   const states = new Map<string, StateMeta>();
   const list: Json[] = [];
   const union: Json[] = [];
-  let listIndex = 0;
+  // Dealt per named list state (Flink splits each state evenly): one count over all states
+  // would deal a state by where the others' entries fall, e.g. a state with one entry per
+  // old subtask all onto one new subtask.
+  const dealt = new Map<string | undefined, number>();
   for (const s of op.subtasks as OperatorSnapshot[]) {
     if (s.keyedDelta !== undefined) {
       throw new WeirError(
@@ -110,11 +113,20 @@ export function restoredStateFor(
       else existing.push(...entries);
     }
     for (const entry of s.list ?? []) {
-      if (listIndex++ % parallelism === subtask) list.push(entry);
+      const name = listStateName(entry);
+      const index = dealt.get(name) ?? 0;
+      dealt.set(name, index + 1);
+      if (index % parallelism === subtask) list.push(entry);
     }
     union.push(...(s.union ?? []));
   }
   return { keyed, list, union, ...(states.size > 0 ? { states } : {}) };
+}
+
+/** The state an operator list state entry belongs to: operator state stores write `{ n, v }`. */
+function listStateName(entry: Json): string | undefined {
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
+  return typeof entry.n === 'string' ? entry.n : undefined;
 }
 
 /** The positions of every subtask of source `uid` in the checkpoint, for a rescalable source. */
