@@ -20,7 +20,7 @@ import {
   longSubtract,
   parseLong,
 } from '../../src/sql/types/long.js';
-import { parseJsonExact } from '../../src/util/exact-json.js';
+import { parseJsonExact } from '../helpers/exact-json.js';
 import { queryChanges } from './query-changes.js';
 
 const MIN = -(2n ** 63n);

@@ -7,7 +7,7 @@ import { materialize } from '../../../bench/nexmark/weir-job.js';
 import type { Change } from '../../../src/core/changelog.js';
 import { CollectSink, type Row, StreamEnvironment, TableEnvironment } from '../../../src/index.js';
 import { parseDecimal } from '../../../src/sql/types/decimal.js';
-import { parseJsonExact } from '../../../src/util/exact-json.js';
+import { parseJsonExact } from '../../helpers/exact-json.js';
 import { runFlinkSqlRunner } from '../flink-sql-runner.js';
 import { type Answer, normalRows, type SuiteCase } from './suite.js';
 import type { Cell, ColumnType, SuiteTable } from './tables.js';

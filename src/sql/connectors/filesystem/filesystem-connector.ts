@@ -25,6 +25,7 @@ import {
   csvRowFormat,
   type FormatColumn,
   jsonRowFormat,
+  rowFormatOptions,
 } from '../formats/row-formats.js';
 import { notNullCheck } from '../not-null-columns.js';
 import { choice, duration, flag, parseSqlOptions, text } from '../sql-options.js';
@@ -41,6 +42,14 @@ const filesystemOptions = {
     'json.ignore-parse-errors': optional(flag()),
     'csv.ignore-parse-errors': optional(flag()),
     'csv.field-delimiter': optional(text('one character')),
+    // Flink's format options, read by rowFormatOptions.
+    'json.timestamp-format.standard': optional(choice(['SQL', 'ISO-8601'])),
+    'json.map-null-key.mode': optional(choice(['FAIL', 'DROP', 'LITERAL'])),
+    'json.map-null-key.literal': optional(text('a string')),
+    'json.encode.decimal-as-plain-number': optional(flag()),
+    'csv.null-literal': optional(text('a string')),
+    'csv.array-element-delimiter': optional(text('a string')),
+    'csv.quote-character': optional(text('one character')),
     'partition.default-name': optional(text('a directory name')),
     'partition.time-extractor.timestamp-pattern': optional(text("a pattern such as '$dt $hm:00'")),
     'sink.partition-commit.trigger': optional(choice(['process-time', 'partition-time'])),
@@ -141,6 +150,7 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
     throw new Error(`${where(at)}: ${error instanceof Error ? error.message : String(error)}`);
   };
   const strict = o['json.fail-on-missing-field'] === 'true';
+  const formatOptions = rowFormatOptions(o);
   const format =
     o.format === 'json'
       ? FileFormat.jsonLines<Row>({
@@ -152,7 +162,7 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
               return toRow(
                 data.map((c) => {
                   if (strict && !(c.name in object)) throw new FieldError(c.name, 'is missing');
-                  return fromJson(object[c.name], c.type, c.name);
+                  return fromJson(object[c.name], c.type, c.name, formatOptions);
                 }),
                 at,
               );
@@ -166,9 +176,10 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
           ...(o['csv.field-delimiter'] === undefined
             ? {}
             : { delimiter: o['csv.field-delimiter'] }),
+          ...(o['csv.quote-character'] === undefined ? {} : { quote: o['csv.quote-character'] }),
           parse: (fields, at) => {
             try {
-              return toRow(csvFieldsToRow(fields, data), at);
+              return toRow(csvFieldsToRow(fields, data, formatOptions), at);
             } catch (error) {
               return fail(at, error);
             }
@@ -232,11 +243,12 @@ function sink(table: CatalogTable): Sink<Row> {
   const { columns, keys, partitionPositions, dataPositions, data } = layout(table);
   const delimiter = o['csv.field-delimiter'] ?? ',';
   const dataOf = (row: Row): Row => (keys.length === 0 ? row : dataPositions.map((i) => row[i]));
-  const json = jsonRowFormat(data);
+  const formatOptions = rowFormatOptions(o);
+  const json = jsonRowFormat(data, formatOptions);
   const line =
     o.format === 'json'
       ? (row: Row) => json.encode(dataOf(row)).toString('utf8')
-      : (row: Row) => csvLine(dataOf(row), data, delimiter);
+      : (row: Row) => csvLine(dataOf(row), data, delimiter, formatOptions);
   const defaultName = o['partition.default-name'] ?? DEFAULT_PARTITION;
   return new PartitionedFileSink({
     directory: localPath(o.path),
@@ -271,13 +283,8 @@ function lookup(table: CatalogTable, keyColumn: string): SqlLookupSource {
   const checkNotNull = notNullCheck(columns);
   const format =
     o.format === 'json'
-      ? jsonRowFormat(columns, { failOnMissingField: o['json.fail-on-missing-field'] === 'true' })
-      : csvRowFormat(
-          columns,
-          o['csv.field-delimiter'] === undefined
-            ? {}
-            : { fieldDelimiter: o['csv.field-delimiter'] },
-        );
+      ? jsonRowFormat(columns, rowFormatOptions(o))
+      : csvRowFormat(columns, rowFormatOptions(o));
   const files = (): string[] => {
     try {
       return statSync(root).isDirectory() ? listFiles(root) : [root];

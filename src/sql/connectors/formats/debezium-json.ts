@@ -8,16 +8,43 @@
  * record came from.
  */
 import type { Change } from '../../../core/changelog.js';
-import { parseJsonExact } from '../../../util/exact-json.js';
 import type { Row } from '../connector.js';
-import { FieldError, fromJson, toJsonText } from './field-values.js';
+import {
+  FieldError,
+  fromJson,
+  type JsonReadOptions,
+  type JsonWriteOptions,
+  parseJsonRecord,
+  toJsonText,
+} from './field-values.js';
 import type { FormatColumn } from './row-formats.js';
 
-export interface DebeziumJsonOptions {
+/** Flink's `debezium-json.*` options; the json ones (times, MAP null keys, decimals) as for `json`. */
+export interface DebeziumJsonOptions extends JsonReadOptions, JsonWriteOptions {
   /** The envelope is wrapped as `{"schema": ..., "payload": {...}}` (Kafka Connect's JsonConverter with schemas). */
   readonly schemaInclude: boolean;
   /** A change whose image lacks a column is an error (default: the column is null). */
   readonly failOnMissingField?: boolean;
+}
+
+/** A table's `debezium-json.*` options (parsed, as text) but `schema-include`. */
+export function debeziumJsonOptions(
+  o: Readonly<Record<string, unknown>>,
+): Omit<DebeziumJsonOptions, 'schemaInclude'> {
+  const at = (key: string): string | undefined => {
+    const v = o[`debezium-json.${key}`];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const standard = at('timestamp-format.standard');
+  const mode = at('map-null-key.mode');
+  const literal = at('map-null-key.literal');
+  return {
+    ignoreParseErrors: at('ignore-parse-errors') === 'true',
+    decimalAsPlainNumber: at('encode.decimal-as-plain-number') === 'true',
+    ...(standard === 'SQL' || standard === 'ISO-8601' ? { timestampStandard: standard } : {}),
+    ...(mode === 'FAIL' || mode === 'DROP' || mode === 'LITERAL' ? { mapNullKeyMode: mode } : {}),
+    ...(literal === undefined ? {} : { mapNullKeyLiteral: literal }),
+  };
 }
 
 /** Changes in Debezium's JSON envelope, from bytes and to bytes. */
@@ -33,13 +60,14 @@ export function rowFromObject(
   columns: readonly FormatColumn[],
   image: string,
   strict: boolean,
+  options: JsonReadOptions = {},
 ): Row {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new FieldError(image, `must be an object, got ${JSON.stringify(value) ?? 'nothing'}`);
   const object = value as Record<string, unknown>;
   return columns.map((c) => {
     if (strict && !(c.name in object)) throw new FieldError(`${image}.${c.name}`, 'is missing');
-    return fromJson(object[c.name], c.type, `${image}.${c.name}`);
+    return fromJson(object[c.name], c.type, `${image}.${c.name}`, options);
   });
 }
 
@@ -48,6 +76,15 @@ export function debeziumJsonFormat(
   options: DebeziumJsonOptions,
 ): DebeziumJsonFormat {
   const strict = options.failOnMissingField === true;
+  // Flink's defaults, as for the json format.
+  const writing: JsonWriteOptions = {
+    timestampStandard: options.timestampStandard ?? 'SQL',
+    ...(options.mapNullKeyMode === undefined ? {} : { mapNullKeyMode: options.mapNullKeyMode }),
+    ...(options.mapNullKeyLiteral === undefined
+      ? {}
+      : { mapNullKeyLiteral: options.mapNullKeyLiteral }),
+    decimalAsPlainNumber: options.decimalAsPlainNumber === true,
+  };
   const image = (envelope: Record<string, unknown>, name: 'before' | 'after'): Row => {
     const value = envelope[name];
     if (value === null || value === undefined)
@@ -55,14 +92,14 @@ export function debeziumJsonFormat(
         name,
         `is null in a change with op '${String(envelope.op)}'${name === 'before' ? ' (a PostgreSQL source sends the old row of an update only for tables with REPLICA IDENTITY FULL)' : ''}`,
       );
-    return rowFromObject(value, columns, name, strict);
+    return rowFromObject(value, columns, name, strict, options);
   };
   const imageText = (row: Row): string => {
     let out = '{';
     for (let i = 0; i < columns.length; i++) {
       const c = columns[i] as FormatColumn;
       if (i > 0) out += ',';
-      out += `${JSON.stringify(c.name)}:${toJsonText(row[i], c.type)}`;
+      out += `${JSON.stringify(c.name)}:${toJsonText(row[i], c.type, writing)}`;
     }
     return `${out}}`;
   };
@@ -71,7 +108,7 @@ export function debeziumJsonFormat(
       if (bytes === undefined || bytes.length === 0) return [];
       let parsed: unknown;
       try {
-        parsed = parseJsonExact(bytes.toString('utf8'));
+        parsed = parseJsonRecord(bytes.toString('utf8'));
       } catch (error) {
         throw new Error(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -23,20 +23,40 @@ import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
 import { sqlError } from '../../sql-error.js';
 import { formatType, isInteger, type LogicalType } from '../../types/logical-type.js';
 import type { ChangelogSource, Row, SqlConnector } from '../connector.js';
-import { type DebeziumJsonFormat, debeziumJsonFormat } from '../formats/debezium-json.js';
+import { CANAL_METADATA, type FormatMetadata } from '../formats/canal-json.js';
+import {
+  type DebeziumJsonFormat,
+  debeziumJsonFormat,
+  debeziumJsonOptions,
+} from '../formats/debezium-json.js';
 import { FieldError } from '../formats/field-values.js';
+import { changelogJsonFormat, MAXWELL_METADATA } from '../formats/maxwell-json.js';
 import {
   type FormatColumn,
   ROW_FORMATS,
   type RowFormat,
   rowFormat,
+  rowFormatOptions,
 } from '../formats/row-formats.js';
 import { notNullCheck } from '../not-null-columns.js';
 import { choice, duration, flag, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
 import { avroConfluentRowFormat } from './avro-confluent-format.js';
 
-/** The value formats: the row formats, and Debezium's change envelope (a changelog). */
-const VALUE_FORMATS = [...ROW_FORMATS, 'debezium-json', 'avro-confluent'] as const;
+/** The value formats: the row formats, and the changelog formats of Debezium, Canal and Maxwell. */
+const VALUE_FORMATS = [
+  ...ROW_FORMATS,
+  'debezium-json',
+  'avro-confluent',
+  'canal-json',
+  'maxwell-json',
+] as const;
+/** The value formats whose records are changes (whole rows in an envelope, no key fields). */
+const CHANGELOG_FORMATS: readonly string[] = ['debezium-json', 'canal-json', 'maxwell-json'];
+/** The `value.<key>` METADATA each changelog format reads from its message. */
+const FORMAT_METADATA: Readonly<Record<string, Readonly<Record<string, FormatMetadata>>>> = {
+  'canal-json': CANAL_METADATA,
+  'maxwell-json': MAXWELL_METADATA,
+};
 
 const kafkaOptions = {
   connector: 'kafka',
@@ -76,6 +96,21 @@ const kafkaOptions = {
     'json.fail-on-missing-field': optional(flag()),
     'json.ignore-parse-errors': optional(flag()),
     'csv.field-delimiter': optional(text('one character')),
+    // Flink's format options, read by rowFormatOptions and debeziumJsonOptions.
+    'json.timestamp-format.standard': optional(choice(['SQL', 'ISO-8601'])),
+    'json.map-null-key.mode': optional(choice(['FAIL', 'DROP', 'LITERAL'])),
+    'json.map-null-key.literal': optional(text('a string')),
+    'json.encode.decimal-as-plain-number': optional(flag()),
+    'csv.null-literal': optional(text('a string')),
+    'csv.ignore-parse-errors': optional(flag()),
+    'csv.quote-character': optional(text('one character')),
+    'csv.disable-quote-character': optional(flag()),
+    'csv.escape-character': optional(text('one character')),
+    'csv.array-element-delimiter': optional(text('a string')),
+    'debezium-json.timestamp-format.standard': optional(choice(['SQL', 'ISO-8601'])),
+    'debezium-json.map-null-key.mode': optional(choice(['FAIL', 'DROP', 'LITERAL'])),
+    'debezium-json.map-null-key.literal': optional(text('a string')),
+    'debezium-json.encode.decimal-as-plain-number': optional(flag()),
     'debezium-json.schema-include': optional(flag()),
     // Flink's option names: without the prefix with 'format', with 'value.' with 'value.format'.
     'avro-confluent.url': optional(text('the schema registry URL')),
@@ -83,6 +118,18 @@ const kafkaOptions = {
     'value.avro-confluent.url': optional(text('the schema registry URL')),
     'value.avro-confluent.subject': optional(text('a subject')),
     'debezium-json.ignore-parse-errors': optional(flag()),
+    'canal-json.ignore-parse-errors': optional(flag()),
+    'canal-json.timestamp-format.standard': optional(choice(['SQL', 'ISO-8601'])),
+    'canal-json.map-null-key.mode': optional(choice(['FAIL', 'DROP', 'LITERAL'])),
+    'canal-json.map-null-key.literal': optional(text('a string')),
+    'canal-json.encode.decimal-as-plain-number': optional(flag()),
+    'canal-json.database.include': optional(text('a regular expression')),
+    'canal-json.table.include': optional(text('a regular expression')),
+    'maxwell-json.ignore-parse-errors': optional(flag()),
+    'maxwell-json.timestamp-format.standard': optional(choice(['SQL', 'ISO-8601'])),
+    'maxwell-json.map-null-key.mode': optional(choice(['FAIL', 'DROP', 'LITERAL'])),
+    'maxwell-json.map-null-key.literal': optional(text('a string')),
+    'maxwell-json.encode.decimal-as-plain-number': optional(flag()),
   },
   rules: [
     {
@@ -97,9 +144,10 @@ const kafkaOptions = {
     },
     {
       check: (o: { format?: string; 'value.format'?: string; 'key.fields'?: string }) =>
-        (o.format ?? o['value.format']) !== 'debezium-json' || o['key.fields'] === undefined,
+        !CHANGELOG_FORMATS.includes(o.format ?? o['value.format'] ?? '') ||
+        o['key.fields'] === undefined,
       message:
-        "'debezium-json' carries whole rows in its envelope; 'key.fields' is not supported with it",
+        "'debezium-json', 'canal-json' and 'maxwell-json' carry whole rows in their messages; 'key.fields' is not supported with them",
     },
     {
       check: (o: {
@@ -196,12 +244,18 @@ function isString(t: LogicalType): boolean {
 }
 
 export function checkMetadata(table: CatalogTable): void {
+  // The raw option: upsert-kafka checks its METADATA here too, with other options.
+  const format = (table.options.get('format') ?? table.options.get('value.format'))?.value;
+  const formatMetadata = FORMAT_METADATA[format ?? ''] ?? {};
   for (const c of table.columns) {
     if (c.metadata === undefined) continue;
-    const spec = METADATA[c.metadata.key];
-    if (spec === undefined)
+    const key = c.metadata.key;
+    const spec = key.startsWith('value.')
+      ? { ...formatMetadata[key.slice('value.'.length)], writable: false }
+      : METADATA[key];
+    if (spec?.accepts === undefined)
       sqlError(
-        `column '${c.name}': connector 'kafka' has no metadata key '${c.metadata.key}'; allowed: ${Object.keys(METADATA).join(', ')}`,
+        `column '${c.name}': connector 'kafka' has no metadata key '${c.metadata.key}'; allowed: ${[...Object.keys(METADATA), ...Object.keys(formatMetadata).map((k) => `value.${k}`)].join(', ')}`,
         table.at,
       );
     if (!spec.accepts(c.type))
@@ -225,6 +279,8 @@ interface Layout {
   readonly value: RowFormat;
   readonly changes: DebeziumJsonFormat | undefined;
   readonly valuePositions: readonly number[];
+  /** Positions of the `value.<key>` METADATA columns, whose values follow the value's in a change. */
+  readonly formatMetadataPositions?: readonly number[];
 }
 
 export function layout(
@@ -234,8 +290,8 @@ export function layout(
 ): Layout {
   const physical = columns.flatMap((c, i) => (c.metadata === undefined ? [i] : []));
   const formatOptions = {
+    ...rowFormatOptions(o),
     failOnMissingField: o['json.fail-on-missing-field'] === 'true',
-    ...(o['csv.field-delimiter'] === undefined ? {} : { fieldDelimiter: o['csv.field-delimiter'] }),
   };
   const prefix = o['key.fields-prefix'] ?? '';
   let keyPositions: number[] = [];
@@ -267,6 +323,7 @@ export function layout(
   const format = (o.format ?? o['value.format']) as (typeof VALUE_FORMATS)[number];
   if (format === 'debezium-json') {
     const changes = debeziumJsonFormat(valueColumns, {
+      ...debeziumJsonOptions(o),
       schemaInclude: o['debezium-json.schema-include'] === 'true',
       failOnMissingField: formatOptions.failOnMissingField,
     });
@@ -276,6 +333,24 @@ export function layout(
       encode: (row) => changes.encode({ kind: '+I', value: row }),
     };
     return { key, keyPositions, value, changes, valuePositions };
+  }
+  if (format === 'canal-json' || format === 'maxwell-json') {
+    const formatMetadataPositions = columns.flatMap((c, i) =>
+      c.metadata?.key.startsWith('value.') === true ? [i] : [],
+    );
+    const changes = changelogJsonFormat(
+      format,
+      valueColumns,
+      (name) => o[name as keyof KafkaOptions] as string | undefined,
+      formatMetadataPositions.map((i) => columns[i]?.metadata?.key.slice('value.'.length) ?? ''),
+      formatOptions.failOnMissingField,
+    );
+    const value: RowFormat = {
+      name: format,
+      decode: () => sqlError(`a ${format} value is read as changes`),
+      encode: (row) => changes.encode({ kind: '+I', value: row }),
+    };
+    return { key, keyPositions, value, changes, valuePositions, formatMetadataPositions };
   }
   const url = o['avro-confluent.url'] ?? o['value.avro-confluent.url'];
   const subject = o['avro-confluent.subject'] ?? o['value.avro-confluent.subject'];
@@ -389,8 +464,11 @@ export function physicalPositions(columns: readonly TableColumn[]): number[] {
 export function metadataFiller(
   columns: readonly TableColumn[],
 ): (record: KafkaConsumerRecord, row: Row) => void {
+  // A `value.<key>` column is the value format's (canal-json, maxwell-json), filled from its change.
   const metadata = columns.flatMap((c, i) =>
-    c.metadata === undefined ? [] : [{ at: i, key: c.metadata.key, type: c.type }],
+    c.metadata === undefined || c.metadata.key.startsWith('value.')
+      ? []
+      : [{ at: i, key: c.metadata.key, type: c.type }],
   );
   return (record, row) => {
     for (const m of metadata) row[m.at] = metadataValue(record, m.key, m.type);
@@ -458,7 +536,13 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
     return row;
   };
   return env.fromSource(
-    topicSource(table, o, deserializer, o['json.ignore-parse-errors'] === 'true', value),
+    topicSource(
+      table,
+      o,
+      deserializer,
+      o['json.ignore-parse-errors'] === 'true' || o['csv.ignore-parse-errors'] === 'true',
+      value,
+    ),
   );
 }
 
@@ -466,8 +550,10 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
 function changelogSource(table: CatalogTable, env: StreamEnvironment): ChangelogSource | undefined {
   const o = parseKafkaOptions(table);
   const columns = stored(table);
-  const { changes, valuePositions } = layout(table, o, columns);
+  const { changes, valuePositions, formatMetadataPositions = [] } = layout(table, o, columns);
   if (changes === undefined) return undefined;
+  const format = (o.format ?? o['value.format']) as string;
+  const n = valuePositions.length;
   const fillMetadata = metadataFiller(columns);
   const checkNotNull = notNullCheck(columns, physicalPositions(columns));
   const width = columns.length;
@@ -476,21 +562,23 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
       return changes.decode(record.value).map(({ kind, value }) => {
         const row: Row = new Array(width);
         for (let i = 0; i < valuePositions.length; i++) row[valuePositions[i] as number] = value[i];
+        for (let i = 0; i < formatMetadataPositions.length; i++)
+          row[formatMetadataPositions[i] as number] = value[n + i];
         checkNotNull?.(row);
         fillMetadata(record, row);
         return { kind, value: row };
       });
     } catch (error) {
-      throw recordError(table, record, 'debezium-json', error);
+      throw recordError(table, record, format, error);
     }
   };
-  const skip = o['debezium-json.ignore-parse-errors'] === 'true';
+  const skip = o[`${format}.ignore-parse-errors` as keyof KafkaOptions] === 'true';
   const records = env.fromSource(topicSource(table, o, deserializer, skip));
   const each = (list: Change<Row>[], out: Collector<Change<Row>>): void => {
     for (const c of list) out.collect(c);
   };
   return {
-    changes: records.flatMap(each).name(`${table.name}: debezium-json changes`),
+    changes: records.flatMap(each).name(`${table.name}: ${format} changes`),
     mode: 'retract',
   };
 }
@@ -591,7 +679,7 @@ function changelogSink(table: CatalogTable): Sink<Change<Row>> {
   if (changes === undefined) return sink(table) as unknown as Sink<Change<Row>>;
   const out = topicSink<Change<Row>>(table, o, columns, (c) => c.value, {
     value: (c) => changes.encode({ kind: c.kind, value: valuePositions.map((i) => c.value[i]) }),
-    valueName: 'debezium-json',
+    valueName: (o.format ?? o['value.format']) as string,
     key: undefined,
   });
   return Object.assign(out, { accepts: 'retract' as const });
