@@ -305,7 +305,7 @@ export class Catalog {
   alterCatalog(name: string, change: CatalogChange, at: SourcePosition): void {
     const info = this.catalogInfo.get(name);
     if (info === undefined || !this.databases.has(name))
-      return sqlError(`catalog '${name}' does not exist`, at);
+      sqlError(`catalog '${name}' does not exist`, at);
     if (change.kind === 'comment') {
       info.comment = change.comment;
       return;
