@@ -188,6 +188,29 @@ describe('the NFA agrees with a brute-force reading of the pattern', () => {
     expect(runsWithMatches).toBeGreaterThan(10);
   });
 
+  it('a loop after relaxed contiguity: an event meeting both its condition and until, before its first event, ends the partial match', () => {
+    // Found by the property below: the NFA matches only `c1 b2`; `b0` cannot skip `c1` (it
+    // meets the loop's condition) nor take it (it meets until).
+    const stage = (over: Partial<RealStage>): RealStage => ({
+      types: ['b', 'c'],
+      contiguity: 'strict',
+      quantifier: 'one',
+      inner: 'strict',
+      until: null,
+      negation: null,
+      previous: null,
+      ...over,
+    });
+    const event = (id: string, type: string) => ({ event: { id, type, ts: 1, key: 'y', v: 0 } });
+    const real = [
+      stage({}),
+      stage({ contiguity: 'relaxed', quantifier: 'oneOrMore', until: ['c'] }),
+    ];
+    expect(agree(real, undefined, [event('b0', 'b'), event('c1', 'c'), event('b2', 'b')], 1)).toBe(
+      true,
+    );
+  });
+
   it('on random patterns and random out-of-order streams with late events', () => {
     let runsWithMatches = 0;
     fc.assert(

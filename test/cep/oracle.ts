@@ -83,7 +83,9 @@ export function oracleMatches(
       if (contiguity === 'relaxed' && prev !== -1) {
         let skipped = false;
         for (let j = prev + 1; j < i; j++) {
-          if (has(stage, input[j]!) && !stage.untilTypes?.includes(input[j]!.type)) skipped = true;
+          // Relaxed contiguity skips only events the stage does not take: one that meets its
+          // condition and until too (so it cannot be taken) is not skipped but ends the match.
+          if (has(stage, input[j]!)) skipped = true;
         }
         if (skipped) break;
       }

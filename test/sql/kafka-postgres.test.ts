@@ -169,7 +169,8 @@ describe('kafka and jdbc SQL connectors', () => {
       raw = await readAll(topic, text);
       return raw.length >= 2;
     });
-    expect(raw).toEqual(['{"n":1,"price":1.500}', '{"n":2,"price":0.125}']);
+    // A DECIMAL as Flink's json format writes it by default (Jackson's normalized BigDecimal).
+    expect(raw).toEqual(['{"n":1,"price":1.5}', '{"n":2,"price":0.125}']);
 
     const read = new StreamEnvironment();
     const rEnv = TableEnvironment.create(read);
