@@ -18,8 +18,9 @@ import {
   fromJson,
   type JsonReadOptions,
   type JsonWriteOptions,
-  parseJsonRecord,
+  parseJsonBytes,
   toJsonText,
+  withWriteDefaults,
 } from './field-values.js';
 import type { FormatColumn } from './format-types.js';
 
@@ -68,12 +69,7 @@ export type CanalMetadataKey = keyof typeof CANAL_METADATA;
 
 /** A record's JSON object, or an error saying what it is instead. */
 export function parseMessage(bytes: Buffer, format: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = parseJsonRecord(bytes.toString('utf8'));
-  } catch (error) {
-    throw new Error(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const parsed = parseJsonBytes(bytes);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new Error(`a ${format} record must be an object`);
   return parsed as Record<string, unknown>;
@@ -121,18 +117,6 @@ export function includeMatcher(
   if (pattern === undefined) return undefined;
   const re = new RegExp(`^(?:${pattern})$`);
   return (name) => typeof name === 'string' && re.test(name);
-}
-
-/** The writing options with Flink's defaults, as for the json format. */
-export function writeOptions(options: ChangelogJsonOptions): JsonWriteOptions {
-  return {
-    timestampStandard: options.timestampStandard ?? 'SQL',
-    ...(options.mapNullKeyMode === undefined ? {} : { mapNullKeyMode: options.mapNullKeyMode }),
-    ...(options.mapNullKeyLiteral === undefined
-      ? {}
-      : { mapNullKeyLiteral: options.mapNullKeyLiteral }),
-    decimalAsPlainNumber: options.decimalAsPlainNumber === true,
-  };
 }
 
 /** A row as a JSON object of its columns. */
@@ -199,7 +183,7 @@ export function canalJsonFormat(
   const database = includeMatcher(options.databaseInclude);
   const table = includeMatcher(options.tableInclude);
   const metadata = options.metadata ?? [];
-  const writing = writeOptions(options);
+  const writing = withWriteDefaults(options);
   const decode = (bytes: Buffer): Change<Row>[] => {
     const message = parseMessage(bytes, 'canal-json');
     if (database !== undefined && !database(message.database)) return [];

@@ -14,8 +14,9 @@ import {
   fromJson,
   type JsonReadOptions,
   type JsonWriteOptions,
-  parseJsonRecord,
+  parseJsonBytes,
   toJsonText,
+  withWriteDefaults,
 } from './field-values.js';
 import type { FormatColumn } from './row-formats.js';
 
@@ -76,15 +77,7 @@ export function debeziumJsonFormat(
   options: DebeziumJsonOptions,
 ): DebeziumJsonFormat {
   const strict = options.failOnMissingField === true;
-  // Flink's defaults, as for the json format.
-  const writing: JsonWriteOptions = {
-    timestampStandard: options.timestampStandard ?? 'SQL',
-    ...(options.mapNullKeyMode === undefined ? {} : { mapNullKeyMode: options.mapNullKeyMode }),
-    ...(options.mapNullKeyLiteral === undefined
-      ? {}
-      : { mapNullKeyLiteral: options.mapNullKeyLiteral }),
-    decimalAsPlainNumber: options.decimalAsPlainNumber === true,
-  };
+  const writing = withWriteDefaults(options);
   const image = (envelope: Record<string, unknown>, name: 'before' | 'after'): Row => {
     const value = envelope[name];
     if (value === null || value === undefined)
@@ -106,12 +99,7 @@ export function debeziumJsonFormat(
   return {
     decode(bytes) {
       if (bytes === undefined || bytes.length === 0) return [];
-      let parsed: unknown;
-      try {
-        parsed = parseJsonRecord(bytes.toString('utf8'));
-      } catch (error) {
-        throw new Error(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      let parsed = parseJsonBytes(bytes);
       if (options.schemaInclude) {
         if (parsed === null || typeof parsed !== 'object' || !('payload' in parsed))
           throw new FieldError(

@@ -45,6 +45,27 @@ export interface JsonWriteOptions {
   readonly decimalAsPlainNumber?: boolean;
 }
 
+/** The writing options with Flink's defaults (SQL times, MAP null keys refused, Jackson's DECIMAL text). */
+export function withWriteDefaults(options: JsonWriteOptions): JsonWriteOptions {
+  return {
+    timestampStandard: options.timestampStandard ?? 'SQL',
+    ...(options.mapNullKeyMode === undefined ? {} : { mapNullKeyMode: options.mapNullKeyMode }),
+    ...(options.mapNullKeyLiteral === undefined
+      ? {}
+      : { mapNullKeyLiteral: options.mapNullKeyLiteral }),
+    decimalAsPlainNumber: options.decimalAsPlainNumber === true,
+  };
+}
+
+/** A record's bytes as JSON ({@link parseJsonRecord}), or an error saying they are not JSON. */
+export function parseJsonBytes(bytes: Buffer): unknown {
+  try {
+    return parseJsonRecord(bytes.toString('utf8'));
+  } catch (error) {
+    throw new Error(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 const INTEGER_BOUNDS = {
   TINYINT: [-128, 127],
   SMALLINT: [-32768, 32767],

@@ -21,10 +21,9 @@ import {
   lenient,
   objectText,
   parseMessage,
-  writeOptions,
 } from './canal-json.js';
 import { type DebeziumJsonFormat, rowFromObject } from './debezium-json.js';
-import { FieldError } from './field-values.js';
+import { FieldError, withWriteDefaults } from './field-values.js';
 import type { FormatColumn } from './format-types.js';
 
 /** Maxwell's metadata keys (`value.<key>` in a kafka table), with Flink's types. */
@@ -65,7 +64,7 @@ export function maxwellJsonFormat(
 ): DebeziumJsonFormat {
   const strict = options.failOnMissingField === true;
   const metadata = options.metadata ?? [];
-  const writing = writeOptions(options);
+  const writing = withWriteDefaults(options);
   const decode = (bytes: Buffer): Change<Row>[] => {
     const message = parseMessage(bytes, 'maxwell-json');
     const withMetadata = (row: Row): Row =>

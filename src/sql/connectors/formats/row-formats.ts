@@ -14,11 +14,12 @@ import {
   fromJson,
   type JsonReadOptions,
   type JsonWriteOptions,
-  parseJsonRecord,
+  parseJsonBytes,
   parseText,
   timeText,
   toJsonText,
   toText,
+  withWriteDefaults,
 } from './field-values.js';
 import type { FormatColumn, RowFormat } from './format-types.js';
 
@@ -91,15 +92,7 @@ export function jsonRowFormat(
   options: RowFormatOptions = {},
 ): RowFormat {
   const names = columns.map((c) => JSON.stringify(c.name));
-  // Flink's defaults: SQL times, MAP null keys refused, DECIMAL as Jackson writes it.
-  const writing: JsonWriteOptions = {
-    timestampStandard: options.timestampStandard ?? 'SQL',
-    ...(options.mapNullKeyMode === undefined ? {} : { mapNullKeyMode: options.mapNullKeyMode }),
-    ...(options.mapNullKeyLiteral === undefined
-      ? {}
-      : { mapNullKeyLiteral: options.mapNullKeyLiteral }),
-    decimalAsPlainNumber: options.decimalAsPlainNumber === true,
-  };
+  const writing = withWriteDefaults(options);
   const strict = options.failOnMissingField === true;
   if (strict && options.ignoreParseErrors === true)
     throw new Error(
@@ -111,12 +104,7 @@ export function jsonRowFormat(
       if (bytes === undefined) return columns.map(() => null);
       // Flink reads empty bytes as no record.
       if (bytes.length === 0) throw new NoRecord('an empty json record');
-      let parsed: unknown;
-      try {
-        parsed = parseJsonRecord(bytes.toString('utf8'));
-      } catch (error) {
-        throw new Error(`not JSON: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      const parsed = parseJsonBytes(bytes);
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
         throw new Error('a json record must be an object');
       const object = parsed as Record<string, unknown>;
