@@ -25,6 +25,7 @@ function batch(): string[] {
         new Set(rows.filter((r) => r[1] > 10).map((r) => r[2])).size,
         rows.reduce((s, r) => s + r[1], 0),
         Math.max(...rows.map((r) => r[2])),
+        new Set(rows.filter((r) => r[2] > 5).map((r) => r[1])).size,
       ]),
     )
     .sort();
@@ -63,4 +64,37 @@ describe('SQL GROUP BY phases on worker threads', () => {
     },
     120_000,
   );
+});
+
+describe('SQL window aggregation with shared distinct counts on worker threads', () => {
+  it('HOP windows on two workers leave the rows of one thread and of a batch computation', async () => {
+    const windowed = await import('./fixtures/sql-window-distinct.js');
+    // Each HOP window [s, s + 3 s) for s a whole second from -2 s, over the rows it holds.
+    const expected: string[] = [];
+    const last = windowed.rowAt(windowed.ROWS - 1)[2];
+    for (let start = -2000; start <= last; start += 1000) {
+      for (let k = 0; k < 4; k++) {
+        const vs: number[] = [];
+        for (let i = 0; i < windowed.ROWS; i++) {
+          const [rk, v, ts] = windowed.rowAt(i);
+          if (rk === k && ts >= start && ts < start + 3000) vs.push(v);
+        }
+        if (vs.length === 0) continue;
+        const shared = vs.filter((v) => k > 1 || v > 20);
+        expected.push(JSON.stringify([k, start, new Set(vs).size, new Set(shared).size]));
+      }
+    }
+    expected.sort();
+    const rowsOf = async (workers: number) => {
+      const run = await runJobModule(fixture('sql-window-distinct.ts'), {
+        parallelism: Math.max(workers, 1),
+        ...(workers > 0 ? { workers } : {}),
+      });
+      return (run.collected('windows') as unknown[][])
+        .map((r) => JSON.stringify([r[0], Number(r[1]), r[2], r[3]]))
+        .sort();
+    };
+    expect(await rowsOf(0)).toEqual(expected);
+    expect(await rowsOf(2)).toEqual(expected);
+  }, 120_000);
 });

@@ -251,6 +251,7 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
   private processLocalBatch(batch: RecordBatch<LocalWindowElement<IN, ACC>>): void {
     const { values, timestamps } = batch;
     const merge = this.spec.aggregation.merge!;
+    const create = this.spec.aggregation.create;
     let i = 0;
     try {
       for (; i < values.length; i++) {
@@ -269,7 +270,10 @@ export class SliceWindowOperator<IN, ACC, R, OUT>
         }
         const slice = this.sliceFor(sliceEnd);
         const acc = slice.get(key);
-        slice.set(key, acc === undefined ? accumulator : merge(acc, accumulator));
+        // A partial that crossed threads is a copy that may have lost what only its own
+        // function's accumulators have (a prototype, a non-enumerable toJSON): the slice keeps
+        // one its function made.
+        slice.set(key, merge(acc === undefined ? create() : acc, accumulator));
       }
     } catch (cause) {
       if (cause instanceof WeirError) throw cause;

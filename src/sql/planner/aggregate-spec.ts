@@ -1,26 +1,24 @@
 /**
- * What every SQL aggregate call compiles to: its accumulator (JSON data) and how rows fold into
- * it. aggregates.ts and more-aggregates.ts build them.
+ * What every SQL aggregate call compiles to: its accumulator (JSON data, or an object that
+ * writes itself as JSON) and how rows fold into it. aggregates.ts and more-aggregates.ts build them.
  */
 import type { Row } from '../connectors/connector.js';
 import type { Expr } from '../parser/ast.js';
 import type { SourcePosition } from '../sql-error.js';
 import type { LogicalType } from '../types/logical-type.js';
+import type { SeenState } from './distinct-seen.js';
 
-/** COUNT(DISTINCT): the values seen, and how many (so a result costs no counting). */
-export interface DistinctState {
-  n: number;
-  seen: Record<string, 1>;
-}
+/**
+ * COUNT(DISTINCT): the values seen, and how many (so a result costs no counting). In JSON (a
+ * checkpoint) `seen` is an object; see distinct-seen.ts.
+ */
+export type DistinctState = SeenState<number>;
 
 /**
  * COUNT(DISTINCT x) calls that differ only in their FILTER: each distinct value once, with a
  * bit per call that has seen it, and each call's count (Flink shares this state too).
  */
-export interface SharedDistinctState {
-  n: number[];
-  seen: Record<string | number, number>;
-}
+export type SharedDistinctState = SeenState<number[]>;
 
 /** SUM and AVG DISTINCT: each distinct value by its text. */
 export interface DistinctValues {

@@ -1,7 +1,8 @@
 /**
  * SQL aggregate functions (COUNT, SUM, AVG, each also DISTINCT, MIN, MAX, each with an optional
  * FILTER (WHERE ...); the others in more-aggregates.ts) as one Weir AggregateFunction over rows. The accumulator is JSON data
- * (DECIMAL values as decimal text), so window state checkpoints like any other.
+ * (DECIMAL values as decimal text), or writes itself as JSON (COUNT(DISTINCT)'s values seen, see
+ * distinct-seen.ts), so window state checkpoints like any other.
  */
 import type { AggregateFunction } from '../../core/functions.js';
 import type { Row } from '../connectors/connector.js';
@@ -43,6 +44,7 @@ import type {
   Guard,
   SharedDistinctState,
 } from './aggregate-spec.js';
+import { maskOf, newSeen, ownSeen, seenCount, seenEntries, setMask } from './distinct-seen.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
 import { compileJsonAggregate } from './json-aggregates.js';
@@ -316,27 +318,29 @@ function compileAggregate(
   if (call.name === 'COUNT') {
     if (call.distinct) {
       return {
-        init: (): DistinctState => ({ n: 0, seen: {} }),
+        init: (): DistinctState => newSeen(0),
         add: guard((s, row) => {
           const v = fn(row);
           if (v === null) return s;
-          const d = s as DistinctState;
+          const d = ownSeen<number>(s);
           const key = distinctKey(v);
-          if (d.seen[key] === undefined) {
-            d.seen[key] = 1;
+          if (maskOf(d, key) === 0) {
+            setMask(d, key, 1);
             d.n++;
           }
           return d;
         }),
         merge: (a, b) => {
-          const seen = Object.assign({}, (a as DistinctState).seen, (b as DistinctState).seen);
-          return { n: Object.keys(seen).length, seen };
+          const d: DistinctState = newSeen(0);
+          for (const from of [a, b]) for (const [key] of seenEntries(from)) setMask(d, key, 1);
+          d.n = seenCount(d);
+          return d;
         },
         mergeInto: (a, b) => {
-          const d = a as DistinctState;
-          for (const key in (b as DistinctState).seen) {
-            if (d.seen[key] === undefined) {
-              d.seen[key] = 1;
+          const d = ownSeen<number>(a);
+          for (const [key] of seenEntries(b)) {
+            if (maskOf(d, key) === 0) {
+              setMask(d, key, 1);
               d.n++;
             }
           }
@@ -605,9 +609,9 @@ function distinctValues(
 }
 
 /**
- * A value's key in a shared distinct state: a small non-negative integer is its own key (an
- * array index, which V8 stores without building or hashing a string); any other value its
- * typed text. The two cannot collide: typed text always holds a colon.
+ * A value's key in a shared distinct state: a small non-negative integer is its own key (no
+ * string built or hashed); any other value its typed text. The two cannot collide: typed text
+ * always holds a colon.
  */
 function sharedDistinctKey(v: unknown): string | number {
   return typeof v === 'number' && v >= 0 && v < 4_294_967_295 && Number.isInteger(v)
@@ -633,14 +637,18 @@ function sharedCountDistinct(
   const { holds } = conditions;
   const k = calls.length;
   const all = 2 ** k - 1;
-  const count = (seen: Record<string, number>): number[] => {
-    const n = new Array<number>(k).fill(0);
-    for (const mask of Object.values(seen))
-      for (let i = 0; i < k; i++) if ((mask & (1 << i)) !== 0) (n[i] as number)++;
-    return n;
+  const fold = (d: SharedDistinctState, from: AccState): SharedDistinctState => {
+    for (const [key, mask] of seenEntries(from)) {
+      const had = maskOf(d, key);
+      const added = mask & all & ~had;
+      if (added === 0) continue;
+      setMask(d, key, had | added);
+      for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
+    }
+    return d;
   };
   return {
-    init: (): SharedDistinctState => ({ n: new Array<number>(k).fill(0), seen: {} }),
+    init: (): SharedDistinctState => newSeen(new Array<number>(k).fill(0)),
     add: (s, row) => {
       let mask = 0;
       for (let i = 0; i < k; i++) {
@@ -650,33 +658,22 @@ function sharedCountDistinct(
       if (mask === 0) return s;
       const v = fn(row);
       if (v === null) return s;
-      const d = s as SharedDistinctState;
+      const d = ownSeen<number[]>(s);
       const key = sharedDistinctKey(v);
-      const had = d.seen[key] ?? 0;
+      const had = maskOf(d, key);
       const added = mask & ~had;
       if (added === 0) return d;
-      d.seen[key] = had | mask;
+      setMask(d, key, had | mask);
       for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
       return d;
     },
     merge: (a, b) => {
-      const seen = { ...(a as SharedDistinctState).seen };
-      for (const [key, mask] of Object.entries((b as SharedDistinctState).seen))
-        seen[key] = ((seen[key] ?? 0) | mask) & all;
-      return { n: count(seen), seen };
-    },
-    mergeInto: (a, b) => {
-      const d = a as SharedDistinctState;
-      const other = (b as SharedDistinctState).seen;
-      for (const key in other) {
-        const had = d.seen[key] ?? 0;
-        const added = (other[key] as number) & ~had;
-        if (added === 0) continue;
-        d.seen[key] = had | added;
-        for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
-      }
+      const d: SharedDistinctState = newSeen(new Array<number>(k).fill(0));
+      fold(d, a);
+      fold(d, b);
       return d;
     },
+    mergeInto: (a, b) => fold(ownSeen<number[]>(a), b),
     result: (s) => (s as SharedDistinctState).n,
     type: T.bigint(false),
   };
