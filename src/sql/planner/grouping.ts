@@ -79,9 +79,68 @@ export function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) =>
   // and which the state keeps as its tree of parts. The parts array is reused: the function
   // runs synchronously and join() copies.
   const parts = new Array<string>(fns.length);
-  return (row) => {
-    for (let i = 0; i < fns.length; i++) parts[i] = keyPart((fns[i] as (row: Row) => unknown)(row));
+  const joined = (values: readonly unknown[]): string => {
+    for (let i = 0; i < values.length; i++) parts[i] = keyPart(values[i]);
     return parts.join('');
+  };
+  return internedKeys(fns, joined);
+}
+
+/** Keys an interning table holds before it starts again (so it stays bounded). */
+const MAX_INTERNED_KEYS = 1 << 16;
+
+/**
+ * The key of several primitive columns, the same string object each time a group comes again:
+ * found through one Map per column by the values themselves, it costs no string built per row,
+ * and its hash, which V8 keeps in the string, is computed once for every lookup by it (in the
+ * exchange, the mini-batch bundle and keyed state). A row with an ARRAY, MAP, ROW or BYTES key
+ * column is keyed by `joined` as it comes, and so is every row once a full table saw fewer
+ * repeated groups than new ones.
+ */
+function internedKeys(
+  fns: readonly ((row: Row) => unknown)[],
+  joined: (values: readonly unknown[]) => string,
+): (row: Row) => string {
+  const n = fns.length;
+  const values = new Array<unknown>(n);
+  let root = new Map<unknown, unknown>();
+  let count = 0;
+  let hits = 0;
+  let interning = true;
+  return (row) => {
+    let primitive = interning;
+    for (let i = 0; i < n; i++) {
+      const v = (fns[i] as (row: Row) => unknown)(row);
+      values[i] = v;
+      if (typeof v === 'object' && v !== null) primitive = false;
+    }
+    if (!primitive) return joined(values);
+    // From the last column: GROUP BY lists tend to end with the coarser columns (a day, a
+    // channel), so the first levels hold few Maps.
+    let level = root;
+    for (let i = n - 1; i > 0; i--) {
+      let next = level.get(values[i]) as Map<unknown, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(values[i], next);
+      }
+      level = next;
+    }
+    const last = values[0];
+    let key = level.get(last) as string | undefined;
+    if (key !== undefined) {
+      hits++;
+      return key;
+    }
+    key = joined(values);
+    if (++count > MAX_INTERNED_KEYS) {
+      // Groups that seldom come again within the table's size are keyed as they come.
+      interning = hits >= count;
+      root = new Map();
+      count = 0;
+      hits = 0;
+    } else level.set(last, key);
+    return key;
   };
 }
 
