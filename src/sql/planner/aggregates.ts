@@ -44,7 +44,15 @@ import type {
   Guard,
   SharedDistinctState,
 } from './aggregate-spec.js';
-import { maskOf, newSeen, ownSeen, seenCount, seenEntries, setMask } from './distinct-seen.js';
+import {
+  denseSlot,
+  maskOf,
+  newSeen,
+  ownSeen,
+  seenCount,
+  seenEntries,
+  setMask,
+} from './distinct-seen.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
 import { compileJsonAggregate } from './json-aggregates.js';
@@ -659,6 +667,17 @@ function sharedCountDistinct(
       const v = fn(row);
       if (v === null) return s;
       const d = ownSeen<number[]>(s);
+      // An id within the dense array's range: one read, and a write if it is new.
+      const slot = denseSlot(d, v);
+      if (slot >= 0) {
+        const dense = d.dense as number[];
+        const had = dense[slot] as number;
+        const added = mask & ~had;
+        if (added === 0) return d;
+        dense[slot] = had | mask;
+        for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
+        return d;
+      }
       const key = sharedDistinctKey(v);
       const had = maskOf(d, key);
       const added = mask & ~had;

@@ -83,6 +83,17 @@ export function ownSeen<N>(state: unknown): SeenState<N> {
   return live;
 }
 
+/**
+ * Where `value` sits in a live state's dense array, or -1: an integer within the array's range
+ * (such a value is below 2^32 - 1, so its key is itself; anything else is looked up by its key).
+ */
+export function denseSlot(s: SeenState<unknown>, value: unknown): number {
+  const dense = s.dense;
+  if (dense === null || typeof value !== 'number') return -1;
+  const at = value - s.base;
+  return at >= 0 && at < dense.length && (at | 0) === at ? at : -1;
+}
+
 /** The mask of `key` in a live state; 0 if not seen. */
 export function maskOf(s: SeenState<unknown>, key: SeenKey): number {
   const dense = s.dense;
