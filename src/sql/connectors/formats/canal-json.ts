@@ -12,7 +12,15 @@
 import type { Change } from '../../../core/changelog.js';
 import type { LogicalType } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
-import { type DebeziumJsonFormat, rowFromObject } from './debezium-json.js';
+import {
+  type DebeziumJsonFormat,
+  type FormatMetadata,
+  isMillisTimestamp,
+  isString,
+  isStringArray,
+  recordDecoder,
+  rowFromObject,
+} from './debezium-json.js';
 import {
   FieldError,
   fromJson,
@@ -26,7 +34,8 @@ import type { FormatColumn } from './format-types.js';
 
 /**
  * The options canal-json and maxwell-json share: Flink's json options under their prefix
- * (`ignoreParseErrors` also skips a message that cannot be read at all).
+ * (with `ignoreParseErrors` a value that does not fit is null; a message that cannot be read at
+ * all still throws, and the source skips and counts it).
  */
 export interface ChangelogJsonOptions extends JsonReadOptions, JsonWriteOptions {
   /** A change whose image lacks a column is an error (default: the column is null). */
@@ -41,17 +50,6 @@ export interface CanalJsonOptions extends ChangelogJsonOptions {
   /** METADATA keys (without `value.`) whose values follow the columns in each decoded row. */
   readonly metadata?: readonly CanalMetadataKey[];
 }
-
-/** A metadata key's SQL type, as Flink's format declares it. */
-export interface FormatMetadata {
-  readonly type: string;
-  readonly accepts: (t: LogicalType) => boolean;
-}
-
-export const isString = (t: LogicalType): boolean => t.kind === 'VARCHAR' || t.kind === 'CHAR';
-export const isStringArray = (t: LogicalType): boolean => t.kind === 'ARRAY' && isString(t.element);
-export const isMillisTimestamp = (t: LogicalType): boolean =>
-  (t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP') && t.precision <= 3;
 
 /** Canal's metadata keys (`value.<key>` in a kafka table). */
 export const CANAL_METADATA = {
@@ -92,22 +90,6 @@ export function beforeImage(
   return columns.map((c, i) =>
     c.name in object ? fromJson(object[c.name], c.type, `${image}.${c.name}`, options) : after[i],
   );
-}
-
-/** The decoder with `ignoreParseErrors`: a record that fails gives no changes. */
-export function lenient(
-  decode: (bytes: Buffer) => Change<Row>[],
-  ignoreParseErrors: boolean | undefined,
-): (bytes: Buffer | undefined) => Change<Row>[] {
-  return (bytes) => {
-    if (bytes === undefined || bytes.length === 0) return [];
-    if (ignoreParseErrors !== true) return decode(bytes);
-    try {
-      return decode(bytes);
-    } catch {
-      return [];
-    }
-  };
 }
 
 /** A regular expression matching a whole name, as Flink's `*.include` options (compiled once). */
@@ -220,7 +202,7 @@ export function canalJsonFormat(
     }
   };
   return {
-    decode: lenient(decode, options.ignoreParseErrors),
+    decode: recordDecoder(decode),
     encode(change) {
       const adds = change.kind === '+I' || change.kind === '+U';
       const data = objectText(change.value, columns, writing);

@@ -5,9 +5,10 @@
  * `after`, `u` retracts `before` and adds `after`, `d` deletes `before`. Writing emits an
  * insert or update-after as `c` with `after`, an update-before or delete as `d` with `before`,
  * as Flink's format does. Errors name the field (`after.amount`); the connector adds where the
- * record came from.
+ * record came from. Flink's METADATA (`value.source.table`, ...) follow the columns in each row.
  */
 import type { Change } from '../../../core/changelog.js';
+import { type LogicalType, T } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
 import {
   FieldError,
@@ -26,7 +27,45 @@ export interface DebeziumJsonOptions extends JsonReadOptions, JsonWriteOptions {
   readonly schemaInclude: boolean;
   /** A change whose image lacks a column is an error (default: the column is null). */
   readonly failOnMissingField?: boolean;
+  /** METADATA keys (without `value.`) whose values follow the columns in each decoded row. */
+  readonly metadata?: readonly DebeziumMetadataKey[];
 }
+
+/** A metadata key's SQL type, as Flink's format declares it. */
+export interface FormatMetadata {
+  readonly type: string;
+  readonly accepts: (t: LogicalType) => boolean;
+}
+
+export const isString = (t: LogicalType): boolean => t.kind === 'VARCHAR' || t.kind === 'CHAR';
+export const isStringArray = (t: LogicalType): boolean => t.kind === 'ARRAY' && isString(t.element);
+export const isMillisTimestamp = (t: LogicalType): boolean =>
+  (t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP') && t.precision <= 3;
+
+/** Debezium's metadata keys (`value.<key>` in a kafka table), as Flink's ReadableMetadata. */
+export const DEBEZIUM_METADATA = {
+  schema: { type: 'STRING', accepts: isString },
+  'ingestion-timestamp': { type: 'TIMESTAMP_LTZ(3)', accepts: isMillisTimestamp },
+  'source.timestamp': { type: 'TIMESTAMP_LTZ(3)', accepts: isMillisTimestamp },
+  'source.database': { type: 'STRING', accepts: isString },
+  'source.schema': { type: 'STRING', accepts: isString },
+  'source.table': { type: 'STRING', accepts: isString },
+  'source.properties': {
+    type: 'MAP<STRING, STRING>',
+    accepts: (t: LogicalType) => t.kind === 'MAP' && isString(t.key) && isString(t.value),
+  },
+} as const satisfies Record<string, FormatMetadata>;
+export type DebeziumMetadataKey = keyof typeof DEBEZIUM_METADATA;
+
+/** The type Flink reads `source` as: its values as text. */
+const SOURCE_MAP: LogicalType = { kind: 'MAP', nullable: true, key: T.string(), value: T.string() };
+
+/** The `source` entry Flink reads each `source.*` key from. */
+const SOURCE_ENTRY = {
+  'source.database': 'db',
+  'source.schema': 'schema',
+  'source.table': 'table',
+};
 
 /** A table's `debezium-json.*` options (parsed, as text) but `schema-include`. */
 export function debeziumJsonOptions(
@@ -53,6 +92,58 @@ export interface DebeziumJsonFormat {
   /** The changes one record holds (none for a tombstone, which follows a delete). */
   decode(bytes: Buffer | undefined): Change<Row>[];
   encode(change: Change<Row>): Buffer;
+}
+
+/**
+ * A changelog format's decode of a record: no changes for a tombstone or empty bytes (as Flink's
+ * formats); a record that cannot be read throws, for the source to fail on or, with
+ * `ignore-parse-errors`, to skip and count in `weir_source_bad_records_total`.
+ */
+export function recordDecoder(
+  decode: (bytes: Buffer) => Change<Row>[],
+): (bytes: Buffer | undefined) => Change<Row>[] {
+  return (bytes) => (bytes === undefined || bytes.length === 0 ? [] : decode(bytes));
+}
+
+type SourceProperties = Map<string, string | null>;
+
+function sourceProperties(
+  envelope: Record<string, unknown>,
+  options: DebeziumJsonOptions,
+): SourceProperties | null {
+  return fromJson(envelope.source, SOURCE_MAP, 'source', options) as SourceProperties | null;
+}
+
+/**
+ * The values of metadata `keys` in a record: `root` is the whole message, `envelope` the change
+ * (its `payload` with `schema-include`). They are read with the images' options, as Flink reads
+ * them with the same JSON converters; Flink reads `source` as a MAP<STRING, STRING>.
+ */
+function metadataValues(
+  keys: readonly DebeziumMetadataKey[],
+  root: Record<string, unknown>,
+  envelope: Record<string, unknown>,
+  options: DebeziumJsonOptions,
+): unknown[] {
+  // `source` is read once, however many of its keys are asked for.
+  let source: SourceProperties | null | undefined;
+  const properties = () => (source ??= sourceProperties(envelope, options));
+  return keys.map((key) => {
+    switch (key) {
+      case 'schema':
+        // Only a record with `schema-include` has its schema.
+        return options.schemaInclude ? fromJson(root.schema, T.string(), 'schema', options) : null;
+      case 'ingestion-timestamp':
+        return fromJson(envelope.ts_ms, T.bigint(), 'ts_ms', options);
+      case 'source.properties':
+        return properties();
+      case 'source.timestamp':
+        // Flink parses the text of `source.ts_ms` as a long.
+        return fromJson(properties()?.get('ts_ms'), T.bigint(), 'source.ts_ms', options);
+      default:
+        return properties()?.get(SOURCE_ENTRY[key]) ?? null;
+    }
+  });
 }
 
 /** The row of `columns` in an object of fields by column name; `image` names it in errors. */
@@ -96,39 +187,47 @@ export function debeziumJsonFormat(
     }
     return `${out}}`;
   };
+  const metadata = options.metadata ?? [];
+  const decode = (bytes: Buffer): Change<Row>[] => {
+    const root = parseJsonBytes(bytes);
+    let parsed = root;
+    if (options.schemaInclude) {
+      if (parsed === null || typeof parsed !== 'object' || !('payload' in parsed))
+        throw new FieldError(
+          'payload',
+          'is missing (\'debezium-json.schema-include\' = \'true\' expects {"schema": ..., "payload": ...})',
+        );
+      parsed = (parsed as { payload: unknown }).payload;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new Error('a debezium-json record must be an object with before, after and op');
+    const envelope = parsed as Record<string, unknown>;
+    const values =
+      metadata.length === 0
+        ? []
+        : metadataValues(metadata, root as Record<string, unknown>, envelope, options);
+    const row = (name: 'before' | 'after'): Row =>
+      values.length === 0 ? image(envelope, name) : [...image(envelope, name), ...values];
+    switch (envelope.op) {
+      case 'c':
+      case 'r':
+        return [{ kind: '+I', value: row('after') }];
+      case 'u':
+        return [
+          { kind: '-U', value: row('before') },
+          { kind: '+U', value: row('after') },
+        ];
+      case 'd':
+        return [{ kind: '-D', value: row('before') }];
+      default:
+        throw new FieldError(
+          'op',
+          `is ${JSON.stringify(envelope.op) ?? 'missing'}; allowed values: c, r, u, d`,
+        );
+    }
+  };
   return {
-    decode(bytes) {
-      if (bytes === undefined || bytes.length === 0) return [];
-      let parsed = parseJsonBytes(bytes);
-      if (options.schemaInclude) {
-        if (parsed === null || typeof parsed !== 'object' || !('payload' in parsed))
-          throw new FieldError(
-            'payload',
-            'is missing (\'debezium-json.schema-include\' = \'true\' expects {"schema": ..., "payload": ...})',
-          );
-        parsed = (parsed as { payload: unknown }).payload;
-      }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-        throw new Error('a debezium-json record must be an object with before, after and op');
-      const envelope = parsed as Record<string, unknown>;
-      switch (envelope.op) {
-        case 'c':
-        case 'r':
-          return [{ kind: '+I', value: image(envelope, 'after') }];
-        case 'u':
-          return [
-            { kind: '-U', value: image(envelope, 'before') },
-            { kind: '+U', value: image(envelope, 'after') },
-          ];
-        case 'd':
-          return [{ kind: '-D', value: image(envelope, 'before') }];
-        default:
-          throw new FieldError(
-            'op',
-            `is ${JSON.stringify(envelope.op) ?? 'missing'}; allowed values: c, r, u, d`,
-          );
-      }
-    },
+    decode: recordDecoder(decode),
     encode(change) {
       const adds = change.kind === '+I' || change.kind === '+U';
       const row = imageText(change.value);

@@ -14,15 +14,18 @@ import {
   type CanalMetadataKey,
   type ChangelogJsonOptions,
   canalJsonFormat,
+  objectText,
+  parseMessage,
+} from './canal-json.js';
+import {
+  type DebeziumJsonFormat,
   type FormatMetadata,
   isMillisTimestamp,
   isString,
   isStringArray,
-  lenient,
-  objectText,
-  parseMessage,
-} from './canal-json.js';
-import { type DebeziumJsonFormat, rowFromObject } from './debezium-json.js';
+  recordDecoder,
+  rowFromObject,
+} from './debezium-json.js';
 import { FieldError, withWriteDefaults } from './field-values.js';
 import type { FormatColumn } from './format-types.js';
 
@@ -94,7 +97,7 @@ export function maxwellJsonFormat(
     }
   };
   return {
-    decode: lenient(decode, options.ignoreParseErrors),
+    decode: recordDecoder(decode),
     encode(change) {
       const adds = change.kind === '+I' || change.kind === '+U';
       const data = objectText(change.value, columns, writing);

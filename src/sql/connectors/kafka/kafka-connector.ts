@@ -23,11 +23,14 @@ import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
 import { sqlError } from '../../sql-error.js';
 import { formatType, isInteger, type LogicalType } from '../../types/logical-type.js';
 import type { ChangelogSource, Row, SqlConnector } from '../connector.js';
-import { CANAL_METADATA, type FormatMetadata } from '../formats/canal-json.js';
+import { CANAL_METADATA } from '../formats/canal-json.js';
 import {
+  DEBEZIUM_METADATA,
   type DebeziumJsonFormat,
+  type DebeziumMetadataKey,
   debeziumJsonFormat,
   debeziumJsonOptions,
+  type FormatMetadata,
 } from '../formats/debezium-json.js';
 import { FieldError } from '../formats/field-values.js';
 import { changelogJsonFormat, MAXWELL_METADATA } from '../formats/maxwell-json.js';
@@ -54,6 +57,7 @@ const VALUE_FORMATS = [
 const CHANGELOG_FORMATS: readonly string[] = ['debezium-json', 'canal-json', 'maxwell-json'];
 /** The `value.<key>` METADATA each changelog format reads from its message. */
 const FORMAT_METADATA: Readonly<Record<string, Readonly<Record<string, FormatMetadata>>>> = {
+  'debezium-json': DEBEZIUM_METADATA,
   'canal-json': CANAL_METADATA,
   'maxwell-json': MAXWELL_METADATA,
 };
@@ -321,30 +325,29 @@ export function layout(
       : physical;
   const valueColumns = valuePositions.map((i) => columns[i] as TableColumn);
   const format = (o.format ?? o['value.format']) as (typeof VALUE_FORMATS)[number];
-  if (format === 'debezium-json') {
-    const changes = debeziumJsonFormat(valueColumns, {
-      ...debeziumJsonOptions(o),
-      schemaInclude: o['debezium-json.schema-include'] === 'true',
-      failOnMissingField: formatOptions.failOnMissingField,
-    });
-    const value: RowFormat = {
-      name: format,
-      decode: () => sqlError('a debezium-json value is read as changes'),
-      encode: (row) => changes.encode({ kind: '+I', value: row }),
-    };
-    return { key, keyPositions, value, changes, valuePositions };
-  }
-  if (format === 'canal-json' || format === 'maxwell-json') {
+  if (format === 'debezium-json' || format === 'canal-json' || format === 'maxwell-json') {
+    // A `value.<key>` column is the format's metadata, read from each message.
     const formatMetadataPositions = columns.flatMap((c, i) =>
       c.metadata?.key.startsWith('value.') === true ? [i] : [],
     );
-    const changes = changelogJsonFormat(
-      format,
-      valueColumns,
-      (name) => o[name as keyof KafkaOptions] as string | undefined,
-      formatMetadataPositions.map((i) => columns[i]?.metadata?.key.slice('value.'.length) ?? ''),
-      formatOptions.failOnMissingField,
+    const metadata = formatMetadataPositions.map(
+      (i) => columns[i]?.metadata?.key.slice('value.'.length) ?? '',
     );
+    const changes =
+      format === 'debezium-json'
+        ? debeziumJsonFormat(valueColumns, {
+            ...debeziumJsonOptions(o),
+            schemaInclude: o['debezium-json.schema-include'] === 'true',
+            failOnMissingField: formatOptions.failOnMissingField,
+            metadata: metadata as readonly DebeziumMetadataKey[],
+          })
+        : changelogJsonFormat(
+            format,
+            valueColumns,
+            (name) => o[name as keyof KafkaOptions] as string | undefined,
+            metadata,
+            formatOptions.failOnMissingField,
+          );
     const value: RowFormat = {
       name: format,
       decode: () => sqlError(`a ${format} value is read as changes`),
@@ -464,7 +467,7 @@ export function physicalPositions(columns: readonly TableColumn[]): number[] {
 export function metadataFiller(
   columns: readonly TableColumn[],
 ): (record: KafkaConsumerRecord, row: Row) => void {
-  // A `value.<key>` column is the value format's (canal-json, maxwell-json), filled from its change.
+  // A `value.<key>` column is the changelog format's, filled from its change.
   const metadata = columns.flatMap((c, i) =>
     c.metadata === undefined || c.metadata.key.startsWith('value.')
       ? []
