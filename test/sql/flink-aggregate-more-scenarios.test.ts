@@ -27,8 +27,9 @@
  * - testLagAggFunction: LAG over a processing-time OVER window.
  *
  * Not ported:
- * - testUnboundedGroupByCollect, testUnboundedGroupByCollectWithObject,
- *   testCollectOnClusteredFields: COLLECT is refused (Weir SQL has no MULTISET type).
+ * - testUnboundedGroupByCollect, testUnboundedGroupByCollectWithObject: ported in
+ *   multiset-collect.test.ts. testCollectOnClusteredFields: UNNEST of a MULTISET and Scala
+ *   UDFs over it (Weir SQL does not UNNEST a MULTISET yet).
  * - testEmptyInputAggregationWithoutGroupBy: @Disabled in Flink (FLINK-12215).
  * - testPojoField: a Java POJO accumulator and result type (no POJO types in Weir SQL).
  * - testGenericTypesWithoutStateClean: Table API only, asserts nothing.

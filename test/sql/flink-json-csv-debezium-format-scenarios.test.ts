@@ -12,7 +12,7 @@
  * debezium-postgres-data-replica-identity.txt and debezium-data-schema-include.txt (its first
  * record verbatim; the others wrapped in a shortened schema).
  *
- * Ported: [json] testSerDe (but its MULTISET field), testSlowDeserialization, testSerDeMultiRows,
+ * Ported: [json] testSerDe (its MULTISET field in multiset-collect.test.ts), testSlowDeserialization, testSerDeMultiRows,
  * testSerDeMultiRowsWithNullValues, testDeserializationMissingNode,
  * testDeserializationMissingField, testSerDeSQLTimestampFormat, testSerializationMapNullKey,
  * testSerializationDecimalEncode, testDeserializationWithTypesMismatch, testJsonParse (its 27
@@ -58,8 +58,8 @@
  * keeps its milliseconds up to its precision (Flink's json format drops them all).
  *
  * Not ported: [json, csv] testSerializationWithTypesMismatch (a row of values of other types
- * than its columns cannot reach a Weir format); MULTISET (testSerDe) and RAW ([csv]
- * testInvalidType): no such types in Weir; [csv] the TIME(5) refusal (Weir's TIME holds
+ * than its columns cannot reach a Weir format); RAW ([csv] testInvalidType): no such type in
+ * Weir; [csv] the TIME(5) refusal (Weir's TIME holds
  * milliseconds); [debezium] testDeserializationWithMetadata: the format's metadata columns
  * (schema, ingestion-timestamp, source.*) are not in Weir's debezium-json, far too large for
  * this port. 'csv.allow-comments' is in the csv format (a `#` line is no record: csvRecord gives

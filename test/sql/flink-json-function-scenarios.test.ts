@@ -19,8 +19,9 @@
  * Not ported:
  * - PARSE_JSON, TRY_PARSE_JSON and VARIANT (parseJsonSpec, JSON_STRING(PARSE_JSON(...)), the
  *   JSON_LENGTH(PARSE_JSON(...)) cases): Weir has no VARIANT type, far too large an addition.
- * - The MULTISET values of JSON_STRING, JSON_OBJECT and JSON_ARRAY (Flink's CreateMultiset UDF):
- *   Weir has no MULTISET type.
+ * - The MULTISET values of JSON_STRING, JSON_OBJECT and JSON_ARRAY: they come from Flink's
+ *   CreateMultiset Java UDF; a MULTISET made by COLLECT is written the same way (an object of
+ *   element to count) in multiset-collect.test.ts.
  * - isJsonSpec's NULL input (`NULL IS JSON` is NULL, FLINK-39943, and its nullable BOOLEAN), an
  *   `it.skip` below: deliberate, Weir follows Flink 2.2.1 (FALSE), as the differential suite
  *   records it.

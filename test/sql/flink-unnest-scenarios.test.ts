@@ -8,9 +8,9 @@
  * compared as the final rows after the changelog.
  *
  * Deliberate differences, each said again where it applies:
- * - COLLECT (a MULTISET aggregate) is written as ARRAY_AGG: Weir SQL has no MULTISET type. The
- *   expected rows stay Flink's (a multiset of the same elements unnests to the same rows; with
- *   ORDINALITY, Flink's positions follow the elements' arrival, as ARRAY_AGG's do).
+ * - UNNEST of a COLLECT result: Flink's MULTISET is a hash map, Weir's keeps its elements in
+ *   first arrival order; with ORDINALITY the positions here are Flink's expected ones, which
+ *   follow the elements' arrival.
  * - A ROW inside an ARRAY prints as `(13, 41.6)` in Weir and as `13,41.6` in Flink's legacy
  *   Row.toString: `legacy` rewrites Weir's text to Flink's before comparing.
  * - A MAP built by MAP[...] keeps its entries in the order written; Flink's tests build a Java
@@ -23,7 +23,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
-import { runScenario, scenarioRows, sorted, TUPLE_DATA_3 } from './flink-scenario-runner.js';
+import { scenarioRows, sorted, TUPLE_DATA_3 } from './flink-scenario-runner.js';
 import { registerValues, registerValuesConnector } from './flink-values-connector.js';
 
 beforeAll(registerValuesConnector);
@@ -86,7 +86,7 @@ describe("Flink's UnnestITCase (streaming)", () => {
     );
   });
 
-  it('testUnnestMultiSetFromCollectResult (COLLECT as ARRAY_AGG)', async () => {
+  it('testUnnestMultiSetFromCollectResult', async () => {
     // Flink's older UnnestITCase: COLLECT of a tuple column, unnested into its fields.
     const setup = `CREATE TEMPORARY VIEW T AS SELECT a, b, CAST(c AS ROW<_1 INT, _2 STRING>) AS c
       FROM (VALUES (1, 1, ROW(12, '45.6')), (2, 2, ROW(12, '45.612')), (3, 2, ROW(13, '41.6')),
@@ -94,13 +94,13 @@ describe("Flink's UnnestITCase (streaming)", () => {
     expect(
       await scenarioRows(
         setup,
-        'WITH T1 AS (SELECT b, ARRAY_AGG(c) as `set` FROM T GROUP BY b) SELECT b, id, point FROM T1, UNNEST(T1.`set`) AS A(id, point) WHERE b < 3',
+        'WITH T1 AS (SELECT b, COLLECT(c) as `set` FROM T GROUP BY b) SELECT b, id, point FROM T1, UNNEST(T1.`set`) AS A(id, point) WHERE b < 3',
       ),
     ).toEqual(sorted(['1,12,45.6', '2,12,45.612', '2,13,41.6']));
   });
 
-  it('testLeftUnnestMultiSetFromCollectResult (COLLECT as ARRAY_AGG)', async () => {
-    // ARRAY_AGG keeps NULL elements as COLLECT does: group 3 (only a NULL) gives `3,null`.
+  it('testLeftUnnestMultiSetFromCollectResult', async () => {
+    // COLLECT leaves NULLs out: group 3 (only a NULL) has an empty MULTISET, so `3,null`.
     const setup = `CREATE TEMPORARY VIEW T AS SELECT * FROM (VALUES
       (1, '1', 'Hello'), (1, '2', 'Hello2'), (2, '2', 'Hello'), (3, CAST(NULL AS STRING), 'Hello'),
       (4, '4', 'Hello'), (5, '5', 'Hello'), (5, CAST(NULL AS STRING), 'Hello'), (6, '6', 'Hello'),
@@ -108,13 +108,13 @@ describe("Flink's UnnestITCase (streaming)", () => {
     expect(
       await scenarioRows(
         setup,
-        'WITH T1 AS (SELECT a, ARRAY_AGG(b) as `set` FROM T GROUP BY a) SELECT a, s FROM T1 LEFT JOIN UNNEST(T1.`set`) AS A(s) ON TRUE WHERE a < 5',
+        'WITH T1 AS (SELECT a, COLLECT(b) as `set` FROM T GROUP BY a) SELECT a, s FROM T1 LEFT JOIN UNNEST(T1.`set`) AS A(s) ON TRUE WHERE a < 5',
         { parallelism: 1 },
       ),
     ).toEqual(sorted(['1,1', '1,2', '2,2', '3,null', '4,4']));
   });
 
-  describe('over a TUMBLE window of tupleData3 (rowtime = b ms, COLLECT as ARRAY_AGG)', () => {
+  describe('over a TUMBLE window of tupleData3 (rowtime = b ms)', () => {
     // Flink's (b, a, c) of tupleData3 with b as the rowtime in ms, watermarks at each rowtime.
     const windowed = (): string => `CREATE TABLE T (
         b BIGINT, a INT, c STRING, rowtime TIMESTAMP(3),
@@ -122,7 +122,7 @@ describe("Flink's UnnestITCase (streaming)", () => {
       ) WITH ('connector' = 'flink-values', 'data-id' = '${registerValues(
         TUPLE_DATA_3.map(([a, b, c]) => [b, a, c, b]),
       )}');`;
-    const aggregate = `WITH T1 AS (SELECT b, ARRAY_AGG(b) as \`set\` FROM T
+    const aggregate = `WITH T1 AS (SELECT b, COLLECT(b) as \`set\` FROM T
       GROUP BY b, TUMBLE(rowtime, INTERVAL '3' SECOND))`;
 
     it('testTumbleWindowAggregateWithCollectUnnest', async () => {
@@ -267,13 +267,13 @@ describe("Flink's UnnestITCase (streaming)", () => {
     );
   });
 
-  it('testUnnestMultisetWithOrdinality (COLLECT as ARRAY_AGG)', async () => {
+  it('testUnnestMultisetWithOrdinality', async () => {
     const setup = `CREATE TEMPORARY VIEW T AS SELECT * FROM (VALUES
       (1, 1, 'Hi'), (1, 2, 'Hello'), (2, 2, 'World'), (3, 3, 'Hello world')) AS T(a, b, c);`;
     expect(
       await scenarioRows(
         setup,
-        `WITH T1 AS (SELECT a, ARRAY_AGG(c) as words FROM T GROUP BY a)
+        `WITH T1 AS (SELECT a, COLLECT(c) as words FROM T GROUP BY a)
          SELECT a, word, pos FROM T1 CROSS JOIN UNNEST(words) WITH ORDINALITY AS A(word, pos)`,
         { parallelism: 1 },
       ),
@@ -392,14 +392,14 @@ describe("Flink's UnnestITCase (streaming)", () => {
     ).toEqual(sorted(['1,12,45.6,1', '2,13,41.6,1']));
   });
 
-  it('testUnnestMultiSetOfRowsFromCollectResultWithOrdinality (COLLECT as ARRAY_AGG)', async () => {
+  it('testUnnestMultiSetOfRowsFromCollectResultWithOrdinality', async () => {
     const setup = `CREATE TEMPORARY VIEW T AS SELECT a, CAST(b AS ROW<_1 INT, _2 STRING>) AS b
       FROM (VALUES (1, ROW(12, '45.6')), (2, ROW(12, '45.612')), (2, ROW(13, '41.6')),
         (3, ROW(14, '45.2136')), (3, ROW(18, '42.6'))) AS v(a, b);`;
     expect(
       await scenarioRows(
         setup,
-        `WITH T1 AS (SELECT a, ARRAY_AGG(b) as \`set\` FROM T GROUP BY a)
+        `WITH T1 AS (SELECT a, COLLECT(b) as \`set\` FROM T GROUP BY a)
          SELECT a, id, point, o FROM T1
          CROSS JOIN UNNEST(T1.\`set\`) WITH ORDINALITY AS A(id, point, o) WHERE a < 3`,
         { parallelism: 1 },
@@ -413,13 +413,5 @@ describe("Flink's UnnestITCase (streaming)", () => {
       "SELECT * FROM (VALUES('a')) AS T(x) CROSS JOIN UNNEST(ARRAY[1,2,3]) WITH ORDINALITY AS U(y, ord)",
     );
     expect(table.columns.map((c) => c.name)).toEqual(['x', 'y', 'ord']);
-  });
-
-  it('refuses COLLECT, whose MULTISET type Weir SQL has not, naming it', async () => {
-    await expect(
-      runScenario('CREATE TEMPORARY VIEW T AS SELECT * FROM (VALUES (1, 2)) AS T(a, b);', [
-        'SELECT a, COLLECT(b) FROM T GROUP BY a',
-      ]),
-    ).rejects.toThrow(/COLLECT/);
   });
 });

@@ -24,10 +24,11 @@ import {
 import { castTo, coerce } from './cast.js';
 import { CodeGen, type Compiled, nullSafe } from './code-gen.js';
 import { compileShared } from './common-subexpressions.js';
+import { modulo } from './functions/math-functions.js';
 import { likeEscapeChar, SimilarToPatternError, similarToRegExp } from './functions/similar-to.js';
 import { intervalLiteral, timeArithmetic } from './functions/time-arithmetic.js';
 import { extract } from './functions/time-functions.js';
-import { bytesCompare } from './functions/value-order.js';
+import { bytesCompare, sameValue } from './functions/value-order.js';
 import { AGGREGATE_FUNCTIONS, callFunction } from './functions.js';
 import { expandRowEquality } from './row-equality.js';
 import { runtime } from './runtime.js';
@@ -457,6 +458,8 @@ function binary(e: Extract<Expr, { kind: 'binary' }>, ctx: CompileContext): Comp
     case '<=':
     case '>':
     case '>=': {
+      if ((e.op === '=' || e.op === '<>') && isMultiset(left.type, right.type))
+        return multisetEquality(g, e, left, right);
       const common = comparisonType(left.type, right.type, e.at, e.op);
       const a = comparable(g, left, common, e.at, `operand of ${e.op}`);
       const b = comparable(g, right, common, e.at, `operand of ${e.op}`);
@@ -483,6 +486,36 @@ function binary(e: Extract<Expr, { kind: 'binary' }>, ctx: CompileContext): Comp
     default:
       return arithmetic(e.op, left, right, g, e.at);
   }
+}
+
+function isMultiset(a: LogicalType, b: LogicalType): boolean {
+  return a.kind === 'MULTISET' || b.kind === 'MULTISET';
+}
+
+/**
+ * `=` / `<>` of MULTISETs, as Flink's generateEquals compares them (as maps of element to
+ * count, whatever their order); ordering them is refused, as Flink does.
+ */
+function multisetEquality(
+  g: CodeGen,
+  e: Extract<Expr, { kind: 'binary' }>,
+  left: Compiled,
+  right: Compiled,
+): Compiled {
+  const common = commonType([left.type, right.type]);
+  if (common === undefined || (common.kind !== 'MULTISET' && common.kind !== 'NULL'))
+    return sqlError(
+      `cannot compare ${formatType(left.type)} with ${formatType(right.type)} (${e.op})`,
+      e.at,
+    );
+  const [a, b] = [left, right].map((v) =>
+    coerce(g, v, withNullability(common, v.type.nullable), e.at, `operand of ${e.op}`),
+  ) as [Compiled, Compiled];
+  const not = e.op === '<>' ? '!' : '';
+  return {
+    code: nullSafe(g, [a, b], ([x, y]) => `${not}${g.constant(sameValue)}(${x}, ${y})`),
+    type: T.boolean(a.type.nullable || b.type.nullable),
+  };
 }
 
 const DATETIME_KINDS: ReadonlySet<LogicalType['kind']> = new Set([
@@ -528,7 +561,8 @@ function comparisonType(
     common === undefined ||
     common.kind === 'ROW' ||
     common.kind === 'ARRAY' ||
-    common.kind === 'MAP'
+    common.kind === 'MAP' ||
+    common.kind === 'MULTISET'
   ) {
     return sqlError(`cannot compare ${formatType(a)} with ${formatType(b)} (${op})`, at);
   }
@@ -541,7 +575,6 @@ const LONG_OPERATIONS = {
   '-': 'longSubtract',
   '*': 'longMultiply',
   '/': 'longDivide',
-  '%': 'longRemainder',
 } as const;
 
 function arithmetic(
@@ -561,6 +594,8 @@ function arithmetic(
     if (other.kind === 'NULL' || isNumeric(other))
       return { code: 'null', type: withNullability(other.kind === 'NULL' ? T.int() : other, true) };
   }
+  // `%` is MOD, typed and computed as it (Flink types both by Calcite's NULLABLE_MOD).
+  if (op === '%') return modulo('%', left, right, g, at);
   const type = arithmeticType(op, lt, rt);
   if (type === undefined)
     return sqlError(`cannot apply ${op} to ${formatType(lt)} and ${formatType(rt)}`, at);
@@ -576,11 +611,7 @@ function arithmetic(
     const b = castTo(g, right, { kind: 'FLOAT', nullable: rt.nullable }, false, at);
     return { code: nullSafe(g, [a, b], ([x, y]) => `Math.fround(${x} ${op} ${y})`), type };
   }
-  // MOD of a BIGINT by an INT is an INT, but its operand may be a bigint.
-  if (
-    type.kind === 'BIGINT' ||
-    (isInteger(type) && (lt.kind === 'BIGINT' || rt.kind === 'BIGINT'))
-  ) {
+  if (type.kind === 'BIGINT') {
     const helper = LONG_OPERATIONS[op];
     return { code: nullSafe(g, [left, right], ([x, y]) => `h.${helper}(${x}, ${y})`), type };
   }
@@ -588,11 +619,9 @@ function arithmetic(
     const body = ([x, y]: string[]) =>
       op === '/'
         ? `h.intDivide(${x}, ${y})`
-        : op === '%'
-          ? `h.intMod(${x}, ${y})`
-          : op === '*' && type.kind === 'INTEGER'
-            ? `Math.imul(${x}, ${y})` // the exact 32-bit product; a double would round first
-            : wrapIfInteger(`(${x} ${op} ${y})`, type);
+        : op === '*' && type.kind === 'INTEGER'
+          ? `Math.imul(${x}, ${y})` // the exact 32-bit product; a double would round first
+          : wrapIfInteger(`(${x} ${op} ${y})`, type);
     return { code: nullSafe(g, [left, right], body), type };
   }
   if (type.kind !== 'DECIMAL')
@@ -631,10 +660,6 @@ function arithmetic(
     case '/':
       body = ([x, y]) =>
         `h.decimalDivide(${x}, ${da.scale}, ${y}, ${db.scale}, ${s}, ${type.precision})`;
-      break;
-    case '%':
-      body = ([x, y]) =>
-        `h.decimalMod(${scaleUp(x as string, da.scale)}, ${scaleUp(y as string, db.scale)})`;
       break;
   }
   return { code: nullSafe(g, [a, b], body), type: withNullability(type, true) };

@@ -10,7 +10,6 @@ import { type SourcePosition, sqlError } from '../sql-error.js';
 import {
   commonType,
   formatType,
-  isApproximate,
   isInteger,
   type LogicalType,
   T,
@@ -28,7 +27,7 @@ import {
 } from './functions/arguments.js';
 import { FUNCTION_FAMILIES } from './functions/index.js';
 import { TIME_FUNCTIONS } from './functions/time-functions.js';
-import { arithmeticType } from './typing.js';
+import { roundDecimalType } from './typing.js';
 
 /** Flink's statistical and value-collecting aggregates (planner/more-aggregates.ts builds them). */
 export const MORE_AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -41,6 +40,7 @@ export const MORE_AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'LAST_VALUE',
   'LISTAGG',
   'ARRAY_AGG',
+  'COLLECT',
 ]);
 
 /**
@@ -61,17 +61,6 @@ export const AGGREGATE_FUNCTIONS: ReadonlySet<string> = new Set([
   'JSON_ARRAYAGG',
   SINGLE_VALUE,
 ]);
-
-/** Flink aggregates Weir does not run yet, with why. */
-const AGGREGATES_NOT_YET: Readonly<Record<string, string>> = {
-  COLLECT: 'its result is a MULTISET, a type Weir SQL does not have',
-};
-
-/** Refuses a call of an aggregate Weir does not run yet (such as COLLECT), naming it. */
-export function refuseAggregateNotYet(name: string, at: SourcePosition): void {
-  const notYet = AGGREGATES_NOT_YET[name];
-  if (notYet !== undefined) sqlError(`aggregate ${name}: ${notYet}`, at);
-}
 
 /** A string function `fn(args)` over strings and integers, NULL in gives NULL out. */
 function stringFunction(
@@ -99,43 +88,6 @@ function compiledPattern(source: string): RegExp | undefined {
 }
 
 const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
-  MOD: (args, g, at) => {
-    arity('MOD', args, 2, 2, at);
-    const [a, b] = args as [Compiled, Compiled];
-    requireNumeric('MOD', a, at);
-    requireNumeric('MOD', b, at);
-    // By an integer, Flink types MOD as that integer (|remainder| < |divisor|), a DECIMAL too.
-    const type =
-      a.type.kind === 'DECIMAL' && isInteger(b.type)
-        ? withNullability(b.type, anyNullable(args))
-        : arithmeticType('%', a.type, b.type);
-    if (type === undefined || isApproximate(type))
-      return sqlError('MOD needs exact numeric arguments', at);
-    if (isInteger(type) && isInteger(a.type))
-      return {
-        code: nullSafe(
-          g,
-          [a, b],
-          // MOD of a BIGINT by an INT is an INT, but its operand may be a bigint.
-          ([x, y]) =>
-            `h.${a.type.kind === 'BIGINT' || b.type.kind === 'BIGINT' ? 'longRemainder' : 'intMod'}(${x}, ${y})`,
-        ),
-        type,
-      };
-    const common = commonType([a.type, b.type]) as LogicalType;
-    const x = coerce(g, a, common, at, 'MOD');
-    const y = coerce(g, b, common, at, 'MOD');
-    return castTo(
-      g,
-      {
-        code: nullSafe(g, [x, y], ([p, q]) => `h.decimalMod(${p}, ${q})`),
-        type: withNullability(common, anyNullable(args)),
-      },
-      type,
-      false,
-      at,
-    );
-  },
   ABS: (args, g, at) => {
     arity('ABS', args, 1, 1, at);
     const a = args[0] as Compiled;
@@ -174,15 +126,17 @@ const FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
       };
     }
     if (a.type.kind === 'DECIMAL') {
-      const scale = Math.max(Math.min(digits, a.type.scale), 0);
-      const precision = Math.min(38, Math.max(1, a.type.precision - a.type.scale + scale + 1));
-      const type = T.decimal(precision, scale, true);
+      const from = a.type.scale;
+      // Every digit kept: the value and its type as they are (Flink's DECIMAL(p, s)).
+      if (digits >= from) return a;
+      // Nullable, a deliberate difference: a carry beyond 38 digits gives NULL.
+      const type = roundDecimalType(a.type.precision, from, digits, true);
+      const { precision, scale } = type as { precision: number; scale: number };
       const body =
         digits >= 0
-          ? ([v]: string[]) =>
-              `h.fitPrecision(h.rescale(${v}, ${(a.type as { scale: number }).scale}, ${scale}), ${precision})`
+          ? ([v]: string[]) => `h.fitPrecision(h.rescale(${v}, ${from}, ${scale}), ${precision})`
           : ([v]: string[]) =>
-              `h.fitPrecision(h.rescale(h.rescale(${v}, ${(a.type as { scale: number }).scale}, ${digits}), ${digits}, 0), ${precision})`;
+              `h.fitPrecision(h.rescale(h.rescale(${v}, ${from}, ${digits}), ${digits}, 0), ${precision})`;
       return { code: nullSafe(g, [a], body), type };
     }
     return { code: nullSafe(g, [a], ([v]) => `h.roundDouble(${v}, ${digits})`), type: a.type };
@@ -519,11 +473,8 @@ export function callFunction(
   const user = compileUserFunction(name, args, g, at);
   if (user !== undefined) return user;
   const fn = FUNCTIONS[name] ?? FUNCTION_FAMILIES[name];
-  if (fn === undefined) {
-    const notYet = AGGREGATES_NOT_YET[name];
-    if (notYet !== undefined) return sqlError(`aggregate ${name}: ${notYet}`, at);
+  if (fn === undefined)
     return sqlError(`unknown function ${name}: not supported by Weir SQL yet`, at);
-  }
   return fn(PRECISE_ARGUMENTS.has(name) ? args : args.map((a) => toMillis(g, a)), g, at, raw);
 }
 
@@ -539,9 +490,11 @@ const PRECISE_ARGUMENTS = new Set([
   'GREATEST',
   'LEAST',
   'TYPEOF',
-  // The constructors keep their values (MAP[t, ts] of a TIMESTAMP(6) was a TIMESTAMP(3) map).
+  // The constructors keep their values (MAP[t, ts] of a TIMESTAMP(6) was a TIMESTAMP(3) map,
+  // ROW(ts) a ROW<TIMESTAMP(3)>).
   'ARRAY[]',
   'MAP[]',
+  'ROW',
   // Their value meets the elements at the elements' type (a TIMESTAMP(6) cut to milliseconds
   // never equalled an element of an ARRAY<TIMESTAMP(6)>).
   'ARRAY_CONTAINS',

@@ -4,7 +4,12 @@
  * ARRAY, MAP and ROW element by element (a ROW to a ROW of as many fields), or to text as
  * Flink writes them (`[1, NULL]`, `{a=1, b=NULL}`, `(1, x)`: each element cast to STRING).
  */
-import { isCharacterString, type LogicalType, MAX_LENGTH } from '../types/logical-type.js';
+import {
+  isCharacterString,
+  type LogicalType,
+  MAX_LENGTH,
+  multisetAsMap,
+} from '../types/logical-type.js';
 import type { CodeGen } from './code-gen.js';
 
 /** The conversion of one non-null value, as cast.ts gives it (undefined: no such cast). */
@@ -57,6 +62,13 @@ export function convertStructured(
   tryCast: boolean,
   convert: Convert,
 ): string | undefined {
+  // A MULTISET casts as its MAP of element to multiplicity (Flink's MapAndMultisetToString and
+  // MapToMapAndMultisetToMultiset rules): to text, or to another MULTISET.
+  if (from.kind === 'MULTISET') {
+    if (to.kind !== 'MULTISET' && !isCharacterString(to)) return undefined;
+    const target = to.kind === 'MULTISET' ? multisetAsMap(to) : to;
+    return convertStructured(g, v, multisetAsMap(from), target, tryCast, convert);
+  }
   // TRY_CAST of a collection is NULL when any element fails, not that element NULL (Flink's
   // TRY_CAST(ROW(1, 'abc') AS ROW(a TINYINT, b TIME)) is NULL): convert as CAST, and catch.
   if (tryCast && (from.kind === 'ARRAY' || from.kind === 'MAP' || from.kind === 'ROW')) {

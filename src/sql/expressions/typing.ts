@@ -12,7 +12,7 @@ import {
 
 /** Flink's result type of `a op b` for numbers (DECIMAL rules of LogicalTypeMerging). */
 export function arithmeticType(
-  op: '+' | '-' | '*' | '/' | '%',
+  op: '+' | '-' | '*' | '/',
   a: LogicalType,
   b: LogicalType,
 ): LogicalType | undefined {
@@ -26,10 +26,8 @@ export function arithmeticType(
       b.kind === 'DECIMAL'
       ? T.double(nullable)
       : { kind: 'FLOAT', nullable };
-  if (isInteger(a) && isInteger(b)) {
-    if (op === '%') return withNullability(b, nullable);
+  if (isInteger(a) && isInteger(b))
     return { kind: integerRank(a.kind) >= integerRank(b.kind) ? a.kind : b.kind, nullable };
-  }
   const da = asDecimal(a) as { precision: number; scale: number };
   const db = asDecimal(b) as { precision: number; scale: number };
   switch (op) {
@@ -52,12 +50,40 @@ export function arithmeticType(
       }
       return T.decimal(precision, Math.min(scale, precision), nullable);
     }
-    case '%': {
-      const scale = Math.max(da.scale, db.scale);
-      const precision = Math.min(da.precision - da.scale, db.precision - db.scale) + scale;
-      return T.decimal(Math.min(Math.max(precision, 1), MAX_PRECISION), scale, nullable);
-    }
   }
+}
+
+/**
+ * Flink's type of MOD(a, b) and of `a % b` (Calcite's NULLABLE_MOD, FlinkTypeSystem's
+ * deriveDecimalModType): b's type when both scales are 0 (an integer's is), else
+ * LogicalTypeMerging.findModuloDecimalType; undefined unless both are exact numbers.
+ */
+export function moduloType(a: LogicalType, b: LogicalType): LogicalType | undefined {
+  const da = asDecimal(a);
+  const db = asDecimal(b);
+  if (da === undefined || db === undefined) return undefined;
+  const nullable = a.nullable || b.nullable;
+  if (da.scale === 0 && db.scale === 0) return withNullability(b, nullable);
+  // At most 38 digits: the smaller whole part plus the larger scale.
+  const scale = Math.max(da.scale, db.scale);
+  const whole = Math.min(da.precision - da.scale, db.precision - db.scale);
+  return T.decimal(whole + scale, scale, nullable);
+}
+
+/**
+ * Flink's type of ROUND and TRUNCATE of a DECIMAL(p, s) to r digits
+ * (LogicalTypeMerging.findRoundDecimalType): DECIMAL(p, s) when r >= s, else one digit more
+ * than the digits kept for the carry of rounding, at most 38.
+ */
+export function roundDecimalType(
+  precision: number,
+  scale: number,
+  digits: number,
+  nullable: boolean,
+): LogicalType {
+  if (digits >= scale) return T.decimal(precision, scale, nullable);
+  const kept = Math.max(digits, 0);
+  return T.decimal(Math.min(MAX_PRECISION, 1 + precision - scale + kept), kept, nullable);
 }
 
 /** Keeps a DECIMAL within 38 digits, giving up fraction digits (down to 6) first. */

@@ -1941,7 +1941,14 @@ class Parser {
 
   dataType(): LogicalType {
     const at = this.at;
-    const t = this.baseType(at);
+    let t = this.nullability(this.baseType(at));
+    // Flink's `t MULTISET`, the SQL standard's spelling of MULTISET<t>.
+    while (this.acceptWord('MULTISET'))
+      t = this.nullability({ kind: 'MULTISET', nullable: true, element: t });
+    return t;
+  }
+
+  private nullability(t: LogicalType): LogicalType {
     if (this.acceptWord('NOT', 'NULL')) return { ...t, nullable: false } as LogicalType;
     this.acceptWord('NULL');
     return t;
@@ -2038,11 +2045,12 @@ class Parser {
       }
       case 'ROW':
         return { kind: 'ROW', nullable, fields: this.rowFields() };
-      case 'ARRAY': {
+      case 'ARRAY':
+      case 'MULTISET': {
         this.expectSymbol('<');
         const element = this.dataType();
         this.expectSymbol('>');
-        return { kind: 'ARRAY', nullable, element };
+        return { kind: word, nullable, element };
       }
       case 'MAP': {
         this.expectSymbol('<');
@@ -2053,7 +2061,7 @@ class Parser {
         return { kind: 'MAP', nullable, key, value };
       }
       default:
-        if (['MULTISET', 'RAW', 'VARIANT', 'STRUCTURED'].includes(word))
+        if (['RAW', 'VARIANT', 'STRUCTURED'].includes(word))
           this.unsupported(`the ${word} type`, at);
         this.i--;
         return this.fail('a data type');

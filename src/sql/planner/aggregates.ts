@@ -212,7 +212,9 @@ function countedTuple(
 }
 
 function isNested(type: LogicalType): boolean {
-  return type.kind === 'ROW' || type.kind === 'ARRAY' || type.kind === 'MAP';
+  return (
+    type.kind === 'ROW' || type.kind === 'ARRAY' || type.kind === 'MAP' || type.kind === 'MULTISET'
+  );
 }
 
 function distinctKey(v: unknown): string {
@@ -293,10 +295,7 @@ function compileAggregate(
       : countedTuple(call, scope);
   const fn = arg.fn;
   const argType = arg.type;
-  if (
-    retracting &&
-    !(argType.kind === 'ROW' || argType.kind === 'ARRAY' || argType.kind === 'MAP')
-  ) {
+  if (retracting && !isNested(argType)) {
     // Over a changelog: the distinct values with their counts, as Flink's retracting accumulators.
     const fold =
       call.distinct && (call.name === 'SUM' || call.name === 'AVG')
@@ -371,7 +370,7 @@ function compileAggregate(
   switch (call.name) {
     case 'MIN':
     case 'MAX': {
-      if (argType.kind === 'ROW' || argType.kind === 'ARRAY' || argType.kind === 'MAP')
+      if (isNested(argType))
         sqlError(`${call.name} of ${formatType(argType)} is not supported`, call.at);
       const better =
         call.name === 'MIN'

@@ -9,7 +9,7 @@ import type { GroupResult } from '../../core/changelog.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateSerializer, StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
-import { compilePredicate, compileProjection, compileScalar } from '../expressions/compile.js';
+import { compilePredicate, compileProjection } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, Select } from '../parser/ast.js';
 import { sqlError } from '../sql-error.js';
@@ -20,7 +20,7 @@ import { rowAggregate } from './aggregates.js';
 import { isUpdating, projectedKey, updatingRelation } from './changelog-relation.js';
 import { type DistinctSplit, planDistinctSplit } from './distinct-split.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
-import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
+import { AggregateCalls, compileKeys, groupKey, isAggregateCall, selectList } from './grouping.js';
 import type { MiniBatch } from './mini-batch.js';
 import type { Relation } from './relation.js';
 import { holdsValueCounts, VALUE_COUNTS_FORMAT } from './retracting-aggregates.js';
@@ -53,7 +53,7 @@ export function planGroupAggregate(
   }
   const keys = select.groupBy;
   const keyIndex = new Map(keys.map((k, i) => [normalizedKey(k, scope), i]));
-  const keyFns = keys.map((k) => compileScalar(k, scope));
+  const keyFns = compileKeys(keys, scope, 'GROUP BY');
   const aggregateCalls = new AggregateCalls(scope);
   const calls = aggregateCalls.calls;
   const rewrite = (e: Expr): Expr => {

@@ -6,25 +6,47 @@
 import type { Key } from '../../core/key-groups.js';
 import { rowText } from '../../runtime/operators/changelog/same-row.js';
 import type { Row } from '../connectors/connector.js';
-import { AGGREGATE_FUNCTIONS, refuseAggregateNotYet } from '../expressions/functions.js';
+import { compileScalar } from '../expressions/compile.js';
+import { AGGREGATE_FUNCTIONS } from '../expressions/functions.js';
 import type { Scope, ScopeColumn } from '../expressions/scope.js';
 import { userAggregate } from '../functions/user-functions.js';
 import type { Expr, Select, SelectItem } from '../parser/ast.js';
-import { sqlError } from '../sql-error.js';
+import { type SourcePosition, sqlError } from '../sql-error.js';
+import { formatType, type LogicalType } from '../types/logical-type.js';
 import type { AggregateCallAst } from './aggregate-spec.js';
 import { contains, normalizedKey } from './expr-tools.js';
 
 const NULL_KEY = '\u0000null';
 
 export function isAggregateCall(e: Expr): boolean {
-  // Before its arguments are checked against the GROUP BY: an aggregate Weir has not is
-  // refused by name rather than for the columns it reads.
-  if (e.kind === 'call' && !e.over) refuseAggregateNotYet(e.name, e.at);
   return (
     e.kind === 'call' &&
     (AGGREGATE_FUNCTIONS.has(e.name) || userAggregate(e.name) !== undefined) &&
     !e.over
   );
+}
+
+/**
+ * Refuses a MULTISET where values are keyed or ordered (GROUP BY, PARTITION BY, ORDER BY):
+ * equal MULTISETs need not hold their elements in one order, so their contents' text is no
+ * key, and they have no order (Flink's TypeCheckUtils.isComparable excludes them).
+ */
+export function refuseMultiset(type: LogicalType, at: SourcePosition, where: string): void {
+  if (type.kind === 'MULTISET')
+    sqlError(`a MULTISET (${formatType(type)}) cannot be used in ${where}`, at);
+}
+
+/** Compiles GROUP BY or PARTITION BY keys, refusing a MULTISET among them. */
+export function compileKeys(
+  keys: readonly Expr[],
+  scope: Scope,
+  where: string,
+): ReturnType<typeof compileScalar>[] {
+  return keys.map((k) => {
+    const key = compileScalar(k, scope);
+    refuseMultiset(key.type, k.at, where);
+    return key;
+  });
 }
 
 function outputName(item: Extract<SelectItem, { kind: 'expr' }>, index: number): string {

@@ -1,13 +1,14 @@
 /**
  * Flink's statistical and value-collecting aggregates: STDDEV_POP, STDDEV_SAMP, VAR_POP,
- * VAR_SAMP, VARIANCE, FIRST_VALUE, LAST_VALUE, LISTAGG and ARRAY_AGG. Each is an
+ * VAR_SAMP, VARIANCE, FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG and COLLECT. Each is an
  * {@link AggregateSpec} with a JSON accumulator, as the core aggregates in aggregates.ts.
  *
- * The value-collecting ones have no `retract`: over a changelog the updating aggregation then
- * keeps the group's rows and recomputes from those left in arrival order, which gives what
- * Flink's retracting variants (state of the values with their order) give. Their `merge`
- * appends `b` after `a` (window panes in time order); they are not split into two phases, as
- * Flink has no merge for them.
+ * The value-collecting ones but COLLECT have no `retract`: over a changelog the updating
+ * aggregation then keeps the group's rows and recomputes from those left in arrival order,
+ * which gives what Flink's retracting variants (state of the values with their order) give.
+ * Their `merge` appends `b` after `a` (window panes in time order); they are not split into
+ * two phases, as Flink has no merge for them. COLLECT counts each element, whatever the order:
+ * it retracts, and merges by adding counts, as Flink's CollectAggFunction.
  */
 import type { Row } from '../connectors/connector.js';
 import { compileScalar } from '../expressions/compile.js';
@@ -21,6 +22,7 @@ import {
   isInteger,
   isNumeric,
   type LogicalType,
+  multisetAsMap,
   T,
   withNullability,
 } from '../types/logical-type.js';
@@ -51,23 +53,25 @@ export function compileMoreAggregate(
       return listAgg(call, arg, scope, guard);
     case 'ARRAY_AGG':
       return arrayAgg(call, arg.fn, arg.type, guard, nestedCodec(call, arg.type, codec));
+    case 'COLLECT':
+      return collect(call, arg.fn, arg.type, guard, nestedCodec(call, arg.type, codec));
     default:
       return variance(call, arg.fn, arg.type, guard);
   }
 }
 
-/** Values the accumulator can hold as JSON: refuses ROW, ARRAY, MAP and binary strings. */
+/** Values the accumulator can hold as JSON: refuses ROW, ARRAY, MAP, MULTISET and binary strings. */
 function plainValueType(call: AggregateCallAst, type: LogicalType): LogicalType {
-  if (['ROW', 'ARRAY', 'MAP', 'BINARY', 'VARBINARY'].includes(type.kind))
+  if (['ROW', 'ARRAY', 'MAP', 'MULTISET', 'BINARY', 'VARBINARY'].includes(type.kind))
     sqlError(`${call.name} of ${formatType(type)} is not supported by Weir SQL yet`, call.at);
   return type;
 }
 
 /**
- * The accumulator's JSON form of a value that may be a ROW, ARRAY or MAP (ARRAY_AGG's
- * elements: Flink's ARRAY_AGG, and so its COLLECT-like uses in UnnestITCase, aggregates rows
- * too): a ROW or ARRAY as a list of its encoded fields or elements, a MAP as a list of
- * encoded [key, value] pairs; NULLs kept. Binary strings stay refused.
+ * The accumulator's JSON form of a value that may be a ROW, ARRAY, MAP or MULTISET (ARRAY_AGG's
+ * and COLLECT's elements: Flink aggregates rows too): a ROW or ARRAY as a list of its encoded
+ * fields or elements, a MAP or MULTISET as a list of encoded [key, value] pairs; NULLs kept.
+ * Binary strings stay refused.
  */
 export function nestedCodec(
   call: AggregateCallAst,
@@ -103,6 +107,18 @@ export function nestedCodec(
           ),
         dec: (v) =>
           new Map((v as [unknown, unknown][]).map(([k, x]) => [key.dec(k), value.dec(x)])),
+      };
+    }
+    case 'MULTISET': {
+      // Its entries in the order of their text, so that equal MULTISETs encode alike.
+      const map = nestedCodec(call, multisetAsMap(type), codec);
+      return {
+        enc: (v) =>
+          (map.enc(v) as unknown[])
+            .map((entry) => [JSON.stringify(entry), entry] as const)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([, entry]) => entry),
+        dec: map.dec,
       };
     }
     default:
@@ -229,6 +245,71 @@ function arrayAgg(
     },
     type: { kind: 'ARRAY', nullable: true, element: type },
     mergeable: false,
+  };
+}
+
+/** COLLECT's accumulator: each element (encoded) with its count, by the element's text. */
+type Bag = Record<string, [unknown, number]>;
+
+function bagKey(e: unknown): string {
+  if (typeof e === 'string') return `s${e}`;
+  return typeof e === 'number' ? `n${e}` : `j${JSON.stringify(e)}`;
+}
+
+/** Adds `n` of the element `e` (under `key`) to `bag`: an element whose count reaches 0 leaves. */
+function addToBag(bag: Bag, key: string, e: unknown, n: number): void {
+  const had = bag[key];
+  if (had === undefined) bag[key] = [e, n];
+  else if (had[1] + n === 0) delete bag[key];
+  else had[1] += n;
+}
+
+/**
+ * COLLECT(x): the MULTISET of the non-NULL values, as Flink's CollectAggFunction: a count per
+ * element, a retraction takes one out (an element retracted before it was added counts -1
+ * until it comes), the empty MULTISET when none is left. DISTINCT counts each element once.
+ */
+function collect(
+  call: AggregateCallAst,
+  fn: (row: Row) => unknown,
+  type: LogicalType,
+  guard: Guard,
+  { enc, dec }: Codec,
+): AggregateSpec {
+  // A state that was never initialized (null) is the empty bag.
+  const bagOf = (s: AccState): Bag => (s ?? {}) as unknown as Bag;
+  const step = (sign: 1 | -1) =>
+    guard((s, row) => {
+      const v = fn(row);
+      if (v === null) return s;
+      const e = enc(v);
+      const bag = bagOf(s);
+      addToBag(bag, bagKey(e), e, sign);
+      return bag as unknown as AccState;
+    });
+  const mergeInto = (a: AccState, b: AccState): AccState => {
+    const bag = bagOf(a);
+    for (const [key, [e, n]] of Object.entries(bagOf(b))) addToBag(bag, key, e, n);
+    return bag as unknown as AccState;
+  };
+  return {
+    init: () => ({}) as unknown as AccState,
+    add: step(1),
+    retract: step(-1),
+    merge: (a, b) => {
+      const copy: Bag = {};
+      for (const [key, [e, n]] of Object.entries(bagOf(a))) copy[key] = [e, n];
+      return mergeInto(copy as unknown as AccState, b);
+    },
+    mergeInto,
+    result: (s) => {
+      const out = new Map<unknown, number>();
+      for (const [e, n] of Object.values(bagOf(s)))
+        if (!call.distinct) out.set(dec(e), n);
+        else if (n > 0) out.set(dec(e), 1);
+      return out;
+    },
+    type: { kind: 'MULTISET', nullable: false, element: type },
   };
 }
 

@@ -33,7 +33,7 @@ import { rowAggregate } from './aggregates.js';
 import { whereFilter } from './calc.js';
 import { requireInsertOnly, updatingRelation } from './changelog-relation.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
-import { groupKey } from './grouping.js';
+import { compileKeys, groupKey } from './grouping.js';
 import {
   isWindowFunction,
   type OverFrame,
@@ -309,7 +309,7 @@ function planSortedOver(
       descending: o.descending,
     })),
   );
-  const keyFns = window.partitionBy.map((p) => compileScalar(p, scope).fn);
+  const keyFns = compileKeys(window.partitionBy, scope, 'PARTITION BY').map((k) => k.fn);
   const { agg, types } = overAggregation(calls, scope);
   const changes = stream
     .keyBy(groupKey(keyFns), window.partitionBy.length === 0 ? 'over (global)' : 'partition key')
@@ -412,7 +412,7 @@ export function planOver(
   if (order?.descending === true)
     sqlError('an OVER window must be ordered by its time attribute ascending', order.expr.at);
   const timeIndex = proctime ? undefined : (orderColumn as { index: number }).index;
-  const keyFns = window.partitionBy.map((p) => compileScalar(p, scope).fn);
+  const keyFns = compileKeys(window.partitionBy, scope, 'PARTITION BY').map((k) => k.fn);
   const { agg, types } = overAggregation(
     calls,
     scope,

@@ -60,7 +60,7 @@ import type { DistinctSplit } from './distinct-split.js';
 import { withEventTime } from './event-time.js';
 import { contains, mapChildren, normalizedKey, passedThrough } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
-import { AggregateCalls, groupKey, isAggregateCall, selectList } from './grouping.js';
+import { AggregateCalls, compileKeys, groupKey, isAggregateCall, selectList } from './grouping.js';
 import { expandGroupingSets, usesGroupingSets } from './grouping-sets.js';
 import { aggregatePerGroup } from './groups-in-window.js';
 import { planJoin } from './join-planner.js';
@@ -1158,7 +1158,7 @@ function planAggregation(
     );
   }
   const keyIndex = new Map(keys.map((k, i) => [normalizedKey(k, inputScope), i]));
-  const keyFns = keys.map((k) => compileScalar(k, inputScope));
+  const keyFns = compileKeys(keys, inputScope, 'GROUP BY');
   const aggregateCalls = new AggregateCalls(fullScope);
   const calls = aggregateCalls.calls;
   const rewrite = (e: Expr): Expr => {

@@ -24,7 +24,7 @@ import {
   updatingRelation,
 } from './changelog-relation.js';
 import { withEventTime } from './event-time.js';
-import { groupKey, selectList } from './grouping.js';
+import { groupKey, refuseMultiset, selectList } from './grouping.js';
 import { conjuncts } from './join-planner.js';
 import { onWindowClock, windowClock } from './local-time-windows.js';
 import type { Relation } from './relation.js';
@@ -312,6 +312,12 @@ export function planRank(
   const visible: ScopeColumn[] = rel.columns
     .slice(0, width)
     .map((c) => ({ ...c, qualifier: p.alias, rowtime: false }));
+  window.partitionBy.forEach((e, i) => {
+    refuseMultiset((rel.columns[partitionAt + i] as ScopeColumn).type, e.at, 'PARTITION BY');
+  });
+  window.orderBy.forEach((o, i) => {
+    refuseMultiset((rel.columns[orderAt + i] as ScopeColumn).type, o.expr.at, 'ORDER BY');
+  });
   const keyOf = groupKey(window.partitionBy.map((_, i) => (row: Row) => row[partitionAt + i]));
   const first = window.orderBy[0];
   const orderColumn = rel.columns[orderAt] as ScopeColumn;

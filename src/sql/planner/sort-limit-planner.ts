@@ -37,6 +37,7 @@ import {
   retracting,
   updatingRelation,
 } from './changelog-relation.js';
+import { refuseMultiset } from './grouping.js';
 import { sortAtEnd } from './non-temporal-sort.js';
 import type { Relation } from './relation.js';
 import { retractRank } from './retract-rank.js';
@@ -45,10 +46,11 @@ import { RowtimeBuffer } from './rowtime-buffer.js';
 type RowComparator = (a: Row, b: Row) => number;
 
 function comparator(items: readonly OrderItem[], scope: Scope): RowComparator {
-  const keys = items.map((o) => ({
-    fn: compileScalar(o.expr, scope).fn,
-    sign: o.descending ? -1 : 1,
-  }));
+  const keys = items.map((o) => {
+    const key = compileScalar(o.expr, scope);
+    refuseMultiset(key.type, o.expr.at, 'ORDER BY');
+    return { fn: key.fn, sign: o.descending ? -1 : 1 };
+  });
   return (a, b) => {
     for (const k of keys) {
       const c = compareNullsLow(k.fn(a), k.fn(b));

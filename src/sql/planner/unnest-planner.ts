@@ -48,6 +48,25 @@ function elementsOf(value: unknown, kind: 'ARRAY' | 'ARRAY_OF_ROWS' | 'MAP'): Ro
   return Object.entries(value as Record<string, unknown>);
 }
 
+/**
+ * A MULTISET unnests as an ARRAY of its elements, each as many times as it counts (Flink's
+ * UNNEST of a MULTISET, e.g. of a COLLECT result).
+ */
+function elementsAsArray(arg: ReturnType<typeof compileScalar>): ReturnType<typeof compileScalar> {
+  const { type, fn } = arg;
+  if (type.kind !== 'MULTISET') return arg;
+  return {
+    type: { kind: 'ARRAY', nullable: type.nullable, element: type.element },
+    fn: (row) => {
+      const value = fn(row) as Map<unknown, number> | null;
+      if (value === null) return null;
+      const elements: unknown[] = [];
+      for (const [element, n] of value) for (let i = 0; i < n; i++) elements.push(element);
+      return elements;
+    },
+  };
+}
+
 /** `where` is the SELECT's WHERE for a comma join, which this join then applies. */
 export function planUnnestJoin(
   item: JoinItem & { right: UnnestItem },
@@ -56,7 +75,7 @@ export function planUnnestJoin(
 ): Relation {
   const unnest = item.right;
   const outer = checkCorrelatedJoin(item, 'UNNEST', 'UNNEST');
-  const arg = compileScalar(unnest.arg, new Scope(left.columns));
+  const arg = elementsAsArray(compileScalar(unnest.arg, new Scope(left.columns)));
   const types = elementColumns(arg.type);
   if (types.length === 0)
     sqlError(`UNNEST needs an ARRAY or a MAP, got ${formatType(arg.type)}`, unnest.arg.at);

@@ -28,6 +28,8 @@ export type LogicalType =
   | { readonly kind: 'INTERVAL_DAY_TIME' | 'INTERVAL_YEAR_MONTH'; readonly nullable: boolean }
   | { readonly kind: 'ROW'; readonly nullable: boolean; readonly fields: readonly RowField[] }
   | { readonly kind: 'ARRAY'; readonly nullable: boolean; readonly element: LogicalType }
+  /** Held as a Map from element to its multiplicity (an INT), as Flink's MapData of a MULTISET. */
+  | { readonly kind: 'MULTISET'; readonly nullable: boolean; readonly element: LogicalType }
   | {
       readonly kind: 'MAP';
       readonly nullable: boolean;
@@ -133,6 +135,16 @@ export function asDecimal(t: LogicalType): { precision: number; scale: number } 
   return undefined;
 }
 
+/**
+ * A MULTISET as Flink casts, compares and writes it: a MAP of each element to its multiplicity
+ * (an INT NOT NULL), the same Map value.
+ */
+export function multisetAsMap(
+  t: LogicalType & { kind: 'MULTISET' },
+): LogicalType & { kind: 'MAP' } {
+  return { kind: 'MAP', nullable: t.nullable, key: t.element, value: T.int('INTEGER', false) };
+}
+
 /** Flink's rendering of a type, e.g. `DECIMAL(24, 3) NOT NULL`, `VARCHAR(2147483647)` as `STRING`. */
 export function formatType(t: LogicalType): string {
   const notNull = t.kind !== 'NULL' && !t.nullable ? ' NOT NULL' : '';
@@ -161,6 +173,8 @@ export function formatType(t: LogicalType): string {
       return `ROW<${t.fields.map((f) => `\`${f.name}\` ${formatType(f.type)}`).join(', ')}>${notNull}`;
     case 'ARRAY':
       return `ARRAY<${formatType(t.element)}>${notNull}`;
+    case 'MULTISET':
+      return `MULTISET<${formatType(t.element)}>${notNull}`;
     case 'MAP':
       return `MAP<${formatType(t.key)}, ${formatType(t.value)}>${notNull}`;
     case 'INTEGER':
@@ -245,9 +259,9 @@ function commonOfCollections(
   b: LogicalType,
   nullable: boolean,
 ): LogicalType | undefined {
-  if (a.kind === 'ARRAY' && b.kind === 'ARRAY') {
+  if ((a.kind === 'ARRAY' || a.kind === 'MULTISET') && a.kind === b.kind) {
     const element = commonType([a.element, b.element]);
-    return element === undefined ? undefined : { kind: 'ARRAY', nullable, element };
+    return element === undefined ? undefined : { kind: a.kind, nullable, element };
   }
   if (a.kind === 'ROW' && b.kind === 'ROW') {
     if (a.fields.length !== b.fields.length) return undefined;

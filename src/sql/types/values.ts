@@ -2,12 +2,13 @@
  * How SQL values are held in rows, and how they leave them. In a row: BOOLEAN a boolean,
  * TINYINT..INT and FLOAT/DOUBLE a number, BIGINT a number or beyond 2^53 a bigint (long.ts), DECIMAL(p, s) its unscaled bigint, CHAR/VARCHAR a
  * string, BINARY/VARBINARY a Uint8Array, DATE days since 1970-01-01, TIME ms of the day,
- * TIMESTAMP and TIMESTAMP_LTZ epoch ms (UTC; above precision 3 a bigint of epoch ns), INTERVAL ms or months, ROW an array, NULL null.
+ * TIMESTAMP and TIMESTAMP_LTZ epoch ms (UTC; above precision 3 a bigint of epoch ns), INTERVAL ms or months, ROW an array,
+ * MULTISET a Map of element to its count, NULL null.
  */
 import { millisOfNanos, withMillis } from '../expressions/functions/precise-time.js';
 import { runtime } from '../expressions/runtime.js';
 import { formatDecimal } from './decimal.js';
-import type { LogicalType } from './logical-type.js';
+import { type LogicalType, multisetAsMap } from './logical-type.js';
 import type { TimeZone } from './time-zone.js';
 
 /**
@@ -122,6 +123,8 @@ export function toDisplayString(value: unknown, type: LogicalType, zone?: TimeZo
       return `[${(value as unknown[]).map((v) => nestedDisplay(v, type.element, zone)).join(', ')}]`;
     case 'MAP':
       return `{${[...(value as Map<unknown, unknown>)].map(([k, v]) => `${nestedDisplay(k, type.key, zone)}=${nestedDisplay(v, type.value, zone)}`).join(', ')}}`;
+    case 'MULTISET':
+      return toDisplayString(value, multisetAsMap(type), zone);
     case 'FLOAT':
       // Java's Float.toString (`1.1`, `1.0`), not the digits of the double holding the float.
       return runtime.formatFloat(value as number);

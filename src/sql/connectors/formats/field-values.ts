@@ -10,7 +10,12 @@ import {
 } from '../../expressions/functions/precise-time.js';
 import { runtime } from '../../expressions/runtime.js';
 import { fitPrecision, formatDecimal, parseDecimal } from '../../types/decimal.js';
-import { formatType, isInteger, type LogicalType } from '../../types/logical-type.js';
+import {
+  formatType,
+  isInteger,
+  type LogicalType,
+  multisetAsMap,
+} from '../../types/logical-type.js';
 import { parseLong } from '../../types/long.js';
 
 /** A value that does not fit its column; `field` is its path (`order.price`). */
@@ -222,7 +227,10 @@ function convertJson(
   if (type.kind === 'BOOLEAN')
     return typeof value === 'boolean' ? value : String(value).trim().toLowerCase() === 'true';
   if (typeof value === 'string') {
-    return type.kind === 'ROW' || type.kind === 'ARRAY' || type.kind === 'MAP'
+    return type.kind === 'ROW' ||
+      type.kind === 'ARRAY' ||
+      type.kind === 'MAP' ||
+      type.kind === 'MULTISET'
       ? refuse(field, type, value)
       : parseText(value, type, field, options.timestampStandard);
   }
@@ -265,6 +273,9 @@ function convertJson(
         );
       return map;
     }
+    case 'MULTISET':
+      // As Flink's json format: an object of each element to its count.
+      return convertJson(value, multisetAsMap(type), field, options);
     default:
       if (isInteger(type)) {
         const [min, max] = INTEGER_BOUNDS[type.kind as keyof typeof INTEGER_BOUNDS];
@@ -417,6 +428,8 @@ export function toJsonText(value: unknown, type: LogicalType, options?: JsonWrit
       }
       return `{${entries.join(',')}}`;
     }
+    case 'MULTISET':
+      return toJsonText(value, multisetAsMap(type), options);
     default:
       return JSON.stringify(toText(value, type));
   }

@@ -20,6 +20,7 @@ import {
   isInteger,
   isNumeric,
   type LogicalType,
+  multisetAsMap,
   T,
   withNullability,
 } from '../../types/logical-type.js';
@@ -405,6 +406,8 @@ export function sqlToJson(value: unknown, type: LogicalType): JsonNode {
           sqlToJson(v, type.value),
         ]),
       );
+    case 'MULTISET':
+      return sqlToJson(value, multisetAsMap(type));
     case 'ROW':
       // Flink writes a row's fields sorted by name, not in their declared order.
       return new Map(

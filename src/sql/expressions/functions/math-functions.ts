@@ -1,16 +1,17 @@
 /**
- * Flink's arithmetic functions beyond the standard's: SIGN, TRUNCATE, PI, E, LOG, LOG2, the
- * trigonometric and hyperbolic functions, DEGREES, RADIANS, CBRT, RAND, RAND_INTEGER, SHIFTLEFT
- * and SHIFTRIGHT.
+ * Flink's arithmetic functions beyond the standard's: MOD (and the `%` operator), SIGN,
+ * TRUNCATE, PI, E, LOG, LOG2, the trigonometric and hyperbolic functions, DEGREES, RADIANS,
+ * CBRT, RAND, RAND_INTEGER, SHIFTLEFT and SHIFTRIGHT.
  * DECIMAL stays exact (SIGN and TRUNCATE work on the unscaled value); the functions of real
  * analysis take and give DOUBLE.
  */
 import { sqlError } from '../../sql-error.js';
 import { pow10 } from '../../types/decimal.js';
-import { isInteger, type LogicalType, T } from '../../types/logical-type.js';
+import { formatType, isInteger, type LogicalType, T } from '../../types/logical-type.js';
 import { longOf } from '../../types/long.js';
 import { castTo } from '../cast.js';
 import { type CodeGen, type Compiled, nullSafe } from '../code-gen.js';
+import { moduloType, roundDecimalType } from '../typing.js';
 import {
   anyNullable,
   arity,
@@ -23,6 +24,43 @@ import {
 import { JavaRandom } from './java-random.js';
 
 type Position = Parameters<FunctionCompiler>[2];
+
+/**
+ * MOD(a, b) and `a % b`, one operation in Flink, typed by `moduloType`: the remainder of the
+ * exact division with the dividend's sign (Java's `%`); by zero it fails. Flink refuses a
+ * FLOAT or DOUBLE operand (its validator coerces no types).
+ */
+export function modulo(name: string, a: Compiled, b: Compiled, g: CodeGen, at: Position): Compiled {
+  const type = moduloType(a.type, b.type);
+  if (type === undefined)
+    return sqlError(
+      `${name} needs exact numeric arguments, got ${formatType(a.type)} and ${formatType(b.type)}`,
+      at,
+    );
+  if (isInteger(a.type) && isInteger(b.type)) {
+    // MOD of a BIGINT by an INT is an INT, but its operand may be a bigint.
+    const helper =
+      a.type.kind === 'BIGINT' || b.type.kind === 'BIGINT' ? 'longRemainder' : 'intMod';
+    return { code: nullSafe(g, [a, b], ([x, y]) => `h.${helper}(${x}, ${y})`), type };
+  }
+  // Both unscaled at the larger scale: the remainder is then at the result's scale (0 when the
+  // result is b's type) and within its digits, so it is never cut and never overflows.
+  const scaleOf = (t: LogicalType): number => (t.kind === 'DECIMAL' ? t.scale : 0);
+  const scale = Math.max(scaleOf(a.type), scaleOf(b.type));
+  const unscaled = (v: string, t: LogicalType): string => {
+    const exact = isInteger(t) ? `BigInt(${v})` : v;
+    const up = scale - scaleOf(t);
+    return up === 0 ? exact : `(${exact} * ${10n ** BigInt(up)}n)`;
+  };
+  return {
+    code: nullSafe(g, [a, b], ([x, y]) => {
+      const r = `h.decimalMod(${unscaled(x as string, a.type)}, ${unscaled(y as string, b.type)})`;
+      if (type.kind === 'BIGINT') return `h.longOfDecimal(${r}, 0)`;
+      return isInteger(type) ? `Number(${r})` : r;
+    }),
+    type,
+  };
+}
 
 /** A function of doubles: the arguments cast to DOUBLE, the result `Math` gives. */
 function real(name: string, n: number, fn: (...xs: number[]) => number): FunctionCompiler {
@@ -85,8 +123,8 @@ function truncateUnscaled(v: bigint, from: number, to: number): bigint {
 }
 
 /**
- * TRUNCATE(x[, digits]): Flink types it as ROUND: a DECIMAL(p, s) cut to d < s digits is a
- * DECIMAL(1 + p - s + max(d, 0), max(d, 0)), the digit ROUND may carry included.
+ * TRUNCATE(x[, digits]): Flink types it as ROUND (`roundDecimalType`), so a DECIMAL cut to
+ * fewer digits has room for the digit ROUND may carry.
  */
 function truncate(
   args: Compiled[],
@@ -114,9 +152,6 @@ function truncate(
     };
   if (a.type.kind === 'DECIMAL') {
     const { precision, scale } = a.type;
-    const newScale = Math.max(Math.min(digits, scale), 0);
-    const newPrecision =
-      digits >= scale ? precision : Math.min(38, 1 + precision - scale + newScale);
     return {
       code: nullSafe(g, [a], ([v]) =>
         helperCall(g, truncateUnscaled, [
@@ -125,7 +160,7 @@ function truncate(
           String(Math.min(digits, scale)),
         ]),
       ),
-      type: T.decimal(newPrecision, newScale, a.type.nullable),
+      type: roundDecimalType(precision, scale, digits, a.type.nullable),
     };
   }
   const x = castTo(g, a, T.double(a.type.nullable), false, at);
@@ -227,6 +262,10 @@ function signFunction(args: Compiled[], g: CodeGen, at: Position): Compiled {
 
 export const MATH_FUNCTIONS: Readonly<Record<string, FunctionCompiler>> = {
   SIGN: signFunction,
+  MOD: (args, g, at) => {
+    arity('MOD', args, 2, 2, at);
+    return modulo('MOD', args[0] as Compiled, args[1] as Compiled, g, at);
+  },
   TRUNCATE: truncate,
   PI: constant('PI', Math.PI),
   E: constant('E', Math.E),
