@@ -124,7 +124,11 @@ export interface Table {
   toDataStream(): DataStream<Row>;
   /** The query's changes (any query; each row of an insert-only one is a `+I`). */
   toChangelogStream(): ChangelogStream<Row>;
-  /** A row as JSON values (DECIMAL as its plain string, TIMESTAMP as epoch ms). */
+  /**
+   * A row as JSON values: DECIMAL as its plain string, TIMESTAMP as epoch ms, a BIGINT beyond
+   * 2^53 as its digits, a ROW or ARRAY as an array, a MAP as [key, value] pairs and a MULTISET
+   * as [element, count] pairs (JSON objects key by text only).
+   */
   toJson(row: Row): JsonValue[];
   /**
    * A row's values as Flink's print connector and SQL client show them (`<NULL>` for null, a

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
 import {
+  type Change,
   CollectSink,
   type Row,
   SqlError,
@@ -235,6 +236,35 @@ describe('DDL and statements', () => {
     expect(sink.values.map((r) => table.toJson(r))).toEqual([
       [10, 'A'],
       [20, null],
+    ]);
+  }, 60_000);
+
+  it('toJson writes nested values as JSON: ARRAY elements, MAP entries and MULTISET counts as pairs', async () => {
+    const env = new StreamEnvironment();
+    const tEnv = TableEnvironment.create(env);
+    const table = tEnv.sqlQuery(
+      `SELECT ARRAY[CAST(1.50 AS DECIMAL(4, 2)), NULL], MAP['a', CAST(9007199254740993 AS BIGINT)],
+         CAST(MAP['x', 2] AS MAP<STRING, INT>), ROW(ARRAY[CAST(2.5 AS DECIMAL(3, 1))])`,
+    );
+    const bag = tEnv.sqlQuery("SELECT COLLECT(v) FROM (VALUES ('p'), ('q'), ('p')) AS t(v)");
+    const sink = new CollectSink<Row>();
+    table.toDataStream().sinkTo(sink);
+    const bags = new CollectSink<Change<Row>>();
+    bag.toChangelogStream().sinkTo(bags);
+    await env.execute();
+    const [row] = sink.values.map((r) => table.toJson(r));
+    expect(JSON.parse(JSON.stringify(row))).toEqual([
+      ['1.50', null],
+      [['a', '9007199254740993']],
+      [['x', 2]],
+      [['2.5']],
+    ]);
+    const last = bags.values.at(-1) as Change<Row>;
+    expect(bag.toJson(last.value)).toEqual([
+      [
+        ['p', 2],
+        ['q', 1],
+      ],
     ]);
   }, 60_000);
 

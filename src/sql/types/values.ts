@@ -26,6 +26,20 @@ export function toJsonValue(value: unknown, type: LogicalType): JsonValue {
       return (value as unknown[]).map((v, i) =>
         toJsonValue(v, (type.fields[i] as { type: LogicalType }).type),
       );
+    case 'ARRAY':
+      return (value as unknown[]).map((v) => toJsonValue(v, type.element));
+    // JSON objects key by text only: a MAP's entries (a MULTISET's elements and counts) as pairs,
+    // each key keeping its type.
+    case 'MAP':
+      return [...(value as Map<unknown, unknown>)].map(([k, v]) => [
+        toJsonValue(k, type.key),
+        toJsonValue(v, type.value),
+      ]);
+    case 'MULTISET':
+      return [...(value as Map<unknown, number>)].map(([k, n]) => [
+        toJsonValue(k, type.element),
+        n,
+      ]);
     case 'BINARY':
     case 'VARBINARY':
       return Buffer.from(value as Uint8Array).toString('base64');
