@@ -100,7 +100,7 @@ function isCandidate(e: Expr): boolean {
 }
 
 /** Whether every call below `e` (and `e` itself) is a deterministic built-in. */
-function isDeterministic(e: Expr): boolean {
+export function isDeterministic(e: Expr): boolean {
   if (e.kind === 'call' && !DETERMINISTIC_FUNCTIONS.has(e.name)) return false;
   let ok = true;
   mapChildren(e, (child) => {

@@ -18,6 +18,7 @@ import type { JoinType } from '../../core/joins.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
+import { isDeterministic } from '../expressions/common-subexpressions.js';
 import { compilePredicate, compileScalar } from '../expressions/compile.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, FromItem } from '../parser/ast.js';
@@ -66,6 +67,39 @@ function sidesOf(e: Expr, scope: Scope, leftWidth: number): { left: boolean; rig
     left: contains(e, (x) => isColumn(x) && scope.resolve(x.path, x.at).index < leftWidth),
     right: contains(e, (x) => isColumn(x) && scope.resolve(x.path, x.at).index >= leftWidth),
   };
+}
+
+/**
+ * The WHERE conditions over a join's rows (`where`) that read one side only and are
+ * deterministic, added to `leftOnly` / `rightOnly` so that they filter that side before the join,
+ * as Flink's FilterJoinRule pushes them: the join keeps and pairs fewer rows (Nexmark q20 kept
+ * every auction to pair every bid, then dropped nine pairs in ten). Into both sides of an inner
+ * join, into the kept side of a LEFT or RIGHT join (a row of the other side that fails the
+ * condition may still be padded); never through a FULL join. They stay in the WHERE too, which
+ * they then pass.
+ */
+function pushWhereToSides(
+  where: Expr | undefined,
+  type: JoinType,
+  scope: Scope,
+  leftWidth: number,
+  leftOnly: Expr[],
+  rightOnly: Expr[],
+): void {
+  for (const part of conjuncts(where)) {
+    const subquery = (x: Expr) => x.kind === 'scalar-subquery' || x.kind === 'subquery-test';
+    if (!isDeterministic(part) || contains(part, subquery)) continue;
+    let sides: { left: boolean; right: boolean };
+    try {
+      sides = sidesOf(part, scope, leftWidth);
+    } catch {
+      // A name this join's inputs do not have (the query's errors come from the WHERE itself).
+      continue;
+    }
+    if (sides.left && !sides.right && (type === 'inner' || type === 'left')) leftOnly.push(part);
+    else if (sides.right && !sides.left && (type === 'inner' || type === 'right'))
+      rightOnly.push(part);
+  }
 }
 
 /**
@@ -223,6 +257,7 @@ export function planJoin(
     else if (type === 'inner' && sides.right && !sides.left) rightOnly.push(part);
     else residual.push(part);
   }
+  pushWhereToSides(filterAfter, type, scope, leftWidth, leftOnly, rightOnly);
   const rowtimes = insertOnly ? intervalBounds(residual, rowtimeAt, leftWidth) : undefined;
   const interval =
     rowtimes ?? (insertOnly ? intervalBounds(residual, proctimeAt, leftWidth) : undefined);
