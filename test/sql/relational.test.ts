@@ -135,9 +135,18 @@ describe('WHERE conditions of one side filter it before the join', () => {
             ([w]) =>
               `SELECT l.k, l.v, r.k, r.v FROM l LEFT JOIN ${grouped} ON l.k = r.k WHERE ${w}`,
           ),
+          // A join inside an inner join: the WHERE filters the inner join's sides too. `d` holds
+          // each key once, so the outer join keeps exactly the rows with a non-NULL l.k.
+          ...TYPES.flatMap((t) =>
+            WHERES.map(
+              ([w]) =>
+                `SELECT l.k, l.v, r.k, r.v FROM l ${t} JOIN r ON l.k = r.k JOIN d ON d.k = l.k WHERE ${w}`,
+            ),
+          ),
         );
+        const keys: [Cell, number][] = [0, 1, 2, 3].map((k) => [k, 0]);
         const results = await finalRows(
-          `${valuesView('l', l)}\n${valuesView('r', r)}`,
+          `${valuesView('l', l)}\n${valuesView('r', r)}\n${valuesView('d', keys)}`,
           queries,
           parallelism,
         );
@@ -153,6 +162,13 @@ describe('WHERE conditions of one side filter it before the join', () => {
           ...(['INNER', 'LEFT'] as const).flatMap((t) =>
             WHERES.map(([, keep]) =>
               joinOracle(l, rMax, t, () => true).filter((row) => keep(row as unknown as Joined)),
+            ),
+          ),
+          ...TYPES.flatMap((t) =>
+            WHERES.map(([, keep]) =>
+              joinOracle(l, r, t, () => true).filter(
+                (row) => row[0] !== null && keep(row as unknown as Joined),
+              ),
             ),
           ),
         ];

@@ -410,6 +410,25 @@ function joinedToOneRow<R extends FromItem>(item: R) {
  * `filterAfter`: the WHERE clause applied to a join's rows, from which a regular join learns
  * when a row can no longer pass it with any later row (join-retention.ts).
  */
+/**
+ * The WHERE that also filters the rows of `input`, a side of join `join` (so that a join inside
+ * it can filter its own sides by it): every side of an inner or comma join, the kept side of a
+ * LEFT or RIGHT join; not a side whose rows may be padded, where it would drop rows to pad.
+ */
+function whereThrough(
+  join: FromItem & { kind: 'join' },
+  input: FromItem,
+  where: Expr | undefined,
+  filterAfter: Expr | undefined,
+): Expr | undefined {
+  if (join.type === 'CROSS') return where;
+  const kept =
+    join.type === 'INNER' ||
+    (join.type === 'LEFT' && input === join.left) ||
+    (join.type === 'RIGHT' && input === join.right);
+  return kept ? filterAfter : undefined;
+}
+
 function planFrom(
   item: FromItem,
   ctx: PlanContext,
@@ -487,7 +506,9 @@ function planFrom(
       return planJoin(
         item,
         (input) => {
-          const relation = materialize(planFrom(input, ctx, undefined, names));
+          const relation = materialize(
+            planFrom(input, ctx, undefined, names, whereThrough(item, input, where, filterAfter)),
+          );
           return names === undefined ? relation : pruned(relation, names, input.at);
         },
         where,
