@@ -172,7 +172,8 @@ describe('WHERE conditions of one side filter it before the join', () => {
             ),
           ),
         ];
-        expected.forEach((rows, i) => expect(results[i], queries[i]).toEqual(sortedJson(rows)));
+        for (const [i, rows] of expected.entries())
+          expect(results[i], queries[i]).toEqual(sortedJson(rows));
       }),
       { numRuns: 6 },
     );

@@ -201,6 +201,11 @@ export const sinkEntries = {
     ),
   ),
   /**
+   * Appends every row with a plain INSERT, for a table without a key (no `keyColumns`, no
+   * ON CONFLICT; a delete is rejected). Default false.
+   */
+  append: v.optional(v.boolean('must be true or false'), false),
+  /**
    * The change a record makes. Default: CDC change records (envelope or
    * flattened; deletes and tombstones delete), otherwise the record is the row to upsert.
    */

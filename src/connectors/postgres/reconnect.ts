@@ -19,14 +19,17 @@ export type { ReconnectOptions, ReconnectSettings };
 export const RECONNECTS_METRIC = 'weir_postgres_reconnects_total';
 
 /**
- * How a PostgreSQL connector rides out a lost connection (`reconnect`): up to
- * 60 s, retries from 100 ms doubling up to 5 s.
+ * How a PostgreSQL connector rides out a lost connection by default: up to 60 s, retries from
+ * 100 ms doubling up to 5 s.
  */
-export const postgresReconnectEntry = reconnectEntry({
+export const POSTGRES_RECONNECT: ReconnectSettings = {
   maxOutageMs: 60_000,
   initialBackoffMs: 100,
   maxBackoffMs: 5_000,
-});
+};
+
+/** The `reconnect` option of a PostgreSQL connector, {@link POSTGRES_RECONNECT} by default. */
+export const postgresReconnectEntry = reconnectEntry(POSTGRES_RECONNECT);
 
 /** SQLSTATEs of a server that is going away or not yet back. */
 const UNAVAILABLE_STATES = new Set([

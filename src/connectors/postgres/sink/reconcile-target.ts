@@ -8,7 +8,7 @@
  * the sink would have left the same rows.
  */
 import type pg from 'pg';
-import { WeirError } from '../../../core/errors.js';
+import { invalidArgument, WeirError } from '../../../core/errors.js';
 import type { RecordBatch } from '../../../core/record-batch.js';
 import type { ReconcileTarget, ReplayedValue, WrittenRow } from '../../../core/replay.js';
 import { connect, quoteIdent } from '../connection.js';
@@ -60,6 +60,11 @@ export class PostgresTableTarget<T> implements ReconcileTarget<T> {
   /** The target table and its shape; fails as the sink does when it is missing or has no usable key. */
   private async describe(client: pg.Client): Promise<{ table: SinkTable; shape: TableShape }> {
     const table = await loadSinkTable(client, this.config.table, this.config.keyColumns, this.what);
+    // Rows are compared by key; an appended row has none to be found by.
+    if (table.keyColumns.length === 0)
+      throw invalidArgument(
+        `${this.what}: table ${table.schema}.${table.table} is appended to without a key, so its rows cannot be reconciled`,
+      );
     const columns = await loadReadColumns(client, table.qualified);
     return { table, shape: { columns, keyColumns: table.keyColumns } };
   }

@@ -55,6 +55,7 @@ export type PostgresSinkOptions<T> = Omit<
 export interface SinkConfig<T> {
   readonly connection: PostgresConnection;
   readonly table: { readonly schema: string; readonly table: string };
+  /** Empty: rows are appended, without a key (the `append` option). */
   readonly keyColumns: readonly string[] | undefined;
   readonly toMutation: (record: T) => SinkMutation | null | undefined;
   readonly onRejected: RejectedRowPolicy<T>;
@@ -74,7 +75,7 @@ export function sinkConfig<T>(
   return {
     connection: o.connection,
     table: parseTableName(o.table),
-    keyColumns: o.keyColumns,
+    keyColumns: o.append ? [] : o.keyColumns,
     toMutation: options.toMutation ?? (defaultMutation as (record: T) => SinkMutation | null),
     onRejected: options.onRejected ?? 'fail',
     maxBatchSize: o.maxBatchSize,
@@ -155,7 +156,10 @@ export async function loadSinkTable(
   }
   const keys = await client.query<{ primary: boolean; columns: string[] }>(UNIQUE_KEYS_QUERY, [q]);
   let key: readonly string[];
-  if (keyColumns === undefined) {
+  if (keyColumns !== undefined && keyColumns.length === 0) {
+    // No key: rows are appended with plain INSERTs (Flink's jdbc sink of a table without one).
+    key = [];
+  } else if (keyColumns === undefined) {
     const pk = keys.rows.find((k) => k.primary);
     if (pk === undefined) {
       throw new WeirError(

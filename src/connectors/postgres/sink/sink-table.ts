@@ -198,9 +198,11 @@ function upsertStatements(
   const keys = table.keyColumns.map(quoteIdent).join(', ');
   const updates = columns.filter((c) => !table.keyColumns.includes(c.name));
   const conflict =
-    updates.length === 0
-      ? `ON CONFLICT (${keys}) DO NOTHING`
-      : `ON CONFLICT (${keys}) DO UPDATE SET ${updates.map((c) => `${quoteIdent(c.name)} = EXCLUDED.${quoteIdent(c.name)}`).join(', ')}`;
+    table.keyColumns.length === 0
+      ? ''
+      : updates.length === 0
+        ? `ON CONFLICT (${keys}) DO NOTHING`
+        : `ON CONFLICT (${keys}) DO UPDATE SET ${updates.map((c) => `${quoteIdent(c.name)} = EXCLUDED.${quoteIdent(c.name)}`).join(', ')}`;
   if (canUnnest(columns)) {
     const arrays = columns.map((c) => rows.map((r) => toParam(r[c.name], c)));
     const casts = columns.map((c, i) => `$${i + 1}::${c.baseType}[]`).join(', ');
@@ -290,6 +292,8 @@ function invalid(table: SinkTable, m: SinkMutation): string | undefined {
   const values = m.kind === 'upsert' ? m.row : m.key;
   if (values === null || typeof values !== 'object')
     return `the ${m.kind} has no ${m.kind === 'upsert' ? 'row' : 'key'}`;
+  if (m.kind === 'delete' && table.keyColumns.length === 0)
+    return `table ${table.schema}.${table.table} is written without a key, so a row cannot be deleted`;
   for (const k of table.keyColumns) {
     const v = values[k];
     if (v === null || v === undefined) return `key column "${k}" is missing or null`;
@@ -326,7 +330,11 @@ export async function applyMutations(
       rejections.push({ index: i, message: reason, code: undefined });
       continue;
     }
-    last.set(keyText(table, m.kind === 'upsert' ? m.row : m.key), i);
+    // Without a key every row is its own (appended), so none replaces another.
+    last.set(
+      table.keyColumns.length === 0 ? `${i}` : keyText(table, m.kind === 'upsert' ? m.row : m.key),
+      i,
+    );
   }
   const indexes = [...last.values()];
   if (indexes.length === 0) return rejections;
