@@ -247,7 +247,7 @@ describe('debezium-json METADATA in a kafka table', () => {
 
   it('an unknown key is refused naming the allowed ones; a key of another type too', () => {
     expect(planError("t STRING METADATA FROM 'value.source.foo' VIRTUAL")).toContain(
-      "column 't': connector 'kafka' has no metadata key 'value.source.foo'; allowed: topic, partition, offset, timestamp, timestamp-type, headers, value.schema, value.ingestion-timestamp, value.source.timestamp, value.source.database, value.source.schema, value.source.table, value.source.properties",
+      "column 't': connector 'kafka' has no metadata key 'value.source.foo'; allowed: topic, partition, offset, timestamp, timestamp-type, headers, leader-epoch, value.schema, value.ingestion-timestamp, value.source.timestamp, value.source.database, value.source.schema, value.source.table, value.source.properties",
     );
     // Canal's keys are not debezium-json's.
     expect(planError("t ARRAY<STRING> METADATA FROM 'value.pk-names' VIRTUAL")).toContain(

@@ -442,7 +442,7 @@ describe('canal-json', () => {
       return 'no error';
     };
     expect(refused('canal-json', "x STRING METADATA FROM 'value.nope' VIRTUAL")).toContain(
-      "connector 'kafka' has no metadata key 'value.nope'; allowed: topic, partition, offset, timestamp, timestamp-type, headers, value.database, value.table, value.sql-type, value.pk-names, value.ingestion-timestamp, value.event-timestamp",
+      "connector 'kafka' has no metadata key 'value.nope'; allowed: topic, partition, offset, timestamp, timestamp-type, headers, leader-epoch, value.database, value.table, value.sql-type, value.pk-names, value.ingestion-timestamp, value.event-timestamp",
     );
     expect(refused('canal-json', "x INT METADATA FROM 'value.database' VIRTUAL")).toContain(
       "column 'x': metadata 'value.database' is STRING, not INT",

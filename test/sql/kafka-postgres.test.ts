@@ -190,8 +190,8 @@ describe('kafka and jdbc SQL connectors', () => {
     table.toDataStream().sinkTo(sink);
     await read.execute('read back');
     expect(sink.values).toEqual([
-      ['a', 1, 1500n, 0, 0, {}, 2],
-      ['b', 2, 125n, 0, 1, {}, 4],
+      ['a', 1, 1500n, 0, 0, new Map(), 2],
+      ['b', 2, 125n, 0, 1, new Map(), 4],
     ]);
   }, 120_000);
 

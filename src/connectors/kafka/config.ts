@@ -430,7 +430,7 @@ export type KafkaHeaders = Readonly<Record<string, string | Uint8Array>>;
 /** Options of `KafkaSink`. */
 export type KafkaSinkOptions<T> = Omit<
   OptionsOf<typeof kafkaSinkSchema>,
-  'topic' | 'format' | 'key' | 'headers' | 'partitioner' | 'tombstone'
+  'topic' | 'format' | 'key' | 'headers' | 'partitioner' | 'tombstone' | 'timestamp'
 > & {
   /** The topic of every record, or a function choosing it per record. */
   readonly topic: string | ((value: T) => string);
@@ -440,6 +440,8 @@ export type KafkaSinkOptions<T> = Omit<
   readonly key?: (value: T) => string | Uint8Array | undefined;
   /** Headers per record. */
   readonly headers?: (value: T) => KafkaHeaders | undefined;
+  /** The record's timestamp (epoch ms); undefined leaves it to the producer's clock. */
+  readonly timestamp?: (value: T) => number | undefined;
   /** Whether a record is written as a tombstone (no value; a delete of its key in a compacted topic). */
   readonly tombstone?: (value: T) => boolean;
   /**

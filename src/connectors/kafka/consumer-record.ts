@@ -12,6 +12,8 @@ export interface KafkaConsumerRecord {
   readonly offset: number;
   /** The record's timestamp (CreateTime or LogAppendTime), epoch ms. */
   readonly timestamp: number;
+  /** The leader epoch of the record's batch (-1 when the broker gave none). */
+  readonly leaderEpoch?: number;
   readonly key: Buffer | undefined;
   readonly value: Buffer | undefined;
   readonly headers: readonly (readonly [string, Buffer | undefined])[];

@@ -16,7 +16,7 @@ type FetchResponsePartition = fetchV17.FetchResponsePartition;
 export function forEachRecord(
   partition: FetchResponsePartition,
   from: number,
-  visit: (record: KafkaRecord, offset: number, timestamp: number) => void,
+  visit: (record: KafkaRecord, offset: number, timestamp: number, leaderEpoch: number) => void,
 ): number {
   let next = from;
   const batches: RecordsBatch[] = partition.records ?? [];
@@ -30,7 +30,7 @@ export function forEachRecord(
     for (const record of batch.records) {
       const offset = first + record.offsetDelta;
       if (offset < from) continue;
-      visit(record, offset, baseTime + Number(record.timestampDelta));
+      visit(record, offset, baseTime + Number(record.timestampDelta), batch.partitionLeaderEpoch);
     }
   }
   return next;
@@ -43,12 +43,14 @@ export function consumerRecord(
   record: KafkaRecord,
   offset: number,
   timestamp: number,
+  leaderEpoch: number,
 ): KafkaConsumerRecord {
   return {
     topic,
     partition,
     offset,
     timestamp,
+    leaderEpoch,
     key: record.key ?? undefined,
     value: record.value ?? undefined,
     headers: record.headers.map(([k, v]) => [k?.toString('utf8') ?? '', v ?? undefined] as const),

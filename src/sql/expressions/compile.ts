@@ -644,14 +644,19 @@ function arithmetic(
       }
     : right;
   const s = type.scale;
+  // Exact at the larger scale, then rounded half up to the result's: a sum whose precision
+  // passes 38 keeps fewer fraction digits than its operands (DECIMAL(38, 18) + 1.0).
+  const exact = Math.max(da.scale, db.scale, s);
   const scaleUp = (v: string, from: number) =>
-    from === s ? v : `(${v} * ${10n ** BigInt(s - from)}n)`;
+    from === exact ? v : `(${v} * ${10n ** BigInt(exact - from)}n)`;
   let body: (vars: string[]) => string;
   switch (op) {
     case '+':
     case '-':
-      body = ([x, y]) =>
-        `h.fitPrecision(${scaleUp(x as string, da.scale)} ${op} ${scaleUp(y as string, db.scale)}, ${type.precision})`;
+      body = ([x, y]) => {
+        const sum = `${scaleUp(x as string, da.scale)} ${op} ${scaleUp(y as string, db.scale)}`;
+        return `h.fitPrecision(${exact === s ? sum : `h.rescale(${sum}, ${exact}, ${s})`}, ${type.precision})`;
+      };
       break;
     case '*':
       body = ([x, y]) =>

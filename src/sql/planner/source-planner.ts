@@ -101,8 +101,9 @@ export function computedColumnsOf(
 ): ((row: Row) => Row) | undefined {
   const physical = table.columns.filter((c) => c.computed === undefined).length;
   if (physical === columns.length) return undefined;
-  // Computed columns see the physical ones (Flink allows no computed column in another's expression).
-  const scope = new Scope(columns.slice(0, physical));
+  // Computed columns see the stored ones, in the connector's row (Flink allows no computed
+  // column in another's expression), wherever the DDL declares them.
+  const scope = new Scope(columns.filter((_, i) => table.columns[i]?.computed === undefined));
   const trailing = table.columns.slice(physical).every((c) => c.computed !== undefined);
   // The connector's rows are fresh and this function is their only reader: computed columns
   // after the stored ones are appended to each row rather than copied into a new one.

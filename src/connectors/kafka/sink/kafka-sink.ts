@@ -371,9 +371,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       at += p.length;
     }
     const packed: PackedBatch = {
-      ...(this.config.eventTimestamps === true
-        ? { timestamps: Float64Array.from(batch.timestamps) }
-        : {}),
+      ...this.timestampsOf(batch),
       topics,
       topicIndex,
       partitions,
@@ -388,6 +386,15 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
     this.records.inc(n);
     // Serialized keys and values, as handed to the producer (before compression).
     this.bytesWritten.inc(size);
+  }
+
+  /** The records' timestamps: their event times, or the `timestamp` option's (NaN for none). */
+  private timestampsOf(batch: RecordBatch<T>): { timestamps?: Float64Array } {
+    if (this.config.eventTimestamps === true)
+      return { timestamps: Float64Array.from(batch.timestamps) };
+    const of = this.config.timestamp;
+    if (of === undefined) return {};
+    return { timestamps: Float64Array.from(batch.values, (v) => of(v) ?? Number.NaN) };
   }
 
   blocked(): Promise<void> | undefined {

@@ -182,7 +182,7 @@ function unpack(b: PackedBatch): Msg[] {
     const p = b.partitions[i]!;
     if (p >= 0) m.partition = p;
     const ts = b.timestamps?.[i];
-    if (ts !== undefined) m.timestamp = BigInt(Math.trunc(ts));
+    if (ts !== undefined && !Number.isNaN(ts)) m.timestamp = BigInt(Math.trunc(ts));
     const h = b.headers?.[i];
     if (h !== undefined) m.headers = new Map(h.map(([k, v]) => [Buffer.from(k), Buffer.from(v)]));
     out[i] = m;

@@ -18,6 +18,7 @@ export interface SinkConfig<T> {
   readonly format: KafkaFormat<T>;
   readonly key: ((value: T) => string | Uint8Array | undefined) | undefined;
   readonly headers: ((value: T) => KafkaHeaders | undefined) | undefined;
+  readonly timestamp: ((value: T) => number | undefined) | undefined;
   readonly tombstone: ((value: T) => boolean) | undefined;
   readonly partitioner: ((value: T, key: Uint8Array | undefined) => number) | undefined;
   readonly exactlyOnce: boolean;
@@ -51,6 +52,7 @@ export function sinkConfig<T>(options: KafkaSinkOptions<T>): SinkConfig<T> {
     format: options.format,
     key: options.key,
     headers: options.headers,
+    timestamp: options.timestamp,
     tombstone: options.tombstone,
     partitioner: options.partitioner,
     exactlyOnce: o.deliveryGuarantee === 'exactly-once',

@@ -34,7 +34,7 @@ export interface PackedBatch {
   readonly valueLengths: Int32Array;
   /** Headers per record as [name, value] pairs (undefined when no record has headers). */
   readonly headers: ([string, Uint8Array][] | undefined)[] | undefined;
-  /** Kafka timestamp per record (epoch ms), when the sink writes event time. */
+  /** Kafka timestamp per record (epoch ms; NaN: the producer's clock), when the sink sets them. */
   readonly timestamps?: Float64Array;
   readonly data: ArrayBuffer;
 }

@@ -466,7 +466,7 @@ export class AssignedReader<T> implements SourceReader<T> {
     const partition = p.info.partition;
     const stop = p.stopOffset;
     let bytes = 0;
-    let next = forEachRecord(rp, p.fetchOffset, (record, offset, ts) => {
+    let next = forEachRecord(rp, p.fetchOffset, (record, offset, ts, epoch) => {
       if (failure !== undefined || offset >= stop) return;
       bytes += (record.key?.length ?? 0) + (record.value?.length ?? 0);
       let value: T;
@@ -474,9 +474,9 @@ export class AssignedReader<T> implements SourceReader<T> {
         value =
           decodeValue !== undefined
             ? decodeValue(record.value ?? undefined)
-            : decodeRecord!(consumerRecord(topic, partition, record, offset, ts));
+            : decodeRecord!(consumerRecord(topic, partition, record, offset, ts, epoch));
       } catch (cause) {
-        reject(consumerRecord(topic, partition, record, offset, ts), cause, undefined);
+        reject(consumerRecord(topic, partition, record, offset, ts, epoch), cause, undefined);
         return;
       }
       let time: number | WeirError;
@@ -488,7 +488,7 @@ export class AssignedReader<T> implements SourceReader<T> {
         return;
       }
       if (typeof time !== 'number') {
-        reject(consumerRecord(topic, partition, record, offset, ts), time, time);
+        reject(consumerRecord(topic, partition, record, offset, ts, epoch), time, time);
         return;
       }
       values.push(value);

@@ -51,7 +51,8 @@ export function tableViewFunction<K extends Key, T>(
       }
       if (kind === '+I' || kind === '+U') {
         state.update(value);
-        if (prev === undefined) out.collect({ kind, value });
+        // A key's first row is an insert in a retract changelog (Flink's ChangelogNormalize).
+        if (prev === undefined) out.collect({ kind: output === 'retract' ? '+I' : kind, value });
         else if (!sameRow(prev, value)) {
           if (output === 'retract') out.collect({ kind: '-U', value: prev });
           out.collect({ kind: '+U', value });

@@ -1,8 +1,9 @@
 /**
- * The `kafka` SQL connector, with Flink's option names: a table over a topic read by
- * `KafkaSource` (startup and bounded modes, key and value formats, the METADATA columns
- * `topic`, `partition`, `offset`, `timestamp`, `timestamp-type` and `headers`) and written by
- * `KafkaSink` (`sink.delivery-guarantee` = `exactly-once` makes it transactional).
+ * The `kafka` SQL connector, with Flink's option names: a table over a topic (a list, a
+ * pattern) read by `KafkaSource` (startup and bounded modes, key and value formats, the
+ * METADATA columns `topic`, `partition`, `leader-epoch`, `offset`, `timestamp`,
+ * `timestamp-type` and `headers`) and written by `KafkaSink` (`topic`, `timestamp` and
+ * `headers` written too; `sink.delivery-guarantee` = `exactly-once` makes it transactional).
  */
 import { optional } from 'valibot';
 import type { StreamEnvironment } from '../../../api/stream-environment.js';
@@ -62,8 +63,12 @@ const FORMAT_METADATA: Readonly<Record<string, Readonly<Record<string, FormatMet
   'maxwell-json': MAXWELL_METADATA,
 };
 
+/** Flink's options of the key's and the value's own formats (`key.csv.null-literal`). */
+export const KEY_VALUE_FORMAT_PREFIXES = ['key.json.', 'key.csv.', 'value.json.', 'value.csv.'];
+
 const kafkaOptions = {
   connector: 'kafka',
+  prefixes: KEY_VALUE_FORMAT_PREFIXES,
   entries: {
     topic: optional(text('a topic name')),
     'topic-pattern': optional(text('a regular expression')),
@@ -72,6 +77,8 @@ const kafkaOptions = {
     'properties.client.id': optional(text('a client id')),
     'properties.isolation.level': optional(choice(['read_committed', 'read_uncommitted'])),
     'properties.transaction.timeout.ms': optional(wholeNumber()),
+    // Where 'group-offsets' starts a partition the group has no offset for.
+    'properties.auto.offset.reset': optional(choice(['earliest', 'latest'])),
     format: optional(choice(VALUE_FORMATS)),
     'value.format': optional(choice(VALUE_FORMATS)),
     'key.format': optional(choice(ROW_FORMATS)),
@@ -223,14 +230,15 @@ const METADATA: Readonly<
     }
   >
 > = {
-  topic: { accepts: isString, type: 'STRING', writable: false },
+  // Written, it picks the record's topic among 'topic' = 'a;b' or those 'topic-pattern' matches.
+  topic: { accepts: isString, type: 'STRING', writable: true },
   partition: { accepts: isInteger, type: 'INT', writable: false },
   offset: { accepts: isInteger, type: 'BIGINT', writable: false },
   timestamp: {
     // Milliseconds: a precision above 3 would hold epoch nanoseconds.
     accepts: (t) => (t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP') && t.precision <= 3,
     type: 'TIMESTAMP_LTZ(3)',
-    writable: false,
+    writable: true,
   },
   'timestamp-type': { accepts: isString, type: 'STRING', writable: false },
   headers: {
@@ -241,6 +249,7 @@ const METADATA: Readonly<
     type: 'MAP<STRING, BYTES>',
     writable: true,
   },
+  'leader-epoch': { accepts: isInteger, type: 'INT', writable: false },
 };
 
 function isString(t: LogicalType): boolean {
@@ -287,6 +296,16 @@ interface Layout {
   readonly formatMetadataPositions?: readonly number[];
 }
 
+/** The table's `<prefix>json.*` and `<prefix>csv.*` options, without the prefix. */
+function prefixed(table: CatalogTable, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, option] of table.options) {
+    if (key.startsWith(`${prefix}json.`) || key.startsWith(`${prefix}csv.`))
+      out[key.slice(prefix.length)] = option.value;
+  }
+  return out;
+}
+
 export function layout(
   table: CatalogTable,
   o: KafkaOptions,
@@ -317,7 +336,12 @@ export function layout(
         type: c.type,
       };
     });
-    key = rowFormat(o['key.format'], keyColumns, formatOptions, table.at);
+    key = rowFormat(
+      o['key.format'],
+      keyColumns,
+      { ...formatOptions, ...rowFormatOptions(prefixed(table, 'key.')) },
+      table.at,
+    );
   }
   const valuePositions =
     o['value.fields-include'] === 'EXCEPT_KEY'
@@ -364,11 +388,16 @@ export function layout(
           { url: url as string, ...(subject === undefined ? {} : { subject }) },
           table.at,
         )
-      : rowFormat(format, valueColumns, formatOptions, table.at);
+      : rowFormat(
+          format,
+          valueColumns,
+          { ...formatOptions, ...rowFormatOptions(prefixed(table, 'value.')) },
+          table.at,
+        );
   return { key, keyPositions, value, changes: undefined, valuePositions };
 }
 
-function startingOffsets(o: KafkaOptions, topic: string | undefined): StartingOffsets {
+function startingOffsets(o: KafkaOptions, topics: string[] | undefined): StartingOffsets {
   switch (o['scan.startup.mode'] ?? 'group-offsets') {
     case 'earliest-offset':
       return 'earliest';
@@ -378,34 +407,41 @@ function startingOffsets(o: KafkaOptions, topic: string | undefined): StartingOf
       return { timestamp: Number(o['scan.startup.timestamp-millis']) };
     case 'specific-offsets':
       return {
-        offsets: specificOffsets(o['scan.startup.specific-offsets'] ?? '', topic),
+        offsets: specificOffsets(o['scan.startup.specific-offsets'] ?? '', topics),
         fallback: 'earliest',
       };
-    default:
-      // Flink's default, group-offsets, falls back to earliest without a group (Flink's would fail).
-      return o['properties.group.id'] === undefined ? 'earliest' : { committed: 'earliest' };
+    default: {
+      // Flink's default, group-offsets, falls back to earliest without a group or a reset
+      // strategy (Flink's would fail).
+      const reset = o['properties.auto.offset.reset'] ?? 'earliest';
+      return o['properties.group.id'] === undefined ? reset : { committed: reset };
+    }
   }
 }
 
-function stoppingOffsets(o: KafkaOptions, topic: string | undefined): StoppingOffsets | undefined {
+function stoppingOffsets(
+  o: KafkaOptions,
+  topics: string[] | undefined,
+): StoppingOffsets | undefined {
   switch (o['scan.bounded.mode'] ?? 'unbounded') {
     case 'latest-offset':
       return 'latest';
     case 'timestamp':
       return { timestamp: Number(o['scan.bounded.timestamp-millis']) };
     case 'specific-offsets':
-      return { offsets: specificOffsets(o['scan.bounded.specific-offsets'] ?? '', topic) };
+      return { offsets: specificOffsets(o['scan.bounded.specific-offsets'] ?? '', topics) };
     default:
       return undefined;
   }
 }
 
-/** Flink's `partition:0,offset:42;partition:1,offset:300`. */
+/** Flink's `partition:0,offset:42;partition:1,offset:300`, of the table's single topic. */
 function specificOffsets(
   spec: string,
-  topic: string | undefined,
+  topics: readonly string[] | undefined,
 ): Record<string, Record<string, number>> {
-  if (topic === undefined) sqlError("specific offsets need 'topic' (not 'topic-pattern')");
+  const topic = topics?.length === 1 ? topics[0] : undefined;
+  if (topic === undefined) sqlError("specific offsets need a single 'topic'");
   const offsets: Record<string, number> = {};
   for (const part of spec.split(';')) {
     const m = /^\s*partition:(\d+),\s*offset:(\d+)\s*$/.exec(part);
@@ -415,11 +451,36 @@ function specificOffsets(
   return { [topic]: offsets };
 }
 
-function headersOf(record: KafkaConsumerRecord, type: LogicalType): Record<string, unknown> {
+/** Flink's topic list: `'topic' = 'a;b'`. */
+function topicsOf(o: KafkaOptions): string[] | undefined {
+  return o.topic?.split(';').map((t) => t.trim());
+}
+
+/** 'topic-pattern' matching whole topic names, as Java's `Pattern.matches`. */
+function topicPatternOf(o: KafkaOptions): RegExp | undefined {
+  const pattern = o['topic-pattern'];
+  return pattern === undefined ? undefined : new RegExp(`^(?:${pattern})$`);
+}
+
+/** The record's headers as the MAP a SQL row holds. */
+function headersOf(record: KafkaConsumerRecord, type: LogicalType): Map<string, unknown> {
   const asText = type.kind === 'MAP' && isString(type.value);
-  const out: Record<string, unknown> = {};
+  const out = new Map<string, unknown>();
   for (const [k, value] of record.headers) {
-    out[k] = value === undefined ? null : asText ? value.toString('utf8') : new Uint8Array(value);
+    out.set(
+      k,
+      value === undefined ? null : asText ? value.toString('utf8') : new Uint8Array(value),
+    );
+  }
+  return out;
+}
+
+/** A written `headers` MAP as the sink's headers (a NULL value has no bytes to write: left out). */
+function headersFrom(map: unknown): KafkaHeaders | undefined {
+  if (!(map instanceof Map)) return undefined;
+  const out: Record<string, string | Uint8Array> = {};
+  for (const [k, v] of map as Map<string, unknown>) {
+    if (typeof v === 'string' || v instanceof Uint8Array) out[k] = v;
   }
   return out;
 }
@@ -432,6 +493,9 @@ function metadataValue(record: KafkaConsumerRecord, key: string, type: LogicalTy
       return record.partition;
     case 'offset':
       return record.offset;
+    case 'leader-epoch':
+      // Flink's is empty (NULL) when the broker gave none.
+      return record.leaderEpoch === undefined || record.leaderEpoch < 0 ? null : record.leaderEpoch;
     case 'timestamp':
       return record.timestamp;
     case 'timestamp-type':
@@ -487,15 +551,13 @@ export function topicSource<T>(
   value?: RowFormat,
 ): KafkaSource<T> {
   const prepare = value?.prepareToRead;
-  const topic = o.topic;
-  const stopAt = stoppingOffsets(o, topic);
+  const topics = topicsOf(o);
+  const stopAt = stoppingOffsets(o, topics);
   const discovery = o['scan.topic-partition-discovery.interval'];
   return new KafkaSource<T>({
     brokers: brokersOf(o),
-    ...(topic === undefined
-      ? { topicPattern: new RegExp(o['topic-pattern'] ?? '') }
-      : { topics: [topic] }),
-    startFrom: startingOffsets(o, topic),
+    ...(topics === undefined ? { topicPattern: topicPatternOf(o) as RegExp } : { topics }),
+    startFrom: startingOffsets(o, topics),
     ...(stopAt === undefined ? {} : { stopAt }),
     ...(o['properties.group.id'] === undefined ? {} : { groupId: o['properties.group.id'] }),
     ...(o['properties.client.id'] === undefined ? {} : { clientId: o['properties.client.id'] }),
@@ -618,9 +680,8 @@ export function topicSink<T>(
     readonly prepareToWrite?: (topic: string | undefined) => Promise<void>;
   },
 ): KafkaSink<T> {
-  if (o.topic === undefined)
-    sqlError(`table '${table.name}': a Kafka sink needs 'topic'`, table.at);
   const headersAt = columns.findIndex((c) => c.metadata?.key === 'headers');
+  const timestampAt = columns.findIndex((c) => c.metadata?.key === 'timestamp');
   const format: KafkaFormat<T> = {
     name: parts.valueName,
     serialize: parts.value,
@@ -632,15 +693,19 @@ export function topicSink<T>(
   const timeout = o['properties.transaction.timeout.ms'];
   return new KafkaSink<T>({
     brokers: brokersOf(o),
-    topic: o.topic,
+    topic: sinkTopic(table, o, columns, rowOf),
     format,
     ...(key === undefined ? {} : { key: (record: T) => key(rowOf(record)) }),
     ...(parts.tombstone === undefined ? {} : { tombstone: parts.tombstone }),
     ...(headersAt < 0
       ? {}
       : {
-          headers: (record: T) =>
-            (rowOf(record)[headersAt] ?? undefined) as KafkaHeaders | undefined,
+          headers: (record: T) => headersFrom(rowOf(record)[headersAt]),
+        }),
+    ...(timestampAt < 0
+      ? {}
+      : {
+          timestamp: (record: T) => (rowOf(record)[timestampAt] ?? undefined) as number | undefined,
         }),
     deliveryGuarantee: guarantee === 'exactly-once' ? 'exactly-once' : 'at-least-once',
     ...(guarantee === 'none' ? { acks: 1 } : {}),
@@ -651,6 +716,42 @@ export function topicSink<T>(
     ...(o['properties.client.id'] === undefined ? {} : { clientId: o['properties.client.id'] }),
     name: `kafka ${table.name}`,
   });
+}
+
+/**
+ * The topic of each record, as Flink chooses it: the table's topic when it names one, else the
+ * written `topic` METADATA column's value, which must be one of the listed topics or match the
+ * pattern.
+ */
+function sinkTopic<T>(
+  table: CatalogTable,
+  o: KafkaOptions,
+  columns: readonly TableColumn[],
+  rowOf: (record: T) => Row,
+): string | ((record: T) => string) {
+  const topics = topicsOf(o);
+  if (topics?.length === 1) return topics[0] as string;
+  const at = columns.findIndex((c) => c.metadata?.key === 'topic');
+  if (at < 0)
+    sqlError(
+      `table '${table.name}': a Kafka sink of several topics or a 'topic-pattern' needs a written \`topic\` METADATA column`,
+      table.at,
+    );
+  const pattern = topicPatternOf(o);
+  return (record: T) => {
+    const topic = rowOf(record)[at];
+    if (typeof topic !== 'string')
+      throw new Error(`table '${table.name}': the record's \`topic\` is NULL`);
+    if (topics !== undefined && !topics.includes(topic))
+      throw new Error(
+        `table '${table.name}': the record's topic '${topic}' is not one of ${topics.join(';')}`,
+      );
+    if (pattern !== undefined && !pattern.test(topic))
+      throw new Error(
+        `table '${table.name}': the record's topic '${topic}' does not match '${o['topic-pattern']}'`,
+      );
+    return topic;
+  };
 }
 
 function sink(table: CatalogTable): Sink<Row> {

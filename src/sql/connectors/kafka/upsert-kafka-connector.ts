@@ -15,9 +15,11 @@ import type { ChangelogSource, Row, SqlConnector } from '../connector.js';
 import { ROW_FORMATS } from '../formats/row-formats.js';
 import { notNullCheck } from '../not-null-columns.js';
 import { choice, duration, flag, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
+import { bufferedUpsertSink } from './buffered-upsert-sink.js';
 import {
   checkMetadata,
   type KafkaOptions,
+  KEY_VALUE_FORMAT_PREFIXES,
   layout,
   metadataFiller,
   physicalPositions,
@@ -31,6 +33,7 @@ import {
 
 const upsertKafkaOptions = {
   connector: 'upsert-kafka',
+  prefixes: KEY_VALUE_FORMAT_PREFIXES,
   entries: {
     topic: text('a topic name'),
     'properties.bootstrap.servers': text("a list of 'host:port'"),
@@ -162,7 +165,23 @@ function changelogSink(table: CatalogTable): Sink<Change<Row>> {
       ? {}
       : { prepareToWrite: (topic: string | undefined) => value.prepareToWrite!(topic) }),
   });
-  return Object.assign(out, { accepts: 'upsert' as const });
+  return buffered(table, Object.assign(out, { accepts: 'upsert' as const }), (c) => c.value);
+}
+
+/** The sink, through a buffer keeping the last row of each key when 'sink.buffer-flush.*' ask for one. */
+function buffered<T>(table: CatalogTable, sink: Sink<T>, rowOf: (record: T) => Row): Sink<T> {
+  const options = parseSqlOptions(upsertKafkaOptions, table);
+  const maxRows = Number(options['sink.buffer-flush.max-rows'] ?? 0);
+  const interval = options['sink.buffer-flush.interval'] ?? 0;
+  // As Flink, buffering needs both options above 0.
+  if (maxRows <= 0 || interval <= 0) return sink;
+  const { key, keyPositions } = layout(table, kafkaOptionsOf(table), writtenColumns(table));
+  if (key === undefined) return sqlError('upsert-kafka: no key format', table.at);
+  const keyOf = (record: T) => {
+    const row = rowOf(record);
+    return key.encode(keyPositions.map((i) => row[i])).toString('latin1');
+  };
+  return bufferedUpsertSink(sink, keyOf, maxRows, interval);
 }
 
 export const upsertKafkaConnector: SqlConnector = {
@@ -176,6 +195,6 @@ export const upsertKafkaConnector: SqlConnector = {
   changelogSource,
   changelogSink,
   // An insert-only query writes each row as an upsert of its key.
-  sink: (table) => rowSink(table, kafkaOptionsOf(table)),
+  sink: (table) => buffered(table, rowSink(table, kafkaOptionsOf(table)), (row) => row),
   checksNotNull: true,
 };
