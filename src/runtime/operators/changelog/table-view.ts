@@ -11,6 +11,8 @@ import { sameRow } from './same-row.js';
 
 type Self<K extends Key, T> = KeyedProcessFunction<K, Change<T>, Change<T> | T> & {
   row?: ValueState<T>;
+  /** Keys whose last change was a `-U`: the `+U` that follows completes their update. */
+  retracted?: Set<K>;
 };
 
 /**
@@ -27,6 +29,7 @@ export function tableViewFunction<K extends Key, T>(
 ): KeyedProcessFunction<K, Change<T>, Change<T> | T> {
   const self: Self<K, T> = {
     open(ctx: KeyedRuntimeContext) {
+      this.retracted = new Set();
       this.row = ctx.state.getValueState<T>({
         name: 'row',
         ...(ttl === undefined ? {} : { ttl }),
@@ -51,9 +54,12 @@ export function tableViewFunction<K extends Key, T>(
       }
       if (kind === '+I' || kind === '+U') {
         state.update(value);
-        // A key's first row is an insert in a retract changelog (Flink's ChangelogNormalize).
-        if (prev === undefined) out.collect({ kind: output === 'retract' ? '+I' : kind, value });
-        else if (!sameRow(prev, value)) {
+        if (prev === undefined) {
+          // A key's first row is an insert in a retract changelog (Flink's ChangelogNormalize),
+          // but the +U after the key's -U, which is the second half of an update.
+          const completes = this.retracted!.delete(ctx.key);
+          out.collect({ kind: output === 'retract' && !completes ? '+I' : kind, value });
+        } else if (!sameRow(prev, value)) {
           if (output === 'retract') out.collect({ kind: '-U', value: prev });
           out.collect({ kind: '+U', value });
         }
@@ -62,6 +68,7 @@ export function tableViewFunction<K extends Key, T>(
       // -U or -D: the key's row goes away (an update's +U, if any, brings the new one).
       if (prev === undefined) return;
       state.clear();
+      if (kind === '-U') this.retracted!.add(ctx.key);
       out.collect(
         output === 'retract' && kind === '-U'
           ? { kind: '-U', value: prev }
