@@ -45,7 +45,7 @@ import { TaskSnapshotStorage, TaskSnapshotWriter } from './task-snapshot-writer.
 /**
  * A burst of assignment changes is acted on once none has come for this
  * long: the broker hands out each step of a rebalance in a heartbeat's
- * answer, so two heartbeats, and at most a second (the default heartbeat).
+ * answer, so two heartbeats (0.5 s by default), and at most a second.
  */
 function quietMs(sessionTimeoutMs: number | undefined): number {
   return Math.min(1_000, 2 * groupTimeoutsFor(sessionTimeoutMs).heartbeatIntervalMs);

@@ -12,16 +12,16 @@ import {
 import { uniqueTopic } from './helpers.js';
 
 describe('groupTimeoutsFor (--session-timeout)', () => {
-  it('asks for 6 s and 1 s heartbeats without the flag', () => {
+  it('asks for 6 s and 250 ms heartbeats without the flag', () => {
     expect(groupTimeoutsFor(undefined)).toEqual(FAST_FAILOVER);
   });
 
-  it('heartbeats every fifth of the session, at most every second', () => {
+  it('heartbeats every fifth of the session, at most every 250 ms', () => {
     expect(groupTimeoutsFor(1_000)).toEqual({ sessionTimeoutMs: 1_000, heartbeatIntervalMs: 200 });
-    expect(groupTimeoutsFor(2_500)).toEqual({ sessionTimeoutMs: 2_500, heartbeatIntervalMs: 500 });
+    expect(groupTimeoutsFor(2_500)).toEqual({ sessionTimeoutMs: 2_500, heartbeatIntervalMs: 250 });
     expect(groupTimeoutsFor(30_000)).toEqual({
       sessionTimeoutMs: 30_000,
-      heartbeatIntervalMs: 1_000,
+      heartbeatIntervalMs: 250,
     });
   });
 });
@@ -38,7 +38,7 @@ describe('chooseGroupTimeouts', () => {
     const bounds = {
       minSessionTimeoutMs: 3_000,
       maxSessionTimeoutMs: 60_000,
-      minHeartbeatIntervalMs: 500,
+      minHeartbeatIntervalMs: 100,
       maxHeartbeatIntervalMs: 15_000,
     };
     expect(chooseGroupTimeouts(FAST_FAILOVER, bounds)).toEqual(FAST_FAILOVER);
