@@ -93,7 +93,12 @@ import {
   TYPE_LENGTH_ENFORCER,
 } from './planner/sink-not-null.js';
 import { checkingOnly } from './planner/source-planner.js';
-import { STATE_TTL_OPTION, stateTtlOf } from './planner/state-ttl.js';
+import {
+  SOURCE_IDLE_TIMEOUT_OPTION,
+  STATE_TTL_OPTION,
+  sourceIdleTimeoutOf,
+  stateTtlOf,
+} from './planner/state-ttl.js';
 import { REUSE_SUB_PLAN, reuseSubPlansOf, SubPlans } from './planner/sub-plans.js';
 import { withHintOptions } from './planner/table-hints.js';
 import { sqlError } from './sql-error.js';
@@ -520,11 +525,19 @@ export class TableEnvironment {
   /** The `table.exec.state.ttl` and `table.exec.mini-batch.*` set so far, as plan context fields. */
   private execOptions(): Pick<
     PlanContext,
-    'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit' | 'subPlans' | 'nonTemporalSort'
+    | 'stateTtl'
+    | 'sourceIdleTimeoutMs'
+    | 'miniBatch'
+    | 'aggPhaseStrategy'
+    | 'distinctSplit'
+    | 'subPlans'
+    | 'nonTemporalSort'
   > {
     const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
+    const idle = sourceIdleTimeoutOf(this.config.get(SOURCE_IDLE_TIMEOUT_OPTION));
     return {
       ...(ttl === undefined ? {} : { stateTtl: ttl }),
+      ...(idle === undefined ? {} : { sourceIdleTimeoutMs: idle }),
       miniBatch: () => miniBatchOf(this.config),
       aggPhaseStrategy: () => aggPhaseStrategyOf(this.config.get(AGG_PHASE_STRATEGY)),
       distinctSplit: () => distinctSplitOf(this.config),
@@ -819,6 +832,8 @@ export class TableEnvironment {
       case 'set':
         // Checked here, so that a bad value is an error at its SET.
         if (statement.key === STATE_TTL_OPTION) stateTtlOf(statement.value, statement.at);
+        if (statement.key === SOURCE_IDLE_TIMEOUT_OPTION)
+          sourceIdleTimeoutOf(statement.value, statement.at);
         if (statement.key === AGG_PHASE_STRATEGY) aggPhaseStrategyOf(statement.value, statement.at);
         if (DISTINCT_SPLIT_OPTIONS.has(statement.key))
           checkDistinctSplitOption(statement.key, statement.value, statement.at);

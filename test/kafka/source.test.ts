@@ -450,8 +450,9 @@ describe('Kafka source: event time per partition', () => {
       })),
     );
     // Partition 0 stays active (a record well within the idleness timeout) until the windows
-    // fire: on a busy machine the batch above could otherwise be read and go idle too before
-    // the watermark was taken, and with every partition idle no watermark moves (as in Flink).
+    // fire, so that this is the case of one partition idle beside an active one (when both go
+    // idle, the watermark of the last records still counts: partition-idleness.test.ts and
+    // test/sql/kafka-partition-watermarks.test.ts).
     let keepAlive = true;
     const alive = (async () => {
       for (let j = 0; keepAlive && j < 900; j++) {

@@ -22,9 +22,9 @@
  *   product table's watermark, 17:59:59 after its last change, which Weir's join never passes.
  * - testPerPartitionWatermarkKafka, testPerPartitionWatermarkWithIdleSource: adapted. Rows go to
  *   their partitions by the producer, not 'sink.partitioner' = a Java class; the 'values' sink's
- *   'sink.drop-late-event' is the filter `ts >= CURRENT_WATERMARK(ts)`. Weir takes SQL
- *   watermarks per source subtask, not per partition, and takes the SET of
- *   'table.exec.source.idle-timeout' without using it: these pass without per-partition time.
+ *   'sink.drop-late-event' is the filter `ts >= CURRENT_WATERMARK(ts)`. As in Flink, a kafka
+ *   table's watermark is kept per partition inside the source and 'table.exec.source.idle-timeout'
+ *   marks a partition without records idle.
  * - testStartFromGroupOffsetsEarliest: adapted: without 'properties.enable.auto.commit' and
  *   'properties.auto.commit.interval.ms' (Weir commits offsets on checkpoints only).
  * - testStartFromGroupOffsetsLatest: not ported: it waits for offsets auto-committed by a job

@@ -10,6 +10,7 @@ import type { Change } from '../../core/changelog.js';
 import type { Key } from '../../core/key-groups.js';
 import type { LookupCacheOptions, LookupTable } from '../../core/lookup.js';
 import type { Sink } from '../../core/sink.js';
+import type { WatermarkStrategy } from '../../core/watermarks.js';
 import type { CatalogTable } from '../catalog/catalog.js';
 import { sqlError } from '../sql-error.js';
 
@@ -93,6 +94,19 @@ export interface SqlConnector {
    * rows.
    */
   source?(table: CatalogTable, env: StreamEnvironment): DataStream<Row>;
+  /**
+   * The rows of a table with a WATERMARK, their event time assigned inside the source and its
+   * watermark kept per split (a Kafka partition), as Flink's sources do: a split that lags is
+   * not made late by a faster one read by the same subtask, whose watermark is the least of its
+   * splits'. `finish` completes each row (its computed columns) before `watermarks` reads it.
+   * Used instead of `source` when the table has a WATERMARK.
+   */
+  sourceWithEventTime?(
+    table: CatalogTable,
+    env: StreamEnvironment,
+    finish: ((row: Row) => Row) | undefined,
+    watermarks: WatermarkStrategy<Row>,
+  ): DataStream<Row>;
   /**
    * The table's records for generated readers (see {@link RecordScan}); a connector with a
    * scan needs no `source`: the planner builds every row a reader needs from the records.

@@ -103,6 +103,8 @@ export interface PlanContext {
   readonly sources: Map<string, Relation>;
   /** `table.exec.state.ttl`: how long the relational operators keep idle state. */
   readonly stateTtl?: StateTtlConfig;
+  /** `table.exec.source.idle-timeout` in ms: sources idle after it without records. */
+  readonly sourceIdleTimeoutMs?: number;
   /**
    * `table.exec.mini-batch.*`: unwindowed GROUP BY emits once per bundle of rows. Read when
    * a GROUP BY is planned, so the options may be set one by one before.
@@ -372,7 +374,7 @@ function planNamed(
   const key = `${object.name}${hintKey(options)}`;
   let source = ctx.sources.get(key);
   if (source === undefined) {
-    source = planSource(object, ctx.env);
+    source = planSource(object, ctx.env, ctx.sourceIdleTimeoutMs);
     ctx.sources.set(key, source);
   }
   return source;

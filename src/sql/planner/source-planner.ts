@@ -122,7 +122,12 @@ export function computedColumnsOf(
   ).fn;
 }
 
-export function planSource(table: CatalogTable, env: StreamEnvironment): Relation {
+/** `idleTimeoutMs`: `table.exec.source.idle-timeout`, after which a source without records is idle. */
+export function planSource(
+  table: CatalogTable,
+  env: StreamEnvironment,
+  idleTimeoutMs?: number,
+): Relation {
   const connector = table.dataStream === undefined ? connectorOf(table) : DATASTREAM_CONNECTOR;
   if (
     connector.source === undefined &&
@@ -148,18 +153,26 @@ export function planSource(table: CatalogTable, env: StreamEnvironment): Relatio
   }
   if (connector.source === undefined)
     return sqlError(`connector '${connector.name}' has no source`, table.at);
-  let stream = connector.source(table, env);
   // NOT NULL columns (a PRIMARY KEY's) checked before any expression reads them.
   const check = connector.checksNotNull === true ? undefined : sourceRowCheck(table);
+  const timed =
+    rowtime === undefined
+      ? undefined
+      : WatermarkStrategy.forGenerator<Row>(
+          () => new ExpressionWatermarks(rowtime.watermark),
+        ).withTimestampAssigner((row) => row[rowtime.index] as number);
+  const strategy = idleTimeoutMs === undefined ? timed : timed?.withIdleness(idleTimeoutMs);
+  if (strategy !== undefined && connector.sourceWithEventTime !== undefined) {
+    const finish =
+      check === undefined || computed === undefined
+        ? (check ?? computed)
+        : (row: Row) => computed(check(row));
+    return { stream: connector.sourceWithEventTime(table, env, finish, strategy), columns };
+  }
+  let stream = connector.source(table, env);
   if (check !== undefined) stream = stream.map(check).name(`${table.name}: NOT NULL`);
   if (computed !== undefined) stream = stream.map(computed).name(`${table.name}: computed columns`);
-  if (rowtime !== undefined) {
-    const { index, watermark } = rowtime;
-    const strategy = WatermarkStrategy.forGenerator<Row>(
-      () => new ExpressionWatermarks(watermark),
-    ).withTimestampAssigner((row) => row[index] as number);
-    stream = stream.assignTimestampsAndWatermarks(strategy);
-  }
+  if (strategy !== undefined) stream = stream.assignTimestampsAndWatermarks(strategy);
   return { stream, columns };
 }
 

@@ -28,6 +28,7 @@ import { isSecurityFailure } from '../security.js';
 import { resolveBound } from './offset-bounds.js';
 import { Partition } from './partition-buffer.js';
 import {
+  IdleTimeoutAlarm,
   PartitionTime,
   type SourceTimeSpec,
   sourceTimeSpec,
@@ -62,6 +63,7 @@ export class AssignedReader<T> implements SourceReader<T> {
   private wake: (() => void) | undefined;
   private stopBackoff: (() => void) | undefined;
   private dataArrived: { promise: Promise<void>; resolve: () => void } | undefined;
+  private readonly idleAlarm = new IdleTimeoutAlarm(() => this.signalData());
   private lastDiscovery = 0;
   private knownTopics: string[] = [];
   private buffered = 0;
@@ -643,6 +645,12 @@ export class AssignedReader<T> implements SourceReader<T> {
       });
       this.dataArrived = { promise, resolve };
     }
+    if (this.merge === undefined && this.time?.idlenessMs !== undefined)
+      this.idleAlarm.arm(
+        this.order.filter((p) => !p.done).map((p) => p.time),
+        this.time?.idlenessMs,
+        this.context.clock.now(),
+      );
     return this.dataArrived.promise;
   }
 
@@ -653,7 +661,7 @@ export class AssignedReader<T> implements SourceReader<T> {
     // reader opened holds nothing back (an empty partition would stall every
     // stage after it; its idleness crosses the repartition topics).
     if (this.config.fixedTasks !== undefined && !p.time.hadRecord) return true;
-    return p.time.idle(p.caughtUp(), now, this.time?.idlenessMs);
+    return p.time.idle(p.caughtUp(), now, this.time?.idlenessMs, this.lastWatermark);
   }
 
   currentWatermark(): number {
@@ -664,7 +672,6 @@ export class AssignedReader<T> implements SourceReader<T> {
     let holder: string | undefined;
     for (const p of this.order) {
       if (this.partitionIdle(p, now)) continue;
-      p.time.countIn();
       if (p.time.watermark < min) {
         min = p.time.watermark;
         holder = p.key;
@@ -726,6 +733,7 @@ export class AssignedReader<T> implements SourceReader<T> {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.idleAlarm.cancel();
     if (this.config.fixedTasks !== undefined) setHeldTasks(this, new Set());
     this.config.groupObserver?.readerClosed(this.readerId);
     this.wake?.();

@@ -27,6 +27,7 @@ import {
 import { securityError } from '../security.js';
 import { ArrivalQueue } from './arrival-queue.js';
 import {
+  IdleTimeoutAlarm,
   PartitionTime,
   type SourceTimeSpec,
   sourceTimeSpec,
@@ -59,6 +60,7 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
   private readonly queue = new ArrivalQueue<Buffered<T>>();
   private readonly positions = new Map<string, number>();
   private readonly times = new Map<string, PartitionTime<T>>();
+  private readonly idleAlarm = new IdleTimeoutAlarm(() => this.queue.wake());
   private readonly time: SourceTimeSpec<T> | undefined;
   private readonly deadLetters: DeadLetters;
   private failure: unknown;
@@ -494,6 +496,12 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
   }
 
   available(): Promise<void> {
+    if (this.time?.idlenessMs !== undefined)
+      this.idleAlarm.arm(
+        [...this.times].filter(([key]) => this.assigned.has(key)).map(([, time]) => time),
+        this.time.idlenessMs,
+        this.context.clock.now(),
+      );
     return this.queue.available(this.failure !== undefined);
   }
 
@@ -503,8 +511,8 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
     let min = Number.POSITIVE_INFINITY;
     for (const [key, pt] of this.times) {
       // Without the log end at hand, a partition with no records for the idleness timeout counts as caught up.
-      if (!this.assigned.has(key) || pt.idle(true, now, this.time.idlenessMs)) continue;
-      pt.countIn();
+      if (!this.assigned.has(key) || pt.idle(true, now, this.time.idlenessMs, this.lastWatermark))
+        continue;
       if (pt.watermark < min) min = pt.watermark;
     }
     if (min === Number.POSITIVE_INFINITY) return this.lastWatermark;
@@ -516,7 +524,8 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
     if (this.time === undefined) return this.assigned.size === 0;
     const now = this.context.clock.now();
     for (const [key, pt] of this.times) {
-      if (this.assigned.has(key) && !pt.idle(true, now, this.time.idlenessMs)) return false;
+      if (this.assigned.has(key) && !pt.idle(true, now, this.time.idlenessMs, this.lastWatermark))
+        return false;
     }
     return this.queue.size === 0;
   }
@@ -540,6 +549,7 @@ export class GroupReader<T> implements SourceReader<T>, QueryableState {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.idleAlarm.cancel();
     await this.rejoining;
     setHeldTasks(this, new Set());
     if (this.commitTimer !== undefined) clearInterval(this.commitTimer);

@@ -19,9 +19,8 @@ export class PartitionTime<T> implements WatermarkOutput {
   /** The generator called markIdle (until its next record). */
   private markedIdle = false;
   lastRecordAt: number;
-  /** Records seen, and how many of them the combined watermark had taken in when it was last worked out. */
+  /** Records seen since the reader opened. */
   private records = 0;
-  private counted = 0;
 
   constructor(
     private readonly generator: WatermarkGenerator<T> | undefined,
@@ -75,28 +74,58 @@ export class PartitionTime<T> implements WatermarkOutput {
       this.generator?.restore?.(state.generator);
   }
 
-  /** Says that the source's combined watermark has taken this partition's watermark in. */
-  countIn(): void {
-    this.counted = this.records;
-  }
-
   /**
-   * Idle when its generator says so, or when it is caught up with the end of
-   * the partition and has had no records for the idleness timeout, and the
-   * combined watermark has taken in the watermark of its last records. Like
-   * Flink's idleness timer, which sees activity between two of its checks:
-   * a partition that read its last records and went quiet before the source
-   * next worked its watermark out still counts once, or a watermark that
-   * only it had reached would never be emitted when every partition is idle.
+   * Idle when its generator says so, or when it is caught up with the end of the partition, has
+   * had no records for the idleness timeout, and `emitted` (the source's watermark so far) has
+   * reached its own watermark. That last condition goes beyond Flink, whose idleness timer looks
+   * at records only: there a source's watermark moves while some partitions are idle and others
+   * not, and when all go idle at once (a topic read to its end in one go, empty partitions beside
+   * it) the watermark of their last records is never emitted and no window fires. Here a
+   * partition whose watermark is ahead stays counted until the source's watermark reaches it,
+   * so once every partition is idle the watermark is the highest of theirs, as it is in Flink
+   * whenever they go idle one by one.
    */
-  idle(caughtUp: boolean, now: number, idlenessMs: number | undefined): boolean {
+  idle(caughtUp: boolean, now: number, idlenessMs: number | undefined, emitted: number): boolean {
     if (this.markedIdle) return true;
     return (
       idlenessMs !== undefined &&
       caughtUp &&
       now - this.lastRecordAt >= idlenessMs &&
-      (this.generator === undefined || this.counted === this.records)
+      (this.generator === undefined || this.watermark <= emitted)
     );
+  }
+}
+
+/**
+ * Wakes a waiting source task when one of its partitions' idleness timeouts runs out: no record
+ * does then, and without a wake-up the source would not work its watermark and idleness out
+ * again (a topic read to its end with an empty partition beside it would keep every window
+ * waiting).
+ */
+export class IdleTimeoutAlarm {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly wake: () => void) {}
+
+  /** Arms for the first timeout after `now` among `times`, unless already armed. */
+  arm<T>(times: Iterable<PartitionTime<T>>, idlenessMs: number | undefined, now: number): void {
+    if (idlenessMs === undefined || this.timer !== undefined) return;
+    let next = Number.POSITIVE_INFINITY;
+    for (const time of times) {
+      const at = time.lastRecordAt + idlenessMs;
+      if (at > now && at < next) next = at;
+    }
+    if (next === Number.POSITIVE_INFINITY) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.wake();
+    }, next - now);
+    this.timer.unref();
+  }
+
+  cancel(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }
 

@@ -164,7 +164,7 @@ export class ReplayMerge<T> {
       p.time.periodic();
       // Exhausted partitions no longer hold event time back; neither does one
       // whose generator marked it idle (generators decide that from records).
-      if (p.exhausted() || p.time.idle(false, 0, undefined)) continue;
+      if (p.exhausted() || p.time.idle(false, 0, undefined, this.watermark)) continue;
       if (p.time.watermark < min) min = p.time.watermark;
     }
     if (min !== Number.POSITIVE_INFINITY && min > this.watermark) this.watermark = min;

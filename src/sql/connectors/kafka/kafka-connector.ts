@@ -20,6 +20,7 @@ import {
 import type { Change } from '../../../core/changelog.js';
 import type { Collector } from '../../../core/functions.js';
 import type { Sink } from '../../../core/sink.js';
+import type { WatermarkStrategy } from '../../../core/watermarks.js';
 import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
 import { sqlError } from '../../sql-error.js';
 import { formatType, isInteger, type LogicalType } from '../../types/logical-type.js';
@@ -102,6 +103,7 @@ const kafkaOptions = {
     'scan.bounded.timestamp-millis': optional(wholeNumber()),
     'scan.bounded.specific-offsets': optional(text("'partition:0,offset:42;partition:1,offset:7'")),
     'scan.topic-partition-discovery.interval': optional(duration()),
+    'scan.watermark.idle-timeout': optional(duration()),
     'sink.delivery-guarantee': optional(choice(['none', 'at-least-once', 'exactly-once'])),
     'sink.transactional-id-prefix': optional(text('a transactional id prefix')),
     'json.fail-on-missing-field': optional(flag()),
@@ -549,6 +551,7 @@ export function topicSource<T>(
   deserializer: (record: KafkaConsumerRecord) => T,
   skipBadRecords: boolean,
   value?: RowFormat,
+  watermarks?: WatermarkStrategy<T>,
 ): KafkaSource<T> {
   const prepare = value?.prepareToRead;
   const topics = topicsOf(o);
@@ -567,6 +570,7 @@ export function topicSource<T>(
     ...(discovery === undefined ? {} : { partitionDiscoveryIntervalMs: discovery }),
     onError: skipBadRecords ? 'skip' : 'fail',
     deserializer,
+    ...(watermarks === undefined ? {} : { watermarks }),
     // A registry format's schema lookups, before each chunk is decoded.
     ...(prepare === undefined
       ? {}
@@ -578,6 +582,34 @@ export function topicSource<T>(
 }
 
 function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
+  return rowsOfTopic(table, env, undefined, undefined);
+}
+
+/**
+ * A table with a WATERMARK: each partition's watermark inside the source, idle after
+ * `scan.watermark.idle-timeout` without records.
+ */
+function sourceWithEventTime(
+  table: CatalogTable,
+  env: StreamEnvironment,
+  finish: ((row: Row) => Row) | undefined,
+  watermarks: WatermarkStrategy<Row>,
+): DataStream<Row> {
+  const idle = parseKafkaOptions(table)['scan.watermark.idle-timeout'];
+  return rowsOfTopic(
+    table,
+    env,
+    finish,
+    idle === undefined || idle <= 0 ? watermarks : watermarks.withIdleness(idle),
+  );
+}
+
+function rowsOfTopic(
+  table: CatalogTable,
+  env: StreamEnvironment,
+  finish: ((row: Row) => Row) | undefined,
+  watermarks: WatermarkStrategy<Row> | undefined,
+): DataStream<Row> {
   const o = parseKafkaOptions(table);
   const columns = stored(table);
   const { key, keyPositions, value, valuePositions } = layout(table, o, columns);
@@ -598,7 +630,8 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
       throw recordError(table, record, value.name, error);
     }
     fillMetadata(record, row);
-    return row;
+    // The computed columns (the rowtime may be one) before the partition's watermark reads it.
+    return finish === undefined ? row : finish(row);
   };
   return env.fromSource(
     topicSource(
@@ -607,6 +640,7 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
       deserializer,
       o['json.ignore-parse-errors'] === 'true' || o['csv.ignore-parse-errors'] === 'true',
       value,
+      watermarks,
     ),
   );
 }
@@ -798,6 +832,7 @@ export const kafkaConnector: SqlConnector = {
     layout(table, o, stored(table));
   },
   source,
+  sourceWithEventTime,
   changelogSource,
   sink,
   changelogSink,
