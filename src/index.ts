@@ -291,13 +291,15 @@ export {
   type WatermarkOutput,
   WatermarkStrategy,
 } from './core/watermarks.js';
-export type {
-  FiringTiming,
-  ProcessWindowFunction,
-  WindowClearContext,
-  WindowContext,
-  WindowFunctionContext,
-  WindowResult,
+export {
+  ALL_WINDOWS_KEY,
+  type AllWindowsKey,
+  type FiringTiming,
+  type ProcessWindowFunction,
+  type WindowClearContext,
+  type WindowContext,
+  type WindowFunctionContext,
+  type WindowResult,
 } from './core/window-result.js';
 export {
   type GapFunction,

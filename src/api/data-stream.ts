@@ -23,6 +23,8 @@ import {
 import type { OutputTag } from '../core/output-tag.js';
 import type { Sink } from '../core/sink.js';
 import type { WatermarkStrategy, WatermarkStrategySpec } from '../core/watermarks.js';
+import { ALL_WINDOWS_KEY, type AllWindowsKey } from '../core/window-result.js';
+import { type WindowAssigner, Windows } from '../core/windows.js';
 import type { NodeData, NodeFlags } from '../plan/logical/logical-graph.js';
 import type {
   BroadcastProcessNode,
@@ -44,6 +46,8 @@ import type {
 import {
   addBroadcastProcessNode,
   addNode,
+  type KeyedParts,
+  keyedBy,
   type StreamBuilder,
   type StreamParts,
   type StreamRef,
@@ -55,6 +59,7 @@ import type {
   KeyedStream,
   TableView,
   TwoStreams,
+  WindowedStream,
 } from './streams.js';
 
 type FlatMapFn = FlatMapNode['fn'];
@@ -167,6 +172,38 @@ export class DataStreamImpl<T> implements DataStream<T>, StreamParts {
 
   keyBy<K extends Key>(selectKey: (value: T) => K, name = 'keyBy'): KeyedStream<T, K> {
     return this.builder.streams.keyedStream(this, selectKey, name);
+  }
+
+  windowAll(assigner: WindowAssigner<T>): WindowedStream<T, AllWindowsKey> {
+    if (assigner === undefined || assigner === null) {
+      throw invalidArgument(
+        'windowAll() needs a window assigner, e.g. Windows.tumbling(Time.seconds(10))',
+      );
+    }
+    return this.builder.streams.windowedStream<T, AllWindowsKey>(
+      this.allInOneGroup(),
+      assigner,
+      undefined,
+      true,
+    );
+  }
+
+  countWindowAll(size: number, slide?: number): WindowedStream<T, AllWindowsKey> {
+    return this.builder.streams.windowedStream<T, AllWindowsKey>(
+      this.allInOneGroup(),
+      Windows.global(),
+      { size, slide },
+      true,
+    );
+  }
+
+  /** This stream keyed by one key for all records: one subtask gets them all. */
+  private allInOneGroup(): KeyedParts {
+    return {
+      builder: this.builder,
+      refs: this.refs,
+      partitioning: keyedBy((_: T) => ALL_WINDOWS_KEY, 'windowAll'),
+    };
   }
 
   union(...others: DataStream<T>[]): DataStream<T> {

@@ -198,12 +198,6 @@ export class KeyedStreamImpl<T, K extends Key> implements KeyedStream<T, K>, Key
   }
 
   countWindow(size: number, slide?: number): WindowedStream<T, K> {
-    if (!Number.isInteger(size) || size <= 0) {
-      throw invalidArgument(`count window size must be a positive whole number, got ${size}`);
-    }
-    if (slide !== undefined && (!Number.isInteger(slide) || slide <= 0)) {
-      throw invalidArgument(`count window slide must be a positive whole number, got ${slide}`);
-    }
     return this.builder.streams.windowedStream<T, K>(this, Windows.global(), { size, slide });
   }
 }

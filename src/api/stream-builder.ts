@@ -80,11 +80,15 @@ export interface StreamFactory {
     selectKey: (value: T) => K,
     keyName: string,
   ): KeyedStream<T, K>;
-  /** `KeyedStream.window` and `countWindow` (with `count`). */
+  /**
+   * `KeyedStream.window` and `countWindow` (with `count`); `DataStream.windowAll` and
+   * `countWindowAll` with `oneSubtask`, whose window functions run at parallelism 1.
+   */
   windowedStream<T, K extends Key>(
     input: KeyedParts,
     assigner: WindowAssigner<T>,
     count?: { readonly size: number; readonly slide: number | undefined },
+    oneSubtask?: boolean,
   ): WindowedStream<T, K>;
   /** `DataStream.join` and `coGroup`. */
   twoStreams<L, R, M extends 'join' | 'coGroup'>(

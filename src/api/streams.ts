@@ -47,7 +47,12 @@ import type { Sink } from '../core/sink.js';
 import type { Source } from '../core/source.js';
 import type { Trigger } from '../core/triggers.js';
 import type { WatermarkStrategy } from '../core/watermarks.js';
-import type { ProcessWindowFunction, WindowResult } from '../core/window-result.js';
+import type {
+  ALL_WINDOWS_KEY,
+  AllWindowsKey,
+  ProcessWindowFunction,
+  WindowResult,
+} from '../core/window-result.js';
 import type { RecordWindows, RecordWindowsOfSides, WindowAssigner } from '../core/windows.js';
 import type {
   BroadcastJoinOptions,
@@ -174,6 +179,21 @@ export interface DataStream<T> {
    * the exchange in the job graph.
    */
   keyBy<K extends Key>(selectKey: (value: T) => K, name?: string): KeyedStream<T, K>;
+
+  /**
+   * Groups all records, whatever their key, into windows of `assigner` (Flink's `windowAll`);
+   * finish with a window function as after `keyBy(...).window(...)`. The window runs in one
+   * subtask, as Flink's all-window operator does, and its functions and results see the key
+   * {@link ALL_WINDOWS_KEY}. For large volumes, pre-aggregate per key first.
+   */
+  windowAll(assigner: WindowAssigner<T>): WindowedStream<T, AllWindowsKey>;
+
+  /**
+   * Count windows over all records (Flink's `countWindowAll`): every `size` records form a
+   * window; with `slide`, a window of the last `size` records every `slide` records. One
+   * subtask, as {@link windowAll}.
+   */
+  countWindowAll(size: number, slide?: number): WindowedStream<T, AllWindowsKey>;
 
   /**
    * Merges this stream with `others` of the same type, without reordering

@@ -19,31 +19,54 @@ interface WindowSettings<T> {
   readonly processingTimeCloseMs: number | undefined;
   readonly queryable: boolean;
   readonly evictor: Evictor<T> | undefined;
+  /** `windowAll`: the window's step runs at parallelism 1. */
+  readonly oneSubtask: boolean;
 }
 
 /**
  * The windows of a keyed stream (`keyBy(...).window(...)` or `countWindow`);
  * count windows are a global window with a count trigger, and with a slide,
- * eviction down to the last `size` records.
+ * eviction down to the last `size` records. With `oneSubtask` (`windowAll`), the
+ * window functions run at parallelism 1.
  */
 export function windowedStream<T, K extends Key>(
   input: KeyedParts,
   assigner: WindowAssigner<T>,
   count?: { readonly size: number; readonly slide: number | undefined },
+  oneSubtask = false,
 ): WindowedStream<T, K> {
-  if (count === undefined) return new WindowedStreamImpl<T, K>(input, assigner);
+  const settings = { ...DEFAULT_SETTINGS, oneSubtask };
+  if (count === undefined)
+    return new WindowedStreamImpl<T, K>(input, assigner, undefined, settings);
   const { size, slide } = count;
+  if (!Number.isInteger(size) || size <= 0) {
+    throw invalidArgument(`count window size must be a positive whole number, got ${size}`);
+  }
+  if (slide !== undefined && (!Number.isInteger(slide) || slide <= 0)) {
+    throw invalidArgument(`count window slide must be a positive whole number, got ${slide}`);
+  }
   if (slide === undefined) {
-    return new WindowedStreamImpl<T, K>(input, Windows.global()).withTrigger(
+    return new WindowedStreamImpl<T, K>(input, Windows.global(), undefined, settings).withTrigger(
       Triggers.purging(Triggers.count<T>(size)),
       `count ${size}, purging`,
     );
   }
-  return new WindowedStreamImpl<T, K>(input, Windows.global(), size).withTrigger(
+  return new WindowedStreamImpl<T, K>(input, Windows.global(), size, settings).withTrigger(
     Triggers.count<T>(slide),
     `count ${slide}, keep last ${size}`,
   );
 }
+
+const DEFAULT_SETTINGS: WindowSettings<never> = {
+  trigger: undefined,
+  triggerLabel: undefined,
+  allowedLateness: 0,
+  lateDataTag: undefined,
+  processingTimeCloseMs: undefined,
+  queryable: false,
+  evictor: undefined,
+  oneSubtask: false,
+};
 
 /** The implementation of {@link WindowedStream}: immutable settings over a keyed input. */
 class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
@@ -56,15 +79,7 @@ class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
     private readonly keepLast?: number,
     settings?: WindowSettings<T>,
   ) {
-    this.settings = settings ?? {
-      trigger: undefined,
-      triggerLabel: undefined,
-      allowedLateness: 0,
-      lateDataTag: undefined,
-      processingTimeCloseMs: undefined,
-      queryable: false,
-      evictor: undefined,
-    };
+    this.settings = settings ?? DEFAULT_SETTINGS;
   }
 
   private with(
@@ -221,8 +236,20 @@ class WindowedStreamImpl<T, K extends Key> implements WindowedStream<T, K> {
     return this.input.builder.streams.dataStream<OUT>(this.input.builder, refs);
   }
 
-  /** Adds the window node; the planner chooses the operator that runs it. */
+  /** Adds the window node at parallelism 1 for `windowAll`. */
   private addWindow(
+    name: string,
+    aggregation: WindowAggregationSpec,
+    firing: WindowFiringSpec,
+  ): StreamRef[] {
+    const refs = this.addWindowNode(name, aggregation, firing);
+    if (this.settings.oneSubtask)
+      this.input.builder.streams.dataStream<unknown>(this.input.builder, refs).setParallelism(1);
+    return refs;
+  }
+
+  /** Adds the window node; the planner chooses the operator that runs it. */
+  private addWindowNode(
     name: string,
     aggregation: WindowAggregationSpec,
     firing: WindowFiringSpec,

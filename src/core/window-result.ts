@@ -12,6 +12,13 @@ import type { Window } from './windows.js';
  */
 export type FiringTiming = 'early' | 'on-time' | 'late';
 
+/**
+ * The one key of `windowAll` and `countWindowAll`: every record is in the same group, so window
+ * functions and results see this key (Flink's all-window functions have none).
+ */
+export const ALL_WINDOWS_KEY = 'all';
+export type AllWindowsKey = typeof ALL_WINDOWS_KEY;
+
 /** The result of one window for one key, with the window's bounds. */
 export interface WindowResult<K extends Key, R> {
   readonly key: K;
