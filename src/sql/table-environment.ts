@@ -79,6 +79,7 @@ import {
   distinctSplitOf,
 } from './planner/distinct-split.js';
 import { withStateLines } from './planner/explain-state.js';
+import { insertColumns } from './planner/insert-columns.js';
 import { checkMiniBatchOption, MINI_BATCH_OPTIONS, miniBatchOf } from './planner/mini-batch.js';
 import { NON_TEMPORAL_SORT_ENABLED, nonTemporalSortOf } from './planner/non-temporal-sort.js';
 import { type PlanContext, planQuery } from './planner/query-planner.js';
@@ -654,7 +655,15 @@ export class TableEnvironment {
         return {
           statement,
           columns: ['result'],
-          rows: [[createTableText(object, this.catalog.pathOf(object))]],
+          rows: [
+            [
+              createTableText(
+                object,
+                this.catalog.pathOf(object),
+                this.catalog.isTemporary(s.name as string),
+              ),
+            ],
+          ],
         };
       }
       case 'CATALOG':
@@ -676,7 +685,15 @@ export class TableEnvironment {
         return {
           statement,
           columns: ['result'],
-          rows: [[createViewText(object, this.catalog.pathOf(object))]],
+          rows: [
+            [
+              createViewText(
+                object,
+                this.catalog.pathOf(object),
+                this.catalog.isTemporary(s.name as string),
+              ),
+            ],
+          ],
         };
       }
     }
@@ -728,6 +745,9 @@ export class TableEnvironment {
       this.catalog.drop(s.name, false, s.at);
     const object = this.catalog.get(s.name);
     const kind = object.kind;
+    // DROP VIEW IF EXISTS of a table (DROP TABLE IF EXISTS of a view) leaves it, as Flink
+    // finds no view (table) of that name: CatalogTableITCase.testDropViewSameNameWithTableIfNotExists.
+    if ((kind === 'table') !== (s.object === 'TABLE') && s.ifExists) return;
     if (kind === 'view' && s.object === 'TABLE')
       sqlError(`'${s.name}' is a view: DROP VIEW drops it`, s.at);
     if (kind === 'table' && s.object === 'VIEW')
@@ -1022,21 +1042,30 @@ export class TableEnvironment {
           `column '${c.name}' needs a type (a column list of names alone is for CREATE TABLE ... AS SELECT)`,
           c.at,
         );
+      // A column's COMMENT is kept for SHOW CREATE TABLE.
+      const comment = c.comment === undefined ? {} : { comment: c.comment };
       if (c.kind === 'metadata')
         columns.push({
           name: c.name,
           type: keyed(c.type, c.name),
           computed: undefined,
           metadata: { key: c.key ?? c.name, virtual: c.virtual },
+          ...comment,
         });
       else if (c.kind === 'physical')
-        columns.push({ name: c.name, type: keyed(c.type, c.name), computed: undefined });
+        columns.push({
+          name: c.name,
+          type: keyed(c.type, c.name),
+          computed: undefined,
+          ...comment,
+        });
       else
         columns.push({
           name: c.name,
           type: { kind: 'NULL', nullable: true },
           computed: c.expr,
           ...(c.text === undefined ? {} : { computedText: c.text }),
+          ...comment,
         });
     }
     // Computed columns see the physical ones; their types come from their expressions.
@@ -1066,6 +1095,7 @@ export class TableEnvironment {
             },
       primaryKey: s.primaryKey,
       ...(s.partitionedBy === undefined ? {} : { partitionKeys: s.partitionedBy }),
+      ...(s.comment === undefined ? {} : { comment: s.comment }),
       options,
       connector: connector.value,
       at: s.at,
@@ -1102,8 +1132,6 @@ export class TableEnvironment {
     const connector = connectorOf(target);
     if (connector.sink === undefined)
       sqlError(`connector '${connector.name}' can only be read, not written`, s.at);
-    if (s.columns !== undefined)
-      sqlError('INSERT INTO with a column list is not supported by Weir SQL yet', s.at);
     const graph = graphOf(ctx.env);
     const firstNode = planned?.firstNode ?? graph.nodes.length;
     const relation = planned?.relation ?? planQuery(s.query, ctx);
@@ -1111,10 +1139,12 @@ export class TableEnvironment {
     const sinkColumns = target.columns.filter(
       (c) => c.computed === undefined && c.metadata?.virtual !== true,
     );
-    const columnOf = planned?.columnOf ?? sinkColumns.map((_, i) => i);
-    if (planned?.columnOf === undefined && relation.columns.length !== sinkColumns.length) {
+    // A column list and a static PARTITION spec say which columns the query fills.
+    const fill = insertColumns(s, target, sinkColumns);
+    const columnOf = planned?.columnOf ?? fill.columnOf;
+    if (planned?.columnOf === undefined && relation.columns.length !== fill.filled.length) {
       sqlError(
-        `INSERT INTO ${s.table}: the query has ${relation.columns.length} columns, the table ${sinkColumns.length} (${sinkColumns.map((c) => c.name).join(', ')})`,
+        `INSERT INTO ${s.table}: the query has ${relation.columns.length} columns, the table ${fill.filled.length} (${fill.filled.join(', ')})`,
         s.at,
       );
     }
@@ -1124,7 +1154,9 @@ export class TableEnvironment {
       const j = columnOf[i];
       const value =
         j === undefined
-          ? { code: 'null', type: { kind: 'NULL', nullable: true } as LogicalType }
+          ? fill.constants.has(i)
+            ? { code: g.constant(fill.constants.get(i)), type: c.type }
+            : { code: 'null', type: { kind: 'NULL', nullable: true } as LogicalType }
           : { code: `r[${j}]`, type: (relation.columns[j] as { type: LogicalType }).type };
       const converted = coerce(g, value, c.type, s.at, `INSERT INTO ${s.table} column '${c.name}'`);
       if (converted.code !== value.code || j !== i) changed = true;

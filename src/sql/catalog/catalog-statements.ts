@@ -87,15 +87,18 @@ export function describeViewRows(
 }
 
 /** The CREATE TABLE statement that defines `table` now (after any ALTER). */
-export function createTableText(table: CatalogTable, path: ObjectPath): string {
+export function createTableText(table: CatalogTable, path: ObjectPath, temporary = false): string {
+  // Each column's COMMENT, and the table's, as Flink's SHOW CREATE TABLE writes them.
+  const comment = (text: string | undefined) =>
+    text === undefined ? '' : ` COMMENT ${literal(text)}`;
   const parts = table.columns.map((c) => {
     if (c.computed !== undefined)
-      return `  ${quoted(c.name)} AS ${c.computedText ?? '<expression>'}`;
+      return `  ${quoted(c.name)} AS ${c.computedText ?? '<expression>'}${comment(c.comment)}`;
     const metadata =
       c.metadata === undefined
         ? ''
         : ` METADATA${c.metadata.key === c.name ? '' : ` FROM ${literal(c.metadata.key)}`}${c.metadata.virtual ? ' VIRTUAL' : ''}`;
-    return `  ${quoted(c.name)} ${formatType(c.type)}${metadata}`;
+    return `  ${quoted(c.name)} ${formatType(c.type)}${metadata}${comment(c.comment)}`;
   });
   if (table.watermark !== undefined)
     parts.push(
@@ -110,13 +113,14 @@ export function createTableText(table: CatalogTable, path: ObjectPath): string {
   const options = [...table.options.values()].map(
     (o) => `  ${literal(o.key)} = ${literal(o.value)}`,
   );
-  return `CREATE TABLE ${qualified(path)} (\n${parts.join(',\n')}\n)${partitions} WITH (\n${options.join(',\n')}\n)`;
+  // A temporary table says so, as Flink's SHOW CREATE TABLE does.
+  return `CREATE ${temporary ? 'TEMPORARY ' : ''}TABLE ${qualified(path)} (\n${parts.join(',\n')}\n)${comment(table.comment)}${partitions} WITH (\n${options.join(',\n')}\n)`;
 }
 
 /** The CREATE VIEW statement of `view`. */
-export function createViewText(view: CatalogView, path: ObjectPath): string {
+export function createViewText(view: CatalogView, path: ObjectPath, temporary = false): string {
   const columns = view.columns === undefined ? '' : ` (${view.columns.map(quoted).join(', ')})`;
-  return `CREATE VIEW ${qualified(path)}${columns} AS\n${view.text}`;
+  return `CREATE ${temporary ? 'TEMPORARY ' : ''}VIEW ${qualified(path)}${columns} AS\n${view.text}`;
 }
 
 /** `catalog`.`database`.`name`, quoted. */

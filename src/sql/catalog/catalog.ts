@@ -13,6 +13,8 @@ export interface TableColumn {
   readonly computed: Expr | undefined;
   /** A computed column's expression as written (SHOW CREATE TABLE). */
   readonly computedText?: string;
+  /** The column's `COMMENT '...'` (SHOW CREATE TABLE). */
+  readonly comment?: string;
   /**
    * A METADATA column: the connector's metadata key it reads (`offset`, `timestamp`) and whether
    * it is VIRTUAL (read only, not written by INSERT INTO). Its value sits in the row like a
@@ -32,6 +34,8 @@ export interface CatalogTable {
   readonly primaryKey: readonly string[] | undefined;
   /** `PARTITIONED BY` columns (the filesystem connector writes a directory per value). */
   readonly partitionKeys?: readonly string[];
+  /** The table's `COMMENT '...'` (SHOW CREATE TABLE). */
+  readonly comment?: string;
   readonly options: ReadonlyMap<string, TableOption>;
   readonly connector: string;
   /**

@@ -126,6 +126,8 @@ export function alteredTable(
     primaryKey,
     options: [...table.options.values()],
     ...(table.partitionKeys === undefined ? {} : { partitionedBy: table.partitionKeys }),
+    // ALTER TABLE keeps the table's COMMENT.
+    ...(table.comment === undefined ? {} : { comment: table.comment }),
     at,
   };
   return statement;

@@ -52,12 +52,15 @@ export function definitionOf(
   source: CatalogTable,
 ): ColumnDefinition {
   const at = source.at;
+  // The column keeps its COMMENT (through LIKE and ALTER TABLE), as in Flink.
+  const comment = c.comment === undefined ? {} : { comment: c.comment };
   if (c.computed !== undefined)
     return {
       kind: 'computed',
       name: c.name,
       expr: c.computed,
       ...(c.computedText === undefined ? {} : { text: c.computedText }),
+      ...comment,
       at,
     };
   if (c.metadata !== undefined)
@@ -67,9 +70,10 @@ export function definitionOf(
       type: c.type,
       key: c.metadata.key,
       virtual: c.metadata.virtual,
+      ...comment,
       at,
     };
-  return { kind: 'physical', name: c.name, type: c.type, at };
+  return { kind: 'physical', name: c.name, type: c.type, ...comment, at };
 }
 
 const FEATURE_OF: Readonly<Record<ColumnDefinition['kind'], LikeFeature | undefined>> = {

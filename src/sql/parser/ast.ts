@@ -383,6 +383,8 @@ export type ColumnDefinition =
       readonly kind: 'physical';
       readonly name: string;
       readonly type: LogicalType;
+      /** `COMMENT '...'` (SHOW CREATE TABLE shows it); also on the other kinds. */
+      readonly comment?: string;
       readonly at: SourcePosition;
     }
   | {
@@ -391,6 +393,7 @@ export type ColumnDefinition =
       readonly expr: Expr;
       /** The expression as written (SHOW CREATE TABLE). */
       readonly text?: string;
+      readonly comment?: string;
       readonly at: SourcePosition;
     }
   | {
@@ -399,11 +402,19 @@ export type ColumnDefinition =
       readonly type: LogicalType;
       readonly key: string | undefined;
       readonly virtual: boolean;
+      readonly comment?: string;
       readonly at: SourcePosition;
     };
 
 export interface TableOption {
   readonly key: string;
+  readonly value: string;
+  readonly at: SourcePosition;
+}
+
+/** One `column = value` of an INSERT's static PARTITION spec; the value as the literal's text. */
+export interface StaticPartitionValue {
+  readonly column: string;
   readonly value: string;
   readonly at: SourcePosition;
 }
@@ -450,6 +461,8 @@ export type Statement =
       readonly options: readonly TableOption[];
       /** `PARTITIONED BY (cols)`: the filesystem connector's partition directories. */
       readonly partitionedBy?: readonly string[];
+      /** The table's `COMMENT '...'` (SHOW CREATE TABLE shows it). */
+      readonly comment?: string;
       /** `LIKE source (options)`: the table starts from another table's definition. */
       readonly like?: TableLike;
       /** `AS query` (CTAS): the table takes the query's columns and the query is inserted into it. */
@@ -487,6 +500,8 @@ export type Statement =
       readonly table: string;
       /** `/*+ OPTIONS(...) *\/` after the table's name: options for this INSERT only. */
       readonly options?: readonly TableOption[];
+      /** `PARTITION (k = 'v', ...)`: static partition values, which the query does not give. */
+      readonly partition?: readonly StaticPartitionValue[];
       readonly columns: readonly string[] | undefined;
       readonly query: Query;
       readonly at: SourcePosition;

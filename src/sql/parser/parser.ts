@@ -24,6 +24,7 @@ import type {
   ShowLike,
   ShowWhat,
   Statement,
+  StaticPartitionValue,
   TableLike,
   TableOption,
 } from './ast.js';
@@ -762,7 +763,7 @@ class Parser {
       } while (this.acceptSymbol(','));
       this.expectSymbol(')');
     }
-    if (this.acceptWord('COMMENT')) this.stringLiteral();
+    const comment = this.acceptWord('COMMENT') ? this.stringLiteral() : undefined;
     const partitionedBy = this.acceptWord('PARTITIONED', 'BY') ? this.columnList() : undefined;
     let options: TableOption[] = [];
     if (this.acceptWord('WITH')) options = this.options();
@@ -779,6 +780,7 @@ class Parser {
       primaryKey,
       options,
       ...(partitionedBy === undefined ? {} : { partitionedBy }),
+      ...(comment === undefined ? {} : { comment }),
       ...(like === undefined ? {} : { like }),
       ...(asQuery === undefined ? {} : { asQuery }),
       at,
@@ -839,24 +841,26 @@ class Parser {
       const start = this.token.offset;
       const expr = this.expression();
       const text = this.sql.slice(start, this.token.offset).trim();
-      if (this.acceptWord('COMMENT')) this.stringLiteral();
-      return { kind: 'computed', name, expr, text, at };
+      return { kind: 'computed', name, expr, text, ...this.columnComment(), at };
     }
     const type = this.dataType();
     if (this.acceptWord('METADATA')) {
       let key: string | undefined;
       if (this.acceptWord('FROM')) key = this.stringLiteral();
       const virtual = this.acceptWord('VIRTUAL');
-      if (this.acceptWord('COMMENT')) this.stringLiteral();
-      return { kind: 'metadata', name, type, key, virtual, at };
+      return { kind: 'metadata', name, type, key, virtual, ...this.columnComment(), at };
     }
     if (this.acceptWord('PRIMARY', 'KEY')) {
       this.expectWord('NOT');
       this.expectWord('ENFORCED');
       inlineKey(name);
     }
-    if (this.acceptWord('COMMENT')) this.stringLiteral();
-    return { kind: 'physical', name, type, at };
+    return { kind: 'physical', name, type, ...this.columnComment(), at };
+  }
+
+  /** A column's `COMMENT '...'`, kept for SHOW CREATE TABLE (as Flink shows it). */
+  private columnComment(): { comment?: string } {
+    return this.acceptWord('COMMENT') ? { comment: this.stringLiteral() } : {};
   }
 
   private options(): TableOption[] {
@@ -881,7 +885,7 @@ class Parser {
     this.expectWord('INTO');
     const table = this.qualifiedName();
     const options = this.tableHint();
-    if (this.isWord('PARTITION')) this.unsupported('INSERT ... PARTITION');
+    const partition = this.acceptWord('PARTITION') ? this.staticPartition() : undefined;
     let columns: string[] | undefined;
     if (
       this.isSymbol('(') &&
@@ -895,10 +899,32 @@ class Parser {
       kind: 'insert',
       table,
       ...(options === undefined ? {} : { options }),
+      ...(partition === undefined ? {} : { partition }),
       columns,
       query,
       at,
     };
+  }
+
+  /**
+   * The static partition spec of an INSERT, after PARTITION: `(a = '1', b = 2)`, each value a
+   * string or number literal (Flink's partition spec), kept as text for the column's type.
+   */
+  private staticPartition(): StaticPartitionValue[] {
+    this.expectSymbol('(');
+    const values: StaticPartitionValue[] = [];
+    do {
+      const at = this.at;
+      const column = this.identifier('a partition column');
+      this.expectSymbol('=');
+      const negative = this.acceptSymbol('-');
+      const t = this.token;
+      if (t.kind !== 'string' && t.kind !== 'number') this.fail('a string or number literal');
+      this.i++;
+      values.push({ column, value: negative ? `-${t.text}` : t.text, at });
+    } while (this.acceptSymbol(','));
+    this.expectSymbol(')');
+    return values;
   }
 
   /**
@@ -1700,8 +1726,29 @@ class Parser {
       this.i++;
       path.push(this.identifier());
     }
-    if (this.isSymbol('(')) this.unsupported('qualified function names', at);
+    if (this.isSymbol('(')) return this.qualifiedCall(path, at);
     return { kind: 'column', path, at };
+  }
+
+  /**
+   * A function called by its catalog path, `default_catalog.default_database.f(...)` or
+   * `default_database.f(...)`, as Flink resolves a catalog function (CatalogTableITCase's
+   * testUdfWith*). Weir's user functions are one namespace in the default database of the
+   * default catalog (user-functions.ts), so the path must name those; another catalog or
+   * database is refused naming it, as Flink refuses one that does not hold the function.
+   */
+  private qualifiedCall(path: readonly string[], at: SourcePosition): Expr {
+    if (path.length > 3) this.unsupported('function names of more than three parts', at);
+    const [catalog, database] = path.length === 3 ? path : ['default_catalog', path[0]];
+    const name = path.join('.');
+    if (catalog !== 'default_catalog')
+      sqlError(`function '${name}': catalog '${catalog}' does not exist`, at);
+    if (database !== 'default_database')
+      sqlError(
+        `function '${name}': database '${database}' does not exist in catalog '${catalog}'`,
+        at,
+      );
+    return this.call((path[path.length - 1] as string).toUpperCase(), at);
   }
 
   private call(called: string, at: SourcePosition): Expr {

@@ -16,6 +16,7 @@ import { DirectorySource } from '../../../connectors/files/source/directory-sour
 import { FileSource } from '../../../connectors/files/source/file-source.js';
 import type { Sink } from '../../../core/sink.js';
 import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
+import { parsePattern } from '../../expressions/functions/time-runtime.js';
 import { sqlError } from '../../sql-error.js';
 import type { Row, SqlConnector, SqlLookupSource } from '../connector.js';
 import { FieldError, fromJson, parseText, toText } from '../formats/field-values.js';
@@ -52,9 +53,16 @@ const filesystemOptions = {
     'csv.quote-character': optional(text('one character')),
     'partition.default-name': optional(text('a directory name')),
     'partition.time-extractor.timestamp-pattern': optional(text("a pattern such as '$dt $hm:00'")),
+    // Flink's 'custom' extractor is a Java class: only the default one here.
+    'partition.time-extractor.kind': optional(choice(['default'])),
+    'partition.time-extractor.timestamp-formatter': optional(
+      text("a Java date pattern such as 'yyyyMMdd'"),
+    ),
     'sink.partition-commit.trigger': optional(choice(['process-time', 'partition-time'])),
     'sink.partition-commit.delay': optional(duration()),
-    'sink.partition-commit.policy.kind': optional(choice(['success-file'])),
+    // 'metastore' is accepted here only to be refused with Flink's message (see the rules).
+    'sink.partition-commit.policy.kind': optional(choice(['success-file', 'metastore'])),
+    'sink.partition-commit.success-file.name': optional(text('a file name')),
     'sink.rolling-policy.rollover-interval': optional(duration()),
     'sink.rolling-policy.check-interval': optional(duration()),
     'sink.rolling-policy.file-size': optional(text('a size such as 128MB')),
@@ -69,6 +77,12 @@ const filesystemOptions = {
         o['partition.time-extractor.timestamp-pattern'] !== undefined,
       message:
         "'sink.partition-commit.trigger' = 'partition-time' needs 'partition.time-extractor.timestamp-pattern'",
+    },
+    {
+      check: (o: { 'sink.partition-commit.policy.kind'?: string }) =>
+        o['sink.partition-commit.policy.kind'] !== 'metastore',
+      message:
+        "Can not configure a 'metastore' partition commit policy for a file system table. You can only configure 'metastore' partition commit policy for a hive table.",
     },
   ],
 } as const;
@@ -213,16 +227,22 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
   return env.fromSource(new FileSource<Row>(files, format, sourceOptions));
 }
 
-/** `$dt $hm:00` with a partition's values, as epoch ms; undefined when it is not a timestamp. */
+/**
+ * `$dt $hm:00` with a partition's values, as epoch ms; undefined when it is not a timestamp.
+ * With a `formatter` (Flink's 'partition.time-extractor.timestamp-formatter', a Java date
+ * pattern such as `yyyyMMdd`) the text is read with it, else as a SQL timestamp.
+ */
 function partitionTime(
   pattern: string,
   keys: readonly string[],
+  formatter: string | undefined,
 ): (values: readonly string[]) => number | undefined {
   return (values) => {
     let text = pattern;
     keys.forEach((k, i) => {
       text = text.replaceAll(`$${k}`, values[i] ?? '');
     });
+    if (formatter !== undefined) return parsePattern(text, formatter);
     const parsed = (() => {
       try {
         return parseText(
@@ -266,7 +286,12 @@ function sink(table: CatalogTable): Sink<Row> {
       trigger: o['sink.partition-commit.trigger'] ?? 'process-time',
       delayMs: o['sink.partition-commit.delay'] ?? 0,
       successFile: o['sink.partition-commit.policy.kind'] === 'success-file',
-      timeOf: partitionTime(o['partition.time-extractor.timestamp-pattern'] ?? '', keys),
+      successFileName: o['sink.partition-commit.success-file.name'] ?? '_SUCCESS',
+      timeOf: partitionTime(
+        o['partition.time-extractor.timestamp-pattern'] ?? '',
+        keys,
+        o['partition.time-extractor.timestamp-formatter'],
+      ),
     },
   });
 }

@@ -5,7 +5,9 @@
  * `_SUCCESS` file once a checkpoint has committed its files and its commit time has come:
  * for `process-time`, the partition's creation plus the delay; for `partition-time`, the
  * partition's time (from `partition.time-extractor.timestamp-pattern`) plus the delay, compared
- * with the largest event time this subtask has written.
+ * with the largest event time this subtask has written. At the end of a bounded input (the
+ * watermark reaching +infinity) every partition is due, whatever its time, as Flink commits
+ * all partitions when its input ends.
  */
 import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -19,8 +21,10 @@ import type { Row } from '../connector.js';
 export interface PartitionCommit {
   readonly trigger: 'process-time' | 'partition-time';
   readonly delayMs: number;
-  /** Write `_SUCCESS` into a committed partition (`policy.kind` includes `success-file`). */
+  /** Write a success file into a committed partition (`policy.kind` includes `success-file`). */
   readonly successFile: boolean;
+  /** Its name (`sink.partition-commit.success-file.name`, `_SUCCESS` by default). */
+  readonly successFileName: string;
   /** The partition's time from its values (`partition-time`), epoch ms; undefined if unknown. */
   readonly timeOf: (values: readonly string[]) => number | undefined;
 }
@@ -45,6 +49,8 @@ interface Partition {
   readonly values: readonly string[];
   readonly writer: TwoPhaseCommitWriter<Row>;
   readonly createdAt: number;
+  /** A completed checkpoint has committed files of it: only then can it be committed. */
+  hasFiles: boolean;
   committed: boolean;
 }
 
@@ -61,9 +67,14 @@ export class PartitionedFileSink implements Sink<Row> {
     const partitions = new Map<string, Partition>();
     // Part files named after the sink operator too: two INSERTs into one table in a job (a
     // statement set) write files of their own, as Flink's file sink names its parts by a
-    // per-sink id. The operator id is stable across restarts, so recovery finds its files.
-    const prefix = `part-${operatorTag(context.operatorId)}`;
+    // per-sink id. And after the run: a later job writing into the same directory (INSERT
+    // INTO appends, as in Flink) starts its checkpoint ids again, and would otherwise replace
+    // the earlier job's files of the same names. A restored writer takes the run of the
+    // files it recovers (see `recover`), so that it finds the leftovers of its own run.
+    let prefix = `part-${operatorTag(context.operatorId)}-${runTag()}`;
     let maxEventTime = Number.NEGATIVE_INFINITY;
+    // Set when the watermark reaches +infinity: the input ended, every partition is due.
+    let inputEnded = false;
     const relative = (values: readonly string[]) =>
       values.map((v, i) => `${o.partitionNames[i]}=${encodeURIComponent(v)}`).join('/');
     const partition = (values: readonly string[]): Partition => {
@@ -77,12 +88,19 @@ export class PartitionedFileSink implements Sink<Row> {
           format: o.line,
           prefix,
         });
-        p = { values, writer: sink.createWriter(context), createdAt: Date.now(), committed: false };
+        p = {
+          values,
+          writer: sink.createWriter(context),
+          createdAt: Date.now(),
+          hasFiles: false,
+          committed: false,
+        };
         partitions.set(path, p);
       }
       return p;
     };
     const due = (p: Partition): boolean => {
+      if (inputEnded) return true;
       if (o.commit.trigger === 'process-time') return Date.now() >= p.createdAt + o.commit.delayMs;
       const time = o.commit.timeOf(p.values);
       return time !== undefined && maxEventTime >= time + o.commit.delayMs;
@@ -128,6 +146,9 @@ export class PartitionedFileSink implements Sink<Row> {
           });
         }
       },
+      writeWatermark(time: number) {
+        if (time === Number.POSITIVE_INFINITY) inputEnded = true;
+      },
       blocked() {
         const waits = [...partitions.values()]
           .map((p) => p.writer.blocked?.())
@@ -144,18 +165,32 @@ export class PartitionedFileSink implements Sink<Row> {
       },
       async commit(committables: readonly Json[]) {
         for (const [path, list] of byPartition(committables)) {
-          await partition(valuesOf(path)).writer.commit(list);
+          const p = partition(valuesOf(path));
+          await p.writer.commit(list);
+          p.hasFiles = true;
         }
-        if (!o.commit.successFile) return;
+        // As Flink, partitions of a PARTITIONED BY table only: an unpartitioned table's
+        // directory gets no success file.
+        if (!o.commit.successFile || o.partitionNames.length === 0) return;
         for (const [path, p] of partitions) {
-          if (p.committed || !due(p)) continue;
-          await writeFile(join(o.directory, path, '_SUCCESS'), '');
+          // A partition whose rows all came after the checkpoint has no files yet: a success
+          // file there would announce data that readers cannot see.
+          if (p.committed || !p.hasFiles || !due(p)) continue;
+          await writeFile(join(o.directory, path, o.commit.successFileName), '');
           p.committed = true;
         }
       },
       async recover(committables: readonly Json[]) {
-        for (const [path, list] of byPartition(committables)) {
-          await partition(valuesOf(path)).writer.recover(list);
+        const recovered = byPartition(committables);
+        const run = [...recovered.values()]
+          .flat()
+          .map(prefixOf)
+          .find((p) => p !== undefined);
+        if (run !== undefined && partitions.size === 0) prefix = run;
+        for (const [path, list] of recovered) {
+          const p = partition(valuesOf(path));
+          await p.writer.recover(list);
+          p.hasFiles = true;
         }
       },
       async close() {
@@ -163,6 +198,23 @@ export class PartitionedFileSink implements Sink<Row> {
       },
     };
   }
+}
+
+let runs = 0;
+
+/** A tag of this writer's run, unique on this machine: base 36 time, process and count. */
+function runTag(): string {
+  runs++;
+  return `${Date.now().toString(36)}${process.pid.toString(36)}${runs.toString(36)}`;
+}
+
+/** The part-file prefix of an `ExactlyOnceFileSink` committable (`<prefix>-<subtask>-<id>.jsonl`). */
+function prefixOf(committable: Json): string | undefined {
+  if (committable === null || typeof committable !== 'object' || Array.isArray(committable))
+    return undefined;
+  const final = committable.final;
+  if (typeof final !== 'string') return undefined;
+  return /^(part-.+)-\d+-\d+\.jsonl$/.exec(final)?.[1];
 }
 
 /** Eight hex digits of an operator id (FNV-1a): a file-name-safe tag, the same on every run. */
