@@ -7,11 +7,8 @@
  * is compared, window for window, with a plain batch computation of the same windows.
  *
  * Adapted:
- * - Weir has no `windowAll` (a non-keyed window operator at parallelism 1). As in
- *   test/checkpoint/flink-window-checkpointing-scenarios.test.ts, every record gets one constant
- *   key, so the keyed window operator runs at the job's parallelism (4) with only one subtask
- *   holding data, as Flink's single all-window subtask does. Adding `windowAll` to Weir's API is
- *   a feature, not a small fix, and is left out.
+ * - `windowAll` runs the window in one subtask as Flink's does, after a pre-aggregation in each
+ *   of the 4 subtasks before it for reduce and aggregate (test/windows/window-all.test.ts).
  * - Flink's `apply(AllWindowFunction)` and `process(ProcessAllWindowFunction)` variants are one
  *   case each here: Weir has one kind of window function (ProcessWindowFunction).
  * - Flink's ingestion time is event time stamped by the source: here records carry their own
@@ -30,6 +27,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type AggregateFunction,
+  type AllWindowsKey,
   type DataStream,
   Evictors,
   type ProcessWindowFunction,
@@ -114,19 +112,18 @@ function expected(shape: Shape, value: (records: readonly Rec[]) => number): str
 
 const sumOf = (records: readonly Rec[]) => records.reduce((s, r) => s + r.v, 0);
 
-/** Flink's windowAll: the input with one constant key, windowed. */
+/** Flink's windowAll over the input. */
 function windowAll(
   shape: Shape,
-  more: (w: WindowedStream<Rec, number>) => WindowedStream<Rec, number> = (w) => w,
-): { env: StreamEnvironment; windowed: WindowedStream<Rec, number> } {
+  more: (w: WindowedStream<Rec, AllWindowsKey>) => WindowedStream<Rec, AllWindowsKey> = (w) => w,
+): { env: StreamEnvironment; windowed: WindowedStream<Rec, AllWindowsKey> } {
   const env = new StreamEnvironment({ parallelism: 4 });
   const windowed = env
     .fromArray(input)
     .assignTimestampsAndWatermarks(
       WatermarkStrategy.forMonotonousTimestamps<Rec>().withTimestampAssigner((r) => r.ts),
     )
-    .keyBy((): number => 0)
-    .window(assignerOf(shape));
+    .windowAll(assignerOf(shape));
   return { env, windowed: more(windowed) };
 }
 
@@ -147,7 +144,7 @@ const sumAggregate: AggregateFunction<Rec, number, number> = {
 };
 
 /** Each pre-aggregated value with its window. */
-function labelled<T>(valueFrom: (t: T) => number): ProcessWindowFunction<T, string, number> {
+function labelled<T>(valueFrom: (t: T) => number): ProcessWindowFunction<T, string, AllWindowsKey> {
   return {
     process(_key, ctx, elements, out) {
       for (const e of elements)
@@ -157,7 +154,7 @@ function labelled<T>(valueFrom: (t: T) => number): ProcessWindowFunction<T, stri
 }
 
 /** Flink's apply/process over all records of a window: their sum. */
-const sumAll: ProcessWindowFunction<Rec, string, number> = {
+const sumAll: ProcessWindowFunction<Rec, string, AllWindowsKey> = {
   process(_key, ctx, elements, out) {
     out.collect(`${ctx.window.start}-${ctx.window.end}:${sumOf(elements)}`);
   },
@@ -167,7 +164,7 @@ const SLIDING: Shape = { kind: 'sliding', size: 1000, slide: 100 };
 const TUMBLING: Shape = { kind: 'tumbling', size: 1000 };
 const SESSION: Shape = { kind: 'session', gap: SESSION_GAP };
 
-describe('AllWindowTranslationTest (runtime behaviour, one constant key)', () => {
+describe('AllWindowTranslationTest (runtime behaviour)', () => {
   it('testReduceEventTime', async () => {
     const { env, windowed } = windowAll(SLIDING);
     const out = await run(
@@ -302,8 +299,7 @@ describe('AllWindowTranslationTest (runtime behaviour, one constant key)', () =>
       const counted = env
         .fromArray(input)
         .map((r) => ({ count: 1, sum: r.v }))
-        .keyBy(() => 0)
-        .window(assigner())
+        .windowAll(assigner())
         .reduce((a, b) => ({ count: a.count + b.count, sum: a.sum + b.sum }));
       const sink = collect(counted);
       const result = await env.execute('all-window processing time');
