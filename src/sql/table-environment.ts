@@ -177,6 +177,8 @@ export class TableEnvironment {
   private readonly sinkExplains: string[] = [];
   /** INSERTs added to the environment's job so far. */
   private insertsInJob = 0;
+  /** Whether executeSql has started the environment's job. */
+  private startedJob = false;
 
   private constructor(readonly env: StreamEnvironment) {}
 
@@ -197,7 +199,15 @@ export class TableEnvironment {
   executeSql(script: string, options: ExecuteSqlOptions = {}): SqlScriptResult {
     const built = this.buildScript(script);
     let job: JobClient | undefined;
+    if (built.inserts > 0 && this.startedJob) {
+      // The environment's job still holds the earlier INSERTs' sinks: running it again would
+      // write their rows a second time. Flink submits each INSERT as a job of its own.
+      return sqlError(
+        'this TableEnvironment has already started a job with INSERT INTO: its StreamEnvironment holds one job, which would run the earlier INSERTs again; put the INSERTs in one script (or EXECUTE STATEMENT SET), or use a new StreamEnvironment and TableEnvironment',
+      );
+    }
     if (built.inserts > 0) {
+      this.startedJob = true;
       const { jobName, ...execute } = options;
       job = this.env.executeAsync(
         this.config.get('pipeline.name') ?? jobName ?? 'weir sql',

@@ -3,6 +3,9 @@
  * and the allowed values, window TVF aggregations (TUMBLE, HOP, COUNT(DISTINCT), FILTER)
  * against a plain oracle over the same generated events, INSERT INTO, VALUES and EXPLAIN.
  */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { NexmarkConfig } from '../../src/connectors/nexmark/index.js';
 import {
@@ -285,5 +288,34 @@ describe('DDL and statements', () => {
       'EXECUTE STATEMENT SET',
     ]);
     expect((await result.job?.result)?.status).toBe('finished');
+  }, 60_000);
+
+  it('refuses a second script with INSERT INTO, which would run the first INSERTs again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'weir-second-insert-'));
+    try {
+      const env = new StreamEnvironment();
+      const tEnv = TableEnvironment.create(env);
+      const first = tEnv.executeSql(`
+        CREATE TABLE a (n INT) WITH ('connector' = 'filesystem', 'path' = '${dir}', 'format' = 'csv');
+        INSERT INTO a SELECT EXPR$0 FROM (VALUES (1), (2));
+      `);
+      expect((await first.job?.result)?.status).toBe('finished');
+      expect(() => tEnv.executeSql('INSERT INTO a SELECT EXPR$0 FROM (VALUES (3))')).toThrow(
+        /already started a job with INSERT INTO.*put the INSERTs in one script/,
+      );
+      // DDL and queries still run; the first INSERT's rows are there once.
+      tEnv.executeSql("CREATE TABLE b (n INT) WITH ('connector' = 'blackhole')");
+      const lines = (await readdir(dir, { recursive: true })).filter((f) => !f.startsWith('.'));
+      const rows = (
+        await Promise.all(lines.map((f) => readFile(join(dir, f), 'utf8').catch(() => '')))
+      )
+        .join('')
+        .split('\n')
+        .filter((l) => l !== '')
+        .sort();
+      expect(rows).toEqual(['1', '2']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });
