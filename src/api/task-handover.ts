@@ -102,7 +102,8 @@ const SYSTEM_CLOCK: DebounceClock = {
  * every change the member acts on costs a restart of its job. `settled` is
  * called with the newest task set once none has come for `quietMs`, or once
  * the first unsettled change is `maxWaitMs` old, whichever is first; never
- * when the newest set equals the one last settled.
+ * when the newest set equals the one last settled. A change that only adds
+ * tasks to a member holding some settles at once (see `update`).
  */
 export class AssignmentDebounce {
   private latest: ReadonlySet<string>;
@@ -125,9 +126,20 @@ export class AssignmentDebounce {
     if (this.closed) return;
     this.latest = new Set(tasks);
     const now = this.clock.now();
+    // Tasks only given, none taken, to a member that holds some: a member that died or left
+    // gave them up, and the broker hands them out in one step, so there is no burst to wait
+    // for, and waiting would add the quiet period to every failover. A rebalance that moves a
+    // task between live members takes it away first, and a member's first tasks wait as before.
+    const onlyGiven =
+      this.firstPendingAt === undefined &&
+      this.settledSet.size > 0 &&
+      this.latest.size > this.settledSet.size &&
+      [...this.settledSet].every((t) => this.latest.has(t));
     this.firstPendingAt ??= now;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    const wait = Math.max(0, Math.min(this.quietMs, this.firstPendingAt + this.maxWaitMs - now));
+    const wait = onlyGiven
+      ? 0
+      : Math.max(0, Math.min(this.quietMs, this.firstPendingAt + this.maxWaitMs - now));
     this.timer = this.clock.setTimeout(() => this.fire(), wait);
   }
 

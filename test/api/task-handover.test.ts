@@ -159,6 +159,38 @@ describe('AssignmentDebounce', () => {
     expect(settled).toEqual([['a:1', 'a:2']]);
   });
 
+  it('acts at once when tasks are only added to a member that holds some (a failover)', () => {
+    const clock = manualClock();
+    const settled: string[][] = [];
+    const d = new AssignmentDebounce(
+      new Set(['a:0']),
+      (t) => settled.push([...t].sort()),
+      1000,
+      5000,
+      clock,
+    );
+    d.update(new Set(['a:0', 'a:1', 'a:2']));
+    clock.advance(0);
+    expect(settled).toEqual([['a:0', 'a:1', 'a:2']]);
+    // A change that takes a task away waits for the quiet period again.
+    d.update(new Set(['a:1', 'a:2']));
+    clock.advance(999);
+    expect(settled).toHaveLength(1);
+    clock.advance(1);
+    expect(settled).toEqual([
+      ['a:0', 'a:1', 'a:2'],
+      ['a:1', 'a:2'],
+    ]);
+    // A member's first tasks wait too: more may come in the next heartbeats.
+    const first: string[][] = [];
+    const e = new AssignmentDebounce(new Set(), (t) => first.push([...t]), 1000, 5000, clock);
+    e.update(new Set(['a:3']));
+    clock.advance(999);
+    expect(first).toEqual([]);
+    clock.advance(1);
+    expect(first).toEqual([['a:3']]);
+  });
+
   it('acts at the latest maxWait after the first change, however long the burst', () => {
     const clock = manualClock();
     const settled: number[] = [];
