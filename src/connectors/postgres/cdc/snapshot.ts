@@ -11,8 +11,8 @@
 import type pg from 'pg';
 import { WeirError } from '../../../core/errors.js';
 import { qualified, quoteLiteral } from '../connection.js';
+import { CursorRows } from '../cursor-rows.js';
 import type { TableInfo } from './catalog.js';
-import { Queue, Signal } from './signal.js';
 
 /** One row of the snapshot, values in text form, with the columns of its query. */
 export interface SnapshotRow {
@@ -26,9 +26,6 @@ export interface SnapshotField {
   readonly typeOid: number;
   readonly typeMod: number;
 }
-
-/** Query results as text: the connector converts values itself. */
-const RAW_TYPES = { getTypeParser: () => (value: string) => value };
 
 /** Facts about the snapshot transaction. */
 export interface SnapshotStart {
@@ -56,51 +53,30 @@ export async function beginSnapshot(
 }
 
 /** Reads the tables in the background into a bounded buffer. */
-export class SnapshotLoader {
-  readonly rows = new Queue<SnapshotRow>();
-  done = false;
-  failure: WeirError | undefined;
-  /** Woken when rows arrive, the snapshot ends, or it fails. */
-  readonly arrived = new Signal();
-  private readonly drained = new Signal();
-  private stopped = false;
+export class SnapshotLoader extends CursorRows<SnapshotRow> {
   private lastFields: SnapshotField[] | undefined;
 
   constructor(
     private readonly client: pg.Client,
     private readonly tables: readonly TableInfo[],
     private readonly fetchSize: number,
-    private readonly maxBufferedRows: number,
+    maxBufferedRows: number,
     /** The query reading one table (the initial snapshot needs no order; a replay sorts by key). */
     private readonly select: (table: TableInfo) => string = (t) => `SELECT * FROM ${qualified(t)}`,
-  ) {}
+  ) {
+    super(maxBufferedRows);
+  }
 
   start(): void {
-    this.run().then(
-      () => {
-        this.done = true;
-        this.arrived.wake();
-      },
-      (cause: unknown) => {
-        if (this.stopped) return;
-        this.failure = new WeirError(
+    this.startReading(
+      () => this.run(),
+      (cause) =>
+        new WeirError(
           'SOURCE_FAILED',
           `the initial snapshot failed: ${cause instanceof Error ? cause.message : String(cause)}`,
           { domain: 'external', cause, retriable: true },
-        );
-        this.arrived.wake();
-      },
+        ),
     );
-  }
-
-  /** Tells the loader rows were taken (it may fetch more). */
-  taken(): void {
-    if (this.rows.length < this.maxBufferedRows) this.drained.wake();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.drained.wake();
   }
 
   /** The previous fetch's field list if equal, so consumers can cache per field list. */
@@ -125,28 +101,24 @@ export class SnapshotLoader {
   private async run(): Promise<void> {
     for (const table of this.tables) {
       this.lastFields = undefined;
-      await this.client.query(`DECLARE weir_snapshot NO SCROLL CURSOR FOR ${this.select(table)}`);
-      for (;;) {
-        while (this.rows.length >= this.maxBufferedRows && !this.stopped) await this.drained.wait();
-        if (this.stopped) return;
-        const result = await this.client.query({
-          text: `FETCH FORWARD ${this.fetchSize} FROM weir_snapshot`,
-          rowMode: 'array',
-          types: RAW_TYPES,
-        });
-        const fields = this.sameFields(
-          result.fields.map((f) => ({
-            name: f.name,
-            typeOid: f.dataTypeID,
-            typeMod: f.dataTypeModifier,
-          })),
-        );
-        for (const values of result.rows as (string | null)[][])
-          this.rows.push({ table, fields, values });
-        if (result.rows.length > 0) this.arrived.wake();
-        if (result.rows.length < this.fetchSize) break;
-      }
-      await this.client.query('CLOSE weir_snapshot');
+      const read = await this.readCursor(
+        this.client,
+        'weir_snapshot',
+        { text: this.select(table) },
+        this.fetchSize,
+        (result) => {
+          const fields = this.sameFields(
+            result.fields.map((f) => ({
+              name: f.name,
+              typeOid: f.dataTypeID,
+              typeMod: f.dataTypeModifier,
+            })),
+          );
+          for (const values of result.rows as (string | null)[][])
+            this.rows.push({ table, fields, values });
+        },
+      );
+      if (!read) return;
     }
     await this.client.query('COMMIT');
   }

@@ -6,7 +6,6 @@
  * keeps its microseconds and a BIGINT or DECIMAL every digit.
  */
 import pg from 'pg';
-import { Queue, Signal } from '../../../connectors/postgres/cdc/signal.js';
 import {
   clientConfig,
   connect,
@@ -15,6 +14,11 @@ import {
   qualified,
   quoteIdent,
 } from '../../../connectors/postgres/connection.js';
+import {
+  type CursorQuery,
+  CursorRows,
+  TEXT_TYPES,
+} from '../../../connectors/postgres/cursor-rows.js';
 import {
   emitPostgresWarning,
   POSTGRES_RECONNECT,
@@ -31,9 +35,6 @@ import type { TableColumn } from '../../catalog/catalog.js';
 import type { LogicalType } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
 import { fromJson, parseJsonRecord, parseText } from '../formats/field-values.js';
-
-/** Query results as PostgreSQL's text: the columns' SQL types say how to read them. */
-const TEXT_TYPES = { getTypeParser: () => (value: string) => value };
 
 /** A PostgreSQL value's text form (the session's ISO dates, hex bytea) as a SQL value. */
 export function fromPgText(text: string | null, type: LogicalType, field: string): unknown {
@@ -108,43 +109,28 @@ export interface JdbcScanOptions {
   readonly partitioning: ScanPartitioning | undefined;
 }
 
-/** One query of the scan: the whole table, or one partition's range. */
-interface ScanQuery {
-  readonly text: string;
-  readonly values: readonly string[];
-}
-
 /** Reads its share of the scan's queries through a cursor, in the background, into a bounded buffer. */
 class JdbcScanReader implements SourceReader<Row> {
-  private readonly rows = new Queue<Row>();
-  private readonly arrived = new Signal();
-  private readonly drained = new Signal();
+  private readonly buffer: CursorRows<Row>;
   private client: pg.Client | undefined;
-  private done = false;
-  private stopped = false;
-  private failure: WeirError | undefined;
 
   constructor(
     private readonly options: JdbcScanOptions,
-    private readonly queries: readonly ScanQuery[],
+    private readonly queries: readonly CursorQuery[],
     private readonly context: SourceContext,
-  ) {}
+  ) {
+    this.buffer = new CursorRows(Math.max(options.fetchSize * 2, context.batchSize * 2));
+  }
 
   open(): void {
-    this.read().then(
-      () => {
-        this.done = true;
-        this.arrived.wake();
-      },
-      (cause: unknown) => {
-        if (this.stopped) return;
-        this.failure = new WeirError(
+    this.buffer.startReading(
+      () => this.read(),
+      (cause) =>
+        new WeirError(
           'SOURCE_FAILED',
           `jdbc table '${this.options.name}': reading ${this.options.table} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
           { domain: 'external', cause, operatorId: this.context.operatorId },
-        );
-        this.arrived.wake();
-      },
+        ),
     );
   }
 
@@ -155,35 +141,26 @@ class JdbcScanReader implements SourceReader<Row> {
       applicationName: `weir jdbc scan ${this.context.operatorId}/${this.context.subtaskIndex}`,
     });
     this.client = client;
-    const limit = Math.max(o.fetchSize * 2, this.context.batchSize * 2);
     // A cursor lives in a transaction; read-only, the scan holds no locks but its snapshot.
     await client.query('BEGIN READ ONLY');
     for (const q of this.queries) {
-      await client.query(`DECLARE weir_scan NO SCROLL CURSOR FOR ${q.text}`, [...q.values]);
-      for (;;) {
-        while (this.rows.length >= limit && !this.stopped) await this.drained.wait();
-        if (this.stopped) return;
-        const result = await client.query({
-          text: `FETCH FORWARD ${o.fetchSize} FROM weir_scan`,
-          rowMode: 'array',
-          types: TEXT_TYPES,
-        });
-        for (const raw of result.rows as (string | null)[][]) this.rows.push(rowOf(o.columns, raw));
-        if (result.rows.length > 0) this.arrived.wake();
-        if (result.rows.length < o.fetchSize) break;
-      }
-      await client.query('CLOSE weir_scan');
+      const read = await this.buffer.readCursor(client, 'weir_scan', q, o.fetchSize, (result) => {
+        for (const raw of result.rows as (string | null)[][])
+          this.buffer.rows.push(rowOf(o.columns, raw));
+      });
+      if (!read) return;
     }
     await client.query('COMMIT');
   }
 
   poll(): RecordBatch<Row> | PollStatus {
-    if (this.failure !== undefined) throw this.failure;
-    if (this.rows.length === 0) return this.done ? 'end' : 'wait';
-    const n = Math.min(this.context.batchSize, this.rows.length);
+    const { rows, failure, done } = this.buffer;
+    if (failure !== undefined) throw failure;
+    if (rows.length === 0) return done ? 'end' : 'wait';
+    const n = Math.min(this.context.batchSize, rows.length);
     const values: Row[] = [];
-    for (let i = 0; i < n; i++) values.push(this.rows.shift() as Row);
-    this.drained.wake();
+    for (let i = 0; i < n; i++) values.push(rows.shift() as Row);
+    this.buffer.taken();
     return batchOf(
       values,
       values.map(() => NO_TIMESTAMP),
@@ -191,13 +168,13 @@ class JdbcScanReader implements SourceReader<Row> {
   }
 
   available(): Promise<void> {
-    if (this.done || this.failure !== undefined || this.rows.length > 0) return Promise.resolve();
-    return this.arrived.wait();
+    const { rows, failure, done } = this.buffer;
+    if (done || failure !== undefined || rows.length > 0) return Promise.resolve();
+    return this.buffer.arrived.wait();
   }
 
   async close(): Promise<void> {
-    this.stopped = true;
-    this.drained.wake();
+    this.buffer.stop();
     await this.client?.end().catch(() => {});
   }
 }
@@ -210,7 +187,7 @@ export class JdbcScanSource implements Source<Row> {
   readonly bounded = true;
   readonly parallelizable: boolean;
   readonly name: string;
-  private readonly queries: ScanQuery[];
+  private readonly queries: CursorQuery[];
 
   constructor(private readonly options: JdbcScanOptions) {
     this.name = `jdbc ${options.name}`;
