@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExactlyOnceFileSink } from '../../src/connectors/files/sink/exactly-once-file-sink.js';
-import { StreamEnvironment } from '../../src/index.js';
+import { type JobClient, StreamEnvironment } from '../../src/index.js';
+import { waitFor } from '../kafka/helpers.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -76,4 +77,53 @@ describe('checkpoint and restore', () => {
     await resumed.execute('resumed', { restoreFrom: 'latest' });
     expect((await committedLines(out)).sort()).toEqual(expected);
   });
+
+  it('after a restore, checkpoints follow each other at once for a moment instead of waiting the interval', async () => {
+    const chk = join(dir, 'c');
+    const completed = (client: JobClient) =>
+      client.monitor.checkpoints.entries().filter((e) => e.status === 'completed');
+    const env = (intervalMs: number) => {
+      const e = new StreamEnvironment({ checkpointing: { directory: chk, intervalMs } });
+      buildSlowJob(e, join(dir, 'out'));
+      return e;
+    };
+    const first = env(20).executeAsync('first');
+    await waitFor('a checkpoint of the first run', () => completed(first).length > 0, 60_000);
+    await first.cancel();
+    const restoredId = Math.max(...completed(first).map((e) => e.id));
+
+    // A minute's interval: without the rule, nothing would complete for a minute.
+    const second = env(60_000).executeAsync('second', { restoreFrom: 'latest' });
+    try {
+      await waitFor(
+        'two checkpoints after the restore',
+        () => completed(second).length >= 2,
+        60_000,
+      );
+      const ids = completed(second).map((e) => e.id);
+      expect(Math.min(...ids)).toBeGreaterThan(restoredId);
+      // For a moment only (a second after the first completed): then the interval holds again.
+      const firstDone = Math.min(...completed(second).map((e) => e.completedAt!));
+      await new Promise((r) => setTimeout(r, Math.max(0, firstDone + 1_000 - Date.now())));
+      const newest = () => second.monitor.checkpoints.entries()[0]?.id ?? 0;
+      const settled = newest();
+      await new Promise((r) => setTimeout(r, 2_000));
+      // One triggered just before the moment ended may still be under way.
+      expect(newest()).toBeLessThanOrEqual(settled + 1);
+    } finally {
+      await second.cancel();
+    }
+  });
 });
+
+/** A job that runs until cancelled, slowly, with exactly-once output. */
+function buildSlowJob(env: StreamEnvironment, out: string) {
+  env
+    .fromGenerator({ count: 1_000_000, ratePerSecond: 500, generate: (i) => ({ k: i % 7, v: i }) })
+    .uid('gen')
+    .keyBy((r) => r.k)
+    .reduce((a, b) => ({ k: a.k, v: a.v + b.v }))
+    .uid('sum')
+    .sinkTo(new ExactlyOnceFileSink({ directory: out }))
+    .uid('sink');
+}

@@ -14,7 +14,14 @@ import type { TwoPhaseCommitWriter } from '../../src/core/sink.js';
 import type { Json } from '../../src/core/snapshot.js';
 import { CollectSink, StreamEnvironment, WeirError } from '../../src/index.js';
 import { MetricRegistry } from '../../src/metrics/registry.js';
+import { prestartedWorkers } from '../../src/util/threads/start-worker.js';
 import { BROKERS, createTopic, json, readAll, uniqueTopic, waitFor } from './helpers.js';
+
+/** The module of a Kafka writer's producer thread. */
+const PRODUCER_THREAD = new URL(
+  '../../src/connectors/kafka/sink/producer-worker.ts',
+  import.meta.url,
+);
 
 /** A fresh checkpoint directory (removed with the OS temp directory). */
 const tempCheckpoints = () => mkdtemp(join(tmpdir(), 'weir-kafka-sink-'));
@@ -42,6 +49,32 @@ async function records(topic: string, committedOnly = true): Promise<KafkaConsum
   await env.execute('records');
   return sink.values;
 }
+
+/** An exactly-once sink of rows to `topic`, for driving its writers by hand. */
+function exactlyOnceSink(topic: string): KafkaSink<Row> {
+  return new KafkaSink<Row>({
+    brokers: BROKERS,
+    topic,
+    format: json<Row>(),
+    deliveryGuarantee: 'exactly-once',
+    transactionalIdPrefix: `${topic}-tx`,
+  });
+}
+
+/** The context of subtask 0 of 1. */
+const context = {
+  subtaskIndex: 0,
+  parallelism: 1,
+  operatorId: 'sink',
+  metrics: new MetricRegistry().group({}),
+};
+
+/** A batch of rows with these ids. */
+const batch = (ids: number[]) => ({
+  values: ids.map((id) => ({ id, user: 'u' })),
+  timestamps: ids.map(() => 0),
+  keys: undefined,
+});
 
 /** Waits until a read_committed reader sees exactly these ids. */
 async function visible(topic: string, expected: number[]): Promise<void> {
@@ -163,24 +196,7 @@ describe('Kafka sink', () => {
   it('commits a pre-committed transaction from a new writer after a crash, and fences the old one', async () => {
     const topic = uniqueTopic('resume');
     await createTopic(topic, 2);
-    const sink = new KafkaSink<Row>({
-      brokers: BROKERS,
-      topic,
-      format: json<Row>(),
-      deliveryGuarantee: 'exactly-once',
-      transactionalIdPrefix: `${topic}-tx`,
-    });
-    const context = {
-      subtaskIndex: 0,
-      parallelism: 1,
-      operatorId: 'sink',
-      metrics: new MetricRegistry().group({}),
-    };
-    const batch = (ids: number[]) => ({
-      values: ids.map((id) => ({ id, user: 'u' })),
-      timestamps: ids.map(() => 0),
-      keys: undefined,
-    });
+    const sink = exactlyOnceSink(topic);
     const first = sink.createWriter(context) as TwoPhaseCommitWriter<Row>;
     await first.recover([]);
     first.write(batch([1, 2, 3]));
@@ -208,6 +224,45 @@ describe('Kafka sink', () => {
     await second.commit([c2]);
     await visible(topic, [1, 2, 3, 6]);
     await Promise.allSettled([first.close(), second.close()]);
+  });
+
+  it("hands a closed writer's producer thread to the next writer, which starts clean", async () => {
+    const topic = uniqueTopic('reuse');
+    const other = uniqueTopic('reuse-other');
+    await createTopic(topic, 2);
+    await createTopic(other, 1);
+    const sink = exactlyOnceSink(topic);
+    const first = sink.createWriter(context) as TwoPhaseCommitWriter<Row>;
+    // Threads other tests' writers handed back (this one may have taken one).
+    const waiting = prestartedWorkers(PRODUCER_THREAD);
+    await first.recover([]);
+    first.write(batch([1, 2]));
+    const c1: Json = first.preCommit(1);
+    await first.commit([c1]);
+    first.write(batch([3])); // an open transaction, aborted as the writer closes
+    await first.close();
+    expect(prestartedWorkers(PRODUCER_THREAD)).toBe(waiting + 1);
+
+    // The next run's writer takes that thread: a new session, numbering after what it finds.
+    const second = sink.createWriter(context) as TwoPhaseCommitWriter<Row>;
+    expect(prestartedWorkers(PRODUCER_THREAD)).toBe(waiting);
+    await second.recover([c1]);
+    second.write(batch([4]));
+    const c2 = second.preCommit(2);
+    await second.commit([c2]);
+    await visible(topic, [1, 2, 4]);
+    await second.close();
+
+    // And a writer of another sink, at-least-once to another topic, on the same thread.
+    const plain = new KafkaSink<Row>({ brokers: BROKERS, topic: other, format: json<Row>() });
+    const third = plain.createWriter(context) as TwoPhaseCommitWriter<Row>;
+    expect(prestartedWorkers(PRODUCER_THREAD)).toBe(waiting);
+    await third.recover([]);
+    third.write(batch([5]));
+    expect(third.preCommit(1)).toBeNull();
+    await third.close();
+    await visible(other, [5]);
+    expect((await readAll(topic, json<Row>())).map((r) => r.id).sort()).toEqual([1, 2, 4]);
   });
 
   it('Avro values round-trip with schema evolution on read', async () => {

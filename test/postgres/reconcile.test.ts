@@ -68,8 +68,9 @@ describe('reconcile a CDC job against a snapshot of its source tables', () => {
     } finally {
       await started.client.cancel();
     }
+    // This job's slots only: other test files create and drop theirs meanwhile.
     const slotsBefore = await sql(
-      `SELECT slot_name, confirmed_flush_lsn FROM pg_replication_slots ORDER BY 1`,
+      `SELECT slot_name, confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name LIKE 'weir_reconcile%' ORDER BY 1`,
     );
 
     const report = await reconcileJob({ module: JOB, args: ARGS });
@@ -90,7 +91,9 @@ describe('reconcile a CDC job against a snapshot of its source tables', () => {
     expect(difference!.written!.value).toMatchObject({ customer: 11 });
     // Reconciling read a snapshot: the job's replication slot did not move.
     expect(
-      await sql(`SELECT slot_name, confirmed_flush_lsn FROM pg_replication_slots ORDER BY 1`),
+      await sql(
+        `SELECT slot_name, confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name LIKE 'weir_reconcile%' ORDER BY 1`,
+      ),
     ).toEqual(slotsBefore);
   }, 300_000);
 });

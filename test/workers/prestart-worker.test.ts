@@ -1,7 +1,8 @@
 /**
  * Threads started ahead (a standby member's writer threads): `startWorker`
  * takes a waiting one for its module, messages posted at once reach it, and
- * one that fails while it waits is dropped without ending the process.
+ * one that fails while it waits is dropped without ending the process. A
+ * thread handed back (a closed writer's) serves the next taker first.
  */
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
@@ -9,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   prestartedWorkers,
   prestartWorker,
+  releaseWorker,
   startWorker,
 } from '../../src/util/threads/start-worker.js';
 import { waitFor } from '../kafka/helpers.js';
@@ -62,5 +64,34 @@ describe('prestartWorker', () => {
     const fresh = startWorker(FAILING);
     const [error] = (await once(fresh, 'error')) as [Error];
     expect(error.message).toContain('this module cannot load');
+  });
+});
+
+describe('releaseWorker', () => {
+  it('hands a thread back to the next taker, ahead of prestarted ones, without its old listeners', async () => {
+    const first = startWorker(ECHO);
+    const firstId = (await echo(first, 'a')).threadId;
+    let oldListenerCalls = 0;
+    first.on('message', () => oldListenerCalls++);
+    prestartWorker(ECHO);
+    await releaseWorker(ECHO, first);
+    expect(prestartedWorkers(ECHO)).toBe(2);
+    const again = startWorker(ECHO);
+    started.push(again);
+    expect(again).toBe(first);
+    const answer = await echo(again, 'b');
+    expect(answer).toEqual({ echo: 'b', threadId: firstId });
+    expect(oldListenerCalls).toBe(0);
+    // The prestarted one still waits for the next taker.
+    expect(prestartedWorkers(ECHO)).toBe(1);
+  });
+
+  it('drops a handed-back thread that exits while it waits', async () => {
+    const worker = startWorker(ECHO);
+    await echo(worker, 'a');
+    await releaseWorker(ECHO, worker);
+    expect(prestartedWorkers(ECHO)).toBe(1);
+    await worker.terminate();
+    await waitFor('the ended thread to be dropped', () => prestartedWorkers(ECHO) === 0);
   });
 });

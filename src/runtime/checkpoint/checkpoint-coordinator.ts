@@ -43,6 +43,9 @@ export class InputEndedError extends WeirError {
   }
 }
 
+/** How long after a restore's first checkpoint completes the next ones follow without waiting for the interval. */
+const CATCH_UP_MS = 1000;
+
 /** Why a checkpoint did not complete. */
 export type CheckpointFailureReason = 'timeout' | 'storage-failed' | 'source-not-checkpointable';
 
@@ -58,6 +61,8 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
   private nextId: number;
   private pending: Pending | undefined;
   private lastTriggerAt: number;
+  /** Until then, a checkpoint is due as soon as the previous one is done (after a restore). */
+  private catchUpUntil: number;
   private lastCompletedAt = Number.NEGATIVE_INFINITY;
   private consecutiveFailures = 0;
   private inFlight: Promise<void> = Promise.resolve();
@@ -87,6 +92,16 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
   ) {
     this.nextId = (restoredId ?? 0) + 1;
     this.lastTriggerAt = clock.now();
+    // After a restore, checkpoints follow each other without waiting for the
+    // interval until a short while after the first completes: what a
+    // transactional sink writes from the restored position is visible only
+    // once a checkpoint commits it, and past a repartition topic only at the
+    // second, so a failover would otherwise add one or two whole intervals to
+    // the output's pause.
+    this.catchUpUntil =
+      restoredId === undefined || config === undefined
+        ? Number.NEGATIVE_INFINITY
+        : Number.POSITIVE_INFINITY;
     for (const t of tasks) t.checkpoints = this;
     this.completedCounter = metrics.counter(
       'weir_checkpoints_completed_total',
@@ -133,7 +148,10 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
     const savepoint = this.savepointRequests[0];
     if (savepoint === undefined) {
       if (config === undefined) return false;
-      if (now - this.lastTriggerAt < config.intervalMs) return false;
+      if (now - this.lastTriggerAt < config.intervalMs) {
+        // Catching up after a restore: due once the previous one is stored.
+        if (now >= this.catchUpUntil || this.storing > 0) return false;
+      }
       // A pause is measured from the end of the previous checkpoint: none may still be storing.
       const serial = config.minPauseMs > 0 || this.storage?.storesOneAtATime === true;
       if (serial && this.storing > 0) return false;
@@ -309,6 +327,9 @@ export class CheckpointCoordinator implements CheckpointListener, ExecutorDriver
     }
     this.consecutiveFailures = 0;
     this.lastCompletedAt = this.clock.now();
+    if (this.catchUpUntil === Number.POSITIVE_INFINITY)
+      this.catchUpUntil =
+        this.lastCompletedAt + Math.min(this.config?.intervalMs ?? 0, CATCH_UP_MS);
     this.lastDurationMs = this.lastCompletedAt - startedAt;
     this.lastSizeBytes = JSON.stringify(data.operators).length;
     this.lastCompletedId = data.checkpointId;

@@ -59,6 +59,7 @@ export function startWorker(moduleUrl: URL, options: StartWorkerOptions = {}): W
   if (Object.keys(options).length === 0) {
     const waiting = prestarted.get(moduleUrl.href)?.shift();
     if (waiting !== undefined) {
+      clearTimeout(idleTimers.get(waiting));
       // Held unreferenced while it waited; its taker decides again.
       waiting.ref();
       return waiting;
@@ -86,8 +87,40 @@ const prestarted = new Map<string, Worker[]>();
  * process alive.
  */
 export function prestartWorker(moduleUrl: URL): void {
-  const key = moduleUrl.href;
-  const worker = newWorker(moduleUrl, {});
+  keepWaiting(moduleUrl.href, newWorker(moduleUrl, {}));
+}
+
+/** Threads handed back wait this long for a new taker, then end. */
+const IDLE_MS = 30_000;
+/** At most this many handed-back threads of one module wait; more end at once. */
+const MAX_IDLE = 16;
+const idleTimers = new WeakMap<Worker, NodeJS.Timeout>();
+
+/**
+ * Hands back a thread of the module at `moduleUrl` that its taker is done
+ * with, for the next `startWorker(moduleUrl)`: the next run of a job in this
+ * process (a restart after a failure, a process group member's run after a
+ * take-over) then opens its writers without loading their modules again,
+ * which takes most of a second. The module must treat its next first message
+ * as a fresh start. The thread loses its listeners, and ends after a while
+ * unused, or at once when enough already wait.
+ */
+export async function releaseWorker(moduleUrl: URL, worker: Worker): Promise<void> {
+  for (const event of ['message', 'messageerror', 'error', 'exit', 'online'])
+    worker.removeAllListeners(event);
+  if (prestartedWorkers(moduleUrl) >= MAX_IDLE) {
+    await worker.terminate();
+    return;
+  }
+  const timer = setTimeout(() => void worker.terminate(), IDLE_MS);
+  timer.unref();
+  idleTimers.set(worker, timer);
+  // First in line: loaded already, where a prestarted thread may still be loading.
+  keepWaiting(moduleUrl.href, worker, true);
+}
+
+/** Holds `worker` unreferenced until a `startWorker` takes it; one that fails or exits meanwhile is dropped. */
+function keepWaiting(key: string, worker: Worker, first = false): void {
   worker.unref();
   const drop = (): void => {
     const list = prestarted.get(key);
@@ -98,6 +131,7 @@ export function prestartWorker(moduleUrl: URL): void {
   worker.once('exit', drop);
   const list = prestarted.get(key);
   if (list === undefined) prestarted.set(key, [worker]);
+  else if (first) list.unshift(worker);
   else list.push(worker);
 }
 

@@ -7,7 +7,12 @@ import type { SinkContext, TwoPhaseCommitWriter } from '../../../core/sink.js';
 import type { Json } from '../../../core/snapshot.js';
 import { bytesWrittenCounter } from '../../../metrics/connector-metrics.js';
 import type { Counter } from '../../../metrics/registry.js';
-import { prestartWorker, siblingModule, startWorker } from '../../../util/threads/start-worker.js';
+import {
+  prestartWorker,
+  releaseWorker,
+  siblingModule,
+  startWorker,
+} from '../../../util/threads/start-worker.js';
 import { SyncChannel } from '../../../util/threads/sync-channel.js';
 import { checkTopic, type KafkaSinkOptions } from '../config.js';
 import { reconnectsCounter } from '../reconnect.js';
@@ -119,6 +124,8 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
   private readonly aborted: Counter;
   private readonly reconnects: Counter;
   private closed = false;
+  /** The producer thread closed cleanly and may serve the next writer of this process. */
+  private reusable = false;
   private readonly tokenProvider: KafkaTokenProvider | undefined;
   /** The process group member run whose transactional ids this writer uses, if any. */
   private readonly run: string | undefined;
@@ -238,6 +245,7 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       case 'done': {
         const call = this.pendingCalls.get(n.id);
         this.pendingCalls.delete(n.id);
+        if (n.reusable === true) this.reusable = true;
         if (n.error === undefined) call?.resolve();
         else call?.reject(this.error(n.error));
       }
@@ -449,7 +457,10 @@ class KafkaWriter<T> implements TwoPhaseCommitWriter<T> {
       await this.call((id) => ({ op: 'close', id }));
     } finally {
       this.sync.close();
-      await this.worker.terminate();
+      // A clean thread is kept for the process's next writer (the next run of the job).
+      if (this.reusable && this.failure === undefined && this.pendingCalls.size === 0)
+        await releaseWorker(PRODUCER_THREAD, this.worker);
+      else await this.worker.terminate();
     }
   }
 }

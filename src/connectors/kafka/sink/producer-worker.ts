@@ -69,6 +69,34 @@ let connection!: KafkaConnection;
 let syncCalls = 0;
 let lastToken: string | undefined;
 let tokenWaiters: { resolve: (token: string) => void; reject: (e: Error) => void }[] = [];
+/** Recoveries and commits still running: a thread with any is not handed to another writer. */
+let unsettled = 0;
+
+/**
+ * Forgets the previous writer's session: a thread outlives its writer and
+ * may serve the next one of the process (see `releaseWorker`), which starts
+ * with 'init' as a new thread does.
+ */
+function newSession(): void {
+  failure = undefined;
+  queue = [];
+  sending = undefined;
+  plainProducer = undefined;
+  current = undefined;
+  nextSeq = 1;
+  control = Promise.resolve();
+  recovered = undefined;
+  syncCalls = 0;
+  lastToken = undefined;
+  tokenWaiters = [];
+  unsettled = 0;
+}
+
+function tracked<T>(p: Promise<T>): Promise<T> {
+  unsettled++;
+  void p.finally(() => unsettled--).catch(() => {});
+  return p;
+}
 
 function what(): string {
   return `Kafka sink '${config.operatorId}' (subtask ${config.subtaskIndex})`;
@@ -515,6 +543,7 @@ async function recover(all: readonly TransactionCommittable[]): Promise<void> {
 port.on('message', (m: Request) => {
   switch (m.op) {
     case 'init':
+      newSession();
       config = m.config;
       connection = workerConnection(config);
       replySync = syncReplier(m.sync);
@@ -551,7 +580,7 @@ port.on('message', (m: Request) => {
       tokenArrived(m.token, m.error);
       return;
     case 'recover':
-      recovered = recover(m.committables).then(() => {
+      recovered = tracked(recover(m.committables)).then(() => {
         if (config.exactlyOnce) current = startTxn(nextSeq++);
       });
       recovered.then(
@@ -564,9 +593,11 @@ port.on('message', (m: Request) => {
       return;
     case 'commit': {
       const id = m.id;
-      control = control.then(async () => {
-        for (const c of m.committables) await commitOne(c);
-      });
+      control = tracked(
+        control.then(async () => {
+          for (const c of m.committables) await commitOne(c);
+        }),
+      );
       control.then(
         () => notify({ kind: 'done', id }),
         (e: unknown) => notify({ kind: 'done', id, error: reasonOf(e) }),
@@ -590,7 +621,12 @@ port.on('message', (m: Request) => {
         ]);
       };
       closing().then(
-        () => notify({ kind: 'done', id }),
+        () =>
+          notify({
+            kind: 'done',
+            id,
+            reusable: failure === undefined && unsettled === 0 && sending === undefined,
+          }),
         (e: unknown) => notify({ kind: 'done', id, error: reasonOf(e) }),
       );
       return;

@@ -86,7 +86,13 @@ export type SyncReply =
 export type Notice =
   | { readonly kind: 'acked'; readonly records: number }
   | { readonly kind: 'failed'; readonly error: string }
-  | { readonly kind: 'done'; readonly id: number; readonly error?: string }
+  | {
+      readonly kind: 'done';
+      readonly id: number;
+      readonly error?: string;
+      /** On 'close': the thread is clean and may serve another writer (see releaseWorker). */
+      readonly reusable?: boolean;
+    }
   /** A retry while the cluster is unreachable, or the reconnection after it: for the sink's log. */
   | { readonly kind: 'warning'; readonly message: string }
   /** The producer logs in with OAUTHBEARER: the writer's `tokenProvider` is asked for a token. */
