@@ -24,8 +24,8 @@
  * - testInsertOverwrite: not ported: StreamFileSystemITCaseBase skips it (no INSERT OVERWRITE
  *   in streaming mode); added instead: Weir refuses INSERT OVERWRITE.
  * - testAllStaticPartitionsWithMetadata, testNonPartitionWithMetadata, testReadAllMetadata:
- *   not ported: Weir's filesystem connector has no METADATA columns (`file.path`,
- *   `file.name`, `file.size`, `file.modification-time`); listed under "Not yet" in docs/sql.md.
+ *   Weir had no filesystem METADATA columns; now it has Flink's four keys, tested in
+ *   filesystem-metadata.test.ts with rows computed from the files.
  *
  * flink-table-planner .../runtime/stream/FsStreamingSinkITCaseBase (FsStreamingSinkTestCsvITCase,
  * `testcsv`; here csv), parallelism 1, checkpoints every 100 ms, Flink's rows as a VALUES view

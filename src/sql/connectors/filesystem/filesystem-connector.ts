@@ -31,6 +31,7 @@ import {
 import { notNullCheck } from '../not-null-columns.js';
 import { choice, duration, flag, parseSqlOptions, text } from '../sql-options.js';
 import { fileLookupTable } from './file-lookup-table.js';
+import { checkFileMetadata, fileMetadataFiller } from './file-metadata.js';
 import { DEFAULT_PARTITION, PartitionedFileSink } from './partitioned-file-sink.js';
 
 const filesystemOptions = {
@@ -97,16 +98,23 @@ function localPath(path: string): string {
   return path.startsWith('file://') ? path.slice('file://'.length) : path;
 }
 
-/** The stored columns, and which of them are partition columns (not in the files). */
-function layout(table: CatalogTable) {
-  const columns = table.columns.filter((c) => c.computed === undefined);
+/**
+ * The stored columns (a sink's: without the VIRTUAL METADATA ones, which INSERT INTO leaves
+ * out), and which of them are partition columns and METADATA columns (not in the files).
+ */
+function layout(table: CatalogTable, written = false) {
+  const columns = table.columns.filter(
+    (c) => c.computed === undefined && !(written && c.metadata?.virtual === true),
+  );
   const keys = table.partitionKeys ?? [];
   for (const k of keys) {
     if (!columns.some((c) => c.name === k))
       sqlError(`PARTITIONED BY '${k}': no such column in table '${table.name}'`, table.at);
   }
   const partitionPositions = keys.map((k) => columns.findIndex((c) => c.name === k));
-  const dataPositions = columns.flatMap((_c, i) => (partitionPositions.includes(i) ? [] : [i]));
+  const dataPositions = columns.flatMap((c, i) =>
+    partitionPositions.includes(i) || c.metadata !== undefined ? [] : [i],
+  );
   const data: FormatColumn[] = dataPositions.map((i) => columns[i] as TableColumn);
   return { columns, keys, partitionPositions, dataPositions, data };
 }
@@ -141,15 +149,17 @@ function source(table: CatalogTable, env: StreamEnvironment): DataStream<Row> {
   const defaultName = o['partition.default-name'] ?? DEFAULT_PARTITION;
   const where = (at: RecordPosition) => `table '${table.name}': file '${at.file}' line ${at.line}`;
   const checkNotNull = notNullCheck(columns);
+  const fillMetadata = fileMetadataFiller(columns);
   const toRow = (values: Row, at: RecordPosition): Row => {
     const row = withPartitions(values, at);
     checkNotNull?.(row);
     return row;
   };
   const withPartitions = (values: Row, at: RecordPosition): Row => {
-    if (keys.length === 0) return values;
+    if (keys.length === 0 && fillMetadata === undefined) return values;
     const row: Row = new Array(columns.length);
     for (let i = 0; i < dataPositions.length; i++) row[dataPositions[i] as number] = values[i];
+    fillMetadata?.(at.file, row);
     const found = partitionValues(root, at.file, keys);
     for (let k = 0; k < keys.length; k++) {
       const at2 = partitionPositions[k] as number;
@@ -260,9 +270,16 @@ function partitionTime(
 
 function sink(table: CatalogTable): Sink<Row> {
   const o: FilesystemOptions = parseFilesystemOptions(table);
-  const { columns, keys, partitionPositions, dataPositions, data } = layout(table);
+  const written = table.columns.find((c) => c.metadata !== undefined && !c.metadata.virtual);
+  if (written !== undefined)
+    sqlError(
+      `table '${table.name}': metadata column '${written.name}' cannot be written; declare it METADATA VIRTUAL`,
+      table.at,
+    );
+  const { columns, keys, partitionPositions, dataPositions, data } = layout(table, true);
   const delimiter = o['csv.field-delimiter'] ?? ',';
-  const dataOf = (row: Row): Row => (keys.length === 0 ? row : dataPositions.map((i) => row[i]));
+  const dataOf = (row: Row): Row =>
+    dataPositions.length === row.length ? row : dataPositions.map((i) => row[i]);
   const formatOptions = rowFormatOptions(o);
   const json = jsonRowFormat(data, formatOptions);
   const line =
@@ -302,6 +319,8 @@ function lookup(table: CatalogTable, keyColumn: string): SqlLookupSource {
   const { columns, keys } = layout(table);
   if (keys.length > 0)
     sqlError(`a PARTITIONED BY table cannot be looked up yet ('${table.name}')`, table.at);
+  if (columns.some((c) => c.metadata !== undefined))
+    sqlError(`a table with METADATA columns cannot be looked up yet ('${table.name}')`, table.at);
   if (o['source.monitor-interval'] !== undefined)
     sqlError(`a watched directory cannot be looked up yet ('${table.name}')`, table.at);
   const root = localPath(o.path);
@@ -334,13 +353,8 @@ export const filesystemConnector: SqlConnector = {
   partitioned: true,
   validate(table) {
     parseFilesystemOptions(table);
+    checkFileMetadata(table);
     layout(table);
-    const metadata = table.columns.find((c) => c.metadata !== undefined);
-    if (metadata !== undefined)
-      sqlError(
-        `connector 'filesystem' has no metadata; column '${metadata.name}' cannot be METADATA`,
-        table.at,
-      );
   },
   source,
   sink,
