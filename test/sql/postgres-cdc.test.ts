@@ -3,13 +3,16 @@
  * streamed inserts, updates (one of them changing the primary key) and deletes flow through
  * SELECT and GROUP BY into `jdbc` tables, which end equal to what PostgreSQL itself computes
  * over the captured table (a copy of it, and its GROUP BY). Option errors name the option.
+ * Flink CDC's METADATA columns: the database, schema and table of each change, and its
+ * commit time (0 for the snapshot's rows).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlError, StreamEnvironment, TableEnvironment } from '../../src/index.js';
+import type { Change } from '../../src/core/changelog.js';
+import { CollectSink, SqlError, StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { externalSqlConnectors } from '../../src/sql/connectors/external-connectors.js';
 import { registerSqlConnectors } from '../../src/sql/connectors/registry.js';
-import { cleanup, freshSchema, running, sql, until } from '../postgres/helpers.js';
+import { cleanup, dropSlots, freshSchema, running, sql, until } from '../postgres/helpers.js';
 
 const SCHEMA = 'sql_pg_cdc';
 const SLOT = `sql_pg_cdc_${process.pid}`;
@@ -143,6 +146,81 @@ describe('postgres-cdc', () => {
       await until(same, 60_000, 'the streamed changes in the sink tables');
       expect(await rowsOf(`SELECT * FROM ${SCHEMA}.totals WHERE owner = 'cy'`)).toEqual([]);
     });
+  });
+
+  it("fills Flink CDC's METADATA columns: where each change was made, and when (0 for the snapshot)", async () => {
+    const slot = `${SLOT}_meta`;
+    await sql(`CREATE TABLE ${SCHEMA}.items (id int PRIMARY KEY, name text)`);
+    await sql(`INSERT INTO ${SCHEMA}.items VALUES (1, 'one'), (2, 'two')`);
+    const env = new StreamEnvironment({ parallelism: 1 });
+    const tEnv = TableEnvironment.create(env);
+    tEnv.executeSql(`
+      CREATE TABLE items (
+        db STRING METADATA FROM 'database_name' VIRTUAL,
+        id INT,
+        sch STRING METADATA FROM 'schema_name' VIRTUAL,
+        name STRING,
+        tbl STRING METADATA FROM 'table_name' VIRTUAL,
+        op_ts TIMESTAMP_LTZ(3) METADATA FROM 'op_ts' VIRTUAL,
+        PRIMARY KEY (id) NOT ENFORCED
+      ) WITH ('connector' = 'postgres-cdc', ${connection}, 'table-name' = 'items',
+        'slot.name' = '${slot}')`);
+    const sink = new CollectSink<Change<unknown[]>>();
+    tEnv.sqlQuery('SELECT * FROM items').toChangelogStream().sinkTo(sink);
+    try {
+      await running(env, 'postgres-cdc metadata', async (job) => {
+        const seen = (n: number) => async () => {
+          if (job.failed() !== undefined) throw job.failed();
+          return sink.values.length >= n;
+        };
+        await until(seen(2), 60_000, 'the snapshot');
+        const before = Date.now();
+        await sql(`UPDATE ${SCHEMA}.items SET name = 'uno' WHERE id = 1`);
+        await sql(`DELETE FROM ${SCHEMA}.items WHERE id = 2`);
+        const after = Date.now();
+        await until(seen(4), 60_000, 'the update and the delete');
+        const where = ['weir', SCHEMA, 'items'];
+        const rows = sink.values.map((c) => [c.kind, ...c.value]);
+        // Read by the snapshot: op_ts 0, as Flink CDC.
+        expect(rows.slice(0, 2).sort()).toEqual(
+          [
+            ['+I', 'weir', 1, SCHEMA, 'one', 'items', 0],
+            ['+I', 'weir', 2, SCHEMA, 'two', 'items', 0],
+          ].sort(),
+        );
+        // Streamed (an upsert changelog: the delete holds the key): the commit time of each
+        // change's transaction.
+        const streamed = rows.slice(2);
+        expect(streamed.map((r) => [r[0], r[2], r[4]])).toEqual([
+          ['+U', 1, 'uno'],
+          ['-D', 2, null],
+        ]);
+        for (const r of streamed) {
+          expect([r[1], r[3], r[5]]).toEqual(where);
+          // Commit times by the server's clock, the same machine's: within the statements' span.
+          expect(r[6]).toBeGreaterThanOrEqual(before - 1_000);
+          expect(r[6]).toBeLessThanOrEqual(after + 1_000);
+        }
+      });
+    } finally {
+      await dropSlots([slot]).catch(() => {});
+    }
+  });
+
+  it('refuses a METADATA key it does not have, a column of another type, and a key of metadata', () => {
+    const create = (columns: string) => () =>
+      TableEnvironment.create(new StreamEnvironment()).executeSql(
+        `CREATE TABLE t (id INT, ${columns}) WITH ('connector' = 'postgres-cdc', ${connection}, 'table-name' = 't', 'slot.name' = 's')`,
+      );
+    expect(create("o BIGINT METADATA FROM 'offset', PRIMARY KEY (id) NOT ENFORCED")).toThrow(
+      "column 'o': connector 'postgres-cdc' has no metadata key 'offset'; allowed: table_name, schema_name, database_name, op_ts",
+    );
+    expect(create("n INT METADATA FROM 'table_name', PRIMARY KEY (id) NOT ENFORCED")).toThrow(
+      "column 'n': metadata 'table_name' is STRING, not INT",
+    );
+    expect(create("n STRING METADATA FROM 'table_name', PRIMARY KEY (n) NOT ENFORCED")).toThrow(
+      "PRIMARY KEY column 'n' is METADATA",
+    );
   });
 
   it('checks its options and its PRIMARY KEY when the table is created', () => {

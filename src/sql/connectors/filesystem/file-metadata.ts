@@ -6,8 +6,13 @@ import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
 import { sqlError } from '../../sql-error.js';
-import { formatType, type LogicalType } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
+import {
+  checkMetadataColumns,
+  isMillisTimestamp,
+  isStringType,
+  type MetadataKey,
+} from '../metadata-columns.js';
 
 interface FileFacts {
   readonly path: string;
@@ -16,24 +21,12 @@ interface FileFacts {
   readonly modified: number;
 }
 
-const isString = (t: LogicalType) => t.kind === 'VARCHAR' || t.kind === 'CHAR';
-
-const FILE_METADATA: Readonly<
-  Record<
-    string,
-    {
-      readonly accepts: (t: LogicalType) => boolean;
-      readonly type: string;
-      readonly value: (file: FileFacts) => string | number;
-    }
-  >
-> = {
-  'file.path': { accepts: isString, type: 'STRING', value: (f) => f.path },
-  'file.name': { accepts: isString, type: 'STRING', value: (f) => f.name },
+const FILE_METADATA: Readonly<Record<string, MetadataKey<FileFacts>>> = {
+  'file.path': { accepts: isStringType, type: 'STRING', value: (f) => f.path },
+  'file.name': { accepts: isStringType, type: 'STRING', value: (f) => f.name },
   'file.size': { accepts: (t) => t.kind === 'BIGINT', type: 'BIGINT', value: (f) => f.size },
   'file.modification-time': {
-    // Milliseconds, as the file system gives them.
-    accepts: (t) => (t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP') && t.precision <= 3,
+    accepts: isMillisTimestamp,
     type: 'TIMESTAMP_LTZ(3)',
     value: (f) => f.modified,
   },
@@ -41,22 +34,10 @@ const FILE_METADATA: Readonly<
 
 /** Refuses a METADATA column whose key the connector does not have, or of another type. */
 export function checkFileMetadata(table: CatalogTable): void {
-  for (const c of table.columns) {
-    if (c.metadata === undefined) continue;
-    const spec = FILE_METADATA[c.metadata.key];
-    if (spec === undefined)
-      sqlError(
-        `column '${c.name}': connector 'filesystem' has no metadata key '${c.metadata.key}'; allowed: ${Object.keys(FILE_METADATA).join(', ')}`,
-        table.at,
-      );
-    if (!spec.accepts(c.type))
-      sqlError(
-        `column '${c.name}': metadata '${c.metadata.key}' is ${spec.type}, not ${formatType(c.type)}`,
-        table.at,
-      );
-    if ((table.partitionKeys ?? []).includes(c.name))
+  checkMetadataColumns(table, 'filesystem', FILE_METADATA);
+  for (const c of table.columns)
+    if (c.metadata !== undefined && (table.partitionKeys ?? []).includes(c.name))
       sqlError(`PARTITIONED BY '${c.name}': a METADATA column cannot be a partition`, table.at);
-  }
 }
 
 /**

@@ -22,6 +22,12 @@ import { sqlError } from '../../sql-error.js';
 import type { LogicalType } from '../../types/logical-type.js';
 import type { ChangelogSource, Row, SqlConnector } from '../connector.js';
 import { FieldError, fromJson } from '../formats/field-values.js';
+import {
+  checkMetadataColumns,
+  isMillisTimestamp,
+  isStringType,
+  type MetadataKey,
+} from '../metadata-columns.js';
 import { choice, duration, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
 
 const cdcOptions = {
@@ -58,18 +64,53 @@ function stored(table: CatalogTable): TableColumn[] {
   return table.columns.filter((c) => c.computed === undefined);
 }
 
+/** Flink CDC's METADATA keys of `postgres-cdc`: where and when each change was made. */
+const CDC_METADATA: Readonly<Record<string, MetadataKey<ChangeEvent>>> = {
+  table_name: { accepts: isStringType, type: 'STRING', value: (e) => e.source.table },
+  schema_name: { accepts: isStringType, type: 'STRING', value: (e) => e.source.schema },
+  database_name: { accepts: isStringType, type: 'STRING', value: (e) => e.source.db },
+  // The commit time of the change's transaction; 0 for a row read by the snapshot, as Flink CDC.
+  op_ts: {
+    accepts: isMillisTimestamp,
+    type: 'TIMESTAMP_LTZ(3)',
+    value: (e) => (e.source.snapshot === 'false' ? e.source.ts_ms : 0),
+  },
+};
+
 function checkTable(table: CatalogTable): void {
   if (table.primaryKey === undefined || table.primaryKey.length === 0)
     sqlError(
       "connector 'postgres-cdc' needs a PRIMARY KEY (...) NOT ENFORCED: the table's key, by which changes upsert and delete rows",
       table.at,
     );
-  const metadata = table.columns.find((c) => c.metadata !== undefined);
-  if (metadata !== undefined)
-    sqlError(
-      `connector 'postgres-cdc' has no metadata yet; column '${metadata.name}' cannot be METADATA`,
-      table.at,
-    );
+  checkMetadataColumns(table, 'postgres-cdc', CDC_METADATA);
+  for (const c of table.columns)
+    if (c.metadata !== undefined && table.primaryKey?.includes(c.name))
+      sqlError(
+        `PRIMARY KEY column '${c.name}' is METADATA: the key must be columns of the captured table`,
+        table.at,
+      );
+}
+
+/**
+ * Widens the rows of `changes`, made of the physical columns, to every stored column with the
+ * METADATA columns filled from `event`; the rows as they are when the table has none.
+ */
+function withMetadata(
+  changes: Change<Row>[],
+  event: ChangeEvent,
+  columns: readonly TableColumn[],
+): Change<Row>[] {
+  if (columns.every((c) => c.metadata === undefined)) return changes;
+  return changes.map(({ kind, value }) => {
+    const row: Row = new Array(columns.length);
+    let next = 0;
+    for (let i = 0; i < columns.length; i++) {
+      const m = columns[i]!.metadata;
+      row[i] = m === undefined ? value[next++] : CDC_METADATA[m.key]!.value(event);
+    }
+    return { kind, value: row };
+  });
 }
 
 /**
@@ -135,7 +176,8 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
   const o = parseCdcOptions(table);
   checkTable(table);
   const columns = stored(table);
-  const keyColumns = columns.filter((c) => table.primaryKey?.includes(c.name));
+  const physical = columns.filter((c) => c.metadata === undefined);
+  const keyColumns = physical.filter((c) => table.primaryKey?.includes(c.name));
   const options: PostgresCdcOptions = {
     connection: {
       host: o.hostname,
@@ -166,7 +208,7 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
     if (event === null) return;
     let list: Change<Row>[];
     try {
-      list = changesOf(event, columns, keyColumns);
+      list = withMetadata(changesOf(event, physical, keyColumns), event, columns);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(
