@@ -3,6 +3,8 @@
  * keeps it (real broker): a partition far ahead of another read by the same subtask does not
  * make the other's rows late, so TUMBLE counts over skewed partitions equal a batch count; and a
  * partition without records holds the watermark back only until `scan.watermark.idle-timeout`.
+ * A changelog table (`upsert-kafka`) takes `table.exec.source.idle-timeout` too: a subtask
+ * without changes stops holding the watermark back.
  */
 import { describe, expect, it } from 'vitest';
 import { CollectSink, type Row, StreamEnvironment, TableEnvironment } from '../../src/index.js';
@@ -47,8 +49,8 @@ function batchCounts(rows: readonly (readonly [number, number])[]): string[] {
   return [...counts].map(([start, n]) => `${start} ${n}`).sort();
 }
 
-async function windowCounts(setup: string, expected: number): Promise<string[]> {
-  const env = new StreamEnvironment({ parallelism: 1 });
+async function windowCounts(setup: string, expected: number, parallelism = 1): Promise<string[]> {
+  const env = new StreamEnvironment({ parallelism });
   const tEnv = TableEnvironment.create(env);
   tEnv.executeSql(setup);
   const sink = new CollectSink<Row>();
@@ -93,5 +95,33 @@ describe('the watermark of a kafka table', () => {
     const expected = batchCounts(rows).filter((w) => !w.startsWith('15000 '));
     const setup = table(topic, ", 'scan.watermark.idle-timeout' = '500 ms'");
     expect(await windowCounts(setup, expected.length)).toEqual(expected);
+  }, 120_000);
+
+  it('of an upsert-kafka table goes on without a subtask that has no changes once it is idle', async () => {
+    const rows = Array.from({ length: 40 }, (_, i) => [0, i * 500] as const);
+    // Every change in partition 0: at parallelism 2 the subtask of partition 1 reads nothing,
+    // and without the idle timeout no window would fire.
+    const topic = uniqueTopic('sql-changelog-idleness');
+    await createTopic(topic, 2);
+    await produce(
+      topic,
+      rows.map(([p, ms], id) => ({
+        partition: p,
+        key: JSON.stringify({ id }),
+        value: JSON.stringify({ id, ts_ms: BASE + ms }),
+      })),
+    );
+    const expected = batchCounts(rows).filter((w) => !w.startsWith('15000 '));
+    const setup = `SET 'table.exec.source.idle-timeout' = '500 ms';
+      CREATE TABLE clicks (
+        id INT,
+        ts_ms BIGINT,
+        ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
+        WATERMARK FOR ts AS ts,
+        PRIMARY KEY (id) NOT ENFORCED
+      ) WITH ('connector' = 'upsert-kafka', 'topic' = '${topic}',
+        'properties.bootstrap.servers' = '${BROKERS.join(',')}',
+        'key.format' = 'json', 'value.format' = 'json');`;
+    expect(await windowCounts(setup, expected.length, 2)).toEqual(expected);
   }, 120_000);
 });

@@ -149,7 +149,7 @@ export function planSource(
       check === undefined
         ? changes
         : { ...changes, changes: changes.changes.map(check).name(`${table.name}: NOT NULL`) };
-    return planChangelogSource(table, checked, columns, computed, rowtime);
+    return planChangelogSource(table, checked, columns, computed, rowtime, idleTimeoutMs);
   }
   if (connector.source === undefined)
     return sqlError(`connector '${connector.name}' has no source`, table.at);
@@ -256,6 +256,7 @@ function planChangelogSource(
   columns: ScopeColumn[],
   computed: ((row: Row) => Row) | undefined,
   rowtime: ReturnType<typeof rowtimeOf>,
+  idleTimeoutMs: number | undefined,
 ): Relation {
   let changes = source.changes;
   if (computed !== undefined) {
@@ -272,7 +273,10 @@ function planChangelogSource(
       const t = c.value[index];
       return typeof t === 'number' ? t : previous;
     });
-    changes = changes.assignTimestampsAndWatermarks(strategy);
+    // `table.exec.source.idle-timeout`: a subtask without changes for that long is idle.
+    changes = changes.assignTimestampsAndWatermarks(
+      idleTimeoutMs === undefined ? strategy : strategy.withIdleness(idleTimeoutMs),
+    );
   }
   const key = primaryKeyOf(table, columns, table.at);
   if (source.mode === 'upsert' && key === undefined)
