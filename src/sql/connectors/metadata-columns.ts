@@ -7,16 +7,20 @@ import type { CatalogTable } from '../catalog/catalog.js';
 import { sqlError } from '../sql-error.js';
 import { formatType, type LogicalType } from '../types/logical-type.js';
 
-/** One METADATA key: the column types it can fill, the type Flink documents, and its value. */
-export interface MetadataKey<S> {
-  readonly accepts: (t: LogicalType) => boolean;
+/** A METADATA key's SQL type, as Flink documents it, and the column types it can fill. */
+export interface MetadataType {
   readonly type: string;
+  readonly accepts: (t: LogicalType) => boolean;
+}
+
+/** A METADATA key a connector fills from `S` (its record, event or file). */
+export interface MetadataKey<S> extends MetadataType {
   readonly value: (source: S) => string | number;
 }
 
 /** CHAR, VARCHAR and STRING. */
-export const isStringType = (t: LogicalType): boolean => t.kind === 'VARCHAR' || t.kind === 'CHAR';
-
+export const isString = (t: LogicalType): boolean => t.kind === 'VARCHAR' || t.kind === 'CHAR';
+export const isStringArray = (t: LogicalType): boolean => t.kind === 'ARRAY' && isString(t.element);
 /** A time in milliseconds: TIMESTAMP_LTZ or TIMESTAMP of precision 3 or less. */
 export const isMillisTimestamp = (t: LogicalType): boolean =>
   (t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP') && t.precision <= 3;
@@ -25,7 +29,7 @@ export const isMillisTimestamp = (t: LogicalType): boolean =>
 export function checkMetadataColumns(
   table: CatalogTable,
   connector: string,
-  keys: Readonly<Record<string, Pick<MetadataKey<unknown>, 'accepts' | 'type'>>>,
+  keys: Readonly<Record<string, MetadataType>>,
 ): void {
   for (const c of table.columns) {
     if (c.metadata === undefined) continue;

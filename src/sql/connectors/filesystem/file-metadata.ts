@@ -10,7 +10,7 @@ import type { Row } from '../connector.js';
 import {
   checkMetadataColumns,
   isMillisTimestamp,
-  isStringType,
+  isString,
   type MetadataKey,
 } from '../metadata-columns.js';
 
@@ -22,8 +22,8 @@ interface FileFacts {
 }
 
 const FILE_METADATA: Readonly<Record<string, MetadataKey<FileFacts>>> = {
-  'file.path': { accepts: isStringType, type: 'STRING', value: (f) => f.path },
-  'file.name': { accepts: isStringType, type: 'STRING', value: (f) => f.name },
+  'file.path': { accepts: isString, type: 'STRING', value: (f) => f.path },
+  'file.name': { accepts: isString, type: 'STRING', value: (f) => f.name },
   'file.size': { accepts: (t) => t.kind === 'BIGINT', type: 'BIGINT', value: (f) => f.size },
   'file.modification-time': {
     accepts: isMillisTimestamp,

@@ -13,14 +13,12 @@ import type { Change } from '../../../core/changelog.js';
 import type { LogicalType } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
 import {
-  type DebeziumJsonFormat,
-  type FormatMetadata,
   isMillisTimestamp,
   isString,
   isStringArray,
-  recordDecoder,
-  rowFromObject,
-} from './debezium-json.js';
+  type MetadataType,
+} from '../metadata-columns.js';
+import { type DebeziumJsonFormat, recordDecoder, rowFromObject } from './debezium-json.js';
 import {
   FieldError,
   fromJson,
@@ -62,7 +60,7 @@ export const CANAL_METADATA = {
   'pk-names': { type: 'ARRAY<STRING>', accepts: isStringArray },
   'ingestion-timestamp': { type: 'TIMESTAMP_LTZ(3)', accepts: isMillisTimestamp },
   'event-timestamp': { type: 'TIMESTAMP_LTZ(3)', accepts: isMillisTimestamp },
-} as const satisfies Record<string, FormatMetadata>;
+} as const satisfies Record<string, MetadataType>;
 export type CanalMetadataKey = keyof typeof CANAL_METADATA;
 
 /** A record's JSON object, or an error saying what it is instead. */

@@ -10,6 +10,7 @@
 import type { Change } from '../../../core/changelog.js';
 import { type LogicalType, T } from '../../types/logical-type.js';
 import type { Row } from '../connector.js';
+import { isMillisTimestamp, isString, type MetadataType } from '../metadata-columns.js';
 import {
   FieldError,
   fromJson,
@@ -31,17 +32,6 @@ export interface DebeziumJsonOptions extends JsonReadOptions, JsonWriteOptions {
   readonly metadata?: readonly DebeziumMetadataKey[];
 }
 
-/** A metadata key's SQL type, as Flink's format declares it. */
-export interface FormatMetadata {
-  readonly type: string;
-  readonly accepts: (t: LogicalType) => boolean;
-}
-
-export const isString = (t: LogicalType): boolean => t.kind === 'VARCHAR' || t.kind === 'CHAR';
-export const isStringArray = (t: LogicalType): boolean => t.kind === 'ARRAY' && isString(t.element);
-export const isMillisTimestamp = (t: LogicalType): boolean =>
-  (t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP') && t.precision <= 3;
-
 /** Debezium's metadata keys (`value.<key>` in a kafka table), as Flink's ReadableMetadata. */
 export const DEBEZIUM_METADATA = {
   schema: { type: 'STRING', accepts: isString },
@@ -54,7 +44,7 @@ export const DEBEZIUM_METADATA = {
     type: 'MAP<STRING, STRING>',
     accepts: (t: LogicalType) => t.kind === 'MAP' && isString(t.key) && isString(t.value),
   },
-} as const satisfies Record<string, FormatMetadata>;
+} as const satisfies Record<string, MetadataType>;
 export type DebeziumMetadataKey = keyof typeof DEBEZIUM_METADATA;
 
 /** The type Flink reads `source` as: its values as text. */

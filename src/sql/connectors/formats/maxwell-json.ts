@@ -10,6 +10,12 @@
 import type { Change } from '../../../core/changelog.js';
 import type { Row } from '../connector.js';
 import {
+  isMillisTimestamp,
+  isString,
+  isStringArray,
+  type MetadataType,
+} from '../metadata-columns.js';
+import {
   beforeImage,
   type CanalMetadataKey,
   type ChangelogJsonOptions,
@@ -17,15 +23,7 @@ import {
   objectText,
   parseMessage,
 } from './canal-json.js';
-import {
-  type DebeziumJsonFormat,
-  type FormatMetadata,
-  isMillisTimestamp,
-  isString,
-  isStringArray,
-  recordDecoder,
-  rowFromObject,
-} from './debezium-json.js';
+import { type DebeziumJsonFormat, recordDecoder, rowFromObject } from './debezium-json.js';
 import { FieldError, withWriteDefaults } from './field-values.js';
 import type { FormatColumn } from './format-types.js';
 
@@ -35,7 +33,7 @@ export const MAXWELL_METADATA = {
   table: { type: 'STRING', accepts: isString },
   'primary-key-columns': { type: 'ARRAY<STRING>', accepts: isStringArray },
   'ingestion-timestamp': { type: 'TIMESTAMP_LTZ(3)', accepts: isMillisTimestamp },
-} as const satisfies Record<string, FormatMetadata>;
+} as const satisfies Record<string, MetadataType>;
 export type MaxwellMetadataKey = keyof typeof MAXWELL_METADATA;
 
 export interface MaxwellJsonOptions extends ChangelogJsonOptions {

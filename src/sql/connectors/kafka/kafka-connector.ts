@@ -23,7 +23,7 @@ import type { Sink } from '../../../core/sink.js';
 import type { WatermarkStrategy } from '../../../core/watermarks.js';
 import type { CatalogTable, TableColumn } from '../../catalog/catalog.js';
 import { sqlError } from '../../sql-error.js';
-import { formatType, isInteger, type LogicalType } from '../../types/logical-type.js';
+import { isInteger, type LogicalType } from '../../types/logical-type.js';
 import type { ChangelogSource, Row, SqlConnector } from '../connector.js';
 import { CANAL_METADATA } from '../formats/canal-json.js';
 import {
@@ -32,7 +32,6 @@ import {
   type DebeziumMetadataKey,
   debeziumJsonFormat,
   debeziumJsonOptions,
-  type FormatMetadata,
 } from '../formats/debezium-json.js';
 import { FieldError } from '../formats/field-values.js';
 import { changelogJsonFormat, MAXWELL_METADATA } from '../formats/maxwell-json.js';
@@ -43,6 +42,12 @@ import {
   rowFormat,
   rowFormatOptions,
 } from '../formats/row-formats.js';
+import {
+  checkMetadataColumns,
+  isMillisTimestamp,
+  isString,
+  type MetadataType,
+} from '../metadata-columns.js';
 import { notNullCheck } from '../not-null-columns.js';
 import { choice, duration, flag, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
 import { avroConfluentRowFormat } from './avro-confluent-format.js';
@@ -58,7 +63,7 @@ const VALUE_FORMATS = [
 /** The value formats whose records are changes (whole rows in an envelope, no key fields). */
 const CHANGELOG_FORMATS: readonly string[] = ['debezium-json', 'canal-json', 'maxwell-json'];
 /** The `value.<key>` METADATA each changelog format reads from its message. */
-const FORMAT_METADATA: Readonly<Record<string, Readonly<Record<string, FormatMetadata>>>> = {
+const FORMAT_METADATA: Readonly<Record<string, Readonly<Record<string, MetadataType>>>> = {
   'debezium-json': DEBEZIUM_METADATA,
   'canal-json': CANAL_METADATA,
   'maxwell-json': MAXWELL_METADATA,
@@ -222,23 +227,14 @@ function parseKafkaOptions(table: CatalogTable) {
 }
 
 /** A metadata key: its allowed types, and whether a sink writes it. */
-const METADATA: Readonly<
-  Record<
-    string,
-    {
-      readonly accepts: (t: LogicalType) => boolean;
-      readonly type: string;
-      readonly writable: boolean;
-    }
-  >
-> = {
+const METADATA: Readonly<Record<string, MetadataType & { readonly writable: boolean }>> = {
   // Written, it picks the record's topic among 'topic' = 'a;b' or those 'topic-pattern' matches.
   topic: { accepts: isString, type: 'STRING', writable: true },
   partition: { accepts: isInteger, type: 'INT', writable: false },
   offset: { accepts: isInteger, type: 'BIGINT', writable: false },
   timestamp: {
     // Milliseconds: a precision above 3 would hold epoch nanoseconds.
-    accepts: (t) => (t.kind === 'TIMESTAMP_LTZ' || t.kind === 'TIMESTAMP') && t.precision <= 3,
+    accepts: isMillisTimestamp,
     type: 'TIMESTAMP_LTZ(3)',
     writable: true,
   },
@@ -254,31 +250,14 @@ const METADATA: Readonly<
   'leader-epoch': { accepts: isInteger, type: 'INT', writable: false },
 };
 
-function isString(t: LogicalType): boolean {
-  return t.kind === 'VARCHAR' || t.kind === 'CHAR';
-}
-
 export function checkMetadata(table: CatalogTable): void {
   // The raw option: upsert-kafka checks its METADATA here too, with other options.
   const format = (table.options.get('format') ?? table.options.get('value.format'))?.value;
   const formatMetadata = FORMAT_METADATA[format ?? ''] ?? {};
-  for (const c of table.columns) {
-    if (c.metadata === undefined) continue;
-    const key = c.metadata.key;
-    const spec = key.startsWith('value.')
-      ? { ...formatMetadata[key.slice('value.'.length)], writable: false }
-      : METADATA[key];
-    if (spec?.accepts === undefined)
-      sqlError(
-        `column '${c.name}': connector 'kafka' has no metadata key '${c.metadata.key}'; allowed: ${[...Object.keys(METADATA), ...Object.keys(formatMetadata).map((k) => `value.${k}`)].join(', ')}`,
-        table.at,
-      );
-    if (!spec.accepts(c.type))
-      sqlError(
-        `column '${c.name}': metadata '${c.metadata.key}' is ${spec.type}, not ${formatType(c.type)}`,
-        table.at,
-      );
-  }
+  checkMetadataColumns(table, 'kafka', {
+    ...METADATA,
+    ...Object.fromEntries(Object.entries(formatMetadata).map(([k, m]) => [`value.${k}`, m])),
+  });
 }
 
 export function stored(table: CatalogTable): TableColumn[] {

@@ -25,7 +25,7 @@ import { FieldError, fromJson } from '../formats/field-values.js';
 import {
   checkMetadataColumns,
   isMillisTimestamp,
-  isStringType,
+  isString,
   type MetadataKey,
 } from '../metadata-columns.js';
 import { choice, duration, parseSqlOptions, text, wholeNumber } from '../sql-options.js';
@@ -66,9 +66,9 @@ function stored(table: CatalogTable): TableColumn[] {
 
 /** Flink CDC's METADATA keys of `postgres-cdc`: where and when each change was made. */
 const CDC_METADATA: Readonly<Record<string, MetadataKey<ChangeEvent>>> = {
-  table_name: { accepts: isStringType, type: 'STRING', value: (e) => e.source.table },
-  schema_name: { accepts: isStringType, type: 'STRING', value: (e) => e.source.schema },
-  database_name: { accepts: isStringType, type: 'STRING', value: (e) => e.source.db },
+  table_name: { accepts: isString, type: 'STRING', value: (e) => e.source.table },
+  schema_name: { accepts: isString, type: 'STRING', value: (e) => e.source.schema },
+  database_name: { accepts: isString, type: 'STRING', value: (e) => e.source.db },
   // The commit time of the change's transaction; 0 for a row read by the snapshot, as Flink CDC.
   op_ts: {
     accepts: isMillisTimestamp,
@@ -93,24 +93,26 @@ function checkTable(table: CatalogTable): void {
 }
 
 /**
- * Widens the rows of `changes`, made of the physical columns, to every stored column with the
- * METADATA columns filled from `event`; the rows as they are when the table has none.
+ * Widens rows of the physical columns to every stored column, the METADATA columns filled
+ * from the change's event; undefined when the table has no METADATA column.
  */
-function withMetadata(
-  changes: Change<Row>[],
-  event: ChangeEvent,
+function metadataWidener(
   columns: readonly TableColumn[],
-): Change<Row>[] {
-  if (columns.every((c) => c.metadata === undefined)) return changes;
-  return changes.map(({ kind, value }) => {
-    const row: Row = new Array(columns.length);
-    let next = 0;
-    for (let i = 0; i < columns.length; i++) {
-      const m = columns[i]!.metadata;
-      row[i] = m === undefined ? value[next++] : CDC_METADATA[m.key]!.value(event);
-    }
-    return { kind, value: row };
-  });
+): ((changes: Change<Row>[], event: ChangeEvent) => Change<Row>[]) | undefined {
+  const keys = columns.map((c) =>
+    c.metadata === undefined ? undefined : CDC_METADATA[c.metadata.key],
+  );
+  if (keys.every((k) => k === undefined)) return undefined;
+  return (changes, event) =>
+    changes.map(({ kind, value }) => {
+      const row: Row = new Array(keys.length);
+      let next = 0;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        row[i] = key === undefined ? value[next++] : key.value(event);
+      }
+      return { kind, value: row };
+    });
 }
 
 /**
@@ -178,6 +180,7 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
   const columns = stored(table);
   const physical = columns.filter((c) => c.metadata === undefined);
   const keyColumns = physical.filter((c) => table.primaryKey?.includes(c.name));
+  const widen = metadataWidener(columns);
   const options: PostgresCdcOptions = {
     connection: {
       host: o.hostname,
@@ -208,7 +211,8 @@ function changelogSource(table: CatalogTable, env: StreamEnvironment): Changelog
     if (event === null) return;
     let list: Change<Row>[];
     try {
-      list = withMetadata(changesOf(event, physical, keyColumns), event, columns);
+      list = changesOf(event, physical, keyColumns);
+      if (widen !== undefined) list = widen(list, event);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(
