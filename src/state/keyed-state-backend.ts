@@ -39,6 +39,12 @@ export interface KeyedStateBackend extends KeyedStateStore {
   currentKey: Key | undefined;
   /** The value states declared `queryable` so far (interactive queries read them). */
   readonly queryableValueStates: QueryableValueStates;
+  /**
+   * A list state's `add` costs the same however long the list is (the heap backend keeps the
+   * list and pushes); false where each `add` reads and writes the whole list (the disk backend),
+   * so that operators keeping many rows per key choose map state there.
+   */
+  readonly appendsInPlace: boolean;
   /** The namespace state accesses apply to; {@link DEFAULT_NAMESPACE} until set. */
   readonly currentNamespace: Namespace;
   /** Fails with a WeirError if `namespace` is not a string. */

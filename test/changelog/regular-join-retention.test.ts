@@ -120,6 +120,9 @@ describe('regular join rows dropped by the watermark (retainUntil)', () => {
       expect(retained.rows.length).toBeGreaterThan(N / 2);
       expect(retained.rows).toEqual(kept.rows);
       expect(retained.samples.length).toBeGreaterThan(10);
+      // The heap keeps the events in a list per key, one state entry whatever its length: how
+      // the sweep empties those lists is checked in regular-join-layout.test.ts.
+      if (backend === 'heap') return;
       // Kept: every event. Dropped by the watermark: the events of the last SPAN ms or so, beside
       // the window counts, which no bound lets go (10 keys, one count each per 100 ms).
       const most = (samples: { entries: number }[]) => Math.max(...samples.map((x) => x.entries));

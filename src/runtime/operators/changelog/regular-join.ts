@@ -13,7 +13,13 @@ import type {
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import { decodeTime, encodeTime, type Json } from '../../../core/snapshot.js';
-import type { MapState, StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
+import type {
+  ListState,
+  MapState,
+  StateSerializer,
+  StateTtlConfig,
+  ValueState,
+} from '../../../core/state.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import {
   backendOf,
@@ -57,7 +63,7 @@ const SWEEP_SPACING_MS = 1000;
 type Entry<T> = [row: T, count: number, time: number];
 
 /**
- * Where a side keeps its rows. A changelog side keys each row by its JSON
+ * Where a side keeps its rows in its map. A changelog side keys each row by its JSON
  * text, so that a retraction finds it. An insert-only side is never looked
  * up by row: each row is appended under the next number of a per-key
  * counter (kept in keyed state, so it moves with the key on rescaling and
@@ -66,6 +72,46 @@ type Entry<T> = [row: T, count: number, time: number];
  * whose mode changed.
  */
 type RowKey = string | number;
+
+/**
+ * One side's rows. An insert-only side without a TTL, on a backend that appends to lists in
+ * place (the heap), keeps them in two lists per key instead of the map: the rows and their
+ * event times, in arrival order. An unbounded join (Nexmark q4 and q9 keep every bid and
+ * auction) then holds no entry array, map entry or id per row, whose allocation and
+ * collection were most of its cost. With a TTL each row must expire on its own, which the map
+ * does; on the disk backend a list is one stored value, rewritten by every append. Rows of
+ * both layouts are read wherever they are, so a job restored after the layout or an input's
+ * mode changed keeps its rows.
+ */
+interface SideRows<T> {
+  readonly map: MapState<RowKey, Entry<T>>;
+  /** The map may hold rows: this side writes it, or a restored snapshot did. */
+  readonly mapInUse: boolean;
+  readonly list: ListState<T>;
+  /** Each listed row's event time, at the row's index. */
+  readonly listTimes: ListState<number>;
+  /** The lists may hold rows: this side appends to them, or a restored snapshot did. */
+  readonly listInUse: boolean;
+  /** New rows of this (insert-only) side go to the lists. */
+  readonly appendsToList: boolean;
+}
+
+/** Event times in snapshots: -Infinity (no event time) is no JSON number. */
+const EVENT_TIME_SERIALIZER: StateSerializer<number> = {
+  id: 'weir.event-time',
+  version: 1,
+  toJson: encodeTime,
+  fromJson: decodeTime,
+};
+
+/** Whether any key holds state `name` (checked once, when the join opens). */
+function holdsAny(backend: KeyedStateBackend, name: string): boolean {
+  let any = false;
+  backend.forEachKeyAndNamespace(name, () => {
+    any = true;
+  });
+  return any;
+}
 
 /**
  * Entries written with a side's row serializer: none keeps the JSON default, so snapshots
@@ -91,9 +137,11 @@ function entrySerializer<T>(rows: StateSerializer<T> | undefined): {
 
 /** One input as seen from the side a change arrives on. */
 interface Side<S, O> {
-  readonly mine: MapState<RowKey, Entry<S>>;
-  readonly other: MapState<RowKey, Entry<O>>;
-  /** The per-key counter of an insert-only side; undefined for a changelog side. */
+  readonly mine: SideRows<S>;
+  readonly other: SideRows<O>;
+  /** The side carries only `+I`: its rows are appended, never looked up by row. */
+  readonly insertOnly: boolean;
+  /** The per-key counter of an insert-only side appending to its map; undefined otherwise. */
   readonly nextId: ValueState<number> | undefined;
   /** This side's unique key: its rows are kept by it (see {@link RegularJoinSpec}). */
   readonly uniqueKey: ((row: S) => Key) | undefined;
@@ -140,18 +188,40 @@ export class RegularJoinFunction<K extends Key, L, R>
     this.sweptTo = Number.NEGATIVE_INFINITY;
     const leftAppend = this.spec.leftInsertOnly === true;
     const rightAppend = this.spec.rightInsertOnly === true;
-    // Both layouts share one map: appended rows (number keys) join with rows restored
+    // Both map layouts share one map: appended rows (number keys) join with rows restored
     // under their JSON text (string keys), whose counts the loops honour.
-    const left = context.state.getMapState<RowKey, Entry<L>>({
-      name: 'left',
-      ...entrySerializer(this.spec.leftSerializer),
-      ...(leftTtl === undefined ? {} : { ttl: leftTtl }),
-    });
-    const right = context.state.getMapState<RowKey, Entry<R>>({
-      name: 'right',
-      ...entrySerializer(this.spec.rightSerializer),
-      ...(rightTtl === undefined ? {} : { ttl: rightTtl }),
-    });
+    const rowsOf = <T>(
+      name: 'left' | 'right',
+      serializer: StateSerializer<T> | undefined,
+      ttl: StateTtlConfig | undefined,
+      insertOnly: boolean,
+    ): SideRows<T> => {
+      const map = context.state.getMapState<RowKey, Entry<T>>({
+        name,
+        ...entrySerializer(serializer),
+        ...(ttl === undefined ? {} : { ttl }),
+      });
+      const listName = `${name} rows`;
+      const list = context.state.getListState<T>({
+        name: listName,
+        ...(serializer === undefined ? {} : { serializer }),
+      });
+      const listTimes = context.state.getListState<number>({
+        name: `${name} row times`,
+        serializer: EVENT_TIME_SERIALIZER,
+      });
+      const appendsToList = insertOnly && ttl === undefined && this.backend.appendsInPlace;
+      return {
+        map,
+        mapInUse: !appendsToList || holdsAny(this.backend, name),
+        list,
+        listTimes,
+        listInUse: appendsToList || holdsAny(this.backend, listName),
+        appendsToList,
+      };
+    };
+    const left = rowsOf('left', this.spec.leftSerializer, leftTtl, leftAppend);
+    const right = rowsOf('right', this.spec.rightSerializer, rightTtl, rightAppend);
     // The counter expires with the side's rows: it is written on every append, so it outlives them.
     const counter = (name: string, ttl: StateTtlConfig | undefined) =>
       context.state.getValueState<number>({ name, ...(ttl === undefined ? {} : { ttl }) });
@@ -160,7 +230,8 @@ export class RegularJoinFunction<K extends Key, L, R>
     this.fromLeft = {
       mine: left,
       other: right,
-      nextId: leftAppend ? counter('left next id', leftTtl) : undefined,
+      insertOnly: leftAppend,
+      nextId: leftAppend && !left.appendsToList ? counter('left next id', leftTtl) : undefined,
       uniqueKey: leftAppend ? undefined : this.spec.leftUniqueKey,
       retainUntil: leftAppend ? this.spec.leftRetainUntil : undefined,
       name: 'left',
@@ -172,7 +243,8 @@ export class RegularJoinFunction<K extends Key, L, R>
     this.fromRight = {
       mine: right,
       other: left,
-      nextId: rightAppend ? counter('right next id', rightTtl) : undefined,
+      insertOnly: rightAppend,
+      nextId: rightAppend && !right.appendsToList ? counter('right next id', rightTtl) : undefined,
       uniqueKey: rightAppend ? undefined : this.spec.rightUniqueKey,
       retainUntil: rightAppend ? this.spec.rightRetainUntil : undefined,
       name: 'right',
@@ -246,30 +318,81 @@ export class RegularJoinFunction<K extends Key, L, R>
 function sweep<S, O>(backend: KeyedStateBackend, side: Side<S, O>, watermark: number): void {
   const { retainUntil, mine, nextId } = side;
   if (retainUntil === undefined) return;
-  const keys: Key[] = [];
-  backend.forEachKeyAndNamespace(side.name, (key) => keys.push(key));
   const current = backend.currentKey;
   try {
-    for (const key of keys) {
-      backend.currentKey = key;
-      const gone: RowKey[] = [];
-      let kept = 0;
-      for (const [k, entry] of mine.entries()) {
-        if (typeof k === 'number' && retainUntil(entry[0]) <= watermark) gone.push(k);
-        else kept++;
+    if (mine.mapInUse) {
+      for (const key of keysOf(backend, side.name)) {
+        backend.currentKey = key;
+        const gone: RowKey[] = [];
+        let kept = 0;
+        for (const [k, entry] of mine.map.entries()) {
+          if (typeof k === 'number' && retainUntil(entry[0]) <= watermark) gone.push(k);
+          else kept++;
+        }
+        if (gone.length === 0) continue;
+        if (kept > 0) {
+          for (const k of gone) mine.map.remove(k);
+          continue;
+        }
+        // A key with no rows keeps no counter either: its next row starts it again.
+        mine.map.clear();
+        nextId?.clear();
       }
-      if (gone.length === 0) continue;
-      if (kept > 0) {
-        for (const k of gone) mine.remove(k);
-        continue;
+    }
+    if (mine.listInUse) {
+      for (const key of keysOf(backend, `${side.name} rows`)) {
+        backend.currentKey = key;
+        const rows = mine.list.get();
+        let i = 0;
+        while (i < rows.length && retainUntil(rows[i]!) > watermark) i++;
+        if (i === rows.length) continue;
+        keepListed(mine, (row) => retainUntil(row) > watermark);
       }
-      // A key with no rows keeps no counter either: its next row starts it again.
-      mine.clear();
-      nextId?.clear();
     }
   } finally {
     backend.currentKey = current;
   }
+}
+
+function keysOf(backend: KeyedStateBackend, stateName: string): Key[] {
+  const keys: Key[] = [];
+  backend.forEachKeyAndNamespace(stateName, (key) => keys.push(key));
+  return keys;
+}
+
+/** Keeps the current key's listed rows at the indexes for which `keep` holds, with their times. */
+function keepListed<T>(rows: SideRows<T>, keep: (row: T, index: number) => boolean): void {
+  const all = rows.list.get();
+  const times = rows.listTimes.get();
+  const kept: T[] = [];
+  const keptTimes: number[] = [];
+  for (let i = 0; i < all.length; i++) {
+    if (!keep(all[i]!, i)) continue;
+    kept.push(all[i]!);
+    keptTimes.push(times[i]!);
+  }
+  if (kept.length === 0) {
+    rows.list.clear();
+    rows.listTimes.clear();
+  } else {
+    rows.list.update(kept);
+    rows.listTimes.update(keptTimes);
+  }
+}
+
+/**
+ * Takes the first listed row of the current key for which `is` holds out of the lists
+ * (a row appended while its input was insert-only, in a restored job whose input now
+ * changes); undefined when none does.
+ */
+function takeListed<T>(rows: SideRows<T>, is: (row: T) => boolean): T | undefined {
+  if (!rows.listInUse) return undefined;
+  const all = rows.list.get();
+  const at = all.findIndex(is);
+  if (at < 0) return undefined;
+  const row = all[at]!;
+  keepListed(rows, (_, i) => i !== at);
+  return row;
 }
 
 function asChanges<T>(out: Collector<T>): Collector<Change<JoinedRow<unknown, unknown>>> {
@@ -278,12 +401,14 @@ function asChanges<T>(out: Collector<T>): Collector<Change<JoinedRow<unknown, un
 
 /** How many rows of `rows` match `other` (with multiplicity). */
 function matchCount<S, O>(
-  rows: MapState<RowKey, Entry<S>>,
+  rows: SideRows<S>,
   other: O,
   matches: (mine: S, other: O) => boolean,
 ): number {
   let n = 0;
-  for (const [, [row, count]] of rows.entries()) if (matches(row, other)) n += count;
+  if (rows.mapInUse)
+    for (const [, [row, count]] of rows.map.entries()) if (matches(row, other)) n += count;
+  if (rows.listInUse) for (const row of rows.list.get()) if (matches(row, other)) n++;
   return n;
 }
 
@@ -313,9 +438,9 @@ function apply<S, O>(
   const accumulate = change.kind === '+I' || change.kind === '+U';
   let text: string | undefined;
   let entry: Entry<S> | undefined;
-  if (nextId === undefined) {
+  if (!side.insertOnly) {
     text = rowText(row);
-    entry = mine.get(text);
+    entry = mine.map.get(text);
     if (!accumulate && !removeByText(mine, text)) return;
   } else if (change.kind !== '+I') {
     throw new WeirError(
@@ -326,22 +451,26 @@ function apply<S, O>(
   }
   joinWithOther(side, row, accumulate, time, out);
   if (!accumulate) return;
-  if (text !== undefined) mine.put(text, [row, (entry?.[1] ?? 0) + 1, time]);
-  else mine.put(appendId(mine, nextId!), [row, 1, time]);
+  if (text !== undefined) mine.map.put(text, [row, (entry?.[1] ?? 0) + 1, time]);
+  else if (mine.appendsToList) {
+    mine.list.add(row);
+    mine.listTimes.add(time);
+  } else mine.map.put(appendId(mine.map, nextId!), [row, 1, time]);
 }
 
 /**
  * Removes one copy of the row whose JSON text is `text`; false when none is held (its state
  * expired: nothing joined with it is left to retract).
  */
-function removeByText<S>(mine: MapState<RowKey, Entry<S>>, text: string): boolean {
+function removeByText<S>(mine: SideRows<S>, text: string): boolean {
+  const { map } = mine;
   let at: RowKey = text;
-  let entry = mine.get(text);
+  let entry = map.get(text);
   // Not under its text: appended while this input was insert-only (restored), or expired.
-  if (entry === undefined) [at, entry] = appendedCopy(mine, text);
-  if (entry === undefined) return false;
-  if (entry[1] <= 1) mine.remove(at);
-  else mine.put(at, [entry[0], entry[1] - 1, entry[2]]);
+  if (entry === undefined) [at, entry] = appendedCopy(map, text);
+  if (entry === undefined) return takeListed(mine, (row) => rowText(row) === text) !== undefined;
+  if (entry[1] <= 1) map.remove(at);
+  else map.put(at, [entry[0], entry[1] - 1, entry[2]]);
   return true;
 }
 
@@ -366,22 +495,25 @@ function applyByUniqueKey<S, O>(
   time: number,
   out: Collector<Change<JoinedRow<unknown, unknown>>>,
 ): void {
-  const { mine } = side;
+  const { map } = side.mine;
   const key = uniqueKey(change.value);
   const at = uniqueKeyText(key);
-  let held = mine.get(at);
+  let held = map.get(at);
   let heldAt: RowKey = at;
-  // Rows of a job restored from before the side was keyed are under their text: a change
-  // of a key not held here may replace one of them.
-  if (held === undefined) [heldAt, held] = restoredRowOf(mine, uniqueKey, key);
+  // Rows of a job restored from before the side was keyed are under their text (or listed,
+  // appended while it was insert-only): a change of a key not held here may replace one.
+  if (held === undefined) [heldAt, held] = restoredRowOf(map, uniqueKey, key);
   if (held !== undefined) {
-    if (held[1] <= 1) mine.remove(heldAt);
-    else mine.put(heldAt, [held[0], held[1] - 1, held[2]]);
+    if (held[1] <= 1) map.remove(heldAt);
+    else map.put(heldAt, [held[0], held[1] - 1, held[2]]);
     joinWithOther(side, held[0], false, time, out);
+  } else {
+    const listed = takeListed(side.mine, (row) => uniqueKey(row) === key);
+    if (listed !== undefined) joinWithOther(side, listed, false, time, out);
   }
   if (change.kind === '+I' || change.kind === '+U') {
     joinWithOther(side, change.value, true, time, out);
-    mine.put(at, [change.value, 1, time]);
+    map.put(at, [change.value, 1, time]);
   }
 }
 
@@ -410,20 +542,48 @@ function joinWithOther<S, O>(
   time: number,
   out: Collector<Change<JoinedRow<unknown, unknown>>>,
 ): void {
-  const { mine, other } = side;
-  const kind = accumulate ? '+I' : '-D';
+  const { other } = side;
   let matched = false;
-  for (const [, [o, count, oTime]] of other.entries()) {
-    if (!side.matches(row, o)) continue;
-    matched = true;
-    const at = Math.max(time, oTime);
-    // An outer row of the other side is padded while no row of this side matches it.
-    const padded = side.otherOuter && matchCount(mine, o, side.matches) === 0;
-    if (padded && accumulate) emit(out, '-D', side.pair(null, o), count, at);
-    emit(out, kind, side.pair(row, o), count, at);
-    if (padded && !accumulate) emit(out, '+I', side.pair(null, o), count, at);
+  if (other.mapInUse) {
+    for (const [, [o, count, oTime]] of other.map.entries()) {
+      if (joinOne(side, row, o, count, oTime, accumulate, time, out)) matched = true;
+    }
   }
-  if (!matched && side.mineOuter) emit(out, kind, side.pair(row, null), 1, time);
+  if (other.listInUse) {
+    const rows = other.list.get();
+    if (rows.length > 0) {
+      const times = other.listTimes.get();
+      for (let i = 0; i < rows.length; i++) {
+        if (joinOne(side, row, rows[i]!, 1, times[i]!, accumulate, time, out)) matched = true;
+      }
+    }
+  }
+  if (!matched && side.mineOuter)
+    emit(out, accumulate ? '+I' : '-D', side.pair(row, null), 1, time);
+}
+
+/**
+ * Joins `row` of this side with `o` (held `count` times, of event time `oTime`) of the other:
+ * false when they do not match.
+ */
+function joinOne<S, O>(
+  side: Side<S, O>,
+  row: S,
+  o: O,
+  count: number,
+  oTime: number,
+  accumulate: boolean,
+  time: number,
+  out: Collector<Change<JoinedRow<unknown, unknown>>>,
+): boolean {
+  if (!side.matches(row, o)) return false;
+  const at = Math.max(time, oTime);
+  // An outer row of the other side is padded while no row of this side matches it.
+  const padded = side.otherOuter && matchCount(side.mine, o, side.matches) === 0;
+  if (padded && accumulate) emit(out, '-D', side.pair(null, o), count, at);
+  emit(out, accumulate ? '+I' : '-D', side.pair(row, o), count, at);
+  if (padded && !accumulate) emit(out, '+I', side.pair(null, o), count, at);
+  return true;
 }
 
 /** An appended (number-keyed) row of the current key whose JSON text is `text`. */
