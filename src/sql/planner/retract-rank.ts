@@ -19,7 +19,7 @@ import type {
 } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig, ValueState } from '../../core/state.js';
-import { rowText, sameRow } from '../../runtime/operators/changelog/same-row.js';
+import { sameRow } from '../../runtime/operators/changelog/same-row.js';
 import type { Row } from '../connectors/connector.js';
 import { sqlError } from '../sql-error.js';
 import { noteChangelogRole } from './changelog-plan.js';
@@ -165,24 +165,31 @@ export class RetractRankFunction implements KeyedProcessFunction<Key, Change<Row
   }
 
   private emitRows(before: readonly Row[], after: readonly Row[], out: Collector<Change<Row>>) {
-    // The two ranges differ by a row or two: count each row text in, then out.
-    const counts = new Map<string, number>();
-    for (const row of after) {
-      const text = rowText(row);
-      counts.set(text, (counts.get(text) ?? 0) + 1);
-    }
+    // The two ranges differ by a row or two, and a row that stayed is the same object in both
+    // (slices of one sorted array): match those by identity, then what is left by value (an
+    // equal row that replaced its twin changes nothing), without building any row's text.
+    const counts = new Map<Row, number>();
+    for (const row of after) counts.set(row, (counts.get(row) ?? 0) + 1);
+    const removed: Row[] = [];
     for (const row of before) {
-      const text = rowText(row);
-      const left = counts.get(text) ?? 0;
-      if (left > 0) counts.set(text, left - 1);
+      const left = counts.get(row) ?? 0;
+      if (left > 0) counts.set(row, left - 1);
+      else removed.push(row);
+    }
+    const added: (Row | undefined)[] = [];
+    for (const row of after) {
+      const left = counts.get(row) ?? 0;
+      if (left === 0) continue;
+      counts.set(row, left - 1);
+      added.push(row);
+    }
+    for (const row of removed) {
+      const twin = added.findIndex((a) => a !== undefined && sameRow(a, row));
+      if (twin >= 0) added[twin] = undefined;
       else out.collect({ kind: '-D', value: this.output(row, undefined) });
     }
-    for (const row of after) {
-      const text = rowText(row);
-      const left = counts.get(text) ?? 0;
-      if (left === 0) continue;
-      counts.set(text, left - 1);
-      out.collect({ kind: '+I', value: this.output(row, undefined) });
+    for (const row of added) {
+      if (row !== undefined) out.collect({ kind: '+I', value: this.output(row, undefined) });
     }
   }
 }

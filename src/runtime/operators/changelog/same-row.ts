@@ -10,7 +10,41 @@ export function sameRow(a: unknown, b: unknown): boolean {
   // Rows of SQL and most aggregates are flat arrays: compare them field by field, without
   // building their JSON text (which was the largest cost of an updating aggregation).
   if (Array.isArray(a) && Array.isArray(b)) return sameArray(a, b);
-  return jsonText(a) === jsonText(b);
+  const same = samePlainObject(a, b);
+  return same === undefined ? jsonText(a) === jsonText(b) : same;
+}
+
+/**
+ * Two plain objects (a DataStream aggregate's result, such as `{ category, final }`) compared
+ * key by key as their JSON would be; undefined when only their JSON can tell (other
+ * prototypes, keys that differ or a `toJSON`, values JSON may write alike).
+ */
+function samePlainObject(a: object, b: object): boolean | undefined {
+  const proto = Object.getPrototypeOf(a);
+  if ((proto !== Object.prototype && proto !== null) || Object.getPrototypeOf(b) !== proto)
+    return undefined;
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  if (keys.length !== other.length || 'toJSON' in a) return undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (other[i] !== k) return undefined;
+    const x = (a as Record<string, unknown>)[k];
+    const y = (b as Record<string, unknown>)[k];
+    if (x === y) continue;
+    if (typeof x === 'object' && typeof y === 'object' && x !== null && y !== null) {
+      if (!sameRow(x, y)) return false;
+      continue;
+    }
+    // Unequal finite numbers, strings or booleans are written differently; anything else
+    // (NaN, infinities, undefined, null, bigints) is left to JSON.
+    const tx = typeof x;
+    if (tx !== typeof y) return undefined;
+    if (tx === 'string' || tx === 'boolean') return false;
+    if (tx === 'number' && Number.isFinite(x) && Number.isFinite(y)) return false;
+    return undefined;
+  }
+  return true;
 }
 
 function sameArray(a: readonly unknown[], b: readonly unknown[]): boolean {
