@@ -114,13 +114,16 @@ export class RetractRankFunction implements KeyedProcessFunction<Key, Change<Row
     const { compare, start } = this.spec;
     const end = this.endOf(change.value);
     const rows = this.rows.value() ?? [];
-    const before = rows.slice(start - 1, end);
+    let before: Row[];
     if (change.kind === '+I' || change.kind === '+U') {
       const at = upperBound(rows, change.value, compare);
+      // Ranked past the end of an insert-only input's Top-N: nothing changes, now or later.
       if (this.spec.insertOnly && at >= end) return;
+      before = rows.slice(start - 1, end);
       rows.splice(at, 0, change.value);
       if (this.spec.insertOnly && rows.length > end) rows.length = end;
     } else {
+      before = rows.slice(start - 1, end);
       const at = positionOf(rows, change.value, compare);
       if (at < 0) {
         // Only expired state explains a retraction of a row never added (Flink does the same).
