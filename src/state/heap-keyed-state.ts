@@ -219,7 +219,7 @@ class LiveEntries<MK, MV> implements IterableIterator<[MK, MV]> {
 export class HeapKeyedStateBackend implements KeyedStateBackend {
   currentKey: Key | undefined;
   readonly queryableValueStates = new QueryableValueStates();
-  readonly appendsInPlace = true;
+  readonly readsAreLive = true;
   private ns: Namespace = DEFAULT_NAMESPACE;
   private readonly states = new Map<string, HeapState>();
   private readonly restored = new RestoredRows();

@@ -40,11 +40,13 @@ export interface KeyedStateBackend extends KeyedStateStore {
   /** The value states declared `queryable` so far (interactive queries read them). */
   readonly queryableValueStates: QueryableValueStates;
   /**
-   * A list state's `add` costs the same however long the list is (the heap backend keeps the
-   * list and pushes); false where each `add` reads and writes the whole list (the disk backend),
-   * so that operators keeping many rows per key choose map state there.
+   * State reads return the stored objects (the heap backend): an object read and changed in
+   * place is changed in state, so an operator may append to an array it keeps as a value
+   * without writing it back. False where state is stored encoded (the disk backend), where
+   * each write encodes the whole value, so that operators keeping many rows per key choose map
+   * state there.
    */
-  readonly appendsInPlace: boolean;
+  readonly readsAreLive: boolean;
   /** The namespace state accesses apply to; {@link DEFAULT_NAMESPACE} until set. */
   readonly currentNamespace: Namespace;
   /** Fails with a WeirError if `namespace` is not a string. */

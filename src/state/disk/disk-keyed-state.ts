@@ -107,7 +107,7 @@ interface DiskState {
  */
 export class DiskKeyedStateBackend implements KeyedStateBackend {
   readonly queryableValueStates = new QueryableValueStates();
-  readonly appendsInPlace = false;
+  readonly readsAreLive = false;
   private key: Key | undefined;
   private keyPartCache: string | undefined;
   private ns: Namespace = DEFAULT_NAMESPACE;

@@ -13,13 +13,7 @@ import type {
 } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import { decodeTime, encodeTime, type Json } from '../../../core/snapshot.js';
-import type {
-  ListState,
-  MapState,
-  StateSerializer,
-  StateTtlConfig,
-  ValueState,
-} from '../../../core/state.js';
+import type { MapState, StateSerializer, StateTtlConfig, ValueState } from '../../../core/state.js';
 import type { KeyedStateBackend } from '../../../state/keyed-state-backend.js';
 import {
   backendOf,
@@ -73,36 +67,52 @@ type Entry<T> = [row: T, count: number, time: number];
  */
 type RowKey = string | number;
 
+/** A key's listed rows and, at the same index, each one's event time, in arrival order. */
+interface Listed<T> {
+  readonly rows: T[];
+  readonly times: number[];
+}
+
 /**
- * One side's rows. An insert-only side without a TTL, on a backend that appends to lists in
- * place (the heap), keeps them in two lists per key instead of the map: the rows and their
- * event times, in arrival order. An unbounded join (Nexmark q4 and q9 keep every bid and
+ * One side's rows. An insert-only side without a TTL, on a backend whose reads return the
+ * stored objects (the heap), keeps them listed instead of in the map: one value per key, two
+ * arrays appended to in place. An unbounded join (Nexmark q4 and q9 keep every bid and
  * auction) then holds no entry array, map entry or id per row, whose allocation and
- * collection were most of its cost. With a TTL each row must expire on its own, which the map
- * does; on the disk backend a list is one stored value, rewritten by every append. Rows of
- * both layouts are read wherever they are, so a job restored after the layout or an input's
- * mode changed keeps its rows.
+ * collection were most of its cost, and finds a key's rows with one lookup. With a TTL each row
+ * must expire on its own, which the map does; on the disk backend a value is stored encoded,
+ * rewritten whole by every append. Rows of both layouts are read wherever they are, so a job
+ * restored after the layout or an input's mode changed keeps its rows.
  */
 interface SideRows<T> {
   readonly map: MapState<RowKey, Entry<T>>;
   /** The map may hold rows: this side writes it, or a restored snapshot did. */
   readonly mapInUse: boolean;
-  readonly list: ListState<T>;
-  /** Each listed row's event time, at the row's index. */
-  readonly listTimes: ListState<number>;
-  /** The lists may hold rows: this side appends to them, or a restored snapshot did. */
+  readonly listed: ValueState<Listed<T>>;
+  /** Rows may be listed: this side appends them, or a restored snapshot did. */
   readonly listInUse: boolean;
-  /** New rows of this (insert-only) side go to the lists. */
+  /** New rows of this (insert-only) side are listed. */
   readonly appendsToList: boolean;
 }
 
-/** Event times in snapshots: -Infinity (no event time) is no JSON number. */
-const EVENT_TIME_SERIALIZER: StateSerializer<number> = {
-  id: 'weir.event-time',
-  version: 1,
-  toJson: encodeTime,
-  fromJson: decodeTime,
-};
+/** Listed rows in snapshots, each row by the side's serializer (JSON by default). */
+function listedSerializer<T>(rows: StateSerializer<T> | undefined): StateSerializer<Listed<T>> {
+  return {
+    id: `join-listed(${rows?.id ?? 'json'})`,
+    version: rows?.version ?? 1,
+    // A time may be -Infinity (no event time), which JSON cannot hold.
+    toJson: (l) => [
+      rows === undefined ? (l.rows as Json[]) : l.rows.map((r) => rows.toJson(r)),
+      l.times.map(encodeTime),
+    ],
+    fromJson: (json, version) => {
+      const [r, t] = json as [Json[], Json[]];
+      return {
+        rows: rows === undefined ? (r as T[]) : r.map((x) => rows.fromJson(x, version)),
+        times: t.map(decodeTime),
+      };
+    },
+  };
+}
 
 /** Whether any key holds state `name` (checked once, when the join opens). */
 function holdsAny(backend: KeyedStateBackend, name: string): boolean {
@@ -201,21 +211,16 @@ export class RegularJoinFunction<K extends Key, L, R>
         ...entrySerializer(serializer),
         ...(ttl === undefined ? {} : { ttl }),
       });
-      const listName = `${name} rows`;
-      const list = context.state.getListState<T>({
+      const listName = `${name} listed`;
+      const listed = context.state.getValueState<Listed<T>>({
         name: listName,
-        ...(serializer === undefined ? {} : { serializer }),
+        serializer: listedSerializer(serializer),
       });
-      const listTimes = context.state.getListState<number>({
-        name: `${name} row times`,
-        serializer: EVENT_TIME_SERIALIZER,
-      });
-      const appendsToList = insertOnly && ttl === undefined && this.backend.appendsInPlace;
+      const appendsToList = insertOnly && ttl === undefined && this.backend.readsAreLive;
       return {
         map,
         mapInUse: !appendsToList || holdsAny(this.backend, name),
-        list,
-        listTimes,
+        listed,
         listInUse: appendsToList || holdsAny(this.backend, listName),
         appendsToList,
       };
@@ -340,9 +345,9 @@ function sweep<S, O>(backend: KeyedStateBackend, side: Side<S, O>, watermark: nu
       }
     }
     if (mine.listInUse) {
-      for (const key of keysOf(backend, `${side.name} rows`)) {
+      for (const key of keysOf(backend, `${side.name} listed`)) {
         backend.currentKey = key;
-        const rows = mine.list.get();
+        const rows = mine.listed.value()?.rows ?? [];
         let i = 0;
         while (i < rows.length && retainUntil(rows[i]!) > watermark) i++;
         if (i === rows.length) continue;
@@ -362,22 +367,17 @@ function keysOf(backend: KeyedStateBackend, stateName: string): Key[] {
 
 /** Keeps the current key's listed rows at the indexes for which `keep` holds, with their times. */
 function keepListed<T>(rows: SideRows<T>, keep: (row: T, index: number) => boolean): void {
-  const all = rows.list.get();
-  const times = rows.listTimes.get();
+  const listed = rows.listed.value();
+  if (listed === undefined) return;
   const kept: T[] = [];
   const keptTimes: number[] = [];
-  for (let i = 0; i < all.length; i++) {
-    if (!keep(all[i]!, i)) continue;
-    kept.push(all[i]!);
-    keptTimes.push(times[i]!);
+  for (let i = 0; i < listed.rows.length; i++) {
+    if (!keep(listed.rows[i]!, i)) continue;
+    kept.push(listed.rows[i]!);
+    keptTimes.push(listed.times[i]!);
   }
-  if (kept.length === 0) {
-    rows.list.clear();
-    rows.listTimes.clear();
-  } else {
-    rows.list.update(kept);
-    rows.listTimes.update(keptTimes);
-  }
+  if (kept.length === 0) rows.listed.clear();
+  else rows.listed.update({ rows: kept, times: keptTimes });
 }
 
 /**
@@ -387,7 +387,7 @@ function keepListed<T>(rows: SideRows<T>, keep: (row: T, index: number) => boole
  */
 function takeListed<T>(rows: SideRows<T>, is: (row: T) => boolean): T | undefined {
   if (!rows.listInUse) return undefined;
-  const all = rows.list.get();
+  const all = rows.listed.value()?.rows ?? [];
   const at = all.findIndex(is);
   if (at < 0) return undefined;
   const row = all[at]!;
@@ -408,7 +408,9 @@ function matchCount<S, O>(
   let n = 0;
   if (rows.mapInUse)
     for (const [, [row, count]] of rows.map.entries()) if (matches(row, other)) n += count;
-  if (rows.listInUse) for (const row of rows.list.get()) if (matches(row, other)) n++;
+  if (rows.listInUse) {
+    for (const row of rows.listed.value()?.rows ?? []) if (matches(row, other)) n++;
+  }
   return n;
 }
 
@@ -453,8 +455,13 @@ function apply<S, O>(
   if (!accumulate) return;
   if (text !== undefined) mine.map.put(text, [row, (entry?.[1] ?? 0) + 1, time]);
   else if (mine.appendsToList) {
-    mine.list.add(row);
-    mine.listTimes.add(time);
+    // The stored arrays themselves (see SideRows): appended to without a write.
+    const listed = mine.listed.value();
+    if (listed === undefined) mine.listed.update({ rows: [row], times: [time] });
+    else {
+      listed.rows.push(row);
+      listed.times.push(time);
+    }
   } else mine.map.put(appendId(mine.map, nextId!), [row, 1, time]);
 }
 
@@ -549,13 +556,11 @@ function joinWithOther<S, O>(
       if (joinOne(side, row, o, count, oTime, accumulate, time, out)) matched = true;
     }
   }
-  if (other.listInUse) {
-    const rows = other.list.get();
-    if (rows.length > 0) {
-      const times = other.listTimes.get();
-      for (let i = 0; i < rows.length; i++) {
-        if (joinOne(side, row, rows[i]!, 1, times[i]!, accumulate, time, out)) matched = true;
-      }
+  const listed = other.listInUse ? other.listed.value() : undefined;
+  if (listed !== undefined) {
+    const { rows, times } = listed;
+    for (let i = 0; i < rows.length; i++) {
+      if (joinOne(side, row, rows[i]!, 1, times[i]!, accumulate, time, out)) matched = true;
     }
   }
   if (!matched && side.mineOuter)
