@@ -205,6 +205,26 @@ describe('regular join: where an insert-only side keeps its rows', () => {
     }
   });
 
+  it('restored into a side with a TTL, listed rows move to its map and expire there', async () => {
+    const a = harness(spec(), 'heap');
+    for (let i = 0; i < 4; i++) a.processElement1(insert({ k: 1, v: i }), i);
+    const snapshot = a.snapshot();
+    await a.close();
+    const b = harness(spec({ leftTtl: { ttlMs: 1_000 } }), 'heap', snapshot);
+    const held = rowsByState(b.snapshot());
+    expect(held.get('left')).toBe(4);
+    expect(held.get('left listed') ?? 0).toBe(0);
+    b.processElement1(insert({ k: 1, v: 9 }), 9);
+    b.processElement2(insert({ k: 1, v: -1 }), 10);
+    expect(b.outputValues().map((c) => c.value[0]!.v)).toEqual([0, 1, 2, 3, 9]);
+    b.clearOutput();
+    // Restored entries live the TTL from the restore, as any state restored into a TTL.
+    b.setProcessingTime(b.processingTime + 1_001);
+    b.processElement2(insert({ k: 1, v: -2 }), 11);
+    expect(b.outputValues()).toEqual([]);
+    await b.close();
+  });
+
   it('restored with a changelog input, a retraction finds a row appended while it was insert-only', async () => {
     const a = harness(spec(), 'heap');
     a.processElement1(insert({ k: 1, v: 1 }), 1);

@@ -80,17 +80,16 @@ interface Listed<T> {
  * auction) then holds no entry array, map entry or id per row, whose allocation and
  * collection were most of its cost, and finds a key's rows with one lookup. With a TTL each row
  * must expire on its own, which the map does; on the disk backend a value is stored encoded,
- * rewritten whole by every append. Rows of both layouts are read wherever they are, so a job
- * restored after the layout or an input's mode changed keeps its rows.
+ * rewritten whole by every append. A listing side also reads map rows (restored from a
+ * snapshot of the map layout); a side that does not list moves listed rows it restored into
+ * its map when it opens, where they expire and are retracted like its own.
  */
 interface SideRows<T> {
   readonly map: MapState<RowKey, Entry<T>>;
   /** The map may hold rows: this side writes it, or a restored snapshot did. */
   readonly mapInUse: boolean;
   readonly listed: ValueState<Listed<T>>;
-  /** Rows may be listed: this side appends them, or a restored snapshot did. */
-  readonly listInUse: boolean;
-  /** New rows of this (insert-only) side are listed. */
+  /** New rows of this (insert-only) side are listed; only then does it hold listed rows. */
   readonly appendsToList: boolean;
 }
 
@@ -211,9 +210,8 @@ export class RegularJoinFunction<K extends Key, L, R>
         ...entrySerializer(serializer),
         ...(ttl === undefined ? {} : { ttl }),
       });
-      const listName = `${name} listed`;
       const listed = context.state.getValueState<Listed<T>>({
-        name: listName,
+        name: `${name} listed`,
         serializer: listedSerializer(serializer),
       });
       const appendsToList = insertOnly && ttl === undefined && this.backend.readsAreLive;
@@ -221,7 +219,6 @@ export class RegularJoinFunction<K extends Key, L, R>
         map,
         mapInUse: !appendsToList || holdsAny(this.backend, name),
         listed,
-        listInUse: appendsToList || holdsAny(this.backend, listName),
         appendsToList,
       };
     };
@@ -258,6 +255,8 @@ export class RegularJoinFunction<K extends Key, L, R>
       matches: where === undefined ? () => true : (r, l) => where(l, r),
       pair: (r, l) => [l, r],
     };
+    for (const side of [this.fromLeft, this.fromRight] as Side<unknown, unknown>[])
+      if (!side.mine.appendsToList) unlist(this.backend, side);
   }
 
   processElement1(
@@ -344,7 +343,7 @@ function sweep<S, O>(backend: KeyedStateBackend, side: Side<S, O>, watermark: nu
         nextId?.clear();
       }
     }
-    if (mine.listInUse) {
+    if (mine.appendsToList) {
       for (const key of keysOf(backend, `${side.name} listed`)) {
         backend.currentKey = key;
         const rows = mine.listed.value()?.rows ?? [];
@@ -365,14 +364,14 @@ function keysOf(backend: KeyedStateBackend, stateName: string): Key[] {
   return keys;
 }
 
-/** Keeps the current key's listed rows at the indexes for which `keep` holds, with their times. */
-function keepListed<T>(rows: SideRows<T>, keep: (row: T, index: number) => boolean): void {
+/** Keeps the current key's listed rows for which `keep` holds, with their times. */
+function keepListed<T>(rows: SideRows<T>, keep: (row: T) => boolean): void {
   const listed = rows.listed.value();
   if (listed === undefined) return;
   const kept: T[] = [];
   const keptTimes: number[] = [];
   for (let i = 0; i < listed.rows.length; i++) {
-    if (!keep(listed.rows[i]!, i)) continue;
+    if (!keep(listed.rows[i]!)) continue;
     kept.push(listed.rows[i]!);
     keptTimes.push(listed.times[i]!);
   }
@@ -381,18 +380,34 @@ function keepListed<T>(rows: SideRows<T>, keep: (row: T, index: number) => boole
 }
 
 /**
- * Takes the first listed row of the current key for which `is` holds out of the lists
- * (a row appended while its input was insert-only, in a restored job whose input now
- * changes); undefined when none does.
+ * Moves the listed rows of a side that does not list (restored from a run where it did, before
+ * it got a TTL, its input changes, or on another backend) into its map: under the next ids of
+ * an insert-only side, under their unique key or JSON text otherwise.
  */
-function takeListed<T>(rows: SideRows<T>, is: (row: T) => boolean): T | undefined {
-  if (!rows.listInUse) return undefined;
-  const all = rows.listed.value()?.rows ?? [];
-  const at = all.findIndex(is);
-  if (at < 0) return undefined;
-  const row = all[at]!;
-  keepListed(rows, (_, i) => i !== at);
-  return row;
+function unlist<S, O>(backend: KeyedStateBackend, side: Side<S, O>): void {
+  const { mine, nextId, uniqueKey } = side;
+  const current = backend.currentKey;
+  try {
+    for (const key of keysOf(backend, `${side.name} listed`)) {
+      backend.currentKey = key;
+      const listed = mine.listed.value();
+      mine.listed.clear();
+      if (listed === undefined) continue;
+      for (let i = 0; i < listed.rows.length; i++) {
+        const row = listed.rows[i]!;
+        const time = listed.times[i]!;
+        if (nextId !== undefined) mine.map.put(appendId(mine.map, nextId), [row, 1, time]);
+        else if (uniqueKey !== undefined)
+          mine.map.put(uniqueKeyText(uniqueKey(row)), [row, 1, time]);
+        else {
+          const text = rowText(row);
+          mine.map.put(text, [row, (mine.map.get(text)?.[1] ?? 0) + 1, time]);
+        }
+      }
+    }
+  } finally {
+    backend.currentKey = current;
+  }
 }
 
 function asChanges<T>(out: Collector<T>): Collector<Change<JoinedRow<unknown, unknown>>> {
@@ -408,7 +423,7 @@ function matchCount<S, O>(
   let n = 0;
   if (rows.mapInUse)
     for (const [, [row, count]] of rows.map.entries()) if (matches(row, other)) n += count;
-  if (rows.listInUse) {
+  if (rows.appendsToList) {
     for (const row of rows.listed.value()?.rows ?? []) if (matches(row, other)) n++;
   }
   return n;
@@ -475,7 +490,7 @@ function removeByText<S>(mine: SideRows<S>, text: string): boolean {
   let entry = map.get(text);
   // Not under its text: appended while this input was insert-only (restored), or expired.
   if (entry === undefined) [at, entry] = appendedCopy(map, text);
-  if (entry === undefined) return takeListed(mine, (row) => rowText(row) === text) !== undefined;
+  if (entry === undefined) return false;
   if (entry[1] <= 1) map.remove(at);
   else map.put(at, [entry[0], entry[1] - 1, entry[2]]);
   return true;
@@ -507,16 +522,13 @@ function applyByUniqueKey<S, O>(
   const at = uniqueKeyText(key);
   let held = map.get(at);
   let heldAt: RowKey = at;
-  // Rows of a job restored from before the side was keyed are under their text (or listed,
-  // appended while it was insert-only): a change of a key not held here may replace one.
+  // Rows of a job restored from before the side was keyed are under their text: a change
+  // of a key not held here may replace one of them.
   if (held === undefined) [heldAt, held] = restoredRowOf(map, uniqueKey, key);
   if (held !== undefined) {
     if (held[1] <= 1) map.remove(heldAt);
     else map.put(heldAt, [held[0], held[1] - 1, held[2]]);
     joinWithOther(side, held[0], false, time, out);
-  } else {
-    const listed = takeListed(side.mine, (row) => uniqueKey(row) === key);
-    if (listed !== undefined) joinWithOther(side, listed, false, time, out);
   }
   if (change.kind === '+I' || change.kind === '+U') {
     joinWithOther(side, change.value, true, time, out);
@@ -556,7 +568,7 @@ function joinWithOther<S, O>(
       if (joinOne(side, row, o, count, oTime, accumulate, time, out)) matched = true;
     }
   }
-  const listed = other.listInUse ? other.listed.value() : undefined;
+  const listed = other.appendsToList ? other.listed.value() : undefined;
   if (listed !== undefined) {
     const { rows, times } = listed;
     for (let i = 0; i < rows.length; i++) {
