@@ -322,57 +322,62 @@ export class RegularJoinFunction<K extends Key, L, R>
 function sweep<S, O>(backend: KeyedStateBackend, side: Side<S, O>, watermark: number): void {
   const { retainUntil, mine, nextId } = side;
   if (retainUntil === undefined) return;
+  if (mine.mapInUse) {
+    forEachKeyOf(backend, side.name, () => {
+      const gone: RowKey[] = [];
+      let kept = 0;
+      for (const [k, entry] of mine.map.entries()) {
+        if (typeof k === 'number' && retainUntil(entry[0]) <= watermark) gone.push(k);
+        else kept++;
+      }
+      if (gone.length === 0) return;
+      if (kept > 0) {
+        for (const k of gone) mine.map.remove(k);
+        return;
+      }
+      // A key with no rows keeps no counter either: its next row starts it again.
+      mine.map.clear();
+      nextId?.clear();
+    });
+  }
+  if (mine.appendsToList) {
+    forEachKeyOf(backend, `${side.name} listed`, () =>
+      keepListed(mine, (row) => retainUntil(row) > watermark),
+    );
+  }
+}
+
+/** Runs `fn` with each key that holds state `stateName` as the current key. */
+function forEachKeyOf(backend: KeyedStateBackend, stateName: string, fn: () => void): void {
+  const keys: Key[] = [];
+  backend.forEachKeyAndNamespace(stateName, (key) => keys.push(key));
   const current = backend.currentKey;
   try {
-    if (mine.mapInUse) {
-      for (const key of keysOf(backend, side.name)) {
-        backend.currentKey = key;
-        const gone: RowKey[] = [];
-        let kept = 0;
-        for (const [k, entry] of mine.map.entries()) {
-          if (typeof k === 'number' && retainUntil(entry[0]) <= watermark) gone.push(k);
-          else kept++;
-        }
-        if (gone.length === 0) continue;
-        if (kept > 0) {
-          for (const k of gone) mine.map.remove(k);
-          continue;
-        }
-        // A key with no rows keeps no counter either: its next row starts it again.
-        mine.map.clear();
-        nextId?.clear();
-      }
-    }
-    if (mine.appendsToList) {
-      for (const key of keysOf(backend, `${side.name} listed`)) {
-        backend.currentKey = key;
-        const rows = mine.listed.value()?.rows ?? [];
-        let i = 0;
-        while (i < rows.length && retainUntil(rows[i]!) > watermark) i++;
-        if (i === rows.length) continue;
-        keepListed(mine, (row) => retainUntil(row) > watermark);
-      }
+    for (const key of keys) {
+      backend.currentKey = key;
+      fn();
     }
   } finally {
     backend.currentKey = current;
   }
 }
 
-function keysOf(backend: KeyedStateBackend, stateName: string): Key[] {
-  const keys: Key[] = [];
-  backend.forEachKeyAndNamespace(stateName, (key) => keys.push(key));
-  return keys;
-}
-
-/** Keeps the current key's listed rows for which `keep` holds, with their times. */
+/**
+ * Keeps the current key's listed rows for which `keep` holds, with their times; writes only
+ * when a row goes (a sweep visits every key, most of which lose nothing).
+ */
 function keepListed<T>(rows: SideRows<T>, keep: (row: T) => boolean): void {
   const listed = rows.listed.value();
   if (listed === undefined) return;
-  const kept: T[] = [];
-  const keptTimes: number[] = [];
-  for (let i = 0; i < listed.rows.length; i++) {
-    if (!keep(listed.rows[i]!)) continue;
-    kept.push(listed.rows[i]!);
+  const all = listed.rows;
+  let first = 0;
+  while (first < all.length && keep(all[first]!)) first++;
+  if (first === all.length) return;
+  const kept = all.slice(0, first);
+  const keptTimes = listed.times.slice(0, first);
+  for (let i = first + 1; i < all.length; i++) {
+    if (!keep(all[i]!)) continue;
+    kept.push(all[i]!);
     keptTimes.push(listed.times[i]!);
   }
   if (kept.length === 0) rows.listed.clear();
@@ -386,28 +391,21 @@ function keepListed<T>(rows: SideRows<T>, keep: (row: T) => boolean): void {
  */
 function unlist<S, O>(backend: KeyedStateBackend, side: Side<S, O>): void {
   const { mine, nextId, uniqueKey } = side;
-  const current = backend.currentKey;
-  try {
-    for (const key of keysOf(backend, `${side.name} listed`)) {
-      backend.currentKey = key;
-      const listed = mine.listed.value();
-      mine.listed.clear();
-      if (listed === undefined) continue;
-      for (let i = 0; i < listed.rows.length; i++) {
-        const row = listed.rows[i]!;
-        const time = listed.times[i]!;
-        if (nextId !== undefined) mine.map.put(appendId(mine.map, nextId), [row, 1, time]);
-        else if (uniqueKey !== undefined)
-          mine.map.put(uniqueKeyText(uniqueKey(row)), [row, 1, time]);
-        else {
-          const text = rowText(row);
-          mine.map.put(text, [row, (mine.map.get(text)?.[1] ?? 0) + 1, time]);
-        }
+  forEachKeyOf(backend, `${side.name} listed`, () => {
+    const listed = mine.listed.value();
+    mine.listed.clear();
+    if (listed === undefined) return;
+    for (let i = 0; i < listed.rows.length; i++) {
+      const row = listed.rows[i]!;
+      const time = listed.times[i]!;
+      if (nextId !== undefined) mine.map.put(appendId(mine.map, nextId), [row, 1, time]);
+      else if (uniqueKey !== undefined) mine.map.put(uniqueKeyText(uniqueKey(row)), [row, 1, time]);
+      else {
+        const text = rowText(row);
+        mine.map.put(text, [row, (mine.map.get(text)?.[1] ?? 0) + 1, time]);
       }
     }
-  } finally {
-    backend.currentKey = current;
-  }
+  });
 }
 
 function asChanges<T>(out: Collector<T>): Collector<Change<JoinedRow<unknown, unknown>>> {
