@@ -41,6 +41,7 @@ import {
   disposeRejections,
   mutationsOf,
   type PendingMutation,
+  type RowOf,
   sinkRowCounters,
 } from './upsert-sink.js';
 
@@ -234,7 +235,7 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
 
   write(batch: RecordBatch<T>): void {
     this.check();
-    mutationsOf(this.config, batch, this.operatorId, this.pending);
+    mutationsOf(this.config, batch, this.operatorId, this.pending, true);
     this.send();
   }
 
@@ -429,18 +430,20 @@ class TransactionalWriter<T> implements TwoPhaseCommitWriter<T> {
  * checkpoint's writes are one transaction, prepared at the barrier and
  * committed when the checkpoint completes (needs `max_prepared_transactions`
  * > 0 on the server). Rows become visible when their checkpoint completes.
- * Upserts and deletes by key as {@link PostgresUpsertSink}.
+ * Upserts and deletes by key as {@link PostgresUpsertSink}, and so accepts upsert
+ * changelogs as it does.
  */
 export class PostgresTransactionalSink<T> implements ReconcilableSink<T> {
   readonly name: string;
   readonly commitsOnCheckpoint = true;
+  readonly accepts = 'upsert';
   private readonly config: SinkConfig<T>;
   private readonly prepareTimeoutMs: number;
   private readonly prefix: string | undefined;
 
-  constructor(options: PostgresTransactionalSinkOptions<T>) {
+  constructor(options: PostgresTransactionalSinkOptions<RowOf<T>>) {
     const o = parseOptions('PostgresTransactionalSink', transactionalSinkSchema, options);
-    this.config = sinkConfig(o, options);
+    this.config = sinkConfig(o, options as PostgresTransactionalSinkOptions<T>);
     this.prepareTimeoutMs = o.prepareTimeoutMs;
     // Transaction names are at most 200 bytes; the schema leaves the suffix room.
     this.prefix = o.transactionPrefix;
@@ -454,12 +457,12 @@ export class PostgresTransactionalSink<T> implements ReconcilableSink<T> {
   /**
    * The table for `weir reconcile`: rows by key (mode `upsert`: the sink
    * upserts and deletes by key too), records turned into mutations as the
-   * writer does (no changelog unwrapping).
+   * writer does.
    */
   reconcileTarget(): ReconcileTarget<T> {
     const config = this.config;
     return new PostgresTableTarget(config, (batch, into) =>
-      mutationsOf(config, batch, this.name, into),
+      mutationsOf(config, batch, this.name, into, true),
     );
   }
 }
