@@ -342,6 +342,7 @@ export {
 } from './sql/functions/user-functions.js';
 export { type SourcePosition, SqlError } from './sql/sql-error.js';
 export {
+  type BuildScriptOptions,
   type DataStreamSchema,
   type ExecuteSqlOptions,
   type ResultColumn,

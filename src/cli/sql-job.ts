@@ -10,8 +10,8 @@ import { UsageError } from './failure.js';
 import { statementResultText } from './sql-client/statement-result-text.js';
 
 /**
- * Reads the script and adds its INSERT INTO (and CTAS) statements to `env`'s job; refuses a
- * script without one. Returns what its SHOW, DESCRIBE and EXPLAIN statements answered.
+ * Reads the script and adds its INSERT INTO, CTAS and SELECT statements to `env`'s job;
+ * refuses a script without one. Returns what its SHOW, DESCRIBE and EXPLAIN statements answered.
  */
 export async function buildSqlJob(
   env: StreamEnvironment,
@@ -29,10 +29,11 @@ export async function buildSqlJob(
   const tEnv = TableEnvironment.create(env);
   // CREATE FUNCTION modules load first: the statements themselves run synchronously.
   await tEnv.loadFunctionModules(script);
-  const built = tEnv.buildScript(script);
+  // A SELECT prints its changes, as Flink's SQL client runs one from a file.
+  const built = tEnv.buildScript(script, { printSelects: true });
   if (built.inserts === 0) {
     throw new UsageError(
-      `${path} has no INSERT INTO (or CREATE TABLE ... AS SELECT) statement: nothing to run`,
+      `${path} has no INSERT INTO, CREATE TABLE ... AS SELECT or SELECT statement: nothing to run`,
     );
   }
   // What SHOW and DESCRIBE answered, then the plans EXPLAIN asked for.

@@ -163,6 +163,15 @@ export interface SqlScriptResult {
   readonly results: readonly StatementResult[];
 }
 
+/** How {@link TableEnvironment.buildScript} takes a script. */
+export interface BuildScriptOptions {
+  /**
+   * A SELECT prints its changes to standard output (as `weir sql -f` runs a script, like
+   * Flink's SQL client); otherwise a SELECT is refused: it needs an INSERT INTO.
+   */
+  readonly printSelects?: boolean;
+}
+
 export interface ExecuteSqlOptions extends ExecuteOptions {
   /** Name of the job running the INSERTs; `SET 'pipeline.name'` overrides it. Default `weir sql`. */
   readonly jobName?: string;
@@ -227,13 +236,16 @@ export class TableEnvironment {
    * each INSERT INTO adds its query and sink to the job (which `env.execute` then runs, with
    * whatever checkpointing and restore options the caller chose).
    */
-  buildScript(script: string): {
+  buildScript(
+    script: string,
+    options: BuildScriptOptions = {},
+  ): {
     readonly statements: readonly string[];
     readonly explained: readonly string[];
     readonly results: readonly StatementResult[];
     readonly inserts: number;
   } {
-    return this.planning(() => this.buildScriptWithFunctions(script));
+    return this.planning(() => this.buildScriptWithFunctions(script, options));
   }
 
   /**
@@ -339,7 +351,10 @@ export class TableEnvironment {
     return this.functions.names();
   }
 
-  private buildScriptWithFunctions(script: string): {
+  private buildScriptWithFunctions(
+    script: string,
+    options: BuildScriptOptions,
+  ): {
     readonly statements: readonly string[];
     readonly explained: readonly string[];
     readonly results: readonly StatementResult[];
@@ -360,10 +375,15 @@ export class TableEnvironment {
           results.push(this.answer(statement));
           break;
         case 'query':
-          sqlError(
-            'a SELECT in a script needs a sink: write INSERT INTO <table> SELECT ... (or use sqlQuery)',
-            statement.at,
-          );
+          if (options.printSelects !== true)
+            sqlError(
+              'a SELECT in a script needs a sink: write INSERT INTO <table> SELECT ... (or use sqlQuery)',
+              statement.at,
+            );
+          this.printQuery(statement, this.planContext(this.env));
+          inserts += 1;
+          this.insertsInJob += 1;
+          this.sinkExplains.length = 0;
           break;
         default: {
           const added = this.apply(statement, this.planContext(this.env));
@@ -1023,6 +1043,48 @@ export class TableEnvironment {
       firstNode,
       ...(columnOf === undefined ? {} : { columnOf }),
     });
+  }
+
+  /**
+   * A script's SELECT, as Flink's SQL client runs one from a file: its changes are printed to
+   * standard output as the `print` connector prints them (`+I[...]`, `-U[...]`, ...), from the
+   * same job as the script's INSERTs. It goes through a `print` table of the query's columns
+   * that lives only while the INSERT is planned.
+   */
+  private printQuery(s: Extract<Statement, { kind: 'query' }>, ctx: PlanContext): void {
+    const firstNode = graphOf(ctx.env).nodes.length;
+    const relation = planQuery(s.query, ctx);
+    let name = 'select_result';
+    for (let n = 1; this.catalog.has(name); n++) name = `select_result_${n}`;
+    this.createTable({
+      kind: 'create-table',
+      name,
+      temporary: true,
+      ifNotExists: false,
+      // Positional names: a SELECT may repeat a column name, and print shows only values.
+      columns: relation.columns.map((c, i) => ({
+        kind: 'physical',
+        name: `f${i}`,
+        type: c.type,
+        at: s.at,
+      })),
+      watermark: undefined,
+      primaryKey: undefined,
+      options: [{ key: 'connector', value: 'print', at: s.at }],
+      at: s.at,
+    });
+    try {
+      this.insert(
+        { kind: 'insert', table: name, columns: undefined, query: s.query, at: s.at },
+        ctx,
+        {
+          relation,
+          firstNode,
+        },
+      );
+    } finally {
+      this.catalog.drop(name);
+    }
   }
 
   /** Registers the table `statement` defines (`replace`: in place of the one of its name, ALTER TABLE). */

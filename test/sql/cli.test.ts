@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { StreamEnvironment, TableEnvironment } from '../../src/index.js';
 import { startWeir } from '../cli/run-cli.js';
 import { allEvents } from '../nexmark/oracle.js';
 
@@ -120,6 +121,46 @@ describe('weir sql', () => {
     const rows = result.stdout.split('\n').filter((l) => l.startsWith('+I['));
     expect(rows.sort()).toEqual(['+I[10]', '+I[20]', '+I[30]']);
   }, 150_000);
+
+  it("prints a script's SELECTs as changes beside its INSERT, as Flink's SQL client runs a file", async () => {
+    const script = join(dir, 'selects.sql');
+    writeFileSync(
+      script,
+      `CREATE TABLE nums (n BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '20',
+         'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '20');
+       CREATE TABLE big (n BIGINT) WITH ('connector' = 'print', 'print-identifier' = 'big');
+       SELECT n % 3 AS k, COUNT(*) AS c, SUM(n) AS s FROM nums GROUP BY n % 3;
+       INSERT INTO big SELECT n FROM nums WHERE n > 18;
+       SELECT n, n FROM nums WHERE n <= 2;\n`,
+    );
+    const result = await startWeir(['sql', '-f', script], 90_000).done;
+    expect(result.stderr).toMatch(/finished/);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n').filter((l) => l !== '');
+    // The GROUP BY's changes applied to a table: the batch GROUP BY of 1..20.
+    const table = new Map<string, string>();
+    for (const line of lines) {
+      const m = /^([+-][IUD])\[(\d+), (\d+), (\d+)\]$/.exec(line);
+      if (m === null) continue;
+      if (m[1] === '+I' || m[1] === '+U') table.set(m[2]!, `${m[3]}, ${m[4]}`);
+      else table.delete(m[2]!);
+    }
+    expect(Object.fromEntries(table)).toEqual({ '0': '6, 63', '1': '7, 70', '2': '7, 77' });
+    expect(lines.filter((l) => /^\+I\[\d+, \d+\]$/.test(l)).sort()).toEqual([
+      '+I[1, 1]',
+      '+I[2, 2]',
+    ]);
+    expect(lines.filter((l) => l.startsWith('big>')).sort()).toEqual([
+      'big> +I[19]',
+      'big> +I[20]',
+    ]);
+    // From TypeScript a SELECT still needs a sink (sqlQuery reads one).
+    const tEnv = TableEnvironment.create(new StreamEnvironment());
+    tEnv.executeSql(`CREATE TABLE nums (n BIGINT) WITH ('connector' = 'datagen')`);
+    expect(() => tEnv.executeSql('SELECT n FROM nums')).toThrow(
+      'a SELECT in a script needs a sink',
+    );
+  }, 120_000);
 
   it('a syntax error names its line and column and fails with status 1', async () => {
     const bad = join(dir, 'bad.sql');
