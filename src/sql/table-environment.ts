@@ -102,6 +102,7 @@ import {
 } from './planner/state-ttl.js';
 import { REUSE_SUB_PLAN, reuseSubPlansOf, SubPlans } from './planner/sub-plans.js';
 import { withHintOptions } from './planner/table-hints.js';
+import { checkWindowEmitOption, isWindowEmitOption, windowEmitOf } from './planner/window-emit.js';
 import { sqlError } from './sql-error.js';
 import { externalValueReader } from './types/external-values.js';
 import { formatType, type LogicalType } from './types/logical-type.js';
@@ -109,8 +110,6 @@ import { type JsonValue, toDisplayString, toJsonValue } from './types/values.js'
 
 /** Flink's option for the job's default parallelism. */
 const DEFAULT_PARALLELISM = 'parallelism.default';
-/** Flink's experimental window emit options (`early-fire.*`, `late-fire.*`, `allow-lateness`). */
-const EMIT_OPTIONS_PREFIX = 'table.exec.emit.';
 
 /** A column of a query result: its name and SQL type (e.g. `DECIMAL(24, 3)`). */
 export interface ResultColumn {
@@ -563,6 +562,7 @@ export class TableEnvironment {
     | 'distinctSplit'
     | 'subPlans'
     | 'nonTemporalSort'
+    | 'windowEmit'
   > {
     const ttl = stateTtlOf(this.config.get(STATE_TTL_OPTION));
     const idle = sourceIdleTimeoutOf(this.config.get(SOURCE_IDLE_TIMEOUT_OPTION));
@@ -574,6 +574,7 @@ export class TableEnvironment {
       distinctSplit: () => distinctSplitOf(this.config),
       subPlans: new SubPlans(reuseSubPlansOf(this.config.get(REUSE_SUB_PLAN))),
       nonTemporalSort: () => nonTemporalSortOf(this.config.get(NON_TEMPORAL_SORT_ENABLED)),
+      windowEmit: (window, at) => windowEmitOf(this.config, window, at),
     };
   }
 
@@ -898,12 +899,8 @@ export class TableEnvironment {
         if (statement.key === TYPE_LENGTH_ENFORCER)
           checkTypeLengthEnforcer(statement.value, statement.at);
         // Ignoring these would silently drop the early, late or updated rows Flink emits.
-        if (statement.key.startsWith(EMIT_OPTIONS_PREFIX)) {
-          sqlError(
-            `SET '${statement.key}': Weir SQL has no emit strategies for group windows (early or late fires, allowed lateness) yet; windows fire once, when the watermark passes their end`,
-            statement.at,
-          );
-        }
+        if (isWindowEmitOption(statement.key))
+          checkWindowEmitOption(statement.key, statement.value, statement.at);
         this.config.set(statement.key, statement.value);
         return 0;
       case 'insert':

@@ -13,7 +13,7 @@ import {
   registerValuesConnector,
   type ValuesChange,
 } from './flink-values-connector.js';
-import { concatDistinctAgg, normalized } from './flink-window-data.js';
+import { concatDistinctAgg, normalized, weightedAvg } from './flink-window-data.js';
 
 beforeAll(registerValuesConnector);
 
@@ -44,8 +44,8 @@ function testTable(): string {
   ) WITH ('connector' = 'flink-values', 'data-id' = '${registerValues(rows)}');`;
 }
 
-async function rowsOf(sql: string, options: ScenarioOptions = {}) {
-  const [result] = await runScenario(testTable(), [sql], {
+async function rowsOf(sql: string, options: ScenarioOptions & { readonly setup?: string } = {}) {
+  const [result] = await runScenario(`${options.setup ?? ''}\n${testTable()}`, [sql], {
     parallelism: 1,
     batchSize: 1,
     ...options,
@@ -112,12 +112,16 @@ describe("Flink's GroupWindowITCase", () => {
     );
   });
 
-  it('testMinMaxWithTumblingWindow (without early fires, which Weir lacks: the final rows)', async () => {
+  it('testMinMaxWithTumblingWindow: early fires every second, an updating GROUP BY over them', async () => {
     const { rows } = await rowsOf(
       `SELECT MAX(max_ts), MIN(min_ts), \`string\` FROM (
         SELECT \`string\`, \`int\`, MAX(rowtime) AS max_ts, MIN(rowtime) AS min_ts
         FROM testTable GROUP BY \`string\`, \`int\`, TUMBLE(rowtime, INTERVAL '10' SECOND)
       ) GROUP BY \`string\``,
+      {
+        setup: `SET 'table.exec.emit.early-fire.enabled' = 'true';
+          SET 'table.exec.emit.early-fire.delay' = '1000 ms';`,
+      },
     );
     expect(rows).toEqual(
       normalized([
@@ -236,16 +240,110 @@ describe("Flink's GroupWindowITCase", () => {
     );
   });
 
-  it('testEventTimeTumblingWindowWithAllowLateness: the emit options are refused at their SET', async () => {
-    for (const option of [
-      "'table.exec.emit.allow-lateness' = '10 ms'",
-      "'table.exec.emit.late-fire.enabled' = 'true'",
-      "'table.exec.emit.early-fire.enabled' = 'true'",
-    ]) {
-      await expect(runScenario(`SET ${option};`, [])).rejects.toThrow(
-        /Weir SQL has no emit strategies for group windows/,
-      );
-    }
+  it('testEventTimeTumblingWindowWithAllowLateness: late rows within 10 ms update their windows', async () => {
+    // Flink's data: a watermark at each row's time, two rows late within the allowed lateness,
+    // (3, 1, Hi) after it (its window is gone: dropped).
+    const data = [
+      [1, 1, 'Hi'],
+      [2, 2, 'Hello'],
+      [4, 2, 'Hello'],
+      [8, 3, 'Hello world'],
+      [4, 3, 'Hello'],
+      [16, 3, 'Hello world'],
+      [9, 4, 'Hello world'],
+      [3, 1, 'Hi'],
+    ] as const;
+    const sql = `SELECT \`string\`,
+        TUMBLE_START(rowtime, INTERVAL '0.005' SECOND) AS w_start,
+        TUMBLE_END(rowtime, INTERVAL '0.005' SECOND),
+        COUNT(DISTINCT \`long\`), COUNT(\`int\`), CAST(AVG(\`int\`) AS INT),
+        weightAvgFun(\`long\`, \`int\`), MIN(\`int\`), MAX(\`int\`), SUM(\`int\`)
+      FROM T1 GROUP BY \`string\`, TUMBLE(rowtime, INTERVAL '0.005' SECOND)`;
+    const [result] = await runScenario(
+      `SET 'table.exec.emit.allow-lateness' = '10 ms';
+       SET 'table.exec.emit.late-fire.enabled' = 'true';
+       SET 'table.exec.emit.late-fire.delay' = '0 ms';`,
+      [sql],
+      {
+        parallelism: 1,
+        batchSize: 1,
+        tables: (env, tEnv) => {
+          tEnv.createTemporarySystemFunction('weightAvgFun', weightedAvg);
+          streamTable(
+            'T1',
+            [
+              ['long', 'BIGINT'],
+              ['int', 'INT'],
+              ['string', 'STRING'],
+              ['rowtime', 'TIMESTAMP(3)'],
+            ],
+            data.map(([l, i, str]) => [l, i, str, l]),
+            0,
+          )?.(env, tEnv);
+        },
+      },
+    );
+    expect(normalized(result?.rows ?? [])).toEqual(
+      normalized([
+        'Hi,1970-01-01T00:00,1970-01-01T00:00:00.005,1,1,1,1,1,1,1',
+        'Hello,1970-01-01T00:00,1970-01-01T00:00:00.005,2,3,2,3,2,3,7',
+        'Hello world,1970-01-01T00:00:00.015,1970-01-01T00:00:00.020,1,1,3,16,3,3,3',
+        'Hello world,1970-01-01T00:00:00.005,1970-01-01T00:00:00.010,2,2,3,8,3,4,7',
+      ]),
+    );
+    // The late rows update what their windows emitted: retracted, then the new row.
+    expect(result?.changes.filter((c) => c.startsWith('-U'))).toEqual([
+      '-U(Hello,1970-01-01T00:00,1970-01-01T00:00:00.005,2,2,2,3,2,2,4)',
+      '-U(Hello world,1970-01-01T00:00:00.005,1970-01-01T00:00:00.010,1,1,3,8,3,3,3)',
+    ]);
+  });
+
+  it('emit options: checked at SET and when planned, as Flink checks them', async () => {
+    const window = `SELECT COUNT(*) FROM testTable GROUP BY TUMBLE(rowtime, INTERVAL '0.005' SECOND)`;
+    const session = `SELECT COUNT(*) FROM testTable GROUP BY SESSION(rowtime, INTERVAL '0.005' SECOND)`;
+    await expect(runScenario("SET 'table.exec.emit.allow-lateness' = 'soon';", [])).rejects.toThrow(
+      "'table.exec.emit.allow-lateness' is 'soon'; it must be a duration",
+    );
+    await expect(runScenario("SET 'table.exec.emit.unknown' = '1';", [])).rejects.toThrow(
+      "SET 'table.exec.emit.unknown': not an emit option",
+    );
+    const late = `SET 'table.exec.emit.late-fire.enabled' = 'true';
+      SET 'table.exec.emit.late-fire.delay' = '5 ms';`;
+    await expect(rowsOf(window, { setup: late })).rejects.toThrow(
+      "'table.exec.emit.late-fire.enabled' is 'true', so 'table.exec.emit.allow-lateness' must be positive",
+    );
+    await expect(
+      rowsOf(window, { setup: `${late} SET 'table.exec.emit.allow-lateness' = '1 ms';` }),
+    ).rejects.toThrow("'table.exec.emit.allow-lateness' (1 ms) must not be below");
+    await expect(
+      rowsOf(session, { setup: `${late} SET 'table.exec.emit.allow-lateness' = '10 ms';` }),
+    ).rejects.toThrow('a session window takes no early or late fires');
+  });
+
+  it('early fires on every row: each row updates its window before it closes', async () => {
+    const { rows, changes } = await rowsOf(
+      `SELECT \`string\`, COUNT(*) AS n, TUMBLE_END(rowtime, INTERVAL '0.005' SECOND) AS w_end
+      FROM testTable GROUP BY \`string\`, TUMBLE(rowtime, INTERVAL '0.005' SECOND)`,
+      {
+        setup: `SET 'table.exec.emit.early-fire.enabled' = 'true';
+          SET 'table.exec.emit.early-fire.delay' = '0 ms';`,
+      },
+    );
+    // The final rows are those without early fires (testTumble's counts).
+    expect(rows).toEqual(
+      normalized([
+        'Hallo,1,1970-01-01T00:00:00.005',
+        'Hello world,1,1970-01-01T00:00:00.010',
+        'Hello world,1,1970-01-01T00:00:00.020',
+        'Hello,2,1970-01-01T00:00:00.005',
+        'Hello,2,1970-01-01T00:00:00.010',
+        'Hi,1,1970-01-01T00:00:00.005',
+        'null,1,1970-01-01T00:00:00.035',
+      ]),
+    );
+    // The second Hello of [0, 5) updates the first at once.
+    expect(changes).toContain('-U(Hello,1,1970-01-01T00:00:00.005)');
+    expect(changes).toContain('+U(Hello,2,1970-01-01T00:00:00.005)');
   });
 
   describe('over an upsert source (changelog-mode UA,D)', () => {
@@ -287,6 +385,38 @@ describe("Flink's GroupWindowITCase", () => {
         ]),
       );
       expect(changes.every((c) => c.startsWith('+I'))).toBe(true);
+    });
+
+    it('testWindowAggregateOnUpsertSourceWithAllowLateness: late changes update and retract rows', async () => {
+      const [result] = await runScenario(
+        `SET 'table.exec.emit.allow-lateness' = '15 s';
+         SET 'table.exec.emit.late-fire.enabled' = 'true';
+         SET 'table.exec.emit.late-fire.delay' = '0 s';
+         ${upsertTable()}`,
+        [
+          `SELECT currency, COUNT(1) AS cnt, MAX(rate),
+            TUMBLE_START(currency_time, INTERVAL '5' SECOND) AS w_start,
+            TUMBLE_END(currency_time, INTERVAL '5' SECOND) AS w_end
+          FROM upsert_currency GROUP BY currency, TUMBLE(currency_time, INTERVAL '5' SECOND)`,
+        ],
+        { parallelism: 1, batchSize: 1 },
+      );
+      // US Dollar's late update replaces its row; RMB's late delete empties its window.
+      expect(normalized(result?.rows ?? [])).toEqual(
+        normalized([
+          'US Dollar,1,104,1970-01-01T00:00,1970-01-01T00:00:05',
+          'Yen,1,1,1970-01-01T00:00,1970-01-01T00:00:05',
+          'Euro,1,118,1970-01-01T00:00:15,1970-01-01T00:00:20',
+        ]),
+      );
+      // Each late change fires the window at once: US Dollar's update-before empties it (its
+      // row retracted), its update-after fills it again.
+      expect(result?.changes.slice(3)).toEqual([
+        '-D(US Dollar,1,102,1970-01-01T00:00,1970-01-01T00:00:05)',
+        '+I(US Dollar,1,104,1970-01-01T00:00,1970-01-01T00:00:05)',
+        '-D(RMB,1,702,1970-01-01T00:00,1970-01-01T00:00:05)',
+        '+I(Euro,1,118,1970-01-01T00:00:15,1970-01-01T00:00:20)',
+      ]);
     });
 
     it('testWindowAggregateOnUpsertSourcePushdownWatermark', async () => {

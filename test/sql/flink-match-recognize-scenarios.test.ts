@@ -18,6 +18,7 @@ import {
 } from '../../src/index.js';
 import { sorted, type Timed, withWatermarks } from './flink-scenario-runner.js';
 import { registerValues, registerValuesConnector } from './flink-values-connector.js';
+import { weightedAvg } from './flink-window-data.js';
 
 beforeAll(registerValuesConnector);
 
@@ -35,21 +36,6 @@ function table(
       WITH ('connector' = 'flink-values', 'data-id' = '${registerValues(rows)}');`);
   };
 }
-
-/** Flink's JavaUserDefinedAggFunctions.WeightedAvg (its BIGINT overload): a truncated weighted mean. */
-const weightedAvg = defineAggregateFunction<{ sum: number; count: number }>({
-  arguments: ['BIGINT', 'BIGINT'],
-  result: 'BIGINT',
-  createAccumulator: () => ({ sum: 0, count: 0 }),
-  accumulate(acc, value: number | null, weight: number | null) {
-    if (value !== null && weight !== null) {
-      acc.sum += value * weight;
-      acc.count += weight;
-    }
-    return acc;
-  },
-  getValue: (acc) => (acc.count === 0 ? null : Math.trunc(acc.sum / acc.count)),
-});
 
 /** Flink's job parameters of testUserDefinedFunctions, which its functions read in open(). */
 const PREFIX = 'PREF';

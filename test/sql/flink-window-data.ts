@@ -86,6 +86,21 @@ function register(
   );
 }
 
+/** Flink's WeightedAvg (its BIGINT overload): a truncated weighted mean. */
+export const weightedAvg = defineAggregateFunction<{ sum: number; count: number }>({
+  arguments: ['BIGINT', 'BIGINT'],
+  result: 'BIGINT',
+  createAccumulator: () => ({ sum: 0, count: 0 }),
+  accumulate(acc, value: number | null, weight: number | null) {
+    if (value !== null && weight !== null) {
+      acc.sum += value * weight;
+      acc.count += weight;
+    }
+    return acc;
+  },
+  getValue: (acc) => (acc.count === 0 ? null : Math.trunc(acc.sum / acc.count)),
+});
+
 /** Registers T1, T2 and concat_distinct_agg, as the ITCases' set-up does. */
 export function windowTables(env: StreamEnvironment, tEnv: TableEnvironment): void {
   register(env, tEnv, 'T1', WINDOW_DATA);

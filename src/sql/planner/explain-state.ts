@@ -34,6 +34,8 @@ function keyedProcessState(name: string): string | undefined {
   if (name.startsWith('top-n (ranks') || name.startsWith('ORDER BY ... LIMIT'))
     return 'state: per partition the first rows, up to the last rank kept';
   if (name.startsWith('LIMIT')) return 'state: how many rows have arrived';
+  if (name === 'window changes')
+    return "state: per group and window, the row it emitted last, until the watermark passes the window's end and its allowed lateness";
   if (name === 'ORDER BY rowtime') return 'state: each row until the watermark passes its rowtime';
   if (name === 'ORDER BY (at the end of input)')
     return 'state: every current row, until the end of the input';

@@ -6,6 +6,7 @@
 
 import type { StreamEnvironment } from '../../api/stream-environment.js';
 import type { DataStream } from '../../api/streams.js';
+import type { Change } from '../../core/changelog.js';
 import type { AggregateFunction, Collector } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
@@ -54,7 +55,8 @@ import {
   positional,
 } from './calc.js';
 import { distinctAsGroupBy, planChangelogCalc, unionAllChanges } from './changelog-calc.js';
-import { changesOf, isUpdating, withColumns } from './changelog-relation.js';
+import { noteChangelogRole } from './changelog-plan.js';
+import { changesOf, isUpdating, updatingRelation, withColumns } from './changelog-relation.js';
 import { watermarkColumns } from './current-watermark.js';
 import type { DistinctSplit } from './distinct-split.js';
 import { withEventTime } from './event-time.js';
@@ -85,6 +87,7 @@ import { planTemporalJoin } from './temporal-join-planner.js';
 import { isUnnestJoin, planUnnestJoin } from './unnest-planner.js';
 import { NO_ROWS, refuseUnretractable, signedAggregate, signedRows } from './window-changes.js';
 import { WindowDistinctRelation } from './window-distinct.js';
+import { emitTrigger, type WindowEmit, windowChanges } from './window-emit.js';
 
 /** A WITH query and the WITH queries its body can name: those before it, and outer ones. */
 export interface CteDefinition {
@@ -118,6 +121,11 @@ export interface PlanContext {
   readonly nonTemporalSort?: () => boolean;
   /** The views being expanded, outermost first: a view that reads itself is refused. */
   readonly expanding?: readonly string[];
+  /** `table.exec.emit.*`: how a window aggregation emits updates, read when one is planned. */
+  readonly windowEmit?: (
+    window: { readonly session: boolean; readonly processingTime: boolean },
+    at: SourcePosition,
+  ) => WindowEmit | undefined;
 }
 
 const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
@@ -1106,7 +1114,10 @@ function legacyGroupWindow(
 function planAggregation(
   select: Select,
   from: Relation,
-  ctx: Pick<PlanContext, 'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit'>,
+  ctx: Pick<
+    PlanContext,
+    'stateTtl' | 'miniBatch' | 'aggPhaseStrategy' | 'distinctSplit' | 'windowEmit'
+  >,
 ): Relation {
   const window = from.window;
   if (window === undefined) {
@@ -1306,6 +1317,41 @@ function planAggregation(
     const kept = havingTest === undefined ? stream : stream.filter(havingTest).name('having');
     return kept.map(fn).name('select');
   };
+  const emit =
+    window.attached === true
+      ? undefined
+      : ctx.windowEmit?.(
+          { session: window.kind === 'SESSION', processingTime: window.processingTime === true },
+          select.at,
+        );
+  if (emit !== undefined) {
+    const processingTime = window.processingTime === true;
+    const changed = onWindowClock(
+      eventZone,
+      [input],
+      (rows) =>
+        windowChanges(
+          rows
+            .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
+            .window(assigner)
+            .allowedLateness(emit.allowLatenessMs)
+            .trigger(emitTrigger(emit, processingTime))
+            .aggregate(aggregate),
+          (r) => (r.value === NO_ROWS ? undefined : withWindow([...r.value], r.window)),
+          emit,
+          processingTime,
+        ) as unknown as DataStream<Row>,
+    ) as unknown as DataStream<Change<Row>>;
+    noteChangelogRole(changed, { kind: 'retracting', updates: true });
+    let changes = changed.asChangelog<Row>('retract');
+    if (havingTest !== undefined) changes = changes.filterRows(havingTest);
+    // Updated rows are no longer time attributes (Flink's window results with updates).
+    return updatingRelation(
+      changes.mapRows(fn),
+      columns.map((c) => ({ ...c, rowtime: false, proctime: false })),
+      'a window aggregation with emit updates',
+    );
+  }
   // Local windows do not end at a fixed spacing of UTC event time.
   if (zone !== undefined) return { stream: aggregated(), columns };
   const windowed = resultWindows(window, items, (name) => {
