@@ -1,10 +1,11 @@
 /**
- * Flink's window emit strategies on window TVF aggregations (`table.exec.emit.*`; the legacy
- * group windows' cases of Flink's GroupWindowITCase are in flink-group-window-scenarios): with
- * an allowed lateness covering the input's disorder, late rows update their windows and the
- * changes, applied to a table, give the batch aggregation over every row, whatever the order
- * (fast-check); early fires update a window before it closes; a window whose lateness has
- * passed drops the rows still late for it, counted.
+ * Flink's window emit strategies (`table.exec.emit.*`) on legacy group windows (GroupWindowITCase's
+ * cases are in flink-group-window-scenarios): with late fires and an allowed lateness covering
+ * the input's disorder, late rows update their windows and the changes, applied to a table,
+ * give the batch aggregation over every row, whatever the order (fast-check); early fires update
+ * a window before it closes; past its lateness a late row is dropped. Window TVF aggregations
+ * refuse early and late fires and ignore the allowed lateness, as Flink 2.2 does (checked
+ * against Flink itself).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -32,41 +33,31 @@ function readings(rows: readonly Reading[], lagMs: number): ScenarioOptions['tab
 /** A window bound as Flink prints a TIMESTAMP (LocalDateTime: no zero seconds). */
 const iso = (ms: number) => new Date(ms).toISOString().replace(/(:00)?\.000Z$/, '');
 
-type Tvf = 'TUMBLE' | 'HOP' | 'CUMULATE';
+type Window = 'TUMBLE' | 'HOP';
 
-const TVF_SQL: Record<Tvf, string> = {
-  TUMBLE: "TUMBLE(TABLE r, DESCRIPTOR(rowtime), INTERVAL '2' SECOND)",
-  HOP: "HOP(TABLE r, DESCRIPTOR(rowtime), INTERVAL '1' SECOND, INTERVAL '2' SECOND)",
-  CUMULATE: "CUMULATE(TABLE r, DESCRIPTOR(rowtime), INTERVAL '1' SECOND, INTERVAL '2' SECOND)",
+const GROUP_WINDOW: Record<Window, string> = {
+  TUMBLE: "TUMBLE(rowtime, INTERVAL '2' SECOND)",
+  HOP: "HOP(rowtime, INTERVAL '1' SECOND, INTERVAL '2' SECOND)",
 };
 
-/** The windows [start, end) of a row's time, as each TVF above assigns them. */
-function windowsOf(tvf: Tvf, ts: number): [number, number][] {
-  if (tvf === 'TUMBLE') {
+/** The windows [start, end) of a row's time, as each group window above assigns them. */
+function windowsOf(window: Window, ts: number): [number, number][] {
+  if (window === 'TUMBLE') {
     const start = Math.floor(ts / 2000) * 2000;
     return [[start, start + 2000]];
   }
-  if (tvf === 'HOP') {
-    const last = Math.floor(ts / 1000) * 1000;
-    return [
-      [last - 1000, last + 1000],
-      [last, last + 2000],
-    ];
-  }
-  const start = Math.floor(ts / 2000) * 2000;
-  return ts < start + 1000
-    ? [
-        [start, start + 1000],
-        [start, start + 2000],
-      ]
-    : [[start, start + 2000]];
+  const last = Math.floor(ts / 1000) * 1000;
+  return [
+    [last - 1000, last + 1000],
+    [last, last + 2000],
+  ];
 }
 
 /** The batch aggregation: per key and window, the count, sum and maximum. */
-function batch(tvf: Tvf, rows: readonly Reading[]): string[] {
+function batch(window: Window, rows: readonly Reading[]): string[] {
   const groups = new Map<string, { n: number; sum: number; max: number }>();
   for (const r of rows) {
-    for (const [start, end] of windowsOf(tvf, r.ts)) {
+    for (const [start, end] of windowsOf(window, r.ts)) {
       const key = `${r.k},${iso(start)},${iso(end)}`;
       const g = groups.get(key) ?? { n: 0, sum: 0, max: Number.NEGATIVE_INFINITY };
       groups.set(key, { n: g.n + 1, sum: g.sum + r.v, max: Math.max(g.max, r.v) });
@@ -75,11 +66,15 @@ function batch(tvf: Tvf, rows: readonly Reading[]): string[] {
   return [...groups].map(([key, g]) => `${key},${g.n},${g.sum},${g.max}`).sort();
 }
 
-const QUERY = (tvf: Tvf) =>
-  `SELECT k, window_start, window_end, COUNT(*), SUM(v), MAX(v)
-   FROM TABLE(${TVF_SQL[tvf]}) GROUP BY k, window_start, window_end`;
+const QUERY = (window: Window) =>
+  `SELECT k, ${window}_START(rowtime, ${GROUP_WINDOW[window].slice(window.length + 1, -1)}),
+     ${window}_END(rowtime, ${GROUP_WINDOW[window].slice(window.length + 1, -1)}), COUNT(*), SUM(v), MAX(v)
+   FROM r GROUP BY k, ${GROUP_WINDOW[window]}`;
 
-describe('window TVF aggregations with emit strategies', () => {
+const LATE_FIRES = (delay: string) => `SET 'table.exec.emit.late-fire.enabled' = 'true';
+  SET 'table.exec.emit.late-fire.delay' = '${delay}';`;
+
+describe('window emit strategies', () => {
   it('late rows within the allowed lateness update their windows: the final table is the batch one', async () => {
     const reading = fc.record({
       k: fc.nat(2),
@@ -89,19 +84,17 @@ describe('window TVF aggregations with emit strategies', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(reading, { minLength: 1, maxLength: 40 }),
-        fc.constantFrom<Tvf>('TUMBLE', 'HOP', 'CUMULATE'),
+        fc.constantFrom<Window>('TUMBLE', 'HOP'),
         fc.constantFrom('0 ms', '50 ms'),
-        async (rows, tvf, lateDelay) => {
+        async (rows, window, lateDelay) => {
           // Rows up to 10 s out of order against a watermark 0.5 s behind: 20 s of lateness
           // keeps every window.
           const [result] = await runScenario(
-            `SET 'table.exec.emit.allow-lateness' = '20 s';
-             SET 'table.exec.emit.late-fire.enabled' = 'true';
-             SET 'table.exec.emit.late-fire.delay' = '${lateDelay}';`,
-            [QUERY(tvf)],
+            `SET 'table.exec.emit.allow-lateness' = '20 s'; ${LATE_FIRES(lateDelay)}`,
+            [QUERY(window)],
             { parallelism: 2, batchSize: 1, tables: readings(rows, 500) },
           );
-          expect(result?.rows).toEqual(batch(tvf, rows));
+          expect(result?.rows).toEqual(batch(window, rows));
         },
       ),
       { numRuns: 40 },
@@ -127,7 +120,10 @@ describe('window TVF aggregations with emit strategies', () => {
       `1,${iso(4000)},${iso(6000)},1,2,2`,
     ]);
     expect(plain?.changes.every((c) => c.startsWith('+I'))).toBe(true);
-    const [late] = await run("SET 'table.exec.emit.allow-lateness' = '10 s';");
+    // The allowed lateness alone changes nothing, as in Flink: late fires fire late rows.
+    const [lateness] = await run("SET 'table.exec.emit.allow-lateness' = '10 s';");
+    expect(lateness?.changes).toEqual(plain?.changes);
+    const [late] = await run(`SET 'table.exec.emit.allow-lateness' = '10 s'; ${LATE_FIRES('0 s')}`);
     expect(late?.rows).toEqual([
       `1,${iso(0)},${iso(2000)},2,4,3`,
       `1,${iso(4000)},${iso(6000)},1,2,2`,
@@ -139,7 +135,7 @@ describe('window TVF aggregations with emit strategies', () => {
       `+I(1,${iso(4000)},${iso(6000)},1,2,2)`,
     ]);
     // Past the lateness the row is dropped again: 1 s of lateness ends at 3 s.
-    const [past] = await run("SET 'table.exec.emit.allow-lateness' = '1 s';");
+    const [past] = await run(`SET 'table.exec.emit.allow-lateness' = '1 s'; ${LATE_FIRES('0 s')}`);
     expect(past?.rows).toEqual(plain?.rows);
   });
 
@@ -163,5 +159,30 @@ describe('window TVF aggregations with emit strategies', () => {
       `+I(2,${iso(0)},${iso(2000)},1,1,1)`,
     ]);
     expect(result?.rows).toEqual(batch('TUMBLE', rows));
+  });
+
+  it('a window TVF aggregation refuses early and late fires and ignores the lateness, as Flink', async () => {
+    const rows: Reading[] = [
+      { k: 1, ts: 100, v: 1 },
+      { k: 1, ts: 5_000, v: 2 },
+      { k: 1, ts: 200, v: 3 },
+    ];
+    const tvf = `SELECT k, window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE r, DESCRIPTOR(rowtime),
+      INTERVAL '2' SECOND)) GROUP BY k, window_start, window_end`;
+    const options = { parallelism: 1, batchSize: 1, tables: readings(rows, 500) };
+    for (const fires of [
+      LATE_FIRES('0 s'),
+      "SET 'table.exec.emit.early-fire.enabled' = 'true'; SET 'table.exec.emit.early-fire.delay' = '0 s';",
+    ]) {
+      await expect(
+        runScenario(`SET 'table.exec.emit.allow-lateness' = '10 s'; ${fires}`, [tvf], options),
+      ).rejects.toThrow('a window TVF aggregation takes no early or late fires');
+    }
+    const [ignored] = await runScenario(
+      "SET 'table.exec.emit.allow-lateness' = '10 s';",
+      [tvf],
+      options,
+    );
+    expect(ignored?.changes).toEqual([`+I(1,${iso(0)},1)`, `+I(1,${iso(4000)},1)`]);
   });
 });

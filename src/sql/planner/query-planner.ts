@@ -123,7 +123,11 @@ export interface PlanContext {
   readonly expanding?: readonly string[];
   /** `table.exec.emit.*`: how a window aggregation emits updates, read when one is planned. */
   readonly windowEmit?: (
-    window: { readonly session: boolean; readonly processingTime: boolean },
+    window: {
+      readonly legacy: boolean;
+      readonly session: boolean;
+      readonly processingTime: boolean;
+    },
     at: SourcePosition,
   ) => WindowEmit | undefined;
 }
@@ -1067,6 +1071,7 @@ function legacyGroupWindow(
       sessionsPerGroup: true,
     };
   }
+  window = { ...window, legacy: true };
   if (processingTime) window = { ...window, processingTime };
   if (localTimeZone !== undefined) window = { ...window, localTimeZone };
   const ts = T.timestamp(3, false);
@@ -1321,7 +1326,11 @@ function planAggregation(
     window.attached === true
       ? undefined
       : ctx.windowEmit?.(
-          { session: window.kind === 'SESSION', processingTime: window.processingTime === true },
+          {
+            legacy: window.legacy === true,
+            session: window.kind === 'SESSION',
+            processingTime: window.processingTime === true,
+          },
           select.at,
         );
   if (emit !== undefined) {

@@ -19,6 +19,11 @@ export interface WindowTvf {
    * forms them per PARTITION BY value, or over all rows without it.
    */
   readonly sessionsPerGroup?: boolean;
+  /**
+   * A legacy `GROUP BY ..., TUMBLE/HOP/SESSION(...)` group window: Flink's emit strategies
+   * (`table.exec.emit.*`) apply to it, not to a window TVF's aggregation.
+   */
+  readonly legacy?: boolean;
   /** The input relation (its rows lack the three window columns). */
   readonly input: Relation;
   /**

@@ -1,19 +1,19 @@
 /**
- * Flink's window emit strategies (its experimental `table.exec.emit.*` options) for window
- * aggregations, legacy group windows and window TVFs alike:
+ * Flink's window emit strategies (its experimental `table.exec.emit.*` options) for legacy
+ * group windows (`GROUP BY TUMBLE(...)`), as Flink 2.2 runs them:
  *
- * - `allow-lateness`: an event-time window keeps its state that long after it fires, and a
- *   late row within it updates the window (fired again at once, unless late fires are delayed);
  * - `late-fire.enabled` / `late-fire.delay`: after the watermark passed the window, fire on each
- *   late row (delay 0) or at most once per delay of processing time; needs an allowed lateness;
+ *   late row (delay 0) or at most once per delay of processing time, for as long as
+ *   `allow-lateness` keeps the window after it fired (which late fires need);
  * - `early-fire.enabled` / `early-fire.delay`: before the window's end, fire on each row (delay
  *   0) or once per delay of processing time.
  *
- * With any of them (on a processing-time window only early fires count) the aggregation emits a
- * retract changelog, as Flink's window operator with `produceUpdates`: a window's first firing
- * inserts its row, a later firing whose row differs retracts the row emitted before (`-U`) and
- * emits the new one (`+U`), an unchanged one emits nothing. Sessions take no early or late
- * fires (refused, as in Flink) and ignore the allowed lateness.
+ * With either, the aggregation emits a retract changelog, as Flink's window operator with
+ * `produceUpdates`: a window's first firing inserts its row, a later firing whose row differs
+ * retracts the row emitted before (`-U`) and emits the new one (`+U`), an unchanged one emits
+ * nothing. An allowed lateness without late fires changes nothing (Flink emits no update then
+ * either). Sessions take no early or late fires, and window TVF aggregations none at all:
+ * refused, with Flink's reasons; a TVF ignores the allowed lateness, as Flink's does.
  */
 import * as v from 'valibot';
 import type { DataStream } from '../../api/streams.js';
@@ -92,7 +92,11 @@ export interface WindowEmit {
  */
 export function windowEmitOf(
   options: ReadonlyMap<string, string>,
-  window: { readonly session: boolean; readonly processingTime: boolean },
+  window: {
+    readonly legacy: boolean;
+    readonly session: boolean;
+    readonly processingTime: boolean;
+  },
   at: SourcePosition | undefined,
 ): WindowEmit | undefined {
   const read = (key: string): number | undefined => {
@@ -111,6 +115,14 @@ export function windowEmitOf(
     sqlError(`'${EARLY_FIRE_ENABLED}' is 'true', so '${EARLY_FIRE_DELAY}' must be set`, at);
   if (late && lateDelayMs === undefined)
     sqlError(`'${LATE_FIRE_ENABLED}' is 'true', so '${LATE_FIRE_DELAY}' must be set`, at);
+  if (!window.legacy) {
+    if (early || late)
+      sqlError(
+        `a window TVF aggregation takes no early or late fires ('${EARLY_FIRE_ENABLED}', '${LATE_FIRE_ENABLED}'), as in Flink; a legacy group window (GROUP BY TUMBLE(...)) does`,
+        at,
+      );
+    return undefined;
+  }
   if (window.session) {
     if (early || late)
       sqlError(
@@ -131,8 +143,9 @@ export function windowEmitOf(
       `'${ALLOW_LATENESS}' (${allowLatenessMs} ms) must not be below '${LATE_FIRE_DELAY}' (${lateDelayMs} ms)`,
       at,
     );
-  if (allowLatenessMs <= 0 && !early) return undefined;
-  return { allowLatenessMs, earlyDelayMs, lateDelayMs };
+  if (!early && !late) return undefined;
+  // Without late fires no late row fires its window: the lateness is as good as none.
+  return { allowLatenessMs: late ? allowLatenessMs : 0, earlyDelayMs, lateDelayMs };
 }
 
 /** State of the emit trigger: the processing time its pending delayed fire is due at. */
@@ -140,8 +153,8 @@ const DUE = 'emit.due';
 
 /**
  * Fires a window at its end (the watermark, or the wall clock for a processing-time window),
- * early and late as `emit` says. A late row without late fires enabled fires the window at
- * once, as Flink's end-of-window trigger does for a row within the allowed lateness.
+ * early and late as `emit` says (a late row comes only with late fires: the allowed lateness
+ * is 0 otherwise).
  */
 export function emitTrigger(emit: WindowEmit, processingTime: boolean): Trigger<Row> {
   const delayed = (delay: number | undefined, ctx: TriggerContext): TriggerResult => {
