@@ -34,6 +34,7 @@ import { keyEquality } from './key-equality.js';
 import type { Relation } from './relation.js';
 import { rowKeyOf } from './row-key.js';
 import { ROW_SERIALIZER } from './row-serializer.js';
+import { TwoRowJoinRelation, twoRowPredicate } from './two-row-join.js';
 import { WindowDistinctRelation } from './window-distinct.js';
 import { planWindowJoin, windowJoinColumns } from './window-join-planner.js';
 
@@ -354,10 +355,10 @@ export function planJoin(
   // as Flink runs a join without keys; the condition is checked on each pair.
   const rightWidth = right.columns.length;
   const pairCondition = and(residual, item.at);
+  // Checked as one condition over the joined row; run on the pair, with no joined row built.
+  if (pairCondition !== undefined) compilePredicate(pairCondition, scope, 'join condition');
   const test =
-    pairCondition === undefined
-      ? undefined
-      : compilePredicate(pairCondition, scope, 'join condition');
+    pairCondition === undefined ? undefined : twoRowPredicate([pairCondition], scope, leftWidth);
   const nullsLeft: Row = new Array<unknown>(leftWidth).fill(null);
   const nullsRight: Row = new Array<unknown>(rightWidth).fill(null);
   const concat = (pair: readonly [Row | null, Row | null]): Row => [
@@ -390,7 +391,7 @@ export function planJoin(
     leftKey,
     rightKey,
     uniqueKeys,
-    ...(test === undefined ? {} : { where: (l: Row, r: Row) => test([...l, ...r]) }),
+    ...(test === undefined ? {} : { where: test }),
     ...(stateTtl === undefined ? { unboundedState: true } : { ttl: stateTtl }),
     serializers: { left: ROW_SERIALIZER, right: ROW_SERIALIZER },
     retainUntil: retention,
@@ -406,8 +407,13 @@ export function planJoin(
     ...left.columns.map((c) => pad(c, type === 'right' || type === 'full')),
     ...right.columns.map((c) => pad(c, type === 'left' || type === 'full')),
   ];
+  // A SELECT's projection over it writes its rows from the pairs (see TwoRowJoinRelation).
   if (type === 'inner' && !isUpdating(left) && !isUpdating(right))
-    return { stream: joined.map((c) => concat(c.value)).name('join rows'), columns };
+    return new TwoRowJoinRelation(
+      columns,
+      (rows) => joined.map((c) => rows(c.value[0] as Row, c.value[1] as Row)).name('join rows'),
+      leftWidth,
+    );
   return updatingRelation(
     joined.mapRows(concat),
     columns,

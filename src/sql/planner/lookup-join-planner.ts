@@ -28,15 +28,14 @@ import {
   type LogicalType,
   withNullability,
 } from '../types/logical-type.js';
-import { type Calc, calcBody, FusingRelation } from './calc.js';
 import { isUpdating } from './changelog-relation.js';
 import { contains } from './expr-tools.js';
 import { conjuncts } from './join-planner.js';
 import { keyEquality } from './key-equality.js';
 import type { Relation } from './relation.js';
-import { concatenation } from './row-builders.js';
 import { valuesKey } from './row-key.js';
 import { computedColumnsOf } from './source-planner.js';
+import { type JoinedRow, TwoRowJoinRelation, twoRowPredicate } from './two-row-join.js';
 
 type JoinItem = Extract<FromItem, { kind: 'join' }>;
 type TableItem = Extract<FromItem, { kind: 'table' }>;
@@ -221,7 +220,7 @@ export function planLookupJoin(
       });
     };
   }
-  const relation = new LookupJoinRelation(scope.columns, join, leftWidth);
+  const relation = new TwoRowJoinRelation(scope.columns, join, leftWidth);
   if (outer || many || residual.length === 0) return relation;
   return {
     stream: relation.stream.filter(compileConjunction(residual, scope)).name('join condition'),
@@ -252,41 +251,6 @@ function asFlinkLooksUp(
 /** Emits each of a left row's joined rows. */
 function spread(rows: Row[], out: Collector<Row>): void {
   for (const row of rows) out.collect(row);
-}
-
-/** How a lookup join writes its output row from the left row and the table's row (or NULLs). */
-type JoinedRow = (l: Row, d: Row) => Row;
-
-/**
- * A lookup join not yet built: the filter-free projection of a SELECT over it becomes the
- * join's row builder, generated over the two rows (`[l[0], l[3], d[1]]`), so that no joined
- * row of every column is built only to be projected (Nexmark q13).
- */
-class LookupJoinRelation extends FusingRelation {
-  private built: DataStream<Row> | undefined;
-
-  constructor(
-    readonly columns: readonly ScopeColumn[],
-    private readonly join: (rows: JoinedRow) => DataStream<Row>,
-    private readonly leftWidth: number,
-  ) {
-    super();
-  }
-
-  /** The joined rows, the left's columns then the table's (built once). */
-  get stream(): DataStream<Row> {
-    this.built ??= this.join(concatenation(this.leftWidth, this.columns.length - this.leftWidth));
-    return this.built;
-  }
-
-  /** Another join operator writing `calc`'s rows, when `calc` filters nothing out. */
-  fuse(calc: Calc): DataStream<Row> | undefined {
-    if (calc.where.length > 0) return undefined;
-    const g = new CodeGen();
-    const read = twoRowReads(g, this.leftWidth);
-    const body = calcBody(calc, { scope: new Scope(calc.inputColumns), g, read });
-    return this.join(g.function<JoinedRow>(body, 'l, d'));
-  }
 }
 
 /**
@@ -331,31 +295,6 @@ function lookupKey(e: Expr, scope: Scope, type: LogicalType): (row: Row) => Key 
     'lookup key',
   );
   return g.function<(row: Row) => Key | null>(`return ${value.code};`);
-}
-
-/** Reads of the joined row's columns from the left row `l` and the table's row `d`. */
-function twoRowReads(
-  g: CodeGen,
-  leftWidth: number,
-): (column: number, field: number | undefined) => string {
-  return (column, field) => {
-    const value = column < leftWidth ? `l[${column}]` : `d[${column - leftWidth}]`;
-    if (field === undefined) return value;
-    const t = g.temp();
-    return `((${t} = ${value}) === null ? null : ${t}[${field}])`;
-  };
-}
-
-/** The conditions as a function of the left row and the table's row (no joined row built). */
-function twoRowPredicate(
-  parts: readonly Expr[],
-  scope: Scope,
-  leftWidth: number,
-): (l: Row, d: Row) => boolean {
-  const g = new CodeGen();
-  const read = twoRowReads(g, leftWidth);
-  const test = compile(conjunction(parts), { scope, g, read }).code;
-  return g.function<(l: Row, d: Row) => boolean>(`return (${test}) === true;`, 'l, d');
 }
 
 function conjunction(parts: readonly Expr[]): Expr {
