@@ -142,8 +142,11 @@ describe('sinks and changelog modes at build time', () => {
       connection: 'postgres://u@127.0.0.1:1/db',
       table: 't',
     });
-    expect(() => counts(env, 'upsert').sinkTo(transactional)).toThrow(
-      /accepts insert-only streams, but this stream is a upsert changelog/,
+    // The exactly-once sink applies upserts and deletes by key as the upsert sink does.
+    expect(transactional.accepts).toBe('upsert');
+    expect(() => counts(env, 'upsert').sinkTo(transactional)).not.toThrow();
+    expect(() => counts(env).sinkTo(transactional)).toThrow(
+      /sink 'postgres transactional public.t' accepts upsert streams, but this stream is a retract changelog/,
     );
     expect(new PrintSink().accepts).toBe('retract');
   });
