@@ -187,9 +187,17 @@ export function emitTrigger(emit: WindowEmit, processingTime: boolean): Trigger<
     },
     onEventTime(time, window, ctx) {
       if (processingTime) return 'continue';
-      if (time === maxTimestamp(window)) return 'fire';
       const due = ctx.getState<number>(DUE);
-      if (time !== cleanup(window) || due.value() === undefined) return 'continue';
+      const pending = due.value();
+      if (time === maxTimestamp(window)) {
+        // The end's fire emits what an early fire still due would: late rows start afresh.
+        if (pending !== undefined) {
+          ctx.deleteProcessingTimeTimer(pending);
+          due.clear();
+        }
+        return 'fire';
+      }
+      if (time !== cleanup(window) || pending === undefined) return 'continue';
       due.clear();
       return 'fire';
     },
