@@ -898,7 +898,7 @@ export class TableEnvironment {
         if (statement.key === NOT_NULL_ENFORCER) notNullEnforcerOf(statement.value, statement.at);
         if (statement.key === TYPE_LENGTH_ENFORCER)
           checkTypeLengthEnforcer(statement.value, statement.at);
-        // Ignoring these would silently drop the early, late or updated rows Flink emits.
+        // A wrong key or value is an error at its SET, as for the other options checked here.
         if (isWindowEmitOption(statement.key))
           checkWindowEmitOption(statement.key, statement.value, statement.at);
         this.config.set(statement.key, statement.value);

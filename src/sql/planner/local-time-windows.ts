@@ -131,10 +131,10 @@ function earliestInstant(zone: TimeZone, localMs: number): number {
  * `window_time`), and a local watermark `L` becomes the earliest instant of `L + 1` less 1 ms,
  * which no later window's `window_time` precedes.
  */
-function toUtcEventTime(stream: DataStream<Row>, zone: TimeZone): DataStream<Row> {
+function toUtcEventTime<T>(stream: DataStream<T>, zone: TimeZone): DataStream<T> {
   return stream
     .assignTimestampsAndWatermarks(
-      WatermarkStrategy.forGenerator<Row>(
+      WatermarkStrategy.forGenerator<T>(
         () =>
           new ConvertedWatermarks((w) =>
             Number.isFinite(w) ? earliestInstant(zone, w + 1) - 1 : w,
@@ -160,13 +160,14 @@ export function windowClock(
 /**
  * Runs `fire`, a window operator that fires a window when the watermark passes its
  * `window_end`, over `inputs` on the wall clock of `zone` (as the window aggregation runs),
- * and puts its results back on UTC event time; with no zone, on the inputs as they are.
+ * and puts its results (rows, or changes of rows) back on UTC event time; with no zone, on the
+ * inputs as they are.
  */
-export function onWindowClock<I extends readonly DataStream<Row>[]>(
+export function onWindowClock<I extends readonly DataStream<Row>[], O = Row>(
   zone: TimeZone | undefined,
   inputs: I,
-  fire: (...local: I) => DataStream<Row>,
-): DataStream<Row> {
+  fire: (...local: I) => DataStream<O>,
+): DataStream<O> {
   if (zone === undefined) return fire(...inputs);
   const local = inputs.map((input) => toLocalEventTime(input, zone)) as unknown as I;
   return toUtcEventTime(fire(...local), zone);

@@ -6,7 +6,6 @@
 
 import type { StreamEnvironment } from '../../api/stream-environment.js';
 import type { DataStream } from '../../api/streams.js';
-import type { Change } from '../../core/changelog.js';
 import type { AggregateFunction, Collector } from '../../core/functions.js';
 import type { Key } from '../../core/key-groups.js';
 import type { StateTtlConfig } from '../../core/state.js';
@@ -1335,22 +1334,19 @@ function planAggregation(
         );
   if (emit !== undefined) {
     const processingTime = window.processingTime === true;
-    const changed = onWindowClock(
-      eventZone,
-      [input],
-      (rows) =>
-        windowChanges(
-          rows
-            .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
-            .window(assigner)
-            .allowedLateness(emit.allowLatenessMs)
-            .trigger(emitTrigger(emit, processingTime))
-            .aggregate(aggregate),
-          (r) => (r.value === NO_ROWS ? undefined : withWindow([...r.value], r.window)),
-          emit,
-          processingTime,
-        ) as unknown as DataStream<Row>,
-    ) as unknown as DataStream<Change<Row>>;
+    const changed = onWindowClock(eventZone, [input], (rows) =>
+      windowChanges(
+        rows
+          .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
+          .window(assigner)
+          .allowedLateness(emit.allowLatenessMs)
+          .trigger(emitTrigger(emit, processingTime))
+          .aggregate(aggregate),
+        (r) => (r.value === NO_ROWS ? undefined : withWindow([...r.value], r.window)),
+        emit,
+        processingTime,
+      ),
+    );
     noteChangelogRole(changed, { kind: 'retracting', updates: true });
     let changes = changed.asChangelog<Row>('retract');
     if (havingTest !== undefined) changes = changes.filterRows(havingTest);
