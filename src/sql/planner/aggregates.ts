@@ -55,6 +55,7 @@ import {
 } from './distinct-seen.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
+import { fusedAdd } from './fused-accumulate.js';
 import { compileJsonAggregate } from './json-aggregates.js';
 import { compileMoreAggregate, nestedCodec } from './more-aggregates.js';
 import { retractingAggregate } from './retracting-aggregates.js';
@@ -228,6 +229,8 @@ function distinctKey(v: unknown): string {
  */
 class FilterConditions {
   private readonly tests: ((row: Row) => boolean)[] = [];
+  /** The conditions, in the order of {@link holds}. */
+  readonly exprs: Expr[] = [];
   private readonly byText = new Map<string, number>();
   /** Whether each condition holds for the row being added or retracted. */
   readonly holds: boolean[] = [];
@@ -241,6 +244,7 @@ class FilterConditions {
     if (at === undefined) {
       at = this.tests.length;
       this.tests.push(compilePredicate(filter, this.scope, 'FILTER condition'));
+      this.exprs.push(filter);
       this.holds.push(false);
       this.byText.set(text, at);
     }
@@ -774,6 +778,8 @@ export function rowAggregate(
   scope: Scope,
   /** The input is a changelog: MIN, MAX and COUNT(DISTINCT) keep value counts to retract. */
   retracting: Retracting = false,
+  /** Insert-only input folded by one generated function (fused-accumulate.ts); off to compare. */
+  fuse = true,
 ): {
   fn: RowAggregateFunction;
   types: LogicalType[];
@@ -801,6 +807,19 @@ export function rowAggregate(
         return v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).enc(v);
       });
   };
+  const fused =
+    retracting !== false || !fuse
+      ? undefined
+      : fusedAdd({
+          calls,
+          of,
+          specs,
+          filters: filters.exprs,
+          holds: filters.holds,
+          filterOf: (call) => (call.filter === undefined ? -1 : filters.indexOf(call.filter)),
+          scope,
+          keep,
+        });
   const fn: RowAggregateFunction = {
     ...(shared === 0
       ? {}
@@ -808,13 +827,15 @@ export function rowAggregate(
           explain: `shared distinct state: ${shared} COUNT(DISTINCT) calls, one state per argument`,
         }),
     createAccumulator: () => ({ k: null, s: specs.map((s) => s.init()) }),
-    add(row, acc) {
-      keep(row, acc);
-      evaluate?.(row);
-      for (let i = 0; i < n; i++)
-        acc.s[i] = (specs[i] as AggregateSpec).add(acc.s[i] as AccState, row);
-      return acc;
-    },
+    add:
+      fused ??
+      ((row, acc) => {
+        keep(row, acc);
+        evaluate?.(row);
+        for (let i = 0; i < n; i++)
+          acc.s[i] = (specs[i] as AggregateSpec).add(acc.s[i] as AccState, row);
+        return acc;
+      }),
     getResult(acc) {
       const keys = (acc.k ?? keyFns.map(() => null)).map((v, i) =>
         v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).dec(v),

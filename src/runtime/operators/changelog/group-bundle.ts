@@ -76,6 +76,39 @@ export class GroupBundle<K extends Key, ACC, OUT> {
   }
 
   /**
+   * Folds inserted row `value` of group `key` into the bundle: the group is read with `read` (its
+   * state: accumulator and rows, or undefined) at its first row of the bundle only. The same
+   * fold as an insert through the process function's `note`, without its per-row bookkeeping.
+   */
+  add(
+    key: K,
+    value: unknown,
+    timestamp: number,
+    read: (key: K) => { readonly acc: ACC; readonly n: number } | undefined,
+  ): void {
+    const { fn } = this;
+    this.rows++;
+    const group = this.groups.get(key);
+    if (group !== undefined && group.acc !== undefined && group.n > 0) {
+      group.acc = fn.add(value, group.acc);
+      group.n++;
+      group.timestamp = timestamp;
+      return;
+    }
+    if (group !== undefined) {
+      // Emptied earlier in the bundle (only a changelog input empties one): it starts again.
+      group.acc = fn.add(value, fn.createAccumulator());
+      group.n = 1;
+      group.timestamp = timestamp;
+      return;
+    }
+    const st = read(key);
+    const prev = st === undefined ? undefined : fn.getResult(st.acc);
+    const acc = fn.add(value, st === undefined ? fn.createAccumulator() : st.acc);
+    this.groups.set(key, { prev, acc, n: (st?.n ?? 0) + 1, timestamp });
+  }
+
+  /**
    * Writes each touched group to state with `store` and emits its change, in the order the groups
    * were first touched, and empties the bundle.
    */

@@ -1,4 +1,5 @@
 import type { Change, GroupResult } from '../../../core/changelog.js';
+import { userFunctionFailed, WeirError } from '../../../core/errors.js';
 import type { KeyedProcessFunction } from '../../../core/functions.js';
 import type { Key } from '../../../core/key-groups.js';
 import { MAX_WATERMARK } from '../../../core/messages.js';
@@ -30,6 +31,8 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
   private readonly allowLatencyMs: number;
   /** Rows per bundle. */
   private readonly size: number;
+  /** The input holds inserts only (not `Change` records). */
+  private readonly insertOnly: boolean;
   private cancelTimer: (() => void) | undefined;
   /** The newest watermark that arrived while the bundle was open. */
   private heldWatermark: number | undefined;
@@ -53,6 +56,7 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
     this.bundle = bundle;
     this.allowLatencyMs = miniBatch.allowLatencyMs;
     this.size = miniBatch.size;
+    this.insertOnly = !spec.changelogInput;
   }
 
   override processBatch(batch: RecordBatch<unknown>): void {
@@ -66,12 +70,42 @@ export class MiniBatchAggregateOperator extends KeyedProcessOperator<Key, unknow
           ? batch
           : batchOf(values.slice(from, to), timestamps.slice(from, to), keys?.slice(from, to));
       const wasEmpty = this.bundle.rowCount === 0;
-      super.processBatch(part);
+      if (this.insertOnly) this.foldInserts(part);
+      else super.processBatch(part);
       if (this.bundle.full) this.flushBundle();
       else if (wasEmpty && this.bundle.rowCount > 0) this.scheduleFlush();
       from = to;
     }
   }
+
+  /**
+   * Inserts fold straight into the bundle: the process function's per-row path (its context, a
+   * bundle lookup and a note per row) is for changelog rows, which may also retract.
+   */
+  private foldInserts(batch: RecordBatch<unknown>): void {
+    const { values, timestamps, keys } = batch;
+    if (keys === undefined) {
+      super.processBatch(batch);
+      return;
+    }
+    const { bundle, readGroup } = this;
+    let i = 0;
+    try {
+      for (; i < values.length; i++)
+        bundle.add(keys[i] as Key, values[i], timestamps[i] as number, readGroup);
+    } catch (cause) {
+      if (cause instanceof WeirError && cause.code !== 'USER_FUNCTION_FAILED') throw cause;
+      throw userFunctionFailed(this.context.operatorId, 'process function', values[i], cause);
+    } finally {
+      this.state.currentKey = undefined;
+    }
+  }
+
+  /** A group's state, read at its first row of a bundle. */
+  private readonly readGroup = (key: Key): { acc: unknown; n: number } | undefined => {
+    this.state.currentKey = key;
+    return this.process.readGroup();
+  };
 
   /**
    * A watermark waits with the open bundle (as Flink's mini-batch holds watermarks back to

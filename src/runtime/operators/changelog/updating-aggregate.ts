@@ -53,6 +53,8 @@ export type UpdatingAggregateProcess<K extends Key, IN, ACC, OUT> = KeyedProcess
 > & {
   /** Writes the current key's group (`acc` undefined or `n` 0: the group is gone). */
   storeGroup(acc: ACC | undefined, n: number): void;
+  /** The current key's group: its accumulator and how many rows it aggregates. */
+  readGroup(): { readonly acc: ACC; readonly n: number } | undefined;
 };
 
 type Self<K extends Key, IN, ACC, OUT> = UpdatingAggregateProcess<K, IN, ACC, OUT> & {
@@ -151,6 +153,9 @@ export function updatingAggregateFunction<K extends Key, IN, ACC, OUT>(
         n <= 0 ? undefined : fn.getResult(acc),
         ttl !== undefined,
       );
+    },
+    readGroup() {
+      return this.group!.value();
     },
     storeGroup(acc, n) {
       if (acc === undefined || n <= 0) this.group!.clear();
