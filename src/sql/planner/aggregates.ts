@@ -55,7 +55,7 @@ import {
 } from './distinct-seen.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
-import { fusedAdd } from './fused-accumulate.js';
+import { fusedAdd, fusedResult } from './fused-accumulate.js';
 import { compileJsonAggregate } from './json-aggregates.js';
 import { compileMoreAggregate, nestedCodec } from './more-aggregates.js';
 import { retractingAggregate } from './retracting-aggregates.js';
@@ -170,6 +170,11 @@ function userDistinctSpec(
     },
     type: fn.result,
   };
+}
+
+/** Whether values of `type` live in the accumulator in another form than their own (see codec). */
+function keptAsText(type: LogicalType): boolean {
+  return type.kind === 'DECIMAL' || isPreciseTimestamp(type) || type.kind === 'BIGINT';
 }
 
 /** DECIMAL values live in the accumulator as text (JSON has no bigint). */
@@ -807,19 +812,20 @@ export function rowAggregate(
         return v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).enc(v);
       });
   };
-  const fused =
-    retracting !== false || !fuse
-      ? undefined
-      : fusedAdd({
-          calls,
-          of,
-          specs,
-          filters: filters.exprs,
-          holds: filters.holds,
-          filterOf: (call) => (call.filter === undefined ? -1 : filters.indexOf(call.filter)),
-          scope,
-          keep,
-        });
+  // Over a changelog the accumulators count values to retract them: the closures keep them.
+  const generated = retracting === false && fuse;
+  const fused = !generated
+    ? undefined
+    : fusedAdd({
+        calls,
+        of,
+        specs,
+        filters: filters.exprs,
+        holds: filters.holds,
+        filterOf: (call) => (call.filter === undefined ? -1 : filters.indexOf(call.filter)),
+        scope,
+        keep,
+      });
   const fn: RowAggregateFunction = {
     ...(shared === 0
       ? {}
@@ -836,12 +842,19 @@ export function rowAggregate(
           acc.s[i] = (specs[i] as AggregateSpec).add(acc.s[i] as AccState, row);
         return acc;
       }),
-    getResult(acc) {
-      const keys = (acc.k ?? keyFns.map(() => null)).map((v, i) =>
-        v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).dec(v),
-      );
-      return [...keys, ...results(acc)];
-    },
+    getResult: !generated
+      ? (acc) => {
+          const keys = (acc.k ?? keyFns.map(() => null)).map((v, i) =>
+            v === null ? null : (keyCodecs[i] as ReturnType<typeof codec>).dec(v),
+          );
+          return [...keys, ...results(acc)];
+        }
+      : fusedResult({
+          calls,
+          of,
+          specs,
+          keyDecoders: keyTypes.map((t) => (keptAsText(t) ? codec(t).dec : undefined)),
+        }),
     ...(specs.every((s) => s.retract !== undefined)
       ? {
           retract(row: Row, acc: Accumulator): Accumulator {

@@ -160,3 +160,45 @@ export function fusedAdd(
   lines.push('return acc;');
   return g.function(lines.join('\n'), 'r, acc');
 }
+
+/** What the fused result row is built from. */
+export interface FusedResultInput {
+  readonly calls: readonly AggregateCallAst[];
+  readonly of: FusedAddInput['of'];
+  readonly specs: readonly AggregateSpec[];
+  /** How each grouping key value is read back from the accumulator; undefined: as it is. */
+  readonly keyDecoders: readonly (((v: unknown) => unknown) | undefined)[];
+}
+
+/**
+ * The generated `getResult(acc)`: the row `[...keys, ...results]` built as one array literal,
+ * with the results that are the slot itself (COUNT, MIN and MAX of plain values, distinct counts)
+ * read inline. An updating GROUP BY asks for it twice per group and bundle (before and after).
+ */
+export function fusedResult(input: FusedResultInput): (acc: FusedAccumulator) => unknown[] {
+  const { calls, of, specs } = input;
+  const g = new CodeGen();
+  const values = input.keyDecoders.map((decode, i) => {
+    const k = `(k === null ? null : k[${i}])`;
+    if (decode === undefined) return k;
+    const t = g.temp();
+    return `((${t} = ${k}) === null ? null : ${g.constant(decode)}(${t}))`;
+  });
+  calls.forEach((call, i) => {
+    const { slot, at } = of[i] as { slot: number; at: number | undefined };
+    const s = `s[${slot}]`;
+    // Shared COUNT(DISTINCT) state: each call's count (aggregates.ts's sharedCountDistinct).
+    if (at !== undefined) values.push(`${s}.n[${at}]`);
+    else
+      values.push(
+        countResult(call, s) ?? `${g.constant((specs[slot] as AggregateSpec).result)}(${s})`,
+      );
+  });
+  return g.function(`const k = acc.k, s = acc.s; return [${values.join(', ')}];`, 'acc');
+}
+
+/** The code of a COUNT's result from its slot `s`: the count, or a DISTINCT state's count. */
+function countResult(call: AggregateCallAst, s: string): string | undefined {
+  if (call.name !== 'COUNT' || userAggregate(call.name) !== undefined) return undefined;
+  return call.distinct ? `${s}.n` : s;
+}
