@@ -329,10 +329,7 @@ export function planJoin(
         ),
         windows,
         at: item.at,
-        test:
-          pairCondition === undefined
-            ? undefined
-            : compilePredicate(pairCondition, scope, 'join condition'),
+        test: pairTest(pairCondition, scope, leftWidth),
       });
     }
   }
@@ -355,10 +352,7 @@ export function planJoin(
   // as Flink runs a join without keys; the condition is checked on each pair.
   const rightWidth = right.columns.length;
   const pairCondition = and(residual, item.at);
-  // Checked as one condition over the joined row; run on the pair, with no joined row built.
-  if (pairCondition !== undefined) compilePredicate(pairCondition, scope, 'join condition');
-  const test =
-    pairCondition === undefined ? undefined : twoRowPredicate([pairCondition], scope, leftWidth);
+  const test = pairTest(pairCondition, scope, leftWidth);
   const nullsLeft: Row = new Array<unknown>(leftWidth).fill(null);
   const nullsRight: Row = new Array<unknown>(rightWidth).fill(null);
   const concat = (pair: readonly [Row | null, Row | null]): Row => [
@@ -485,4 +479,19 @@ export function filtered(
     stream: relation.stream.filter(test).name(step),
     columns: relation.columns,
   };
+}
+
+/**
+ * A join condition as a test of the pair of rows: checked first as one condition over the
+ * joined row (so that its errors name that row's columns), then run on the pair, with no joined
+ * row built.
+ */
+function pairTest(
+  condition: Expr | undefined,
+  scope: Scope,
+  leftWidth: number,
+): ((l: Row, r: Row) => boolean) | undefined {
+  if (condition === undefined) return undefined;
+  compilePredicate(condition, scope, 'join condition');
+  return twoRowPredicate([condition], scope, leftWidth);
 }

@@ -23,6 +23,8 @@ import { withNullability } from '../types/logical-type.js';
 import type { TimeZone } from '../types/time-zone.js';
 import { onWindowClock, windowClock } from './local-time-windows.js';
 import type { Relation, WindowProperties } from './relation.js';
+import { concatenation } from './row-builders.js';
+import { type JoinedRow, TwoRowJoinRelation } from './two-row-join.js';
 import { distinctRows, WindowDistinctRelation } from './window-distinct.js';
 import { recordWindows, type WindowColumns } from './window-rank-planner.js';
 
@@ -104,8 +106,8 @@ export interface WindowJoinSpec {
   readonly leftKey: (row: Row) => Key;
   readonly rightKey: (row: Row) => Key;
   readonly windows: WindowJoinColumns;
-  /** The condition on each pair beyond the key, over the concatenated row. */
-  readonly test: ((row: Row) => boolean) | undefined;
+  /** The condition on each pair beyond the key, on the left row and the right one. */
+  readonly test: ((l: Row, r: Row) => boolean) | undefined;
   /** Where the join is written, for errors. */
   readonly at: SourcePosition;
 }
@@ -140,6 +142,22 @@ export interface WindowCoGroupSpec {
   readonly at: SourcePosition;
 }
 
+/** The clock both sides' windows follow; refused when they follow two. */
+function sharedClock(
+  left: Relation,
+  right: Relation,
+  spec: WindowCoGroupSpec,
+): TimeZone | undefined {
+  const zone = windowClock(left.columns, spec.windows.left);
+  const rightZone = windowClock(right.columns, spec.windows.right);
+  if (zone !== rightZone)
+    sqlError(
+      `a window join needs the windows of both sides on one clock: ${clockName(zone)} on the left, ${clockName(rightZone)} on the right (cast both time attributes to TIMESTAMP_LTZ, or both to TIMESTAMP)`,
+      spec.at,
+    );
+  return zone;
+}
+
 /**
  * Each side's rows kept per key and window until the watermark passes the window's end, then
  * handed to `perWindow` (made distinct where a side stands in for a grouping-only window
@@ -153,13 +171,7 @@ function coGroupWindows(
 ): DataStream<Row> {
   const leftRows = sideRows(left);
   const rightRows = sideRows(right);
-  const zone = windowClock(left.columns, spec.windows.left);
-  const rightZone = windowClock(right.columns, spec.windows.right);
-  if (zone !== rightZone)
-    sqlError(
-      `a window join needs the windows of both sides on one clock: ${clockName(zone)} on the left, ${clockName(rightZone)} on the right (cast both time attributes to TIMESTAMP_LTZ, or both to TIMESTAMP)`,
-      spec.at,
-    );
+  const zone = sharedClock(left, right, spec);
   // Windows of a local wall clock fire when the watermark passes their end as an instant.
   // A side standing in for a window aggregation drops the rows late for that aggregation.
   const ownLateness = { left: leftRows.aggregated, right: rightRows.aggregated };
@@ -180,45 +192,52 @@ function coGroupWindows(
   );
 }
 
-/** Plans the window join of two insert-only relations; its output is insert-only. */
+/**
+ * Plans the window join of two insert-only relations; its output is insert-only. The condition
+ * is tested on each pair of rows, and an inner join's rows are written from the pair by a SELECT
+ * over it (see TwoRowJoinRelation): no joined row is built for a pair the condition rejects.
+ */
 export function planWindowJoin(left: Relation, right: Relation, spec: WindowJoinSpec): Relation {
   const { type, test } = spec;
-  const nullsLeft: Row = new Array<unknown>(left.columns.length).fill(null);
-  const nullsRight: Row = new Array<unknown>(right.columns.length).fill(null);
+  // Checked now: the operator is built only when the rows are asked for.
+  sharedClock(left, right, spec);
+  const leftWidth = left.columns.length;
+  const rightWidth = right.columns.length;
+  const nullsLeft: Row = new Array<unknown>(leftWidth).fill(null);
+  const nullsRight: Row = new Array<unknown>(rightWidth).fill(null);
   const padLeft = type === 'right' || type === 'full';
   const padRight = type === 'left' || type === 'full';
-  const stream = coGroupWindows(left, right, spec, (lefts, rights, out) => {
-    const matchedRight = new Array<boolean>(rights.length).fill(false);
-    for (const l of lefts) {
-      let matched = false;
-      rights.forEach((r, j) => {
-        const row = [...l, ...r];
-        if (test !== undefined && !test(row)) return;
-        out.collect(row);
-        matched = true;
-        matchedRight[j] = true;
-      });
-      if (!matched && padRight) out.collect([...l, ...nullsRight]);
-    }
-    if (padLeft) {
-      rights.forEach((r, j) => {
-        if (!matchedRight[j]) out.collect([...nullsLeft, ...r]);
-      });
-    }
-  });
+  const join = (rows: JoinedRow): DataStream<Row> =>
+    coGroupWindows(left, right, spec, (lefts, rights, out) => {
+      const matchedRight = padLeft ? new Array<boolean>(rights.length).fill(false) : undefined;
+      for (const l of lefts) {
+        let matched = false;
+        for (let j = 0; j < rights.length; j++) {
+          const r = rights[j] as Row;
+          if (test !== undefined && !test(l, r)) continue;
+          out.collect(rows(l, r));
+          matched = true;
+          if (matchedRight !== undefined) matchedRight[j] = true;
+        }
+        if (!matched && padRight) out.collect(rows(l, nullsRight));
+      }
+      if (matchedRight !== undefined)
+        rights.forEach((r, j) => {
+          if (!matchedRight[j]) out.collect(rows(nullsLeft, r));
+        });
+    }).name(`window ${type} join`);
   // Padded sides may be NULL; no column stays an event-time attribute.
   const pad = (c: ScopeColumn, padded: boolean): ScopeColumn => ({
     ...c,
     type: padded ? withNullability(c.type, true) : c.type,
     rowtime: false,
   });
-  return {
-    stream: stream.name(`window ${type} join`),
-    columns: [
-      ...left.columns.map((c) => pad(c, padLeft)),
-      ...right.columns.map((c) => pad(c, padRight)),
-    ],
-  };
+  const columns = [
+    ...left.columns.map((c) => pad(c, padLeft)),
+    ...right.columns.map((c) => pad(c, padRight)),
+  ];
+  if (type === 'inner') return new TwoRowJoinRelation(columns, join, leftWidth);
+  return { stream: join(concatenation(leftWidth, rightWidth)), columns };
 }
 
 export interface WindowSemiJoinSpec extends WindowCoGroupSpec {
