@@ -106,6 +106,38 @@ describe('the generated add of a query aggregates', () => {
     );
   });
 
+  it('creates and merges accumulators as the closures do (window slices)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...CALLS), fc.constantFrom(...FILTERS)), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        fc.array(fc.array(row, { maxLength: 10 }), { minLength: 1, maxLength: 4 }),
+        (picked, slices) => {
+          const calls = callsOf(picked.map(([c, f]) => c + f));
+          const fused = rowAggregate(KEYS, KEY_TYPES, calls, scope).fn;
+          const closures = rowAggregate(KEYS, KEY_TYPES, calls, scope, false, false).fn;
+          const fold = (fn: typeof fused, rows: readonly (typeof slices)[number][number][]) =>
+            rows.reduce((acc, r) => fn.add([...r], acc), fn.createAccumulator());
+          expect(JSON.stringify(fused.createAccumulator())).toBe(
+            JSON.stringify(closures.createAccumulator()),
+          );
+          // The window's merge of its slices, oldest first.
+          const mergeFused = fused.merge as NonNullable<typeof fused.merge>;
+          const mergeClosures = closures.merge as NonNullable<typeof closures.merge>;
+          const a = slices.map((rows) => fold(fused, rows)).reduce((x, y) => mergeFused(x, y));
+          const b = slices
+            .map((rows) => fold(closures, rows))
+            .reduce((x, y) => mergeClosures(x, y));
+          expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+          expect(fused.getResult(a)).toEqual(closures.getResult(b));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('is generated for the calls it covers, and folds like the closures over Nexmark q17', () => {
     const calls = callsOf([
       'COUNT(*)',
@@ -119,6 +151,8 @@ describe('the generated add of a query aggregates', () => {
     const fused = rowAggregate([], [], calls, scope).fn;
     expect(fused.add.name).toBe('compiled');
     expect(fused.getResult.name).toBe('compiled');
+    expect(fused.createAccumulator.name).toBe('compiled');
+    expect(fused.merge?.name).toBe('compiled');
     let acc = fused.createAccumulator();
     for (const price of [5, 20000, 3_000_000, 7]) acc = fused.add([price], acc);
     expect(fused.getResult(acc)).toEqual([4, 2, 1, 5, 3_000_000, 755003, 3_020_012]);

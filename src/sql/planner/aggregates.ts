@@ -55,7 +55,7 @@ import {
 } from './distinct-seen.js';
 import { normalizedKey } from './expr-tools.js';
 import { compileArguments } from './function-arguments.js';
-import { fusedAdd, fusedResult } from './fused-accumulate.js';
+import { fusedAdd, fusedCreateAndMerge, fusedResult } from './fused-accumulate.js';
 import { compileJsonAggregate } from './json-aggregates.js';
 import { compileMoreAggregate, nestedCodec } from './more-aggregates.js';
 import { retractingAggregate } from './retracting-aggregates.js';
@@ -826,13 +826,14 @@ export function rowAggregate(
         scope,
         keep,
       });
+  const made = generated ? fusedCreateAndMerge({ calls, of, specs }) : undefined;
   const fn: RowAggregateFunction = {
     ...(shared === 0
       ? {}
       : {
           explain: `shared distinct state: ${shared} COUNT(DISTINCT) calls, one state per argument`,
         }),
-    createAccumulator: () => ({ k: null, s: specs.map((s) => s.init()) }),
+    createAccumulator: made?.create ?? (() => ({ k: null, s: specs.map((s) => s.init()) })),
     add:
       fused ??
       ((row, acc) => {
@@ -873,12 +874,12 @@ export function rowAggregate(
           },
         }
       : {}),
-    merge(a, b) {
-      return {
+    merge:
+      made?.merge ??
+      ((a, b) => ({
         k: a.k ?? b.k,
         s: specs.map((s, i) => s.merge(a.s[i] as AccState, b.s[i] as AccState)),
-      };
-    },
+      })),
   };
   return {
     fn,

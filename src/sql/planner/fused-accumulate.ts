@@ -202,3 +202,44 @@ function countResult(call: AggregateCallAst, s: string): string | undefined {
   if (call.name !== 'COUNT' || userAggregate(call.name) !== undefined) return undefined;
   return call.distinct ? `${s}.n` : s;
 }
+
+/**
+ * The generated `createAccumulator()` and `merge(a, b)`: a new accumulator's slots written as
+ * literals where a call's initial state is a plain value (a count's 0, a MIN's null), and counts
+ * merged inline; window slices and their merges make one accumulator per key and slice.
+ */
+export function fusedCreateAndMerge(input: Pick<FusedResultInput, 'calls' | 'of' | 'specs'>): {
+  create: () => FusedAccumulator;
+  merge: (a: FusedAccumulator, b: FusedAccumulator) => FusedAccumulator;
+} {
+  const { calls, of, specs } = input;
+  const g = new CodeGen();
+  const inits = specs.map((spec) => {
+    const v = spec.init();
+    return v === null || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean'
+      ? JSON.stringify(v)
+      : `${g.constant(spec.init)}()`;
+  });
+  const create = g.function<() => FusedAccumulator>(
+    `return { k: null, s: [${inits.join(', ')}] };`,
+    '',
+  );
+  const m = new CodeGen();
+  const merges = specs.map((spec, slot) => {
+    const own = calls.findIndex((_, i) => of[i]?.slot === slot && of[i]?.at === undefined);
+    const call = own < 0 ? undefined : (calls[own] as AggregateCallAst);
+    const counted =
+      call !== undefined &&
+      call.name === 'COUNT' &&
+      !call.distinct &&
+      userAggregate(call.name) === undefined;
+    return counted
+      ? `a.s[${slot}] + b.s[${slot}]`
+      : `${m.constant(spec.merge)}(a.s[${slot}], b.s[${slot}])`;
+  });
+  const merge = m.function<(a: FusedAccumulator, b: FusedAccumulator) => FusedAccumulator>(
+    `return { k: a.k ?? b.k, s: [${merges.join(', ')}] };`,
+    'a, b',
+  );
+  return { create, merge };
+}
