@@ -120,6 +120,16 @@ function inlineAdd(
   }
 }
 
+/** The call that has slot `slot` to itself; undefined for a slot several calls share. */
+function ownCall(
+  calls: readonly AggregateCallAst[],
+  of: FusedAddInput['of'],
+  slot: number,
+): AggregateCallAst | undefined {
+  const own = calls.findIndex((_, i) => of[i]?.slot === slot && of[i]?.at === undefined);
+  return own < 0 ? undefined : calls[own];
+}
+
 /**
  * The generated `add(row, acc)` of all of `input`'s calls, or undefined when no call has a fast
  * path (the closures are then as quick).
@@ -143,8 +153,7 @@ export function fusedAdd(
   });
   let inlined = 0;
   specs.forEach((spec, slot) => {
-    const own = calls.findIndex((_, i) => of[i]?.slot === slot && of[i]?.at === undefined);
-    const call = own < 0 ? undefined : (calls[own] as AggregateCallAst);
+    const call = ownCall(calls, of, slot);
     const fallback = g.constant(spec.add);
     const fast = call === undefined ? undefined : inlineAdd(call, slot, g, scope, fallback);
     if (fast === undefined) {
@@ -214,8 +223,11 @@ export function fusedCreateAndMerge(input: Pick<FusedResultInput, 'calls' | 'of'
 } {
   const { calls, of, specs } = input;
   const g = new CodeGen();
-  const inits = specs.map((spec) => {
-    const v = spec.init();
+  const callOf = (slot: number) => ownCall(calls, of, slot);
+  const inits = specs.map((spec, slot) => {
+    const call = callOf(slot);
+    // A TypeScript aggregate's createAccumulator runs per accumulator, as the user wrote it.
+    const v = call === undefined || userAggregate(call.name) !== undefined ? {} : spec.init();
     return v === null || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean'
       ? JSON.stringify(v)
       : `${g.constant(spec.init)}()`;
@@ -226,8 +238,7 @@ export function fusedCreateAndMerge(input: Pick<FusedResultInput, 'calls' | 'of'
   );
   const m = new CodeGen();
   const merges = specs.map((spec, slot) => {
-    const own = calls.findIndex((_, i) => of[i]?.slot === slot && of[i]?.at === undefined);
-    const call = own < 0 ? undefined : (calls[own] as AggregateCallAst);
+    const call = callOf(slot);
     const counted =
       call !== undefined &&
       call.name === 'COUNT' &&
