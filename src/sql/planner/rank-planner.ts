@@ -11,11 +11,12 @@
 import type { ChangelogStream } from '../../api/streams.js';
 import type { StateTtlConfig } from '../../core/state.js';
 import type { Row } from '../connectors/connector.js';
+import { CodeGen } from '../expressions/code-gen.js';
 import { compareNullsLow } from '../expressions/functions/value-order.js';
 import { Scope, type ScopeColumn } from '../expressions/scope.js';
 import type { Expr, OverWindow, Select, SelectItem } from '../parser/ast.js';
 import { type SourcePosition, sqlError } from '../sql-error.js';
-import { T } from '../types/logical-type.js';
+import { type LogicalType, T } from '../types/logical-type.js';
 import {
   changesOf,
   isUpdating,
@@ -225,22 +226,44 @@ function andAll(parts: readonly Expr[]): Expr | undefined {
   );
 }
 
-/** The ORDER BY of a ranking as a comparator of rows whose order values start at `orderAt`. */
-function rankOrder(
+/**
+ * The ORDER BY of a ranking as a comparator of rows whose order values start at `orderAt` (of
+ * types `types`), NULL lowest: generated once per query, with values of one plain type (numbers,
+ * bigints, strings, booleans) compared inline and BINARY, ROW, ARRAY and MAP values by
+ * `compareNullsLow`. A Top-N compares each row against its partition's ranks.
+ */
+export function rankOrder(
   window: OverWindow,
   orderAt: number,
+  types: readonly LogicalType[],
 ): { readonly compare: (a: Row, b: Row) => number; readonly n: number } {
-  const directions = window.orderBy.map((o) => (o.descending ? -1 : 1));
-  const n = directions.length;
-  const compare = (a: Row, b: Row): number => {
-    for (let i = 0; i < n; i++) {
-      const c = compareNullsLow(a[orderAt + i], b[orderAt + i]);
-      if (c !== 0) return c * (directions[i] as number);
-    }
-    return 0;
-  };
-  return { compare, n };
+  const g = new CodeGen();
+  const general = g.constant(compareNullsLow);
+  const steps = window.orderBy.map((o, i) => {
+    const dir = o.descending ? -1 : 1;
+    const at = orderAt + i;
+    const t = types[i] as LogicalType;
+    if (NOT_PLAIN_ORDER.has(t.kind))
+      return `c0 = ${general}(a[${at}], b[${at}]); if (c0 !== 0) return c0 * ${dir};`;
+    // Values of one type that `<` orders as compareValues does; neither less nor greater is equal.
+    return `x = a[${at}]; y = b[${at}]; if (x !== y) { if (x === null) return ${-dir}; if (y === null) return ${dir}; if (x < y) return ${-dir}; if (x > y) return ${dir}; }`;
+  });
+  const compare = g.function<(a: Row, b: Row) => number>(
+    `let x, y, c0; ${steps.join(' ')} return 0;`,
+    'a, b',
+  );
+  return { compare, n: window.orderBy.length };
 }
+
+/** Types whose values `<` and `>` do not order as compareValues does (bytes, nested values). */
+const NOT_PLAIN_ORDER = new Set<LogicalType['kind']>([
+  'BINARY',
+  'VARBINARY',
+  'ROW',
+  'ARRAY',
+  'MAP',
+  'MULTISET',
+]);
 
 /**
  * A column a window deduplication orders by: a TIMESTAMP, such as the TVF input's time
@@ -325,7 +348,11 @@ export function planRank(
     ...visible,
     { name: p.rankName, type: T.bigint(false), qualifier: p.alias, rowtime: false },
   ];
-  const order = rankOrder(window, orderAt);
+  const order = rankOrder(
+    window,
+    orderAt,
+    window.orderBy.map((_, i) => (rel.columns[orderAt + i] as ScopeColumn).type),
+  );
   let changes: ChangelogStream<Row>;
   const endAt = p.endColumn === undefined ? undefined : rankEndPosition(p.endColumn, visible);
   // Rows that may be retracted (every row of a partition is kept), a range below the top, or
