@@ -88,7 +88,9 @@ export interface KeyedProcessFunction<K extends Key, IN, OUT> {
  * An incremental aggregation: records fold into an accumulator, so a window
  * holds one small value per key instead of its records. `merge` combines two
  * accumulators; it is needed for sliding windows (partial aggregates per slice)
- * and for merging session windows.
+ * and for merging session windows. It may update `a` in place and return it (Weir
+ * passes as `a` an accumulator it owns: a fresh one, or one the merge replaces),
+ * but must not change `b`, which a sliding window's slice shares with later windows.
  */
 export interface AggregateFunction<IN, ACC, OUT> {
   createAccumulator(): ACC;

@@ -34,6 +34,8 @@ export function windowCleanupTime(end: number, allowedLateness: number): number 
  */
 export interface RecordWindows<T> {
   readonly windowOf: (record: T) => Window;
+  /** The end of `windowOf(record)`, read without making the window (per record, on the hot path). */
+  readonly endOf?: (record: T) => number;
 }
 
 /** The record windows of the two inputs of a window join. */

@@ -68,6 +68,20 @@ const row = fc.tuple(
 const KEYS = [0, 6, 7].map((at) => (r: unknown[]) => r[at] ?? null);
 const KEY_TYPES = [T.bigint(), T.string(), T.decimal(10, 2)];
 
+/** Up to 8 calls, each with or without a FILTER. */
+const pickedCalls = fc.array(fc.tuple(fc.constantFrom(...CALLS), fc.constantFrom(...FILTERS)), {
+  minLength: 1,
+  maxLength: 8,
+});
+/** A window's slices, each a few rows. */
+const slicesOfRows = fc.array(fc.array(row, { maxLength: 10 }), { minLength: 1, maxLength: 4 });
+type Slice = readonly (readonly unknown[])[];
+
+/** `rows` folded into a new accumulator of `fn`. */
+function fold(fn: ReturnType<typeof rowAggregate>['fn'], rows: Slice) {
+  return rows.reduce((acc, r) => fn.add([...r], acc), fn.createAccumulator());
+}
+
 function callsOf(texts: readonly string[]): AggregateCallAst[] {
   return texts.map((t) => parseExpression(t) as unknown as AggregateCallAst);
 }
@@ -76,10 +90,7 @@ describe('the generated add of a query aggregates', () => {
   it('keeps the accumulator and the results of the closure per call', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.constantFrom(...CALLS), fc.constantFrom(...FILTERS)), {
-          minLength: 1,
-          maxLength: 8,
-        }),
+        pickedCalls,
         fc.array(row, { maxLength: 40 }),
         fc.nat(40),
         (picked, rows, restoreAt) => {
@@ -108,32 +119,48 @@ describe('the generated add of a query aggregates', () => {
 
   it('creates and merges accumulators as the closures do (window slices)', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.constantFrom(...CALLS), fc.constantFrom(...FILTERS)), {
-          minLength: 1,
-          maxLength: 8,
-        }),
-        fc.array(fc.array(row, { maxLength: 10 }), { minLength: 1, maxLength: 4 }),
-        (picked, slices) => {
-          const calls = callsOf(picked.map(([c, f]) => c + f));
-          const fused = rowAggregate(KEYS, KEY_TYPES, calls, scope).fn;
-          const closures = rowAggregate(KEYS, KEY_TYPES, calls, scope, false, false).fn;
-          const fold = (fn: typeof fused, rows: readonly (typeof slices)[number][number][]) =>
-            rows.reduce((acc, r) => fn.add([...r], acc), fn.createAccumulator());
-          expect(JSON.stringify(fused.createAccumulator())).toBe(
-            JSON.stringify(closures.createAccumulator()),
-          );
-          // The window's merge of its slices, oldest first.
-          const mergeFused = fused.merge as NonNullable<typeof fused.merge>;
-          const mergeClosures = closures.merge as NonNullable<typeof closures.merge>;
-          const a = slices.map((rows) => fold(fused, rows)).reduce((x, y) => mergeFused(x, y));
-          const b = slices
-            .map((rows) => fold(closures, rows))
-            .reduce((x, y) => mergeClosures(x, y));
-          expect(JSON.stringify(a)).toBe(JSON.stringify(b));
-          expect(fused.getResult(a)).toEqual(closures.getResult(b));
-        },
-      ),
+      fc.property(pickedCalls, slicesOfRows, (picked, slices) => {
+        const calls = callsOf(picked.map(([c, f]) => c + f));
+        const fused = rowAggregate(KEYS, KEY_TYPES, calls, scope).fn;
+        const closures = rowAggregate(KEYS, KEY_TYPES, calls, scope, false, false).fn;
+        expect(JSON.stringify(fused.createAccumulator())).toBe(
+          JSON.stringify(closures.createAccumulator()),
+        );
+        // The window's merge of its slices, oldest first.
+        const mergeFused = fused.merge as NonNullable<typeof fused.merge>;
+        const mergeClosures = closures.merge as NonNullable<typeof closures.merge>;
+        const a = slices.map((rows) => fold(fused, rows)).reduce((x, y) => mergeFused(x, y));
+        const b = slices.map((rows) => fold(closures, rows)).reduce((x, y) => mergeClosures(x, y));
+        expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+        expect(fused.getResult(a)).toEqual(closures.getResult(b));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('merges into the accumulator it is given as the closures merge, leaving the other as it was', () => {
+    fc.assert(
+      fc.property(pickedCalls, slicesOfRows, fc.boolean(), (picked, slices, restored) => {
+        const calls = callsOf(picked.map(([c, f]) => c + f));
+        const fused = rowAggregate(KEYS, KEY_TYPES, calls, scope);
+        const closures = rowAggregate(KEYS, KEY_TYPES, calls, scope, false, false).fn;
+        // As a sliding window fires: each slice merged into one fresh accumulator; the
+        // slices (shared with the next windows) stay as they were, also when they came
+        // back from a checkpoint.
+        const checkpointed = <A>(acc: A): A =>
+          restored ? (JSON.parse(JSON.stringify(acc)) as A) : acc;
+        const parts = slices.map((rows) => checkpointed(fold(fused.fn, rows)));
+        const before = parts.map((p) => JSON.stringify(p));
+        const into = fused.fn.createAccumulator();
+        for (const p of parts) expect(fused.mergeInto(into, p)).toBe(into);
+        expect(parts.map((p) => JSON.stringify(p))).toEqual(before);
+        const mergeClosures = closures.merge as NonNullable<typeof closures.merge>;
+        const b = slices
+          .map((rows) => checkpointed(fold(closures, rows)))
+          .reduce((x, y) => mergeClosures(x, y), closures.createAccumulator());
+        expect(JSON.stringify(into)).toBe(JSON.stringify(b));
+        expect(fused.fn.getResult(into)).toEqual(closures.getResult(b));
+      }),
       { numRuns: 200 },
     );
   });
@@ -153,6 +180,7 @@ describe('the generated add of a query aggregates', () => {
     expect(fused.getResult.name).toBe('compiled');
     expect(fused.createAccumulator.name).toBe('compiled');
     expect(fused.merge?.name).toBe('compiled');
+    expect(rowAggregate([], [], calls, scope).mergeInto.name).toBe('compiled');
     let acc = fused.createAccumulator();
     for (const price of [5, 20000, 3_000_000, 7]) acc = fused.add([price], acc);
     expect(fused.getResult(acc)).toEqual([4, 2, 1, 5, 3_000_000, 755003, 3_020_012]);

@@ -791,6 +791,11 @@ export function rowAggregate(
   mergeable: boolean;
   /** Merges a partial into a group's own accumulator, updating it in place where it can. */
   mergeInto: (a: Accumulator, b: Accumulator) => Accumulator;
+  /**
+   * `getResult` with three more slots at the end, for a window's start, end and time: the
+   * window aggregation writes them without growing the row. Undefined without generated code.
+   */
+  resultWithWindowRoom: ((acc: Accumulator) => Row) | undefined;
 } {
   const filters = new FilterConditions(scope);
   const { specs, of } = aggregateSlots(calls, scope, filters, retracting);
@@ -827,6 +832,12 @@ export function rowAggregate(
         keep,
       });
   const made = generated ? fusedCreateAndMerge({ calls, of, specs }) : undefined;
+  const resultInput = {
+    calls,
+    of,
+    specs,
+    keyDecoders: keyTypes.map((t) => (keptAsText(t) ? codec(t).dec : undefined)),
+  };
   const fn: RowAggregateFunction = {
     ...(shared === 0
       ? {}
@@ -850,12 +861,7 @@ export function rowAggregate(
           );
           return [...keys, ...results(acc)];
         }
-      : fusedResult({
-          calls,
-          of,
-          specs,
-          keyDecoders: keyTypes.map((t) => (keptAsText(t) ? codec(t).dec : undefined)),
-        }),
+      : fusedResult(resultInput),
     ...(specs.every((s) => s.retract !== undefined)
       ? {
           retract(row: Row, acc: Accumulator): Accumulator {
@@ -885,16 +891,22 @@ export function rowAggregate(
     fn,
     types: [...keyTypes, ...of.map(({ slot }) => (specs[slot] as AggregateSpec).type)],
     mergeable: specs.every((s) => s.mergeable !== false),
-    mergeInto: (a, b) => {
-      a.k ??= b.k;
-      for (let i = 0; i < n; i++) {
-        const spec = specs[i] as AggregateSpec;
-        a.s[i] = (spec.mergeInto ?? spec.merge)(a.s[i] as AccState, b.s[i] as AccState);
-      }
-      return a;
-    },
+    resultWithWindowRoom: generated ? fusedResult(resultInput, WINDOW_COLUMNS) : undefined,
+    mergeInto:
+      made?.mergeInto ??
+      ((a, b) => {
+        a.k ??= b.k;
+        for (let i = 0; i < n; i++) {
+          const spec = specs[i] as AggregateSpec;
+          a.s[i] = (spec.mergeInto ?? spec.merge)(a.s[i] as AccState, b.s[i] as AccState);
+        }
+        return a;
+      }),
   };
 }
+
+/** A window TVF's columns after an aggregation's: window_start, window_end, window_time. */
+const WINDOW_COLUMNS = 3;
 
 /**
  * SINGLE_VALUE: the one row's value, failing the job when a second row is held at once, as

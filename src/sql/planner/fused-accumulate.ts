@@ -184,7 +184,11 @@ export interface FusedResultInput {
  * with the results that are the slot itself (COUNT, MIN and MAX of plain values, distinct counts)
  * read inline. An updating GROUP BY asks for it twice per group and bundle (before and after).
  */
-export function fusedResult(input: FusedResultInput): (acc: FusedAccumulator) => unknown[] {
+export function fusedResult(
+  input: FusedResultInput,
+  /** Trailing slots left in the row (null) for columns its consumer writes after them. */
+  room = 0,
+): (acc: FusedAccumulator) => unknown[] {
   const { calls, of, specs } = input;
   const g = new CodeGen();
   const values = input.keyDecoders.map((decode, i) => {
@@ -203,6 +207,7 @@ export function fusedResult(input: FusedResultInput): (acc: FusedAccumulator) =>
         countResult(call, s) ?? `${g.constant((specs[slot] as AggregateSpec).result)}(${s})`,
       );
   });
+  for (let i = 0; i < room; i++) values.push('null');
   return g.function(`const k = acc.k, s = acc.s; return [${values.join(', ')}];`, 'acc');
 }
 
@@ -213,13 +218,16 @@ function countResult(call: AggregateCallAst, s: string): string | undefined {
 }
 
 /**
- * The generated `createAccumulator()` and `merge(a, b)`: a new accumulator's slots written as
- * literals where a call's initial state is a plain value (a count's 0, a MIN's null), and counts
- * merged inline; window slices and their merges make one accumulator per key and slice.
+ * The generated `createAccumulator()`, `merge(a, b)` and `mergeInto(a, b)`: a new accumulator's
+ * slots written as literals where a call's initial state is a plain value (a count's 0, a MIN's
+ * null), and counts merged inline; window slices and their merges make one accumulator per key
+ * and slice. `mergeInto` writes the merge into `a` (which its caller owns) instead of a new
+ * accumulator: a sliding window's firing merges its slices into one fresh accumulator.
  */
 export function fusedCreateAndMerge(input: Pick<FusedResultInput, 'calls' | 'of' | 'specs'>): {
   create: () => FusedAccumulator;
   merge: (a: FusedAccumulator, b: FusedAccumulator) => FusedAccumulator;
+  mergeInto: (a: FusedAccumulator, b: FusedAccumulator) => FusedAccumulator;
 } {
   const { calls, of, specs } = input;
   const g = new CodeGen();
@@ -236,21 +244,34 @@ export function fusedCreateAndMerge(input: Pick<FusedResultInput, 'calls' | 'of'
     `return { k: null, s: [${inits.join(', ')}] };`,
     '',
   );
-  const m = new CodeGen();
-  const merges = specs.map((spec, slot) => {
+  const counted = (slot: number): boolean => {
     const call = callOf(slot);
-    const counted =
+    return (
       call !== undefined &&
       call.name === 'COUNT' &&
       !call.distinct &&
-      userAggregate(call.name) === undefined;
-    return counted
+      userAggregate(call.name) === undefined
+    );
+  };
+  const m = new CodeGen();
+  const merges = specs.map((spec, slot) =>
+    counted(slot)
       ? `a.s[${slot}] + b.s[${slot}]`
-      : `${m.constant(spec.merge)}(a.s[${slot}], b.s[${slot}])`;
-  });
+      : `${m.constant(spec.merge)}(a.s[${slot}], b.s[${slot}])`,
+  );
   const merge = m.function<(a: FusedAccumulator, b: FusedAccumulator) => FusedAccumulator>(
     `return { k: a.k ?? b.k, s: [${merges.join(', ')}] };`,
     'a, b',
   );
-  return { create, merge };
+  const into = new CodeGen();
+  const mergesInto = specs.map((spec, slot) =>
+    counted(slot)
+      ? `s[${slot}] += t[${slot}];`
+      : `s[${slot}] = ${into.constant(spec.mergeInto ?? spec.merge)}(s[${slot}], t[${slot}]);`,
+  );
+  const mergeInto = into.function<(a: FusedAccumulator, b: FusedAccumulator) => FusedAccumulator>(
+    `const s = a.s, t = b.s; a.k ??= b.k; ${mergesInto.join(' ')} return a;`,
+    'a, b',
+  );
+  return { create, merge, mergeInto };
 }

@@ -154,8 +154,16 @@ export function planGroupAggregate(
     const k = aggColumns.findIndex((c) => c.name === expr.path[0]);
     return k >= 0 && k < keys.length ? k : undefined;
   });
+  // A SELECT list of the keys then the aggregates, in order (Nexmark q16, q17): the result row
+  // as the aggregation made it (a fresh array per change), not a copy of it.
+  const asMade =
+    items.length === aggColumns.length &&
+    items.every(
+      ({ expr }, i) =>
+        expr.kind === 'column' && expr.path.length === 1 && expr.path[0] === aggColumns[i]?.name,
+    );
   return updatingRelation(
-    groups.mapRows((r) => fn(r.value)),
+    groups.mapRows(asMade ? (r) => r.value : (r) => fn(r.value)),
     columns,
     'GROUP BY',
     projectedKey(

@@ -1234,16 +1234,23 @@ function planAggregation(
   }));
   const having = select.having === undefined ? undefined : rewrite(select.having);
   if (updating) refuseUnretractable(calls, inputScope);
-  const { fn: rowFn, types } = rowAggregate(
+  const {
+    fn: rowFn,
+    types,
+    mergeInto,
+    resultWithWindowRoom,
+  } = rowAggregate(
     keyFns.map((k) => k.fn),
     keyFns.map((k) => k.type),
     calls,
     inputScope,
     updating && 'signed',
   );
+  // The window operators merge into an accumulator they own (a fresh one, or the state the
+  // merge replaces) and never change the other: slices are shared by windows.
   const aggregate: AggregateFunction<Row, unknown, Row> = updating
     ? signedAggregate(rowFn, n)
-    : rowFn;
+    : { ...rowFn, merge: mergeInto };
   const ts = T.timestamp(3, false);
   const aggColumns: ScopeColumn[] = [
     ...keys.map((_, i) => ({
@@ -1286,6 +1293,22 @@ function planAggregation(
   const emitRow = (r: WindowResult<Key, Row>, out: Collector<Row>): void => {
     if (r.value !== NO_ROWS) out.collect(withWindow(r.value, r.window));
   };
+  // Over insert-only rows, on UTC event time: each result row is made with room for the
+  // window's columns, written in place (a push would grow, so copy, every row).
+  const roomy =
+    !updating && zone === undefined && resultWithWindowRoom !== undefined
+      ? {
+          aggregate: { ...aggregate, getResult: resultWithWindowRoom },
+          emit: (r: WindowResult<Key, Row>, out: Collector<Row>): void => {
+            const row = r.value;
+            const at = row.length - WINDOW_COLUMNS.length;
+            row[at] = r.window.start;
+            row[at + 1] = r.window.end;
+            row[at + 2] = r.window.end - 1;
+            out.collect(row);
+          },
+        }
+      : undefined;
   const aggScope = new Scope(aggColumns);
   const havingTest =
     having === undefined ? undefined : compilePredicate(having, aggScope, 'HAVING condition');
@@ -1309,6 +1332,20 @@ function planAggregation(
         }
       : { rowtime: item.expr.kind === 'column' && item.expr.path[0] === 'window_time' }),
   }));
+  // The SELECT list's first columns, in order (Nexmark q5's `auction, COUNT(*), window_start,
+  // window_end`): each window row is its own (made when the window fired), so it is cut to
+  // them in place rather than copied.
+  const prefix = items.every(
+    ({ expr }, i) =>
+      expr.kind === 'column' && expr.path.length === 1 && expr.path[0] === aggColumns[i]?.name,
+  );
+  const width = items.length;
+  const selectFromOwnRow = prefix
+    ? (row: Row): Row => {
+        row.length = width;
+        return row;
+      }
+    : fn;
   const aggregated = (): DataStream<Row> => {
     // Windows on a session zone's wall clock: the window operator runs on local event time.
     const stream = onWindowClock(eventZone, [input], (rows) =>
@@ -1322,12 +1359,12 @@ function planAggregation(
         : rows
             .keyBy(keyOf, keys.length === 0 ? 'window (global)' : 'group key')
             .window(assigner)
-            .aggregate(aggregate)
-            .flatMap(emitRow)
+            .aggregate(roomy?.aggregate ?? aggregate)
+            .flatMap(roomy?.emit ?? emitRow)
             .name('window columns'),
     );
     const kept = havingTest === undefined ? stream : stream.filter(havingTest).name('having');
-    return kept.map(fn).name('select');
+    return kept.map(selectFromOwnRow).name('select');
   };
   const emit =
     window.attached === true

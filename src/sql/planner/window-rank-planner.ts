@@ -40,7 +40,10 @@ export function windowOfPartition(
 /** The windows rows name by their window columns. */
 export function recordWindows(at: WindowColumns): RecordWindows<Row> {
   const { startAt, endAt } = at;
-  return { windowOf: (row) => ({ start: row[startAt] as number, end: row[endAt] as number }) };
+  return {
+    windowOf: (row) => ({ start: row[startAt] as number, end: row[endAt] as number }),
+    endOf: (row) => row[endAt] as number,
+  };
 }
 
 export interface WindowRankSpec {

@@ -59,6 +59,9 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
   private backend!: KeyedStateBackend;
   private left!: ListState<L>;
   private right!: ListState<R>;
+  /** Each side's row into its list of the current window (made once, not per row). */
+  private addLeft!: (row: L) => void;
+  private addRight!: (row: R) => void;
 
   constructor(private readonly spec: WindowJoinSpec<K, L, R, OUT>) {}
 
@@ -66,14 +69,16 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
     this.backend = backendOf(context);
     this.left = context.state.getListState<L>('window-join.left');
     this.right = context.state.getListState<R>('window-join.right');
+    this.addLeft = (row) => this.left.add(row);
+    this.addRight = (row) => this.right.add(row);
   }
 
   processElement1(value: L, ctx: KeyedProcessContext<K>): void {
-    if (!this.add(value, ctx, this.left, 'left')) this.late(value, ctx, this.spec.leftLateTag);
+    if (!this.add(value, ctx, 'left')) this.late(value, ctx, this.spec.leftLateTag);
   }
 
   processElement2(value: R, ctx: KeyedProcessContext<K>): void {
-    if (!this.add(value, ctx, this.right, 'right')) this.late(value, ctx, this.spec.rightLateTag);
+    if (!this.add(value, ctx, 'right')) this.late(value, ctx, this.spec.rightLateTag);
   }
 
   private sideWindows(side: 'left' | 'right'): KeyedWindows {
@@ -82,12 +87,7 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
   }
 
   /** Adds the record to every window of it that has not fired; false if none was left. */
-  private add<T>(
-    value: T,
-    ctx: KeyedProcessContext<K>,
-    list: ListState<T>,
-    side: 'left' | 'right',
-  ): boolean {
+  private add(value: L | R, ctx: KeyedProcessContext<K>, side: 'left' | 'right'): boolean {
     const joined = ctx.timerService.currentWatermark();
     // An input's own watermark is never behind the join's (the least of both).
     const watermark =
@@ -100,8 +100,8 @@ export class WindowJoinFunction<K extends Key, L, R, OUT>
       ctx.timestamp,
       watermark,
       this.backend,
-      () => list.add(value),
-      (last) => ctx.timerService.registerEventTimeTimer(last),
+      (side === 'left' ? this.addLeft : this.addRight) as (record: L | R) => void,
+      ctx.timerService,
     );
   }
 

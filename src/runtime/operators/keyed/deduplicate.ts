@@ -165,7 +165,7 @@ export class WindowDeduplicateFunction<K extends Key, T>
           this.kept.update({ v: value, t });
         }
       },
-      (last) => ctx.timerService.registerEventTimeTimer(last),
+      ctx.timerService,
     );
     if (!added) {
       this.lateRecords?.inc();

@@ -45,32 +45,38 @@ export function keyedWindowsOf(
   if (windows !== null && typeof windows === 'object' && 'windowOf' in windows) {
     if (typeof windows.windowOf !== 'function')
       throw invalidArgument(`${what}: windowOf must be a function (record) => { start, end }`);
+    if (windows.endOf !== undefined && typeof windows.endOf !== 'function')
+      throw invalidArgument(`${what}: endOf must be a function (record) => windowOf(record).end`);
     return windows;
   }
   return fixedWindowsOf(windows, what);
 }
 
 /**
- * Calls `add` in the state namespace of every window of the record that has
- * not fired (its last timestamp is after `watermark`), then registers the
- * window's timer through `registerTimer` in the default namespace (timers
- * live there). Fixed windows come from `timestamp`, record windows from the
- * record. Returns false when every window had fired: the record is late.
+ * Calls `add(record)` in the state namespace of every window of the record that has not fired
+ * (its last timestamp is after `watermark`), then registers the window's timer with `timers`
+ * in the default namespace (timers live there). Fixed windows come from `timestamp`, record
+ * windows from the record. Returns false when every window had fired: the record is late.
+ * `add` takes the record so that a caller can pass one function made once, not one per record.
  */
-export function addToOpenWindows(
+export function addToOpenWindows<T>(
   windows: KeyedWindows,
-  record: unknown,
+  record: T,
   timestamp: number,
   watermark: number,
   backend: KeyedStateBackend,
-  add: () => void,
-  registerTimer: (windowLast: number) => void,
+  add: (record: T) => void,
+  timers: { registerEventTimeTimer(time: number): void },
 ): boolean {
   if ('windowOf' in windows) {
-    const last = windows.windowOf(record as never).end - 1;
+    const end =
+      windows.endOf !== undefined
+        ? windows.endOf(record as never)
+        : windows.windowOf(record as never).end;
+    const last = end - 1;
     if (last <= watermark) return false;
-    addInNamespace(backend, namespaceOfTimer(windows, last), add);
-    registerTimer(last);
+    addInNamespace(backend, namespaceOfTimer(windows, last), add, record);
+    timers.registerEventTimeTimer(last);
     return true;
   }
   const { size, slide, offset } = windows;
@@ -82,25 +88,39 @@ export function addToOpenWindows(
   ) {
     const last = start + size - 1;
     if (last <= watermark) continue;
-    addInNamespace(backend, String(start), add);
-    registerTimer(last);
+    addInNamespace(backend, String(start), add, record);
+    timers.registerEventTimeTimer(last);
     added = true;
   }
   return added;
 }
 
-function addInNamespace(backend: KeyedStateBackend, namespace: string, add: () => void): void {
+function addInNamespace<T>(
+  backend: KeyedStateBackend,
+  namespace: string,
+  add: (record: T) => void,
+  record: T,
+): void {
   backend.setCurrentNamespace(namespace);
-  add();
+  add(record);
   backend.setCurrentNamespace(DEFAULT_NAMESPACE);
 }
+
+/** The last record window's namespace made (records of one window mostly come together). */
+let lastEnd = Number.NaN;
+let lastEndNamespace = '';
 
 /**
  * The state namespace of the window whose timer fires at `time` (its last timestamp): a
  * fixed window's start, or a record window's end (windows of a key that end together are one).
  */
 export function namespaceOfTimer(windows: KeyedWindows, time: number): string {
-  return 'windowOf' in windows ? `end ${time + 1}` : String(time + 1 - windows.size);
+  if (!('windowOf' in windows)) return String(time + 1 - windows.size);
+  if (time + 1 !== lastEnd) {
+    lastEnd = time + 1;
+    lastEndNamespace = `end ${lastEnd}`;
+  }
+  return lastEndNamespace;
 }
 
 /** The window whose timer fires at `time`; a record window's is read from a record kept in it. */

@@ -161,7 +161,7 @@ export class WindowTopNFunction<K extends Key, T>
         );
         if (position >= 0) this.top.update(list);
       },
-      (last) => ctx.timerService.registerEventTimeTimer(last),
+      ctx.timerService,
     );
     if (!added) {
       this.lateRecords?.inc();
