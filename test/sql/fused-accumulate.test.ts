@@ -165,6 +165,58 @@ describe('the generated add of a query aggregates', () => {
     );
   });
 
+  it('counts shared COUNT(DISTINCT) calls as the closures do, in the dense array of ids and out of it', () => {
+    // Ids from a small range (the state moves them into its dense array once 64 are seen),
+    // some far off, negative or past 2^53 (the Map), and NULLs; restored from a checkpoint
+    // part-way, when the state is not live until its own add adopts it.
+    const dense = fc.integer({ min: 0, max: 150 });
+    const anyId = fc.oneof(
+      { weight: 8, arbitrary: dense },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<number | bigint>(-3, 10_000_000, 2 ** 40, 2n ** 60n),
+      },
+    );
+    const rowsOf = (id: fc.Arbitrary<number | bigint>) =>
+      fc.array(
+        fc.tuple(
+          nullable(id),
+          nullable(fc.integer({ min: -5, max: 5 })),
+          nullable(fc.string({ maxLength: 2 })),
+        ),
+        { minLength: 50, maxLength: 300 },
+      );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('b', 'v', 'b + 1'), fc.constantFrom(...FILTERS)), {
+          minLength: 2,
+          maxLength: 6,
+        }),
+        fc.oneof(rowsOf(dense), rowsOf(anyId)),
+        fc.nat(300),
+        (picked, idRows, restoreAt) => {
+          const calls = callsOf(picked.map(([arg, f]) => `COUNT(DISTINCT ${arg})${f}`));
+          const fused = rowAggregate(KEYS, KEY_TYPES, calls, scope).fn;
+          const closures = rowAggregate(KEYS, KEY_TYPES, calls, scope, false, false).fn;
+          let a = fused.createAccumulator();
+          let b = closures.createAccumulator();
+          idRows.forEach(([bv, iv, vv], i) => {
+            if (i === restoreAt) {
+              a = JSON.parse(JSON.stringify(a));
+              b = JSON.parse(JSON.stringify(b));
+            }
+            const r = [bv, iv, null, null, null, null, vv, null, null];
+            a = fused.add([...r], a);
+            b = closures.add([...r], b);
+          });
+          expect(fused.getResult(a)).toEqual(closures.getResult(b));
+          expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('is generated for the calls it covers, and folds like the closures over Nexmark q17', () => {
     const calls = callsOf([
       'COUNT(*)',

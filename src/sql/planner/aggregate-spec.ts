@@ -47,6 +47,12 @@ export interface AggregateSpec {
    * copying them on every merge would cost time in the size of the group's state.
    */
   readonly mergeInto?: (a: AccState, b: AccState) => AccState;
+  /**
+   * A shared COUNT(DISTINCT) state's step after its calls' FILTERs and its argument: the
+   * non-NULL value `v`, counted by the calls whose bits are set in `mask` (call i: bit i).
+   * Generated adds compute the mask and the argument inline, then call it.
+   */
+  readonly addDistinct?: (state: AccState, v: unknown, mask: number) => AccState;
   readonly result: (state: AccState) => unknown;
   readonly type: LogicalType;
   /**

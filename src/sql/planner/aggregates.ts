@@ -663,6 +663,27 @@ function sharedCountDistinct(
     }
     return d;
   };
+  const addDistinct = (s: AccState, v: unknown, mask: number): SharedDistinctState => {
+    const d = ownSeen<number[]>(s);
+    // An id within the dense array's range: one read, and a write if it is new.
+    const slot = denseSlot(d, v);
+    if (slot >= 0) {
+      const dense = d.dense as number[];
+      const had = dense[slot] as number;
+      const added = mask & ~had;
+      if (added === 0) return d;
+      dense[slot] = had | mask;
+      for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
+      return d;
+    }
+    const key = sharedDistinctKey(v);
+    const had = maskOf(d, key);
+    const added = mask & ~had;
+    if (added === 0) return d;
+    setMask(d, key, had | mask);
+    for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
+    return d;
+  };
   return {
     init: (): SharedDistinctState => newSeen(new Array<number>(k).fill(0)),
     add: (s, row) => {
@@ -673,27 +694,9 @@ function sharedCountDistinct(
       }
       if (mask === 0) return s;
       const v = fn(row);
-      if (v === null) return s;
-      const d = ownSeen<number[]>(s);
-      // An id within the dense array's range: one read, and a write if it is new.
-      const slot = denseSlot(d, v);
-      if (slot >= 0) {
-        const dense = d.dense as number[];
-        const had = dense[slot] as number;
-        const added = mask & ~had;
-        if (added === 0) return d;
-        dense[slot] = had | mask;
-        for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
-        return d;
-      }
-      const key = sharedDistinctKey(v);
-      const had = maskOf(d, key);
-      const added = mask & ~had;
-      if (added === 0) return d;
-      setMask(d, key, had | mask);
-      for (let i = 0; i < k; i++) if ((added & (1 << i)) !== 0) (d.n[i] as number)++;
-      return d;
+      return v === null ? s : addDistinct(s, v, mask);
     },
+    addDistinct,
     merge: (a, b) => {
       const d: SharedDistinctState = newSeen(new Array<number>(k).fill(0));
       fold(d, a);

@@ -154,6 +154,11 @@ export function fusedAdd(
   let inlined = 0;
   specs.forEach((spec, slot) => {
     const call = ownCall(calls, of, slot);
+    if (call === undefined && spec.addDistinct !== undefined) {
+      lines.push(sharedDistinctAdd(input, slot, spec.addDistinct, tests, g));
+      inlined++;
+      return;
+    }
     const fallback = g.constant(spec.add);
     const fast = call === undefined ? undefined : inlineAdd(call, slot, g, scope, fallback);
     if (fast === undefined) {
@@ -168,6 +173,52 @@ export function fusedAdd(
   if (inlined === 0) return undefined;
   lines.push('return acc;');
   return g.function(lines.join('\n'), 'r, acc');
+}
+
+/**
+ * The code of a shared COUNT(DISTINCT) slot's add (aggregates.ts's sharedCountDistinct): the
+ * mask of its calls whose FILTER holds and its argument inline; a value within the state's
+ * dense array of ids counted there, inline; any other value (or a state read back from a
+ * checkpoint, not yet live) by the state's own `addDistinct`.
+ */
+function sharedDistinctAdd(
+  input: FusedAddInput,
+  slot: number,
+  addDistinct: NonNullable<AggregateSpec['addDistinct']>,
+  tests: readonly string[],
+  g: CodeGen,
+): string {
+  const { calls, of, scope } = input;
+  const members = calls
+    .map((call, i) => ({ call, at: of[i]?.slot === slot ? of[i]?.at : undefined }))
+    .filter((m): m is { call: AggregateCallAst; at: number } => m.at !== undefined)
+    .sort((a, b) => a.at - b.at);
+  const [m, v, d, dense, at, had, added, n] = Array.from({ length: 8 }, () => g.temp());
+  let always = 0;
+  const filtered: string[] = [];
+  for (const { call, at: bit } of members) {
+    const filter = input.filterOf(call);
+    if (filter < 0) always |= 1 << bit;
+    else filtered.push(`if (${tests[filter]}) ${m} |= ${1 << bit};`);
+  }
+  const arg = compile((members[0] as { call: AggregateCallAst }).call.args[0] as Expr, {
+    scope,
+    g,
+  });
+  const counts = members.map(
+    ({ at: bit }) => `if ((${added} & ${1 << bit}) !== 0) ${n}[${bit}]++;`,
+  );
+  const fallback = g.constant(addDistinct);
+  return [
+    `${m} = ${always}; ${filtered.join(' ')}`,
+    `if (${m} !== 0 && (${v} = ${arg.code}) !== null) {`,
+    `  ${d} = s[${slot}];`,
+    `  if (${d}.toJSON !== undefined && (${dense} = ${d}.dense) !== null && typeof ${v} === 'number' && (${at} = ${v} - ${d}.base) >= 0 && ${at} < ${dense}.length && (${at} | 0) === ${at}) {`,
+    `    ${had} = ${dense}[${at}];`,
+    `    if ((${added} = ${m} & ~${had}) !== 0) { ${dense}[${at}] = ${had} | ${m}; ${n} = ${d}.n; ${counts.join(' ')} }`,
+    `  } else s[${slot}] = ${fallback}(${d}, ${v}, ${m});`,
+    `}`,
+  ].join('\n');
 }
 
 /** What the fused result row is built from. */
