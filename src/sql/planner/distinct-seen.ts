@@ -15,7 +15,10 @@
 /** A value's key: a small non-negative integer as itself, any other value as typed text. */
 export type SeenKey = string | number;
 
-/** A distinct state as aggregates use it; masks are non-zero. */
+/**
+ * A distinct state as aggregates use it; masks are non-zero. The generated add of shared
+ * COUNT(DISTINCT) calls (fused-accumulate.ts) reads `dense`, `base` and `n` directly.
+ */
 export interface SeenState<N> {
   n: N;
   /** Text keys, and integer keys while `dense` is null or below `base`. */

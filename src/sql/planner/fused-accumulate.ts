@@ -179,7 +179,9 @@ export function fusedAdd(
  * The code of a shared COUNT(DISTINCT) slot's add (aggregates.ts's sharedCountDistinct): the
  * mask of its calls whose FILTER holds and its argument inline; a value within the state's
  * dense array of ids counted there, inline; any other value (or a state read back from a
- * checkpoint, not yet live) by the state's own `addDistinct`.
+ * checkpoint, not yet live) by the state's own `addDistinct`. The inline part reads a live
+ * state's fields as distinct-seen.ts lays them out (`dense`, `base`, the counts `n`; its
+ * non-enumerable `toJSON` marks it live), and does what `addDistinct` does with them.
  */
 function sharedDistinctAdd(
   input: FusedAddInput,
