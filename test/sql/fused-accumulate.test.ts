@@ -86,6 +86,42 @@ function callsOf(texts: readonly string[]): AggregateCallAst[] {
   return texts.map((t) => parseExpression(t) as unknown as AggregateCallAst);
 }
 
+/**
+ * `rows` folded by the generated add and by the closures, both restored from a checkpoint's
+ * JSON before row `restoreAt` (states come back in that form); `check` runs after the restore
+ * (`restored`) and after each row.
+ */
+function foldBoth(
+  calls: readonly AggregateCallAst[],
+  rows: readonly (readonly unknown[])[],
+  restoreAt: number,
+  check: (
+    fused: AggregateOf,
+    closures: AggregateOf,
+    a: AccumulatorOf,
+    b: AccumulatorOf,
+    restored: boolean,
+  ) => void = () => {},
+) {
+  const fused = rowAggregate(KEYS, KEY_TYPES, calls, scope).fn;
+  const closures = rowAggregate(KEYS, KEY_TYPES, calls, scope, false, false).fn;
+  let a = fused.createAccumulator();
+  let b = closures.createAccumulator();
+  rows.forEach((r, i) => {
+    if (i === restoreAt) {
+      a = JSON.parse(JSON.stringify(a));
+      b = JSON.parse(JSON.stringify(b));
+      check(fused, closures, a, b, true);
+    }
+    a = fused.add([...r], a);
+    b = closures.add([...r], b);
+    check(fused, closures, a, b, false);
+  });
+  return { fused, closures, a, b };
+}
+type AggregateOf = ReturnType<typeof rowAggregate>['fn'];
+type AccumulatorOf = ReturnType<AggregateOf['createAccumulator']>;
+
 describe('the generated add of a query aggregates', () => {
   it('keeps the accumulator and the results of the closure per call', () => {
     fc.assert(
@@ -95,21 +131,15 @@ describe('the generated add of a query aggregates', () => {
         fc.nat(40),
         (picked, rows, restoreAt) => {
           const calls = callsOf(picked.map(([c, f]) => c + f));
-          const fused = rowAggregate(KEYS, KEY_TYPES, calls, scope).fn;
-          const closures = rowAggregate(KEYS, KEY_TYPES, calls, scope, false, false).fn;
-          let a = fused.createAccumulator();
-          let b = closures.createAccumulator();
-          rows.forEach((r, i) => {
-            // Half-way, both restored from a checkpoint's JSON (states come back in that form).
-            if (i === restoreAt) {
-              a = JSON.parse(JSON.stringify(a));
-              b = JSON.parse(JSON.stringify(b));
-              expect(fused.getResult(a)).toEqual(closures.getResult(b));
-            }
-            a = fused.add([...r], a);
-            b = closures.add([...r], b);
-            expect(JSON.stringify(a)).toBe(JSON.stringify(b));
-          });
+          const { fused, closures, a, b } = foldBoth(
+            calls,
+            rows,
+            restoreAt,
+            (fusedFn, closuresFn, x, y, restored) => {
+              if (restored) expect(fusedFn.getResult(x)).toEqual(closuresFn.getResult(y));
+              else expect(JSON.stringify(x)).toBe(JSON.stringify(y));
+            },
+          );
           expect(fused.getResult(a)).toEqual(closures.getResult(b));
         },
       ),
@@ -196,25 +226,31 @@ describe('the generated add of a query aggregates', () => {
         fc.nat(300),
         (picked, idRows, restoreAt) => {
           const calls = callsOf(picked.map(([arg, f]) => `COUNT(DISTINCT ${arg})${f}`));
-          const fused = rowAggregate(KEYS, KEY_TYPES, calls, scope).fn;
-          const closures = rowAggregate(KEYS, KEY_TYPES, calls, scope, false, false).fn;
-          let a = fused.createAccumulator();
-          let b = closures.createAccumulator();
-          idRows.forEach(([bv, iv, vv], i) => {
-            if (i === restoreAt) {
-              a = JSON.parse(JSON.stringify(a));
-              b = JSON.parse(JSON.stringify(b));
-            }
-            const r = [bv, iv, null, null, null, null, vv, null, null];
-            a = fused.add([...r], a);
-            b = closures.add([...r], b);
-          });
+          const rows = idRows.map(([bv, iv, vv]) => [
+            bv,
+            iv,
+            null,
+            null,
+            null,
+            null,
+            vv,
+            null,
+            null,
+          ]);
+          const { fused, closures, a, b } = foldBoth(calls, rows, restoreAt);
           expect(fused.getResult(a)).toEqual(closures.getResult(b));
           expect(JSON.stringify(a)).toBe(JSON.stringify(b));
         },
       ),
       { numRuns: 150 },
     );
+    // And always once: 200 ids over 0..99, counted in the dense array after the first 64.
+    const calls = callsOf(['COUNT(DISTINCT b)', 'COUNT(DISTINCT b) FILTER (WHERE i > 0)']);
+    const rows = Array.from({ length: 200 }, (_, j) => [(j * 37) % 100, (j % 3) - 1]);
+    const { fused, closures, a, b } = foldBoth(calls, rows, 300);
+    expect((a.s[0] as { dense: unknown }).dense).not.toBeNull();
+    expect(fused.getResult(a)).toEqual(closures.getResult(b));
+    expect(fused.getResult(a)).toEqual([0, null, null, 100, 66]);
   });
 
   it('is generated for the calls it covers, and folds like the closures over Nexmark q17', () => {

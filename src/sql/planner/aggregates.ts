@@ -795,10 +795,11 @@ export function rowAggregate(
   /** Merges a partial into a group's own accumulator, updating it in place where it can. */
   mergeInto: (a: Accumulator, b: Accumulator) => Accumulator;
   /**
-   * `getResult` with three more slots at the end, for a window's start, end and time: the
-   * window aggregation writes them without growing the row. Undefined without generated code.
+   * Makes `getResult` with three more slots at the end, for a window's start, end and time: the
+   * window aggregation writes them without growing the row. Undefined without generated code;
+   * made only where a window aggregation asks for it.
    */
-  resultWithWindowRoom: ((acc: Accumulator) => Row) | undefined;
+  resultWithWindowRoom: (() => (acc: Accumulator) => Row) | undefined;
 } {
   const filters = new FilterConditions(scope);
   const { specs, of } = aggregateSlots(calls, scope, filters, retracting);
@@ -894,7 +895,7 @@ export function rowAggregate(
     fn,
     types: [...keyTypes, ...of.map(({ slot }) => (specs[slot] as AggregateSpec).type)],
     mergeable: specs.every((s) => s.mergeable !== false),
-    resultWithWindowRoom: generated ? fusedResult(resultInput, WINDOW_COLUMNS) : undefined,
+    resultWithWindowRoom: generated ? () => fusedResult(resultInput, WINDOW_COLUMNS) : undefined,
     mergeInto:
       made?.mergeInto ??
       ((a, b) => {

@@ -20,7 +20,14 @@ import { rowAggregate } from './aggregates.js';
 import { isUpdating, projectedKey, updatingRelation } from './changelog-relation.js';
 import { type DistinctSplit, planDistinctSplit } from './distinct-split.js';
 import { contains, mapChildren, normalizedKey } from './expr-tools.js';
-import { AggregateCalls, compileKeys, groupKey, isAggregateCall, selectList } from './grouping.js';
+import {
+  AggregateCalls,
+  compileKeys,
+  groupKey,
+  isAggregateCall,
+  selectList,
+  selectsLeadingColumns,
+} from './grouping.js';
 import type { MiniBatch } from './mini-batch.js';
 import type { Relation } from './relation.js';
 import { holdsValueCounts, VALUE_COUNTS_FORMAT } from './retracting-aggregates.js';
@@ -156,12 +163,7 @@ export function planGroupAggregate(
   });
   // A SELECT list of the keys then the aggregates, in order (Nexmark q16, q17): the result row
   // as the aggregation made it (a fresh array per change), not a copy of it.
-  const asMade =
-    items.length === aggColumns.length &&
-    items.every(
-      ({ expr }, i) =>
-        expr.kind === 'column' && expr.path.length === 1 && expr.path[0] === aggColumns[i]?.name,
-    );
+  const asMade = items.length === aggColumns.length && selectsLeadingColumns(items, aggColumns);
   return updatingRelation(
     groups.mapRows(asMade ? (r) => r.value : (r) => fn(r.value)),
     columns,

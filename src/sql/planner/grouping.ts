@@ -84,6 +84,20 @@ export function selectList(
   return out;
 }
 
+/**
+ * Whether the SELECT list is the first of `columns` (by their names), in order: the row that
+ * holds them then serves as it is, or cut to them, instead of a projection copying it.
+ */
+export function selectsLeadingColumns(
+  items: readonly { readonly expr: Expr }[],
+  columns: readonly { readonly name: string }[],
+): boolean {
+  return items.every(
+    ({ expr }, i) =>
+      expr.kind === 'column' && expr.path.length === 1 && expr.path[0] === columns[i]?.name,
+  );
+}
+
 /** The key of a row's group: the value itself for one key, a string for several. */
 export function groupKey(fns: readonly ((row: Row) => unknown)[]): (row: Row) => Key {
   if (fns.length === 0) return () => 0;

@@ -61,7 +61,14 @@ import type { DistinctSplit } from './distinct-split.js';
 import { withEventTime } from './event-time.js';
 import { contains, mapChildren, normalizedKey, passedThrough } from './expr-tools.js';
 import { planGroupAggregate } from './group-aggregate-planner.js';
-import { AggregateCalls, compileKeys, groupKey, isAggregateCall, selectList } from './grouping.js';
+import {
+  AggregateCalls,
+  compileKeys,
+  groupKey,
+  isAggregateCall,
+  selectList,
+  selectsLeadingColumns,
+} from './grouping.js';
 import { expandGroupingSets, usesGroupingSets } from './grouping-sets.js';
 import { aggregatePerGroup } from './groups-in-window.js';
 import { planJoin } from './join-planner.js';
@@ -1298,7 +1305,7 @@ function planAggregation(
   const roomy =
     !updating && zone === undefined && resultWithWindowRoom !== undefined
       ? {
-          aggregate: { ...aggregate, getResult: resultWithWindowRoom },
+          aggregate: { ...aggregate, getResult: resultWithWindowRoom() },
           emit: (r: WindowResult<Key, Row>, out: Collector<Row>): void => {
             const row = r.value;
             const at = row.length - WINDOW_COLUMNS.length;
@@ -1335,12 +1342,8 @@ function planAggregation(
   // The SELECT list's first columns, in order (Nexmark q5's `auction, COUNT(*), window_start,
   // window_end`): each window row is its own (made when the window fired), so it is cut to
   // them in place rather than copied.
-  const prefix = items.every(
-    ({ expr }, i) =>
-      expr.kind === 'column' && expr.path.length === 1 && expr.path[0] === aggColumns[i]?.name,
-  );
   const width = items.length;
-  const selectFromOwnRow = prefix
+  const selectFromOwnRow = selectsLeadingColumns(items, aggColumns)
     ? (row: Row): Row => {
         row.length = width;
         return row;
